@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+# The two commands: `make demo` and `make test`. Both do all set-up first.
+SHELL := /bin/bash
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+# ccache keeps its default cache (~/.cache/ccache), shared by every clone on the machine.
+export CCACHE_MAXSIZE ?= 5G
+
+.PHONY: all setup build build-asan demo test unit-asan bench format tidy clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD_DIR)/build.ninja: CMakeLists.txt | setup
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: setup $(BUILD_DIR)/build.ninja
+	ninja -C $(BUILD_DIR) -j$(JOBS)
+
+# Unit tests only, under AddressSanitizer + UndefinedBehaviorSanitizer.
+build-asan: setup
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLANCE_ENABLE_ASAN=ON \
+	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF $(CMAKE_FLAGS) >/dev/null
+	ninja -C $(ASAN_DIR) -j$(JOBS) unit_tests
+
+demo: build
+	$(BUILD_DIR)/examples/lance-demo
+
+unit-asan: build-asan
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest -L unit --output-on-failure -j$(JOBS)
+
+test: build
+	scripts/run_tests.sh $(BUILD_DIR)
+	$(MAKE) --no-print-directory unit-asan
+
+bench: build
+	scripts/run_bench.sh $(BUILD_DIR)
+
+format:
+	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+tidy: build
+	git ls-files 'src/*.cc' | xargs clang-tidy -p $(BUILD_DIR) --quiet
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

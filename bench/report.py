@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Combines the JSON of one `make bench` run into bench/results/latest.json and prints a
+table (scripts/run_bench.sh; docs/benchmarks.md).
+
+  report.py --dir WORKDIR --out bench/results/latest.json [--load-before "..."]
+
+WORKDIR holds lance-cpp-write.json, pylance-write.json (the writes) and
+<engine>-scan-<dataset>.json (the reads of each engine on each dataset: lance-cpp.lance,
+pylance.lance; the reads of the other engine's dataset are optional).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+
+def read(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def git_commit(repo):
+    try:
+        commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return "unknown (no commit)"
+    dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return commit + ("-dirty" if dirty else "")
+
+
+def machine():
+    model = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    mem_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    return {
+        "nproc": os.cpu_count(),
+        "cpu_model": model,
+        "memory_gib": round(mem_kb / 1024 / 1024, 1),
+        "kernel": platform.release(),
+    }
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dir", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--load-before", default="")
+    args = p.parse_args()
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def need(name):
+        d = read(os.path.join(args.dir, name))
+        if d is None:
+            sys.exit(f"report.py: missing {name} in {args.dir}")
+        return d
+
+    cw = need("lance-cpp-write.json")
+    pw = need("pylance-write.json")
+    cs = need("lance-cpp-scan-lance-cpp.json")["reads"]  # each engine on its own dataset
+    ps = need("pylance-scan-pylance.json")["reads"]
+    cx = read(os.path.join(args.dir, "lance-cpp-scan-pylance.json"))  # on the other's
+    px = read(os.path.join(args.dir, "pylance-scan-lance-cpp.json"))
+    cx = cx["reads"] if cx else None
+    px = px["reads"] if px else None
+    if cw["logical_bytes"] != pw["logical_bytes"]:
+        sys.exit(f"report.py: logical bytes differ: lance-cpp {cw['logical_bytes']}, "
+                 f"pylance {pw['logical_bytes']}")
+
+    pc = cs["page_cache_read"]
+    r = {
+        "git_commit": git_commit(repo),
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        # The required keys (logical MB/s, MB = 1e6 bytes, median of the timed repetitions).
+        "local_write_mb_s": cw["write"]["mb_s"],
+        "local_scan_mb_s": cs["scan"]["mb_s"],
+        "local_count_filter_mb_s": cs["count_filter"]["mb_s"],
+        "pylance_write_mb_s": pw["write"]["mb_s"],
+        "pylance_scan_mb_s": ps["scan"]["mb_s"],
+        "pylance_count_filter_mb_s": ps["count_filter"]["mb_s"],
+        # Best of N single-threaded pread passes (8 MiB buffer) over lance-cpp's data file.
+        "page_cache_read_mb_s": pc["one_thread"]["best_mb_s"],
+    }
+    extra = {
+        "local_write_nofsync_mb_s": cw["write_nofsync"]["mb_s"],
+        "page_cache_read_2t_mb_s": pc["two_threads"]["best_mb_s"],
+        "page_cache_read_into_memory_mb_s": pc["one_thread_into_memory"]["best_mb_s"],
+        "best_of_n": {
+            "local_write_mb_s": cw["write"]["best_mb_s"],
+            "local_write_nofsync_mb_s": cw["write_nofsync"]["best_mb_s"],
+            "local_scan_mb_s": cs["scan"]["best_mb_s"],
+            "local_count_filter_mb_s": cs["count_filter"]["best_mb_s"],
+            "pylance_write_mb_s": pw["write"]["best_mb_s"],
+            "pylance_scan_mb_s": ps["scan"]["best_mb_s"],
+            "pylance_count_filter_mb_s": ps["count_filter"]["best_mb_s"],
+        },
+        # The first call in a fresh process (the untimed warm-up run), MB/s.
+        "first_call": {
+            "local_scan_mb_s": cs["scan"]["bytes"] / cs["scan"]["warmup_samples_s"][0] / 1e6,
+            "pylance_scan_mb_s": ps["scan"]["bytes"] / ps["scan"]["warmup_samples_s"][0] / 1e6,
+            "local_count_filter_mb_s":
+                cs["count_filter"]["bytes"] / cs["count_filter"]["warmup_samples_s"][0] / 1e6,
+            "pylance_count_filter_mb_s":
+                ps["count_filter"]["bytes"] / ps["count_filter"]["warmup_samples_s"][0] / 1e6,
+        } if cs["scan"]["warmup_samples_s"] and ps["scan"]["warmup_samples_s"] else {},
+    }
+    if cx:
+        extra["local_scan_of_pylance_dataset_mb_s"] = cx["scan"]["mb_s"]
+        extra["local_count_filter_of_pylance_dataset_mb_s"] = cx["count_filter"]["mb_s"]
+        extra["page_cache_read_pylance_dataset_mb_s"] = \
+            cx["page_cache_read"]["one_thread"]["best_mb_s"]
+    if px:
+        extra["pylance_scan_of_local_dataset_mb_s"] = px["scan"]["mb_s"]
+        extra["pylance_count_filter_of_local_dataset_mb_s"] = px["count_filter"]["mb_s"]
+    r.update(extra)
+    r["aims"] = {
+        "write_at_least_pylance": r["local_write_mb_s"] >= r["pylance_write_mb_s"],
+        "scan_at_least_pylance": r["local_scan_mb_s"] >= r["pylance_scan_mb_s"],
+        "count_filter_at_least_pylance":
+            r["local_count_filter_mb_s"] >= r["pylance_count_filter_mb_s"],
+        "scan_at_least_half_page_cache": r["local_scan_mb_s"] >= 0.5 * r["page_cache_read_mb_s"],
+    }
+    r["data"] = {
+        "rows": cw["rows"],
+        "logical_bytes": cw["logical_bytes"],
+        "x_bytes": cw["x_bytes"],
+        "columns": "id int64 = row number, x float64 uniform [0,2000), s utf8 (16 random "
+                   "lowercase letters), v fixed_size_list<float32,128> uniform [0,1); "
+                   "numpy default_rng(42); 8 record batches of 131072 rows",
+        "filter": cs["count_filter"]["filter"],
+        "filter_matches": cs["count_filter"]["result"],
+        "lance_cpp_dataset_bytes": cs["disk_bytes"],
+        "pylance_dataset_bytes": ps["disk_bytes"],
+        "data_file_bytes_page_cache_read": pc["data_file_bytes"],
+    }
+    r["settings"] = {
+        "reps": cw["reps"],
+        "warmup": cw["warmup"],
+        "statistic": "median of reps (best_of_n: fastest rep; first_call: the warm-up run)",
+        "data_storage_version": "2.0",
+        "max_rows_per_file": 1024 * 1024,
+        "max_rows_per_group": 1024,
+        "lance_cpp_write_fsync": True,
+        "pylance_version": pw["pylance_version"],
+        "pyarrow_version": pw["pyarrow_version"],
+    }
+    r["machine"] = machine()
+    r["machine"]["loadavg_before"] = args.load_before
+    r["machine"]["loadavg_after"] = loadavg()
+    r["cpu_seconds_median"] = {
+        "local_write": cw["write"]["cpu_median_s"],
+        "local_write_nofsync": cw["write_nofsync"]["cpu_median_s"],
+        "local_scan": cs["scan"]["cpu_median_s"],
+        "local_count_filter": cs["count_filter"]["cpu_median_s"],
+        "pylance_write": pw["write"]["cpu_median_s"],
+        "pylance_scan": ps["scan"]["cpu_median_s"],
+        "pylance_count_filter": ps["count_filter"]["cpu_median_s"],
+    }
+    r["raw"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
+                "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
+                "pylance_reads_lance_cpp_dataset": px}
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=2)
+        f.write("\n")
+
+    # ---- table
+    def row(name, local, pyl, lb=None, pb=None):
+        ratio = f"{local / pyl:5.2f}x" if pyl else ""
+        best = f"{lb:9.0f} {pb:9.0f}" if lb is not None else ""
+        return f"  {name:<34}{local:10.0f} {pyl:10.0f}  {ratio:>6}   {best}"
+
+    b = extra["best_of_n"]
+    cpu = r["cpu_seconds_median"]
+    print()
+    print(f"lance-cpp vs pylance {pw['pylance_version']}: {cw['rows']:,} rows, "
+          f"{cw['logical_bytes'] / 1e6:.0f} MB logical, file format 2.0, "
+          f"median of {cw['reps']} (after {cw['warmup']} warm-up), MB/s (1e6 B/s)")
+    print(f"  {'':<34}{'lance-cpp':>10} {'pylance':>10}  {'ratio':>6}   {'best-cpp':>9} {'best-py':>9}")
+    print(row("write (fsync on in lance-cpp)", r["local_write_mb_s"], r["pylance_write_mb_s"],
+              b["local_write_mb_s"], b["pylance_write_mb_s"]))
+    print(row("write (fsync off in lance-cpp)", r["local_write_nofsync_mb_s"],
+              r["pylance_write_mb_s"], b["local_write_nofsync_mb_s"], b["pylance_write_mb_s"]))
+    print(row("scan to Arrow (own dataset)", r["local_scan_mb_s"], r["pylance_scan_mb_s"],
+              b["local_scan_mb_s"], b["pylance_scan_mb_s"]))
+    print(row("count_rows(x > 1000.0) (own)", r["local_count_filter_mb_s"],
+              r["pylance_count_filter_mb_s"], b["local_count_filter_mb_s"],
+              b["pylance_count_filter_mb_s"]))
+    fc = extra["first_call"]
+    if fc:
+        print(row("scan, first call in a process", fc["local_scan_mb_s"], fc["pylance_scan_mb_s"]))
+        print(row("count, first call in a process", fc["local_count_filter_mb_s"],
+                  fc["pylance_count_filter_mb_s"]))
+    if cx and px:
+        print(row("scan of the other's dataset", extra["local_scan_of_pylance_dataset_mb_s"],
+                  extra["pylance_scan_of_local_dataset_mb_s"]))
+        print(row("count of the other's dataset",
+                  extra["local_count_filter_of_pylance_dataset_mb_s"],
+                  extra["pylance_count_filter_of_local_dataset_mb_s"]))
+    print(f"  page-cache read of the data file (best of N): {r['page_cache_read_mb_s']:.0f} MB/s "
+          f"(1 thread, 8 MiB buffer), {r['page_cache_read_2t_mb_s']:.0f} MB/s (2 threads), "
+          f"{r['page_cache_read_into_memory_mb_s']:.0f} MB/s (1 thread, into a file-sized buffer)")
+    print(f"  lance-cpp scan / page-cache read = "
+          f"{r['local_scan_mb_s'] / r['page_cache_read_mb_s']:.2f}")
+    print(f"  CPU seconds (median, all threads): write {cpu['local_write']:.2f} vs "
+          f"{cpu['pylance_write']:.2f}, scan {cpu['local_scan']:.2f} vs {cpu['pylance_scan']:.2f}, "
+          f"count {cpu['local_count_filter']:.3f} vs {cpu['pylance_count_filter']:.3f}")
+    print(f"  datasets on disk: lance-cpp {r['data']['lance_cpp_dataset_bytes']:,} B, "
+          f"pylance {r['data']['pylance_dataset_bytes']:,} B")
+    print("  aims: " + ", ".join(f"{k}={'yes' if v else 'NO'}" for k, v in r["aims"].items()))
+    m = r["machine"]
+    print(f"  machine: {m['nproc']} x {m['cpu_model']}, {m['memory_gib']} GiB, kernel "
+          f"{m['kernel']}, load average before {m['loadavg_before']} / after "
+          f"{m['loadavg_after']}")
+    print(f"  -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "command.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "lance/macros.h"
+
+namespace lance::cli {
+
+// Verbs register here, in help order. Each Make<Verb>Command lives in commands/<verb>.cc.
+std::vector<Command> MakeCommands();
+
+std::optional<std::string> Args::Get(const std::string& name) const {
+  auto it = options.find(name);
+  if (it == options.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
+}
+
+const std::vector<std::string>& Args::GetAll(const std::string& name) const {
+  static const std::vector<std::string> kNone;
+  auto it = options.find(name);
+  return it == options.end() ? kNone : it->second;
+}
+
+const std::vector<OptionSpec>& GlobalOptions() {
+  static const std::vector<OptionSpec> kGlobal = {
+      {"help", false, false, "show help (for a verb: lance-cpp VERB --help)"},
+      {"version", false, false, "print the version"},
+      {"json", false, false, "machine-readable JSON output where the output is data"},
+  };
+  return kGlobal;
+}
+
+const std::vector<Command>& Commands() {
+  static const std::vector<Command> kCommands = MakeCommands();
+  return kCommands;
+}
+
+Result<Args> ParseArgs(const std::vector<std::string>& argv,
+                       const std::vector<OptionSpec>& specs) {
+  Args args;
+  auto find_spec = [&](const std::string& name) -> const OptionSpec* {
+    for (const auto& s : specs) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  };
+  bool options_done = false;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (options_done || a.size() < 2 || a.rfind("--", 0) != 0) {
+      if (!options_done && a == "--") {
+        options_done = true;
+        continue;
+      }
+      args.positionals.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    std::string name = a.substr(2);
+    std::optional<std::string> value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const OptionSpec* spec = find_spec(name);
+    if (spec == nullptr) return Status::Invalid("unknown option '--" + name + "'");
+    if (spec->takes_value) {
+      if (!value) {
+        if (i + 1 >= argv.size()) {
+          return Status::Invalid("option '--" + name + "' needs a value");
+        }
+        value = argv[++i];
+      }
+      auto& slot = args.options[name];
+      if (!spec->repeatable && !slot.empty()) {
+        return Status::Invalid("option '--" + name + "' given more than once");
+      }
+      slot.push_back(*value);
+    } else {
+      if (value) return Status::Invalid("option '--" + name + "' takes no value");
+      args.options[name];  // present, no values
+    }
+  }
+  return args;
+}
+
+namespace {
+
+// Whether `name` is an option that takes a value in any verb (so that the argument after
+// it is its value, not the verb).
+bool AnyVerbOptionTakesValue(const std::string& name) {
+  for (const auto& c : Commands()) {
+    for (const auto& o : c.options) {
+      if (o.name == name && o.takes_value) return true;
+    }
+  }
+  return false;
+}
+
+bool CommandDefines(const Command* command, const std::string& name) {
+  if (command == nullptr) return false;
+  for (const auto& o : command->options) {
+    if (o.name == name) return true;
+  }
+  return false;
+}
+
+void PrintUsage(const Streams& s) {
+  std::fprintf(s.out,
+               "lance-cpp %s: read and write Lance datasets\n\n"
+               "Usage: lance-cpp [--help] [--version] [--json] VERB [ARGS...]\n\n",
+               LANCE_VERSION);
+  if (Commands().empty()) {
+    std::fprintf(s.out, "Verbs: none yet.\n");
+  } else {
+    std::fprintf(s.out, "Verbs:\n");
+    for (const auto& c : Commands()) {
+      std::fprintf(s.out, "  %-10s %s\n", c.name.c_str(), c.summary.c_str());
+    }
+  }
+  std::fprintf(s.out, "\nOptions:\n");
+  for (const auto& o : GlobalOptions()) {
+    std::fprintf(s.out, "  --%-12s %s\n", o.name.c_str(), o.help.c_str());
+  }
+  std::fprintf(
+      s.out,
+      "\nData goes to stdout and nothing else does; logs and errors go to stderr.\n"
+      "Exit codes: 0 success, 1 failure, 2 usage error.\n");
+}
+
+void PrintCommandHelp(const Command& c, const Streams& s) {
+  std::fprintf(s.out, "Usage: lance-cpp %s\n\n%s\n\nOptions:\n", c.usage.c_str(),
+               c.summary.c_str());
+  for (const auto* list : {&c.options, &GlobalOptions()}) {
+    for (const auto& o : *list) {
+      if (list != &c.options && CommandDefines(&c, o.name)) continue;
+      std::string left = "--" + o.name + (o.takes_value ? " VALUE" : "");
+      std::fprintf(s.out, "  %-28s %s%s\n", left.c_str(), o.help.c_str(),
+                   o.repeatable ? " (repeatable)" : "");
+    }
+  }
+}
+
+}  // namespace
+
+int Main(const std::vector<std::string>& argv, const Streams& s) {
+  // The verb is the first argument that is neither an option nor an option's value.
+  const Command* command = nullptr;
+  size_t verb_index = argv.size();
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    if (a == "--") {
+      if (i + 1 < argv.size()) {
+        verb_index = i + 1;
+      }
+      break;
+    }
+    if (a.rfind("--", 0) == 0) {
+      if (a.find('=') == std::string::npos && AnyVerbOptionTakesValue(a.substr(2)) &&
+          a != "--version") {
+        ++i;  // skip the option's value
+      }
+      continue;
+    }
+    verb_index = i;
+    break;
+  }
+  if (verb_index < argv.size()) {
+    const std::string& a = argv[verb_index];
+    for (const auto& c : Commands()) {
+      if (c.name == a) command = &c;
+    }
+    if (command == nullptr) {
+      std::fprintf(s.err, "lance-cpp: unknown verb '%s' (see lance-cpp --help)\n",
+                   a.c_str());
+      return 2;
+    }
+  }
+  // A verb's own option wins over a global one of the same name (`count --version N`).
+  std::vector<OptionSpec> specs;
+  std::vector<std::string> rest = argv;
+  if (command != nullptr) {
+    specs = command->options;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(verb_index));
+  }
+  for (const auto& g : GlobalOptions()) {
+    if (!CommandDefines(command, g.name)) specs.push_back(g);
+  }
+  Result<Args> parsed = ParseArgs(rest, specs);
+  if (!parsed.ok()) {
+    std::fprintf(s.err, "lance-cpp: %s\n", parsed.status().message().c_str());
+    if (command != nullptr) {
+      std::fprintf(s.err, "Usage: lance-cpp %s (see lance-cpp %s --help)\n",
+                   command->usage.c_str(), command->name.c_str());
+    }
+    return 2;
+  }
+  const Args& args = *parsed;
+  if (args.Has("version") && !CommandDefines(command, "version")) {
+    if (args.Has("json")) {
+      std::fprintf(s.out, "{\"name\":\"lance-cpp\",\"version\":\"%s\"}\n", LANCE_VERSION);
+    } else {
+      std::fprintf(s.out, "lance-cpp %s\n", LANCE_VERSION);
+    }
+    return 0;
+  }
+  if (command == nullptr) {
+    PrintUsage(s);
+    return args.Has("help") ? 0 : 2;
+  }
+  if (args.Has("help")) {
+    PrintCommandHelp(*command, s);
+    return 0;
+  }
+  Status st;
+  try {
+    st = command->run(args, s);
+  } catch (const std::exception& e) {  // the process boundary: nothing escapes main
+    st = Status::Unknown(std::string("unexpected exception: ") + e.what());
+  }
+  if (!st.ok()) {
+    std::fprintf(s.err, "lance-cpp %s: %s\n", command->name.c_str(),
+                 st.ToString().c_str());
+    return st.IsInvalid() ? 2 : 1;
+  }
+  return 0;
+}
+
+}  // namespace lance::cli

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verb list: one file per verb in this folder and one line here, in help order.
+#include <vector>
+
+#include "command.h"
+
+namespace lance::cli {
+
+Command MakeInfoCommand();
+Command MakeVersionsCommand();
+Command MakeCountCommand();
+Command MakeScanCommand();
+Command MakeImportCommand();
+Command MakeDeleteCommand();
+
+std::vector<Command> MakeCommands() {
+  return {MakeInfoCommand(), MakeVersionsCommand(), MakeCountCommand(),
+          MakeScanCommand(), MakeImportCommand(),   MakeDeleteCommand()};
+}
+
+}  // namespace lance::cli

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// lance-cpp count URI: the number of rows, and nothing else on stdout.
+#include <string>
+
+#include "command.h"
+#include "commands/common.h"
+
+namespace lance::cli {
+
+namespace {
+
+Status RunCount(const Args& args, const Streams& s) {
+  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
+  auto dataset = OpenFromArgs(args.positionals[0], args);
+  if (!dataset.ok()) return dataset.status();
+  auto rows = (*dataset)->CountRows(args.Get("where").value_or(""));
+  if (!rows.ok()) return rows.status();
+  if (Status st = Emit(s.out, std::to_string(*rows) + "\n"); !st.ok()) return st;
+  return FlushOut(s);
+}
+
+}  // namespace
+
+Command MakeCountCommand() {
+  return {"count",
+          "Print the number of rows (matching --where) as a bare integer.",
+          "count URI [--where PRED] [--version N]",
+          {WhereOptionSpec("count only rows matching this predicate, e.g. \"x > 10\""),
+           VersionOptionSpec(), StorageOptionSpec()},
+          RunCount};
+}
+
+}  // namespace lance::cli

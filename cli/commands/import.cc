@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// lance-cpp import FILE URI: CSV or JSON lines into a dataset (create, append,
+// overwrite).
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "command.h"
+#include "commands/common.h"
+#include "lib/cli_options.h"
+#include "lib/importer.h"
+#include "lib/json.h"
+#include "lib/schema_spec.h"
+
+namespace lance::cli {
+
+namespace {
+
+// The whole of `path` ("-" for stdin).
+Result<std::string> ReadInput(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    const int err = errno;
+    std::string msg = "cannot open " + JsonQuote(path) + ": " + std::strerror(err);
+    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
+  }
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  if (f != stdin) std::fclose(f);
+  if (failed) {
+    return Status::IOError("cannot read " + JsonQuote(path) + ": " + std::strerror(err));
+  }
+  return text;
+}
+
+const char* ModeName(WriteMode mode) {
+  switch (mode) {
+    case WriteMode::kCreate:
+      return "create";
+    case WriteMode::kAppend:
+      return "append";
+    case WriteMode::kOverwrite:
+      return "overwrite";
+  }
+  return "?";
+}
+
+Status RunImport(const Args& args, const Streams& s) {
+  if (Status st = ExpectPositionals(args, {"FILE", "URI"}); !st.ok()) return st;
+  const std::string& file = args.positionals[0];
+  const std::string& uri = args.positionals[1];
+
+  ImportOptions options;
+  if (auto format = args.Get("format")) {
+    auto parsed = ParseInputFormat(*format);
+    if (!parsed.ok()) return parsed.status();
+    options.format = *parsed;
+  } else if (file == "-") {
+    return Status::Invalid("reading stdin ('-') needs --format csv or --format jsonl");
+  } else {
+    auto parsed = InputFormatFromPath(file);
+    if (!parsed.ok()) return parsed.status();
+    options.format = *parsed;
+  }
+
+  WriteParams params;
+  auto mode = ParseWriteMode(args.Get("mode").value_or("create"));
+  if (!mode.ok()) return mode.status();
+  params.mode = *mode;
+  auto storage = StorageOptionsFrom(args);
+  if (!storage.ok()) return storage.status();
+  params.storage_options = *storage;
+  if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
+
+  if (auto schema_path = args.Get("schema")) {
+    auto text = ReadInput(*schema_path);
+    if (!text.ok()) return text.status();
+    auto schema = ParseSchemaJson(*text);
+    if (!schema.ok()) return schema.status();
+    options.schema = *schema;
+  } else if (params.mode == WriteMode::kAppend) {
+    // Appending without --schema: read values as the dataset's own columns.
+    OpenOptions open;
+    open.storage_options = params.storage_options;
+    auto existing = Dataset::Open(uri, open);
+    if (existing.ok()) {
+      options.schema = (*existing)->schema();
+    } else if (!existing.status().IsNotFound()) {
+      return existing.status();
+    }
+  }
+
+  auto text = ReadInput(file);
+  if (!text.ok()) return text.status();
+  auto reader = ImportReader::Make(std::move(*text), options);
+  if (!reader.ok()) return reader.status();
+  auto dataset = Dataset::Write(**reader, uri, params);
+  if (!dataset.ok()) return dataset.status();
+  const int64_t rows = (*reader)->rows_read();
+  const uint64_t version = (*dataset)->version();
+  std::fprintf(s.err, "imported %lld row%s into %s (%s, version %llu)\n",
+               static_cast<long long>(rows), rows == 1 ? "" : "s", RedactUri(uri).c_str(),
+               ModeName(params.mode), static_cast<unsigned long long>(version));
+  if (args.Has("json")) {
+    const std::string out = "{\"uri\":" + JsonQuote(RedactUri(uri)) + ",\"mode\":\"" +
+                            ModeName(params.mode) +
+                            "\",\"rows_written\":" + std::to_string(rows) +
+                            ",\"version\":" + std::to_string(version) + "}\n";
+    if (Status st = Emit(s.out, out); !st.ok()) return st;
+  }
+  return FlushOut(s);
+}
+
+}  // namespace
+
+Command MakeImportCommand() {
+  return {
+      "import",
+      "Write CSV or JSON lines (FILE, or - for stdin) to a dataset. The format comes "
+      "from the extension (.csv, .jsonl, .ndjson, .json) unless --format is given; "
+      "without --schema, types are inferred (appends use the dataset's schema). "
+      "Prints a summary to stderr; --json prints it as JSON to stdout.",
+      "import FILE URI [--mode create|append|overwrite] [--schema SCHEMA.json] "
+      "[--format csv|jsonl]",
+      {{"mode", true, false, "create (default), append or overwrite"},
+       {"schema", true, false, "JSON schema file: [{\"name\", \"type\", \"nullable\"}]"},
+       {"format", true, false, "csv or jsonl (default: from the file extension)"},
+       {"data-storage-version", true, false, "file format of a new dataset (2.0, 2.1)"},
+       StorageOptionSpec()},
+      RunImport};
+}
+
+}  // namespace lance::cli

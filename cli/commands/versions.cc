@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// lance-cpp versions URI: every committed version with its commit time.
+#include <string>
+
+#include "command.h"
+#include "commands/common.h"
+#include "lib/table_printer.h"
+
+namespace lance::cli {
+
+namespace {
+
+Status RunVersions(const Args& args, const Streams& s) {
+  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
+  auto dataset = OpenFromArgs(args.positionals[0], args);
+  if (!dataset.ok()) return dataset.status();
+  auto versions = (*dataset)->Versions();
+  if (!versions.ok()) return versions.status();
+  std::string out;
+  if (args.Has("json")) {
+    out = "[";
+    for (size_t i = 0; i < versions->size(); ++i) {
+      const VersionInfo& v = (*versions)[i];
+      if (i > 0) out.push_back(',');
+      out += "{\"version\":" + std::to_string(v.version) + ",\"timestamp\":\"" +
+             FormatCommitTime(v.timestamp_ms) + "\"}";
+    }
+    out += "]\n";
+  } else {
+    TablePrinter table({"version", "timestamp"}, {true, false});
+    for (const VersionInfo& v : *versions) {
+      table.AddRow({std::to_string(v.version), FormatCommitTime(v.timestamp_ms)});
+    }
+    out = table.Render();
+  }
+  if (Status st = Emit(s.out, out); !st.ok()) return st;
+  return FlushOut(s);
+}
+
+}  // namespace
+
+Command MakeVersionsCommand() {
+  return {"versions",
+          "List a dataset's versions with their commit times (ISO-8601, UTC). --json "
+          "prints a list of {\"version\", \"timestamp\"}.",
+          "versions URI [--json]",
+          {StorageOptionSpec()},
+          RunVersions};
+}
+
+}  // namespace lance::cli

@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lib/importer.h"
+
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "lance/core/builder.h"
+#include "lib/csv.h"
+#include "lib/json.h"
+#include "lib/scalar_codec.h"
+#include "lib/schema_spec.h"
+
+namespace lance::cli {
+
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+bool IsSpecialFloatWord(std::string_view s) {
+  return s == "NaN" || s == "Infinity" || s == "-Infinity";
+}
+
+// --- where a value sits, for error messages
+// ---------------------------------------------
+
+struct PathNode {
+  const PathNode* parent;
+  std::string_view name;  // a field name; empty for a list item
+  int64_t index;          // the list index when name is empty
+};
+
+std::string RenderPath(const PathNode* node) {
+  std::vector<const PathNode*> chain;
+  for (; node != nullptr; node = node->parent) chain.push_back(node);
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if ((*it)->name.empty()) {
+      out += "[" + std::to_string((*it)->index) + "]";
+    } else {
+      if (!out.empty()) out.push_back('.');
+      out.append((*it)->name);
+    }
+  }
+  return out;
+}
+
+Status ValueError(const PathNode* path, const std::string& message) {
+  return Status::Invalid("column '" + RenderPath(path) + "': " + message);
+}
+
+Status WithPath(Status st, const PathNode* path) {
+  if (st.ok()) return st;
+  return ValueError(path, st.message());
+}
+
+std::string Describe(const JsonValue& v) {
+  switch (v.kind) {
+    case JsonValue::Kind::kNumber:
+      return "number " + v.text.substr(0, 40);
+    case JsonValue::Kind::kString:
+      return "string " + QuoteForMessage(v.text);
+    case JsonValue::Kind::kBool:
+      return v.boolean ? "true" : "false";
+    default:
+      return JsonKindName(v.kind);
+  }
+}
+
+// --- appending values
+// --------------------------------------------------------------------
+
+template <typename T>
+Status AppendParsed(ArrayBuilder* b, Result<T> parsed) {
+  if (!parsed.ok()) return parsed.status();
+  return static_cast<NumericBuilder<T>*>(b)->Append(*parsed);
+}
+
+bool IsStringLike(TypeId id) {
+  return id == TypeId::kUtf8 || id == TypeId::kLargeUtf8 || id == TypeId::kBinary ||
+         id == TypeId::kLargeBinary;
+}
+
+Status AppendBytes(ArrayBuilder* b, TypeId id, std::string_view bytes) {
+  if (id == TypeId::kUtf8 || id == TypeId::kBinary) {
+    return static_cast<BaseBinaryBuilder<int32_t>*>(b)->Append(bytes);
+  }
+  return static_cast<BaseBinaryBuilder<int64_t>*>(b)->Append(bytes);
+}
+
+// A scalar from its text form (a JSON string or number, or a CSV cell).
+Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view text) {
+  switch (type.id()) {
+    case TypeId::kBool:
+      if (EqualsIgnoreCase(text, "true"))
+        return static_cast<BooleanBuilder*>(b)->Append(true);
+      if (EqualsIgnoreCase(text, "false")) {
+        return static_cast<BooleanBuilder*>(b)->Append(false);
+      }
+      return Status::Invalid(QuoteForMessage(text) + " is not a valid bool");
+    case TypeId::kInt8:
+      return AppendParsed(b, ParseInteger<int8_t>(text));
+    case TypeId::kInt16:
+      return AppendParsed(b, ParseInteger<int16_t>(text));
+    case TypeId::kInt32:
+      return AppendParsed(b, ParseInteger<int32_t>(text));
+    case TypeId::kInt64:
+      return AppendParsed(b, ParseInteger<int64_t>(text));
+    case TypeId::kUInt8:
+      return AppendParsed(b, ParseInteger<uint8_t>(text));
+    case TypeId::kUInt16:
+      return AppendParsed(b, ParseInteger<uint16_t>(text));
+    case TypeId::kUInt32:
+      return AppendParsed(b, ParseInteger<uint32_t>(text));
+    case TypeId::kUInt64:
+      return AppendParsed(b, ParseInteger<uint64_t>(text));
+    case TypeId::kFloat16:
+      return AppendParsed(b, ParseHalf(text));
+    case TypeId::kFloat32:
+      return AppendParsed(b, ParseFloat(text));
+    case TypeId::kFloat64:
+      return AppendParsed(b, ParseDouble(text));
+    case TypeId::kDate32:
+      return AppendParsed(b, ParseDate32(text));
+    case TypeId::kTimestamp:
+      return AppendParsed(b, ParseTimestamp(text, type.unit()));
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+      if (!IsValidUtf8(text)) return Status::Invalid("the text is not valid UTF-8");
+      return AppendBytes(b, type.id(), text);
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary: {
+      auto bytes = Base64Decode(text);
+      if (!bytes.ok()) return bytes.status();
+      return AppendBytes(b, type.id(), *bytes);
+    }
+    case TypeId::kFixedSizeBinary: {
+      auto bytes = Base64Decode(text);
+      if (!bytes.ok()) return bytes.status();
+      if (static_cast<int64_t>(bytes->size()) != type.fixed_size()) {
+        return Status::Invalid("base64 value decodes to " +
+                               std::to_string(bytes->size()) + " bytes, expected " +
+                               std::to_string(type.fixed_size()));
+      }
+      return static_cast<FixedSizeBinaryBuilder*>(b)->Append(*bytes);
+    }
+    default:
+      return Status::Invalid("a " + FormatTypeString(type) +
+                             " value cannot be given as text");
+  }
+}
+
+Status AppendNullChecked(ArrayBuilder* b, const Field& f, const PathNode* path) {
+  if (!f.nullable())
+    return ValueError(path, "null or missing value in a non-nullable column");
+  return b->AppendNull();
+}
+
+Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
+                  const PathNode* path);
+
+template <typename OffsetT>
+Status AppendJsonList(ArrayBuilder* b, const DataType& type, const JsonValue& v,
+                      const PathNode* path) {
+  auto* lb = static_cast<BaseListBuilder<OffsetT>*>(b);
+  if (Status st = lb->Append(true); !st.ok()) return st;
+  const Field& item = *type.fields()[0];
+  for (size_t k = 0; k < v.items.size(); ++k) {
+    PathNode node{path, {}, static_cast<int64_t>(k)};
+    if (Status st = AppendJson(lb->value_builder(), item, v.items[k], &node); !st.ok()) {
+      return st;
+    }
+  }
+  return Status::OK();
+}
+
+Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
+                  const PathNode* path) {
+  if (v.is_null()) return AppendNullChecked(b, f, path);
+  const DataType& type = *f.type();
+  const auto mismatch = [&] {
+    return ValueError(path,
+                      "expected " + FormatTypeString(type) + ", got " + Describe(v));
+  };
+  switch (type.id()) {
+    case TypeId::kBool:
+      if (v.kind != JsonValue::Kind::kBool) return mismatch();
+      return static_cast<BooleanBuilder*>(b)->Append(v.boolean);
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kFloat16:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      if (!v.is_number() && !v.is_string()) return mismatch();
+      return WithPath(AppendScalarText(b, type, v.text), path);
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+    case TypeId::kFixedSizeBinary:
+      if (!v.is_string()) return mismatch();
+      return WithPath(AppendScalarText(b, type, v.text), path);
+    case TypeId::kDate32:
+      if (v.is_integer_literal())
+        return WithPath(AppendParsed(b, ParseInteger<int32_t>(v.text)), path);
+      if (!v.is_string()) return mismatch();
+      return WithPath(AppendScalarText(b, type, v.text), path);
+    case TypeId::kTimestamp:
+      if (v.is_integer_literal())
+        return WithPath(AppendParsed(b, ParseInteger<int64_t>(v.text)), path);
+      if (!v.is_string()) return mismatch();
+      return WithPath(AppendScalarText(b, type, v.text), path);
+    case TypeId::kList:
+      if (!v.is_array()) return mismatch();
+      return AppendJsonList<int32_t>(b, type, v, path);
+    case TypeId::kLargeList:
+      if (!v.is_array()) return mismatch();
+      return AppendJsonList<int64_t>(b, type, v, path);
+    case TypeId::kFixedSizeList: {
+      if (!v.is_array()) return mismatch();
+      if (static_cast<int64_t>(v.items.size()) != type.fixed_size()) {
+        return ValueError(path, "expected " + std::to_string(type.fixed_size()) +
+                                    " items, got " + std::to_string(v.items.size()));
+      }
+      auto* lb = static_cast<FixedSizeListBuilder*>(b);
+      if (Status st = lb->Append(true); !st.ok()) return st;
+      const Field& item = *type.fields()[0];
+      for (size_t k = 0; k < v.items.size(); ++k) {
+        PathNode node{path, {}, static_cast<int64_t>(k)};
+        if (Status st = AppendJson(lb->value_builder(), item, v.items[k], &node);
+            !st.ok()) {
+          return st;
+        }
+      }
+      return Status::OK();
+    }
+    case TypeId::kStruct: {
+      if (!v.is_object()) return mismatch();
+      std::vector<const JsonValue*> values(type.fields().size(), nullptr);
+      for (const auto& [key, value] : v.members) {
+        size_t k = 0;
+        while (k < type.fields().size() && type.fields()[k]->name() != key) ++k;
+        if (k == type.fields().size()) {
+          return ValueError(path, "unknown field " + JsonQuote(key));
+        }
+        if (values[k] != nullptr)
+          return ValueError(path, "duplicate key " + JsonQuote(key));
+        values[k] = &value;
+      }
+      auto* sb = static_cast<StructBuilder*>(b);
+      if (Status st = sb->Append(true); !st.ok()) return st;
+      for (size_t k = 0; k < values.size(); ++k) {
+        const Field& child = *type.fields()[k];
+        PathNode node{path, child.name(), 0};
+        ArrayBuilder* cb = sb->field_builder(static_cast<int>(k));
+        Status st = values[k] == nullptr ? AppendNullChecked(cb, child, &node)
+                                         : AppendJson(cb, child, *values[k], &node);
+        if (!st.ok()) return st;
+      }
+      return Status::OK();
+    }
+  }
+  return mismatch();
+}
+
+Status AppendCsvCell(ArrayBuilder* b, const Field& f, const CsvField& cell,
+                     const PathNode* path) {
+  const DataType& type = *f.type();
+  if (cell.text.empty()) {
+    if (cell.quoted && IsStringLike(type.id())) return AppendBytes(b, type.id(), "");
+    return AppendNullChecked(b, f, path);
+  }
+  if (type.is_nested()) {
+    auto json = ParseJson(cell.text);
+    if (!json.ok()) return ValueError(path, json.status().message());
+    return AppendJson(b, f, *json, path);
+  }
+  if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8) {
+    return WithPath(AppendScalarText(b, type, cell.text), path);
+  }
+  return WithPath(AppendScalarText(b, type, Trim(cell.text)), path);
+}
+
+// --- input lines
+// -------------------------------------------------------------------------
+
+// Iterates the non-blank lines of JSON-lines text with their 1-based numbers.
+class LineIterator {
+ public:
+  explicit LineIterator(std::string_view text) : s_(text) {
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
+  bool Next(std::string_view* line, int64_t* number) {
+    while (pos_ < s_.size()) {
+      size_t end = s_.find('\n', pos_);
+      if (end == std::string_view::npos) end = s_.size();
+      std::string_view l = s_.substr(pos_, end - pos_);
+      pos_ = end + 1;
+      ++line_;
+      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+      if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
+      *line = l;
+      *number = line_;
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  std::string_view s_;
+  size_t pos_ = 0;
+  int64_t line_ = 0;
+};
+
+Status LineError(int64_t line, const Status& st) {
+  return Status::Invalid("line " + std::to_string(line) + ", " + st.message());
+}
+
+Result<JsonValue> ParseJsonRow(std::string_view line, int64_t number) {
+  auto row = ParseJson(line);
+  if (!row.ok()) {
+    return Status::Invalid("line " + std::to_string(number) + ": " +
+                           row.status().message());
+  }
+  if (!row->is_object()) {
+    return Status::Invalid("line " + std::to_string(number) +
+                           ": expected a JSON object (one per line), got " +
+                           JsonKindName(row->kind));
+  }
+  return row;
+}
+
+Result<std::vector<std::string>> ReadCsvHeader(CsvReader* csv) {
+  CsvRecord header;
+  auto has = csv->Next(&header);
+  if (!has.ok()) return has.status();
+  if (!*has) return Status::Invalid("the CSV input is empty (a header row is required)");
+  std::vector<std::string> names;
+  for (size_t i = 0; i < header.fields.size(); ++i) {
+    const std::string& name = header.fields[i].text;
+    if (name.empty()) {
+      return Status::Invalid("CSV header: column " + std::to_string(i + 1) +
+                             " has no name");
+    }
+    for (const auto& seen : names) {
+      if (seen == name)
+        return Status::Invalid("CSV header: duplicate column " + JsonQuote(name));
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+// --- inference
+// ---------------------------------------------------------------------------
+
+struct Inferred {
+  enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kList, kStruct };
+  Kind kind = Kind::kNull;
+  bool negative = false;     // kInt: some value < 0
+  bool above_int64 = false;  // kInt: some value > INT64_MAX
+  bool all_special = true;   // kString: every value is "NaN"/"Infinity"/"-Infinity"
+  std::unique_ptr<Inferred> item;
+  std::vector<std::pair<std::string, std::unique_ptr<Inferred>>> fields;
+};
+
+const char* InferredKindName(Inferred::Kind kind) {
+  switch (kind) {
+    case Inferred::Kind::kNull:
+      return "null";
+    case Inferred::Kind::kBool:
+      return "bool";
+    case Inferred::Kind::kInt:
+      return "integer";
+    case Inferred::Kind::kFloat:
+      return "number";
+    case Inferred::Kind::kString:
+      return "string";
+    case Inferred::Kind::kList:
+      return "array";
+    case Inferred::Kind::kStruct:
+      return "object";
+  }
+  return "?";
+}
+
+Inferred::Kind KindOf(const JsonValue& v) {
+  switch (v.kind) {
+    case JsonValue::Kind::kNull:
+      return Inferred::Kind::kNull;
+    case JsonValue::Kind::kBool:
+      return Inferred::Kind::kBool;
+    case JsonValue::Kind::kNumber:
+      return v.is_integer_literal() ? Inferred::Kind::kInt : Inferred::Kind::kFloat;
+    case JsonValue::Kind::kString:
+      return Inferred::Kind::kString;
+    case JsonValue::Kind::kArray:
+      return Inferred::Kind::kList;
+    case JsonValue::Kind::kObject:
+      return Inferred::Kind::kStruct;
+  }
+  return Inferred::Kind::kNull;
+}
+
+Status Observe(Inferred* node, const JsonValue& v, const PathNode* path) {
+  using K = Inferred::Kind;
+  K kind = KindOf(v);
+  if (kind == K::kNull) return Status::OK();
+  if (kind == K::kInt) {
+    // Integers beyond uint64 (or below int64) can only be floats.
+    if (ParseInteger<int64_t>(v.text).ok()) {
+      if (v.text[0] == '-') node->negative = true;
+    } else if (ParseInteger<uint64_t>(v.text).ok()) {
+      node->above_int64 = true;
+    } else {
+      kind = K::kFloat;
+    }
+  }
+  const bool special = kind == K::kString && IsSpecialFloatWord(v.text);
+  if (node->kind == K::kNull) {
+    node->kind = kind;
+  } else if (node->kind != kind) {
+    const bool numeric_new = kind == K::kInt || kind == K::kFloat;
+    const bool numeric_old = node->kind == K::kInt || node->kind == K::kFloat;
+    if (numeric_new && numeric_old) {
+      node->kind = K::kFloat;
+    } else if (numeric_old && special) {
+      node->kind = K::kFloat;
+    } else if (numeric_new && node->kind == K::kString && node->all_special) {
+      node->kind = K::kFloat;
+    } else {
+      return ValueError(path, std::string("has both ") + InferredKindName(node->kind) +
+                                  " and " + InferredKindName(kind) +
+                                  " values; pass --schema to say which type it is");
+    }
+  }
+  if (node->kind == K::kString) node->all_special = node->all_special && special;
+  if (node->kind == K::kList && v.is_array()) {
+    if (!node->item) node->item = std::make_unique<Inferred>();
+    for (size_t k = 0; k < v.items.size(); ++k) {
+      PathNode child{path, {}, static_cast<int64_t>(k)};
+      if (Status st = Observe(node->item.get(), v.items[k], &child); !st.ok()) return st;
+    }
+  }
+  if (node->kind == K::kStruct && v.is_object()) {
+    for (const auto& [key, value] : v.members) {
+      Inferred* child = nullptr;
+      for (auto& [name, f] : node->fields) {
+        if (name == key) child = f.get();
+      }
+      if (child == nullptr) {
+        node->fields.emplace_back(key, std::make_unique<Inferred>());
+        child = node->fields.back().second.get();
+      }
+      PathNode child_path{path, key, 0};
+      if (Status st = Observe(child, value, &child_path); !st.ok()) return st;
+    }
+  }
+  return Status::OK();
+}
+
+DataTypePtr ToType(const Inferred& node) {
+  using K = Inferred::Kind;
+  switch (node.kind) {
+    case K::kNull:
+      return utf8();
+    case K::kBool:
+      return boolean();
+    case K::kInt:
+      if (node.above_int64) return node.negative ? float64() : uint64();
+      return int64();
+    case K::kFloat:
+      return float64();
+    case K::kString:
+      return utf8();
+    case K::kList:
+      return list(node.item ? ToType(*node.item) : utf8());
+    case K::kStruct: {
+      std::vector<FieldPtr> fields;
+      for (const auto& [name, child] : node.fields)
+        fields.push_back(field(name, ToType(*child)));
+      return struct_(std::move(fields));
+    }
+  }
+  return utf8();
+}
+
+Result<SchemaPtr> InferJsonLines(std::string_view text) {
+  LineIterator lines(text);
+  std::string_view line;
+  int64_t number = 0;
+  Inferred root;
+  root.kind = Inferred::Kind::kStruct;
+  int64_t rows = 0;
+  while (lines.Next(&line, &number)) {
+    auto row = ParseJsonRow(line, number);
+    if (!row.ok()) return row.status();
+    for (size_t i = 0; i < row->members.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (row->members[j].first == row->members[i].first) {
+          return Status::Invalid("line " + std::to_string(number) + ": duplicate key " +
+                                 JsonQuote(row->members[i].first));
+        }
+      }
+    }
+    if (Status st = Observe(&root, *row, nullptr); !st.ok()) return LineError(number, st);
+    ++rows;
+  }
+  if (rows == 0) {
+    return Status::Invalid("the input has no rows to infer a schema from; pass --schema");
+  }
+  if (root.fields.empty()) return Status::Invalid("the input rows have no keys");
+  return schema(ToType(root)->fields());
+}
+
+Result<SchemaPtr> InferCsv(std::string_view text) {
+  CsvReader csv(text);
+  auto names = ReadCsvHeader(&csv);
+  if (!names.ok()) return names.status();
+  struct Stats {
+    bool any = false, all_int64 = true, all_uint64 = true, all_number = true,
+         all_bool = true;
+  };
+  std::vector<Stats> stats(names->size());
+  CsvRecord record;
+  while (true) {
+    auto has = csv.Next(&record);
+    if (!has.ok()) return has.status();
+    if (!*has) break;
+    if (record.fields.size() != names->size()) {
+      return Status::Invalid("line " + std::to_string(record.line) + ": expected " +
+                             std::to_string(names->size()) + " fields, got " +
+                             std::to_string(record.fields.size()));
+    }
+    for (size_t c = 0; c < names->size(); ++c) {
+      const std::string_view value = Trim(record.fields[c].text);
+      if (record.fields[c].text.empty())
+        continue;  // null (or "" which is null unless utf8)
+      Stats& s = stats[c];
+      s.any = true;
+      if (s.all_int64 && !ParseInteger<int64_t>(value).ok()) s.all_int64 = false;
+      if (s.all_uint64 && !ParseInteger<uint64_t>(value).ok()) s.all_uint64 = false;
+      if (s.all_number && !ParseDouble(value).ok()) s.all_number = false;
+      if (s.all_bool && !EqualsIgnoreCase(value, "true") &&
+          !EqualsIgnoreCase(value, "false")) {
+        s.all_bool = false;
+      }
+    }
+  }
+  std::vector<FieldPtr> fields;
+  for (size_t c = 0; c < names->size(); ++c) {
+    const Stats& s = stats[c];
+    DataTypePtr type = utf8();
+    if (!s.any) {
+      type = utf8();
+    } else if (s.all_int64) {
+      type = int64();
+    } else if (s.all_uint64) {
+      type = uint64();
+    } else if (s.all_number) {
+      type = float64();
+    } else if (s.all_bool) {
+      type = boolean();
+    }
+    fields.push_back(field((*names)[c], type));
+  }
+  return schema(std::move(fields));
+}
+
+}  // namespace
+
+// --- formats
+// -----------------------------------------------------------------------------
+
+Result<InputFormat> ParseInputFormat(std::string_view name) {
+  if (name == "csv") return InputFormat::kCsv;
+  if (name == "jsonl" || name == "ndjson" || name == "json")
+    return InputFormat::kJsonLines;
+  return Status::Invalid("unknown input format " + JsonQuote(name) +
+                         " (expected csv or jsonl)");
+}
+
+Result<InputFormat> InputFormatFromPath(std::string_view path) {
+  const size_t dot = path.rfind('.');
+  const size_t slash = path.rfind('/');
+  if (dot != std::string_view::npos && (slash == std::string_view::npos || dot > slash)) {
+    std::string ext(path.substr(dot + 1));
+    for (char& c : ext) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    auto format = ParseInputFormat(ext);
+    if (format.ok()) return format;
+  }
+  return Status::Invalid("cannot tell the format of " + JsonQuote(path) +
+                         " from its extension; pass --format csv or --format jsonl");
+}
+
+Result<SchemaPtr> InferSchema(std::string_view text, InputFormat format) {
+  return format == InputFormat::kCsv ? InferCsv(text) : InferJsonLines(text);
+}
+
+// --- the reader
+// --------------------------------------------------------------------------
+
+class ImportReader::Impl {
+ public:
+  Impl(std::string text, ImportOptions options)
+      : text_(std::move(text)),
+        options_(std::move(options)),
+        lines_(text_),
+        csv_(text_) {}
+
+  Status Init() {
+    if (!options_.schema) {
+      auto inferred = InferSchema(text_, options_.format);
+      if (!inferred.ok()) return inferred.status();
+      options_.schema = *inferred;
+    }
+    if (options_.batch_rows <= 0) options_.batch_rows = 8192;
+    const Schema& s = *options_.schema;
+    for (int i = 0; i < s.num_fields(); ++i) {
+      field_index_.emplace(s.field(i)->name(), i);
+      auto builder = MakeBuilder(s.field(i)->type());
+      if (!builder.ok()) return builder.status();
+      builders_.push_back(std::move(*builder));
+    }
+    if (options_.format == InputFormat::kCsv) {
+      auto names = ReadCsvHeader(&csv_);
+      if (!names.ok()) return names.status();
+      csv_width_ = names->size();
+      std::vector<bool> present(static_cast<size_t>(s.num_fields()), false);
+      for (const auto& name : *names) {
+        auto it = field_index_.find(name);
+        if (it == field_index_.end()) {
+          return Status::Invalid("CSV header: column " + JsonQuote(name) +
+                                 " is not in the schema");
+        }
+        csv_columns_.push_back(it->second);
+        present[static_cast<size_t>(it->second)] = true;
+      }
+      for (int i = 0; i < s.num_fields(); ++i) {
+        if (!present[static_cast<size_t>(i)]) csv_missing_.push_back(i);
+      }
+    }
+    return Status::OK();
+  }
+
+  const SchemaPtr& schema() const { return options_.schema; }
+  int64_t rows_read() const { return rows_read_; }
+
+  Result<RecordBatchPtr> Next() {
+    if (!error_.ok()) return error_;
+    if (done_) return RecordBatchPtr();
+    int64_t rows = 0;
+    while (rows < options_.batch_rows) {
+      auto more = ReadRow();
+      if (!more.ok()) {
+        error_ = more.status();
+        return error_;
+      }
+      if (!*more) {
+        done_ = true;
+        break;
+      }
+      ++rows;
+    }
+    if (rows == 0) return RecordBatchPtr();
+    std::vector<ArrayPtr> columns;
+    for (auto& b : builders_) {
+      auto array = b->Finish();
+      if (!array.ok()) return array.status();
+      columns.push_back(*array);
+    }
+    auto batch = RecordBatch::Make(options_.schema, rows, std::move(columns));
+    if (!batch.ok()) return batch.status();
+    rows_read_ += rows;
+    return *batch;
+  }
+
+ private:
+  const Field& FieldAt(int i) const { return *options_.schema->field(i); }
+
+  Result<bool> ReadRow() {
+    return options_.format == InputFormat::kCsv ? ReadCsvRow() : ReadJsonRow();
+  }
+
+  Result<bool> ReadJsonRow() {
+    std::string_view line;
+    int64_t number = 0;
+    if (!lines_.Next(&line, &number)) return false;
+    auto row = ParseJsonRow(line, number);
+    if (!row.ok()) return row.status();
+    std::vector<const JsonValue*> values(builders_.size(), nullptr);
+    for (const auto& [key, value] : row->members) {
+      auto it = field_index_.find(key);
+      if (it == field_index_.end()) {
+        return Status::Invalid("line " + std::to_string(number) + ": column " +
+                               JsonQuote(key) + " is not in the schema");
+      }
+      const auto i = static_cast<size_t>(it->second);
+      if (values[i] != nullptr) {
+        return Status::Invalid("line " + std::to_string(number) + ": duplicate key " +
+                               JsonQuote(key));
+      }
+      values[i] = &value;
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Field& f = FieldAt(static_cast<int>(i));
+      PathNode path{nullptr, f.name(), 0};
+      Status st = values[i] == nullptr
+                      ? AppendNullChecked(builders_[i].get(), f, &path)
+                      : AppendJson(builders_[i].get(), f, *values[i], &path);
+      if (!st.ok()) return LineError(number, st);
+    }
+    return true;
+  }
+
+  Result<bool> ReadCsvRow() {
+    auto has = csv_.Next(&record_);
+    if (!has.ok()) return has.status();
+    if (!*has) return false;
+    if (record_.fields.size() != csv_width_) {
+      return Status::Invalid("line " + std::to_string(record_.line) + ": expected " +
+                             std::to_string(csv_width_) + " fields, got " +
+                             std::to_string(record_.fields.size()));
+    }
+    for (size_t c = 0; c < csv_width_; ++c) {
+      const int i = csv_columns_[c];
+      const Field& f = FieldAt(i);
+      PathNode path{nullptr, f.name(), 0};
+      Status st = AppendCsvCell(builders_[static_cast<size_t>(i)].get(), f,
+                                record_.fields[c], &path);
+      if (!st.ok()) return LineError(record_.line, st);
+    }
+    for (int i : csv_missing_) {
+      const Field& f = FieldAt(i);
+      PathNode path{nullptr, f.name(), 0};
+      Status st = AppendNullChecked(builders_[static_cast<size_t>(i)].get(), f, &path);
+      if (!st.ok()) return LineError(record_.line, st);
+    }
+    return true;
+  }
+
+  std::string text_;
+  ImportOptions options_;
+  LineIterator lines_;
+  CsvReader csv_;
+  CsvRecord record_;
+  size_t csv_width_ = 0;
+  std::vector<int> csv_columns_;  // CSV column -> schema field
+  std::vector<int> csv_missing_;  // schema fields without a CSV column
+  std::unordered_map<std::string, int> field_index_;
+  std::vector<std::unique_ptr<ArrayBuilder>> builders_;
+  int64_t rows_read_ = 0;
+  bool done_ = false;
+  Status error_;
+};
+
+ImportReader::ImportReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ImportReader::~ImportReader() = default;
+
+Result<std::unique_ptr<ImportReader>> ImportReader::Make(std::string text,
+                                                         ImportOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(text), std::move(options));
+  if (Status st = impl->Init(); !st.ok()) return st;
+  return std::unique_ptr<ImportReader>(new ImportReader(std::move(impl)));
+}
+
+SchemaPtr ImportReader::schema() const { return impl_->schema(); }
+Result<RecordBatchPtr> ImportReader::Next() { return impl_->Next(); }
+int64_t ImportReader::rows_read() const { return impl_->rows_read(); }
+
+Result<TablePtr> ImportText(std::string text, ImportOptions options) {
+  auto reader = ImportReader::Make(std::move(text), std::move(options));
+  if (!reader.ok()) return reader.status();
+  return (*reader)->ToTable();
+}
+
+}  // namespace lance::cli

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// A small JSON reader and writer for the CLI: JSON-lines import, schema files and the
+// JSON this tool prints. Numbers keep their source text so that int64, uint64 and
+// float32 values convert exactly (no detour through double).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lance/result.h"
+
+namespace lance::cli {
+
+/// \brief A parsed JSON value. Objects keep their members in source order.
+struct JsonValue {
+  enum class Kind : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
+
+  Kind kind = Kind::kNull;
+  bool boolean = false;
+  /// \brief The decoded text of a string, or the source text of a number ("-1.5e3").
+  std::string text;
+  std::vector<JsonValue> items;
+  std::vector<std::pair<std::string, JsonValue>> members;
+
+  bool is_null() const { return kind == Kind::kNull; }
+  bool is_number() const { return kind == Kind::kNumber; }
+  bool is_string() const { return kind == Kind::kString; }
+  bool is_array() const { return kind == Kind::kArray; }
+  bool is_object() const { return kind == Kind::kObject; }
+  /// \brief A number written without fraction or exponent ("-12").
+  bool is_integer_literal() const;
+  /// \brief The member named `key`, or nullptr (first match).
+  const JsonValue* Find(std::string_view key) const;
+};
+
+/// \brief "null", "bool", "number", "string", "array" or "object".
+const char* JsonKindName(JsonValue::Kind kind);
+
+/// \brief Parses exactly one JSON value (surrounding whitespace allowed).
+///
+/// Strict RFC 8259 grammar; strings must be valid UTF-8 and escapes are decoded (a lone
+/// surrogate escape decodes to U+FFFD). Nesting deeper than 256 levels is rejected.
+/// \return Invalid with the 1-based character column of the problem.
+Result<JsonValue> ParseJson(std::string_view text);
+
+/// \brief Appends `s` as a JSON string literal (with quotes).
+///
+/// Escapes `"`, `\` and control characters (\b \f \n \r \t, others as \u00XX); valid
+/// UTF-8 passes through unchanged; every byte that is not part of a valid UTF-8 sequence
+/// is written as the escape \ufffd (U+FFFD REPLACEMENT CHARACTER).
+void AppendJsonString(std::string_view s, std::string* out);
+std::string JsonQuote(std::string_view s);
+
+/// \brief Whether `s` is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+/// \brief Offset of the first byte that is not well-formed UTF-8, or npos.
+size_t FindInvalidUtf8(std::string_view s);
+
+/// \brief Compact JSON text of `v` (numbers keep their source text).
+std::string ToJsonText(const JsonValue& v);
+
+}  // namespace lance::cli

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lib/schema_spec.h"
+
+#include <charconv>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "lib/json.h"
+
+namespace lance::cli {
+
+namespace {
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
+
+DataTypePtr ScalarByName(std::string_view name) {
+  static const std::pair<const char*, DataTypePtr (*)()> kScalars[] = {
+      {"bool", boolean},
+      {"boolean", boolean},
+      {"int8", int8},
+      {"int16", int16},
+      {"int32", int32},
+      {"int64", int64},
+      {"uint8", uint8},
+      {"uint16", uint16},
+      {"uint32", uint32},
+      {"uint64", uint64},
+      {"float16", float16},
+      {"halffloat", float16},
+      {"float32", float32},
+      {"float", float32},
+      {"float64", float64},
+      {"double", float64},
+      {"utf8", utf8},
+      {"string", utf8},
+      {"large_utf8", large_utf8},
+      {"large_string", large_utf8},
+      {"binary", binary},
+      {"large_binary", large_binary},
+      {"date32", date32},
+  };
+  for (const auto& [n, make] : kScalars) {
+    if (name == n) return make();
+  }
+  return nullptr;
+}
+
+class TypeParser {
+ public:
+  explicit TypeParser(std::string_view text) : s_(text) {}
+
+  Result<DataTypePtr> ParseAll() {
+    auto t = ParseType(0);
+    if (!t.ok()) return t;
+    SkipSpace();
+    if (pos_ != s_.size()) return Error("unexpected text after the type");
+    return t;
+  }
+
+ private:
+  Status Error(const std::string& what) const {
+    return Status::Invalid("invalid type " + JsonQuote(s_) + " at column " +
+                           std::to_string(pos_ + 1) + ": " + what);
+  }
+
+  void SkipSpace() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
+                                s_[pos_] == '\r')) {
+      ++pos_;
+    }
+  }
+
+  bool Peek(char c) {
+    SkipSpace();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+
+  Status Expect(char c) {
+    if (!Peek(c)) return Error(std::string("expected '") + c + "'");
+    ++pos_;
+    return Status::OK();
+  }
+
+  std::string Identifier() {
+    SkipSpace();
+    const size_t start = pos_;
+    if (pos_ < s_.size() && IsIdentStart(s_[pos_])) {
+      while (pos_ < s_.size() && IsIdentChar(s_[pos_])) ++pos_;
+    }
+    return std::string(s_.substr(start, pos_ - start));
+  }
+
+  Result<int32_t> PositiveInt(const char* what) {
+    SkipSpace();
+    const size_t start = pos_;
+    while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+    int32_t value = 0;
+    auto res = std::from_chars(s_.data() + start, s_.data() + pos_, value);
+    if (start == pos_ || res.ec != std::errc() || value <= 0) {
+      pos_ = start;
+      return Error(std::string("expected a positive ") + what);
+    }
+    return value;
+  }
+
+  // "not null" after an item or member type.
+  bool NotNull() {
+    SkipSpace();
+    const size_t save = pos_;
+    if (Identifier() == "not" && Identifier() == "null") return true;
+    pos_ = save;
+    return false;
+  }
+
+  Result<DataTypePtr> ParseType(int depth) {
+    if (depth > 64) return Error("types nested deeper than 64 levels");
+    SkipSpace();
+    const size_t start = pos_;
+    const std::string name = Identifier();
+    if (name.empty()) return Error("expected a type name");
+    if (DataTypePtr scalar = ScalarByName(name)) return scalar;
+    if (name == "fixed_size_binary") {
+      if (Status st = Expect('['); !st.ok()) return st;
+      auto width = PositiveInt("byte width");
+      if (!width.ok()) return width.status();
+      if (Status st = Expect(']'); !st.ok()) return st;
+      return fixed_size_binary(*width);
+    }
+    if (name == "timestamp") return ParseTimestampRest();
+    if (name == "list" || name == "large_list" || name == "fixed_size_list") {
+      if (Status st = Expect('<'); !st.ok()) return st;
+      auto item = ParseType(depth + 1);
+      if (!item.ok()) return item;
+      const bool not_null = NotNull();
+      FieldPtr item_field = field("item", *item, !not_null);
+      if (name == "fixed_size_list") {
+        if (Status st = Expect(','); !st.ok()) return st;
+        auto size = PositiveInt("list size");
+        if (!size.ok()) return size.status();
+        if (Status st = Expect('>'); !st.ok()) return st;
+        return fixed_size_list(item_field, *size);
+      }
+      if (Status st = Expect('>'); !st.ok()) return st;
+      return name == "list" ? list(item_field) : large_list(item_field);
+    }
+    if (name == "struct") return ParseStructRest(depth);
+    pos_ = start;
+    return Error("unknown type '" + name + "'");
+  }
+
+  Result<DataTypePtr> ParseTimestampRest() {
+    if (Status st = Expect('['); !st.ok()) return st;
+    const std::string unit_name = Identifier();
+    TimeUnit unit;
+    if (unit_name == "s") {
+      unit = TimeUnit::kSecond;
+    } else if (unit_name == "ms") {
+      unit = TimeUnit::kMilli;
+    } else if (unit_name == "us") {
+      unit = TimeUnit::kMicro;
+    } else if (unit_name == "ns") {
+      unit = TimeUnit::kNano;
+    } else {
+      return Error("expected a time unit (s, ms, us, ns)");
+    }
+    std::string tz;
+    if (Peek(',')) {
+      ++pos_;
+      SkipSpace();
+      if (s_.substr(pos_, 3) == "tz=") pos_ += 3;
+      const size_t start = pos_;
+      while (pos_ < s_.size() && s_[pos_] != ']') ++pos_;
+      std::string_view zone = s_.substr(start, pos_ - start);
+      while (!zone.empty() && (zone.back() == ' ' || zone.back() == '\t')) {
+        zone.remove_suffix(1);
+      }
+      if (zone.empty()) return Error("expected a timezone after ','");
+      tz = std::string(zone);
+    }
+    if (Status st = Expect(']'); !st.ok()) return st;
+    return timestamp(unit, tz);
+  }
+
+  Result<std::string> MemberName() {
+    SkipSpace();
+    if (pos_ < s_.size() && s_[pos_] == '"') {
+      // A JSON string: find its end, honouring escapes.
+      size_t end = pos_ + 1;
+      while (end < s_.size() && s_[end] != '"') end += s_[end] == '\\' ? 2 : 1;
+      if (end >= s_.size()) return Error("unterminated field name");
+      auto parsed = ParseJson(s_.substr(pos_, end + 1 - pos_));
+      if (!parsed.ok()) return Error("invalid quoted field name");
+      pos_ = end + 1;
+      return parsed->text;
+    }
+    std::string name = Identifier();
+    if (name.empty()) return Error("expected a field name");
+    return name;
+  }
+
+  Result<DataTypePtr> ParseStructRest(int depth) {
+    if (Status st = Expect('<'); !st.ok()) return st;
+    std::vector<FieldPtr> fields;
+    std::set<std::string> seen;
+    if (Peek('>')) {
+      ++pos_;
+      return struct_(std::move(fields));
+    }
+    while (true) {
+      const size_t name_pos = pos_;
+      auto name = MemberName();
+      if (!name.ok()) return name.status();
+      if (!seen.insert(*name).second) {
+        pos_ = name_pos;
+        return Error("duplicate field name " + JsonQuote(*name));
+      }
+      if (Status st = Expect(':'); !st.ok()) return st;
+      auto type = ParseType(depth + 1);
+      if (!type.ok()) return type;
+      const bool not_null = NotNull();
+      fields.push_back(field(*name, *type, !not_null));
+      if (Peek(',')) {
+        ++pos_;
+        continue;
+      }
+      if (Status st = Expect('>'); !st.ok()) return st;
+      return struct_(std::move(fields));
+    }
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+bool IsPlainIdentifier(const std::string& name) {
+  if (name.empty() || !IsIdentStart(name[0])) return false;
+  for (char c : name) {
+    if (!IsIdentChar(c)) return false;
+  }
+  // Names that would read as the "not null" marker stay quoted.
+  return name != "not" && name != "null";
+}
+
+void AppendType(const DataType& type, std::string* out);
+
+void AppendItem(const FieldPtr& f, std::string* out) {
+  AppendType(*f->type(), out);
+  if (!f->nullable()) out->append(" not null");
+}
+
+void AppendType(const DataType& type, std::string* out) {
+  switch (type.id()) {
+    case TypeId::kBool:
+      out->append("bool");
+      return;
+    case TypeId::kInt8:
+      out->append("int8");
+      return;
+    case TypeId::kInt16:
+      out->append("int16");
+      return;
+    case TypeId::kInt32:
+      out->append("int32");
+      return;
+    case TypeId::kInt64:
+      out->append("int64");
+      return;
+    case TypeId::kUInt8:
+      out->append("uint8");
+      return;
+    case TypeId::kUInt16:
+      out->append("uint16");
+      return;
+    case TypeId::kUInt32:
+      out->append("uint32");
+      return;
+    case TypeId::kUInt64:
+      out->append("uint64");
+      return;
+    case TypeId::kFloat16:
+      out->append("float16");
+      return;
+    case TypeId::kFloat32:
+      out->append("float32");
+      return;
+    case TypeId::kFloat64:
+      out->append("float64");
+      return;
+    case TypeId::kUtf8:
+      out->append("utf8");
+      return;
+    case TypeId::kLargeUtf8:
+      out->append("large_utf8");
+      return;
+    case TypeId::kBinary:
+      out->append("binary");
+      return;
+    case TypeId::kLargeBinary:
+      out->append("large_binary");
+      return;
+    case TypeId::kDate32:
+      out->append("date32");
+      return;
+    case TypeId::kFixedSizeBinary:
+      out->append("fixed_size_binary[" + std::to_string(type.fixed_size()) + "]");
+      return;
+    case TypeId::kTimestamp:
+      out->append(std::string("timestamp[") + TimeUnitSuffix(type.unit()));
+      if (!type.timezone().empty()) out->append(", " + type.timezone());
+      out->push_back(']');
+      return;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
+      out->append(type.id() == TypeId::kList        ? "list<"
+                  : type.id() == TypeId::kLargeList ? "large_list<"
+                                                    : "fixed_size_list<");
+      AppendItem(type.fields()[0], out);
+      if (type.id() == TypeId::kFixedSizeList) {
+        out->append(", " + std::to_string(type.fixed_size()));
+      }
+      out->push_back('>');
+      return;
+    case TypeId::kStruct:
+      out->append("struct<");
+      for (int i = 0; i < type.num_fields(); ++i) {
+        if (i > 0) out->append(", ");
+        const FieldPtr& f = type.fields()[static_cast<size_t>(i)];
+        out->append(IsPlainIdentifier(f->name()) ? f->name() : JsonQuote(f->name()));
+        out->append(": ");
+        AppendItem(f, out);
+      }
+      out->push_back('>');
+      return;
+  }
+}
+
+}  // namespace
+
+Result<DataTypePtr> ParseTypeString(std::string_view text) {
+  return TypeParser(text).ParseAll();
+}
+
+std::string FormatTypeString(const DataType& type) {
+  std::string out;
+  AppendType(type, &out);
+  return out;
+}
+
+Result<SchemaPtr> ParseSchemaJson(std::string_view json) {
+  auto doc = ParseJson(json);
+  if (!doc.ok()) return doc.status().WithContext("reading the schema file");
+  const JsonValue* list = &*doc;
+  if (list->is_object()) {
+    list = doc->Find("schema");
+    if (list == nullptr) list = doc->Find("fields");
+    if (list == nullptr) {
+      return Status::Invalid(
+          "schema file: expected a list of fields, or an object with "
+          "a \"schema\" list");
+    }
+  }
+  if (!list->is_array()) return Status::Invalid("schema file: expected a list of fields");
+  std::vector<FieldPtr> fields;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list->items.size(); ++i) {
+    const JsonValue& entry = list->items[i];
+    const std::string where = "schema file: field #" + std::to_string(i + 1);
+    if (!entry.is_object()) return Status::Invalid(where + " is not an object");
+    for (const auto& [key, value] : entry.members) {
+      if (key != "name" && key != "type" && key != "nullable" && key != "metadata") {
+        return Status::Invalid(where + ": unknown key " + JsonQuote(key));
+      }
+    }
+    const JsonValue* name = entry.Find("name");
+    const JsonValue* type = entry.Find("type");
+    const JsonValue* nullable = entry.Find("nullable");
+    if (name == nullptr || !name->is_string() || name->text.empty()) {
+      return Status::Invalid(where + ": \"name\" must be a non-empty string");
+    }
+    if (type == nullptr || !type->is_string()) {
+      return Status::Invalid(where + " (" + JsonQuote(name->text) +
+                             "): \"type\" must be a string");
+    }
+    if (nullable != nullptr && nullable->kind != JsonValue::Kind::kBool) {
+      return Status::Invalid(where + " (" + JsonQuote(name->text) +
+                             "): \"nullable\" must be true or false");
+    }
+    if (!seen.insert(name->text).second) {
+      return Status::Invalid("schema file: duplicate field name " +
+                             JsonQuote(name->text));
+    }
+    auto parsed = ParseTypeString(type->text);
+    if (!parsed.ok()) {
+      return parsed.status().WithContext("schema file, field " + JsonQuote(name->text));
+    }
+    fields.push_back(
+        field(name->text, *parsed, nullable == nullptr || nullable->boolean));
+  }
+  if (fields.empty()) return Status::Invalid("schema file: no fields");
+  return schema(std::move(fields));
+}
+
+std::string FormatSchemaJson(const Schema& s) {
+  std::string out = "[";
+  for (int i = 0; i < s.num_fields(); ++i) {
+    const FieldPtr& f = s.field(i);
+    if (i > 0) out.push_back(',');
+    out += "{\"name\":" + JsonQuote(f->name()) +
+           ",\"type\":" + JsonQuote(FormatTypeString(*f->type())) +
+           ",\"nullable\":" + (f->nullable() ? "true" : "false") + "}";
+  }
+  out.push_back(']');
+  return out;
+}
+
+}  // namespace lance::cli

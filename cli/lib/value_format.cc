@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lib/value_format.h"
+
+#include <charconv>
+
+#include "lib/json.h"
+#include "lib/scalar_codec.h"
+
+namespace lance::cli {
+
+namespace {
+
+template <typename T>
+void AppendInteger(T value, std::string* out) {
+  char buf[32];
+  auto res = std::to_chars(buf, buf + sizeof(buf), value);
+  out->append(buf, res.ptr);
+}
+
+template <typename T>
+const NumericArray<T>& AsNumeric(const Array& array) {
+  return static_cast<const NumericArray<T>&>(array);
+}
+
+// A float rendered for JSON: numbers bare, non-finite values as strings.
+void AppendFloatText(const std::string& text, std::string* out) {
+  const bool is_number = !text.empty() && text[0] != 'N' && text[0] != 'I' &&
+                         !(text[0] == '-' && text.size() > 1 && text[1] == 'I');
+  if (is_number) {
+    out->append(text);
+  } else {
+    out->push_back('"');
+    out->append(text);
+    out->push_back('"');
+  }
+}
+
+template <typename ListT>
+void AppendListJson(const Array& array, int64_t i, std::string* out) {
+  const auto& list = static_cast<const ListT&>(array);
+  const Array& values = *list.values();
+  const int64_t begin = list.value_offset(i);
+  const int64_t end = begin + list.value_length(i);
+  out->push_back('[');
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin) out->push_back(',');
+    AppendJsonValue(values, k, out);
+  }
+  out->push_back(']');
+}
+
+// Control characters as JSON-style escapes so that the text stays on one line; quotes
+// and backslashes as they are.
+std::string EscapeForDisplay(std::string_view s) {
+  std::string json;
+  AppendJsonString(s, &json);
+  std::string out;
+  out.reserve(json.size());
+  for (size_t k = 1; k + 1 < json.size(); ++k) {
+    if (json[k] == '\\' && (json[k + 1] == '"' || json[k + 1] == '\\')) ++k;
+    out.push_back(json[k]);
+  }
+  return out;
+}
+
+}  // namespace
+
+void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
+  if (array.IsNull(i)) {
+    out->append("null");
+    return;
+  }
+  switch (array.type_id()) {
+    case TypeId::kBool:
+      out->append(static_cast<const BooleanArray&>(array).Value(i) ? "true" : "false");
+      return;
+    case TypeId::kInt8:
+      AppendInteger(AsNumeric<int8_t>(array).Value(i), out);
+      return;
+    case TypeId::kInt16:
+      AppendInteger(AsNumeric<int16_t>(array).Value(i), out);
+      return;
+    case TypeId::kInt32:
+      AppendInteger(AsNumeric<int32_t>(array).Value(i), out);
+      return;
+    case TypeId::kInt64:
+      AppendInteger(AsNumeric<int64_t>(array).Value(i), out);
+      return;
+    case TypeId::kUInt8:
+      AppendInteger(AsNumeric<uint8_t>(array).Value(i), out);
+      return;
+    case TypeId::kUInt16:
+      AppendInteger(AsNumeric<uint16_t>(array).Value(i), out);
+      return;
+    case TypeId::kUInt32:
+      AppendInteger(AsNumeric<uint32_t>(array).Value(i), out);
+      return;
+    case TypeId::kUInt64:
+      AppendInteger(AsNumeric<uint64_t>(array).Value(i), out);
+      return;
+    case TypeId::kFloat16:
+      AppendFloatText(FormatHalf(AsNumeric<uint16_t>(array).Value(i)), out);
+      return;
+    case TypeId::kFloat32:
+      AppendFloatText(FormatFloat(AsNumeric<float>(array).Value(i)), out);
+      return;
+    case TypeId::kFloat64:
+      AppendFloatText(FormatDouble(AsNumeric<double>(array).Value(i)), out);
+      return;
+    case TypeId::kUtf8:
+      AppendJsonString(static_cast<const StringArray&>(array).GetView(i), out);
+      return;
+    case TypeId::kLargeUtf8:
+      AppendJsonString(static_cast<const LargeStringArray&>(array).GetView(i), out);
+      return;
+    case TypeId::kBinary:
+      out->push_back('"');
+      out->append(Base64Encode(static_cast<const BinaryArray&>(array).GetView(i)));
+      out->push_back('"');
+      return;
+    case TypeId::kLargeBinary:
+      out->push_back('"');
+      out->append(Base64Encode(static_cast<const LargeBinaryArray&>(array).GetView(i)));
+      out->push_back('"');
+      return;
+    case TypeId::kFixedSizeBinary:
+      out->push_back('"');
+      out->append(
+          Base64Encode(static_cast<const FixedSizeBinaryArray&>(array).GetView(i)));
+      out->push_back('"');
+      return;
+    case TypeId::kDate32:
+      out->push_back('"');
+      out->append(FormatDate(AsNumeric<int32_t>(array).Value(i)));
+      out->push_back('"');
+      return;
+    case TypeId::kTimestamp:
+      out->push_back('"');
+      out->append(FormatTimestamp(AsNumeric<int64_t>(array).Value(i),
+                                  array.type()->unit(), array.type()->timezone()));
+      out->push_back('"');
+      return;
+    case TypeId::kList:
+      AppendListJson<ListArray>(array, i, out);
+      return;
+    case TypeId::kLargeList:
+      AppendListJson<LargeListArray>(array, i, out);
+      return;
+    case TypeId::kFixedSizeList: {
+      const auto& list = static_cast<const FixedSizeListArray&>(array);
+      const Array& values = *list.values();
+      const int64_t begin = list.value_offset(i);
+      out->push_back('[');
+      for (int64_t k = 0; k < list.list_size(); ++k) {
+        if (k > 0) out->push_back(',');
+        AppendJsonValue(values, begin + k, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case TypeId::kStruct: {
+      const auto& st = static_cast<const StructArray&>(array);
+      const auto& fields = array.type()->fields();
+      out->push_back('{');
+      for (int f = 0; f < st.num_fields(); ++f) {
+        if (f > 0) out->push_back(',');
+        AppendJsonString(fields[static_cast<size_t>(f)]->name(), out);
+        out->push_back(':');
+        AppendJsonValue(*st.field(f), i, out);
+      }
+      out->push_back('}');
+      return;
+    }
+  }
+}
+
+void AppendJsonRow(const RecordBatch& batch, int64_t row, std::string* out) {
+  const Schema& schema = *batch.schema();
+  out->push_back('{');
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    if (c > 0) out->push_back(',');
+    AppendJsonString(schema.field(c)->name(), out);
+    out->push_back(':');
+    AppendJsonValue(*batch.column(c), row, out);
+  }
+  out->push_back('}');
+}
+
+std::string FormatTextValue(const Array& array, int64_t i) {
+  if (array.IsNull(i)) return "null";
+  if (array.type_id() == TypeId::kUtf8) {
+    return EscapeForDisplay(static_cast<const StringArray&>(array).GetView(i));
+  }
+  if (array.type_id() == TypeId::kLargeUtf8) {
+    return EscapeForDisplay(static_cast<const LargeStringArray&>(array).GetView(i));
+  }
+  std::string json;
+  AppendJsonValue(array, i, &json);
+  switch (array.type_id()) {
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+    case TypeId::kFixedSizeBinary:
+    case TypeId::kDate32:
+    case TypeId::kTimestamp:
+    case TypeId::kFloat16:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      // Drop the JSON quotes (these values contain no characters that need escaping).
+      if (json.size() >= 2 && json.front() == '"') return json.substr(1, json.size() - 2);
+      return json;
+    default:
+      return json;
+  }
+}
+
+}  // namespace lance::cli

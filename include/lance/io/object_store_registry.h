@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file object_store_registry.h
+/// \brief ObjectStoreRegistry: from a location URI and storage options to a shared
+/// ObjectStore plus the path inside it.
+
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "lance/io/object_store.h"
+#include "lance/io/uri.h"
+#include "lance/result.h"
+
+namespace lance::io {
+
+/// \brief Storage options: a flat map using Lance's key names ("aws_region",
+/// "aws_access_key_id", ...). Options a store does not know are ignored.
+using StorageOptions = std::map<std::string, std::string>;
+
+/// \brief Builds a store for the root of a location (`root.path` is empty).
+/// Called with the registry's lock held: it must not call back into the registry.
+using ObjectStoreFactory = std::function<Result<std::shared_ptr<ObjectStore>>(
+    const Uri& root, const StorageOptions& options)>;
+
+/// \brief A resolved location: the store holding it and the key inside that store.
+struct ResolvedLocation {
+  std::shared_ptr<ObjectStore> store;
+  /// \brief Relative to the store root; empty when the location is the root itself.
+  std::string path;
+};
+
+/// \brief Maps URI schemes to store factories and shares the stores it builds.
+///
+/// Split of a location into (store, path): a store is rooted at the location's
+/// authority -- the file system root "/" for local files, the bucket for S3, the
+/// instance name for memory -- and the path is everything below it. So
+/// "file:///data/ds.lance" resolves to the store for "file:///" and "data/ds.lance",
+/// "s3://bucket/a/ds.lance" to the store for "s3://bucket" and "a/ds.lance". All local
+/// datasets therefore share one store, and all datasets of a bucket share one store per
+/// set of options, which is what credential sharing needs.
+///
+/// Sharing: stores are cached by CacheKey(root, options) = (scheme, authority,
+/// non-secret options). Secret-looking options (IsSecretOptionKey) never enter the key;
+/// instead each entry remembers a fingerprint of the secrets it was built with, and a
+/// lookup with different secrets builds a fresh store that replaces the entry (so two
+/// credential sets never share a store, and rotated credentials leave no dead entries).
+/// The cache holds stores weakly: a store lives as long as someone uses it. Named
+/// memory stores outlive that (see MemoryObjectStore::Named).
+///
+/// Thread-safe: one mutex guards factories and cache, and is held while a factory runs
+/// so that concurrent resolutions of one location build one store.
+class ObjectStoreRegistry {
+ public:
+  ObjectStoreRegistry() = default;
+  ObjectStoreRegistry(const ObjectStoreRegistry&) = delete;
+  ObjectStoreRegistry& operator=(const ObjectStoreRegistry&) = delete;
+
+  /// \brief The process-wide registry, with the built-in stores registered on first use.
+  /// Never destroyed.
+  static ObjectStoreRegistry& Default();
+
+  /// \brief Registers `factory` for `scheme` (case-insensitive).
+  /// \return OK; AlreadyExists if the scheme has a factory and `replace` is false;
+  /// Invalid for a malformed scheme or an empty factory.
+  Status Register(std::string_view scheme, ObjectStoreFactory factory,
+                  bool replace = false);
+
+  /// \brief True if a factory is registered for `scheme`.
+  bool IsRegistered(std::string_view scheme) const;
+
+  /// \brief The store holding `uri` and the path of `uri` inside it.
+  /// \return the location; Invalid for a malformed URI; NotImplemented for a scheme
+  /// without a usable factory (S3 until its store is built in); the factory's error.
+  Result<ResolvedLocation> Resolve(std::string_view uri,
+                                   const StorageOptions& options = {});
+
+  /// \brief Forgets every cached store (stores in use keep working).
+  void ClearCache();
+
+  /// \brief Number of live cached stores (for tests).
+  size_t num_cached_stores() const;
+
+  /// \brief The cache key of a store root: scheme, authority and the non-secret
+  /// options, in a canonical order. The single place that decides store identity; a
+  /// credentials-source identity will join it here.
+  static std::string CacheKey(const Uri& root, const StorageOptions& options);
+
+  /// \brief True for option keys whose values must never be logged or used as cache
+  /// keys: any key containing "secret", "token", "password", "passwd", "credential",
+  /// "signature", "key" (key_id, access_key, account_key, ...) or "sas",
+  /// case-insensitively. Deliberately broad: a non-secret option classified as secret
+  /// still separates stores through the secrets fingerprint.
+  static bool IsSecretOptionKey(std::string_view key);
+
+ private:
+  struct CacheEntry {
+    std::weak_ptr<ObjectStore> store;
+    size_t secrets_fingerprint = 0;
+  };
+
+  mutable std::mutex mu_;
+  std::map<std::string, ObjectStoreFactory> factories_;
+  std::map<std::string, CacheEntry> cache_;
+};
+
+/// \brief Registers "file" (LocalObjectStore), "memory" (MemoryObjectStore::Named) and
+/// placeholders for "s3"/"s3a" that fail with NotImplemented until the S3 store
+/// replaces them. Call explicitly on custom registries (no static initializers).
+/// \return OK; AlreadyExists if one of those schemes is already registered.
+Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry);
+
+/// \brief ObjectStoreRegistry::Default().Resolve(uri, options).
+Result<ResolvedLocation> ResolveObjectStore(std::string_view uri,
+                                            const StorageOptions& options = {});
+
+}  // namespace lance::io

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file dataset.h
+/// \brief Dataset: open, scan, count, write, append, overwrite, delete, versions, and the
+/// distributed-write pair WriteFragments + Commit -- pylance's API in C++.
+///
+/// Datasets are read and written in Lance's on-disk format (docs/commit-protocol.md):
+/// real Lance opens what we write and we open what it writes. Data files are written in
+/// file format 2.0; 2.1 datasets open, count and list versions, while reading their
+/// rows depends on the format layer.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "lance/core/record_batch.h"
+#include "lance/result.h"
+#include "lance/table/fragment.h"
+
+namespace lance {
+
+using StorageOptions = std::map<std::string, std::string>;
+
+enum class WriteMode : uint8_t { kCreate, kAppend, kOverwrite };
+
+/// \brief "create" / "append" / "overwrite".
+/// \return the mode; Invalid for any other text.
+Result<WriteMode> ParseWriteMode(const std::string& text);
+
+struct WriteParams {
+  WriteMode mode = WriteMode::kCreate;
+  /// \brief Rows per data file (and so per fragment) before a new one starts.
+  int64_t max_rows_per_file = 1024 * 1024;
+  /// \brief Rows per row group (write batch size).
+  int64_t max_rows_per_group = 1024;
+  /// \brief File format for new datasets ("2.0"; "stable" = 2.0). Appends keep the
+  /// dataset's own format whatever is asked, as Lance does.
+  std::string data_storage_version = "2.0";
+  /// \brief Manifest naming for new datasets (Lance 8 default: V2 names). Existing
+  /// datasets keep theirs.
+  bool enable_v2_manifest_paths = true;
+  /// \brief Object store options (Lance's keys).
+  StorageOptions storage_options;
+  /// \brief Commit attempts when racing writers (Lance: 20).
+  int commit_retries = 20;
+};
+
+struct OpenOptions {
+  /// \brief A version to open; latest when absent.
+  std::optional<uint64_t> version;
+  StorageOptions storage_options;
+};
+
+struct ScanOptions {
+  /// \brief Top-level columns to read, in order; empty means all. "_rowid" (when the
+  /// dataset has no such column) selects the row id column at that position.
+  std::vector<std::string> columns;
+  /// \brief SQL-like predicate ("x > 10 AND s IS NOT NULL"); empty means none.
+  std::string filter;
+  int64_t batch_size = 8192;
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+  /// \brief Appends a `_rowid: uint64` column: (fragment id << 32) | row offset within
+  /// the fragment, as Lance's row addresses (no stable row ids). Declared nullable, as
+  /// pylance and Lance 8 declare it, though it never holds a null.
+  bool with_row_id = false;
+};
+
+struct VersionInfo {
+  uint64_t version = 0;
+  /// \brief Commit time, milliseconds since the epoch.
+  int64_t timestamp_ms = 0;
+  std::map<std::string, std::string> metadata;
+};
+
+/// \brief The operations a distributed write can commit.
+struct OverwriteOp {
+  SchemaPtr schema;
+  std::vector<FragmentMetadata> fragments;
+};
+struct AppendOp {
+  std::vector<FragmentMetadata> fragments;
+};
+using Operation = std::variant<OverwriteOp, AppendOp>;
+
+class DatasetImpl;
+
+/// \brief One version of a Lance dataset.
+///
+/// Reads (Scan, CountRows, ...) are thread-safe and always see this object's version.
+/// Delete commits a new version and moves this object to it (as pylance's
+/// `LanceDataset.delete`); do not call it concurrently with other methods.
+class Dataset {
+ public:
+  /// \brief Opens the latest (or a given) version at `uri` (a path, file://, memory://
+  /// or another scheme the object store registry knows). Reads one manifest; no data
+  /// file is opened.
+  /// \return NotFound if there is no dataset (or no such version); Corrupt naming the
+  /// manifest; NotImplemented for feature flags we cannot honour (stable row ids, base
+  /// paths, unknown flags); IOError.
+  static Result<std::shared_ptr<Dataset>> Open(const std::string& uri,
+                                               OpenOptions options = {});
+
+  /// \brief Writes `data` as a new dataset, or appends to / overwrites one.
+  ///
+  /// Append to a missing dataset creates it (as Lance). Append matches columns by name
+  /// and keeps the dataset's schema, field ids, data storage version and manifest
+  /// naming; Overwrite replaces the schema and all fragments. Every data file (one per
+  /// fragment) holds at most max_rows_per_file rows.
+  /// \return the dataset at the committed version; AlreadyExists for create on an
+  /// existing dataset; Invalid for a schema mismatch on append (missing or extra
+  /// columns, other types, nulls in a non-nullable column) or bad parameters;
+  /// NotImplemented for storage versions we cannot write; Conflict if a concurrent
+  /// commit cannot be rebased over.
+  static Result<std::shared_ptr<Dataset>> Write(RecordBatchReader& data,
+                                                const std::string& uri,
+                                                WriteParams params = {});
+
+  /// \brief Commits fragments written by WriteFragments (possibly on other machines,
+  /// possibly by pylance's `write_fragments`), as pylance's `LanceDataset.commit`.
+  /// `read_version` is the version the operation was planned against (required for
+  /// Append; for Overwrite absent means "whatever is latest", or creates the dataset).
+  /// Fragment ids are assigned here.
+  /// \return the dataset at the committed version; Invalid (no read_version for
+  /// Append, no schema for Overwrite, fragments naming unknown field ids); NotFound
+  /// (Append to a missing dataset or version); Conflict.
+  static Result<std::shared_ptr<Dataset>> Commit(
+      const std::string& uri, const Operation& op,
+      std::optional<uint64_t> read_version = {},
+      const StorageOptions& storage_options = {});
+
+  /// \brief The URI the dataset was opened or written with.
+  const std::string& uri() const;
+  /// \brief The version this object reads.
+  uint64_t version() const;
+  /// \brief The newest committed version (lists the store).
+  /// \return NotFound if the dataset disappeared; Corrupt; IOError.
+  Result<uint64_t> LatestVersion() const;
+  SchemaPtr schema() const;
+  /// \brief The fragments of this version, by ascending id.
+  const std::vector<FragmentMetadata>& fragments() const;
+  /// \brief "2.0" or "2.1".
+  std::string data_storage_version() const;
+
+  /// \brief Live rows (deleted rows excluded), optionally only those matching `filter`.
+  /// Without a filter the manifest's counts suffice.
+  /// \return Invalid for a bad filter; Corrupt / NotFound naming a damaged or missing
+  /// file; NotImplemented for files the format layer cannot read (filters only).
+  Result<int64_t> CountRows(const std::string& filter = "") const;
+  /// \brief Streams the rows fragment by fragment (memory bounded by the batch size):
+  /// projection, filter (its columns are read and dropped), deleted rows removed,
+  /// offset/limit applied after the filter. The first fragment is opened here so that
+  /// unreadable files are reported by Scan itself.
+  /// \return Invalid for unknown or repeated columns, a bad filter or bad sizes;
+  /// NotImplemented naming a data file the format layer cannot read (v2.1 for now);
+  /// Corrupt / NotFound naming a damaged or missing file.
+  Result<RecordBatchReaderPtr> Scan(const ScanOptions& options = {}) const;
+  /// \brief Scan() drained into a table. \return as Scan and its batches.
+  Result<TablePtr> ToTable(const ScanOptions& options = {}) const;
+  /// \brief Every committed version, ascending, with its commit time and pylance's
+  /// summary keys in `metadata` (total_rows, total_fragments, total_data_files, ...).
+  /// \return Corrupt naming a damaged manifest; IOError.
+  Result<std::vector<VersionInfo>> Versions() const;
+  /// \brief Another version of the same dataset. \return NotFound; Corrupt.
+  Result<std::shared_ptr<Dataset>> CheckoutVersion(uint64_t version) const;
+
+  /// \brief Deletes the rows matching `predicate`, committing a new version (even when
+  /// nothing matches, as Lance): deletion files (.arrow up to 5000 deleted rows of a
+  /// fragment, .bin above) merged with existing ones; fully deleted fragments are
+  /// dropped. On success this object moves to the new version.
+  /// \return Invalid for a bad predicate; Conflict if a concurrent commit touched the
+  /// same fragments (this object then stays at its version); errors of the reads.
+  Status Delete(const std::string& predicate);
+
+  /// \brief Internal: use Open / Write / Commit.
+  explicit Dataset(std::shared_ptr<DatasetImpl> impl);
+  /// \brief Internal state (src/table/dataset_internal.h), for other library layers.
+  const std::shared_ptr<DatasetImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<DatasetImpl> impl_;
+};
+
+/// \brief Writes `data` into new data files under `uri` without committing, returning
+/// the fragments (ids unassigned) for a later Dataset::Commit. With mode append on an
+/// existing dataset the files use its schema (field ids) and storage version; otherwise
+/// the field ids are assigned from 0 for an Overwrite of `data`'s schema.
+/// \return the fragments; AlreadyExists for create on an existing dataset; Invalid
+/// for a schema mismatch on append; errors of the writes.
+Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
+                                                     const std::string& uri,
+                                                     WriteParams params = {});
+
+}  // namespace lance

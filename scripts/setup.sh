@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# One idempotent set-up for a fresh Debian 12 machine: system packages (C++ toolchain and
+# libraries), the project's Python venv (pinned) and the node tools (pinned, from lock files).
+# Safe to run again: each step is skipped when already satisfied.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git curl ca-certificates
+  protobuf-compiler libprotobuf-dev
+  libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libflatbuffers-dev flatbuffers-compiler
+  clang-format clang-tidy
+  python3 python3-venv python3-dev
+)
+
+log() { echo "[setup] $*" >&2; }
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js 20 with npm: the machine image may ship it (nodesource's nodejs includes npm);
+# only fall back to Debian's packages when there is none.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+else
+  log "Debian packages: all present"
+fi
+
+# Python: a project venv with pinned requirements. Re-installed only when the pins change.
+PY=${LANCE_PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  log "creating .venv"
+  "$PY" -m venv .venv
+fi
+req_hash=$(sha256sum requirements.txt | cut -c1-16)
+if [ ! -f .venv/.req-"$req_hash" ]; then
+  log "installing Python requirements (pinned)"
+  .venv/bin/python -m pip install -q --upgrade pip==24.3.1
+  .venv/bin/python -m pip install -q -r requirements.txt
+  rm -f .venv/.req-* && touch .venv/.req-"$req_hash"
+else
+  log "Python requirements: up to date"
+fi
+
+# Node tools (real Lance 8.0.0 through LanceDB-node), installed from the committed lock file.
+for dir in tools/oracle; do
+  [ -f "$dir/package-lock.json" ] || continue
+  lock_hash=$(sha256sum "$dir/package-lock.json" | cut -c1-16)
+  if [ ! -f "$dir/node_modules/.lock-$lock_hash" ]; then
+    log "installing node packages in $dir (npm ci)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$dir/node_modules/.lock-$lock_hash"
+  else
+    log "node packages in $dir: up to date"
+  fi
+done
+log "done"

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/core/array_data.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <utility>
+
+namespace lance {
+
+namespace {
+
+// null_count is a plain field (the C Data Interface reads and writes it directly) but it
+// is also a lazily filled cache on a logically immutable, shared object. Going through
+// atomic_ref keeps concurrent GetNullCount() calls on the same ArrayData race-free.
+int64_t LoadNullCount(const int64_t& field) {
+  return std::atomic_ref<int64_t>(const_cast<int64_t&>(field))
+      .load(std::memory_order_relaxed);
+}
+
+bool HasValidityBuffer(const ArrayData& data) {
+  return !data.buffers.empty() && data.buffers[0] != nullptr;
+}
+
+}  // namespace
+
+ArrayDataPtr ArrayData::Make(DataTypePtr type, int64_t length,
+                             std::vector<BufferPtr> buffers, int64_t null_count,
+                             int64_t offset, std::vector<ArrayDataPtr> children) {
+  auto data = std::make_shared<ArrayData>();
+  data->type = std::move(type);
+  data->length = length;
+  data->offset = offset;
+  data->buffers = std::move(buffers);
+  data->children = std::move(children);
+  // Without a validity bitmap every slot is valid; knowing that up front saves a later
+  // scan and lets slices inherit the zero.
+  data->null_count = HasValidityBuffer(*data) ? null_count : 0;
+  return data;
+}
+
+int64_t ArrayData::GetNullCount() {
+  std::atomic_ref<int64_t> cached(null_count);
+  int64_t count = cached.load(std::memory_order_relaxed);
+  if (count != kUnknownNullCount) return count;
+  if (!HasValidityBuffer(*this)) {
+    count = 0;
+  } else {
+    count = length - bit_util::CountSetBits(buffers[0]->data(), offset, length);
+  }
+  cached.store(count, std::memory_order_relaxed);
+  return count;
+}
+
+bool ArrayData::IsValid(int64_t i) const {
+  if (!HasValidityBuffer(*this)) return true;
+  return bit_util::GetBit(buffers[0]->data(), offset + i);
+}
+
+ArrayDataPtr ArrayData::Slice(int64_t slice_offset, int64_t slice_length) const {
+  // Clamped like std::string::substr so that a slice never reaches past the parent.
+  slice_offset = std::clamp<int64_t>(slice_offset, 0, length);
+  slice_length = std::clamp<int64_t>(slice_length, 0, length - slice_offset);
+  auto out = std::make_shared<ArrayData>();
+  out->type = type;
+  out->length = slice_length;
+  out->offset = offset + slice_offset;
+  out->buffers = buffers;
+  out->children = children;
+  const int64_t parent_nulls = LoadNullCount(null_count);
+  if (parent_nulls == 0 || (slice_offset == 0 && slice_length == length)) {
+    out->null_count = parent_nulls;
+  } else {
+    out->null_count = kUnknownNullCount;
+  }
+  return out;
+}
+
+int NumBuffersForType(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+      return 3;
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+      return 1;
+    default:
+      // Validity plus one of: values, value bits or offsets.
+      return 2;
+  }
+}
+
+namespace bit_util {
+
+int64_t CountSetBits(const uint8_t* bits, int64_t offset, int64_t length) {
+  if (length <= 0) return 0;
+  int64_t count = 0;
+  int64_t i = offset;
+  const int64_t end = offset + length;
+  while (i < end && (i & 7) != 0) {
+    count += GetBit(bits, i);
+    ++i;
+  }
+  int64_t whole_bytes = (end - i) >> 3;
+  const uint8_t* p = bits + (i >> 3);
+  i += whole_bytes * 8;
+  // Word-at-a-time popcount; memcpy avoids unaligned loads being undefined behaviour.
+  while (whole_bytes >= 8) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof(word));
+    count += std::popcount(word);
+    p += 8;
+    whole_bytes -= 8;
+  }
+  while (whole_bytes > 0) {
+    count += std::popcount(static_cast<unsigned>(*p));
+    ++p;
+    --whole_bytes;
+  }
+  while (i < end) {
+    count += GetBit(bits, i);
+    ++i;
+  }
+  return count;
+}
+
+void CopyBits(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t* dst,
+              int64_t dst_offset) {
+  if (length <= 0) return;
+  int64_t i = 0;
+  if ((src_offset & 7) == 0 && (dst_offset & 7) == 0) {
+    const int64_t whole_bytes = length >> 3;
+    std::memmove(dst + (dst_offset >> 3), src + (src_offset >> 3),
+                 static_cast<size_t>(whole_bytes));
+    i = whole_bytes * 8;
+  } else {
+    // Align the destination first so the middle can be written a byte at a time, each
+    // byte assembled from at most two source bytes.
+    while (i < length && ((dst_offset + i) & 7) != 0) {
+      SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+      ++i;
+    }
+    uint8_t* out = dst + ((dst_offset + i) >> 3);
+    while (length - i >= 8) {
+      const int64_t pos = src_offset + i;
+      const int shift = static_cast<int>(pos & 7);
+      const uint8_t* in = src + (pos >> 3);
+      // When shift > 0 the 8 wanted bits straddle in[0] and in[1], both inside the range.
+      *out++ = shift == 0
+                   ? in[0]
+                   : static_cast<uint8_t>((in[0] >> shift) | (in[1] << (8 - shift)));
+      i += 8;
+    }
+  }
+  // The tail is written bit by bit so bits of dst beyond the range are preserved.
+  for (; i < length; ++i) {
+    SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+  }
+}
+
+}  // namespace bit_util
+}  // namespace lance

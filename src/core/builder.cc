@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/core/builder.h"
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "lance/macros.h"
+
+namespace lance {
+
+namespace {
+
+Status CheckIsValidVector(size_t values, const std::vector<bool>& is_valid) {
+  if (!is_valid.empty() && is_valid.size() != values) {
+    return Status::Invalid("appending values: " + std::to_string(values) +
+                           " values but " + std::to_string(is_valid.size()) +
+                           " validity flags");
+  }
+  return Status::OK();
+}
+
+// Placeholder slots under a null parent: nulls where the child allows them, so readers of
+// the child alone see "no value"; empty values where it does not, so the child stays
+// valid against its own field.
+Status AppendPlaceholders(ArrayBuilder* child, const Field& field, int64_t count) {
+  if (count == 0) return Status::OK();
+  return field.nullable() ? child->AppendNulls(count) : child->AppendEmptyValues(count);
+}
+
+Status CheckCount(int64_t count) {
+  LANCE_PRECHECK(count >= 0, "appending a negative number of slots");
+  return Status::OK();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// BitmapBuilder
+
+Status BitmapBuilder::Reserve(int64_t additional_bits) {
+  const int64_t needed =
+      bit_util::BytesForBits(length_ + additional_bits) - bytes_.length();
+  return needed > 0 ? bytes_.Reserve(needed) : Status::OK();
+}
+
+// Grows the byte buffer to cover `count` more bits. Bytes come in zeroed, and bits at or
+// past length_ are never set, so new bits start out as 0.
+Status BitmapBuilder::Extend(int64_t count) {
+  const int64_t needed = bit_util::BytesForBits(length_ + count) - bytes_.length();
+  return needed > 0 ? bytes_.AppendZeros(needed) : Status::OK();
+}
+
+Status BitmapBuilder::Append(bool value) {
+  if ((length_ & 7) == 0) LANCE_RETURN_NOT_OK(bytes_.AppendZeros(1));
+  if (value) {
+    bit_util::SetBit(bytes_.mutable_data(), length_);
+  } else {
+    ++false_count_;
+  }
+  ++length_;
+  return Status::OK();
+}
+
+Status BitmapBuilder::AppendN(int64_t count, bool value) {
+  if (count <= 0) return Status::OK();
+  LANCE_RETURN_NOT_OK(Extend(count));
+  if (!value) {
+    false_count_ += count;
+    length_ += count;
+    return Status::OK();
+  }
+  uint8_t* bits = bytes_.mutable_data();
+  int64_t i = length_;
+  const int64_t end = length_ + count;
+  for (; i < end && (i & 7) != 0; ++i) bit_util::SetBit(bits, i);
+  const int64_t whole_bytes = (end - i) >> 3;
+  std::memset(bits + (i >> 3), 0xff, static_cast<size_t>(whole_bytes));
+  i += whole_bytes * 8;
+  for (; i < end; ++i) bit_util::SetBit(bits, i);
+  length_ = end;
+  return Status::OK();
+}
+
+Status BitmapBuilder::AppendBits(const uint8_t* bits, int64_t offset, int64_t count) {
+  if (count <= 0) return Status::OK();
+  LANCE_RETURN_NOT_OK(Extend(count));
+  bit_util::CopyBits(bits, offset, count, bytes_.mutable_data(), length_);
+  false_count_ += count - bit_util::CountSetBits(bits, offset, count);
+  length_ += count;
+  return Status::OK();
+}
+
+Result<BufferPtr> BitmapBuilder::Finish() {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out, bytes_.Finish());
+  Reset();
+  return out;
+}
+
+void BitmapBuilder::Reset() {
+  bytes_.Reset();
+  length_ = 0;
+  false_count_ = 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// ArrayBuilder
+
+ArrayBuilder::ArrayBuilder(DataTypePtr type) : type_(std::move(type)) {}
+ArrayBuilder::~ArrayBuilder() = default;
+
+Status ArrayBuilder::AppendArraySlice(const ArrayData& data, int64_t offset,
+                                      int64_t length) {
+  if (!data.type || !data.type->Equals(*type_)) {
+    return Status::Invalid("appending a " + (data.type ? data.type->ToString() : "null") +
+                           " array to a " + type_->ToString() + " builder");
+  }
+  if (offset < 0 || length < 0 || offset > data.length - length) {
+    return Status::Invalid("appending slots [" + std::to_string(offset) + ", +" +
+                           std::to_string(length) + ") of an array of length " +
+                           std::to_string(data.length));
+  }
+  if (length == 0) return Status::OK();
+  return DoAppendArraySlice(data, offset, length);
+}
+
+Status ArrayBuilder::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(CheckCount(additional));
+  return validity_.Reserve(additional);
+}
+
+Result<ArrayPtr> ArrayBuilder::Finish() {
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, FinishData());
+  return MakeArray(std::move(data));
+}
+
+Result<ArrayDataPtr> ArrayBuilder::FinishData() {
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, DoFinish());
+  Reset();
+  return data;
+}
+
+void ArrayBuilder::Reset() {
+  length_ = 0;
+  null_count_ = 0;
+  validity_.Reset();
+}
+
+Status ArrayBuilder::AppendValidity(bool valid) {
+  LANCE_RETURN_NOT_OK(validity_.Append(valid));
+  ++length_;
+  if (!valid) ++null_count_;
+  return Status::OK();
+}
+
+Status ArrayBuilder::AppendValidity(int64_t count, bool valid) {
+  LANCE_RETURN_NOT_OK(validity_.AppendN(count, valid));
+  length_ += count;
+  if (!valid) null_count_ += count;
+  return Status::OK();
+}
+
+Status ArrayBuilder::AppendValiditySlice(const ArrayData& data, int64_t offset,
+                                         int64_t length) {
+  if (data.buffers.empty() || !data.buffers[0]) return AppendValidity(length, true);
+  const int64_t before = validity_.false_count();
+  LANCE_RETURN_NOT_OK(
+      validity_.AppendBits(data.buffers[0]->data(), data.offset + offset, length));
+  length_ += length;
+  null_count_ += validity_.false_count() - before;
+  return Status::OK();
+}
+
+Result<BufferPtr> ArrayBuilder::FinishValidity() {
+  if (null_count_ == 0) {
+    validity_.Reset();
+    return BufferPtr();
+  }
+  return validity_.Finish();
+}
+
+// ---------------------------------------------------------------------------------------
+// BooleanBuilder
+
+BooleanBuilder::BooleanBuilder() : ArrayBuilder(boolean()) {}
+
+Status BooleanBuilder::Append(bool value) {
+  LANCE_RETURN_NOT_OK(values_.Append(value));
+  return AppendValidity(true);
+}
+
+Status BooleanBuilder::AppendValues(const std::vector<bool>& values,
+                                    const std::vector<bool>& is_valid) {
+  LANCE_RETURN_NOT_OK(CheckIsValidVector(values.size(), is_valid));
+  LANCE_RETURN_NOT_OK(Reserve(static_cast<int64_t>(values.size())));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const bool valid = is_valid.empty() || is_valid[i];
+    LANCE_RETURN_NOT_OK(values_.Append(valid && values[i]));
+    LANCE_RETURN_NOT_OK(AppendValidity(valid));
+  }
+  return Status::OK();
+}
+
+Status BooleanBuilder::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values_.AppendN(count, false));
+  return AppendValidity(count, false);
+}
+
+Status BooleanBuilder::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values_.AppendN(count, false));
+  return AppendValidity(count, true);
+}
+
+Status BooleanBuilder::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  return values_.Reserve(additional);
+}
+
+void BooleanBuilder::Reset() {
+  ArrayBuilder::Reset();
+  values_.Reset();
+}
+
+Result<ArrayDataPtr> BooleanBuilder::DoFinish() {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr values, values_.Finish());
+  return ArrayData::Make(type_, length_, {std::move(validity), std::move(values)},
+                         null_count_);
+}
+
+Status BooleanBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                                          int64_t length) {
+  if (!data.buffers[1]) return Status::Invalid("appending a bool array without values");
+  LANCE_RETURN_NOT_OK(
+      values_.AppendBits(data.buffers[1]->data(), data.offset + offset, length));
+  return AppendValiditySlice(data, offset, length);
+}
+
+// ---------------------------------------------------------------------------------------
+// NumericBuilder
+
+namespace {
+
+template <typename CType>
+DataTypePtr DefaultNumericType() {
+  if constexpr (std::is_same_v<CType, int8_t>) return int8();
+  if constexpr (std::is_same_v<CType, int16_t>) return int16();
+  if constexpr (std::is_same_v<CType, int32_t>) return int32();
+  if constexpr (std::is_same_v<CType, int64_t>) return int64();
+  if constexpr (std::is_same_v<CType, uint8_t>) return uint8();
+  if constexpr (std::is_same_v<CType, uint16_t>) return uint16();
+  if constexpr (std::is_same_v<CType, uint32_t>) return uint32();
+  if constexpr (std::is_same_v<CType, uint64_t>) return uint64();
+  if constexpr (std::is_same_v<CType, float>) return float32();
+  if constexpr (std::is_same_v<CType, double>) return float64();
+}
+
+}  // namespace
+
+template <typename CType>
+NumericBuilder<CType>::NumericBuilder(DataTypePtr type)
+    : ArrayBuilder(type ? std::move(type) : DefaultNumericType<CType>()) {}
+
+template <typename CType>
+Status NumericBuilder<CType>::Append(CType value) {
+  LANCE_RETURN_NOT_OK(values_.AppendValue(value));
+  return AppendValidity(true);
+}
+
+template <typename CType>
+Status NumericBuilder<CType>::AppendValues(const CType* values, int64_t count,
+                                           const uint8_t* valid_bytes) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(
+      values_.Append(values, count * static_cast<int64_t>(sizeof(CType))));
+  if (valid_bytes == nullptr) return AppendValidity(count, true);
+  for (int64_t i = 0; i < count; ++i) {
+    LANCE_RETURN_NOT_OK(AppendValidity(valid_bytes[i] != 0));
+  }
+  return Status::OK();
+}
+
+template <typename CType>
+Status NumericBuilder<CType>::AppendValues(const std::vector<CType>& values,
+                                           const std::vector<bool>& is_valid) {
+  LANCE_RETURN_NOT_OK(CheckIsValidVector(values.size(), is_valid));
+  const auto count = static_cast<int64_t>(values.size());
+  LANCE_RETURN_NOT_OK(Reserve(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const bool valid = is_valid.empty() || is_valid[i];
+    // Null slots store 0 so that the bytes behind a null are deterministic.
+    LANCE_RETURN_NOT_OK(values_.AppendValue(valid ? values[i] : CType{}));
+    LANCE_RETURN_NOT_OK(AppendValidity(valid));
+  }
+  return Status::OK();
+}
+
+template <typename CType>
+Status NumericBuilder<CType>::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * static_cast<int64_t>(sizeof(CType))));
+  return AppendValidity(count, false);
+}
+
+template <typename CType>
+Status NumericBuilder<CType>::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * static_cast<int64_t>(sizeof(CType))));
+  return AppendValidity(count, true);
+}
+
+template <typename CType>
+Status NumericBuilder<CType>::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  return values_.Reserve(additional * static_cast<int64_t>(sizeof(CType)));
+}
+
+template <typename CType>
+void NumericBuilder<CType>::Reset() {
+  ArrayBuilder::Reset();
+  values_.Reset();
+}
+
+template <typename CType>
+Result<ArrayDataPtr> NumericBuilder<CType>::DoFinish() {
+  if (type_->byte_width() != static_cast<int>(sizeof(CType)) || !type_->is_primitive()) {
+    return Status::Invalid("finishing a numeric builder: type " + type_->ToString() +
+                           " does not store " + std::to_string(sizeof(CType)) +
+                           "-byte values");
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr values, values_.Finish());
+  return ArrayData::Make(type_, length_, {std::move(validity), std::move(values)},
+                         null_count_);
+}
+
+template <typename CType>
+Status NumericBuilder<CType>::DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                                                 int64_t length) {
+  if (!data.buffers[1])
+    return Status::Invalid("appending a numeric array without values");
+  const CType* src = data.buffers[1]->data_as<CType>() + data.offset + offset;
+  LANCE_RETURN_NOT_OK(values_.Append(src, length * static_cast<int64_t>(sizeof(CType))));
+  return AppendValiditySlice(data, offset, length);
+}
+
+template class NumericBuilder<int8_t>;
+template class NumericBuilder<int16_t>;
+template class NumericBuilder<int32_t>;
+template class NumericBuilder<int64_t>;
+template class NumericBuilder<uint8_t>;
+template class NumericBuilder<uint16_t>;
+template class NumericBuilder<uint32_t>;
+template class NumericBuilder<uint64_t>;
+template class NumericBuilder<float>;
+template class NumericBuilder<double>;
+
+// ---------------------------------------------------------------------------------------
+// BaseBinaryBuilder
+
+template <typename OffsetT>
+BaseBinaryBuilder<OffsetT>::BaseBinaryBuilder(DataTypePtr type)
+    : ArrayBuilder(std::move(type)) {}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::CheckCapacity(int64_t extra_bytes) const {
+  if (data_.length() + extra_bytes > std::numeric_limits<OffsetT>::max()) {
+    return Status::Invalid(
+        "appending to a " + type_->ToString() +
+        " builder: " + std::to_string(data_.length() + extra_bytes) +
+        " value bytes do not fit 32-bit offsets (use the large_ type)");
+  }
+  return Status::OK();
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::Append(std::string_view value) {
+  const auto size = static_cast<int64_t>(value.size());
+  LANCE_RETURN_NOT_OK(CheckCapacity(size));
+  LANCE_RETURN_NOT_OK(offsets_.AppendValue(static_cast<OffsetT>(data_.length())));
+  LANCE_RETURN_NOT_OK(data_.Append(value.data(), size));
+  return AppendValidity(true);
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::AppendValues(const std::vector<std::string>& values,
+                                                const std::vector<bool>& is_valid) {
+  LANCE_RETURN_NOT_OK(CheckIsValidVector(values.size(), is_valid));
+  LANCE_RETURN_NOT_OK(Reserve(static_cast<int64_t>(values.size())));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (is_valid.empty() || is_valid[i]) {
+      LANCE_RETURN_NOT_OK(Append(values[i]));
+    } else {
+      LANCE_RETURN_NOT_OK(AppendNulls(1));
+    }
+  }
+  return Status::OK();
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(offsets_.Reserve(count * static_cast<int64_t>(sizeof(OffsetT))));
+  const auto start = static_cast<OffsetT>(data_.length());
+  for (int64_t i = 0; i < count; ++i) LANCE_RETURN_NOT_OK(offsets_.AppendValue(start));
+  return AppendValidity(count, false);
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(offsets_.Reserve(count * static_cast<int64_t>(sizeof(OffsetT))));
+  const auto start = static_cast<OffsetT>(data_.length());
+  for (int64_t i = 0; i < count; ++i) LANCE_RETURN_NOT_OK(offsets_.AppendValue(start));
+  return AppendValidity(count, true);
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  return offsets_.Reserve(additional * static_cast<int64_t>(sizeof(OffsetT)));
+}
+
+template <typename OffsetT>
+void BaseBinaryBuilder<OffsetT>::Reset() {
+  ArrayBuilder::Reset();
+  offsets_.Reset();
+  data_.Reset();
+}
+
+template <typename OffsetT>
+std::string_view BaseBinaryBuilder<OffsetT>::GetView(int64_t i) const {
+  const auto* offsets = reinterpret_cast<const OffsetT*>(offsets_.data());
+  const int64_t begin = offsets[i];
+  const int64_t end = i + 1 < length_ ? offsets[i + 1] : data_.length();
+  if (begin == end) return {};
+  return {reinterpret_cast<const char*>(data_.data()) + begin,
+          static_cast<size_t>(end - begin)};
+}
+
+template <typename OffsetT>
+Result<ArrayDataPtr> BaseBinaryBuilder<OffsetT>::DoFinish() {
+  LANCE_RETURN_NOT_OK(offsets_.AppendValue(static_cast<OffsetT>(data_.length())));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, offsets_.Finish());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, data_.Finish());
+  return ArrayData::Make(type_, length_,
+                         {std::move(validity), std::move(offsets), std::move(data)},
+                         null_count_);
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::DoAppendArraySlice(const ArrayData& data,
+                                                      int64_t offset, int64_t length) {
+  if (!data.buffers[1])
+    return Status::Invalid("appending a binary array without offsets");
+  const OffsetT* src = data.buffers[1]->data_as<OffsetT>() + data.offset + offset;
+  const int64_t first = src[0];
+  const int64_t bytes = src[length] - first;
+  LANCE_RETURN_NOT_OK(CheckCapacity(bytes));
+  // Rebase: the copied bytes land at data_.length() instead of at `first`.
+  const int64_t shift = data_.length() - first;
+  LANCE_RETURN_NOT_OK(offsets_.Reserve(length * static_cast<int64_t>(sizeof(OffsetT))));
+  for (int64_t i = 0; i < length; ++i) {
+    LANCE_RETURN_NOT_OK(offsets_.AppendValue(static_cast<OffsetT>(src[i] + shift)));
+  }
+  if (bytes > 0) {
+    if (!data.buffers[2]) return Status::Invalid("appending a binary array without data");
+    LANCE_RETURN_NOT_OK(data_.Append(data.buffers[2]->data() + first, bytes));
+  }
+  return AppendValiditySlice(data, offset, length);
+}
+
+template class BaseBinaryBuilder<int32_t>;
+template class BaseBinaryBuilder<int64_t>;
+
+// ---------------------------------------------------------------------------------------
+// FixedSizeBinaryBuilder
+
+FixedSizeBinaryBuilder::FixedSizeBinaryBuilder(DataTypePtr type)
+    : ArrayBuilder(std::move(type)), byte_width_(type_->fixed_size()) {}
+
+Status FixedSizeBinaryBuilder::Append(std::string_view value) {
+  if (static_cast<int64_t>(value.size()) != byte_width_) {
+    return Status::Invalid("appending a " + std::to_string(value.size()) +
+                           "-byte value to a " + type_->ToString() + " builder");
+  }
+  LANCE_RETURN_NOT_OK(values_.Append(value.data(), byte_width_));
+  return AppendValidity(true);
+}
+
+Status FixedSizeBinaryBuilder::AppendValues(const std::vector<std::string>& values,
+                                            const std::vector<bool>& is_valid) {
+  LANCE_RETURN_NOT_OK(CheckIsValidVector(values.size(), is_valid));
+  LANCE_RETURN_NOT_OK(Reserve(static_cast<int64_t>(values.size())));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (is_valid.empty() || is_valid[i]) {
+      LANCE_RETURN_NOT_OK(Append(values[i]));
+    } else {
+      LANCE_RETURN_NOT_OK(AppendNulls(1));
+    }
+  }
+  return Status::OK();
+}
+
+Status FixedSizeBinaryBuilder::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * byte_width_));
+  return AppendValidity(count, false);
+}
+
+Status FixedSizeBinaryBuilder::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * byte_width_));
+  return AppendValidity(count, true);
+}
+
+Status FixedSizeBinaryBuilder::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  return values_.Reserve(additional * byte_width_);
+}
+
+void FixedSizeBinaryBuilder::Reset() {
+  ArrayBuilder::Reset();
+  values_.Reset();
+}
+
+Result<ArrayDataPtr> FixedSizeBinaryBuilder::DoFinish() {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr values, values_.Finish());
+  return ArrayData::Make(type_, length_, {std::move(validity), std::move(values)},
+                         null_count_);
+}
+
+Status FixedSizeBinaryBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                                                  int64_t length) {
+  if (byte_width_ > 0) {
+    if (!data.buffers[1]) {
+      return Status::Invalid("appending a fixed_size_binary array without values");
+    }
+    LANCE_RETURN_NOT_OK(
+        values_.Append(data.buffers[1]->data() + (data.offset + offset) * byte_width_,
+                       length * byte_width_));
+  }
+  return AppendValiditySlice(data, offset, length);
+}
+
+// ---------------------------------------------------------------------------------------
+// BaseListBuilder
+
+template <typename OffsetT>
+BaseListBuilder<OffsetT>::BaseListBuilder(std::unique_ptr<ArrayBuilder> value_builder,
+                                          DataTypePtr type)
+    : ArrayBuilder(std::move(type)), value_builder_(std::move(value_builder)) {
+  if (!type_) {
+    type_ = std::is_same_v<OffsetT, int32_t> ? list(value_builder_->type())
+                                             : large_list(value_builder_->type());
+  }
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::CheckChildLength(int64_t extra) const {
+  if (value_builder_->length() + extra > std::numeric_limits<OffsetT>::max()) {
+    return Status::Invalid("appending to a " + type_->ToString() + " builder: " +
+                           std::to_string(value_builder_->length() + extra) +
+                           " child values do not fit 32-bit offsets (use large_list)");
+  }
+  return Status::OK();
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::Append(bool is_valid) {
+  LANCE_RETURN_NOT_OK(CheckChildLength(0));
+  LANCE_RETURN_NOT_OK(
+      offsets_.AppendValue(static_cast<OffsetT>(value_builder_->length())));
+  return AppendValidity(is_valid);
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(CheckChildLength(0));
+  const auto start = static_cast<OffsetT>(value_builder_->length());
+  LANCE_RETURN_NOT_OK(offsets_.Reserve(count * static_cast<int64_t>(sizeof(OffsetT))));
+  for (int64_t i = 0; i < count; ++i) LANCE_RETURN_NOT_OK(offsets_.AppendValue(start));
+  return AppendValidity(count, false);
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(CheckChildLength(0));
+  const auto start = static_cast<OffsetT>(value_builder_->length());
+  LANCE_RETURN_NOT_OK(offsets_.Reserve(count * static_cast<int64_t>(sizeof(OffsetT))));
+  for (int64_t i = 0; i < count; ++i) LANCE_RETURN_NOT_OK(offsets_.AppendValue(start));
+  return AppendValidity(count, true);
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  return offsets_.Reserve(additional * static_cast<int64_t>(sizeof(OffsetT)));
+}
+
+template <typename OffsetT>
+void BaseListBuilder<OffsetT>::Reset() {
+  ArrayBuilder::Reset();
+  offsets_.Reset();
+  value_builder_->Reset();
+}
+
+template <typename OffsetT>
+Result<ArrayDataPtr> BaseListBuilder<OffsetT>::DoFinish() {
+  const DataTypePtr& item_type = type_->value_type();
+  if (!item_type || !item_type->Equals(*value_builder_->type())) {
+    return Status::Invalid("finishing a " + type_->ToString() +
+                           " builder: the value builder" + " builds " +
+                           value_builder_->type()->ToString());
+  }
+  LANCE_RETURN_NOT_OK(CheckChildLength(0));
+  // Finish the child first: if it fails, this builder is left untouched and can go on.
+  const auto end_offset = static_cast<OffsetT>(value_builder_->length());
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child, value_builder_->FinishData());
+  LANCE_RETURN_NOT_OK(offsets_.AppendValue(end_offset));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, offsets_.Finish());
+  return ArrayData::Make(type_, length_, {std::move(validity), std::move(offsets)},
+                         null_count_, 0, {std::move(child)});
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                                                    int64_t length) {
+  if (!data.buffers[1] || data.children.empty()) {
+    return Status::Invalid("appending a list array without offsets or child");
+  }
+  const OffsetT* src = data.buffers[1]->data_as<OffsetT>() + data.offset + offset;
+  const int64_t first = src[0];
+  const int64_t items = src[length] - first;
+  LANCE_RETURN_NOT_OK(CheckChildLength(items));
+  // Only the items spanned by the copied slots are copied, so offsets shift by where
+  // they land in the child builder.
+  const int64_t shift = value_builder_->length() - first;
+  LANCE_RETURN_NOT_OK(offsets_.Reserve(length * static_cast<int64_t>(sizeof(OffsetT))));
+  for (int64_t i = 0; i < length; ++i) {
+    LANCE_RETURN_NOT_OK(offsets_.AppendValue(static_cast<OffsetT>(src[i] + shift)));
+  }
+  LANCE_RETURN_NOT_OK(value_builder_->AppendArraySlice(*data.children[0], first, items));
+  return AppendValiditySlice(data, offset, length);
+}
+
+template class BaseListBuilder<int32_t>;
+template class BaseListBuilder<int64_t>;
+
+ListBuilder::ListBuilder(std::unique_ptr<ArrayBuilder> value_builder, DataTypePtr type)
+    : BaseListBuilder<int32_t>(std::move(value_builder), std::move(type)) {}
+
+LargeListBuilder::LargeListBuilder(std::unique_ptr<ArrayBuilder> value_builder,
+                                   DataTypePtr type)
+    : BaseListBuilder<int64_t>(std::move(value_builder), std::move(type)) {}
+
+// ---------------------------------------------------------------------------------------
+// FixedSizeListBuilder
+
+FixedSizeListBuilder::FixedSizeListBuilder(std::unique_ptr<ArrayBuilder> value_builder,
+                                           int32_t list_size)
+    : ArrayBuilder(fixed_size_list(value_builder->type(), list_size)),
+      value_builder_(std::move(value_builder)),
+      list_size_(list_size) {}
+
+FixedSizeListBuilder::FixedSizeListBuilder(std::unique_ptr<ArrayBuilder> value_builder,
+                                           DataTypePtr type)
+    : ArrayBuilder(std::move(type)),
+      value_builder_(std::move(value_builder)),
+      list_size_(type_->fixed_size()) {}
+
+Status FixedSizeListBuilder::Append(bool is_valid) {
+  if (!is_valid) return AppendNulls(1);
+  return AppendValidity(true);
+}
+
+Status FixedSizeListBuilder::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(
+      AppendPlaceholders(value_builder_.get(), *type_->fields()[0], count * list_size_));
+  return AppendValidity(count, false);
+}
+
+Status FixedSizeListBuilder::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(value_builder_->AppendEmptyValues(count * list_size_));
+  return AppendValidity(count, true);
+}
+
+void FixedSizeListBuilder::Reset() {
+  ArrayBuilder::Reset();
+  value_builder_->Reset();
+}
+
+Result<ArrayDataPtr> FixedSizeListBuilder::DoFinish() {
+  const DataTypePtr& item_type = type_->value_type();
+  if (!item_type || !item_type->Equals(*value_builder_->type())) {
+    return Status::Invalid("finishing a " + type_->ToString() +
+                           " builder: the value builder" + " builds " +
+                           value_builder_->type()->ToString());
+  }
+  if (value_builder_->length() != length_ * list_size_) {
+    return Status::Invalid("finishing a " + type_->ToString() +
+                           " builder: " + std::to_string(length_) + " slots need " +
+                           std::to_string(length_ * list_size_) + " child values, got " +
+                           std::to_string(value_builder_->length()));
+  }
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child, value_builder_->FinishData());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  return ArrayData::Make(type_, length_, {std::move(validity)}, null_count_, 0,
+                         {std::move(child)});
+}
+
+Status FixedSizeListBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                                                int64_t length) {
+  if (data.children.empty()) {
+    return Status::Invalid("appending a fixed_size_list array without child");
+  }
+  LANCE_RETURN_NOT_OK(value_builder_->AppendArraySlice(
+      *data.children[0], (data.offset + offset) * list_size_, length * list_size_));
+  return AppendValiditySlice(data, offset, length);
+}
+
+// ---------------------------------------------------------------------------------------
+// StructBuilder
+
+StructBuilder::StructBuilder(DataTypePtr type,
+                             std::vector<std::unique_ptr<ArrayBuilder>> field_builders)
+    : ArrayBuilder(std::move(type)), field_builders_(std::move(field_builders)) {}
+
+Status StructBuilder::Append(bool is_valid) {
+  if (!is_valid) return AppendNulls(1);
+  return AppendValidity(true);
+}
+
+Status StructBuilder::AppendNulls(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  const auto& fields = type_->fields();
+  for (size_t i = 0; i < field_builders_.size() && i < fields.size(); ++i) {
+    LANCE_RETURN_NOT_OK(AppendPlaceholders(field_builders_[i].get(), *fields[i], count));
+  }
+  return AppendValidity(count, false);
+}
+
+Status StructBuilder::AppendEmptyValues(int64_t count) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  for (auto& child : field_builders_) {
+    LANCE_RETURN_NOT_OK(child->AppendEmptyValues(count));
+  }
+  return AppendValidity(count, true);
+}
+
+void StructBuilder::Reset() {
+  ArrayBuilder::Reset();
+  for (auto& child : field_builders_) child->Reset();
+}
+
+Result<ArrayDataPtr> StructBuilder::DoFinish() {
+  const auto& fields = type_->fields();
+  if (fields.size() != field_builders_.size()) {
+    return Status::Invalid("finishing a " + type_->ToString() +
+                           " builder: " + std::to_string(field_builders_.size()) +
+                           " field builders for " + std::to_string(fields.size()) +
+                           " fields");
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const ArrayBuilder& child = *field_builders_[i];
+    if (!child.type()->Equals(*fields[i]->type())) {
+      return Status::Invalid("finishing a " + type_->ToString() + " builder: field '" +
+                             fields[i]->name() + "' is built as " +
+                             child.type()->ToString());
+    }
+    if (child.length() != length_) {
+      return Status::Invalid("finishing a " + type_->ToString() + " builder: field '" +
+                             fields[i]->name() + "' has " +
+                             std::to_string(child.length()) + " values for " +
+                             std::to_string(length_) + " slots");
+    }
+  }
+  std::vector<ArrayDataPtr> children;
+  children.reserve(field_builders_.size());
+  for (auto& child : field_builders_) {
+    LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, child->FinishData());
+    children.push_back(std::move(data));
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  return ArrayData::Make(type_, length_, {std::move(validity)}, null_count_, 0,
+                         std::move(children));
+}
+
+Status StructBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                                         int64_t length) {
+  if (data.children.size() != field_builders_.size()) {
+    return Status::Invalid("appending a struct array with " +
+                           std::to_string(data.children.size()) +
+                           " children to a builder" + " with " +
+                           std::to_string(field_builders_.size()) + " fields");
+  }
+  for (size_t i = 0; i < field_builders_.size(); ++i) {
+    LANCE_RETURN_NOT_OK(field_builders_[i]->AppendArraySlice(
+        *data.children[i], data.offset + offset, length));
+  }
+  return AppendValiditySlice(data, offset, length);
+}
+
+// ---------------------------------------------------------------------------------------
+// MakeBuilder
+
+Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(const DataTypePtr& type) {
+  if (!type) return Status::Invalid("making a builder for a null type");
+  std::unique_ptr<ArrayBuilder> out;
+  switch (type->id()) {
+    case TypeId::kBool:
+      out = std::make_unique<BooleanBuilder>();
+      break;
+    case TypeId::kInt8:
+      out = std::make_unique<Int8Builder>(type);
+      break;
+    case TypeId::kInt16:
+      out = std::make_unique<Int16Builder>(type);
+      break;
+    case TypeId::kInt32:
+      out = std::make_unique<Int32Builder>(type);
+      break;
+    case TypeId::kDate32:
+      out = std::make_unique<Date32Builder>();
+      break;
+    case TypeId::kInt64:
+      out = std::make_unique<Int64Builder>(type);
+      break;
+    case TypeId::kTimestamp:
+      out = std::make_unique<TimestampBuilder>(type);
+      break;
+    case TypeId::kUInt8:
+      out = std::make_unique<UInt8Builder>(type);
+      break;
+    case TypeId::kUInt16:
+      out = std::make_unique<UInt16Builder>(type);
+      break;
+    case TypeId::kFloat16:
+      out = std::make_unique<HalfFloatBuilder>();
+      break;
+    case TypeId::kUInt32:
+      out = std::make_unique<UInt32Builder>(type);
+      break;
+    case TypeId::kUInt64:
+      out = std::make_unique<UInt64Builder>(type);
+      break;
+    case TypeId::kFloat32:
+      out = std::make_unique<FloatBuilder>(type);
+      break;
+    case TypeId::kFloat64:
+      out = std::make_unique<DoubleBuilder>(type);
+      break;
+    case TypeId::kBinary:
+      out = std::make_unique<BinaryBuilder>();
+      break;
+    case TypeId::kUtf8:
+      out = std::make_unique<StringBuilder>();
+      break;
+    case TypeId::kLargeBinary:
+      out = std::make_unique<LargeBinaryBuilder>();
+      break;
+    case TypeId::kLargeUtf8:
+      out = std::make_unique<LargeStringBuilder>();
+      break;
+    case TypeId::kFixedSizeBinary:
+      if (type->fixed_size() < 0) {
+        return Status::Invalid("making a builder for " + type->ToString() +
+                               ": negative byte width");
+      }
+      out = std::make_unique<FixedSizeBinaryBuilder>(type);
+      break;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList: {
+      if (!type->value_type()) {
+        return Status::Invalid("making a builder for " + type->ToString() +
+                               ": no item type");
+      }
+      LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(type->value_type()));
+      if (type->id() == TypeId::kList) {
+        out = std::make_unique<ListBuilder>(std::move(child), type);
+      } else if (type->id() == TypeId::kLargeList) {
+        out = std::make_unique<LargeListBuilder>(std::move(child), type);
+      } else {
+        if (type->fixed_size() < 0) {
+          return Status::Invalid("making a builder for " + type->ToString() +
+                                 ": negative list size");
+        }
+        out = std::make_unique<FixedSizeListBuilder>(std::move(child), type);
+      }
+      break;
+    }
+    case TypeId::kStruct: {
+      std::vector<std::unique_ptr<ArrayBuilder>> children;
+      for (const auto& f : type->fields()) {
+        if (!f || !f->type()) {
+          return Status::Invalid("making a builder for " + type->ToString() +
+                                 ": a field has no type");
+        }
+        LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(f->type()));
+        children.push_back(std::move(child));
+      }
+      out = std::make_unique<StructBuilder>(type, std::move(children));
+      break;
+    }
+  }
+  if (!out) {
+    return Status::NotImplemented("making a builder for type " + type->ToString());
+  }
+  return out;
+}
+
+}  // namespace lance

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/core/pretty_print.h"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace lance {
+
+namespace {
+
+// Beyond roughly +-27,000 years std::chrono::year cannot represent the date; such values
+// are printed as raw numbers instead of being silently wrapped.
+constexpr int64_t kMaxRenderableDays = 10'000'000;
+
+float HalfBitsToFloat(uint16_t bits) {
+  const bool negative = (bits & 0x8000) != 0;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int mantissa = bits & 0x3ff;
+  float magnitude;
+  if (exponent == 0) {
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
+  } else if (exponent == 0x1f) {
+    magnitude = mantissa == 0 ? INFINITY : NAN;
+  } else {
+    magnitude = std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
+  }
+  return negative ? -magnitude : magnitude;
+}
+
+template <typename T>
+void AppendFloat(T value, std::string* out) {
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof(buf), value);
+  out->append(buf, result.ptr);
+}
+
+template <typename T>
+void AppendInteger(T value, std::string* out) {
+  char buf[32];
+  auto result = std::to_chars(buf, buf + sizeof(buf), value);
+  out->append(buf, result.ptr);
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+void AppendDate(int64_t day_count, std::string* out) {
+  const std::chrono::year_month_day ymd{
+      std::chrono::sys_days{std::chrono::days{day_count}}};
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%04d-%02u-%02u", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
+  out->append(buf);
+}
+
+void AppendDate32(int32_t days, std::string* out) {
+  if (days > kMaxRenderableDays || days < -kMaxRenderableDays) {
+    AppendInteger(days, out);
+    return;
+  }
+  AppendDate(days, out);
+}
+
+void AppendTimestamp(int64_t value, const DataType& type, std::string* out) {
+  int64_t ticks_per_second = 1;
+  int digits = 0;
+  switch (type.unit()) {
+    case TimeUnit::kSecond:
+      break;
+    case TimeUnit::kMilli:
+      ticks_per_second = 1'000;
+      digits = 3;
+      break;
+    case TimeUnit::kMicro:
+      ticks_per_second = 1'000'000;
+      digits = 6;
+      break;
+    case TimeUnit::kNano:
+      ticks_per_second = 1'000'000'000;
+      digits = 9;
+      break;
+  }
+  const int64_t seconds = FloorDiv(value, ticks_per_second);
+  const int64_t fraction = value - seconds * ticks_per_second;
+  const int64_t days = FloorDiv(seconds, 86'400);
+  if (days > kMaxRenderableDays || days < -kMaxRenderableDays) {
+    AppendInteger(value, out);
+    return;
+  }
+  const int64_t second_of_day = seconds - days * 86'400;
+  AppendDate(days, out);
+  char buf[48];
+  std::snprintf(
+      buf, sizeof(buf), " %02d:%02d:%02d", static_cast<int>(second_of_day / 3600),
+      static_cast<int>(second_of_day / 60 % 60), static_cast<int>(second_of_day % 60));
+  out->append(buf);
+  if (digits > 0) {
+    std::snprintf(buf, sizeof(buf), ".%0*lld", digits, static_cast<long long>(fraction));
+    out->append(buf);
+  }
+  if (!type.timezone().empty()) out->push_back('Z');
+}
+
+void AppendQuoted(std::string_view s, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  out->push_back('"');
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      default:
+        // Bytes >= 0x80 pass through so that UTF-8 text stays readable.
+        if (u < 0x20 || u == 0x7f) {
+          out->append("\\x");
+          out->push_back(kHex[u >> 4]);
+          out->push_back(kHex[u & 0xf]);
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendHex(std::string_view s, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  out->append("x'");
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    out->push_back(kHex[u >> 4]);
+    out->push_back(kHex[u & 0xf]);
+  }
+  out->push_back('\'');
+}
+
+template <typename OffsetT>
+std::string_view BinaryView(const ArrayData& data, int64_t i) {
+  const OffsetT* offsets = data.buffers[1]->data_as<OffsetT>() + data.offset;
+  const OffsetT begin = offsets[i];
+  const OffsetT end = offsets[i + 1];
+  if (begin == end) return {};
+  return {reinterpret_cast<const char*>(data.buffers[2]->data()) + begin,
+          static_cast<size_t>(end - begin)};
+}
+
+template <typename T>
+T ValueAt(const ArrayData& data, int64_t i) {
+  return data.buffers[1]->data_as<T>()[data.offset + i];
+}
+
+class Printer {
+ public:
+  explicit Printer(const PrettyPrintOptions& options) : options_(options) {}
+
+  // Renders slots [start, start + length) of `data` (indices relative to its offset).
+  void AppendRange(const ArrayData& data, int64_t start, int64_t length,
+                   std::string* out) {
+    out->push_back('[');
+    const int64_t window = options_.window;
+    const bool elide = window >= 0 && length > 2 * window;
+    for (int64_t k = 0; k < length; ++k) {
+      if (elide && k == window) {
+        out->append(", ...");
+        k = length - window - 1;
+        continue;
+      }
+      if (k > 0) out->append(", ");
+      AppendValue(data, start + k, out);
+    }
+    out->push_back(']');
+  }
+
+  void AppendValue(const ArrayData& data, int64_t i, std::string* out) {
+    if (!data.IsValid(i)) {
+      out->append("null");
+      return;
+    }
+    const DataType& type = *data.type;
+    switch (type.id()) {
+      case TypeId::kBool:
+        out->append(bit_util::GetBit(data.buffers[1]->data(), data.offset + i) ? "true"
+                                                                               : "false");
+        return;
+      case TypeId::kInt8:
+        return AppendInteger(ValueAt<int8_t>(data, i), out);
+      case TypeId::kInt16:
+        return AppendInteger(ValueAt<int16_t>(data, i), out);
+      case TypeId::kInt32:
+        return AppendInteger(ValueAt<int32_t>(data, i), out);
+      case TypeId::kInt64:
+        return AppendInteger(ValueAt<int64_t>(data, i), out);
+      case TypeId::kUInt8:
+        return AppendInteger(ValueAt<uint8_t>(data, i), out);
+      case TypeId::kUInt16:
+        return AppendInteger(ValueAt<uint16_t>(data, i), out);
+      case TypeId::kUInt32:
+        return AppendInteger(ValueAt<uint32_t>(data, i), out);
+      case TypeId::kUInt64:
+        return AppendInteger(ValueAt<uint64_t>(data, i), out);
+      case TypeId::kFloat16:
+        return AppendFloat(HalfBitsToFloat(ValueAt<uint16_t>(data, i)), out);
+      case TypeId::kFloat32:
+        return AppendFloat(ValueAt<float>(data, i), out);
+      case TypeId::kFloat64:
+        return AppendFloat(ValueAt<double>(data, i), out);
+      case TypeId::kDate32:
+        return AppendDate32(ValueAt<int32_t>(data, i), out);
+      case TypeId::kTimestamp:
+        return AppendTimestamp(ValueAt<int64_t>(data, i), type, out);
+      case TypeId::kUtf8:
+        return AppendQuoted(BinaryView<int32_t>(data, i), out);
+      case TypeId::kLargeUtf8:
+        return AppendQuoted(BinaryView<int64_t>(data, i), out);
+      case TypeId::kBinary:
+        return AppendHex(BinaryView<int32_t>(data, i), out);
+      case TypeId::kLargeBinary:
+        return AppendHex(BinaryView<int64_t>(data, i), out);
+      case TypeId::kFixedSizeBinary: {
+        const int64_t width = type.fixed_size();
+        const auto* bytes = data.buffers[1]->data() + (data.offset + i) * width;
+        return AppendHex(
+            {reinterpret_cast<const char*>(bytes), static_cast<size_t>(width)}, out);
+      }
+      case TypeId::kList:
+        return AppendList<int32_t>(data, i, out);
+      case TypeId::kLargeList:
+        return AppendList<int64_t>(data, i, out);
+      case TypeId::kFixedSizeList: {
+        const int64_t size = type.fixed_size();
+        return AppendRange(*data.children[0], (data.offset + i) * size, size, out);
+      }
+      case TypeId::kStruct: {
+        out->push_back('{');
+        for (int f = 0; f < type.num_fields(); ++f) {
+          if (f > 0) out->append(", ");
+          out->append(type.fields()[f]->name());
+          out->append(": ");
+          AppendValue(*data.children[f], data.offset + i, out);
+        }
+        out->push_back('}');
+        return;
+      }
+    }
+  }
+
+ private:
+  template <typename OffsetT>
+  void AppendList(const ArrayData& data, int64_t i, std::string* out) {
+    const OffsetT* offsets = data.buffers[1]->data_as<OffsetT>() + data.offset;
+    AppendRange(*data.children[0], offsets[i], offsets[i + 1] - offsets[i], out);
+  }
+
+  const PrettyPrintOptions& options_;
+};
+
+}  // namespace
+
+std::string PrettyPrint(const Array& array, const PrettyPrintOptions& options) {
+  std::string out;
+  Printer(options).AppendRange(*array.data(), 0, array.length(), &out);
+  return out;
+}
+
+std::string FormatValue(const Array& array, int64_t i,
+                        const PrettyPrintOptions& options) {
+  std::string out;
+  Printer(options).AppendValue(*array.data(), i, &out);
+  return out;
+}
+
+}  // namespace lance

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/status.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "lance/macros.h"
+#include "lance/result.h"
+
+namespace lance {
+
+std::string_view StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalid: return "Invalid";
+    case StatusCode::kIOError: return "IOError";
+    case StatusCode::kNotFound: return "NotFound";
+    case StatusCode::kAlreadyExists: return "AlreadyExists";
+    case StatusCode::kNotImplemented: return "NotImplemented";
+    case StatusCode::kConflict: return "Conflict";
+    case StatusCode::kUnauthorized: return "Unauthorized";
+    case StatusCode::kForbidden: return "Forbidden";
+    case StatusCode::kTokenExpired: return "TokenExpired";
+    case StatusCode::kUnavailable: return "Unavailable";
+    case StatusCode::kCancelled: return "Cancelled";
+    case StatusCode::kCorrupt: return "Corrupt";
+    case StatusCode::kUnknown: return "Unknown";
+  }
+  return "Unknown";
+}
+
+Status::Status(StatusCode code, std::string message, bool retryable) {
+  // An OK code never allocates, whatever message was passed.
+  if (code != StatusCode::kOk) {
+    state_ = std::make_unique<State>(State{code, std::move(message), retryable});
+  }
+}
+
+Status::Status(const Status& other)
+    : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
+
+Status& Status::operator=(const Status& other) {
+  if (this != &other) {
+    state_ = other.state_ ? std::make_unique<State>(*other.state_) : nullptr;
+  }
+  return *this;
+}
+
+const std::string& Status::message() const {
+  static const std::string kEmpty;
+  return state_ ? state_->message : kEmpty;
+}
+
+Status Status::WithContext(std::string_view context) const {
+  if (ok()) return Status();
+  std::string msg = "When ";
+  msg.append(context);
+  msg.append(": ");
+  msg.append(state_->message);
+  return Status(state_->code, std::move(msg), state_->retryable);
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  std::string out(StatusCodeName(code()));
+  out.append(": ");
+  out.append(state_->message);
+  if (state_->retryable) out.append(" (retryable)");
+  return out;
+}
+
+bool Status::operator==(const Status& other) const {
+  if (ok() || other.ok()) return ok() == other.ok();
+  return state_->code == other.state_->code && state_->message == other.state_->message;
+}
+
+std::ostream& operator<<(std::ostream& os, const Status& status) {
+  return os << status.ToString();
+}
+
+namespace internal {
+
+void DieOnBadResultAccess(const Status& status) {
+  std::fprintf(stderr, "lance: value() called on an error Result: %s\n",
+               status.ToString().c_str());
+  std::abort();
+}
+
+void DieOnFailedCheck(const char* cond, const char* file, int line) {
+  std::fprintf(stderr, "lance: check failed: %s at %s:%d\n", cond, file, line);
+  std::abort();
+}
+
+}  // namespace internal
+}  // namespace lance

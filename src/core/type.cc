@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/core/type.h"
+
+#include <string>
+#include <utility>
+
+namespace lance {
+
+DataType::DataType(TypeId id, int32_t fixed_size, TimeUnit unit, std::string timezone,
+                   std::vector<FieldPtr> children)
+    : id_(id),
+      fixed_size_(fixed_size),
+      unit_(unit),
+      timezone_(std::move(timezone)),
+      children_(std::move(children)) {}
+
+int DataType::bit_width() const {
+  switch (id_) {
+    case TypeId::kBool:
+      return 1;
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+      return 8;
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+    case TypeId::kFloat16:
+      return 16;
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+    case TypeId::kFloat32:
+    case TypeId::kDate32:
+      return 32;
+    case TypeId::kInt64:
+    case TypeId::kUInt64:
+    case TypeId::kFloat64:
+    case TypeId::kTimestamp:
+      return 64;
+    case TypeId::kFixedSizeBinary:
+      return 8 * fixed_size_;
+    default:
+      return -1;
+  }
+}
+
+int DataType::byte_width() const {
+  if (id_ == TypeId::kBool) return -1;
+  if (id_ == TypeId::kFixedSizeBinary) return fixed_size_;
+  const int bits = bit_width();
+  return bits < 0 ? -1 : bits / 8;
+}
+
+const DataTypePtr& DataType::value_type() const {
+  // A reference must outlive the call even for the misuse case, hence the static.
+  static const DataTypePtr kNoType;
+  if (!is_list_like() || children_.empty() || !children_[0]) return kNoType;
+  return children_[0]->type();
+}
+
+bool DataType::is_integer() const {
+  switch (id_) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool DataType::is_floating() const {
+  return id_ == TypeId::kFloat16 || id_ == TypeId::kFloat32 || id_ == TypeId::kFloat64;
+}
+
+bool DataType::is_primitive() const {
+  return id_ == TypeId::kBool || is_integer() || is_floating() ||
+         id_ == TypeId::kDate32 || id_ == TypeId::kTimestamp;
+}
+
+bool DataType::is_binary_like() const {
+  return id_ == TypeId::kUtf8 || id_ == TypeId::kLargeUtf8 || id_ == TypeId::kBinary ||
+         id_ == TypeId::kLargeBinary;
+}
+
+bool DataType::is_list_like() const {
+  return id_ == TypeId::kList || id_ == TypeId::kLargeList ||
+         id_ == TypeId::kFixedSizeList;
+}
+
+bool DataType::is_nested() const { return is_list_like() || id_ == TypeId::kStruct; }
+
+namespace {
+
+bool SameType(const DataTypePtr& a, const DataTypePtr& b, bool check_metadata) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  return a->Equals(*b, check_metadata);
+}
+
+}  // namespace
+
+bool DataType::Equals(const DataType& other, bool check_metadata) const {
+  if (this == &other) return true;
+  if (id_ != other.id_) return false;
+  switch (id_) {
+    case TypeId::kFixedSizeBinary:
+      return fixed_size_ == other.fixed_size_;
+    case TypeId::kTimestamp:
+      return unit_ == other.unit_ && timezone_ == other.timezone_;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kFixedSizeList: {
+      if (fixed_size_ != other.fixed_size_) return false;
+      if (children_.size() != 1 || other.children_.size() != 1) {
+        return children_.size() == other.children_.size();
+      }
+      // The item field's name is ignored: producers disagree on it ("item" in Arrow,
+      // "element" in Parquet-derived data) and it carries no meaning for a list.
+      const Field& a = *children_[0];
+      const Field& b = *other.children_[0];
+      if (a.nullable() != b.nullable()) return false;
+      if (check_metadata && a.metadata() != b.metadata()) return false;
+      return SameType(a.type(), b.type(), check_metadata);
+    }
+    case TypeId::kStruct: {
+      if (children_.size() != other.children_.size()) return false;
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (!children_[i]->Equals(*other.children_[i], check_metadata)) return false;
+      }
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+namespace {
+
+const char* PrimitiveName(TypeId id) {
+  switch (id) {
+    case TypeId::kBool:
+      return "bool";
+    case TypeId::kInt8:
+      return "int8";
+    case TypeId::kInt16:
+      return "int16";
+    case TypeId::kInt32:
+      return "int32";
+    case TypeId::kInt64:
+      return "int64";
+    case TypeId::kUInt8:
+      return "uint8";
+    case TypeId::kUInt16:
+      return "uint16";
+    case TypeId::kUInt32:
+      return "uint32";
+    case TypeId::kUInt64:
+      return "uint64";
+    case TypeId::kFloat16:
+      return "float16";
+    case TypeId::kFloat32:
+      return "float";
+    case TypeId::kFloat64:
+      return "double";
+    case TypeId::kUtf8:
+      return "utf8";
+    case TypeId::kLargeUtf8:
+      return "large_utf8";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kLargeBinary:
+      return "large_binary";
+    case TypeId::kDate32:
+      return "date32";
+    default:
+      return nullptr;
+  }
+}
+
+std::string ChildToString(const std::vector<FieldPtr>& children) {
+  if (children.empty() || !children[0]) return "?";
+  return children[0]->ToString();
+}
+
+}  // namespace
+
+std::string DataType::ToString() const {
+  if (const char* name = PrimitiveName(id_)) return name;
+  switch (id_) {
+    case TypeId::kFixedSizeBinary:
+      return "fixed_size_binary[" + std::to_string(fixed_size_) + "]";
+    case TypeId::kTimestamp: {
+      std::string out = "timestamp[";
+      out += TimeUnitSuffix(unit_);
+      if (!timezone_.empty()) out += ", tz=" + timezone_;
+      out += "]";
+      return out;
+    }
+    case TypeId::kList:
+      return "list<" + ChildToString(children_) + ">";
+    case TypeId::kLargeList:
+      return "large_list<" + ChildToString(children_) + ">";
+    case TypeId::kFixedSizeList:
+      return "fixed_size_list<" + ChildToString(children_) + ">[" +
+             std::to_string(fixed_size_) + "]";
+    case TypeId::kStruct: {
+      std::string out = "struct<";
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += children_[i] ? children_[i]->ToString() : "?";
+      }
+      out += ">";
+      return out;
+    }
+    default:
+      return "unknown";
+  }
+}
+
+namespace {
+
+DataTypePtr MakeSimple(TypeId id) {
+  return std::make_shared<const DataType>(id, 0, TimeUnit::kSecond, std::string(),
+                                          std::vector<FieldPtr>{});
+}
+
+}  // namespace
+
+// Parameterless types are immutable, so one shared instance per process is enough and
+// saves an allocation per column per batch. Function-local statics are thread-safe.
+#define LANCE_SINGLETON_TYPE(fn, id)                 \
+  DataTypePtr fn() {                                 \
+    static const DataTypePtr kType = MakeSimple(id); \
+    return kType;                                    \
+  }
+
+LANCE_SINGLETON_TYPE(boolean, TypeId::kBool)
+LANCE_SINGLETON_TYPE(int8, TypeId::kInt8)
+LANCE_SINGLETON_TYPE(int16, TypeId::kInt16)
+LANCE_SINGLETON_TYPE(int32, TypeId::kInt32)
+LANCE_SINGLETON_TYPE(int64, TypeId::kInt64)
+LANCE_SINGLETON_TYPE(uint8, TypeId::kUInt8)
+LANCE_SINGLETON_TYPE(uint16, TypeId::kUInt16)
+LANCE_SINGLETON_TYPE(uint32, TypeId::kUInt32)
+LANCE_SINGLETON_TYPE(uint64, TypeId::kUInt64)
+LANCE_SINGLETON_TYPE(float16, TypeId::kFloat16)
+LANCE_SINGLETON_TYPE(float32, TypeId::kFloat32)
+LANCE_SINGLETON_TYPE(float64, TypeId::kFloat64)
+LANCE_SINGLETON_TYPE(utf8, TypeId::kUtf8)
+LANCE_SINGLETON_TYPE(large_utf8, TypeId::kLargeUtf8)
+LANCE_SINGLETON_TYPE(binary, TypeId::kBinary)
+LANCE_SINGLETON_TYPE(large_binary, TypeId::kLargeBinary)
+LANCE_SINGLETON_TYPE(date32, TypeId::kDate32)
+
+#undef LANCE_SINGLETON_TYPE
+
+DataTypePtr fixed_size_binary(int32_t byte_width) {
+  return std::make_shared<const DataType>(TypeId::kFixedSizeBinary, byte_width,
+                                          TimeUnit::kSecond, std::string(),
+                                          std::vector<FieldPtr>{});
+}
+
+DataTypePtr timestamp(TimeUnit unit, std::string timezone) {
+  return std::make_shared<const DataType>(TypeId::kTimestamp, 0, unit,
+                                          std::move(timezone), std::vector<FieldPtr>{});
+}
+
+namespace {
+
+DataTypePtr MakeList(TypeId id, FieldPtr value_field, int32_t list_size) {
+  return std::make_shared<const DataType>(id, list_size, TimeUnit::kSecond, std::string(),
+                                          std::vector<FieldPtr>{std::move(value_field)});
+}
+
+}  // namespace
+
+DataTypePtr list(DataTypePtr value_type) {
+  return list(field("item", std::move(value_type)));
+}
+DataTypePtr list(FieldPtr value_field) {
+  return MakeList(TypeId::kList, std::move(value_field), 0);
+}
+DataTypePtr large_list(DataTypePtr value_type) {
+  return large_list(field("item", std::move(value_type)));
+}
+DataTypePtr large_list(FieldPtr value_field) {
+  return MakeList(TypeId::kLargeList, std::move(value_field), 0);
+}
+DataTypePtr fixed_size_list(DataTypePtr value_type, int32_t list_size) {
+  return fixed_size_list(field("item", std::move(value_type)), list_size);
+}
+DataTypePtr fixed_size_list(FieldPtr value_field, int32_t list_size) {
+  return MakeList(TypeId::kFixedSizeList, std::move(value_field), list_size);
+}
+
+DataTypePtr struct_(std::vector<FieldPtr> fields) {
+  return std::make_shared<const DataType>(TypeId::kStruct, 0, TimeUnit::kSecond,
+                                          std::string(), std::move(fields));
+}
+
+// ---------------------------------------------------------------------------------------
+// Field
+
+Field::Field(std::string name, DataTypePtr type, bool nullable, KeyValueMetadata metadata)
+    : name_(std::move(name)),
+      type_(std::move(type)),
+      nullable_(nullable),
+      metadata_(std::move(metadata)) {}
+
+FieldPtr Field::WithName(std::string name) const {
+  return std::make_shared<const Field>(std::move(name), type_, nullable_, metadata_);
+}
+FieldPtr Field::WithType(DataTypePtr type) const {
+  return std::make_shared<const Field>(name_, std::move(type), nullable_, metadata_);
+}
+FieldPtr Field::WithNullable(bool nullable) const {
+  return std::make_shared<const Field>(name_, type_, nullable, metadata_);
+}
+FieldPtr Field::WithMetadata(KeyValueMetadata metadata) const {
+  return std::make_shared<const Field>(name_, type_, nullable_, std::move(metadata));
+}
+
+bool Field::Equals(const Field& other, bool check_metadata) const {
+  if (this == &other) return true;
+  if (name_ != other.name_ || nullable_ != other.nullable_) return false;
+  if (check_metadata && metadata_ != other.metadata_) return false;
+  return SameType(type_, other.type_, check_metadata);
+}
+
+std::string Field::ToString() const {
+  std::string out = name_ + ": " + (type_ ? type_->ToString() : std::string("?"));
+  if (!nullable_) out += " not null";
+  return out;
+}
+
+FieldPtr field(std::string name, DataTypePtr type, bool nullable,
+               KeyValueMetadata metadata) {
+  return std::make_shared<const Field>(std::move(name), std::move(type), nullable,
+                                       std::move(metadata));
+}
+
+// ---------------------------------------------------------------------------------------
+// Schema
+
+Schema::Schema(std::vector<FieldPtr> fields, KeyValueMetadata metadata)
+    : fields_(std::move(fields)), metadata_(std::move(metadata)) {}
+
+int Schema::GetFieldIndex(const std::string& name) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i]->name() == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+FieldPtr Schema::GetFieldByName(const std::string& name) const {
+  const int i = GetFieldIndex(name);
+  return i < 0 ? nullptr : fields_[i];
+}
+
+Result<SchemaPtr> Schema::Project(const std::vector<std::string>& names) const {
+  std::vector<FieldPtr> projected;
+  projected.reserve(names.size());
+  for (const auto& name : names) {
+    const int i = GetFieldIndex(name);
+    if (i < 0) {
+      return Status::Invalid("projecting schema: no column named '" + name + "'");
+    }
+    projected.push_back(fields_[i]);
+  }
+  return std::make_shared<const Schema>(std::move(projected), metadata_);
+}
+
+SchemaPtr Schema::WithMetadata(KeyValueMetadata metadata) const {
+  return std::make_shared<const Schema>(fields_, std::move(metadata));
+}
+
+bool Schema::Equals(const Schema& other, bool check_metadata) const {
+  if (this == &other) return true;
+  if (fields_.size() != other.fields_.size()) return false;
+  if (check_metadata && metadata_ != other.metadata_) return false;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (!fields_[i]->Equals(*other.fields_[i], check_metadata)) return false;
+  }
+  return true;
+}
+
+std::string Schema::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (i > 0) out += "\n";
+    out += fields_[i]->ToString();
+  }
+  return out;
+}
+
+SchemaPtr schema(std::vector<FieldPtr> fields, KeyValueMetadata metadata) {
+  return std::make_shared<const Schema>(std::move(fields), std::move(metadata));
+}
+
+const char* TimeUnitSuffix(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return "s";
+    case TimeUnit::kMilli:
+      return "ms";
+    case TimeUnit::kMicro:
+      return "us";
+    case TimeUnit::kNano:
+      return "ns";
+  }
+  return "?";
+}
+
+}  // namespace lance

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: Apache-2.0
+// LanceSchema, Lance logical type strings and file versions.
+
+#include "lance/format/lance_schema.h"
+
+#include <charconv>
+#include <limits>
+#include <unordered_set>
+#include <utility>
+
+#include "lance/macros.h"
+
+namespace lance::format {
+
+// ---------------------------------------------------------------------------------------
+// File versions
+
+std::string_view FileVersionString(LanceFileVersion version) {
+  switch (version) {
+    case LanceFileVersion::kV2_0:
+      return "2.0";
+    case LanceFileVersion::kV2_1:
+      return "2.1";
+  }
+  return "?";
+}
+
+Result<LanceFileVersion> ParseFileVersion(std::string_view text) {
+  // Lance's own spellings: "0.3" is what v2.0 footers say, "stable" resolves to 2.0 in
+  // every Lance release that writes 2.0 by default.
+  if (text == "2.0" || text == "0.3" || text == "stable") return LanceFileVersion::kV2_0;
+  if (text == "2.1") return LanceFileVersion::kV2_1;
+  if (text == "legacy" || text == "0.1" || text == "0.2" || text == "2.2" ||
+      text == "next") {
+    return Status::NotImplemented("Lance file version '" + std::string(text) +
+                                  "' is not supported by this build (2.0 and 2.1 are)");
+  }
+  return Status::Invalid("unknown Lance file version '" + std::string(text) +
+                         "' (expected 2.0, 2.1 or stable)");
+}
+
+// ---------------------------------------------------------------------------------------
+// Logical type strings
+
+namespace {
+
+bool IsFslItemType(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBool:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kFloat16:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kDate32:
+    case TypeId::kTimestamp:
+    case TypeId::kFixedSizeBinary:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Result<int64_t> ParsePositive(std::string_view text, std::string_view what) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0 ||
+      value > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid("malformed " + std::string(what) + " '" + std::string(text) +
+                           "' in a Lance logical type");
+  }
+  return value;
+}
+
+Status CheckNoChildren(std::string_view logical_type,
+                       const std::vector<FieldPtr>& children) {
+  if (!children.empty()) {
+    return Status::Invalid("Lance logical type '" + std::string(logical_type) +
+                           "' cannot have child fields, got " +
+                           std::to_string(children.size()));
+  }
+  return Status::OK();
+}
+
+Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
+  if (s == "bool") return boolean();
+  if (s == "int8") return int8();
+  if (s == "int16") return int16();
+  if (s == "int32") return int32();
+  if (s == "int64") return int64();
+  if (s == "uint8") return uint8();
+  if (s == "uint16") return uint16();
+  if (s == "uint32") return uint32();
+  if (s == "uint64") return uint64();
+  if (s == "halffloat") return float16();
+  if (s == "float") return float32();
+  if (s == "double") return float64();
+  if (s == "string") return utf8();
+  if (s == "large_string") return large_utf8();
+  if (s == "binary") return binary();
+  if (s == "large_binary") return large_binary();
+  if (s == "date32:day") return date32();
+  if (s.starts_with("timestamp:")) {
+    std::string_view rest = s.substr(10);
+    const size_t colon = rest.find(':');
+    if (colon == std::string_view::npos) {
+      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+    }
+    std::string_view unit = rest.substr(0, colon);
+    std::string_view tz = rest.substr(colon + 1);
+    TimeUnit u;
+    if (unit == "s") {
+      u = TimeUnit::kSecond;
+    } else if (unit == "ms") {
+      u = TimeUnit::kMilli;
+    } else if (unit == "us") {
+      u = TimeUnit::kMicro;
+    } else if (unit == "ns") {
+      u = TimeUnit::kNano;
+    } else {
+      return Status::Invalid("malformed time unit in Lance logical type '" +
+                             std::string(s) + "'");
+    }
+    // "-" is how Lance spells "no time zone".
+    return timestamp(u, tz == "-" ? std::string() : std::string(tz));
+  }
+  if (s.starts_with("fixed_size_binary:")) {
+    LANCE_ASSIGN_OR_RAISE(int64_t width, ParsePositive(s.substr(18), "byte width"));
+    return fixed_size_binary(static_cast<int32_t>(width));
+  }
+  return Status::NotImplemented("Lance logical type '" + std::string(s) +
+                                "' is not supported by this build");
+}
+
+}  // namespace
+
+Result<std::string> LogicalTypeString(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBool:
+      return std::string("bool");
+    case TypeId::kInt8:
+      return std::string("int8");
+    case TypeId::kInt16:
+      return std::string("int16");
+    case TypeId::kInt32:
+      return std::string("int32");
+    case TypeId::kInt64:
+      return std::string("int64");
+    case TypeId::kUInt8:
+      return std::string("uint8");
+    case TypeId::kUInt16:
+      return std::string("uint16");
+    case TypeId::kUInt32:
+      return std::string("uint32");
+    case TypeId::kUInt64:
+      return std::string("uint64");
+    case TypeId::kFloat16:
+      return std::string("halffloat");
+    case TypeId::kFloat32:
+      return std::string("float");
+    case TypeId::kFloat64:
+      return std::string("double");
+    case TypeId::kUtf8:
+      return std::string("string");
+    case TypeId::kLargeUtf8:
+      return std::string("large_string");
+    case TypeId::kBinary:
+      return std::string("binary");
+    case TypeId::kLargeBinary:
+      return std::string("large_binary");
+    case TypeId::kFixedSizeBinary:
+      return "fixed_size_binary:" + std::to_string(type.fixed_size());
+    case TypeId::kDate32:
+      return std::string("date32:day");
+    case TypeId::kTimestamp:
+      return std::string("timestamp:") + TimeUnitSuffix(type.unit()) + ":" +
+             (type.timezone().empty() ? std::string("-") : type.timezone());
+    case TypeId::kFixedSizeList: {
+      const DataType& item = *type.value_type();
+      if (!IsFslItemType(item)) {
+        return Status::NotImplemented(
+            "Lance stores fixed_size_list only over fixed-width items, not " +
+            item.ToString());
+      }
+      LANCE_ASSIGN_OR_RAISE(std::string inner, LogicalTypeString(item));
+      return "fixed_size_list:" + inner + ":" + std::to_string(type.fixed_size());
+    }
+    case TypeId::kStruct:
+      return std::string("struct");
+    case TypeId::kList:
+    case TypeId::kLargeList: {
+      std::string base = type.id() == TypeId::kList ? "list" : "large_list";
+      if (type.value_type()->id() == TypeId::kStruct) base += ".struct";
+      return base;
+    }
+  }
+  return Status::NotImplemented("Lance cannot store the type " + type.ToString());
+}
+
+Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
+                                            std::vector<FieldPtr> children) {
+  const std::string_view s = logical_type;
+  if (s == "struct") return struct_(std::move(children));
+  if (s == "list" || s == "large_list" || s == "list.struct" ||
+      s == "large_list.struct") {
+    if (children.size() != 1) {
+      return Status::Invalid("Lance logical type '" + std::string(s) +
+                             "' needs exactly one child field, got " +
+                             std::to_string(children.size()));
+    }
+    const bool struct_item = s.ends_with(".struct");
+    if (struct_item != (children[0]->type()->id() == TypeId::kStruct)) {
+      return Status::Invalid("Lance logical type '" + std::string(s) +
+                             "' has an item of type " + children[0]->type()->ToString());
+    }
+    return s.starts_with("large_") ? large_list(children[0]) : list(children[0]);
+  }
+  if (s.starts_with("fixed_size_list:")) {
+    LANCE_RETURN_NOT_OK(CheckNoChildren(s, children));
+    // The inner type may itself contain ':' (timestamp:us:UTC); the size is last.
+    std::string_view rest = s.substr(16);
+    const size_t colon = rest.rfind(':');
+    if (colon == std::string_view::npos) {
+      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+    }
+    LANCE_ASSIGN_OR_RAISE(int64_t n, ParsePositive(rest.substr(colon + 1), "list size"));
+    auto inner = SimpleTypeFromString(rest.substr(0, colon));
+    if (!inner.ok()) {
+      if (inner.status().IsNotImplemented()) {
+        return Status::NotImplemented("Lance logical type '" + std::string(s) +
+                                      "' is not supported by this build");
+      }
+      return inner.status();
+    }
+    if (!IsFslItemType(**inner)) {
+      return Status::NotImplemented("Lance logical type '" + std::string(s) +
+                                    "' is not supported by this build");
+    }
+    return fixed_size_list(field("item", *inner, /*nullable=*/true),
+                           static_cast<int32_t>(n));
+  }
+  LANCE_RETURN_NOT_OK(CheckNoChildren(s, children));
+  return SimpleTypeFromString(s);
+}
+
+int CountLanceFields(const DataType& type) {
+  int count = 1;
+  if (type.id() == TypeId::kStruct || type.id() == TypeId::kList ||
+      type.id() == TypeId::kLargeList) {
+    for (const auto& child : type.fields()) count += CountLanceFields(*child->type());
+  }
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------
+// LanceSchema
+
+namespace {
+
+Status CheckStorable(const Field& f, int depth) {
+  if (depth > kMaxNestingDepth) {
+    return Status::Invalid("field '" + f.name() + "' is nested deeper than " +
+                           std::to_string(kMaxNestingDepth) + " levels");
+  }
+  auto lt = LogicalTypeString(*f.type());
+  if (!lt.ok()) {
+    return Status(lt.status().code(),
+                  "field '" + f.name() + "': " + lt.status().message());
+  }
+  if (f.type()->id() == TypeId::kStruct || f.type()->id() == TypeId::kList ||
+      f.type()->id() == TypeId::kLargeList) {
+    for (const auto& child : f.type()->fields()) {
+      LANCE_RETURN_NOT_OK(CheckStorable(*child, depth + 1));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+LanceSchema::LanceSchema(SchemaPtr schema, std::vector<int32_t> ids,
+                         std::vector<int> top_level_starts)
+    : schema_(std::move(schema)),
+      ids_(std::move(ids)),
+      top_level_starts_(std::move(top_level_starts)) {}
+
+Result<LanceSchema> LanceSchema::Assign(SchemaPtr schema, int32_t first_id) {
+  if (!schema) return Status::Invalid("assigning Lance field ids: the schema is null");
+  if (first_id < 0) {
+    return Status::Invalid("assigning Lance field ids: negative first id " +
+                           std::to_string(first_id));
+  }
+  int64_t total = 0;
+  for (const auto& f : schema->fields()) {
+    LANCE_RETURN_NOT_OK(CheckStorable(*f, 1));
+    total += CountLanceFields(*f->type());
+  }
+  if (first_id + total - 1 > std::numeric_limits<int32_t>::max()) {
+    return Status::Invalid("assigning Lance field ids: ids would overflow int32");
+  }
+  std::vector<int32_t> ids(static_cast<size_t>(total));
+  for (int64_t i = 0; i < total; ++i) ids[i] = static_cast<int32_t>(first_id + i);
+  return Make(std::move(schema), std::move(ids));
+}
+
+Result<LanceSchema> LanceSchema::Make(SchemaPtr schema,
+                                      std::vector<int32_t> preorder_ids) {
+  if (!schema) return Status::Invalid("making a Lance schema: the schema is null");
+  std::vector<int> starts;
+  starts.reserve(schema->fields().size() + 1);
+  int64_t total = 0;
+  for (const auto& f : schema->fields()) {
+    LANCE_RETURN_NOT_OK(CheckStorable(*f, 1));
+    starts.push_back(static_cast<int>(total));
+    total += CountLanceFields(*f->type());
+  }
+  starts.push_back(static_cast<int>(total));
+  if (total != static_cast<int64_t>(preorder_ids.size())) {
+    return Status::Invalid(
+        "making a Lance schema: " + std::to_string(preorder_ids.size()) +
+        " field ids for " + std::to_string(total) + " fields");
+  }
+  std::unordered_set<int32_t> seen;
+  for (int32_t id : preorder_ids) {
+    if (id < 0) {
+      return Status::Invalid("making a Lance schema: negative field id " +
+                             std::to_string(id));
+    }
+    if (!seen.insert(id).second) {
+      return Status::Invalid("making a Lance schema: field id " + std::to_string(id) +
+                             " repeats");
+    }
+  }
+  return LanceSchema(std::move(schema), std::move(preorder_ids), std::move(starts));
+}
+
+std::vector<int32_t> LanceSchema::SubtreeIds(int top_level_index) const {
+  if (top_level_index < 0 ||
+      top_level_index + 1 >= static_cast<int>(top_level_starts_.size())) {
+    return {};
+  }
+  return std::vector<int32_t>(ids_.begin() + top_level_starts_[top_level_index],
+                              ids_.begin() + top_level_starts_[top_level_index + 1]);
+}
+
+int32_t LanceSchema::max_field_id() const {
+  int32_t max_id = -1;
+  for (int32_t id : ids_) max_id = std::max(max_id, id);
+  return max_id;
+}
+
+int LanceSchema::TopLevelIndexOfId(int32_t id) const {
+  for (size_t i = 0; i + 1 < top_level_starts_.size(); ++i) {
+    if (ids_[top_level_starts_[i]] == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Result<LanceSchema> LanceSchema::Project(const std::vector<std::string>& names) const {
+  if (!schema_) return Status::Invalid("projecting an empty Lance schema");
+  std::vector<FieldPtr> fields;
+  std::vector<int32_t> ids;
+  for (const auto& name : names) {
+    const int index = schema_->GetFieldIndex(name);
+    if (index < 0) {
+      return Status::Invalid("projecting a Lance schema: no column named '" + name + "'");
+    }
+    fields.push_back(schema_->field(index));
+    auto sub = SubtreeIds(index);
+    ids.insert(ids.end(), sub.begin(), sub.end());
+  }
+  return Make(lance::schema(std::move(fields), schema_->metadata()), std::move(ids));
+}
+
+bool LanceSchema::Equals(const LanceSchema& other) const {
+  if (ids_ != other.ids_) return false;
+  if (!schema_ || !other.schema_) return schema_ == other.schema_;
+  return schema_->Equals(*other.schema_, /*check_metadata=*/true);
+}
+
+}  // namespace lance::format

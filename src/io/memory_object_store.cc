@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/io/memory_object_store.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "lance/macros.h"
+
+namespace lance::io {
+
+namespace {
+
+std::string Quoted(std::string_view s) {
+  std::string out = "'";
+  out.append(s);
+  out.push_back('\'');
+  return out;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The smallest string greater than every string starting with `prefix`; empty if there
+// is none (only 0xff bytes).
+std::string PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty()) {
+    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
+    if (c != 0xff) {
+      ++c;
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// The process-wide named instances. Leaked on purpose: stores may be used from static
+// destructors of other objects, so this map must outlive them all.
+struct NamedStores {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<MemoryObjectStore>> stores;
+};
+NamedStores& GetNamedStores() {
+  static auto* named = new NamedStores();
+  return *named;
+}
+
+class MemoryReader : public RandomAccessReader {
+ public:
+  MemoryReader(BufferPtr data, std::string path, std::string uri)
+      : RandomAccessReader(std::move(path), std::move(uri), data->size()),
+        data_(std::move(data)) {}
+
+ protected:
+  Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
+    // The stored buffer is immutable and shared, so a slice is both zero-copy and
+    // thread-safe.
+    return Buffer::Slice(data_, offset, length);
+  }
+
+ private:
+  BufferPtr data_;
+};
+
+}  // namespace
+
+class MemoryObjectStore::Writer : public OutputStream {
+ public:
+  Writer(std::shared_ptr<State> state, std::string path, std::string uri)
+      : OutputStream(std::move(path), std::move(uri)), state_(std::move(state)) {}
+  ~Writer() override { AbortIfNotClosed(); }
+
+ protected:
+  Status DoWrite(const void* data, int64_t length) override {
+    data_.append(static_cast<const char*>(data), static_cast<size_t>(length));
+    return Status::OK();
+  }
+  Status DoClose() override {
+    BufferPtr buffer = Buffer::FromString(std::move(data_));
+    data_.clear();
+    std::unique_lock lock(state_->mu);
+    state_->objects[path()] = Object{std::move(buffer), NowMillis()};
+    return Status::OK();
+  }
+  Status DoAbort() override {
+    std::string().swap(data_);
+    return Status::OK();
+  }
+
+ private:
+  std::shared_ptr<State> state_;
+  std::string data_;
+};
+
+MemoryObjectStore::MemoryObjectStore(std::string name)
+    : name_(std::move(name)),
+      uri_("memory://" + name_),
+      state_(std::make_shared<State>()) {}
+
+MemoryObjectStore::~MemoryObjectStore() = default;
+
+std::shared_ptr<MemoryObjectStore> MemoryObjectStore::Named(const std::string& name) {
+  NamedStores& named = GetNamedStores();
+  std::lock_guard lock(named.mu);
+  auto& slot = named.stores[name];
+  if (!slot) slot = std::make_shared<MemoryObjectStore>(name);
+  return slot;
+}
+
+bool MemoryObjectStore::DropNamed(const std::string& name) {
+  NamedStores& named = GetNamedStores();
+  std::lock_guard lock(named.mu);
+  return named.stores.erase(name) > 0;
+}
+
+std::string MemoryObjectStore::ToString() const {
+  return "MemoryObjectStore(" + uri_ + ")";
+}
+
+int64_t MemoryObjectStore::num_objects() const {
+  std::shared_lock lock(state_->mu);
+  return static_cast<int64_t>(state_->objects.size());
+}
+
+int64_t MemoryObjectStore::total_bytes() const {
+  std::shared_lock lock(state_->mu);
+  int64_t total = 0;
+  for (const auto& [key, object] : state_->objects) total += object.data->size();
+  return total;
+}
+
+Result<ObjectMeta> MemoryObjectStore::Head(const std::string& path) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  std::shared_lock lock(state_->mu);
+  auto it = state_->objects.find(path);
+  if (it == state_->objects.end()) {
+    return Status::NotFound("When getting the metadata of " + Quoted(ObjectUri(path)) +
+                            ": no such object");
+  }
+  return ObjectMeta{path, it->second.data->size(), it->second.last_modified};
+}
+
+Result<ListResult> MemoryObjectStore::List(const std::string& prefix,
+                                           const ListOptions& options) {
+  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
+  if (options.max_keys < 0) {
+    return Status::Invalid("When listing " + Quoted(ObjectUri(prefix)) +
+                           ": max_keys is negative");
+  }
+  const int64_t max_keys =
+      options.max_keys == 0 ? ListOptions::kDefaultMaxKeys : options.max_keys;
+  const std::string& token = options.continuation_token;
+  const std::string& after = std::max(options.start_after, token);
+
+  ListResult result;
+  std::shared_lock lock(state_->mu);
+  const auto& objects = state_->objects;
+  auto it = after >= prefix ? objects.upper_bound(after) : objects.lower_bound(prefix);
+  int64_t emitted = 0;
+  std::string last;
+  while (it != objects.end() && StartsWith(it->first, prefix)) {
+    std::string_view rest = std::string_view(it->first).substr(prefix.size());
+    size_t slash = options.recursive ? std::string_view::npos : rest.find('/');
+    if (slash != std::string_view::npos) {
+      // Roll every key below this prefix into one entry and jump past them all, so a
+      // page costs O(entries returned), not O(keys below the prefix).
+      std::string common = prefix + std::string(rest.substr(0, slash + 1));
+      std::string successor = PrefixSuccessor(common);
+      auto next = successor.empty() ? objects.end() : objects.lower_bound(successor);
+      // The token may name a common prefix returned on the previous page.
+      if (!token.empty() && common <= token) {
+        it = next;
+        continue;
+      }
+      if (emitted == max_keys) {
+        result.next_token = last;
+        break;
+      }
+      last = common;
+      result.common_prefixes.push_back(std::move(common));
+      ++emitted;
+      it = next;
+      continue;
+    }
+    if (emitted == max_keys) {
+      result.next_token = last;
+      break;
+    }
+    last = it->first;
+    result.objects.push_back(
+        ObjectMeta{it->first, it->second.data->size(), it->second.last_modified});
+    ++emitted;
+    ++it;
+  }
+  return result;
+}
+
+Result<std::shared_ptr<RandomAccessReader>> MemoryObjectStore::OpenReader(
+    const std::string& path) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, Read(path));
+  return std::shared_ptr<RandomAccessReader>(
+      std::make_shared<MemoryReader>(std::move(data), path, ObjectUri(path)));
+}
+
+Result<BufferPtr> MemoryObjectStore::Read(const std::string& path) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  std::shared_lock lock(state_->mu);
+  auto it = state_->objects.find(path);
+  if (it == state_->objects.end()) {
+    return Status::NotFound("When reading " + Quoted(ObjectUri(path)) +
+                            ": no such object");
+  }
+  return it->second.data;
+}
+
+Result<std::unique_ptr<OutputStream>> MemoryObjectStore::OpenWriter(
+    const std::string& path) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  return std::unique_ptr<OutputStream>(new Writer(state_, path, ObjectUri(path)));
+}
+
+Status MemoryObjectStore::Put(const std::string& path, std::string_view data) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  BufferPtr buffer = Buffer::FromString(std::string(data));
+  std::unique_lock lock(state_->mu);
+  state_->objects[path] = Object{std::move(buffer), NowMillis()};
+  return Status::OK();
+}
+
+Status MemoryObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  // Copy before locking: the critical section stays a lookup plus an insert.
+  BufferPtr buffer = Buffer::FromString(std::string(data));
+  std::unique_lock lock(state_->mu);
+  auto [it, inserted] = state_->objects.try_emplace(path, Object{buffer, NowMillis()});
+  if (!inserted) {
+    return Status::AlreadyExists("When creating " + Quoted(ObjectUri(path)) +
+                                 ": an object already exists there");
+  }
+  return Status::OK();
+}
+
+Status MemoryObjectStore::Delete(const std::string& path) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  std::unique_lock lock(state_->mu);
+  state_->objects.erase(path);
+  return Status::OK();
+}
+
+Status MemoryObjectStore::DeleteMany(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  std::unique_lock lock(state_->mu);
+  for (const auto& path : paths) state_->objects.erase(path);
+  return Status::OK();
+}
+
+Status MemoryObjectStore::DeletePrefix(const std::string& prefix) {
+  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
+  std::unique_lock lock(state_->mu);
+  auto& objects = state_->objects;
+  auto first = objects.lower_bound(prefix);
+  std::string successor = PrefixSuccessor(prefix);
+  auto last = successor.empty() ? objects.end() : objects.lower_bound(successor);
+  objects.erase(first, last);
+  return Status::OK();
+}
+
+Status MemoryObjectStore::Copy(const std::string& src, const std::string& dst) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  std::unique_lock lock(state_->mu);
+  auto it = state_->objects.find(src);
+  if (it == state_->objects.end()) {
+    return Status::NotFound("When copying from " + Quoted(ObjectUri(src)) +
+                            ": no such object");
+  }
+  // Buffers are immutable, so the copy can share the bytes.
+  BufferPtr data = it->second.data;
+  state_->objects[dst] = Object{std::move(data), NowMillis()};
+  return Status::OK();
+}
+
+Status MemoryObjectStore::Rename(const std::string& src, const std::string& dst) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  std::unique_lock lock(state_->mu);
+  auto it = state_->objects.find(src);
+  if (it == state_->objects.end()) {
+    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
+                            ": no such object");
+  }
+  if (src == dst) return Status::OK();
+  Object object = std::move(it->second);
+  state_->objects.erase(it);
+  state_->objects[dst] = std::move(object);
+  return Status::OK();
+}
+
+Status MemoryObjectStore::RenameIfNotExists(const std::string& src,
+                                            const std::string& dst) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  std::unique_lock lock(state_->mu);
+  auto it = state_->objects.find(src);
+  if (it == state_->objects.end()) {
+    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
+                            ": no such object");
+  }
+  if (state_->objects.count(dst) > 0) {
+    return Status::AlreadyExists("When renaming " + Quoted(ObjectUri(src)) + " onto " +
+                                 Quoted(ObjectUri(dst)) +
+                                 ": an object already exists there");
+  }
+  Object object = std::move(it->second);
+  state_->objects.erase(it);
+  state_->objects.emplace(dst, std::move(object));
+  return Status::OK();
+}
+
+}  // namespace lance::io

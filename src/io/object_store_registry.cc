@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/io/object_store_registry.h"
+
+#include <cctype>
+#include <functional>
+#include <string>
+#include <utility>
+
+#include "lance/io/local_object_store.h"
+#include "lance/io/memory_object_store.h"
+#include "lance/macros.h"
+
+namespace lance::io {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsValidScheme(std::string_view scheme) {
+  if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0])))
+    return false;
+  for (char c : scheme) {
+    auto u = static_cast<unsigned char>(c);
+    if (!std::isalnum(u) && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+// Length-prefixed so that no choice of keys and values can make two different option
+// sets serialise alike.
+void AppendField(std::string* out, std::string_view field) {
+  out->append(std::to_string(field.size()));
+  out->push_back(':');
+  out->append(field);
+}
+
+// Identifies the secrets a store was built with without keeping them, so that the cache
+// can tell credential sets apart while its keys stay free of them.
+size_t SecretsFingerprint(const StorageOptions& options) {
+  std::string secrets;
+  for (const auto& [key, value] : options) {
+    if (!ObjectStoreRegistry::IsSecretOptionKey(key)) continue;
+    AppendField(&secrets, key);
+    AppendField(&secrets, value);
+  }
+  return std::hash<std::string>{}(secrets);
+}
+
+}  // namespace
+
+ObjectStoreRegistry& ObjectStoreRegistry::Default() {
+  // Built on first use rather than by a static initializer (which static linking can
+  // drop or order badly), and leaked so it outlives every static user.
+  static ObjectStoreRegistry* registry = [] {
+    auto* r = new ObjectStoreRegistry();
+    (void)RegisterBuiltinObjectStores(r);
+    return r;
+  }();
+  return *registry;
+}
+
+bool ObjectStoreRegistry::IsSecretOptionKey(std::string_view key) {
+  static constexpr std::string_view kMarkers[] = {
+      "secret", "token", "password", "passwd", "credential", "signature",
+      "key",  // key_id, access_key, account_key, private_key, api_key, sas_key...
+      "sas",
+  };
+  const std::string lower = Lower(key);
+  for (std::string_view marker : kMarkers) {
+    if (lower.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string ObjectStoreRegistry::CacheKey(const Uri& root,
+                                          const StorageOptions& options) {
+  std::string key;
+  AppendField(&key, root.scheme);
+  AppendField(&key, root.authority);
+  for (const auto& [name, value] : options) {
+    if (IsSecretOptionKey(name)) continue;
+    AppendField(&key, name);
+    AppendField(&key, value);
+  }
+  return key;
+}
+
+Status ObjectStoreRegistry::Register(std::string_view scheme, ObjectStoreFactory factory,
+                                     bool replace) {
+  if (!IsValidScheme(scheme)) {
+    return Status::Invalid("cannot register an object store for the malformed scheme '" +
+                           std::string(scheme) + "'");
+  }
+  if (!factory) {
+    return Status::Invalid("cannot register an empty object store factory for '" +
+                           std::string(scheme) + "'");
+  }
+  const std::string lower = Lower(scheme);
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = factories_.try_emplace(lower, factory);
+  if (!inserted) {
+    if (!replace) {
+      return Status::AlreadyExists("an object store factory is already registered for '" +
+                                   lower + "'");
+    }
+    it->second = std::move(factory);
+    // Stores built by the old factory must not be handed out any more.
+    for (auto entry = cache_.begin(); entry != cache_.end();) {
+      entry = entry->first.rfind(std::to_string(lower.size()) + ":" + lower, 0) == 0
+                  ? cache_.erase(entry)
+                  : std::next(entry);
+    }
+  }
+  return Status::OK();
+}
+
+bool ObjectStoreRegistry::IsRegistered(std::string_view scheme) const {
+  std::lock_guard lock(mu_);
+  return factories_.count(Lower(scheme)) > 0;
+}
+
+Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
+                                                      const StorageOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(Uri parsed, ParseUri(uri));
+  const Uri root = parsed.Root();
+  const std::string key = CacheKey(root, options);
+  const size_t fingerprint = SecretsFingerprint(options);
+
+  std::lock_guard lock(mu_);
+  auto factory = factories_.find(root.scheme);
+  if (factory == factories_.end()) {
+    return Status::NotImplemented("no object store is registered for the scheme '" +
+                                  root.scheme + "' (location '" + parsed.ToString() +
+                                  "')");
+  }
+  for (auto it = cache_.begin(); it != cache_.end();) {
+    it = it->second.store.expired() ? cache_.erase(it) : std::next(it);
+  }
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    std::shared_ptr<ObjectStore> store = it->second.store.lock();
+    if (store && it->second.secrets_fingerprint == fingerprint) {
+      return ResolvedLocation{std::move(store), std::move(parsed.path)};
+    }
+  }
+  Result<std::shared_ptr<ObjectStore>> made = factory->second(root, options);
+  if (!made.ok()) {
+    return made.status().WithContext("opening the object store for '" + root.ToString() +
+                                     "'");
+  }
+  std::shared_ptr<ObjectStore> store = std::move(made).MoveValueUnsafe();
+  if (store == nullptr) {
+    return Status::Unknown("the object store factory for '" + root.scheme +
+                           "' returned no store");
+  }
+  cache_[key] = CacheEntry{store, fingerprint};
+  return ResolvedLocation{std::move(store), std::move(parsed.path)};
+}
+
+void ObjectStoreRegistry::ClearCache() {
+  std::lock_guard lock(mu_);
+  cache_.clear();
+}
+
+size_t ObjectStoreRegistry::num_cached_stores() const {
+  std::lock_guard lock(mu_);
+  size_t live = 0;
+  for (const auto& [key, entry] : cache_) live += entry.store.expired() ? 0 : 1;
+  return live;
+}
+
+Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {
+  LANCE_RETURN_NOT_OK(registry->Register(
+      "file",
+      [](const Uri& root, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+        // Rooted at "/": the resolved path is the absolute path minus its leading '/'.
+        LANCE_ASSIGN_OR_RAISE(auto store, LocalObjectStore::Make("/"));
+        return std::shared_ptr<ObjectStore>(std::move(store));
+      }));
+  LANCE_RETURN_NOT_OK(registry->Register(
+      "memory",
+      [](const Uri& root, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+        return std::shared_ptr<ObjectStore>(MemoryObjectStore::Named(root.authority));
+      }));
+  ObjectStoreFactory s3_placeholder =
+      [](const Uri& root, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+    if (root.authority.empty()) {
+      return Status::Invalid("an " + root.scheme + ":// location needs a bucket name");
+    }
+    return Status::NotImplemented(
+        "s3 support arrives with the S3 object store, which this build does not include "
+        "yet; cannot open '" +
+        root.ToString() + "'");
+  };
+  LANCE_RETURN_NOT_OK(registry->Register("s3", s3_placeholder));
+  LANCE_RETURN_NOT_OK(registry->Register("s3a", s3_placeholder));
+  return Status::OK();
+}
+
+Result<ResolvedLocation> ResolveObjectStore(std::string_view uri,
+                                            const StorageOptions& options) {
+  return ObjectStoreRegistry::Default().Resolve(uri, options);
+}
+
+}  // namespace lance::io

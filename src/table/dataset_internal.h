@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internals shared by dataset.cc (open, write, commit, delete) and scan.cc (reads).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/core/record_batch.h"
+#include "lance/format/lance_schema.h"
+#include "lance/table/dataset.h"
+#include "table/deletion.h"
+#include "table/manifest.h"
+#include "table/predicate.h"
+
+namespace lance {
+
+/// \brief One loaded version of a dataset. Immutable once built, so scans share it.
+class DatasetImpl {
+ public:
+  std::string uri;
+  StorageOptions storage_options;
+  table_internal::DatasetDir dir;
+  table_internal::LoadedManifest manifest;
+  format::LanceSchema schema;
+  std::vector<FragmentMetadata> fragments;
+  std::string data_storage_version;
+
+  const table_internal::pb::Manifest& proto() const { return manifest.manifest; }
+  /// \brief The manifest file's URI, for messages.
+  std::string manifest_uri() const {
+    return dir.store()->ObjectUri(manifest.location.key);
+  }
+};
+
+namespace table_internal {
+
+/// \brief Builds the in-memory dataset from a decoded manifest: checks reader feature
+/// flags and decodes the schema. Data files are not touched.
+/// \return NotImplemented for unsupported reader flags; Corrupt naming the manifest.
+Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
+                                                     StorageOptions storage_options,
+                                                     DatasetDir dir,
+                                                     LoadedManifest manifest);
+
+/// \brief One batch of a fragment before deletions are applied.
+struct FragmentBatch {
+  RecordBatchPtr batch;
+  int64_t start_row = 0;  ///< offset of the batch's first row within the fragment
+};
+
+/// \brief Streams the given top-level columns of one fragment, stitching the data
+/// files that hold them side by side; columns no data file holds read as nulls.
+class FragmentReader {
+ public:
+  /// \param columns top-level field indices of the dataset schema, in output order.
+  static Result<std::unique_ptr<FragmentReader>> Open(const DatasetImpl& dataset,
+                                                      const pb::DataFragment& fragment,
+                                                      const std::vector<int>& columns,
+                                                      int64_t batch_size);
+  ~FragmentReader();
+
+  /// \brief The next batch (with the projected dataset schema), nullopt at the end.
+  /// \return Corrupt naming the data file when files disagree with each other or with
+  /// the manifest; errors of the format layer.
+  Result<std::optional<FragmentBatch>> Next();
+  int64_t physical_rows() const { return physical_rows_; }
+  const SchemaPtr& schema() const { return schema_; }
+
+ private:
+  struct Source;
+  FragmentReader() = default;
+
+  SchemaPtr schema_;
+  std::vector<std::unique_ptr<Source>> sources_;
+  std::vector<int> null_positions_;
+  int64_t physical_rows_ = 0;
+  int64_t row_ = 0;
+  int64_t batch_size_ = 8192;
+  std::string fragment_name_;
+};
+
+/// \brief Rows of the fragment: physical_rows, or (when the manifest lacks it) the
+/// row count of its first data file.
+Result<int64_t> FragmentPhysicalRows(const DatasetImpl& dataset,
+                                     const pb::DataFragment& fragment);
+
+/// \brief The fragment's deletion vector (empty without a deletion file).
+Result<DeletionVector> LoadDeletions(const DatasetImpl& dataset,
+                                     const pb::DataFragment& fragment);
+
+/// \brief Live rows of the fragment (physical minus deleted), reading deletion and
+/// data files only when the manifest lacks the counts.
+Result<int64_t> FragmentLiveRows(const DatasetImpl& dataset,
+                                 const pb::DataFragment& fragment);
+
+/// \brief The streaming scan behind Dataset::Scan / CountRows.
+/// `count_only` reads only the filter's columns and outputs zero-column batches.
+Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> dataset,
+                                         const ScanOptions& options, bool count_only);
+
+/// \brief An all-null array of `type` and `length`.
+Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);
+
+/// \brief True if `actual` has the shape of `expected`: the same type ids, sizes, units,
+/// time zones and struct member names, ignoring list item names and nullability.
+bool TypesCompatible(const DataType& actual, const DataType& expected);
+
+/// \brief `array` relabelled with `type` (buffers shared). REQUIRES: TypesCompatible.
+ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type);
+
+}  // namespace table_internal
+}  // namespace lance

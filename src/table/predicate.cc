@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Lexer and parser of the predicate language. Parsing and binding happen in one pass:
+// every node is type-checked against the schema as soon as it is built, so an error can
+// name the position of the offending operator.
+//
+// Operator precedence follows DataFusion's SQL parser (higher binds tighter):
+//   OR 5 < AND 10 < NOT (prefix) 15 < IS 17 < comparisons, [NOT] IN / BETWEEN / LIKE 20
+//   < unary minus.
+// Comparisons are left-associative, so `x > 0 = true` is `(x > 0) = true`.
+//
+// Beyond the grammar in predicate.h the parser accepts what Lance users commonly write:
+// `x [NOT] BETWEEN a AND b`, `s [NOT] LIKE / ILIKE 'pattern'`, `b IS [NOT] TRUE / FALSE`,
+// "double-quoted" strings (Lance's dialect reads them as string literals), `-- line` and
+// `/* block */` comments. Unquoted identifiers match a column exactly or, failing that,
+// case-insensitively (as Lance does); `quoted` ones only exactly.
+
+#include "table/predicate.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "lance/macros.h"
+#include "table/predicate_internal.h"
+
+namespace lance::table {
+
+namespace pi = predicate_internal;
+
+namespace {
+
+using pi::CmpOp;
+using pi::ExprPtr;
+using pi::Literal;
+
+enum class Tok : uint8_t {
+  kEnd,
+  kIdent,        // bare word: a keyword or a column name
+  kQuotedIdent,  // `name`
+  kString,       // 'text' or "text"
+  kNumber,
+  kCompare,
+  kLParen,
+  kRParen,
+  kComma,
+  kDot,
+  kMinus,
+  kPlus,
+  kArith,  // * / % (recognised only to reject arithmetic clearly)
+};
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  size_t pos = 0;
+  size_t end = 0;
+  std::string text;  // identifier / string contents (unescaped) or number spelling
+  CmpOp op = CmpOp::kEq;
+};
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '$'; }
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Words that cannot name a column unless quoted. DATE and TIMESTAMP are keywords only in
+// front of a string (`date > DATE '2024-01-01'` reads column `date`).
+bool IsReserved(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"and",     "or",   "not",  "is",
+                                                "null",    "in",   "true", "false",
+                                                "between", "like", "ilike"};
+  for (auto w : kWords) {
+    if (EqualsIgnoreCase(word, w)) return true;
+  }
+  return false;
+}
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view text) : text_(text) {}
+
+  // On failure *error_pos / *error_what say where and what.
+  bool Run(std::vector<Token>* out, size_t* error_pos, std::string* error_what) {
+    while (true) {
+      SkipSpaceAndComments();
+      if (!error_.empty()) break;
+      Token tok;
+      tok.pos = pos_;
+      if (pos_ >= text_.size()) {
+        tok.kind = Tok::kEnd;
+        tok.end = pos_;
+        out->push_back(std::move(tok));
+        return true;
+      }
+      if (!Next(&tok)) break;
+      tok.end = pos_;
+      out->push_back(std::move(tok));
+    }
+    *error_pos = error_pos_;
+    *error_what = error_;
+    return false;
+  }
+
+ private:
+  void Fail(size_t pos, std::string what) {
+    error_pos_ = pos;
+    error_ = std::move(what);
+  }
+
+  void SkipSpaceAndComments() {
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+        ++pos_;
+      } else if (text_.substr(pos_, 2) == "--") {
+        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      } else if (text_.substr(pos_, 2) == "/*") {
+        const size_t close = text_.find("*/", pos_ + 2);
+        if (close == std::string_view::npos) {
+          Fail(pos_, "a closing '*/' for the comment starting");
+          return;
+        }
+        pos_ = close + 2;
+      } else {
+        return;
+      }
+    }
+  }
+
+  // Reads text up to the closing `quote`; a doubled quote stands for itself.
+  bool Quoted(char quote, std::string* out) {
+    const size_t start = pos_++;
+    while (pos_ < text_.size()) {
+      if (text_[pos_] == quote) {
+        if (pos_ + 1 < text_.size() && text_[pos_ + 1] == quote) {
+          out->push_back(quote);
+          pos_ += 2;
+          continue;
+        }
+        ++pos_;
+        return true;
+      }
+      out->push_back(text_[pos_++]);
+    }
+    Fail(start, std::string("a closing ") + quote + " for the " +
+                    (quote == '`' ? "identifier" : "string") + " starting");
+    return false;
+  }
+
+  bool Next(Token* tok) {
+    const char c = text_[pos_];
+    auto peek = [&](size_t k) {
+      return pos_ + k < text_.size() ? text_[pos_ + k] : '\0';
+    };
+    if (IsIdentStart(c)) {
+      const size_t start = pos_;
+      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
+      tok->kind = Tok::kIdent;
+      tok->text = std::string(text_.substr(start, pos_ - start));
+      return true;
+    }
+    if (IsDigit(c) || (c == '.' && IsDigit(peek(1)))) {
+      const size_t start = pos_;
+      while (IsDigit(peek(0))) ++pos_;
+      if (peek(0) == '.') {
+        ++pos_;
+        while (IsDigit(peek(0))) ++pos_;
+      }
+      // An exponent needs digits; otherwise the 'e' starts the next token.
+      if ((peek(0) == 'e' || peek(0) == 'E') &&
+          (IsDigit(peek(1)) ||
+           ((peek(1) == '+' || peek(1) == '-') && IsDigit(peek(2))))) {
+        pos_ += IsDigit(peek(1)) ? 1 : 2;
+        while (IsDigit(peek(0))) ++pos_;
+      }
+      tok->kind = Tok::kNumber;
+      tok->text = std::string(text_.substr(start, pos_ - start));
+      return true;
+    }
+    switch (c) {
+      case '\'':
+      case '"':
+        tok->kind = Tok::kString;
+        return Quoted(c, &tok->text);
+      case '`':
+        tok->kind = Tok::kQuotedIdent;
+        return Quoted('`', &tok->text);
+      case '(':
+        tok->kind = Tok::kLParen;
+        ++pos_;
+        return true;
+      case ')':
+        tok->kind = Tok::kRParen;
+        ++pos_;
+        return true;
+      case ',':
+        tok->kind = Tok::kComma;
+        ++pos_;
+        return true;
+      case '.':
+        tok->kind = Tok::kDot;
+        ++pos_;
+        return true;
+      case '-':
+        tok->kind = Tok::kMinus;
+        ++pos_;
+        return true;
+      case '+':
+        tok->kind = Tok::kPlus;
+        ++pos_;
+        return true;
+      case '*':
+      case '/':
+      case '%':
+        tok->kind = Tok::kArith;
+        tok->text = std::string(1, c);
+        ++pos_;
+        return true;
+      default:
+        break;
+    }
+    // Comparison operators.
+    struct Spelling {
+      std::string_view text;
+      CmpOp op;
+    };
+    static constexpr Spelling kOps[] = {
+        {"==", CmpOp::kEq}, {"!=", CmpOp::kNe}, {"<>", CmpOp::kNe}, {"<=", CmpOp::kLe},
+        {">=", CmpOp::kGe}, {"=", CmpOp::kEq},  {"<", CmpOp::kLt},  {">", CmpOp::kGt},
+    };
+    for (const auto& s : kOps) {
+      if (text_.substr(pos_, s.text.size()) == s.text) {
+        tok->kind = Tok::kCompare;
+        tok->op = s.op;
+        tok->text = std::string(s.text);
+        pos_ += s.text.size();
+        return true;
+      }
+    }
+    Fail(pos_, "");
+    return false;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t error_pos_ = 0;
+  std::string error_;
+};
+
+constexpr int kPrecOr = 5;
+constexpr int kPrecAnd = 10;
+constexpr int kPrecNot = 15;
+constexpr int kPrecIs = 17;
+constexpr int kPrecCompare = 20;
+constexpr int kPrecArith = 30;
+constexpr int kPrecUnary = 50;
+
+class Parser {
+ public:
+  Parser(std::string_view text, const Schema& schema, std::vector<Token> tokens)
+      : text_(text), schema_(schema), tokens_(std::move(tokens)) {}
+
+  Result<ExprPtr> ParseFilter() {
+    LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
+    if (Peek().kind != Tok::kEnd)
+      return SyntaxError("an operator or end of input", Peek());
+    if (!root->is_boolean()) {
+      return BindError(
+          Status::Invalid("the filter must be a boolean expression, but " +
+                          root->ToString() + " is " + root->type()->ToString()),
+          0);
+    }
+    return root;
+  }
+
+ private:
+  const Token& Peek(size_t k = 0) const {
+    return tokens_[std::min(index_ + k, tokens_.size() - 1)];
+  }
+  const Token& Advance() {
+    const Token& t = tokens_[index_];
+    if (index_ + 1 < tokens_.size()) ++index_;
+    return t;
+  }
+  bool IsKeyword(const Token& t, std::string_view word) const {
+    return t.kind == Tok::kIdent && EqualsIgnoreCase(t.text, word);
+  }
+  bool AcceptKeyword(std::string_view word) {
+    if (!IsKeyword(Peek(), word)) return false;
+    Advance();
+    return true;
+  }
+
+  Status SyntaxError(const std::string& expected, const Token& found) const {
+    std::string msg = "cannot parse filter '" + std::string(text_) + "': expected " +
+                      expected + " at position " + std::to_string(found.pos);
+    if (found.kind != Tok::kEnd) {
+      msg += " but found '" +
+             std::string(text_.substr(found.pos, found.end - found.pos)) + "'";
+    }
+    return Status::Invalid(std::move(msg));
+  }
+
+  // Keeps the code of `st` (Invalid, or NotImplemented for what this build cannot do).
+  Status BindError(const Status& st, size_t pos) const {
+    return Status(st.code(), "invalid filter '" + std::string(text_) + "': " +
+                                 st.message() + " at position " + std::to_string(pos));
+  }
+
+  template <typename T>
+  Result<T> Bind(Result<T> r, size_t pos) const {
+    if (!r.ok()) return BindError(r.status(), pos);
+    return r;
+  }
+
+  // Precedence of the infix operator at the current token, 0 if there is none.
+  int InfixPrecedence() const {
+    const Token& t = Peek();
+    switch (t.kind) {
+      case Tok::kCompare:
+        return kPrecCompare;
+      case Tok::kMinus:
+      case Tok::kPlus:
+      case Tok::kArith:
+        return kPrecArith;
+      case Tok::kIdent:
+        if (IsKeyword(t, "or")) return kPrecOr;
+        if (IsKeyword(t, "and")) return kPrecAnd;
+        if (IsKeyword(t, "is")) return kPrecIs;
+        if (IsKeyword(t, "in") || IsKeyword(t, "between") || IsKeyword(t, "like") ||
+            IsKeyword(t, "ilike")) {
+          return kPrecCompare;
+        }
+        if (IsKeyword(t, "not")) {
+          const Token& next = Peek(1);
+          if (IsKeyword(next, "in") || IsKeyword(next, "between") ||
+              IsKeyword(next, "like") || IsKeyword(next, "ilike")) {
+            return kPrecCompare;
+          }
+        }
+        return 0;
+      default:
+        return 0;
+    }
+  }
+
+  Result<ExprPtr> ParseExpr(int min_prec) {
+    LANCE_ASSIGN_OR_RAISE(ExprPtr left, ParsePrefix());
+    while (true) {
+      const int prec = InfixPrecedence();
+      if (prec == 0 || prec <= min_prec) break;
+      LANCE_ASSIGN_OR_RAISE(left, ParseInfix(std::move(left), prec));
+    }
+    return left;
+  }
+
+  Result<ExprPtr> ParseInfix(ExprPtr left, int prec) {
+    const Token op = Advance();
+    switch (op.kind) {
+      case Tok::kCompare: {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(kPrecCompare));
+        return Bind(pi::MakeCompare(std::move(left), op.op, std::move(right)), op.pos);
+      }
+      case Tok::kMinus:
+      case Tok::kPlus:
+      case Tok::kArith:
+        return BindError(Status::Invalid("arithmetic ('" + std::string(1, text_[op.pos]) +
+                                         "') is not supported in filters"),
+                         op.pos);
+      default:
+        break;
+    }
+    if (IsKeyword(op, "or") || IsKeyword(op, "and")) {
+      const bool is_and = IsKeyword(op, "and");
+      LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(is_and ? kPrecAnd : kPrecOr));
+      return Bind(is_and ? pi::MakeAnd(std::move(left), std::move(right))
+                         : pi::MakeOr(std::move(left), std::move(right)),
+                  op.pos);
+    }
+    if (IsKeyword(op, "is")) {
+      const bool negated = AcceptKeyword("not");
+      if (AcceptKeyword("null"))
+        return Bind(pi::MakeIsNull(std::move(left), negated), op.pos);
+      if (AcceptKeyword("true")) {
+        return Bind(pi::MakeIsBool(std::move(left), true, negated), op.pos);
+      }
+      if (AcceptKeyword("false")) {
+        return Bind(pi::MakeIsBool(std::move(left), false, negated), op.pos);
+      }
+      return SyntaxError(negated ? "NULL, TRUE or FALSE after IS NOT"
+                                 : "NOT, NULL, TRUE or FALSE after IS",
+                         Peek());
+    }
+    // [NOT] IN / BETWEEN / LIKE / ILIKE
+    const bool negated = IsKeyword(op, "not");
+    const Token word = negated ? Advance() : op;
+    if (IsKeyword(word, "in")) return ParseIn(std::move(left), negated, word);
+    if (IsKeyword(word, "between")) return ParseBetween(std::move(left), negated, word);
+    const bool ilike = IsKeyword(word, "ilike");
+    LANCE_ASSIGN_OR_RAISE(ExprPtr pattern, ParseExpr(kPrecCompare));
+    return Bind(pi::MakeLike(std::move(left), std::move(pattern), negated, ilike),
+                word.pos);
+  }
+
+  Result<ExprPtr> ParseIn(ExprPtr left, bool negated, const Token& word) {
+    if (Peek().kind != Tok::kLParen) return SyntaxError("'(' after IN", Peek());
+    Advance();
+    std::vector<Literal> items;
+    while (true) {
+      const Token& start = Peek();
+      LANCE_ASSIGN_OR_RAISE(ExprPtr item, ParseExpr(0));
+      if (!item->literal()) {
+        return BindError(
+            Status::Invalid("IN lists hold literals only, not " + item->ToString()),
+            start.pos);
+      }
+      items.push_back(*item->literal());
+      if (Peek().kind == Tok::kComma) {
+        Advance();
+        continue;
+      }
+      if (Peek().kind == Tok::kRParen) {
+        Advance();
+        break;
+      }
+      return SyntaxError("',' or ')' in the IN list", Peek());
+    }
+    return Bind(pi::MakeIn(std::move(left), std::move(items), negated), word.pos);
+  }
+
+  // x BETWEEN a AND b is (x >= a) AND (x <= b), as in SQL.
+  Result<ExprPtr> ParseBetween(ExprPtr left, bool negated, const Token& word) {
+    LANCE_ASSIGN_OR_RAISE(ExprPtr low, ParseExpr(kPrecCompare));
+    if (!AcceptKeyword("and")) return SyntaxError("AND in BETWEEN", Peek());
+    LANCE_ASSIGN_OR_RAISE(ExprPtr high, ParseExpr(kPrecCompare));
+    LANCE_ASSIGN_OR_RAISE(
+        ExprPtr ge, Bind(pi::MakeCompare(left, CmpOp::kGe, std::move(low)), word.pos));
+    LANCE_ASSIGN_OR_RAISE(
+        ExprPtr le, Bind(pi::MakeCompare(left, CmpOp::kLe, std::move(high)), word.pos));
+    LANCE_ASSIGN_OR_RAISE(ExprPtr both,
+                          Bind(pi::MakeAnd(std::move(ge), std::move(le)), word.pos));
+    if (!negated) return both;
+    return Bind(pi::MakeNot(std::move(both)), word.pos);
+  }
+
+  Result<ExprPtr> ParsePrefix() {
+    const Token& t = Peek();
+    switch (t.kind) {
+      case Tok::kLParen: {
+        Advance();
+        LANCE_ASSIGN_OR_RAISE(ExprPtr inner, ParseExpr(0));
+        if (Peek().kind != Tok::kRParen) return SyntaxError("')'", Peek());
+        Advance();
+        return inner;
+      }
+      case Tok::kMinus:
+      case Tok::kPlus: {
+        const Token sign = Advance();
+        LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(kPrecUnary));
+        const Literal* lit = operand->literal();
+        if (!lit || !lit->is_numeric()) {
+          return BindError(Status::Invalid("unary " + std::string(1, text_[sign.pos]) +
+                                           " applies to numeric literals only, not " +
+                                           operand->ToString()),
+                           sign.pos);
+        }
+        if (sign.kind == Tok::kPlus) return operand;
+        return pi::MakeLiteral(lit->kind == Literal::Kind::kInt
+                                   ? Literal::Int(-lit->int_value)
+                                   : Literal::Float(-lit->float_value));
+      }
+      case Tok::kNumber: {
+        const Token num = Advance();
+        return ParseNumber(num);
+      }
+      case Tok::kString: {
+        const Token s = Advance();
+        return pi::MakeLiteral(Literal::String(s.text));
+      }
+      case Tok::kQuotedIdent:
+        return ParseColumn();
+      case Tok::kIdent:
+        break;
+      default:
+        return SyntaxError("a value", t);
+    }
+    if (IsKeyword(t, "not")) {
+      const Token op = Advance();
+      LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(kPrecNot));
+      return Bind(pi::MakeNot(std::move(operand)), op.pos);
+    }
+    if (IsKeyword(t, "true") || IsKeyword(t, "false")) {
+      const bool value = IsKeyword(t, "true");
+      Advance();
+      return pi::MakeLiteral(Literal::Bool(value));
+    }
+    if (IsKeyword(t, "null")) {
+      Advance();
+      return pi::MakeLiteral(Literal::Null());
+    }
+    if ((IsKeyword(t, "date") || IsKeyword(t, "timestamp")) &&
+        Peek(1).kind == Tok::kString) {
+      const bool is_date = IsKeyword(t, "date");
+      Advance();
+      const Token s = Advance();
+      if (is_date) {
+        if (auto days = pi::ParseDate(s.text))
+          return pi::MakeLiteral(Literal::Date(*days));
+        return BindError(Status::Invalid("'" + s.text + "' is not a date (YYYY-MM-DD)"),
+                         s.pos);
+      }
+      if (auto ts = pi::ParseTimestamp(s.text)) {
+        return pi::MakeLiteral(Literal::Timestamp(ts->nanos, ts->has_zone));
+      }
+      return BindError(Status::Invalid("'" + s.text +
+                                       "' is not a timestamp (YYYY-MM-DD HH:MM:SS[.f])"),
+                       s.pos);
+    }
+    if (IsReserved(t.text)) return SyntaxError("a value", t);
+    return ParseColumn();
+  }
+
+  Result<ExprPtr> ParseNumber(const Token& num) {
+    const std::string& s = num.text;
+    const bool is_float = s.find_first_of(".eE") != std::string::npos;
+    if (!is_float) {
+      // Up to 2^64 - 1 stays an exact integer; longer ones become floats (as in SQL).
+      constexpr pi::int128 kMax = (pi::int128{1} << 64) - 1;
+      pi::int128 v = 0;
+      bool fits = true;
+      for (char c : s) {
+        v = v * 10 + (c - '0');
+        if (v > kMax) {
+          fits = false;
+          break;
+        }
+      }
+      if (fits) return pi::MakeLiteral(Literal::Int(v));
+    }
+    double d = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(d)) {
+      return BindError(Status::Invalid("number " + s + " is out of range"), num.pos);
+    }
+    return pi::MakeLiteral(Literal::Float(d));
+  }
+
+  // Resolves `name` among `fields`: exact match first, then (for unquoted names) a unique
+  // case-insensitive one.
+  Result<FieldPtr> Resolve(const std::vector<FieldPtr>& fields, const Token& t,
+                           const std::string& where) const {
+    for (const auto& f : fields) {
+      if (f->name() == t.text) return f;
+    }
+    if (t.kind == Tok::kIdent) {
+      FieldPtr match;
+      for (const auto& f : fields) {
+        if (EqualsIgnoreCase(f->name(), t.text)) {
+          if (match) {
+            return BindError(Status::Invalid("'" + t.text + "' matches both '" +
+                                             match->name() + "' and '" + f->name() + "'" +
+                                             where + "; quote it with backticks"),
+                             t.pos);
+          }
+          match = f;
+        }
+      }
+      if (match) return match;
+    }
+    std::string names;
+    for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f->name();
+    return BindError(Status::Invalid("no column named '" + t.text + "'" + where +
+                                     " (available: " + names + ")"),
+                     t.pos);
+  }
+
+  Result<ExprPtr> ParseColumn() {
+    const Token first = Advance();
+    LANCE_ASSIGN_OR_RAISE(FieldPtr field, Resolve(schema_.fields(), first, ""));
+    std::vector<std::string> path{field->name()};
+    DataTypePtr type = field->type();
+    while (Peek().kind == Tok::kDot) {
+      Advance();
+      const Token name = Peek();
+      // After a dot any word names a field, keywords included.
+      if (name.kind != Tok::kIdent && name.kind != Tok::kQuotedIdent) {
+        return SyntaxError("a field name after '.'", name);
+      }
+      Advance();
+      std::string dotted;
+      for (const auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
+      if (type->id() != TypeId::kStruct) {
+        return BindError(
+            Status::Invalid("'" + dotted + "' is " + type->ToString() +
+                            ", not a struct, so it has no field '" + name.text + "'"),
+            name.pos);
+      }
+      LANCE_ASSIGN_OR_RAISE(FieldPtr child,
+                            Resolve(type->fields(), name, " in struct '" + dotted + "'"));
+      path.push_back(child->name());
+      type = child->type();
+    }
+    return pi::MakeColumn(std::move(path), std::move(type));
+  }
+
+  std::string_view text_;
+  const Schema& schema_;
+  std::vector<Token> tokens_;
+  size_t index_ = 0;
+};
+
+class BoundPredicate final : public Predicate {
+ public:
+  explicit BoundPredicate(ExprPtr root) : root_(std::move(root)) {
+    std::vector<std::string> all;
+    root_->CollectColumns(&all);
+    for (auto& name : all) {
+      if (std::find(columns_.begin(), columns_.end(), name) == columns_.end()) {
+        columns_.push_back(std::move(name));
+      }
+    }
+  }
+
+  std::vector<std::string> ReferencedColumns() const override { return columns_; }
+  Result<ArrayPtr> Evaluate(const RecordBatch& batch) const override {
+    return pi::EvaluateMask(*root_, batch);
+  }
+  std::string ToString() const override { return root_->ToString(); }
+
+ private:
+  ExprPtr root_;
+  std::vector<std::string> columns_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const Predicate>> Predicate::Parse(std::string_view text,
+                                                          const Schema& schema) {
+  std::vector<Token> tokens;
+  size_t error_pos = 0;
+  std::string error_what;
+  if (!Lexer(text).Run(&tokens, &error_pos, &error_what)) {
+    std::string msg = "cannot parse filter '" + std::string(text) + "': ";
+    if (error_what.empty()) {
+      msg += "unexpected character '" + std::string(1, text[error_pos]) +
+             "' at position " + std::to_string(error_pos);
+    } else {
+      msg += "expected " + error_what + " at position " + std::to_string(error_pos);
+    }
+    return Status::Invalid(std::move(msg));
+  }
+  Parser parser(text, schema, std::move(tokens));
+  LANCE_ASSIGN_OR_RAISE(ExprPtr root, parser.ParseFilter());
+  return std::shared_ptr<const Predicate>(
+      std::make_shared<BoundPredicate>(std::move(root)));
+}
+
+}  // namespace lance::table

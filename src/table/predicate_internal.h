@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internals of the predicate language (predicate.h): literals, bound expression nodes and
+// the vectorised kernels they evaluate with. Split over three files:
+//   predicate.cc          lexer and parser; binds names and types while parsing
+//   predicate_expr.cc     expression nodes, type checks, three-valued logic
+//   predicate_kernels.cc  comparison / IN / LIKE kernels, dates and timestamps
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lance/core/array.h"
+#include "lance/core/record_batch.h"
+#include "lance/core/type.h"
+#include "lance/result.h"
+
+namespace lance::table::predicate_internal {
+
+// Integer literals span int64 and uint64 (and their negations); int128 holds them all
+// exactly, as well as the floor/ceil of any float literal that matters for integer
+// columns.
+using int128 = __int128;
+
+enum class CmpOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
+
+std::string_view CmpOpSymbol(CmpOp op);
+/// \brief The operator that gives the same answer with the operands swapped (a < b <=> b
+/// > a).
+CmpOp SwapSides(CmpOp op);
+
+/// \brief A literal as written in the filter, before coercion to a column's type.
+struct Literal {
+  enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp };
+
+  Kind kind = Kind::kNull;
+  bool bool_value = false;
+  int128 int_value = 0;      ///< kInt, within [-(2^64 - 1), 2^64 - 1]
+  double float_value = 0;    ///< kFloat, finite
+  std::string string_value;  ///< kString, raw bytes
+  int32_t days = 0;          ///< kDate: days since the epoch
+  /// kTimestamp: nanoseconds since the epoch (int128: every year 0000-9999 fits), UTC
+  /// when has_zone, else the wall-clock time read as UTC (its zone is the column's).
+  int128 nanos = 0;
+  bool has_zone = false;     ///< kTimestamp: written with Z or an offset (an instant)
+
+  static Literal Null() { return Literal{}; }
+  static Literal Bool(bool v);
+  static Literal Int(int128 v);
+  static Literal Float(double v);
+  static Literal String(std::string v);
+  static Literal Date(int32_t days);
+  static Literal Timestamp(int128 nanos, bool has_zone);
+
+  bool is_null() const { return kind == Kind::kNull; }
+  bool is_numeric() const { return kind == Kind::kInt || kind == Kind::kFloat; }
+  /// \brief Re-parsable SQL spelling: 42, 1.5, 'it''s', DATE '2024-01-02', NULL, ...
+  std::string ToString() const;
+  /// \brief "integer", "float", "string", ... for error messages.
+  std::string_view KindName() const;
+};
+
+// ---- dates and timestamps -------------------------------------------------------------
+
+int64_t DaysFromCivil(int64_t year, int month, int day);
+/// \brief YYYY-MM-DD (month and day may have one digit). nullopt if malformed or invalid.
+std::optional<int32_t> ParseDate(std::string_view text);
+/// \brief A timestamp as written: nanoseconds since the epoch, UTC when has_zone, else
+/// the wall-clock time read as UTC. int128 holds every year 0000-9999 (int64 nanoseconds
+/// stop at 1677-09-21 and 2262-04-11; the column's unit decides what fits).
+struct ParsedTimestamp {
+  int128 nanos = 0;
+  bool has_zone = false;
+};
+/// \brief YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|(+|-)HH[[:]MM]]. A date alone means
+/// midnight. nullopt if malformed or invalid.
+std::optional<ParsedTimestamp> ParseTimestamp(std::string_view text);
+std::string FormatDate(int64_t days);
+/// \brief "YYYY-MM-DD HH:MM:SS[.fraction]" of nanoseconds since the epoch.
+std::string FormatTimestamp(int128 nanos);
+/// \brief The UTC offset in seconds of an Arrow timestamp zone that needs no rules: 0 for
+/// no zone and the UTC spellings (UTC, Z, Etc/UTC, GMT, +00:00, ..., any case), the
+/// offset of a fixed zone (+05:30, -0800, +05, Etc/GMT+8 = -08:00); nullopt for a named
+/// zone such as America/New_York, whose offset needs timezone rules we do not have.
+std::optional<int64_t> FixedZoneOffsetSeconds(std::string_view timezone);
+/// \brief NotImplemented when `literal` is a timestamp (or timestamp string) without a
+/// zone compared with a timestamp column of a named zone: Lance reads such a literal as
+/// local time in that zone, which needs the zone's rules. `column` names the column in
+/// the message (empty: "a <type> value"). OK otherwise.
+Status CheckNaiveTimestampLiteral(const DataType& type, const Literal& literal,
+                                  std::string_view column);
+/// \brief Nanoseconds per tick of `unit`.
+int64_t NanosPerUnit(TimeUnit unit);
+
+// ---- evaluation
+// ------------------------------------------------------------------------
+
+/// \brief The value of an expression: an array (one slot per row) or, for literals only,
+/// a scalar that stands for every row.
+struct Datum {
+  ArrayPtr array;
+  Literal scalar;
+  bool is_array() const { return array != nullptr; }
+};
+
+/// \brief A bound expression: names resolved and types checked against the schema.
+class Expr {
+ public:
+  explicit Expr(DataTypePtr type) : type_(std::move(type)) {}
+  virtual ~Expr() = default;
+
+  /// \brief The static type; nullptr for an untyped NULL literal.
+  const DataTypePtr& type() const { return type_; }
+  bool is_boolean() const { return !type_ || type_->id() == TypeId::kBool; }
+  /// \brief The literal when this node is one (folded constants included).
+  virtual const Literal* literal() const { return nullptr; }
+
+  /// \brief Non-literal nodes always return an array with batch.num_rows() slots.
+  virtual Result<Datum> Evaluate(const RecordBatch& batch) const = 0;
+  virtual std::string ToString() const = 0;
+  /// \brief Appends the top-level column names read by this node.
+  virtual void CollectColumns(std::vector<std::string>* out) const = 0;
+
+ private:
+  DataTypePtr type_;
+};
+using ExprPtr = std::shared_ptr<const Expr>;
+
+// Node factories. They check types and fold literal-only operands; errors are Invalid
+// messages without a position (the parser appends where the operator was).
+ExprPtr MakeLiteral(Literal value);
+/// \brief `path` is the top-level column followed by struct field names; `type` is the
+/// type of the last element.
+ExprPtr MakeColumn(std::vector<std::string> path, DataTypePtr type);
+Result<ExprPtr> MakeCompare(ExprPtr left, CmpOp op, ExprPtr right);
+Result<ExprPtr> MakeIsNull(ExprPtr operand, bool negated);
+/// \brief operand IS [NOT] TRUE / FALSE (never NULL).
+Result<ExprPtr> MakeIsBool(ExprPtr operand, bool value, bool negated);
+Result<ExprPtr> MakeIn(ExprPtr operand, std::vector<Literal> items, bool negated);
+Result<ExprPtr> MakeLike(ExprPtr operand, ExprPtr pattern, bool negated,
+                         bool case_insensitive);
+Result<ExprPtr> MakeNot(ExprPtr operand);
+Result<ExprPtr> MakeAnd(ExprPtr left, ExprPtr right);
+Result<ExprPtr> MakeOr(ExprPtr left, ExprPtr right);
+
+/// \brief Evaluates a boolean root to a mask without nulls (NULL -> false).
+Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch);
+
+// ---- kernels
+// ---------------------------------------------------------------------------
+
+/// \brief `column OP literal` for one column type, prepared once at bind time.
+class ScalarCompareKernel {
+ public:
+  virtual ~ScalarCompareKernel() = default;
+  /// \brief A boolean array (offset 0) with the column's nulls.
+  /// REQUIRES: values has the type the kernel was made for.
+  virtual Result<ArrayPtr> Apply(const Array& values) const = 0;
+};
+
+/// \brief Invalid (without position) if `literal` cannot be compared with `type`.
+Result<std::unique_ptr<ScalarCompareKernel>> MakeScalarCompareKernel(
+    const DataTypePtr& type, CmpOp op, const Literal& literal);
+/// \brief Invalid unless arrays of these types can be compared with each other.
+Status CheckArraysComparable(const DataType& left, const DataType& right);
+/// \brief Row-wise `left OP right`; nulls where either side is null.
+Result<ArrayPtr> CompareArrays(const Array& left, CmpOp op, const Array& right);
+/// \brief `left OP right` folded at bind time: a bool or NULL literal.
+Result<Literal> CompareLiterals(const Literal& left, CmpOp op, const Literal& right);
+
+/// \brief `column [NOT] IN (literals)` with SQL semantics for NULL items.
+class InKernel {
+ public:
+  virtual ~InKernel() = default;
+  virtual Result<ArrayPtr> Apply(const Array& values) const = 0;
+};
+Result<std::unique_ptr<InKernel>> MakeInKernel(const DataTypePtr& type,
+                                               const std::vector<Literal>& items,
+                                               bool negated);
+
+/// \brief A compiled LIKE pattern ('%' any run, '_' one character, '\' escapes).
+class LikePattern {
+ public:
+  /// \brief Patterns that reduce to a byte comparison with needle(): 'abc', 'abc%',
+  /// '%abc', '%abc%' (case-sensitive only); anything else is kGeneral.
+  enum class Shape : uint8_t { kExact, kPrefix, kSuffix, kContains, kGeneral };
+
+  LikePattern(std::string_view pattern, bool case_insensitive);
+  bool Matches(std::string_view value) const;
+  Shape shape() const { return shape_; }
+  std::string_view needle() const { return needle_; }
+
+ private:
+  struct Token {
+    enum class Kind : uint8_t { kByte, kAnyChar, kAnyRun } kind;
+    char byte;
+  };
+  bool MatchGeneral(std::string_view value) const;
+
+  bool case_insensitive_;
+  Shape shape_ = Shape::kGeneral;
+  std::string needle_;  // the literal part for the simple shapes
+  std::vector<Token> tokens_;
+};
+/// \brief LIKE over a string-like array (nulls stay null).
+Result<ArrayPtr> ApplyLike(const Array& values, const LikePattern& pattern, bool negated);
+
+// ---- bitmap helpers
+// --------------------------------------------------------------------
+
+/// \brief A boolean array over offset-0 bitmaps (validity may be null: no nulls).
+ArrayPtr MakeBooleanArray(int64_t length, BufferPtr values, BufferPtr validity);
+/// \brief bits[offset, offset + length) at bit offset 0: a zero-copy slice when offset is
+/// byte aligned, a copy otherwise.
+Result<BufferPtr> AlignBits(const BufferPtr& bits, int64_t offset, int64_t length);
+/// \brief The array's validity at bit offset 0, or nullptr when it has no nulls.
+Result<BufferPtr> AlignedValidity(const Array& array);
+
+}  // namespace lance::table::predicate_internal

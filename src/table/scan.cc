@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading a dataset: fragment readers that stitch data files together, deletion
+// vectors, filters, projection, offset/limit. A scan streams one fragment at a time,
+// so memory is bounded by the batch size and the pages the format layer keeps, not by
+// the dataset.
+#include <algorithm>
+#include <set>
+
+#include "lance/core/builder.h"
+#include "lance/core/compute.h"
+#include "lance/format/file_reader.h"
+#include "lance/macros.h"
+#include "table/dataset_internal.h"
+
+namespace lance::table_internal {
+
+// ---------------------------------------------------------------------------------------
+// Type helpers
+
+bool TypesCompatible(const DataType& actual, const DataType& expected) {
+  if (actual.id() != expected.id()) return false;
+  if (actual.fixed_size() != expected.fixed_size()) return false;
+  if (actual.id() == TypeId::kTimestamp &&
+      (actual.unit() != expected.unit() || actual.timezone() != expected.timezone())) {
+    return false;
+  }
+  if (actual.num_fields() != expected.num_fields()) return false;
+  for (int i = 0; i < actual.num_fields(); ++i) {
+    const Field& a = *actual.fields()[i];
+    const Field& e = *expected.fields()[i];
+    if (actual.id() == TypeId::kStruct && a.name() != e.name()) return false;
+    if (!TypesCompatible(*a.type(), *e.type())) return false;
+  }
+  return true;
+}
+
+namespace {
+
+ArrayDataPtr RelabelData(const ArrayDataPtr& data, const DataTypePtr& type) {
+  auto out = std::make_shared<ArrayData>(*data);
+  out->type = type;
+  for (size_t i = 0; i < out->children.size() && i < type->fields().size(); ++i) {
+    out->children[i] = RelabelData(out->children[i], type->fields()[i]->type());
+  }
+  return out;
+}
+
+}  // namespace
+
+ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type) {
+  if (array->type()->Equals(*type)) return array;
+  return MakeArray(RelabelData(array->data(), type));
+}
+
+Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length) {
+  LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(type));
+  LANCE_RETURN_NOT_OK(builder->AppendNulls(length));
+  return builder->Finish();
+}
+
+// ---------------------------------------------------------------------------------------
+// Fragment-level reads
+
+struct FragmentReader::Source {
+  std::string path;  // URI, for messages
+  RecordBatchReaderPtr stream;
+  std::vector<int> positions;  // output positions of the file's columns, in read order
+  RecordBatchPtr current;
+  int64_t pos = 0;
+  bool done = false;
+};
+
+FragmentReader::~FragmentReader() = default;
+
+namespace {
+
+Status CheckDataFile(const DatasetImpl& ds, const pb::DataFragment& fragment,
+                     const pb::DataFile& file) {
+  if (file.has_base_id()) {
+    return Status::NotImplemented("Data file " + file.path() + " of fragment " +
+                                  std::to_string(fragment.id()) + " of " + ds.uri +
+                                  " lives in another base path, which lance-cpp does not "
+                                  "support");
+  }
+  if (file.path().empty()) {
+    return Status::Corrupt("Manifest " + ds.manifest_uri() + ": fragment " +
+                           std::to_string(fragment.id()) +
+                           " has a data file without a path");
+  }
+  return Status::OK();
+}
+
+// Errors of the format layer usually name the file already; make sure they do.
+Status NameDataFile(const Status& st, const DatasetImpl& ds, const std::string& path) {
+  if (st.ok() || st.message().find(path) != std::string::npos) return st;
+  return st.WithContext("reading data file " + ds.dir.Uri("data/" + path));
+}
+
+Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
+    const DatasetImpl& ds, const pb::DataFragment& fragment, const pb::DataFile& file) {
+  LANCE_RETURN_NOT_OK(CheckDataFile(ds, fragment, file));
+  format::FileReaderOptions options;
+  if (file.file_size_bytes() > 0 &&
+      file.file_size_bytes() <= static_cast<uint64_t>(INT64_MAX)) {
+    options.file_size = static_cast<int64_t>(file.file_size_bytes());
+  }
+  auto reader = format::LanceFileReader::Open(ds.dir.store(),
+                                              ds.dir.Key("data/" + file.path()), options);
+  if (!reader.ok()) return NameDataFile(reader.status(), ds, file.path());
+  return reader;
+}
+
+}  // namespace
+
+Result<int64_t> FragmentPhysicalRows(const DatasetImpl& ds,
+                                     const pb::DataFragment& fragment) {
+  if (fragment.physical_rows() > 0) {
+    if (fragment.physical_rows() > static_cast<uint64_t>(INT64_MAX)) {
+      return Status::Corrupt("Manifest " + ds.manifest_uri() + ": fragment " +
+                             std::to_string(fragment.id()) + " claims " +
+                             std::to_string(fragment.physical_rows()) + " rows");
+    }
+    return static_cast<int64_t>(fragment.physical_rows());
+  }
+  if (fragment.files_size() == 0) return 0;
+  // Old writers left physical_rows unset: the data file knows.
+  LANCE_ASSIGN_OR_RAISE(auto reader, OpenDataFile(ds, fragment, fragment.files(0)));
+  return reader->num_rows();
+}
+
+Result<DeletionVector> LoadDeletions(const DatasetImpl& ds,
+                                     const pb::DataFragment& fragment) {
+  if (!fragment.has_deletion_file()) return DeletionVector{};
+  LANCE_ASSIGN_OR_RAISE(int64_t rows, FragmentPhysicalRows(ds, fragment));
+  return ReadDeletionFile(ds.dir, fragment.id(), fragment.deletion_file(),
+                          static_cast<uint64_t>(rows));
+}
+
+Result<int64_t> FragmentLiveRows(const DatasetImpl& ds,
+                                 const pb::DataFragment& fragment) {
+  LANCE_ASSIGN_OR_RAISE(int64_t rows, FragmentPhysicalRows(ds, fragment));
+  if (!fragment.has_deletion_file()) return rows;
+  uint64_t deleted = fragment.deletion_file().num_deleted_rows();
+  if (deleted == 0) {
+    // Written by a Lance that did not record the count: count the file.
+    LANCE_ASSIGN_OR_RAISE(DeletionVector dv, LoadDeletions(ds, fragment));
+    deleted = dv.size();
+  }
+  if (deleted > static_cast<uint64_t>(rows)) {
+    return Status::Corrupt("Manifest " + ds.manifest_uri() + ": fragment " +
+                           std::to_string(fragment.id()) + " deletes " +
+                           std::to_string(deleted) + " of its " + std::to_string(rows) +
+                           " rows");
+  }
+  return rows - static_cast<int64_t>(deleted);
+}
+
+Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
+    const DatasetImpl& ds, const pb::DataFragment& fragment,
+    const std::vector<int>& columns, int64_t batch_size) {
+  std::unique_ptr<FragmentReader> out(new FragmentReader());
+  out->batch_size_ = std::max<int64_t>(1, batch_size);
+  out->fragment_name_ = "fragment " + std::to_string(fragment.id()) + " of " + ds.uri;
+  std::vector<FieldPtr> fields;
+  for (int c : columns) fields.push_back(ds.schema.schema()->field(c));
+  out->schema_ = ::lance::schema(std::move(fields));
+
+  // Which data file holds each column: the last one listing any id of its subtree
+  // (v2.0 files list every id, v2.1 files only leaves; later files supersede earlier
+  // ones when columns were rewritten).
+  std::vector<std::vector<std::pair<int, int32_t>>> per_file(fragment.files_size());
+  for (size_t p = 0; p < columns.size(); ++p) {
+    const std::vector<int32_t> subtree = ds.schema.SubtreeIds(columns[p]);
+    const std::set<int32_t> ids(subtree.begin(), subtree.end());
+    int holder = -1;
+    for (int f = fragment.files_size() - 1; f >= 0 && holder < 0; --f) {
+      for (int32_t id : fragment.files(f).fields()) {
+        if (ids.count(id) != 0) {
+          holder = f;
+          break;
+        }
+      }
+    }
+    if (holder < 0) {
+      out->null_positions_.push_back(static_cast<int>(p));
+    } else {
+      per_file[holder].push_back({static_cast<int>(p), subtree.front()});
+    }
+  }
+
+  int64_t physical = fragment.physical_rows() <= static_cast<uint64_t>(INT64_MAX)
+                         ? static_cast<int64_t>(fragment.physical_rows())
+                         : -1;
+  if (physical < 0) {
+    return Status::Corrupt("Manifest " + ds.manifest_uri() + ": " + out->fragment_name_ +
+                           " has an impossible row count");
+  }
+  for (int f = 0; f < fragment.files_size(); ++f) {
+    if (per_file[f].empty()) continue;
+    const pb::DataFile& file = fragment.files(f);
+    LANCE_ASSIGN_OR_RAISE(auto reader, OpenDataFile(ds, fragment, file));
+    const std::string path = ds.dir.Uri("data/" + file.path());
+    if (physical == 0) physical = reader->num_rows();
+    if (reader->num_rows() != physical) {
+      return Status::Corrupt("Data file " + path + " has " +
+                             std::to_string(reader->num_rows()) +
+                             " rows but the manifest says " + out->fragment_name_ +
+                             " has " + std::to_string(physical));
+    }
+    format::FileReadOptions read;
+    read.batch_size = out->batch_size_;
+    auto source = std::make_unique<Source>();
+    source->path = path;
+    for (const auto& [pos, id] : per_file[f]) {
+      read.field_ids.push_back(id);
+      source->positions.push_back(pos);
+    }
+    auto stream = reader->Read(read);
+    if (!stream.ok()) return NameDataFile(stream.status(), ds, file.path());
+    source->stream = std::move(*stream);
+    out->sources_.push_back(std::move(source));
+  }
+  if (fragment.files_size() == 0 && physical > 0) {
+    return Status::Corrupt("Manifest " + ds.manifest_uri() + ": " + out->fragment_name_ +
+                           " has " + std::to_string(physical) +
+                           " rows but no data files");
+  }
+  if (out->sources_.empty() && fragment.files_size() > 0) {
+    // No column comes from a file (a count, or columns added later), so rows are
+    // produced from the count alone: check it against a data file so that a damaged
+    // manifest cannot make us produce billions of rows.
+    LANCE_ASSIGN_OR_RAISE(auto reader, OpenDataFile(ds, fragment, fragment.files(0)));
+    if (physical == 0) physical = reader->num_rows();
+    if (reader->num_rows() != physical) {
+      return Status::Corrupt(
+          "Data file " + ds.dir.Uri("data/" + fragment.files(0).path()) + " has " +
+          std::to_string(reader->num_rows()) + " rows but the manifest says " +
+          out->fragment_name_ + " has " + std::to_string(physical));
+    }
+  }
+  out->physical_rows_ = physical;
+  return out;
+}
+
+Result<std::optional<FragmentBatch>> FragmentReader::Next() {
+  if (row_ >= physical_rows_) {
+    // Files must not hold more rows than the fragment claims.
+    for (auto& s : sources_) {
+      if (s->done) continue;
+      if (s->current && s->pos < s->current->num_rows()) {
+        return Status::Corrupt("Data file " + s->path + " holds more rows than " +
+                               fragment_name_ + " records");
+      }
+    }
+    return std::optional<FragmentBatch>();
+  }
+  int64_t n = std::min(batch_size_, physical_rows_ - row_);
+  for (auto& s : sources_) {
+    while (!s->done && (!s->current || s->pos >= s->current->num_rows())) {
+      auto next = s->stream->Next();
+      if (!next.ok()) {
+        if (next.status().message().find(s->path) != std::string::npos)
+          return next.status();
+        return next.status().WithContext("reading data file " + s->path);
+      }
+      s->current = std::move(*next);
+      s->pos = 0;
+      if (!s->current) s->done = true;
+    }
+    if (s->done) {
+      return Status::Corrupt(
+          "Data file " + s->path + " ended at row " + std::to_string(row_) + " of the " +
+          std::to_string(physical_rows_) + " rows of " + fragment_name_);
+    }
+    if (s->current->num_columns() != static_cast<int>(s->positions.size())) {
+      return Status::Corrupt("Data file " + s->path + " returned " +
+                             std::to_string(s->current->num_columns()) +
+                             " columns, expected " + std::to_string(s->positions.size()));
+    }
+    n = std::min(n, s->current->num_rows() - s->pos);
+  }
+  std::vector<ArrayPtr> columns(schema_->num_fields());
+  for (auto& s : sources_) {
+    for (size_t k = 0; k < s->positions.size(); ++k) {
+      const int p = s->positions[k];
+      ArrayPtr column = s->current->column(static_cast<int>(k))->Slice(s->pos, n);
+      const DataTypePtr& expected = schema_->field(p)->type();
+      if (!column->type()->Equals(*expected)) {
+        if (!TypesCompatible(*column->type(), *expected)) {
+          return Status::Corrupt("Data file " + s->path + " stores column '" +
+                                 schema_->field(p)->name() + "' as " +
+                                 column->type()->ToString() +
+                                 " but the dataset schema says " + expected->ToString());
+        }
+        column = Relabel(column, expected);
+      }
+      columns[p] = std::move(column);
+    }
+    s->pos += n;
+  }
+  for (int p : null_positions_) {
+    LANCE_ASSIGN_OR_RAISE(columns[p], MakeNullArray(schema_->field(p)->type(), n));
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                        RecordBatch::Make(schema_, n, std::move(columns)));
+  FragmentBatch out{std::move(batch), row_};
+  row_ += n;
+  return std::optional<FragmentBatch>(std::move(out));
+}
+
+// ---------------------------------------------------------------------------------------
+// Dataset scans
+
+namespace {
+
+constexpr const char* kRowIdColumn = "_rowid";
+
+// Where an output column comes from.
+struct OutputColumn {
+  int read_position = -1;  // index into the read columns; -1 for the row id
+};
+
+class DatasetScanner : public RecordBatchReader {
+ public:
+  DatasetScanner(std::shared_ptr<const DatasetImpl> ds, SchemaPtr output_schema,
+                 std::vector<int> read_columns, std::vector<OutputColumn> outputs,
+                 std::shared_ptr<const table::Predicate> predicate,
+                 const ScanOptions& options)
+      : ds_(std::move(ds)),
+        output_schema_(std::move(output_schema)),
+        read_columns_(std::move(read_columns)),
+        outputs_(std::move(outputs)),
+        predicate_(std::move(predicate)),
+        batch_size_(std::max<int64_t>(1, options.batch_size)),
+        to_skip_(std::max<int64_t>(0, options.offset)),
+        remaining_(options.limit ? std::max<int64_t>(0, *options.limit) : -1) {}
+
+  SchemaPtr schema() const override { return output_schema_; }
+
+  // Opens the first fragment to read, so that Scan() itself reports files it cannot
+  // read (for example a file version this build does not decode).
+  Status Prime() { return Advance(); }
+
+  Result<RecordBatchPtr> Next() override {
+    while (true) {
+      if (remaining_ == 0) return RecordBatchPtr();
+      if (!current_) {
+        LANCE_RETURN_NOT_OK(Advance());
+        if (!current_) return RecordBatchPtr();
+      }
+      LANCE_ASSIGN_OR_RAISE(auto next, current_->Next());
+      if (!next) {
+        current_.reset();
+        continue;
+      }
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr out, Process(*next));
+      if (!out || out->num_rows() == 0) continue;
+      return out;
+    }
+  }
+
+ private:
+  const pb::DataFragment& fragment(size_t i) const {
+    return ds_->proto().fragments(static_cast<int>(i));
+  }
+
+  // Moves current_ to the next fragment with rows to produce (nullptr at the end).
+  Status Advance() {
+    while (!current_ &&
+           next_fragment_ < static_cast<size_t>(ds_->proto().fragments_size())) {
+      const pb::DataFragment& frag = fragment(next_fragment_++);
+      if (!predicate_ && to_skip_ > 0) {
+        // Without a filter a whole fragment can be skipped from the manifest counts.
+        LANCE_ASSIGN_OR_RAISE(int64_t live, FragmentLiveRows(*ds_, frag));
+        if (live <= to_skip_) {
+          to_skip_ -= live;
+          continue;
+        }
+      }
+      LANCE_ASSIGN_OR_RAISE(current_,
+                            FragmentReader::Open(*ds_, frag, read_columns_, batch_size_));
+      LANCE_ASSIGN_OR_RAISE(deletions_, LoadDeletions(*ds_, frag));
+      deletion_pos_ = 0;
+      fragment_id_ = frag.id();
+    }
+    return Status::OK();
+  }
+
+  Result<RecordBatchPtr> Process(const FragmentBatch& fb) {
+    const RecordBatch& batch = *fb.batch;
+    const int64_t n = batch.num_rows();
+    const int64_t start = fb.start_row;
+    // keep[i]: row i survives deletions and the filter.
+    std::vector<bool> keep;
+    bool filtered = false;
+    while (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start) {
+      ++deletion_pos_;
+    }
+    if (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start + n) {
+      keep.assign(n, true);
+      filtered = true;
+      while (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start + n) {
+        keep[deletions_[deletion_pos_] - start] = false;
+        ++deletion_pos_;
+      }
+    }
+    if (predicate_) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, predicate_->Evaluate(batch));
+      if (mask->type_id() != TypeId::kBool || mask->length() != n) {
+        return Status::Invalid("Filter evaluation returned " + mask->type()->ToString() +
+                               " of length " + std::to_string(mask->length()));
+      }
+      const auto& bools = static_cast<const BooleanArray&>(*mask);
+      if (!filtered) keep.assign(n, true);
+      filtered = true;
+      for (int64_t i = 0; i < n; ++i) {
+        if (bools.IsNull(i) || !bools.Value(i)) keep[i] = false;
+      }
+    }
+
+    std::vector<ArrayPtr> columns;
+    columns.reserve(outputs_.size());
+    for (const OutputColumn& out : outputs_) {
+      if (out.read_position >= 0) {
+        columns.push_back(batch.column(out.read_position));
+      } else {
+        UInt64Builder ids;
+        LANCE_RETURN_NOT_OK(ids.Reserve(n));
+        for (int64_t i = 0; i < n; ++i) {
+          LANCE_RETURN_NOT_OK(
+              ids.Append((fragment_id_ << 32) | static_cast<uint64_t>(start + i)));
+        }
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr array, ids.Finish());
+        columns.push_back(std::move(array));
+      }
+    }
+    int64_t rows = n;
+    if (filtered) {
+      BooleanBuilder mask_builder;
+      LANCE_RETURN_NOT_OK(mask_builder.AppendValues(keep));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, mask_builder.Finish());
+      rows = static_cast<const BooleanArray&>(*mask).true_count();
+      if (rows != n) {
+        for (ArrayPtr& c : columns) {
+          LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *mask));
+        }
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr result,
+                          RecordBatch::Make(output_schema_, rows, std::move(columns)));
+    if (to_skip_ > 0) {
+      if (result->num_rows() <= to_skip_) {
+        to_skip_ -= result->num_rows();
+        return RecordBatchPtr();
+      }
+      result = result->Slice(to_skip_, result->num_rows() - to_skip_);
+      to_skip_ = 0;
+    }
+    if (remaining_ >= 0) {
+      if (result->num_rows() > remaining_) result = result->Slice(0, remaining_);
+      remaining_ -= result->num_rows();
+    }
+    return result;
+  }
+
+  std::shared_ptr<const DatasetImpl> ds_;
+  SchemaPtr output_schema_;
+  std::vector<int> read_columns_;
+  std::vector<OutputColumn> outputs_;
+  std::shared_ptr<const table::Predicate> predicate_;
+  int64_t batch_size_;
+  int64_t to_skip_;
+  int64_t remaining_;  // -1: no limit
+
+  size_t next_fragment_ = 0;
+  std::unique_ptr<FragmentReader> current_;
+  DeletionVector deletions_;
+  size_t deletion_pos_ = 0;
+  uint64_t fragment_id_ = 0;
+};
+
+}  // namespace
+
+Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
+                                         const ScanOptions& options, bool count_only) {
+  if (options.batch_size <= 0) {
+    return Status::Invalid("Scan batch_size must be positive, got " +
+                           std::to_string(options.batch_size));
+  }
+  if (options.offset < 0) return Status::Invalid("Scan offset must not be negative");
+  if (options.limit && *options.limit < 0) {
+    return Status::Invalid("Scan limit must not be negative");
+  }
+  const Schema& full = *ds->schema.schema();
+  std::vector<int> read_columns;
+  std::vector<OutputColumn> outputs;
+  std::vector<FieldPtr> output_fields;
+  auto read_position = [&](int index) {
+    auto it = std::find(read_columns.begin(), read_columns.end(), index);
+    if (it != read_columns.end()) return static_cast<int>(it - read_columns.begin());
+    read_columns.push_back(index);
+    return static_cast<int>(read_columns.size() - 1);
+  };
+  auto add_row_id = [&]() {
+    outputs.push_back(OutputColumn{-1});
+    output_fields.push_back(field(kRowIdColumn, uint64(), /*nullable=*/true));
+  };
+
+  if (!count_only) {
+    std::vector<std::string> names = options.columns;
+    if (names.empty()) {
+      for (const FieldPtr& f : full.fields()) names.push_back(f->name());
+    }
+    std::set<std::string> seen;
+    bool has_row_id = false;
+    for (const std::string& name : names) {
+      if (!seen.insert(name).second) {
+        return Status::Invalid("Scan: column '" + name + "' is requested twice");
+      }
+      const int index = full.GetFieldIndex(name);
+      if (index < 0 && name == kRowIdColumn) {
+        add_row_id();
+        has_row_id = true;
+        continue;
+      }
+      if (index < 0) {
+        return Status::Invalid("Scan: no column '" + name + "' in dataset " + ds->uri +
+                               " (columns: " + full.ToString() + ")");
+      }
+      outputs.push_back(OutputColumn{read_position(index)});
+      output_fields.push_back(full.field(index));
+    }
+    if (options.with_row_id && !has_row_id) add_row_id();
+  }
+
+  std::shared_ptr<const table::Predicate> predicate;
+  if (!options.filter.empty()) {
+    LANCE_ASSIGN_OR_RAISE(predicate, table::Predicate::Parse(options.filter, full));
+    for (const std::string& name : predicate->ReferencedColumns()) {
+      const int index = full.GetFieldIndex(name);
+      if (index < 0) {
+        return Status::Invalid("Filter references unknown column '" + name + "'");
+      }
+      read_position(index);
+    }
+  }
+  auto scanner = std::make_unique<DatasetScanner>(
+      std::move(ds), schema(std::move(output_fields), full.metadata()),
+      std::move(read_columns), std::move(outputs), std::move(predicate), options);
+  LANCE_RETURN_NOT_OK(scanner->Prime());
+  return RecordBatchReaderPtr(std::move(scanner));
+}
+
+}  // namespace lance::table_internal

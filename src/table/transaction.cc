@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "table/transaction.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <unordered_map>
+
+#include "lance/macros.h"
+
+namespace lance::table_internal {
+namespace {
+
+using Op = pb::Transaction::OperationCase;
+
+std::string FlagNames(uint64_t bits) {
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (bits & kFlagStableRowIds) add("2 (stable row ids)");
+  if (bits & kFlagBasePaths) add("16 (multiple base paths)");
+  const uint64_t rest = bits & ~(kFlagStableRowIds | kFlagBasePaths);
+  if (rest != 0) add("unknown bits " + std::to_string(rest));
+  return out;
+}
+
+void SetTimestampNow(pb::Manifest* m) {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+  m->mutable_timestamp()->set_seconds(nanos / 1000000000);
+  m->mutable_timestamp()->set_nanos(static_cast<int32_t>(nanos % 1000000000));
+}
+
+// The largest fragment id ever used: max_fragment_id, or the largest id present for
+// manifests written before max_fragment_id existed. -1 when there never was one.
+int64_t HighWaterMark(const pb::Manifest& m) {
+  int64_t mark = m.has_max_fragment_id() ? static_cast<int64_t>(m.max_fragment_id()) : -1;
+  for (const auto& f : m.fragments()) mark = std::max(mark, static_cast<int64_t>(f.id()));
+  return mark;
+}
+
+std::string InferDataFormat(const pb::Transaction::Overwrite& op) {
+  for (const auto& frag : op.fragments()) {
+    for (const auto& file : frag.files()) {
+      if (file.file_major_version() == 2) {
+        return "2." + std::to_string(file.file_minor_version());
+      }
+    }
+  }
+  return "2.0";
+}
+
+// Fragments a Delete touches (updated or removed).
+std::set<uint64_t> TouchedFragments(const pb::Transaction::Delete& op) {
+  std::set<uint64_t> ids(op.deleted_fragment_ids().begin(),
+                         op.deleted_fragment_ids().end());
+  for (const auto& f : op.updated_fragments()) ids.insert(f.id());
+  return ids;
+}
+
+Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
+                     uint64_t their_version, std::string_view uri, std::string_view why) {
+  return Status::Conflict(
+      "Commit conflict on " + std::string(uri) + ": this " +
+      std::string(OperationName(mine)) + " (planned against version " +
+      std::to_string(mine.read_version()) + ") cannot be rebased over the " +
+      std::string(OperationName(theirs)) + " committed concurrently as version " +
+      std::to_string(their_version) + (why.empty() ? "" : ": " + std::string(why)) +
+      "; reload the dataset and retry");
+}
+
+}  // namespace
+
+#ifndef LANCE_CPP_VERSION
+#define LANCE_CPP_VERSION "0.0.0"
+#endif
+
+std::string WriterBuildMetadata() { return "lance-cpp." LANCE_CPP_VERSION; }
+
+Status CheckReaderFlags(const pb::Manifest& manifest, std::string_view name) {
+  const uint64_t unsupported = manifest.reader_feature_flags() & ~kFlagDeletionFiles;
+  if (unsupported != 0) {
+    return Status::NotImplemented(
+        "Manifest " + std::string(name) + " requires reader feature flag(s) " +
+        FlagNames(unsupported) + ", which lance-cpp does not support");
+  }
+  return Status::OK();
+}
+
+Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name) {
+  const uint64_t known = kFlagDeletionFiles | kFlagUseV2Format | kFlagTableConfig |
+                         kFlagInlineTransactionOnly;
+  const uint64_t unsupported = manifest.writer_feature_flags() & ~known;
+  if (unsupported != 0) {
+    return Status::NotImplemented(
+        "Manifest " + std::string(name) + " requires writer feature flag(s) " +
+        FlagNames(unsupported) + ", which lance-cpp cannot maintain when committing");
+  }
+  return CheckReaderFlags(manifest, name);
+}
+
+std::string_view OperationName(const pb::Transaction& txn) {
+  switch (txn.operation_case()) {
+    case Op::kAppend:
+      return "Append";
+    case Op::kDelete:
+      return "Delete";
+    case Op::kOverwrite:
+      return "Overwrite";
+    case Op::kCreateIndex:
+      return "CreateIndex";
+    case Op::kRewrite:
+      return "Rewrite";
+    case Op::kMerge:
+      return "Merge";
+    case Op::kRestore:
+      return "Restore";
+    case Op::kReserveFragments:
+      return "ReserveFragments";
+    case Op::kUpdate:
+      return "Update";
+    case Op::kProject:
+      return "Project";
+    case Op::kUpdateConfig:
+      return "UpdateConfig";
+    case Op::kDataReplacement:
+      return "DataReplacement";
+    case Op::kUpdateMemWalState:
+      return "UpdateMemWalState";
+    case Op::kClone:
+      return "Clone";
+    case Op::kUpdateBases:
+      return "UpdateBases";
+    case Op::OPERATION_NOT_SET:
+      break;
+  }
+  return "(unknown operation)";
+}
+
+void ApplyFeatureFlags(pb::Manifest* m) {
+  // Keep the bits we do not own (they passed CheckWriterFlags, so they are safe to keep)
+  // and recompute the ones that describe content.
+  uint64_t reader = m->reader_feature_flags() & ~(kFlagDeletionFiles);
+  uint64_t writer = m->writer_feature_flags() &
+                    ~(kFlagDeletionFiles | kFlagTableConfig | kFlagInlineTransactionOnly);
+  const bool has_deletions =
+      std::any_of(m->fragments().begin(), m->fragments().end(),
+                  [](const pb::DataFragment& f) { return f.has_deletion_file(); });
+  if (has_deletions) {
+    reader |= kFlagDeletionFiles;
+    writer |= kFlagDeletionFiles;
+  }
+  if (!m->config().empty()) writer |= kFlagTableConfig;
+  m->set_reader_feature_flags(reader);
+  m->set_writer_feature_flags(writer);
+}
+
+Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
+                                   const pb::Transaction& txn, uint64_t version,
+                                   const ManifestBuildOptions& options) {
+  pb::Manifest m;
+  switch (txn.operation_case()) {
+    case Op::kOverwrite: {
+      const auto& op = txn.overwrite();
+      // A fresh manifest: the old schema, fragments and indices describe data that is
+      // gone. Only table-level settings carry over, as in Lance.
+      if (previous != nullptr) {
+        *m.mutable_config() = previous->config();
+        *m.mutable_table_metadata() = previous->table_metadata();
+      }
+      for (const auto& [k, v] : op.config_upsert_values()) (*m.mutable_config())[k] = v;
+      *m.mutable_fields() = op.schema();
+      *m.mutable_schema_metadata() = op.schema_metadata();
+      uint64_t next_id = 0;
+      for (const auto& frag : op.fragments()) {
+        pb::DataFragment* out = m.add_fragments();
+        *out = frag;
+        out->set_id(next_id++);
+      }
+      if (next_id > 0) m.set_max_fragment_id(static_cast<uint32_t>(next_id - 1));
+      m.mutable_data_format()->set_file_format("lance");
+      m.mutable_data_format()->set_version(options.data_storage_version.empty()
+                                               ? InferDataFormat(op)
+                                               : options.data_storage_version);
+      break;
+    }
+    case Op::kAppend: {
+      if (previous == nullptr) {
+        return Status::NotFound("Cannot append: the dataset does not exist");
+      }
+      m = *previous;
+      int64_t mark = HighWaterMark(m);
+      for (const auto& frag : txn.append().fragments()) {
+        pb::DataFragment* out = m.add_fragments();
+        *out = frag;
+        out->set_id(static_cast<uint64_t>(++mark));
+      }
+      if (mark > static_cast<int64_t>(UINT32_MAX)) {
+        return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
+      }
+      if (mark >= 0) m.set_max_fragment_id(static_cast<uint32_t>(mark));
+      break;
+    }
+    case Op::kDelete: {
+      if (previous == nullptr) {
+        return Status::NotFound("Cannot delete: the dataset does not exist");
+      }
+      m = *previous;
+      const auto& op = txn.delete_();
+      std::unordered_map<uint64_t, int> index;
+      for (int i = 0; i < m.fragments_size(); ++i) index[m.fragments(i).id()] = i;
+      for (const auto& updated : op.updated_fragments()) {
+        auto it = index.find(updated.id());
+        if (it == index.end()) {
+          return Status::Conflict("Fragment " + std::to_string(updated.id()) +
+                                  " this Delete updates no longer exists");
+        }
+        // Only the deletion vector changes; keep everything else of the fragment as
+        // the latest version has it.
+        pb::DataFragment* target = m.mutable_fragments(it->second);
+        if (updated.has_deletion_file()) {
+          *target->mutable_deletion_file() = updated.deletion_file();
+        } else {
+          target->clear_deletion_file();
+        }
+      }
+      std::set<uint64_t> removed;
+      for (uint64_t id : op.deleted_fragment_ids()) {
+        if (index.find(id) == index.end()) {
+          return Status::Conflict("Fragment " + std::to_string(id) +
+                                  " this Delete removes no longer exists");
+        }
+        removed.insert(id);
+      }
+      if (!removed.empty()) {
+        google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
+        for (auto& f : *m.mutable_fragments()) {
+          if (removed.count(f.id()) == 0) *kept.Add() = std::move(f);
+        }
+        m.mutable_fragments()->Swap(&kept);
+      }
+      break;
+    }
+    default:
+      return Status::NotImplemented("lance-cpp cannot apply a " +
+                                    std::string(OperationName(txn)) + " transaction");
+  }
+
+  std::sort(m.mutable_fragments()->begin(), m.mutable_fragments()->end(),
+            [](const pb::DataFragment& a, const pb::DataFragment& b) {
+              return a.id() < b.id();
+            });
+  for (int i = 1; i < m.fragments_size(); ++i) {
+    if (m.fragments(i).id() == m.fragments(i - 1).id()) {
+      return Status::Corrupt("Two fragments share id " +
+                             std::to_string(m.fragments(i).id()));
+    }
+  }
+  m.set_version(version);
+  SetTimestampNow(&m);
+  m.mutable_writer_version()->set_library(std::string(kWriterLibrary));
+  m.mutable_writer_version()->set_version(std::string(kWriterVersion));
+  m.mutable_writer_version()->clear_prerelease();
+  m.mutable_writer_version()->set_build_metadata(WriterBuildMetadata());
+  m.set_transaction_file(options.transaction_file);
+  m.clear_index_section();
+  m.clear_transaction_section();
+  m.clear_tag();
+  ApplyFeatureFlags(&m);
+  return m;
+}
+
+Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
+                     uint64_t their_version, std::string_view uri) {
+  const Op t = theirs.operation_case();
+  switch (mine.operation_case()) {
+    case Op::kOverwrite:
+      // Conservative: an overwrite planned against an older version must not silently
+      // discard rows someone else just committed (Lance lets the overwrite win).
+      return ConflictError(mine, theirs, their_version, uri,
+                           "an Overwrite is only committed against the latest version");
+    case Op::kAppend:
+      switch (t) {
+        case Op::kAppend:
+        case Op::kDelete:
+        case Op::kCreateIndex:
+        case Op::kRewrite:
+        case Op::kUpdate:
+        case Op::kUpdateConfig:
+        case Op::kReserveFragments:
+        case Op::kDataReplacement:
+          // New fragments touch nothing that existed, and the schema is unchanged.
+          return Status::OK();
+        default:
+          return ConflictError(mine, theirs, their_version, uri, "");
+      }
+    case Op::kDelete:
+      switch (t) {
+        case Op::kAppend:
+        case Op::kCreateIndex:
+        case Op::kUpdateConfig:
+        case Op::kReserveFragments:
+          return Status::OK();
+        case Op::kDelete: {
+          const auto a = TouchedFragments(mine.delete_());
+          const auto b = TouchedFragments(theirs.delete_());
+          for (uint64_t id : a) {
+            if (b.count(id) != 0) {
+              return ConflictError(mine, theirs, their_version, uri,
+                                   "both deleted rows of fragment " + std::to_string(id));
+            }
+          }
+          return Status::OK();
+        }
+        default:
+          // Rewrites, updates, merges... may have moved the rows we matched.
+          return ConflictError(mine, theirs, their_version, uri, "");
+      }
+    default:
+      return ConflictError(mine, theirs, their_version, uri, "");
+  }
+}
+
+Result<pb::Transaction> LoadTransaction(const DatasetDir& dir,
+                                        const LoadedManifest& loaded) {
+  pb::Transaction txn;
+  if (loaded.transaction_section) {
+    if (!txn.ParseFromString(*loaded.transaction_section)) {
+      return Status::Corrupt("The inline transaction of manifest " +
+                             dir.store()->ObjectUri(loaded.location.key) +
+                             " does not decode");
+    }
+    return txn;
+  }
+  const std::string& file = loaded.manifest.transaction_file();
+  if (file.empty()) {
+    return Status::NotFound("Version " + std::to_string(loaded.manifest.version()) +
+                            " of " + dir.Uri() + " records no transaction");
+  }
+  const std::string key = dir.Key("_transactions/" + file);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, dir.store()->Read(key));
+  if (!txn.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) {
+    return Status::Corrupt("Transaction file " + dir.store()->ObjectUri(key) +
+                           " does not decode");
+  }
+  return txn;
+}
+
+}  // namespace lance::table_internal

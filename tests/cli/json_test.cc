@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lib/json.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/testing/matchers.h"
+
+namespace lance::cli {
+namespace {
+
+using ::lance::testing::IsErrorWith;
+
+TEST(JsonParse, ValuesKeepNumberText) {
+  ASSERT_OK_AND_ASSIGN(
+      JsonValue v,
+      ParseJson(
+          R"( {"a": -9223372036854775808, "b": 18446744073709551615, "c": 1.5e-3,
+          "d": [true, false, null], "e": {"x": "y"}, "f": ""} )"));
+  ASSERT_TRUE(v.is_object());
+  ASSERT_EQ(v.members.size(), 6u);
+  EXPECT_EQ(v.members[0].first, "a");
+  EXPECT_EQ(v.Find("a")->text, "-9223372036854775808");
+  EXPECT_TRUE(v.Find("a")->is_integer_literal());
+  EXPECT_EQ(v.Find("b")->text, "18446744073709551615");
+  EXPECT_EQ(v.Find("c")->text, "1.5e-3");
+  EXPECT_FALSE(v.Find("c")->is_integer_literal());
+  EXPECT_EQ(v.Find("d")->items.size(), 3u);
+  EXPECT_EQ(v.Find("d")->items[2].kind, JsonValue::Kind::kNull);
+  EXPECT_EQ(v.Find("e")->Find("x")->text, "y");
+  EXPECT_EQ(v.Find("f")->text, "");
+  EXPECT_EQ(v.Find("zz"), nullptr);
+}
+
+TEST(JsonParse, StringEscapes) {
+  ASSERT_OK_AND_ASSIGN(JsonValue v,
+                       ParseJson(R"("a\"b\\c\/d\n\t\u00e9\ud83d\ude00\u0000")"));
+  EXPECT_EQ(v.text, std::string("a\"b\\c/d\n\t\xC3\xA9\xF0\x9F\x98\x80\0", 16));
+  // A lone surrogate decodes to U+FFFD.
+  ASSERT_OK_AND_ASSIGN(JsonValue lone, ParseJson(R"("\ud800x")"));
+  EXPECT_EQ(lone.text, "\xEF\xBF\xBDx");
+  // Raw UTF-8 passes through.
+  ASSERT_OK_AND_ASSIGN(JsonValue raw, ParseJson("\"h\xC3\xA9llo\""));
+  EXPECT_EQ(raw.text, "h\xC3\xA9llo");
+}
+
+TEST(JsonParse, Errors) {
+  EXPECT_THAT(ParseJson("{\"a\": 1,}"), IsErrorWith(StatusCode::kInvalid, "column 9"));
+  EXPECT_THAT(ParseJson("[1 2]"),
+              IsErrorWith(StatusCode::kInvalid, "expected ',' or ']'"));
+  EXPECT_THAT(ParseJson("01"), IsErrorWith(StatusCode::kInvalid, "after the JSON value"));
+  EXPECT_THAT(ParseJson("1."), IsErrorWith(StatusCode::kInvalid, "invalid number"));
+  EXPECT_THAT(ParseJson("-"), IsErrorWith(StatusCode::kInvalid, "invalid number"));
+  EXPECT_THAT(ParseJson("NaN"),
+              IsErrorWith(StatusCode::kInvalid, "unexpected character"));
+  EXPECT_THAT(ParseJson("\"abc"), IsErrorWith(StatusCode::kInvalid, "unterminated"));
+  EXPECT_THAT(ParseJson("\"a\nb\""),
+              IsErrorWith(StatusCode::kInvalid, "control character"));
+  EXPECT_THAT(ParseJson("\"\\x\""), IsErrorWith(StatusCode::kInvalid, "invalid escape"));
+  EXPECT_THAT(ParseJson("\"\xC3\""), IsErrorWith(StatusCode::kInvalid, "UTF-8"));
+  EXPECT_THAT(ParseJson("\"\xED\xA0\x80\""), IsErrorWith(StatusCode::kInvalid, "UTF-8"));
+  EXPECT_THAT(ParseJson(""), IsErrorWith(StatusCode::kInvalid, "end of input"));
+  EXPECT_THAT(ParseJson(std::string(300, '[') + std::string(300, ']')),
+              IsErrorWith(StatusCode::kInvalid, "deeper"));
+}
+
+TEST(JsonWrite, EscapingAndInvalidUtf8) {
+  EXPECT_EQ(JsonQuote("plain"), "\"plain\"");
+  EXPECT_EQ(JsonQuote("q\"b\\"), R"("q\"b\\")");
+  EXPECT_EQ(JsonQuote("\n\r\t\b\f"), R"("\n\r\t\b\f")");
+  EXPECT_EQ(JsonQuote(std::string("\x01\x1f\0", 3)), R"("\u0001\u001f\u0000")");
+  EXPECT_EQ(JsonQuote("\x7f"), "\"\x7f\"");
+  EXPECT_EQ(JsonQuote("caf\xC3\xA9 \xF0\x9F\x98\x80"),
+            "\"caf\xC3\xA9 \xF0\x9F\x98\x80\"");
+  // Bytes that are not UTF-8 become \ufffd, one per byte.
+  EXPECT_EQ(JsonQuote("a\xFF"
+                      "b"),
+            R"("a\ufffdb")");
+  EXPECT_EQ(JsonQuote("\xC3"), R"("\ufffd")");
+  EXPECT_EQ(JsonQuote("\xC0\xAF"), R"("\ufffd\ufffd")");            // overlong
+  EXPECT_EQ(JsonQuote("\xED\xA0\x80"), R"("\ufffd\ufffd\ufffd")");  // surrogate
+  EXPECT_TRUE(IsValidUtf8("h\xC3\xA9"));
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));  // > U+10FFFF
+  EXPECT_EQ(FindInvalidUtf8("ab\xFF"), 2u);
+  // Written text parses back to the same bytes.
+  const std::string tricky = std::string("x\0y\"\\\x1b\xE2\x82\xAC", 10);
+  ASSERT_OK_AND_ASSIGN(JsonValue back, ParseJson(JsonQuote(tricky)));
+  EXPECT_EQ(back.text, tricky);
+}
+
+TEST(JsonWrite, ToJsonText) {
+  ASSERT_OK_AND_ASSIGN(JsonValue v, ParseJson(R"({ "a" : [1, 2.50, "x"], "b": null })"));
+  EXPECT_EQ(ToJsonText(v), R"({"a":[1,2.50,"x"],"b":null})");
+}
+
+}  // namespace
+}  // namespace lance::cli

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "lib/schema_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/testing/matchers.h"
+
+namespace lance::cli {
+namespace {
+
+using ::lance::testing::IsErrorWith;
+
+void ExpectType(const std::string& text, const DataTypePtr& expected) {
+  auto parsed = ParseTypeString(text);
+  ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+  EXPECT_TRUE((*parsed)->Equals(*expected, true))
+      << text << " parsed as " << (*parsed)->ToString() << ", want "
+      << expected->ToString();
+}
+
+TEST(TypeString, Scalars) {
+  ExpectType("bool", boolean());
+  ExpectType("boolean", boolean());
+  ExpectType("int8", int8());
+  ExpectType("int16", int16());
+  ExpectType("int32", int32());
+  ExpectType("int64", int64());
+  ExpectType("uint8", uint8());
+  ExpectType("uint16", uint16());
+  ExpectType("uint32", uint32());
+  ExpectType("uint64", uint64());
+  ExpectType("float16", float16());
+  ExpectType("float32", float32());
+  ExpectType("float64", float64());
+  ExpectType("double", float64());
+  ExpectType("utf8", utf8());
+  ExpectType("string", utf8());
+  ExpectType("large_utf8", large_utf8());
+  ExpectType("binary", binary());
+  ExpectType("large_binary", large_binary());
+  ExpectType("date32", date32());
+  ExpectType("fixed_size_binary[16]", fixed_size_binary(16));
+  ExpectType(" fixed_size_binary [ 4 ] ", fixed_size_binary(4));
+}
+
+TEST(TypeString, Timestamps) {
+  ExpectType("timestamp[s]", timestamp(TimeUnit::kSecond));
+  ExpectType("timestamp[ms]", timestamp(TimeUnit::kMilli));
+  ExpectType("timestamp[us]", timestamp(TimeUnit::kMicro));
+  ExpectType("timestamp[ns]", timestamp(TimeUnit::kNano));
+  ExpectType("timestamp[us, UTC]", timestamp(TimeUnit::kMicro, "UTC"));
+  ExpectType("timestamp[ns,tz=America/New_York]",
+             timestamp(TimeUnit::kNano, "America/New_York"));
+  ExpectType("timestamp[ms, +05:30 ]", timestamp(TimeUnit::kMilli, "+05:30"));
+}
+
+TEST(TypeString, Nested) {
+  ExpectType("list<int64>", list(int64()));
+  ExpectType("large_list<utf8>", large_list(utf8()));
+  ExpectType("fixed_size_list<float32, 3>", fixed_size_list(float32(), 3));
+  ExpectType("list<int64 not null>", list(field("item", int64(), false)));
+  ExpectType("struct<x: int32, y: utf8>",
+             struct_({field("x", int32()), field("y", utf8())}));
+  ExpectType("struct<>", struct_({}));
+  ExpectType(
+      " struct < a : list < struct < b : fixed_size_list < timestamp[ns, UTC] , 2 > "
+      "not null > > , \"odd name, really\": large_binary > ",
+      struct_({field("a", list(struct_({field(
+                              "b", fixed_size_list(timestamp(TimeUnit::kNano, "UTC"), 2),
+                              false)}))),
+               field("odd name, really", large_binary())}));
+  ExpectType("list<list<list<bool>>>", list(list(list(boolean()))));
+}
+
+TEST(TypeString, FormatRoundTrips) {
+  const DataTypePtr types[] = {
+      boolean(),
+      int8(),
+      uint64(),
+      float16(),
+      large_utf8(),
+      fixed_size_binary(3),
+      date32(),
+      timestamp(TimeUnit::kSecond),
+      timestamp(TimeUnit::kNano, "Europe/Paris"),
+      list(field("item", int16(), false)),
+      large_list(binary()),
+      fixed_size_list(float64(), 128),
+      struct_({field("a", int64(), false), field("b c", list(utf8())),
+               field("null", utf8())}),
+  };
+  for (const auto& t : types) {
+    const std::string text = FormatTypeString(*t);
+    ExpectType(text, t);
+  }
+  EXPECT_EQ(FormatTypeString(*timestamp(TimeUnit::kMicro, "UTC")), "timestamp[us, UTC]");
+  EXPECT_EQ(FormatTypeString(
+                *struct_({field("x", list(int64())), field("y", float32(), false)})),
+            "struct<x: list<int64>, y: float32 not null>");
+  EXPECT_EQ(FormatTypeString(*fixed_size_list(int8(), 4)), "fixed_size_list<int8, 4>");
+}
+
+TEST(TypeString, Errors) {
+  EXPECT_THAT(ParseTypeString(""),
+              IsErrorWith(StatusCode::kInvalid, "expected a type name"));
+  EXPECT_THAT(ParseTypeString("int128"),
+              IsErrorWith(StatusCode::kInvalid, "unknown type 'int128'"));
+  EXPECT_THAT(ParseTypeString("list<int64"),
+              IsErrorWith(StatusCode::kInvalid, "expected '>'"));
+  EXPECT_THAT(ParseTypeString("list<>"),
+              IsErrorWith(StatusCode::kInvalid, "expected a type"));
+  EXPECT_THAT(ParseTypeString("int64 extra"),
+              IsErrorWith(StatusCode::kInvalid, "unexpected text"));
+  EXPECT_THAT(ParseTypeString("fixed_size_binary[0]"),
+              IsErrorWith(StatusCode::kInvalid, "positive byte width"));
+  EXPECT_THAT(ParseTypeString("fixed_size_list<int8>"),
+              IsErrorWith(StatusCode::kInvalid, "','"));
+  EXPECT_THAT(ParseTypeString("fixed_size_list<int8, -1>"),
+              IsErrorWith(StatusCode::kInvalid, "positive list size"));
+  EXPECT_THAT(ParseTypeString("timestamp[hours]"),
+              IsErrorWith(StatusCode::kInvalid, "time unit"));
+  EXPECT_THAT(ParseTypeString("timestamp[s, ]"),
+              IsErrorWith(StatusCode::kInvalid, "timezone"));
+  EXPECT_THAT(ParseTypeString("struct<a int8>"),
+              IsErrorWith(StatusCode::kInvalid, "':'"));
+  EXPECT_THAT(ParseTypeString("struct<a: int8, a: int16>"),
+              IsErrorWith(StatusCode::kInvalid, "duplicate field name"));
+  EXPECT_THAT(ParseTypeString("struct<a: int8,>"),
+              IsErrorWith(StatusCode::kInvalid, "expected a field name"));
+  EXPECT_THAT(ParseTypeString("list<int8> not null"),
+              IsErrorWith(StatusCode::kInvalid, "unexpected text"));
+  std::string deep;
+  for (int i = 0; i < 80; ++i) deep += "list<";
+  EXPECT_THAT(ParseTypeString(deep), IsErrorWith(StatusCode::kInvalid, "deeper"));
+}
+
+TEST(SchemaJson, ParseAndFormat) {
+  ASSERT_OK_AND_ASSIGN(SchemaPtr s, ParseSchemaJson(R"([
+      {"name": "id", "type": "int64", "nullable": false},
+      {"name": "tags", "type": "list<utf8>"},
+      {"name": "ts", "type": "timestamp[us, UTC]", "nullable": true}])"));
+  ASSERT_EQ(s->num_fields(), 3);
+  EXPECT_FALSE(s->field(0)->nullable());
+  EXPECT_TRUE(s->field(1)->nullable());
+  EXPECT_TRUE(s->field(1)->type()->Equals(*list(utf8())));
+  const std::string json = FormatSchemaJson(*s);
+  EXPECT_EQ(json, R"([{"name":"id","type":"int64","nullable":false},)"
+                  R"({"name":"tags","type":"list<utf8>","nullable":true},)"
+                  R"({"name":"ts","type":"timestamp[us, UTC]","nullable":true}])");
+  ASSERT_OK_AND_ASSIGN(SchemaPtr back, ParseSchemaJson(json));
+  EXPECT_TRUE(back->Equals(*s));
+  // The shape of `info --json` works too.
+  ASSERT_OK_AND_ASSIGN(SchemaPtr from_info,
+                       ParseSchemaJson(R"({"uri": "x", "schema": )" + json + "}"));
+  EXPECT_TRUE(from_info->Equals(*s));
+}
+
+TEST(SchemaJson, Errors) {
+  EXPECT_THAT(ParseSchemaJson("{"), IsErrorWith(StatusCode::kInvalid, "invalid JSON"));
+  EXPECT_THAT(ParseSchemaJson("[]"), IsErrorWith(StatusCode::kInvalid, "no fields"));
+  EXPECT_THAT(ParseSchemaJson("{\"a\": 1}"),
+              IsErrorWith(StatusCode::kInvalid, "list of fields"));
+  EXPECT_THAT(ParseSchemaJson("[1]"),
+              IsErrorWith(StatusCode::kInvalid, "field #1 is not an object"));
+  EXPECT_THAT(ParseSchemaJson(R"([{"type": "int8"}])"),
+              IsErrorWith(StatusCode::kInvalid, "name"));
+  EXPECT_THAT(ParseSchemaJson(R"([{"name": "a"}])"),
+              IsErrorWith(StatusCode::kInvalid, "\"type\""));
+  EXPECT_THAT(ParseSchemaJson(R"([{"name": "a", "type": "int8", "nullable": "yes"}])"),
+              IsErrorWith(StatusCode::kInvalid, "nullable"));
+  EXPECT_THAT(ParseSchemaJson(R"([{"name": "a", "type": "int8", "typo": 1}])"),
+              IsErrorWith(StatusCode::kInvalid, "unknown key \"typo\""));
+  EXPECT_THAT(ParseSchemaJson(
+                  R"([{"name": "a", "type": "int8"}, {"name": "a", "type": "int8"}])"),
+              IsErrorWith(StatusCode::kInvalid, "duplicate field name \"a\""));
+  EXPECT_THAT(ParseSchemaJson(R"([{"name": "a", "type": "list<nope>"}])"),
+              IsErrorWith(StatusCode::kInvalid, "field \"a\""));
+}
+
+}  // namespace
+}  // namespace lance::cli

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: Apache-2.0
+// LanceFileWriter -> LanceFileReader round trips.
+
+#include <gtest/gtest.h>
+
+#include "format/proto/encodings_v2_0.pb.h"
+#include "format/proto/file2.pb.h"
+#include "lance/core/concatenate.h"
+#include "lance/format/file_reader.h"
+#include "lance/format/file_writer.h"
+#include "lance/io/memory_object_store.h"
+#include "tests/format/file_inspect.h"
+#include "tests/format/format_test_util.h"
+#include "tests/testing/matchers.h"
+
+namespace lance::format {
+namespace {
+
+using ::lance::format::testing::RandomBatch;
+using ::lance::format::testing::RandomOptions;
+using ::lance::testing::IsError;
+using ::lance::testing::IsErrorWith;
+
+class RoundTripTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<io::MemoryObjectStore> store_ =
+      std::make_shared<io::MemoryObjectStore>();
+
+  Result<WrittenFile> Write(const std::string& path, const SchemaPtr& schema,
+                            const std::vector<RecordBatchPtr>& batches,
+                            FileWriterOptions options = {}) {
+    LANCE_ASSIGN_OR_RAISE(LanceSchema ls, LanceSchema::Assign(schema));
+    LANCE_ASSIGN_OR_RAISE(auto writer, LanceFileWriter::Open(store_, path, ls, options));
+    for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
+    return writer->Close();
+  }
+
+  Result<TablePtr> ReadAll(const std::string& path, FileReadOptions options = {}) {
+    LANCE_ASSIGN_OR_RAISE(auto reader, LanceFileReader::Open(store_, path));
+    return reader->ReadTable(options);
+  }
+
+  void ExpectRoundTrip(const SchemaPtr& schema,
+                       const std::vector<RecordBatchPtr>& batches,
+                       FileWriterOptions options = {}, int64_t batch_size = 8192) {
+    ASSERT_OK_AND_ASSIGN(WrittenFile written, Write("f.lance", schema, batches, options));
+    ASSERT_OK_AND_ASSIGN(auto expected, Table::Make(schema, batches));
+    EXPECT_EQ(written.num_rows, expected->num_rows());
+    FileReadOptions ro;
+    ro.batch_size = batch_size;
+    ASSERT_OK_AND_ASSIGN(TablePtr actual, ReadAll("f.lance", ro));
+    ASSERT_EQ(actual->num_rows(), expected->num_rows());
+    if (!actual->Equals(*expected)) {
+      ASSERT_OK_AND_ASSIGN(auto a, actual->CombineBatches());
+      ASSERT_OK_AND_ASSIGN(auto e, expected->CombineBatches());
+      for (int c = 0; c < e->num_columns(); ++c) {
+        EXPECT_TRUE(a->column(c)->Equals(*e->column(c)))
+            << "column " << schema->field(c)->ToString() << "\nexpected "
+            << e->column(c)->ToString() << "\nactual   " << a->column(c)->ToString();
+      }
+      FAIL();
+    }
+  }
+};
+
+std::vector<DataTypePtr> AllLeafTypes() {
+  return {boolean(),
+          int8(),
+          int16(),
+          int32(),
+          int64(),
+          uint8(),
+          uint16(),
+          uint32(),
+          uint64(),
+          float16(),
+          float32(),
+          float64(),
+          utf8(),
+          large_utf8(),
+          binary(),
+          large_binary(),
+          fixed_size_binary(5),
+          date32(),
+          timestamp(TimeUnit::kMicro, "UTC"),
+          timestamp(TimeUnit::kNano),
+          fixed_size_list(float32(), 4),
+          fixed_size_list(boolean(), 3),
+          fixed_size_list(int64(), 2)};
+}
+
+std::vector<DataTypePtr> NestedTypes() {
+  auto st = struct_({field("a", int32()), field("b", utf8())});
+  return {st,
+          list(int32()),
+          large_list(large_utf8()),
+          list(st),
+          struct_({field("tags", list(utf8())), field("n", float64())}),
+          list(list(int8())),
+          list(fixed_size_list(float32(), 3)),
+          large_list(struct_({field("inner", struct_({field("z", boolean())}))})),
+          struct_({})};
+}
+
+TEST_F(RoundTripTest, EveryTypeWithNullPatterns) {
+  std::vector<DataTypePtr> types = AllLeafTypes();
+  for (const auto& t : NestedTypes()) types.push_back(t);
+  for (const auto& type : types) {
+    for (double p : {0.0, 0.3, 1.0}) {
+      SCOPED_TRACE(type->ToString() + " null probability " + std::to_string(p));
+      auto schema = lance::schema({field("c", type)});
+      RandomOptions opts;
+      opts.null_probability = p;
+      ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 300, 7, opts));
+      ExpectRoundTrip(schema, {batch});
+    }
+  }
+}
+
+TEST_F(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
+  std::vector<FieldPtr> fields;
+  int i = 0;
+  for (const auto& t : AllLeafTypes())
+    fields.push_back(field("c" + std::to_string(i++), t));
+  for (const auto& t : NestedTypes())
+    fields.push_back(field("c" + std::to_string(i++), t));
+  auto schema = lance::schema(fields);
+  std::vector<RecordBatchPtr> batches;
+  for (int b = 0; b < 5; ++b) {
+    ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 200 + 37 * b, 100 + b));
+    batches.push_back(batch);
+  }
+  FileWriterOptions options;
+  options.page_bytes = 512;
+  for (int64_t batch_size : {1, 7, 64, 1000, 100000}) {
+    SCOPED_TRACE("batch_size " + std::to_string(batch_size));
+    ExpectRoundTrip(schema, batches, options, batch_size);
+  }
+  // Small page_bytes really produced many pages, each starting on a 64-byte boundary.
+  ASSERT_OK_AND_ASSIGN(auto bytes, store_->Read("f.lance"));
+  ASSERT_OK_AND_ASSIGN(auto info, testing::InspectFile(bytes->ToStringView()));
+  EXPECT_EQ(info.footer.major, 0);
+  EXPECT_EQ(info.footer.minor, 3);
+  int max_pages = 0;
+  for (const auto& col : info.columns) max_pages = std::max(max_pages, col.pages_size());
+  EXPECT_GT(max_pages, 5);
+  for (const auto& col : info.columns) {
+    for (const auto& page : col.pages()) {
+      for (uint64_t off : page.buffer_offsets()) EXPECT_EQ(off % 64, 0u);
+    }
+  }
+}
+
+TEST_F(RoundTripTest, PagesNeverSplitRowsAndCarryPriority) {
+  auto schema = lance::schema({field("l", list(int64())), field("x", int32())});
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 3000, 5));
+  FileWriterOptions options;
+  options.page_bytes = 1024;
+  ASSERT_OK(Write("p.lance", schema, {batch}, options).status());
+  ASSERT_OK_AND_ASSIGN(auto bytes, store_->Read("p.lance"));
+  ASSERT_OK_AND_ASSIGN(auto info, testing::InspectFile(bytes->ToStringView()));
+  // Offsets column (0): priority is the first row of each page.
+  uint64_t row = 0;
+  for (const auto& page : info.columns[0].pages()) {
+    EXPECT_EQ(page.priority(), row);
+    row += page.length();
+  }
+  EXPECT_EQ(row, 3000u);
+  // Item column (1) pages begin at the first item of a top-level row.
+  ASSERT_GT(info.columns[1].pages_size(), 2);
+  uint64_t items = 0;
+  const auto& list = static_cast<const ListArray&>(*batch->column(0));
+  for (const auto& page : info.columns[1].pages()) {
+    const int64_t r = static_cast<int64_t>(page.priority());
+    EXPECT_EQ(static_cast<uint64_t>(list.value_offset(r)), items);
+    items += page.length();
+  }
+  ExpectRoundTrip(schema, {batch}, options, 333);
+}
+
+TEST_F(RoundTripTest, EmptyValuesVersusNulls) {
+  StringBuilder sb;
+  ASSERT_OK(sb.AppendValues({"", "a", "", "bc", ""}, {true, true, false, true, true}));
+  ASSERT_OK_AND_ASSIGN(auto strings, sb.Finish());
+  ListBuilder lb(std::make_unique<Int32Builder>());
+  auto* ib = static_cast<Int32Builder*>(lb.value_builder());
+  ASSERT_OK(lb.Append(true));  // []
+  ASSERT_OK(lb.AppendNull());  // null
+  ASSERT_OK(lb.Append(true));
+  ASSERT_OK(ib->Append(1));
+  ASSERT_OK(ib->AppendNull());  // [1, null]
+  ASSERT_OK(lb.Append(true));   // []
+  ASSERT_OK(lb.AppendNull());
+  ASSERT_OK_AND_ASSIGN(auto lists, lb.Finish());
+  auto schema = lance::schema({field("s", utf8()), field("l", list(int32()))});
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 5, {strings, lists}));
+  ExpectRoundTrip(schema, {batch});
+  ASSERT_OK_AND_ASSIGN(auto t, ReadAll("f.lance"));
+  ASSERT_OK_AND_ASSIGN(auto b, t->CombineBatches());
+  EXPECT_TRUE(b->column(0)->IsValid(0));
+  EXPECT_TRUE(b->column(0)->IsNull(2));
+  EXPECT_TRUE(b->column(1)->IsValid(0));
+  EXPECT_TRUE(b->column(1)->IsNull(1));
+}
+
+TEST_F(RoundTripTest, AllEmptyListsAndEmptyFile) {
+  ListBuilder lb(std::make_unique<Int32Builder>());
+  for (int i = 0; i < 10; ++i) ASSERT_OK(i % 3 ? lb.Append(true) : lb.AppendNull());
+  ASSERT_OK_AND_ASSIGN(auto lists, lb.Finish());
+  auto schema = lance::schema({field("l", list(int32()))});
+  ASSERT_OK_AND_ASSIGN(auto batch, RecordBatch::Make(schema, 10, {lists}));
+  ExpectRoundTrip(schema, {batch});
+  ExpectRoundTrip(schema, {});
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "f.lance"));
+  EXPECT_EQ(reader->num_rows(), 0);
+}
+
+TEST_F(RoundTripTest, SlicedInputs) {
+  auto schema =
+      lance::schema({field("i", int32()), field("b", boolean()), field("s", utf8()),
+                     field("l", list(utf8())),
+                     field("st", struct_({field("x", int16()), field("y", utf8())})),
+                     field("v", fixed_size_list(float32(), 3))});
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 500, 11));
+  std::vector<RecordBatchPtr> slices = {batch->Slice(3, 100), batch->Slice(101, 1),
+                                        batch->Slice(250, 0), batch->Slice(255, 245)};
+  ExpectRoundTrip(schema, slices);
+  FileWriterOptions options;
+  options.page_bytes = 300;
+  ExpectRoundTrip(schema, slices, options, 17);
+}
+
+TEST_F(RoundTripTest, StructNullsBecomeNullChildren) {
+  auto st = struct_({field("x", int32()), field("l", list(int32()))});
+  auto schema = lance::schema({field("st", st)});
+  RandomOptions opts;
+  opts.null_structs = true;
+  opts.null_probability = 0.4;
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 200, 3, opts));
+  ASSERT_OK(Write("s.lance", schema, {batch}).status());
+  ASSERT_OK_AND_ASSIGN(auto t, ReadAll("s.lance"));
+  ASSERT_OK_AND_ASSIGN(auto b, t->CombineBatches());
+  const auto& in = static_cast<const StructArray&>(*batch->column(0));
+  const auto& out = static_cast<const StructArray&>(*b->column(0));
+  EXPECT_EQ(out.null_count(), 0);
+  for (int64_t i = 0; i < 200; ++i) {
+    if (in.IsNull(i)) {
+      EXPECT_TRUE(out.field(0)->IsNull(i)) << i;
+      EXPECT_TRUE(out.field(1)->IsNull(i)) << i;
+    } else {
+      EXPECT_EQ(testing::SlotToJson(*in.field(0), i),
+                testing::SlotToJson(*out.field(0), i));
+      EXPECT_EQ(testing::SlotToJson(*in.field(1), i),
+                testing::SlotToJson(*out.field(1), i));
+    }
+  }
+}
+
+TEST_F(RoundTripTest, ProjectionRangesAndBatchSizes) {
+  auto schema = lance::schema(
+      {field("a", int64()), field("s", utf8()),
+       field("st", struct_({field("x", int32()), field("l", list(utf8()))})),
+       field("v", fixed_size_list(float32(), 8)),
+       field("ll", large_list(list(int16())))});
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 2500, 21));
+  FileWriterOptions options;
+  options.page_bytes = 700;
+  ASSERT_OK_AND_ASSIGN(WrittenFile written, Write("r.lance", schema, {batch}, options));
+  EXPECT_EQ(written.field_ids, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(written.column_indices, written.field_ids);
+  EXPECT_EQ(written.major_version, 2u);
+  EXPECT_EQ(written.minor_version, 0u);
+  ASSERT_OK_AND_ASSIGN(auto meta, store_->Head("r.lance"));
+  EXPECT_EQ(written.size_bytes, meta.size);
+
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "r.lance"));
+  EXPECT_EQ(reader->num_rows(), 2500);
+  EXPECT_EQ(reader->version(), LanceFileVersion::kV2_0);
+  struct Case {
+    std::vector<int32_t> ids;
+    int64_t offset, length, batch_size;
+  };
+  // Top-level ids: a 0, s 1, st 2, v 6, ll 7.
+  std::vector<Case> cases = {
+      {{}, 0, -1, 100},      {{7, 0}, 17, 1000, 33},       {{2}, 2499, 1, 5},
+      {{6, 1}, 1234, 0, 10}, {{7, 2, 0}, 600, 1899, 4096}, {{6}, 100, 2000, 1}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "offset " << c.offset << " length " << c.length);
+    FileReadOptions ro;
+    ro.field_ids = c.ids;
+    ro.offset = c.offset;
+    ro.length = c.length;
+    ro.batch_size = c.batch_size;
+    ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ro));
+    int64_t rows = 0;
+    std::vector<RecordBatchPtr> got;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(auto b, stream->Next());
+      if (!b) break;
+      EXPECT_LE(b->num_rows(), c.batch_size);
+      rows += b->num_rows();
+      got.push_back(b);
+    }
+    const int64_t length = c.length < 0 ? 2500 - c.offset : c.length;
+    ASSERT_EQ(rows, length);
+    std::vector<int> indices;
+    for (int32_t id : c.ids) indices.push_back(reader->schema().TopLevelIndexOfId(id));
+    if (c.ids.empty()) indices = {0, 1, 2, 3, 4};
+    ASSERT_OK_AND_ASSIGN(auto expected_batch,
+                         batch->Slice(c.offset, length)->SelectColumns(indices));
+    ASSERT_OK_AND_ASSIGN(auto expected,
+                         Table::Make(expected_batch->schema(), {expected_batch}));
+    ASSERT_OK_AND_ASSIGN(auto actual, Table::Make(stream->schema(), got));
+    EXPECT_TRUE(actual->Equals(*expected));
+  }
+  FileReadOptions bad;
+  bad.field_ids = {3};  // st.x: not a top-level field
+  EXPECT_THAT(reader->Read(bad), IsErrorWith(StatusCode::kInvalid, "field id 3"));
+  bad = {};
+  bad.offset = 2501;
+  EXPECT_THAT(reader->Read(bad), IsError(StatusCode::kInvalid));
+  bad = {};
+  bad.offset = 2000;
+  bad.length = 501;
+  EXPECT_THAT(reader->Read(bad), IsError(StatusCode::kInvalid));
+  bad = {};
+  bad.batch_size = 0;
+  EXPECT_THAT(reader->Read(bad), IsError(StatusCode::kInvalid));
+}
+
+TEST_F(RoundTripTest, SchemaMetadataAndIdsSurvive) {
+  auto schema = lance::schema({field("a", int32(), false, {{"k", "v"}}),
+                               field("b", struct_({field("c", utf8())}))},
+                              {{"dataset", "x"}});
+  ASSERT_OK_AND_ASSIGN(LanceSchema ls, LanceSchema::Make(schema, {4, 9, 2}));
+  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "m.lance", ls));
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
+  ASSERT_OK(writer->WriteBatch(*batch));
+  EXPECT_EQ(writer->num_rows_written(), 10);
+  ASSERT_OK_AND_ASSIGN(WrittenFile w, writer->Close());
+  EXPECT_EQ(w.field_ids, (std::vector<int32_t>{4, 9, 2}));
+  EXPECT_EQ(w.column_indices, (std::vector<int32_t>{0, 1, 2}));
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "m.lance"));
+  EXPECT_TRUE(reader->schema().Equals(ls)) << reader->schema().schema()->ToString();
+  FileReadOptions ro;
+  ro.field_ids = {9};
+  ASSERT_OK_AND_ASSIGN(auto t, reader->ReadTable(ro));
+  EXPECT_EQ(t->schema()->field(0)->name(), "b");
+  EXPECT_EQ(t->num_rows(), 10);
+}
+
+TEST_F(RoundTripTest, WriterErrorsAndVisibility) {
+  auto schema = lance::schema({field("a", int32())});
+  ASSERT_OK_AND_ASSIGN(LanceSchema ls, LanceSchema::Assign(schema));
+  FileWriterOptions v21;
+  v21.version = LanceFileVersion::kV2_1;
+  EXPECT_THAT(LanceFileWriter::Open(store_, "x.lance", ls, v21),
+              IsError(StatusCode::kNotImplemented));
+
+  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "x.lance", ls));
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
+  ASSERT_OK(writer->WriteBatch(*batch));
+  auto other = lance::schema({field("a", int64())});
+  ASSERT_OK_AND_ASSIGN(auto wrong, RandomBatch(other, 10, 1));
+  EXPECT_THAT(writer->WriteBatch(*wrong), IsError(StatusCode::kInvalid));
+  EXPECT_THAT(store_->Head("x.lance"), IsError(StatusCode::kNotFound));
+  ASSERT_OK(writer->Close().status());
+  EXPECT_OK(store_->Head("x.lance").status());
+  EXPECT_THAT(writer->WriteBatch(*batch), IsError(StatusCode::kInvalid));
+  EXPECT_THAT(writer->Close(), IsError(StatusCode::kInvalid));
+
+  ASSERT_OK_AND_ASSIGN(auto aborted, LanceFileWriter::Open(store_, "y.lance", ls));
+  ASSERT_OK(aborted->WriteBatch(*batch));
+  ASSERT_OK(aborted->Abort());
+  EXPECT_THAT(store_->Head("y.lance"), IsError(StatusCode::kNotFound));
+  {
+    ASSERT_OK_AND_ASSIGN(auto dropped, LanceFileWriter::Open(store_, "z.lance", ls));
+    ASSERT_OK(dropped->WriteBatch(*batch));
+  }
+  EXPECT_THAT(store_->Head("z.lance"), IsError(StatusCode::kNotFound));
+}
+
+TEST_F(RoundTripTest, OpenErrors) {
+  EXPECT_THAT(LanceFileReader::Open(store_, "missing.lance"),
+              IsError(StatusCode::kNotFound));
+  ASSERT_OK(store_->Put("tiny.lance", "LANC"));
+  EXPECT_THAT(LanceFileReader::Open(store_, "tiny.lance"),
+              IsErrorWith(StatusCode::kCorrupt, "tiny.lance"));
+  ASSERT_OK(store_->Put("junk.lance", std::string(100, 'x')));
+  EXPECT_THAT(LanceFileReader::Open(store_, "junk.lance"),
+              IsErrorWith(StatusCode::kCorrupt, "junk.lance"));
+}
+
+TEST_F(RoundTripTest, ConcurrentStreamsOnOneReader) {
+  auto schema = lance::schema({field("a", int64()), field("s", list(utf8()))});
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 4000, 9));
+  FileWriterOptions options;
+  options.page_bytes = 2000;
+  ASSERT_OK(Write("c.lance", schema, {batch}, options).status());
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "c.lance"));
+  ASSERT_OK_AND_ASSIGN(auto expected, Table::Make(schema, {batch}));
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      FileReadOptions ro;
+      ro.batch_size = 100 + t * 50;
+      auto table = reader->ReadTable(ro);
+      if (table.ok() && (*table)->Equals(*expected)) ++ok;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 4);
+}
+
+}  // namespace
+}  // namespace lance::format

@@ -1,0 +1,1220 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "table/predicate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lance/core/builder.h"
+#include "lance/core/record_batch.h"
+#include "tests/testing/matchers.h"
+
+namespace lance::table {
+namespace {
+
+using ::lance::testing::IsErrorWith;
+using Rows = std::vector<int64_t>;
+
+void Check(const Status& st) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
+    std::abort();
+  }
+}
+
+template <typename BuilderT, typename T>
+ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
+  for (const auto& v : values) {
+    if (v) {
+      Check(builder.Append(*v));
+    } else {
+      Check(builder.AppendNull());
+    }
+  }
+  return builder.Finish().value();
+}
+
+template <typename T>
+using Opt = std::vector<std::optional<T>>;
+
+RecordBatchPtr MakeBatch(const std::vector<std::pair<std::string, ArrayPtr>>& columns) {
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> arrays;
+  for (const auto& [name, array] : columns) {
+    fields.push_back(field(name, array->type()));
+    arrays.push_back(array);
+  }
+  const int64_t n = arrays.empty() ? 0 : arrays[0]->length();
+  return RecordBatch::Make(schema(std::move(fields)), n, std::move(arrays)).value();
+}
+
+Result<std::shared_ptr<const Predicate>> Parse(const std::string& text,
+                                               const RecordBatch& batch) {
+  return Predicate::Parse(text, *batch.schema());
+}
+
+// Indices of matching rows; checks that the mask is a null-free boolean of the right
+// length.
+Rows Matching(const std::string& text, const RecordBatch& batch) {
+  auto pred = Parse(text, batch);
+  if (!pred.ok()) {
+    ADD_FAILURE() << text << ": " << pred.status().ToString();
+    return {-1};
+  }
+  auto mask = (*pred)->Evaluate(batch);
+  if (!mask.ok()) {
+    ADD_FAILURE() << text << ": " << mask.status().ToString();
+    return {-2};
+  }
+  const ArrayPtr& m = *mask;
+  EXPECT_EQ(m->type_id(), TypeId::kBool) << text;
+  EXPECT_EQ(m->length(), batch.num_rows()) << text;
+  EXPECT_EQ(m->null_count(), 0) << text;
+  Rows out;
+  const auto& bools = static_cast<const BooleanArray&>(*m);
+  for (int64_t i = 0; i < m->length(); ++i) {
+    if (bools.Value(i)) out.push_back(i);
+  }
+  return out;
+}
+
+std::string Normalized(const std::string& text, const RecordBatch& batch) {
+  auto pred = Parse(text, batch);
+  if (!pred.ok()) return "ERROR: " + pred.status().ToString();
+  return (*pred)->ToString();
+}
+
+Status ParseStatus(const std::string& text, const RecordBatch& batch) {
+  return Parse(text, batch).status();
+}
+
+std::string ErrorMessage(const std::string& text, const RecordBatch& batch) {
+  Status st = ParseStatus(text, batch);
+  EXPECT_TRUE(st.IsInvalid()) << text << " -> " << st.ToString();
+  return st.message();
+}
+
+// ---- comparison references ------------------------------------------------------------
+
+enum class Op { kEq, kNe, kLt, kLe, kGt, kGe };
+constexpr Op kOps[] = {Op::kEq, Op::kNe, Op::kLt, Op::kLe, Op::kGt, Op::kGe};
+constexpr const char* kOpSpellings[][2] = {{"=", "=="},  {"!=", "<>"}, {"<", "<"},
+                                           {"<=", "<="}, {">", ">"},   {">=", ">="}};
+
+Op Swapped(Op op) {
+  switch (op) {
+    case Op::kLt:
+      return Op::kGt;
+    case Op::kLe:
+      return Op::kGe;
+    case Op::kGt:
+      return Op::kLt;
+    case Op::kGe:
+      return Op::kLe;
+    default:
+      return op;
+  }
+}
+
+template <typename T>
+bool Holds(Op op, const T& a, const T& b) {
+  switch (op) {
+    case Op::kEq:
+      return a == b;
+    case Op::kNe:
+      return a != b;
+    case Op::kLt:
+      return a < b;
+    case Op::kLe:
+      return a <= b;
+    case Op::kGt:
+      return a > b;
+    case Op::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
+// Checks `col OP lit` and `lit OP' col` (both spellings of each operator) for every
+// literal against ref(row, op, literal index) -> matches.
+void SweepOperators(const RecordBatch& batch, const std::string& column,
+                    const std::vector<std::string>& literals,
+                    const std::function<bool(int64_t, Op, size_t)>& ref) {
+  for (size_t li = 0; li < literals.size(); ++li) {
+    for (int o = 0; o < 6; ++o) {
+      const Op op = kOps[o];
+      Rows expected;
+      for (int64_t r = 0; r < batch.num_rows(); ++r) {
+        if (ref(r, op, li)) expected.push_back(r);
+      }
+      for (int spelling = 0; spelling < 2; ++spelling) {
+        const std::string sym = kOpSpellings[o][spelling];
+        const std::string direct = column + " " + sym + " " + literals[li];
+        EXPECT_EQ(Matching(direct, batch), expected) << direct;
+      }
+      // lit OP col == col SWAPPED(OP) lit
+      const int swapped = static_cast<int>(Swapped(op));
+      const std::string reversed =
+          literals[li] + " " + kOpSpellings[swapped][0] + " " + column;
+      EXPECT_EQ(Matching(reversed, batch), expected) << reversed;
+    }
+  }
+}
+
+// ---- integers
+// ------------------------------------------------------------------------------
+
+// Literals spanning every integer range boundary, fractions and huge floats. Compared
+// exactly: long double holds every int64/uint64 and every double exactly.
+const std::vector<std::string> kIntLiterals = {"0",
+                                               "1",
+                                               "-1",
+                                               "127",
+                                               "128",
+                                               "-128",
+                                               "-129",
+                                               "255",
+                                               "256",
+                                               "32767",
+                                               "-32768",
+                                               "65535",
+                                               "2147483647",
+                                               "-2147483648",
+                                               "4294967295",
+                                               "9223372036854775807",
+                                               "-9223372036854775808",
+                                               "9223372036854775808",
+                                               "18446744073709551615",
+                                               "18446744073709551616",
+                                               "2.5",
+                                               "-2.5",
+                                               "3.0",
+                                               "-0.0",
+                                               "1e30",
+                                               "-1e30",
+                                               "1.5e2",
+                                               "127.5",
+                                               "-128.5",
+                                               "0.999"};
+
+long double LiteralValue(const std::string& text) {
+  return std::strtold(text.c_str(), nullptr);
+}
+
+template <typename BuilderT, typename T>
+void IntegerSweep() {
+  const T lo = std::numeric_limits<T>::min();
+  const T hi = std::numeric_limits<T>::max();
+  Opt<T> values = {T(0),      T(1),      std::nullopt, T(2),   T(3),         lo,    hi,
+                   T(hi - 1), T(lo + 1), T(127),       T(100), std::nullopt, T(150)};
+  if constexpr (std::is_signed_v<T>) {
+    values.push_back(T(-1));
+    values.push_back(T(-3));
+    values.push_back(T(-128));
+  }
+  auto batch = MakeBatch({{"x", Build(BuilderT(), values)}});
+  SweepOperators(*batch, "x", kIntLiterals, [&](int64_t r, Op op, size_t li) {
+    if (!values[r]) return false;
+    return Holds(op, static_cast<long double>(*values[r]),
+                 LiteralValue(kIntLiterals[li]));
+  });
+}
+
+TEST(PredicateIntegers, Int8) { IntegerSweep<Int8Builder, int8_t>(); }
+TEST(PredicateIntegers, Int16) { IntegerSweep<Int16Builder, int16_t>(); }
+TEST(PredicateIntegers, Int32) { IntegerSweep<Int32Builder, int32_t>(); }
+TEST(PredicateIntegers, Int64) { IntegerSweep<Int64Builder, int64_t>(); }
+TEST(PredicateIntegers, UInt8) { IntegerSweep<UInt8Builder, uint8_t>(); }
+TEST(PredicateIntegers, UInt16) { IntegerSweep<UInt16Builder, uint16_t>(); }
+TEST(PredicateIntegers, UInt32) { IntegerSweep<UInt32Builder, uint32_t>(); }
+TEST(PredicateIntegers, UInt64) { IntegerSweep<UInt64Builder, uint64_t>(); }
+
+TEST(PredicateIntegers, LargeUInt64ValuesAreExact) {
+  auto batch = MakeBatch(
+      {{"u", Build(UInt64Builder(),
+                   Opt<uint64_t>{18446744073709551615ull, 18446744073709551614ull,
+                                 9223372036854775808ull, 0})}});
+  EXPECT_EQ(Matching("u = 18446744073709551615", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("u < 18446744073709551615", *batch), (Rows{1, 2, 3}));
+  EXPECT_EQ(Matching("u >= 9223372036854775808", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Matching("u > -1", *batch), (Rows{0, 1, 2, 3}));
+  EXPECT_EQ(Matching("u IN (18446744073709551614, -5)", *batch), (Rows{1}));
+}
+
+TEST(PredicateIntegers, Int64ExtremesAndNegativeLiterals) {
+  auto batch = MakeBatch(
+      {{"i", Build(Int64Builder(),
+                   Opt<int64_t>{std::numeric_limits<int64_t>::min(), -5, 5, std::nullopt,
+                                std::numeric_limits<int64_t>::max()})}});
+  EXPECT_EQ(Matching("i = -9223372036854775808", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("i > -5", *batch), (Rows{2, 4}));
+  EXPECT_EQ(Matching("i >= - 5", *batch), (Rows{1, 2, 4}));
+  EXPECT_EQ(Matching("i = -(-5)", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("i = +5", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("i < -9.2e18", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("i > 9.3e18", *batch), (Rows{}));
+}
+
+// ---- floating point
+// ------------------------------------------------------------------------
+
+// Column against a (never NaN) literal, as Lance answers it (checked with pylance): IEEE
+// order for numbers, so -0.0 equals 0.0; +NaN is above every number (`f > 1e300` matches
+// NaN and inf) and -NaN below every number.
+int FloatThreeWay(double a, double b) {
+  if (std::isnan(a)) return std::signbit(a) ? -1 : 1;
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+bool HoldsThreeWay(Op op, int c) { return Holds(op, c, 0); }
+
+const std::vector<std::string> kFloatLiterals = {
+    "0",     "-0.0",   "0.0",  "0.1",          "1.5", "-1.5",  "2",
+    "1e300", "-1e300", "1e39", "3.4028235e38", "-7",  "1e-50", "100000000000000000000"};
+
+TEST(PredicateFloats, Float64) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Opt<double> values = {0.1,   nan,  -0.0,  0.0,    std::nullopt,
+                        inf,   -inf, 1.5,   -1.5,   2.0,
+                        1e300, -7.0, 1e-50, 5e-324, std::copysign(nan, -1.0)};
+  auto batch = MakeBatch({{"f", Build(DoubleBuilder(), values)}});
+  SweepOperators(*batch, "f", kFloatLiterals, [&](int64_t r, Op op, size_t li) {
+    if (!values[r]) return false;
+    const double lit = std::strtod(kFloatLiterals[li].c_str(), nullptr);
+    return HoldsThreeWay(op, FloatThreeWay(*values[r], lit));
+  });
+}
+
+TEST(PredicateFloats, Float32ComparesWithTheLiteralRoundedToFloat) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  Opt<float> values = {0.1f,
+                       nan,
+                       -0.0f,
+                       0.0f,
+                       std::nullopt,
+                       inf,
+                       -inf,
+                       1.5f,
+                       -1.5f,
+                       2.0f,
+                       std::numeric_limits<float>::max(),
+                       -7.0f,
+                       1e-45f,
+                       std::copysign(nan, -1.0f)};
+  auto batch = MakeBatch({{"f", Build(FloatBuilder(), values)}});
+  SweepOperators(*batch, "f", kFloatLiterals, [&](int64_t r, Op op, size_t li) {
+    if (!values[r]) return false;
+    const double d = std::strtod(kFloatLiterals[li].c_str(), nullptr);
+    // Rounded to float as Lance casts the literal; beyond the float range -> +-inf.
+    const float lit = std::fabs(d) > 3.5e38 ? static_cast<float>(d > 0 ? inf : -inf)
+                                            : static_cast<float>(d);
+    return HoldsThreeWay(op, FloatThreeWay(*values[r], lit));
+  });
+  // Pinned facts: 0.1 matches the float 0.1f (pylance: `f32 = 0.1` -> 1 row).
+  EXPECT_EQ(Matching("f = 0.1", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("f > 1e300", *batch), (Rows{1}));  // only NaN exceeds +inf
+}
+
+TEST(PredicateFloats, NaNAndSignedZeroPinned) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto batch = MakeBatch(
+      {{"f", Build(DoubleBuilder(), Opt<double>{nan, -0.0, 0.0, std::nullopt, 1.0})},
+       {"g", Build(DoubleBuilder(), Opt<double>{nan, 0.0, -0.0, 1.0, nan})}});
+  EXPECT_EQ(Matching("f = 0.0", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("f = -0.0", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("f < 0", *batch), (Rows{}));
+  EXPECT_EQ(Matching("f > 0.5", *batch), (Rows{0, 4}));
+  EXPECT_EQ(Matching("f != 1", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Matching("f = f", *batch), (Rows{0, 1, 2, 4}));
+  EXPECT_EQ(Matching("f != f", *batch), (Rows{}));
+  // Two columns compare with total order: -0.0 < 0.0, NaN above everything.
+  EXPECT_EQ(Matching("f = g", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("f < g", *batch), (Rows{1, 4}));
+  EXPECT_EQ(Matching("f > g", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("f IN (0.0, 1)", *batch), (Rows{1, 2, 4}));
+}
+
+TEST(PredicateFloats, MatchesPylanceOnSignedZerosAndSignedNaNs) {
+  // The answers pylance 14 gives on this exact table (see the semantics comment in
+  // predicate_kernels.cc): literals compare zeros by value and NaNs by sign, columns
+  // compare with total order.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double neg_nan = std::copysign(nan, -1.0);
+  auto batch = MakeBatch(
+      {{"f", Build(DoubleBuilder(), Opt<double>{-0.0, 0.0, nan, 1.0, neg_nan})},
+       {"g", Build(DoubleBuilder(), Opt<double>{0.0, -0.0, 1.0, nan, nan})},
+       {"h", Build(FloatBuilder(), Opt<float>{-0.0f, 0.0f, std::nanf(""), 1.0f, 2.0f})}});
+  EXPECT_EQ(Matching("f = 0.0", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("f = -0.0", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("f < 0.0", *batch), (Rows{4}));
+  EXPECT_EQ(Matching("f <= -0.0", *batch), (Rows{0, 1, 4}));
+  EXPECT_EQ(Matching("f > -0.0", *batch), (Rows{2, 3}));
+  EXPECT_EQ(Matching("f = g", *batch), Rows{});
+  EXPECT_EQ(Matching("f < g", *batch), (Rows{0, 3, 4}));
+  EXPECT_EQ(Matching("f > g", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("f != g", *batch), (Rows{0, 1, 2, 3, 4}));
+  EXPECT_EQ(Matching("f IN (0.0)", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("f IN (-0.0)", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("h = 0", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("h < 0", *batch), Rows{});
+  EXPECT_EQ(Matching("h = f", *batch), (Rows{0, 1, 2, 3}));
+  EXPECT_EQ(Matching("h < f", *batch), Rows{});
+  EXPECT_EQ(Matching("f > 1", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("f != 1", *batch), (Rows{0, 1, 2, 4}));
+  EXPECT_EQ(Matching("f < -1e308", *batch), (Rows{4}));
+}
+
+TEST(PredicateFloats, HalfFloat) {
+  // 1.5, 0.1 (as half: 0x2E66), NaN, -0, inf, null, 65504
+  auto batch = MakeBatch(
+      {{"h", Build(HalfFloatBuilder(), Opt<uint16_t>{0x3E00, 0x2E66, 0x7E00, 0x8000,
+                                                     0x7C00, std::nullopt, 0x7BFF})}});
+  EXPECT_EQ(Matching("h = 0.1", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("h > 1", *batch), (Rows{0, 2, 4, 6}));
+  EXPECT_EQ(Matching("h > 1.4", *batch), (Rows{0, 2, 4, 6}));
+  EXPECT_EQ(Matching("h = 0", *batch), (Rows{3}));
+  EXPECT_EQ(Matching("h = 65504", *batch), (Rows{6}));
+  EXPECT_EQ(Matching("h = 65519", *batch), (Rows{6}));      // rounds to the max half
+  EXPECT_EQ(Matching("h >= 65520", *batch), (Rows{2, 4}));  // rounds to +inf
+  EXPECT_EQ(Matching("h IN (1.5, 0.1)", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("h < 0.0999", *batch), (Rows{3}));
+}
+
+// ---- strings and binaries
+// ------------------------------------------------------------------
+
+bool BytesLess(const std::string& a, const std::string& b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x != y) return x < y;
+  }
+  return a.size() < b.size();
+}
+
+int BytesThreeWay(const std::string& a, const std::string& b) {
+  return BytesLess(a, b) ? -1 : (BytesLess(b, a) ? 1 : 0);
+}
+
+template <typename BuilderT>
+void StringSweep() {
+  Opt<std::string> values = {
+      "",     "a",  "ab",       std::nullopt, "b", "B", "\xc3\xa9t\xc3\xa9",
+      "it's", "a ", "\xff\x01", "aa",         "ab"};
+  auto batch = MakeBatch({{"s", Build(BuilderT(), values)}});
+  const std::vector<std::pair<std::string, std::string>> literals = {
+      {"''", ""},
+      {"'a'", "a"},
+      {"'ab'", "ab"},
+      {"'it''s'", "it's"},
+      {"\"ab\"", "ab"},
+      {"'B'", "B"},
+      {"'\xc3\xa9t\xc3\xa9'", "\xc3\xa9t\xc3\xa9"},
+      {"'\xff'", "\xff"},
+      {"'a '", "a "},
+      {"'zzz'", "zzz"}};
+  std::vector<std::string> spelled;
+  for (const auto& l : literals) spelled.push_back(l.first);
+  SweepOperators(*batch, "s", spelled, [&](int64_t r, Op op, size_t li) {
+    if (!values[r]) return false;
+    return HoldsThreeWay(op, BytesThreeWay(*values[r], literals[li].second));
+  });
+  EXPECT_EQ(Matching("s IN ('ab', 'b', NULL)", *batch).size(), 3u);
+}
+
+TEST(PredicateStrings, Utf8) { StringSweep<StringBuilder>(); }
+TEST(PredicateStrings, LargeUtf8) { StringSweep<LargeStringBuilder>(); }
+TEST(PredicateStrings, Binary) { StringSweep<BinaryBuilder>(); }
+TEST(PredicateStrings, LargeBinary) { StringSweep<LargeBinaryBuilder>(); }
+
+TEST(PredicateStrings, FixedSizeBinary) {
+  auto batch = MakeBatch({{"fb", Build(FixedSizeBinaryBuilder(fixed_size_binary(2)),
+                                       Opt<std::string>{"ab", std::nullopt, "cd", "ef",
+                                                        std::string("\xff\x00", 2)})}});
+  EXPECT_EQ(Matching("fb = 'ab'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("fb > 'c'", *batch), (Rows{2, 3, 4}));
+  EXPECT_EQ(Matching("fb = 'abc'", *batch), (Rows{}));
+  EXPECT_EQ(Matching("fb != 'a'", *batch), (Rows{0, 2, 3, 4}));
+  EXPECT_EQ(Matching("fb IN ('cd', 'ef')", *batch), (Rows{2, 3}));
+  EXPECT_EQ(Matching("fb IS NULL", *batch), (Rows{1}));
+}
+
+TEST(PredicateStrings, SlicedColumnAndEscapes) {
+  ArrayPtr s =
+      Build(StringBuilder(), Opt<std::string>{"x", "it's", "a", std::nullopt, "b"});
+  auto full = MakeBatch({{"s", s}});
+  auto batch = full->Slice(1, 4);  // [it's, a, null, b]
+  EXPECT_EQ(Matching("s = 'it''s'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("s >= 'a'", *batch), (Rows{0, 1, 3}));
+  EXPECT_EQ(Matching("s IS NULL", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("s = \"it's\"", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("s = 'it\"s'", *batch), (Rows{}));
+}
+
+// ---- booleans
+// ------------------------------------------------------------------------------
+
+TEST(PredicateBooleans, ComparisonsAndIsTrue) {
+  Opt<bool> values = {true,         false, std::nullopt, true, false,
+                      std::nullopt, true,  false,        true};
+  auto batch = MakeBatch({{"b", Build(BooleanBuilder(), values)}});
+  SweepOperators(*batch, "b", {"TRUE", "false", "True"},
+                 [&](int64_t r, Op op, size_t li) {
+                   if (!values[r]) return false;
+                   return Holds(op, static_cast<int>(*values[r]), li == 1 ? 0 : 1);
+                 });
+  EXPECT_EQ(Matching("b", *batch), (Rows{0, 3, 6, 8}));
+  EXPECT_EQ(Matching("NOT b", *batch), (Rows{1, 4, 7}));
+  EXPECT_EQ(Matching("b IS TRUE", *batch), (Rows{0, 3, 6, 8}));
+  EXPECT_EQ(Matching("b IS NOT TRUE", *batch), (Rows{1, 2, 4, 5, 7}));
+  EXPECT_EQ(Matching("b IS FALSE", *batch), (Rows{1, 4, 7}));
+  EXPECT_EQ(Matching("b IS NOT FALSE", *batch), (Rows{0, 2, 3, 5, 6, 8}));
+  EXPECT_EQ(Matching("b IN (FALSE)", *batch), (Rows{1, 4, 7}));
+  EXPECT_EQ(Matching("b NOT IN (FALSE, NULL)", *batch), (Rows{}));
+  // Sliced at a non-byte offset.
+  auto sliced = batch->Slice(3, 6);  // [T, F, null, T, F, T]
+  EXPECT_EQ(Matching("b = false", *sliced), (Rows{1, 4}));
+  EXPECT_EQ(Matching("b", *sliced), (Rows{0, 3, 5}));
+}
+
+// ---- three-valued logic
+// ----------------------------------------------------------------------
+
+TEST(PredicateLogic, KleeneTruthTables) {
+  // Every (a, b) pair over {TRUE, FALSE, NULL}.
+  Opt<bool> a, b;
+  const std::optional<bool> kValues[] = {true, false, std::nullopt};
+  for (auto x : kValues) {
+    for (auto y : kValues) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  auto batch =
+      MakeBatch({{"a", Build(BooleanBuilder(), a)}, {"b", Build(BooleanBuilder(), b)}});
+  // rows: 0 TT, 1 TF, 2 TN, 3 FT, 4 FF, 5 FN, 6 NT, 7 NF, 8 NN
+  EXPECT_EQ(Matching("a AND b", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("(a AND b) IS FALSE", *batch), (Rows{1, 3, 4, 5, 7}));
+  EXPECT_EQ(Matching("(a AND b) IS NULL", *batch), (Rows{2, 6, 8}));
+  EXPECT_EQ(Matching("a OR b", *batch), (Rows{0, 1, 2, 3, 6}));
+  EXPECT_EQ(Matching("(a OR b) IS FALSE", *batch), (Rows{4}));
+  EXPECT_EQ(Matching("(a OR b) IS NULL", *batch), (Rows{5, 7, 8}));
+  EXPECT_EQ(Matching("NOT a", *batch), (Rows{3, 4, 5}));
+  EXPECT_EQ(Matching("(NOT a) IS NULL", *batch), (Rows{6, 7, 8}));
+  EXPECT_EQ(Matching("NOT (a AND b)", *batch), (Rows{1, 3, 4, 5, 7}));
+  EXPECT_EQ(Matching("NOT (a OR b)", *batch), (Rows{4}));
+  // Literals mixed with columns.
+  EXPECT_EQ(Matching("a AND NULL", *batch), (Rows{}));
+  EXPECT_EQ(Matching("(a AND NULL) IS FALSE", *batch), (Rows{3, 4, 5}));
+  EXPECT_EQ(Matching("a OR NULL", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Matching("(a OR NULL) IS NULL", *batch), (Rows{3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(Matching("a OR TRUE", *batch), (Rows{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(Matching("a AND FALSE", *batch), (Rows{}));
+  EXPECT_EQ(Matching("(a AND FALSE) IS FALSE", *batch),
+            (Rows{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  // Comparisons of booleans with booleans.
+  EXPECT_EQ(Matching("a = b", *batch), (Rows{0, 4}));
+  EXPECT_EQ(Matching("a < b", *batch), (Rows{3}));
+  EXPECT_EQ(Matching("a >= b", *batch), (Rows{0, 1, 4}));
+  EXPECT_EQ(Matching("(a = b) IS NULL", *batch), (Rows{2, 5, 6, 7, 8}));
+}
+
+TEST(PredicateLogic, LiteralOnlyFilters) {
+  auto batch =
+      MakeBatch({{"x", Build(Int32Builder(), Opt<int32_t>{1, std::nullopt, 3})}});
+  const Rows all = {0, 1, 2};
+  EXPECT_EQ(Matching("true", *batch), all);
+  EXPECT_EQ(Matching("FALSE", *batch), Rows{});
+  EXPECT_EQ(Matching("NULL", *batch), Rows{});
+  EXPECT_EQ(Matching("1 = 1", *batch), all);
+  EXPECT_EQ(Matching("1 = 2", *batch), Rows{});
+  EXPECT_EQ(Matching("1 < 2.5", *batch), all);
+  EXPECT_EQ(Matching("2.5 < 1", *batch), Rows{});
+  EXPECT_EQ(Matching("'b' > 'a'", *batch), all);
+  EXPECT_EQ(Matching("NULL IS NULL", *batch), all);
+  EXPECT_EQ(Matching("NULL = NULL", *batch), Rows{});
+  EXPECT_EQ(Matching("NOT NULL", *batch), Rows{});
+  EXPECT_EQ(Matching("1 IN (2, 1)", *batch), all);
+  EXPECT_EQ(Matching("1 NOT IN (2, NULL)", *batch), Rows{});
+  EXPECT_EQ(Matching("DATE '2024-01-02' > '2024-01-01'", *batch), all);
+  EXPECT_EQ(Matching("TIMESTAMP '2024-01-02 00:00:00' = DATE '2024-01-02'", *batch), all);
+  EXPECT_EQ(Matching("18446744073709551615 > 1.8e19", *batch), all);
+  EXPECT_EQ(Matching("true AND false OR true", *batch), all);
+  EXPECT_EQ(Normalized("1 = 1", *batch), "TRUE");
+  EXPECT_EQ(Normalized("NULL AND FALSE", *batch), "FALSE");
+  EXPECT_EQ(Normalized("NULL OR TRUE", *batch), "TRUE");
+  EXPECT_EQ(Normalized("NULL OR FALSE", *batch), "NULL");
+  // Batches without rows.
+  auto empty = batch->Slice(0, 0);
+  EXPECT_EQ(Matching("x > 1", *empty), Rows{});
+  EXPECT_EQ(Matching("true", *empty), Rows{});
+}
+
+TEST(PredicateLogic, MixedCompoundFilters) {
+  auto batch =
+      MakeBatch({{"x", Build(Int64Builder(), Opt<int64_t>{1, 5, std::nullopt, 10, 20})},
+                 {"s", Build(StringBuilder(),
+                             Opt<std::string>{"a", std::nullopt, "c", "d", "e"})}});
+  EXPECT_EQ(Matching("x > 1 AND s IS NOT NULL", *batch), (Rows{3, 4}));
+  EXPECT_EQ(Matching("x > 1 OR s = 'c'", *batch), (Rows{1, 2, 3, 4}));
+  EXPECT_EQ(Matching("NOT x > 5", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("NOT (x > 5) OR x IS NULL", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Matching("x > 1 AND x < 20 AND s != 'd'", *batch), Rows{});
+  EXPECT_EQ(Matching("x > 0 = true", *batch), (Rows{0, 1, 3, 4}));
+  EXPECT_EQ(Matching("(x > 5) = (s > 'c')", *batch), (Rows{0, 3, 4}));
+  EXPECT_EQ(Matching("x IS NULL = false", *batch), (Rows{0, 1, 3, 4}));
+}
+
+// ---- IN
+// ------------------------------------------------------------------------------------
+
+TEST(PredicateIn, NullSemantics) {
+  auto batch =
+      MakeBatch({{"i", Build(Int32Builder(), Opt<int32_t>{1, 2, 3, std::nullopt})}});
+  EXPECT_EQ(Matching("i IN (1, 2)", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("i IN (1, 2, NULL)", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("i NOT IN (1, 2)", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("i NOT IN (1, 2, NULL)", *batch), Rows{});
+  EXPECT_EQ(Matching("(i NOT IN (1, NULL)) IS NULL", *batch), (Rows{1, 2, 3}));
+  EXPECT_EQ(Matching("NOT (i IN (1, NULL))", *batch), Rows{});
+  EXPECT_EQ(Matching("i IN (NULL)", *batch), Rows{});
+  EXPECT_EQ(Matching("i IN (1, 2.5, 3.0, 1e20, -7)", *batch), (Rows{0, 2}));
+  EXPECT_EQ(Matching("i in (3)", *batch), (Rows{2}));
+}
+
+TEST(PredicateIn, LongListsAndEveryType) {
+  std::vector<std::optional<int64_t>> values;
+  for (int i = 0; i < 100; ++i)
+    values.push_back(i % 10 == 9 ? std::nullopt : std::optional(i));
+  auto batch = MakeBatch({{"x", Build(Int64Builder(), values)}});
+  std::string list;
+  Rows expected;
+  for (int i = 0; i < 100; i += 3) {
+    list += (list.empty() ? "" : ", ") + std::to_string(i);
+    if (i % 10 != 9) expected.push_back(i);
+  }
+  EXPECT_EQ(Matching("x IN (" + list + ")", *batch), expected);
+  Rows complement;
+  for (int i = 0; i < 100; ++i) {
+    if (i % 3 != 0 && i % 10 != 9) complement.push_back(i);
+  }
+  EXPECT_EQ(Matching("x NOT IN (" + list + ")", *batch), complement);
+
+  auto mixed = MakeBatch(
+      {{"s", Build(StringBuilder(), Opt<std::string>{"a", "b", std::nullopt, "c"})},
+       {"f", Build(FloatBuilder(), Opt<float>{0.1f, 2.0f, 3.0f, std::nullopt})},
+       {"d", Build(Date32Builder(), Opt<int32_t>{19724, 19725, std::nullopt, 0})},
+       {"u8", Build(UInt8Builder(), Opt<uint8_t>{1, 255, 0, 7})}});
+  EXPECT_EQ(Matching("s IN ('c', 'a', 'x', 'y', 'z', 'q', 'r', 't', 'u', 'v')", *mixed),
+            (Rows{0, 3}));
+  EXPECT_EQ(Matching("f IN (0.1, 3)", *mixed), (Rows{0, 2}));
+  EXPECT_EQ(Matching("d IN (DATE '2024-01-02', '1970-01-01')", *mixed), (Rows{0, 3}));
+  EXPECT_EQ(Matching("u8 IN (255, 256, -1, 7)", *mixed), (Rows{1, 3}));
+}
+
+// ---- dates and timestamps
+// ----------------------------------------------------------------------
+
+TEST(PredicateTemporal, Date32) {
+  // 2024-01-01 = 19723, 2024-01-02 = 19724, 1969-12-31 = -1
+  auto batch = MakeBatch(
+      {{"d", Build(Date32Builder(), Opt<int32_t>{19723, 19724, std::nullopt, -1, 0})}});
+  EXPECT_EQ(Matching("d = date '2024-01-02'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("d = DATE '2024-1-2'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("d = '2024-01-02'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("d > '2024-01-01'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("d < date '1970-01-01'", *batch), (Rows{3}));
+  EXPECT_EQ(Matching("d <= DATE '1970-01-01'", *batch), (Rows{3, 4}));
+  EXPECT_EQ(Matching("'2024-01-01' <= d", *batch), (Rows{0, 1}));
+  // Against timestamps a date is its midnight.
+  EXPECT_EQ(Matching("d = timestamp '2024-01-02 00:00:00'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("d = timestamp '2024-01-02 00:00:01'", *batch), Rows{});
+  EXPECT_EQ(Matching("d < timestamp '2024-01-01 00:00:01'", *batch), (Rows{0, 3, 4}));
+  EXPECT_EQ(Matching("d > '2024-01-01 12:00:00'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("d >= DATE '2000-02-29'", *batch), (Rows{0, 1}));
+}
+
+TEST(PredicateTemporal, TimestampsOfEveryUnit) {
+  // 2024-01-02 03:04:05.5 UTC
+  const int64_t secs = 1704164645;
+  struct Case {
+    TimeUnit unit;
+    int64_t per_second;
+  };
+  for (const Case c :
+       {Case{TimeUnit::kSecond, 1}, Case{TimeUnit::kMilli, 1000},
+        Case{TimeUnit::kMicro, 1000000}, Case{TimeUnit::kNano, 1000000000}}) {
+    for (const std::string tz : {"", "UTC"}) {
+      SCOPED_TRACE(std::string(TimeUnitSuffix(c.unit)) + " " + tz);
+      const int64_t half = c.per_second / 2;  // 0 for seconds
+      auto batch = MakeBatch(
+          {{"ts", Build(TimestampBuilder(timestamp(c.unit, tz)),
+                        Opt<int64_t>{secs * c.per_second, secs * c.per_second + half,
+                                     std::nullopt, -c.per_second})}});
+      EXPECT_EQ(Matching("ts = timestamp '2024-01-02 03:04:05'", *batch),
+                half ? Rows{0} : (Rows{0, 1}));
+      // Second-unit columns see the literal truncated to 03:04:05 (arrow's cast).
+      EXPECT_EQ(Matching("ts = TIMESTAMP '2024-01-02 03:04:05.5'", *batch),
+                half ? Rows{1} : (Rows{0, 1}));
+      EXPECT_EQ(Matching("ts > timestamp '2024-01-02 03:04:05.25'", *batch),
+                half ? Rows{1} : Rows{});
+      EXPECT_EQ(Matching("ts >= timestamp '2024-01-02 03:04:04.999999999'", *batch),
+                (Rows{0, 1}));
+      EXPECT_EQ(Matching("ts < '1970-01-01'", *batch), (Rows{3}));
+      EXPECT_EQ(Matching("ts = '1969-12-31 23:59:59'", *batch), (Rows{3}));
+      EXPECT_EQ(Matching("ts >= date '2024-01-02'", *batch), (Rows{0, 1}));
+      EXPECT_EQ(Matching("ts = '2024-01-02T03:04:05Z'", *batch),
+                half ? Rows{0} : (Rows{0, 1}));
+      EXPECT_EQ(Matching("ts = '2024-01-02T04:04:05+01:00'", *batch),
+                half ? Rows{0} : (Rows{0, 1}));
+      EXPECT_EQ(Matching("ts = '2024-01-01 22:04:05-0500'", *batch),
+                half ? Rows{0} : (Rows{0, 1}));
+      EXPECT_EQ(
+          Matching("ts IN (timestamp '2024-01-02 03:04:05.5', '1969-12-31 23:59:59')",
+                   *batch),
+          half ? (Rows{1, 3}) : (Rows{0, 1, 3}));
+    }
+  }
+}
+
+TEST(PredicateTemporal, ColumnsAgainstColumns) {
+  auto batch = MakeBatch(
+      {{"d", Build(Date32Builder(), Opt<int32_t>{1, 2, 3, std::nullopt})},
+       {"ts", Build(TimestampBuilder(timestamp(TimeUnit::kMilli)),
+                    Opt<int64_t>{86400000, 86400001, 0, 5})},
+       {"tn", Build(TimestampBuilder(timestamp(TimeUnit::kNano)),
+                    Opt<int64_t>{86400000000000, 86400001000000, 1, std::nullopt})}});
+  EXPECT_EQ(Matching("d = ts", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("d < ts", *batch), Rows{});
+  EXPECT_EQ(Matching("d > ts", *batch), (Rows{1, 2}));
+  // Different units meet in the coarser one, truncating: 1 ns is 0 ms.
+  EXPECT_EQ(Matching("ts = tn", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Matching("ts < tn", *batch), Rows{});
+}
+
+TEST(PredicateTemporal, TruncationTowardZeroMatchesPylance) {
+  // Answers of pylance 14 on this table: literals and finer columns are cast to the
+  // coarser unit by integer division (truncation toward zero, also before 1970).
+  auto batch =
+      MakeBatch({{"tss", Build(TimestampBuilder(timestamp(TimeUnit::kSecond)),
+                               Opt<int64_t>{-2, -1, 0, 1, std::nullopt})},
+                 {"tsu", Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                               Opt<int64_t>{-1500000, -500000, 500000, 1000000, 3})},
+                 {"d", Build(Date32Builder(), Opt<int32_t>{0, 1, -1, 2, 3})}});
+  EXPECT_EQ(Matching("tss = timestamp '1969-12-31 23:59:59.5'", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("tss = timestamp '1969-12-31 23:59:58.5'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("tss < timestamp '1969-12-31 23:59:59.5'", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("tss > timestamp '1970-01-01 00:00:00.5'", *batch), (Rows{3}));
+  EXPECT_EQ(Matching("tss = timestamp '1970-01-01 00:00:00.5'", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("tss = tsu", *batch), (Rows{2, 3}));
+  EXPECT_EQ(Matching("tss < tsu", *batch), (Rows{0, 1}));
+  EXPECT_EQ(Matching("tss > tsu", *batch), Rows{});
+  EXPECT_EQ(Matching("tsu = tss", *batch), (Rows{2, 3}));
+  EXPECT_EQ(Matching("tss IN (timestamp '1970-01-01 00:00:00.9')", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("d = tss", *batch), Rows{});
+  EXPECT_EQ(Matching("d < tsu", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("tsu > date '1970-01-01'", *batch), (Rows{2, 3, 4}));
+}
+
+// ---- nested columns
+// ------------------------------------------------------------------------
+
+RecordBatchPtr NestedBatch() {
+  auto inner_type = struct_({field("z", int32())});
+  auto st_type = struct_({field("x", int32()), field("y", utf8()),
+                          field("inner", inner_type), field("Mixed", int32())});
+  std::vector<std::unique_ptr<ArrayBuilder>> inner_children;
+  inner_children.push_back(std::make_unique<Int32Builder>());
+  std::vector<std::unique_ptr<ArrayBuilder>> children;
+  children.push_back(std::make_unique<Int32Builder>());
+  children.push_back(std::make_unique<StringBuilder>());
+  children.push_back(
+      std::make_unique<StructBuilder>(inner_type, std::move(inner_children)));
+  children.push_back(std::make_unique<Int32Builder>());
+  StructBuilder st(st_type, std::move(children));
+  auto* x = static_cast<Int32Builder*>(st.field_builder(0));
+  auto* y = static_cast<StringBuilder*>(st.field_builder(1));
+  auto* inner = static_cast<StructBuilder*>(st.field_builder(2));
+  auto* z = static_cast<Int32Builder*>(inner->field_builder(0));
+  auto* mixed = static_cast<Int32Builder*>(st.field_builder(3));
+  // Row 0: a leading row that the test slices away.
+  // rows (after slicing off row 0):
+  // 0 {x: 1, y: "a", inner: {z: 10}}
+  // 1 null
+  // 2 {x: null, y: "c", inner: null}
+  // 3 {x: 4, y: null, inner: {z: null}}
+  // 4 {x: 5, y: "e", inner: {z: 50}}
+  auto row = [&](std::optional<int32_t> xv, std::optional<std::string> yv,
+                 int inner_state, std::optional<int32_t> zv) {
+    Check(st.Append());
+    xv ? Check(x->Append(*xv)) : Check(x->AppendNull());
+    yv ? Check(y->Append(*yv)) : Check(y->AppendNull());
+    if (inner_state == 0) {
+      Check(inner->AppendNull());
+    } else {
+      Check(inner->Append());
+      zv ? Check(z->Append(*zv)) : Check(z->AppendNull());
+    }
+    Check(mixed->Append(7));
+  };
+  row(99, "zz", 1, 99);
+  row(1, "a", 1, 10);
+  Check(st.AppendNull());
+  row(std::nullopt, "c", 0, std::nullopt);
+  row(4, std::nullopt, 1, std::nullopt);
+  row(5, "e", 1, 50);
+  ArrayPtr st_array = st.Finish().value();
+
+  ListBuilder lists(std::make_unique<Int32Builder>());
+  auto* items = static_cast<Int32Builder*>(lists.value_builder());
+  Check(lists.Append());
+  Check(lists.Append());
+  Check(items->Append(1));
+  Check(lists.AppendNull());
+  Check(lists.Append());
+  Check(lists.Append());
+  Check(items->Append(2));
+  Check(items->Append(3));
+  Check(lists.AppendNull());
+  ArrayPtr list_array = lists.Finish().value();
+  ArrayPtr id = Build(Int32Builder(), Opt<int32_t>{0, 1, 2, 3, 4, 5});
+  return MakeBatch({{"id", id}, {"st", st_array}, {"l", list_array}})->Slice(1, 5);
+}
+
+TEST(PredicateNested, StructFieldsPropagateParentNulls) {
+  auto batch = NestedBatch();
+  EXPECT_EQ(Matching("st.x = 1", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("st.x IS NULL", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("st.x IS NOT NULL", *batch), (Rows{0, 3, 4}));
+  EXPECT_EQ(Matching("st IS NULL", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("st IS NOT NULL", *batch), (Rows{0, 2, 3, 4}));
+  EXPECT_EQ(Matching("st.y IS NOT NULL", *batch), (Rows{0, 2, 4}));
+  EXPECT_EQ(Matching("st.y = 'c'", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("`st`.`x` > 0", *batch), (Rows{0, 3, 4}));
+  EXPECT_EQ(Matching("st.inner.z > 0", *batch), (Rows{0, 4}));
+  EXPECT_EQ(Matching("st.inner.z IS NULL", *batch), (Rows{1, 2, 3}));
+  EXPECT_EQ(Matching("st.inner IS NULL", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("st.x IN (1, 4)", *batch), (Rows{0, 3}));
+  EXPECT_EQ(Matching("st.x < id", *batch), Rows{});
+  EXPECT_EQ(Matching("st.x <= id", *batch), (Rows{0, 3, 4}));
+  EXPECT_EQ(Matching("ST.MIXED = 7", *batch), (Rows{0, 2, 3, 4}));
+  EXPECT_EQ(Matching("st.`Mixed` = 7", *batch), (Rows{0, 2, 3, 4}));
+  EXPECT_EQ(Matching("l IS NULL", *batch), (Rows{1, 4}));
+  EXPECT_EQ(Matching("l IS NOT NULL AND st.x > 1", *batch), (Rows{3}));
+  EXPECT_EQ(Normalized("st.inner.z > 0 and l is null", *batch),
+            "((st.inner.z > 0) AND (l IS NULL))");
+}
+
+TEST(PredicateNested, ValidChildValuesUnderNullParentsAreNull) {
+  // Arrow allows a struct slot to be null while its children hold valid values there; the
+  // field must still read as NULL (DataFusion's get_field semantics).
+  ArrayPtr x =
+      Build(Int32Builder(), Opt<int32_t>{10, 20, 30, 40, 50, 60, 70, 80, 90, 100});
+  ArrayPtr bits = Build(BooleanBuilder(), Opt<bool>{true, false, true, true, false, true,
+                                                    true, true, true, false});
+  const auto& bool_bits = static_cast<const BooleanArray&>(*bits);
+  ASSERT_OK_AND_ASSIGN(auto bitmap, Buffer::CopyFrom(bool_bits.values_bitmap(), 2));
+  ASSERT_OK_AND_ASSIGN(auto st,
+                       StructArray::Make({x}, {field("x", int32())}, 10, bitmap));
+  auto full = MakeBatch({{"st", st}});
+  EXPECT_EQ(Matching("st.x > 0", *full), (Rows{0, 2, 3, 5, 6, 7, 8}));
+  EXPECT_EQ(Matching("st.x IS NULL", *full), (Rows{1, 4, 9}));
+  EXPECT_EQ(Matching("st.x IN (20, 30)", *full), (Rows{2}));
+  // Sliced at a non-byte offset, parent bitmap and child both offset.
+  auto batch = full->Slice(3, 7);  // x = 40..100, valid = [T, F, T, T, T, T, F]
+  EXPECT_EQ(Matching("st.x >= 50", *batch), (Rows{2, 3, 4, 5}));
+  EXPECT_EQ(Matching("st.x IS NOT NULL", *batch), (Rows{0, 2, 3, 4, 5}));
+}
+
+TEST(PredicateNested, Errors) {
+  auto batch = NestedBatch();
+  EXPECT_THAT(ParseStatus("st.w = 1", *batch),
+              IsErrorWith(StatusCode::kInvalid, "no column named 'w' in struct 'st'"));
+  EXPECT_THAT(ParseStatus("st.x.q = 1", *batch),
+              IsErrorWith(StatusCode::kInvalid, "not a struct"));
+  EXPECT_THAT(
+      ParseStatus("l = 1", *batch),
+      IsErrorWith(StatusCode::kInvalid, "only IS NULL applies to nested columns"));
+  EXPECT_THAT(ParseStatus("st = st", *batch),
+              IsErrorWith(StatusCode::kInvalid, "cannot compare"));
+  EXPECT_THAT(ParseStatus("st.inner IN (1)", *batch),
+              IsErrorWith(StatusCode::kInvalid, "IN does not apply"));
+  EXPECT_THAT(
+      ParseStatus("st. = 1", *batch),
+      IsErrorWith(StatusCode::kInvalid, "expected a field name after '.' at position 4"));
+}
+
+// ---- columns against columns
+// ----------------------------------------------------------------
+
+TEST(PredicateColumns, NumericAcrossWidthsAndSigns) {
+  auto batch = MakeBatch(
+      {{"i", Build(Int32Builder(), Opt<int32_t>{1, 2, 3, std::nullopt, 5, -1, 7})},
+       {"j", Build(Int64Builder(), Opt<int64_t>{1, 3, 2, 4, std::nullopt, -1, 0})},
+       {"u",
+        Build(UInt64Builder(), Opt<uint64_t>{1, 2, 3, 4, 5, 18446744073709551615ull, 7})},
+       {"f", Build(FloatBuilder(),
+                   Opt<float>{1.0f, 2.5f, std::nanf(""), 4, 5, std::nullopt, 0})}});
+  EXPECT_EQ(Matching("i < j", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("i = j", *batch), (Rows{0, 5}));
+  EXPECT_EQ(Matching("i = u", *batch), (Rows{0, 1, 2, 4, 6}));
+  EXPECT_EQ(Matching("u > i", *batch), (Rows{5}));
+  EXPECT_EQ(Matching("i > f", *batch), (Rows{6}));
+  EXPECT_EQ(Matching("f > i", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("f = f", *batch), (Rows{0, 1, 2, 3, 4, 6}));
+  EXPECT_EQ(Matching("j != u", *batch), (Rows{1, 2, 5, 6}));
+}
+
+TEST(PredicateColumns, StringsAndMixedLayouts) {
+  auto batch = MakeBatch(
+      {{"a", Build(StringBuilder(), Opt<std::string>{"a", "b", std::nullopt, "d", ""})},
+       {"b", Build(LargeStringBuilder(), Opt<std::string>{"a", "a", "c", "e", ""})},
+       {"c", Build(BinaryBuilder(), Opt<std::string>{"b", "b", "c", "d", "\xff"})}});
+  EXPECT_EQ(Matching("a = b", *batch), (Rows{0, 4}));
+  EXPECT_EQ(Matching("a > b", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("c >= a", *batch), (Rows{0, 1, 3, 4}));
+  EXPECT_EQ(Matching("b < c", *batch), (Rows{0, 1, 4}));
+}
+
+// ---- LIKE / BETWEEN
+// ---------------------------------------------------------------------------
+
+TEST(PredicateLike, PatternsEscapesAndCase) {
+  auto batch = MakeBatch(
+      {{"s", Build(StringBuilder(),
+                   Opt<std::string>{"a%b", "h\xc3\xa9llo", "hello", std::nullopt, "HELLO",
+                                    "a_b", "axb", ""})}});
+  EXPECT_EQ(Matching("s LIKE 'h_llo'", *batch),
+            (Rows{1, 2}));  // '_' is one UTF-8 character
+  EXPECT_EQ(Matching("s LIKE 'a\\%b'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("s LIKE 'a\\_b'", *batch), (Rows{5}));
+  EXPECT_EQ(Matching("s LIKE 'a_b'", *batch), (Rows{0, 5, 6}));
+  EXPECT_EQ(Matching("s ILIKE 'hello'", *batch), (Rows{2, 4}));
+  EXPECT_EQ(Matching("s ILIKE 'H%O'", *batch), (Rows{1, 2, 4}));
+  EXPECT_EQ(Matching("s NOT LIKE 'h%'", *batch), (Rows{0, 4, 5, 6, 7}));
+  EXPECT_EQ(Matching("s LIKE '%'", *batch), (Rows{0, 1, 2, 4, 5, 6, 7}));
+  EXPECT_EQ(Matching("s LIKE ''", *batch), (Rows{7}));
+  EXPECT_EQ(Matching("s LIKE '%llo'", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("s LIKE '%b%'", *batch), (Rows{0, 5, 6}));
+  EXPECT_EQ(Matching("s LIKE 'he%'", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("s LIKE 'h%l%o'", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("s LIKE '%%%'", *batch), (Rows{0, 1, 2, 4, 5, 6, 7}));
+  EXPECT_EQ(Matching("s LIKE '_'", *batch), Rows{});
+  EXPECT_EQ(Matching("s LIKE '___'", *batch), (Rows{0, 5, 6}));
+  EXPECT_EQ(Matching("s LIKE NULL", *batch), Rows{});
+  EXPECT_EQ(Matching("(s LIKE NULL) IS NULL", *batch), (Rows{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(Matching("'abc' LIKE 'a%'", *batch).size(), 8u);
+  EXPECT_THAT(ParseStatus("s LIKE 1", *batch),
+              IsErrorWith(StatusCode::kInvalid, "pattern"));
+}
+
+TEST(PredicateBetween, InclusiveBoundsAndNegation) {
+  auto batch = MakeBatch(
+      {{"i", Build(Int32Builder(), Opt<int32_t>{1, 2, 3, std::nullopt, 5, 6, 7})}});
+  EXPECT_EQ(Matching("i BETWEEN 2 AND 5", *batch), (Rows{1, 2, 4}));
+  EXPECT_EQ(Matching("i NOT BETWEEN 2 AND 5", *batch), (Rows{0, 5, 6}));
+  EXPECT_EQ(Matching("i between 2 and 5 and i != 3", *batch), (Rows{1, 4}));
+  EXPECT_EQ(Matching("i BETWEEN 2.5 AND 200", *batch), (Rows{2, 4, 5, 6}));
+  EXPECT_EQ(Normalized("i BETWEEN 2 AND 5", *batch), "((i >= 2) AND (i <= 5))");
+}
+
+// ---- syntax
+// --------------------------------------------------------------------------------
+
+RecordBatchPtr SyntaxBatch() {
+  return MakeBatch({{"x", Build(Int64Builder(), Opt<int64_t>{1, 2000, std::nullopt})},
+                    {"s", Build(StringBuilder(), Opt<std::string>{"a", "b", "c"})},
+                    {"sp ace", Build(Int32Builder(), Opt<int32_t>{1, 2, 3})},
+                    {"MiXed", Build(Int32Builder(), Opt<int32_t>{1, 2, 3})},
+                    {"date", Build(Date32Builder(), Opt<int32_t>{0, 1, 2})},
+                    {"tick`s", Build(Int32Builder(), Opt<int32_t>{1, 2, 3})},
+                    {"and", Build(Int32Builder(), Opt<int32_t>{1, 2, 3})}});
+}
+
+TEST(PredicateSyntax, NormalisedRendering) {
+  auto batch = SyntaxBatch();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"x > 10 AND s IS NOT NULL", "((x > 10) AND (s IS NOT NULL))"},
+      {"x>10 and s is not null", "((x > 10) AND (s IS NOT NULL))"},
+      {"  x\t>\n10  ", "(x > 10)"},
+      {"10 < x", "(x > 10)"},
+      {"x == 1 OR x <> 2", "((x = 1) OR (x != 2))"},
+      {"a_and_b_or_c", "ERROR"},
+      {"not x = 1", "(NOT (x = 1))"},
+      {"NOT NOT x = 1", "(NOT (NOT (x = 1)))"},
+      {"x = 1 OR x = 2 AND x = 3", "((x = 1) OR ((x = 2) AND (x = 3)))"},
+      {"(x = 1 OR x = 2) AND x = 3", "(((x = 1) OR (x = 2)) AND (x = 3))"},
+      {"x IN (1, -2, 3.5)", "(x IN (1, -2, 3.5))"},
+      {"x not in (1)", "(x NOT IN (1))"},
+      {"s = 'it''s'", "(s = 'it''s')"},
+      {"x > 1e3", "(x > 1000.0)"},
+      {"x > 1.5E-3", "(x > 0.0015)"},
+      {"x > .5", "(x > 0.5)"},
+      {"x > 5.", "(x > 5.0)"},
+      {"x < 1e300", "(x < 1e+300)"},
+      {"x < 18446744073709551616", "(x < 18446744073709551616.0)"},
+      {"`sp ace` > 1", "(`sp ace` > 1)"},
+      {"`tick``s` = 1", "(`tick``s` = 1)"},
+      {"`and` = 1", "(`and` = 1)"},
+      {"mixed = 1", "(MiXed = 1)"},
+      {"MIXED = 1", "(MiXed = 1)"},
+      {"date > date '2024-01-01'", "(date > DATE '2024-01-01')"},
+      {"date = '1970-01-02'", "(date = '1970-01-02')"},
+      {"s > 'a' -- trailing comment", "(s > 'a')"},
+      {"s /* block */ > 'a'", "(s > 'a')"},
+      {"x>1and x<5", "((x > 1) AND (x < 5))"},
+      {"x IS NULL", "(x IS NULL)"},
+      {"(x > 1) IS NOT TRUE", "((x > 1) IS NOT TRUE)"},
+      {"s LIKE 'a%'", "(s LIKE 'a%')"},
+      {"s NOT ILIKE 'a%'", "(s NOT ILIKE 'a%')"},
+      {"x = NULL", "(x = NULL)"},
+      {"TIMESTAMP '2024-01-02 03:04:05.5' < date",
+       "(date > TIMESTAMP '2024-01-02 03:04:05.5')"},
+      {"timestamp = 1", "ERROR"},
+      {"x > 0 AND TRUE", "((x > 0) AND TRUE)"},
+  };
+  for (const auto& [input, expected] : cases) {
+    const std::string got = Normalized(input, *batch);
+    if (expected == "ERROR") {
+      EXPECT_EQ(got.rfind("ERROR", 0), 0u) << input << " -> " << got;
+    } else {
+      EXPECT_EQ(got, expected) << input;
+      // The rendering parses back to itself.
+      EXPECT_EQ(Normalized(got, *batch), expected) << got;
+    }
+  }
+  EXPECT_EQ(Matching("`sp ace` >= 2", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("`tick``s` = 3", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("x > 1000.0", *batch), (Rows{1}));
+}
+
+TEST(PredicateSyntax, ErrorsNamePositionAndExpectation) {
+  auto batch = SyntaxBatch();
+  EXPECT_EQ(ErrorMessage("x >", *batch),
+            "cannot parse filter 'x >': expected a value at position 3");
+  EXPECT_EQ(ErrorMessage("", *batch),
+            "cannot parse filter '': expected a value at position 0");
+  EXPECT_EQ(ErrorMessage("x > 1 AND", *batch),
+            "cannot parse filter 'x > 1 AND': expected a value at position 9");
+  EXPECT_EQ(ErrorMessage("(x > 1", *batch),
+            "cannot parse filter '(x > 1': expected ')' at position 6");
+  EXPECT_EQ(
+      ErrorMessage("x > 1)", *batch),
+      "cannot parse filter 'x > 1)': expected an operator or end of input at position 5 "
+      "but found ')'");
+  EXPECT_EQ(
+      ErrorMessage("x 1", *batch),
+      "cannot parse filter 'x 1': expected an operator or end of input at position 2 "
+      "but found '1'");
+  EXPECT_EQ(
+      ErrorMessage("s = 'abc", *batch),
+      "cannot parse filter 's = 'abc': expected a closing ' for the string starting at "
+      "position 4");
+  EXPECT_EQ(ErrorMessage("x # 1", *batch),
+            "cannot parse filter 'x # 1': unexpected character '#' at position 2");
+  EXPECT_EQ(ErrorMessage("x IS 1", *batch),
+            "cannot parse filter 'x IS 1': expected NOT, NULL, TRUE or FALSE after IS at "
+            "position 5 but found '1'");
+  EXPECT_EQ(
+      ErrorMessage("x IN 1", *batch),
+      "cannot parse filter 'x IN 1': expected '(' after IN at position 5 but found '1'");
+  EXPECT_EQ(
+      ErrorMessage("x IN ()", *batch),
+      "cannot parse filter 'x IN ()': expected a value at position 6 but found ')'");
+  EXPECT_EQ(
+      ErrorMessage("x IN (1,)", *batch),
+      "cannot parse filter 'x IN (1,)': expected a value at position 8 but found ')'");
+  EXPECT_EQ(ErrorMessage("x IN (1 2)", *batch),
+            "cannot parse filter 'x IN (1 2)': expected ',' or ')' in the IN list at "
+            "position 8 "
+            "but found '2'");
+  EXPECT_EQ(
+      ErrorMessage("x BETWEEN 1 OR 2", *batch),
+      "cannot parse filter 'x BETWEEN 1 OR 2': expected AND in BETWEEN at position 12 "
+      "but found 'OR'");
+  EXPECT_EQ(
+      ErrorMessage("AND x = 1", *batch),
+      "cannot parse filter 'AND x = 1': expected a value at position 0 but found 'AND'");
+  EXPECT_EQ(
+      ErrorMessage("x = 1e", *batch),
+      "cannot parse filter 'x = 1e': expected an operator or end of input at position 5 "
+      "but found 'e'");
+  EXPECT_EQ(
+      ErrorMessage("x = 1 /* open", *batch),
+      "cannot parse filter 'x = 1 /* open': expected a closing '*/' for the comment "
+      "starting at position 6");
+  EXPECT_EQ(
+      ErrorMessage("`x = 1", *batch),
+      "cannot parse filter '`x = 1': expected a closing ` for the identifier starting at "
+      "position 0");
+  EXPECT_EQ(ErrorMessage("x ! 1", *batch),
+            "cannot parse filter 'x ! 1': unexpected character '!' at position 2");
+}
+
+TEST(PredicateSyntax, BindingErrors) {
+  auto batch = SyntaxBatch();
+  EXPECT_EQ(ErrorMessage("y > 1", *batch),
+            "invalid filter 'y > 1': no column named 'y' (available: x, s, sp ace, "
+            "MiXed, date, "
+            "tick`s, and) at position 0");
+  EXPECT_EQ(ErrorMessage("`mixed` = 1", *batch).find("no column named 'mixed'") !=
+                std::string::npos,
+            true);
+  EXPECT_EQ(
+      ErrorMessage("s = 1", *batch),
+      "invalid filter 's = 1': cannot compare a utf8 value with integer literal 1 at "
+      "position 2");
+  EXPECT_EQ(
+      ErrorMessage("x = '3'", *batch),
+      "invalid filter 'x = '3'': cannot compare a int64 value with string literal '3' at "
+      "position 2");
+  EXPECT_THAT(ParseStatus("x = TRUE", *batch),
+              IsErrorWith(StatusCode::kInvalid, "position 2"));
+  EXPECT_THAT(ParseStatus("s > x", *batch),
+              IsErrorWith(StatusCode::kInvalid,
+                          "cannot compare a utf8 value with a int64 value"));
+  EXPECT_THAT(ParseStatus("date = 5", *batch),
+              IsErrorWith(StatusCode::kInvalid, "date32"));
+  EXPECT_THAT(ParseStatus("date = 'yesterday'", *batch),
+              IsErrorWith(StatusCode::kInvalid, "not a date"));
+  EXPECT_THAT(ParseStatus("date = DATE '2024-13-01'", *batch),
+              IsErrorWith(StatusCode::kInvalid, "'2024-13-01' is not a date"));
+  EXPECT_THAT(ParseStatus("date = DATE '2023-02-29'", *batch),
+              IsErrorWith(StatusCode::kInvalid, "is not a date"));
+  EXPECT_THAT(ParseStatus("date = TIMESTAMP '2024-01-01 25:00:00'", *batch),
+              IsErrorWith(StatusCode::kInvalid, "is not a timestamp"));
+  EXPECT_THAT(ParseStatus("x IN (1, 'a')", *batch),
+              IsErrorWith(StatusCode::kInvalid, "string literal 'a' at position 2"));
+  EXPECT_THAT(ParseStatus("x IN (1, x)", *batch),
+              IsErrorWith(StatusCode::kInvalid, "IN lists hold literals only"));
+  EXPECT_EQ(
+      ErrorMessage("x", *batch),
+      "invalid filter 'x': the filter must be a boolean expression, but x is int64 at "
+      "position 0");
+  EXPECT_THAT(ParseStatus("x > 1 AND s", *batch),
+              IsErrorWith(StatusCode::kInvalid,
+                          "AND needs a boolean operand, but s is utf8 at "
+                          "position 6"));
+  EXPECT_THAT(ParseStatus("NOT x", *batch),
+              IsErrorWith(StatusCode::kInvalid, "NOT needs"));
+  EXPECT_THAT(ParseStatus("x + 1 > 2", *batch),
+              IsErrorWith(StatusCode::kInvalid, "arithmetic ('+') is not supported"));
+  EXPECT_THAT(
+      ParseStatus("-x > 2", *batch),
+      IsErrorWith(StatusCode::kInvalid, "unary - applies to numeric literals only"));
+  EXPECT_THAT(
+      ParseStatus("x > 1e999", *batch),
+      IsErrorWith(StatusCode::kInvalid, "number 1e999 is out of range at position 4"));
+  EXPECT_THAT(
+      ParseStatus("1 = 'a'", *batch),
+      IsErrorWith(StatusCode::kInvalid, "cannot compare integer literal 1 with string"));
+  EXPECT_THAT(ParseStatus("s LIKE 'a' AND x LIKE 'b'", *batch),
+              IsErrorWith(StatusCode::kInvalid, "LIKE applies to strings"));
+  EXPECT_THAT(ParseStatus("x IS TRUE", *batch),
+              IsErrorWith(StatusCode::kInvalid, "IS TRUE"));
+}
+
+TEST(PredicateSyntax, KeywordsAreCaseInsensitive) {
+  auto batch = SyntaxBatch();
+  const Rows expected = Matching("x IS NOT NULL AND NOT (s IN ('a')) OR FALSE", *batch);
+  EXPECT_EQ(expected, (Rows{1}));
+  EXPECT_EQ(Matching("x is not null and not (s in ('a')) or false", *batch), expected);
+  EXPECT_EQ(Matching("x Is NoT nUlL aNd NoT (s iN ('a')) Or FaLsE", *batch), expected);
+  EXPECT_EQ(Matching("s = 'b' AND true", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("date = Date '1970-01-02'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("date = timestamp '1970-01-03 00:00:00'", *batch), (Rows{2}));
+}
+
+// ---- API
+// ------------------------------------------------------------------------------------
+
+TEST(PredicateApi, ReferencedColumnsAreTopLevelAndUnique) {
+  auto batch = NestedBatch();
+  ASSERT_OK_AND_ASSIGN(auto pred,
+                       Parse("st.x > 1 AND (l IS NULL OR st.y = 'a') AND id IN (1) AND "
+                             "st.inner.z < id AND 1 = 1",
+                             *batch));
+  EXPECT_EQ(pred->ReferencedColumns(), (std::vector<std::string>{"st", "l", "id"}));
+  ASSERT_OK_AND_ASSIGN(pred, Parse("true", *batch));
+  EXPECT_TRUE(pred->ReferencedColumns().empty());
+}
+
+TEST(PredicateApi, EvaluateChecksTheBatch) {
+  auto batch = SyntaxBatch();
+  ASSERT_OK_AND_ASSIGN(auto pred, Parse("x > 1", *batch));
+  auto other = MakeBatch({{"s", Build(StringBuilder(), Opt<std::string>{"a"})}});
+  EXPECT_THAT(pred->Evaluate(*other),
+              IsErrorWith(StatusCode::kInvalid, "the batch has no column 'x'"));
+  auto wrong = MakeBatch({{"x", Build(Int32Builder(), Opt<int32_t>{1})}});
+  EXPECT_THAT(pred->Evaluate(*wrong),
+              IsErrorWith(StatusCode::kInvalid, "has type int32"));
+  // A batch holding only the referenced columns (a scan's projection) is enough.
+  auto projected = MakeBatch({{"x", Build(Int64Builder(), Opt<int64_t>{1, 2})}});
+  ASSERT_OK_AND_ASSIGN(auto mask, pred->Evaluate(*projected));
+  EXPECT_EQ(static_cast<const BooleanArray&>(*mask).true_count(), 1);
+}
+
+// ---- larger randomised check
+// ------------------------------------------------------------------
+
+TEST(PredicateRandom, CompoundFilterMatchesReferenceOnSlicedBatches) {
+  std::mt19937_64 rng(99);
+  const int64_t n = 5000;
+  Opt<int64_t> ints;
+  Opt<double> doubles;
+  Opt<std::string> strings;
+  for (int64_t i = 0; i < n; ++i) {
+    ints.push_back(rng() % 7 == 0 ? std::nullopt
+                                  : std::optional<int64_t>(rng() % 2001 - 1000));
+    doubles.push_back(rng() % 5 == 0
+                          ? std::nullopt
+                          : std::optional<double>((rng() % 20001) / 10.0 - 1000));
+    strings.push_back(rng() % 6 == 0 ? std::nullopt
+                                     : std::optional<std::string>(std::string(
+                                           1, static_cast<char>('a' + rng() % 5))));
+  }
+  auto full = MakeBatch({{"i", Build(Int64Builder(), ints)},
+                         {"d", Build(DoubleBuilder(), doubles)},
+                         {"s", Build(StringBuilder(), strings)}});
+  for (int64_t offset : {0, 1, 7, 13}) {
+    auto batch = full->Slice(offset, n - offset - 3);
+    Rows expected;
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      const auto& i = ints[offset + r];
+      const auto& d = doubles[offset + r];
+      const auto& s = strings[offset + r];
+      // (i > 100 AND d <= 250.5) OR (s IN ('a','c') AND NOT i < 0), three-valued with
+      // 1 = TRUE, 0 = FALSE, -1 = NULL.
+      auto tv_and = [](int a, int b) {
+        return (a == 0 || b == 0) ? 0 : (a < 0 || b < 0 ? -1 : 1);
+      };
+      auto tv_or = [](int a, int b) {
+        return (a == 1 || b == 1) ? 1 : (a < 0 || b < 0 ? -1 : 0);
+      };
+      const int i_gt = i ? (*i > 100) : -1;
+      const int d_le = d ? (*d <= 250.5) : -1;
+      const int s_in = s ? (*s == "a" || *s == "c") : -1;
+      const int i_ge0 = i ? !(*i < 0) : -1;
+      const int result = tv_or(tv_and(i_gt, d_le), tv_and(s_in, i_ge0));
+      if (result == 1) expected.push_back(r);
+    }
+    EXPECT_EQ(
+        Matching("(i > 100 AND d <= 250.5) OR (s IN ('a', 'c') AND NOT i < 0)", *batch),
+        expected)
+        << "offset " << offset;
+  }
+}
+
+}  // namespace
+}  // namespace lance::table

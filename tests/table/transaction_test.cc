@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "table/transaction.h"
+
+#include <gtest/gtest.h>
+
+#include "lance/io/memory_object_store.h"
+#include "table/commit.h"
+#include "tests/testing/matchers.h"
+
+namespace lance::table_internal {
+namespace {
+
+using ::lance::testing::IsError;
+using ::lance::testing::IsErrorWith;
+
+pb::DataFragment Fragment(uint64_t id, uint64_t rows) {
+  pb::DataFragment f;
+  f.set_id(id);
+  f.set_physical_rows(rows);
+  pb::DataFile* file = f.add_files();
+  file->set_path("f" + std::to_string(id) + ".lance");
+  file->add_fields(0);
+  file->add_column_indices(0);
+  file->set_file_major_version(2);
+  return f;
+}
+
+pb::Transaction Overwrite(int n) {
+  pb::Transaction txn;
+  auto* op = txn.mutable_overwrite();
+  for (int i = 0; i < n; ++i) *op->add_fragments() = Fragment(0, 10);
+  auto* field = op->add_schema();
+  field->set_name("x");
+  field->set_id(0);
+  field->set_parent_id(-1);
+  field->set_logical_type("int64");
+  return txn;
+}
+
+pb::Transaction Append(uint64_t read_version, int n) {
+  pb::Transaction txn;
+  txn.set_read_version(read_version);
+  for (int i = 0; i < n; ++i) *txn.mutable_append()->add_fragments() = Fragment(0, 5);
+  return txn;
+}
+
+pb::Transaction Delete(uint64_t read_version, std::vector<uint64_t> updated,
+                       std::vector<uint64_t> removed) {
+  pb::Transaction txn;
+  txn.set_read_version(read_version);
+  auto* op = txn.mutable_delete_();
+  for (uint64_t id : updated) {
+    pb::DataFragment* f = op->add_updated_fragments();
+    *f = Fragment(id, 10);
+    f->mutable_deletion_file()->set_id(99);
+    f->mutable_deletion_file()->set_num_deleted_rows(2);
+  }
+  for (uint64_t id : removed) op->add_deleted_fragment_ids(id);
+  op->set_predicate("x > 1");
+  return txn;
+}
+
+TEST(BuildManifestTest, OverwriteCreatesVersionOne) {
+  auto m = BuildManifest(nullptr, Overwrite(3), 1, {"2.0", "0-u.txn"});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->version(), 1u);
+  ASSERT_EQ(m->fragments_size(), 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(m->fragments(i).id(), static_cast<uint64_t>(i));
+  EXPECT_EQ(m->max_fragment_id(), 2u);
+  EXPECT_EQ(m->data_format().file_format(), "lance");
+  EXPECT_EQ(m->data_format().version(), "2.0");
+  EXPECT_EQ(m->writer_version().library(), "lance");
+  EXPECT_EQ(m->writer_version().version(), "8.0.0");
+  EXPECT_EQ(m->writer_version().build_metadata().rfind("lance-cpp.", 0), 0u);
+  EXPECT_EQ(m->transaction_file(), "0-u.txn");
+  EXPECT_GT(m->timestamp().seconds(), 1600000000);
+  EXPECT_EQ(m->reader_feature_flags(), 0u);
+  EXPECT_EQ(m->fields_size(), 1);
+  // An empty overwrite has no high-water mark.
+  auto empty = BuildManifest(nullptr, Overwrite(0), 1, {});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_FALSE(empty->has_max_fragment_id());
+}
+
+TEST(BuildManifestTest, AppendAssignsIdsAboveHighWaterMarkAndKeepsUnknownFields) {
+  pb::Manifest base = *BuildManifest(nullptr, Overwrite(2), 1, {});
+  base.set_max_fragment_id(10);  // fragments 3..10 were deleted at some point
+  base.mutable_config()->insert({"k", "v"});
+  // A field from a newer Lance (number 99, varint 5) must survive.
+  std::string bytes = base.SerializeAsString();
+  bytes += std::string("\x98\x06\x05", 3);
+  ASSERT_TRUE(base.ParseFromString(bytes));
+  auto m = BuildManifest(&base, Append(1, 2), 2, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->fragments_size(), 4);
+  EXPECT_EQ(m->fragments(2).id(), 11u);
+  EXPECT_EQ(m->fragments(3).id(), 12u);
+  EXPECT_EQ(m->max_fragment_id(), 12u);
+  EXPECT_EQ(m->config().at("k"), "v");
+  EXPECT_EQ(m->writer_feature_flags() & kFlagTableConfig, kFlagTableConfig);
+  EXPECT_NE(m->SerializeAsString().find(std::string("\x98\x06\x05", 3)),
+            std::string::npos);
+}
+
+TEST(BuildManifestTest, DeleteUpdatesAndRemovesFragments) {
+  pb::Manifest base = *BuildManifest(nullptr, Overwrite(3), 1, {});
+  auto m = BuildManifest(&base, Delete(1, {1}, {2}), 2, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->fragments_size(), 2);
+  EXPECT_FALSE(m->fragments(0).has_deletion_file());
+  EXPECT_EQ(m->fragments(1).deletion_file().id(), 99u);
+  EXPECT_EQ(m->max_fragment_id(), 2u);  // the high-water mark stays
+  EXPECT_EQ(m->reader_feature_flags(), kFlagDeletionFiles);
+  EXPECT_EQ(m->writer_feature_flags(), kFlagDeletionFiles);
+  // A fragment that is gone cannot be updated or removed.
+  EXPECT_THAT(BuildManifest(&*m, Delete(2, {2}, {}), 3, {}),
+              IsError(StatusCode::kConflict));
+  EXPECT_THAT(BuildManifest(&*m, Delete(2, {}, {7}), 3, {}),
+              IsError(StatusCode::kConflict));
+}
+
+TEST(ConflictTest, Rules) {
+  const auto ok = [](const pb::Transaction& a, const pb::Transaction& b) {
+    return CheckConflict(a, b, 5, "memory://x").ok();
+  };
+  EXPECT_TRUE(ok(Append(4, 1), Append(4, 1)));
+  EXPECT_TRUE(ok(Append(4, 1), Delete(4, {0}, {})));
+  EXPECT_TRUE(ok(Delete(4, {0}, {}), Append(4, 1)));
+  EXPECT_TRUE(ok(Delete(4, {0}, {}), Delete(4, {1}, {2})));
+  EXPECT_FALSE(ok(Delete(4, {0}, {}), Delete(4, {1}, {0})));
+  EXPECT_FALSE(ok(Delete(4, {3}, {}), Delete(4, {3}, {})));
+  EXPECT_FALSE(ok(Append(4, 1), Overwrite(1)));
+  EXPECT_FALSE(ok(Overwrite(1), Append(4, 1)));
+  EXPECT_FALSE(ok(Delete(4, {0}, {}), Overwrite(1)));
+  pb::Transaction rewrite;
+  rewrite.set_rewrite("opaque");
+  EXPECT_TRUE(ok(Append(4, 1), rewrite));
+  EXPECT_FALSE(ok(Delete(4, {0}, {}), rewrite));
+  pb::Transaction merge;
+  merge.set_merge("opaque");
+  EXPECT_FALSE(ok(Append(4, 1), merge));
+  pb::Transaction unknown;  // an operation from a newer Lance
+  EXPECT_FALSE(ok(Append(4, 1), unknown));
+  EXPECT_THAT(CheckConflict(Overwrite(1), Append(4, 1), 5, "memory://x"),
+              IsErrorWith(StatusCode::kConflict, "version 5"));
+}
+
+TEST(FeatureFlagTest, RefusesWhatWeCannotHonour) {
+  pb::Manifest m;
+  m.set_reader_feature_flags(kFlagDeletionFiles);
+  EXPECT_TRUE(CheckReaderFlags(m, "m").ok());
+  m.set_reader_feature_flags(kFlagStableRowIds);
+  EXPECT_THAT(CheckReaderFlags(m, "m"),
+              IsErrorWith(StatusCode::kNotImplemented, "stable row ids"));
+  m.set_reader_feature_flags(64);
+  EXPECT_THAT(CheckReaderFlags(m, "m"),
+              IsErrorWith(StatusCode::kNotImplemented, "unknown"));
+  m.set_reader_feature_flags(0);
+  m.set_writer_feature_flags(kFlagTableConfig | kFlagUseV2Format);
+  EXPECT_TRUE(CheckWriterFlags(m, "m").ok());
+  m.set_writer_feature_flags(128);
+  EXPECT_THAT(CheckWriterFlags(m, "m"), IsError(StatusCode::kNotImplemented));
+}
+
+TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
+  auto store = std::make_shared<io::MemoryObjectStore>("commit-test");
+  DatasetDir dir(store, "ds");
+  CommitOptions options;
+  auto v1 = CommitTransaction(dir, nullptr, Overwrite(1), options);
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(v1->manifest.version(), 1u);
+  EXPECT_EQ(v1->location.scheme, NamingScheme::kV2);
+  auto v2 = CommitTransaction(dir, &*v1, Append(1, 1), options);
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  // A second append planned against version 1 lands as version 3 with a fresh id.
+  auto v3 = CommitTransaction(dir, &*v1, Append(1, 1), options);
+  ASSERT_TRUE(v3.ok()) << v3.status();
+  EXPECT_EQ(v3->manifest.version(), 3u);
+  ASSERT_EQ(v3->manifest.fragments_size(), 3);
+  EXPECT_EQ(v3->manifest.fragments(2).id(), 2u);
+  // The .txn file was written and is named after the read version.
+  EXPECT_EQ(v3->manifest.transaction_file().substr(0, 2), "1-");
+  EXPECT_TRUE(
+      *store->Exists(dir.Key("_transactions/" + v3->manifest.transaction_file())));
+  // An overwrite planned against version 1 conflicts with them.
+  EXPECT_THAT(CommitTransaction(
+                  dir, &*v1,
+                  [] {
+                    pb::Transaction t = Overwrite(1);
+                    t.set_read_version(1);
+                    return t;
+                  }(),
+                  options),
+              IsErrorWith(StatusCode::kConflict, "version 2"));
+  // A concurrent commit whose transaction cannot be read is a conflict too.
+  pb::Manifest foreign = v3->manifest;
+  foreign.set_version(4);
+  foreign.set_transaction_file("missing.txn");
+  ASSERT_TRUE(store
+                  ->Put(dir.ManifestKey(4, NamingScheme::kV2),
+                        SerializeManifestFile(foreign, "", nullptr))
+                  .ok());
+  EXPECT_THAT(CommitTransaction(dir, &*v3, Append(3, 1), options),
+              IsErrorWith(StatusCode::kConflict, "version 4"));
+}
+
+TEST(CommitTest, RetriesAreBounded) {
+  auto store = std::make_shared<io::MemoryObjectStore>("commit-retries");
+  DatasetDir dir(store, "");
+  CommitOptions options;
+  auto v1 = CommitTransaction(dir, nullptr, Overwrite(1), options);
+  ASSERT_TRUE(v1.ok());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_TRUE(CommitTransaction(dir, &*v1, Append(1, 1), options).ok());
+  options.max_retries = 0;
+  EXPECT_THAT(CommitTransaction(dir, &*v1, Append(1, 1), options),
+              IsErrorWith(StatusCode::kConflict, "gave up"));
+}
+
+}  // namespace
+}  // namespace lance::table_internal

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// gtest helpers for Status / Result<T>.
+#pragma once
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lance/macros.h"
+#include "lance/result.h"
+#include "lance/status.h"
+
+namespace lance::testing {
+
+inline const Status& GetStatus(const Status& s) { return s; }
+template <typename T>
+const Status& GetStatus(const Result<T>& r) {
+  return r.status();
+}
+
+MATCHER(IsOk, "is OK") {
+  const auto& st = ::lance::testing::GetStatus(arg);
+  if (!st.ok()) *result_listener << st.ToString();
+  return st.ok();
+}
+
+MATCHER_P(IsError, code, "fails with " + std::string(::lance::StatusCodeName(code))) {
+  const auto& st = ::lance::testing::GetStatus(arg);
+  *result_listener << st.ToString();
+  return st.code() == code;
+}
+
+MATCHER_P2(IsErrorWith, code, substring,
+           "fails with " + std::string(::lance::StatusCodeName(code)) + " mentioning '" +
+               std::string(substring) + "'") {
+  const auto& st = ::lance::testing::GetStatus(arg);
+  *result_listener << st.ToString();
+  return st.code() == code && st.message().find(substring) != std::string::npos;
+}
+
+}  // namespace lance::testing
+
+#define ASSERT_OK(expr)                                             \
+  do {                                                              \
+    auto&& _st = (expr);                                            \
+    ASSERT_TRUE(::lance::testing::GetStatus(_st).ok())              \
+        << #expr << ": " << ::lance::testing::GetStatus(_st).ToString(); \
+  } while (false)
+
+#define EXPECT_OK(expr)                                             \
+  do {                                                              \
+    auto&& _st = (expr);                                            \
+    EXPECT_TRUE(::lance::testing::GetStatus(_st).ok())              \
+        << #expr << ": " << ::lance::testing::GetStatus(_st).ToString(); \
+  } while (false)
+
+#define LANCE_TESTING_ASSIGN_IMPL(tmp, lhs, rexpr)                     \
+  auto&& tmp = (rexpr);                                               \
+  ASSERT_TRUE(tmp.ok()) << #rexpr << ": " << tmp.status().ToString(); \
+  lhs = std::move(tmp).MoveValueUnsafe();
+
+/// ASSERT_OK_AND_ASSIGN(auto x, MakeX());
+#define ASSERT_OK_AND_ASSIGN(lhs, rexpr) \
+  LANCE_TESTING_ASSIGN_IMPL(LANCE_CONCAT(_assign_tmp_, __COUNTER__), lhs, rexpr)
