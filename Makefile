@@ -23,12 +23,17 @@ build: setup $(BUILD_DIR)/build.ninja
 
 # Unit tests only, under AddressSanitizer + UndefinedBehaviorSanitizer.
 build-asan: setup
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLANCE_ENABLE_ASAN=ON \
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_ASAN=ON \
 	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(ASAN_DIR) -j$(JOBS) unit_tests
 
 demo: build
-	$(BUILD_DIR)/examples/lance-demo
+	$(BUILD_DIR)/examples/lance-demo $(BUILD_DIR)/demo
+	@echo
+	@echo "== 4. real Lance (pylance) reads what lance-cpp wrote"
+	.venv/bin/python -c "import lance; ds = lance.dataset('$(BUILD_DIR)/demo/people.lance'); \
+	  print('versions:', [v['version'] for v in ds.versions()], 'rows:', ds.count_rows()); \
+	  print(ds.to_table().to_pandas())"
 
 unit-asan: build-asan
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
