@@ -28,9 +28,19 @@
 //    matches NaN), -NaN below; two float columns compare in total order (-0.0 < 0.0,
 //    NaN = NaN);
 //  - strings and binaries compare bytewise;
-//  - timestamp literals are truncated to the column's unit (toward zero), two timestamp
-//    columns meet in the coarser unit, dates meet timestamps as midnights; a literal
-//    without a zone is UTC.
+//  - timestamp literals span years 0000-9999 and are truncated to the column's unit
+//    (toward zero); one that does not fit the unit (a ns column ends at 1677-09-21 and
+//    2262-04-11) is NULL, as Lance's cast makes it, so no comparison with it matches;
+//    two timestamp columns meet in the coarser unit, dates meet timestamps as midnights
+//    (UTC, whatever the column's zone);
+//  - a timestamp literal (or timestamp string) with Z or an offset is an instant and
+//    compares with any column; one without a zone is wall-clock time in the column's
+//    zone: UTC for columns without a zone or with a UTC spelling (UTC, Etc/UTC, GMT,
+//    Z, +00:00, ...), local time for fixed offsets (+05:30, -0800, Etc/GMT+8). For
+//    named zones (America/New_York) that needs timezone rules, which this library does
+//    not have: Parse returns NotImplemented, asking for the literal with an offset.
+//    (Lance reads a literal *with* an offset on a zoned column as its UTC time in the
+//    column's zone, shifting it twice; lance-cpp keeps the instant.)
 // Evaluation uses SQL three-valued logic (NULL AND FALSE = FALSE, NULL OR TRUE = TRUE,
 // x IN (1, NULL) is NULL for x = 2); a row matches only when the predicate is TRUE.
 #pragma once
@@ -52,7 +62,8 @@ class Predicate {
   virtual ~Predicate() = default;
 
   /// \brief Parses `text` and binds it to `schema` (columns must exist and compare with
-  /// compatible literals). \return Invalid with the position and what was expected.
+  /// compatible literals). \return Invalid with the position and what was expected;
+  /// NotImplemented for a timestamp literal without a zone on a column of a named zone.
   static Result<std::shared_ptr<const Predicate>> Parse(std::string_view text,
                                                         const Schema& schema);
 

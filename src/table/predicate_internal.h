@@ -45,7 +45,7 @@ struct Literal {
   /// kTimestamp: nanoseconds since the epoch (int128: every year 0000-9999 fits), UTC
   /// when has_zone, else the wall-clock time read as UTC (its zone is the column's).
   int128 nanos = 0;
-  bool has_zone = false;     ///< kTimestamp: written with Z or an offset (an instant)
+  bool has_zone = false;  ///< kTimestamp: written with Z or an offset (an instant)
 
   static Literal Null() { return Literal{}; }
   static Literal Bool(bool v);

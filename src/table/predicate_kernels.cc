@@ -384,9 +384,9 @@ Result<std::optional<IntTarget>> IntegerAxisTarget(const DataType& type,
     }
     case TypeId::kTimestamp: {
       const int64_t per_tick = NanosPerUnit(type.unit());
-      // A literal without a zone is wall-clock time in the column's zone. Lance then casts
-      // the instant to the column's unit like arrow does: integer division, truncating
-      // toward zero (`ts_seconds = TIMESTAMP '... 05.5'` matches second 5).
+      // A literal without a zone is wall-clock time in the column's zone. Lance then
+      // casts the instant to the column's unit like arrow does: integer division,
+      // truncating toward zero (`ts_seconds = TIMESTAMP '... 05.5'` matches second 5).
       auto cast = [&](int128 nanos, bool has_zone) -> Result<std::optional<IntTarget>> {
         if (!has_zone) {
           const auto offset = FixedZoneOffsetSeconds(type.timezone());
@@ -1233,7 +1233,9 @@ namespace {
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c | 0x20) : c; };
+    auto lower = [](char c) {
+      return c >= 'A' && c <= 'Z' ? static_cast<char>(c | 0x20) : c;
+    };
     if (lower(a[i]) != lower(b[i])) return false;
   }
   return true;
@@ -1281,9 +1283,9 @@ std::optional<int64_t> ParseEtcGmt(std::string_view tz) {
 std::optional<int64_t> FixedZoneOffsetSeconds(std::string_view tz) {
   if (tz.empty()) return 0;
   static constexpr std::string_view kUtcNames[] = {
-      "UTC",       "Z",       "Zulu",          "UCT",       "Universal",
-      "GMT",       "GMT0",    "Greenwich",     "Etc/UTC",   "Etc/UCT",
-      "Etc/Zulu",  "Etc/GMT", "Etc/Universal", "Etc/GMT0",  "Etc/Greenwich"};
+      "UTC",      "Z",       "Zulu",          "UCT",      "Universal",
+      "GMT",      "GMT0",    "Greenwich",     "Etc/UTC",  "Etc/UCT",
+      "Etc/Zulu", "Etc/GMT", "Etc/Universal", "Etc/GMT0", "Etc/Greenwich"};
   for (std::string_view name : kUtcNames) {
     if (EqualsIgnoreCase(tz, name)) return 0;
   }

@@ -69,8 +69,9 @@ def literal(value, t: pa.DataType) -> Optional[str]:
             when = datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)
         except OverflowError:
             return None
-        # Literals outside int64 nanoseconds (1677-2262) are a known lance-cpp gap, checked
-        # by test_predicates.py::test_timestamp_literal_outside_nanosecond_range.
+        # Random literals stay inside int64 nanoseconds (1677-2262), where every column
+        # unit can hold them; literals outside that range are checked separately by
+        # test_predicates.py::test_timestamp_literal_outside_nanosecond_range.
         if not 1678 <= when.year <= 2261:
             return None
         text = when.strftime("%Y-%m-%d %H:%M:%S")

@@ -97,12 +97,20 @@ AGREED = [
 OUT_OF_NS_RANGE = [
     "ts_us < timestamp '2500-01-01 00:00:00'",
     "ts_s > timestamp '1500-06-01 12:00:00'",
+    "ts_ms < timestamp '2500-06-01 12:00:00'",
+    "ts_us = timestamp '2033-05-18 03:33:20' OR ts_us > timestamp '9999-12-31 23:59:59'",
+    # beyond a nanosecond column the literal is NULL: nothing matches, not even with NOT
+    "ts_ns < timestamp '2500-01-01 00:00:00'",
+    "NOT (ts_ns > timestamp '1500-01-01 00:00:00')",
+    "ts_ns IN (timestamp '2500-01-01 00:00:00', timestamp '1970-01-01 00:00:00')",
 ]
 
+# (literal without a zone, the same instant with America/New_York's offset in 1969/1970)
 ZONED_NAIVE_LITERAL = [
-    "ts_tz > timestamp '1970-01-01 05:00:00'",
-    "ts_tz = timestamp '1969-12-31 19:00:00'",
-    "ts_tz IN (timestamp '1969-12-31 19:00:00', timestamp '1969-12-31 20:00:00')",
+    ("ts_tz > timestamp '1970-01-01 05:00:00'", "ts_tz > timestamp '1970-01-01 05:00:00-05:00'"),
+    ("ts_tz = timestamp '1969-12-31 19:00:00'", "ts_tz = timestamp '1969-12-31 19:00:00-05:00'"),
+    ("ts_tz IN (timestamp '1969-12-31 19:00:00', timestamp '1969-12-31 20:00:00')",
+     "ts_tz IN (timestamp '1969-12-31 19:00:00-05:00', timestamp '1970-01-01 01:00:00Z')"),
 ]
 
 
@@ -111,17 +119,20 @@ def predicate_dataset(session_dir, node):
     """The dataset, and node's counts for every predicate of this file."""
     uri = session_dir / "predicates.lance"
     lance.write_dataset(_table(), str(uri), data_storage_version="2.0")
-    every = AGREED + OUT_OF_NS_RANGE + ZONED_NAIVE_LITERAL
+    every = AGREED + OUT_OF_NS_RANGE + [naive for naive, _ in ZONED_NAIVE_LITERAL]
     counts = node.run_ok([{"op": "count", "uri": uri, "filter": p} for p in every])
     return uri, dict(zip(every, counts))
 
 
-def _check(predicate_dataset, interop, predicate):
+def _check(predicate_dataset, interop, predicate, ours=None):
+    """lance-cpp on `ours` (default: the same predicate) answers what pylance and node
+    answer on `predicate`."""
     uri, node_counts = predicate_dataset
+    ours = ours or predicate
     want = lance.dataset(str(uri)).count_rows(filter=predicate)
     assert node_counts[predicate] == want, "the oracles disagree"
-    assert interop.count(uri, filter=predicate) == want, predicate
-    got = interop.read(uri, filter=predicate, columns=["rid"])
+    assert interop.count(uri, filter=ours) == want, ours
+    got = interop.read(uri, filter=ours, columns=["rid"])
     assert sorted(got.column("rid").to_pylist()) == sorted(
         lance.dataset(str(uri)).to_table(filter=predicate, columns=["rid"]).column("rid").to_pylist())
 
@@ -133,15 +144,67 @@ def test_predicate_agrees_with_real_lance(predicate_dataset, interop, predicate)
 
 @pytest.mark.parametrize("predicate", OUT_OF_NS_RANGE)
 def test_timestamp_literal_outside_nanosecond_range(predicate_dataset, interop, predicate):
-    """Real Lance compares s/ms/us columns with timestamp literals before 1677-09-21 or
-    after 2262-04-11; lance-cpp parses every timestamp literal to int64 nanoseconds and
-    rejects these ("... is not a timestamp")."""
+    """Timestamp literals before 1677-09-21 or after 2262-04-11 compare with s/ms/us
+    columns; against a ns column the literal's cast overflows to NULL, in real Lance as in
+    lance-cpp."""
     _check(predicate_dataset, interop, predicate)
 
 
-@pytest.mark.parametrize("predicate", ZONED_NAIVE_LITERAL)
-def test_naive_timestamp_literal_on_zoned_column(predicate_dataset, interop, predicate):
-    """Real Lance reads a zone-less timestamp literal compared with a column that has a
-    time zone as wall-clock time in the column's zone (here America/New_York, UTC-5 in
-    January 1970); lance-cpp reads it as UTC."""
-    _check(predicate_dataset, interop, predicate)
+@pytest.mark.parametrize("naive,with_offset", ZONED_NAIVE_LITERAL)
+def test_naive_timestamp_literal_on_zoned_column(predicate_dataset, interop, naive,
+                                                 with_offset):
+    """Real Lance reads a zone-less timestamp literal compared with a column of a named
+    time zone as wall-clock time in that zone (here America/New_York, UTC-5 in January
+    1970). lance-cpp has no timezone database: it refuses such a literal (NotImplemented,
+    asking for an offset), and the literal written with the offset finds the rows real
+    Lance finds for the zone-less one. (Real Lance itself mis-reads literals *with* an
+    offset on zoned columns: it converts them to UTC, then reads that as local time again,
+    so lance-cpp's instants cannot be checked against it directly.)"""
+    proc = interop.run("count", predicate_dataset[0], "--filter", naive, check=False)
+    assert proc.returncode != 0, proc.stdout
+    assert "NotImplemented" in proc.stderr, proc.stderr
+    assert ("comparing column 'ts_tz' (timestamp[us, tz=America/New_York]) with a timestamp "
+            "literal without a zone needs timezone rules; write the literal with an offset, "
+            "e.g. '") in proc.stderr, proc.stderr
+    suggested = proc.stderr.split("e.g. '")[1].split("'")[0]
+    assert f"timestamp '{suggested}'" in with_offset, (suggested, with_offset)
+    _check(predicate_dataset, interop, naive, ours=with_offset)
+
+
+FIXED_OFFSET = [
+    "ts_fix >= timestamp '1969-12-31 20:00:00'",
+    "ts_fix IN (timestamp '1969-12-31 16:00:00', timestamp '1969-12-31 19:00:00')",
+    "ts_ist > timestamp '1970-01-01 05:30:00'",
+    "ts_ist = timestamp '1970-01-01 07:30:00'",
+    "ts_gmt8 < timestamp '1969-12-31 18:00:00'",
+    "ts_gmt >= timestamp '1970-01-01 03:00:00'",
+]
+
+
+@pytest.fixture(scope="module")
+def fixed_offset_dataset(session_dir):
+    """Columns of fixed-offset and UTC zones (pylance only: LanceDB-node panics opening a
+    dataset with a fixed-offset zone)."""
+    uri = session_dir / "predicates_fixed_offset.lance"
+    def hours(per_second):
+        return pa.array([i * 3_600 * per_second for i in range(N)], pa.int64())
+    lance.write_dataset(pa.table({
+        "rid": pa.array(range(N), pa.int64()),
+        "ts_fix": hours(1).cast(pa.timestamp("s", "-08:00")),
+        "ts_ist": hours(1_000_000).cast(pa.timestamp("us", "+05:30")),
+        "ts_gmt8": hours(1).cast(pa.timestamp("s", "Etc/GMT+8")),
+        "ts_gmt": hours(1_000).cast(pa.timestamp("ms", "GMT")),
+    }), str(uri), data_storage_version="2.0")
+    return uri
+
+
+@pytest.mark.parametrize("predicate", FIXED_OFFSET)
+def test_naive_timestamp_literal_on_fixed_offset_column(fixed_offset_dataset, interop,
+                                                        predicate):
+    """A zone-less literal is local time in a fixed-offset (or UTC) column's zone."""
+    uri = fixed_offset_dataset
+    want = lance.dataset(str(uri)).to_table(filter=predicate, columns=["rid"])
+    assert want.num_rows not in (0, N), "a predicate that tells zones apart"
+    assert interop.count(uri, filter=predicate) == want.num_rows, predicate
+    got = interop.read(uri, filter=predicate, columns=["rid"])
+    assert sorted(got.column("rid").to_pylist()) == sorted(want.column("rid").to_pylist())

@@ -727,6 +727,189 @@ TEST(PredicateTemporal, TruncationTowardZeroMatchesPylance) {
   EXPECT_EQ(Matching("tsu > date '1970-01-01'", *batch), (Rows{2, 3, 4}));
 }
 
+TEST(PredicateTemporal, LiteralsBeyondTheNanosecondRange) {
+  // 1000-01-01, 1500-01-01, 2000-01-01, 2500-01-01, 3000-01-01 in seconds: int64
+  // nanoseconds end at 1677-09-21 and 2262-04-11, coarser units hold them all.
+  const int64_t secs[] = {-30610224000, -14831769600, 946684800, 16725225600,
+                          32503680000};
+  struct Case {
+    TimeUnit unit;
+    int64_t per_second;
+  };
+  for (const Case c : {Case{TimeUnit::kSecond, 1}, Case{TimeUnit::kMilli, 1000},
+                       Case{TimeUnit::kMicro, 1000000}}) {
+    SCOPED_TRACE(TimeUnitSuffix(c.unit));
+    Opt<int64_t> values;
+    for (int64_t s : secs) values.push_back(s * c.per_second);
+    values.push_back(std::nullopt);
+    auto batch = MakeBatch({{"ts", Build(TimestampBuilder(timestamp(c.unit)), values)}});
+    EXPECT_EQ(Matching("ts < timestamp '2500-01-01 00:00:00'", *batch), (Rows{0, 1, 2}));
+    EXPECT_EQ(Matching("ts <= TIMESTAMP '2500-01-01'", *batch), (Rows{0, 1, 2, 3}));
+    EXPECT_EQ(Matching("ts = timestamp '2500-01-01 00:00:00'", *batch), (Rows{3}));
+    EXPECT_EQ(Matching("ts > timestamp '1500-01-01 00:00:00'", *batch), (Rows{2, 3, 4}));
+    EXPECT_EQ(Matching("ts = timestamp '1500-01-01T00:00:00'", *batch), (Rows{1}));
+    EXPECT_EQ(Matching("ts >= '3000-01-01'", *batch), (Rows{4}));
+    EXPECT_EQ(Matching("ts < '1000-01-01 00:00:00.001'", *batch), (Rows{0}));
+    EXPECT_EQ(Matching("ts IN (timestamp '1500-01-01 00:00:00', '2500-01-01 00:00:00')",
+                       *batch),
+              (Rows{1, 3}));
+    EXPECT_EQ(
+        Matching("ts BETWEEN timestamp '1400-01-01' AND timestamp '2600-01-01'", *batch),
+        (Rows{1, 2, 3}));
+    // Truncation toward zero to the column's unit, before 1970 too.
+    EXPECT_EQ(Matching("ts = timestamp '1499-12-31 23:59:59.9999999'", *batch),
+              (Rows{1}));
+    EXPECT_EQ(Matching("ts = timestamp '2500-01-01 00:00:00.0000009'", *batch),
+              (Rows{3}));
+    // With a zone: 2500-01-01 05:00:00+05:00 is 2500-01-01 00:00:00 UTC.
+    EXPECT_EQ(Matching("ts = timestamp '2500-01-01 05:00:00+05:00'", *batch), (Rows{3}));
+    EXPECT_EQ(Matching("ts < timestamp '1499-12-31 19:00:00-05:00'", *batch), (Rows{0}));
+    EXPECT_EQ(Normalized("ts > timestamp '2500-01-01 05:00:00+05:00'", *batch),
+              "(ts > TIMESTAMP '2500-01-01 00:00:00Z')");
+    EXPECT_EQ(Normalized("ts > timestamp '1500-06-01 12:00:00.25'", *batch),
+              "(ts > TIMESTAMP '1500-06-01 12:00:00.25')");
+  }
+  // Literals fold exactly, and dates meet far timestamps.
+  auto dates = MakeBatch({{"d", Build(Date32Builder(), Opt<int32_t>{0, std::nullopt})}});
+  EXPECT_EQ(Matching("timestamp '2500-01-01' > timestamp '1500-01-01'", *dates),
+            (Rows{0, 1}));
+  EXPECT_EQ(Matching("d < timestamp '2500-01-01 12:00:00'", *dates), (Rows{0}));
+  EXPECT_EQ(Matching("d > timestamp '1500-01-01 12:00:00'", *dates), (Rows{0}));
+}
+
+TEST(PredicateTemporal, LiteralsOutsideANanosecondColumnAreNull) {
+  // As in pylance 14: the literal cast to timestamp[ns] overflows to NULL, so every
+  // comparison with it is NULL (neither `<` nor `>` nor `!=` matches a row).
+  const int64_t t2024 = 1704164645000000000;
+  auto batch =
+      MakeBatch({{"tn", Build(TimestampBuilder(timestamp(TimeUnit::kNano)),
+                              Opt<int64_t>{t2024, 0, std::nullopt})},
+                 {"tz", Build(TimestampBuilder(timestamp(TimeUnit::kNano, "UTC")),
+                              Opt<int64_t>{t2024, 0, std::nullopt})}});
+  for (const std::string col : {"tn", "tz"}) {
+    SCOPED_TRACE(col);
+    for (const std::string lit :
+         {"timestamp '2500-01-01 00:00:00'", "timestamp '1500-01-01 00:00:00'",
+          "'2500-01-01'", "timestamp '2262-04-11 23:47:16.854775808'",
+          "timestamp '1677-09-21 00:12:43.145224191'",
+          "timestamp '2262-04-12 00:00:00+00:00'"}) {
+      SCOPED_TRACE(lit);
+      for (const char* op : {"=", "!=", "<", "<=", ">", ">="}) {
+        EXPECT_EQ(Matching(col + " " + op + " " + lit, *batch), Rows{});
+        EXPECT_EQ(Matching("NOT (" + col + " " + op + " " + lit + ")", *batch), Rows{});
+        EXPECT_EQ(Matching("(" + col + " " + op + " " + lit + ") IS NULL", *batch),
+                  (Rows{0, 1, 2}));
+      }
+      EXPECT_EQ(Matching(col + " NOT IN (" + lit + ")", *batch), Rows{});
+      EXPECT_EQ(
+          Matching(col + " IN (" + lit + ", timestamp '1970-01-01 00:00:00')", *batch),
+          (Rows{1}));
+      EXPECT_EQ(Matching(col + " < " + lit + " OR " + col + " = '1970-01-01'", *batch),
+                (Rows{1}));
+    }
+    // The ends of the range still fit.
+    EXPECT_EQ(Matching(col + " < timestamp '2262-04-11 23:47:16.854775807'", *batch),
+              (Rows{0, 1}));
+    EXPECT_EQ(Matching(col + " > timestamp '1677-09-21 00:12:43.145224192'", *batch),
+              (Rows{0, 1}));
+  }
+  EXPECT_EQ(Normalized("tn < timestamp '2500-01-01'", *batch),
+            "(tn < TIMESTAMP '2500-01-01 00:00:00')");
+}
+
+TEST(PredicateTemporal, NaiveLiteralsOnZonedColumns) {
+  // Instants 00:00, 01:00, 02:00, 03:00 UTC on 1970-01-01, and a null.
+  const Opt<int64_t> hours = {0, 3600, 7200, 10800, std::nullopt};
+  auto column = [&](TimeUnit unit, const std::string& tz) {
+    Opt<int64_t> v;
+    for (const auto& h : hours) v.push_back(h ? std::optional(*h * 1'000'000) : h);
+    if (unit == TimeUnit::kSecond) v = hours;
+    return Build(TimestampBuilder(timestamp(unit, tz)), v);
+  };
+  // UTC spellings: a literal without a zone is UTC.
+  for (const std::string tz : {"UTC", "utc", "Z", "Etc/UTC", "GMT", "Etc/GMT", "Zulu",
+                               "+00:00", "-00:00", "+0000", "Etc/GMT+0", "Etc/GMT-0"}) {
+    SCOPED_TRACE(tz);
+    auto batch = MakeBatch({{"ts", column(TimeUnit::kMicro, tz)}});
+    EXPECT_EQ(Matching("ts >= timestamp '1970-01-01 02:00:00'", *batch), (Rows{2, 3}));
+    EXPECT_EQ(Matching("ts = '1970-01-01 01:00:00'", *batch), (Rows{1}));
+    EXPECT_EQ(Matching("ts = timestamp '1970-01-01 03:00:00+02:00'", *batch), (Rows{1}));
+  }
+  // Fixed offsets: the literal is local time there (as pylance 14 reads it).
+  struct Fixed {
+    std::string tz;
+    std::string local_two_am_utc;  // 1970-01-01 02:00:00 UTC in that zone
+  };
+  for (const Fixed& f :
+       {Fixed{"+05:30", "1970-01-01 07:30:00"}, Fixed{"+0530", "1970-01-01 07:30:00"},
+        Fixed{"-08:00", "1969-12-31 18:00:00"}, Fixed{"-08", "1969-12-31 18:00:00"},
+        Fixed{"Etc/GMT+8", "1969-12-31 18:00:00"},
+        Fixed{"Etc/GMT-14", "1970-01-01 16:00:00"}}) {
+    for (TimeUnit unit : {TimeUnit::kSecond, TimeUnit::kMicro}) {
+      SCOPED_TRACE(f.tz + " " + std::string(TimeUnitSuffix(unit)));
+      auto batch = MakeBatch({{"ts", column(unit, f.tz)}});
+      const std::string lit = "timestamp '" + f.local_two_am_utc + "'";
+      EXPECT_EQ(Matching("ts = " + lit, *batch), (Rows{2}));
+      EXPECT_EQ(Matching("ts >= " + lit, *batch), (Rows{2, 3}));
+      EXPECT_EQ(Matching(lit + " > ts", *batch), (Rows{0, 1}));
+      EXPECT_EQ(Matching("ts IN (" + lit + ", '" + f.local_two_am_utc + "')", *batch),
+                (Rows{2}));
+      EXPECT_EQ(Matching("ts BETWEEN " + lit + " AND " + lit, *batch), (Rows{2}));
+      // With a zone the literal is an instant, whatever the column's zone.
+      EXPECT_EQ(Matching("ts = timestamp '1970-01-01 02:00:00Z'", *batch), (Rows{2}));
+      EXPECT_EQ(Matching("ts < '1970-01-01T03:00:00+01:00'", *batch), (Rows{0, 1}));
+      // Dates are midnights UTC (as in pylance 14).
+      EXPECT_EQ(Matching("ts > date '1970-01-01'", *batch), (Rows{1, 2, 3}));
+      // The rendering keeps the instant.
+      const std::string normalized = Normalized("ts = " + lit, *batch);
+      EXPECT_EQ(Matching(normalized, *batch), (Rows{2})) << normalized;
+    }
+  }
+}
+
+TEST(PredicateTemporal, NaiveLiteralsOnNamedZonesAreNotImplemented) {
+  auto batch = MakeBatch(
+      {{"ts", Build(TimestampBuilder(timestamp(TimeUnit::kMicro, "America/New_York")),
+                    Opt<int64_t>{0, 3600000000, 7200000000, std::nullopt})},
+       {"eu", Build(TimestampBuilder(timestamp(TimeUnit::kSecond, "Europe/London")),
+                    Opt<int64_t>{0, 3600, 7200, std::nullopt})}});
+  const Status st = ParseStatus("ts = timestamp '1969-12-31 19:00:00'", *batch);
+  EXPECT_TRUE(st.IsNotImplemented()) << st.ToString();
+  EXPECT_EQ(
+      st.message(),
+      "invalid filter 'ts = timestamp '1969-12-31 19:00:00'': comparing column 'ts' "
+      "(timestamp[us, tz=America/New_York]) with a timestamp literal without a zone "
+      "needs timezone rules; write the literal with an offset, e.g. "
+      "'1969-12-31 19:00:00-05:00' at position 3");
+  for (const std::string filter :
+       {"ts > timestamp '1970-01-01 05:00:00'", "timestamp '1970-01-01' < ts",
+        "ts = '1970-01-01 05:00:00'", "ts < '1970-01-01'",
+        "ts IN (timestamp '1970-01-01 00:00:00Z', timestamp '1970-01-01 05:00:00')",
+        "ts BETWEEN timestamp '1970-01-01 00:00:00Z' AND timestamp '1970-01-02'",
+        "eu >= timestamp '2500-01-01 00:00:00'", "ts IS NULL OR eu = '1970-01-01'"}) {
+    EXPECT_THAT(ParseStatus(filter, *batch),
+                IsErrorWith(StatusCode::kNotImplemented,
+                            "with a timestamp literal without a zone needs timezone "
+                            "rules; write the literal with an offset"))
+        << filter;
+  }
+  // A literal with a zone is an instant; a date is midnight UTC; columns compare as is.
+  EXPECT_EQ(Matching("ts = timestamp '1969-12-31 19:00:00-05:00'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("ts >= timestamp '1970-01-01 01:00:00Z'", *batch), (Rows{1, 2}));
+  EXPECT_EQ(Matching("ts IN ('1970-01-01T02:00:00+00:00', timestamp "
+                     "'1969-12-31 20:00:00-0500')",
+                     *batch),
+            (Rows{1, 2}));
+  EXPECT_EQ(Matching("eu > timestamp '2500-01-01 00:00:00+01:00'", *batch), Rows{});
+  EXPECT_EQ(Matching("ts >= date '1970-01-01'", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Matching("ts = eu", *batch), (Rows{0, 1, 2}));
+  EXPECT_EQ(Normalized("ts > timestamp '1970-01-01 02:00:00+02:00'", *batch),
+            "(ts > TIMESTAMP '1970-01-01 00:00:00Z')");
+  EXPECT_EQ(
+      Matching(Normalized("ts > timestamp '1970-01-01 02:00:00+02:00'", *batch), *batch),
+      (Rows{1, 2}));
+}
+
 // ---- nested columns
 // ------------------------------------------------------------------------
 
