@@ -7,14 +7,14 @@
 #
 #   scripts/run_bench.sh [BUILD_DIR]
 #
-# Environment: LANCE_BENCH_REPS (timed repetitions per measurement, default 5; one warm-up
+# Environment: LANCE_BENCH_REPS (timed repetitions per measurement, default 7; one warm-up
 # run precedes them), LANCE_BENCH_ROWS (default 1000000), LANCE_BENCH_DIR (scratch
 # directory, default a fresh one under $TMPDIR or /tmp, removed afterwards; needs ~2.5 GB),
 # LANCE_BENCH_OUT (default bench/results/latest.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
-REPS=${LANCE_BENCH_REPS:-5}
+REPS=${LANCE_BENCH_REPS:-7}
 ROWS=${LANCE_BENCH_ROWS:-1000000}
 OUT=${LANCE_BENCH_OUT:-bench/results/latest.json}
 PY=$PWD/.venv/bin/python

@@ -12,8 +12,6 @@
 
 namespace lance::cli {
 
-namespace {
-
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -24,6 +22,9 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   }
   return true;
 }
+
+namespace {
+
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;

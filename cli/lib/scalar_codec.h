@@ -95,4 +95,7 @@ bool LooksLikeInteger(std::string_view text);
 /// \brief Shortens `text` for an error message (quotes, at most ~40 characters).
 std::string QuoteForMessage(std::string_view text);
 
+/// \brief ASCII case-insensitive equality ("NaN" == "nan").
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
 }  // namespace lance::cli

@@ -44,27 +44,9 @@ Result<LanceFileVersion> ParseFileVersion(std::string_view text) {
 
 namespace {
 
+// Lance stores fixed_size_list items as one flat fixed-width buffer.
 bool IsFslItemType(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kBool:
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-    case TypeId::kFloat16:
-    case TypeId::kFloat32:
-    case TypeId::kFloat64:
-    case TypeId::kDate32:
-    case TypeId::kTimestamp:
-    case TypeId::kFixedSizeBinary:
-      return true;
-    default:
-      return false;
-  }
+  return type.is_primitive() || type.id() == TypeId::kFixedSizeBinary;
 }
 
 Result<int64_t> ParsePositive(std::string_view text, std::string_view what) {
