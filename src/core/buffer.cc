@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
+
+#include "lance/macros.h"
 
 namespace lance {
 
@@ -29,7 +32,7 @@ Buffer::~Buffer() {
   if (owns_allocation_) std::free(const_cast<uint8_t*>(data_));
 }
 
-Result<BufferPtr> Buffer::Allocate(int64_t size) {
+Result<BufferPtr> Buffer::AllocateForOverwrite(int64_t size) {
   if (size < 0) {
     return Status::Invalid("allocating a buffer of negative size " +
                            std::to_string(size));
@@ -43,9 +46,8 @@ Result<BufferPtr> Buffer::Allocate(int64_t size) {
   if (memory == nullptr) {
     return Status::IOError("out of memory allocating " + std::to_string(size) + " bytes");
   }
-  // Zeroing everything (not just the padding) makes builders' "append zeros" free and
-  // guarantees no uninitialised byte is ever exported or written to disk.
-  std::memset(memory, 0, static_cast<size_t>(capacity));
+  // The padding is always zeroed, so no uninitialised byte is ever exported or written.
+  std::memset(static_cast<uint8_t*>(memory) + size, 0, static_cast<size_t>(capacity - size));
   auto buffer = std::make_shared<Buffer>(static_cast<const uint8_t*>(memory), size);
   buffer->capacity_ = capacity;
   buffer->is_mutable_ = true;
@@ -53,8 +55,15 @@ Result<BufferPtr> Buffer::Allocate(int64_t size) {
   return buffer;
 }
 
+Result<BufferPtr> Buffer::Allocate(int64_t size) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, AllocateForOverwrite(size));
+  // Zeroing everything makes builders' "append zeros" free.
+  if (size > 0) std::memset(buffer->mutable_data(), 0, static_cast<size_t>(size));
+  return buffer;
+}
+
 Result<BufferPtr> Buffer::CopyFrom(const void* bytes, int64_t size) {
-  auto result = Allocate(size);
+  auto result = AllocateForOverwrite(size);
   if (!result.ok()) return result.status();
   BufferPtr buffer = std::move(result).MoveValueUnsafe();
   if (size > 0) std::memcpy(buffer->mutable_data(), bytes, static_cast<size_t>(size));

@@ -229,8 +229,10 @@ void CompareLoop(CmpOp op, int64_t n, uint8_t* out, Get&& get, const V& lit) {
 // sorts by its sign bit, +NaN above every number and -NaN below (what Lance answers).
 template <typename Get, typename V>
 void FloatCompareLoop(CmpOp op, int64_t n, uint8_t* out, Get&& get, V lit) {
-  auto pos_nan = [](V v) { return v != v && !std::signbit(v); };
-  auto neg_nan = [](V v) { return v != v && std::signbit(v); };
+  // Bitwise & and | keep these loops branch-free (a mispredicted branch per row was most
+  // of a filtered count's time on random data).
+  auto pos_nan = [](V v) { return (v != v) & !std::signbit(v); };
+  auto neg_nan = [](V v) { return (v != v) & std::signbit(v); };
   switch (op) {
     case CmpOp::kEq:
       WriteBits(n, out, [&](int64_t i) { return get(i) == lit; });
@@ -241,25 +243,25 @@ void FloatCompareLoop(CmpOp op, int64_t n, uint8_t* out, Get&& get, V lit) {
     case CmpOp::kLt:
       WriteBits(n, out, [&](int64_t i) {
         const V v = get(i);
-        return v < lit || neg_nan(v);
+        return (v < lit) | neg_nan(v);
       });
       break;
     case CmpOp::kLe:
       WriteBits(n, out, [&](int64_t i) {
         const V v = get(i);
-        return v <= lit || neg_nan(v);
+        return (v <= lit) | neg_nan(v);
       });
       break;
     case CmpOp::kGt:
       WriteBits(n, out, [&](int64_t i) {
         const V v = get(i);
-        return v > lit || pos_nan(v);
+        return (v > lit) | pos_nan(v);
       });
       break;
     case CmpOp::kGe:
       WriteBits(n, out, [&](int64_t i) {
         const V v = get(i);
-        return v >= lit || pos_nan(v);
+        return (v >= lit) | pos_nan(v);
       });
       break;
   }

@@ -4,6 +4,7 @@
 // so memory is bounded by the batch size and the pages the format layer keeps, not by
 // the dataset.
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "lance/core/builder.h"
@@ -315,6 +316,22 @@ namespace {
 
 constexpr const char* kRowIdColumn = "_rowid";
 
+// a AND b over boolean selections, where a null selection means "every row", and a null
+// slot in `b` drops the row (SQL: only TRUE selects).
+Result<ArrayPtr> AndSelections(const ArrayPtr& a, const ArrayPtr& b) {
+  const int64_t n = b->length();
+  if (!a && b->null_count() == 0) return b;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bits, Buffer::Allocate(bit_util::BytesForBits(n)));
+  uint8_t* out = bits->mutable_data();
+  const auto& bb = static_cast<const BooleanArray&>(*b);
+  const auto* ab = a ? &static_cast<const BooleanArray&>(*a) : nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool keep = bb.IsValid(i) && bb.Value(i) && (ab == nullptr || ab->Value(i));
+    if (keep) bit_util::SetBit(out, i);
+  }
+  return MakeArray(ArrayData::Make(boolean(), n, {nullptr, std::move(bits)}, 0));
+}
+
 // Where an output column comes from.
 struct OutputColumn {
   int read_position = -1;  // index into the read columns; -1 for the row id
@@ -390,19 +407,20 @@ class DatasetScanner : public RecordBatchReader {
     const RecordBatch& batch = *fb.batch;
     const int64_t n = batch.num_rows();
     const int64_t start = fb.start_row;
-    // keep[i]: row i survives deletions and the filter.
-    std::vector<bool> keep;
-    bool filtered = false;
+    // selection: row i survives deletions and the filter (null: every row survives).
+    // Kept as a bitmap so a filter's mask is used as it is, without a per-row pass.
+    ArrayPtr selection;
     while (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start) {
       ++deletion_pos_;
     }
     if (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start + n) {
-      keep.assign(n, true);
-      filtered = true;
+      LANCE_ASSIGN_OR_RAISE(BufferPtr bits, Buffer::Allocate(bit_util::BytesForBits(n)));
+      std::memset(bits->mutable_data(), 0xFF, static_cast<size_t>(bits->size()));
       while (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start + n) {
-        keep[deletions_[deletion_pos_] - start] = false;
+        bit_util::ClearBit(bits->mutable_data(), deletions_[deletion_pos_] - start);
         ++deletion_pos_;
       }
+      selection = MakeArray(ArrayData::Make(boolean(), n, {nullptr, std::move(bits)}, 0));
     }
     if (predicate_) {
       LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, predicate_->Evaluate(batch));
@@ -410,12 +428,7 @@ class DatasetScanner : public RecordBatchReader {
         return Status::Invalid("Filter evaluation returned " + mask->type()->ToString() +
                                " of length " + std::to_string(mask->length()));
       }
-      const auto& bools = static_cast<const BooleanArray&>(*mask);
-      if (!filtered) keep.assign(n, true);
-      filtered = true;
-      for (int64_t i = 0; i < n; ++i) {
-        if (bools.IsNull(i) || !bools.Value(i)) keep[i] = false;
-      }
+      LANCE_ASSIGN_OR_RAISE(selection, AndSelections(selection, mask));
     }
 
     std::vector<ArrayPtr> columns;
@@ -435,14 +448,11 @@ class DatasetScanner : public RecordBatchReader {
       }
     }
     int64_t rows = n;
-    if (filtered) {
-      BooleanBuilder mask_builder;
-      LANCE_RETURN_NOT_OK(mask_builder.AppendValues(keep));
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, mask_builder.Finish());
-      rows = static_cast<const BooleanArray&>(*mask).true_count();
+    if (selection) {
+      rows = static_cast<const BooleanArray&>(*selection).true_count();
       if (rows != n) {
         for (ArrayPtr& c : columns) {
-          LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *mask));
+          LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *selection));
         }
       }
     }

@@ -38,6 +38,9 @@ class Buffer {
   /// \brief A zero-filled, 64-byte aligned, mutable buffer of `size` bytes.
   /// \return IOError("out of memory ...") if allocation fails.
   static Result<BufferPtr> Allocate(int64_t size);
+  /// \brief As Allocate, but only the padding past `size` is zeroed: for buffers the
+  /// caller fills completely right away (reads, copies), where zeroing is wasted work.
+  static Result<BufferPtr> AllocateForOverwrite(int64_t size);
   /// \brief A 64-byte aligned copy of `bytes`.
   static Result<BufferPtr> CopyFrom(const void* bytes, int64_t size);
   /// \brief Takes ownership of a string's bytes without copying them.
