@@ -450,7 +450,8 @@ void UseNoFsyncLocalStore() {
   auto& reg = lance::io::ObjectStoreRegistry::Default();
   Check(reg.Register(
             "file",
-            [](const lance::io::Uri&, const lance::io::StorageOptions&)
+            [](const lance::io::Uri&, const lance::io::StorageOptions&,
+               const std::shared_ptr<lance::io::CredentialsSource>&)
                 -> lance::Result<std::shared_ptr<lance::io::ObjectStore>> {
               lance::io::LocalObjectStoreOptions o;
               o.fsync = false;

@@ -179,6 +179,14 @@ Result<ListResult> ObjectStore::ListAll(const std::string& prefix, bool recursiv
   return all;
 }
 
+Result<std::shared_ptr<RandomAccessReader>> ObjectStore::OpenReaderWithSize(
+    const std::string& path, int64_t size) {
+  if (size < 0) {
+    return Status::Invalid("opening '" + ObjectUri(path) + "' with a negative known size");
+  }
+  return OpenReader(path);
+}
+
 Result<BufferPtr> ObjectStore::Read(const std::string& path) {
   LANCE_ASSIGN_OR_RAISE(auto reader, OpenReader(path));
   return reader->ReadAt(0, reader->size());
@@ -226,6 +234,10 @@ Result<ListResult> ObjectStoreWrapper::ListAll(const std::string& prefix,
 Result<std::shared_ptr<RandomAccessReader>> ObjectStoreWrapper::OpenReader(
     const std::string& path) {
   return target_->OpenReader(path);
+}
+Result<std::shared_ptr<RandomAccessReader>> ObjectStoreWrapper::OpenReaderWithSize(
+    const std::string& path, int64_t size) {
+  return target_->OpenReaderWithSize(path, size);
 }
 Result<BufferPtr> ObjectStoreWrapper::Read(const std::string& path) {
   return target_->Read(path);

@@ -9,6 +9,7 @@
 
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
+#include "lance/io/s3_object_store.h"
 #include "lance/macros.h"
 
 namespace lance::io {
@@ -77,11 +78,12 @@ bool ObjectStoreRegistry::IsSecretOptionKey(std::string_view key) {
   return false;
 }
 
-std::string ObjectStoreRegistry::CacheKey(const Uri& root,
-                                          const StorageOptions& options) {
+std::string ObjectStoreRegistry::CacheKey(const Uri& root, const StorageOptions& options,
+                                          std::string_view credentials_id) {
   std::string key;
   AppendField(&key, root.scheme);
   AppendField(&key, root.authority);
+  AppendField(&key, credentials_id);
   for (const auto& [name, value] : options) {
     if (IsSecretOptionKey(name)) continue;
     AppendField(&key, name);
@@ -124,11 +126,13 @@ bool ObjectStoreRegistry::IsRegistered(std::string_view scheme) const {
   return factories_.count(Lower(scheme)) > 0;
 }
 
-Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
-                                                      const StorageOptions& options) {
+Result<ResolvedLocation> ObjectStoreRegistry::Resolve(
+    std::string_view uri, const StorageOptions& options,
+    std::shared_ptr<CredentialsSource> credentials) {
   LANCE_ASSIGN_OR_RAISE(Uri parsed, ParseUri(uri));
   const Uri root = parsed.Root();
-  const std::string key = CacheKey(root, options);
+  const std::string key =
+      CacheKey(root, options, credentials ? credentials->id() : std::string());
   const size_t fingerprint = SecretsFingerprint(options);
 
   std::lock_guard lock(mu_);
@@ -147,7 +151,7 @@ Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
       return ResolvedLocation{std::move(store), std::move(parsed.path)};
     }
   }
-  Result<std::shared_ptr<ObjectStore>> made = factory->second(root, options);
+  Result<std::shared_ptr<ObjectStore>> made = factory->second(root, options, credentials);
   if (!made.ok()) {
     return made.status().WithContext("opening the object store for '" + root.ToString() +
                                      "'");
@@ -176,34 +180,29 @@ size_t ObjectStoreRegistry::num_cached_stores() const {
 Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {
   LANCE_RETURN_NOT_OK(registry->Register(
       "file",
-      [](const Uri& root, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+      [](const Uri&, const StorageOptions&,
+         const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
         // Rooted at "/": the resolved path is the absolute path minus its leading '/'.
         LANCE_ASSIGN_OR_RAISE(auto store, LocalObjectStore::Make("/"));
         return std::shared_ptr<ObjectStore>(std::move(store));
       }));
   LANCE_RETURN_NOT_OK(registry->Register(
       "memory",
-      [](const Uri& root, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+      [](const Uri& root, const StorageOptions&,
+         const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
         return std::shared_ptr<ObjectStore>(MemoryObjectStore::Named(root.authority));
       }));
-  ObjectStoreFactory s3_placeholder =
-      [](const Uri& root, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
-    if (root.authority.empty()) {
-      return Status::Invalid("an " + root.scheme + ":// location needs a bucket name");
-    }
-    return Status::NotImplemented(
-        "s3 support arrives with the S3 object store, which this build does not include "
-        "yet; cannot open '" +
-        root.ToString() + "'");
-  };
-  LANCE_RETURN_NOT_OK(registry->Register("s3", s3_placeholder));
-  LANCE_RETURN_NOT_OK(registry->Register("s3a", s3_placeholder));
+  if (registry->IsRegistered("s3") || registry->IsRegistered("s3a")) {
+    return Status::AlreadyExists("an object store factory is already registered for 's3'");
+  }
+  LANCE_RETURN_NOT_OK(RegisterS3ObjectStore(registry));
   return Status::OK();
 }
 
 Result<ResolvedLocation> ResolveObjectStore(std::string_view uri,
-                                            const StorageOptions& options) {
-  return ObjectStoreRegistry::Default().Resolve(uri, options);
+                                            const StorageOptions& options,
+                                            std::shared_ptr<CredentialsSource> credentials) {
+  return ObjectStoreRegistry::Default().Resolve(uri, options, std::move(credentials));
 }
 
 }  // namespace lance::io

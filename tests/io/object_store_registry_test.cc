@@ -85,13 +85,56 @@ TEST_F(ObjectStoreRegistryTest, MemoryUrisShareNamedStores) {
   MemoryObjectStore::DropNamed("else");
 }
 
-TEST_F(ObjectStoreRegistryTest, S3IsRecognisedButNotYetImplemented) {
-  EXPECT_TRUE(registry_.IsRegistered("s3"));
-  EXPECT_THAT(registry_.Resolve("s3://bucket/path/ds.lance"),
-              IsErrorWith(StatusCode::kNotImplemented, "s3 support arrives"));
-  EXPECT_THAT(registry_.Resolve("s3a://bucket/path/ds.lance"),
-              IsError(StatusCode::kNotImplemented));
+TEST_F(ObjectStoreRegistryTest, S3ResolvesToOneStorePerBucketAndOptions) {
+  // Building an S3 store contacts no server, so this runs offline.
+  const StorageOptions options = {{"aws_endpoint", "http://127.0.0.1:1"},
+                                  {"allow_http", "true"},
+                                  {"aws_access_key_id", "AKIDEXAMPLE"},
+                                  {"aws_secret_access_key", "not-a-real-secret"}};
+  ASSERT_OK_AND_ASSIGN(auto a, registry_.Resolve("s3://bucket/path/ds.lance", options));
+  EXPECT_EQ(a.path, "path/ds.lance");
+  EXPECT_EQ(a.store->uri(), "s3://bucket");
+  EXPECT_FALSE(a.store->is_local());
+  EXPECT_TRUE(a.store->supports_conditional_put());
+  ASSERT_OK_AND_ASSIGN(auto b, registry_.Resolve("s3://bucket/other", options));
+  EXPECT_EQ(a.store, b.store);
+  ASSERT_OK_AND_ASSIGN(auto c, registry_.Resolve("s3://bucket2/other", options));
+  EXPECT_NE(a.store, c.store);
+  ASSERT_OK_AND_ASSIGN(auto d, registry_.Resolve("s3a://bucket/path", options));
+  EXPECT_EQ(d.store->uri(), "s3a://bucket");
+  EXPECT_EQ(a.store->ToString().find("not-a-real-secret"), std::string::npos);
   EXPECT_THAT(registry_.Resolve("s3:///key"), IsError(StatusCode::kInvalid));
+  // http endpoints need allow_http, as in Lance.
+  StorageOptions no_http = options;
+  no_http.erase("allow_http");
+  EXPECT_THAT(registry_.Resolve("s3://bucket/x", no_http), IsErrorWith(StatusCode::kInvalid, "allow_http"));
+}
+
+TEST_F(ObjectStoreRegistryTest, CredentialSourcesSeparateStores) {
+  const StorageOptions options = {{"aws_endpoint", "http://127.0.0.1:1"},
+                                  {"allow_http", "true"}};
+  class NamedSource : public CredentialsSource {
+   public:
+    explicit NamedSource(std::string id) : id_(std::move(id)) {}
+    Result<std::shared_ptr<const s3::AwsCredentials>> Current() override {
+      return std::make_shared<const s3::AwsCredentials>();
+    }
+    std::string id() const override { return id_; }
+    std::string ToString() const override { return "NamedSource(" + id_ + ")"; }
+
+   private:
+    std::string id_;
+  };
+  auto t1 = std::make_shared<NamedSource>("table-1");
+  auto t1_again = std::make_shared<NamedSource>("table-1");
+  auto t2 = std::make_shared<NamedSource>("table-2");
+  ASSERT_OK_AND_ASSIGN(auto a, registry_.Resolve("s3://bucket/t1", options, t1));
+  ASSERT_OK_AND_ASSIGN(auto b, registry_.Resolve("s3://bucket/t1", options, t1_again));
+  ASSERT_OK_AND_ASSIGN(auto c, registry_.Resolve("s3://bucket/t2", options, t2));
+  ASSERT_OK_AND_ASSIGN(auto d, registry_.Resolve("s3://bucket/t2", options));
+  EXPECT_EQ(a.store, b.store);  // same source identity: shared
+  EXPECT_NE(a.store, c.store);  // another table's source: never shared
+  EXPECT_NE(c.store, d.store);  // no source vs a source
 }
 
 TEST_F(ObjectStoreRegistryTest, UnknownSchemesAreNotImplemented) {
@@ -103,7 +146,7 @@ TEST_F(ObjectStoreRegistryTest, UnknownSchemesAreNotImplemented) {
 TEST_F(ObjectStoreRegistryTest, StoresAreSharedPerRootAndOptions) {
   auto count = std::make_shared<int>(0);
   ASSERT_OK(registry_.Register("test",
-                               [count](const Uri& root, const StorageOptions&)
+                               [count](const Uri& root, const StorageOptions&, const std::shared_ptr<CredentialsSource>&)
                                    -> Result<std::shared_ptr<ObjectStore>> {
                                  ++*count;
                                  EXPECT_TRUE(root.path.empty());
@@ -153,7 +196,7 @@ TEST_F(ObjectStoreRegistryTest, SecretsNeverEnterCacheKeysButSeparateStores) {
   ASSERT_OK(registry_.Register(
       "sec",
       [&made](const Uri& root,
-              const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+              const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
         ++made;
         return std::shared_ptr<ObjectStore>(std::make_shared<MemoryObjectStore>());
       }));
@@ -193,7 +236,7 @@ TEST_F(ObjectStoreRegistryTest, CacheKeysCannotBeForgedByConcatenation) {
 
 TEST_F(ObjectStoreRegistryTest, RegistrationRules) {
   auto factory = [](const Uri&,
-                    const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+                    const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
     return std::shared_ptr<ObjectStore>(std::make_shared<MemoryObjectStore>("replaced"));
   };
   EXPECT_THAT(registry_.Register("file", factory), IsError(StatusCode::kAlreadyExists));
@@ -215,7 +258,7 @@ TEST_F(ObjectStoreRegistryTest, RegistrationRules) {
 TEST_F(ObjectStoreRegistryTest, FactoryErrorsAreReportedWithTheRoot) {
   ASSERT_OK(registry_.Register(
       "broken",
-      [](const Uri&, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+      [](const Uri&, const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
         return Status::Unavailable("endpoint down");
       }));
   auto resolved = registry_.Resolve("broken://bucket/x");
@@ -228,7 +271,7 @@ TEST_F(ObjectStoreRegistryTest, ConcurrentResolutionsBuildOneStore) {
   std::atomic<int> made{0};
   ASSERT_OK(registry_.Register(
       "conc",
-      [&made](const Uri&, const StorageOptions&) -> Result<std::shared_ptr<ObjectStore>> {
+      [&made](const Uri&, const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
         ++made;
         return std::shared_ptr<ObjectStore>(std::make_shared<MemoryObjectStore>());
       }));

@@ -237,6 +237,13 @@ class ObjectStore {
   virtual Result<std::shared_ptr<RandomAccessReader>> OpenReader(
       const std::string& path) = 0;
 
+  /// \brief Opens an object whose size the caller already knows (from a manifest), so
+  /// remote stores can skip the metadata request. The default calls OpenReader.
+  /// Reads past the true end are short reads, as usual.
+  /// \return as OpenReader; Invalid if `size` is negative.
+  virtual Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(
+      const std::string& path, int64_t size);
+
   /// \brief The whole object at `path`.
   /// \return the bytes; NotFound; Invalid; IOError.
   virtual Result<BufferPtr> Read(const std::string& path);
@@ -352,6 +359,8 @@ class ObjectStoreWrapper : public ObjectStore {
   Result<ListResult> ListAll(const std::string& prefix, bool recursive) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReader(
       const std::string& path) override;
+  Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(const std::string& path,
+                                                                 int64_t size) override;
   Result<BufferPtr> Read(const std::string& path) override;
   Result<BufferPtr> ReadRange(const std::string& path, int64_t offset,
                               int64_t length) override;

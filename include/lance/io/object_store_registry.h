@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/uri.h"
 #include "lance/result.h"
@@ -24,9 +25,12 @@ namespace lance::io {
 using StorageOptions = std::map<std::string, std::string>;
 
 /// \brief Builds a store for the root of a location (`root.path` is empty).
+/// `credentials` is the caller's credentials source, or null to take credentials from
+/// the options (stores that need none ignore it).
 /// Called with the registry's lock held: it must not call back into the registry.
 using ObjectStoreFactory = std::function<Result<std::shared_ptr<ObjectStore>>(
-    const Uri& root, const StorageOptions& options)>;
+    const Uri& root, const StorageOptions& options,
+    const std::shared_ptr<CredentialsSource>& credentials)>;
 
 /// \brief A resolved location: the store holding it and the key inside that store.
 struct ResolvedLocation {
@@ -45,8 +49,8 @@ struct ResolvedLocation {
 /// datasets therefore share one store, and all datasets of a bucket share one store per
 /// set of options, which is what credential sharing needs.
 ///
-/// Sharing: stores are cached by CacheKey(root, options) = (scheme, authority,
-/// non-secret options). Secret-looking options (IsSecretOptionKey) never enter the key;
+/// Sharing: stores are cached by CacheKey(root, options, source id) = (scheme,
+/// authority, non-secret options, credentials-source id). Secret-looking options (IsSecretOptionKey) never enter the key;
 /// instead each entry remembers a fingerprint of the secrets it was built with, and a
 /// lookup with different secrets builds a fresh store that replaces the entry (so two
 /// credential sets never share a store, and rotated credentials leave no dead entries).
@@ -75,10 +79,13 @@ class ObjectStoreRegistry {
   bool IsRegistered(std::string_view scheme) const;
 
   /// \brief The store holding `uri` and the path of `uri` inside it.
+  /// `credentials`: a source the store asks on every request (a refreshing one, for
+  /// vended credentials); null takes credentials from `options`. Local and memory
+  /// stores never call it.
   /// \return the location; Invalid for a malformed URI; NotImplemented for a scheme
-  /// without a usable factory (S3 until its store is built in); the factory's error.
-  Result<ResolvedLocation> Resolve(std::string_view uri,
-                                   const StorageOptions& options = {});
+  /// without a factory; the factory's error.
+  Result<ResolvedLocation> Resolve(std::string_view uri, const StorageOptions& options = {},
+                                   std::shared_ptr<CredentialsSource> credentials = nullptr);
 
   /// \brief Forgets every cached store (stores in use keep working).
   void ClearCache();
@@ -86,10 +93,11 @@ class ObjectStoreRegistry {
   /// \brief Number of live cached stores (for tests).
   size_t num_cached_stores() const;
 
-  /// \brief The cache key of a store root: scheme, authority and the non-secret
-  /// options, in a canonical order. The single place that decides store identity; a
-  /// credentials-source identity will join it here.
-  static std::string CacheKey(const Uri& root, const StorageOptions& options);
+  /// \brief The cache key of a store root: scheme, authority, the non-secret options
+  /// in a canonical order, and the credentials source's id (empty without a source).
+  /// The single place that decides store identity.
+  static std::string CacheKey(const Uri& root, const StorageOptions& options,
+                              std::string_view credentials_id = {});
 
   /// \brief True for option keys whose values must never be logged or used as cache
   /// keys: any key containing "secret", "token", "password", "passwd", "credential",
@@ -110,13 +118,14 @@ class ObjectStoreRegistry {
 };
 
 /// \brief Registers "file" (LocalObjectStore), "memory" (MemoryObjectStore::Named) and
-/// placeholders for "s3"/"s3a" that fail with NotImplemented until the S3 store
-/// replaces them. Call explicitly on custom registries (no static initializers).
+/// "s3"/"s3a" (S3ObjectStore). Call explicitly on custom registries (no static
+/// initializers).
 /// \return OK; AlreadyExists if one of those schemes is already registered.
 Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry);
 
-/// \brief ObjectStoreRegistry::Default().Resolve(uri, options).
-Result<ResolvedLocation> ResolveObjectStore(std::string_view uri,
-                                            const StorageOptions& options = {});
+/// \brief ObjectStoreRegistry::Default().Resolve(uri, options, credentials).
+Result<ResolvedLocation> ResolveObjectStore(
+    std::string_view uri, const StorageOptions& options = {},
+    std::shared_ptr<CredentialsSource> credentials = nullptr);
 
 }  // namespace lance::io
