@@ -35,14 +35,14 @@ demo: build
 	  print('versions:', [v['version'] for v in ds.versions()], 'rows:', ds.count_rows()); \
 	  print(ds.to_table().to_pandas())"
 
+# The sanitizer unit tests alone (no RGW needed).
 unit-asan: build-asan
-	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest -L unit --output-on-failure -j$(JOBS)
+	scripts/run_tests.sh --asan-only $(ASAN_DIR)
 
-test: build
-	scripts/run_tests.sh $(BUILD_DIR)
-	$(MAKE) --no-print-directory unit-asan
+# Both builds first, then one run: RGW is started (RGW_PORT / MON_PORT, default 7480 / 6789),
+# every test of the main build and the sanitizer unit tests run against it, RGW is stopped.
+test: build build-asan
+	scripts/run_tests.sh $(BUILD_DIR) $(ASAN_DIR)
 
 bench: build
 	scripts/run_bench.sh $(BUILD_DIR)

@@ -2,11 +2,13 @@
 """Combines the JSON of one `make bench` run into bench/results/latest.json and prints a
 table (scripts/run_bench.sh; docs/benchmarks.md).
 
-  report.py --dir WORKDIR --out bench/results/latest.json [--load-before "..."]
+  report.py --dir WORKDIR --out bench/results/latest.json [--load-before "..."] [--s3-only]
 
 WORKDIR holds lance-cpp-write.json, pylance-write.json (the writes) and
 <engine>-scan-<dataset>.json (the reads of each engine on each dataset: lance-cpp.lance,
-pylance.lance; the reads of the other engine's dataset are optional).
+pylance.lance; the reads of the other engine's dataset are optional), and s3.json (the S3
+part, bench/s3_benchmark.cc). A part that did not run keeps its keys from the existing
+--out; with --s3-only only the S3 part ran.
 """
 
 import argparse
@@ -61,14 +63,8 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--dir", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--load-before", default="")
-    args = p.parse_args()
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+def local_report(args, repo):
+    """The local part (lance-cpp vs pylance): the result dict; prints its table."""
     def need(name):
         d = read(os.path.join(args.dir, name))
         if d is None:
@@ -180,11 +176,6 @@ def main():
                 "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
                 "pylance_reads_lance_cpp_dataset": px}
 
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(r, f, indent=2)
-        f.write("\n")
-
     # ---- table
     def row(name, local, pyl, lb=None, pb=None):
         ratio = f"{local / pyl:5.2f}x" if pyl else ""
@@ -233,6 +224,142 @@ def main():
     print(f"  machine: {m['nproc']} x {m['cpu_model']}, {m['memory_gib']} GiB, kernel "
           f"{m['kernel']}, load average before {m['loadavg_before']} / after "
           f"{m['loadavg_after']}")
+    return r
+
+
+S3_KEYS = ["s3_write_mb_s", "curl_put_mb_s", "s3_scan_mb_s", "curl_get_mb_s"]
+DIAG_KEYS = ["write", "write_unsigned_payload", "curl_put", "client_put",
+             "client_put_unsigned_payload", "scan", "curl_get", "curl_get_1",
+             "client_get"]
+
+
+def s3_report(s3, r, repo, load_before):
+    """Adds the S3 part (s3_benchmark's JSON) to `r`; prints its table."""
+    ratio = lambda a, b: a / b if b else 0.0  # noqa: E731
+    # The required keys: MB/s (1e6 B/s) of data-file bytes, median of the repetitions.
+    r["s3_write_mb_s"] = s3["write"]["mb_s"]
+    r["curl_put_mb_s"] = s3["curl_put"]["mb_s"]
+    r["s3_scan_mb_s"] = s3["scan"]["mb_s"]
+    r["curl_get_mb_s"] = s3["curl_get"]["mb_s"]
+    aims = r.setdefault("aims", {})
+    aims["s3_write_at_least_0_8_curl"] = r["s3_write_mb_s"] >= 0.8 * r["curl_put_mb_s"]
+    aims["s3_scan_at_least_0_8_curl"] = r["s3_scan_mb_s"] >= 0.8 * r["curl_get_mb_s"]
+    st = s3["settings"]
+    scan_reqs = [x["requests"] for x in s3["scan"]["reps"]]
+    scan_recv = [x["bytes_received"] for x in s3["scan"]["reps"]]
+    write_reqs = [x["requests"] for x in s3["write"]["reps"]]
+    wu = s3.get("write_unsigned_payload")
+    detail = {
+        "git_commit": git_commit(repo),
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "endpoint": s3["endpoint"],
+        "store": s3["store"],
+        "rows": s3["rows"],
+        "logical_bytes": s3["logical_bytes"],
+        "data_files": s3["data_files"],
+        "data_file_bytes": s3["data_file_bytes"],
+        "columns": "id int64 = row number, x float64 uniform [0,2000), k int64 random, "
+                   "s utf8 96..127 random lowercase letters (splitmix64 of the row number)",
+        "statistic": "MB/s = data-file bytes / wall time, median of reps (min/max too)",
+        "write_ratio": ratio(r["s3_write_mb_s"], r["curl_put_mb_s"]),
+        "scan_ratio": ratio(r["s3_scan_mb_s"], r["curl_get_mb_s"]),
+        "write_unsigned_payload_mb_s": wu["mb_s"] if wu else None,
+        "curl_get_1_stream_mb_s": s3["curl_get_1"]["mb_s"],
+        # Diagnostics: the S3 client alone (whole objects, P at a time, like curl).
+        "client_put_mb_s": s3["client_put"]["mb_s"] if "client_put" in s3 else None,
+        "client_put_unsigned_payload_mb_s": s3["client_put_unsigned_payload"]["mb_s"]
+        if "client_put_unsigned_payload" in s3 else None,
+        "client_get_mb_s": s3["client_get"]["mb_s"] if "client_get" in s3 else None,
+        "min_max_mb_s": {k: [s3[k]["min_mb_s"], s3[k]["max_mb_s"]] for k in DIAG_KEYS
+                         if k in s3},
+        "scan_requests_median": sorted(scan_reqs)[len(scan_reqs) // 2],
+        "scan_bytes_received_median": sorted(scan_recv)[len(scan_recv) // 2],
+        "write_requests_median": sorted(write_reqs)[len(write_reqs) // 2],
+        "cpu_seconds_median": {
+            k: {"client": s3[k]["cpu_self_median_s"], "curl": s3[k]["cpu_curl_median_s"],
+                "server": s3[k]["cpu_server_median_s"]}
+            for k in DIAG_KEYS if k in s3},
+        "settings": st,
+        "machine": dict(machine(), loadavg_before=load_before, loadavg_after=loadavg()),
+        "raw": s3,
+    }
+    r["s3"] = detail
+
+    def row(name, key, base=None):
+        if key not in s3:
+            return f"  {name:<44}{'-':>8}"
+        v = s3[key]
+        rat = f"{v['mb_s'] / s3[base]['mb_s']:5.2f}x" if base else ""
+        return (f"  {name:<44}{v['mb_s']:8.0f} {v['min_mb_s']:8.0f} {v['max_mb_s']:8.0f}"
+                f"  {rat:>6}  {v['cpu_self_median_s'] + v['cpu_curl_median_s']:6.2f}"
+                f" {v['cpu_server_median_s']:6.2f}")
+
+    p = st["curl_parallel"]
+    print()
+    print(f"S3 (Ceph RGW on {s3['endpoint']}): {s3['data_files']} data files, "
+          f"{s3['data_file_bytes'] / 1e6:.0f} MB ({s3['data_file_bytes'] / 2**30:.2f} GiB), "
+          f"{s3['rows']:,} rows; median of {st['reps']}, MB/s (1e6 B/s)")
+    print(f"  {'':<44}{'median':>8} {'min':>8} {'max':>8}  {'/curl':>6}  "
+          f"{'cpu-cl':>6} {'cpu-sv':>6}")
+    print(row("lance-cpp write (signed payload, default)", "write", "curl_put"))
+    if wu:
+        print(row("lance-cpp write (aws_unsigned_payload=true)", "write_unsigned_payload",
+                  "curl_put"))
+    print(row(f"curl PUT, {p} processes, UNSIGNED-PAYLOAD", "curl_put"))
+    print(row(f"  S3Client::PutObject, {p} threads", "client_put", "curl_put"))
+    print(row(f"  S3Client::PutObject, {p} thr, unsigned",
+              "client_put_unsigned_payload", "curl_put"))
+    print(row("lance-cpp scan (Open + stream all columns)", "scan", "curl_get"))
+    print(row(f"curl GET, {p} processes", "curl_get"))
+    print(row("curl GET, 1 process", "curl_get_1"))
+    print(row(f"  S3Client::GetObjectInto, {p} threads", "client_get", "curl_get"))
+    n = detail["scan_requests_median"]
+    print(f"  scan requests: {n} (median), "
+          f"{detail['scan_bytes_received_median'] / max(n, 1) / 2**20:.2f} MiB per request; "
+          f"write requests {detail['write_requests_median']}; "
+          f"multipart {st['multipart_part_size'] >> 20} MiB x {st['multipart_concurrency']}, "
+          f"read chunk {st['read_chunk_size'] >> 20} MiB, {st['max_connections']} connections")
+    print(f"  indented rows: the S3 client alone (whole objects, {p} threads), median of "
+          f"{st.get('diag_reps', st['reps'])}")
+    print("  cpu-cl: CPU s of lance-cpp or the curl processes; cpu-sv: of radosgw+osd+mon")
+    print("  aims: " + ", ".join(f"{k}={'yes' if aims[k] else 'NO'}"
+                               for k in ("s3_write_at_least_0_8_curl",
+                                         "s3_scan_at_least_0_8_curl")))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dir", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--load-before", default="")
+    p.add_argument("--s3-only", action="store_true",
+                   help="only the S3 part ran: update its keys in --out, keep the others")
+    args = p.parse_args()
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    if args.s3_only:
+        r = read(args.out) or {}
+    else:
+        r = local_report(args, repo)
+    s3 = read(os.path.join(args.dir, "s3.json"))
+    if s3 is not None:
+        s3_report(s3, r, repo, args.load_before)
+    elif args.s3_only:
+        sys.exit(f"report.py: missing s3.json in {args.dir}")
+    else:
+        # The S3 part did not run: keep its results from the last run that had it.
+        old = read(args.out) or {}
+        for k in S3_KEYS + ["s3"]:
+            if k in old:
+                r[k] = old[k]
+        for k, v in old.get("aims", {}).items():
+            if k.startswith("s3_"):
+                r["aims"][k] = v
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(r, f, indent=2)
+        f.write("\n")
     print(f"  -> {args.out}")
 
 

@@ -28,6 +28,12 @@ fail() {
   tail -n 30 "$D"/log/*.log >&2 2>/dev/null || true
   exit 1
 }
+# Inside one start attempt: report and return failure, so start() can retry from scratch.
+attempt_fail() {
+  log "$*"
+  tail -n 10 "$D"/log/*.log >&2 2>/dev/null || true
+  return 1
+}
 
 print_env() {
   cat <<ENV
@@ -54,6 +60,13 @@ stop_daemons() {
       kill "$p" 2>/dev/null && pids+=("$p")
     fi
   done
+  # Daemons whose pid files are gone (a wiped directory) still name our ceph.conf.
+  local proc
+  for proc in /proc/[0-9]*; do
+    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -qE "(radosgw|ceph-osd|ceph-mon) .*$D/ceph.conf"; then
+      kill "${proc#/proc/}" 2>/dev/null && pids+=("${proc#/proc/}")
+    fi
+  done
   for p in "${pids[@]}"; do
     for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$p" 2>/dev/null || true
@@ -73,6 +86,24 @@ start() {
   fi
   port_busy "$RGW_PORT" && fail "port $RGW_PORT is in use (another RGW? set RGW_PORT)"
   port_busy "$MON_PORT" && fail "port $MON_PORT is in use (another ceph-mon? set MON_PORT)"
+  # On a loaded machine a fresh OSD sometimes asks the mon before it has the cluster map
+  # and exits ("wrong fsid"); a clean retry from scratch always got past it.
+  local try
+  for try in 1 2 3; do
+    if start_once; then
+      log "up on http://127.0.0.1:$RGW_PORT (dir $D, bucket $BUCKET)"
+      print_env
+      return 0
+    fi
+    log "start attempt $try failed; wiping $D and retrying"
+    stop_daemons
+    rm -rf "$D"
+    sleep 1
+  done
+  fail "RGW did not start after 3 attempts"
+}
+
+start_once() {
   mkdir -p "$D"/{mon,osd0,rgw,run,log}
   local fsid
   fsid=$(uuidgen)
@@ -138,41 +169,46 @@ CONF
   ceph-authtool "$D/keyring" --gen-key -n client.admin --cap mon 'allow *' --cap osd 'allow *' \
     --cap mgr 'allow *' >/dev/null
   monmaptool --create --clobber --add a "v1:127.0.0.1:$MON_PORT" --fsid "$fsid" "$D/monmap" >/dev/null
-  ceph-mon "${C[@]}" --mkfs -i a --monmap "$D/monmap" --keyring "$D/keyring" || fail "mon mkfs failed"
-  ceph-mon "${C[@]}" -i a || fail "mon did not start"
+  ceph-mon "${C[@]}" --mkfs -i a --monmap "$D/monmap" --keyring "$D/keyring" || { attempt_fail "mon mkfs failed"; return 1; }
+  ceph-mon "${C[@]}" -i a || { attempt_fail "mon did not start"; return 1; }
+  # Wait until the mon answers before creating the OSD.
+  local ok=""
+  for _ in $(seq 1 120); do
+    timeout 10 ceph "${C[@]}" mon stat >/dev/null 2>&1 && { ok=1; break; }
+    sleep 0.25
+  done
+  [ -n "$ok" ] || { attempt_fail "mon is not answering"; return 1; }
   local osd_uuid id
   osd_uuid=$(uuidgen)
-  id=$(timeout 60 ceph "${C[@]}" osd new "$osd_uuid") || fail "osd new failed"
-  ceph-osd "${C[@]}" -i "$id" --mkfs --osd-uuid "$osd_uuid" >"$D/log/osd-mkfs.log" 2>&1 || fail "osd mkfs failed"
-  ceph-osd "${C[@]}" -i "$id" || fail "osd did not start"
+  id=$(timeout 60 ceph "${C[@]}" osd new "$osd_uuid") || { attempt_fail "osd new failed"; return 1; }
+  ceph-osd "${C[@]}" -i "$id" --mkfs --osd-uuid "$osd_uuid" >"$D/log/osd-mkfs.log" 2>&1 || { attempt_fail "osd mkfs failed"; return 1; }
+  ceph-osd "${C[@]}" -i "$id" || { attempt_fail "osd did not start"; return 1; }
   for _ in $(seq 1 240); do
     timeout 10 ceph "${C[@]}" osd stat 2>/dev/null | grep -q "1 up" && break
     sleep 0.25
   done
-  timeout 10 ceph "${C[@]}" osd stat | grep -q "1 up" || fail "osd not up"
-  radosgw "${C[@]}" -n client.rgw || fail "radosgw did not start"
+  timeout 10 ceph "${C[@]}" osd stat | grep -q "1 up" || { attempt_fail "osd not up"; return 1; }
+  radosgw "${C[@]}" -n client.rgw || { attempt_fail "radosgw did not start"; return 1; }
   for _ in $(seq 1 480); do
     curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/" && break
     sleep 0.25
   done
-  curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/" || fail "radosgw is not answering"
+  curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/" || { attempt_fail "radosgw is not answering"; return 1; }
   radosgw-admin "${C[@]}" user create --uid=test --display-name=test --access-key="$ACCESS_KEY" \
-    --secret-key="$SECRET_KEY" >/dev/null || fail "user create failed"
-  radosgw-admin "${C[@]}" caps add --uid=test --caps="roles=*" >/dev/null || fail "caps add failed"
+    --secret-key="$SECRET_KEY" >/dev/null || { attempt_fail "user create failed"; return 1; }
+  radosgw-admin "${C[@]}" caps add --uid=test --caps="roles=*" >/dev/null || { attempt_fail "caps add failed"; return 1; }
   radosgw-admin "${C[@]}" role create --role-name=S3Access --path=/ \
     --assume-role-policy-doc='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":["arn:aws:iam:::user/test"]},"Action":["sts:AssumeRole"]}]}' \
-    >/dev/null || fail "role create failed"
+    >/dev/null || { attempt_fail "role create failed"; return 1; }
   radosgw-admin "${C[@]}" role-policy put --role-name=S3Access --policy-name=S3All \
     --policy-doc='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*"],"Resource":"arn:aws:s3:::*"}]}' \
-    >/dev/null || fail "role policy failed"
+    >/dev/null || { attempt_fail "role policy failed"; return 1; }
   # The test bucket (curl signs with SigV4; the payload hash header is required by RGW).
   local code
   code=$(curl -s -o "$D/log/mkbucket.out" -w '%{http_code}' -X PUT --user "$ACCESS_KEY:$SECRET_KEY" \
     --aws-sigv4 "aws:amz:us-east-1:s3" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
     "http://127.0.0.1:$RGW_PORT/$BUCKET")
-  [ "$code" = 200 ] || fail "creating bucket $BUCKET: HTTP $code $(cat "$D/log/mkbucket.out")"
-  log "up on http://127.0.0.1:$RGW_PORT (dir $D, bucket $BUCKET)"
-  print_env
+  [ "$code" = 200 ] || { attempt_fail "creating bucket $BUCKET: HTTP $code $(cat "$D/log/mkbucket.out")"; return 1; }
 }
 
 case "$cmd" in

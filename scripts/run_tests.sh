@@ -1,15 +1,63 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs every ctest test of a build, with the environment the tests expect (the project's
-# venv with real pylance, the node oracle), starting the services tests need first and
-# stopping them afterwards (later: RGW for the S3 tests).
+# Runs the tests with the environment they expect (the project's venv with real pylance, the
+# node oracle, a real S3 server), starting the services first and stopping them afterwards.
+#
+#   scripts/run_tests.sh BUILD_DIR [ASAN_DIR]   every ctest test of BUILD_DIR, then (with
+#                                               ASAN_DIR) the unit tests of the sanitizer
+#                                               build, while one throw-away Ceph RGW is up
+#   scripts/run_tests.sh --asan-only ASAN_DIR   only the sanitizer unit tests (no RGW)
+#
+# The RGW cluster lives in BUILD_DIR/rgw (a fixed directory per checkout, so a cluster left by
+# a crashed run is found, killed and wiped by the next `rgw.sh start`) and is stopped on exit,
+# whatever happens. Ports: RGW_PORT (default 7480) and MON_PORT (default 6789); a busy port
+# is an error, never a skip. The S3 tests read LANCE_S3_* exported here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=${1:-build}
-export LANCE_SOURCE_DIR=$PWD
-export LANCE_PYTHON=$PWD/.venv/bin/python
-export LANCE_ORACLE_DIR=$PWD/tools/oracle
-export PATH="$PWD/.venv/bin:$PATH"
-cd "$BUILD_DIR"
-# Two parallel jobs on a 2-core machine; the integration suites are the long pole.
-ctest --output-on-failure -j"$(nproc)" --timeout 1500
+ROOT=$PWD
+
+log() { echo "[tests] $*" >&2; }
+
+# The sanitizer pass: unit tests only (the integration suites spawn python/node and take
+# too long under ASan). Leaks and UB abort the test.
+run_asan() {
+  local dir=$1
+  [ -d "$dir" ] || { log "missing sanitizer build $dir (make build-asan)"; return 1; }
+  log "unit tests under AddressSanitizer + UndefinedBehaviorSanitizer ($dir)"
+  (cd "$dir" && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    ctest -L unit --output-on-failure -j"$(nproc)")
+}
+
+if [ "${1:-}" = "--asan-only" ]; then
+  run_asan "${2:?usage: run_tests.sh --asan-only ASAN_DIR}"
+  exit
+fi
+
+BUILD_DIR=$(realpath "${1:-build}")
+ASAN_DIR=${2:+$(realpath "$2")}
+export LANCE_SOURCE_DIR=$ROOT
+export LANCE_PYTHON=$ROOT/.venv/bin/python
+export LANCE_ORACLE_DIR=$ROOT/tools/oracle
+export PATH="$ROOT/.venv/bin:$PATH"
+
+# RGW first: the S3 tests (label s3), the S3 interop tests and the dataset tests on S3 need it.
+RGW_DIR=$BUILD_DIR/rgw
+# Set before starting, so a start that fails half-way (mon up, osd not) is cleaned up too.
+trap 'scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"' EXIT
+started_ms=$(($(date +%s%N) / 1000000))
+rgw_env=$(scripts/rgw.sh start "$RGW_DIR") || { log "RGW did not start (see above)"; exit 1; }
+eval "$rgw_env"
+took_ms=$(($(date +%s%N) / 1000000 - started_ms))
+log "RGW up on $LANCE_S3_ENDPOINT, start took $((took_ms / 1000)).$((took_ms % 1000 / 100)) s"
+
+status=0
+log "all tests of $BUILD_DIR"
+# Two parallel jobs on a 2-core machine; the integration suites are the long pole. Tests
+# that share the RGW use unique prefixes and buckets, so they may run concurrently.
+(cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" --timeout 1500) || status=1
+if [ -n "$ASAN_DIR" ]; then
+  run_asan "$ASAN_DIR" || status=1
+fi
+[ "$status" -eq 0 ] && log "all passed" || log "FAILED (see above)"
+exit "$status"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # One idempotent set-up for a fresh Debian 12 machine: system packages (C++ toolchain and
-# libraries), the project's Python venv (pinned) and the node tools (pinned, from lock files).
+# libraries, Ceph RGW for the S3 tests), the project's Python venv (pinned) and the node
+# tools (pinned, from lock files).
 # Safe to run again: each step is skipped when already satisfied.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,8 @@ APT_PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   clang-format clang-tidy
   python3 python3-venv python3-dev
+  # The S3 tests' server: a single-node Ceph RGW (scripts/rgw.sh); uuidgen for its ids.
+  ceph-mon ceph-osd radosgw uuid-runtime
 )
 
 log() { echo "[setup] $*" >&2; }

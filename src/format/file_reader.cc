@@ -761,7 +761,10 @@ Result<std::shared_ptr<LanceFileReader>> LanceFileReader::Open(
     std::shared_ptr<io::ObjectStore> store, std::string path, FileReaderOptions options) {
   if (!store)
     return Status::Invalid("opening Lance file '" + path + "': the store is null");
-  auto file = store->OpenReader(path);
+  // A known size lets remote stores skip the HEAD; stores that look the size up anyway
+  // return the object's real size, checked below.
+  auto file = options.file_size >= 0 ? store->OpenReaderWithSize(path, options.file_size)
+                                     : store->OpenReader(path);
   if (!file.ok()) return InFile(path, file.status());
   if (options.file_size >= 0 && options.file_size != (*file)->size()) {
     return CorruptFile(path, "expected " + std::to_string(options.file_size) +
@@ -772,6 +775,25 @@ Result<std::shared_ptr<LanceFileReader>> LanceFileReader::Open(
                                                  !store->is_local());
   LANCE_RETURN_NOT_OK(reader->Init());
   return std::shared_ptr<LanceFileReader>(std::move(reader));
+}
+
+Result<std::shared_ptr<LanceFileReader>> LanceFileReader::OpenUri(
+    std::string_view uri, const io::StorageOptions& storage_options,
+    std::shared_ptr<io::CredentialsSource> credentials, FileReaderOptions options) {
+  // A failed resolve is returned as is: its message already says what it can (the URI
+  // itself may hold user info that must not be echoed).
+  LANCE_ASSIGN_OR_RAISE(
+      io::ResolvedLocation loc,
+      io::ResolveObjectStore(uri, storage_options, std::move(credentials)));
+  if (loc.path.empty()) {
+    return Status::Invalid("opening Lance file '" + std::string(uri) +
+                           "': the URI names a store root, not a file");
+  }
+  auto reader = Open(std::move(loc.store), std::move(loc.path), options);
+  if (!reader.ok()) {
+    return reader.status().WithContext("opening Lance file '" + std::string(uri) + "'");
+  }
+  return reader;
 }
 
 Result<TablePtr> LanceFileReader::ReadTable(const FileReadOptions& options) const {

@@ -56,10 +56,13 @@ std::string InferStorageVersion(const pb::Manifest& m) {
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
                                                      StorageOptions storage_options,
                                                      DatasetDir dir,
-                                                     LoadedManifest manifest) {
+                                                     LoadedManifest manifest,
+                                                     std::shared_ptr<io::CredentialsSource>
+                                                         credentials) {
   auto impl = std::make_shared<DatasetImpl>();
   impl->uri = std::move(uri);
   impl->storage_options = std::move(storage_options);
+  impl->credentials = std::move(credentials);
   impl->dir = std::move(dir);
   impl->manifest = std::move(manifest);
   const pb::Manifest& m = impl->manifest.manifest;
@@ -94,10 +97,18 @@ Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
 
 namespace {
 
-Result<ti::DatasetDir> ResolveDataset(const std::string& uri,
-                                      const StorageOptions& options) {
+// Where a dataset lives, and how its store is reached: the options and the optional
+// credentials source travel together through every load so that versions opened later
+// (CheckoutVersion) resolve exactly like the first.
+struct Access {
+  const StorageOptions& options;
+  const std::shared_ptr<io::CredentialsSource>& credentials;
+};
+
+Result<ti::DatasetDir> ResolveDataset(const std::string& uri, const Access& access) {
   if (uri.empty()) return Status::Invalid("Dataset URI is empty");
-  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc, io::ResolveObjectStore(uri, options));
+  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc,
+                        io::ResolveObjectStore(uri, access.options, access.credentials));
   return ti::DatasetDir(std::move(loc.store), std::move(loc.path));
 }
 
@@ -106,23 +117,23 @@ Status NoDataset(const ti::DatasetDir& dir) {
                           " (no manifest under _versions/)");
 }
 
-Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri,
-                                              const StorageOptions& options,
+Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri, const Access& access,
                                               const ti::DatasetDir& dir,
                                               const ti::ManifestLocation& location) {
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(dir, location));
-  return ti::MakeDatasetImpl(uri, options, dir, std::move(loaded));
+  return ti::MakeDatasetImpl(uri, access.options, dir, std::move(loaded),
+                             access.credentials);
 }
 
 // Opens `version` (latest when absent) with clear NotFound messages.
 Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
-                                                 const StorageOptions& options,
+                                                 const Access& access,
                                                  const ti::DatasetDir& dir,
                                                  std::optional<uint64_t> version) {
   if (!version) {
     LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
     if (!latest) return NoDataset(dir);
-    return LoadImpl(uri, options, dir, *latest);
+    return LoadImpl(uri, access, dir, *latest);
   }
   auto location = ti::FindManifest(dir, *version);
   if (!location.ok()) {
@@ -133,7 +144,7 @@ Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
                             dir.Uri() + " does not exist (latest is " +
                             std::to_string(latest->version) + ")");
   }
-  return LoadImpl(uri, options, dir, *location);
+  return LoadImpl(uri, access, dir, *location);
 }
 
 std::shared_ptr<Dataset> Wrap(std::shared_ptr<DatasetImpl> impl) {
@@ -369,9 +380,9 @@ Dataset::Dataset(std::shared_ptr<DatasetImpl> impl) : impl_(std::move(impl)) {}
 
 Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri,
                                                OpenOptions options) {
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, options.storage_options));
-  LANCE_ASSIGN_OR_RAISE(auto impl,
-                        LoadVersion(uri, options.storage_options, dir, options.version));
+  const Access access{options.storage_options, options.credentials};
+  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+  LANCE_ASSIGN_OR_RAISE(auto impl, LoadVersion(uri, access, dir, options.version));
   return Wrap(std::move(impl));
 }
 
@@ -455,7 +466,8 @@ Result<std::vector<VersionInfo>> Dataset::Versions() const {
 
 Result<std::shared_ptr<Dataset>> Dataset::CheckoutVersion(uint64_t version) const {
   LANCE_ASSIGN_OR_RAISE(
-      auto impl, LoadVersion(impl_->uri, impl_->storage_options, impl_->dir, version));
+      auto impl, LoadVersion(impl_->uri, Access{impl_->storage_options, impl_->credentials},
+                             impl_->dir, version));
   return Wrap(std::move(impl));
 }
 
@@ -518,7 +530,7 @@ Status Dataset::Delete(const std::string& predicate_text) {
       ti::LoadedManifest committed,
       ti::CommitTransaction(ds->dir, &ds->manifest, std::move(txn), options));
   LANCE_ASSIGN_OR_RAISE(impl_, ti::MakeDatasetImpl(ds->uri, ds->storage_options, ds->dir,
-                                                   std::move(committed)));
+                                                   std::move(committed), ds->credentials));
   return Status::OK();
 }
 
@@ -527,7 +539,8 @@ Status Dataset::Delete(const std::string& predicate_text) {
 Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                                 const std::string& uri,
                                                 WriteParams params) {
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, params.storage_options));
+  const Access access{params.storage_options, params.credentials};
+  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
   LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
   std::shared_ptr<DatasetImpl> existing;
   if (latest) {
@@ -536,7 +549,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                    " (version " + std::to_string(latest->version) +
                                    "); use mode append or overwrite");
     }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, params.storage_options, dir, *latest));
+    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, access, dir, *latest));
   }
   LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
   LANCE_ASSIGN_OR_RAISE(auto fragments,
@@ -566,21 +579,23 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
     return committed.status();
   }
   LANCE_ASSIGN_OR_RAISE(auto impl, ti::MakeDatasetImpl(uri, params.storage_options, dir,
-                                                       std::move(*committed)));
+                                                       std::move(*committed),
+                                                       params.credentials));
   return Wrap(std::move(impl));
 }
 
 Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
                                                      const std::string& uri,
                                                      WriteParams params) {
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, params.storage_options));
+  const Access access{params.storage_options, params.credentials};
+  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
   LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
   std::shared_ptr<DatasetImpl> existing;
   if (latest) {
     if (params.mode == WriteMode::kCreate) {
       return Status::AlreadyExists("A Lance dataset already exists at " + dir.Uri());
     }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, params.storage_options, dir, *latest));
+    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, access, dir, *latest));
   }
   LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
   LANCE_ASSIGN_OR_RAISE(auto fragments,
@@ -593,8 +608,11 @@ Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
 Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
                                                  const Operation& op,
                                                  std::optional<uint64_t> read_version,
-                                                 const StorageOptions& storage_options) {
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, storage_options));
+                                                 const StorageOptions& storage_options,
+                                                 std::shared_ptr<io::CredentialsSource>
+                                                     credentials) {
+  const Access access{storage_options, credentials};
+  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
   std::shared_ptr<DatasetImpl> base;
   pb::Transaction txn;
   ti::CommitOptions options;
@@ -605,10 +623,10 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
     if (!read_version) {
       LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
       if (latest) {
-        LANCE_ASSIGN_OR_RAISE(base, LoadImpl(uri, storage_options, dir, *latest));
+        LANCE_ASSIGN_OR_RAISE(base, LoadImpl(uri, access, dir, *latest));
       }
     } else if (*read_version > 0) {
-      LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, storage_options, dir, *read_version));
+      LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
     }
     pb::Transaction::Overwrite* o = txn.mutable_overwrite();
     for (const FragmentMetadata& f : overwrite->fragments) {
@@ -624,7 +642,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
           "Commit: read_version is required for Append (the version the "
           "fragments were written against)");
     }
-    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, storage_options, dir, *read_version));
+    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
     for (const FragmentMetadata& f : append.fragments) {
       pb::DataFragment frag = ti::FragmentToProto(f);
       LANCE_RETURN_NOT_OK(CheckFragmentFields(frag, base->schema, "Append"));
@@ -636,7 +654,8 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
                         ti::CommitTransaction(dir, base ? &base->manifest : nullptr,
                                               std::move(txn), options));
   LANCE_ASSIGN_OR_RAISE(
-      auto impl, ti::MakeDatasetImpl(uri, storage_options, dir, std::move(committed)));
+      auto impl, ti::MakeDatasetImpl(uri, storage_options, dir, std::move(committed),
+                                     credentials));
   return Wrap(std::move(impl));
 }
 

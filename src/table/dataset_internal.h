@@ -22,6 +22,9 @@ class DatasetImpl {
  public:
   std::string uri;
   StorageOptions storage_options;
+  /// \brief The caller's credentials source (null: from storage_options); kept so that
+  /// other versions opened from this one resolve the same way.
+  std::shared_ptr<io::CredentialsSource> credentials;
   table_internal::DatasetDir dir;
   table_internal::LoadedManifest manifest;
   format::LanceSchema schema;
@@ -43,7 +46,9 @@ namespace table_internal {
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
                                                      StorageOptions storage_options,
                                                      DatasetDir dir,
-                                                     LoadedManifest manifest);
+                                                     LoadedManifest manifest,
+                                                     std::shared_ptr<io::CredentialsSource>
+                                                         credentials = nullptr);
 
 /// \brief One batch of a fragment before deletions are applied.
 struct FragmentBatch {

@@ -17,6 +17,10 @@
 //                        [--schema-from IN.arrow]
 //   lance-interop delete URI PRED
 //
+// Every command also takes --storage-option KEY=VALUE (repeatable): Lance's storage
+// options for the dataset's object store (e.g. aws_endpoint, aws_access_key_id for
+// s3:// URIs).
+//
 // Exit status: 0 on success, 1 on a library error (the Status is printed on stderr),
 // 2 on a usage error.
 
@@ -72,7 +76,8 @@ constexpr const char kUsage[] =
     "                      [--max-rows-per-group N] [--mode create|append|overwrite]\n"
     "  lance-interop commit URI FRAGS.json --op overwrite|append [--read-version N]\n"
     "                       [--schema-from IN.arrow]\n"
-    "  lance-interop delete URI PRED\n";
+    "  lance-interop delete URI PRED\n"
+    "every command: [--storage-option KEY=VALUE]... (object store options)\n";
 
 constexpr std::string_view kUsagePrefix = "usage: ";
 
@@ -109,7 +114,21 @@ class Args {
         value = name.substr(eq + 1);
         name.resize(eq);
       }
-      if (flags.count(name) != 0) {
+      if (name == kStorageOption) {
+        // Repeatable, so not in options_: "--storage-option KEY=VALUE" or
+        // "--storage-option=KEY=VALUE".
+        if (!inline_value) {
+          if (i + 1 >= argv.size()) return UsageError("--storage-option needs KEY=VALUE");
+          value = argv[++i];
+        }
+        const std::string& pair = value;
+        const size_t split = pair.find('=');
+        if (split == std::string::npos || split == 0) {
+          // Never echo the value: it may be a secret.
+          return UsageError("--storage-option needs KEY=VALUE");
+        }
+        out.storage_options_[pair.substr(0, split)] = pair.substr(split + 1);
+      } else if (flags.count(name) != 0) {
         if (inline_value) return UsageError("--" + name + " takes no value");
         out.options_[name] = "";
       } else if (valued.count(name) != 0) {
@@ -126,6 +145,7 @@ class Args {
   }
 
   const std::vector<std::string>& positional() const { return positional_; }
+  const StorageOptions& storage_options() const { return storage_options_; }
 
   Status ExpectPositional(size_t n) const {
     if (positional_.size() == n) return Status::OK();
@@ -165,8 +185,11 @@ class Args {
   }
 
  private:
+  static constexpr const char* kStorageOption = "storage-option";
+
   std::vector<std::string> positional_;
   std::map<std::string, std::string> options_;
+  StorageOptions storage_options_;
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -209,6 +232,7 @@ RecordBatchReaderPtr ReaderOver(const TablePtr& table) {
 Result<std::shared_ptr<Dataset>> OpenDataset(const std::string& uri, const Args& args) {
   OpenOptions options;
   LANCE_ASSIGN_OR_RAISE(options.version, args.GetVersion("version"));
+  options.storage_options = args.storage_options();
   return Dataset::Open(uri, options);
 }
 
@@ -222,6 +246,7 @@ Result<WriteParams> ParamsFrom(const Args& args, const std::string& default_mode
   LANCE_ASSIGN_OR_RAISE(auto rows_per_group, args.GetInt("max-rows-per-group", 1));
   if (rows_per_group) params.max_rows_per_group = *rows_per_group;
   params.enable_v2_manifest_paths = !args.Has("v1-names");
+  params.storage_options = args.storage_options();
   return params;
 }
 
@@ -271,7 +296,7 @@ Status RunCount(const Args& args) {
 
 Status RunVersions(const Args& args) {
   LANCE_RETURN_NOT_OK(args.ExpectPositional(1));
-  LANCE_ASSIGN_OR_RAISE(auto dataset, Dataset::Open(args.positional()[0]));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenDataset(args.positional()[0], args));
   LANCE_ASSIGN_OR_RAISE(auto versions, dataset->Versions());
   Json list = Json::array();
   for (const VersionInfo& v : versions) {
@@ -350,15 +375,16 @@ Status RunCommit(const Args& args) {
     LANCE_ASSIGN_OR_RAISE(TablePtr schema_table, ReadIpcTable(*schema_path));
     op = OverwriteOp{schema_table->schema(), std::move(std::get<AppendOp>(op).fragments)};
   }
-  LANCE_ASSIGN_OR_RAISE(auto dataset,
-                        Dataset::Commit(args.positional()[0], op, read_version));
+  LANCE_ASSIGN_OR_RAISE(
+      auto dataset,
+      Dataset::Commit(args.positional()[0], op, read_version, args.storage_options()));
   std::cout << dataset->version() << "\n";
   return Status::OK();
 }
 
 Status RunDelete(const Args& args) {
   LANCE_RETURN_NOT_OK(args.ExpectPositional(2));
-  LANCE_ASSIGN_OR_RAISE(auto dataset, Dataset::Open(args.positional()[0]));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenDataset(args.positional()[0], args));
   LANCE_RETURN_NOT_OK(dataset->Delete(args.positional()[1]));
   std::cout << dataset->version() << "\n";
   return Status::OK();

@@ -8,18 +8,24 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lance/core/record_batch.h"
 #include "lance/format/lance_schema.h"
+#include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
+#include "lance/io/object_store_registry.h"
 #include "lance/result.h"
 
 namespace lance::format {
 
 struct FileReaderOptions {
-  /// \brief The file size if known (manifests record it). When given, it must match
-  /// the object's size, else Open fails with Corrupt.
+  /// \brief The file size if known (manifests record it), -1 if not. When given, the
+  /// file is opened with ObjectStore::OpenReaderWithSize, so remote stores skip the
+  /// metadata request (HEAD). Stores that still look the size up compare it: a
+  /// mismatch fails Open with Corrupt. Stores that trust it find a wrong size when the
+  /// footer does not decode or a read comes back short (Corrupt too).
   int64_t file_size = -1;
 };
 
@@ -53,6 +59,20 @@ class LanceFileReader {
   /// versions and unsupported logical types (the message names the file).
   static Result<std::shared_ptr<LanceFileReader>> Open(
       std::shared_ptr<io::ObjectStore> store, std::string path,
+      FileReaderOptions options = {});
+
+  /// \brief Opens the file at `uri` (a path, file://, memory://, s3://, or any scheme
+  /// the object store registry knows), like pylance's
+  /// `LanceFileReader(path, storage_options=...)`: resolves the store with
+  /// io::ResolveObjectStore(uri, storage_options, credentials), then Open.
+  /// `credentials`: a source the object store asks for credentials on every request
+  /// (e.g. a refreshing one); null = credentials from `storage_options`.
+  /// \return as Open; Invalid for a malformed URI, bad storage options or a URI that
+  /// names no file (a store root); NotImplemented for an unknown scheme. Errors name
+  /// the URI.
+  static Result<std::shared_ptr<LanceFileReader>> OpenUri(
+      std::string_view uri, const io::StorageOptions& storage_options = {},
+      std::shared_ptr<io::CredentialsSource> credentials = nullptr,
       FileReaderOptions options = {});
 
   /// \brief The file's schema with the ids of the fields it stores.

@@ -8,11 +8,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lance/core/record_batch.h"
 #include "lance/format/lance_schema.h"
+#include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
+#include "lance/io/object_store_registry.h"
 #include "lance/result.h"
 
 namespace lance::format {
@@ -48,6 +51,22 @@ class LanceFileWriter {
   /// \return NotImplemented for file versions this build cannot write; IOError.
   static Result<std::unique_ptr<LanceFileWriter>> Open(
       std::shared_ptr<io::ObjectStore> store, std::string path, LanceSchema schema,
+      FileWriterOptions options = {});
+
+  /// \brief Opens a writer of the file at `uri` (a path, file://, memory://, s3://, or
+  /// any scheme the object store registry knows), like pylance's
+  /// `LanceFileWriter(path, schema, storage_options=...)`: resolves the store with
+  /// io::ResolveObjectStore(uri, storage_options, credentials), then Open. For an
+  /// Arrow schema without field ids, pass LanceSchema::Assign(schema, 0).
+  /// `credentials`: a source the object store asks for credentials on every request
+  /// (e.g. a refreshing one); null = credentials from `storage_options`.
+  /// \return as Open; Invalid for a malformed URI, bad storage options or a URI that
+  /// names no file (a store root); NotImplemented for an unknown scheme. Errors name
+  /// the URI.
+  static Result<std::unique_ptr<LanceFileWriter>> OpenUri(
+      std::string_view uri, LanceSchema schema,
+      const io::StorageOptions& storage_options = {},
+      std::shared_ptr<io::CredentialsSource> credentials = nullptr,
       FileWriterOptions options = {});
 
   /// \brief Appends a batch (any slice of a larger batch works).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "lance/core/record_batch.h"
+#include "lance/io/credentials.h"
 #include "lance/result.h"
 #include "lance/table/fragment.h"
 
@@ -46,6 +47,9 @@ struct WriteParams {
   bool enable_v2_manifest_paths = true;
   /// \brief Object store options (Lance's keys).
   StorageOptions storage_options;
+  /// \brief A source the object store asks for credentials on every request, e.g. a
+  /// refreshing one; null = credentials from storage_options.
+  std::shared_ptr<io::CredentialsSource> credentials;
   /// \brief Commit attempts when racing writers (Lance: 20).
   int commit_retries = 20;
 };
@@ -53,7 +57,11 @@ struct WriteParams {
 struct OpenOptions {
   /// \brief A version to open; latest when absent.
   std::optional<uint64_t> version;
+  /// \brief Object store options (Lance's keys).
   StorageOptions storage_options;
+  /// \brief A source the object store asks for credentials on every request, e.g. a
+  /// refreshing one; null = credentials from storage_options.
+  std::shared_ptr<io::CredentialsSource> credentials;
 };
 
 struct ScanOptions {
@@ -125,14 +133,17 @@ class Dataset {
   /// possibly by pylance's `write_fragments`), as pylance's `LanceDataset.commit`.
   /// `read_version` is the version the operation was planned against (required for
   /// Append; for Overwrite absent means "whatever is latest", or creates the dataset).
-  /// Fragment ids are assigned here.
+  /// Fragment ids are assigned here. `credentials`: a source the object store asks
+  /// for credentials on every request, e.g. a refreshing one; null = credentials from
+  /// `storage_options`.
   /// \return the dataset at the committed version; Invalid (no read_version for
   /// Append, no schema for Overwrite, fragments naming unknown field ids); NotFound
   /// (Append to a missing dataset or version); Conflict.
   static Result<std::shared_ptr<Dataset>> Commit(
       const std::string& uri, const Operation& op,
       std::optional<uint64_t> read_version = {},
-      const StorageOptions& storage_options = {});
+      const StorageOptions& storage_options = {},
+      std::shared_ptr<io::CredentialsSource> credentials = nullptr);
 
   /// \brief The URI the dataset was opened or written with.
   const std::string& uri() const;

@@ -16,7 +16,9 @@
 /// with exponential backoff and full jitter (delay = uniform(0, min(max_backoff,
 /// initial_backoff * 2^attempt))). A 400/403 whose code is ExpiredToken, InvalidToken,
 /// TokenRefreshRequired or InvalidAccessKeyId asks CredentialsSource::OnRejected once
-/// and retries once with what it returns. Other 4xx are final.
+/// and retries once with what it returns. So does a 403 AccessDenied (or a bodiless 403
+/// of a HEAD): RGW with STS enabled answers every credential failure that way; when the
+/// source cannot refresh, that error is returned unchanged. Other 4xx are final.
 ///
 /// Error mapping (one place, so upper layers decide on codes, not HTTP): 404 ->
 /// NotFound; 412 on a conditional create -> AlreadyExists; 412 on a pinned read ->
@@ -149,6 +151,12 @@ class S3Client {
   /// \brief Server-side CopyObject (objects up to 5 GiB). \return NotFound if `src`
   /// is missing; detects the 200-with-<Error> answer.
   Status CopyObject(const std::string& src_key, const std::string& dst_key);
+
+  /// \brief Creates the bucket (tests and benchmarks). \return OK; AlreadyExists if
+  /// it exists (BucketAlreadyOwnedByYou / BucketAlreadyExists).
+  Status CreateBucket();
+  /// \brief Deletes the (empty) bucket. \return OK; NotFound; Conflict if not empty.
+  Status DeleteBucket();
 
   const std::string& bucket() const;
   const S3Options& options() const;

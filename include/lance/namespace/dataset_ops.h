@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file dataset_ops.h
+/// \brief Datasets addressed through a Lance Namespace: write with (namespace, table id,
+/// mode), open with (namespace, table id) -- pylance's `write_dataset(..., namespace=,
+/// table_id=)` and `lance.dataset(namespace=, table_id=)` -- with exactly the namespace
+/// calls Lance makes, and the table's vended credentials refreshed from the namespace.
+///
+/// Namespace calls (docs/credentials.md, "Namespaces and call counts"):
+/// - WriteDataset, mode create: one `declare_table` (one `create_empty_table` more when
+///   the namespace answers NotImplemented to declare); no `describe_table`.
+/// - WriteDataset, mode append / overwrite: one `describe_table`; no declare.
+/// - OpenDataset: one `describe_table`.
+/// - Afterwards, reads and writes of the returned dataset make no call while the
+///   credentials are valid, and exactly one `describe_table` per expiry (by the
+///   LanceNamespaceStorageOptionsProvider seeded with the response's options: the
+///   response that located the table is never fetched a second time).
+
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lance/core/clock.h"
+#include "lance/core/record_batch.h"
+#include "lance/io/refreshing_credentials.h"
+#include "lance/io/storage_access.h"
+#include "lance/namespace/namespace.h"
+#include "lance/result.h"
+#include "lance/table/dataset.h"
+
+namespace lance::ns {
+
+/// \brief How the namespace's answer is turned into storage access.
+struct NamespaceAccessOptions {
+  /// \brief Use only the caller's storage options and credentials, not the namespace's
+  /// (Lance's `ignore_namespace_storage_options`); no provider is attached then.
+  bool ignore_namespace_storage_options = false;
+  /// \brief Clock of the refreshing credentials (null: RealClock).
+  std::shared_ptr<Clock> clock;
+  /// \brief Tuning and events of the refresh (on_event for logs and demos).
+  io::RefreshingCredentialsOptions refresh = io::RefreshingCredentialsOptions::Defaults();
+};
+
+/// \brief Where a table lives and how to access it, from one namespace response.
+struct TableAccess {
+  /// \brief The response's `location`.
+  std::string location;
+  /// \brief The caller's options overlaid with the namespace's (namespace wins) and, when
+  /// the namespace returned storage options, a refreshing source over a
+  /// LanceNamespaceStorageOptionsProvider for the table, seeded with them.
+  io::StorageAccess access;
+};
+
+/// \brief Builds the TableAccess of a namespace response (no namespace call):
+/// user_options overlaid with `namespace_options` (namespace wins). When
+/// `namespace_options` is non-empty (and not ignored) the credentials source is a
+/// RefreshingCredentialsSource over LanceNamespaceStorageOptionsProvider(ns, table_id)
+/// seeded with the merged options, as Lance creates its provider only for a non-empty
+/// map; otherwise `user_credentials` is kept.
+/// \return the access; InvalidInput for an empty location; errors of MakeStorageAccess.
+Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
+                                    const Identifier& table_id, const std::string& location,
+                                    const std::optional<Properties>& namespace_options,
+                                    const io::StorageOptions& user_options,
+                                    std::shared_ptr<io::CredentialsSource> user_credentials,
+                                    const NamespaceAccessOptions& options = {});
+
+/// \brief Writes `data` to the table `table_id` of `ns` with `params.mode`:
+/// - create: `declare_table({id})` (falling back to `create_empty_table` when declare
+///   is NotImplemented), then Dataset::Write at the declared location in create mode.
+///   Declaring writes no version: this write makes version 1.
+/// - append / overwrite: `describe_table({id})`, then Dataset::Write at its location.
+/// params.storage_options are overlaid with the response's (namespace wins), and
+/// params.credentials is replaced by the table's refreshing source when the response
+/// carried storage options. The returned dataset keeps that source (through its store)
+/// for every later read, version load and commit.
+/// \return the dataset; the namespace's error (TableAlreadyExists for create of an
+/// existing table, TableNotFound for append/overwrite of a missing one) with context;
+/// errors of Dataset::Write.
+Result<std::shared_ptr<Dataset>> WriteDataset(RecordBatchReader& data,
+                                              std::shared_ptr<LanceNamespace> ns,
+                                              const Identifier& table_id,
+                                              WriteParams params = {},
+                                              const NamespaceAccessOptions& options = {});
+
+/// \brief Opens the table `table_id` of `ns`: one `describe_table({id})`, then
+/// Dataset::Open at its location with options.storage_options overlaid with the
+/// response's and the table's refreshing source (as in WriteDataset).
+/// \return the dataset; TableNotFound; errors of Dataset::Open.
+Result<std::shared_ptr<Dataset>> OpenDataset(std::shared_ptr<LanceNamespace> ns,
+                                             const Identifier& table_id,
+                                             OpenOptions open_options = {},
+                                             const NamespaceAccessOptions& options = {});
+
+}  // namespace lance::ns

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file directory_namespace.h
+/// \brief DirectoryNamespace: a Lance Namespace kept in a directory (local path, memory://
+/// or any URI the object store registry resolves, e.g. s3://bucket/prefix), in the two
+/// layouts of real Lance (lance-namespace `docs/src/dir/catalog-spec.md`,
+/// rust/lance-namespace-impls/src/dir.rs and dir/manifest.rs).
+///
+/// Plain layout (manifest_enabled=false): only the root namespace; table `t` is the
+/// dataset `<root>/t.lance`. DeclareTable / CreateEmptyTable write the empty marker
+/// `<root>/t.lance/.lance-reserved` (create-only) and no version; DeregisterTable writes
+/// `<root>/t.lance/.lance-deregistered`, after which the table is neither listed nor
+/// described. A table "exists" when its directory holds anything.
+///
+/// Manifest layout (manifest_enabled=true, the default): a Lance table `<root>/__manifest`
+/// (columns object_id utf8 not null [primary-key metadata], object_type utf8 not null
+/// ["namespace" | "table"], location utf8, metadata utf8 [properties as JSON],
+/// base_objects list<utf8>) records namespaces and tables; object ids are the levels
+/// joined with '$'. Table directories are named `<8 hex>_<object_id>` (random hex, as
+/// Lance's generate_dir_name), except root-level tables while dir_listing_enabled, which
+/// stay `<root>/<name>.lance` (and are also found by listing directories, so roots
+/// written in the plain layout keep working). Declaring a table in a namespace never
+/// created succeeds, as in Lance.
+///
+/// Concurrency: every change to `__manifest` is a Lance commit (Dataset::Write append,
+/// Dataset::Delete), so concurrent writers in any number of processes serialize through
+/// the commit protocol. Uniqueness of an object id: see DeclareTable.
+///
+/// Thread-safe.
+
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lance/io/credentials.h"
+#include "lance/io/object_store_registry.h"
+#include "lance/namespace/namespace.h"
+
+namespace lance::ns {
+
+struct DirectoryNamespaceOptions {
+  /// \brief Required. A local path (relative ones resolve against the working
+  /// directory) or a URI; trailing '/' are trimmed.
+  std::string root;
+  /// \brief Options for the namespace's own I/O, also returned as `storage_options` by
+  /// DescribeTable / DeclareTable (unless vend_credentials is false).
+  io::StorageOptions storage_options;
+  bool manifest_enabled = true;
+  bool dir_listing_enabled = true;
+  /// \brief A credentials source for the namespace's own I/O (null: from
+  /// storage_options).
+  std::shared_ptr<io::CredentialsSource> credentials;
+};
+
+class DirectoryNamespace : public LanceNamespace {
+ public:
+  /// \brief Lance's DirectoryNamespaceBuilder::from_properties: `root` (required),
+  /// `storage.<key>` (prefix stripped), `manifest_enabled`, `dir_listing_enabled`
+  /// ("true" / "false"). Other keys (Lance's inline_optimization_enabled,
+  /// credential_vendor.*, ...) are ignored.
+  /// \return the namespace; InvalidInput for a missing root or a boolean that is not
+  /// "true"/"false" (Lance silently takes the default there); errors of Make.
+  static Result<std::shared_ptr<DirectoryNamespace>> FromProperties(
+      const Properties& properties);
+
+  /// \brief Resolves the root's store; in manifest mode opens `__manifest`, creating it
+  /// (version 1, no rows) when missing.
+  /// \return the namespace; Invalid; errors of the store and of the manifest table.
+  static Result<std::shared_ptr<DirectoryNamespace>> Make(DirectoryNamespaceOptions options);
+
+  /// \brief `DirectoryNamespace { root: "<root>" }`, as Lance prints it.
+  std::string namespace_id() const override;
+
+  const std::string& root() const { return options_.root; }
+  bool manifest_enabled() const { return options_.manifest_enabled; }
+  bool dir_listing_enabled() const { return options_.dir_listing_enabled; }
+
+  /// \brief Plain: only the root, which has no children. Manifest: the direct children
+  /// recorded in `__manifest`.
+  Result<ListNamespacesResponse> ListNamespaces(const ListNamespacesRequest& request) override;
+  Result<DescribeNamespaceResponse> DescribeNamespace(
+      const DescribeNamespaceRequest& request) override;
+  /// \brief Manifest mode only (plain: NamespaceAlreadyExists for the root, Unsupported
+  /// otherwise). Every parent level must exist (NamespaceNotFound).
+  Result<CreateNamespaceResponse> CreateNamespace(const CreateNamespaceRequest& request) override;
+  /// \brief Restrict only (NamespaceNotEmpty while any object lies below it).
+  Result<DropNamespaceResponse> DropNamespace(const DropNamespaceRequest& request) override;
+  Status NamespaceExists(const NamespaceExistsRequest& request) override;
+
+  /// \brief Sorted names, Lance's pagination (page_token = start after, limit). Root:
+  /// directories `<name>.lance` not deregistered, plus (manifest mode) root-level tables
+  /// of `__manifest`; other namespaces: `__manifest` only.
+  Result<ListTablesResponse> ListTables(const ListTablesRequest& request) override;
+  /// \brief Location (and the namespace's storage options); the version only with
+  /// load_detailed_metadata (the table is then opened). Root-level tables are looked up
+  /// in their directory first (as Lance does while dir_listing_enabled) and then in
+  /// `__manifest`; nested ones in `__manifest`.
+  /// \return TableNotFound (also for deregistered tables); InvalidInput; Unsupported for
+  /// multi-level ids in the plain layout.
+  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request) override;
+  /// \brief Writes the `.lance-reserved` marker (create-only) and, in manifest mode, a
+  /// `__manifest` row; no version.
+  ///
+  /// Exactly one of any number of concurrent declarations of one id succeeds, the others
+  /// get TableAlreadyExists: root-level tables in `<name>.lance` are gated by the
+  /// create-only marker. Other ids append their row (the commit protocol rebases
+  /// concurrent appends, so every row lands) and then read `__manifest` at the version
+  /// they committed: that version holds every row committed before it, so the first
+  /// committer sees only its own row and wins, and every later one sees an earlier row
+  /// for the id and loses -- it then removes its own row (a Delete of its own
+  /// fragment, which holds only that row) and its marker. Readers that meet a duplicate
+  /// before the loser has cleaned up take the first row in scan order, which is the
+  /// winner's.
+  /// \return the location (and storage options); TableAlreadyExists; InvalidInput for a
+  /// location other than the assigned one or an empty id.
+  Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& request) override;
+  /// \brief As DeclareTable (Lance's deprecated create_empty_table).
+  Result<CreateEmptyTableResponse> CreateEmptyTable(
+      const CreateEmptyTableRequest& request) override;
+  /// \brief Manifest mode only: records an existing table at a location relative to the
+  /// root (no "://", no leading '/', no ".."); parent namespaces must exist.
+  Result<RegisterTableResponse> RegisterTable(const RegisterTableRequest& request) override;
+  /// \brief Plain: writes `.lance-deregistered`. Manifest: removes the row (and, for a
+  /// root-level table in `<name>.lance`, writes the marker too, so that directory
+  /// listing does not bring it back). Data stays.
+  Result<DeregisterTableResponse> DeregisterTable(
+      const DeregisterTableRequest& request) override;
+  Status TableExists(const TableExistsRequest& request) override;
+  /// \brief Removes the row (manifest) and deletes the table directory.
+  Result<DropTableResponse> DropTable(const DropTableRequest& request) override;
+
+  class Impl;
+  explicit DirectoryNamespace(std::unique_ptr<Impl> impl, DirectoryNamespaceOptions options);
+  ~DirectoryNamespace() override;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  DirectoryNamespaceOptions options_;
+};
+
+}  // namespace lance::ns

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file namespace.h
+/// \brief LanceNamespace: the Lance Namespace API (a catalog of namespaces and tables),
+/// its request/response types and its error kinds.
+///
+/// Shaped after Lance's `LanceNamespace` trait (rust/lance-namespace) and the Lance
+/// Namespace spec (lance-namespace `docs/src/rest.yaml`): operations take a request
+/// struct and return a response struct whose fields carry the spec's JSON names (`id`,
+/// `location`, `storage_options`, `version`, `page_token`, ...), so that a REST layer
+/// maps them one to one. Optional spec fields are std::optional here; an absent field
+/// is "not sent".
+///
+/// Every operation except namespace_id() has a default that returns NotImplemented with
+/// the spec error kind Unsupported ("<op> is not supported by <namespace_id>"); callers
+/// handle that (a writer falls back from declare_table to create_empty_table, as Lance
+/// does).
+///
+/// Errors: a failed operation returns a lance::Status whose code is one of the generic
+/// codes (NotFound, AlreadyExists, Invalid, NotImplemented, Conflict, ...) and whose
+/// message starts with the spec's error name ("TableNotFound: table id 'a$b'"), so that
+/// NamespaceErrorCode() recovers the spec's numeric code (for the REST layer) while
+/// generic callers keep deciding on Status codes.
+
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lance/result.h"
+#include "lance/status.h"
+
+namespace lance::ns {
+
+/// \brief A namespace or table identifier: its levels, outermost first. The root
+/// namespace is the empty id; a table in the root is a one-element id.
+using Identifier = std::vector<std::string>;
+/// \brief String properties (namespace/table properties, storage options).
+using Properties = std::map<std::string, std::string>;
+
+// -- Errors -------------------------------------------------------------------------------
+
+/// \brief The Lance Namespace spec's error codes (lance-namespace
+/// `docs/src/client/operations/errors.md`; python `lance_namespace.errors.ErrorCode`).
+/// The numeric values are the spec's and are what a REST server sends.
+enum class ErrorCode : int {
+  kUnsupported = 0,
+  kNamespaceNotFound = 1,
+  kNamespaceAlreadyExists = 2,
+  kNamespaceNotEmpty = 3,
+  kTableNotFound = 4,
+  kTableAlreadyExists = 5,
+  kTableIndexNotFound = 6,
+  kTableIndexAlreadyExists = 7,
+  kTableTagNotFound = 8,
+  kTableTagAlreadyExists = 9,
+  kTransactionNotFound = 10,
+  kTableVersionNotFound = 11,
+  kTableColumnNotFound = 12,
+  kInvalidInput = 13,
+  kConcurrentModification = 14,
+  kPermissionDenied = 15,
+  kUnauthenticated = 16,
+  kServiceUnavailable = 17,
+  kInternal = 18,
+  kInvalidTableState = 19,
+  kTableSchemaValidationError = 20,
+  kThrottling = 21,
+  kTableBranchNotFound = 22,
+  kTableBranchAlreadyExists = 23,
+};
+
+/// \brief The spec's name of a code: "TableNotFound", "InvalidInput", ...
+std::string_view ErrorCodeName(ErrorCode code);
+
+/// \brief The code named `name` (as ErrorCodeName prints it). \return nullopt if none.
+std::optional<ErrorCode> ErrorCodeFromName(std::string_view name);
+
+/// \brief The generic Status code an error kind maps to: *NotFound -> NotFound,
+/// *AlreadyExists -> AlreadyExists, InvalidInput / TableSchemaValidationError ->
+/// Invalid, Unsupported -> NotImplemented, NamespaceNotEmpty / ConcurrentModification /
+/// InvalidTableState -> Conflict, PermissionDenied -> Forbidden, Unauthenticated ->
+/// Unauthorized, ServiceUnavailable / Throttling -> Unavailable (retryable), Internal ->
+/// Unknown.
+StatusCode StatusCodeFor(ErrorCode code);
+
+/// \brief A Status of kind `code`: StatusCodeFor(code), message "<Name>: <message>".
+Status NamespaceError(ErrorCode code, std::string_view message);
+
+/// \brief The spec error kind of a failed Status: the "<Name>: " prefix written by
+/// NamespaceError when present, else derived from the generic code (NotImplemented ->
+/// Unsupported, Invalid -> InvalidInput, Conflict -> ConcurrentModification, Forbidden
+/// -> PermissionDenied, Unauthorized / TokenExpired -> Unauthenticated, Unavailable ->
+/// ServiceUnavailable, anything else -> Internal). REQUIRES: !status.ok().
+ErrorCode NamespaceErrorCode(const Status& status);
+
+// -- Requests and responses (spec field names) --------------------------------------------
+
+struct ListNamespacesRequest {
+  /// \brief The parent namespace (empty: the root).
+  Identifier id = {};
+  /// \brief Start after this name (the previous page's page_token).
+  std::optional<std::string> page_token = {};
+  /// \brief Most names in the page; absent: all.
+  std::optional<int32_t> limit = {};
+};
+struct ListNamespacesResponse {
+  /// \brief Names of the direct children (one level, not full ids), sorted.
+  std::vector<std::string> namespaces = {};
+  /// \brief Set when more names follow: pass it as the next request's page_token.
+  std::optional<std::string> page_token = {};
+};
+
+struct DescribeNamespaceRequest {
+  Identifier id = {};
+};
+struct DescribeNamespaceResponse {
+  std::optional<Properties> properties = {};
+};
+
+struct CreateNamespaceRequest {
+  Identifier id = {};
+  /// \brief "create" (default: fail if it exists), "exist_ok" or "overwrite"
+  /// (case-insensitive; "existok" accepted).
+  std::optional<std::string> mode = {};
+  std::optional<Properties> properties = {};
+};
+struct CreateNamespaceResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<Properties> properties = {};
+};
+
+struct DropNamespaceRequest {
+  Identifier id = {};
+  /// \brief "fail" (default: NamespaceNotFound if missing) or "skip".
+  std::optional<std::string> mode = {};
+  /// \brief "restrict" (default: NamespaceNotEmpty if it has children) or "cascade".
+  std::optional<std::string> behavior = {};
+};
+struct DropNamespaceResponse {
+  std::optional<Properties> properties = {};
+  std::optional<std::string> transaction_id = {};
+};
+
+struct NamespaceExistsRequest {
+  Identifier id = {};
+};
+
+struct ListTablesRequest {
+  /// \brief The namespace whose tables are listed (empty: the root).
+  Identifier id = {};
+  std::optional<std::string> page_token = {};
+  std::optional<int32_t> limit = {};
+  /// \brief Whether declared tables without any version are listed (default true).
+  std::optional<bool> include_declared = {};
+};
+struct ListTablesResponse {
+  /// \brief Table names (last id level), sorted.
+  std::vector<std::string> tables = {};
+  std::optional<std::string> page_token = {};
+};
+
+struct DescribeTableRequest {
+  Identifier id = {};
+  /// \brief A version to describe (used with load_detailed_metadata).
+  std::optional<int64_t> version = {};
+  /// \brief Open the table to report its version (default false: location only).
+  std::optional<bool> load_detailed_metadata = {};
+  /// \brief Report whether the table is only declared (no version yet).
+  std::optional<bool> check_declared = {};
+  /// \brief Return storage options (default true).
+  std::optional<bool> vend_credentials = {};
+};
+struct DescribeTableResponse {
+  std::optional<std::string> table = {};
+  std::optional<Identifier> namespace_ = {};  ///< JSON "namespace"
+  /// \brief Set only when the table was opened (load_detailed_metadata).
+  std::optional<int64_t> version = {};
+  std::optional<std::string> location = {};
+  std::optional<std::string> table_uri = {};
+  /// \brief Options a client needs to access `location` (temporary credentials carry
+  /// `expires_at_millis`).
+  std::optional<Properties> storage_options = {};
+  std::optional<Properties> properties = {};
+  std::optional<Properties> metadata = {};
+  std::optional<bool> is_only_declared = {};
+};
+
+struct DeclareTableRequest {
+  Identifier id = {};
+  /// \brief If set, must equal the location the namespace assigns.
+  std::optional<std::string> location = {};
+  std::optional<bool> vend_credentials = {};
+  std::optional<Properties> properties = {};
+};
+struct DeclareTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<std::string> location = {};
+  std::optional<Properties> storage_options = {};
+  std::optional<Properties> properties = {};
+};
+
+/// \brief Deprecated by the spec in favour of DeclareTable; kept as the fallback.
+struct CreateEmptyTableRequest {
+  Identifier id = {};
+  std::optional<std::string> location = {};
+  std::optional<bool> vend_credentials = {};
+  std::optional<Properties> properties = {};
+};
+struct CreateEmptyTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<std::string> location = {};
+  std::optional<Properties> storage_options = {};
+  std::optional<Properties> properties = {};
+};
+
+struct RegisterTableRequest {
+  Identifier id = {};
+  /// \brief Required by the spec.
+  std::string location = {};
+  std::optional<std::string> mode = {};
+  std::optional<Properties> properties = {};
+};
+struct RegisterTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<std::string> location = {};
+  std::optional<Properties> properties = {};
+};
+
+struct DeregisterTableRequest {
+  Identifier id = {};
+};
+struct DeregisterTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<Identifier> id = {};
+  std::optional<std::string> location = {};
+  std::optional<Properties> properties = {};
+};
+
+struct TableExistsRequest {
+  Identifier id = {};
+  std::optional<int64_t> version = {};
+};
+
+struct DropTableRequest {
+  Identifier id = {};
+};
+struct DropTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<Identifier> id = {};
+  std::optional<std::string> location = {};
+  std::optional<Properties> properties = {};
+};
+
+// -- The interface ------------------------------------------------------------------------
+
+/// \brief A Lance Namespace: a catalog of namespaces and tables.
+///
+/// Implementations must be thread-safe: every operation may be called concurrently.
+/// Defaults return NotImplemented / Unsupported, so an implementation overrides what it
+/// supports.
+class LanceNamespace {
+ public:
+  virtual ~LanceNamespace() = default;
+
+  /// \brief A readable identity, e.g. `DirectoryNamespace { root: "/data" }` (Lance's
+  /// format). Part of LanceNamespaceStorageOptionsProvider::provider_id(), hence of store
+  /// cache keys. Never contains a secret.
+  virtual std::string namespace_id() const = 0;
+
+  virtual Result<ListNamespacesResponse> ListNamespaces(const ListNamespacesRequest& request);
+  virtual Result<DescribeNamespaceResponse> DescribeNamespace(
+      const DescribeNamespaceRequest& request);
+  virtual Result<CreateNamespaceResponse> CreateNamespace(
+      const CreateNamespaceRequest& request);
+  virtual Result<DropNamespaceResponse> DropNamespace(const DropNamespaceRequest& request);
+  /// \brief OK if it exists; NamespaceNotFound otherwise.
+  virtual Status NamespaceExists(const NamespaceExistsRequest& request);
+
+  virtual Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
+  virtual Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
+  /// \brief Reserves a table id and its location without writing any version.
+  virtual Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& request);
+  /// \brief Deprecated spec operation: as DeclareTable.
+  virtual Result<CreateEmptyTableResponse> CreateEmptyTable(
+      const CreateEmptyTableRequest& request);
+  virtual Result<RegisterTableResponse> RegisterTable(const RegisterTableRequest& request);
+  virtual Result<DeregisterTableResponse> DeregisterTable(
+      const DeregisterTableRequest& request);
+  /// \brief OK if it exists; TableNotFound otherwise.
+  virtual Status TableExists(const TableExistsRequest& request);
+  virtual Result<DropTableResponse> DropTable(const DropTableRequest& request);
+
+ protected:
+  /// \brief The default answer: NotImplemented, "Unsupported: <op> is not supported by
+  /// <namespace_id()>".
+  Status Unsupported(std::string_view op) const;
+};
+
+/// \brief Builds a namespace from Lance's connect arguments: `impl` "dir" (or its
+/// spelled-out forms "directory", "DirectoryNamespace") with DirectoryNamespace
+/// properties.
+/// \return the namespace; Invalid for bad properties; NotImplemented for other impls.
+Result<std::shared_ptr<LanceNamespace>> ConnectNamespace(const std::string& impl,
+                                                         const Properties& properties);
+
+/// \brief "a$b$c": the id joined with Lance's delimiter, for messages and manifest rows.
+std::string JoinIdentifier(const Identifier& id, std::string_view delimiter = "$");
+
+/// \brief Applies Lance's pagination to `names`: sorts them (dropping repeats, which
+/// merged sources may produce), drops every name <= page_token, keeps `limit`
+/// (absent or negative = no limit).
+/// \return the next page token (the last kept name) when names were cut off by `limit`
+/// (and limit > 0).
+std::optional<std::string> Paginate(std::vector<std::string>* names,
+                                    const std::optional<std::string>& page_token,
+                                    const std::optional<int32_t>& limit);
+
+}  // namespace lance::ns

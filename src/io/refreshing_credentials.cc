@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#include "lance/io/refreshing_credentials.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <exception>
+#include <random>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "lance/io/s3/s3_options.h"
+#include "lance/macros.h"
+
+namespace lance::io {
+
+using Creds = std::shared_ptr<const s3::AwsCredentials>;
+using Trigger = RefreshEvent::Trigger;
+
+namespace {
+
+std::string ToLowerAscii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool SameCredentials(const s3::AwsCredentials& a, const s3::AwsCredentials& b) {
+  return a.access_key_id == b.access_key_id && a.secret_access_key == b.secret_access_key &&
+         a.session_token == b.session_token;
+}
+
+std::string_view TriggerName(Trigger trigger) {
+  switch (trigger) {
+    case Trigger::kBackground:
+      return "background";
+    case Trigger::kExpired:
+      return "expired";
+    case Trigger::kRejected:
+      return "rejected";
+  }
+  return "?";
+}
+
+std::string FormatMillis(std::chrono::milliseconds d) {
+  return std::to_string(d.count()) + " ms";
+}
+
+// What one fetch produced, parsed outside the lock.
+struct Fetched {
+  StorageOptions options;
+  s3::AwsCredentials credentials;
+  std::optional<int64_t> expires_at;
+  std::chrono::milliseconds offset{0};
+};
+
+}  // namespace
+
+Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options) {
+  // Only the credential keys are handed to the parser: a refresh hot-swaps credentials
+  // and nothing else, so an unrelated option the store already validated (or ignores)
+  // must not make a refresh fail. Every alias ParseS3Options accepts for the key id,
+  // the secret and the token contains one of these fragments.
+  StorageOptions credential_options;
+  for (const auto& [key, value] : options) {
+    const std::string lower = ToLowerAscii(key);
+    if (lower.find("access_key_id") != std::string::npos ||
+        lower.find("secret_access_key") != std::string::npos ||
+        lower.find("token") != std::string::npos) {
+      credential_options.emplace(key, value);
+    }
+  }
+  auto no_env = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
+  LANCE_ASSIGN_OR_RAISE(auto parsed, s3::ParseS3Options(credential_options, no_env));
+  return std::move(parsed.credentials);
+}
+
+std::string FormatEpochMillis(int64_t epoch_millis) {
+  std::time_t seconds = static_cast<std::time_t>(epoch_millis / 1000);
+  int64_t millis = epoch_millis % 1000;
+  if (millis < 0) {
+    millis += 1000;
+    --seconds;
+  }
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(millis));
+  return buf;
+}
+
+std::string RefreshEvent::ToString() const {
+  std::string out = "credential refresh (" + std::string(TriggerName(trigger)) +
+                    ") from provider '" + provider_id + "' ";
+  if (kind == Kind::kSucceeded) {
+    out += "succeeded in " + FormatMillis(latency) + ": " + credentials;
+    out += expires_at_millis ? ", expires at " + FormatEpochMillis(*expires_at_millis)
+                             : std::string(", never expires");
+  } else {
+    out += "failed after " + FormatMillis(latency) + ": " + error.ToString();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// State
+
+struct RefreshingCredentialsSource::State {
+  // Immutable after Make().
+  std::shared_ptr<StorageOptionsProvider> provider;
+  std::shared_ptr<Clock> clock;
+  RefreshingCredentialsOptions options;
+  std::string provider_id;
+
+  mutable std::mutex mu;
+  // Signalled when a fetch completes and when a refresh thread exits.
+  mutable std::condition_variable cv;
+
+  // The cache. Guarded by mu.
+  Creds creds;  // null: none yet
+  std::optional<int64_t> expires_at;
+  std::chrono::milliseconds offset{kDefaultRefreshOffsetMillis};
+  StorageOptions latest_options;
+
+  // Fetch bookkeeping. Guarded by mu.
+  bool in_flight = false;
+  uint64_t started_seq = 0;    // number of the last fetch started (1-based)
+  uint64_t completed_seq = 0;  // number of the last fetch completed
+  bool have_last_start = false;
+  Clock::SteadyTimePoint last_start{};  // monotonic start of the last fetch
+  int64_t last_start_wall_ms = 0;      // wall start of the last fetch
+  bool last_failed = false;            // outcome of the last completed fetch
+  Status last_error;
+  Clock::SteadyTimePoint retry_at{};  // after a failure: earliest next fetch
+  int consecutive_failures = 0;
+  int active_workers = 0;
+  std::vector<std::thread::id> worker_ids;
+  std::mt19937_64 rng;
+  RefreshStats stats;
+
+  // ---- helpers; all REQUIRE mu held ----
+
+  bool Expired(int64_t now_ms) const {
+    return creds == nullptr || (expires_at.has_value() && now_ms >= *expires_at);
+  }
+
+  // A fetch may start now (rate limit after a success, backoff after a failure).
+  Clock::SteadyTimePoint NextAllowedFetch() const {
+    if (!have_last_start) return Clock::SteadyTimePoint::min();
+    if (last_failed) return retry_at;
+    return last_start + options.min_fetch_interval;
+  }
+
+  // The last completed fetch failed and was attempted after the cached credentials
+  // expired (or when there were none): the refresh "on expiry" has been tried.
+  bool FailedSinceExpiry() const {
+    return last_failed && (creds == nullptr || !expires_at.has_value() ||
+                           last_start_wall_ms >= *expires_at);
+  }
+
+  std::chrono::milliseconds Backoff() {
+    const auto initial = std::max<int64_t>(options.initial_retry_backoff.count(), 1);
+    const auto cap = std::max<int64_t>(options.max_retry_backoff.count(), initial);
+    int64_t b = initial;
+    for (int i = 1; i < consecutive_failures && b < cap; ++i) b *= 2;
+    b = std::min(b, cap);
+    std::uniform_int_distribution<int64_t> dist(b / 2, b);
+    return std::chrono::milliseconds(dist(rng));
+  }
+
+  std::string CredentialsDescription() const {
+    return creds ? creds->ToString() : std::string("<none>");
+  }
+
+  // The error of a request that needs credentials and cannot get them.
+  Status NoCredentialsError(std::string_view why) const {
+    if (creds == nullptr) {
+      return Status::Unauthorized("no credentials yet for storage options provider '" +
+                                  provider_id + "': " + std::string(why));
+    }
+    std::string msg = "credentials " + creds->ToString() + " from storage options provider '" +
+                      provider_id + "' expired at " + FormatEpochMillis(*expires_at) +
+                      " (expires_at_millis=" + std::to_string(*expires_at) + ") and " +
+                      std::string(why);
+    return Status::TokenExpired(std::move(msg));
+  }
+
+  Status FailedRefreshError(Clock::SteadyTimePoint steady) const {
+    std::string why = "the refresh failed because: " + last_error.ToString();
+    if (steady < retry_at) {
+      why += " (next attempt in " +
+             FormatMillis(std::chrono::ceil<std::chrono::milliseconds>(retry_at - steady)) +
+             ")";
+    }
+    return NoCredentialsError(why);
+  }
+
+  Status TimeoutError() const {
+    return NoCredentialsError("no refresh completed within " + FormatMillis(options.max_wait));
+  }
+};
+
+namespace {
+
+using State = RefreshingCredentialsSource::State;
+
+Result<Fetched> ParseFetched(const State& s, Result<std::optional<StorageOptions>> fetched) {
+  if (!fetched.ok()) return fetched.status();
+  if (!fetched->has_value()) {
+    return Status::NotFound("the provider returned no storage options");
+  }
+  Fetched out;
+  out.options = std::move(**fetched);
+  auto credentials = CredentialsFromStorageOptions(out.options);
+  if (!credentials.ok()) {
+    return credentials.status().WithContext("parsing the credentials the provider returned");
+  }
+  out.credentials = std::move(*credentials);
+  if (out.credentials.access_key_id.empty()) {
+    return Status::Invalid(
+        "the provider returned storage options without credentials (no aws_access_key_id)");
+  }
+  LANCE_ASSIGN_OR_RAISE(out.expires_at, ExpiresAtMillis(out.options));
+  LANCE_ASSIGN_OR_RAISE(out.offset, RefreshOffset(out.options, s.options.default_refresh_offset));
+  return out;
+}
+
+// Runs one fetch on a refresh thread. Holds the state alive by itself, so the source may
+// be destroyed (from this very thread, in on_event) without pulling anything from under it.
+void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
+  State& s = *st;
+  const auto start = s.clock->SteadyNow();
+  Result<std::optional<StorageOptions>> raw = Status::Unknown("not fetched");
+  try {
+    // A user provider may throw (bindings); an exception escaping this thread would
+    // terminate the process.
+    raw = s.provider->FetchStorageOptions();
+  } catch (const std::exception& e) {
+    raw = Status::Unknown(std::string("the provider threw: ") + e.what());
+  } catch (...) {
+    raw = Status::Unknown("the provider threw a non-standard exception");
+  }
+  Result<Fetched> fetched = ParseFetched(s, std::move(raw));
+  const auto end = s.clock->SteadyNow();
+  const auto latency = std::chrono::duration_cast<std::chrono::milliseconds>(end - start);
+
+  RefreshEvent event{RefreshEvent::Kind::kSucceeded, trigger, s.provider_id, {}, {}, latency,
+                     Status::OK()};
+  {
+    std::unique_lock<std::mutex> lock(s.mu);
+    const int64_t now_ms = s.clock->NowMillis();
+    if (fetched.ok() && fetched->expires_at.has_value() && *fetched->expires_at <= now_ms) {
+      // Accepting them would make every request fetch again at once.
+      fetched = Status::TokenExpired("the provider returned credentials that expired at " +
+                                     FormatEpochMillis(*fetched->expires_at) +
+                                     ", before they arrived at " + FormatEpochMillis(now_ms));
+    }
+    if (fetched.ok()) {
+      Fetched& f = *fetched;
+      s.creds = std::make_shared<const s3::AwsCredentials>(std::move(f.credentials));
+      s.expires_at = f.expires_at;
+      s.offset = f.offset;
+      s.latest_options = std::move(f.options);
+      s.last_failed = false;
+      s.last_error = Status::OK();
+      s.consecutive_failures = 0;
+      event.credentials = s.creds->ToString();
+      event.expires_at_millis = s.expires_at;
+    } else {
+      s.last_failed = true;
+      s.last_error = fetched.status();
+      ++s.consecutive_failures;
+      s.retry_at = end + s.Backoff();
+      ++s.stats.failures;
+      event.kind = RefreshEvent::Kind::kFailed;
+      event.error = fetched.status();
+    }
+    s.completed_seq = seq;
+    s.in_flight = false;
+    s.stats.last_fetch_latency = latency;
+  }
+  s.cv.notify_all();
+  if (s.options.on_event) s.options.on_event(event);
+  {
+    std::lock_guard<std::mutex> guard(s.mu);
+    auto it = std::find(s.worker_ids.begin(), s.worker_ids.end(), std::this_thread::get_id());
+    if (it != s.worker_ids.end()) s.worker_ids.erase(it);
+    --s.active_workers;
+    s.cv.notify_all();
+  }
+}
+
+// Starts a fetch on a new refresh thread. REQUIRES: s.mu held via `lock`, !s.in_flight.
+void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
+  State& s = *st;
+  s.in_flight = true;
+  const uint64_t seq = ++s.started_seq;
+  s.have_last_start = true;
+  s.last_start = s.clock->SteadyNow();
+  s.last_start_wall_ms = s.clock->NowMillis();
+  ++s.stats.fetches;
+  switch (trigger) {
+    case Trigger::kBackground:
+      ++s.stats.background_refreshes;
+      break;
+    case Trigger::kExpired:
+      ++s.stats.blocking_refreshes;
+      break;
+    case Trigger::kRejected:
+      ++s.stats.forced_refreshes;
+      break;
+  }
+  ++s.active_workers;
+  try {
+    std::thread worker([st, seq, trigger] { RunFetch(st, seq, trigger); });
+    // Registered before the lock is released; the thread needs the lock to finish.
+    s.worker_ids.push_back(worker.get_id());
+    worker.detach();
+  } catch (const std::system_error& e) {
+    --s.active_workers;
+    s.in_flight = false;
+    s.completed_seq = seq;
+    s.last_failed = true;
+    s.last_error = Status::Unavailable(std::string("could not start a refresh thread: ") +
+                                       e.what());
+    ++s.consecutive_failures;
+    s.retry_at = s.last_start + s.Backoff();
+    ++s.stats.failures;
+    s.cv.notify_all();
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// RefreshingCredentialsSource
+
+RefreshingCredentialsSource::RefreshingCredentialsSource(std::shared_ptr<State> state)
+    : state_(std::move(state)) {}
+
+Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource::Make(
+    const StorageOptions& initial_options, std::shared_ptr<StorageOptionsProvider> provider,
+    std::shared_ptr<Clock> clock, RefreshingCredentialsOptions options) {
+  if (provider == nullptr) {
+    return Status::Invalid("RefreshingCredentialsSource needs a storage options provider");
+  }
+  auto state = std::make_shared<State>();
+  state->provider_id = provider->provider_id();
+  const std::string context =
+      "reading the initial storage options for provider '" + state->provider_id + "'";
+  auto credentials = CredentialsFromStorageOptions(initial_options);
+  if (!credentials.ok()) return credentials.status().WithContext(context);
+  auto expires_at = ExpiresAtMillis(initial_options);
+  if (!expires_at.ok()) return expires_at.status().WithContext(context);
+  auto offset = RefreshOffset(initial_options, options.default_refresh_offset);
+  if (!offset.ok()) return offset.status().WithContext(context);
+
+  state->provider = std::move(provider);
+  state->clock = clock ? std::move(clock) : RealClock::Instance();
+  state->rng.seed(options.jitter_seed != 0 ? options.jitter_seed : std::random_device{}());
+  state->options = std::move(options);
+  // Options without credentials seed nothing: the first request fetches.
+  if (!credentials->access_key_id.empty()) {
+    state->creds = std::make_shared<const s3::AwsCredentials>(std::move(*credentials));
+    state->expires_at = *expires_at;
+    state->latest_options = initial_options;
+  }
+  state->offset = *offset;
+  return std::shared_ptr<RefreshingCredentialsSource>(
+      new RefreshingCredentialsSource(std::move(state)));
+}
+
+RefreshingCredentialsSource::~RefreshingCredentialsSource() {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  // Destroyed from a refresh thread (the provider or on_event dropped the last
+  // reference): that thread keeps the state alive, and waiting for it would deadlock.
+  const bool on_refresh_thread = std::find(s.worker_ids.begin(), s.worker_ids.end(),
+                                           std::this_thread::get_id()) != s.worker_ids.end();
+  const int allowed = on_refresh_thread ? 1 : 0;
+  // Real time on purpose: the fetch finishes on its own, whatever the injected clock says.
+  s.cv.wait(lock, [&] { return s.active_workers <= allowed; });
+}
+
+Result<Creds> RefreshingCredentialsSource::Current() {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  // Fast path (every request): one wall-clock read under an uncontended mutex.
+  if (s.creds && (!s.expires_at || s.clock->NowMillis() + s.offset.count() < *s.expires_at)) {
+    return s.creds;
+  }
+  const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
+  while (true) {
+    const int64_t now_ms = s.clock->NowMillis();
+    const auto steady = s.clock->SteadyNow();
+
+    // Fresh, or never expiring (again: the loop comes back here after waiting).
+    if (s.creds && (!s.expires_at || now_ms + s.offset.count() < *s.expires_at)) {
+      return s.creds;
+    }
+    // Refresh window: serve the valid credentials, refresh behind the request.
+    if (!s.Expired(now_ms)) {
+      if (!s.in_flight) {
+        if (steady >= s.NextAllowedFetch()) {
+          StartFetch(state_, Trigger::kBackground);
+        } else {
+          ++s.stats.deferred_refreshes;
+        }
+      }
+      return s.creds;
+    }
+
+    // Expired (or none): this request needs the outcome of a fetch.
+    if (!s.in_flight) {
+      if (s.FailedSinceExpiry() && steady < s.retry_at) {
+        // The refresh on expiry was tried and failed recently: fail fast instead of
+        // sending every request to a failing provider.
+        ++s.stats.failed_requests;
+        return s.FailedRefreshError(steady);
+      }
+      const auto allowed = s.last_start + s.options.min_fetch_interval;
+      if (!s.last_failed && s.have_last_start && steady < allowed) {
+        // The credentials lived shorter than the minimum fetch interval: rate limit.
+        if (steady >= deadline) {
+          ++s.stats.failed_requests;
+          return s.TimeoutError();
+        }
+        s.clock->WaitUntil(lock, s.cv, std::min(deadline, allowed),
+                           [&] { return s.in_flight; });
+        continue;
+      }
+      StartFetch(state_, Trigger::kExpired);
+    }
+    const uint64_t awaited = s.started_seq;
+    if (!s.clock->WaitUntil(lock, s.cv, deadline,
+                            [&] { return s.completed_seq >= awaited; })) {
+      ++s.stats.failed_requests;
+      return s.TimeoutError();
+    }
+    // A failure of a fetch started before the expiry (a background refresh) does not
+    // count as the refresh on expiry: the loop then starts that one.
+    if (s.Expired(s.clock->NowMillis()) && s.FailedSinceExpiry()) {
+      ++s.stats.failed_requests;
+      return s.FailedRefreshError(s.clock->SteadyNow());
+    }
+  }
+}
+
+Result<Creds> RefreshingCredentialsSource::OnRejected(const s3::AwsCredentials& rejected) {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
+  // Fetches numbered from here on started after the rejection: their result counts.
+  const uint64_t first_own_seq = s.started_seq + 1;
+  auto rejected_error = [&](std::string why) {
+    return Status::Unauthorized("the server rejected credentials " + rejected.ToString() +
+                                " from storage options provider '" + s.provider_id +
+                                "' and " + why);
+  };
+  while (true) {
+    const int64_t now_ms = s.clock->NowMillis();
+    const auto steady = s.clock->SteadyNow();
+    if (s.creds && !SameCredentials(*s.creds, rejected)) {
+      if (!s.Expired(now_ms)) return s.creds;  // another thread already refreshed
+      lock.unlock();
+      return Current();  // newer, but expired: the ordinary expiry path
+    }
+    if (s.in_flight) {
+      const uint64_t awaited = s.started_seq;
+      if (!s.clock->WaitUntil(lock, s.cv, deadline,
+                              [&] { return s.completed_seq >= awaited; })) {
+        return rejected_error("no refresh completed within " + FormatMillis(s.options.max_wait));
+      }
+      if (awaited >= first_own_seq && s.last_failed) {
+        return rejected_error("the refresh failed because: " + s.last_error.ToString());
+      }
+      continue;
+    }
+    if (s.completed_seq >= first_own_seq) {
+      // A fetch started after the rejection completed and the credentials are still the
+      // rejected ones.
+      return rejected_error("the provider returned the same credentials again");
+    }
+    if (s.last_failed && steady < s.retry_at) {
+      return rejected_error("the last refresh failed because: " + s.last_error.ToString() +
+                            " (next attempt in " +
+                            FormatMillis(std::chrono::ceil<std::chrono::milliseconds>(
+                                s.retry_at - steady)) +
+                            ")");
+    }
+    const auto allowed = s.last_start + s.options.min_fetch_interval;
+    if (!s.last_failed && s.have_last_start && steady < allowed) {
+      if (steady >= deadline) {
+        return rejected_error("the fetch rate limit left no time within " +
+                              FormatMillis(s.options.max_wait));
+      }
+      s.clock->WaitUntil(lock, s.cv, std::min(deadline, allowed), [&] { return s.in_flight; });
+      continue;
+    }
+    StartFetch(state_, Trigger::kRejected);
+  }
+}
+
+std::string RefreshingCredentialsSource::id() const { return "provider:" + state_->provider_id; }
+
+const std::string& RefreshingCredentialsSource::provider_id() const {
+  return state_->provider_id;
+}
+
+std::string RefreshingCredentialsSource::ToString() const {
+  const State& s = *state_;
+  std::lock_guard<std::mutex> guard(s.mu);
+  std::string out = "RefreshingCredentials(provider='" + s.provider_id +
+                    "', credentials=" + s.CredentialsDescription();
+  out += ", expires_at=" +
+         (s.expires_at ? FormatEpochMillis(*s.expires_at) : std::string("never"));
+  out += ", refresh_offset=" + FormatMillis(s.offset);
+  out += ", fetches=" + std::to_string(s.stats.fetches);
+  out += ", failures=" + std::to_string(s.stats.failures) + ")";
+  return out;
+}
+
+StorageOptions RefreshingCredentialsSource::latest_storage_options() const {
+  std::lock_guard<std::mutex> guard(state_->mu);
+  return state_->latest_options;
+}
+
+RefreshStats RefreshingCredentialsSource::stats() const {
+  const State& s = *state_;
+  std::lock_guard<std::mutex> guard(s.mu);
+  RefreshStats out = s.stats;
+  out.expires_at_millis = s.creds ? s.expires_at : std::nullopt;
+  out.refresh_offset = s.offset;
+  return out;
+}
+
+bool RefreshingCredentialsSource::WaitIdle(std::chrono::milliseconds timeout) const {
+  const State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  return s.cv.wait_for(lock, timeout, [&] { return !s.in_flight && s.active_workers == 0; });
+}
+
+}  // namespace lance::io

@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: Apache-2.0
+// Credential vending and refresh through a Lance Namespace, against the real RGW of the
+// tests with real, revocable credentials: the ten scenarios of the refresh contract
+// (credential-refresh reference; Lance's test_namespace_integration.py) with exact namespace
+// call counts and data equality, 32 readers across an expiry, two tables whose keys are
+// isolated on the server, and local / memory roots that never call the provider.
+//
+// The namespace under test (VendingNamespace) wraps a DirectoryNamespace on an S3 root that
+// does its own I/O with the static test key. Every describe_table / declare_table /
+// create_empty_table it answers carries a NEW RGW access key (radosgw-admin, no session
+// token) that expires kTtl later (refresh_offset_millis = kOffset), and a reaper revokes each
+// key on the server kRevokeGrace after it expired. A client that failed to refresh would
+// therefore get 403 -- and the S3 client's one forced refresh on a rejection would show up
+// as an extra describe_table, so the exact counts below also prove that no request was ever
+// signed with an expired key.
+//
+// Timing: TTL 6 s and waits of 8 s (Lance uses 3 s / 5 s; a loaded 2-core machine needs the
+// margin). Everything a scenario does before its wait must finish within kTtl - kOffset of
+// the first vend, or the background refresh of the window would add a call; the checks
+// print the elapsed time so that a slow machine is told apart from a wrong count.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "lance/core/builder.h"
+#include "lance/core/record_batch.h"
+#include "lance/format/file_reader.h"
+#include "lance/format/file_session.h"
+#include "lance/format/file_writer.h"
+#include "lance/io/object_store_registry.h"
+#include "lance/io/refreshing_credentials.h"
+#include "lance/io/storage_access.h"
+#include "lance/namespace/dataset_ops.h"
+#include "lance/namespace/directory_namespace.h"
+#include "lance/namespace/storage_options_provider.h"
+#include "lance/table/dataset.h"
+#include "table/dataset_internal.h"
+#include "tests/testing/matchers.h"
+#include "tests/testing/s3_env.h"
+#include "tests/testing/temp_dir.h"
+
+namespace lance::ns {
+namespace {
+
+using ::lance::testing::IsOk;
+using ::lance::testing::S3TestEnv;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using Millis = std::chrono::milliseconds;
+
+constexpr Millis kTtl{6'000};
+constexpr Millis kOffset{1'000};
+constexpr Millis kWait{8'000};
+constexpr Millis kRevokeGrace{1'000};
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<Millis>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// radosgw-admin rewrites the test user's metadata on every key change; concurrent runs
+// against one user may race, so this process runs one at a time.
+std::mutex& RgwAdminMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+// Another process changing the same user's keys at the same moment makes radosgw-admin fail
+// with "unable to store user info" (RGW detects the conflicting metadata write; nothing is
+// half-done), so key changes are retried a few times before the test fails.
+template <typename Fn>
+auto WithRgwAdminRetries(Fn fn) -> decltype(fn()) {
+  std::lock_guard admin(RgwAdminMutex());
+  auto result = fn();
+  for (int attempt = 1; attempt < 6 && !lance::testing::GetStatus(result).ok(); ++attempt) {
+    std::this_thread::sleep_for(Millis(100 * attempt));
+    result = fn();
+  }
+  return result;
+}
+
+// Revokes keys on the server at their deadline; whatever is left is revoked when the
+// reaper is destroyed (end of the test), so no key outlives its test.
+class KeyReaper {
+ public:
+  KeyReaper() : thread_([this] { Run(); }) {}
+  ~KeyReaper() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    for (const auto& [key, at] : pending_) Remove(key);
+  }
+
+  void Schedule(const std::string& key_id, int64_t revoke_at_millis) {
+    {
+      std::lock_guard lock(mu_);
+      pending_[key_id] = revoke_at_millis;
+    }
+    cv_.notify_all();
+  }
+
+  // Revokes `key_id` now (if not yet revoked).
+  void RevokeNow(const std::string& key_id) {
+    {
+      std::lock_guard lock(mu_);
+      if (pending_.erase(key_id) == 0) return;
+    }
+    Remove(key_id);
+  }
+
+  int revoked() const { return revoked_.load(); }
+
+ private:
+  void Remove(const std::string& key_id) {
+    Status st = WithRgwAdminRetries([&] { return testing::RemoveAccessKey(key_id); });
+    EXPECT_TRUE(st.ok()) << "revoking a vended key: " << st;
+    ++revoked_;
+  }
+
+  void Run() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      std::string due;
+      int64_t next = INT64_MAX;
+      const int64_t now = NowMillis();
+      for (const auto& [key, at] : pending_) {
+        if (at <= now) {
+          due = key;
+          break;
+        }
+        next = std::min(next, at);
+      }
+      if (!due.empty()) {
+        pending_.erase(due);
+        lock.unlock();
+        Remove(due);
+        lock.lock();
+        continue;
+      }
+      if (next == INT64_MAX) {
+        cv_.wait(lock);
+      } else {
+        cv_.wait_for(lock, Millis(next - now));
+      }
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, int64_t> pending_;
+  std::atomic<int> revoked_{0};
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// The counting, key-vending namespace described at the top.
+class VendingNamespace final : public LanceNamespace {
+ public:
+  VendingNamespace(std::shared_ptr<LanceNamespace> inner, KeyReaper* reaper,
+                   Millis ttl = kTtl)
+      : inner_(std::move(inner)), reaper_(reaper), ttl_(ttl) {}
+
+  std::string namespace_id() const override { return inner_->namespace_id(); }
+
+  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& r) override {
+    ++describes_;
+    Count(&describes_by_table_, r.id);
+    LANCE_ASSIGN_OR_RAISE(auto response, inner_->DescribeTable(r));
+    LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
+    return response;
+  }
+  Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& r) override {
+    ++declares_;
+    LANCE_ASSIGN_OR_RAISE(auto response, inner_->DeclareTable(r));
+    LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
+    return response;
+  }
+  Result<CreateEmptyTableResponse> CreateEmptyTable(const CreateEmptyTableRequest& r) override {
+    ++create_empties_;
+    LANCE_ASSIGN_OR_RAISE(auto response, inner_->CreateEmptyTable(r));
+    LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
+    return response;
+  }
+  Result<ListTablesResponse> ListTables(const ListTablesRequest& r) override {
+    return inner_->ListTables(r);
+  }
+  Status TableExists(const TableExistsRequest& r) override { return inner_->TableExists(r); }
+
+  int describes() const { return describes_.load(); }
+  int declares() const { return declares_.load(); }
+  int create_empties() const { return create_empties_.load(); }
+  int describes_of(const Identifier& id) const {
+    std::lock_guard lock(mu_);
+    auto it = describes_by_table_.find(JoinIdentifier(id));
+    return it == describes_by_table_.end() ? 0 : it->second;
+  }
+  // Every key vended for `id`, oldest first.
+  std::vector<std::string> keys_of(const Identifier& id) const {
+    std::lock_guard lock(mu_);
+    auto it = keys_by_table_.find(JoinIdentifier(id));
+    return it == keys_by_table_.end() ? std::vector<std::string>{} : it->second;
+  }
+  // Milliseconds since the first vend (for messages about slow machines).
+  int64_t since_first_vend() const {
+    const int64_t first = first_vend_.load();
+    return first == 0 ? -1 : NowMillis() - first;
+  }
+
+ private:
+  void Count(std::map<std::string, int>* counts, const Identifier& id) {
+    std::lock_guard lock(mu_);
+    ++(*counts)[JoinIdentifier(id)];
+  }
+
+  Status Vend(const Identifier& id, std::optional<Properties>* options) {
+    if (!options->has_value()) {
+      return Status::Invalid("the inner namespace returned no storage options to vend into");
+    }
+    LANCE_ASSIGN_OR_RAISE(io::s3::AwsCredentials key,
+                          WithRgwAdminRetries([] { return testing::CreateAccessKey(); }));
+    // The lifetime starts once the key exists, so radosgw-admin's latency never eats it.
+    const int64_t expires = NowMillis() + ttl_.count();
+    int64_t zero = 0;
+    first_vend_.compare_exchange_strong(zero, NowMillis());
+    Properties& out = **options;
+    for (const char* k : {"aws_session_token", "session_token", "token", "aws_token"}) {
+      out.erase(k);
+    }
+    out["aws_access_key_id"] = key.access_key_id;
+    out["aws_secret_access_key"] = key.secret_access_key;
+    out["expires_at_millis"] = std::to_string(expires);
+    out["refresh_offset_millis"] = std::to_string(kOffset.count());
+    {
+      std::lock_guard lock(mu_);
+      keys_by_table_[JoinIdentifier(id)].push_back(key.access_key_id);
+    }
+    reaper_->Schedule(key.access_key_id, expires + kRevokeGrace.count());
+    return Status::OK();
+  }
+
+  std::shared_ptr<LanceNamespace> inner_;
+  KeyReaper* reaper_;
+  Millis ttl_;
+  std::atomic<int> describes_{0};
+  std::atomic<int> declares_{0};
+  std::atomic<int> create_empties_{0};
+  std::atomic<int64_t> first_vend_{0};
+  mutable std::mutex mu_;
+  std::map<std::string, int> describes_by_table_;
+  std::map<std::string, std::vector<std::string>> keys_by_table_;
+};
+
+// -- Data ---------------------------------------------------------------------------------
+
+// Rows id = start.., name = "row-<id>".
+RecordBatchPtr Rows(int64_t start, int64_t n) {
+  Int64Builder ids;
+  StringBuilder names;
+  for (int64_t i = start; i < start + n; ++i) {
+    EXPECT_OK(ids.Append(i));
+    EXPECT_OK(names.Append("row-" + std::to_string(i)));
+  }
+  auto s = schema({field("id", int64(), false), field("name", utf8())});
+  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
+}
+
+std::unique_ptr<RecordBatchReader> ReaderOf(std::vector<RecordBatchPtr> batches) {
+  auto s = batches.front()->schema();
+  return RecordBatchReader::FromBatches(s, std::move(batches));
+}
+
+TablePtr TableOf(std::vector<RecordBatchPtr> batches) {
+  auto s = batches.front()->schema();
+  return Table::Make(s, std::move(batches)).value();
+}
+
+// The dataset's rows equal `expected` (in scan order).
+::testing::AssertionResult HasRows(const Dataset& ds, std::vector<RecordBatchPtr> expected) {
+  auto table = ds.ToTable();
+  if (!table.ok()) return ::testing::AssertionFailure() << "scan failed: " << table.status();
+  auto want = TableOf(std::move(expected));
+  if (!(*table)->Equals(*want)) {
+    return ::testing::AssertionFailure() << "rows differ: got " << (*table)->num_rows()
+                                         << " rows, want " << want->num_rows();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<int64_t> SortedIds(const Table& table) {
+  std::vector<int64_t> out;
+  for (const auto& batch : table.batches()) {
+    const auto& a = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
+    for (int64_t i = 0; i < a.length(); ++i) out.push_back(a.Value(i));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+format::LanceSchema FileSchema() { return format::LanceSchema::Assign(Rows(0, 1)->schema()).value(); }
+
+// -- Fixture ------------------------------------------------------------------------------
+
+class NamespaceRefreshTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto env = S3TestEnv::Get();
+    ASSERT_TRUE(env.ok()) << env.status();
+    env_ = *env;
+    root_ = env_.UniqueUri("nsroot");
+    ns_ = MakeNamespace(root_);
+    ASSERT_NE(ns_, nullptr);
+  }
+
+  void TearDown() override {
+    auto loc = io::ResolveObjectStore(root_, env_.Options());
+    if (loc.ok()) {
+      Status st = loc->store->DeletePrefix(loc->path + "/");
+      EXPECT_TRUE(st.ok()) << "cleaning up " << root_ << ": " << st;
+    }
+  }
+
+  std::shared_ptr<VendingNamespace> MakeNamespace(const std::string& root,
+                                                  Millis ttl = kTtl) {
+    Properties props{{"root", root}};
+    for (const auto& [k, v] : env_.Options()) props["storage." + k] = v;
+    auto dir = DirectoryNamespace::FromProperties(props);
+    EXPECT_THAT(dir, IsOk());
+    if (!dir.ok()) return nullptr;
+    return std::make_shared<VendingNamespace>(*dir, &reaper_, ttl);
+  }
+
+  // "declare=1 describe=2 (N ms after the first vend)" for messages.
+  std::string Counts() const {
+    return "declare=" + std::to_string(ns_->declares()) +
+           " describe=" + std::to_string(ns_->describes()) + " (" +
+           std::to_string(ns_->since_first_vend()) + " ms after the first vend)";
+  }
+  void ExpectCounts(int declares, int describes) const {
+    EXPECT_EQ(ns_->declares(), declares) << Counts();
+    EXPECT_EQ(ns_->describes(), describes) << Counts();
+  }
+
+  // Reads through the dataset `n` times (a real GET of its data each time) and counts
+  // its rows `n` times.
+  void ReadAndCount(const Dataset& ds, const std::vector<RecordBatchPtr>& expected,
+                    int n = 3) {
+    int64_t rows = 0;
+    for (const auto& b : expected) rows += b->num_rows();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_TRUE(HasRows(ds, expected)) << Counts();
+      auto counted = ds.CountRows();
+      ASSERT_THAT(counted, IsOk());
+      EXPECT_EQ(*counted, rows);
+      // A filtered count reads the data files.
+      auto filtered = ds.CountRows("id >= 0");
+      ASSERT_THAT(filtered, IsOk());
+      EXPECT_EQ(*filtered, rows);
+    }
+  }
+
+  // A provider-backed access seeded with `options` for table `id` of ns_.
+  io::StorageAccess AccessFor(const Identifier& id, const Properties& options) {
+    auto access = io::MakeStorageAccess(
+        options, std::make_shared<LanceNamespaceStorageOptionsProvider>(ns_, id));
+    EXPECT_THAT(access, IsOk());
+    return access.ok() ? *access : io::StorageAccess{};
+  }
+
+  static void Wait() { std::this_thread::sleep_for(kWait); }
+
+  // Declared before ns_: destroyed after every handle on vended keys, revoking the rest.
+  KeyReaper reaper_;
+  S3TestEnv env_;
+  std::string root_;
+  std::shared_ptr<VendingNamespace> ns_;
+};
+
+// 1. Open: create through the namespace, open, read; reads make no call.
+TEST_F(NamespaceRefreshTest, Scenario1OpenDataset) {
+  const Identifier id{"open_table"};
+  auto data = ReaderOf({Rows(0, 2)});
+  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ExpectCounts(1, 0);
+  EXPECT_EQ(created->version(), 1u);
+  EXPECT_EQ(*created->CountRows(), 2);
+
+  ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
+  ExpectCounts(1, 1);
+  EXPECT_EQ(opened->version(), 1u);
+  ReadAndCount(*opened, {Rows(0, 2)});
+  ExpectCounts(1, 1);
+  EXPECT_EQ(ns_->create_empties(), 0);
+}
+
+// 2. Refresh: after the credentials expired (and were revoked on the server), the next read
+// makes exactly one describe_table and sees the same data.
+TEST_F(NamespaceRefreshTest, Scenario2RefreshAfterExpiry) {
+  const Identifier id{"refresh_table"};
+  auto data = ReaderOf({Rows(0, 2)});
+  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
+  ReadAndCount(*opened, {Rows(0, 2)});
+  ExpectCounts(1, 1);
+
+  Wait();
+  const int revoked_before = reaper_.revoked();
+  EXPECT_GE(revoked_before, 1) << "the first vended key should be revoked by now";
+  ReadAndCount(*opened, {Rows(0, 2)});
+  ExpectCounts(1, 2);
+  ReadAndCount(*created, {Rows(0, 2)});  // the other handle on the same provider
+  ExpectCounts(1, 2);
+}
+
+// 3. Append through the namespace, then open again.
+TEST_F(NamespaceRefreshTest, Scenario3AppendThroughNamespace) {
+  const Identifier id{"append_table"};
+  auto data = ReaderOf({Rows(0, 1)});
+  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ExpectCounts(1, 0);
+  EXPECT_EQ(*created->CountRows(), 1);
+  EXPECT_EQ(created->Versions()->size(), 1u);
+
+  data = ReaderOf({Rows(1, 1)});
+  ASSERT_OK_AND_ASSIGN(auto appended,
+                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kAppend}));
+  ExpectCounts(1, 1);
+  EXPECT_EQ(*appended->CountRows(), 2);
+  EXPECT_EQ(appended->Versions()->size(), 2u);
+
+  ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
+  ExpectCounts(1, 2);
+  EXPECT_EQ(*opened->CountRows(), 2);
+  EXPECT_EQ(opened->Versions()->size(), 2u);
+  EXPECT_TRUE(HasRows(*opened, {Rows(0, 1), Rows(1, 1)}));
+  ExpectCounts(1, 2);
+}
+
+// 4. Create mode (a nested id, in manifest mode): one declare, no describe.
+TEST_F(NamespaceRefreshTest, Scenario4CreateMode) {
+  const Identifier id{"team", "events"};
+  auto data = ReaderOf({Rows(0, 2)});
+  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ExpectCounts(1, 0);
+  EXPECT_EQ(created->version(), 1u);
+  EXPECT_EQ(created->Versions()->size(), 1u);
+  EXPECT_TRUE(HasRows(*created, {Rows(0, 2)}));
+  ExpectCounts(1, 0);
+  EXPECT_EQ(ns_->create_empties(), 0);
+}
+
+// 5. Append mode: one describe, no declare; counts afterwards make no call.
+TEST_F(NamespaceRefreshTest, Scenario5AppendMode) {
+  const Identifier id{"append_mode"};
+  auto data = ReaderOf({Rows(0, 1)});
+  ASSERT_OK(WriteDataset(*data, ns_, id).status());
+  ExpectCounts(1, 0);
+  data = ReaderOf({Rows(1, 1)});
+  ASSERT_OK_AND_ASSIGN(auto appended,
+                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kAppend}));
+  ExpectCounts(1, 1);
+  EXPECT_EQ(appended->version(), 2u);
+  ReadAndCount(*appended, {Rows(0, 1), Rows(1, 1)});
+  ExpectCounts(1, 1);
+}
+
+// 6. Overwrite mode: one describe; the contents are the new data.
+TEST_F(NamespaceRefreshTest, Scenario6OverwriteMode) {
+  const Identifier id{"overwrite_mode"};
+  auto data = ReaderOf({Rows(0, 2)});
+  ASSERT_OK(WriteDataset(*data, ns_, id).status());
+  data = ReaderOf({Rows(100, 2)});
+  ASSERT_OK_AND_ASSIGN(auto overwritten,
+                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kOverwrite}));
+  ExpectCounts(1, 1);
+  EXPECT_EQ(overwritten->version(), 2u);
+  EXPECT_EQ(overwritten->Versions()->size(), 2u);
+  ReadAndCount(*overwritten, {Rows(100, 2)});
+  ExpectCounts(1, 1);
+}
+
+// 7. Distributed write: declare, three workers write fragments with the declared options
+// and a namespace provider, one commit; no call until the table is opened.
+TEST_F(NamespaceRefreshTest, Scenario7DistributedWrite) {
+  const Identifier id{"distributed"};
+  ASSERT_OK_AND_ASSIGN(auto declared, ns_->DeclareTable({.id = id}));
+  ExpectCounts(1, 0);
+  ASSERT_TRUE(declared.location.has_value());
+  ASSERT_TRUE(declared.storage_options.has_value());
+  const std::string location = *declared.location;
+
+  const std::vector<std::pair<int64_t, int64_t>> slices = {{0, 2}, {2, 2}, {4, 1}};
+  std::vector<std::vector<FragmentMetadata>> per_worker(slices.size());
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < slices.size(); ++w) {
+    workers.emplace_back([&, w] {
+      // Each worker builds its own provider and access from the declared options, as a
+      // remote worker would.
+      io::StorageAccess access = AccessFor(id, *declared.storage_options);
+      WriteParams params;
+      params.storage_options = access.storage_options;
+      params.credentials = access.credentials;
+      auto data = ReaderOf({Rows(slices[w].first, slices[w].second)});
+      auto fragments = WriteFragments(*data, location, params);
+      EXPECT_THAT(fragments, IsOk());
+      if (fragments.ok()) per_worker[w] = *fragments;
+    });
+  }
+  for (auto& t : workers) t.join();
+  ExpectCounts(1, 0);
+
+  std::vector<FragmentMetadata> all;
+  for (auto& f : per_worker) all.insert(all.end(), f.begin(), f.end());
+  ASSERT_EQ(all.size(), 3u);
+  io::StorageAccess access = AccessFor(id, *declared.storage_options);
+  ASSERT_OK_AND_ASSIGN(auto committed,
+                       Dataset::Commit(location, OverwriteOp{Rows(0, 1)->schema(), all},
+                                       std::nullopt, access.storage_options,
+                                       access.credentials));
+  ExpectCounts(1, 0);
+  EXPECT_EQ(committed->version(), 1u);
+  EXPECT_EQ(*committed->CountRows(), 5);
+  ASSERT_OK_AND_ASSIGN(auto table, committed->ToTable());
+  EXPECT_THAT(SortedIds(*table), ElementsAre(0, 1, 2, 3, 4));
+  ExpectCounts(1, 0);
+
+  ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
+  ExpectCounts(1, 1);
+  EXPECT_EQ(*opened->CountRows(), 5);
+  ASSERT_OK_AND_ASSIGN(table, opened->ToTable());
+  EXPECT_THAT(SortedIds(*table), ElementsAre(0, 1, 2, 3, 4));
+}
+
+// 8. File writer with a describe's options and a provider: no call until expiry, then
+// exactly one for the next file; reading it back makes none.
+TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
+  const Identifier id{"files"};
+  ASSERT_OK(ns_->DeclareTable({.id = id}).status());
+  ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+  ExpectCounts(1, 1);
+  io::StorageAccess access = AccessFor(id, *described.storage_options);
+  const std::string file1 = root_ + "/standalone/first.lance";
+  const std::string file2 = root_ + "/standalone/second.lance";
+
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer,
+                         format::LanceFileWriter::OpenUri(file1, FileSchema(),
+                                                          access.storage_options,
+                                                          access.credentials));
+    ASSERT_OK(writer->WriteBatch(*Rows(0, 3)));
+    ASSERT_OK(writer->WriteBatch(*Rows(3, 2)));
+    ASSERT_OK(writer->Close().status());
+  }
+  ExpectCounts(1, 1);
+  {
+    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
+                                          file1, access.storage_options, access.credentials));
+    ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+    EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 5)})));
+  }
+  ExpectCounts(1, 1);
+
+  Wait();
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer,
+                         format::LanceFileWriter::OpenUri(file2, FileSchema(),
+                                                          access.storage_options,
+                                                          access.credentials));
+    ASSERT_OK(writer->WriteBatch(*Rows(10, 4)));
+    ASSERT_OK(writer->Close().status());
+  }
+  ExpectCounts(1, 2);
+  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
+                                        file2, access.storage_options, access.credentials));
+  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+  EXPECT_TRUE(table->Equals(*TableOf({Rows(10, 4)})));
+  ExpectCounts(1, 2);
+}
+
+// 9. File reader with a provider: no call while valid; after expiry, exactly one.
+TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
+  const Identifier id{"reader_files"};
+  const std::string file1 = root_ + "/standalone/r1.lance";
+  const std::string file2 = root_ + "/standalone/r2.lance";
+  auto write_static = [&](const std::string& uri, int64_t start) {
+    ASSERT_OK_AND_ASSIGN(auto writer, format::LanceFileWriter::OpenUri(uri, FileSchema(),
+                                                                       env_.Options()));
+    ASSERT_OK(writer->WriteBatch(*Rows(start, 6)));
+    ASSERT_OK(writer->Close().status());
+  };
+  write_static(file1, 0);
+
+  ASSERT_OK(ns_->DeclareTable({.id = id}).status());
+  ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+  ExpectCounts(1, 1);
+  io::StorageAccess access = AccessFor(id, *described.storage_options);
+  {
+    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
+                                          file1, access.storage_options, access.credentials));
+    ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+    EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 6)})));
+  }
+  ExpectCounts(1, 1);
+
+  Wait();
+  write_static(file2, 50);  // static test key: the first vended keys are revoked by now
+  ExpectCounts(1, 1);
+  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
+                                        file2, access.storage_options, access.credentials));
+  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+  EXPECT_TRUE(table->Equals(*TableOf({Rows(50, 6)})));
+  ExpectCounts(1, 2);
+}
+
+// 10. File session on a base path: no call while valid; after expiry the next write makes
+// exactly one, and the read right after it none.
+TEST_F(NamespaceRefreshTest, Scenario10FileSession) {
+  const Identifier id{"session_files"};
+  ASSERT_OK(ns_->DeclareTable({.id = id}).status());
+  ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+  ExpectCounts(1, 1);
+  ASSERT_OK_AND_ASSIGN(auto session,
+                       format::LanceFileSession::Open(root_ + "/session",
+                                                      AccessFor(id, *described.storage_options)));
+  ASSERT_OK_AND_ASSIGN(bool has, session->Contains("a.lance"));
+  EXPECT_FALSE(has);
+  ASSERT_OK_AND_ASSIGN(auto listed, session->List());
+  EXPECT_THAT(listed, IsEmpty());
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer, session->OpenWriter("a.lance", FileSchema()));
+    ASSERT_OK(writer->WriteBatch(*Rows(0, 4)));
+    ASSERT_OK(writer->Close().status());
+    ASSERT_OK_AND_ASSIGN(auto reader, session->OpenReader("a.lance"));
+    ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+    EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 4)})));
+  }
+  ExpectCounts(1, 1);
+
+  Wait();
+  {
+    ASSERT_OK_AND_ASSIGN(auto writer, session->OpenWriter("sub/b.lance", FileSchema()));
+    ASSERT_OK(writer->WriteBatch(*Rows(20, 3)));
+    ASSERT_OK(writer->Close().status());
+  }
+  ExpectCounts(1, 2);
+  ASSERT_OK_AND_ASSIGN(auto reader, session->OpenReader("sub/b.lance"));
+  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+  EXPECT_TRUE(table->Equals(*TableOf({Rows(20, 3)})));
+  ASSERT_OK_AND_ASSIGN(listed, session->List());
+  EXPECT_THAT(listed, ElementsAre("a.lance", "sub/b.lance"));
+  ExpectCounts(1, 2);
+}
+
+// Beyond Lance: 32 threads reading across an expiry make exactly one describe_table and
+// see no failure.
+TEST_F(NamespaceRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
+  const Identifier id{"many_readers"};
+  auto data = ReaderOf({Rows(0, 60)});
+  WriteParams params;
+  params.max_rows_per_file = 20;  // three fragments: each read is several GETs
+  ASSERT_OK(WriteDataset(*data, ns_, id, params).status());
+  ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
+  ExpectCounts(1, 1);
+  const int64_t started = NowMillis();
+  // Reading from the open until the wait is over crosses the first expiry (at most kTtl
+  // after the open), and stops long before the refreshed keys' own window.
+  const int64_t stop_at = started + kWait.count();
+  const auto want = TableOf({Rows(0, 60)});
+
+  std::atomic<int> failures{0};
+  std::atomic<int> reads{0};
+  std::mutex first_error_mu;
+  std::string first_error;
+  std::vector<int64_t> last_read(32, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 32; ++t) {
+    threads.emplace_back([&, t] {
+      while (NowMillis() < stop_at) {
+        auto table = opened->ToTable();
+        if (!table.ok() || !(*table)->Equals(*want)) {
+          ++failures;
+          std::lock_guard lock(first_error_mu);
+          if (first_error.empty()) {
+            first_error = table.ok() ? "rows differ" : table.status().ToString();
+          }
+        }
+        ++reads;
+        last_read[t] = NowMillis();
+        std::this_thread::sleep_for(Millis(25));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0) << first_error;
+  EXPECT_GT(reads.load(), 32 * 4);
+  for (int t = 0; t < 32; ++t) {
+    EXPECT_GE(last_read[t], started + kTtl.count()) << "thread " << t << " stopped early";
+  }
+  ExpectCounts(1, 2);
+  std::cout << "[ info ] 32 readers made " << reads.load() << " reads in "
+            << NowMillis() - started << " ms across an expiry, " << ns_->describes() - 1
+            << " refresh call(s)\n";
+}
+
+// Beyond Lance: two tables with different providers never use each other's keys. Revoking
+// every key vended for one table leaves the other working without any call; the first then
+// recovers with exactly one forced refresh. The registry gives them different stores.
+TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
+  const Identifier a{"table_a"}, b{"table_b"};
+  auto data = ReaderOf({Rows(0, 3)});
+  ASSERT_OK(WriteDataset(*data, ns_, a).status());
+  data = ReaderOf({Rows(100, 3)});
+  ASSERT_OK(WriteDataset(*data, ns_, b).status());
+  ASSERT_OK_AND_ASSIGN(auto ds_a, OpenDataset(ns_, a));
+  ASSERT_OK_AND_ASSIGN(auto ds_b, OpenDataset(ns_, b));
+  ExpectCounts(2, 2);
+  EXPECT_TRUE(HasRows(*ds_a, {Rows(0, 3)}));
+  EXPECT_TRUE(HasRows(*ds_b, {Rows(100, 3)}));
+
+  // Different stores (and credentials sources) for the two tables, though one bucket.
+  const auto& store_a = ds_a->impl()->dir.store();
+  const auto& store_b = ds_b->impl()->dir.store();
+  EXPECT_NE(store_a, store_b);
+  ASSERT_NE(ds_a->impl()->credentials, nullptr);
+  ASSERT_NE(ds_b->impl()->credentials, nullptr);
+  EXPECT_NE(ds_a->impl()->credentials->id(), ds_b->impl()->credentials->id());
+  // A second handle on table a shares table a's store (keyed by the provider id).
+  ASSERT_OK_AND_ASSIGN(auto ds_a2, OpenDataset(ns_, a));
+  EXPECT_EQ(ds_a2->impl()->dir.store(), store_a);
+  ExpectCounts(2, 3);
+  const int describes_b = ns_->describes_of(b);
+
+  // Revoke everything vended for table a, on the server.
+  const auto keys_a = ns_->keys_of(a);
+  ASSERT_EQ(keys_a.size(), 3u);
+  for (const auto& key : keys_a) reaper_.RevokeNow(key);
+
+  // Table b keeps working, with no namespace call at all.
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(HasRows(*ds_b, {Rows(100, 3)}));
+  data = ReaderOf({Rows(103, 1)});
+  ASSERT_OK_AND_ASSIGN(auto appended_b, Dataset::Write(*data, ds_b->uri(), [&] {
+    WriteParams p;
+    p.mode = WriteMode::kAppend;
+    p.storage_options = ds_b->impl()->storage_options;
+    p.credentials = ds_b->impl()->credentials;
+    return p;
+  }()));
+  EXPECT_TRUE(HasRows(*appended_b, {Rows(100, 3), Rows(103, 1)}));
+  EXPECT_EQ(ns_->describes_of(b), describes_b);
+  ExpectCounts(2, 3);
+
+  // Table a's next request is refused (403), which forces exactly one refresh, and the
+  // retry with the new key succeeds.
+  EXPECT_TRUE(HasRows(*ds_a, {Rows(0, 3)}));
+  ExpectCounts(2, 4);
+  EXPECT_EQ(ns_->describes_of(a), 3);
+  EXPECT_TRUE(HasRows(*ds_a2, {Rows(0, 3)}));  // same store: already refreshed
+  ExpectCounts(2, 4);
+}
+
+// Local and memory roots: the namespace vends (real, expiring) keys, a provider is
+// attached, but the stores never ask it, before or after expiry (as Lance).
+TEST_F(NamespaceRefreshTest, LocalAndMemoryRootsNeverCallTheProvider) {
+  lance::testing::TempDir tmp;
+  const Millis short_ttl{1'500};
+  struct Root {
+    std::shared_ptr<VendingNamespace> ns;
+    std::shared_ptr<Dataset> ds;
+  };
+  std::vector<Root> roots;
+  for (const std::string& root : std::vector<std::string>
+       {tmp.Join("nsroot"),
+        "memory://h9-refresh-" + std::to_string(::getpid()) + "/nsroot"}) {
+    SCOPED_TRACE(root);
+    auto ns = MakeNamespace(root, short_ttl);
+    ASSERT_NE(ns, nullptr);
+    auto data = ReaderOf({Rows(0, 4)});
+    ASSERT_OK(WriteDataset(*data, ns, {"local"}).status());
+    ASSERT_OK_AND_ASSIGN(auto ds, OpenDataset(ns, {"local"}));
+    EXPECT_EQ(ns->declares(), 1);
+    EXPECT_EQ(ns->describes(), 1);
+    roots.push_back({ns, ds});
+  }
+  std::this_thread::sleep_for(short_ttl + Millis(700));  // expired (and revoked)
+  for (auto& r : roots) {
+    EXPECT_TRUE(HasRows(*r.ds, {Rows(0, 4)}));
+    auto data = ReaderOf({Rows(4, 1)});
+    WriteParams p;
+    p.mode = WriteMode::kAppend;
+    p.storage_options = r.ds->impl()->storage_options;
+    p.credentials = r.ds->impl()->credentials;
+    ASSERT_NE(p.credentials, nullptr);  // a provider is attached...
+    ASSERT_OK_AND_ASSIGN(auto appended, Dataset::Write(*data, r.ds->uri(), p));
+    EXPECT_EQ(*appended->CountRows("id >= 0"), 5);
+    EXPECT_EQ(r.ns->describes(), 1);  // ...and never called
+    EXPECT_EQ(r.ns->declares(), 1);
+    auto* source = dynamic_cast<io::RefreshingCredentialsSource*>(p.credentials.get());
+    ASSERT_NE(source, nullptr);
+    EXPECT_EQ(source->stats().fetches, 0);
+  }
+}
+
+}  // namespace
+}  // namespace lance::ns

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: Apache-2.0
+// The S3 store under injected failures: a FaultProxy sits between S3ObjectStore and the
+// real RGW and answers scripted requests with 503 SlowDown, 500, connection resets,
+// stalls or truncated bodies. Shows that transient failures are retried to success (with
+// the retry counted), that exhausted retries give a clear error without secrets, and that
+// a failed write -- a conditional create, a multipart upload, a dataset commit -- leaves
+// nothing half-committed.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lance/core/array.h"
+#include "lance/core/builder.h"
+#include "lance/core/record_batch.h"
+#include "lance/io/s3_object_store.h"
+#include "lance/table/dataset.h"
+#include "tests/testing/fault_proxy.h"
+#include "tests/testing/matchers.h"
+#include "tests/testing/s3_env.h"
+
+namespace lance {
+namespace {
+
+using io::S3ObjectStore;
+using io::StorageOptions;
+using ::lance::testing::FaultAction;
+using ::lance::testing::FaultProxy;
+using ::lance::testing::FaultRule;
+using ::lance::testing::IsError;
+using ::lance::testing::S3TestEnv;
+
+std::string Bytes(size_t n, uint32_t seed) {
+  std::string out(n, '\0');
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    out[i] = static_cast<char>(x >> 24);
+  }
+  return out;
+}
+
+std::string AsString(const BufferPtr& buffer) {
+  return std::string(reinterpret_cast<const char*>(buffer->data()),
+                     static_cast<size_t>(buffer->size()));
+}
+
+// "2~ab%2Fc" -> "2~ab/c": upload ids appear percent-encoded in request targets.
+std::string PercentDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+int64_t Retries(const S3ObjectStore& store) {
+  return store.client()->stats().retries.load();
+}
+
+class S3FaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto env = S3TestEnv::Get();
+    ASSERT_TRUE(env.ok()) << env.status().ToString();
+    env_ = *env;
+    auto proxy = FaultProxy::Start(env_.endpoint);
+    ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
+    proxy_ = std::move(*proxy);
+    // "s3://bucket/lance-test-<unique>/faults" -> "lance-test-<unique>/faults".
+    std::string uri = env_.UniqueUri("faults");
+    prefix_ = uri.substr(("s3://" + env_.bucket + "/").size());
+    auto direct = S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options());
+    ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+    direct_ = *direct;
+  }
+
+  void TearDown() override {
+    if (direct_) EXPECT_OK(direct_->DeletePrefix(prefix_ + "/"));
+  }
+
+  // Options for a store behind the proxy: quick backoff, a 1 s stall timeout.
+  StorageOptions ProxyOptions(int max_retries = 5) const {
+    StorageOptions o = env_.Options();
+    o["aws_endpoint"] = proxy_->endpoint();
+    o["client_max_retries"] = std::to_string(max_retries);
+    o["lance_cpp_initial_backoff_ms"] = "1";
+    o["lance_cpp_max_backoff_ms"] = "20";
+    o["lance_cpp_stall_timeout"] = "1s";
+    return o;
+  }
+
+  std::shared_ptr<S3ObjectStore> ProxyStore(int max_retries = 5,
+                                            StorageOptions extra = {}) const {
+    StorageOptions o = ProxyOptions(max_retries);
+    for (auto& [k, v] : extra) o[k] = v;
+    auto store = S3ObjectStore::FromStorageOptions(env_.bucket, o);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? *store : nullptr;
+  }
+
+  std::string Key(const std::string& name) const { return prefix_ + "/" + name; }
+
+  S3TestEnv env_;
+  std::unique_ptr<FaultProxy> proxy_;
+  std::string prefix_;
+  // Straight to RGW, to check what really happened.
+  std::shared_ptr<S3ObjectStore> direct_;
+};
+
+TEST_F(S3FaultTest, SlowDownBurstIsRetriedToSuccess) {
+  auto store = ProxyStore();
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("slowdown.bin");
+  const std::string data = Bytes(100'000, 1);
+  proxy_->AddFault(FaultAction::kSlowDown, 3, "PUT", key);
+  const int64_t before = Retries(*store);
+  ASSERT_OK(store->Put(key, data));
+  EXPECT_EQ(Retries(*store) - before, 3);
+  EXPECT_EQ(proxy_->CountRequests("PUT", key), 4);
+  EXPECT_EQ(proxy_->faults_injected(), 3);
+  ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
+  EXPECT_EQ(AsString(stored), data);
+}
+
+TEST_F(S3FaultTest, InternalErrorsAreRetriedToSuccess) {
+  auto store = ProxyStore();
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("internal.bin");
+  const std::string data = Bytes(50'000, 2);
+  ASSERT_OK(direct_->Put(key, data));
+  proxy_->AddFault(FaultAction::kInternalError, 2, "GET", key);
+  const int64_t before = Retries(*store);
+  ASSERT_OK_AND_ASSIGN(auto got, store->ReadRange(key, 1000, 20'000));
+  EXPECT_EQ(AsString(got), data.substr(1000, 20'000));
+  EXPECT_EQ(Retries(*store) - before, 2);
+  EXPECT_EQ(proxy_->CountRequests("GET", key), 3);
+}
+
+TEST_F(S3FaultTest, ResetConnectionsAreRetriedToSuccess) {
+  auto store = ProxyStore();
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("reset.bin");
+  const std::string data = Bytes(70'000, 3);
+  // Reset before the PUT reached the server, then before a HEAD.
+  proxy_->AddFault(FaultAction::kReset, 2, "PUT", key);
+  proxy_->AddFault(FaultAction::kReset, 2, "HEAD", key);
+  const int64_t before = Retries(*store);
+  ASSERT_OK(store->Put(key, data));
+  ASSERT_OK_AND_ASSIGN(auto meta, store->Head(key));
+  EXPECT_EQ(meta.size, static_cast<int64_t>(data.size()));
+  EXPECT_EQ(Retries(*store) - before, 4);
+  EXPECT_EQ(proxy_->faults_injected(), 4);
+  ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
+  EXPECT_EQ(AsString(stored), data);
+}
+
+TEST_F(S3FaultTest, StalledResponseIsAbandonedAfterTheStallTimeoutAndRetried) {
+  auto store = ProxyStore();
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("stall.bin");
+  const std::string data = Bytes(30'000, 4);
+  ASSERT_OK(direct_->Put(key, data));
+  FaultRule stall;
+  stall.action = FaultAction::kStall;
+  stall.method = "GET";
+  stall.target_contains = key;
+  stall.stall = std::chrono::seconds(30);  // far beyond the 1 s stall timeout
+  proxy_->AddFault(stall);
+  const int64_t before = Retries(*store);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(auto got, store->Read(key));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(AsString(got), data);
+  EXPECT_EQ(Retries(*store) - before, 1);
+  // Given up after about the stall timeout, not after the proxy's 30 s.
+  EXPECT_GE(seconds, 0.9);
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST_F(S3FaultTest, TruncatedBodyIsRetriedAndTheDataIsWhole) {
+  auto store = ProxyStore();
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("truncated.bin");
+  const std::string data = Bytes(300'000, 5);
+  ASSERT_OK(direct_->Put(key, data));
+  proxy_->AddFault(FaultAction::kTruncateBody, 1, "GET", key);
+  const int64_t before = Retries(*store);
+  ASSERT_OK_AND_ASSIGN(auto got, store->Read(key));
+  EXPECT_EQ(got->size(), static_cast<int64_t>(data.size()));
+  EXPECT_EQ(AsString(got), data);
+  EXPECT_EQ(Retries(*store) - before, 1);
+  // A ranged read too (a reader with a known size: no HEAD).
+  proxy_->AddFault(FaultAction::kTruncateBody, 1, "GET", key);
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       store->OpenReaderWithSize(key, static_cast<int64_t>(data.size())));
+  ASSERT_OK_AND_ASSIGN(auto range, reader->ReadAt(12'345, 100'000));
+  EXPECT_EQ(AsString(range), data.substr(12'345, 100'000));
+  EXPECT_EQ(Retries(*store) - before, 2);
+}
+
+TEST_F(S3FaultTest, ExhaustedRetriesGiveAClearErrorWithoutSecrets) {
+  auto store = ProxyStore(/*max_retries=*/2);
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("exhausted.bin");
+  proxy_->AddFault(FaultAction::kSlowDown, FaultRule::kForever, "PUT", key);
+  Status st = store->Put(key, "never stored");
+  ASSERT_THAT(st, IsError(StatusCode::kUnavailable));
+  const std::string msg = st.message();
+  EXPECT_NE(msg.find("PutObject"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("s3://" + env_.bucket + "/" + key), std::string::npos) << msg;
+  EXPECT_NE(msg.find("HTTP 503"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("SlowDown"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("faultproxy-"), std::string::npos) << "request id missing: " << msg;
+  EXPECT_NE(msg.find("after 3 attempts"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find(env_.secret_key), std::string::npos) << "secret leaked: " << msg;
+  EXPECT_EQ(st.ToString().find(env_.secret_key), std::string::npos);
+  EXPECT_EQ(proxy_->CountRequests("PUT", key), 3);
+  EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
+
+  // Resets all the way: also Unavailable, naming the operation and key.
+  const std::string key2 = Key("exhausted-reset.bin");
+  proxy_->AddFault(FaultAction::kReset, FaultRule::kForever, "GET", key2);
+  ASSERT_OK(direct_->Put(key2, "x"));
+  auto read = store->Read(key2);
+  ASSERT_THAT(read, IsError(StatusCode::kUnavailable));
+  EXPECT_NE(read.status().message().find(key2), std::string::npos)
+      << read.status().message();
+  EXPECT_EQ(read.status().message().find(env_.secret_key), std::string::npos);
+}
+
+TEST_F(S3FaultTest, ConditionalCreateThatExhaustsRetriesLeavesNoObject) {
+  auto store = ProxyStore(/*max_retries=*/2);
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("_versions/1.manifest");
+  proxy_->AddFault(FaultAction::kSlowDown, 2, "PUT", key);
+  proxy_->AddFault(FaultAction::kReset, 1, "PUT", key);
+  EXPECT_THAT(store->PutIfNotExists(key, "manifest v1"),
+              IsError(StatusCode::kUnavailable));
+  EXPECT_EQ(proxy_->CountRequests("PUT", key), 3);
+  EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
+  // Nothing stuck: once the server answers, the create succeeds exactly once.
+  ASSERT_OK(store->PutIfNotExists(key, "manifest v1"));
+  EXPECT_THAT(store->PutIfNotExists(key, "manifest v1 again"),
+              IsError(StatusCode::kAlreadyExists));
+  ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
+  EXPECT_EQ(AsString(stored), "manifest v1");
+}
+
+TEST_F(S3FaultTest, MultipartUploadWithFailingPartsIsAbortedAndLeavesNoObject) {
+  auto store =
+      ProxyStore(/*max_retries=*/1, {{"lance_cpp_multipart_part_size", "5242880"},
+                                     {"lance_cpp_multipart_concurrency", "2"}});
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("multipart.bin");
+  proxy_->AddFault(FaultAction::kInternalError, FaultRule::kForever, "PUT",
+                   "partNumber=");
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWriter(key));
+  const std::string chunk = Bytes(1 << 20, 6);
+  Status st;
+  for (int i = 0; i < 12 && st.ok(); ++i) st = writer->Write(chunk);
+  if (st.ok()) st = writer->Close();
+  ASSERT_FALSE(st.ok()) << "a multipart upload whose parts all fail must not succeed";
+  EXPECT_NE(st.message().find("UploadPart"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find(key), std::string::npos) << st.message();
+  EXPECT_EQ(st.message().find(env_.secret_key), std::string::npos);
+  EXPECT_FALSE(writer->closed());
+  EXPECT_OK(writer->Abort());  // idempotent after the failure
+
+  EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
+  // The upload was started, and aborted on the server (not just forgotten).
+  std::string upload_id;
+  int aborts = 0;
+  for (const auto& r : proxy_->log()) {
+    if (r.method == "POST" && r.target.find("uploads") != std::string::npos) {
+      EXPECT_EQ(r.upstream_status, 200) << r.target;
+    }
+    if (r.method == "DELETE" && r.target.find("uploadId=") != std::string::npos) {
+      ++aborts;
+      EXPECT_EQ(r.upstream_status, 204) << r.target;
+      std::string id = r.target.substr(r.target.find("uploadId=") + 9);
+      upload_id = PercentDecode(id.substr(0, id.find('&')));
+    }
+  }
+  EXPECT_EQ(proxy_->CountRequests("POST", "uploads"), 1);
+  EXPECT_GE(proxy_->CountRequests("PUT", "partNumber="), 2);
+  ASSERT_EQ(aborts, 1) << "expected one AbortMultipartUpload";
+  ASSERT_FALSE(upload_id.empty());
+  // The server no longer knows the upload: a part upload to it is NoSuchUpload (404).
+  EXPECT_THAT(direct_->client()->UploadPart(key, upload_id, 1, "late part"),
+              IsError(StatusCode::kNotFound));
+  EXPECT_EQ(proxy_->CountRequests("POST", "uploadId="), 0) << "must never complete";
+}
+
+// Rows id = start..start+n-1.
+std::unique_ptr<RecordBatchReader> IdRows(int64_t start, int64_t n) {
+  Int64Builder ids;
+  for (int64_t i = start; i < start + n; ++i) EXPECT_OK(ids.Append(i));
+  auto s = schema({field("id", int64(), false)});
+  auto batch = RecordBatch::Make(s, n, {*ids.Finish()});
+  EXPECT_TRUE(batch.ok());
+  return RecordBatchReader::FromBatches(s, {*batch});
+}
+
+std::vector<int64_t> Ids(const Dataset& ds) {
+  std::vector<int64_t> out;
+  auto table = ds.ToTable();
+  EXPECT_TRUE(table.ok()) << table.status().ToString();
+  if (!table.ok()) return out;
+  for (const auto& batch : (*table)->batches()) {
+    const auto& col = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
+    for (int64_t i = 0; i < col.length(); ++i) out.push_back(col.Value(i));
+  }
+  return out;
+}
+
+std::vector<int64_t> Iota(int64_t begin, int64_t end) {
+  std::vector<int64_t> v;
+  for (int64_t i = begin; i < end; ++i) v.push_back(i);
+  return v;
+}
+
+TEST_F(S3FaultTest,
+       DatasetCommitThatCannotWriteItsManifestFailsAndKeepsThePreviousVersion) {
+  const std::string uri = "s3://" + env_.bucket + "/" + Key("ds.lance");
+  WriteParams params;
+  params.storage_options = ProxyOptions(/*max_retries=*/2);
+  {
+    auto rows = IdRows(0, 100);
+    ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Write(*rows, uri, params));
+    EXPECT_EQ(v1->version(), 1u);
+  }
+
+  // Every manifest write fails; the data files of the append still go through.
+  proxy_->AddFault(FaultAction::kSlowDown, FaultRule::kForever, "PUT", "_versions/");
+  params.mode = WriteMode::kAppend;
+  auto rows = IdRows(100, 50);
+  auto appended = Dataset::Write(*rows, uri, params);
+  ASSERT_FALSE(appended.ok()) << "the commit cannot have succeeded";
+  const std::string msg = appended.status().message();
+  EXPECT_NE(msg.find("_versions/"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("503"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("SlowDown"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find(env_.secret_key), std::string::npos) << msg;
+  EXPECT_GE(proxy_->CountRequests("PUT", "_versions/"), 3);
+
+  // Readers (through the proxy and straight to RGW) still see version 1, whole.
+  OpenOptions open;
+  open.storage_options = ProxyOptions();
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri, open));
+  EXPECT_EQ(ds->version(), 1u);
+  EXPECT_EQ(*ds->LatestVersion(), 1u);
+  EXPECT_EQ(*ds->CountRows(), 100);
+  EXPECT_EQ(Ids(*ds), Iota(0, 100));
+  open.storage_options = env_.Options();
+  ASSERT_OK_AND_ASSIGN(auto direct_ds, Dataset::Open(uri, open));
+  EXPECT_EQ(direct_ds->version(), 1u);
+  EXPECT_EQ(Ids(*direct_ds), Iota(0, 100));
+
+  // Once the server is healthy again, the next append commits version 2.
+  proxy_->ClearFaults();
+  auto again = IdRows(100, 50);
+  ASSERT_OK_AND_ASSIGN(auto v2, Dataset::Write(*again, uri, params));
+  EXPECT_EQ(v2->version(), 2u);
+  EXPECT_EQ(Ids(*v2), Iota(0, 150));
+}
+
+}  // namespace
+}  // namespace lance

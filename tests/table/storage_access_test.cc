@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// How the table layer reaches its object store: the storage options and the credentials
+// source of WriteParams / OpenOptions / Commit get to the store factory, and data files
+// whose size the manifest records are opened without a size lookup.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "lance/io/credentials.h"
+#include "lance/io/memory_object_store.h"
+#include "lance/io/object_store_registry.h"
+#include "lance/table/dataset.h"
+#include "table_test_util.h"
+#include "tests/testing/matchers.h"
+
+namespace lance {
+namespace {
+
+using table_testing::MakeBatch;
+using table_testing::ReaderOf;
+
+// Counts how objects are opened for reading.
+class CountingStore : public io::ObjectStoreWrapper {
+ public:
+  using io::ObjectStoreWrapper::ObjectStoreWrapper;
+  Result<std::shared_ptr<io::RandomAccessReader>> OpenReader(
+      const std::string& path) override {
+    if (path.find("/data/") != std::string::npos) ++data_open_reader;
+    return io::ObjectStoreWrapper::OpenReader(path);
+  }
+  Result<std::shared_ptr<io::RandomAccessReader>> OpenReaderWithSize(
+      const std::string& path, int64_t size) override {
+    if (path.find("/data/") != std::string::npos) ++data_open_with_size;
+    return io::ObjectStoreWrapper::OpenReaderWithSize(path, size);
+  }
+  std::atomic<int> data_open_reader{0};
+  std::atomic<int> data_open_with_size{0};
+};
+
+// What the factory of the test scheme was last called with.
+struct FactoryLog {
+  std::mutex mu;
+  io::StorageOptions options;
+  std::shared_ptr<io::CredentialsSource> credentials;
+  int calls = 0;
+};
+
+class StorageAccessTest : public ::testing::Test {
+ protected:
+  static constexpr const char* kScheme = "tablecredtest";
+
+  void SetUp() override {
+    auto& registry = io::ObjectStoreRegistry::Default();
+    registry.ClearCache();
+    ASSERT_OK(registry.Register(
+        kScheme,
+        [this](const io::Uri&, const io::StorageOptions& options,
+               const std::shared_ptr<io::CredentialsSource>& credentials)
+            -> Result<std::shared_ptr<io::ObjectStore>> {
+          std::lock_guard<std::mutex> lock(log_.mu);
+          log_.options = options;
+          log_.credentials = credentials;
+          ++log_.calls;
+          return std::shared_ptr<io::ObjectStore>(store_);
+        },
+        /*replace=*/true));
+    io::s3::AwsCredentials creds;
+    creds.access_key_id = "AKIDTABLE";
+    creds.secret_access_key = "secret";
+    source_ = std::make_shared<io::StaticCredentialsSource>(creds);
+  }
+  void TearDown() override {
+    // The factory points at this fixture: leave the global registry with one that
+    // does not.
+    auto& registry = io::ObjectStoreRegistry::Default();
+    EXPECT_OK(registry.Register(
+        kScheme,
+        [](const io::Uri& root, const io::StorageOptions&,
+           const std::shared_ptr<io::CredentialsSource>&)
+            -> Result<std::shared_ptr<io::ObjectStore>> {
+          return Status::NotImplemented("test scheme retired: " + root.ToString());
+        },
+        /*replace=*/true));
+    registry.ClearCache();
+  }
+
+  // Checks the factory's last call, then forgets it and the cached stores so that the
+  // next resolution runs the factory again.
+  void ExpectFactorySaw(const io::StorageOptions& options) {
+    std::lock_guard<std::mutex> lock(log_.mu);
+    EXPECT_GE(log_.calls, 1);
+    EXPECT_EQ(log_.options, options);
+    EXPECT_EQ(log_.credentials, source_);
+    log_.calls = 0;
+    log_.credentials.reset();
+    log_.options.clear();
+    io::ObjectStoreRegistry::Default().ClearCache();
+  }
+
+  std::string uri_ = std::string(kScheme) + "://bucket/ds.lance";
+  std::shared_ptr<CountingStore> store_ =
+      std::make_shared<CountingStore>(std::make_shared<io::MemoryObjectStore>());
+  std::shared_ptr<io::CredentialsSource> source_;
+  FactoryLog log_;
+};
+
+TEST_F(StorageAccessTest, WriteOpenCommitPassOptionsAndCredentials) {
+  const io::StorageOptions options = {{"region", "r1"}};
+  WriteParams params;
+  params.storage_options = options;
+  params.credentials = source_;
+  params.max_rows_per_file = 10;
+  auto data = ReaderOf({MakeBatch(0, 25)});
+  ASSERT_OK_AND_ASSIGN(auto written, Dataset::Write(*data, uri_, params));
+  ExpectFactorySaw(options);
+
+  OpenOptions open;
+  open.storage_options = options;
+  open.credentials = source_;
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_, open));
+  ExpectFactorySaw(options);
+
+  // Distributed write: WriteFragments then Commit, both with the source.
+  params.mode = WriteMode::kAppend;
+  auto more = ReaderOf({MakeBatch(25, 5)});
+  ASSERT_OK_AND_ASSIGN(auto fragments, WriteFragments(*more, uri_, params));
+  ExpectFactorySaw(options);
+  ASSERT_OK_AND_ASSIGN(auto committed, Dataset::Commit(uri_, AppendOp{fragments},
+                                                       ds->version(), options, source_));
+  ExpectFactorySaw(options);
+  ASSERT_OK_AND_ASSIGN(int64_t rows, committed->CountRows());
+  EXPECT_EQ(rows, 30);
+
+  // Without a source the factory gets null (credentials from the options).
+  OpenOptions plain;
+  plain.storage_options = options;
+  ASSERT_OK(Dataset::Open(uri_, plain).status());
+  std::lock_guard<std::mutex> lock(log_.mu);
+  EXPECT_EQ(log_.calls, 1);
+  EXPECT_EQ(log_.credentials, nullptr);
+}
+
+TEST_F(StorageAccessTest, DataFilesOfKnownSizeOpenWithTheSize) {
+  WriteParams params;
+  params.max_rows_per_file = 10;
+  auto data = ReaderOf({MakeBatch(0, 25)});
+  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Write(*data, uri_, params));
+  ASSERT_EQ(ds->fragments().size(), 3u);
+  store_->data_open_reader = 0;
+  store_->data_open_with_size = 0;
+  ASSERT_OK_AND_ASSIGN(TablePtr table, ds->ToTable());
+  EXPECT_EQ(table->num_rows(), 25);
+  // One open per data file, each with the manifest's size: no size lookups.
+  EXPECT_EQ(store_->data_open_with_size.load(), 3);
+  EXPECT_EQ(store_->data_open_reader.load(), 0);
+}
+
+}  // namespace
+}  // namespace lance

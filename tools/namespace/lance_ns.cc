@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+// lance-ns: drives a DirectoryNamespace from the command line and prints JSON, for the
+// namespace interop tests (tests/interop/test_namespace_dir.py). Public API only.
+//
+//   lance-ns COMMAND --prop root=PATH [--prop KEY=VALUE ...] [--id PART ...] [options]
+//
+// Commands (one JSON object on stdout; exit 0):
+//   list-tables       [--limit N] [--page-token T]  {"tables": [...], "page_token": ...}
+//   list-namespaces   [--limit N] [--page-token T]  {"namespaces": [...], "page_token": ...}
+//   create-namespace  [--property K=V ...]          {"properties": {...}}
+//   describe          [--detailed]                  the DescribeTable response
+//   declare           [--property K=V ...]          the DeclareTable response
+//   create --rows N                                 declare, then write N rows (x: int64
+//                                                   = 0..N-1, s: utf8 = "row<x>") at the
+//                                                   declared location; {"location", "version"}
+//   read                                            describe, open the location and read:
+//                                                   {"location", "version", "x": [...], "s": [...]}
+//   exists | drop | deregister                      {} or the response
+// A failed operation prints {"error": "<spec error name>", "code": <spec code>,
+// "message": "..."} and exits 1; a usage error exits 2.
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "lance/core/array.h"
+#include "lance/core/builder.h"
+#include "lance/core/record_batch.h"
+#include "lance/macros.h"
+#include "lance/namespace/directory_namespace.h"
+#include "lance/table/dataset.h"
+
+namespace {
+
+using lance::Result;
+using lance::Status;
+using nlohmann::json;
+namespace ns = lance::ns;
+
+struct Args {
+  std::string command;
+  ns::Properties props;
+  ns::Identifier id;
+  ns::Properties table_properties;
+  std::optional<int32_t> limit;
+  std::optional<std::string> page_token;
+  std::optional<int64_t> rows;
+  bool detailed = false;
+};
+
+Status ParseKeyValue(const std::string& text, ns::Properties* out, const char* flag) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::Invalid(std::string(flag) + " needs KEY=VALUE, got '" + text + "'");
+  }
+  (*out)[text.substr(0, eq)] = text.substr(eq + 1);
+  return Status::OK();
+}
+
+Result<Args> Parse(int argc, char** argv) {
+  if (argc < 2) return Status::Invalid("missing command");
+  Args args;
+  args.command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--detailed") {
+      args.detailed = true;
+      continue;
+    }
+    if (i + 1 >= argc) return Status::Invalid(flag + " needs a value");
+    const std::string value = argv[++i];
+    if (flag == "--prop") {
+      LANCE_RETURN_NOT_OK(ParseKeyValue(value, &args.props, "--prop"));
+    } else if (flag == "--property") {
+      LANCE_RETURN_NOT_OK(ParseKeyValue(value, &args.table_properties, "--property"));
+    } else if (flag == "--id") {
+      args.id.push_back(value);
+    } else if (flag == "--limit") {
+      args.limit = std::stoi(value);
+    } else if (flag == "--page-token") {
+      args.page_token = value;
+    } else if (flag == "--rows") {
+      args.rows = std::stoll(value);
+    } else {
+      return Status::Invalid("unknown option " + flag);
+    }
+  }
+  return args;
+}
+
+template <typename T>
+void Put(json& out, const char* key, const std::optional<T>& value) {
+  if (value) out[key] = *value;
+}
+
+json ToJson(const ns::DescribeTableResponse& r) {
+  json out = json::object();
+  Put(out, "table", r.table);
+  Put(out, "namespace", r.namespace_);
+  Put(out, "version", r.version);
+  Put(out, "location", r.location);
+  Put(out, "table_uri", r.table_uri);
+  Put(out, "storage_options", r.storage_options);
+  Put(out, "properties", r.properties);
+  Put(out, "is_only_declared", r.is_only_declared);
+  return out;
+}
+
+std::optional<ns::Properties> TableProperties(const Args& args) {
+  if (args.table_properties.empty()) return std::nullopt;
+  return args.table_properties;
+}
+
+Result<lance::RecordBatchReaderPtr> MakeRows(int64_t n) {
+  lance::Int64Builder xs;
+  lance::StringBuilder ss;
+  for (int64_t i = 0; i < n; ++i) {
+    LANCE_RETURN_NOT_OK(xs.Append(i));
+    LANCE_RETURN_NOT_OK(ss.Append("row" + std::to_string(i)));
+  }
+  auto s = lance::schema(
+      {lance::field("x", lance::int64(), false), lance::field("s", lance::utf8(), true)});
+  std::vector<lance::ArrayPtr> columns(2);
+  LANCE_ASSIGN_OR_RAISE(columns[0], xs.Finish());
+  LANCE_ASSIGN_OR_RAISE(columns[1], ss.Finish());
+  LANCE_ASSIGN_OR_RAISE(auto batch, lance::RecordBatch::Make(s, n, std::move(columns)));
+  return lance::RecordBatchReader::FromBatches(s, {batch});
+}
+
+Result<json> Run(const Args& args) {
+  LANCE_ASSIGN_OR_RAISE(auto dir, ns::DirectoryNamespace::FromProperties(args.props));
+  const std::string& cmd = args.command;
+  json out = json::object();
+  if (cmd == "list-tables") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->ListTables({.id = args.id,
+                                                   .page_token = args.page_token,
+                                                   .limit = args.limit}));
+    out["tables"] = r.tables;
+    out["page_token"] = r.page_token ? json(*r.page_token) : json(nullptr);
+  } else if (cmd == "list-namespaces") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->ListNamespaces({.id = args.id,
+                                                       .page_token = args.page_token,
+                                                       .limit = args.limit}));
+    out["namespaces"] = r.namespaces;
+    out["page_token"] = r.page_token ? json(*r.page_token) : json(nullptr);
+  } else if (cmd == "create-namespace") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->CreateNamespace({.id = args.id,
+                                                        .properties = TableProperties(args)}));
+    Put(out, "properties", r.properties);
+  } else if (cmd == "describe") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->DescribeTable({.id = args.id,
+                                                      .load_detailed_metadata = args.detailed}));
+    out = ToJson(r);
+  } else if (cmd == "declare") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->DeclareTable({.id = args.id,
+                                                     .properties = TableProperties(args)}));
+    Put(out, "location", r.location);
+    Put(out, "storage_options", r.storage_options);
+    Put(out, "properties", r.properties);
+  } else if (cmd == "create") {
+    if (!args.rows) return Status::Invalid("create needs --rows");
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->DeclareTable({.id = args.id,
+                                                     .properties = TableProperties(args)}));
+    LANCE_ASSIGN_OR_RAISE(auto data, MakeRows(*args.rows));
+    lance::WriteParams params;
+    params.mode = lance::WriteMode::kCreate;
+    if (r.storage_options) params.storage_options = *r.storage_options;
+    LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Write(*data, *r.location, params));
+    out["location"] = *r.location;
+    out["version"] = ds->version();
+  } else if (cmd == "read") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->DescribeTable({.id = args.id}));
+    lance::OpenOptions open;
+    if (r.storage_options) open.storage_options = *r.storage_options;
+    LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Open(*r.location, open));
+    LANCE_ASSIGN_OR_RAISE(auto table, ds->ToTable());
+    json xs = json::array(), ss = json::array();
+    for (const auto& batch : table->batches()) {
+      auto x = std::dynamic_pointer_cast<lance::Int64Array>(batch->GetColumnByName("x"));
+      auto s = std::dynamic_pointer_cast<lance::StringArray>(batch->GetColumnByName("s"));
+      if (!x || !s) return Status::Invalid("read expects columns x: int64 and s: utf8");
+      for (int64_t i = 0; i < batch->num_rows(); ++i) {
+        xs.push_back(x->Value(i));
+        ss.push_back(s->IsNull(i) ? json(nullptr) : json(s->GetString(i)));
+      }
+    }
+    out["location"] = *r.location;
+    out["version"] = ds->version();
+    out["x"] = xs;
+    out["s"] = ss;
+  } else if (cmd == "exists") {
+    LANCE_RETURN_NOT_OK(dir->TableExists({.id = args.id}));
+  } else if (cmd == "drop") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->DropTable({.id = args.id}));
+    Put(out, "location", r.location);
+  } else if (cmd == "deregister") {
+    LANCE_ASSIGN_OR_RAISE(auto r, dir->DeregisterTable({.id = args.id}));
+    Put(out, "location", r.location);
+  } else {
+    return Status::Invalid("unknown command '" + cmd + "'");
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto args = Parse(argc, argv);
+  if (!args.ok()) {
+    std::cerr << "usage error: " << args.status().message() << "\n"
+              << "usage: lance-ns COMMAND --prop root=PATH [--prop K=V] [--id PART ...]\n";
+    return 2;
+  }
+  auto result = Run(*args);
+  if (!result.ok()) {
+    const ns::ErrorCode code = ns::NamespaceErrorCode(result.status());
+    json err = {{"error", std::string(ns::ErrorCodeName(code))},
+                {"code", static_cast<int>(code)},
+                {"message", result.status().message()}};
+    std::cout << err.dump() << "\n";
+    return 1;
+  }
+  std::cout << result->dump() << "\n";
+  return 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// Real Lance 8.0.0 (through @lancedb/lancedb) on S3, as an oracle for tests/interop/test_s3.py.
+//
+//   node s3_oracle.cjs JOBS.json RESULTS.json
+//
+// Like interop_oracle.cjs, but every dataset lives on S3: a job's `uri` is
+// "s3://bucket/prefix/name.lance" and LanceDB connects to "s3://bucket/prefix" with
+// Lance's storage options. Those come from the environment the tests run in (LANCE_S3_*:
+// endpoint, region, key pair; never written to the jobs file), plus a job's own
+// `storage_options`, which win. Jobs, run in order in one process:
+//   create   {ipc: [file, ...], v2_names: bool, storage_version: "2.0"}  first file
+//            creates the table, each further file is added as another fragment
+//   add      {ipc: file}
+//   delete   {predicate}
+//   count    {filter?}
+//   read     {out, filter?, columns?, with_row_id?, version?}  writes an Arrow IPC file
+//   version  {}
+//   versions {}
+// RESULTS.json receives one {ok: true, value} or {ok: false, error} per job; a failing
+// job does not stop the batch. Errors are scrubbed of the secret key before they are
+// written.
+"use strict";
+const fs = require("fs");
+const lancedb = require("@lancedb/lancedb");
+const arrow = require("apache-arrow");
+
+function envStorageOptions() {
+  const need = ["LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY"];
+  const missing = need.filter((k) => !process.env[k]);
+  if (missing.length) {
+    throw new Error(`missing ${missing.join(", ")}: run through scripts/run_tests.sh (or source the RGW env)`);
+  }
+  return {
+    aws_endpoint: process.env.LANCE_S3_ENDPOINT,
+    aws_region: process.env.LANCE_S3_REGION,
+    aws_access_key_id: process.env.LANCE_S3_ACCESS_KEY,
+    aws_secret_access_key: process.env.LANCE_S3_SECRET_KEY,
+    allow_http: "true",
+  };
+}
+
+// "s3://bucket/a/b/name.lance" -> {dir: "s3://bucket/a/b", name: "name"}
+function splitUri(uri) {
+  const m = /^(s3:\/\/[^/]+(?:\/.*)?)\/([^/]+?)(?:\.lance)?\/?$/.exec(uri);
+  if (!m) throw new Error(`not an s3:// dataset URI: ${uri}`);
+  return { dir: m[1], name: m[2] };
+}
+
+const connections = new Map();
+
+async function openDb(job) {
+  const { dir, name } = splitUri(job.uri);
+  const storageOptions = { ...envStorageOptions(), ...(job.storage_options || {}) };
+  const key = dir + "\n" + JSON.stringify(storageOptions);
+  let db = connections.get(key);
+  if (!db) {
+    db = await lancedb.connect(dir, { storageOptions });
+    connections.set(key, db);
+  }
+  return { db, name };
+}
+
+async function openTable(job) {
+  const { db, name } = await openDb(job);
+  return await db.openTable(name);
+}
+
+function readIpc(file) {
+  return arrow.tableFromIPC(fs.readFileSync(file));
+}
+
+function jsonSafe(value) {
+  return JSON.parse(JSON.stringify(value, (k, v) => (typeof v === "bigint" ? v.toString() : v)));
+}
+
+const ops = {
+  async create(job) {
+    const { db, name } = await openDb(job);
+    // Table-level options are merged with the connection's (credentials stay there).
+    const storageOptions = {
+      new_table_data_storage_version: job.storage_version || "2.0",
+      new_table_enable_v2_manifest_paths: job.v2_names ? "true" : "false",
+    };
+    const table = await db.createTable(name, readIpc(job.ipc[0]), { storageOptions });
+    for (const file of job.ipc.slice(1)) await table.add(readIpc(file));
+    return await table.version();
+  },
+  async add(job) {
+    const table = await openTable(job);
+    await table.add(readIpc(job.ipc));
+    return await table.version();
+  },
+  async delete(job) {
+    const table = await openTable(job);
+    await table.delete(job.predicate);
+    return await table.version();
+  },
+  async count(job) {
+    return await (await openTable(job)).countRows(job.filter || undefined);
+  },
+  async read(job) {
+    const table = await openTable(job);
+    if (job.version !== undefined && job.version !== null) await table.checkout(job.version);
+    let query = table.query();
+    if (job.filter) query = query.where(job.filter);
+    if (job.columns) query = query.select(job.columns);
+    if (job.with_row_id) query = query.withRowId();
+    const result = await query.toArrow();
+    fs.writeFileSync(job.out, arrow.tableToIPC(result, "file"));
+    return result.numRows;
+  },
+  async version(job) {
+    return await (await openTable(job)).version();
+  },
+  async versions(job) {
+    const list = await (await openTable(job)).listVersions();
+    return list.map((v) => ({ version: v.version, metadata: v.metadata }));
+  },
+};
+
+function scrub(text) {
+  const secret = process.env.LANCE_S3_SECRET_KEY;
+  return secret ? text.split(secret).join("<redacted>") : text;
+}
+
+(async () => {
+  const [jobsPath, resultsPath] = process.argv.slice(2);
+  const jobs = JSON.parse(fs.readFileSync(jobsPath, "utf8"));
+  const results = [];
+  for (const job of jobs) {
+    try {
+      const fn = ops[job.op];
+      if (!fn) throw new Error(`unknown op ${job.op}`);
+      results.push({ ok: true, value: jsonSafe(await fn(job)) });
+    } catch (e) {
+      results.push({ ok: false, error: scrub(String((e && e.stack) || e)) });
+    }
+  }
+  fs.writeFileSync(resultsPath, JSON.stringify(results));
+})().catch((e) => {
+  console.error(scrub(String((e && e.stack) || e)));
+  process.exit(1);
+});
