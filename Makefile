@@ -27,13 +27,27 @@ build-asan: setup
 	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(ASAN_DIR) -j$(JOBS) unit_tests
 
+# The demo's own throw-away RGW (ports apart from `make test`'s and a dev RGW's).
+DEMO_RGW_PORT ?= 7488
+DEMO_MON_PORT ?= 6788
+
 demo: build
 	$(BUILD_DIR)/examples/lance-demo $(BUILD_DIR)/demo
 	@echo
-	@echo "== 4. real Lance (pylance) reads what lance-cpp wrote"
+	@echo "== 5. real Lance (pylance) reads what lance-cpp wrote"
 	.venv/bin/python -c "import lance; ds = lance.dataset('$(BUILD_DIR)/demo/people.lance'); \
 	  print('versions:', [v['version'] for v in ds.versions()], 'rows:', ds.count_rows()); \
 	  print(ds.to_table().to_pandas())"
+	@echo
+	@echo "== 6. vended, expiring credentials on a real RGW (started now, stopped at the end)"
+	@set -euo pipefail; D="$(abspath $(BUILD_DIR))/demo-rgw"; \
+	  export RGW_PORT=$(DEMO_RGW_PORT) MON_PORT=$(DEMO_MON_PORT); \
+	  trap 'scripts/rgw.sh stop "$$D" >/dev/null 2>&1 || true; rm -f "$$D.env"' EXIT; \
+	  echo "starting RGW on 127.0.0.1:$$RGW_PORT (log: $$D.log) ..."; \
+	  if ! scripts/rgw.sh start "$$D" >"$$D.env" 2>"$$D.log"; then tail -n 20 "$$D.log"; exit 1; fi; \
+	  source "$$D.env"; \
+	  $(BUILD_DIR)/examples/lance-demo --s3; \
+	  echo "stopping RGW"
 
 # The sanitizer unit tests alone (no RGW needed).
 unit-asan: build-asan

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "lance/core/type.h"
+#include "lance/namespace/dataset_ops.h"
 #include "lib/cli_options.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
@@ -58,6 +59,111 @@ Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args
   if (!version.ok()) return version.status();
   options.version = *version;
   return Dataset::Open(uri, std::move(options));
+}
+
+std::vector<OptionSpec> NamespaceOptionSpecs() {
+  return {
+      {"namespace", true, false,
+       "open the table through a Lance Namespace instead of a URI: dir (a directory "
+       "namespace)"},
+      {"ns-prop", true, true,
+       "namespace property KEY=VALUE: root=PATH|s3://..., manifest_enabled=true|false, "
+       "storage.KEY=VALUE (secret values are never printed)"},
+      {"table-id", true, true,
+       "one level of the table id, outermost first (--table-id team --table-id events)"},
+  };
+}
+
+void AddNamespaceOptions(Command* command) {
+  for (auto& spec : NamespaceOptionSpecs()) command->options.push_back(std::move(spec));
+}
+
+std::string NamespaceUsage() {
+  return "\n       (in place of URI: --namespace dir --ns-prop root=PATH [--ns-prop K=V ...] "
+         "--table-id PART [--table-id PART ...])";
+}
+
+std::string DatasetTarget::Label() const {
+  if (!via_namespace()) return RedactUri(uri);
+  return "table " + QuoteForMessage(ns::JoinIdentifier(table_id)) + " of " +
+         ns->namespace_id();
+}
+
+Result<DatasetTarget> TargetFromArgs(const Args& args,
+                                     const std::vector<std::string>& leading) {
+  DatasetTarget target;
+  std::vector<std::string> names = leading;
+  if (!args.Has("namespace")) {
+    for (const char* only_with : {"ns-prop", "table-id"}) {
+      if (args.Has(only_with)) {
+        return Status::Invalid(std::string("--") + only_with + " needs --namespace");
+      }
+    }
+    names.push_back("URI (or --namespace dir --ns-prop root=PATH --table-id NAME)");
+    if (Status st = ExpectPositionals(args, names); !st.ok()) return st;
+    target.uri = args.positionals.back();
+    return target;
+  }
+  if (args.positionals.size() > leading.size()) {
+    return Status::Invalid("give either a URI or --namespace, not both (got " +
+                           QuoteForMessage(RedactUri(args.positionals[leading.size()])) +
+                           " and --namespace)");
+  }
+  if (Status st = ExpectPositionals(args, leading); !st.ok()) return st;
+  const std::string impl = *args.Get("namespace");
+  const auto& parts = args.GetAll("table-id");
+  if (parts.empty()) {
+    return Status::Invalid("--namespace needs --table-id (repeat it for a multi-level id: "
+                           "--table-id team --table-id events)");
+  }
+  for (const auto& part : parts) {
+    if (part.empty()) return Status::Invalid("--table-id must not be empty");
+  }
+  target.table_id.assign(parts.begin(), parts.end());
+  auto props = ParseStorageOptions(args.GetAll("ns-prop"));
+  if (!props.ok()) return props.status().WithContext("--ns-prop");
+  target.ns_props = ns::Properties(props->begin(), props->end());
+  auto connected = ns::ConnectNamespace(impl, target.ns_props);
+  if (!connected.ok()) {
+    if (connected.status().IsNotImplemented()) {
+      return Status::Invalid("unknown namespace implementation " + QuoteForMessage(impl) +
+                             " (supported: dir)");
+    }
+    // Bad properties (a missing root, ...) are usage errors; I/O failures (connecting
+    // may read the root's __manifest) are not.
+    if (connected.status().IsInvalid()) {
+      return Status::Invalid("--namespace " + impl + ": " + connected.status().message());
+    }
+    return connected.status().WithContext("connecting to the " + impl + " namespace");
+  }
+  target.ns = std::move(*connected);
+  return target;
+}
+
+Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const Args& args) {
+  if (!target.via_namespace()) return OpenFromArgs(target.uri, args);
+  OpenOptions options;
+  auto storage = StorageOptionsFrom(args);
+  if (!storage.ok()) return storage.status();
+  options.storage_options = std::move(*storage);
+  auto version = VersionFrom(args);
+  if (!version.ok()) return version.status();
+  options.version = *version;
+  return ns::OpenDataset(target.ns, target.table_id, std::move(options));
+}
+
+std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset) {
+  std::string out = "\"uri\":" + JsonQuote(RedactUri(target.via_namespace() ? dataset.uri()
+                                                                            : target.uri));
+  if (target.via_namespace()) {
+    out += ",\"table_id\":[";
+    for (size_t i = 0; i < target.table_id.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      out += JsonQuote(target.table_id[i]);
+    }
+    out += "]";
+  }
+  return out;
 }
 
 Status Emit(std::FILE* stream, std::string_view text) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "command.h"
+#include "lance/namespace/namespace.h"
 #include "lance/table/dataset.h"
 
 namespace lance::cli {
@@ -29,6 +30,48 @@ Result<std::optional<uint64_t>> VersionFrom(const Args& args);
 
 /// \brief Opens `uri` at --version (latest without it) with --storage-option values.
 Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args& args);
+
+// -- Datasets addressed through a Lance Namespace ------------------------------------------
+//
+// Every dataset verb takes, in place of its URI positional,
+//   --namespace IMPL --ns-prop KEY=VALUE ... --table-id PART [--table-id PART ...]
+// (Lance's connect arguments and a multi-level table id as repeated parts).
+
+/// \brief --namespace, --ns-prop (repeatable), --table-id (repeatable).
+std::vector<OptionSpec> NamespaceOptionSpecs();
+/// \brief Appends NamespaceOptionSpecs() to a verb's options.
+void AddNamespaceOptions(Command* command);
+/// \brief The usage tail of a verb whose URI may be replaced by a namespace table.
+std::string NamespaceUsage();
+
+/// \brief Where a verb's dataset is: a URI, or a table of a namespace.
+struct DatasetTarget {
+  /// \brief The URI (empty when through a namespace).
+  std::string uri;
+  std::shared_ptr<ns::LanceNamespace> ns;
+  ns::Identifier table_id;
+  /// \brief --ns-prop values (contain secrets: print only through StorageOptionsText /
+  /// StorageOptionsJson).
+  ns::Properties ns_props;
+
+  bool via_namespace() const { return ns != nullptr; }
+  /// \brief For messages: the redacted URI, or "table a$b of DirectoryNamespace {...}".
+  std::string Label() const;
+};
+
+/// \brief The target of a verb whose positionals are `leading` (e.g. {"FILE"}) followed
+/// by URI. With --namespace the URI must be absent; --table-id is required; --ns-prop and
+/// --table-id without --namespace, an unknown implementation or bad properties are
+/// Invalid (usage errors). Connecting makes no table call.
+Result<DatasetTarget> TargetFromArgs(const Args& args, const std::vector<std::string>& leading);
+
+/// \brief Opens the target at --version with --storage-option values: Dataset::Open for a
+/// URI; ns::OpenDataset (one describe_table) for a namespace table.
+Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const Args& args);
+
+/// \brief JSON fields naming the target: "uri" (the dataset's location, redacted) and,
+/// through a namespace, "table_id": [...]. No braces, no trailing comma.
+std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset);
 
 /// \brief Writes all of `text` to `stream`. \return IOError if the write fails.
 Status Emit(std::FILE* stream, std::string_view text);

@@ -10,8 +10,9 @@ namespace lance::cli {
 namespace {
 
 Status RunCount(const Args& args, const Streams& s) {
-  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
-  auto dataset = OpenFromArgs(args.positionals[0], args);
+  auto target = TargetFromArgs(args, {});
+  if (!target.ok()) return target.status();
+  auto dataset = OpenTarget(*target, args);
   if (!dataset.ok()) return dataset.status();
   auto rows = (*dataset)->CountRows(args.Get("where").value_or(""));
   if (!rows.ok()) return rows.status();
@@ -22,12 +23,14 @@ Status RunCount(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeCountCommand() {
-  return {"count",
+  Command command{"count",
           "Print the number of rows (matching --where) as a bare integer.",
-          "count URI [--where PRED] [--version N]",
+          "count URI [--where PRED] [--version N]" + NamespaceUsage(),
           {WhereOptionSpec("count only rows matching this predicate, e.g. \"x > 10\""),
            VersionOptionSpec(), StorageOptionSpec()},
           RunCount};
+  AddNamespaceOptions(&command);
+  return command;
 }
 
 }  // namespace lance::cli

@@ -13,13 +13,13 @@ namespace lance::cli {
 namespace {
 
 Status RunDelete(const Args& args, const Streams& s) {
-  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
-  const std::string& uri = args.positionals[0];
+  auto target = TargetFromArgs(args, {});
+  if (!target.ok()) return target.status();
   const std::string predicate = args.Get("where").value_or("");
   if (predicate.empty()) {
     return Status::Invalid("--where is required (to delete every row use --where true)");
   }
-  auto dataset = OpenFromArgs(uri, args);
+  auto dataset = OpenTarget(*target, args);
   if (!dataset.ok()) return dataset.status();
   Dataset& ds = **dataset;
   auto before = ds.CountRows();
@@ -30,9 +30,9 @@ Status RunDelete(const Args& args, const Streams& s) {
   const int64_t deleted = *before - *after;
   std::fprintf(s.err, "deleted %lld row%s from %s (version %llu)\n",
                static_cast<long long>(deleted), deleted == 1 ? "" : "s",
-               RedactUri(uri).c_str(), static_cast<unsigned long long>(ds.version()));
+               target->Label().c_str(), static_cast<unsigned long long>(ds.version()));
   if (args.Has("json")) {
-    const std::string out = "{\"uri\":" + JsonQuote(RedactUri(uri)) +
+    const std::string out = "{" + TargetJsonFields(*target, ds) +
                             ",\"rows_deleted\":" + std::to_string(deleted) +
                             ",\"version\":" + std::to_string(ds.version()) + "}\n";
     if (Status st = Emit(s.out, out); !st.ok()) return st;
@@ -43,12 +43,14 @@ Status RunDelete(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeDeleteCommand() {
-  return {"delete",
+  Command command{"delete",
           "Delete the rows matching --where, committing a new version. Prints the number "
           "of rows deleted and the new version to stderr (--json: as JSON to stdout).",
-          "delete URI --where PRED",
+          "delete URI --where PRED" + NamespaceUsage(),
           {WhereOptionSpec("rows to delete (required)"), StorageOptionSpec()},
           RunDelete};
+  AddNamespaceOptions(&command);
+  return command;
 }
 
 }  // namespace lance::cli

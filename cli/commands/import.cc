@@ -12,6 +12,7 @@
 #include "lib/importer.h"
 #include "lib/json.h"
 #include "lib/schema_spec.h"
+#include "lance/namespace/dataset_ops.h"
 
 namespace lance::cli {
 
@@ -51,9 +52,9 @@ const char* ModeName(WriteMode mode) {
 }
 
 Status RunImport(const Args& args, const Streams& s) {
-  if (Status st = ExpectPositionals(args, {"FILE", "URI"}); !st.ok()) return st;
+  auto target = TargetFromArgs(args, {"FILE"});
+  if (!target.ok()) return target.status();
   const std::string& file = args.positionals[0];
-  const std::string& uri = args.positionals[1];
 
   ImportOptions options;
   if (auto format = args.Get("format")) {
@@ -85,9 +86,7 @@ Status RunImport(const Args& args, const Streams& s) {
     options.schema = *schema;
   } else if (params.mode == WriteMode::kAppend) {
     // Appending without --schema: read values as the dataset's own columns.
-    OpenOptions open;
-    open.storage_options = params.storage_options;
-    auto existing = Dataset::Open(uri, open);
+    auto existing = OpenTarget(*target, args);
     if (existing.ok()) {
       options.schema = (*existing)->schema();
     } else if (!existing.status().IsNotFound()) {
@@ -99,15 +98,19 @@ Status RunImport(const Args& args, const Streams& s) {
   if (!text.ok()) return text.status();
   auto reader = ImportReader::Make(std::move(*text), options);
   if (!reader.ok()) return reader.status();
-  auto dataset = Dataset::Write(**reader, uri, params);
+  // Through a namespace, create declares the table (one declare_table) and append /
+  // overwrite locate it (one describe_table), as the library's WriteDataset does.
+  auto dataset = target->via_namespace()
+                     ? ns::WriteDataset(**reader, target->ns, target->table_id, params)
+                     : Dataset::Write(**reader, target->uri, params);
   if (!dataset.ok()) return dataset.status();
   const int64_t rows = (*reader)->rows_read();
   const uint64_t version = (*dataset)->version();
   std::fprintf(s.err, "imported %lld row%s into %s (%s, version %llu)\n",
-               static_cast<long long>(rows), rows == 1 ? "" : "s", RedactUri(uri).c_str(),
+               static_cast<long long>(rows), rows == 1 ? "" : "s", target->Label().c_str(),
                ModeName(params.mode), static_cast<unsigned long long>(version));
   if (args.Has("json")) {
-    const std::string out = "{\"uri\":" + JsonQuote(RedactUri(uri)) + ",\"mode\":\"" +
+    const std::string out = "{" + TargetJsonFields(*target, **dataset) + ",\"mode\":\"" +
                             ModeName(params.mode) +
                             "\",\"rows_written\":" + std::to_string(rows) +
                             ",\"version\":" + std::to_string(version) + "}\n";
@@ -119,20 +122,22 @@ Status RunImport(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeImportCommand() {
-  return {
+  Command command{
       "import",
       "Write CSV or JSON lines (FILE, or - for stdin) to a dataset. The format comes "
       "from the extension (.csv, .jsonl, .ndjson, .json) unless --format is given; "
       "without --schema, types are inferred (appends use the dataset's schema). "
       "Prints a summary to stderr; --json prints it as JSON to stdout.",
       "import FILE URI [--mode create|append|overwrite] [--schema SCHEMA.json] "
-      "[--format csv|jsonl]",
+      "[--format csv|jsonl]" + NamespaceUsage(),
       {{"mode", true, false, "create (default), append or overwrite"},
        {"schema", true, false, "JSON schema file: [{\"name\", \"type\", \"nullable\"}]"},
        {"format", true, false, "csv or jsonl (default: from the file extension)"},
        {"data-storage-version", true, false, "file format of a new dataset (2.0, 2.1)"},
        StorageOptionSpec()},
       RunImport};
+  AddNamespaceOptions(&command);
+  return command;
 }
 
 }  // namespace lance::cli

@@ -13,11 +13,11 @@ namespace lance::cli {
 namespace {
 
 Status RunInfo(const Args& args, const Streams& s) {
-  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
-  const std::string& uri = args.positionals[0];
+  auto target = TargetFromArgs(args, {});
+  if (!target.ok()) return target.status();
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  auto dataset = OpenFromArgs(uri, args);
+  auto dataset = OpenTarget(*target, args);
   if (!dataset.ok()) return dataset.status();
   const Dataset& ds = **dataset;
   auto rows = ds.CountRows();
@@ -25,16 +25,27 @@ Status RunInfo(const Args& args, const Streams& s) {
   const Schema& schema = *ds.schema();
   std::string out;
   if (args.Has("json")) {
-    out = "{\"uri\":" + JsonQuote(RedactUri(uri)) +
+    out = "{" + TargetJsonFields(*target, ds) +
           ",\"version\":" + std::to_string(ds.version()) +
           ",\"data_storage_version\":" + JsonQuote(ds.data_storage_version()) +
           ",\"num_rows\":" + std::to_string(*rows) +
           ",\"num_fragments\":" + std::to_string(ds.fragments().size()) +
           ",\"schema\":" + FormatSchemaJson(schema);
     if (!storage->empty()) out += ",\"storage_options\":" + StorageOptionsJson(*storage);
+    if (target->via_namespace()) {
+      out += ",\"namespace\":" + JsonQuote(target->ns->namespace_id()) +
+             ",\"namespace_properties\":" + StorageOptionsJson(target->ns_props);
+    }
     out += "}\n";
   } else {
-    out = "uri:                  " + RedactUri(uri) + "\n" +
+    if (target->via_namespace()) {
+      out = "table:                " + ns::JoinIdentifier(target->table_id) + "\n" +
+            "namespace:            " + target->ns->namespace_id() + "\n" +
+            "namespace properties: " + StorageOptionsText(target->ns_props) + "\n";
+    }
+    out += "uri:                  " + RedactUri(target->via_namespace() ? ds.uri()
+                                                                          : target->uri) +
+           "\n" +
           "version:              " + std::to_string(ds.version()) + "\n" +
           "data storage version: " + ds.data_storage_version() + "\n" +
           "rows:                 " + std::to_string(*rows) + "\n" +
@@ -55,13 +66,15 @@ Status RunInfo(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeInfoCommand() {
-  return {"info",
+  Command command{"info",
           "Show a dataset's version, data storage version, row and fragment counts and "
           "schema. --json prints one JSON object whose \"schema\" can be passed to "
           "import --schema.",
-          "info URI [--version N] [--json]",
+          "info URI [--version N] [--json]" + NamespaceUsage(),
           {VersionOptionSpec(), StorageOptionSpec()},
           RunInfo};
+  AddNamespaceOptions(&command);
+  return command;
 }
 
 }  // namespace lance::cli

@@ -19,7 +19,8 @@ constexpr size_t kMaxTableCell = 60;
 bool IsNumeric(const DataType& type) { return type.is_integer() || type.is_floating(); }
 
 Status RunScan(const Args& args, const Streams& s) {
-  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
+  auto target = TargetFromArgs(args, {});
+  if (!target.ok()) return target.status();
   const std::string format =
       args.Get("format").value_or(args.Has("json") ? "jsonl" : "table");
   if (format != "table" && format != "jsonl") {
@@ -48,7 +49,7 @@ Status RunScan(const Args& args, const Streams& s) {
     if (*n == 0) return Status::Invalid("--batch-size must be positive");
     options.batch_size = *n;
   }
-  auto dataset = OpenFromArgs(args.positionals[0], args);
+  auto dataset = OpenTarget(*target, args);
   if (!dataset.ok()) return dataset.status();
   auto reader = (*dataset)->Scan(options);
   if (!reader.ok()) return reader.status();
@@ -99,13 +100,13 @@ Status RunScan(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeScanCommand() {
-  return {
+  Command command{
       "scan",
       "Print rows as an aligned table (default) or as JSON lines (--format jsonl, or "
       "--json): one object per row, keys in schema order, exact values (see "
       "docs/cli.md).",
       "scan URI [--columns a,b] [--where PRED] [--limit N] [--offset N] [--version N] "
-      "[--format table|jsonl]",
+      "[--format table|jsonl]" + NamespaceUsage(),
       {{"columns", true, true, "comma-separated columns to print, in this order"},
        WhereOptionSpec("only rows matching this predicate"),
        {"limit", true, false, "print at most N rows"},
@@ -115,6 +116,8 @@ Command MakeScanCommand() {
        {"batch-size", true, false, "rows per read batch (default 8192)"},
        StorageOptionSpec()},
       RunScan};
+  AddNamespaceOptions(&command);
+  return command;
 }
 
 }  // namespace lance::cli

@@ -11,8 +11,9 @@ namespace lance::cli {
 namespace {
 
 Status RunVersions(const Args& args, const Streams& s) {
-  if (Status st = ExpectPositionals(args, {"URI"}); !st.ok()) return st;
-  auto dataset = OpenFromArgs(args.positionals[0], args);
+  auto target = TargetFromArgs(args, {});
+  if (!target.ok()) return target.status();
+  auto dataset = OpenTarget(*target, args);
   if (!dataset.ok()) return dataset.status();
   auto versions = (*dataset)->Versions();
   if (!versions.ok()) return versions.status();
@@ -40,12 +41,14 @@ Status RunVersions(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeVersionsCommand() {
-  return {"versions",
+  Command command{"versions",
           "List a dataset's versions with their commit times (ISO-8601, UTC). --json "
           "prints a list of {\"version\", \"timestamp\"}.",
-          "versions URI [--json]",
+          "versions URI [--json]" + NamespaceUsage(),
           {StorageOptionSpec()},
           RunVersions};
+  AddNamespaceOptions(&command);
+  return command;
 }
 
 }  // namespace lance::cli

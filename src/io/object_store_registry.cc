@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "lance/core/ascii.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/s3_object_store.h"
@@ -15,12 +16,6 @@
 namespace lance::io {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool IsValidScheme(std::string_view scheme) {
   if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0])))
@@ -71,7 +66,7 @@ bool ObjectStoreRegistry::IsSecretOptionKey(std::string_view key) {
       "key",  // key_id, access_key, account_key, private_key, api_key, sas_key...
       "sas",
   };
-  const std::string lower = Lower(key);
+  const std::string lower = AsciiToLower(key);
   for (std::string_view marker : kMarkers) {
     if (lower.find(marker) != std::string::npos) return true;
   }
@@ -102,7 +97,7 @@ Status ObjectStoreRegistry::Register(std::string_view scheme, ObjectStoreFactory
     return Status::Invalid("cannot register an empty object store factory for '" +
                            std::string(scheme) + "'");
   }
-  const std::string lower = Lower(scheme);
+  const std::string lower = AsciiToLower(scheme);
   std::lock_guard lock(mu_);
   auto [it, inserted] = factories_.try_emplace(lower, factory);
   if (!inserted) {
@@ -123,7 +118,7 @@ Status ObjectStoreRegistry::Register(std::string_view scheme, ObjectStoreFactory
 
 bool ObjectStoreRegistry::IsRegistered(std::string_view scheme) const {
   std::lock_guard lock(mu_);
-  return factories_.count(Lower(scheme)) > 0;
+  return factories_.count(AsciiToLower(scheme)) > 0;
 }
 
 Result<ResolvedLocation> ObjectStoreRegistry::Resolve(

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "lance/core/logging.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/macros.h"
 
@@ -285,6 +286,12 @@ void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
     s.stats.last_fetch_latency = latency;
   }
   s.cv.notify_all();
+  // RefreshEvent::ToString carries only redacted credentials.
+  if (event.kind == RefreshEvent::Kind::kSucceeded) {
+    LANCE_LOG(Info, "credentials") << event.ToString();
+  } else {
+    LANCE_LOG(Warn, "credentials") << event.ToString();
+  }
   if (s.options.on_event) s.options.on_event(event);
   {
     std::lock_guard<std::mutex> guard(s.mu);
@@ -316,6 +323,8 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
       break;
   }
   ++s.active_workers;
+  LANCE_LOG(Debug, "credentials") << "starting credential refresh (" << TriggerName(trigger)
+                                  << ") from provider '" << s.provider_id << "'";
   try {
     std::thread worker([st, seq, trigger] { RunFetch(st, seq, trigger); });
     // Registered before the lock is released; the thread needs the lock to finish.
@@ -373,6 +382,29 @@ Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource
   state->offset = *offset;
   return std::shared_ptr<RefreshingCredentialsSource>(
       new RefreshingCredentialsSource(std::move(state)));
+}
+
+Status RefreshingCredentialsSource::Reseed(const StorageOptions& options) {
+  const std::string context = "reseeding provider '" + state_->provider_id + "'";
+  auto credentials = CredentialsFromStorageOptions(options);
+  if (!credentials.ok()) return credentials.status().WithContext(context);
+  if (credentials->access_key_id.empty()) return Status::OK();
+  auto expires_at = ExpiresAtMillis(options);
+  if (!expires_at.ok()) return expires_at.status().WithContext(context);
+  auto offset = RefreshOffset(options, state_->options.default_refresh_offset);
+  if (!offset.ok()) return offset.status().WithContext(context);
+  State& s = *state_;
+  std::lock_guard<std::mutex> guard(s.mu);
+  // Later expiry wins; "never expires" beats any expiry.
+  const bool fresher = s.creds == nullptr || (s.expires_at.has_value() &&
+                                              (!expires_at->has_value() ||
+                                               **expires_at > *s.expires_at));
+  if (!fresher) return Status::OK();
+  s.creds = std::make_shared<const s3::AwsCredentials>(std::move(*credentials));
+  s.expires_at = *expires_at;
+  s.offset = *offset;
+  s.latest_options = options;
+  return Status::OK();
 }
 
 RefreshingCredentialsSource::~RefreshingCredentialsSource() {

@@ -26,6 +26,8 @@
 #include <thread>
 #include <utility>
 
+#include "lance/core/ascii.h"
+#include "lance/core/logging.h"
 #include "lance/io/s3/sigv4.h"
 #include "lance/macros.h"
 #include "s3_client_internal.h"
@@ -36,23 +38,6 @@ namespace lance::io::s3 {
 namespace internal {
 
 namespace {
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -93,7 +78,7 @@ Result<ParsedEndpoint> ParseEndpoint(std::string_view endpoint) {
   if (sep == std::string_view::npos) {
     return Status::Invalid("S3 endpoint must start with http:// or https://");
   }
-  out.scheme = ToLower(endpoint.substr(0, sep));
+  out.scheme = AsciiToLower(endpoint.substr(0, sep));
   if (out.scheme != "http" && out.scheme != "https") {
     return Status::Invalid("S3 endpoint scheme must be http or https, not '" +
                            out.scheme + "'");
@@ -638,17 +623,17 @@ size_t HeaderCallback(char* data, size_t size, size_t nitems, void* userdata) {
   const std::string_view name = internal::Trim(line.substr(0, colon));
   const std::string_view value = internal::Trim(line.substr(colon + 1));
   Response* r = t->response;
-  if (internal::EqualsIgnoreCase(name, "etag")) {
+  if (EqualsIgnoreAsciiCase(name, "etag")) {
     r->etag = std::string(value);
-  } else if (internal::EqualsIgnoreCase(name, "content-range")) {
+  } else if (EqualsIgnoreAsciiCase(name, "content-range")) {
     r->content_range = std::string(value);
-  } else if (internal::EqualsIgnoreCase(name, "last-modified")) {
+  } else if (EqualsIgnoreAsciiCase(name, "last-modified")) {
     r->last_modified = std::string(value);
-  } else if (internal::EqualsIgnoreCase(name, "content-length")) {
+  } else if (EqualsIgnoreAsciiCase(name, "content-length")) {
     r->content_length = std::string(value);
-  } else if (internal::EqualsIgnoreCase(name, "x-amz-request-id")) {
+  } else if (EqualsIgnoreAsciiCase(name, "x-amz-request-id")) {
     r->request_id = std::string(value);
-  } else if (internal::EqualsIgnoreCase(name, "x-amz-error-code")) {
+  } else if (EqualsIgnoreAsciiCase(name, "x-amz-error-code")) {
     r->error_code_header = std::string(value);
   }
   return n;
@@ -948,6 +933,9 @@ struct S3Client::Impl {
       } else {
         auto current = credentials->Current();
         if (!current.ok()) {
+          LANCE_LOG(Warn, "s3") << "S3 " << req.op << " of " << uri
+                                << ": no credentials from " << credentials->ToString() << ": "
+                                << current.status().ToString();
           return current.status().WithContext("S3 " + std::string(req.op) + " of " + uri +
                                               ": getting credentials");
         }
@@ -980,6 +968,15 @@ struct S3Client::Impl {
       std::string curl_error;
       const CURLcode rc =
           Perform(req, target, auth_headers, &resp, &overflow, &curl_error);
+      // One line per attempt; the credentials only in their redacted form.
+      LANCE_LOG(Debug, "s3") << req.method << " " << uri << ": "
+                             << (rc == CURLE_OK ? "HTTP " + std::to_string(resp.status)
+                                                : "curl error " + std::to_string(static_cast<int>(rc)))
+                             << " (" << req.op << ", attempt " << attempts << ", "
+                             << (creds != nullptr && !creds->access_key_id.empty()
+                                     ? creds->ToString()
+                                     : std::string("unsigned"))
+                             << ")";
 
       bool retry = false;
       Status final_error;
@@ -1000,6 +997,7 @@ struct S3Client::Impl {
                           SecondsSince(start));
             msg += buf;
           }
+          LANCE_LOG(Warn, "s3") << msg;
           return resolve ? Status::Unavailable(std::move(msg), /*retryable=*/false)
                          : Status::IOError(std::move(msg));
         }
@@ -1033,9 +1031,16 @@ struct S3Client::Impl {
             !refreshed && creds != nullptr && !creds->access_key_id.empty()) {
           refreshed = true;
           stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
+          LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": HTTP " << err->http_status
+                                << (err->code.empty() ? "" : " ") << err->code << " with "
+                                << creds->ToString()
+                                << "; asking " << credentials->ToString()
+                                << " for fresh credentials";
           auto fresh = credentials->OnRejected(*creds);
           if (!fresh.ok()) {
             Status original = MakeHttpError(req, uri, *err, attempts, start);
+            LANCE_LOG(Warn, "s3") << original.message() << " with " << creds->ToString()
+                                  << "; no fresh credentials: " << fresh.status().message();
             // A plain AccessDenied is most often a real permission problem: a source
             // that cannot refresh must not turn it into a credentials story.
             if (cls == RetryClass::kMaybeRefreshCredentials) return original;
@@ -1045,12 +1050,26 @@ struct S3Client::Impl {
                           original.retryable());
           }
           refreshed_creds = *fresh;
+          LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": retrying with "
+                                << refreshed_creds->ToString();
           ++retries;
           stats.retries.fetch_add(1, std::memory_order_relaxed);
           continue;  // no backoff: the cause was the credentials, not the load
         }
-        if (cls != RetryClass::kRetry)
-          return MakeHttpError(req, uri, *err, attempts, start);
+        if (cls != RetryClass::kRetry) {
+          Status error = MakeHttpError(req, uri, *err, attempts, start);
+          // Absent objects and lost create races are answers, not failures: debug only.
+          if (error.IsNotFound() || error.IsAlreadyExists()) {
+            LANCE_LOG(Debug, "s3") << error.message();
+          } else {
+            LANCE_LOG(Warn, "s3") << error.message() << " ("
+                                  << (creds != nullptr && !creds->access_key_id.empty()
+                                          ? creds->ToString()
+                                          : std::string("unsigned"))
+                                  << ")";
+          }
+          return error;
+        }
         retry = true;
         final_error = MakeHttpError(req, uri, *err, attempts, start);
       }
@@ -1065,6 +1084,7 @@ struct S3Client::Impl {
                         SecondsSince(start));
           msg += buf;
         }
+        LANCE_LOG(Warn, "s3") << msg << " (retries exhausted)";
         return Status::Unavailable(std::move(msg), /*retryable=*/true);
       }
       auto delay = internal::BackoffDelay(retries, options.initial_backoff,
@@ -1072,6 +1092,8 @@ struct S3Client::Impl {
       const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
           options.retry_timeout - elapsed);
       delay = std::min(delay, remaining);
+      LANCE_LOG(Info, "s3") << final_error.message() << "; retry " << (retries + 1) << " of "
+                            << options.max_retries << " in " << delay.count() << " ms";
       if (delay.count() > 0) std::this_thread::sleep_for(delay);
       ++retries;
       stats.retries.fetch_add(1, std::memory_order_relaxed);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "lance/core/logging.h"
 #include "lance/macros.h"
 
 namespace lance::io {
@@ -303,6 +304,8 @@ Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::FromStorageOptions(
   LANCE_ASSIGN_OR_RAISE(auto store, Make(bucket, std::move(options).MoveValueUnsafe(),
                                          std::move(credentials)));
   store->uri_ = scheme + "://" + store->bucket_;
+  // ToString shows the options and the credentials source redacted.
+  LANCE_LOG(Debug, "s3") << "opened " << store->ToString();
   return store;
 }
 

@@ -11,16 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "lance/core/ascii.h"
 #include "lance/macros.h"
 
 namespace lance::io::s3 {
 namespace {
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -131,7 +126,7 @@ Result<std::string> NormalizeEndpoint(std::string_view source, std::string_view 
                                       bool allow_http) {
   std::string endpoint(Trim(raw));
   while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
-  const std::string lower = ToLower(endpoint);
+  const std::string lower = AsciiToLower(endpoint);
   const std::string where = "storage option '" + std::string(source) + "'";
   std::string scheme;
   if (lower.rfind("https://", 0) == 0) {
@@ -208,7 +203,7 @@ Result<std::chrono::milliseconds> ParseDurationOption(std::string_view key,
     ++num_end;
   }
   const std::string number(v.substr(0, num_end));
-  const std::string unit = ToLower(Trim(v.substr(num_end)));
+  const std::string unit = AsciiToLower(Trim(v.substr(num_end)));
   if (number.empty() || number == "." ||
       std::count(number.begin(), number.end(), '.') > 1) {
     return invalid();
@@ -239,7 +234,7 @@ Result<std::chrono::milliseconds> ParseDurationOption(std::string_view key,
 }
 
 Result<bool> ParseBoolOption(std::string_view key, std::string_view value) {
-  const std::string v = ToLower(Trim(value));
+  const std::string v = AsciiToLower(Trim(value));
   if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
   if (v == "false" || v == "0" || v == "no" || v == "off") return false;
   return Status::Invalid("storage option '" + std::string(key) + "': '" +
@@ -286,7 +281,7 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
   std::map<Field, std::vector<Setting>> given;
   for (const auto& [key, value] : options) {
     if (Trim(value).empty()) continue;
-    if (auto field = FieldOfKey(ToLower(Trim(key)))) {
+    if (auto field = FieldOfKey(AsciiToLower(Trim(key)))) {
       given[*field].push_back(Setting{key, value});
     }
   }

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <map>
 
+#include "lance/core/ascii.h"
 #include "lance/status.h"
 
 namespace lance::io::s3 {
@@ -51,14 +52,6 @@ struct Wiper {
   size_t size;
   ~Wiper() { OPENSSL_cleanse(data, size); }
 };
-
-char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = AsciiLower(c);
-  return out;
-}
 
 bool IsUnreserved(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
@@ -214,7 +207,7 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request, const AwsCredential
         })) {
       return Status::Invalid("SigV4: invalid header name");
     }
-    std::string lower = ToLower(name);
+    std::string lower = AsciiToLower(name);
     if (lower == "authorization" || lower == "host" || lower == "x-amz-date" ||
         lower == "x-amz-content-sha256" || lower == "x-amz-security-token") {
       return Status::Invalid("SigV4: header '" + lower + "' is set by the signer");

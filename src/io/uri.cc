@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 
+#include "lance/core/ascii.h"
 #include "lance/io/object_store.h"
 #include "lance/macros.h"
 
@@ -23,12 +24,6 @@ bool IsValidScheme(std::string_view scheme) {
     if (!std::isalnum(u) && c != '+' && c != '-' && c != '.') return false;
   }
   return true;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // Local paths follow file system rules: ".." climbs, "//" collapses. Climbing above "/"
@@ -70,7 +65,7 @@ Result<Uri> ParseUri(std::string_view text) {
   const size_t colon = text.find(':');
   // "file:/abs" (RFC 8089 short form).
   if (sep == std::string_view::npos && colon != std::string_view::npos &&
-      Lower(text.substr(0, colon)) == "file" && colon + 1 < text.size() &&
+      AsciiToLower(text.substr(0, colon)) == "file" && colon + 1 < text.size() &&
       text[colon + 1] == '/') {
     return LocalUri(text.substr(colon + 1));
   }
@@ -84,7 +79,7 @@ Result<Uri> ParseUri(std::string_view text) {
   if (!IsValidScheme(scheme_text)) {
     return Status::Invalid("malformed scheme in location '" + std::string(text) + "'");
   }
-  const std::string scheme = Lower(scheme_text);
+  const std::string scheme = AsciiToLower(scheme_text);
   std::string_view rest = text.substr(sep + 3);
   const size_t slash = rest.find('/');
   std::string_view authority = rest.substr(0, slash);
@@ -97,7 +92,7 @@ Result<Uri> ParseUri(std::string_view text) {
         ":// location are not supported; pass them as storage options");
   }
   if (scheme == "file") {
-    if (!authority.empty() && Lower(authority) != "localhost") {
+    if (!authority.empty() && AsciiToLower(authority) != "localhost") {
       return Status::Invalid("file location '" + std::string(text) +
                              "' names a remote host; only local files are supported");
     }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lance/core/array.h"
+#include "lance/core/ascii.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/io/uri.h"
@@ -134,17 +135,6 @@ Result<std::optional<Properties>> PropertiesFromJson(const std::optional<std::st
     props[it.key()] = it.value().get<std::string>();
   }
   return std::optional<Properties>(std::move(props));
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 std::string TrimTrailingSlashes(std::string s) {
@@ -743,13 +733,13 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
   LANCE_RETURN_NOT_OK(impl_->ValidateLevels(request.id));
   bool exist_ok = false;
   if (request.mode) {
-    if (EqualsIgnoreCase(*request.mode, "exist_ok") || EqualsIgnoreCase(*request.mode, "existok")) {
+    if (EqualsIgnoreAsciiCase(*request.mode, "exist_ok") || EqualsIgnoreAsciiCase(*request.mode, "existok")) {
       exist_ok = true;
-    } else if (EqualsIgnoreCase(*request.mode, "overwrite")) {
+    } else if (EqualsIgnoreAsciiCase(*request.mode, "overwrite")) {
       return NamespaceError(ErrorCode::kUnsupported,
                             "create_namespace mode 'overwrite' is not supported by " +
                                 namespace_id());
-    } else if (!EqualsIgnoreCase(*request.mode, "create")) {
+    } else if (!EqualsIgnoreAsciiCase(*request.mode, "create")) {
       return NamespaceError(ErrorCode::kInvalidInput,
                             "unknown create_namespace mode " + Quote(*request.mode));
     }
@@ -798,12 +788,12 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
     return NamespaceError(ErrorCode::kUnsupported,
                           "Child namespaces are only supported when manifest mode is enabled");
   }
-  if (request.behavior && EqualsIgnoreCase(*request.behavior, "cascade")) {
+  if (request.behavior && EqualsIgnoreAsciiCase(*request.behavior, "cascade")) {
     return NamespaceError(ErrorCode::kUnsupported,
                           "drop_namespace behavior 'cascade' is not supported by " +
                               namespace_id());
   }
-  const bool skip = request.mode && EqualsIgnoreCase(*request.mode, "skip");
+  const bool skip = request.mode && EqualsIgnoreAsciiCase(*request.mode, "skip");
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeNamespace));
   if (!row) {

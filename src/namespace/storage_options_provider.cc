@@ -4,6 +4,9 @@
 
 #include <utility>
 
+#include "lance/core/logging.h"
+#include "lance/io/refreshing_credentials.h"
+
 namespace lance::ns {
 
 namespace {
@@ -62,10 +65,28 @@ LanceNamespaceStorageOptionsProvider::FetchStorageOptions() {
   request.id = table_id_;
   Result<DescribeTableResponse> response = ns_->DescribeTable(request);
   if (!response.ok()) {
+    LANCE_LOG(Warn, "namespace") << "describe_table of " << QuotedList(table_id_) << " for "
+                                 << provider_id_ << " failed: " << response.status().ToString();
     return response.status().WithContext("fetching storage options with describe_table of " +
                                          QuotedList(table_id_) + " in " +
                                          ns_->namespace_id());
   }
+  // Only the redacted key id of what was vended, never the map itself (it holds secrets).
+  LANCE_LOG(Debug, "namespace") << [&] {
+    std::string line = "describe_table of " + QuotedList(table_id_) + " for " + provider_id_;
+    if (!response->storage_options.has_value()) return line + ": no storage options";
+    Result<io::s3::AwsCredentials> creds =
+        io::CredentialsFromStorageOptions(*response->storage_options);
+    line += ": " + std::to_string(response->storage_options->size()) + " storage options, ";
+    line += !creds.ok()                      ? "malformed credentials"
+            : creds->access_key_id.empty()   ? std::string("no credentials")
+                                             : creds->ToString();
+    auto expires = io::ExpiresAtMillis(*response->storage_options);
+    if (expires.ok() && expires->has_value()) {
+      line += ", expires at " + io::FormatEpochMillis(**expires);
+    }
+    return line;
+  }();
   return std::move(response->storage_options);
 }
 

@@ -336,5 +336,170 @@ expect_fails_cleanly duplicate_option_named_not_valued 2 '"token" given more tha
 if grep -q SUPERSECRET123 "$T/err"; then failed secret_in_error "value echoed"
 else ok; fi
 
+# --- datasets through a directory namespace -------------------------------------------
+# expect_no_secret NAME SECRET...: none of the values is in the last run's stdout/stderr.
+expect_no_secret() {
+  local name=$1; shift
+  for secret in "$@"; do
+    if grep -qF -e "$secret" "$T/out" "$T/err"; then
+      failed "$name" "the secret value '$secret' was printed"; return
+    fi
+  done
+  ok
+}
+printf 'id,name\n1,a\n2,b\n3,c\n' >"$T/ns.csv"
+printf 'id,name\n4,d\n5,e\n' >"$T/ns_more.csv"
+for manifest in true false; do
+  R="$T/ns-root-$manifest"
+  NS=(--namespace dir --ns-prop "root=$R" --ns-prop "manifest_enabled=$manifest")
+  run import "$T/ns.csv" "${NS[@]}" --table-id events
+  expect_rc "ns_${manifest}_import_create" 0
+  expect_err "ns_${manifest}_import_summary" 'imported 3 rows into table "events" .*create, version 1'
+  if [ "$manifest" = true ]; then
+    # Root-level tables keep Lance's <name>.lance directory; __manifest records them.
+    if [ -d "$R/events.lance/_versions" ] && [ -d "$R/__manifest" ]; then ok
+    else failed ns_true_layout "no $R/events.lance/_versions or __manifest"; fi
+  else
+    if [ -f "$R/events.lance/.lance-reserved" ] && [ -d "$R/events.lance/_versions" ] &&
+       [ ! -e "$R/__manifest" ]; then ok
+    else failed ns_false_layout "plain layout: events.lance with .lance-reserved, no __manifest"; fi
+  fi
+  run import "$T/ns.csv" "${NS[@]}" --table-id events
+  expect_fails_cleanly "ns_${manifest}_create_twice" 1 'TableAlreadyExists'
+  run import "$T/ns_more.csv" "${NS[@]}" --table-id events --mode append --json
+  expect_json "ns_${manifest}_append" 'd["rows_written"] == 2 and d["version"] == 2
+    and d["table_id"] == ["events"] and d["uri"].endswith("events.lance")'
+  run count "${NS[@]}" --table-id events
+  expect_out "ns_${manifest}_count" $'5\n'
+  run count "${NS[@]}" --table-id events --version 1
+  expect_out "ns_${manifest}_count_v1" $'3\n'
+  run scan "${NS[@]}" --table-id events --json --where 'id >= 4'
+  expect_jsonl "ns_${manifest}_scan" 'rows == [{"id": 4, "name": "d"}, {"id": 5, "name": "e"}]'
+  run versions "${NS[@]}" --table-id events --json
+  expect_json "ns_${manifest}_versions" '[v["version"] for v in d] == [1, 2]'
+  run delete "${NS[@]}" --table-id events --where 'id = 2' --json
+  expect_json "ns_${manifest}_delete" 'd["rows_deleted"] == 1 and d["version"] == 3'
+  run count "${NS[@]}" --table-id events
+  expect_out "ns_${manifest}_count_after_delete" $'4\n'
+  # The same table read by URI: the namespace wrote an ordinary dataset.
+  run count "$R/events.lance"
+  expect_out "ns_${manifest}_same_dataset_by_uri" $'4\n'
+  run info "${NS[@]}" --table-id events
+  if [ "$RC" = 0 ] && grep -q '^table: *events$' "$T/out" && grep -q '^rows: *4$' "$T/out"; then
+    ok; else failed "ns_${manifest}_info" "table/rows lines"; fi
+  run count "${NS[@]}" --table-id missing
+  expect_fails_cleanly "ns_${manifest}_missing_table" 1 'TableNotFound'
+done
+# Multi-level ids (manifest mode): nested tables in Lance's <8 hex>_<ns>$<name> dirs.
+R="$T/ns-root-true"
+NS=(--namespace dir --ns-prop "root=$R")
+run import "$T/ns.csv" "${NS[@]}" --table-id team --table-id events
+expect_rc ns_nested_import 0
+run import "$T/ns_more.csv" "${NS[@]}" --table-id team --table-id other
+expect_rc ns_nested_import_other 0
+if ls -d "$R"/*_team\$events >/dev/null 2>&1 && ls -d "$R"/*_team\$other >/dev/null 2>&1; then
+  ok; else failed ns_nested_dirs "no <hex>_team\$events / <hex>_team\$other in $R"; fi
+run count "${NS[@]}" --table-id team --table-id events
+expect_out ns_nested_count $'3\n'
+run count "${NS[@]}" --table-id team --table-id other
+expect_out ns_nested_count_other $'2\n'
+run scan "${NS[@]}" --table-id team --table-id events --json --columns name
+expect_jsonl ns_nested_scan 'rows == [{"name": "a"}, {"name": "b"}, {"name": "c"}]'
+run import "$T/ns_more.csv" "${NS[@]}" --table-id team --table-id events --mode append
+expect_err ns_nested_append 'imported 2 rows into table "team\$events" .*append, version 2'
+run versions "${NS[@]}" --table-id team --table-id events --json
+expect_json ns_nested_versions '[v["version"] for v in d] == [1, 2]'
+run delete "${NS[@]}" --table-id team --table-id events --where 'id > 2'
+expect_err ns_nested_delete 'deleted 3 rows from table "team\$events"'
+run info "${NS[@]}" --table-id team --table-id events --json
+expect_json ns_nested_info 'd["table_id"] == ["team", "events"] and d["num_rows"] == 2
+  and d["version"] == 3'
+run count "${NS[@]}" --table-id team
+expect_fails_cleanly ns_nested_partial_id 1 'TableNotFound'
+
+# Usage errors.
+run count "$T/x.lance" "${NS[@]}" --table-id events
+expect_fails_cleanly ns_uri_and_namespace 2 'either a URI or --namespace, not both'
+run count "${NS[@]}"
+expect_fails_cleanly ns_missing_table_id 2 '--namespace needs --table-id'
+run count --namespace rest --ns-prop uri=http://x --table-id events
+expect_fails_cleanly ns_unknown_impl 2 'unknown namespace implementation "rest"'
+run count --namespace dir --table-id events
+expect_fails_cleanly ns_missing_root 2 "root"
+run count --table-id events
+expect_fails_cleanly ns_table_id_without_namespace 2 '--table-id needs --namespace'
+run count --ns-prop root=/x "$T/x.lance"
+expect_fails_cleanly ns_prop_without_namespace 2 '--ns-prop needs --namespace'
+run import "$T/ns.csv" "${NS[@]}"
+expect_fails_cleanly ns_import_missing_table_id 2 '--namespace needs --table-id'
+run import "${NS[@]}" --table-id x
+expect_fails_cleanly ns_import_missing_file 2 'missing FILE'
+run count "${NS[@]}" --ns-prop novalue --table-id events
+expect_fails_cleanly ns_bad_prop 2 'KEY=VALUE'
+check ns_help 0 '--table-id' '' -- count --help
+
+# Secrets given as --ns-prop storage.* or --storage-option are never printed, at debug
+# log verbosity too, on success and on error paths (bad options, an unreachable S3 root,
+# and -- when an RGW is configured -- a wrong secret answered 403).
+SECRET1=NSPROPSECRET0123456789abcdef
+SECRET2=STORAGEOPTSECRET0123456789ab
+SECRET3=SESSIONTOKEN0123456789abcdef
+export LANCE_LOG=debug
+run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNSVISIBLE \
+  --ns-prop "storage.aws_secret_access_key=$SECRET1" --ns-prop "storage.aws_session_token=$SECRET3" \
+  --storage-option aws_access_key_id=AKIDOPTVISIBLE \
+  --storage-option "aws_secret_access_key=$SECRET2" --json
+expect_no_secret ns_secret_info_json "$SECRET1" "$SECRET2" "$SECRET3"
+expect_json ns_secret_info_redacted 'd["namespace_properties"]["storage.aws_secret_access_key"]
+  == "<redacted>" and d["namespace_properties"]["storage.aws_access_key_id"] == "AKIDNSVISIBLE"
+  and d["namespace_properties"]["storage.aws_session_token"] == "<redacted>"
+  and d["storage_options"]["aws_secret_access_key"] == "<redacted>"'
+run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNSVISIBLE \
+  --ns-prop "storage.aws_secret_access_key=$SECRET1" --storage-option "aws_secret_access_key=$SECRET2"
+expect_no_secret ns_secret_info_text "$SECRET1" "$SECRET2"
+if grep -q 'storage.aws_secret_access_key=<redacted>' "$T/out"; then ok
+else failed ns_secret_info_text_redacted "no storage.aws_secret_access_key=<redacted>"; fi
+run count "${NS[@]}" --table-id events --ns-prop "storage.aws_secret_access_key=$SECRET1"
+expect_rc ns_secret_without_key_id 2
+expect_no_secret ns_secret_without_key_id_quiet "$SECRET1"
+run count "${NS[@]}" --table-id events --ns-prop "storage.aws_secret_access_key=$SECRET1" \
+  --ns-prop "storage.aws_secret_access_key=$SECRET1"
+expect_rc ns_secret_duplicate 2
+expect_no_secret ns_secret_duplicate_quiet "$SECRET1"
+S3NS=(--namespace dir --ns-prop "root=s3://no-such-bucket/ns" --ns-prop storage.endpoint=http://127.0.0.1:9
+  --ns-prop storage.allow_http=true --ns-prop storage.region=us-east-1
+  --ns-prop storage.client_max_retries=0 --ns-prop storage.aws_access_key_id=AKIDNSVISIBLE
+  --ns-prop "storage.aws_secret_access_key=$SECRET1")
+run import "$T/ns.csv" "${S3NS[@]}" --table-id events --storage-option "aws_secret_access_key=$SECRET2" \
+  --storage-option aws_access_key_id=AKIDOPTVISIBLE
+expect_rc ns_secret_unreachable_fails 1
+expect_no_secret ns_secret_unreachable "$SECRET1" "$SECRET2"
+run count "${S3NS[@]}" --table-id events
+expect_rc ns_secret_unreachable_count_fails 1
+expect_no_secret ns_secret_unreachable_count "$SECRET1"
+if [ -n "${LANCE_S3_ENDPOINT:-}" ] && [ -n "${LANCE_S3_BUCKET:-}" ]; then
+  RGWNS=(--namespace dir --ns-prop "root=s3://$LANCE_S3_BUCKET/cli-ns-$$-$RANDOM"
+    --ns-prop "storage.endpoint=$LANCE_S3_ENDPOINT" --ns-prop storage.allow_http=true
+    --ns-prop "storage.region=${LANCE_S3_REGION:-us-east-1}" --ns-prop storage.client_max_retries=0
+    --ns-prop "storage.aws_access_key_id=$LANCE_S3_ACCESS_KEY")
+  run import "$T/ns.csv" "${RGWNS[@]}" --ns-prop "storage.aws_secret_access_key=$SECRET1" \
+    --table-id team --table-id events
+  expect_rc ns_secret_rgw_wrong_secret_fails 1
+  expect_no_secret ns_secret_rgw_wrong_secret "$SECRET1" "$LANCE_S3_SECRET_KEY"
+  run import "$T/ns.csv" "${RGWNS[@]}" --ns-prop "storage.aws_secret_access_key=$LANCE_S3_SECRET_KEY" \
+    --table-id team --table-id events
+  expect_rc ns_rgw_import 0
+  expect_no_secret ns_rgw_import_quiet "$LANCE_S3_SECRET_KEY"
+  run count "${RGWNS[@]}" --ns-prop "storage.aws_secret_access_key=$LANCE_S3_SECRET_KEY" \
+    --table-id team --table-id events
+  expect_out ns_rgw_count $'3\n'
+  expect_no_secret ns_rgw_count_quiet "$LANCE_S3_SECRET_KEY"
+  run info "${RGWNS[@]}" --ns-prop "storage.aws_secret_access_key=$LANCE_S3_SECRET_KEY" \
+    --table-id team --table-id events --json
+  expect_no_secret ns_rgw_info_quiet "$LANCE_S3_SECRET_KEY"
+  expect_json ns_rgw_info 'd["num_rows"] == 3 and d["uri"].startswith("s3://")'
+fi
+unset LANCE_LOG
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

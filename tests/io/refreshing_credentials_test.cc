@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lance/core/clock.h"
+#include "lance/io/storage_access.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io {
@@ -749,6 +750,43 @@ TEST(StorageOptionKeysTest, ParsesExpiryAndOffset) {
   EXPECT_EQ(def, 60000ms);
   ASSERT_OK_AND_ASSIGN(auto off, RefreshOffset({{"refresh_offset_millis", "1000"}}));
   EXPECT_EQ(off, 1000ms);
+}
+
+// A second handle on a table (another open through the namespace while the first is
+// alive) must join the first handle's source and hand it its fresh describe_table answer:
+// otherwise the shared store's source would later fetch what that answer already carried.
+TEST(MakeCredentialsSourceTest, OneLiveSourcePerProviderReseededWithFresherOptions) {
+  auto clock = std::make_shared<ManualClock>();
+  auto provider = std::make_shared<FakeProvider>(clock);
+  provider->set_ttl(10s);
+  auto seed = [&](const std::string& key, int64_t ttl_ms) {
+    return StorageOptions{{"aws_access_key_id", key},
+                          {"aws_secret_access_key", "seed-SECRET"},
+                          {"expires_at_millis", std::to_string(clock->NowMillis() + ttl_ms)},
+                          {"refresh_offset_millis", "1000"}};
+  };
+  ASSERT_OK_AND_ASSIGN(auto first, MakeCredentialsSource(seed("AKIASEED1", 6000), provider, clock));
+  clock->Advance(4s);
+  // The second open's answer expires 4 s later than the first one's.
+  ASSERT_OK_AND_ASSIGN(auto second, MakeCredentialsSource(seed("AKIASEED2", 6000), provider, clock));
+  EXPECT_EQ(first, second);
+  clock->Advance(3s);  // past the first seed's expiry, inside the second's lifetime
+  ASSERT_OK_AND_ASSIGN(auto creds, first->Current());
+  EXPECT_EQ(creds->access_key_id, "AKIASEED2");
+  EXPECT_EQ(provider->calls(), 0);
+  // An older answer does not replace a fresher one.
+  ASSERT_OK_AND_ASSIGN(auto third, MakeCredentialsSource(seed("AKIASEED3", 100), provider, clock));
+  ASSERT_OK_AND_ASSIGN(creds, third->Current());
+  EXPECT_EQ(creds->access_key_id, "AKIASEED2");
+  // Once every handle is gone, a new open starts a new source.
+  std::weak_ptr<CredentialsSource> weak = first;
+  first.reset();
+  second.reset();
+  third.reset();
+  EXPECT_TRUE(weak.expired());
+  ASSERT_OK_AND_ASSIGN(auto fresh, MakeCredentialsSource(seed("AKIASEED4", 6000), provider, clock));
+  ASSERT_OK_AND_ASSIGN(creds, fresh->Current());
+  EXPECT_EQ(creds->access_key_id, "AKIASEED4");
 }
 
 }  // namespace

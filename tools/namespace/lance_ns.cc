@@ -16,14 +16,23 @@
 //   read                                            describe, open the location and read:
 //                                                   {"location", "version", "x": [...], "s": [...]}
 //   exists | drop | deregister                      {} or the response
+// Options for every command:
+//   --prop storage.KEY=VALUE   options for the namespace's own I/O (e.g. storage.aws_endpoint
+//                              for an s3:// root), as Lance's DirectoryNamespace takes them
+//   --start-at MS              after opening the namespace, wait until this Unix time in
+//                              milliseconds before running the command: several processes
+//                              started with one value race on the same instant (the
+//                              multi-process declaration tests)
 // A failed operation prints {"error": "<spec error name>", "code": <spec code>,
 // "message": "..."} and exits 1; a usage error exits 2.
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +59,7 @@ struct Args {
   std::optional<int32_t> limit;
   std::optional<std::string> page_token;
   std::optional<int64_t> rows;
+  std::optional<int64_t> start_at_ms;
   bool detailed = false;
 };
 
@@ -86,6 +96,8 @@ Result<Args> Parse(int argc, char** argv) {
       args.page_token = value;
     } else if (flag == "--rows") {
       args.rows = std::stoll(value);
+    } else if (flag == "--start-at") {
+      args.start_at_ms = std::stoll(value);
     } else {
       return Status::Invalid("unknown option " + flag);
     }
@@ -134,6 +146,12 @@ Result<lance::RecordBatchReaderPtr> MakeRows(int64_t n) {
 
 Result<json> Run(const Args& args) {
   LANCE_ASSIGN_OR_RAISE(auto dir, ns::DirectoryNamespace::FromProperties(args.props));
+  if (args.start_at_ms) {
+    // Opening the namespace (and its __manifest) is the slow part of start-up; racing
+    // processes line up after it so that their commands really overlap.
+    std::this_thread::sleep_until(std::chrono::system_clock::time_point(
+        std::chrono::milliseconds(*args.start_at_ms)));
+  }
   const std::string& cmd = args.command;
   json out = json::object();
   if (cmd == "list-tables") {

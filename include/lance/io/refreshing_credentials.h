@@ -161,6 +161,13 @@ class RefreshingCredentialsSource final : public CredentialsSource {
   Result<std::shared_ptr<const s3::AwsCredentials>> OnRejected(
       const s3::AwsCredentials& rejected) override;
 
+  /// \brief Offers options that located the table again (a later describe_table answer
+  /// for the same provider, e.g. when a second handle opens the table while this source
+  /// still serves the first): adopted when they carry credentials that expire later than
+  /// the cached ones (or there are none), so that answer is never wasted on a fetch.
+  /// \return OK (also when not adopted); Invalid for malformed options.
+  Status Reseed(const StorageOptions& options);
+
   /// \brief "provider:" + provider_id().
   std::string id() const override;
   /// \brief "RefreshingCredentials(provider=..., credentials=AKIA…, expires_at=...,

@@ -40,7 +40,10 @@ StorageOptions WithoutRefreshableOptions(const StorageOptions& options);
 /// \brief The credentials source for `initial_options` and `provider`: a
 /// RefreshingCredentialsSource seeded with `initial_options` (no fetch here), or null
 /// when `provider` is null (static options: the store takes its credentials from the
-/// options, and nothing is ever fetched).
+/// options, and nothing is ever fetched). At most one source per provider id is alive:
+/// while one is, it is returned (reseeded with `initial_options` when those are fresher,
+/// see RefreshingCredentialsSource::Reseed) instead of a new one, so every handle on a
+/// table shares one cache and `clock` / `options` of later calls are ignored.
 /// \return the source (or null); Invalid for malformed initial options (see
 /// RefreshingCredentialsSource::Make).
 Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(

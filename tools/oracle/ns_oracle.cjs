@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// Real Lance 8.0.0's directory namespace, through @lancedb/lancedb's
+// connectNamespace("dir", ...), as an oracle for tests/interop/test_namespace_node.py
+// and test_namespace_s3.py.
+//
+//   node ns_oracle.cjs JOBS.json RESULTS.json
+//
+// Every job names its root: {root, manifest: bool, s3: bool, ...}. With `s3`, the root is
+// an s3:// URI and the namespace gets the RGW's coordinates from the environment
+// (LANCE_S3_*; never written to the jobs file) as `storage.*` properties, which are also
+// the connection's storage options. Jobs, run in order in one process:
+//   tables      {namespace?: [..]}              table names (tableNames)
+//   namespaces  {namespace?: [..]}              child namespace names (listNamespaces)
+//   describe_ns {namespace: [..]}               properties (describeNamespace)
+//   read        {namespace?: [..], name}        {version, x: [...], s: [...]} sorted by x
+//   create      {namespace?: [..], name, x: [...], s: [...], storage_version?: "2.0"}
+//               createTable (x: int64, s: utf8); returns the version
+//   add         {namespace?: [..], name, x, s}  appends; returns the version
+// RESULTS.json receives one {ok: true, value} or {ok: false, error} per job; a failing
+// job does not stop the batch. Errors are scrubbed of the secret key.
+"use strict";
+const fs = require("fs");
+const lancedb = require("@lancedb/lancedb");
+const arrow = require("apache-arrow");
+
+function s3StorageOptions() {
+  const need = ["LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY"];
+  const missing = need.filter((k) => !process.env[k]);
+  if (missing.length) {
+    throw new Error(`missing ${missing.join(", ")}: run through scripts/run_tests.sh (or source the RGW env)`);
+  }
+  return {
+    aws_endpoint: process.env.LANCE_S3_ENDPOINT,
+    aws_region: process.env.LANCE_S3_REGION,
+    aws_access_key_id: process.env.LANCE_S3_ACCESS_KEY,
+    aws_secret_access_key: process.env.LANCE_S3_SECRET_KEY,
+    allow_http: "true",
+  };
+}
+
+const connections = new Map();
+
+async function connect(job) {
+  const key = `${job.root}\n${!!job.manifest}\n${!!job.s3}`;
+  let db = connections.get(key);
+  if (db) return db;
+  const extraProperties = {};
+  let options = {};
+  if (job.s3) {
+    const storage = s3StorageOptions();
+    for (const [k, v] of Object.entries(storage)) extraProperties[`storage.${k}`] = v;
+    options = { storageOptions: storage };
+  }
+  db = await lancedb.connectNamespace(
+    "dir", { root: job.root, manifestEnabled: !!job.manifest, extraProperties }, options);
+  connections.set(key, db);
+  return db;
+}
+
+// Real Lance's DirectoryNamespace returns no storage options from describe_table (the
+// `storage.*` properties serve only its own I/O), so tables on S3 are opened with the
+// options passed again.
+function tableStorageOptions(job) {
+  return job.s3 ? s3StorageOptions() : {};
+}
+
+function ns(job) {
+  return job.namespace || [];
+}
+
+function rowsTable(job) {
+  const schema = new arrow.Schema([
+    new arrow.Field("x", new arrow.Int64(), false),
+    new arrow.Field("s", new arrow.Utf8(), true),
+  ]);
+  const x = arrow.vectorFromArray(job.x.map((v) => BigInt(v)), new arrow.Int64());
+  const s = arrow.vectorFromArray(job.s, new arrow.Utf8());
+  return new arrow.Table(schema, { x, s });
+}
+
+const ops = {
+  async tables(job) {
+    return await (await connect(job)).tableNames(ns(job));
+  },
+  async namespaces(job) {
+    const r = await (await connect(job)).listNamespaces(ns(job));
+    return r.namespaces;
+  },
+  async describe_ns(job) {
+    const r = await (await connect(job)).describeNamespace(ns(job));
+    return r.properties || {};
+  },
+  async read(job) {
+    const table = await (await connect(job)).openTable(
+      job.name, ns(job), { storageOptions: tableStorageOptions(job) });
+    const result = await table.query().toArrow();
+    const x = [], s = [];
+    for (let i = 0; i < result.numRows; ++i) {
+      x.push(Number(result.getChild("x").get(i)));
+      s.push(result.getChild("s").get(i));
+    }
+    const order = x.map((_, i) => i).sort((a, b) => x[a] - x[b]);
+    return { version: await table.version(), x: order.map((i) => x[i]), s: order.map((i) => s[i]) };
+  },
+  async create(job) {
+    const db = await connect(job);
+    const storageOptions = {
+      ...tableStorageOptions(job),
+      new_table_data_storage_version: job.storage_version || "2.0",
+    };
+    const table = await db.createTable(job.name, rowsTable(job), ns(job), { storageOptions });
+    return await table.version();
+  },
+  async add(job) {
+    const table = await (await connect(job)).openTable(
+      job.name, ns(job), { storageOptions: tableStorageOptions(job) });
+    await table.add(rowsTable(job));
+    return await table.version();
+  },
+};
+
+function scrub(text) {
+  const secret = process.env.LANCE_S3_SECRET_KEY;
+  return secret ? text.split(secret).join("<redacted>") : text;
+}
+
+(async () => {
+  const [jobsPath, resultsPath] = process.argv.slice(2);
+  const jobs = JSON.parse(fs.readFileSync(jobsPath, "utf8"));
+  const results = [];
+  for (const job of jobs) {
+    try {
+      const fn = ops[job.op];
+      if (!fn) throw new Error(`unknown op ${job.op}`);
+      results.push({ ok: true, value: await fn(job) });
+    } catch (e) {
+      results.push({ ok: false, error: scrub(String((e && e.stack) || e)) });
+    }
+  }
+  fs.writeFileSync(resultsPath, JSON.stringify(results));
+})().catch((e) => {
+  console.error(scrub(String((e && e.stack) || e)));
+  process.exit(1);
+});
