@@ -24,7 +24,8 @@ build: setup $(BUILD_DIR)/build.ninja
 # Unit tests only, under AddressSanitizer + UndefinedBehaviorSanitizer.
 build-asan: setup
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_ASAN=ON \
-	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF $(CMAKE_FLAGS) >/dev/null
+	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF -DLANCE_BUILD_PYTHON=OFF \
+	  $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(ASAN_DIR) -j$(JOBS) unit_tests
 
 # The demo's own throw-away RGW (ports apart from `make test`'s and a dev RGW's).
@@ -68,4 +69,4 @@ tidy: build
 	git ls-files 'src/*.cc' | xargs clang-tidy -p $(BUILD_DIR) --quiet
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-wheel

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: Apache-2.0
+"""lance_cpp: pylance's API (``import lance``) on lance-cpp, a native C++ implementation
+of the Lance table and file formats.
+
+    import lance_cpp as lance
+    ds = lance.write_dataset({"id": [1, 2, 3]}, "/tmp/t.lance")
+    lance.dataset("/tmp/t.lance").to_table(filter="id > 1")
+
+Data goes in as anything Arrow-shaped (pyarrow, pandas, polars, duckdb, dicts, lists of
+dicts) and comes out as pyarrow objects, handed over zero-copy through the Arrow C Stream
+interface. Errors are subclasses of ``LanceError`` and of the builtin exception pylance
+code expects (a missing dataset is both ``FileNotFoundError`` and ``ValueError``).
+"""
+
+from . import _lance_cpp
+from ._lance_cpp import (
+    LanceAlreadyExistsError,
+    LanceError,
+    LanceInvalidInputError,
+    LanceIOError,
+    LanceNotFoundError,
+    LanceNotImplementedError,
+    LancePermissionError,
+)
+from . import io, fragment
+from .dataset import LanceDataset, LanceOperation, LanceScanner, dataset, write_dataset
+from .fragment import FragmentMetadata
+from . import file, namespace
+from .namespace import LanceNamespaceStorageOptionsProvider
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FragmentMetadata",
+    "LanceAlreadyExistsError",
+    "LanceDataset",
+    "LanceError",
+    "LanceIOError",
+    "LanceInvalidInputError",
+    "LanceNamespaceStorageOptionsProvider",
+    "LanceNotFoundError",
+    "LanceNotImplementedError",
+    "LanceOperation",
+    "LancePermissionError",
+    "LanceScanner",
+    "dataset",
+    "write_dataset",
+]

@@ -1,0 +1,471 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Datasets: pylance's ``lance.dataset`` module on the lance-cpp core.
+
+``write_dataset``, ``dataset``, ``LanceDataset``, ``LanceScanner`` and ``LanceOperation``
+take pylance's argument names. Arguments of pylance that this implementation cannot
+honour raise NotImplementedError when given a non-default value, rather than being
+ignored silently.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+
+import pyarrow as pa
+
+from . import _lance_cpp
+from ._convert import conform_to, to_reader, to_schema
+from .fragment import FragmentMetadata, _to_native_fragment
+
+__all__ = [
+    "LanceDataset",
+    "LanceOperation",
+    "LanceScanner",
+    "dataset",
+    "write_dataset",
+]
+
+# The storage versions this build writes; 2.1 and later are planned.
+_WRITABLE_STORAGE_VERSIONS = {"stable": "2.0", "2.0": "2.0"}
+
+
+def _storage_version(requested: Optional[str], use_legacy_format: Optional[bool] = None) -> str:
+    if use_legacy_format:
+        raise _lance_cpp.LanceNotImplementedError(
+            "use_legacy_format=True (file format 0.1) is not supported by lance_cpp"
+        )
+    if requested is None:
+        return "2.0"
+    version = _WRITABLE_STORAGE_VERSIONS.get(str(requested).lower())
+    if version is None:
+        raise _lance_cpp.LanceNotImplementedError(
+            f"data_storage_version={requested!r} is not supported by lance_cpp yet: it "
+            "writes file format 2.0 ('2.0' or 'stable')"
+        )
+    return version
+
+
+# pylance's defaults of options that are not None/False by default.
+_PYLANCE_DEFAULTS = {"external_blob_mode": "reference", "detached": False}
+
+
+def _check_kwargs(where: str, kwargs: Dict[str, Any], known: Iterable[str]) -> None:
+    """TypeError for a keyword argument pylance does not have either (a typo)."""
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+
+
+def _reject_unsupported(where: str, **given: Any) -> None:
+    """NotImplementedError naming the first pylance option set to a non-default value."""
+    for name, value in given.items():
+        if value is None or value is False or _PYLANCE_DEFAULTS.get(name, object()) == value:
+            continue
+        raise _lance_cpp.LanceNotImplementedError(
+            f"{where}: the argument {name}={value!r} is not supported by lance_cpp")
+
+
+def _uri_of(uri: Any) -> Optional[str]:
+    if uri is None:
+        return None
+    if isinstance(uri, LanceDataset):
+        return uri.uri
+    if isinstance(uri, Path):
+        return str(uri)
+    if isinstance(uri, os.PathLike):
+        return os.fspath(uri)
+    if isinstance(uri, str):
+        return uri
+    raise TypeError(f"uri must be a str or Path, got {type(uri).__name__}")
+
+
+def _namespace_arg(namespace_client: Any, namespace: Any) -> Any:
+    if namespace_client is not None and namespace is not None and namespace_client is not namespace:
+        raise ValueError("pass either namespace_client or namespace (its alias), not both")
+    return namespace_client if namespace_client is not None else namespace
+
+
+def _check_location(uri: Optional[str], ns: Any, table_id: Any, what: str) -> None:
+    if ns is not None:
+        if uri is not None:
+            raise ValueError(f"{what}: give either a uri or namespace_client and table_id")
+        if not table_id:
+            raise ValueError(f"{what}: table_id is required with namespace_client")
+    elif uri is None:
+        raise ValueError(f"{what}: a uri (or namespace_client and table_id) is required")
+    elif table_id is not None:
+        raise ValueError(f"{what}: table_id needs namespace_client")
+
+
+def _columns_arg(columns: Any) -> Optional[List[str]]:
+    if columns is None:
+        return None
+    if isinstance(columns, dict):
+        raise _lance_cpp.LanceNotImplementedError(
+            "columns given as a dict of SQL expressions are not supported by lance_cpp; "
+            "pass a list of column names"
+        )
+    if isinstance(columns, str):
+        raise TypeError("columns must be a list of column names")
+    return list(columns)
+
+
+def _filter_arg(filter: Any) -> Optional[str]:
+    if filter is None or isinstance(filter, str):
+        return filter
+    raise _lance_cpp.LanceNotImplementedError(
+        f"filter must be a SQL string in lance_cpp (got {type(filter).__name__})"
+    )
+
+
+# pylance's scan options: tuning that does not change results (ignored) and options that
+# do (refused unless left at their default).
+_SCANNER_IGNORED = {"use_stats", "fast_search", "io_buffer_size", "late_materialization",
+                    "use_scalar_index", "strict_batch_size", "blob_handling",
+                    "disable_scoring_autoprojection"}
+_SCANNER_REJECTED = {"include_deleted_rows", "order_by", "row_addr_allowlist",
+                     "row_addr_blocklist", "scan_stats_callback"}
+
+
+class LanceScanner:
+    """A configured scan: ``to_table()``, ``to_batches()``, ``to_reader()``."""
+
+    def __init__(self, ds: "LanceDataset", columns=None, filter=None, limit=None,
+                 offset=None, with_row_id=False, batch_size=None):
+        self._ds = ds
+        self._columns = _columns_arg(columns)
+        self._filter = _filter_arg(filter)
+        self._limit = limit
+        self._offset = offset
+        self._with_row_id = bool(with_row_id)
+        self._batch_size = batch_size
+
+    def _kwargs(self) -> Dict[str, Any]:
+        return dict(columns=self._columns, filter=self._filter, limit=self._limit,
+                    offset=self._offset, with_row_id=self._with_row_id,
+                    batch_size=self._batch_size)
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        return self._ds._native.scan(**self._kwargs())
+
+    def to_table(self) -> pa.Table:
+        return self._ds._native.to_table(**self._kwargs())
+
+    def to_batches(self) -> Iterator[pa.RecordBatch]:
+        return iter(self.to_reader())
+
+    @property
+    def projected_schema(self) -> pa.Schema:
+        return self.to_reader().schema
+
+    def count_rows(self) -> int:
+        if (self._limit is None and not self._offset and self._columns is None
+                and not self._with_row_id):
+            return self._ds._native.count_rows(self._filter)
+        return self.to_table().num_rows
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.to_reader().__arrow_c_stream__(requested_schema)
+
+
+class LanceDataset:
+    """One version of a Lance dataset (pylance's ``lance.LanceDataset``)."""
+
+    def __init__(self, uri: Union[str, Path, None] = None, version: Optional[int] = None, *,
+                 storage_options: Optional[Dict[str, str]] = None,
+                 storage_options_provider: Any = None,
+                 namespace_client: Any = None, table_id: Optional[List[str]] = None,
+                 _native: Any = None):
+        if _native is None:
+            if version is not None and not isinstance(version, int):
+                raise _lance_cpp.LanceNotImplementedError(
+                    f"version={version!r}: tags are not supported by lance_cpp; give a number"
+                )
+            uri_str = _uri_of(uri)
+            _check_location(uri_str, namespace_client, table_id, "dataset")
+            _native = _lance_cpp._open_dataset(
+                uri_str, version, storage_options, storage_options_provider,
+                namespace_client, list(table_id) if table_id is not None else None)
+        self._native = _native
+        self._storage_options = storage_options
+        self._storage_options_provider = storage_options_provider
+
+    @classmethod
+    def _wrap(cls, native, storage_options=None, storage_options_provider=None) -> "LanceDataset":
+        return cls(_native=native, storage_options=storage_options,
+                   storage_options_provider=storage_options_provider)
+
+    # -- properties -----------------------------------------------------------------
+    @property
+    def uri(self) -> str:
+        return self._native.uri
+
+    @property
+    def version(self) -> int:
+        return self._native.version
+
+    @property
+    def latest_version(self) -> int:
+        return self._native.latest_version()
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._native.schema
+
+    @property
+    def data_storage_version(self) -> str:
+        return self._native.data_storage_version
+
+    def get_fragments(self) -> List[FragmentMetadata]:
+        """The fragments of this version (as FragmentMetadata)."""
+        return [FragmentMetadata._from_native(f) for f in self._native.fragments()]
+
+    # -- reads ----------------------------------------------------------------------
+    def scanner(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
+                batch_size=None, batch_size_bytes=None, batch_readahead=None,
+                fragment_readahead=None, scan_in_order=None, fragments=None,
+                index_segments=None, full_text_query=None, *, prefilter=None,
+                with_row_id=None, with_row_address=None, **kwargs) -> LanceScanner:
+        _reject_unsupported("scanner", nearest=nearest, batch_size_bytes=batch_size_bytes,
+                            fragments=fragments, index_segments=index_segments,
+                            full_text_query=full_text_query,
+                            with_row_address=with_row_address)
+        # Tuning knobs with no effect on results (readahead, ordering, prefilter, ...) are
+        # accepted and ignored; options that change results are refused.
+        _check_kwargs("scanner", kwargs, _SCANNER_IGNORED | _SCANNER_REJECTED)
+        _reject_unsupported("scanner",
+                            **{k: v for k, v in kwargs.items() if k in _SCANNER_REJECTED})
+        return LanceScanner(self, columns=columns, filter=filter, limit=limit, offset=offset,
+                            with_row_id=with_row_id, batch_size=batch_size)
+
+    def to_table(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
+                 batch_size=None, batch_size_bytes=None, batch_readahead=None,
+                 fragment_readahead=None, scan_in_order=None, *, prefilter=None,
+                 with_row_id=None, with_row_address=None, **kwargs) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
+                            nearest=nearest, batch_size=batch_size,
+                            batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
+                            with_row_address=with_row_address, **kwargs).to_table()
+
+    def to_batches(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
+                   batch_size=None, batch_size_bytes=None, batch_readahead=None,
+                   fragment_readahead=None, scan_in_order=None, *, prefilter=None,
+                   with_row_id=None, with_row_address=None, **kwargs) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
+                            nearest=nearest, batch_size=batch_size,
+                            batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
+                            with_row_address=with_row_address, **kwargs).to_batches()
+
+    def count_rows(self, filter: Optional[str] = None, **kwargs: Any) -> int:
+        _check_kwargs("count_rows", kwargs, _SCANNER_IGNORED | _SCANNER_REJECTED)
+        return self._native.count_rows(_filter_arg(filter))
+
+    def head(self, num_rows: int, **kwargs: Any) -> pa.Table:
+        return self.to_table(limit=num_rows, **kwargs)
+
+    def __len__(self) -> int:
+        return self.count_rows()
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.scanner().__arrow_c_stream__(requested_schema)
+
+    def versions(self) -> List[Dict[str, Any]]:
+        """Every version: {"version", "timestamp" (datetime, local time as pylance),
+        "metadata" (pylance's summary keys)}."""
+        out = []
+        for version, timestamp_ms, metadata in self._native.versions():
+            # As pylance: naive local datetime, sub-second part added separately.
+            ts = datetime.fromtimestamp(timestamp_ms // 1000) + timedelta(
+                milliseconds=timestamp_ms % 1000)
+            out.append({"version": version, "timestamp": ts, "metadata": dict(metadata)})
+        return out
+
+    def checkout_version(self, version: Union[int, str]) -> "LanceDataset":
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise _lance_cpp.LanceNotImplementedError(
+                f"checkout_version({version!r}): tags and branches are not supported by "
+                "lance_cpp; give a version number")
+        return LanceDataset._wrap(self._native.checkout_version(version),
+                                  self._storage_options, self._storage_options_provider)
+
+    # -- writes ---------------------------------------------------------------------
+    def delete(self, predicate: str, *, conflict_retries: int = 10,
+               retry_timeout: timedelta = timedelta(seconds=30)) -> Dict[str, int]:
+        """Deletes the rows matching `predicate`, committing a new version; this object
+        moves to it. Returns {"num_deleted_rows": n}, as pylance."""
+        predicate = _filter_arg(predicate)
+        if predicate is None:
+            raise ValueError("delete needs a predicate")
+        before = self._native.count_rows(None)
+        self._native.delete(predicate)
+        return {"num_deleted_rows": before - self._native.count_rows(None)}
+
+    @staticmethod
+    def commit(base_uri: Union[str, Path, "LanceDataset"], operation: Any,
+               read_version: Optional[int] = None, commit_lock: Any = None,
+               storage_options: Optional[Dict[str, str]] = None,
+               enable_v2_manifest_paths: Optional[bool] = None, detached: Optional[bool] = False,
+               max_retries: int = 20, *, storage_options_provider: Any = None,
+               commit_message: Optional[str] = None, **kwargs: Any) -> "LanceDataset":
+        """Commits an Overwrite or Append of fragments written by ``write_fragments``
+        (lance_cpp's or pylance's), as pylance's ``LanceDataset.commit``."""
+        _check_kwargs("commit", kwargs, {"namespace_client", "table_id", "enable_stable_row_ids",
+                                         "base_store_params", "commit_timeout",
+                                         "namespace_client_managed_versioning"})
+        _reject_unsupported("commit", commit_lock=commit_lock, detached=detached,
+                            **{k: v for k, v in kwargs.items()
+                               if k not in ("commit_timeout", "namespace_client", "table_id")})
+        uri = _uri_of(base_uri)
+        storage_options_provider = _namespace_provider(
+            "commit", kwargs.get("namespace_client"), kwargs.get("table_id"),
+            storage_options_provider)
+        if storage_options is None and isinstance(base_uri, LanceDataset):
+            storage_options = base_uri._storage_options
+            storage_options_provider = (storage_options_provider
+                                        or base_uri._storage_options_provider)
+        kind, schema, fragments = _operation_parts(operation)
+        native = _lance_cpp._commit(uri, kind, schema, fragments, read_version,
+                                    storage_options, storage_options_provider)
+        return LanceDataset._wrap(native, storage_options, storage_options_provider)
+
+    def __repr__(self) -> str:
+        return f"LanceDataset(uri={self.uri!r}, version={self.version})"
+
+
+def _namespace_provider(where: str, ns: Any, table_id: Any, provider: Any) -> Any:
+    """pylance's (namespace_client, table_id) next to a location: the table's storage
+    options are refreshed from the namespace (describe_table) when they expire; the
+    storage_options given seed them, so nothing is fetched up front."""
+    if ns is None:
+        if table_id is not None:
+            raise ValueError(f"{where}: table_id needs namespace_client")
+        return provider
+    if not table_id:
+        raise ValueError(f"{where}: table_id is required with namespace_client")
+    if provider is not None:
+        return provider
+    from .namespace import LanceNamespaceStorageOptionsProvider
+
+    return LanceNamespaceStorageOptionsProvider(ns, list(table_id))
+
+
+def _operation_parts(operation: Any):
+    """(kind, schema, native fragments) of our LanceOperation or pylance's."""
+    name = type(operation).__name__
+    fragments = [_to_native_fragment(f) for f in getattr(operation, "fragments", [])]
+    if name == "Overwrite":
+        return "overwrite", to_schema(operation.new_schema), fragments
+    if name == "Append":
+        return "append", None, fragments
+    raise _lance_cpp.LanceNotImplementedError(
+        f"LanceDataset.commit: operation {name} is not supported by lance_cpp "
+        "(Overwrite and Append are)")
+
+
+class LanceOperation:
+    """The operations ``LanceDataset.commit`` accepts (pylance's ``lance.LanceOperation``)."""
+
+    class BaseOperation:
+        pass
+
+    @dataclass
+    class Overwrite(BaseOperation):
+        """Replace the dataset's schema and every fragment."""
+
+        new_schema: pa.Schema
+        fragments: Iterable[FragmentMetadata]
+        initial_bases: Optional[list] = None
+
+        def __post_init__(self):
+            self.new_schema = to_schema(self.new_schema)
+            self.fragments = list(self.fragments)
+            if self.initial_bases:
+                raise _lance_cpp.LanceNotImplementedError(
+                    "Overwrite(initial_bases=...) is not supported by lance_cpp")
+
+    @dataclass
+    class Append(BaseOperation):
+        """Add fragments to the dataset (read_version is required)."""
+
+        fragments: Iterable[FragmentMetadata] = field(default_factory=list)
+
+        def __post_init__(self):
+            self.fragments = list(self.fragments)
+
+
+def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = None,
+                  schema: Optional[pa.Schema] = None, mode: str = "create", *,
+                  max_rows_per_file: int = 1024 * 1024, max_rows_per_group: int = 1024,
+                  max_bytes_per_file: Optional[int] = None,
+                  storage_options: Optional[Dict[str, str]] = None,
+                  storage_options_provider: Any = None,
+                  data_storage_version: Optional[str] = None,
+                  use_legacy_format: Optional[bool] = None,
+                  enable_v2_manifest_paths: bool = True,
+                  enable_stable_row_ids: bool = False,
+                  namespace_client: Any = None, namespace: Any = None,
+                  table_id: Optional[List[str]] = None, **kwargs: Any) -> LanceDataset:
+    """Writes `data_obj` as a dataset at `uri` (or the namespace table `table_id`) with
+    `mode` "create", "append" or "overwrite", as pylance's ``lance.write_dataset``.
+
+    Data: anything ``_convert.to_reader`` accepts (pyarrow, pandas, polars, duckdb, dict of
+    lists, list of dicts). Files are written in format 2.0 ("stable" and "2.0" accepted;
+    later versions raise NotImplementedError).
+    """
+    ignored = {"data_cache_bytes", "max_page_bytes", "progress", "session",
+               "auto_cleanup_options", "commit_message", "transaction_properties",
+               "blob_pack_file_size_threshold"}
+    rejected = {"commit_lock", "initial_bases", "target_bases", "target_all_bases",
+                "base_store_params", "external_blob_mode", "allow_external_blob_outside_bases"}
+    _check_kwargs("write_dataset", kwargs, ignored | rejected)
+    _reject_unsupported("write_dataset", enable_stable_row_ids=enable_stable_row_ids,
+                        **{k: v for k, v in kwargs.items() if k in rejected})
+    ns = _namespace_arg(namespace_client, namespace)
+    uri_str = _uri_of(uri)
+    _check_location(uri_str, ns, table_id, "write_dataset")
+    if mode not in ("create", "append", "overwrite"):
+        raise ValueError(f"Invalid mode {mode}")
+    version = _storage_version(data_storage_version, use_legacy_format)
+    reader = to_reader(data_obj, schema)
+    if mode == "append" and uri_str is not None:
+        reader = _conform_to_existing(reader, uri_str, storage_options,
+                                      storage_options_provider)
+    native = _lance_cpp._write_dataset(
+        reader, uri_str, mode, int(max_rows_per_file), int(max_rows_per_group), version,
+        bool(enable_v2_manifest_paths), storage_options, storage_options_provider, ns,
+        list(table_id) if table_id is not None else None)
+    return LanceDataset._wrap(native, storage_options, storage_options_provider)
+
+
+def _conform_to_existing(reader, uri, storage_options, provider):
+    """Appending: cast layout-only type differences (pandas' large_string vs a dataset's
+    string) to the dataset's schema, as pylance does; a missing dataset is created."""
+    try:
+        existing = _lance_cpp._open_dataset(uri, None, storage_options, provider, None, None)
+    except _lance_cpp.LanceNotFoundError:
+        return reader
+    return conform_to(reader, existing.schema)
+
+
+def dataset(uri: Union[str, Path, None] = None, version: Optional[int] = None, *,
+            asof: Any = None, storage_options: Optional[Dict[str, str]] = None,
+            storage_options_provider: Any = None, namespace_client: Any = None,
+            namespace: Any = None, table_id: Optional[List[str]] = None,
+            **kwargs: Any) -> LanceDataset:
+    """Opens the dataset at `uri` (or the namespace table `table_id`), latest or a given
+    `version`, as pylance's ``lance.dataset``. Cache and block-size tuning arguments are
+    accepted and ignored."""
+    ignored = {"block_size", "index_cache_size", "metadata_cache_size_bytes",
+               "index_cache_size_bytes", "session"}
+    rejected = {"commit_lock", "base_store_params", "read_params", "default_scan_options"}
+    _check_kwargs("dataset", kwargs, ignored | rejected)
+    _reject_unsupported("dataset", asof=asof,
+                        **{k: v for k, v in kwargs.items() if k in rejected})
+    return LanceDataset(uri, version, storage_options=storage_options,
+                        storage_options_provider=storage_options_provider,
+                        namespace_client=_namespace_arg(namespace_client, namespace),
+                        table_id=table_id)
