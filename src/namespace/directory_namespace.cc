@@ -904,26 +904,26 @@ Result<DescribeTableResponse> DirectoryNamespace::DescribeTable(
   return response;
 }
 
-Result<DeclareTableResponse> DirectoryNamespace::DeclareTable(
-    const DeclareTableRequest& request) {
+// declare_table and its deprecated predecessor create_empty_table do the same here.
+template <typename Response, typename Request, typename Impl>
+Result<Response> DeclareWith(Impl& impl, const Request& request) {
   LANCE_ASSIGN_OR_RAISE(auto declared,
-                        impl_->Declare(request.id, request.location, request.properties));
-  DeclareTableResponse response;
+                        impl.Declare(request.id, request.location, request.properties));
+  Response response;
   response.location = declared.location;
-  response.storage_options = impl_->ResponseStorageOptions(request.vend_credentials);
+  response.storage_options = impl.ResponseStorageOptions(request.vend_credentials);
   response.properties = request.properties;
   return response;
 }
 
+Result<DeclareTableResponse> DirectoryNamespace::DeclareTable(
+    const DeclareTableRequest& request) {
+  return DeclareWith<DeclareTableResponse>(*impl_, request);
+}
+
 Result<CreateEmptyTableResponse> DirectoryNamespace::CreateEmptyTable(
     const CreateEmptyTableRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto declared,
-                        impl_->Declare(request.id, request.location, request.properties));
-  CreateEmptyTableResponse response;
-  response.location = declared.location;
-  response.storage_options = impl_->ResponseStorageOptions(request.vend_credentials);
-  response.properties = request.properties;
-  return response;
+  return DeclareWith<CreateEmptyTableResponse>(*impl_, request);
 }
 
 Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(

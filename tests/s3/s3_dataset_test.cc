@@ -21,6 +21,7 @@
 #include "lance/io/s3_object_store.h"
 #include "lance/table/dataset.h"
 #include "table/manifest.h"
+#include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/s3_env.h"
 
@@ -534,28 +535,7 @@ TEST_F(S3DatasetTest, MultipartDataFileReadsBackEqual) {
             value_of(kRows - 1));
 }
 
-// Counts the metadata calls made on an S3 store (registered below as "s3count://").
-class CountingStore : public io::ObjectStoreWrapper {
- public:
-  using io::ObjectStoreWrapper::ObjectStoreWrapper;
-  Result<io::ObjectMeta> Head(const std::string& path) override {
-    ++heads;
-    return ObjectStoreWrapper::Head(path);
-  }
-  Result<std::shared_ptr<io::RandomAccessReader>> OpenReader(
-      const std::string& path) override {
-    ++open_reader;
-    return ObjectStoreWrapper::OpenReader(path);
-  }
-  Result<std::shared_ptr<io::RandomAccessReader>> OpenReaderWithSize(
-      const std::string& path, int64_t size) override {
-    ++open_reader_with_size;
-    return ObjectStoreWrapper::OpenReaderWithSize(path, size);
-  }
-  std::atomic<int> heads{0};
-  std::atomic<int> open_reader{0};
-  std::atomic<int> open_reader_with_size{0};
-};
+using CountingStore = ::lance::testing::OpenCountingStore;
 
 // Manifests record every file's size, so scans, counts with filters and deletes open
 // data and deletion files without a HEAD (S3 round trips are the cost of a scan).

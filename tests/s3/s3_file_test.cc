@@ -14,6 +14,7 @@
 #include "lance/format/file_writer.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3_object_store.h"
+#include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/s3_env.h"
 
@@ -37,28 +38,7 @@ using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using ::lance::testing::S3TestEnv;
 
-// Counts the metadata calls a reader makes on its store.
-class CountingStore : public io::ObjectStoreWrapper {
- public:
-  using io::ObjectStoreWrapper::ObjectStoreWrapper;
-  Result<io::ObjectMeta> Head(const std::string& path) override {
-    ++heads;
-    return ObjectStoreWrapper::Head(path);
-  }
-  Result<std::shared_ptr<io::RandomAccessReader>> OpenReader(
-      const std::string& path) override {
-    ++open_reader;
-    return ObjectStoreWrapper::OpenReader(path);
-  }
-  Result<std::shared_ptr<io::RandomAccessReader>> OpenReaderWithSize(
-      const std::string& path, int64_t size) override {
-    ++open_reader_with_size;
-    return ObjectStoreWrapper::OpenReaderWithSize(path, size);
-  }
-  std::atomic<int> heads{0};
-  std::atomic<int> open_reader{0};
-  std::atomic<int> open_reader_with_size{0};
-};
+using CountingStore = ::lance::testing::OpenCountingStore;
 
 class S3FileTest : public ::testing::Test {
  protected:

@@ -13,6 +13,7 @@
 #include "lance/io/object_store_registry.h"
 #include "lance/table/dataset.h"
 #include "table_test_util.h"
+#include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
 
 namespace lance {
@@ -21,23 +22,8 @@ namespace {
 using table_testing::MakeBatch;
 using table_testing::ReaderOf;
 
-// Counts how objects are opened for reading.
-class CountingStore : public io::ObjectStoreWrapper {
- public:
-  using io::ObjectStoreWrapper::ObjectStoreWrapper;
-  Result<std::shared_ptr<io::RandomAccessReader>> OpenReader(
-      const std::string& path) override {
-    if (path.find("/data/") != std::string::npos) ++data_open_reader;
-    return io::ObjectStoreWrapper::OpenReader(path);
-  }
-  Result<std::shared_ptr<io::RandomAccessReader>> OpenReaderWithSize(
-      const std::string& path, int64_t size) override {
-    if (path.find("/data/") != std::string::npos) ++data_open_with_size;
-    return io::ObjectStoreWrapper::OpenReaderWithSize(path, size);
-  }
-  std::atomic<int> data_open_reader{0};
-  std::atomic<int> data_open_with_size{0};
-};
+// Counts how data files are opened for reading.
+using CountingStore = ::lance::testing::OpenCountingStore;
 
 // What the factory of the test scheme was last called with.
 struct FactoryLog {
@@ -101,7 +87,7 @@ class StorageAccessTest : public ::testing::Test {
 
   std::string uri_ = std::string(kScheme) + "://bucket/ds.lance";
   std::shared_ptr<CountingStore> store_ =
-      std::make_shared<CountingStore>(std::make_shared<io::MemoryObjectStore>());
+      std::make_shared<CountingStore>(std::make_shared<io::MemoryObjectStore>(), "/data/");
   std::shared_ptr<io::CredentialsSource> source_;
   FactoryLog log_;
 };
@@ -148,13 +134,13 @@ TEST_F(StorageAccessTest, DataFilesOfKnownSizeOpenWithTheSize) {
   auto data = ReaderOf({MakeBatch(0, 25)});
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Write(*data, uri_, params));
   ASSERT_EQ(ds->fragments().size(), 3u);
-  store_->data_open_reader = 0;
-  store_->data_open_with_size = 0;
+  store_->open_reader = 0;
+  store_->open_reader_with_size = 0;
   ASSERT_OK_AND_ASSIGN(TablePtr table, ds->ToTable());
   EXPECT_EQ(table->num_rows(), 25);
   // One open per data file, each with the manifest's size: no size lookups.
-  EXPECT_EQ(store_->data_open_with_size.load(), 3);
-  EXPECT_EQ(store_->data_open_reader.load(), 0);
+  EXPECT_EQ(store_->open_reader_with_size.load(), 3);
+  EXPECT_EQ(store_->open_reader.load(), 0);
 }
 
 }  // namespace
