@@ -19,24 +19,9 @@
 // RESULTS.json receives one {ok: true, value} or {ok: false, error} per job; a failing
 // job does not stop the batch. Errors are scrubbed of the secret key.
 "use strict";
-const fs = require("fs");
 const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
-
-function s3StorageOptions() {
-  const need = ["LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY"];
-  const missing = need.filter((k) => !process.env[k]);
-  if (missing.length) {
-    throw new Error(`missing ${missing.join(", ")}: run through scripts/run_tests.sh (or source the RGW env)`);
-  }
-  return {
-    aws_endpoint: process.env.LANCE_S3_ENDPOINT,
-    aws_region: process.env.LANCE_S3_REGION,
-    aws_access_key_id: process.env.LANCE_S3_ACCESS_KEY,
-    aws_secret_access_key: process.env.LANCE_S3_SECRET_KEY,
-    allow_http: "true",
-  };
-}
+const { s3StorageOptions, runJobs } = require("./s3_jobs.cjs");
 
 const connections = new Map();
 
@@ -119,26 +104,4 @@ const ops = {
   },
 };
 
-function scrub(text) {
-  const secret = process.env.LANCE_S3_SECRET_KEY;
-  return secret ? text.split(secret).join("<redacted>") : text;
-}
-
-(async () => {
-  const [jobsPath, resultsPath] = process.argv.slice(2);
-  const jobs = JSON.parse(fs.readFileSync(jobsPath, "utf8"));
-  const results = [];
-  for (const job of jobs) {
-    try {
-      const fn = ops[job.op];
-      if (!fn) throw new Error(`unknown op ${job.op}`);
-      results.push({ ok: true, value: await fn(job) });
-    } catch (e) {
-      results.push({ ok: false, error: scrub(String((e && e.stack) || e)) });
-    }
-  }
-  fs.writeFileSync(resultsPath, JSON.stringify(results));
-})().catch((e) => {
-  console.error(scrub(String((e && e.stack) || e)));
-  process.exit(1);
-});
+runJobs(ops);

@@ -23,21 +23,7 @@
 const fs = require("fs");
 const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
-
-function envStorageOptions() {
-  const need = ["LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY"];
-  const missing = need.filter((k) => !process.env[k]);
-  if (missing.length) {
-    throw new Error(`missing ${missing.join(", ")}: run through scripts/run_tests.sh (or source the RGW env)`);
-  }
-  return {
-    aws_endpoint: process.env.LANCE_S3_ENDPOINT,
-    aws_region: process.env.LANCE_S3_REGION,
-    aws_access_key_id: process.env.LANCE_S3_ACCESS_KEY,
-    aws_secret_access_key: process.env.LANCE_S3_SECRET_KEY,
-    allow_http: "true",
-  };
-}
+const { s3StorageOptions, runJobs } = require("./s3_jobs.cjs");
 
 // "s3://bucket/a/b/name.lance" -> {dir: "s3://bucket/a/b", name: "name"}
 function splitUri(uri) {
@@ -50,7 +36,7 @@ const connections = new Map();
 
 async function openDb(job) {
   const { dir, name } = splitUri(job.uri);
-  const storageOptions = { ...envStorageOptions(), ...(job.storage_options || {}) };
+  const storageOptions = { ...s3StorageOptions(), ...(job.storage_options || {}) };
   const key = dir + "\n" + JSON.stringify(storageOptions);
   let db = connections.get(key);
   if (!db) {
@@ -118,26 +104,4 @@ const ops = {
   },
 };
 
-function scrub(text) {
-  const secret = process.env.LANCE_S3_SECRET_KEY;
-  return secret ? text.split(secret).join("<redacted>") : text;
-}
-
-(async () => {
-  const [jobsPath, resultsPath] = process.argv.slice(2);
-  const jobs = JSON.parse(fs.readFileSync(jobsPath, "utf8"));
-  const results = [];
-  for (const job of jobs) {
-    try {
-      const fn = ops[job.op];
-      if (!fn) throw new Error(`unknown op ${job.op}`);
-      results.push({ ok: true, value: jsonSafe(await fn(job)) });
-    } catch (e) {
-      results.push({ ok: false, error: scrub(String((e && e.stack) || e)) });
-    }
-  }
-  fs.writeFileSync(resultsPath, JSON.stringify(results));
-})().catch((e) => {
-  console.error(scrub(String((e && e.stack) || e)));
-  process.exit(1);
-});
+runJobs(ops, jsonSafe);
