@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 
 # lance_add_library(<area> [DEPS ...]): the static library lance_<area> (alias lance::<area>)
-# from every .cc under src/<area>/. Sources are globbed so that adding a file to an area
+# from every .cc under src/<area>/ (subfolders included). Sources are globbed so that adding a file to an area
 # needs no CMake edit.
 function(lance_add_library area)
   cmake_parse_arguments(ARG "" "" "DEPS;SOURCES" ${ARGN})
-  file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  file(GLOB_RECURSE _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   if(NOT _srcs AND NOT ARG_SOURCES)
     # An area that has only headers so far still links (keeps the dependency graph honest).
     set(_srcs ${PROJECT_SOURCE_DIR}/cmake/empty.cc)
@@ -24,10 +24,10 @@ function(lance_add_library area)
 endfunction()
 
 # lance_add_test(<area> [DEPS ...] [LABELS ...]): one gtest executable <area>_test from
-# every *_test.cc under tests/<area>/, registered with ctest under the given labels.
+# every *_test.cc under tests/<area>/ (subfolders included), registered with ctest under the given labels.
 function(lance_add_test area)
   cmake_parse_arguments(ARG "" "" "DEPS;LABELS" ${ARGN})
-  file(GLOB _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  file(GLOB_RECURSE _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
   if(NOT _srcs)
     return()
   endif()

@@ -77,7 +77,7 @@ io::StorageAccess AccessOf(const StorageOptionsArg& storage_options,
 format::FileWriterOptions WriterOptions(const std::optional<std::string>& version,
                                         std::optional<int64_t> page_bytes) {
   format::FileWriterOptions options;
-  if (version) options.version = ValueOrRaise(format::ParseFileVersion(*version));
+  if (version) options.version = ValueOrRaise(format::ParseWritableFileVersion(*version));
   if (page_bytes) {
     if (*page_bytes <= 0) throw py::value_error("page bytes must be positive");
     options.page_bytes = *page_bytes;

@@ -1,545 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0
-// LanceFileWriter: Lance file format v2.0 with the plain encodings real Lance writes.
-//
-// Every Lance field gets one column, in pre-order. Each column buffers one page worth of
-// encoded bytes and flushes it when it reaches page_bytes; pages are only ever cut
-// between top-level rows (the writer feeds columns in slices of whole rows), so a page's
-// priority is the top-level row it starts at. Items of a list column live in their own
-// column whose pages count items, cut at the same top-level row boundaries.
+// LanceFileWriter, the container part: feeds each batch to the encoder of the file's
+// version in slices of whole top-level rows, flushes a column's page when it holds
+// page_bytes, lays out page buffers (each padded to 64 bytes), the file descriptor,
+// column metadata and the footer. The encodings live per version: v2_0/encoder.cc,
+// structural/encoder.cc (2.1 and 2.2).
 
 #include "lance/format/file_writer.h"
 
 #include <google/protobuf/any.pb.h>
 
 #include <algorithm>
-#include <limits>
+#include <tuple>
 #include <utility>
 
-#include "format/proto/encodings_v2_0.pb.h"
 #include "format/proto/file2.pb.h"
 #include "format/schema_proto.h"
 #include "format/v2_container.h"
-#include "lance/core/builder.h"
+#include "format/writer_internal.h"
 #include "lance/macros.h"
 
 namespace lance::format {
 
 namespace {
 
-namespace pb = lance::encodings;
 using internal::kPadByte;
 using internal::kPageAlignment;
-
-// ---------------------------------------------------------------------------------------
-// Encoding protobuf helpers
-
-void SetFlat(pb::ArrayEncoding* enc, uint64_t bits, uint32_t buffer_index) {
-  auto* flat = enc->mutable_flat();
-  flat->set_bits_per_value(bits);
-  // Real Lance leaves buffer 0 as an empty Buffer message; set_buffer_index(0) does too.
-  flat->mutable_buffer()->set_buffer_index(buffer_index);
-}
-
-/// Validity handling shared by every nullable value page: the validity bitmap (if
-/// any) takes the next buffer, then the values.
-struct NullabilityPlan {
-  int64_t length = 0;
-  int64_t null_count = 0;
-  bool all_null() const { return length > 0 && null_count == length; }
-  bool some_null() const { return null_count > 0 && null_count < length; }
-};
-
-/// Fills `enc` with nullable{...} and returns the encoding where the values go (nullptr
-/// for all_nulls). Appends the validity buffer to `buffers` when there are some nulls.
-pb::ArrayEncoding* WrapNullable(pb::ArrayEncoding* enc, const NullabilityPlan& plan,
-                                BufferPtr validity, std::vector<BufferPtr>* buffers) {
-  auto* nullable = enc->mutable_nullable();
-  if (plan.all_null()) {
-    nullable->mutable_all_nulls();
-    return nullptr;
-  }
-  if (plan.some_null()) {
-    auto* some = nullable->mutable_some_nulls();
-    SetFlat(some->mutable_validity(), 1, static_cast<uint32_t>(buffers->size()));
-    buffers->push_back(std::move(validity));
-    return some->mutable_values();
-  }
-  return nullable->mutable_no_nulls()->mutable_values();
-}
-
-/// True when slot `i` (relative to data.offset) is valid and not masked out by an
-/// ancestor struct's nulls.
-inline bool SlotValid(const ArrayData& data, int64_t i, const uint8_t* mask,
-                      int64_t mask_index) {
-  if (mask != nullptr && !bit_util::GetBit(mask, mask_index)) return false;
-  return data.IsValid(i);
-}
-
-Status AppendValidity(const ArrayData& data, int64_t offset, int64_t length,
-                      const uint8_t* mask, int64_t mask_offset, BitmapBuilder* validity,
-                      int64_t* null_count) {
-  const uint8_t* bits =
-      data.buffers.empty() || !data.buffers[0] ? nullptr : data.buffers[0]->data();
-  const int64_t before = validity->false_count();
-  if (mask == nullptr && bits == nullptr) {
-    LANCE_RETURN_NOT_OK(validity->AppendN(length, true));
-  } else if (mask == nullptr) {
-    LANCE_RETURN_NOT_OK(validity->AppendBits(bits, data.offset + offset, length));
-  } else {
-    LANCE_RETURN_NOT_OK(validity->Reserve(length));
-    for (int64_t i = 0; i < length; ++i) {
-      LANCE_RETURN_NOT_OK(
-          validity->Append(SlotValid(data, offset + i, mask, mask_offset + i)));
-    }
-  }
-  *null_count += validity->false_count() - before;
-  return Status::OK();
-}
-
-// ---------------------------------------------------------------------------------------
-// Columns: one page of encoded data each
-
-struct EncodedPage {
-  std::vector<BufferPtr> buffers;
-  pb::ArrayEncoding encoding;
-  int64_t length = 0;
-};
-
-class ColumnWriter {
- public:
-  virtual ~ColumnWriter() = default;
-  /// Bytes buffered for the current page.
-  virtual int64_t buffered_bytes() const = 0;
-  /// Values (rows, or items under a list) buffered for the current page.
-  virtual int64_t buffered_length() const = 0;
-  /// Encodes the buffered page and starts a new one.
-  virtual Result<EncodedPage> FinishPage() = 0;
-
-  /// Top-level row at which the buffered page starts.
-  int64_t page_start_row = 0;
-  /// Pages written so far, with absolute buffer offsets.
-  lance::file::v2::ColumnMetadata metadata;
-};
-
-/// Appends a range of values to a field tree; each node feeds its own column.
-class FieldEncoder {
- public:
-  virtual ~FieldEncoder() = default;
-  /// Appends slots [offset, offset + length) of `data` (relative to data.offset). Slot
-  /// offset + i is additionally null where `mask` (if any) has bit mask_offset + i clear.
-  virtual Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                        const uint8_t* mask, int64_t mask_offset) = 0;
-};
-
-/// Fixed-width values (bool as bits) plus validity: the data of one nullable+flat page.
-class FixedWidthAccumulator {
- public:
-  explicit FixedWidthAccumulator(int bits) : bits_(bits) {}
-
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) {
-    LANCE_RETURN_NOT_OK(AppendValidity(data, offset, length, mask, mask_offset,
-                                       &validity_, &null_count_));
-    const Buffer* values = data.buffers.size() > 1 ? data.buffers[1].get() : nullptr;
-    if (bits_ == 1) {
-      if (values == nullptr) {
-        LANCE_RETURN_NOT_OK(bit_values_.AppendN(length, false));
-      } else {
-        LANCE_RETURN_NOT_OK(
-            bit_values_.AppendBits(values->data(), data.offset + offset, length));
-      }
-    } else {
-      const int64_t width = bits_ / 8;
-      if (values == nullptr) {
-        LANCE_RETURN_NOT_OK(byte_values_.AppendZeros(length * width));
-      } else {
-        LANCE_RETURN_NOT_OK(byte_values_.Append(
-            values->data() + (data.offset + offset) * width, length * width));
-      }
-    }
-    length_ += length;
-    return Status::OK();
-  }
-
-  int64_t length() const { return length_; }
-  int64_t bytes() const {
-    return bit_util::BytesForBits(validity_.length()) +
-           (bits_ == 1 ? bit_util::BytesForBits(bit_values_.length())
-                       : byte_values_.length());
-  }
-
-  /// Writes nullable{...flat} into `enc`, appending its buffers; resets.
-  Status Finish(pb::ArrayEncoding* enc, std::vector<BufferPtr>* buffers) {
-    NullabilityPlan plan{length_, null_count_};
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
-    BufferPtr values;
-    if (bits_ == 1) {
-      LANCE_ASSIGN_OR_RAISE(values, bit_values_.Finish());
-    } else {
-      LANCE_ASSIGN_OR_RAISE(values, byte_values_.Finish());
-    }
-    pb::ArrayEncoding* inner = WrapNullable(enc, plan, std::move(validity), buffers);
-    if (inner != nullptr) {
-      SetFlat(inner, static_cast<uint64_t>(bits_),
-              static_cast<uint32_t>(buffers->size()));
-      buffers->push_back(values ? values : Buffer::FromString(""));
-    }
-    length_ = 0;
-    null_count_ = 0;
-    return Status::OK();
-  }
-
- private:
-  int bits_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  BitmapBuilder validity_;
-  BitmapBuilder bit_values_;
-  BufferBuilder byte_values_;
-};
-
-class FixedWidthColumn : public ColumnWriter, public FieldEncoder {
- public:
-  explicit FixedWidthColumn(int bits) : values_(bits) {}
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    return values_.Append(data, offset, length, mask, mask_offset);
-  }
-  int64_t buffered_bytes() const override { return values_.bytes(); }
-  int64_t buffered_length() const override { return values_.length(); }
-  Result<EncodedPage> FinishPage() override {
-    EncodedPage page;
-    page.length = values_.length();
-    LANCE_RETURN_NOT_OK(values_.Finish(&page.encoding, &page.buffers));
-    return page;
-  }
-
- private:
-  FixedWidthAccumulator values_;
-};
-
-/// fixed_size_list<fixed-width, N>: nullable{fixed_size_list{dimension, items:
-/// nullable}}.
-class FixedSizeListColumn : public ColumnWriter, public FieldEncoder {
- public:
-  FixedSizeListColumn(int32_t dimension, int item_bits)
-      : dimension_(dimension), items_(item_bits) {}
-
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    LANCE_RETURN_NOT_OK(AppendValidity(data, offset, length, mask, mask_offset,
-                                       &validity_, &null_count_));
-    if (data.children.size() != 1 || !data.children[0]) {
-      return Status::Invalid("fixed_size_list array without its child array");
-    }
-    LANCE_RETURN_NOT_OK(items_.Append(*data.children[0],
-                                      (data.offset + offset) * dimension_,
-                                      length * dimension_, nullptr, 0));
-    length_ += length;
-    return Status::OK();
-  }
-  int64_t buffered_bytes() const override {
-    return bit_util::BytesForBits(validity_.length()) + items_.bytes();
-  }
-  int64_t buffered_length() const override { return length_; }
-
-  Result<EncodedPage> FinishPage() override {
-    EncodedPage page;
-    page.length = length_;
-    NullabilityPlan plan{length_, null_count_};
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
-    pb::ArrayEncoding* inner =
-        WrapNullable(&page.encoding, plan, validity, &page.buffers);
-    if (inner != nullptr) {
-      auto* fsl = inner->mutable_fixed_size_list();
-      fsl->set_dimension(static_cast<uint32_t>(dimension_));
-      LANCE_RETURN_NOT_OK(items_.Finish(fsl->mutable_items(), &page.buffers));
-    } else {
-      // All lists null: their items are not stored at all.
-      std::vector<BufferPtr> discard;
-      pb::ArrayEncoding unused;
-      LANCE_RETURN_NOT_OK(items_.Finish(&unused, &discard));
-    }
-    length_ = 0;
-    null_count_ = 0;
-    return page;
-  }
-
- private:
-  int32_t dimension_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  BitmapBuilder validity_;
-  FixedWidthAccumulator items_;
-};
-
-/// utf8/binary (either offset width): binary{u64 end offsets, bytes, null_adjustment}.
-class BinaryColumn : public ColumnWriter, public FieldEncoder {
- public:
-  explicit BinaryColumn(bool large_offsets) : large_offsets_(large_offsets) {}
-
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    if (data.buffers.size() < 3)
-      return Status::Invalid("binary array without its buffers");
-    const uint8_t* bytes = data.buffers[2] ? data.buffers[2]->data() : nullptr;
-    const uint8_t* raw_offsets = data.buffers[1] ? data.buffers[1]->data() : nullptr;
-    auto value_offset = [&](int64_t i) -> int64_t {
-      if (raw_offsets == nullptr) return 0;
-      const int64_t slot = data.offset + i;
-      return large_offsets_ ? reinterpret_cast<const int64_t*>(raw_offsets)[slot]
-                            : reinterpret_cast<const int32_t*>(raw_offsets)[slot];
-    };
-    LANCE_RETURN_NOT_OK(ends_.Reserve(length * 8));
-    LANCE_RETURN_NOT_OK(validity_.Reserve(length));
-    int64_t i = 0;
-    while (i < length) {
-      const bool valid = SlotValid(data, offset + i, mask, mask_offset + i);
-      // Runs of valid slots copy their bytes in one go; null slots store no bytes even if
-      // the Arrow array has some under them.
-      int64_t j = i + 1;
-      while (j < length && SlotValid(data, offset + j, mask, mask_offset + j) == valid)
-        ++j;
-      if (valid) {
-        const int64_t start = value_offset(offset + i);
-        const int64_t end = value_offset(offset + j);
-        const int64_t base = data_.length() - start;
-        if (end > start) LANCE_RETURN_NOT_OK(data_.Append(bytes + start, end - start));
-        for (int64_t k = i; k < j; ++k) {
-          LANCE_RETURN_NOT_OK(ends_.AppendValue<uint64_t>(
-              static_cast<uint64_t>(value_offset(offset + k + 1) + base)));
-        }
-        LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, true));
-      } else {
-        for (int64_t k = i; k < j; ++k) {
-          LANCE_RETURN_NOT_OK(
-              ends_.AppendValue<uint64_t>(static_cast<uint64_t>(data_.length())));
-        }
-        LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, false));
-        null_count_ += j - i;
-      }
-      i = j;
-    }
-    length_ += length;
-    return Status::OK();
-  }
-  int64_t buffered_bytes() const override {
-    return ends_.length() + data_.length() + bit_util::BytesForBits(validity_.length());
-  }
-  int64_t buffered_length() const override { return length_; }
-
-  Result<EncodedPage> FinishPage() override {
-    EncodedPage page;
-    page.length = length_;
-    const uint64_t adjustment = static_cast<uint64_t>(data_.length()) + 1;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
-    if (null_count_ > 0) {
-      // A null's end offset is the previous end plus the adjustment, which tells it
-      // apart from an empty string.
-      auto* ends = reinterpret_cast<uint64_t*>(ends_.mutable_data());
-      for (int64_t i = 0; i < length_; ++i) {
-        if (!bit_util::GetBit(validity->data(), i)) ends[i] += adjustment;
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr ends, ends_.Finish());
-    LANCE_ASSIGN_OR_RAISE(BufferPtr data, data_.Finish());
-    auto* binary = page.encoding.mutable_binary();
-    SetFlat(binary->mutable_indices()
-                ->mutable_nullable()
-                ->mutable_no_nulls()
-                ->mutable_values(),
-            64, 0);
-    SetFlat(binary->mutable_bytes(), 8, 1);
-    binary->set_null_adjustment(adjustment);
-    page.buffers.push_back(ends ? ends : Buffer::FromString(""));
-    page.buffers.push_back(data ? data : Buffer::FromString(""));
-    length_ = 0;
-    null_count_ = 0;
-    return page;
-  }
-
- private:
-  bool large_offsets_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  BitmapBuilder validity_;
-  BufferBuilder ends_;
-  BufferBuilder data_;
-};
-
-/// The struct "header" column: no data, one page with a length; children follow.
-class StructColumn : public ColumnWriter, public FieldEncoder {
- public:
-  explicit StructColumn(std::vector<FieldEncoder*> children)
-      : children_(std::move(children)) {}
-
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    // v2.0 cannot store struct validity. Pushing the struct's nulls down into its
-    // children makes a null struct read back as a struct of nulls, as with real Lance.
-    const uint8_t* own =
-        data.buffers.empty() || !data.buffers[0] ? nullptr : data.buffers[0]->data();
-    const uint8_t* child_mask = mask;
-    int64_t child_mask_offset = mask_offset;
-    BufferPtr combined;
-    if (own != nullptr) {
-      BitmapBuilder bits;
-      int64_t ignored = 0;
-      LANCE_RETURN_NOT_OK(
-          AppendValidity(data, offset, length, mask, mask_offset, &bits, &ignored));
-      LANCE_ASSIGN_OR_RAISE(combined, bits.Finish());
-      child_mask = combined ? combined->data() : nullptr;
-      child_mask_offset = 0;
-    }
-    if (data.children.size() != children_.size()) {
-      return Status::Invalid("struct array with " + std::to_string(data.children.size()) +
-                             " children for " + std::to_string(children_.size()) +
-                             " fields");
-    }
-    for (size_t c = 0; c < children_.size(); ++c) {
-      LANCE_RETURN_NOT_OK(children_[c]->Append(*data.children[c], data.offset + offset,
-                                               length, child_mask, child_mask_offset));
-    }
-    length_ += length;
-    return Status::OK();
-  }
-  int64_t buffered_bytes() const override { return 0; }
-  int64_t buffered_length() const override { return length_; }
-  Result<EncodedPage> FinishPage() override {
-    EncodedPage page;
-    page.length = length_;
-    page.encoding.mutable_struct_();
-    length_ = 0;
-    return page;
-  }
-
- private:
-  std::vector<FieldEncoder*> children_;
-  int64_t length_ = 0;
-};
-
-/// list / large_list offsets column: list{offsets: u64 end offsets relative to the
-/// page's first item, null_offset_adjustment, num_items}. Items go to the child.
-class ListColumn : public ColumnWriter, public FieldEncoder {
- public:
-  ListColumn(bool large_offsets, FieldEncoder* items)
-      : large_offsets_(large_offsets), items_(items) {}
-
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    if (data.buffers.size() < 2 || data.children.size() != 1) {
-      return Status::Invalid("list array without its offsets or child");
-    }
-    const uint8_t* raw_offsets = data.buffers[1] ? data.buffers[1]->data() : nullptr;
-    auto value_offset = [&](int64_t i) -> int64_t {
-      if (raw_offsets == nullptr) return 0;
-      const int64_t slot = data.offset + i;
-      return large_offsets_ ? reinterpret_cast<const int64_t*>(raw_offsets)[slot]
-                            : reinterpret_cast<const int32_t*>(raw_offsets)[slot];
-    };
-    LANCE_RETURN_NOT_OK(ends_.Reserve(length * 8));
-    int64_t i = 0;
-    while (i < length) {
-      const bool valid = SlotValid(data, offset + i, mask, mask_offset + i);
-      int64_t j = i + 1;
-      while (j < length && SlotValid(data, offset + j, mask, mask_offset + j) == valid)
-        ++j;
-      if (valid) {
-        const int64_t start = value_offset(offset + i);
-        const int64_t end = value_offset(offset + j);
-        if (end > start) {
-          LANCE_RETURN_NOT_OK(
-              items_->Append(*data.children[0], start, end - start, nullptr, 0));
-        }
-        const int64_t base = items_in_page_ - start;
-        for (int64_t k = i; k < j; ++k) {
-          LANCE_RETURN_NOT_OK(ends_.AppendValue<uint64_t>(
-              static_cast<uint64_t>(value_offset(offset + k + 1) + base)));
-        }
-        items_in_page_ += end - start;
-        LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, true));
-      } else {
-        // A null list holds no items, whatever the Arrow array has under it.
-        for (int64_t k = i; k < j; ++k) {
-          LANCE_RETURN_NOT_OK(
-              ends_.AppendValue<uint64_t>(static_cast<uint64_t>(items_in_page_)));
-        }
-        LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, false));
-        null_count_ += j - i;
-      }
-      i = j;
-    }
-    length_ += length;
-    return Status::OK();
-  }
-  int64_t buffered_bytes() const override {
-    return ends_.length() + bit_util::BytesForBits(validity_.length());
-  }
-  int64_t buffered_length() const override { return length_; }
-
-  Result<EncodedPage> FinishPage() override {
-    EncodedPage page;
-    page.length = length_;
-    const uint64_t adjustment = static_cast<uint64_t>(items_in_page_) + 1;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
-    if (null_count_ > 0) {
-      auto* ends = reinterpret_cast<uint64_t*>(ends_.mutable_data());
-      for (int64_t i = 0; i < length_; ++i) {
-        if (!bit_util::GetBit(validity->data(), i)) ends[i] += adjustment;
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr ends, ends_.Finish());
-    auto* list = page.encoding.mutable_list();
-    SetFlat(
-        list->mutable_offsets()->mutable_nullable()->mutable_no_nulls()->mutable_values(),
-        64, 0);
-    list->set_null_offset_adjustment(adjustment);
-    list->set_num_items(static_cast<uint64_t>(items_in_page_));
-    page.buffers.push_back(ends ? ends : Buffer::FromString(""));
-    length_ = 0;
-    null_count_ = 0;
-    items_in_page_ = 0;
-    return page;
-  }
-
- private:
-  bool large_offsets_;
-  FieldEncoder* items_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  int64_t items_in_page_ = 0;
-  BitmapBuilder validity_;
-  BufferBuilder ends_;
-};
-
-// ---------------------------------------------------------------------------------------
-// The writer
-
-int FixedBits(const DataType& type) {
-  return type.id() == TypeId::kBool ? 1 : type.bit_width();
-}
 
 class FileWriterImpl : public LanceFileWriter {
  public:
   FileWriterImpl(std::string path, LanceSchema schema, FileWriterOptions options,
+                 std::unique_ptr<internal::FileEncoder> encoder,
                  std::unique_ptr<io::OutputStream> stream)
       : path_(std::move(path)),
         schema_(std::move(schema)),
         options_(options),
-        stream_(std::move(stream)) {}
+        encoder_(std::move(encoder)),
+        stream_(std::move(stream)),
+        columns_(static_cast<size_t>(encoder_->num_columns())),
+        rows_per_slice_(static_cast<size_t>(schema_.schema()->num_fields()), 16) {}
 
   ~FileWriterImpl() override {
     if (stream_ && !closed_) (void)stream_->Abort();
-  }
-
-  Status Init() {
-    for (const auto& f : schema_.schema()->fields()) {
-      const size_t first = columns_.size();
-      LANCE_ASSIGN_OR_RAISE(FieldEncoder * enc, MakeEncoder(*f->type()));
-      // Start with small slices; DoWriteBatch grows them once it knows the row size.
-      top_level_.push_back({enc, first, columns_.size(), 16});
-    }
-    return Status::OK();
   }
 
   Status WriteBatch(const RecordBatch& batch) override {
@@ -581,11 +82,11 @@ class FileWriterImpl : public LanceFileWriter {
   const LanceSchema& schema() const override { return schema_; }
 
  private:
-  struct TopLevel {
-    FieldEncoder* encoder;
-    size_t first_column;
-    size_t end_column;
-    int64_t rows_per_slice;
+  /// What the container keeps per column: where its current page starts and the pages
+  /// written so far.
+  struct ColumnState {
+    int64_t page_start_row = 0;
+    lance::file::v2::ColumnMetadata metadata;
   };
 
   Status CheckUsable() const {
@@ -600,79 +101,27 @@ class FileWriterImpl : public LanceFileWriter {
     (void)stream_->Abort();
   }
 
-  template <typename T, typename... Args>
-  T* AddColumn(Args&&... args) {
-    auto column = std::make_unique<T>(std::forward<Args>(args)...);
-    T* raw = column.get();
-    columns_.push_back(std::move(column));
-    return raw;
-  }
-
-  // Builds the encoder tree in pre-order so that column i is the i-th Lance field.
-  Result<FieldEncoder*> MakeEncoder(const DataType& type) {
-    switch (type.id()) {
-      case TypeId::kUtf8:
-      case TypeId::kBinary:
-        return AddColumn<BinaryColumn>(false);
-      case TypeId::kLargeUtf8:
-      case TypeId::kLargeBinary:
-        return AddColumn<BinaryColumn>(true);
-      case TypeId::kFixedSizeList:
-        return AddColumn<FixedSizeListColumn>(type.fixed_size(),
-                                              FixedBits(*type.value_type()));
-      case TypeId::kStruct: {
-        // The header column precedes the children's columns.
-        const size_t header = columns_.size();
-        columns_.push_back(nullptr);
-        std::vector<FieldEncoder*> children;
-        for (const auto& child : type.fields()) {
-          LANCE_ASSIGN_OR_RAISE(FieldEncoder * enc, MakeEncoder(*child->type()));
-          children.push_back(enc);
-        }
-        auto column = std::make_unique<StructColumn>(std::move(children));
-        StructColumn* raw = column.get();
-        columns_[header] = std::move(column);
-        return raw;
-      }
-      case TypeId::kList:
-      case TypeId::kLargeList: {
-        const size_t header = columns_.size();
-        columns_.push_back(nullptr);
-        LANCE_ASSIGN_OR_RAISE(FieldEncoder * items, MakeEncoder(*type.value_type()));
-        auto column =
-            std::make_unique<ListColumn>(type.id() == TypeId::kLargeList, items);
-        ListColumn* raw = column.get();
-        columns_[header] = std::move(column);
-        return raw;
-      }
-      default:
-        if (FixedBits(type) <= 0) {
-          return Status::NotImplemented("Lance file writer: cannot write type " +
-                                        type.ToString());
-        }
-        return AddColumn<FixedWidthColumn>(FixedBits(type));
-    }
-  }
-
   Status DoWriteBatch(const RecordBatch& batch) {
     const int64_t rows = batch.num_rows();
     const int64_t slice_target = std::max<int64_t>(1, options_.page_bytes / 4);
-    for (size_t f = 0; f < top_level_.size(); ++f) {
-      TopLevel& top = top_level_[f];
-      const ArrayData& data = *batch.column(static_cast<int>(f))->data();
+    for (int f = 0; f < batch.num_columns(); ++f) {
+      const ArrayData& data = *batch.column(f)->data();
+      const auto [first_column, end_column] = encoder_->columns_of(f);
+      int64_t& rows_per_slice = rows_per_slice_[f];
       int64_t done = 0;
       while (done < rows) {
-        const int64_t n = std::min(top.rows_per_slice, rows - done);
-        const int64_t before = SubtreeBytes(top);
-        LANCE_RETURN_NOT_OK(top.encoder->Append(data, done, n, nullptr, 0));
-        const int64_t added = std::max<int64_t>(1, SubtreeBytes(top) - before);
+        const int64_t n = std::min(rows_per_slice, rows - done);
+        const int64_t before = SubtreeBytes(first_column, end_column);
+        LANCE_RETURN_NOT_OK(encoder_->Append(f, data, done, n));
+        const int64_t added =
+            std::max<int64_t>(1, SubtreeBytes(first_column, end_column) - before);
         done += n;
         // Size the next slice so that a page overshoots page_bytes by at most ~25%.
         const int64_t per_row = std::max<int64_t>(1, added / n);
-        top.rows_per_slice = std::clamp<int64_t>(slice_target / per_row, 1, 1 << 20);
-        for (size_t c = top.first_column; c < top.end_column; ++c) {
-          if (columns_[c]->buffered_bytes() >= options_.page_bytes) {
-            LANCE_RETURN_NOT_OK(FlushColumn(*columns_[c], rows_written_ + done));
+        rows_per_slice = std::clamp<int64_t>(slice_target / per_row, 1, 1 << 20);
+        for (int c = first_column; c < end_column; ++c) {
+          if (encoder_->buffered_bytes(c) >= options_.page_bytes) {
+            LANCE_RETURN_NOT_OK(FlushColumn(c, rows_written_ + done));
           }
         }
       }
@@ -681,11 +130,9 @@ class FileWriterImpl : public LanceFileWriter {
     return Status::OK();
   }
 
-  int64_t SubtreeBytes(const TopLevel& top) const {
+  int64_t SubtreeBytes(int first_column, int end_column) const {
     int64_t total = 0;
-    for (size_t c = top.first_column; c < top.end_column; ++c) {
-      total += columns_[c]->buffered_bytes();
-    }
+    for (int c = first_column; c < end_column; ++c) total += encoder_->buffered_bytes(c);
     return total;
   }
 
@@ -700,8 +147,9 @@ class FileWriterImpl : public LanceFileWriter {
     return Status::OK();
   }
 
-  Status FlushColumn(ColumnWriter& column, int64_t next_page_start_row) {
-    LANCE_ASSIGN_OR_RAISE(EncodedPage page, column.FinishPage());
+  Status FlushColumn(int c, int64_t next_page_start_row) {
+    ColumnState& column = columns_[c];
+    LANCE_ASSIGN_OR_RAISE(internal::EncodedPage page, encoder_->FinishPage(c));
     auto* pb_page = column.metadata.add_pages();
     for (const BufferPtr& buffer : page.buffers) {
       pb_page->add_buffer_offsets(static_cast<uint64_t>(stream_->position()));
@@ -711,18 +159,16 @@ class FileWriterImpl : public LanceFileWriter {
     pb_page->set_length(static_cast<uint64_t>(page.length));
     pb_page->set_priority(static_cast<uint64_t>(column.page_start_row));
     google::protobuf::Any any;
-    any.set_type_url(std::string(internal::kArrayEncodingUrl));
-    any.set_value(page.encoding.SerializeAsString());
+    any.set_type_url(page.encoding_url);
+    any.set_value(page.encoding_value);
     pb_page->mutable_encoding()->mutable_direct()->set_encoding(any.SerializeAsString());
     column.page_start_row = next_page_start_row;
     return Status::OK();
   }
 
   Result<WrittenFile> DoClose() {
-    for (auto& column : columns_) {
-      if (column->buffered_length() > 0) {
-        LANCE_RETURN_NOT_OK(FlushColumn(*column, rows_written_));
-      }
+    for (int c = 0; c < encoder_->num_columns(); ++c) {
+      if (encoder_->has_buffered(c)) LANCE_RETURN_NOT_OK(FlushColumn(c, rows_written_));
     }
     // Global buffer 0: the FileDescriptor. It follows padded pages, so it starts on a
     // 64-byte boundary as v2.1 readers require of global buffers.
@@ -733,20 +179,14 @@ class FileWriterImpl : public LanceFileWriter {
     const uint64_t descriptor_pos = static_cast<uint64_t>(stream_->position());
     LANCE_RETURN_NOT_OK(stream_->Write(descriptor_bytes));
 
-    google::protobuf::Any column_encoding;
-    column_encoding.set_type_url(std::string(internal::kColumnEncodingUrl));
-    lance::encodings::ColumnEncoding values;
-    values.mutable_values();
-    column_encoding.set_value(values.SerializeAsString());
-    const std::string column_encoding_bytes = column_encoding.SerializeAsString();
-
     internal::Footer footer;
     footer.column_meta_start = static_cast<uint64_t>(stream_->position());
     std::string cmo_table;
-    for (auto& column : columns_) {
-      column->metadata.mutable_encoding()->mutable_direct()->set_encoding(
-          column_encoding_bytes);
-      const std::string bytes = column->metadata.SerializeAsString();
+    for (int c = 0; c < encoder_->num_columns(); ++c) {
+      ColumnState& column = columns_[c];
+      column.metadata.mutable_encoding()->mutable_direct()->set_encoding(
+          encoder_->ColumnEncoding(c));
+      const std::string bytes = column.metadata.SerializeAsString();
       uint8_t entry[16];
       internal::StoreLE<uint64_t>(entry, static_cast<uint64_t>(stream_->position()));
       internal::StoreLE<uint64_t>(entry + 8, bytes.size());
@@ -762,8 +202,7 @@ class FileWriterImpl : public LanceFileWriter {
     LANCE_RETURN_NOT_OK(stream_->Write(gbo, 16));
     footer.num_global_buffers = 1;
     footer.num_columns = static_cast<uint32_t>(columns_.size());
-    footer.major = internal::kV20FooterMajor;
-    footer.minor = internal::kV20FooterMinor;
+    std::tie(footer.major, footer.minor) = encoder_->FooterVersion();
     LANCE_RETURN_NOT_OK(stream_->Write(internal::EncodeFooter(footer)));
     const int64_t size = stream_->position();
     LANCE_RETURN_NOT_OK(stream_->Close());
@@ -773,22 +212,21 @@ class FileWriterImpl : public LanceFileWriter {
     written.path = path_;
     written.num_rows = rows_written_;
     written.size_bytes = size;
-    written.field_ids = schema_.field_ids();
-    written.column_indices.resize(columns_.size());
-    for (size_t i = 0; i < columns_.size(); ++i) {
-      written.column_indices[i] = static_cast<int32_t>(i);
-    }
-    written.major_version = 2;
-    written.minor_version = 0;
+    written.field_ids = encoder_->DataFileFields();
+    written.column_indices = encoder_->DataFileColumnIndices();
+    std::tie(written.major_version, written.minor_version) = encoder_->DataFileVersion();
     return written;
   }
 
   std::string path_;
   LanceSchema schema_;
   FileWriterOptions options_;
+  std::unique_ptr<internal::FileEncoder> encoder_;
   std::unique_ptr<io::OutputStream> stream_;
-  std::vector<std::unique_ptr<ColumnWriter>> columns_;
-  std::vector<TopLevel> top_level_;
+  std::vector<ColumnState> columns_;
+  /// Rows fed to the encoder at a time, per top-level field: starts small and adapts to
+  /// the field's bytes per row.
+  std::vector<int64_t> rows_per_slice_;
   int64_t rows_written_ = 0;
   bool closed_ = false;
   Status failure_;
@@ -804,10 +242,10 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(
     return Status::Invalid("opening Lance file writer '" + path +
                            "': the schema is empty");
   }
-  if (options.version != LanceFileVersion::kV2_0) {
-    return Status::NotImplemented("writing Lance file '" + path + "': file format " +
-                                  std::string(FileVersionString(options.version)) +
-                                  " is not supported by this build (2.0 is)");
+  if (options.version == LanceFileVersion::kLegacy) {
+    return Status::NotImplemented("writing Lance file '" + path +
+                                  "': lance-cpp reads legacy (0.1) files but does not "
+                                  "write them; use 2.0, 2.1 or 2.2");
   }
   if (options.page_bytes <= 0) {
     return Status::Invalid("opening Lance file writer '" + path +
@@ -821,11 +259,16 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(
     return Status::Invalid("opening Lance file writer '" + path +
                            "': the schema's field ids do not match its fields");
   }
+  auto encoder = options.version == LanceFileVersion::kV2_0
+                     ? internal::MakeV20Encoder(schema, options)
+                     : internal::MakeStructuralEncoder(schema, options);
+  if (!encoder.ok()) {
+    return encoder.status().WithContext("opening Lance file writer '" + path + "'");
+  }
   LANCE_ASSIGN_OR_RAISE(auto stream, store->OpenWriter(path));
-  auto writer = std::make_unique<FileWriterImpl>(path, std::move(schema), options,
-                                                 std::move(stream));
-  LANCE_RETURN_NOT_OK(writer->Init());
-  return std::unique_ptr<LanceFileWriter>(std::move(writer));
+  return std::unique_ptr<LanceFileWriter>(std::make_unique<FileWriterImpl>(
+      path, std::move(schema), options, std::move(encoder).MoveValueUnsafe(),
+      std::move(stream)));
 }
 
 Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::OpenUri(

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// LanceSchema, Lance logical type strings and file versions.
+// LanceSchema and Lance logical type strings.
 
 #include "lance/format/lance_schema.h"
 
@@ -11,33 +11,6 @@
 #include "lance/macros.h"
 
 namespace lance::format {
-
-// ---------------------------------------------------------------------------------------
-// File versions
-
-std::string_view FileVersionString(LanceFileVersion version) {
-  switch (version) {
-    case LanceFileVersion::kV2_0:
-      return "2.0";
-    case LanceFileVersion::kV2_1:
-      return "2.1";
-  }
-  return "?";
-}
-
-Result<LanceFileVersion> ParseFileVersion(std::string_view text) {
-  // Lance's own spellings: "0.3" is what v2.0 footers say, "stable" resolves to 2.0 in
-  // every Lance release that writes 2.0 by default.
-  if (text == "2.0" || text == "0.3" || text == "stable") return LanceFileVersion::kV2_0;
-  if (text == "2.1") return LanceFileVersion::kV2_1;
-  if (text == "legacy" || text == "0.1" || text == "0.2" || text == "2.2" ||
-      text == "next") {
-    return Status::NotImplemented("Lance file version '" + std::string(text) +
-                                  "' is not supported by this build (2.0 and 2.1 are)");
-  }
-  return Status::Invalid("unknown Lance file version '" + std::string(text) +
-                         "' (expected 2.0, 2.1 or stable)");
-}
 
 // ---------------------------------------------------------------------------------------
 // Logical type strings

@@ -362,7 +362,7 @@ Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
     return plan;
   }
   LANCE_ASSIGN_OR_RAISE(plan.version,
-                        format::ParseFileVersion(params.data_storage_version));
+                        format::ParseWritableFileVersion(params.data_storage_version));
   LANCE_ASSIGN_OR_RAISE(plan.schema, format::LanceSchema::Assign(data_schema, 0));
   return plan;
 }

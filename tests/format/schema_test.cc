@@ -98,17 +98,6 @@ TEST(LogicalTypeTest, Rejects) {
               IsError(StatusCode::kNotImplemented));
 }
 
-TEST(FileVersionTest, Parse) {
-  EXPECT_EQ(*ParseFileVersion("2.0"), LanceFileVersion::kV2_0);
-  EXPECT_EQ(*ParseFileVersion("0.3"), LanceFileVersion::kV2_0);
-  EXPECT_EQ(*ParseFileVersion("stable"), LanceFileVersion::kV2_0);
-  EXPECT_EQ(*ParseFileVersion("2.1"), LanceFileVersion::kV2_1);
-  EXPECT_THAT(ParseFileVersion("legacy"), IsError(StatusCode::kNotImplemented));
-  EXPECT_THAT(ParseFileVersion("2.2"), IsError(StatusCode::kNotImplemented));
-  EXPECT_THAT(ParseFileVersion("banana"), IsErrorWith(StatusCode::kInvalid, "banana"));
-  EXPECT_EQ(FileVersionString(LanceFileVersion::kV2_1), "2.1");
-}
-
 SchemaPtr NestedSchema() {
   auto st = struct_({field("x", int32()), field("tags", list(utf8()))});
   return schema({field("id", int64(), false), field("s", st),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// \file file_reader.h
-/// \brief LanceFileReader: reads one Lance data file (v2.0; v2.1 arrives later).
+/// \brief LanceFileReader: reads one Lance data file of any version (legacy 0.1/0.2,
+/// 2.0, 2.1, 2.2): streams of rows and random access (Take).
 
 #pragma once
 
@@ -51,9 +52,6 @@ class LanceFileReader {
   /// \brief Opens `path`: reads the footer and metadata (one read of the file's last
   /// 64 KiB, plus one more when the metadata is larger) and validates every page
   /// position and row count against the file.
-  ///
-  /// v2.1 files open too (schema(), num_rows() and version() work) so that callers that
-  /// only need counts can use them; Read() on them returns NotImplemented.
   /// \return NotFound; Corrupt (bad magic, truncated or inconsistent metadata -- the
   /// message names the file); NotImplemented for legacy (0.1/0.2) files, unknown
   /// versions and unsupported logical types (the message names the file).
@@ -87,11 +85,19 @@ class LanceFileReader {
   /// one read, reads issued concurrently on remote stores) and decodes only the slots it
   /// returns. Structs come back without validity (v2.0 stores none); fixed_size_list
   /// items come back as a nullable field named "item".
-  /// \return NotImplemented for v2.1 files ("file 'X' is Lance file format 2.1, which
-  /// this build cannot read yet") and, from Next(), for v2.0 encodings this build lacks
-  /// (bitpacked, fsst, packed_struct); Invalid for unknown or non-top-level field ids,
-  /// out-of-range rows or batch_size <= 0; Corrupt (naming the file); IOError.
+  /// \return NotImplemented (from Next()) naming the file and an encoding this build
+  /// lacks; Invalid for unknown or non-top-level field ids, out-of-range rows or
+  /// batch_size <= 0; Corrupt (naming the file); IOError.
   virtual Result<RecordBatchReaderPtr> Read(const FileReadOptions& options) const = 0;
+  /// \brief The rows at `indices` (any order, repeats allowed), in that order, of the
+  /// top-level fields `field_ids` (empty: all).
+  ///
+  /// Reads only what holds those rows: the mini-block chunks or full-zip values (2.1,
+  /// 2.2), the pages (2.0) -- each at most once, in coalesced requests.
+  /// \return Invalid for a row outside the file or an unknown field id; the errors of
+  /// Read.
+  virtual Result<RecordBatchPtr> Take(const std::vector<int64_t>& indices,
+                                      const std::vector<int32_t>& field_ids = {}) const = 0;
   /// \brief Reads the requested columns and rows into one table.
   Result<TablePtr> ReadTable(const FileReadOptions& options = {}) const;
 };

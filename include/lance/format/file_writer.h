@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// \file file_writer.h
-/// \brief LanceFileWriter: writes one Lance data file (file format v2.0).
+/// \brief LanceFileWriter: writes one Lance data file (file format 2.0, 2.1 or 2.2).
 
 #pragma once
 

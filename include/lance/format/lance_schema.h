@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// \file lance_schema.h
-/// \brief A schema with Lance field ids, and Lance file versions.
+/// \brief A schema with Lance field ids and Lance logical type strings.
 ///
 /// Lance numbers every field of a schema -- struct and list parents included -- in
 /// depth-first pre-order; data files and manifests refer to columns by these ids.
@@ -15,19 +15,10 @@
 #include <vector>
 
 #include "lance/core/type.h"
+#include "lance/format/file_version.h"
 #include "lance/result.h"
 
 namespace lance::format {
-
-/// \brief The Lance data file versions this library knows.
-enum class LanceFileVersion : uint8_t { kV2_0, kV2_1 };
-
-/// \brief "2.0" or "2.1".
-std::string_view FileVersionString(LanceFileVersion version);
-/// \brief Parses a `data_storage_version` string as Lance accepts it: "2.0" / "0.3",
-/// "2.1", "stable" (= 2.0 here). \return Invalid naming the value; NotImplemented for
-/// "legacy"/"0.1", "2.2" and "next".
-Result<LanceFileVersion> ParseFileVersion(std::string_view text);
 
 /// \brief An Arrow-style schema plus one Lance field id per field in pre-order.
 ///

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Decoding of Lance file format v2.0 pages.
 
-#include "format/v20_decoder.h"
+#include "format/v2_0/decoder.h"
 
 #include <lz4.h>
 #include <zstd.h>
