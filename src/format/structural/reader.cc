@@ -1,40 +1,530 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading Lance file formats 2.1 and 2.2 (work in progress).
+// Reading Lance file formats 2.1 and 2.2 ("structural" formats).
+//
+// Only leaf fields have columns, in pre-order of the schema: a struct (unless packed)
+// and a list / map contribute layers to their leaves' repetition and definition levels
+// instead (levels.h). A read decodes, per leaf column, the pages holding the rows
+// (pages.h), rebuilds each leaf's path with a PathBuilder, and assembles the top-level
+// arrays: a struct's validity and a list's offsets come from the first leaf below it.
+//
+// Scans decode whole pages and keep a column's current page until the stream has
+// passed it; every batch fetches the pages it needs across all its columns in one
+// coalesced request. Take reads only the chunks / values holding the rows.
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <utility>
 
 #include "format/reader_internal.h"
+#include "format/structural/levels.h"
+#include "format/structural/pages.h"
+#include "lance/core/array.h"
+#include "lance/core/builder.h"
+#include "lance/macros.h"
 
 namespace lance::format::internal {
 
 namespace {
 
-class StructuralReader : public VersionReader {
+using structural::ByteRange;
+using structural::LeafRows;
+using structural::Levels;
+using structural::NodeKind;
+using structural::PageReader;
+using structural::PathBuilder;
+
+bool IsPackedStruct(const Field& field) {
+  for (const auto& [key, value] : field.metadata()) {
+    if (key == "packed" || key == "lance-encoding:packed") {
+      std::string lower = value;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower == "true") return true;
+    }
+  }
+  return false;
+}
+
+/// A field of the read tree; leaves map to columns.
+struct Node {
+  enum class Kind : uint8_t { kLeaf, kStruct, kList };
+  FieldPtr field;
+  Kind kind = Kind::kLeaf;
+  std::vector<Node> children;
+  int leaf = -1;        // leaves: index into the reader's leaves (= column)
+  int first_leaf = -1;  // the first leaf at or below this node
+  size_t depth = 0;     // this node's position in the paths of its leaves
+};
+
+struct Leaf {
+  int column = -1;
+  std::vector<NodeKind> path;
+  DataTypePtr type;
+  std::string name;  // dotted path, for messages
+};
+
+class StructuralReader : public VersionReader,
+                         public std::enable_shared_from_this<StructuralReader> {
  public:
   explicit StructuralReader(std::shared_ptr<const FileContext> context)
       : context_(std::move(context)) {}
 
-  Result<RecordBatchReaderPtr> Read(std::vector<int>, SchemaPtr, int64_t, int64_t,
-                                    int64_t) const override {
-    return NotYet();
+  Status Init();
+
+  Result<RecordBatchReaderPtr> Read(std::vector<int> fields, SchemaPtr schema,
+                                    int64_t begin, int64_t end,
+                                    int64_t batch_size) const override;
+  Result<std::vector<ArrayPtr>> Take(const std::vector<int>& fields,
+                                     const std::vector<int64_t>& rows) const override;
+
+  const FileContext& context() const { return *context_; }
+  const Node& top(int field) const { return top_level_[field]; }
+  const Leaf& leaf(int i) const { return leaves_[i]; }
+  const PageMeta& page_meta(int leaf, size_t page) const {
+    return context_->columns[leaves_[leaf].column].pages[page];
   }
-  Result<std::vector<ArrayPtr>> Take(const std::vector<int>&,
-                                     const std::vector<int64_t>&) const override {
-    return NotYet();
+  const PageReader& page(int leaf, size_t page) const { return *pages_[leaf][page]; }
+  size_t num_pages(int leaf) const { return pages_[leaf].size(); }
+  size_t num_leaves() const { return leaves_.size(); }
+  /// Leaves below top-level field `field`, in order.
+  std::vector<int> LeavesOf(int field) const {
+    std::vector<int> out;
+    CollectLeaves(top_level_[field], &out);
+    return out;
+  }
+  /// Pages [first, last) of a leaf overlapping rows [begin, end).
+  std::pair<size_t, size_t> FindPages(int leaf, int64_t begin, int64_t end) const {
+    const auto& pages = context_->columns[leaves_[leaf].column].pages;
+    auto first = std::partition_point(pages.begin(), pages.end(), [&](const PageMeta& p) {
+      return p.first + p.length <= begin;
+    });
+    auto last = first;
+    while (last != pages.end() && last->first < end) ++last;
+    return {static_cast<size_t>(first - pages.begin()), static_cast<size_t>(last - pages.begin())};
+  }
+  Result<ArrayDataPtr> Assemble(const Node& node, std::vector<PathBuilder>& paths,
+                                const std::vector<int>& leaf_slot) const;
+
+ private:
+  Result<Node> Build(const FieldPtr& field, size_t depth, std::vector<NodeKind> path,
+                     std::string name);
+  static void CollectLeaves(const Node& node, std::vector<int>* out) {
+    if (node.kind == Node::Kind::kLeaf) {
+      out->push_back(node.leaf);
+      return;
+    }
+    for (const auto& child : node.children) CollectLeaves(child, out);
+  }
+
+  std::shared_ptr<const FileContext> context_;
+  std::vector<Node> top_level_;
+  std::vector<Leaf> leaves_;
+  std::vector<std::vector<std::unique_ptr<PageReader>>> pages_;  // [leaf][page]
+};
+
+Result<Node> StructuralReader::Build(const FieldPtr& field, size_t depth,
+                                     std::vector<NodeKind> path, std::string name) {
+  Node node;
+  node.field = field;
+  node.depth = depth;
+  const DataType& type = *field->type();
+  const TypeId id = type.id();
+  if (id == TypeId::kStruct && type.num_fields() > 0 && !IsPackedStruct(*field)) {
+    node.kind = Node::Kind::kStruct;
+    path.push_back(NodeKind::kItem);
+    for (const auto& child : type.fields()) {
+      LANCE_ASSIGN_OR_RAISE(Node c, Build(child, depth + 1, path, name + "." + child->name()));
+      node.children.push_back(std::move(c));
+    }
+    node.first_leaf = node.children[0].first_leaf;
+    return node;
+  }
+  if (id == TypeId::kList || id == TypeId::kLargeList) {
+    node.kind = Node::Kind::kList;
+    path.push_back(NodeKind::kList);
+    const FieldPtr& item = type.fields()[0];
+    LANCE_ASSIGN_OR_RAISE(Node c, Build(item, depth + 1, path, name + "[]"));
+    node.first_leaf = c.first_leaf;
+    node.children.push_back(std::move(c));
+    return node;
+  }
+  if (id == TypeId::kFixedSizeList && type.value_type()->id() == TypeId::kStruct) {
+    return Status::NotImplemented("Lance file '" + context_->path + "': field '" + name +
+                                  "' is a fixed_size_list of structs, which this build "
+                                  "cannot read");
+  }
+  node.kind = Node::Kind::kLeaf;
+  path.push_back(NodeKind::kItem);
+  node.leaf = static_cast<int>(leaves_.size());
+  node.first_leaf = node.leaf;
+  Leaf leaf;
+  leaf.column = node.leaf;
+  leaf.path = std::move(path);
+  leaf.type = field->type();
+  leaf.name = std::move(name);
+  leaves_.push_back(std::move(leaf));
+  return node;
+}
+
+Status StructuralReader::Init() {
+  const std::string& path = context_->path;
+  for (const auto& f : context_->schema.schema()->fields()) {
+    LANCE_ASSIGN_OR_RAISE(Node node, Build(f, 0, {}, f->name()));
+    top_level_.push_back(std::move(node));
+  }
+  if (leaves_.size() != context_->columns.size()) {
+    return CorruptFile(path, std::to_string(context_->columns.size()) + " columns for " +
+                                 std::to_string(leaves_.size()) + " leaf fields");
+  }
+  pages_.resize(leaves_.size());
+  for (size_t l = 0; l < leaves_.size(); ++l) {
+    const ColumnMeta& column = context_->columns[leaves_[l].column];
+    if (column.total != context_->num_rows) {
+      return CorruptFile(path, "column " + std::to_string(l) + " ('" + leaves_[l].name +
+                                   "') holds " + std::to_string(column.total) +
+                                   " rows, expected " + std::to_string(context_->num_rows));
+    }
+    for (size_t p = 0; p < column.pages.size(); ++p) {
+      std::string where = "Lance file '" + path + "', column " + std::to_string(l) + " ('" +
+                          leaves_[l].name + "') page " + std::to_string(p);
+      LANCE_ASSIGN_OR_RAISE(auto reader,
+                            structural::MakePageReader(column.pages[p], leaves_[l].type,
+                                                       context_->version, std::move(where)));
+      if (reader->levels().layers.size() != leaves_[l].path.size()) {
+        return CorruptFile(path, "column " + std::to_string(l) + " ('" + leaves_[l].name +
+                                     "') page " + std::to_string(p) + " has " +
+                                     std::to_string(reader->levels().layers.size()) +
+                                     " layers for a path of " +
+                                     std::to_string(leaves_[l].path.size()) + " fields");
+      }
+      pages_[l].push_back(std::move(reader));
+    }
+  }
+  return Status::OK();
+}
+
+/// Sets a leaf's validity on its values (which carry none), honouring their offset.
+Result<ArrayDataPtr> WithValidity(const ArrayDataPtr& values, const PathBuilder::Node& node) {
+  auto out = std::make_shared<ArrayData>(*values);
+  if (node.null_count == 0) {
+    if (!out->buffers.empty()) out->buffers[0] = nullptr;
+    out->null_count = 0;
+    return out;
+  }
+  BufferPtr bitmap = node.validity;
+  if (out->offset != 0) {
+    LANCE_ASSIGN_OR_RAISE(bitmap, Buffer::Allocate(bit_util::BytesForBits(out->offset + out->length)));
+    bit_util::CopyBits(node.validity->data(), 0, out->length, bitmap->mutable_data(), out->offset);
+  }
+  if (out->buffers.empty()) out->buffers.resize(1);
+  out->buffers[0] = std::move(bitmap);
+  out->null_count = node.null_count;
+  return out;
+}
+
+Result<ArrayDataPtr> StructuralReader::Assemble(const Node& node,
+                                                std::vector<PathBuilder>& paths,
+                                                const std::vector<int>& leaf_slot) const {
+  PathBuilder& path = paths[leaf_slot[node.first_leaf]];
+  const PathBuilder::Node& out = path.node(node.depth);
+  const DataTypePtr& type = node.field->type();
+  switch (node.kind) {
+    case Node::Kind::kLeaf: {
+      ArrayDataPtr values = path.values();
+      if (!values && out.length == 0) {
+        LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(type));
+        LANCE_ASSIGN_OR_RAISE(values, builder->FinishData());
+      }
+      if (!values || values->length != out.length) {
+        return CorruptFile(context_->path, "field '" + leaves_[node.leaf].name + "' has " +
+                                               std::to_string(values ? values->length : 0) +
+                                               " values for " + std::to_string(out.length) +
+                                               " slots");
+      }
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, WithValidity(values, out));
+      data->type = type;
+      return data;
+    }
+    case Node::Kind::kStruct: {
+      std::vector<ArrayDataPtr> children;
+      for (const Node& child : node.children) {
+        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr c, Assemble(child, paths, leaf_slot));
+        if (c->length != out.length) {
+          return CorruptFile(context_->path, "the children of struct '" + node.field->name() +
+                                                 "' disagree on their length");
+        }
+        children.push_back(std::move(c));
+      }
+      return ArrayData::Make(type, out.length, {out.validity}, out.null_count, 0,
+                             std::move(children));
+    }
+    case Node::Kind::kList: {
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr items, Assemble(node.children[0], paths, leaf_slot));
+      const bool large = type->id() == TypeId::kLargeList;
+      const int64_t n = out.length;
+      if (static_cast<int64_t>(out.offsets.size()) != n + 1 || out.offsets.back() != items->length) {
+        return CorruptFile(context_->path, "list '" + node.field->name() +
+                                               "' offsets do not match its items");
+      }
+      BufferPtr offsets;
+      if (large) {
+        LANCE_ASSIGN_OR_RAISE(offsets, Buffer::CopyFrom(out.offsets.data(), (n + 1) * 8));
+      } else {
+        if (items->length > std::numeric_limits<int32_t>::max()) {
+          return Status::Invalid("Lance file '" + context_->path + "': list '" +
+                                 node.field->name() +
+                                 "' has too many items for 32-bit offsets in one batch; read "
+                                 "with a smaller batch_size");
+        }
+        LANCE_ASSIGN_OR_RAISE(offsets, Buffer::AllocateForOverwrite((n + 1) * 4));
+        for (int64_t i = 0; i <= n; ++i) {
+          offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(out.offsets[i]);
+        }
+      }
+      return ArrayData::Make(type, n, {out.validity, std::move(offsets)}, out.null_count, 0,
+                             {std::move(items)});
+    }
+  }
+  return Status::Invalid("unreachable");
+}
+
+/// Page state of one leaf column for a stream: decoded pages it has not passed yet.
+struct DecodedPage {
+  LeafRows rows;
+  structural::RowIndex index;
+};
+
+class StructuralStream : public RecordBatchReader {
+ public:
+  StructuralStream(std::shared_ptr<const StructuralReader> reader, std::vector<int> fields,
+                   SchemaPtr schema, int64_t begin, int64_t end, int64_t batch_size)
+      : reader_(std::move(reader)),
+        fields_(std::move(fields)),
+        schema_(std::move(schema)),
+        next_(begin),
+        end_(end),
+        batch_size_(batch_size) {
+    for (int f : fields_) {
+      for (int leaf : reader_->LeavesOf(f)) {
+        if (std::find(leaves_.begin(), leaves_.end(), leaf) == leaves_.end()) {
+          leaves_.push_back(leaf);
+        }
+      }
+    }
+  }
+
+  SchemaPtr schema() const override { return schema_; }
+
+  Result<RecordBatchPtr> Next() override {
+    LANCE_RETURN_NOT_OK(failure_);
+    if (next_ >= end_) {
+      decoded_.clear();
+      return RecordBatchPtr();
+    }
+    const int64_t n = std::min(batch_size_, end_ - next_);
+    auto batch = ReadBatch(next_, next_ + n);
+    if (!batch.ok()) {
+      failure_ = batch.status();
+      decoded_.clear();
+      return failure_;
+    }
+    next_ += n;
+    return batch;
   }
 
  private:
-  Status NotYet() const {
-    return Status::NotImplemented("file '" + context_->path + "' is Lance file format " +
-                                  std::string(FileVersionString(context_->version)) +
-                                  ", which this build cannot read yet");
+  Result<RecordBatchPtr> ReadBatch(int64_t begin, int64_t end) {
+    // Drop pages the stream has passed; decode the pages this batch needs, all their
+    // buffers fetched at once.
+    for (auto it = decoded_.begin(); it != decoded_.end();) {
+      const PageMeta& meta = reader_->page_meta(it->first.first, it->first.second);
+      it = meta.first + meta.length <= begin ? decoded_.erase(it) : std::next(it);
+    }
+    std::vector<std::pair<int, size_t>> missing;
+    for (int leaf : leaves_) {
+      auto [first, last] = reader_->FindPages(leaf, begin, end);
+      for (size_t p = first; p < last; ++p) {
+        if (decoded_.count({leaf, p}) == 0) missing.push_back({leaf, p});
+      }
+    }
+    if (!missing.empty()) {
+      std::vector<std::vector<BufferPtr>> buffers(missing.size());
+      std::vector<RangeRequest> requests;
+      for (size_t i = 0; i < missing.size(); ++i) {
+        const PageReader& page = reader_->page(missing[i].first, missing[i].second);
+        const std::vector<ByteRange> ranges = page.AllRanges();
+        buffers[i].resize(ranges.size());
+        for (size_t r = 0; r < ranges.size(); ++r) {
+          requests.push_back({ranges[r].offset, ranges[r].size, &buffers[i][r]});
+        }
+      }
+      LANCE_RETURN_NOT_OK(FetchRanges(reader_->context(), std::move(requests)));
+      for (size_t i = 0; i < missing.size(); ++i) {
+        const PageReader& page = reader_->page(missing[i].first, missing[i].second);
+        DecodedPage decoded;
+        LANCE_ASSIGN_OR_RAISE(decoded.rows, page.DecodeAll(std::move(buffers[i])));
+        if (decoded.rows.num_rows != page.num_rows()) {
+          return Status::Corrupt(page.where() + ": decoded " +
+                                 std::to_string(decoded.rows.num_rows) + " rows, expected " +
+                                 std::to_string(page.num_rows()));
+        }
+        auto index = structural::IndexRows(page.levels(), decoded.rows);
+        if (!index.ok()) return Status::Corrupt(page.where() + ": " + index.status().message());
+        decoded.index = std::move(index).MoveValueUnsafe();
+        decoded_[missing[i]] = std::move(decoded);
+      }
+    }
+    // Rebuild every leaf's path over [begin, end).
+    std::vector<PathBuilder> paths;
+    std::vector<int> slot(reader_->num_leaves(), -1);
+    for (int leaf : leaves_) {
+      slot[leaf] = static_cast<int>(paths.size());
+      paths.emplace_back(reader_->leaf(leaf).path);
+      PathBuilder& path = paths.back();
+      auto [first, last] = reader_->FindPages(leaf, begin, end);
+      for (size_t p = first; p < last; ++p) {
+        const PageMeta& meta = reader_->page_meta(leaf, p);
+        const PageReader& page = reader_->page(leaf, p);
+        const DecodedPage& decoded = decoded_.at({leaf, p});
+        const int64_t s = std::max(begin, meta.first) - meta.first;
+        const int64_t e = std::min(end, meta.first + meta.length) - meta.first;
+        const bool whole = s == 0 && e == meta.length;
+        if (whole) {
+          LANCE_RETURN_NOT_OK(Where(page, path.Append(page.levels(), decoded.rows)));
+        } else {
+          auto slice = structural::SliceRows(
+              decoded.rows, decoded.rows.rep.empty() ? nullptr : &decoded.index, s, e);
+          if (!slice.ok()) return Where(page, slice.status());
+          LANCE_RETURN_NOT_OK(Where(page, path.Append(page.levels(), *slice)));
+        }
+      }
+      LANCE_RETURN_NOT_OK(path.Finish());
+    }
+    std::vector<ArrayPtr> columns;
+    for (int f : fields_) {
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, reader_->Assemble(reader_->top(f), paths, slot));
+      if (data->length != end - begin) {
+        return CorruptFile(reader_->context().path,
+                           "field '" + reader_->top(f).field->name() + "' produced " +
+                               std::to_string(data->length) + " rows for " +
+                               std::to_string(end - begin));
+      }
+      columns.push_back(MakeArray(std::move(data)));
+    }
+    return RecordBatch::Make(schema_, end - begin, std::move(columns));
   }
-  std::shared_ptr<const FileContext> context_;
+
+  static Status Where(const PageReader& page, const Status& st) {
+    if (st.ok() || st.message().find(page.where()) != std::string::npos) return st;
+    return Status(st.code(), page.where() + ": " + st.message(), st.retryable());
+  }
+
+  std::shared_ptr<const StructuralReader> reader_;
+  std::vector<int> fields_;
+  std::vector<int> leaves_;
+  SchemaPtr schema_;
+  int64_t next_;
+  int64_t end_;
+  int64_t batch_size_;
+  Status failure_;
+  std::map<std::pair<int, size_t>, DecodedPage> decoded_;
 };
+
+Result<RecordBatchReaderPtr> StructuralReader::Read(std::vector<int> fields, SchemaPtr schema,
+                                                    int64_t begin, int64_t end,
+                                                    int64_t batch_size) const {
+  return RecordBatchReaderPtr(new StructuralStream(shared_from_this(), std::move(fields),
+                                                   std::move(schema), begin, end, batch_size));
+}
+
+Result<std::vector<ArrayPtr>> StructuralReader::Take(const std::vector<int>& fields,
+                                                     const std::vector<int64_t>& rows) const {
+  std::vector<int> leaves;
+  for (int f : fields) {
+    for (int leaf : LeavesOf(f)) {
+      if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
+    }
+  }
+  // One PageTake per (leaf, page) holding requested rows; three rounds of I/O shared by
+  // all of them: metadata, data, decode.
+  struct Job {
+    int leaf;
+    size_t page;
+    std::unique_ptr<structural::PageTake> take;
+    std::vector<BufferPtr> buffers;
+  };
+  std::vector<Job> jobs;
+  for (int leaf : leaves) {
+    const auto& pages = context_->columns[leaves_[leaf].column].pages;
+    size_t i = 0;
+    for (size_t p = 0; p < pages.size() && i < rows.size(); ++p) {
+      std::vector<int64_t> in_page;
+      while (i < rows.size() && rows[i] < pages[p].first + pages[p].length) {
+        in_page.push_back(rows[i++] - pages[p].first);
+      }
+      if (in_page.empty()) continue;
+      LANCE_ASSIGN_OR_RAISE(auto take, pages_[leaf][p]->StartTake(std::move(in_page)));
+      jobs.push_back({leaf, p, std::move(take), {}});
+    }
+  }
+  auto fetch_round = [&](auto ranges_of) -> Status {
+    std::vector<RangeRequest> requests;
+    std::vector<std::vector<ByteRange>> all(jobs.size());
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      LANCE_ASSIGN_OR_RAISE(all[j], ranges_of(jobs[j]));
+      jobs[j].buffers.assign(all[j].size(), nullptr);
+      for (size_t r = 0; r < all[j].size(); ++r) {
+        requests.push_back({all[j][r].offset, all[j][r].size, &jobs[j].buffers[r]});
+      }
+    }
+    return FetchRanges(*context_, std::move(requests));
+  };
+  LANCE_RETURN_NOT_OK(fetch_round([](Job& job) -> Result<std::vector<ByteRange>> {
+    return job.take->MetadataRanges();
+  }));
+  LANCE_RETURN_NOT_OK(fetch_round([](Job& job) -> Result<std::vector<ByteRange>> {
+    return job.take->DataRanges(std::move(job.buffers));
+  }));
+  std::vector<PathBuilder> paths;
+  std::vector<int> slot(leaves_.size(), -1);
+  for (int leaf : leaves) {
+    slot[leaf] = static_cast<int>(paths.size());
+    paths.emplace_back(leaves_[leaf].path);
+  }
+  for (Job& job : jobs) {
+    const PageReader& page = *pages_[job.leaf][job.page];
+    auto decoded = job.take->Decode(std::move(job.buffers));
+    if (!decoded.ok()) {
+      const Status& st = decoded.status();
+      if (st.message().find(page.where()) != std::string::npos) return st;
+      return Status(st.code(), page.where() + ": " + st.message(), st.retryable());
+    }
+    Status st = paths[slot[job.leaf]].Append(page.levels(), *decoded);
+    if (!st.ok()) return Status(st.code(), page.where() + ": " + st.message());
+  }
+  for (PathBuilder& path : paths) LANCE_RETURN_NOT_OK(path.Finish());
+  std::vector<ArrayPtr> out;
+  for (int f : fields) {
+    LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, Assemble(top_level_[f], paths, slot));
+    if (data->length != static_cast<int64_t>(rows.size())) {
+      return CorruptFile(context_->path, "take of field '" + top_level_[f].field->name() +
+                                             "' produced " + std::to_string(data->length) +
+                                             " rows for " + std::to_string(rows.size()));
+    }
+    out.push_back(MakeArray(std::move(data)));
+  }
+  return out;
+}
 
 }  // namespace
 
 Result<std::shared_ptr<VersionReader>> MakeStructuralReader(
     std::shared_ptr<const FileContext> context) {
-  return std::shared_ptr<VersionReader>(std::make_shared<StructuralReader>(std::move(context)));
+  auto reader = std::make_shared<StructuralReader>(std::move(context));
+  LANCE_RETURN_NOT_OK(reader->Init());
+  return std::shared_ptr<VersionReader>(std::move(reader));
 }
 
 }  // namespace lance::format::internal

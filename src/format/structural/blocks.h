@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: decoded value blocks (codecs::DataBlock) as Arrow arrays of a leaf's type.
+
+#pragma once
+
+#include "format/codecs/codecs.h"
+#include "lance/core/array_data.h"
+#include "lance/core/type.h"
+#include "lance/result.h"
+
+namespace lance::format::structural {
+
+/// The values of `block` as an Arrow array of `type` without validity (the leaf's
+/// validity comes from its definition levels; fixed_size_list items keep theirs).
+/// Zero-copy where the layouts agree (fixed-width values, 32-bit string offsets).
+/// \return Corrupt if the block does not fit the type (width, kind, offsets outside
+/// the data).
+Result<ArrayDataPtr> BlockToArray(const codecs::DataBlock& block, const DataTypePtr& type);
+
+/// Arrow array of `type` holding `count` copies of the scalar whose Arrow buffers (of a
+/// length-1 array, no validity) are `buffers`. For constant pages.
+Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
+                                  const DataTypePtr& type, int64_t count);
+
+}  // namespace lance::format::structural
