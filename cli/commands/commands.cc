@@ -10,12 +10,13 @@ Command MakeInfoCommand();
 Command MakeVersionsCommand();
 Command MakeCountCommand();
 Command MakeScanCommand();
+Command MakeTakeCommand();
 Command MakeImportCommand();
 Command MakeDeleteCommand();
 
 std::vector<Command> MakeCommands() {
-  return {MakeInfoCommand(), MakeVersionsCommand(), MakeCountCommand(),
-          MakeScanCommand(), MakeImportCommand(),   MakeDeleteCommand()};
+  return {MakeInfoCommand(), MakeVersionsCommand(), MakeCountCommand(), MakeScanCommand(),
+          MakeTakeCommand(), MakeImportCommand(),   MakeDeleteCommand()};
 }
 
 }  // namespace lance::cli

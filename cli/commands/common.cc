@@ -9,6 +9,8 @@
 #include "lib/cli_options.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
+#include "lib/table_printer.h"
+#include "lib/value_format.h"
 
 namespace lance::cli {
 
@@ -204,6 +206,71 @@ std::string StorageOptionsText(const StorageOptions& options) {
     out += key + "=" + RedactValue(key, value);
   }
   return out;
+}
+
+}  // namespace lance::cli
+
+namespace lance::cli {
+
+namespace {
+
+// Table cells longer than this are cut ("..."); JSON lines are never cut.
+constexpr size_t kMaxTableCell = 60;
+
+bool IsNumeric(const DataType& type) { return type.is_integer() || type.is_floating(); }
+
+}  // namespace
+
+Result<std::string> RowFormatFrom(const Args& args) {
+  std::string format = args.Get("format").value_or(args.Has("json") ? "jsonl" : "table");
+  if (format != "table" && format != "jsonl") {
+    return Status::Invalid("--format must be table or jsonl");
+  }
+  return format;
+}
+
+Status PrintRows(RecordBatchReader& reader, const std::string& format, const Streams& s) {
+  SchemaPtr schema = reader.schema();
+  std::vector<std::string> header;
+  std::vector<bool> right;
+  for (const auto& f : schema->fields()) {
+    header.push_back(f->name());
+    right.push_back(IsNumeric(*f->type()));
+  }
+  TablePrinter table(header, right, kMaxTableCell);
+  int64_t rows = 0;
+  std::string out;
+  while (true) {
+    auto batch = reader.Next();
+    if (!batch.ok()) return batch.status();
+    if (*batch == nullptr) break;
+    const RecordBatch& b = **batch;
+    for (int64_t r = 0; r < b.num_rows(); ++r) {
+      if (format == "jsonl") {
+        AppendJsonRow(b, r, &out);
+        out.push_back('\n');
+      } else {
+        std::vector<std::string> cells;
+        cells.reserve(static_cast<size_t>(b.num_columns()));
+        for (int c = 0; c < b.num_columns(); ++c) {
+          cells.push_back(FormatTextValue(*b.column(c), r));
+        }
+        table.AddRow(std::move(cells));
+      }
+    }
+    rows += b.num_rows();
+    if (format == "jsonl") {
+      // Stream JSON lines batch by batch.
+      if (Status st = Emit(s.out, out); !st.ok()) return st;
+      out.clear();
+    }
+  }
+  if (format == "table") {
+    if (Status st = Emit(s.out, table.Render()); !st.ok()) return st;
+    std::fprintf(s.err, "(%lld row%s)\n", static_cast<long long>(rows),
+                 rows == 1 ? "" : "s");
+  }
+  return FlushOut(s);
 }
 
 }  // namespace lance::cli

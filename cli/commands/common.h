@@ -73,6 +73,12 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const A
 /// through a namespace, "table_id": [...]. No braces, no trailing comma.
 std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset);
 
+/// \brief --format table|jsonl (or --json): how row verbs print. \return Invalid otherwise.
+Result<std::string> RowFormatFrom(const Args& args);
+/// \brief Prints every row of `reader`: an aligned table (cells cut at 60 characters, row
+/// count on stderr) or JSON lines streamed batch by batch (never cut).
+Status PrintRows(RecordBatchReader& reader, const std::string& format, const Streams& s);
+
 /// \brief Writes all of `text` to `stream`. \return IOError if the write fails.
 Status Emit(std::FILE* stream, std::string_view text);
 /// \brief Flushes stdout. \return IOError if that fails (e.g. disk full).

@@ -23,6 +23,7 @@ from .fragment import FragmentMetadata, _to_native_fragment
 
 __all__ = [
     "LanceDataset",
+    "LanceFragment",
     "LanceOperation",
     "LanceScanner",
     "dataset",
@@ -114,6 +115,39 @@ def _columns_arg(columns: Any) -> Optional[List[str]]:
     return list(columns)
 
 
+def _fragment_ids_arg(fragments: Any) -> Optional[List[int]]:
+    """pylance's ``fragments=``: LanceFragment / FragmentMetadata objects (or ids)."""
+    if fragments is None:
+        return None
+    out = []
+    for f in fragments:
+        if isinstance(f, int) and not isinstance(f, bool):
+            out.append(f)
+        elif hasattr(f, "fragment_id"):
+            out.append(int(f.fragment_id))
+        elif hasattr(f, "id"):
+            out.append(int(f.id))
+        else:
+            raise TypeError(f"fragments must be LanceFragment objects, got {type(f).__name__}")
+    return out
+
+
+def _indices_arg(indices: Any) -> List[int]:
+    """Row positions as pylance takes them: a list, a pyarrow / numpy array of ints."""
+    if isinstance(indices, (pa.Array, pa.ChunkedArray)):
+        if indices.null_count:
+            raise ValueError("take: indices must not contain nulls")
+        indices = indices.to_pylist()
+    elif hasattr(indices, "tolist") and not isinstance(indices, (list, tuple)):
+        indices = indices.tolist()
+    out = []
+    for i in indices:
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise TypeError(f"take: indices must be integers, got {type(i).__name__}")
+        out.append(i)
+    return out
+
+
 def _filter_arg(filter: Any) -> Optional[str]:
     if filter is None or isinstance(filter, str):
         return filter
@@ -135,8 +169,9 @@ class LanceScanner:
     """A configured scan: ``to_table()``, ``to_batches()``, ``to_reader()``."""
 
     def __init__(self, ds: "LanceDataset", columns=None, filter=None, limit=None,
-                 offset=None, with_row_id=False, batch_size=None):
+                 offset=None, with_row_id=False, batch_size=None, fragments=None):
         self._ds = ds
+        self._fragment_ids = _fragment_ids_arg(fragments)
         self._columns = _columns_arg(columns)
         self._filter = _filter_arg(filter)
         self._limit = limit
@@ -147,7 +182,7 @@ class LanceScanner:
     def _kwargs(self) -> Dict[str, Any]:
         return dict(columns=self._columns, filter=self._filter, limit=self._limit,
                     offset=self._offset, with_row_id=self._with_row_id,
-                    batch_size=self._batch_size)
+                    batch_size=self._batch_size, fragment_ids=self._fragment_ids)
 
     def to_reader(self) -> pa.RecordBatchReader:
         return self._ds._native.scan(**self._kwargs())
@@ -164,7 +199,7 @@ class LanceScanner:
 
     def count_rows(self) -> int:
         if (self._limit is None and not self._offset and self._columns is None
-                and not self._with_row_id):
+                and not self._with_row_id and self._fragment_ids is None):
             return self._ds._native.count_rows(self._filter)
         return self.to_table().num_rows
 
@@ -220,9 +255,26 @@ class LanceDataset:
     def data_storage_version(self) -> str:
         return self._native.data_storage_version
 
-    def get_fragments(self) -> List[FragmentMetadata]:
-        """The fragments of this version (as FragmentMetadata)."""
-        return [FragmentMetadata._from_native(f) for f in self._native.fragments()]
+    def get_fragments(self, filter: Optional[str] = None) -> List["LanceFragment"]:
+        """The fragments of this version (pylance's ``LanceFragment``)."""
+        if filter is not None:
+            raise _lance_cpp.LanceNotImplementedError(
+                "get_fragments(filter=...) is not supported by lance_cpp")
+        return [LanceFragment(self, FragmentMetadata._from_native(f))
+                for f in self._native.fragments()]
+
+    def get_fragment(self, fragment_id: int) -> Optional["LanceFragment"]:
+        for f in self.get_fragments():
+            if f.fragment_id == fragment_id:
+                return f
+        return None
+
+    def take(self, indices: Any, columns: Any = None, **kwargs: Any) -> pa.Table:
+        """The rows at `indices` (positions among the live rows, in scan order; any
+        order, repeats allowed), reading only what holds them."""
+        with_row_id = bool(kwargs.pop("with_row_id", False))
+        _check_kwargs("take", kwargs, _SCANNER_IGNORED)
+        return self._native.take(_indices_arg(indices), _columns_arg(columns), with_row_id)
 
     # -- reads ----------------------------------------------------------------------
     def scanner(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
@@ -231,7 +283,7 @@ class LanceDataset:
                 index_segments=None, full_text_query=None, *, prefilter=None,
                 with_row_id=None, with_row_address=None, **kwargs) -> LanceScanner:
         _reject_unsupported("scanner", nearest=nearest, batch_size_bytes=batch_size_bytes,
-                            fragments=fragments, index_segments=index_segments,
+                            index_segments=index_segments,
                             full_text_query=full_text_query,
                             with_row_address=with_row_address)
         # Tuning knobs with no effect on results (readahead, ordering, prefilter, ...) are
@@ -240,7 +292,8 @@ class LanceDataset:
         _reject_unsupported("scanner",
                             **{k: v for k, v in kwargs.items() if k in _SCANNER_REJECTED})
         return LanceScanner(self, columns=columns, filter=filter, limit=limit, offset=offset,
-                            with_row_id=with_row_id, batch_size=batch_size)
+                            with_row_id=with_row_id, batch_size=batch_size,
+                            fragments=fragments)
 
     def to_table(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
                  batch_size=None, batch_size_bytes=None, batch_readahead=None,
@@ -334,6 +387,74 @@ class LanceDataset:
 
     def __repr__(self) -> str:
         return f"LanceDataset(uri={self.uri!r}, version={self.version})"
+
+
+class LanceFragment:
+    """One fragment of a dataset version (pylance's ``lance.fragment.LanceFragment``)."""
+
+    def __init__(self, dataset: LanceDataset, metadata: FragmentMetadata):
+        self._ds = dataset
+        self._metadata = metadata
+
+    @property
+    def fragment_id(self) -> int:
+        return self._metadata.id
+
+    @property
+    def metadata(self) -> FragmentMetadata:
+        return self._metadata
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._ds.schema
+
+    @property
+    def physical_rows(self) -> int:
+        return self._metadata.physical_rows
+
+    @property
+    def num_deletions(self) -> int:
+        return self._metadata.num_deletions
+
+    def data_files(self):
+        return self._metadata.data_files()
+
+    def deletion_file(self):
+        return self._metadata.deletion_file
+
+    def count_rows(self, filter: Optional[str] = None) -> int:
+        if filter is None:
+            return self._metadata.num_rows
+        return self.scanner(filter=filter).to_table().num_rows
+
+    def take(self, indices: Any, columns: Any = None, **kwargs: Any) -> pa.Table:
+        """Rows at `indices` -- positions among this fragment's live rows."""
+        with_row_id = bool(kwargs.pop("with_row_id", False))
+        _check_kwargs("take", kwargs, _SCANNER_IGNORED)
+        return self._ds._native.take_fragment(self.fragment_id, _indices_arg(indices),
+                                              _columns_arg(columns), with_row_id)
+
+    def scanner(self, columns=None, filter=None, limit=None, offset=None, with_row_id=None,
+                batch_size=None, **kwargs: Any) -> LanceScanner:
+        return self._ds.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
+                                with_row_id=with_row_id, batch_size=batch_size,
+                                fragments=[self.fragment_id], **kwargs)
+
+    def to_table(self, columns=None, filter=None, limit=None, offset=None, with_row_id=None,
+                 **kwargs: Any) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
+                            with_row_id=with_row_id, **kwargs).to_table()
+
+    def to_batches(self, columns=None, filter=None, limit=None, offset=None, with_row_id=None,
+                   **kwargs: Any) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
+                            with_row_id=with_row_id, **kwargs).to_batches()
+
+    def head(self, num_rows: int) -> pa.Table:
+        return self.to_table(limit=num_rows)
+
+    def __repr__(self) -> str:
+        return f"LanceFragment(id={self.fragment_id}, rows={self._metadata.num_rows})"
 
 
 def _namespace_provider(where: str, ns: Any, table_id: Any, provider: Any) -> Any:

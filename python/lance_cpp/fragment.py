@@ -13,7 +13,16 @@ from typing import Any, Dict, List, Optional
 from . import _lance_cpp
 from ._convert import to_reader
 
-__all__ = ["DataFile", "DeletionFile", "FragmentMetadata", "write_fragments"]
+__all__ = ["DataFile", "DeletionFile", "FragmentMetadata", "LanceFragment", "write_fragments"]
+
+
+def __getattr__(name: str) -> Any:
+    # LanceFragment lives with LanceDataset (it reads through it); pylance exposes it here.
+    if name == "LanceFragment":
+        from .dataset import LanceFragment
+
+        return LanceFragment
+    raise AttributeError(name)
 
 
 @dataclass

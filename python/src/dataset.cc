@@ -53,8 +53,10 @@ ns::Identifier TableIdFromPython(py::handle obj) {
 ScanOptions MakeScanOptions(const std::optional<std::vector<std::string>>& columns,
                             const std::optional<std::string>& filter,
                             std::optional<int64_t> limit, std::optional<int64_t> offset,
-                            bool with_row_id, std::optional<int64_t> batch_size) {
+                            bool with_row_id, std::optional<int64_t> batch_size,
+                            std::optional<std::vector<uint64_t>> fragment_ids = std::nullopt) {
   ScanOptions options;
+  options.fragment_ids = std::move(fragment_ids);
   if (columns) options.columns = *columns;
   if (filter) options.filter = *filter;
   options.limit = limit;
@@ -179,30 +181,58 @@ void BindDataset(py::module_& m) {
           [](const Dataset& ds, std::optional<std::vector<std::string>> columns,
              std::optional<std::string> filter, std::optional<int64_t> limit,
              std::optional<int64_t> offset, bool with_row_id,
-             std::optional<int64_t> batch_size) {
-            ScanOptions options =
-                MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size);
+             std::optional<int64_t> batch_size,
+             std::optional<std::vector<uint64_t>> fragment_ids) {
+            ScanOptions options = MakeScanOptions(columns, filter, limit, offset, with_row_id,
+                                                  batch_size, std::move(fragment_ids));
             Result<RecordBatchReaderPtr> reader =
                 WithoutGil([&] { return ds.Scan(options); });
             return ToPyArrowReader(ValueOrRaise(std::move(reader)));
           },
           py::arg("columns") = py::none(), py::arg("filter") = py::none(),
           py::arg("limit") = py::none(), py::arg("offset") = py::none(),
-          py::arg("with_row_id") = false, py::arg("batch_size") = py::none())
+          py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
+          py::arg("fragment_ids") = py::none())
       .def(
           "to_table",
           [](const Dataset& ds, std::optional<std::vector<std::string>> columns,
              std::optional<std::string> filter, std::optional<int64_t> limit,
              std::optional<int64_t> offset, bool with_row_id,
-             std::optional<int64_t> batch_size) {
-            ScanOptions options =
-                MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size);
+             std::optional<int64_t> batch_size,
+             std::optional<std::vector<uint64_t>> fragment_ids) {
+            ScanOptions options = MakeScanOptions(columns, filter, limit, offset, with_row_id,
+                                                  batch_size, std::move(fragment_ids));
             Result<TablePtr> table = WithoutGil([&] { return ds.ToTable(options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
           py::arg("columns") = py::none(), py::arg("filter") = py::none(),
           py::arg("limit") = py::none(), py::arg("offset") = py::none(),
-          py::arg("with_row_id") = false, py::arg("batch_size") = py::none())
+          py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
+          py::arg("fragment_ids") = py::none())
+      .def(
+          "take",
+          [](const Dataset& ds, std::vector<int64_t> indices,
+             std::optional<std::vector<std::string>> columns, bool with_row_id) {
+            TakeOptions options;
+            if (columns) options.columns = *columns;
+            options.with_row_id = with_row_id;
+            Result<TablePtr> table = WithoutGil([&] { return ds.Take(indices, options); });
+            return ToPyArrowTable(ValueOrRaise(std::move(table)));
+          },
+          py::arg("indices"), py::arg("columns") = py::none(), py::arg("with_row_id") = false)
+      .def(
+          "take_fragment",
+          [](const Dataset& ds, uint64_t fragment_id, std::vector<int64_t> indices,
+             std::optional<std::vector<std::string>> columns, bool with_row_id) {
+            TakeOptions options;
+            if (columns) options.columns = *columns;
+            options.with_row_id = with_row_id;
+            Result<TablePtr> table =
+                WithoutGil([&] { return ds.TakeFromFragment(fragment_id, indices, options); });
+            return ToPyArrowTable(ValueOrRaise(std::move(table)));
+          },
+          py::arg("fragment_id"), py::arg("indices"), py::arg("columns") = py::none(),
+          py::arg("with_row_id") = false)
       .def("versions",
            [](const Dataset& ds) {
              Result<std::vector<VersionInfo>> versions =

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lance/core/record_batch.h"
+#include "lance/format/file_reader.h"
 #include "lance/format/lance_schema.h"
 #include "lance/table/dataset.h"
 #include "table/deletion.h"
@@ -105,6 +106,34 @@ Result<int64_t> FragmentLiveRows(const DatasetImpl& dataset,
 /// `count_only` reads only the filter's columns and outputs zero-column batches.
 Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> dataset,
                                          const ScanOptions& options, bool count_only);
+
+/// \brief Where the columns of a fragment live: for each data file, (output position,
+/// top-level field id) of the columns it holds; columns no file holds read as nulls.
+struct ColumnPlacement {
+  std::vector<std::vector<std::pair<int, int32_t>>> per_file;
+  std::vector<int> null_positions;
+};
+/// \param columns top-level field indices of the dataset schema, in output order.
+Result<ColumnPlacement> PlaceColumns(const DatasetImpl& dataset,
+                                     const pb::DataFragment& fragment,
+                                     const std::vector<int>& columns);
+
+/// \brief Opens one data file of a fragment (its size from the manifest when known).
+/// \return errors naming the data file.
+Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
+    const DatasetImpl& dataset, const pb::DataFragment& fragment, const pb::DataFile& file);
+
+/// \brief `column` as the dataset schema types it: relabelled when only names or
+/// nullability differ. \return Corrupt naming `path` when the shapes differ.
+Result<ArrayPtr> MatchColumnType(ArrayPtr column, const Field& expected,
+                                 const std::string& path);
+
+/// \brief The rows at physical offsets `rows` (ascending, unique) of one fragment, with
+/// the given top-level columns (and the row address column when `with_row_id`).
+Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& dataset,
+                                        const pb::DataFragment& fragment,
+                                        const std::vector<int>& columns,
+                                        const std::vector<int64_t>& rows, bool with_row_id);
 
 /// \brief An all-null array of `type` and `length`.
 Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);

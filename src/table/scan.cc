@@ -97,6 +97,8 @@ Status NameDataFile(const Status& st, const DatasetImpl& ds, const std::string& 
   return st.WithContext("reading data file " + ds.dir.Uri("data/" + path));
 }
 
+}  // namespace
+
 Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
     const DatasetImpl& ds, const pb::DataFragment& fragment, const pb::DataFile& file) {
   LANCE_RETURN_NOT_OK(CheckDataFile(ds, fragment, file));
@@ -110,8 +112,6 @@ Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
   if (!reader.ok()) return NameDataFile(reader.status(), ds, file.path());
   return reader;
 }
-
-}  // namespace
 
 Result<int64_t> FragmentPhysicalRows(const DatasetImpl& ds,
                                      const pb::DataFragment& fragment) {
@@ -156,20 +156,24 @@ Result<int64_t> FragmentLiveRows(const DatasetImpl& ds,
   return rows - static_cast<int64_t>(deleted);
 }
 
-Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
-    const DatasetImpl& ds, const pb::DataFragment& fragment,
-    const std::vector<int>& columns, int64_t batch_size) {
-  std::unique_ptr<FragmentReader> out(new FragmentReader());
-  out->batch_size_ = std::max<int64_t>(1, batch_size);
-  out->fragment_name_ = "fragment " + std::to_string(fragment.id()) + " of " + ds.uri;
-  std::vector<FieldPtr> fields;
-  for (int c : columns) fields.push_back(ds.schema.schema()->field(c));
-  out->schema_ = ::lance::schema(std::move(fields));
+Result<ArrayPtr> MatchColumnType(ArrayPtr column, const Field& expected,
+                                 const std::string& path) {
+  if (column->type()->Equals(*expected.type())) return column;
+  if (!TypesCompatible(*column->type(), *expected.type())) {
+    return Status::Corrupt("Data file " + path + " stores column '" + expected.name() +
+                           "' as " + column->type()->ToString() +
+                           " but the dataset schema says " + expected.type()->ToString());
+  }
+  return Relabel(column, expected.type());
+}
 
+Result<ColumnPlacement> PlaceColumns(const DatasetImpl& ds, const pb::DataFragment& fragment,
+                                     const std::vector<int>& columns) {
   // Which data file holds each column: the last one listing any id of its subtree
-  // (v2.0 files list every id, v2.1 files only leaves; later files supersede earlier
+  // (v2.0 files list every id, v2.1+ files only leaves; later files supersede earlier
   // ones when columns were rewritten).
-  std::vector<std::vector<std::pair<int, int32_t>>> per_file(fragment.files_size());
+  ColumnPlacement out;
+  out.per_file.resize(static_cast<size_t>(fragment.files_size()));
   for (size_t p = 0; p < columns.size(); ++p) {
     const std::vector<int32_t> subtree = ds.schema.SubtreeIds(columns[p]);
     const std::set<int32_t> ids(subtree.begin(), subtree.end());
@@ -183,11 +187,28 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
       }
     }
     if (holder < 0) {
-      out->null_positions_.push_back(static_cast<int>(p));
+      out.null_positions.push_back(static_cast<int>(p));
     } else {
-      per_file[holder].push_back({static_cast<int>(p), subtree.front()});
+      out.per_file[holder].push_back({static_cast<int>(p), subtree.front()});
     }
   }
+  return out;
+}
+
+Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
+    const DatasetImpl& ds, const pb::DataFragment& fragment,
+    const std::vector<int>& columns, int64_t batch_size) {
+  std::unique_ptr<FragmentReader> out(new FragmentReader());
+  out->batch_size_ = std::max<int64_t>(1, batch_size);
+  out->fragment_name_ = "fragment " + std::to_string(fragment.id()) + " of " + ds.uri;
+  std::vector<FieldPtr> fields;
+  for (int c : columns) fields.push_back(ds.schema.schema()->field(c));
+  out->schema_ = ::lance::schema(std::move(fields));
+
+  LANCE_ASSIGN_OR_RAISE(ColumnPlacement placement,
+                        PlaceColumns(ds, fragment, columns));
+  out->null_positions_ = std::move(placement.null_positions);
+  const auto& per_file = placement.per_file;
 
   int64_t physical = fragment.physical_rows() <= static_cast<uint64_t>(INT64_MAX)
                          ? static_cast<int64_t>(fragment.physical_rows())
@@ -284,18 +305,10 @@ Result<std::optional<FragmentBatch>> FragmentReader::Next() {
   for (auto& s : sources_) {
     for (size_t k = 0; k < s->positions.size(); ++k) {
       const int p = s->positions[k];
-      ArrayPtr column = s->current->column(static_cast<int>(k))->Slice(s->pos, n);
-      const DataTypePtr& expected = schema_->field(p)->type();
-      if (!column->type()->Equals(*expected)) {
-        if (!TypesCompatible(*column->type(), *expected)) {
-          return Status::Corrupt("Data file " + s->path + " stores column '" +
-                                 schema_->field(p)->name() + "' as " +
-                                 column->type()->ToString() +
-                                 " but the dataset schema says " + expected->ToString());
-        }
-        column = Relabel(column, expected);
-      }
-      columns[p] = std::move(column);
+      LANCE_ASSIGN_OR_RAISE(
+          columns[p],
+          MatchColumnType(s->current->column(static_cast<int>(k))->Slice(s->pos, n),
+                          *schema_->field(p), s->path));
     }
     s->pos += n;
   }
@@ -378,13 +391,38 @@ class DatasetScanner : public RecordBatchReader {
 
  private:
   const pb::DataFragment& fragment(size_t i) const {
-    return ds_->proto().fragments(static_cast<int>(i));
+    return ds_->proto().fragments(fragment_order_.empty() ? static_cast<int>(i)
+                                                          : fragment_order_[i]);
   }
+  size_t num_fragments() const {
+    return fragment_order_.empty() && !restricted_
+               ? static_cast<size_t>(ds_->proto().fragments_size())
+               : fragment_order_.size();
+  }
+
+ public:
+  /// Restricts the scan to the given fragment ids, in order.
+  Status Restrict(const std::vector<uint64_t>& ids) {
+    restricted_ = true;
+    for (uint64_t id : ids) {
+      int found = -1;
+      for (int i = 0; i < ds_->proto().fragments_size(); ++i) {
+        if (ds_->proto().fragments(i).id() == id) found = i;
+      }
+      if (found < 0) {
+        return Status::NotFound("Scan: no fragment " + std::to_string(id) + " in dataset " +
+                                ds_->uri);
+      }
+      fragment_order_.push_back(found);
+    }
+    return Status::OK();
+  }
+
+ private:
 
   // Moves current_ to the next fragment with rows to produce (nullptr at the end).
   Status Advance() {
-    while (!current_ &&
-           next_fragment_ < static_cast<size_t>(ds_->proto().fragments_size())) {
+    while (!current_ && next_fragment_ < num_fragments()) {
       const pb::DataFragment& frag = fragment(next_fragment_++);
       if (!predicate_ && to_skip_ > 0) {
         // Without a filter a whole fragment can be skipped from the manifest counts.
@@ -483,6 +521,9 @@ class DatasetScanner : public RecordBatchReader {
   int64_t remaining_;  // -1: no limit
 
   size_t next_fragment_ = 0;
+  /// Positions in the manifest of the fragments to scan (empty: all, unless restricted).
+  std::vector<int> fragment_order_;
+  bool restricted_ = false;
   std::unique_ptr<FragmentReader> current_;
   DeletionVector deletions_;
   size_t deletion_pos_ = 0;
@@ -557,6 +598,7 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
   auto scanner = std::make_unique<DatasetScanner>(
       std::move(ds), schema(std::move(output_fields), full.metadata()),
       std::move(read_columns), std::move(outputs), std::move(predicate), options);
+  if (options.fragment_ids) LANCE_RETURN_NOT_OK(scanner->Restrict(*options.fragment_ids));
   LANCE_RETURN_NOT_OK(scanner->Prime());
   return RecordBatchReaderPtr(std::move(scanner));
 }

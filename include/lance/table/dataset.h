@@ -77,6 +77,17 @@ struct ScanOptions {
   /// the fragment, as Lance's row addresses (no stable row ids). Declared nullable, as
   /// pylance and Lance 8 declare it, though it never holds a null.
   bool with_row_id = false;
+  /// \brief Only these fragments (by id, in this order), as pylance's
+  /// `scanner(fragments=...)`; absent means every fragment in manifest order.
+  std::optional<std::vector<uint64_t>> fragment_ids;
+};
+
+struct TakeOptions {
+  /// \brief Top-level columns to read, in order; empty means all. "_rowid" (when the
+  /// dataset has no such column) selects the row address column at that position.
+  std::vector<std::string> columns;
+  /// \brief Appends the `_rowid` column (see ScanOptions::with_row_id).
+  bool with_row_id = false;
 };
 
 struct VersionInfo {
@@ -173,6 +184,20 @@ class Dataset {
   Result<RecordBatchReaderPtr> Scan(const ScanOptions& options = {}) const;
   /// \brief Scan() drained into a table. \return as Scan and its batches.
   Result<TablePtr> ToTable(const ScanOptions& options = {}) const;
+  /// \brief The rows at `indices` -- positions among the live rows, in scan order, as
+  /// pylance's `LanceDataset.take` -- in the order given (repeats allowed).
+  ///
+  /// Reads only what holds the rows: per data file, the mini-block chunks or full-zip
+  /// values (2.1, 2.2), the pages (2.0) or batches (legacy) of those rows.
+  /// \return Invalid for an index outside [0, CountRows()) or unknown columns; errors
+  /// of the reads, naming the data file.
+  Result<TablePtr> Take(const std::vector<int64_t>& indices,
+                        const TakeOptions& options = {}) const;
+  /// \brief The rows at `indices` -- positions among the live rows of fragment
+  /// `fragment_id` -- as pylance's `LanceFragment.take`.
+  /// \return NotFound for an unknown fragment; as Take.
+  Result<TablePtr> TakeFromFragment(uint64_t fragment_id, const std::vector<int64_t>& indices,
+                                    const TakeOptions& options = {}) const;
   /// \brief Every committed version, ascending, with its commit time and pylance's
   /// summary keys in `metadata` (total_rows, total_fragments, total_data_files, ...).
   /// \return Corrupt naming a damaged manifest; IOError.

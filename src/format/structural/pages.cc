@@ -626,8 +626,12 @@ class FullZipPage : public PageReader {
       if (size % value_bytes_ != 0) return Corrupt("full-zip data is not whole values");
       const int64_t n = static_cast<int64_t>(size / value_bytes_);
       if (u->visible == 0 && !u->whole) {
-        u->whole = buffer;
+        u->whole = buffer;  // a single buffer (a whole page) stays zero-copy
       } else {
+        if (u->whole) {
+          LANCE_RETURN_NOT_OK(u->values.Append(u->whole->data(), u->whole->size()));
+          u->whole.reset();
+        }
         LANCE_RETURN_NOT_OK(u->values.Append(p, static_cast<int64_t>(size)));
       }
       u->visible += n;

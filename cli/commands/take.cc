@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// lance-cpp take URI --rows 1,5,9: rows by position (random access), as pylance's
+// LanceDataset.take.
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "commands/common.h"
+#include "lib/cli_options.h"
+
+namespace lance::cli {
+
+namespace {
+
+Result<std::vector<int64_t>> ParseRows(const std::vector<std::string>& lists) {
+  std::vector<int64_t> rows;
+  for (const std::string& list : lists) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string item = list.substr(start, comma - start);
+      if (item.empty()) return Status::Invalid("--rows: empty row position in '" + list + "'");
+      auto n = ParseCount(item, "rows");
+      if (!n.ok()) return n.status();
+      rows.push_back(*n);
+      start = comma + 1;
+    }
+  }
+  if (rows.empty()) return Status::Invalid("--rows needs at least one row position");
+  return rows;
+}
+
+Status RunTake(const Args& args, const Streams& s) {
+  auto target = TargetFromArgs(args, {});
+  if (!target.ok()) return target.status();
+  auto format = RowFormatFrom(args);
+  if (!format.ok()) return format.status();
+  if (!args.Has("rows")) return Status::Invalid("take needs --rows N[,N...]");
+  auto rows = ParseRows(args.GetAll("rows"));
+  if (!rows.ok()) return rows.status();
+  TakeOptions options;
+  if (args.Has("columns")) {
+    auto columns = ParseColumnList(args.GetAll("columns"));
+    if (!columns.ok()) return columns.status();
+    options.columns = std::move(*columns);
+  }
+  options.with_row_id = args.Has("with-row-id");
+  auto dataset = OpenTarget(*target, args);
+  if (!dataset.ok()) return dataset.status();
+  auto table = (*dataset)->Take(*rows, options);
+  if (!table.ok()) return table.status();
+  auto reader = RecordBatchReader::FromBatches((*table)->schema(), (*table)->batches());
+  return PrintRows(*reader, *format, s);
+}
+
+}  // namespace
+
+Command MakeTakeCommand() {
+  Command command{
+      "take",
+      "Print the rows at the given positions (0-based, among the live rows, in scan "
+      "order; any order, repeats allowed), reading only the parts of the data files that "
+      "hold them. Output as in scan.",
+      "take URI --rows N[,N...] [--columns a,b] [--with-row-id] [--version N] "
+      "[--format table|jsonl]" + NamespaceUsage(),
+      {{"rows", true, true, "comma-separated row positions"},
+       {"columns", true, true, "comma-separated columns to print, in this order"},
+       {"with-row-id", false, false, "add the _rowid column (row address)"},
+       VersionOptionSpec(),
+       {"format", true, false, "table (default) or jsonl"},
+       StorageOptionSpec()},
+      RunTake};
+  AddNamespaceOptions(&command);
+  return command;
+}
+
+}  // namespace lance::cli
