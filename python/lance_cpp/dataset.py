@@ -30,24 +30,17 @@ __all__ = [
     "write_dataset",
 ]
 
-# The storage versions this build writes; 2.1 and later are planned.
-_WRITABLE_STORAGE_VERSIONS = {"stable": "2.0", "2.0": "2.0"}
-
-
 def _storage_version(requested: Optional[str], use_legacy_format: Optional[bool] = None) -> str:
+    """The data_storage_version to write; the C++ core validates it (2.0, 2.1, 2.2,
+    stable; legacy and next are refused with a clear error)."""
     if use_legacy_format:
         raise _lance_cpp.LanceNotImplementedError(
-            "use_legacy_format=True (file format 0.1) is not supported by lance_cpp"
+            "use_legacy_format=True (file format 0.1) is not supported by lance_cpp: it reads "
+            "legacy files but writes 2.0, 2.1 or 2.2"
         )
     if requested is None:
-        return "2.0"
-    version = _WRITABLE_STORAGE_VERSIONS.get(str(requested).lower())
-    if version is None:
-        raise _lance_cpp.LanceNotImplementedError(
-            f"data_storage_version={requested!r} is not supported by lance_cpp yet: it "
-            "writes file format 2.0 ('2.0' or 'stable')"
-        )
-    return version
+        return "2.2"
+    return str(requested).lower()
 
 
 # pylance's defaults of options that are not None/False by default.

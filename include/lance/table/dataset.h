@@ -39,9 +39,10 @@ struct WriteParams {
   int64_t max_rows_per_file = 1024 * 1024;
   /// \brief Rows per row group (write batch size).
   int64_t max_rows_per_group = 1024;
-  /// \brief File format for new datasets ("2.0"; "stable" = 2.0). Appends keep the
-  /// dataset's own format whatever is asked, as Lance does.
-  std::string data_storage_version = "2.0";
+  /// \brief File format for new datasets: "2.0", "2.1", "2.2" or "stable" (= 2.2, as
+  /// in pylance 14); the default is what pylance 14 writes. "legacy" and "next" are
+  /// refused. Appends keep the dataset's own format whatever is asked, as Lance does.
+  std::string data_storage_version = "2.2";
   /// \brief Manifest naming for new datasets (Lance 8 default: V2 names). Existing
   /// datasets keep theirs.
   bool enable_v2_manifest_paths = true;

@@ -154,6 +154,69 @@ Result<ArrayDataPtr> BlockToArray(const DataBlock& block, const DataTypePtr& typ
   return ArrayData::Make(type, n, {nullptr, std::move(data)}, 0);
 }
 
+Result<DataBlock> ArrayToBlock(const ArrayData& array) {
+  const DataType& type = *array.type;
+  const TypeId id = type.id();
+  const int64_t n = array.length;
+  if (IsBinaryLike(id)) {
+    const int width = IsLarge(id) ? 8 : 4;
+    BufferPtr offsets = Buffer::Slice(array.buffers[1], array.offset * width, (n + 1) * width);
+    BufferPtr data = array.buffers.size() > 2 && array.buffers[2] ? array.buffers[2]
+                                                                  : Buffer::FromString("");
+    return DataBlock::Variable(width * 8, n, std::move(offsets), std::move(data));
+  }
+  if (id == TypeId::kFixedSizeList) {
+    const int64_t dim = type.fixed_size();
+    const ArrayData& child = *array.children[0];
+    LANCE_ASSIGN_OR_RAISE(DataBlock items,
+                          ArrayToBlock(*child.Slice(array.offset * dim, n * dim)));
+    DataBlock out;
+    out.kind = DataBlock::Kind::kFixedSizeList;
+    out.num_values = n;
+    out.dimension = static_cast<uint64_t>(dim);
+    auto sliced = child.Slice(array.offset * dim, n * dim);
+    if (sliced->GetNullCount() > 0) {
+      LANCE_ASSIGN_OR_RAISE(out.validity, Buffer::Allocate(bit_util::BytesForBits(n * dim)));
+      bit_util::CopyBits(sliced->buffers[0]->data(), sliced->offset, n * dim,
+                         out.validity->mutable_data(), 0);
+    }
+    out.children.push_back(std::move(items));
+    return out;
+  }
+  if (id == TypeId::kStruct) {
+    DataBlock out;
+    out.kind = DataBlock::Kind::kStruct;
+    out.num_values = n;
+    for (const auto& child : array.children) {
+      LANCE_ASSIGN_OR_RAISE(DataBlock c, ArrayToBlock(*child->Slice(array.offset, n)));
+      out.children.push_back(std::move(c));
+    }
+    return out;
+  }
+  const int bits = type.bit_width();
+  if (bits <= 0) {
+    return Status::NotImplemented("writing values of type " + type.ToString() +
+                                  " in file format 2.1/2.2");
+  }
+  if (array.buffers.size() < 2 || !array.buffers[1]) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr zeros,
+                          Buffer::Allocate(bits == 1 ? bit_util::BytesForBits(n) : n * bits / 8));
+    return DataBlock::Fixed(static_cast<uint64_t>(bits), n, std::move(zeros));
+  }
+  if (bits == 1) {
+    if (array.offset % 8 == 0) {
+      return DataBlock::Fixed(1, n, Buffer::Slice(array.buffers[1], array.offset / 8,
+                                                  bit_util::BytesForBits(n)));
+    }
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bits_buf, Buffer::Allocate(bit_util::BytesForBits(n)));
+    bit_util::CopyBits(array.buffers[1]->data(), array.offset, n, bits_buf->mutable_data(), 0);
+    return DataBlock::Fixed(1, n, std::move(bits_buf));
+  }
+  const int64_t width = bits / 8;
+  return DataBlock::Fixed(static_cast<uint64_t>(bits), n,
+                          Buffer::Slice(array.buffers[1], array.offset * width, n * width));
+}
+
 Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
                                   const DataTypePtr& type, int64_t count) {
   const TypeId id = type->id();

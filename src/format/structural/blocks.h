@@ -17,6 +17,11 @@ namespace lance::format::structural {
 /// the data).
 Result<ArrayDataPtr> BlockToArray(const codecs::DataBlock& block, const DataTypePtr& type);
 
+/// The values of `array` (its validity ignored; fixed_size_list items keep theirs) as a
+/// block for the compressors: fixed-width values and bitmaps re-based to bit 0, string
+/// offsets as they are (32 or 64 bits, not necessarily starting at 0).
+Result<codecs::DataBlock> ArrayToBlock(const ArrayData& array);
+
 /// Arrow array of `type` holding `count` copies of the scalar whose Arrow buffers (of a
 /// length-1 array, no validity) are `buffers`. For constant pages.
 Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,

@@ -1,15 +1,683 @@
 // SPDX-License-Identifier: Apache-2.0
-// Encoding Lance file formats 2.1 and 2.2 (work in progress).
+// Writing Lance file formats 2.1 and 2.2.
+//
+// Each leaf column shreds the rows it is fed into levels and values (shred.h); when the
+// container flushes a page, the page gets the layout Lance would give it:
+//   1. no valid value: the constant layout without a value (2.1's all-null layout),
+//      with the levels when nulls differ in kind (raw u16 in 2.1, compressed in 2.2);
+//   2. 2.2 only: every valid value equal: the constant layout with the value (inline up
+//      to 32 bytes) and raw u16 levels;
+//   3. dictionary encoding when the strategy says so (mini-block with a dictionary);
+//   4. values shorter than 256 bytes: mini-block; otherwise full-zip.
+// The compressive encodings come from the CompressionStrategy (compression.h); the byte
+// layouts are described in pages.cc.
 
+#include <google/protobuf/any.pb.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "format/proto/encodings_v2_0.pb.h"
+#include "format/structural/blocks.h"
+#include "format/structural/compression.h"
+#include "format/structural/field_tree.h"
+#include "format/structural/shred.h"
+#include "format/v2_container.h"
 #include "format/writer_internal.h"
+#include "lance/macros.h"
 
 namespace lance::format::internal {
 
+namespace {
+
+using codecs::DataBlock;
+using structural::CompressionStrategy;
+using structural::LeafShredder;
+using structural::NodeKind;
+namespace pb21 = lance::encodings21;
+
+constexpr size_t kMiniBlockAlignment = 8;
+constexpr uint8_t kFillByte = 0xFE;
+constexpr std::string_view kPageLayoutUrl = "/lance.encodings21.PageLayout";
+/// Values at least this long go to full-zip pages.
+constexpr int64_t kMiniBlockMaxValueBytes = 256;
+/// Constant values up to this size are stored in the page layout itself.
+constexpr size_t kInlineValueMaxBytes = 32;
+
+inline size_t Pad8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+void AppendLE16(std::string* out, uint16_t v) { out->append(reinterpret_cast<const char*>(&v), 2); }
+void AppendLE32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
+void AppendLE64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+
+/// Bits needed to hold `max` (0 for 0).
+uint32_t BitsFor(uint64_t max) {
+  uint32_t bits = 0;
+  while (max > 0) {
+    ++bits;
+    max >>= 1;
+  }
+  return bits;
+}
+
+/// Largest value length in bytes (fixed: the width).
+int64_t MaxValueBytes(const DataBlock& block) {
+  switch (block.kind) {
+    case DataBlock::Kind::kFixed:
+      return static_cast<int64_t>((block.bits_per_value + 7) / 8);
+    case DataBlock::Kind::kVariable: {
+      int64_t max = 0;
+      for (int64_t i = 0; i < block.num_values; ++i) {
+        const int64_t len =
+            block.offset_bits == 64
+                ? static_cast<int64_t>(block.offsets->data_as<uint64_t>()[i + 1] -
+                                       block.offsets->data_as<uint64_t>()[i])
+                : static_cast<int64_t>(block.offsets->data_as<uint32_t>()[i + 1] -
+                                       block.offsets->data_as<uint32_t>()[i]);
+        max = std::max(max, len);
+      }
+      return max;
+    }
+    case DataBlock::Kind::kFixedSizeList:
+      return static_cast<int64_t>(block.dimension) * MaxValueBytes(block.children[0]);
+    case DataBlock::Kind::kStruct: {
+      int64_t total = 0;
+      for (const auto& c : block.children) total += MaxValueBytes(c);
+      return total;
+    }
+  }
+  return 0;
+}
+
+void SetLayers(const std::vector<pb21::RepDefLayer>& layers,
+               google::protobuf::RepeatedField<int>* out) {
+  for (auto layer : layers) out->Add(layer);
+}
+
+/// One leaf column being written.
+struct Column {
+  int leaf = 0;
+  std::unique_ptr<LeafShredder> shredder;
+  FieldPtr field;  // the leaf field (its metadata carries Lance's encoding hints)
+};
+
+class StructuralEncoder : public FileEncoder {
+ public:
+  StructuralEncoder(LanceSchema schema, FileWriterOptions options)
+      : schema_(std::move(schema)),
+        options_(options),
+        v22_(options.version == LanceFileVersion::kV2_2),
+        strategy_(structural::MakeCompressionStrategy(options.version)) {}
+
+  Status Init() {
+    LANCE_ASSIGN_OR_RAISE(tree_, structural::FieldTree::Make(*schema_.schema(),
+                                                             "Lance file writer"));
+    for (size_t f = 0; f < tree_.top_level.size(); ++f) {
+      const int first = static_cast<int>(columns_.size());
+      LANCE_RETURN_NOT_OK(AddColumns(tree_.top_level[f], {}, {}));
+      ranges_.push_back({first, static_cast<int>(columns_.size())});
+    }
+    // DataFile.fields: the leaves' field ids (pre-order, parents left out).
+    std::vector<int32_t> leaf_ids;
+    size_t pos = 0;
+    for (const auto& f : schema_.schema()->fields()) {
+      CollectLeafIds(*f, &pos, &leaf_ids, /*is_leaf_parent=*/false);
+    }
+    if (leaf_ids.size() != columns_.size()) {
+      return Status::Invalid("Lance file writer: " + std::to_string(leaf_ids.size()) +
+                             " leaf ids for " + std::to_string(columns_.size()) + " columns");
+    }
+    leaf_ids_ = std::move(leaf_ids);
+    return Status::OK();
+  }
+
+  int num_columns() const override { return static_cast<int>(columns_.size()); }
+  std::pair<int, int> columns_of(int field) const override { return ranges_[field]; }
+
+  Status Append(int field, const ArrayData& data, int64_t offset, int64_t length) override {
+    for (int c = ranges_[field].first; c < ranges_[field].second; ++c) {
+      LANCE_RETURN_NOT_OK(columns_[c].shredder->Append(data, offset, length));
+    }
+    return Status::OK();
+  }
+  int64_t buffered_bytes(int column) const override {
+    return columns_[column].shredder->buffered_bytes();
+  }
+  bool has_buffered(int column) const override { return columns_[column].shredder->rows() > 0; }
+
+  Result<EncodedPage> FinishPage(int column) override;
+
+  std::string ColumnEncoding(int) const override {
+    google::protobuf::Any any;
+    any.set_type_url(std::string(kColumnEncodingUrl));
+    lance::encodings::ColumnEncoding values;
+    values.mutable_values();
+    any.set_value(values.SerializeAsString());
+    return any.SerializeAsString();
+  }
+  std::vector<int32_t> DataFileFields() const override { return leaf_ids_; }
+  std::vector<int32_t> DataFileColumnIndices() const override {
+    std::vector<int32_t> out(columns_.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(i);
+    return out;
+  }
+  std::pair<uint16_t, uint16_t> FooterVersion() const override {
+    return {2, static_cast<uint16_t>(v22_ ? 2 : 1)};
+  }
+  std::pair<uint32_t, uint32_t> DataFileVersion() const override {
+    return {2, v22_ ? 2u : 1u};
+  }
+
+ private:
+  Status AddColumns(const structural::FieldNode& node, std::vector<NodeKind> path,
+                    std::vector<int> child_index) {
+    switch (node.kind) {
+      case structural::FieldNode::Kind::kStruct:
+        path.push_back(NodeKind::kItem);
+        for (size_t c = 0; c < node.children.size(); ++c) {
+          auto ci = child_index;
+          ci.push_back(static_cast<int>(c));
+          LANCE_RETURN_NOT_OK(AddColumns(node.children[c], path, ci));
+        }
+        return Status::OK();
+      case structural::FieldNode::Kind::kList:
+        path.push_back(NodeKind::kList);
+        child_index.push_back(0);
+        return AddColumns(node.children[0], path, child_index);
+      case structural::FieldNode::Kind::kLeaf:
+        path.push_back(NodeKind::kItem);
+        child_index.push_back(0);
+        columns_.push_back(
+            {node.leaf, std::make_unique<LeafShredder>(std::move(path), std::move(child_index)),
+             node.field});
+        return Status::OK();
+    }
+    return Status::OK();
+  }
+
+  /// Pre-order walk of the Lance fields: the ids of leaves (fields with no Lance
+  /// children, packed structs, empty structs).
+  void CollectLeafIds(const Field& f, size_t* pos, std::vector<int32_t>* out, bool) const {
+    const int32_t id = schema_.field_ids()[(*pos)++];
+    const DataType& type = *f.type();
+    const bool is_struct = type.id() == TypeId::kStruct;
+    const bool is_list = type.id() == TypeId::kList || type.id() == TypeId::kLargeList;
+    if (is_struct && (type.num_fields() == 0 || structural::IsPackedStruct(f))) {
+      out->push_back(id);
+      // A packed struct's children are Lance fields too, but not columns.
+      for (const auto& child : type.fields()) SkipIds(*child, pos);
+      return;
+    }
+    if (is_struct || is_list) {
+      for (const auto& child : type.fields()) CollectLeafIds(*child, pos, out, false);
+      return;
+    }
+    out->push_back(id);
+  }
+  void SkipIds(const Field& f, size_t* pos) const {
+    ++*pos;
+    for (const auto& child : f.type()->fields()) {
+      if (f.type()->id() == TypeId::kStruct || f.type()->id() == TypeId::kList ||
+          f.type()->id() == TypeId::kLargeList) {
+        SkipIds(*child, pos);
+      }
+    }
+  }
+
+  Result<EncodedPage> Layout(pb21::PageLayout layout, std::vector<BufferPtr> buffers,
+                             int64_t rows) const {
+    EncodedPage page;
+    page.buffers = std::move(buffers);
+    page.encoding_url = std::string(kPageLayoutUrl);
+    page.encoding_value = layout.SerializeAsString();
+    page.length = rows;
+    return page;
+  }
+
+  Result<EncodedPage> AllNull(const LeafShredder::Page& page);
+  Result<std::optional<EncodedPage>> TryConstant(const LeafShredder::Page& page);
+  Result<EncodedPage> MiniBlock(const LeafShredder::Page& page, const DataBlock& values,
+                                const Field& field, const std::optional<DataBlock>& dictionary);
+  Result<EncodedPage> FullZip(const LeafShredder::Page& page, const DataBlock& values,
+                              const Field& field);
+
+  LanceSchema schema_;
+  FileWriterOptions options_;
+  bool v22_;
+  std::unique_ptr<CompressionStrategy> strategy_;
+  structural::FieldTree tree_;
+  std::vector<Column> columns_;
+  std::vector<std::pair<int, int>> ranges_;
+  std::vector<int32_t> leaf_ids_;
+};
+
+Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
+  Column& col = columns_[column];
+  LANCE_ASSIGN_OR_RAISE(LeafShredder::Page page, col.shredder->Finish());
+  const Field& field = *col.field;
+  const int64_t values = page.data.values ? page.data.values->length : 0;
+  const bool empty_struct =
+      field.type()->id() == TypeId::kStruct && field.type()->num_fields() == 0;
+  if (page.valid_values == 0 || empty_struct) return AllNull(page);
+  if (v22_) {
+    LANCE_ASSIGN_OR_RAISE(auto constant, TryConstant(page));
+    if (constant) return std::move(*constant);
+  }
+  LANCE_ASSIGN_OR_RAISE(DataBlock block, structural::ArrayToBlock(*page.data.values));
+  if (block.num_values != values) return Status::Invalid("internal: value count mismatch");
+  const std::string hint = [&] {
+    for (const auto& [k, v] : field.metadata()) {
+      if (k == "lance-encoding:structural-encoding") return v;
+    }
+    return std::string();
+  }();
+  if (hint.empty() && strategy_->ShouldDictionaryEncode(block, field)) {
+    // Handled by the strategy's dictionary path (indices + items) once it has one.
+  }
+  const bool narrow = MaxValueBytes(block) < kMiniBlockMaxValueBytes;
+  if (hint == "miniblock" || (hint.empty() && narrow)) {
+    auto mini = MiniBlock(page, block, field, std::nullopt);
+    if (mini.ok() || hint == "miniblock") return mini;
+    // A page whose rows carry too many levels for one chunk goes to full-zip, as Lance.
+  }
+  return FullZip(page, block, field);
+}
+
+Result<EncodedPage> StructuralEncoder::AllNull(const LeafShredder::Page& page) {
+  pb21::PageLayout layout;
+  auto* c = layout.mutable_constant_layout();
+  SetLayers(page.layers, c->mutable_layers());
+  std::vector<BufferPtr> buffers;
+  const bool simple = page.layers.size() == 1 && page.data.rep.empty();
+  if (!simple || page.layers[0] != pb21::NULLABLE_ITEM) {
+    // The levels tell apart the kinds of null (and empty lists).
+    if (!simple || !page.data.def.empty()) {
+      auto raw = [](const std::vector<uint16_t>& levels) -> Result<BufferPtr> {
+        if (levels.empty()) return Buffer::FromString("");
+        return Buffer::CopyFrom(levels.data(), static_cast<int64_t>(levels.size()) * 2);
+      };
+      if (v22_) {
+        for (int which = 0; which < 2; ++which) {
+          const std::vector<uint16_t>& levels = which == 0 ? page.data.rep : page.data.def;
+          if (levels.empty()) {
+            buffers.push_back(Buffer::FromString(""));
+            continue;
+          }
+          LANCE_ASSIGN_OR_RAISE(auto compressor, strategy_->Levels(levels));
+          LANCE_ASSIGN_OR_RAISE(BufferPtr data,
+                                compressor->Compress(levels.data(), static_cast<int64_t>(levels.size())));
+          buffers.push_back(std::move(data));
+          if (which == 0) {
+            *c->mutable_rep_compression() = compressor->encoding();
+            c->set_num_rep_values(levels.size());
+          } else {
+            *c->mutable_def_compression() = compressor->encoding();
+            c->set_num_def_values(levels.size());
+          }
+        }
+      } else {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr rep, raw(page.data.rep));
+        LANCE_ASSIGN_OR_RAISE(BufferPtr def, raw(page.data.def));
+        buffers = {std::move(rep), std::move(def)};
+      }
+    }
+  }
+  return Layout(std::move(layout), std::move(buffers), page.rows);
+}
+
+Result<std::optional<EncodedPage>> StructuralEncoder::TryConstant(
+    const LeafShredder::Page& page) {
+  const ArrayData& values = *page.data.values;
+  const DataType& type = *values.type;
+  const TypeId id = type.id();
+  const bool binary = id == TypeId::kUtf8 || id == TypeId::kBinary ||
+                      id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary;
+  const int bits = type.bit_width();
+  if (!binary && (bits <= 0 || id == TypeId::kFixedSizeList || id == TypeId::kStruct)) {
+    return std::optional<EncodedPage>();
+  }
+  // Which visible items are valid: def 0 (all of them without definition levels).
+  std::vector<int64_t> valid;
+  {
+    int64_t v = 0;
+    if (page.data.def.empty()) {
+      for (int64_t i = 0; i < values.length; ++i) valid.push_back(i);
+    } else {
+      for (uint16_t d : page.data.def) {
+        if (d > page.levels.max_visible_def) continue;
+        if (d == 0) valid.push_back(v);
+        ++v;
+      }
+    }
+  }
+  if (valid.empty()) return std::optional<EncodedPage>();
+  std::string scalar;  // the bytes of the first valid value
+  auto bytes_of = [&](int64_t i) -> std::string_view {
+    const int64_t slot = values.offset + i;
+    if (binary) {
+      const bool large = id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary;
+      const int64_t b = large ? values.buffers[1]->data_as<int64_t>()[slot]
+                              : values.buffers[1]->data_as<int32_t>()[slot];
+      const int64_t e = large ? values.buffers[1]->data_as<int64_t>()[slot + 1]
+                              : values.buffers[1]->data_as<int32_t>()[slot + 1];
+      return {reinterpret_cast<const char*>(values.buffers[2]->data()) + b,
+              static_cast<size_t>(e - b)};
+    }
+    if (bits == 1) {
+      static const char kTrue = 1, kFalse = 0;
+      return {bit_util::GetBit(values.buffers[1]->data(), slot) ? &kTrue : &kFalse, 1};
+    }
+    return {reinterpret_cast<const char*>(values.buffers[1]->data()) + slot * (bits / 8),
+            static_cast<size_t>(bits / 8)};
+  };
+  const std::string_view first = bytes_of(valid[0]);
+  for (int64_t i : valid) {
+    if (bytes_of(i) != first) return std::optional<EncodedPage>();
+  }
+  scalar.assign(first);
+  pb21::PageLayout layout;
+  auto* c = layout.mutable_constant_layout();
+  SetLayers(page.layers, c->mutable_layers());
+  std::vector<BufferPtr> buffers;
+  if (!binary && scalar.size() <= kInlineValueMaxBytes) {
+    c->set_inline_value(scalar);
+  } else {
+    // u32 buffer count, u32 lengths, the Arrow buffers of a length-1 array.
+    std::string value;
+    if (binary) {
+      const bool large = id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary;
+      std::string offsets;
+      if (large) {
+        AppendLE64(&offsets, 0);
+        AppendLE64(&offsets, scalar.size());
+      } else {
+        AppendLE32(&offsets, 0);
+        AppendLE32(&offsets, static_cast<uint32_t>(scalar.size()));
+      }
+      AppendLE32(&value, 2);
+      AppendLE32(&value, static_cast<uint32_t>(offsets.size()));
+      AppendLE32(&value, static_cast<uint32_t>(scalar.size()));
+      value += offsets;
+      value += scalar;
+    } else {
+      AppendLE32(&value, 1);
+      AppendLE32(&value, static_cast<uint32_t>(scalar.size()));
+      value += scalar;
+    }
+    buffers.push_back(Buffer::FromString(std::move(value)));
+  }
+  if (!page.data.rep.empty() || !page.data.def.empty()) {
+    auto raw = [](const std::vector<uint16_t>& levels) -> Result<BufferPtr> {
+      if (levels.empty()) return Buffer::FromString("");
+      return Buffer::CopyFrom(levels.data(), static_cast<int64_t>(levels.size()) * 2);
+    };
+    LANCE_ASSIGN_OR_RAISE(BufferPtr rep, raw(page.data.rep));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr def, raw(page.data.def));
+    buffers.push_back(std::move(rep));
+    buffers.push_back(std::move(def));
+  }
+  LANCE_ASSIGN_OR_RAISE(EncodedPage out, Layout(std::move(layout), std::move(buffers), page.rows));
+  return std::optional<EncodedPage>(std::move(out));
+}
+
+Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
+                                                 const DataBlock& values, const Field& field,
+                                                 const std::optional<DataBlock>& dictionary) {
+  LANCE_ASSIGN_OR_RAISE(structural::MiniBlockValues compressed, strategy_->MiniBlock(values, field));
+  const auto& rep = page.data.rep;
+  const auto& def = page.data.def;
+  const bool has_rep = !rep.empty();
+  const bool has_def = !def.empty();
+  std::unique_ptr<structural::LevelCompressor> rep_comp, def_comp;
+  if (has_rep) {
+    LANCE_ASSIGN_OR_RAISE(rep_comp, strategy_->Levels(rep));
+  }
+  if (has_def) {
+    LANCE_ASSIGN_OR_RAISE(def_comp, strategy_->Levels(def));
+  }
+  const uint16_t max_rep = static_cast<uint16_t>(page.levels.max_rep);
+  const uint16_t max_visible = page.levels.max_visible_def;
+  const size_t num_levels = has_rep ? rep.size() : def.size();
+  const size_t nb = compressed.chunks.empty() ? 0 : compressed.chunks[0].buffers.size();
+
+  std::string data;
+  std::string meta;
+  std::vector<uint64_t> rep_index;
+  size_t level = 0;  // next level to place
+  const size_t n_chunks = compressed.chunks.size();
+  for (size_t ci = 0; ci < n_chunks; ++ci) {
+    const auto& chunk = compressed.chunks[ci];
+    if (chunk.buffers.size() != nb) return Status::Invalid("internal: chunk buffer count");
+    // The levels of this chunk: through its last value (invisible items after it go to
+    // the next chunk); the last chunk takes the rest.
+    size_t level_end = level;
+    if (has_rep || has_def) {
+      if (ci + 1 == n_chunks) {
+        level_end = num_levels;
+      } else if (!has_def || max_rep == 0) {
+        level_end = level + static_cast<size_t>(chunk.num_values);
+      } else {
+        int64_t taken = 0;
+        while (taken < chunk.num_values && level_end < num_levels) {
+          if (def[level_end] <= max_visible) ++taken;
+          ++level_end;
+        }
+      }
+      if (level_end - level > std::numeric_limits<uint16_t>::max()) {
+        return Status::Invalid("a mini-block chunk would hold " +
+                               std::to_string(level_end - level) + " levels");
+      }
+    }
+    const size_t chunk_levels = level_end - level;
+    BufferPtr rep_buf, def_buf;
+    if (has_rep) {
+      LANCE_ASSIGN_OR_RAISE(rep_buf, rep_comp->Compress(rep.data() + level,
+                                                        static_cast<int64_t>(chunk_levels)));
+      // Repetition index: rows ending in the chunk, items after the last row start.
+      const uint16_t* r = rep.data() + level;
+      uint64_t ends = 0;
+      for (size_t i = 1; i < chunk_levels; ++i) ends += r[i] == max_rep ? 1 : 0;
+      uint64_t leftovers = 0;
+      if (ci + 1 < n_chunks) {
+        size_t pos = chunk_levels;
+        while (pos > 0 && r[pos - 1] != max_rep) --pos;
+        leftovers = pos == 0 ? chunk_levels : chunk_levels - pos + 1;
+      }
+      if (ci != 0 && chunk_levels > 0 && r[0] == max_rep && rep_index.back() != 0) {
+        // The previous chunk's "leftover" row was complete after all.
+        rep_index[rep_index.size() - 2] += 1;
+        rep_index.back() = 0;
+      }
+      if (ci + 1 == n_chunks) ends += 1;
+      rep_index.push_back(ends);
+      rep_index.push_back(leftovers);
+    }
+    if (has_def) {
+      LANCE_ASSIGN_OR_RAISE(def_buf, def_comp->Compress(def.data() + level,
+                                                        static_cast<int64_t>(chunk_levels)));
+    }
+    level = level_end;
+    const size_t start = data.size();
+    AppendLE16(&data, static_cast<uint16_t>(chunk_levels));
+    if (has_rep) {
+      if (rep_buf->size() > std::numeric_limits<uint16_t>::max()) {
+        return Status::Invalid("mini-block repetition levels too large");
+      }
+      AppendLE16(&data, static_cast<uint16_t>(rep_buf->size()));
+    }
+    if (has_def) {
+      if (def_buf->size() > std::numeric_limits<uint16_t>::max()) {
+        return Status::Invalid("mini-block definition levels too large");
+      }
+      AppendLE16(&data, static_cast<uint16_t>(def_buf->size()));
+    }
+    for (const auto& b : chunk.buffers) {
+      if (v22_) {
+        AppendLE32(&data, static_cast<uint32_t>(b->size()));
+      } else {
+        if (b->size() > std::numeric_limits<uint16_t>::max()) {
+          return Status::Invalid("mini-block buffer too large for 2.1");
+        }
+        AppendLE16(&data, static_cast<uint16_t>(b->size()));
+      }
+    }
+    auto pad = [&] { data.append(Pad8(data.size()) - data.size(), static_cast<char>(kFillByte)); };
+    pad();
+    if (has_rep) {
+      data.append(rep_buf->ToStringView());
+      pad();
+    }
+    if (has_def) {
+      data.append(def_buf->ToStringView());
+      pad();
+    }
+    for (const auto& b : chunk.buffers) {
+      data.append(b->ToStringView());
+      pad();
+    }
+    const size_t bytes = data.size() - start;
+    if (!v22_ && bytes > 32 * 1024) {
+      return Status::Invalid("a 2.1 mini-block chunk of " + std::to_string(bytes) + " bytes");
+    }
+    const bool last = ci + 1 == n_chunks;
+    uint64_t log = 0;
+    if (!last) {
+      const int64_t n = chunk.num_values;
+      if (n <= 1 || (n & (n - 1)) != 0 || n > 32768) {
+        return Status::Invalid("internal: mini-block chunk of " + std::to_string(n) + " values");
+      }
+      while ((int64_t{1} << log) < n) ++log;
+    }
+    const uint64_t word = ((bytes / kMiniBlockAlignment - 1) << 4) | log;
+    if (v22_) {
+      AppendLE32(&meta, static_cast<uint32_t>(word));
+    } else {
+      AppendLE16(&meta, static_cast<uint16_t>(word));
+    }
+  }
+  if ((has_rep || has_def) && level != num_levels) {
+    return Status::Invalid("internal: levels left after the last chunk");
+  }
+  pb21::PageLayout layout;
+  auto* mb = layout.mutable_mini_block_layout();
+  if (has_rep) *mb->mutable_rep_compression() = rep_comp->encoding();
+  if (has_def) *mb->mutable_def_compression() = def_comp->encoding();
+  *mb->mutable_value_compression() = compressed.encoding;
+  SetLayers(page.layers, mb->mutable_layers());
+  mb->set_num_buffers(nb);
+  mb->set_num_items(static_cast<uint64_t>(values.num_values));
+  if (v22_) mb->set_has_large_chunk(true);
+  std::vector<BufferPtr> buffers = {Buffer::FromString(std::move(meta)),
+                                    Buffer::FromString(std::move(data))};
+  if (dictionary) {
+    LANCE_ASSIGN_OR_RAISE(structural::CompressedBlock dict,
+                          strategy_->DictionaryItems(*dictionary, field));
+    *mb->mutable_dictionary() = dict.encoding;
+    mb->set_num_dictionary_items(static_cast<uint64_t>(dictionary->num_values));
+    buffers.push_back(dict.data);
+  }
+  if (has_rep) {
+    mb->set_repetition_index_depth(1);
+    std::string index;
+    for (uint64_t v : rep_index) AppendLE64(&index, v);
+    buffers.push_back(Buffer::FromString(std::move(index)));
+  }
+  return Layout(std::move(layout), std::move(buffers), page.rows);
+}
+
+Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
+                                               const DataBlock& values, const Field& field) {
+  LANCE_ASSIGN_OR_RAISE(structural::PerValueValues compressed, strategy_->FullZip(values, field));
+  const auto& rep = page.data.rep;
+  const auto& def = page.data.def;
+  const uint32_t bits_rep = BitsFor(static_cast<uint64_t>(page.levels.max_rep));
+  const uint32_t bits_def = rep.empty() && def.empty() ? 0 : BitsFor(page.levels.max_def);
+  const uint32_t bits_def_used = def.empty() ? 0 : bits_def;
+  const uint32_t total = bits_rep + bits_def_used;
+  const size_t cw = total == 0 ? 0 : (total <= 8 ? 1 : (total <= 16 ? 2 : 4));
+  const uint16_t max_rep = static_cast<uint16_t>(page.levels.max_rep);
+  const uint16_t max_visible = page.levels.max_visible_def;
+  const bool fixed = compressed.values.kind == DataBlock::Kind::kFixed;
+  const DataBlock& v = compressed.values;
+  const size_t value_bytes = fixed ? static_cast<size_t>(v.bits_per_value / 8) : 0;
+  const bool wide = !fixed && v.offset_bits == 64;
+  auto offset_at = [&](int64_t i) -> uint64_t {
+    return wide ? v.offsets->data_as<uint64_t>()[i] : v.offsets->data_as<uint32_t>()[i];
+  };
+  const int64_t num_levels = !rep.empty() ? static_cast<int64_t>(rep.size())
+                                          : (!def.empty() ? static_cast<int64_t>(def.size())
+                                                          : page.rows);
+  std::string data;
+  std::vector<uint64_t> row_starts;
+  const bool need_index = !rep.empty() || !fixed;
+  int64_t value = 0;
+  for (int64_t i = 0; i < num_levels; ++i) {
+    const uint16_t r = rep.empty() ? max_rep : rep[i];
+    const uint16_t d = def.empty() ? 0 : def[i];
+    if (need_index && r == max_rep) row_starts.push_back(data.size());
+    if (cw > 0) {
+      const uint32_t word = (static_cast<uint32_t>(rep.empty() ? 0 : r) << bits_def_used) | d;
+      data.append(reinterpret_cast<const char*>(&word), cw);
+    }
+    if (d > max_visible) continue;
+    if (fixed) {
+      data.append(reinterpret_cast<const char*>(v.data->data()) + value * value_bytes, value_bytes);
+    } else if (d == 0) {
+      const uint64_t b = offset_at(value), e = offset_at(value + 1);
+      if (wide) {
+        AppendLE64(&data, e - b);
+      } else {
+        AppendLE32(&data, static_cast<uint32_t>(e - b));
+      }
+      data.append(reinterpret_cast<const char*>(v.data->data()) + b, e - b);
+    }
+    ++value;
+  }
+  if (value != v.num_values) return Status::Invalid("internal: full-zip value count mismatch");
+  pb21::PageLayout layout;
+  auto* fz = layout.mutable_full_zip_layout();
+  fz->set_bits_rep(bits_rep);
+  fz->set_bits_def(bits_def_used);
+  if (fixed) {
+    fz->set_bits_per_value(static_cast<uint32_t>(v.bits_per_value));
+  } else {
+    fz->set_bits_per_offset(wide ? 64 : 32);
+  }
+  fz->set_num_items(static_cast<uint32_t>(num_levels));
+  fz->set_num_visible_items(static_cast<uint32_t>(v.num_values));
+  *fz->mutable_value_compression() = compressed.encoding;
+  SetLayers(page.layers, fz->mutable_layers());
+  std::vector<BufferPtr> buffers = {Buffer::FromString(std::move(data))};
+  if (need_index) {
+    const uint64_t end = buffers[0]->size();
+    row_starts.push_back(end);
+    const int width = end <= 0xFF ? 1 : (end <= 0xFFFF ? 2 : (end <= 0xFFFFFFFFull ? 4 : 8));
+    std::string index;
+    index.reserve(row_starts.size() * static_cast<size_t>(width));
+    for (uint64_t s : row_starts) index.append(reinterpret_cast<const char*>(&s), width);
+    buffers.push_back(Buffer::FromString(std::move(index)));
+  }
+  return Layout(std::move(layout), std::move(buffers), page.rows);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<FileEncoder>> MakeStructuralEncoder(const LanceSchema& schema,
                                                            const FileWriterOptions& options) {
-  return Status::NotImplemented("file format " +
-                                std::string(FileVersionString(options.version)) +
-                                " is not supported by this build yet (2.0 is)");
+  auto encoder = std::make_unique<StructuralEncoder>(schema, options);
+  LANCE_RETURN_NOT_OK(encoder->Init());
+  return std::unique_ptr<FileEncoder>(std::move(encoder));
 }
 
 }  // namespace lance::format::internal
+
+namespace lance::format::structural {
+
+std::unique_ptr<CompressionStrategy> MakeBasicCompressionStrategy();
+
+std::unique_ptr<CompressionStrategy> MakeCompressionStrategy(LanceFileVersion version) {
+  return MakeBasicCompressionStrategy();
+}
+
+}  // namespace lance::format::structural

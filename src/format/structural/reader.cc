@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "format/reader_internal.h"
+#include "format/structural/field_tree.h"
 #include "format/structural/levels.h"
 #include "format/structural/pages.h"
 #include "lance/core/array.h"
@@ -35,35 +36,8 @@ using structural::NodeKind;
 using structural::PageReader;
 using structural::PathBuilder;
 
-bool IsPackedStruct(const Field& field) {
-  for (const auto& [key, value] : field.metadata()) {
-    if (key == "packed" || key == "lance-encoding:packed") {
-      std::string lower = value;
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (lower == "true") return true;
-    }
-  }
-  return false;
-}
-
-/// A field of the read tree; leaves map to columns.
-struct Node {
-  enum class Kind : uint8_t { kLeaf, kStruct, kList };
-  FieldPtr field;
-  Kind kind = Kind::kLeaf;
-  std::vector<Node> children;
-  int leaf = -1;        // leaves: index into the reader's leaves (= column)
-  int first_leaf = -1;  // the first leaf at or below this node
-  size_t depth = 0;     // this node's position in the paths of its leaves
-};
-
-struct Leaf {
-  int column = -1;
-  std::vector<NodeKind> path;
-  DataTypePtr type;
-  std::string name;  // dotted path, for messages
-};
+using Node = structural::FieldNode;
+using Leaf = structural::LeafInfo;
 
 class StructuralReader : public VersionReader,
                          public std::enable_shared_from_this<StructuralReader> {
@@ -83,20 +57,16 @@ class StructuralReader : public VersionReader,
   const Node& top(int field) const { return top_level_[field]; }
   const Leaf& leaf(int i) const { return leaves_[i]; }
   const PageMeta& page_meta(int leaf, size_t page) const {
-    return context_->columns[leaves_[leaf].column].pages[page];
+    return context_->columns[leaf].pages[page];
   }
   const PageReader& page(int leaf, size_t page) const { return *pages_[leaf][page]; }
   size_t num_pages(int leaf) const { return pages_[leaf].size(); }
   size_t num_leaves() const { return leaves_.size(); }
   /// Leaves below top-level field `field`, in order.
-  std::vector<int> LeavesOf(int field) const {
-    std::vector<int> out;
-    CollectLeaves(top_level_[field], &out);
-    return out;
-  }
+  std::vector<int> LeavesOf(int field) const { return tree_.LeavesOf(field); }
   /// Pages [first, last) of a leaf overlapping rows [begin, end).
   std::pair<size_t, size_t> FindPages(int leaf, int64_t begin, int64_t end) const {
-    const auto& pages = context_->columns[leaves_[leaf].column].pages;
+    const auto& pages = context_->columns[leaf].pages;
     auto first = std::partition_point(pages.begin(), pages.end(), [&](const PageMeta& p) {
       return p.first + p.length <= begin;
     });
@@ -108,79 +78,26 @@ class StructuralReader : public VersionReader,
                                 const std::vector<int>& leaf_slot) const;
 
  private:
-  Result<Node> Build(const FieldPtr& field, size_t depth, std::vector<NodeKind> path,
-                     std::string name);
-  static void CollectLeaves(const Node& node, std::vector<int>* out) {
-    if (node.kind == Node::Kind::kLeaf) {
-      out->push_back(node.leaf);
-      return;
-    }
-    for (const auto& child : node.children) CollectLeaves(child, out);
-  }
-
   std::shared_ptr<const FileContext> context_;
-  std::vector<Node> top_level_;
-  std::vector<Leaf> leaves_;
+  structural::FieldTree tree_;
+  const std::vector<Node>& top_level_ = tree_.top_level;
+  const std::vector<Leaf>& leaves_ = tree_.leaves;
   std::vector<std::vector<std::unique_ptr<PageReader>>> pages_;  // [leaf][page]
 };
 
-Result<Node> StructuralReader::Build(const FieldPtr& field, size_t depth,
-                                     std::vector<NodeKind> path, std::string name) {
-  Node node;
-  node.field = field;
-  node.depth = depth;
-  const DataType& type = *field->type();
-  const TypeId id = type.id();
-  if (id == TypeId::kStruct && type.num_fields() > 0 && !IsPackedStruct(*field)) {
-    node.kind = Node::Kind::kStruct;
-    path.push_back(NodeKind::kItem);
-    for (const auto& child : type.fields()) {
-      LANCE_ASSIGN_OR_RAISE(Node c, Build(child, depth + 1, path, name + "." + child->name()));
-      node.children.push_back(std::move(c));
-    }
-    node.first_leaf = node.children[0].first_leaf;
-    return node;
-  }
-  if (id == TypeId::kList || id == TypeId::kLargeList) {
-    node.kind = Node::Kind::kList;
-    path.push_back(NodeKind::kList);
-    const FieldPtr& item = type.fields()[0];
-    LANCE_ASSIGN_OR_RAISE(Node c, Build(item, depth + 1, path, name + "[]"));
-    node.first_leaf = c.first_leaf;
-    node.children.push_back(std::move(c));
-    return node;
-  }
-  if (id == TypeId::kFixedSizeList && type.value_type()->id() == TypeId::kStruct) {
-    return Status::NotImplemented("Lance file '" + context_->path + "': field '" + name +
-                                  "' is a fixed_size_list of structs, which this build "
-                                  "cannot read");
-  }
-  node.kind = Node::Kind::kLeaf;
-  path.push_back(NodeKind::kItem);
-  node.leaf = static_cast<int>(leaves_.size());
-  node.first_leaf = node.leaf;
-  Leaf leaf;
-  leaf.column = node.leaf;
-  leaf.path = std::move(path);
-  leaf.type = field->type();
-  leaf.name = std::move(name);
-  leaves_.push_back(std::move(leaf));
-  return node;
-}
-
 Status StructuralReader::Init() {
   const std::string& path = context_->path;
-  for (const auto& f : context_->schema.schema()->fields()) {
-    LANCE_ASSIGN_OR_RAISE(Node node, Build(f, 0, {}, f->name()));
-    top_level_.push_back(std::move(node));
-  }
+  LANCE_ASSIGN_OR_RAISE(structural::FieldTree tree,
+                        structural::FieldTree::Make(*context_->schema.schema(),
+                                                    "Lance file '" + path + "'"));
+  tree_ = std::move(tree);
   if (leaves_.size() != context_->columns.size()) {
     return CorruptFile(path, std::to_string(context_->columns.size()) + " columns for " +
                                  std::to_string(leaves_.size()) + " leaf fields");
   }
   pages_.resize(leaves_.size());
   for (size_t l = 0; l < leaves_.size(); ++l) {
-    const ColumnMeta& column = context_->columns[leaves_[l].column];
+    const ColumnMeta& column = context_->columns[l];
     if (column.total != context_->num_rows) {
       return CorruptFile(path, "column " + std::to_string(l) + " ('" + leaves_[l].name +
                                    "') holds " + std::to_string(column.total) +
@@ -457,7 +374,7 @@ Result<std::vector<ArrayPtr>> StructuralReader::Take(const std::vector<int>& fie
   };
   std::vector<Job> jobs;
   for (int leaf : leaves) {
-    const auto& pages = context_->columns[leaves_[leaf].column].pages;
+    const auto& pages = context_->columns[leaf].pages;
     size_t i = 0;
     for (size_t p = 0; p < pages.size() && i < rows.size(); ++p) {
       std::vector<int64_t> in_page;

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the compression decisions of the 2.1 / 2.2 writer -- which compressive
+// encoding stores a page's values, levels and dictionary -- behind one interface, so
+// that the page layouts (encoder.cc) stay independent of the choice.
+//
+// The strategy mirrors Lance's (lance-encoding's compression.rs): per page and per
+// context (mini-block chunks, blocks of levels or dictionary items, full-zip values),
+// given the values and the field's `lance-encoding:*` metadata.
+
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "format/codecs/codecs.h"
+#include "lance/core/type.h"
+#include "lance/format/file_version.h"
+#include "lance/result.h"
+
+namespace lance::format::structural {
+
+namespace pb21 = lance::encodings21;
+
+/// Values of a mini-block page cut into chunks: every chunk but the last holds a power
+/// of two of values (at most 32768; Lance writes at most 4096).
+struct MiniBlockValues {
+  struct Chunk {
+    std::vector<BufferPtr> buffers;  ///< the same number in every chunk
+    int64_t num_values = 0;
+  };
+  std::vector<Chunk> chunks;
+  pb21::CompressiveEncoding encoding;
+};
+
+/// One block: a buffer and how it was compressed.
+struct CompressedBlock {
+  BufferPtr data;
+  pb21::CompressiveEncoding encoding;
+};
+
+/// Full-zip values, each compressed on its own: fixed width (`fixed`, back to back) or
+/// variable width (a kVariable block: each value's stored bytes).
+struct PerValueValues {
+  codecs::DataBlock values;
+  pb21::CompressiveEncoding encoding;
+};
+
+/// Compresses a stream of 16-bit levels chunk by chunk with one encoding (chosen once
+/// per page, as Lance does).
+class LevelCompressor {
+ public:
+  virtual ~LevelCompressor() = default;
+  virtual Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) = 0;
+  virtual const pb21::CompressiveEncoding& encoding() const = 0;
+};
+
+class CompressionStrategy {
+ public:
+  virtual ~CompressionStrategy() = default;
+
+  /// Values of a mini-block page (visible items, without validity; fixed_size_list
+  /// blocks carry item validity).
+  virtual Result<MiniBlockValues> MiniBlock(const codecs::DataBlock& values,
+                                            const Field& field) = 0;
+  /// The compressor for a page's rep or def levels; `levels` are all of the page's.
+  virtual Result<std::unique_ptr<LevelCompressor>> Levels(
+      const std::vector<uint16_t>& levels) = 0;
+  /// Items of a page dictionary (block context).
+  virtual Result<CompressedBlock> DictionaryItems(const codecs::DataBlock& items,
+                                                  const Field& field) = 0;
+  /// Values of a full-zip page.
+  virtual Result<PerValueValues> FullZip(const codecs::DataBlock& values,
+                                         const Field& field) = 0;
+  /// Whether a page of these values should be dictionary encoded (Lance: at least 100
+  /// values and an estimated dictionary-encoded size well below the raw size).
+  virtual bool ShouldDictionaryEncode(const codecs::DataBlock& values, const Field& field) = 0;
+};
+
+/// The strategy for `version`.
+std::unique_ptr<CompressionStrategy> MakeCompressionStrategy(LanceFileVersion version);
+
+}  // namespace lance::format::structural
