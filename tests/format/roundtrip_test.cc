@@ -21,14 +21,18 @@ using ::lance::format::testing::RandomOptions;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
-class RoundTripTest : public ::testing::Test {
+class RoundTripBase : public ::testing::Test {
  protected:
+  /// The file version every write of the test uses.
+  virtual LanceFileVersion version() const = 0;
+
   std::shared_ptr<io::MemoryObjectStore> store_ =
       std::make_shared<io::MemoryObjectStore>();
 
   Result<WrittenFile> Write(const std::string& path, const SchemaPtr& schema,
                             const std::vector<RecordBatchPtr>& batches,
                             FileWriterOptions options = {}) {
+    options.version = version();
     LANCE_ASSIGN_OR_RAISE(LanceSchema ls, LanceSchema::Assign(schema));
     LANCE_ASSIGN_OR_RAISE(auto writer, LanceFileWriter::Open(store_, path, ls, options));
     for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
@@ -61,6 +65,19 @@ class RoundTripTest : public ::testing::Test {
       FAIL();
     }
   }
+};
+
+/// Every test of the file format, for each version we write.
+class RoundTripTest : public RoundTripBase,
+                      public ::testing::WithParamInterface<LanceFileVersion> {
+ protected:
+  LanceFileVersion version() const override { return GetParam(); }
+};
+
+/// What only file format 2.0 does (layout details, struct nulls pushed down).
+class V20RoundTripTest : public RoundTripBase {
+ protected:
+  LanceFileVersion version() const override { return LanceFileVersion::kV2_0; }
 };
 
 std::vector<DataTypePtr> AllLeafTypes() {
@@ -102,7 +119,7 @@ std::vector<DataTypePtr> NestedTypes() {
           struct_({})};
 }
 
-TEST_F(RoundTripTest, EveryTypeWithNullPatterns) {
+TEST_P(RoundTripTest, EveryTypeWithNullPatterns) {
   std::vector<DataTypePtr> types = AllLeafTypes();
   for (const auto& t : NestedTypes()) types.push_back(t);
   for (const auto& type : types) {
@@ -117,7 +134,7 @@ TEST_F(RoundTripTest, EveryTypeWithNullPatterns) {
   }
 }
 
-TEST_F(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
+TEST_P(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
   std::vector<FieldPtr> fields;
   int i = 0;
   for (const auto& t : AllLeafTypes())
@@ -139,8 +156,13 @@ TEST_F(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
   // Small page_bytes really produced many pages, each starting on a 64-byte boundary.
   ASSERT_OK_AND_ASSIGN(auto bytes, store_->Read("f.lance"));
   ASSERT_OK_AND_ASSIGN(auto info, testing::InspectFile(bytes->ToStringView()));
-  EXPECT_EQ(info.footer.major, 0);
-  EXPECT_EQ(info.footer.minor, 3);
+  if (version() == LanceFileVersion::kV2_0) {
+    EXPECT_EQ(info.footer.major, 0);  // 2.0 files say 0.3
+    EXPECT_EQ(info.footer.minor, 3);
+  } else {
+    EXPECT_EQ(info.footer.major, 2);
+    EXPECT_EQ(info.footer.minor, version() == LanceFileVersion::kV2_1 ? 1 : 2);
+  }
   int max_pages = 0;
   for (const auto& col : info.columns) max_pages = std::max(max_pages, col.pages_size());
   EXPECT_GT(max_pages, 5);
@@ -151,7 +173,7 @@ TEST_F(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
   }
 }
 
-TEST_F(RoundTripTest, PagesNeverSplitRowsAndCarryPriority) {
+TEST_F(V20RoundTripTest, PagesNeverSplitRowsAndCarryPriority) {
   auto schema = lance::schema({field("l", list(int64())), field("x", int32())});
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 3000, 5));
   FileWriterOptions options;
@@ -178,7 +200,7 @@ TEST_F(RoundTripTest, PagesNeverSplitRowsAndCarryPriority) {
   ExpectRoundTrip(schema, {batch}, options, 333);
 }
 
-TEST_F(RoundTripTest, EmptyValuesVersusNulls) {
+TEST_P(RoundTripTest, EmptyValuesVersusNulls) {
   StringBuilder sb;
   ASSERT_OK(sb.AppendValues({"", "a", "", "bc", ""}, {true, true, false, true, true}));
   ASSERT_OK_AND_ASSIGN(auto strings, sb.Finish());
@@ -203,7 +225,7 @@ TEST_F(RoundTripTest, EmptyValuesVersusNulls) {
   EXPECT_TRUE(b->column(1)->IsNull(1));
 }
 
-TEST_F(RoundTripTest, AllEmptyListsAndEmptyFile) {
+TEST_P(RoundTripTest, AllEmptyListsAndEmptyFile) {
   ListBuilder lb(std::make_unique<Int32Builder>());
   for (int i = 0; i < 10; ++i) ASSERT_OK(i % 3 ? lb.Append(true) : lb.AppendNull());
   ASSERT_OK_AND_ASSIGN(auto lists, lb.Finish());
@@ -215,7 +237,7 @@ TEST_F(RoundTripTest, AllEmptyListsAndEmptyFile) {
   EXPECT_EQ(reader->num_rows(), 0);
 }
 
-TEST_F(RoundTripTest, SlicedInputs) {
+TEST_P(RoundTripTest, SlicedInputs) {
   auto schema =
       lance::schema({field("i", int32()), field("b", boolean()), field("s", utf8()),
                      field("l", list(utf8())),
@@ -230,7 +252,7 @@ TEST_F(RoundTripTest, SlicedInputs) {
   ExpectRoundTrip(schema, slices, options, 17);
 }
 
-TEST_F(RoundTripTest, StructNullsBecomeNullChildren) {
+TEST_F(V20RoundTripTest, StructNullsBecomeNullChildren) {
   auto st = struct_({field("x", int32()), field("l", list(int32()))});
   auto schema = lance::schema({field("st", st)});
   RandomOptions opts;
@@ -256,7 +278,7 @@ TEST_F(RoundTripTest, StructNullsBecomeNullChildren) {
   }
 }
 
-TEST_F(RoundTripTest, ProjectionRangesAndBatchSizes) {
+TEST_P(RoundTripTest, ProjectionRangesAndBatchSizes) {
   auto schema = lance::schema(
       {field("a", int64()), field("s", utf8()),
        field("st", struct_({field("x", int32()), field("l", list(utf8()))})),
@@ -266,16 +288,25 @@ TEST_F(RoundTripTest, ProjectionRangesAndBatchSizes) {
   FileWriterOptions options;
   options.page_bytes = 700;
   ASSERT_OK_AND_ASSIGN(WrittenFile written, Write("r.lance", schema, {batch}, options));
-  EXPECT_EQ(written.field_ids, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
-  EXPECT_EQ(written.column_indices, written.field_ids);
+  if (version() == LanceFileVersion::kV2_0) {
+    // Every field is a column.
+    EXPECT_EQ(written.field_ids, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    EXPECT_EQ(written.column_indices, written.field_ids);
+  } else {
+    // Only leaves: a, s, st.x, st.l.item, v, ll.item.item.
+    EXPECT_EQ(written.field_ids, (std::vector<int32_t>{0, 1, 3, 5, 6, 9}));
+    EXPECT_EQ(written.column_indices, (std::vector<int32_t>{0, 1, 2, 3, 4, 5}));
+  }
   EXPECT_EQ(written.major_version, 2u);
-  EXPECT_EQ(written.minor_version, 0u);
+  EXPECT_EQ(written.minor_version, version() == LanceFileVersion::kV2_0   ? 0u
+                                   : version() == LanceFileVersion::kV2_1 ? 1u
+                                                                          : 2u);
   ASSERT_OK_AND_ASSIGN(auto meta, store_->Head("r.lance"));
   EXPECT_EQ(written.size_bytes, meta.size);
 
   ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "r.lance"));
   EXPECT_EQ(reader->num_rows(), 2500);
-  EXPECT_EQ(reader->version(), LanceFileVersion::kV2_0);
+  EXPECT_EQ(reader->version(), version());
   struct Case {
     std::vector<int32_t> ids;
     int64_t offset, length, batch_size;
@@ -328,18 +359,25 @@ TEST_F(RoundTripTest, ProjectionRangesAndBatchSizes) {
   EXPECT_THAT(reader->Read(bad), IsError(StatusCode::kInvalid));
 }
 
-TEST_F(RoundTripTest, SchemaMetadataAndIdsSurvive) {
+TEST_P(RoundTripTest, SchemaMetadataAndIdsSurvive) {
   auto schema = lance::schema({field("a", int32(), false, {{"k", "v"}}),
                                field("b", struct_({field("c", utf8())}))},
                               {{"dataset", "x"}});
   ASSERT_OK_AND_ASSIGN(LanceSchema ls, LanceSchema::Make(schema, {4, 9, 2}));
-  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "m.lance", ls));
+  FileWriterOptions options;
+  options.version = version();
+  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "m.lance", ls, options));
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
   ASSERT_OK(writer->WriteBatch(*batch));
   EXPECT_EQ(writer->num_rows_written(), 10);
   ASSERT_OK_AND_ASSIGN(WrittenFile w, writer->Close());
-  EXPECT_EQ(w.field_ids, (std::vector<int32_t>{4, 9, 2}));
-  EXPECT_EQ(w.column_indices, (std::vector<int32_t>{0, 1, 2}));
+  if (version() == LanceFileVersion::kV2_0) {
+    EXPECT_EQ(w.field_ids, (std::vector<int32_t>{4, 9, 2}));
+    EXPECT_EQ(w.column_indices, (std::vector<int32_t>{0, 1, 2}));
+  } else {
+    EXPECT_EQ(w.field_ids, (std::vector<int32_t>{4, 2}));  // leaves only
+    EXPECT_EQ(w.column_indices, (std::vector<int32_t>{0, 1}));
+  }
   ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "m.lance"));
   EXPECT_TRUE(reader->schema().Equals(ls)) << reader->schema().schema()->ToString();
   FileReadOptions ro;
@@ -349,15 +387,17 @@ TEST_F(RoundTripTest, SchemaMetadataAndIdsSurvive) {
   EXPECT_EQ(t->num_rows(), 10);
 }
 
-TEST_F(RoundTripTest, WriterErrorsAndVisibility) {
+TEST_P(RoundTripTest, WriterErrorsAndVisibility) {
   auto schema = lance::schema({field("a", int32())});
   ASSERT_OK_AND_ASSIGN(LanceSchema ls, LanceSchema::Assign(schema));
-  FileWriterOptions v21;
-  v21.version = LanceFileVersion::kV2_1;
-  EXPECT_THAT(LanceFileWriter::Open(store_, "x.lance", ls, v21),
+  FileWriterOptions legacy;
+  legacy.version = LanceFileVersion::kLegacy;
+  EXPECT_THAT(LanceFileWriter::Open(store_, "x.lance", ls, legacy),
               IsError(StatusCode::kNotImplemented));
 
-  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "x.lance", ls));
+  FileWriterOptions options;
+  options.version = version();
+  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "x.lance", ls, options));
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
   ASSERT_OK(writer->WriteBatch(*batch));
   auto other = lance::schema({field("a", int64())});
@@ -380,7 +420,7 @@ TEST_F(RoundTripTest, WriterErrorsAndVisibility) {
   EXPECT_THAT(store_->Head("z.lance"), IsError(StatusCode::kNotFound));
 }
 
-TEST_F(RoundTripTest, OpenErrors) {
+TEST_P(RoundTripTest, OpenErrors) {
   EXPECT_THAT(LanceFileReader::Open(store_, "missing.lance"),
               IsError(StatusCode::kNotFound));
   ASSERT_OK(store_->Put("tiny.lance", "LANC"));
@@ -391,7 +431,7 @@ TEST_F(RoundTripTest, OpenErrors) {
               IsErrorWith(StatusCode::kCorrupt, "junk.lance"));
 }
 
-TEST_F(RoundTripTest, ConcurrentStreamsOnOneReader) {
+TEST_P(RoundTripTest, ConcurrentStreamsOnOneReader) {
   auto schema = lance::schema({field("a", int64()), field("s", list(utf8()))});
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 4000, 9));
   FileWriterOptions options;
@@ -412,6 +452,29 @@ TEST_F(RoundTripTest, ConcurrentStreamsOnOneReader) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(ok.load(), 4);
 }
+
+TEST_P(RoundTripTest, StructNullsArePreservedFrom21On) {
+  if (version() == LanceFileVersion::kV2_0) GTEST_SKIP() << "2.0 stores no struct validity";
+  auto st = struct_({field("x", int32()), field("l", list(int32())),
+                     field("inner", struct_({field("s", utf8())}))});
+  auto schema = lance::schema({field("st", st), field("ls", list(st))});
+  RandomOptions opts;
+  opts.null_structs = true;
+  opts.null_probability = 0.3;
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 400, 3, opts));
+  ExpectRoundTrip(schema, {batch});
+  FileWriterOptions small;
+  small.page_bytes = 256;
+  ExpectRoundTrip(schema, {batch->Slice(0, 150), batch->Slice(150, 250)}, small, 37);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, RoundTripTest,
+                         ::testing::Values(LanceFileVersion::kV2_0, LanceFileVersion::kV2_1,
+                                           LanceFileVersion::kV2_2),
+                         [](const auto& info) {
+                           std::string v(FileVersionString(info.param));
+                           return "V" + v.replace(v.find('.'), 1, "_");
+                         });
 
 }  // namespace
 }  // namespace lance::format

@@ -21,7 +21,8 @@
 namespace lance::format {
 
 struct FileWriterOptions {
-  LanceFileVersion version = LanceFileVersion::kV2_0;
+  /// \brief The file format: 2.0, 2.1 or 2.2 (default: what pylance 14 writes, 2.2).
+  LanceFileVersion version = kDefaultFileVersion;
   /// \brief Bytes buffered per column before a page is flushed (real Lance: ~8 MiB).
   /// Pages are cut only between top-level rows, so one huge row can exceed it.
   int64_t page_bytes = 8 << 20;

@@ -127,7 +127,20 @@ Result<DataBlock> DecodeMiniBlock(const pb21::CompressiveEncoding& e,
     }
   }
   if (e.has_variable()) {
-    return DataBlock::Variable(32, n, buffers[0], buffers[0]);
+    const int bits = static_cast<int>(e.variable().offsets().flat().bits_per_value());
+    return DataBlock::Variable(bits == 64 ? 64 : 32, n, buffers[0], buffers[0]);
+  }
+  if (e.has_fixed_size_list() && e.fixed_size_list().has_validity() && buffers.size() == 2) {
+    const int64_t dim = static_cast<int64_t>(e.fixed_size_list().items_per_value());
+    LANCE_ASSIGN_OR_RAISE(DataBlock items,
+                          DecodeMiniBlock(e.fixed_size_list().values(), {buffers[1]}, n * dim));
+    DataBlock b;
+    b.kind = DataBlock::Kind::kFixedSizeList;
+    b.num_values = n;
+    b.dimension = static_cast<uint64_t>(dim);
+    b.validity = buffers[0];
+    b.children.push_back(std::move(items));
+    return b;
   }
   if (e.has_fsst() && e.fsst().symbol_table().size() > 3 && e.fsst().symbol_table()[3] == 0) {
     return DecodeMiniBlock(e.fsst().values(), buffers, n);
@@ -174,6 +187,30 @@ Result<uint64_t> FixedPerValueBits(const pb21::CompressiveEncoding& e) {
 
 Result<DataBlock> DecodeFixedPerValue(const pb21::CompressiveEncoding& e, const BufferPtr& data,
                                       int64_t n) {
+  if (e.has_fixed_size_list() && e.fixed_size_list().has_validity() &&
+      e.fixed_size_list().values().has_flat()) {
+    const int64_t dim = static_cast<int64_t>(e.fixed_size_list().items_per_value());
+    const int64_t w = static_cast<int64_t>(e.fixed_size_list().values().flat().bits_per_value() / 8);
+    const int64_t vb = (dim + 7) / 8;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr valid, Buffer::Allocate((n * dim + 7) / 8));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr vals, Buffer::Allocate(n * dim * w));
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t* p = data->data() + i * (vb + dim * w);
+      for (int64_t k = 0; k < dim; ++k) {
+        if ((p[k / 8] >> (k % 8)) & 1) {
+          valid->mutable_data()[(i * dim + k) / 8] |= static_cast<uint8_t>(1 << ((i * dim + k) % 8));
+        }
+      }
+      std::memcpy(vals->mutable_data() + i * dim * w, p + vb, static_cast<size_t>(dim * w));
+    }
+    DataBlock b;
+    b.kind = DataBlock::Kind::kFixedSizeList;
+    b.num_values = n;
+    b.dimension = static_cast<uint64_t>(dim);
+    b.validity = valid;
+    b.children.push_back(DataBlock::Fixed(static_cast<uint64_t>(w * 8), n * dim, vals));
+    return b;
+  }
   if (e.has_flat()) return Flat(e.flat(), data, n);
   if (e.has_fixed_size_list() && !e.fixed_size_list().has_validity()) {
     const int64_t dim = static_cast<int64_t>(e.fixed_size_list().items_per_value());

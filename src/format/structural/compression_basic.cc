@@ -4,7 +4,10 @@
 // Always valid 2.1 / 2.2; the size-optimizing choices of Lance live in the full
 // strategy, which falls back to these.
 
+#include <algorithm>
 #include <cstring>
+
+#include "lance/core/array_data.h"
 
 #include "format/structural/compression.h"
 #include "lance/macros.h"
@@ -71,6 +74,44 @@ Result<MiniBlockValues> FlatMiniBlock(const DataBlock& values) {
     const int64_t begin = static_cast<int64_t>(start * bits / 8);
     const int64_t bytes = static_cast<int64_t>((n * bits + 7) / 8);
     out.chunks.push_back({{Buffer::Slice(data, begin, bytes)}, n});
+  }
+  return out;
+}
+
+/// fixed_size_list values whose items have nulls: per chunk a bitmap of the chunk's
+/// items, then the item values (Lance's mini-block FSL with validity). Rows per chunk:
+/// a power of two (of 8-row words when a row is not whole bytes) within the budget.
+Result<MiniBlockValues> FslWithValidityMiniBlock(const DataBlock& values) {
+  const DataBlock& items = values.children[0];
+  if (items.kind != DataBlock::Kind::kFixed) {
+    return Status::NotImplemented("fixed_size_list of non-fixed-width items");
+  }
+  const int64_t dim = static_cast<int64_t>(values.dimension);
+  const uint64_t item_bits = items.bits_per_value;
+  const uint64_t row_bits = item_bits * static_cast<uint64_t>(dim);
+  const int64_t per_word = row_bits % 8 == 0 ? 1 : 8;
+  const int64_t word_bytes = ((dim + 7) / 8) * per_word +
+                             static_cast<int64_t>(row_bits % 8 == 0 ? row_bits / 8 : row_bits);
+  int64_t rows = per_word == 1 ? 2 : 8;
+  int64_t size = 2 * word_bytes;
+  if (size >= kMaxChunkBytes) return Status::NotImplemented("values too wide for a chunk");
+  while (2 * size < kMaxChunkBytes && 2 * rows <= kMaxChunkValues) {
+    size *= 2;
+    rows *= 2;
+  }
+  MiniBlockValues out;
+  auto* fsl = out.encoding.mutable_fixed_size_list();
+  fsl->set_items_per_value(values.dimension);
+  fsl->set_has_validity(true);
+  *fsl->mutable_values() = Flat(item_bits);
+  for (int64_t start = 0; start < values.num_values; start += rows) {
+    const int64_t n = std::min(rows, values.num_values - start);
+    const int64_t bits = n * dim;
+    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, Buffer::Allocate(bit_util::BytesForBits(bits)));
+    bit_util::CopyBits(values.validity->data(), start * dim, bits, validity->mutable_data(), 0);
+    const int64_t begin = static_cast<int64_t>(static_cast<uint64_t>(start * dim) * item_bits / 8);
+    const int64_t bytes = static_cast<int64_t>((static_cast<uint64_t>(bits) * item_bits + 7) / 8);
+    out.chunks.push_back({{std::move(validity), Buffer::Slice(items.data, begin, bytes)}, n});
   }
   return out;
 }
@@ -144,6 +185,9 @@ class BasicStrategy : public CompressionStrategy {
       return values.offset_bits == 64 ? VariableMiniBlock<uint64_t>(values)
                                       : VariableMiniBlock<uint32_t>(values);
     }
+    if (values.kind == DataBlock::Kind::kFixedSizeList && values.validity) {
+      return FslWithValidityMiniBlock(values);
+    }
     return FlatMiniBlock(values);
   }
 
@@ -160,6 +204,30 @@ class BasicStrategy : public CompressionStrategy {
     if (values.kind == DataBlock::Kind::kVariable) {
       out.values = values;
       *out.encoding.mutable_variable()->mutable_offsets() = Flat(values.offset_bits);
+      return out;
+    }
+    if (values.kind == DataBlock::Kind::kFixedSizeList && values.validity &&
+        values.children[0].kind == DataBlock::Kind::kFixed &&
+        values.children[0].bits_per_value % 8 == 0) {
+      // Each value: its items' validity bits (whole bytes), then the items.
+      const int64_t dim = static_cast<int64_t>(values.dimension);
+      const int64_t vbytes = (dim + 7) / 8;
+      const int64_t dbytes = dim * static_cast<int64_t>(values.children[0].bits_per_value / 8);
+      LANCE_ASSIGN_OR_RAISE(BufferPtr zipped,
+                            Buffer::Allocate(values.num_values * (vbytes + dbytes)));
+      uint8_t* p = zipped->mutable_data();
+      for (int64_t i = 0; i < values.num_values; ++i) {
+        bit_util::CopyBits(values.validity->data(), i * dim, dim, p, 0);
+        std::memcpy(p + vbytes, values.children[0].data->data() + i * dbytes,
+                    static_cast<size_t>(dbytes));
+        p += vbytes + dbytes;
+      }
+      out.values = DataBlock::Fixed(static_cast<uint64_t>((vbytes + dbytes) * 8),
+                                    values.num_values, std::move(zipped));
+      auto* fsl = out.encoding.mutable_fixed_size_list();
+      fsl->set_items_per_value(values.dimension);
+      fsl->set_has_validity(true);
+      *fsl->mutable_values() = Flat(values.children[0].bits_per_value);
       return out;
     }
     LANCE_ASSIGN_OR_RAISE(uint64_t bits, FlatBits(values));

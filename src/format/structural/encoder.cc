@@ -95,6 +95,37 @@ void SetLayers(const std::vector<pb21::RepDefLayer>& layers,
   for (auto layer : layers) out->Add(layer);
 }
 
+/// The page's values, with the item nulls of fixed_size_list slots that are null
+/// themselves dropped: nothing reads them, and without them the items need no validity.
+Result<ArrayDataPtr> DropHiddenItemNulls(const structural::LeafShredder::Page& page) {
+  const ArrayDataPtr& values = page.data.values;
+  if (values->type->id() != TypeId::kFixedSizeList || values->children.empty()) return values;
+  const ArrayData& child = *values->children[0];
+  if (child.buffers.empty() || !child.buffers[0] || child.null_count == 0) return values;
+  const int64_t dim = values->type->fixed_size();
+  // Valid visible items: def 0 (every item without definition levels).
+  std::vector<char> slot_valid(static_cast<size_t>(values->length), 1);
+  if (!page.data.def.empty()) {
+    int64_t v = 0;
+    for (uint16_t d : page.data.def) {
+      if (d > page.levels.max_visible_def) continue;
+      slot_valid[static_cast<size_t>(v++)] = d == 0;
+    }
+  }
+  for (int64_t i = 0; i < values->length; ++i) {
+    if (!slot_valid[static_cast<size_t>(i)]) continue;
+    for (int64_t k = 0; k < dim; ++k) {
+      if (!child.IsValid((values->offset + i) * dim + k)) return values;
+    }
+  }
+  auto stripped_child = std::make_shared<ArrayData>(child);
+  stripped_child->buffers[0] = nullptr;
+  stripped_child->null_count = 0;
+  auto out = std::make_shared<ArrayData>(*values);
+  out->children[0] = std::move(stripped_child);
+  return out;
+}
+
 /// One leaf column being written.
 struct Column {
   int leaf = 0;
@@ -264,7 +295,8 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
     LANCE_ASSIGN_OR_RAISE(auto constant, TryConstant(page));
     if (constant) return std::move(*constant);
   }
-  LANCE_ASSIGN_OR_RAISE(DataBlock block, structural::ArrayToBlock(*page.data.values));
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr stored, DropHiddenItemNulls(page));
+  LANCE_ASSIGN_OR_RAISE(DataBlock block, structural::ArrayToBlock(*stored));
   if (block.num_values != values) return Status::Invalid("internal: value count mismatch");
   const std::string hint = [&] {
     for (const auto& [k, v] : field.metadata()) {
