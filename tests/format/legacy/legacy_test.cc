@@ -747,7 +747,7 @@ class ByteCountingStore : public io::ObjectStoreWrapper {
 
 TEST(LegacyIoTest, ReadsTouchOnlyTheBatchesTheyNeed) {
   // A bigger file than the committed ones, written by pylance now: 64 batches of 2000
-  // rows (int64 + strings of ~40 bytes) = about 6 MB.
+  // rows (int64 + strings of 40 bytes) = about 7 MB.
   std::string why;
   ASSERT_TRUE(testing::PylanceAvailable(&why)) << why;
   ::lance::testing::TempDir dir;
