@@ -84,6 +84,9 @@ class Spec:
     # its default, 2.1). Maps exist from 2.2 on only.
     versions: Sequence[str] = VERSIONS
     node_version: Optional[str] = None
+    # pylance only: after the first write, append the table once more asking for this file
+    # version (pylance 14 then writes the new fragments in it: one dataset, two versions).
+    append_version: Optional[str] = None
     # What the spec is for, shown in matrix.json.
     about: str = ""
 
@@ -631,6 +634,27 @@ def spec_hints22(seed: int) -> Spec:
                 about="2.2-only hints: packed struct with string/binary children, zstd level 9")
 
 
+def spec_mixed(seed: int) -> Spec:
+    """A 2.1 dataset with fragments in 2.2: pylance appends with data_storage_version="2.2"
+    write 2.2 files into a 2.1 dataset."""
+    n = 6_000
+    g = Gen(seed, "mixed")
+    c = _base(g, n)
+    c["i64"] = g.ints(pa.int64(), n, -10**6, 10**6)
+    c["f32"] = g.floats(pa.float32(), n)
+    c["str_high"] = pa.array(g.texts(n, 20))
+    off, m = g.offsets(n, 4)
+    c["list_i32"] = _list(off, m, g.ints(pa.int32(), int(off[-1])))
+    c["struct"] = _struct({"a": g.ints(pa.int16(), n), "b": pa.array(g.words(n, 7))},
+                          mask=g.mask(n))
+    table = _table(c, nonnull=["rid"])
+    return Spec("mixed", table, max_rows_per_file=4_000,
+                int_filter="i64 > 0", str_filter="str_high LIKE '%x%'",
+                deletes=["rid % 9 = 0"], writers=("pylance",), versions=("2.1",),
+                append_version="2.2",
+                about="file format 2.1 dataset whose appended fragments are 2.2 files")
+
+
 def spec_empty(seed: int) -> Spec:
     """No rows at all (a schema over several types)."""
     g = Gen(seed, "empty")
@@ -644,7 +668,8 @@ def spec_empty(seed: int) -> Spec:
 
 
 SPEC_BUILDERS = [spec_primitives, spec_widths, spec_strings, spec_bigvalues, spec_vectors,
-                 spec_nested, spec_maps, spec_pages, spec_hints, spec_hints22, spec_empty]
+                 spec_nested, spec_maps, spec_pages, spec_hints, spec_hints22, spec_mixed,
+                 spec_empty]
 SPEC_NAMES = [b.__name__[len("spec_"):] for b in SPEC_BUILDERS]
 
 
@@ -684,6 +709,10 @@ def write_pylance(spec: Spec, uri: Path, version: str) -> Dict[str, Any]:
 
     ds = lance.write_dataset(spec.reader(), str(uri), data_storage_version=version,
                              **spec.pylance_kwargs())
+    if spec.append_version:
+        ds = lance.write_dataset(spec.reader(), str(uri), mode="append",
+                                 data_storage_version=spec.append_version,
+                                 **spec.pylance_kwargs())
     for predicate in spec.deletes:
         ds.delete(predicate)
     return describe(uri)

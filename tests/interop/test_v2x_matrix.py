@@ -411,7 +411,10 @@ def test_matrix_coverage(mx):
     problems = []
     for ds_id, d in ds.items():
         versions = {f"{maj}.{minor}" for fr in d["fragments"] for _, maj, minor in fr["files"]}
-        if versions and versions != {d["data_storage_version"]}:
+        want = {d["data_storage_version"]}
+        if ds_id == "pylance-2.1/mixed":
+            want = {"2.1", "2.2"}
+        if versions and versions != want:
             problems.append(f"{ds_id}: data files {versions}")
     # LanceDB-node 0.31.0 writes 2.1 by default; the maps were asked for 2.2.
     assert ds["node-2.1/primitives"]["data_storage_version"] == "2.1"

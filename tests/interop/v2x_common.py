@@ -248,9 +248,9 @@ def run_node(jobs: List[Dict[str, Any]], scratch: Path) -> List[Dict[str, Any]]:
     return json.loads(results_path.read_text())
 
 
-def read_ipc(path: Path) -> pa.Table:
+def read_ipc_stream(path: Path) -> pa.Table:
     with pa.OSFile(str(path), "rb") as source:
-        return pa.ipc.open_file(source).read_all()
+        return pa.ipc.open_stream(source).read_all()
 
 
 # -- data files ---------------------------------------------------------------------------
