@@ -35,8 +35,7 @@ import subprocess
 import sys
 import time
 import zlib
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 

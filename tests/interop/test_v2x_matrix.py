@@ -24,7 +24,6 @@ hints that took effect, LanceDB-node's default version and data.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 from typing import Any, Dict, List

@@ -10,12 +10,12 @@
 //           further file is one more fragment (table.add). Without storage_version the
 //           table gets LanceDB's default file version (2.1 in 0.31.0); returns the version
 //   delete  {predicate}                          returns the new version
-//   read    {out, columns?, filter?, version?}   the rows as an Arrow IPC file at `out`;
+//   read    {out, columns?, filter?, version?}   the rows as an Arrow IPC stream at `out`;
 //           returns the number of rows
 //   count   {filter?}                            countRows
 //   schema  {}                                   [{name, type, nullable}] as JS sees them
 // RESULTS.json receives one {ok: true, value} or {ok: false, error} per job; a failing job
-// does not stop the batch. Data crosses to Python as Arrow IPC files.
+// does not stop the batch. Data crosses to Python as Arrow IPC (files in, streams out).
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -74,8 +74,15 @@ const ops = {
     let query = table.query();
     if (job.filter) query = query.where(job.filter);
     if (job.columns) query = query.select(job.columns);
-    const result = await query.toArrow();
-    fs.writeFileSync(job.out, arrow.tableToIPC(result, "file"));
+    let result = await query.toArrow();
+    if (result.numRows === 0) {
+      // No batches, no schema: send the table's (projected) schema.
+      const schema = await table.schema();
+      result = new arrow.Table(job.columns ? schema.select(job.columns) : schema);
+    }
+    // The stream format: unlike the file format, it carries a dictionary that changes from
+    // batch to batch (apache-arrow refuses "replacement dictionaries" in files).
+    fs.writeFileSync(job.out, arrow.tableToIPC(result, "stream"));
     return result.numRows;
   },
   async count(job) {
