@@ -115,7 +115,9 @@ Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
 
 Result<int64_t> FragmentPhysicalRows(const DatasetImpl& ds,
                                      const pb::DataFragment& fragment) {
-  if (fragment.physical_rows() > 0) {
+  // Lance before 0.8.x could record a wrong physical_rows (the post-deletion count);
+  // like Lance, trust it only from writers that record their version.
+  if (fragment.physical_rows() > 0 && ds.proto().has_writer_version()) {
     if (fragment.physical_rows() > static_cast<uint64_t>(INT64_MAX)) {
       return Status::Corrupt("Manifest " + ds.manifest_uri() + ": fragment " +
                              std::to_string(fragment.id()) + " claims " +
@@ -210,7 +212,9 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   out->null_positions_ = std::move(placement.null_positions);
   const auto& per_file = placement.per_file;
 
-  int64_t physical = fragment.physical_rows() <= static_cast<uint64_t>(INT64_MAX)
+  int64_t physical = !ds.proto().has_writer_version()
+                         ? 0  // taken from the data files below, as Lance does
+                     : fragment.physical_rows() <= static_cast<uint64_t>(INT64_MAX)
                          ? static_cast<int64_t>(fragment.physical_rows())
                          : -1;
   if (physical < 0) {

@@ -53,7 +53,7 @@ class LanceFileReader {
   /// 64 KiB, plus one more when the metadata is larger) and validates every page
   /// position and row count against the file.
   /// \return NotFound; Corrupt (bad magic, truncated or inconsistent metadata -- the
-  /// message names the file); NotImplemented for legacy (0.1/0.2) files, unknown
+  /// message names the file); NotImplemented for unknown
   /// versions and unsupported logical types (the message names the file).
   static Result<std::shared_ptr<LanceFileReader>> Open(
       std::shared_ptr<io::ObjectStore> store, std::string path,
