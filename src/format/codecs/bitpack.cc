@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <string>
 #include <utility>
 
 namespace lance::format::codecs {
@@ -155,6 +156,58 @@ int BitWidth(const T* values, int64_t n) {
   return acc == 0 ? 0 : kBits<T> - std::countl_zero(acc);
 }
 
+template <typename T>
+Status AppendInlineBitpacked(const T* values, int64_t n, BufferBuilder* out) {
+  if (n <= 0 || n > kFastLanesBlock) {
+    return Status::Invalid("an inline bit-packed chunk holds 1 to 1024 values, not " +
+                           std::to_string(n));
+  }
+  alignas(64) T block[kFastLanesBlock] = {};
+  std::memcpy(block, values, sizeof(T) * static_cast<size_t>(n));
+  const int width = BitWidth(block, kFastLanesBlock);
+  alignas(64) T packed[kFastLanesBlock + 1];
+  packed[0] = static_cast<T>(width);
+  FastLanesPack<T>(width, block, packed + 1);
+  return out->Append(packed, static_cast<int64_t>(sizeof(T)) * (1 + PackedWords<T>(width)));
+}
+
+template <typename T>
+Status AppendOutOfLineBitpacked(const T* values, int64_t n, int width, BufferBuilder* out) {
+  if (width < 0 || width > kBits<T> || n < 0) {
+    return Status::Invalid("out-of-line bit-packing to " + std::to_string(width) + " bits");
+  }
+  alignas(64) T packed[kFastLanesBlock];
+  const int64_t words = PackedWords<T>(width);
+  const int64_t whole = n / kFastLanesBlock;
+  for (int64_t b = 0; b < whole; ++b) {
+    FastLanesPack<T>(width, values + b * kFastLanesBlock, packed);
+    Status st = out->Append(packed, static_cast<int64_t>(sizeof(T)) * words);
+    if (!st.ok()) return st;
+  }
+  const int64_t tail = n - whole * kFastLanesBlock;
+  if (tail == 0) return Status::OK();
+  const int64_t padding_cost = int64_t{width} * (kFastLanesBlock - tail);
+  const int64_t savings = int64_t{kBits<T> - width} * tail;
+  if (padding_cost < savings) {
+    alignas(64) T block[kFastLanesBlock] = {};
+    std::memcpy(block, values + whole * kFastLanesBlock, sizeof(T) * static_cast<size_t>(tail));
+    FastLanesPack<T>(width, block, packed);
+    return out->Append(packed, static_cast<int64_t>(sizeof(T)) * words);
+  }
+  return out->Append(values + whole * kFastLanesBlock, static_cast<int64_t>(sizeof(T)) * tail);
+}
+
+template Status AppendInlineBitpacked<uint8_t>(const uint8_t*, int64_t, BufferBuilder*);
+template Status AppendInlineBitpacked<uint16_t>(const uint16_t*, int64_t, BufferBuilder*);
+template Status AppendInlineBitpacked<uint32_t>(const uint32_t*, int64_t, BufferBuilder*);
+template Status AppendInlineBitpacked<uint64_t>(const uint64_t*, int64_t, BufferBuilder*);
+template Status AppendOutOfLineBitpacked<uint8_t>(const uint8_t*, int64_t, int, BufferBuilder*);
+template Status AppendOutOfLineBitpacked<uint16_t>(const uint16_t*, int64_t, int,
+                                                   BufferBuilder*);
+template Status AppendOutOfLineBitpacked<uint32_t>(const uint32_t*, int64_t, int,
+                                                   BufferBuilder*);
+template Status AppendOutOfLineBitpacked<uint64_t>(const uint64_t*, int64_t, int,
+                                                   BufferBuilder*);
 template void FastLanesPack<uint8_t>(int, const uint8_t*, uint8_t*);
 template void FastLanesPack<uint16_t>(int, const uint16_t*, uint16_t*);
 template void FastLanesPack<uint32_t>(int, const uint32_t*, uint32_t*);

@@ -20,6 +20,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "lance/core/buffer.h"
+#include "lance/status.h"
+
 namespace lance::format::codecs {
 
 /// Values per FastLanes block.
@@ -49,6 +52,20 @@ void FastLanesUnpack(int width, const T* in, T* out);
 template <typename T>
 int BitWidth(const T* values, int64_t n);
 
+/// Appends one inline bit-packed chunk as Lance writes it (InlineBitpacking, the mini-block
+/// form and the block form for at most 1024 values): a T holding the bit width W (the
+/// width of the largest of the `n` values), then the values zero-padded to 1024 and
+/// packed: PackedWords<T>(W) words. REQUIRES: 0 < n <= 1024.
+template <typename T>
+Status AppendInlineBitpacked(const T* values, int64_t n, BufferBuilder* out);
+
+/// Appends `n` values packed out of line at `width` bits (Lance's OutOfLineBitpacking,
+/// used for rep/def level blocks of more than 1024 values): whole 1024-value blocks, then
+/// a partial tail either zero-padded and packed (when the padding costs fewer bits than
+/// packing saves: width * (1024 - tail) < (T - width) * tail) or appended raw.
+template <typename T>
+Status AppendOutOfLineBitpacked(const T* values, int64_t n, int width, BufferBuilder* out);
+
 extern template void FastLanesPack<uint8_t>(int, const uint8_t*, uint8_t*);
 extern template void FastLanesPack<uint16_t>(int, const uint16_t*, uint16_t*);
 extern template void FastLanesPack<uint32_t>(int, const uint32_t*, uint32_t*);
@@ -61,5 +78,20 @@ extern template int BitWidth<uint8_t>(const uint8_t*, int64_t);
 extern template int BitWidth<uint16_t>(const uint16_t*, int64_t);
 extern template int BitWidth<uint32_t>(const uint32_t*, int64_t);
 extern template int BitWidth<uint64_t>(const uint64_t*, int64_t);
+extern template Status AppendInlineBitpacked<uint8_t>(const uint8_t*, int64_t, BufferBuilder*);
+extern template Status AppendInlineBitpacked<uint16_t>(const uint16_t*, int64_t,
+                                                       BufferBuilder*);
+extern template Status AppendInlineBitpacked<uint32_t>(const uint32_t*, int64_t,
+                                                       BufferBuilder*);
+extern template Status AppendInlineBitpacked<uint64_t>(const uint64_t*, int64_t,
+                                                       BufferBuilder*);
+extern template Status AppendOutOfLineBitpacked<uint8_t>(const uint8_t*, int64_t, int,
+                                                         BufferBuilder*);
+extern template Status AppendOutOfLineBitpacked<uint16_t>(const uint16_t*, int64_t, int,
+                                                          BufferBuilder*);
+extern template Status AppendOutOfLineBitpacked<uint32_t>(const uint32_t*, int64_t, int,
+                                                          BufferBuilder*);
+extern template Status AppendOutOfLineBitpacked<uint64_t>(const uint64_t*, int64_t, int,
+                                                          BufferBuilder*);
 
 }  // namespace lance::format::codecs

@@ -87,7 +87,10 @@ Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
     }
     if (len == 0) return Corrupt("RLE run " + std::to_string(r) + " has length zero");
     const uint64_t remaining = static_cast<uint64_t>(num_values - pos);
-    if (len > remaining) {
+    // As Lance: a run past the end is cut (mini-block) or corrupt (block); runs after
+    // the one that ends exactly at the end are still checked for length zero.
+    const bool overshoots = len > remaining;
+    if (overshoots) {
       if (!clamp) {
         return Corrupt("RLE runs cover more than the expected " +
                        std::to_string(num_values) + " values");
@@ -97,7 +100,7 @@ Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
     const T value = internal::LoadLE<T>(values + sizeof(T) * r);
     for (uint64_t k = 0; k < len; ++k) dst[pos + static_cast<int64_t>(k)] = value;
     pos += static_cast<int64_t>(len);
-    if (pos == num_values && clamp) break;
+    if (overshoots) break;
   }
   if (pos != num_values) {
     return Corrupt("RLE runs cover " + std::to_string(pos) + " values, expected " +

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/codecs/codecs.h"
+#include "format/codecs/fsst.h"
 #include "tests/format/codecs/codec_test_util.h"
 
 namespace lance::format::codecs {
@@ -267,6 +268,68 @@ TEST(GoldenCoverage, EveryVariantIsPresent) {
     EXPECT_TRUE(seen.count(want)) << "no golden case for " << want;
   }
   for (const auto& s : seen) std::printf("  %s\n", s.c_str());
+}
+
+}  // namespace
+}  // namespace lance::format::codecs
+
+namespace lance::format::codecs {
+namespace {
+
+// Our FSST compressor against Lance's on the pages Lance compressed: the compressed
+// bytes must stay within 10% of Lance's (files must not exceed 1.1x pylance's).
+TEST(FsstCompressor, CompressesLikeLanceOnLancePages) {
+  int checked = 0;
+  for (const char* v : {"2_1", "2_2"}) {
+    const json doc = testing::LoadGolden(v);
+    ASSERT_TRUE(doc.is_object());
+    for (const auto& c : doc["cases"]) {
+      const std::string name = c["name"].get<std::string>();
+      if (name.rfind("fsst", 0) != 0 && name.rfind("fullzip_fsst/", 0) != 0) continue;
+      SCOPED_TRACE(std::string(v) + " " + name);
+      const auto enc = testing::ParseEncoding(c["encoding"].get<std::string>());
+      ASSERT_TRUE(enc.has_fsst());
+      int64_t lance_bytes = 0;
+      if (c["context"] == "miniblock") {
+        for (const auto& chunk : c["chunks"]) {
+          auto r = DecodeMiniBlock(enc.fsst().values(),
+                                   {Buf(Base64Decode(chunk["buffers"][0].get<std::string>()))},
+                                   chunk["num_values"].get<int64_t>());
+          ASSERT_TRUE(r.ok());
+          const auto values = testing::Values(*r);
+          for (const auto& s : values) lance_bytes += static_cast<int64_t>(s.size());
+        }
+      } else {
+        lance_bytes = static_cast<int64_t>(c["offsets"].back().get<uint64_t>());
+      }
+      const auto originals = testing::ExpectedValues(c["expect"]);
+      std::vector<uint64_t> offsets{0};
+      std::string data;
+      for (const auto& s : originals) {
+        data += s;
+        offsets.push_back(data.size());
+      }
+      const auto compressor = FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()),
+                                                    offsets.data(),
+                                                    static_cast<int64_t>(originals.size()));
+      std::vector<uint64_t> out_offsets;
+      std::vector<uint8_t> out;
+      compressor.Compress(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
+                          static_cast<int64_t>(originals.size()), &out_offsets, &out);
+      std::printf("  %s %s: %zu bytes, Lance %lld, ours %zu (%.3fx Lance's)\n", v, name.c_str(),
+                  data.size(), static_cast<long long>(lance_bytes), out.size(),
+                  static_cast<double>(out.size()) / static_cast<double>(lance_bytes));
+      EXPECT_LE(static_cast<double>(out.size()), 1.1 * static_cast<double>(lance_bytes));
+      auto back = FsstDecompress(compressor.table(),
+                                 testing::MakeVariable(64, out_offsets,
+                                                       std::string(out.begin(), out.end())),
+                                 int64_t{1} << 30);
+      ASSERT_TRUE(back.ok());
+      EXPECT_EQ(testing::Values(*back), originals);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4);
 }
 
 }  // namespace
