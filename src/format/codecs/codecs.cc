@@ -428,8 +428,14 @@ Result<DataBlock> DecodeInlineChunksT(const BufferPtr& buffer, int64_t num_value
                      " payload bytes, expected " + std::to_string(bytes) + " for width " +
                      std::to_string(width));
     }
-    std::memcpy(packed, p + kBytes, static_cast<size_t>(bytes));
-    FastLanesUnpack<T>(static_cast<int>(width), packed, dst + c * kFastLanesBlock);
+    // Chunks are 8-byte aligned in their page, so the words usually are too.
+    const uint8_t* words = p + kBytes;
+    if (reinterpret_cast<uintptr_t>(words) % alignof(T) != 0) {
+      std::memcpy(packed, words, static_cast<size_t>(bytes));
+      words = reinterpret_cast<const uint8_t*>(packed);
+    }
+    FastLanesUnpack<T>(static_cast<int>(width), reinterpret_cast<const T*>(words),
+                       dst + c * kFastLanesBlock);
     p += kBytes + bytes;
     left -= kBytes + bytes;
   }
@@ -486,9 +492,14 @@ Result<DataBlock> DecodeOutOfLineT(int width, const BufferPtr& buffer, int64_t n
   T* dst = out->mutable_data_as<T>();
   alignas(64) T packed[kFastLanesBlock];
   const uint8_t* p = buffer->data();
+  const bool aligned = reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
   for (int64_t b = 0; b < blocks; ++b) {
-    std::memcpy(packed, p + b * block_bytes, static_cast<size_t>(block_bytes));
-    FastLanesUnpack<T>(width, packed, dst + b * kFastLanesBlock);
+    const T* words = reinterpret_cast<const T*>(p + b * block_bytes);
+    if (!aligned) {
+      std::memcpy(packed, p + b * block_bytes, static_cast<size_t>(block_bytes));
+      words = packed;
+    }
+    FastLanesUnpack<T>(width, words, dst + b * kFastLanesBlock);
   }
   if (tail_raw) {
     std::memcpy(dst + whole * kFastLanesBlock, p + full_bytes,
@@ -1034,12 +1045,7 @@ Result<DataBlock> DecodeFixedPerValue(const CE& e, const BufferPtr& data_in,
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// Variable per-value
-
 namespace {
-
-Result<DataBlock> VariablePerValue(const CE& e, const DataBlock& values, int depth);
 
 // Offsets of a kVariable block as u64, validated non-decreasing and inside data.
 Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
@@ -1062,6 +1068,96 @@ Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
   }
   return out;
 }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Page dictionaries
+
+Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBlock& indices) {
+  if (indices.kind != DataBlock::Kind::kFixed || !IsFixedWordWidth(indices.bits_per_value) ||
+      !indices.data ||
+      indices.data->size() < indices.num_values * static_cast<int64_t>(indices.bits_per_value / 8)) {
+    return Corrupt("dictionary indices are not 8/16/32/64-bit integers");
+  }
+  const int64_t n = indices.num_values;
+  const int iw = static_cast<int>(indices.bits_per_value / 8);
+  const uint8_t* ip = indices.data->data();
+  auto index = [&](int64_t i) -> uint64_t {
+    switch (iw) {
+      case 1:
+        return ip[i];
+      case 2:
+        return LoadLE<uint16_t>(ip + 2 * i);
+      case 4:
+        return LoadLE<uint32_t>(ip + 4 * i);
+      default:
+        return LoadLE<uint64_t>(ip + 8 * i);
+    }
+  };
+  const uint64_t size = static_cast<uint64_t>(dictionary.num_values);
+  for (int64_t i = 0; i < n; ++i) {
+    if (index(i) >= size) {
+      return Corrupt("dictionary index " + std::to_string(index(i)) + " is past the " +
+                     std::to_string(size) + " dictionary values");
+    }
+  }
+  if (dictionary.kind == DataBlock::Kind::kFixed && dictionary.bits_per_value % 8 == 0 &&
+      dictionary.bits_per_value > 0) {
+    const int64_t w = static_cast<int64_t>(dictionary.bits_per_value / 8);
+    if (!dictionary.data || dictionary.data->size() < dictionary.num_values * w) {
+      return Corrupt("dictionary values are truncated");
+    }
+    int64_t total;
+    if (!internal::CheckedMul(n, w, &total)) return Corrupt("dictionary output overflows");
+    LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(total));
+    const uint8_t* src = dictionary.data->data();
+    uint8_t* dst = out->mutable_data();
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(dst + i * w, src + static_cast<int64_t>(index(i)) * w, static_cast<size_t>(w));
+    }
+    return DataBlock::Fixed(dictionary.bits_per_value, n, std::move(out));
+  }
+  if (dictionary.kind == DataBlock::Kind::kVariable) {
+    LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> offsets, ReadOffsets(dictionary));
+    const int64_t w = dictionary.offset_bits / 8;
+    const int64_t limit = w == 4 ? int64_t{0x7FFFFFFF} : internal::kMaxBlockBytes;
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t k = index(i);
+      total += static_cast<int64_t>(offsets[k + 1] - offsets[k]);
+      if (total > limit) return Corrupt("dictionary output exceeds " + std::to_string(limit));
+    }
+    LANCE_ASSIGN_OR_RAISE(BufferPtr data, internal::AllocateOut(total));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr out_offsets, internal::AllocateOut((n + 1) * w));
+    const uint8_t* src = dictionary.data->data();
+    uint8_t* dst = data->mutable_data();
+    uint8_t* oo = out_offsets->mutable_data();
+    int64_t pos = 0;
+    for (int64_t i = 0; i <= n; ++i) {
+      if (w == 4) {
+        internal::StoreLE<uint32_t>(oo + 4 * i, static_cast<uint32_t>(pos));
+      } else {
+        internal::StoreLE<uint64_t>(oo + 8 * i, static_cast<uint64_t>(pos));
+      }
+      if (i == n) break;
+      const uint64_t k = index(i);
+      const int64_t len = static_cast<int64_t>(offsets[k + 1] - offsets[k]);
+      if (len > 0) std::memcpy(dst + pos, src + offsets[k], static_cast<size_t>(len));
+      pos += len;
+    }
+    return DataBlock::Variable(dictionary.offset_bits, n, std::move(out_offsets),
+                               std::move(data));
+  }
+  return Status::NotImplemented("a page dictionary of this kind of values");
+}
+
+// ---------------------------------------------------------------------------------------
+// Variable per-value
+
+namespace {
+
+Result<DataBlock> VariablePerValue(const CE& e, const DataBlock& values, int depth);
 
 Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   const auto& g = e.general();

@@ -120,6 +120,12 @@ Result<DataBlock> DecodeFixedPerValue(const pb21::CompressiveEncoding& encoding,
 Result<DataBlock> DecodeVariablePerValue(const pb21::CompressiveEncoding& encoding,
                                          const DataBlock& values);
 
+/// The values of a page dictionary (MiniBlockLayout.dictionary, decoded with DecodeBlock)
+/// picked by `indices` (a chunk's values, decoded with DecodeMiniBlock: unsigned 8/16/32/
+/// 64-bit integers): a kFixed (byte-wide values) or kVariable block like `dictionary`.
+/// An index past the dictionary is Corrupt.
+Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBlock& indices);
+
 /// The number of value buffers one mini-block chunk of this value compression has (what
 /// MiniBlockLayout.num_buffers should say): 1 for most, 2 for rle, 1 + the number of
 /// validity layers for fixed_size_list, the inner count for general and fsst.
