@@ -19,15 +19,21 @@ uint64_t MaxRunLength(int length_bytes) {
   return length_bytes >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * length_bytes)) - 1;
 }
 
+// Values are read with memcpy loads: callers' buffers need not be aligned.
 template <typename T>
-int64_t EncodedSizeT(const T* v, int64_t n, int length_bytes) {
+inline T At(const uint8_t* v, int64_t i) {
+  return internal::LoadLE<T>(v + static_cast<int64_t>(sizeof(T)) * i);
+}
+
+template <typename T>
+int64_t EncodedSizeT(const uint8_t* v, int64_t n, int length_bytes) {
   if (n == 0) return 0;
   const uint64_t max_run = MaxRunLength(length_bytes);
   const int64_t per_run = static_cast<int64_t>(sizeof(T)) + length_bytes;
   int64_t total = 0;
   uint64_t run = 1;
   for (int64_t i = 1; i < n; ++i) {
-    if (v[i] == v[i - 1]) {
+    if (At<T>(v, i) == At<T>(v, i - 1)) {
       ++run;
     } else {
       total += static_cast<int64_t>((run + max_run - 1) / max_run) * per_run;
@@ -38,7 +44,7 @@ int64_t EncodedSizeT(const T* v, int64_t n, int length_bytes) {
 }
 
 template <typename T>
-Status EncodeT(const T* v, int64_t n, int length_bytes, BufferBuilder* values,
+Status EncodeT(const uint8_t* v, int64_t n, int length_bytes, BufferBuilder* values,
                BufferBuilder* lengths) {
   if (n == 0) return Status::OK();
   const uint64_t max_run = MaxRunLength(length_bytes);
@@ -53,14 +59,15 @@ Status EncodeT(const T* v, int64_t n, int length_bytes, BufferBuilder* values,
     }
     return Status::OK();
   };
-  T current = v[0];
+  T current = At<T>(v, 0);
   uint64_t run = 1;
   for (int64_t i = 1; i < n; ++i) {
-    if (v[i] == current) {
+    const T x = At<T>(v, i);
+    if (x == current) {
       ++run;
     } else {
       LANCE_RETURN_NOT_OK(emit(current, run));
-      current = v[i];
+      current = x;
       run = 1;
     }
   }
@@ -119,13 +126,13 @@ bool ValidWidths(int value_bytes, int length_bytes) {
 int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n, int length_bytes) {
   switch (value_bytes) {
     case 1:
-      return EncodedSizeT(data, n, length_bytes);
+      return EncodedSizeT<uint8_t>(data, n, length_bytes);
     case 2:
-      return EncodedSizeT(reinterpret_cast<const uint16_t*>(data), n, length_bytes);
+      return EncodedSizeT<uint16_t>(data, n, length_bytes);
     case 4:
-      return EncodedSizeT(reinterpret_cast<const uint32_t*>(data), n, length_bytes);
+      return EncodedSizeT<uint32_t>(data, n, length_bytes);
     case 8:
-      return EncodedSizeT(reinterpret_cast<const uint64_t*>(data), n, length_bytes);
+      return EncodedSizeT<uint64_t>(data, n, length_bytes);
     default:
       return -1;
   }
@@ -139,16 +146,13 @@ Status RleEncode(int value_bytes, const uint8_t* data, int64_t n, int length_byt
   }
   switch (value_bytes) {
     case 1:
-      return EncodeT(data, n, length_bytes, values, lengths);
+      return EncodeT<uint8_t>(data, n, length_bytes, values, lengths);
     case 2:
-      return EncodeT(reinterpret_cast<const uint16_t*>(data), n, length_bytes, values,
-                     lengths);
+      return EncodeT<uint16_t>(data, n, length_bytes, values, lengths);
     case 4:
-      return EncodeT(reinterpret_cast<const uint32_t*>(data), n, length_bytes, values,
-                     lengths);
+      return EncodeT<uint32_t>(data, n, length_bytes, values, lengths);
     default:
-      return EncodeT(reinterpret_cast<const uint64_t*>(data), n, length_bytes, values,
-                     lengths);
+      return EncodeT<uint64_t>(data, n, length_bytes, values, lengths);
   }
 }
 

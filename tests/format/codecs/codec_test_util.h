@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "format/codecs/codecs.h"
+#include "format/codecs/general.h"
 #include "lance/macros.h"
 
 namespace lance::format::codecs::testing {
@@ -61,17 +62,27 @@ inline BufferPtr Buf(const std::vector<uint8_t>& bytes) {
   return r.ok() ? r.value() : nullptr;
 }
 
+
 inline std::string Str(const BufferPtr& b) {
   if (!b) return {};
   return std::string(reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size()));
 }
 
+/// A golden vector file: JSON in one zstd frame, decompressed with the codecs' own zstd.
 inline json LoadGolden(const std::string& version) {
-  std::ifstream in(DataDir() + "/golden_v" + version + ".json");
+  std::ifstream in(DataDir() + "/golden_v" + version + ".json.zst", std::ios::binary);
   if (!in) return json();
   std::stringstream ss;
   ss << in.rdbuf();
-  return json::parse(ss.str());
+  const std::string packed = ss.str();
+  auto text = GeneralDecompress(pb21::COMPRESSION_ALGORITHM_ZSTD,
+                                reinterpret_cast<const uint8_t*>(packed.data()),
+                                static_cast<int64_t>(packed.size()), -1, int64_t{256} << 20);
+  if (!text.ok()) {
+    ADD_FAILURE() << text.status().ToString();
+    return json();
+  }
+  return json::parse(Str(*text));
 }
 
 inline pb21::CompressiveEncoding ParseEncoding(const std::string& hex) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Generates tests/data/codecs/golden_v2_1.json and golden_v2_2.json: compressive-encoding
+"""Generates tests/data/codecs/golden_v2_1.json.zst and golden_v2_2.json.zst: compressive-encoding
 pieces of pages written by real pylance 14.0.2, with the values they must decode to.
 
 Run with the project's venv (pylance 14.0.2, pyarrow):
@@ -901,11 +901,13 @@ def main():
             for g in got:
                 print(version, g['name'], g.get('context'), g.get('describe'))
             entries += got
-        path = os.path.join(OUT_DIR, 'golden_v%s.json' % version.replace('.', '_'))
-        with open(path, 'w') as f:
-            json.dump({'generator': 'tests/format/codecs/gen_codec_golden.py',
-                       'pylance': lance.__version__, 'file_version': version,
-                       'cases': entries}, f, indent=0, sort_keys=True)
+        # Stored as one zstd frame (the C++ test decompresses it with the codecs).
+        path = os.path.join(OUT_DIR, 'golden_v%s.json.zst' % version.replace('.', '_'))
+        text = json.dumps({'generator': 'tests/format/codecs/gen_codec_golden.py',
+                           'pylance': lance.__version__, 'file_version': version,
+                           'cases': entries}, indent=0, sort_keys=True).encode()
+        with open(path, 'wb') as f:
+            f.write(pa.Codec('zstd', compression_level=19).compress(text, asbytes=True))
         print('wrote', path, os.path.getsize(path), 'bytes')
     for m in MISMATCHES:
         print('UNEXPECTED ENCODING', m)
