@@ -15,6 +15,30 @@
 // Every decoder validates every count, length and offset it reads against the bytes it
 // was given before allocating or copying; damage gives Corrupt (the caller adds the
 // file and page), an encoding this build does not know gives NotImplemented naming it.
+//
+// Which encoding Lance 14.0.2 accepts in which context (compression.rs,
+// DefaultDecompressionStrategy; lance-file's v2_1/v2_2 readers additionally require
+// `variable` offsets to be flat and `rle` to be flat values + flat u8 run lengths):
+//
+//   encoding                 mini-block  block  fixed per-value  variable per-value
+//   flat                         x         x          x
+//   variable                     x         x                            x
+//   constant                               x          x
+//   out_of_line_bitpacking                 x
+//   inline_bitpacking            x         x
+//   fsst                         x                                      x
+//   dictionary                          (2.3 only; decoded here as a superset)
+//   rle                          x         x
+//   byte_stream_split            x
+//   general                      x         x                            x
+//   fixed_size_list              x         x          x
+//   packed_struct                x                    x
+//   variable_packed_struct                                              x (2.2)
+//
+// Anything else in a context gives NotImplemented naming the encoding and the context.
+// The byte layout of each encoding is documented in the header of its kernel (bitpack.h,
+// variable.h, fsst.h, rle.h, byte_stream_split.h, general.h) and at its decoder in
+// codecs.cc.
 
 #pragma once
 
@@ -45,6 +69,9 @@ struct DataBlock {
     kFixedSizeList,
     /// `num_values` structs; `children` holds one block per field, each num_values long.
     kStruct,
+    /// `num_values` nulls and no buffers: a `constant` without a value, or the items of
+    /// a fixed-size list whose items are all null (an FSL over `constant`).
+    kAllNull,
   };
 
   Kind kind = Kind::kFixed;
@@ -60,7 +87,14 @@ struct DataBlock {
   static DataBlock Fixed(uint64_t bits_per_value, int64_t num_values, BufferPtr data);
   static DataBlock Variable(int offset_bits, int64_t num_values, BufferPtr offsets,
                             BufferPtr data);
+  static DataBlock AllNull(int64_t num_values);
 };
+
+// Buffers in DataBlocks may be views of the input buffers (flat values, variable
+// offsets and bytes are not copied), so their data pointers are only as aligned as the
+// input; read them with memcpy-style loads. kFixed data holds at least
+// ceil(num_values * bits_per_value / 8) bytes; kVariable offsets at least
+// num_values + 1 offsets, validated to be non-decreasing and inside `data`.
 
 /// Values of one mini-block chunk: `buffers` are the chunk's value buffers (as many as
 /// MiniBlockLayout.num_buffers), `num_values` the values (items, not levels) in it.
@@ -85,6 +119,17 @@ Result<DataBlock> DecodeFixedPerValue(const pb21::CompressiveEncoding& encoding,
 /// as it was written (compressed on its own by the encoding).
 Result<DataBlock> DecodeVariablePerValue(const pb21::CompressiveEncoding& encoding,
                                          const DataBlock& values);
+
+/// The values of a page dictionary (MiniBlockLayout.dictionary, decoded with DecodeBlock)
+/// picked by `indices` (a chunk's values, decoded with DecodeMiniBlock: unsigned 8/16/32/
+/// 64-bit integers): a kFixed (byte-wide values) or kVariable block like `dictionary`.
+/// An index past the dictionary is Corrupt.
+Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBlock& indices);
+
+/// The number of value buffers one mini-block chunk of this value compression has (what
+/// MiniBlockLayout.num_buffers should say): 1 for most, 2 for rle, 1 + the number of
+/// validity layers for fixed_size_list, the inner count for general and fsst.
+Result<int> MiniBlockBufferCount(const pb21::CompressiveEncoding& encoding);
 
 /// A short description of an encoding for messages: "inline_bitpacking(32)",
 /// "fsst(variable(flat(32)))", ...
