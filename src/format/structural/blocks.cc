@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "lance/core/builder.h"
 #include "lance/macros.h"
 
 namespace lance::format::structural {
@@ -81,6 +82,12 @@ Result<BufferPtr> ArrowOffsets(const DataBlock& block, bool large, const DataTyp
 Result<ArrayDataPtr> BlockToArray(const DataBlock& block, const DataTypePtr& type) {
   const int64_t n = block.num_values;
   if (n < 0) return Mismatch(block, *type, "negative count");
+  if (block.kind == DataBlock::Kind::kAllNull) {
+    if (n > (int64_t{1} << 32)) return Mismatch(block, *type, "implausible null count");
+    LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(type));
+    LANCE_RETURN_NOT_OK(builder->AppendNulls(n));
+    return builder->FinishData();
+  }
   const TypeId id = type->id();
   if (IsBinaryLike(id)) {
     if (block.kind != DataBlock::Kind::kVariable) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "format/codecs/codecs.h"
@@ -46,6 +47,12 @@ struct PerValueValues {
   pb21::CompressiveEncoding encoding;
 };
 
+/// A page's values as a dictionary: 32-bit indices into `items`.
+struct DictionaryEncoded {
+  codecs::DataBlock indices;
+  codecs::DataBlock items;
+};
+
 /// Compresses a stream of 16-bit levels chunk by chunk with one encoding (chosen once
 /// per page, as Lance does).
 class LevelCompressor {
@@ -72,9 +79,11 @@ class CompressionStrategy {
   /// Values of a full-zip page.
   virtual Result<PerValueValues> FullZip(const codecs::DataBlock& values,
                                          const Field& field) = 0;
-  /// Whether a page of these values should be dictionary encoded (Lance: at least 100
-  /// values and an estimated dictionary-encoded size well below the raw size).
-  virtual bool ShouldDictionaryEncode(const codecs::DataBlock& values, const Field& field) = 0;
+  /// The page's values dictionary encoded, when that pays (Lance: at least 100 values,
+  /// a low sampled cardinality, dictionary + indices well below the plain size); none
+  /// otherwise.
+  virtual Result<std::optional<DictionaryEncoded>> TryDictionary(
+      const codecs::DataBlock& values, const Field& field) = 0;
 };
 
 /// The strategy for `version`.

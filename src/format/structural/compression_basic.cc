@@ -237,7 +237,10 @@ class BasicStrategy : public CompressionStrategy {
     return out;
   }
 
-  bool ShouldDictionaryEncode(const DataBlock&, const Field&) override { return false; }
+  Result<std::optional<DictionaryEncoded>> TryDictionary(const DataBlock&,
+                                                         const Field&) override {
+    return std::optional<DictionaryEncoded>();
+  }
 };
 
 }  // namespace

@@ -86,6 +86,8 @@ int64_t MaxValueBytes(const DataBlock& block) {
       for (const auto& c : block.children) total += MaxValueBytes(c);
       return total;
     }
+    case DataBlock::Kind::kAllNull:
+      return 0;
   }
   return 0;
 }
@@ -304,8 +306,12 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
     }
     return std::string();
   }();
-  if (hint.empty() && strategy_->ShouldDictionaryEncode(block, field)) {
-    // Handled by the strategy's dictionary path (indices + items) once it has one.
+  if (hint.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto dictionary, strategy_->TryDictionary(block, field));
+    if (dictionary) {
+      auto mini = MiniBlock(page, dictionary->indices, field, dictionary->items);
+      if (mini.ok()) return mini;
+    }
   }
   const bool narrow = MaxValueBytes(block) < kMiniBlockMaxValueBytes;
   if (hint == "miniblock" || (hint.empty() && narrow)) {
@@ -704,12 +710,3 @@ Result<std::unique_ptr<FileEncoder>> MakeStructuralEncoder(const LanceSchema& sc
 
 }  // namespace lance::format::internal
 
-namespace lance::format::structural {
-
-std::unique_ptr<CompressionStrategy> MakeBasicCompressionStrategy();
-
-std::unique_ptr<CompressionStrategy> MakeCompressionStrategy(LanceFileVersion version) {
-  return MakeBasicCompressionStrategy();
-}
-
-}  // namespace lance::format::structural
