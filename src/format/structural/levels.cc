@@ -132,7 +132,7 @@ Result<LeafRows> SliceRows(const LeafRows& rows, const RowIndex* index, int64_t 
   if (value_end > rows.values->length || value_begin > value_end) {
     return CorruptLevels("fewer values than visible items");
   }
-  out.values = rows.values->Slice(rows.values->offset + value_begin, value_end - value_begin);
+  out.values = rows.values->Slice(value_begin, value_end - value_begin);
   return out;
 }
 

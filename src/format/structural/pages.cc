@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include "format/codecs/codecs.h"
 #include "format/structural/blocks.h"
@@ -138,6 +139,31 @@ Result<ArrayDataPtr> ApplyDictionary(const DataBlock& indices, const ArrayDataPt
   return gathered->data();
 }
 
+/// The rows of a run of chunks that may begin with the tail of an earlier row: the
+/// items before the first row start are dropped, the rows counted from the levels.
+Result<LeafRows> TrimPreamble(const Levels& levels, const LeafRows& segment) {
+  const uint16_t max_rep = static_cast<uint16_t>(levels.max_rep);
+  size_t skip = 0;
+  int64_t skip_values = 0;
+  while (skip < segment.rep.size() && segment.rep[skip] != max_rep) {
+    if (segment.def.empty() || segment.def[skip] <= levels.max_visible_def) ++skip_values;
+    ++skip;
+  }
+  LeafRows trimmed;
+  trimmed.rep.assign(segment.rep.begin() + static_cast<std::ptrdiff_t>(skip), segment.rep.end());
+  if (!segment.def.empty()) {
+    trimmed.def.assign(segment.def.begin() + static_cast<std::ptrdiff_t>(skip),
+                       segment.def.end());
+  }
+  if (skip_values > segment.values->length) return Status::Corrupt("too few values");
+  trimmed.values = segment.values->Slice(skip_values,
+                                         segment.values->length - skip_values);
+  int64_t rows = 0;
+  for (uint16_t r : trimmed.rep) rows += r == max_rep ? 1 : 0;
+  trimmed.num_rows = rows;
+  return trimmed;
+}
+
 // ---------------------------------------------------------------------------------------
 // Mini-block
 
@@ -193,9 +219,11 @@ class MiniBlockPage : public PageReader {
   }
 
   Result<std::unique_ptr<PageTake>> StartTake(std::vector<int64_t> rows) const override;
+  Result<std::unique_ptr<PageCursor>> OpenCursor() const override;
 
  private:
   friend class MiniBlockTake;
+  friend class MiniBlockCursor;
 
   struct Chunk {
     uint64_t offset = 0;  // within the chunks buffer
@@ -203,6 +231,85 @@ class MiniBlockPage : public PageReader {
     int64_t num_values = 0;
     int64_t first_value = 0;
   };
+
+  /// What random access and scans need before any chunk: the chunks, the dictionary,
+  /// and row_starts[c] = the first row starting in chunk c (n + 1 entries).
+  struct Meta {
+    std::vector<Chunk> chunks;
+    ArrayDataPtr dictionary;
+    std::vector<int64_t> row_starts;
+  };
+
+  std::vector<ByteRange> MetadataRanges() const {
+    std::vector<ByteRange> out = {buffers_[0]};
+    if (has_dict_) out.push_back(buffers_[2]);
+    if (has_rep_index_) out.push_back(buffers_.back());
+    return out;
+  }
+
+  /// Parses the buffers of MetadataRanges().
+  Result<Meta> ParseMetadata(const std::vector<BufferPtr>& metadata) const {
+    Meta meta;
+    LANCE_ASSIGN_OR_RAISE(meta.chunks, ParseChunks(metadata[0]));
+    size_t next = 1;
+    if (has_dict_) {
+      LANCE_ASSIGN_OR_RAISE(meta.dictionary, DecodeDictionary(metadata[next++]));
+    }
+    const size_t n = meta.chunks.size();
+    meta.row_starts.assign(n + 1, 0);
+    if (has_rep_index_) {
+      const BufferPtr& index = metadata[next];
+      const size_t stride = static_cast<size_t>(layout_.repetition_index_depth()) + 1;
+      if (static_cast<size_t>(index->size()) != n * stride * 8) {
+        return Corrupt("repetition index of " + std::to_string(index->size()) +
+                       " bytes for " + std::to_string(n) + " chunks");
+      }
+      // Per chunk: rows that end in it and items left over after the last row end (a
+      // row that continues into the next chunk).
+      bool preamble = false;
+      int64_t acc = 0;
+      for (size_t c = 0; c < n; ++c) {
+        const uint64_t ends = Load<uint64_t>(index->data() + 8 * c * stride);
+        const uint64_t partial = Load<uint64_t>(index->data() + 8 * (c * stride + 1));
+        const bool trailer = partial > 0;
+        const int64_t starts =
+            static_cast<int64_t>(ends) + (trailer ? 1 : 0) - (preamble ? 1 : 0);
+        if (ends > static_cast<uint64_t>(num_rows_) || starts < 0) {
+          return Corrupt("repetition index entry out of range");
+        }
+        acc += starts;
+        meta.row_starts[c + 1] = acc;
+        preamble = trailer;
+      }
+      if (acc != num_rows_) {
+        return Corrupt("repetition index counts " + std::to_string(acc) +
+                       " rows, the page has " + std::to_string(num_rows_));
+      }
+    } else {
+      for (size_t c = 0; c < n; ++c) {
+        meta.row_starts[c + 1] = meta.row_starts[c] + meta.chunks[c].num_values;
+      }
+    }
+    return meta;
+  }
+
+  /// The chunks [first, last] holding row r: from the one it starts in to the one the
+  /// next row starts in (a row may continue into later chunks).
+  Result<std::pair<size_t, size_t>> ChunksOfRow(const Meta& meta, int64_t r) const {
+    const auto& rs = meta.row_starts;
+    const size_t n = meta.chunks.size();
+    const size_t first =
+        static_cast<size_t>(std::upper_bound(rs.begin(), rs.end(), r) - rs.begin()) - 1;
+    size_t last = first;
+    if (has_rep_index_) {
+      last = r + 1 < num_rows_
+                 ? static_cast<size_t>(std::upper_bound(rs.begin(), rs.end(), r + 1) -
+                                       rs.begin()) - 1
+                 : n - 1;
+    }
+    if (first >= n || last >= n || last < first) return Corrupt("row outside chunks");
+    return std::make_pair(first, last);
+  }
   struct Decoded {
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
@@ -377,68 +484,21 @@ class MiniBlockTake : public PageTake {
   MiniBlockTake(const MiniBlockPage* page, std::vector<int64_t> rows)
       : page_(page), rows_(std::move(rows)) {}
 
-  std::vector<ByteRange> MetadataRanges() override {
-    std::vector<ByteRange> out = {page_->buffers_[0]};
-    if (page_->has_dict_) out.push_back(page_->buffers_[2]);
-    if (page_->has_rep_index_) out.push_back(page_->buffers_.back());
-    return out;
-  }
+  std::vector<ByteRange> MetadataRanges() override { return page_->MetadataRanges(); }
 
   Result<std::vector<ByteRange>> DataRanges(std::vector<BufferPtr> metadata) override {
-    LANCE_ASSIGN_OR_RAISE(chunks_, page_->ParseChunks(metadata[0]));
-    size_t next = 1;
-    if (page_->has_dict_) {
-      LANCE_ASSIGN_OR_RAISE(dictionary_, page_->DecodeDictionary(metadata[next++]));
-    }
+    LANCE_ASSIGN_OR_RAISE(MiniBlockPage::Meta meta, page_->ParseMetadata(metadata));
+    chunks_ = std::move(meta.chunks);
+    dictionary_ = std::move(meta.dictionary);
+    row_starts_ = std::move(meta.row_starts);
     const size_t n = chunks_.size();
-    // row_starts[c]: the first row starting in chunk c (n + 1 entries).
-    row_starts_.assign(n + 1, 0);
-    if (page_->has_rep_index_) {
-      const BufferPtr& index = metadata[next];
-      const size_t stride = static_cast<size_t>(page_->layout_.repetition_index_depth()) + 1;
-      if (static_cast<size_t>(index->size()) != n * stride * 8) {
-        return page_->Corrupt("repetition index of " + std::to_string(index->size()) +
-                              " bytes for " + std::to_string(n) + " chunks");
-      }
-      bool preamble = false;
-      int64_t acc = 0;
-      for (size_t c = 0; c < n; ++c) {
-        const uint64_t ends = Load<uint64_t>(index->data() + 8 * c * stride);
-        const uint64_t partial = Load<uint64_t>(index->data() + 8 * (c * stride + 1));
-        const bool trailer = partial > 0;
-        const int64_t starts = static_cast<int64_t>(ends) + (trailer ? 1 : 0) - (preamble ? 1 : 0);
-        if (ends > static_cast<uint64_t>(page_->num_rows_) || starts < 0) {
-          return page_->Corrupt("repetition index entry out of range");
-        }
-        acc += starts;
-        row_starts_[c + 1] = acc;
-        preamble = trailer;
-      }
-      if (acc != page_->num_rows_) {
-        return page_->Corrupt("repetition index counts " + std::to_string(acc) +
-                              " rows, the page has " + std::to_string(page_->num_rows_));
-      }
-    } else {
-      for (size_t c = 0; c < n; ++c) row_starts_[c + 1] = row_starts_[c] + chunks_[c].num_values;
-    }
-    // The chunks each row needs: from the one it starts in to the one the next row
-    // starts in (a row may continue into later chunks).
+    MiniBlockPage::Meta view;
+    view.row_starts = row_starts_;
+    view.chunks = chunks_;
     std::vector<char> needed(n, 0);
     for (int64_t r : rows_) {
-      const size_t first = static_cast<size_t>(
-          std::upper_bound(row_starts_.begin(), row_starts_.end(), r) - row_starts_.begin() - 1);
-      size_t last = first;
-      if (page_->has_rep_index_) {
-        if (r + 1 < page_->num_rows_) {
-          last = static_cast<size_t>(std::upper_bound(row_starts_.begin(), row_starts_.end(),
-                                                      r + 1) -
-                                     row_starts_.begin() - 1);
-        } else {
-          last = n - 1;
-        }
-      }
-      if (first >= n || last >= n || last < first) return page_->Corrupt("row outside chunks");
-      for (size_t c = first; c <= last; ++c) needed[c] = 1;
+      LANCE_ASSIGN_OR_RAISE(auto range, page_->ChunksOfRow(view, r));
+      for (size_t c = range.first; c <= range.second; ++c) needed[c] = 1;
     }
     std::vector<ByteRange> out;
     for (size_t c = 0; c < n;) {
@@ -504,25 +564,7 @@ class MiniBlockTake : public PageTake {
       segment.num_rows = segment.values->length;
       return GatherRows(levels, segment, wanted);
     }
-    // Skip the preamble: items before the first row start.
-    const uint16_t max_rep = static_cast<uint16_t>(levels.max_rep);
-    size_t skip = 0;
-    int64_t skip_values = 0;
-    while (skip < segment.rep.size() && segment.rep[skip] != max_rep) {
-      if (segment.def.empty() || segment.def[skip] <= levels.max_visible_def) ++skip_values;
-      ++skip;
-    }
-    LeafRows trimmed;
-    trimmed.rep.assign(segment.rep.begin() + static_cast<std::ptrdiff_t>(skip), segment.rep.end());
-    if (!segment.def.empty()) {
-      trimmed.def.assign(segment.def.begin() + static_cast<std::ptrdiff_t>(skip), segment.def.end());
-    }
-    if (skip_values > segment.values->length) return page_->Corrupt("too few values");
-    trimmed.values = segment.values->Slice(segment.values->offset + skip_values,
-                                           segment.values->length - skip_values);
-    int64_t rows = 0;
-    for (uint16_t r : trimmed.rep) rows += r == max_rep ? 1 : 0;
-    trimmed.num_rows = rows;
+    LANCE_ASSIGN_OR_RAISE(LeafRows trimmed, TrimPreamble(levels, segment));
     // Only rows complete in the segment may be picked; the last one may be cut short
     // only if it is the page's last (then it is complete).
     return GatherRows(levels, trimmed, wanted);
@@ -538,6 +580,120 @@ class MiniBlockTake : public PageTake {
 
 Result<std::unique_ptr<PageTake>> MiniBlockPage::StartTake(std::vector<int64_t> rows) const {
   return std::unique_ptr<PageTake>(new MiniBlockTake(this, std::move(rows)));
+}
+
+
+/// Scan cursor of a mini-block page: the metadata once, then windows of chunks (at least
+/// the chunks a range needs, plus read-ahead); each chunk decoded once, kept until the
+/// scan moves past it.
+class MiniBlockCursor : public PageCursor {
+ public:
+  explicit MiniBlockCursor(const MiniBlockPage* page) : page_(page) {}
+
+  Result<std::vector<ByteRange>> Missing(int64_t begin, int64_t end) override {
+    if (!meta_loaded_) {
+      pending_meta_ = true;
+      return page_->MetadataRanges();
+    }
+    LANCE_ASSIGN_OR_RAISE(auto range, ChunksFor(begin, end));
+    const auto& chunks = meta_.chunks;
+    size_t first = range.first;
+    while (first <= range.second &&
+           (decoded_.count(first) > 0 || (first >= win_first_ && first < win_end_))) {
+      ++first;
+    }
+    if (first > range.second) return std::vector<ByteRange>();
+    size_t last = range.second;
+    uint64_t bytes = chunks[last].offset + chunks[last].size - chunks[first].offset;
+    while (last + 1 < chunks.size() && bytes + chunks[last + 1].size <= kScanReadAhead) {
+      ++last;
+      bytes += chunks[last].size;
+    }
+    pending_meta_ = false;
+    pending_first_ = first;
+    pending_end_ = last + 1;
+    return std::vector<ByteRange>{{page_->buffers_[1].offset + chunks[first].offset, bytes}};
+  }
+
+  Status Provide(std::vector<BufferPtr> buffers) override {
+    if (pending_meta_) {
+      LANCE_ASSIGN_OR_RAISE(meta_, page_->ParseMetadata(buffers));
+      meta_loaded_ = true;
+      return Status::OK();
+    }
+    window_ = std::move(buffers[0]);
+    win_first_ = pending_first_;
+    win_end_ = pending_end_;
+    return Status::OK();
+  }
+
+  Result<LeafRows> Read(int64_t begin, int64_t end) override {
+    LANCE_ASSIGN_OR_RAISE(auto range, ChunksFor(begin, end));
+    // Chunks before this range are done with.
+    decoded_.erase(decoded_.begin(), decoded_.lower_bound(range.first));
+    LeafRows segment;
+    std::vector<ArrayDataPtr> values;
+    for (size_t c = range.first; c <= range.second; ++c) {
+      auto it = decoded_.find(c);
+      if (it == decoded_.end()) {
+        if (c < win_first_ || c >= win_end_) {
+          return Status::Invalid("internal: chunk " + std::to_string(c) + " was not fetched");
+        }
+        MiniBlockPage::Decoded d;
+        LANCE_RETURN_NOT_OK(page_->DecodeChunk(
+            window_, meta_.chunks[c].offset - meta_.chunks[win_first_].offset, meta_.chunks[c],
+            meta_.dictionary, &d));
+        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr v, JoinPieces(std::move(d.values), page_->type_));
+        Chunk chunk{std::move(d.rep), std::move(d.def), std::move(v)};
+        it = decoded_.emplace(c, std::move(chunk)).first;
+      }
+      // Every chunk of a page has definition levels or none does (the layout says).
+      const Chunk& chunk = it->second;
+      segment.rep.insert(segment.rep.end(), chunk.rep.begin(), chunk.rep.end());
+      segment.def.insert(segment.def.end(), chunk.def.begin(), chunk.def.end());
+      values.push_back(chunk.values);
+    }
+    LANCE_ASSIGN_OR_RAISE(segment.values, JoinPieces(std::move(values), page_->type_));
+    const Levels& levels = page_->levels_;
+    const int64_t first_row = meta_.row_starts[range.first];
+    if (levels.max_rep == 0) {
+      // One item per row: the segment starts at the first chunk's first value.
+      segment.num_rows = segment.values->length;
+      return SliceRows(segment, nullptr, begin - first_row, end - first_row);
+    }
+    LANCE_ASSIGN_OR_RAISE(LeafRows trimmed, TrimPreamble(levels, segment));
+    LANCE_ASSIGN_OR_RAISE(RowIndex index, IndexRows(levels, trimmed));
+    if (end - first_row > trimmed.num_rows) {
+      return page_->Corrupt("chunks hold fewer rows than the repetition index says");
+    }
+    return SliceRows(trimmed, &index, begin - first_row, end - first_row);
+  }
+
+ private:
+  struct Chunk {
+    std::vector<uint16_t> rep;
+    std::vector<uint16_t> def;
+    ArrayDataPtr values;
+  };
+  /// The chunks [first, last] holding rows [begin, end).
+  Result<std::pair<size_t, size_t>> ChunksFor(int64_t begin, int64_t end) {
+    LANCE_ASSIGN_OR_RAISE(auto first, page_->ChunksOfRow(meta_, begin));
+    LANCE_ASSIGN_OR_RAISE(auto last, page_->ChunksOfRow(meta_, end - 1));
+    return std::make_pair(first.first, last.second);
+  }
+
+  const MiniBlockPage* page_;
+  bool meta_loaded_ = false;
+  bool pending_meta_ = false;
+  MiniBlockPage::Meta meta_;
+  BufferPtr window_;
+  size_t win_first_ = 0, win_end_ = 0;
+  size_t pending_first_ = 0, pending_end_ = 0;
+  std::map<size_t, Chunk> decoded_;
+};
+
+Result<std::unique_ptr<PageCursor>> MiniBlockPage::OpenCursor() const {
+  return std::unique_ptr<PageCursor>(new MiniBlockCursor(this));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -605,9 +761,11 @@ class FullZipPage : public PageReader {
   }
 
   Result<std::unique_ptr<PageTake>> StartTake(std::vector<int64_t> rows) const override;
+  Result<std::unique_ptr<PageCursor>> OpenCursor() const override;
 
  private:
   friend class FullZipTake;
+  friend class FullZipCursor;
 
   struct Unzipped {
     std::vector<uint16_t> rep;
@@ -814,6 +972,121 @@ Result<std::unique_ptr<PageTake>> FullZipPage::StartTake(std::vector<int64_t> ro
   return std::unique_ptr<PageTake>(new FullZipTake(this, std::move(rows)));
 }
 
+
+/// Scan cursor of a full-zip page: windows of the repetition index (when there is one)
+/// and of the zipped values, each at least what a range needs plus read-ahead.
+class FullZipCursor : public PageCursor {
+ public:
+  explicit FullZipCursor(const FullZipPage* page) : page_(page) {}
+
+  Result<std::vector<ByteRange>> Missing(int64_t begin, int64_t end) override {
+    const ByteRange& data = page_->buffers_[0];
+    const int64_t rows = page_->num_rows_;
+    pending_index_ = false;
+    if (page_->index_bytes_ > 0) {
+      // Index entries begin..end (inclusive) must be at hand.
+      if (!(index_ && begin >= index_first_ && end <= index_last_)) {
+        const uint64_t w = page_->index_bytes_;
+        const int64_t ahead = static_cast<int64_t>(kScanReadAhead / 4 / w);
+        const int64_t last = std::min(rows, std::max(end, begin + ahead));
+        pending_index_ = true;
+        pending_first_ = begin;
+        pending_last_ = last;
+        return std::vector<ByteRange>{{page_->buffers_[1].offset + static_cast<uint64_t>(begin) * w,
+                                       static_cast<uint64_t>(last - begin + 1) * w}};
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(uint64_t start, Offset(begin));
+    LANCE_ASSIGN_OR_RAISE(uint64_t stop, Offset(end));
+    if (stop < start || stop > data.size) return page_->Corrupt("repetition index out of range");
+    if (window_ && start >= win_start_ && stop <= win_start_ + window_->size()) {
+      return std::vector<ByteRange>();
+    }
+    // Read ahead: more rows while they stay within the budget (and the index window).
+    uint64_t want = stop;
+    if (stop - start < kScanReadAhead) {
+      if (page_->index_bytes_ == 0) {
+        want = std::min<uint64_t>(data.size, start + std::max<uint64_t>(kScanReadAhead, stop - start));
+        const uint64_t stride = page_->value_bytes_ + page_->cw_bytes_;
+        want = want / stride * stride;
+        want = std::max(want, stop);
+      } else {
+        // The last row end within the budget (offsets only grow): binary search.
+        int64_t lo = end, hi = index_last_;
+        while (lo < hi) {
+          const int64_t mid = lo + (hi - lo + 1) / 2;
+          LANCE_ASSIGN_OR_RAISE(uint64_t next, Offset(mid));
+          if (next >= start && next - start <= kScanReadAhead && next <= data.size) {
+            lo = mid;
+          } else {
+            hi = mid - 1;
+          }
+        }
+        LANCE_ASSIGN_OR_RAISE(want, Offset(lo));
+        if (want < stop || want > data.size) want = stop;
+      }
+    }
+    pending_start_ = start;
+    return std::vector<ByteRange>{{data.offset + start, want - start}};
+  }
+
+  Status Provide(std::vector<BufferPtr> buffers) override {
+    if (pending_index_) {
+      index_ = std::move(buffers[0]);
+      index_first_ = pending_first_;
+      index_last_ = pending_last_;
+      return Status::OK();
+    }
+    window_ = std::move(buffers[0]);
+    win_start_ = pending_start_;
+    return Status::OK();
+  }
+
+  Result<LeafRows> Read(int64_t begin, int64_t end) override {
+    LANCE_ASSIGN_OR_RAISE(uint64_t start, Offset(begin));
+    LANCE_ASSIGN_OR_RAISE(uint64_t stop, Offset(end));
+    if (!window_ || start < win_start_ || stop > win_start_ + window_->size() || stop < start) {
+      return Status::Invalid("internal: full-zip rows were not fetched");
+    }
+    FullZipPage::Unzipped u;
+    LANCE_RETURN_NOT_OK(page_->Unzip(
+        Buffer::Slice(window_, static_cast<int64_t>(start - win_start_),
+                      static_cast<int64_t>(stop - start)),
+        &u));
+    if (u.rows != end - begin) {
+      return page_->Corrupt("full-zip rows " + std::to_string(begin) + ".." +
+                            std::to_string(end) + " hold " + std::to_string(u.rows) + " rows");
+    }
+    return page_->Finish(std::move(u));
+  }
+
+ private:
+  /// Byte offset of row r's first item in the zipped data.
+  Result<uint64_t> Offset(int64_t r) const {
+    if (page_->index_bytes_ == 0) {
+      return static_cast<uint64_t>(r) * (page_->value_bytes_ + page_->cw_bytes_);
+    }
+    if (!index_ || r < index_first_ || r > index_last_) {
+      return Status::Invalid("internal: repetition index entry not fetched");
+    }
+    return page_->IndexEntry(index_->data() +
+                             static_cast<uint64_t>(r - index_first_) * page_->index_bytes_);
+  }
+
+  const FullZipPage* page_;
+  BufferPtr index_;
+  int64_t index_first_ = 0, index_last_ = -1;
+  BufferPtr window_;
+  uint64_t win_start_ = 0;
+  bool pending_index_ = false;
+  int64_t pending_first_ = 0, pending_last_ = 0;
+  uint64_t pending_start_ = 0;
+};
+
+Result<std::unique_ptr<PageCursor>> FullZipPage::OpenCursor() const {
+  return std::unique_ptr<PageCursor>(new FullZipCursor(this));
+}
+
 // ---------------------------------------------------------------------------------------
 // Constant (and all-null)
 
@@ -955,6 +1228,39 @@ class WholePageTake : public PageTake {
   std::vector<int64_t> rows_;
 };
 
+
+/// The default cursor: the whole page, decoded once.
+class WholePageCursor : public PageCursor {
+ public:
+  explicit WholePageCursor(const PageReader* page) : page_(page) {}
+  Result<std::vector<ByteRange>> Missing(int64_t, int64_t) override {
+    if (decoded_) return std::vector<ByteRange>();
+    std::vector<ByteRange> ranges = page_->AllRanges();
+    // A page without buffers (an all-null page) decodes right away.
+    if (ranges.empty()) LANCE_RETURN_NOT_OK(Provide({}));
+    return ranges;
+  }
+  Status Provide(std::vector<BufferPtr> buffers) override {
+    LANCE_ASSIGN_OR_RAISE(rows_, page_->DecodeAll(std::move(buffers)));
+    if (rows_.num_rows != page_->num_rows()) {
+      return Status::Corrupt(page_->where() + ": decoded " + std::to_string(rows_.num_rows) +
+                             " rows, expected " + std::to_string(page_->num_rows()));
+    }
+    LANCE_ASSIGN_OR_RAISE(index_, IndexRows(page_->levels(), rows_));
+    decoded_ = true;
+    return Status::OK();
+  }
+  Result<LeafRows> Read(int64_t begin, int64_t end) override {
+    if (!decoded_) return Status::Invalid("internal: page read before it was fetched");
+    return SliceRows(rows_, rows_.rep.empty() ? nullptr : &index_, begin, end);
+  }
+
+ private:
+  const PageReader* page_;
+  bool decoded_ = false;
+  LeafRows rows_;
+  RowIndex index_;
+};
 }  // namespace
 
 Status PageReader::Here(const Status& st) const {
@@ -968,6 +1274,10 @@ Status PageReader::Corrupt(const std::string& message) const {
 
 Result<std::unique_ptr<PageTake>> PageReader::StartTake(std::vector<int64_t> rows) const {
   return std::unique_ptr<PageTake>(new WholePageTake(this, std::move(rows)));
+}
+
+Result<std::unique_ptr<PageCursor>> PageReader::OpenCursor() const {
+  return std::unique_ptr<PageCursor>(new WholePageCursor(this));
 }
 
 Result<LeafRows> GatherRows(const Levels& levels, const LeafRows& all,

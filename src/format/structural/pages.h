@@ -40,6 +40,22 @@ class PageTake {
   virtual Result<LeafRows> Decode(std::vector<BufferPtr> data) = 0;
 };
 
+/// Reads one page in ascending row ranges (a scan), fetching only the chunks / values
+/// the ranges need plus some read-ahead, and keeping what the next range needs. Each
+/// range takes rounds of Missing / Provide (metadata first, then data) until nothing is
+/// missing, then Read. Memory is bounded by the read-ahead and the rows asked for, not
+/// by the page. Not thread-safe; one per stream.
+class PageCursor {
+ public:
+  virtual ~PageCursor() = default;
+  /// The byte ranges still missing to return rows [begin, end); empty when Read can.
+  virtual Result<std::vector<ByteRange>> Missing(int64_t begin, int64_t end) = 0;
+  /// The buffers of the ranges the last Missing returned, in order.
+  virtual Status Provide(std::vector<BufferPtr> buffers) = 0;
+  /// Rows [begin, end) of the page. REQUIRES: Missing(begin, end) returned nothing.
+  virtual Result<LeafRows> Read(int64_t begin, int64_t end) = 0;
+};
+
 /// One page of a leaf column. Immutable and thread-safe after Make.
 class PageReader {
  public:
@@ -55,6 +71,8 @@ class PageReader {
   /// Random access to `rows` (ascending, unique, inside the page). The default reads
   /// the whole page.
   virtual Result<std::unique_ptr<PageTake>> StartTake(std::vector<int64_t> rows) const;
+  /// A cursor for scanning the page. The default decodes the whole page once.
+  virtual Result<std::unique_ptr<PageCursor>> OpenCursor() const;
 
  protected:
   PageReader(std::string where, Levels levels, int64_t num_rows, DataTypePtr type)
@@ -80,6 +98,10 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
                                                    const DataTypePtr& leaf_type,
                                                    LanceFileVersion version,
                                                    std::string where);
+
+/// Bytes a scan reads ahead of what a range needs, per column (so that small batches
+/// do not turn into small reads).
+inline constexpr uint64_t kScanReadAhead = 4 << 20;
 
 /// The rows `rows` (ascending, unique) of `all` (a whole page), in order.
 Result<LeafRows> GatherRows(const Levels& levels, const LeafRows& all,

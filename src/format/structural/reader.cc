@@ -33,6 +33,7 @@ using structural::ByteRange;
 using structural::LeafRows;
 using structural::Levels;
 using structural::NodeKind;
+using structural::PageCursor;
 using structural::PageReader;
 using structural::PathBuilder;
 
@@ -207,12 +208,6 @@ Result<ArrayDataPtr> StructuralReader::Assemble(const Node& node,
   return Status::Invalid("unreachable");
 }
 
-/// Page state of one leaf column for a stream: decoded pages it has not passed yet.
-struct DecodedPage {
-  LeafRows rows;
-  structural::RowIndex index;
-};
-
 class StructuralStream : public RecordBatchReader {
  public:
   StructuralStream(std::shared_ptr<const StructuralReader> reader, std::vector<int> fields,
@@ -237,14 +232,14 @@ class StructuralStream : public RecordBatchReader {
   Result<RecordBatchPtr> Next() override {
     LANCE_RETURN_NOT_OK(failure_);
     if (next_ >= end_) {
-      decoded_.clear();
+      cursors_.clear();
       return RecordBatchPtr();
     }
     const int64_t n = std::min(batch_size_, end_ - next_);
     auto batch = ReadBatch(next_, next_ + n);
     if (!batch.ok()) {
       failure_ = batch.status();
-      decoded_.clear();
+      cursors_.clear();
       return failure_;
     }
     next_ += n;
@@ -253,44 +248,50 @@ class StructuralStream : public RecordBatchReader {
 
  private:
   Result<RecordBatchPtr> ReadBatch(int64_t begin, int64_t end) {
-    // Drop pages the stream has passed; decode the pages this batch needs, all their
-    // buffers fetched at once.
-    for (auto it = decoded_.begin(); it != decoded_.end();) {
+    // Drop the cursors of pages the stream has passed; open those this batch needs.
+    for (auto it = cursors_.begin(); it != cursors_.end();) {
       const PageMeta& meta = reader_->page_meta(it->first.first, it->first.second);
-      it = meta.first + meta.length <= begin ? decoded_.erase(it) : std::next(it);
+      it = meta.first + meta.length <= begin ? cursors_.erase(it) : std::next(it);
     }
-    std::vector<std::pair<int, size_t>> missing;
+    struct Need {
+      std::pair<int, size_t> page;
+      int64_t begin, end;  // rows within the page
+    };
+    std::vector<Need> needs;
     for (int leaf : leaves_) {
       auto [first, last] = reader_->FindPages(leaf, begin, end);
       for (size_t p = first; p < last; ++p) {
-        if (decoded_.count({leaf, p}) == 0) missing.push_back({leaf, p});
+        const PageMeta& meta = reader_->page_meta(leaf, p);
+        if (cursors_.count({leaf, p}) == 0) {
+          LANCE_ASSIGN_OR_RAISE(cursors_[std::make_pair(leaf, p)], reader_->page(leaf, p).OpenCursor());
+        }
+        needs.push_back({{leaf, p}, std::max(begin, meta.first) - meta.first,
+                         std::min(end, meta.first + meta.length) - meta.first});
       }
     }
-    if (!missing.empty()) {
-      std::vector<std::vector<BufferPtr>> buffers(missing.size());
+    // Rounds of I/O (metadata, then data) shared by all columns, until nothing is missing.
+    for (int round = 0; round < 4; ++round) {
+      std::vector<std::vector<BufferPtr>> buffers(needs.size());
       std::vector<RangeRequest> requests;
-      for (size_t i = 0; i < missing.size(); ++i) {
-        const PageReader& page = reader_->page(missing[i].first, missing[i].second);
-        const std::vector<ByteRange> ranges = page.AllRanges();
-        buffers[i].resize(ranges.size());
-        for (size_t r = 0; r < ranges.size(); ++r) {
-          requests.push_back({ranges[r].offset, ranges[r].size, &buffers[i][r]});
+      std::vector<size_t> asking;
+      for (size_t i = 0; i < needs.size(); ++i) {
+        PageCursor& cursor = *cursors_.at(needs[i].page);
+        auto missing = cursor.Missing(needs[i].begin, needs[i].end);
+        if (!missing.ok()) {
+          return Where(reader_->page(needs[i].page.first, needs[i].page.second), missing.status());
+        }
+        if (missing->empty()) continue;
+        asking.push_back(i);
+        buffers[i].resize(missing->size());
+        for (size_t r = 0; r < missing->size(); ++r) {
+          requests.push_back({(*missing)[r].offset, (*missing)[r].size, &buffers[i][r]});
         }
       }
+      if (asking.empty()) break;
       LANCE_RETURN_NOT_OK(FetchRanges(reader_->context(), std::move(requests)));
-      for (size_t i = 0; i < missing.size(); ++i) {
-        const PageReader& page = reader_->page(missing[i].first, missing[i].second);
-        DecodedPage decoded;
-        LANCE_ASSIGN_OR_RAISE(decoded.rows, page.DecodeAll(std::move(buffers[i])));
-        if (decoded.rows.num_rows != page.num_rows()) {
-          return Status::Corrupt(page.where() + ": decoded " +
-                                 std::to_string(decoded.rows.num_rows) + " rows, expected " +
-                                 std::to_string(page.num_rows()));
-        }
-        auto index = structural::IndexRows(page.levels(), decoded.rows);
-        if (!index.ok()) return Status::Corrupt(page.where() + ": " + index.status().message());
-        decoded.index = std::move(index).MoveValueUnsafe();
-        decoded_[missing[i]] = std::move(decoded);
+      for (size_t i : asking) {
+        Status st = cursors_.at(needs[i].page)->Provide(std::move(buffers[i]));
+        if (!st.ok()) return Where(reader_->page(needs[i].page.first, needs[i].page.second), st);
       }
     }
     // Rebuild every leaf's path over [begin, end).
@@ -304,18 +305,11 @@ class StructuralStream : public RecordBatchReader {
       for (size_t p = first; p < last; ++p) {
         const PageMeta& meta = reader_->page_meta(leaf, p);
         const PageReader& page = reader_->page(leaf, p);
-        const DecodedPage& decoded = decoded_.at({leaf, p});
         const int64_t s = std::max(begin, meta.first) - meta.first;
         const int64_t e = std::min(end, meta.first + meta.length) - meta.first;
-        const bool whole = s == 0 && e == meta.length;
-        if (whole) {
-          LANCE_RETURN_NOT_OK(Where(page, path.Append(page.levels(), decoded.rows)));
-        } else {
-          auto slice = structural::SliceRows(
-              decoded.rows, decoded.rows.rep.empty() ? nullptr : &decoded.index, s, e);
-          if (!slice.ok()) return Where(page, slice.status());
-          LANCE_RETURN_NOT_OK(Where(page, path.Append(page.levels(), *slice)));
-        }
+        auto rows = cursors_.at({leaf, p})->Read(s, e);
+        if (!rows.ok()) return Where(page, rows.status());
+        LANCE_RETURN_NOT_OK(Where(page, path.Append(page.levels(), *rows)));
       }
       LANCE_RETURN_NOT_OK(path.Finish());
     }
@@ -346,7 +340,7 @@ class StructuralStream : public RecordBatchReader {
   int64_t end_;
   int64_t batch_size_;
   Status failure_;
-  std::map<std::pair<int, size_t>, DecodedPage> decoded_;
+  std::map<std::pair<int, size_t>, std::unique_ptr<structural::PageCursor>> cursors_;
 };
 
 Result<RecordBatchReaderPtr> StructuralReader::Read(std::vector<int> fields, SchemaPtr schema,
