@@ -135,7 +135,31 @@ run info --json "$DS"
 expect_json info_json 'd["num_rows"] == 5 and d["version"] == 1
   and d["num_fragments"] >= 1
   and [f["name"] for f in d["schema"]] == ["id", "name", "score", "active"]
-  and d["schema"][1]["type"] == "utf8" and d["data_storage_version"] in ("2.0", "2.1")'
+  and d["schema"][1]["type"] == "utf8" and d["data_storage_version"] == "2.2"'
+
+
+# --- file format versions and random access --------------------------------------------
+for v in 2.0 2.1 2.2; do
+  run import "$T/people.csv" "$T/v$v.lance" --data-storage-version "$v" --json
+  expect_rc "import_version_$v" 0
+  run info --json "$T/v$v.lance"
+  expect_json "info_version_$v" "d['data_storage_version'] == '$v' and d['num_rows'] == 5"
+  run take "$T/v$v.lance" --rows 4,0,4 --columns id,name --format jsonl
+  expect_jsonl "take_version_$v" 'len(rows) == 3 and [r["id"] for r in rows] == [5, 1, 5]
+    and rows[1]["name"] == "alice"'
+done
+run import "$T/people.csv" "$T/vnext.lance" --data-storage-version next
+expect_fails_cleanly import_next_refused 1 '2\.3|next'
+run import "$T/people.csv" "$T/vlegacy.lance" --data-storage-version legacy
+expect_fails_cleanly import_legacy_refused 1 'legacy'
+run import "$T/people.csv" "$T/vbogus.lance" --data-storage-version 9.9
+expect_fails_cleanly import_bogus_version_refused 2 'unknown Lance file version'
+run take "$DS" --rows 99
+expect_fails_cleanly take_out_of_range 2 'outside'
+run take "$DS" --rows 1,x
+expect_fails_cleanly take_bad_rows 2 'rows'
+run take "$DS"
+expect_fails_cleanly take_needs_rows 2 'rows'
 
 # --- append JSON lines (dataset schema is used), options around positionals -----------
 cat >"$T/more.jsonl" <<'JSONL'
