@@ -307,3 +307,29 @@ TEST(Describe, NamesTheTree) {
 
 }  // namespace
 }  // namespace lance::format::codecs
+
+namespace lance::format::codecs {
+namespace {
+
+TEST(TakeFromDictionary, FixedAndVariable) {
+  const DataBlock fixed = DataBlock::Fixed(16, 3, testing::Buf(std::string("a1b2c3")));
+  const DataBlock indices =
+      DataBlock::Fixed(8, 4, testing::Buf(std::string("\x02\x00\x02\x01", 4)));
+  auto r = TakeFromDictionary(fixed, indices);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(testing::Str(r->data), "c3a1c3b2");
+  const DataBlock strings = testing::MakeVariable(64, {5, 5, 8, 10}, "#####abcde");
+  auto s = TakeFromDictionary(strings, indices);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->offset_bits, 64);
+  EXPECT_EQ(testing::Values(*s), (std::vector<std::string>{"de", "", "de", "abc"}));
+  const DataBlock bad = DataBlock::Fixed(32, 1, testing::Buf(std::string("\x03\x00\x00\x00", 4)));
+  EXPECT_EQ(TakeFromDictionary(fixed, bad).status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(TakeFromDictionary(strings, bad).status().code(), StatusCode::kCorrupt);
+  // Indices that are not integers of a word width.
+  EXPECT_FALSE(TakeFromDictionary(fixed, DataBlock::Fixed(12, 1, testing::Buf(std::string("ab"))))
+                   .ok());
+}
+
+}  // namespace
+}  // namespace lance::format::codecs

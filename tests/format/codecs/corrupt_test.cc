@@ -156,13 +156,13 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
       }
     }
     // Seeded bit flips in the buffers: single bits and bursts.
-    for (int trial = 0; trial < 96; ++trial) {
+    for (int trial = 0; trial < 256; ++trial) {
       auto bufs = p.buffers;
       const size_t b = rng() % bufs.size();
       if (bufs[b].empty()) continue;
       const int flips = trial % 4 == 0 ? 8 : 1;
       for (int f = 0; f < flips; ++f) {
-        const size_t pos = trial < 16 ? rng() % std::min<size_t>(bufs[b].size(), 64)
+        const size_t pos = trial < 64 ? rng() % std::min<size_t>(bufs[b].size(), 64)
                                       : rng() % bufs[b].size();
         bufs[b][pos] = static_cast<char>(bufs[b][pos] ^ (1u << (rng() % 8)));
       }
@@ -170,7 +170,7 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
       ++decodes;
     }
     // Bit flips in the encoding message (those that still parse are decoded).
-    for (int trial = 0; trial < 48; ++trial) {
+    for (int trial = 0; trial < 128; ++trial) {
       std::string enc = p.encoding;
       const size_t pos = rng() % std::min<size_t>(enc.size(), 96);
       enc[pos] = static_cast<char>(enc[pos] ^ (1u << (rng() % 8)));
