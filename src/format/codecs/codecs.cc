@@ -1171,6 +1171,7 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   const uint8_t* src = values.data->data();
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t a = offsets[static_cast<size_t>(i)], b = offsets[static_cast<size_t>(i) + 1];
+    if (a == b) continue;  // a null or empty value stores nothing
     LANCE_ASSIGN_OR_RAISE(int64_t size, GeneralDeclaredSize(g.compression().scheme(), src + a,
                                                             static_cast<int64_t>(b - a)));
     if (size < 0) {
@@ -1199,6 +1200,10 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t a = offsets[static_cast<size_t>(i)], b = offsets[static_cast<size_t>(i) + 1];
     const int64_t csize = static_cast<int64_t>(b - a);
+    if (csize == 0) {
+      store(i + 1, data.length());
+      continue;
+    }
     LANCE_ASSIGN_OR_RAISE(BufferPtr one,
                           GeneralDecompress(g.compression().scheme(), src + a, csize, -1,
                                             DecompressCap(g.compression().scheme(), csize,
