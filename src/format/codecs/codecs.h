@@ -124,7 +124,8 @@ Result<DataBlock> DecodeVariablePerValue(const pb21::CompressiveEncoding& encodi
 /// picked by `indices` (a chunk's values, decoded with DecodeMiniBlock: unsigned 8/16/32/
 /// 64-bit integers): a kFixed (byte-wide values) or kVariable block like `dictionary`.
 /// An index past the dictionary is Corrupt.
-Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBlock& indices);
+Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
+                                     const DataBlock& indices);
 
 /// The number of value buffers one mini-block chunk of this value compression has (what
 /// MiniBlockLayout.num_buffers should say): 1 for most, 2 for rle, 1 + the number of

@@ -24,9 +24,9 @@ using testing::json;
 struct Piece {
   std::string name;
   std::string context;
-  std::string encoding;               // protobuf bytes
-  std::vector<std::string> buffers;   // mini-block: the chunk's buffers; block/fixed: one
-  std::vector<uint64_t> offsets;      // variable per-value
+  std::string encoding;              // protobuf bytes
+  std::vector<std::string> buffers;  // mini-block: the chunk's buffers; block/fixed: one
+  std::vector<uint64_t> offsets;     // variable per-value
   int offset_bits = 32;
   int64_t num_values = 0;
 };
@@ -84,8 +84,8 @@ std::vector<Piece> LoadPieces() {
 }
 
 // Decodes, touching every byte of the result so that ASan checks the result's extent.
-Status Decode(const Piece& p, const std::string& encoding, const std::vector<std::string>& bufs,
-              int64_t num_values) {
+Status Decode(const Piece& p, const std::string& encoding,
+              const std::vector<std::string>& bufs, int64_t num_values) {
   pb21::CompressiveEncoding e;
   if (!e.ParseFromString(encoding)) return Status::Invalid("unparseable encoding");
   Result<DataBlock> r = Status::Invalid("no context");
@@ -145,7 +145,8 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
   int64_t decodes = 0, errors = 0;
   for (const Piece& p : pieces) {
     SCOPED_TRACE(p.name);
-    ASSERT_TRUE(Decode(p, p.encoding, p.buffers, p.num_values).ok()) << "the undamaged piece";
+    ASSERT_TRUE(Decode(p, p.encoding, p.buffers, p.num_values).ok())
+        << "the undamaged piece";
     // Truncation of every buffer.
     for (size_t b = 0; b < p.buffers.size(); ++b) {
       for (size_t cut : Cuts(p.buffers[b].size())) {
@@ -198,10 +199,32 @@ namespace {
 
 // Random encoding trees with extreme parameters over random bytes, in every context.
 uint64_t Interesting(std::mt19937_64& rng) {
-  static const uint64_t kValues[] = {0,  1,  2,  3,   7,    8,    9,          15,
-                                     16, 17, 31, 32,  33,   63,   64,         65,
-                                     128, 255, 256, 1024, 4096, 1u << 20,   uint64_t{1} << 32,
-                                     uint64_t{1} << 40,   uint64_t{1} << 63, ~uint64_t{0}};
+  static const uint64_t kValues[] = {0,
+                                     1,
+                                     2,
+                                     3,
+                                     7,
+                                     8,
+                                     9,
+                                     15,
+                                     16,
+                                     17,
+                                     31,
+                                     32,
+                                     33,
+                                     63,
+                                     64,
+                                     65,
+                                     128,
+                                     255,
+                                     256,
+                                     1024,
+                                     4096,
+                                     1u << 20,
+                                     uint64_t{1} << 32,
+                                     uint64_t{1} << 40,
+                                     uint64_t{1} << 63,
+                                     ~uint64_t{0}};
   return kValues[rng() % (sizeof(kValues) / sizeof(kValues[0]))];
 }
 
@@ -228,7 +251,8 @@ void RandomEncoding(std::mt19937_64& rng, int depth, pb21::CompressiveEncoding* 
       if (rng() % 8 == 0) compression(e->mutable_variable()->mutable_values());
       break;
     case 3:
-      e->mutable_out_of_line_bitpacking()->set_uncompressed_bits_per_value(Interesting(rng));
+      e->mutable_out_of_line_bitpacking()->set_uncompressed_bits_per_value(
+          Interesting(rng));
       child(e->mutable_out_of_line_bitpacking()->mutable_values());
       break;
     case 4:
@@ -268,7 +292,8 @@ void RandomEncoding(std::mt19937_64& rng, int depth, pb21::CompressiveEncoding* 
       break;
     case 11: {
       const int n = static_cast<int>(rng() % 4);
-      for (int i = 0; i < n; ++i) e->mutable_packed_struct()->add_bits_per_value(Interesting(rng));
+      for (int i = 0; i < n; ++i)
+        e->mutable_packed_struct()->add_bits_per_value(Interesting(rng));
       child(e->mutable_packed_struct()->mutable_values());
       break;
     }
@@ -303,7 +328,8 @@ TEST(CorruptInput, RandomEncodingTreesOverRandomBytes) {
       for (auto& ch : bytes) ch = static_cast<char>(rng() % 3 == 0 ? rng() : rng() % 4);
       buffers.push_back(Buf(bytes));
     }
-    const int64_t n = static_cast<int64_t>(rng() % 3 == 0 ? Interesting(rng) : rng() % 2000);
+    const int64_t n =
+        static_cast<int64_t>(rng() % 3 == 0 ? Interesting(rng) : rng() % 2000);
     SCOPED_TRACE(Describe(e));
     ok += DecodeMiniBlock(e, buffers, n).ok();
     ok += DecodeBlock(e, buffers.empty() ? nullptr : buffers[0], n).ok();
@@ -316,7 +342,9 @@ TEST(CorruptInput, RandomEncodingTreesOverRandomBytes) {
     for (int64_t i = 0; i < count; ++i) {
       offsets.push_back(std::min<uint64_t>(data.size(), offsets.back() + rng() % 40));
     }
-    ok += DecodeVariablePerValue(e, testing::MakeVariable(rng() % 2 ? 32 : 64, offsets, data)).ok();
+    ok += DecodeVariablePerValue(
+              e, testing::MakeVariable(rng() % 2 ? 32 : 64, offsets, data))
+              .ok();
     (void)MiniBlockBufferCount(e);
   }
   std::printf("  %d random decodes succeeded\n", ok);
