@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// FastLanes pack/unpack kernels, one instantiation per (T, W); see bitpack.h for the layout.
+// FastLanes pack/unpack kernels, one instantiation per (T, W); see bitpack.h for the
+// layout.
 
 #include "format/codecs/bitpack.h"
 
@@ -47,9 +48,9 @@ inline void UnpackRow(const T* __restrict in, T* __restrict out) {
     // The value straddles two words: its high bits are the low bits of the next word.
     const T* hi = lo + kLanes<T>;
     for (int lane = 0; lane < kLanes<T>; ++lane) {
-      o[lane] = static_cast<T>(
-          static_cast<T>((lo[lane] >> kShift) | static_cast<T>(hi[lane] << (kT - kShift))) &
-          kMask);
+      o[lane] = static_cast<T>(static_cast<T>((lo[lane] >> kShift) |
+                                              static_cast<T>(hi[lane] << (kT - kShift))) &
+                               kMask);
     }
   }
 }
@@ -85,7 +86,8 @@ void UnpackRows(const T* __restrict in, T* __restrict out,
 }
 
 template <typename T, int W, int... Rows>
-void PackRows(const T* __restrict in, T* __restrict out, std::integer_sequence<int, Rows...>) {
+void PackRows(const T* __restrict in, T* __restrict out,
+              std::integer_sequence<int, Rows...>) {
   (PackRow<T, W, Rows>(in, out), ...);
 }
 
@@ -123,19 +125,23 @@ template <typename T>
 using Kernel = void (*)(const T*, T*);
 
 template <typename T, int... Ws>
-constexpr std::array<Kernel<T>, sizeof...(Ws)> UnpackTable(std::integer_sequence<int, Ws...>) {
+constexpr std::array<Kernel<T>, sizeof...(Ws)> UnpackTable(
+    std::integer_sequence<int, Ws...>) {
   return {&UnpackWidth<T, Ws>...};
 }
 
 template <typename T, int... Ws>
-constexpr std::array<Kernel<T>, sizeof...(Ws)> PackTable(std::integer_sequence<int, Ws...>) {
+constexpr std::array<Kernel<T>, sizeof...(Ws)> PackTable(
+    std::integer_sequence<int, Ws...>) {
   return {&PackWidth<T, Ws>...};
 }
 
 template <typename T>
-constexpr auto kUnpackKernels = UnpackTable<T>(std::make_integer_sequence<int, kBits<T> + 1>{});
+constexpr auto kUnpackKernels =
+    UnpackTable<T>(std::make_integer_sequence<int, kBits<T> + 1>{});
 template <typename T>
-constexpr auto kPackKernels = PackTable<T>(std::make_integer_sequence<int, kBits<T> + 1>{});
+constexpr auto kPackKernels =
+    PackTable<T>(std::make_integer_sequence<int, kBits<T> + 1>{});
 
 }  // namespace
 
@@ -168,13 +174,16 @@ Status AppendInlineBitpacked(const T* values, int64_t n, BufferBuilder* out) {
   alignas(64) T packed[kFastLanesBlock + 1];
   packed[0] = static_cast<T>(width);
   FastLanesPack<T>(width, block, packed + 1);
-  return out->Append(packed, static_cast<int64_t>(sizeof(T)) * (1 + PackedWords<T>(width)));
+  return out->Append(packed,
+                     static_cast<int64_t>(sizeof(T)) * (1 + PackedWords<T>(width)));
 }
 
 template <typename T>
-Status AppendOutOfLineBitpacked(const T* values, int64_t n, int width, BufferBuilder* out) {
+Status AppendOutOfLineBitpacked(const T* values, int64_t n, int width,
+                                BufferBuilder* out) {
   if (width < 0 || width > kBits<T> || n < 0) {
-    return Status::Invalid("out-of-line bit-packing to " + std::to_string(width) + " bits");
+    return Status::Invalid("out-of-line bit-packing to " + std::to_string(width) +
+                           " bits");
   }
   alignas(64) T packed[kFastLanesBlock];
   const int64_t words = PackedWords<T>(width);
@@ -190,18 +199,21 @@ Status AppendOutOfLineBitpacked(const T* values, int64_t n, int width, BufferBui
   const int64_t savings = int64_t{kBits<T> - width} * tail;
   if (padding_cost < savings) {
     alignas(64) T block[kFastLanesBlock] = {};
-    std::memcpy(block, values + whole * kFastLanesBlock, sizeof(T) * static_cast<size_t>(tail));
+    std::memcpy(block, values + whole * kFastLanesBlock,
+                sizeof(T) * static_cast<size_t>(tail));
     FastLanesPack<T>(width, block, packed);
     return out->Append(packed, static_cast<int64_t>(sizeof(T)) * words);
   }
-  return out->Append(values + whole * kFastLanesBlock, static_cast<int64_t>(sizeof(T)) * tail);
+  return out->Append(values + whole * kFastLanesBlock,
+                     static_cast<int64_t>(sizeof(T)) * tail);
 }
 
 template Status AppendInlineBitpacked<uint8_t>(const uint8_t*, int64_t, BufferBuilder*);
 template Status AppendInlineBitpacked<uint16_t>(const uint16_t*, int64_t, BufferBuilder*);
 template Status AppendInlineBitpacked<uint32_t>(const uint32_t*, int64_t, BufferBuilder*);
 template Status AppendInlineBitpacked<uint64_t>(const uint64_t*, int64_t, BufferBuilder*);
-template Status AppendOutOfLineBitpacked<uint8_t>(const uint8_t*, int64_t, int, BufferBuilder*);
+template Status AppendOutOfLineBitpacked<uint8_t>(const uint8_t*, int64_t, int,
+                                                  BufferBuilder*);
 template Status AppendOutOfLineBitpacked<uint16_t>(const uint16_t*, int64_t, int,
                                                    BufferBuilder*);
 template Status AppendOutOfLineBitpacked<uint32_t>(const uint32_t*, int64_t, int,

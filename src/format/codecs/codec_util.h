@@ -31,7 +31,8 @@ inline constexpr int64_t kMaxChunkBaseBytes = int64_t{16} << 20;
 inline int64_t MaxChunkBytes(int64_t num_values) {
   const int64_t per_value = int64_t{64} << 10;
   if (num_values < 0) return kMaxChunkBaseBytes;
-  if (num_values > (kMaxBlockBytes - kMaxChunkBaseBytes) / per_value) return kMaxBlockBytes;
+  if (num_values > (kMaxBlockBytes - kMaxChunkBaseBytes) / per_value)
+    return kMaxBlockBytes;
   return kMaxChunkBaseBytes + num_values * per_value;
 }
 

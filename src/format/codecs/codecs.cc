@@ -76,9 +76,9 @@ std::string Describe(const CE& e) {
       return s + ")";
     }
     case CE::kVariable: {
-      std::string s = "variable(" +
-                      DescribeChild(e.variable().has_offsets() ? &e.variable().offsets()
-                                                               : nullptr);
+      std::string s =
+          "variable(" +
+          DescribeChild(e.variable().has_offsets() ? &e.variable().offsets() : nullptr);
       if (e.variable().has_values()) {
         s += ", " + DescribeBufferCompression(e.variable().values());
       }
@@ -88,29 +88,30 @@ std::string Describe(const CE& e) {
       return "constant(" + std::to_string(e.constant().value().size()) + " bytes)";
     case CE::kOutOfLineBitpacking:
       return "out_of_line_bitpacking(" +
-             std::to_string(e.out_of_line_bitpacking().uncompressed_bits_per_value()) + ", " +
+             std::to_string(e.out_of_line_bitpacking().uncompressed_bits_per_value()) +
+             ", " +
              DescribeChild(e.out_of_line_bitpacking().has_values()
                                ? &e.out_of_line_bitpacking().values()
                                : nullptr) +
              ")";
     case CE::kInlineBitpacking: {
-      std::string s =
-          "inline_bitpacking(" +
-          std::to_string(e.inline_bitpacking().uncompressed_bits_per_value());
+      std::string s = "inline_bitpacking(" +
+                      std::to_string(e.inline_bitpacking().uncompressed_bits_per_value());
       if (e.inline_bitpacking().has_values()) {
         s += ", " + DescribeBufferCompression(e.inline_bitpacking().values());
       }
       return s + ")";
     }
     case CE::kFsst:
-      return "fsst(" + DescribeChild(e.fsst().has_values() ? &e.fsst().values() : nullptr) +
-             ")";
+      return "fsst(" +
+             DescribeChild(e.fsst().has_values() ? &e.fsst().values() : nullptr) + ")";
     case CE::kDictionary:
       return "dictionary(" +
              DescribeChild(e.dictionary().has_indices() ? &e.dictionary().indices()
                                                         : nullptr) +
              ", " +
-             DescribeChild(e.dictionary().has_items() ? &e.dictionary().items() : nullptr) +
+             DescribeChild(e.dictionary().has_items() ? &e.dictionary().items()
+                                                      : nullptr) +
              ")";
     case CE::kRle:
       return "rle(" + DescribeChild(e.rle().has_values() ? &e.rle().values() : nullptr) +
@@ -119,17 +120,20 @@ std::string Describe(const CE& e) {
              ")";
     case CE::kByteStreamSplit:
       return "byte_stream_split(" +
-             DescribeChild(e.byte_stream_split().has_values() ? &e.byte_stream_split().values()
-                                                              : nullptr) +
+             DescribeChild(e.byte_stream_split().has_values()
+                               ? &e.byte_stream_split().values()
+                               : nullptr) +
              ")";
     case CE::kGeneral:
       return "general(" + DescribeBufferCompression(e.general().compression()) + ", " +
-             DescribeChild(e.general().has_values() ? &e.general().values() : nullptr) + ")";
+             DescribeChild(e.general().has_values() ? &e.general().values() : nullptr) +
+             ")";
     case CE::kFixedSizeList:
       return "fixed_size_list(" + std::to_string(e.fixed_size_list().items_per_value()) +
              (e.fixed_size_list().has_validity() ? ", validity, " : ", ") +
-             DescribeChild(e.fixed_size_list().has_values() ? &e.fixed_size_list().values()
-                                                            : nullptr) +
+             DescribeChild(e.fixed_size_list().has_values()
+                               ? &e.fixed_size_list().values()
+                               : nullptr) +
              ")";
     case CE::kPackedStruct: {
       std::string s = "packed_struct([";
@@ -156,8 +160,8 @@ std::string Describe(const CE& e) {
     case CE::COMPRESSION_NOT_SET:
       return "(no compression set)";
   }
-  return "(unknown compression " + std::to_string(static_cast<int>(e.compression_case())) +
-         ")";
+  return "(unknown compression " +
+         std::to_string(static_cast<int>(e.compression_case())) + ")";
 }
 
 namespace {
@@ -193,8 +197,8 @@ bool IsFixedWordWidth(uint64_t bits) {
 // Lance requires these to be the plain form: no buffer compression.
 bool IsPlainFlat(const CE& e) { return e.has_flat() && !e.flat().has_data(); }
 
-Result<BufferPtr> SliceExact(const BufferPtr& buffer, int64_t bytes, const std::string& what,
-                             bool exact) {
+Result<BufferPtr> SliceExact(const BufferPtr& buffer, int64_t bytes,
+                             const std::string& what, bool exact) {
   if (bytes < 0) return Corrupt(what + " is implausibly large");
   if (!buffer || buffer->size() < bytes || (exact && buffer->size() != bytes)) {
     return Corrupt(what + " has " + std::to_string(buffer ? buffer->size() : 0) +
@@ -216,8 +220,8 @@ struct FslPlan {
   std::vector<FslLayer> layers;  // outermost first
   uint64_t bits_per_item = 0;    // 0: the items are all null (constant leaf)
   uint64_t cum_dim = 1;
-  uint64_t validity_bytes = 0;   // per top-level value, full-zip form
-  uint64_t bits_per_value = 0;   // per top-level value, full-zip form
+  uint64_t validity_bytes = 0;  // per top-level value, full-zip form
+  uint64_t bits_per_value = 0;  // per top-level value, full-zip form
   int validity_layers = 0;
 };
 
@@ -296,7 +300,8 @@ void AppendBits(const uint8_t* src, uint64_t count, uint8_t* dst, uint64_t pos) 
   if (pos % 8 == 0) {
     std::memcpy(dst + pos / 8, src, count / 8);
     for (uint64_t i = count / 8 * 8; i < count; ++i) {
-      if ((src[i / 8] >> (i % 8)) & 1) dst[(pos + i) / 8] |= uint8_t(1u << ((pos + i) % 8));
+      if ((src[i / 8] >> (i % 8)) & 1)
+        dst[(pos + i) / 8] |= uint8_t(1u << ((pos + i) % 8));
     }
     return;
   }
@@ -325,15 +330,17 @@ Result<DataBlock> DecodeFslPerValue(const FslPlan& plan, const BufferPtr& data,
                                   std::to_string(plan.bits_per_item) + "-bit items");
   }
   int64_t total;
-  if (!internal::CheckedMul(num_values, row_bytes, &total) || !data || data->size() < total) {
+  if (!internal::CheckedMul(num_values, row_bytes, &total) || !data ||
+      data->size() < total) {
     return Corrupt("fixed_size_list values have " +
                    std::to_string(data ? data->size() : 0) + " bytes, fewer than " +
-                   std::to_string(num_values) + " values of " + std::to_string(row_bytes) +
-                   " bytes");
+                   std::to_string(num_values) + " values of " +
+                   std::to_string(row_bytes) + " bytes");
   }
   const int64_t item_bytes = static_cast<int64_t>(plan.bits_per_item / 8);
   const int64_t data_row_bytes = item_bytes * static_cast<int64_t>(plan.cum_dim);
-  LANCE_ASSIGN_OR_RAISE(BufferPtr items, internal::AllocateOut(num_values * data_row_bytes));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr items,
+                        internal::AllocateOut(num_values * data_row_bytes));
   std::vector<BufferPtr> validity;
   std::vector<const FslLayer*> vlayers;
   for (const FslLayer& layer : plan.layers) {
@@ -359,7 +366,8 @@ Result<DataBlock> DecodeFslPerValue(const FslPlan& plan, const BufferPtr& data,
 }
 
 // The mini-block form: buffers [validity of each validity layer..., items].
-Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan, const std::vector<BufferPtr>& buffers,
+Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan,
+                                     const std::vector<BufferPtr>& buffers,
                                      int64_t num_values) {
   if (static_cast<int>(buffers.size()) != plan.validity_layers + 1) {
     return Corrupt("fixed_size_list chunk has " + std::to_string(buffers.size()) +
@@ -373,17 +381,19 @@ Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan, const std::vector<Buff
     if (!internal::CheckedMul(num_values, static_cast<int64_t>(layer.cum_dim), &bits)) {
       return Corrupt("fixed_size_list value count overflows");
     }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr v, SliceExact(buffers[next++], (bits + 7) / 8,
-                                                  "fixed_size_list validity buffer", true));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr v,
+                          SliceExact(buffers[next++], (bits + 7) / 8,
+                                     "fixed_size_list validity buffer", true));
     validity.push_back(std::move(v));
   }
   int64_t num_items;
   if (!internal::CheckedMul(num_values, static_cast<int64_t>(plan.cum_dim), &num_items)) {
     return Corrupt("fixed_size_list value count overflows");
   }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr items,
-                        SliceExact(buffers[next], BytesForBits(num_items, plan.bits_per_item),
-                                   "fixed_size_list value buffer", true));
+  LANCE_ASSIGN_OR_RAISE(
+      BufferPtr items,
+      SliceExact(buffers[next], BytesForBits(num_items, plan.bits_per_item),
+                 "fixed_size_list value buffer", true));
   LANCE_ASSIGN_OR_RAISE(DataBlock block, FslItems(plan, num_items, std::move(items)));
   return AssembleFsl(plan, num_values, std::move(block), std::move(validity));
 }
@@ -418,8 +428,8 @@ Result<DataBlock> DecodeInlineChunksT(const BufferPtr& buffer, int64_t num_value
     }
     const uint64_t width = LoadLE<T>(p);
     if (width > static_cast<uint64_t>(kT)) {
-      return Corrupt("inline_bitpacking bit width " + std::to_string(width) + " exceeds " +
-                     std::to_string(kT));
+      return Corrupt("inline_bitpacking bit width " + std::to_string(width) +
+                     " exceeds " + std::to_string(kT));
     }
     const int64_t bytes = PackedWords<T>(static_cast<int>(width)) * kBytes;
     const bool last = c == num_chunks - 1;
@@ -464,7 +474,8 @@ Result<DataBlock> DecodeInline(uint64_t bits, const BufferPtr& buffer, int64_t n
 // either padded to 1024 values and packed, or appended raw at full width. The buffer
 // length tells which (Lance writes whichever is smaller; readers accept both).
 template <typename T>
-Result<DataBlock> DecodeOutOfLineT(int width, const BufferPtr& buffer, int64_t num_values) {
+Result<DataBlock> DecodeOutOfLineT(int width, const BufferPtr& buffer,
+                                   int64_t num_values) {
   constexpr int64_t kBytes = sizeof(T);
   constexpr int kT = static_cast<int>(kBytes * 8);
   const int64_t block_bytes = PackedWords<T>(width) * kBytes;
@@ -486,9 +497,9 @@ Result<DataBlock> DecodeOutOfLineT(int width, const BufferPtr& buffer, int64_t n
   }
   const bool tail_raw = tail > 0 && size == raw_size && raw_size != padded_size;
   const int64_t blocks = whole + (tail > 0 && !tail_raw ? 1 : 0);
-  LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(
-                                           std::max(blocks * kFastLanesBlock, num_values) *
-                                           kBytes));
+  LANCE_ASSIGN_OR_RAISE(
+      BufferPtr out,
+      internal::AllocateOut(std::max(blocks * kFastLanesBlock, num_values) * kBytes));
   T* dst = out->mutable_data_as<T>();
   alignas(64) T packed[kFastLanesBlock];
   const uint8_t* p = buffer->data();
@@ -509,7 +520,8 @@ Result<DataBlock> DecodeOutOfLineT(int width, const BufferPtr& buffer, int64_t n
   return DataBlock::Fixed(kT, num_values, std::move(out));
 }
 
-Result<DataBlock> DecodeOutOfLine(const CE& e, const BufferPtr& buffer, int64_t num_values) {
+Result<DataBlock> DecodeOutOfLine(const CE& e, const BufferPtr& buffer,
+                                  int64_t num_values) {
   const auto& o = e.out_of_line_bitpacking();
   if (!o.has_values() || !IsPlainFlat(o.values())) {
     return Status::NotImplemented("out_of_line_bitpacking over " +
@@ -559,25 +571,28 @@ Result<std::pair<int, int>> RleWidths(const CE& e) {
 }
 
 Result<DataBlock> DecodeRle(const CE& e, const uint8_t* values, int64_t values_size,
-                            const uint8_t* lengths, int64_t lengths_size, int64_t num_values,
-                            bool clamp) {
+                            const uint8_t* lengths, int64_t lengths_size,
+                            int64_t num_values, bool clamp) {
   LANCE_ASSIGN_OR_RAISE(auto widths, RleWidths(e));
   const int vb = widths.first;
   if (num_values == 0) {
     return DataBlock::Fixed(static_cast<uint64_t>(vb) * 8, 0, internal::EmptyBuffer());
   }
-  if (num_values > internal::kMaxBlockBytes / vb) return Corrupt("implausible value count");
+  if (num_values > internal::kMaxBlockBytes / vb)
+    return Corrupt("implausible value count");
   // Every run holds at least one value, but runs may be up to 2^32 long: bound the
   // output by what the runs can describe before allocating.
-  const int64_t max_run = widths.second == 1 ? 255 : widths.second == 2 ? 65535 : 0xFFFFFFFFll;
+  const int64_t max_run = widths.second == 1   ? 255
+                          : widths.second == 2 ? 65535
+                                               : 0xFFFFFFFFll;
   const int64_t runs = lengths_size / widths.second;
   if (num_values / max_run > runs) {
     return Corrupt("RLE with " + std::to_string(runs) + " runs cannot hold " +
                    std::to_string(num_values) + " values");
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(num_values * vb));
-  LANCE_RETURN_NOT_OK(RleDecode(vb, values, values_size, widths.second, lengths, lengths_size,
-                                num_values, clamp, out->mutable_data()));
+  LANCE_RETURN_NOT_OK(RleDecode(vb, values, values_size, widths.second, lengths,
+                                lengths_size, num_values, clamp, out->mutable_data()));
   return DataBlock::Fixed(static_cast<uint64_t>(vb) * 8, num_values, std::move(out));
 }
 
@@ -586,8 +601,8 @@ Result<DataBlock> DecodeRle(const CE& e, const uint8_t* values, int64_t values_s
 Result<std::vector<uint64_t>> PackedWidths(const CE& e) {
   const auto& ps = e.packed_struct();
   if (!ps.has_values() || !IsPlainFlat(ps.values())) {
-    return Status::NotImplemented("packed_struct over " +
-                                  DescribeChild(ps.has_values() ? &ps.values() : nullptr));
+    return Status::NotImplemented(
+        "packed_struct over " + DescribeChild(ps.has_values() ? &ps.values() : nullptr));
   }
   std::vector<uint64_t> widths(ps.bits_per_value().begin(), ps.bits_per_value().end());
   uint64_t sum = 0;
@@ -626,7 +641,8 @@ Result<DataBlock> UnpackRows(const std::vector<uint64_t>& widths, const BufferPt
     LANCE_ASSIGN_OR_RAISE(BufferPtr child, internal::AllocateOut(num_values * fb));
     uint8_t* dst = child->mutable_data();
     for (int64_t r = 0; r < num_values; ++r) {
-      std::memcpy(dst + r * fb, src + r * row_bytes + field_offset, static_cast<size_t>(fb));
+      std::memcpy(dst + r * fb, src + r * row_bytes + field_offset,
+                  static_cast<size_t>(fb));
     }
     out.children.push_back(DataBlock::Fixed(w, num_values, std::move(child)));
     field_offset += fb;
@@ -639,7 +655,8 @@ Result<DataBlock> UnpackRows(const std::vector<uint64_t>& widths, const BufferPt
 bool BlockHasPayload(const CE& e) { return !e.has_constant(); }
 
 Result<std::vector<uint64_t>> FixedAsU64(const DataBlock& b, const char* what) {
-  if (b.kind != DataBlock::Kind::kFixed || (b.bits_per_value != 32 && b.bits_per_value != 64)) {
+  if (b.kind != DataBlock::Kind::kFixed ||
+      (b.bits_per_value != 32 && b.bits_per_value != 64)) {
     return Corrupt(std::string(what) + " are not 32- or 64-bit values");
   }
   std::vector<uint64_t> out(static_cast<size_t>(b.num_values));
@@ -703,13 +720,14 @@ Result<DataBlock> MiniBlockVariable(const CE& e, const std::vector<BufferPtr>& b
   if (!v.has_offsets() || !IsPlainFlat(v.offsets()) || v.has_values() ||
       (v.offsets().flat().bits_per_value() != 32 &&
        v.offsets().flat().bits_per_value() != 64)) {
-    return Status::NotImplemented("the " + Describe(e) +
-                                  " mini-block encoding (offsets other than plain flat 32/64 "
-                                  "are Lance 2.3)");
+    return Status::NotImplemented(
+        "the " + Describe(e) +
+        " mini-block encoding (offsets other than plain flat 32/64 "
+        "are Lance 2.3)");
   }
   LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
-  return ReadVariableChunk(buffers[0], static_cast<int>(v.offsets().flat().bits_per_value()),
-                           num_values);
+  return ReadVariableChunk(
+      buffers[0], static_cast<int>(v.offsets().flat().bits_per_value()), num_values);
 }
 
 Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
@@ -722,13 +740,15 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
     case CE::kFlat: {
       const uint64_t bits = e.flat().bits_per_value();
       if (bits == 0 || e.flat().has_data()) {
-        return Status::NotImplemented("the " + Describe(e) +
-                                      " mini-block encoding (Lance requires a positive width "
-                                      "and no buffer compression)");
+        return Status::NotImplemented(
+            "the " + Describe(e) +
+            " mini-block encoding (Lance requires a positive width "
+            "and no buffer compression)");
       }
       LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
-      LANCE_ASSIGN_OR_RAISE(BufferPtr data, SliceExact(buffers[0], BytesForBits(num_values, bits),
-                                                       "flat chunk", true));
+      LANCE_ASSIGN_OR_RAISE(
+          BufferPtr data,
+          SliceExact(buffers[0], BytesForBits(num_values, bits), "flat chunk", true));
       return DataBlock::Fixed(bits, num_values, std::move(data));
     }
     case CE::kFixedSizeList: {
@@ -749,9 +769,10 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
     case CE::kFsst: {
       const auto& f = e.fsst();
       if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
-        return Status::NotImplemented("the " + Describe(e) +
-                                      " mini-block encoding (Lance requires a symbol table "
-                                      "and variable values)");
+        return Status::NotImplemented(
+            "the " + Describe(e) +
+            " mini-block encoding (Lance requires a symbol table "
+            "and variable values)");
       }
       LANCE_ASSIGN_OR_RAISE(
           FsstSymbolTable table,
@@ -794,8 +815,9 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
       const uint64_t bits = b.values().flat().bits_per_value();
       if (num_values == 0) return DataBlock::Fixed(bits, 0, internal::EmptyBuffer());
       const int width = static_cast<int>(bits / 8);
-      LANCE_ASSIGN_OR_RAISE(BufferPtr in, SliceExact(buffers[0], BytesForBits(num_values, bits),
-                                                     "byte_stream_split chunk", true));
+      LANCE_ASSIGN_OR_RAISE(BufferPtr in,
+                            SliceExact(buffers[0], BytesForBits(num_values, bits),
+                                       "byte_stream_split chunk", true));
       LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(in->size()));
       ByteStreamSplitDecode(width, in->data(), num_values, out->mutable_data());
       return DataBlock::Fixed(bits, num_values, std::move(out));
@@ -819,7 +841,8 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
 
 }  // namespace
 
-Result<DataBlock> DecodeMiniBlock(const CE& encoding, const std::vector<BufferPtr>& buffers,
+Result<DataBlock> DecodeMiniBlock(const CE& encoding,
+                                  const std::vector<BufferPtr>& buffers,
                                   int64_t num_values) {
   return MiniBlock(encoding, buffers, num_values, 0);
 }
@@ -829,14 +852,16 @@ Result<DataBlock> DecodeMiniBlock(const CE& encoding, const std::vector<BufferPt
 
 namespace {
 
-Result<DataBlock> Block(const CE& e, const BufferPtr& buffer, int64_t num_values, int depth);
+Result<DataBlock> Block(const CE& e, const BufferPtr& buffer, int64_t num_values,
+                        int depth);
 
 Result<DataBlock> ConstantValues(const CE& e, int64_t num_values) {
   const std::string& value = e.constant().value();
   if (value.empty()) return DataBlock::AllNull(num_values);
   const int64_t width = static_cast<int64_t>(value.size());
   int64_t total;
-  if (!internal::CheckedMul(num_values, width, &total) || total > internal::kMaxBlockBytes) {
+  if (!internal::CheckedMul(num_values, width, &total) ||
+      total > internal::kMaxBlockBytes) {
     return Corrupt("constant of " + std::to_string(num_values) + " values is too large");
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(total));
@@ -844,13 +869,14 @@ Result<DataBlock> ConstantValues(const CE& e, int64_t num_values) {
   if (width == 1) {
     std::memset(p, static_cast<unsigned char>(value[0]), static_cast<size_t>(total));
   } else {
-    for (int64_t i = 0; i < num_values; ++i) std::memcpy(p + i * width, value.data(), width);
+    for (int64_t i = 0; i < num_values; ++i)
+      std::memcpy(p + i * width, value.data(), width);
   }
   return DataBlock::Fixed(static_cast<uint64_t>(width) * 8, num_values, std::move(out));
 }
 
-Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer, int64_t num_values,
-                                  int depth) {
+Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer,
+                                  int64_t num_values, int depth) {
   const auto& d = e.dictionary();
   if (!d.has_indices() || !d.has_items()) return Missing(e, "indices or items");
   const uint64_t num_items = d.num_dictionary_items();
@@ -860,7 +886,8 @@ Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer, int64_t 
   const bool ip = BlockHasPayload(d.indices()), tp = BlockHasPayload(d.items());
   BufferPtr indices_buf, items_buf;
   if (ip || tp) {
-    if (!buffer || buffer->size() < 16) return Corrupt("block dictionary frame is truncated");
+    if (!buffer || buffer->size() < 16)
+      return Corrupt("block dictionary frame is truncated");
     const uint64_t a = LoadLE<uint64_t>(buffer->data());
     const uint64_t b = LoadLE<uint64_t>(buffer->data() + 8);
     const uint64_t rest = static_cast<uint64_t>(buffer->size() - 16);
@@ -870,17 +897,21 @@ Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer, int64_t 
                      " bytes");
     }
     indices_buf = Buffer::Slice(buffer, 16, static_cast<int64_t>(a));
-    items_buf = Buffer::Slice(buffer, 16 + static_cast<int64_t>(a), static_cast<int64_t>(b));
+    items_buf =
+        Buffer::Slice(buffer, 16 + static_cast<int64_t>(a), static_cast<int64_t>(b));
   } else if (buffer && buffer->size() != 0) {
     return Corrupt("metadata-only block dictionary has a payload");
   }
-  LANCE_ASSIGN_OR_RAISE(DataBlock indices, Block(d.indices(), indices_buf, num_values, depth + 1));
-  LANCE_ASSIGN_OR_RAISE(DataBlock items,
-                        Block(d.items(), items_buf, static_cast<int64_t>(num_items), depth + 1));
+  LANCE_ASSIGN_OR_RAISE(DataBlock indices,
+                        Block(d.indices(), indices_buf, num_values, depth + 1));
+  LANCE_ASSIGN_OR_RAISE(
+      DataBlock items,
+      Block(d.items(), items_buf, static_cast<int64_t>(num_items), depth + 1));
   if (indices.kind != DataBlock::Kind::kFixed || indices.bits_per_value != 32) {
     return Corrupt("block dictionary indices are not 32-bit values");
   }
-  LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> values, FixedAsU64(items, "dictionary items"));
+  LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> values,
+                        FixedAsU64(items, "dictionary items"));
   const int64_t width = static_cast<int64_t>(items.bits_per_value / 8);
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(num_values * width));
   const uint8_t* idx = indices.data->data();
@@ -903,7 +934,8 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
     return Corrupt("block claims " + std::to_string(num_values) + " values");
   }
   if (e.has_constant()) {
-    if (buffer_in && buffer_in->size() != 0) return Corrupt("constant block has a payload");
+    if (buffer_in && buffer_in->size() != 0)
+      return Corrupt("constant block has a payload");
     return ConstantValues(e, num_values);
   }
   if (e.has_dictionary()) return BlockDictionary(e, buffer_in, num_values, depth);
@@ -927,8 +959,8 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
       // Lance 14.0.2 never writes buffer compression on flat; when present it is read
       // with Lance's general framing.
       if (e.flat().has_data()) {
-        LANCE_ASSIGN_OR_RAISE(data, Decompress(e.flat().data(), buffer, bytes,
-                                               internal::kMaxBlockBytes));
+        LANCE_ASSIGN_OR_RAISE(
+            data, Decompress(e.flat().data(), buffer, bytes, internal::kMaxBlockBytes));
       }
       LANCE_ASSIGN_OR_RAISE(data, SliceExact(data, bytes, "flat block", false));
       return DataBlock::Fixed(bits, num_values, std::move(data));
@@ -967,8 +999,8 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
       LANCE_ASSIGN_OR_RAISE(auto widths, RleWidths(e));
       (void)widths;
       // [u64 values_size][run values][run lengths]
-      if (buffer->size() < 8) return Corrupt("RLE block of " +
-                                             std::to_string(buffer->size()) + " bytes");
+      if (buffer->size() < 8)
+        return Corrupt("RLE block of " + std::to_string(buffer->size()) + " bytes");
       const uint64_t vs = LoadLE<uint64_t>(buffer->data());
       if (vs > static_cast<uint64_t>(buffer->size() - 8)) {
         return Corrupt("RLE block values size " + std::to_string(vs) + " passes its end");
@@ -985,7 +1017,8 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
 
 }  // namespace
 
-Result<DataBlock> DecodeBlock(const CE& encoding, const BufferPtr& buffer, int64_t num_values) {
+Result<DataBlock> DecodeBlock(const CE& encoding, const BufferPtr& buffer,
+                              int64_t num_values) {
   return Block(encoding, buffer, num_values, 0);
 }
 
@@ -1025,9 +1058,9 @@ Result<DataBlock> DecodeFixedPerValue(const CE& e, const BufferPtr& data_in,
       if (bits == 0 || e.flat().has_data()) {
         return Status::NotImplemented("the " + Describe(e) + " fixed per-value encoding");
       }
-      LANCE_ASSIGN_OR_RAISE(BufferPtr values,
-                            SliceExact(data, BytesForBits(num_values, bits),
-                                       "full-zip values", false));
+      LANCE_ASSIGN_OR_RAISE(
+          BufferPtr values,
+          SliceExact(data, BytesForBits(num_values, bits), "full-zip values", false));
       return DataBlock::Fixed(bits, num_values, std::move(values));
     }
     case CE::kConstant:
@@ -1049,7 +1082,8 @@ namespace {
 
 // Offsets of a kVariable block as u64, validated non-decreasing and inside data.
 Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
-  if (v.kind != DataBlock::Kind::kVariable || (v.offset_bits != 32 && v.offset_bits != 64)) {
+  if (v.kind != DataBlock::Kind::kVariable ||
+      (v.offset_bits != 32 && v.offset_bits != 64)) {
     return Status::Invalid("variable per-value input is not a 32/64-bit variable block");
   }
   const int64_t w = v.offset_bits / 8;
@@ -1060,7 +1094,8 @@ Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
   std::vector<uint64_t> out(static_cast<size_t>(v.num_values) + 1);
   const uint8_t* p = v.offsets->data();
   for (int64_t i = 0; i <= v.num_values; ++i) {
-    out[static_cast<size_t>(i)] = w == 4 ? LoadLE<uint32_t>(p + 4 * i) : LoadLE<uint64_t>(p + 8 * i);
+    out[static_cast<size_t>(i)] =
+        w == 4 ? LoadLE<uint32_t>(p + 4 * i) : LoadLE<uint64_t>(p + 8 * i);
     if ((i > 0 && out[static_cast<size_t>(i)] < out[static_cast<size_t>(i) - 1]) ||
         out[static_cast<size_t>(i)] > static_cast<uint64_t>(v.data->size())) {
       return Corrupt("variable per-value offsets decrease or pass the end of the values");
@@ -1074,10 +1109,12 @@ Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
 // ---------------------------------------------------------------------------------------
 // Page dictionaries
 
-Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBlock& indices) {
-  if (indices.kind != DataBlock::Kind::kFixed || !IsFixedWordWidth(indices.bits_per_value) ||
-      !indices.data ||
-      indices.data->size() < indices.num_values * static_cast<int64_t>(indices.bits_per_value / 8)) {
+Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
+                                     const DataBlock& indices) {
+  if (indices.kind != DataBlock::Kind::kFixed ||
+      !IsFixedWordWidth(indices.bits_per_value) || !indices.data ||
+      indices.data->size() <
+          indices.num_values * static_cast<int64_t>(indices.bits_per_value / 8)) {
     return Corrupt("dictionary indices are not 8/16/32/64-bit integers");
   }
   const int64_t n = indices.num_values;
@@ -1109,12 +1146,14 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBloc
       return Corrupt("dictionary values are truncated");
     }
     int64_t total;
-    if (!internal::CheckedMul(n, w, &total)) return Corrupt("dictionary output overflows");
+    if (!internal::CheckedMul(n, w, &total))
+      return Corrupt("dictionary output overflows");
     LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(total));
     const uint8_t* src = dictionary.data->data();
     uint8_t* dst = out->mutable_data();
     for (int64_t i = 0; i < n; ++i) {
-      std::memcpy(dst + i * w, src + static_cast<int64_t>(index(i)) * w, static_cast<size_t>(w));
+      std::memcpy(dst + i * w, src + static_cast<int64_t>(index(i)) * w,
+                  static_cast<size_t>(w));
     }
     return DataBlock::Fixed(dictionary.bits_per_value, n, std::move(out));
   }
@@ -1126,7 +1165,8 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBloc
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t k = index(i);
       total += static_cast<int64_t>(offsets[k + 1] - offsets[k]);
-      if (total > limit) return Corrupt("dictionary output exceeds " + std::to_string(limit));
+      if (total > limit)
+        return Corrupt("dictionary output exceeds " + std::to_string(limit));
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr data, internal::AllocateOut(total));
     LANCE_ASSIGN_OR_RAISE(BufferPtr out_offsets, internal::AllocateOut((n + 1) * w));
@@ -1170,17 +1210,21 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   bool known = true;
   const uint8_t* src = values.data->data();
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t a = offsets[static_cast<size_t>(i)], b = offsets[static_cast<size_t>(i) + 1];
-    LANCE_ASSIGN_OR_RAISE(int64_t size, GeneralDeclaredSize(g.compression().scheme(), src + a,
-                                                            static_cast<int64_t>(b - a)));
+    const uint64_t a = offsets[static_cast<size_t>(i)],
+                   b = offsets[static_cast<size_t>(i) + 1];
+    if (a == b) continue;  // a null or empty value stores nothing
+    LANCE_ASSIGN_OR_RAISE(int64_t size,
+                          GeneralDeclaredSize(g.compression().scheme(), src + a,
+                                              static_cast<int64_t>(b - a)));
     if (size < 0) {
       known = false;  // a bare zstd stream without a content size
       continue;
     }
-    if (size > DecompressCap(g.compression().scheme(), static_cast<int64_t>(b - a), limit) ||
+    if (size >
+            DecompressCap(g.compression().scheme(), static_cast<int64_t>(b - a), limit) ||
         total + size > limit) {
-      return Corrupt("general per-value data declares more than " + std::to_string(limit) +
-                     " bytes");
+      return Corrupt("general per-value data declares more than " +
+                     std::to_string(limit) + " bytes");
     }
     total += size;
   }
@@ -1197,8 +1241,13 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   };
   store(0, 0);
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t a = offsets[static_cast<size_t>(i)], b = offsets[static_cast<size_t>(i) + 1];
+    const uint64_t a = offsets[static_cast<size_t>(i)],
+                   b = offsets[static_cast<size_t>(i) + 1];
     const int64_t csize = static_cast<int64_t>(b - a);
+    if (csize == 0) {
+      store(i + 1, data.length());
+      continue;
+    }
     LANCE_ASSIGN_OR_RAISE(BufferPtr one,
                           GeneralDecompress(g.compression().scheme(), src + a, csize, -1,
                                             DecompressCap(g.compression().scheme(), csize,
@@ -1212,14 +1261,16 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   } else {
     LANCE_ASSIGN_OR_RAISE(bytes, data.Finish());
   }
-  return DataBlock::Variable(values.offset_bits, n, std::move(out_offsets), std::move(bytes));
+  return DataBlock::Variable(values.offset_bits, n, std::move(out_offsets),
+                             std::move(bytes));
 }
 
 // Lance's PackedStructVariablePerValueDecompressor: every row is the fields back to back,
 // a fixed field as its bits_per_value / 8 bytes, a variable field as a length prefix of
 // bits_per_length bits (32 or 64) and the bytes. An empty row (a null struct) gives every
 // field an empty placeholder: zero bytes for fixed fields, an empty value otherwise.
-Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values, int depth) {
+Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
+                                         int depth) {
   const auto& vps = e.variable_packed_struct();
   LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> rows, ReadOffsets(values));
   const int64_t n = values.num_values;
@@ -1236,8 +1287,8 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values, i
     Field field{&f.value(), f.has_bits_per_value(), 0, {}, {}};
     if (f.has_bits_per_value()) {
       if (f.bits_per_value() % 8 != 0 || f.bits_per_value() > (1u << 20)) {
-        return Corrupt("variable_packed_struct field of " + std::to_string(f.bits_per_value()) +
-                       " bits");
+        return Corrupt("variable_packed_struct field of " +
+                       std::to_string(f.bits_per_value()) + " bits");
       }
       field.bytes = static_cast<int64_t>(f.bits_per_value() / 8);
     } else if (f.has_bits_per_length()) {
@@ -1319,8 +1370,9 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values, i
         if (f.offsets[static_cast<size_t>(i)] > 0xFFFFFFFFull) {
           return Corrupt("variable_packed_struct field exceeds 32-bit offsets");
         }
-        internal::StoreLE<uint32_t>(offs->mutable_data() + 4 * i,
-                                    static_cast<uint32_t>(f.offsets[static_cast<size_t>(i)]));
+        internal::StoreLE<uint32_t>(
+            offs->mutable_data() + 4 * i,
+            static_cast<uint32_t>(f.offsets[static_cast<size_t>(i)]));
       } else {
         internal::StoreLE<uint64_t>(offs->mutable_data() + 8 * i,
                                     f.offsets[static_cast<size_t>(i)]);

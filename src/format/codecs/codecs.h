@@ -27,7 +27,7 @@
 //   out_of_line_bitpacking                 x
 //   inline_bitpacking            x         x
 //   fsst                         x                                      x
-//   dictionary                          (2.3 only; decoded here as a superset)
+//   dictionary                          (Lance 2.3 only; read here in blocks)
 //   rle                          x         x
 //   byte_stream_split            x
 //   general                      x         x                            x
@@ -36,6 +36,10 @@
 //   variable_packed_struct                                              x (2.2)
 //
 // Anything else in a context gives NotImplemented naming the encoding and the context.
+// Read here beyond what Lance 14.0.2 accepts (nothing in 2.1/2.2 writes these): inline
+// bit-packing blocks of more than 1024 values (consecutive chunks), flat and variable
+// blocks with buffer compression, rle with u16/u32 run lengths, and the block dictionary
+// frame of Lance's 2.3 grammar.
 // The byte layout of each encoding is documented in the header of its kernel (bitpack.h,
 // variable.h, fsst.h, rle.h, byte_stream_split.h, general.h) and at its decoder in
 // codecs.cc.
@@ -124,7 +128,8 @@ Result<DataBlock> DecodeVariablePerValue(const pb21::CompressiveEncoding& encodi
 /// picked by `indices` (a chunk's values, decoded with DecodeMiniBlock: unsigned 8/16/32/
 /// 64-bit integers): a kFixed (byte-wide values) or kVariable block like `dictionary`.
 /// An index past the dictionary is Corrupt.
-Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary, const DataBlock& indices);
+Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
+                                     const DataBlock& indices);
 
 /// The number of value buffers one mini-block chunk of this value compression has (what
 /// MiniBlockLayout.num_buffers should say): 1 for most, 2 for rle, 1 + the number of

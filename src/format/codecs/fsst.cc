@@ -71,7 +71,8 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
   const int64_t n = in.num_values;
   constexpr int64_t w = sizeof(OffsetT);
   if (n < 0 || !in.offsets || in.offsets->size() < (n + 1) * w || !in.data) {
-    return Corrupt("FSST input has fewer offsets than its " + std::to_string(n) + " values");
+    return Corrupt("FSST input has fewer offsets than its " + std::to_string(n) +
+                   " values");
   }
   const uint8_t* offsets = in.offsets->data();
   const uint8_t* src = in.data->data();
@@ -154,8 +155,8 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
 
 }  // namespace
 
-Result<DataBlock> FsstDecompress(const FsstSymbolTable& table, const DataBlock& compressed,
-                                 int64_t max_bytes) {
+Result<DataBlock> FsstDecompress(const FsstSymbolTable& table,
+                                 const DataBlock& compressed, int64_t max_bytes) {
   if (compressed.kind != DataBlock::Kind::kVariable) {
     return Status::Invalid("FSST decompression of a non-variable block");
   }
@@ -165,8 +166,8 @@ Result<DataBlock> FsstDecompress(const FsstSymbolTable& table, const DataBlock& 
     case 64:
       return DecompressT<uint64_t>(table, compressed, max_bytes);
     default:
-      return Status::NotImplemented("FSST over " + std::to_string(compressed.offset_bits) +
-                                    "-bit offsets");
+      return Status::NotImplemented(
+          "FSST over " + std::to_string(compressed.offset_bits) + "-bit offsets");
   }
 }
 
@@ -203,7 +204,9 @@ class SymbolIndex {
  public:
   static constexpr int kBits = 11;
 
-  SymbolIndex() : short_(65536, -1), hash_(size_t{1} << kBits) { std::fill_n(byte_, 256, -1); }
+  SymbolIndex() : short_(65536, -1), hash_(size_t{1} << kBits) {
+    std::fill_n(byte_, 256, -1);
+  }
 
   // Adds a symbol if its lookup slot is free; returns false otherwise.
   bool Add(const Sym& s) {
@@ -272,7 +275,8 @@ Sample MakeSample(const uint8_t* data, const OffsetT* offsets, int64_t n) {
   Sample s;
   const int64_t total = n > 0 ? static_cast<int64_t>(offsets[n] - offsets[0]) : 0;
   auto add = [&](int64_t i) {
-    const int64_t a = static_cast<int64_t>(offsets[i]), b = static_cast<int64_t>(offsets[i + 1]);
+    const int64_t a = static_cast<int64_t>(offsets[i]),
+                  b = static_cast<int64_t>(offsets[i + 1]);
     if (a == b) return;
     s.bytes.insert(s.bytes.end(), data + a, data + b);
     s.ends.push_back(static_cast<int64_t>(s.bytes.size()));
@@ -287,7 +291,8 @@ Sample MakeSample(const uint8_t* data, const OffsetT* offsets, int64_t n) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     add(static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(n)));
   }
-  for (int64_t i = 0; i < n && static_cast<int64_t>(s.bytes.size()) < kTarget; ++i) add(i);
+  for (int64_t i = 0; i < n && static_cast<int64_t>(s.bytes.size()) < kTarget; ++i)
+    add(i);
   return s;
 }
 
@@ -341,7 +346,8 @@ struct SymKey {
 };
 struct SymKeyHash {
   size_t operator()(const SymKey& k) const {
-    return static_cast<size_t>(k.val * 0x9E3779B97F4A7C15ull) ^ static_cast<size_t>(k.len);
+    return static_cast<size_t>(k.val * 0x9E3779B97F4A7C15ull) ^
+           static_cast<size_t>(k.len);
   }
 };
 
@@ -418,7 +424,8 @@ FsstCompressor FsstCompressor::Train(const uint8_t* data, const OffsetT* offsets
   c.table_.num_symbols = static_cast<int>(best.symbols().size());
   for (int i = 0; i < c.table_.num_symbols; ++i) {
     c.table_.symbols[i] = best.symbols()[static_cast<size_t>(i)].val;
-    c.table_.lengths[i] = static_cast<uint8_t>(best.symbols()[static_cast<size_t>(i)].len);
+    c.table_.lengths[i] =
+        static_cast<uint8_t>(best.symbols()[static_cast<size_t>(i)].len);
   }
   c.BuildLookup();
   return c;
@@ -434,7 +441,8 @@ void FsstCompressor::BuildLookup() {
     if (len == 1) {
       if (byte_code_[val & 0xFF] < 0) byte_code_[val & 0xFF] = static_cast<int16_t>(i);
     } else if (len == 2) {
-      if (short_code_[val & 0xFFFF] < 0) short_code_[val & 0xFFFF] = static_cast<int16_t>(i);
+      if (short_code_[val & 0xFFFF] < 0)
+        short_code_[val & 0xFFFF] = static_cast<int16_t>(i);
     } else {
       HashEntry& e = hash_[HashPrefix(val, kHashBits)];
       if (e.len == 0 || e.len < len) {
@@ -446,7 +454,8 @@ void FsstCompressor::BuildLookup() {
   }
 }
 
-int64_t FsstCompressor::CompressValue(const uint8_t* in, int64_t size, uint8_t* out) const {
+int64_t FsstCompressor::CompressValue(const uint8_t* in, int64_t size,
+                                      uint8_t* out) const {
   int64_t o = 0;
   int64_t pos = 0;
   while (pos < size) {
@@ -481,8 +490,8 @@ int64_t FsstCompressor::CompressValue(const uint8_t* in, int64_t size, uint8_t* 
 }
 
 template <typename OffsetT>
-void FsstCompressor::Compress(const uint8_t* data, const OffsetT* offsets, int64_t num_values,
-                              std::vector<OffsetT>* out_offsets,
+void FsstCompressor::Compress(const uint8_t* data, const OffsetT* offsets,
+                              int64_t num_values, std::vector<OffsetT>* out_offsets,
                               std::vector<uint8_t>* out_data) const {
   const int64_t in_bytes =
       num_values > 0 ? static_cast<int64_t>(offsets[num_values] - offsets[0]) : 0;

@@ -61,8 +61,8 @@ void SerializeFsstSymbolTable(const FsstSymbolTable& table, uint8_t* out);
 /// data). The result is kVariable with offsets of the same width starting at 0. With
 /// encoder_switch = 0 the input is returned as is (after validating its offsets).
 /// `max_bytes` caps the decoded size.
-Result<DataBlock> FsstDecompress(const FsstSymbolTable& table, const DataBlock& compressed,
-                                 int64_t max_bytes);
+Result<DataBlock> FsstDecompress(const FsstSymbolTable& table,
+                                 const DataBlock& compressed, int64_t max_bytes);
 
 /// An FSST compressor: builds a symbol table from a sample of the input strings (the
 /// FSST algorithm: five rounds of greedy parsing the sample, counting symbols and symbol
@@ -74,7 +74,8 @@ class FsstCompressor {
   /// always switched on; callers following Lance switch FSST off (MakeUncompressedTable)
   /// below kFsstMinInputBytes.
   template <typename OffsetT>
-  static FsstCompressor Train(const uint8_t* data, const OffsetT* offsets, int64_t num_values);
+  static FsstCompressor Train(const uint8_t* data, const OffsetT* offsets,
+                              int64_t num_values);
 
   /// A table with encoder_switch = 0 and no symbols: values are stored as they are.
   static FsstSymbolTable MakeUncompressedTable();
@@ -94,8 +95,8 @@ class FsstCompressor {
  private:
   static constexpr int kHashBits = 11;  // the same slots the trainer fills
   struct HashEntry {
-    uint64_t val = 0;   // symbol bytes
-    uint8_t len = 0;    // 0 = empty slot
+    uint64_t val = 0;  // symbol bytes
+    uint8_t len = 0;   // 0 = empty slot
     uint8_t code = 0;
   };
   void BuildLookup();

@@ -28,13 +28,13 @@ constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 // compressing a 4 KiB chunk.
 ZSTD_CCtx* ThreadCCtx() {
   thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> ctx(ZSTD_createCCtx(),
-                                                                     &ZSTD_freeCCtx);
+                                                                      &ZSTD_freeCCtx);
   return ctx.get();
 }
 
 ZSTD_DCtx* ThreadDCtx() {
   thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(),
-                                                                     &ZSTD_freeDCtx);
+                                                                      &ZSTD_freeDCtx);
   return ctx.get();
 }
 
@@ -100,7 +100,8 @@ Status GeneralCompress(pb21::CompressionScheme scheme, std::optional<int> level,
   switch (scheme) {
     case pb21::COMPRESSION_ALGORITHM_ZSTD: {
       ZSTD_CCtx* cctx = ThreadCCtx();
-      if (cctx == nullptr) return Status::IOError("out of memory creating a zstd context");
+      if (cctx == nullptr)
+        return Status::IOError("out of memory creating a zstd context");
       const size_t bound = ZSTD_compressBound(static_cast<size_t>(size));
       std::vector<uint8_t> tmp(bound + 1);
       static const uint8_t kNothing[1] = {0};
@@ -143,7 +144,8 @@ Result<int64_t> GeneralDeclaredSize(pb21::CompressionScheme scheme, const uint8_
     case pb21::COMPRESSION_ALGORITHM_ZSTD: {
       if (size == 0) return int64_t{0};
       if (IsBareZstd(data, size)) {
-        const unsigned long long n = ZSTD_getFrameContentSize(data, static_cast<size_t>(size));
+        const unsigned long long n =
+            ZSTD_getFrameContentSize(data, static_cast<size_t>(size));
         if (n == ZSTD_CONTENTSIZE_ERROR) return Corrupt("not a zstd frame");
         if (n == ZSTD_CONTENTSIZE_UNKNOWN) return int64_t{-1};
         if (n > static_cast<unsigned long long>(internal::kMaxBlockBytes)) {
@@ -153,13 +155,15 @@ Result<int64_t> GeneralDeclaredSize(pb21::CompressionScheme scheme, const uint8_
       }
       const uint64_t n = LoadLE<uint64_t>(data);
       if (n > static_cast<uint64_t>(internal::kMaxBlockBytes)) {
-        return Corrupt("zstd length prefix " + std::to_string(n) + " is implausibly large");
+        return Corrupt("zstd length prefix " + std::to_string(n) +
+                       " is implausibly large");
       }
       return static_cast<int64_t>(n);
     }
     case pb21::COMPRESSION_ALGORITHM_LZ4:
-      if (size < 4) return Corrupt("lz4 buffer of " + std::to_string(size) +
-                                   " bytes has no length prefix");
+      if (size < 4)
+        return Corrupt("lz4 buffer of " + std::to_string(size) +
+                       " bytes has no length prefix");
       return static_cast<int64_t>(LoadLE<uint32_t>(data));
     default:
       return Status::NotImplemented("general compression scheme " +
@@ -178,7 +182,8 @@ Result<BufferPtr> GeneralDecompress(pb21::CompressionScheme scheme, const uint8_
         }
         return internal::EmptyBuffer();
       }
-      if (IsBareZstd(data, size)) return DecompressBareZstd(data, size, expected, max_bytes);
+      if (IsBareZstd(data, size))
+        return DecompressBareZstd(data, size, expected, max_bytes);
       const uint64_t n = LoadLE<uint64_t>(data);
       if ((expected >= 0 && n != static_cast<uint64_t>(expected)) ||
           (expected < 0 && n > static_cast<uint64_t>(max_bytes))) {
@@ -187,11 +192,14 @@ Result<BufferPtr> GeneralDecompress(pb21::CompressionScheme scheme, const uint8_
                                       : " exceeds the " + std::to_string(max_bytes) +
                                             " bytes allowed"));
       }
-      LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(static_cast<int64_t>(n)));
+      LANCE_ASSIGN_OR_RAISE(BufferPtr out,
+                            internal::AllocateOut(static_cast<int64_t>(n)));
       ZSTD_DCtx* dctx = ThreadDCtx();
-      if (dctx == nullptr) return Status::IOError("out of memory creating a zstd context");
-      const size_t r = ZSTD_decompressDCtx(dctx, out->mutable_data(), static_cast<size_t>(n),
-                                           data + 8, static_cast<size_t>(size - 8));
+      if (dctx == nullptr)
+        return Status::IOError("out of memory creating a zstd context");
+      const size_t r =
+          ZSTD_decompressDCtx(dctx, out->mutable_data(), static_cast<size_t>(n), data + 8,
+                              static_cast<size_t>(size - 8));
       if (ZSTD_isError(r)) {
         return Corrupt(std::string("zstd data does not decompress: ") +
                        ZSTD_getErrorName(r));

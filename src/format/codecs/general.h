@@ -4,10 +4,10 @@
 //
 //   * ZSTD: `u64 LE uncompressed length` + one zstd frame (with content size). Lance
 //     compresses at the descriptor's level, default 0 (zstd's default, 3). On read, a
-//     buffer that starts with the zstd magic 0xFD2FB528 whose frame-header-descriptor byte
-//     (byte 4) has the reserved bit 0x10 clear, or that is shorter than 8 bytes, is read as
-//     a bare zstd stream (older writers); anything else is length-prefixed. An empty
-//     buffer decodes to nothing.
+//     buffer that starts with the zstd magic 0xFD2FB528 whose frame-header-descriptor
+//     byte (byte 4) has the reserved bit 0x10 clear, or that is shorter than 8 bytes, is
+//     read as a bare zstd stream (older writers); anything else is length-prefixed. An
+//     empty buffer decodes to nothing.
 //   * LZ4: `u32 LE uncompressed length` + one raw LZ4 block (LZ4_compress_default; the
 //     lz4 crate's "prepend size" block format).
 //
@@ -29,8 +29,9 @@ namespace lance::format::codecs {
 
 /// Appends `size` bytes at `data`, compressed and framed as above, to `out`. `level` is
 /// the zstd level (absent or 0: zstd's default); LZ4 ignores it.
-Status GeneralCompress(lance::encodings21::CompressionScheme scheme, std::optional<int> level,
-                       const uint8_t* data, int64_t size, BufferBuilder* out);
+Status GeneralCompress(lance::encodings21::CompressionScheme scheme,
+                       std::optional<int> level, const uint8_t* data, int64_t size,
+                       BufferBuilder* out);
 
 /// Decompresses one framed buffer. `expected` >= 0 demands exactly that many output bytes
 /// (and a matching length prefix); otherwise the output may not exceed `max_bytes`.

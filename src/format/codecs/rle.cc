@@ -76,7 +76,8 @@ Status EncodeT(const uint8_t* v, int64_t n, int length_bytes, BufferBuilder* val
 
 template <typename T>
 Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
-               const uint8_t* lengths, int64_t num_values, bool clamp, uint8_t* dst_bytes) {
+               const uint8_t* lengths, int64_t num_values, bool clamp,
+               uint8_t* dst_bytes) {
   T* dst = reinterpret_cast<T*>(dst_bytes);
   int64_t pos = 0;
   for (int64_t r = 0; r < num_runs; ++r) {
@@ -123,7 +124,8 @@ bool ValidWidths(int value_bytes, int length_bytes) {
 
 }  // namespace
 
-int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n, int length_bytes) {
+int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n,
+                       int length_bytes) {
   switch (value_bytes) {
     case 1:
       return EncodedSizeT<uint8_t>(data, n, length_bytes);
@@ -141,8 +143,9 @@ int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n, int leng
 Status RleEncode(int value_bytes, const uint8_t* data, int64_t n, int length_bytes,
                  BufferBuilder* values, BufferBuilder* lengths) {
   if (!ValidWidths(value_bytes, length_bytes)) {
-    return Status::Invalid("RLE of " + std::to_string(value_bytes) + "-byte values with " +
-                           std::to_string(length_bytes) + "-byte run lengths");
+    return Status::Invalid("RLE of " + std::to_string(value_bytes) +
+                           "-byte values with " + std::to_string(length_bytes) +
+                           "-byte run lengths");
   }
   switch (value_bytes) {
     case 1:
@@ -156,9 +159,9 @@ Status RleEncode(int value_bytes, const uint8_t* data, int64_t n, int length_byt
   }
 }
 
-Status RleDecode(int value_bytes, const uint8_t* values, int64_t values_size, int length_bytes,
-                 const uint8_t* lengths, int64_t lengths_size, int64_t num_values,
-                 bool clamp_overflow, uint8_t* dst) {
+Status RleDecode(int value_bytes, const uint8_t* values, int64_t values_size,
+                 int length_bytes, const uint8_t* lengths, int64_t lengths_size,
+                 int64_t num_values, bool clamp_overflow, uint8_t* dst) {
   if (!ValidWidths(value_bytes, length_bytes)) {
     return Status::NotImplemented("RLE of " + std::to_string(value_bytes * 8) +
                                   "-bit values with " + std::to_string(length_bytes * 8) +
@@ -211,7 +214,8 @@ Status RleEncodeMiniBlock(int value_bytes, const uint8_t* data, int64_t n,
       take = window;
       last = true;
     } else {
-      int64_t prefix = int64_t{1} << (63 - __builtin_clzll(static_cast<uint64_t>(window)));
+      int64_t prefix = int64_t{1}
+                       << (63 - __builtin_clzll(static_cast<uint64_t>(window)));
       while (prefix > 1) {
         if (RleEncodedSize(value_bytes, start, prefix, 1) <= max_chunk_bytes) break;
         prefix >>= 1;

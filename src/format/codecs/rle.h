@@ -27,7 +27,8 @@
 namespace lance::format::codecs {
 
 /// Bytes RleEncode would produce (values + lengths) for `n` values of `value_bytes`.
-int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n, int length_bytes = 1);
+int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n,
+                       int length_bytes = 1);
 
 /// Appends the runs of `n` values of `value_bytes` bytes at `data` to `values` and their
 /// lengths (`length_bytes` each) to `lengths`. REQUIRES: value_bytes in {1, 2, 4, 8},
@@ -38,9 +39,9 @@ Status RleEncode(int value_bytes, const uint8_t* data, int64_t n, int length_byt
 /// Expands runs into exactly `num_values` values at `dst` (num_values * value_bytes
 /// bytes). With `clamp_overflow` (mini-block) runs past num_values are cut off; without
 /// (block) they are corrupt. Runs that end short of num_values are always corrupt.
-Status RleDecode(int value_bytes, const uint8_t* values, int64_t values_size, int length_bytes,
-                 const uint8_t* lengths, int64_t lengths_size, int64_t num_values,
-                 bool clamp_overflow, uint8_t* dst);
+Status RleDecode(int value_bytes, const uint8_t* values, int64_t values_size,
+                 int length_bytes, const uint8_t* lengths, int64_t lengths_size,
+                 int64_t num_values, bool clamp_overflow, uint8_t* dst);
 
 /// One mini-block chunk cut by RleEncodeMiniBlock.
 struct RleChunk {

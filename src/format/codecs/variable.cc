@@ -18,8 +18,8 @@ namespace {
 // Lance pads variable-width chunks with 'H'.
 constexpr uint8_t kVariablePad = 0x48;
 
-// Lance's search_next_offset_idx: the end (exclusive value index) of the chunk that starts
-// at value `start`.
+// Lance's search_next_offset_idx: the end (exclusive value index) of the chunk that
+// starts at value `start`.
 template <typename OffsetT>
 int64_t NextChunkEnd(const OffsetT* offsets, int64_t n, int64_t start, int64_t aim,
                      int64_t max_values) {
@@ -51,11 +51,12 @@ Result<DataBlock> ReadChunkT(const BufferPtr& chunk, int64_t num_values) {
   const int64_t size = chunk->size();
   if (size % w != 0) {
     return Corrupt("variable-width chunk of " + std::to_string(size) +
-                   " bytes is not a multiple of its " + std::to_string(w) + "-byte offsets");
+                   " bytes is not a multiple of its " + std::to_string(w) +
+                   "-byte offsets");
   }
   if (num_values < 0 || num_values >= size / w) {
-    return Corrupt("variable-width chunk of " + std::to_string(size) + " bytes cannot hold " +
-                   std::to_string(num_values) + " values");
+    return Corrupt("variable-width chunk of " + std::to_string(size) +
+                   " bytes cannot hold " + std::to_string(num_values) + " values");
   }
   const uint8_t* p = chunk->data();
   const uint64_t first = LoadLE<OffsetT>(p);
@@ -248,10 +249,10 @@ template std::vector<VariableChunk> PlanVariableChunks<uint32_t>(const uint32_t*
                                                                  int64_t, int64_t);
 template std::vector<VariableChunk> PlanVariableChunks<uint64_t>(const uint64_t*, int64_t,
                                                                  int64_t, int64_t);
-template Status WriteVariableChunk<uint32_t>(const uint32_t*, const uint8_t*, int64_t, int64_t,
-                                             BufferBuilder*);
-template Status WriteVariableChunk<uint64_t>(const uint64_t*, const uint8_t*, int64_t, int64_t,
-                                             BufferBuilder*);
+template Status WriteVariableChunk<uint32_t>(const uint32_t*, const uint8_t*, int64_t,
+                                             int64_t, BufferBuilder*);
+template Status WriteVariableChunk<uint64_t>(const uint64_t*, const uint8_t*, int64_t,
+                                             int64_t, BufferBuilder*);
 template Result<BufferPtr> WriteVariableBlock<uint32_t>(const uint32_t*, const uint8_t*,
                                                         int64_t);
 template Result<BufferPtr> WriteVariableBlock<uint64_t>(const uint64_t*, const uint8_t*,

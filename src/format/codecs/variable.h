@@ -19,7 +19,8 @@
 //
 // with bytes_start = header + offsets size, and offsets relative to the value bytes. An
 // older, pre-stable layout is still read: `u8 bits (32|64)` then the value count (u32 or
-// u64) then bytes_start (u32 or u64); Lance tells them apart by bytes 1..3 being non-zero.
+// u64) then bytes_start (u32 or u64); Lance tells them apart by bytes 1..3 being
+// non-zero.
 
 #pragma once
 

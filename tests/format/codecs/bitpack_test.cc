@@ -30,7 +30,8 @@ std::vector<T> ModelPack(int width, const std::vector<T>& in) {
       for (int bit = 0; bit < width; ++bit) {
         if (!((static_cast<uint64_t>(in[idx]) >> bit) & 1)) continue;
         const int b = row * width + bit;
-        out[static_cast<size_t>(lanes * (b / t) + lane)] |= static_cast<T>(T{1} << (b % t));
+        out[static_cast<size_t>(lanes * (b / t) + lane)] |=
+            static_cast<T>(T{1} << (b % t));
       }
     }
   }
@@ -103,7 +104,8 @@ pb21::CompressiveEncoding Inline(int bits) {
 template <typename T>
 std::vector<T> Ramp(int64_t n, uint64_t mul, uint64_t add) {
   std::vector<T> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<T>(i * mul + add);
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = static_cast<T>(i * mul + add);
   return v;
 }
 
@@ -129,13 +131,17 @@ template <typename T>
 void InlineRoundTrip(const std::vector<T>& values, int expect_width = -1) {
   if (expect_width < 0) expect_width = OrWidth(values);
   BufferBuilder out;
-  ASSERT_TRUE(AppendInlineBitpacked(values.data(), static_cast<int64_t>(values.size()), &out).ok());
+  ASSERT_TRUE(
+      AppendInlineBitpacked(values.data(), static_cast<int64_t>(values.size()), &out)
+          .ok());
   auto buf = out.Finish().value();
   T width;
   std::memcpy(&width, buf->data(), sizeof(T));
   EXPECT_EQ(width, static_cast<T>(expect_width));
-  EXPECT_EQ(buf->size(), static_cast<int64_t>(sizeof(T) * (1 + PackedWords<T>(expect_width))));
-  auto r = DecodeMiniBlock(Inline(sizeof(T) * 8), {buf}, static_cast<int64_t>(values.size()));
+  EXPECT_EQ(buf->size(),
+            static_cast<int64_t>(sizeof(T) * (1 + PackedWords<T>(expect_width))));
+  auto r =
+      DecodeMiniBlock(Inline(sizeof(T) * 8), {buf}, static_cast<int64_t>(values.size()));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ExpectValues(*r, values);
   auto b = DecodeBlock(Inline(sizeof(T) * 8), buf, static_cast<int64_t>(values.size()));
@@ -175,7 +181,8 @@ TEST(InlineBitpacking, BlockReadsConsecutiveChunks) {
   BufferBuilder out;
   for (size_t i = 0; i < values.size(); i += 1024) {
     const size_t n = std::min<size_t>(1024, values.size() - i);
-    ASSERT_TRUE(AppendInlineBitpacked(values.data() + i, static_cast<int64_t>(n), &out).ok());
+    ASSERT_TRUE(
+        AppendInlineBitpacked(values.data() + i, static_cast<int64_t>(n), &out).ok());
   }
   auto buf = out.Finish().value();
   auto b = DecodeBlock(Inline(16), buf, 2500);
@@ -212,7 +219,10 @@ TEST(InlineBitpacking, RejectsDamage) {
 pb21::CompressiveEncoding OutOfLine(int bits, int width) {
   pb21::CompressiveEncoding e;
   e.mutable_out_of_line_bitpacking()->set_uncompressed_bits_per_value(bits);
-  e.mutable_out_of_line_bitpacking()->mutable_values()->mutable_flat()->set_bits_per_value(width);
+  e.mutable_out_of_line_bitpacking()
+      ->mutable_values()
+      ->mutable_flat()
+      ->set_bits_per_value(width);
   return e;
 }
 
@@ -270,7 +280,8 @@ TEST(OutOfLineBitpacking, RejectsDamage) {
   EXPECT_FALSE(DecodeBlock(OutOfLine(16, 2), Buf(bytes), int64_t{1} << 45).ok());
   pb21::CompressiveEncoding e = OutOfLine(16, 2);
   e.mutable_out_of_line_bitpacking()->mutable_values()->mutable_constant();
-  EXPECT_EQ(DecodeBlock(e, Buf(bytes), 3000).status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(DecodeBlock(e, Buf(bytes), 3000).status().code(),
+            StatusCode::kNotImplemented);
   // Out-of-line bit-packing is a block encoding only.
   EXPECT_EQ(DecodeMiniBlock(OutOfLine(16, 2), {Buf(bytes)}, 3000).status().code(),
             StatusCode::kNotImplemented);

@@ -62,10 +62,10 @@ inline BufferPtr Buf(const std::vector<uint8_t>& bytes) {
   return r.ok() ? r.value() : nullptr;
 }
 
-
 inline std::string Str(const BufferPtr& b) {
   if (!b) return {};
-  return std::string(reinterpret_cast<const char*>(b->data()), static_cast<size_t>(b->size()));
+  return std::string(reinterpret_cast<const char*>(b->data()),
+                     static_cast<size_t>(b->size()));
 }
 
 /// A golden vector file: JSON in one zstd frame, decompressed with the codecs' own zstd.
@@ -75,9 +75,9 @@ inline json LoadGolden(const std::string& version) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string packed = ss.str();
-  auto text = GeneralDecompress(pb21::COMPRESSION_ALGORITHM_ZSTD,
-                                reinterpret_cast<const uint8_t*>(packed.data()),
-                                static_cast<int64_t>(packed.size()), -1, int64_t{256} << 20);
+  auto text = GeneralDecompress(
+      pb21::COMPRESSION_ALGORITHM_ZSTD, reinterpret_cast<const uint8_t*>(packed.data()),
+      static_cast<int64_t>(packed.size()), -1, int64_t{256} << 20);
   if (!text.ok()) {
     ADD_FAILURE() << text.status().ToString();
     return json();
@@ -103,8 +103,8 @@ inline DataBlock MakeVariable(int offset_bits, const std::vector<uint64_t>& offs
       offs.append(reinterpret_cast<const char*>(&o), 8);
     }
   }
-  return DataBlock::Variable(offset_bits, static_cast<int64_t>(offsets.size()) - 1, Buf(offs),
-                             Buf(data));
+  return DataBlock::Variable(offset_bits, static_cast<int64_t>(offsets.size()) - 1,
+                             Buf(offs), Buf(data));
 }
 
 inline bool Bit(const std::string& bitmap, int64_t i) {
@@ -123,11 +123,13 @@ inline std::vector<std::string> Values(const DataBlock& b) {
     case DataBlock::Kind::kFixed: {
       if (b.bits_per_value % 8 != 0) {
         EXPECT_EQ(b.bits_per_value, 1u);
-        for (int64_t i = 0; i < b.num_values; ++i) out.push_back(Bit(b.data, i) ? "1" : "0");
+        for (int64_t i = 0; i < b.num_values; ++i)
+          out.push_back(Bit(b.data, i) ? "1" : "0");
         break;
       }
       const size_t w = b.bits_per_value / 8;
-      EXPECT_GE(static_cast<size_t>(b.data->size()), w * static_cast<size_t>(b.num_values));
+      EXPECT_GE(static_cast<size_t>(b.data->size()),
+                w * static_cast<size_t>(b.num_values));
       for (int64_t i = 0; i < b.num_values; ++i) {
         out.emplace_back(reinterpret_cast<const char*>(b.data->data()) + w * i, w);
       }
@@ -167,7 +169,8 @@ inline std::vector<std::string> ExpectedValues(const json& e) {
   if (e["kind"] == "fixed") {
     const uint64_t bits = e["bits"].get<uint64_t>();
     if (bits == 1) {
-      for (size_t i = 0; i < data.size() * 8; ++i) out.push_back(Bit(data, i) ? "1" : "0");
+      for (size_t i = 0; i < data.size() * 8; ++i)
+        out.push_back(Bit(data, i) ? "1" : "0");
       return out;  // trimmed by the caller to the value count
     }
     const size_t w = bits / 8;

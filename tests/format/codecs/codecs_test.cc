@@ -25,7 +25,8 @@ pb21::CompressiveEncoding Flat(int bits) {
   return e;
 }
 
-pb21::CompressiveEncoding Fsl(int dim, bool validity, const pb21::CompressiveEncoding& inner) {
+pb21::CompressiveEncoding Fsl(int dim, bool validity,
+                              const pb21::CompressiveEncoding& inner) {
   pb21::CompressiveEncoding e;
   e.mutable_fixed_size_list()->set_items_per_value(dim);
   e.mutable_fixed_size_list()->set_has_validity(validity);
@@ -43,7 +44,7 @@ TEST(Flat, ZeroCopyAndExactSizes) {
   const BufferPtr in = Buf(std::string("\x01\x00\x02\x00\x03\x00", 6));
   auto r = DecodeMiniBlock(Flat(16), {in}, 3);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->data->data(), in->data());  // a view, not a copy
+  EXPECT_EQ(r->data->data(), in->data());                 // a view, not a copy
   EXPECT_FALSE(DecodeMiniBlock(Flat(16), {in}, 2).ok());  // mini-block sizes are exact
   EXPECT_TRUE(DecodeBlock(Flat(16), in, 2).ok());         // a block may be longer
   EXPECT_FALSE(DecodeBlock(Flat(16), in, 4).ok());
@@ -57,7 +58,8 @@ TEST(Flat, ZeroCopyAndExactSizes) {
   EXPECT_FALSE(DecodeMiniBlock(Flat(0), {in}, 0).ok());
   auto compressed = Flat(16);
   compressed.mutable_flat()->mutable_data()->set_scheme(pb21::COMPRESSION_ALGORITHM_LZ4);
-  EXPECT_EQ(DecodeMiniBlock(compressed, {in}, 3).status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(DecodeMiniBlock(compressed, {in}, 3).status().code(),
+            StatusCode::kNotImplemented);
   // Wrong number of buffers.
   EXPECT_FALSE(DecodeMiniBlock(Flat(16), {in, in}, 3).ok());
   EXPECT_FALSE(DecodeMiniBlock(Flat(16), {}, 3).ok());
@@ -105,8 +107,8 @@ TEST(FixedSizeList, PerValueZipsValidityIntoEachValue) {
   const auto e = Fsl(3, true, Fsl(2, true, Flat(8)));
   EXPECT_EQ(FixedPerValueBits(e).value(), 64u);
   EXPECT_EQ(MiniBlockBufferCount(e).value(), 3);
-  const std::string rows = std::string("\x05\x3f", 2) + "abcdef" + std::string("\x07\x21", 2) +
-                           "ghijkl";
+  const std::string rows =
+      std::string("\x05\x3f", 2) + "abcdef" + std::string("\x07\x21", 2) + "ghijkl";
   auto r = DecodeFixedPerValue(e, Buf(rows), 2);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->kind, DataBlock::Kind::kFixedSizeList);
@@ -150,7 +152,8 @@ TEST(FixedSizeList, NoValidityIsAView) {
   EXPECT_FALSE(FixedPerValueBits(Fsl(0, false, Flat(32))).ok());
   pb21::CompressiveEncoding leaf;
   leaf.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(32);
-  EXPECT_EQ(FixedPerValueBits(Fsl(4, false, leaf)).status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(FixedPerValueBits(Fsl(4, false, leaf)).status().code(),
+            StatusCode::kNotImplemented);
 }
 
 pb21::CompressiveEncoding Packed(std::vector<int> widths) {
@@ -166,14 +169,19 @@ pb21::CompressiveEncoding Packed(std::vector<int> widths) {
 
 TEST(PackedStruct, SplitsRows) {
   const auto e = Packed({8, 32});
-  const std::string rows("a\x01\x00\x00\x00" "b\x02\x00\x00\x00", 10);
+  const std::string rows(
+      "a\x01\x00\x00\x00"
+      "b\x02\x00\x00\x00",
+      10);
   for (bool mini : {true, false}) {
-    auto r = mini ? DecodeMiniBlock(e, {Buf(rows)}, 2) : DecodeFixedPerValue(e, Buf(rows), 2);
+    auto r =
+        mini ? DecodeMiniBlock(e, {Buf(rows)}, 2) : DecodeFixedPerValue(e, Buf(rows), 2);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_EQ(r->kind, DataBlock::Kind::kStruct);
     ASSERT_EQ(r->children.size(), 2u);
     EXPECT_EQ(Str(r->children[0].data), "ab");
-    EXPECT_EQ(Str(r->children[1].data), std::string("\x01\x00\x00\x00\x02\x00\x00\x00", 8));
+    EXPECT_EQ(Str(r->children[1].data),
+              std::string("\x01\x00\x00\x00\x02\x00\x00\x00", 8));
   }
   EXPECT_EQ(FixedPerValueBits(e).value(), 40u);
   EXPECT_FALSE(DecodeMiniBlock(e, {Buf(rows)}, 3).ok());
@@ -189,7 +197,11 @@ TEST(VariablePackedStruct, ParsesRows) {
   *f0->mutable_value() = Flat(16);
   f0->set_bits_per_value(16);
   auto* f1 = e.mutable_variable_packed_struct()->add_fields();
-  f1->mutable_value()->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(32);
+  f1->mutable_value()
+      ->mutable_variable()
+      ->mutable_offsets()
+      ->mutable_flat()
+      ->set_bits_per_value(32);
   f1->set_bits_per_length(32);
   // Row 0: 7, "hi"; row 1: empty (a null struct); row 2: 9, "".
   std::string data = std::string("\x07\x00\x02\x00\x00\x00", 6) + "hi" +
@@ -200,11 +212,14 @@ TEST(VariablePackedStruct, ParsesRows) {
   EXPECT_EQ(Str(r->children[0].data), std::string("\x07\x00\x00\x00\x09\x00", 6));
   EXPECT_EQ(testing::Values(r->children[1]), (std::vector<std::string>{"hi", "", ""}));
   // A row with bytes left over, a length past the row.
-  EXPECT_FALSE(DecodeVariablePerValue(e, testing::MakeVariable(32, {0, 9}, data + "x")).ok());
+  EXPECT_FALSE(
+      DecodeVariablePerValue(e, testing::MakeVariable(32, {0, 9}, data + "x")).ok());
   std::string lying = data;
   lying[2] = 100;
-  EXPECT_FALSE(DecodeVariablePerValue(e, testing::MakeVariable(32, {0, 8, 8, 14}, lying)).ok());
-  EXPECT_EQ(DecodeMiniBlock(e, {Buf(data)}, 3).status().code(), StatusCode::kNotImplemented);
+  EXPECT_FALSE(
+      DecodeVariablePerValue(e, testing::MakeVariable(32, {0, 8, 8, 14}, lying)).ok());
+  EXPECT_EQ(DecodeMiniBlock(e, {Buf(data)}, 3).status().code(),
+            StatusCode::kNotImplemented);
 }
 
 TEST(Constant, MaterializesOrIsAllNull) {
@@ -218,7 +233,8 @@ TEST(Constant, MaterializesOrIsAllNull) {
   EXPECT_EQ(FixedPerValueBits(Constant("abcd")).value(), 32u);
   EXPECT_FALSE(DecodeBlock(Constant("ab"), Buf(std::string("x")), 1).ok());
   EXPECT_FALSE(DecodeBlock(Constant("ab"), nullptr, int64_t{1} << 39).ok());
-  EXPECT_EQ(DecodeMiniBlock(Constant("ab"), {}, 1).status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(DecodeMiniBlock(Constant("ab"), {}, 1).status().code(),
+            StatusCode::kNotImplemented);
 }
 
 TEST(Dictionary, BlockFrame) {
@@ -245,14 +261,20 @@ TEST(Dictionary, BlockFrame) {
   bad[16] = 5;
   EXPECT_FALSE(DecodeBlock(e, Buf(bad), 3).ok());
   EXPECT_FALSE(DecodeBlock(e, Buf(frame + "x"), 3).ok());
-  EXPECT_EQ(DecodeMiniBlock(e, {Buf(frame)}, 3).status().code(), StatusCode::kNotImplemented);
+  EXPECT_EQ(DecodeMiniBlock(e, {Buf(frame)}, 3).status().code(),
+            StatusCode::kNotImplemented);
 }
 
 TEST(GeneralPerValue, EachValueCompressedOnItsOwn) {
   pb21::CompressiveEncoding e;
-  e.mutable_general()->mutable_compression()->set_scheme(pb21::COMPRESSION_ALGORITHM_ZSTD);
+  e.mutable_general()->mutable_compression()->set_scheme(
+      pb21::COMPRESSION_ALGORITHM_ZSTD);
   e.mutable_general()->mutable_compression()->set_level(0);
-  e.mutable_general()->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()
+  e.mutable_general()
+      ->mutable_values()
+      ->mutable_variable()
+      ->mutable_offsets()
+      ->mutable_flat()
       ->set_bits_per_value(32);
   const std::vector<std::string> values{std::string(40000, 'q'), "", "short"};
   BufferBuilder data;
@@ -285,24 +307,58 @@ TEST(Contexts, RefuseWhatLanceRefuses) {
   EXPECT_EQ(DecodeBlock(fsst, nullptr, 0).status().code(), StatusCode::kNotImplemented);
   EXPECT_EQ(DecodeMiniBlock(fsst, {Buf(std::string("a"))}, 1).status().code(),
             StatusCode::kNotImplemented);
-  EXPECT_EQ(DecodeVariablePerValue(Flat(8), testing::MakeVariable(32, {0}, "")).status().code(),
+  EXPECT_EQ(
+      DecodeVariablePerValue(Flat(8), testing::MakeVariable(32, {0}, "")).status().code(),
+      StatusCode::kNotImplemented);
+  EXPECT_EQ(DecodeFixedPerValue(fsst, nullptr, 0).status().code(),
             StatusCode::kNotImplemented);
-  EXPECT_EQ(DecodeFixedPerValue(fsst, nullptr, 0).status().code(), StatusCode::kNotImplemented);
   const Status st = DecodeBlock(fsst, nullptr, 0).status();
   EXPECT_NE(st.message().find("fsst(flat(8))"), std::string::npos) << st.ToString();
 }
 
 TEST(Describe, NamesTheTree) {
   pb21::CompressiveEncoding e;
-  e.mutable_general()->mutable_compression()->set_scheme(pb21::COMPRESSION_ALGORITHM_ZSTD);
+  e.mutable_general()->mutable_compression()->set_scheme(
+      pb21::COMPRESSION_ALGORITHM_ZSTD);
   e.mutable_general()->mutable_compression()->set_level(3);
   auto* fsst = e.mutable_general()->mutable_values()->mutable_fsst();
-  fsst->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(
-      32);
+  fsst->mutable_values()
+      ->mutable_variable()
+      ->mutable_offsets()
+      ->mutable_flat()
+      ->set_bits_per_value(32);
   EXPECT_EQ(Describe(e), "general(zstd:3, fsst(variable(flat(32))))");
   EXPECT_EQ(Describe(Fsl(8, true, Flat(32))), "fixed_size_list(8, validity, flat(32))");
   EXPECT_EQ(Describe(Packed({8, 16})), "packed_struct([8,16], flat(24))");
   EXPECT_EQ(Describe(pb21::CompressiveEncoding()), "(no compression set)");
+}
+
+}  // namespace
+}  // namespace lance::format::codecs
+
+namespace lance::format::codecs {
+namespace {
+
+TEST(TakeFromDictionary, FixedAndVariable) {
+  const DataBlock fixed = DataBlock::Fixed(16, 3, testing::Buf(std::string("a1b2c3")));
+  const DataBlock indices =
+      DataBlock::Fixed(8, 4, testing::Buf(std::string("\x02\x00\x02\x01", 4)));
+  auto r = TakeFromDictionary(fixed, indices);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(testing::Str(r->data), "c3a1c3b2");
+  const DataBlock strings = testing::MakeVariable(64, {5, 5, 8, 10}, "#####abcde");
+  auto s = TakeFromDictionary(strings, indices);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->offset_bits, 64);
+  EXPECT_EQ(testing::Values(*s), (std::vector<std::string>{"de", "", "de", "abc"}));
+  const DataBlock bad =
+      DataBlock::Fixed(32, 1, testing::Buf(std::string("\x03\x00\x00\x00", 4)));
+  EXPECT_EQ(TakeFromDictionary(fixed, bad).status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(TakeFromDictionary(strings, bad).status().code(), StatusCode::kCorrupt);
+  // Indices that are not integers of a word width.
+  EXPECT_FALSE(
+      TakeFromDictionary(fixed, DataBlock::Fixed(12, 1, testing::Buf(std::string("ab"))))
+          .ok());
 }
 
 }  // namespace

@@ -24,9 +24,9 @@ using testing::json;
 struct Piece {
   std::string name;
   std::string context;
-  std::string encoding;               // protobuf bytes
-  std::vector<std::string> buffers;   // mini-block: the chunk's buffers; block/fixed: one
-  std::vector<uint64_t> offsets;      // variable per-value
+  std::string encoding;              // protobuf bytes
+  std::vector<std::string> buffers;  // mini-block: the chunk's buffers; block/fixed: one
+  std::vector<uint64_t> offsets;     // variable per-value
   int offset_bits = 32;
   int64_t num_values = 0;
 };
@@ -84,8 +84,8 @@ std::vector<Piece> LoadPieces() {
 }
 
 // Decodes, touching every byte of the result so that ASan checks the result's extent.
-Status Decode(const Piece& p, const std::string& encoding, const std::vector<std::string>& bufs,
-              int64_t num_values) {
+Status Decode(const Piece& p, const std::string& encoding,
+              const std::vector<std::string>& bufs, int64_t num_values) {
   pb21::CompressiveEncoding e;
   if (!e.ParseFromString(encoding)) return Status::Invalid("unparseable encoding");
   Result<DataBlock> r = Status::Invalid("no context");
@@ -145,7 +145,8 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
   int64_t decodes = 0, errors = 0;
   for (const Piece& p : pieces) {
     SCOPED_TRACE(p.name);
-    ASSERT_TRUE(Decode(p, p.encoding, p.buffers, p.num_values).ok()) << "the undamaged piece";
+    ASSERT_TRUE(Decode(p, p.encoding, p.buffers, p.num_values).ok())
+        << "the undamaged piece";
     // Truncation of every buffer.
     for (size_t b = 0; b < p.buffers.size(); ++b) {
       for (size_t cut : Cuts(p.buffers[b].size())) {
@@ -156,13 +157,13 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
       }
     }
     // Seeded bit flips in the buffers: single bits and bursts.
-    for (int trial = 0; trial < 96; ++trial) {
+    for (int trial = 0; trial < 256; ++trial) {
       auto bufs = p.buffers;
       const size_t b = rng() % bufs.size();
       if (bufs[b].empty()) continue;
       const int flips = trial % 4 == 0 ? 8 : 1;
       for (int f = 0; f < flips; ++f) {
-        const size_t pos = trial < 16 ? rng() % std::min<size_t>(bufs[b].size(), 64)
+        const size_t pos = trial < 64 ? rng() % std::min<size_t>(bufs[b].size(), 64)
                                       : rng() % bufs[b].size();
         bufs[b][pos] = static_cast<char>(bufs[b][pos] ^ (1u << (rng() % 8)));
       }
@@ -170,7 +171,7 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
       ++decodes;
     }
     // Bit flips in the encoding message (those that still parse are decoded).
-    for (int trial = 0; trial < 48; ++trial) {
+    for (int trial = 0; trial < 128; ++trial) {
       std::string enc = p.encoding;
       const size_t pos = rng() % std::min<size_t>(enc.size(), 96);
       enc[pos] = static_cast<char>(enc[pos] ^ (1u << (rng() % 8)));
@@ -188,6 +189,165 @@ TEST(CorruptInput, GoldenPiecesOnlyEverFailCleanly) {
   std::printf("  %lld damaged decodes, %lld errors\n", static_cast<long long>(decodes),
               static_cast<long long>(errors));
   EXPECT_GT(errors, decodes / 4);
+}
+
+}  // namespace
+}  // namespace lance::format::codecs
+
+namespace lance::format::codecs {
+namespace {
+
+// Random encoding trees with extreme parameters over random bytes, in every context.
+uint64_t Interesting(std::mt19937_64& rng) {
+  static const uint64_t kValues[] = {0,
+                                     1,
+                                     2,
+                                     3,
+                                     7,
+                                     8,
+                                     9,
+                                     15,
+                                     16,
+                                     17,
+                                     31,
+                                     32,
+                                     33,
+                                     63,
+                                     64,
+                                     65,
+                                     128,
+                                     255,
+                                     256,
+                                     1024,
+                                     4096,
+                                     1u << 20,
+                                     uint64_t{1} << 32,
+                                     uint64_t{1} << 40,
+                                     uint64_t{1} << 63,
+                                     ~uint64_t{0}};
+  return kValues[rng() % (sizeof(kValues) / sizeof(kValues[0]))];
+}
+
+void RandomEncoding(std::mt19937_64& rng, int depth, pb21::CompressiveEncoding* e) {
+  const int kind = depth > 3 ? static_cast<int>(rng() % 2) : static_cast<int>(rng() % 14);
+  auto child = [&](pb21::CompressiveEncoding* c) { RandomEncoding(rng, depth + 1, c); };
+  auto compression = [&](pb21::BufferCompression* c) {
+    c->set_scheme(static_cast<pb21::CompressionScheme>(rng() % 4));
+    if (rng() % 2) c->set_level(static_cast<int32_t>(rng() % 30) - 5);
+  };
+  switch (kind) {
+    case 0:
+      e->mutable_flat()->set_bits_per_value(Interesting(rng));
+      if (rng() % 8 == 0) compression(e->mutable_flat()->mutable_data());
+      break;
+    case 1: {
+      std::string v(rng() % 10, 'x');
+      for (auto& ch : v) ch = static_cast<char>(rng());
+      e->mutable_constant()->set_value(v);
+      break;
+    }
+    case 2:
+      child(e->mutable_variable()->mutable_offsets());
+      if (rng() % 8 == 0) compression(e->mutable_variable()->mutable_values());
+      break;
+    case 3:
+      e->mutable_out_of_line_bitpacking()->set_uncompressed_bits_per_value(
+          Interesting(rng));
+      child(e->mutable_out_of_line_bitpacking()->mutable_values());
+      break;
+    case 4:
+      e->mutable_inline_bitpacking()->set_uncompressed_bits_per_value(Interesting(rng));
+      break;
+    case 5: {
+      std::string table(rng() % 3 == 0 ? 2312 : rng() % 3000, '\0');
+      for (auto& ch : table) ch = static_cast<char>(rng() % 4 == 0 ? rng() : 0);
+      if (table.size() >= 8) {
+        const uint64_t header = (uint64_t{0x46535354} << 32) | (rng() & 0x01FFFFFF);
+        std::memcpy(table.data(), &header, 8);
+      }
+      e->mutable_fsst()->set_symbol_table(table);
+      child(e->mutable_fsst()->mutable_values());
+      break;
+    }
+    case 6:
+      child(e->mutable_dictionary()->mutable_indices());
+      child(e->mutable_dictionary()->mutable_items());
+      e->mutable_dictionary()->set_num_dictionary_items(Interesting(rng));
+      break;
+    case 7:
+      child(e->mutable_rle()->mutable_values());
+      child(e->mutable_rle()->mutable_run_lengths());
+      break;
+    case 8:
+      child(e->mutable_byte_stream_split()->mutable_values());
+      break;
+    case 9:
+      compression(e->mutable_general()->mutable_compression());
+      child(e->mutable_general()->mutable_values());
+      break;
+    case 10:
+      e->mutable_fixed_size_list()->set_items_per_value(Interesting(rng));
+      e->mutable_fixed_size_list()->set_has_validity(rng() % 2);
+      child(e->mutable_fixed_size_list()->mutable_values());
+      break;
+    case 11: {
+      const int n = static_cast<int>(rng() % 4);
+      for (int i = 0; i < n; ++i)
+        e->mutable_packed_struct()->add_bits_per_value(Interesting(rng));
+      child(e->mutable_packed_struct()->mutable_values());
+      break;
+    }
+    case 12: {
+      const int n = static_cast<int>(rng() % 4);
+      for (int i = 0; i < n; ++i) {
+        auto* f = e->mutable_variable_packed_struct()->add_fields();
+        child(f->mutable_value());
+        if (rng() % 2) {
+          f->set_bits_per_value(Interesting(rng));
+        } else {
+          f->set_bits_per_length(Interesting(rng));
+        }
+      }
+      break;
+    }
+    default:
+      break;  // no compression set
+  }
+}
+
+TEST(CorruptInput, RandomEncodingTreesOverRandomBytes) {
+  std::mt19937_64 rng(77);
+  int ok = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    pb21::CompressiveEncoding e;
+    RandomEncoding(rng, 0, &e);
+    std::vector<BufferPtr> buffers;
+    const int nbuf = static_cast<int>(rng() % 4);
+    for (int b = 0; b < nbuf; ++b) {
+      std::string bytes(rng() % 3 == 0 ? rng() % 5000 : rng() % 80, '\0');
+      for (auto& ch : bytes) ch = static_cast<char>(rng() % 3 == 0 ? rng() : rng() % 4);
+      buffers.push_back(Buf(bytes));
+    }
+    const int64_t n =
+        static_cast<int64_t>(rng() % 3 == 0 ? Interesting(rng) : rng() % 2000);
+    SCOPED_TRACE(Describe(e));
+    ok += DecodeMiniBlock(e, buffers, n).ok();
+    ok += DecodeBlock(e, buffers.empty() ? nullptr : buffers[0], n).ok();
+    if (FixedPerValueBits(e).ok()) {
+      ok += DecodeFixedPerValue(e, buffers.empty() ? nullptr : buffers[0], n).ok();
+    }
+    const int64_t count = static_cast<int64_t>(rng() % 50);
+    std::vector<uint64_t> offsets{0};
+    const std::string data = buffers.empty() ? std::string() : testing::Str(buffers[0]);
+    for (int64_t i = 0; i < count; ++i) {
+      offsets.push_back(std::min<uint64_t>(data.size(), offsets.back() + rng() % 40));
+    }
+    ok += DecodeVariablePerValue(
+              e, testing::MakeVariable(rng() % 2 ? 32 : 64, offsets, data))
+              .ok();
+    (void)MiniBlockBufferCount(e);
+  }
+  std::printf("  %d random decodes succeeded\n", ok);
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ TEST(Fsst, CompressesLikeFsst) {
   Strings s(values);
   const auto c = FsstCompressor::Train(s.bytes(), s.offsets.data(), s.size());
   const DataBlock comp = Compressed(c, s);
-  const double ratio = static_cast<double>(s.data.size()) / static_cast<double>(comp.data->size());
+  const double ratio =
+      static_cast<double>(s.data.size()) / static_cast<double>(comp.data->size());
   EXPECT_GT(ratio, 1.5) << "compressed " << s.data.size() << " to " << comp.data->size();
 }
 
@@ -108,7 +109,8 @@ TEST(Fsst, EdgeValues) {
   for (int i = 0; i < 70000; ++i) big += text[static_cast<size_t>(i) % text.size()][0];
   std::string all_bytes;
   for (int b = 0; b < 256; ++b) all_bytes.push_back(static_cast<char>(b));
-  ExpectRoundTrip({"", "", text[0], "", big, "\xff\xfe\x01\x02\x80", all_bytes, "x", ""}, c);
+  ExpectRoundTrip({"", "", text[0], "", big, "\xff\xfe\x01\x02\x80", all_bytes, "x", ""},
+                  c);
   ExpectRoundTrip({}, c);
   ExpectRoundTrip({""}, c);
 }
@@ -121,7 +123,12 @@ TEST(Fsst, EscapeOnlyInputAndEmptyTraining) {
   ExpectRoundTrip({"hello", "", "\xff\xff"}, c);
   Strings s(std::vector<std::string>{"abc"});
   const DataBlock comp = Compressed(c, s);
-  EXPECT_EQ(Str(comp.data), std::string("\xff" "a" "\xff" "b" "\xff" "c"));
+  EXPECT_EQ(Str(comp.data), std::string("\xff"
+                                        "a"
+                                        "\xff"
+                                        "b"
+                                        "\xff"
+                                        "c"));
 }
 
 TEST(Fsst, RandomBinaryRoundTrips) {
@@ -129,7 +136,8 @@ TEST(Fsst, RandomBinaryRoundTrips) {
   std::vector<std::string> values;
   for (int i = 0; i < 2000; ++i) {
     std::string v(rng() % 40, '\0');
-    for (auto& ch : v) ch = static_cast<char>(rng() % 6 == 0 ? rng() : "abcab\xff"[rng() % 6]);
+    for (auto& ch : v)
+      ch = static_cast<char>(rng() % 6 == 0 ? rng() : "abcab\xff"[rng() % 6]);
     values.push_back(v);
   }
   Strings s(values);
@@ -144,21 +152,24 @@ TEST(Fsst, SixtyFourBitOffsets) {
     data += v;
     offsets.push_back(data.size());
   }
-  const auto c = FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()),
-                                       offsets.data(), static_cast<int64_t>(values.size()));
+  const auto c =
+      FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
+                            static_cast<int64_t>(values.size()));
   std::vector<uint64_t> out_offsets;
   std::vector<uint8_t> out;
   c.Compress(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
              static_cast<int64_t>(values.size()), &out_offsets, &out);
-  auto r = FsstDecompress(c.table(), testing::MakeVariable(64, out_offsets,
-                                                           std::string(out.begin(), out.end())),
-                          int64_t{1} << 30);
+  auto r = FsstDecompress(
+      c.table(),
+      testing::MakeVariable(64, out_offsets, std::string(out.begin(), out.end())),
+      int64_t{1} << 30);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->offset_bits, 64);
   EXPECT_EQ(testing::Values(*r), values);
 }
 
-// --- the decoder's rules on hand-made tables ---------------------------------------------
+// --- the decoder's rules on hand-made tables
+// ---------------------------------------------
 
 std::string Table(bool on, std::vector<std::string> symbols) {
   FsstSymbolTable t;
@@ -196,8 +207,9 @@ TEST(Fsst, LanceTableLayout) {
 TEST(Fsst, DecoderRules) {
   const FsstSymbolTable t = Parse(Table(true, {"ab", "hello", "x"}));
   // Codes, an escape, and an undeclared code (7) that expands to nothing.
-  auto r = FsstDecompress(t, testing::MakeVariable(32, {0, 4, 6}, std::string("\x01\xff!\x07\x00\x02", 6)),
-                          1 << 20);
+  auto r = FsstDecompress(
+      t, testing::MakeVariable(32, {0, 4, 6}, std::string("\x01\xff!\x07\x00\x02", 6)),
+      1 << 20);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(testing::Values(*r), (std::vector<std::string>{"hello!", "abx"}));
   // An escape whose literal is in the next value is corrupt, as is a trailing escape.
@@ -205,12 +217,17 @@ TEST(Fsst, DecoderRules) {
                 .status()
                 .code(),
             StatusCode::kCorrupt);
-  EXPECT_FALSE(FsstDecompress(t, testing::MakeVariable(32, {0, 2}, "\x01\xff"), 1 << 20).ok());
+  EXPECT_FALSE(
+      FsstDecompress(t, testing::MakeVariable(32, {0, 2}, "\x01\xff"), 1 << 20).ok());
   // Offsets decreasing or past the data.
-  EXPECT_FALSE(FsstDecompress(t, testing::MakeVariable(32, {0, 3, 2}, "\x01\x01\x01"), 1 << 20).ok());
-  EXPECT_FALSE(FsstDecompress(t, testing::MakeVariable(32, {0, 9}, "\x01"), 1 << 20).ok());
+  EXPECT_FALSE(
+      FsstDecompress(t, testing::MakeVariable(32, {0, 3, 2}, "\x01\x01\x01"), 1 << 20)
+          .ok());
+  EXPECT_FALSE(
+      FsstDecompress(t, testing::MakeVariable(32, {0, 9}, "\x01"), 1 << 20).ok());
   // A cap on the decoded size.
-  EXPECT_FALSE(FsstDecompress(t, testing::MakeVariable(32, {0, 3}, "\x01\x01\x01"), 10).ok());
+  EXPECT_FALSE(
+      FsstDecompress(t, testing::MakeVariable(32, {0, 3}, "\x01\x01\x01"), 10).ok());
   // Offsets need not start at 0.
   auto s = FsstDecompress(t, testing::MakeVariable(32, {2, 3}, "zz\x02"), 1 << 20);
   ASSERT_TRUE(s.ok());
@@ -229,7 +246,8 @@ TEST(Fsst, SwitchedOffTableKeepsValues) {
 
 TEST(Fsst, RejectsBadTables) {
   std::string t = Table(true, {"ab"});
-  EXPECT_FALSE(ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(t.data()), 2311).ok());
+  EXPECT_FALSE(
+      ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(t.data()), 2311).ok());
   std::string bad_magic = t;
   bad_magic[7] = 0;
   EXPECT_FALSE(ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(bad_magic.data()),
@@ -246,9 +264,10 @@ TEST(Fsst, RejectsBadTables) {
   }
   // 255 declared symbols with their lengths is the largest table.
   std::vector<std::string> many(255, "q");
-  EXPECT_TRUE(ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(Table(true, many).data()),
-                                   kFsstSymbolTableBytes)
-                  .ok());
+  EXPECT_TRUE(
+      ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(Table(true, many).data()),
+                           kFsstSymbolTableBytes)
+          .ok());
 }
 
 }  // namespace

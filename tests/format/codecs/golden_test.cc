@@ -23,10 +23,10 @@ using testing::json;
 
 // Everything decoded from one case, flattened across chunks.
 struct Acc {
-  std::vector<std::string> values;                 // leaf values
-  std::vector<std::vector<bool>> layer_validity;   // per FSL layer (empty: none)
+  std::vector<std::string> values;                // leaf values
+  std::vector<std::vector<bool>> layer_validity;  // per FSL layer (empty: none)
   std::vector<bool> layer_has_validity;
-  std::vector<Acc> children;                       // struct fields
+  std::vector<Acc> children;  // struct fields
 };
 
 void Append(const DataBlock& b, Acc* acc, size_t layer = 0) {
@@ -41,9 +41,11 @@ void Append(const DataBlock& b, Acc* acc, size_t layer = 0) {
         acc->layer_has_validity[layer] = true;
         const int64_t n = b.num_values * static_cast<int64_t>(b.dimension);
         ASSERT_GE(b.validity->size(), (n + 7) / 8);
-        for (int64_t i = 0; i < n; ++i) acc->layer_validity[layer].push_back(Bit(b.validity, i));
+        for (int64_t i = 0; i < n; ++i)
+          acc->layer_validity[layer].push_back(Bit(b.validity, i));
       }
-      ASSERT_EQ(b.children[0].num_values, b.num_values * static_cast<int64_t>(b.dimension));
+      ASSERT_EQ(b.children[0].num_values,
+                b.num_values * static_cast<int64_t>(b.dimension));
       Append(b.children[0], acc, layer + 1);
       break;
     }
@@ -73,10 +75,12 @@ void Compare(const Acc& acc, const json& e, const std::string& what) {
       if (layers[l]["validity"].is_null()) continue;
       const std::string want = Base64Decode(layers[l]["validity"].get<std::string>());
       ASSERT_LT(l, acc.layer_validity.size()) << what;
-      ASSERT_TRUE(acc.layer_has_validity[l]) << what << " layer " << l << " lost its validity";
+      ASSERT_TRUE(acc.layer_has_validity[l])
+          << what << " layer " << l << " lost its validity";
       const auto& got = acc.layer_validity[l];
       for (size_t i = 0; i < got.size(); ++i) {
-        ASSERT_EQ(got[i], Bit(want, static_cast<int64_t>(i))) << what << " layer " << l << " bit " << i;
+        ASSERT_EQ(got[i], Bit(want, static_cast<int64_t>(i)))
+            << what << " layer " << l << " bit " << i;
       }
       if (l + 1 == layers.size()) item_mask = want;
     }
@@ -109,7 +113,8 @@ class GoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenTest, DecodesWhatPylanceWrote) {
   const json doc = testing::LoadGolden(GetParam());
-  ASSERT_TRUE(doc.is_object()) << "missing " << testing::DataDir() << "/golden_v" << GetParam()
+  ASSERT_TRUE(doc.is_object()) << "missing " << testing::DataDir() << "/golden_v"
+                               << GetParam()
                                << ".json (run tests/format/codecs/gen_codec_golden.py)";
   ASSERT_EQ(doc["pylance"], "14.0.2");
   std::map<std::string, int> decoded_by_encoding;
@@ -119,7 +124,8 @@ TEST_P(GoldenTest, DecodesWhatPylanceWrote) {
     SCOPED_TRACE(GetParam() + " " + name);
     const std::string context = c["context"].get<std::string>();
     if (context == "constant_layout") continue;
-    const pb21::CompressiveEncoding enc = testing::ParseEncoding(c["encoding"].get<std::string>());
+    const pb21::CompressiveEncoding enc =
+        testing::ParseEncoding(c["encoding"].get<std::string>());
     ++decoded_by_encoding[context + ": " + Describe(enc)];
     Acc acc;
     Acc looked_up;  // dictionary pages: the values the indices pick
@@ -138,7 +144,8 @@ TEST_P(GoldenTest, DecodesWhatPylanceWrote) {
       }
       for (const auto& chunk : c["chunks"]) {
         std::vector<BufferPtr> buffers;
-        for (const auto& b : chunk["buffers"]) buffers.push_back(Buf(Base64Decode(b.get<std::string>())));
+        for (const auto& b : chunk["buffers"])
+          buffers.push_back(Buf(Base64Decode(b.get<std::string>())));
         ASSERT_EQ(static_cast<int>(buffers.size()), count.value());
         auto r = DecodeMiniBlock(enc, buffers, chunk["num_values"].get<int64_t>());
         ASSERT_TRUE(r.ok()) << Describe(enc) << ": " << r.status().ToString();
@@ -180,12 +187,14 @@ TEST_P(GoldenTest, DecodesWhatPylanceWrote) {
       ++compared;
     }
     if (c.contains("dictionary")) {
-      testing::ExpectLeafEquals(looked_up.values, c["dictionary_expect"], name + " (dictionary)");
+      testing::ExpectLeafEquals(looked_up.values, c["dictionary_expect"],
+                                name + " (dictionary)");
       ++compared;
     }
   }
   EXPECT_GT(compared, 30);
-  for (const auto& [k, n] : decoded_by_encoding) std::printf("  %-70s %d\n", k.c_str(), n);
+  for (const auto& [k, n] : decoded_by_encoding)
+    std::printf("  %-70s %d\n", k.c_str(), n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, GoldenTest, ::testing::Values("2_1", "2_2"));
@@ -202,8 +211,9 @@ TEST(GoldenCoverage, EveryVariantIsPresent) {
       seen.insert(c["context"].get<std::string>() + ": " +
                   Describe(testing::ParseEncoding(c["encoding"].get<std::string>())));
       if (c.contains("dictionary")) {
-        seen.insert("dictionary block: " + Describe(testing::ParseEncoding(
-                                               c["dictionary"]["encoding"].get<std::string>())));
+        seen.insert("dictionary block: " +
+                    Describe(testing::ParseEncoding(
+                        c["dictionary"]["encoding"].get<std::string>())));
       }
     }
   }
@@ -255,7 +265,8 @@ TEST(GoldenCoverage, EveryVariantIsPresent) {
            "variable_per_value: variable(flat(64))",
            "variable_per_value: fsst(variable(flat(32)))",
            "variable_per_value: general(zstd:0, variable(flat(32)))",
-           "variable_per_value: variable_packed_struct(flat(32):32, variable(flat(32)):len32, "
+           "variable_per_value: variable_packed_struct(flat(32):32, "
+           "variable(flat(32)):len32, "
            "flat(64):64)",
        }) {
     EXPECT_TRUE(seen.count(want)) << "no golden case for " << want;
@@ -285,9 +296,10 @@ TEST(FsstCompressor, CompressesLikeLanceOnLancePages) {
       int64_t lance_bytes = 0;
       if (c["context"] == "miniblock") {
         for (const auto& chunk : c["chunks"]) {
-          auto r = DecodeMiniBlock(enc.fsst().values(),
-                                   {Buf(Base64Decode(chunk["buffers"][0].get<std::string>()))},
-                                   chunk["num_values"].get<int64_t>());
+          auto r =
+              DecodeMiniBlock(enc.fsst().values(),
+                              {Buf(Base64Decode(chunk["buffers"][0].get<std::string>()))},
+                              chunk["num_values"].get<int64_t>());
           ASSERT_TRUE(r.ok());
           const auto values = testing::Values(*r);
           for (const auto& s : values) lance_bytes += static_cast<int64_t>(s.size());
@@ -302,21 +314,22 @@ TEST(FsstCompressor, CompressesLikeLanceOnLancePages) {
         data += s;
         offsets.push_back(data.size());
       }
-      const auto compressor = FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()),
-                                                    offsets.data(),
-                                                    static_cast<int64_t>(originals.size()));
+      const auto compressor =
+          FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()),
+                                offsets.data(), static_cast<int64_t>(originals.size()));
       std::vector<uint64_t> out_offsets;
       std::vector<uint8_t> out;
       compressor.Compress(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
                           static_cast<int64_t>(originals.size()), &out_offsets, &out);
-      std::printf("  %s %s: %zu bytes, Lance %lld, ours %zu (%.3fx Lance's)\n", v, name.c_str(),
-                  data.size(), static_cast<long long>(lance_bytes), out.size(),
+      std::printf("  %s %s: %zu bytes, Lance %lld, ours %zu (%.3fx Lance's)\n", v,
+                  name.c_str(), data.size(), static_cast<long long>(lance_bytes),
+                  out.size(),
                   static_cast<double>(out.size()) / static_cast<double>(lance_bytes));
       EXPECT_LE(static_cast<double>(out.size()), 1.1 * static_cast<double>(lance_bytes));
-      auto back = FsstDecompress(compressor.table(),
-                                 testing::MakeVariable(64, out_offsets,
-                                                       std::string(out.begin(), out.end())),
-                                 int64_t{1} << 30);
+      auto back = FsstDecompress(
+          compressor.table(),
+          testing::MakeVariable(64, out_offsets, std::string(out.begin(), out.end())),
+          int64_t{1} << 30);
       ASSERT_TRUE(back.ok());
       EXPECT_EQ(testing::Values(*back), originals);
       ++checked;

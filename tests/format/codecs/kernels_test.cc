@@ -123,14 +123,18 @@ TEST(Rle, EdgeCounts) {
 TEST(Rle, HugeRunsAreSplit) {
   std::vector<uint32_t> v(100000, 42);
   BufferBuilder vals, lens;
-  ASSERT_TRUE(RleEncode(4, reinterpret_cast<const uint8_t*>(v.data()), 100000, 1, &vals, &lens).ok());
+  ASSERT_TRUE(
+      RleEncode(4, reinterpret_cast<const uint8_t*>(v.data()), 100000, 1, &vals, &lens)
+          .ok());
   EXPECT_EQ(lens.length(), 393);  // 392 runs of 255 and one of 40
   EXPECT_EQ(lens.data()[392], 40);
-  EXPECT_EQ(RleEncodedSize(4, reinterpret_cast<const uint8_t*>(v.data()), 100000), 393 * 5);
+  EXPECT_EQ(RleEncodedSize(4, reinterpret_cast<const uint8_t*>(v.data()), 100000),
+            393 * 5);
   RleRoundTrip(v);
   // With u16 lengths: one run of 65535 and one of 34465.
   BufferBuilder v2, l2;
-  ASSERT_TRUE(RleEncode(4, reinterpret_cast<const uint8_t*>(v.data()), 100000, 2, &v2, &l2).ok());
+  ASSERT_TRUE(
+      RleEncode(4, reinterpret_cast<const uint8_t*>(v.data()), 100000, 2, &v2, &l2).ok());
   EXPECT_EQ(l2.length(), 4);
 }
 
@@ -147,7 +151,8 @@ TEST(Rle, MiniBlockClampsAndBlockIsStrict) {
   EXPECT_TRUE(DecodeBlock(Rle(8), Buf(frame), 10).ok());
   // Too few values, a zero run, mismatched buffers, a lying frame.
   EXPECT_FALSE(DecodeMiniBlock(Rle(8), {Buf(values), Buf(lengths)}, 11).ok());
-  EXPECT_FALSE(DecodeMiniBlock(Rle(8), {Buf(values), Buf(std::string("\x05\x00", 2))}, 5).ok());
+  EXPECT_FALSE(
+      DecodeMiniBlock(Rle(8), {Buf(values), Buf(std::string("\x05\x00", 2))}, 5).ok());
   EXPECT_FALSE(DecodeMiniBlock(Rle(16), {Buf(values), Buf(lengths)}, 5).ok());
   std::string lying = frame;
   lying[0] = 100;
@@ -155,7 +160,10 @@ TEST(Rle, MiniBlockClampsAndBlockIsStrict) {
   EXPECT_FALSE(DecodeBlock(Rle(8), Buf(frame), int64_t{1} << 36).ok());
   // Only flat children belong to the stable grammar.
   pb21::CompressiveEncoding nested = Rle(8);
-  nested.mutable_rle()->mutable_values()->mutable_inline_bitpacking()->set_uncompressed_bits_per_value(8);
+  nested.mutable_rle()
+      ->mutable_values()
+      ->mutable_inline_bitpacking()
+      ->set_uncompressed_bits_per_value(8);
   EXPECT_EQ(DecodeMiniBlock(nested, {Buf(values), Buf(lengths)}, 7).status().code(),
             StatusCode::kNotImplemented);
   // Zero values need no runs.
@@ -200,7 +208,8 @@ TEST(ByteStreamSplit, RoundTrips) {
 
 TEST(General, LanceFraming) {
   const std::string text = std::string(5000, 'a') + "tail";
-  for (auto scheme : {pb21::COMPRESSION_ALGORITHM_ZSTD, pb21::COMPRESSION_ALGORITHM_LZ4}) {
+  for (auto scheme :
+       {pb21::COMPRESSION_ALGORITHM_ZSTD, pb21::COMPRESSION_ALGORITHM_LZ4}) {
     BufferBuilder out;
     ASSERT_TRUE(GeneralCompress(scheme, std::nullopt,
                                 reinterpret_cast<const uint8_t*>(text.data()),
@@ -226,13 +235,16 @@ TEST(General, LanceFraming) {
                                   static_cast<int64_t>(framed.size()),
                                   static_cast<int64_t>(text.size()), 0)
                     .ok());
-    EXPECT_FALSE(GeneralDecompress(scheme, reinterpret_cast<const uint8_t*>(framed.data()),
+    EXPECT_FALSE(GeneralDecompress(scheme,
+                                   reinterpret_cast<const uint8_t*>(framed.data()),
                                    static_cast<int64_t>(framed.size()), 7, 1 << 20)
                      .ok());
-    EXPECT_FALSE(GeneralDecompress(scheme, reinterpret_cast<const uint8_t*>(framed.data()),
+    EXPECT_FALSE(GeneralDecompress(scheme,
+                                   reinterpret_cast<const uint8_t*>(framed.data()),
                                    static_cast<int64_t>(framed.size()), -1, 100)
                      .ok());
-    EXPECT_FALSE(GeneralDecompress(scheme, reinterpret_cast<const uint8_t*>(framed.data()),
+    EXPECT_FALSE(GeneralDecompress(scheme,
+                                   reinterpret_cast<const uint8_t*>(framed.data()),
                                    static_cast<int64_t>(framed.size()) - 3, -1, 1 << 20)
                      .ok());
     // Empty input.
@@ -260,7 +272,8 @@ TEST(General, LanceFraming) {
                                  reinterpret_cast<const uint8_t*>(bare.data()),
                                  static_cast<int64_t>(bare.size()), -1, 100)
                    .ok());
-  EXPECT_TRUE(GeneralDecompress(pb21::COMPRESSION_ALGORITHM_ZSTD, nullptr, 0, -1, 0).ok());
+  EXPECT_TRUE(
+      GeneralDecompress(pb21::COMPRESSION_ALGORITHM_ZSTD, nullptr, 0, -1, 0).ok());
   EXPECT_FALSE(GeneralDecompress(pb21::COMPRESSION_ALGORITHM_LZ4,
                                  reinterpret_cast<const uint8_t*>("ab"), 2, -1, 10)
                    .ok());
@@ -290,7 +303,8 @@ TEST(General, MiniBlockCompressesTheFirstBufferOnly) {
                            {out.Finish().value(), Buf(lengths)}, 5);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(Str(r->data).substr(0, 5), std::string("\x07\x07\x07\x08\x08", 5));
-  EXPECT_EQ(MiniBlockBufferCount(General(pb21::COMPRESSION_ALGORITHM_LZ4, Rle(8))).value(), 2);
+  EXPECT_EQ(
+      MiniBlockBufferCount(General(pb21::COMPRESSION_ALGORITHM_LZ4, Rle(8))).value(), 2);
 }
 
 // --- variable-width chunks and blocks --------------------------------------------------
@@ -320,8 +334,9 @@ void VariableChunksRoundTrip(const std::vector<std::string>& values, uint64_t ba
       EXPECT_EQ(c.log_num_values, 0);
     }
     BufferBuilder out;
-    ASSERT_TRUE(WriteVariableChunk(offsets.data(), reinterpret_cast<const uint8_t*>(data.data()),
-                                   c.first, c.num_values, &out)
+    ASSERT_TRUE(WriteVariableChunk(offsets.data(),
+                                   reinterpret_cast<const uint8_t*>(data.data()), c.first,
+                                   c.num_values, &out)
                     .ok());
     EXPECT_EQ(out.length(), c.padded_bytes);
     EXPECT_EQ(out.length() % static_cast<int64_t>(sizeof(O)), 0);
@@ -333,7 +348,8 @@ void VariableChunksRoundTrip(const std::vector<std::string>& values, uint64_t ba
   EXPECT_EQ(covered, n);
   EXPECT_EQ(decoded, values);
   // The block layout.
-  auto block = WriteVariableBlock(offsets.data(), reinterpret_cast<const uint8_t*>(data.data()), n);
+  auto block = WriteVariableBlock(offsets.data(),
+                                  reinterpret_cast<const uint8_t*>(data.data()), n);
   ASSERT_TRUE(block.ok());
   auto b = DecodeBlock(e, *block, n);
   ASSERT_TRUE(b.ok()) << b.status().ToString();
@@ -343,7 +359,8 @@ void VariableChunksRoundTrip(const std::vector<std::string>& values, uint64_t ba
 TEST(Variable, ChunksAndBlocks) {
   std::mt19937 rng(3);
   std::vector<std::string> values;
-  for (int i = 0; i < 5000; ++i) values.push_back(std::string(rng() % 30, static_cast<char>('a' + i % 26)));
+  for (int i = 0; i < 5000; ++i)
+    values.push_back(std::string(rng() % 30, static_cast<char>('a' + i % 26)));
   VariableChunksRoundTrip<uint32_t>(values, 0);
   VariableChunksRoundTrip<uint64_t>(values, 17);
   VariableChunksRoundTrip<uint32_t>({}, 0);
@@ -351,8 +368,8 @@ TEST(Variable, ChunksAndBlocks) {
   VariableChunksRoundTrip<uint32_t>({"", "", ""}, 3);
   VariableChunksRoundTrip<uint32_t>(std::vector<std::string>(5000, ""), 0);
   // A value over 64 KiB still makes a chunk of at least two values.
-  VariableChunksRoundTrip<uint32_t>({std::string(70000, 'x'), "a", "b", std::string(66000, 'y')},
-                                    0);
+  VariableChunksRoundTrip<uint32_t>(
+      {std::string(70000, 'x'), "a", "b", std::string(66000, 'y')}, 0);
 }
 
 TEST(Variable, MatchesLanceChunking) {
@@ -392,20 +409,28 @@ TEST(Variable, RejectsDamage) {
     return Buf(s + bytes);
   };
   EXPECT_TRUE(DecodeMiniBlock(e, {chunk({12, 13, 14}, "ab\x48\x48")}, 2).ok());
-  EXPECT_FALSE(DecodeMiniBlock(e, {chunk({12, 13, 14}, "ab\x48\x48")}, 4).ok());  // too many
-  EXPECT_FALSE(DecodeMiniBlock(e, {chunk({4, 13, 14}, "ab\x48\x48")}, 2).ok());   // overlap
-  EXPECT_FALSE(DecodeMiniBlock(e, {chunk({12, 14, 13}, "ab\x48\x48")}, 2).ok());  // decreasing
-  EXPECT_FALSE(DecodeMiniBlock(e, {chunk({12, 13, 99}, "ab\x48\x48")}, 2).ok());  // past end
-  EXPECT_FALSE(DecodeMiniBlock(e, {Buf(std::string("abcde"))}, 1).ok());          // not /4
+  EXPECT_FALSE(
+      DecodeMiniBlock(e, {chunk({12, 13, 14}, "ab\x48\x48")}, 4).ok());  // too many
+  EXPECT_FALSE(
+      DecodeMiniBlock(e, {chunk({4, 13, 14}, "ab\x48\x48")}, 2).ok());  // overlap
+  EXPECT_FALSE(
+      DecodeMiniBlock(e, {chunk({12, 14, 13}, "ab\x48\x48")}, 2).ok());  // decreasing
+  EXPECT_FALSE(
+      DecodeMiniBlock(e, {chunk({12, 13, 99}, "ab\x48\x48")}, 2).ok());   // past end
+  EXPECT_FALSE(DecodeMiniBlock(e, {Buf(std::string("abcde"))}, 1).ok());  // not /4
   // Generic (non-flat) offsets are Lance 2.3.
   pb21::CompressiveEncoding generic;
-  generic.mutable_variable()->mutable_offsets()->mutable_inline_bitpacking()
+  generic.mutable_variable()
+      ->mutable_offsets()
+      ->mutable_inline_bitpacking()
       ->set_uncompressed_bits_per_value(32);
-  EXPECT_EQ(DecodeMiniBlock(generic, {chunk({12, 13, 14}, "ab\x48\x48")}, 2).status().code(),
-            StatusCode::kNotImplemented);
+  EXPECT_EQ(
+      DecodeMiniBlock(generic, {chunk({12, 13, 14}, "ab\x48\x48")}, 2).status().code(),
+      StatusCode::kNotImplemented);
   // Blocks: first offset not 0, wrong offsets size, short header.
   std::string blk;
-  for (uint32_t v : {32u, 20u, 1u, 2u, 3u}) blk.append(reinterpret_cast<const char*>(&v), 4);
+  for (uint32_t v : {32u, 20u, 1u, 2u, 3u})
+    blk.append(reinterpret_cast<const char*>(&v), 4);
   EXPECT_FALSE(DecodeBlock(e, Buf(blk + "abc"), 2).ok());
   EXPECT_FALSE(DecodeBlock(e, Buf(blk + "abc"), 5).ok());
   EXPECT_FALSE(DecodeBlock(e, Buf(std::string("\x20\x00", 2)), 0).ok());
