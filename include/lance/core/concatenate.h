@@ -23,8 +23,9 @@ namespace lance {
 /// concatenated as they are. Otherwise the dictionaries are unified: the result's
 /// dictionary is input 0's, followed by the values of later inputs not already in it
 /// (equal fixed-width or binary values are merged; other value types are appended once
-/// per referenced slot), and later inputs' indices are remapped. A valid index pointing
-/// at a null dictionary value becomes a null slot.
+/// per referenced slot), and later inputs' indices are remapped; in a remapped input, a
+/// valid index pointing at a null dictionary value becomes a null slot. An ordered
+/// dictionary keeps input 0's order, with new values after it.
 ///
 /// \return Invalid for an empty list, a null input or differing types; Invalid when
 /// int32 offsets (utf8, binary, list, map) would overflow or the unified dictionary
