@@ -217,7 +217,12 @@ namespace {
 // Table cells longer than this are cut ("..."); JSON lines are never cut.
 constexpr size_t kMaxTableCell = 60;
 
-bool IsNumeric(const DataType& type) { return type.is_integer() || type.is_floating(); }
+// Right-aligned columns: numbers, decimals, durations, and dictionaries of those.
+bool IsNumeric(const DataType& type) {
+  if (type.id() == TypeId::kDictionary) return IsNumeric(*type.value_type());
+  return type.is_integer() || type.is_floating() || type.is_decimal() ||
+         type.id() == TypeId::kDuration;
+}
 
 }  // namespace
 

@@ -95,6 +95,20 @@ Status AppendBytes(ArrayBuilder* b, TypeId id, std::string_view bytes) {
   return static_cast<BaseBinaryBuilder<int64_t>*>(b)->Append(bytes);
 }
 
+Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view text);
+
+// Dictionary columns take the values of their value type; each is encoded as it comes.
+// `append` appends one value to a builder of the value type.
+template <typename AppendFn>
+Status AppendDictionaryValue(ArrayBuilder* b, const DataType& type, AppendFn&& append) {
+  auto values = MakeBuilder(type.value_type());
+  if (!values.ok()) return values.status();
+  if (Status st = append(values->get()); !st.ok()) return st;
+  auto array = (*values)->Finish();
+  if (!array.ok()) return array.status();
+  return static_cast<DictionaryBuilder*>(b)->AppendValues(**array);
+}
+
 // A scalar from its text form (a JSON string or number, or a CSV cell).
 Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view text) {
   switch (type.id()) {
@@ -151,6 +165,38 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
       }
       return static_cast<FixedSizeBinaryBuilder*>(b)->Append(*bytes);
     }
+    case TypeId::kNull:
+      return Status::Invalid(QuoteForMessage(text) +
+                             " given for a null column, which only holds nulls");
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return static_cast<DecimalBuilder*>(b)->AppendDecimalText(text);
+    case TypeId::kDate64:
+      return AppendParsed(b, ParseDate64(text));
+    case TypeId::kTime32: {
+      auto ticks = LooksLikeInteger(text) ? ParseInteger<int64_t>(text)
+                                          : ParseTimeOfDay(text, type.unit());
+      if (!ticks.ok()) return ticks.status();
+      if (*ticks < 0 || *ticks >= 86'400 * TicksPerSecond(type.unit())) {
+        return Status::Invalid(QuoteForMessage(text) + " is not a time of day");
+      }
+      return static_cast<Int32Builder*>(b)->Append(static_cast<int32_t>(*ticks));
+    }
+    case TypeId::kTime64: {
+      auto ticks = LooksLikeInteger(text) ? ParseInteger<int64_t>(text)
+                                          : ParseTimeOfDay(text, type.unit());
+      if (!ticks.ok()) return ticks.status();
+      if (*ticks < 0 || *ticks >= 86'400 * TicksPerSecond(type.unit())) {
+        return Status::Invalid(QuoteForMessage(text) + " is not a time of day");
+      }
+      return static_cast<Int64Builder*>(b)->Append(*ticks);
+    }
+    case TypeId::kDuration:
+      return AppendParsed(b, ParseInteger<int64_t>(text));
+    case TypeId::kDictionary:
+      return AppendDictionaryValue(b, type, [&](ArrayBuilder* values) {
+        return AppendScalarText(values, *type.value_type(), text);
+      });
     default:
       return Status::Invalid("a " + FormatTypeString(type) +
                              " value cannot be given as text");
@@ -165,6 +211,54 @@ Status AppendNullChecked(ArrayBuilder* b, const Field& f, const PathNode* path) 
 
 Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
                   const PathNode* path);
+
+// A map from a JSON object ({"key": value, ...}; keys are text of the key type) or from
+// an array of [key, value] pairs (what `scan` prints for non-string keys).
+Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
+                     const PathNode* path) {
+  auto* mb = static_cast<MapBuilder*>(b);
+  const Field& key_field = *type.key_field();
+  const Field& item_field = *type.item_field();
+  if (Status st = mb->Append(true); !st.ok()) return st;
+  const auto append_entry = [&](const JsonValue& key, const JsonValue& item,
+                                const PathNode* node) -> Status {
+    if (key.is_null()) return ValueError(node, "a map key is null");
+    if (Status st = AppendJson(mb->key_builder(), key_field, key, node); !st.ok()) {
+      return st;
+    }
+    return AppendJson(mb->item_builder(), item_field, item, node);
+  };
+  if (v.is_object()) {
+    for (const auto& [key_text, item] : v.members) {
+      PathNode node{path, key_text, 0};
+      // Object keys are strings, which every scalar key type reads as its text form
+      // (AppendJson takes strings for numbers, dates, decimals ...; bool needs the text
+      // parser).
+      JsonValue key;
+      key.kind = JsonValue::Kind::kString;
+      key.text = key_text;
+      if (key_field.type()->id() == TypeId::kBool) {
+        key.kind = JsonValue::Kind::kBool;
+        if (EqualsIgnoreCase(key_text, "true")) {
+          key.boolean = true;
+        } else if (!EqualsIgnoreCase(key_text, "false")) {
+          return ValueError(&node, QuoteForMessage(key_text) + " is not a valid bool");
+        }
+      }
+      if (Status st = append_entry(key, item, &node); !st.ok()) return st;
+    }
+    return Status::OK();
+  }
+  for (size_t k = 0; k < v.items.size(); ++k) {
+    PathNode node{path, {}, static_cast<int64_t>(k)};
+    const JsonValue& pair = v.items[k];
+    if (!pair.is_array() || pair.items.size() != 2) {
+      return ValueError(&node, "expected a [key, value] pair, got " + Describe(pair));
+    }
+    if (Status st = append_entry(pair.items[0], pair.items[1], &node); !st.ok()) return st;
+  }
+  return Status::OK();
+}
 
 template <typename OffsetT>
 Status AppendJsonList(ArrayBuilder* b, const DataType& type, const JsonValue& v,
@@ -247,6 +341,32 @@ Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
       }
       return Status::OK();
     }
+    case TypeId::kNull:
+      return mismatch();  // only null (handled above) fits
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      // Numbers keep their source text, so both 1.25 and "1.25" convert exactly.
+      if (!v.is_number() && !v.is_string()) return mismatch();
+      return WithPath(AppendScalarText(b, type, v.text), path);
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      // Integers are raw values in the type's unit; strings the printed forms.
+      if (!v.is_integer_literal() && !v.is_string()) return mismatch();
+      if (type.id() == TypeId::kDate64 && v.is_integer_literal()) {
+        return WithPath(AppendParsed(b, ParseInteger<int64_t>(v.text)), path);
+      }
+      return WithPath(AppendScalarText(b, type, v.text), path);
+    case TypeId::kDictionary: {
+      const Field value_field(f.name(), type.value_type(), /*nullable=*/false);
+      return AppendDictionaryValue(b, type, [&](ArrayBuilder* values) {
+        return AppendJson(values, value_field, v, path);
+      });
+    }
+    case TypeId::kMap:
+      if (!v.is_object() && !v.is_array()) return mismatch();
+      return AppendJsonMap(b, type, v, path);
     case TypeId::kStruct: {
       if (!v.is_object()) return mismatch();
       std::vector<const JsonValue*> values(type.fields().size(), nullptr);

@@ -91,20 +91,6 @@ std::string FormatShortest(T value) {
   return std::string(buf, res.ptr);
 }
 
-int64_t TicksPerSecond(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::kSecond:
-      return 1;
-    case TimeUnit::kMilli:
-      return 1'000;
-    case TimeUnit::kMicro:
-      return 1'000'000;
-    case TimeUnit::kNano:
-      return 1'000'000'000;
-  }
-  return 1;
-}
-
 int FractionDigits(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kSecond:
@@ -708,6 +694,88 @@ Result<int64_t> ParseTimestamp(std::string_view text, TimeUnit unit) {
                            TimeUnitSuffix(unit) + "]");
   }
   return static_cast<int64_t>(ticks);
+}
+
+std::string FormatTimeOfDay(int64_t value, TimeUnit unit) {
+  const int64_t tps = TicksPerSecond(unit);
+  if (value < 0 || value >= 86'400 * tps) return std::to_string(value);
+  const int64_t sod = value / tps;
+  std::string out;
+  AppendPadded(sod / 3600, 2, &out);
+  out.push_back(':');
+  AppendPadded((sod / 60) % 60, 2, &out);
+  out.push_back(':');
+  AppendPadded(sod % 60, 2, &out);
+  const int digits = FractionDigits(unit);
+  if (digits > 0) {
+    out.push_back('.');
+    AppendPadded(value % tps, digits, &out);
+  }
+  return out;
+}
+
+Result<int64_t> ParseTimeOfDay(std::string_view text, TimeUnit unit) {
+  const auto invalid = [&](const std::string& why) {
+    return Status::Invalid(QuoteForMessage(text) + " is not a valid time of day (" + why +
+                           ")");
+  };
+  size_t p = 0;
+  int64_t h = 0, m = 0, s = 0, frac_ticks = 0;
+  if (!ReadDigits(text, &p, 2, &h) || p >= text.size() || text[p] != ':') {
+    return invalid("expected HH:MM[:SS[.fraction]]");
+  }
+  ++p;
+  if (!ReadDigits(text, &p, 2, &m)) return invalid("expected HH:MM");
+  if (p < text.size() && text[p] == ':') {
+    ++p;
+    if (!ReadDigits(text, &p, 2, &s)) return invalid("expected HH:MM:SS");
+    if (p < text.size() && (text[p] == '.' || text[p] == ',')) {
+      ++p;
+      const int unit_digits = FractionDigits(unit);
+      int n = 0;
+      while (p < text.size() && IsDigit(text[p])) {
+        const int digit = text[p] - '0';
+        if (n < unit_digits) {
+          frac_ticks = frac_ticks * 10 + digit;
+        } else if (digit != 0) {
+          return invalid(std::string("more fractional digits than unit '") +
+                         TimeUnitSuffix(unit) + "' holds");
+        }
+        ++n;
+        ++p;
+      }
+      if (n == 0) return invalid("expected digits after the decimal point");
+      for (int k = n; k < unit_digits; ++k) frac_ticks *= 10;
+    }
+  }
+  if (p != text.size()) return invalid("unexpected text " + QuoteForMessage(text.substr(p)));
+  if (h > 23 || m > 59 || s > 59) return invalid("out of range");
+  return (h * 3600 + m * 60 + s) * TicksPerSecond(unit) + frac_ticks;
+}
+
+std::string FormatDate64(int64_t millis) {
+  constexpr int64_t kMillisPerDay = 86'400'000;
+  if (millis % kMillisPerDay == 0) return FormatDate(millis / kMillisPerDay);
+  return FormatTimestamp(millis, TimeUnit::kMilli, "");
+}
+
+Result<int64_t> ParseDate64(std::string_view text) {
+  constexpr int64_t kMillisPerDay = 86'400'000;
+  if (auto days = ParseDate(text); days.ok()) {
+    const __int128 millis = static_cast<__int128>(*days) * kMillisPerDay;
+    if (millis < std::numeric_limits<int64_t>::min() ||
+        millis > std::numeric_limits<int64_t>::max()) {
+      return Status::Invalid(QuoteForMessage(text) + " is out of range for date64");
+    }
+    return static_cast<int64_t>(millis);
+  }
+  // What FormatDate64 prints for a value that is not a whole day.
+  auto millis = ParseTimestamp(text, TimeUnit::kMilli);
+  if (!millis.ok()) {
+    return Status::Invalid(QuoteForMessage(text) + " is not a valid date (expected " +
+                           "YYYY-MM-DD)");
+  }
+  return millis;
 }
 
 }  // namespace lance::cli

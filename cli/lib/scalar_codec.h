@@ -44,6 +44,15 @@ std::string FormatDate(int64_t days);
 /// zones print the UTC instant with "Z" (no tz database is consulted).
 std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone);
 
+/// \brief A time of day (time32 / time64 value in `unit` since midnight) as
+/// "HH:MM:SS" plus the unit's fraction digits; values outside a day (invalid in Arrow)
+/// as plain integers.
+std::string FormatTimeOfDay(int64_t value, TimeUnit unit);
+
+/// \brief date64 (milliseconds): "YYYY-MM-DD" for whole days (the Arrow convention),
+/// otherwise the instant as FormatTimestamp prints it (no zone).
+std::string FormatDate64(int64_t millis);
+
 /// \brief Standard base64 (RFC 4648 alphabet, '=' padding).
 std::string Base64Encode(std::string_view bytes);
 /// \brief Decodes standard base64; padding is optional, whitespace is not allowed.
@@ -88,6 +97,13 @@ Result<int32_t> ParseDate32(std::string_view text);
 /// optionally followed by "Z" or an offset (+HH:MM, +HHMM, +HH). Text without a zone
 /// designator is taken as UTC. Fraction digits finer than the unit must be zeros.
 Result<int64_t> ParseTimestamp(std::string_view text, TimeUnit unit);
+
+/// \brief "HH:MM[:SS[.fraction]]" to ticks of `unit` since midnight. Fraction digits
+/// finer than the unit must be zeros.
+Result<int64_t> ParseTimeOfDay(std::string_view text, TimeUnit unit);
+
+/// \brief A date ("YYYY-MM-DD") or what FormatDate64 prints, to date64 milliseconds.
+Result<int64_t> ParseDate64(std::string_view text);
 
 /// \brief Whether `text` is an integer literal ([+-]digits).
 bool LooksLikeInteger(std::string_view text);

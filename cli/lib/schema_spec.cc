@@ -42,6 +42,8 @@ DataTypePtr ScalarByName(std::string_view name) {
       {"binary", binary},
       {"large_binary", large_binary},
       {"date32", date32},
+      {"date64", date64},
+      {"null", null},
   };
   for (const auto& [n, make] : kScalars) {
     if (name == n) return make();
@@ -94,6 +96,22 @@ class TypeParser {
     return std::string(s_.substr(start, pos_ - start));
   }
 
+  // An optionally negative int32 (a decimal scale).
+  Result<int32_t> SignedInt(const char* what) {
+    SkipSpace();
+    const size_t start = pos_;
+    if (pos_ < s_.size() && (s_[pos_] == '-' || s_[pos_] == '+')) ++pos_;
+    while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+    int32_t value = 0;
+    const size_t digits = start < s_.size() && s_[start] == '+' ? start + 1 : start;
+    auto res = std::from_chars(s_.data() + digits, s_.data() + pos_, value);
+    if (digits == pos_ || res.ec != std::errc() || res.ptr != s_.data() + pos_) {
+      pos_ = start;
+      return Error(std::string("expected an integer ") + what);
+    }
+    return value;
+  }
+
   Result<int32_t> PositiveInt(const char* what) {
     SkipSpace();
     const size_t start = pos_;
@@ -131,6 +149,14 @@ class TypeParser {
       return fixed_size_binary(*width);
     }
     if (name == "timestamp") return ParseTimestampRest();
+    if (name == "decimal128" || name == "decimal256" || name == "decimal") {
+      return ParseDecimalRest(name, start);
+    }
+    if (name == "time32" || name == "time64" || name == "duration") {
+      return ParseUnitTypeRest(name, start);
+    }
+    if (name == "dictionary") return ParseDictionaryRest(depth);
+    if (name == "map") return ParseMapRest(depth);
     if (name == "list" || name == "large_list" || name == "fixed_size_list") {
       if (Status st = Expect('<'); !st.ok()) return st;
       auto item = ParseType(depth + 1);
@@ -150,6 +176,131 @@ class TypeParser {
     if (name == "struct") return ParseStructRest(depth);
     pos_ = start;
     return Error("unknown type '" + name + "'");
+  }
+
+  // "(precision, scale)"; "decimal" picks decimal128 up to 38 digits, else decimal256.
+  Result<DataTypePtr> ParseDecimalRest(const std::string& name, size_t start) {
+    if (Status st = Expect('('); !st.ok()) return st;
+    auto precision = PositiveInt("precision");
+    if (!precision.ok()) return precision.status();
+    if (Status st = Expect(','); !st.ok()) return st;
+    auto scale = SignedInt("scale");
+    if (!scale.ok()) return scale.status();
+    if (Status st = Expect(')'); !st.ok()) return st;
+    const bool wide = name == "decimal256" ||
+                      (name == "decimal" && *precision > kMaxDecimal128Precision);
+    DataTypePtr type = wide ? decimal256(*precision, *scale) : decimal128(*precision, *scale);
+    if (Status st = ValidateTypeParameters(*type); !st.ok()) {
+      pos_ = start;
+      return Error(st.message());
+    }
+    return type;
+  }
+
+  Result<TimeUnit> UnitInBrackets() {
+    if (Status st = Expect('['); !st.ok()) return st;
+    const size_t at = pos_;
+    const std::string unit_name = Identifier();
+    TimeUnit unit;
+    if (unit_name == "s") {
+      unit = TimeUnit::kSecond;
+    } else if (unit_name == "ms") {
+      unit = TimeUnit::kMilli;
+    } else if (unit_name == "us") {
+      unit = TimeUnit::kMicro;
+    } else if (unit_name == "ns") {
+      unit = TimeUnit::kNano;
+    } else {
+      pos_ = at;
+      return Error("expected a time unit (s, ms, us, ns)");
+    }
+    if (Status st = Expect(']'); !st.ok()) return st;
+    return unit;
+  }
+
+  // time32[s|ms], time64[us|ns], duration[s|ms|us|ns].
+  Result<DataTypePtr> ParseUnitTypeRest(const std::string& name, size_t start) {
+    auto unit = UnitInBrackets();
+    if (!unit.ok()) return unit.status();
+    if (name == "duration") return duration(*unit);
+    DataTypePtr type = name == "time32" ? time32(*unit) : time64(*unit);
+    if (Status st = ValidateTypeParameters(*type); !st.ok()) {
+      pos_ = start;
+      return Error(name == "time32" ? "time32 takes the unit s or ms"
+                                    : "time64 takes the unit us or ns");
+    }
+    return type;
+  }
+
+  // dictionary<values=T[, indices=I][, ordered[=0|1]]> in any order (Arrow prints
+  // "dictionary<values=utf8, indices=int32, ordered=0>"); indices default to int32.
+  Result<DataTypePtr> ParseDictionaryRest(int depth) {
+    if (Status st = Expect('<'); !st.ok()) return st;
+    DataTypePtr values;
+    DataTypePtr indices = int32();
+    bool ordered = false;
+    while (true) {
+      const size_t at = pos_;
+      const std::string key = Identifier();
+      if (key == "values" || key == "indices") {
+        if (Status st = Expect('='); !st.ok()) return st;
+        const size_t type_at = pos_;
+        auto type = ParseType(depth + 1);
+        if (!type.ok()) return type;
+        if (key == "indices" && !(*type)->is_integer()) {
+          pos_ = type_at;
+          return Error("dictionary indices must be an integer type");
+        }
+        (key == "values" ? values : indices) = *type;
+      } else if (key == "ordered") {
+        ordered = true;
+        if (Peek('=')) {
+          ++pos_;
+          SkipSpace();
+          if (pos_ < s_.size() && (s_[pos_] == '0' || s_[pos_] == '1')) {
+            ordered = s_[pos_] == '1';
+            ++pos_;
+          } else {
+            return Error("expected 0 or 1 after 'ordered='");
+          }
+        }
+      } else {
+        pos_ = at;
+        return Error("expected values=, indices= or ordered");
+      }
+      if (Peek(',')) {
+        ++pos_;
+        continue;
+      }
+      if (Status st = Expect('>'); !st.ok()) return st;
+      break;
+    }
+    if (!values) return Error("a dictionary needs values=<type>");
+    return dictionary(indices, values, ordered);
+  }
+
+  // map<K, V [not null][, keys_sorted]>; keys are never null.
+  Result<DataTypePtr> ParseMapRest(int depth) {
+    if (Status st = Expect('<'); !st.ok()) return st;
+    auto key = ParseType(depth + 1);
+    if (!key.ok()) return key;
+    NotNull();  // keys are non-nullable anyway
+    if (Status st = Expect(','); !st.ok()) return st;
+    auto item = ParseType(depth + 1);
+    if (!item.ok()) return item;
+    const bool not_null = NotNull();
+    bool keys_sorted = false;
+    if (Peek(',')) {
+      ++pos_;
+      const size_t at = pos_;
+      if (Identifier() != "keys_sorted") {
+        pos_ = at;
+        return Error("expected keys_sorted");
+      }
+      keys_sorted = true;
+    }
+    if (Status st = Expect('>'); !st.ok()) return st;
+    return map(field("key", *key, false), field("value", *item, !not_null), keys_sorted);
   }
 
   Result<DataTypePtr> ParseTimestampRest() {
@@ -334,6 +485,44 @@ void AppendType(const DataType& type, std::string* out) {
         out->append(": ");
         AppendItem(f, out);
       }
+      out->push_back('>');
+      return;
+    case TypeId::kNull:
+      out->append("null");
+      return;
+    case TypeId::kDate64:
+      out->append("date64");
+      return;
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      out->append(type.id() == TypeId::kDecimal128 ? "decimal128(" : "decimal256(");
+      out->append(std::to_string(type.precision()) + ", " + std::to_string(type.scale()) +
+                  ")");
+      return;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      out->append(type.id() == TypeId::kTime32   ? "time32["
+                  : type.id() == TypeId::kTime64 ? "time64["
+                                                 : "duration[");
+      out->append(TimeUnitSuffix(type.unit()));
+      out->push_back(']');
+      return;
+    case TypeId::kDictionary:
+      out->append("dictionary<values=");
+      AppendType(*type.value_type(), out);
+      out->append(", indices=");
+      AppendType(*type.index_type(), out);
+      if (type.ordered()) out->append(", ordered");
+      out->push_back('>');
+      return;
+    case TypeId::kMap:
+      // Entry names are Arrow's defaults when read back ("entries", "key", "value").
+      out->append("map<");
+      AppendType(*type.key_type(), out);
+      out->append(", ");
+      AppendItem(type.item_field(), out);
+      if (type.keys_sorted()) out->append(", keys_sorted");
       out->push_back('>');
       return;
   }

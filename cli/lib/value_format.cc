@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "lance/core/decimal.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
 
@@ -47,6 +48,39 @@ void AppendListJson(const Array& array, int64_t i, std::string* out) {
     AppendJsonValue(values, k, out);
   }
   out->push_back(']');
+}
+
+void AppendQuotedAscii(const std::string& text, std::string* out) {
+  out->push_back('"');
+  out->append(text);
+  out->push_back('"');
+}
+
+// Maps with string keys as JSON objects; any other key type as [[key, value], ...].
+void AppendMapJson(const Array& array, int64_t i, std::string* out) {
+  const auto& m = static_cast<const MapArray&>(array);
+  const Array& keys = *m.keys();
+  const Array& items = *m.items();
+  const int64_t begin = m.value_offset(i);
+  const int64_t end = begin + m.value_length(i);
+  const TypeId key_id = keys.type_id();
+  const bool as_object = key_id == TypeId::kUtf8 || key_id == TypeId::kLargeUtf8;
+  out->push_back(as_object ? '{' : '[');
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin) out->push_back(',');
+    if (as_object) {
+      AppendJsonValue(keys, k, out);
+      out->push_back(':');
+      AppendJsonValue(items, k, out);
+    } else {
+      out->push_back('[');
+      AppendJsonValue(keys, k, out);
+      out->push_back(',');
+      AppendJsonValue(items, k, out);
+      out->push_back(']');
+    }
+  }
+  out->push_back(as_object ? '}' : ']');
 }
 
 // Control characters as JSON-style escapes so that the text stays on one line; quotes
@@ -171,6 +205,37 @@ void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
       out->push_back('}');
       return;
     }
+    case TypeId::kNull:
+      out->append("null");  // unreachable: every slot is null
+      return;
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      // A string, so that no JSON reader rounds the value through a double.
+      AppendQuotedAscii(static_cast<const DecimalArray&>(array).FormatValue(i), out);
+      return;
+    case TypeId::kDate64:
+      AppendQuotedAscii(FormatDate64(AsNumeric<int64_t>(array).Value(i)), out);
+      return;
+    case TypeId::kTime32:
+      AppendQuotedAscii(
+          FormatTimeOfDay(AsNumeric<int32_t>(array).Value(i), array.type()->unit()), out);
+      return;
+    case TypeId::kTime64:
+      AppendQuotedAscii(
+          FormatTimeOfDay(AsNumeric<int64_t>(array).Value(i), array.type()->unit()), out);
+      return;
+    case TypeId::kDuration:
+      // An integer count of the column's unit (the unit is in the schema).
+      AppendInteger(AsNumeric<int64_t>(array).Value(i), out);
+      return;
+    case TypeId::kDictionary: {
+      const auto& dict = static_cast<const DictionaryArray&>(array);
+      AppendJsonValue(*dict.dictionary(), dict.GetValueIndex(i), out);
+      return;
+    }
+    case TypeId::kMap:
+      AppendMapJson(array, i, out);
+      return;
   }
 }
 
@@ -188,6 +253,11 @@ void AppendJsonRow(const RecordBatch& batch, int64_t row, std::string* out) {
 
 std::string FormatTextValue(const Array& array, int64_t i) {
   if (array.IsNull(i)) return "null";
+  if (array.type_id() == TypeId::kDictionary) {
+    // The value the slot stands for, rendered as a value of the dictionary's type.
+    const auto& dict = static_cast<const DictionaryArray&>(array);
+    return FormatTextValue(*dict.dictionary(), dict.GetValueIndex(i));
+  }
   if (array.type_id() == TypeId::kUtf8) {
     return EscapeForDisplay(static_cast<const StringArray&>(array).GetView(i));
   }
@@ -202,6 +272,11 @@ std::string FormatTextValue(const Array& array, int64_t i) {
     case TypeId::kFixedSizeBinary:
     case TypeId::kDate32:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
     case TypeId::kFloat16:
     case TypeId::kFloat32:
     case TypeId::kFloat64:

@@ -21,16 +21,22 @@ namespace lance::cli {
 ///  - utf8: JSON strings (see AppendJsonString for escaping and invalid UTF-8);
 ///  - binary, fixed_size_binary: base64 strings;
 ///  - date32: "YYYY-MM-DD"; timestamp: ISO-8601 (see FormatTimestamp);
-///  - lists: arrays; structs: objects with keys in field order.
+///  - lists: arrays; structs: objects with keys in field order;
+///  - null type: null; decimals: exact decimal strings ("123.45", scale applied);
+///  - date64: "YYYY-MM-DD" (see FormatDate64); time32/time64: "HH:MM:SS[.fraction]"
+///    with the unit's digits; durations: integers in the column's unit;
+///  - dictionary: the value a slot stands for (as its value type renders);
+///  - map: an object when the keys are utf8 / large_utf8, otherwise an array of
+///    [key, value] pairs.
 void AppendJsonValue(const Array& array, int64_t i, std::string* out);
 
 /// \brief Appends row `row` of `batch` as one JSON object (keys in schema order), no
 /// newline.
 void AppendJsonRow(const RecordBatch& batch, int64_t row, std::string* out);
 
-/// \brief Slot `i` as table text: strings and temporal values unquoted (control
-/// characters escaped so that a value stays on one line), nested values as compact JSON,
-/// null as "null".
+/// \brief Slot `i` as table text: strings, decimals and temporal values unquoted
+/// (control characters escaped so that a value stays on one line), dictionary slots as
+/// their value, nested values (maps included) as compact JSON, null as "null".
 std::string FormatTextValue(const Array& array, int64_t i);
 
 }  // namespace lance::cli

@@ -36,6 +36,11 @@ def _plain_type(t: pa.DataType) -> pa.DataType:
         return pa.list_(_plain_field(t.value_field), t.list_size)
     if pa.types.is_struct(t):
         return pa.struct([_plain_field(t.field(i)) for i in range(t.num_fields)])
+    if pa.types.is_map(t):
+        return pa.map_(_plain_field(t.key_field), _plain_field(t.item_field),
+                       keys_sorted=t.keys_sorted)
+    if pa.types.is_dictionary(t):
+        return pa.dictionary(t.index_type, _plain_type(t.value_type), t.ordered)
     return t
 
 

@@ -2,6 +2,7 @@
 
 #include "lance/core/array.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "lance/core/decimal.h"
 #include "lance/core/pretty_print.h"
 #include "lance/macros.h"
 
@@ -52,10 +54,65 @@ int64_t BooleanArray::true_count() const {
 }
 
 FixedSizeBinaryArray::FixedSizeBinaryArray(ArrayDataPtr data) : Array(std::move(data)) {
-  byte_width_ = data_->type->fixed_size();
+  byte_width_ = std::max(0, data_->type->byte_width());
   if (data_->buffers.size() > 1 && data_->buffers[1]) {
     raw_values_ = data_->buffers[1]->data() + data_->offset * byte_width_;
   }
+}
+
+std::shared_ptr<NullArray> NullArray::Make(int64_t length) {
+  return std::make_shared<NullArray>(ArrayData::Make(null(), length, {nullptr}, length));
+}
+
+std::string DecimalArray::FormatValue(int64_t i) const {
+  return FormatDecimal(GetValue(i), byte_width(), scale());
+}
+
+MapArray::MapArray(ArrayDataPtr data) : ListArray(std::move(data)) {
+  if (values() && values()->type_id() == TypeId::kStruct) {
+    const auto& entries = static_cast<const StructArray&>(*values());
+    if (entries.num_fields() == 2) {
+      keys_ = entries.field(0);
+      items_ = entries.field(1);
+    }
+  }
+}
+
+DictionaryArray::DictionaryArray(ArrayDataPtr data) : Array(std::move(data)) {
+  if (data_->type->index_type()) {
+    auto indices = std::make_shared<ArrayData>(*data_);
+    indices->type = data_->type->index_type();
+    indices->dictionary = nullptr;
+    indices_ = MakeArray(std::move(indices));
+  }
+  dictionary_ = MakeArray(data_->dictionary);
+}
+
+int64_t DictionaryArray::GetValueIndex(int64_t i) const {
+  return IntegerValueAt(*data_, i);
+}
+
+Result<std::shared_ptr<DictionaryArray>> DictionaryArray::Make(DataTypePtr type,
+                                                               const ArrayPtr& indices,
+                                                               const ArrayPtr& dictionary) {
+  if (!type || type->id() != TypeId::kDictionary || !indices || !dictionary) {
+    return Status::Invalid("making a dictionary array: needs a dictionary type, indices "
+                           "and a dictionary");
+  }
+  if (!indices->type()->Equals(*type->index_type())) {
+    return Status::Invalid("making a " + type->ToString() + " array: indices are " +
+                           indices->type()->ToString());
+  }
+  if (!dictionary->type()->Equals(*type->value_type())) {
+    return Status::Invalid("making a " + type->ToString() + " array: the dictionary is " +
+                           dictionary->type()->ToString());
+  }
+  auto data = std::make_shared<ArrayData>(*indices->data());
+  data->type = std::move(type);
+  data->dictionary = dictionary->data();
+  auto out = std::make_shared<DictionaryArray>(std::move(data));
+  LANCE_RETURN_NOT_OK(out->Validate());
+  return out;
 }
 
 FixedSizeListArray::FixedSizeListArray(ArrayDataPtr data) : Array(std::move(data)) {
@@ -155,9 +212,13 @@ ArrayPtr MakeArray(ArrayDataPtr data) {
       return std::make_shared<Int16Array>(std::move(data));
     case TypeId::kInt32:
     case TypeId::kDate32:
+    case TypeId::kTime32:
       return std::make_shared<Int32Array>(std::move(data));
     case TypeId::kInt64:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
       return std::make_shared<Int64Array>(std::move(data));
     case TypeId::kUInt8:
       return std::make_shared<UInt8Array>(std::move(data));
@@ -190,6 +251,16 @@ ArrayPtr MakeArray(ArrayDataPtr data) {
       return std::make_shared<FixedSizeListArray>(std::move(data));
     case TypeId::kStruct:
       return std::make_shared<StructArray>(std::move(data));
+    case TypeId::kNull:
+      return std::make_shared<NullArray>(std::move(data));
+    case TypeId::kDecimal128:
+      return std::make_shared<Decimal128Array>(std::move(data));
+    case TypeId::kDecimal256:
+      return std::make_shared<Decimal256Array>(std::move(data));
+    case TypeId::kDictionary:
+      return std::make_shared<DictionaryArray>(std::move(data));
+    case TypeId::kMap:
+      return std::make_shared<MapArray>(std::move(data));
   }
   return std::make_shared<Array>(std::move(data));
 }
@@ -269,7 +340,12 @@ class RangeComparer {
       case TypeId::kLargeBinary:
         return BinaryEqual<int64_t>(a, ai, b, bi, n);
       case TypeId::kList:
+      case TypeId::kMap:
         return ListEqual<int32_t>(a, ai, b, bi, n);
+      case TypeId::kNull:
+        return true;
+      case TypeId::kDictionary:
+        return DictionaryEqual(a, ai, b, bi, n);
       case TypeId::kLargeList:
         return ListEqual<int64_t>(a, ai, b, bi, n);
       case TypeId::kFixedSizeList: {
@@ -325,6 +401,30 @@ class RangeComparer {
     if (bytes == 0) return true;
     return std::memcmp(a.buffers[2]->data() + ao[0], b.buffers[2]->data() + bo[0],
                        static_cast<size_t>(bytes)) == 0;
+  }
+
+  // Dictionary arrays compare by the values their slots stand for, so two encodings of
+  // the same values are equal (as their decoded forms would be).
+  bool DictionaryEqual(const ArrayData& a, int64_t ai, const ArrayData& b, int64_t bi,
+                       int64_t n) {
+    const bool same_dictionary =
+        a.dictionary == b.dictionary ||
+        (a.dictionary && b.dictionary && a.dictionary->length == b.dictionary->length &&
+         Equal(*a.dictionary, 0, *b.dictionary, 0, a.dictionary->length));
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t ia = IndexAt(a, ai + k);
+      const int64_t ib = IndexAt(b, bi + k);
+      if (same_dictionary) {
+        if (ia != ib) return false;
+        continue;
+      }
+      if (!Equal(*a.dictionary, ia, *b.dictionary, ib, 1)) return false;
+    }
+    return true;
+  }
+
+  static int64_t IndexAt(const ArrayData& data, int64_t i) {
+    return IntegerValueAt(data, i);
   }
 
   template <typename OffsetT>
@@ -405,6 +505,7 @@ class Validator {
       return Status::Invalid(what + "expected " + std::to_string(expected_buffers) +
                              " buffers, got " + std::to_string(data.buffers.size()));
     }
+    LANCE_RETURN_NOT_OK(ValidateTypeParameters(type).WithContext(what));
     size_t expected_children = 0;
     if (type.is_list_like()) expected_children = 1;
     if (type.id() == TypeId::kStruct) expected_children = type.fields().size();
@@ -421,6 +522,20 @@ class Validator {
     if (null_count < kUnknownNullCount || null_count > data.length) {
       return Status::Invalid(what + "null_count " + std::to_string(null_count) +
                              " out of range for length " + std::to_string(data.length));
+    }
+    if ((data.dictionary != nullptr) != (type.id() == TypeId::kDictionary)) {
+      return Status::Invalid(what + (data.dictionary ? "unexpected dictionary"
+                                                     : "the dictionary is missing"));
+    }
+    if (type.id() == TypeId::kNull) {
+      // Every slot is null and there is nothing else to check.
+      if (HasValidity(data)) return Status::Invalid(what + "a null array has a bitmap");
+      if (null_count != kUnknownNullCount && null_count != data.length) {
+        return Status::Invalid(what + "null_count is " + std::to_string(null_count) +
+                               " but every one of the " + std::to_string(data.length) +
+                               " slots is null");
+      }
+      return Status::OK();
     }
     if (HasValidity(data)) {
       LANCE_RETURN_NOT_OK(CheckSize(what, "validity bitmap", data.buffers[0],
@@ -453,8 +568,34 @@ class Validator {
         return ValidateBinary<int64_t>(what, data);
       case TypeId::kList:
         return ValidateList<int32_t>(what, data);
+      case TypeId::kMap:
+        return ValidateMap(what, data);
       case TypeId::kLargeList:
         return ValidateList<int64_t>(what, data);
+      case TypeId::kDecimal128:
+      case TypeId::kDecimal256: {
+        LANCE_RETURN_NOT_OK(
+            CheckSize(what, "values", data.buffers[1], end * type.byte_width()));
+        for (int64_t i = 0; i < data.length; ++i) {
+          if (!data.IsValid(i)) continue;
+          const uint8_t* value =
+              data.buffers[1]->data() + (data.offset + i) * type.byte_width();
+          if (!DecimalFitsPrecision(value, type.byte_width(), type.precision())) {
+            return Status::Invalid(what + "slot " + std::to_string(i) + " (" +
+                                   FormatDecimal(value, type.byte_width(), type.scale()) +
+                                   ") has more than " + std::to_string(type.precision()) +
+                                   " digits");
+          }
+        }
+        return Status::OK();
+      }
+      case TypeId::kTime32:
+        return ValidateTemporal<int32_t>(what, data);
+      case TypeId::kTime64:
+      case TypeId::kDate64:
+        return ValidateTemporal<int64_t>(what, data);
+      case TypeId::kDictionary:
+        return ValidateDictionary(what, data);
       case TypeId::kFixedSizeList: {
         LANCE_RETURN_NOT_OK(ValidateChild(what, data, 0, type.value_type()));
         if (type.fixed_size() < 0) return Status::Invalid(what + "negative list size");
@@ -563,6 +704,82 @@ class Validator {
   Status ValidateList(const std::string& what, const ArrayData& data) {
     LANCE_RETURN_NOT_OK(ValidateChild(what, data, 0, data.type->value_type()));
     return CheckOffsets<OffsetT>(what, data, data.children[0]->length, "child");
+  }
+
+  // A list of entries, where (as Arrow requires) no entry and no key referenced by a
+  // slot is null.
+  Status ValidateMap(const std::string& what, const ArrayData& data) {
+    LANCE_RETURN_NOT_OK(ValidateList<int32_t>(what, data));
+    if (data.length == 0) return Status::OK();
+    const int32_t* offsets = data.buffers[1]->data_as<int32_t>() + data.offset;
+    const ArrayData& entries = *data.children[0];
+    if (entries.children.size() != 2) {
+      return Status::Invalid(what + "the entries struct has " +
+                             std::to_string(entries.children.size()) + " children");
+    }
+    const ArrayData& keys = *entries.children[0];
+    for (int64_t j = offsets[0]; j < offsets[data.length]; ++j) {
+      if (!entries.IsValid(j)) {
+        return Status::Invalid(what + "entry " + std::to_string(j) + " is null");
+      }
+      if (!keys.IsValid(entries.offset + j)) {
+        return Status::Invalid(what + "the key of entry " + std::to_string(j) +
+                               " is null");
+      }
+    }
+    return Status::OK();
+  }
+
+  // Values within the range Arrow allows: a time of day below 24 h, or a date64 that is
+  // a whole number of days.
+  template <typename T>
+  Status ValidateTemporal(const std::string& what, const ArrayData& data) {
+    const DataType& type = *data.type;
+    LANCE_RETURN_NOT_OK(CheckSize(what, "values", data.buffers[1],
+                                  (data.offset + data.length) * type.byte_width()));
+    const T* values = data.buffers[1]->data_as<T>() + data.offset;
+    constexpr int64_t kMillisPerDay = 86'400'000;
+    const int64_t day = 86'400 * TicksPerSecond(type.unit());
+    for (int64_t i = 0; i < data.length; ++i) {
+      if (!data.IsValid(i)) continue;
+      const int64_t v = values[i];
+      if (type.id() == TypeId::kDate64) {
+        if (v % kMillisPerDay != 0) {
+          return Status::Invalid(what + "slot " + std::to_string(i) + " (" +
+                                 std::to_string(v) + ") is not a whole number of days");
+        }
+      } else if (v < 0 || v >= day) {
+        return Status::Invalid(what + "slot " + std::to_string(i) + " (" +
+                               std::to_string(v) + ") is outside [0, " +
+                               std::to_string(day) + ")");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status ValidateDictionary(const std::string& what, const ArrayData& data) {
+    const DataType& type = *data.type;
+    const DataType& index_type = *type.index_type();
+    const int64_t end = data.offset + data.length;
+    LANCE_RETURN_NOT_OK(
+        CheckSize(what, "indices", data.buffers[1], end * index_type.byte_width()));
+    const ArrayData& dict = *data.dictionary;
+    if (!dict.type || !dict.type->Equals(*type.value_type())) {
+      return Status::Invalid(what + "the dictionary has type " +
+                             (dict.type ? dict.type->ToString() : "null") + ", expected " +
+                             type.value_type()->ToString());
+    }
+    LANCE_RETURN_NOT_OK(Validate(dict).WithContext(what + "dictionary"));
+    for (int64_t i = 0; i < data.length; ++i) {
+      if (!data.IsValid(i)) continue;
+      const int64_t index = IntegerValueAt(data, i);
+      if (index < 0 || index >= dict.length) {
+        return Status::Invalid(what + "index " + std::to_string(index) + " of slot " +
+                               std::to_string(i) + " is outside the dictionary of " +
+                               std::to_string(dict.length) + " values");
+      }
+    }
+    return Status::OK();
   }
 };
 

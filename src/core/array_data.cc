@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace lance {
@@ -24,20 +25,32 @@ bool HasValidityBuffer(const ArrayData& data) {
   return !data.buffers.empty() && data.buffers[0] != nullptr;
 }
 
+bool IsNullType(const ArrayData& data) {
+  return data.type && data.type->id() == TypeId::kNull;
+}
+
+// The null count of an array without a validity bitmap: none, except for the null type
+// whose slots are all null.
+int64_t NullsWithoutBitmap(const ArrayData& data) {
+  return IsNullType(data) ? data.length : 0;
+}
+
 }  // namespace
 
 ArrayDataPtr ArrayData::Make(DataTypePtr type, int64_t length,
                              std::vector<BufferPtr> buffers, int64_t null_count,
-                             int64_t offset, std::vector<ArrayDataPtr> children) {
+                             int64_t offset, std::vector<ArrayDataPtr> children,
+                             ArrayDataPtr dictionary) {
   auto data = std::make_shared<ArrayData>();
   data->type = std::move(type);
   data->length = length;
   data->offset = offset;
   data->buffers = std::move(buffers);
   data->children = std::move(children);
-  // Without a validity bitmap every slot is valid; knowing that up front saves a later
-  // scan and lets slices inherit the zero.
-  data->null_count = HasValidityBuffer(*data) ? null_count : 0;
+  data->dictionary = std::move(dictionary);
+  // Without a validity bitmap every slot is valid (null arrays: every slot is null);
+  // knowing that up front saves a later scan and lets slices inherit the count.
+  data->null_count = HasValidityBuffer(*data) ? null_count : NullsWithoutBitmap(*data);
   return data;
 }
 
@@ -46,7 +59,7 @@ int64_t ArrayData::GetNullCount() {
   int64_t count = cached.load(std::memory_order_relaxed);
   if (count != kUnknownNullCount) return count;
   if (!HasValidityBuffer(*this)) {
-    count = 0;
+    count = NullsWithoutBitmap(*this);
   } else {
     count = length - bit_util::CountSetBits(buffers[0]->data(), offset, length);
   }
@@ -55,7 +68,7 @@ int64_t ArrayData::GetNullCount() {
 }
 
 bool ArrayData::IsValid(int64_t i) const {
-  if (!HasValidityBuffer(*this)) return true;
+  if (!HasValidityBuffer(*this)) return !IsNullType(*this);
   return bit_util::GetBit(buffers[0]->data(), offset + i);
 }
 
@@ -69,8 +82,11 @@ ArrayDataPtr ArrayData::Slice(int64_t slice_offset, int64_t slice_length) const 
   out->offset = offset + slice_offset;
   out->buffers = buffers;
   out->children = children;
+  out->dictionary = dictionary;
   const int64_t parent_nulls = LoadNullCount(null_count);
-  if (parent_nulls == 0 || (slice_offset == 0 && slice_length == length)) {
+  if (IsNullType(*this) && !HasValidityBuffer(*this)) {
+    out->null_count = slice_length;
+  } else if (parent_nulls == 0 || (slice_offset == 0 && slice_length == length)) {
     out->null_count = parent_nulls;
   } else {
     out->null_count = kUnknownNullCount;
@@ -87,10 +103,42 @@ int NumBuffersForType(const DataType& type) {
       return 3;
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
+    case TypeId::kNull:
       return 1;
     default:
-      // Validity plus one of: values, value bits or offsets.
+      // Validity plus one of: values, value bits, offsets or dictionary indices.
       return 2;
+  }
+}
+
+int64_t IntegerValueAt(const ArrayData& data, int64_t i) {
+  const int64_t at = data.offset + i;
+  const uint8_t* raw = data.buffers[1]->data();
+  const TypeId id =
+      data.type->id() == TypeId::kDictionary ? data.type->index_type()->id() : data.type->id();
+  switch (id) {
+    case TypeId::kInt8:
+      return reinterpret_cast<const int8_t*>(raw)[at];
+    case TypeId::kUInt8:
+      return raw[at];
+    case TypeId::kInt16:
+      return reinterpret_cast<const int16_t*>(raw)[at];
+    case TypeId::kUInt16:
+      return reinterpret_cast<const uint16_t*>(raw)[at];
+    case TypeId::kInt32:
+      return reinterpret_cast<const int32_t*>(raw)[at];
+    case TypeId::kUInt32:
+      return reinterpret_cast<const uint32_t*>(raw)[at];
+    case TypeId::kInt64:
+      return reinterpret_cast<const int64_t*>(raw)[at];
+    case TypeId::kUInt64: {
+      const uint64_t u = reinterpret_cast<const uint64_t*>(raw)[at];
+      return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                 ? -1
+                 : static_cast<int64_t>(u);
+    }
+    default:
+      return -1;
   }
 }
 

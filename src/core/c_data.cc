@@ -45,9 +45,10 @@ alignas(64) constexpr uint8_t kZeros[64] = {};
 // Layout helpers shared by export and import
 // ------------------------------------------------------------------------------------
 
-// Buffers of the Arrow layout, including the validity slot (array_data.h table). Kept
+// Buffers of the Arrow C layout, including the validity slot (array_data.h table). Kept
 // local rather than using NumBuffersForType so that import validation does not depend on
-// how the rest of core interprets a malformed type.
+// how the rest of core interprets a malformed type. The null type differs from lance's
+// ArrayData: C has no buffer at all, lance one (always null) validity slot.
 int ExpectedBuffers(TypeId id) {
   switch (id) {
     case TypeId::kUtf8:
@@ -58,10 +59,15 @@ int ExpectedBuffers(TypeId id) {
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
       return 1;
+    case TypeId::kNull:
+      return 0;
     default:
       return 2;
   }
 }
+
+// Buffers of the lance ArrayData for `id` (see ExpectedBuffers).
+int LanceBuffers(TypeId id) { return id == TypeId::kNull ? 1 : ExpectedBuffers(id); }
 
 // Width in bytes of one offset for offset-carrying layouts; 0 for other layouts.
 int OffsetWidth(TypeId id) {
@@ -69,6 +75,7 @@ int OffsetWidth(TypeId id) {
     case TypeId::kUtf8:
     case TypeId::kBinary:
     case TypeId::kList:
+    case TypeId::kMap:
       return 4;
     case TypeId::kLargeUtf8:
     case TypeId::kLargeBinary:
@@ -99,14 +106,27 @@ int64_t ValueWidth(const DataType& type) {
     case TypeId::kUInt32:
     case TypeId::kFloat32:
     case TypeId::kDate32:
+    case TypeId::kTime32:
       return 4;
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
       return 8;
+    case TypeId::kDecimal128:
+      return 16;
+    case TypeId::kDecimal256:
+      return 32;
     case TypeId::kFixedSizeBinary:
       return type.fixed_size();
+    case TypeId::kDictionary:
+      // The indices.
+      return type.index_type() != nullptr && type.index_type()->is_integer()
+                 ? type.index_type()->byte_width()
+                 : 0;
     default:
       return 0;
   }
@@ -118,6 +138,7 @@ int64_t ExpectedChildren(const DataType& type) {
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList:
+    case TypeId::kMap:
       return 1;
     case TypeId::kStruct:
       return type.num_fields();
@@ -222,6 +243,29 @@ Result<std::string> FormatOf(const DataType& type) {
       return "+w:" + std::to_string(type.fixed_size());
     case TypeId::kStruct:
       return std::string("+s");
+    case TypeId::kNull:
+      return std::string("n");
+    case TypeId::kDecimal128:
+      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale());
+    case TypeId::kDecimal256:
+      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) +
+             ",256";
+    case TypeId::kDate64:
+      return std::string("tdm");
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return std::string("tt") + TimeUnitChar(type.unit());
+    case TypeId::kDuration:
+      return std::string("tD") + TimeUnitChar(type.unit());
+    case TypeId::kMap:
+      return std::string("+m");
+    case TypeId::kDictionary:
+      // A dictionary is described by its indices; the values go to `dictionary`.
+      if (type.index_type() == nullptr || !type.index_type()->is_integer()) {
+        return Status::Invalid("dictionary type " + type.ToString() +
+                               " has no integer index type");
+      }
+      return FormatOf(*type.index_type());
   }
   return Status::NotImplemented("no Arrow format for type id " +
                                 std::to_string(static_cast<int>(type.id())));
@@ -262,6 +306,7 @@ struct SchemaExport {
   std::string metadata;
   std::vector<ArrowSchema> children;  // sized once, so child addresses stay stable
   std::vector<ArrowSchema*> child_ptrs;
+  ArrowSchema dictionary{};  // the value type of a dictionary type (release == NULL if none)
 
   // Children still present (not moved out by the consumer) go with the parent; this also
   // cleans up partially built nodes when an export fails half-way.
@@ -269,6 +314,7 @@ struct SchemaExport {
     for (ArrowSchema& child : children) {
       if (child.release != nullptr) child.release(&child);
     }
+    if (dictionary.release != nullptr) dictionary.release(&dictionary);
   }
 };
 
@@ -319,13 +365,24 @@ Status ExportSchemaNode(std::string name, const DataType& type, int64_t flags,
     priv->child_ptrs[i] = &priv->children[i];
   }
 
+  if (type.id() == TypeId::kDictionary) {
+    if (type.value_type() == nullptr) {
+      return Status::Invalid("dictionary type " + type.ToString() + " has no value type");
+    }
+    LANCE_RETURN_NOT_OK_CTX(ExportSchemaNode("", *type.value_type(), ARROW_FLAG_NULLABLE,
+                                             {}, &priv->dictionary),
+                            "exporting the dictionary value type");
+    if (type.ordered()) flags |= ARROW_FLAG_DICTIONARY_ORDERED;
+  }
+  if (type.keys_sorted()) flags |= ARROW_FLAG_MAP_KEYS_SORTED;
+
   out->format = priv->format.c_str();
   out->name = priv->name.c_str();
   out->metadata = priv->metadata.empty() ? nullptr : priv->metadata.data();
   out->flags = flags;
   out->n_children = static_cast<int64_t>(fields.size());
   out->children = fields.empty() ? nullptr : priv->child_ptrs.data();
-  out->dictionary = nullptr;
+  out->dictionary = priv->dictionary.release != nullptr ? &priv->dictionary : nullptr;
   out->release = &ReleaseExportedSchema;
   out->private_data = priv.release();
   return Status::OK();
@@ -342,11 +399,13 @@ struct ArrayExport {
   std::vector<const void*> buffers;
   std::vector<ArrowArray> children;  // sized once, so child addresses stay stable
   std::vector<ArrowArray*> child_ptrs;
+  ArrowArray dictionary{};  // the values of a dictionary array (release == NULL if none)
 
   ~ArrayExport() {
     for (ArrowArray& child : children) {
       if (child.release != nullptr) child.release(&child);
     }
+    if (dictionary.release != nullptr) dictionary.release(&dictionary);
   }
 };
 
@@ -366,7 +425,7 @@ void FillExportedArray(std::unique_ptr<ArrayExport> priv, int64_t length,
   out->n_children = static_cast<int64_t>(priv->children.size());
   out->buffers = priv->buffers.data();
   out->children = priv->children.empty() ? nullptr : priv->child_ptrs.data();
-  out->dictionary = nullptr;
+  out->dictionary = priv->dictionary.release != nullptr ? &priv->dictionary : nullptr;
   out->release = &ReleaseExportedArray;
   out->private_data = priv.release();
 }
@@ -409,11 +468,23 @@ Status ExportArrayLevel(const ArrayDataPtr& data, ArrowArray* out,
     return Status::Invalid("invalid offset " + std::to_string(offset) + " / length " +
                            std::to_string(length));
   }
-  const int n_buffers = ExpectedBuffers(id);
+  const int n_buffers = LanceBuffers(id);
   if (static_cast<int>(data->buffers.size()) != n_buffers) {
     return Status::Invalid(type.ToString() + " ArrayData has " +
                            std::to_string(data->buffers.size()) + " buffers, expected " +
                            std::to_string(n_buffers));
+  }
+  if (id == TypeId::kNull) {
+    if (data->buffers[0] != nullptr) {
+      return Status::Invalid("a null array has a validity buffer");
+    }
+    // No buffers in C; `buffers` still points at a (null) entry for consumers that look.
+    auto priv = std::make_unique<ArrayExport>();
+    priv->data = data;
+    priv->buffers.assign(1, nullptr);
+    FillExportedArray(std::move(priv), length, length, offset, out);
+    out->n_buffers = 0;
+    return Status::OK();
   }
   const int64_t expected_children = ExpectedChildren(type);
   if (static_cast<int64_t>(data->children.size()) != expected_children) {
@@ -440,6 +511,24 @@ Status ExportArrayLevel(const ArrayDataPtr& data, ArrowArray* out,
   if (validity == nullptr && null_count > 0) {
     return Status::Invalid("null_count is " + std::to_string(null_count) +
                            " but there is no validity buffer");
+  }
+  if ((data->dictionary != nullptr) != (id == TypeId::kDictionary)) {
+    return Status::Invalid(data->dictionary != nullptr
+                               ? "a non-dictionary array has a dictionary"
+                               : "a dictionary array has no dictionary");
+  }
+  if (id == TypeId::kDictionary) {
+    if (ValueWidth(type) <= 0) {
+      return Status::Invalid("dictionary type " + type.ToString() +
+                             " has no integer index type");
+    }
+    if (data->dictionary->type == nullptr || type.value_type() == nullptr ||
+        !data->dictionary->type->Equals(*type.value_type())) {
+      return Status::Invalid("the dictionary does not have the value type " +
+                             type.ToString());
+    }
+    LANCE_RETURN_NOT_OK(
+        ExportArrayNode(data->dictionary, &priv->dictionary, path + " dictionary"));
   }
 
   // Minimum length the child must have, derived from this level's offsets.
@@ -607,9 +696,22 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
   const std::string_view format(schema->format);
   const std::string quoted = "'" + std::string(format) + "'";
   if (schema->dictionary != nullptr) {
-    return SchemaError(Status::NotImplemented("dictionary-encoded type (index format " +
-                                              quoted + ") is not supported"),
-                       path);
+    // The format describes the indices; the dictionary schema the values.
+    ArrowSchema index_only = *schema;
+    index_only.dictionary = nullptr;
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr index_type, ImportTypeNode(&index_only, path));
+    if (!index_type->is_integer()) {
+      return SchemaError(Status::Invalid("dictionary indices must be an integer type, "
+                                         "got format " + quoted),
+                         path);
+    }
+    if (schema->dictionary->release == nullptr) {
+      return SchemaError(Status::Invalid("the dictionary schema has been released"), path);
+    }
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr value_type,
+                          ImportTypeNode(schema->dictionary, path + " dictionary"));
+    return dictionary(std::move(index_type), std::move(value_type),
+                      (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
   }
   if (schema->n_children < 0) {
     return SchemaError(
@@ -646,6 +748,24 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
   };
   auto unsupported = [&]() {
     return SchemaError(Status::NotImplemented("unsupported format " + quoted), path);
+  };
+  auto unit_of = [](char c, TimeUnit* unit) {
+    switch (c) {
+      case 's':
+        *unit = TimeUnit::kSecond;
+        return true;
+      case 'm':
+        *unit = TimeUnit::kMilli;
+        return true;
+      case 'u':
+        *unit = TimeUnit::kMicro;
+        return true;
+      case 'n':
+        *unit = TimeUnit::kNano;
+        return true;
+      default:
+        return false;
+    }
   };
 
   if (format.size() == 1) {
@@ -699,15 +819,67 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
       case 'Z':
         type = large_binary();
         break;
+      case 'n':
+        type = null();
+        break;
       default:
-        return unsupported();  // includes 'n' (null): lance has no null type
+        return unsupported();
     }
     LANCE_RETURN_NOT_OK(expect_children(0));
     return type;
   }
-  if (format == "tdD") {
+  if (format == "tdD" || format == "tdm") {
     LANCE_RETURN_NOT_OK(expect_children(0));
-    return date32();
+    return format == "tdD" ? date32() : date64();
+  }
+  if (format.size() == 3 && (format.substr(0, 2) == "tt" || format.substr(0, 2) == "tD")) {
+    TimeUnit unit;
+    if (!unit_of(format[2], &unit)) return unsupported();
+    LANCE_RETURN_NOT_OK(expect_children(0));
+    if (format[1] == 'D') return duration(unit);
+    // time32 carries seconds or milliseconds, time64 micro- or nanoseconds.
+    return unit == TimeUnit::kSecond || unit == TimeUnit::kMilli ? time32(unit)
+                                                                 : time64(unit);
+  }
+  if (format.substr(0, 2) == "d:") {
+    // "d:P,S" or "d:P,S,W" with W the bit width (128 when absent).
+    std::string_view rest = format.substr(2);
+    const size_t comma = rest.find(',');
+    int32_t precision = 0;
+    int32_t scale = 0;
+    int32_t width = 128;
+    bool ok = comma != std::string_view::npos && ParseSize(rest.substr(0, comma), &precision);
+    if (ok) {
+      std::string_view after = rest.substr(comma + 1);
+      const size_t comma2 = after.find(',');
+      std::string_view scale_text = after.substr(0, comma2);
+      const bool negative = !scale_text.empty() && scale_text[0] == '-';
+      ok = ParseSize(negative ? scale_text.substr(1) : scale_text, &scale);
+      if (negative) scale = -scale;
+      if (ok && comma2 != std::string_view::npos) {
+        ok = ParseSize(after.substr(comma2 + 1), &width);
+      }
+    }
+    if (!ok) {
+      return SchemaError(Status::Invalid("malformed decimal format " + quoted +
+                                         " (expected 'd:precision,scale[,bitwidth]')"),
+                         path);
+    }
+    if (width != 128 && width != 256) {
+      return SchemaError(Status::NotImplemented("decimal bit width " +
+                                                std::to_string(width) + " in " + quoted +
+                                                " is not supported (only 128 and 256)"),
+                         path);
+    }
+    LANCE_RETURN_NOT_OK(expect_children(0));
+    DataTypePtr type = width == 128 ? decimal128(precision, scale)
+                                    : decimal256(precision, scale);
+    Status st = ValidateTypeParameters(*type);
+    if (!st.ok()) {
+      return SchemaError(Status::Invalid("decimal format " + quoted + ": " + st.message()),
+                         path);
+    }
+    return type;
   }
   if (format.size() >= 3 && format.substr(0, 2) == "ts") {
     TimeUnit unit;
@@ -764,6 +936,13 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
   if (format == "+s") {
     LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
     return struct_(std::move(fields));
+  }
+  if (format == "+m") {
+    LANCE_RETURN_NOT_OK(expect_children(1));
+    LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
+    auto type = MapFromEntries(fields[0], (schema->flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0);
+    if (!type.ok()) return SchemaError(type.status(), path);
+    return type;
   }
   return unsupported();
 }
@@ -855,10 +1034,13 @@ class ArrayImporter {
       // Only reachable for children: the consumer moved this child out of its parent.
       return Status::Invalid("struct has been released (moved out?)");
     }
-    if (array->dictionary != nullptr) {
-      return Status::NotImplemented("dictionary-encoded arrays are not supported");
-    }
     const TypeId id = type->id();
+    if ((array->dictionary != nullptr) != (id == TypeId::kDictionary)) {
+      return Status::Invalid(array->dictionary != nullptr
+                                 ? "the array has a dictionary but its type " +
+                                       type->ToString() + " is not a dictionary type"
+                                 : "the dictionary-encoded array has no dictionary");
+    }
     const int64_t length = array->length;
     const int64_t offset = array->offset;
     int64_t end = 0;
@@ -876,7 +1058,9 @@ class ArrayImporter {
       return Status::Invalid("n_buffers is " + std::to_string(array->n_buffers) +
                              ", expected " + std::to_string(n_buffers));
     }
-    if (array->buffers == nullptr) return Status::Invalid("buffers is NULL");
+    if (array->buffers == nullptr && n_buffers > 0) {
+      return Status::Invalid("buffers is NULL");
+    }
     const int64_t n_children = ExpectedChildren(*type);
     if (array->n_children != n_children) {
       return Status::Invalid("n_children is " + std::to_string(array->n_children) +
@@ -890,6 +1074,10 @@ class ArrayImporter {
                              " child fields, expected " + std::to_string(n_children));
     }
 
+    if (id == TypeId::kNull) {
+      // Every slot is null whatever the producer put in null_count.
+      return ArrayData::Make(type, length, {nullptr}, length, offset);
+    }
     std::vector<BufferPtr> buffers(n_buffers);
     if (array->buffers[0] == nullptr) {
       if (null_count > 0) {
@@ -967,8 +1155,16 @@ class ArrayImporter {
       }
       children.push_back(std::move(child));
     }
+    ArrayDataPtr dictionary;
+    if (id == TypeId::kDictionary) {
+      if (type->value_type() == nullptr) {
+        return Status::Invalid("the dictionary type has no value type");
+      }
+      LANCE_ASSIGN_OR_RAISE(dictionary, Import(array->dictionary, type->value_type(),
+                                               path + " dictionary"));
+    }
     return ArrayData::Make(type, length, std::move(buffers), null_count, offset,
-                           std::move(children));
+                           std::move(children), std::move(dictionary));
   }
 
   GuardPtr guard_;

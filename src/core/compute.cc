@@ -7,6 +7,7 @@
 
 #include "lance/core/compute.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -223,7 +224,11 @@ Result<ArrayDataPtr> Gather(const ArrayData& data, const int64_t* indices, int64
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
-    case TypeId::kTimestamp: {
+    case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDuration: {
       BufferPtr values;
       switch (type.byte_width()) {
         case 1: {
@@ -245,11 +250,24 @@ Result<ArrayDataPtr> Gather(const ArrayData& data, const int64_t* indices, int64
       }
       return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
     }
-    case TypeId::kFixedSizeBinary: {
+    case TypeId::kFixedSizeBinary:
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256: {
       LANCE_ASSIGN_OR_RAISE(BufferPtr values,
-                            GatherBytes(data, type.fixed_size(), indices, n));
+                            GatherBytes(data, std::max(0, type.byte_width()), indices, n));
       return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
     }
+    case TypeId::kNull:
+      return ArrayData::Make(data.type, n, {nullptr}, n);
+    case TypeId::kDictionary: {
+      // The indices are gathered; the dictionary is shared as it is.
+      const int width = type.index_type()->byte_width();
+      LANCE_ASSIGN_OR_RAISE(BufferPtr values, GatherBytes(data, width, indices, n));
+      return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls,
+                             0, {}, data.dictionary);
+    }
+    case TypeId::kMap:
+      return GatherList<int32_t>(data, indices, n, std::move(bitmap), nulls);
     case TypeId::kUtf8:
     case TypeId::kBinary:
       return GatherBinary<int32_t>(data, indices, n, std::move(bitmap), nulls);
@@ -289,6 +307,11 @@ Status CheckGatherable(const ArrayData& data) {
                                " is missing buffer " + std::to_string(i));
       }
     }
+  }
+  if (type.id() == TypeId::kDictionary &&
+      (!data.dictionary || !type.index_type() || !type.index_type()->is_integer())) {
+    return Status::Invalid("dictionary array of type " + type.ToString() +
+                           " has no dictionary or no integer indices");
   }
   if ((type.is_list_like() && data.children.size() != 1) ||
       (type.id() == TypeId::kStruct &&
@@ -437,8 +460,10 @@ Result<ArrayDataPtr> FilterPrimitive(const ArrayData& data, const uint8_t* sel, 
   return ArrayData::Make(data.type, count, {std::move(bitmap), std::move(values)}, nulls);
 }
 
+// Primitive, fixed_size_binary and decimal types: one value of byte_width() bytes (or
+// a bit) per slot in buffer 1.
 bool IsFixedWidthOrBool(const DataType& type) {
-  return type.is_primitive() || type.id() == TypeId::kFixedSizeBinary;
+  return type.is_fixed_width() && type.id() != TypeId::kNull;
 }
 
 Status CheckMaskBuffers(const Array& mask) {

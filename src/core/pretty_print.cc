@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include "lance/core/decimal.h"
+
 namespace lance {
 
 namespace {
@@ -106,6 +108,43 @@ void AppendTimestamp(int64_t value, const DataType& type, std::string* out) {
     out->append(buf);
   }
   if (!type.timezone().empty()) out->push_back('Z');
+}
+
+// "HH:MM:SS" plus the unit's fraction digits; values outside a day (invalid) as raw
+// numbers.
+void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
+  const int64_t per_second = TicksPerSecond(unit);
+  if (value < 0 || value >= 86'400 * per_second) {
+    AppendInteger(value, out);
+    return;
+  }
+  const int64_t seconds = value / per_second;
+  const int64_t fraction = value % per_second;
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%02d:%02d:%02d", static_cast<int>(seconds / 3600),
+                static_cast<int>(seconds / 60 % 60), static_cast<int>(seconds % 60));
+  out->append(buf);
+  const int digits = unit == TimeUnit::kMilli   ? 3
+                     : unit == TimeUnit::kMicro ? 6
+                     : unit == TimeUnit::kNano  ? 9
+                                                : 0;
+  if (digits > 0) {
+    std::snprintf(buf, sizeof(buf), ".%0*lld", digits, static_cast<long long>(fraction));
+    out->append(buf);
+  }
+}
+
+void AppendDate64(int64_t millis, std::string* out) {
+  constexpr int64_t kMillisPerDay = 86'400'000;
+  if (millis % kMillisPerDay == 0) {
+    const int64_t days = millis / kMillisPerDay;
+    if (days <= kMaxRenderableDays && days >= -kMaxRenderableDays) {
+      AppendDate(days, out);
+      return;
+    }
+  }
+  // Not a whole day (invalid in Arrow): show the instant rather than hide the remainder.
+  AppendTimestamp(millis, *timestamp(TimeUnit::kMilli), out);
 }
 
 void AppendQuoted(std::string_view s, std::string* out) {
@@ -261,6 +300,31 @@ class Printer {
         out->push_back('}');
         return;
       }
+      case TypeId::kNull:
+        out->append("null");
+        return;
+      case TypeId::kDecimal128:
+      case TypeId::kDecimal256: {
+        const int width = type.byte_width();
+        out->append(FormatDecimal(data.buffers[1]->data() + (data.offset + i) * width,
+                                  width, type.scale()));
+        return;
+      }
+      case TypeId::kDate64:
+        return AppendDate64(ValueAt<int64_t>(data, i), out);
+      case TypeId::kTime32:
+        return AppendTimeOfDay(ValueAt<int32_t>(data, i), type.unit(), out);
+      case TypeId::kTime64:
+        return AppendTimeOfDay(ValueAt<int64_t>(data, i), type.unit(), out);
+      case TypeId::kDuration:
+        AppendInteger(ValueAt<int64_t>(data, i), out);
+        out->append(TimeUnitSuffix(type.unit()));
+        return;
+      case TypeId::kDictionary:
+        // Slots read as the values they stand for.
+        return AppendValue(*data.dictionary, IntegerValueAt(data, i), out);
+      case TypeId::kMap:
+        return AppendMap(data, i, out);
     }
   }
 
@@ -269,6 +333,32 @@ class Printer {
   void AppendList(const ArrayData& data, int64_t i, std::string* out) {
     const OffsetT* offsets = data.buffers[1]->data_as<OffsetT>() + data.offset;
     AppendRange(*data.children[0], offsets[i], offsets[i + 1] - offsets[i], out);
+  }
+
+  // {key: value, ...}, elided like lists.
+  void AppendMap(const ArrayData& data, int64_t i, std::string* out) {
+    const int32_t* offsets = data.buffers[1]->data_as<int32_t>() + data.offset;
+    const ArrayData& entries = *data.children[0];
+    const ArrayData& keys = *entries.children[0];
+    const ArrayData& items = *entries.children[1];
+    const int64_t begin = offsets[i];
+    const int64_t length = offsets[i + 1] - begin;
+    const int64_t window = options_.window;
+    const bool elide = window >= 0 && length > 2 * window;
+    out->push_back('{');
+    for (int64_t k = 0; k < length; ++k) {
+      if (elide && k == window) {
+        out->append(", ...");
+        k = length - window - 1;
+        continue;
+      }
+      if (k > 0) out->append(", ");
+      const int64_t slot = entries.offset + begin + k;
+      AppendValue(keys, slot, out);
+      out->append(": ");
+      AppendValue(items, slot, out);
+    }
+    out->push_back('}');
   }
 
   const PrettyPrintOptions& options_;

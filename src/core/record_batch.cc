@@ -67,7 +67,8 @@ std::string FormatTable(const Schema& schema, const std::vector<ArrayPtr>& colum
     headers[c] = Truncate(schema.field(static_cast<int>(c))->ToString());
     widths[c] = DisplayWidth(headers[c]);
     const DataType& type = *columns[c]->type();
-    right_align[c] = type.is_integer() || type.is_floating();
+    right_align[c] = type.is_integer() || type.is_floating() || type.is_decimal() ||
+                     type.id() == TypeId::kDuration;
     cells[c].reserve(static_cast<size_t>(shown_rows));
     for (int64_t r = 0; r < shown_rows; ++r) {
       cells[c].push_back(Truncate(FormatValue(*columns[c], r, options)));

@@ -8,12 +8,18 @@
 namespace lance {
 
 DataType::DataType(TypeId id, int32_t fixed_size, TimeUnit unit, std::string timezone,
-                   std::vector<FieldPtr> children)
+                   std::vector<FieldPtr> children, int32_t precision, int32_t scale,
+                   bool flag, DataTypePtr index_type, DataTypePtr dictionary_value_type)
     : id_(id),
       fixed_size_(fixed_size),
       unit_(unit),
       timezone_(std::move(timezone)),
-      children_(std::move(children)) {}
+      children_(std::move(children)),
+      precision_(precision),
+      scale_(scale),
+      flag_(flag),
+      index_type_(std::move(index_type)),
+      dictionary_value_type_(std::move(dictionary_value_type)) {}
 
 int DataType::bit_width() const {
   switch (id_) {
@@ -30,31 +36,68 @@ int DataType::bit_width() const {
     case TypeId::kUInt32:
     case TypeId::kFloat32:
     case TypeId::kDate32:
+    case TypeId::kTime32:
       return 32;
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
       return 64;
+    case TypeId::kDecimal128:
+      return 128;
+    case TypeId::kDecimal256:
+      return 256;
     case TypeId::kFixedSizeBinary:
       return 8 * fixed_size_;
+    case TypeId::kNull:
+      return 0;
     default:
       return -1;
   }
 }
 
 int DataType::byte_width() const {
-  if (id_ == TypeId::kBool) return -1;
+  if (id_ == TypeId::kBool || id_ == TypeId::kNull) return -1;
   if (id_ == TypeId::kFixedSizeBinary) return fixed_size_;
   const int bits = bit_width();
   return bits < 0 ? -1 : bits / 8;
 }
 
+namespace {
+// References returned for the misuse cases must outlive the call, hence statics.
+const DataTypePtr kNoType;
+const FieldPtr kNoField;
+}  // namespace
+
 const DataTypePtr& DataType::value_type() const {
-  // A reference must outlive the call even for the misuse case, hence the static.
-  static const DataTypePtr kNoType;
+  if (id_ == TypeId::kDictionary) return dictionary_value_type_;
   if (!is_list_like() || children_.empty() || !children_[0]) return kNoType;
   return children_[0]->type();
+}
+
+const FieldPtr& DataType::key_field() const {
+  const DataTypePtr& entries = value_type();
+  if (id_ != TypeId::kMap || !entries || entries->num_fields() != 2) return kNoField;
+  return entries->fields()[0];
+}
+
+const FieldPtr& DataType::item_field() const {
+  const DataTypePtr& entries = value_type();
+  if (id_ != TypeId::kMap || !entries || entries->num_fields() != 2) return kNoField;
+  return entries->fields()[1];
+}
+
+const DataTypePtr& DataType::key_type() const {
+  const FieldPtr& f = key_field();
+  return f ? f->type() : kNoType;
+}
+
+const DataTypePtr& DataType::item_type() const {
+  const FieldPtr& f = item_field();
+  return f ? f->type() : kNoType;
 }
 
 bool DataType::is_integer() const {
@@ -73,13 +116,36 @@ bool DataType::is_integer() const {
   }
 }
 
+bool DataType::is_signed_integer() const {
+  return id_ == TypeId::kInt8 || id_ == TypeId::kInt16 || id_ == TypeId::kInt32 ||
+         id_ == TypeId::kInt64;
+}
+
 bool DataType::is_floating() const {
   return id_ == TypeId::kFloat16 || id_ == TypeId::kFloat32 || id_ == TypeId::kFloat64;
 }
 
 bool DataType::is_primitive() const {
-  return id_ == TypeId::kBool || is_integer() || is_floating() ||
-         id_ == TypeId::kDate32 || id_ == TypeId::kTimestamp;
+  return id_ == TypeId::kBool || is_integer() || is_floating() || is_temporal();
+}
+
+bool DataType::is_fixed_width() const {
+  return is_primitive() || is_decimal() || id_ == TypeId::kFixedSizeBinary ||
+         id_ == TypeId::kNull;
+}
+
+bool DataType::is_temporal() const {
+  switch (id_) {
+    case TypeId::kDate32:
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool DataType::is_binary_like() const {
@@ -89,7 +155,7 @@ bool DataType::is_binary_like() const {
 
 bool DataType::is_list_like() const {
   return id_ == TypeId::kList || id_ == TypeId::kLargeList ||
-         id_ == TypeId::kFixedSizeList;
+         id_ == TypeId::kFixedSizeList || id_ == TypeId::kMap;
 }
 
 bool DataType::is_nested() const { return is_list_like() || id_ == TypeId::kStruct; }
@@ -112,6 +178,35 @@ bool DataType::Equals(const DataType& other, bool check_metadata) const {
       return fixed_size_ == other.fixed_size_;
     case TypeId::kTimestamp:
       return unit_ == other.unit_ && timezone_ == other.timezone_;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      return unit_ == other.unit_;
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return precision_ == other.precision_ && scale_ == other.scale_;
+    case TypeId::kDictionary:
+      return flag_ == other.flag_ &&
+             SameType(index_type_, other.index_type_, check_metadata) &&
+             SameType(dictionary_value_type_, other.dictionary_value_type_,
+                      check_metadata);
+    case TypeId::kMap: {
+      // As for lists, the names ("entries", "key", "value") carry no meaning and differ
+      // between producers; types, the item's nullability and keys_sorted do.
+      if (flag_ != other.flag_) return false;
+      const FieldPtr& ak = key_field();
+      const FieldPtr& bk = other.key_field();
+      const FieldPtr& ai = item_field();
+      const FieldPtr& bi = other.item_field();
+      if (!ak || !bk || !ai || !bi) return !ak == !bk && !ai == !bi;
+      if (ai->nullable() != bi->nullable()) return false;
+      if (check_metadata &&
+          (ak->metadata() != bk->metadata() || ai->metadata() != bi->metadata())) {
+        return false;
+      }
+      return SameType(ak->type(), bk->type(), check_metadata) &&
+             SameType(ai->type(), bi->type(), check_metadata);
+    }
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList: {
@@ -177,6 +272,10 @@ const char* PrimitiveName(TypeId id) {
       return "large_binary";
     case TypeId::kDate32:
       return "date32";
+    case TypeId::kDate64:
+      return "date64[ms]";
+    case TypeId::kNull:
+      return "null";
     default:
       return nullptr;
   }
@@ -214,6 +313,35 @@ std::string DataType::ToString() const {
         if (i > 0) out += ", ";
         out += children_[i] ? children_[i]->ToString() : "?";
       }
+      out += ">";
+      return out;
+    }
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return std::string(id_ == TypeId::kDecimal128 ? "decimal128(" : "decimal256(") +
+             std::to_string(precision_) + ", " + std::to_string(scale_) + ")";
+    case TypeId::kTime32:
+      return std::string("time32[") + TimeUnitSuffix(unit_) + "]";
+    case TypeId::kTime64:
+      return std::string("time64[") + TimeUnitSuffix(unit_) + "]";
+    case TypeId::kDuration:
+      return std::string("duration[") + TimeUnitSuffix(unit_) + "]";
+    case TypeId::kDictionary:
+      return "dictionary<values=" +
+             (dictionary_value_type_ ? dictionary_value_type_->ToString() : "?") +
+             ", indices=" + (index_type_ ? index_type_->ToString() : "?") +
+             ", ordered=" + (flag_ ? "1" : "0") + ">";
+    case TypeId::kMap: {
+      const FieldPtr& key = key_field();
+      const FieldPtr& item = item_field();
+      if (!key || !item) return "map<?>";
+      // Arrow C++'s spelling: names are shown only when they are not the standard ones.
+      std::string out = "map<" + (key->type() ? key->type()->ToString() : "?");
+      if (key->name() != "key") out += " ('" + key->name() + "')";
+      out += ", " + (item->type() ? item->type()->ToString() : "?");
+      if (item->name() != "value") out += " ('" + item->name() + "')";
+      if (!item->nullable()) out += " not null";
+      if (flag_) out += ", keys_sorted";
       out += ">";
       return out;
     }
@@ -256,6 +384,7 @@ LANCE_SINGLETON_TYPE(large_utf8, TypeId::kLargeUtf8)
 LANCE_SINGLETON_TYPE(binary, TypeId::kBinary)
 LANCE_SINGLETON_TYPE(large_binary, TypeId::kLargeBinary)
 LANCE_SINGLETON_TYPE(date32, TypeId::kDate32)
+LANCE_SINGLETON_TYPE(null, TypeId::kNull)
 
 #undef LANCE_SINGLETON_TYPE
 
@@ -268,6 +397,140 @@ DataTypePtr fixed_size_binary(int32_t byte_width) {
 DataTypePtr timestamp(TimeUnit unit, std::string timezone) {
   return std::make_shared<const DataType>(TypeId::kTimestamp, 0, unit,
                                           std::move(timezone), std::vector<FieldPtr>{});
+}
+
+DataTypePtr date64() {
+  static const DataTypePtr kType = std::make_shared<const DataType>(
+      TypeId::kDate64, 0, TimeUnit::kMilli, std::string(), std::vector<FieldPtr>{});
+  return kType;
+}
+
+namespace {
+
+DataTypePtr MakeUnitType(TypeId id, TimeUnit unit) {
+  return std::make_shared<const DataType>(id, 0, unit, std::string(),
+                                          std::vector<FieldPtr>{});
+}
+
+DataTypePtr MakeDecimal(TypeId id, int32_t precision, int32_t scale) {
+  return std::make_shared<const DataType>(id, 0, TimeUnit::kSecond, std::string(),
+                                          std::vector<FieldPtr>{}, precision, scale);
+}
+
+}  // namespace
+
+DataTypePtr time32(TimeUnit unit) { return MakeUnitType(TypeId::kTime32, unit); }
+DataTypePtr time64(TimeUnit unit) { return MakeUnitType(TypeId::kTime64, unit); }
+DataTypePtr duration(TimeUnit unit) { return MakeUnitType(TypeId::kDuration, unit); }
+
+DataTypePtr decimal128(int32_t precision, int32_t scale) {
+  return MakeDecimal(TypeId::kDecimal128, precision, scale);
+}
+
+DataTypePtr decimal256(int32_t precision, int32_t scale) {
+  return MakeDecimal(TypeId::kDecimal256, precision, scale);
+}
+
+DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered) {
+  return std::make_shared<const DataType>(TypeId::kDictionary, 0, TimeUnit::kSecond,
+                                          std::string(), std::vector<FieldPtr>{}, 0, 0,
+                                          ordered, std::move(index_type),
+                                          std::move(value_type));
+}
+
+namespace {
+
+DataTypePtr MakeMap(FieldPtr entries, bool keys_sorted) {
+  return std::make_shared<const DataType>(TypeId::kMap, 0, TimeUnit::kSecond,
+                                          std::string(),
+                                          std::vector<FieldPtr>{std::move(entries)}, 0, 0,
+                                          keys_sorted);
+}
+
+}  // namespace
+
+DataTypePtr map(DataTypePtr key_type, DataTypePtr item_type, bool keys_sorted) {
+  return map(field("key", std::move(key_type), /*nullable=*/false),
+             field("value", std::move(item_type)), keys_sorted);
+}
+
+DataTypePtr map(FieldPtr key_field, FieldPtr item_field, bool keys_sorted) {
+  if (key_field && key_field->nullable()) key_field = key_field->WithNullable(false);
+  auto entries = field("entries", struct_({std::move(key_field), std::move(item_field)}),
+                       /*nullable=*/false);
+  return MakeMap(std::move(entries), keys_sorted);
+}
+
+Result<DataTypePtr> MapFromEntries(FieldPtr entries, bool keys_sorted) {
+  if (!entries || !entries->type()) {
+    return Status::Invalid("making a map type: the entries field is missing");
+  }
+  const DataType& type = *entries->type();
+  if (type.id() != TypeId::kStruct || type.num_fields() != 2) {
+    return Status::Invalid("making a map type: entries must be a struct of key and value, "
+                           "got " + type.ToString());
+  }
+  if (entries->nullable()) {
+    return Status::Invalid("making a map type: the entries field '" + entries->name() +
+                           "' must not be nullable");
+  }
+  for (const FieldPtr& f : type.fields()) {
+    if (!f || !f->type()) {
+      return Status::Invalid("making a map type: a field of the entries has no type");
+    }
+  }
+  if (type.fields()[0]->nullable()) {
+    return Status::Invalid("making a map type: the key field '" +
+                           type.fields()[0]->name() + "' must not be nullable");
+  }
+  return MakeMap(std::move(entries), keys_sorted);
+}
+
+Status ValidateTypeParameters(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256: {
+      const int32_t max = type.id() == TypeId::kDecimal128 ? kMaxDecimal128Precision
+                                                           : kMaxDecimal256Precision;
+      if (type.precision() < 1 || type.precision() > max) {
+        return Status::Invalid(type.ToString() + ": precision must be in [1, " +
+                               std::to_string(max) + "]");
+      }
+      return Status::OK();
+    }
+    case TypeId::kTime32:
+      if (type.unit() != TimeUnit::kSecond && type.unit() != TimeUnit::kMilli) {
+        return Status::Invalid(std::string("time32 takes the unit s or ms, not ") +
+                               TimeUnitSuffix(type.unit()));
+      }
+      return Status::OK();
+    case TypeId::kTime64:
+      if (type.unit() != TimeUnit::kMicro && type.unit() != TimeUnit::kNano) {
+        return Status::Invalid(std::string("time64 takes the unit us or ns, not ") +
+                               TimeUnitSuffix(type.unit()));
+      }
+      return Status::OK();
+    case TypeId::kDictionary:
+      if (!type.index_type() || !type.index_type()->is_integer()) {
+        return Status::Invalid(
+            "dictionary indices must be an integer type, got " +
+            (type.index_type() ? type.index_type()->ToString() : std::string("none")));
+      }
+      if (!type.value_type()) {
+        return Status::Invalid("dictionary type without a value type");
+      }
+      return Status::OK();
+    case TypeId::kMap:
+      if (type.num_fields() != 1 || !type.key_field() || !type.item_field()) {
+        return Status::Invalid("map type without a struct<key, value> entries field");
+      }
+      if (type.key_field()->nullable()) {
+        return Status::Invalid("map keys must not be nullable");
+      }
+      return Status::OK();
+    default:
+      return Status::OK();
+  }
 }
 
 namespace {
@@ -400,6 +663,20 @@ std::string Schema::ToString() const {
 
 SchemaPtr schema(std::vector<FieldPtr> fields, KeyValueMetadata metadata) {
   return std::make_shared<const Schema>(std::move(fields), std::move(metadata));
+}
+
+int64_t TicksPerSecond(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return 1;
+    case TimeUnit::kMilli:
+      return 1'000;
+    case TimeUnit::kMicro:
+      return 1'000'000;
+    case TimeUnit::kNano:
+      return 1'000'000'000;
+  }
+  return 1;
 }
 
 const char* TimeUnitSuffix(TimeUnit unit) {

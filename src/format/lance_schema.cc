@@ -5,8 +5,10 @@
 
 #include <charconv>
 #include <limits>
+#include <string>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "lance/macros.h"
 
@@ -17,9 +19,69 @@ namespace lance::format {
 
 namespace {
 
-// Lance stores fixed_size_list items as one flat fixed-width buffer.
-bool IsFslItemType(const DataType& type) {
-  return type.is_primitive() || type.id() == TypeId::kFixedSizeBinary;
+// Lance stores fixed_size_list items as one flat fixed-width buffer: bool, numbers,
+// temporal types, decimals, fixed_size_binary and null (pylance 14 writes
+// "fixed_size_list:null:2").
+bool IsFslItemType(const DataType& type) { return type.is_fixed_width(); }
+
+// Whether a type has Lance child fields (struct members, the list item, the map's
+// entries struct).
+bool HasLanceChildren(const DataType& type) {
+  return type.id() == TypeId::kStruct || type.id() == TypeId::kList ||
+         type.id() == TypeId::kLargeList || type.id() == TypeId::kMap;
+}
+
+Result<TimeUnit> ParseUnit(std::string_view unit, std::string_view whole) {
+  if (unit == "s") return TimeUnit::kSecond;
+  if (unit == "ms") return TimeUnit::kMilli;
+  if (unit == "us") return TimeUnit::kMicro;
+  if (unit == "ns") return TimeUnit::kNano;
+  return Status::Invalid("malformed time unit in Lance logical type '" + std::string(whole) +
+                         "'");
+}
+
+// Splits on ':' (Lance's separator).
+std::vector<std::string_view> SplitColons(std::string_view s) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = s.find(':', start);
+    parts.push_back(s.substr(start, colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  return parts;
+}
+
+Result<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max,
+                         std::string_view what, std::string_view whole) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+      value < min || value > max) {
+    return Status::Invalid("malformed " + std::string(what) + " '" + std::string(text) +
+                           "' in Lance logical type '" + std::string(whole) + "'");
+  }
+  return value;
+}
+
+// Lance's dictionary value types: leaves whose own logical type has no ':' (the "dict:"
+// string is split on ':' and must have exactly four parts when Lance reads it back).
+bool IsDictionaryValueType(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kNull:
+    case TypeId::kBool:
+    case TypeId::kFloat16:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+      return true;
+    default:
+      return type.is_integer();
+  }
 }
 
 Result<int64_t> ParsePositive(std::string_view text, std::string_view what) {
@@ -61,6 +123,62 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
   if (s == "binary") return binary();
   if (s == "large_binary") return large_binary();
   if (s == "date32:day") return date32();
+  if (s == "null") return null();
+  if (s == "date64:ms") return date64();
+  if (s.starts_with("time32:") || s.starts_with("time64:") || s.starts_with("duration:")) {
+    const size_t colon = s.find(':');
+    LANCE_ASSIGN_OR_RAISE(TimeUnit unit, ParseUnit(s.substr(colon + 1), s));
+    if (s.starts_with("duration:")) return duration(unit);
+    const bool is32 = s.starts_with("time32:");
+    const bool short_unit = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
+    if (is32 != short_unit) {
+      return Status::Invalid("Lance logical type '" + std::string(s) +
+                             "' pairs the time width with the wrong unit");
+    }
+    return is32 ? time32(unit) : time64(unit);
+  }
+  if (s.starts_with("decimal:")) {
+    // decimal:<bits>:<precision>:<scale>; Lance keeps precision as u8 and scale as i8.
+    const std::vector<std::string_view> parts = SplitColons(s);
+    if (parts.size() != 4) {
+      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+    }
+    LANCE_ASSIGN_OR_RAISE(int64_t bits, ParseInt(parts[1], 0, 1 << 15, "bit width", s));
+    LANCE_ASSIGN_OR_RAISE(int64_t precision, ParseInt(parts[2], 0, 255, "precision", s));
+    LANCE_ASSIGN_OR_RAISE(int64_t scale, ParseInt(parts[3], -128, 127, "scale", s));
+    if (bits != 128 && bits != 256) {
+      return Status::NotImplemented("Lance logical type '" + std::string(s) +
+                                    "' is not supported by this build (only 128- and "
+                                    "256-bit decimals)");
+    }
+    DataTypePtr type = bits == 128 ? decimal128(static_cast<int32_t>(precision),
+                                                static_cast<int32_t>(scale))
+                                   : decimal256(static_cast<int32_t>(precision),
+                                                static_cast<int32_t>(scale));
+    Status st = ValidateTypeParameters(*type);
+    if (!st.ok()) {
+      return Status::Invalid("Lance logical type '" + std::string(s) + "': " +
+                             st.message());
+    }
+    return type;
+  }
+  if (s.starts_with("dict:")) {
+    // dict:<value type>:<index type>:<ordered>; Lance writes "false" whatever the Arrow
+    // type said, and both parts are leaves without ':' of their own.
+    const std::vector<std::string_view> parts = SplitColons(s);
+    if (parts.size() != 4 || (parts[3] != "false" && parts[3] != "true")) {
+      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+    }
+    auto value_type = SimpleTypeFromString(parts[1]);
+    auto index_type = SimpleTypeFromString(parts[2]);
+    if (!value_type.ok() || !index_type.ok() || !IsDictionaryValueType(**value_type) ||
+        !(*index_type)->is_integer()) {
+      return Status::Invalid("Lance logical type '" + std::string(s) +
+                             "' is not a dictionary over a leaf type with integer "
+                             "indices");
+    }
+    return dictionary(*index_type, *value_type, parts[3] == "true");
+  }
   if (s.starts_with("timestamp:")) {
     std::string_view rest = s.substr(10);
     const size_t colon = rest.find(':');
@@ -154,6 +272,48 @@ Result<std::string> LogicalTypeString(const DataType& type) {
       if (type.value_type()->id() == TypeId::kStruct) base += ".struct";
       return base;
     }
+    case TypeId::kNull:
+      return std::string("null");
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      if (type.scale() < -128 || type.scale() > 127) {
+        return Status::NotImplemented("Lance stores decimal scales in [-128, 127], not " +
+                                      type.ToString());
+      }
+      return std::string(type.id() == TypeId::kDecimal128 ? "decimal:128:"
+                                                          : "decimal:256:") +
+             std::to_string(type.precision()) + ":" + std::to_string(type.scale());
+    case TypeId::kDate64:
+      return std::string("date64:ms");
+    case TypeId::kTime32:
+      return std::string("time32:") + TimeUnitSuffix(type.unit());
+    case TypeId::kTime64:
+      return std::string("time64:") + TimeUnitSuffix(type.unit());
+    case TypeId::kDuration:
+      return std::string("duration:") + TimeUnitSuffix(type.unit());
+    case TypeId::kDictionary: {
+      // As Lance 14 writes it: "dict:<values>:<indices>:false". The Arrow ordered flag
+      // has no place in Lance (arrow-rs has none), so it is dropped, as Lance does.
+      const DataTypePtr& values = type.value_type();
+      const DataTypePtr& indices = type.index_type();
+      if (!values || !indices || !IsDictionaryValueType(*values) ||
+          !indices->is_integer()) {
+        return Status::NotImplemented(
+            "Lance stores dictionaries of leaf values (bool, numbers, strings, binary, "
+            "null) with integer indices, not " + type.ToString());
+      }
+      LANCE_ASSIGN_OR_RAISE(std::string value_string, LogicalTypeString(*values));
+      LANCE_ASSIGN_OR_RAISE(std::string index_string, LogicalTypeString(*indices));
+      return "dict:" + value_string + ":" + index_string + ":false";
+    }
+    case TypeId::kMap:
+      if (type.keys_sorted()) {
+        // Lance 14 refuses these too (field.rs: "Unsupported map field with
+        // keys_sorted=true").
+        return Status::NotImplemented("Lance cannot store a map with sorted keys (" +
+                                      type.ToString() + ")");
+      }
+      return std::string("map");
   }
   return Status::NotImplemented("Lance cannot store the type " + type.ToString());
 }
@@ -175,6 +335,19 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
                              "' has an item of type " + children[0]->type()->ToString());
     }
     return s.starts_with("large_") ? large_list(children[0]) : list(children[0]);
+  }
+  if (s == "map") {
+    // One child: the entries struct, whose two children are the key and the value.
+    if (children.size() != 1) {
+      return Status::Invalid("Lance logical type 'map' needs exactly one child field "
+                             "(the entries struct), got " +
+                             std::to_string(children.size()));
+    }
+    auto type = MapFromEntries(children[0], /*keys_sorted=*/false);
+    if (!type.ok()) {
+      return Status::Invalid("Lance logical type 'map': " + type.status().message());
+    }
+    return type;
   }
   if (s.starts_with("fixed_size_list:")) {
     LANCE_RETURN_NOT_OK(CheckNoChildren(s, children));
@@ -206,8 +379,7 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
 
 int CountLanceFields(const DataType& type) {
   int count = 1;
-  if (type.id() == TypeId::kStruct || type.id() == TypeId::kList ||
-      type.id() == TypeId::kLargeList) {
+  if (HasLanceChildren(type)) {
     for (const auto& child : type.fields()) count += CountLanceFields(*child->type());
   }
   return count;
@@ -228,8 +400,7 @@ Status CheckStorable(const Field& f, int depth) {
     return Status(lt.status().code(),
                   "field '" + f.name() + "': " + lt.status().message());
   }
-  if (f.type()->id() == TypeId::kStruct || f.type()->id() == TypeId::kList ||
-      f.type()->id() == TypeId::kLargeList) {
+  if (HasLanceChildren(*f.type())) {
     for (const auto& child : f.type()->fields()) {
       LANCE_RETURN_NOT_OK(CheckStorable(*child, depth + 1));
     }

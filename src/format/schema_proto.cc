@@ -17,14 +17,19 @@ namespace {
 lance::file::Field::Encoding EncodingHint(const DataType& type) {
   // The legacy v1 hint real writers still emit; v2 readers ignore it, but keeping it
   // makes our manifests and file schemas byte-for-byte like Lance's.
+  // (pylance 14.0.2: null and struct unset, dictionaries DICTIONARY, map PLAIN like
+  // lists, every fixed-width type PLAIN.)
   switch (type.id()) {
     case TypeId::kStruct:
+    case TypeId::kNull:
       return lance::file::Field::NONE;
     case TypeId::kUtf8:
     case TypeId::kLargeUtf8:
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
       return lance::file::Field::VAR_BINARY;
+    case TypeId::kDictionary:
+      return lance::file::Field::DICTIONARY;
     default:
       return lance::file::Field::PLAIN;
   }
@@ -44,9 +49,13 @@ Status AppendField(const Field& f, int32_t parent_id, const std::vector<int32_t>
   pb->set_logical_type(std::move(logical_type));
   pb->set_nullable(f.nullable());
   pb->set_encoding(EncodingHint(*f.type()));
+  // Real Lance attaches an empty Dictionary message (offset and length 0: the values are
+  // not in the schema) to every dictionary field.
+  if (f.type()->id() == TypeId::kDictionary) pb->mutable_dictionary();
   for (const auto& [key, value] : f.metadata()) (*pb->mutable_metadata())[key] = value;
   const TypeId tid = f.type()->id();
-  if (tid == TypeId::kStruct || tid == TypeId::kList || tid == TypeId::kLargeList) {
+  if (tid == TypeId::kStruct || tid == TypeId::kList || tid == TypeId::kLargeList ||
+      tid == TypeId::kMap) {
     for (const auto& child : f.type()->fields()) {
       LANCE_RETURN_NOT_OK(AppendField(*child, id, ids, next, out));
     }

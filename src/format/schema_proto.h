@@ -18,8 +18,10 @@ namespace lance::format {
 
 /// \brief Appends one Field per Lance field of `schema` in pre-order, as real Lance
 /// writes them: name, id, parent_id (-1 at top level), logical_type, nullable, the legacy
-/// encoding hint (PLAIN for fixed-width, fixed_size_list and lists; VAR_BINARY for
-/// string/binary; unset for struct) and the Arrow field metadata.
+/// encoding hint (PLAIN for fixed-width, fixed_size_list, lists and maps; VAR_BINARY for
+/// string/binary; DICTIONARY plus an empty `dictionary` message for dictionaries; unset
+/// for struct and null) and the Arrow field metadata. A map's child is its entries
+/// struct, whose children are the key and the value.
 /// \return NotImplemented for a type Lance cannot store.
 Status SchemaToProtoFields(const LanceSchema& schema,
                            google::protobuf::RepeatedPtrField<lance::file::Field>* out);

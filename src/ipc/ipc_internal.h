@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "ipc/arrow_format_generated.h"
 #include "lance/core/buffer.h"
@@ -45,14 +47,46 @@ T LoadUnaligned(const uint8_t* p) {
 
 // ---- Schema ---------------------------------------------------------------------------
 
+/// \brief The dictionary-encoded fields of a schema.
+///
+/// Fields are numbered ("dictionary ordinals") in depth-first pre-order over the whole
+/// type tree, descending into the value types of dictionaries, so that the fields of a
+/// record batch and of a dictionary's values can be matched to their ids by position.
+struct DictionaryLayout {
+  /// \brief The dictionary id of each ordinal.
+  std::vector<int64_t> ids;
+  struct Entry {
+    DataTypePtr value_type;
+    /// \brief Ordinal of the first field using the id (its values' own dictionary fields
+    /// follow it).
+    int64_t ordinal = 0;
+  };
+  std::map<int64_t, Entry> by_id;
+};
+
+/// \brief The current dictionary (values) of each id.
+using DictionaryMemo = std::map<int64_t, ArrayDataPtr>;
+
+/// \brief Number of dictionary ordinals in the subtree of a field of `type` (itself
+/// included).
+int64_t CountDictionaryFields(const DataType& type);
+
 /// \brief Serializes `schema` (fields, nested children, field and schema metadata).
-flatbuffers::Offset<fb::Schema> SchemaToFlatbuffer(flatbuffers::FlatBufferBuilder* fbb,
-                                                   const Schema& schema);
+/// Dictionary-encoded fields get their ordinal as id.
+/// \return NotImplemented for a dictionary whose values are themselves a dictionary
+/// (IPC cannot describe it).
+Result<flatbuffers::Offset<fb::Schema>> SchemaToFlatbuffer(
+    flatbuffers::FlatBufferBuilder* fbb, const Schema& schema);
+
+struct DecodedSchema {
+  SchemaPtr schema;
+  DictionaryLayout dictionaries;
+};
 
 /// \brief Decodes a verified Schema table.
-/// \return Corrupt for malformed types, NotImplemented for types lance does not have,
-/// dictionary encoding or big-endian data.
-Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema* schema);
+/// \return Corrupt for malformed types (or one dictionary id used with two value
+/// types), NotImplemented for types lance does not have or big-endian data.
+Result<DecodedSchema> SchemaFromFlatbuffer(const fb::Schema* schema);
 
 // ---- Messages -------------------------------------------------------------------------
 
@@ -87,10 +121,19 @@ Result<const fb::Footer*> VerifyFooter(BufferPtr* footer);
 /// \brief "Schema", "RecordBatch", ... for messages about unexpected headers.
 const char* MessageHeaderName(fb::MessageHeader header);
 
-/// \brief Decodes the record batch `message` (header RecordBatch) with its `body`.
-/// \return Corrupt if nodes, buffers or compressed data do not fit `schema`.
+/// \brief Decodes the record batch `message` (header RecordBatch) with its `body`;
+/// dictionary-encoded columns get their dictionary from `memo`.
+/// \return Corrupt if nodes, buffers or compressed data do not fit `schema`, a
+/// dictionary was never sent or an index lies outside its dictionary.
 Result<RecordBatchPtr> RecordBatchFromMessage(const fb::Message& message,
-                                              const SchemaPtr& schema,
+                                              const DecodedSchema& schema,
+                                              const DictionaryMemo& memo,
                                               const BufferPtr& body);
+
+/// \brief Applies the DictionaryBatch `message` to `memo`: the values replace the id's
+/// dictionary, or are appended to it when the batch is a delta.
+/// \return Corrupt for an unknown id or values that do not decode.
+Status ReadDictionaryBatch(const fb::Message& message, const DecodedSchema& schema,
+                           const BufferPtr& body, DictionaryMemo* memo);
 
 }  // namespace lance::ipc::internal

@@ -17,6 +17,7 @@
 #include "ipc/ipc_internal.h"
 #include "lance/core/array.h"
 #include "lance/core/array_data.h"
+#include "lance/core/concatenate.h"
 #include "lance/macros.h"
 
 namespace lance::ipc::internal {
@@ -41,17 +42,29 @@ struct Node {
 
 class BatchLoader {
  public:
-  BatchLoader(const fb::RecordBatch& batch, BufferPtr body, IpcCompression codec)
+  // `first_ordinal` is the dictionary ordinal of the first dictionary-encoded field the
+  // loader will meet (0 for a record batch; the values of a dictionary start after the
+  // dictionary's own ordinal).
+  BatchLoader(const fb::RecordBatch& batch, BufferPtr body, IpcCompression codec,
+              const DictionaryLayout& layout, const DictionaryMemo& memo,
+              int64_t first_ordinal)
       : nodes_(batch.nodes()),
         buffers_(batch.buffers()),
         body_(std::move(body)),
-        codec_(codec) {}
+        codec_(codec),
+        layout_(layout),
+        memo_(memo),
+        ordinal_(first_ordinal) {}
 
   Result<ArrayDataPtr> Load(const Field& field, int depth) {
     if (depth > kMaxNestingDepth) return Fail(field, "nested too deeply");
     const DataType& type = *field.type();
     LANCE_ASSIGN_OR_RAISE(const Node node, NextNode(field));
     const int64_t length = node.length;
+    if (type.id() == TypeId::kNull) {
+      // No buffers at all; every slot is null whatever the node says.
+      return ArrayData::Make(field.type(), length, {nullptr}, length);
+    }
     std::vector<BufferPtr> buffers;
     std::vector<ArrayDataPtr> children;
     LANCE_ASSIGN_OR_RAISE(BufferPtr validity, LoadValidity(field, node));
@@ -74,8 +87,11 @@ class BatchLoader {
         LANCE_RETURN_NOT_OK(LoadBinary<int64_t>(field, length, &buffers));
         break;
       case TypeId::kList:
+      case TypeId::kMap:
         LANCE_RETURN_NOT_OK(LoadList<int32_t>(field, length, depth, &buffers, &children));
         break;
+      case TypeId::kDictionary:
+        return LoadDictionary(field, node, std::move(buffers[0]));
       case TypeId::kLargeList:
         LANCE_RETURN_NOT_OK(LoadList<int64_t>(field, length, depth, &buffers, &children));
         break;
@@ -262,19 +278,81 @@ class BatchLoader {
     return Status::OK();
   }
 
+  // Indices (checked against the dictionary of the field's id) plus that dictionary.
+  Result<ArrayDataPtr> LoadDictionary(const Field& field, const Node& node,
+                                      BufferPtr validity) {
+    const DataType& type = *field.type();
+    const int64_t ordinal = ordinal_;
+    // The dictionary's own values (and their dictionaries) are not in this batch.
+    ordinal_ += CountDictionaryFields(type);
+    if (ordinal < 0 || ordinal >= static_cast<int64_t>(layout_.ids.size())) {
+      return Fail(field, "no dictionary id for this field");
+    }
+    const int64_t id = layout_.ids[static_cast<size_t>(ordinal)];
+    auto found = memo_.find(id);
+    if (found == memo_.end() || !found->second) {
+      return Fail(field, "dictionary id " + std::to_string(id) +
+                             " has not been sent before this batch");
+    }
+    const int64_t length = node.length;
+    const int64_t width = type.index_type()->byte_width();
+    LANCE_ASSIGN_OR_RAISE(BufferPtr indices, NextBuffer(field, "indices"));
+    int64_t needed = 0;
+    if (!CheckedMul(length, width, &needed)) return Fail(field, "length overflows");
+    LANCE_RETURN_NOT_OK(CheckSize(field, "indices", *indices, needed));
+    auto data = ArrayData::Make(field.type(), length, {std::move(validity), indices},
+                                node.null_count, 0, {}, found->second);
+    const int64_t dictionary_length = found->second->length;
+    for (int64_t i = 0; i < length; ++i) {
+      if (!data->IsValid(i)) continue;
+      const int64_t index = IntegerValueAt(*data, i);
+      if (index < 0 || index >= dictionary_length) {
+        return Fail(field, "index " + std::to_string(index) + " of slot " +
+                               std::to_string(i) + " lies outside the dictionary of " +
+                               std::to_string(dictionary_length) + " values (id " +
+                               std::to_string(id) + ")");
+      }
+    }
+    return data;
+  }
+
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_;
   const flatbuffers::Vector<const fb::Buffer*>* buffers_;
   BufferPtr body_;
   IpcCompression codec_;
+  const DictionaryLayout& layout_;
+  const DictionaryMemo& memo_;
+  int64_t ordinal_;
   int64_t node_index_ = 0;
   int64_t buffer_index_ = 0;
 };
 
+Result<IpcCompression> CodecOf(const fb::RecordBatch& batch) {
+  const fb::BodyCompression* compression = batch.compression();
+  if (compression == nullptr) return IpcCompression::kNone;
+  if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
+    return Status::NotImplemented(
+        "body compression method " +
+        std::to_string(static_cast<int>(compression->method())) + " is not supported");
+  }
+  switch (compression->codec()) {
+    case fb::CompressionType::LZ4_FRAME:
+      return IpcCompression::kLz4Frame;
+    case fb::CompressionType::ZSTD:
+      return IpcCompression::kZstd;
+  }
+  return Status::NotImplemented("body compression codec " +
+                                std::to_string(static_cast<int>(compression->codec())) +
+                                " is not supported");
+}
+
 }  // namespace
 
 Result<RecordBatchPtr> RecordBatchFromMessage(const fb::Message& message,
-                                              const SchemaPtr& schema,
+                                              const DecodedSchema& decoded,
+                                              const DictionaryMemo& memo,
                                               const BufferPtr& body) {
+  const SchemaPtr& schema = decoded.schema;
   const fb::RecordBatch* batch = message.header_as_RecordBatch();
   if (batch == nullptr) {
     return Status::Corrupt(std::string("expected a RecordBatch message, found ") +
@@ -285,27 +363,8 @@ Result<RecordBatchPtr> RecordBatchFromMessage(const fb::Message& message,
     return Status::Corrupt("record batch has negative length " +
                            std::to_string(num_rows));
   }
-  IpcCompression codec = IpcCompression::kNone;
-  if (const fb::BodyCompression* compression = batch->compression()) {
-    if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
-      return Status::NotImplemented(
-          "body compression method " +
-          std::to_string(static_cast<int>(compression->method())) + " is not supported");
-    }
-    switch (compression->codec()) {
-      case fb::CompressionType::LZ4_FRAME:
-        codec = IpcCompression::kLz4Frame;
-        break;
-      case fb::CompressionType::ZSTD:
-        codec = IpcCompression::kZstd;
-        break;
-      default:
-        return Status::NotImplemented(
-            "body compression codec " +
-            std::to_string(static_cast<int>(compression->codec())) + " is not supported");
-    }
-  }
-  BatchLoader loader(*batch, body, codec);
+  LANCE_ASSIGN_OR_RAISE(const IpcCompression codec, CodecOf(*batch));
+  BatchLoader loader(*batch, body, codec, decoded.dictionaries, memo, 0);
   std::vector<ArrayPtr> columns;
   columns.reserve(schema->fields().size());
   for (const FieldPtr& field : schema->fields()) {
@@ -320,6 +379,49 @@ Result<RecordBatchPtr> RecordBatchFromMessage(const fb::Message& message,
   // Types come from the schema and lengths were checked, so RecordBatch::Make's
   // validation would find nothing more.
   return std::make_shared<RecordBatch>(schema, num_rows, std::move(columns));
+}
+
+Status ReadDictionaryBatch(const fb::Message& message, const DecodedSchema& decoded,
+                           const BufferPtr& body, DictionaryMemo* memo) {
+  const fb::DictionaryBatch* batch = message.header_as_DictionaryBatch();
+  if (batch == nullptr) {
+    return Status::Corrupt(std::string("expected a DictionaryBatch message, found ") +
+                           MessageHeaderName(message.header_type()));
+  }
+  const int64_t id = batch->id();
+  const std::string what = "dictionary batch for id " + std::to_string(id);
+  auto entry = decoded.dictionaries.by_id.find(id);
+  if (entry == decoded.dictionaries.by_id.end()) {
+    return Status::Corrupt(what + ": no field of the schema uses this id");
+  }
+  const fb::RecordBatch* data = batch->data();
+  if (data == nullptr) return Status::Corrupt(what + ": no data");
+  if (data->length() < 0) {
+    return Status::Corrupt(what + ": negative length " + std::to_string(data->length()));
+  }
+  LANCE_ASSIGN_OR_RAISE(const IpcCompression codec, CodecOf(*data));
+  // The values are a batch of one column of the value type; their own dictionary fields
+  // follow this dictionary's ordinal.
+  const Field values_field("values", entry->second.value_type);
+  BatchLoader loader(*data, body, codec, decoded.dictionaries, *memo,
+                     entry->second.ordinal + 1);
+  auto loaded = loader.Load(values_field, 1);
+  if (!loaded.ok()) return loaded.status().WithContext("reading the " + what);
+  ArrayDataPtr values = std::move(loaded).MoveValueUnsafe();
+  if (values->length != data->length()) {
+    return Status::Corrupt(what + ": the values have " + std::to_string(values->length) +
+                           " rows, the batch says " + std::to_string(data->length()));
+  }
+  auto existing = memo->find(id);
+  if (batch->is_delta() && existing != memo->end() && existing->second) {
+    auto combined = Concatenate({MakeArray(existing->second), MakeArray(values)});
+    if (!combined.ok()) {
+      return combined.status().WithContext("appending the delta " + what);
+    }
+    values = (*combined)->data();
+  }
+  (*memo)[id] = std::move(values);
+  return Status::OK();
 }
 
 }  // namespace lance::ipc::internal

@@ -113,22 +113,61 @@ TypeOffset TypeToFlatbuffer(FlatBufferBuilder* fbb, const DataType& type) {
               fb::CreateFixedSizeList(*fbb, type.fixed_size()).Union()};
     case TypeId::kStruct:
       return {fb::Type::Struct_, fb::CreateStruct_(*fbb).Union()};
+    case TypeId::kNull:
+      return {fb::Type::Null, fb::CreateNull(*fbb).Union()};
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return {fb::Type::Decimal,
+              fb::CreateDecimal(*fbb, type.precision(), type.scale(), type.bit_width())
+                  .Union()};
+    case TypeId::kDate64:
+      return {fb::Type::Date, fb::CreateDate(*fbb, fb::DateUnit::MILLISECOND).Union()};
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return {fb::Type::Time,
+              fb::CreateTime(*fbb, ToFlatbuffer(type.unit()), type.bit_width()).Union()};
+    case TypeId::kDuration:
+      return {fb::Type::Duration,
+              fb::CreateDuration(*fbb, ToFlatbuffer(type.unit())).Union()};
+    case TypeId::kMap:
+      return {fb::Type::Map, fb::CreateMap(*fbb, type.keys_sorted()).Union()};
+    case TypeId::kDictionary:
+      break;  // described by its value type (FieldToFlatbuffer)
   }
   return {fb::Type::NONE, 0};
 }
 
-Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder* fbb, const Field& field) {
+// `*next_ordinal` numbers the dictionary-encoded fields in pre-order; each gets its
+// ordinal as dictionary id (see DictionaryLayout).
+Result<Offset<fb::Field>> FieldToFlatbuffer(FlatBufferBuilder* fbb, const Field& field,
+                                            int64_t* next_ordinal) {
   auto name = fbb->CreateString(field.name());
-  const TypeOffset type = TypeToFlatbuffer(fbb, *field.type());
+  const DataType* type = field.type().get();
+  Offset<fb::DictionaryEncoding> dictionary = 0;
+  if (type->id() == TypeId::kDictionary) {
+    const DataType& index = *type->index_type();
+    const DataType& values = *type->value_type();
+    if (values.id() == TypeId::kDictionary) {
+      return Status::NotImplemented("field '" + field.name() + "' (" + type->ToString() +
+                                    "): Arrow IPC cannot describe a dictionary of "
+                                    "dictionary-encoded values");
+    }
+    auto index_type = fb::CreateInt(*fbb, index.bit_width(), index.is_signed_integer());
+    dictionary = fb::CreateDictionaryEncoding(*fbb, (*next_ordinal)++, index_type,
+                                              type->ordered());
+    type = &values;
+  }
+  const TypeOffset type_offset = TypeToFlatbuffer(fbb, *type);
   std::vector<Offset<fb::Field>> children;
-  for (const FieldPtr& child : field.type()->fields()) {
-    children.push_back(FieldToFlatbuffer(fbb, *child));
+  for (const FieldPtr& child : type->fields()) {
+    LANCE_ASSIGN_OR_RAISE(auto offset, FieldToFlatbuffer(fbb, *child, next_ordinal));
+    children.push_back(offset);
   }
   // Always present, even when empty: some Arrow versions reject a field without it.
   auto children_vector = fbb->CreateVector(children);
   auto metadata = KeyValuesToFlatbuffer(fbb, field.metadata());
-  return fb::CreateField(*fbb, name, field.nullable(), type.type, type.value,
-                         /*dictionary=*/0, children_vector, metadata);
+  return fb::CreateField(*fbb, name, field.nullable(), type_offset.type, type_offset.value,
+                         dictionary, children_vector, metadata);
 }
 
 // ---- Reading ------------------------------------------------------------------------
@@ -191,28 +230,63 @@ Result<DataTypePtr> FloatFromFlatbuffer(const fb::FloatingPoint* type,
                               std::to_string(static_cast<int>(type->precision())));
 }
 
+Result<TimeUnit> UnitFromFlatbuffer(fb::TimeUnit unit, const char* what,
+                                    const std::string& name) {
+  switch (unit) {
+    case fb::TimeUnit::SECOND:
+      return TimeUnit::kSecond;
+    case fb::TimeUnit::MILLISECOND:
+      return TimeUnit::kMilli;
+    case fb::TimeUnit::MICROSECOND:
+      return TimeUnit::kMicro;
+    case fb::TimeUnit::NANOSECOND:
+      return TimeUnit::kNano;
+  }
+  return FieldError(name, std::string(what) + " type with unit " +
+                              std::to_string(static_cast<int>(unit)));
+}
+
 Result<DataTypePtr> TimestampFromFlatbuffer(const fb::Timestamp* type,
                                             const std::string& name) {
   if (type == nullptr) return FieldError(name, "Timestamp type without its table");
-  TimeUnit unit;
-  switch (type->unit()) {
-    case fb::TimeUnit::SECOND:
-      unit = TimeUnit::kSecond;
-      break;
-    case fb::TimeUnit::MILLISECOND:
-      unit = TimeUnit::kMilli;
-      break;
-    case fb::TimeUnit::MICROSECOND:
-      unit = TimeUnit::kMicro;
-      break;
-    case fb::TimeUnit::NANOSECOND:
-      unit = TimeUnit::kNano;
-      break;
-    default:
-      return FieldError(name, "Timestamp type with unit " +
-                                  std::to_string(static_cast<int>(type->unit())));
-  }
+  LANCE_ASSIGN_OR_RAISE(TimeUnit unit, UnitFromFlatbuffer(type->unit(), "Timestamp", name));
   return timestamp(unit, StringOf(type->timezone()));
+}
+
+Result<DataTypePtr> DecimalFromFlatbuffer(const fb::Decimal* type, const std::string& name) {
+  if (type == nullptr) return FieldError(name, "Decimal type without its table");
+  DataTypePtr out;
+  switch (type->bit_width()) {
+    case 128:
+      out = decimal128(type->precision(), type->scale());
+      break;
+    case 256:
+      out = decimal256(type->precision(), type->scale());
+      break;
+    case 32:
+    case 64:
+      return Status::NotImplemented("field '" + name + "': Arrow decimal" +
+                                    std::to_string(type->bit_width()) +
+                                    " is not supported");
+    default:
+      return FieldError(name, "Decimal type with bit width " +
+                                  std::to_string(type->bit_width()));
+  }
+  Status st = ValidateTypeParameters(*out);
+  if (!st.ok()) return FieldError(name, st.message());
+  return out;
+}
+
+Result<DataTypePtr> TimeFromFlatbuffer(const fb::Time* type, const std::string& name) {
+  if (type == nullptr) return FieldError(name, "Time type without its table");
+  LANCE_ASSIGN_OR_RAISE(TimeUnit unit, UnitFromFlatbuffer(type->unit(), "Time", name));
+  const bool short_unit = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
+  // The bit width is implied by the unit; a disagreeing one means a broken writer.
+  if (type->bit_width() != (short_unit ? 32 : 64)) {
+    return FieldError(name, "Time type with unit " + std::string(TimeUnitSuffix(unit)) +
+                                " and bit width " + std::to_string(type->bit_width()));
+  }
+  return short_unit ? time32(unit) : time64(unit);
 }
 
 Result<DataTypePtr> TypeFromFlatbuffer(const fb::Field& field, const std::string& name,
@@ -251,14 +325,37 @@ Result<DataTypePtr> TypeFromFlatbuffer(const fb::Field& field, const std::string
     case fb::Type::Date: {
       const fb::Date* date = field.type_as_Date();
       if (date == nullptr) return FieldError(name, "Date type without its table");
-      if (date->unit() != fb::DateUnit::DAY) {
-        return Status::NotImplemented("field '" + name +
-                                      "': Arrow date64 (milliseconds) is not supported");
+      switch (date->unit()) {
+        case fb::DateUnit::DAY:
+          return date32();
+        case fb::DateUnit::MILLISECOND:
+          return date64();
       }
-      return date32();
+      return FieldError(name, "Date type with unit " +
+                                  std::to_string(static_cast<int>(date->unit())));
     }
     case fb::Type::Timestamp:
       return TimestampFromFlatbuffer(field.type_as_Timestamp(), name);
+    case fb::Type::Null:
+      return null();
+    case fb::Type::Decimal:
+      return DecimalFromFlatbuffer(field.type_as_Decimal(), name);
+    case fb::Type::Time:
+      return TimeFromFlatbuffer(field.type_as_Time(), name);
+    case fb::Type::Duration: {
+      const fb::Duration* d = field.type_as_Duration();
+      if (d == nullptr) return FieldError(name, "Duration type without its table");
+      LANCE_ASSIGN_OR_RAISE(TimeUnit unit, UnitFromFlatbuffer(d->unit(), "Duration", name));
+      return duration(unit);
+    }
+    case fb::Type::Map: {
+      LANCE_RETURN_NOT_OK(one_child());
+      const fb::Map* m = field.type_as_Map();
+      if (m == nullptr) return FieldError(name, "Map type without its table");
+      auto type = MapFromEntries(std::move(children[0]), m->keys_sorted());
+      if (!type.ok()) return FieldError(name, type.status().message());
+      return type;
+    }
     case fb::Type::List:
       LANCE_RETURN_NOT_OK(one_child());
       return list(std::move(children[0]));
@@ -283,27 +380,49 @@ Result<DataTypePtr> TypeFromFlatbuffer(const fb::Field& field, const std::string
   }
 }
 
-Result<FieldPtr> FieldFromFlatbuffer(const fb::Field* field, int depth) {
+// Decodes `field`, numbering its dictionary-encoded fields in pre-order into `layout`.
+Result<FieldPtr> FieldFromFlatbuffer(const fb::Field* field, int depth,
+                                     DictionaryLayout* layout) {
   if (field == nullptr) return Status::Corrupt("schema holds a null field");
   std::string name = StringOf(field->name());
   if (depth > kMaxNestingDepth) {
     return FieldError(
         name, "types nest deeper than " + std::to_string(kMaxNestingDepth) + " levels");
   }
-  if (field->dictionary() != nullptr) {
-    return Status::NotImplemented("field '" + name +
-                                  "' is dictionary-encoded; not supported");
+  const fb::DictionaryEncoding* encoding = field->dictionary();
+  int64_t ordinal = -1;
+  if (encoding != nullptr) {
+    // The ordinal is taken before the children are visited: pre-order.
+    ordinal = static_cast<int64_t>(layout->ids.size());
+    layout->ids.push_back(encoding->id());
   }
   std::vector<FieldPtr> children;
   if (const auto* fb_children = field->children()) {
     children.reserve(fb_children->size());
     for (const fb::Field* child : *fb_children) {
-      LANCE_ASSIGN_OR_RAISE(FieldPtr decoded, FieldFromFlatbuffer(child, depth + 1));
+      LANCE_ASSIGN_OR_RAISE(FieldPtr decoded,
+                            FieldFromFlatbuffer(child, depth + 1, layout));
       children.push_back(std::move(decoded));
     }
   }
   LANCE_ASSIGN_OR_RAISE(DataTypePtr type,
                         TypeFromFlatbuffer(*field, name, std::move(children)));
+  if (encoding != nullptr) {
+    // Absent index type: signed int32, as the specification says.
+    DataTypePtr index_type = int32();
+    if (const fb::Int* index = encoding->index_type()) {
+      LANCE_ASSIGN_OR_RAISE(index_type, IntFromFlatbuffer(index, name));
+    }
+    const DataTypePtr value_type = type;
+    auto [it, inserted] = layout->by_id.try_emplace(
+        encoding->id(), DictionaryLayout::Entry{value_type, ordinal});
+    if (!inserted && !it->second.value_type->Equals(*value_type)) {
+      return FieldError(name, "dictionary id " + std::to_string(encoding->id()) +
+                                  " is used for values of type " + value_type->ToString() +
+                                  " and of type " + it->second.value_type->ToString());
+    }
+    type = dictionary(std::move(index_type), value_type, encoding->is_ordered());
+  }
   return lance::field(std::move(name), std::move(type), field->nullable(),
                       KeyValuesFromFlatbuffer(field->custom_metadata()));
 }
@@ -324,33 +443,52 @@ Status CheckVersion(fb::MetadataVersion version, const char* what) {
 
 }  // namespace
 
-flatbuffers::Offset<fb::Schema> SchemaToFlatbuffer(FlatBufferBuilder* fbb,
-                                                   const Schema& schema) {
+int64_t CountDictionaryFields(const DataType& type) {
+  int64_t count = 0;
+  const DataType* t = &type;
+  if (t->id() == TypeId::kDictionary) {
+    count = 1;
+    t = t->value_type().get();
+    if (t == nullptr) return count;
+  }
+  for (const FieldPtr& child : t->fields()) {
+    if (child && child->type()) count += CountDictionaryFields(*child->type());
+  }
+  return count;
+}
+
+Result<flatbuffers::Offset<fb::Schema>> SchemaToFlatbuffer(FlatBufferBuilder* fbb,
+                                                           const Schema& schema) {
   std::vector<Offset<fb::Field>> fields;
   fields.reserve(schema.fields().size());
+  int64_t next_ordinal = 0;
   for (const FieldPtr& field : schema.fields()) {
-    fields.push_back(FieldToFlatbuffer(fbb, *field));
+    LANCE_ASSIGN_OR_RAISE(auto offset, FieldToFlatbuffer(fbb, *field, &next_ordinal));
+    fields.push_back(offset);
   }
   auto fields_vector = fbb->CreateVector(fields);
   auto metadata = KeyValuesToFlatbuffer(fbb, schema.metadata());
   return fb::CreateSchema(*fbb, fb::Endianness::Little, fields_vector, metadata);
 }
 
-Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema* schema) {
+Result<DecodedSchema> SchemaFromFlatbuffer(const fb::Schema* schema) {
   if (schema == nullptr) return Status::Corrupt("missing schema");
   if (schema->endianness() != fb::Endianness::Little) {
     return Status::NotImplemented("big-endian Arrow IPC data is not supported");
   }
+  DecodedSchema out;
   std::vector<FieldPtr> fields;
   if (const auto* fb_fields = schema->fields()) {
     fields.reserve(fb_fields->size());
     for (const fb::Field* field : *fb_fields) {
-      LANCE_ASSIGN_OR_RAISE(FieldPtr decoded, FieldFromFlatbuffer(field, 0));
+      LANCE_ASSIGN_OR_RAISE(FieldPtr decoded,
+                            FieldFromFlatbuffer(field, 0, &out.dictionaries));
       fields.push_back(std::move(decoded));
     }
   }
-  return lance::schema(std::move(fields),
-                       KeyValuesFromFlatbuffer(schema->custom_metadata()));
+  out.schema = lance::schema(std::move(fields),
+                             KeyValuesFromFlatbuffer(schema->custom_metadata()));
+  return out;
 }
 
 Result<BufferPtr> EnsureAligned(BufferPtr buffer) {

@@ -35,11 +35,28 @@ struct Block {
 // Messages of a header other than RecordBatch where a record batch is expected.
 Status UnexpectedHeader(const MessageView& view) {
   const fb::MessageHeader header = view.message->header_type();
-  if (header == fb::MessageHeader::DictionaryBatch) {
-    return Status::NotImplemented("dictionary batches are not supported");
-  }
   return Status::Corrupt(std::string("expected a RecordBatch message, found ") +
                          internal::MessageHeaderName(header));
+}
+
+// Reads one footer block (a record batch or dictionary block), checked against `limit`.
+Result<Block> ReadBlock(const flatbuffers::Vector<const fb::Block*>* blocks, uint32_t i,
+                        int64_t limit, const char* kind) {
+  // Copied out field by field: struct vectors are only verified 4-byte aligned.
+  const uint8_t* raw = blocks->Data() + i * sizeof(fb::Block);
+  const Block block{LoadUnaligned<int64_t>(raw), LoadUnaligned<int32_t>(raw + 8),
+                    LoadUnaligned<int64_t>(raw + 16)};
+  if (block.offset < kFileHeaderSize || block.offset >= limit ||
+      block.metadata_length <= 0 || block.body_length < 0 ||
+      block.metadata_length > limit - block.offset ||
+      block.body_length > limit - block.offset - block.metadata_length) {
+    return Status::Corrupt(std::string(kind) + " block " + std::to_string(i) +
+                           " [offset " + std::to_string(block.offset) + ", metadata " +
+                           std::to_string(block.metadata_length) + ", body " +
+                           std::to_string(block.body_length) + "] lies outside the file's " +
+                           std::to_string(limit) + " bytes of messages");
+  }
+  return block;
 }
 
 }  // namespace
@@ -49,7 +66,9 @@ Status UnexpectedHeader(const MessageView& view) {
 struct IpcFileReader::State {
   BufferPtr bytes;
   int64_t footer_start = 0;
-  SchemaPtr schema;
+  internal::DecodedSchema schema;
+  // Every dictionary of the file, read at Open(): they apply to all record batches.
+  internal::DictionaryMemo dictionaries;
   std::vector<Block> blocks;
 };
 
@@ -92,30 +111,34 @@ Result<std::shared_ptr<IpcFileReader>> IpcFileReader::Open(BufferPtr file_bytes)
   if (const auto* blocks = (*footer)->record_batches()) {
     state->blocks.reserve(blocks->size());
     for (uint32_t i = 0; i < blocks->size(); ++i) {
-      // Copied out field by field: struct vectors are only verified 4-byte aligned.
-      const uint8_t* raw = blocks->Data() + i * sizeof(fb::Block);
-      const Block block{LoadUnaligned<int64_t>(raw), LoadUnaligned<int32_t>(raw + 8),
-                        LoadUnaligned<int64_t>(raw + 16)};
-      const int64_t limit = state->footer_start;
-      if (block.offset < kFileHeaderSize || block.offset >= limit ||
-          block.metadata_length <= 0 || block.body_length < 0 ||
-          block.metadata_length > limit - block.offset ||
-          block.body_length > limit - block.offset - block.metadata_length) {
-        return Status::Corrupt("record batch block " + std::to_string(i) + " [offset " +
-                               std::to_string(block.offset) + ", metadata " +
-                               std::to_string(block.metadata_length) + ", body " +
-                               std::to_string(block.body_length) +
-                               "] lies outside the file's " + std::to_string(limit) +
-                               " bytes of messages")
-            .WithContext(kContext);
+      auto block = ReadBlock(blocks, i, state->footer_start, "record batch");
+      if (!block.ok()) return block.status().WithContext(kContext);
+      state->blocks.push_back(*block);
+    }
+  }
+  // Dictionaries are read in file order (a delta extends what came before it).
+  if (const auto* blocks = (*footer)->dictionaries()) {
+    for (uint32_t i = 0; i < blocks->size(); ++i) {
+      const std::string context = "reading dictionary batch " + std::to_string(i) +
+                                  " of an Arrow IPC file";
+      auto block = ReadBlock(blocks, i, state->footer_start, "dictionary");
+      if (!block.ok()) return block.status().WithContext(kContext);
+      auto view = internal::ReadMessageAt(state->bytes, block->offset, state->footer_start);
+      if (!view.ok()) return view.status().WithContext(context);
+      if (view->end_of_stream) {
+        return Status::Corrupt("block points at an end-of-stream marker")
+            .WithContext(context);
       }
-      state->blocks.push_back(block);
+      LANCE_RETURN_NOT_OK_CTX(internal::ReadDictionaryBatch(*view->message, state->schema,
+                                                            view->body,
+                                                            &state->dictionaries),
+                              context);
     }
   }
   return std::shared_ptr<IpcFileReader>(new IpcFileReader(std::move(state)));
 }
 
-const SchemaPtr& IpcFileReader::schema() const { return state_->schema; }
+const SchemaPtr& IpcFileReader::schema() const { return state_->schema.schema; }
 
 int IpcFileReader::num_record_batches() const {
   return static_cast<int>(state_->blocks.size());
@@ -139,8 +162,8 @@ Result<RecordBatchPtr> IpcFileReader::ReadRecordBatch(int i) const {
   if (view->message->header_type() != fb::MessageHeader::RecordBatch) {
     return UnexpectedHeader(*view).WithContext(context);
   }
-  auto batch =
-      internal::RecordBatchFromMessage(*view->message, state_->schema, view->body);
+  auto batch = internal::RecordBatchFromMessage(*view->message, state_->schema,
+                                                state_->dictionaries, view->body);
   if (!batch.ok()) return batch.status().WithContext(context);
   return batch;
 }
@@ -152,7 +175,7 @@ Result<TablePtr> IpcFileReader::ReadTable() const {
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, ReadRecordBatch(i));
     batches.push_back(std::move(batch));
   }
-  return std::make_shared<Table>(state_->schema, std::move(batches));
+  return std::make_shared<Table>(state_->schema.schema, std::move(batches));
 }
 
 // ---- IpcStreamReader ---------------------------------------------------------------
@@ -161,8 +184,11 @@ struct IpcStreamReader::State {
   BufferPtr bytes;
   int64_t offset = 0;
   int64_t batch_index = 0;
+  int64_t dictionary_index = 0;
   bool done = false;
-  SchemaPtr schema;
+  internal::DecodedSchema schema;
+  // The dictionaries as of the current position (streams may replace or extend them).
+  internal::DictionaryMemo dictionaries;
 };
 
 IpcStreamReader::IpcStreamReader(std::unique_ptr<State> state)
@@ -193,32 +219,46 @@ Result<std::unique_ptr<IpcStreamReader>> IpcStreamReader::Open(BufferPtr stream_
   return std::unique_ptr<IpcStreamReader>(new IpcStreamReader(std::move(state)));
 }
 
-SchemaPtr IpcStreamReader::schema() const { return state_->schema; }
+SchemaPtr IpcStreamReader::schema() const { return state_->schema.schema; }
 
 Result<RecordBatchPtr> IpcStreamReader::Next() {
   State& state = *state_;
-  // A stream may also simply end after its last message, without the marker.
-  if (state.done || state.offset == state.bytes->size()) {
-    state.done = true;
-    return RecordBatchPtr();
+  while (true) {
+    // A stream may also simply end after its last message, without the marker.
+    if (state.done || state.offset == state.bytes->size()) {
+      state.done = true;
+      return RecordBatchPtr();
+    }
+    const std::string context = "reading record batch " +
+                                std::to_string(state.batch_index) +
+                                " of an Arrow IPC stream";
+    auto view = internal::ReadMessageAt(state.bytes, state.offset, state.bytes->size());
+    if (!view.ok()) return view.status().WithContext(context);
+    if (view->end_of_stream) {
+      state.done = true;
+      return RecordBatchPtr();
+    }
+    if (view->message->header_type() == fb::MessageHeader::DictionaryBatch) {
+      // Dictionaries (new, replaced or extended) apply to the batches that follow.
+      LANCE_RETURN_NOT_OK_CTX(
+          internal::ReadDictionaryBatch(*view->message, state.schema, view->body,
+                                        &state.dictionaries),
+          "reading dictionary batch " + std::to_string(state.dictionary_index) +
+              " of an Arrow IPC stream");
+      state.offset = view->end_offset;
+      ++state.dictionary_index;
+      continue;
+    }
+    if (view->message->header_type() != fb::MessageHeader::RecordBatch) {
+      return UnexpectedHeader(*view).WithContext(context);
+    }
+    auto batch = internal::RecordBatchFromMessage(*view->message, state.schema,
+                                                  state.dictionaries, view->body);
+    if (!batch.ok()) return batch.status().WithContext(context);
+    state.offset = view->end_offset;
+    ++state.batch_index;
+    return batch;
   }
-  const std::string context = "reading record batch " +
-                              std::to_string(state.batch_index) +
-                              " of an Arrow IPC stream";
-  auto view = internal::ReadMessageAt(state.bytes, state.offset, state.bytes->size());
-  if (!view.ok()) return view.status().WithContext(context);
-  if (view->end_of_stream) {
-    state.done = true;
-    return RecordBatchPtr();
-  }
-  if (view->message->header_type() != fb::MessageHeader::RecordBatch) {
-    return UnexpectedHeader(*view).WithContext(context);
-  }
-  auto batch = internal::RecordBatchFromMessage(*view->message, state.schema, view->body);
-  if (!batch.ok()) return batch.status().WithContext(context);
-  state.offset = view->end_offset;
-  ++state.batch_index;
-  return batch;
 }
 
 // ---- Convenience ---------------------------------------------------------------------

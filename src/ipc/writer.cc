@@ -44,6 +44,7 @@ class BatchSerializer {
     }
     const int64_t null_count = data->GetNullCount();
     nodes_.emplace_back(length, null_count);
+    if (type.id() == TypeId::kNull) return Status::OK();  // no buffers at all
     if (null_count > 0) {
       LANCE_ASSIGN_OR_RAISE(BufferPtr bitmap,
                             SliceBitmap(data->buffers[0], offset, length, path));
@@ -67,9 +68,19 @@ class BatchSerializer {
       case TypeId::kLargeBinary:
         return VisitBinary<int64_t>(*data, path);
       case TypeId::kList:
+      case TypeId::kMap:
         return VisitList<int32_t>(*data, path);
       case TypeId::kLargeList:
         return VisitList<int64_t>(*data, path);
+      case TypeId::kDictionary: {
+        // Only the indices: the values travel in dictionary batches.
+        const int64_t width = type.index_type()->byte_width();
+        LANCE_ASSIGN_OR_RAISE(
+            BufferPtr indices,
+            SliceBytes(data->buffers[1], offset * width, length * width, path, "indices"));
+        buffers_.push_back(std::move(indices));
+        return Status::OK();
+      }
       case TypeId::kFixedSizeList: {
         const int64_t size = type.fixed_size();
         LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child,
@@ -212,6 +223,40 @@ class BatchSerializer {
   std::vector<BufferPtr> buffers_;
 };
 
+// The dictionaries of one record batch, by dictionary ordinal (the pre-order numbering of
+// dictionary-encoded fields shared with the schema; see DictionaryLayout), with the
+// ordinal of the dictionary whose values contain each one (-1 at the batch level).
+struct CollectedDictionaries {
+  std::vector<ArrayDataPtr> values;
+  std::vector<int64_t> parent;
+};
+
+// Walks `data` (of `type`) in the schema's pre-order, recording every dictionary.
+// Malformed data is skipped here; the serializer reports it.
+void CollectDictionaries(const DataType& type, const ArrayDataPtr& data, int64_t parent,
+                         int64_t* next, CollectedDictionaries* out) {
+  if (type.id() == TypeId::kDictionary) {
+    const int64_t ordinal = (*next)++;
+    if (ordinal < static_cast<int64_t>(out->values.size())) {
+      out->values[ordinal] = data ? data->dictionary : nullptr;
+      out->parent[ordinal] = parent;
+    }
+    const DataTypePtr& value_type = type.value_type();
+    const ArrayDataPtr dictionary = data ? data->dictionary : nullptr;
+    for (size_t i = 0; value_type && i < value_type->fields().size(); ++i) {
+      const ArrayDataPtr child =
+          dictionary && i < dictionary->children.size() ? dictionary->children[i] : nullptr;
+      CollectDictionaries(*value_type->fields()[i]->type(), child, ordinal, next, out);
+    }
+    return;
+  }
+  for (size_t i = 0; i < type.fields().size(); ++i) {
+    const ArrayDataPtr child =
+        data && i < data->children.size() ? data->children[i] : nullptr;
+    CollectDictionaries(*type.fields()[i]->type(), child, parent, next, out);
+  }
+}
+
 // Appends `0xFFFFFFFF <int32 length> <flatbuffer> <zero padding>` and returns the
 // framed size. The padding keeps the body, and so every later message, 8-byte aligned.
 Result<int64_t> AppendMetadata(const flatbuffers::FlatBufferBuilder& fbb,
@@ -241,8 +286,12 @@ class IpcWriter::Impl {
       LANCE_RETURN_NOT_OK(out_.Append(internal::kArrowMagic, internal::kArrowMagicSize));
       LANCE_RETURN_NOT_OK(out_.AppendZeros(8 - internal::kArrowMagicSize));
     }
+    for (const FieldPtr& field : schema_->fields()) {
+      num_dictionaries_ += internal::CountDictionaryFields(*field->type());
+    }
+    written_dictionaries_.resize(static_cast<size_t>(num_dictionaries_));
     flatbuffers::FlatBufferBuilder fbb;
-    auto schema = internal::SchemaToFlatbuffer(&fbb, *schema_);
+    LANCE_ASSIGN_OR_RAISE(auto schema, internal::SchemaToFlatbuffer(&fbb, *schema_));
     fbb.Finish(fb::CreateMessage(fbb, fb::MetadataVersion::V5, fb::MessageHeader::Schema,
                                  schema.Union(), /*body_length=*/0));
     return AppendMetadata(fbb, &out_).status();
@@ -256,7 +305,79 @@ class IpcWriter::Impl {
       LANCE_RETURN_NOT_OK(
           serializer.Visit(batch.column(i)->data(), schema_->field(i)->name()));
     }
-    std::vector<BufferPtr>& buffers = serializer.buffers();
+    if (num_dictionaries_ > 0) LANCE_RETURN_NOT_OK(WriteDictionaries(batch));
+    return WriteMessage(&serializer, batch.num_rows(), /*dictionary_id=*/-1,
+                        /*is_delta=*/false);
+  }
+
+  // Sends the dictionaries `batch` needs that the reader does not have yet: all of them
+  // the first time; later, a delta when a dictionary grew by appending values, a
+  // replacement when it changed otherwise (streams only: the file format allows no
+  // replacement). Dictionaries inside dictionary values go first, and a replaced one
+  // makes its enclosing dictionary be sent again too.
+  Status WriteDictionaries(const RecordBatch& batch) {
+    CollectedDictionaries current;
+    current.values.resize(static_cast<size_t>(num_dictionaries_));
+    current.parent.assign(static_cast<size_t>(num_dictionaries_), -1);
+    int64_t next = 0;
+    for (int i = 0; i < batch.num_columns(); ++i) {
+      CollectDictionaries(*schema_->field(i)->type(), batch.column(i)->data(), -1, &next,
+                          &current);
+    }
+    enum class Action { kNone, kFull, kDelta };
+    std::vector<Action> actions(static_cast<size_t>(num_dictionaries_), Action::kNone);
+    for (int64_t k = num_dictionaries_ - 1; k >= 0; --k) {
+      const ArrayDataPtr& now = current.values[k];
+      const ArrayDataPtr& before = written_dictionaries_[k];
+      if (!now) {
+        return Status::Invalid("IPC writer: dictionary-encoded field " +
+                               std::to_string(k) + " has no dictionary");
+      }
+      if (!before) {
+        actions[k] = Action::kFull;
+      } else if (actions[k] == Action::kNone && now != before &&
+                 !MakeArray(now)->Equals(*MakeArray(before))) {
+        const bool nested = internal::CountDictionaryFields(*now->type) > 0;
+        if (!nested && now->length > before->length &&
+            MakeArray(now)->Slice(0, before->length)->Equals(*MakeArray(before))) {
+          actions[k] = Action::kDelta;
+        } else {
+          actions[k] = Action::kFull;
+        }
+      }
+      if (actions[k] == Action::kFull && before && is_file_) {
+        return Status::Invalid(
+            "IPC writer: the dictionary of dictionary-encoded field " + std::to_string(k) +
+            " changed between record batches; the IPC file format cannot replace a "
+            "dictionary (only extend it), use the stream format");
+      }
+      const int64_t parent = current.parent[k];
+      if (actions[k] != Action::kNone && parent >= 0 && written_dictionaries_[parent]) {
+        actions[parent] = Action::kFull;  // its values refer to the new dictionary
+      }
+    }
+    for (int64_t k = num_dictionaries_ - 1; k >= 0; --k) {
+      if (actions[k] == Action::kNone) continue;
+      ArrayDataPtr values = current.values[k];
+      if (actions[k] == Action::kDelta) {
+        const int64_t old_length = written_dictionaries_[k]->length;
+        values = values->Slice(old_length, values->length - old_length);
+      }
+      BatchSerializer serializer;
+      LANCE_RETURN_NOT_OK(
+          serializer.Visit(values, "dictionary " + std::to_string(k)));
+      LANCE_RETURN_NOT_OK(
+          WriteMessage(&serializer, values->length, k, actions[k] == Action::kDelta));
+      written_dictionaries_[k] = current.values[k];
+    }
+    return Status::OK();
+  }
+
+  // Writes a RecordBatch message, or with dictionary_id >= 0 a DictionaryBatch message,
+  // of the nodes and buffers collected by `serializer`.
+  Status WriteMessage(BatchSerializer* serializer, int64_t num_rows,
+                      int64_t dictionary_id, bool is_delta) {
+    std::vector<BufferPtr>& buffers = serializer->buffers();
     if (options_.compression != IpcCompression::kNone) {
       for (BufferPtr& buffer : buffers) {
         if (!buffer || buffer->size() == 0) continue;  // empty buffers get no prefix
@@ -275,7 +396,7 @@ class IpcWriter::Impl {
     }
 
     flatbuffers::FlatBufferBuilder fbb;
-    auto nodes = fbb.CreateVectorOfStructs(serializer.nodes());
+    auto nodes = fbb.CreateVectorOfStructs(serializer->nodes());
     auto buffer_specs = fbb.CreateVectorOfStructs(layout);
     flatbuffers::Offset<fb::BodyCompression> compression = 0;
     if (options_.compression == IpcCompression::kZstd) {
@@ -284,10 +405,18 @@ class IpcWriter::Impl {
       compression = fb::CreateBodyCompression(fbb, fb::CompressionType::LZ4_FRAME);
     }
     auto record_batch =
-        fb::CreateRecordBatch(fbb, batch.num_rows(), nodes, buffer_specs, compression);
-    fbb.Finish(fb::CreateMessage(fbb, fb::MetadataVersion::V5,
-                                 fb::MessageHeader::RecordBatch, record_batch.Union(),
-                                 body_length));
+        fb::CreateRecordBatch(fbb, num_rows, nodes, buffer_specs, compression);
+    if (dictionary_id >= 0) {
+      auto dictionary_batch =
+          fb::CreateDictionaryBatch(fbb, dictionary_id, record_batch, is_delta);
+      fbb.Finish(fb::CreateMessage(fbb, fb::MetadataVersion::V5,
+                                   fb::MessageHeader::DictionaryBatch,
+                                   dictionary_batch.Union(), body_length));
+    } else {
+      fbb.Finish(fb::CreateMessage(fbb, fb::MetadataVersion::V5,
+                                   fb::MessageHeader::RecordBatch, record_batch.Union(),
+                                   body_length));
+    }
 
     const int64_t message_offset = out_.length();
     LANCE_ASSIGN_OR_RAISE(const int64_t metadata_length, AppendMetadata(fbb, &out_));
@@ -296,8 +425,8 @@ class IpcWriter::Impl {
       if (size > 0) LANCE_RETURN_NOT_OK(out_.Append(buffer->data(), size));
       LANCE_RETURN_NOT_OK(out_.AppendZeros(PaddedLength(size) - size));
     }
-    blocks_.emplace_back(message_offset, static_cast<int32_t>(metadata_length),
-                         body_length);
+    (dictionary_id >= 0 ? dictionary_blocks_ : blocks_)
+        .emplace_back(message_offset, static_cast<int32_t>(metadata_length), body_length);
     return Status::OK();
   }
 
@@ -309,8 +438,8 @@ class IpcWriter::Impl {
     LANCE_RETURN_NOT_OK(out_.AppendValue(int32_t{0}));
     if (is_file_) {
       flatbuffers::FlatBufferBuilder fbb;
-      auto schema = internal::SchemaToFlatbuffer(&fbb, *schema_);
-      auto dictionaries = fbb.CreateVectorOfStructs(std::vector<fb::Block>{});
+      LANCE_ASSIGN_OR_RAISE(auto schema, internal::SchemaToFlatbuffer(&fbb, *schema_));
+      auto dictionaries = fbb.CreateVectorOfStructs(dictionary_blocks_);
       auto record_batches = fbb.CreateVectorOfStructs(blocks_);
       fbb.Finish(fb::CreateFooter(fbb, fb::MetadataVersion::V5, schema, dictionaries,
                                   record_batches));
@@ -361,6 +490,10 @@ class IpcWriter::Impl {
   bool finished_ = false;
   BufferBuilder out_;
   std::vector<fb::Block> blocks_;
+  std::vector<fb::Block> dictionary_blocks_;
+  int64_t num_dictionaries_ = 0;
+  // The dictionary last sent for each dictionary ordinal (= id).
+  std::vector<ArrayDataPtr> written_dictionaries_;
 };
 
 namespace {

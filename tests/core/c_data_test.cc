@@ -120,6 +120,16 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
                                      ? Get<int32_t>(offsets->data(), length)
                                      : Get<int64_t>(offsets->data(), length);
     buffers.push_back(offsets);
+    if (type->id() == TypeId::kMap) {
+      // Entries and keys may not be null; items may.
+      const DataTypePtr& entries = type->value_type();
+      children.push_back(ArrayData::Make(
+          entries, child_length + 2, {nullptr}, 0, 0,
+          {Gen(type->key_type(), child_length + 2, Nulls::kNone, seed + 1),
+           Gen(type->item_type(), child_length + 2, Nulls::kSome, seed + 2)})
+                             ->Slice(2, child_length));
+      return;
+    }
     children.push_back(Gen(type->value_type(), child_length + 2, Nulls::kSome, seed + 1)
                            ->Slice(2, child_length));
   };
@@ -142,7 +152,8 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kDate32:
-    case TypeId::kTimestamp: {
+    case TypeId::kTimestamp:
+    case TypeId::kDuration: {
       const int width = type->byte_width();
       BufferPtr values = Alloc(length * width);
       for (int64_t i = 0; i < length; ++i) {
@@ -209,6 +220,59 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
       }
       break;
     }
+    case TypeId::kNull:
+      return ArrayData::Make(type, length, {nullptr}, length);
+    case TypeId::kDate64: {
+      BufferPtr values = Alloc(length * 8);
+      for (int64_t i = 0; i < length; ++i) {
+        Put<int64_t>(values, i, (i * 37 - seed - 20) * int64_t{86'400'000});
+      }
+      buffers.push_back(values);
+      break;
+    }
+    case TypeId::kTime32:
+    case TypeId::kTime64: {
+      // Valid times of day: [0, 86400 s) in the type's unit.
+      const int64_t day = 86'400 * TicksPerSecond(type->unit());
+      const int width = type->byte_width();
+      BufferPtr values = Alloc(length * width);
+      for (int64_t i = 0; i < length; ++i) {
+        const int64_t v = (i * 1000003 + seed * 17) % day;
+        std::memcpy(values->mutable_data() + i * width, &v, width);
+      }
+      buffers.push_back(values);
+      break;
+    }
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256: {
+      // Small values in range of any precision >= 5, negative every other slot.
+      const int width = type->byte_width();
+      BufferPtr values = Alloc(length * width);
+      for (int64_t i = 0; i < length; ++i) {
+        const int64_t v = ((i * 7919 + seed) % 99999) * ((i % 2) ? -1 : 1);
+        for (int b = 0; b < width; b += 8) {
+          const int64_t word = b == 0 ? v : (v < 0 ? -1 : 0);
+          std::memcpy(values->mutable_data() + i * width + b, &word, 8);
+        }
+      }
+      buffers.push_back(values);
+      break;
+    }
+    case TypeId::kMap:
+      gen_list(4);
+      break;
+    case TypeId::kDictionary: {
+      // A sliced dictionary of 5 values; indices cycle through it.
+      const int width = type->index_type()->byte_width();
+      BufferPtr indices = Alloc(length * width);
+      for (int64_t i = 0; i < length; ++i) {
+        const int64_t v = (i * 3 + seed) % 5;
+        std::memcpy(indices->mutable_data() + i * width, &v, width);
+      }
+      buffers.push_back(indices);
+      return ArrayData::Make(type, length, std::move(buffers), null_count, 0, {},
+                             Gen(type->value_type(), 7, Nulls::kSome, seed + 1)->Slice(2, 5));
+    }
   }
   return ArrayData::Make(type, length, std::move(buffers), null_count, 0,
                          std::move(children));
@@ -255,6 +319,29 @@ std::vector<DataTypePtr> AllTypes() {
   types.push_back(
       list(struct_({field("x", fixed_size_binary(2)), field("y", date32())})));
   types.push_back(fixed_size_list(large_list(large_binary()), 2));
+  // The types added for pylance 14 parity.
+  types.push_back(null());
+  types.push_back(decimal128(10, 2));
+  types.push_back(decimal128(38, -3));
+  types.push_back(decimal256(40, 5));
+  types.push_back(date64());
+  types.push_back(time32(TimeUnit::kSecond));
+  types.push_back(time32(TimeUnit::kMilli));
+  types.push_back(time64(TimeUnit::kMicro));
+  types.push_back(time64(TimeUnit::kNano));
+  for (TimeUnit unit :
+       {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    types.push_back(duration(unit));
+  }
+  types.push_back(dictionary(int32(), utf8()));
+  types.push_back(dictionary(int8(), int64(), /*ordered=*/true));
+  types.push_back(dictionary(uint16(), list(utf8())));
+  types.push_back(map(utf8(), int32()));
+  types.push_back(map(int64(), list(utf8()), /*keys_sorted=*/true));
+  types.push_back(struct_({field("n", null()), field("m", map(utf8(), float64())),
+                           field("d", dictionary(int16(), binary()))}));
+  types.push_back(list(dictionary(int32(), utf8())));
+  types.push_back(fixed_size_list(decimal128(7, 3), 2));
   return types;
 }
 
@@ -424,6 +511,22 @@ TEST(CDataFormatTest, FormatStringsMatchTheSpec) {
       {large_list(utf8()), "+L"},
       {fixed_size_list(float32(), 128), "+w:128"},
       {struct_({field("a", int8())}), "+s"},
+      {null(), "n"},
+      {decimal128(10, 2), "d:10,2"},
+      {decimal128(38, -4), "d:38,-4"},
+      {decimal256(40, 2), "d:40,2,256"},
+      {date64(), "tdm"},
+      {time32(TimeUnit::kSecond), "tts"},
+      {time32(TimeUnit::kMilli), "ttm"},
+      {time64(TimeUnit::kMicro), "ttu"},
+      {time64(TimeUnit::kNano), "ttn"},
+      {duration(TimeUnit::kSecond), "tDs"},
+      {duration(TimeUnit::kMilli), "tDm"},
+      {duration(TimeUnit::kMicro), "tDu"},
+      {duration(TimeUnit::kNano), "tDn"},
+      {map(utf8(), int32()), "+m"},
+      {dictionary(int32(), utf8()), "i"},
+      {dictionary(uint8(), float64(), true), "C"},
   };
   for (const auto& [type, format] : cases) {
     EXPECT_EQ(ExportedFormat(type), format) << type->ToString();
@@ -590,9 +693,13 @@ struct BadFormatCase {
 
 TEST(CDataSchemaTest, BadFormatsFailCleanly) {
   const std::vector<BadFormatCase> cases = {
-      {"tDm", StatusCode::kNotImplemented}, {"n", StatusCode::kNotImplemented},
-      {"tdm", StatusCode::kNotImplemented}, {"d:10,2", StatusCode::kNotImplemented},
-      {"+m", StatusCode::kNotImplemented},  {"vu", StatusCode::kNotImplemented},
+      {"tiM", StatusCode::kNotImplemented}, {"d32:10,2", StatusCode::kNotImplemented},
+      {"d:10,2,64", StatusCode::kNotImplemented},
+      {"d:10", StatusCode::kInvalid},       {"d:,2", StatusCode::kInvalid},
+      {"d:0,2", StatusCode::kInvalid},      {"d:39,2", StatusCode::kInvalid},
+      {"d:77,2,256", StatusCode::kInvalid}, {"ttx", StatusCode::kNotImplemented},
+      {"tDx", StatusCode::kNotImplemented}, {"tdx", StatusCode::kNotImplemented},
+      {"+m", StatusCode::kInvalid},         {"vu", StatusCode::kNotImplemented},
       {"", StatusCode::kNotImplemented},    {"ll", StatusCode::kNotImplemented},
       {"w:", StatusCode::kInvalid},         {"w:abc", StatusCode::kInvalid},
       {"w:-3", StatusCode::kInvalid},       {"w:99999999999", StatusCode::kInvalid},
@@ -615,11 +722,11 @@ TEST(CDataSchemaTest, BadNestedFormatNamesTheChild) {
   ArrowSchema c_schema;
   ASSERT_OK(ExportSchema(
       *schema({field("a", int8()), field("b", int8()), field("x", int8())}), &c_schema));
-  c_schema.children[2]->format = "tDm";
+  c_schema.children[2]->format = "tiM";
   EXPECT_THAT(ImportSchema(&c_schema),
               IsErrorWith(StatusCode::kNotImplemented,
                           "When importing ArrowSchema child 2 ('x'): unsupported format "
-                          "'tDm'"));
+                          "'tiM'"));
   EXPECT_EQ(c_schema.release, nullptr);
 
   ASSERT_OK(
@@ -655,10 +762,44 @@ TEST(CDataSchemaTest, WrongChildCountsAndDictionaries) {
     ArrowSchema c_schema = MakeFakeSchema("i", "indices", &released);
     ArrowSchema dictionary = MakeFakeSchema("u", "", &released);
     c_schema.dictionary = &dictionary;
-    EXPECT_THAT(ImportType(&c_schema),
-                IsErrorWith(StatusCode::kNotImplemented, "dictionary"));
+    c_schema.flags |= ARROW_FLAG_DICTIONARY_ORDERED;
+    ASSERT_OK_AND_ASSIGN(DataTypePtr type, ImportType(&c_schema));
+    EXPECT_TRUE(type->Equals(*lance::dictionary(int32(), utf8(), /*ordered=*/true)))
+        << type->ToString();
     EXPECT_EQ(released, 1);
     dictionary.release(&dictionary);  // our fake producer does not own it
+  }
+  {
+    // Indices must be integers.
+    released = 0;
+    ArrowSchema c_schema = MakeFakeSchema("f", "indices", &released);
+    ArrowSchema dictionary = MakeFakeSchema("u", "", &released);
+    c_schema.dictionary = &dictionary;
+    EXPECT_THAT(ImportType(&c_schema), IsErrorWith(StatusCode::kInvalid, "integer"));
+    EXPECT_EQ(released, 1);
+    dictionary.release(&dictionary);
+  }
+  {
+    // A map's entries must be a non-nullable struct<key not null, value>.
+    released = 0;
+    std::vector<ArrowSchema> kv;
+    kv.push_back(MakeFakeSchema("u", "key", &released));  // nullable key
+    kv.push_back(MakeFakeSchema("i", "value", &released));
+    std::vector<ArrowSchema> entries;
+    entries.push_back(MakeFakeSchema("+s", "entries", &released, std::move(kv)));
+    entries[0].flags = 0;
+    ArrowSchema c_schema = MakeFakeSchema("+m", "m", &released, std::move(entries));
+    EXPECT_THAT(ImportType(&c_schema), IsErrorWith(StatusCode::kInvalid, "key field"));
+    EXPECT_EQ(released, 4);
+  }
+  {
+    released = 0;
+    std::vector<ArrowSchema> entries;
+    entries.push_back(MakeFakeSchema("i", "entries", &released));
+    entries[0].flags = 0;
+    ArrowSchema c_schema = MakeFakeSchema("+m", "m", &released, std::move(entries));
+    EXPECT_THAT(ImportType(&c_schema), IsErrorWith(StatusCode::kInvalid, "struct"));
+    EXPECT_EQ(released, 2);
   }
   {
     released = 0;
@@ -1041,14 +1182,23 @@ TEST(CDataArrayTest, MalformedArraysFailCleanlyAndAreReleased) {
          return MakeFakeArray(4, 0, 0, {nullptr}, n, {a, b});
        },
        StatusCode::kInvalid, "child 1 ('bad')"},
-      {"dictionary", int32(),
+      {"dictionary on a plain type", int32(),
        [&](int* n) {
          ArrowArray out = MakeFakeArray(4, 0, 0, {nullptr, values}, n);
          static ArrowArray dict{};
          out.dictionary = &dict;
          return out;
        },
-       StatusCode::kNotImplemented, "dictionary"},
+       StatusCode::kInvalid, "not a dictionary type"},
+      {"dictionary type without dictionary", dictionary(int32(), utf8()),
+       [&](int* n) { return MakeFakeArray(4, 0, 0, {nullptr, values}, n); },
+       StatusCode::kInvalid, "has no dictionary"},
+      {"null type with a buffer", null(),
+       [&](int* n) { return MakeFakeArray(4, 4, 0, {nullptr}, n); },
+       StatusCode::kInvalid, "n_buffers is 1, expected 0"},
+      {"decimal values missing", decimal128(5, 2),
+       [&](int* n) { return MakeFakeArray(4, 0, 0, {nullptr, nullptr}, n); },
+       StatusCode::kInvalid, "buffer 1 is NULL"},
   };
   std::vector<ArrowArray*> kids_to_free;
   for (const Case& c : cases) {

@@ -17,10 +17,17 @@
 /// | kList, kLargeList        | ListArray, LargeListArray     |
 /// | kFixedSizeList           | FixedSizeListArray            |
 /// | kStruct                  | StructArray                   |
+/// | kNull                    | NullArray                     |
+/// | kDecimal128, kDecimal256 | Decimal128Array, Decimal256Array |
+/// | kDate64, kDuration       | Date64Array, DurationArray (int64) |
+/// | kTime32, kTime64         | Time32Array (int32), Time64Array (int64) |
+/// | kDictionary              | DictionaryArray               |
+/// | kMap                     | MapArray                      |
 ///
-/// Numeric arrays are `NumericArray<CType>` instantiations, so Date32Array is the same
-/// class as Int32Array, TimestampArray as Int64Array and HalfFloatArray as UInt16Array;
-/// the logical type is always available from `type()`.
+/// Numeric arrays are `NumericArray<CType>` instantiations, so Date32Array and
+/// Time32Array are the same class as Int32Array, TimestampArray, Date64Array,
+/// Time64Array and DurationArray as Int64Array, and HalfFloatArray as UInt16Array; the
+/// logical type is always available from `type()`.
 ///
 /// Every index `i` taken by an accessor is relative to the array's own offset. Accessors
 /// do not bounds-check; call Validate() on untrusted data first.
@@ -73,16 +80,20 @@ class Array {
   /// \brief Logical equality (values and nulls; ignores offsets and buffer padding).
   ///
   /// Types must be equal (DataType::Equals). Values under null slots are ignored, nested
-  /// types compare recursively. Floating point compares by value with NaN equal to NaN
+  /// types compare recursively, dictionary arrays compare the values their slots stand
+  /// for (so two encodings of the same values are equal). Floating point compares by value with NaN equal to NaN
   /// and -0.0 equal to +0.0, so an array always equals itself and a round trip through a
   /// file compares equal.
   bool Equals(const Array& other) const;
   bool Equals(const ArrayPtr& other) const { return other && Equals(*other); }
   /// \brief Checks buffer sizes, offsets monotonicity and child lengths.
   ///
-  /// Full validation, recursive over children: buffer count and sizes against
-  /// offset + length, null_count against the bitmap, offsets non-decreasing and within
-  /// the data/child, child types against the parent type and UTF-8 for utf8 arrays.
+  /// Full validation, recursive over children and dictionaries, as Arrow C++'s
+  /// ValidateFull: buffer count and sizes against offset + length, null_count against
+  /// the bitmap, offsets non-decreasing and within the data/child, child types against
+  /// the parent type, UTF-8 for utf8 arrays, decimal values within their precision, times
+  /// of day within [0, 24h), date64 values whole days, dictionary indices within the
+  /// dictionary, and map entries and keys non-null.
   /// \return Invalid describing the first problem found.
   Status Validate() const;
   /// \brief Readable rendering: "[1, null, 3]".
@@ -150,6 +161,22 @@ using DoubleArray = NumericArray<double>;
 using Date32Array = NumericArray<int32_t>;
 /// \brief Ticks of type()->unit() since the UNIX epoch (UTC).
 using TimestampArray = NumericArray<int64_t>;
+/// \brief Milliseconds since the UNIX epoch.
+using Date64Array = NumericArray<int64_t>;
+/// \brief Seconds or milliseconds since midnight.
+using Time32Array = NumericArray<int32_t>;
+/// \brief Microseconds or nanoseconds since midnight.
+using Time64Array = NumericArray<int64_t>;
+/// \brief Ticks of type()->unit().
+using DurationArray = NumericArray<int64_t>;
+
+/// \brief The null type: every slot is null and there is no data.
+class NullArray : public Array {
+ public:
+  explicit NullArray(ArrayDataPtr data) : Array(std::move(data)) {}
+  /// \brief An array of `length` nulls.
+  static std::shared_ptr<NullArray> Make(int64_t length);
+};
 
 /// \brief Variable-length byte strings with `OffsetT` offsets.
 template <typename OffsetT>
@@ -211,7 +238,7 @@ class LargeStringArray : public LargeBinaryArray {
   using LargeBinaryArray::LargeBinaryArray;
 };
 
-/// \brief byte_width() bytes per slot.
+/// \brief byte_width() bytes per slot (fixed_size_binary, and decimals).
 class FixedSizeBinaryArray : public Array {
  public:
   explicit FixedSizeBinaryArray(ArrayDataPtr data);
@@ -227,6 +254,25 @@ class FixedSizeBinaryArray : public Array {
  private:
   int32_t byte_width_ = 0;
   const uint8_t* raw_values_ = nullptr;
+};
+
+/// \brief Decimal values: byte_width() (16 or 32) bytes of little-endian two's complement
+/// per slot, the unscaled integer; the value is unscaled * 10^-scale().
+class DecimalArray : public FixedSizeBinaryArray {
+ public:
+  using FixedSizeBinaryArray::FixedSizeBinaryArray;
+  int32_t precision() const { return type()->precision(); }
+  int32_t scale() const { return type()->scale(); }
+  /// \brief The exact decimal text of slot i ("123.45"), whatever its validity.
+  std::string FormatValue(int64_t i) const;
+};
+class Decimal128Array : public DecimalArray {
+ public:
+  using DecimalArray::DecimalArray;
+};
+class Decimal256Array : public DecimalArray {
+ public:
+  using DecimalArray::DecimalArray;
 };
 
 /// \brief Variable-length lists with `OffsetT` offsets into one child array.
@@ -267,6 +313,21 @@ class LargeListArray : public BaseListArray<int64_t> {
   using BaseListArray::BaseListArray;
 };
 
+/// \brief map<K, V>: a list of "entries" structs {key, value} with int32 offsets. Slot i
+/// holds entries [value_offset(i), value_offset(i + 1)) of keys() and items().
+class MapArray : public ListArray {
+ public:
+  explicit MapArray(ArrayDataPtr data);
+  /// \brief The keys / items of all entries (the entries struct's fields, zero-copy).
+  const ArrayPtr& keys() const { return keys_; }
+  const ArrayPtr& items() const { return items_; }
+  bool keys_sorted() const { return type()->keys_sorted(); }
+
+ private:
+  ArrayPtr keys_;
+  ArrayPtr items_;
+};
+
 /// \brief list_size() child values per slot; slot i is child slots
 /// [(offset() + i) * list_size(), +list_size()).
 class FixedSizeListArray : public Array {
@@ -285,6 +346,34 @@ class FixedSizeListArray : public Array {
  private:
   int32_t list_size_ = 0;
   ArrayPtr values_;
+};
+
+/// \brief Integer indices into a dictionary of values: slot i is dictionary()[index(i)].
+///
+/// Nulls are those of the indices (a valid index may still point at a null value).
+class DictionaryArray : public Array {
+ public:
+  explicit DictionaryArray(ArrayDataPtr data);
+
+  /// \brief A dictionary array of `type` over `indices` (an integer array of
+  /// type->index_type(), its offset and validity kept) and `dictionary` (type->
+  /// value_type()). \return Invalid if the types disagree or an index is out of range.
+  static Result<std::shared_ptr<DictionaryArray>> Make(DataTypePtr type,
+                                                       const ArrayPtr& indices,
+                                                       const ArrayPtr& dictionary);
+
+  /// \brief The indices as an integer array (same offset, length and validity).
+  const ArrayPtr& indices() const { return indices_; }
+  /// \brief The values.
+  const ArrayPtr& dictionary() const { return dictionary_; }
+  /// \brief Index of slot i, widened to int64 (meaningless for null slots).
+  int64_t GetValueIndex(int64_t i) const;
+  const DataTypePtr& index_type() const { return type()->index_type(); }
+  const DataTypePtr& value_type() const { return type()->value_type(); }
+
+ private:
+  ArrayPtr indices_;
+  ArrayPtr dictionary_;
 };
 
 /// \brief One child array per field; slot i of the struct is slot i of every field().

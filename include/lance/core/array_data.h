@@ -7,20 +7,30 @@
 ///
 /// | type                          | buffers                                  | children |
 /// |-------------------------------|------------------------------------------|----------|
+/// | null                          | (always null) validity                   | -        |
 /// | bool                          | validity, value bits                     | -        |
-/// | ints, floats, date32, ts      | validity, values                         | -        |
+/// | ints, floats, temporal types  | validity, values                         | -        |
+/// | decimal128 / decimal256       | validity, values (16 / 32 bytes each)    | -        |
 /// | fixed_size_binary[N]          | validity, values (N bytes each)          | -        |
 /// | utf8, binary                  | validity, int32 offsets (length+1), data | -        |
 /// | large_utf8, large_binary      | validity, int64 offsets (length+1), data | -        |
-/// | list                          | validity, int32 offsets (length+1)       | values   |
+/// | list, map                     | validity, int32 offsets (length+1)       | values   |
 /// | large_list                    | validity, int64 offsets (length+1)       | values   |
 /// | fixed_size_list<T, N>         | validity                                 | values   |
 /// | struct                        | validity                                 | 1/field  |
+/// | dictionary<V, I>              | validity, indices (I)  + `dictionary`     | -        |
 ///
 /// The validity buffer may be null when there are no nulls. `offset` is in logical slots
 /// (bits for bool and validity) and applies to this level only; children of struct carry
 /// their own offsets, while list children are indexed through the parent's offsets and
 /// fixed_size_list children at (offset + i) * N.
+///
+/// Null arrays keep one buffer slot, always null (as in Arrow C++; the C Data Interface
+/// and IPC carry no buffer for them); every slot is null, so their null_count is their
+/// length. A map's child is its "entries" struct, whose two children are keys and items.
+/// A dictionary array's buffers hold the indices; its values live in `dictionary`, a
+/// whole array of the value type shared by every slice (its own offset and length apply;
+/// indices are relative to its slot 0).
 
 #pragma once
 
@@ -47,10 +57,13 @@ struct ArrayData {
   int64_t offset = 0;
   std::vector<BufferPtr> buffers;
   std::vector<ArrayDataPtr> children;
+  /// \brief The dictionary (values) of a dictionary array; null for every other type.
+  ArrayDataPtr dictionary;
 
   static ArrayDataPtr Make(DataTypePtr type, int64_t length, std::vector<BufferPtr> buffers,
                            int64_t null_count = kUnknownNullCount, int64_t offset = 0,
-                           std::vector<ArrayDataPtr> children = {});
+                           std::vector<ArrayDataPtr> children = {},
+                           ArrayDataPtr dictionary = nullptr);
 
   /// \brief null_count, computed from the validity bitmap (and cached) if unknown.
   int64_t GetNullCount();
@@ -62,6 +75,11 @@ struct ArrayData {
 
 /// \brief Number of buffers the Arrow layout prescribes for `type` (see table above).
 int NumBuffersForType(const DataType& type);
+
+/// \brief Slot i (relative to the offset) of an integer ArrayData, or the index of slot i
+/// of a dictionary ArrayData, widened to int64. A uint64 above INT64_MAX reads as -1 (it
+/// can index nothing). REQUIRES: an integer or dictionary type with a values buffer.
+int64_t IntegerValueAt(const ArrayData& data, int64_t i);
 
 namespace bit_util {
 inline bool GetBit(const uint8_t* bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }

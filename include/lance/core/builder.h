@@ -12,7 +12,11 @@
 ///  - FixedSizeListBuilder: Append() marks a valid slot, then append exactly list_size()
 ///    items to value_builder();
 ///  - StructBuilder: Append() marks a valid slot, then append exactly one value to each
-///    field_builder(i).
+///    field_builder(i);
+///  - MapBuilder: Append() opens a slot, then append that slot's entries as one key to
+///    key_builder() and one item to item_builder() per entry;
+///  - DictionaryBuilder: append values (they are dictionary-encoded as they come) or
+///    indices into a dictionary given up front (see the class).
 /// AppendNull()/AppendNulls() on nested builders keep children aligned themselves: a null
 /// fixed_size_list slot appends list_size() placeholders to the child, a null struct slot
 /// appends one placeholder to every field (a null when the child field is nullable, an
@@ -217,6 +221,47 @@ class TimestampBuilder : public NumericBuilder<int64_t> {
       : NumericBuilder<int64_t>(std::move(type)) {}
 };
 
+/// \brief date64 values: milliseconds since the UNIX epoch (whole days).
+class Date64Builder : public NumericBuilder<int64_t> {
+ public:
+  Date64Builder() : NumericBuilder<int64_t>(date64()) {}
+};
+
+/// \brief time32 values: seconds or milliseconds since midnight.
+class Time32Builder : public NumericBuilder<int32_t> {
+ public:
+  /// \brief REQUIRES: type is a time32 type.
+  explicit Time32Builder(DataTypePtr type) : NumericBuilder<int32_t>(std::move(type)) {}
+};
+
+/// \brief time64 values: microseconds or nanoseconds since midnight.
+class Time64Builder : public NumericBuilder<int64_t> {
+ public:
+  /// \brief REQUIRES: type is a time64 type.
+  explicit Time64Builder(DataTypePtr type) : NumericBuilder<int64_t>(std::move(type)) {}
+};
+
+/// \brief duration values in the type's unit.
+class DurationBuilder : public NumericBuilder<int64_t> {
+ public:
+  /// \brief REQUIRES: type is a duration type.
+  explicit DurationBuilder(DataTypePtr type) : NumericBuilder<int64_t>(std::move(type)) {}
+};
+
+/// \brief Arrays of the null type: every slot is null. AppendEmptyValues() appends nulls
+/// too (there is no other value).
+class NullBuilder : public ArrayBuilder {
+ public:
+  NullBuilder();
+  Status AppendNulls(int64_t count) override;
+  Status AppendEmptyValues(int64_t count) override;
+
+ protected:
+  Result<ArrayDataPtr> DoFinish() override;
+  Status DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                            int64_t length) override;
+};
+
 /// \brief Variable-length byte strings with `OffsetT` offsets.
 /// Instantiated for int32_t (binary, utf8) and int64_t (large_binary, large_utf8).
 template <typename OffsetT>
@@ -285,11 +330,11 @@ class LargeStringBuilder : public LargeBinaryBuilder {
   LargeStringBuilder() : LargeBinaryBuilder(large_utf8()) {}
 };
 
-/// \brief byte_width() bytes per slot.
+/// \brief byte_width() bytes per slot (fixed_size_binary; base of the decimal builders).
 class FixedSizeBinaryBuilder : public ArrayBuilder {
  public:
   using value_type = std::string;
-  /// \brief REQUIRES: type is fixed_size_binary.
+  /// \brief REQUIRES: type is fixed_size_binary or a decimal.
   explicit FixedSizeBinaryBuilder(DataTypePtr type);
   /// \return Invalid unless value.size() == byte_width().
   Status Append(std::string_view value);
@@ -313,6 +358,31 @@ class FixedSizeBinaryBuilder : public ArrayBuilder {
  private:
   int32_t byte_width_;
   BufferBuilder values_;
+};
+
+/// \brief Decimal values. Append() takes the raw byte_width() bytes (little-endian two's
+/// complement unscaled integer); the helpers below take an unscaled integer or text.
+class DecimalBuilder : public FixedSizeBinaryBuilder {
+ public:
+  /// \brief REQUIRES: type is decimal128 or decimal256.
+  explicit DecimalBuilder(DataTypePtr type) : FixedSizeBinaryBuilder(std::move(type)) {}
+  /// \brief Appends the value unscaled * 10^-scale.
+  /// \return Invalid if it has more than precision() digits.
+  Status AppendUnscaled(int64_t unscaled);
+  /// \brief Appends the value of exact decimal text ("123.45", "-1e-2"); see
+  /// ParseDecimal() in decimal.h. \return Invalid for text that is not exactly
+  /// representable in the type.
+  Status AppendDecimalText(std::string_view text);
+};
+class Decimal128Builder : public DecimalBuilder {
+ public:
+  /// \brief REQUIRES: type is decimal128.
+  explicit Decimal128Builder(DataTypePtr type) : DecimalBuilder(std::move(type)) {}
+};
+class Decimal256Builder : public DecimalBuilder {
+ public:
+  /// \brief REQUIRES: type is decimal256.
+  explicit Decimal256Builder(DataTypePtr type) : DecimalBuilder(std::move(type)) {}
 };
 
 /// \brief Variable-length lists with `OffsetT` offsets. Instantiated for int32_t and
@@ -406,6 +476,85 @@ class StructBuilder : public ArrayBuilder {
 
  private:
   std::vector<std::unique_ptr<ArrayBuilder>> field_builders_;
+};
+
+/// \brief map<K, V>: a list builder whose values are the "entries" struct.
+///
+/// Append() opens slot length(); then append each entry's key to key_builder() and its
+/// item to item_builder() (the same number of each; keys must not be null). The entries
+/// struct is kept in step with the key builder automatically.
+class MapBuilder : public BaseListBuilder<int32_t> {
+ public:
+  /// \brief REQUIRES: type is a map over key_builder->type() / item_builder->type().
+  MapBuilder(DataTypePtr type, std::unique_ptr<ArrayBuilder> key_builder,
+             std::unique_ptr<ArrayBuilder> item_builder);
+  /// \brief Opens slot length() (false: a null slot without entries).
+  Status Append(bool is_valid = true);
+  Status AppendNulls(int64_t count) override;
+  Status AppendEmptyValues(int64_t count) override;
+  ArrayBuilder* key_builder() const { return key_builder_; }
+  ArrayBuilder* item_builder() const { return item_builder_; }
+
+ protected:
+  Result<ArrayDataPtr> DoFinish() override;
+  Status DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                            int64_t length) override;
+
+ private:
+  // Marks as valid entries the keys/items appended since the last slot was opened.
+  Status SyncEntries();
+
+  ArrayBuilder* key_builder_;   // owned by the entries struct builder
+  ArrayBuilder* item_builder_;  // owned by the entries struct builder
+};
+
+/// \brief Dictionary arrays, built two ways (which may be mixed):
+///
+///  - from values: AppendValues() / AppendArraySlice() of a plain array of value_type()
+///    dictionary-encode each value: equal values share one dictionary entry (for
+///    fixed-width and binary-like value types; other value types get one entry per
+///    value), null values become null slots;
+///  - from indices: SetDictionary(), then AppendIndices() / AppendIndex() into it.
+///
+/// Appending a dictionary array (AppendArraySlice) whose dictionary is the builder's own
+/// (the same ArrayData, or equal values) copies its indices; the first dictionary array
+/// appended to an empty builder lends it its dictionary. Any other dictionary array is
+/// decoded and its values re-encoded. Finish() fails if the dictionary outgrows the index
+/// type.
+class DictionaryBuilder : public ArrayBuilder {
+ public:
+  /// \brief REQUIRES: type is a dictionary type.
+  explicit DictionaryBuilder(DataTypePtr type);
+  ~DictionaryBuilder() override;
+
+  /// \brief Uses `dictionary` (value_type()) as the dictionary, sharing it. Only allowed
+  /// while nothing has been appended and no dictionary exists yet.
+  Status SetDictionary(const ArrayPtr& dictionary);
+  /// \brief Appends a valid slot pointing at dictionary entry `index`.
+  /// \return Invalid if the index is negative or not (yet) in the dictionary.
+  Status AppendIndex(int64_t index);
+  /// \brief Appends the slots of integer array `indices` (nulls stay null).
+  Status AppendIndices(const Array& indices);
+  /// \brief Dictionary-encodes slots [offset, offset + length) of `values` (an array of
+  /// value_type(), not dictionary-encoded).
+  Status AppendValues(const Array& values, int64_t offset, int64_t length);
+  Status AppendValues(const Array& values) { return AppendValues(values, 0, values.length()); }
+  Status AppendNulls(int64_t count) override;
+  /// \brief Appends slots pointing at an empty value ("" / 0 / ...), adding one to the
+  /// dictionary when needed.
+  Status AppendEmptyValues(int64_t count) override;
+  void Reset() override;
+  /// \brief Entries in the dictionary so far.
+  int64_t dictionary_length() const;
+
+ protected:
+  Result<ArrayDataPtr> DoFinish() override;
+  Status DoAppendArraySlice(const ArrayData& data, int64_t offset,
+                            int64_t length) override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 /// \brief A builder for any supported type, with child builders for nested types.

@@ -25,14 +25,22 @@
 ///
 /// ## Supported types
 ///
-/// Every lance type (type.h) with its Arrow format string: `b` bool, `c`/`C` int8/uint8,
-/// `s`/`S` int16/uint16, `i`/`I` int32/uint32, `l`/`L` int64/uint64, `e`/`f`/`g` float16/
-/// 32/64, `u`/`U` utf8/large_utf8, `z`/`Z` binary/large_binary, `w:N` fixed_size_binary,
-/// `tdD` date32, `tss:`/`tsm:`/`tsu:`/`tsn:` + optional timezone for timestamps, `+l`,
-/// `+L`, `+w:N` for list, large_list and fixed_size_list and `+s` for struct. Other Arrow
-/// formats (null `n`, decimals, date64, times, durations, maps, unions, views,
-/// run-end-encoded) and dictionary-encoded arrays are rejected with NotImplemented naming
-/// the format.
+/// Every lance type (type.h) with its Arrow format string: `n` null, `b` bool, `c`/`C`
+/// int8/uint8, `s`/`S` int16/uint16, `i`/`I` int32/uint32, `l`/`L` int64/uint64,
+/// `e`/`f`/`g` float16/32/64, `d:P,S` decimal128 and `d:P,S,256` decimal256, `u`/`U`
+/// utf8/large_utf8, `z`/`Z` binary/large_binary, `w:N` fixed_size_binary, `tdD`/`tdm`
+/// date32/date64, `tts`/`ttm` time32, `ttu`/`ttn` time64, `tDs`/`tDm`/`tDu`/`tDn`
+/// durations, `tss:`/`tsm:`/`tsu:`/`tsn:` + optional timezone for timestamps, `+l`, `+L`,
+/// `+w:N` for list, large_list and fixed_size_list, `+s` for struct and `+m` for map
+/// (ARROW_FLAG_MAP_KEYS_SORTED = keys_sorted; its single child is the entries struct).
+///
+/// Dictionary types are exported as the spec lays them out: the format and buffers of
+/// the indices, the value type / values in the `dictionary` member, and
+/// ARROW_FLAG_DICTIONARY_ORDERED for ordered dictionaries; import accepts any integer
+/// index format. A null array has no buffers (n_buffers 0) and null_count = length.
+///
+/// Other Arrow formats (decimal32/64, intervals, unions, views, run-end-encoded) are
+/// rejected with NotImplemented naming the format.
 
 #pragma once
 
@@ -177,8 +185,9 @@ Status ExportRecordBatch(const RecordBatch& batch, ArrowArray* out,
 /// Takes ownership: `schema` is released (its `release` called and set to NULL) before
 /// returning, on success and on error alike, since everything needed is copied out.
 /// \return Invalid if `schema` is null, already released or malformed (e.g. a truncated
-/// "w:", wrong child count); NotImplemented naming the format string for an Arrow type
-/// lance does not have (including null "n") and for dictionary-encoded schemas. Errors
+/// "w:", wrong child count, a decimal precision out of range, non-integer dictionary
+/// indices, a map whose entries are not a non-nullable struct<key not null, value>);
+/// NotImplemented naming the format string for an Arrow type lance does not have. Errors
 /// in nested children say which child: "When importing ArrowSchema child 2 ('x'): ...".
 Result<DataTypePtr> ImportType(ArrowSchema* schema);
 
@@ -202,8 +211,10 @@ Result<SchemaPtr> ImportSchema(ArrowSchema* schema);
 /// and length (offsets buffers: offset + length + 1 entries; binary data: the last
 /// offset). \return Invalid if `array` is null or already released, `type` is null, or
 /// the struct does not match the type (n_buffers, n_children, missing buffers for a
-/// non-empty array, negative lengths, offsets out of range, short children);
-/// NotImplemented for dictionary-encoded arrays.
+/// non-empty array, negative lengths, offsets out of range, short children, a missing
+/// `dictionary` for a dictionary type or one for another type). Like offsets between the
+/// first and the last, dictionary indices are not range-checked; call Array::Validate()
+/// on data from an untrusted producer.
 Result<ArrayPtr> ImportArray(ArrowArray* array, DataTypePtr type);
 
 /// \brief Imports `array` described by `schema` (see ImportType()). Takes ownership of

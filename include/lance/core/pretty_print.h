@@ -9,7 +9,11 @@
 ///  - binary and fixed_size_binary: `x'48656C6C6F'` (upper-case hex);
 ///  - date32: `2024-02-29`; timestamp: `2024-02-29 13:45:00.123456` (UTC, fraction digits
 ///    per unit), with a trailing `Z` when the type has a timezone;
-///  - list-like: `[1, 2, 3]`; struct: `{x: 1, y: "a"}`.
+///  - list-like: `[1, 2, 3]`; struct: `{x: 1, y: "a"}`;
+///  - null type: `null`; decimals: exact, with the scale applied (`123.45`, `-0.01`);
+///  - date64: `2024-02-29`; time32/time64: `12:34:56.789` (fraction digits per unit);
+///    duration: the integer and its unit (`1500ms`);
+///  - dictionary: the value a slot stands for; map: `{"a": 1, "b": null}`.
 
 #pragma once
 

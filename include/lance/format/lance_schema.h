@@ -2,10 +2,13 @@
 /// \file lance_schema.h
 /// \brief A schema with Lance field ids and Lance logical type strings.
 ///
-/// Lance numbers every field of a schema -- struct and list parents included -- in
+/// Lance numbers every field of a schema -- struct, list and map parents included -- in
 /// depth-first pre-order; data files and manifests refer to columns by these ids.
 /// fixed_size_list is a single field (its item type lives in the logical type string,
-/// "fixed_size_list:float:128"), while list and large_list have one child field.
+/// "fixed_size_list:float:128"), list and large_list have one child field, a map has
+/// one child (its "entries" struct, whose two children are the key and the value: four
+/// fields in all for map<K, V> with leaf K and V), and a dictionary is a single field
+/// (its value and index types live in the logical type string).
 
 #pragma once
 
@@ -68,23 +71,30 @@ inline constexpr int kMaxNestingDepth = 64;
 /// \brief Number of pre-order Lance fields of `type` (itself included).
 int CountLanceFields(const DataType& type);
 
-/// \brief Lance's logical type string: "int64", "string", "timestamp:us:UTC",
-/// "fixed_size_list:float:128", "struct", "list", "large_list.struct", ...
+/// \brief Lance's logical type string, as pylance 14.0.2 writes it: "int64", "string",
+/// "timestamp:us:UTC", "fixed_size_list:float:128", "struct", "list",
+/// "large_list.struct", "null", "decimal:128:10:2", "decimal:256:40:2", "date64:ms",
+/// "time32:s", "time64:us", "duration:ms", "dict:string:int32:false", "map", ...
 ///
-/// fixed_size_list items must be fixed-width (bool, numbers, float16, date32,
-/// timestamp, fixed_size_binary); Lance stores no item field for them.
-/// \return NotImplemented for types Lance cannot store.
+/// fixed_size_list items must be fixed-width (bool, numbers, float16, temporal types,
+/// decimals, fixed_size_binary, null); Lance stores no item field for them. Dictionaries
+/// must have leaf values without ':' in their own logical type (bool, numbers, strings,
+/// binary, null) and integer indices, as Lance requires; their ordered flag is not
+/// stored (Lance always writes "false"). Decimal scales must fit Lance's i8.
+/// \return NotImplemented for types Lance cannot store (also maps with sorted keys,
+/// which Lance 14 rejects).
 Result<std::string> LogicalTypeString(const DataType& type);
 
 /// \brief The inverse of LogicalTypeString.
 ///
 /// `children` are the child fields Lance stores for the type: the members of a struct,
 /// the single item field of list / large_list (and of list.struct / large_list.struct,
-/// whose item must then be a struct); none for every other type. A fixed_size_list
-/// gets a nullable item field named "item", as Lance recreates it.
-/// \return NotImplemented naming logical types this build cannot represent (null, json,
-/// decimal, time, duration, date64, dict, bfloat16 ...); Invalid for malformed strings
-/// or a child count that does not fit the type.
+/// whose item must then be a struct), the entries struct of a map; none for every other
+/// type. A fixed_size_list gets a nullable item field named "item", as Lance recreates
+/// it. "dict:...:true" reads as an ordered dictionary (Lance never writes it).
+/// \return NotImplemented naming logical types this build cannot represent (json, blob,
+/// fixed_size_list:struct, bfloat16, decimal32/64 ...); Invalid for malformed strings or
+/// a child count that does not fit the type.
 Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
                                             std::vector<FieldPtr> children = {});
 

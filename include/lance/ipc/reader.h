@@ -3,18 +3,21 @@
 /// \brief Reads Arrow IPC files ("ARROW1") and streams held in memory.
 ///
 /// Supported: metadata versions V4 and V5 (little-endian), every type lance::DataType
-/// has (bool, int8..uint64, float16/32/64, utf8, large_utf8, binary, large_binary,
-/// fixed_size_binary, date32, timestamp, list, large_list, fixed_size_list, struct),
-/// validity bitmaps, field and schema metadata, and body compression with LZ4_FRAME or
-/// ZSTD. Dictionary-encoded fields and other Arrow types give NotImplemented.
+/// has (null, bool, int8..uint64, float16/32/64, decimal128/256, utf8, large_utf8,
+/// binary, large_binary, fixed_size_binary, date32/64, time32/64, timestamp, duration,
+/// list, large_list, fixed_size_list, struct, map), dictionary-encoded fields (dictionary
+/// batches, replacements and deltas; fields may share a dictionary id), validity bitmaps,
+/// field and schema metadata, and body compression with LZ4_FRAME or ZSTD. Other Arrow
+/// types (decimal32/64, intervals, unions, views, run-end encoded) give NotImplemented.
 ///
 /// Uncompressed buffers are zero-copy slices of the input buffer, which the arrays keep
 /// alive; a buffer whose address is not 8-byte aligned is copied instead.
 ///
 /// Input is untrusted: every flatbuffer is verified before use, every buffer range is
 /// checked against the message body, every decompressed size against its declaration,
-/// and offsets, child lengths and bitmap sizes against the array lengths, so a batch
-/// that is returned can be accessed without further checks. (UTF-8 validity of utf8
+/// and offsets, child lengths, bitmap sizes and dictionary indices against the array and
+/// dictionary lengths, so a batch that is returned can be accessed without further
+/// checks. (UTF-8 validity of utf8
 /// values is not checked, as in Arrow; call Array::Validate() for that.) Malformed
 /// input gives Corrupt naming what was being read.
 
@@ -36,9 +39,10 @@ namespace lance::ipc {
 /// Thread-safe: ReadRecordBatch() may be called concurrently.
 class IpcFileReader {
  public:
-  /// \brief Checks the magic bytes, decodes the footer and the schema.
+  /// \brief Checks the magic bytes, decodes the footer, the schema and every dictionary
+  /// batch (dictionaries apply to all record batches of a file).
   /// \return Corrupt if `file_bytes` is not a well-formed IPC file, NotImplemented for
-  /// unsupported types, dictionaries, big-endian data or metadata older than V4.
+  /// unsupported types, big-endian data or metadata older than V4.
   static Result<std::shared_ptr<IpcFileReader>> Open(BufferPtr file_bytes);
 
   ~IpcFileReader();
@@ -76,8 +80,10 @@ class IpcStreamReader : public RecordBatchReader {
 
   SchemaPtr schema() const override;
   /// \brief The next record batch, or nullptr after the last one.
-  /// \return Corrupt if a message does not decode; NotImplemented for dictionary
-  /// batches.
+  /// Dictionary batches met on the way are applied (they replace or extend the
+  /// dictionary of their id for the batches that follow).
+  /// \return Corrupt if a message does not decode or a batch uses a dictionary that was
+  /// not sent before it.
   Result<RecordBatchPtr> Next() override;
 
  private:

@@ -9,9 +9,18 @@
 ///
 /// Each message is framed as 0xFFFFFFFF, an int32 metadata length, the flatbuffer
 /// Message padded to 8 bytes, then the body. Body buffers start at 8-byte aligned
-/// offsets and are zero padded. Dictionary encoding is never used. Sliced input arrays
-/// (offset != 0) are written as if they started at slot 0: bitmaps are re-packed and
-/// offsets rebased, so only the sliced values reach the output.
+/// offsets and are zero padded. Sliced input arrays (offset != 0) are written as if they
+/// started at slot 0: bitmaps are re-packed and offsets rebased, so only the sliced
+/// values reach the output.
+///
+/// Dictionary-encoded columns (lance dictionary types) are written as Arrow prescribes:
+/// each dictionary-encoded field gets an id (its position in a depth-first walk of the
+/// schema), and before a record batch the writer sends a DictionaryBatch for every
+/// dictionary the reader does not have yet: all of them before the first batch; later a
+/// delta batch when a dictionary grew by appending values, and (streams only) a
+/// replacement when it changed otherwise. The file format cannot replace a dictionary,
+/// so the file writer rejects such a batch with Invalid. Dictionaries whose values are
+/// themselves dictionary-encoded cannot be described in IPC (NotImplemented).
 ///
 /// With body compression (LZ4_FRAME or ZSTD) every non-empty buffer is stored as an
 /// int64 uncompressed length followed by the compressed bytes, or -1 followed by the
