@@ -19,7 +19,9 @@
 //       [--input DATA.arrow] [--format V] [--take IDX.i64] [--reps N] [--warmup W]
 //       for profilers (perf record; callgrind with --toggle-collect='*RunOp*'): runs
 //       one operation W + N times (default 0 + 1) with no checks and prints the times.
-//       See EnablePerf() for sampling only the runs after the warm-up.
+//       See EnablePerf() for sampling only the runs after the warm-up. In this mode
+//       only, LANCE_BENCH_FORMAT and LANCE_BENCH_TAKE_INDICES give the defaults of
+//       --format and --take (for bench/profile.sh, which passes neither).
 //
 // scripts/run_bench.sh runs the reads in a fresh process, not in the one that wrote:
 // a process that has just written 0.5 GB scans several times faster than a fresh one
@@ -624,6 +626,8 @@ Args Parse(int argc, char** argv) {
     a.reps = 1;
     a.warmup = 0;
     first = 3;
+    if (const char* f = std::getenv("LANCE_BENCH_FORMAT")) a.format = f;
+    if (const char* t = std::getenv("LANCE_BENCH_TAKE_INDICES")) a.take = t;
   }
   for (int i = first; i < argc; ++i) {
     const std::string k = argv[i];

@@ -335,6 +335,7 @@ def common(args):
         "rows": table.num_rows,
         "logical_bytes": table.nbytes,
         "x_bytes": table.column("x").nbytes,
+        "column_bytes": {name: table.column(name).nbytes for name in table.column_names},
     }
     return table, expected, out
 
