@@ -621,7 +621,9 @@ Args Parse(int argc, char** argv) {
   a.mode = argv[1];
   int first = 2;
   if (a.mode == "op") {
-    if (argc < 3) Die("usage: dataset_benchmark op write|write-nofsync|scan|count|take ...");
+    if (argc < 3) {
+      Die("usage: dataset_benchmark op write|write-nofsync|scan|count|take ...");
+    }
     a.op = argv[2];
     a.reps = 1;
     a.warmup = 0;

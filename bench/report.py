@@ -524,9 +524,18 @@ def markdown_v22(path, doc=None):
     for name, c in v["columns"].items():
         rt = f"{c['ratio']:.2f}x" if c["ratio"] is not None else "-"
         lb = f"{c['logical_bytes']:,}" if c.get("logical_bytes") is not None else "-"
-        out.append(f"| `{name}` | {lb} | {c['local_bytes']:,} | {c['pylance_bytes'] or 0:,} | {rt} | "
+        out.append(f"| `{name}` | {lb} | {c['local_bytes']:,} | "
+                   f"{c['pylance_bytes'] or 0:,} | {rt} | "
                    f"{'; '.join(c['local_encodings'])} | "
                    f"{'; '.join(c['pylance_encodings'] or [])} |")
+    cols = v["columns"]
+    if len(cols) > 1 and all(c["pylance_bytes"] for c in cols.values()):
+        largest = max(cols, key=lambda n: cols[n]["pylance_bytes"])
+        lb = sum(c["local_bytes"] for n, c in cols.items() if n != largest)
+        pb = sum(c["pylance_bytes"] for n, c in cols.items() if n != largest)
+        out.append("")
+        out.append(f"All columns but the largest (`{largest}`): lance-cpp {lb:,} bytes, "
+                   f"pylance {pb:,} bytes, {lb / pb:.2f}x.")
     fc, cpu = v["first_call"], v["cpu_seconds_median"]
     out.append("")
     if fc.get("local_scan_v22_mb_s") and fc.get("pylance_scan_v22_mb_s"):
