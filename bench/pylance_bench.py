@@ -1,14 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 """Real Lance (pylance) side of `make bench` (scripts/run_bench.sh; docs/benchmarks.md).
 
-  pylance_bench.py gen  --out DATA.arrow [--rows N] [--seed S]
+  pylance_bench.py gen  --out DATA.arrow [--out-v22 DATA22.arrow --take-out IDX.i64]
+                        [--rows N] [--seed S] [--take-rows K] [--take-seed T]
       generates the benchmark data deterministically and writes it as an Arrow IPC file,
-      which both engines load (so both write byte-identical input).
+      which both engines load (so both write byte-identical input); optionally the file
+      format 2.2 data (the same columns plus c, n, u: see generate_v22) and the rows to
+      take (K distinct row numbers in random order, little-endian int64).
   pylance_bench.py write --input DATA.arrow --workdir DIR --out OUT.json [--reps N]
-      times lance.write_dataset (file format 2.0) 1+N times (the first is a warm-up) and
-      keeps the last as DIR/pylance.lance.
+                         [--format 2.0|2.2] [--dataset URI]
+      times lance.write_dataset (data_storage_version --format, default 2.0) 1+N times
+      (the first is a warm-up) and keeps the last as URI (default DIR/pylance.lance).
   pylance_bench.py scan --input DATA.arrow --dataset URI --out OUT.json [--reps N]
-      times ds.to_table() and ds.count_rows("x > 1000.0") on a dataset, 1+N times each.
+                        [--take IDX.i64]
+      times ds.to_table() and ds.count_rows("x > 1000.0") on a dataset, 1+N times each,
+      and with --take ds.take(indices) (all columns); records each data file's per-column
+      bytes and encodings (lance.file.LanceFileReader, untimed).
 
 Wall clock (time.perf_counter); process CPU time (time.process_time, all threads) is
 recorded next to it. Every read is checked against DATA.
@@ -17,12 +24,14 @@ recorded next to it. Every read is checked against DATA.
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import sys
 import time
 
 import lance
+import lance.file
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -61,14 +70,62 @@ def generate(rows, seed, batch_rows):
     return table.combine_chunks().to_batches(max_chunksize=batch_rows), schema
 
 
-def cmd_gen(args):
-    batches, schema = generate(args.rows, args.seed, args.batch_rows)
-    tmp = args.out + ".tmp"
+CATEGORIES = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+              "india", "juliett", "kilo", "lima", "mike", "november", "oscar", "papa"]
+WORDS = ["data", "lance", "arrow", "index", "vector", "table", "query", "file", "page",
+         "block", "column", "search"]
+
+
+def generate_v22(rows, seed, batch_rows):
+    """The file format 2.2 data: the columns of generate() (identical values), then three
+    columns for the 2.2 encodings that the first four do not exercise, from their own
+    generator (seed + 1) so that the first four stay as they were:
+      c utf8, one of 16 words (uniform): low cardinality -> dictionary encoding;
+      n int32 uniform [0, 1000), null with probability 0.1 -> bit-packing with nulls;
+      u utf8 "https://example.com/<word>/<word>?id=<0..99999>" (12 words): FSST."""
+    batches, schema = generate(rows, seed, batch_rows)
+    rng = np.random.default_rng(seed + 1)
+    cats = np.array(CATEGORIES, dtype=object)
+    c = pa.array(cats[rng.integers(0, len(CATEGORIES), rows)], pa.string())
+    n_values = rng.integers(0, 1000, rows).astype(np.int32)
+    n_null = rng.random(rows) < 0.1
+    n = pa.array(n_values, pa.int32(), mask=n_null)
+    w1 = rng.integers(0, len(WORDS), rows)
+    w2 = rng.integers(0, len(WORDS), rows)
+    num = rng.integers(0, 100000, rows)
+    u = pa.array([f"https://example.com/{WORDS[a]}/{WORDS[b]}?id={k}"
+                  for a, b, k in zip(w1.tolist(), w2.tolist(), num.tolist())], pa.string())
+    table = pa.Table.from_batches(batches, schema)
+    table = table.append_column(pa.field("c", pa.string()), c)
+    table = table.append_column(pa.field("n", pa.int32()), n)
+    table = table.append_column(pa.field("u", pa.string()), u)
+    return table.combine_chunks().to_batches(max_chunksize=batch_rows), table.schema
+
+
+def write_ipc(path, batches, schema):
+    tmp = path + ".tmp"
     with pa.OSFile(tmp, "wb") as f, pa.ipc.new_file(f, schema) as w:
         for b in batches:
             w.write_batch(b)
-    os.replace(tmp, args.out)
+    os.replace(tmp, path)
+
+
+def cmd_gen(args):
+    batches, schema = generate(args.rows, args.seed, args.batch_rows)
+    write_ipc(args.out, batches, schema)
     log(f"generated {args.rows} rows (seed {args.seed}) in {len(batches)} batches -> {args.out}")
+    if args.out_v22:
+        batches, schema = generate_v22(args.rows, args.seed, args.batch_rows)
+        write_ipc(args.out_v22, batches, schema)
+        log(f"generated the 2.2 data ({len(schema)} columns) -> {args.out_v22}")
+    if args.take_out:
+        # Distinct rows in random (unsorted) order, as a user would pass them.
+        k = min(args.take_rows, args.rows)
+        idx = np.random.default_rng(args.take_seed).choice(args.rows, k, replace=False)
+        tmp = args.take_out + ".tmp"
+        idx.astype("<i8").tofile(tmp)
+        os.replace(tmp, args.take_out)
+        log(f"{k} take indices (seed {args.take_seed}) -> {args.take_out}")
 
 
 def load(path):
@@ -123,7 +180,58 @@ def tree_bytes(path):
 # Benchmarks
 
 
-def bench_reads(uri, table, expected_count, warmup, reps):
+def load_indices(path):
+    return np.fromfile(path, dtype="<i8")
+
+
+def encoding_summary(page):
+    """A short name of a page's encoding: the layout and compression names in its text
+    (e.g. "MiniBlockLayout InlineBitpacking"), which is all a size comparison needs."""
+    names = re.findall(r"\b([A-Z][A-Za-z0-9]+)\s*[({]", str(page.encoding))
+    skip = {"Some", "ArrayEncoding", "PageLayout", "CompressiveEncoding", "Buffer",
+            "Nullable", "NoNull", "NoNulls", "BufferCompression"}
+    out = []
+    for n in names:
+        if n not in skip and n not in out:
+            out.append(n)
+    for scheme in re.findall(r"scheme:\s*CompressionAlgorithm(\w+)", str(page.encoding)):
+        if scheme not in out:
+            out.append(scheme)
+    return " ".join(out)
+
+
+def data_file_stats(uri, schema):
+    """Per data file: its bytes, and per top-level column its bytes (all of the column's
+    pages and buffers, file_statistics) and encodings (of its pages, most frequent
+    first). Top-level columns map to file columns in order when each is one column
+    (true of this benchmark's schema for 2.1+; 2.0 has one per field, also in order)."""
+    data = os.path.join(uri, "data")
+    files = []
+    for name in sorted(os.listdir(data)):
+        if not name.endswith(".lance"):
+            continue
+        path = os.path.join(data, name)
+        r = lance.file.LanceFileReader(path)
+        st = r.file_statistics()
+        md = r.metadata()
+        cols = []
+        for i, cs in enumerate(st.columns):
+            encs = {}
+            for page in md.columns[i].pages if i < len(md.columns) else []:
+                e = encoding_summary(page)
+                encs[e] = encs.get(e, 0) + 1
+            cols.append({
+                "column": schema.names[i] if len(st.columns) == len(schema.names) else i,
+                "bytes": cs.size_bytes,
+                "pages": cs.num_pages,
+                "encodings": [e for e, _ in sorted(encs.items(), key=lambda kv: -kv[1])],
+            })
+        files.append({"file": name, "bytes": os.path.getsize(path),
+                      "major_minor": [md.major_version, md.minor_version], "columns": cols})
+    return files
+
+
+def bench_reads(uri, table, expected_count, warmup, reps, take_path=None):
     ds = lance.dataset(uri)
     out = {
         "fragments": len(ds.get_fragments()),
@@ -150,14 +258,39 @@ def bench_reads(uri, table, expected_count, warmup, reps):
     out["count_filter"]["filter"] = FILTER
     out["count_filter"]["result"] = expected_count
 
+    if take_path:
+        indices = load_indices(take_path)
+        expected_ids = pa.array(indices, pa.int64())
+        idx_arg = pa.array(indices, pa.int64())  # an Arrow array: no list conversion timed
+        taken = [None]
+
+        def take(_):
+            t = ds.take(idx_arg)
+            # Cheap check of every call: id is the row number.
+            if t.num_rows != len(indices) or not t.column("id").equals(
+                    pa.chunked_array([expected_ids])):
+                sys.exit(f"pylance_bench: take of {uri} returned wrong rows")
+            taken[0] = t
+
+        samples = time_it(take, warmup, reps)
+        out["take"] = summarize(samples, taken[0].nbytes)
+        out["take"]["rows"] = len(indices)
+        out["take"]["rows_s"] = len(indices) / out["take"]["median_s"]
+        out["take"]["best_rows_s"] = len(indices) / out["take"]["best_s"]
+        if not taken[0].equals(table.take(expected_ids)):  # untimed, the whole rows
+            sys.exit(f"pylance_bench: take of {uri} differs from the input rows")
+
     t = ds.to_table()  # correctness, untimed, after the timed runs (as lance-cpp)
     if not t.equals(table):
         sys.exit(f"pylance_bench: scan of {uri} differs from the input data")
     out["scan_batches"] = len(t.to_batches())
+    files = data_file_stats(uri, table.schema)
+    out["data_file_bytes"] = sum(f["bytes"] for f in files)
+    out["data_files"] = files
     return out
 
 
-def bench_write(table, workdir, final_uri, warmup, reps):
+def bench_write(table, workdir, final_uri, warmup, reps, version):
     tmp = os.path.join(workdir, "pylance-write-tmp.lance")
     last = warmup + reps - 1
     disk = [0]
@@ -172,13 +305,16 @@ def bench_write(table, workdir, final_uri, warmup, reps):
 
     def write(i):
         # Defaults: mode create, max_rows_per_file 1024*1024, max_rows_per_group 1024.
-        lance.write_dataset(table, final_uri if i == last else tmp, data_storage_version="2.0")
+        lance.write_dataset(table, final_uri if i == last else tmp,
+                            data_storage_version=version)
 
     samples = time_it(write, warmup, reps, before)
     if os.path.exists(tmp):
         shutil.rmtree(tmp)
     out = summarize(samples, table.nbytes)
     out["disk_bytes"] = tree_bytes(final_uri)
+    out["data_storage_version"] = version
+    out["data_file_bytes"] = tree_bytes(os.path.join(final_uri, "data"))
     os.sync()
     return out
 
@@ -199,6 +335,7 @@ def common(args):
         "rows": table.num_rows,
         "logical_bytes": table.nbytes,
         "x_bytes": table.column("x").nbytes,
+        "column_bytes": {name: table.column(name).nbytes for name in table.column_names},
     }
     return table, expected, out
 
@@ -211,9 +348,9 @@ def write_json(path, out):
 
 def cmd_write(args):
     table, _, out = common(args)
-    uri = os.path.join(args.workdir, "pylance.lance")
-    log("write")
-    out["write"] = bench_write(table, args.workdir, uri, args.warmup, args.reps)
+    uri = args.dataset or os.path.join(args.workdir, "pylance.lance")
+    log(f"write (file format {args.format}) -> {uri}")
+    out["write"] = bench_write(table, args.workdir, uri, args.warmup, args.reps, args.format)
     out["dataset"] = uri
     write_json(args.out, out)
 
@@ -222,7 +359,8 @@ def cmd_scan(args):
     table, expected, out = common(args)
     log(f"reads of {args.dataset}")
     out["dataset"] = args.dataset
-    out["reads"] = bench_reads(args.dataset, table, expected, args.warmup, args.reps)
+    out["reads"] = bench_reads(args.dataset, table, expected, args.warmup, args.reps,
+                               args.take)
     write_json(args.out, out)
 
 
@@ -234,6 +372,10 @@ def main():
     g.add_argument("--rows", type=int, default=1_000_000)
     g.add_argument("--seed", type=int, default=42)
     g.add_argument("--batch-rows", type=int, default=131072)
+    g.add_argument("--out-v22", help="also write the file format 2.2 data here")
+    g.add_argument("--take-out", help="also write the take indices here")
+    g.add_argument("--take-rows", type=int, default=10000)
+    g.add_argument("--take-seed", type=int, default=7)
     for name in ("write", "scan"):
         s = sub.add_parser(name)
         s.add_argument("--input", required=True)
@@ -242,8 +384,11 @@ def main():
         s.add_argument("--warmup", type=int, default=1)
         if name == "write":
             s.add_argument("--workdir", required=True)
+            s.add_argument("--dataset", help="the dataset kept (default DIR/pylance.lance)")
+            s.add_argument("--format", default="2.0", help="data_storage_version")
         else:
             s.add_argument("--dataset", required=True)
+            s.add_argument("--take", help="int64 row numbers to take (gen --take-out)")
     args = p.parse_args()
     {"gen": cmd_gen, "write": cmd_write, "scan": cmd_scan}[args.cmd](args)
 

@@ -3,12 +3,19 @@
 table (scripts/run_bench.sh; docs/benchmarks.md).
 
   report.py --dir WORKDIR --out bench/results/latest.json [--load-before "..."] [--s3-only]
+            [--local-seconds N]
+  report.py --markdown-v22 bench/results/latest.json [--doc docs/benchmarks.md]
+      prints the file format 2.2 results of that JSON as the Markdown of
+      docs/benchmarks.md ("File format 2.2"), so that the doc's numbers are the JSON's;
+      with --doc, puts it between the doc's DOC_BEGIN and DOC_END lines instead.
 
 WORKDIR holds lance-cpp-write.json, pylance-write.json (the writes) and
 <engine>-scan-<dataset>.json (the reads of each engine on each dataset: lance-cpp.lance,
-pylance.lance; the reads of the other engine's dataset are optional), and s3.json (the S3
-part, bench/s3_benchmark.cc). A part that did not run keeps its keys from the existing
---out; with --s3-only only the S3 part ran.
+pylance.lance; the reads of the other engine's dataset are optional), the same for file
+format 2.2 with "-v22" before ".json" (lance-cpp-write-v22.json, ...,
+pylance-scan-lance-cpp-v22.json; all required), and s3.json (the S3 part,
+bench/s3_benchmark.cc). A part that did not run keeps its keys from the existing --out;
+with --s3-only only the S3 part ran.
 """
 
 import argparse
@@ -160,6 +167,7 @@ def local_report(args, repo):
         "pylance_version": pw["pylance_version"],
         "pyarrow_version": pw["pyarrow_version"],
     }
+    r["settings"]["local_seconds"] = args.local_seconds
     r["machine"] = machine()
     r["machine"]["loadavg_before"] = args.load_before
     r["machine"]["loadavg_after"] = loadavg()
@@ -224,7 +232,343 @@ def local_report(args, repo):
     print(f"  machine: {m['nproc']} x {m['cpu_model']}, {m['memory_gib']} GiB, kernel "
           f"{m['kernel']}, load average before {m['loadavg_before']} / after "
           f"{m['loadavg_after']}")
+    v22_report(args, r)
     return r
+
+
+# ---- file format 2.2
+
+# The lance-cpp / pylance ratios whose aim is >= 1.0: name -> (lance-cpp key, pylance key,
+# what is compared). Reads are compared on the same file: the pair "on lance-cpp's file"
+# is both engines reading lance-cpp's dataset, "on pylance's file" both reading pylance's.
+V22_RATIOS = {
+    "write": ("local_write_v22_mb_s", "pylance_write_v22_mb_s",
+              "write, lance-cpp with fsync (its default)"),
+    "write_nofsync": ("local_write_v22_nofsync_mb_s", "pylance_write_v22_mb_s",
+                      "write, lance-cpp without fsync (like pylance)"),
+    "scan_own": ("local_scan_v22_mb_s", "pylance_scan_v22_mb_s",
+                 "scan to Arrow, each engine its own dataset"),
+    "scan_on_local_file": ("local_scan_v22_mb_s", "pylance_scan_v22_of_local_mb_s",
+                           "scan to Arrow, both on lance-cpp's dataset"),
+    "scan_on_pylance_file": ("local_scan_v22_of_pylance_mb_s", "pylance_scan_v22_mb_s",
+                             "scan to Arrow, both on pylance's dataset"),
+    "count_own": ("local_count_filter_v22_mb_s", "pylance_count_filter_v22_mb_s",
+                  "count_rows(x > 1000.0), each its own dataset"),
+    "count_on_local_file": ("local_count_filter_v22_mb_s",
+                            "pylance_count_filter_v22_of_local_mb_s",
+                            "count_rows(x > 1000.0), both on lance-cpp's dataset"),
+    "count_on_pylance_file": ("local_count_filter_v22_of_pylance_mb_s",
+                              "pylance_count_filter_v22_mb_s",
+                              "count_rows(x > 1000.0), both on pylance's dataset"),
+    "take_own": ("local_take_v22_rows_s", "pylance_take_v22_rows_s",
+                 "take 10,000 random rows, each its own dataset"),
+    "take_on_local_file": ("local_take_v22_rows_s", "pylance_take_v22_of_local_rows_s",
+                           "take 10,000 random rows, both on lance-cpp's dataset"),
+    "take_on_pylance_file": ("local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s",
+                             "take 10,000 random rows, both on pylance's dataset"),
+}
+V22_MAX_SIZE_RATIO = 1.1
+V22_COLUMNS = ("id int64 = row number, x float64 uniform [0,2000), s utf8 (16 random "
+               "lowercase letters), v fixed_size_list<float32,128> uniform [0,1) (as the "
+               "2.0 data, numpy default_rng(42)); then, from default_rng(43): c utf8, one "
+               "of 16 words (dictionary), n int32 uniform [0,1000) with 10% nulls "
+               "(bit-packing, nulls), u utf8 \"https://example.com/<word>/<word>?id=<0..99999>\" "
+               "of 12 words (FSST); 8 record batches of 131072 rows")
+
+
+def v22_report(args, r):
+    """The file format 2.2 part of the local report: adds its keys to `r`, prints its
+    table."""
+    def need(name):
+        d = read(os.path.join(args.dir, name))
+        if d is None:
+            sys.exit(f"report.py: missing {name} in {args.dir}")
+        return d
+
+    cw = need("lance-cpp-write-v22.json")
+    pw = need("pylance-write-v22.json")
+    cs = need("lance-cpp-scan-lance-cpp-v22.json")["reads"]   # lance-cpp on its own
+    ps = need("pylance-scan-pylance-v22.json")["reads"]       # pylance on its own
+    cx = need("lance-cpp-scan-pylance-v22.json")["reads"]     # lance-cpp on pylance's
+    px = need("pylance-scan-lance-cpp-v22.json")["reads"]     # pylance on lance-cpp's
+    if cw["logical_bytes"] != pw["logical_bytes"]:
+        sys.exit(f"report.py: 2.2 logical bytes differ: lance-cpp {cw['logical_bytes']}, "
+                 f"pylance {pw['logical_bytes']}")
+    for who, d in (("lance-cpp's", cs), ("pylance's", ps), ("lance-cpp's", px),
+                   ("pylance's", cx)):
+        if d["data_storage_version"] != "2.2":
+            sys.exit(f"report.py: {who} 2.2 dataset reads as data_storage_version "
+                     f"{d['data_storage_version']}")
+    if cs["take"]["rows"] != ps["take"]["rows"]:
+        sys.exit("report.py: the engines took different numbers of rows")
+
+    keys = {
+        "local_write_v22_mb_s": cw["write"]["mb_s"],
+        "pylance_write_v22_mb_s": pw["write"]["mb_s"],
+        "local_write_v22_nofsync_mb_s": cw["write_nofsync"]["mb_s"],
+        "local_scan_v22_mb_s": cs["scan"]["mb_s"],
+        "pylance_scan_v22_mb_s": ps["scan"]["mb_s"],
+        "local_scan_v22_of_pylance_mb_s": cx["scan"]["mb_s"],
+        "pylance_scan_v22_of_local_mb_s": px["scan"]["mb_s"],
+        "local_count_filter_v22_mb_s": cs["count_filter"]["mb_s"],
+        "pylance_count_filter_v22_mb_s": ps["count_filter"]["mb_s"],
+        "local_count_filter_v22_of_pylance_mb_s": cx["count_filter"]["mb_s"],
+        "pylance_count_filter_v22_of_local_mb_s": px["count_filter"]["mb_s"],
+        "local_take_v22_rows_s": cs["take"]["rows_s"],
+        "pylance_take_v22_rows_s": ps["take"]["rows_s"],
+        "local_take_v22_of_pylance_rows_s": cx["take"]["rows_s"],
+        "pylance_take_v22_of_local_rows_s": px["take"]["rows_s"],
+        # Total bytes of the data files (data/*.lance) of each engine's 2.2 dataset.
+        "local_v22_bytes": cs["data_file_bytes"],
+        "pylance_v22_bytes": ps["data_file_bytes"],
+    }
+    keys["v22_bytes_ratio"] = keys["local_v22_bytes"] / keys["pylance_v22_bytes"]
+    r.update(keys)
+
+    ratios = {name: r[lk] / r[pk] for name, (lk, pk, _) in V22_RATIOS.items()}
+    aims = r.setdefault("aims", {})
+    for name, v in ratios.items():
+        aims[f"v22_{name}_at_least_pylance"] = v >= 1.0
+    aims["v22_file_size_at_most_1_1_pylance"] = r["v22_bytes_ratio"] <= V22_MAX_SIZE_RATIO
+
+    def first(d, op, per_row=False):
+        w = d[op]["warmup_samples_s"]
+        if not w:
+            return None
+        return (d[op]["rows"] if per_row else d[op]["bytes"]) / w[0] / (1 if per_row else 1e6)
+
+    # Per column: the bytes of each engine's data file (both counted by pylance's
+    # LanceFileReader.file_statistics: pylance's scan of each dataset) and the encodings.
+    def column_table(files):
+        cols = {}
+        for f in files:
+            for c in f["columns"]:
+                e = cols.setdefault(str(c["column"]), {"bytes": 0, "encodings": []})
+                e["bytes"] += c["bytes"]
+                for enc in c["encodings"]:
+                    if enc not in e["encodings"]:
+                        e["encodings"].append(enc)
+        return cols
+    lc_cols = column_table(px["data_files"])
+    py_cols = column_table(ps["data_files"])
+    logical = pw.get("column_bytes", {})
+    columns = {name: {"logical_bytes": logical.get(name),
+                      "local_bytes": lc_cols[name]["bytes"],
+                      "pylance_bytes": py_cols.get(name, {}).get("bytes"),
+                      "ratio": lc_cols[name]["bytes"] / py_cols[name]["bytes"]
+                      if py_cols.get(name, {}).get("bytes") else None,
+                      "local_encodings": lc_cols[name]["encodings"],
+                      "pylance_encodings": py_cols.get(name, {}).get("encodings")}
+               for name in lc_cols}
+
+    pc = cs["page_cache_read"]
+    r["v22"] = {
+        "ratios": ratios,
+        "max_size_ratio": V22_MAX_SIZE_RATIO,
+        "best_of_n": {
+            "local_write_v22_mb_s": cw["write"]["best_mb_s"],
+            "local_write_v22_nofsync_mb_s": cw["write_nofsync"]["best_mb_s"],
+            "pylance_write_v22_mb_s": pw["write"]["best_mb_s"],
+            "local_scan_v22_mb_s": cs["scan"]["best_mb_s"],
+            "pylance_scan_v22_mb_s": ps["scan"]["best_mb_s"],
+            "local_scan_v22_of_pylance_mb_s": cx["scan"]["best_mb_s"],
+            "pylance_scan_v22_of_local_mb_s": px["scan"]["best_mb_s"],
+            "local_count_filter_v22_mb_s": cs["count_filter"]["best_mb_s"],
+            "pylance_count_filter_v22_mb_s": ps["count_filter"]["best_mb_s"],
+            "local_count_filter_v22_of_pylance_mb_s": cx["count_filter"]["best_mb_s"],
+            "pylance_count_filter_v22_of_local_mb_s": px["count_filter"]["best_mb_s"],
+            "local_take_v22_rows_s": cs["take"]["best_rows_s"],
+            "pylance_take_v22_rows_s": ps["take"]["best_rows_s"],
+            "local_take_v22_of_pylance_rows_s": cx["take"]["best_rows_s"],
+            "pylance_take_v22_of_local_rows_s": px["take"]["best_rows_s"],
+        },
+        # The first call on the opened dataset in a fresh process (the warm-up run).
+        "first_call": {
+            "local_scan_v22_mb_s": first(cs, "scan"),
+            "pylance_scan_v22_mb_s": first(ps, "scan"),
+            "local_take_v22_rows_s": first(cs, "take", True),
+            "pylance_take_v22_rows_s": first(ps, "take", True),
+        },
+        "cpu_seconds_median": {
+            "local_write": cw["write"]["cpu_median_s"],
+            "local_write_nofsync": cw["write_nofsync"]["cpu_median_s"],
+            "pylance_write": pw["write"]["cpu_median_s"],
+            "local_scan": cs["scan"]["cpu_median_s"],
+            "pylance_scan": ps["scan"]["cpu_median_s"],
+            "local_count_filter": cs["count_filter"]["cpu_median_s"],
+            "pylance_count_filter": ps["count_filter"]["cpu_median_s"],
+            "local_take": cs["take"]["cpu_median_s"],
+            "pylance_take": ps["take"]["cpu_median_s"],
+        },
+        "page_cache_read_mb_s": pc["one_thread"]["best_mb_s"],
+        "columns": columns,
+        "data": {
+            "rows": cw["rows"],
+            "logical_bytes": cw["logical_bytes"],
+            "x_bytes": cw["x_bytes"],
+            "columns": V22_COLUMNS,
+            "filter": cs["count_filter"]["filter"],
+            "filter_matches": cs["count_filter"]["result"],
+            "take_rows": cs["take"]["rows"],
+            "take_indices": "distinct row numbers, numpy default_rng(7).choice(rows, 10000, "
+                            "replace=False), in that (unsorted) order; all columns",
+            "take_logical_bytes": cs["take"]["bytes"],
+            "lance_cpp_data_files": len(px["data_files"]),
+            "pylance_data_files": len(ps["data_files"]),
+            "lance_cpp_dataset_bytes": cs["disk_bytes"],
+            "pylance_dataset_bytes": ps["disk_bytes"],
+        },
+        "settings": {
+            "data_storage_version": "2.2",
+            "max_rows_per_file": 1024 * 1024,
+            "max_rows_per_group": 1024,
+            "lance_cpp_write_fsync": True,
+            "reps": cw["reps"],
+            "warmup": cw["warmup"],
+        },
+        "raw": {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
+                "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
+                "pylance_reads_lance_cpp_dataset": px},
+    }
+
+    # ---- table
+    b = r["v22"]["best_of_n"]
+
+    def row(name, lk, pk, unit_fmt="{:10.0f}"):
+        lv, pv = r[lk], r[pk]
+        ratio = f"{lv / pv:5.2f}x" if pv else ""
+        return (f"  {name:<54}{unit_fmt.format(lv)} {unit_fmt.format(pv)}  {ratio:>6}   "
+                f"{b[lk]:9.0f} {b[pk]:9.0f}")
+
+    print()
+    print(f"file format 2.2: lance-cpp vs pylance {pw['pylance_version']}: {cw['rows']:,} rows, "
+          f"{cw['logical_bytes'] / 1e6:.0f} MB logical (the 2.0 data + columns c, n, u), "
+          f"median of {cw['reps']} (after {cw['warmup']} warm-up)")
+    print(f"  {'MB/s (1e6 B/s); take: rows/s':<54}{'lance-cpp':>10} {'pylance':>10}  "
+          f"{'ratio':>6}   {'best-cpp':>9} {'best-py':>9}")
+    for name, (lk, pk, what) in V22_RATIOS.items():
+        print(row(what, lk, pk))
+    print(f"  data files: lance-cpp {r['local_v22_bytes']:,} B, pylance "
+          f"{r['pylance_v22_bytes']:,} B, ratio {r['v22_bytes_ratio']:.3f} "
+          f"(aim <= {V22_MAX_SIZE_RATIO})")
+    print(f"  {'column':<8}{'logical B':>13}{'lance-cpp B':>14}{'pylance B':>14}{'ratio':>8}  "
+          f"encodings lance-cpp | pylance")
+    for name, c in columns.items():
+        rt = f"{c['ratio']:.2f}" if c["ratio"] is not None else "-"
+        print(f"  {name:<8}{c['logical_bytes'] or 0:>13,}{c['local_bytes']:>14,}"
+              f"{c['pylance_bytes'] or 0:>14,}{rt:>8}  "
+              f"{'; '.join(c['local_encodings'])} | {'; '.join(c['pylance_encodings'] or [])}")
+    cpu = r["v22"]["cpu_seconds_median"]
+    print(f"  CPU seconds (median, all threads): write {cpu['local_write']:.2f} vs "
+          f"{cpu['pylance_write']:.2f}, scan {cpu['local_scan']:.2f} vs {cpu['pylance_scan']:.2f}, "
+          f"count {cpu['local_count_filter']:.3f} vs {cpu['pylance_count_filter']:.3f}, "
+          f"take {cpu['local_take']:.3f} vs {cpu['pylance_take']:.3f}")
+    fc = r["v22"]["first_call"]
+    if fc["local_scan_v22_mb_s"] and fc["pylance_scan_v22_mb_s"]:
+        print(f"  first call in a process: scan {fc['local_scan_v22_mb_s']:.0f} vs "
+              f"{fc['pylance_scan_v22_mb_s']:.0f} MB/s, take {fc['local_take_v22_rows_s']:.0f} "
+              f"vs {fc['pylance_take_v22_rows_s']:.0f} rows/s")
+    print(f"  page-cache read of lance-cpp's 2.2 data file (best of N, 1 thread): "
+          f"{r['v22']['page_cache_read_mb_s']:.0f} MB/s")
+    missed = [k for k, v in aims.items() if k.startswith("v22_") and not v]
+    print("  2.2 aims not met: " + (", ".join(missed) if missed else "none"))
+
+
+DOC_BEGIN = ("<!-- BEGIN generated by bench/report.py --markdown-v22 bench/results/latest.json "
+             "--doc docs/benchmarks.md: do not edit by hand -->")
+DOC_END = "<!-- END generated -->"
+
+
+def markdown_v22(path, doc=None):
+    """Prints the 2.2 results of a latest.json as Markdown for docs/benchmarks.md, or
+    writes them into `doc` between DOC_BEGIN and DOC_END."""
+    r = read(path)
+    if r is None or "v22" not in r:
+        sys.exit(f"report.py: {path} has no file format 2.2 results")
+    v = r["v22"]
+    m = r["machine"]
+    out = []
+    out.append(f"From `{os.path.relpath(path)}` of the run at {r['timestamp']} (commit "
+               f"`{r['git_commit']}`).")
+    out.append(f"Machine: {m['nproc']} x {m['cpu_model']}, load average "
+               f"{m['loadavg_before']} before and {m['loadavg_after']} after the run"
+               + (f"; the local part (2.0 and 2.2) took {r['settings']['local_seconds']} s"
+                  if r["settings"].get("local_seconds") is not None else "") + ".")
+    out.append(f"Median of {v['settings']['reps']} (after {v['settings']['warmup']} "
+               f"warm-up); MB/s = 1e6 bytes/s of logical (Arrow) bytes, "
+               f"{v['data']['logical_bytes']:,} per write or scan; take in rows/s of "
+               f"{v['data']['take_rows']:,} rows.")
+    out.append("")
+    out.append("| measurement | key, lance-cpp | lance-cpp | key, pylance | pylance | "
+               "lance-cpp / pylance | aim >= 1.0 met? | best rep / best rep |")
+    out.append("|---|---|---:|---|---:|---:|---|---:|")
+    b = v["best_of_n"]
+    for name, (lk, pk, what) in V22_RATIOS.items():
+        ok = r["aims"][f"v22_{name}_at_least_pylance"]
+        out.append(f"| {what} | `{lk}` | {r[lk]:.0f} | `{pk}` | {r[pk]:.0f} | "
+                   f"{v['ratios'][name]:.2f}x | {'yes' if ok else '**no**'} | "
+                   f"{b[lk] / b[pk]:.2f}x |")
+    ok = r["aims"]["v22_file_size_at_most_1_1_pylance"]
+    out.append(f"| data file bytes | `local_v22_bytes` | {r['local_v22_bytes']:,} | "
+               f"`pylance_v22_bytes` | {r['pylance_v22_bytes']:,} | "
+               f"{r['v22_bytes_ratio']:.3f}x | aim <= {v['max_size_ratio']}: "
+               f"{'yes' if ok else '**no**'} | |")
+    out.append("")
+    out.append("Per column (`v22.columns`: bytes of all pages and buffers of the column in "
+               "the data file, from `LanceFileReader.file_statistics`; encodings: layout and "
+               "compression names in the page encodings):")
+    out.append("")
+    out.append("| column | logical (Arrow) bytes | lance-cpp bytes | pylance bytes | "
+               "lance-cpp / pylance | lance-cpp encoding | pylance encoding |")
+    out.append("|---|---:|---:|---:|---:|---|---|")
+    for name, c in v["columns"].items():
+        rt = f"{c['ratio']:.2f}x" if c["ratio"] is not None else "-"
+        lb = f"{c['logical_bytes']:,}" if c.get("logical_bytes") is not None else "-"
+        out.append(f"| `{name}` | {lb} | {c['local_bytes']:,} | "
+                   f"{c['pylance_bytes'] or 0:,} | {rt} | "
+                   f"{'; '.join(c['local_encodings'])} | "
+                   f"{'; '.join(c['pylance_encodings'] or [])} |")
+    cols = v["columns"]
+    if len(cols) > 1 and all(c["pylance_bytes"] for c in cols.values()):
+        largest = max(cols, key=lambda n: cols[n]["pylance_bytes"])
+        lb = sum(c["local_bytes"] for n, c in cols.items() if n != largest)
+        pb = sum(c["pylance_bytes"] for n, c in cols.items() if n != largest)
+        out.append("")
+        out.append(f"All columns but the largest (`{largest}`): lance-cpp {lb:,} bytes, "
+                   f"pylance {pb:,} bytes, {lb / pb:.2f}x.")
+    fc, cpu = v["first_call"], v["cpu_seconds_median"]
+    out.append("")
+    if fc.get("local_scan_v22_mb_s") and fc.get("pylance_scan_v22_mb_s"):
+        out.append(f"- First call in a fresh process, own dataset (`v22.first_call`): scan "
+                   f"{fc['local_scan_v22_mb_s']:.0f} MB/s (lance-cpp) vs "
+                   f"{fc['pylance_scan_v22_mb_s']:.0f} (pylance), take "
+                   f"{fc['local_take_v22_rows_s']:.0f} rows/s vs "
+                   f"{fc['pylance_take_v22_rows_s']:.0f}.")
+    out.append(f"- CPU seconds per call, median, all threads (`v22.cpu_seconds_median`), "
+               f"lance-cpp vs pylance, own dataset: write {cpu['local_write']:.2f} vs "
+               f"{cpu['pylance_write']:.2f}, scan {cpu['local_scan']:.2f} vs "
+               f"{cpu['pylance_scan']:.2f}, count {cpu['local_count_filter']:.3f} vs "
+               f"{cpu['pylance_count_filter']:.3f}, take {cpu['local_take']:.3f} vs "
+               f"{cpu['pylance_take']:.3f}.")
+    out.append(f"- Page-cache read of lance-cpp's 2.2 data file, 1 thread, best of N "
+               f"(`v22.page_cache_read_mb_s`): {v['page_cache_read_mb_s']:.0f} MB/s.")
+    missed = [k for k, ok in r["aims"].items() if k.startswith("v22_") and not ok]
+    out.append("")
+    out.append("Aims not met in this run (`aims` keys that are false): " +
+               (", ".join(f"`{k}`" for k in missed) if missed else "none") + ".")
+    text = "\n".join(out)
+    if doc is None:
+        print(text)
+        return
+    with open(doc) as f:
+        body = f.read()
+    begin, end = body.find(DOC_BEGIN), body.find(DOC_END)
+    if begin < 0 or end < begin:
+        sys.exit(f"report.py: {doc} has no {DOC_BEGIN!r} ... {DOC_END!r} block")
+    body = body[:begin + len(DOC_BEGIN)] + "\n" + text + "\n" + body[end:]
+    with open(doc, "w") as f:
+        f.write(body)
+    print(f"  -> {doc}")
 
 
 S3_KEYS = ["s3_write_mb_s", "curl_put_mb_s", "s3_scan_mb_s", "curl_get_mb_s"]
@@ -329,12 +673,22 @@ def s3_report(s3, r, repo, load_before):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--dir", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--dir")
+    p.add_argument("--out")
+    p.add_argument("--local-seconds", type=int,
+                   help="wall time of the local part (both formats), recorded in settings")
+    p.add_argument("--markdown-v22", metavar="JSON",
+                   help="print the 2.2 results of JSON as Markdown (docs/benchmarks.md)")
+    p.add_argument("--doc", help="with --markdown-v22: write into this doc's generated block")
     p.add_argument("--load-before", default="")
     p.add_argument("--s3-only", action="store_true",
                    help="only the S3 part ran: update its keys in --out, keep the others")
     args = p.parse_args()
+    if args.markdown_v22:
+        markdown_v22(args.markdown_v22, args.doc)
+        return
+    if not args.dir or not args.out:
+        p.error("--dir and --out are required")
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     if args.s3_only:
