@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/macros.h"
 
@@ -89,6 +90,17 @@ Result<ArrayDataPtr> BlockToArray(const DataBlock& block, const DataTypePtr& typ
     return builder->FinishData();
   }
   const TypeId id = type->id();
+  if (id == TypeId::kDictionary) {
+    // Plain values of a dictionary-typed leaf (a page Lance did not dictionary-encode):
+    // encode them again.
+    LANCE_ASSIGN_OR_RAISE(ArrayDataPtr values, BlockToArray(block, type->value_type()));
+    DictionaryBuilder builder(type);
+    LANCE_RETURN_NOT_OK(builder.AppendValues(*MakeArray(values)));
+    return builder.FinishData();
+  }
+  if (id == TypeId::kNull) {
+    return ArrayData::Make(type, n, {nullptr}, n);
+  }
   if (IsBinaryLike(id)) {
     if (block.kind != DataBlock::Kind::kVariable) {
       return Mismatch(block, *type, "expected variable-width values");

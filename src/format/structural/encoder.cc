@@ -235,7 +235,8 @@ class StructuralEncoder : public FileEncoder {
     const int32_t id = schema_.field_ids()[(*pos)++];
     const DataType& type = *f.type();
     const bool is_struct = type.id() == TypeId::kStruct;
-    const bool is_list = type.id() == TypeId::kList || type.id() == TypeId::kLargeList;
+    const bool is_list = type.id() == TypeId::kList || type.id() == TypeId::kLargeList ||
+                         type.id() == TypeId::kMap;
     if (is_struct && (type.num_fields() == 0 || structural::IsPackedStruct(f))) {
       out->push_back(id);
       // A packed struct's children are Lance fields too, but not columns.
@@ -252,7 +253,7 @@ class StructuralEncoder : public FileEncoder {
     ++*pos;
     for (const auto& child : f.type()->fields()) {
       if (f.type()->id() == TypeId::kStruct || f.type()->id() == TypeId::kList ||
-          f.type()->id() == TypeId::kLargeList) {
+          f.type()->id() == TypeId::kLargeList || f.type()->id() == TypeId::kMap) {
         SkipIds(*child, pos);
       }
     }
@@ -269,6 +270,7 @@ class StructuralEncoder : public FileEncoder {
   }
 
   Result<EncodedPage> AllNull(const LeafShredder::Page& page);
+  Result<EncodedPage> DictionaryPage(const LeafShredder::Page& page, const Field& field);
   Result<std::optional<EncodedPage>> TryConstant(const LeafShredder::Page& page);
   Result<EncodedPage> MiniBlock(const LeafShredder::Page& page, const DataBlock& values,
                                 const Field& field, const std::optional<DataBlock>& dictionary);
@@ -297,6 +299,7 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
     LANCE_ASSIGN_OR_RAISE(auto constant, TryConstant(page));
     if (constant) return std::move(*constant);
   }
+  if (field.type()->id() == TypeId::kDictionary) return DictionaryPage(page, field);
   LANCE_ASSIGN_OR_RAISE(ArrayDataPtr stored, DropHiddenItemNulls(page));
   LANCE_ASSIGN_OR_RAISE(DataBlock block, structural::ArrayToBlock(*stored));
   if (block.num_values != values) return Status::Invalid("internal: value count mismatch");
@@ -320,6 +323,36 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
     // A page whose rows carry too many levels for one chunk goes to full-zip, as Lance.
   }
   return FullZip(page, block, field);
+}
+
+// An Arrow dictionary array is stored as Lance stores it: a mini-block page of its
+// indices with its dictionary as the page dictionary.
+Result<EncodedPage> StructuralEncoder::DictionaryPage(const LeafShredder::Page& page,
+                                                      const Field& field) {
+  const ArrayData& values = *page.data.values;
+  if (!values.dictionary) return Status::Invalid("dictionary array without its dictionary");
+  const int width = values.type->index_type()->bit_width() / 8;
+  const int64_t n = values.length;
+  // Indices of items that are not valid may point anywhere: store 0 for them.
+  std::vector<char> valid(static_cast<size_t>(n), 1);
+  if (!page.data.def.empty()) {
+    int64_t v = 0;
+    for (uint16_t d : page.data.def) {
+      if (d > page.levels.max_visible_def) continue;
+      valid[static_cast<size_t>(v++)] = d == 0;
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr indices, Buffer::Allocate(n * width));
+  const uint8_t* src = values.buffers[1]->data() + values.offset * width;
+  for (int64_t i = 0; i < n; ++i) {
+    if (valid[static_cast<size_t>(i)]) {
+      std::memcpy(indices->mutable_data() + i * width, src + i * width, static_cast<size_t>(width));
+    }
+  }
+  // Lance's indices are unsigned integers of the index width.
+  const DataBlock index_block = DataBlock::Fixed(static_cast<uint64_t>(width) * 8, n, indices);
+  LANCE_ASSIGN_OR_RAISE(DataBlock items, structural::ArrayToBlock(*values.dictionary));
+  return MiniBlock(page, index_block, field, items);
 }
 
 Result<EncodedPage> StructuralEncoder::AllNull(const LeafShredder::Page& page) {

@@ -43,7 +43,8 @@ Result<FieldNode> Build(const FieldPtr& field, size_t depth, std::vector<NodeKin
     node.first_leaf = node.children[0].first_leaf;
     return node;
   }
-  if (id == TypeId::kList || id == TypeId::kLargeList) {
+  if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
+    // A map is a list of its entries struct (int32 offsets).
     node.kind = FieldNode::Kind::kList;
     path.push_back(NodeKind::kList);
     LANCE_ASSIGN_OR_RAISE(FieldNode c, Build(type.fields()[0], depth + 1, path,

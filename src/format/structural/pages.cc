@@ -164,6 +164,48 @@ Result<LeafRows> TrimPreamble(const Levels& levels, const LeafRows& segment) {
   return trimmed;
 }
 
+/// A dictionary-typed leaf's chunk: its indices (any width) as the leaf's index type,
+/// sharing the page dictionary. Indices of items that are not valid are set to 0.
+Result<ArrayDataPtr> DictionaryArray(const DataBlock& indices, const ArrayDataPtr& dictionary,
+                                     const std::vector<uint16_t>& def, size_t def_begin,
+                                     const Levels& levels, const DataTypePtr& type) {
+  const uint64_t bits = indices.bits_per_value;
+  if (indices.kind != DataBlock::Kind::kFixed ||
+      (bits != 8 && bits != 16 && bits != 32 && bits != 64) || !indices.data ||
+      indices.data->size() * 8 < static_cast<int64_t>(bits) * indices.num_values) {
+    return Status::Corrupt("dictionary indices are not 8/16/32/64-bit integers");
+  }
+  const DataType& index_type = *type->index_type();
+  const int out_bytes = index_type.bit_width() / 8;
+  if (out_bytes <= 0) return Status::Corrupt("dictionary type without an integer index");
+  const int64_t n = indices.num_values;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out, Buffer::AllocateForOverwrite(n * out_bytes));
+  const uint8_t* p = indices.data->data();
+  size_t level = def_begin;
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t v = 0;
+    switch (bits) {
+      case 8: v = p[i]; break;
+      case 16: v = Load<uint16_t>(p + 2 * i); break;
+      case 32: v = Load<uint32_t>(p + 4 * i); break;
+      default: v = Load<uint64_t>(p + 8 * i); break;
+    }
+    bool valid = true;
+    if (!def.empty()) {
+      while (level < def.size() && def[level] > levels.max_visible_def) ++level;
+      valid = level < def.size() && def[level] == 0;
+      ++level;
+    }
+    if (!valid) v = 0;
+    if (valid && v >= static_cast<uint64_t>(dictionary->length)) {
+      return Status::Corrupt("dictionary index " + std::to_string(v) + " outside a " +
+                             std::to_string(dictionary->length) + "-entry dictionary");
+    }
+    std::memcpy(out->mutable_data() + i * out_bytes, &v, static_cast<size_t>(out_bytes));
+  }
+  return ArrayData::Make(type, n, {nullptr, std::move(out)}, 0, 0, {}, dictionary);
+}
+
 // ---------------------------------------------------------------------------------------
 // Mini-block
 
@@ -372,7 +414,11 @@ class MiniBlockPage : public PageReader {
     return array;
   }
 
-  DataTypePtr DictionaryValueType() const { return type_; }
+  /// The type of the dictionary's items: the values of a dictionary-typed leaf, else the
+  /// leaf's own type (a page Lance chose to dictionary-encode).
+  DataTypePtr DictionaryValueType() const {
+    return type_->id() == TypeId::kDictionary ? type_->value_type() : type_;
+  }
 
   /// Decodes the chunk at `base + chunk.offset` of `data` into `out`.
   Status DecodeChunk(const BufferPtr& data, uint64_t base, const Chunk& chunk,
@@ -451,8 +497,10 @@ class MiniBlockPage : public PageReader {
                      " values, expected " + std::to_string(chunk.num_values));
     }
     Result<ArrayDataPtr> array =
-        dictionary ? ApplyDictionary(*values, dictionary, out->def, def_begin, levels_)
-                   : BlockToArray(*values, type_);
+        !dictionary ? BlockToArray(*values, type_)
+        : type_->id() == TypeId::kDictionary
+            ? DictionaryArray(*values, dictionary, out->def, def_begin, levels_, type_)
+            : ApplyDictionary(*values, dictionary, out->def, def_begin, levels_);
     if (!array.ok()) return Here(array.status());
     out->values.push_back(std::move(array).MoveValueUnsafe());
     out->num_values += chunk.num_values;

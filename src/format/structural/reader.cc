@@ -126,6 +126,12 @@ Status StructuralReader::Init() {
 /// Sets a leaf's validity on its values (which carry none), honouring their offset.
 Result<ArrayDataPtr> WithValidity(const ArrayDataPtr& values, const PathBuilder::Node& node) {
   auto out = std::make_shared<ArrayData>(*values);
+  if (out->type->id() == TypeId::kNull) {
+    // Every slot of a null array is null; it has no validity bitmap.
+    out->buffers.assign(1, nullptr);
+    out->null_count = out->length;
+    return out;
+  }
   if (node.null_count == 0) {
     if (!out->buffers.empty()) out->buffers[0] = nullptr;
     out->null_count = 0;

@@ -51,6 +51,7 @@ int64_t EstimateBytes(const ArrayData& data, int64_t offset, int64_t length) {
 }
 
 int64_t OffsetAt(const ArrayData& list, int64_t physical) {
+  // list and map: int32 offsets; large_list: int64.
   if (list.type->id() == TypeId::kLargeList) {
     return list.buffers[1]->data_as<int64_t>()[physical];
   }

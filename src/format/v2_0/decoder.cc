@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "format/v2_container.h"
+#include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/macros.h"
 
@@ -687,9 +688,53 @@ Result<ArrayDataPtr> PageDecoder::DecodeLeaf(const pb::ArrayEncoding& e,
     }
     case TypeId::kFixedSizeList:
       return DecodeFixedSizeList(e, type, page_length, start, count);
+    case TypeId::kNull:
+      // Lance writes null columns as nullable{all_nulls}: nothing to read.
+      return ArrayData::Make(type, count, {nullptr}, count);
+    case TypeId::kDictionary: {
+      ArrayDataPtr values;
+      if (e.array_encoding_case() == pb::ArrayEncoding::kDictionary) {
+        // An Arrow dictionary array as Lance 2.0 writes it: 0-based indices into items
+        // that carry the nulls (unlike the 1-based string dictionary of plain columns).
+        const pb::Dictionary& d = e.dictionary();
+        const int64_t num_items = d.num_dictionary_items();
+        if (num_items < 0 || num_items > std::max<int64_t>(page_length, 1) + 1) {
+          return Corrupt("dictionary of " + std::to_string(num_items) + " items for a page of " +
+                         std::to_string(page_length) + " values");
+        }
+        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr items,
+                              DecodeLeaf(d.items(), type->value_type(), num_items, 0, num_items));
+        BufferPtr index_validity;
+        LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> indices,
+                              DecodeIntegers(d.indices(), page_length, start, count,
+                                             &index_validity));
+        LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(type->value_type()));
+        LANCE_RETURN_NOT_OK(builder->Reserve(count));
+        for (int64_t i = 0; i < count; ++i) {
+          const bool valid = !index_validity || bit_util::GetBit(index_validity->data(), i);
+          if (!valid) {
+            LANCE_RETURN_NOT_OK(builder->AppendNull());
+          } else if (indices[i] >= static_cast<uint64_t>(num_items)) {
+            return Corrupt("dictionary index " + std::to_string(indices[i]) + " but only " +
+                           std::to_string(num_items) + " items");
+          } else {
+            LANCE_RETURN_NOT_OK(
+                builder->AppendArraySlice(*items, static_cast<int64_t>(indices[i]), 1));
+          }
+        }
+        LANCE_ASSIGN_OR_RAISE(values, builder->FinishData());
+      } else {
+        // Plain values of the dictionary's value type.
+        LANCE_ASSIGN_OR_RAISE(values, DecodeLeaf(e, type->value_type(), page_length, start, count));
+      }
+      DictionaryBuilder builder(type);
+      LANCE_RETURN_NOT_OK(builder.AppendValues(*MakeArray(values)));
+      return builder.FinishData();
+    }
     case TypeId::kStruct:
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kMap:
       return Corrupt("internal: nested type decoded as a leaf");
     default: {
       const int bits = type->id() == TypeId::kBool ? 1 : type->bit_width();

@@ -209,6 +209,27 @@ class FixedWidthColumn : public ColumnWriter, public FieldEncoder {
   FixedWidthAccumulator values_;
 };
 
+/// The null type: every page is nullable{all_nulls{}} without buffers, as Lance writes it.
+class NullColumn : public ColumnWriter, public FieldEncoder {
+ public:
+  Status Append(const ArrayData&, int64_t, int64_t length, const uint8_t*, int64_t) override {
+    length_ += length;
+    return Status::OK();
+  }
+  int64_t buffered_bytes() const override { return 0; }
+  int64_t buffered_length() const override { return length_; }
+  Result<V20Page> FinishPage() override {
+    V20Page page;
+    page.length = length_;
+    page.encoding.mutable_nullable()->mutable_all_nulls();
+    length_ = 0;
+    return page;
+  }
+
+ private:
+  int64_t length_ = 0;
+};
+
 /// fixed_size_list<fixed-width, N>: nullable{fixed_size_list{dimension, items:
 /// nullable}}.
 class FixedSizeListColumn : public ColumnWriter, public FieldEncoder {
@@ -614,6 +635,14 @@ class V20Encoder : public FileEncoder {
         columns_[header] = std::move(column);
         return raw;
       }
+      case TypeId::kNull:
+        return AddColumn<NullColumn>();
+      case TypeId::kDictionary:
+      case TypeId::kMap:
+        return Status::NotImplemented(
+            "lance-cpp writes " + type.ToString() +
+            " columns in file format 2.1 and 2.2 only (pylance 14 refuses maps in 2.0); "
+            "use data_storage_version 2.2 (the default)");
       default:
         if (FixedBits(type) <= 0) {
           return Status::NotImplemented("Lance file format 2.0 cannot store type " +
