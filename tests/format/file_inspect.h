@@ -6,6 +6,7 @@
 
 #include <google/protobuf/any.pb.h>
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,34 @@ inline lance::encodings::ArrayEncoding PageEncoding(
   lance::encodings::ArrayEncoding enc;
   enc.ParseFromString(any.value());
   return enc;
+}
+
+/// \brief The file `bytes` with its column metadata replaced by `columns` (same count):
+/// everything before the column metadata is kept, the metadata, the column and global
+/// buffer offset tables and the footer are written anew. For damage that must still
+/// parse as protobuf (lying lengths and counts).
+inline std::string RebuildFile(std::string_view bytes, const FileInfo& info,
+                               const std::vector<lance::file::v2::ColumnMetadata>& columns) {
+  std::string out(bytes.substr(0, info.footer.column_meta_start));
+  std::vector<std::pair<uint64_t, uint64_t>> cmo;
+  for (const auto& column : columns) {
+    const std::string meta = column.SerializeAsString();
+    cmo.emplace_back(out.size(), meta.size());
+    out += meta;
+  }
+  internal::Footer footer = info.footer;
+  footer.num_columns = static_cast<uint32_t>(columns.size());
+  footer.cmo_table_start = out.size();
+  for (const auto& [pos, size] : cmo) {
+    char entry[16];
+    std::memcpy(entry, &pos, 8);
+    std::memcpy(entry + 8, &size, 8);
+    out.append(entry, 16);
+  }
+  footer.gbo_table_start = out.size();
+  out += bytes.substr(info.footer.gbo_table_start, 16 * size_t{info.footer.num_global_buffers});
+  out += internal::EncodeFooter(footer);
+  return out;
 }
 
 }  // namespace lance::format::testing
