@@ -123,11 +123,12 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
     if (type->id() == TypeId::kMap) {
       // Entries and keys may not be null; items may.
       const DataTypePtr& entries = type->value_type();
-      children.push_back(ArrayData::Make(
-          entries, child_length + 2, {nullptr}, 0, 0,
-          {Gen(type->key_type(), child_length + 2, Nulls::kNone, seed + 1),
-           Gen(type->item_type(), child_length + 2, Nulls::kSome, seed + 2)})
-                             ->Slice(2, child_length));
+      children.push_back(
+          ArrayData::Make(
+              entries, child_length + 2, {nullptr}, 0, 0,
+              {Gen(type->key_type(), child_length + 2, Nulls::kNone, seed + 1),
+               Gen(type->item_type(), child_length + 2, Nulls::kSome, seed + 2)})
+              ->Slice(2, child_length));
       return;
     }
     children.push_back(Gen(type->value_type(), child_length + 2, Nulls::kSome, seed + 1)
@@ -270,8 +271,9 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
         std::memcpy(indices->mutable_data() + i * width, &v, width);
       }
       buffers.push_back(indices);
-      return ArrayData::Make(type, length, std::move(buffers), null_count, 0, {},
-                             Gen(type->value_type(), 7, Nulls::kSome, seed + 1)->Slice(2, 5));
+      return ArrayData::Make(
+          type, length, std::move(buffers), null_count, 0, {},
+          Gen(type->value_type(), 7, Nulls::kSome, seed + 1)->Slice(2, 5));
     }
   }
   return ArrayData::Make(type, length, std::move(buffers), null_count, 0,
@@ -693,17 +695,27 @@ struct BadFormatCase {
 
 TEST(CDataSchemaTest, BadFormatsFailCleanly) {
   const std::vector<BadFormatCase> cases = {
-      {"tiM", StatusCode::kNotImplemented}, {"d32:10,2", StatusCode::kNotImplemented},
+      {"tiM", StatusCode::kNotImplemented},
+      {"d32:10,2", StatusCode::kNotImplemented},
       {"d:10,2,64", StatusCode::kNotImplemented},
-      {"d:10", StatusCode::kInvalid},       {"d:,2", StatusCode::kInvalid},
-      {"d:0,2", StatusCode::kInvalid},      {"d:39,2", StatusCode::kInvalid},
-      {"d:77,2,256", StatusCode::kInvalid}, {"ttx", StatusCode::kNotImplemented},
-      {"tDx", StatusCode::kNotImplemented}, {"tdx", StatusCode::kNotImplemented},
-      {"+m", StatusCode::kInvalid},         {"vu", StatusCode::kNotImplemented},
-      {"", StatusCode::kNotImplemented},    {"ll", StatusCode::kNotImplemented},
-      {"w:", StatusCode::kInvalid},         {"w:abc", StatusCode::kInvalid},
-      {"w:-3", StatusCode::kInvalid},       {"w:99999999999", StatusCode::kInvalid},
-      {"tsu", StatusCode::kInvalid},        {"tsx:", StatusCode::kNotImplemented},
+      {"d:10", StatusCode::kInvalid},
+      {"d:,2", StatusCode::kInvalid},
+      {"d:0,2", StatusCode::kInvalid},
+      {"d:39,2", StatusCode::kInvalid},
+      {"d:77,2,256", StatusCode::kInvalid},
+      {"ttx", StatusCode::kNotImplemented},
+      {"tDx", StatusCode::kNotImplemented},
+      {"tdx", StatusCode::kNotImplemented},
+      {"+m", StatusCode::kInvalid},
+      {"vu", StatusCode::kNotImplemented},
+      {"", StatusCode::kNotImplemented},
+      {"ll", StatusCode::kNotImplemented},
+      {"w:", StatusCode::kInvalid},
+      {"w:abc", StatusCode::kInvalid},
+      {"w:-3", StatusCode::kInvalid},
+      {"w:99999999999", StatusCode::kInvalid},
+      {"tsu", StatusCode::kInvalid},
+      {"tsx:", StatusCode::kNotImplemented},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE("format '" + c.format + "'");
@@ -1191,13 +1203,17 @@ TEST(CDataArrayTest, MalformedArraysFailCleanlyAndAreReleased) {
        },
        StatusCode::kInvalid, "not a dictionary type"},
       {"dictionary type without dictionary", dictionary(int32(), utf8()),
-       [&](int* n) { return MakeFakeArray(4, 0, 0, {nullptr, values}, n); },
+       [&](int* n) {
+         return MakeFakeArray(4, 0, 0, {nullptr, values}, n);
+       },
        StatusCode::kInvalid, "has no dictionary"},
       {"null type with a buffer", null(),
-       [&](int* n) { return MakeFakeArray(4, 4, 0, {nullptr}, n); },
-       StatusCode::kInvalid, "n_buffers is 1, expected 0"},
+       [&](int* n) { return MakeFakeArray(4, 4, 0, {nullptr}, n); }, StatusCode::kInvalid,
+       "n_buffers is 1, expected 0"},
       {"decimal values missing", decimal128(5, 2),
-       [&](int* n) { return MakeFakeArray(4, 0, 0, {nullptr, nullptr}, n); },
+       [&](int* n) {
+         return MakeFakeArray(4, 0, 0, {nullptr, nullptr}, n);
+       },
        StatusCode::kInvalid, "buffer 1 is NULL"},
   };
   std::vector<ArrowArray*> kids_to_free;
