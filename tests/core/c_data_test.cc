@@ -1059,6 +1059,63 @@ TEST(CDataReleaseTest, ConsumerMovesChildOut) {
   EXPECT_TRUE(weak_b.expired());
 }
 
+TEST(CDataReleaseTest, ConsumerMovesDictionaryOut) {
+  ArrayDataPtr data = Gen(dictionary(int16(), utf8()), 6, Nulls::kSome);
+  std::weak_ptr<ArrayData> weak_root = data;
+  std::weak_ptr<ArrayData> weak_dict = data->dictionary;
+  ArrayPtr expected_dict = MakeArray(data->dictionary);
+  ArrowArray c_array;
+  ArrowSchema c_schema;
+  ASSERT_OK(ExportArray(*MakeArray(std::move(data)), &c_array, &c_schema));
+  ASSERT_NE(c_array.dictionary, nullptr);
+  ASSERT_NE(c_schema.dictionary, nullptr);
+  EXPECT_STREQ(c_schema.format, "s");
+  EXPECT_STREQ(c_schema.dictionary->format, "u");
+  EXPECT_EQ(c_array.n_buffers, 2);
+
+  // Move the dictionary out of both structs, release the parents first.
+  ArrowArray moved = *c_array.dictionary;
+  c_array.dictionary->release = nullptr;
+  ArrowSchema moved_schema = *c_schema.dictionary;
+  c_schema.dictionary->release = nullptr;
+  c_array.release(&c_array);
+  c_schema.release(&c_schema);
+  EXPECT_TRUE(weak_root.expired());
+  EXPECT_FALSE(weak_dict.expired());
+
+  ASSERT_OK_AND_ASSIGN(ArrayPtr dict, ImportArray(&moved, &moved_schema));
+  EXPECT_TRUE(dict->Equals(*expected_dict));
+  ExpectSameMemory(*expected_dict->data(), *dict->data(), "moved dictionary");
+  expected_dict.reset();
+  dict.reset();
+  EXPECT_TRUE(weak_dict.expired());
+}
+
+TEST(CDataReleaseTest, ImportedDictionarySharesTheGuard) {
+  // Indices and dictionary of a hand-made producer: one release, when the last buffer
+  // (here: the dictionary's, kept after the array is gone) dies.
+  int released = 0;
+  const int32_t indices[3] = {1, 0, 1};
+  const int32_t offsets[3] = {0, 1, 3};
+  const char chars[] = "abc";
+  ArrowArray* dict = new ArrowArray(MakeFakeArray(2, 0, 0, {nullptr, offsets, chars},
+                                                  &released));
+  ArrowArray c_array = MakeFakeArray(3, 0, 0, {nullptr, indices}, &released);
+  c_array.dictionary = dict;
+  // The fake producer releases children only; release the dictionary with the parent.
+  static_cast<FakeArray*>(c_array.private_data)->children.push_back(dict);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr array, ImportArray(&c_array, dictionary(int32(), utf8())));
+  EXPECT_EQ(array->ToString(), "[\"bc\", \"a\", \"bc\"]");
+  EXPECT_OK(array->Validate());
+  BufferPtr keep = array->data()->dictionary->buffers[2];
+  EXPECT_EQ(keep->data(), reinterpret_cast<const uint8_t*>(chars));
+  array.reset();
+  EXPECT_EQ(released, 0);
+  keep.reset();
+  EXPECT_EQ(released, 2);  // the parent's release also released the dictionary
+  delete dict;
+}
+
 TEST(CDataReleaseTest, ImportCallsProducerReleaseOnceWhenLastBufferDies) {
   int released = 0;
   const uint8_t validity = 0b1101;
