@@ -255,7 +255,8 @@ Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
     if (!pair.is_array() || pair.items.size() != 2) {
       return ValueError(&node, "expected a [key, value] pair, got " + Describe(pair));
     }
-    if (Status st = append_entry(pair.items[0], pair.items[1], &node); !st.ok()) return st;
+    if (Status st = append_entry(pair.items[0], pair.items[1], &node); !st.ok())
+      return st;
   }
   return Status::OK();
 }

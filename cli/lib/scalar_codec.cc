@@ -748,7 +748,8 @@ Result<int64_t> ParseTimeOfDay(std::string_view text, TimeUnit unit) {
       for (int k = n; k < unit_digits; ++k) frac_ticks *= 10;
     }
   }
-  if (p != text.size()) return invalid("unexpected text " + QuoteForMessage(text.substr(p)));
+  if (p != text.size())
+    return invalid("unexpected text " + QuoteForMessage(text.substr(p)));
   if (h > 23 || m > 59 || s > 59) return invalid("out of range");
   return (h * 3600 + m * 60 + s) * TicksPerSecond(unit) + frac_ticks;
 }

@@ -189,7 +189,8 @@ class TypeParser {
     if (Status st = Expect(')'); !st.ok()) return st;
     const bool wide = name == "decimal256" ||
                       (name == "decimal" && *precision > kMaxDecimal128Precision);
-    DataTypePtr type = wide ? decimal256(*precision, *scale) : decimal128(*precision, *scale);
+    DataTypePtr type =
+        wide ? decimal256(*precision, *scale) : decimal128(*precision, *scale);
     if (Status st = ValidateTypeParameters(*type); !st.ok()) {
       pos_ = start;
       return Error(st.message());

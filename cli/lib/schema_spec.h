@@ -19,12 +19,11 @@ namespace lance::cli {
 ///
 /// Grammar:
 ///   type   := scalar | "fixed_size_binary[" N "]" | "timestamp[" unit ["," tz] "]"
-///           | "decimal128(" P "," S ")" | "decimal256(" P "," S ")" | "decimal(" P "," S ")"
-///           | "time32[" s|ms "]" | "time64[" us|ns "]" | "duration[" unit "]"
-///           | "list<" item ">" | "large_list<" item ">"
-///           | "fixed_size_list<" item "," N ">" | "struct<" [member {"," member}] ">"
-///           | "map<" type "," item ["," "keys_sorted"] ">"
-///           | "dictionary<" param {"," param} ">"
+///           | "decimal128(" P "," S ")" | "decimal256(" P "," S ")" | "decimal(" P "," S
+///           ")" | "time32[" s|ms "]" | "time64[" us|ns "]" | "duration[" unit "]" |
+///           "list<" item ">" | "large_list<" item ">" | "fixed_size_list<" item "," N
+///           ">" | "struct<" [member {"," member}] ">" | "map<" type "," item [","
+///           "keys_sorted"] ">" | "dictionary<" param {"," param} ">"
 ///   param  := "values=" type | "indices=" integer-type | "ordered" ["=" 0|1]
 ///   item   := type ["not null"]
 ///   member := name ":" type ["not null"]         (name: identifier or "JSON string")

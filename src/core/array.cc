@@ -92,12 +92,12 @@ int64_t DictionaryArray::GetValueIndex(int64_t i) const {
   return IntegerValueAt(*data_, i);
 }
 
-Result<std::shared_ptr<DictionaryArray>> DictionaryArray::Make(DataTypePtr type,
-                                                               const ArrayPtr& indices,
-                                                               const ArrayPtr& dictionary) {
+Result<std::shared_ptr<DictionaryArray>> DictionaryArray::Make(
+    DataTypePtr type, const ArrayPtr& indices, const ArrayPtr& dictionary) {
   if (!type || type->id() != TypeId::kDictionary || !indices || !dictionary) {
-    return Status::Invalid("making a dictionary array: needs a dictionary type, indices "
-                           "and a dictionary");
+    return Status::Invalid(
+        "making a dictionary array: needs a dictionary type, indices "
+        "and a dictionary");
   }
   if (!indices->type()->Equals(*type->index_type())) {
     return Status::Invalid("making a " + type->ToString() + " array: indices are " +
@@ -766,8 +766,8 @@ class Validator {
     const ArrayData& dict = *data.dictionary;
     if (!dict.type || !dict.type->Equals(*type.value_type())) {
       return Status::Invalid(what + "the dictionary has type " +
-                             (dict.type ? dict.type->ToString() : "null") + ", expected " +
-                             type.value_type()->ToString());
+                             (dict.type ? dict.type->ToString() : "null") +
+                             ", expected " + type.value_type()->ToString());
     }
     LANCE_RETURN_NOT_OK(Validate(dict).WithContext(what + "dictionary"));
     for (int64_t i = 0; i < data.length; ++i) {

@@ -114,8 +114,8 @@ int NumBuffersForType(const DataType& type) {
 int64_t IntegerValueAt(const ArrayData& data, int64_t i) {
   const int64_t at = data.offset + i;
   const uint8_t* raw = data.buffers[1]->data();
-  const TypeId id =
-      data.type->id() == TypeId::kDictionary ? data.type->index_type()->id() : data.type->id();
+  const TypeId id = data.type->id() == TypeId::kDictionary ? data.type->index_type()->id()
+                                                           : data.type->id();
   switch (id) {
     case TypeId::kInt8:
       return reinterpret_cast<const int8_t*>(raw)[at];

@@ -917,8 +917,8 @@ Status MapBuilder::AppendEmptyValues(int64_t count) {
 Result<ArrayDataPtr> MapBuilder::DoFinish() {
   LANCE_RETURN_NOT_OK(SyncEntries());
   if (key_builder_->null_count() > 0) {
-    return Status::Invalid("finishing a " + type_->ToString() + " builder: " +
-                           std::to_string(key_builder_->null_count()) +
+    return Status::Invalid("finishing a " + type_->ToString() +
+                           " builder: " + std::to_string(key_builder_->null_count()) +
                            " keys are null; map keys must not be null");
   }
   return BaseListBuilder<int32_t>::DoFinish();
@@ -965,12 +965,12 @@ bool IsMemoizable(const DataType& type) {
 std::string MemoKey(const ArrayData& data, int64_t i) {
   const DataType& type = *data.type;
   if (type.id() == TypeId::kBool) {
-    return std::string(1, bit_util::GetBit(data.buffers[1]->data(), data.offset + i)
-                              ? '\1'
-                              : '\0');
+    return std::string(
+        1, bit_util::GetBit(data.buffers[1]->data(), data.offset + i) ? '\1' : '\0');
   }
   if (type.is_binary_like()) {
-    const bool large = type.id() == TypeId::kLargeUtf8 || type.id() == TypeId::kLargeBinary;
+    const bool large =
+        type.id() == TypeId::kLargeUtf8 || type.id() == TypeId::kLargeBinary;
     int64_t begin;
     int64_t end;
     if (large) {
@@ -1166,7 +1166,8 @@ Status DictionaryBuilder::AppendEmptyValues(int64_t count) {
       LANCE_RETURN_NOT_OK(st.Materialize());
       st.empty_index = st.values->length();
       LANCE_RETURN_NOT_OK(st.values->AppendEmptyValue());
-      if (st.memoizable) st.memo.emplace(EmptyMemoKey(*type_->value_type()), st.empty_index);
+      if (st.memoizable)
+        st.memo.emplace(EmptyMemoKey(*type_->value_type()), st.empty_index);
     }
   }
   for (int64_t i = 0; i < count; ++i) LANCE_RETURN_NOT_OK(st.AppendRaw(st.empty_index));
@@ -1185,8 +1186,8 @@ void DictionaryBuilder::Reset() {
 Result<ArrayDataPtr> DictionaryBuilder::DoFinish() {
   State& st = *state_;
   if (st.dictionary_length() - 1 > st.max_index) {
-    return Status::Invalid("finishing a " + type_->ToString() + " builder: " +
-                           std::to_string(st.dictionary_length()) +
+    return Status::Invalid("finishing a " + type_->ToString() +
+                           " builder: " + std::to_string(st.dictionary_length()) +
                            " dictionary values do not fit " +
                            type_->index_type()->ToString() + " indices");
   }

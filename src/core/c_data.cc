@@ -248,8 +248,8 @@ Result<std::string> FormatOf(const DataType& type) {
     case TypeId::kDecimal128:
       return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale());
     case TypeId::kDecimal256:
-      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) +
-             ",256";
+      return "d:" + std::to_string(type.precision()) + "," +
+             std::to_string(type.scale()) + ",256";
     case TypeId::kDate64:
       return std::string("tdm");
     case TypeId::kTime32:
@@ -306,7 +306,8 @@ struct SchemaExport {
   std::string metadata;
   std::vector<ArrowSchema> children;  // sized once, so child addresses stay stable
   std::vector<ArrowSchema*> child_ptrs;
-  ArrowSchema dictionary{};  // the value type of a dictionary type (release == NULL if none)
+  ArrowSchema
+      dictionary{};  // the value type of a dictionary type (release == NULL if none)
 
   // Children still present (not moved out by the consumer) go with the parent; this also
   // cleans up partially built nodes when an export fails half-way.
@@ -702,11 +703,13 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
     LANCE_ASSIGN_OR_RAISE(DataTypePtr index_type, ImportTypeNode(&index_only, path));
     if (!index_type->is_integer()) {
       return SchemaError(Status::Invalid("dictionary indices must be an integer type, "
-                                         "got format " + quoted),
+                                         "got format " +
+                                         quoted),
                          path);
     }
     if (schema->dictionary->release == nullptr) {
-      return SchemaError(Status::Invalid("the dictionary schema has been released"), path);
+      return SchemaError(Status::Invalid("the dictionary schema has been released"),
+                         path);
     }
     LANCE_ASSIGN_OR_RAISE(DataTypePtr value_type,
                           ImportTypeNode(schema->dictionary, path + " dictionary"));
@@ -832,7 +835,8 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
     LANCE_RETURN_NOT_OK(expect_children(0));
     return format == "tdD" ? date32() : date64();
   }
-  if (format.size() == 3 && (format.substr(0, 2) == "tt" || format.substr(0, 2) == "tD")) {
+  if (format.size() == 3 &&
+      (format.substr(0, 2) == "tt" || format.substr(0, 2) == "tD")) {
     TimeUnit unit;
     if (!unit_of(format[2], &unit)) return unsupported();
     LANCE_RETURN_NOT_OK(expect_children(0));
@@ -848,7 +852,8 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
     int32_t precision = 0;
     int32_t scale = 0;
     int32_t width = 128;
-    bool ok = comma != std::string_view::npos && ParseSize(rest.substr(0, comma), &precision);
+    bool ok =
+        comma != std::string_view::npos && ParseSize(rest.substr(0, comma), &precision);
     if (ok) {
       std::string_view after = rest.substr(comma + 1);
       const size_t comma2 = after.find(',');
@@ -866,18 +871,18 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
                          path);
     }
     if (width != 128 && width != 256) {
-      return SchemaError(Status::NotImplemented("decimal bit width " +
-                                                std::to_string(width) + " in " + quoted +
-                                                " is not supported (only 128 and 256)"),
-                         path);
+      return SchemaError(
+          Status::NotImplemented("decimal bit width " + std::to_string(width) + " in " +
+                                 quoted + " is not supported (only 128 and 256)"),
+          path);
     }
     LANCE_RETURN_NOT_OK(expect_children(0));
-    DataTypePtr type = width == 128 ? decimal128(precision, scale)
-                                    : decimal256(precision, scale);
+    DataTypePtr type =
+        width == 128 ? decimal128(precision, scale) : decimal256(precision, scale);
     Status st = ValidateTypeParameters(*type);
     if (!st.ok()) {
-      return SchemaError(Status::Invalid("decimal format " + quoted + ": " + st.message()),
-                         path);
+      return SchemaError(
+          Status::Invalid("decimal format " + quoted + ": " + st.message()), path);
     }
     return type;
   }
@@ -940,7 +945,8 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
   if (format == "+m") {
     LANCE_RETURN_NOT_OK(expect_children(1));
     LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
-    auto type = MapFromEntries(fields[0], (schema->flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0);
+    auto type =
+        MapFromEntries(fields[0], (schema->flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0);
     if (!type.ok()) return SchemaError(type.status(), path);
     return type;
   }

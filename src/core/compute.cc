@@ -253,8 +253,9 @@ Result<ArrayDataPtr> Gather(const ArrayData& data, const int64_t* indices, int64
     case TypeId::kFixedSizeBinary:
     case TypeId::kDecimal128:
     case TypeId::kDecimal256: {
-      LANCE_ASSIGN_OR_RAISE(BufferPtr values,
-                            GatherBytes(data, std::max(0, type.byte_width()), indices, n));
+      LANCE_ASSIGN_OR_RAISE(
+          BufferPtr values,
+          GatherBytes(data, std::max(0, type.byte_width()), indices, n));
       return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
     }
     case TypeId::kNull:

@@ -432,19 +432,17 @@ DataTypePtr decimal256(int32_t precision, int32_t scale) {
 }
 
 DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered) {
-  return std::make_shared<const DataType>(TypeId::kDictionary, 0, TimeUnit::kSecond,
-                                          std::string(), std::vector<FieldPtr>{}, 0, 0,
-                                          ordered, std::move(index_type),
-                                          std::move(value_type));
+  return std::make_shared<const DataType>(
+      TypeId::kDictionary, 0, TimeUnit::kSecond, std::string(), std::vector<FieldPtr>{},
+      0, 0, ordered, std::move(index_type), std::move(value_type));
 }
 
 namespace {
 
 DataTypePtr MakeMap(FieldPtr entries, bool keys_sorted) {
-  return std::make_shared<const DataType>(TypeId::kMap, 0, TimeUnit::kSecond,
-                                          std::string(),
-                                          std::vector<FieldPtr>{std::move(entries)}, 0, 0,
-                                          keys_sorted);
+  return std::make_shared<const DataType>(
+      TypeId::kMap, 0, TimeUnit::kSecond, std::string(),
+      std::vector<FieldPtr>{std::move(entries)}, 0, 0, keys_sorted);
 }
 
 }  // namespace
@@ -467,8 +465,10 @@ Result<DataTypePtr> MapFromEntries(FieldPtr entries, bool keys_sorted) {
   }
   const DataType& type = *entries->type();
   if (type.id() != TypeId::kStruct || type.num_fields() != 2) {
-    return Status::Invalid("making a map type: entries must be a struct of key and value, "
-                           "got " + type.ToString());
+    return Status::Invalid(
+        "making a map type: entries must be a struct of key and value, "
+        "got " +
+        type.ToString());
   }
   if (entries->nullable()) {
     return Status::Invalid("making a map type: the entries field '" + entries->name() +

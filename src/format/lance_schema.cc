@@ -36,8 +36,8 @@ Result<TimeUnit> ParseUnit(std::string_view unit, std::string_view whole) {
   if (unit == "ms") return TimeUnit::kMilli;
   if (unit == "us") return TimeUnit::kMicro;
   if (unit == "ns") return TimeUnit::kNano;
-  return Status::Invalid("malformed time unit in Lance logical type '" + std::string(whole) +
-                         "'");
+  return Status::Invalid("malformed time unit in Lance logical type '" +
+                         std::string(whole) + "'");
 }
 
 // Splits on ':' (Lance's separator).
@@ -125,7 +125,8 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
   if (s == "date32:day") return date32();
   if (s == "null") return null();
   if (s == "date64:ms") return date64();
-  if (s.starts_with("time32:") || s.starts_with("time64:") || s.starts_with("duration:")) {
+  if (s.starts_with("time32:") || s.starts_with("time64:") ||
+      s.starts_with("duration:")) {
     const size_t colon = s.find(':');
     LANCE_ASSIGN_OR_RAISE(TimeUnit unit, ParseUnit(s.substr(colon + 1), s));
     if (s.starts_with("duration:")) return duration(unit);
@@ -151,14 +152,14 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
                                     "' is not supported by this build (only 128- and "
                                     "256-bit decimals)");
     }
-    DataTypePtr type = bits == 128 ? decimal128(static_cast<int32_t>(precision),
-                                                static_cast<int32_t>(scale))
-                                   : decimal256(static_cast<int32_t>(precision),
-                                                static_cast<int32_t>(scale));
+    DataTypePtr type =
+        bits == 128
+            ? decimal128(static_cast<int32_t>(precision), static_cast<int32_t>(scale))
+            : decimal256(static_cast<int32_t>(precision), static_cast<int32_t>(scale));
     Status st = ValidateTypeParameters(*type);
     if (!st.ok()) {
-      return Status::Invalid("Lance logical type '" + std::string(s) + "': " +
-                             st.message());
+      return Status::Invalid("Lance logical type '" + std::string(s) +
+                             "': " + st.message());
     }
     return type;
   }
@@ -300,7 +301,8 @@ Result<std::string> LogicalTypeString(const DataType& type) {
           !indices->is_integer()) {
         return Status::NotImplemented(
             "Lance stores dictionaries of leaf values (bool, numbers, strings, binary, "
-            "null) with integer indices, not " + type.ToString());
+            "null) with integer indices, not " +
+            type.ToString());
       }
       LANCE_ASSIGN_OR_RAISE(std::string value_string, LogicalTypeString(*values));
       LANCE_ASSIGN_OR_RAISE(std::string index_string, LogicalTypeString(*indices));
@@ -339,9 +341,10 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
   if (s == "map") {
     // One child: the entries struct, whose two children are the key and the value.
     if (children.size() != 1) {
-      return Status::Invalid("Lance logical type 'map' needs exactly one child field "
-                             "(the entries struct), got " +
-                             std::to_string(children.size()));
+      return Status::Invalid(
+          "Lance logical type 'map' needs exactly one child field "
+          "(the entries struct), got " +
+          std::to_string(children.size()));
     }
     auto type = MapFromEntries(children[0], /*keys_sorted=*/false);
     if (!type.ok()) {

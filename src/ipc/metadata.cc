@@ -166,8 +166,8 @@ Result<Offset<fb::Field>> FieldToFlatbuffer(FlatBufferBuilder* fbb, const Field&
   // Always present, even when empty: some Arrow versions reject a field without it.
   auto children_vector = fbb->CreateVector(children);
   auto metadata = KeyValuesToFlatbuffer(fbb, field.metadata());
-  return fb::CreateField(*fbb, name, field.nullable(), type_offset.type, type_offset.value,
-                         dictionary, children_vector, metadata);
+  return fb::CreateField(*fbb, name, field.nullable(), type_offset.type,
+                         type_offset.value, dictionary, children_vector, metadata);
 }
 
 // ---- Reading ------------------------------------------------------------------------
@@ -249,11 +249,13 @@ Result<TimeUnit> UnitFromFlatbuffer(fb::TimeUnit unit, const char* what,
 Result<DataTypePtr> TimestampFromFlatbuffer(const fb::Timestamp* type,
                                             const std::string& name) {
   if (type == nullptr) return FieldError(name, "Timestamp type without its table");
-  LANCE_ASSIGN_OR_RAISE(TimeUnit unit, UnitFromFlatbuffer(type->unit(), "Timestamp", name));
+  LANCE_ASSIGN_OR_RAISE(TimeUnit unit,
+                        UnitFromFlatbuffer(type->unit(), "Timestamp", name));
   return timestamp(unit, StringOf(type->timezone()));
 }
 
-Result<DataTypePtr> DecimalFromFlatbuffer(const fb::Decimal* type, const std::string& name) {
+Result<DataTypePtr> DecimalFromFlatbuffer(const fb::Decimal* type,
+                                          const std::string& name) {
   if (type == nullptr) return FieldError(name, "Decimal type without its table");
   DataTypePtr out;
   switch (type->bit_width()) {
@@ -269,8 +271,8 @@ Result<DataTypePtr> DecimalFromFlatbuffer(const fb::Decimal* type, const std::st
                                     std::to_string(type->bit_width()) +
                                     " is not supported");
     default:
-      return FieldError(name, "Decimal type with bit width " +
-                                  std::to_string(type->bit_width()));
+      return FieldError(
+          name, "Decimal type with bit width " + std::to_string(type->bit_width()));
   }
   Status st = ValidateTypeParameters(*out);
   if (!st.ok()) return FieldError(name, st.message());
@@ -331,8 +333,8 @@ Result<DataTypePtr> TypeFromFlatbuffer(const fb::Field& field, const std::string
         case fb::DateUnit::MILLISECOND:
           return date64();
       }
-      return FieldError(name, "Date type with unit " +
-                                  std::to_string(static_cast<int>(date->unit())));
+      return FieldError(
+          name, "Date type with unit " + std::to_string(static_cast<int>(date->unit())));
     }
     case fb::Type::Timestamp:
       return TimestampFromFlatbuffer(field.type_as_Timestamp(), name);
@@ -345,7 +347,8 @@ Result<DataTypePtr> TypeFromFlatbuffer(const fb::Field& field, const std::string
     case fb::Type::Duration: {
       const fb::Duration* d = field.type_as_Duration();
       if (d == nullptr) return FieldError(name, "Duration type without its table");
-      LANCE_ASSIGN_OR_RAISE(TimeUnit unit, UnitFromFlatbuffer(d->unit(), "Duration", name));
+      LANCE_ASSIGN_OR_RAISE(TimeUnit unit,
+                            UnitFromFlatbuffer(d->unit(), "Duration", name));
       return duration(unit);
     }
     case fb::Type::Map: {
@@ -418,8 +421,9 @@ Result<FieldPtr> FieldFromFlatbuffer(const fb::Field* field, int depth,
         encoding->id(), DictionaryLayout::Entry{value_type, ordinal});
     if (!inserted && !it->second.value_type->Equals(*value_type)) {
       return FieldError(name, "dictionary id " + std::to_string(encoding->id()) +
-                                  " is used for values of type " + value_type->ToString() +
-                                  " and of type " + it->second.value_type->ToString());
+                                  " is used for values of type " +
+                                  value_type->ToString() + " and of type " +
+                                  it->second.value_type->ToString());
     }
     type = dictionary(std::move(index_type), value_type, encoding->is_ordered());
   }

@@ -53,8 +53,9 @@ Result<Block> ReadBlock(const flatbuffers::Vector<const fb::Block*>* blocks, uin
     return Status::Corrupt(std::string(kind) + " block " + std::to_string(i) +
                            " [offset " + std::to_string(block.offset) + ", metadata " +
                            std::to_string(block.metadata_length) + ", body " +
-                           std::to_string(block.body_length) + "] lies outside the file's " +
-                           std::to_string(limit) + " bytes of messages");
+                           std::to_string(block.body_length) +
+                           "] lies outside the file's " + std::to_string(limit) +
+                           " bytes of messages");
   }
   return block;
 }
@@ -119,20 +120,21 @@ Result<std::shared_ptr<IpcFileReader>> IpcFileReader::Open(BufferPtr file_bytes)
   // Dictionaries are read in file order (a delta extends what came before it).
   if (const auto* blocks = (*footer)->dictionaries()) {
     for (uint32_t i = 0; i < blocks->size(); ++i) {
-      const std::string context = "reading dictionary batch " + std::to_string(i) +
-                                  " of an Arrow IPC file";
+      const std::string context =
+          "reading dictionary batch " + std::to_string(i) + " of an Arrow IPC file";
       auto block = ReadBlock(blocks, i, state->footer_start, "dictionary");
       if (!block.ok()) return block.status().WithContext(kContext);
-      auto view = internal::ReadMessageAt(state->bytes, block->offset, state->footer_start);
+      auto view =
+          internal::ReadMessageAt(state->bytes, block->offset, state->footer_start);
       if (!view.ok()) return view.status().WithContext(context);
       if (view->end_of_stream) {
         return Status::Corrupt("block points at an end-of-stream marker")
             .WithContext(context);
       }
-      LANCE_RETURN_NOT_OK_CTX(internal::ReadDictionaryBatch(*view->message, state->schema,
-                                                            view->body,
-                                                            &state->dictionaries),
-                              context);
+      LANCE_RETURN_NOT_OK_CTX(
+          internal::ReadDictionaryBatch(*view->message, state->schema, view->body,
+                                        &state->dictionaries),
+          context);
     }
   }
   return std::shared_ptr<IpcFileReader>(new IpcFileReader(std::move(state)));

@@ -75,9 +75,9 @@ class BatchSerializer {
       case TypeId::kDictionary: {
         // Only the indices: the values travel in dictionary batches.
         const int64_t width = type.index_type()->byte_width();
-        LANCE_ASSIGN_OR_RAISE(
-            BufferPtr indices,
-            SliceBytes(data->buffers[1], offset * width, length * width, path, "indices"));
+        LANCE_ASSIGN_OR_RAISE(BufferPtr indices,
+                              SliceBytes(data->buffers[1], offset * width, length * width,
+                                         path, "indices"));
         buffers_.push_back(std::move(indices));
         return Status::OK();
       }
@@ -244,8 +244,9 @@ void CollectDictionaries(const DataType& type, const ArrayDataPtr& data, int64_t
     const DataTypePtr& value_type = type.value_type();
     const ArrayDataPtr dictionary = data ? data->dictionary : nullptr;
     for (size_t i = 0; value_type && i < value_type->fields().size(); ++i) {
-      const ArrayDataPtr child =
-          dictionary && i < dictionary->children.size() ? dictionary->children[i] : nullptr;
+      const ArrayDataPtr child = dictionary && i < dictionary->children.size()
+                                     ? dictionary->children[i]
+                                     : nullptr;
       CollectDictionaries(*value_type->fields()[i]->type(), child, ordinal, next, out);
     }
     return;
@@ -347,7 +348,8 @@ class IpcWriter::Impl {
       }
       if (actions[k] == Action::kFull && before && is_file_) {
         return Status::Invalid(
-            "IPC writer: the dictionary of dictionary-encoded field " + std::to_string(k) +
+            "IPC writer: the dictionary of dictionary-encoded field " +
+            std::to_string(k) +
             " changed between record batches; the IPC file format cannot replace a "
             "dictionary (only extend it), use the stream format");
       }
@@ -364,8 +366,7 @@ class IpcWriter::Impl {
         values = values->Slice(old_length, values->length - old_length);
       }
       BatchSerializer serializer;
-      LANCE_RETURN_NOT_OK(
-          serializer.Visit(values, "dictionary " + std::to_string(k)));
+      LANCE_RETURN_NOT_OK(serializer.Visit(values, "dictionary " + std::to_string(k)));
       LANCE_RETURN_NOT_OK(
           WriteMessage(&serializer, values->length, k, actions[k] == Action::kDelta));
       written_dictionaries_[k] = current.values[k];

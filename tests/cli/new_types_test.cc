@@ -28,7 +28,8 @@ void ExpectType(const std::string& text, const DataTypePtr& expected) {
   auto parsed = ParseTypeString(text);
   ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
   EXPECT_TRUE((*parsed)->Equals(*expected, true))
-      << text << " parsed as " << (*parsed)->ToString() << ", want " << expected->ToString();
+      << text << " parsed as " << (*parsed)->ToString() << ", want "
+      << expected->ToString();
 }
 
 TEST(NewTypeStrings, Parse) {
@@ -52,8 +53,9 @@ TEST(NewTypeStrings, Parse) {
   ExpectType("dictionary<indices=uint16, values=int64, ordered>",
              dictionary(uint16(), int64(), true));
   ExpectType("map<utf8, int32>", map(utf8(), int32()));
-  ExpectType("map<int64, list<utf8> not null, keys_sorted>",
-             map(field("key", int64(), false), field("value", list(utf8()), false), true));
+  ExpectType(
+      "map<int64, list<utf8> not null, keys_sorted>",
+      map(field("key", int64(), false), field("value", list(utf8()), false), true));
   ExpectType("struct<n: null, m: map<utf8, decimal128(5, 2)>>",
              struct_({field("n", null()), field("m", map(utf8(), decimal128(5, 2)))}));
   ExpectType("list<dictionary<values=utf8, indices=int16>>",
@@ -63,13 +65,15 @@ TEST(NewTypeStrings, Parse) {
 TEST(NewTypeStrings, ParseErrors) {
   EXPECT_THAT(ParseTypeString("decimal128(39, 2)"),
               IsErrorWith(StatusCode::kInvalid, "precision must be in [1, 38]"));
-  EXPECT_THAT(ParseTypeString("decimal128(10)"), IsErrorWith(StatusCode::kInvalid, "','"));
+  EXPECT_THAT(ParseTypeString("decimal128(10)"),
+              IsErrorWith(StatusCode::kInvalid, "','"));
   EXPECT_THAT(ParseTypeString("decimal128(10, x)"),
               IsErrorWith(StatusCode::kInvalid, "scale"));
   EXPECT_THAT(ParseTypeString("time32[us]"),
               IsErrorWith(StatusCode::kInvalid, "time32 takes the unit s or ms"));
   EXPECT_THAT(ParseTypeString("time64[s]"), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ParseTypeString("duration[d]"), IsErrorWith(StatusCode::kInvalid, "time unit"));
+  EXPECT_THAT(ParseTypeString("duration[d]"),
+              IsErrorWith(StatusCode::kInvalid, "time unit"));
   EXPECT_THAT(ParseTypeString("dictionary<indices=int8>"),
               IsErrorWith(StatusCode::kInvalid, "values="));
   EXPECT_THAT(ParseTypeString("dictionary<values=utf8, indices=utf8>"),
@@ -101,12 +105,14 @@ TEST(NewTypeStrings, FormatReadsBack) {
     ExpectType(text, type);
   }
   // A schema file round trip.
-  auto s = schema({field("d", decimal128(7, 3), false), field("m", map(utf8(), int64()))});
+  auto s =
+      schema({field("d", decimal128(7, 3), false), field("m", map(utf8(), int64()))});
   ASSERT_OK_AND_ASSIGN(SchemaPtr back, ParseSchemaJson(FormatSchemaJson(*s)));
   EXPECT_TRUE(back->Equals(*s, true)) << back->ToString();
 }
 
-// ---- scalar codecs ---------------------------------------------------------------------
+// ---- scalar codecs
+// ---------------------------------------------------------------------
 
 TEST(NewScalarCodec, TimeOfDay) {
   EXPECT_EQ(FormatTimeOfDay(45296, TimeUnit::kSecond), "12:34:56");
@@ -124,7 +130,8 @@ TEST(NewScalarCodec, TimeOfDay) {
   EXPECT_THAT(ParseTimeOfDay("24:00:00", TimeUnit::kSecond),
               IsErrorWith(StatusCode::kInvalid, "out of range"));
   for (const char* bad : {"", "1:00", "12", "12:3", "12:34:5", "12:34:56Z", "ab:cd"}) {
-    EXPECT_THAT(ParseTimeOfDay(bad, TimeUnit::kSecond), IsError(StatusCode::kInvalid)) << bad;
+    EXPECT_THAT(ParseTimeOfDay(bad, TimeUnit::kSecond), IsError(StatusCode::kInvalid))
+        << bad;
   }
 }
 
@@ -135,10 +142,12 @@ TEST(NewScalarCodec, Date64) {
   EXPECT_EQ(FormatDate64(1), "1970-01-01T00:00:00.001");
   EXPECT_EQ(*ParseDate64("2024-02-29"), 86'400'000LL * 19782);
   EXPECT_EQ(*ParseDate64("1970-01-01T00:00:00.001"), 1);
-  EXPECT_THAT(ParseDate64("yesterday"), IsErrorWith(StatusCode::kInvalid, "not a valid date"));
+  EXPECT_THAT(ParseDate64("yesterday"),
+              IsErrorWith(StatusCode::kInvalid, "not a valid date"));
 }
 
-// ---- rendering -------------------------------------------------------------------------
+// ---- rendering
+// -------------------------------------------------------------------------
 
 std::string Json(const ArrayPtr& array) {
   std::string out;
@@ -182,40 +191,71 @@ struct RenderCase {
 std::vector<RenderCase> RenderCases() {
   return {
       {null(), {"null", "null"}, "null null", "null|null"},
-      {decimal128(10, 2), {"123.45", "\"-0.01\"", "null", "1e2"},
-       "\"123.45\" \"-0.01\" null \"100.00\"", "123.45|-0.01|null|100.00"},
-      {decimal256(40, 0), {"\"-1234567890123456789012345678901234567890\""},
+      {decimal128(10, 2),
+       {"123.45", "\"-0.01\"", "null", "1e2"},
+       "\"123.45\" \"-0.01\" null \"100.00\"",
+       "123.45|-0.01|null|100.00"},
+      {decimal256(40, 0),
+       {"\"-1234567890123456789012345678901234567890\""},
        "\"-1234567890123456789012345678901234567890\"",
        "-1234567890123456789012345678901234567890"},
       {decimal128(5, -2), {"12300", "\"-500\""}, "\"12300\" \"-500\"", "12300|-500"},
-      {date64(), {"\"2024-02-29\"", "0", "null"}, "\"2024-02-29\" \"1970-01-01\" null",
+      {date64(),
+       {"\"2024-02-29\"", "0", "null"},
+       "\"2024-02-29\" \"1970-01-01\" null",
        "2024-02-29|1970-01-01|null"},
-      {time32(TimeUnit::kSecond), {"\"12:34:56\"", "0", "\"23:59\""},
-       "\"12:34:56\" \"00:00:00\" \"23:59:00\"", "12:34:56|00:00:00|23:59:00"},
-      {time32(TimeUnit::kMilli), {"\"12:34:56.789\""}, "\"12:34:56.789\"", "12:34:56.789"},
-      {time64(TimeUnit::kMicro), {"\"00:00:00.000001\"", "45296789012"},
-       "\"00:00:00.000001\" \"12:34:56.789012\"", "00:00:00.000001|12:34:56.789012"},
-      {time64(TimeUnit::kNano), {"\"23:59:59.999999999\""}, "\"23:59:59.999999999\"",
+      {time32(TimeUnit::kSecond),
+       {"\"12:34:56\"", "0", "\"23:59\""},
+       "\"12:34:56\" \"00:00:00\" \"23:59:00\"",
+       "12:34:56|00:00:00|23:59:00"},
+      {time32(TimeUnit::kMilli),
+       {"\"12:34:56.789\""},
+       "\"12:34:56.789\"",
+       "12:34:56.789"},
+      {time64(TimeUnit::kMicro),
+       {"\"00:00:00.000001\"", "45296789012"},
+       "\"00:00:00.000001\" \"12:34:56.789012\"",
+       "00:00:00.000001|12:34:56.789012"},
+      {time64(TimeUnit::kNano),
+       {"\"23:59:59.999999999\""},
+       "\"23:59:59.999999999\"",
        "23:59:59.999999999"},
-      {duration(TimeUnit::kMilli), {"1500", "-3", "\"7\"", "null"}, "1500 -3 7 null",
+      {duration(TimeUnit::kMilli),
+       {"1500", "-3", "\"7\"", "null"},
+       "1500 -3 7 null",
        "1500|-3|7|null"},
-      {duration(TimeUnit::kNano), {"-9223372036854775808"}, "-9223372036854775808",
+      {duration(TimeUnit::kNano),
+       {"-9223372036854775808"},
+       "-9223372036854775808",
        "-9223372036854775808"},
-      {dictionary(int8(), utf8()), {"\"b\"", "\"a\"", "null", "\"b\""},
-       "\"b\" \"a\" null \"b\"", "b|a|null|b"},
-      {dictionary(uint16(), decimal128(5, 1)), {"1.5", "\"-2.0\""}, "\"1.5\" \"-2.0\"",
+      {dictionary(int8(), utf8()),
+       {"\"b\"", "\"a\"", "null", "\"b\""},
+       "\"b\" \"a\" null \"b\"",
+       "b|a|null|b"},
+      {dictionary(uint16(), decimal128(5, 1)),
+       {"1.5", "\"-2.0\""},
+       "\"1.5\" \"-2.0\"",
        "1.5|-2.0"},
-      {map(utf8(), int32()), {"{\"a\": 1, \"b\": null}", "{}", "null", "[[\"c\", 3]]"},
-       "{\"a\":1,\"b\":null} {} null {\"c\":3}", "{\"a\":1,\"b\":null}|{}|null|{\"c\":3}"},
-      {map(int64(), utf8()), {"[[1, \"x\"], [2, null]]", "{\"3\": \"y\"}"},
-       "[[1,\"x\"],[2,null]] [[3,\"y\"]]", "[[1,\"x\"],[2,null]]|[[3,\"y\"]]"},
-      {map(boolean(), map(utf8(), date64())), {"{\"true\": {\"d\": \"1970-01-02\"}}"},
-       "[[true,{\"d\":\"1970-01-02\"}]]", "[[true,{\"d\":\"1970-01-02\"}]]"},
-      {list(dictionary(int32(), utf8())), {"[\"x\", \"y\", \"x\"]"},
-       "[\"x\",\"y\",\"x\"]", "[\"x\",\"y\",\"x\"]"},
+      {map(utf8(), int32()),
+       {"{\"a\": 1, \"b\": null}", "{}", "null", "[[\"c\", 3]]"},
+       "{\"a\":1,\"b\":null} {} null {\"c\":3}",
+       "{\"a\":1,\"b\":null}|{}|null|{\"c\":3}"},
+      {map(int64(), utf8()),
+       {"[[1, \"x\"], [2, null]]", "{\"3\": \"y\"}"},
+       "[[1,\"x\"],[2,null]] [[3,\"y\"]]",
+       "[[1,\"x\"],[2,null]]|[[3,\"y\"]]"},
+      {map(boolean(), map(utf8(), date64())),
+       {"{\"true\": {\"d\": \"1970-01-02\"}}"},
+       "[[true,{\"d\":\"1970-01-02\"}]]",
+       "[[true,{\"d\":\"1970-01-02\"}]]"},
+      {list(dictionary(int32(), utf8())),
+       {"[\"x\", \"y\", \"x\"]"},
+       "[\"x\",\"y\",\"x\"]",
+       "[\"x\",\"y\",\"x\"]"},
       {struct_({field("n", null()), field("t", time32(TimeUnit::kSecond)),
                 field("d", decimal128(4, 1))}),
-       {"{\"t\": \"00:00:01\", \"d\": 2.5}"}, "{\"n\":null,\"t\":\"00:00:01\",\"d\":\"2.5\"}",
+       {"{\"t\": \"00:00:01\", \"d\": 2.5}"},
+       "{\"n\":null,\"t\":\"00:00:01\",\"d\":\"2.5\"}",
        "{\"n\":null,\"t\":\"00:00:01\",\"d\":\"2.5\"}"},
   };
 }
@@ -254,10 +294,11 @@ TEST(NewTypesRender, ScanOutputImportsBackEqual) {
 TEST(NewTypesImport, CsvCells) {
   ImportOptions options;
   options.format = InputFormat::kCsv;
-  options.schema = schema({field("d", decimal128(6, 2)), field("t", time64(TimeUnit::kMicro)),
-                           field("dt", date64()), field("du", duration(TimeUnit::kSecond)),
-                           field("dict", dictionary(int16(), utf8())),
-                           field("m", map(utf8(), int32())), field("n", null())});
+  options.schema =
+      schema({field("d", decimal128(6, 2)), field("t", time64(TimeUnit::kMicro)),
+              field("dt", date64()), field("du", duration(TimeUnit::kSecond)),
+              field("dict", dictionary(int16(), utf8())),
+              field("m", map(utf8(), int32())), field("n", null())});
   ASSERT_OK_AND_ASSIGN(
       TablePtr table,
       ImportText("d,t,dt,du,dict,m,n\n"
@@ -287,13 +328,17 @@ TEST(NewTypesImport, BadValuesNameLineAndColumn) {
   };
   EXPECT_THAT(import(decimal128(5, 2), "1.234"),
               IsErrorWith(StatusCode::kInvalid, "line 1, column 'c'"));
-  EXPECT_THAT(import(decimal128(5, 2), "1.234"), IsErrorWith(StatusCode::kInvalid, "fraction"));
-  EXPECT_THAT(import(decimal128(5, 2), "12345.6"), IsErrorWith(StatusCode::kInvalid, "digits"));
-  EXPECT_THAT(import(decimal128(5, 2), "true"), IsErrorWith(StatusCode::kInvalid, "expected"));
+  EXPECT_THAT(import(decimal128(5, 2), "1.234"),
+              IsErrorWith(StatusCode::kInvalid, "fraction"));
+  EXPECT_THAT(import(decimal128(5, 2), "12345.6"),
+              IsErrorWith(StatusCode::kInvalid, "digits"));
+  EXPECT_THAT(import(decimal128(5, 2), "true"),
+              IsErrorWith(StatusCode::kInvalid, "expected"));
   EXPECT_THAT(import(null(), "1"), IsErrorWith(StatusCode::kInvalid, "expected null"));
   EXPECT_THAT(import(time32(TimeUnit::kSecond), "86400"),
               IsErrorWith(StatusCode::kInvalid, "time of day"));
-  EXPECT_THAT(import(time32(TimeUnit::kSecond), "\"25:00\""), IsError(StatusCode::kInvalid));
+  EXPECT_THAT(import(time32(TimeUnit::kSecond), "\"25:00\""),
+              IsError(StatusCode::kInvalid));
   EXPECT_THAT(import(duration(TimeUnit::kSecond), "1.5"), IsError(StatusCode::kInvalid));
   EXPECT_THAT(import(date64(), "\"soon\""), IsError(StatusCode::kInvalid));
   EXPECT_THAT(import(map(utf8(), int32()), "[[null, 1]]"),
@@ -303,7 +348,8 @@ TEST(NewTypesImport, BadValuesNameLineAndColumn) {
   EXPECT_THAT(import(map(utf8(), int32()), "{\"a\": \"x\"}"),
               IsErrorWith(StatusCode::kInvalid, "column 'c.a'"));
   EXPECT_THAT(import(map(int32(), int32()), "{\"x\": 1}"), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(import(dictionary(int8(), int32()), "\"x\""), IsError(StatusCode::kInvalid));
+  EXPECT_THAT(import(dictionary(int8(), int32()), "\"x\""),
+              IsError(StatusCode::kInvalid));
 }
 
 }  // namespace

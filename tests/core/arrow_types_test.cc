@@ -179,7 +179,8 @@ TEST(ArrowTypesTest, Accessors) {
   EXPECT_TRUE(m->item_type()->Equals(*list(int32())));
   EXPECT_TRUE(m->value_type()->Equals(*entries->type()));
   // The key is forced non-nullable, as Arrow requires.
-  EXPECT_FALSE(map(field("k", utf8(), true), field("v", int8()))->key_field()->nullable());
+  EXPECT_FALSE(
+      map(field("k", utf8(), true), field("v", int8()))->key_field()->nullable());
   // Misuse answers null rather than crashing.
   EXPECT_EQ(int32()->key_field(), nullptr);
   EXPECT_EQ(int32()->index_type(), nullptr);
@@ -206,10 +207,11 @@ TEST(ArrowTypesTest, Equality) {
   EXPECT_FALSE(map(utf8(), int32())->Equals(*map(utf8(), int64())));
   EXPECT_FALSE(map(utf8(), int32())->Equals(*map(binary(), int32())));
   EXPECT_FALSE(map(utf8(), int32())->Equals(*map(utf8(), int32(), true)));
-  EXPECT_FALSE(
-      map(utf8(), int32())->Equals(*map(field("key", utf8()), field("v", int32(), false))));
+  EXPECT_FALSE(map(utf8(), int32())
+                   ->Equals(*map(field("key", utf8()), field("v", int32(), false))));
   // Entry names do not matter (producers differ), as for list items.
-  EXPECT_TRUE(map(utf8(), int32())->Equals(*map(field("k", utf8()), field("v", int32()))));
+  EXPECT_TRUE(
+      map(utf8(), int32())->Equals(*map(field("k", utf8()), field("v", int32()))));
   // A map is not the list of structs it is laid out as.
   EXPECT_FALSE(map(utf8(), int32())->Equals(*list(map(utf8(), int32())->fields()[0])));
   // Metadata on the item counts only when asked to.
@@ -227,8 +229,8 @@ TEST(ArrowTypesTest, MapFromEntriesChecksTheShape) {
   EXPECT_EQ(m->key_field()->name(), "k");
   EXPECT_THAT(MapFromEntries(field("e", kv, true)),
               IsErrorWith(StatusCode::kInvalid, "must not be nullable"));
-  EXPECT_THAT(MapFromEntries(field("e", struct_({field("k", utf8()), field("v", int32())}),
-                                   false)),
+  EXPECT_THAT(MapFromEntries(
+                  field("e", struct_({field("k", utf8()), field("v", int32())}), false)),
               IsErrorWith(StatusCode::kInvalid, "key field 'k'"));
   EXPECT_THAT(MapFromEntries(field("e", struct_({field("k", utf8(), false)}), false)),
               IsErrorWith(StatusCode::kInvalid, "struct of key and value"));
@@ -290,8 +292,9 @@ TEST(DecimalTextTest, Format) {
   EXPECT_EQ(FormatDecimal(max128, 16, 0), "170141183460469231731687303715884105727");
   uint8_t min256[32] = {};
   min256[31] = 0x80;
-  EXPECT_EQ(FormatDecimal(min256, 32, 0),
-            "-57896044618658097711785492504343953926634992332820282019728792003956564819968");
+  EXPECT_EQ(
+      FormatDecimal(min256, 32, 0),
+      "-57896044618658097711785492504343953926634992332820282019728792003956564819968");
 }
 
 TEST(DecimalTextTest, ParseRoundTrips) {
@@ -316,8 +319,9 @@ TEST(DecimalTextTest, ParseRoundTrips) {
 
 TEST(DecimalTextTest, ParseRejectsInexactOrOversized) {
   const DataTypePtr d = decimal128(10, 2);
-  EXPECT_EQ(RoundTrip(d, "1.234"), "error: '1.234' is not a valid decimal128(10, 2) value: "
-                                   "more than 2 fraction digits");
+  EXPECT_EQ(RoundTrip(d, "1.234"),
+            "error: '1.234' is not a valid decimal128(10, 2) value: "
+            "more than 2 fraction digits");
   EXPECT_THAT(RoundTrip(d, "100000000.00"), ::testing::HasSubstr("more than 10 digits"));
   EXPECT_THAT(RoundTrip(decimal128(5, -2), "12345"),
               ::testing::HasSubstr("fraction digits"));
@@ -365,7 +369,8 @@ TEST(ArrowTypesArrayTest, NullArray) {
   // A null count that disagrees or a bitmap are invalid.
   auto bad = std::make_shared<ArrayData>(*nulls->data());
   bad->null_count = 1;
-  EXPECT_THAT(MakeArray(bad)->Validate(), IsErrorWith(StatusCode::kInvalid, "slots is null"));
+  EXPECT_THAT(MakeArray(bad)->Validate(),
+              IsErrorWith(StatusCode::kInvalid, "slots is null"));
   bad = std::make_shared<ArrayData>(*nulls->data());
   bad->buffers[0] = Buffer::Allocate(1).value();
   EXPECT_THAT(MakeArray(bad)->Validate(), IsErrorWith(StatusCode::kInvalid, "bitmap"));
@@ -405,7 +410,8 @@ TEST(ArrowTypesArrayTest, DecimalArrays) {
 }
 
 TEST(ArrowTypesArrayTest, TemporalArrays) {
-  ArrayPtr d64 = Numeric64(date64(), {0, 86'400'000LL * 19782, -86'400'000}, {true, true, true});
+  ArrayPtr d64 =
+      Numeric64(date64(), {0, 86'400'000LL * 19782, -86'400'000}, {true, true, true});
   EXPECT_EQ(d64->ToString(), "[1970-01-01, 2024-02-29, 1969-12-31]");
   EXPECT_OK(d64->Validate());
   EXPECT_EQ(As<Date64Array>(d64)->Value(1), 86'400'000LL * 19782);
@@ -414,12 +420,14 @@ TEST(ArrowTypesArrayTest, TemporalArrays) {
               IsErrorWith(StatusCode::kInvalid, "not a whole number of days"));
   EXPECT_EQ(partial_day->ToString(), "[1970-01-01 00:00:00.001]");
 
-  ArrayPtr t32 = ArrayFromVector<Int32Builder>(time32(TimeUnit::kMilli),
-                                               {45'296'789, 0, 86'399'999}, {true, false, true})
-                     .value();
+  ArrayPtr t32 =
+      ArrayFromVector<Int32Builder>(time32(TimeUnit::kMilli), {45'296'789, 0, 86'399'999},
+                                    {true, false, true})
+          .value();
   EXPECT_EQ(t32->ToString(), "[12:34:56.789, null, 23:59:59.999]");
   EXPECT_OK(t32->Validate());
-  ArrayPtr t32s = ArrayFromVector<Int32Builder>(time32(TimeUnit::kSecond), {86'400}).value();
+  ArrayPtr t32s =
+      ArrayFromVector<Int32Builder>(time32(TimeUnit::kSecond), {86'400}).value();
   EXPECT_THAT(t32s->Validate(), IsErrorWith(StatusCode::kInvalid, "outside [0, 86400)"));
   ArrayPtr t64 = Numeric64(time64(TimeUnit::kNano), {1, 86'399'999'999'999});
   EXPECT_EQ(t64->ToString(), "[00:00:00.000000001, 23:59:59.999999999]");
@@ -427,17 +435,18 @@ TEST(ArrowTypesArrayTest, TemporalArrays) {
   EXPECT_THAT(Numeric64(time64(TimeUnit::kMicro), {-1})->Validate(),
               IsError(StatusCode::kInvalid));
 
-  ArrayPtr dur = Numeric64(duration(TimeUnit::kMilli), {1500, -3, 0}, {true, true, false});
+  ArrayPtr dur =
+      Numeric64(duration(TimeUnit::kMilli), {1500, -3, 0}, {true, true, false});
   EXPECT_EQ(dur->ToString(), "[1500ms, -3ms, null]");
   EXPECT_OK(dur->Validate());
   // Same values, different unit: different arrays.
-  EXPECT_FALSE(dur->Equals(*Numeric64(duration(TimeUnit::kSecond), {1500, -3, 0},
-                                       {true, true, false})));
+  EXPECT_FALSE(dur->Equals(
+      *Numeric64(duration(TimeUnit::kSecond), {1500, -3, 0}, {true, true, false})));
 }
 
 TEST(ArrowTypesArrayTest, DictionaryArray) {
-  ArrayPtr a = Dict(dictionary(int8(), utf8()), Str({"b", "a", "", "b", "c"},
-                                                    {true, true, false, true, true}));
+  ArrayPtr a = Dict(dictionary(int8(), utf8()),
+                    Str({"b", "a", "", "b", "c"}, {true, true, false, true, true}));
   auto dict = As<DictionaryArray>(a);
   EXPECT_EQ(dict->length(), 5);
   EXPECT_EQ(dict->null_count(), 1);
@@ -451,9 +460,10 @@ TEST(ArrowTypesArrayTest, DictionaryArray) {
   EXPECT_OK(a->Validate());
 
   // Make() from parts, checking types and ranges.
-  ASSERT_OK_AND_ASSIGN(auto made, DictionaryArray::Make(dictionary(int32(), utf8()),
-                                                        I32({2, 0, 0}, {true, true, false}),
-                                                        Str({"x", "y", "z"})));
+  ASSERT_OK_AND_ASSIGN(
+      auto made,
+      DictionaryArray::Make(dictionary(int32(), utf8()),
+                            I32({2, 0, 0}, {true, true, false}), Str({"x", "y", "z"})));
   EXPECT_EQ(made->ToString(), "[\"z\", \"x\", null]");
   EXPECT_THAT(DictionaryArray::Make(dictionary(int32(), utf8()), I32({3}), Str({"x"})),
               IsErrorWith(StatusCode::kInvalid, "index 3 of slot 0 is outside"));
@@ -464,21 +474,22 @@ TEST(ArrowTypesArrayTest, DictionaryArray) {
   EXPECT_THAT(DictionaryArray::Make(dictionary(int32(), utf8()), I32({0}), I32({1})),
               IsErrorWith(StatusCode::kInvalid, "the dictionary is int32"));
   // Out-of-range indices under null slots do not matter.
-  EXPECT_OK(DictionaryArray::Make(dictionary(int32(), utf8()), I32({7}, {false}),
-                                  Str({"x"}))
-                .status());
+  EXPECT_OK(
+      DictionaryArray::Make(dictionary(int32(), utf8()), I32({7}, {false}), Str({"x"}))
+          .status());
 
   // Equality is by value: another encoding of the same values is equal.
-  ASSERT_OK_AND_ASSIGN(auto other, DictionaryArray::Make(dictionary(int8(), utf8()),
-                                                         I8({1, 2, 0, 1, 3},
-                                                            {true, true, false, true, true}),
-                                                         Str({"q", "b", "a", "c"})));
+  ASSERT_OK_AND_ASSIGN(
+      auto other,
+      DictionaryArray::Make(dictionary(int8(), utf8()),
+                            I8({1, 2, 0, 1, 3}, {true, true, false, true, true}),
+                            Str({"q", "b", "a", "c"})));
   EXPECT_TRUE(a->Equals(*other));
-  ASSERT_OK_AND_ASSIGN(auto different, DictionaryArray::Make(dictionary(int8(), utf8()),
-                                                             I8({1, 2, 0, 1, 0},
-                                                                {true, true, false, true,
-                                                                 true}),
-                                                             Str({"q", "b", "a", "c"})));
+  ASSERT_OK_AND_ASSIGN(
+      auto different,
+      DictionaryArray::Make(dictionary(int8(), utf8()),
+                            I8({1, 2, 0, 1, 0}, {true, true, false, true, true}),
+                            Str({"q", "b", "a", "c"})));
   EXPECT_FALSE(a->Equals(*different));
 
   // A dictionary type without a dictionary, or the other way round, is invalid.
@@ -493,7 +504,8 @@ TEST(ArrowTypesArrayTest, DictionaryArray) {
 }
 
 TEST(ArrowTypesArrayTest, MapArray) {
-  ArrayPtr m = StrIntMap({{{"a", 1}, {"b", 2}}, {}, {}, {{"c", 3}}}, {true, true, false, true});
+  ArrayPtr m =
+      StrIntMap({{{"a", 1}, {"b", 2}}, {}, {}, {{"c", 3}}}, {true, true, false, true});
   auto map_array = As<MapArray>(m);
   EXPECT_EQ(map_array->length(), 4);
   EXPECT_EQ(map_array->null_count(), 1);
@@ -504,10 +516,10 @@ TEST(ArrowTypesArrayTest, MapArray) {
   EXPECT_EQ(m->ToString(), "[{\"a\": 1, \"b\": 2}, {}, null, {\"c\": 3}]");
   EXPECT_EQ(m->Slice(3)->ToString(), "[{\"c\": 3}]");
   EXPECT_OK(m->Validate());
-  EXPECT_TRUE(m->Equals(*StrIntMap({{{"a", 1}, {"b", 2}}, {}, {}, {{"c", 3}}},
-                                   {true, true, false, true})));
-  EXPECT_FALSE(m->Equals(*StrIntMap({{{"a", 1}, {"b", 2}}, {}, {}, {{"c", 4}}},
-                                    {true, true, false, true})));
+  EXPECT_TRUE(m->Equals(
+      *StrIntMap({{{"a", 1}, {"b", 2}}, {}, {}, {{"c", 3}}}, {true, true, false, true})));
+  EXPECT_FALSE(m->Equals(
+      *StrIntMap({{{"a", 1}, {"b", 2}}, {}, {}, {{"c", 4}}}, {true, true, false, true})));
 
   // A null key or a null entry is invalid.
   const ArrayData& entries = *m->data()->children[0];
@@ -524,7 +536,8 @@ TEST(ArrowTypesArrayTest, MapArray) {
   bad_entries->buffers[0] = bits;
   bad_entries->null_count = 1;
   bad->children[0] = bad_entries;
-  EXPECT_THAT(MakeArray(bad)->Validate(), IsErrorWith(StatusCode::kInvalid, "entry 1 is null"));
+  EXPECT_THAT(MakeArray(bad)->Validate(),
+              IsErrorWith(StatusCode::kInvalid, "entry 1 is null"));
 }
 
 TEST(ArrowTypesArrayTest, PrettyPrintElidesLongMaps) {
@@ -534,7 +547,8 @@ TEST(ArrowTypesArrayTest, PrettyPrintElidesLongMaps) {
   PrettyPrintOptions options;
   options.window = 1;
   EXPECT_EQ(PrettyPrint(*m, options), "[{\"k0\": 0, ..., \"k4\": 4}]");
-  EXPECT_EQ(FormatValue(*m, 0), "{\"k0\": 0, \"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4}");
+  EXPECT_EQ(FormatValue(*m, 0),
+            "{\"k0\": 0, \"k1\": 1, \"k2\": 2, \"k3\": 3, \"k4\": 4}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -553,7 +567,8 @@ TEST(ArrowTypesBuilderTest, MakeBuilderCoversEveryNewType) {
       dictionary(uint8(), list(int32())),
       map(utf8(), int32()),
       map(int64(), dictionary(int16(), utf8())),
-      struct_({field("m", map(utf8(), null()), false), field("d", dictionary(int8(), utf8()), false)}),
+      struct_({field("m", map(utf8(), null()), false),
+               field("d", dictionary(int8(), utf8()), false)}),
   };
   for (const DataTypePtr& type : types) {
     SCOPED_TRACE(type->ToString());
@@ -570,9 +585,11 @@ TEST(ArrowTypesBuilderTest, MakeBuilderCoversEveryNewType) {
     // And the builder is reusable.
     ASSERT_OK(builder->AppendArray(*array));
     ASSERT_OK_AND_ASSIGN(ArrayPtr again, builder->Finish());
-    EXPECT_TRUE(again->Equals(*array)) << again->ToString() << " vs " << array->ToString();
+    EXPECT_TRUE(again->Equals(*array))
+        << again->ToString() << " vs " << array->ToString();
   }
-  EXPECT_THAT(MakeBuilder(decimal128(40, 0)), IsErrorWith(StatusCode::kInvalid, "precision"));
+  EXPECT_THAT(MakeBuilder(decimal128(40, 0)),
+              IsErrorWith(StatusCode::kInvalid, "precision"));
   EXPECT_THAT(MakeBuilder(time32(TimeUnit::kNano)), IsError(StatusCode::kInvalid));
   EXPECT_THAT(MakeBuilder(dictionary(utf8(), utf8())),
               IsErrorWith(StatusCode::kInvalid, "integer"));
@@ -597,7 +614,8 @@ TEST(ArrowTypesBuilderTest, DecimalBuilder) {
   ASSERT_OK(builder.AppendUnscaled(-12345));
   ASSERT_OK(builder.AppendDecimalText("1.5"));
   ASSERT_OK(builder.AppendNull());
-  EXPECT_THAT(builder.AppendUnscaled(100000), IsErrorWith(StatusCode::kInvalid, "5 digits"));
+  EXPECT_THAT(builder.AppendUnscaled(100000),
+              IsErrorWith(StatusCode::kInvalid, "5 digits"));
   EXPECT_THAT(builder.AppendDecimalText("1.005"), IsError(StatusCode::kInvalid));
   EXPECT_THAT(builder.AppendDecimalText("abc"), IsError(StatusCode::kInvalid));
   EXPECT_EQ(builder.length(), 3);  // failed appends append nothing
@@ -605,7 +623,8 @@ TEST(ArrowTypesBuilderTest, DecimalBuilder) {
   EXPECT_EQ(array->ToString(), "[-123.45, 1.50, null]");
 
   Decimal256Builder wide(decimal256(60, 30));
-  ASSERT_OK(wide.AppendDecimalText("123456789012345678901234567890.123456789012345678901234567890"));
+  ASSERT_OK(wide.AppendDecimalText(
+      "123456789012345678901234567890.123456789012345678901234567890"));
   ASSERT_OK_AND_ASSIGN(ArrayPtr w, wide.Finish());
   EXPECT_EQ(As<DecimalArray>(w)->FormatValue(0),
             "123456789012345678901234567890.123456789012345678901234567890");
@@ -661,7 +680,8 @@ TEST(ArrowTypesBuilderTest, MapBuilder) {
   ASSERT_OK(builder.Append());
   ASSERT_OK(keys->AppendNull());
   ASSERT_OK(items->Append(1));
-  EXPECT_THAT(builder.Finish(), IsErrorWith(StatusCode::kInvalid, "keys must not be null"));
+  EXPECT_THAT(builder.Finish(),
+              IsErrorWith(StatusCode::kInvalid, "keys must not be null"));
 }
 
 TEST(ArrowTypesBuilderTest, DictionaryBuilderEncodesValues) {
@@ -688,7 +708,8 @@ TEST(ArrowTypesBuilderTest, DictionaryBuilderFromIndices) {
   DictionaryBuilder builder(dictionary(int32(), float64()));
   ArrayPtr values = ArrayFromVector<DoubleBuilder>({0.5, 1.5}).value();
   ASSERT_OK(builder.SetDictionary(values));
-  EXPECT_THAT(builder.SetDictionary(values), IsErrorWith(StatusCode::kInvalid, "already"));
+  EXPECT_THAT(builder.SetDictionary(values),
+              IsErrorWith(StatusCode::kInvalid, "already"));
   ASSERT_OK(builder.AppendIndices(*I32({1, 0, 0}, {true, false, true})));
   EXPECT_THAT(builder.AppendIndices(*I32({2})), IsError(StatusCode::kInvalid));
   // A new value is added after the lent dictionary.
@@ -747,19 +768,20 @@ TEST(ArrowTypesConcatenateTest, DictionarySharedDictionaryIsKept) {
   EXPECT_EQ(out->data()->dictionary, a->data()->dictionary);
   EXPECT_EQ(As<DictionaryArray>(out)->indices()->ToString(), "[0, 1, 0, 1, 0, 0, 1, 0]");
   // An equal (but distinct) dictionary is kept too.
-  ASSERT_OK_AND_ASSIGN(auto same_values,
-                       DictionaryArray::Make(dictionary(int32(), utf8()), I32({1}),
-                                             Str({"a", "b"})));
+  ASSERT_OK_AND_ASSIGN(
+      auto same_values,
+      DictionaryArray::Make(dictionary(int32(), utf8()), I32({1}), Str({"a", "b"})));
   ASSERT_OK_AND_ASSIGN(out, Concatenate({a, same_values}));
   EXPECT_EQ(out->data()->dictionary, a->data()->dictionary);
   EXPECT_EQ(As<DictionaryArray>(out)->indices()->ToString(), "[0, 1, 0, 1]");
 }
 
 TEST(ArrowTypesConcatenateTest, DictionaryDifferentDictionariesAreUnified) {
-  ArrayPtr a = Dict(dictionary(int32(), utf8()), Str({"a", "b", ""}, {true, true, false}));
-  ASSERT_OK_AND_ASSIGN(auto b, DictionaryArray::Make(dictionary(int32(), utf8()),
-                                                     I32({0, 1, 2, 0}),
-                                                     Str({"c", "a", ""}, {true, true, false})));
+  ArrayPtr a =
+      Dict(dictionary(int32(), utf8()), Str({"a", "b", ""}, {true, true, false}));
+  ASSERT_OK_AND_ASSIGN(
+      auto b, DictionaryArray::Make(dictionary(int32(), utf8()), I32({0, 1, 2, 0}),
+                                    Str({"c", "a", ""}, {true, true, false})));
   ASSERT_OK_AND_ASSIGN(ArrayPtr out, Concatenate({a, b}));
   EXPECT_EQ(out->ToString(), "[\"a\", \"b\", null, \"c\", \"a\", null, \"c\"]");
   auto dict = As<DictionaryArray>(out);
@@ -782,7 +804,8 @@ TEST(ArrowTypesConcatenateTest, DictionaryDifferentDictionariesAreUnified) {
 }
 
 TEST(ArrowTypesConcatenateTest, OtherNewTypes) {
-  ASSERT_OK_AND_ASSIGN(ArrayPtr nulls, Concatenate({NullArray::Make(2), NullArray::Make(3)}));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr nulls,
+                       Concatenate({NullArray::Make(2), NullArray::Make(3)}));
   EXPECT_EQ(nulls->length(), 5);
   EXPECT_EQ(nulls->null_count(), 5);
   ArrayPtr d = Dec(decimal128(5, 1), {"1.5", "", "-2.0"});
@@ -790,11 +813,13 @@ TEST(ArrowTypesConcatenateTest, OtherNewTypes) {
   EXPECT_EQ(dd->ToString(), "[null, -2.0, 1.5, null, -2.0]");
   ArrayPtr m = StrIntMap({{{"a", 1}}, {}, {{"b", 2}, {"c", 3}}}, {true, false, true});
   ASSERT_OK_AND_ASSIGN(ArrayPtr mm, Concatenate({m->Slice(2), m}));
-  EXPECT_EQ(mm->ToString(), "[{\"b\": 2, \"c\": 3}, {\"a\": 1}, null, {\"b\": 2, \"c\": 3}]");
+  EXPECT_EQ(mm->ToString(),
+            "[{\"b\": 2, \"c\": 3}, {\"a\": 1}, null, {\"b\": 2, \"c\": 3}]");
   EXPECT_OK(mm->Validate());
   ArrayPtr t = Numeric64(time64(TimeUnit::kMicro), {1, 2});
   ASSERT_OK_AND_ASSIGN(ArrayPtr tt, Concatenate({t, t}));
-  EXPECT_EQ(tt->ToString(), "[00:00:00.000001, 00:00:00.000002, 00:00:00.000001, 00:00:00.000002]");
+  EXPECT_EQ(tt->ToString(),
+            "[00:00:00.000001, 00:00:00.000002, 00:00:00.000001, 00:00:00.000002]");
   EXPECT_THAT(Concatenate({t, Numeric64(time64(TimeUnit::kNano), {1})}),
               IsError(StatusCode::kInvalid));
 }
@@ -817,13 +842,14 @@ TEST(ArrowTypesComputeTest, FilterAndTakeEveryNewType) {
        "[1.00, null, -4.00]", "[5.55, 1.00, 1.00, null]"},
       {Dec(decimal256(60, 0), {"1", "2", "3", "", "5"}), "[1, 3, null]", "[5, 1, 1, 3]"},
       {Numeric64(date64(), {0, 86'400'000, 0, 0, 0}, {true, true, true, false, true}),
-       "[1970-01-01, 1970-01-01, null]", "[1970-01-01, 1970-01-01, 1970-01-01, 1970-01-01]"},
+       "[1970-01-01, 1970-01-01, null]",
+       "[1970-01-01, 1970-01-01, 1970-01-01, 1970-01-01]"},
       {ArrayFromVector<Int32Builder>(time32(TimeUnit::kSecond), {1, 2, 3, 4, 5}).value(),
        "[00:00:01, 00:00:03, 00:00:04]", "[00:00:05, 00:00:01, 00:00:01, 00:00:03]"},
       {Numeric64(duration(TimeUnit::kSecond), {1, 2, 3, 4, 5}), "[1s, 3s, 4s]",
        "[5s, 1s, 1s, 3s]"},
-      {Dict(dictionary(int16(), utf8()), Str({"a", "b", "c", "", "a"},
-                                             {true, true, true, false, true})),
+      {Dict(dictionary(int16(), utf8()),
+            Str({"a", "b", "c", "", "a"}, {true, true, true, false, true})),
        "[\"a\", \"c\", null]", "[\"a\", \"a\", \"a\", \"c\"]"},
       {StrIntMap({{{"a", 1}}, {{"b", 2}}, {}, {{"c", 3}, {"d", 4}}, {}},
                  {true, true, false, true, true}),

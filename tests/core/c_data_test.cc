@@ -123,11 +123,12 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
     if (type->id() == TypeId::kMap) {
       // Entries and keys may not be null; items may.
       const DataTypePtr& entries = type->value_type();
-      children.push_back(ArrayData::Make(
-          entries, child_length + 2, {nullptr}, 0, 0,
-          {Gen(type->key_type(), child_length + 2, Nulls::kNone, seed + 1),
-           Gen(type->item_type(), child_length + 2, Nulls::kSome, seed + 2)})
-                             ->Slice(2, child_length));
+      children.push_back(
+          ArrayData::Make(
+              entries, child_length + 2, {nullptr}, 0, 0,
+              {Gen(type->key_type(), child_length + 2, Nulls::kNone, seed + 1),
+               Gen(type->item_type(), child_length + 2, Nulls::kSome, seed + 2)})
+              ->Slice(2, child_length));
       return;
     }
     children.push_back(Gen(type->value_type(), child_length + 2, Nulls::kSome, seed + 1)
@@ -270,8 +271,9 @@ ArrayDataPtr Gen(const DataTypePtr& type, int64_t length, Nulls nulls, int seed 
         std::memcpy(indices->mutable_data() + i * width, &v, width);
       }
       buffers.push_back(indices);
-      return ArrayData::Make(type, length, std::move(buffers), null_count, 0, {},
-                             Gen(type->value_type(), 7, Nulls::kSome, seed + 1)->Slice(2, 5));
+      return ArrayData::Make(
+          type, length, std::move(buffers), null_count, 0, {},
+          Gen(type->value_type(), 7, Nulls::kSome, seed + 1)->Slice(2, 5));
     }
   }
   return ArrayData::Make(type, length, std::move(buffers), null_count, 0,
@@ -693,17 +695,27 @@ struct BadFormatCase {
 
 TEST(CDataSchemaTest, BadFormatsFailCleanly) {
   const std::vector<BadFormatCase> cases = {
-      {"tiM", StatusCode::kNotImplemented}, {"d32:10,2", StatusCode::kNotImplemented},
+      {"tiM", StatusCode::kNotImplemented},
+      {"d32:10,2", StatusCode::kNotImplemented},
       {"d:10,2,64", StatusCode::kNotImplemented},
-      {"d:10", StatusCode::kInvalid},       {"d:,2", StatusCode::kInvalid},
-      {"d:0,2", StatusCode::kInvalid},      {"d:39,2", StatusCode::kInvalid},
-      {"d:77,2,256", StatusCode::kInvalid}, {"ttx", StatusCode::kNotImplemented},
-      {"tDx", StatusCode::kNotImplemented}, {"tdx", StatusCode::kNotImplemented},
-      {"+m", StatusCode::kInvalid},         {"vu", StatusCode::kNotImplemented},
-      {"", StatusCode::kNotImplemented},    {"ll", StatusCode::kNotImplemented},
-      {"w:", StatusCode::kInvalid},         {"w:abc", StatusCode::kInvalid},
-      {"w:-3", StatusCode::kInvalid},       {"w:99999999999", StatusCode::kInvalid},
-      {"tsu", StatusCode::kInvalid},        {"tsx:", StatusCode::kNotImplemented},
+      {"d:10", StatusCode::kInvalid},
+      {"d:,2", StatusCode::kInvalid},
+      {"d:0,2", StatusCode::kInvalid},
+      {"d:39,2", StatusCode::kInvalid},
+      {"d:77,2,256", StatusCode::kInvalid},
+      {"ttx", StatusCode::kNotImplemented},
+      {"tDx", StatusCode::kNotImplemented},
+      {"tdx", StatusCode::kNotImplemented},
+      {"+m", StatusCode::kInvalid},
+      {"vu", StatusCode::kNotImplemented},
+      {"", StatusCode::kNotImplemented},
+      {"ll", StatusCode::kNotImplemented},
+      {"w:", StatusCode::kInvalid},
+      {"w:abc", StatusCode::kInvalid},
+      {"w:-3", StatusCode::kInvalid},
+      {"w:99999999999", StatusCode::kInvalid},
+      {"tsu", StatusCode::kInvalid},
+      {"tsx:", StatusCode::kNotImplemented},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE("format '" + c.format + "'");
@@ -1047,6 +1059,63 @@ TEST(CDataReleaseTest, ConsumerMovesChildOut) {
   EXPECT_TRUE(weak_b.expired());
 }
 
+TEST(CDataReleaseTest, ConsumerMovesDictionaryOut) {
+  ArrayDataPtr data = Gen(dictionary(int16(), utf8()), 6, Nulls::kSome);
+  std::weak_ptr<ArrayData> weak_root = data;
+  std::weak_ptr<ArrayData> weak_dict = data->dictionary;
+  ArrayPtr expected_dict = MakeArray(data->dictionary);
+  ArrowArray c_array;
+  ArrowSchema c_schema;
+  ASSERT_OK(ExportArray(*MakeArray(std::move(data)), &c_array, &c_schema));
+  ASSERT_NE(c_array.dictionary, nullptr);
+  ASSERT_NE(c_schema.dictionary, nullptr);
+  EXPECT_STREQ(c_schema.format, "s");
+  EXPECT_STREQ(c_schema.dictionary->format, "u");
+  EXPECT_EQ(c_array.n_buffers, 2);
+
+  // Move the dictionary out of both structs, release the parents first.
+  ArrowArray moved = *c_array.dictionary;
+  c_array.dictionary->release = nullptr;
+  ArrowSchema moved_schema = *c_schema.dictionary;
+  c_schema.dictionary->release = nullptr;
+  c_array.release(&c_array);
+  c_schema.release(&c_schema);
+  EXPECT_TRUE(weak_root.expired());
+  EXPECT_FALSE(weak_dict.expired());
+
+  ASSERT_OK_AND_ASSIGN(ArrayPtr dict, ImportArray(&moved, &moved_schema));
+  EXPECT_TRUE(dict->Equals(*expected_dict));
+  ExpectSameMemory(*expected_dict->data(), *dict->data(), "moved dictionary");
+  expected_dict.reset();
+  dict.reset();
+  EXPECT_TRUE(weak_dict.expired());
+}
+
+TEST(CDataReleaseTest, ImportedDictionarySharesTheGuard) {
+  // Indices and dictionary of a hand-made producer: one release, when the last buffer
+  // (here: the dictionary's, kept after the array is gone) dies.
+  int released = 0;
+  const int32_t indices[3] = {1, 0, 1};
+  const int32_t offsets[3] = {0, 1, 3};
+  const char chars[] = "abc";
+  ArrowArray* dict = new ArrowArray(MakeFakeArray(2, 0, 0, {nullptr, offsets, chars},
+                                                  &released));
+  ArrowArray c_array = MakeFakeArray(3, 0, 0, {nullptr, indices}, &released);
+  c_array.dictionary = dict;
+  // The fake producer releases children only; release the dictionary with the parent.
+  static_cast<FakeArray*>(c_array.private_data)->children.push_back(dict);
+  ASSERT_OK_AND_ASSIGN(ArrayPtr array, ImportArray(&c_array, dictionary(int32(), utf8())));
+  EXPECT_EQ(array->ToString(), "[\"bc\", \"a\", \"bc\"]");
+  EXPECT_OK(array->Validate());
+  BufferPtr keep = array->data()->dictionary->buffers[2];
+  EXPECT_EQ(keep->data(), reinterpret_cast<const uint8_t*>(chars));
+  array.reset();
+  EXPECT_EQ(released, 0);
+  keep.reset();
+  EXPECT_EQ(released, 2);  // the parent's release also released the dictionary
+  delete dict;
+}
+
 TEST(CDataReleaseTest, ImportCallsProducerReleaseOnceWhenLastBufferDies) {
   int released = 0;
   const uint8_t validity = 0b1101;
@@ -1191,13 +1260,17 @@ TEST(CDataArrayTest, MalformedArraysFailCleanlyAndAreReleased) {
        },
        StatusCode::kInvalid, "not a dictionary type"},
       {"dictionary type without dictionary", dictionary(int32(), utf8()),
-       [&](int* n) { return MakeFakeArray(4, 0, 0, {nullptr, values}, n); },
+       [&](int* n) {
+         return MakeFakeArray(4, 0, 0, {nullptr, values}, n);
+       },
        StatusCode::kInvalid, "has no dictionary"},
       {"null type with a buffer", null(),
-       [&](int* n) { return MakeFakeArray(4, 4, 0, {nullptr}, n); },
-       StatusCode::kInvalid, "n_buffers is 1, expected 0"},
+       [&](int* n) { return MakeFakeArray(4, 4, 0, {nullptr}, n); }, StatusCode::kInvalid,
+       "n_buffers is 1, expected 0"},
       {"decimal values missing", decimal128(5, 2),
-       [&](int* n) { return MakeFakeArray(4, 0, 0, {nullptr, nullptr}, n); },
+       [&](int* n) {
+         return MakeFakeArray(4, 0, 0, {nullptr, nullptr}, n);
+       },
        StatusCode::kInvalid, "buffer 1 is NULL"},
   };
   std::vector<ArrowArray*> kids_to_free;

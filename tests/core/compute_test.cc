@@ -138,6 +138,48 @@ void AppendRandom(ArrayBuilder* builder, const DataType& type, std::mt19937_64& 
       }
       return;
     }
+    case TypeId::kNull:
+      Check(builder->AppendNull());
+      return;
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      // Within any precision >= 5.
+      Check(static_cast<DecimalBuilder*>(builder)->AppendUnscaled(
+          static_cast<int64_t>(next() % 199999) - 99999));
+      return;
+    case TypeId::kDate64:
+      Check(static_cast<Int64Builder*>(builder)->Append(
+          (static_cast<int64_t>(next() % 40000) - 20000) * 86'400'000));
+      return;
+    case TypeId::kTime32:
+      Check(static_cast<Int32Builder*>(builder)->Append(
+          static_cast<int32_t>(next() % (86'400 * TicksPerSecond(type.unit())))));
+      return;
+    case TypeId::kTime64:
+      Check(static_cast<Int64Builder*>(builder)->Append(
+          static_cast<int64_t>(next() % (86'400 * TicksPerSecond(type.unit())))));
+      return;
+    case TypeId::kDuration:
+      Check(static_cast<Int64Builder*>(builder)->Append(static_cast<int64_t>(next())));
+      return;
+    case TypeId::kDictionary: {
+      // One random value of the value type, dictionary-encoded.
+      auto values = MakeBuilder(type.value_type()).value();
+      AppendRandom(values.get(), *type.value_type(), rng, /*allow_null=*/false);
+      Check(static_cast<DictionaryBuilder*>(builder)->AppendValues(
+          *values->Finish().value()));
+      return;
+    }
+    case TypeId::kMap: {
+      auto* m = static_cast<MapBuilder*>(builder);
+      Check(m->Append());
+      const int n = static_cast<int>(next() % 4);
+      for (int i = 0; i < n; ++i) {
+        AppendRandom(m->key_builder(), *type.key_type(), rng, /*allow_null=*/false);
+        AppendRandom(m->item_builder(), *type.item_type(), rng);
+      }
+      return;
+    }
   }
   std::abort();
 }
@@ -193,6 +235,21 @@ std::vector<DataTypePtr> AllTypes() {
       list(struct_({field("a", boolean()), field("b", list(int64()))})),
       struct_({field("l", large_list(float64())), field("f", fixed_size_list(int8(), 2)),
                field("n", struct_({field("z", utf8())}))}),
+      null(),
+      decimal128(9, 2),
+      decimal256(60, -1),
+      date64(),
+      time32(TimeUnit::kMilli),
+      time64(TimeUnit::kNano),
+      duration(TimeUnit::kSecond),
+      dictionary(int16(), utf8()),
+      dictionary(uint8(), int64(), /*ordered=*/true),
+      map(utf8(), int32()),
+      map(int64(), list(decimal128(5, 1))),
+      struct_({field("n", null()), field("d", dictionary(int32(), binary())),
+               field("m", map(utf8(), date64()))}),
+      list(dictionary(int8(), float64())),
+      fixed_size_list(time32(TimeUnit::kSecond), 2),
   };
 }
 

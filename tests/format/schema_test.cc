@@ -126,22 +126,24 @@ TEST(LogicalTypeTest, MapAndDictionary) {
 TEST(LogicalTypeTest, Rejects) {
   EXPECT_THAT(DataTypeFromLogicalType("decimal:64:10:2"),
               IsErrorWith(StatusCode::kNotImplemented, "decimal:64:10:2"));
-  for (const char* bad : {"decimal:128:10", "decimal:128:39:2", "decimal:256:77:2",
-                          "decimal:128:10:200", "decimal:128:0:0", "decimal:x:10:2",
-                          "decimal:128:10:2:1", "time32:us", "time64:s", "time32:x",
-                          "duration:d", "dict:string:int32", "dict:string:int32:maybe",
-                          "dict:struct:int32:false", "dict:string:float:false",
-                          "dict:timestamp:us:-:int32:false", "dict:decimal:128:5:2:int32:false",
-                          "dict:date32:day:int32:false", "fixed_size_list:decimal:128:50:2:2"}) {
+  for (const char* bad :
+       {"decimal:128:10", "decimal:128:39:2", "decimal:256:77:2", "decimal:128:10:200",
+        "decimal:128:0:0", "decimal:x:10:2", "decimal:128:10:2:1", "time32:us",
+        "time64:s", "time32:x", "duration:d", "dict:string:int32",
+        "dict:string:int32:maybe", "dict:struct:int32:false", "dict:string:float:false",
+        "dict:timestamp:us:-:int32:false", "dict:decimal:128:5:2:int32:false",
+        "dict:date32:day:int32:false", "fixed_size_list:decimal:128:50:2:2"}) {
     EXPECT_THAT(DataTypeFromLogicalType(bad), IsError(StatusCode::kInvalid)) << bad;
   }
-  EXPECT_THAT(DataTypeFromLogicalType("map"), IsErrorWith(StatusCode::kInvalid, "entries"));
+  EXPECT_THAT(DataTypeFromLogicalType("map"),
+              IsErrorWith(StatusCode::kInvalid, "entries"));
   EXPECT_THAT(DataTypeFromLogicalType("map", {field("entries", int32(), false)}),
               IsError(StatusCode::kInvalid));
-  EXPECT_THAT(DataTypeFromLogicalType(
-                  "map", {field("entries", struct_({field("k", utf8()), field("v", int8())}),
-                                false)}),
-              IsErrorWith(StatusCode::kInvalid, "key field 'k'"));
+  EXPECT_THAT(
+      DataTypeFromLogicalType(
+          "map",
+          {field("entries", struct_({field("k", utf8()), field("v", int8())}), false)}),
+      IsErrorWith(StatusCode::kInvalid, "key field 'k'"));
   EXPECT_THAT(DataTypeFromLogicalType("null", {field("c", int32())}),
               IsError(StatusCode::kInvalid));
   // What Lance itself refuses to store.
@@ -339,7 +341,8 @@ TEST(SchemaProtoTest, BadSchemas) {
   }
 }
 
-// ---- Facts from pylance 14.0.2 ---------------------------------------------------------
+// ---- Facts from pylance 14.0.2
+// ---------------------------------------------------------
 //
 // The Field messages of two manifests pylance 14.0.2 wrote, byte for byte (hex). They
 // were made with
@@ -469,7 +472,8 @@ const char* kPylanceMoreTypes[] = {
     "1207656e7472696573181c201b2a06737472756374",
     "12036b6579181d201c2a06737472696e673802",
     "120576616c7565181e201c2a05696e74333230013801",
-    "12066e6e5f646563181f20ffffffffffffffffff012a11646563696d616c3a3235363a37363a33383801",
+    "12066e6e5f646563181f20ffffffffffffffffff012a11646563696d616c3a3235363a37363a3338380"
+    "1",
 };
 
 SchemaPtr PylanceMoreTypesSchema(bool ordered) {
@@ -521,8 +525,8 @@ TEST(PylanceFactsTest, NewTypesMatchPylance14ByteForByte) {
 }
 
 TEST(PylanceFactsTest, MapFieldLayout) {
-  ASSERT_OK_AND_ASSIGN(LanceSchema s,
-                       LanceSchema::Assign(schema({field("m", map(utf8(), int32()))}), 15));
+  ASSERT_OK_AND_ASSIGN(
+      LanceSchema s, LanceSchema::Assign(schema({field("m", map(utf8(), int32()))}), 15));
   EXPECT_EQ(s.field_ids(), (std::vector<int32_t>{15, 16, 17, 18}));
   lance::file::Schema pb;
   ASSERT_OK(SchemaToProto(s, &pb));

@@ -70,7 +70,8 @@ const ExpectedColumn kNewTypes[] = {
      "[{1: [\"x\"]}, null, {2: [], 3: null}, {}]"},
     {"list_dict", "list<item: dictionary<values=utf8, indices=int16, ordered=0>>",
      "[[\"a\", \"b\"], null, [], [\"b\"]]"},
-    {"struct_new", "struct<n: null, d: decimal128(4, 1), t: time32[s], m: map<utf8, double>>",
+    {"struct_new",
+     "struct<n: null, d: decimal128(4, 1), t: time32[s], m: map<utf8, double>>",
      "[{n: null, d: 1.5, t: 00:00:01, m: {\"k\": 1.5}}, null, "
      "{n: null, d: null, t: null, m: null}, {n: null, d: -2.5, t: 23:59:59, m: {}}]"},
     {"fsl_dec", "fixed_size_list<item: decimal128(5, 2)>[2]",
@@ -81,7 +82,8 @@ void ExpectNewTypesBatch(const RecordBatch& batch) {
   ASSERT_EQ(batch.num_rows(), 4);
   ASSERT_EQ(batch.num_columns(), static_cast<int>(std::size(kNewTypes)));
   const Schema& schema = *batch.schema();
-  EXPECT_EQ(schema.metadata(), (KeyValueMetadata{{"origin", "make_golden.py new types"}}));
+  EXPECT_EQ(schema.metadata(),
+            (KeyValueMetadata{{"origin", "make_golden.py new types"}}));
   for (int i = 0; i < batch.num_columns(); ++i) {
     const ExpectedColumn& expected = kNewTypes[i];
     SCOPED_TRACE(expected.name);
@@ -107,7 +109,8 @@ void ExpectSliceBatch(const RecordBatch& first, const RecordBatch& second) {
 }
 
 TEST(IpcNewTypesGoldenTest, PyArrowFile) {
-  ASSERT_OK_AND_ASSIGN(auto reader, IpcFileReader::Open(LoadGolden("pyarrow_new_types.arrow")));
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       IpcFileReader::Open(LoadGolden("pyarrow_new_types.arrow")));
   ASSERT_EQ(reader->num_record_batches(), 2);
   ASSERT_OK_AND_ASSIGN(RecordBatchPtr first, reader->ReadRecordBatch(0));
   ExpectNewTypesBatch(*first);
@@ -116,13 +119,15 @@ TEST(IpcNewTypesGoldenTest, PyArrowFile) {
 }
 
 TEST(IpcNewTypesGoldenTest, PyArrowZstdFile) {
-  ASSERT_OK_AND_ASSIGN(TablePtr table, ReadIpcFile(LoadGolden("pyarrow_new_types_zstd.arrow")));
+  ASSERT_OK_AND_ASSIGN(TablePtr table,
+                       ReadIpcFile(LoadGolden("pyarrow_new_types_zstd.arrow")));
   ASSERT_EQ(table->batches().size(), 1u);
   ExpectNewTypesBatch(*table->batches()[0]);
 }
 
 TEST(IpcNewTypesGoldenTest, PyArrowStream) {
-  ASSERT_OK_AND_ASSIGN(TablePtr table, ReadIpcStream(LoadGolden("pyarrow_new_types.arrows")));
+  ASSERT_OK_AND_ASSIGN(TablePtr table,
+                       ReadIpcStream(LoadGolden("pyarrow_new_types.arrows")));
   ASSERT_EQ(table->batches().size(), 2u);
   ExpectNewTypesBatch(*table->batches()[0]);
   ExpectSliceBatch(*table->batches()[0], *table->batches()[1]);
@@ -130,7 +135,8 @@ TEST(IpcNewTypesGoldenTest, PyArrowStream) {
 
 // make_golden.py dictionary_stream_batches(): one dictionary column over 3 batches.
 void ExpectDictionaryBatches(const std::vector<RecordBatchPtr>& batches, size_t count) {
-  const char* kValues[] = {"[\"a\", \"b\", null]", "[\"c\", \"a\"]", "[\"x\", \"x\", null]"};
+  const char* kValues[] = {"[\"a\", \"b\", null]", "[\"c\", \"a\"]",
+                           "[\"x\", \"x\", null]"};
   const char* kDictionaries[] = {"[\"a\", \"b\"]", "[\"a\", \"b\", \"c\"]", "[\"x\"]"};
   const char* kInts[] = {"[1, 2, 3]", "[4, 5]", "[6, 7, 8]"};
   ASSERT_EQ(batches.size(), count);
@@ -229,7 +235,8 @@ TEST(IpcNewTypesRoundTripTest, DictionaryDeltasAndReplacementsInStreams) {
   int64_t offset = 0;
   std::vector<bool> deltas;
   while (true) {
-    ASSERT_OK_AND_ASSIGN(auto view, internal::ReadMessageAt(stream, offset, stream->size()));
+    ASSERT_OK_AND_ASSIGN(auto view,
+                         internal::ReadMessageAt(stream, offset, stream->size()));
     if (view.end_of_stream) break;
     if (const auto* dict = view.message->header_as_DictionaryBatch()) {
       deltas.push_back(dict->is_delta());
@@ -285,9 +292,9 @@ TEST(IpcNewTypesRoundTripTest, NestedDictionariesInValuesAndSharedIds) {
   ASSERT_OK_AND_ASSIGN(ArrayPtr tags, inner.Finish());
   ArrayPtr values = Nested(value_type, {true, true, true},
                            {tags, Numeric<int32_t>(int32(), {1, 2, 3})});
-  ASSERT_OK_AND_ASSIGN(auto outer, DictionaryArray::Make(
-                                       outer_type,
-                                       Numeric<int32_t>(int32(), {2, kNull, 0, 1}), values));
+  ASSERT_OK_AND_ASSIGN(
+      auto outer, DictionaryArray::Make(
+                      outer_type, Numeric<int32_t>(int32(), {2, kNull, 0, 1}), values));
   auto s = schema({field("outer", outer_type), field("plain", int64())});
   auto batch = std::make_shared<RecordBatch>(
       s, 4, std::vector<ArrayPtr>{outer, Numeric<int64_t>(int64(), {1, 2, 3, 4})});
@@ -310,13 +317,16 @@ TEST(IpcNewTypesRoundTripTest, NestedDictionariesInValuesAndSharedIds) {
 // the writer does not validate, the reader must.
 TEST(IpcNewTypesCorruptTest, IndexOutsideTheDictionary) {
   auto type = dictionary(int32(), utf8());
-  auto data = ArrayData::Make(type, 2, {nullptr, Numeric<int32_t>(int32(), {0, 1})->data()->buffers[1]},
-                              0, 0, {}, Strings(utf8(), {"only"})->data());
+  auto data = ArrayData::Make(
+      type, 2, {nullptr, Numeric<int32_t>(int32(), {0, 1})->data()->buffers[1]}, 0, 0, {},
+      Strings(utf8(), {"only"})->data());
   auto s = schema({field("d", type)});
-  auto batch = std::make_shared<RecordBatch>(s, 2, std::vector<ArrayPtr>{MakeArray(data)});
+  auto batch =
+      std::make_shared<RecordBatch>(s, 2, std::vector<ArrayPtr>{MakeArray(data)});
   ASSERT_OK_AND_ASSIGN(BufferPtr stream, WriteIpcStream(*batch));
-  EXPECT_THAT(ReadIpcStream(stream),
-              IsErrorWith(StatusCode::kCorrupt, "index 1 of slot 1 lies outside the dictionary"));
+  EXPECT_THAT(
+      ReadIpcStream(stream),
+      IsErrorWith(StatusCode::kCorrupt, "index 1 of slot 1 lies outside the dictionary"));
   ASSERT_OK_AND_ASSIGN(BufferPtr file, WriteIpcFile(*batch));
   ASSERT_OK_AND_ASSIGN(auto reader, IpcFileReader::Open(file));
   EXPECT_THAT(reader->ReadRecordBatch(0), IsError(StatusCode::kCorrupt));
@@ -383,7 +393,8 @@ Result<internal::DecodedSchema> DecodeOneField(
         flatbuffers::FlatBufferBuilder*)>& make) {
   flatbuffers::FlatBufferBuilder fbb;
   auto f = make(&fbb);
-  auto fields = fbb.CreateVector(std::vector<flatbuffers::Offset<internal::fb::Field>>{f});
+  auto fields =
+      fbb.CreateVector(std::vector<flatbuffers::Offset<internal::fb::Field>>{f});
   fbb.Finish(internal::fb::CreateSchema(fbb, internal::fb::Endianness::Little, fields));
   const auto* schema = flatbuffers::GetRoot<internal::fb::Schema>(fbb.GetBufferPointer());
   return internal::SchemaFromFlatbuffer(schema);
@@ -422,18 +433,20 @@ TEST(IpcNewTypesCorruptTest, BadTypeParameters) {
                   fb::Type::Time)),
               IsError(StatusCode::kCorrupt));
   // Defaults: Time is MILLISECOND/32, Duration MILLISECOND, Date MILLISECOND.
-  ASSERT_OK_AND_ASSIGN(auto time_default,
-                       DecodeOneField(with([](auto* fbb) { return fb::CreateTime(*fbb).Union(); },
-                                           fb::Type::Time)));
+  ASSERT_OK_AND_ASSIGN(
+      auto time_default,
+      DecodeOneField(
+          with([](auto* fbb) { return fb::CreateTime(*fbb).Union(); }, fb::Type::Time)));
   EXPECT_EQ(time_default.schema->field(0)->type()->ToString(), "time32[ms]");
   ASSERT_OK_AND_ASSIGN(
       auto duration_default,
       DecodeOneField(with([](auto* fbb) { return fb::CreateDuration(*fbb).Union(); },
                           fb::Type::Duration)));
   EXPECT_EQ(duration_default.schema->field(0)->type()->ToString(), "duration[ms]");
-  ASSERT_OK_AND_ASSIGN(auto date_default,
-                       DecodeOneField(with([](auto* fbb) { return fb::CreateDate(*fbb).Union(); },
-                                           fb::Type::Date)));
+  ASSERT_OK_AND_ASSIGN(
+      auto date_default,
+      DecodeOneField(
+          with([](auto* fbb) { return fb::CreateDate(*fbb).Union(); }, fb::Type::Date)));
   EXPECT_EQ(date_default.schema->field(0)->type()->ToString(), "date64[ms]");
   // A map without its entries child, or with nullable keys.
   EXPECT_THAT(DecodeOneField(with([](auto* fbb) { return fb::CreateMap(*fbb).Union(); },
@@ -443,15 +456,17 @@ TEST(IpcNewTypesCorruptTest, BadTypeParameters) {
       DecodeOneField([](flatbuffers::FlatBufferBuilder* fbb) {
         auto key = fb::CreateField(*fbb, fbb->CreateString("key"), /*nullable=*/true,
                                    fb::Type::Utf8, fb::CreateUtf8(*fbb).Union());
-        auto value = fb::CreateField(*fbb, fbb->CreateString("value"), true,
-                                     fb::Type::Int, fb::CreateInt(*fbb, 32, true).Union());
+        auto value =
+            fb::CreateField(*fbb, fbb->CreateString("value"), true, fb::Type::Int,
+                            fb::CreateInt(*fbb, 32, true).Union());
         auto entries = fb::CreateField(
             *fbb, fbb->CreateString("entries"), false, fb::Type::Struct_,
             fb::CreateStruct_(*fbb).Union(), 0,
             fbb->CreateVector(std::vector<flatbuffers::Offset<fb::Field>>{key, value}));
         return fb::CreateField(
-            *fbb, fbb->CreateString("m"), true, fb::Type::Map, fb::CreateMap(*fbb).Union(),
-            0, fbb->CreateVector(std::vector<flatbuffers::Offset<fb::Field>>{entries}));
+            *fbb, fbb->CreateString("m"), true, fb::Type::Map,
+            fb::CreateMap(*fbb).Union(), 0,
+            fbb->CreateVector(std::vector<flatbuffers::Offset<fb::Field>>{entries}));
       }),
       IsErrorWith(StatusCode::kCorrupt, "key field 'key' must not be nullable"));
   // Dictionary encodings: the index type defaults to int32; a float index is corrupt;
@@ -473,8 +488,8 @@ TEST(IpcNewTypesCorruptTest, BadTypeParameters) {
               }),
               IsErrorWith(StatusCode::kCorrupt, "bit width 24"));
   EXPECT_THAT(DecodeOneField([](flatbuffers::FlatBufferBuilder* fbb) {
-                auto a = fb::CreateField(*fbb, fbb->CreateString("a"), true, fb::Type::Utf8,
-                                         fb::CreateUtf8(*fbb).Union(),
+                auto a = fb::CreateField(*fbb, fbb->CreateString("a"), true,
+                                         fb::Type::Utf8, fb::CreateUtf8(*fbb).Union(),
                                          fb::CreateDictionaryEncoding(*fbb, 3));
                 auto b = fb::CreateField(*fbb, fbb->CreateString("b"), true,
                                          fb::Type::Binary, fb::CreateBinary(*fbb).Union(),
@@ -487,7 +502,8 @@ TEST(IpcNewTypesCorruptTest, BadTypeParameters) {
               IsErrorWith(StatusCode::kCorrupt, "dictionary id 3"));
 }
 
-// ---- Files written by lance-cpp, checked with pyarrow ----------------------------------
+// ---- Files written by lance-cpp, checked with pyarrow
+// ----------------------------------
 
 struct LanceWrittenNew {
   const char* name;
@@ -524,8 +540,8 @@ TEST(LanceWrittenNewTypesTest, CommittedFilesReadAndAreByteStable) {
     SCOPED_TRACE(spec.name);
     BufferPtr committed = LoadGolden(spec.name);
     ASSERT_NE(committed, nullptr);
-    ASSERT_OK_AND_ASSIGN(TablePtr table,
-                         spec.is_file ? ReadIpcFile(committed) : ReadIpcStream(committed));
+    ASSERT_OK_AND_ASSIGN(
+        TablePtr table, spec.is_file ? ReadIpcFile(committed) : ReadIpcStream(committed));
     if (spec.dictionaries) {
       ExpectDictionaryBatches(table->batches(), 3);
     } else {

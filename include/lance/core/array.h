@@ -81,9 +81,9 @@ class Array {
   ///
   /// Types must be equal (DataType::Equals). Values under null slots are ignored, nested
   /// types compare recursively, dictionary arrays compare the values their slots stand
-  /// for (so two encodings of the same values are equal). Floating point compares by value with NaN equal to NaN
-  /// and -0.0 equal to +0.0, so an array always equals itself and a round trip through a
-  /// file compares equal.
+  /// for (so two encodings of the same values are equal). Floating point compares by
+  /// value with NaN equal to NaN and -0.0 equal to +0.0, so an array always equals itself
+  /// and a round trip through a file compares equal.
   bool Equals(const Array& other) const;
   bool Equals(const ArrayPtr& other) const { return other && Equals(*other); }
   /// \brief Checks buffer sizes, offsets monotonicity and child lengths.

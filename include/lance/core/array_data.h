@@ -2,23 +2,24 @@
 /// \file array_data.h
 /// \brief ArrayData: the physical, Arrow-layout description of an array.
 ///
-/// Buffers follow the Arrow columnar format exactly, so they can be exported through the C
-/// Data Interface without copying:
+/// Buffers follow the Arrow columnar format exactly, so they can be exported through the
+/// C Data Interface without copying:
 ///
-/// | type                          | buffers                                  | children |
+/// | type                          | buffers                                  | children
+/// |
 /// |-------------------------------|------------------------------------------|----------|
-/// | null                          | (always null) validity                   | -        |
-/// | bool                          | validity, value bits                     | -        |
-/// | ints, floats, temporal types  | validity, values                         | -        |
-/// | decimal128 / decimal256       | validity, values (16 / 32 bytes each)    | -        |
-/// | fixed_size_binary[N]          | validity, values (N bytes each)          | -        |
-/// | utf8, binary                  | validity, int32 offsets (length+1), data | -        |
-/// | large_utf8, large_binary      | validity, int64 offsets (length+1), data | -        |
-/// | list, map                     | validity, int32 offsets (length+1)       | values   |
-/// | large_list                    | validity, int64 offsets (length+1)       | values   |
-/// | fixed_size_list<T, N>         | validity                                 | values   |
-/// | struct                        | validity                                 | 1/field  |
-/// | dictionary<V, I>              | validity, indices (I)  + `dictionary`     | -        |
+/// | null                          | (always null) validity                   | - | |
+/// bool                          | validity, value bits                     | -        |
+/// | ints, floats, temporal types  | validity, values                         | - | |
+/// decimal128 / decimal256       | validity, values (16 / 32 bytes each)    | -        |
+/// | fixed_size_binary[N]          | validity, values (N bytes each)          | - | |
+/// utf8, binary                  | validity, int32 offsets (length+1), data | -        |
+/// | large_utf8, large_binary      | validity, int64 offsets (length+1), data | - | |
+/// list, map                     | validity, int32 offsets (length+1)       | values   |
+/// | large_list                    | validity, int64 offsets (length+1)       | values |
+/// | fixed_size_list<T, N>         | validity                                 | values |
+/// | struct                        | validity                                 | 1/field |
+/// | dictionary<V, I>              | validity, indices (I)  + `dictionary`     | - |
 ///
 /// The validity buffer may be null when there are no nulls. `offset` is in logical slots
 /// (bits for bool and validity) and applies to this level only; children of struct carry
@@ -60,7 +61,8 @@ struct ArrayData {
   /// \brief The dictionary (values) of a dictionary array; null for every other type.
   ArrayDataPtr dictionary;
 
-  static ArrayDataPtr Make(DataTypePtr type, int64_t length, std::vector<BufferPtr> buffers,
+  static ArrayDataPtr Make(DataTypePtr type, int64_t length,
+                           std::vector<BufferPtr> buffers,
                            int64_t null_count = kUnknownNullCount, int64_t offset = 0,
                            std::vector<ArrayDataPtr> children = {},
                            ArrayDataPtr dictionary = nullptr);

@@ -538,7 +538,9 @@ class DictionaryBuilder : public ArrayBuilder {
   /// \brief Dictionary-encodes slots [offset, offset + length) of `values` (an array of
   /// value_type(), not dictionary-encoded).
   Status AppendValues(const Array& values, int64_t offset, int64_t length);
-  Status AppendValues(const Array& values) { return AppendValues(values, 0, values.length()); }
+  Status AppendValues(const Array& values) {
+    return AppendValues(values, 0, values.length());
+  }
   Status AppendNulls(int64_t count) override;
   /// \brief Appends slots pointing at an empty value ("" / 0 / ...), adding one to the
   /// dictionary when needed.

@@ -3,8 +3,9 @@
 /// \brief Logical data types, fields and schemas with Arrow's semantics.
 ///
 /// Types are immutable and shared (`DataTypePtr`); build them with the factory functions
-/// below (`int64()`, `list(utf8())`, `struct_({field("x", int32())})`, ...). Every type maps
-/// one-to-one onto an Arrow type so that the C Data Interface (c_data.h) is lossless.
+/// below (`int64()`, `list(utf8())`, `struct_({field("x", int32())})`, ...). Every type
+/// maps one-to-one onto an Arrow type so that the C Data Interface (c_data.h) is
+/// lossless.
 ///
 /// Type families (the predicates below):
 ///
@@ -59,12 +60,12 @@ enum class TypeId : uint8_t {
   kNull,             ///< every slot null; no buffers
   kDecimal128,       ///< 16-byte little-endian two's complement, precision() / scale()
   kDecimal256,       ///< 32-byte little-endian two's complement, precision() / scale()
-  kDate64,           ///< milliseconds since the UNIX epoch, int64 (whole days by convention)
-  kTime32,           ///< time of day, int32 in unit() (s or ms)
-  kTime64,           ///< time of day, int64 in unit() (us or ns)
-  kDuration,         ///< int64 in unit()
-  kDictionary,       ///< index_type() indices into a dictionary of value_type()
-  kMap,              ///< list<entries: struct<key, value>> with int32 offsets
+  kDate64,      ///< milliseconds since the UNIX epoch, int64 (whole days by convention)
+  kTime32,      ///< time of day, int32 in unit() (s or ms)
+  kTime64,      ///< time of day, int64 in unit() (us or ns)
+  kDuration,    ///< int64 in unit()
+  kDictionary,  ///< index_type() indices into a dictionary of value_type()
+  kMap,         ///< list<entries: struct<key, value>> with int32 offsets
 };
 
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -85,8 +86,8 @@ class DataType {
   TypeId id() const { return id_; }
 
   /// \brief Bits per value for fixed-width types (1 for bool, 8*N for fixed_size_binary,
-  /// 128/256 for decimals, 0 for null); -1 for variable-width, nested and dictionary types
-  /// (a dictionary's indices are index_type()->bit_width() wide).
+  /// 128/256 for decimals, 0 for null); -1 for variable-width, nested and dictionary
+  /// types (a dictionary's indices are index_type()->bit_width() wide).
   int bit_width() const;
   /// \brief Bytes per value for byte-aligned fixed-width types; -1 otherwise (incl. bool
   /// and null).
@@ -127,9 +128,12 @@ class DataType {
   bool is_floating() const;
   /// \brief bool, ints, floats, date32/64, time32/64, timestamp, duration.
   bool is_primitive() const;
-  /// \brief Primitive, fixed_size_binary, decimals and null: one fixed-size value per slot.
+  /// \brief Primitive, fixed_size_binary, decimals and null: one fixed-size value per
+  /// slot.
   bool is_fixed_width() const;
-  bool is_decimal() const { return id_ == TypeId::kDecimal128 || id_ == TypeId::kDecimal256; }
+  bool is_decimal() const {
+    return id_ == TypeId::kDecimal128 || id_ == TypeId::kDecimal256;
+  }
   /// \brief date32/64, time32/64, timestamp, duration.
   bool is_temporal() const;
   bool is_binary_like() const;  ///< utf8, large_utf8, binary, large_binary
@@ -204,13 +208,15 @@ DataTypePtr time32(TimeUnit unit);
 /// \brief time64[us|ns]. REQUIRES: unit is kMicro or kNano.
 DataTypePtr time64(TimeUnit unit);
 DataTypePtr duration(TimeUnit unit);
-/// \brief dictionary<values=value_type, indices=index_type, ordered>. REQUIRES: index_type
-/// is an integer type (signed ones are recommended by Arrow).
-DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type, bool ordered = false);
+/// \brief dictionary<values=value_type, indices=index_type, ordered>. REQUIRES:
+/// index_type is an integer type (signed ones are recommended by Arrow).
+DataTypePtr dictionary(DataTypePtr index_type, DataTypePtr value_type,
+                       bool ordered = false);
 /// \brief map<key_type, item_type> as Arrow builds it: list<entries: struct<key: K not
 /// null, value: V> not null> with int32 offsets.
 DataTypePtr map(DataTypePtr key_type, DataTypePtr item_type, bool keys_sorted = false);
-/// \brief As above with explicit key and item fields (the key field is made non-nullable).
+/// \brief As above with explicit key and item fields (the key field is made
+/// non-nullable).
 DataTypePtr map(FieldPtr key_field, FieldPtr item_field, bool keys_sorted = false);
 /// \brief A map over an existing entries field, keeping its names (for importers).
 /// \return Invalid unless `entries` is a non-nullable struct of exactly two fields whose
