@@ -267,7 +267,13 @@ class LanceDataset:
         order, repeats allowed), reading only what holds them."""
         with_row_id = bool(kwargs.pop("with_row_id", False))
         _check_kwargs("take", kwargs, _SCANNER_IGNORED)
-        return self._native.take(_indices_arg(indices), _columns_arg(columns), with_row_id)
+        positions = _indices_arg(indices)
+        table = self._native.take(positions, _columns_arg(columns), with_row_id)
+        if any(b < a for a, b in zip(positions, positions[1:])):
+            # pylance 14 returns no schema metadata when the indices are not in
+            # ascending order (its reordering drops it); do the same.
+            table = table.replace_schema_metadata(None)
+        return table
 
     # -- reads ----------------------------------------------------------------------
     def scanner(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
@@ -424,8 +430,15 @@ class LanceFragment:
         """Rows at `indices` -- positions among this fragment's live rows."""
         with_row_id = bool(kwargs.pop("with_row_id", False))
         _check_kwargs("take", kwargs, _SCANNER_IGNORED)
+        columns = _columns_arg(columns)
+        if columns is not None:
+            # pylance's LanceFragment.take leaves the row id / address columns out.
+            names = set(self.schema.names)
+            columns = [c for c in columns if c in names or c not in ("_rowid", "_rowaddr")]
+            if not columns:
+                raise ValueError("LanceFragment.take: no data columns requested")
         return self._ds._native.take_fragment(self.fragment_id, _indices_arg(indices),
-                                              _columns_arg(columns), with_row_id)
+                                              columns, with_row_id)
 
     def scanner(self, columns=None, filter=None, limit=None, offset=None, with_row_id=None,
                 batch_size=None, **kwargs: Any) -> LanceScanner:
