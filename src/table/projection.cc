@@ -78,13 +78,15 @@ Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::string& name
   for (size_t s = 1; s < segments.size(); ++s) {
     const DataType& type = *current->type();
     const bool enter = type.id() == TypeId::kStruct || (through_lists && type.is_list_like());
+    if (!enter && through_lists && type.num_fields() == 0) {
+      // pylance's take stops at a field without children ("id.x" takes `id`).
+      return out;
+    }
     if (!enter) {
       return Status::Invalid(what + ": cannot project '" + name + "' of dataset " + where +
                              ": '" + walked + "' is " + type.ToString() +
-                             (through_lists
-                                  ? ", which has no fields"
-                                  : ", not a struct (only struct fields can be reached with "
-                                    "a dotted path, as in Lance)"));
+                             ", not a struct (only struct fields can be reached with a "
+                             "dotted path, as in Lance)");
     }
     const int child = ChildIndex(type, segments[s]);
     if (child < 0) {

@@ -33,8 +33,9 @@ struct FieldPath {
 };
 
 /// \brief Resolves `name` against `schema`: an exact top-level name first, else a dotted
-/// path through structs (and, with `through_lists`, into lists by their item field:
-/// "l.item.x", as pylance's take allows). `what` prefixes errors ("Scan", "Take") and
+/// path through structs. With `through_lists` (takes) as pylance's take resolves it:
+/// lists are entered by their item field ("l.item.x"), and segments past a field without
+/// children are ignored ("id.x" is `id`). `what` prefixes errors ("Scan", "Take") and
 /// `where` names the dataset. \return Invalid naming the missing field, or the field a
 /// path cannot enter.
 Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::string& name,

@@ -152,15 +152,22 @@ Status FinalizeStorageVersion(pb::Manifest* m) {
   return Status::OK();
 }
 
+// `retryable`: planning the same operation again on the latest version may succeed (Lance's
+// "retryable" conflicts, which pylance retries by itself); otherwise the operation is
+// incompatible with what was committed (Lance's "incompatible transaction").
 Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
-                     uint64_t their_version, std::string_view uri, std::string_view why) {
-  return Status::Conflict(
-      "Commit conflict on " + std::string(uri) + ": this " +
-      std::string(OperationName(mine)) + " (planned against version " +
-      std::to_string(mine.read_version()) + ") cannot be rebased over the " +
-      std::string(OperationName(theirs)) + " committed concurrently as version " +
-      std::to_string(their_version) + (why.empty() ? "" : ": " + std::string(why)) +
-      "; reload the dataset and retry");
+                     uint64_t their_version, std::string_view uri, std::string_view why,
+                     bool retryable) {
+  return Status(
+      StatusCode::kConflict,
+      "Commit conflict on " + std::string(uri) + ": this " + OperationName(mine) +
+          " (planned against version " + std::to_string(mine.read_version()) +
+          ") cannot be rebased over the " + OperationName(theirs) +
+          " committed concurrently as version " + std::to_string(their_version) +
+          (why.empty() ? "" : ": " + std::string(why)) +
+          (retryable ? "; plan it again on the latest version"
+                     : "; reload the dataset and retry"),
+      retryable);
 }
 
 }  // namespace
@@ -380,17 +387,22 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri) {
   const Op t = theirs.operation_case();
+  auto retryable = [&](std::string_view why) {
+    return ConflictError(mine, theirs, their_version, uri, why, true);
+  };
+  auto incompatible = [&](std::string_view why) {
+    return ConflictError(mine, theirs, their_version, uri, why, false);
+  };
   switch (mine.operation_case()) {
     case Op::kOverwrite:
       // Conservative: an overwrite planned against an older version must not silently
       // discard rows someone else just committed (Lance lets the overwrite win).
-      return ConflictError(mine, theirs, their_version, uri,
-                           "an Overwrite is only committed against the latest version");
+      return retryable("an Overwrite is only committed against the latest version");
     case Op::kAppend:
       if (MayAlterNullability(theirs)) {
-        return ConflictError(mine, theirs, their_version, uri,
-                             "it may change the schema's nullability, which rows appended "
-                             "concurrently need not satisfy");
+        return retryable(
+            "it may change the schema's nullability, which rows appended concurrently "
+            "need not satisfy");
       }
       switch (t) {
         case Op::kAppend:
@@ -411,10 +423,9 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
           return Status::OK();
         case Op::kOverwrite:
         case Op::kRestore:
-          return ConflictError(mine, theirs, their_version, uri,
-                               "it replaced the dataset's schema and fragments");
+          return incompatible("it replaced the dataset's schema and fragments");
         default:
-          return ConflictError(mine, theirs, their_version, uri, "");
+          return incompatible("");
       }
     case Op::kDelete:
       switch (t) {
@@ -437,18 +448,20 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
           const auto b = ChangedFragments(theirs);
           for (uint64_t id : a) {
             if (b.count(id) != 0) {
-              return ConflictError(mine, theirs, their_version, uri,
-                                   "both changed fragment " + std::to_string(id));
+              return retryable("both changed fragment " + std::to_string(id));
             }
           }
           return Status::OK();
         }
+        case Op::kMerge:
+          // New columns may hold values the predicate would have matched differently.
+          return retryable("");
         default:
-          // Merges, overwrites, restores... may have moved the rows we matched.
-          return ConflictError(mine, theirs, their_version, uri, "");
+          // Overwrites, restores, unknown operations: the rows we matched may be gone.
+          return incompatible("");
       }
     default:
-      return ConflictError(mine, theirs, their_version, uri, "");
+      return incompatible("");
   }
 }
 

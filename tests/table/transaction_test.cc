@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "lance/io/memory_object_store.h"
 #include "table/commit.h"
 #include "tests/testing/matchers.h"
@@ -217,6 +219,8 @@ TEST(ConflictTest, EveryLanceOperation) {
   add("DataOverlay", true, true, [](pb::Transaction* t) {
     t->mutable_data_overlay()->add_groups()->set_fragment_id(1);
   });
+  // Lance's "incompatible" conflicts (no retry helps) against its "retryable" ones.
+  const std::set<std::string> incompatible = {"Overwrite", "Restore", "UpdateMemWalState"};
   for (const Case& c : cases) {
     const Status append = CheckConflict(Append(4, 1), c.txn, 5, "memory://x");
     EXPECT_EQ(append.ok(), c.append_ok) << "Append over " << c.name << ": " << append;
@@ -227,6 +231,10 @@ TEST(ConflictTest, EveryLanceOperation) {
     EXPECT_EQ(del.ok(), c.delete_ok) << "Delete over " << c.name << ": " << del;
     if (!del.ok()) {
       EXPECT_EQ(del.code(), StatusCode::kConflict) << c.name;
+      EXPECT_EQ(del.retryable(), incompatible.count(c.name) == 0) << c.name;
+    }
+    if (!append.ok()) {
+      EXPECT_EQ(append.retryable(), incompatible.count(c.name) == 0) << c.name;
     }
   }
 }

@@ -224,7 +224,10 @@ class Dataset {
   /// fragment, .bin above) merged with existing ones; fully deleted fragments are
   /// dropped. On success this object moves to the new version.
   /// \return Invalid for a bad predicate; Conflict if a concurrent commit touched the
-  /// same fragments (this object then stays at its version); errors of the reads.
+  /// same fragments (this object then stays at its version) -- retryable() when the
+  /// delete planned again on the latest version may succeed (Lance's retryable
+  /// conflicts, which pylance's `delete(conflict_retries=...)` retries), not when the
+  /// dataset was overwritten or restored meanwhile; errors of the reads.
   Status Delete(const std::string& predicate);
 
   /// \brief Internal: use Open / Write / Commit.
