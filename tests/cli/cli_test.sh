@@ -135,7 +135,7 @@ run info --json "$DS"
 expect_json info_json 'd["num_rows"] == 5 and d["version"] == 1
   and d["num_fragments"] >= 1
   and [f["name"] for f in d["schema"]] == ["id", "name", "score", "active"]
-  and d["schema"][1]["type"] == "utf8" and d["data_storage_version"] in ("2.0", "2.1")'
+  and d["schema"][1]["type"] == "utf8" and d["data_storage_version"] == "2.2"'
 
 # --- append JSON lines (dataset schema is used), options around positionals -----------
 cat >"$T/more.jsonl" <<'JSONL'
@@ -317,6 +317,17 @@ fi
 run info "$T/types2.lance" --json
 if cmp -s "$T/out" <(sed "s#types.lance#types2.lance#" "$T/types_info.json"); then
   ok; else failed round_trip_schema "info --json schemas differ"; fi
+
+# --- nested fields by dotted path (as pylance): scan gives "st.x" as a column, take
+# prunes the struct -------------------------------------------------------------------
+run scan "$T/types.lance" --columns id,st.x --format jsonl
+expect_jsonl scan_nested_field 'rows[0] == {"id": 1, "st.x": 7} and rows[1]["st.x"] is None
+  and list(rows[2]) == ["id", "st.x"]'
+run take "$T/types.lance" --rows 0 --columns st.x,id --format jsonl
+expect_jsonl take_nested_field 'rows == [{"st": {"x": 7}, "id": 1}]'
+run scan "$T/types.lance" --columns st.nope --format jsonl
+if [ "$RC" != 0 ] && [ ! -s "$T/out" ] && grep -q "st.nope" "$T/err"; then
+  ok; else failed scan_unknown_nested_field "nonzero exit, message naming the path"; fi
 
 # --- secrets are never echoed ----------------------------------------------------------
 run info "$DS" --storage-option aws_secret_access_key=SUPERSECRET123 \
