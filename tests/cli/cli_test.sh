@@ -135,7 +135,7 @@ run info --json "$DS"
 expect_json info_json 'd["num_rows"] == 5 and d["version"] == 1
   and d["num_fragments"] >= 1
   and [f["name"] for f in d["schema"]] == ["id", "name", "score", "active"]
-  and d["schema"][1]["type"] == "utf8" and d["data_storage_version"] == "2.2"'
+  and d["schema"][1]["type"] == "utf8" and d["data_storage_version"] in ("2.0", "2.1")'
 
 # --- append JSON lines (dataset schema is used), options around positionals -----------
 cat >"$T/more.jsonl" <<'JSONL'
