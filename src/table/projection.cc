@@ -122,7 +122,8 @@ Result<ArrayPtr> ExtractPath(const ArrayPtr& array, const std::vector<int>& chil
     }
     const auto& parent = static_cast<const StructArray&>(*current);
     ArrayPtr field = parent.field(child);  // offset and length of the parent applied
-    if (current->null_count() == 0) {
+    if (current->null_count() == 0 || field->null_count() == field->length()) {
+      // No struct nulls to add, or nothing left to null (the null type among others).
       current = std::move(field);
       continue;
     }
