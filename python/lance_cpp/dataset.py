@@ -267,7 +267,13 @@ class LanceDataset:
         order, repeats allowed), reading only what holds them."""
         with_row_id = bool(kwargs.pop("with_row_id", False))
         _check_kwargs("take", kwargs, _SCANNER_IGNORED)
-        return self._native.take(_indices_arg(indices), _columns_arg(columns), with_row_id)
+        positions = _indices_arg(indices)
+        table = self._native.take(positions, _columns_arg(columns), with_row_id)
+        if any(b < a for a, b in zip(positions, positions[1:])):
+            # pylance 14 returns no schema metadata when the indices are not in
+            # ascending order (its reordering drops it); do the same.
+            table = table.replace_schema_metadata(None)
+        return table
 
     # -- reads ----------------------------------------------------------------------
     def scanner(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
@@ -346,9 +352,22 @@ class LanceDataset:
         predicate = _filter_arg(predicate)
         if predicate is None:
             raise ValueError("delete needs a predicate")
-        before = self._native.count_rows(None)
-        self._native.delete(predicate)
-        return {"num_deleted_rows": before - self._native.count_rows(None)}
+        deadline = datetime.now() + retry_timeout
+        attempt = 0
+        while True:
+            before = self._native.count_rows(None)
+            try:
+                self._native.delete(predicate)
+                return {"num_deleted_rows": before - self._native.count_rows(None)}
+            except _lance_cpp.LanceIOError as e:
+                # As pylance: a retryable commit conflict (a concurrent commit changed the
+                # fragments this delete rewrote) plans the delete again on the latest
+                # version; an incompatible one (overwrite, restore) is raised.
+                retryable = getattr(e, "code", "") == "Conflict" and getattr(e, "retryable", False)
+                if not retryable or attempt >= conflict_retries or datetime.now() > deadline:
+                    raise
+            attempt += 1
+            self._native = self._native.checkout_version(self._native.latest_version())
 
     @staticmethod
     def commit(base_uri: Union[str, Path, "LanceDataset"], operation: Any,
@@ -424,8 +443,15 @@ class LanceFragment:
         """Rows at `indices` -- positions among this fragment's live rows."""
         with_row_id = bool(kwargs.pop("with_row_id", False))
         _check_kwargs("take", kwargs, _SCANNER_IGNORED)
+        columns = _columns_arg(columns)
+        if columns is not None:
+            # pylance's LanceFragment.take leaves the row id / address columns out.
+            names = set(self.schema.names)
+            columns = [c for c in columns if c in names or c not in ("_rowid", "_rowaddr")]
+            if not columns:
+                raise ValueError("LanceFragment.take: no data columns requested")
         return self._ds._native.take_fragment(self.fragment_id, _indices_arg(indices),
-                                              _columns_arg(columns), with_row_id)
+                                              columns, with_row_id)
 
     def scanner(self, columns=None, filter=None, limit=None, offset=None, with_row_id=None,
                 batch_size=None, **kwargs: Any) -> LanceScanner:
@@ -527,8 +553,10 @@ def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = Non
     `mode` "create", "append" or "overwrite", as pylance's ``lance.write_dataset``.
 
     Data: anything ``_convert.to_reader`` accepts (pyarrow, pandas, polars, duckdb, dict of
-    lists, list of dicts). Files are written in format 2.0 ("stable" and "2.0" accepted;
-    later versions raise NotImplementedError).
+    lists, list of dicts). New datasets get file format ``data_storage_version``: "2.0",
+    "2.1", "2.2" or "stable" (2.2, the default, as pylance 14); "legacy"/"0.1" and
+    "next"/"2.3" raise NotImplementedError, unknown versions ValueError. Appends keep the
+    dataset's own version whatever is asked (legacy datasets cannot be appended to).
     """
     ignored = {"data_cache_bytes", "max_page_bytes", "progress", "session",
                "auto_cleanup_options", "commit_message", "transaction_properties",

@@ -9,7 +9,8 @@
 ``namespace_client`` + ``table_id`` (the table's vended options, refreshed with
 ``describe_table``), as in pylance.
 
-This build writes Lance file format 2.0 (``stable_version()``); it reads 2.0 files.
+New files are written in Lance file format 2.2 (``stable_version()``, as pylance 14) unless
+``version`` says "2.0" or "2.1"; files of every version (legacy 0.1 to 2.2) are read.
 """
 
 from pathlib import Path
@@ -34,8 +35,8 @@ __all__ = [
 
 
 def stable_version() -> str:
-    """The file format version this build writes by default."""
-    return "2.0"
+    """The file format version this build writes by default (pylance 14's "stable")."""
+    return "2.2"
 
 
 def _resolve_access(
@@ -189,7 +190,7 @@ class LanceFileWriter:
     data_cache_bytes : int, optional
         Bytes buffered per column before a page is written.
     version : str, optional
-        File format version ("2.0" / "stable"; this build writes 2.0).
+        File format version: "2.0", "2.1", "2.2" or "stable" (= 2.2, the default).
     storage_options, storage_options_provider, namespace_client, table_id
         As for LanceFileReader.
     max_page_bytes : int, optional

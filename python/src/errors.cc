@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Status -> Python exception. Every class derives from lance_cpp.LanceError and from the
+// Status -> Python exception (with attributes `code`, the Status code name, and
+// `retryable`). Every class derives from lance_cpp.LanceError and from the
 // builtin exception pylance code catches for the same failure, so `except ValueError`
 // written against pylance (which raises ValueError for a missing dataset) keeps working,
 // and so does `except FileNotFoundError`.
@@ -87,9 +88,13 @@ void RaiseStatus(const Status& status) {
   }
   // The message is the library's (never a secret); the code name helps when logged.
   std::string text = std::string(StatusCodeName(status.code())) + ": " + status.message();
-  // PyErr_SetObject + error_already_set, so the Python class is raised as is.
+  // PyErr_SetObject + error_already_set, so the Python class is raised as is. The
+  // instance says whether trying again may succeed (e.g. a retryable commit conflict).
   py::gil_scoped_acquire gil;
-  PyErr_SetString(cls.ptr(), text.c_str());
+  py::object error = cls(text);
+  error.attr("retryable") = py::bool_(status.retryable());
+  error.attr("code") = py::str(StatusCodeName(status.code()));
+  PyErr_SetObject(cls.ptr(), error.ptr());
   throw py::error_already_set();
 }
 

@@ -39,6 +39,8 @@ constexpr std::string_view kTypeNamespace = "namespace";
 // object_id lacks it (a write), so we create ours with it.
 constexpr std::string_view kPrimaryKeyPositionKey =
     "lance-schema:unenforced-primary-key:position";
+/// The file format of a new __manifest: pylance 14's.
+constexpr std::string_view kManifestFileVersion = "2.2";
 // Commit races on __manifest for deletes (appends retry inside Dataset::Write).
 constexpr int kDeleteAttempts = 8;
 
@@ -270,6 +272,10 @@ class DirectoryNamespace::Impl {
     auto reader = RecordBatchReader::FromBatches(s, {});
     WriteParams params;
     params.mode = WriteMode::kCreate;
+    // pylance 14 creates __manifest in file format 2.2 (LanceDB-node 0.31 in 2.1); later
+    // appends keep whatever version the root's __manifest has, so roots made by either
+    // stay as their creator made them.
+    params.data_storage_version = std::string(kManifestFileVersion);
     params.storage_options = opts.storage_options;
     params.credentials = opts.credentials;
     auto written = Dataset::Write(*reader, ManifestUri(), params);

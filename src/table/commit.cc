@@ -55,9 +55,11 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
         BuildManifest(base != nullptr ? &base->manifest : nullptr, txn, version, build);
     if (!built.ok()) {
       if (built.status().IsConflict() && checked_up_to != read_version) {
-        return Status::Conflict("Commit conflict on " + dir.Uri() + ": " +
-                                built.status().message() + " after rebasing to version " +
-                                std::to_string(checked_up_to));
+        // Planned again on the latest version it may well succeed.
+        return Status(StatusCode::kConflict,
+                      "Commit conflict on " + dir.Uri() + ": " + built.status().message() +
+                          " after rebasing to version " + std::to_string(checked_up_to),
+                      /*retryable=*/true);
       }
       return built.status();
     }

@@ -351,18 +351,37 @@ struct WritePlan {
 Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
                             const SchemaPtr& data_schema, const WriteParams& params) {
   WritePlan plan;
+  // The requested version is checked even when an append ignores it, as pylance does:
+  // an unknown spelling is a ValueError there ("Unknown Lance storage version: 2.9").
+  Result<format::LanceFileVersion> requested =
+      format::ParseWritableFileVersion(params.data_storage_version);
+  if (!requested.ok() && requested.status().IsInvalid()) {
+    return Status::Invalid("Unknown Lance storage version: " + params.data_storage_version +
+                           " (expected 2.0, 2.1, 2.2 or stable)");
+  }
   if (existing && params.mode == WriteMode::kAppend) {
     // Appends keep the dataset's schema (and field ids) and file version, whatever the
-    // caller asked for, as Lance does.
+    // caller asked for.
+    auto version = format::ParseFileVersion(existing->data_storage_version);
+    if (!version.ok()) {
+      return version.status().WithContext("appending to the dataset at " + existing->uri);
+    }
+    if (*version == format::LanceFileVersion::kLegacy) {
+      return Status::NotImplemented(
+          "Appending to the dataset at " + existing->uri +
+          " is not supported: it is in the legacy file format (" +
+          existing->data_storage_version +
+          "), which lance-cpp reads but does not write (it writes 2.0, 2.1 and 2.2 "
+          "files); overwrite the dataset to convert it");
+    }
     LANCE_RETURN_NOT_OK(MatchSchema(*data_schema, *existing->schema.schema()).status());
     plan.schema = existing->schema;
-    LANCE_ASSIGN_OR_RAISE(plan.version,
-                          format::ParseFileVersion(existing->data_storage_version));
+    plan.version = *version;
     plan.append = true;
     return plan;
   }
-  LANCE_ASSIGN_OR_RAISE(plan.version,
-                        format::ParseWritableFileVersion(params.data_storage_version));
+  LANCE_RETURN_NOT_OK(requested.status());
+  plan.version = *requested;
   LANCE_ASSIGN_OR_RAISE(plan.schema, format::LanceSchema::Assign(data_schema, 0));
   return plan;
 }
@@ -558,7 +577,10 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
   pb::Transaction txn;
   txn.set_read_version(existing ? existing->proto().version() : 0);
   if (plan.append) {
-    for (auto& f : fragments) *txn.mutable_append()->add_fragments() = std::move(f);
+    // An append of no rows still commits a version with an empty Append, as Lance does
+    // (the operation must be set even without fragments).
+    pb::Transaction::Append* op = txn.mutable_append();
+    for (auto& f : fragments) *op->add_fragments() = std::move(f);
   } else {
     pb::Transaction::Overwrite* op = txn.mutable_overwrite();
     for (auto& f : fragments) *op->add_fragments() = std::move(f);
@@ -643,10 +665,11 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
           "fragments were written against)");
     }
     LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+    pb::Transaction::Append* a = txn.mutable_append();  // set even without fragments
     for (const FragmentMetadata& f : append.fragments) {
       pb::DataFragment frag = ti::FragmentToProto(f);
       LANCE_RETURN_NOT_OK(CheckFragmentFields(frag, base->schema, "Append"));
-      *txn.mutable_append()->add_fragments() = std::move(frag);
+      *a->add_fragments() = std::move(frag);
     }
   }
   txn.set_read_version(base ? base->proto().version() : 0);

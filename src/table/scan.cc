@@ -12,6 +12,7 @@
 #include "lance/format/file_reader.h"
 #include "lance/macros.h"
 #include "table/dataset_internal.h"
+#include "table/projection.h"
 
 namespace lance::table_internal {
 
@@ -351,7 +352,8 @@ Result<ArrayPtr> AndSelections(const ArrayPtr& a, const ArrayPtr& b) {
 
 // Where an output column comes from.
 struct OutputColumn {
-  int read_position = -1;  // index into the read columns; -1 for the row id
+  int read_position = -1;    // index into the read columns; -1 for the row id
+  std::vector<int> children;  // struct fields below the read column (nested projection)
 };
 
 class DatasetScanner : public RecordBatchReader {
@@ -477,7 +479,9 @@ class DatasetScanner : public RecordBatchReader {
     columns.reserve(outputs_.size());
     for (const OutputColumn& out : outputs_) {
       if (out.read_position >= 0) {
-        columns.push_back(batch.column(out.read_position));
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr column,
+                              ExtractPath(batch.column(out.read_position), out.children));
+        columns.push_back(std::move(column));
       } else {
         UInt64Builder ids;
         LANCE_RETURN_NOT_OK(ids.Reserve(n));
@@ -557,7 +561,7 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
     return static_cast<int>(read_columns.size() - 1);
   };
   auto add_row_id = [&]() {
-    outputs.push_back(OutputColumn{-1});
+    outputs.push_back(OutputColumn{-1, {}});
     output_fields.push_back(field(kRowIdColumn, uint64(), /*nullable=*/true));
   };
 
@@ -567,25 +571,22 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       for (const FieldPtr& f : full.fields()) names.push_back(f->name());
     }
     std::set<std::string> seen;
-    bool has_row_id = false;
     for (const std::string& name : names) {
       if (!seen.insert(name).second) {
         return Status::Invalid("Scan: column '" + name + "' is requested twice");
       }
-      const int index = full.GetFieldIndex(name);
-      if (index < 0 && name == kRowIdColumn) {
-        add_row_id();
-        has_row_id = true;
+      if (name == kRowIdColumn && full.GetFieldIndex(name) < 0) {
+        // With with_row_id the row id goes last wherever it was named (as in pylance).
+        if (!options.with_row_id) add_row_id();
         continue;
       }
-      if (index < 0) {
-        return Status::Invalid("Scan: no column '" + name + "' in dataset " + ds->uri +
-                               " (columns: " + full.ToString() + ")");
-      }
-      outputs.push_back(OutputColumn{read_position(index)});
-      output_fields.push_back(full.field(index));
+      // A top-level column, or a struct's field by its dotted path ("s.a"), which comes
+      // out as a top-level column of that name, as in pylance.
+      LANCE_ASSIGN_OR_RAISE(FieldPath path, ResolveFieldPath(full, name, "Scan", ds->uri));
+      outputs.push_back(OutputColumn{read_position(path.top), path.children});
+      output_fields.push_back(FlatField(full, path, name));
     }
-    if (options.with_row_id && !has_row_id) add_row_id();
+    if (options.with_row_id) add_row_id();
   }
 
   std::shared_ptr<const table::Predicate> predicate;

@@ -12,6 +12,7 @@
 #include "lance/core/concatenate.h"
 #include "lance/macros.h"
 #include "table/dataset_internal.h"
+#include "table/projection.h"
 
 namespace lance {
 
@@ -24,41 +25,63 @@ constexpr const char* kRowIdColumn = "_rowid";
 
 struct Projection {
   std::vector<int> columns;  // top-level field indices to read
+  /// Per read column: the parts of it to keep (struct fields requested by path).
+  std::vector<ti::PruneNode> prune;
+  std::vector<FieldPtr> pruned;  // per read column: its output field
+  bool schema_order = true;      // order of kept struct fields (else: request order)
   bool row_id = false;
   int row_id_position = -1;  // position of _rowid among the outputs
   SchemaPtr schema;
 };
 
-Result<Projection> Project(const DatasetImpl& ds, const TakeOptions& options) {
+// `schema_order`: pylance's LanceDataset.take keeps the schema's order of a pruned
+// struct's fields, LanceFragment.take the order they were asked in.
+Result<Projection> Project(const DatasetImpl& ds, const TakeOptions& options,
+                           bool schema_order) {
   const Schema& full = *ds.schema.schema();
   Projection out;
+  out.schema_order = schema_order;
   std::vector<std::string> names = options.columns;
   if (names.empty()) {
     for (const FieldPtr& f : full.fields()) names.push_back(f->name());
   }
-  std::set<std::string> seen;
-  std::vector<FieldPtr> fields;
+  // Output slots in order of first mention: a read column index, or -1 for _rowid. A
+  // column named twice is taken once (as pylance's take does).
+  std::vector<int> slots;
   for (const std::string& name : names) {
-    if (!seen.insert(name).second) {
-      return Status::Invalid("Take: column '" + name + "' is requested twice");
-    }
-    const int index = full.GetFieldIndex(name);
-    if (index < 0 && name == kRowIdColumn) {
-      out.row_id = true;
-      out.row_id_position = static_cast<int>(fields.size());
-      fields.push_back(field(kRowIdColumn, uint64(), true));
+    if (name == kRowIdColumn && full.GetFieldIndex(name) < 0) {
+      if (!out.row_id) {
+        out.row_id = true;
+        slots.push_back(-1);
+      }
       continue;
     }
-    if (index < 0) {
-      return Status::Invalid("Take: no column '" + name + "' in dataset " + ds.uri);
+    LANCE_ASSIGN_OR_RAISE(ti::FieldPath path, ti::ResolveFieldPath(full, name, "Take", ds.uri,
+                                                                 /*through_lists=*/true));
+    auto it = std::find(out.columns.begin(), out.columns.end(), path.top);
+    size_t k = static_cast<size_t>(it - out.columns.begin());
+    if (it == out.columns.end()) {
+      out.columns.push_back(path.top);
+      out.prune.emplace_back();
+      slots.push_back(static_cast<int>(k));
     }
-    out.columns.push_back(index);
-    fields.push_back(full.field(index));
+    out.prune[k].Add(path.children);
   }
   if (options.with_row_id && !out.row_id) {
     out.row_id = true;
-    out.row_id_position = static_cast<int>(fields.size());
-    fields.push_back(field(kRowIdColumn, uint64(), true));
+    slots.push_back(-1);
+  }
+  std::vector<FieldPtr> fields;
+  for (size_t k = 0; k < out.columns.size(); ++k) {
+    out.pruned.push_back(out.prune[k].Prune(full.field(out.columns[k]), schema_order));
+  }
+  for (int slot : slots) {
+    if (slot < 0) {
+      out.row_id_position = static_cast<int>(fields.size());
+      fields.push_back(field(kRowIdColumn, uint64(), true));
+    } else {
+      fields.push_back(out.pruned[static_cast<size_t>(slot)]);
+    }
   }
   out.schema = schema(std::move(fields), full.metadata());
   return out;
@@ -88,13 +111,17 @@ Result<RecordBatchPtr> TakeRows(const DatasetImpl& ds, const pb::DataFragment& f
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
                         ti::TakeFromFragment(ds, fragment, projection.columns, rows,
                                              projection.row_id));
-  if (!projection.row_id || projection.row_id_position == batch->num_columns() - 1) {
-    return RecordBatch::Make(projection.schema, batch->num_rows(), batch->columns());
+  std::vector<ArrayPtr> columns;
+  for (size_t k = 0; k < projection.columns.size(); ++k) {
+    const ArrayPtr& column = batch->column(static_cast<int>(k));
+    columns.push_back(projection.prune[k].whole()
+                          ? column
+                          : projection.prune[k].Apply(column, projection.pruned[k],
+                                                      projection.schema_order));
   }
-  std::vector<ArrayPtr> columns = batch->columns();
-  ArrayPtr row_id = columns.back();
-  columns.pop_back();
-  columns.insert(columns.begin() + projection.row_id_position, row_id);
+  if (projection.row_id) {
+    columns.insert(columns.begin() + projection.row_id_position, batch->columns().back());
+  }
   return RecordBatch::Make(projection.schema, batch->num_rows(), std::move(columns));
 }
 
@@ -197,7 +224,8 @@ Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& ds, const pb::DataFra
 
 Result<TablePtr> Dataset::Take(const std::vector<int64_t>& indices,
                                const TakeOptions& options) const {
-  LANCE_ASSIGN_OR_RAISE(Projection projection, Project(*impl_, options));
+  LANCE_ASSIGN_OR_RAISE(Projection projection,
+                        Project(*impl_, options, /*schema_order=*/true));
   const auto& fragments = impl_->proto().fragments();
   // Live rows before each fragment.
   std::vector<int64_t> starts = {0};
@@ -232,7 +260,8 @@ Result<TablePtr> Dataset::Take(const std::vector<int64_t>& indices,
 Result<TablePtr> Dataset::TakeFromFragment(uint64_t fragment_id,
                                            const std::vector<int64_t>& indices,
                                            const TakeOptions& options) const {
-  LANCE_ASSIGN_OR_RAISE(Projection projection, Project(*impl_, options));
+  LANCE_ASSIGN_OR_RAISE(Projection projection,
+                        Project(*impl_, options, /*schema_order=*/false));
   const pb::DataFragment* fragment = nullptr;
   for (const pb::DataFragment& frag : impl_->proto().fragments()) {
     if (frag.id() == fragment_id) fragment = &frag;

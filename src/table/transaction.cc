@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include "lance/macros.h"
 
 namespace lance::table_internal {
@@ -57,15 +59,115 @@ std::set<uint64_t> TouchedFragments(const pb::Transaction::Delete& op) {
   return ids;
 }
 
+// Existing fragments another transaction rewrote, replaced, updated or removed (the ones
+// whose rows or deletion vectors a concurrent Delete of ours may no longer describe).
+std::set<uint64_t> ChangedFragments(const pb::Transaction& txn) {
+  std::set<uint64_t> ids;
+  switch (txn.operation_case()) {
+    case Op::kDelete:
+      return TouchedFragments(txn.delete_());
+    case Op::kUpdate:
+      ids.insert(txn.update().removed_fragment_ids().begin(),
+                 txn.update().removed_fragment_ids().end());
+      for (const auto& f : txn.update().updated_fragments()) ids.insert(f.id());
+      break;
+    case Op::kRewrite:
+      for (const auto& f : txn.rewrite().old_fragments()) ids.insert(f.id());
+      for (const auto& group : txn.rewrite().groups()) {
+        for (const auto& f : group.old_fragments()) ids.insert(f.id());
+      }
+      break;
+    case Op::kDataReplacement:
+      for (const auto& r : txn.data_replacement().replacements()) ids.insert(r.fragment_id());
+      break;
+    default:
+      break;
+  }
+  return ids;
+}
+
+// Lance: a Merge or Project that does not assert preserves_nullability may add a column
+// (or tighten one) that rows written concurrently do not satisfy.
+bool MayAlterNullability(const pb::Transaction& txn) {
+  return (txn.operation_case() == Op::kMerge && !txn.merge().preserves_nullability()) ||
+         (txn.operation_case() == Op::kProject && !txn.project().preserves_nullability());
+}
+
+// The oneof number of an operation this build does not know (0 if none): protobuf keeps
+// it among the unknown fields, and Lance reserves 100-199 for operations.
+int UnknownOperationNumber(const pb::Transaction& txn) {
+  const google::protobuf::UnknownFieldSet& unknown =
+      txn.GetReflection()->GetUnknownFields(txn);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const int number = unknown.field(i).number();
+    if (number >= 100 && number < 200) return number;
+  }
+  return 0;
+}
+
+// "2.0", "2.1", ... for a data file's recorded version, "0.1" for legacy files (Lance's
+// from_data_file_numbers: 0.0-0.2 legacy, 0.3 = 2.0); empty when unknown.
+std::string DataFileVersion(const pb::DataFile& file) {
+  const uint32_t major = file.file_major_version();
+  const uint32_t minor = file.file_minor_version();
+  if (major == 0 && minor <= 2) return "0.1";
+  if ((major == 0 && minor == 3) || (major == 2 && minor == 0)) return "2.0";
+  if (major == 2 && minor <= 3) return "2." + std::to_string(minor);
+  return "";
+}
+
+// The manifest's data_format version in the same spelling ("" when absent or unknown).
+std::string DefaultDataVersion(const pb::Manifest& m) {
+  if (!m.has_data_format()) return "";
+  const std::string& v = m.data_format().version();
+  if (v == "legacy" || v == "0.1" || v == "0.2") return "0.1";
+  if (v == "0.3" || v == "2.0") return "2.0";
+  if (v == "2.1" || v == "2.2" || v == "2.3") return v;
+  return "";
+}
+
+// Lance 14's finalize_manifest_storage_version: V2 data files of another version than the
+// manifest's default need the (sticky, paired) mixed-versions flag; legacy and V2 files
+// never mix.
+Status FinalizeStorageVersion(pb::Manifest* m) {
+  const std::string fallback = DefaultDataVersion(*m);
+  bool saw_legacy = false, saw_v2 = false, non_default = false;
+  for (const auto& frag : m->fragments()) {
+    for (const auto& file : frag.files()) {
+      const std::string v = DataFileVersion(file);
+      if (v.empty()) continue;  // unknown versions fail when read, with the file named
+      (v == "0.1" ? saw_legacy : saw_v2) = true;
+      if (!fallback.empty() && v != fallback) non_default = true;
+    }
+  }
+  if (saw_legacy && (saw_v2 || (non_default && fallback != "0.1"))) {
+    return Status::Invalid(
+        "The commit would mix legacy (0.x) and 2.x data files in one dataset, which Lance "
+        "does not allow");
+  }
+  if (non_default && fallback != "0.1") {
+    m->set_reader_feature_flags(m->reader_feature_flags() | kFlagMixedDataFileVersions);
+    m->set_writer_feature_flags(m->writer_feature_flags() | kFlagMixedDataFileVersions);
+  }
+  return Status::OK();
+}
+
+// `retryable`: planning the same operation again on the latest version may succeed (Lance's
+// "retryable" conflicts, which pylance retries by itself); otherwise the operation is
+// incompatible with what was committed (Lance's "incompatible transaction").
 Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
-                     uint64_t their_version, std::string_view uri, std::string_view why) {
-  return Status::Conflict(
-      "Commit conflict on " + std::string(uri) + ": this " +
-      std::string(OperationName(mine)) + " (planned against version " +
-      std::to_string(mine.read_version()) + ") cannot be rebased over the " +
-      std::string(OperationName(theirs)) + " committed concurrently as version " +
-      std::to_string(their_version) + (why.empty() ? "" : ": " + std::string(why)) +
-      "; reload the dataset and retry");
+                     uint64_t their_version, std::string_view uri, std::string_view why,
+                     bool retryable) {
+  return Status(
+      StatusCode::kConflict,
+      "Commit conflict on " + std::string(uri) + ": this " + OperationName(mine) +
+          " (planned against version " + std::to_string(mine.read_version()) +
+          ") cannot be rebased over the " + OperationName(theirs) +
+          " committed concurrently as version " + std::to_string(their_version) +
+          (why.empty() ? "" : ": " + std::string(why)) +
+          (retryable ? "; plan it again on the latest version"
+                     : "; reload the dataset and retry"),
+      retryable);
 }
 
 }  // namespace
@@ -77,7 +179,13 @@ Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
 std::string WriterBuildMetadata() { return "lance-cpp." LANCE_CPP_VERSION; }
 
 Status CheckReaderFlags(const pb::Manifest& manifest, std::string_view name) {
-  const uint64_t unsupported = manifest.reader_feature_flags() & ~kFlagDeletionFiles;
+  if ((manifest.reader_feature_flags() ^ manifest.writer_feature_flags()) &
+      kFlagMixedDataFileVersions) {
+    return Status::Corrupt("Manifest " + std::string(name) +
+                           " has only one of the reader and writer mixed "
+                           "data-file-version feature flags (256) set");
+  }
+  const uint64_t unsupported = manifest.reader_feature_flags() & ~kKnownReaderFlags;
   if (unsupported != 0) {
     return Status::NotImplemented(
         "Manifest " + std::string(name) + " requires reader feature flag(s) " +
@@ -87,9 +195,7 @@ Status CheckReaderFlags(const pb::Manifest& manifest, std::string_view name) {
 }
 
 Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name) {
-  const uint64_t known = kFlagDeletionFiles | kFlagUseV2Format | kFlagTableConfig |
-                         kFlagInlineTransactionOnly;
-  const uint64_t unsupported = manifest.writer_feature_flags() & ~known;
+  const uint64_t unsupported = manifest.writer_feature_flags() & ~kKnownWriterFlags;
   if (unsupported != 0) {
     return Status::NotImplemented(
         "Manifest " + std::string(name) + " requires writer feature flag(s) " +
@@ -98,7 +204,7 @@ Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name) {
   return CheckReaderFlags(manifest, name);
 }
 
-std::string_view OperationName(const pb::Transaction& txn) {
+std::string OperationName(const pb::Transaction& txn) {
   switch (txn.operation_case()) {
     case Op::kAppend:
       return "Append";
@@ -130,10 +236,17 @@ std::string_view OperationName(const pb::Transaction& txn) {
       return "Clone";
     case Op::kUpdateBases:
       return "UpdateBases";
+    case Op::kDataOverlay:
+      return "DataOverlay";
     case Op::OPERATION_NOT_SET:
       break;
   }
-  return "(unknown operation)";
+  const int number = UnknownOperationNumber(txn);
+  if (number != 0) {
+    return "operation unknown to lance-cpp (transaction field " + std::to_string(number) +
+           ")";
+  }
+  return "transaction without an operation";
 }
 
 void ApplyFeatureFlags(pb::Manifest* m) {
@@ -241,8 +354,9 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
       break;
     }
     default:
-      return Status::NotImplemented("lance-cpp cannot apply a " +
-                                    std::string(OperationName(txn)) + " transaction");
+      return Status::NotImplemented("lance-cpp cannot apply this transaction (" +
+                                    OperationName(txn) + "): only Append, Delete and "
+                                    "Overwrite are committed by lance-cpp");
   }
 
   std::sort(m.mutable_fragments()->begin(), m.mutable_fragments()->end(),
@@ -266,57 +380,88 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
   m.clear_transaction_section();
   m.clear_tag();
   ApplyFeatureFlags(&m);
+  LANCE_RETURN_NOT_OK(FinalizeStorageVersion(&m));
   return m;
 }
 
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri) {
   const Op t = theirs.operation_case();
+  auto retryable = [&](std::string_view why) {
+    return ConflictError(mine, theirs, their_version, uri, why, true);
+  };
+  auto incompatible = [&](std::string_view why) {
+    return ConflictError(mine, theirs, their_version, uri, why, false);
+  };
   switch (mine.operation_case()) {
     case Op::kOverwrite:
       // Conservative: an overwrite planned against an older version must not silently
       // discard rows someone else just committed (Lance lets the overwrite win).
-      return ConflictError(mine, theirs, their_version, uri,
-                           "an Overwrite is only committed against the latest version");
+      return retryable("an Overwrite is only committed against the latest version");
     case Op::kAppend:
+      if (MayAlterNullability(theirs)) {
+        return retryable(
+            "it may change the schema's nullability, which rows appended concurrently "
+            "need not satisfy");
+      }
       switch (t) {
         case Op::kAppend:
         case Op::kDelete:
         case Op::kCreateIndex:
         case Op::kRewrite:
+        case Op::kMerge:
+        case Op::kProject:
         case Op::kUpdate:
         case Op::kUpdateConfig:
         case Op::kReserveFragments:
         case Op::kDataReplacement:
-          // New fragments touch nothing that existed, and the schema is unchanged.
+        case Op::kDataOverlay:
+        case Op::kClone:
+        case Op::kUpdateBases:
+          // New fragments touch nothing that existed. (Feature flags the other commit
+          // turned on, e.g. base paths, are checked on the rebased manifest.)
           return Status::OK();
+        case Op::kOverwrite:
+        case Op::kRestore:
+          return incompatible("it replaced the dataset's schema and fragments");
         default:
-          return ConflictError(mine, theirs, their_version, uri, "");
+          return incompatible("");
       }
     case Op::kDelete:
       switch (t) {
         case Op::kAppend:
         case Op::kCreateIndex:
+        case Op::kProject:
         case Op::kUpdateConfig:
         case Op::kReserveFragments:
+        case Op::kDataOverlay:
+        case Op::kClone:
+        case Op::kUpdateBases:
           return Status::OK();
-        case Op::kDelete: {
+        case Op::kDelete:
+        case Op::kUpdate:
+        case Op::kRewrite:
+        case Op::kDataReplacement: {
+          // Compatible unless it changed a fragment whose deletion vector we rewrote
+          // (Lance could sometimes merge the two deletion vectors; we ask for a retry).
           const auto a = TouchedFragments(mine.delete_());
-          const auto b = TouchedFragments(theirs.delete_());
+          const auto b = ChangedFragments(theirs);
           for (uint64_t id : a) {
             if (b.count(id) != 0) {
-              return ConflictError(mine, theirs, their_version, uri,
-                                   "both deleted rows of fragment " + std::to_string(id));
+              return retryable("both changed fragment " + std::to_string(id));
             }
           }
           return Status::OK();
         }
+        case Op::kMerge:
+          // New columns may hold values the predicate would have matched differently.
+          return retryable("");
         default:
-          // Rewrites, updates, merges... may have moved the rows we matched.
-          return ConflictError(mine, theirs, their_version, uri, "");
+          // Overwrites, restores, unknown operations: the rows we matched may be gone.
+          return incompatible("");
       }
     default:
-      return ConflictError(mine, theirs, their_version, uri, "");
+      return incompatible("");
   }
 }
 

@@ -20,8 +20,15 @@ inline constexpr uint64_t kFlagUseV2Format = 4;  // deprecated, writer only
 inline constexpr uint64_t kFlagTableConfig = 8;  // writer only
 inline constexpr uint64_t kFlagBasePaths = 16;
 inline constexpr uint64_t kFlagInlineTransactionOnly = 32;  // writer only
-/// \brief Any flag at or above this bit is unknown to every Lance we know of.
-inline constexpr uint64_t kFlagFirstUnknown = 64;
+/// \brief Data files of V2 versions other than the manifest's data_format version
+/// (pylance 14 sets it, in both words, when it appends files of another version). Sticky:
+/// once set it stays on every later version. Lance 8 refuses such datasets.
+inline constexpr uint64_t kFlagMixedDataFileVersions = 256;
+/// \brief The flags lance-cpp understands (any other bit is refused).
+inline constexpr uint64_t kKnownReaderFlags = kFlagDeletionFiles | kFlagMixedDataFileVersions;
+inline constexpr uint64_t kKnownWriterFlags = kFlagDeletionFiles | kFlagUseV2Format |
+                                              kFlagTableConfig | kFlagInlineTransactionOnly |
+                                              kFlagMixedDataFileVersions;
 
 /// \brief What we claim in Manifest.writer_version (see docs/commit-protocol.md):
 /// library "lance" and the Lance release whose on-disk output we match and test
@@ -35,13 +42,16 @@ std::string WriterBuildMetadata();
 
 /// \brief OK if we can read a dataset whose manifest has these reader flags.
 /// \return NotImplemented naming the flag (stable row ids, base paths, unknown bits)
-/// and `name` (the manifest file).
+/// and `name` (the manifest file); Corrupt when only one of the reader and writer
+/// words has the (paired) mixed-versions flag.
 Status CheckReaderFlags(const pb::Manifest& manifest, std::string_view name);
 /// \brief OK if we can commit on top of this manifest (writer flags).
 Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name);
 
-/// \brief "Append", "Delete", "Overwrite", "CreateIndex", ... or "(none)".
-std::string_view OperationName(const pb::Transaction& txn);
+/// \brief "Append", "Delete", "Overwrite", "CreateIndex", ..., or for an operation of a
+/// newer Lance (a oneof number this build lacks, left in the unknown fields) "an
+/// operation unknown to lance-cpp (field N)"; "no operation" when there is none.
+std::string OperationName(const pb::Transaction& txn);
 
 struct ManifestBuildOptions {
   /// \brief Data storage version for an Overwrite ("2.0", "2.1"); empty: taken from the
@@ -57,15 +67,25 @@ struct ManifestBuildOptions {
 /// Append and Delete start from a copy of `previous`, so fields this library does not
 /// know survive. New fragments get ids above the high-water mark (Append) or 0..n-1
 /// (Overwrite); fragments are sorted by id; feature flags, max_fragment_id, timestamp,
-/// writer_version and transaction_file are set.
+/// writer_version and transaction_file are set. Data files of another V2 version than the
+/// manifest's data_format turn on kFlagMixedDataFileVersions (as Lance 14).
 /// \return Conflict when a Delete names a fragment `previous` no longer has;
-/// NotImplemented for operations this library does not apply; Invalid.
+/// NotImplemented for operations this library does not apply; Invalid when legacy
+/// (0.x) and V2 data files would be mixed.
 Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
                                    const pb::Transaction& txn, uint64_t version,
                                    const ManifestBuildOptions& options);
 
 /// \brief OK when `mine` can be rebased over `theirs`, committed concurrently as
 /// `their_version`; Conflict (naming both operations, the version and `uri`) otherwise.
+///
+/// Lance's rules (rust/lance/src/io/commit/conflict_resolver.rs) for the operations we
+/// commit: an Append rebases over everything except Overwrite, Restore,
+/// UpdateMemWalState, a Merge / Project that may change nullability and unknown
+/// operations; a Delete over everything that does not touch (rewrite, replace, update,
+/// delete) the fragments it changed, except Merge, Overwrite, Restore,
+/// UpdateMemWalState and unknown operations. An Overwrite is only committed against the
+/// latest version (stricter than Lance, which lets it win).
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri);
 

@@ -342,6 +342,17 @@ run info "$T/types2.lance" --json
 if cmp -s "$T/out" <(sed "s#types.lance#types2.lance#" "$T/types_info.json"); then
   ok; else failed round_trip_schema "info --json schemas differ"; fi
 
+# --- nested fields by dotted path (as pylance): scan gives "st.x" as a column, take
+# prunes the struct -------------------------------------------------------------------
+run scan "$T/types.lance" --columns id,st.x --format jsonl
+expect_jsonl scan_nested_field 'rows[0] == {"id": 1, "st.x": 7} and rows[1]["st.x"] is None
+  and list(rows[2]) == ["id", "st.x"]'
+run take "$T/types.lance" --rows 0 --columns st.x,id --format jsonl
+expect_jsonl take_nested_field 'rows == [{"st": {"x": 7}, "id": 1}]'
+run scan "$T/types.lance" --columns st.nope --format jsonl
+if [ "$RC" != 0 ] && [ ! -s "$T/out" ] && grep -q "st.nope" "$T/err"; then
+  ok; else failed scan_unknown_nested_field "nonzero exit, message naming the path"; fi
+
 # --- secrets are never echoed ----------------------------------------------------------
 run info "$DS" --storage-option aws_secret_access_key=SUPERSECRET123 \
   --storage-option aws_access_key_id=AKIDVISIBLE --json

@@ -7,8 +7,8 @@
   2. lance-cpp's `__manifest` has exactly the schema of the one pylance creates;
   3. pylance declares and writes tables (file format 2.0) in the plain layout and in a
      manifest root lance-cpp created; lance-cpp lists, describes and reads them;
-  4. a manifest root pylance created (its `__manifest` is file format 2.2) is refused
-     with a clear Unsupported error until the format layer reads 2.1+ files.
+  4. a manifest root pylance created (its `__manifest` is file format 2.2) is listed,
+     described and read here, and lance-ns writes into it (pylance sees the result).
 
 lance-ns is found through LANCE_NS_BIN or the first build*/tools/namespace/lance-ns;
 without it the tests fail (never skip).
@@ -271,13 +271,57 @@ def test_pylance_writes_into_manifest_root_made_here(ns_bin: Path, tmp_path: Pat
         theirs.declare_table(DeclareTableRequest(id=["team", "mine"]))
 
 
-def test_pylance_manifest_root_is_refused_clearly(ns_bin: Path, tmp_path: Path) -> None:
-    # pylance writes its __manifest in file format 2.2, which the format layer cannot
-    # read yet: the namespace must say so rather than misreport the tables.
+def test_pylance_manifest_root_is_read_and_written_here(ns_bin: Path, tmp_path: Path) -> None:
+    """A manifest root pylance created (its `__manifest` is file format 2.2, rewritten by
+    an Overwrite on every change) is listed, described and read here; lance-ns then
+    records namespaces and tables in it (keeping its version and schema) and pylance
+    sees them; pylance keeps working on it afterwards."""
     root = tmp_path / "py-managed"
     theirs = py_dir(root, manifest=True)
-    theirs.create_namespace(CreateNamespaceRequest(id=["team"]))
+    theirs.create_namespace(CreateNamespaceRequest(id=["team"], properties={"owner": "ann"}))
+    theirs.create_namespace(CreateNamespaceRequest(id=["team", "sub"]))
     theirs.declare_table(DeclareTableRequest(id=["team", "t"]))
-    err = LanceNs(ns_bin, root, manifest=True)("list-tables", "team", expect_error=True)
-    assert err["error"] == "Unsupported", err
-    assert "2.2" in err["message"], err
+    data = pa.table({"x": pa.array([1, 2, 3], pa.int64()), "s": ["p", None, "r"]})
+    lance.write_dataset(data, namespace_client=theirs, table_id=["team", "made22"])
+    lance.write_dataset(data.slice(0, 2), namespace_client=theirs,
+                        table_id=["team", "sub", "made21"], data_storage_version="2.1")
+    manifest = lance.dataset(str(root / "__manifest"))
+    assert manifest.data_storage_version == "2.2"
+    schema_before = manifest.schema
+
+    ours = LanceNs(ns_bin, root, manifest=True)
+    assert ours("list-namespaces")["namespaces"] == ["team"]
+    assert ours("list-namespaces", "team")["namespaces"] == ["sub"]
+    assert ours("list-tables", "team")["tables"] == ["made22", "t"]
+    assert ours("list-tables", "team", "sub")["tables"] == ["made21"]
+    for table_id in (["team", "made22"], ["team", "t"], ["team", "sub", "made21"]):
+        mine = ours("describe", *table_id)
+        described = theirs.describe_table(DescribeTableRequest(id=table_id))
+        assert mine["location"] == described.location, table_id
+    assert ours("describe", "team", "t", detailed=True)["is_only_declared"] is True
+    read = ours("read", "team", "made22")
+    assert read["x"] == [1, 2, 3] and read["s"] == ["p", None, "r"] and read["version"] == 1
+    assert ours("read", "team", "sub", "made21")["x"] == [1, 2]
+
+    # lance-ns writes into pylance's root.
+    ours("create-namespace", "team", "cpp", properties={"k": "v"})
+    created = ours("create", "team", "cpp", "rows", rows=4)
+    ours("declare", "team", "later")
+    ours("drop", "team", "t")
+    assert ours("declare", "team", "made22", expect_error=True)["error"] == \
+        "TableAlreadyExists"
+    manifest = lance.dataset(str(root / "__manifest"))
+    assert manifest.data_storage_version == "2.2"  # appends keep the root's version
+    assert manifest.schema.equals(schema_before, check_metadata=True)
+    assert theirs.list_namespaces(ListNamespacesRequest(id=["team"])).namespaces == \
+        ["cpp", "sub"]
+    assert theirs.describe_namespace(
+        DescribeNamespaceRequest(id=["team", "cpp"])).properties == {"k": "v"}
+    assert theirs.list_tables(ListTablesRequest(id=["team"])).tables == ["later", "made22"]
+    assert theirs.describe_table(
+        DescribeTableRequest(id=["team", "cpp", "rows"])).location == created["location"]
+    assert py_read(theirs, ["team", "cpp", "rows"]) == rows(4)
+    # pylance keeps managing it (its next change rewrites __manifest), lance-ns follows.
+    theirs.declare_table(DeclareTableRequest(id=["team", "again"]))
+    assert ours("list-tables", "team")["tables"] == ["again", "later", "made22"]
+    assert ours("list-namespaces", "team")["namespaces"] == ["cpp", "sub"]

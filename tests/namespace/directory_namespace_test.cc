@@ -420,6 +420,45 @@ TEST_P(ManifestNamespaceTest, ManifestSchemaIsLances) {
   EXPECT_TRUE(s->field(4)->type()->Equals(*list(field("object_id", utf8(), true))));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows().value(), 0);
+  // In file format 2.2, as pylance 14 creates it.
+  EXPECT_EQ(ds->data_storage_version(), "2.2");
+}
+
+// A root whose __manifest Lance 8.0.0 (LanceDB-node 0.31) created, in file format 2.1:
+// read and written here, and it stays 2.1 (appends keep a dataset's version).
+TEST(ManifestRootOfLance8, IsReadAndWrittenKeepingItsVersion) {
+  lance::testing::TempDir tmp;
+  const std::string root = tmp.Join("lance8-root");
+  fs::create_directories(root);
+  fs::copy(std::string(LANCE_TEST_DATA_DIR) + "/lance-8.0.0/__manifest", root + "/__manifest",
+           fs::copy_options::recursive);
+  for (auto& entry : fs::recursive_directory_iterator(root)) {
+    fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add);
+  }
+  ASSERT_OK_AND_ASSIGN(auto before, Dataset::Open(root + "/__manifest"));
+  ASSERT_EQ(before->data_storage_version(), "2.1");
+  ASSERT_OK_AND_ASSIGN(auto ns, DirectoryNamespace::FromProperties(
+                                    {{"root", root}, {"manifest_enabled", "true"}}));
+  ASSERT_OK(ns->CreateNamespace({.id = {"team"}, .properties = Properties{{"k", "v"}}})
+                .status());
+  ASSERT_OK_AND_ASSIGN(auto declared, ns->DeclareTable({.id = {"team", "t"}}));
+  ASSERT_TRUE(declared.location.has_value());
+  auto data = SmallData(3);
+  ASSERT_OK(Dataset::Write(*data, *declared.location).status());
+  ASSERT_OK_AND_ASSIGN(auto tables, ns->ListTables({.id = {"team"}}));
+  EXPECT_THAT(tables.tables, ElementsAre("t"));
+  ASSERT_OK_AND_ASSIGN(auto described, ns->DescribeNamespace({.id = {"team"}}));
+  EXPECT_EQ(described.properties, (Properties{{"k", "v"}}));
+  ASSERT_OK_AND_ASSIGN(auto after, Dataset::Open(root + "/__manifest"));
+  EXPECT_EQ(after->data_storage_version(), "2.1");
+  EXPECT_EQ(after->version(), before->version() + 2);
+  for (const FragmentMetadata& f : after->fragments()) {
+    for (const DataFileMeta& file : f.files) {
+      EXPECT_EQ(file.file_major_version, 2u);
+      EXPECT_EQ(file.file_minor_version, 1u);
+    }
+  }
+  EXPECT_EQ(after->CountRows().value(), 2);
 }
 
 // Counts the __manifest rows of `object_id` (duplicates would break real Lance, whose

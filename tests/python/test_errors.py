@@ -108,26 +108,41 @@ def test_bad_filter_column(impl, tmp_path):
     assert ds.version == 1
 
 
-def test_storage_versions(lance_cpp, tmp_path):
-    for accepted in (None, "stable", "2.0"):
-        ds = lance_cpp.write_dataset({"a": [1]}, str(tmp_path / f"{accepted}.lance"),
-                                     data_storage_version=accepted)
-        assert ds.data_storage_version == "2.0"
-    for refused in ("2.1", "2.2", "next", "legacy"):
-        with pytest.raises(NotImplementedError, match="data_storage_version") as info:
-            lance_cpp.write_dataset({"a": [1]}, str(tmp_path / "x.lance"),
-                                    data_storage_version=refused)
-        assert isinstance(info.value, lance_cpp.LanceError)
+@pytest.mark.parametrize("asked,written", [(None, "2.2"), ("stable", "2.2"), ("STABLE", "2.2"),
+                                           ("2.0", "2.0"), ("2.1", "2.1"), ("2.2", "2.2")])
+def test_storage_versions(both, tmp_path, asked, written):
+    for name, impl in both.items():
+        ds = impl.mod.write_dataset({"a": [1]}, str(tmp_path / f"{name}.lance"),
+                                    data_storage_version=asked)
+        assert ds.data_storage_version == written, name
+
+
+@pytest.mark.parametrize("asked", ["2.9", "bogus"])
+def test_unknown_storage_version_is_a_value_error(both, tmp_path, asked):
+    # pylance: ValueError "Invalid user input: Unknown Lance storage version: 2.9" -- for
+    # appends too, though an append keeps the dataset's version.
+    for name, impl in both.items():
+        with pytest.raises(ValueError, match=f"Unknown Lance storage version: {asked}"):
+            impl.mod.write_dataset({"a": [1]}, str(tmp_path / f"{name}.lance"),
+                                   data_storage_version=asked)
+        assert not (tmp_path / f"{name}.lance" / "_versions").exists()
+        uri = str(tmp_path / f"{name}-append.lance")
+        impl.mod.write_dataset({"a": [1]}, uri)
+        with pytest.raises(ValueError, match="Unknown Lance storage version"):
+            impl.mod.write_dataset({"a": [2]}, uri, mode="append", data_storage_version=asked)
+        assert impl.mod.dataset(uri).version == 1
+
+
+@pytest.mark.parametrize("asked", ["next", "2.3", "legacy", "0.1"])
+def test_unwritable_storage_versions_are_refused(lance_cpp, tmp_path, asked):
+    # pylance writes these (2.3 is unstable, 0.1 the legacy format lance_cpp only reads).
+    with pytest.raises(NotImplementedError, match=asked) as info:
+        lance_cpp.write_dataset({"a": [1]}, str(tmp_path / "x.lance"),
+                                data_storage_version=asked)
+    assert isinstance(info.value, lance_cpp.LanceError)
     assert not (tmp_path / "x.lance").exists()
-
-
-def test_reading_v21_is_not_implemented(both, tmp_path):
-    uri = str(tmp_path / "v21.lance")
-    both["pylance"].mod.write_dataset({"a": [1, 2]}, uri, data_storage_version="2.1")
-    ds = both["lance_cpp"].mod.dataset(uri)
-    assert ds.count_rows() == 2  # counts come from the manifest
-    with pytest.raises(NotImplementedError):
-        ds.to_table()
+    with pytest.raises(NotImplementedError, match="legacy"):
+        lance_cpp.write_dataset({"a": [1]}, str(tmp_path / "y.lance"), use_legacy_format=True)
 
 
 # -- S3 (the RGW that scripts/run_tests.sh starts) -------------------------------------

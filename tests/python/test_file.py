@@ -77,7 +77,9 @@ def test_writer_reader_round_trip(tmp_path):
     meta = reader.metadata()
     assert meta.num_rows == 2500
     assert meta.schema == data.schema
-    assert (meta.major_version, meta.minor_version) == (0, 3)  # how 2.0 is stored
+    # 2.2 by default, as pylance 14 ("stable"); the footer says 2.2
+    assert (meta.major_version, meta.minor_version) == (2, 2)
+    assert lf.stable_version() == pylance_file.stable_version() == "2.2"
     assert reader.read_all(batch_size=100).to_table().equals(data)
     batches = list(reader.read_all(batch_size=1000).to_batches())
     assert [b.num_rows for b in batches] == [1000, 1000, 500]
@@ -129,14 +131,16 @@ def test_missing_file_is_file_not_found_and_value_error(tmp_path):
         pylance_file.LanceFileReader(str(tmp_path / "missing.lance"))
 
 
-def test_files_cross_implementations(tmp_path):
+@pytest.mark.parametrize("version,stored", [(None, (2, 2)), ("2.0", (0, 3)), ("2.1", (2, 1)),
+                                            ("2.2", (2, 2))])
+def test_files_cross_implementations(tmp_path, version, stored):
     data = sample_table(3000)
     ours = tmp_path / "ours.lance"
     theirs = tmp_path / "theirs.lance"
-    with lf.LanceFileWriter(str(ours), data.schema) as w:
+    kwargs = {} if version is None else {"version": version}
+    with lf.LanceFileWriter(str(ours), data.schema, **kwargs) as w:
         w.write_batch(data)
-    # pylance writes 2.2 by default; this build reads 2.0
-    with pylance_file.LanceFileWriter(str(theirs), data.schema, version="2.0") as w:
+    with pylance_file.LanceFileWriter(str(theirs), data.schema, **kwargs) as w:
         w.write_batch(data)
 
     read_by_pylance = pylance_file.LanceFileReader(str(ours))
@@ -144,14 +148,15 @@ def test_files_cross_implementations(tmp_path):
     assert read_by_pylance.read_all().to_table().equals(data)
     theirs_meta = pylance_file.LanceFileReader(str(theirs)).metadata()
     ours_meta = read_by_pylance.metadata()
-    assert (ours_meta.major_version, ours_meta.minor_version) == (0, 3)
-    assert (theirs_meta.major_version, theirs_meta.minor_version) == (0, 3)
+    # (0, 3) is how 2.0 footers are stored
+    assert (ours_meta.major_version, ours_meta.minor_version) == stored
+    assert (theirs_meta.major_version, theirs_meta.minor_version) == stored
 
     read_by_us = lf.LanceFileReader(str(theirs))
     assert read_by_us.num_rows() == 3000
     assert read_by_us.read_all().to_table().equals(data)
     assert read_by_us.metadata().schema == theirs_meta.schema
-    assert (read_by_us.metadata().major_version, read_by_us.metadata().minor_version) == (0, 3)
+    assert (read_by_us.metadata().major_version, read_by_us.metadata().minor_version) == stored
 
 
 def test_session_local_matches_pylance(tmp_path):

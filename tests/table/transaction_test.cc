@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "lance/io/memory_object_store.h"
 #include "table/commit.h"
 #include "tests/testing/matchers.h"
@@ -132,17 +134,183 @@ TEST(ConflictTest, Rules) {
   EXPECT_FALSE(ok(Append(4, 1), Overwrite(1)));
   EXPECT_FALSE(ok(Overwrite(1), Append(4, 1)));
   EXPECT_FALSE(ok(Delete(4, {0}, {}), Overwrite(1)));
-  pb::Transaction rewrite;
-  rewrite.set_rewrite("opaque");
+  pb::Transaction rewrite;  // compaction of fragments 0 and 1
+  auto* group = rewrite.mutable_rewrite()->add_groups();
+  *group->add_old_fragments() = Fragment(0, 10);
+  *group->add_old_fragments() = Fragment(1, 10);
+  *group->add_new_fragments() = Fragment(7, 20);
   EXPECT_TRUE(ok(Append(4, 1), rewrite));
   EXPECT_FALSE(ok(Delete(4, {0}, {}), rewrite));
-  pb::Transaction merge;
-  merge.set_merge("opaque");
+  EXPECT_TRUE(ok(Delete(4, {3}, {2}), rewrite));
+  pb::Transaction old_style_rewrite;  // the deprecated fields, before groups existed
+  *old_style_rewrite.mutable_rewrite()->add_old_fragments() = Fragment(2, 10);
+  EXPECT_FALSE(ok(Delete(4, {}, {2}), old_style_rewrite));
+  EXPECT_TRUE(ok(Delete(4, {0}, {}), old_style_rewrite));
+  pb::Transaction merge;  // add_columns: may add a non-nullable column
+  merge.mutable_merge();
   EXPECT_FALSE(ok(Append(4, 1), merge));
-  pb::Transaction unknown;  // an operation from a newer Lance
+  EXPECT_FALSE(ok(Delete(4, {0}, {}), merge));
+  merge.mutable_merge()->set_preserves_nullability(true);
+  EXPECT_TRUE(ok(Append(4, 1), merge));
+  pb::Transaction unknown;  // no operation at all
   EXPECT_FALSE(ok(Append(4, 1), unknown));
   EXPECT_THAT(CheckConflict(Overwrite(1), Append(4, 1), 5, "memory://x"),
               IsErrorWith(StatusCode::kConflict, "version 5"));
+}
+
+// Every operation Lance 14 writes (transaction.proto fields 100-115), as the other side
+// of a rebase of our Append and of our Delete of fragment 1: Lance's rules
+// (conflict_resolver.rs check_append_txn / check_delete_txn).
+TEST(ConflictTest, EveryLanceOperation) {
+  struct Case {
+    const char* name;
+    pb::Transaction txn;
+    bool append_ok;
+    bool delete_ok;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* name, bool append_ok, bool delete_ok, auto set) {
+    pb::Transaction t;
+    t.set_read_version(4);
+    set(&t);
+    cases.push_back({name, std::move(t), append_ok, delete_ok});
+  };
+  add("Append", true, true, [](pb::Transaction* t) { *t = Append(4, 2); });
+  add("Delete other", true, true, [](pb::Transaction* t) { *t = Delete(4, {2}, {3}); });
+  add("Delete same", true, false, [](pb::Transaction* t) { *t = Delete(4, {1}, {}); });
+  add("Overwrite", false, false, [](pb::Transaction* t) { *t = Overwrite(1); });
+  add("CreateIndex", true, true, [](pb::Transaction* t) { t->mutable_create_index(); });
+  add("Rewrite other", true, true, [](pb::Transaction* t) {
+    *t->mutable_rewrite()->add_groups()->add_old_fragments() = Fragment(2, 10);
+  });
+  add("Rewrite same", true, false, [](pb::Transaction* t) {
+    *t->mutable_rewrite()->add_groups()->add_old_fragments() = Fragment(1, 10);
+  });
+  add("Merge", false, false, [](pb::Transaction* t) { t->mutable_merge(); });
+  add("Merge preserving", true, false, [](pb::Transaction* t) {
+    t->mutable_merge()->set_preserves_nullability(true);
+  });
+  add("Restore", false, false, [](pb::Transaction* t) { t->mutable_restore()->set_version(2); });
+  add("ReserveFragments", true, true, [](pb::Transaction* t) {
+    t->mutable_reserve_fragments()->set_num_fragments(3);
+  });
+  add("Update other", true, true, [](pb::Transaction* t) {
+    t->mutable_update()->add_removed_fragment_ids(2);
+    *t->mutable_update()->add_new_fragments() = Fragment(9, 1);
+  });
+  add("Update same", true, false, [](pb::Transaction* t) {
+    *t->mutable_update()->add_updated_fragments() = Fragment(1, 10);
+  });
+  add("Project", false, true, [](pb::Transaction* t) { t->mutable_project(); });
+  add("Project preserving", true, true, [](pb::Transaction* t) {
+    t->mutable_project()->set_preserves_nullability(true);
+  });
+  add("UpdateConfig", true, true, [](pb::Transaction* t) { t->mutable_update_config(); });
+  add("DataReplacement other", true, true, [](pb::Transaction* t) {
+    t->mutable_data_replacement()->add_replacements()->set_fragment_id(0);
+  });
+  add("DataReplacement same", true, false, [](pb::Transaction* t) {
+    t->mutable_data_replacement()->add_replacements()->set_fragment_id(1);
+  });
+  add("UpdateMemWalState", false, false,
+      [](pb::Transaction* t) { t->mutable_update_mem_wal_state(); });
+  add("Clone", true, true, [](pb::Transaction* t) { t->mutable_clone(); });
+  add("UpdateBases", true, true, [](pb::Transaction* t) { t->mutable_update_bases(); });
+  add("DataOverlay", true, true, [](pb::Transaction* t) {
+    t->mutable_data_overlay()->add_groups()->set_fragment_id(1);
+  });
+  // Lance's "incompatible" conflicts (no retry helps) against its "retryable" ones.
+  const std::set<std::string> incompatible = {"Overwrite", "Restore", "UpdateMemWalState"};
+  for (const Case& c : cases) {
+    const Status append = CheckConflict(Append(4, 1), c.txn, 5, "memory://x");
+    EXPECT_EQ(append.ok(), c.append_ok) << "Append over " << c.name << ": " << append;
+    if (!append.ok()) {
+      EXPECT_EQ(append.code(), StatusCode::kConflict) << c.name;
+    }
+    const Status del = CheckConflict(Delete(4, {1}, {}), c.txn, 5, "memory://x");
+    EXPECT_EQ(del.ok(), c.delete_ok) << "Delete over " << c.name << ": " << del;
+    if (!del.ok()) {
+      EXPECT_EQ(del.code(), StatusCode::kConflict) << c.name;
+      EXPECT_EQ(del.retryable(), incompatible.count(c.name) == 0) << c.name;
+    }
+    if (!append.ok()) {
+      EXPECT_EQ(append.retryable(), incompatible.count(c.name) == 0) << c.name;
+    }
+  }
+}
+
+// An operation of a newer Lance (a oneof number this build does not know) decodes with
+// no operation set; the conflict check names it and refuses to rebase.
+TEST(ConflictTest, UnknownOperationOfANewerLance) {
+  pb::Transaction theirs;
+  // Field 116, length-delimited, empty: tag (116 << 3 | 2) = 930 = varint a2 07.
+  theirs.set_read_version(4);
+  std::string wire = theirs.SerializeAsString() + std::string("\xa2\x07\x00", 3);
+  ASSERT_TRUE(theirs.ParseFromString(wire));
+  EXPECT_EQ(theirs.operation_case(), pb::Transaction::OPERATION_NOT_SET);
+  EXPECT_EQ(OperationName(theirs), "operation unknown to lance-cpp (transaction field 116)");
+  EXPECT_THAT(CheckConflict(Append(4, 1), theirs, 5, "memory://x"),
+              IsErrorWith(StatusCode::kConflict, "transaction field 116"));
+  EXPECT_THAT(CheckConflict(Delete(4, {0}, {}), theirs, 5, "memory://x"),
+              IsErrorWith(StatusCode::kConflict, "transaction field 116"));
+  // And a transaction with no operation is refused clearly rather than applied.
+  pb::Manifest base = *BuildManifest(nullptr, Overwrite(1), 1, {});
+  pb::Transaction none;
+  none.set_read_version(1);
+  EXPECT_THAT(BuildManifest(&base, none, 2, {}),
+              IsErrorWith(StatusCode::kNotImplemented, "without an operation"));
+}
+
+// The regression behind "cannot apply a (unknown operation) transaction": an append of no
+// rows still carries an (empty) Append, as Lance writes it, and commits a version.
+TEST(BuildManifestTest, EmptyAppendCommitsAVersion) {
+  pb::Manifest base = *BuildManifest(nullptr, Overwrite(2), 1, {});
+  pb::Transaction txn;
+  txn.set_read_version(1);
+  txn.mutable_append();
+  std::string wire = txn.SerializeAsString();
+  pb::Transaction decoded;
+  ASSERT_TRUE(decoded.ParseFromString(wire));
+  EXPECT_EQ(decoded.operation_case(), pb::Transaction::kAppend);
+  auto m = BuildManifest(&base, decoded, 2, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->version(), 2u);
+  EXPECT_EQ(m->fragments_size(), 2);
+}
+
+TEST(FeatureFlagTest, MixedDataFileVersions) {
+  pb::Manifest m;
+  m.set_reader_feature_flags(kFlagMixedDataFileVersions | kFlagDeletionFiles);
+  m.set_writer_feature_flags(kFlagMixedDataFileVersions | kFlagDeletionFiles);
+  EXPECT_TRUE(CheckReaderFlags(m, "m").ok());
+  EXPECT_TRUE(CheckWriterFlags(m, "m").ok());
+  // The flag is paired: one word alone is damage (as Lance says).
+  m.set_writer_feature_flags(kFlagDeletionFiles);
+  EXPECT_THAT(CheckReaderFlags(m, "m"), IsErrorWith(StatusCode::kCorrupt, "mixed"));
+
+  // A manifest of 2.2 files appended with a 2.1 file gets the flag in both words, and
+  // keeps it on later commits.
+  pb::Transaction create = Overwrite(1);
+  create.mutable_overwrite()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  pb::Manifest v1 = *BuildManifest(nullptr, create, 1, {"2.2", ""});
+  EXPECT_EQ(v1.reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
+  pb::Transaction append = Append(1, 1);
+  append.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(1);
+  auto v2 = BuildManifest(&v1, append, 2, {});
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  EXPECT_EQ(v2->data_format().version(), "2.2");
+  EXPECT_NE(v2->reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
+  EXPECT_NE(v2->writer_feature_flags() & kFlagMixedDataFileVersions, 0u);
+  pb::Transaction append22 = Append(2, 1);
+  append22.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  auto v3 = BuildManifest(&*v2, append22, 3, {});
+  ASSERT_TRUE(v3.ok()) << v3.status();
+  EXPECT_NE(v3->reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
+  // Legacy files never join V2 ones.
+  pb::Transaction legacy = Append(1, 1);
+  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_major_version(0);
+  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  EXPECT_THAT(BuildManifest(&v1, legacy, 2, {}), IsErrorWith(StatusCode::kInvalid, "legacy"));
 }
 
 TEST(FeatureFlagTest, RefusesWhatWeCannotHonour) {

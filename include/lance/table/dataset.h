@@ -4,9 +4,9 @@
 /// distributed-write pair WriteFragments + Commit -- pylance's API in C++.
 ///
 /// Datasets are read and written in Lance's on-disk format (docs/commit-protocol.md):
-/// real Lance opens what we write and we open what it writes. Data files are written in
-/// file format 2.0; 2.1 datasets open, count and list versions, while reading their
-/// rows depends on the format layer.
+/// real Lance opens what we write and we open what it writes. New datasets get file
+/// format 2.2 unless asked otherwise (2.0, 2.1); appends keep the dataset's format;
+/// datasets of legacy (0.1) files are read, not written.
 
 #pragma once
 
@@ -40,8 +40,10 @@ struct WriteParams {
   /// \brief Rows per row group (write batch size).
   int64_t max_rows_per_group = 1024;
   /// \brief File format for new datasets: "2.0", "2.1", "2.2" or "stable" (= 2.2, as
-  /// in pylance 14); the default is what pylance 14 writes. "legacy" and "next" are
-  /// refused. Appends keep the dataset's own format whatever is asked, as Lance does.
+  /// in pylance 14); the default is what pylance 14 writes. "legacy" / "0.1" and
+  /// "next" / "2.3" are refused (NotImplemented), other spellings are Invalid ("Unknown
+  /// Lance storage version"), for appends too. Appends keep the dataset's own format
+  /// whatever is asked; appending to a legacy dataset is NotImplemented.
   std::string data_storage_version = "2.2";
   /// \brief Manifest naming for new datasets (Lance 8 default: V2 names). Existing
   /// datasets keep theirs.
@@ -66,8 +68,12 @@ struct OpenOptions {
 };
 
 struct ScanOptions {
-  /// \brief Top-level columns to read, in order; empty means all. "_rowid" (when the
-  /// dataset has no such column) selects the row id column at that position.
+  /// \brief Columns to read, in order; empty means all. "_rowid" (when the dataset has
+  /// no such column) selects the row id column at that position. A name that is not a
+  /// top-level column may be a dotted path to a struct's field ("s.a", "s.c.d";
+  /// `backticks` quote a segment holding a dot): as in pylance it comes out as a
+  /// top-level column named by the path, nullable if the field or a struct above it is,
+  /// null where a struct above it is null. Lists and maps cannot be entered.
   std::vector<std::string> columns;
   /// \brief SQL-like predicate ("x > 10 AND s IS NOT NULL"); empty means none.
   std::string filter;
@@ -76,7 +82,8 @@ struct ScanOptions {
   int64_t offset = 0;
   /// \brief Appends a `_rowid: uint64` column: (fragment id << 32) | row offset within
   /// the fragment, as Lance's row addresses (no stable row ids). Declared nullable, as
-  /// pylance and Lance 8 declare it, though it never holds a null.
+  /// pylance and Lance 8 declare it, though it never holds a null. It comes last even
+  /// when `columns` names "_rowid" elsewhere, as in pylance.
   bool with_row_id = false;
   /// \brief Only these fragments (by id, in this order), as pylance's
   /// `scanner(fragments=...)`; absent means every fragment in manifest order.
@@ -84,8 +91,13 @@ struct ScanOptions {
 };
 
 struct TakeOptions {
-  /// \brief Top-level columns to read, in order; empty means all. "_rowid" (when the
-  /// dataset has no such column) selects the row address column at that position.
+  /// \brief Columns to read, in order of first mention; empty means all. "_rowid" (when
+  /// the dataset has no such column) selects the row address column at that position.
+  /// Dotted paths ("s.a", and into lists by their item field: "l.item.x") select
+  /// nested fields as in pylance's take: the top-level column comes out pruned to the
+  /// requested fields (`s: struct<a>`), whole if it is also requested whole; Take keeps
+  /// the schema's order of struct fields, TakeFromFragment the order of the request (as
+  /// LanceDataset.take and LanceFragment.take do). A column named twice is taken once.
   std::vector<std::string> columns;
   /// \brief Appends the `_rowid` column (see ScanOptions::with_row_id).
   bool with_row_id = false;
@@ -167,7 +179,8 @@ class Dataset {
   SchemaPtr schema() const;
   /// \brief The fragments of this version, by ascending id.
   const std::vector<FragmentMetadata>& fragments() const;
-  /// \brief "2.0" or "2.1".
+  /// \brief "0.1" (legacy), "2.0", "2.1" or "2.2": the manifest's data_format version
+  /// (single files of another version may exist when the mixed-versions flag is set).
   std::string data_storage_version() const;
 
   /// \brief Live rows (deleted rows excluded), optionally only those matching `filter`.
@@ -211,7 +224,10 @@ class Dataset {
   /// fragment, .bin above) merged with existing ones; fully deleted fragments are
   /// dropped. On success this object moves to the new version.
   /// \return Invalid for a bad predicate; Conflict if a concurrent commit touched the
-  /// same fragments (this object then stays at its version); errors of the reads.
+  /// same fragments (this object then stays at its version) -- retryable() when the
+  /// delete planned again on the latest version may succeed (Lance's retryable
+  /// conflicts, which pylance's `delete(conflict_retries=...)` retries), not when the
+  /// dataset was overwritten or restored meanwhile; errors of the reads.
   Status Delete(const std::string& predicate);
 
   /// \brief Internal: use Open / Write / Commit.
