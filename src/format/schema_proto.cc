@@ -4,6 +4,8 @@
 #include "format/schema_proto.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -72,6 +74,7 @@ KeyValueMetadata SortedMetadata(
 
 struct Node {
   const lance::file::Field* pb = nullptr;
+  int32_t id = 0;  // pb->id(), or the id given to a blob description field
   std::vector<size_t> children;
   int depth = 1;
 };
@@ -84,7 +87,7 @@ Result<FieldPtr> BuildField(const std::vector<Node>& nodes, size_t index,
                             std::vector<int32_t>* preorder_ids) {
   const Node& node = nodes[index];
   const lance::file::Field& pb = *node.pb;
-  preorder_ids->push_back(pb.id());
+  preorder_ids->push_back(node.id);
   std::vector<FieldPtr> children;
   children.reserve(node.children.size());
   for (size_t child : node.children) {
@@ -140,11 +143,31 @@ Result<LanceSchema> SchemaFromProtoFields(
   std::vector<Node> nodes(static_cast<size_t>(fields.size()));
   std::unordered_map<int32_t, size_t> by_id;
   std::vector<size_t> top_level;
+  // Lance 2.2 writes a blob column's description fields (kind, position, size, blob_id,
+  // blob_uri) right after the column's struct with id -1 and parent -1, though they are
+  // its children (stored as one packed-struct column). They get ids above every real one.
+  int32_t max_id = 0;
+  for (const auto& f : fields) max_id = std::max(max_id, f.id());
+  int32_t next_synthetic = max_id;
+  std::optional<size_t> blob_parent;  // the blob struct the -1 fields that follow belong to
   for (int i = 0; i < fields.size(); ++i) {
     const lance::file::Field& f = fields.Get(i);
     Node& node = nodes[static_cast<size_t>(i)];
     node.pb = &f;
+    if (f.id() == -1 && f.parent_id() == -1 && blob_parent.has_value() &&
+        next_synthetic < std::numeric_limits<int32_t>::max()) {
+      node.id = ++next_synthetic;
+      Node& parent_node = nodes[*blob_parent];
+      node.depth = parent_node.depth + 1;
+      parent_node.children.push_back(static_cast<size_t>(i));
+      continue;
+    }
+    blob_parent.reset();
     if (f.id() < 0) return Status::Corrupt(Describe(f) + " has a negative id");
+    node.id = f.id();
+    if (f.logical_type() == "struct" && f.metadata().count("lance-encoding:blob") != 0) {
+      blob_parent = static_cast<size_t>(i);
+    }
     if (!by_id.emplace(f.id(), static_cast<size_t>(i)).second) {
       return Status::Corrupt(Describe(f) + ": the field id repeats");
     }

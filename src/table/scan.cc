@@ -178,6 +178,18 @@ Result<ColumnPlacement> PlaceColumns(const DatasetImpl& ds, const pb::DataFragme
   ColumnPlacement out;
   out.per_file.resize(static_cast<size_t>(fragment.files_size()));
   for (size_t p = 0; p < columns.size(); ++p) {
+    const Field& field = *ds.schema.schema()->field(columns[p]);
+    for (const auto& [key, value] : field.metadata()) {
+      // Lance 2.2 blob columns: the manifest declares struct<data, uri> but the data file
+      // holds blob descriptions (kind, position, size, blob_id, blob_uri) pointing into
+      // sidecar blob files. Reading them as the declared type would be wrong data.
+      if (key == "ARROW:extension:name" && value == "lance.blob.v2") {
+        return Status::NotImplemented(
+            "column '" + field.name() + "' of " + ds.uri +
+            " is a Lance blob column (lance.blob.v2), which this build cannot read; "
+            "project the other columns");
+      }
+    }
     const std::vector<int32_t> subtree = ds.schema.SubtreeIds(columns[p]);
     const std::set<int32_t> ids(subtree.begin(), subtree.end());
     int holder = -1;

@@ -301,6 +301,35 @@ TEST(SchemaProtoTest, ChildrenListedLaterStillAttach) {
   EXPECT_EQ(s.field_ids(), (std::vector<int32_t>{0, 1, 3, 2}));
 }
 
+TEST(SchemaProtoTest, BlobDescriptionFieldsAttachToTheirBlobColumn) {
+  // As pylance 14 writes a 2.2 file with a blob column: the description fields follow the
+  // blob struct with id -1 and parent -1; they are its children (one packed column).
+  lance::file::Schema pb;
+  AddField(&pb, "id", 0, -1, "int64");
+  lance::file::Field* b = AddField(&pb, "b", 1, -1, "struct");
+  (*b->mutable_metadata())["lance-encoding:blob"] = "true";
+  (*b->mutable_metadata())["lance-encoding:packed"] = "true";
+  AddField(&pb, "kind", -1, -1, "uint8");
+  AddField(&pb, "position", -1, -1, "uint64");
+  AddField(&pb, "size", -1, -1, "uint64");
+  AddField(&pb, "blob_id", -1, -1, "uint32");
+  AddField(&pb, "blob_uri", -1, -1, "string");
+  AddField(&pb, "after", 2, -1, "int32");
+  ASSERT_OK_AND_ASSIGN(LanceSchema s, SchemaFromProto(pb));
+  ASSERT_EQ(s.schema()->num_fields(), 3);
+  EXPECT_EQ(s.schema()->field(1)->type()->ToString(),
+            "struct<kind: uint8, position: uint64, size: uint64, blob_id: uint32, "
+            "blob_uri: utf8>");
+  EXPECT_EQ(s.schema()->field(2)->name(), "after");
+  EXPECT_EQ(s.field_ids(), (std::vector<int32_t>{0, 1, 3, 4, 5, 6, 7, 2}));
+
+  // Anywhere else a negative id is damage.
+  lance::file::Schema plain;
+  AddField(&plain, "s", 0, -1, "struct");
+  AddField(&plain, "kind", -1, -1, "uint8");
+  EXPECT_THAT(SchemaFromProto(plain), IsErrorWith(StatusCode::kCorrupt, "negative id"));
+}
+
 TEST(SchemaProtoTest, BadSchemas) {
   {
     lance::file::Schema pb;

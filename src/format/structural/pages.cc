@@ -1139,6 +1139,25 @@ Result<std::unique_ptr<PageCursor>> FullZipPage::OpenCursor() const {
 // ---------------------------------------------------------------------------------------
 // Constant (and all-null)
 
+/// A page whose layout this build cannot decode: it answers every read with `refusal`.
+class UnreadablePage : public PageReader {
+ public:
+  UnreadablePage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
+                 Status refusal)
+      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
+        refusal_(std::move(refusal)) {}
+
+  std::vector<ByteRange> AllRanges() const override { return {}; }
+  Result<LeafRows> DecodeAll(std::vector<BufferPtr>) const override { return refusal_; }
+  Result<std::unique_ptr<PageTake>> StartTake(std::vector<int64_t>) const override {
+    return refusal_;
+  }
+  Result<std::unique_ptr<PageCursor>> OpenCursor() const override { return refusal_; }
+
+ private:
+  Status refusal_;
+};
+
 class ConstantPage : public PageReader {
  public:
   ConstantPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
@@ -1425,9 +1444,14 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
       LANCE_RETURN_NOT_OK(reader->Init());
       return std::unique_ptr<PageReader>(std::move(reader));
     }
-    case pb21::PageLayout::kBlobLayout:
-      return Status::NotImplemented(where + ": blob pages (lance-encoding:blob) are not "
-                                    "supported by this build");
+    case pb21::PageLayout::kBlobLayout: {
+      // Refused only when read, so that the file's other columns stay readable.
+      LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(layout.blob_layout().layers()));
+      Status refusal = Status::NotImplemented(
+          where + ": blob pages (lance-encoding:blob) are not supported by this build");
+      return std::unique_ptr<PageReader>(std::make_unique<UnreadablePage>(
+          std::move(where), std::move(levels), page.length, leaf_type, std::move(refusal)));
+    }
     default:
       return Status::Corrupt(where + ": the page has no layout");
   }
