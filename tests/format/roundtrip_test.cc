@@ -471,6 +471,19 @@ TEST_P(StructuralRoundTripTest, StructNullsArePreserved) {
   ExpectRoundTrip(schema, {batch->Slice(0, 150), batch->Slice(150, 250)}, small, 37);
 }
 
+// Fixed-size lists of booleans are sized in bits, so long ones with item nulls still go
+// to mini-blocks as pylance writes them (a full-zip page cannot hold the item bits).
+TEST_P(StructuralRoundTripTest, LongBooleanVectorsWithNulls) {
+  for (int32_t n : {300, 2048, 3000}) {
+    SCOPED_TRACE(n);
+    auto schema = lance::schema({field("v", fixed_size_list(boolean(), n))});
+    RandomOptions opts;
+    opts.null_probability = 0.1;
+    ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 40, 11, opts));
+    ExpectRoundTrip(schema, {batch});
+  }
+}
+
 // Structs with Lance's "lance-encoding:packed" hint: fixed-width children as one packed
 // column (2.1 and 2.2), variable-width and fixed-size-list children zipped per row (2.2
 // only); nulls in children and sub-byte children refused as pylance refuses them.

@@ -369,3 +369,32 @@ def test_blob_columns_are_refused_and_the_others_read(lance_cpp, tmp_path, versi
         got.to_table()
     with pytest.raises(NotImplementedError, match="blob"):
         got.take([0])
+
+
+# -- empty structs --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("version", ["2.1", "2.2"])
+def test_empty_structs_as_pylance(lance_cpp, tmp_path, version):
+    """An empty struct column: Lance stores it as an all-null page that says nothing about
+    validity; both read pylance's and ours as valid rows. With nulls or inside a list both
+    refuse to write it (the nulls would be lost)."""
+    table = pa.table({"id": [1, 2, 3], "e": pa.array([{}, {}, {}], pa.struct([]))})
+    theirs, ours = str(tmp_path / "theirs.lance"), str(tmp_path / "ours.lance")
+    lance.write_dataset(table, theirs, data_storage_version=version)
+    lance_cpp.write_dataset(table, ours, data_storage_version=version)
+    for uri in (theirs, ours):
+        want = lance.dataset(uri).to_table()
+        assert want["e"].to_pylist() == [{}, {}, {}]
+        _same(lance_cpp.dataset(uri).to_table(), want, f"scan {uri}")
+        _same(lance_cpp.dataset(uri).take([2, 0]), lance.dataset(uri).take([2, 0]),
+              f"take {uri}")
+    refused = [
+        pa.table({"e": pa.array([{}, None, {}], pa.struct([]))}),
+        pa.table({"e": pa.array([[{}], []], pa.list_(pa.struct([])))}),
+    ]
+    for i, bad in enumerate(refused):
+        with pytest.raises(OSError, match="[Ee]mpty struct"):
+            lance.write_dataset(bad, str(tmp_path / f"p{i}.lance"), data_storage_version=version)
+        with pytest.raises(NotImplementedError, match="empty struct"):
+            lance_cpp.write_dataset(bad, str(tmp_path / f"c{i}.lance"),
+                                    data_storage_version=version)

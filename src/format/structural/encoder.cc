@@ -61,11 +61,12 @@ uint32_t BitsFor(uint64_t max) {
   return bits;
 }
 
-/// Largest value length in bytes (fixed: the width).
-int64_t MaxValueBytes(const DataBlock& block) {
+/// Largest value length in bits (fixed: the width). In bits so that a fixed_size_list of
+/// booleans counts its items as bits, as Lance sizes it (300 booleans fit a mini-block).
+int64_t MaxValueBits(const DataBlock& block) {
   switch (block.kind) {
     case DataBlock::Kind::kFixed:
-      return static_cast<int64_t>((block.bits_per_value + 7) / 8);
+      return static_cast<int64_t>(block.bits_per_value);
     case DataBlock::Kind::kVariable: {
       int64_t max = 0;
       for (int64_t i = 0; i < block.num_values; ++i) {
@@ -77,13 +78,13 @@ int64_t MaxValueBytes(const DataBlock& block) {
                                        block.offsets->data_as<uint32_t>()[i]);
         max = std::max(max, len);
       }
-      return max;
+      return max * 8;
     }
     case DataBlock::Kind::kFixedSizeList:
-      return static_cast<int64_t>(block.dimension) * MaxValueBytes(block.children[0]);
+      return static_cast<int64_t>(block.dimension) * MaxValueBits(block.children[0]);
     case DataBlock::Kind::kStruct: {
       int64_t total = 0;
-      for (const auto& c : block.children) total += MaxValueBytes(c);
+      for (const auto& c : block.children) total += MaxValueBits(c);
       return total;
     }
     case DataBlock::Kind::kAllNull:
@@ -91,6 +92,9 @@ int64_t MaxValueBytes(const DataBlock& block) {
   }
   return 0;
 }
+
+/// Largest value length in bytes, rounded up.
+int64_t MaxValueBytes(const DataBlock& block) { return (MaxValueBits(block) + 7) / 8; }
 
 void SetLayers(const std::vector<pb21::RepDefLayer>& layers,
                google::protobuf::RepeatedField<int>* out) {
@@ -313,6 +317,19 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
   const int64_t values = page.data.values ? page.data.values->length : 0;
   const bool empty_struct =
       field.type()->id() == TypeId::kStruct && field.type()->num_fields() == 0;
+  if (empty_struct) {
+    // An empty struct has no values to carry levels, and Lance stores it as an all-null
+    // page whose levels readers ignore: nulls or list nesting would be lost, so refuse
+    // them as pylance does.
+    const bool nulls = std::any_of(page.data.def.begin(), page.data.def.end(),
+                                   [](uint16_t d) { return d != 0; });
+    if (nulls || !page.data.rep.empty()) {
+      return Status::NotImplemented(
+          "field '" + field.name() +
+          "': an empty struct with nulls or inside a list cannot be stored in Lance file "
+          "format 2.1/2.2 (nor does pylance store one)");
+    }
+  }
   if (page.valid_values == 0 || empty_struct) return AllNull(page);
   if (v22_) {
     LANCE_ASSIGN_OR_RAISE(auto constant, TryConstant(page));
@@ -336,7 +353,14 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
       if (mini.ok()) return mini;
     }
   }
-  const bool narrow = MaxValueBytes(block) < kMiniBlockMaxValueBytes;
+  // Fixed-size lists of booleans go to mini-blocks whatever their size, as pylance
+  // sends them (full-zip cannot hold their item validity bits); too wide for a chunk,
+  // they fall back to full-zip below.
+  const DataBlock* inner = &block;
+  while (inner->kind == DataBlock::Kind::kFixedSizeList) inner = &inner->children[0];
+  const bool bit_vectors =
+      inner != &block && inner->kind == DataBlock::Kind::kFixed && inner->bits_per_value == 1;
+  const bool narrow = bit_vectors || MaxValueBytes(block) < kMiniBlockMaxValueBytes;
   if (hint == "miniblock" || (hint.empty() && narrow)) {
     auto mini = MiniBlock(page, block, field, std::nullopt);
     if (mini.ok() || hint == "miniblock") return mini;

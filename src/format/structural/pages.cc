@@ -1204,7 +1204,11 @@ class ConstantPage : public PageReader {
                                      layout_.has_def_compression(), layout_.num_def_values(),
                                      &rows.def));
     } else if (all_null_ && levels_.has_def()) {
-      rows.def.assign(static_cast<size_t>(num_rows_), 1);
+      // An empty struct has no values, so Lance stores it as an "all-null" page even
+      // when every row is valid (pylance reads it back valid and refuses to write one
+      // with nulls): the page says nothing about its validity.
+      const bool empty_struct = type_->id() == TypeId::kStruct && type_->num_fields() == 0;
+      rows.def.assign(static_cast<size_t>(num_rows_), empty_struct ? 0 : 1);
     }
     int64_t visible = 0;
     std::vector<uint8_t> present;  // per visible slot: 1 where the leaf value is valid

@@ -7,9 +7,10 @@
 // (pages.h), rebuilds each leaf's path with a PathBuilder, and assembles the top-level
 // arrays: a struct's validity and a list's offsets come from the first leaf below it.
 //
-// Scans decode whole pages and keep a column's current page until the stream has
-// passed it; every batch fetches the pages it needs across all its columns in one
-// coalesced request. Take reads only the chunks / values holding the rows.
+// Scans open a cursor per page that fetches only the chunks / values each batch needs
+// (plus read-ahead, kScanReadAhead) and keeps what the next batch needs; every batch
+// fetches what it misses across all its columns in one coalesced request. Take reads only
+// the chunks / values holding the rows.
 
 #include <algorithm>
 #include <cctype>

@@ -655,10 +655,14 @@ class V20Encoder : public FileEncoder {
       case TypeId::kNull:
         return AddColumn<NullColumn>();
       case TypeId::kDictionary:
+        return Status::NotImplemented(
+            "lance-cpp writes " + type.ToString() +
+            " columns in file format 2.1 and 2.2 only; use data_storage_version 2.2 "
+            "(the default)");
       case TypeId::kMap:
         return Status::NotImplemented(
             "lance-cpp writes " + type.ToString() +
-            " columns in file format 2.1 and 2.2 only (pylance 14 refuses maps in 2.0); "
+            " columns in file format 2.2 only (pylance 14 refuses maps before 2.2); "
             "use data_storage_version 2.2 (the default)");
       default:
         if (FixedBits(type) <= 0) {
