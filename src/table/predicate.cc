@@ -361,7 +361,8 @@ class Parser {
 
   // How a node Lance's resolve step can revisit was built (see the file comment).
   struct Built {
-    enum class Kind : uint8_t { kCompare, kLogic, kBetween, kIn } kind;
+    enum class Kind : uint8_t { kCompare, kLogic, kBetween, kIn };
+    Kind kind = Kind::kCompare;
     ExprPtr a;  // compare: left; logic: left; between / in: the operand
     ExprPtr b;  // compare: right; logic: right; between: low
     ExprPtr c;  // between: high
@@ -369,9 +370,53 @@ class Parser {
     CmpOp op = CmpOp::kEq;
     bool flag = false;  // logic: is AND; between / in: negated
     size_t pos = 0;
+    ExprPtr node;  // the node built
+
+    static Built Compare(ExprPtr left, CmpOp op, ExprPtr right, size_t pos) {
+      Built b;
+      b.kind = Kind::kCompare;
+      b.a = std::move(left);
+      b.b = std::move(right);
+      b.op = op;
+      b.pos = pos;
+      return b;
+    }
+    static Built Logic(ExprPtr left, ExprPtr right, bool is_and, size_t pos) {
+      Built b;
+      b.kind = Kind::kLogic;
+      b.a = std::move(left);
+      b.b = std::move(right);
+      b.flag = is_and;
+      b.pos = pos;
+      return b;
+    }
+    static Built Between(ExprPtr operand, ExprPtr low, ExprPtr high, bool negated,
+                         size_t pos) {
+      Built b;
+      b.kind = Kind::kBetween;
+      b.a = std::move(operand);
+      b.b = std::move(low);
+      b.c = std::move(high);
+      b.flag = negated;
+      b.pos = pos;
+      return b;
+    }
+    static Built In(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
+                    size_t pos) {
+      Built b;
+      b.kind = Kind::kIn;
+      b.a = std::move(operand);
+      b.items = std::move(items);
+      b.flag = negated;
+      b.pos = pos;
+      return b;
+    }
   };
 
   void Remember(const ExprPtr& node, Built built) {
+    // Holding the node keeps its address from being reused by another one (a folded
+    // comparison can be dropped from the tree, `(1 = 1) IS NULL`).
+    built.node = node;
     built_.insert_or_assign(node.get(), std::move(built));
   }
 
@@ -485,14 +530,7 @@ class Parser {
         LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(kPrecCompare));
         LANCE_ASSIGN_OR_RAISE(ExprPtr out,
                               Bind(pi::MakeCompare(left, op.op, right), op.pos));
-        Remember(out, {Built::Kind::kCompare,
-                       std::move(left),
-                       std::move(right),
-                       nullptr,
-                       {},
-                       op.op,
-                       false,
-                       op.pos});
+        Remember(out, Built::Compare(std::move(left), op.op, std::move(right), op.pos));
         return out;
       }
       case Tok::kMinus:
@@ -513,14 +551,7 @@ class Parser {
       LANCE_ASSIGN_OR_RAISE(
           ExprPtr out,
           Bind(is_and ? pi::MakeAnd(left, right) : pi::MakeOr(left, right), op.pos));
-      Remember(out, {Built::Kind::kLogic,
-                     std::move(left),
-                     std::move(right),
-                     nullptr,
-                     {},
-                     CmpOp::kEq,
-                     is_and,
-                     op.pos});
+      Remember(out, Built::Logic(std::move(left), std::move(right), is_and, op.pos));
       return out;
     }
     if (IsKeyword(op, "is")) {
@@ -572,8 +603,7 @@ class Parser {
       return SyntaxError("',' or ')' in the IN list", Peek());
     }
     LANCE_ASSIGN_OR_RAISE(ExprPtr out, Bind(pi::MakeIn(left, items, negated), word.pos));
-    Remember(out, {Built::Kind::kIn, std::move(left), nullptr, nullptr, std::move(items),
-                   CmpOp::kEq, negated, word.pos});
+    Remember(out, Built::In(std::move(left), std::move(items), negated, word.pos));
     return out;
   }
 
@@ -598,14 +628,8 @@ class Parser {
     LANCE_ASSIGN_OR_RAISE(ExprPtr high, ParseExpr(kPrecCompare));
     LANCE_ASSIGN_OR_RAISE(ExprPtr out, BuildBetween(left, low, high, negated, word.pos,
                                                     CompareMode::kCoerced));
-    Remember(out, {Built::Kind::kBetween,
-                   std::move(left),
-                   std::move(low),
-                   std::move(high),
-                   {},
-                   CmpOp::kEq,
-                   negated,
-                   word.pos});
+    Remember(out, Built::Between(std::move(left), std::move(low), std::move(high),
+                                 negated, word.pos));
     return out;
   }
 

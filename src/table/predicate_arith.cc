@@ -5,8 +5,9 @@
 //  - typing is DataFusion's: two integers meet in the narrowest integer type holding
 //    both (int8 + uint8 is int16, int32 + uint32 is int64); a float makes the result
 //    float64 / float32 / float16, the widest float involved (float32 + int64 is float32);
-//    a literal integer is int64, any other number float64. uint64 with a signed integer
-//    becomes decimal128(20, 0) there, which filters here do not support (NotImplemented);
+//    a literal integer is int64 when it fits, else uint64, else float64, any other number
+//    float64. uint64 with a signed integer becomes decimal128(20, 0) there, which filters
+//    here do not support (NotImplemented);
 //  - integer +, -, * and unary minus wrap around (DataFusion's default, no overflow
 //    check): 127 + 1 is -128 in int8, -(-2^63) is -2^63;
 //  - integer / truncates toward zero and % takes the sign of the dividend; a zero divisor
@@ -48,8 +49,6 @@ std::string_view ArithOpSymbol(ArithOp op) {
 }
 
 namespace {
-
-using uint128 = unsigned __int128;
 
 constexpr int128 kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int128 kInt64Max = std::numeric_limits<int64_t>::max();
@@ -604,7 +603,8 @@ std::optional<Literal> CoerceLiteral(const Literal& lit, const DataType& type) {
     if (lit.int_value < lo || lit.int_value > hi) return std::nullopt;
     return lit;
   }
-  const double d = is_int ? static_cast<double>(lit.int_value) : lit.float_value;
+  const double d = lit.kind == Literal::Kind::kInt ? static_cast<double>(lit.int_value)
+                                                   : lit.float_value;
   switch (type.id()) {
     case TypeId::kFloat64:
       return Literal::Float(d);
