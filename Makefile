@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # ccache keeps its default cache (~/.cache/ccache), shared by every clone on the machine.
 export CCACHE_MAXSIZE ?= 5G
 
-.PHONY: all setup build build-asan demo test unit-asan bench format tidy clean
+.PHONY: all setup build build-asan demo test unit-asan bench fuzz format tidy clean
 
 all: build
 
@@ -61,6 +61,10 @@ test: build build-asan
 
 bench: build
 	scripts/run_bench.sh $(BUILD_DIR)
+
+# The bad-input corpus at 20x the damaged copies `make test` tries, under the sanitizers.
+fuzz: build-asan
+	LANCE_CORRUPT_SCALE=20 $(ASAN_DIR)/tests/format/format_test --gtest_filter='*Corrupt*'
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i

@@ -268,6 +268,12 @@ class LanceDataset:
         with_row_id = bool(kwargs.pop("with_row_id", False))
         _check_kwargs("take", kwargs, _SCANNER_IGNORED)
         positions = _indices_arg(indices)
+        live = self.count_rows()
+        in_range = [p for p in positions if 0 <= p < live]
+        if in_range and len(in_range) != len(positions):
+            # pylance 14 drops positions past the last row as long as one is valid (and
+            # fails when none is); code written for it relies on that.
+            positions = in_range
         table = self._native.take(positions, _columns_arg(columns), with_row_id)
         if any(b < a for a, b in zip(positions, positions[1:])):
             # pylance 14 returns no schema metadata when the indices are not in

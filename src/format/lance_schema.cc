@@ -22,7 +22,12 @@ namespace {
 // Lance stores fixed_size_list items as one flat fixed-width buffer: bool, numbers,
 // temporal types, decimals, fixed_size_binary and null (pylance 14 writes
 // "fixed_size_list:null:2").
-bool IsFslItemType(const DataType& type) { return type.is_fixed_width(); }
+// Fixed-size lists nest ("fixed_size_list:fixed_size_list:uint8:2:3"): the inner lists
+// are fixed-width values too.
+bool IsFslItemType(const DataType& type) {
+  if (type.id() == TypeId::kFixedSizeList) return IsFslItemType(*type.value_type());
+  return type.is_fixed_width();
+}
 
 // Whether a type has Lance child fields (struct members, the list item, the map's
 // entries struct).
@@ -212,6 +217,25 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
                                 "' is not supported by this build");
 }
 
+// "fixed_size_list:<item>:<size>", the item possibly containing ':' (timestamp:us:UTC) or
+// being a fixed-size list itself; the size is last.
+Result<DataTypePtr> FixedSizeListFromString(std::string_view s) {
+  std::string_view rest = s.substr(16);
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string_view::npos) {
+    return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+  }
+  LANCE_ASSIGN_OR_RAISE(int64_t n, ParsePositive(rest.substr(colon + 1), "list size"));
+  const std::string_view item = rest.substr(0, colon);
+  auto inner = item.starts_with("fixed_size_list:") ? FixedSizeListFromString(item)
+                                                    : SimpleTypeFromString(item);
+  LANCE_RETURN_NOT_OK(inner.status());
+  if (!IsFslItemType(**inner)) {
+    return Status::NotImplemented("fixed_size_list of " + (*inner)->ToString());
+  }
+  return fixed_size_list(field("item", *inner, /*nullable=*/true), static_cast<int32_t>(n));
+}
+
 }  // namespace
 
 Result<std::string> LogicalTypeString(const DataType& type) {
@@ -354,27 +378,12 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
   }
   if (s.starts_with("fixed_size_list:")) {
     LANCE_RETURN_NOT_OK(CheckNoChildren(s, children));
-    // The inner type may itself contain ':' (timestamp:us:UTC); the size is last.
-    std::string_view rest = s.substr(16);
-    const size_t colon = rest.rfind(':');
-    if (colon == std::string_view::npos) {
-      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
-    }
-    LANCE_ASSIGN_OR_RAISE(int64_t n, ParsePositive(rest.substr(colon + 1), "list size"));
-    auto inner = SimpleTypeFromString(rest.substr(0, colon));
-    if (!inner.ok()) {
-      if (inner.status().IsNotImplemented()) {
-        return Status::NotImplemented("Lance logical type '" + std::string(s) +
-                                      "' is not supported by this build");
-      }
-      return inner.status();
-    }
-    if (!IsFslItemType(**inner)) {
+    auto type = FixedSizeListFromString(s);
+    if (type.status().IsNotImplemented()) {
       return Status::NotImplemented("Lance logical type '" + std::string(s) +
                                     "' is not supported by this build");
     }
-    return fixed_size_list(field("item", *inner, /*nullable=*/true),
-                           static_cast<int32_t>(n));
+    return type;
   }
   LANCE_RETURN_NOT_OK(CheckNoChildren(s, children));
   return SimpleTypeFromString(s);

@@ -153,7 +153,7 @@ expect_fails_cleanly import_next_refused 1 '2\.3|next'
 run import "$T/people.csv" "$T/vlegacy.lance" --data-storage-version legacy
 expect_fails_cleanly import_legacy_refused 1 'legacy'
 run import "$T/people.csv" "$T/vbogus.lance" --data-storage-version 9.9
-expect_fails_cleanly import_bogus_version_refused 2 'unknown Lance file version'
+expect_fails_cleanly import_bogus_version_refused 2 'Unknown Lance storage version: 9.9'
 run take "$DS" --rows 99
 expect_fails_cleanly take_out_of_range 2 'outside'
 run take "$DS" --rows 1,x

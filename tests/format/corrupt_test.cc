@@ -16,6 +16,7 @@
 #include <google/protobuf/reflection.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -247,8 +248,17 @@ TEST_P(CorruptTest, TruncationAtEveryOffset) {
 
 /// Flips one to three random bytes (sometimes a single bit) of `file` in [begin, end),
 /// `flips` times, and exercises each damaged copy.
+/// How many times more damaged copies than the default the flip tests try: 1 unless
+/// LANCE_CORRUPT_SCALE says otherwise (`make fuzz` runs them at 20).
+int FlipScale() {
+  const char* env = std::getenv("LANCE_CORRUPT_SCALE");
+  const int scale = env != nullptr ? std::atoi(env) : 1;
+  return scale > 0 ? scale : 1;
+}
+
 Outcome FlipBytes(const std::string& file, size_t begin, size_t end, int flips,
                   std::mt19937_64* rng, bool quick = false) {
+  flips *= FlipScale();
   Outcome o;
   if (end <= begin) return o;
   std::uniform_int_distribution<size_t> where(begin, end - 1);
@@ -276,15 +286,15 @@ TEST_P(CorruptTest, SeededByteFlips) {
     ASSERT_OK(info.status());
     const size_t meta_start = info->descriptor_pos;
     // Footer, metadata (descriptor, column metadata, tables) and page data.
-    Outcome footer = FlipBytes(file, file.size() - 40, file.size(), 600, &rng);
-    Outcome meta = FlipBytes(file, meta_start, file.size() - 40, 1500, &rng);
-    Outcome pages = FlipBytes(file, 0, meta_start, 600, &rng);
+    Outcome footer = FlipBytes(file, file.size() - 40, file.size(), 300, &rng);
+    Outcome meta = FlipBytes(file, meta_start, file.size() - 40, 800, &rng);
+    Outcome pages = FlipBytes(file, 0, meta_start, 300, &rng);
     // Most metadata damage must be detected rather than read as data.
     EXPECT_GT(footer.failed_open + meta.failed_open + meta.failed_read, 0);
     (void)pages;
   }
   // A hang would show up here long before the ctest timeout.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5) * FlipScale());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CorruptTest,
@@ -309,9 +319,9 @@ TEST(CorruptRealLance, TruncationsAndFlips) {
     ASSERT_EQ(intact.read_ok, 2);
     ASSERT_EQ(intact.take_ok, 1);
     const size_t meta_start = info->descriptor_pos;
-    Outcome meta = FlipBytes(file, meta_start, file.size(), 1200, &rng, /*quick=*/true);
+    Outcome meta = FlipBytes(file, meta_start, file.size(), 600, &rng, /*quick=*/true);
     EXPECT_GT(meta.failed_open + meta.failed_read + meta.failed_take, 0);
-    FlipBytes(file, 0, meta_start, 800, &rng, /*quick=*/true);
+    FlipBytes(file, 0, meta_start, 400, &rng, /*quick=*/true);
     Outcome truncated;
     for (size_t n = 0; n < file.size(); n += 1 + file.size() / 300) {
       Exercise(file.substr(0, n), &truncated, /*quick=*/true);
@@ -520,7 +530,7 @@ TEST(CorruptStructural, LyingPageMetadata) {
         << "opened " << o.opened << " read_ok " << o.read_ok;
   }
   EXPECT_GT(variants, 3000);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5) * FlipScale());
 }
 
 TEST(CorruptStructural, LyingChunkMetadataWords) {

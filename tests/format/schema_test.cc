@@ -180,8 +180,29 @@ TEST(LogicalTypeTest, Rejects) {
               IsError(StatusCode::kInvalid));
   EXPECT_THAT(LogicalTypeString(*fixed_size_list(utf8(), 2)),
               IsError(StatusCode::kNotImplemented));
-  EXPECT_THAT(LogicalTypeString(*fixed_size_list(fixed_size_list(float32(), 2), 2)),
+  EXPECT_THAT(LogicalTypeString(*fixed_size_list(fixed_size_list(utf8(), 2), 2)),
               IsError(StatusCode::kNotImplemented));
+}
+
+TEST(LogicalTypeTest, NestedFixedSizeLists) {
+  // pylance 14 writes "fixed_size_list:fixed_size_list:uint8:2:3" for
+  // fixed_size_list<fixed_size_list<uint8, 2>, 3>: the outer size last.
+  auto type = fixed_size_list(fixed_size_list(uint8(), 2), 3);
+  ASSERT_OK_AND_ASSIGN(std::string s, LogicalTypeString(*type));
+  EXPECT_EQ(s, "fixed_size_list:fixed_size_list:uint8:2:3");
+  ASSERT_OK_AND_ASSIGN(auto back, DataTypeFromLogicalType(s));
+  EXPECT_TRUE(back->Equals(*type)) << back->ToString();
+  ASSERT_OK_AND_ASSIGN(
+      auto deep, DataTypeFromLogicalType("fixed_size_list:fixed_size_list:"
+                                         "fixed_size_list:timestamp:us:UTC:4:2:3"));
+  EXPECT_EQ(deep->fixed_size(), 3);
+  EXPECT_EQ(deep->value_type()->fixed_size(), 2);
+  EXPECT_EQ(deep->value_type()->value_type()->fixed_size(), 4);
+  EXPECT_EQ(deep->value_type()->value_type()->value_type()->id(), TypeId::kTimestamp);
+  EXPECT_THAT(DataTypeFromLogicalType("fixed_size_list:fixed_size_list:string:2:3"),
+              IsError(StatusCode::kNotImplemented));
+  EXPECT_THAT(DataTypeFromLogicalType("fixed_size_list:fixed_size_list:uint8:0:3"),
+              IsError(StatusCode::kInvalid));
 }
 
 SchemaPtr NestedSchema() {

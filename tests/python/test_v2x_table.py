@@ -319,3 +319,26 @@ def test_legacy_datasets_are_read_not_appended(lance_cpp, tmp_path):
     # Overwriting makes it a 2.2 dataset.
     lance_cpp.write_dataset(_rows(0, 2), uri, mode="overwrite")
     assert lance.dataset(uri).data_storage_version == "2.2"
+
+
+# -- take past the end --------------------------------------------------------------------
+
+@pytest.mark.parametrize("indices", [[4, 0, 99], [7, 2, 5, 1000], [9, 3]])
+def test_take_drops_positions_past_the_end_as_pylance(lance_cpp, tmp_path, indices):
+    """pylance 14 drops take positions past the last row when at least one is valid; code
+    written for it relies on that."""
+    uri = str(tmp_path / "t.lance")
+    lance.write_dataset(_rows(0, 8), uri)
+    want = lance.dataset(uri).take(indices)
+    got = lance_cpp.dataset(uri).take(indices)
+    assert got.num_rows == len([i for i in indices if i < 8])
+    _same(got, want, f"take({indices})")
+
+
+def test_take_of_only_positions_past_the_end_fails_as_pylance(lance_cpp, tmp_path):
+    uri = str(tmp_path / "t.lance")
+    lance.write_dataset(_rows(0, 8), uri)
+    with pytest.raises(Exception):
+        lance.dataset(uri).take([99])
+    with pytest.raises(lance_cpp.LanceError, match="99"):
+        lance_cpp.dataset(uri).take([99])

@@ -280,13 +280,18 @@ class Decoder {
       bit_util::CopyBits(job.first->data(), job.bit_shift, bits, values->mutable_data(),
                          0);
     }
-    if (type->id() == TypeId::kFixedSizeList) {
-      const int64_t items = job.count * node.width;
-      auto item =
-          ArrayData::Make(type->value_type(), items, {nullptr, std::move(values)}, 0);
-      return ArrayData::Make(type, job.count, {nullptr}, 0, 0, {std::move(item)});
+    return WrapFlat(type, job.count, std::move(values));
+  }
+
+  /// `count` values of `type` over flat `values`: fixed-size lists (nested to any depth)
+  /// are their items back to back, without validity.
+  static ArrayDataPtr WrapFlat(const DataTypePtr& type, int64_t count, BufferPtr values) {
+    if (type->id() != TypeId::kFixedSizeList) {
+      return ArrayData::Make(type, count, {nullptr, std::move(values)}, 0);
     }
-    return ArrayData::Make(type, job.count, {nullptr, std::move(values)}, 0);
+    ArrayDataPtr items =
+        WrapFlat(type->value_type(), count * type->fixed_size(), std::move(values));
+    return ArrayData::Make(type, count, {nullptr}, 0, 0, {std::move(items)});
   }
 
   Result<ArrayDataPtr> FinishBinary(const Job& job) const {

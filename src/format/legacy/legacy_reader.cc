@@ -91,6 +91,13 @@ constexpr int64_t kMaxValueBits = std::numeric_limits<int32_t>::max();
 /// fixed_size_binary width read from a damaged file may be anything up to 2^31 - 1.
 int64_t ValueBits(const DataType& type) {
   if (type.id() == TypeId::kFixedSizeBinary) return int64_t{8} * type.fixed_size();
+  if (type.id() == TypeId::kFixedSizeList) {
+    // Nested fixed-size lists are stored flat too; capping each level keeps the product
+    // in 64 bits (the caller rejects anything over kMaxValueBits).
+    const int64_t item = ValueBits(*type.value_type());
+    if (item <= 0) return -1;
+    return std::min(item, kMaxValueBits + 1) * type.fixed_size();
+  }
   return type.bit_width();
 }
 

@@ -237,7 +237,8 @@ Result<DataBlock> ArrayToBlock(const ArrayData& array) {
 }
 
 Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
-                                  const DataTypePtr& type, int64_t count) {
+                                  const DataTypePtr& type, int64_t count,
+                                  const std::vector<uint8_t>* present) {
   const TypeId id = type->id();
   auto bad = [&](const std::string& why) {
     return Status::Corrupt("constant value of type " + type->ToString() + ": " + why);
@@ -261,23 +262,35 @@ Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
     }
     if (begin < 0 || end < begin || end > buffers[1]->size()) return bad("bad offsets");
     const int64_t len = end - begin;
-    if (len > 0 && count > (int64_t{1} << 34) / len) return bad("too large to repeat");
-    if (!large && len * count > std::numeric_limits<int32_t>::max()) {
+    if (present != nullptr && static_cast<int64_t>(present->size()) != count) {
+      return bad("presence mask of the wrong length");
+    }
+    int64_t copies = count;
+    if (present != nullptr) {
+      copies = 0;
+      for (uint8_t p : *present) copies += p != 0 ? 1 : 0;
+    }
+    if (len > 0 && copies > (int64_t{1} << 34) / len) return bad("too large to repeat");
+    if (!large && len * copies > std::numeric_limits<int32_t>::max()) {
       return Status::Invalid("a constant page of type " + type->ToString() +
                              " exceeds 2 GiB; read it as large_string / large_binary");
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, Buffer::AllocateForOverwrite((count + 1) * width));
-    LANCE_ASSIGN_OR_RAISE(BufferPtr data, Buffer::AllocateForOverwrite(len * count));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr data, Buffer::AllocateForOverwrite(len * copies));
+    const uint8_t* value = buffers[1]->data() + begin;
+    uint8_t* dst = data->mutable_data();
+    int64_t at = 0;
     for (int64_t i = 0; i <= count; ++i) {
       if (large) {
-        offsets->mutable_data_as<int64_t>()[i] = i * len;
+        offsets->mutable_data_as<int64_t>()[i] = at;
       } else {
-        offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(i * len);
+        offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(at);
       }
-    }
-    for (int64_t i = 0; i < count; ++i) {
-      std::memcpy(data->mutable_data() + i * len, buffers[1]->data() + begin,
-                  static_cast<size_t>(len));
+      if (i == count) break;
+      if (present == nullptr || (*present)[static_cast<size_t>(i)] != 0) {
+        std::memcpy(dst + at, value, static_cast<size_t>(len));
+        at += len;
+      }
     }
     return ArrayData::Make(type, count, {nullptr, std::move(offsets), std::move(data)}, 0);
   }

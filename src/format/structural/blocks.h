@@ -23,8 +23,12 @@ Result<ArrayDataPtr> BlockToArray(const codecs::DataBlock& block, const DataType
 Result<codecs::DataBlock> ArrayToBlock(const ArrayData& array);
 
 /// Arrow array of `type` holding `count` copies of the scalar whose Arrow buffers (of a
-/// length-1 array, no validity) are `buffers`. For constant pages.
+/// length-1 array, no validity) are `buffers`. For constant pages. When `present` is
+/// given (one byte per slot), variable-width slots that are 0 there (nulls, masked by the
+/// caller's validity) stay empty: a long constant string under mostly-null rows must not
+/// be copied into every null slot.
 Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
-                                  const DataTypePtr& type, int64_t count);
+                                  const DataTypePtr& type, int64_t count,
+                                  const std::vector<uint8_t>* present = nullptr);
 
 }  // namespace lance::format::structural

@@ -86,6 +86,13 @@ class CompressionStrategy {
       const codecs::DataBlock& values, const Field& field) = 0;
 };
 
+/// A packed struct (field metadata "lance-encoding:packed") of any children as full-zip
+/// values, 2.2's VariablePackedStruct: each row the children back to back, a fixed-width
+/// child as its bytes, a variable-width one as a length prefix and its bytes compressed
+/// per value by `strategy`.
+Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy,
+                                       const codecs::DataBlock& values, const Field& field);
+
 /// The strategy for `version`.
 std::unique_ptr<CompressionStrategy> MakeCompressionStrategy(LanceFileVersion version);
 

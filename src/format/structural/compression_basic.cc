@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "lance/core/array_data.h"
 
@@ -32,29 +33,61 @@ pb21::CompressiveEncoding Flat(uint64_t bits) {
   return e;
 }
 
-/// Bits one value takes when stored flat (fixed-width or fixed_size_list of them).
-Result<uint64_t> FlatBits(const DataBlock& block) {
-  if (block.kind == DataBlock::Kind::kFixed) return block.bits_per_value;
-  if (block.kind == DataBlock::Kind::kFixedSizeList && !block.validity &&
-      block.children.size() == 1 && block.children[0].kind == DataBlock::Kind::kFixed) {
-    return block.children[0].bits_per_value * block.dimension;
+/// A fixed-size-list value shape taken apart: its layers (outermost first), each with its
+/// dimension, its item count per value and its item validity (null when it has no nulls),
+/// down to the fixed-width items. A plain fixed-width block is a shape without layers.
+struct FslShape {
+  struct Layer {
+    uint64_t dimension = 0;
+    uint64_t cum_dim = 0;  // items of this layer per top-level value
+    BufferPtr validity;
+  };
+  std::vector<Layer> layers;
+  const DataBlock* items = nullptr;
+  uint64_t cum_dim = 1;
+  int validity_layers = 0;
+};
+
+Result<FslShape> ShapeOf(const DataBlock& block) {
+  FslShape shape;
+  const DataBlock* b = &block;
+  while (b->kind == DataBlock::Kind::kFixedSizeList) {
+    if (b->children.size() != 1) return Status::Invalid("internal: fixed_size_list block");
+    shape.cum_dim *= b->dimension;
+    shape.layers.push_back({b->dimension, shape.cum_dim, b->validity});
+    if (b->validity) ++shape.validity_layers;
+    b = &b->children[0];
   }
-  return Status::NotImplemented("flat storage of this value shape");
+  if (b->kind != DataBlock::Kind::kFixed) {
+    return Status::NotImplemented("flat storage of this value shape");
+  }
+  shape.items = b;
+  return shape;
 }
 
+/// Bits one value takes when stored flat (fixed-width, or fixed-size lists of them
+/// without item nulls).
+Result<uint64_t> FlatBits(const DataBlock& block) {
+  LANCE_ASSIGN_OR_RAISE(FslShape shape, ShapeOf(block));
+  if (shape.validity_layers > 0) return Status::NotImplemented("flat storage of item nulls");
+  return shape.items->bits_per_value * shape.cum_dim;
+}
+
+/// The encoding of values of `block`'s shape: flat, or fixed_size_list layers around it,
+/// each saying whether it carries item validity.
 pb21::CompressiveEncoding FlatEncodingOf(const DataBlock& block) {
-  if (block.kind == DataBlock::Kind::kFixedSizeList) {
-    pb21::CompressiveEncoding e;
-    auto* fsl = e.mutable_fixed_size_list();
-    fsl->set_items_per_value(block.dimension);
-    *fsl->mutable_values() = Flat(block.children[0].bits_per_value);
-    return e;
-  }
-  return Flat(block.bits_per_value);
+  if (block.kind != DataBlock::Kind::kFixedSizeList) return Flat(block.bits_per_value);
+  pb21::CompressiveEncoding e;
+  auto* fsl = e.mutable_fixed_size_list();
+  fsl->set_items_per_value(block.dimension);
+  if (block.validity) fsl->set_has_validity(true);
+  *fsl->mutable_values() = FlatEncodingOf(block.children[0]);
+  return e;
 }
 
 const BufferPtr& FlatData(const DataBlock& block) {
-  return block.kind == DataBlock::Kind::kFixedSizeList ? block.children[0].data : block.data;
+  return block.kind == DataBlock::Kind::kFixedSizeList ? FlatData(block.children[0])
+                                                       : block.data;
 }
 
 Result<MiniBlockValues> FlatMiniBlock(const DataBlock& values) {
@@ -78,19 +111,20 @@ Result<MiniBlockValues> FlatMiniBlock(const DataBlock& values) {
   return out;
 }
 
-/// fixed_size_list values whose items have nulls: per chunk a bitmap of the chunk's
-/// items, then the item values (Lance's mini-block FSL with validity). Rows per chunk:
-/// a power of two (of 8-row words when a row is not whole bytes) within the budget.
+/// Fixed-size lists (nested to any depth) whose items have nulls at some layer: per
+/// chunk a bitmap of the chunk's items for each layer with validity (outermost first),
+/// then the item values (Lance's mini-block FSL with validity). Rows per chunk: a power
+/// of two (of 8-row words when a row is not whole bytes) within the budget.
 Result<MiniBlockValues> FslWithValidityMiniBlock(const DataBlock& values) {
-  const DataBlock& items = values.children[0];
-  if (items.kind != DataBlock::Kind::kFixed) {
-    return Status::NotImplemented("fixed_size_list of non-fixed-width items");
+  LANCE_ASSIGN_OR_RAISE(FslShape shape, ShapeOf(values));
+  const uint64_t item_bits = shape.items->bits_per_value;
+  const uint64_t row_bits = item_bits * shape.cum_dim;
+  int64_t validity_bytes_per_row = 0;
+  for (const auto& layer : shape.layers) {
+    if (layer.validity) validity_bytes_per_row += static_cast<int64_t>((layer.cum_dim + 7) / 8);
   }
-  const int64_t dim = static_cast<int64_t>(values.dimension);
-  const uint64_t item_bits = items.bits_per_value;
-  const uint64_t row_bits = item_bits * static_cast<uint64_t>(dim);
   const int64_t per_word = row_bits % 8 == 0 ? 1 : 8;
-  const int64_t word_bytes = ((dim + 7) / 8) * per_word +
+  const int64_t word_bytes = validity_bytes_per_row * per_word +
                              static_cast<int64_t>(row_bits % 8 == 0 ? row_bits / 8 : row_bits);
   int64_t rows = per_word == 1 ? 2 : 8;
   int64_t size = 2 * word_bytes;
@@ -100,20 +134,70 @@ Result<MiniBlockValues> FslWithValidityMiniBlock(const DataBlock& values) {
     rows *= 2;
   }
   MiniBlockValues out;
-  auto* fsl = out.encoding.mutable_fixed_size_list();
-  fsl->set_items_per_value(values.dimension);
-  fsl->set_has_validity(true);
-  *fsl->mutable_values() = Flat(item_bits);
+  out.encoding = FlatEncodingOf(values);
   for (int64_t start = 0; start < values.num_values; start += rows) {
     const int64_t n = std::min(rows, values.num_values - start);
-    const int64_t bits = n * dim;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, Buffer::Allocate(bit_util::BytesForBits(bits)));
-    bit_util::CopyBits(values.validity->data(), start * dim, bits, validity->mutable_data(), 0);
-    const int64_t begin = static_cast<int64_t>(static_cast<uint64_t>(start * dim) * item_bits / 8);
-    const int64_t bytes = static_cast<int64_t>((static_cast<uint64_t>(bits) * item_bits + 7) / 8);
-    out.chunks.push_back({{std::move(validity), Buffer::Slice(items.data, begin, bytes)}, n});
+    std::vector<BufferPtr> buffers;
+    for (const auto& layer : shape.layers) {
+      if (!layer.validity) continue;
+      const int64_t per = static_cast<int64_t>(layer.cum_dim);
+      LANCE_ASSIGN_OR_RAISE(BufferPtr validity,
+                            Buffer::Allocate(bit_util::BytesForBits(n * per)));
+      bit_util::CopyBits(layer.validity->data(), start * per, n * per,
+                         validity->mutable_data(), 0);
+      buffers.push_back(std::move(validity));
+    }
+    const uint64_t first_bit = static_cast<uint64_t>(start) * row_bits;
+    const int64_t begin = static_cast<int64_t>(first_bit / 8);
+    const int64_t bytes = static_cast<int64_t>((static_cast<uint64_t>(n) * row_bits + 7) / 8);
+    buffers.push_back(Buffer::Slice(shape.items->data, begin, bytes));
+    out.chunks.push_back({std::move(buffers), n});
   }
   return out;
+}
+
+/// Full-zip values of fixed-size lists with item nulls: each value is its items'
+/// validity bits for each layer with validity (whole bytes each), then its items.
+Result<PerValueValues> FslWithValidityPerValue(const DataBlock& values) {
+  LANCE_ASSIGN_OR_RAISE(FslShape shape, ShapeOf(values));
+  const uint64_t item_bits = shape.items->bits_per_value;
+  if (item_bits % 8 != 0) {
+    return Status::NotImplemented("full-zip fixed_size_list with item nulls over " +
+                                  std::to_string(item_bits) + "-bit items");
+  }
+  int64_t vbytes = 0;
+  for (const auto& layer : shape.layers) {
+    if (layer.validity) vbytes += static_cast<int64_t>((layer.cum_dim + 7) / 8);
+  }
+  const int64_t dbytes = static_cast<int64_t>(shape.cum_dim * item_bits / 8);
+  const int64_t n = values.num_values;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr zipped, Buffer::Allocate(n * (vbytes + dbytes)));
+  uint8_t* p = zipped->mutable_data();
+  for (int64_t i = 0; i < n; ++i) {
+    for (const auto& layer : shape.layers) {
+      if (!layer.validity) continue;
+      const int64_t per = static_cast<int64_t>(layer.cum_dim);
+      bit_util::CopyBits(layer.validity->data(), i * per, per, p, 0);
+      p += (per + 7) / 8;
+    }
+    std::memcpy(p, shape.items->data->data() + i * dbytes, static_cast<size_t>(dbytes));
+    p += dbytes;
+  }
+  PerValueValues out;
+  out.values = DataBlock::Fixed(static_cast<uint64_t>((vbytes + dbytes) * 8), n,
+                                std::move(zipped));
+  out.encoding = FlatEncodingOf(values);
+  return out;
+}
+
+/// Whether any layer of a fixed-size-list block carries item validity.
+bool HasItemValidity(const DataBlock& block) {
+  for (const DataBlock* b = &block; b->kind == DataBlock::Kind::kFixedSizeList;
+       b = &b->children[0]) {
+    if (b->validity) return true;
+    if (b->children.empty()) break;
+  }
+  return false;
 }
 
 template <typename Offset>
@@ -166,6 +250,43 @@ Result<MiniBlockValues> VariableMiniBlock(const DataBlock& values) {
   return out;
 }
 
+/// A packed struct of fixed-width children as one flat value per row, the children back to
+/// back (Lance's PackedStruct mini-block: row-major, `bits_per_value` per child).
+Result<MiniBlockValues> PackedStructMiniBlock(const DataBlock& values) {
+  uint64_t row_bits = 0;
+  std::vector<int64_t> widths;
+  for (const DataBlock& child : values.children) {
+    if (child.kind != DataBlock::Kind::kFixed || child.bits_per_value == 0 ||
+        child.bits_per_value % 8 != 0) {
+      return Status::NotImplemented(
+          "a packed struct mini-block holds fixed-width children of whole bytes only");
+    }
+    widths.push_back(static_cast<int64_t>(child.bits_per_value / 8));
+    row_bits += child.bits_per_value;
+  }
+  if (widths.empty()) return Status::NotImplemented("a packed struct without children");
+  const int64_t n = values.num_values;
+  const int64_t row_bytes = static_cast<int64_t>(row_bits / 8);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr rows, Buffer::AllocateForOverwrite(n * row_bytes));
+  int64_t at = 0;
+  for (size_t c = 0; c < widths.size(); ++c) {
+    const uint8_t* src = values.children[c].data->data();
+    uint8_t* dst = rows->mutable_data() + at;
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(dst + i * row_bytes, src + i * widths[c], static_cast<size_t>(widths[c]));
+    }
+    at += widths[c];
+  }
+  LANCE_ASSIGN_OR_RAISE(MiniBlockValues out,
+                        FlatMiniBlock(DataBlock::Fixed(row_bits, n, std::move(rows))));
+  pb21::CompressiveEncoding encoding;
+  auto* packed = encoding.mutable_packed_struct();
+  for (int64_t w : widths) packed->add_bits_per_value(static_cast<uint64_t>(w * 8));
+  *packed->mutable_values() = Flat(row_bits);
+  out.encoding = std::move(encoding);
+  return out;
+}
+
 class FlatLevels : public LevelCompressor {
  public:
   FlatLevels() : encoding_(Flat(16)) {}
@@ -185,9 +306,8 @@ class BasicStrategy : public CompressionStrategy {
       return values.offset_bits == 64 ? VariableMiniBlock<uint64_t>(values)
                                       : VariableMiniBlock<uint32_t>(values);
     }
-    if (values.kind == DataBlock::Kind::kFixedSizeList && values.validity) {
-      return FslWithValidityMiniBlock(values);
-    }
+    if (HasItemValidity(values)) return FslWithValidityMiniBlock(values);
+    if (values.kind == DataBlock::Kind::kStruct) return PackedStructMiniBlock(values);
     return FlatMiniBlock(values);
   }
 
@@ -199,37 +319,15 @@ class BasicStrategy : public CompressionStrategy {
     return Status::NotImplemented("the plain strategy does not dictionary-encode");
   }
 
-  Result<PerValueValues> FullZip(const DataBlock& values, const Field&) override {
+  Result<PerValueValues> FullZip(const DataBlock& values, const Field& field) override {
+    if (values.kind == DataBlock::Kind::kStruct) return ZipPackedStruct(this, values, field);
     PerValueValues out;
     if (values.kind == DataBlock::Kind::kVariable) {
       out.values = values;
       *out.encoding.mutable_variable()->mutable_offsets() = Flat(values.offset_bits);
       return out;
     }
-    if (values.kind == DataBlock::Kind::kFixedSizeList && values.validity &&
-        values.children[0].kind == DataBlock::Kind::kFixed &&
-        values.children[0].bits_per_value % 8 == 0) {
-      // Each value: its items' validity bits (whole bytes), then the items.
-      const int64_t dim = static_cast<int64_t>(values.dimension);
-      const int64_t vbytes = (dim + 7) / 8;
-      const int64_t dbytes = dim * static_cast<int64_t>(values.children[0].bits_per_value / 8);
-      LANCE_ASSIGN_OR_RAISE(BufferPtr zipped,
-                            Buffer::Allocate(values.num_values * (vbytes + dbytes)));
-      uint8_t* p = zipped->mutable_data();
-      for (int64_t i = 0; i < values.num_values; ++i) {
-        bit_util::CopyBits(values.validity->data(), i * dim, dim, p, 0);
-        std::memcpy(p + vbytes, values.children[0].data->data() + i * dbytes,
-                    static_cast<size_t>(dbytes));
-        p += vbytes + dbytes;
-      }
-      out.values = DataBlock::Fixed(static_cast<uint64_t>((vbytes + dbytes) * 8),
-                                    values.num_values, std::move(zipped));
-      auto* fsl = out.encoding.mutable_fixed_size_list();
-      fsl->set_items_per_value(values.dimension);
-      fsl->set_has_validity(true);
-      *fsl->mutable_values() = Flat(values.children[0].bits_per_value);
-      return out;
-    }
+    if (HasItemValidity(values)) return FslWithValidityPerValue(values);
     LANCE_ASSIGN_OR_RAISE(uint64_t bits, FlatBits(values));
     if (bits % 8 != 0) return Status::NotImplemented("full-zip values of " + std::to_string(bits) + " bits");
     out.values = DataBlock::Fixed(bits, values.num_values, FlatData(values));
@@ -244,6 +342,104 @@ class BasicStrategy : public CompressionStrategy {
 };
 
 }  // namespace
+
+Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy, const DataBlock& values,
+                                       const Field& field) {
+  const DataType& type = *field.type();
+  if (type.id() != TypeId::kStruct ||
+      values.children.size() != static_cast<size_t>(type.num_fields()) ||
+      values.children.empty()) {
+    return Status::Invalid("internal: packed struct values do not match field '" +
+                           field.name() + "'");
+  }
+  const int64_t n = values.num_values;
+  // Each child compressed per value on its own: fixed-width children (and fixed-size
+  // lists of them) flat, variable-width ones as the strategy compresses full-zip values.
+  struct Child {
+    bool fixed = false;
+    int64_t width = 0;  // fixed: bytes per value; variable: bytes of the length prefix
+    DataBlock values;
+  };
+  std::vector<Child> children;
+  pb21::CompressiveEncoding encoding;
+  auto* vps = encoding.mutable_variable_packed_struct();
+  for (int i = 0; i < type.num_fields(); ++i) {
+    const DataBlock& block = values.children[static_cast<size_t>(i)];
+    const Field& child_field = *type.fields()[i];
+    auto* out = vps->add_fields();
+    Child child;
+    if (block.kind == DataBlock::Kind::kVariable) {
+      LANCE_ASSIGN_OR_RAISE(PerValueValues compressed, strategy->FullZip(block, child_field));
+      if (compressed.values.kind != DataBlock::Kind::kVariable) {
+        return Status::Invalid("internal: variable values compressed to fixed ones");
+      }
+      child.width = compressed.values.offset_bits / 8;
+      child.values = std::move(compressed.values);
+      *out->mutable_value() = std::move(compressed.encoding);
+      out->set_bits_per_length(static_cast<uint64_t>(child.width * 8));
+    } else {
+      auto bits = FlatBits(block);
+      if (!bits.ok() || *bits == 0 || *bits % 8 != 0) {
+        return Status::NotImplemented("packed struct field '" + field.name() + "': child '" +
+                                      child_field.name() + "' of type " +
+                                      child_field.type()->ToString() +
+                                      " (Lance packs whole-byte fixed-width and variable-width "
+                                      "children only)");
+      }
+      child.fixed = true;
+      child.width = static_cast<int64_t>(*bits / 8);
+      child.values = DataBlock::Fixed(*bits, n, FlatData(block));
+      *out->mutable_value() = FlatEncodingOf(block);
+      out->set_bits_per_value(*bits);
+    }
+    children.push_back(std::move(child));
+  }
+  // Every row: the children back to back, a variable child as its length then its bytes.
+  std::vector<uint64_t> row_ends;
+  row_ends.reserve(static_cast<size_t>(n) + 1);
+  row_ends.push_back(0);
+  BufferBuilder zipped;
+  for (int64_t r = 0; r < n; ++r) {
+    for (const Child& c : children) {
+      if (c.fixed) {
+        LANCE_RETURN_NOT_OK(zipped.Append(c.values.data->data() + r * c.width, c.width));
+        continue;
+      }
+      uint64_t b, e;
+      if (c.width == 8) {
+        b = c.values.offsets->data_as<uint64_t>()[r];
+        e = c.values.offsets->data_as<uint64_t>()[r + 1];
+        const uint64_t len = e - b;
+        LANCE_RETURN_NOT_OK(zipped.Append(&len, 8));
+      } else {
+        b = c.values.offsets->data_as<uint32_t>()[r];
+        e = c.values.offsets->data_as<uint32_t>()[r + 1];
+        const uint32_t len = static_cast<uint32_t>(e - b);
+        LANCE_RETURN_NOT_OK(zipped.Append(&len, 4));
+      }
+      LANCE_RETURN_NOT_OK(
+          zipped.Append(c.values.data->data() + b, static_cast<int64_t>(e - b)));
+    }
+    row_ends.push_back(static_cast<uint64_t>(zipped.length()));
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, zipped.Finish());
+  if (!bytes) bytes = Buffer::FromString("");
+  // Rows are addressed with 32-bit offsets, as Lance writes them, unless they outgrow it.
+  const bool wide = row_ends.back() > std::numeric_limits<uint32_t>::max();
+  BufferPtr offsets;
+  if (wide) {
+    LANCE_ASSIGN_OR_RAISE(offsets, Buffer::CopyFrom(row_ends.data(), (n + 1) * 8));
+  } else {
+    LANCE_ASSIGN_OR_RAISE(offsets, Buffer::AllocateForOverwrite((n + 1) * 4));
+    for (int64_t i = 0; i <= n; ++i) {
+      offsets->mutable_data_as<uint32_t>()[i] = static_cast<uint32_t>(row_ends[i]);
+    }
+  }
+  PerValueValues out;
+  out.values = DataBlock::Variable(wide ? 64 : 32, n, std::move(offsets), std::move(bytes));
+  out.encoding = std::move(encoding);
+  return out;
+}
 
 std::unique_ptr<CompressionStrategy> MakeBasicCompressionStrategy() {
   return std::make_unique<BasicStrategy>();

@@ -363,6 +363,7 @@ class LanceStrategy : public CompressionStrategy {
   }
 
   Result<PerValueValues> FullZip(const DataBlock& values, const Field& field) override {
+    if (values.kind == DataBlock::Kind::kStruct) return ZipPackedStruct(this, values, field);
     if (values.kind != DataBlock::Kind::kVariable) return plain_->FullZip(values, field);
     const Params params = Params::Of(field);
     if (params.compression == "none") return plain_->FullZip(values, field);
@@ -578,51 +579,41 @@ class LanceStrategy : public CompressionStrategy {
   Result<MiniBlockValues> VariableMiniBlock(const DataBlock& values, const Params& params,
                                             const Field& field) {
     if (!UseFsst(values, params, field)) return plain_->MiniBlock(values, field);
-    // Compress every value with one table trained on the page, then cut the compressed
-    // values into chunks as the plain variable layout does.
+    // The compressed values keep the input's offset width, as Lance does: its readers
+    // insist on 64-bit offsets for large_string / large_binary.
+    return values.offset_bits == 64 ? FsstMiniBlock<uint64_t>(values)
+                                    : FsstMiniBlock<uint32_t>(values);
+  }
+
+  /// Compresses every value with one table trained on the page, then cuts the compressed
+  /// values into chunks as the plain variable layout does.
+  template <typename Offset>
+  Result<MiniBlockValues> FsstMiniBlock(const DataBlock& values) {
     const int64_t n = values.num_values;
-    std::vector<uint32_t> offsets;
+    const auto* in = values.offsets->data_as<Offset>();
+    std::vector<Offset> offsets;
     std::vector<uint8_t> data;
     codecs::FsstSymbolTable table;
-    const bool compress = VariableBytes(values) >= codecs::kFsstMinInputBytes;
-    if (values.offset_bits == 64) {
-      const auto* in = values.offsets->data_as<uint64_t>();
-      if (compress) {
-        auto fsst = codecs::FsstCompressor::Train<uint64_t>(values.data->data(), in, n);
-        std::vector<uint64_t> out64;
-        fsst.Compress<uint64_t>(values.data->data(), in, n, &out64, &data);
-        if (out64.back() > std::numeric_limits<uint32_t>::max()) {
-          return plain_->MiniBlock(values, field);
-        }
-        offsets.assign(out64.begin(), out64.end());
-        table = fsst.table();
-      } else {
-        table = codecs::FsstCompressor::MakeUncompressedTable();
-        for (int64_t i = 0; i <= n; ++i) offsets.push_back(static_cast<uint32_t>(in[i] - in[0]));
-        data.assign(values.data->data() + in[0], values.data->data() + in[n]);
-      }
+    if (VariableBytes(values) >= codecs::kFsstMinInputBytes) {
+      auto fsst = codecs::FsstCompressor::Train<Offset>(values.data->data(), in, n);
+      fsst.template Compress<Offset>(values.data->data(), in, n, &offsets, &data);
+      table = fsst.table();
     } else {
-      const auto* in = values.offsets->data_as<uint32_t>();
-      if (compress) {
-        auto fsst = codecs::FsstCompressor::Train<uint32_t>(values.data->data(), in, n);
-        fsst.Compress<uint32_t>(values.data->data(), in, n, &offsets, &data);
-        table = fsst.table();
-      } else {
-        table = codecs::FsstCompressor::MakeUncompressedTable();
-        for (int64_t i = 0; i <= n; ++i) offsets.push_back(in[i] - in[0]);
-        data.assign(values.data->data() + in[0], values.data->data() + in[n]);
-      }
+      table = codecs::FsstCompressor::MakeUncompressedTable();
+      offsets.reserve(static_cast<size_t>(n + 1));
+      for (int64_t i = 0; i <= n; ++i) offsets.push_back(static_cast<Offset>(in[i] - in[0]));
+      data.assign(values.data->data() + in[0], values.data->data() + in[n]);
     }
     MiniBlockValues out;
     std::string symbols(static_cast<size_t>(codecs::kFsstSymbolTableBytes), '\0');
     codecs::SerializeFsstSymbolTable(table, reinterpret_cast<uint8_t*>(symbols.data()));
     auto* f = out.encoding.mutable_fsst();
     f->set_symbol_table(std::move(symbols));
-    *f->mutable_values() = VariableEncoding(32);
-    for (const auto& c : codecs::PlanVariableChunks<uint32_t>(offsets.data(), n)) {
+    *f->mutable_values() = VariableEncoding(8 * static_cast<int>(sizeof(Offset)));
+    for (const auto& c : codecs::PlanVariableChunks<Offset>(offsets.data(), n)) {
       BufferBuilder b;
-      LANCE_RETURN_NOT_OK(codecs::WriteVariableChunk<uint32_t>(offsets.data(), data.data(),
-                                                              c.first, c.num_values, &b));
+      LANCE_RETURN_NOT_OK(codecs::WriteVariableChunk<Offset>(offsets.data(), data.data(),
+                                                            c.first, c.num_values, &b));
       LANCE_ASSIGN_OR_RAISE(BufferPtr chunk, b.Finish());
       out.chunks.push_back({{chunk ? chunk : Buffer::FromString("")}, c.num_values});
     }
@@ -664,7 +655,11 @@ class LanceStrategy : public CompressionStrategy {
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, data.Finish());
     if (!bytes) bytes = Buffer::FromString("");
     PerValueValues out;
-    const bool wide = offsets.back() > std::numeric_limits<uint32_t>::max();
+    // The offsets keep the input's width (Lance's readers expect 64 for large types).
+    const bool wide = values.offset_bits == 64;
+    if (!wide && offsets.back() > std::numeric_limits<uint32_t>::max()) {
+      return Status::Invalid("per-value compressed page exceeds 4 GiB of 32-bit offsets");
+    }
     BufferPtr offs;
     if (wide) {
       LANCE_ASSIGN_OR_RAISE(offs, Buffer::CopyFrom(offsets.data(), (n + 1) * 8));
@@ -701,7 +696,7 @@ class LanceStrategy : public CompressionStrategy {
     std::string symbols(static_cast<size_t>(codecs::kFsstSymbolTableBytes), '\0');
     codecs::SerializeFsstSymbolTable(fsst->table(), reinterpret_cast<uint8_t*>(symbols.data()));
     encoding.mutable_fsst()->set_symbol_table(std::move(symbols));
-    *encoding.mutable_fsst()->mutable_values() = VariableEncoding(32);
+    *encoding.mutable_fsst()->mutable_values() = VariableEncoding(values.offset_bits);
     std::vector<uint8_t> scratch;
     return PerValue(
         values,
@@ -788,17 +783,26 @@ class LanceStrategy : public CompressionStrategy {
       }
       out.items = DataBlock::Fixed(v.bits_per_value, k, std::move(items));
     } else {
-      LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, Buffer::AllocateForOverwrite((k + 1) * 4));
+      // The items keep the values' offset width, as Lance's.
+      const bool wide = v.offset_bits == 64;
+      LANCE_ASSIGN_OR_RAISE(BufferPtr offsets,
+                            Buffer::AllocateForOverwrite((k + 1) * (wide ? 8 : 4)));
       BufferBuilder data;
-      auto* o = offsets->mutable_data_as<uint32_t>();
-      o[0] = 0;
+      auto set = [&](int64_t j, int64_t value) {
+        if (wide) {
+          offsets->mutable_data_as<uint64_t>()[j] = static_cast<uint64_t>(value);
+        } else {
+          offsets->mutable_data_as<uint32_t>()[j] = static_cast<uint32_t>(value);
+        }
+      };
+      set(0, 0);
       for (int64_t j = 0; j < k; ++j) {
         const std::string_view bytes = ValueBytes(v, first_of[j]);
         LANCE_RETURN_NOT_OK(data.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
-        o[j + 1] = static_cast<uint32_t>(data.length());
+        set(j + 1, data.length());
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, data.Finish());
-      out.items = DataBlock::Variable(32, k, std::move(offsets),
+      out.items = DataBlock::Variable(wide ? 64 : 32, k, std::move(offsets),
                                       bytes ? bytes : Buffer::FromString(""));
     }
     return std::optional<DictionaryEncoded>(std::move(out));

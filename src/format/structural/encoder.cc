@@ -144,6 +144,16 @@ class StructuralEncoder : public FileEncoder {
         strategy_(structural::MakeCompressionStrategy(options.version)) {}
 
   Status Init() {
+    if (!v22_) {
+      // Lance 2.1 has no map layout (pylance refuses to write one); refusing keeps 2.1
+      // files readable by every Lance that reads 2.1.
+      for (const auto& f : schema_.schema()->fields()) {
+        if (const Field* map = FindMap(*f)) {
+          return Status::NotImplemented("field '" + map->name() +
+                                        "': the map type needs file format 2.2 or later");
+        }
+      }
+    }
     LANCE_ASSIGN_OR_RAISE(tree_, structural::FieldTree::Make(*schema_.schema(),
                                                              "Lance file writer"));
     for (size_t f = 0; f < tree_.top_level.size(); ++f) {
@@ -270,6 +280,15 @@ class StructuralEncoder : public FileEncoder {
   }
 
   Result<EncodedPage> AllNull(const LeafShredder::Page& page);
+  static const Field* FindMap(const Field& field) {
+    if (field.type()->id() == TypeId::kMap) return &field;
+    for (const auto& child : field.type()->fields()) {
+      if (const Field* found = FindMap(*child)) return found;
+    }
+    return nullptr;
+  }
+  Result<EncodedPage> PackedStructPage(const LeafShredder::Page& page, const ArrayData& stored,
+                                       const DataBlock& block, const Field& field);
   Result<EncodedPage> DictionaryPage(const LeafShredder::Page& page, const Field& field);
   Result<std::optional<EncodedPage>> TryConstant(const LeafShredder::Page& page);
   Result<EncodedPage> MiniBlock(const LeafShredder::Page& page, const DataBlock& values,
@@ -303,6 +322,7 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
   LANCE_ASSIGN_OR_RAISE(ArrayDataPtr stored, DropHiddenItemNulls(page));
   LANCE_ASSIGN_OR_RAISE(DataBlock block, structural::ArrayToBlock(*stored));
   if (block.num_values != values) return Status::Invalid("internal: value count mismatch");
+  if (block.kind == DataBlock::Kind::kStruct) return PackedStructPage(page, *stored, block, field);
   const std::string hint = [&] {
     for (const auto& [k, v] : field.metadata()) {
       if (k == "lance-encoding:structural-encoding") return v;
@@ -353,6 +373,46 @@ Result<EncodedPage> StructuralEncoder::DictionaryPage(const LeafShredder::Page& 
   const DataBlock index_block = DataBlock::Fixed(static_cast<uint64_t>(width) * 8, n, indices);
   LANCE_ASSIGN_OR_RAISE(DataBlock items, structural::ArrayToBlock(*values.dictionary));
   return MiniBlock(page, index_block, field, items);
+}
+
+// A packed struct as Lance stores it: fixed-width children as a PackedStruct mini-block
+// (2.1 and 2.2), any other children as 2.2's VariablePackedStruct full-zip. Lance keeps no
+// validity for the children, so a null child value inside a valid struct is refused.
+Result<EncodedPage> StructuralEncoder::PackedStructPage(const LeafShredder::Page& page,
+                                                        const ArrayData& stored,
+                                                        const DataBlock& block,
+                                                        const Field& field) {
+  for (size_t c = 0; c < stored.children.size(); ++c) {
+    const ArrayDataPtr child = stored.children[c]->Slice(stored.offset, stored.length);
+    if (child->GetNullCount() == 0) continue;
+    for (int64_t i = 0; i < stored.length; ++i) {
+      if (stored.IsValid(i) && !child->IsValid(i)) {
+        return Status::NotImplemented(
+            "packed struct field '" + field.name() + "': child '" +
+            field.type()->fields()[c]->name() +
+            "' has nulls, which Lance's packed structs cannot store");
+      }
+    }
+  }
+  bool fixed_only = true;
+  for (size_t c = 0; c < block.children.size(); ++c) {
+    const DataBlock& child = block.children[c];
+    if (child.kind == DataBlock::Kind::kFixed && child.bits_per_value % 8 != 0) {
+      return Status::NotImplemented("packed struct field '" + field.name() + "': child '" +
+                                    field.type()->fields()[c]->name() + "' of type " +
+                                    field.type()->fields()[c]->type()->ToString() +
+                                    " is not whole bytes wide, which Lance cannot pack");
+    }
+    fixed_only &= child.kind == DataBlock::Kind::kFixed;
+  }
+  if (fixed_only) return MiniBlock(page, block, field, std::nullopt);
+  if (!v22_) {
+    return Status::NotImplemented(
+        "packed struct field '" + field.name() +
+        "' has variable-width or list children: that packing (VariablePackedStruct) needs "
+        "file format 2.2");
+  }
+  return FullZip(page, block, field);
 }
 
 Result<EncodedPage> StructuralEncoder::AllNull(const LeafShredder::Page& page) {

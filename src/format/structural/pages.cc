@@ -81,6 +81,7 @@ Status AppendLevels(const DataBlock& block, int64_t expected, std::vector<uint16
     return Status::Corrupt("levels did not decode to " + std::to_string(expected) +
                            " 16-bit values");
   }
+  if (expected == 0) return Status::OK();  // memcpy into an empty vector's null data is UB
   const size_t at = out->size();
   out->resize(at + static_cast<size_t>(expected));
   std::memcpy(out->data() + at, block.data->data(), static_cast<size_t>(2 * expected));
@@ -1187,8 +1188,15 @@ class ConstantPage : public PageReader {
       rows.def.assign(static_cast<size_t>(num_rows_), 1);
     }
     int64_t visible = 0;
+    std::vector<uint8_t> present;  // per visible slot: 1 where the leaf value is valid
     if (!rows.def.empty()) {
       for (uint16_t d : rows.def) visible += d <= levels_.max_visible_def ? 1 : 0;
+      if (!all_null_ && static_cast<uint64_t>(visible) <= internal::kMaxRows) {
+        present.reserve(static_cast<size_t>(visible));
+        for (uint16_t d : rows.def) {
+          if (d <= levels_.max_visible_def) present.push_back(d == 0 ? 1 : 0);
+        }
+      }
     } else if (!rows.rep.empty()) {
       visible = static_cast<int64_t>(rows.rep.size());
     } else {
@@ -1205,7 +1213,7 @@ class ConstantPage : public PageReader {
       } else {
         LANCE_ASSIGN_OR_RAISE(scalar, ParseValueBuffer(buffers[value_index_]));
       }
-      values = RepeatScalar(scalar, type_, visible);
+      values = RepeatScalar(scalar, type_, visible, present.empty() ? nullptr : &present);
     }
     if (!values.ok()) return Here(values.status());
     rows.values = std::move(values).MoveValueUnsafe();

@@ -576,6 +576,25 @@ Result<PageDecoder::Binary> PageDecoder::DecodeBinary(const pb::ArrayEncoding& e
   }
 }
 
+// `count` null fixed-size lists (of any nesting) over zeroed, null items.
+Result<ArrayDataPtr> PageDecoder::AllNullFixedSizeLists(const DataTypePtr& type,
+                                                        int64_t count) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr valid,
+                        AllocateZeroed(bit_util::BytesForBits(count), kMaxSynthesizedBytes));
+  if (type->id() != TypeId::kFixedSizeList) {
+    const int bits = type->id() == TypeId::kBool ? 1 : type->bit_width();
+    int64_t total = 0;
+    if (bits <= 0 || MulOverflows(count, bits, &total)) return Corrupt("page too large");
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateZeroed(bit_util::BytesForBits(total),
+                                                           kMaxSynthesizedBytes));
+    return ArrayData::Make(type, count, {valid, values}, count);
+  }
+  int64_t items = 0;
+  if (MulOverflows(count, type->fixed_size(), &items)) return Corrupt("page too large");
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child, AllNullFixedSizeLists(type->value_type(), items));
+  return ArrayData::Make(type, count, {valid}, count, 0, {std::move(child)});
+}
+
 Result<ArrayDataPtr> PageDecoder::DecodeFixedSizeList(const pb::ArrayEncoding& e,
                                                       const DataTypePtr& type,
                                                       int64_t page_length, int64_t start,
@@ -607,6 +626,9 @@ Result<ArrayDataPtr> PageDecoder::DecodeFixedSizeList(const pb::ArrayEncoding& e
           return out;
         }
         case pb::Nullable::kAllNulls: {
+          if (item_type->id() == TypeId::kFixedSizeList) {
+            return AllNullFixedSizeLists(type, count);
+          }
           int64_t bits = 0;
           if (MulOverflows(items, item_bits, &bits)) return Corrupt("page too large");
           LANCE_ASSIGN_OR_RAISE(
@@ -635,6 +657,13 @@ Result<ArrayDataPtr> PageDecoder::DecodeFixedSizeList(const pb::ArrayEncoding& e
       if (fsl.has_validity()) {
         return Status::NotImplemented(
             context_ + ": fixed_size_list with inline validity is not supported");
+      }
+      if (item_type->id() == TypeId::kFixedSizeList) {
+        // Nested fixed-size lists: the items are lists encoded the same way.
+        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child,
+                              DecodeFixedSizeList(fsl.items(), item_type, page_items,
+                                                  first_item, items));
+        return ArrayData::Make(type, count, {nullptr}, 0, 0, {std::move(child)});
       }
       LANCE_ASSIGN_OR_RAISE(Fixed values, DecodeFixed(fsl.items(), page_items, first_item,
                                                       items, item_bits));

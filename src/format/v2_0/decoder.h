@@ -78,6 +78,7 @@ class PageDecoder {
       int64_t count, BufferPtr* validity);
   Result<Binary> DecodeBinary(const lance::encodings::ArrayEncoding& encoding,
                               int64_t page_length, int64_t start, int64_t count);
+  Result<ArrayDataPtr> AllNullFixedSizeLists(const DataTypePtr& type, int64_t count);
   Result<ArrayDataPtr> DecodeFixedSizeList(
       const lance::encodings::ArrayEncoding& encoding, const DataTypePtr& type,
       int64_t page_length, int64_t start, int64_t count);

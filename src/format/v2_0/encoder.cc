@@ -122,13 +122,26 @@ class FieldEncoder {
                         const uint8_t* mask, int64_t mask_offset) = 0;
 };
 
+/// The values of one page of a fixed-width column -- flat values, or fixed-size lists of
+/// them, nested to any depth -- with their validity at every level.
+class Accumulator {
+ public:
+  virtual ~Accumulator() = default;
+  virtual Status Append(const ArrayData& data, int64_t offset, int64_t length,
+                        const uint8_t* mask, int64_t mask_offset) = 0;
+  virtual int64_t length() const = 0;
+  virtual int64_t bytes() const = 0;
+  /// Writes nullable{...} into `enc`, appending its buffers in pre-order; resets.
+  virtual Status Finish(pb::ArrayEncoding* enc, std::vector<BufferPtr>* buffers) = 0;
+};
+
 /// Fixed-width values (bool as bits) plus validity: the data of one nullable+flat page.
-class FixedWidthAccumulator {
+class FixedWidthAccumulator : public Accumulator {
  public:
   explicit FixedWidthAccumulator(int bits) : bits_(bits) {}
 
   Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) {
+                const uint8_t* mask, int64_t mask_offset) override {
     LANCE_RETURN_NOT_OK(AppendValidity(data, offset, length, mask, mask_offset,
                                        &validity_, &null_count_));
     const Buffer* values = data.buffers.size() > 1 ? data.buffers[1].get() : nullptr;
@@ -152,15 +165,14 @@ class FixedWidthAccumulator {
     return Status::OK();
   }
 
-  int64_t length() const { return length_; }
-  int64_t bytes() const {
+  int64_t length() const override { return length_; }
+  int64_t bytes() const override {
     return bit_util::BytesForBits(validity_.length()) +
            (bits_ == 1 ? bit_util::BytesForBits(bit_values_.length())
                        : byte_values_.length());
   }
 
-  /// Writes nullable{...flat} into `enc`, appending its buffers; resets.
-  Status Finish(pb::ArrayEncoding* enc, std::vector<BufferPtr>* buffers) {
+  Status Finish(pb::ArrayEncoding* enc, std::vector<BufferPtr>* buffers) override {
     NullabilityPlan plan{length_, null_count_};
     LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
     BufferPtr values;
@@ -189,24 +201,89 @@ class FixedWidthAccumulator {
   BufferBuilder byte_values_;
 };
 
-class FixedWidthColumn : public ColumnWriter, public FieldEncoder {
+/// fixed_size_list<T, N> values: nullable{fixed_size_list{dimension, items: nullable{...}}}
+/// where T is fixed-width or a fixed-size list itself (Lance nests them the same way).
+class FixedSizeListAccumulator : public Accumulator {
  public:
-  explicit FixedWidthColumn(int bits) : values_(bits) {}
+  FixedSizeListAccumulator(int32_t dimension, std::unique_ptr<Accumulator> items)
+      : dimension_(dimension), items_(std::move(items)) {}
+
   Status Append(const ArrayData& data, int64_t offset, int64_t length,
                 const uint8_t* mask, int64_t mask_offset) override {
-    return values_.Append(data, offset, length, mask, mask_offset);
+    LANCE_RETURN_NOT_OK(AppendValidity(data, offset, length, mask, mask_offset,
+                                       &validity_, &null_count_));
+    if (data.children.size() != 1 || !data.children[0]) {
+      return Status::Invalid("fixed_size_list array without its child array");
+    }
+    LANCE_RETURN_NOT_OK(items_->Append(*data.children[0],
+                                       (data.offset + offset) * dimension_,
+                                       length * dimension_, nullptr, 0));
+    length_ += length;
+    return Status::OK();
   }
-  int64_t buffered_bytes() const override { return values_.bytes(); }
-  int64_t buffered_length() const override { return values_.length(); }
+  int64_t length() const override { return length_; }
+  int64_t bytes() const override {
+    return bit_util::BytesForBits(validity_.length()) + items_->bytes();
+  }
+
+  Status Finish(pb::ArrayEncoding* enc, std::vector<BufferPtr>* buffers) override {
+    NullabilityPlan plan{length_, null_count_};
+    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
+    pb::ArrayEncoding* inner = WrapNullable(enc, plan, validity, buffers);
+    if (inner != nullptr) {
+      auto* fsl = inner->mutable_fixed_size_list();
+      fsl->set_dimension(static_cast<uint32_t>(dimension_));
+      LANCE_RETURN_NOT_OK(items_->Finish(fsl->mutable_items(), buffers));
+    } else {
+      // All lists null: their items are not stored at all.
+      std::vector<BufferPtr> discard;
+      pb::ArrayEncoding unused;
+      LANCE_RETURN_NOT_OK(items_->Finish(&unused, &discard));
+    }
+    length_ = 0;
+    null_count_ = 0;
+    return Status::OK();
+  }
+
+ private:
+  int32_t dimension_;
+  std::unique_ptr<Accumulator> items_;
+  int64_t length_ = 0;
+  int64_t null_count_ = 0;
+  BitmapBuilder validity_;
+};
+
+int FixedBits(const DataType& type) {
+  return type.id() == TypeId::kBool ? 1 : type.bit_width();
+}
+
+std::unique_ptr<Accumulator> MakeAccumulator(const DataType& type) {
+  if (type.id() == TypeId::kFixedSizeList) {
+    return std::make_unique<FixedSizeListAccumulator>(type.fixed_size(),
+                                                      MakeAccumulator(*type.value_type()));
+  }
+  return std::make_unique<FixedWidthAccumulator>(FixedBits(type));
+}
+
+/// A column of fixed-width values or fixed-size lists of them: one page per flush.
+class FixedWidthColumn : public ColumnWriter, public FieldEncoder {
+ public:
+  explicit FixedWidthColumn(const DataType& type) : values_(MakeAccumulator(type)) {}
+  Status Append(const ArrayData& data, int64_t offset, int64_t length,
+                const uint8_t* mask, int64_t mask_offset) override {
+    return values_->Append(data, offset, length, mask, mask_offset);
+  }
+  int64_t buffered_bytes() const override { return values_->bytes(); }
+  int64_t buffered_length() const override { return values_->length(); }
   Result<V20Page> FinishPage() override {
     V20Page page;
-    page.length = values_.length();
-    LANCE_RETURN_NOT_OK(values_.Finish(&page.encoding, &page.buffers));
+    page.length = values_->length();
+    LANCE_RETURN_NOT_OK(values_->Finish(&page.encoding, &page.buffers));
     return page;
   }
 
  private:
-  FixedWidthAccumulator values_;
+  std::unique_ptr<Accumulator> values_;
 };
 
 /// The null type: every page is nullable{all_nulls{}} without buffers, as Lance writes it.
@@ -228,61 +305,6 @@ class NullColumn : public ColumnWriter, public FieldEncoder {
 
  private:
   int64_t length_ = 0;
-};
-
-/// fixed_size_list<fixed-width, N>: nullable{fixed_size_list{dimension, items:
-/// nullable}}.
-class FixedSizeListColumn : public ColumnWriter, public FieldEncoder {
- public:
-  FixedSizeListColumn(int32_t dimension, int item_bits)
-      : dimension_(dimension), items_(item_bits) {}
-
-  Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    LANCE_RETURN_NOT_OK(AppendValidity(data, offset, length, mask, mask_offset,
-                                       &validity_, &null_count_));
-    if (data.children.size() != 1 || !data.children[0]) {
-      return Status::Invalid("fixed_size_list array without its child array");
-    }
-    LANCE_RETURN_NOT_OK(items_.Append(*data.children[0],
-                                      (data.offset + offset) * dimension_,
-                                      length * dimension_, nullptr, 0));
-    length_ += length;
-    return Status::OK();
-  }
-  int64_t buffered_bytes() const override {
-    return bit_util::BytesForBits(validity_.length()) + items_.bytes();
-  }
-  int64_t buffered_length() const override { return length_; }
-
-  Result<V20Page> FinishPage() override {
-    V20Page page;
-    page.length = length_;
-    NullabilityPlan plan{length_, null_count_};
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
-    pb::ArrayEncoding* inner =
-        WrapNullable(&page.encoding, plan, validity, &page.buffers);
-    if (inner != nullptr) {
-      auto* fsl = inner->mutable_fixed_size_list();
-      fsl->set_dimension(static_cast<uint32_t>(dimension_));
-      LANCE_RETURN_NOT_OK(items_.Finish(fsl->mutable_items(), &page.buffers));
-    } else {
-      // All lists null: their items are not stored at all.
-      std::vector<BufferPtr> discard;
-      pb::ArrayEncoding unused;
-      LANCE_RETURN_NOT_OK(items_.Finish(&unused, &discard));
-    }
-    length_ = 0;
-    null_count_ = 0;
-    return page;
-  }
-
- private:
-  int32_t dimension_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  BitmapBuilder validity_;
-  FixedWidthAccumulator items_;
 };
 
 /// utf8/binary (either offset width): binary{u64 end offsets, bytes, null_adjustment}.
@@ -524,10 +546,6 @@ class ListColumn : public ColumnWriter, public FieldEncoder {
   BufferBuilder ends_;
 };
 
-int FixedBits(const DataType& type) {
-  return type.id() == TypeId::kBool ? 1 : type.bit_width();
-}
-
 class V20Encoder : public FileEncoder {
  public:
   explicit V20Encoder(LanceSchema schema) : schema_(std::move(schema)) {}
@@ -608,8 +626,7 @@ class V20Encoder : public FileEncoder {
       case TypeId::kLargeBinary:
         return AddColumn<BinaryColumn>(true);
       case TypeId::kFixedSizeList:
-        return AddColumn<FixedSizeListColumn>(type.fixed_size(),
-                                              FixedBits(*type.value_type()));
+        return AddColumn<FixedWidthColumn>(type);
       case TypeId::kStruct: {
         // The header column precedes the children's columns.
         const size_t header = columns_.size();
@@ -648,7 +665,7 @@ class V20Encoder : public FileEncoder {
           return Status::NotImplemented("Lance file format 2.0 cannot store type " +
                                         type.ToString());
         }
-        return AddColumn<FixedWidthColumn>(FixedBits(type));
+        return AddColumn<FixedWidthColumn>(type);
     }
   }
 
