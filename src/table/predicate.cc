@@ -6,8 +6,18 @@
 //
 // Operator precedence follows DataFusion's SQL parser (higher binds tighter):
 //   OR 5 < AND 10 < NOT (prefix) 15 < IS 17 < comparisons, [NOT] IN / BETWEEN / LIKE 20
-//   < unary minus.
-// Comparisons are left-associative, so `x > 0 = true` is `(x > 0) = true`.
+//   < + - 30 < * / % 40 <= unary minus, whose operand is parsed at 40 (`-a * b` is
+//   `(-a) * b`).
+// Comparisons and arithmetic are left-associative, so `x > 0 = true` is
+// `(x > 0) = true` and `a - b - c` is `(a - b) - c`.
+//
+// Lance binds a filter in two steps (see CompareMode in predicate_internal.h). The
+// parser builds every node with DataFusion's typing, remembers how each comparison,
+// BETWEEN, IN, AND and OR was built, and then replays Lance's resolve step over the
+// comparisons it reaches from the root through AND / OR: there a literal is taken in the
+// type of the column it is compared with, and a tree of literals (`f = 7 / 2`) is
+// computed in that type. `-2` is a literal, `-(2)` is not (Lance keeps the latter as an
+// expression), which is why unary minus on a number is folded by the parser itself.
 //
 // Beyond the grammar in predicate.h the parser accepts what Lance users commonly write:
 // `x [NOT] BETWEEN a AND b`, `s [NOT] LIKE / ILIKE 'pattern'`, `b IS [NOT] TRUE / FALSE`,
@@ -21,6 +31,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "lance/macros.h"
@@ -32,7 +43,9 @@ namespace pi = predicate_internal;
 
 namespace {
 
+using pi::ArithOp;
 using pi::CmpOp;
+using pi::CompareMode;
 using pi::ExprPtr;
 using pi::Literal;
 
@@ -49,7 +62,7 @@ enum class Tok : uint8_t {
   kDot,
   kMinus,
   kPlus,
-  kArith,  // * / % (recognised only to reject arithmetic clearly)
+  kArith,  // * / %
 };
 
 struct Token {
@@ -269,8 +282,23 @@ constexpr int kPrecAnd = 10;
 constexpr int kPrecNot = 15;
 constexpr int kPrecIs = 17;
 constexpr int kPrecCompare = 20;
-constexpr int kPrecArith = 30;
-constexpr int kPrecUnary = 50;
+constexpr int kPrecSum = 30;
+constexpr int kPrecProduct = 40;
+
+ArithOp ArithOpOf(char c) {
+  switch (c) {
+    case '+':
+      return ArithOp::kAdd;
+    case '-':
+      return ArithOp::kSub;
+    case '*':
+      return ArithOp::kMul;
+    case '/':
+      return ArithOp::kDiv;
+    default:
+      return ArithOp::kMod;
+  }
+}
 
 class Parser {
  public:
@@ -281,6 +309,7 @@ class Parser {
     LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
     if (Peek().kind != Tok::kEnd)
       return SyntaxError("an operator or end of input", Peek());
+    LANCE_ASSIGN_OR_RAISE(root, Resolve(root));
     if (!root->is_boolean()) {
       return BindError(
           Status::Invalid("the filter must be a boolean expression, but " +
@@ -330,6 +359,128 @@ class Parser {
     return r;
   }
 
+  // How a node Lance's resolve step can revisit was built (see the file comment).
+  struct Built {
+    enum class Kind : uint8_t { kCompare, kLogic, kBetween, kIn };
+    Kind kind = Kind::kCompare;
+    ExprPtr a;  // compare: left; logic: left; between / in: the operand
+    ExprPtr b;  // compare: right; logic: right; between: low
+    ExprPtr c;  // between: high
+    std::vector<ExprPtr> items;
+    CmpOp op = CmpOp::kEq;
+    bool flag = false;  // logic: is AND; between / in: negated
+    size_t pos = 0;
+    ExprPtr node;  // the node built
+
+    static Built Compare(ExprPtr left, CmpOp op, ExprPtr right, size_t pos) {
+      Built b;
+      b.kind = Kind::kCompare;
+      b.a = std::move(left);
+      b.b = std::move(right);
+      b.op = op;
+      b.pos = pos;
+      return b;
+    }
+    static Built Logic(ExprPtr left, ExprPtr right, bool is_and, size_t pos) {
+      Built b;
+      b.kind = Kind::kLogic;
+      b.a = std::move(left);
+      b.b = std::move(right);
+      b.flag = is_and;
+      b.pos = pos;
+      return b;
+    }
+    static Built Between(ExprPtr operand, ExprPtr low, ExprPtr high, bool negated,
+                         size_t pos) {
+      Built b;
+      b.kind = Kind::kBetween;
+      b.a = std::move(operand);
+      b.b = std::move(low);
+      b.c = std::move(high);
+      b.flag = negated;
+      b.pos = pos;
+      return b;
+    }
+    static Built In(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
+                    size_t pos) {
+      Built b;
+      b.kind = Kind::kIn;
+      b.a = std::move(operand);
+      b.items = std::move(items);
+      b.flag = negated;
+      b.pos = pos;
+      return b;
+    }
+  };
+
+  void Remember(const ExprPtr& node, Built built) {
+    // Holding the node keeps its address from being reused by another one (a folded
+    // comparison can be dropped from the tree, `(1 = 1) IS NULL`).
+    built.node = node;
+    built_.insert_or_assign(node.get(), std::move(built));
+  }
+
+  // A value compared with a column, as Lance's resolve step leaves it: a written literal
+  // as is (compared in the column's type), a tree of literals computed in the column's
+  // type; nullopt when Lance leaves it to DataFusion.
+  Result<std::optional<ExprPtr>> ColumnSide(const ExprPtr& value, const pi::Expr& column,
+                                            size_t pos) const {
+    if (value->is_written_literal()) return std::optional<ExprPtr>(value);
+    return Bind(pi::CoerceConstantTree(value, *column.type()), pos);
+  }
+
+  // Lance's resolve_expr over the nodes reachable from `node` through AND / OR.
+  Result<ExprPtr> Resolve(const ExprPtr& node) const {
+    auto it = built_.find(node.get());
+    if (it == built_.end()) return node;
+    const Built& b = it->second;
+    switch (b.kind) {
+      case Built::Kind::kLogic: {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr left, Resolve(b.a));
+        LANCE_ASSIGN_OR_RAISE(ExprPtr right, Resolve(b.b));
+        if (left == b.a && right == b.b) return node;
+        return Bind(b.flag ? pi::MakeAnd(std::move(left), std::move(right))
+                           : pi::MakeOr(std::move(left), std::move(right)),
+                    b.pos);
+      }
+      case Built::Kind::kCompare: {
+        if (b.a->column_path()) {
+          LANCE_ASSIGN_OR_RAISE(auto right, ColumnSide(b.b, *b.a, b.pos));
+          if (!right) return node;
+          return Bind(pi::MakeCompare(b.a, b.op, *right, CompareMode::kColumnLiteral),
+                      b.pos);
+        }
+        // A literal on the left is resolved too, a tree there is not.
+        if (b.b->column_path() && b.a->is_written_literal()) {
+          return Bind(pi::MakeCompare(b.a, b.op, b.b, CompareMode::kColumnLiteral),
+                      b.pos);
+        }
+        return node;
+      }
+      case Built::Kind::kBetween: {
+        if (!b.a->column_path()) return node;
+        LANCE_ASSIGN_OR_RAISE(auto low, ColumnSide(b.b, *b.a, b.pos));
+        LANCE_ASSIGN_OR_RAISE(auto high, ColumnSide(b.c, *b.a, b.pos));
+        return BuildBetween(b.a, low ? *low : b.b, high ? *high : b.c, b.flag, b.pos,
+                            CompareMode::kColumnLiteral);
+      }
+      case Built::Kind::kIn: {
+        // Lance resolves IN on a top-level column only.
+        const auto* path = b.a->column_path();
+        if (!path || path->size() != 1) return node;
+        std::vector<ExprPtr> items;
+        for (const auto& item : b.items) {
+          LANCE_ASSIGN_OR_RAISE(auto resolved, ColumnSide(item, *b.a, b.pos));
+          items.push_back(resolved ? *resolved : item);
+        }
+        return Bind(
+            pi::MakeIn(b.a, std::move(items), b.flag, CompareMode::kColumnLiteral),
+            b.pos);
+      }
+    }
+    return node;
+  }
+
   // Precedence of the infix operator at the current token, 0 if there is none.
   int InfixPrecedence() const {
     const Token& t = Peek();
@@ -338,8 +489,9 @@ class Parser {
         return kPrecCompare;
       case Tok::kMinus:
       case Tok::kPlus:
+        return kPrecSum;
       case Tok::kArith:
-        return kPrecArith;
+        return kPrecProduct;
       case Tok::kIdent:
         if (IsKeyword(t, "or")) return kPrecOr;
         if (IsKeyword(t, "and")) return kPrecAnd;
@@ -376,23 +528,31 @@ class Parser {
     switch (op.kind) {
       case Tok::kCompare: {
         LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(kPrecCompare));
-        return Bind(pi::MakeCompare(std::move(left), op.op, std::move(right)), op.pos);
+        LANCE_ASSIGN_OR_RAISE(ExprPtr out,
+                              Bind(pi::MakeCompare(left, op.op, right), op.pos));
+        Remember(out, Built::Compare(std::move(left), op.op, std::move(right), op.pos));
+        return out;
       }
       case Tok::kMinus:
       case Tok::kPlus:
-      case Tok::kArith:
-        return BindError(Status::Invalid("arithmetic ('" + std::string(1, text_[op.pos]) +
-                                         "') is not supported in filters"),
-                         op.pos);
+      case Tok::kArith: {
+        // The right operand stops at operators of the same level: left-associative.
+        LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(prec));
+        return Bind(
+            pi::MakeArith(std::move(left), ArithOpOf(text_[op.pos]), std::move(right)),
+            op.pos);
+      }
       default:
         break;
     }
     if (IsKeyword(op, "or") || IsKeyword(op, "and")) {
       const bool is_and = IsKeyword(op, "and");
       LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(is_and ? kPrecAnd : kPrecOr));
-      return Bind(is_and ? pi::MakeAnd(std::move(left), std::move(right))
-                         : pi::MakeOr(std::move(left), std::move(right)),
-                  op.pos);
+      LANCE_ASSIGN_OR_RAISE(
+          ExprPtr out,
+          Bind(is_and ? pi::MakeAnd(left, right) : pi::MakeOr(left, right), op.pos));
+      Remember(out, Built::Logic(std::move(left), std::move(right), is_and, op.pos));
+      return out;
     }
     if (IsKeyword(op, "is")) {
       const bool negated = AcceptKeyword("not");
@@ -422,16 +582,16 @@ class Parser {
   Result<ExprPtr> ParseIn(ExprPtr left, bool negated, const Token& word) {
     if (Peek().kind != Tok::kLParen) return SyntaxError("'(' after IN", Peek());
     Advance();
-    std::vector<Literal> items;
+    std::vector<ExprPtr> items;
     while (true) {
       const Token& start = Peek();
       LANCE_ASSIGN_OR_RAISE(ExprPtr item, ParseExpr(0));
-      if (!item->literal()) {
+      if (!item->is_constant()) {
         return BindError(
             Status::Invalid("IN lists hold literals only, not " + item->ToString()),
             start.pos);
       }
-      items.push_back(*item->literal());
+      items.push_back(std::move(item));
       if (Peek().kind == Tok::kComma) {
         Advance();
         continue;
@@ -442,22 +602,35 @@ class Parser {
       }
       return SyntaxError("',' or ')' in the IN list", Peek());
     }
-    return Bind(pi::MakeIn(std::move(left), std::move(items), negated), word.pos);
+    LANCE_ASSIGN_OR_RAISE(ExprPtr out, Bind(pi::MakeIn(left, items, negated), word.pos));
+    Remember(out, Built::In(std::move(left), std::move(items), negated, word.pos));
+    return out;
   }
 
   // x BETWEEN a AND b is (x >= a) AND (x <= b), as in SQL.
+  Result<ExprPtr> BuildBetween(const ExprPtr& operand, ExprPtr low, ExprPtr high,
+                               bool negated, size_t pos, CompareMode mode) const {
+    LANCE_ASSIGN_OR_RAISE(
+        ExprPtr ge,
+        Bind(pi::MakeCompare(operand, CmpOp::kGe, std::move(low), mode), pos));
+    LANCE_ASSIGN_OR_RAISE(
+        ExprPtr le,
+        Bind(pi::MakeCompare(operand, CmpOp::kLe, std::move(high), mode), pos));
+    LANCE_ASSIGN_OR_RAISE(ExprPtr both,
+                          Bind(pi::MakeAnd(std::move(ge), std::move(le)), pos));
+    if (!negated) return both;
+    return Bind(pi::MakeNot(std::move(both)), pos);
+  }
+
   Result<ExprPtr> ParseBetween(ExprPtr left, bool negated, const Token& word) {
     LANCE_ASSIGN_OR_RAISE(ExprPtr low, ParseExpr(kPrecCompare));
     if (!AcceptKeyword("and")) return SyntaxError("AND in BETWEEN", Peek());
     LANCE_ASSIGN_OR_RAISE(ExprPtr high, ParseExpr(kPrecCompare));
-    LANCE_ASSIGN_OR_RAISE(
-        ExprPtr ge, Bind(pi::MakeCompare(left, CmpOp::kGe, std::move(low)), word.pos));
-    LANCE_ASSIGN_OR_RAISE(
-        ExprPtr le, Bind(pi::MakeCompare(left, CmpOp::kLe, std::move(high)), word.pos));
-    LANCE_ASSIGN_OR_RAISE(ExprPtr both,
-                          Bind(pi::MakeAnd(std::move(ge), std::move(le)), word.pos));
-    if (!negated) return both;
-    return Bind(pi::MakeNot(std::move(both)), word.pos);
+    LANCE_ASSIGN_OR_RAISE(ExprPtr out, BuildBetween(left, low, high, negated, word.pos,
+                                                    CompareMode::kCoerced));
+    Remember(out, Built::Between(std::move(left), std::move(low), std::move(high),
+                                 negated, word.pos));
+    return out;
   }
 
   Result<ExprPtr> ParsePrefix() {
@@ -473,18 +646,28 @@ class Parser {
       case Tok::kMinus:
       case Tok::kPlus: {
         const Token sign = Advance();
-        LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(kPrecUnary));
-        const Literal* lit = operand->literal();
-        if (!lit || !lit->is_numeric()) {
-          return BindError(Status::Invalid("unary " + std::string(1, text_[sign.pos]) +
-                                           " applies to numeric literals only, not " +
-                                           operand->ToString()),
-                           sign.pos);
+        if (Peek().kind == Tok::kNumber) {
+          // A signed number is a literal, as Lance reads it.
+          const Token num = Advance();
+          LANCE_ASSIGN_OR_RAISE(ExprPtr number, ParseNumber(num));
+          if (sign.kind == Tok::kPlus) return number;
+          const Literal& lit = *number->literal();
+          return pi::MakeLiteral(lit.kind == Literal::Kind::kInt
+                                     ? Literal::Int(-lit.int_value)
+                                     : Literal::Float(-lit.float_value));
         }
-        if (sign.kind == Tok::kPlus) return operand;
-        return pi::MakeLiteral(lit->kind == Literal::Kind::kInt
-                                   ? Literal::Int(-lit->int_value)
-                                   : Literal::Float(-lit->float_value));
+        LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(kPrecProduct));
+        if (sign.kind == Tok::kMinus)
+          return Bind(pi::MakeNegate(std::move(operand)), sign.pos);
+        // Unary plus changes nothing, but only numbers take it.
+        const DataTypePtr type = pi::ArithOperandType(*operand);
+        if (type && !type->is_integer() && !type->is_floating()) {
+          return BindError(
+              Status::Invalid("unary + needs a numeric operand, but " +
+                              operand->ToString() + " is " + type->ToString()),
+              sign.pos);
+        }
+        return operand;
       }
       case Tok::kNumber: {
         const Token num = Advance();
@@ -624,11 +807,13 @@ class Parser {
   const Schema& schema_;
   std::vector<Token> tokens_;
   size_t index_ = 0;
+  std::unordered_map<const pi::Expr*, Built> built_;
 };
 
 class BoundPredicate final : public Predicate {
  public:
-  explicit BoundPredicate(ExprPtr root) : root_(std::move(root)) {
+  BoundPredicate(std::string text, ExprPtr root)
+      : text_(std::move(text)), root_(std::move(root)) {
     std::vector<std::string> all;
     root_->CollectColumns(&all);
     for (auto& name : all) {
@@ -640,11 +825,18 @@ class BoundPredicate final : public Predicate {
 
   std::vector<std::string> ReferencedColumns() const override { return columns_; }
   Result<ArrayPtr> Evaluate(const RecordBatch& batch) const override {
-    return pi::EvaluateMask(*root_, batch);
+    Result<ArrayPtr> mask = pi::EvaluateMask(*root_, batch);
+    if (!mask.ok()) {
+      // Arithmetic can fail on the data (a zero divisor): name the filter.
+      return Status(mask.status().code(),
+                    "filter '" + text_ + "': " + mask.status().message());
+    }
+    return mask;
   }
   std::string ToString() const override { return root_->ToString(); }
 
  private:
+  std::string text_;
   ExprPtr root_;
   std::vector<std::string> columns_;
 };
@@ -669,7 +861,7 @@ Result<std::shared_ptr<const Predicate>> Predicate::Parse(std::string_view text,
   Parser parser(text, schema, std::move(tokens));
   LANCE_ASSIGN_OR_RAISE(ExprPtr root, parser.ParseFilter());
   return std::shared_ptr<const Predicate>(
-      std::make_shared<BoundPredicate>(std::move(root)));
+      std::make_shared<BoundPredicate>(std::string(text), std::move(root)));
 }
 
 }  // namespace lance::table

@@ -1,32 +1,59 @@
 // SPDX-License-Identifier: Apache-2.0
 // The predicate language of Delete, CountRows(filter) and Scan(filter): the SQL subset
-// Lance users write, with DataFusion's precedence (OR < AND < NOT < IS < comparisons).
+// Lance users write, with DataFusion's precedence (OR < AND < NOT < IS < comparisons <
+// + - < * / % < unary minus). docs/filters.md has the long form.
 //
 //   expr    := expr OR expr | expr AND expr | NOT expr
 //            | expr ("=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">=") expr
 //            | expr IS [NOT] (NULL | TRUE | FALSE)
-//            | expr [NOT] IN "(" literal ("," literal)* ")"
+//            | expr [NOT] IN "(" constant ("," constant)* ")"
 //            | expr [NOT] BETWEEN expr AND expr
 //            | expr [NOT] (LIKE | ILIKE) 'pattern'        ('%', '_', '\' escapes)
+//            | expr ("+" | "-" | "*" | "/" | "%") expr | ("-" | "+") expr
 //            | "(" expr ")" | column | literal
 //   column  := identifier | `quoted identifier` | column "." field
 //   literal := ["-" | "+"] number | 'string' | "string" | TRUE | FALSE | NULL
 //            | DATE 'YYYY-MM-DD' | TIMESTAMP 'YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][Z|+HH:MM]'
+//   constant := an expr of literals only (1 + 1, -(2))
 //
 // Keywords are case-insensitive; `--` and `/* */` comments are allowed. '' inside a
 // string is a quote. Unquoted names match a column exactly, else case-insensitively;
-// backticked names match exactly (`` is a backtick). Arithmetic is not supported.
+// backticked names match exactly (`` is a backtick).
 //
 // Types are checked when parsing (Invalid, with the position): numbers compare with
 // numbers, strings with strings/binaries, bools with bools, dates and timestamps with
 // each other and with date/timestamp strings ('2024-01-02'); nested columns only with IS
 // NULL. Semantics (checked against pylance):
-//  - integer columns compare exactly with any numeric literal (x > 2.5 is x >= 3; big
-//    uint64 literals are exact; out-of-range literals give a constant answer);
-//  - float columns compare with the literal rounded to the column's precision; numbers by
-//    IEEE order (-0.0 = 0.0); NaN by its sign: +NaN is above every number (so `f > 1e300`
-//    matches NaN), -NaN below; two float columns compare in total order (-0.0 < 0.0,
-//    NaN = NaN);
+//  - Lance types a comparison in two ways. `column OP literal` and `literal OP column`
+//    reachable from the root through AND / OR (and BETWEEN on a column, IN on a
+//    top-level column) take the literal in the column's type:
+//     - integer columns compare exactly with any numeric literal (x > 2.5 is x >= 3; big
+//       uint64 literals are exact; out-of-range literals give a constant answer; Lance
+//       itself rejects the fractional ones);
+//     - float columns compare with the literal rounded to the column's precision;
+//     - a tree of literals there (`f = 7 / 2`, `i8 = 100 + 100`) is computed in the
+//       column's type: 3.5 on a float64 column, -56 (wrapped) on an int8 one; a literal
+//       of the tree that does not fit the type is an error (Invalid), as in Lance;
+//    everywhere else (under NOT or IS, computed values, `7 / 2 = f`) numbers meet in
+//    DataFusion's common type: integers exactly, an integer with a float in that float's
+//    type (int64 = float32 compares as float32), a float64 literal widens a float32 or
+//    float16 value (NOT (g = 0.1) is true for g = 0.1f);
+//  - numbers compare by IEEE order (-0.0 = 0.0) with a literal; NaN by its sign: +NaN is
+//    above every number (so `f > 1e300` matches NaN), -NaN below; two float values
+//    compare in total order (-0.0 < 0.0, NaN = NaN);
+//  - arithmetic follows DataFusion: integers meet in the narrowest type holding both
+//    (int8 + uint8 is int16), a float makes it float (the widest one), literals are int64
+//    when they fit, else uint64, else float64. Integer + - * and unary minus wrap; /
+//    truncates toward zero and % takes the dividend's sign; a zero divisor and MIN / -1
+//    fail the scan ("Divide by zero error", "Arithmetic overflow") on rows that are
+//    evaluated and not NULL; float arithmetic is IEEE (x / 0.0 is inf or NaN). NULL
+//    propagates. uint64 with a signed integer (a decimal in Lance), and arithmetic on
+//    dates, timestamps and decimals, are NotImplemented; unsigned values refuse unary
+//    minus;
+//  - as in DataFusion, AND skips its right side where the left is FALSE on every row of a
+//    batch, and evaluates it only on the selected rows when those are at most a fifth of
+//    the batch (and the left has no NULL); OR skips it where the left is all TRUE. This
+//    decides whether a division by zero on the right side fails the scan;
 //  - strings and binaries compare bytewise;
 //  - timestamp literals span years 0000-9999 and are truncated to the column's unit
 //    (toward zero); one that does not fit the unit (a ns column ends at 1677-09-21 and
@@ -63,7 +90,8 @@ class Predicate {
 
   /// \brief Parses `text` and binds it to `schema` (columns must exist and compare with
   /// compatible literals). \return Invalid with the position and what was expected;
-  /// NotImplemented for a timestamp literal without a zone on a column of a named zone.
+  /// NotImplemented for a timestamp literal without a zone on a column of a named zone
+  /// and for arithmetic Lance computes in decimals, dates or timestamps.
   static Result<std::shared_ptr<const Predicate>> Parse(std::string_view text,
                                                         const Schema& schema);
 
@@ -71,6 +99,7 @@ class Predicate {
   virtual std::vector<std::string> ReferencedColumns() const = 0;
   /// \brief A boolean array without nulls: true where the row matches.
   /// REQUIRES: `batch` has every referenced column (by name).
+  /// \return Invalid when integer arithmetic fails on the batch (a zero divisor).
   virtual Result<ArrayPtr> Evaluate(const RecordBatch& batch) const = 0;
   /// \brief A normalised rendering, e.g. "((x > 10) AND (s IS NOT NULL))".
   virtual std::string ToString() const = 0;

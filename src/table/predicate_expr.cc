@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "lance/core/compute.h"
 #include "lance/macros.h"
 #include "table/predicate_internal.h"
 
@@ -165,6 +166,7 @@ class LiteralExpr final : public Expr {
   explicit LiteralExpr(Literal value)
       : Expr(LiteralType(value)), value_(std::move(value)) {}
   const Literal* literal() const override { return &value_; }
+  bool is_written_literal() const override { return true; }
   Result<Datum> Evaluate(const RecordBatch&) const override {
     return Datum{nullptr, value_};
   }
@@ -179,6 +181,8 @@ class ColumnExpr final : public Expr {
  public:
   ColumnExpr(std::vector<std::string> path, DataTypePtr type)
       : Expr(std::move(type)), path_(std::move(path)) {}
+
+  const std::vector<std::string>* column_path() const override { return &path_; }
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     ArrayPtr current = batch.GetColumnByName(path_[0]);
@@ -269,12 +273,16 @@ class ColumnExpr final : public Expr {
 
 class ScalarCompareExpr final : public Expr {
  public:
-  ScalarCompareExpr(ExprPtr operand, CmpOp op, Literal literal,
+  // `constant` is the literal side as written (a literal or constant arithmetic), kept to
+  // render the filter; `literal` is its value.
+  // `swapped`: the constant was written on the left.
+  ScalarCompareExpr(ExprPtr operand, CmpOp op, ExprPtr constant, bool swapped,
                     std::unique_ptr<ScalarCompareKernel> kernel)
       : Expr(boolean()),
         operand_(std::move(operand)),
         op_(op),
-        literal_(std::move(literal)),
+        constant_(std::move(constant)),
+        swapped_(swapped),
         kernel_(std::move(kernel)) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
@@ -283,8 +291,14 @@ class ScalarCompareExpr final : public Expr {
     return Datum{std::move(out), {}};
   }
   std::string ToString() const override {
+    // Lance types a tree of literals by the column only when the column is on the left
+    // (`f = 7 / 2` is 3.5, `7 / 2 = f` is 3): such a tree keeps its side.
+    if (swapped_ && constant_->pure_arith()) {
+      return "(" + constant_->ToString() + " " +
+             std::string(CmpOpSymbol(SwapSides(op_))) + " " + operand_->ToString() + ")";
+    }
     return "(" + operand_->ToString() + " " + std::string(CmpOpSymbol(op_)) + " " +
-           literal_.ToString() + ")";
+           constant_->ToString() + ")";
   }
   void CollectColumns(std::vector<std::string>* out) const override {
     operand_->CollectColumns(out);
@@ -293,7 +307,8 @@ class ScalarCompareExpr final : public Expr {
  private:
   ExprPtr operand_;
   CmpOp op_;
-  Literal literal_;
+  ExprPtr constant_;
+  bool swapped_;
   std::unique_ptr<ScalarCompareKernel> kernel_;
 };
 
@@ -388,7 +403,7 @@ class IsBoolExpr final : public Expr {
 
 class InExpr final : public Expr {
  public:
-  InExpr(ExprPtr operand, std::vector<Literal> items, bool negated,
+  InExpr(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
          std::unique_ptr<InKernel> kernel)
       : Expr(boolean()),
         operand_(std::move(operand)),
@@ -405,7 +420,7 @@ class InExpr final : public Expr {
     std::string out = "(" + operand_->ToString() + (negated_ ? " NOT IN (" : " IN (");
     for (size_t i = 0; i < items_.size(); ++i) {
       if (i > 0) out += ", ";
-      out += items_[i].ToString();
+      out += items_[i]->ToString();
     }
     return out + "))";
   }
@@ -415,7 +430,7 @@ class InExpr final : public Expr {
 
  private:
   ExprPtr operand_;
-  std::vector<Literal> items_;
+  std::vector<ExprPtr> items_;
   bool negated_;
   std::unique_ptr<InKernel> kernel_;
 };
@@ -495,6 +510,26 @@ class LogicExpr final : public Expr {
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     const int64_t n = batch.num_rows();
     LANCE_ASSIGN_OR_RAISE(Datum l, left_->Evaluate(batch));
+    // DataFusion's short circuits decide whether the right side runs at all, and so
+    // whether its errors (a division by zero) surface: AND skips it when the left is
+    // FALSE on every row and OR when it is TRUE on every row; AND evaluates it on the
+    // selected rows only when the left, without NULLs, is TRUE on at most a fifth of
+    // them (pre-selection).
+    const bool skip_value = !is_and_;  // the left value that decides alone
+    if (!l.is_array()) {
+      if (l.scalar.kind == Literal::Kind::kBool && l.scalar.bool_value == skip_value) {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr bits, Filled(n, skip_value));
+        return Datum{MakeBooleanArray(n, std::move(bits), nullptr), {}};
+      }
+    } else if (n > 0 && l.array->null_count() == 0) {
+      const int64_t trues = static_cast<const BooleanArray&>(*l.array).true_count();
+      if (trues == (skip_value ? n : 0)) return l;
+      constexpr float kPreSelectionThreshold = 0.2f;
+      if (is_and_ &&
+          static_cast<float>(trues) / static_cast<float>(n) <= kPreSelectionThreshold) {
+        return EvaluateSelected(batch, l.array);
+      }
+    }
     LANCE_ASSIGN_OR_RAISE(Datum r, right_->Evaluate(batch));
     LANCE_ASSIGN_OR_RAISE(TriBits a, ToTriBits(l, n));
     LANCE_ASSIGN_OR_RAISE(TriBits b, ToTriBits(r, n));
@@ -533,6 +568,31 @@ class LogicExpr final : public Expr {
   }
 
  private:
+  // left AND right where `left` (no NULLs) selects few rows: the right side runs on those
+  // rows only, and is FALSE elsewhere.
+  Result<Datum> EvaluateSelected(const RecordBatch& batch, const ArrayPtr& left) const {
+    const int64_t n = batch.num_rows();
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr selected, compute::FilterBatch(batch, *left));
+    const int64_t m = selected->num_rows();
+    LANCE_ASSIGN_OR_RAISE(Datum r, right_->Evaluate(*selected));
+    LANCE_ASSIGN_OR_RAISE(TriBits rb, ToTriBits(r, m));
+    LANCE_ASSIGN_OR_RAISE(TriBits lb, ToTriBits(Datum{left, {}}, n));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, Filled(n, false));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, Filled(n, true));
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!bit_util::GetBit(lb.values->data(), i)) continue;
+      if (bit_util::GetBit(rb.values->data(), j)) {
+        bit_util::SetBit(values->mutable_data(), i);
+      }
+      if (rb.validity && !bit_util::GetBit(rb.validity->data(), j)) {
+        bit_util::ClearBit(validity->mutable_data(), i);
+      }
+      ++j;
+    }
+    return Datum{MakeBooleanArray(n, std::move(values), std::move(validity)), {}};
+  }
+
   ExprPtr left_;
   ExprPtr right_;
   bool is_and_;
@@ -561,14 +621,15 @@ ExprPtr MakeColumn(std::vector<std::string> path, DataTypePtr type) {
   return std::make_shared<ColumnExpr>(std::move(path), std::move(type));
 }
 
-Result<ExprPtr> MakeCompare(ExprPtr left, CmpOp op, ExprPtr right) {
+Result<ExprPtr> MakeCompare(ExprPtr left, CmpOp op, ExprPtr right, CompareMode mode) {
   const Literal* ll = left->literal();
   const Literal* rl = right->literal();
   if (ll && rl) {
     LANCE_ASSIGN_OR_RAISE(Literal folded, CompareLiterals(*ll, op, *rl));
     return MakeLiteral(std::move(folded));
   }
-  if (ll) {
+  const bool swapped = ll != nullptr;
+  if (swapped) {
     // Normalise to `expression OP literal`.
     std::swap(left, right);
     std::swap(ll, rl);
@@ -576,9 +637,17 @@ Result<ExprPtr> MakeCompare(ExprPtr left, CmpOp op, ExprPtr right) {
   }
   if (rl) {
     LANCE_RETURN_NOT_OK(CheckNaiveTimestampLiteral(*left->type(), *rl, left->ToString()));
-    LANCE_ASSIGN_OR_RAISE(auto kernel, MakeScalarCompareKernel(left->type(), op, *rl));
-    return ExprPtr(
-        std::make_shared<ScalarCompareExpr>(std::move(left), op, *rl, std::move(kernel)));
+    std::unique_ptr<ScalarCompareKernel> kernel;
+    if (mode == CompareMode::kCoerced) {
+      const DataTypePtr literal_type = ArithOperandType(*right);
+      const bool is_float = literal_type && literal_type->is_floating();
+      LANCE_ASSIGN_OR_RAISE(kernel,
+                            MakeCoercedCompareKernel(left->type(), op, *rl, is_float));
+    } else {
+      LANCE_ASSIGN_OR_RAISE(kernel, MakeScalarCompareKernel(left->type(), op, *rl));
+    }
+    return ExprPtr(std::make_shared<ScalarCompareExpr>(
+        std::move(left), op, std::move(right), swapped, std::move(kernel)));
   }
   LANCE_RETURN_NOT_OK(CheckArraysComparable(*left->type(), *right->type()));
   return ExprPtr(
@@ -601,10 +670,22 @@ Result<ExprPtr> MakeIsBool(ExprPtr operand, bool value, bool negated) {
   return ExprPtr(std::make_shared<IsBoolExpr>(std::move(operand), value, negated));
 }
 
-Result<ExprPtr> MakeIn(ExprPtr operand, std::vector<Literal> items, bool negated) {
+Result<ExprPtr> MakeIn(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
+                       CompareMode mode) {
+  std::vector<Literal> values;
+  std::vector<bool> floats;
+  for (const auto& item : items) {
+    if (!item->literal()) {
+      if (item->is_constant()) return ConstantFoldError(*item);
+      return Status::Invalid("IN lists hold literals only, not " + item->ToString());
+    }
+    values.push_back(*item->literal());
+    const DataTypePtr type = ArithOperandType(*item);
+    floats.push_back(type && type->is_floating());
+  }
   if (const Literal* lit = operand->literal()) {
     Literal any = Literal::Bool(false);
-    for (const auto& item : items) {
+    for (const auto& item : values) {
       LANCE_ASSIGN_OR_RAISE(Literal eq, CompareLiterals(*lit, CmpOp::kEq, item));
       any = KleeneOr(any, eq);
     }
@@ -614,11 +695,12 @@ Result<ExprPtr> MakeIn(ExprPtr operand, std::vector<Literal> items, bool negated
     return Status::Invalid("IN does not apply to " + operand->ToString() + " of type " +
                            TypeName(*operand));
   }
-  for (const auto& item : items) {
+  for (const auto& item : values) {
     LANCE_RETURN_NOT_OK(
         CheckNaiveTimestampLiteral(*operand->type(), item, operand->ToString()));
   }
-  LANCE_ASSIGN_OR_RAISE(auto kernel, MakeInKernel(operand->type(), items, negated));
+  LANCE_ASSIGN_OR_RAISE(auto kernel, MakeInKernel(operand->type(), values, negated,
+                                                  mode == CompareMode::kCoerced, floats));
   return ExprPtr(std::make_shared<InExpr>(std::move(operand), std::move(items), negated,
                                           std::move(kernel)));
 }

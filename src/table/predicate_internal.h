@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internals of the predicate language (predicate.h): literals, bound expression nodes and
-// the vectorised kernels they evaluate with. Split over three files:
+// the vectorised kernels they evaluate with. Split over four files:
 //   predicate.cc          lexer and parser; binds names and types while parsing
 //   predicate_expr.cc     expression nodes, type checks, three-valued logic
-//   predicate_kernels.cc  comparison / IN / LIKE kernels, dates and timestamps
+//   predicate_arith.cc    arithmetic (+ - * / % and unary minus): typing, folding,
+//   kernels predicate_kernels.cc  comparison / IN / LIKE kernels, dates and timestamps
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,21 @@ std::string_view CmpOpSymbol(CmpOp op);
 /// > a).
 CmpOp SwapSides(CmpOp op);
 
+enum class ArithOp : uint8_t { kAdd, kSub, kMul, kDiv, kMod };
+
+std::string_view ArithOpSymbol(ArithOp op);
+
+/// \brief How a comparison of a numeric value with a literal is typed. Lance binds a
+/// filter in two steps, and which one decides depends on where the comparison sits:
+///  - kColumnLiteral: Lance's own resolve step casts the literal to the column's type
+///    (`g = 0.1` on a float32 column compares with 0.1f). It applies to `column OP
+///    literal` and `literal OP column` reachable from the root through AND / OR only, to
+///    BETWEEN on a column and to IN on a top-level column;
+///  - kCoerced: everywhere else (under NOT or IS, on computed values) DataFusion's type
+///    coercion decides: both sides meet in the wider type, floats win over integers, and
+///    float64 literals widen a float32 / float16 value instead of being rounded to it.
+enum class CompareMode : uint8_t { kCoerced, kColumnLiteral };
+
 /// \brief A literal as written in the filter, before coercion to a column's type.
 struct Literal {
   enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp };
@@ -57,6 +73,11 @@ struct Literal {
 
   bool is_null() const { return kind == Kind::kNull; }
   bool is_numeric() const { return kind == Kind::kInt || kind == Kind::kFloat; }
+  /// \brief The type Lance reads this numeric literal as: int64 when the digits as
+  /// written fit int64, else uint64 when they fit that, else float64 (so
+  /// -9223372036854775808, minus applied to 2^63, is float64); non-integers are float64.
+  /// nullptr for other kinds.
+  DataTypePtr number_type() const;
   /// \brief Re-parsable SQL spelling: 42, 1.5, 'it''s', DATE '2024-01-02', NULL, ...
   std::string ToString() const;
   /// \brief "integer", "float", "string", ... for error messages.
@@ -117,6 +138,22 @@ class Expr {
   bool is_boolean() const { return !type_ || type_->id() == TypeId::kBool; }
   /// \brief The literal when this node is one (folded constants included).
   virtual const Literal* literal() const { return nullptr; }
+  /// \brief True for literals and arithmetic of literals, even when folding failed (1 / 0
+  /// is constant, but its error is raised only when evaluated, as DataFusion does).
+  virtual bool is_constant() const { return literal() != nullptr; }
+  /// \brief True for a literal as written in the filter (negative numbers included).
+  virtual bool is_written_literal() const { return false; }
+  /// \brief The column path when this node reads a column (or struct field) directly.
+  virtual const std::vector<std::string>* column_path() const { return nullptr; }
+  /// \brief For `a OP b` built from written literals and such trees only (no unary minus
+  /// on a non-number, no column): the operator and operands. Lance computes such a tree
+  /// in the type of the column it is compared with (see CoerceConstantTree).
+  struct ArithTree {
+    ArithOp op;
+    std::shared_ptr<const Expr> left;
+    std::shared_ptr<const Expr> right;
+  };
+  virtual const ArithTree* pure_arith() const { return nullptr; }
 
   /// \brief Non-literal nodes always return an array with batch.num_rows() slots.
   virtual Result<Datum> Evaluate(const RecordBatch& batch) const = 0;
@@ -135,16 +172,39 @@ ExprPtr MakeLiteral(Literal value);
 /// \brief `path` is the top-level column followed by struct field names; `type` is the
 /// type of the last element.
 ExprPtr MakeColumn(std::vector<std::string> path, DataTypePtr type);
-Result<ExprPtr> MakeCompare(ExprPtr left, CmpOp op, ExprPtr right);
+Result<ExprPtr> MakeCompare(ExprPtr left, CmpOp op, ExprPtr right,
+                            CompareMode mode = CompareMode::kCoerced);
 Result<ExprPtr> MakeIsNull(ExprPtr operand, bool negated);
 /// \brief operand IS [NOT] TRUE / FALSE (never NULL).
 Result<ExprPtr> MakeIsBool(ExprPtr operand, bool value, bool negated);
-Result<ExprPtr> MakeIn(ExprPtr operand, std::vector<Literal> items, bool negated);
+/// \brief `items` must be constant (an item whose folding failed returns its error).
+Result<ExprPtr> MakeIn(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
+                       CompareMode mode = CompareMode::kCoerced);
 Result<ExprPtr> MakeLike(ExprPtr operand, ExprPtr pattern, bool negated,
                          bool case_insensitive);
 Result<ExprPtr> MakeNot(ExprPtr operand);
 Result<ExprPtr> MakeAnd(ExprPtr left, ExprPtr right);
 Result<ExprPtr> MakeOr(ExprPtr left, ExprPtr right);
+/// \brief `left OP right` with DataFusion's numeric typing; literal-only operands fold
+/// (an error while folding, such as 1 / 0, is kept for evaluation). Invalid for
+/// non-numeric operands, NotImplemented for temporal and decimal ones and where Lance's
+/// result would be a decimal (uint64 with a signed integer).
+Result<ExprPtr> MakeArith(ExprPtr left, ArithOp op, ExprPtr right);
+/// \brief -operand: wrapping for signed integers, a sign flip for floats. Invalid for
+/// unsigned integers (DataFusion refuses them).
+Result<ExprPtr> MakeNegate(ExprPtr operand);
+/// \brief Lance's resolve step for a constant tree compared with a column (`f = 7 / 2`
+/// is 3.5 on a float64 column, `i8 = 100 + 100` wraps to -56 on an int8 one): every
+/// literal is cast to `column_type` and the tree is computed in that type. nullopt when
+/// `constant` is not such a tree (pure_arith()) or the column is not numeric; Invalid
+/// when a literal does not fit the column's type, as in Lance.
+Result<std::optional<ExprPtr>> CoerceConstantTree(const ExprPtr& constant,
+                                                  const DataType& column_type);
+/// \brief Why folding the constant `e` failed (is_constant() but no literal()).
+Status ConstantFoldError(const Expr& e);
+/// \brief The type a value takes part in arithmetic with: a literal's Lance type
+/// (Literal::number_type), nullptr for NULL, else the node's type.
+DataTypePtr ArithOperandType(const Expr& e);
 
 /// \brief Evaluates a boolean root to a mask without nulls (NULL -> false).
 Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch);
@@ -161,9 +221,16 @@ class ScalarCompareKernel {
   virtual Result<ArrayPtr> Apply(const Array& values) const = 0;
 };
 
-/// \brief Invalid (without position) if `literal` cannot be compared with `type`.
+/// \brief Invalid (without position) if `literal` cannot be compared with `type`. The
+/// literal is taken in the column's type (CompareMode::kColumnLiteral).
 Result<std::unique_ptr<ScalarCompareKernel>> MakeScalarCompareKernel(
     const DataTypePtr& type, CmpOp op, const Literal& literal);
+/// \brief The same under DataFusion's coercion (CompareMode::kCoerced) for a numeric
+/// `type`: `literal_is_float` says the literal is float64 (else an integer); an integer
+/// literal meets integers exactly and float types in their own precision, a float64
+/// literal widens integers and floats to float64. Other types as MakeScalarCompareKernel.
+Result<std::unique_ptr<ScalarCompareKernel>> MakeCoercedCompareKernel(
+    const DataTypePtr& type, CmpOp op, const Literal& literal, bool literal_is_float);
 /// \brief Invalid unless arrays of these types can be compared with each other.
 Status CheckArraysComparable(const DataType& left, const DataType& right);
 /// \brief Row-wise `left OP right`; nulls where either side is null.
@@ -177,9 +244,12 @@ class InKernel {
   virtual ~InKernel() = default;
   virtual Result<ArrayPtr> Apply(const Array& values) const = 0;
 };
-Result<std::unique_ptr<InKernel>> MakeInKernel(const DataTypePtr& type,
-                                               const std::vector<Literal>& items,
-                                               bool negated);
+/// \brief Items are taken in the column's type (CompareMode::kColumnLiteral); with
+/// `coerced`, a numeric value meets float64 items (`items_are_float`, one per item) in
+/// float64 as DataFusion's IN coercion does.
+Result<std::unique_ptr<InKernel>> MakeInKernel(
+    const DataTypePtr& type, const std::vector<Literal>& items, bool negated,
+    bool coerced = false, const std::vector<bool>& items_are_float = {});
 
 /// \brief A compiled LIKE pattern ('%' any run, '_' one character, '\' escapes).
 class LikePattern {
@@ -207,6 +277,23 @@ class LikePattern {
 };
 /// \brief LIKE over a string-like array (nulls stay null).
 Result<ArrayPtr> ApplyLike(const Array& values, const LikePattern& pattern, bool negated);
+
+// ---- numeric helpers
+// -------------------------------------------------------------------
+
+/// \brief float16 bits to float (exact).
+float HalfToFloat(uint16_t bits);
+/// \brief Round-to-nearest-even to the nearest float16 value, returned as a float (NaN
+/// keeps its sign).
+float RoundToHalf(double d);
+/// \brief The float16 bits of RoundToHalf(d).
+uint16_t HalfBits(double d);
+/// \brief Round-to-nearest to float, defined for every double (NaN keeps its sign).
+float RoundToFloat(double d);
+/// \brief `values` (integer or float) as `to`, a type at least as wide (the conversions
+/// DataFusion's coercion inserts: integers widened, integers to floats rounded to
+/// nearest, floats widened). Offset 0, same validity. Invalid for a narrowing.
+Result<ArrayPtr> CastNumeric(const Array& values, const DataTypePtr& to);
 
 // ---- bitmap helpers
 // --------------------------------------------------------------------

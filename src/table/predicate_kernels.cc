@@ -92,10 +92,12 @@ int128 CeilDiv(int128 num, int128 den) {  // den > 0
   return q;
 }
 
+}  // namespace
+
 // ---- float16
 // ----------------------------------------------------------------------------
 
-inline float HalfToFloat(uint16_t h) {
+float HalfToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1Fu;
   const uint32_t mant = h & 0x3FFu;
@@ -112,9 +114,11 @@ inline float HalfToFloat(uint16_t h) {
   return std::bit_cast<float>(bits);
 }
 
-// Round-to-nearest-even conversion of a (finite or infinite, non-NaN) double to the
-// nearest float16, returned widened to float: the value a float16 column would hold.
+// Round-to-nearest-even conversion of a double to the nearest float16, returned widened
+// to float: the value a float16 column would hold.
 float RoundToHalf(double d) {
+  // A NaN keeps its sign: Lance orders NaNs by it.
+  if (std::isnan(d)) return static_cast<float>(d);
   const bool negative = std::signbit(d);
   const double a = std::fabs(d);
   double r;
@@ -138,13 +142,32 @@ float RoundToFloat(double d) {
   constexpr double kMax = std::numeric_limits<float>::max();
   constexpr double kOverflow =
       0x1.ffffffp+127;  // FLT_MAX + half an ulp: ties to even -> inf
-  if (std::isnan(d)) return std::numeric_limits<float>::quiet_NaN();
+  // The conversion of a NaN is defined and keeps its sign (Lance orders NaNs by it).
+  if (std::isnan(d)) return static_cast<float>(d);
   if (d >= kOverflow) return std::numeric_limits<float>::infinity();
   if (d <= -kOverflow) return -std::numeric_limits<float>::infinity();
   if (d > kMax) return std::numeric_limits<float>::max();
   if (d < -kMax) return -std::numeric_limits<float>::max();
   return static_cast<float>(d);
 }
+
+uint16_t HalfBits(double d) {
+  const float r = RoundToHalf(d);
+  const uint16_t sign = std::signbit(r) ? 0x8000u : 0;
+  const float a = std::fabs(r);
+  if (std::isnan(r)) return static_cast<uint16_t>(sign | 0x7E00u);
+  if (std::isinf(r)) return static_cast<uint16_t>(sign | 0x7C00u);
+  if (a < 0x1p-14f) {
+    // Zero or subnormal: a multiple of 2^-24, exactly.
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(a * 0x1p24f));
+  }
+  int e;
+  const float m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1), exact in 11 bits
+  const auto mantissa = static_cast<uint16_t>((m * 2.0f - 1.0f) * 1024.0f);
+  return static_cast<uint16_t>(sign | ((e - 1 + 15) << 10) | mantissa);
+}
+
+namespace {
 
 double LiteralToDouble(const Literal& lit) {
   return lit.kind == Literal::Kind::kInt ? static_cast<double>(lit.int_value)
@@ -298,6 +321,12 @@ IntTarget TargetFromNumber(const Literal& lit) {
   const double d = lit.float_value;
   // Beyond 2^100 every column range is exceeded; clamping keeps the int128 cast defined.
   constexpr double kLimit = 0x1p100;
+  if (std::isnan(d)) {
+    // Above every number when positive, below when negative (total order).
+    const int128 side =
+        std::signbit(d) ? -static_cast<int128>(kLimit) : static_cast<int128>(kLimit);
+    return {side, side};
+  }
   if (d >= kLimit) return {static_cast<int128>(kLimit), static_cast<int128>(kLimit)};
   if (d <= -kLimit) return {-static_cast<int128>(kLimit), -static_cast<int128>(kLimit)};
   return {static_cast<int128>(std::floor(d)), static_cast<int128>(std::ceil(d))};
@@ -491,8 +520,16 @@ class FloatKernel : public ScalarCompareKernel {
     if (n > 0) {
       const T* v = RawValues<T>(values);
       if (v == nullptr) return Status::Invalid("comparing an array without values");
-      FloatCompareLoop(
-          op_, n, bits->mutable_data(), [v](int64_t i) { return v[i]; }, lit_);
+      if (std::isnan(lit_)) {
+        // A NaN literal (only constant arithmetic makes one, 0.0 / 0.0) compares in
+        // total order, as arrow's kernels do: a NaN equals only the same NaN.
+        CompareLoop(
+            op_, n, bits->mutable_data(), [v](int64_t i) { return TotalOrderKey(v[i]); },
+            TotalOrderKey(lit_));
+      } else {
+        FloatCompareLoop(
+            op_, n, bits->mutable_data(), [v](int64_t i) { return v[i]; }, lit_);
+      }
     }
     return WithValidityOf(values, std::move(bits));
   }
@@ -500,6 +537,20 @@ class FloatKernel : public ScalarCompareKernel {
  private:
   CmpOp op_;
   T lit_;
+};
+
+// Compares values widened to float64 (DataFusion's coercion of an integer, float32 or
+// float16 value with a float64 literal).
+class WidenedKernel : public ScalarCompareKernel {
+ public:
+  WidenedKernel(CmpOp op, double lit) : inner_(op, lit) {}
+  Result<ArrayPtr> Apply(const Array& values) const override {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr wide, CastNumeric(values, float64()));
+    return inner_.Apply(*wide);
+  }
+
+ private:
+  FloatKernel<double> inner_;
 };
 
 class HalfKernel : public ScalarCompareKernel {
@@ -511,9 +562,16 @@ class HalfKernel : public ScalarCompareKernel {
     if (n > 0) {
       const uint16_t* v = RawValues<uint16_t>(values);
       if (v == nullptr) return Status::Invalid("comparing an array without values");
-      FloatCompareLoop(
-          op_, n, bits->mutable_data(), [v](int64_t i) { return HalfToFloat(v[i]); },
-          lit_);
+      if (std::isnan(lit_)) {
+        CompareLoop(
+            op_, n, bits->mutable_data(),
+            [v](int64_t i) { return TotalOrderKey(HalfToFloat(v[i])); },
+            TotalOrderKey(lit_));
+      } else {
+        FloatCompareLoop(
+            op_, n, bits->mutable_data(), [v](int64_t i) { return HalfToFloat(v[i]); },
+            lit_);
+      }
     }
     return WithValidityOf(values, std::move(bits));
   }
@@ -790,59 +848,6 @@ bool CompareSameType(const Array& left, CmpOp op, const Array& right, uint8_t* o
     default:
       return false;
   }
-}
-
-// Numeric arrays as doubles (when a float is involved, as DataFusion coerces): float64
-// values in place, other types widened into `storage`.
-Result<const double*> AsDoubles(const Array& a, std::vector<double>* storage) {
-  if (a.type_id() == TypeId::kFloat64) return RawValues<double>(a);
-  const int64_t n = a.length();
-  std::vector<double>& out = *storage;
-  out.resize(static_cast<size_t>(n));
-  if (n == 0) return out.data();
-  auto fill = [&](auto* v) {
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(v[i]);
-  };
-  switch (a.type_id()) {
-    case TypeId::kInt8:
-      fill(RawValues<int8_t>(a));
-      break;
-    case TypeId::kInt16:
-      fill(RawValues<int16_t>(a));
-      break;
-    case TypeId::kInt32:
-      fill(RawValues<int32_t>(a));
-      break;
-    case TypeId::kInt64:
-      fill(RawValues<int64_t>(a));
-      break;
-    case TypeId::kUInt8:
-      fill(RawValues<uint8_t>(a));
-      break;
-    case TypeId::kUInt16:
-      fill(RawValues<uint16_t>(a));
-      break;
-    case TypeId::kUInt32:
-      fill(RawValues<uint32_t>(a));
-      break;
-    case TypeId::kUInt64:
-      fill(RawValues<uint64_t>(a));
-      break;
-    case TypeId::kFloat32:
-      fill(RawValues<float>(a));
-      break;
-    case TypeId::kFloat64:
-      fill(RawValues<double>(a));
-      break;
-    case TypeId::kFloat16: {
-      const uint16_t* v = RawValues<uint16_t>(a);
-      for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(v[i]);
-      break;
-    }
-    default:
-      return Status::Invalid("comparing " + a.type()->ToString() + " as a number");
-  }
-  return out.data();
 }
 
 // Integers exactly; dates and timestamps as ticks of `per_tick` nanoseconds: dates
@@ -1441,6 +1446,32 @@ Result<std::unique_ptr<ScalarCompareKernel>> MakeScalarCompareKernel(
   }
 }
 
+Result<std::unique_ptr<ScalarCompareKernel>> MakeCoercedCompareKernel(
+    const DataTypePtr& type, CmpOp op, const Literal& lit, bool literal_is_float) {
+  using Ptr = std::unique_ptr<ScalarCompareKernel>;
+  if (lit.is_null() || !IsNumeric(*type) || !lit.is_numeric()) {
+    return MakeScalarCompareKernel(type, op, lit);
+  }
+  const bool as_float = literal_is_float || lit.kind == Literal::Kind::kFloat;
+  const double d = LiteralToDouble(lit);
+  switch (type->id()) {
+    case TypeId::kFloat64:
+      return Ptr(std::make_unique<FloatKernel<double>>(op, d));
+    case TypeId::kFloat32:
+      if (as_float) return Ptr(std::make_unique<WidenedKernel>(op, d));
+      // The integer literal is cast to float32 (rounded once, directly).
+      return Ptr(
+          std::make_unique<FloatKernel<float>>(op, static_cast<float>(lit.int_value)));
+    case TypeId::kFloat16:
+      if (as_float) return Ptr(std::make_unique<WidenedKernel>(op, d));
+      return Ptr(std::make_unique<HalfKernel>(op, RoundToHalf(d)));
+    default:
+      // Integers meet an integer literal exactly (in int64, or decimal128 for uint64).
+      if (as_float) return Ptr(std::make_unique<WidenedKernel>(op, d));
+      return MakeScalarCompareKernel(type, op, lit);
+  }
+}
+
 Status CheckArraysComparable(const DataType& left, const DataType& right) {
   const bool ok = (left.id() == TypeId::kBool && right.id() == TypeId::kBool) ||
                   (IsNumeric(left) && IsNumeric(right)) ||
@@ -1497,10 +1528,26 @@ Result<ArrayPtr> CompareArrays(const Array& left, CmpOp op, const Array& right) 
   } else if ((IsNumeric(lt) || IsTemporal(lt)) && CompareSameType(left, op, right, out)) {
     // Done without conversion.
   } else if (IsNumeric(lt) && AnyFloating(lt, rt)) {
-    std::vector<double> a_storage, b_storage;
-    LANCE_ASSIGN_OR_RAISE(const double* a, AsDoubles(left, &a_storage));
-    LANCE_ASSIGN_OR_RAISE(const double* b, AsDoubles(right, &b_storage));
-    CompareValues<double>(op, n, a, b, out);
+    // DataFusion compares in the widest float type involved, integers cast to it: an
+    // int64 meets a float32 as float32 (16777217 = 16777216.0f), a float16 as float16.
+    auto rank = [](const DataType& t) {
+      return t.id() == TypeId::kFloat64   ? 3
+             : t.id() == TypeId::kFloat32 ? 2
+             : t.id() == TypeId::kFloat16 ? 1
+                                          : 0;
+    };
+    const int common = std::max(rank(lt), rank(rt));
+    const DataTypePtr type = common == 3   ? float64()
+                             : common == 2 ? float32()
+                                           : float16();
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr a, CastNumeric(left, type));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr b, CastNumeric(right, type));
+    if (common == 1) {
+      // float16 orders as its exact float32 widening.
+      LANCE_ASSIGN_OR_RAISE(a, CastNumeric(*a, float32()));
+      LANCE_ASSIGN_OR_RAISE(b, CastNumeric(*b, float32()));
+    }
+    CompareSameType(*a, op, *b, out);
   } else if (IsNumeric(lt) || IsTemporal(lt)) {
     const int64_t per_tick = IsTemporal(lt) ? CommonTemporalTick(lt, rt) : 1;
     LANCE_ASSIGN_OR_RAISE(auto a, ToInt128s(left, per_tick));
@@ -1770,9 +1817,42 @@ Result<std::unique_ptr<InKernel>> MakeIntegerIn(const DataType& type,
 
 }  // namespace
 
+namespace {
+
+// IN over values widened to float64 (DataFusion's IN coercion when a float64 item meets
+// an integer, float32 or float16 value).
+class WidenedInKernel : public InKernel {
+ public:
+  explicit WidenedInKernel(std::unique_ptr<InKernel> inner) : inner_(std::move(inner)) {}
+  Result<ArrayPtr> Apply(const Array& values) const override {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr wide, CastNumeric(values, float64()));
+    return inner_->Apply(*wide);
+  }
+
+ private:
+  std::unique_ptr<InKernel> inner_;
+};
+
+}  // namespace
+
 Result<std::unique_ptr<InKernel>> MakeInKernel(const DataTypePtr& type,
                                                const std::vector<Literal>& items,
-                                               bool negated) {
+                                               bool negated, bool coerced,
+                                               const std::vector<bool>& items_are_float) {
+  if (coerced && IsNumeric(*type) && type->id() != TypeId::kFloat64) {
+    bool any_float = false;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const bool is_float = i < items_are_float.size()
+                                ? items_are_float[i]
+                                : items[i].kind == Literal::Kind::kFloat;
+      any_float |= items[i].is_numeric() && is_float;
+    }
+    if (any_float) {
+      LANCE_ASSIGN_OR_RAISE(auto inner, MakeInKernel(float64(), items, negated));
+      return std::unique_ptr<InKernel>(
+          std::make_unique<WidenedInKernel>(std::move(inner)));
+    }
+  }
   switch (type->id()) {
     case TypeId::kInt8:
       return MakeIntegerIn<int8_t>(*type, items, negated);

@@ -1291,11 +1291,14 @@ TEST(PredicateSyntax, BindingErrors) {
                           "position 6"));
   EXPECT_THAT(ParseStatus("NOT x", *batch),
               IsErrorWith(StatusCode::kInvalid, "NOT needs"));
-  EXPECT_THAT(ParseStatus("x + 1 > 2", *batch),
-              IsErrorWith(StatusCode::kInvalid, "arithmetic ('+') is not supported"));
+  EXPECT_THAT(ParseStatus("x + 's' > 2", *batch),
+              IsErrorWith(StatusCode::kInvalid,
+                          "arithmetic '+' needs numeric operands, but 's' is utf8 at "
+                          "position 2"));
   EXPECT_THAT(
-      ParseStatus("-x > 2", *batch),
-      IsErrorWith(StatusCode::kInvalid, "unary - applies to numeric literals only"));
+      ParseStatus("-s > 2", *batch),
+      IsErrorWith(StatusCode::kInvalid,
+                  "unary minus needs numeric operands, but s is utf8 at position 0"));
   EXPECT_THAT(
       ParseStatus("x > 1e999", *batch),
       IsErrorWith(StatusCode::kInvalid, "number 1e999 is out of range at position 4"));
