@@ -20,6 +20,7 @@
 #include "lance/core/record_batch.h"
 #include "table/predicate.h"
 #include "table/predicate_internal.h"
+#include "tests/table/predicate_test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table {
@@ -27,29 +28,7 @@ namespace {
 
 namespace pi = predicate_internal;
 using ::lance::testing::IsErrorWith;
-using Rows = std::vector<int64_t>;
-
-template <typename T>
-using Opt = std::vector<std::optional<T>>;
-
-void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-template <typename BuilderT, typename T>
-ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
-  for (const auto& v : values) {
-    if (v) {
-      Check(builder.Append(*v));
-    } else {
-      Check(builder.AppendNull());
-    }
-  }
-  return builder.Finish().value();
-}
+using namespace predicate_testing;  // NOLINT: Build, Check, Matching, ...
 
 // float16 columns from float values (exactly representable ones).
 ArrayPtr Halves(const Opt<float>& values) {
@@ -60,54 +39,11 @@ ArrayPtr Halves(const Opt<float>& values) {
   return Build(HalfFloatBuilder(), bits);
 }
 
-RecordBatchPtr MakeBatch(const std::vector<std::pair<std::string, ArrayPtr>>& columns) {
-  std::vector<FieldPtr> fields;
-  std::vector<ArrayPtr> arrays;
-  for (const auto& [name, array] : columns) {
-    fields.push_back(field(name, array->type()));
-    arrays.push_back(array);
-  }
-  const int64_t n = arrays.empty() ? 0 : arrays[0]->length();
-  return RecordBatch::Make(schema(std::move(fields)), n, std::move(arrays)).value();
-}
-
-// Indices of the rows the filter matches; records a failure (and returns {-1}) when it
-// does not parse or evaluate.
-Rows Matching(const std::string& text, const RecordBatch& batch) {
-  auto pred = Predicate::Parse(text, *batch.schema());
-  if (!pred.ok()) {
-    ADD_FAILURE() << text << ": " << pred.status().ToString();
-    return {-1};
-  }
-  auto mask = (*pred)->Evaluate(batch);
-  if (!mask.ok()) {
-    ADD_FAILURE() << text << ": " << mask.status().ToString();
-    return {-2};
-  }
-  EXPECT_EQ((*mask)->null_count(), 0) << text;
-  Rows out;
-  const auto& bools = static_cast<const BooleanArray&>(**mask);
-  for (int64_t i = 0; i < bools.length(); ++i) {
-    if (bools.Value(i)) out.push_back(i);
-  }
-  return out;
-}
-
-Status ParseStatus(const std::string& text, const RecordBatch& batch) {
-  return Predicate::Parse(text, *batch.schema()).status();
-}
-
 // Parses (which must succeed) and evaluates.
 Status EvaluateStatus(const std::string& text, const RecordBatch& batch) {
   auto pred = Predicate::Parse(text, *batch.schema());
   if (!pred.ok()) return Status::Invalid("PARSE FAILED: " + pred.status().ToString());
   return (*pred)->Evaluate(batch).status();
-}
-
-std::string Normalized(const std::string& text, const RecordBatch& batch) {
-  auto pred = Predicate::Parse(text, *batch.schema());
-  if (!pred.ok()) return "ERROR: " + pred.status().ToString();
-  return (*pred)->ToString();
 }
 
 // i: int64 with extremes and NULLs; j: small divisors (with a zero under a NULL of i);

@@ -16,85 +16,18 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "tests/table/predicate_test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table {
 namespace {
 
 using ::lance::testing::IsErrorWith;
-using Rows = std::vector<int64_t>;
-
-void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-template <typename BuilderT, typename T>
-ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
-  for (const auto& v : values) {
-    if (v) {
-      Check(builder.Append(*v));
-    } else {
-      Check(builder.AppendNull());
-    }
-  }
-  return builder.Finish().value();
-}
-
-template <typename T>
-using Opt = std::vector<std::optional<T>>;
-
-RecordBatchPtr MakeBatch(const std::vector<std::pair<std::string, ArrayPtr>>& columns) {
-  std::vector<FieldPtr> fields;
-  std::vector<ArrayPtr> arrays;
-  for (const auto& [name, array] : columns) {
-    fields.push_back(field(name, array->type()));
-    arrays.push_back(array);
-  }
-  const int64_t n = arrays.empty() ? 0 : arrays[0]->length();
-  return RecordBatch::Make(schema(std::move(fields)), n, std::move(arrays)).value();
-}
+using namespace predicate_testing;  // NOLINT: Build, Check, Matching, ...
 
 Result<std::shared_ptr<const Predicate>> Parse(const std::string& text,
                                                const RecordBatch& batch) {
   return Predicate::Parse(text, *batch.schema());
-}
-
-// Indices of matching rows; checks that the mask is a null-free boolean of the right
-// length.
-Rows Matching(const std::string& text, const RecordBatch& batch) {
-  auto pred = Parse(text, batch);
-  if (!pred.ok()) {
-    ADD_FAILURE() << text << ": " << pred.status().ToString();
-    return {-1};
-  }
-  auto mask = (*pred)->Evaluate(batch);
-  if (!mask.ok()) {
-    ADD_FAILURE() << text << ": " << mask.status().ToString();
-    return {-2};
-  }
-  const ArrayPtr& m = *mask;
-  EXPECT_EQ(m->type_id(), TypeId::kBool) << text;
-  EXPECT_EQ(m->length(), batch.num_rows()) << text;
-  EXPECT_EQ(m->null_count(), 0) << text;
-  Rows out;
-  const auto& bools = static_cast<const BooleanArray&>(*m);
-  for (int64_t i = 0; i < m->length(); ++i) {
-    if (bools.Value(i)) out.push_back(i);
-  }
-  return out;
-}
-
-std::string Normalized(const std::string& text, const RecordBatch& batch) {
-  auto pred = Parse(text, batch);
-  if (!pred.ok()) return "ERROR: " + pred.status().ToString();
-  return (*pred)->ToString();
-}
-
-Status ParseStatus(const std::string& text, const RecordBatch& batch) {
-  return Parse(text, batch).status();
 }
 
 std::string ErrorMessage(const std::string& text, const RecordBatch& batch) {

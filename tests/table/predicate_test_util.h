@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers shared by the filter tests (predicate_test.cc, predicate_arith_test.cc): build
+// columns from optionals, make a batch, and read a filter's answer as matching row indices.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lance/core/builder.h"
+#include "lance/core/record_batch.h"
+#include "table/predicate.h"
+
+namespace lance::table::predicate_testing {
+
+using Rows = std::vector<int64_t>;
+
+template <typename T>
+using Opt = std::vector<std::optional<T>>;
+
+/// Test set-up that must not fail (a failed builder append is a broken test).
+inline void Check(const Status& st) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
+    std::abort();
+  }
+}
+
+template <typename BuilderT, typename T>
+ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
+  for (const auto& v : values) {
+    if (v) {
+      Check(builder.Append(*v));
+    } else {
+      Check(builder.AppendNull());
+    }
+  }
+  return builder.Finish().value();
+}
+
+inline RecordBatchPtr MakeBatch(const std::vector<std::pair<std::string, ArrayPtr>>& columns) {
+  std::vector<FieldPtr> fields;
+  std::vector<ArrayPtr> arrays;
+  for (const auto& [name, array] : columns) {
+    fields.push_back(field(name, array->type()));
+    arrays.push_back(array);
+  }
+  const int64_t n = arrays.empty() ? 0 : arrays[0]->length();
+  return RecordBatch::Make(schema(std::move(fields)), n, std::move(arrays)).value();
+}
+
+/// Indices of the rows the filter matches; checks that the mask is a null-free boolean of
+/// the batch's length, and records a failure (returning {-1} / {-2}) when the filter does
+/// not parse / evaluate.
+inline Rows Matching(const std::string& text, const RecordBatch& batch) {
+  auto pred = Predicate::Parse(text, *batch.schema());
+  if (!pred.ok()) {
+    ADD_FAILURE() << text << ": " << pred.status().ToString();
+    return {-1};
+  }
+  auto mask = (*pred)->Evaluate(batch);
+  if (!mask.ok()) {
+    ADD_FAILURE() << text << ": " << mask.status().ToString();
+    return {-2};
+  }
+  const ArrayPtr& m = *mask;
+  EXPECT_EQ(m->type_id(), TypeId::kBool) << text;
+  EXPECT_EQ(m->length(), batch.num_rows()) << text;
+  EXPECT_EQ(m->null_count(), 0) << text;
+  Rows out;
+  if (m->type_id() != TypeId::kBool) return out;
+  const auto& bools = static_cast<const BooleanArray&>(*m);
+  for (int64_t i = 0; i < m->length(); ++i) {
+    if (bools.Value(i)) out.push_back(i);
+  }
+  return out;
+}
+
+/// The filter's canonical form, or "ERROR: ..." when it does not parse.
+inline std::string Normalized(const std::string& text, const RecordBatch& batch) {
+  auto pred = Predicate::Parse(text, *batch.schema());
+  if (!pred.ok()) return "ERROR: " + pred.status().ToString();
+  return (*pred)->ToString();
+}
+
+inline Status ParseStatus(const std::string& text, const RecordBatch& batch) {
+  return Predicate::Parse(text, *batch.schema()).status();
+}
+
+}  // namespace lance::table::predicate_testing
