@@ -569,12 +569,39 @@ class MiniBlockTake : public PageTake {
 
   Result<LeafRows> Decode(std::vector<BufferPtr> data) override {
     const Levels& levels = page_->levels_;
-    LeafRows out;
+    RowsAppender out;
     size_t next_row = 0;
+    // Without repetition every item is a row, so each chunk holds whole rows and the
+    // rows are picked chunk by chunk, right after the chunk decodes: only the picked
+    // values are copied (joining a group's decoded chunks first copied the whole group,
+    // often the whole page, to keep a few rows of each chunk).
+    const bool flat = !page_->layout_.has_rep_compression();
+    std::vector<int64_t> wanted;
     for (size_t g = 0; g < groups_.size(); ++g) {
       const Group& group = groups_[g];
-      MiniBlockPage::Decoded decoded;
       const uint64_t base = chunks_[group.first_chunk].offset;
+      if (flat) {
+        for (size_t c = group.first_chunk; c < group.end_chunk; ++c) {
+          const int64_t first_row = row_starts_[c];
+          wanted.clear();
+          while (next_row < rows_.size() && rows_[next_row] < row_starts_[c + 1]) {
+            wanted.push_back(rows_[next_row++] - first_row);
+          }
+          if (wanted.empty()) continue;
+          MiniBlockPage::Decoded decoded;
+          LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base,
+                                                 chunks_[c], dictionary_, &decoded));
+          LeafRows chunk;
+          chunk.def = std::move(decoded.def);
+          LANCE_ASSIGN_OR_RAISE(chunk.values,
+                                JoinPieces(std::move(decoded.values), page_->type_));
+          chunk.num_rows = chunk.values->length;
+          LANCE_ASSIGN_OR_RAISE(LeafRows picked, GatherRows(levels, chunk, wanted));
+          LANCE_RETURN_NOT_OK(out.Append(std::move(picked)));
+        }
+        continue;
+      }
+      MiniBlockPage::Decoded decoded;
       for (size_t c = group.first_chunk; c < group.end_chunk; ++c) {
         LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base, chunks_[c],
                                                dictionary_, &decoded));
@@ -587,15 +614,15 @@ class MiniBlockTake : public PageTake {
       segment.rep = std::move(decoded.rep);
       segment.def = std::move(decoded.def);
       segment.values = std::move(values);
-      std::vector<int64_t> wanted;
+      wanted.clear();
       while (next_row < rows_.size() && rows_[next_row] < row_starts_[group.end_chunk]) {
         wanted.push_back(rows_[next_row++] - first_row);
       }
       LANCE_ASSIGN_OR_RAISE(LeafRows picked, PickRows(levels, segment, wanted));
-      LANCE_RETURN_NOT_OK(AppendRows(&out, picked));
+      LANCE_RETURN_NOT_OK(out.Append(std::move(picked)));
     }
     if (next_row != rows_.size()) return page_->Corrupt("rows outside the decoded chunks");
-    return out;
+    return out.Finish(page_->type_);
   }
 
  private:
