@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <google/protobuf/any.pb.h>
+
 #include "format/proto/encodings_v2_0.pb.h"
+#include "format/proto/encodings_v2_1.pb.h"
 #include "format/proto/file2.pb.h"
 #include "lance/core/compute.h"
 #include "lance/core/concatenate.h"
@@ -211,6 +214,42 @@ TEST_P(RoundTripTest, TakeMatchesTheRowsOfEveryTypeAcrossPagesAndChunks) {
         EXPECT_TRUE(taken->column(c)->Equals(*expected->column(c)))
             << "column " << schema->field(c)->ToString();
       }
+    }
+  }
+}
+
+TEST_P(RoundTripTest, TakeOfFsstStringsDecompressesThePickedValues) {
+  // Long strings in big pages: the writer compresses them with FSST (2.1+), and Take
+  // decompresses only the picked strings of each chunk.
+  if (version() == LanceFileVersion::kV2_0) GTEST_SKIP() << "no FSST in 2.0";
+  auto schema = lance::schema({field("s", utf8()), field("l", large_utf8())});
+  RandomOptions opts;
+  opts.null_probability = 0.1;
+  opts.max_string_length = 60;
+  ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 20000, 3, opts));
+  ASSERT_OK(Write("fsst.lance", schema, {batch}).status());
+  ASSERT_OK_AND_ASSIGN(auto bytes, store_->Read("fsst.lance"));
+  ASSERT_OK_AND_ASSIGN(auto info, testing::InspectFile(bytes->ToStringView()));
+  int fsst_pages = 0;
+  for (const auto& column : info.columns) {
+    for (const auto& page : column.pages()) {
+      google::protobuf::Any any;
+      ASSERT_TRUE(any.ParseFromString(page.encoding().direct().encoding()));
+      lance::encodings21::PageLayout layout;
+      ASSERT_TRUE(layout.ParseFromString(any.value()));
+      if (layout.mini_block_layout().value_compression().has_fsst()) ++fsst_pages;
+    }
+  }
+  ASSERT_GT(fsst_pages, 0) << "the data no longer makes the writer choose FSST";
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "fsst.lance"));
+  std::mt19937_64 rng(9);
+  for (size_t n : {size_t{1}, size_t{100}, size_t{5000}}) {
+    std::vector<int64_t> rows(n);
+    for (auto& r : rows) r = std::uniform_int_distribution<int64_t>(0, 19999)(rng);
+    ASSERT_OK_AND_ASSIGN(auto taken, reader->Take(rows));
+    ASSERT_OK_AND_ASSIGN(auto expected, compute::TakeBatch(*batch, rows));
+    for (int c = 0; c < 2; ++c) {
+      EXPECT_TRUE(taken->column(c)->Equals(*expected->column(c))) << n << " rows, column " << c;
     }
   }
 }
