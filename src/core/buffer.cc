@@ -99,13 +99,16 @@ Status BufferBuilder::Reserve(int64_t additional_bytes) {
   if (needed <= capacity) return Status::OK();
   // Doubling keeps appends amortised O(1).
   const int64_t new_capacity = std::max(needed, capacity * 2);
-  auto result = Buffer::Allocate(new_capacity);
+  auto result = Buffer::AllocateForOverwrite(new_capacity);
   if (!result.ok()) {
     return result.status().WithContext("growing a buffer builder to " +
                                        std::to_string(new_capacity) + " bytes");
   }
   BufferPtr grown = std::move(result).MoveValueUnsafe();
+  // Only the bytes past the copied ones are zeroed (builders rely on zeros past
+  // length()); zeroing all of it first, as Allocate does, wrote the prefix twice.
   if (length_ > 0) std::memcpy(grown->mutable_data(), buffer_->data(), length_);
+  std::memset(grown->mutable_data() + length_, 0, static_cast<size_t>(new_capacity - length_));
   buffer_ = std::move(grown);
   return Status::OK();
 }
@@ -118,6 +121,14 @@ Status BufferBuilder::Append(const void* bytes, int64_t size) {
   std::memcpy(buffer_->mutable_data() + length_, bytes, static_cast<size_t>(size));
   length_ += size;
   return Status::OK();
+}
+
+Result<uint8_t*> BufferBuilder::Extend(int64_t size) {
+  if (size < 0) return Status::Invalid("extending a buffer builder by a negative size");
+  LANCE_RETURN_NOT_OK(Reserve(size));
+  uint8_t* at = buffer_ ? buffer_->mutable_data() + length_ : nullptr;
+  length_ += size;
+  return at;
 }
 
 Status BufferBuilder::AppendZeros(int64_t count) {

@@ -2,12 +2,34 @@
 
 #include "lance/core/concatenate.h"
 
+#include <limits>
 #include <string>
 
 #include "lance/core/builder.h"
 #include "lance/macros.h"
 
 namespace lance {
+
+namespace {
+
+template <typename OffsetT>
+Status ReserveValueBytes(const std::vector<ArrayPtr>& arrays, ArrayBuilder* builder) {
+  auto* binary = dynamic_cast<BaseBinaryBuilder<OffsetT>*>(builder);
+  if (binary == nullptr) return Status::OK();
+  int64_t bytes = 0;
+  for (const ArrayPtr& a : arrays) {
+    const ArrayData& d = *a->data();
+    if (d.length == 0 || d.buffers.size() < 2 || !d.buffers[1]) continue;
+    const OffsetT* offsets = d.buffers[1]->data_as<OffsetT>() + d.offset;
+    const int64_t n = static_cast<int64_t>(offsets[d.length]) - static_cast<int64_t>(offsets[0]);
+    // Damaged offsets are left for the append to report.
+    if (n < 0 || n > std::numeric_limits<OffsetT>::max() - bytes) return Status::OK();
+    bytes += n;
+  }
+  return bytes > 0 ? binary->ReserveData(bytes) : Status::OK();
+}
+
+}  // namespace
 
 // Builders already know how to append an arbitrary slice of an array of their type
 // (rebasing offsets, copying bits at any offset, recursing into children), so
@@ -29,6 +51,14 @@ Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays) {
   }
   LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(arrays[0]->type()));
   LANCE_RETURN_NOT_OK(builder->Reserve(total));
+  // Strings: reserve their bytes too, so that the value buffer is allocated once rather
+  // than grown (copied and zeroed) by doubling.
+  const TypeId id = arrays[0]->type()->id();
+  if (id == TypeId::kUtf8 || id == TypeId::kBinary) {
+    LANCE_RETURN_NOT_OK(ReserveValueBytes<int32_t>(arrays, builder.get()));
+  } else if (id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary) {
+    LANCE_RETURN_NOT_OK(ReserveValueBytes<int64_t>(arrays, builder.get()));
+  }
   for (size_t i = 0; i < arrays.size(); ++i) {
     LANCE_RETURN_NOT_OK_CTX(builder->AppendArray(*arrays[i]),
                             "concatenating input " + std::to_string(i));

@@ -824,6 +824,29 @@ TEST(ConcatenateTest, StringsRebaseOffsets) {
   EXPECT_TRUE(large->type()->Equals(*large_utf8()));
 }
 
+TEST(ConcatenateTest, ManyStringSlicesAllocateTheValuesOnce) {
+  // The value bytes of all inputs are reserved up front; slices (offsets not starting
+  // at 0) and empty inputs count only their own bytes.
+  std::vector<ArrayPtr> pieces;
+  std::string expected_bytes;
+  for (int i = 0; i < 200; ++i) {
+    auto a = Str({"xx", "v" + std::to_string(i), "", "yyy"});
+    pieces.push_back(a->Slice(1, 2));
+    expected_bytes += "v" + std::to_string(i);
+    if (i % 50 == 0) pieces.push_back(a->Slice(0, 0));
+  }
+  ASSERT_OK_AND_ASSIGN(auto out, Concatenate(pieces));
+  EXPECT_EQ(out->length(), 400);
+  const BufferPtr& data = out->data()->buffers[2];
+  EXPECT_EQ(data->ToStringView(), expected_bytes);
+  EXPECT_LT(data->capacity(), static_cast<int64_t>(expected_bytes.size()) + 64)
+      << "grown by doubling instead of reserved";
+  ASSERT_OK_AND_ASSIGN(
+      auto large, Concatenate({ArrayFromVector<LargeStringBuilder>({"a", "bb"}).value()->Slice(1, 1),
+                               ArrayFromVector<LargeStringBuilder>({"ccc"}).value()}));
+  EXPECT_EQ(large->data()->buffers[2]->ToStringView(), "bbccc");
+}
+
 TEST(ConcatenateTest, ListsCopyOnlyReferencedChildren) {
   auto a = ListOfInts({std::vector<int32_t>{1, 2}, std::nullopt,
                        std::vector<int32_t>{3, 4}, std::vector<int32_t>{5}});

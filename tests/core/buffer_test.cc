@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -149,6 +151,27 @@ TEST(BufferBuilderTest, EmptyFinishGivesEmptyAlignedBuffer) {
   EXPECT_EQ(buffer->size(), 0);
   EXPECT_NE(buffer->data(), nullptr);
   EXPECT_TRUE(IsAligned(buffer->data()));
+}
+
+TEST(BufferBuilderTest, ExtendHandsOutZeroedRoomThatSurvivesGrowth) {
+  BufferBuilder builder;
+  ASSERT_OK(builder.Append("ab", 2));
+  ASSERT_OK_AND_ASSIGN(uint8_t * room, builder.Extend(6));
+  EXPECT_EQ(builder.length(), 8);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(room[i], 0) << i;
+  std::memcpy(room, "cdefgh", 6);
+  // Growing copies what was written and leaves zeros after it (builders rely on that).
+  ASSERT_OK_AND_ASSIGN(uint8_t * more, builder.Extend(5000));
+  EXPECT_EQ(builder.length(), 5008);
+  for (int i = 0; i < 5000; ++i) ASSERT_EQ(more[i], 0) << i;
+  ASSERT_OK(builder.Reserve(100000));
+  for (int64_t i = builder.length(); i < builder.length() + 100000; ++i) {
+    ASSERT_EQ(builder.mutable_data()[i], 0) << i;
+  }
+  EXPECT_THAT(builder.Extend(-1), IsError(StatusCode::kInvalid));
+  ASSERT_OK_AND_ASSIGN(auto buffer, builder.Finish());
+  EXPECT_EQ(buffer->ToStringView().substr(0, 8), "abcdefgh");
+  ExpectZeroPadding(*buffer);
 }
 
 TEST(BufferBuilderTest, ResetDiscards) {

@@ -100,6 +100,9 @@ class BufferBuilder {
   }
   /// \brief Appends `count` zero bytes.
   Status AppendZeros(int64_t count);
+  /// \brief Grows the builder by `size` bytes (zero until written) and returns where
+  /// they start, for bulk loops that fill many values without a call per value.
+  Result<uint8_t*> Extend(int64_t size);
   int64_t length() const { return length_; }
   uint8_t* mutable_data() { return buffer_ ? buffer_->mutable_data() : nullptr; }
   const uint8_t* data() const { return buffer_ ? buffer_->data() : nullptr; }

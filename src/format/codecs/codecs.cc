@@ -847,6 +847,72 @@ Result<DataBlock> DecodeMiniBlock(const CE& encoding,
   return MiniBlock(encoding, buffers, num_values, 0);
 }
 
+namespace {
+
+/// The values at `positions` of a kVariable block (offsets validated), as a new
+/// kVariable block of the same offset width.
+template <typename OffsetT>
+Result<DataBlock> PickVariable(const DataBlock& in, const std::vector<int64_t>& positions) {
+  constexpr int64_t w = sizeof(OffsetT);
+  const uint8_t* offsets = in.offsets->data();
+  const int64_t n = static_cast<int64_t>(positions.size());
+  int64_t bytes = 0;
+  for (int64_t p : positions) {
+    if (p < 0 || p >= in.num_values) {
+      return Corrupt("picking value " + std::to_string(p) + " of a chunk of " +
+                     std::to_string(in.num_values));
+    }
+    bytes += static_cast<int64_t>(LoadLE<OffsetT>(offsets + (p + 1) * w) -
+                                  LoadLE<OffsetT>(offsets + p * w));
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out_offsets, internal::AllocateOut((n + 1) * w));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out_data, internal::AllocateOut(bytes));
+  uint8_t* oo = out_offsets->mutable_data();
+  uint8_t* od = out_data->mutable_data();
+  uint64_t at = 0;
+  internal::StoreLE<OffsetT>(oo, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t p = positions[static_cast<size_t>(i)];
+    const uint64_t begin = LoadLE<OffsetT>(offsets + p * w);
+    const uint64_t len = LoadLE<OffsetT>(offsets + (p + 1) * w) - begin;
+    if (len > 0) std::memcpy(od + at, in.data->data() + begin, static_cast<size_t>(len));
+    at += len;
+    internal::StoreLE<OffsetT>(oo + (i + 1) * w, static_cast<OffsetT>(at));
+  }
+  return DataBlock::Variable(in.offset_bits, n, std::move(out_offsets), std::move(out_data));
+}
+
+}  // namespace
+
+Result<std::optional<DataBlock>> DecodeMiniBlockPicked(const CE& encoding,
+                                                       const std::vector<BufferPtr>& buffers,
+                                                       int64_t num_values,
+                                                       const std::vector<int64_t>& positions) {
+  if (encoding.compression_case() != CE::kFsst) return std::optional<DataBlock>();
+  const auto& f = encoding.fsst();
+  if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
+    return std::optional<DataBlock>();  // DecodeMiniBlock reports it
+  }
+  if (num_values < 0 || num_values > internal::kMaxCount) {
+    return Corrupt("mini-block chunk claims " + std::to_string(num_values) + " values");
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      FsstSymbolTable table,
+      ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(f.symbol_table().data()),
+                           static_cast<int64_t>(f.symbol_table().size())));
+  // The compressed strings keep their boundaries (FSST compresses value by value), so
+  // the picked ones are gathered first and only they are decompressed.
+  LANCE_ASSIGN_OR_RAISE(DataBlock compressed,
+                        MiniBlockVariable(f.values(), buffers, num_values));
+  Result<DataBlock> picked = compressed.offset_bits == 64
+                                 ? PickVariable<uint64_t>(compressed, positions)
+                                 : PickVariable<uint32_t>(compressed, positions);
+  LANCE_RETURN_NOT_OK(picked.status());
+  LANCE_ASSIGN_OR_RAISE(DataBlock out,
+                        FsstDecompress(table, *picked, internal::MaxChunkBytes(num_values)));
+  return std::optional<DataBlock>(std::move(out));
+}
+
 // ---------------------------------------------------------------------------------------
 // Block
 

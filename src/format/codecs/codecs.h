@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,15 @@ struct DataBlock {
 Result<DataBlock> DecodeMiniBlock(const pb21::CompressiveEncoding& encoding,
                                   const std::vector<BufferPtr>& buffers,
                                   int64_t num_values);
+
+/// The values at `positions` (each below `num_values`, in that order) of one mini-block
+/// chunk, when the encoding can pick values before decoding them: FSST strings, of which
+/// only the picked ones are decompressed (a Take needs a few strings of each chunk).
+/// \return std::nullopt, having done nothing, for every other encoding: decode the
+/// chunk with DecodeMiniBlock and pick from that.
+Result<std::optional<DataBlock>> DecodeMiniBlockPicked(
+    const pb21::CompressiveEncoding& encoding, const std::vector<BufferPtr>& buffers,
+    int64_t num_values, const std::vector<int64_t>& positions);
 
 /// Values stored as one block: `num_values` values in `buffer`.
 Result<DataBlock> DecodeBlock(const pb21::CompressiveEncoding& encoding,

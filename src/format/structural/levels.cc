@@ -136,7 +136,8 @@ Result<LeafRows> SliceRows(const LeafRows& rows, const RowIndex* index, int64_t 
   return out;
 }
 
-Status AppendRows(LeafRows* rows, const LeafRows& more) {
+Status RowsAppender::Append(LeafRows more) {
+  LeafRows* rows = &rows_;
   const int64_t had_levels = rows->num_levels();
   if (!more.rep.empty() || !rows->rep.empty()) {
     if (more.rep.empty() || (rows->rep.empty() && had_levels > 0)) {
@@ -153,18 +154,31 @@ Status AppendRows(LeafRows* rows, const LeafRows& more) {
     }
   }
   rows->num_rows += more.num_rows;
-  if (!rows->values) {
-    rows->values = more.values;
-  } else if (more.values && more.values->length > 0) {
-    if (rows->values->length == 0) {
-      rows->values = more.values;
-    } else {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr joined, Concatenate({MakeArray(rows->values),
-                                                          MakeArray(more.values)}));
-      rows->values = joined->data();
-    }
+  if (more.values && (more.values->length > 0 || pieces_.empty())) {
+    // An empty first piece is kept only so that Finish has a typed array to return.
+    if (!pieces_.empty() && pieces_.front()->length == 0) pieces_.clear();
+    pieces_.push_back(std::move(more.values));
   }
   return Status::OK();
+}
+
+Result<LeafRows> RowsAppender::Finish(const DataTypePtr& type) {
+  LeafRows out = std::move(rows_);
+  rows_ = LeafRows();
+  if (pieces_.size() == 1) {
+    out.values = std::move(pieces_.front());
+  } else if (pieces_.empty()) {
+    LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(type));
+    LANCE_ASSIGN_OR_RAISE(out.values, builder->FinishData());
+  } else {
+    std::vector<ArrayPtr> arrays;
+    arrays.reserve(pieces_.size());
+    for (ArrayDataPtr& p : pieces_) arrays.push_back(MakeArray(std::move(p)));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr joined, Concatenate(arrays));
+    out.values = joined->data();
+  }
+  pieces_.clear();
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------

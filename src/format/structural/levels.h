@@ -79,8 +79,21 @@ Result<RowIndex> IndexRows(const Levels& levels, const LeafRows& rows);
 /// Rows [begin, end) of `rows` (RowIndex from IndexRows; null when there are no lists).
 Result<LeafRows> SliceRows(const LeafRows& rows, const RowIndex* index, int64_t begin,
                            int64_t end);
-/// Appends `more` to `rows` (levels materialized as needed). `levels` of both must match.
-Status AppendRows(LeafRows* rows, const LeafRows& more);
+/// Joins segments of one leaf column (the rows a Take picked, page by page or chunk by
+/// chunk) into one LeafRows: levels materialized as needed, the values concatenated
+/// once in Finish. (Joining the values on every append copied everything gathered so
+/// far each time: quadratic in the number of segments, which a Take has hundreds of.)
+class RowsAppender {
+ public:
+  /// Appends `more` (`levels` of all segments must match).
+  Status Append(LeafRows more);
+  /// The joined rows; `type` is the values' type, for an empty result.
+  Result<LeafRows> Finish(const DataTypePtr& type);
+
+ private:
+  LeafRows rows_;  // levels and row count; the values are in pieces_
+  std::vector<ArrayDataPtr> pieces_;
+};
 
 /// The nodes of a leaf's path, from its top-level field down to the leaf.
 enum class NodeKind : uint8_t { kItem, kList };

@@ -358,6 +358,8 @@ class MiniBlockPage : public PageReader {
     std::vector<uint16_t> def;
     std::vector<ArrayDataPtr> values;
     int64_t num_values = 0;
+    /// The values are only those DecodeChunk was asked to pick (the levels are all).
+    bool picked = false;
   };
 
   Result<std::vector<Chunk>> ParseChunks(const BufferPtr& meta) const {
@@ -421,9 +423,12 @@ class MiniBlockPage : public PageReader {
     return type_->id() == TypeId::kDictionary ? type_->value_type() : type_;
   }
 
-  /// Decodes the chunk at `base + chunk.offset` of `data` into `out`.
+  /// Decodes the chunk at `base + chunk.offset` of `data` into `out`. With `pick` (item
+  /// positions in the chunk; pages without a dictionary) the values may be only those
+  /// items, if the value encoding can pick before decoding: then out->picked is set.
   Status DecodeChunk(const BufferPtr& data, uint64_t base, const Chunk& chunk,
-                     const ArrayDataPtr& dictionary, Decoded* out) const {
+                     const ArrayDataPtr& dictionary, Decoded* out,
+                     const std::vector<int64_t>* pick = nullptr) const {
     if (base + chunk.size > static_cast<uint64_t>(data->size())) {
       return Corrupt("chunk outside its buffer");
     }
@@ -490,12 +495,26 @@ class MiniBlockPage : public PageReader {
         out->def.insert(out->def.end(), static_cast<size_t>(levels), 0);
       }
     }
-    auto values = codecs::DecodeMiniBlock(layout_.value_compression(), value_buffers,
-                                          chunk.num_values);
+    int64_t expected = chunk.num_values;
+    Result<DataBlock> values = Status::OK();
+    if (pick != nullptr && !dictionary && out->values.empty()) {
+      auto picked = codecs::DecodeMiniBlockPicked(layout_.value_compression(), value_buffers,
+                                                  chunk.num_values, *pick);
+      if (!picked.ok()) return Here(picked.status());
+      if (picked->has_value()) {
+        values = std::move(**picked);
+        expected = static_cast<int64_t>(pick->size());
+        out->picked = true;
+      }
+    }
+    if (!out->picked) {
+      values = codecs::DecodeMiniBlock(layout_.value_compression(), value_buffers,
+                                       chunk.num_values);
+    }
     if (!values.ok()) return Here(values.status());
-    if (values->num_values != chunk.num_values) {
+    if (values->num_values != expected) {
       return Corrupt("a chunk decoded " + std::to_string(values->num_values) +
-                     " values, expected " + std::to_string(chunk.num_values));
+                     " values, expected " + std::to_string(expected));
     }
     Result<ArrayDataPtr> array =
         !dictionary ? BlockToArray(*values, type_)
@@ -504,7 +523,7 @@ class MiniBlockPage : public PageReader {
             : ApplyDictionary(*values, dictionary, out->def, def_begin, levels_);
     if (!array.ok()) return Here(array.status());
     out->values.push_back(std::move(array).MoveValueUnsafe());
-    out->num_values += chunk.num_values;
+    out->num_values += expected;
     return Status::OK();
   }
 
@@ -569,12 +588,57 @@ class MiniBlockTake : public PageTake {
 
   Result<LeafRows> Decode(std::vector<BufferPtr> data) override {
     const Levels& levels = page_->levels_;
-    LeafRows out;
+    RowsAppender out;
     size_t next_row = 0;
+    // Without repetition every item is a row, so each chunk holds whole rows and the
+    // rows are picked chunk by chunk, right after the chunk decodes: only the picked
+    // values are copied (joining a group's decoded chunks first copied the whole group,
+    // often the whole page, to keep a few rows of each chunk).
+    const bool flat = !page_->layout_.has_rep_compression();
+    std::vector<int64_t> wanted;
     for (size_t g = 0; g < groups_.size(); ++g) {
       const Group& group = groups_[g];
-      MiniBlockPage::Decoded decoded;
       const uint64_t base = chunks_[group.first_chunk].offset;
+      if (flat) {
+        for (size_t c = group.first_chunk; c < group.end_chunk; ++c) {
+          const int64_t first_row = row_starts_[c];
+          wanted.clear();
+          while (next_row < rows_.size() && rows_[next_row] < row_starts_[c + 1]) {
+            wanted.push_back(rows_[next_row++] - first_row);
+          }
+          if (wanted.empty()) continue;
+          MiniBlockPage::Decoded decoded;
+          LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base,
+                                                 chunks_[c], dictionary_, &decoded, &wanted));
+          if (decoded.picked) {
+            // The values are the wanted items already; pick their levels.
+            LeafRows picked;
+            picked.num_rows = static_cast<int64_t>(wanted.size());
+            if (!decoded.def.empty()) {
+              picked.def.reserve(wanted.size());
+              for (int64_t r : wanted) {
+                if (r >= static_cast<int64_t>(decoded.def.size())) {
+                  return page_->Corrupt("row outside the chunk");
+                }
+                picked.def.push_back(decoded.def[static_cast<size_t>(r)]);
+              }
+            }
+            LANCE_ASSIGN_OR_RAISE(picked.values,
+                                  JoinPieces(std::move(decoded.values), page_->type_));
+            LANCE_RETURN_NOT_OK(out.Append(std::move(picked)));
+            continue;
+          }
+          LeafRows chunk;
+          chunk.def = std::move(decoded.def);
+          LANCE_ASSIGN_OR_RAISE(chunk.values,
+                                JoinPieces(std::move(decoded.values), page_->type_));
+          chunk.num_rows = chunk.values->length;
+          LANCE_ASSIGN_OR_RAISE(LeafRows picked, GatherRows(levels, chunk, wanted));
+          LANCE_RETURN_NOT_OK(out.Append(std::move(picked)));
+        }
+        continue;
+      }
+      MiniBlockPage::Decoded decoded;
       for (size_t c = group.first_chunk; c < group.end_chunk; ++c) {
         LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base, chunks_[c],
                                                dictionary_, &decoded));
@@ -587,15 +651,15 @@ class MiniBlockTake : public PageTake {
       segment.rep = std::move(decoded.rep);
       segment.def = std::move(decoded.def);
       segment.values = std::move(values);
-      std::vector<int64_t> wanted;
+      wanted.clear();
       while (next_row < rows_.size() && rows_[next_row] < row_starts_[group.end_chunk]) {
         wanted.push_back(rows_[next_row++] - first_row);
       }
       LANCE_ASSIGN_OR_RAISE(LeafRows picked, PickRows(levels, segment, wanted));
-      LANCE_RETURN_NOT_OK(AppendRows(&out, picked));
+      LANCE_RETURN_NOT_OK(out.Append(std::move(picked)));
     }
     if (next_row != rows_.size()) return page_->Corrupt("rows outside the decoded chunks");
-    return out;
+    return out.Finish(page_->type_);
   }
 
  private:

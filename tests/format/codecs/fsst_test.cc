@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "format/codecs/variable.h"
 #include "tests/format/codecs/codec_test_util.h"
+#include "tests/testing/matchers.h"
 
 namespace lance::format::codecs {
 namespace {
@@ -75,6 +77,46 @@ void ExpectRoundTrip(const std::vector<std::string>& values, const FsstCompresso
   auto r2 = FsstDecompress(*parsed, comp, int64_t{1} << 30);
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(testing::Values(*r2), values);
+}
+
+TEST(Fsst, MiniBlockPickedDecodesOnlyThePickedValues) {
+  // A mini-block chunk of FSST strings, as Lance writes it: the compressed values in the
+  // variable chunk layout, the table in the encoding.
+  const std::vector<std::string> values = Sentences(300, 11);
+  Strings s(values);
+  auto c = FsstCompressor::Train(s.bytes(), s.offsets.data(), s.size());
+  std::vector<uint32_t> offs;
+  std::vector<uint8_t> data;
+  c.Compress(s.bytes(), s.offsets.data(), s.size(), &offs, &data);
+  BufferBuilder chunk;
+  ASSERT_OK(WriteVariableChunk<uint32_t>(offs.data(), data.data(), 0, s.size(), &chunk));
+  ASSERT_OK_AND_ASSIGN(BufferPtr buffer, chunk.Finish());
+  std::string table(kFsstSymbolTableBytes, '\0');
+  SerializeFsstSymbolTable(c.table(), reinterpret_cast<uint8_t*>(table.data()));
+  pb21::CompressiveEncoding e;
+  e.mutable_fsst()->set_symbol_table(table);
+  e.mutable_fsst()->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()
+      ->set_bits_per_value(32);
+
+  ASSERT_OK_AND_ASSIGN(DataBlock all, DecodeMiniBlock(e, {buffer}, s.size()));
+  ASSERT_EQ(testing::Values(all), values);
+  const std::vector<int64_t> positions = {0, 17, 17, 150, 299, 3};
+  ASSERT_OK_AND_ASSIGN(auto picked, DecodeMiniBlockPicked(e, {buffer}, s.size(), positions));
+  ASSERT_TRUE(picked.has_value());
+  std::vector<std::string> expected;
+  for (int64_t p : positions) expected.push_back(values[static_cast<size_t>(p)]);
+  EXPECT_EQ(testing::Values(*picked), expected);
+  ASSERT_OK_AND_ASSIGN(auto none, DecodeMiniBlockPicked(e, {buffer}, s.size(), {}));
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->num_values, 0);
+
+  EXPECT_FALSE(DecodeMiniBlockPicked(e, {buffer}, s.size(), {300}).ok());
+  EXPECT_FALSE(DecodeMiniBlockPicked(e, {buffer}, s.size(), {-1}).ok());
+  // Other encodings have no shortcut: nothing is decoded.
+  pb21::CompressiveEncoding flat;
+  flat.mutable_flat()->set_bits_per_value(32);
+  ASSERT_OK_AND_ASSIGN(auto skipped, DecodeMiniBlockPicked(flat, {buffer}, 4, {0}));
+  EXPECT_FALSE(skipped.has_value());
 }
 
 TEST(Fsst, RoundTripsText) {
