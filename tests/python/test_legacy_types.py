@@ -8,6 +8,8 @@ pylance 14.0.2, which wrote them with ``data_storage_version="legacy"``:
     index Arrow had under the null (0) and no validity, in pylance and here alike;
   * where pylance's writer stored indices past the one dictionary it keeps (chunks with
     dictionaries of their own), both fail;
+  * ``IS [NOT] NULL`` filters see the nulls pylance sees: a dictionary column's come
+    from its values (empty strings), a null column's slots are all null;
   * one knowing difference: an empty value in the dictionary of a non-nullable column.
     pylance reads empty dictionary values as nulls and then fails on its own non-nullable
     column; lance_cpp keeps them empty, as it (and pylance) do for plain strings there.
@@ -147,3 +149,16 @@ def test_legacy_non_nullable_dictionary_keeps_empty_values(lance_cpp, tmp_path):
     assert got.schema.equals(lance.dataset(uri).schema)
     assert got["x"].to_pylist() == ["x", "", "z", ""]
 
+
+@pytest.mark.parametrize("where", ["d IS NULL", "d IS NOT NULL", "holes IS NULL",
+                                   "st.d IS NULL", "n IS NULL", "n IS NOT NULL",
+                                   "n IS NULL AND holes IS NOT NULL AND id > 3"])
+def test_legacy_dictionary_and_null_columns_filter_as_pylance(lance_cpp, tmp_path, where):
+    # The nulls of a legacy dictionary column are those of its dictionary values (empty
+    # strings); a null column's slots are all null though it has no validity bitmap.
+    uri = str(tmp_path / "filter.lance")
+    table = _dictionary_table().append_column("n", pa.nulls(23))
+    _write_legacy(table, uri, max_rows_per_group=4, max_rows_per_file=10)
+    want = lance.dataset(uri).to_table(filter=where)
+    _same(lance_cpp.dataset(uri).to_table(filter=where), want, f"filter {where}")
+    assert lance_cpp.dataset(uri).count_rows(where) == want.num_rows
