@@ -303,7 +303,9 @@ ArrayPtr MakeBooleanArray(int64_t length, BufferPtr values, BufferPtr validity);
 /// \brief bits[offset, offset + length) at bit offset 0: a zero-copy slice when offset is
 /// byte aligned, a copy otherwise.
 Result<BufferPtr> AlignBits(const BufferPtr& bits, int64_t offset, int64_t length);
-/// \brief The array's validity at bit offset 0, or nullptr when it has no nulls.
+/// \brief The array's logical validity at bit offset 0, or nullptr when it has no nulls:
+/// every slot of a null array is null, and a dictionary slot is null when its index is or
+/// the value the index points at is.
 Result<BufferPtr> AlignedValidity(const Array& array);
 
 }  // namespace lance::table::predicate_internal

@@ -1356,9 +1356,37 @@ Result<BufferPtr> AlignBits(const BufferPtr& bits, int64_t offset, int64_t lengt
 }
 
 Result<BufferPtr> AlignedValidity(const Array& array) {
-  const auto& buffers = array.data()->buffers;
-  if (buffers.empty() || !buffers[0] || array.null_count() == 0) return BufferPtr();
-  return AlignBits(buffers[0], array.offset(), array.length());
+  const ArrayData& data = *array.data();
+  const int64_t n = array.length();
+  // A null array has no bitmap, yet every slot is null.
+  if (data.type->id() == TypeId::kNull) return FilledBits(n, false);
+  const auto& buffers = data.buffers;
+  BufferPtr validity;
+  if (!buffers.empty() && buffers[0] && array.null_count() != 0) {
+    LANCE_ASSIGN_OR_RAISE(validity, AlignBits(buffers[0], array.offset(), n));
+  }
+  if (data.type->id() != TypeId::kDictionary || !data.dictionary ||
+      data.dictionary->GetNullCount() == 0) {
+    return validity;
+  }
+  // A dictionary slot is also null when the value its index points at is (Arrow's
+  // logical nulls, which DataFusion's IS NULL follows): legacy Lance files keep a
+  // dictionary column's nulls only there. AlignBits may hand out the column's own bitmap,
+  // so the result is a fresh one.
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out, FilledBits(n, true));
+  if (validity) {
+    std::memcpy(out->mutable_data(), validity->data(),
+                static_cast<size_t>(bit_util::BytesForBits(n)));
+  }
+  const ArrayData& values = *data.dictionary;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!bit_util::GetBit(out->data(), i)) continue;
+    const int64_t index = IntegerValueAt(data, i);
+    if (index >= 0 && index < values.length && !values.IsValid(index)) {
+      bit_util::ClearBit(out->mutable_data(), i);
+    }
+  }
+  return out;
 }
 
 // ---- comparison kernels

@@ -953,6 +953,36 @@ TEST(PredicateNested, ValidChildValuesUnderNullParentsAreNull) {
   EXPECT_EQ(Matching("st.x IS NOT NULL", *batch), (Rows{0, 2, 3, 4, 5}));
 }
 
+TEST(PredicateNested, NullAndDictionaryColumnsUseLogicalNulls) {
+  // A null column has no bitmap, yet every slot is null. A dictionary slot is null when
+  // its index is or when the value the index points at is (legacy Lance files keep a
+  // dictionary column's nulls there only); pylance (DataFusion) answers IS NULL so.
+  ArrayPtr values = Build(StringBuilder(), Opt<std::string>{"p", std::nullopt, "q"});
+  ArrayPtr indices =
+      Build(Int16Builder(), Opt<int16_t>{0, 1, std::nullopt, 2, 1, 0, 1, 2, 1});
+  ASSERT_OK_AND_ASSIGN(
+      auto dict, DictionaryArray::Make(dictionary(int16(), utf8()), indices, values));
+  ArrayPtr nulls = MakeArray(ArrayData::Make(null(), 9, {nullptr}, 9));
+  auto full = MakeBatch({{"d", dict}, {"n", nulls}});
+  EXPECT_EQ(Matching("d IS NULL", *full), (Rows{1, 2, 4, 6, 8}));
+  EXPECT_EQ(Matching("d IS NOT NULL", *full), (Rows{0, 3, 5, 7}));
+  EXPECT_EQ(Matching("n IS NULL", *full), (Rows{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(Matching("n IS NOT NULL", *full), Rows{});
+  EXPECT_EQ(Matching("n IS NULL AND d IS NOT NULL", *full), (Rows{0, 3, 5, 7}));
+  // Sliced at a non-byte offset: indices 2, 1, 0, 1, 2.
+  auto batch = full->Slice(3, 5);
+  EXPECT_EQ(Matching("d IS NULL", *batch), (Rows{1, 3}));
+  EXPECT_EQ(Matching("n IS NOT NULL", *batch), Rows{});
+  // A dictionary without null values keeps its index bitmap as it is.
+  ArrayPtr plain_values = Build(StringBuilder(), Opt<std::string>{"p", "q"});
+  ASSERT_OK_AND_ASSIGN(
+      auto plain,
+      DictionaryArray::Make(dictionary(int16(), utf8()),
+                            Build(Int16Builder(), Opt<int16_t>{1, std::nullopt, 0}),
+                            plain_values));
+  EXPECT_EQ(Matching("d IS NULL", *MakeBatch({{"d", plain}})), (Rows{1}));
+}
+
 TEST(PredicateNested, Errors) {
   auto batch = NestedBatch();
   EXPECT_THAT(ParseStatus("st.w = 1", *batch),

@@ -6,7 +6,9 @@
 // FetchRanges call, then lets each job look at what arrived: fixed-width values are done
 // after one round; var-binary needs its positions, then the bytes they point at; a list
 // needs its offsets, then runs a job for its item field over the items they cover.
-// Structs have no bytes of their own and simply carry their children's jobs.
+// Structs have no bytes of their own and simply carry their children's jobs; null
+// fields have none at all. Dictionary indices are fetched like fixed-width values and
+// checked against the dictionary read at open.
 //
 // Every position and offset read from the file is checked before it is used: positions
 // must not decrease and must stay inside the file, list offsets must stay inside the
@@ -39,6 +41,42 @@ int64_t LegacyFile::ValueCount(const LegacyField& node, int64_t batch) const {
   return n->layout == Layout::kList ? length - 1 : length;
 }
 
+Result<ArrayDataPtr> MakeBinaryFromPositions(const DataTypePtr& type, int64_t count,
+                                             const uint8_t* positions, BufferPtr bytes,
+                                             bool empty_is_null) {
+  const bool large =
+      type->id() == TypeId::kLargeUtf8 || type->id() == TypeId::kLargeBinary;
+  const uint64_t base = LoadLE<uint64_t>(positions);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets,
+                        Buffer::Allocate((count + 1) * (large ? 8 : 4)));
+  for (int64_t i = 0; i <= count; ++i) {
+    const uint64_t relative = LoadLE<uint64_t>(positions + i * 8) - base;
+    if (large) {
+      offsets->mutable_data_as<int64_t>()[i] = static_cast<int64_t>(relative);
+    } else {
+      // The callers checked that the bytes fit 32-bit offsets.
+      offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(relative);
+    }
+  }
+  BufferPtr validity;
+  int64_t null_count = 0;
+  if (empty_is_null) {
+    LANCE_ASSIGN_OR_RAISE(validity, Buffer::Allocate(bit_util::BytesForBits(count)));
+    for (int64_t i = 0; i < count; ++i) {
+      if (LoadLE<uint64_t>(positions + (i + 1) * 8) !=
+          LoadLE<uint64_t>(positions + i * 8)) {
+        bit_util::SetBit(validity->mutable_data(), i);
+      } else {
+        ++null_count;
+      }
+    }
+    if (null_count == 0) validity = nullptr;
+  }
+  return ArrayData::Make(type, count,
+                         {std::move(validity), std::move(offsets), std::move(bytes)},
+                         null_count);
+}
+
 namespace {
 
 struct Job {
@@ -46,7 +84,7 @@ struct Job {
   int64_t batch = 0;
   int64_t start = 0;
   int64_t count = 0;
-  /// kFixed: 0 nothing asked, 1 values asked.
+  /// kFixed, kDictionary: 0 nothing asked, 1 values asked. kNull: always 0.
   /// kBinary: 0, 1 positions asked, 2 positions checked, 3 bytes asked.
   /// kList: 0, 1 offsets asked, 2 item job running.
   int stage = 0;
@@ -86,7 +124,10 @@ class Decoder {
       case Layout::kStruct:
         for (Job& child : job->children) Plan(&child, requests);
         return;
-      case Layout::kFixed: {
+      case Layout::kNull:
+        return;  // nothing stored
+      case Layout::kFixed:
+      case Layout::kDictionary: {
         if (job->stage != 0) return;
         const uint64_t position = file_.page(node.id, job->batch).position;
         // Sizes were checked at open: (start + count) * bits fits the page.
@@ -140,6 +181,8 @@ class Decoder {
         for (Job& child : job->children) LANCE_RETURN_NOT_OK(Advance(&child));
         return Status::OK();
       case Layout::kFixed:
+      case Layout::kDictionary:
+      case Layout::kNull:
         job->awaiting = false;
         return Status::OK();
       case Layout::kBinary:
@@ -170,7 +213,10 @@ class Decoder {
         return std::all_of(job.children.begin(), job.children.end(),
                            [this](const Job& c) { return Done(c); });
       case Layout::kFixed:
+      case Layout::kDictionary:
         return job.stage == 1 && !job.awaiting;
+      case Layout::kNull:
+        return true;
       case Layout::kBinary:
         return job.stage == 3 && !job.awaiting;
       case Layout::kList:
@@ -194,6 +240,11 @@ class Decoder {
       }
       case Layout::kFixed:
         return FinishFixed(job);
+      case Layout::kDictionary:
+        return FinishDictionary(job);
+      case Layout::kNull:
+        // Arrow's null layout: one buffer slot, always absent; every slot is null.
+        return ArrayData::Make(type, job.count, {nullptr}, job.count);
       case Layout::kBinary:
         return FinishBinary(job);
       case Layout::kList:
@@ -264,23 +315,56 @@ class Decoder {
     return std::make_pair(first, previous - first);
   }
 
-  Result<ArrayDataPtr> FinishFixed(const Job& job) const {
-    const LegacyField& node = *job.node;
-    const DataTypePtr& type = node.field->type();
-    const int64_t bits = job.count * node.bits;
-    BufferPtr values;
+  /// The fetched fixed-width values of a kFixed or kDictionary job, aligned and starting
+  /// at bit 0.
+  static Result<BufferPtr> FixedValues(const Job& job) {
+    const int64_t bits = job.count * job.node->bits;
     if (job.bit_shift == 0 && bits % 8 == 0 &&
         reinterpret_cast<uintptr_t>(job.first->data()) % kBufferAlignment == 0) {
-      values = job.first;
-    } else if (job.bit_shift == 0 && bits % 8 == 0) {
-      // Coalesced reads hand out slices at any address; typed access wants alignment.
-      LANCE_ASSIGN_OR_RAISE(values, Buffer::CopyFrom(job.first->data(), bits / 8));
-    } else {
-      LANCE_ASSIGN_OR_RAISE(values, Buffer::Allocate(bit_util::BytesForBits(bits)));
-      bit_util::CopyBits(job.first->data(), job.bit_shift, bits, values->mutable_data(),
-                         0);
+      return job.first;
     }
-    return WrapFlat(type, job.count, std::move(values));
+    if (job.bit_shift == 0 && bits % 8 == 0) {
+      // Coalesced reads hand out slices at any address; typed access wants alignment.
+      return Buffer::CopyFrom(job.first->data(), bits / 8);
+    }
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values,
+                          Buffer::Allocate(bit_util::BytesForBits(bits)));
+    bit_util::CopyBits(job.first->data(), job.bit_shift, bits, values->mutable_data(), 0);
+    return values;
+  }
+
+  Result<ArrayDataPtr> FinishFixed(const Job& job) const {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, FixedValues(job));
+    return WrapFlat(job.node->field->type(), job.count, std::move(values));
+  }
+
+  Result<ArrayDataPtr> FinishDictionary(const Job& job) const {
+    const LegacyField& node = *job.node;
+    const DataTypePtr& type = node.field->type();
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, FixedValues(job));
+    // The page is Arrow's index buffer as it was, without its validity: a null row kept
+    // whatever index Arrow had under it (0 for every array pyarrow builds), so it reads
+    // as that dictionary value, exactly as Lance reads it. Nothing in the file tells such
+    // a row from a real index 0; the only nulls are those of the dictionary values.
+    ArrayDataPtr indices =
+        ArrayData::Make(type->index_type(), job.count, {nullptr, values}, 0);
+    const int64_t size = node.dictionary->length;
+    for (int64_t i = 0; i < job.count; ++i) {
+      // Unsigned indices past INT64_MAX read as -1: out of range too.
+      const int64_t index = IntegerValueAt(*indices, i);
+      if (index < 0 || index >= size) {
+        // Lance writes the dictionary of the first batch it sees into every file of a
+        // write; batches that came with other dictionaries leave indices that do not fit
+        // it (Lance fails on them the same way).
+        return CorruptFile(file_.context.path,
+                           Where(job) + " row " + std::to_string(job.start + i) +
+                               " has dictionary index " + std::to_string(index) +
+                               ", outside its " + std::to_string(size) +
+                               " dictionary values");
+      }
+    }
+    return ArrayData::Make(type, job.count, {nullptr, std::move(values)}, 0, 0, {},
+                           node.dictionary);
   }
 
   /// `count` values of `type` over flat `values`: fixed-size lists (nested to any depth)
@@ -296,39 +380,9 @@ class Decoder {
 
   Result<ArrayDataPtr> FinishBinary(const Job& job) const {
     const LegacyField& node = *job.node;
-    const DataTypePtr& type = node.field->type();
-    const bool large =
-        type->id() == TypeId::kLargeUtf8 || type->id() == TypeId::kLargeBinary;
-    const uint8_t* p = job.first->data();
-    const uint64_t base = LoadLE<uint64_t>(p);
-    LANCE_ASSIGN_OR_RAISE(BufferPtr offsets,
-                          Buffer::Allocate((job.count + 1) * (large ? 8 : 4)));
-    for (int64_t i = 0; i <= job.count; ++i) {
-      const uint64_t relative = LoadLE<uint64_t>(p + i * 8) - base;
-      if (large) {
-        offsets->mutable_data_as<int64_t>()[i] = static_cast<int64_t>(relative);
-      } else {
-        offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(relative);
-      }
-    }
-    BufferPtr validity;
-    int64_t null_count = 0;
-    if (node.field->nullable()) {
-      // Lance's legacy reader turns every empty value of a nullable field into a null.
-      LANCE_ASSIGN_OR_RAISE(validity,
-                            Buffer::Allocate(bit_util::BytesForBits(job.count)));
-      for (int64_t i = 0; i < job.count; ++i) {
-        if (LoadLE<uint64_t>(p + (i + 1) * 8) != LoadLE<uint64_t>(p + i * 8)) {
-          bit_util::SetBit(validity->mutable_data(), i);
-        } else {
-          ++null_count;
-        }
-      }
-      if (null_count == 0) validity = nullptr;
-    }
-    return ArrayData::Make(type, job.count,
-                           {std::move(validity), std::move(offsets), job.second},
-                           null_count);
+    // Lance's legacy reader turns every empty value of a nullable field into a null.
+    return MakeBinaryFromPositions(node.field->type(), job.count, job.first->data(),
+                                   job.second, node.field->nullable());
   }
 
   Result<ArrayDataPtr> FinishList(const Job& job) const {

@@ -11,8 +11,14 @@
 //
 // min_id / max_id are the smallest / largest field id of the file's schema (the schema
 // of the embedded manifest); struct fields get (0, 0) rows. Page lengths count values:
-// rows for fixed-width, var-binary and dictionary pages, rows + 1 for list offsets,
-// items for the item field of a list.
+// rows for fixed-width, var-binary, dictionary and null pages, rows + 1 for list
+// offsets, items for the item field of a list.
+//
+// A dictionary field's pages hold only its indices, plain, index-width each. Its values
+// are stored once per file, in the [dictionary values] area, laid out like one page of
+// the value type (var-binary: bytes then positions; integers: plain); the field's
+// `dictionary {offset, length}` in the embedded schema gives that page's position and
+// value count. A null field's pages hold no bytes, only their length.
 
 #pragma once
 
@@ -42,6 +48,10 @@ enum class Layout {
   kList,
   /// No page of its own; children share its rows. No validity.
   kStruct,
+  /// Index-width (`bits`) indices, plain, into LegacyField::dictionary. No validity.
+  kDictionary,
+  /// A page with a length but no bytes: every value is null.
+  kNull,
 };
 
 /// One field of the file schema with what the decoder needs.
@@ -49,11 +59,14 @@ struct LegacyField {
   FieldPtr field;
   int32_t id = 0;
   Layout layout = Layout::kFixed;
-  /// kFixed: bits per value (a fixed_size_list row counts all its items).
+  /// kFixed: bits per value (a fixed_size_list row counts all its items); kDictionary:
+  /// bits per index.
   int64_t bits = 0;
   /// kFixed fixed_size_list: items per row; kList: bytes per offset (4 or 8).
   int64_t width = 0;
   std::vector<LegacyField> children;
+  /// kDictionary: the values, read at open (as Lance does) and shared by every piece.
+  ArrayDataPtr dictionary;
 };
 
 struct LegacyPage {
@@ -81,6 +94,14 @@ struct LegacyFile {
   /// offsets; a struct's is that of its first child. Validated at open.
   int64_t ValueCount(const LegacyField& node, int64_t batch) const;
 };
+
+/// A var-binary array of `type` (utf8, binary or their large forms) over `count` values
+/// whose count + 1 absolute file positions (checked: not decreasing) are at `positions`
+/// and whose bytes, from the first position to the last, are `bytes`. With
+/// `empty_is_null`, empty values become null slots, as Lance's legacy reader makes them.
+Result<ArrayDataPtr> MakeBinaryFromPositions(const DataTypePtr& type, int64_t count,
+                                             const uint8_t* positions, BufferPtr bytes,
+                                             bool empty_is_null);
 
 /// One piece to decode: `count` values of `node` starting at value `start` of its page
 /// in `batch` (rows for top-level fields).

@@ -4,13 +4,15 @@
 // pages lives in legacy_decoder.cc; the layout is described in legacy_file.h.
 //
 // Open reads at most three ranges beyond the 64 KiB tail the container already holds
-// (metadata, embedded manifest, page table), usually none: small files fit in the tail.
+// (metadata, embedded manifest, page table), plus two per dictionary field whose values
+// lie before the tail; usually none: small files fit in the tail.
 
 #include "format/legacy/legacy_reader.h"
 
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <unordered_map>
 #include <utility>
 
 #include "format/legacy/legacy_file.h"
@@ -123,6 +125,26 @@ Result<LegacyField> BuildField(const FieldPtr& field, const std::vector<int32_t>
     case TypeId::kLargeBinary:
       node.layout = Layout::kBinary;
       break;
+    case TypeId::kNull:
+      node.layout = Layout::kNull;
+      break;
+    case TypeId::kDictionary: {
+      // Lance stores dictionary values of these types only (var-binary or plain pages);
+      // its writer refuses the others, and its reader too.
+      const DataType& values = *type.value_type();
+      const TypeId v = values.id();
+      const bool binary = v == TypeId::kUtf8 || v == TypeId::kBinary ||
+                          v == TypeId::kLargeUtf8 || v == TypeId::kLargeBinary;
+      if (!binary && !values.is_integer()) {
+        return Status::NotImplemented(
+            "Lance file '" + path + "': legacy field '" + field->name() + "' has type " +
+            type.ToString() + ": legacy files hold no dictionary values of type " +
+            values.ToString());
+      }
+      node.layout = Layout::kDictionary;
+      node.bits = type.index_type()->bit_width();
+      break;
+    }
     case TypeId::kFixedSizeList: {
       const int64_t item_bits = ValueBits(*type.value_type());
       if (item_bits <= 0) {
@@ -191,7 +213,8 @@ Status CheckPages(const LegacyFile& file, const LegacyField& node, int64_t batch
   }
   uint64_t bytes = 0;
   switch (node.layout) {
-    case Layout::kFixed: {
+    case Layout::kFixed:
+    case Layout::kDictionary: {
       uint64_t bits = 0;
       if (__builtin_mul_overflow(values, static_cast<uint64_t>(node.bits), &bits)) {
         return CorruptFile(path, where() + " has an implausible page size");
@@ -207,6 +230,9 @@ Status CheckPages(const LegacyFile& file, const LegacyField& node, int64_t batch
       break;
     case Layout::kStruct:
       break;
+    case Layout::kNull:
+      // No bytes, so the position means nothing (Lance does not look at it either).
+      return Status::OK();
   }
   if (!RangeInside(page.position, bytes, file.data_limit)) {
     return CorruptFile(path, where() + " has a page outside the file");
@@ -223,6 +249,78 @@ Status CheckPages(const LegacyFile& file, const LegacyField& node, int64_t batch
     }
     return CheckPages(file, item, batch, file.ValueCount(item, batch));
   }
+  return Status::OK();
+}
+
+/// Reads the values of every dictionary field in `node`'s subtree from where its
+/// `dictionary {offset, length}` in the embedded schema (`protos`, by field id) says they
+/// are: `length` values laid out like one page of the value type at `offset` (for
+/// var-binary, `offset` is that of the positions). Lance reads them at open too.
+Status LoadDictionaries(
+    LegacyField* node,
+    const std::unordered_map<int32_t, const lance::file::Field*>& protos,
+    const MetadataSource& source, const std::string& path) {
+  for (LegacyField& child : node->children) {
+    LANCE_RETURN_NOT_OK(LoadDictionaries(&child, protos, source, path));
+  }
+  if (node->layout != Layout::kDictionary) return Status::OK();
+  const std::string name =
+      "field '" + node->field->name() + "' (id " + std::to_string(node->id) + ")";
+  auto proto = protos.find(node->id);
+  if (proto == protos.end() || !proto->second->has_dictionary()) {
+    return CorruptFile(path, "legacy dictionary " + name +
+                                 " does not say where its dictionary values are");
+  }
+  const lance::file::Dictionary& where = proto->second->dictionary();
+  if (where.offset() < 0 || where.length() < 0) {
+    return CorruptFile(path, "legacy dictionary " + name +
+                                 " has a negative dictionary offset or length");
+  }
+  const auto offset = static_cast<uint64_t>(where.offset());
+  const auto length = static_cast<uint64_t>(where.length());
+  const DataTypePtr& type = node->field->type()->value_type();
+  const std::string what = "the dictionary of " + name;
+  if (type->is_integer()) {
+    const auto width = static_cast<uint64_t>(type->byte_width());
+    if (length > kMaxMetadataBytes / width) {
+      return CorruptFile(
+          path, what + " has implausibly many values (" + std::to_string(length) + ")");
+    }
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, source.Read(offset, length * width, what));
+    // Tail slices sit at any address; typed access wants alignment.
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values,
+                          Buffer::CopyFrom(bytes->data(), bytes->size()));
+    node->dictionary = ArrayData::Make(type, static_cast<int64_t>(length),
+                                       {nullptr, std::move(values)}, 0);
+    return Status::OK();
+  }
+  // Var-binary (BuildField let nothing else through): length + 1 positions, then the
+  // bytes between the first and the last.
+  if (length >= kMaxMetadataBytes / 8) {
+    return CorruptFile(
+        path, what + " has implausibly many values (" + std::to_string(length) + ")");
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      BufferPtr positions,
+      source.Read(offset, (length + 1) * 8, "the position table of " + what));
+  const uint8_t* p = positions->data();
+  for (uint64_t i = 0; i < length; ++i) {
+    if (LoadLE<uint64_t>(p + (i + 1) * 8) < LoadLE<uint64_t>(p + i * 8)) {
+      return CorruptFile(path, "the positions of " + what + " decrease");
+    }
+  }
+  const uint64_t begin = LoadLE<uint64_t>(p);
+  const uint64_t end = LoadLE<uint64_t>(p + length * 8);
+  // Read() rejects bytes outside the file and more than kMaxMetadataBytes of them, which
+  // also keeps utf8 / binary offsets within 32 bits.
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, source.Read(begin, end - begin, what));
+  // Lance reads every empty dictionary value as a null (legacy files keep no validity).
+  // Under a non-nullable field that fails its own reads ("unmasked nulls"), so there
+  // empty values stay empty, as a non-nullable field's plain var-binary values do.
+  auto values = MakeBinaryFromPositions(type, static_cast<int64_t>(length), p,
+                                        std::move(bytes), node->field->nullable());
+  if (!values.ok()) return InFile(path, values.status());
+  node->dictionary = std::move(values).MoveValueUnsafe();
   return Status::OK();
 }
 
@@ -520,10 +618,14 @@ Result<std::shared_ptr<LanceFileReader>> OpenLegacyFile(
   ctx.schema = std::move(schema).MoveValueUnsafe();
 
   const std::vector<int32_t>& ids = ctx.schema.field_ids();
+  // The schema keeps no dictionary locations: they come from the protos.
+  std::unordered_map<int32_t, const lance::file::Field*> protos;
+  for (const lance::file::Field& f : schema_proto.fields()) protos.emplace(f.id(), &f);
   size_t next = 0;
   for (const FieldPtr& f : ctx.schema.schema()->fields()) {
     LANCE_ASSIGN_OR_RAISE(LegacyField node, BuildField(f, ids, &next, p));
     LANCE_RETURN_NOT_OK(CheckListItems(node, p));
+    LANCE_RETURN_NOT_OK(LoadDictionaries(&node, protos, source, p));
     lf->top_level.push_back(std::move(node));
   }
 

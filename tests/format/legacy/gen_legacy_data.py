@@ -12,8 +12,9 @@ and gets a <name>.expected.json beside it, also produced by pylance:
             deletions, so every physical row is there)
   rows      the whole dataset at its latest version, with _rowid (deletions applied)
   count_rows, version, data_storage_version
-  unsupported  (only the datasets of types the columnar layer lacks) the Lance logical
-               type the reader must name in its NotImplemented error
+  unsupported  (only the unsupported_* datasets) the Lance logical type of the column
+               the reader once refused; every one of them is read now (null and
+               dictionary since the legacy reader learnt them, see gen_legacy_types.py)
 
 Rendering (tests/format/pylance_helper.py's, shared with format_test_util.h): binary as
 lowercase hex, date32 as days, timestamps as ticks, float16 as float, lists as arrays,
@@ -186,7 +187,8 @@ def all_types_table(n, seed):
 
 
 UNSUPPORTED = {
-    # name: (array, the Lance logical type the NotImplemented error must name)
+    # name: (array, its Lance logical type). The names are historical: these types were
+    # once refused; all are read now.
     "decimal128": (lambda: pa.array([decimal.Decimal("0.01"), None, decimal.Decimal("-25.00")],
                                          pa.decimal128(9, 2)),
                    "decimal:128:9:2"),
@@ -322,7 +324,7 @@ def main():
     ds.delete("id = 5")
     dump_expected(root, "add_columns")
 
-    # Types the columnar layer lacks today: one tiny dataset each.
+    # Types the reader once refused (all read now): one tiny dataset each.
     for name, (make, logical) in UNSUPPORTED.items():
         root = fresh(out, "unsupported_" + name)
         table = pa.table({"id": pa.array([0, 1, 2], pa.int64()), "x": make()})
