@@ -4,8 +4,11 @@
 ///
 /// Library code never throws across its boundary. Every fallible function returns a
 /// `Status` or a `Result<T>` (result.h). A Status is cheap when OK (a null pointer) and
-/// carries a code, a message and a retryable flag otherwise. Messages say what was being
-/// attempted on which path and never contain a secret.
+/// carries a code, a message, a retryable flag and an optional typed detail otherwise.
+/// Messages say what was being attempted on which path and never contain a secret.
+///
+/// Callers decide on `code()` and, where they need more (which namespace error, which
+/// HTTP status or S3 error code, which errno), on `detail_as<T>()`: never on the text.
 
 #pragma once
 
@@ -14,6 +17,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "lance/str_cat.h"
 
 namespace lance {
 
@@ -38,13 +43,39 @@ enum class StatusCode : int {
 /// \brief The name of a code, e.g. "NotFound".
 std::string_view StatusCodeName(StatusCode code);
 
-/// \brief Outcome of an operation. OK or (code, message, retryable).
+/// \brief Machine-readable detail of an error, attached to a Status (Arrow's StatusDetail).
+///
+/// Subclasses are immutable values shared between copies of a Status. `ToString()` is
+/// for logs and must not contain a secret.
+class StatusDetail {
+ public:
+  virtual ~StatusDetail() = default;
+  /// \brief A stable name of the detail's type, e.g. "lance::ErrnoDetail".
+  virtual std::string_view type_id() const = 0;
+  /// \brief A short description, e.g. "errno 2 (No such file or directory)".
+  virtual std::string ToString() const = 0;
+};
+
+/// \brief The errno of a failed system call.
+class ErrnoDetail final : public StatusDetail {
+ public:
+  explicit ErrnoDetail(int errnum) : errnum_(errnum) {}
+  int errnum() const { return errnum_; }
+  std::string_view type_id() const override { return "lance::ErrnoDetail"; }
+  std::string ToString() const override;
+
+ private:
+  int errnum_;
+};
+
+/// \brief Outcome of an operation. OK or (code, message, retryable, detail).
 ///
 /// Thread-compatible: a Status is a value; copies share nothing mutable.
 class [[nodiscard]] Status {
  public:
   Status() noexcept = default;
-  Status(StatusCode code, std::string message, bool retryable = false);
+  Status(StatusCode code, std::string message, bool retryable = false,
+         std::shared_ptr<const StatusDetail> detail = nullptr);
 
   Status(const Status& other);
   Status& operator=(const Status& other);
@@ -53,31 +84,56 @@ class [[nodiscard]] Status {
   ~Status() = default;
 
   static Status OK() { return Status(); }
-  static Status Invalid(std::string msg) { return {StatusCode::kInvalid, std::move(msg)}; }
+  template <typename... Args>
+  static Status Invalid(const Args&... args) {
+    return {StatusCode::kInvalid, StrCat(args...)};
+  }
   static Status IOError(std::string msg, bool retryable = false) {
     return {StatusCode::kIOError, std::move(msg), retryable};
   }
-  static Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
-  static Status AlreadyExists(std::string msg) {
-    return {StatusCode::kAlreadyExists, std::move(msg)};
+  template <typename... Args>
+  static Status NotFound(const Args&... args) {
+    return {StatusCode::kNotFound, StrCat(args...)};
   }
-  static Status NotImplemented(std::string msg) {
-    return {StatusCode::kNotImplemented, std::move(msg)};
+  template <typename... Args>
+  static Status AlreadyExists(const Args&... args) {
+    return {StatusCode::kAlreadyExists, StrCat(args...)};
   }
-  static Status Conflict(std::string msg) { return {StatusCode::kConflict, std::move(msg)}; }
-  static Status Unauthorized(std::string msg) {
-    return {StatusCode::kUnauthorized, std::move(msg)};
+  template <typename... Args>
+  static Status NotImplemented(const Args&... args) {
+    return {StatusCode::kNotImplemented, StrCat(args...)};
   }
-  static Status Forbidden(std::string msg) { return {StatusCode::kForbidden, std::move(msg)}; }
-  static Status TokenExpired(std::string msg) {
-    return {StatusCode::kTokenExpired, std::move(msg)};
+  template <typename... Args>
+  static Status Conflict(const Args&... args) {
+    return {StatusCode::kConflict, StrCat(args...)};
+  }
+  template <typename... Args>
+  static Status Unauthorized(const Args&... args) {
+    return {StatusCode::kUnauthorized, StrCat(args...)};
+  }
+  template <typename... Args>
+  static Status Forbidden(const Args&... args) {
+    return {StatusCode::kForbidden, StrCat(args...)};
+  }
+  template <typename... Args>
+  static Status TokenExpired(const Args&... args) {
+    return {StatusCode::kTokenExpired, StrCat(args...)};
   }
   static Status Unavailable(std::string msg, bool retryable = true) {
     return {StatusCode::kUnavailable, std::move(msg), retryable};
   }
-  static Status Cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
-  static Status Corrupt(std::string msg) { return {StatusCode::kCorrupt, std::move(msg)}; }
-  static Status Unknown(std::string msg) { return {StatusCode::kUnknown, std::move(msg)}; }
+  template <typename... Args>
+  static Status Cancelled(const Args&... args) {
+    return {StatusCode::kCancelled, StrCat(args...)};
+  }
+  template <typename... Args>
+  static Status Corrupt(const Args&... args) {
+    return {StatusCode::kCorrupt, StrCat(args...)};
+  }
+  template <typename... Args>
+  static Status Unknown(const Args&... args) {
+    return {StatusCode::kUnknown, StrCat(args...)};
+  }
 
   bool ok() const { return state_ == nullptr; }
   StatusCode code() const { return state_ ? state_->code : StatusCode::kOk; }
@@ -98,10 +154,22 @@ class [[nodiscard]] Status {
   bool IsUnavailable() const { return code() == StatusCode::kUnavailable; }
   bool IsCorrupt() const { return code() == StatusCode::kCorrupt; }
 
-  /// \brief A copy with `context` prepended ("When <context>: <message>"); OK stays OK.
+  /// \brief The typed detail, or null.
+  const std::shared_ptr<const StatusDetail>& detail() const;
+  /// \brief The detail as a `T` when it is one, else null.
+  template <typename T>
+  const T* detail_as() const {
+    return dynamic_cast<const T*>(detail().get());
+  }
+  /// \brief A copy carrying `detail` (replacing any); OK stays OK.
+  Status WithDetail(std::shared_ptr<const StatusDetail> detail) const;
+
+  /// \brief A copy with `context` prepended ("When <context>: <message>"); code,
+  /// retryable flag and detail kept. OK stays OK.
   Status WithContext(std::string_view context) const;
 
-  /// \brief "OK" or "<CodeName>: <message>".
+  /// \brief "OK" or "<CodeName>: <message>" (" (retryable)" appended when it is). The
+  /// detail is not printed: messages already say what failed.
   std::string ToString() const;
 
   bool operator==(const Status& other) const;
@@ -111,6 +179,7 @@ class [[nodiscard]] Status {
     StatusCode code;
     std::string message;
     bool retryable;
+    std::shared_ptr<const StatusDetail> detail;
   };
   std::unique_ptr<State> state_;
 };

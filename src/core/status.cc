@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "lance/macros.h"
 #include "lance/result.h"
@@ -30,10 +31,16 @@ std::string_view StatusCodeName(StatusCode code) {
   return "Unknown";
 }
 
-Status::Status(StatusCode code, std::string message, bool retryable) {
+std::string ErrnoDetail::ToString() const {
+  return StrCat("errno ", errnum_, " (", std::strerror(errnum_), ")");
+}
+
+Status::Status(StatusCode code, std::string message, bool retryable,
+               std::shared_ptr<const StatusDetail> detail) {
   // An OK code never allocates, whatever message was passed.
   if (code != StatusCode::kOk) {
-    state_ = std::make_unique<State>(State{code, std::move(message), retryable});
+    state_ = std::make_unique<State>(
+        State{code, std::move(message), retryable, std::move(detail)});
   }
 }
 
@@ -52,13 +59,20 @@ const std::string& Status::message() const {
   return state_ ? state_->message : kEmpty;
 }
 
+const std::shared_ptr<const StatusDetail>& Status::detail() const {
+  static const std::shared_ptr<const StatusDetail> kNone;
+  return state_ ? state_->detail : kNone;
+}
+
+Status Status::WithDetail(std::shared_ptr<const StatusDetail> detail) const {
+  if (ok()) return Status();
+  return Status(state_->code, state_->message, state_->retryable, std::move(detail));
+}
+
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return Status();
-  std::string msg = "When ";
-  msg.append(context);
-  msg.append(": ");
-  msg.append(state_->message);
-  return Status(state_->code, std::move(msg), state_->retryable);
+  return Status(state_->code, StrCat("When ", context, ": ", state_->message),
+                state_->retryable, state_->detail);
 }
 
 std::string Status::ToString() const {

@@ -12,7 +12,7 @@ using ::lance::testing::IsErrorWith;
 using ::lance::testing::IsOk;
 
 Result<int> ParsePositive(int v) {
-  if (v <= 0) return Status::Invalid("value must be positive, got " + std::to_string(v));
+  if (v <= 0) return Status::Invalid("value must be positive, got ", v);
   return v;
 }
 
@@ -58,6 +58,46 @@ TEST(StatusTest, WithContextPrefixesAndKeepsCode) {
   EXPECT_TRUE(st.IsIOError());
   EXPECT_TRUE(st.retryable());
   EXPECT_TRUE(Status::OK().WithContext("anything").ok());
+}
+
+TEST(StatusTest, FactoriesBuildMessagesFromPieces) {
+  const std::string path = "/tmp/x.lance";
+  Status st = Status::Corrupt("page ", 3, " of '", path, "' claims ", int64_t{-7}, " rows, ",
+                              1.5, " MiB, sorted=", false, ' ', std::string_view("!"));
+  EXPECT_EQ(st.message(), "page 3 of '/tmp/x.lance' claims -7 rows, 1.5 MiB, sorted=false !");
+  EXPECT_EQ(StrCat(uint64_t{18446744073709551615ull}, "/", 0.1f), "18446744073709551615/0.1");
+  std::string out = "a";
+  StrAppend(&out, 'b', 12, StatusCode::kInvalid == StatusCode::kInvalid);
+  EXPECT_EQ(out, "ab12true");
+}
+
+class TestDetail final : public StatusDetail {
+ public:
+  explicit TestDetail(int n) : n_(n) {}
+  int n() const { return n_; }
+  std::string_view type_id() const override { return "test"; }
+  std::string ToString() const override { return "n=" + std::to_string(n_); }
+
+ private:
+  int n_;
+};
+
+TEST(StatusTest, DetailSurvivesContextCopiesAndIsTyped) {
+  Status st = Status::NotFound("no such object").WithDetail(std::make_shared<TestDetail>(42));
+  Status outer = st.WithContext("opening 's3://b/k'");
+  ASSERT_NE(outer.detail_as<TestDetail>(), nullptr);
+  EXPECT_EQ(outer.detail_as<TestDetail>()->n(), 42);
+  EXPECT_EQ(outer.detail_as<ErrnoDetail>(), nullptr);
+  Status copy = outer;
+  EXPECT_EQ(copy.detail(), outer.detail());
+  EXPECT_EQ(Status::Invalid("x").detail(), nullptr);
+  EXPECT_TRUE(Status::OK().WithDetail(std::make_shared<TestDetail>(1)).ok());
+  // The detail is for programs; the text stays what it was.
+  EXPECT_EQ(outer.ToString(), "NotFound: When opening 's3://b/k': no such object");
+  Status io = Status::IOError("open failed").WithDetail(std::make_shared<ErrnoDetail>(2));
+  ASSERT_NE(io.detail_as<ErrnoDetail>(), nullptr);
+  EXPECT_EQ(io.detail_as<ErrnoDetail>()->errnum(), 2);
+  EXPECT_NE(io.detail()->ToString().find("errno 2"), std::string::npos);
 }
 
 TEST(StatusTest, EveryCodeHasAName) {
