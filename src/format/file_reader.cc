@@ -63,6 +63,23 @@ constexpr size_t kMaxConcurrentReads = 16;
 
 }  // namespace
 
+Result<int64_t> ResolveReadLength(const std::string& path, const FileReadOptions& options,
+                                  int64_t rows) {
+  if (options.batch_size <= 0) {
+    return Status::Invalid("reading Lance file '", path, "': batch_size must be positive");
+  }
+  if (options.offset < 0 || options.offset > rows) {
+    return Status::Invalid("reading Lance file '", path, "': offset ", options.offset,
+                           " outside its ", rows, " rows");
+  }
+  if (options.length < 0) return rows - options.offset;
+  if (options.length > rows - options.offset) {
+    return Status::Invalid("reading Lance file '", path, "': rows [", options.offset, ", +",
+                           options.length, ") go past its ", rows, " rows");
+  }
+  return options.length;
+}
+
 Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests) {
   requests.erase(std::remove_if(requests.begin(), requests.end(),
                                 [](const RangeRequest& r) {
@@ -160,25 +177,8 @@ class FileReaderImpl : public LanceFileReader {
   const std::string& path() const override { return context_->path; }
 
   Result<RecordBatchReaderPtr> Read(const FileReadOptions& options) const override {
-    const std::string& path = context_->path;
-    const int64_t rows = context_->num_rows;
-    if (options.batch_size <= 0) {
-      return Status::Invalid("reading Lance file '" + path + "': batch_size must be positive");
-    }
-    if (options.offset < 0 || options.offset > rows) {
-      return Status::Invalid("reading Lance file '" + path + "': offset " +
-                             std::to_string(options.offset) + " outside its " +
-                             std::to_string(rows) + " rows");
-    }
-    int64_t length = options.length;
-    if (length < 0) {
-      length = rows - options.offset;
-    } else if (length > rows - options.offset) {
-      return Status::Invalid("reading Lance file '" + path + "': rows [" +
-                             std::to_string(options.offset) + ", +" +
-                             std::to_string(length) + ") go past its " +
-                             std::to_string(rows) + " rows");
-    }
+    LANCE_ASSIGN_OR_RAISE(int64_t length, internal::ResolveReadLength(
+                                              context_->path, options, context_->num_rows));
     LANCE_ASSIGN_OR_RAISE(auto fields, ResolveFields(options.field_ids));
     return reader_->Read(std::move(fields.first), std::move(fields.second), options.offset,
                          options.offset + length, options.batch_size);

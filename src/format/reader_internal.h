@@ -16,6 +16,7 @@
 
 #include "lance/core/array.h"
 #include "lance/core/record_batch.h"
+#include "lance/format/file_reader.h"
 #include "lance/format/file_version.h"
 #include "lance/format/lance_schema.h"
 #include "lance/io/object_store.h"
@@ -114,5 +115,10 @@ struct RangeRequest {
 /// on remote stores, keeping several reads in flight. A short read is Corrupt (the file
 /// is truncated); errors name the file.
 Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests);
+
+/// The number of rows a read of `options` covers in a file of `rows` rows (length -1:
+/// to the end), or Invalid naming the file for a bad batch size or a range outside it.
+Result<int64_t> ResolveReadLength(const std::string& path, const FileReadOptions& options,
+                                  int64_t rows);
 
 }  // namespace lance::format::internal

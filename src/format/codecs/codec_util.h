@@ -15,6 +15,18 @@
 
 namespace lance::format::codecs::internal {
 
+/// Calls `fn(T{})` with T the unsigned integer type of `bits` bits (8, 16, 32; anything
+/// else: 64) and returns its result: one switch instead of one per templated decoder.
+template <typename Fn>
+decltype(auto) DispatchUnsignedWidth(uint64_t bits, Fn&& fn) {
+  switch (bits) {
+    case 8: return fn(uint8_t{});
+    case 16: return fn(uint16_t{});
+    case 32: return fn(uint32_t{});
+    default: return fn(uint64_t{});
+  }
+}
+
 /// No count taken from a file may exceed this; keeps every count * width product far from
 /// int64 overflow.
 inline constexpr int64_t kMaxCount = int64_t{1} << 40;

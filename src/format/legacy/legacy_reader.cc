@@ -17,6 +17,7 @@
 
 #include "format/legacy/legacy_file.h"
 #include "format/proto/file.pb.h"
+#include "format/reader_internal.h"
 #include "format/schema_proto.h"
 #include "format/v2_container.h"
 #include "lance/core/builder.h"
@@ -446,26 +447,8 @@ class LegacyReader : public LanceFileReader {
   const std::string& path() const override { return file_->context.path; }
 
   Result<RecordBatchReaderPtr> Read(const FileReadOptions& options) const override {
-    const std::string& p = path();
-    const int64_t rows = num_rows();
-    if (options.batch_size <= 0) {
-      return Status::Invalid("reading Lance file '" + p +
-                             "': batch_size must be positive");
-    }
-    if (options.offset < 0 || options.offset > rows) {
-      return Status::Invalid("reading Lance file '" + p + "': offset " +
-                             std::to_string(options.offset) + " outside its " +
-                             std::to_string(rows) + " rows");
-    }
-    int64_t length = options.length;
-    if (length < 0) {
-      length = rows - options.offset;
-    } else if (length > rows - options.offset) {
-      return Status::Invalid("reading Lance file '" + p + "': rows [" +
-                             std::to_string(options.offset) + ", +" +
-                             std::to_string(length) + ") go past its " +
-                             std::to_string(rows) + " rows");
-    }
+    LANCE_ASSIGN_OR_RAISE(int64_t length,
+                          internal::ResolveReadLength(path(), options, num_rows()));
     LANCE_ASSIGN_OR_RAISE(auto fields, ResolveFields(options.field_ids));
     return RecordBatchReaderPtr(
         new LegacyStream(file_, std::move(fields.first), std::move(fields.second),

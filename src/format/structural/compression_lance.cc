@@ -33,6 +33,7 @@
 
 #include "format/codecs/bitpack.h"
 #include "format/codecs/byte_stream_split.h"
+#include "format/codecs/codec_util.h"
 #include "format/codecs/fsst.h"
 #include "format/codecs/general.h"
 #include "format/codecs/rle.h"
@@ -513,23 +514,12 @@ class LanceStrategy : public CompressionStrategy {
       const int64_t k = std::min<int64_t>(codecs::kFastLanesBlock, n - start);
       BufferBuilder b;
       const uint8_t* p = values.data->data();
-      switch (values.bits_per_value) {
-        case 8:
-          LANCE_RETURN_NOT_OK(codecs::AppendInlineBitpacked<uint8_t>(p + start, k, &b));
-          break;
-        case 16:
-          LANCE_RETURN_NOT_OK(codecs::AppendInlineBitpacked<uint16_t>(
-              reinterpret_cast<const uint16_t*>(p) + start, k, &b));
-          break;
-        case 32:
-          LANCE_RETURN_NOT_OK(codecs::AppendInlineBitpacked<uint32_t>(
-              reinterpret_cast<const uint32_t*>(p) + start, k, &b));
-          break;
-        default:
-          LANCE_RETURN_NOT_OK(codecs::AppendInlineBitpacked<uint64_t>(
-              reinterpret_cast<const uint64_t*>(p) + start, k, &b));
-          break;
-      }
+      LANCE_RETURN_NOT_OK(
+          codecs::internal::DispatchUnsignedWidth(values.bits_per_value, [&](auto word) {
+            using T = decltype(word);
+            return codecs::AppendInlineBitpacked<T>(reinterpret_cast<const T*>(p) + start, k,
+                                                    &b);
+          }));
       LANCE_ASSIGN_OR_RAISE(BufferPtr chunk, b.Finish());
       out.chunks.push_back({{std::move(chunk)}, k});
     }
