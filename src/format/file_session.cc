@@ -16,8 +16,8 @@ namespace {
 Status CheckRelativePath(const std::string& path, bool allow_empty, std::string_view what,
                          const std::string& base) {
   auto bad = [&](std::string_view why) {
-    return Status::Invalid(std::string(what) + " '" + path + "' in the file session at '" +
-                           base + "': " + std::string(why));
+    return Status::Invalid(what, " '", path, "' in the file session at '", base,
+                           "': ", why);
   };
   if (path.empty()) return allow_empty ? Status::OK() : bad("the path is empty");
   if (path.front() == '/') return bad("the path must be relative to the session's base");
@@ -65,8 +65,8 @@ Result<std::shared_ptr<LanceFileSession>> LanceFileSession::Open(std::string_vie
 Result<std::string> LanceFileSession::KeyOf(const std::string& path, std::string_view what) const {
   LANCE_RETURN_NOT_OK(CheckRelativePath(path, /*allow_empty=*/false, what, base_uri_));
   if (path.back() == '/') {
-    return Status::Invalid(std::string(what) + " '" + path + "' in the file session at '" +
-                           base_uri_ + "': names a directory, not a file");
+    return Status::Invalid(what, " '", path, "' in the file session at '", base_uri_,
+                           "': names a directory, not a file");
   }
   return base_path_.empty() ? path : base_path_ + "/" + path;
 }

@@ -47,9 +47,9 @@ class FileWriterImpl : public LanceFileWriter {
     LANCE_RETURN_NOT_OK(CheckUsable());
     const Schema& expected = *schema_.schema();
     if (batch.num_columns() != expected.num_fields()) {
-      return Status::Invalid("writing Lance file '" + path_ + "': batch has " +
-                             std::to_string(batch.num_columns()) + " columns, the file " +
-                             std::to_string(expected.num_fields()));
+      return Status::Invalid("writing Lance file '", path_, "': batch has ",
+                             batch.num_columns(), " columns, the file ",
+                             expected.num_fields());
     }
     for (int i = 0; i < batch.num_columns(); ++i) {
       if (!batch.column(i)->type()->Equals(*expected.field(i)->type())) {
@@ -74,7 +74,7 @@ class FileWriterImpl : public LanceFileWriter {
   Status Abort() override {
     if (closed_) return Status::OK();
     failure_ =
-        Status::Invalid("writing Lance file '" + path_ + "': the writer was aborted");
+        Status::Invalid("writing Lance file '", path_, "': the writer was aborted");
     return stream_->Abort();
   }
 
@@ -91,7 +91,7 @@ class FileWriterImpl : public LanceFileWriter {
 
   Status CheckUsable() const {
     if (closed_) {
-      return Status::Invalid("writing Lance file '" + path_ + "': the writer is closed");
+      return Status::Invalid("writing Lance file '", path_, "': the writer is closed");
     }
     return failure_;
   }
@@ -239,16 +239,15 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(
     FileWriterOptions options) {
   if (!store) return Status::Invalid("opening a Lance file writer: the store is null");
   if (!schema.schema()) {
-    return Status::Invalid("opening Lance file writer '" + path +
-                           "': the schema is empty");
+    return Status::Invalid("opening Lance file writer '", path, "': the schema is empty");
   }
   if (options.version == LanceFileVersion::kLegacy) {
-    return Status::NotImplemented("writing Lance file '" + path +
+    return Status::NotImplemented("writing Lance file '", path,
                                   "': lance-cpp reads legacy (0.1) files but does not "
                                   "write them; use 2.0, 2.1 or 2.2");
   }
   if (options.page_bytes <= 0) {
-    return Status::Invalid("opening Lance file writer '" + path +
+    return Status::Invalid("opening Lance file writer '", path,
                            "': page_bytes must be positive");
   }
   if (static_cast<int64_t>(schema.field_ids().size()) != [&] {
@@ -256,7 +255,7 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(
         for (const auto& f : schema.schema()->fields()) n += CountLanceFields(*f->type());
         return n;
       }()) {
-    return Status::Invalid("opening Lance file writer '" + path +
+    return Status::Invalid("opening Lance file writer '", path,
                            "': the schema's field ids do not match its fields");
   }
   auto encoder = options.version == LanceFileVersion::kV2_0
@@ -280,7 +279,7 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::OpenUri(
       io::ResolvedLocation loc,
       io::ResolveObjectStore(uri, storage_options, std::move(credentials)));
   if (loc.path.empty()) {
-    return Status::Invalid("opening Lance file writer '" + std::string(uri) +
+    return Status::Invalid("opening Lance file writer '", uri,
                            "': the URI names a store root, not a file");
   }
   auto writer = Open(std::move(loc.store), std::move(loc.path), std::move(schema), options);

@@ -41,8 +41,7 @@ Result<TimeUnit> ParseUnit(std::string_view unit, std::string_view whole) {
   if (unit == "ms") return TimeUnit::kMilli;
   if (unit == "us") return TimeUnit::kMicro;
   if (unit == "ns") return TimeUnit::kNano;
-  return Status::Invalid("malformed time unit in Lance logical type '" +
-                         std::string(whole) + "'");
+  return Status::Invalid("malformed time unit in Lance logical type '", whole, "'");
 }
 
 // Splits on ':' (Lance's separator).
@@ -64,8 +63,8 @@ Result<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max,
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
       value < min || value > max) {
-    return Status::Invalid("malformed " + std::string(what) + " '" + std::string(text) +
-                           "' in Lance logical type '" + std::string(whole) + "'");
+    return Status::Invalid("malformed ", what, " '", text, "' in Lance logical type '",
+                           whole, "'");
   }
   return value;
 }
@@ -94,8 +93,7 @@ Result<int64_t> ParsePositive(std::string_view text, std::string_view what) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0 ||
       value > std::numeric_limits<int32_t>::max()) {
-    return Status::Invalid("malformed " + std::string(what) + " '" + std::string(text) +
-                           "' in a Lance logical type");
+    return Status::Invalid("malformed ", what, " '", text, "' in a Lance logical type");
   }
   return value;
 }
@@ -103,9 +101,8 @@ Result<int64_t> ParsePositive(std::string_view text, std::string_view what) {
 Status CheckNoChildren(std::string_view logical_type,
                        const std::vector<FieldPtr>& children) {
   if (!children.empty()) {
-    return Status::Invalid("Lance logical type '" + std::string(logical_type) +
-                           "' cannot have child fields, got " +
-                           std::to_string(children.size()));
+    return Status::Invalid("Lance logical type '", logical_type,
+                           "' cannot have child fields, got ", children.size());
   }
   return Status::OK();
 }
@@ -138,7 +135,7 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
     const bool is32 = s.starts_with("time32:");
     const bool short_unit = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
     if (is32 != short_unit) {
-      return Status::Invalid("Lance logical type '" + std::string(s) +
+      return Status::Invalid("Lance logical type '", s,
                              "' pairs the time width with the wrong unit");
     }
     return is32 ? time32(unit) : time64(unit);
@@ -147,13 +144,13 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
     // decimal:<bits>:<precision>:<scale>; Lance keeps precision as u8 and scale as i8.
     const std::vector<std::string_view> parts = SplitColons(s);
     if (parts.size() != 4) {
-      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+      return Status::Invalid("malformed Lance logical type '", s, "'");
     }
     LANCE_ASSIGN_OR_RAISE(int64_t bits, ParseInt(parts[1], 0, 1 << 15, "bit width", s));
     LANCE_ASSIGN_OR_RAISE(int64_t precision, ParseInt(parts[2], 0, 255, "precision", s));
     LANCE_ASSIGN_OR_RAISE(int64_t scale, ParseInt(parts[3], -128, 127, "scale", s));
     if (bits != 128 && bits != 256) {
-      return Status::NotImplemented("Lance logical type '" + std::string(s) +
+      return Status::NotImplemented("Lance logical type '", s,
                                     "' is not supported by this build (only 128- and "
                                     "256-bit decimals)");
     }
@@ -163,8 +160,7 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
             : decimal256(static_cast<int32_t>(precision), static_cast<int32_t>(scale));
     Status st = ValidateTypeParameters(*type);
     if (!st.ok()) {
-      return Status::Invalid("Lance logical type '" + std::string(s) +
-                             "': " + st.message());
+      return Status::Invalid("Lance logical type '", s, "': ", st.message());
     }
     return type;
   }
@@ -173,13 +169,13 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
     // type said, and both parts are leaves without ':' of their own.
     const std::vector<std::string_view> parts = SplitColons(s);
     if (parts.size() != 4 || (parts[3] != "false" && parts[3] != "true")) {
-      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+      return Status::Invalid("malformed Lance logical type '", s, "'");
     }
     auto value_type = SimpleTypeFromString(parts[1]);
     auto index_type = SimpleTypeFromString(parts[2]);
     if (!value_type.ok() || !index_type.ok() || !IsDictionaryValueType(**value_type) ||
         !(*index_type)->is_integer()) {
-      return Status::Invalid("Lance logical type '" + std::string(s) +
+      return Status::Invalid("Lance logical type '", s,
                              "' is not a dictionary over a leaf type with integer "
                              "indices");
     }
@@ -189,7 +185,7 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
     std::string_view rest = s.substr(10);
     const size_t colon = rest.find(':');
     if (colon == std::string_view::npos) {
-      return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+      return Status::Invalid("malformed Lance logical type '", s, "'");
     }
     std::string_view unit = rest.substr(0, colon);
     std::string_view tz = rest.substr(colon + 1);
@@ -203,8 +199,7 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
     } else if (unit == "ns") {
       u = TimeUnit::kNano;
     } else {
-      return Status::Invalid("malformed time unit in Lance logical type '" +
-                             std::string(s) + "'");
+      return Status::Invalid("malformed time unit in Lance logical type '", s, "'");
     }
     // "-" is how Lance spells "no time zone".
     return timestamp(u, tz == "-" ? std::string() : std::string(tz));
@@ -213,7 +208,7 @@ Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
     LANCE_ASSIGN_OR_RAISE(int64_t width, ParsePositive(s.substr(18), "byte width"));
     return fixed_size_binary(static_cast<int32_t>(width));
   }
-  return Status::NotImplemented("Lance logical type '" + std::string(s) +
+  return Status::NotImplemented("Lance logical type '", s,
                                 "' is not supported by this build");
 }
 
@@ -223,7 +218,7 @@ Result<DataTypePtr> FixedSizeListFromString(std::string_view s) {
   std::string_view rest = s.substr(16);
   const size_t colon = rest.rfind(':');
   if (colon == std::string_view::npos) {
-    return Status::Invalid("malformed Lance logical type '" + std::string(s) + "'");
+    return Status::Invalid("malformed Lance logical type '", s, "'");
   }
   LANCE_ASSIGN_OR_RAISE(int64_t n, ParsePositive(rest.substr(colon + 1), "list size"));
   const std::string_view item = rest.substr(0, colon);
@@ -283,7 +278,7 @@ Result<std::string> LogicalTypeString(const DataType& type) {
       const DataType& item = *type.value_type();
       if (!IsFslItemType(item)) {
         return Status::NotImplemented(
-            "Lance stores fixed_size_list only over fixed-width items, not " +
+            "Lance stores fixed_size_list only over fixed-width items, not ",
             item.ToString());
       }
       LANCE_ASSIGN_OR_RAISE(std::string inner, LogicalTypeString(item));
@@ -302,7 +297,7 @@ Result<std::string> LogicalTypeString(const DataType& type) {
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       if (type.scale() < -128 || type.scale() > 127) {
-        return Status::NotImplemented("Lance stores decimal scales in [-128, 127], not " +
+        return Status::NotImplemented("Lance stores decimal scales in [-128, 127], not ",
                                       type.ToString());
       }
       return std::string(type.id() == TypeId::kDecimal128 ? "decimal:128:"
@@ -325,7 +320,7 @@ Result<std::string> LogicalTypeString(const DataType& type) {
           !indices->is_integer()) {
         return Status::NotImplemented(
             "Lance stores dictionaries of leaf values (bool, numbers, strings, binary, "
-            "null) with integer indices, not " +
+            "null) with integer indices, not ",
             type.ToString());
       }
       LANCE_ASSIGN_OR_RAISE(std::string value_string, LogicalTypeString(*values));
@@ -336,12 +331,12 @@ Result<std::string> LogicalTypeString(const DataType& type) {
       if (type.keys_sorted()) {
         // Lance 14 refuses these too (field.rs: "Unsupported map field with
         // keys_sorted=true").
-        return Status::NotImplemented("Lance cannot store a map with sorted keys (" +
-                                      type.ToString() + ")");
+        return Status::NotImplemented("Lance cannot store a map with sorted keys (",
+                                      type.ToString(), ")");
       }
       return std::string("map");
   }
-  return Status::NotImplemented("Lance cannot store the type " + type.ToString());
+  return Status::NotImplemented("Lance cannot store the type ", type.ToString());
 }
 
 Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
@@ -351,9 +346,8 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
   if (s == "list" || s == "large_list" || s == "list.struct" ||
       s == "large_list.struct") {
     if (children.size() != 1) {
-      return Status::Invalid("Lance logical type '" + std::string(s) +
-                             "' needs exactly one child field, got " +
-                             std::to_string(children.size()));
+      return Status::Invalid("Lance logical type '", s,
+                             "' needs exactly one child field, got ", children.size());
     }
     const bool struct_item = s.ends_with(".struct");
     if (struct_item != (children[0]->type()->id() == TypeId::kStruct)) {
@@ -367,12 +361,12 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
     if (children.size() != 1) {
       return Status::Invalid(
           "Lance logical type 'map' needs exactly one child field "
-          "(the entries struct), got " +
-          std::to_string(children.size()));
+          "(the entries struct), got ",
+          children.size());
     }
     auto type = MapFromEntries(children[0], /*keys_sorted=*/false);
     if (!type.ok()) {
-      return Status::Invalid("Lance logical type 'map': " + type.status().message());
+      return Status::Invalid("Lance logical type 'map': ", type.status().message());
     }
     return type;
   }
@@ -380,7 +374,7 @@ Result<DataTypePtr> DataTypeFromLogicalType(std::string_view logical_type,
     LANCE_RETURN_NOT_OK(CheckNoChildren(s, children));
     auto type = FixedSizeListFromString(s);
     if (type.status().IsNotImplemented()) {
-      return Status::NotImplemented("Lance logical type '" + std::string(s) +
+      return Status::NotImplemented("Lance logical type '", s,
                                     "' is not supported by this build");
     }
     return type;
@@ -404,8 +398,8 @@ namespace {
 
 Status CheckStorable(const Field& f, int depth) {
   if (depth > kMaxNestingDepth) {
-    return Status::Invalid("field '" + f.name() + "' is nested deeper than " +
-                           std::to_string(kMaxNestingDepth) + " levels");
+    return Status::Invalid("field '", f.name(), "' is nested deeper than ",
+                           kMaxNestingDepth, " levels");
   }
   auto lt = LogicalTypeString(*f.type());
   if (!lt.ok()) {
@@ -431,8 +425,7 @@ LanceSchema::LanceSchema(SchemaPtr schema, std::vector<int32_t> ids,
 Result<LanceSchema> LanceSchema::Assign(SchemaPtr schema, int32_t first_id) {
   if (!schema) return Status::Invalid("assigning Lance field ids: the schema is null");
   if (first_id < 0) {
-    return Status::Invalid("assigning Lance field ids: negative first id " +
-                           std::to_string(first_id));
+    return Status::Invalid("assigning Lance field ids: negative first id ", first_id);
   }
   int64_t total = 0;
   for (const auto& f : schema->fields()) {
@@ -460,19 +453,16 @@ Result<LanceSchema> LanceSchema::Make(SchemaPtr schema,
   }
   starts.push_back(static_cast<int>(total));
   if (total != static_cast<int64_t>(preorder_ids.size())) {
-    return Status::Invalid(
-        "making a Lance schema: " + std::to_string(preorder_ids.size()) +
-        " field ids for " + std::to_string(total) + " fields");
+    return Status::Invalid("making a Lance schema: ", preorder_ids.size(),
+                           " field ids for ", total, " fields");
   }
   std::unordered_set<int32_t> seen;
   for (int32_t id : preorder_ids) {
     if (id < 0) {
-      return Status::Invalid("making a Lance schema: negative field id " +
-                             std::to_string(id));
+      return Status::Invalid("making a Lance schema: negative field id ", id);
     }
     if (!seen.insert(id).second) {
-      return Status::Invalid("making a Lance schema: field id " + std::to_string(id) +
-                             " repeats");
+      return Status::Invalid("making a Lance schema: field id ", id, " repeats");
     }
   }
   return LanceSchema(std::move(schema), std::move(preorder_ids), std::move(starts));
@@ -507,7 +497,7 @@ Result<LanceSchema> LanceSchema::Project(const std::vector<std::string>& names) 
   for (const auto& name : names) {
     const int index = schema_->GetFieldIndex(name);
     if (index < 0) {
-      return Status::Invalid("projecting a Lance schema: no column named '" + name + "'");
+      return Status::Invalid("projecting a Lance schema: no column named '", name, "'");
     }
     fields.push_back(schema_->field(index));
     auto sub = SubtreeIds(index);

@@ -90,8 +90,8 @@ Status DecompressZstd(const uint8_t* src, int64_t src_size, uint8_t* dst,
   }
   if (content_size != ZSTD_CONTENTSIZE_UNKNOWN &&
       content_size != static_cast<unsigned long long>(declared)) {
-    return Status::Corrupt("zstd frame holds " + std::to_string(content_size) +
-                           " bytes but the buffer declares " + std::to_string(declared));
+    return Status::Corrupt("zstd frame holds ", content_size,
+                           " bytes but the buffer declares ", declared);
   }
   const size_t n = ZSTD_decompress(dst, static_cast<size_t>(declared), src,
                                    static_cast<size_t>(src_size));
@@ -100,8 +100,8 @@ Status DecompressZstd(const uint8_t* src, int64_t src_size, uint8_t* dst,
                            ZSTD_getErrorName(n));
   }
   if (static_cast<int64_t>(n) != declared) {
-    return Status::Corrupt("zstd buffer decompressed to " + std::to_string(n) +
-                           " bytes but declares " + std::to_string(declared));
+    return Status::Corrupt("zstd buffer decompressed to ", n, " bytes but declares ",
+                           declared);
   }
   return Status::OK();
 }
@@ -134,14 +134,14 @@ Status DecompressLz4(const uint8_t* src, int64_t src_size, uint8_t* dst,
     src_pos += static_cast<int64_t>(in_size);
     dst_pos += static_cast<int64_t>(dst_size);
     if (hint != 0 && in_size == 0 && dst_size == 0) {
-      return Status::Corrupt("lz4 buffer decompresses to more than the declared " +
-                             std::to_string(declared) + " bytes");
+      return Status::Corrupt("lz4 buffer decompresses to more than the declared ",
+                             declared, " bytes");
     }
   }
   if (hint != 0) return Status::Corrupt("lz4 buffer ends inside a frame (truncated)");
   if (dst_pos != declared) {
-    return Status::Corrupt("lz4 buffer decompressed to " + std::to_string(dst_pos) +
-                           " bytes but declares " + std::to_string(declared));
+    return Status::Corrupt("lz4 buffer decompressed to ", dst_pos, " bytes but declares ",
+                           declared);
   }
   return Status::OK();
 }
@@ -150,9 +150,8 @@ Status DecompressLz4(const uint8_t* src, int64_t src_size, uint8_t* dst,
 
 Status ValidateZstdLevel(int level) {
   if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel()) {
-    return Status::Invalid("zstd level " + std::to_string(level) + " is outside [" +
-                           std::to_string(ZSTD_minCLevel()) + ", " +
-                           std::to_string(ZSTD_maxCLevel()) + "]");
+    return Status::Invalid("zstd level ", level, " is outside [", ZSTD_minCLevel(), ", ",
+                           ZSTD_maxCLevel(), "]");
   }
   return Status::OK();
 }
@@ -187,7 +186,7 @@ Result<BufferPtr> CompressBodyBuffer(IpcCompression codec, int zstd_level,
 Result<BufferPtr> DecompressBodyBuffer(IpcCompression codec, const BufferPtr& stored) {
   if (stored->size() == 0) return stored;
   if (stored->size() < kPrefixSize) {
-    return Status::Corrupt("compressed buffer of " + std::to_string(stored->size()) +
+    return Status::Corrupt("compressed buffer of ", std::to_string(stored->size()),
                            " bytes is shorter than its 8-byte length prefix");
   }
   int64_t declared = 0;
@@ -195,13 +194,12 @@ Result<BufferPtr> DecompressBodyBuffer(IpcCompression codec, const BufferPtr& st
   const int64_t src_size = stored->size() - kPrefixSize;
   if (declared == kNotCompressed) return Buffer::Slice(stored, kPrefixSize, src_size);
   if (declared < 0) {
-    return Status::Corrupt("compressed buffer declares a negative length " +
-                           std::to_string(declared));
+    return Status::Corrupt("compressed buffer declares a negative length ", declared);
   }
   if (declared > MaxDecompressedSize(codec, src_size)) {
-    return Status::Corrupt("compressed buffer declares " + std::to_string(declared) +
-                           " bytes, more than " + IpcCompressionName(codec) +
-                           " can produce from " + std::to_string(src_size) + " bytes");
+    return Status::Corrupt("compressed buffer declares ", declared, " bytes, more than ",
+                           IpcCompressionName(codec), " can produce from ", src_size,
+                           " bytes");
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, Buffer::Allocate(declared));
   if (declared == 0) return out;

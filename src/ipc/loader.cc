@@ -121,7 +121,7 @@ class BatchLoader {
         // Every remaining lance type is fixed width: ints, floats, date32, timestamp,
         // fixed_size_binary (possibly 0 bytes wide).
         const int64_t width = type.byte_width();
-        if (width < 0) return Status::NotImplemented("cannot load " + type.ToString());
+        if (width < 0) return Status::NotImplemented("cannot load ", type.ToString());
         LANCE_ASSIGN_OR_RAISE(BufferPtr values, NextBuffer(field, "values"));
         int64_t needed = 0;
         if (!CheckedMul(length, width, &needed)) return Fail(field, "length overflows");
@@ -331,9 +331,9 @@ Result<IpcCompression> CodecOf(const fb::RecordBatch& batch) {
   const fb::BodyCompression* compression = batch.compression();
   if (compression == nullptr) return IpcCompression::kNone;
   if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
-    return Status::NotImplemented(
-        "body compression method " +
-        std::to_string(static_cast<int>(compression->method())) + " is not supported");
+    return Status::NotImplemented("body compression method ",
+                                  std::to_string(static_cast<int>(compression->method())),
+                                  " is not supported");
   }
   switch (compression->codec()) {
     case fb::CompressionType::LZ4_FRAME:
@@ -341,8 +341,8 @@ Result<IpcCompression> CodecOf(const fb::RecordBatch& batch) {
     case fb::CompressionType::ZSTD:
       return IpcCompression::kZstd;
   }
-  return Status::NotImplemented("body compression codec " +
-                                std::to_string(static_cast<int>(compression->codec())) +
+  return Status::NotImplemented("body compression codec ",
+                                std::to_string(static_cast<int>(compression->codec())),
                                 " is not supported");
 }
 
@@ -360,8 +360,7 @@ Result<RecordBatchPtr> RecordBatchFromMessage(const fb::Message& message,
   }
   const int64_t num_rows = batch->length();
   if (num_rows < 0) {
-    return Status::Corrupt("record batch has negative length " +
-                           std::to_string(num_rows));
+    return Status::Corrupt("record batch has negative length ", num_rows);
   }
   LANCE_ASSIGN_OR_RAISE(const IpcCompression codec, CodecOf(*batch));
   BatchLoader loader(*batch, body, codec, decoded.dictionaries, memo, 0);
@@ -392,12 +391,12 @@ Status ReadDictionaryBatch(const fb::Message& message, const DecodedSchema& deco
   const std::string what = "dictionary batch for id " + std::to_string(id);
   auto entry = decoded.dictionaries.by_id.find(id);
   if (entry == decoded.dictionaries.by_id.end()) {
-    return Status::Corrupt(what + ": no field of the schema uses this id");
+    return Status::Corrupt(what, ": no field of the schema uses this id");
   }
   const fb::RecordBatch* data = batch->data();
-  if (data == nullptr) return Status::Corrupt(what + ": no data");
+  if (data == nullptr) return Status::Corrupt(what, ": no data");
   if (data->length() < 0) {
-    return Status::Corrupt(what + ": negative length " + std::to_string(data->length()));
+    return Status::Corrupt(what, ": negative length ", std::to_string(data->length()));
   }
   LANCE_ASSIGN_OR_RAISE(const IpcCompression codec, CodecOf(*data));
   // The values are a batch of one column of the value type; their own dictionary fields
@@ -409,8 +408,8 @@ Status ReadDictionaryBatch(const fb::Message& message, const DecodedSchema& deco
   if (!loaded.ok()) return loaded.status().WithContext("reading the " + what);
   ArrayDataPtr values = std::move(loaded).MoveValueUnsafe();
   if (values->length != data->length()) {
-    return Status::Corrupt(what + ": the values have " + std::to_string(values->length) +
-                           " rows, the batch says " + std::to_string(data->length()));
+    return Status::Corrupt(what, ": the values have ", std::to_string(values->length),
+                           " rows, the batch says ", std::to_string(data->length()));
   }
   auto existing = memo->find(id);
   if (batch->is_delta() && existing != memo->end() && existing->second) {

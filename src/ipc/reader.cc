@@ -50,12 +50,9 @@ Result<Block> ReadBlock(const flatbuffers::Vector<const fb::Block*>* blocks, uin
       block.metadata_length <= 0 || block.body_length < 0 ||
       block.metadata_length > limit - block.offset ||
       block.body_length > limit - block.offset - block.metadata_length) {
-    return Status::Corrupt(std::string(kind) + " block " + std::to_string(i) +
-                           " [offset " + std::to_string(block.offset) + ", metadata " +
-                           std::to_string(block.metadata_length) + ", body " +
-                           std::to_string(block.body_length) +
-                           "] lies outside the file's " + std::to_string(limit) +
-                           " bytes of messages");
+    return Status::Corrupt(kind, " block ", i, " [offset ", block.offset, ", metadata ",
+                           block.metadata_length, ", body ", block.body_length,
+                           "] lies outside the file's ", limit, " bytes of messages");
   }
   return block;
 }
@@ -82,8 +79,7 @@ Result<std::shared_ptr<IpcFileReader>> IpcFileReader::Open(BufferPtr file_bytes)
   const int64_t size = file_bytes->size();
   const uint8_t* data = file_bytes->data();
   if (size < kFileHeaderSize + kFileTrailerSize) {
-    return Status::Corrupt("Arrow IPC file of " + std::to_string(size) +
-                           " bytes is too short")
+    return Status::Corrupt("Arrow IPC file of ", size, " bytes is too short")
         .WithContext(kContext);
   }
   if (std::memcmp(data, kArrowMagic, kArrowMagicSize) != 0 ||
@@ -94,8 +90,8 @@ Result<std::shared_ptr<IpcFileReader>> IpcFileReader::Open(BufferPtr file_bytes)
   const int32_t footer_length = LoadUnaligned<int32_t>(data + size - kFileTrailerSize);
   const int64_t max_footer = size - kFileHeaderSize - kFileTrailerSize;
   if (footer_length <= 0 || footer_length > max_footer) {
-    return Status::Corrupt("footer length " + std::to_string(footer_length) +
-                           " does not fit in the " + std::to_string(size) + "-byte file")
+    return Status::Corrupt("footer length ", footer_length, " does not fit in the ", size,
+                           "-byte file")
         .WithContext(kContext);
   }
   auto state = std::make_unique<State>();
@@ -148,9 +144,8 @@ int IpcFileReader::num_record_batches() const {
 
 Result<RecordBatchPtr> IpcFileReader::ReadRecordBatch(int i) const {
   if (i < 0 || i >= num_record_batches()) {
-    return Status::Invalid("record batch index " + std::to_string(i) +
-                           " is out of range; the IPC file has " +
-                           std::to_string(num_record_batches()));
+    return Status::Invalid("record batch index ", i,
+                           " is out of range; the IPC file has ", num_record_batches());
   }
   const std::string context =
       "reading record batch " + std::to_string(i) + " of an Arrow IPC file";
@@ -207,8 +202,8 @@ Result<std::unique_ptr<IpcStreamReader>> IpcStreamReader::Open(BufferPtr stream_
   }
   const fb::Schema* fb_schema = view->message->header_as_Schema();
   if (fb_schema == nullptr) {
-    return Status::Corrupt(std::string("stream starts with a ") +
-                           internal::MessageHeaderName(view->message->header_type()) +
+    return Status::Corrupt("stream starts with a ",
+                           internal::MessageHeaderName(view->message->header_type()),
                            " message instead of a Schema")
         .WithContext(kContext);
   }

@@ -105,7 +105,7 @@ class BatchSerializer {
         return Status::OK();
       default: {
         const int64_t width = type.byte_width();
-        if (width < 0) return Status::NotImplemented("cannot write " + type.ToString());
+        if (width < 0) return Status::NotImplemented("cannot write ", type.ToString());
         LANCE_ASSIGN_OR_RAISE(
             BufferPtr values,
             SliceBytes(data->buffers[1], offset * width, length * width, path, "values"));
@@ -120,7 +120,7 @@ class BatchSerializer {
 
  private:
   static Status Fail(const std::string& path, const std::string& what) {
-    return Status::Invalid("column '" + path + "' " + what);
+    return Status::Invalid("column '", path, "' ", what);
   }
 
   static Result<BufferPtr> SliceBytes(const BufferPtr& buffer, int64_t start,
@@ -331,8 +331,8 @@ class IpcWriter::Impl {
       const ArrayDataPtr& now = current.values[k];
       const ArrayDataPtr& before = written_dictionaries_[k];
       if (!now) {
-        return Status::Invalid("IPC writer: dictionary-encoded field " +
-                               std::to_string(k) + " has no dictionary");
+        return Status::Invalid("IPC writer: dictionary-encoded field ", k,
+                               " has no dictionary");
       }
       if (!before) {
         actions[k] = Action::kFull;
@@ -348,8 +348,7 @@ class IpcWriter::Impl {
       }
       if (actions[k] == Action::kFull && before && is_file_) {
         return Status::Invalid(
-            "IPC writer: the dictionary of dictionary-encoded field " +
-            std::to_string(k) +
+            "IPC writer: the dictionary of dictionary-encoded field ", k,
             " changed between record batches; the IPC file format cannot replace a "
             "dictionary (only extend it), use the stream format");
       }
@@ -461,9 +460,9 @@ class IpcWriter::Impl {
  private:
   Status CheckBatch(const RecordBatch& batch) const {
     if (batch.num_columns() != schema_->num_fields()) {
-      return Status::Invalid(
-          "IPC writer: record batch has " + std::to_string(batch.num_columns()) +
-          " columns, the schema " + std::to_string(schema_->num_fields()));
+      return Status::Invalid("IPC writer: record batch has ", batch.num_columns(),
+                             " columns, the schema ",
+                             std::to_string(schema_->num_fields()));
     }
     for (int i = 0; i < batch.num_columns(); ++i) {
       const ArrayPtr& column = batch.column(i);
@@ -507,7 +506,7 @@ Status ValidateOptions(const IpcWriteOptions& options) {
     case IpcCompression::kZstd:
       return internal::ValidateZstdLevel(options.zstd_level);
   }
-  return Status::Invalid("IPC writer: unknown compression " +
+  return Status::Invalid("IPC writer: unknown compression ",
                          std::to_string(static_cast<int>(options.compression)));
 }
 

@@ -220,8 +220,8 @@ TEST_P(RoundTripTest, TakeMatchesTheRowsOfEveryTypeAcrossPagesAndChunks) {
 
 TEST_P(RoundTripTest, TakeOfFsstStringsDecompressesThePickedValues) {
   // Long strings in big pages: the writer compresses them with FSST (2.1+), and Take
-  // decompresses only the picked strings of each chunk.
-  if (version() == LanceFileVersion::kV2_0) GTEST_SKIP() << "no FSST in 2.0";
+  // decompresses only the picked strings of each chunk. 2.0 has no FSST: there the same
+  // take runs over plain string pages.
   auto schema = lance::schema({field("s", utf8()), field("l", large_utf8())});
   RandomOptions opts;
   opts.null_probability = 0.1;
@@ -232,6 +232,7 @@ TEST_P(RoundTripTest, TakeOfFsstStringsDecompressesThePickedValues) {
   ASSERT_OK_AND_ASSIGN(auto info, testing::InspectFile(bytes->ToStringView()));
   int fsst_pages = 0;
   for (const auto& column : info.columns) {
+    if (version() == LanceFileVersion::kV2_0) break;
     for (const auto& page : column.pages()) {
       google::protobuf::Any any;
       ASSERT_TRUE(any.ParseFromString(page.encoding().direct().encoding()));
@@ -240,7 +241,9 @@ TEST_P(RoundTripTest, TakeOfFsstStringsDecompressesThePickedValues) {
       if (layout.mini_block_layout().value_compression().has_fsst()) ++fsst_pages;
     }
   }
-  ASSERT_GT(fsst_pages, 0) << "the data no longer makes the writer choose FSST";
+  if (version() != LanceFileVersion::kV2_0) {
+    ASSERT_GT(fsst_pages, 0) << "the data no longer makes the writer choose FSST";
+  }
   ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::Open(store_, "fsst.lance"));
   std::mt19937_64 rng(9);
   for (size_t n : {size_t{1}, size_t{100}, size_t{5000}}) {

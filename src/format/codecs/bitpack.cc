@@ -165,8 +165,7 @@ int BitWidth(const T* values, int64_t n) {
 template <typename T>
 Status AppendInlineBitpacked(const T* values, int64_t n, BufferBuilder* out) {
   if (n <= 0 || n > kFastLanesBlock) {
-    return Status::Invalid("an inline bit-packed chunk holds 1 to 1024 values, not " +
-                           std::to_string(n));
+    return Status::Invalid("an inline bit-packed chunk holds 1 to 1024 values, not ", n);
   }
   alignas(64) T block[kFastLanesBlock] = {};
   std::memcpy(block, values, sizeof(T) * static_cast<size_t>(n));
@@ -182,8 +181,7 @@ template <typename T>
 Status AppendOutOfLineBitpacked(const T* values, int64_t n, int width,
                                 BufferBuilder* out) {
   if (width < 0 || width > kBits<T> || n < 0) {
-    return Status::Invalid("out-of-line bit-packing to " + std::to_string(width) +
-                           " bits");
+    return Status::Invalid("out-of-line bit-packing to ", width, " bits");
   }
   alignas(64) T packed[kFastLanesBlock];
   const int64_t words = PackedWords<T>(width);

@@ -21,7 +21,6 @@ namespace lance::format::codecs {
 
 using CE = pb21::CompressiveEncoding;
 using internal::BytesForBits;
-using internal::Corrupt;
 using internal::LoadLE;
 namespace {
 
@@ -35,7 +34,7 @@ Result<DataBlock> ConstantValues(const CE& e, int64_t num_values) {
   int64_t total;
   if (!internal::CheckedMul(num_values, width, &total) ||
       total > internal::kMaxBlockBytes) {
-    return Corrupt("constant of " + std::to_string(num_values) + " values is too large");
+    return Status::Corrupt("constant of ", num_values, " values is too large");
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(total));
   uint8_t* p = out->mutable_data();
@@ -54,26 +53,25 @@ Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer,
   if (!d.has_indices() || !d.has_items()) return Missing(e, "indices or items");
   const uint64_t num_items = d.num_dictionary_items();
   if (num_items < 1 || num_items > 4096) {
-    return Corrupt("block dictionary of " + std::to_string(num_items) + " items");
+    return Status::Corrupt("block dictionary of ", num_items, " items");
   }
   const bool ip = BlockHasPayload(d.indices()), tp = BlockHasPayload(d.items());
   BufferPtr indices_buf, items_buf;
   if (ip || tp) {
     if (!buffer || buffer->size() < 16)
-      return Corrupt("block dictionary frame is truncated");
+      return Status::Corrupt("block dictionary frame is truncated");
     const uint64_t a = LoadLE<uint64_t>(buffer->data());
     const uint64_t b = LoadLE<uint64_t>(buffer->data() + 8);
     const uint64_t rest = static_cast<uint64_t>(buffer->size() - 16);
     if (a > rest || b != rest - a || (!ip && a != 0) || (!tp && b != 0)) {
-      return Corrupt("block dictionary frame sizes " + std::to_string(a) + " + " +
-                     std::to_string(b) + " do not match its " + std::to_string(rest) +
-                     " bytes");
+      return Status::Corrupt("block dictionary frame sizes ", a, " + ", b,
+                             " do not match its ", rest, " bytes");
     }
     indices_buf = Buffer::Slice(buffer, 16, static_cast<int64_t>(a));
     items_buf =
         Buffer::Slice(buffer, 16 + static_cast<int64_t>(a), static_cast<int64_t>(b));
   } else if (buffer && buffer->size() != 0) {
-    return Corrupt("metadata-only block dictionary has a payload");
+    return Status::Corrupt("metadata-only block dictionary has a payload");
   }
   LANCE_ASSIGN_OR_RAISE(DataBlock indices,
                         Block(d.indices(), indices_buf, num_values, depth + 1));
@@ -81,7 +79,7 @@ Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer,
       DataBlock items,
       Block(d.items(), items_buf, static_cast<int64_t>(num_items), depth + 1));
   if (indices.kind != DataBlock::Kind::kFixed || indices.bits_per_value != 32) {
-    return Corrupt("block dictionary indices are not 32-bit values");
+    return Status::Corrupt("block dictionary indices are not 32-bit values");
   }
   LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> values,
                         FixedAsU64(items, "dictionary items"));
@@ -92,8 +90,8 @@ Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer,
   for (int64_t i = 0; i < num_values; ++i) {
     const uint32_t k = LoadLE<uint32_t>(idx + 4 * i);
     if (k >= values.size()) {
-      return Corrupt("dictionary index " + std::to_string(k) + " is out of range for " +
-                     std::to_string(values.size()) + " items");
+      return Status::Corrupt("dictionary index ", k, " is out of range for ",
+                             values.size(), " items");
     }
     std::memcpy(dst + i * width, &values[k], static_cast<size_t>(width));
   }
@@ -102,13 +100,13 @@ Result<DataBlock> BlockDictionary(const CE& e, const BufferPtr& buffer,
 
 Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_values,
                         int depth) {
-  if (depth > 8) return Corrupt("compressive encodings nest too deeply");
+  if (depth > 8) return Status::Corrupt("compressive encodings nest too deeply");
   if (num_values < 0 || num_values > internal::kMaxCount) {
-    return Corrupt("block claims " + std::to_string(num_values) + " values");
+    return Status::Corrupt("block claims ", num_values, " values");
   }
   if (e.has_constant()) {
     if (buffer_in && buffer_in->size() != 0)
-      return Corrupt("constant block has a payload");
+      return Status::Corrupt("constant block has a payload");
     return ConstantValues(e, num_values);
   }
   if (e.has_dictionary()) return BlockDictionary(e, buffer_in, num_values, depth);
@@ -116,7 +114,7 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
   switch (e.compression_case()) {
     case CE::kInlineBitpacking: {
       if (e.inline_bitpacking().has_values()) {
-        return Status::NotImplemented("the " + Describe(e) +
+        return Status::NotImplemented("the ", Describe(e),
                                       " block encoding (buffer compression)");
       }
       // Lance writes one chunk (it uses inline bit-packing for at most 1024 values);
@@ -126,7 +124,7 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
     }
     case CE::kFlat: {
       const uint64_t bits = e.flat().bits_per_value();
-      if (bits == 0) return Corrupt("flat block of 0-bit values");
+      if (bits == 0) return Status::Corrupt("flat block of 0-bit values");
       const int64_t bytes = BytesForBits(num_values, bits);
       BufferPtr data = buffer;
       // Lance 14.0.2 never writes buffer compression on flat; when present it is read
@@ -162,7 +160,7 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
       if (g.values().has_fixed_size_list()) {
         LANCE_ASSIGN_OR_RAISE(FslPlan plan, ParseFsl(g.values()));
         expected = BytesForBits(num_values, plan.bits_per_value);
-        if (expected < 0) return Corrupt("general block value count overflows");
+        if (expected < 0) return Status::Corrupt("general block value count overflows");
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr inner, Decompress(g.compression(), buffer, expected,
                                                         internal::kMaxBlockBytes));
@@ -173,10 +171,10 @@ Result<DataBlock> Block(const CE& e, const BufferPtr& buffer_in, int64_t num_val
       (void)widths;
       // [u64 values_size][run values][run lengths]
       if (buffer->size() < 8)
-        return Corrupt("RLE block of " + std::to_string(buffer->size()) + " bytes");
+        return Status::Corrupt("RLE block of ", std::to_string(buffer->size()), " bytes");
       const uint64_t vs = LoadLE<uint64_t>(buffer->data());
       if (vs > static_cast<uint64_t>(buffer->size() - 8)) {
-        return Corrupt("RLE block values size " + std::to_string(vs) + " passes its end");
+        return Status::Corrupt("RLE block values size ", vs, " passes its end");
       }
       const uint8_t* values = buffer->data() + 8;
       const int64_t lengths_size = buffer->size() - 8 - static_cast<int64_t>(vs);
@@ -222,14 +220,14 @@ Result<uint64_t> FixedPerValueBits(const CE& e) {
 Result<DataBlock> DecodeFixedPerValue(const CE& e, const BufferPtr& data_in,
                                       int64_t num_values) {
   if (num_values < 0 || num_values > internal::kMaxCount) {
-    return Corrupt("full-zip page claims " + std::to_string(num_values) + " values");
+    return Status::Corrupt("full-zip page claims ", num_values, " values");
   }
   const BufferPtr data = data_in ? data_in : internal::EmptyBuffer();
   switch (e.compression_case()) {
     case CE::kFlat: {
       const uint64_t bits = e.flat().bits_per_value();
       if (bits == 0 || e.flat().has_data()) {
-        return Status::NotImplemented("the " + Describe(e) + " fixed per-value encoding");
+        return Status::NotImplemented("the ", Describe(e), " fixed per-value encoding");
       }
       LANCE_ASSIGN_OR_RAISE(
           BufferPtr values,
@@ -262,7 +260,7 @@ Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
   const int64_t w = v.offset_bits / 8;
   if (v.num_values < 0 || v.num_values > internal::kMaxCount || !v.offsets || !v.data ||
       v.offsets->size() < (v.num_values + 1) * w) {
-    return Corrupt("variable per-value input has too few offsets");
+    return Status::Corrupt("variable per-value input has too few offsets");
   }
   std::vector<uint64_t> out(static_cast<size_t>(v.num_values) + 1);
   const uint8_t* p = v.offsets->data();
@@ -271,7 +269,8 @@ Result<std::vector<uint64_t>> ReadOffsets(const DataBlock& v) {
         w == 4 ? LoadLE<uint32_t>(p + 4 * i) : LoadLE<uint64_t>(p + 8 * i);
     if ((i > 0 && out[static_cast<size_t>(i)] < out[static_cast<size_t>(i) - 1]) ||
         out[static_cast<size_t>(i)] > static_cast<uint64_t>(v.data->size())) {
-      return Corrupt("variable per-value offsets decrease or pass the end of the values");
+      return Status::Corrupt(
+          "variable per-value offsets decrease or pass the end of the values");
     }
   }
   return out;
@@ -288,7 +287,7 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
       !IsFixedWordWidth(indices.bits_per_value) || !indices.data ||
       indices.data->size() <
           indices.num_values * static_cast<int64_t>(indices.bits_per_value / 8)) {
-    return Corrupt("dictionary indices are not 8/16/32/64-bit integers");
+    return Status::Corrupt("dictionary indices are not 8/16/32/64-bit integers");
   }
   const int64_t n = indices.num_values;
   const int iw = static_cast<int>(indices.bits_per_value / 8);
@@ -308,19 +307,19 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
   const uint64_t size = static_cast<uint64_t>(dictionary.num_values);
   for (int64_t i = 0; i < n; ++i) {
     if (index(i) >= size) {
-      return Corrupt("dictionary index " + std::to_string(index(i)) + " is past the " +
-                     std::to_string(size) + " dictionary values");
+      return Status::Corrupt("dictionary index ", index(i), " is past the ", size,
+                             " dictionary values");
     }
   }
   if (dictionary.kind == DataBlock::Kind::kFixed && dictionary.bits_per_value % 8 == 0 &&
       dictionary.bits_per_value > 0) {
     const int64_t w = static_cast<int64_t>(dictionary.bits_per_value / 8);
     if (!dictionary.data || dictionary.data->size() < dictionary.num_values * w) {
-      return Corrupt("dictionary values are truncated");
+      return Status::Corrupt("dictionary values are truncated");
     }
     int64_t total;
     if (!internal::CheckedMul(n, w, &total))
-      return Corrupt("dictionary output overflows");
+      return Status::Corrupt("dictionary output overflows");
     LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(total));
     const uint8_t* src = dictionary.data->data();
     uint8_t* dst = out->mutable_data();
@@ -338,8 +337,7 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t k = index(i);
       total += static_cast<int64_t>(offsets[k + 1] - offsets[k]);
-      if (total > limit)
-        return Corrupt("dictionary output exceeds " + std::to_string(limit));
+      if (total > limit) return Status::Corrupt("dictionary output exceeds ", limit);
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr data, internal::AllocateOut(total));
     LANCE_ASSIGN_OR_RAISE(BufferPtr out_offsets, internal::AllocateOut((n + 1) * w));
@@ -396,8 +394,8 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
     if (size >
             DecompressCap(g.compression().scheme(), static_cast<int64_t>(b - a), limit) ||
         total + size > limit) {
-      return Corrupt("general per-value data declares more than " +
-                     std::to_string(limit) + " bytes");
+      return Status::Corrupt("general per-value data declares more than ", limit,
+                             " bytes");
     }
     total += size;
   }
@@ -460,14 +458,14 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
     Field field{&f.value(), f.has_bits_per_value(), 0, {}, {}};
     if (f.has_bits_per_value()) {
       if (f.bits_per_value() % 8 != 0 || f.bits_per_value() > (1u << 20)) {
-        return Corrupt("variable_packed_struct field of " +
-                       std::to_string(f.bits_per_value()) + " bits");
+        return Status::Corrupt("variable_packed_struct field of ", f.bits_per_value(),
+                               " bits");
       }
       field.bytes = static_cast<int64_t>(f.bits_per_value() / 8);
     } else if (f.has_bits_per_length()) {
       if (f.bits_per_length() != 32 && f.bits_per_length() != 64) {
-        return Corrupt("variable_packed_struct field with a " +
-                       std::to_string(f.bits_per_length()) + "-bit length");
+        return Status::Corrupt("variable_packed_struct field with a ",
+                               f.bits_per_length(), "-bit length");
       }
       field.bytes = static_cast<int64_t>(f.bits_per_length() / 8);
       field.offsets.push_back(0);
@@ -476,7 +474,7 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
     }
     fields.push_back(std::move(field));
   }
-  if (fields.empty()) return Corrupt("variable_packed_struct without fields");
+  if (fields.empty()) return Status::Corrupt("variable_packed_struct without fields");
   const uint8_t* src = values.data->data();
   static const uint8_t kZeros[64] = {};
   for (int64_t r = 0; r < n; ++r) {
@@ -492,23 +490,23 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
           continue;
         }
         if (end - cur < static_cast<uint64_t>(f.bytes)) {
-          return Corrupt("variable_packed_struct row " + std::to_string(r) +
-                         " is shorter than its fixed field");
+          return Status::Corrupt("variable_packed_struct row ", r,
+                                 " is shorter than its fixed field");
         }
         LANCE_RETURN_NOT_OK(f.data.Append(src + cur, f.bytes));
         cur += static_cast<uint64_t>(f.bytes);
       } else {
         if (!empty) {
           if (end - cur < static_cast<uint64_t>(f.bytes)) {
-            return Corrupt("variable_packed_struct row " + std::to_string(r) +
-                           " is shorter than a length prefix");
+            return Status::Corrupt("variable_packed_struct row ", r,
+                                   " is shorter than a length prefix");
           }
           const uint64_t len =
               f.bytes == 4 ? LoadLE<uint32_t>(src + cur) : LoadLE<uint64_t>(src + cur);
           cur += static_cast<uint64_t>(f.bytes);
           if (len > end - cur) {
-            return Corrupt("variable_packed_struct row " + std::to_string(r) +
-                           " has a field longer than the row");
+            return Status::Corrupt("variable_packed_struct row ", r,
+                                   " has a field longer than the row");
           }
           LANCE_RETURN_NOT_OK(f.data.Append(src + cur, static_cast<int64_t>(len)));
           cur += len;
@@ -517,8 +515,8 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
       }
     }
     if (!empty && cur != end) {
-      return Corrupt("variable_packed_struct row " + std::to_string(r) +
-                     " has bytes after its last field");
+      return Status::Corrupt("variable_packed_struct row ", r,
+                             " has bytes after its last field");
     }
   }
   DataBlock out;
@@ -541,7 +539,7 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
     for (int64_t i = 0; i <= n; ++i) {
       if (w == 4) {
         if (f.offsets[static_cast<size_t>(i)] > 0xFFFFFFFFull) {
-          return Corrupt("variable_packed_struct field exceeds 32-bit offsets");
+          return Status::Corrupt("variable_packed_struct field exceeds 32-bit offsets");
         }
         internal::StoreLE<uint32_t>(
             offs->mutable_data() + 4 * i,
@@ -563,13 +561,13 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
 }
 
 Result<DataBlock> VariablePerValue(const CE& e, const DataBlock& values, int depth) {
-  if (depth > 8) return Corrupt("compressive encodings nest too deeply");
+  if (depth > 8) return Status::Corrupt("compressive encodings nest too deeply");
   switch (e.compression_case()) {
     case CE::kVariable: {
       const auto& v = e.variable();
       if (!v.has_offsets() || !v.offsets().has_flat() ||
           v.offsets().flat().bits_per_value() >= 255) {
-        return Status::NotImplemented("the " + Describe(e) +
+        return Status::NotImplemented("the ", Describe(e),
                                       " variable per-value encoding (Lance requires flat "
                                       "offsets)");
       }

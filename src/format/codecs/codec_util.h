@@ -74,13 +74,10 @@ inline int64_t BytesForBits(int64_t n, uint64_t bits) {
   return (total_bits + 7) / 8;
 }
 
-inline Status Corrupt(const std::string& what) { return Status::Corrupt(what); }
-
 /// A buffer of `size` bytes the caller overwrites completely (not zeroed).
 inline Result<BufferPtr> AllocateOut(int64_t size) {
   if (size < 0 || size > kMaxBlockBytes) {
-    return Status::Corrupt("a decoded buffer of " + std::to_string(size) +
-                           " bytes is implausibly large");
+    return Status::Corrupt("a decoded buffer of ", size, " bytes is implausibly large");
   }
   return Buffer::AllocateForOverwrite(size);
 }

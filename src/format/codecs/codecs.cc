@@ -26,7 +26,6 @@ namespace lance::format::codecs {
 
 using CE = pb21::CompressiveEncoding;
 using internal::BytesForBits;
-using internal::Corrupt;
 using internal::LoadLE;
 
 DataBlock DataBlock::Fixed(uint64_t bits_per_value, int64_t num_values, BufferPtr data) {
@@ -169,12 +168,12 @@ std::string Describe(const CE& e) {
 
 
 Status NotInContext(const CE& e, const char* context) {
-  return Status::NotImplemented("the " + Describe(e) + " encoding in the " + context +
+  return Status::NotImplemented("the ", Describe(e), " encoding in the ", context,
                                 " context (Lance 14.0.2 does not read it there)");
 }
 
 Status Missing(const CE& e, const char* what) {
-  return Corrupt("the " + Describe(e) + " encoding has no " + what);
+  return Status::Corrupt("the ", Describe(e), " encoding has no ", what);
 }
 
 // The most bytes `compressed` bytes of `scheme` can plausibly decode to: LZ4 expands at
@@ -201,10 +200,10 @@ bool IsPlainFlat(const CE& e) { return e.has_flat() && !e.flat().has_data(); }
 
 Result<BufferPtr> SliceExact(const BufferPtr& buffer, int64_t bytes,
                              const std::string& what, bool exact) {
-  if (bytes < 0) return Corrupt(what + " is implausibly large");
+  if (bytes < 0) return Status::Corrupt(what, " is implausibly large");
   if (!buffer || buffer->size() < bytes || (exact && buffer->size() != bytes)) {
-    return Corrupt(what + " has " + std::to_string(buffer ? buffer->size() : 0) +
-                   " bytes, expected " + std::to_string(bytes));
+    return Status::Corrupt(what, " has ", std::to_string(buffer ? buffer->size() : 0),
+                           " bytes, expected ", bytes);
   }
   if (buffer->size() == bytes) return buffer;
   return Buffer::Slice(buffer, 0, bytes);
@@ -221,11 +220,11 @@ Result<FslPlan> ParseFsl(const CE& top) {
   while (true) {
     const auto& fsl = e->fixed_size_list();
     if (fsl.items_per_value() == 0 || fsl.items_per_value() > kLimit) {
-      return Corrupt("fixed_size_list with " + std::to_string(fsl.items_per_value()) +
-                     " items per value");
+      return Status::Corrupt("fixed_size_list with ", fsl.items_per_value(),
+                             " items per value");
     }
     if (plan.cum_dim > kLimit / fsl.items_per_value()) {
-      return Corrupt("fixed_size_list dimensions overflow");
+      return Status::Corrupt("fixed_size_list dimensions overflow");
     }
     plan.cum_dim *= fsl.items_per_value();
     plan.layers.push_back({fsl.items_per_value(), fsl.has_validity(), plan.cum_dim});
@@ -242,18 +241,18 @@ Result<FslPlan> ParseFsl(const CE& top) {
     if (inner.has_flat()) {
       if (inner.flat().bits_per_value() == 0 || inner.flat().has_data() ||
           inner.flat().bits_per_value() > 4096) {
-        return Status::NotImplemented("fixed_size_list over " + Describe(inner));
+        return Status::NotImplemented("fixed_size_list over ", Describe(inner));
       }
       plan.bits_per_item = inner.flat().bits_per_value();
     } else if (inner.has_constant()) {
       plan.bits_per_item = 0;
     } else {
-      return Status::NotImplemented("fixed_size_list over " + Describe(inner));
+      return Status::NotImplemented("fixed_size_list over ", Describe(inner));
     }
     break;
   }
   if (plan.bits_per_item > 0 && plan.cum_dim > kLimit / plan.bits_per_item) {
-    return Corrupt("fixed_size_list value width overflows");
+    return Status::Corrupt("fixed_size_list value width overflows");
   }
   plan.bits_per_value = plan.validity_bytes * 8 + plan.bits_per_item * plan.cum_dim;
   return plan;
@@ -303,7 +302,7 @@ Result<DataBlock> DecodeFslPerValue(const FslPlan& plan, const BufferPtr& data,
   const int64_t row_bytes = static_cast<int64_t>(plan.bits_per_value / 8);
   int64_t num_items;
   if (!internal::CheckedMul(num_values, static_cast<int64_t>(plan.cum_dim), &num_items)) {
-    return Corrupt("fixed_size_list value count overflows");
+    return Status::Corrupt("fixed_size_list value count overflows");
   }
   if (plan.validity_layers == 0) {
     const int64_t bytes = BytesForBits(num_items, plan.bits_per_item);
@@ -313,16 +312,15 @@ Result<DataBlock> DecodeFslPerValue(const FslPlan& plan, const BufferPtr& data,
     return AssembleFsl(plan, num_values, std::move(block), {});
   }
   if (plan.bits_per_item % 8 != 0 || plan.bits_per_value % 8 != 0) {
-    return Status::NotImplemented("full-zip fixed_size_list with item validity over " +
-                                  std::to_string(plan.bits_per_item) + "-bit items");
+    return Status::NotImplemented("full-zip fixed_size_list with item validity over ",
+                                  plan.bits_per_item, "-bit items");
   }
   int64_t total;
   if (!internal::CheckedMul(num_values, row_bytes, &total) || !data ||
       data->size() < total) {
-    return Corrupt("fixed_size_list values have " +
-                   std::to_string(data ? data->size() : 0) + " bytes, fewer than " +
-                   std::to_string(num_values) + " values of " +
-                   std::to_string(row_bytes) + " bytes");
+    return Status::Corrupt("fixed_size_list values have ",
+                           std::to_string(data ? data->size() : 0), " bytes, fewer than ",
+                           num_values, " values of ", row_bytes, " bytes");
   }
   const int64_t item_bytes = static_cast<int64_t>(plan.bits_per_item / 8);
   const int64_t data_row_bytes = item_bytes * static_cast<int64_t>(plan.cum_dim);
@@ -357,8 +355,9 @@ Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan,
                                      const std::vector<BufferPtr>& buffers,
                                      int64_t num_values) {
   if (static_cast<int>(buffers.size()) != plan.validity_layers + 1) {
-    return Corrupt("fixed_size_list chunk has " + std::to_string(buffers.size()) +
-                   " buffers, expected " + std::to_string(plan.validity_layers + 1));
+    return Status::Corrupt("fixed_size_list chunk has ", buffers.size(),
+                           " buffers, expected ",
+                           std::to_string(plan.validity_layers + 1));
   }
   std::vector<BufferPtr> validity;
   size_t next = 0;
@@ -366,7 +365,7 @@ Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan,
     if (!layer.has_validity) continue;
     int64_t bits;
     if (!internal::CheckedMul(num_values, static_cast<int64_t>(layer.cum_dim), &bits)) {
-      return Corrupt("fixed_size_list value count overflows");
+      return Status::Corrupt("fixed_size_list value count overflows");
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr v,
                           SliceExact(buffers[next++], (bits + 7) / 8,
@@ -375,7 +374,7 @@ Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan,
   }
   int64_t num_items;
   if (!internal::CheckedMul(num_values, static_cast<int64_t>(plan.cum_dim), &num_items)) {
-    return Corrupt("fixed_size_list value count overflows");
+    return Status::Corrupt("fixed_size_list value count overflows");
   }
   LANCE_ASSIGN_OR_RAISE(
       BufferPtr items,

@@ -14,7 +14,6 @@
 
 namespace lance::format::codecs {
 
-using internal::Corrupt;
 using internal::LoadLE;
 
 // ---------------------------------------------------------------------------------------
@@ -22,12 +21,12 @@ using internal::LoadLE;
 
 Result<FsstSymbolTable> ParseFsstSymbolTable(const uint8_t* data, int64_t size) {
   if (size != kFsstSymbolTableBytes) {
-    return Corrupt("FSST symbol table has " + std::to_string(size) + " bytes, not " +
-                   std::to_string(kFsstSymbolTableBytes));
+    return Status::Corrupt("FSST symbol table has ", size, " bytes, not ",
+                           kFsstSymbolTableBytes);
   }
   const uint64_t header = LoadLE<uint64_t>(data);
   if ((header & kFsstMagic) != kFsstMagic) {
-    return Corrupt("FSST symbol table does not start with the FSST magic");
+    return Status::Corrupt("FSST symbol table does not start with the FSST magic");
   }
   FsstSymbolTable table;
   table.encoder_switch = (header & (uint64_t{1} << 24)) != 0;
@@ -39,8 +38,7 @@ Result<FsstSymbolTable> ParseFsstSymbolTable(const uint8_t* data, int64_t size) 
     table.symbols[i] = LoadLE<uint64_t>(data + 8 + 8 * i);
     const uint8_t len = data[8 + 8 * n + i];
     if (len < 1 || len > 8) {
-      return Corrupt("FSST symbol " + std::to_string(i) + " has length " +
-                     std::to_string(len));
+      return Status::Corrupt("FSST symbol ", i, " has length ", len);
     }
     table.lengths[i] = len;
   }
@@ -71,19 +69,19 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
   const int64_t n = in.num_values;
   constexpr int64_t w = sizeof(OffsetT);
   if (n < 0 || !in.offsets || in.offsets->size() < (n + 1) * w || !in.data) {
-    return Corrupt("FSST input has fewer offsets than its " + std::to_string(n) +
-                   " values");
+    return Status::Corrupt("FSST input has fewer offsets than its ", n, " values");
   }
   const uint8_t* offsets = in.offsets->data();
   const uint8_t* src = in.data->data();
   const uint64_t src_size = static_cast<uint64_t>(in.data->size());
   // Offsets must be non-decreasing and inside the data.
   uint64_t prev = LoadLE<OffsetT>(offsets);
-  if (prev > src_size) return Corrupt("FSST offsets point past the compressed bytes");
+  if (prev > src_size)
+    return Status::Corrupt("FSST offsets point past the compressed bytes");
   for (int64_t i = 1; i <= n; ++i) {
     const uint64_t o = LoadLE<OffsetT>(offsets + i * w);
     if (o < prev || o > src_size) {
-      return Corrupt("FSST offsets decrease or point past the compressed bytes");
+      return Status::Corrupt("FSST offsets decrease or point past the compressed bytes");
     }
     prev = o;
   }
@@ -106,7 +104,7 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
     while (p < end) {
       const uint8_t c = src[p];
       if (c == kFsstEscape) {
-        if (p + 1 >= end) return Corrupt("FSST escape without its literal byte");
+        if (p + 1 >= end) return Status::Corrupt("FSST escape without its literal byte");
         len += 1;
         p += 2;
       } else {
@@ -116,8 +114,7 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
     }
     total += len;
     if (total > limit) {
-      return Corrupt("FSST values decompress to more than " + std::to_string(limit) +
-                     " bytes");
+      return Status::Corrupt("FSST values decompress to more than ", limit, " bytes");
     }
     internal::StoreLE<OffsetT>(oo + i * w, static_cast<OffsetT>(total));
     start = end;
@@ -166,8 +163,7 @@ Result<DataBlock> FsstDecompress(const FsstSymbolTable& table,
     case 64:
       return DecompressT<uint64_t>(table, compressed, max_bytes);
     default:
-      return Status::NotImplemented(
-          "FSST over " + std::to_string(compressed.offset_bits) + "-bit offsets");
+      return Status::NotImplemented("FSST over ", compressed.offset_bits, "-bit offsets");
   }
 }
 

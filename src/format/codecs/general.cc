@@ -17,7 +17,6 @@
 namespace lance::format::codecs {
 
 namespace pb21 = lance::encodings21;
-using internal::Corrupt;
 using internal::LoadLE;
 
 namespace {
@@ -58,13 +57,13 @@ Result<BufferPtr> DecompressBareZstd(const uint8_t* data, int64_t size, int64_t 
     ZSTD_outBuffer o{chunk.data(), chunk.size(), 0};
     last = ZSTD_decompressStream(stream, &o, &in);
     if (ZSTD_isError(last)) {
-      st = Corrupt(std::string("zstd stream does not decompress: ") +
-                   ZSTD_getErrorName(last));
+      st = Status::Corrupt(std::string("zstd stream does not decompress: ") +
+                           ZSTD_getErrorName(last));
       break;
     }
     if (builder.length() + static_cast<int64_t>(o.pos) > limit) {
-      st = Corrupt("zstd stream decompresses to more than the " + std::to_string(limit) +
-                   " bytes allowed");
+      st = Status::Corrupt("zstd stream decompresses to more than the ", limit,
+                           " bytes allowed");
       break;
     }
     st = builder.Append(chunk.data(), static_cast<int64_t>(o.pos));
@@ -72,10 +71,10 @@ Result<BufferPtr> DecompressBareZstd(const uint8_t* data, int64_t size, int64_t 
   }
   ZSTD_freeDStream(stream);
   LANCE_RETURN_NOT_OK(st);
-  if (last != 0) return Corrupt("truncated zstd stream");
+  if (last != 0) return Status::Corrupt("truncated zstd stream");
   if (expected >= 0 && builder.length() != expected) {
-    return Corrupt("zstd stream decompresses to " + std::to_string(builder.length()) +
-                   " bytes, expected " + std::to_string(expected));
+    return Status::Corrupt("zstd stream decompresses to ", builder.length(),
+                           " bytes, expected ", expected);
   }
   if (builder.length() == 0) return internal::EmptyBuffer();
   return builder.Finish();
@@ -119,8 +118,7 @@ Status GeneralCompress(pb21::CompressionScheme scheme, std::optional<int> level,
     }
     case pb21::COMPRESSION_ALGORITHM_LZ4: {
       if (size > LZ4_MAX_INPUT_SIZE) {
-        return Status::Invalid("a buffer of " + std::to_string(size) +
-                               " bytes is too large for LZ4");
+        return Status::Invalid("a buffer of ", size, " bytes is too large for LZ4");
       }
       const int bound = LZ4_compressBound(static_cast<int>(size));
       std::vector<char> tmp(static_cast<size_t>(bound) + 1);
@@ -133,7 +131,7 @@ Status GeneralCompress(pb21::CompressionScheme scheme, std::optional<int> level,
       return out->Append(tmp.data(), n);
     }
     default:
-      return Status::NotImplemented("general compression scheme " +
+      return Status::NotImplemented("general compression scheme ",
                                     std::to_string(static_cast<int>(scheme)));
   }
 }
@@ -146,27 +144,25 @@ Result<int64_t> GeneralDeclaredSize(pb21::CompressionScheme scheme, const uint8_
       if (IsBareZstd(data, size)) {
         const unsigned long long n =
             ZSTD_getFrameContentSize(data, static_cast<size_t>(size));
-        if (n == ZSTD_CONTENTSIZE_ERROR) return Corrupt("not a zstd frame");
+        if (n == ZSTD_CONTENTSIZE_ERROR) return Status::Corrupt("not a zstd frame");
         if (n == ZSTD_CONTENTSIZE_UNKNOWN) return int64_t{-1};
         if (n > static_cast<unsigned long long>(internal::kMaxBlockBytes)) {
-          return Corrupt("zstd frame declares " + std::to_string(n) + " bytes");
+          return Status::Corrupt("zstd frame declares ", n, " bytes");
         }
         return static_cast<int64_t>(n);
       }
       const uint64_t n = LoadLE<uint64_t>(data);
       if (n > static_cast<uint64_t>(internal::kMaxBlockBytes)) {
-        return Corrupt("zstd length prefix " + std::to_string(n) +
-                       " is implausibly large");
+        return Status::Corrupt("zstd length prefix ", n, " is implausibly large");
       }
       return static_cast<int64_t>(n);
     }
     case pb21::COMPRESSION_ALGORITHM_LZ4:
       if (size < 4)
-        return Corrupt("lz4 buffer of " + std::to_string(size) +
-                       " bytes has no length prefix");
+        return Status::Corrupt("lz4 buffer of ", size, " bytes has no length prefix");
       return static_cast<int64_t>(LoadLE<uint32_t>(data));
     default:
-      return Status::NotImplemented("general compression scheme " +
+      return Status::NotImplemented("general compression scheme ",
                                     std::to_string(static_cast<int>(scheme)));
   }
 }
@@ -177,8 +173,7 @@ Result<BufferPtr> GeneralDecompress(pb21::CompressionScheme scheme, const uint8_
     case pb21::COMPRESSION_ALGORITHM_ZSTD: {
       if (size == 0) {
         if (expected > 0) {
-          return Corrupt("empty zstd buffer, expected " + std::to_string(expected) +
-                         " bytes");
+          return Status::Corrupt("empty zstd buffer, expected ", expected, " bytes");
         }
         return internal::EmptyBuffer();
       }
@@ -187,10 +182,11 @@ Result<BufferPtr> GeneralDecompress(pb21::CompressionScheme scheme, const uint8_
       const uint64_t n = LoadLE<uint64_t>(data);
       if ((expected >= 0 && n != static_cast<uint64_t>(expected)) ||
           (expected < 0 && n > static_cast<uint64_t>(max_bytes))) {
-        return Corrupt("zstd length prefix " + std::to_string(n) +
-                       (expected >= 0 ? " is not the expected " + std::to_string(expected)
-                                      : " exceeds the " + std::to_string(max_bytes) +
-                                            " bytes allowed"));
+        return Status::Corrupt(
+            "zstd length prefix ", n,
+            (expected >= 0
+                 ? " is not the expected " + std::to_string(expected)
+                 : " exceeds the " + std::to_string(max_bytes) + " bytes allowed"));
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr out,
                             internal::AllocateOut(static_cast<int64_t>(n)));
@@ -201,45 +197,45 @@ Result<BufferPtr> GeneralDecompress(pb21::CompressionScheme scheme, const uint8_
           ZSTD_decompressDCtx(dctx, out->mutable_data(), static_cast<size_t>(n), data + 8,
                               static_cast<size_t>(size - 8));
       if (ZSTD_isError(r)) {
-        return Corrupt(std::string("zstd data does not decompress: ") +
-                       ZSTD_getErrorName(r));
+        return Status::Corrupt(std::string("zstd data does not decompress: ") +
+                               ZSTD_getErrorName(r));
       }
       if (r != n) {
-        return Corrupt("zstd data decompresses to " + std::to_string(r) +
-                       " bytes, its prefix says " + std::to_string(n));
+        return Status::Corrupt("zstd data decompresses to ", r,
+                               " bytes, its prefix says ", n);
       }
       return out;
     }
     case pb21::COMPRESSION_ALGORITHM_LZ4: {
       if (size < 4) {
-        return Corrupt("lz4 buffer of " + std::to_string(size) +
-                       " bytes has no length prefix");
+        return Status::Corrupt("lz4 buffer of ", size, " bytes has no length prefix");
       }
       const uint32_t n = LoadLE<uint32_t>(data);
       if ((expected >= 0 && static_cast<int64_t>(n) != expected) ||
           (expected < 0 && static_cast<int64_t>(n) > max_bytes)) {
-        return Corrupt("lz4 length prefix " + std::to_string(n) +
-                       (expected >= 0 ? " is not the expected " + std::to_string(expected)
-                                      : " exceeds the " + std::to_string(max_bytes) +
-                                            " bytes allowed"));
+        return Status::Corrupt(
+            "lz4 length prefix ", n,
+            (expected >= 0
+                 ? " is not the expected " + std::to_string(expected)
+                 : " exceeds the " + std::to_string(max_bytes) + " bytes allowed"));
       }
       if (size - 4 > std::numeric_limits<int>::max() ||
           n > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
-        return Corrupt("lz4 buffer too large");
+        return Status::Corrupt("lz4 buffer too large");
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(n));
       const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(data + 4),
                                         reinterpret_cast<char*>(out->mutable_data()),
                                         static_cast<int>(size - 4), static_cast<int>(n));
-      if (r < 0) return Corrupt("lz4 data does not decompress");
+      if (r < 0) return Status::Corrupt("lz4 data does not decompress");
       if (static_cast<uint32_t>(r) != n) {
-        return Corrupt("lz4 data decompresses to " + std::to_string(r) +
-                       " bytes, its prefix says " + std::to_string(n));
+        return Status::Corrupt("lz4 data decompresses to ", r, " bytes, its prefix says ",
+                               n);
       }
       return out;
     }
     default:
-      return Status::NotImplemented("general compression scheme " +
+      return Status::NotImplemented("general compression scheme ",
                                     std::to_string(static_cast<int>(scheme)));
   }
 }

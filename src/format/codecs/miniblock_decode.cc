@@ -22,7 +22,6 @@ namespace lance::format::codecs {
 
 using CE = pb21::CompressiveEncoding;
 using internal::BytesForBits;
-using internal::Corrupt;
 using internal::LoadLE;
 // --- bit-packing -----------------------------------------------------------------------
 
@@ -33,13 +32,13 @@ Result<DataBlock> DecodeInlineChunksT(const BufferPtr& buffer, int64_t num_value
   constexpr int kT = static_cast<int>(kBytes * 8);
   if (num_values == 0) return DataBlock::Fixed(kT, 0, internal::EmptyBuffer());
   if (single_chunk && num_values > kFastLanesBlock) {
-    return Corrupt("inline_bitpacking chunk claims " + std::to_string(num_values) +
-                   " values, more than 1024");
+    return Status::Corrupt("inline_bitpacking chunk claims ", num_values,
+                           " values, more than 1024");
   }
   const int64_t num_chunks = (num_values + kFastLanesBlock - 1) / kFastLanesBlock;
   if (num_chunks > buffer->size() / kBytes) {
-    return Corrupt("inline_bitpacking buffer of " + std::to_string(buffer->size()) +
-                   " bytes cannot hold " + std::to_string(num_values) + " values");
+    return Status::Corrupt("inline_bitpacking buffer of ", std::to_string(buffer->size()),
+                           " bytes cannot hold ", num_values, " values");
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr out,
                         internal::AllocateOut(num_chunks * kFastLanesBlock * kBytes));
@@ -49,20 +48,18 @@ Result<DataBlock> DecodeInlineChunksT(const BufferPtr& buffer, int64_t num_value
   alignas(64) T packed[kFastLanesBlock];
   for (int64_t c = 0; c < num_chunks; ++c) {
     if (left < kBytes) {
-      return Corrupt("inline_bitpacking chunk of " + std::to_string(left) +
-                     " bytes has no bit width");
+      return Status::Corrupt("inline_bitpacking chunk of ", left,
+                             " bytes has no bit width");
     }
     const uint64_t width = LoadLE<T>(p);
     if (width > static_cast<uint64_t>(kT)) {
-      return Corrupt("inline_bitpacking bit width " + std::to_string(width) +
-                     " exceeds " + std::to_string(kT));
+      return Status::Corrupt("inline_bitpacking bit width ", width, " exceeds ", kT);
     }
     const int64_t bytes = PackedWords<T>(static_cast<int>(width)) * kBytes;
     const bool last = c == num_chunks - 1;
     if (left - kBytes < bytes || (last && left - kBytes != bytes)) {
-      return Corrupt("inline_bitpacking chunk has " + std::to_string(left - kBytes) +
-                     " payload bytes, expected " + std::to_string(bytes) + " for width " +
-                     std::to_string(width));
+      return Status::Corrupt("inline_bitpacking chunk has ", left - kBytes,
+                             " payload bytes, expected ", bytes, " for width ", width);
     }
     // Chunks are 8-byte aligned in their page, so the words usually are too.
     const uint8_t* words = p + kBytes;
@@ -102,17 +99,16 @@ Result<DataBlock> DecodeOutOfLineT(int width, const BufferPtr& buffer,
   const int64_t tail = num_values % kFastLanesBlock;
   int64_t full_bytes;
   if (!internal::CheckedMul(whole, block_bytes, &full_bytes)) {
-    return Corrupt("out_of_line_bitpacking value count overflows");
+    return Status::Corrupt("out_of_line_bitpacking value count overflows");
   }
   const int64_t raw_size = full_bytes + tail * kBytes;
   const int64_t padded_size = full_bytes + (tail > 0 ? block_bytes : 0);
   const int64_t size = buffer->size();
   if (size != raw_size && size != padded_size) {
-    return Corrupt("out_of_line_bitpacking buffer has " + std::to_string(size) +
-                   " bytes, expected " + std::to_string(raw_size) + " (raw tail) or " +
-                   std::to_string(padded_size) + " (packed tail) for " +
-                   std::to_string(num_values) + " values of " + std::to_string(width) +
-                   " bits");
+    return Status::Corrupt("out_of_line_bitpacking buffer has ", size,
+                           " bytes, expected ", raw_size, " (raw tail) or ", padded_size,
+                           " (packed tail) for ", num_values, " values of ", width,
+                           " bits");
   }
   const bool tail_raw = tail > 0 && size == raw_size && raw_size != padded_size;
   const int64_t blocks = whole + (tail > 0 && !tail_raw ? 1 : 0);
@@ -143,20 +139,18 @@ Result<DataBlock> DecodeOutOfLine(const CE& e, const BufferPtr& buffer,
                                   int64_t num_values) {
   const auto& o = e.out_of_line_bitpacking();
   if (!o.has_values() || !IsPlainFlat(o.values())) {
-    return Status::NotImplemented("out_of_line_bitpacking over " +
+    return Status::NotImplemented("out_of_line_bitpacking over ",
                                   DescribeChild(o.has_values() ? &o.values() : nullptr));
   }
   const uint64_t bits = o.uncompressed_bits_per_value();
   const uint64_t width = o.values().flat().bits_per_value();
   if (!IsFixedWordWidth(bits)) {
-    return Status::NotImplemented("out_of_line_bitpacking of " + std::to_string(bits) +
-                                  "-bit values");
+    return Status::NotImplemented("out_of_line_bitpacking of ", bits, "-bit values");
   }
   if (width > bits) {
-    return Corrupt("out_of_line_bitpacking width " + std::to_string(width) + " exceeds " +
-                   std::to_string(bits));
+    return Status::Corrupt("out_of_line_bitpacking width ", width, " exceeds ", bits);
   }
-  if (num_values > internal::kMaxCount) return Corrupt("implausible value count");
+  if (num_values > internal::kMaxCount) return Status::Corrupt("implausible value count");
   const int w = static_cast<int>(width);
   return internal::DispatchUnsignedWidth(bits, [&](auto word) {
     return DecodeOutOfLineT<decltype(word)>(w, buffer, num_values);
@@ -171,13 +165,13 @@ Result<std::pair<int, int>> RleWidths(const CE& e) {
   const auto& r = e.rle();
   if (!r.has_values() || !r.has_run_lengths()) return Missing(e, "values or run lengths");
   if (!IsPlainFlat(r.values()) || !IsPlainFlat(r.run_lengths())) {
-    return Status::NotImplemented("the " + Describe(e) +
+    return Status::NotImplemented("the ", Describe(e),
                                   " encoding (only flat rle children are supported)");
   }
   const uint64_t vb = r.values().flat().bits_per_value();
   const uint64_t lb = r.run_lengths().flat().bits_per_value();
   if (!IsFixedWordWidth(vb) || !(lb == 8 || lb == 16 || lb == 32)) {
-    return Status::NotImplemented("the " + Describe(e) + " encoding");
+    return Status::NotImplemented("the ", Describe(e), " encoding");
   }
   return std::pair<int, int>{static_cast<int>(vb / 8), static_cast<int>(lb / 8)};
 }
@@ -191,7 +185,7 @@ Result<DataBlock> DecodeRle(const CE& e, const uint8_t* values, int64_t values_s
     return DataBlock::Fixed(static_cast<uint64_t>(vb) * 8, 0, internal::EmptyBuffer());
   }
   if (num_values > internal::kMaxBlockBytes / vb)
-    return Corrupt("implausible value count");
+    return Status::Corrupt("implausible value count");
   // Every run holds at least one value, but runs may be up to 2^32 long: bound the
   // output by what the runs can describe before allocating.
   const int64_t max_run = widths.second == 1   ? 255
@@ -199,8 +193,8 @@ Result<DataBlock> DecodeRle(const CE& e, const uint8_t* values, int64_t values_s
                                                : 0xFFFFFFFFll;
   const int64_t runs = lengths_size / widths.second;
   if (num_values / max_run > runs) {
-    return Corrupt("RLE with " + std::to_string(runs) + " runs cannot hold " +
-                   std::to_string(num_values) + " values");
+    return Status::Corrupt("RLE with ", runs, " runs cannot hold ", num_values,
+                           " values");
   }
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(num_values * vb));
   LANCE_RETURN_NOT_OK(RleDecode(vb, values, values_size, widths.second, lengths,
@@ -214,20 +208,19 @@ Result<std::vector<uint64_t>> PackedWidths(const CE& e) {
   const auto& ps = e.packed_struct();
   if (!ps.has_values() || !IsPlainFlat(ps.values())) {
     return Status::NotImplemented(
-        "packed_struct over " + DescribeChild(ps.has_values() ? &ps.values() : nullptr));
+        "packed_struct over ", DescribeChild(ps.has_values() ? &ps.values() : nullptr));
   }
   std::vector<uint64_t> widths(ps.bits_per_value().begin(), ps.bits_per_value().end());
   uint64_t sum = 0;
   for (uint64_t w : widths) {
     if (w == 0 || w % 8 != 0 || w > 1 << 20) {
-      return Corrupt("packed_struct field of " + std::to_string(w) + " bits");
+      return Status::Corrupt("packed_struct field of ", w, " bits");
     }
     sum += w;
   }
   if (widths.empty() || sum != ps.values().flat().bits_per_value()) {
-    return Corrupt("packed_struct field widths sum to " + std::to_string(sum) +
-                   " bits, its values are " +
-                   std::to_string(ps.values().flat().bits_per_value()));
+    return Status::Corrupt("packed_struct field widths sum to ", sum,
+                           " bits, its values are ", ps.values().flat().bits_per_value());
   }
   return widths;
 }
@@ -239,9 +232,8 @@ Result<DataBlock> UnpackRows(const std::vector<uint64_t>& widths, const BufferPt
   for (uint64_t w : widths) row_bytes += static_cast<int64_t>(w / 8);
   int64_t total;
   if (!internal::CheckedMul(num_values, row_bytes, &total) || rows->size() < total) {
-    return Corrupt("packed_struct rows have " + std::to_string(rows->size()) +
-                   " bytes, fewer than " + std::to_string(num_values) + " rows of " +
-                   std::to_string(row_bytes));
+    return Status::Corrupt("packed_struct rows have ", std::to_string(rows->size()),
+                           " bytes, fewer than ", num_values, " rows of ", row_bytes);
   }
   DataBlock out;
   out.kind = DataBlock::Kind::kStruct;
@@ -269,7 +261,7 @@ bool BlockHasPayload(const CE& e) { return !e.has_constant(); }
 Result<std::vector<uint64_t>> FixedAsU64(const DataBlock& b, const char* what) {
   if (b.kind != DataBlock::Kind::kFixed ||
       (b.bits_per_value != 32 && b.bits_per_value != 64)) {
-    return Corrupt(std::string(what) + " are not 32- or 64-bit values");
+    return Status::Corrupt(what, " are not 32- or 64-bit values");
   }
   std::vector<uint64_t> out(static_cast<size_t>(b.num_values));
   const uint8_t* p = b.data->data();
@@ -316,11 +308,11 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
 
 Status ExpectBuffers(const CE& e, const std::vector<BufferPtr>& buffers, size_t n) {
   if (buffers.size() != n) {
-    return Corrupt("the " + Describe(e) + " chunk has " + std::to_string(buffers.size()) +
-                   " value buffers, expected " + std::to_string(n));
+    return Status::Corrupt("the ", Describe(e), " chunk has ", buffers.size(),
+                           " value buffers, expected ", n);
   }
   for (const auto& b : buffers) {
-    if (!b) return Corrupt("the " + Describe(e) + " chunk is missing a buffer");
+    if (!b) return Status::Corrupt("the ", Describe(e), " chunk is missing a buffer");
   }
   return Status::OK();
 }
@@ -332,7 +324,7 @@ Result<DataBlock> MiniBlockVariable(const CE& e, const std::vector<BufferPtr>& b
       (v.offsets().flat().bits_per_value() != 32 &&
        v.offsets().flat().bits_per_value() != 64)) {
     return Status::NotImplemented(
-        "the " + Describe(e) +
+        "the ", Describe(e),
         " mini-block encoding (offsets other than plain flat 32/64 "
         "are Lance 2.3)");
   }
@@ -343,16 +335,16 @@ Result<DataBlock> MiniBlockVariable(const CE& e, const std::vector<BufferPtr>& b
 
 Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
                             int64_t num_values, int depth) {
-  if (depth > 8) return Corrupt("compressive encodings nest too deeply");
+  if (depth > 8) return Status::Corrupt("compressive encodings nest too deeply");
   if (num_values < 0 || num_values > internal::kMaxCount) {
-    return Corrupt("mini-block chunk claims " + std::to_string(num_values) + " values");
+    return Status::Corrupt("mini-block chunk claims ", num_values, " values");
   }
   switch (e.compression_case()) {
     case CE::kFlat: {
       const uint64_t bits = e.flat().bits_per_value();
       if (bits == 0 || e.flat().has_data()) {
         return Status::NotImplemented(
-            "the " + Describe(e) +
+            "the ", Describe(e),
             " mini-block encoding (Lance requires a positive width "
             "and no buffer compression)");
       }
@@ -368,7 +360,7 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
     }
     case CE::kInlineBitpacking: {
       if (e.inline_bitpacking().has_values()) {
-        return Status::NotImplemented("the " + Describe(e) +
+        return Status::NotImplemented("the ", Describe(e),
                                       " mini-block encoding (buffer compression)");
       }
       LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
@@ -381,7 +373,7 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
       const auto& f = e.fsst();
       if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
         return Status::NotImplemented(
-            "the " + Describe(e) +
+            "the ", Describe(e),
             " mini-block encoding (Lance requires a symbol table "
             "and variable values)");
       }
@@ -401,9 +393,9 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
       int64_t total;
       if (!internal::CheckedMul(num_values, row_bytes, &total) ||
           buffers[0]->size() != total) {
-        return Corrupt("packed_struct chunk has " + std::to_string(buffers[0]->size()) +
-                       " bytes, expected " + std::to_string(num_values) + " rows of " +
-                       std::to_string(row_bytes));
+        return Status::Corrupt("packed_struct chunk has ",
+                               std::to_string(buffers[0]->size()), " bytes, expected ",
+                               num_values, " rows of ", row_bytes);
       }
       return UnpackRows(widths, buffers[0], num_values);
     }
@@ -419,7 +411,7 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
       if (!b.has_values() || !IsPlainFlat(b.values()) ||
           (b.values().flat().bits_per_value() != 32 &&
            b.values().flat().bits_per_value() != 64)) {
-        return Status::NotImplemented("the " + Describe(e) +
+        return Status::NotImplemented("the ", Describe(e),
                                       " encoding (Lance splits plain 32/64-bit values)");
       }
       LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
@@ -438,7 +430,7 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
       if (!g.has_values()) return Missing(e, "values");
       LANCE_ASSIGN_OR_RAISE(int count, MiniBlockBufferCount(g.values()));
       LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, static_cast<size_t>(count)));
-      if (buffers.empty()) return Corrupt("general chunk has no buffers");
+      if (buffers.empty()) return Status::Corrupt("general chunk has no buffers");
       // Lance compresses only the chunk's first value buffer.
       std::vector<BufferPtr> inner = buffers;
       LANCE_ASSIGN_OR_RAISE(inner[0], Decompress(g.compression(), buffers[0], -1,
@@ -470,8 +462,7 @@ Result<DataBlock> PickVariable(const DataBlock& in, const std::vector<int64_t>& 
   int64_t bytes = 0;
   for (int64_t p : positions) {
     if (p < 0 || p >= in.num_values) {
-      return Corrupt("picking value " + std::to_string(p) + " of a chunk of " +
-                     std::to_string(in.num_values));
+      return Status::Corrupt("picking value ", p, " of a chunk of ", in.num_values);
     }
     bytes += static_cast<int64_t>(LoadLE<OffsetT>(offsets + (p + 1) * w) -
                                   LoadLE<OffsetT>(offsets + p * w));
@@ -505,7 +496,7 @@ Result<std::optional<DataBlock>> DecodeMiniBlockPicked(const CE& encoding,
     return std::optional<DataBlock>();  // DecodeMiniBlock reports it
   }
   if (num_values < 0 || num_values > internal::kMaxCount) {
-    return Corrupt("mini-block chunk claims " + std::to_string(num_values) + " values");
+    return Status::Corrupt("mini-block chunk claims ", num_values, " values");
   }
   LANCE_ASSIGN_OR_RAISE(
       FsstSymbolTable table,

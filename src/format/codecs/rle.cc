@@ -11,8 +11,6 @@
 
 namespace lance::format::codecs {
 
-using internal::Corrupt;
-
 namespace {
 
 uint64_t MaxRunLength(int length_bytes) {
@@ -93,15 +91,15 @@ Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
         len = internal::LoadLE<uint32_t>(lengths + 4 * r);
         break;
     }
-    if (len == 0) return Corrupt("RLE run " + std::to_string(r) + " has length zero");
+    if (len == 0) return Status::Corrupt("RLE run ", r, " has length zero");
     const uint64_t remaining = static_cast<uint64_t>(num_values - pos);
     // As Lance: a run past the end is cut (mini-block) or corrupt (block); runs after
     // the one that ends exactly at the end are still checked for length zero.
     const bool overshoots = len > remaining;
     if (overshoots) {
       if (!clamp) {
-        return Corrupt("RLE runs cover more than the expected " +
-                       std::to_string(num_values) + " values");
+        return Status::Corrupt("RLE runs cover more than the expected ", num_values,
+                               " values");
       }
       len = remaining;
     }
@@ -111,8 +109,7 @@ Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
     if (overshoots) break;
   }
   if (pos != num_values) {
-    return Corrupt("RLE runs cover " + std::to_string(pos) + " values, expected " +
-                   std::to_string(num_values));
+    return Status::Corrupt("RLE runs cover ", pos, " values, expected ", num_values);
   }
   return Status::OK();
 }
@@ -143,8 +140,7 @@ int64_t RleEncodedSize(int value_bytes, const uint8_t* data, int64_t n,
 Status RleEncode(int value_bytes, const uint8_t* data, int64_t n, int length_bytes,
                  BufferBuilder* values, BufferBuilder* lengths) {
   if (!ValidWidths(value_bytes, length_bytes)) {
-    return Status::Invalid("RLE of " + std::to_string(value_bytes) +
-                           "-byte values with " + std::to_string(length_bytes) +
+    return Status::Invalid("RLE of ", value_bytes, "-byte values with ", length_bytes,
                            "-byte run lengths");
   }
   switch (value_bytes) {
@@ -163,21 +159,19 @@ Status RleDecode(int value_bytes, const uint8_t* values, int64_t values_size,
                  int length_bytes, const uint8_t* lengths, int64_t lengths_size,
                  int64_t num_values, bool clamp_overflow, uint8_t* dst) {
   if (!ValidWidths(value_bytes, length_bytes)) {
-    return Status::NotImplemented("RLE of " + std::to_string(value_bytes * 8) +
-                                  "-bit values with " + std::to_string(length_bytes * 8) +
-                                  "-bit run lengths");
+    return Status::NotImplemented("RLE of ", value_bytes * 8, "-bit values with ",
+                                  length_bytes * 8, "-bit run lengths");
   }
   if (num_values == 0) return Status::OK();
   if (values_size % value_bytes != 0 || lengths_size % length_bytes != 0) {
-    return Corrupt("RLE buffers of " + std::to_string(values_size) + " and " +
-                   std::to_string(lengths_size) + " bytes do not hold whole " +
-                   std::to_string(value_bytes) + "-byte values and " +
-                   std::to_string(length_bytes) + "-byte run lengths");
+    return Status::Corrupt("RLE buffers of ", values_size, " and ", lengths_size,
+                           " bytes do not hold whole ", value_bytes, "-byte values and ",
+                           length_bytes, "-byte run lengths");
   }
   const int64_t num_runs = values_size / value_bytes;
   if (num_runs != lengths_size / length_bytes) {
-    return Corrupt("RLE has " + std::to_string(num_runs) + " run values but " +
-                   std::to_string(lengths_size / length_bytes) + " run lengths");
+    return Status::Corrupt("RLE has ", num_runs, " run values but ",
+                           lengths_size / length_bytes, " run lengths");
   }
   switch (value_bytes) {
     case 1:
@@ -200,7 +194,7 @@ Status RleEncodeMiniBlock(int value_bytes, const uint8_t* data, int64_t n,
                           std::vector<RleChunk>* chunks, int64_t max_chunk_values,
                           int64_t max_chunk_bytes) {
   if (!ValidWidths(value_bytes, 1)) {
-    return Status::Invalid("RLE of " + std::to_string(value_bytes) + "-byte values");
+    return Status::Invalid("RLE of ", value_bytes, "-byte values");
   }
   int64_t offset = 0;
   while (offset < n) {

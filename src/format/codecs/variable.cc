@@ -10,7 +10,6 @@
 
 namespace lance::format::codecs {
 
-using internal::Corrupt;
 using internal::LoadLE;
 
 namespace {
@@ -50,19 +49,18 @@ Result<DataBlock> ReadChunkT(const BufferPtr& chunk, int64_t num_values) {
   constexpr int64_t w = sizeof(OffsetT);
   const int64_t size = chunk->size();
   if (size % w != 0) {
-    return Corrupt("variable-width chunk of " + std::to_string(size) +
-                   " bytes is not a multiple of its " + std::to_string(w) +
-                   "-byte offsets");
+    return Status::Corrupt("variable-width chunk of ", size,
+                           " bytes is not a multiple of its ", w, "-byte offsets");
   }
   if (num_values < 0 || num_values >= size / w) {
-    return Corrupt("variable-width chunk of " + std::to_string(size) +
-                   " bytes cannot hold " + std::to_string(num_values) + " values");
+    return Status::Corrupt("variable-width chunk of ", size, " bytes cannot hold ",
+                           num_values, " values");
   }
   const uint8_t* p = chunk->data();
   const uint64_t first = LoadLE<OffsetT>(p);
   if (first < static_cast<uint64_t>((num_values + 1) * w)) {
-    return Corrupt("variable-width chunk values start at " + std::to_string(first) +
-                   ", inside its " + std::to_string(num_values + 1) + " offsets");
+    return Status::Corrupt("variable-width chunk values start at ", first,
+                           ", inside its ", std::to_string(num_values + 1), " offsets");
   }
   uint64_t prev = first;
   bool ok = true;
@@ -72,8 +70,8 @@ Result<DataBlock> ReadChunkT(const BufferPtr& chunk, int64_t num_values) {
     prev = o;
   }
   if (!ok || prev > static_cast<uint64_t>(size)) {
-    return Corrupt("variable-width chunk offsets decrease or pass the end of its " +
-                   std::to_string(size) + " bytes");
+    return Status::Corrupt(
+        "variable-width chunk offsets decrease or pass the end of its ", size, " bytes");
   }
   DataBlock block;
   block.kind = DataBlock::Kind::kVariable;
@@ -90,21 +88,20 @@ Result<DataBlock> ReadBlockT(const BufferPtr& block, int64_t header, int64_t byt
   constexpr int64_t w = sizeof(OffsetT);
   const int64_t size = block->size();
   if (bytes_start < header || bytes_start > size) {
-    return Corrupt("variable-width block values start at " + std::to_string(bytes_start) +
-                   ", outside its " + std::to_string(size) + " bytes");
+    return Status::Corrupt("variable-width block values start at ", bytes_start,
+                           ", outside its ", size, " bytes");
   }
   if (num_values < 0 || num_values >= internal::kMaxCount ||
       bytes_start - header != (num_values + 1) * w) {
-    return Corrupt("variable-width block has " + std::to_string(bytes_start - header) +
-                   " bytes of offsets, not the " + std::to_string(num_values + 1) +
-                   " offsets of " + std::to_string(num_values) + " values");
+    return Status::Corrupt("variable-width block has ", bytes_start - header,
+                           " bytes of offsets, not the ", std::to_string(num_values + 1),
+                           " offsets of ", num_values, " values");
   }
   const uint8_t* p = block->data() + header;
   const int64_t data_size = size - bytes_start;
   uint64_t prev = LoadLE<OffsetT>(p);
   if (prev != 0) {
-    return Corrupt("variable-width block's first offset is " + std::to_string(prev) +
-                   ", not 0");
+    return Status::Corrupt("variable-width block's first offset is ", prev, ", not 0");
   }
   bool ok = true;
   for (int64_t i = 1; i <= num_values; ++i) {
@@ -113,8 +110,9 @@ Result<DataBlock> ReadBlockT(const BufferPtr& block, int64_t header, int64_t byt
     prev = o;
   }
   if (!ok || prev > static_cast<uint64_t>(data_size)) {
-    return Corrupt("variable-width block offsets decrease or pass the end of its " +
-                   std::to_string(data_size) + " value bytes");
+    return Status::Corrupt(
+        "variable-width block offsets decrease or pass the end of its ", data_size,
+        " value bytes");
   }
   DataBlock out;
   out.kind = DataBlock::Kind::kVariable;
@@ -179,8 +177,8 @@ Result<DataBlock> ReadVariableChunk(const BufferPtr& chunk, int offset_bits,
     case 64:
       return ReadChunkT<uint64_t>(chunk, num_values);
     default:
-      return Status::NotImplemented("variable-width chunks with " +
-                                    std::to_string(offset_bits) + "-bit offsets");
+      return Status::NotImplemented("variable-width chunks with ", offset_bits,
+                                    "-bit offsets");
   }
 }
 
@@ -207,42 +205,39 @@ Result<DataBlock> ReadVariableBlock(const BufferPtr& block, int64_t num_values) 
   const uint8_t* p = block->data();
   const int64_t size = block->size();
   if (size < 4) {
-    return Corrupt("variable-width block of " + std::to_string(size) +
-                   " bytes has no header");
+    return Status::Corrupt("variable-width block of ", size, " bytes has no header");
   }
   const bool old_layout = p[1] != 0 || p[2] != 0 || p[3] != 0;
   if (old_layout) {
     // u8 bits, then the value count and bytes_start at the offset width.
     if (p[0] == 32) {
-      if (size < 9) return Corrupt("variable-width block header is truncated");
+      if (size < 9) return Status::Corrupt("variable-width block header is truncated");
       return ReadBlockT<uint32_t>(block, 9, LoadLE<uint32_t>(p + 5), num_values);
     }
     if (p[0] == 64) {
-      if (size < 17) return Corrupt("variable-width block header is truncated");
+      if (size < 17) return Status::Corrupt("variable-width block header is truncated");
       const uint64_t start = LoadLE<uint64_t>(p + 9);
       if (start > static_cast<uint64_t>(size)) {
-        return Corrupt("variable-width block values start past its end");
+        return Status::Corrupt("variable-width block values start past its end");
       }
       return ReadBlockT<uint64_t>(block, 17, static_cast<int64_t>(start), num_values);
     }
-    return Corrupt("variable-width block declares " + std::to_string(p[0]) +
-                   "-bit offsets");
+    return Status::Corrupt("variable-width block declares ", p[0], "-bit offsets");
   }
   const uint32_t bits = LoadLE<uint32_t>(p);
   if ((bits & 0xFF) == 32) {
-    if (size < 8) return Corrupt("variable-width block header is truncated");
+    if (size < 8) return Status::Corrupt("variable-width block header is truncated");
     return ReadBlockT<uint32_t>(block, 8, LoadLE<uint32_t>(p + 4), num_values);
   }
   if ((bits & 0xFF) == 64) {
-    if (size < 16) return Corrupt("variable-width block header is truncated");
+    if (size < 16) return Status::Corrupt("variable-width block header is truncated");
     const uint64_t start = LoadLE<uint64_t>(p + 8);
     if (start > static_cast<uint64_t>(size)) {
-      return Corrupt("variable-width block values start past its end");
+      return Status::Corrupt("variable-width block values start past its end");
     }
     return ReadBlockT<uint64_t>(block, 16, static_cast<int64_t>(start), num_values);
   }
-  return Corrupt("variable-width block declares " + std::to_string(bits & 0xFF) +
-                 "-bit offsets");
+  return Status::Corrupt("variable-width block declares ", bits & 0xFF, "-bit offsets");
 }
 
 template std::vector<VariableChunk> PlanVariableChunks<uint32_t>(const uint32_t*, int64_t,

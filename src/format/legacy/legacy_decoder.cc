@@ -279,8 +279,8 @@ class Decoder {
     const TypeId id = job.node->field->type()->id();
     if ((id == TypeId::kUtf8 || id == TypeId::kBinary) &&
         bytes > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
-      return Status::Invalid("Lance file '" + file_.context.path + "': " + Where(job) +
-                             " holds " + std::to_string(bytes) +
+      return Status::Invalid("Lance file '", file_.context.path, "': ", Where(job),
+                             " holds ", bytes,
                              " bytes in the requested rows, more than 32-bit offsets "
                              "allow; read with a smaller batch_size");
     }
@@ -432,8 +432,8 @@ Result<std::vector<ArrayDataPtr>> DecodePieces(const LegacyFile& file,
   out.reserve(jobs.size());
   for (const Job& job : jobs) {
     if (!decoder.Done(job)) {
-      return Status::Invalid("internal: a legacy page job of Lance file '" +
-                             file.context.path + "' did not finish");
+      return Status::Invalid("internal: a legacy page job of Lance file '",
+                             file.context.path, "' did not finish");
     }
     LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, decoder.Finish(job));
     out.push_back(std::move(data));

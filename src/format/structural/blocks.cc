@@ -17,7 +17,7 @@ namespace {
 using codecs::DataBlock;
 
 Status Mismatch(const DataBlock& block, const DataType& type, const std::string& why) {
-  return Status::Corrupt("decoded values do not fit type " + type.ToString() + ": " + why);
+  return Status::Corrupt("decoded values do not fit type ", type.ToString(), ": ", why);
 }
 
 bool IsBinaryLike(TypeId id) {
@@ -58,7 +58,7 @@ Result<BufferPtr> ArrowOffsets(const DataBlock& block, bool large, const DataTyp
     return Mismatch(block, type, "offsets past the end of the data");
   }
   if (!large && prev > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
-    return Status::Invalid("values of type " + type.ToString() +
+    return Status::Invalid("values of type ", type.ToString(),
                            " exceed 2 GiB in one page; read them as large_string / "
                            "large_binary");
   }
@@ -214,7 +214,7 @@ Result<DataBlock> ArrayToBlock(const ArrayData& array) {
   }
   const int bits = type.bit_width();
   if (bits <= 0) {
-    return Status::NotImplemented("writing values of type " + type.ToString() +
+    return Status::NotImplemented("writing values of type ", type.ToString(),
                                   " in file format 2.1/2.2");
   }
   if (array.buffers.size() < 2 || !array.buffers[1]) {

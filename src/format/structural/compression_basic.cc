@@ -162,8 +162,8 @@ Result<PerValueValues> FslWithValidityPerValue(const DataBlock& values) {
   LANCE_ASSIGN_OR_RAISE(FslShape shape, ShapeOf(values));
   const uint64_t item_bits = shape.items->bits_per_value;
   if (item_bits % 8 != 0) {
-    return Status::NotImplemented("full-zip fixed_size_list with item nulls over " +
-                                  std::to_string(item_bits) + "-bit items");
+    return Status::NotImplemented("full-zip fixed_size_list with item nulls over ",
+                                  item_bits, "-bit items");
   }
   int64_t vbytes = 0;
   for (const auto& layer : shape.layers) {
@@ -329,7 +329,8 @@ class BasicStrategy : public CompressionStrategy {
     }
     if (HasItemValidity(values)) return FslWithValidityPerValue(values);
     LANCE_ASSIGN_OR_RAISE(uint64_t bits, FlatBits(values));
-    if (bits % 8 != 0) return Status::NotImplemented("full-zip values of " + std::to_string(bits) + " bits");
+    if (bits % 8 != 0)
+      return Status::NotImplemented("full-zip values of ", bits, " bits");
     out.values = DataBlock::Fixed(bits, values.num_values, FlatData(values));
     out.encoding = FlatEncodingOf(values);
     return out;
@@ -349,8 +350,8 @@ Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy, const Data
   if (type.id() != TypeId::kStruct ||
       values.children.size() != static_cast<size_t>(type.num_fields()) ||
       values.children.empty()) {
-    return Status::Invalid("internal: packed struct values do not match field '" +
-                           field.name() + "'");
+    return Status::Invalid("internal: packed struct values do not match field '",
+                           field.name(), "'");
   }
   const int64_t n = values.num_values;
   // Each child compressed per value on its own: fixed-width children (and fixed-size

@@ -172,8 +172,8 @@ class StructuralEncoder : public FileEncoder {
       CollectLeafIds(*f, &pos, &leaf_ids, /*is_leaf_parent=*/false);
     }
     if (leaf_ids.size() != columns_.size()) {
-      return Status::Invalid("Lance file writer: " + std::to_string(leaf_ids.size()) +
-                             " leaf ids for " + std::to_string(columns_.size()) + " columns");
+      return Status::Invalid("Lance file writer: ", leaf_ids.size(), " leaf ids for ",
+                             columns_.size(), " columns");
     }
     leaf_ids_ = std::move(leaf_ids);
     return Status::OK();
@@ -325,7 +325,7 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
                                    [](uint16_t d) { return d != 0; });
     if (nulls || !page.data.rep.empty()) {
       return Status::NotImplemented(
-          "field '" + field.name() +
+          "field '", field.name(),
           "': an empty struct with nulls or inside a list cannot be stored in Lance file "
           "format 2.1/2.2 (nor does pylance store one)");
     }
@@ -431,10 +431,10 @@ Result<EncodedPage> StructuralEncoder::PackedStructPage(const LeafShredder::Page
   }
   if (fixed_only) return MiniBlock(page, block, field, std::nullopt);
   if (!v22_) {
-    return Status::NotImplemented(
-        "packed struct field '" + field.name() +
-        "' has variable-width or list children: that packing (VariablePackedStruct) needs "
-        "file format 2.2");
+    return Status::NotImplemented("packed struct field '", field.name(),
+                                  "' has variable-width or list children: that packing "
+                                  "(VariablePackedStruct) needs "
+                                  "file format 2.2");
   }
   return FullZip(page, block, field);
 }
@@ -620,8 +620,8 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
         }
       }
       if (level_end - level > std::numeric_limits<uint16_t>::max()) {
-        return Status::Invalid("a mini-block chunk would hold " +
-                               std::to_string(level_end - level) + " levels");
+        return Status::Invalid("a mini-block chunk would hold ", level_end - level,
+                               " levels");
       }
     }
     const size_t chunk_levels = level_end - level;
@@ -693,14 +693,14 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
     }
     const size_t bytes = data.size() - start;
     if (!v22_ && bytes > 32 * 1024) {
-      return Status::Invalid("a 2.1 mini-block chunk of " + std::to_string(bytes) + " bytes");
+      return Status::Invalid("a 2.1 mini-block chunk of ", bytes, " bytes");
     }
     const bool last = ci + 1 == n_chunks;
     uint64_t log = 0;
     if (!last) {
       const int64_t n = chunk.num_values;
       if (n <= 1 || (n & (n - 1)) != 0 || n > 32768) {
-        return Status::Invalid("internal: mini-block chunk of " + std::to_string(n) + " values");
+        return Status::Invalid("internal: mini-block chunk of ", n, " values");
       }
       while ((int64_t{1} << log) < n) ++log;
     }

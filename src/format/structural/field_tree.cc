@@ -54,7 +54,7 @@ Result<FieldNode> Build(const FieldPtr& field, size_t depth, std::vector<NodeKin
     return node;
   }
   if (id == TypeId::kFixedSizeList && type.value_type()->id() == TypeId::kStruct) {
-    return Status::NotImplemented(what + ": field '" + name +
+    return Status::NotImplemented(what, ": field '", name,
                                   "' is a fixed_size_list of structs, which this build "
                                   "cannot store in file format 2.1/2.2");
   }

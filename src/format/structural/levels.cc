@@ -15,7 +15,7 @@ namespace lance::format::structural {
 namespace {
 
 Status CorruptLevels(const std::string& message) {
-  return Status::Corrupt("repetition/definition levels: " + message);
+  return Status::Corrupt("repetition/definition levels: ", message);
 }
 
 }  // namespace

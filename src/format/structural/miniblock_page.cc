@@ -564,7 +564,7 @@ class MiniBlockCursor : public PageCursor {
       auto it = decoded_.find(c);
       if (it == decoded_.end()) {
         if (c < win_first_ || c >= win_end_) {
-          return Status::Invalid("internal: chunk " + std::to_string(c) + " was not fetched");
+          return Status::Invalid("internal: chunk ", c, " was not fetched");
         }
         MiniBlockPage::Decoded d;
         LANCE_RETURN_NOT_OK(page_->DecodeChunk(

@@ -65,8 +65,7 @@ Status AppendLevels(const DataBlock& block, int64_t expected, std::vector<uint16
   if (block.kind != DataBlock::Kind::kFixed || block.bits_per_value != 16 ||
       block.num_values != expected || !block.data ||
       block.data->size() < 2 * expected) {
-    return Status::Corrupt("levels did not decode to " + std::to_string(expected) +
-                           " 16-bit values");
+    return Status::Corrupt("levels did not decode to ", expected, " 16-bit values");
   }
   if (expected == 0) return Status::OK();  // memcpy into an empty vector's null data is UB
   const size_t at = out->size();
@@ -105,8 +104,8 @@ Result<ArrayDataPtr> ApplyDictionary(const DataBlock& indices, const ArrayDataPt
     if (v >= static_cast<uint64_t>(size)) {
       if (valid || size == 0) {
         if (valid) {
-          return Status::Corrupt("dictionary index " + std::to_string(v) + " outside a " +
-                                 std::to_string(size) + "-entry dictionary");
+          return Status::Corrupt("dictionary index ", v, " outside a ", size,
+                                 "-entry dictionary");
         }
       }
       v = 0;
@@ -174,8 +173,8 @@ Result<ArrayDataPtr> DictionaryArray(const DataBlock& indices, const ArrayDataPt
     }
     if (!valid) v = 0;
     if (valid && v >= static_cast<uint64_t>(dictionary->length)) {
-      return Status::Corrupt("dictionary index " + std::to_string(v) + " outside a " +
-                             std::to_string(dictionary->length) + "-entry dictionary");
+      return Status::Corrupt("dictionary index ", v, " outside a ",
+                             std::to_string(dictionary->length), "-entry dictionary");
     }
     std::memcpy(out->mutable_data() + i * out_bytes, &v, static_cast<size_t>(out_bytes));
   }
@@ -396,7 +395,7 @@ Status PageReader::Here(const Status& st) const {
 }
 
 Status PageReader::Corrupt(const std::string& message) const {
-  return Status::Corrupt(where_ + ": " + message);
+  return Status::Corrupt(where_, ": ", message);
 }
 
 Result<std::unique_ptr<PageTake>> PageReader::StartTake(std::vector<int64_t> rows) const {
@@ -443,13 +442,13 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
                                                    LanceFileVersion version,
                                                    std::string where) {
   if (page.encoding_url != "/lance.encodings21.PageLayout") {
-    return Status::Corrupt(where + ": page encoding '" + page.encoding_url +
+    return Status::Corrupt(where, ": page encoding '", page.encoding_url,
                            "' is not a 2.1/2.2 page layout");
   }
   pb21::PageLayout layout;
   if (!internal::ParseQuietly(&layout, page.encoding_value.data(),
                               page.encoding_value.size())) {
-    return Status::Corrupt(where + ": the page layout does not parse");
+    return Status::Corrupt(where, ": the page layout does not parse");
   }
   std::vector<ByteRange> buffers;
   for (size_t b = 0; b < page.buffer_offsets.size(); ++b) {
@@ -458,7 +457,7 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
   const bool v22 = version == LanceFileVersion::kV2_2;
   auto make_levels = [&](const google::protobuf::RepeatedField<int>& layers) -> Result<Levels> {
     auto levels = Levels::Make(layers);
-    if (!levels.ok()) return Status::Corrupt(where + ": " + levels.status().message());
+    if (!levels.ok()) return Status::Corrupt(where, ": ", levels.status().message());
     return levels;
   };
   switch (layout.layout_case()) {
@@ -466,8 +465,10 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
       const auto& mb = layout.mini_block_layout();
       if (mb.has_large_chunk() != v22) {
         // Lance's grammar: 2.2 requires u32 chunk words, 2.1 forbids them.
-        return Status::Corrupt(where + ": mini-block chunk word width does not match file "
-                               "format " + std::string(FileVersionString(version)));
+        return Status::Corrupt(where,
+                               ": mini-block chunk word width does not match file "
+                               "format ",
+                               FileVersionString(version));
       }
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(mb.layers()));
       return MakeMiniBlockPage(std::move(where), std::move(levels), page.length, leaf_type,
@@ -483,7 +484,7 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
       const auto& cl = layout.constant_layout();
       if (!v22 && (cl.has_inline_value() || cl.has_rep_compression() ||
                    cl.has_def_compression())) {
-        return Status::Corrupt(where + ": a 2.1 file has a 2.2 constant page");
+        return Status::Corrupt(where, ": a 2.1 file has a 2.2 constant page");
       }
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(cl.layers()));
       auto reader = std::make_unique<ConstantPage>(std::move(where), std::move(levels),
@@ -495,12 +496,12 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
       // Refused only when read, so that the file's other columns stay readable.
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(layout.blob_layout().layers()));
       Status refusal = Status::NotImplemented(
-          where + ": blob pages (lance-encoding:blob) are not supported by this build");
+          where, ": blob pages (lance-encoding:blob) are not supported by this build");
       return std::unique_ptr<PageReader>(std::make_unique<UnreadablePage>(
           std::move(where), std::move(levels), page.length, leaf_type, std::move(refusal)));
     }
     default:
-      return Status::Corrupt(where + ": the page has no layout");
+      return Status::Corrupt(where, ": the page has no layout");
   }
 }
 

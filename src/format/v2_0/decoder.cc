@@ -92,7 +92,7 @@ bool IsUnsupportedKnown(const pb::ArrayEncoding& e) {
 
 Result<BufferPtr> AllocateZeroed(int64_t bytes, int64_t limit = kMaxDecodedBytes) {
   if (bytes < 0 || bytes > limit) {
-    return Status::Invalid("decoding would allocate " + std::to_string(bytes) +
+    return Status::Invalid("decoding would allocate ", bytes,
                            " bytes at once; read with a smaller batch_size");
   }
   return Buffer::Allocate(bytes);
@@ -154,13 +154,13 @@ int PeekIntegerBits(const pb::ArrayEncoding& e) {
 }  // namespace
 
 Status PageDecoder::Corrupt(const std::string& message) const {
-  return Status::Corrupt(context_ + ": " + message);
+  return Status::Corrupt(context_, ": ", message);
 }
 
 Result<BufferPtr> PageDecoder::PageBuffer(const pb::Buffer& buffer) const {
   if (buffer.buffer_type() != pb::Buffer::page) {
     return Status::NotImplemented(
-        context_ +
+        context_,
         ": column- and file-level buffers in v2.0 pages are not "
         "supported");
   }
@@ -257,7 +257,7 @@ Result<BufferPtr> PageDecoder::FlatBuffer(const pb::Flat& flat, int64_t page_len
       return Corrupt("lz4 data does not decompress");
     out = dst;
   } else {
-    return Status::NotImplemented(context_ + ": compression scheme '" + scheme +
+    return Status::NotImplemented(context_, ": compression scheme '", scheme,
                                   "' is not supported");
   }
   page_->decompressed[&flat] = out;
@@ -309,8 +309,8 @@ Result<PageDecoder::Fixed> PageDecoder::DecodeFixed(const pb::ArrayEncoding& e,
                        " bits per value where " + std::to_string(bits) + " are expected");
       }
       if (bits != 1 && bits % 8 != 0) {
-        return Status::NotImplemented(context_ + ": flat encoding with " +
-                                      std::to_string(bits) + " bits per value");
+        return Status::NotImplemented(context_, ": flat encoding with ", bits,
+                                      " bits per value");
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, FlatBuffer(flat, page_length));
       int64_t end_bits = 0;
@@ -333,9 +333,8 @@ Result<PageDecoder::Fixed> PageDecoder::DecodeFixed(const pb::ArrayEncoding& e,
     case pb::ArrayEncoding::kConstant: {
       const std::string& value = e.constant().value();
       if (bits % 8 != 0 || value.size() != static_cast<size_t>(bits / 8)) {
-        return Status::NotImplemented(context_ + ": constant encoding of " +
-                                      std::to_string(value.size()) + " bytes for " +
-                                      std::to_string(bits) + "-bit values");
+        return Status::NotImplemented(context_, ": constant encoding of ", value.size(),
+                                      " bytes for ", bits, "-bit values");
       }
       Fixed out;
       int64_t total = 0;
@@ -349,7 +348,7 @@ Result<PageDecoder::Fixed> PageDecoder::DecodeFixed(const pb::ArrayEncoding& e,
     }
     default:
       if (IsUnsupportedKnown(e)) {
-        return Status::NotImplemented(context_ + ": the v2.0 '" + EncodingName(e) +
+        return Status::NotImplemented(context_, ": the v2.0 '", EncodingName(e),
                                       "' encoding is not supported by this build");
       }
       return Corrupt(std::string("unexpected '") + EncodingName(e) +
@@ -568,7 +567,7 @@ Result<PageDecoder::Binary> PageDecoder::DecodeBinary(const pb::ArrayEncoding& e
     }
     default:
       if (IsUnsupportedKnown(e)) {
-        return Status::NotImplemented(context_ + ": the v2.0 '" + EncodingName(e) +
+        return Status::NotImplemented(context_, ": the v2.0 '", EncodingName(e),
                                       "' encoding is not supported by this build");
       }
       return Corrupt(std::string("unexpected '") + EncodingName(e) +
@@ -656,7 +655,7 @@ Result<ArrayDataPtr> PageDecoder::DecodeFixedSizeList(const pb::ArrayEncoding& e
       }
       if (fsl.has_validity()) {
         return Status::NotImplemented(
-            context_ + ": fixed_size_list with inline validity is not supported");
+            context_, ": fixed_size_list with inline validity is not supported");
       }
       if (item_type->id() == TypeId::kFixedSizeList) {
         // Nested fixed-size lists: the items are lists encoded the same way.
@@ -701,7 +700,7 @@ Result<ArrayDataPtr> PageDecoder::DecodeLeaf(const pb::ArrayEncoding& e,
                                       static_cast<int64_t>(b.offsets.size()) * 8));
       } else {
         if (b.offsets.back() > std::numeric_limits<int32_t>::max()) {
-          return Status::Invalid(context_ + ": " + std::to_string(b.offsets.back()) +
+          return Status::Invalid(context_, ": ", b.offsets.back(),
                                  " bytes do not fit 32-bit offsets; read with a smaller "
                                  "batch_size");
         }

@@ -426,9 +426,8 @@ class StructColumn : public ColumnWriter, public FieldEncoder {
       child_mask_offset = 0;
     }
     if (data.children.size() != children_.size()) {
-      return Status::Invalid("struct array with " + std::to_string(data.children.size()) +
-                             " children for " + std::to_string(children_.size()) +
-                             " fields");
+      return Status::Invalid("struct array with ", data.children.size(), " children for ",
+                             children_.size(), " fields");
     }
     for (size_t c = 0; c < children_.size(); ++c) {
       LANCE_RETURN_NOT_OK(children_[c]->Append(*data.children[c], data.offset + offset,
@@ -656,17 +655,17 @@ class V20Encoder : public FileEncoder {
         return AddColumn<NullColumn>();
       case TypeId::kDictionary:
         return Status::NotImplemented(
-            "lance-cpp writes " + type.ToString() +
+            "lance-cpp writes ", type.ToString(),
             " columns in file format 2.1 and 2.2 only; use data_storage_version 2.2 "
             "(the default)");
       case TypeId::kMap:
         return Status::NotImplemented(
-            "lance-cpp writes " + type.ToString() +
+            "lance-cpp writes ", type.ToString(),
             " columns in file format 2.2 only (pylance 14 refuses maps before 2.2); "
             "use data_storage_version 2.2 (the default)");
       default:
         if (FixedBits(type) <= 0) {
-          return Status::NotImplemented("Lance file format 2.0 cannot store type " +
+          return Status::NotImplemented("Lance file format 2.0 cannot store type ",
                                         type.ToString());
         }
         return AddColumn<FixedWidthColumn>(type);
