@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "lance/core/type.h"
+#include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
 #include "lib/cli_options.h"
 #include "lib/json.h"
@@ -47,9 +48,8 @@ Result<StorageOptions> StorageOptionsFrom(const Args& args) {
 Result<std::optional<uint64_t>> VersionFrom(const Args& args) {
   auto text = args.Get("version");
   if (!text) return std::optional<uint64_t>();
-  auto n = ParseCount(*text, "version");
-  if (!n.ok()) return n.status();
-  return std::optional<uint64_t>(static_cast<uint64_t>(*n));
+  LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(*text, "version"));
+  return std::optional<uint64_t>(static_cast<uint64_t>(n));
 }
 
 Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args& args) {
@@ -57,9 +57,8 @@ Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
   options.storage_options = std::move(*storage);
-  auto version = VersionFrom(args);
-  if (!version.ok()) return version.status();
-  options.version = *version;
+  LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
+  options.version = version;
   return Dataset::Open(uri, std::move(options));
 }
 
@@ -102,7 +101,7 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
       }
     }
     names.push_back("URI (or --namespace dir --ns-prop root=PATH --table-id NAME)");
-    if (Status st = ExpectPositionals(args, names); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(ExpectPositionals(args, names));
     target.uri = args.positionals.back();
     return target;
   }
@@ -111,7 +110,7 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
                            QuoteForMessage(RedactUri(args.positionals[leading.size()])) +
                            " and --namespace)");
   }
-  if (Status st = ExpectPositionals(args, leading); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(ExpectPositionals(args, leading));
   const std::string impl = *args.Get("namespace");
   const auto& parts = args.GetAll("table-id");
   if (parts.empty()) {
@@ -148,9 +147,8 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const A
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
   options.storage_options = std::move(*storage);
-  auto version = VersionFrom(args);
-  if (!version.ok()) return version.status();
-  options.version = *version;
+  LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
+  options.version = version;
   return ns::OpenDataset(target.ns, target.table_id, std::move(options));
 }
 
@@ -246,10 +244,9 @@ Status PrintRows(RecordBatchReader& reader, const std::string& format, const Str
   int64_t rows = 0;
   std::string out;
   while (true) {
-    auto batch = reader.Next();
-    if (!batch.ok()) return batch.status();
-    if (*batch == nullptr) break;
-    const RecordBatch& b = **batch;
+    LANCE_ASSIGN_OR_RAISE(auto batch, reader.Next());
+    if (batch == nullptr) break;
+    const RecordBatch& b = *batch;
     for (int64_t r = 0; r < b.num_rows(); ++r) {
       if (format == "jsonl") {
         AppendJsonRow(b, r, &out);
@@ -266,12 +263,12 @@ Status PrintRows(RecordBatchReader& reader, const std::string& format, const Str
     rows += b.num_rows();
     if (format == "jsonl") {
       // Stream JSON lines batch by batch.
-      if (Status st = Emit(s.out, out); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Emit(s.out, out));
       out.clear();
     }
   }
   if (format == "table") {
-    if (Status st = Emit(s.out, table.Render()); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Emit(s.out, table.Render()));
     std::fprintf(s.err, "(%lld row%s)\n", static_cast<long long>(rows),
                  rows == 1 ? "" : "s");
   }

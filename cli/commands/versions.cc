@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 #include "lib/table_printer.h"
 
 namespace lance::cli {
@@ -13,15 +14,13 @@ namespace {
 Status RunVersions(const Args& args, const Streams& s) {
   auto target = TargetFromArgs(args, {});
   if (!target.ok()) return target.status();
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  auto versions = (*dataset)->Versions();
-  if (!versions.ok()) return versions.status();
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto versions, dataset->Versions());
   std::string out;
   if (args.Has("json")) {
     out = "[";
-    for (size_t i = 0; i < versions->size(); ++i) {
-      const VersionInfo& v = (*versions)[i];
+    for (size_t i = 0; i < versions.size(); ++i) {
+      const VersionInfo& v = versions[i];
       if (i > 0) out.push_back(',');
       out += "{\"version\":" + std::to_string(v.version) + ",\"timestamp\":\"" +
              FormatCommitTime(v.timestamp_ms) + "\"}";
@@ -29,12 +28,12 @@ Status RunVersions(const Args& args, const Streams& s) {
     out += "]\n";
   } else {
     TablePrinter table({"version", "timestamp"}, {true, false});
-    for (const VersionInfo& v : *versions) {
+    for (const VersionInfo& v : versions) {
       table.AddRow({std::to_string(v.version), FormatCommitTime(v.timestamp_ms)});
     }
     out = table.Render();
   }
-  if (Status st = Emit(s.out, out); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(Emit(s.out, out));
   return FlushOut(s);
 }
 
