@@ -152,7 +152,7 @@ int Main(const std::vector<std::string>& argv, const Streams& s) {
   try {
     st = command->run(args, s);
   } catch (const std::exception& e) {  // the process boundary: nothing escapes main
-    st = Status::Unknown(std::string("unexpected exception: ") + e.what());
+    st = Status::Unknown("unexpected exception: ", e.what());
   }
   if (!st.ok()) {
     std::fprintf(s.err, "lance-cpp %s: %s\n", command->name.c_str(),

@@ -7,6 +7,7 @@
 #include "lance/core/type.h"
 #include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
+#include "lance/str_cat.h"
 #include "lib/cli_options.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
@@ -30,10 +31,10 @@ OptionSpec WhereOptionSpec(const std::string& help) {
 
 Status ExpectPositionals(const Args& args, const std::vector<std::string>& names) {
   if (args.positionals.size() < names.size()) {
-    return Status::Invalid("missing " + names[args.positionals.size()]);
+    return Status::Invalid("missing ", names[args.positionals.size()]);
   }
   if (args.positionals.size() > names.size()) {
-    return Status::Invalid("unexpected argument " +
+    return Status::Invalid("unexpected argument ",
                            QuoteForMessage(args.positionals[names.size()]));
   }
   return Status::OK();
@@ -97,7 +98,7 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   if (!args.Has("namespace")) {
     for (const char* only_with : {"ns-prop", "table-id"}) {
       if (args.Has(only_with)) {
-        return Status::Invalid(std::string("--") + only_with + " needs --namespace");
+        return Status::Invalid("--", only_with, " needs --namespace");
       }
     }
     names.push_back("URI (or --namespace dir --ns-prop root=PATH --table-id NAME)");
@@ -106,8 +107,8 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
     return target;
   }
   if (args.positionals.size() > leading.size()) {
-    return Status::Invalid("give either a URI or --namespace, not both (got " +
-                           QuoteForMessage(RedactUri(args.positionals[leading.size()])) +
+    return Status::Invalid("give either a URI or --namespace, not both (got ",
+                           QuoteForMessage(RedactUri(args.positionals[leading.size()])),
                            " and --namespace)");
   }
   LANCE_RETURN_NOT_OK(ExpectPositionals(args, leading));
@@ -127,13 +128,13 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   auto connected = ns::ConnectNamespace(impl, target.ns_props);
   if (!connected.ok()) {
     if (connected.status().IsNotImplemented()) {
-      return Status::Invalid("unknown namespace implementation " + QuoteForMessage(impl) +
+      return Status::Invalid("unknown namespace implementation ", QuoteForMessage(impl),
                              " (supported: dir)");
     }
     // Bad properties (a missing root, ...) are usage errors; I/O failures (connecting
     // may read the root's __manifest) are not.
     if (connected.status().IsInvalid()) {
-      return Status::Invalid("--namespace " + impl + ": " + connected.status().message());
+      return Status::Invalid("--namespace ", impl, ": ", connected.status().message());
     }
     return connected.status().WithContext("connecting to the " + impl + " namespace");
   }
@@ -169,14 +170,14 @@ std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset
 Status Emit(std::FILE* stream, std::string_view text) {
   if (text.empty()) return Status::OK();
   if (std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
-    return Status::IOError(std::string("writing output failed: ") + std::strerror(errno));
+    return Status::IOError(StrCat("writing output failed: ", std::strerror(errno)));
   }
   return Status::OK();
 }
 
 Status FlushOut(const Streams& s) {
   if (std::fflush(s.out) != 0) {
-    return Status::IOError(std::string("writing output failed: ") + std::strerror(errno));
+    return Status::IOError(StrCat("writing output failed: ", std::strerror(errno)));
   }
   return Status::OK();
 }

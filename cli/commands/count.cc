@@ -11,9 +11,8 @@ namespace lance::cli {
 namespace {
 
 Status RunCount(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
-  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   LANCE_ASSIGN_OR_RAISE(auto rows, dataset->CountRows(args.Get("where").value_or("")));
   LANCE_RETURN_NOT_OK(Emit(s.out, std::to_string(rows) + "\n"));
   return FlushOut(s);

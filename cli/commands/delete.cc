@@ -14,13 +14,12 @@ namespace lance::cli {
 namespace {
 
 Status RunDelete(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   const std::string predicate = args.Get("where").value_or("");
   if (predicate.empty()) {
     return Status::Invalid("--where is required (to delete every row use --where true)");
   }
-  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   Dataset& ds = *dataset;
   LANCE_ASSIGN_OR_RAISE(auto before, ds.CountRows());
   LANCE_RETURN_NOT_OK(ds.Delete(predicate));
@@ -28,9 +27,9 @@ Status RunDelete(const Args& args, const Streams& s) {
   const int64_t deleted = before - after;
   std::fprintf(s.err, "deleted %lld row%s from %s (version %llu)\n",
                static_cast<long long>(deleted), deleted == 1 ? "" : "s",
-               target->Label().c_str(), static_cast<unsigned long long>(ds.version()));
+               target.Label().c_str(), static_cast<unsigned long long>(ds.version()));
   if (args.Has("json")) {
-    const std::string out = "{" + TargetJsonFields(*target, ds) +
+    const std::string out = "{" + TargetJsonFields(target, ds) +
                             ",\"rows_deleted\":" + std::to_string(deleted) +
                             ",\"version\":" + std::to_string(ds.version()) + "}\n";
     LANCE_RETURN_NOT_OK(Emit(s.out, out));

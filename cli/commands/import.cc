@@ -10,6 +10,7 @@
 #include "commands/common.h"
 #include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
+#include "lance/str_cat.h"
 #include "lib/cli_options.h"
 #include "lib/importer.h"
 #include "lib/json.h"
@@ -35,7 +36,8 @@ Result<std::string> ReadInput(const std::string& path) {
   const int err = errno;
   if (f != stdin) std::fclose(f);
   if (failed) {
-    return Status::IOError("cannot read " + JsonQuote(path) + ": " + std::strerror(err));
+    return Status::IOError(
+        StrCat("cannot read ", JsonQuote(path), ": ", std::strerror(err)));
   }
   return text;
 }
@@ -53,8 +55,7 @@ const char* ModeName(WriteMode mode) {
 }
 
 Status RunImport(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {"FILE"});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {"FILE"}));
   const std::string& file = args.positionals[0];
 
   ImportOptions options;
@@ -82,7 +83,7 @@ Status RunImport(const Args& args, const Streams& s) {
     options.schema = schema;
   } else if (params.mode == WriteMode::kAppend) {
     // Appending without --schema: read values as the dataset's own columns.
-    auto existing = OpenTarget(*target, args);
+    auto existing = OpenTarget(target, args);
     if (existing.ok()) {
       options.schema = (*existing)->schema();
     } else if (!existing.status().IsNotFound()) {
@@ -95,16 +96,16 @@ Status RunImport(const Args& args, const Streams& s) {
   // Through a namespace, create declares the table (one declare_table) and append /
   // overwrite locate it (one describe_table), as the library's WriteDataset does.
   LANCE_ASSIGN_OR_RAISE(
-      auto dataset, target->via_namespace()
-                        ? ns::WriteDataset(*reader, target->ns, target->table_id, params)
-                        : Dataset::Write(*reader, target->uri, params));
+      auto dataset, target.via_namespace()
+                        ? ns::WriteDataset(*reader, target.ns, target.table_id, params)
+                        : Dataset::Write(*reader, target.uri, params));
   const int64_t rows = reader->rows_read();
   const uint64_t version = dataset->version();
   std::fprintf(s.err, "imported %lld row%s into %s (%s, version %llu)\n",
-               static_cast<long long>(rows), rows == 1 ? "" : "s", target->Label().c_str(),
+               static_cast<long long>(rows), rows == 1 ? "" : "s", target.Label().c_str(),
                ModeName(params.mode), static_cast<unsigned long long>(version));
   if (args.Has("json")) {
-    const std::string out = "{" + TargetJsonFields(*target, *dataset) + ",\"mode\":\"" +
+    const std::string out = "{" + TargetJsonFields(target, *dataset) + ",\"mode\":\"" +
                             ModeName(params.mode) +
                             "\",\"rows_written\":" + std::to_string(rows) +
                             ",\"version\":" + std::to_string(version) + "}\n";

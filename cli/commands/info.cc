@@ -14,36 +14,35 @@ namespace lance::cli {
 namespace {
 
 Status RunInfo(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   const Dataset& ds = *dataset;
   LANCE_ASSIGN_OR_RAISE(auto rows, ds.CountRows());
   const Schema& schema = *ds.schema();
   std::string out;
   if (args.Has("json")) {
-    out = "{" + TargetJsonFields(*target, ds) +
+    out = "{" + TargetJsonFields(target, ds) +
           ",\"version\":" + std::to_string(ds.version()) +
           ",\"data_storage_version\":" + JsonQuote(ds.data_storage_version()) +
           ",\"num_rows\":" + std::to_string(rows) +
           ",\"num_fragments\":" + std::to_string(ds.fragments().size()) +
           ",\"schema\":" + FormatSchemaJson(schema);
     if (!storage->empty()) out += ",\"storage_options\":" + StorageOptionsJson(*storage);
-    if (target->via_namespace()) {
-      out += ",\"namespace\":" + JsonQuote(target->ns->namespace_id()) +
-             ",\"namespace_properties\":" + StorageOptionsJson(target->ns_props);
+    if (target.via_namespace()) {
+      out += ",\"namespace\":" + JsonQuote(target.ns->namespace_id()) +
+             ",\"namespace_properties\":" + StorageOptionsJson(target.ns_props);
     }
     out += "}\n";
   } else {
-    if (target->via_namespace()) {
-      out = "table:                " + ns::JoinIdentifier(target->table_id) + "\n" +
-            "namespace:            " + target->ns->namespace_id() + "\n" +
-            "namespace properties: " + StorageOptionsText(target->ns_props) + "\n";
+    if (target.via_namespace()) {
+      out = "table:                " + ns::JoinIdentifier(target.table_id) + "\n" +
+            "namespace:            " + target.ns->namespace_id() + "\n" +
+            "namespace properties: " + StorageOptionsText(target.ns_props) + "\n";
     }
     out += "uri:                  " +
-           RedactUri(target->via_namespace() ? ds.uri() : target->uri) + "\n" +
+           RedactUri(target.via_namespace() ? ds.uri() : target.uri) + "\n" +
            "version:              " + std::to_string(ds.version()) + "\n" +
            "data storage version: " + ds.data_storage_version() + "\n" +
            "rows:                 " + std::to_string(rows) + "\n" +

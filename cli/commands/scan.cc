@@ -13,8 +13,7 @@ namespace lance::cli {
 namespace {
 
 Status RunScan(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   LANCE_ASSIGN_OR_RAISE(auto format, RowFormatFrom(args));
   ScanOptions options;
   if (args.Has("columns")) {
@@ -35,7 +34,7 @@ Status RunScan(const Args& args, const Streams& s) {
     if (n == 0) return Status::Invalid("--batch-size must be positive");
     options.batch_size = n;
   }
-  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   LANCE_ASSIGN_OR_RAISE(auto reader, dataset->Scan(options));
   return PrintRows(*reader, format, s);
 }

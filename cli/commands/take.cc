@@ -21,7 +21,8 @@ Result<std::vector<int64_t>> ParseRows(const std::vector<std::string>& lists) {
       size_t comma = list.find(',', start);
       if (comma == std::string::npos) comma = list.size();
       const std::string item = list.substr(start, comma - start);
-      if (item.empty()) return Status::Invalid("--rows: empty row position in '" + list + "'");
+      if (item.empty())
+        return Status::Invalid("--rows: empty row position in '", list, "'");
       LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(item, "rows"));
       rows.push_back(n);
       start = comma + 1;
@@ -32,8 +33,7 @@ Result<std::vector<int64_t>> ParseRows(const std::vector<std::string>& lists) {
 }
 
 Status RunTake(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   LANCE_ASSIGN_OR_RAISE(auto format, RowFormatFrom(args));
   if (!args.Has("rows")) return Status::Invalid("take needs --rows N[,N...]");
   LANCE_ASSIGN_OR_RAISE(auto rows, ParseRows(args.GetAll("rows")));
@@ -43,7 +43,7 @@ Status RunTake(const Args& args, const Streams& s) {
     options.columns = std::move(columns);
   }
   options.with_row_id = args.Has("with-row-id");
-  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   LANCE_ASSIGN_OR_RAISE(auto table, dataset->Take(rows, options));
   auto reader = RecordBatchReader::FromBatches(table->schema(), table->batches());
   return PrintRows(*reader, format, s);

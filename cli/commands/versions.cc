@@ -12,9 +12,8 @@ namespace lance::cli {
 namespace {
 
 Status RunVersions(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
-  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(*target, args));
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   LANCE_ASSIGN_OR_RAISE(auto versions, dataset->Versions());
   std::string out;
   if (args.Has("json")) {

@@ -54,7 +54,7 @@ std::string RenderPath(const PathNode* node) {
 }
 
 Status ValueError(const PathNode* path, const std::string& message) {
-  return Status::Invalid("column '" + RenderPath(path) + "': " + message);
+  return Status::Invalid("column '", RenderPath(path), "': ", message);
 }
 
 Status WithPath(Status st, const PathNode* path) {
@@ -117,7 +117,7 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
       if (EqualsIgnoreCase(text, "false")) {
         return static_cast<BooleanBuilder*>(b)->Append(false);
       }
-      return Status::Invalid(QuoteForMessage(text) + " is not a valid bool");
+      return Status::Invalid(QuoteForMessage(text), " is not a valid bool");
     case TypeId::kInt8:
       return AppendParsed(b, ParseInteger<int8_t>(text));
     case TypeId::kInt16:
@@ -156,13 +156,13 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
     case TypeId::kFixedSizeBinary: {
       LANCE_ASSIGN_OR_RAISE(auto bytes, Base64Decode(text));
       if (static_cast<int64_t>(bytes.size()) != type.fixed_size()) {
-        return Status::Invalid("base64 value decodes to " + std::to_string(bytes.size()) +
-                               " bytes, expected " + std::to_string(type.fixed_size()));
+        return Status::Invalid("base64 value decodes to ", bytes.size(),
+                               " bytes, expected ", type.fixed_size());
       }
       return static_cast<FixedSizeBinaryBuilder*>(b)->Append(bytes);
     }
     case TypeId::kNull:
-      return Status::Invalid(QuoteForMessage(text) +
+      return Status::Invalid(QuoteForMessage(text),
                              " given for a null column, which only holds nulls");
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
@@ -174,7 +174,7 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
                                             ? ParseInteger<int64_t>(text)
                                             : ParseTimeOfDay(text, type.unit()));
       if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(type.unit())) {
-        return Status::Invalid(QuoteForMessage(text) + " is not a time of day");
+        return Status::Invalid(QuoteForMessage(text), " is not a time of day");
       }
       return static_cast<Int32Builder*>(b)->Append(static_cast<int32_t>(ticks));
     }
@@ -183,7 +183,7 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
                                             ? ParseInteger<int64_t>(text)
                                             : ParseTimeOfDay(text, type.unit()));
       if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(type.unit())) {
-        return Status::Invalid(QuoteForMessage(text) + " is not a time of day");
+        return Status::Invalid(QuoteForMessage(text), " is not a time of day");
       }
       return static_cast<Int64Builder*>(b)->Append(ticks);
     }
@@ -194,7 +194,7 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
         return AppendScalarText(values, *type.value_type(), text);
       });
     default:
-      return Status::Invalid("a " + FormatTypeString(type) +
+      return Status::Invalid("a ", FormatTypeString(type),
                              " value cannot be given as text");
   }
 }
@@ -435,18 +435,17 @@ class LineIterator {
 };
 
 Status LineError(int64_t line, const Status& st) {
-  return Status::Invalid("line " + std::to_string(line) + ", " + st.message());
+  return Status::Invalid("line ", line, ", ", st.message());
 }
 
 Result<JsonValue> ParseJsonRow(std::string_view line, int64_t number) {
   auto row = ParseJson(line);
   if (!row.ok()) {
-    return Status::Invalid("line " + std::to_string(number) + ": " +
-                           row.status().message());
+    return Status::Invalid("line ", number, ": ", row.status().message());
   }
   if (!row->is_object()) {
-    return Status::Invalid("line " + std::to_string(number) +
-                           ": expected a JSON object (one per line), got " +
+    return Status::Invalid("line ", number,
+                           ": expected a JSON object (one per line), got ",
                            JsonKindName(row->kind));
   }
   return row;
@@ -460,12 +459,11 @@ Result<std::vector<std::string>> ReadCsvHeader(CsvReader* csv) {
   for (size_t i = 0; i < header.fields.size(); ++i) {
     const std::string& name = header.fields[i].text;
     if (name.empty()) {
-      return Status::Invalid("CSV header: column " + std::to_string(i + 1) +
-                             " has no name");
+      return Status::Invalid("CSV header: column ", i + 1, " has no name");
     }
     for (const auto& seen : names) {
       if (seen == name)
-        return Status::Invalid("CSV header: duplicate column " + JsonQuote(name));
+        return Status::Invalid("CSV header: duplicate column ", JsonQuote(name));
     }
     names.push_back(name);
   }
@@ -618,7 +616,7 @@ Result<SchemaPtr> InferJsonLines(std::string_view text) {
     for (size_t i = 0; i < row.members.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
         if (row.members[j].first == row.members[i].first) {
-          return Status::Invalid("line " + std::to_string(number) + ": duplicate key " +
+          return Status::Invalid("line ", number, ": duplicate key ",
                                  JsonQuote(row.members[i].first));
         }
       }
@@ -646,9 +644,8 @@ Result<SchemaPtr> InferCsv(std::string_view text) {
     LANCE_ASSIGN_OR_RAISE(auto has, csv.Next(&record));
     if (!has) break;
     if (record.fields.size() != names.size()) {
-      return Status::Invalid("line " + std::to_string(record.line) + ": expected " +
-                             std::to_string(names.size()) + " fields, got " +
-                             std::to_string(record.fields.size()));
+      return Status::Invalid("line ", record.line, ": expected ", names.size(),
+                             " fields, got ", record.fields.size());
     }
     for (size_t c = 0; c < names.size(); ++c) {
       const std::string_view value = Trim(record.fields[c].text);
@@ -694,7 +691,7 @@ Result<InputFormat> ParseInputFormat(std::string_view name) {
   if (name == "csv") return InputFormat::kCsv;
   if (name == "jsonl" || name == "ndjson" || name == "json")
     return InputFormat::kJsonLines;
-  return Status::Invalid("unknown input format " + JsonQuote(name) +
+  return Status::Invalid("unknown input format ", JsonQuote(name),
                          " (expected csv or jsonl)");
 }
 
@@ -709,7 +706,7 @@ Result<InputFormat> InputFormatFromPath(std::string_view path) {
     auto format = ParseInputFormat(ext);
     if (format.ok()) return format;
   }
-  return Status::Invalid("cannot tell the format of " + JsonQuote(path) +
+  return Status::Invalid("cannot tell the format of ", JsonQuote(path),
                          " from its extension; pass --format csv or --format jsonl");
 }
 
@@ -747,7 +744,7 @@ class ImportReader::Impl {
       for (const auto& name : names) {
         auto it = field_index_.find(name);
         if (it == field_index_.end()) {
-          return Status::Invalid("CSV header: column " + JsonQuote(name) +
+          return Status::Invalid("CSV header: column ", JsonQuote(name),
                                  " is not in the schema");
         }
         csv_columns_.push_back(it->second);
@@ -807,13 +804,12 @@ class ImportReader::Impl {
     for (const auto& [key, value] : row.members) {
       auto it = field_index_.find(key);
       if (it == field_index_.end()) {
-        return Status::Invalid("line " + std::to_string(number) + ": column " +
-                               JsonQuote(key) + " is not in the schema");
+        return Status::Invalid("line ", number, ": column ", JsonQuote(key),
+                               " is not in the schema");
       }
       const auto i = static_cast<size_t>(it->second);
       if (values[i] != nullptr) {
-        return Status::Invalid("line " + std::to_string(number) + ": duplicate key " +
-                               JsonQuote(key));
+        return Status::Invalid("line ", number, ": duplicate key ", JsonQuote(key));
       }
       values[i] = &value;
     }
@@ -832,9 +828,8 @@ class ImportReader::Impl {
     LANCE_ASSIGN_OR_RAISE(auto has, csv_.Next(&record_));
     if (!has) return false;
     if (record_.fields.size() != csv_width_) {
-      return Status::Invalid("line " + std::to_string(record_.line) + ": expected " +
-                             std::to_string(csv_width_) + " fields, got " +
-                             std::to_string(record_.fields.size()));
+      return Status::Invalid("line ", record_.line, ": expected ", csv_width_,
+                             " fields, got ", record_.fields.size());
     }
     for (size_t c = 0; c < csv_width_; ++c) {
       const int i = csv_columns_[c];

@@ -65,8 +65,8 @@ class TypeParser {
 
  private:
   Status Error(const std::string& what) const {
-    return Status::Invalid("invalid type " + JsonQuote(s_) + " at column " +
-                           std::to_string(pos_ + 1) + ": " + what);
+    return Status::Invalid("invalid type ", JsonQuote(s_), " at column ", pos_ + 1, ": ",
+                           what);
   }
 
   void SkipSpace() {
@@ -548,29 +548,28 @@ Result<SchemaPtr> ParseSchemaJson(std::string_view json) {
   for (size_t i = 0; i < list->items.size(); ++i) {
     const JsonValue& entry = list->items[i];
     const std::string where = "schema file: field #" + std::to_string(i + 1);
-    if (!entry.is_object()) return Status::Invalid(where + " is not an object");
+    if (!entry.is_object()) return Status::Invalid(where, " is not an object");
     for (const auto& [key, value] : entry.members) {
       if (key != "name" && key != "type" && key != "nullable" && key != "metadata") {
-        return Status::Invalid(where + ": unknown key " + JsonQuote(key));
+        return Status::Invalid(where, ": unknown key ", JsonQuote(key));
       }
     }
     const JsonValue* name = entry.Find("name");
     const JsonValue* type = entry.Find("type");
     const JsonValue* nullable = entry.Find("nullable");
     if (name == nullptr || !name->is_string() || name->text.empty()) {
-      return Status::Invalid(where + ": \"name\" must be a non-empty string");
+      return Status::Invalid(where, ": \"name\" must be a non-empty string");
     }
     if (type == nullptr || !type->is_string()) {
-      return Status::Invalid(where + " (" + JsonQuote(name->text) +
+      return Status::Invalid(where, " (", JsonQuote(name->text),
                              "): \"type\" must be a string");
     }
     if (nullable != nullptr && nullable->kind != JsonValue::Kind::kBool) {
-      return Status::Invalid(where + " (" + JsonQuote(name->text) +
+      return Status::Invalid(where, " (", JsonQuote(name->text),
                              "): \"nullable\" must be true or false");
     }
     if (!seen.insert(name->text).second) {
-      return Status::Invalid("schema file: duplicate field name " +
-                             JsonQuote(name->text));
+      return Status::Invalid("schema file: duplicate field name ", JsonQuote(name->text));
     }
     auto parsed = ParseTypeString(type->text);
     if (!parsed.ok()) {

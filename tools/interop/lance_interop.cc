@@ -163,19 +163,19 @@ std::vector<std::string> SplitComma(const std::string& text) {
 
 Result<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot open " + path);
+  if (!in) return Status::IOError(StrCat("cannot open ", path));
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (in.bad()) return Status::IOError("cannot read " + path);
+  if (in.bad()) return Status::IOError(StrCat("cannot read ", path));
   return bytes.str();
 }
 
 Status WriteWholeFile(const std::string& path, const void* data, size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError("cannot create " + path);
+  if (!out) return Status::IOError(StrCat("cannot create ", path));
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
   out.close();
-  if (!out) return Status::IOError("cannot write " + path);
+  if (!out) return Status::IOError(StrCat("cannot write ", path));
   return Status::OK();
 }
 
@@ -320,7 +320,7 @@ Status RunCommit(const Args& args) {
   LANCE_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(frags_path));
   const Json list = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (list.is_discarded() || !list.is_array()) {
-    return Status::Invalid(frags_path + " is not a JSON array");
+    return Status::Invalid(frags_path, " is not a JSON array");
   }
   std::vector<FragmentMetadata> fragments;
   for (const Json& item : list) {

@@ -243,7 +243,7 @@ Result<json> Run(const Args& args) {
     LANCE_ASSIGN_OR_RAISE(auto r, dir->DeregisterTable({.id = args.id}));
     Put(out, "location", r.location);
   } else {
-    return Status::Invalid("unknown command '" + cmd + "'");
+    return Status::Invalid("unknown command '", cmd, "'");
   }
   return out;
 }
