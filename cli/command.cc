@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "lance/macros.h"
+#include "lib/json.h"
 
 namespace lance::cli {
 
@@ -134,7 +135,8 @@ int Main(const std::vector<std::string>& argv, const Streams& s) {
   const Args& args = *parsed;
   if (args.Has("version") && !CommandDefines(command, "version")) {
     if (args.Has("json")) {
-      std::fprintf(s.out, "{\"name\":\"lance-cpp\",\"version\":\"%s\"}\n", LANCE_VERSION);
+      const JsonDoc doc = {{"name", "lance-cpp"}, {"version", LANCE_VERSION}};
+      std::fprintf(s.out, "%s\n", DumpJson(doc).c_str());
     } else {
       std::fprintf(s.out, "lance-cpp %s\n", LANCE_VERSION);
     }

@@ -153,18 +153,9 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const A
   return ns::OpenDataset(target.ns, target.table_id, std::move(options));
 }
 
-std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset) {
-  std::string out = "\"uri\":" + JsonQuote(RedactUri(target.via_namespace() ? dataset.uri()
-                                                                            : target.uri));
-  if (target.via_namespace()) {
-    out += ",\"table_id\":[";
-    for (size_t i = 0; i < target.table_id.size(); ++i) {
-      if (i > 0) out.push_back(',');
-      out += JsonQuote(target.table_id[i]);
-    }
-    out += "]";
-  }
-  return out;
+void AddTargetJson(const DatasetTarget& target, const Dataset& dataset, JsonDoc* out) {
+  (*out)["uri"] = RedactUri(target.via_namespace() ? dataset.uri() : target.uri);
+  if (target.via_namespace()) (*out)["table_id"] = target.table_id;
 }
 
 Status Emit(std::FILE* stream, std::string_view text) {
@@ -186,15 +177,9 @@ std::string FormatCommitTime(int64_t timestamp_ms) {
   return FormatTimestamp(timestamp_ms, TimeUnit::kMilli, "UTC");
 }
 
-std::string StorageOptionsJson(const StorageOptions& options) {
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [key, value] : options) {
-    if (!first) out.push_back(',');
-    first = false;
-    out += JsonQuote(key) + ":" + JsonQuote(RedactValue(key, value));
-  }
-  out.push_back('}');
+JsonDoc StorageOptionsJson(const StorageOptions& options) {
+  JsonDoc out = JsonDoc::object();
+  for (const auto& [key, value] : options) out[key] = RedactValue(key, value);
   return out;
 }
 

@@ -29,10 +29,11 @@ Status RunDelete(const Args& args, const Streams& s) {
                static_cast<long long>(deleted), deleted == 1 ? "" : "s",
                target.Label().c_str(), static_cast<unsigned long long>(ds.version()));
   if (args.Has("json")) {
-    const std::string out = "{" + TargetJsonFields(target, ds) +
-                            ",\"rows_deleted\":" + std::to_string(deleted) +
-                            ",\"version\":" + std::to_string(ds.version()) + "}\n";
-    LANCE_RETURN_NOT_OK(Emit(s.out, out));
+    JsonDoc doc = JsonDoc::object();
+    AddTargetJson(target, ds, &doc);
+    doc["rows_deleted"] = deleted;
+    doc["version"] = ds.version();
+    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
   }
   return FlushOut(s);
 }

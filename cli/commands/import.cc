@@ -105,11 +105,12 @@ Status RunImport(const Args& args, const Streams& s) {
                static_cast<long long>(rows), rows == 1 ? "" : "s", target.Label().c_str(),
                ModeName(params.mode), static_cast<unsigned long long>(version));
   if (args.Has("json")) {
-    const std::string out = "{" + TargetJsonFields(target, *dataset) + ",\"mode\":\"" +
-                            ModeName(params.mode) +
-                            "\",\"rows_written\":" + std::to_string(rows) +
-                            ",\"version\":" + std::to_string(version) + "}\n";
-    LANCE_RETURN_NOT_OK(Emit(s.out, out));
+    JsonDoc doc = JsonDoc::object();
+    AddTargetJson(target, *dataset, &doc);
+    doc["mode"] = ModeName(params.mode);
+    doc["rows_written"] = rows;
+    doc["version"] = version;
+    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
   }
   return FlushOut(s);
 }

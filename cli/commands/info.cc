@@ -23,18 +23,19 @@ Status RunInfo(const Args& args, const Streams& s) {
   const Schema& schema = *ds.schema();
   std::string out;
   if (args.Has("json")) {
-    out = "{" + TargetJsonFields(target, ds) +
-          ",\"version\":" + std::to_string(ds.version()) +
-          ",\"data_storage_version\":" + JsonQuote(ds.data_storage_version()) +
-          ",\"num_rows\":" + std::to_string(rows) +
-          ",\"num_fragments\":" + std::to_string(ds.fragments().size()) +
-          ",\"schema\":" + FormatSchemaJson(schema);
-    if (!storage->empty()) out += ",\"storage_options\":" + StorageOptionsJson(*storage);
+    JsonDoc doc = JsonDoc::object();
+    AddTargetJson(target, ds, &doc);
+    doc["version"] = ds.version();
+    doc["data_storage_version"] = ds.data_storage_version();
+    doc["num_rows"] = rows;
+    doc["num_fragments"] = ds.fragments().size();
+    doc["schema"] = SchemaJson(schema);
+    if (!storage->empty()) doc["storage_options"] = StorageOptionsJson(*storage);
     if (target.via_namespace()) {
-      out += ",\"namespace\":" + JsonQuote(target.ns->namespace_id()) +
-             ",\"namespace_properties\":" + StorageOptionsJson(target.ns_props);
+      doc["namespace"] = target.ns->namespace_id();
+      doc["namespace_properties"] = StorageOptionsJson(target.ns_props);
     }
-    out += "}\n";
+    out = DumpJson(doc) + "\n";
   } else {
     if (target.via_namespace()) {
       out = "table:                " + ns::JoinIdentifier(target.table_id) + "\n" +

@@ -17,14 +17,12 @@ Status RunVersions(const Args& args, const Streams& s) {
   LANCE_ASSIGN_OR_RAISE(auto versions, dataset->Versions());
   std::string out;
   if (args.Has("json")) {
-    out = "[";
-    for (size_t i = 0; i < versions.size(); ++i) {
-      const VersionInfo& v = versions[i];
-      if (i > 0) out.push_back(',');
-      out += "{\"version\":" + std::to_string(v.version) + ",\"timestamp\":\"" +
-             FormatCommitTime(v.timestamp_ms) + "\"}";
+    JsonDoc doc = JsonDoc::array();
+    for (const VersionInfo& v : versions) {
+      doc.push_back(JsonDoc{{"version", v.version},
+                            {"timestamp", FormatCommitTime(v.timestamp_ms)}});
     }
-    out += "]\n";
+    out = DumpJson(doc) + "\n";
   } else {
     TablePrinter table({"version", "timestamp"}, {true, false});
     for (const VersionInfo& v : versions) {

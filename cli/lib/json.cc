@@ -288,6 +288,38 @@ void AppendJsonText(const JsonValue& v, std::string* out) {
 }
 }  // namespace
 
+std::string DumpJson(const JsonDoc& doc) {
+  std::string out;
+  // Recursion depth is the document's, which the CLI builds itself (a few levels).
+  auto append = [&out](const JsonDoc& v, const auto& self) -> void {
+    if (v.is_object()) {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, member] : v.items()) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendJsonString(key, &out);
+        out.push_back(':');
+        self(member, self);
+      }
+      out.push_back('}');
+    } else if (v.is_array()) {
+      out.push_back('[');
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out.push_back(',');
+        self(v[i], self);
+      }
+      out.push_back(']');
+    } else if (v.is_string()) {
+      AppendJsonString(v.get_ref<const std::string&>(), &out);
+    } else {
+      out.append(v.dump());
+    }
+  };
+  append(doc, append);
+  return out;
+}
+
 std::string ToJsonText(const JsonValue& v) {
   std::string out;
   AppendJsonText(v, &out);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,5 +64,13 @@ size_t FindInvalidUtf8(std::string_view s);
 
 /// \brief Compact JSON text of `v` (numbers keep their source text).
 std::string ToJsonText(const JsonValue& v);
+
+/// \brief A JSON document the CLI prints: members stay in insertion order.
+using JsonDoc = nlohmann::ordered_json;
+
+/// \brief Compact JSON text of `doc`, one line. Strings are escaped as AppendJsonString
+/// does (invalid UTF-8 as \ufffd per byte, where nlohmann's dump would throw or write
+/// raw replacement characters); numbers, booleans and null are nlohmann's text.
+std::string DumpJson(const JsonDoc& doc);
 
 }  // namespace lance::cli

@@ -582,17 +582,16 @@ Result<SchemaPtr> ParseSchemaJson(std::string_view json) {
   return schema(std::move(fields));
 }
 
-std::string FormatSchemaJson(const Schema& s) {
-  std::string out = "[";
-  for (int i = 0; i < s.num_fields(); ++i) {
-    const FieldPtr& f = s.field(i);
-    if (i > 0) out.push_back(',');
-    out += "{\"name\":" + JsonQuote(f->name()) +
-           ",\"type\":" + JsonQuote(FormatTypeString(*f->type())) +
-           ",\"nullable\":" + (f->nullable() ? "true" : "false") + "}";
+JsonDoc SchemaJson(const Schema& s) {
+  JsonDoc out = JsonDoc::array();
+  for (const FieldPtr& f : s.fields()) {
+    out.push_back(JsonDoc{{"name", f->name()},
+                          {"type", FormatTypeString(*f->type())},
+                          {"nullable", f->nullable()}});
   }
-  out.push_back(']');
   return out;
 }
+
+std::string FormatSchemaJson(const Schema& s) { return DumpJson(SchemaJson(s)); }
 
 }  // namespace lance::cli

@@ -133,6 +133,19 @@ TEST(JsonWrite, EscapingAndInvalidUtf8) {
   EXPECT_EQ(back.text, tricky);
 }
 
+TEST(JsonWrite, DumpJsonKeepsOrderAndTheEscapingRule) {
+  JsonDoc doc = JsonDoc::object();
+  doc["z"] = 1;
+  doc["a"] = JsonDoc::array({"x\n", nullptr, true, -2, 18446744073709551615ull});
+  doc["bad \xFF"] = "caf\xC3\xA9 \xC3";
+  doc["o"] = JsonDoc::object();
+  EXPECT_EQ(DumpJson(doc),
+            "{\"z\":1,\"a\":[\"x\\n\",null,true,-2,18446744073709551615],"
+            "\"bad \\ufffd\":\"caf\xC3\xA9 \\ufffd\",\"o\":{}}");
+  EXPECT_EQ(DumpJson(JsonDoc::array()), "[]");
+  EXPECT_EQ(DumpJson(JsonDoc("s")), "\"s\"");
+}
+
 TEST(JsonWrite, ToJsonText) {
   ASSERT_OK_AND_ASSIGN(JsonValue v, ParseJson(R"({ "a" : [1, 2.50, "x"], "b": null })"));
   EXPECT_EQ(ToJsonText(v), R"({"a":[1,2.50,"x"],"b":null})");
