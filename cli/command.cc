@@ -5,23 +5,12 @@
 #include <exception>
 
 #include "lance/macros.h"
+#include "lib/json.h"
 
 namespace lance::cli {
 
 // Verbs register here, in help order. Each Make<Verb>Command lives in commands/<verb>.cc.
 std::vector<Command> MakeCommands();
-
-std::optional<std::string> Args::Get(const std::string& name) const {
-  auto it = options.find(name);
-  if (it == options.end() || it->second.empty()) return std::nullopt;
-  return it->second.back();
-}
-
-const std::vector<std::string>& Args::GetAll(const std::string& name) const {
-  static const std::vector<std::string> kNone;
-  auto it = options.find(name);
-  return it == options.end() ? kNone : it->second;
-}
 
 const std::vector<OptionSpec>& GlobalOptions() {
   static const std::vector<OptionSpec> kGlobal = {
@@ -35,58 +24,6 @@ const std::vector<OptionSpec>& GlobalOptions() {
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = MakeCommands();
   return kCommands;
-}
-
-Result<Args> ParseArgs(const std::vector<std::string>& argv,
-                       const std::vector<OptionSpec>& specs) {
-  Args args;
-  auto find_spec = [&](const std::string& name) -> const OptionSpec* {
-    for (const auto& s : specs) {
-      if (s.name == name) return &s;
-    }
-    return nullptr;
-  };
-  bool options_done = false;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& a = argv[i];
-    if (options_done || a.size() < 2 || a.rfind("--", 0) != 0) {
-      if (!options_done && a == "--") {
-        options_done = true;
-        continue;
-      }
-      args.positionals.push_back(a);
-      continue;
-    }
-    if (a == "--") {
-      options_done = true;
-      continue;
-    }
-    std::string name = a.substr(2);
-    std::optional<std::string> value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    const OptionSpec* spec = find_spec(name);
-    if (spec == nullptr) return Status::Invalid("unknown option '--" + name + "'");
-    if (spec->takes_value) {
-      if (!value) {
-        if (i + 1 >= argv.size()) {
-          return Status::Invalid("option '--" + name + "' needs a value");
-        }
-        value = argv[++i];
-      }
-      auto& slot = args.options[name];
-      if (!spec->repeatable && !slot.empty()) {
-        return Status::Invalid("option '--" + name + "' given more than once");
-      }
-      slot.push_back(*value);
-    } else {
-      if (value) return Status::Invalid("option '--" + name + "' takes no value");
-      args.options[name];  // present, no values
-    }
-  }
-  return args;
 }
 
 namespace {
@@ -124,9 +61,7 @@ void PrintUsage(const Streams& s) {
     }
   }
   std::fprintf(s.out, "\nOptions:\n");
-  for (const auto& o : GlobalOptions()) {
-    std::fprintf(s.out, "  --%-12s %s\n", o.name.c_str(), o.help.c_str());
-  }
+  std::fputs(FormatOptionHelp(GlobalOptions(), /*width=*/14).c_str(), s.out);
   std::fprintf(
       s.out,
       "\nData goes to stdout and nothing else does; logs and errors go to stderr.\n"
@@ -136,14 +71,11 @@ void PrintUsage(const Streams& s) {
 void PrintCommandHelp(const Command& c, const Streams& s) {
   std::fprintf(s.out, "Usage: lance-cpp %s\n\n%s\n\nOptions:\n", c.usage.c_str(),
                c.summary.c_str());
-  for (const auto* list : {&c.options, &GlobalOptions()}) {
-    for (const auto& o : *list) {
-      if (list != &c.options && CommandDefines(&c, o.name)) continue;
-      std::string left = "--" + o.name + (o.takes_value ? " VALUE" : "");
-      std::fprintf(s.out, "  %-28s %s%s\n", left.c_str(), o.help.c_str(),
-                   o.repeatable ? " (repeatable)" : "");
-    }
+  std::vector<OptionSpec> shown = c.options;
+  for (const auto& g : GlobalOptions()) {
+    if (!CommandDefines(&c, g.name)) shown.push_back(g);
   }
+  std::fputs(FormatOptionHelp(shown).c_str(), s.out);
 }
 
 }  // namespace
@@ -203,7 +135,8 @@ int Main(const std::vector<std::string>& argv, const Streams& s) {
   const Args& args = *parsed;
   if (args.Has("version") && !CommandDefines(command, "version")) {
     if (args.Has("json")) {
-      std::fprintf(s.out, "{\"name\":\"lance-cpp\",\"version\":\"%s\"}\n", LANCE_VERSION);
+      const JsonDoc doc = {{"name", "lance-cpp"}, {"version", LANCE_VERSION}};
+      std::fprintf(s.out, "%s\n", DumpJson(doc).c_str());
     } else {
       std::fprintf(s.out, "lance-cpp %s\n", LANCE_VERSION);
     }
@@ -221,7 +154,7 @@ int Main(const std::vector<std::string>& argv, const Streams& s) {
   try {
     st = command->run(args, s);
   } catch (const std::exception& e) {  // the process boundary: nothing escapes main
-    st = Status::Unknown(std::string("unexpected exception: ") + e.what());
+    st = Status::Unknown("unexpected exception: ", e.what());
   }
   if (!st.ok()) {
     std::fprintf(s.err, "lance-cpp %s: %s\n", command->name.c_str(),

@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "lance/core/type.h"
+#include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
+#include "lance/str_cat.h"
 #include "lib/cli_options.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
@@ -29,10 +31,10 @@ OptionSpec WhereOptionSpec(const std::string& help) {
 
 Status ExpectPositionals(const Args& args, const std::vector<std::string>& names) {
   if (args.positionals.size() < names.size()) {
-    return Status::Invalid("missing " + names[args.positionals.size()]);
+    return Status::Invalid("missing ", names[args.positionals.size()]);
   }
   if (args.positionals.size() > names.size()) {
-    return Status::Invalid("unexpected argument " +
+    return Status::Invalid("unexpected argument ",
                            QuoteForMessage(args.positionals[names.size()]));
   }
   return Status::OK();
@@ -47,9 +49,8 @@ Result<StorageOptions> StorageOptionsFrom(const Args& args) {
 Result<std::optional<uint64_t>> VersionFrom(const Args& args) {
   auto text = args.Get("version");
   if (!text) return std::optional<uint64_t>();
-  auto n = ParseCount(*text, "version");
-  if (!n.ok()) return n.status();
-  return std::optional<uint64_t>(static_cast<uint64_t>(*n));
+  LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(*text, "version"));
+  return std::optional<uint64_t>(static_cast<uint64_t>(n));
 }
 
 Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args& args) {
@@ -57,9 +58,8 @@ Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
   options.storage_options = std::move(*storage);
-  auto version = VersionFrom(args);
-  if (!version.ok()) return version.status();
-  options.version = *version;
+  LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
+  options.version = version;
   return Dataset::Open(uri, std::move(options));
 }
 
@@ -98,20 +98,20 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   if (!args.Has("namespace")) {
     for (const char* only_with : {"ns-prop", "table-id"}) {
       if (args.Has(only_with)) {
-        return Status::Invalid(std::string("--") + only_with + " needs --namespace");
+        return Status::Invalid("--", only_with, " needs --namespace");
       }
     }
     names.push_back("URI (or --namespace dir --ns-prop root=PATH --table-id NAME)");
-    if (Status st = ExpectPositionals(args, names); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(ExpectPositionals(args, names));
     target.uri = args.positionals.back();
     return target;
   }
   if (args.positionals.size() > leading.size()) {
-    return Status::Invalid("give either a URI or --namespace, not both (got " +
-                           QuoteForMessage(RedactUri(args.positionals[leading.size()])) +
+    return Status::Invalid("give either a URI or --namespace, not both (got ",
+                           QuoteForMessage(RedactUri(args.positionals[leading.size()])),
                            " and --namespace)");
   }
-  if (Status st = ExpectPositionals(args, leading); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(ExpectPositionals(args, leading));
   const std::string impl = *args.Get("namespace");
   const auto& parts = args.GetAll("table-id");
   if (parts.empty()) {
@@ -128,13 +128,13 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   auto connected = ns::ConnectNamespace(impl, target.ns_props);
   if (!connected.ok()) {
     if (connected.status().IsNotImplemented()) {
-      return Status::Invalid("unknown namespace implementation " + QuoteForMessage(impl) +
+      return Status::Invalid("unknown namespace implementation ", QuoteForMessage(impl),
                              " (supported: dir)");
     }
     // Bad properties (a missing root, ...) are usage errors; I/O failures (connecting
     // may read the root's __manifest) are not.
     if (connected.status().IsInvalid()) {
-      return Status::Invalid("--namespace " + impl + ": " + connected.status().message());
+      return Status::Invalid("--namespace ", impl, ": ", connected.status().message());
     }
     return connected.status().WithContext("connecting to the " + impl + " namespace");
   }
@@ -148,37 +148,27 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const A
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
   options.storage_options = std::move(*storage);
-  auto version = VersionFrom(args);
-  if (!version.ok()) return version.status();
-  options.version = *version;
+  LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
+  options.version = version;
   return ns::OpenDataset(target.ns, target.table_id, std::move(options));
 }
 
-std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset) {
-  std::string out = "\"uri\":" + JsonQuote(RedactUri(target.via_namespace() ? dataset.uri()
-                                                                            : target.uri));
-  if (target.via_namespace()) {
-    out += ",\"table_id\":[";
-    for (size_t i = 0; i < target.table_id.size(); ++i) {
-      if (i > 0) out.push_back(',');
-      out += JsonQuote(target.table_id[i]);
-    }
-    out += "]";
-  }
-  return out;
+void AddTargetJson(const DatasetTarget& target, const Dataset& dataset, JsonDoc* out) {
+  (*out)["uri"] = RedactUri(target.via_namespace() ? dataset.uri() : target.uri);
+  if (target.via_namespace()) (*out)["table_id"] = target.table_id;
 }
 
 Status Emit(std::FILE* stream, std::string_view text) {
   if (text.empty()) return Status::OK();
   if (std::fwrite(text.data(), 1, text.size(), stream) != text.size()) {
-    return Status::IOError(std::string("writing output failed: ") + std::strerror(errno));
+    return Status::IOError(StrCat("writing output failed: ", std::strerror(errno)));
   }
   return Status::OK();
 }
 
 Status FlushOut(const Streams& s) {
   if (std::fflush(s.out) != 0) {
-    return Status::IOError(std::string("writing output failed: ") + std::strerror(errno));
+    return Status::IOError(StrCat("writing output failed: ", std::strerror(errno)));
   }
   return Status::OK();
 }
@@ -187,15 +177,9 @@ std::string FormatCommitTime(int64_t timestamp_ms) {
   return FormatTimestamp(timestamp_ms, TimeUnit::kMilli, "UTC");
 }
 
-std::string StorageOptionsJson(const StorageOptions& options) {
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [key, value] : options) {
-    if (!first) out.push_back(',');
-    first = false;
-    out += JsonQuote(key) + ":" + JsonQuote(RedactValue(key, value));
-  }
-  out.push_back('}');
+JsonDoc StorageOptionsJson(const StorageOptions& options) {
+  JsonDoc out = JsonDoc::object();
+  for (const auto& [key, value] : options) out[key] = RedactValue(key, value);
   return out;
 }
 
@@ -246,10 +230,9 @@ Status PrintRows(RecordBatchReader& reader, const std::string& format, const Str
   int64_t rows = 0;
   std::string out;
   while (true) {
-    auto batch = reader.Next();
-    if (!batch.ok()) return batch.status();
-    if (*batch == nullptr) break;
-    const RecordBatch& b = **batch;
+    LANCE_ASSIGN_OR_RAISE(auto batch, reader.Next());
+    if (batch == nullptr) break;
+    const RecordBatch& b = *batch;
     for (int64_t r = 0; r < b.num_rows(); ++r) {
       if (format == "jsonl") {
         AppendJsonRow(b, r, &out);
@@ -266,12 +249,12 @@ Status PrintRows(RecordBatchReader& reader, const std::string& format, const Str
     rows += b.num_rows();
     if (format == "jsonl") {
       // Stream JSON lines batch by batch.
-      if (Status st = Emit(s.out, out); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Emit(s.out, out));
       out.clear();
     }
   }
   if (format == "table") {
-    if (Status st = Emit(s.out, table.Render()); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Emit(s.out, table.Render()));
     std::fprintf(s.err, "(%lld row%s)\n", static_cast<long long>(rows),
                  rows == 1 ? "" : "s");
   }

@@ -12,6 +12,7 @@
 #include "command.h"
 #include "lance/namespace/namespace.h"
 #include "lance/table/dataset.h"
+#include "lib/json.h"
 
 namespace lance::cli {
 
@@ -69,9 +70,9 @@ Result<DatasetTarget> TargetFromArgs(const Args& args, const std::vector<std::st
 /// URI; ns::OpenDataset (one describe_table) for a namespace table.
 Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const Args& args);
 
-/// \brief JSON fields naming the target: "uri" (the dataset's location, redacted) and,
-/// through a namespace, "table_id": [...]. No braces, no trailing comma.
-std::string TargetJsonFields(const DatasetTarget& target, const Dataset& dataset);
+/// \brief Adds the members naming the target to `out`: "uri" (the dataset's location,
+/// redacted) and, through a namespace, "table_id": [...].
+void AddTargetJson(const DatasetTarget& target, const Dataset& dataset, JsonDoc* out);
 
 /// \brief --format table|jsonl (or --json): how row verbs print. \return Invalid otherwise.
 Result<std::string> RowFormatFrom(const Args& args);
@@ -88,7 +89,7 @@ Status FlushOut(const Streams& s);
 std::string FormatCommitTime(int64_t timestamp_ms);
 
 /// \brief The storage options as a JSON object with secret values redacted.
-std::string StorageOptionsJson(const StorageOptions& options);
+JsonDoc StorageOptionsJson(const StorageOptions& options);
 /// \brief "k=v, k2=<redacted>".
 std::string StorageOptionsText(const StorageOptions& options);
 

@@ -4,19 +4,17 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 
 namespace lance::cli {
 
 namespace {
 
 Status RunCount(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  auto rows = (*dataset)->CountRows(args.Get("where").value_or(""));
-  if (!rows.ok()) return rows.status();
-  if (Status st = Emit(s.out, std::to_string(*rows) + "\n"); !st.ok()) return st;
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
+  LANCE_ASSIGN_OR_RAISE(auto rows, dataset->CountRows(args.Get("where").value_or("")));
+  LANCE_RETURN_NOT_OK(Emit(s.out, std::to_string(rows) + "\n"));
   return FlushOut(s);
 }
 

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 #include "lib/cli_options.h"
 #include "lib/json.h"
 
@@ -13,29 +14,26 @@ namespace lance::cli {
 namespace {
 
 Status RunDelete(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   const std::string predicate = args.Get("where").value_or("");
   if (predicate.empty()) {
     return Status::Invalid("--where is required (to delete every row use --where true)");
   }
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  Dataset& ds = **dataset;
-  auto before = ds.CountRows();
-  if (!before.ok()) return before.status();
-  if (Status st = ds.Delete(predicate); !st.ok()) return st;
-  auto after = ds.CountRows();
-  if (!after.ok()) return after.status();
-  const int64_t deleted = *before - *after;
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
+  Dataset& ds = *dataset;
+  LANCE_ASSIGN_OR_RAISE(auto before, ds.CountRows());
+  LANCE_RETURN_NOT_OK(ds.Delete(predicate));
+  LANCE_ASSIGN_OR_RAISE(auto after, ds.CountRows());
+  const int64_t deleted = before - after;
   std::fprintf(s.err, "deleted %lld row%s from %s (version %llu)\n",
                static_cast<long long>(deleted), deleted == 1 ? "" : "s",
-               target->Label().c_str(), static_cast<unsigned long long>(ds.version()));
+               target.Label().c_str(), static_cast<unsigned long long>(ds.version()));
   if (args.Has("json")) {
-    const std::string out = "{" + TargetJsonFields(*target, ds) +
-                            ",\"rows_deleted\":" + std::to_string(deleted) +
-                            ",\"version\":" + std::to_string(ds.version()) + "}\n";
-    if (Status st = Emit(s.out, out); !st.ok()) return st;
+    JsonDoc doc = JsonDoc::object();
+    AddTargetJson(target, ds, &doc);
+    doc["rows_deleted"] = deleted;
+    doc["version"] = ds.version();
+    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
   }
   return FlushOut(s);
 }

@@ -8,11 +8,13 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
+#include "lance/namespace/dataset_ops.h"
+#include "lance/str_cat.h"
 #include "lib/cli_options.h"
 #include "lib/importer.h"
 #include "lib/json.h"
 #include "lib/schema_spec.h"
-#include "lance/namespace/dataset_ops.h"
 
 namespace lance::cli {
 
@@ -34,7 +36,8 @@ Result<std::string> ReadInput(const std::string& path) {
   const int err = errno;
   if (f != stdin) std::fclose(f);
   if (failed) {
-    return Status::IOError("cannot read " + JsonQuote(path) + ": " + std::strerror(err));
+    return Status::IOError(
+        StrCat("cannot read ", JsonQuote(path), ": ", std::strerror(err)));
   }
   return text;
 }
@@ -52,41 +55,35 @@ const char* ModeName(WriteMode mode) {
 }
 
 Status RunImport(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {"FILE"});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {"FILE"}));
   const std::string& file = args.positionals[0];
 
   ImportOptions options;
   if (auto format = args.Get("format")) {
-    auto parsed = ParseInputFormat(*format);
-    if (!parsed.ok()) return parsed.status();
-    options.format = *parsed;
+    LANCE_ASSIGN_OR_RAISE(auto parsed, ParseInputFormat(*format));
+    options.format = parsed;
   } else if (file == "-") {
     return Status::Invalid("reading stdin ('-') needs --format csv or --format jsonl");
   } else {
-    auto parsed = InputFormatFromPath(file);
-    if (!parsed.ok()) return parsed.status();
-    options.format = *parsed;
+    LANCE_ASSIGN_OR_RAISE(auto parsed, InputFormatFromPath(file));
+    options.format = parsed;
   }
 
   WriteParams params;
-  auto mode = ParseWriteMode(args.Get("mode").value_or("create"));
-  if (!mode.ok()) return mode.status();
-  params.mode = *mode;
+  LANCE_ASSIGN_OR_RAISE(auto mode, ParseWriteMode(args.Get("mode").value_or("create")));
+  params.mode = mode;
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
   params.storage_options = *storage;
   if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
 
   if (auto schema_path = args.Get("schema")) {
-    auto text = ReadInput(*schema_path);
-    if (!text.ok()) return text.status();
-    auto schema = ParseSchemaJson(*text);
-    if (!schema.ok()) return schema.status();
-    options.schema = *schema;
+    LANCE_ASSIGN_OR_RAISE(auto text, ReadInput(*schema_path));
+    LANCE_ASSIGN_OR_RAISE(auto schema, ParseSchemaJson(text));
+    options.schema = schema;
   } else if (params.mode == WriteMode::kAppend) {
     // Appending without --schema: read values as the dataset's own columns.
-    auto existing = OpenTarget(*target, args);
+    auto existing = OpenTarget(target, args);
     if (existing.ok()) {
       options.schema = (*existing)->schema();
     } else if (!existing.status().IsNotFound()) {
@@ -94,27 +91,26 @@ Status RunImport(const Args& args, const Streams& s) {
     }
   }
 
-  auto text = ReadInput(file);
-  if (!text.ok()) return text.status();
-  auto reader = ImportReader::Make(std::move(*text), options);
-  if (!reader.ok()) return reader.status();
+  LANCE_ASSIGN_OR_RAISE(auto text, ReadInput(file));
+  LANCE_ASSIGN_OR_RAISE(auto reader, ImportReader::Make(std::move(text), options));
   // Through a namespace, create declares the table (one declare_table) and append /
   // overwrite locate it (one describe_table), as the library's WriteDataset does.
-  auto dataset = target->via_namespace()
-                     ? ns::WriteDataset(**reader, target->ns, target->table_id, params)
-                     : Dataset::Write(**reader, target->uri, params);
-  if (!dataset.ok()) return dataset.status();
-  const int64_t rows = (*reader)->rows_read();
-  const uint64_t version = (*dataset)->version();
+  LANCE_ASSIGN_OR_RAISE(
+      auto dataset, target.via_namespace()
+                        ? ns::WriteDataset(*reader, target.ns, target.table_id, params)
+                        : Dataset::Write(*reader, target.uri, params));
+  const int64_t rows = reader->rows_read();
+  const uint64_t version = dataset->version();
   std::fprintf(s.err, "imported %lld row%s into %s (%s, version %llu)\n",
-               static_cast<long long>(rows), rows == 1 ? "" : "s", target->Label().c_str(),
+               static_cast<long long>(rows), rows == 1 ? "" : "s", target.Label().c_str(),
                ModeName(params.mode), static_cast<unsigned long long>(version));
   if (args.Has("json")) {
-    const std::string out = "{" + TargetJsonFields(*target, **dataset) + ",\"mode\":\"" +
-                            ModeName(params.mode) +
-                            "\",\"rows_written\":" + std::to_string(rows) +
-                            ",\"version\":" + std::to_string(version) + "}\n";
-    if (Status st = Emit(s.out, out); !st.ok()) return st;
+    JsonDoc doc = JsonDoc::object();
+    AddTargetJson(target, *dataset, &doc);
+    doc["mode"] = ModeName(params.mode);
+    doc["rows_written"] = rows;
+    doc["version"] = version;
+    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
   }
   return FlushOut(s);
 }

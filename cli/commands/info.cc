@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 #include "lib/cli_options.h"
 #include "lib/json.h"
 #include "lib/schema_spec.h"
@@ -13,43 +14,40 @@ namespace lance::cli {
 namespace {
 
 Status RunInfo(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  const Dataset& ds = **dataset;
-  auto rows = ds.CountRows();
-  if (!rows.ok()) return rows.status();
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
+  const Dataset& ds = *dataset;
+  LANCE_ASSIGN_OR_RAISE(auto rows, ds.CountRows());
   const Schema& schema = *ds.schema();
   std::string out;
   if (args.Has("json")) {
-    out = "{" + TargetJsonFields(*target, ds) +
-          ",\"version\":" + std::to_string(ds.version()) +
-          ",\"data_storage_version\":" + JsonQuote(ds.data_storage_version()) +
-          ",\"num_rows\":" + std::to_string(*rows) +
-          ",\"num_fragments\":" + std::to_string(ds.fragments().size()) +
-          ",\"schema\":" + FormatSchemaJson(schema);
-    if (!storage->empty()) out += ",\"storage_options\":" + StorageOptionsJson(*storage);
-    if (target->via_namespace()) {
-      out += ",\"namespace\":" + JsonQuote(target->ns->namespace_id()) +
-             ",\"namespace_properties\":" + StorageOptionsJson(target->ns_props);
+    JsonDoc doc = JsonDoc::object();
+    AddTargetJson(target, ds, &doc);
+    doc["version"] = ds.version();
+    doc["data_storage_version"] = ds.data_storage_version();
+    doc["num_rows"] = rows;
+    doc["num_fragments"] = ds.fragments().size();
+    doc["schema"] = SchemaJson(schema);
+    if (!storage->empty()) doc["storage_options"] = StorageOptionsJson(*storage);
+    if (target.via_namespace()) {
+      doc["namespace"] = target.ns->namespace_id();
+      doc["namespace_properties"] = StorageOptionsJson(target.ns_props);
     }
-    out += "}\n";
+    out = DumpJson(doc) + "\n";
   } else {
-    if (target->via_namespace()) {
-      out = "table:                " + ns::JoinIdentifier(target->table_id) + "\n" +
-            "namespace:            " + target->ns->namespace_id() + "\n" +
-            "namespace properties: " + StorageOptionsText(target->ns_props) + "\n";
+    if (target.via_namespace()) {
+      out = "table:                " + ns::JoinIdentifier(target.table_id) + "\n" +
+            "namespace:            " + target.ns->namespace_id() + "\n" +
+            "namespace properties: " + StorageOptionsText(target.ns_props) + "\n";
     }
-    out += "uri:                  " + RedactUri(target->via_namespace() ? ds.uri()
-                                                                          : target->uri) +
-           "\n" +
-          "version:              " + std::to_string(ds.version()) + "\n" +
-          "data storage version: " + ds.data_storage_version() + "\n" +
-          "rows:                 " + std::to_string(*rows) + "\n" +
-          "fragments:            " + std::to_string(ds.fragments().size()) + "\n";
+    out += "uri:                  " +
+           RedactUri(target.via_namespace() ? ds.uri() : target.uri) + "\n" +
+           "version:              " + std::to_string(ds.version()) + "\n" +
+           "data storage version: " + ds.data_storage_version() + "\n" +
+           "rows:                 " + std::to_string(rows) + "\n" +
+           "fragments:            " + std::to_string(ds.fragments().size()) + "\n";
     if (!storage->empty()) {
       out += "storage options:      " + StorageOptionsText(*storage) + "\n";
     }
@@ -59,7 +57,7 @@ Status RunInfo(const Args& args, const Streams& s) {
              (f->nullable() ? "" : " not null") + "\n";
     }
   }
-  if (Status st = Emit(s.out, out); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(Emit(s.out, out));
   return FlushOut(s);
 }
 

@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 #include "lib/cli_options.h"
 
 namespace lance::cli {
@@ -12,38 +13,30 @@ namespace lance::cli {
 namespace {
 
 Status RunScan(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
-  auto format = RowFormatFrom(args);
-  if (!format.ok()) return format.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
+  LANCE_ASSIGN_OR_RAISE(auto format, RowFormatFrom(args));
   ScanOptions options;
   if (args.Has("columns")) {
-    auto columns = ParseColumnList(args.GetAll("columns"));
-    if (!columns.ok()) return columns.status();
-    options.columns = std::move(*columns);
+    LANCE_ASSIGN_OR_RAISE(auto columns, ParseColumnList(args.GetAll("columns")));
+    options.columns = std::move(columns);
   }
   options.filter = args.Get("where").value_or("");
   if (auto limit = args.Get("limit")) {
-    auto n = ParseCount(*limit, "limit");
-    if (!n.ok()) return n.status();
-    options.limit = *n;
+    LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(*limit, "limit"));
+    options.limit = n;
   }
   if (auto offset = args.Get("offset")) {
-    auto n = ParseCount(*offset, "offset");
-    if (!n.ok()) return n.status();
-    options.offset = *n;
+    LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(*offset, "offset"));
+    options.offset = n;
   }
   if (auto batch = args.Get("batch-size")) {
-    auto n = ParseCount(*batch, "batch-size");
-    if (!n.ok()) return n.status();
-    if (*n == 0) return Status::Invalid("--batch-size must be positive");
-    options.batch_size = *n;
+    LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(*batch, "batch-size"));
+    if (n == 0) return Status::Invalid("--batch-size must be positive");
+    options.batch_size = n;
   }
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  auto reader = (*dataset)->Scan(options);
-  if (!reader.ok()) return reader.status();
-  return PrintRows(**reader, *format, s);
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
+  LANCE_ASSIGN_OR_RAISE(auto reader, dataset->Scan(options));
+  return PrintRows(*reader, format, s);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 #include "lib/cli_options.h"
 
 namespace lance::cli {
@@ -20,10 +21,10 @@ Result<std::vector<int64_t>> ParseRows(const std::vector<std::string>& lists) {
       size_t comma = list.find(',', start);
       if (comma == std::string::npos) comma = list.size();
       const std::string item = list.substr(start, comma - start);
-      if (item.empty()) return Status::Invalid("--rows: empty row position in '" + list + "'");
-      auto n = ParseCount(item, "rows");
-      if (!n.ok()) return n.status();
-      rows.push_back(*n);
+      if (item.empty())
+        return Status::Invalid("--rows: empty row position in '", list, "'");
+      LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(item, "rows"));
+      rows.push_back(n);
       start = comma + 1;
     }
   }
@@ -32,26 +33,20 @@ Result<std::vector<int64_t>> ParseRows(const std::vector<std::string>& lists) {
 }
 
 Status RunTake(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
-  auto format = RowFormatFrom(args);
-  if (!format.ok()) return format.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
+  LANCE_ASSIGN_OR_RAISE(auto format, RowFormatFrom(args));
   if (!args.Has("rows")) return Status::Invalid("take needs --rows N[,N...]");
-  auto rows = ParseRows(args.GetAll("rows"));
-  if (!rows.ok()) return rows.status();
+  LANCE_ASSIGN_OR_RAISE(auto rows, ParseRows(args.GetAll("rows")));
   TakeOptions options;
   if (args.Has("columns")) {
-    auto columns = ParseColumnList(args.GetAll("columns"));
-    if (!columns.ok()) return columns.status();
-    options.columns = std::move(*columns);
+    LANCE_ASSIGN_OR_RAISE(auto columns, ParseColumnList(args.GetAll("columns")));
+    options.columns = std::move(columns);
   }
   options.with_row_id = args.Has("with-row-id");
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  auto table = (*dataset)->Take(*rows, options);
-  if (!table.ok()) return table.status();
-  auto reader = RecordBatchReader::FromBatches((*table)->schema(), (*table)->batches());
-  return PrintRows(*reader, *format, s);
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
+  LANCE_ASSIGN_OR_RAISE(auto table, dataset->Take(rows, options));
+  auto reader = RecordBatchReader::FromBatches(table->schema(), table->batches());
+  return PrintRows(*reader, format, s);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "commands/common.h"
+#include "lance/macros.h"
 #include "lib/table_printer.h"
 
 namespace lance::cli {
@@ -11,30 +12,25 @@ namespace lance::cli {
 namespace {
 
 Status RunVersions(const Args& args, const Streams& s) {
-  auto target = TargetFromArgs(args, {});
-  if (!target.ok()) return target.status();
-  auto dataset = OpenTarget(*target, args);
-  if (!dataset.ok()) return dataset.status();
-  auto versions = (*dataset)->Versions();
-  if (!versions.ok()) return versions.status();
+  LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
+  LANCE_ASSIGN_OR_RAISE(auto versions, dataset->Versions());
   std::string out;
   if (args.Has("json")) {
-    out = "[";
-    for (size_t i = 0; i < versions->size(); ++i) {
-      const VersionInfo& v = (*versions)[i];
-      if (i > 0) out.push_back(',');
-      out += "{\"version\":" + std::to_string(v.version) + ",\"timestamp\":\"" +
-             FormatCommitTime(v.timestamp_ms) + "\"}";
+    JsonDoc doc = JsonDoc::array();
+    for (const VersionInfo& v : versions) {
+      doc.push_back(JsonDoc{{"version", v.version},
+                            {"timestamp", FormatCommitTime(v.timestamp_ms)}});
     }
-    out += "]\n";
+    out = DumpJson(doc) + "\n";
   } else {
     TablePrinter table({"version", "timestamp"}, {true, false});
-    for (const VersionInfo& v : *versions) {
+    for (const VersionInfo& v : versions) {
       table.AddRow({std::to_string(v.version), FormatCommitTime(v.timestamp_ms)});
     }
     out = table.Render();
   }
-  if (Status st = Emit(s.out, out); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(Emit(s.out, out));
   return FlushOut(s);
 }
 

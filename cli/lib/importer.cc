@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "lance/macros.h"
 #include "lib/csv.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
@@ -53,7 +54,7 @@ std::string RenderPath(const PathNode* node) {
 }
 
 Status ValueError(const PathNode* path, const std::string& message) {
-  return Status::Invalid("column '" + RenderPath(path) + "': " + message);
+  return Status::Invalid("column '", RenderPath(path), "': ", message);
 }
 
 Status WithPath(Status st, const PathNode* path) {
@@ -101,12 +102,10 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
 // `append` appends one value to a builder of the value type.
 template <typename AppendFn>
 Status AppendDictionaryValue(ArrayBuilder* b, const DataType& type, AppendFn&& append) {
-  auto values = MakeBuilder(type.value_type());
-  if (!values.ok()) return values.status();
-  if (Status st = append(values->get()); !st.ok()) return st;
-  auto array = (*values)->Finish();
-  if (!array.ok()) return array.status();
-  return static_cast<DictionaryBuilder*>(b)->AppendValues(**array);
+  LANCE_ASSIGN_OR_RAISE(auto values, MakeBuilder(type.value_type()));
+  LANCE_RETURN_NOT_OK(append(values.get()));
+  LANCE_ASSIGN_OR_RAISE(auto array, values->Finish());
+  return static_cast<DictionaryBuilder*>(b)->AppendValues(*array);
 }
 
 // A scalar from its text form (a JSON string or number, or a CSV cell).
@@ -118,7 +117,7 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
       if (EqualsIgnoreCase(text, "false")) {
         return static_cast<BooleanBuilder*>(b)->Append(false);
       }
-      return Status::Invalid(QuoteForMessage(text) + " is not a valid bool");
+      return Status::Invalid(QuoteForMessage(text), " is not a valid bool");
     case TypeId::kInt8:
       return AppendParsed(b, ParseInteger<int8_t>(text));
     case TypeId::kInt16:
@@ -151,22 +150,19 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
       return AppendBytes(b, type.id(), text);
     case TypeId::kBinary:
     case TypeId::kLargeBinary: {
-      auto bytes = Base64Decode(text);
-      if (!bytes.ok()) return bytes.status();
-      return AppendBytes(b, type.id(), *bytes);
+      LANCE_ASSIGN_OR_RAISE(auto bytes, Base64Decode(text));
+      return AppendBytes(b, type.id(), bytes);
     }
     case TypeId::kFixedSizeBinary: {
-      auto bytes = Base64Decode(text);
-      if (!bytes.ok()) return bytes.status();
-      if (static_cast<int64_t>(bytes->size()) != type.fixed_size()) {
-        return Status::Invalid("base64 value decodes to " +
-                               std::to_string(bytes->size()) + " bytes, expected " +
-                               std::to_string(type.fixed_size()));
+      LANCE_ASSIGN_OR_RAISE(auto bytes, Base64Decode(text));
+      if (static_cast<int64_t>(bytes.size()) != type.fixed_size()) {
+        return Status::Invalid("base64 value decodes to ", bytes.size(),
+                               " bytes, expected ", type.fixed_size());
       }
-      return static_cast<FixedSizeBinaryBuilder*>(b)->Append(*bytes);
+      return static_cast<FixedSizeBinaryBuilder*>(b)->Append(bytes);
     }
     case TypeId::kNull:
-      return Status::Invalid(QuoteForMessage(text) +
+      return Status::Invalid(QuoteForMessage(text),
                              " given for a null column, which only holds nulls");
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
@@ -174,22 +170,22 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
     case TypeId::kDate64:
       return AppendParsed(b, ParseDate64(text));
     case TypeId::kTime32: {
-      auto ticks = LooksLikeInteger(text) ? ParseInteger<int64_t>(text)
-                                          : ParseTimeOfDay(text, type.unit());
-      if (!ticks.ok()) return ticks.status();
-      if (*ticks < 0 || *ticks >= 86'400 * TicksPerSecond(type.unit())) {
-        return Status::Invalid(QuoteForMessage(text) + " is not a time of day");
+      LANCE_ASSIGN_OR_RAISE(auto ticks, LooksLikeInteger(text)
+                                            ? ParseInteger<int64_t>(text)
+                                            : ParseTimeOfDay(text, type.unit()));
+      if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(type.unit())) {
+        return Status::Invalid(QuoteForMessage(text), " is not a time of day");
       }
-      return static_cast<Int32Builder*>(b)->Append(static_cast<int32_t>(*ticks));
+      return static_cast<Int32Builder*>(b)->Append(static_cast<int32_t>(ticks));
     }
     case TypeId::kTime64: {
-      auto ticks = LooksLikeInteger(text) ? ParseInteger<int64_t>(text)
-                                          : ParseTimeOfDay(text, type.unit());
-      if (!ticks.ok()) return ticks.status();
-      if (*ticks < 0 || *ticks >= 86'400 * TicksPerSecond(type.unit())) {
-        return Status::Invalid(QuoteForMessage(text) + " is not a time of day");
+      LANCE_ASSIGN_OR_RAISE(auto ticks, LooksLikeInteger(text)
+                                            ? ParseInteger<int64_t>(text)
+                                            : ParseTimeOfDay(text, type.unit()));
+      if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(type.unit())) {
+        return Status::Invalid(QuoteForMessage(text), " is not a time of day");
       }
-      return static_cast<Int64Builder*>(b)->Append(*ticks);
+      return static_cast<Int64Builder*>(b)->Append(ticks);
     }
     case TypeId::kDuration:
       return AppendParsed(b, ParseInteger<int64_t>(text));
@@ -198,7 +194,7 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
         return AppendScalarText(values, *type.value_type(), text);
       });
     default:
-      return Status::Invalid("a " + FormatTypeString(type) +
+      return Status::Invalid("a ", FormatTypeString(type),
                              " value cannot be given as text");
   }
 }
@@ -219,13 +215,11 @@ Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
   auto* mb = static_cast<MapBuilder*>(b);
   const Field& key_field = *type.key_field();
   const Field& item_field = *type.item_field();
-  if (Status st = mb->Append(true); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(mb->Append(true));
   const auto append_entry = [&](const JsonValue& key, const JsonValue& item,
                                 const PathNode* node) -> Status {
     if (key.is_null()) return ValueError(node, "a map key is null");
-    if (Status st = AppendJson(mb->key_builder(), key_field, key, node); !st.ok()) {
-      return st;
-    }
+    LANCE_RETURN_NOT_OK(AppendJson(mb->key_builder(), key_field, key, node));
     return AppendJson(mb->item_builder(), item_field, item, node);
   };
   if (v.is_object()) {
@@ -245,7 +239,7 @@ Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
           return ValueError(&node, QuoteForMessage(key_text) + " is not a valid bool");
         }
       }
-      if (Status st = append_entry(key, item, &node); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(append_entry(key, item, &node));
     }
     return Status::OK();
   }
@@ -255,8 +249,7 @@ Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
     if (!pair.is_array() || pair.items.size() != 2) {
       return ValueError(&node, "expected a [key, value] pair, got " + Describe(pair));
     }
-    if (Status st = append_entry(pair.items[0], pair.items[1], &node); !st.ok())
-      return st;
+    LANCE_RETURN_NOT_OK(append_entry(pair.items[0], pair.items[1], &node));
   }
   return Status::OK();
 }
@@ -265,13 +258,11 @@ template <typename OffsetT>
 Status AppendJsonList(ArrayBuilder* b, const DataType& type, const JsonValue& v,
                       const PathNode* path) {
   auto* lb = static_cast<BaseListBuilder<OffsetT>*>(b);
-  if (Status st = lb->Append(true); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(lb->Append(true));
   const Field& item = *type.fields()[0];
   for (size_t k = 0; k < v.items.size(); ++k) {
     PathNode node{path, {}, static_cast<int64_t>(k)};
-    if (Status st = AppendJson(lb->value_builder(), item, v.items[k], &node); !st.ok()) {
-      return st;
-    }
+    LANCE_RETURN_NOT_OK(AppendJson(lb->value_builder(), item, v.items[k], &node));
   }
   return Status::OK();
 }
@@ -331,14 +322,11 @@ Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
                                     " items, got " + std::to_string(v.items.size()));
       }
       auto* lb = static_cast<FixedSizeListBuilder*>(b);
-      if (Status st = lb->Append(true); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(lb->Append(true));
       const Field& item = *type.fields()[0];
       for (size_t k = 0; k < v.items.size(); ++k) {
         PathNode node{path, {}, static_cast<int64_t>(k)};
-        if (Status st = AppendJson(lb->value_builder(), item, v.items[k], &node);
-            !st.ok()) {
-          return st;
-        }
+        LANCE_RETURN_NOT_OK(AppendJson(lb->value_builder(), item, v.items[k], &node));
       }
       return Status::OK();
     }
@@ -382,7 +370,7 @@ Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
         values[k] = &value;
       }
       auto* sb = static_cast<StructBuilder*>(b);
-      if (Status st = sb->Append(true); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(sb->Append(true));
       for (size_t k = 0; k < values.size(); ++k) {
         const Field& child = *type.fields()[k];
         PathNode node{path, child.name(), 0};
@@ -447,18 +435,17 @@ class LineIterator {
 };
 
 Status LineError(int64_t line, const Status& st) {
-  return Status::Invalid("line " + std::to_string(line) + ", " + st.message());
+  return Status::Invalid("line ", line, ", ", st.message());
 }
 
 Result<JsonValue> ParseJsonRow(std::string_view line, int64_t number) {
   auto row = ParseJson(line);
   if (!row.ok()) {
-    return Status::Invalid("line " + std::to_string(number) + ": " +
-                           row.status().message());
+    return Status::Invalid("line ", number, ": ", row.status().message());
   }
   if (!row->is_object()) {
-    return Status::Invalid("line " + std::to_string(number) +
-                           ": expected a JSON object (one per line), got " +
+    return Status::Invalid("line ", number,
+                           ": expected a JSON object (one per line), got ",
                            JsonKindName(row->kind));
   }
   return row;
@@ -466,19 +453,17 @@ Result<JsonValue> ParseJsonRow(std::string_view line, int64_t number) {
 
 Result<std::vector<std::string>> ReadCsvHeader(CsvReader* csv) {
   CsvRecord header;
-  auto has = csv->Next(&header);
-  if (!has.ok()) return has.status();
-  if (!*has) return Status::Invalid("the CSV input is empty (a header row is required)");
+  LANCE_ASSIGN_OR_RAISE(auto has, csv->Next(&header));
+  if (!has) return Status::Invalid("the CSV input is empty (a header row is required)");
   std::vector<std::string> names;
   for (size_t i = 0; i < header.fields.size(); ++i) {
     const std::string& name = header.fields[i].text;
     if (name.empty()) {
-      return Status::Invalid("CSV header: column " + std::to_string(i + 1) +
-                             " has no name");
+      return Status::Invalid("CSV header: column ", i + 1, " has no name");
     }
     for (const auto& seen : names) {
       if (seen == name)
-        return Status::Invalid("CSV header: duplicate column " + JsonQuote(name));
+        return Status::Invalid("CSV header: duplicate column ", JsonQuote(name));
     }
     names.push_back(name);
   }
@@ -573,7 +558,7 @@ Status Observe(Inferred* node, const JsonValue& v, const PathNode* path) {
     if (!node->item) node->item = std::make_unique<Inferred>();
     for (size_t k = 0; k < v.items.size(); ++k) {
       PathNode child{path, {}, static_cast<int64_t>(k)};
-      if (Status st = Observe(node->item.get(), v.items[k], &child); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Observe(node->item.get(), v.items[k], &child));
     }
   }
   if (node->kind == K::kStruct && v.is_object()) {
@@ -587,7 +572,7 @@ Status Observe(Inferred* node, const JsonValue& v, const PathNode* path) {
         child = node->fields.back().second.get();
       }
       PathNode child_path{path, key, 0};
-      if (Status st = Observe(child, value, &child_path); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Observe(child, value, &child_path));
     }
   }
   return Status::OK();
@@ -627,17 +612,16 @@ Result<SchemaPtr> InferJsonLines(std::string_view text) {
   root.kind = Inferred::Kind::kStruct;
   int64_t rows = 0;
   while (lines.Next(&line, &number)) {
-    auto row = ParseJsonRow(line, number);
-    if (!row.ok()) return row.status();
-    for (size_t i = 0; i < row->members.size(); ++i) {
+    LANCE_ASSIGN_OR_RAISE(auto row, ParseJsonRow(line, number));
+    for (size_t i = 0; i < row.members.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
-        if (row->members[j].first == row->members[i].first) {
-          return Status::Invalid("line " + std::to_string(number) + ": duplicate key " +
-                                 JsonQuote(row->members[i].first));
+        if (row.members[j].first == row.members[i].first) {
+          return Status::Invalid("line ", number, ": duplicate key ",
+                                 JsonQuote(row.members[i].first));
         }
       }
     }
-    if (Status st = Observe(&root, *row, nullptr); !st.ok()) return LineError(number, st);
+    if (Status st = Observe(&root, row, nullptr); !st.ok()) return LineError(number, st);
     ++rows;
   }
   if (rows == 0) {
@@ -649,24 +633,21 @@ Result<SchemaPtr> InferJsonLines(std::string_view text) {
 
 Result<SchemaPtr> InferCsv(std::string_view text) {
   CsvReader csv(text);
-  auto names = ReadCsvHeader(&csv);
-  if (!names.ok()) return names.status();
+  LANCE_ASSIGN_OR_RAISE(auto names, ReadCsvHeader(&csv));
   struct Stats {
     bool any = false, all_int64 = true, all_uint64 = true, all_number = true,
          all_bool = true;
   };
-  std::vector<Stats> stats(names->size());
+  std::vector<Stats> stats(names.size());
   CsvRecord record;
   while (true) {
-    auto has = csv.Next(&record);
-    if (!has.ok()) return has.status();
-    if (!*has) break;
-    if (record.fields.size() != names->size()) {
-      return Status::Invalid("line " + std::to_string(record.line) + ": expected " +
-                             std::to_string(names->size()) + " fields, got " +
-                             std::to_string(record.fields.size()));
+    LANCE_ASSIGN_OR_RAISE(auto has, csv.Next(&record));
+    if (!has) break;
+    if (record.fields.size() != names.size()) {
+      return Status::Invalid("line ", record.line, ": expected ", names.size(),
+                             " fields, got ", record.fields.size());
     }
-    for (size_t c = 0; c < names->size(); ++c) {
+    for (size_t c = 0; c < names.size(); ++c) {
       const std::string_view value = Trim(record.fields[c].text);
       if (record.fields[c].text.empty())
         continue;  // null (or "" which is null unless utf8)
@@ -682,7 +663,7 @@ Result<SchemaPtr> InferCsv(std::string_view text) {
     }
   }
   std::vector<FieldPtr> fields;
-  for (size_t c = 0; c < names->size(); ++c) {
+  for (size_t c = 0; c < names.size(); ++c) {
     const Stats& s = stats[c];
     DataTypePtr type = utf8();
     if (!s.any) {
@@ -696,7 +677,7 @@ Result<SchemaPtr> InferCsv(std::string_view text) {
     } else if (s.all_bool) {
       type = boolean();
     }
-    fields.push_back(field((*names)[c], type));
+    fields.push_back(field(names[c], type));
   }
   return schema(std::move(fields));
 }
@@ -710,7 +691,7 @@ Result<InputFormat> ParseInputFormat(std::string_view name) {
   if (name == "csv") return InputFormat::kCsv;
   if (name == "jsonl" || name == "ndjson" || name == "json")
     return InputFormat::kJsonLines;
-  return Status::Invalid("unknown input format " + JsonQuote(name) +
+  return Status::Invalid("unknown input format ", JsonQuote(name),
                          " (expected csv or jsonl)");
 }
 
@@ -725,7 +706,7 @@ Result<InputFormat> InputFormatFromPath(std::string_view path) {
     auto format = ParseInputFormat(ext);
     if (format.ok()) return format;
   }
-  return Status::Invalid("cannot tell the format of " + JsonQuote(path) +
+  return Status::Invalid("cannot tell the format of ", JsonQuote(path),
                          " from its extension; pass --format csv or --format jsonl");
 }
 
@@ -746,27 +727,24 @@ class ImportReader::Impl {
 
   Status Init() {
     if (!options_.schema) {
-      auto inferred = InferSchema(text_, options_.format);
-      if (!inferred.ok()) return inferred.status();
-      options_.schema = *inferred;
+      LANCE_ASSIGN_OR_RAISE(auto inferred, InferSchema(text_, options_.format));
+      options_.schema = inferred;
     }
     if (options_.batch_rows <= 0) options_.batch_rows = 8192;
     const Schema& s = *options_.schema;
     for (int i = 0; i < s.num_fields(); ++i) {
       field_index_.emplace(s.field(i)->name(), i);
-      auto builder = MakeBuilder(s.field(i)->type());
-      if (!builder.ok()) return builder.status();
-      builders_.push_back(std::move(*builder));
+      LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(s.field(i)->type()));
+      builders_.push_back(std::move(builder));
     }
     if (options_.format == InputFormat::kCsv) {
-      auto names = ReadCsvHeader(&csv_);
-      if (!names.ok()) return names.status();
-      csv_width_ = names->size();
+      LANCE_ASSIGN_OR_RAISE(auto names, ReadCsvHeader(&csv_));
+      csv_width_ = names.size();
       std::vector<bool> present(static_cast<size_t>(s.num_fields()), false);
-      for (const auto& name : *names) {
+      for (const auto& name : names) {
         auto it = field_index_.find(name);
         if (it == field_index_.end()) {
-          return Status::Invalid("CSV header: column " + JsonQuote(name) +
+          return Status::Invalid("CSV header: column ", JsonQuote(name),
                                  " is not in the schema");
         }
         csv_columns_.push_back(it->second);
@@ -801,14 +779,13 @@ class ImportReader::Impl {
     if (rows == 0) return RecordBatchPtr();
     std::vector<ArrayPtr> columns;
     for (auto& b : builders_) {
-      auto array = b->Finish();
-      if (!array.ok()) return array.status();
-      columns.push_back(*array);
+      LANCE_ASSIGN_OR_RAISE(auto array, b->Finish());
+      columns.push_back(array);
     }
-    auto batch = RecordBatch::Make(options_.schema, rows, std::move(columns));
-    if (!batch.ok()) return batch.status();
+    LANCE_ASSIGN_OR_RAISE(auto batch,
+                          RecordBatch::Make(options_.schema, rows, std::move(columns)));
     rows_read_ += rows;
-    return *batch;
+    return batch;
   }
 
  private:
@@ -822,19 +799,17 @@ class ImportReader::Impl {
     std::string_view line;
     int64_t number = 0;
     if (!lines_.Next(&line, &number)) return false;
-    auto row = ParseJsonRow(line, number);
-    if (!row.ok()) return row.status();
+    LANCE_ASSIGN_OR_RAISE(auto row, ParseJsonRow(line, number));
     std::vector<const JsonValue*> values(builders_.size(), nullptr);
-    for (const auto& [key, value] : row->members) {
+    for (const auto& [key, value] : row.members) {
       auto it = field_index_.find(key);
       if (it == field_index_.end()) {
-        return Status::Invalid("line " + std::to_string(number) + ": column " +
-                               JsonQuote(key) + " is not in the schema");
+        return Status::Invalid("line ", number, ": column ", JsonQuote(key),
+                               " is not in the schema");
       }
       const auto i = static_cast<size_t>(it->second);
       if (values[i] != nullptr) {
-        return Status::Invalid("line " + std::to_string(number) + ": duplicate key " +
-                               JsonQuote(key));
+        return Status::Invalid("line ", number, ": duplicate key ", JsonQuote(key));
       }
       values[i] = &value;
     }
@@ -850,13 +825,11 @@ class ImportReader::Impl {
   }
 
   Result<bool> ReadCsvRow() {
-    auto has = csv_.Next(&record_);
-    if (!has.ok()) return has.status();
-    if (!*has) return false;
+    LANCE_ASSIGN_OR_RAISE(auto has, csv_.Next(&record_));
+    if (!has) return false;
     if (record_.fields.size() != csv_width_) {
-      return Status::Invalid("line " + std::to_string(record_.line) + ": expected " +
-                             std::to_string(csv_width_) + " fields, got " +
-                             std::to_string(record_.fields.size()));
+      return Status::Invalid("line ", record_.line, ": expected ", csv_width_,
+                             " fields, got ", record_.fields.size());
     }
     for (size_t c = 0; c < csv_width_; ++c) {
       const int i = csv_columns_[c];
@@ -896,7 +869,7 @@ ImportReader::~ImportReader() = default;
 Result<std::unique_ptr<ImportReader>> ImportReader::Make(std::string text,
                                                          ImportOptions options) {
   auto impl = std::make_unique<Impl>(std::move(text), std::move(options));
-  if (Status st = impl->Init(); !st.ok()) return st;
+  LANCE_RETURN_NOT_OK(impl->Init());
   return std::unique_ptr<ImportReader>(new ImportReader(std::move(impl)));
 }
 
@@ -905,9 +878,9 @@ Result<RecordBatchPtr> ImportReader::Next() { return impl_->Next(); }
 int64_t ImportReader::rows_read() const { return impl_->rows_read(); }
 
 Result<TablePtr> ImportText(std::string text, ImportOptions options) {
-  auto reader = ImportReader::Make(std::move(text), std::move(options));
-  if (!reader.ok()) return reader.status();
-  return (*reader)->ToTable();
+  LANCE_ASSIGN_OR_RAISE(auto reader,
+                        ImportReader::Make(std::move(text), std::move(options)));
+  return reader->ToTable();
 }
 
 }  // namespace lance::cli

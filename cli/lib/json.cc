@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lib/json.h"
 
-#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <utility>
 
 namespace lance::cli {
 
@@ -35,281 +36,128 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
   return len;
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 constexpr int kMaxDepth = 256;
 
-class Parser {
+// Builds a JsonValue tree from nlohmann's SAX events. The DOM (nlohmann::json) would do,
+// but it sorts object members and turns numbers into doubles; the importer needs members
+// in source order (duplicates included, to report them) and each number's exact text so
+// that int64, uint64 and float32 values convert without a detour through double.
+class TreeBuilder final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit Parser(std::string_view text) : s_(text) {}
+  using Json = nlohmann::json;
 
-  Result<JsonValue> ParseDocument() {
+  explicit TreeBuilder(JsonValue* root) : root_(root) {}
+
+  bool null() override { return Put(JsonValue{}); }
+  bool boolean(bool value) override {
     JsonValue v;
-    SkipSpace();
-    Status st = ParseValue(&v, 0);
-    if (!st.ok()) return st;
-    SkipSpace();
-    if (pos_ != s_.size()) return Error("unexpected text after the JSON value");
-    return v;
+    v.kind = JsonValue::Kind::kBool;
+    v.boolean = value;
+    return Put(std::move(v));
   }
-
- private:
-  Status Error(const std::string& what) const {
-    return Status::Invalid("invalid JSON at column " + std::to_string(pos_ + 1) + ": " +
-                           what);
+  // nlohmann reports non-negative integers as unsigned and negative ones as signed, so a
+  // signed zero can only be "-0" (kept: it is a negative zero for a float column).
+  bool number_integer(Json::number_integer_t value) override {
+    return PutNumber(value == 0 ? std::string("-0") : std::to_string(value));
   }
-
-  void SkipSpace() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\r')) {
-      ++pos_;
-    }
+  bool number_unsigned(Json::number_unsigned_t value) override {
+    return PutNumber(std::to_string(value));
   }
-
-  bool Consume(std::string_view word) {
-    if (s_.substr(pos_, word.size()) == word) {
-      pos_ += word.size();
-      return true;
-    }
+  // `text` is the number as written (the C locale's '.' is kept: the CLI never calls
+  // setlocale); integers too large for 64 bits arrive here too, still as written.
+  bool number_float(Json::number_float_t, const Json::string_t& text) override {
+    return PutNumber(text);
+  }
+  bool string(Json::string_t& value) override {
+    JsonValue v;
+    v.kind = JsonValue::Kind::kString;
+    v.text = std::move(value);
+    return Put(std::move(v));
+  }
+  bool binary(Json::binary_t&) override { return false; }  // not produced by JSON text
+  bool start_object(std::size_t) override { return Open(JsonValue::Kind::kObject); }
+  bool key(Json::string_t& name) override {
+    key_ = std::move(name);
+    return true;
+  }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(JsonValue::Kind::kArray); }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    error_ = Status::Invalid("invalid JSON at column ", position, ": ",
+                             Describe(error.what()));
     return false;
   }
 
-  Status ParseValue(JsonValue* v, int depth) {
-    if (depth > kMaxDepth) return Error("nesting is deeper than 256 levels");
-    if (pos_ >= s_.size()) return Error("unexpected end of input");
-    const char c = s_[pos_];
-    if (c == '{') return ParseObject(v, depth);
-    if (c == '[') return ParseArray(v, depth);
-    if (c == '"') {
-      v->kind = JsonValue::Kind::kString;
-      return ParseString(&v->text);
+  Status status() const { return error_; }
+
+ private:
+  // nlohmann's message without its "[json.exception.parse_error.101] parse error at line
+  // 1, column 9: " prefix (the column is in our own prefix).
+  static std::string Describe(std::string_view what) {
+    const size_t colon = what.find(": ");
+    if (what.rfind("[json.exception.", 0) == 0 && colon != std::string_view::npos) {
+      what.remove_prefix(colon + 2);
     }
-    if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber(v);
-    if (Consume("true")) {
-      v->kind = JsonValue::Kind::kBool;
-      v->boolean = true;
-      return Status::OK();
-    }
-    if (Consume("false")) {
-      v->kind = JsonValue::Kind::kBool;
-      v->boolean = false;
-      return Status::OK();
-    }
-    if (Consume("null")) {
-      v->kind = JsonValue::Kind::kNull;
-      return Status::OK();
-    }
-    return Error("unexpected character '" + std::string(1, c) + "'");
+    return std::string(what);
   }
 
-  Status ParseObject(JsonValue* v, int depth) {
-    v->kind = JsonValue::Kind::kObject;
-    ++pos_;  // '{'
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == '}') {
-      ++pos_;
-      return Status::OK();
-    }
-    while (true) {
-      SkipSpace();
-      if (pos_ >= s_.size() || s_[pos_] != '"') return Error("expected a member name");
-      std::string key;
-      Status st = ParseString(&key);
-      if (!st.ok()) return st;
-      SkipSpace();
-      if (pos_ >= s_.size() || s_[pos_] != ':') return Error("expected ':'");
-      ++pos_;
-      SkipSpace();
-      JsonValue member;
-      st = ParseValue(&member, depth + 1);
-      if (!st.ok()) return st;
-      v->members.emplace_back(std::move(key), std::move(member));
-      SkipSpace();
-      if (pos_ < s_.size() && s_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < s_.size() && s_[pos_] == '}') {
-        ++pos_;
-        return Status::OK();
-      }
-      return Error("expected ',' or '}'");
-    }
+  bool PutNumber(std::string text) {
+    JsonValue v;
+    v.kind = JsonValue::Kind::kNumber;
+    v.text = std::move(text);
+    return Put(std::move(v));
   }
 
-  Status ParseArray(JsonValue* v, int depth) {
-    v->kind = JsonValue::Kind::kArray;
-    ++pos_;  // '['
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == ']') {
-      ++pos_;
-      return Status::OK();
+  // Places a finished value: into the open container, or as the document itself.
+  bool Put(JsonValue v) {
+    if (open_.empty()) {
+      *root_ = std::move(v);
+      return true;
     }
-    while (true) {
-      SkipSpace();
-      JsonValue item;
-      Status st = ParseValue(&item, depth + 1);
-      if (!st.ok()) return st;
-      v->items.push_back(std::move(item));
-      SkipSpace();
-      if (pos_ < s_.size() && s_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < s_.size() && s_[pos_] == ']') {
-        ++pos_;
-        return Status::OK();
-      }
-      return Error("expected ',' or ']'");
-    }
-  }
-
-  static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-  Status ParseNumber(JsonValue* v) {
-    const size_t start = pos_;
-    if (s_[pos_] == '-') ++pos_;
-    if (pos_ >= s_.size() || !IsDigit(s_[pos_])) return Error("invalid number");
-    if (s_[pos_] == '0') {
-      ++pos_;
+    JsonValue* parent = open_.back();
+    if (parent->is_object()) {
+      parent->members.emplace_back(std::move(key_), std::move(v));
     } else {
-      while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
+      parent->items.push_back(std::move(v));
     }
-    if (pos_ < s_.size() && s_[pos_] == '.') {
-      ++pos_;
-      if (pos_ >= s_.size() || !IsDigit(s_[pos_])) return Error("invalid number");
-      while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
-    }
-    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
-      ++pos_;
-      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
-      if (pos_ >= s_.size() || !IsDigit(s_[pos_])) return Error("invalid number");
-      while (pos_ < s_.size() && IsDigit(s_[pos_])) ++pos_;
-    }
-    v->kind = JsonValue::Kind::kNumber;
-    v->text.assign(s_.substr(start, pos_ - start));
-    return Status::OK();
+    return true;
   }
 
-  Status ParseHex4(uint32_t* out) {
-    if (pos_ + 4 > s_.size()) return Error("truncated \\u escape");
-    uint32_t value = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = s_[pos_ + k];
-      value <<= 4;
-      if (c >= '0' && c <= '9') {
-        value |= static_cast<uint32_t>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        value |= static_cast<uint32_t>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        value |= static_cast<uint32_t>(c - 'A' + 10);
-      } else {
-        return Error("invalid \\u escape");
-      }
+  // Containers are placed first and filled in place, so the pointers in `open_` point
+  // into their parents' vectors; only the innermost open container grows, so none moves
+  // while it is open.
+  bool Open(JsonValue::Kind kind) {
+    if (static_cast<int>(open_.size()) >= kMaxDepth) {
+      error_ =
+          Status::Invalid("invalid JSON: nesting is deeper than ", kMaxDepth, " levels");
+      return false;
     }
-    pos_ += 4;
-    *out = value;
-    return Status::OK();
+    JsonValue v;
+    v.kind = kind;
+    JsonValue* placed;
+    if (open_.empty()) {
+      *root_ = std::move(v);
+      placed = root_;
+    } else if (JsonValue* parent = open_.back(); parent->is_object()) {
+      placed = &parent->members.emplace_back(std::move(key_), std::move(v)).second;
+    } else {
+      placed = &parent->items.emplace_back(std::move(v));
+    }
+    open_.push_back(placed);
+    return true;
   }
 
-  Status ParseString(std::string* out) {
-    ++pos_;  // opening quote
-    out->clear();
-    while (true) {
-      if (pos_ >= s_.size()) return Error("unterminated string");
-      const unsigned char c = static_cast<unsigned char>(s_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return Status::OK();
-      }
-      if (c < 0x20) return Error("control character in a string (escape it)");
-      if (c == '\\') {
-        if (pos_ + 1 >= s_.size()) return Error("unterminated string");
-        const char e = s_[pos_ + 1];
-        pos_ += 2;
-        switch (e) {
-          case '"':
-            out->push_back('"');
-            break;
-          case '\\':
-            out->push_back('\\');
-            break;
-          case '/':
-            out->push_back('/');
-            break;
-          case 'b':
-            out->push_back('\b');
-            break;
-          case 'f':
-            out->push_back('\f');
-            break;
-          case 'n':
-            out->push_back('\n');
-            break;
-          case 'r':
-            out->push_back('\r');
-            break;
-          case 't':
-            out->push_back('\t');
-            break;
-          case 'u': {
-            uint32_t cp;
-            Status st = ParseHex4(&cp);
-            if (!st.ok()) return st;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-              // A high surrogate must be followed by an escaped low surrogate.
-              uint32_t low = 0;
-              if (s_.substr(pos_, 2) == "\\u") {
-                const size_t save = pos_;
-                pos_ += 2;
-                st = ParseHex4(&low);
-                if (!st.ok()) return st;
-                if (low >= 0xDC00 && low <= 0xDFFF) {
-                  cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-                } else {
-                  pos_ = save;
-                  cp = 0xFFFD;
-                }
-              } else {
-                cp = 0xFFFD;
-              }
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-              cp = 0xFFFD;
-            }
-            AppendUtf8(cp, out);
-            break;
-          }
-          default:
-            --pos_;
-            return Error("invalid escape '\\" + std::string(1, e) + "'");
-        }
-        continue;
-      }
-      const size_t len = Utf8SequenceLength(s_, pos_);
-      if (len == 0) return Error("invalid UTF-8 in a string");
-      out->append(s_.substr(pos_, len));
-      pos_ += len;
-    }
+  bool Close() {
+    open_.pop_back();
+    return true;
   }
 
-  std::string_view s_;
-  size_t pos_ = 0;
+  JsonValue* root_;
+  std::vector<JsonValue*> open_;
+  std::string key_;
+  Status error_;
 };
 
 }  // namespace
@@ -344,58 +192,41 @@ const char* JsonKindName(JsonValue::Kind kind) {
 }
 
 Result<JsonValue> ParseJson(std::string_view text) {
-  return Parser(text).ParseDocument();
+  JsonValue root;
+  TreeBuilder builder(&root);
+  // Strict: no comments; a parse stops at the first error the builder reports.
+  const bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder,
+                                            nlohmann::json::input_format_t::json,
+                                            /*strict=*/true, /*ignore_comments=*/false);
+  if (!ok) {
+    Status st = builder.status();
+    return st.ok() ? Status::Invalid("invalid JSON") : st;
+  }
+  return root;
 }
 
 void AppendJsonString(std::string_view s, std::string* out) {
-  static const char kHex[] = "0123456789abcdef";
+  // nlohmann escapes each run of well-formed UTF-8; the bytes between runs become the
+  // escape \ufffd one by one (nlohmann's own replacement writes raw U+FFFD bytes, or
+  // escapes every non-ASCII character, neither of which is the documented output).
   out->push_back('"');
   size_t i = 0;
   while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      const size_t len = Utf8SequenceLength(s, i);
-      if (len == 0) {
-        out->append("\\ufffd");
-        ++i;
-      } else {
-        out->append(s.substr(i, len));
-        i += len;
-      }
-      continue;
+    size_t end = i;
+    while (end < s.size()) {
+      const size_t len = Utf8SequenceLength(s, end);
+      if (len == 0) break;
+      end += len;
     }
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xF]);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+    if (end > i) {
+      const std::string quoted = nlohmann::json(std::string(s.substr(i, end - i))).dump();
+      out->append(quoted, 1, quoted.size() - 2);
     }
-    ++i;
+    if (end < s.size()) {
+      out->append("\\ufffd");
+      ++end;
+    }
+    i = end;
   }
   out->push_back('"');
 }
@@ -456,6 +287,38 @@ void AppendJsonText(const JsonValue& v, std::string* out) {
   }
 }
 }  // namespace
+
+std::string DumpJson(const JsonDoc& doc) {
+  std::string out;
+  // Recursion depth is the document's, which the CLI builds itself (a few levels).
+  auto append = [&out](const JsonDoc& v, const auto& self) -> void {
+    if (v.is_object()) {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, member] : v.items()) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendJsonString(key, &out);
+        out.push_back(':');
+        self(member, self);
+      }
+      out.push_back('}');
+    } else if (v.is_array()) {
+      out.push_back('[');
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out.push_back(',');
+        self(v[i], self);
+      }
+      out.push_back(']');
+    } else if (v.is_string()) {
+      AppendJsonString(v.get_ref<const std::string&>(), &out);
+    } else {
+      out.append(v.dump());
+    }
+  };
+  append(doc, append);
+  return out;
+}
 
 std::string ToJsonText(const JsonValue& v) {
   std::string out;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// A small JSON reader and writer for the CLI: JSON-lines import, schema files and the
-// JSON this tool prints. Numbers keep their source text so that int64, uint64 and
-// float32 values convert exactly (no detour through double).
+// JSON for the CLI: JSON-lines import, schema files and the JSON this tool prints.
+// nlohmann_json does the parsing and escaping; this header keeps the CLI's view of a
+// parsed value, whose numbers keep their source text so that int64, uint64 and float32
+// values convert exactly (no detour through double).
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,8 +43,9 @@ const char* JsonKindName(JsonValue::Kind kind);
 
 /// \brief Parses exactly one JSON value (surrounding whitespace allowed).
 ///
-/// Strict RFC 8259 grammar; strings must be valid UTF-8 and escapes are decoded (a lone
-/// surrogate escape decodes to U+FFFD). Nesting deeper than 256 levels is rejected.
+/// Strict RFC 8259 grammar (nlohmann_json's parser); strings must be valid UTF-8,
+/// escapes are decoded and a lone surrogate escape is an error. Numbers too large for a
+/// double (1e999) are rejected. Nesting deeper than 256 levels is rejected.
 /// \return Invalid with the 1-based character column of the problem.
 Result<JsonValue> ParseJson(std::string_view text);
 
@@ -61,5 +64,13 @@ size_t FindInvalidUtf8(std::string_view s);
 
 /// \brief Compact JSON text of `v` (numbers keep their source text).
 std::string ToJsonText(const JsonValue& v);
+
+/// \brief A JSON document the CLI prints: members stay in insertion order.
+using JsonDoc = nlohmann::ordered_json;
+
+/// \brief Compact JSON text of `doc`, one line. Strings are escaped as AppendJsonString
+/// does (invalid UTF-8 as \ufffd per byte, where nlohmann's dump would throw or write
+/// raw replacement characters); numbers, booleans and null are nlohmann's text.
+std::string DumpJson(const JsonDoc& doc);
 
 }  // namespace lance::cli

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "lance/macros.h"
 #include "lib/json.h"
 
 namespace lance::cli {
@@ -56,8 +57,7 @@ class TypeParser {
   explicit TypeParser(std::string_view text) : s_(text) {}
 
   Result<DataTypePtr> ParseAll() {
-    auto t = ParseType(0);
-    if (!t.ok()) return t;
+    LANCE_ASSIGN_OR_RAISE(auto t, ParseType(0));
     SkipSpace();
     if (pos_ != s_.size()) return Error("unexpected text after the type");
     return t;
@@ -65,8 +65,8 @@ class TypeParser {
 
  private:
   Status Error(const std::string& what) const {
-    return Status::Invalid("invalid type " + JsonQuote(s_) + " at column " +
-                           std::to_string(pos_ + 1) + ": " + what);
+    return Status::Invalid("invalid type ", JsonQuote(s_), " at column ", pos_ + 1, ": ",
+                           what);
   }
 
   void SkipSpace() {
@@ -142,11 +142,10 @@ class TypeParser {
     if (name.empty()) return Error("expected a type name");
     if (DataTypePtr scalar = ScalarByName(name)) return scalar;
     if (name == "fixed_size_binary") {
-      if (Status st = Expect('['); !st.ok()) return st;
-      auto width = PositiveInt("byte width");
-      if (!width.ok()) return width.status();
-      if (Status st = Expect(']'); !st.ok()) return st;
-      return fixed_size_binary(*width);
+      LANCE_RETURN_NOT_OK(Expect('['));
+      LANCE_ASSIGN_OR_RAISE(auto width, PositiveInt("byte width"));
+      LANCE_RETURN_NOT_OK(Expect(']'));
+      return fixed_size_binary(width);
     }
     if (name == "timestamp") return ParseTimestampRest();
     if (name == "decimal128" || name == "decimal256" || name == "decimal") {
@@ -158,19 +157,17 @@ class TypeParser {
     if (name == "dictionary") return ParseDictionaryRest(depth);
     if (name == "map") return ParseMapRest(depth);
     if (name == "list" || name == "large_list" || name == "fixed_size_list") {
-      if (Status st = Expect('<'); !st.ok()) return st;
-      auto item = ParseType(depth + 1);
-      if (!item.ok()) return item;
+      LANCE_RETURN_NOT_OK(Expect('<'));
+      LANCE_ASSIGN_OR_RAISE(auto item, ParseType(depth + 1));
       const bool not_null = NotNull();
-      FieldPtr item_field = field("item", *item, !not_null);
+      FieldPtr item_field = field("item", item, !not_null);
       if (name == "fixed_size_list") {
-        if (Status st = Expect(','); !st.ok()) return st;
-        auto size = PositiveInt("list size");
-        if (!size.ok()) return size.status();
-        if (Status st = Expect('>'); !st.ok()) return st;
-        return fixed_size_list(item_field, *size);
+        LANCE_RETURN_NOT_OK(Expect(','));
+        LANCE_ASSIGN_OR_RAISE(auto size, PositiveInt("list size"));
+        LANCE_RETURN_NOT_OK(Expect('>'));
+        return fixed_size_list(item_field, size);
       }
-      if (Status st = Expect('>'); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Expect('>'));
       return name == "list" ? list(item_field) : large_list(item_field);
     }
     if (name == "struct") return ParseStructRest(depth);
@@ -180,17 +177,14 @@ class TypeParser {
 
   // "(precision, scale)"; "decimal" picks decimal128 up to 38 digits, else decimal256.
   Result<DataTypePtr> ParseDecimalRest(const std::string& name, size_t start) {
-    if (Status st = Expect('('); !st.ok()) return st;
-    auto precision = PositiveInt("precision");
-    if (!precision.ok()) return precision.status();
-    if (Status st = Expect(','); !st.ok()) return st;
-    auto scale = SignedInt("scale");
-    if (!scale.ok()) return scale.status();
-    if (Status st = Expect(')'); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect('('));
+    LANCE_ASSIGN_OR_RAISE(auto precision, PositiveInt("precision"));
+    LANCE_RETURN_NOT_OK(Expect(','));
+    LANCE_ASSIGN_OR_RAISE(auto scale, SignedInt("scale"));
+    LANCE_RETURN_NOT_OK(Expect(')'));
     const bool wide = name == "decimal256" ||
-                      (name == "decimal" && *precision > kMaxDecimal128Precision);
-    DataTypePtr type =
-        wide ? decimal256(*precision, *scale) : decimal128(*precision, *scale);
+                      (name == "decimal" && precision > kMaxDecimal128Precision);
+    DataTypePtr type = wide ? decimal256(precision, scale) : decimal128(precision, scale);
     if (Status st = ValidateTypeParameters(*type); !st.ok()) {
       pos_ = start;
       return Error(st.message());
@@ -199,7 +193,7 @@ class TypeParser {
   }
 
   Result<TimeUnit> UnitInBrackets() {
-    if (Status st = Expect('['); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect('['));
     const size_t at = pos_;
     const std::string unit_name = Identifier();
     TimeUnit unit;
@@ -215,16 +209,15 @@ class TypeParser {
       pos_ = at;
       return Error("expected a time unit (s, ms, us, ns)");
     }
-    if (Status st = Expect(']'); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect(']'));
     return unit;
   }
 
   // time32[s|ms], time64[us|ns], duration[s|ms|us|ns].
   Result<DataTypePtr> ParseUnitTypeRest(const std::string& name, size_t start) {
-    auto unit = UnitInBrackets();
-    if (!unit.ok()) return unit.status();
-    if (name == "duration") return duration(*unit);
-    DataTypePtr type = name == "time32" ? time32(*unit) : time64(*unit);
+    LANCE_ASSIGN_OR_RAISE(auto unit, UnitInBrackets());
+    if (name == "duration") return duration(unit);
+    DataTypePtr type = name == "time32" ? time32(unit) : time64(unit);
     if (Status st = ValidateTypeParameters(*type); !st.ok()) {
       pos_ = start;
       return Error(name == "time32" ? "time32 takes the unit s or ms"
@@ -236,7 +229,7 @@ class TypeParser {
   // dictionary<values=T[, indices=I][, ordered[=0|1]]> in any order (Arrow prints
   // "dictionary<values=utf8, indices=int32, ordered=0>"); indices default to int32.
   Result<DataTypePtr> ParseDictionaryRest(int depth) {
-    if (Status st = Expect('<'); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect('<'));
     DataTypePtr values;
     DataTypePtr indices = int32();
     bool ordered = false;
@@ -244,15 +237,14 @@ class TypeParser {
       const size_t at = pos_;
       const std::string key = Identifier();
       if (key == "values" || key == "indices") {
-        if (Status st = Expect('='); !st.ok()) return st;
+        LANCE_RETURN_NOT_OK(Expect('='));
         const size_t type_at = pos_;
-        auto type = ParseType(depth + 1);
-        if (!type.ok()) return type;
-        if (key == "indices" && !(*type)->is_integer()) {
+        LANCE_ASSIGN_OR_RAISE(auto type, ParseType(depth + 1));
+        if (key == "indices" && !type->is_integer()) {
           pos_ = type_at;
           return Error("dictionary indices must be an integer type");
         }
-        (key == "values" ? values : indices) = *type;
+        (key == "values" ? values : indices) = type;
       } else if (key == "ordered") {
         ordered = true;
         if (Peek('=')) {
@@ -273,7 +265,7 @@ class TypeParser {
         ++pos_;
         continue;
       }
-      if (Status st = Expect('>'); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Expect('>'));
       break;
     }
     if (!values) return Error("a dictionary needs values=<type>");
@@ -282,13 +274,11 @@ class TypeParser {
 
   // map<K, V [not null][, keys_sorted]>; keys are never null.
   Result<DataTypePtr> ParseMapRest(int depth) {
-    if (Status st = Expect('<'); !st.ok()) return st;
-    auto key = ParseType(depth + 1);
-    if (!key.ok()) return key;
+    LANCE_RETURN_NOT_OK(Expect('<'));
+    LANCE_ASSIGN_OR_RAISE(auto key, ParseType(depth + 1));
     NotNull();  // keys are non-nullable anyway
-    if (Status st = Expect(','); !st.ok()) return st;
-    auto item = ParseType(depth + 1);
-    if (!item.ok()) return item;
+    LANCE_RETURN_NOT_OK(Expect(','));
+    LANCE_ASSIGN_OR_RAISE(auto item, ParseType(depth + 1));
     const bool not_null = NotNull();
     bool keys_sorted = false;
     if (Peek(',')) {
@@ -300,12 +290,12 @@ class TypeParser {
       }
       keys_sorted = true;
     }
-    if (Status st = Expect('>'); !st.ok()) return st;
-    return map(field("key", *key, false), field("value", *item, !not_null), keys_sorted);
+    LANCE_RETURN_NOT_OK(Expect('>'));
+    return map(field("key", key, false), field("value", item, !not_null), keys_sorted);
   }
 
   Result<DataTypePtr> ParseTimestampRest() {
-    if (Status st = Expect('['); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect('['));
     const std::string unit_name = Identifier();
     TimeUnit unit;
     if (unit_name == "s") {
@@ -333,7 +323,7 @@ class TypeParser {
       if (zone.empty()) return Error("expected a timezone after ','");
       tz = std::string(zone);
     }
-    if (Status st = Expect(']'); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect(']'));
     return timestamp(unit, tz);
   }
 
@@ -355,7 +345,7 @@ class TypeParser {
   }
 
   Result<DataTypePtr> ParseStructRest(int depth) {
-    if (Status st = Expect('<'); !st.ok()) return st;
+    LANCE_RETURN_NOT_OK(Expect('<'));
     std::vector<FieldPtr> fields;
     std::set<std::string> seen;
     if (Peek('>')) {
@@ -364,22 +354,20 @@ class TypeParser {
     }
     while (true) {
       const size_t name_pos = pos_;
-      auto name = MemberName();
-      if (!name.ok()) return name.status();
-      if (!seen.insert(*name).second) {
+      LANCE_ASSIGN_OR_RAISE(auto name, MemberName());
+      if (!seen.insert(name).second) {
         pos_ = name_pos;
-        return Error("duplicate field name " + JsonQuote(*name));
+        return Error("duplicate field name " + JsonQuote(name));
       }
-      if (Status st = Expect(':'); !st.ok()) return st;
-      auto type = ParseType(depth + 1);
-      if (!type.ok()) return type;
+      LANCE_RETURN_NOT_OK(Expect(':'));
+      LANCE_ASSIGN_OR_RAISE(auto type, ParseType(depth + 1));
       const bool not_null = NotNull();
-      fields.push_back(field(*name, *type, !not_null));
+      fields.push_back(field(name, type, !not_null));
       if (Peek(',')) {
         ++pos_;
         continue;
       }
-      if (Status st = Expect('>'); !st.ok()) return st;
+      LANCE_RETURN_NOT_OK(Expect('>'));
       return struct_(std::move(fields));
     }
   }
@@ -560,29 +548,28 @@ Result<SchemaPtr> ParseSchemaJson(std::string_view json) {
   for (size_t i = 0; i < list->items.size(); ++i) {
     const JsonValue& entry = list->items[i];
     const std::string where = "schema file: field #" + std::to_string(i + 1);
-    if (!entry.is_object()) return Status::Invalid(where + " is not an object");
+    if (!entry.is_object()) return Status::Invalid(where, " is not an object");
     for (const auto& [key, value] : entry.members) {
       if (key != "name" && key != "type" && key != "nullable" && key != "metadata") {
-        return Status::Invalid(where + ": unknown key " + JsonQuote(key));
+        return Status::Invalid(where, ": unknown key ", JsonQuote(key));
       }
     }
     const JsonValue* name = entry.Find("name");
     const JsonValue* type = entry.Find("type");
     const JsonValue* nullable = entry.Find("nullable");
     if (name == nullptr || !name->is_string() || name->text.empty()) {
-      return Status::Invalid(where + ": \"name\" must be a non-empty string");
+      return Status::Invalid(where, ": \"name\" must be a non-empty string");
     }
     if (type == nullptr || !type->is_string()) {
-      return Status::Invalid(where + " (" + JsonQuote(name->text) +
+      return Status::Invalid(where, " (", JsonQuote(name->text),
                              "): \"type\" must be a string");
     }
     if (nullable != nullptr && nullable->kind != JsonValue::Kind::kBool) {
-      return Status::Invalid(where + " (" + JsonQuote(name->text) +
+      return Status::Invalid(where, " (", JsonQuote(name->text),
                              "): \"nullable\" must be true or false");
     }
     if (!seen.insert(name->text).second) {
-      return Status::Invalid("schema file: duplicate field name " +
-                             JsonQuote(name->text));
+      return Status::Invalid("schema file: duplicate field name ", JsonQuote(name->text));
     }
     auto parsed = ParseTypeString(type->text);
     if (!parsed.ok()) {
@@ -595,17 +582,16 @@ Result<SchemaPtr> ParseSchemaJson(std::string_view json) {
   return schema(std::move(fields));
 }
 
-std::string FormatSchemaJson(const Schema& s) {
-  std::string out = "[";
-  for (int i = 0; i < s.num_fields(); ++i) {
-    const FieldPtr& f = s.field(i);
-    if (i > 0) out.push_back(',');
-    out += "{\"name\":" + JsonQuote(f->name()) +
-           ",\"type\":" + JsonQuote(FormatTypeString(*f->type())) +
-           ",\"nullable\":" + (f->nullable() ? "true" : "false") + "}";
+JsonDoc SchemaJson(const Schema& s) {
+  JsonDoc out = JsonDoc::array();
+  for (const FieldPtr& f : s.fields()) {
+    out.push_back(JsonDoc{{"name", f->name()},
+                          {"type", FormatTypeString(*f->type())},
+                          {"nullable", f->nullable()}});
   }
-  out.push_back(']');
   return out;
 }
+
+std::string FormatSchemaJson(const Schema& s) { return DumpJson(SchemaJson(s)); }
 
 }  // namespace lance::cli

@@ -12,6 +12,7 @@
 
 #include "lance/core/type.h"
 #include "lance/result.h"
+#include "lib/json.h"
 
 namespace lance::cli {
 
@@ -47,5 +48,7 @@ Result<SchemaPtr> ParseSchemaJson(std::string_view json);
 
 /// \brief The schema as a JSON list of {"name", "type", "nullable"} (compact, one line).
 std::string FormatSchemaJson(const Schema& schema);
+/// \brief The document FormatSchemaJson prints.
+JsonDoc SchemaJson(const Schema& schema);
 
 }  // namespace lance::cli

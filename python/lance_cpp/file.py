@@ -14,7 +14,7 @@ New files are written in Lance file format 2.2 (``stable_version()``, as pylance
 """
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import pyarrow as pa
 
@@ -41,9 +41,9 @@ def stable_version() -> str:
 
 def _resolve_access(
     storage_options: Optional[Dict[str, str]],
-    storage_options_provider,
-    namespace_client,
-    table_id,
+    storage_options_provider: Optional["StorageOptionsProvider"],
+    namespace_client: Optional["LanceNamespace"],
+    table_id: Optional[List[str]],
 ) -> Tuple[Optional[Dict[str, str]], object]:
     """(storage_options, provider) for the native classes.
 
@@ -70,7 +70,7 @@ def _resolve_access(
 class ReaderResults:
     """Results of a read, convertible to a pyarrow Table or RecordBatchReader."""
 
-    def __init__(self, table: pa.Table):
+    def __init__(self, table: pa.Table) -> None:
         self._table = table
 
     def to_batches(self) -> pa.RecordBatchReader:
@@ -85,7 +85,13 @@ class ReaderResults:
 class LanceFileMetadata:
     """What a Lance file's footer says about it (the subset this build reports)."""
 
-    def __init__(self, num_rows: int, schema: pa.Schema, version: str):
+    num_rows: int
+    schema: pa.Schema
+    major_version: int
+    minor_version: int
+    version: str
+
+    def __init__(self, num_rows: int, schema: pa.Schema, version: str) -> None:
         self.num_rows = num_rows
         self.schema = schema
         # The footer's numbers, which pylance reports: format 2.0 is stored as 0.3.
@@ -127,8 +133,8 @@ class LanceFileReader:
         storage_options_provider: Optional["StorageOptionsProvider"] = None,
         namespace_client: Optional["LanceNamespace"] = None,
         table_id: Optional[List[str]] = None,
-        _inner_reader=None,
-    ):
+        _inner_reader: Any = None,
+    ) -> None:
         if _inner_reader is not None:
             self._reader = _inner_reader
             return
@@ -142,17 +148,19 @@ class LanceFileReader:
             columns=columns,
         )
 
-    def read_all(self, *, batch_size: int = 1024, batch_readahead=16) -> ReaderResults:
+    def read_all(self, *, batch_size: int = 1024, batch_readahead: int = 16) -> ReaderResults:
         """Reads the whole file (batch_size rows per batch)."""
         return ReaderResults(self._reader.read(0, -1, batch_size))
 
     def read_range(
-        self, start: int, num_rows: int, *, batch_size: int = 1024, batch_readahead=16
+        self, start: int, num_rows: int, *, batch_size: int = 1024, batch_readahead: int = 16
     ) -> ReaderResults:
         """Reads ``num_rows`` rows starting at row ``start``."""
         return ReaderResults(self._reader.read(start, num_rows, batch_size))
 
-    def take_rows(self, indices, *, batch_size: int = 1024, batch_readahead=16) -> ReaderResults:
+    def take_rows(
+        self, indices: Sequence[int], *, batch_size: int = 1024, batch_readahead: int = 16
+    ) -> ReaderResults:
         """Reads the rows at ``indices`` (ascending)."""
         indices = list(indices)
         for i in range(len(indices) - 1):
@@ -209,9 +217,9 @@ class LanceFileWriter:
         namespace_client: Optional["LanceNamespace"] = None,
         table_id: Optional[List[str]] = None,
         max_page_bytes: Optional[int] = None,
-        _inner_writer=None,
-        **kwargs,
-    ):
+        _inner_writer: Any = None,
+        **kwargs: Any,
+    ) -> None:
         if _inner_writer is not None:
             self._writer = _inner_writer
         else:
@@ -226,7 +234,7 @@ class LanceFileWriter:
                 version=version,
                 page_bytes=data_cache_bytes,
             )
-        self.closed = False
+        self.closed: bool = False
         self.size_bytes: Optional[int] = None
 
     def write_batch(self, batch: Union[pa.RecordBatch, pa.Table]) -> None:
@@ -249,7 +257,7 @@ class LanceFileWriter:
     def __enter__(self) -> "LanceFileWriter":
         return self
 
-    def __exit__(self, exc_type, exc_val, exc_tb) -> None:
+    def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         if exc_type is not None and not self.closed:
             # Nothing of a failed write becomes visible.
             self.closed = True
@@ -277,7 +285,7 @@ class LanceFileSession:
         table_id: Optional[List[str]] = None,
         *,
         storage_options_provider: Optional["StorageOptionsProvider"] = None,
-    ):
+    ) -> None:
         options, provider = _resolve_access(
             storage_options, storage_options_provider, namespace_client, table_id
         )

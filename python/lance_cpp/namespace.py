@@ -18,7 +18,7 @@ This module provides:
 
 import threading
 from abc import ABC, abstractmethod
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import lance_namespace as _ln
 from lance_namespace import (
@@ -136,7 +136,7 @@ class DynamicContextProvider(ABC):
         """Return context key-value pairs for the operation described by ``info``."""
 
 
-def _is_true(value) -> bool:
+def _is_true(value: object) -> bool:
     return str(value).lower() == "true"
 
 
@@ -160,7 +160,9 @@ class DirectoryNamespace(LanceNamespace):
           (``retrieve_ops_metrics()``), as pylance does
     """
 
-    def __init__(self, session=None, context_provider=None, **properties):
+    def __init__(
+        self, session: Any = None, context_provider: Any = None, **properties: Any
+    ) -> None:
         str_properties = {str(k): str(v) for k, v in properties.items()}
         self._ops_metrics_enabled = _is_true(
             str_properties.get("ops_metrics_enabled", "false")
@@ -249,7 +251,7 @@ class DirectoryNamespace(LanceNamespace):
             self._inner.declare_table(request.model_dump())
         )
 
-    def create_empty_table(self, request):
+    def create_empty_table(self, request: Any) -> Any:
         """Deprecated spec operation: as declare_table."""
         self._count("create_empty_table")
         return _ln.CreateEmptyTableResponse.from_dict(
@@ -292,7 +294,10 @@ class LanceNamespaceStorageOptionsProvider(StorageOptionsProvider):
         The table's identifier in the namespace.
     """
 
-    def __init__(self, namespace: LanceNamespace, table_id: List[str]):
+    namespace: LanceNamespace
+    table_id: List[str]
+
+    def __init__(self, namespace: LanceNamespace, table_id: List[str]) -> None:
         if namespace is None:
             raise ValueError("LanceNamespaceStorageOptionsProvider: namespace is None")
         if not table_id:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "gil.h"
 #include "lance/io/storage_access.h"
 #include "lance/namespace/dataset_ops.h"
 
@@ -19,14 +20,6 @@ namespace lance::python {
 namespace {
 
 using DatasetPtr = std::shared_ptr<Dataset>;
-
-// Runs `f` (I/O in the core) with the GIL released; its result is built before the GIL
-// is taken back.
-template <typename F>
-auto WithoutGil(F&& f) {
-  py::gil_scoped_release nogil;
-  return f();
-}
 
 // None -> {}; a mapping of str -> str (values given as other types are str()-ed, as
 // pylance accepts e.g. booleans in storage options).

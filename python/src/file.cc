@@ -108,12 +108,7 @@ class PyFileWriter {
       // write runs without it.
       RecordBatchPtr batch = ValueOrRaise(reader->Next());
       if (!batch) break;
-      Status st;
-      {
-        py::gil_scoped_release release;
-        st = writer_->WriteBatch(*batch);
-      }
-      CheckStatus(st);
+      CheckStatus(WithoutGil([&] { return writer_->WriteBatch(*batch); }));
     }
   }
 
@@ -131,12 +126,7 @@ class PyFileWriter {
 
   void Abort() {
     if (!writer_) return;
-    Status st;
-    {
-      py::gil_scoped_release release;
-      st = writer_->Abort();
-    }
-    CheckStatus(st);
+    CheckStatus(WithoutGil([&] { return writer_->Abort(); }));
   }
 
   int64_t num_rows_written() const { return writer_ ? writer_->num_rows_written() : 0; }

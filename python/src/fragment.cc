@@ -11,20 +11,11 @@
 #include <vector>
 
 #include "bindings.h"
+#include "gil.h"
 #include "lance/io/storage_access.h"
 #include "lance/table/dataset.h"
 
 namespace lance::python {
-namespace {
-// Runs `f` (I/O in the core) with the GIL released; its result is built before the GIL
-// is taken back.
-template <typename F>
-auto WithoutGil(F&& f) {
-  py::gil_scoped_release nogil;
-  return f();
-}
-
-}  // namespace
 
 void BindFragment(py::module_& m) {
   py::class_<FragmentMetadata>(

@@ -182,8 +182,7 @@ void BindIo(py::module_& m) {
         if (!access.credentials) throw py::value_error("no credentials source was built");
         std::vector<Status> first_error(threads);
         std::vector<int> ok(threads, 0);
-        {
-          py::gil_scoped_release release;
+        WithoutGil([&] {
           std::vector<std::thread> pool;
           for (int t = 0; t < threads; ++t) {
             pool.emplace_back([&, t] {
@@ -199,7 +198,7 @@ void BindIo(py::module_& m) {
           }
           for (auto& th : pool) th.join();
           access = {};
-        }
+        });
         for (const auto& st : first_error) CheckStatus(st);
         int total = 0;
         for (int n : ok) total += n;

@@ -179,21 +179,14 @@ T NsValueOrRaise(Result<T> result) {
 template <typename Req, typename Fn>
 py::dict CallNative(py::handle request, std::string_view what, Fn&& op) {
   Req req = FromDict<Req>(request, what);
-  auto result = [&] {
-    py::gil_scoped_release release;
-    return op(req);
-  }();
+  auto result = WithoutGil([&] { return op(req); });
   return ToDict(NsValueOrRaise(std::move(result)));
 }
 
 template <typename Req, typename Fn>
 void CheckNative(py::handle request, std::string_view what, Fn&& op) {
   Req req = FromDict<Req>(request, what);
-  Status st;
-  {
-    py::gil_scoped_release release;
-    st = op(req);
-  }
+  Status st = WithoutGil([&] { return op(req); });
   if (!st.ok()) RaiseNamespaceStatus(st);
 }
 
@@ -453,8 +446,7 @@ void BindNamespace(py::module_& m) {
         std::vector<std::optional<ns::DescribeTableResponse>> r_dt(threads);
         std::vector<std::optional<ns::DeclareTableResponse>> r_de(threads);
         std::string id;
-        {
-          py::gil_scoped_release release;
+        WithoutGil([&] {
           std::vector<std::thread> pool;
           for (int t = 0; t < threads; ++t) {
             pool.emplace_back([&, t] {
@@ -485,7 +477,7 @@ void BindNamespace(py::module_& m) {
           for (auto& th : pool) th.join();
           id = nsp->namespace_id();
           nsp.reset();
-        }
+        });
         py::list results;
         for (int t = 0; t < threads; ++t) {
           if (!statuses[t].ok()) {

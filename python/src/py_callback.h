@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "gil.h"
 
 namespace lance::python {
 
@@ -20,33 +21,5 @@ void ReleasePyObject(py::object obj);
 /// Forbidden, ValueError/TypeError/KeyError -> Invalid, TimeoutError/ConnectionError ->
 /// Unavailable, others -> IOError). REQUIRES: the GIL is held.
 Status StatusFromPythonError(py::error_already_set& e, const std::string& context);
-
-}  // namespace lance::python
-
-namespace lance::python {
-
-/// `fn()` with the GIL released (for I/O); returns what it returns.
-template <typename Fn>
-auto WithoutGil(Fn&& fn) {
-  py::gil_scoped_release release;
-  return fn();
-}
-
-}  // namespace lance::python
-
-namespace lance::python {
-
-/// Resets `ptr` with the GIL released if this thread holds it. For native objects that
-/// may own a credentials source over a Python provider: the source's destructor waits for
-/// an in-flight fetch, and that fetch may be waiting for the GIL.
-template <typename Ptr>
-void ResetWithoutGil(Ptr& ptr) {
-  if (PyGILState_Check()) {
-    py::gil_scoped_release release;
-    ptr = nullptr;
-  } else {
-    ptr = nullptr;
-  }
-}
 
 }  // namespace lance::python

@@ -5,73 +5,67 @@
 
 #include <string>
 
+#include "tests/testing/cli_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::cli {
 namespace {
 
+using ::lance::testing::ExpectTypeString;
 using ::lance::testing::IsErrorWith;
 
-void ExpectType(const std::string& text, const DataTypePtr& expected) {
-  auto parsed = ParseTypeString(text);
-  ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
-  EXPECT_TRUE((*parsed)->Equals(*expected, true))
-      << text << " parsed as " << (*parsed)->ToString() << ", want "
-      << expected->ToString();
-}
-
 TEST(TypeString, Scalars) {
-  ExpectType("bool", boolean());
-  ExpectType("boolean", boolean());
-  ExpectType("int8", int8());
-  ExpectType("int16", int16());
-  ExpectType("int32", int32());
-  ExpectType("int64", int64());
-  ExpectType("uint8", uint8());
-  ExpectType("uint16", uint16());
-  ExpectType("uint32", uint32());
-  ExpectType("uint64", uint64());
-  ExpectType("float16", float16());
-  ExpectType("float32", float32());
-  ExpectType("float64", float64());
-  ExpectType("double", float64());
-  ExpectType("utf8", utf8());
-  ExpectType("string", utf8());
-  ExpectType("large_utf8", large_utf8());
-  ExpectType("binary", binary());
-  ExpectType("large_binary", large_binary());
-  ExpectType("date32", date32());
-  ExpectType("fixed_size_binary[16]", fixed_size_binary(16));
-  ExpectType(" fixed_size_binary [ 4 ] ", fixed_size_binary(4));
+  ExpectTypeString("bool", boolean());
+  ExpectTypeString("boolean", boolean());
+  ExpectTypeString("int8", int8());
+  ExpectTypeString("int16", int16());
+  ExpectTypeString("int32", int32());
+  ExpectTypeString("int64", int64());
+  ExpectTypeString("uint8", uint8());
+  ExpectTypeString("uint16", uint16());
+  ExpectTypeString("uint32", uint32());
+  ExpectTypeString("uint64", uint64());
+  ExpectTypeString("float16", float16());
+  ExpectTypeString("float32", float32());
+  ExpectTypeString("float64", float64());
+  ExpectTypeString("double", float64());
+  ExpectTypeString("utf8", utf8());
+  ExpectTypeString("string", utf8());
+  ExpectTypeString("large_utf8", large_utf8());
+  ExpectTypeString("binary", binary());
+  ExpectTypeString("large_binary", large_binary());
+  ExpectTypeString("date32", date32());
+  ExpectTypeString("fixed_size_binary[16]", fixed_size_binary(16));
+  ExpectTypeString(" fixed_size_binary [ 4 ] ", fixed_size_binary(4));
 }
 
 TEST(TypeString, Timestamps) {
-  ExpectType("timestamp[s]", timestamp(TimeUnit::kSecond));
-  ExpectType("timestamp[ms]", timestamp(TimeUnit::kMilli));
-  ExpectType("timestamp[us]", timestamp(TimeUnit::kMicro));
-  ExpectType("timestamp[ns]", timestamp(TimeUnit::kNano));
-  ExpectType("timestamp[us, UTC]", timestamp(TimeUnit::kMicro, "UTC"));
-  ExpectType("timestamp[ns,tz=America/New_York]",
-             timestamp(TimeUnit::kNano, "America/New_York"));
-  ExpectType("timestamp[ms, +05:30 ]", timestamp(TimeUnit::kMilli, "+05:30"));
+  ExpectTypeString("timestamp[s]", timestamp(TimeUnit::kSecond));
+  ExpectTypeString("timestamp[ms]", timestamp(TimeUnit::kMilli));
+  ExpectTypeString("timestamp[us]", timestamp(TimeUnit::kMicro));
+  ExpectTypeString("timestamp[ns]", timestamp(TimeUnit::kNano));
+  ExpectTypeString("timestamp[us, UTC]", timestamp(TimeUnit::kMicro, "UTC"));
+  ExpectTypeString("timestamp[ns,tz=America/New_York]",
+                   timestamp(TimeUnit::kNano, "America/New_York"));
+  ExpectTypeString("timestamp[ms, +05:30 ]", timestamp(TimeUnit::kMilli, "+05:30"));
 }
 
 TEST(TypeString, Nested) {
-  ExpectType("list<int64>", list(int64()));
-  ExpectType("large_list<utf8>", large_list(utf8()));
-  ExpectType("fixed_size_list<float32, 3>", fixed_size_list(float32(), 3));
-  ExpectType("list<int64 not null>", list(field("item", int64(), false)));
-  ExpectType("struct<x: int32, y: utf8>",
-             struct_({field("x", int32()), field("y", utf8())}));
-  ExpectType("struct<>", struct_({}));
-  ExpectType(
+  ExpectTypeString("list<int64>", list(int64()));
+  ExpectTypeString("large_list<utf8>", large_list(utf8()));
+  ExpectTypeString("fixed_size_list<float32, 3>", fixed_size_list(float32(), 3));
+  ExpectTypeString("list<int64 not null>", list(field("item", int64(), false)));
+  ExpectTypeString("struct<x: int32, y: utf8>",
+                   struct_({field("x", int32()), field("y", utf8())}));
+  ExpectTypeString("struct<>", struct_({}));
+  ExpectTypeString(
       " struct < a : list < struct < b : fixed_size_list < timestamp[ns, UTC] , 2 > "
       "not null > > , \"odd name, really\": large_binary > ",
       struct_({field("a", list(struct_({field(
                               "b", fixed_size_list(timestamp(TimeUnit::kNano, "UTC"), 2),
                               false)}))),
                field("odd name, really", large_binary())}));
-  ExpectType("list<list<list<bool>>>", list(list(list(boolean()))));
+  ExpectTypeString("list<list<list<bool>>>", list(list(list(boolean()))));
 }
 
 TEST(TypeString, FormatRoundTrips) {
@@ -93,7 +87,7 @@ TEST(TypeString, FormatRoundTrips) {
   };
   for (const auto& t : types) {
     const std::string text = FormatTypeString(*t);
-    ExpectType(text, t);
+    ExpectTypeString(text, t);
   }
   EXPECT_EQ(FormatTypeString(*timestamp(TimeUnit::kMicro, "UTC")), "timestamp[us, UTC]");
   EXPECT_EQ(FormatTypeString(

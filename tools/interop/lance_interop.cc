@@ -24,7 +24,6 @@
 // Exit status: 0 on success, 1 on a library error (the Status is printed on stderr),
 // 2 on a usage error.
 
-#include <charconv>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -36,11 +35,11 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "args/arg_parser.h"
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
@@ -49,6 +48,7 @@
 #include "lance/macros.h"
 #include "lance/result.h"
 #include "lance/status.h"
+#include "lance/str_cat.h"
 #include "lance/table/dataset.h"
 #include "lance/table/fragment.h"
 
@@ -84,98 +84,58 @@ constexpr std::string_view kUsagePrefix = "usage: ";
 // A usage error: an Invalid status that Main reports with the usage text and exit
 // status 2 (library errors give exit status 1).
 Status UsageError(const std::string& message) {
-  return Status::Invalid(std::string(kUsagePrefix) + message);
+  return Status::Invalid(kUsagePrefix, message);
 }
 
 bool IsUsageError(const Status& status) {
   return status.IsInvalid() && status.message().rfind(kUsagePrefix, 0) == 0;
 }
 
-// Positional arguments and --options of one command line.
+// Positional arguments and --options of one command line (parsed by the parser shared
+// with lance-cpp), with the --storage-option pairs as a map.
 class Args {
  public:
   // `flags` are options without a value; `valued` take one ("--name value" or
-  // "--name=value").
+  // "--name=value"). Every command also takes --storage-option KEY=VALUE, repeatable.
   static Result<Args> Parse(const std::vector<std::string>& argv,
                             const std::set<std::string>& flags,
                             const std::set<std::string>& valued) {
+    std::vector<cli::OptionSpec> specs;
+    for (const std::string& name : flags) specs.push_back({name, false, false, ""});
+    for (const std::string& name : valued) specs.push_back({name, true, false, ""});
+    specs.push_back({kStorageOption, true, true, ""});
+    Result<cli::Args> parsed = cli::ParseArgs(argv, specs);
+    if (!parsed.ok()) return UsageError(parsed.status().message());
     Args out;
-    for (size_t i = 0; i < argv.size(); ++i) {
-      const std::string& arg = argv[i];
-      if (arg.size() <= 2 || arg.rfind("--", 0) != 0) {
-        out.positional_.push_back(arg);
-        continue;
-      }
-      std::string name = arg.substr(2);
-      std::string value;
-      const size_t eq = name.find('=');
-      const bool inline_value = eq != std::string::npos;
-      if (inline_value) {
-        value = name.substr(eq + 1);
-        name.resize(eq);
-      }
-      if (name == kStorageOption) {
-        // Repeatable, so not in options_: "--storage-option KEY=VALUE" or
-        // "--storage-option=KEY=VALUE".
-        if (!inline_value) {
-          if (i + 1 >= argv.size()) return UsageError("--storage-option needs KEY=VALUE");
-          value = argv[++i];
-        }
-        const std::string& pair = value;
-        const size_t split = pair.find('=');
-        if (split == std::string::npos || split == 0) {
-          // Never echo the value: it may be a secret.
-          return UsageError("--storage-option needs KEY=VALUE");
-        }
-        out.storage_options_[pair.substr(0, split)] = pair.substr(split + 1);
-      } else if (flags.count(name) != 0) {
-        if (inline_value) return UsageError("--" + name + " takes no value");
-        out.options_[name] = "";
-      } else if (valued.count(name) != 0) {
-        if (!inline_value) {
-          if (i + 1 >= argv.size()) return UsageError("--" + name + " needs a value");
-          value = argv[++i];
-        }
-        out.options_[name] = value;
-      } else {
-        return UsageError("unknown option --" + name);
-      }
+    out.args_ = std::move(*parsed);
+    for (const std::string& pair : out.args_.GetAll(kStorageOption)) {
+      // The message never echoes the pair: it may hold a secret.
+      auto split = cli::SplitKeyValue(pair, "--storage-option");
+      if (!split.ok()) return UsageError(split.status().message());
+      out.storage_options_[split->first] = split->second;
     }
     return out;
   }
 
-  const std::vector<std::string>& positional() const { return positional_; }
+  const std::vector<std::string>& positional() const { return args_.positionals; }
   const StorageOptions& storage_options() const { return storage_options_; }
 
   Status ExpectPositional(size_t n) const {
-    if (positional_.size() == n) return Status::OK();
-    return UsageError("expected " + std::to_string(n) + " arguments, got " +
-                      std::to_string(positional_.size()));
+    if (positional().size() == n) return Status::OK();
+    return UsageError(StrCat("expected ", n, " arguments, got ", positional().size()));
   }
 
-  bool Has(const std::string& name) const { return options_.count(name) != 0; }
-
+  bool Has(const std::string& name) const { return args_.Has(name); }
   std::optional<std::string> Get(const std::string& name) const {
-    auto it = options_.find(name);
-    if (it == options_.end()) return std::nullopt;
-    return it->second;
+    return args_.Get(name);
   }
 
   // The integer value of --name, nullopt when absent; a usage error when not an
   // integer or below `min`.
   Result<std::optional<int64_t>> GetInt(const std::string& name, int64_t min) const {
-    const std::optional<std::string> text = Get(name);
-    if (!text) return std::optional<int64_t>();
-    int64_t value = 0;
-    const char* end = text->data() + text->size();
-    const auto [ptr, ec] = std::from_chars(text->data(), end, value);
-    if (ec != std::errc() || ptr != end || text->empty()) {
-      return UsageError("--" + name + " needs an integer, got '" + *text + "'");
-    }
-    if (value < min) {
-      return UsageError("--" + name + " must be at least " + std::to_string(min));
-    }
-    return std::optional<int64_t>(value);
+    auto value = args_.GetInt(name, min);
+    if (!value.ok()) return UsageError(value.status().message());
+    return *value;
   }
 
   Result<std::optional<uint64_t>> GetVersion(const std::string& name) const {
@@ -187,8 +147,7 @@ class Args {
  private:
   static constexpr const char* kStorageOption = "storage-option";
 
-  std::vector<std::string> positional_;
-  std::map<std::string, std::string> options_;
+  cli::Args args_;
   StorageOptions storage_options_;
 };
 
@@ -204,19 +163,19 @@ std::vector<std::string> SplitComma(const std::string& text) {
 
 Result<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot open " + path);
+  if (!in) return Status::IOError(StrCat("cannot open ", path));
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (in.bad()) return Status::IOError("cannot read " + path);
+  if (in.bad()) return Status::IOError(StrCat("cannot read ", path));
   return bytes.str();
 }
 
 Status WriteWholeFile(const std::string& path, const void* data, size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError("cannot create " + path);
+  if (!out) return Status::IOError(StrCat("cannot create ", path));
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
   out.close();
-  if (!out) return Status::IOError("cannot write " + path);
+  if (!out) return Status::IOError(StrCat("cannot write ", path));
   return Status::OK();
 }
 
@@ -361,7 +320,7 @@ Status RunCommit(const Args& args) {
   LANCE_ASSIGN_OR_RAISE(std::string text, ReadWholeFile(frags_path));
   const Json list = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (list.is_discarded() || !list.is_array()) {
-    return Status::Invalid(frags_path + " is not a JSON array");
+    return Status::Invalid(frags_path, " is not a JSON array");
   }
   std::vector<FragmentMetadata> fragments;
   for (const Json& item : list) {

@@ -6,19 +6,23 @@
 //
 // Commands (one JSON object on stdout; exit 0):
 //   list-tables       [--limit N] [--page-token T]  {"tables": [...], "page_token": ...}
-//   list-namespaces   [--limit N] [--page-token T]  {"namespaces": [...], "page_token": ...}
-//   create-namespace  [--property K=V ...]          {"properties": {...}}
-//   describe          [--detailed]                  the DescribeTable response
-//   declare           [--property K=V ...]          the DeclareTable response
-//   create --rows N                                 declare, then write N rows (x: int64
+//   list-namespaces   [--limit N] [--page-token T]  {"namespaces": [...], "page_token":
+//   ...} create-namespace  [--property K=V ...]          {"properties": {...}} describe
+//   [--detailed]                  the DescribeTable response declare [--property K=V ...]
+//   the DeclareTable response create --rows N                                 declare,
+//   then write N rows (x: int64
 //                                                   = 0..N-1, s: utf8 = "row<x>") at the
-//                                                   declared location; {"location", "version"}
+//                                                   declared location; {"location",
+//                                                   "version"}
 //   read                                            describe, open the location and read:
-//                                                   {"location", "version", "x": [...], "s": [...]}
+//                                                   {"location", "version", "x": [...],
+//                                                   "s": [...]}
 //   exists | drop | deregister                      {} or the response
 // Options for every command:
-//   --prop storage.KEY=VALUE   options for the namespace's own I/O (e.g. storage.aws_endpoint
-//                              for an s3:// root), as Lance's DirectoryNamespace takes them
+//   --prop storage.KEY=VALUE   options for the namespace's own I/O (e.g.
+//   storage.aws_endpoint
+//                              for an s3:// root), as Lance's DirectoryNamespace takes
+//                              them
 //   --start-at MS              after opening the namespace, wait until this Unix time in
 //                              milliseconds before running the command: several processes
 //                              started with one value race on the same instant (the
@@ -29,14 +33,15 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "args/arg_parser.h"
 #include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
@@ -63,45 +68,61 @@ struct Args {
   bool detailed = false;
 };
 
-Status ParseKeyValue(const std::string& text, ns::Properties* out, const char* flag) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    return Status::Invalid(std::string(flag) + " needs KEY=VALUE, got '" + text + "'");
+constexpr const char kUsage[] =
+    "usage: lance-ns COMMAND --prop root=PATH [--prop K=V] [--id PART ...]\n";
+
+const std::vector<lance::cli::OptionSpec>& OptionSpecs() {
+  static const std::vector<lance::cli::OptionSpec> kSpecs = {
+      {"prop", true, true, "namespace property KEY=VALUE (root=PATH, storage.KEY=VALUE)"},
+      {"id", true, true, "one level of the table or namespace id, outermost first"},
+      {"property", true, true, "table or namespace property KEY=VALUE"},
+      {"limit", true, false, "page size of list-tables / list-namespaces"},
+      {"page-token", true, false, "page token of list-tables / list-namespaces"},
+      {"rows", true, false, "rows to write (create)"},
+      {"start-at", true, false, "Unix time in ms to wait for before running the command"},
+      {"detailed", false, false, "describe: the detailed response"},
+  };
+  return kSpecs;
+}
+
+Status ParseKeyValues(const std::vector<std::string>& pairs, ns::Properties* out,
+                      const char* flag) {
+  for (const std::string& pair : pairs) {
+    // The message never echoes the pair: a storage.* value may be a secret.
+    LANCE_ASSIGN_OR_RAISE(auto split, lance::cli::SplitKeyValue(pair, flag));
+    (*out)[split.first] = split.second;
   }
-  (*out)[text.substr(0, eq)] = text.substr(eq + 1);
   return Status::OK();
 }
 
-Result<Args> Parse(int argc, char** argv) {
-  if (argc < 2) return Status::Invalid("missing command");
+Result<Args> Parse(const std::vector<std::string>& argv) {
+  if (argv.empty()) return Status::Invalid("missing command");
   Args args;
-  args.command = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--detailed") {
-      args.detailed = true;
-      continue;
-    }
-    if (i + 1 >= argc) return Status::Invalid(flag + " needs a value");
-    const std::string value = argv[++i];
-    if (flag == "--prop") {
-      LANCE_RETURN_NOT_OK(ParseKeyValue(value, &args.props, "--prop"));
-    } else if (flag == "--property") {
-      LANCE_RETURN_NOT_OK(ParseKeyValue(value, &args.table_properties, "--property"));
-    } else if (flag == "--id") {
-      args.id.push_back(value);
-    } else if (flag == "--limit") {
-      args.limit = std::stoi(value);
-    } else if (flag == "--page-token") {
-      args.page_token = value;
-    } else if (flag == "--rows") {
-      args.rows = std::stoll(value);
-    } else if (flag == "--start-at") {
-      args.start_at_ms = std::stoll(value);
-    } else {
-      return Status::Invalid("unknown option " + flag);
-    }
+  args.command = argv[0];
+  LANCE_ASSIGN_OR_RAISE(
+      lance::cli::Args parsed,
+      lance::cli::ParseArgs(std::vector<std::string>(argv.begin() + 1, argv.end()),
+                            OptionSpecs()));
+  if (!parsed.positionals.empty()) {
+    return Status::Invalid("unexpected argument '", parsed.positionals[0], "'");
   }
+  LANCE_RETURN_NOT_OK(ParseKeyValues(parsed.GetAll("prop"), &args.props, "--prop"));
+  LANCE_RETURN_NOT_OK(
+      ParseKeyValues(parsed.GetAll("property"), &args.table_properties, "--property"));
+  const auto& id = parsed.GetAll("id");
+  args.id.assign(id.begin(), id.end());
+  LANCE_ASSIGN_OR_RAISE(auto limit, parsed.GetInt("limit", 0));
+  if (limit) {
+    if (*limit > std::numeric_limits<int32_t>::max()) {
+      return Status::Invalid("--limit must be at most ",
+                             std::numeric_limits<int32_t>::max());
+    }
+    args.limit = static_cast<int32_t>(*limit);
+  }
+  args.page_token = parsed.Get("page-token");
+  LANCE_ASSIGN_OR_RAISE(args.rows, parsed.GetInt("rows", 0));
+  LANCE_ASSIGN_OR_RAISE(args.start_at_ms, parsed.GetInt("start-at", 0));
+  args.detailed = parsed.Has("detailed");
   return args;
 }
 
@@ -220,7 +241,7 @@ Result<json> Run(const Args& args) {
     LANCE_ASSIGN_OR_RAISE(auto r, dir->DeregisterTable({.id = args.id}));
     Put(out, "location", r.location);
   } else {
-    return Status::Invalid("unknown command '" + cmd + "'");
+    return Status::Invalid("unknown command '", cmd, "'");
   }
   return out;
 }
@@ -228,10 +249,14 @@ Result<json> Run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto args = Parse(argc, argv);
+  const std::vector<std::string> argv_list(argv + 1, argv + argc);
+  if (argv_list.size() == 1 && (argv_list[0] == "--help" || argv_list[0] == "-h")) {
+    std::cout << kUsage << "options:\n" << lance::cli::FormatOptionHelp(OptionSpecs());
+    return 0;
+  }
+  auto args = Parse(argv_list);
   if (!args.ok()) {
-    std::cerr << "usage error: " << args.status().message() << "\n"
-              << "usage: lance-ns COMMAND --prop root=PATH [--prop K=V] [--id PART ...]\n";
+    std::cerr << "usage error: " << args.status().message() << "\n" << kUsage;
     return 2;
   }
   auto result = Run(*args);

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers shared by the CLI's unit tests (tests/cli). Header-only: it uses the CLI's
+// library (cli/lib), which lance_testing does not link.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lance/core/type.h"
+#include "lib/schema_spec.h"
+
+namespace lance::testing {
+
+/// \brief Expects the CLI type string `text` to parse as `expected` (field names and
+/// nullability included).
+inline void ExpectTypeString(const std::string& text, const DataTypePtr& expected) {
+  auto parsed = cli::ParseTypeString(text);
+  ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+  EXPECT_TRUE((*parsed)->Equals(*expected, true))
+      << text << " parsed as " << (*parsed)->ToString() << ", want "
+      << expected->ToString();
+}
+
+}  // namespace lance::testing
