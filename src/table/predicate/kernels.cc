@@ -37,7 +37,7 @@
 #include <utility>
 
 #include "lance/macros.h"
-#include "table/predicate_internal.h"
+#include "table/predicate/internal.h"
 
 namespace lance::table::predicate_internal {
 

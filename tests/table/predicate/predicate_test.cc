@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "table/predicate.h"
+#include "table/predicate/predicate.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
-#include "tests/table/predicate_test_util.h"
+#include "tests/table/predicate/test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table {

@@ -18,9 +18,9 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
-#include "table/predicate.h"
-#include "table/predicate_internal.h"
-#include "tests/table/predicate_test_util.h"
+#include "table/predicate/predicate.h"
+#include "table/predicate/internal.h"
+#include "tests/table/predicate/test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table {
