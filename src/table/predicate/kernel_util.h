@@ -14,12 +14,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/float16.h"
+#include "lance/core/temporal.h"  // kNanosPerDay
 #include "lance/macros.h"
 #include "table/predicate/internal.h"
 
 namespace lance::table::predicate_internal {
-
-inline constexpr int64_t kNanosPerDay = 86'400'000'000'000;
 
 inline int ThreeWay(int128 a, int128 b) { return a < b ? -1 : (a > b ? 1 : 0); }
 

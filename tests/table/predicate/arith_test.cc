@@ -17,9 +17,10 @@
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "lance/core/float16.h"
 #include "lance/core/record_batch.h"
-#include "table/predicate/predicate.h"
 #include "table/predicate/internal.h"
+#include "table/predicate/predicate.h"
 #include "tests/table/predicate/test_util.h"
 #include "tests/testing/matchers.h"
 
@@ -34,7 +35,7 @@ using namespace predicate_testing;  // NOLINT: Build, Check, Matching, ...
 ArrayPtr Halves(const Opt<float>& values) {
   Opt<uint16_t> bits;
   for (const auto& v : values) {
-    bits.push_back(v ? std::optional<uint16_t>(pi::HalfBits(*v)) : std::nullopt);
+    bits.push_back(v ? std::optional<uint16_t>(DoubleToHalf(*v)) : std::nullopt);
   }
   return Build(HalfFloatBuilder(), bits);
 }
