@@ -174,7 +174,7 @@ Status FlushOut(const Streams& s) {
 }
 
 std::string FormatCommitTime(int64_t timestamp_ms) {
-  return FormatTimestamp(timestamp_ms, TimeUnit::kMilli, "UTC");
+  return FormatIsoTimestamp(timestamp_ms, TimeUnit::kMilli, "UTC");
 }
 
 JsonDoc StorageOptionsJson(const StorageOptions& options) {

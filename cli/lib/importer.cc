@@ -5,7 +5,9 @@
 #include <utility>
 #include <vector>
 
+#include "lance/core/ascii.h"
 #include "lance/core/builder.h"
+#include "lance/core/text.h"
 #include "lance/macros.h"
 #include "lib/csv.h"
 #include "lib/json.h"
@@ -16,14 +18,8 @@ namespace lance::cli {
 
 namespace {
 
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
+// Spaces and tabs around a cell, and the CR of a CRLF line end.
+std::string_view Trim(std::string_view s) { return TrimAscii(s, " \t\r"); }
 
 bool IsSpecialFloatWord(std::string_view s) {
   return s == "NaN" || s == "Infinity" || s == "-Infinity";
@@ -112,9 +108,9 @@ Status AppendDictionaryValue(ArrayBuilder* b, const DataType& type, AppendFn&& a
 Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view text) {
   switch (type.id()) {
     case TypeId::kBool:
-      if (EqualsIgnoreCase(text, "true"))
+      if (EqualsIgnoreAsciiCase(text, "true"))
         return static_cast<BooleanBuilder*>(b)->Append(true);
-      if (EqualsIgnoreCase(text, "false")) {
+      if (EqualsIgnoreAsciiCase(text, "false")) {
         return static_cast<BooleanBuilder*>(b)->Append(false);
       }
       return Status::Invalid(QuoteForMessage(text), " is not a valid bool");
@@ -233,9 +229,9 @@ Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
       key.text = key_text;
       if (key_field.type()->id() == TypeId::kBool) {
         key.kind = JsonValue::Kind::kBool;
-        if (EqualsIgnoreCase(key_text, "true")) {
+        if (EqualsIgnoreAsciiCase(key_text, "true")) {
           key.boolean = true;
-        } else if (!EqualsIgnoreCase(key_text, "false")) {
+        } else if (!EqualsIgnoreAsciiCase(key_text, "false")) {
           return ValueError(&node, QuoteForMessage(key_text) + " is not a valid bool");
         }
       }
@@ -656,8 +652,8 @@ Result<SchemaPtr> InferCsv(std::string_view text) {
       if (s.all_int64 && !ParseInteger<int64_t>(value).ok()) s.all_int64 = false;
       if (s.all_uint64 && !ParseInteger<uint64_t>(value).ok()) s.all_uint64 = false;
       if (s.all_number && !ParseDouble(value).ok()) s.all_number = false;
-      if (s.all_bool && !EqualsIgnoreCase(value, "true") &&
-          !EqualsIgnoreCase(value, "false")) {
+      if (s.all_bool && !EqualsIgnoreAsciiCase(value, "true") &&
+          !EqualsIgnoreAsciiCase(value, "false")) {
         s.all_bool = false;
       }
     }

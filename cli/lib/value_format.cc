@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "lance/core/decimal.h"
+#include "lance/core/temporal.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
 
@@ -165,13 +166,14 @@ void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
       return;
     case TypeId::kDate32:
       out->push_back('"');
-      out->append(FormatDate(AsNumeric<int32_t>(array).Value(i)));
+      AppendIsoDate(AsNumeric<int32_t>(array).Value(i), out);
       out->push_back('"');
       return;
     case TypeId::kTimestamp:
       out->push_back('"');
-      out->append(FormatTimestamp(AsNumeric<int64_t>(array).Value(i),
-                                  array.type()->unit(), array.type()->timezone()));
+      // In the column's zone with its offset (docs/cli.md, "Time zones").
+      AppendIsoTimestamp(AsNumeric<int64_t>(array).Value(i), array.type()->unit(),
+                         array.type()->timezone(), 'T', out);
       out->push_back('"');
       return;
     case TypeId::kList:
@@ -217,12 +219,14 @@ void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
       AppendQuotedAscii(FormatDate64(AsNumeric<int64_t>(array).Value(i)), out);
       return;
     case TypeId::kTime32:
-      AppendQuotedAscii(
-          FormatTimeOfDay(AsNumeric<int32_t>(array).Value(i), array.type()->unit()), out);
+      out->push_back('"');
+      AppendIsoTimeOfDay(AsNumeric<int32_t>(array).Value(i), array.type()->unit(), out);
+      out->push_back('"');
       return;
     case TypeId::kTime64:
-      AppendQuotedAscii(
-          FormatTimeOfDay(AsNumeric<int64_t>(array).Value(i), array.type()->unit()), out);
+      out->push_back('"');
+      AppendIsoTimeOfDay(AsNumeric<int64_t>(array).Value(i), array.type()->unit(), out);
+      out->push_back('"');
       return;
     case TypeId::kDuration:
       // An integer count of the column's unit (the unit is in the schema).

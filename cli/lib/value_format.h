@@ -20,7 +20,8 @@ namespace lance::cli {
 ///    "-Infinity";
 ///  - utf8: JSON strings (see AppendJsonString for escaping and invalid UTF-8);
 ///  - binary, fixed_size_binary: base64 strings;
-///  - date32: "YYYY-MM-DD"; timestamp: ISO-8601 (see FormatTimestamp);
+///  - date32: "YYYY-MM-DD"; timestamp: ISO-8601 in the column's zone
+///  (lance::FormatIsoTimestamp);
 ///  - lists: arrays; structs: objects with keys in field order;
 ///  - null type: null; decimals: exact decimal strings ("123.45", scale applied);
 ///  - date64: "YYYY-MM-DD" (see FormatDate64); time32/time64: "HH:MM:SS[.fraction]"

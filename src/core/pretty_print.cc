@@ -3,35 +3,20 @@
 #include "lance/core/pretty_print.h"
 
 #include <charconv>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "lance/core/decimal.h"
+#include "lance/core/float16.h"
+#include "lance/core/temporal.h"
 
 namespace lance {
 
 namespace {
 
-// Beyond roughly +-27,000 years std::chrono::year cannot represent the date; such values
-// are printed as raw numbers instead of being silently wrapped.
+// Dates beyond roughly +-27,000 years print as raw numbers, as they always have (such
+// values are almost always garbage, and a raw number shows that better than a huge year).
 constexpr int64_t kMaxRenderableDays = 10'000'000;
-
-float HalfBitsToFloat(uint16_t bits) {
-  const bool negative = (bits & 0x8000) != 0;
-  const int exponent = (bits >> 10) & 0x1f;
-  const int mantissa = bits & 0x3ff;
-  float magnitude;
-  if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
-  } else if (exponent == 0x1f) {
-    magnitude = mantissa == 0 ? INFINITY : NAN;
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
-  }
-  return negative ? -magnitude : magnitude;
-}
 
 template <typename T>
 void AppendFloat(T value, std::string* out) {
@@ -47,91 +32,23 @@ void AppendInteger(T value, std::string* out) {
   out->append(buf, result.ptr);
 }
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-void AppendDate(int64_t day_count, std::string* out) {
-  const std::chrono::year_month_day ymd{
-      std::chrono::sys_days{std::chrono::days{day_count}}};
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%04d-%02u-%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
-  out->append(buf);
-}
-
 void AppendDate32(int32_t days, std::string* out) {
   if (days > kMaxRenderableDays || days < -kMaxRenderableDays) {
     AppendInteger(days, out);
     return;
   }
-  AppendDate(days, out);
+  AppendIsoDate(days, out);
 }
 
+// In the column's zone with its offset, like the CLI (docs/cli.md, "Time zones").
 void AppendTimestamp(int64_t value, const DataType& type, std::string* out) {
-  int64_t ticks_per_second = 1;
-  int digits = 0;
-  switch (type.unit()) {
-    case TimeUnit::kSecond:
-      break;
-    case TimeUnit::kMilli:
-      ticks_per_second = 1'000;
-      digits = 3;
-      break;
-    case TimeUnit::kMicro:
-      ticks_per_second = 1'000'000;
-      digits = 6;
-      break;
-    case TimeUnit::kNano:
-      ticks_per_second = 1'000'000'000;
-      digits = 9;
-      break;
-  }
-  const int64_t seconds = FloorDiv(value, ticks_per_second);
-  const int64_t fraction = value - seconds * ticks_per_second;
-  const int64_t days = FloorDiv(seconds, 86'400);
+  const int64_t days =
+      FloorDiv(FloorDiv(value, TicksPerSecond(type.unit())), kSecondsPerDay);
   if (days > kMaxRenderableDays || days < -kMaxRenderableDays) {
     AppendInteger(value, out);
     return;
   }
-  const int64_t second_of_day = seconds - days * 86'400;
-  AppendDate(days, out);
-  char buf[48];
-  std::snprintf(
-      buf, sizeof(buf), " %02d:%02d:%02d", static_cast<int>(second_of_day / 3600),
-      static_cast<int>(second_of_day / 60 % 60), static_cast<int>(second_of_day % 60));
-  out->append(buf);
-  if (digits > 0) {
-    std::snprintf(buf, sizeof(buf), ".%0*lld", digits, static_cast<long long>(fraction));
-    out->append(buf);
-  }
-  if (!type.timezone().empty()) out->push_back('Z');
-}
-
-// "HH:MM:SS" plus the unit's fraction digits; values outside a day (invalid) as raw
-// numbers.
-void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
-  const int64_t per_second = TicksPerSecond(unit);
-  if (value < 0 || value >= 86'400 * per_second) {
-    AppendInteger(value, out);
-    return;
-  }
-  const int64_t seconds = value / per_second;
-  const int64_t fraction = value % per_second;
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%02d:%02d:%02d", static_cast<int>(seconds / 3600),
-                static_cast<int>(seconds / 60 % 60), static_cast<int>(seconds % 60));
-  out->append(buf);
-  const int digits = unit == TimeUnit::kMilli   ? 3
-                     : unit == TimeUnit::kMicro ? 6
-                     : unit == TimeUnit::kNano  ? 9
-                                                : 0;
-  if (digits > 0) {
-    std::snprintf(buf, sizeof(buf), ".%0*lld", digits, static_cast<long long>(fraction));
-    out->append(buf);
-  }
+  AppendIsoTimestamp(value, type.unit(), type.timezone(), ' ', out);
 }
 
 void AppendDate64(int64_t millis, std::string* out) {
@@ -139,7 +56,7 @@ void AppendDate64(int64_t millis, std::string* out) {
   if (millis % kMillisPerDay == 0) {
     const int64_t days = millis / kMillisPerDay;
     if (days <= kMaxRenderableDays && days >= -kMaxRenderableDays) {
-      AppendDate(days, out);
+      AppendIsoDate(days, out);
       return;
     }
   }
@@ -258,7 +175,7 @@ class Printer {
       case TypeId::kUInt64:
         return AppendInteger(ValueAt<uint64_t>(data, i), out);
       case TypeId::kFloat16:
-        return AppendFloat(HalfBitsToFloat(ValueAt<uint16_t>(data, i)), out);
+        return AppendFloat(HalfToFloat(ValueAt<uint16_t>(data, i)), out);
       case TypeId::kFloat32:
         return AppendFloat(ValueAt<float>(data, i), out);
       case TypeId::kFloat64:
@@ -313,9 +230,9 @@ class Printer {
       case TypeId::kDate64:
         return AppendDate64(ValueAt<int64_t>(data, i), out);
       case TypeId::kTime32:
-        return AppendTimeOfDay(ValueAt<int32_t>(data, i), type.unit(), out);
+        return AppendIsoTimeOfDay(ValueAt<int32_t>(data, i), type.unit(), out);
       case TypeId::kTime64:
-        return AppendTimeOfDay(ValueAt<int64_t>(data, i), type.unit(), out);
+        return AppendIsoTimeOfDay(ValueAt<int64_t>(data, i), type.unit(), out);
       case TypeId::kDuration:
         AppendInteger(ValueAt<int64_t>(data, i), out);
         out->append(TimeUnitSuffix(type.unit()));

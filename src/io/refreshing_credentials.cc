@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lance/core/logging.h"
+#include "lance/core/temporal.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/macros.h"
 
@@ -80,19 +81,7 @@ Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& o
 }
 
 std::string FormatEpochMillis(int64_t epoch_millis) {
-  std::time_t seconds = static_cast<std::time_t>(epoch_millis / 1000);
-  int64_t millis = epoch_millis % 1000;
-  if (millis < 0) {
-    millis += 1000;
-    --seconds;
-  }
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(millis));
-  return buf;
+  return FormatIsoTimestamp(epoch_millis, TimeUnit::kMilli, "UTC");
 }
 
 std::string RefreshEvent::ToString() const {

@@ -14,7 +14,7 @@
 #include "lance/table/dataset.h"
 #include "table/deletion.h"
 #include "table/manifest.h"
-#include "table/predicate.h"
+#include "table/predicate/predicate.h"
 
 namespace lance {
 

@@ -114,6 +114,12 @@ TEST(NewTypeStrings, FormatReadsBack) {
 // ---- scalar codecs
 // ---------------------------------------------------------------------
 
+std::string FormatTimeOfDay(int64_t value, TimeUnit unit) {
+  std::string out;
+  AppendIsoTimeOfDay(value, unit, &out);
+  return out;
+}
+
 TEST(NewScalarCodec, TimeOfDay) {
   EXPECT_EQ(FormatTimeOfDay(45296, TimeUnit::kSecond), "12:34:56");
   EXPECT_EQ(FormatTimeOfDay(45296789, TimeUnit::kMilli), "12:34:56.789");

@@ -126,6 +126,25 @@ TEST(JsonValues, DatesAndTimestamps) {
             "1970-01-01T00:00:00Z");
 }
 
+// The column of PredicateTemporal.EtcGmtColumnOneZonePolicy (tests/table/predicate): the
+// filter reads `ts = timestamp '1970-01-01 00:00:00'` as midnight in Etc/GMT+8 (UTC-8),
+// i.e. row 1; scan prints that row as the same wall-clock time, with its offset.
+TEST(JsonValues, TimestampsPrintInTheColumnZone) {
+  constexpr int64_t kHourUs = 3'600'000'000;
+  auto column = MakeTyped<TimestampBuilder>(timestamp(TimeUnit::kMicro, "Etc/GMT+8"),
+                                            {0, 8 * kHourUs, 16 * kHourUs});
+  EXPECT_EQ(Json(column),
+            R"("1969-12-31T16:00:00.000000-08:00" "1970-01-01T00:00:00.000000-08:00" )"
+            R"("1970-01-01T08:00:00.000000-08:00")");
+  EXPECT_EQ(Text(column),
+            "1969-12-31T16:00:00.000000-08:00|1970-01-01T00:00:00.000000-08:00|"
+            "1970-01-01T08:00:00.000000-08:00");
+  // A zone with rules (no tz database in this build): the UTC instant, marked Z.
+  EXPECT_EQ(
+      Json(MakeTyped<TimestampBuilder>(timestamp(TimeUnit::kSecond, "Asia/Tokyo"), {0})),
+      R"("1970-01-01T00:00:00Z")");
+}
+
 TEST(JsonValues, Nested) {
   // list<int64>: [1, null], null, []
   ListBuilder lb(std::make_unique<Int64Builder>());

@@ -328,6 +328,16 @@ TEST(ArrayLayoutTest, TemporalAndHalfFloat) {
   EXPECT_EQ(millis->ToString(), "[1969-12-31 23:59:59.999]");
   auto nanos = ArrayFromVector<TimestampBuilder>(timestamp(TimeUnit::kNano), {1}).value();
   EXPECT_EQ(nanos->ToString(), "[1970-01-01 00:00:00.000000001]");
+  // A zoned column prints in its zone with the offset (Etc/GMT+8 is UTC-08:00), like the
+  // CLI; a zone with rules prints the UTC instant.
+  auto gmt8 = ArrayFromVector<TimestampBuilder>(timestamp(TimeUnit::kSecond, "Etc/GMT+8"),
+                                                {8 * 3600})
+                  .value();
+  EXPECT_EQ(gmt8->ToString(), "[1970-01-01 00:00:00-08:00]");
+  auto paris =
+      ArrayFromVector<TimestampBuilder>(timestamp(TimeUnit::kSecond, "Europe/Paris"), {0})
+          .value();
+  EXPECT_EQ(paris->ToString(), "[1970-01-01 00:00:00Z]");
 
   auto halves =
       ArrayFromVector<HalfFloatBuilder>({0x3C00, 0xC000, 0x3800, 0x7E00, 0xFC00, 0x0001})
@@ -842,8 +852,9 @@ TEST(ConcatenateTest, ManyStringSlicesAllocateTheValuesOnce) {
   EXPECT_LT(data->capacity(), static_cast<int64_t>(expected_bytes.size()) + 64)
       << "grown by doubling instead of reserved";
   ASSERT_OK_AND_ASSIGN(
-      auto large, Concatenate({ArrayFromVector<LargeStringBuilder>({"a", "bb"}).value()->Slice(1, 1),
-                               ArrayFromVector<LargeStringBuilder>({"ccc"}).value()}));
+      auto large,
+      Concatenate({ArrayFromVector<LargeStringBuilder>({"a", "bb"}).value()->Slice(1, 1),
+                   ArrayFromVector<LargeStringBuilder>({"ccc"}).value()}));
   EXPECT_EQ(large->data()->buffers[2]->ToStringView(), "bbccc");
 }
 

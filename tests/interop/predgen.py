@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Seeded random filter predicates in the SQL subset lance-cpp implements (see
-src/table/predicate.h), with literals drawn from the data so that they select something.
+src/table/predicate/predicate.h), with literals drawn from the data so that they select something.
 Real Lance (DataFusion) evaluates the same text; the suite compares the counts."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Filter semantics next to real Lance: hand-picked predicates over every literal kind of
-lance-cpp's SQL subset (src/table/predicate.h), NULL logic and type edges, counted by
+lance-cpp's SQL subset (src/table/predicate/predicate.h), NULL logic and type edges, counted by
 lance-cpp, pylance and LanceDB-node on one file-format-2.0 dataset pylance wrote.
 (test_oracle_written.py adds seeded random predicates over random schemas.)"""
 

@@ -86,8 +86,8 @@ struct Literal {
 
 // ---- dates and timestamps -------------------------------------------------------------
 
-int64_t DaysFromCivil(int64_t year, int month, int day);
-/// \brief YYYY-MM-DD (month and day may have one digit). nullopt if malformed or invalid.
+/// \brief A date literal: lance::ParseIsoDateTime's date alone, within date32's range.
+/// nullopt if malformed or invalid.
 std::optional<int32_t> ParseDate(std::string_view text);
 /// \brief A timestamp as written: nanoseconds since the epoch, UTC when has_zone, else
 /// the wall-clock time read as UTC. int128 holds every year 0000-9999 (int64 nanoseconds
@@ -96,16 +96,16 @@ struct ParsedTimestamp {
   int128 nanos = 0;
   bool has_zone = false;
 };
-/// \brief YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|(+|-)HH[[:]MM]]. A date alone means
-/// midnight. nullopt if malformed or invalid.
+/// \brief lance::ParseIsoDateTime's grammar (YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]]
+/// [Z|(+|-)HH[[:]MM]]). A date alone means midnight. nullopt if malformed, invalid, or
+/// with a non-zero digit finer than nanoseconds.
 std::optional<ParsedTimestamp> ParseTimestamp(std::string_view text);
 std::string FormatDate(int64_t days);
 /// \brief "YYYY-MM-DD HH:MM:SS[.fraction]" of nanoseconds since the epoch.
 std::string FormatTimestamp(int128 nanos);
-/// \brief The UTC offset in seconds of an Arrow timestamp zone that needs no rules: 0 for
-/// no zone and the UTC spellings (UTC, Z, Etc/UTC, GMT, +00:00, ..., any case), the
-/// offset of a fixed zone (+05:30, -0800, +05, Etc/GMT+8 = -08:00); nullopt for a named
-/// zone such as America/New_York, whose offset needs timezone rules we do not have.
+/// \brief lance::FixedZoneOffset (include/lance/core/time_zone.h): 0 for no zone and the
+/// UTC spellings, the offset of a fixed zone (+05:30, Etc/GMT+8 = -08:00); nullopt for a
+/// zone with rules such as America/New_York.
 std::optional<int64_t> FixedZoneOffsetSeconds(std::string_view timezone);
 /// \brief NotImplemented when `literal` is a timestamp (or timestamp string) without a
 /// zone compared with a timestamp column of a named zone: Lance reads such a literal as
@@ -281,13 +281,8 @@ Result<ArrayPtr> ApplyLike(const Array& values, const LikePattern& pattern, bool
 // ---- numeric helpers
 // -------------------------------------------------------------------
 
-/// \brief float16 bits to float (exact).
-float HalfToFloat(uint16_t bits);
-/// \brief Round-to-nearest-even to the nearest float16 value, returned as a float (NaN
-/// keeps its sign).
-float RoundToHalf(double d);
-/// \brief The float16 bits of RoundToHalf(d).
-uint16_t HalfBits(double d);
+// float16 conversions are lance::HalfToFloat, RoundToHalf and DoubleToHalf
+// (include/lance/core/float16.h).
 /// \brief Round-to-nearest to float, defined for every double (NaN keeps its sign).
 float RoundToFloat(double d);
 /// \brief `values` (integer or float) as `to`, a type at least as wide (the conversions

@@ -17,10 +17,11 @@
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "lance/core/float16.h"
 #include "lance/core/record_batch.h"
-#include "table/predicate.h"
-#include "table/predicate_internal.h"
-#include "tests/table/predicate_test_util.h"
+#include "table/predicate/internal.h"
+#include "table/predicate/predicate.h"
+#include "tests/table/predicate/test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table {
@@ -34,7 +35,7 @@ using namespace predicate_testing;  // NOLINT: Build, Check, Matching, ...
 ArrayPtr Halves(const Opt<float>& values) {
   Opt<uint16_t> bits;
   for (const auto& v : values) {
-    bits.push_back(v ? std::optional<uint16_t>(pi::HalfBits(*v)) : std::nullopt);
+    bits.push_back(v ? std::optional<uint16_t>(DoubleToHalf(*v)) : std::nullopt);
   }
   return Build(HalfFloatBuilder(), bits);
 }

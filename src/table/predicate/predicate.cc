@@ -11,7 +11,7 @@
 // Comparisons and arithmetic are left-associative, so `x > 0 = true` is
 // `(x > 0) = true` and `a - b - c` is `(a - b) - c`.
 //
-// Lance binds a filter in two steps (see CompareMode in predicate_internal.h). The
+// Lance binds a filter in two steps (see CompareMode in internal.h). The
 // parser builds every node with DataFusion's typing, remembers how each comparison,
 // BETWEEN, IN, AND and OR was built, and then replays Lance's resolve step over the
 // comparisons it reaches from the root through AND / OR: there a literal is taken in the
@@ -25,7 +25,7 @@
 // `/* block */` comments. Unquoted identifiers match a column exactly or, failing that,
 // case-insensitively (as Lance does); `quoted` ones only exactly.
 
-#include "table/predicate.h"
+#include "table/predicate/predicate.h"
 
 #include <algorithm>
 #include <charconv>
@@ -35,7 +35,7 @@
 #include <utility>
 
 #include "lance/macros.h"
-#include "table/predicate_internal.h"
+#include "table/predicate/internal.h"
 
 namespace lance::table {
 

@@ -14,7 +14,7 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
-#include "table/predicate.h"
+#include "table/predicate/predicate.h"
 
 namespace lance::table::predicate_testing {
 

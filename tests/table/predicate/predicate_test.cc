@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "table/predicate.h"
+#include "table/predicate/predicate.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,8 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
-#include "tests/table/predicate_test_util.h"
+#include "lance/core/temporal.h"
+#include "tests/table/predicate/test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table {
@@ -797,6 +798,31 @@ TEST(PredicateTemporal, NaiveLiteralsOnZonedColumns) {
       const std::string normalized = Normalized("ts = " + lit, *batch);
       EXPECT_EQ(Matching(normalized, *batch), (Rows{2})) << normalized;
     }
+  }
+}
+
+// One time-zone policy for filters and the CLI (docs/cli.md, "Time zones"): values are
+// instants; a literal without an offset is wall-clock time in the column's zone (as
+// pylance 14 reads it); the CLI prints a value as wall-clock time in that zone with its
+// offset (tests/cli/value_format_test.cc, TimestampsPrintInTheColumnZone, same column).
+TEST(PredicateTemporal, EtcGmtColumnOneZonePolicy) {
+  constexpr int64_t kHourUs = 3'600'000'000;
+  const Opt<int64_t> values = {0, 8 * kHourUs, 16 * kHourUs};
+  auto batch =
+      MakeBatch({{"ts", Build(TimestampBuilder(timestamp(TimeUnit::kMicro, "Etc/GMT+8")),
+                              values)}});
+  // Etc/GMT+8 is UTC-08:00: local midnight is 08:00 UTC, row 1.
+  EXPECT_EQ(Matching("ts = timestamp '1970-01-01 00:00:00'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("ts = timestamp '1970-01-01 08:00:00Z'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("ts < '1970-01-01 00:00:00'", *batch), (Rows{0}));
+  // What the CLI prints for each row, used as a literal, selects exactly that row.
+  for (int64_t row = 0; row < 3; ++row) {
+    const std::string shown =
+        FormatIsoTimestamp(*values[row], TimeUnit::kMicro, "Etc/GMT+8");
+    EXPECT_EQ(Matching("ts = timestamp '" + shown + "'", *batch), (Rows{row})) << shown;
+    // Without its offset the printed wall-clock time still means the same instant.
+    const std::string naive = shown.substr(0, shown.size() - 6);
+    EXPECT_EQ(Matching("ts = timestamp '" + naive + "'", *batch), (Rows{row})) << naive;
   }
 }
 

@@ -27,8 +27,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/float16.h"
 #include "lance/macros.h"
-#include "table/predicate_internal.h"
+#include "table/predicate/internal.h"
 
 namespace lance::table::predicate_internal {
 
@@ -450,7 +451,7 @@ Result<ArrayPtr> ApplyBinary(const Datum& left, ArithOp op, const Datum& right,
     LANCE_ASSIGN_OR_RAISE(BufferPtr halves, Buffer::AllocateForOverwrite(n * 2));
     const float* in = data->data_as<float>();
     uint16_t* out = halves->mutable_data_as<uint16_t>();
-    for (int64_t i = 0; i < n; ++i) out[i] = HalfBits(in[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = DoubleToHalf(in[i]);
     data = std::move(halves);
   }
   return MakeArray(ArrayData::Make(type, n, {std::move(validity), std::move(data)}));
@@ -812,7 +813,7 @@ Result<ArrayPtr> CastNumeric(const Array& values, const DataTypePtr& to) {
       using S = decltype(tag);
       const S* in = src[1]->template data_as<S>() + offset;
       uint16_t* out = data->mutable_data_as<uint16_t>();
-      for (int64_t i = 0; i < n; ++i) out[i] = HalfBits(static_cast<double>(in[i]));
+      for (int64_t i = 0; i < n; ++i) out[i] = DoubleToHalf(static_cast<double>(in[i]));
       return Status::OK();
     });
     LANCE_RETURN_NOT_OK(st);

@@ -15,7 +15,7 @@
 
 #include "lance/core/compute.h"
 #include "lance/macros.h"
-#include "table/predicate_internal.h"
+#include "table/predicate/internal.h"
 
 namespace lance::table::predicate_internal {
 
