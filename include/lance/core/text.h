@@ -32,4 +32,14 @@ std::optional<T> ParseDecimalInteger(std::string_view text) {
   return value;
 }
 
+/// \brief The whole of `text` as a decimal floating-point number ("1.5", "-2e3", "inf",
+/// "nan"; no '+', no spaces); nullopt when it is not one.
+inline std::optional<double> ParseDecimalDouble(std::string_view text) {
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto res = std::from_chars(text.data(), end, value);
+  if (text.empty() || res.ec != std::errc() || res.ptr != end) return std::nullopt;
+  return value;
+}
+
 }  // namespace lance

@@ -40,6 +40,7 @@
 #include "format/codecs/variable.h"
 #include "format/structural/compression.h"
 #include "lance/core/array_data.h"
+#include "lance/core/text.h"
 #include "lance/macros.h"
 
 namespace lance::format::structural {
@@ -72,20 +73,9 @@ struct Params {
   static Params Of(const Field& field) {
     Params p;
     for (const auto& [key, value] : field.metadata()) {
-      auto as_int = [&]() -> std::optional<int64_t> {
-        try {
-          return std::stoll(value);
-        } catch (...) {
-          return std::nullopt;
-        }
-      };
-      auto as_double = [&]() -> std::optional<double> {
-        try {
-          return std::stod(value);
-        } catch (...) {
-          return std::nullopt;
-        }
-      };
+      // Lance parses hints with Rust's strict str::parse: no spaces, no trailing text.
+      auto as_int = [&] { return ParseDecimalInteger<int64_t>(value); };
+      auto as_double = [&] { return ParseDecimalDouble(value); };
       std::string lower = value;
       std::transform(lower.begin(), lower.end(), lower.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
