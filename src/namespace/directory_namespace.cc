@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <random>
 #include <set>
 #include <utility>
 
@@ -21,9 +22,6 @@
 #include "lance/io/uri.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
-#include "table/commit.h"
-#include "table/dataset_internal.h"
-#include "table/ids.h"
 
 namespace lance::ns {
 
@@ -137,6 +135,16 @@ Result<std::optional<Properties>> PropertiesFromJson(const std::optional<std::st
     props[it.key()] = it.value().get<std::string>();
   }
   return std::optional<Properties>(std::move(props));
+}
+
+/// Lance's generate_dir_name: "<8 random hex digits>_<object_id>". A fresh
+/// std::random_device per call: declarations are rare, and it stays unpredictable across
+/// fork() (a seeded generator would give parent and child the same names).
+std::string RandomDirName(std::string_view object_id) {
+  std::random_device rd;
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "%08x", static_cast<unsigned>(rd()));
+  return std::string(hex) + "_" + std::string(object_id);
 }
 
 std::string TrimTrailingSlashes(std::string s) {
@@ -355,18 +363,14 @@ class DirectoryNamespace::Impl {
   }
 
   /// Removes exactly the fragment `fragment_id` (which holds only our row) from the
-  /// manifest, as a Lance Delete transaction naming it in deleted_fragment_ids. A
-  /// predicate cannot do this: a duplicate row may be byte-for-byte the winner's.
+  /// manifest, as a Lance Delete naming it in deleted_fragment_ids. A predicate cannot
+  /// do this: a duplicate row may be byte-for-byte the winner's.
   Status RemoveFragment(const Dataset& ds, uint64_t fragment_id, std::string_view object_id) {
-    const std::shared_ptr<DatasetImpl>& impl = ds.impl();
-    table_internal::pb::Transaction txn;
-    txn.set_read_version(impl->proto().version());
-    auto* op = txn.mutable_delete_();
-    op->add_deleted_fragment_ids(fragment_id);
-    op->set_predicate("object_id = " + Literal(object_id));
-    table_internal::CommitOptions options;
-    auto committed =
-        table_internal::CommitTransaction(impl->dir, &impl->manifest, std::move(txn), options);
+    DeleteOp op;
+    op.deleted_fragment_ids.push_back(fragment_id);
+    op.predicate = "object_id = " + Literal(object_id);
+    auto committed = Dataset::Commit(ManifestUri(), op, ds.version(), opts.storage_options,
+                                      opts.credentials);
     if (!committed.ok()) {
       return committed.status().WithContext("removing the losing __manifest row of " +
                                             Quote(object_id));
@@ -523,14 +527,7 @@ class DirectoryNamespace::Impl {
       }
     }
     const bool dir_style = DirStyle(id);
-    const std::string dir = dir_style ? id[0] + ".lance"
-                                      : [&] {
-                                          char hex[16];
-                                          std::snprintf(hex, sizeof(hex), "%08x",
-                                                        static_cast<unsigned>(
-                                                            table_internal::RandomU64()));
-                                          return std::string(hex) + "_" + object_id;
-                                        }();
+    const std::string dir = dir_style ? id[0] + ".lance" : RandomDirName(object_id);
     // Lance answers the plain layout with "<root>/<name>.lance" and the manifest layout
     // with the root URL joined with the directory.
     const std::string uri = opts.manifest_enabled ? FullUri(dir) : RawUri(dir);

@@ -4,6 +4,7 @@
 #include "lance/table/dataset.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "format/schema_proto.h"
@@ -386,6 +387,51 @@ Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
   return plan;
 }
 
+// The transaction of a public DeleteOp against `base` (its read version). Updated
+// fragments are recorded whole, as Lance records them: the base's fragment with the new
+// deletion file, so that nothing the caller did not mean to change (data files, row
+// counts, fields this library does not know) is rewritten.
+Status DeleteToTransaction(const DeleteOp& op, const DatasetImpl& base,
+                           pb::Transaction::Delete* out) {
+  std::map<uint64_t, const pb::DataFragment*> fragments;
+  for (const pb::DataFragment& frag : base.proto().fragments()) fragments[frag.id()] = &frag;
+  std::set<uint64_t> named;
+  auto check = [&](uint64_t id) -> Result<const pb::DataFragment*> {
+    auto it = fragments.find(id);
+    if (it == fragments.end()) {
+      return Status::Invalid("Delete: fragment ", id, " is not in version ",
+                             base.proto().version(), " of ", base.uri);
+    }
+    if (!named.insert(id).second) {
+      return Status::Invalid("Delete: fragment ", id, " is named more than once");
+    }
+    return it->second;
+  };
+  for (const FragmentMetadata& updated : op.updated_fragments) {
+    LANCE_ASSIGN_OR_RAISE(const pb::DataFragment* frag, check(updated.id));
+    pb::DataFragment* target = out->add_updated_fragments();
+    *target = *frag;
+    if (updated.deletion_file) {
+      const uint64_t deleted = updated.deletion_file->num_deleted_rows;
+      if (frag->physical_rows() > 0 && deleted >= frag->physical_rows()) {
+        return Status::Invalid("Delete: the deletion file of fragment ", updated.id,
+                               " deletes ", deleted, " of its ", frag->physical_rows(),
+                               " rows; remove the fragment instead (deleted_fragment_ids)");
+      }
+      *target->mutable_deletion_file() =
+          ti::FragmentToProto(updated).deletion_file();
+    } else {
+      target->clear_deletion_file();
+    }
+  }
+  for (uint64_t id : op.deleted_fragment_ids) {
+    LANCE_RETURN_NOT_OK(check(id).status());
+    out->add_deleted_fragment_ids(id);
+  }
+  out->set_predicate(op.predicate);
+  return Status::OK();
+}
+
 ti::NamingScheme SchemeFor(bool v2) {
   return v2 ? ti::NamingScheme::kV2 : ti::NamingScheme::kV1;
 }
@@ -657,8 +703,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
       *o->add_fragments() = std::move(frag);
     }
     LANCE_RETURN_NOT_OK(SchemaToTransaction(schema, o));
-  } else {
-    const auto& append = std::get<AppendOp>(op);
+  } else if (const auto* append = std::get_if<AppendOp>(&op)) {
     if (!read_version) {
       return Status::Invalid(
           "Commit: read_version is required for Append (the version the "
@@ -666,11 +711,20 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
     }
     LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
     pb::Transaction::Append* a = txn.mutable_append();  // set even without fragments
-    for (const FragmentMetadata& f : append.fragments) {
+    for (const FragmentMetadata& f : append->fragments) {
       pb::DataFragment frag = ti::FragmentToProto(f);
       LANCE_RETURN_NOT_OK(CheckFragmentFields(frag, base->schema, "Append"));
       *a->add_fragments() = std::move(frag);
     }
+  } else {
+    if (!read_version) {
+      return Status::Invalid(
+          "Commit: read_version is required for Delete (the version whose fragments it "
+          "names)");
+    }
+    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+    LANCE_RETURN_NOT_OK(DeleteToTransaction(std::get<DeleteOp>(op), *base,
+                                            txn.mutable_delete_()));
   }
   txn.set_read_version(base ? base->proto().version() : 0);
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest committed,

@@ -39,6 +39,14 @@ class DatasetImpl {
   }
 };
 
+/// \brief The state behind a Dataset, for the table layer's code and its tests (other
+/// layers use the public API only).
+struct DatasetImplAccess {
+  static const std::shared_ptr<DatasetImpl>& Get(const Dataset& dataset) {
+    return dataset.impl_;
+  }
+};
+
 namespace table_internal {
 
 /// \brief Builds the in-memory dataset from a decoded manifest: checks reader feature

@@ -736,15 +736,15 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   EXPECT_TRUE(HasRows(*ds_b, {Rows(100, 3)}));
 
   // Different stores (and credentials sources) for the two tables, though one bucket.
-  const auto& store_a = ds_a->impl()->dir.store();
-  const auto& store_b = ds_b->impl()->dir.store();
+  const auto& store_a = DatasetImplAccess::Get(*ds_a)->dir.store();
+  const auto& store_b = DatasetImplAccess::Get(*ds_b)->dir.store();
   EXPECT_NE(store_a, store_b);
-  ASSERT_NE(ds_a->impl()->credentials, nullptr);
-  ASSERT_NE(ds_b->impl()->credentials, nullptr);
-  EXPECT_NE(ds_a->impl()->credentials->id(), ds_b->impl()->credentials->id());
+  ASSERT_NE(DatasetImplAccess::Get(*ds_a)->credentials, nullptr);
+  ASSERT_NE(DatasetImplAccess::Get(*ds_b)->credentials, nullptr);
+  EXPECT_NE(DatasetImplAccess::Get(*ds_a)->credentials->id(), DatasetImplAccess::Get(*ds_b)->credentials->id());
   // A second handle on table a shares table a's store (keyed by the provider id).
   ASSERT_OK_AND_ASSIGN(auto ds_a2, OpenDataset(ns_, a));
-  EXPECT_EQ(ds_a2->impl()->dir.store(), store_a);
+  EXPECT_EQ(DatasetImplAccess::Get(*ds_a2)->dir.store(), store_a);
   ExpectCounts(2, 3);
   const int describes_b = ns_->describes_of(b);
 
@@ -759,8 +759,8 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   ASSERT_OK_AND_ASSIGN(auto appended_b, Dataset::Write(*data, ds_b->uri(), [&] {
     WriteParams p;
     p.mode = WriteMode::kAppend;
-    p.storage_options = ds_b->impl()->storage_options;
-    p.credentials = ds_b->impl()->credentials;
+    p.storage_options = DatasetImplAccess::Get(*ds_b)->storage_options;
+    p.credentials = DatasetImplAccess::Get(*ds_b)->credentials;
     return p;
   }()));
   EXPECT_TRUE(HasRows(*appended_b, {Rows(100, 3), Rows(103, 1)}));
@@ -805,8 +805,8 @@ TEST_F(NamespaceRefreshTest, LocalAndMemoryRootsNeverCallTheProvider) {
     auto data = ReaderOf({Rows(4, 1)});
     WriteParams p;
     p.mode = WriteMode::kAppend;
-    p.storage_options = r.ds->impl()->storage_options;
-    p.credentials = r.ds->impl()->credentials;
+    p.storage_options = DatasetImplAccess::Get(*r.ds)->storage_options;
+    p.credentials = DatasetImplAccess::Get(*r.ds)->credentials;
     ASSERT_NE(p.credentials, nullptr);  // a provider is attached...
     ASSERT_OK_AND_ASSIGN(auto appended, Dataset::Write(*data, r.ds->uri(), p));
     EXPECT_EQ(*appended->CountRows("id >= 0"), 5);

@@ -118,9 +118,25 @@ struct OverwriteOp {
 struct AppendOp {
   std::vector<FragmentMetadata> fragments;
 };
-using Operation = std::variant<OverwriteOp, AppendOp>;
+/// \brief Lance's `Operation::Delete`: rows of existing fragments marked deleted (a new
+/// deletion file) and fragments removed whole. Nothing is evaluated at commit: the
+/// caller has written the deletion files (under `_deletions/`) and chosen the fragments.
+struct DeleteOp {
+  /// \brief Fragments of the read version whose deletion file changes, by id. Only `id`
+  /// and `deletion_file` are used (absent: the fragment loses its deletion file); the
+  /// rest of the fragment is kept as the committed version has it.
+  std::vector<FragmentMetadata> updated_fragments;
+  /// \brief Ids of fragments of the read version to remove from the dataset (their files
+  /// stay on disk until cleaned up, as in Lance).
+  std::vector<uint64_t> deleted_fragment_ids;
+  /// \brief The predicate that selected the rows; recorded in the transaction (readers
+  /// such as Lance's conflict resolver show it), never evaluated here.
+  std::string predicate;
+};
+using Operation = std::variant<OverwriteOp, AppendOp, DeleteOp>;
 
 class DatasetImpl;
+struct DatasetImplAccess;
 
 /// \brief One version of a Lance dataset.
 ///
@@ -157,12 +173,15 @@ class Dataset {
   /// possibly by pylance's `write_fragments`), as pylance's `LanceDataset.commit`.
   /// `read_version` is the version the operation was planned against (required for
   /// Append; for Overwrite absent means "whatever is latest", or creates the dataset).
-  /// Fragment ids are assigned here. `credentials`: a source the object store asks
+  /// Fragment ids are assigned here. A Delete names fragments of `read_version`
+  /// (required) and is rebased over concurrent commits that did not touch them, as
+  /// Dataset::Delete is. `credentials`: a source the object store asks
   /// for credentials on every request, e.g. a refreshing one; null = credentials from
   /// `storage_options`.
   /// \return the dataset at the committed version; Invalid (no read_version for
-  /// Append, no schema for Overwrite, fragments naming unknown field ids); NotFound
-  /// (Append to a missing dataset or version); Conflict.
+  /// Append or Delete, no schema for Overwrite, fragments naming unknown field ids, a
+  /// Delete naming a fragment twice or one `read_version` lacks); NotFound (Append or
+  /// Delete on a missing dataset or version); Conflict.
   static Result<std::shared_ptr<Dataset>> Commit(
       const std::string& uri, const Operation& op,
       std::optional<uint64_t> read_version = {},
@@ -232,10 +251,11 @@ class Dataset {
 
   /// \brief Internal: use Open / Write / Commit.
   explicit Dataset(std::shared_ptr<DatasetImpl> impl);
-  /// \brief Internal state (src/table/dataset_internal.h), for other library layers.
-  const std::shared_ptr<DatasetImpl>& impl() const { return impl_; }
 
  private:
+  // The table layer's own code (and its tests) reach the state through
+  // src/table/dataset_internal.h; no other layer can.
+  friend struct DatasetImplAccess;
   std::shared_ptr<DatasetImpl> impl_;
 };
 
