@@ -38,10 +38,10 @@ Status ExpectPositionals(const Args& args, const std::vector<std::string>& names
   return Status::OK();
 }
 
-Result<StorageOptions> StorageOptionsFrom(const Args& args) {
+Result<io::StorageOptions> StorageOptionsFrom(const Args& args) {
   auto parsed = ParseStorageOptions(args.GetAll("storage-option"));
   if (!parsed.ok()) return parsed.status();
-  return StorageOptions(parsed->begin(), parsed->end());
+  return io::StorageOptions(parsed->begin(), parsed->end());
 }
 
 Result<std::optional<uint64_t>> VersionFrom(const Args& args) {
@@ -187,7 +187,7 @@ std::string FormatCommitTime(int64_t timestamp_ms) {
   return FormatTimestamp(timestamp_ms, TimeUnit::kMilli, "UTC");
 }
 
-std::string StorageOptionsJson(const StorageOptions& options) {
+std::string StorageOptionsJson(const io::StorageOptions& options) {
   std::string out = "{";
   bool first = true;
   for (const auto& [key, value] : options) {
@@ -199,7 +199,7 @@ std::string StorageOptionsJson(const StorageOptions& options) {
   return out;
 }
 
-std::string StorageOptionsText(const StorageOptions& options) {
+std::string StorageOptionsText(const io::StorageOptions& options) {
   std::string out;
   for (const auto& [key, value] : options) {
     if (!out.empty()) out += ", ";

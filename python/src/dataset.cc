@@ -30,8 +30,8 @@ auto WithoutGil(F&& f) {
 
 // None -> {}; a mapping of str -> str (values given as other types are str()-ed, as
 // pylance accepts e.g. booleans in storage options).
-StorageOptions OptionsFromPython(py::handle obj) {
-  StorageOptions out;
+io::StorageOptions OptionsFromPython(py::handle obj) {
+  io::StorageOptions out;
   if (obj.is_none()) return out;
   if (!py::isinstance<py::dict>(obj)) {
     throw py::type_error("storage_options must be a dict of str to str");
@@ -148,7 +148,7 @@ DatasetPtr CommitPy(const std::string& uri, const std::string& kind, py::handle 
 
 io::StorageAccess StorageAccessFromPython(py::handle storage_options,
                                           py::handle provider) {
-  StorageOptions options = OptionsFromPython(storage_options);
+  io::StorageOptions options = OptionsFromPython(storage_options);
   std::shared_ptr<io::StorageOptionsProvider> cpp_provider = ProviderFromPython(provider);
   if (cpp_provider == nullptr) return io::StorageAccess{std::move(options), nullptr};
   return ValueOrRaise(io::MakeStorageAccess(options, std::move(cpp_provider)));

@@ -55,7 +55,7 @@ std::string InferStorageVersion(const pb::Manifest& m) {
 }  // namespace
 
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
-                                                     StorageOptions storage_options,
+                                                     io::StorageOptions storage_options,
                                                      DatasetDir dir,
                                                      LoadedManifest manifest,
                                                      std::shared_ptr<io::CredentialsSource>
@@ -102,7 +102,7 @@ namespace {
 // credentials source travel together through every load so that versions opened later
 // (CheckoutVersion) resolve exactly like the first.
 struct Access {
-  const StorageOptions& options;
+  const io::StorageOptions& options;
   const std::shared_ptr<io::CredentialsSource>& credentials;
 };
 
@@ -676,7 +676,7 @@ Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
 Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
                                                  const Operation& op,
                                                  std::optional<uint64_t> read_version,
-                                                 const StorageOptions& storage_options,
+                                                 const io::StorageOptions& storage_options,
                                                  std::shared_ptr<io::CredentialsSource>
                                                      credentials) {
   const Access access{storage_options, credentials};

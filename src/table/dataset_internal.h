@@ -22,7 +22,7 @@ namespace lance {
 class DatasetImpl {
  public:
   std::string uri;
-  StorageOptions storage_options;
+  io::StorageOptions storage_options;
   /// \brief The caller's credentials source (null: from storage_options); kept so that
   /// other versions opened from this one resolve the same way.
   std::shared_ptr<io::CredentialsSource> credentials;
@@ -53,7 +53,7 @@ namespace table_internal {
 /// flags and decodes the schema. Data files are not touched.
 /// \return NotImplemented for unsupported reader flags; Corrupt naming the manifest.
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
-                                                     StorageOptions storage_options,
+                                                     io::StorageOptions storage_options,
                                                      DatasetDir dir,
                                                      LoadedManifest manifest,
                                                      std::shared_ptr<io::CredentialsSource>

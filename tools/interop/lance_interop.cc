@@ -145,7 +145,7 @@ class Args {
   }
 
   const std::vector<std::string>& positional() const { return positional_; }
-  const StorageOptions& storage_options() const { return storage_options_; }
+  const io::StorageOptions& storage_options() const { return storage_options_; }
 
   Status ExpectPositional(size_t n) const {
     if (positional_.size() == n) return Status::OK();
@@ -189,7 +189,7 @@ class Args {
 
   std::vector<std::string> positional_;
   std::map<std::string, std::string> options_;
-  StorageOptions storage_options_;
+  io::StorageOptions storage_options_;
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {

@@ -15,14 +15,11 @@
 
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
+#include "lance/io/storage_options.h"
 #include "lance/io/uri.h"
 #include "lance/result.h"
 
 namespace lance::io {
-
-/// \brief Storage options: a flat map using Lance's key names ("aws_region",
-/// "aws_access_key_id", ...). Options a store does not know are ignored.
-using StorageOptions = std::map<std::string, std::string>;
 
 /// \brief Builds a store for the root of a location (`root.path` is empty).
 /// `credentials` is the caller's credentials source, or null to take credentials from

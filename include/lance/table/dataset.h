@@ -20,12 +20,11 @@
 
 #include "lance/core/record_batch.h"
 #include "lance/io/credentials.h"
+#include "lance/io/storage_options.h"
 #include "lance/result.h"
 #include "lance/table/fragment.h"
 
 namespace lance {
-
-using StorageOptions = std::map<std::string, std::string>;
 
 enum class WriteMode : uint8_t { kCreate, kAppend, kOverwrite };
 
@@ -49,7 +48,7 @@ struct WriteParams {
   /// datasets keep theirs.
   bool enable_v2_manifest_paths = true;
   /// \brief Object store options (Lance's keys).
-  StorageOptions storage_options;
+  io::StorageOptions storage_options;
   /// \brief A source the object store asks for credentials on every request, e.g. a
   /// refreshing one; null = credentials from storage_options.
   std::shared_ptr<io::CredentialsSource> credentials;
@@ -61,7 +60,7 @@ struct OpenOptions {
   /// \brief A version to open; latest when absent.
   std::optional<uint64_t> version;
   /// \brief Object store options (Lance's keys).
-  StorageOptions storage_options;
+  io::StorageOptions storage_options;
   /// \brief A source the object store asks for credentials on every request, e.g. a
   /// refreshing one; null = credentials from storage_options.
   std::shared_ptr<io::CredentialsSource> credentials;
@@ -185,7 +184,7 @@ class Dataset {
   static Result<std::shared_ptr<Dataset>> Commit(
       const std::string& uri, const Operation& op,
       std::optional<uint64_t> read_version = {},
-      const StorageOptions& storage_options = {},
+      const io::StorageOptions& storage_options = {},
       std::shared_ptr<io::CredentialsSource> credentials = nullptr);
 
   /// \brief The URI the dataset was opened or written with.
