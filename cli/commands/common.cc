@@ -56,7 +56,7 @@ Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args
   OpenOptions options;
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  options.storage_options = std::move(*storage);
+  options.access.storage_options = std::move(*storage);
   auto version = VersionFrom(args);
   if (!version.ok()) return version.status();
   options.version = *version;
@@ -147,7 +147,7 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const A
   OpenOptions options;
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  options.storage_options = std::move(*storage);
+  options.access.storage_options = std::move(*storage);
   auto version = VersionFrom(args);
   if (!version.ok()) return version.status();
   options.version = *version;

@@ -14,12 +14,9 @@
 #include <set>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
-#include "lance/core/array.h"
 #include "lance/core/ascii.h"
-#include "lance/core/builder.h"
-#include "lance/core/record_batch.h"
+#include "lance/io/object_store.h"
+#include "lance/io/object_store_registry.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
@@ -126,8 +123,8 @@ class DirectoryNamespace::Impl {
     return out;
   }
   std::optional<Properties> ResponseStorageOptions(const std::optional<bool>& vend) const {
-    if (!vend.value_or(true) || opts.storage_options.empty()) return std::nullopt;
-    return opts.storage_options;
+    if (!vend.value_or(true) || opts.access.storage_options.empty()) return std::nullopt;
+    return opts.access.storage_options;
   }
 
   // -- Directory layout ----------------------------------------------------------------
@@ -353,7 +350,7 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::FromProperties(
   }
   options.root = root->second;
   for (const auto& [key, value] : properties) {
-    if (key.rfind("storage.", 0) == 0) options.storage_options[key.substr(8)] = value;
+    if (key.rfind("storage.", 0) == 0) options.access.storage_options[key.substr(8)] = value;
   }
   auto parse_bool = [&](const std::string& key, bool* out) -> Status {
     auto it = properties.find(key);
@@ -384,15 +381,16 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::Make(
   }
   auto impl = std::make_unique<Impl>();
   impl->opts = options;
-  impl->manifest.opts = options;
-  auto resolved = io::ResolveObjectStore(options.root, options.storage_options,
-                                         options.credentials);
+  impl->manifest.root = options.root;
+  auto resolved = io::ResolveObjectStore(options.root, options.access);
   if (!resolved.ok()) {
     return resolved.status().WithContext("opening the directory namespace root " +
                                          Quote(options.root));
   }
   impl->store = resolved->store;
   impl->base = resolved->path;
+  // Resolved once: the __manifest commits and the tables opened here share its store.
+  impl->manifest.access = resolved->access;
   LANCE_ASSIGN_OR_RAISE(io::Uri parsed, io::ParseUri(options.root));
   // Lance's uri_to_url: local paths become file:// URLs of their absolute path.
   impl->root_url = parsed.scheme == "file" ? parsed.ToString() : options.root;
@@ -602,8 +600,7 @@ Result<DescribeTableResponse> DirectoryNamespace::DescribeTable(
   }
   if (detailed && !response.is_only_declared.value_or(false)) {
     OpenOptions open;
-    open.storage_options = options_.storage_options;
-    open.credentials = options_.credentials;
+    open.access = impl_->manifest.access;
     if (request.version) {
       if (*request.version < 0) {
         return NamespaceError(ErrorCode::kInvalidInput,

@@ -82,13 +82,12 @@ Result<std::optional<Properties>> PropertiesFromJson(
 }
 
 std::string ManifestTable::ManifestUri() const {
-  return opts.root + "/" + std::string(kManifestName);
+  return root + "/" + std::string(kManifestName);
 }
 
 OpenOptions ManifestTable::ManifestOpenOptions() const {
   OpenOptions open;
-  open.storage_options = opts.storage_options;
-  open.credentials = opts.credentials;
+  open.access = access;
   return open;
 }
 
@@ -116,8 +115,7 @@ Status ManifestTable::EnsureManifest() {
   // appends keep whatever version the root's __manifest has, so roots made by either
   // stay as their creator made them.
   params.data_storage_version = std::string(kManifestFileVersion);
-  params.storage_options = opts.storage_options;
-  params.credentials = opts.credentials;
+  params.access = access;
   auto written = Dataset::Write(*reader, ManifestUri(), params);
   if (written.ok() || written.status().IsAlreadyExists()) return Status::OK();
   return written.status().WithContext("creating the namespace manifest " +
@@ -199,8 +197,7 @@ Status ManifestTable::RemoveFragment(const Dataset& ds, uint64_t fragment_id,
   DeleteOp op;
   op.deleted_fragment_ids.push_back(fragment_id);
   op.predicate = "object_id = " + Literal(object_id);
-  auto committed = Dataset::Commit(ManifestUri(), op, ds.version(), opts.storage_options,
-                                   opts.credentials);
+  auto committed = Dataset::Commit(ManifestUri(), op, ds.version(), access);
   if (!committed.ok()) {
     return committed.status().WithContext("removing the losing __manifest row of " +
                                           Quote(object_id));
@@ -214,8 +211,7 @@ Status ManifestTable::InsertUnique(const ManifestRow& row, ErrorCode duplicate,
   auto reader = RecordBatchReader::FromBatches(batch->schema(), {batch});
   WriteParams params;
   params.mode = WriteMode::kAppend;
-  params.storage_options = opts.storage_options;
-  params.credentials = opts.credentials;
+  params.access = access;
   auto written = Dataset::Write(*reader, ManifestUri(), params);
   if (!written.ok()) {
     if (written.status().IsConflict()) {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lance/namespace/directory_namespace.h"
+#include "lance/io/storage_access.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
 #include "lance/table/dataset.h"
@@ -44,10 +44,13 @@ Result<std::optional<Properties>> PropertiesFromJson(
     const std::optional<std::string>& text, std::string_view object_id);
 
 /// The `__manifest` table at `<root>/__manifest`, read and committed with the namespace's
-/// own storage options and credentials.
+/// own storage access.
 class ManifestTable {
  public:
-  DirectoryNamespaceOptions opts;
+  /// The namespace root, as given (trailing '/' trimmed).
+  std::string root;
+  /// The namespace's access, resolved once (so every commit shares its store).
+  io::StorageAccess access;
 
   /// "<root>/__manifest".
   std::string ManifestUri() const;

@@ -55,15 +55,12 @@ std::string InferStorageVersion(const pb::Manifest& m) {
 }  // namespace
 
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
-                                                     io::StorageOptions storage_options,
+                                                     io::StorageAccess access,
                                                      DatasetDir dir,
-                                                     LoadedManifest manifest,
-                                                     std::shared_ptr<io::CredentialsSource>
-                                                         credentials) {
+                                                     LoadedManifest manifest) {
   auto impl = std::make_shared<DatasetImpl>();
   impl->uri = std::move(uri);
-  impl->storage_options = std::move(storage_options);
-  impl->credentials = std::move(credentials);
+  impl->access = std::move(access);
   impl->dir = std::move(dir);
   impl->manifest = std::move(manifest);
   const pb::Manifest& m = impl->manifest.manifest;
@@ -98,19 +95,19 @@ Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
 
 namespace {
 
-// Where a dataset lives, and how its store is reached: the options and the optional
-// credentials source travel together through every load so that versions opened later
-// (CheckoutVersion) resolve exactly like the first.
-struct Access {
-  const io::StorageOptions& options;
-  const std::shared_ptr<io::CredentialsSource>& credentials;
+// Where a dataset lives: its directory and the access its store was resolved with
+// (resolved, so that versions opened later -- CheckoutVersion, commits -- resolve
+// exactly like the first and share its credentials source).
+struct Location {
+  ti::DatasetDir dir;
+  io::StorageAccess access;
 };
 
-Result<ti::DatasetDir> ResolveDataset(const std::string& uri, const Access& access) {
+Result<Location> ResolveDataset(const std::string& uri, const io::StorageAccess& access) {
   if (uri.empty()) return Status::Invalid("Dataset URI is empty");
-  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc,
-                        io::ResolveObjectStore(uri, access.options, access.credentials));
-  return ti::DatasetDir(std::move(loc.store), std::move(loc.path));
+  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc, io::ResolveObjectStore(uri, access));
+  return Location{ti::DatasetDir(std::move(loc.store), std::move(loc.path)),
+                  std::move(loc.access)};
 }
 
 Status NoDataset(const ti::DatasetDir& dir) {
@@ -118,23 +115,20 @@ Status NoDataset(const ti::DatasetDir& dir) {
                           " (no manifest under _versions/)");
 }
 
-Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri, const Access& access,
-                                              const ti::DatasetDir& dir,
+Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri, const Location& at,
                                               const ti::ManifestLocation& location) {
-  LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(dir, location));
-  return ti::MakeDatasetImpl(uri, access.options, dir, std::move(loaded),
-                             access.credentials);
+  LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(at.dir, location));
+  return ti::MakeDatasetImpl(uri, at.access, at.dir, std::move(loaded));
 }
 
 // Opens `version` (latest when absent) with clear NotFound messages.
-Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
-                                                 const Access& access,
-                                                 const ti::DatasetDir& dir,
+Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri, const Location& at,
                                                  std::optional<uint64_t> version) {
+  const ti::DatasetDir& dir = at.dir;
   if (!version) {
     LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
     if (!latest) return NoDataset(dir);
-    return LoadImpl(uri, access, dir, *latest);
+    return LoadImpl(uri, at, *latest);
   }
   auto location = ti::FindManifest(dir, *version);
   if (!location.ok()) {
@@ -145,7 +139,7 @@ Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
                             dir.Uri() + " does not exist (latest is " +
                             std::to_string(latest->version) + ")");
   }
-  return LoadImpl(uri, access, dir, *location);
+  return LoadImpl(uri, at, *location);
 }
 
 std::shared_ptr<Dataset> Wrap(std::shared_ptr<DatasetImpl> impl) {
@@ -445,13 +439,13 @@ Dataset::Dataset(std::shared_ptr<DatasetImpl> impl) : impl_(std::move(impl)) {}
 
 Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri,
                                                OpenOptions options) {
-  const Access access{options.storage_options, options.credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
-  LANCE_ASSIGN_OR_RAISE(auto impl, LoadVersion(uri, access, dir, options.version));
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, options.access));
+  LANCE_ASSIGN_OR_RAISE(auto impl, LoadVersion(uri, at, options.version));
   return Wrap(std::move(impl));
 }
 
 const std::string& Dataset::uri() const { return impl_->uri; }
+const io::StorageAccess& Dataset::storage_access() const { return impl_->access; }
 uint64_t Dataset::version() const { return impl_->proto().version(); }
 SchemaPtr Dataset::schema() const { return impl_->schema.schema(); }
 const std::vector<FragmentMetadata>& Dataset::fragments() const {
@@ -530,9 +524,8 @@ Result<std::vector<VersionInfo>> Dataset::Versions() const {
 }
 
 Result<std::shared_ptr<Dataset>> Dataset::CheckoutVersion(uint64_t version) const {
-  LANCE_ASSIGN_OR_RAISE(
-      auto impl, LoadVersion(impl_->uri, Access{impl_->storage_options, impl_->credentials},
-                             impl_->dir, version));
+  LANCE_ASSIGN_OR_RAISE(auto impl,
+                        LoadVersion(impl_->uri, Location{impl_->dir, impl_->access}, version));
   return Wrap(std::move(impl));
 }
 
@@ -594,8 +587,8 @@ Status Dataset::Delete(const std::string& predicate_text) {
   LANCE_ASSIGN_OR_RAISE(
       ti::LoadedManifest committed,
       ti::CommitTransaction(ds->dir, &ds->manifest, std::move(txn), options));
-  LANCE_ASSIGN_OR_RAISE(impl_, ti::MakeDatasetImpl(ds->uri, ds->storage_options, ds->dir,
-                                                   std::move(committed), ds->credentials));
+  LANCE_ASSIGN_OR_RAISE(impl_, ti::MakeDatasetImpl(ds->uri, ds->access, ds->dir,
+                                                   std::move(committed)));
   return Status::OK();
 }
 
@@ -604,8 +597,8 @@ Status Dataset::Delete(const std::string& predicate_text) {
 Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                                 const std::string& uri,
                                                 WriteParams params) {
-  const Access access{params.storage_options, params.credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, params.access));
+  const ti::DatasetDir& dir = at.dir;
   LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
   std::shared_ptr<DatasetImpl> existing;
   if (latest) {
@@ -614,7 +607,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                    " (version " + std::to_string(latest->version) +
                                    "); use mode append or overwrite");
     }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, access, dir, *latest));
+    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, at, *latest));
   }
   LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
   LANCE_ASSIGN_OR_RAISE(auto fragments,
@@ -646,24 +639,23 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
     }
     return committed.status();
   }
-  LANCE_ASSIGN_OR_RAISE(auto impl, ti::MakeDatasetImpl(uri, params.storage_options, dir,
-                                                       std::move(*committed),
-                                                       params.credentials));
+  LANCE_ASSIGN_OR_RAISE(auto impl,
+                        ti::MakeDatasetImpl(uri, at.access, dir, std::move(*committed)));
   return Wrap(std::move(impl));
 }
 
 Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
                                                      const std::string& uri,
                                                      WriteParams params) {
-  const Access access{params.storage_options, params.credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, params.access));
+  const ti::DatasetDir& dir = at.dir;
   LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
   std::shared_ptr<DatasetImpl> existing;
   if (latest) {
     if (params.mode == WriteMode::kCreate) {
       return Status::AlreadyExists("A Lance dataset already exists at " + dir.Uri());
     }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, access, dir, *latest));
+    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, at, *latest));
   }
   LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
   LANCE_ASSIGN_OR_RAISE(auto fragments,
@@ -676,11 +668,9 @@ Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
 Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
                                                  const Operation& op,
                                                  std::optional<uint64_t> read_version,
-                                                 const io::StorageOptions& storage_options,
-                                                 std::shared_ptr<io::CredentialsSource>
-                                                     credentials) {
-  const Access access{storage_options, credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+                                                 const io::StorageAccess& access) {
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, access));
+  const ti::DatasetDir& dir = at.dir;
   std::shared_ptr<DatasetImpl> base;
   pb::Transaction txn;
   ti::CommitOptions options;
@@ -691,10 +681,10 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
     if (!read_version) {
       LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
       if (latest) {
-        LANCE_ASSIGN_OR_RAISE(base, LoadImpl(uri, access, dir, *latest));
+        LANCE_ASSIGN_OR_RAISE(base, LoadImpl(uri, at, *latest));
       }
     } else if (*read_version > 0) {
-      LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+      LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
     }
     pb::Transaction::Overwrite* o = txn.mutable_overwrite();
     for (const FragmentMetadata& f : overwrite->fragments) {
@@ -709,7 +699,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
           "Commit: read_version is required for Append (the version the "
           "fragments were written against)");
     }
-    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
     pb::Transaction::Append* a = txn.mutable_append();  // set even without fragments
     for (const FragmentMetadata& f : append->fragments) {
       pb::DataFragment frag = ti::FragmentToProto(f);
@@ -722,7 +712,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
           "Commit: read_version is required for Delete (the version whose fragments it "
           "names)");
     }
-    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
     LANCE_RETURN_NOT_OK(DeleteToTransaction(std::get<DeleteOp>(op), *base,
                                             txn.mutable_delete_()));
   }
@@ -730,9 +720,8 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest committed,
                         ti::CommitTransaction(dir, base ? &base->manifest : nullptr,
                                               std::move(txn), options));
-  LANCE_ASSIGN_OR_RAISE(
-      auto impl, ti::MakeDatasetImpl(uri, storage_options, dir, std::move(committed),
-                                     credentials));
+  LANCE_ASSIGN_OR_RAISE(auto impl,
+                        ti::MakeDatasetImpl(uri, at.access, dir, std::move(committed)));
   return Wrap(std::move(impl));
 }
 

@@ -19,8 +19,7 @@
 #include <vector>
 
 #include "lance/core/record_batch.h"
-#include "lance/io/credentials.h"
-#include "lance/io/storage_options.h"
+#include "lance/io/storage_access.h"
 #include "lance/result.h"
 #include "lance/table/fragment.h"
 
@@ -47,11 +46,9 @@ struct WriteParams {
   /// \brief Manifest naming for new datasets (Lance 8 default: V2 names). Existing
   /// datasets keep theirs.
   bool enable_v2_manifest_paths = true;
-  /// \brief Object store options (Lance's keys).
-  io::StorageOptions storage_options;
-  /// \brief A source the object store asks for credentials on every request, e.g. a
-  /// refreshing one; null = credentials from storage_options.
-  std::shared_ptr<io::CredentialsSource> credentials;
+  /// \brief Object store options (Lance's keys) and, optionally, a
+  /// StorageOptionsProvider refreshing their credentials (or a credentials source).
+  io::StorageAccess access;
   /// \brief Commit attempts when racing writers (Lance: 20).
   int commit_retries = 20;
 };
@@ -59,11 +56,9 @@ struct WriteParams {
 struct OpenOptions {
   /// \brief A version to open; latest when absent.
   std::optional<uint64_t> version;
-  /// \brief Object store options (Lance's keys).
-  io::StorageOptions storage_options;
-  /// \brief A source the object store asks for credentials on every request, e.g. a
-  /// refreshing one; null = credentials from storage_options.
-  std::shared_ptr<io::CredentialsSource> credentials;
+  /// \brief Object store options (Lance's keys) and, optionally, a
+  /// StorageOptionsProvider refreshing their credentials (or a credentials source).
+  io::StorageAccess access;
 };
 
 struct ScanOptions {
@@ -174,21 +169,22 @@ class Dataset {
   /// Append; for Overwrite absent means "whatever is latest", or creates the dataset).
   /// Fragment ids are assigned here. A Delete names fragments of `read_version`
   /// (required) and is rebased over concurrent commits that did not touch them, as
-  /// Dataset::Delete is. `credentials`: a source the object store asks
-  /// for credentials on every request, e.g. a refreshing one; null = credentials from
-  /// `storage_options`.
+  /// Dataset::Delete is. `access`: as WriteParams::access.
   /// \return the dataset at the committed version; Invalid (no read_version for
   /// Append or Delete, no schema for Overwrite, fragments naming unknown field ids, a
   /// Delete naming a fragment twice or one `read_version` lacks); NotFound (Append or
   /// Delete on a missing dataset or version); Conflict.
   static Result<std::shared_ptr<Dataset>> Commit(
       const std::string& uri, const Operation& op,
-      std::optional<uint64_t> read_version = {},
-      const io::StorageOptions& storage_options = {},
-      std::shared_ptr<io::CredentialsSource> credentials = nullptr);
+      std::optional<uint64_t> read_version = {}, const io::StorageAccess& access = {});
 
   /// \brief The URI the dataset was opened or written with.
   const std::string& uri() const;
+  /// \brief The storage access the dataset was opened or written with, resolved (a
+  /// provider's refreshing source built: io::ResolveStorageAccess). Pass it to reach the
+  /// same dataset the same way, e.g. WriteParams::access for an append that shares this
+  /// handle's store and credentials.
+  const io::StorageAccess& storage_access() const;
   /// \brief The version this object reads.
   uint64_t version() const;
   /// \brief The newest committed version (lists the store).
