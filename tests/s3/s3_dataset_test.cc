@@ -35,6 +35,7 @@
 namespace lance {
 namespace {
 
+using io::StorageOptions;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using ::lance::testing::S3TestEnv;
