@@ -22,8 +22,9 @@
 /// created succeeds, as in Lance.
 ///
 /// Concurrency: every change to `__manifest` is a Lance commit (Dataset::Write append,
-/// Dataset::Delete), so concurrent writers in any number of processes serialize through
-/// the commit protocol. Uniqueness of an object id: see DeclareTable.
+/// Dataset::Delete, Dataset::Commit of a DeleteOp), so concurrent writers in any number of
+/// processes serialize through the commit protocol. Uniqueness of an object id: see
+/// DeclareTable.
 ///
 /// Thread-safe.
 
