@@ -520,7 +520,7 @@ std::string Key(const std::string& dataset, const std::string& rest) {
 json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts, const Input& in,
               bool full_check = false) {
   lance::OpenOptions oo;
-  oo.storage_options = opts;
+  oo.access.storage_options = opts;
   auto ds = Check(lance::Dataset::Open(uri, oo), "opening " + uri);
   auto reader = Check(ds->Scan(), "scanning " + uri);
   int64_t rows = 0, id_sum = 0, batches = 0;
@@ -648,9 +648,9 @@ int main(int argc, char** argv) {
 
   lance::WriteParams wp;
   wp.max_rows_per_file = a.rows_per_file;
-  wp.storage_options = opts;
+  wp.access.storage_options = opts;
   lance::WriteParams wp_unsigned = wp;
-  wp_unsigned.storage_options = unsigned_opts;
+  wp_unsigned.access.storage_options = unsigned_opts;
   auto unsigned_store = StoreFor(a.bucket, unsigned_opts);  // held: the writes use it
 
   Curl curl(env, a.bucket, a.workdir);

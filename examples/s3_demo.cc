@@ -169,10 +169,10 @@ Status Story() {
   std::printf("\n-- the first key, revoked, is refused by RGW:\n");
   {
     lance::OpenOptions stale;
-    stale.storage_options = connection;
-    stale.storage_options["aws_access_key_id"] = first_key.access_key_id;
-    stale.storage_options["aws_secret_access_key"] = first_key.secret_access_key;
-    stale.storage_options["client_max_retries"] = "0";
+    stale.access.storage_options = connection;
+    stale.access.storage_options["aws_access_key_id"] = first_key.access_key_id;
+    stale.access.storage_options["aws_secret_access_key"] = first_key.secret_access_key;
+    stale.access.storage_options["client_max_retries"] = "0";
     auto opened = lance::Dataset::Open(events_uri, stale);
     std::string what = opened.ok() ? "opened?! (the key was not revoked yet)"
                                    : opened.status().ToString();
@@ -193,7 +193,7 @@ Status Story() {
   LANCE_ASSIGN_OR_RAISE(auto declared, ns->DeclareTable({.id = metrics}));
   LANCE_ASSIGN_OR_RAISE(auto access,
                         lance::ns::MakeTableAccess(ns, metrics, declared.location.value_or(""),
-                                                   declared.storage_options, {}, nullptr,
+                                                   declared.storage_options, {},
                                                    access_options));
   auto source =
       std::dynamic_pointer_cast<lance::io::RefreshingCredentialsSource>(access.access.credentials);
@@ -204,8 +204,8 @@ Status Story() {
     auto more = lance::RecordBatchReader::FromBatches(batch->schema(), {batch});
     lance::WriteParams write;
     write.mode = i == 0 ? lance::WriteMode::kCreate : lance::WriteMode::kAppend;
-    write.storage_options = access.access.storage_options;
-    write.credentials = source;
+    // The resolved access: the table's options and its refreshing source.
+    write.access = access.access;
     LANCE_ASSIGN_OR_RAISE(auto written, lance::Dataset::Write(*more, access.location, write));
     Say("  %s wrote 100 rows -> version %s\n", elapsed(), std::to_string(written->version()));
   }

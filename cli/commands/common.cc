@@ -40,10 +40,10 @@ Status ExpectPositionals(const Args& args, const std::vector<std::string>& names
   return Status::OK();
 }
 
-Result<StorageOptions> StorageOptionsFrom(const Args& args) {
+Result<io::StorageOptions> StorageOptionsFrom(const Args& args) {
   auto parsed = ParseStorageOptions(args.GetAll("storage-option"));
   if (!parsed.ok()) return parsed.status();
-  return StorageOptions(parsed->begin(), parsed->end());
+  return io::StorageOptions(parsed->begin(), parsed->end());
 }
 
 Result<std::optional<uint64_t>> VersionFrom(const Args& args) {
@@ -57,7 +57,7 @@ Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args
   OpenOptions options;
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  options.storage_options = std::move(*storage);
+  options.access.storage_options = std::move(*storage);
   LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
   options.version = version;
   return Dataset::Open(uri, std::move(options));
@@ -147,7 +147,7 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const A
   OpenOptions options;
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  options.storage_options = std::move(*storage);
+  options.access.storage_options = std::move(*storage);
   LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
   options.version = version;
   return ns::OpenDataset(target.ns, target.table_id, std::move(options));
@@ -177,13 +177,13 @@ std::string FormatCommitTime(int64_t timestamp_ms) {
   return FormatIsoTimestamp(timestamp_ms, TimeUnit::kMilli, "UTC");
 }
 
-JsonDoc StorageOptionsJson(const StorageOptions& options) {
+JsonDoc StorageOptionsJson(const io::StorageOptions& options) {
   JsonDoc out = JsonDoc::object();
   for (const auto& [key, value] : options) out[key] = RedactValue(key, value);
   return out;
 }
 
-std::string StorageOptionsText(const StorageOptions& options) {
+std::string StorageOptionsText(const io::StorageOptions& options) {
   std::string out;
   for (const auto& [key, value] : options) {
     if (!out.empty()) out += ", ";

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "command.h"
+#include "lance/io/storage_options.h"
 #include "lance/namespace/namespace.h"
 #include "lance/table/dataset.h"
 #include "lib/json.h"
@@ -26,7 +27,7 @@ OptionSpec WhereOptionSpec(const std::string& help);
 /// \brief Exactly `names.size()` positionals, else Invalid naming what is missing/extra.
 Status ExpectPositionals(const Args& args, const std::vector<std::string>& names);
 
-Result<StorageOptions> StorageOptionsFrom(const Args& args);
+Result<io::StorageOptions> StorageOptionsFrom(const Args& args);
 Result<std::optional<uint64_t>> VersionFrom(const Args& args);
 
 /// \brief Opens `uri` at --version (latest without it) with --storage-option values.
@@ -89,8 +90,8 @@ Status FlushOut(const Streams& s);
 std::string FormatCommitTime(int64_t timestamp_ms);
 
 /// \brief The storage options as a JSON object with secret values redacted.
-JsonDoc StorageOptionsJson(const StorageOptions& options);
+JsonDoc StorageOptionsJson(const io::StorageOptions& options);
 /// \brief "k=v, k2=<redacted>".
-std::string StorageOptionsText(const StorageOptions& options);
+std::string StorageOptionsText(const io::StorageOptions& options);
 
 }  // namespace lance::cli

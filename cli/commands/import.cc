@@ -74,7 +74,7 @@ Status RunImport(const Args& args, const Streams& s) {
   params.mode = mode;
   auto storage = StorageOptionsFrom(args);
   if (!storage.ok()) return storage.status();
-  params.storage_options = *storage;
+  params.access.storage_options = *storage;
   if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
 
   if (auto schema_path = args.Get("schema")) {

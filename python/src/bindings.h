@@ -72,7 +72,7 @@ std::shared_ptr<io::StorageOptionsProvider> ProviderFromPython(py::handle obj);
 std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj);
 
 /// dataset.cc: the storage access of a call's `storage_options` (dict or None) and
-/// `storage_options_provider` (None or a provider): io::MakeStorageAccess of the two (the
+/// `storage_options_provider` (None or a provider), resolved (io::ResolveStorageAccess: the
 /// options seed the provider's refreshing source; nothing is fetched here).
 io::StorageAccess StorageAccessFromPython(py::handle storage_options, py::handle provider);
 

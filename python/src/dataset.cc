@@ -23,8 +23,8 @@ using DatasetPtr = std::shared_ptr<Dataset>;
 
 // None -> {}; a mapping of str -> str (values given as other types are str()-ed, as
 // pylance accepts e.g. booleans in storage options).
-StorageOptions OptionsFromPython(py::handle obj) {
-  StorageOptions out;
+io::StorageOptions OptionsFromPython(py::handle obj) {
+  io::StorageOptions out;
   if (obj.is_none()) return out;
   if (!py::isinstance<py::dict>(obj)) {
     throw py::type_error("storage_options must be a dict of str to str");
@@ -72,9 +72,7 @@ DatasetPtr WriteDatasetPy(py::handle data, const std::optional<std::string>& uri
   params.max_rows_per_group = max_rows_per_group;
   params.data_storage_version = data_storage_version;
   params.enable_v2_manifest_paths = enable_v2_manifest_paths;
-  io::StorageAccess access = StorageAccessFromPython(storage_options, provider);
-  params.storage_options = std::move(access.storage_options);
-  params.credentials = std::move(access.credentials);
+  params.access = StorageAccessFromPython(storage_options, provider);
   RecordBatchReaderPtr reader = FromPyArrowStream(data);
   if (!namespace_obj.is_none()) {
     std::shared_ptr<ns::LanceNamespace> ns = NamespaceFromPython(namespace_obj);
@@ -96,9 +94,7 @@ DatasetPtr OpenDatasetPy(const std::optional<std::string>& uri,
                          py::handle table_id) {
   OpenOptions options;
   options.version = version;
-  io::StorageAccess access = StorageAccessFromPython(storage_options, provider);
-  options.storage_options = std::move(access.storage_options);
-  options.credentials = std::move(access.credentials);
+  options.access = StorageAccessFromPython(storage_options, provider);
   if (!namespace_obj.is_none()) {
     std::shared_ptr<ns::LanceNamespace> ns = NamespaceFromPython(namespace_obj);
     ns::Identifier id = TableIdFromPython(table_id);
@@ -131,8 +127,7 @@ DatasetPtr CommitPy(const std::string& uri, const std::string& kind, py::handle 
   }
   io::StorageAccess access = StorageAccessFromPython(storage_options, provider);
   Result<DatasetPtr> result = WithoutGil([&] {
-    return Dataset::Commit(uri, op, read_version, access.storage_options,
-                           access.credentials);
+    return Dataset::Commit(uri, op, read_version, access);
   });
   return ValueOrRaise(std::move(result));
 }
@@ -141,10 +136,10 @@ DatasetPtr CommitPy(const std::string& uri, const std::string& kind, py::handle 
 
 io::StorageAccess StorageAccessFromPython(py::handle storage_options,
                                           py::handle provider) {
-  StorageOptions options = OptionsFromPython(storage_options);
-  std::shared_ptr<io::StorageOptionsProvider> cpp_provider = ProviderFromPython(provider);
-  if (cpp_provider == nullptr) return io::StorageAccess{std::move(options), nullptr};
-  return ValueOrRaise(io::MakeStorageAccess(options, std::move(cpp_provider)));
+  // Resolved here, with the GIL held, so that malformed initial options raise at the
+  // call (the entry points would resolve an unresolved access the same way).
+  return ValueOrRaise(io::ResolveStorageAccess(
+      io::StorageAccess(OptionsFromPython(storage_options), ProviderFromPython(provider))));
 }
 
 void BindDataset(py::module_& m) {

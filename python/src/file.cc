@@ -3,7 +3,7 @@
 // LanceFileSession (lance_cpp/file.py adds pylance's Python surface on top).
 //
 // Every entry point resolves its store from (storage_options, storage_options_provider)
-// with io::MakeStorageAccess, so a provider means the same here as for datasets: one
+// with io::ResolveStorageAccess, so a provider means the same here as for datasets: one
 // refreshing source per provider id, shared by every file of a session and by readers
 // and writers opened separately. All I/O runs with the GIL released; a Python provider
 // takes the GIL itself when the core calls it (io.cc).
@@ -34,7 +34,7 @@ namespace {
 using StorageOptionsArg = std::optional<std::map<std::string, std::string>>;
 
 /// Keeps the credentials sources of the last few providers alive after their readers and
-/// writers are gone. MakeStorageAccess shares one source per provider id only while one
+/// writers are gone. ResolveStorageAccess shares one source per provider id only while one
 /// is alive, and pylance code typically opens a writer, closes it, then opens a reader
 /// with the same provider: without this the reader would start from the (possibly
 /// expired) options it was given and fetch again, although the writer just refreshed.
@@ -68,8 +68,8 @@ io::StorageAccess AccessOf(const StorageOptionsArg& storage_options,
                            py::handle provider) {
   io::StorageOptions options;
   if (storage_options) options = *storage_options;
-  auto access =
-      ValueOrRaise(io::MakeStorageAccess(options, ProviderFromPython(provider)));
+  auto access = ValueOrRaise(
+      io::ResolveStorageAccess(io::StorageAccess(options, ProviderFromPython(provider))));
   if (access.credentials) KeepRecentSource(access.credentials);
   return access;
 }
@@ -204,9 +204,8 @@ void BindFile(py::module_& m) {
              auto access = AccessOf(storage_options, provider);
              auto options = WriterOptions(version, page_bytes);
              WriterOpener opener = [path, access, options](format::LanceSchema schema) {
-               return format::LanceFileWriter::OpenUri(path, std::move(schema),
-                                                       access.storage_options,
-                                                       access.credentials, options);
+               return format::LanceFileWriter::OpenUri(path, std::move(schema), access,
+                                                       options);
              };
              return std::make_unique<PyFileWriter>(std::move(opener), schema);
            }),
@@ -225,8 +224,7 @@ void BindFile(py::module_& m) {
                        const std::optional<std::vector<std::string>>& columns) {
              auto access = AccessOf(storage_options, provider);
              Result<std::shared_ptr<format::LanceFileReader>> opened = WithoutGil([&] {
-               return format::LanceFileReader::OpenUri(path, access.storage_options,
-                                                       access.credentials);
+               return format::LanceFileReader::OpenUri(path, access);
              });
              return std::make_unique<PyFileReader>(ValueOrRaise(std::move(opened)),
                                                    columns);

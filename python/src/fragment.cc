@@ -43,9 +43,7 @@ void BindFragment(py::module_& m) {
         params.max_rows_per_file = max_rows_per_file;
         params.max_rows_per_group = max_rows_per_group;
         params.data_storage_version = data_storage_version;
-        io::StorageAccess access = StorageAccessFromPython(storage_options, provider);
-        params.storage_options = std::move(access.storage_options);
-        params.credentials = std::move(access.credentials);
+        params.access = StorageAccessFromPython(storage_options, provider);
         RecordBatchReaderPtr reader = FromPyArrowStream(data);
         Result<std::vector<FragmentMetadata>> fragments =
             WithoutGil([&] { return WriteFragments(*reader, uri, std::move(params)); });

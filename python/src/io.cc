@@ -164,7 +164,7 @@ std::shared_ptr<io::StorageOptionsProvider> ProviderFromPython(py::handle obj) {
 
 void BindIo(py::module_& m) {
   // Test hook: `threads` C++ threads each ask one credentials source (built as every
-  // entry point builds it, with MakeStorageAccess) for credentials `calls` times, with
+  // entry point builds it, with ResolveStorageAccess) for credentials `calls` times, with
   // the GIL released, while Python may run other threads. Returns how many calls
   // succeeded; raises the first error. Lets tests prove that a Python provider called
   // from many C++ threads at once neither deadlocks nor fetches more than once per
@@ -178,7 +178,8 @@ void BindIo(py::module_& m) {
               py::str(item.second).cast<std::string>();
         }
         auto cpp_provider = ProviderFromPython(provider);
-        auto access = ValueOrRaise(io::MakeStorageAccess(options, cpp_provider));
+        auto access =
+            ValueOrRaise(io::ResolveStorageAccess(io::StorageAccess(options, cpp_provider)));
         if (!access.credentials) throw py::value_error("no credentials source was built");
         std::vector<Status> first_error(threads);
         std::vector<int> ok(threads, 0);

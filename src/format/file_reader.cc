@@ -474,13 +474,10 @@ Result<std::shared_ptr<LanceFileReader>> LanceFileReader::Open(
 }
 
 Result<std::shared_ptr<LanceFileReader>> LanceFileReader::OpenUri(
-    std::string_view uri, const io::StorageOptions& storage_options,
-    std::shared_ptr<io::CredentialsSource> credentials, FileReaderOptions options) {
+    std::string_view uri, const io::StorageAccess& access, FileReaderOptions options) {
   // A failed resolve is returned as is: its message already says what it can (the URI
   // itself may hold user info that must not be echoed).
-  LANCE_ASSIGN_OR_RAISE(
-      io::ResolvedLocation loc,
-      io::ResolveObjectStore(uri, storage_options, std::move(credentials)));
+  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc, io::ResolveObjectStore(uri, access));
   if (loc.path.empty()) {
     return Status::Invalid("opening Lance file '" + std::string(uri) +
                            "': the URI names a store root, not a file");

@@ -45,21 +45,14 @@ LanceFileSession::LanceFileSession(std::string base_uri, std::shared_ptr<io::Obj
 }
 
 Result<std::shared_ptr<LanceFileSession>> LanceFileSession::Open(
-    std::string_view base_uri, const io::StorageOptions& storage_options,
-    std::shared_ptr<io::CredentialsSource> credentials) {
-  Result<io::ResolvedLocation> loc =
-      io::ResolveObjectStore(base_uri, storage_options, std::move(credentials));
+    std::string_view base_uri, const io::StorageAccess& access) {
+  Result<io::ResolvedLocation> loc = io::ResolveObjectStore(base_uri, access);
   if (!loc.ok()) {
     return loc.status().WithContext("opening a Lance file session at '" +
                                     std::string(base_uri) + "'");
   }
   return std::make_shared<LanceFileSession>(std::string(base_uri), std::move(loc->store),
                                             std::move(loc->path));
-}
-
-Result<std::shared_ptr<LanceFileSession>> LanceFileSession::Open(std::string_view base_uri,
-                                                                 const io::StorageAccess& access) {
-  return Open(base_uri, access.storage_options, access.credentials);
 }
 
 Result<std::string> LanceFileSession::KeyOf(const std::string& path, std::string_view what) const {

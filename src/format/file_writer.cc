@@ -271,13 +271,11 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(
 }
 
 Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::OpenUri(
-    std::string_view uri, LanceSchema schema, const io::StorageOptions& storage_options,
-    std::shared_ptr<io::CredentialsSource> credentials, FileWriterOptions options) {
+    std::string_view uri, LanceSchema schema, const io::StorageAccess& access,
+    FileWriterOptions options) {
   // A failed resolve is returned as is: its message already says what it can (the URI
   // itself may hold user info that must not be echoed).
-  LANCE_ASSIGN_OR_RAISE(
-      io::ResolvedLocation loc,
-      io::ResolveObjectStore(uri, storage_options, std::move(credentials)));
+  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc, io::ResolveObjectStore(uri, access));
   if (loc.path.empty()) {
     return Status::Invalid("opening Lance file writer '", uri,
                            "': the URI names a store root, not a file");

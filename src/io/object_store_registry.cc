@@ -121,10 +121,13 @@ bool ObjectStoreRegistry::IsRegistered(std::string_view scheme) const {
   return factories_.count(AsciiToLower(scheme)) > 0;
 }
 
-Result<ResolvedLocation> ObjectStoreRegistry::Resolve(
-    std::string_view uri, const StorageOptions& options,
-    std::shared_ptr<CredentialsSource> credentials) {
+Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
+                                                      const StorageAccess& unresolved) {
   LANCE_ASSIGN_OR_RAISE(Uri parsed, ParseUri(uri));
+  // Before the lock: building a provider's source takes MakeCredentialsSource's own lock.
+  LANCE_ASSIGN_OR_RAISE(StorageAccess access, ResolveStorageAccess(unresolved));
+  const StorageOptions& options = access.storage_options;
+  const std::shared_ptr<CredentialsSource>& credentials = access.credentials;
   const Uri root = parsed.Root();
   const std::string key =
       CacheKey(root, options, credentials ? credentials->id() : std::string());
@@ -143,7 +146,7 @@ Result<ResolvedLocation> ObjectStoreRegistry::Resolve(
   if (auto it = cache_.find(key); it != cache_.end()) {
     std::shared_ptr<ObjectStore> store = it->second.store.lock();
     if (store && it->second.secrets_fingerprint == fingerprint) {
-      return ResolvedLocation{std::move(store), std::move(parsed.path)};
+      return ResolvedLocation{std::move(store), std::move(parsed.path), std::move(access)};
     }
   }
   Result<std::shared_ptr<ObjectStore>> made = factory->second(root, options, credentials);
@@ -157,7 +160,7 @@ Result<ResolvedLocation> ObjectStoreRegistry::Resolve(
                            "' returned no store");
   }
   cache_[key] = CacheEntry{store, fingerprint};
-  return ResolvedLocation{std::move(store), std::move(parsed.path)};
+  return ResolvedLocation{std::move(store), std::move(parsed.path), std::move(access)};
 }
 
 void ObjectStoreRegistry::ClearCache() {
@@ -195,9 +198,8 @@ Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {
 }
 
 Result<ResolvedLocation> ResolveObjectStore(std::string_view uri,
-                                            const StorageOptions& options,
-                                            std::shared_ptr<CredentialsSource> credentials) {
-  return ObjectStoreRegistry::Default().Resolve(uri, options, std::move(credentials));
+                                            const StorageAccess& access) {
+  return ObjectStoreRegistry::Default().Resolve(uri, access);
 }
 
 }  // namespace lance::io

@@ -67,15 +67,14 @@ Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
   return std::shared_ptr<CredentialsSource>(std::move(source));
 }
 
-Result<StorageAccess> MakeStorageAccess(const StorageOptions& initial_options,
-                                        std::shared_ptr<StorageOptionsProvider> provider,
-                                        std::shared_ptr<Clock> clock,
-                                        RefreshingCredentialsOptions options) {
-  if (provider == nullptr) return StorageAccess{initial_options, nullptr};
-  LANCE_ASSIGN_OR_RAISE(auto source,
-                        MakeCredentialsSource(initial_options, std::move(provider),
+Result<StorageAccess> ResolveStorageAccess(StorageAccess access, std::shared_ptr<Clock> clock,
+                                           RefreshingCredentialsOptions options) {
+  if (access.resolved()) return access;
+  LANCE_ASSIGN_OR_RAISE(access.credentials,
+                        MakeCredentialsSource(access.storage_options, access.provider,
                                               std::move(clock), std::move(options)));
-  return StorageAccess{WithoutRefreshableOptions(initial_options), std::move(source)};
+  access.storage_options = WithoutRefreshableOptions(access.storage_options);
+  return access;
 }
 
 }  // namespace lance::io

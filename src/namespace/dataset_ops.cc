@@ -76,8 +76,7 @@ Result<Located> Describe(LanceNamespace& ns, const Identifier& table_id,
 Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
                                     const Identifier& table_id, const std::string& location,
                                     const std::optional<Properties>& namespace_options,
-                                    const io::StorageOptions& user_options,
-                                    std::shared_ptr<io::CredentialsSource> user_credentials,
+                                    const io::StorageAccess& user_access,
                                     const NamespaceAccessOptions& options) {
   LANCE_RETURN_NOT_OK(CheckArguments(ns, table_id, "accessing a table"));
   if (location.empty()) {
@@ -90,14 +89,17 @@ Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
   const bool use_namespace = !options.ignore_namespace_storage_options &&
                              namespace_options.has_value() && !namespace_options->empty();
   if (!use_namespace) {
-    out.access = io::StorageAccess{user_options, std::move(user_credentials)};
+    out.access = user_access;
     return out;
   }
-  io::StorageOptions merged = user_options;
+  io::StorageOptions merged = user_access.storage_options;
   for (const auto& [key, value] : *namespace_options) merged[key] = value;
   auto provider = std::make_shared<LanceNamespaceStorageOptionsProvider>(ns, table_id);
-  Result<io::StorageAccess> access =
-      io::MakeStorageAccess(merged, std::move(provider), options.clock, options.refresh);
+  // Resolved here rather than at the entry point: only here are the clock and the
+  // refresh tuning of `options` known.
+  Result<io::StorageAccess> access = io::ResolveStorageAccess(
+      io::StorageAccess(std::move(merged), std::move(provider)), options.clock,
+      options.refresh);
   if (!access.ok()) {
     return access.status().WithContext("using the storage options the namespace returned for " +
                                        TableText(*ns, table_id));
@@ -123,9 +125,8 @@ Result<std::shared_ptr<Dataset>> WriteDataset(RecordBatchReader& data,
   LANCE_ASSIGN_OR_RAISE(
       TableAccess table,
       MakeTableAccess(ns, table_id, located.location.value_or(""), located.storage_options,
-                      params.storage_options, params.credentials, options));
-  params.storage_options = std::move(table.access.storage_options);
-  params.credentials = std::move(table.access.credentials);
+                      params.access, options));
+  params.access = std::move(table.access);
   Result<std::shared_ptr<Dataset>> written = Dataset::Write(data, table.location, params);
   if (!written.ok()) {
     return written.status().WithContext("writing " + TableText(*ns, table_id) + " at " +
@@ -143,9 +144,8 @@ Result<std::shared_ptr<Dataset>> OpenDataset(std::shared_ptr<LanceNamespace> ns,
   LANCE_ASSIGN_OR_RAISE(
       TableAccess table,
       MakeTableAccess(ns, table_id, located.location.value_or(""), located.storage_options,
-                      open_options.storage_options, open_options.credentials, options));
-  open_options.storage_options = std::move(table.access.storage_options);
-  open_options.credentials = std::move(table.access.credentials);
+                      open_options.access, options));
+  open_options.access = std::move(table.access);
   Result<std::shared_ptr<Dataset>> opened = Dataset::Open(table.location, open_options);
   if (!opened.ok()) {
     return opened.status().WithContext("opening " + TableText(*ns, table_id) + " at " +

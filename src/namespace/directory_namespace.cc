@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// DirectoryNamespace: both layouts of Lance's directory namespace. The facts matched
-// (paths, markers, __manifest schema, location forms, error kinds) come from Lance's
+// DirectoryNamespace: both layouts of Lance's directory namespace -- the spec operations,
+// the directory layout and paths (the `__manifest` table is in manifest_table.cc). The
+// facts matched (paths, markers, location forms, error kinds) come from Lance's
 // rust/lance-namespace-impls/src/dir.rs and dir/manifest.rs and were checked against
 // pylance 14's DirectoryNamespace (tests/interop/test_namespace_dir.py).
 
@@ -9,71 +10,33 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <random>
 #include <set>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
-#include "lance/core/array.h"
 #include "lance/core/ascii.h"
-#include "lance/core/builder.h"
-#include "lance/core/record_batch.h"
+#include "lance/io/object_store.h"
+#include "lance/io/object_store_registry.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
-#include "table/commit.h"
-#include "table/dataset_internal.h"
-#include "table/ids.h"
+#include "namespace/manifest_table.h"
 
 namespace lance::ns {
 
+using internal::kDelimiter;
+using internal::kTypeNamespace;
+using internal::kTypeTable;
+using internal::ManifestRow;
+using internal::ManifestTable;
+using internal::PropertiesFromJson;
+using internal::PropertiesToJson;
+using internal::Quote;
+
 namespace {
 
-constexpr std::string_view kManifestName = "__manifest";
-constexpr std::string_view kDelimiter = "$";
 constexpr std::string_view kReservedMarker = ".lance-reserved";
 constexpr std::string_view kDeregisteredMarker = ".lance-deregistered";
-constexpr std::string_view kTypeTable = "table";
-constexpr std::string_view kTypeNamespace = "namespace";
-// Lance's LANCE_UNENFORCED_PRIMARY_KEY_POSITION. Lance migrates a __manifest whose
-// object_id lacks it (a write), so we create ours with it.
-constexpr std::string_view kPrimaryKeyPositionKey =
-    "lance-schema:unenforced-primary-key:position";
-/// The file format of a new __manifest: pylance 14's.
-constexpr std::string_view kManifestFileVersion = "2.2";
-// Commit races on __manifest for deletes (appends retry inside Dataset::Write).
-constexpr int kDeleteAttempts = 8;
-
-/// Lance's manifest_schema(), field for field (names, types, nullability, metadata).
-SchemaPtr ManifestSchema() {
-  return schema({
-      field("object_id", utf8(), /*nullable=*/false,
-            KeyValueMetadata{{std::string(kPrimaryKeyPositionKey), "0"}}),
-      field("object_type", utf8(), false),
-      field("location", utf8(), true),
-      field("metadata", utf8(), true),
-      field("base_objects", list(field("object_id", utf8(), true)), true),
-  });
-}
-
-struct ManifestRow {
-  std::string object_id;
-  std::string object_type;
-  std::optional<std::string> location;
-  std::optional<std::string> metadata;
-  uint64_t row_address = 0;
-};
-
-/// A SQL string literal for our predicate language ('' escapes a quote).
-std::string Literal(std::string_view value) {
-  std::string out = "'";
-  for (char c : value) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  out += '\'';
-  return out;
-}
 
 /// Debug-formatted string as Rust's {:?} prints it (quotes, escaped '"' and '\').
 std::string RustDebugString(std::string_view value) {
@@ -104,39 +67,18 @@ std::string EncodePathSegment(std::string_view segment) {
   return out;
 }
 
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
 std::string TableIdText(const Identifier& id) {
   return "table id " + Quote(JoinIdentifier(id, kDelimiter));
 }
 
-Result<std::optional<std::string>> PropertiesToJson(const std::optional<Properties>& props) {
-  // Lance stores no metadata (null) for absent or empty properties.
-  if (!props || props->empty()) return std::optional<std::string>();
-  nlohmann::json json = nlohmann::json::object();
-  for (const auto& [k, v] : *props) json[k] = v;
-  return std::optional<std::string>(json.dump());
-}
-
-Result<std::optional<Properties>> PropertiesFromJson(const std::optional<std::string>& text,
-                                                     std::string_view object_id) {
-  if (!text) return std::optional<Properties>();
-  nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) {
-    return NamespaceError(ErrorCode::kInternal,
-                          "the __manifest metadata of " + Quote(object_id) +
-                              " is not a JSON object");
-  }
-  Properties props;
-  for (auto it = json.begin(); it != json.end(); ++it) {
-    if (!it.value().is_string()) {
-      return NamespaceError(ErrorCode::kInternal,
-                            "the __manifest metadata of " + Quote(object_id) +
-                                " has a non-string value for " + Quote(it.key()));
-    }
-    props[it.key()] = it.value().get<std::string>();
-  }
-  return std::optional<Properties>(std::move(props));
+/// Lance's generate_dir_name: "<8 random hex digits>_<object_id>". A fresh
+/// std::random_device per call: declarations are rare, and it stays unpredictable across
+/// fork() (a seeded generator would give parent and child the same names).
+std::string RandomDirName(std::string_view object_id) {
+  std::random_device rd;
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "%08x", static_cast<unsigned>(rd()));
+  return std::string(hex) + "_" + std::string(object_id);
 }
 
 std::string TrimTrailingSlashes(std::string s) {
@@ -154,6 +96,7 @@ class DirectoryNamespace::Impl {
   std::shared_ptr<io::ObjectStore> store;
   std::string base;      // the root's key inside `store` ("" = the store root)
   std::string root_url;  // the root as a URL (file:///abs for local paths), for locations
+  ManifestTable manifest;
 
   // -- Paths -------------------------------------------------------------------------
 
@@ -179,11 +122,9 @@ class DirectoryNamespace::Impl {
     }
     return out;
   }
-  std::string ManifestUri() const { return opts.root + "/" + std::string(kManifestName); }
-
   std::optional<Properties> ResponseStorageOptions(const std::optional<bool>& vend) const {
-    if (!vend.value_or(true) || opts.storage_options.empty()) return std::nullopt;
-    return opts.storage_options;
+    if (!vend.value_or(true) || opts.access.storage_options.empty()) return std::nullopt;
+    return opts.access.storage_options;
   }
 
   // -- Directory layout ----------------------------------------------------------------
@@ -241,229 +182,6 @@ class DirectoryNamespace::Impl {
     return store->PutIfNotExists(Key(dir) + "/" + std::string(marker), "");
   }
 
-  // -- The __manifest table ------------------------------------------------------------
-
-  OpenOptions ManifestOpenOptions() const {
-    OpenOptions open;
-    open.storage_options = opts.storage_options;
-    open.credentials = opts.credentials;
-    return open;
-  }
-
-  Result<std::shared_ptr<Dataset>> OpenManifest() {
-    auto opened = Dataset::Open(ManifestUri(), ManifestOpenOptions());
-    if (!opened.ok()) {
-      return opened.status().WithContext("opening the namespace manifest " +
-                                         Quote(ManifestUri()));
-    }
-    return opened;
-  }
-
-  /// Creates `__manifest` (version 1, no rows) unless it exists; a concurrent creator
-  /// winning the race is fine.
-  Status EnsureManifest() {
-    auto opened = Dataset::Open(ManifestUri(), ManifestOpenOptions());
-    if (opened.ok()) return Status::OK();
-    if (!opened.status().IsNotFound()) {
-      return opened.status().WithContext("opening the namespace manifest " +
-                                         Quote(ManifestUri()));
-    }
-    SchemaPtr s = ManifestSchema();
-    auto reader = RecordBatchReader::FromBatches(s, {});
-    WriteParams params;
-    params.mode = WriteMode::kCreate;
-    // pylance 14 creates __manifest in file format 2.2 (LanceDB-node 0.31 in 2.1); later
-    // appends keep whatever version the root's __manifest has, so roots made by either
-    // stay as their creator made them.
-    params.data_storage_version = std::string(kManifestFileVersion);
-    params.storage_options = opts.storage_options;
-    params.credentials = opts.credentials;
-    auto written = Dataset::Write(*reader, ManifestUri(), params);
-    if (written.ok() || written.status().IsAlreadyExists()) return Status::OK();
-    return written.status().WithContext("creating the namespace manifest " +
-                                        Quote(ManifestUri()));
-  }
-
-  /// Rows matching `filter` (empty: all), in scan order (ascending row address).
-  Result<std::vector<ManifestRow>> ReadRows(const Dataset& ds, const std::string& filter) {
-    ScanOptions scan;
-    scan.columns = {"object_id", "object_type", "location", "metadata"};
-    scan.filter = filter;
-    scan.with_row_id = true;
-    LANCE_ASSIGN_OR_RAISE(RecordBatchReaderPtr reader, ds.Scan(scan));
-    std::vector<ManifestRow> rows;
-    while (true) {
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, reader->Next());
-      if (!batch) break;
-      auto ids = std::dynamic_pointer_cast<StringArray>(batch->GetColumnByName("object_id"));
-      auto types =
-          std::dynamic_pointer_cast<StringArray>(batch->GetColumnByName("object_type"));
-      auto locs = std::dynamic_pointer_cast<StringArray>(batch->GetColumnByName("location"));
-      auto metas = std::dynamic_pointer_cast<StringArray>(batch->GetColumnByName("metadata"));
-      auto addrs = std::dynamic_pointer_cast<UInt64Array>(batch->GetColumnByName("_rowid"));
-      if (!ids || !types || !locs || !metas || !addrs) {
-        return NamespaceError(ErrorCode::kInternal,
-                              "the namespace manifest " + Quote(ManifestUri()) +
-                                  " does not have Lance's __manifest columns");
-      }
-      for (int64_t i = 0; i < batch->num_rows(); ++i) {
-        ManifestRow row;
-        row.object_id = ids->IsNull(i) ? "" : ids->GetString(i);
-        row.object_type = types->IsNull(i) ? "" : types->GetString(i);
-        if (locs->IsValid(i)) row.location = locs->GetString(i);
-        if (metas->IsValid(i)) row.metadata = metas->GetString(i);
-        row.row_address = addrs->Value(i);
-        rows.push_back(std::move(row));
-      }
-    }
-    return rows;
-  }
-
-  Result<std::vector<ManifestRow>> ReadLatest(const std::string& filter) {
-    LANCE_ASSIGN_OR_RAISE(auto ds, OpenManifest());
-    return ReadRows(*ds, filter);
-  }
-
-  /// The row of `object_id` (of `type`, or any type when empty); with duplicates (a
-  /// losing declarer not yet cleaned up) the first in scan order, the winner's.
-  Result<std::optional<ManifestRow>> FindObject(std::string_view object_id,
-                                                std::string_view type = {}) {
-    std::string filter = "object_id = " + Literal(object_id);
-    if (!type.empty()) filter += " AND object_type = " + Literal(type);
-    LANCE_ASSIGN_OR_RAISE(auto rows, ReadLatest(filter));
-    if (rows.empty()) return std::optional<ManifestRow>();
-    return std::optional<ManifestRow>(std::move(rows.front()));
-  }
-
-  Result<RecordBatchPtr> MakeRowBatch(const ManifestRow& row) {
-    SchemaPtr s = ManifestSchema();
-    StringBuilder ids, types, locs, metas;
-    LANCE_RETURN_NOT_OK(ids.Append(row.object_id));
-    LANCE_RETURN_NOT_OK(types.Append(row.object_type));
-    LANCE_RETURN_NOT_OK(row.location ? locs.Append(*row.location) : locs.AppendNull());
-    LANCE_RETURN_NOT_OK(row.metadata ? metas.Append(*row.metadata) : metas.AppendNull());
-    BaseListBuilder<int32_t> bases(std::make_unique<StringBuilder>(),
-                                   s->field(4)->type());
-    LANCE_RETURN_NOT_OK(bases.AppendNull());
-    std::vector<ArrayPtr> columns(5);
-    LANCE_ASSIGN_OR_RAISE(columns[0], ids.Finish());
-    LANCE_ASSIGN_OR_RAISE(columns[1], types.Finish());
-    LANCE_ASSIGN_OR_RAISE(columns[2], locs.Finish());
-    LANCE_ASSIGN_OR_RAISE(columns[3], metas.Finish());
-    LANCE_ASSIGN_OR_RAISE(columns[4], bases.Finish());
-    return RecordBatch::Make(s, 1, std::move(columns));
-  }
-
-  /// Removes exactly the fragment `fragment_id` (which holds only our row) from the
-  /// manifest, as a Lance Delete transaction naming it in deleted_fragment_ids. A
-  /// predicate cannot do this: a duplicate row may be byte-for-byte the winner's.
-  Status RemoveFragment(const Dataset& ds, uint64_t fragment_id, std::string_view object_id) {
-    const std::shared_ptr<DatasetImpl>& impl = ds.impl();
-    table_internal::pb::Transaction txn;
-    txn.set_read_version(impl->proto().version());
-    auto* op = txn.mutable_delete_();
-    op->add_deleted_fragment_ids(fragment_id);
-    op->set_predicate("object_id = " + Literal(object_id));
-    table_internal::CommitOptions options;
-    auto committed =
-        table_internal::CommitTransaction(impl->dir, &impl->manifest, std::move(txn), options);
-    if (!committed.ok()) {
-      return committed.status().WithContext("removing the losing __manifest row of " +
-                                            Quote(object_id));
-    }
-    return Status::OK();
-  }
-
-  /// Appends `row` and decides, from the version committed, whether it is the only row
-  /// of its object id (see DirectoryNamespace::DeclareTable for why exactly one
-  /// concurrent writer wins). A loser removes its row and gets `duplicate`.
-  Status InsertUnique(const ManifestRow& row, ErrorCode duplicate, std::string_view what) {
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, MakeRowBatch(row));
-    auto reader = RecordBatchReader::FromBatches(batch->schema(), {batch});
-    WriteParams params;
-    params.mode = WriteMode::kAppend;
-    params.storage_options = opts.storage_options;
-    params.credentials = opts.credentials;
-    auto written = Dataset::Write(*reader, ManifestUri(), params);
-    if (!written.ok()) {
-      if (written.status().IsConflict()) {
-        return NamespaceError(ErrorCode::kConcurrentModification,
-                              "appending " + std::string(what) + " to " +
-                                  Quote(ManifestUri()) + ": " + written.status().message());
-      }
-      return written.status().WithContext("appending " + std::string(what) + " to " +
-                                          Quote(ManifestUri()));
-    }
-    const std::shared_ptr<Dataset>& ds = *written;
-    if (ds->fragments().empty()) {
-      return NamespaceError(ErrorCode::kInternal,
-                            "the manifest commit of " + std::string(what) + " has no fragment");
-    }
-    // Fragments are sorted by id and ours got the highest id when it was committed.
-    const uint64_t mine = ds->fragments().back().id;
-    LANCE_ASSIGN_OR_RAISE(auto rows,
-                          ReadRows(*ds, "object_id = " + Literal(row.object_id)));
-    if (rows.empty()) {
-      return NamespaceError(ErrorCode::kInternal,
-                            "the row of " + std::string(what) + " is missing from " +
-                                Quote(ManifestUri()) + " right after its commit");
-    }
-    if ((rows.front().row_address >> 32) == mine) return Status::OK();
-    LANCE_RETURN_NOT_OK(RemoveFragment(*ds, mine, row.object_id));
-    return NamespaceError(duplicate, std::string(what) + " already exists (a concurrent "
-                                                         "writer recorded it first)");
-  }
-
-  /// Deletes every row of `object_id` of `type`, retrying commit races.
-  Status DeleteObject(std::string_view object_id, std::string_view type) {
-    const std::string predicate =
-        "object_id = " + Literal(object_id) + " AND object_type = " + Literal(type);
-    Status last;
-    for (int attempt = 0; attempt < kDeleteAttempts; ++attempt) {
-      LANCE_ASSIGN_OR_RAISE(auto ds, OpenManifest());
-      last = ds->Delete(predicate);
-      if (last.ok() || !last.IsConflict()) break;
-    }
-    if (last.IsConflict()) {
-      return NamespaceError(ErrorCode::kConcurrentModification,
-                            "removing " + Quote(object_id) + " from " + Quote(ManifestUri()) +
-                                ": " + last.message());
-    }
-    return last;
-  }
-
-  /// Parent levels of a namespace must be recorded (Lance's
-  /// validate_namespace_levels_exist: any object with that id counts).
-  Status CheckParentsExist(const Identifier& ns) {
-    for (size_t i = 1; i <= ns.size(); ++i) {
-      Identifier part(ns.begin(), ns.begin() + i);
-      const std::string object_id = JoinIdentifier(part, kDelimiter);
-      LANCE_ASSIGN_OR_RAISE(auto found, FindObject(object_id));
-      if (!found) {
-        return NamespaceError(ErrorCode::kNamespaceNotFound,
-                              "parent namespace " + Quote(object_id));
-      }
-    }
-    return Status::OK();
-  }
-
-  /// Names of direct children of `parent` of `type` (object ids "<parent>$<name>" with
-  /// no further '$'), with their rows.
-  Result<std::map<std::string, ManifestRow>> Children(const Identifier& parent,
-                                                      std::string_view type) {
-    LANCE_ASSIGN_OR_RAISE(auto rows, ReadLatest("object_type = " + Literal(type)));
-    const std::string prefix =
-        parent.empty() ? "" : JoinIdentifier(parent, kDelimiter) + std::string(kDelimiter);
-    std::map<std::string, ManifestRow> out;
-    for (ManifestRow& row : rows) {
-      if (row.object_id.compare(0, prefix.size(), prefix) != 0) continue;
-      std::string rest = row.object_id.substr(prefix.size());
-      if (rest.empty() || rest.find(kDelimiter) != std::string::npos) continue;
-      out.emplace(std::move(rest), std::move(row));  // keeps the first (the winner)
-    }
-    return out;
-  }
-
   // -- Checks ---------------------------------------------------------------------------
 
   Status ValidateTableId(const Identifier& id) const {
@@ -513,7 +231,7 @@ class DirectoryNamespace::Impl {
     }
     const std::string object_id = JoinIdentifier(id, kDelimiter);
     if (opts.manifest_enabled) {
-      LANCE_ASSIGN_OR_RAISE(auto existing, FindObject(object_id));
+      LANCE_ASSIGN_OR_RAISE(auto existing, manifest.FindObject(object_id));
       if (existing) {
         return NamespaceError(ErrorCode::kTableAlreadyExists,
                               existing->object_type == kTypeTable
@@ -523,14 +241,7 @@ class DirectoryNamespace::Impl {
       }
     }
     const bool dir_style = DirStyle(id);
-    const std::string dir = dir_style ? id[0] + ".lance"
-                                      : [&] {
-                                          char hex[16];
-                                          std::snprintf(hex, sizeof(hex), "%08x",
-                                                        static_cast<unsigned>(
-                                                            table_internal::RandomU64()));
-                                          return std::string(hex) + "_" + object_id;
-                                        }();
+    const std::string dir = dir_style ? id[0] + ".lance" : RandomDirName(object_id);
     // Lance answers the plain layout with "<root>/<name>.lance" and the manifest layout
     // with the root URL joined with the directory.
     const std::string uri = opts.manifest_enabled ? FullUri(dir) : RawUri(dir);
@@ -559,7 +270,7 @@ class DirectoryNamespace::Impl {
       row.object_type = std::string(kTypeTable);
       row.location = dir;
       LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(properties));
-      Status inserted = InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(id));
+      Status inserted = manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(id));
       if (!inserted.ok()) {
         // A loser's random directory holds only its marker; `<name>.lance` belongs to
         // whoever won its gate, so it is left alone.
@@ -608,7 +319,7 @@ class DirectoryNamespace::Impl {
       return NamespaceError(ErrorCode::kTableNotFound, TableIdText(id));
     }
     const std::string object_id = JoinIdentifier(id, kDelimiter);
-    LANCE_ASSIGN_OR_RAISE(auto row, FindObject(object_id, kTypeTable));
+    LANCE_ASSIGN_OR_RAISE(auto row, manifest.FindObject(object_id, kTypeTable));
     if (!row || !row->location) {
       return NamespaceError(ErrorCode::kTableNotFound, TableIdText(id));
     }
@@ -639,7 +350,7 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::FromProperties(
   }
   options.root = root->second;
   for (const auto& [key, value] : properties) {
-    if (key.rfind("storage.", 0) == 0) options.storage_options[key.substr(8)] = value;
+    if (key.rfind("storage.", 0) == 0) options.access.storage_options[key.substr(8)] = value;
   }
   auto parse_bool = [&](const std::string& key, bool* out) -> Status {
     auto it = properties.find(key);
@@ -670,18 +381,20 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::Make(
   }
   auto impl = std::make_unique<Impl>();
   impl->opts = options;
-  auto resolved = io::ResolveObjectStore(options.root, options.storage_options,
-                                         options.credentials);
+  impl->manifest.root = options.root;
+  auto resolved = io::ResolveObjectStore(options.root, options.access);
   if (!resolved.ok()) {
     return resolved.status().WithContext("opening the directory namespace root " +
                                          Quote(options.root));
   }
   impl->store = resolved->store;
   impl->base = resolved->path;
+  // Resolved once: the __manifest commits and the tables opened here share its store.
+  impl->manifest.access = resolved->access;
   LANCE_ASSIGN_OR_RAISE(io::Uri parsed, io::ParseUri(options.root));
   // Lance's uri_to_url: local paths become file:// URLs of their absolute path.
   impl->root_url = parsed.scheme == "file" ? parsed.ToString() : options.root;
-  if (options.manifest_enabled) LANCE_RETURN_NOT_OK(impl->EnsureManifest());
+  if (options.manifest_enabled) LANCE_RETURN_NOT_OK(impl->manifest.EnsureManifest());
   return std::make_shared<DirectoryNamespace>(std::move(impl), std::move(options));
 }
 
@@ -703,7 +416,7 @@ Result<ListNamespacesResponse> DirectoryNamespace::ListNamespaces(
     }
     return response;
   }
-  LANCE_ASSIGN_OR_RAISE(auto children, impl_->Children(request.id, kTypeNamespace));
+  LANCE_ASSIGN_OR_RAISE(auto children, impl_->manifest.Children(request.id, kTypeNamespace));
   for (auto& [name, row] : children) response.namespaces.push_back(name);
   response.page_token = Paginate(&response.namespaces, request.page_token, request.limit);
   return response;
@@ -721,7 +434,7 @@ Result<DescribeNamespaceResponse> DirectoryNamespace::DescribeNamespace(
                           "Child namespaces are only supported when manifest mode is enabled");
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeNamespace));
+  LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
   if (!row) return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
   LANCE_ASSIGN_OR_RAISE(response.properties, PropertiesFromJson(row->metadata, object_id));
   return response;
@@ -751,20 +464,20 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
     }
   }
   if (request.id.size() > 1) {
-    LANCE_RETURN_NOT_OK(impl_->CheckParentsExist(
+    LANCE_RETURN_NOT_OK(impl_->manifest.CheckParentsExist(
         Identifier(request.id.begin(), request.id.end() - 1)));
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   CreateNamespaceResponse response;
   auto existing_props = [&]() -> Result<CreateNamespaceResponse> {
-    LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeNamespace));
+    LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
     CreateNamespaceResponse existing;
     if (row) {
       LANCE_ASSIGN_OR_RAISE(existing.properties, PropertiesFromJson(row->metadata, object_id));
     }
     return existing;
   };
-  LANCE_ASSIGN_OR_RAISE(auto found, impl_->FindObject(object_id));
+  LANCE_ASSIGN_OR_RAISE(auto found, impl_->manifest.FindObject(object_id));
   if (found) {
     if (exist_ok && found->object_type == kTypeNamespace) return existing_props();
     return NamespaceError(ErrorCode::kNamespaceAlreadyExists, Quote(object_id));
@@ -773,7 +486,7 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
   row.object_id = object_id;
   row.object_type = std::string(kTypeNamespace);
   LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(request.properties));
-  Status inserted = impl_->InsertUnique(row, ErrorCode::kNamespaceAlreadyExists,
+  Status inserted = impl_->manifest.InsertUnique(row, ErrorCode::kNamespaceAlreadyExists,
                                         "namespace " + Quote(object_id));
   if (!inserted.ok()) {
     if (exist_ok && NamespaceErrorCode(inserted) == ErrorCode::kNamespaceAlreadyExists) {
@@ -801,13 +514,13 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
   }
   const bool skip = request.mode && EqualsIgnoreAsciiCase(*request.mode, "skip");
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeNamespace));
+  LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
   if (!row) {
     if (skip) return DropNamespaceResponse{};
     return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
   }
   // Restrict: anything recorded below it (tables, namespaces) keeps it alive.
-  LANCE_ASSIGN_OR_RAISE(auto all, impl_->ReadLatest(""));
+  LANCE_ASSIGN_OR_RAISE(auto all, impl_->manifest.ReadLatest(""));
   const std::string prefix = object_id + std::string(kDelimiter);
   int64_t children = 0;
   for (const ManifestRow& r : all) {
@@ -818,7 +531,7 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
                           Quote(object_id) + " (contains " + std::to_string(children) +
                               " child objects)");
   }
-  LANCE_RETURN_NOT_OK(impl_->DeleteObject(object_id, kTypeNamespace));
+  LANCE_RETURN_NOT_OK(impl_->manifest.DeleteObject(object_id, kTypeNamespace));
   DropNamespaceResponse response;
   LANCE_ASSIGN_OR_RAISE(response.properties, PropertiesFromJson(row->metadata, object_id));
   return response;
@@ -831,7 +544,7 @@ Status DirectoryNamespace::NamespaceExists(const NamespaceExistsRequest& request
                           "Child namespaces are only supported when manifest mode is enabled");
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeNamespace));
+  LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
   if (!row) return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
   return Status::OK();
 }
@@ -853,7 +566,7 @@ Result<ListTablesResponse> DirectoryNamespace::ListTables(const ListTablesReques
     }
   }
   if (options_.manifest_enabled) {
-    LANCE_ASSIGN_OR_RAISE(auto children, impl_->Children(request.id, kTypeTable));
+    LANCE_ASSIGN_OR_RAISE(auto children, impl_->manifest.Children(request.id, kTypeTable));
     for (auto& [name, row] : children) {
       if (row.location) tables.emplace(name, *row.location);
     }
@@ -887,8 +600,7 @@ Result<DescribeTableResponse> DirectoryNamespace::DescribeTable(
   }
   if (detailed && !response.is_only_declared.value_or(false)) {
     OpenOptions open;
-    open.storage_options = options_.storage_options;
-    open.credentials = options_.credentials;
+    open.access = impl_->manifest.access;
     if (request.version) {
       if (*request.version < 0) {
         return NamespaceError(ErrorCode::kInvalidInput,
@@ -948,10 +660,10 @@ Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
   }
   if (request.id.size() > 1) {
     LANCE_RETURN_NOT_OK(
-        impl_->CheckParentsExist(Identifier(request.id.begin(), request.id.end() - 1)));
+        impl_->manifest.CheckParentsExist(Identifier(request.id.begin(), request.id.end() - 1)));
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto existing, impl_->FindObject(object_id));
+  LANCE_ASSIGN_OR_RAISE(auto existing, impl_->manifest.FindObject(object_id));
   if (existing) return NamespaceError(ErrorCode::kTableAlreadyExists, Quote(object_id));
   ManifestRow row;
   row.object_id = object_id;
@@ -959,7 +671,7 @@ Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
   row.location = TrimTrailingSlashes(location);
   LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(request.properties));
   LANCE_RETURN_NOT_OK(
-      impl_->InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(request.id)));
+      impl_->manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(request.id)));
   RegisterTableResponse response;
   response.location = location;
   response.properties = request.properties;
@@ -974,9 +686,9 @@ Result<DeregisterTableResponse> DirectoryNamespace::DeregisterTable(
   const bool dir_style = impl_->DirStyle(request.id);
   if (options_.manifest_enabled) {
     const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-    LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeTable));
+    LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeTable));
     if (row && row->location) {
-      LANCE_RETURN_NOT_OK(impl_->DeleteObject(object_id, kTypeTable));
+      LANCE_RETURN_NOT_OK(impl_->manifest.DeleteObject(object_id, kTypeTable));
       if (dir_style && *row->location == request.id[0] + ".lance") {
         // Otherwise listing `<name>.lance` would bring the table back.
         Status marker = impl_->PutMarker(*row->location, kDeregisteredMarker);
@@ -1018,8 +730,8 @@ Result<DropTableResponse> DirectoryNamespace::DropTable(const DropTableRequest& 
   if (options_.manifest_enabled) {
     // A root-level table found in its directory may also have a row.
     const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-    LANCE_ASSIGN_OR_RAISE(auto row, impl_->FindObject(object_id, kTypeTable));
-    if (row) LANCE_RETURN_NOT_OK(impl_->DeleteObject(object_id, kTypeTable));
+    LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeTable));
+    if (row) LANCE_RETURN_NOT_OK(impl_->manifest.DeleteObject(object_id, kTypeTable));
   }
   LANCE_RETURN_NOT_OK(impl_->store->DeletePrefix(impl_->Key(found.dir) + "/")
                           .WithContext("dropping " + TableIdText(request.id)));

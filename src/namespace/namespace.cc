@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <utility>
 
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 #include "lance/namespace/directory_namespace.h"
 
 namespace lance::ns {
@@ -77,32 +79,20 @@ StatusCode StatusCodeFor(ErrorCode code) {
   return info ? info->status : StatusCode::kUnknown;
 }
 
+std::string NamespaceErrorDetail::ToString() const {
+  return StrCat("namespace error ", ErrorCodeName(code_), " (", static_cast<int>(code_), ")");
+}
+
 Status NamespaceError(ErrorCode code, std::string_view message) {
-  std::string text(ErrorCodeName(code));
-  text += ": ";
-  text += message;
   const StatusCode status = StatusCodeFor(code);
   // Throttling and unavailability are worth retrying; nothing else is.
   const bool retryable = status == StatusCode::kUnavailable;
-  return Status(status, std::move(text), retryable);
+  return Status(status, StrCat(ErrorCodeName(code), ": ", message), retryable,
+                std::make_shared<const NamespaceErrorDetail>(code));
 }
 
 ErrorCode NamespaceErrorCode(const Status& status) {
-  const std::string& message = status.message();
-  // WithContext prepends "When ...: ", so the spec name may sit after a context; take
-  // the first "<Name>: " that names a code and agrees with the generic code.
-  size_t start = 0;
-  while (start < message.size()) {
-    const size_t colon = message.find(": ", start);
-    if (colon == std::string::npos) break;
-    const size_t word_start = message.rfind(' ', colon);
-    const size_t from = word_start == std::string::npos || word_start < start
-                            ? start
-                            : word_start + 1;
-    auto code = ErrorCodeFromName(std::string_view(message).substr(from, colon - from));
-    if (code && StatusCodeFor(*code) == status.code()) return *code;
-    start = colon + 2;
-  }
+  if (const auto* detail = status.detail_as<NamespaceErrorDetail>()) return detail->code();
   switch (status.code()) {
     case StatusCode::kNotImplemented:
       return ErrorCode::kUnsupported;

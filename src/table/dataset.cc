@@ -4,6 +4,7 @@
 #include "lance/table/dataset.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "format/schema_proto.h"
@@ -54,15 +55,12 @@ std::string InferStorageVersion(const pb::Manifest& m) {
 }  // namespace
 
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
-                                                     StorageOptions storage_options,
+                                                     io::StorageAccess access,
                                                      DatasetDir dir,
-                                                     LoadedManifest manifest,
-                                                     std::shared_ptr<io::CredentialsSource>
-                                                         credentials) {
+                                                     LoadedManifest manifest) {
   auto impl = std::make_shared<DatasetImpl>();
   impl->uri = std::move(uri);
-  impl->storage_options = std::move(storage_options);
-  impl->credentials = std::move(credentials);
+  impl->access = std::move(access);
   impl->dir = std::move(dir);
   impl->manifest = std::move(manifest);
   const pb::Manifest& m = impl->manifest.manifest;
@@ -97,19 +95,19 @@ Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
 
 namespace {
 
-// Where a dataset lives, and how its store is reached: the options and the optional
-// credentials source travel together through every load so that versions opened later
-// (CheckoutVersion) resolve exactly like the first.
-struct Access {
-  const StorageOptions& options;
-  const std::shared_ptr<io::CredentialsSource>& credentials;
+// Where a dataset lives: its directory and the access its store was resolved with
+// (resolved, so that versions opened later -- CheckoutVersion, commits -- resolve
+// exactly like the first and share its credentials source).
+struct Location {
+  ti::DatasetDir dir;
+  io::StorageAccess access;
 };
 
-Result<ti::DatasetDir> ResolveDataset(const std::string& uri, const Access& access) {
+Result<Location> ResolveDataset(const std::string& uri, const io::StorageAccess& access) {
   if (uri.empty()) return Status::Invalid("Dataset URI is empty");
-  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc,
-                        io::ResolveObjectStore(uri, access.options, access.credentials));
-  return ti::DatasetDir(std::move(loc.store), std::move(loc.path));
+  LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation loc, io::ResolveObjectStore(uri, access));
+  return Location{ti::DatasetDir(std::move(loc.store), std::move(loc.path)),
+                  std::move(loc.access)};
 }
 
 Status NoDataset(const ti::DatasetDir& dir) {
@@ -117,23 +115,20 @@ Status NoDataset(const ti::DatasetDir& dir) {
                           " (no manifest under _versions/)");
 }
 
-Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri, const Access& access,
-                                              const ti::DatasetDir& dir,
+Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri, const Location& at,
                                               const ti::ManifestLocation& location) {
-  LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(dir, location));
-  return ti::MakeDatasetImpl(uri, access.options, dir, std::move(loaded),
-                             access.credentials);
+  LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(at.dir, location));
+  return ti::MakeDatasetImpl(uri, at.access, at.dir, std::move(loaded));
 }
 
 // Opens `version` (latest when absent) with clear NotFound messages.
-Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
-                                                 const Access& access,
-                                                 const ti::DatasetDir& dir,
+Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri, const Location& at,
                                                  std::optional<uint64_t> version) {
+  const ti::DatasetDir& dir = at.dir;
   if (!version) {
     LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
     if (!latest) return NoDataset(dir);
-    return LoadImpl(uri, access, dir, *latest);
+    return LoadImpl(uri, at, *latest);
   }
   auto location = ti::FindManifest(dir, *version);
   if (!location.ok()) {
@@ -144,7 +139,7 @@ Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
                             dir.Uri() + " does not exist (latest is " +
                             std::to_string(latest->version) + ")");
   }
-  return LoadImpl(uri, access, dir, *location);
+  return LoadImpl(uri, at, *location);
 }
 
 std::shared_ptr<Dataset> Wrap(std::shared_ptr<DatasetImpl> impl) {
@@ -386,6 +381,51 @@ Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
   return plan;
 }
 
+// The transaction of a public DeleteOp against `base` (its read version). Updated
+// fragments are recorded whole, as Lance records them: the base's fragment with the new
+// deletion file, so that nothing the caller did not mean to change (data files, row
+// counts, fields this library does not know) is rewritten.
+Status DeleteToTransaction(const DeleteOp& op, const DatasetImpl& base,
+                           pb::Transaction::Delete* out) {
+  std::map<uint64_t, const pb::DataFragment*> fragments;
+  for (const pb::DataFragment& frag : base.proto().fragments()) fragments[frag.id()] = &frag;
+  std::set<uint64_t> named;
+  auto check = [&](uint64_t id) -> Result<const pb::DataFragment*> {
+    auto it = fragments.find(id);
+    if (it == fragments.end()) {
+      return Status::Invalid("Delete: fragment ", id, " is not in version ",
+                             base.proto().version(), " of ", base.uri);
+    }
+    if (!named.insert(id).second) {
+      return Status::Invalid("Delete: fragment ", id, " is named more than once");
+    }
+    return it->second;
+  };
+  for (const FragmentMetadata& updated : op.updated_fragments) {
+    LANCE_ASSIGN_OR_RAISE(const pb::DataFragment* frag, check(updated.id));
+    pb::DataFragment* target = out->add_updated_fragments();
+    *target = *frag;
+    if (updated.deletion_file) {
+      const uint64_t deleted = updated.deletion_file->num_deleted_rows;
+      if (frag->physical_rows() > 0 && deleted >= frag->physical_rows()) {
+        return Status::Invalid("Delete: the deletion file of fragment ", updated.id,
+                               " deletes ", deleted, " of its ", frag->physical_rows(),
+                               " rows; remove the fragment instead (deleted_fragment_ids)");
+      }
+      *target->mutable_deletion_file() =
+          ti::FragmentToProto(updated).deletion_file();
+    } else {
+      target->clear_deletion_file();
+    }
+  }
+  for (uint64_t id : op.deleted_fragment_ids) {
+    LANCE_RETURN_NOT_OK(check(id).status());
+    out->add_deleted_fragment_ids(id);
+  }
+  out->set_predicate(op.predicate);
+  return Status::OK();
+}
+
 ti::NamingScheme SchemeFor(bool v2) {
   return v2 ? ti::NamingScheme::kV2 : ti::NamingScheme::kV1;
 }
@@ -399,13 +439,13 @@ Dataset::Dataset(std::shared_ptr<DatasetImpl> impl) : impl_(std::move(impl)) {}
 
 Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri,
                                                OpenOptions options) {
-  const Access access{options.storage_options, options.credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
-  LANCE_ASSIGN_OR_RAISE(auto impl, LoadVersion(uri, access, dir, options.version));
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, options.access));
+  LANCE_ASSIGN_OR_RAISE(auto impl, LoadVersion(uri, at, options.version));
   return Wrap(std::move(impl));
 }
 
 const std::string& Dataset::uri() const { return impl_->uri; }
+const io::StorageAccess& Dataset::storage_access() const { return impl_->access; }
 uint64_t Dataset::version() const { return impl_->proto().version(); }
 SchemaPtr Dataset::schema() const { return impl_->schema.schema(); }
 const std::vector<FragmentMetadata>& Dataset::fragments() const {
@@ -484,9 +524,8 @@ Result<std::vector<VersionInfo>> Dataset::Versions() const {
 }
 
 Result<std::shared_ptr<Dataset>> Dataset::CheckoutVersion(uint64_t version) const {
-  LANCE_ASSIGN_OR_RAISE(
-      auto impl, LoadVersion(impl_->uri, Access{impl_->storage_options, impl_->credentials},
-                             impl_->dir, version));
+  LANCE_ASSIGN_OR_RAISE(auto impl,
+                        LoadVersion(impl_->uri, Location{impl_->dir, impl_->access}, version));
   return Wrap(std::move(impl));
 }
 
@@ -548,8 +587,8 @@ Status Dataset::Delete(const std::string& predicate_text) {
   LANCE_ASSIGN_OR_RAISE(
       ti::LoadedManifest committed,
       ti::CommitTransaction(ds->dir, &ds->manifest, std::move(txn), options));
-  LANCE_ASSIGN_OR_RAISE(impl_, ti::MakeDatasetImpl(ds->uri, ds->storage_options, ds->dir,
-                                                   std::move(committed), ds->credentials));
+  LANCE_ASSIGN_OR_RAISE(impl_, ti::MakeDatasetImpl(ds->uri, ds->access, ds->dir,
+                                                   std::move(committed)));
   return Status::OK();
 }
 
@@ -558,8 +597,8 @@ Status Dataset::Delete(const std::string& predicate_text) {
 Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                                 const std::string& uri,
                                                 WriteParams params) {
-  const Access access{params.storage_options, params.credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, params.access));
+  const ti::DatasetDir& dir = at.dir;
   LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
   std::shared_ptr<DatasetImpl> existing;
   if (latest) {
@@ -568,7 +607,7 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                    " (version " + std::to_string(latest->version) +
                                    "); use mode append or overwrite");
     }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, access, dir, *latest));
+    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, at, *latest));
   }
   LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
   LANCE_ASSIGN_OR_RAISE(auto fragments,
@@ -600,24 +639,23 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
     }
     return committed.status();
   }
-  LANCE_ASSIGN_OR_RAISE(auto impl, ti::MakeDatasetImpl(uri, params.storage_options, dir,
-                                                       std::move(*committed),
-                                                       params.credentials));
+  LANCE_ASSIGN_OR_RAISE(auto impl,
+                        ti::MakeDatasetImpl(uri, at.access, dir, std::move(*committed)));
   return Wrap(std::move(impl));
 }
 
 Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
                                                      const std::string& uri,
                                                      WriteParams params) {
-  const Access access{params.storage_options, params.credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, params.access));
+  const ti::DatasetDir& dir = at.dir;
   LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
   std::shared_ptr<DatasetImpl> existing;
   if (latest) {
     if (params.mode == WriteMode::kCreate) {
       return Status::AlreadyExists("A Lance dataset already exists at " + dir.Uri());
     }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, access, dir, *latest));
+    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, at, *latest));
   }
   LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
   LANCE_ASSIGN_OR_RAISE(auto fragments,
@@ -630,11 +668,9 @@ Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
 Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
                                                  const Operation& op,
                                                  std::optional<uint64_t> read_version,
-                                                 const StorageOptions& storage_options,
-                                                 std::shared_ptr<io::CredentialsSource>
-                                                     credentials) {
-  const Access access{storage_options, credentials};
-  LANCE_ASSIGN_OR_RAISE(ti::DatasetDir dir, ResolveDataset(uri, access));
+                                                 const io::StorageAccess& access) {
+  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, access));
+  const ti::DatasetDir& dir = at.dir;
   std::shared_ptr<DatasetImpl> base;
   pb::Transaction txn;
   ti::CommitOptions options;
@@ -645,10 +681,10 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
     if (!read_version) {
       LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
       if (latest) {
-        LANCE_ASSIGN_OR_RAISE(base, LoadImpl(uri, access, dir, *latest));
+        LANCE_ASSIGN_OR_RAISE(base, LoadImpl(uri, at, *latest));
       }
     } else if (*read_version > 0) {
-      LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+      LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
     }
     pb::Transaction::Overwrite* o = txn.mutable_overwrite();
     for (const FragmentMetadata& f : overwrite->fragments) {
@@ -657,28 +693,35 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
       *o->add_fragments() = std::move(frag);
     }
     LANCE_RETURN_NOT_OK(SchemaToTransaction(schema, o));
-  } else {
-    const auto& append = std::get<AppendOp>(op);
+  } else if (const auto* append = std::get_if<AppendOp>(&op)) {
     if (!read_version) {
       return Status::Invalid(
           "Commit: read_version is required for Append (the version the "
           "fragments were written against)");
     }
-    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, access, dir, *read_version));
+    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
     pb::Transaction::Append* a = txn.mutable_append();  // set even without fragments
-    for (const FragmentMetadata& f : append.fragments) {
+    for (const FragmentMetadata& f : append->fragments) {
       pb::DataFragment frag = ti::FragmentToProto(f);
       LANCE_RETURN_NOT_OK(CheckFragmentFields(frag, base->schema, "Append"));
       *a->add_fragments() = std::move(frag);
     }
+  } else {
+    if (!read_version) {
+      return Status::Invalid(
+          "Commit: read_version is required for Delete (the version whose fragments it "
+          "names)");
+    }
+    LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
+    LANCE_RETURN_NOT_OK(DeleteToTransaction(std::get<DeleteOp>(op), *base,
+                                            txn.mutable_delete_()));
   }
   txn.set_read_version(base ? base->proto().version() : 0);
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest committed,
                         ti::CommitTransaction(dir, base ? &base->manifest : nullptr,
                                               std::move(txn), options));
-  LANCE_ASSIGN_OR_RAISE(
-      auto impl, ti::MakeDatasetImpl(uri, storage_options, dir, std::move(committed),
-                                     credentials));
+  LANCE_ASSIGN_OR_RAISE(auto impl,
+                        ti::MakeDatasetImpl(uri, at.access, dir, std::move(committed)));
   return Wrap(std::move(impl));
 }
 

@@ -22,10 +22,9 @@ namespace lance {
 class DatasetImpl {
  public:
   std::string uri;
-  StorageOptions storage_options;
-  /// \brief The caller's credentials source (null: from storage_options); kept so that
-  /// other versions opened from this one resolve the same way.
-  std::shared_ptr<io::CredentialsSource> credentials;
+  /// \brief The access the store was resolved with (resolved: a provider's source is
+  /// built), kept so that other versions opened from this one resolve the same way.
+  io::StorageAccess access;
   table_internal::DatasetDir dir;
   table_internal::LoadedManifest manifest;
   format::LanceSchema schema;
@@ -39,17 +38,23 @@ class DatasetImpl {
   }
 };
 
+/// \brief The state behind a Dataset, for the table layer's code and its tests (other
+/// layers use the public API only).
+struct DatasetImplAccess {
+  static const std::shared_ptr<DatasetImpl>& Get(const Dataset& dataset) {
+    return dataset.impl_;
+  }
+};
+
 namespace table_internal {
 
 /// \brief Builds the in-memory dataset from a decoded manifest: checks reader feature
 /// flags and decodes the schema. Data files are not touched.
 /// \return NotImplemented for unsupported reader flags; Corrupt naming the manifest.
 Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
-                                                     StorageOptions storage_options,
+                                                     io::StorageAccess access,
                                                      DatasetDir dir,
-                                                     LoadedManifest manifest,
-                                                     std::shared_ptr<io::CredentialsSource>
-                                                         credentials = nullptr);
+                                                     LoadedManifest manifest);
 
 /// \brief One batch of a fragment before deletions are applied.
 struct FragmentBatch {

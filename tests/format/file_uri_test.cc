@@ -33,12 +33,9 @@ SchemaPtr TestSchema() {
 
 // Writes `batches` to `uri` through OpenUri.
 Result<WrittenFile> WriteUri(const std::string& uri, const std::vector<RecordBatchPtr>& batches,
-                             const io::StorageOptions& storage_options = {},
-                             std::shared_ptr<io::CredentialsSource> credentials = nullptr) {
+                             const io::StorageAccess& access = {}) {
   LANCE_ASSIGN_OR_RAISE(LanceSchema ls, LanceSchema::Assign(batches.front()->schema()));
-  LANCE_ASSIGN_OR_RAISE(auto writer, LanceFileWriter::OpenUri(uri, std::move(ls),
-                                                              storage_options,
-                                                              std::move(credentials)));
+  LANCE_ASSIGN_OR_RAISE(auto writer, LanceFileWriter::OpenUri(uri, std::move(ls), access));
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
   return writer->Close();
 }
@@ -103,11 +100,11 @@ TEST(FileUriTest, KnownFileSizeIsChecked) {
   ASSERT_OK_AND_ASSIGN(WrittenFile written, WriteUri(uri, TestBatches()));
   FileReaderOptions options;
   options.file_size = written.size_bytes;
-  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::OpenUri(uri, {}, nullptr, options));
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::OpenUri(uri, {}, options));
   EXPECT_EQ(reader->num_rows(), written.num_rows);
   // The memory store looks the size up, so a wrong size is caught at open.
   options.file_size = written.size_bytes + 1;
-  EXPECT_THAT(LanceFileReader::OpenUri(uri, {}, nullptr, options),
+  EXPECT_THAT(LanceFileReader::OpenUri(uri, {}, options),
               IsErrorWith(StatusCode::kCorrupt, "bytes but the object has"));
   io::MemoryObjectStore::DropNamed("file-uri-test-size");
 }
@@ -132,8 +129,7 @@ TEST(FileUriTest, Errors) {
   // Writer-side validation still applies, naming the URI.
   FileWriterOptions bad;
   bad.page_bytes = 0;
-  auto writer = LanceFileWriter::OpenUri("memory://file-uri-test-root/x.lance", ls, {},
-                                         nullptr, bad);
+  auto writer = LanceFileWriter::OpenUri("memory://file-uri-test-root/x.lance", ls, {}, bad);
   ASSERT_THAT(writer, IsErrorWith(StatusCode::kInvalid, "page_bytes"));
   EXPECT_THAT(writer.status().message(), HasSubstr("memory://file-uri-test-root/x.lance"));
   // A URI with user info is refused without echoing it.
@@ -181,7 +177,8 @@ TEST(FileUriTest, StorageOptionsAndCredentialsReachTheFactory) {
   auto source = std::make_shared<io::StaticCredentialsSource>(creds);
   const io::StorageOptions options = {{"some_option", "v1"}};
   const auto batches = TestBatches();
-  ASSERT_OK(WriteUri("fileuritest://bucket/w.lance", batches, options, source).status());
+  ASSERT_OK(WriteUri("fileuritest://bucket/w.lance", batches, io::StorageAccess(options, source))
+                .status());
   {
     std::lock_guard<std::mutex> lock(seen.mu);
     EXPECT_EQ(seen.calls, 1);
@@ -194,7 +191,8 @@ TEST(FileUriTest, StorageOptionsAndCredentialsReachTheFactory) {
   // Other options: a different cache key, so the factory runs again and sees them.
   const io::StorageOptions other = {{"some_option", "v2"}};
   ASSERT_OK_AND_ASSIGN(auto reader,
-                       LanceFileReader::OpenUri("fileuritest://bucket/w.lance", other, source));
+                       LanceFileReader::OpenUri("fileuritest://bucket/w.lance",
+                                                io::StorageAccess(other, source)));
   ASSERT_OK_AND_ASSIGN(TablePtr table, reader->ReadTable());
   ExpectSameRows(table, batches);
   {

@@ -128,9 +128,9 @@ TEST_F(ObjectStoreRegistryTest, CredentialSourcesSeparateStores) {
   auto t1 = std::make_shared<NamedSource>("table-1");
   auto t1_again = std::make_shared<NamedSource>("table-1");
   auto t2 = std::make_shared<NamedSource>("table-2");
-  ASSERT_OK_AND_ASSIGN(auto a, registry_.Resolve("s3://bucket/t1", options, t1));
-  ASSERT_OK_AND_ASSIGN(auto b, registry_.Resolve("s3://bucket/t1", options, t1_again));
-  ASSERT_OK_AND_ASSIGN(auto c, registry_.Resolve("s3://bucket/t2", options, t2));
+  ASSERT_OK_AND_ASSIGN(auto a, registry_.Resolve("s3://bucket/t1", StorageAccess(options, t1)));
+  ASSERT_OK_AND_ASSIGN(auto b, registry_.Resolve("s3://bucket/t1", StorageAccess(options, t1_again)));
+  ASSERT_OK_AND_ASSIGN(auto c, registry_.Resolve("s3://bucket/t2", StorageAccess(options, t2)));
   ASSERT_OK_AND_ASSIGN(auto d, registry_.Resolve("s3://bucket/t2", options));
   EXPECT_EQ(a.store, b.store);  // same source identity: shared
   EXPECT_NE(a.store, c.store);  // another table's source: never shared

@@ -665,8 +665,35 @@ TEST(LanceNamespace, ErrorCodes) {
   EXPECT_EQ(NamespaceErrorCode(Status::NotImplemented("no")), ErrorCode::kUnsupported);
   EXPECT_EQ(NamespaceErrorCode(Status::Conflict("race")), ErrorCode::kConcurrentModification);
   EXPECT_EQ(NamespaceErrorCode(Status::IOError("disk")), ErrorCode::kInternal);
-  // A name that disagrees with the generic code is not trusted.
+  // The text is never read: a name in the message, even one agreeing with the generic
+  // code, or after a context, does not make the kind.
   EXPECT_EQ(NamespaceErrorCode(Status::Invalid("TableNotFound: x")), ErrorCode::kInvalidInput);
+  EXPECT_EQ(NamespaceErrorCode(Status::NotFound("TableNotFound: x")), ErrorCode::kInternal);
+  EXPECT_EQ(NamespaceErrorCode(Status::NotFound("When opening 'y': TableNotFound: x")),
+            ErrorCode::kInternal);
+  EXPECT_EQ(NamespaceErrorCode(Status::AlreadyExists("TableAlreadyExists: x")),
+            ErrorCode::kInternal);
+}
+
+TEST(LanceNamespace, ErrorCodeIsATypedDetail) {
+  const Status st = NamespaceError(ErrorCode::kTableVersionNotFound, "Version 9 of 't'");
+  const auto* detail = st.detail_as<NamespaceErrorDetail>();
+  ASSERT_NE(detail, nullptr);
+  EXPECT_EQ(detail->code(), ErrorCode::kTableVersionNotFound);
+  EXPECT_EQ(detail->ToString(), "namespace error TableVersionNotFound (11)");
+  // The detail, not the text, travels: contexts (even ones naming another kind) and
+  // copies keep it.
+  const Status wrapped =
+      st.WithContext("describing table 'TableNotFound: t'").WithContext("opening");
+  EXPECT_EQ(wrapped.message(),
+            "When opening: When describing table 'TableNotFound: t': "
+            "TableVersionNotFound: Version 9 of 't'");
+  EXPECT_EQ(NamespaceErrorCode(wrapped), ErrorCode::kTableVersionNotFound);
+  Result<int> result = wrapped;
+  EXPECT_EQ(NamespaceErrorCode(result.status()), ErrorCode::kTableVersionNotFound);
+  // A Status rebuilt from the text alone (code and message, no detail) has lost it.
+  const Status rebuilt(wrapped.code(), wrapped.message());
+  EXPECT_EQ(NamespaceErrorCode(rebuilt), ErrorCode::kInternal);
 }
 
 TEST(LanceNamespace, Paginate) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The namespace entry points (WriteDataset / OpenDataset), LanceNamespaceStorageOptionsProvider,
-// the provider glue of the io layer (MakeStorageAccess) and LanceFileSession, on local and
+// the provider glue of the io layer (ResolveStorageAccess) and LanceFileSession, on local and
 // memory:// roots: exact namespace call counts, and the rule that local and in-memory stores
 // never call the provider. The same entry points against RGW with real, revocable keys:
 // tests/s3/namespace_refresh_test.cc.
@@ -212,7 +212,7 @@ TEST_F(NamespaceProviderTest, ResponseWithoutOptionsIsNullopt) {
   EXPECT_FALSE(fetched.has_value());
 }
 
-// -- MakeStorageAccess ----------------------------------------------------------------
+// -- ResolveStorageAccess -------------------------------------------------------------
 
 TEST(StorageAccessTest, NullProviderMeansStaticOptions) {
   io::StorageOptions options{{"aws_access_key_id", "AKIAX"},
@@ -220,7 +220,7 @@ TEST(StorageAccessTest, NullProviderMeansStaticOptions) {
                              {"aws_region", "r"}};
   ASSERT_OK_AND_ASSIGN(auto source, io::MakeCredentialsSource(options, nullptr));
   EXPECT_EQ(source, nullptr);
-  ASSERT_OK_AND_ASSIGN(auto access, io::MakeStorageAccess(options, nullptr));
+  ASSERT_OK_AND_ASSIGN(auto access, io::ResolveStorageAccess(io::StorageAccess(options)));
   EXPECT_EQ(access.storage_options, options);
   EXPECT_EQ(access.credentials, nullptr);
 }
@@ -235,7 +235,12 @@ TEST(StorageAccessTest, ProviderTakesOverCredentialsAndLifetime) {
                              {"aws_region", "eu-west-1"},
                              {"aws_endpoint", "http://127.0.0.1:9"},
                              {"allow_http", "true"}};
-  ASSERT_OK_AND_ASSIGN(auto access, io::MakeStorageAccess(options, provider));
+  // The caller only attaches the provider; resolving builds the source.
+  io::StorageAccess unresolved(options, provider);
+  EXPECT_FALSE(unresolved.resolved());
+  ASSERT_OK_AND_ASSIGN(auto access, io::ResolveStorageAccess(unresolved));
+  EXPECT_TRUE(access.resolved());
+  EXPECT_EQ(access.provider, provider);
   EXPECT_EQ(access.storage_options,
             (io::StorageOptions{{"aws_region", "eu-west-1"},
                                 {"aws_endpoint", "http://127.0.0.1:9"},
@@ -251,7 +256,7 @@ TEST(StorageAccessTest, ProviderTakesOverCredentialsAndLifetime) {
 
   // Malformed lifetimes are reported, naming the key.
   options["expires_at_millis"] = "soon";
-  EXPECT_THAT(io::MakeStorageAccess(options, provider),
+  EXPECT_THAT(io::ResolveStorageAccess(io::StorageAccess(options, provider)),
               IsErrorWith(StatusCode::kInvalid, "expires_at_millis"));
 }
 
@@ -271,15 +276,15 @@ TEST(StorageAccessTest, StoresSharedPerProviderAcrossSeeds) {
                               {"aws_endpoint", "http://127.0.0.1:9"},
                               {"allow_http", "true"}};
   };
-  ASSERT_OK_AND_ASSIGN(auto a1, io::MakeStorageAccess(seed(1), p1));
-  ASSERT_OK_AND_ASSIGN(auto a1b, io::MakeStorageAccess(seed(2), p1_again));
-  ASSERT_OK_AND_ASSIGN(auto a2, io::MakeStorageAccess(seed(1), p2));
-  ASSERT_OK_AND_ASSIGN(auto r1, registry.Resolve("s3://bucket/t1.lance", a1.storage_options,
-                                                 a1.credentials));
-  ASSERT_OK_AND_ASSIGN(auto r1b, registry.Resolve("s3://bucket/t1.lance", a1b.storage_options,
-                                                  a1b.credentials));
-  ASSERT_OK_AND_ASSIGN(auto r2, registry.Resolve("s3://bucket/t2.lance", a2.storage_options,
-                                                 a2.credentials));
+  // Unresolved accesses: the registry resolves them (one source per provider id).
+  ASSERT_OK_AND_ASSIGN(auto r1, registry.Resolve("s3://bucket/t1.lance",
+                                                 io::StorageAccess(seed(1), p1)));
+  ASSERT_OK_AND_ASSIGN(auto r1b, registry.Resolve("s3://bucket/t1.lance",
+                                                  io::StorageAccess(seed(2), p1_again)));
+  ASSERT_OK_AND_ASSIGN(auto r2, registry.Resolve("s3://bucket/t2.lance",
+                                                 io::StorageAccess(seed(1), p2)));
+  EXPECT_EQ(r1.access.credentials, r1b.access.credentials);
+  EXPECT_NE(r1.access.credentials, r2.access.credentials);
   EXPECT_EQ(r1.store, r1b.store);
   EXPECT_NE(r1.store, r2.store);
   EXPECT_EQ(registry.num_cached_stores(), 2u);
@@ -300,24 +305,22 @@ TEST(StorageAccessTest, LocalAndMemoryStoresNeverCallTheProvider) {
     io::StorageOptions expired{{"aws_access_key_id", "AKIAOLD"},
                                {"aws_secret_access_key", "old"},
                                {"expires_at_millis", std::to_string(clock->NowMillis() - 1)}};
-    ASSERT_OK_AND_ASSIGN(auto access, io::MakeStorageAccess(expired, provider, clock));
+    ASSERT_OK_AND_ASSIGN(auto access,
+                         io::ResolveStorageAccess(io::StorageAccess(expired, provider), clock));
     WriteParams params;
-    params.storage_options = access.storage_options;
-    params.credentials = access.credentials;
+    params.access = access;
     auto data = ReaderOf(Rows(0, 3));
     ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Write(*data, uri, params));
     params.mode = WriteMode::kAppend;
     data = ReaderOf(Rows(3, 2));
     ASSERT_OK(Dataset::Write(*data, uri, params).status());
     ASSERT_OK_AND_ASSIGN(auto opened,
-                         Dataset::Open(uri, {.storage_options = access.storage_options,
-                                             .credentials = access.credentials}));
+                         Dataset::Open(uri, {.access = access}));
     EXPECT_THAT(Ids(*opened), ElementsAre(0, 1, 2, 3, 4));
     ASSERT_OK(opened->Versions().status());
 
-    ASSERT_OK_AND_ASSIGN(auto session, format::LanceFileSession::Open(
-                                           uri + "-files", access.storage_options,
-                                           access.credentials));
+    ASSERT_OK_AND_ASSIGN(auto session,
+                         format::LanceFileSession::Open(uri + "-files", access));
     ASSERT_OK_AND_ASSIGN(auto lschema, format::LanceSchema::Assign(Rows(0, 1)->schema()));
     ASSERT_OK_AND_ASSIGN(auto writer, session->OpenWriter("f.lance", lschema));
     ASSERT_OK(writer->WriteBatch(*Rows(0, 4)));
@@ -478,7 +481,8 @@ TEST_P(NamespaceDatasetOpsTest, MergesOptionsNamespaceWins) {
                       Properties{{"aws_region", "ns-region"},
                                  {"aws_access_key_id", "AKIANS"},
                                  {"aws_secret_access_key", "ns-secret"}},
-                      {{"aws_region", "user-region"}, {"timeout", "5s"}}, nullptr, access_));
+                      io::StorageOptions{{"aws_region", "user-region"}, {"timeout", "5s"}},
+                      access_));
   EXPECT_EQ(table.location, "loc");
   EXPECT_EQ(table.access.storage_options,
             (io::StorageOptions{{"aws_region", "ns-region"}, {"timeout", "5s"}}));
@@ -492,14 +496,14 @@ TEST_P(NamespaceDatasetOpsTest, MergesOptionsNamespaceWins) {
   NamespaceAccessOptions ignore = access_;
   ignore.ignore_namespace_storage_options = true;
   ASSERT_OK_AND_ASSIGN(table, MakeTableAccess(ns_, {"t"}, "loc", Properties{{"a", "b"}},
-                                              {{"c", "d"}}, nullptr, ignore));
+                                              io::StorageOptions{{"c", "d"}}, ignore));
   EXPECT_EQ(table.access.storage_options, (io::StorageOptions{{"c", "d"}}));
   EXPECT_EQ(table.access.credentials, nullptr);
   // No options from the namespace: no provider either (as Lance).
-  ASSERT_OK_AND_ASSIGN(table, MakeTableAccess(ns_, {"t"}, "loc", std::nullopt, {{"c", "d"}},
-                                              nullptr, access_));
+  ASSERT_OK_AND_ASSIGN(table, MakeTableAccess(ns_, {"t"}, "loc", std::nullopt,
+                                              io::StorageOptions{{"c", "d"}}, access_));
   EXPECT_EQ(table.access.credentials, nullptr);
-  EXPECT_THAT(MakeTableAccess(ns_, {"t"}, "", std::nullopt, {}, nullptr, access_),
+  EXPECT_THAT(MakeTableAccess(ns_, {"t"}, "", std::nullopt, io::StorageAccess(), access_),
               IsError(StatusCode::kInvalid));
 }
 

@@ -379,8 +379,8 @@ class NamespaceRefreshTest : public ::testing::Test {
 
   // A provider-backed access seeded with `options` for table `id` of ns_.
   io::StorageAccess AccessFor(const Identifier& id, const Properties& options) {
-    auto access = io::MakeStorageAccess(
-        options, std::make_shared<LanceNamespaceStorageOptionsProvider>(ns_, id));
+    auto access = io::ResolveStorageAccess(io::StorageAccess(
+        options, std::make_shared<LanceNamespaceStorageOptionsProvider>(ns_, id)));
     EXPECT_THAT(access, IsOk());
     return access.ok() ? *access : io::StorageAccess{};
   }
@@ -516,8 +516,7 @@ TEST_F(NamespaceRefreshTest, Scenario7DistributedWrite) {
       // remote worker would.
       io::StorageAccess access = AccessFor(id, *declared.storage_options);
       WriteParams params;
-      params.storage_options = access.storage_options;
-      params.credentials = access.credentials;
+      params.access = access;
       auto data = ReaderOf({Rows(slices[w].first, slices[w].second)});
       auto fragments = WriteFragments(*data, location, params);
       EXPECT_THAT(fragments, IsOk());
@@ -533,8 +532,7 @@ TEST_F(NamespaceRefreshTest, Scenario7DistributedWrite) {
   io::StorageAccess access = AccessFor(id, *declared.storage_options);
   ASSERT_OK_AND_ASSIGN(auto committed,
                        Dataset::Commit(location, OverwriteOp{Rows(0, 1)->schema(), all},
-                                       std::nullopt, access.storage_options,
-                                       access.credentials));
+                                       std::nullopt, access));
   ExpectCounts(1, 0);
   EXPECT_EQ(committed->version(), 1u);
   EXPECT_EQ(*committed->CountRows(), 5);
@@ -562,9 +560,7 @@ TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
 
   {
     ASSERT_OK_AND_ASSIGN(auto writer,
-                         format::LanceFileWriter::OpenUri(file1, FileSchema(),
-                                                          access.storage_options,
-                                                          access.credentials));
+                         format::LanceFileWriter::OpenUri(file1, FileSchema(), access));
     ASSERT_OK(writer->WriteBatch(*Rows(0, 3)));
     ASSERT_OK(writer->WriteBatch(*Rows(3, 2)));
     ASSERT_OK(writer->Close().status());
@@ -572,7 +568,7 @@ TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
   ExpectCounts(1, 1);
   {
     ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                          file1, access.storage_options, access.credentials));
+                                          file1, access));
     ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
     EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 5)})));
   }
@@ -581,15 +577,13 @@ TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
   Wait();
   {
     ASSERT_OK_AND_ASSIGN(auto writer,
-                         format::LanceFileWriter::OpenUri(file2, FileSchema(),
-                                                          access.storage_options,
-                                                          access.credentials));
+                         format::LanceFileWriter::OpenUri(file2, FileSchema(), access));
     ASSERT_OK(writer->WriteBatch(*Rows(10, 4)));
     ASSERT_OK(writer->Close().status());
   }
   ExpectCounts(1, 2);
   ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                        file2, access.storage_options, access.credentials));
+                                        file2, access));
   ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
   EXPECT_TRUE(table->Equals(*TableOf({Rows(10, 4)})));
   ExpectCounts(1, 2);
@@ -614,7 +608,7 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
   io::StorageAccess access = AccessFor(id, *described.storage_options);
   {
     ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                          file1, access.storage_options, access.credentials));
+                                          file1, access));
     ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
     EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 6)})));
   }
@@ -624,7 +618,7 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
   write_static(file2, 50);  // static test key: the first vended keys are revoked by now
   ExpectCounts(1, 1);
   ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                        file2, access.storage_options, access.credentials));
+                                        file2, access));
   ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
   EXPECT_TRUE(table->Equals(*TableOf({Rows(50, 6)})));
   ExpectCounts(1, 2);
@@ -736,15 +730,16 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   EXPECT_TRUE(HasRows(*ds_b, {Rows(100, 3)}));
 
   // Different stores (and credentials sources) for the two tables, though one bucket.
-  const auto& store_a = ds_a->impl()->dir.store();
-  const auto& store_b = ds_b->impl()->dir.store();
+  const auto& store_a = DatasetImplAccess::Get(*ds_a)->dir.store();
+  const auto& store_b = DatasetImplAccess::Get(*ds_b)->dir.store();
   EXPECT_NE(store_a, store_b);
-  ASSERT_NE(ds_a->impl()->credentials, nullptr);
-  ASSERT_NE(ds_b->impl()->credentials, nullptr);
-  EXPECT_NE(ds_a->impl()->credentials->id(), ds_b->impl()->credentials->id());
+  ASSERT_NE(ds_a->storage_access().credentials, nullptr);
+  ASSERT_NE(ds_b->storage_access().credentials, nullptr);
+  EXPECT_NE(ds_a->storage_access().credentials->id(),
+            ds_b->storage_access().credentials->id());
   // A second handle on table a shares table a's store (keyed by the provider id).
   ASSERT_OK_AND_ASSIGN(auto ds_a2, OpenDataset(ns_, a));
-  EXPECT_EQ(ds_a2->impl()->dir.store(), store_a);
+  EXPECT_EQ(DatasetImplAccess::Get(*ds_a2)->dir.store(), store_a);
   ExpectCounts(2, 3);
   const int describes_b = ns_->describes_of(b);
 
@@ -759,8 +754,7 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   ASSERT_OK_AND_ASSIGN(auto appended_b, Dataset::Write(*data, ds_b->uri(), [&] {
     WriteParams p;
     p.mode = WriteMode::kAppend;
-    p.storage_options = ds_b->impl()->storage_options;
-    p.credentials = ds_b->impl()->credentials;
+    p.access = ds_b->storage_access();
     return p;
   }()));
   EXPECT_TRUE(HasRows(*appended_b, {Rows(100, 3), Rows(103, 1)}));
@@ -805,14 +799,13 @@ TEST_F(NamespaceRefreshTest, LocalAndMemoryRootsNeverCallTheProvider) {
     auto data = ReaderOf({Rows(4, 1)});
     WriteParams p;
     p.mode = WriteMode::kAppend;
-    p.storage_options = r.ds->impl()->storage_options;
-    p.credentials = r.ds->impl()->credentials;
-    ASSERT_NE(p.credentials, nullptr);  // a provider is attached...
+    p.access = r.ds->storage_access();
+    ASSERT_NE(p.access.credentials, nullptr);  // a provider is attached...
     ASSERT_OK_AND_ASSIGN(auto appended, Dataset::Write(*data, r.ds->uri(), p));
     EXPECT_EQ(*appended->CountRows("id >= 0"), 5);
     EXPECT_EQ(r.ns->describes(), 1);  // ...and never called
     EXPECT_EQ(r.ns->declares(), 1);
-    auto* source = dynamic_cast<io::RefreshingCredentialsSource*>(p.credentials.get());
+    auto* source = dynamic_cast<io::RefreshingCredentialsSource*>(p.access.credentials.get());
     ASSERT_NE(source, nullptr);
     EXPECT_EQ(source->stats().fetches, 0);
   }

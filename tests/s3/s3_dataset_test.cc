@@ -35,6 +35,7 @@
 namespace lance {
 namespace {
 
+using io::StorageOptions;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using ::lance::testing::S3TestEnv;
@@ -95,13 +96,13 @@ class S3DatasetTest : public ::testing::Test {
   WriteParams Params(WriteMode mode = WriteMode::kCreate) const {
     WriteParams params;
     params.mode = mode;
-    params.storage_options = options_;
+    params.access.storage_options = options_;
     return params;
   }
   OpenOptions Open(std::optional<uint64_t> version = {}) const {
     OpenOptions options;
     options.version = version;
-    options.storage_options = options_;
+    options.access.storage_options = options_;
     return options;
   }
 
@@ -487,7 +488,7 @@ TEST_F(S3DatasetTest, MultipartDataFileReadsBackEqual) {
     batches.push_back(batch);
   }
   WriteParams params;
-  params.storage_options = options;
+  params.access.storage_options = options;
   params.max_rows_per_group = 5000;
   auto reader = ReaderOf(batches);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Write(*reader, uri, params));
@@ -594,7 +595,7 @@ TEST_F(S3DatasetTest, WrongCredentialsAreAClearErrorWithoutTheSecret) {
   StorageOptions wrong_secret = options_;
   wrong_secret["aws_secret_access_key"] = bad_secret;
   OpenOptions open;
-  open.storage_options = wrong_secret;
+  open.access.storage_options = wrong_secret;
   auto opened = Dataset::Open(uri, open);
   ASSERT_FALSE(opened.ok());
   EXPECT_TRUE(IsRefusal(opened.status())) << opened.status();
@@ -608,7 +609,7 @@ TEST_F(S3DatasetTest, WrongCredentialsAreAClearErrorWithoutTheSecret) {
   StorageOptions unknown_key = options_;
   unknown_key["aws_access_key_id"] = "LCTNOSUCHKEY0000";
   unknown_key["aws_secret_access_key"] = bad_secret;
-  open.storage_options = unknown_key;
+  open.access.storage_options = unknown_key;
   opened = Dataset::Open(uri, open);
   ASSERT_FALSE(opened.ok());
   EXPECT_TRUE(IsRefusal(opened.status())) << opened.status();
@@ -620,7 +621,7 @@ TEST_F(S3DatasetTest, WrongCredentialsAreAClearErrorWithoutTheSecret) {
   // A write with a wrong secret fails the same way and publishes nothing.
   const std::string other = Track(env_.UniqueUri("refused.lance"), options_);
   WriteParams params;
-  params.storage_options = wrong_secret;
+  params.access.storage_options = wrong_secret;
   auto written = WriteRows(other, 0, 10, params);
   ASSERT_FALSE(written.ok());
   EXPECT_TRUE(IsRefusal(written.status())) << written.status();
@@ -640,7 +641,7 @@ TEST_F(S3DatasetTest, MalformedStorageOptionsAreInvalid) {
   StorageOptions no_http = options_;
   no_http.erase("allow_http");
   OpenOptions open;
-  open.storage_options = no_http;
+  open.access.storage_options = no_http;
   // An http:// endpoint is refused unless allow_http is set (unless AWS_ALLOW_HTTP is).
   if (std::getenv("AWS_ALLOW_HTTP") == nullptr) {
     EXPECT_THAT(Dataset::Open(uri_, open),
@@ -648,7 +649,7 @@ TEST_F(S3DatasetTest, MalformedStorageOptionsAreInvalid) {
   }
   StorageOptions bad_retries = options_;
   bad_retries["client_max_retries"] = "many";
-  open.storage_options = bad_retries;
+  open.access.storage_options = bad_retries;
   EXPECT_THAT(Dataset::Open(uri_, open),
               IsErrorWith(StatusCode::kInvalid, "client_max_retries"));
 }

@@ -333,7 +333,7 @@ TEST_F(S3FaultTest,
        DatasetCommitThatCannotWriteItsManifestFailsAndKeepsThePreviousVersion) {
   const std::string uri = "s3://" + env_.bucket + "/" + Key("ds.lance");
   WriteParams params;
-  params.storage_options = ProxyOptions(/*max_retries=*/2);
+  params.access.storage_options = ProxyOptions(/*max_retries=*/2);
   {
     auto rows = IdRows(0, 100);
     ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Write(*rows, uri, params));
@@ -355,13 +355,13 @@ TEST_F(S3FaultTest,
 
   // Readers (through the proxy and straight to RGW) still see version 1, whole.
   OpenOptions open;
-  open.storage_options = ProxyOptions();
+  open.access.storage_options = ProxyOptions();
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri, open));
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(*ds->LatestVersion(), 1u);
   EXPECT_EQ(*ds->CountRows(), 100);
   EXPECT_EQ(Ids(*ds), Iota(0, 100));
-  open.storage_options = env_.Options();
+  open.access.storage_options = env_.Options();
   ASSERT_OK_AND_ASSIGN(auto direct_ds, Dataset::Open(uri, open));
   EXPECT_EQ(direct_ds->version(), 1u);
   EXPECT_EQ(Ids(*direct_ds), Iota(0, 100));

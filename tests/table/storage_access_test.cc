@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// How the table layer reaches its object store: the storage options and the credentials
-// source of WriteParams / OpenOptions / Commit get to the store factory, and data files
+// How the table layer reaches its object store: the storage access (options, provider,
+// credentials source) of WriteParams / OpenOptions / Commit gets to the store factory,
+// a provider becomes one shared refreshing source at the entry point, and data files
 // whose size the manifest records are opened without a size lookup.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <mutex>
 
 #include "lance/io/credentials.h"
+#include "lance/io/storage_access.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/table/dataset.h"
@@ -95,16 +97,14 @@ class StorageAccessTest : public ::testing::Test {
 TEST_F(StorageAccessTest, WriteOpenCommitPassOptionsAndCredentials) {
   const io::StorageOptions options = {{"region", "r1"}};
   WriteParams params;
-  params.storage_options = options;
-  params.credentials = source_;
+  params.access = io::StorageAccess(options, source_);
   params.max_rows_per_file = 10;
   auto data = ReaderOf({MakeBatch(0, 25)});
   ASSERT_OK_AND_ASSIGN(auto written, Dataset::Write(*data, uri_, params));
   ExpectFactorySaw(options);
 
   OpenOptions open;
-  open.storage_options = options;
-  open.credentials = source_;
+  open.access = io::StorageAccess(options, source_);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_, open));
   ExpectFactorySaw(options);
 
@@ -113,19 +113,88 @@ TEST_F(StorageAccessTest, WriteOpenCommitPassOptionsAndCredentials) {
   auto more = ReaderOf({MakeBatch(25, 5)});
   ASSERT_OK_AND_ASSIGN(auto fragments, WriteFragments(*more, uri_, params));
   ExpectFactorySaw(options);
-  ASSERT_OK_AND_ASSIGN(auto committed, Dataset::Commit(uri_, AppendOp{fragments},
-                                                       ds->version(), options, source_));
+  ASSERT_OK_AND_ASSIGN(auto committed,
+                       Dataset::Commit(uri_, AppendOp{fragments}, ds->version(),
+                                       io::StorageAccess(options, source_)));
   ExpectFactorySaw(options);
   ASSERT_OK_AND_ASSIGN(int64_t rows, committed->CountRows());
   EXPECT_EQ(rows, 30);
 
   // Without a source the factory gets null (credentials from the options).
   OpenOptions plain;
-  plain.storage_options = options;
+  plain.access = options;
   ASSERT_OK(Dataset::Open(uri_, plain).status());
   std::lock_guard<std::mutex> lock(log_.mu);
   EXPECT_EQ(log_.calls, 1);
   EXPECT_EQ(log_.credentials, nullptr);
+}
+
+// A provider counting its fetches (it is never asked here: the options seed the source).
+class SeedOnlyProvider : public io::StorageOptionsProvider {
+ public:
+  explicit SeedOnlyProvider(std::string id) : id_(std::move(id)) {}
+  Result<std::optional<io::StorageOptions>> FetchStorageOptions() override {
+    ++fetches;
+    return Status::Unavailable("no fetch expected in this test", false);
+  }
+  std::string provider_id() const override { return id_; }
+  std::atomic<int> fetches{0};
+
+ private:
+  std::string id_;
+};
+
+// Options + a provider, as a caller holds them (no MakeCredentialsSource by hand): the
+// entry point builds the refreshing source, hands the store the options without the
+// credentials, and every handle on the provider shares that one source.
+TEST_F(StorageAccessTest, AProviderBecomesOneSharedSourceAtTheEntryPoint) {
+  auto provider = std::make_shared<SeedOnlyProvider>("table-test-provider");
+  const io::StorageOptions initial = {{"region", "r1"},
+                                      {"aws_access_key_id", "AKIDSEED"},
+                                      {"aws_secret_access_key", "seedsecret"},
+                                      {"expires_at_millis", "99999999999999"}};
+  WriteParams params;
+  params.access = io::StorageAccess(initial, provider);
+  ASSERT_FALSE(params.access.resolved());
+  auto data = ReaderOf({MakeBatch(0, 5)});
+  ASSERT_OK_AND_ASSIGN(auto written, Dataset::Write(*data, uri_, params));
+  std::shared_ptr<io::CredentialsSource> source;
+  {
+    std::lock_guard<std::mutex> lock(log_.mu);
+    EXPECT_EQ(log_.calls, 1);
+    EXPECT_EQ(log_.options, (io::StorageOptions{{"region", "r1"}}));
+    ASSERT_NE(log_.credentials, nullptr);
+    EXPECT_EQ(log_.credentials->id(), "provider:table-test-provider");
+    source = log_.credentials;
+  }
+  ASSERT_OK_AND_ASSIGN(auto creds, source->Current());
+  EXPECT_EQ(creds->access_key_id, "AKIDSEED");
+  // The dataset keeps the resolved access: same source, provider kept.
+  const io::StorageAccess& kept = written->storage_access();
+  EXPECT_TRUE(kept.resolved());
+  EXPECT_EQ(kept.credentials, source);
+  EXPECT_EQ(kept.provider, provider);
+  EXPECT_EQ(kept.storage_options, (io::StorageOptions{{"region", "r1"}}));
+
+  // A second handle with the same options and provider: the same live store, no factory
+  // call, the same source.
+  OpenOptions open;
+  open.access = io::StorageAccess(initial, provider);
+  ASSERT_OK_AND_ASSIGN(auto opened, Dataset::Open(uri_, open));
+  EXPECT_EQ(opened->storage_access().credentials, source);
+  {
+    std::lock_guard<std::mutex> lock(log_.mu);
+    EXPECT_EQ(log_.calls, 1);
+  }
+  EXPECT_EQ(*opened->CountRows(), 5);
+  EXPECT_EQ(provider->fetches.load(), 0);
+
+  // Malformed initial options fail at the entry point, naming the key.
+  OpenOptions bad;
+  bad.access = io::StorageAccess(io::StorageOptions{{"expires_at_millis", "soon"}},
+                                 std::make_shared<SeedOnlyProvider>("table-test-other"));
+  EXPECT_THAT(Dataset::Open(uri_, bad),
+              ::lance::testing::IsErrorWith(StatusCode::kInvalid, "expires_at_millis"));
 }
 
 TEST_F(StorageAccessTest, DataFilesOfKnownSizeOpenWithTheSize) {

@@ -63,7 +63,7 @@ TEST_P(AppendVersionTest, AppendsKeepTheDatasetsVersion) {
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
   EXPECT_EQ(ds->data_storage_version(), GetParam());
   EXPECT_EQ(FileVersions(*ds), std::vector<std::string>(7, GetParam()));
-  EXPECT_EQ(ds->impl()->proto().reader_feature_flags() &
+  EXPECT_EQ(DatasetImplAccess::Get(*ds)->proto().reader_feature_flags() &
                 table_internal::kFlagMixedDataFileVersions,
             0u);
   EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 1, 2, 3, 3, 3, 3, 3, 3}));
@@ -154,7 +154,7 @@ TEST(StorageVersionTest, DatasetsMixingFileVersions) {
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Commit(uri, AppendOp{frags}, 1));
   EXPECT_EQ(FileVersions(*ds), (std::vector<std::string>{"2.2", "2.1"}));
   EXPECT_EQ(ds->data_storage_version(), "2.2");
-  const auto& proto = ds->impl()->proto();
+  const auto& proto = DatasetImplAccess::Get(*ds)->proto();
   EXPECT_NE(proto.reader_feature_flags() & table_internal::kFlagMixedDataFileVersions, 0u);
   EXPECT_NE(proto.writer_feature_flags() & table_internal::kFlagMixedDataFileVersions, 0u);
   EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 1, 2, 3, 4}));
@@ -167,7 +167,7 @@ TEST(StorageVersionTest, DatasetsMixingFileVersions) {
   append.mode = WriteMode::kAppend;
   ASSERT_OK_AND_ASSIGN(ds, WriteRows(uri, 5, 1, append));
   EXPECT_EQ(FileVersions(*ds), (std::vector<std::string>{"2.2", "2.1", "2.2"}));
-  EXPECT_NE(ds->impl()->proto().reader_feature_flags() &
+  EXPECT_NE(DatasetImplAccess::Get(*ds)->proto().reader_feature_flags() &
                 table_internal::kFlagMixedDataFileVersions,
             0u);
   EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 2, 3, 4, 5}));

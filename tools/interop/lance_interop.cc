@@ -118,7 +118,7 @@ class Args {
   }
 
   const std::vector<std::string>& positional() const { return args_.positionals; }
-  const StorageOptions& storage_options() const { return storage_options_; }
+  const io::StorageOptions& storage_options() const { return storage_options_; }
 
   Status ExpectPositional(size_t n) const {
     if (positional().size() == n) return Status::OK();
@@ -148,7 +148,7 @@ class Args {
   static constexpr const char* kStorageOption = "storage-option";
 
   cli::Args args_;
-  StorageOptions storage_options_;
+  io::StorageOptions storage_options_;
 };
 
 std::vector<std::string> SplitComma(const std::string& text) {
@@ -191,7 +191,7 @@ RecordBatchReaderPtr ReaderOver(const TablePtr& table) {
 Result<std::shared_ptr<Dataset>> OpenDataset(const std::string& uri, const Args& args) {
   OpenOptions options;
   LANCE_ASSIGN_OR_RAISE(options.version, args.GetVersion("version"));
-  options.storage_options = args.storage_options();
+  options.access.storage_options = args.storage_options();
   return Dataset::Open(uri, options);
 }
 
@@ -205,7 +205,7 @@ Result<WriteParams> ParamsFrom(const Args& args, const std::string& default_mode
   LANCE_ASSIGN_OR_RAISE(auto rows_per_group, args.GetInt("max-rows-per-group", 1));
   if (rows_per_group) params.max_rows_per_group = *rows_per_group;
   params.enable_v2_manifest_paths = !args.Has("v1-names");
-  params.storage_options = args.storage_options();
+  params.access.storage_options = args.storage_options();
   return params;
 }
 

@@ -208,14 +208,14 @@ Result<json> Run(const Args& args) {
     LANCE_ASSIGN_OR_RAISE(auto data, MakeRows(*args.rows));
     lance::WriteParams params;
     params.mode = lance::WriteMode::kCreate;
-    if (r.storage_options) params.storage_options = *r.storage_options;
+    if (r.storage_options) params.access.storage_options = *r.storage_options;
     LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Write(*data, *r.location, params));
     out["location"] = *r.location;
     out["version"] = ds->version();
   } else if (cmd == "read") {
     LANCE_ASSIGN_OR_RAISE(auto r, dir->DescribeTable({.id = args.id}));
     lance::OpenOptions open;
-    if (r.storage_options) open.storage_options = *r.storage_options;
+    if (r.storage_options) open.access.storage_options = *r.storage_options;
     LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Open(*r.location, open));
     LANCE_ASSIGN_OR_RAISE(auto table, ds->ToTable());
     json xs = json::array(), ss = json::array();

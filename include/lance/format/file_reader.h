@@ -14,9 +14,9 @@
 
 #include "lance/core/record_batch.h"
 #include "lance/format/lance_schema.h"
-#include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/storage_access.h"
 #include "lance/result.h"
 
 namespace lance::format {
@@ -61,16 +61,14 @@ class LanceFileReader {
 
   /// \brief Opens the file at `uri` (a path, file://, memory://, s3://, or any scheme
   /// the object store registry knows), like pylance's
-  /// `LanceFileReader(path, storage_options=...)`: resolves the store with
-  /// io::ResolveObjectStore(uri, storage_options, credentials), then Open.
-  /// `credentials`: a source the object store asks for credentials on every request
-  /// (e.g. a refreshing one); null = credentials from `storage_options`.
+  /// `LanceFileReader(path, storage_options=, storage_options_provider=)`: resolves the
+  /// store with io::ResolveObjectStore(uri, access) (options, and a provider or
+  /// credentials source), then Open.
   /// \return as Open; Invalid for a malformed URI, bad storage options or a URI that
   /// names no file (a store root); NotImplemented for an unknown scheme. Errors name
   /// the URI.
   static Result<std::shared_ptr<LanceFileReader>> OpenUri(
-      std::string_view uri, const io::StorageOptions& storage_options = {},
-      std::shared_ptr<io::CredentialsSource> credentials = nullptr,
+      std::string_view uri, const io::StorageAccess& access = {},
       FileReaderOptions options = {});
 
   /// \brief The file's schema with the ids of the fields it stores.

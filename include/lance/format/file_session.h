@@ -14,7 +14,6 @@
 #include "lance/format/file_reader.h"
 #include "lance/format/file_writer.h"
 #include "lance/format/lance_schema.h"
-#include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/storage_access.h"
@@ -28,7 +27,7 @@ namespace lance::format {
 /// Paths given to the methods are relative to the base: non-empty, '/'-separated, with
 /// no empty, "." or ".." component and no leading '/'.
 ///
-/// Credentials: with a refreshing source (io::MakeStorageAccess with a provider), the
+/// Credentials: with a provider (a refreshing source, io::ResolveStorageAccess), the
 /// session makes no provider call while the credentials are valid and one per expiry,
 /// however many files it opens (they all ask the one source). Local and memory bases
 /// never call it.
@@ -38,15 +37,11 @@ namespace lance::format {
 class LanceFileSession {
  public:
   /// \brief Resolves the store of `base_uri` with io::ResolveObjectStore(base_uri,
-  /// storage_options, credentials). No request is sent.
+  /// access) (options, and a provider or credentials source). No request is sent.
   /// \return the session; Invalid for a malformed URI or bad storage options;
   /// NotImplemented for an unknown scheme.
-  static Result<std::shared_ptr<LanceFileSession>> Open(
-      std::string_view base_uri, const io::StorageOptions& storage_options = {},
-      std::shared_ptr<io::CredentialsSource> credentials = nullptr);
-  /// \brief Open(base_uri, access.storage_options, access.credentials).
   static Result<std::shared_ptr<LanceFileSession>> Open(std::string_view base_uri,
-                                                        const io::StorageAccess& access);
+                                                        const io::StorageAccess& access = {});
 
   /// \brief True if a file exists at `path`.
   /// \return the answer; Invalid for a bad path; IOError.

@@ -13,9 +13,9 @@
 
 #include "lance/core/record_batch.h"
 #include "lance/format/lance_schema.h"
-#include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/storage_access.h"
 #include "lance/result.h"
 
 namespace lance::format {
@@ -56,18 +56,15 @@ class LanceFileWriter {
 
   /// \brief Opens a writer of the file at `uri` (a path, file://, memory://, s3://, or
   /// any scheme the object store registry knows), like pylance's
-  /// `LanceFileWriter(path, schema, storage_options=...)`: resolves the store with
-  /// io::ResolveObjectStore(uri, storage_options, credentials), then Open. For an
-  /// Arrow schema without field ids, pass LanceSchema::Assign(schema, 0).
-  /// `credentials`: a source the object store asks for credentials on every request
-  /// (e.g. a refreshing one); null = credentials from `storage_options`.
+  /// `LanceFileWriter(path, schema, storage_options=, storage_options_provider=)`:
+  /// resolves the store with io::ResolveObjectStore(uri, access) (options, and a provider
+  /// or credentials source), then Open. For an Arrow schema without field ids, pass
+  /// LanceSchema::Assign(schema, 0).
   /// \return as Open; Invalid for a malformed URI, bad storage options or a URI that
   /// names no file (a store root); NotImplemented for an unknown scheme. Errors name
   /// the URI.
   static Result<std::unique_ptr<LanceFileWriter>> OpenUri(
-      std::string_view uri, LanceSchema schema,
-      const io::StorageOptions& storage_options = {},
-      std::shared_ptr<io::CredentialsSource> credentials = nullptr,
+      std::string_view uri, LanceSchema schema, const io::StorageAccess& access = {},
       FileWriterOptions options = {});
 
   /// \brief Appends a batch (any slice of a larger batch works).

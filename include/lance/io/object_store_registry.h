@@ -15,14 +15,12 @@
 
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
+#include "lance/io/storage_access.h"
+#include "lance/io/storage_options.h"
 #include "lance/io/uri.h"
 #include "lance/result.h"
 
 namespace lance::io {
-
-/// \brief Storage options: a flat map using Lance's key names ("aws_region",
-/// "aws_access_key_id", ...). Options a store does not know are ignored.
-using StorageOptions = std::map<std::string, std::string>;
 
 /// \brief Builds a store for the root of a location (`root.path` is empty).
 /// `credentials` is the caller's credentials source, or null to take credentials from
@@ -37,6 +35,9 @@ struct ResolvedLocation {
   std::shared_ptr<ObjectStore> store;
   /// \brief Relative to the store root; empty when the location is the root itself.
   std::string path;
+  /// \brief The access the store was resolved with, resolved (ResolveStorageAccess):
+  /// keep it to resolve other locations of the same table the same way.
+  StorageAccess access;
 };
 
 /// \brief Maps URI schemes to store factories and shares the stores it builds.
@@ -78,14 +79,13 @@ class ObjectStoreRegistry {
   /// \brief True if a factory is registered for `scheme`.
   bool IsRegistered(std::string_view scheme) const;
 
-  /// \brief The store holding `uri` and the path of `uri` inside it.
-  /// `credentials`: a source the store asks on every request (a refreshing one, for
-  /// vended credentials); null takes credentials from `options`. Local and memory
-  /// stores never call it.
-  /// \return the location; Invalid for a malformed URI; NotImplemented for a scheme
-  /// without a factory; the factory's error.
-  Result<ResolvedLocation> Resolve(std::string_view uri, const StorageOptions& options = {},
-                                   std::shared_ptr<CredentialsSource> credentials = nullptr);
+  /// \brief The store holding `uri` and the path of `uri` inside it, built with
+  /// ResolveStorageAccess(access): its options and its credentials source (a refreshing
+  /// one for a provider, asked on every request); without a source, credentials come
+  /// from the options. Local and memory stores never call a source.
+  /// \return the location; Invalid for a malformed URI or malformed initial options of a
+  /// provider; NotImplemented for a scheme without a factory; the factory's error.
+  Result<ResolvedLocation> Resolve(std::string_view uri, const StorageAccess& access = {});
 
   /// \brief Forgets every cached store (stores in use keep working).
   void ClearCache();
@@ -123,9 +123,8 @@ class ObjectStoreRegistry {
 /// \return OK; AlreadyExists if one of those schemes is already registered.
 Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry);
 
-/// \brief ObjectStoreRegistry::Default().Resolve(uri, options, credentials).
-Result<ResolvedLocation> ResolveObjectStore(
-    std::string_view uri, const StorageOptions& options = {},
-    std::shared_ptr<CredentialsSource> credentials = nullptr);
+/// \brief ObjectStoreRegistry::Default().Resolve(uri, access).
+Result<ResolvedLocation> ResolveObjectStore(std::string_view uri,
+                                            const StorageAccess& access = {});
 
 }  // namespace lance::io

@@ -19,13 +19,10 @@
 #include <string>
 #include <string_view>
 
+#include "lance/io/storage_options.h"
 #include "lance/result.h"
 
 namespace lance::io {
-
-/// \brief Storage options: a flat map using Lance's key names (same type as in
-/// object_store_registry.h).
-using StorageOptions = std::map<std::string, std::string>;
 
 /// \brief Epoch milliseconds (decimal string) at which the options expire. Absent: they
 /// never expire and are never re-fetched.

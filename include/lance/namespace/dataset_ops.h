@@ -47,23 +47,25 @@ struct TableAccess {
   /// \brief The response's `location`.
   std::string location;
   /// \brief The caller's options overlaid with the namespace's (namespace wins) and, when
-  /// the namespace returned storage options, a refreshing source over a
-  /// LanceNamespaceStorageOptionsProvider for the table, seeded with them.
+  /// the namespace returned storage options, a LanceNamespaceStorageOptionsProvider for
+  /// the table and its refreshing source, seeded with them (resolved: see
+  /// io::ResolveStorageAccess); otherwise the caller's access as given.
   io::StorageAccess access;
 };
 
 /// \brief Builds the TableAccess of a namespace response (no namespace call):
-/// user_options overlaid with `namespace_options` (namespace wins). When
-/// `namespace_options` is non-empty (and not ignored) the credentials source is a
-/// RefreshingCredentialsSource over LanceNamespaceStorageOptionsProvider(ns, table_id)
-/// seeded with the merged options, as Lance creates its provider only for a non-empty
-/// map; otherwise `user_credentials` is kept.
-/// \return the access; InvalidInput for an empty location; errors of MakeStorageAccess.
+/// user_access's options overlaid with `namespace_options` (namespace wins). When
+/// `namespace_options` is non-empty (and not ignored) the provider is
+/// LanceNamespaceStorageOptionsProvider(ns, table_id) and the credentials source a
+/// RefreshingCredentialsSource over it seeded with the merged options, as Lance creates
+/// its provider only for a non-empty map (the user's provider or source is then
+/// replaced); otherwise `user_access` is kept as it is.
+/// \return the access; InvalidInput for an empty location; errors of
+/// io::ResolveStorageAccess.
 Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
                                     const Identifier& table_id, const std::string& location,
                                     const std::optional<Properties>& namespace_options,
-                                    const io::StorageOptions& user_options,
-                                    std::shared_ptr<io::CredentialsSource> user_credentials,
+                                    const io::StorageAccess& user_access,
                                     const NamespaceAccessOptions& options = {});
 
 /// \brief Writes `data` to the table `table_id` of `ns` with `params.mode`:
@@ -71,10 +73,10 @@ Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
 ///   is NotImplemented), then Dataset::Write at the declared location in create mode.
 ///   Declaring writes no version: this write makes version 1.
 /// - append / overwrite: `describe_table({id})`, then Dataset::Write at its location.
-/// params.storage_options are overlaid with the response's (namespace wins), and
-/// params.credentials is replaced by the table's refreshing source when the response
-/// carried storage options. The returned dataset keeps that source (through its store)
-/// for every later read, version load and commit.
+/// params.access's options are overlaid with the response's (namespace wins), and its
+/// provider and credentials source are replaced by the table's when the response carried
+/// storage options (MakeTableAccess). The returned dataset keeps that source (through
+/// its store and Dataset::storage_access) for every later read, version load and commit.
 /// \return the dataset; the namespace's error (TableAlreadyExists for create of an
 /// existing table, TableNotFound for append/overwrite of a missing one) with context;
 /// errors of Dataset::Write.
@@ -85,8 +87,8 @@ Result<std::shared_ptr<Dataset>> WriteDataset(RecordBatchReader& data,
                                               const NamespaceAccessOptions& options = {});
 
 /// \brief Opens the table `table_id` of `ns`: one `describe_table({id})`, then
-/// Dataset::Open at its location with options.storage_options overlaid with the
-/// response's and the table's refreshing source (as in WriteDataset).
+/// Dataset::Open at its location with open_options.access overlaid with the response's
+/// options and the table's refreshing source (as in WriteDataset).
 /// \return the dataset; TableNotFound; errors of Dataset::Open.
 Result<std::shared_ptr<Dataset>> OpenDataset(std::shared_ptr<LanceNamespace> ns,
                                              const Identifier& table_id,

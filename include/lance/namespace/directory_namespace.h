@@ -22,8 +22,9 @@
 /// created succeeds, as in Lance.
 ///
 /// Concurrency: every change to `__manifest` is a Lance commit (Dataset::Write append,
-/// Dataset::Delete), so concurrent writers in any number of processes serialize through
-/// the commit protocol. Uniqueness of an object id: see DeclareTable.
+/// Dataset::Delete, Dataset::Commit of a DeleteOp), so concurrent writers in any number of
+/// processes serialize through the commit protocol. Uniqueness of an object id: see
+/// DeclareTable.
 ///
 /// Thread-safe.
 
@@ -32,8 +33,7 @@
 #include <memory>
 #include <string>
 
-#include "lance/io/credentials.h"
-#include "lance/io/object_store_registry.h"
+#include "lance/io/storage_access.h"
 #include "lance/namespace/namespace.h"
 
 namespace lance::ns {
@@ -42,14 +42,12 @@ struct DirectoryNamespaceOptions {
   /// \brief Required. A local path (relative ones resolve against the working
   /// directory) or a URI; trailing '/' are trimmed.
   std::string root;
-  /// \brief Options for the namespace's own I/O, also returned as `storage_options` by
-  /// DescribeTable / DeclareTable (unless vend_credentials is false).
-  io::StorageOptions storage_options;
+  /// \brief The namespace's own I/O: storage options, optionally with a provider or a
+  /// credentials source. The options (as given) are also returned as `storage_options`
+  /// by DescribeTable / DeclareTable (unless vend_credentials is false).
+  io::StorageAccess access;
   bool manifest_enabled = true;
   bool dir_listing_enabled = true;
-  /// \brief A credentials source for the namespace's own I/O (null: from
-  /// storage_options).
-  std::shared_ptr<io::CredentialsSource> credentials;
 };
 
 class DirectoryNamespace : public LanceNamespace {

@@ -16,9 +16,10 @@
 /// does).
 ///
 /// Errors: a failed operation returns a lance::Status whose code is one of the generic
-/// codes (NotFound, AlreadyExists, Invalid, NotImplemented, Conflict, ...) and whose
-/// message starts with the spec's error name ("TableNotFound: table id 'a$b'"), so that
-/// NamespaceErrorCode() recovers the spec's numeric code (for the REST layer) while
+/// codes (NotFound, AlreadyExists, Invalid, NotImplemented, Conflict, ...), whose message
+/// starts with the spec's error name for people ("TableNotFound: table id 'a$b'"), and
+/// which carries a NamespaceErrorDetail with the spec's code, so that
+/// NamespaceErrorCode() recovers it (for the REST layer and the Python exceptions) while
 /// generic callers keep deciding on Status codes.
 
 #pragma once
@@ -88,14 +89,30 @@ std::optional<ErrorCode> ErrorCodeFromName(std::string_view name);
 /// Unknown.
 StatusCode StatusCodeFor(ErrorCode code);
 
-/// \brief A Status of kind `code`: StatusCodeFor(code), message "<Name>: <message>".
+/// \brief The spec error kind of a Status made by NamespaceError. Survives WithContext
+/// (and every copy of the Status); it is the only thing NamespaceErrorCode reads.
+class NamespaceErrorDetail final : public StatusDetail {
+ public:
+  explicit NamespaceErrorDetail(ErrorCode code) : code_(code) {}
+  ErrorCode code() const { return code_; }
+  std::string_view type_id() const override { return "lance::ns::NamespaceErrorDetail"; }
+  /// \brief "namespace error <Name> (<number>)".
+  std::string ToString() const override;
+
+ private:
+  ErrorCode code_;
+};
+
+/// \brief A Status of kind `code`: StatusCodeFor(code), message "<Name>: <message>",
+/// detail NamespaceErrorDetail{code}; retryable for ServiceUnavailable and Throttling.
 Status NamespaceError(ErrorCode code, std::string_view message);
 
-/// \brief The spec error kind of a failed Status: the "<Name>: " prefix written by
-/// NamespaceError when present, else derived from the generic code (NotImplemented ->
-/// Unsupported, Invalid -> InvalidInput, Conflict -> ConcurrentModification, Forbidden
-/// -> PermissionDenied, Unauthorized / TokenExpired -> Unauthenticated, Unavailable ->
-/// ServiceUnavailable, anything else -> Internal). REQUIRES: !status.ok().
+/// \brief The spec error kind of a failed Status: its NamespaceErrorDetail when it has
+/// one, else derived from the generic code (NotImplemented -> Unsupported, Invalid ->
+/// InvalidInput, Conflict -> ConcurrentModification, Forbidden -> PermissionDenied,
+/// Unauthorized / TokenExpired -> Unauthenticated, Unavailable -> ServiceUnavailable,
+/// anything else -> Internal). The message text is never read: a message that merely
+/// contains "TableNotFound: " says nothing. REQUIRES: !status.ok().
 ErrorCode NamespaceErrorCode(const Status& status);
 
 // -- Requests and responses (spec field names) --------------------------------------------

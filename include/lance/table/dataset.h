@@ -19,13 +19,11 @@
 #include <vector>
 
 #include "lance/core/record_batch.h"
-#include "lance/io/credentials.h"
+#include "lance/io/storage_access.h"
 #include "lance/result.h"
 #include "lance/table/fragment.h"
 
 namespace lance {
-
-using StorageOptions = std::map<std::string, std::string>;
 
 enum class WriteMode : uint8_t { kCreate, kAppend, kOverwrite };
 
@@ -48,11 +46,9 @@ struct WriteParams {
   /// \brief Manifest naming for new datasets (Lance 8 default: V2 names). Existing
   /// datasets keep theirs.
   bool enable_v2_manifest_paths = true;
-  /// \brief Object store options (Lance's keys).
-  StorageOptions storage_options;
-  /// \brief A source the object store asks for credentials on every request, e.g. a
-  /// refreshing one; null = credentials from storage_options.
-  std::shared_ptr<io::CredentialsSource> credentials;
+  /// \brief Object store options (Lance's keys) and, optionally, a
+  /// StorageOptionsProvider refreshing their credentials (or a credentials source).
+  io::StorageAccess access;
   /// \brief Commit attempts when racing writers (Lance: 20).
   int commit_retries = 20;
 };
@@ -60,11 +56,9 @@ struct WriteParams {
 struct OpenOptions {
   /// \brief A version to open; latest when absent.
   std::optional<uint64_t> version;
-  /// \brief Object store options (Lance's keys).
-  StorageOptions storage_options;
-  /// \brief A source the object store asks for credentials on every request, e.g. a
-  /// refreshing one; null = credentials from storage_options.
-  std::shared_ptr<io::CredentialsSource> credentials;
+  /// \brief Object store options (Lance's keys) and, optionally, a
+  /// StorageOptionsProvider refreshing their credentials (or a credentials source).
+  io::StorageAccess access;
 };
 
 struct ScanOptions {
@@ -118,9 +112,25 @@ struct OverwriteOp {
 struct AppendOp {
   std::vector<FragmentMetadata> fragments;
 };
-using Operation = std::variant<OverwriteOp, AppendOp>;
+/// \brief Lance's `Operation::Delete`: rows of existing fragments marked deleted (a new
+/// deletion file) and fragments removed whole. Nothing is evaluated at commit: the
+/// caller has written the deletion files (under `_deletions/`) and chosen the fragments.
+struct DeleteOp {
+  /// \brief Fragments of the read version whose deletion file changes, by id. Only `id`
+  /// and `deletion_file` are used (absent: the fragment loses its deletion file); the
+  /// rest of the fragment is kept as the committed version has it.
+  std::vector<FragmentMetadata> updated_fragments;
+  /// \brief Ids of fragments of the read version to remove from the dataset (their files
+  /// stay on disk until cleaned up, as in Lance).
+  std::vector<uint64_t> deleted_fragment_ids;
+  /// \brief The predicate that selected the rows; recorded in the transaction (readers
+  /// such as Lance's conflict resolver show it), never evaluated here.
+  std::string predicate;
+};
+using Operation = std::variant<OverwriteOp, AppendOp, DeleteOp>;
 
 class DatasetImpl;
+struct DatasetImplAccess;
 
 /// \brief One version of a Lance dataset.
 ///
@@ -157,20 +167,24 @@ class Dataset {
   /// possibly by pylance's `write_fragments`), as pylance's `LanceDataset.commit`.
   /// `read_version` is the version the operation was planned against (required for
   /// Append; for Overwrite absent means "whatever is latest", or creates the dataset).
-  /// Fragment ids are assigned here. `credentials`: a source the object store asks
-  /// for credentials on every request, e.g. a refreshing one; null = credentials from
-  /// `storage_options`.
+  /// Fragment ids are assigned here. A Delete names fragments of `read_version`
+  /// (required) and is rebased over concurrent commits that did not touch them, as
+  /// Dataset::Delete is. `access`: as WriteParams::access.
   /// \return the dataset at the committed version; Invalid (no read_version for
-  /// Append, no schema for Overwrite, fragments naming unknown field ids); NotFound
-  /// (Append to a missing dataset or version); Conflict.
+  /// Append or Delete, no schema for Overwrite, fragments naming unknown field ids, a
+  /// Delete naming a fragment twice or one `read_version` lacks); NotFound (Append or
+  /// Delete on a missing dataset or version); Conflict.
   static Result<std::shared_ptr<Dataset>> Commit(
       const std::string& uri, const Operation& op,
-      std::optional<uint64_t> read_version = {},
-      const StorageOptions& storage_options = {},
-      std::shared_ptr<io::CredentialsSource> credentials = nullptr);
+      std::optional<uint64_t> read_version = {}, const io::StorageAccess& access = {});
 
   /// \brief The URI the dataset was opened or written with.
   const std::string& uri() const;
+  /// \brief The storage access the dataset was opened or written with, resolved (a
+  /// provider's refreshing source built: io::ResolveStorageAccess). Pass it to reach the
+  /// same dataset the same way, e.g. WriteParams::access for an append that shares this
+  /// handle's store and credentials.
+  const io::StorageAccess& storage_access() const;
   /// \brief The version this object reads.
   uint64_t version() const;
   /// \brief The newest committed version (lists the store).
@@ -232,10 +246,11 @@ class Dataset {
 
   /// \brief Internal: use Open / Write / Commit.
   explicit Dataset(std::shared_ptr<DatasetImpl> impl);
-  /// \brief Internal state (src/table/dataset_internal.h), for other library layers.
-  const std::shared_ptr<DatasetImpl>& impl() const { return impl_; }
 
  private:
+  // The table layer's own code (and its tests) reach the state through
+  // src/table/dataset_internal.h; no other layer can.
+  friend struct DatasetImplAccess;
   std::shared_ptr<DatasetImpl> impl_;
 };
 
