@@ -3,7 +3,7 @@
 // operation, awkward keys, ranges, conditional writes and reads, listing pagination,
 // batch deletes, multipart, addressing styles, credential failures and refresh,
 // connection reuse, unreachable endpoints.
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/s3_client_internal.h"
+#include "io/s3/s3_client_internal.h"
 #include "lance/io/credentials.h"
 #include "tests/testing/matchers.h"
 

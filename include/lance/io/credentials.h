@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "lance/io/s3/sigv4.h"
+#include "io/s3/sigv4.h"
 #include "lance/result.h"
 
 namespace lance::io {

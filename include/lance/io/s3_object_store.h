@@ -30,7 +30,7 @@
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 #include "lance/io/s3/s3_options.h"
 
 namespace lance::io {

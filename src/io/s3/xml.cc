@@ -3,7 +3,7 @@
 // every read is bounds-checked, nesting is limited, and errors report a byte offset
 // only, never document content (bodies may echo keys the caller considers private).
 
-#include "s3_xml.h"
+#include "io/s3/xml.h"
 
 #include <cstdint>
 #include <string>

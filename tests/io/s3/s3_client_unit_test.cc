@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "io/s3_client_internal.h"
+#include "io/s3/s3_client_internal.h"
 #include "lance/io/credentials.h"
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3::internal {

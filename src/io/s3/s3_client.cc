@@ -6,7 +6,7 @@
 // lets the next request reuse the keep-alive connection. A counting semaphore bounds
 // the requests in flight to S3Options::max_connections.
 
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
@@ -28,10 +28,10 @@
 
 #include "lance/core/ascii.h"
 #include "lance/core/logging.h"
-#include "lance/io/s3/sigv4.h"
+#include "io/s3/sigv4.h"
 #include "lance/macros.h"
-#include "s3_client_internal.h"
-#include "s3_xml.h"
+#include "io/s3/s3_client_internal.h"
+#include "io/s3/xml.h"
 
 namespace lance::io::s3 {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/result.h"
 #include "lance/status.h"
