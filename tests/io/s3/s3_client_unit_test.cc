@@ -18,7 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "io/s3/s3_client_internal.h"
+#include "io/s3/endpoint.h"
+#include "io/s3/errors.h"
+#include "io/s3/responses.h"
 #include "lance/io/credentials.h"
 #include "io/s3/s3_client.h"
 #include "tests/testing/matchers.h"

@@ -8,7 +8,9 @@
 #include <random>
 #include <string>
 
-#include "io/s3/s3_client_internal.h"
+#include "io/s3/endpoint.h"
+#include "io/s3/errors.h"
+#include "io/s3/responses.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3 {
