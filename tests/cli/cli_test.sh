@@ -363,7 +363,7 @@ else
 fi
 if [ "$RC" = 0 ]; then
   expect_json storage_options_redacted 'd["storage_options"] == {
-    "aws_access_key_id": "AKIDVISIBLE", "aws_secret_access_key": "<redacted>"}'
+    "aws_access_key_id": "AKID\u2026", "aws_secret_access_key": "<redacted>"}'
 fi
 run count "$DS" --storage-option token=SUPERSECRET123 \
   --storage-option token=SUPERSECRET123
@@ -486,7 +486,7 @@ run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNS
   --storage-option "aws_secret_access_key=$SECRET2" --json
 expect_no_secret ns_secret_info_json "$SECRET1" "$SECRET2" "$SECRET3"
 expect_json ns_secret_info_redacted 'd["namespace_properties"]["storage.aws_secret_access_key"]
-  == "<redacted>" and d["namespace_properties"]["storage.aws_access_key_id"] == "AKIDNSVISIBLE"
+  == "<redacted>" and d["namespace_properties"]["storage.aws_access_key_id"] == "AKID\u2026"
   and d["namespace_properties"]["storage.aws_session_token"] == "<redacted>"
   and d["storage_options"]["aws_secret_access_key"] == "<redacted>"'
 run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNSVISIBLE \
