@@ -10,6 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <utility>
+
+#include "lance/io/http_error.h"
 
 namespace lance::io::s3::internal {
 
@@ -114,6 +118,25 @@ std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
     msg += buf;
   }
   return msg;
+}
+
+Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
+                       const S3Error& error, int attempts, double elapsed_s) {
+  const StatusCode code = MapS3ErrorCode(error, context);
+  std::string msg = FormatS3ErrorMessage(op, uri, error, attempts, elapsed_s);
+  if (error.http_status == 412 && context == ErrorContext::kPinnedRead) {
+    msg += ": object changed since it was opened";
+  } else if (error.http_status == 404 && error.code.empty()) {
+    msg += ": no such key or bucket";
+  } else if (error.code == "NoSuchBucket") {
+    msg += ": the bucket does not exist";
+  } else if (error.code == "NoSuchKey") {
+    msg += ": the object does not exist";
+  }
+  const bool retryable = code == StatusCode::kUnavailable;
+  return Status(code, std::move(msg), retryable,
+                std::make_shared<HttpErrorDetail>(error.http_status, error.code,
+                                                  error.request_id));
 }
 
 std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,

@@ -55,6 +55,12 @@ StatusCode MapS3ErrorCode(const S3Error& error, ErrorContext context);
 std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
                                  const S3Error& error, int attempts, double elapsed_s);
 
+/// \brief The Status of a final S3 error answer: MapS3ErrorCode's code, the message of
+/// FormatS3ErrorMessage with a hint for 404/412, retryable when Unavailable, and an
+/// io::HttpErrorDetail (HTTP status, S3 code, request id).
+Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
+                       const S3Error& error, int attempts, double elapsed_s);
+
 /// \brief The full jitter bound for retry number `retry` (0-based):
 /// min(max_backoff, initial * 2^retry).
 std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,

@@ -22,8 +22,10 @@
 #include "io/s3/responses.h"
 #include "io/s3/sigv4.h"
 #include "io/s3/xml.h"
+#include "lance/io/http_error.h"
 #include "lance/core/logging.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 
 namespace lance::io::s3 {
 
@@ -213,9 +215,9 @@ struct S3Client::Impl {
             // that cannot refresh must not turn it into a credentials story.
             if (cls == RetryClass::kMaybeRefreshCredentials) return original;
             return Status(original.code(),
-                          original.message() + "; refreshing credentials failed: " +
-                              fresh.status().message(),
-                          original.retryable());
+                          StrCat(original.message(), "; refreshing credentials failed: ",
+                                 fresh.status().message()),
+                          original.retryable(), original.detail());
           }
           refreshed_creds = *fresh;
           LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": retrying with "
@@ -253,7 +255,9 @@ struct S3Client::Impl {
           msg += buf;
         }
         LANCE_LOG(Warn, "s3") << msg << " (retries exhausted)";
-        return Status::Unavailable(std::move(msg), /*retryable=*/true);
+        // The last HTTP answer's detail (none after a transport failure) stays on.
+        return Status::Unavailable(std::move(msg), /*retryable=*/true)
+            .WithDetail(final_error.detail());
       }
       auto delay = internal::BackoffDelay(retries, options.initial_backoff,
                                           options.max_backoff, RandomUnit());
@@ -270,21 +274,10 @@ struct S3Client::Impl {
 
   Status MakeHttpError(const Request& req, const std::string& uri, const S3Error& err,
                        int attempts, std::chrono::steady_clock::time_point start) {
-    StatusCode code = internal::MapS3ErrorCode(err, req.context);
-    std::string msg =
-        internal::FormatS3ErrorMessage(req.op, uri, err, attempts, SecondsSince(start));
-    if (err.http_status == 412 && req.context == ErrorContext::kPinnedRead) {
-      msg += ": object changed since it was opened";
-    } else if (err.http_status == 404 && err.code.empty()) {
-      msg += ": no such key or bucket";
-    } else if (err.code == "NoSuchBucket") {
-      msg += ": the bucket does not exist";
-    } else if (err.code == "NoSuchKey") {
-      msg += ": the object does not exist";
-    }
-    const bool retryable = code == StatusCode::kUnavailable;
-    return Status(code, std::move(msg), retryable);
+    return internal::MakeS3HttpError(req.op, uri, req.context, err, attempts,
+                                     SecondsSince(start));
   }
+
 };
 
 S3Client::S3Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -620,15 +613,19 @@ Status S3Client::DeleteObjects(const std::vector<std::string>& keys) {
       const auto& f = failures->front();
       const StatusCode code =
           f.code == "AccessDenied" ? StatusCode::kForbidden : StatusCode::kIOError;
-      std::string msg = "S3 DeleteObjects of " + ObjectUri(f.key) + ": " + f.code;
-      if (!f.message.empty()) msg += ": " + f.message;
-      first_error = Status(code, std::move(msg));
+      std::string msg = StrCat("S3 DeleteObjects of ", ObjectUri(f.key), ": ", f.code);
+      if (!f.message.empty()) msg += StrCat(": ", f.message);
+      // The per-key code comes in a 200 answer: the detail carries that status.
+      first_error = Status(code, std::move(msg), /*retryable=*/false,
+                           std::make_shared<HttpErrorDetail>(resp.status, f.code,
+                                                             resp.request_id));
     }
   }
   if (failed > 0) {
-    return Status(first_error.code(), first_error.message() + " (" +
-                                          std::to_string(failed) + " of " +
-                                          std::to_string(keys.size()) + " keys failed)");
+    return Status(first_error.code(),
+                  StrCat(first_error.message(), " (", failed, " of ", keys.size(),
+                         " keys failed)"),
+                  /*retryable=*/false, first_error.detail());
   }
   return Status::OK();
 }
