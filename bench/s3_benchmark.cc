@@ -70,7 +70,7 @@
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
 #include "lance/io/object_store_registry.h"
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/table/dataset.h"
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "lance/io/s3/sigv4.h"
+#include "lance/io/credentials.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
 

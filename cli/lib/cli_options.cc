@@ -3,18 +3,11 @@
 
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
+#include "lance/io/storage_options.h"
 
 namespace lance::cli {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string_view TrimSpaces(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -22,25 +15,12 @@ std::string_view TrimSpaces(std::string_view s) {
   return s;
 }
 
-constexpr const char* kRedacted = "<redacted>";
-
 }  // namespace
 
-bool IsSecretKey(std::string_view key) {
-  const std::string k = Lower(key);
-  for (const char* word :
-       {"secret", "token", "password", "passwd", "credential", "signature", "session"}) {
-    if (k.find(word) != std::string::npos) return true;
-  }
-  if (k.find("key") != std::string::npos) {
-    const bool is_id = k.size() >= 2 && k.compare(k.size() - 2, 2, "id") == 0;
-    return !is_id;
-  }
-  return false;
-}
+bool IsSecretKey(std::string_view key) { return io::IsSecretOptionKey(key); }
 
 std::string RedactValue(std::string_view key, std::string_view value) {
-  return IsSecretKey(key) ? kRedacted : std::string(value);
+  return io::RedactOptionValue(key, value);
 }
 
 std::string RedactUri(std::string_view uri) {
@@ -61,7 +41,7 @@ std::string RedactUri(std::string_view uri) {
       const size_t colon = userinfo.find(':');
       if (colon != std::string_view::npos) {
         out.append(userinfo.substr(0, colon + 1));
-        out.append(kRedacted);
+        out.append(io::kRedactedValue);
       } else {
         out.append(userinfo);
       }
@@ -89,7 +69,7 @@ std::string RedactUri(std::string_view uri) {
     const size_t eq = param.find('=');
     if (eq != std::string_view::npos && IsSecretKey(param.substr(0, eq))) {
       out.append(param.substr(0, eq + 1));
-      out.append(kRedacted);
+      out.append(io::kRedactedValue);
     } else {
       out.append(param);
     }

@@ -13,13 +13,13 @@
 
 namespace lance::cli {
 
-/// \brief Whether a storage option key names a secret: it contains "secret", "token",
-/// "password", "passwd", "credential", "signature" or "session" (any case), or it
-/// contains "key" and does not end in "id" ("aws_access_key_id" is not a secret,
-/// "account_key" is).
+/// \brief Whether a storage option key names a secret: io::IsSecretOptionKey, the one
+/// rule of lance/io/storage_options.h ("aws_access_key_id" is a key id, not a secret;
+/// "account_key" is a secret).
 bool IsSecretKey(std::string_view key);
 
-/// \brief `value`, or "<redacted>" when `key` names a secret.
+/// \brief `value` as it may be shown: io::RedactOptionValue ("<redacted>" for a secret,
+/// the first 4 characters and "…" for a key id).
 std::string RedactValue(std::string_view key, std::string_view value);
 
 /// \brief The URI with a userinfo password and the values of secret-looking query

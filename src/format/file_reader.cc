@@ -464,13 +464,16 @@ Result<std::shared_ptr<LanceFileReader>> LanceFileReader::Open(
   // return the object's real size, checked below.
   auto file = options.file_size >= 0 ? store->OpenReaderWithSize(path, options.file_size)
                                      : store->OpenReader(path);
-  if (!file.ok()) return InFile(path, file.status());
+  // From here on the file is named as the user knows it (an absolute local path, a
+  // full URI), not by its root-relative store key: that is the reader's path().
+  std::string shown = store->DisplayPath(path);
+  if (!file.ok()) return InFile(shown, file.status());
   if (options.file_size >= 0 && options.file_size != (*file)->size()) {
-    return CorruptFile(path, "expected " + std::to_string(options.file_size) +
-                                 " bytes but the object has " +
-                                 std::to_string((*file)->size()));
+    return CorruptFile(shown, "expected " + std::to_string(options.file_size) +
+                                  " bytes but the object has " +
+                                  std::to_string((*file)->size()));
   }
-  return OpenAny(std::move(path), std::move(file).MoveValueUnsafe(), !store->is_local());
+  return OpenAny(std::move(shown), std::move(file).MoveValueUnsafe(), !store->is_local());
 }
 
 Result<std::shared_ptr<LanceFileReader>> LanceFileReader::OpenUri(

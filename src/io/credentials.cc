@@ -4,7 +4,18 @@
 
 #include <utility>
 
+#include "lance/io/storage_options.h"
+
 namespace lance::io {
+
+std::string s3::AwsCredentials::ToString() const {
+  std::string out = "AwsCredentials{access_key_id=";
+  out += RedactOptionValue("aws_access_key_id", access_key_id);
+  out += ", secret_access_key=<redacted>, session_token=";
+  out += session_token.empty() ? "<none>" : "<redacted>";
+  out += "}";
+  return out;
+}
 
 Result<std::shared_ptr<const s3::AwsCredentials>> CredentialsSource::OnRejected(
     const s3::AwsCredentials& rejected) {

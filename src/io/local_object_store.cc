@@ -58,6 +58,12 @@ std::string ErrnoMessage(int err) {
   return out;
 }
 
+// Every failure of a system call carries its errno as typed detail (callers decide on
+// ErrnoDetail, never on the message).
+Status WithErrno(const Status& st, int err) {
+  return st.WithDetail(std::make_shared<ErrnoDetail>(err));
+}
+
 // One mapping of errno values to codes, so that every operation reports a missing object
 // as NotFound and a create-only collision as AlreadyExists.
 Status ErrnoToStatus(int err, std::string_view action, std::string_view uri) {
@@ -69,15 +75,15 @@ Status ErrnoToStatus(int err, std::string_view action, std::string_view uri) {
   switch (err) {
     case ENOENT:
     case ENOTDIR:
-      return Status::NotFound(msg + "no such object");
+      return WithErrno(Status::NotFound(msg + "no such object"), err);
     case EEXIST:
-      return Status::AlreadyExists(msg + "an object already exists there");
+      return WithErrno(Status::AlreadyExists(msg + "an object already exists there"), err);
     case EAGAIN:
     case EBUSY:
     case EINTR:
-      return Status::IOError(msg + ErrnoMessage(err), /*retryable=*/true);
+      return WithErrno(Status::IOError(msg + ErrnoMessage(err), /*retryable=*/true), err);
     default:
-      return Status::IOError(msg + ErrnoMessage(err));
+      return WithErrno(Status::IOError(msg + ErrnoMessage(err)), err);
   }
 }
 
@@ -166,8 +172,9 @@ Result<UniqueFd> CreateTempFile(const std::string& final_path, std::string_view 
     if (last_err == ENOTDIR) {
       // Would otherwise read as NotFound, which makes no sense for a write.
       tmp_path->clear();
-      return Status::IOError("When creating a temporary file for " + Quoted(uri) +
-                             ": a parent of the key is an object, not a directory");
+      return WithErrno(Status::IOError("When creating a temporary file for " + Quoted(uri) +
+                                       ": a parent of the key is an object, not a directory"),
+                       last_err);
     }
     if (last_err == ENOENT) {
       // Directories are created lazily: the common case (directory exists) costs no
@@ -225,8 +232,8 @@ Result<std::vector<std::string>> ReadDirNames(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
     int err = errno;
-    if (err == ENOENT || err == ENOTDIR) return Status::NotFound(dir);
-    return Status::IOError("cannot open directory: " + ErrnoMessage(err));
+    if (err == ENOENT || err == ENOTDIR) return WithErrno(Status::NotFound(dir), err);
+    return WithErrno(Status::IOError("cannot open directory: " + ErrnoMessage(err)), err);
   }
   std::vector<std::string> names;
   while (true) {
@@ -235,7 +242,9 @@ Result<std::vector<std::string>> ReadDirNames(const std::string& dir) {
     if (ent == nullptr) {
       int err = errno;
       ::closedir(d);
-      if (err != 0) return Status::IOError("cannot read directory: " + ErrnoMessage(err));
+      if (err != 0) {
+        return WithErrno(Status::IOError("cannot read directory: " + ErrnoMessage(err)), err);
+      }
       break;
     }
     std::string_view name = ent->d_name;
@@ -336,8 +345,9 @@ class LocalOutputStream : public OutputStream {
     if (::rename(tmp_path_.c_str(), final_path_.c_str()) != 0) {
       int err = errno;
       if (err == EISDIR || err == ENOTEMPTY || err == EEXIST) {
-        return Status::IOError("When publishing " + Quoted(uri()) +
-                               ": a directory exists at that key");
+        return WithErrno(Status::IOError("When publishing " + Quoted(uri()) +
+                                         ": a directory exists at that key"),
+                         err);
       }
       return ErrnoToStatus(err, "publishing", uri());
     }
@@ -441,10 +451,10 @@ Result<ObjectMeta> LocalObjectStore::Head(const std::string& path) {
   struct stat st;
   if (::stat(FilePath(path).c_str(), &st) != 0) {
     int err = errno;
-    return ErrnoToStatus(err, "getting the metadata of", ObjectUri(path));
+    return ErrnoToStatus(err, "getting the metadata of", DisplayPath(path));
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When getting the metadata of " + Quoted(ObjectUri(path)) +
+    return Status::NotFound("When getting the metadata of " + Quoted(DisplayPath(path)) +
                             ": it is a directory, not an object");
   }
   return ObjectMeta{path, static_cast<int64_t>(st.st_size), MtimeMillis(st)};
@@ -469,7 +479,7 @@ Status LocalObjectStore::CollectEntries(const std::string& prefix, bool recursiv
     Result<std::vector<std::string>> names = ReadDirNames(dir);
     if (!names.ok()) {
       if (names.status().IsNotFound()) return Status::OK();  // gone: nothing to list
-      return names.status().WithContext("listing " + Quoted(ObjectUri(key_prefix)));
+      return names.status().WithContext("listing " + Quoted(DisplayPath(key_prefix)));
     }
     for (const std::string& name : *names) {
       if (IsTempName(name)) continue;
@@ -510,7 +520,7 @@ Result<ListResult> LocalObjectStore::ListImpl(const std::string& prefix,
                                               bool paginate) const {
   LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
   if (options.max_keys < 0) {
-    return Status::Invalid("When listing " + Quoted(ObjectUri(prefix)) +
+    return Status::Invalid("When listing " + Quoted(DisplayPath(prefix)) +
                            ": max_keys is negative");
   }
   const int64_t max_keys =
@@ -566,7 +576,7 @@ Result<ListResult> LocalObjectStore::ListAll(const std::string& prefix, bool rec
 Result<std::shared_ptr<RandomAccessReader>> LocalObjectStore::OpenReader(
     const std::string& path) {
   LANCE_RETURN_NOT_OK(CheckKey(path));
-  const std::string uri = ObjectUri(path);
+  const std::string uri = DisplayPath(path);
   UniqueFd fd(::open(FilePath(path).c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return ErrnoToStatus(errno, "opening for reading", uri);
   struct stat st;
@@ -584,7 +594,7 @@ Result<BufferPtr> LocalObjectStore::Read(const std::string& path) {
   // Same as the default, minus a shared_ptr and a virtual call: Read of small files
   // (manifests, deletion files) is on the hot path of opening a dataset.
   LANCE_RETURN_NOT_OK(CheckKey(path));
-  const std::string uri = ObjectUri(path);
+  const std::string uri = DisplayPath(path);
   UniqueFd fd(::open(FilePath(path).c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return ErrnoToStatus(errno, "reading", uri);
   struct stat st;
@@ -605,7 +615,7 @@ Result<BufferPtr> LocalObjectStore::Read(const std::string& path) {
 Result<std::unique_ptr<OutputStream>> LocalObjectStore::OpenWriter(
     const std::string& path) {
   LANCE_RETURN_NOT_OK(CheckKey(path));
-  std::string uri = ObjectUri(path);
+  std::string uri = DisplayPath(path);
   std::string final_path = FilePath(path);
   std::string tmp_path;
   LANCE_ASSIGN_OR_RAISE(UniqueFd fd, CreateTempFile(final_path, uri, &tmp_path));
@@ -618,7 +628,7 @@ Status LocalObjectStore::PublishNoReplace(const std::string& tmp_path,
                                           const std::string& final_path,
                                           const std::string& key,
                                           std::string_view action) const {
-  const std::string uri = ObjectUri(key);
+  const std::string uri = DisplayPath(key);
   int err = RenameNoReplace(tmp_path.c_str(), final_path.c_str());
   if (err == ENOTSUP) {
     return Status::NotImplemented(
@@ -633,7 +643,7 @@ Status LocalObjectStore::PublishNoReplace(const std::string& tmp_path,
 
 Status LocalObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
   LANCE_RETURN_NOT_OK(CheckKey(path));
-  const std::string uri = ObjectUri(path);
+  const std::string uri = DisplayPath(path);
   const std::string final_path = FilePath(path);
   // Cheap early answer for the common losing case; the create-only publish below is
   // what actually decides a race.
@@ -676,7 +686,7 @@ Status LocalObjectStore::Delete(const std::string& path) {
     struct stat st;
     if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return Status::OK();
   }
-  return ErrnoToStatus(err, "deleting", ObjectUri(path));
+  return ErrnoToStatus(err, "deleting", DisplayPath(path));
 }
 
 Status LocalObjectStore::DeletePrefix(const std::string& prefix) {
@@ -686,7 +696,7 @@ Status LocalObjectStore::DeletePrefix(const std::string& prefix) {
   const std::string filter =
       slash == std::string::npos ? prefix : prefix.substr(slash + 1);
   const std::string base_dir = dir_key.empty() ? root_ : FilePath(dir_key);
-  const std::string ctx = "deleting the prefix " + Quoted(ObjectUri(prefix));
+  const std::string ctx = "deleting the prefix " + Quoted(DisplayPath(prefix));
 
   // lstat, not stat: a symlink is removed as a link, never followed, so a prefix delete
   // cannot reach outside the root.
@@ -724,7 +734,7 @@ Status LocalObjectStore::DeletePrefix(const std::string& prefix) {
 Status LocalObjectStore::Copy(const std::string& src, const std::string& dst) {
   LANCE_RETURN_NOT_OK(CheckKey(src));
   LANCE_RETURN_NOT_OK(CheckKey(dst));
-  const std::string src_uri = ObjectUri(src);
+  const std::string src_uri = DisplayPath(src);
   UniqueFd in(::open(FilePath(src).c_str(), O_RDONLY | O_CLOEXEC));
   if (!in.valid()) return ErrnoToStatus(errno, "copying from", src_uri);
   struct stat st;
@@ -759,24 +769,25 @@ Status LocalObjectStore::Rename(const std::string& src, const std::string& dst) 
   // rename(2) would happily move a whole directory; only objects may move.
   if (::stat(from.c_str(), &st) != 0) {
     int err = errno;
-    return ErrnoToStatus(err, "renaming", ObjectUri(src));
+    return ErrnoToStatus(err, "renaming", DisplayPath(src));
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
+    return Status::NotFound("When renaming " + Quoted(DisplayPath(src)) +
                             ": it is a directory, not an object");
   }
-  LANCE_RETURN_NOT_OK(EnsureDirectory(ParentDir(to), ObjectUri(dst)));
+  LANCE_RETURN_NOT_OK(EnsureDirectory(ParentDir(to), DisplayPath(dst)));
   if (::rename(from.c_str(), to.c_str()) != 0) {
     int err = errno;
     if (err == EISDIR || err == ENOTEMPTY || err == EEXIST) {
-      return Status::IOError("When renaming " + Quoted(ObjectUri(src)) + " to " +
-                             Quoted(ObjectUri(dst)) +
-                             ": a directory exists at the target");
+      return WithErrno(Status::IOError("When renaming " + Quoted(DisplayPath(src)) + " to " +
+                                       Quoted(DisplayPath(dst)) +
+                                       ": a directory exists at the target"),
+                       err);
     }
-    return ErrnoToStatus(err, "renaming", ObjectUri(src))
-        .WithContext("moving to " + Quoted(ObjectUri(dst)));
+    return ErrnoToStatus(err, "renaming", DisplayPath(src))
+        .WithContext("moving to " + Quoted(DisplayPath(dst)));
   }
-  if (options_.fsync) return FsyncDirectory(ParentDir(to), ObjectUri(dst));
+  if (options_.fsync) return FsyncDirectory(ParentDir(to), DisplayPath(dst));
   return Status::OK();
 }
 
@@ -789,17 +800,17 @@ Status LocalObjectStore::RenameIfNotExists(const std::string& src,
   struct stat st;
   if (::stat(from.c_str(), &st) != 0) {
     int err = errno;
-    return ErrnoToStatus(err, "renaming", ObjectUri(src));
+    return ErrnoToStatus(err, "renaming", DisplayPath(src));
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
+    return Status::NotFound("When renaming " + Quoted(DisplayPath(src)) +
                             ": it is a directory, not an object");
   }
-  LANCE_RETURN_NOT_OK(EnsureDirectory(ParentDir(to), ObjectUri(dst)));
+  LANCE_RETURN_NOT_OK(EnsureDirectory(ParentDir(to), DisplayPath(dst)));
   Status st_publish = PublishNoReplace(from, to, dst, "renaming onto");
   if (st_publish.IsNotFound()) {
     // The source vanished between the check and the move.
-    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
+    return Status::NotFound("When renaming " + Quoted(DisplayPath(src)) +
                             ": no such object");
   }
   return st_publish;

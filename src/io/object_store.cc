@@ -287,5 +287,8 @@ bool ObjectStoreWrapper::is_local() const { return target_->is_local(); }
 const std::string& ObjectStoreWrapper::uri() const { return target_->uri(); }
 const std::string& ObjectStoreWrapper::root() const { return target_->root(); }
 std::string ObjectStoreWrapper::ToString() const { return target_->ToString(); }
+std::string ObjectStoreWrapper::DisplayPath(std::string_view key) const {
+  return target_->DisplayPath(key);
+}
 
 }  // namespace lance::io

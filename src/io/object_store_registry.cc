@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "lance/core/ascii.h"
+#include "lance/io/storage_options.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/s3_object_store.h"
@@ -61,16 +62,8 @@ ObjectStoreRegistry& ObjectStoreRegistry::Default() {
 }
 
 bool ObjectStoreRegistry::IsSecretOptionKey(std::string_view key) {
-  static constexpr std::string_view kMarkers[] = {
-      "secret", "token", "password", "passwd", "credential", "signature",
-      "key",  // key_id, access_key, account_key, private_key, api_key, sas_key...
-      "sas",
-  };
-  const std::string lower = AsciiToLower(key);
-  for (std::string_view marker : kMarkers) {
-    if (lower.find(marker) != std::string::npos) return true;
-  }
-  return false;
+  // Key ids stay out of cache keys too: the registry asks "sensitive", not "secret".
+  return IsSensitiveOptionKey(key);
 }
 
 std::string ObjectStoreRegistry::CacheKey(const Uri& root, const StorageOptions& options,

@@ -30,7 +30,7 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
   }
   if (read != nullptr) {
     LANCE_RETURN_NOT_OK(
-        CheckWriterFlags(read->manifest, dir.store()->ObjectUri(read->location.key)));
+        CheckWriterFlags(read->manifest, dir.store()->DisplayPath(read->location.key)));
   }
   if (txn.uuid().empty()) txn.set_uuid(RandomUuid());
   const bool is_overwrite = txn.operation_case() == pb::Transaction::kOverwrite;
@@ -122,7 +122,7 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
     }
     checked_up_to = latest_version;
     LANCE_RETURN_NOT_OK(
-        CheckWriterFlags(base->manifest, dir.store()->ObjectUri(base->location.key)));
+        CheckWriterFlags(base->manifest, dir.store()->DisplayPath(base->location.key)));
   }
   return Status::Conflict("Commit to " + dir.Uri() + " gave up after " +
                           std::to_string(options.max_retries + 1) +

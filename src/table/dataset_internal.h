@@ -34,7 +34,7 @@ class DatasetImpl {
   const table_internal::pb::Manifest& proto() const { return manifest.manifest; }
   /// \brief The manifest file's URI, for messages.
   std::string manifest_uri() const {
-    return dir.store()->ObjectUri(manifest.location.key);
+    return dir.store()->DisplayPath(manifest.location.key);
   }
 };
 

@@ -102,7 +102,7 @@ Result<DeletionVector> ReadDeletionFile(const DatasetDir& dir, uint64_t fragment
   const std::string key = dir.Key(DeletionFileRelativePath(fragment_id, file));
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, dir.store()->Read(key));
   return ParseDeletionFile(bytes->ToStringView(), file.file_type(), physical_rows,
-                           dir.store()->ObjectUri(key));
+                           dir.store()->DisplayPath(key));
 }
 
 Result<std::string> EncodeDeletionFile(const DeletionVector& rows,

@@ -111,12 +111,14 @@ std::string DatasetDir::Key(std::string_view relative) const {
   return key;
 }
 
+// Messages name what the user gave: the store's display form of the key (the absolute
+// path for a local dataset, not the root-relative key).
 std::string DatasetDir::Uri(std::string_view relative) const {
-  return store_->ObjectUri(Key(relative));
+  return store_->DisplayPath(Key(relative));
 }
 
 std::string DatasetDir::Uri() const {
-  return base_.empty() ? store_->uri() : store_->ObjectUri(base_);
+  return base_.empty() ? store_->uri() : store_->DisplayPath(base_);
 }
 
 Result<std::vector<ManifestLocation>> ListManifests(const DatasetDir& dir) {
@@ -215,7 +217,7 @@ Result<LoadedManifest> ParseManifestFile(std::string_view bytes, std::string_vie
 Result<LoadedManifest> ReadManifest(const DatasetDir& dir,
                                     const ManifestLocation& location) {
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, dir.store()->Read(location.key));
-  const std::string name = dir.store()->ObjectUri(location.key);
+  const std::string name = dir.store()->DisplayPath(location.key);
   LANCE_ASSIGN_OR_RAISE(LoadedManifest loaded,
                         ParseManifestFile(bytes->ToStringView(), name));
   if (loaded.manifest.version() != location.version) {

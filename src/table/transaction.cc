@@ -471,7 +471,7 @@ Result<pb::Transaction> LoadTransaction(const DatasetDir& dir,
   if (loaded.transaction_section) {
     if (!txn.ParseFromString(*loaded.transaction_section)) {
       return Status::Corrupt("The inline transaction of manifest " +
-                             dir.store()->ObjectUri(loaded.location.key) +
+                             dir.store()->DisplayPath(loaded.location.key) +
                              " does not decode");
     }
     return txn;
@@ -484,7 +484,7 @@ Result<pb::Transaction> LoadTransaction(const DatasetDir& dir,
   const std::string key = dir.Key("_transactions/" + file);
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, dir.store()->Read(key));
   if (!txn.ParseFromArray(bytes->data(), static_cast<int>(bytes->size()))) {
-    return Status::Corrupt("Transaction file " + dir.store()->ObjectUri(key) +
+    return Status::Corrupt("Transaction file " + dir.store()->DisplayPath(key) +
                            " does not decode");
   }
   return txn;

@@ -363,8 +363,19 @@ else
 fi
 if [ "$RC" = 0 ]; then
   expect_json storage_options_redacted 'd["storage_options"] == {
-    "aws_access_key_id": "AKIDVISIBLE", "aws_secret_access_key": "<redacted>"}'
+    "aws_access_key_id": "AKID\u2026", "aws_secret_access_key": "<redacted>"}'
 fi
+# --- errors name the path the user gave (absolute, not the store's relative key) -------
+run import "$T/people.csv" "$T/damaged.lance"
+DATAFILE=$(ls "$T"/damaged.lance/data/*.lance | head -n 1)
+printf 'not a lance file' > "$DATAFILE"
+run scan "$T/damaged.lance" --format jsonl
+if [ "$RC" != 0 ] && grep -qF "'$DATAFILE'" "$T/err" && ! grep -qF "'${DATAFILE#/}'" "$T/err"; then
+  ok; else failed corrupt_data_file_named_absolute "stderr must quote '$DATAFILE'"; fi
+rm -f "$DATAFILE"
+run scan "$T/damaged.lance" --format jsonl
+if [ "$RC" != 0 ] && grep -qF "'$DATAFILE'" "$T/err" && ! grep -qF "'${DATAFILE#/}'" "$T/err"; then
+  ok; else failed missing_data_file_named_absolute "stderr must quote '$DATAFILE'"; fi
 run count "$DS" --storage-option token=SUPERSECRET123 \
   --storage-option token=SUPERSECRET123
 expect_fails_cleanly duplicate_option_named_not_valued 2 '"token" given more than once'
@@ -486,7 +497,7 @@ run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNS
   --storage-option "aws_secret_access_key=$SECRET2" --json
 expect_no_secret ns_secret_info_json "$SECRET1" "$SECRET2" "$SECRET3"
 expect_json ns_secret_info_redacted 'd["namespace_properties"]["storage.aws_secret_access_key"]
-  == "<redacted>" and d["namespace_properties"]["storage.aws_access_key_id"] == "AKIDNSVISIBLE"
+  == "<redacted>" and d["namespace_properties"]["storage.aws_access_key_id"] == "AKID\u2026"
   and d["namespace_properties"]["storage.aws_session_token"] == "<redacted>"
   and d["storage_options"]["aws_secret_access_key"] == "<redacted>"'
 run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNSVISIBLE \

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -197,7 +198,13 @@ TEST_F(LocalObjectStoreTest, DotDotCannotEscapeTheRoot) {
 }
 
 TEST_F(LocalObjectStoreTest, MissingFileErrorsNameTheFullPath) {
-  const std::string expected = "file://" + dir_.path() + "/no/such/file.bin";
+  // The absolute path as the user gave it (DisplayPath), with the errno as typed detail.
+  const std::string expected = "'" + dir_.path() + "/no/such/file.bin'";
+  EXPECT_EQ(store_->DisplayPath("no/such/file.bin"), dir_.path() + "/no/such/file.bin");
+  const Status missing = store_->Read("no/such/file.bin").status();
+  ASSERT_NE(missing.detail_as<ErrnoDetail>(), nullptr) << missing.ToString();
+  EXPECT_EQ(missing.detail_as<ErrnoDetail>()->errnum(), ENOENT);
+  EXPECT_EQ(missing.message().find("file://"), std::string::npos) << missing.message();
   EXPECT_THAT(store_->Read("no/such/file.bin"),
               IsErrorWith(StatusCode::kNotFound, expected));
   EXPECT_THAT(store_->Head("no/such/file.bin"),
@@ -307,6 +314,8 @@ TEST_F(LocalObjectStoreTest, RelativeRootIsResolvedAgainstTheWorkingDirectory) {
   EXPECT_EQ(root->root(), "/");
   EXPECT_EQ(root->uri(), "file:///");
   EXPECT_EQ(root->ObjectUri("tmp/x"), "file:///tmp/x");
+  // Keys of the root store are relative ("tmp/x"); messages show the absolute path.
+  EXPECT_EQ(root->DisplayPath("tmp/x"), "/tmp/x");
   EXPECT_EQ(root->FilePath("tmp/x"), "/tmp/x");
   EXPECT_THAT(LocalObjectStore::Make(""), IsError(StatusCode::kInvalid));
 }

@@ -3,7 +3,7 @@
 // operation, awkward keys, ranges, conditional writes and reads, listing pagination,
 // batch deletes, multipart, addressing styles, credential failures and refresh,
 // connection reuse, unreachable endpoints.
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -19,8 +19,12 @@
 #include <thread>
 #include <vector>
 
-#include "io/s3_client_internal.h"
+#include "io/s3/endpoint.h"
+#include "io/s3/errors.h"
+#include "io/s3/responses.h"
 #include "lance/io/credentials.h"
+#include "lance/io/http_error.h"
+#include "lance/io/s3_object_store.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3 {
@@ -678,6 +682,47 @@ TEST_F(S3ClientTest, AnonymousRequestIsForbidden) {
   o.skip_signature = true;
   ASSERT_OK_AND_ASSIGN(c, MakeClient(o));
   EXPECT_THAT(c->PutObject(Key("anon"), "x"), IsError(StatusCode::kForbidden));
+}
+
+// The typed detail of real RGW answers: what callers decide on instead of the message.
+TEST_F(S3ClientTest, ErrorsCarryHttpErrorDetail) {
+  auto st = client_->GetObject(Key("nope")).status();
+  ASSERT_TRUE(st.IsNotFound()) << st.ToString();
+  const auto* missing = st.detail_as<HttpErrorDetail>();
+  ASSERT_NE(missing, nullptr) << st.ToString();
+  EXPECT_EQ(missing->http_status(), 404);
+  EXPECT_EQ(missing->service_code(), "NoSuchKey");
+  EXPECT_FALSE(missing->request_id().empty());
+  // The request id in the detail is the one the message quotes.
+  EXPECT_NE(st.message().find("(request id " + missing->request_id() + ")"),
+            std::string::npos)
+      << st.ToString();
+
+  // A bodiless 404 (HEAD): no code, but the request id from the header.
+  st = client_->HeadObject(Key("nope")).status();
+  ASSERT_NE(st.detail_as<HttpErrorDetail>(), nullptr) << st.ToString();
+  EXPECT_EQ(st.detail_as<HttpErrorDetail>()->http_status(), 404);
+  EXPECT_FALSE(st.detail_as<HttpErrorDetail>()->request_id().empty());
+
+  // A real denial: an anonymous PUT.
+  S3Options o = TestOptions(env_);
+  o.credentials = AwsCredentials{};
+  ASSERT_OK_AND_ASSIGN(auto anonymous, MakeClient(o));
+  st = anonymous->PutObject(Key("anon"), "x").status();
+  ASSERT_TRUE(st.IsForbidden()) << st.ToString();
+  const auto* denied = st.detail_as<HttpErrorDetail>();
+  ASSERT_NE(denied, nullptr) << st.ToString();
+  EXPECT_EQ(denied->http_status(), 403);
+  EXPECT_EQ(denied->service_code(), "AccessDenied");
+  EXPECT_FALSE(denied->request_id().empty());
+  EXPECT_EQ(denied->ToString(), "HTTP 403 AccessDenied (request id " + denied->request_id() + ")");
+
+  // The detail survives the object store's context.
+  ASSERT_OK_AND_ASSIGN(auto store, S3ObjectStore::Make(env_.bucket, TestOptions(env_)));
+  st = store->Read(Key("nope")).status();
+  ASSERT_TRUE(st.IsNotFound()) << st.ToString();
+  ASSERT_NE(st.detail_as<HttpErrorDetail>(), nullptr) << st.ToString();
+  EXPECT_EQ(st.detail_as<HttpErrorDetail>()->service_code(), "NoSuchKey");
 }
 
 TEST_F(S3ClientTest, InvalidMakeArguments) {

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/s3/s3_client.h"
 #include "lance/core/builder.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3_object_store.h"

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "io/s3/s3_client.h"
 #include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"

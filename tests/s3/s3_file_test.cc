@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/s3/s3_client.h"
 #include "lance/core/builder.h"
 #include "lance/format/file_reader.h"
 #include "lance/format/file_writer.h"

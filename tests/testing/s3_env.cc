@@ -20,7 +20,9 @@
 
 #include "lance/io/s3/s3_options.h"
 #include "lance/macros.h"
-#include "src/io/s3_xml.h"
+#include "src/io/s3/s3_client.h"
+#include "src/io/s3/sigv4.h"
+#include "src/io/s3/xml.h"
 
 extern char** environ;
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lance/io/object_store_registry.h"
-#include "lance/io/s3/sigv4.h"
+#include "lance/io/credentials.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/result.h"
 

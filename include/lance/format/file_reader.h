@@ -75,6 +75,8 @@ class LanceFileReader {
   virtual const LanceSchema& schema() const = 0;
   virtual int64_t num_rows() const = 0;
   virtual LanceFileVersion version() const = 0;
+  /// \brief The file as messages name it: ObjectStore::DisplayPath of its key (an
+  /// absolute local path, or a full URI).
   virtual const std::string& path() const = 0;
 
   /// \brief Streams the requested columns and rows.

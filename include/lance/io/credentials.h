@@ -12,10 +12,29 @@
 #include <memory>
 #include <string>
 
-#include "lance/io/s3/sigv4.h"
 #include "lance/result.h"
 
 namespace lance::io {
+
+namespace s3 {
+
+/// \brief Long-term or temporary AWS credentials: what a CredentialsSource hands out and
+/// what S3 requests are signed with.
+///
+/// Never log the struct's fields directly; ToString() redacts them.
+struct AwsCredentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  /// \brief Session token of temporary credentials; empty for long-term ones.
+  std::string session_token;
+
+  /// \brief A loggable form: the key id redacted as RedactOptionValue does for
+  /// identifiers (its first 4 characters), the secret and the token never (only whether
+  /// a token is present).
+  std::string ToString() const;
+};
+
+}  // namespace s3
 
 /// \brief Supplies the credentials of a remote store, request by request.
 ///
@@ -56,7 +75,7 @@ class StaticCredentialsSource final : public CredentialsSource {
   /// \brief "static"; stores with static credentials are told apart by the registry's
   /// secrets fingerprint, not by this id.
   std::string id() const override;
-  /// \brief "StaticCredentials(AKIA****, session token: yes)".
+  /// \brief "StaticCredentials(AwsCredentials{access_key_id=AKIA…, ...})".
   std::string ToString() const override;
 
  private:

@@ -87,6 +87,9 @@ class LocalObjectStore : public ObjectStore {
   /// \brief The absolute root directory.
   const std::string& root() const override { return root_; }
   std::string ToString() const override;
+  /// \brief FilePath(key): the absolute path the user gave ("/tmp/x.lance/..."), not
+  /// the root-relative key.
+  std::string DisplayPath(std::string_view key) const override { return FilePath(key); }
 
   const LocalObjectStoreOptions& options() const { return options_; }
 

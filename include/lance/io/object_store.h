@@ -336,8 +336,14 @@ class ObjectStore {
   /// Never contains credentials.
   virtual std::string ToString() const = 0;
 
-  /// \brief The full URI of the object at `path`, for messages: uri() + '/' + path.
+  /// \brief The full URI of the object at `path`: uri() + '/' + path.
   std::string ObjectUri(std::string_view path) const;
+
+  /// \brief The object at `key` as the user would recognise it, for error messages:
+  /// keys are relative to the store root ("tmp/x.lance/data/f.lance" in the local store
+  /// rooted at "/"), which is not what the user gave. Default ObjectUri(key); the local
+  /// store answers the file's absolute path ("/tmp/x.lance/data/f.lance").
+  virtual std::string DisplayPath(std::string_view key) const { return ObjectUri(key); }
 };
 
 /// \brief Base for decorators (prefix, metrics, fault-injection, caching stores): every
@@ -378,6 +384,7 @@ class ObjectStoreWrapper : public ObjectStore {
   bool list_is_lexically_ordered() const override;
   bool is_local() const override;
   const std::string& uri() const override;
+  std::string DisplayPath(std::string_view key) const override;
   const std::string& root() const override;
   std::string ToString() const override;
 

@@ -99,11 +99,10 @@ class ObjectStoreRegistry {
   static std::string CacheKey(const Uri& root, const StorageOptions& options,
                               std::string_view credentials_id = {});
 
-  /// \brief True for option keys whose values must never be logged or used as cache
-  /// keys: any key containing "secret", "token", "password", "passwd", "credential",
-  /// "signature", "key" (key_id, access_key, account_key, ...) or "sas",
-  /// case-insensitively. Deliberately broad: a non-secret option classified as secret
-  /// still separates stores through the secrets fingerprint.
+  /// \brief True for option keys whose values must never be logged verbatim or used as
+  /// cache keys: io::IsSensitiveOptionKey (storage_options.h, the one rule), i.e. secrets
+  /// and key ids. A non-secret option classified as secret still separates stores
+  /// through the secrets fingerprint.
   static bool IsSecretOptionKey(std::string_view key);
 
  private:

@@ -20,7 +20,6 @@
 
 #include "lance/core/clock.h"
 #include "lance/io/credentials.h"
-#include "lance/io/s3/sigv4.h"
 #include "lance/io/storage_options_provider.h"
 #include "lance/result.h"
 

@@ -30,10 +30,13 @@
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
-#include "lance/io/s3/s3_client.h"
 #include "lance/io/s3/s3_options.h"
 
 namespace lance::io {
+
+namespace s3 {
+class S3Client;  // the transport, private to the io layer (src/io/s3/s3_client.h)
+}  // namespace s3
 
 class S3ObjectStore final : public ObjectStore {
  public:
@@ -83,7 +86,8 @@ class S3ObjectStore final : public ObjectStore {
   /// \brief "S3ObjectStore(s3://bucket, <S3Options::ToString>, <source ToString>)".
   std::string ToString() const override;
 
-  /// \brief The client (for stats in tests and benchmarks).
+  /// \brief The client (for stats in tests and benchmarks, which include the private
+  /// src/io/s3/s3_client.h to use it).
   const std::shared_ptr<s3::S3Client>& client() const { return client_; }
 
  private:

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "lance/io/s3/sigv4.h"
+#include "lance/io/credentials.h"
 #include "lance/result.h"
 
 namespace lance::io::s3 {
@@ -79,7 +79,7 @@ struct S3Options {
   /// Default 32.
   int max_connections = 32;
 
-  /// \brief "S3Options(region=..., endpoint=..., path-style, credentials=AKIA****)";
+  /// \brief "S3Options(region=..., endpoint=..., path-style, credentials=AKIA…)";
   /// never contains a secret.
   std::string ToString() const;
 };

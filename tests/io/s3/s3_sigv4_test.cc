@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "lance/io/s3/sigv4.h"
+#include "io/s3/sigv4.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

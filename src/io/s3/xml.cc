@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// A small recursive-descent XML parser for S3 bodies (see s3_xml.h). It trusts nothing:
+// A small recursive-descent XML parser for S3 bodies (see xml.h). It trusts nothing:
 // every read is bounds-checked, nesting is limited, and errors report a byte offset
 // only, never document content (bodies may echo keys the caller considers private).
 
-#include "s3_xml.h"
+#include "io/s3/xml.h"
 
 #include <cstdint>
 #include <string>

@@ -18,9 +18,13 @@
 #include <thread>
 #include <vector>
 
-#include "io/s3_client_internal.h"
+#include "io/s3/endpoint.h"
+#include "io/s3/errors.h"
+#include "io/s3/responses.h"
 #include "lance/io/credentials.h"
-#include "lance/io/s3/s3_client.h"
+#include "io/s3/s3_client.h"
+#include "io/s3/sigv4.h"
+#include "lance/io/http_error.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3::internal {
@@ -883,6 +887,33 @@ TEST(S3ClientFakeServerTest, MaxConnectionsBoundsRequestsInFlight) {
   EXPECT_EQ(peak.load(), 2);
   EXPECT_EQ(server.requests().size(), 18u);
   EXPECT_LE(server.connections(), 2);  // pooled handles keep their connections
+}
+
+TEST(S3ClientFakeServerTest, HttpErrorsCarryTypedDetail) {
+  FakeS3 server([](const SeenRequest& r, int) {
+    if (r.target == "/bkt/missing") return Reply{HttpReply(404, ErrorXml("NoSuchKey"))};
+    if (r.target == "/bkt/denied") return Reply{HttpReply(403, ErrorXml("AccessDenied"))};
+    if (r.method == "HEAD") return Reply{HttpReply(404, "")};
+    return Reply{HttpReply(503, ErrorXml("SlowDown"))};
+  });
+  ASSERT_OK_AND_ASSIGN(auto c, S3Client::Make("bkt", FakeOptions(server), FakeCreds()));
+  auto detail = [](const Status& st) {
+    const auto* d = st.detail_as<HttpErrorDetail>();
+    return d == nullptr ? std::string("<none>") : d->ToString();
+  };
+  Status missing = c->GetObject("missing").status();
+  EXPECT_TRUE(missing.IsNotFound());
+  EXPECT_EQ(detail(missing), "HTTP 404 NoSuchKey (request id rid)");
+  Status denied = c->GetObject("denied").status();
+  EXPECT_TRUE(denied.IsForbidden()) << denied.ToString();
+  EXPECT_EQ(detail(denied), "HTTP 403 AccessDenied (request id rid)");
+  // A bodiless HEAD answer: no code, the request id from the header.
+  Status head = c->HeadObject("other").status();
+  EXPECT_EQ(detail(head), "HTTP 404 (request id fake-404)");
+  // Retries exhausted: Unavailable, still carrying the last answer's detail.
+  Status slow = c->PutObject("other", "x").status();
+  EXPECT_EQ(slow.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(detail(slow), "HTTP 503 SlowDown (request id rid)");
 }
 
 TEST(S3ClientFakeServerTest, HeadErrorsWithoutBody) {

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "lance/core/ascii.h"
+#include "lance/io/storage_options.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 
 namespace lance::io::s3 {
 namespace {
@@ -90,11 +92,6 @@ std::optional<Field> FieldOfKey(const std::string& key) {
   // Lance treats every key containing "allow_http" as the allow_http switch.
   if (key.find("allow_http") != std::string::npos) return Field::kAllowHttp;
   return std::nullopt;
-}
-
-bool IsSecretField(Field f) {
-  return f == Field::kAccessKeyId || f == Field::kSecretAccessKey ||
-         f == Field::kSessionToken;
 }
 
 // One value for a field, and where it came from (the option key as the caller spelled
@@ -254,10 +251,8 @@ std::string S3Options::ToString() const {
   if (credentials.access_key_id.empty()) {
     out += "<none>";
   } else {
-    // Only a prefix of the key id, as AwsCredentials::ToString; never secret or token.
-    out += credentials.access_key_id.substr(
-        0, std::min<size_t>(4, credentials.access_key_id.size()));
-    out += "****";
+    // The key id as the secrets rule shows it; never the secret or the token.
+    out += RedactOptionValue("aws_access_key_id", credentials.access_key_id);
     if (!credentials.session_token.empty()) out += "+session-token";
   }
   out += ", max_retries=" + std::to_string(max_retries);
@@ -300,9 +295,11 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
       if (!same) {
         std::string msg = "storage options '" + settings[0].source + "' and '" +
                           settings[i].source + "' set the same S3 setting";
-        if (!IsSecretField(field)) {
-          msg += " to different values ('" + settings[0].value + "' and '" +
-                 settings[i].value + "')";
+        // The one secrets rule decides what may be shown (a key id only redacted).
+        if (!IsSecretOptionKey(settings[0].source) && !IsSecretOptionKey(settings[i].source)) {
+          msg += StrCat(" to different values ('",
+                        RedactOptionValue(settings[0].source, settings[0].value), "' and '",
+                        RedactOptionValue(settings[i].source, settings[i].value), "')");
         } else {
           msg += " to different values";
         }

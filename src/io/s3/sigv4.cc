@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "lance/io/s3/sigv4.h"
+#include "io/s3/sigv4.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -98,15 +98,6 @@ bool IsValidScopePart(std::string_view s) {
 }
 
 }  // namespace
-
-std::string AwsCredentials::ToString() const {
-  std::string out = "AwsCredentials{access_key_id=";
-  out += access_key_id.substr(0, std::min<size_t>(4, access_key_id.size()));
-  out += "\u2026, secret_access_key=<redacted>, session_token=";
-  out += session_token.empty() ? "<none>" : "<redacted>";
-  out += "}";
-  return out;
-}
 
 std::string Sha256Hex(std::string_view data) {
   Digest d{};

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/s3/s3_client.h"
 #include "lance/core/logging.h"
 #include "lance/macros.h"
 

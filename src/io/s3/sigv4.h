@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// \file sigv4.h
+/// \file sigv4.h (private to the io layer)
 /// \brief AWS Signature Version 4 (header-based, AWS4-HMAC-SHA256) for S3 requests.
 ///
 /// Groundwork for the S3 object store: builds the canonical request, the string to
@@ -19,23 +19,10 @@
 #include <utility>
 #include <vector>
 
+#include "lance/io/credentials.h"
 #include "lance/result.h"
 
 namespace lance::io::s3 {
-
-/// \brief Long-term or temporary AWS credentials.
-///
-/// Never log the struct's fields directly; ToString() redacts them.
-struct AwsCredentials {
-  std::string access_key_id;
-  std::string secret_access_key;
-  /// \brief Session token of temporary credentials; empty for long-term ones.
-  std::string session_token;
-
-  /// \brief A loggable form: only the first 4 characters of the key id are shown,
-  /// the secret and the token never are (only whether a token is present).
-  std::string ToString() const;
-};
 
 /// \brief The parts of an HTTP request that SigV4 signs.
 struct SigV4Request {

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// From an S3/HTTP error answer to a Status: the retry classification, the StatusCode
+// mapping and the message. The one place that decides on codes, so that upper layers
+// never look at HTTP.
+
+#include "io/s3/errors.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <utility>
+
+#include "lance/io/http_error.h"
+
+namespace lance::io::s3::internal {
+
+RetryClass ClassifyHttpError(int http_status, std::string_view code) {
+  if (code == "ExpiredToken" || code == "InvalidToken" ||
+      code == "TokenRefreshRequired" || code == "InvalidAccessKeyId") {
+    return RetryClass::kRefreshCredentials;
+  }
+  if (code == "SlowDown" || code == "RequestTimeout" || code == "InternalError" ||
+      code == "ServiceUnavailable" || code == "ConditionalRequestConflict") {
+    return RetryClass::kRetry;
+  }
+  // RGW with STS enabled answers every credential failure (unknown key, wrong secret,
+  // expired or revoked session) with a plain 403 AccessDenied, and HEAD errors carry no
+  // code at all: give a refreshing source one chance there too.
+  if (http_status == 403 && (code == "AccessDenied" || code.empty())) {
+    return RetryClass::kMaybeRefreshCredentials;
+  }
+  if (http_status == 500 || http_status == 502 || http_status == 503 ||
+      http_status == 504 || http_status == 429) {
+    return RetryClass::kRetry;
+  }
+  return RetryClass::kFinal;
+}
+
+bool IsRetryableCurlCode(int curl_code) {
+  switch (static_cast<CURLcode>(curl_code)) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SSL_CONNECT_ERROR:  // resets during the handshake
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsResolveFailure(int curl_code) {
+  return curl_code == CURLE_COULDNT_RESOLVE_HOST ||
+         curl_code == CURLE_COULDNT_RESOLVE_PROXY;
+}
+
+StatusCode MapS3ErrorCode(const S3Error& error, ErrorContext context) {
+  const std::string& code = error.code;
+  const int status = error.http_status;
+  if (status == 412) {
+    if (context == ErrorContext::kConditionalCreate) return StatusCode::kAlreadyExists;
+    return StatusCode::kIOError;  // pinned read: "object changed"; else a failed
+                                  // precondition
+  }
+  if (code == "ExpiredToken" || code == "TokenRefreshRequired")
+    return StatusCode::kTokenExpired;
+  if (status == 401 || code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" ||
+      code == "InvalidToken") {
+    return StatusCode::kUnauthorized;
+  }
+  if (status == 404 || code == "NoSuchKey" || code == "NoSuchBucket" ||
+      code == "NoSuchUpload") {
+    return StatusCode::kNotFound;
+  }
+  if (code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists") {
+    return StatusCode::kAlreadyExists;
+  }
+  if (status == 403) return StatusCode::kForbidden;
+  if (status == 409) return StatusCode::kConflict;
+  if (status == 501 || code == "NotImplemented") return StatusCode::kNotImplemented;
+  if (ClassifyHttpError(status, code) == RetryClass::kRetry)
+    return StatusCode::kUnavailable;
+  if (status == 400 || status == 411 || status == 413 || status == 416) {
+    return StatusCode::kInvalid;
+  }
+  return StatusCode::kIOError;
+}
+
+std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
+                                 const S3Error& error, int attempts, double elapsed_s) {
+  std::string msg = "S3 ";
+  msg += op;
+  msg += " of ";
+  msg += uri;
+  msg += ": HTTP ";
+  msg += std::to_string(error.http_status);
+  if (!error.code.empty()) {
+    msg += " ";
+    msg += error.code;
+  }
+  msg += " (request id ";
+  msg += error.request_id.empty() ? "none" : error.request_id;
+  msg += ")";
+  if (!error.message.empty()) {
+    msg += ": ";
+    msg += error.message;
+  }
+  if (attempts > 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
+    msg += buf;
+  }
+  return msg;
+}
+
+Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
+                       const S3Error& error, int attempts, double elapsed_s) {
+  const StatusCode code = MapS3ErrorCode(error, context);
+  std::string msg = FormatS3ErrorMessage(op, uri, error, attempts, elapsed_s);
+  if (error.http_status == 412 && context == ErrorContext::kPinnedRead) {
+    msg += ": object changed since it was opened";
+  } else if (error.http_status == 404 && error.code.empty()) {
+    msg += ": no such key or bucket";
+  } else if (error.code == "NoSuchBucket") {
+    msg += ": the bucket does not exist";
+  } else if (error.code == "NoSuchKey") {
+    msg += ": the object does not exist";
+  }
+  const bool retryable = code == StatusCode::kUnavailable;
+  return Status(code, std::move(msg), retryable,
+                std::make_shared<HttpErrorDetail>(error.http_status, error.code,
+                                                  error.request_id));
+}
+
+std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,
+                                         std::chrono::milliseconds max_backoff) {
+  if (initial.count() <= 0) return std::chrono::milliseconds(0);
+  // Double without overflowing: stop as soon as the cap is reached.
+  int64_t ceiling = initial.count();
+  for (int i = 0; i < retry && ceiling < max_backoff.count(); ++i) ceiling *= 2;
+  return std::chrono::milliseconds(std::min<int64_t>(ceiling, max_backoff.count()));
+}
+
+std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds initial,
+                                       std::chrono::milliseconds max_backoff,
+                                       double unit) {
+  const auto ceiling = BackoffCeiling(retry, initial, max_backoff);
+  unit = std::clamp(unit, 0.0, 1.0);
+  auto ms = static_cast<int64_t>(std::floor(unit * static_cast<double>(ceiling.count())));
+  return std::chrono::milliseconds(std::min<int64_t>(ms, ceiling.count()));
+}
+
+}  // namespace lance::io::s3::internal

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// From an S3/HTTP error answer to a Status (private): the retry policy of s3_client.h,
+// the StatusCode mapping, the message and the typed HttpErrorDetail.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "lance/status.h"
+
+namespace lance::io::s3::internal {
+
+/// \brief An S3 error answer (from the <Error> body, or synthesised for bodiless ones).
+struct S3Error {
+  int http_status = 0;
+  std::string code;
+  std::string message;
+  std::string request_id;
+};
+
+enum class RetryClass {
+  kFinal,               ///< return the mapped error
+  kRetry,               ///< transient: back off and retry
+  kRefreshCredentials,  ///< ask CredentialsSource::OnRejected, retry once
+  /// \brief 403 AccessDenied (or a bodiless 403): maybe the credentials, maybe a real
+  /// denial. Ask OnRejected once; if it cannot refresh, the original error stands as is.
+  kMaybeRefreshCredentials,
+};
+
+/// \brief Classifies an HTTP error answer per the retry policy of s3_client.h.
+RetryClass ClassifyHttpError(int http_status, std::string_view code);
+
+/// \brief Whether a libcurl result code is a transient transport failure worth
+/// retrying. Resolve failures (CURLE_COULDNT_RESOLVE_HOST/PROXY) are NOT in this set:
+/// the client retries them at most once (see IsResolveFailure), since a name that does
+/// not resolve is almost always a configuration error and 10 retries with backoff would
+/// only delay the report.
+bool IsRetryableCurlCode(int curl_code);
+bool IsResolveFailure(int curl_code);
+
+/// \brief What the caller was doing, which decides how some codes map.
+enum class ErrorContext {
+  kDefault,
+  kConditionalCreate,  ///< PUT If-None-Match: *   (412 -> AlreadyExists)
+  kPinnedRead,         ///< GET If-Match: <etag>   (412 -> IOError "object changed")
+  kBucket,             ///< bucket-level operation
+};
+
+/// \brief Maps a final S3 error answer to a StatusCode.
+StatusCode MapS3ErrorCode(const S3Error& error, ErrorContext context);
+
+/// \brief "S3 <op> of <uri>: HTTP <status> <code> (request id <id>)[: <message>]
+/// [, after <n> attempts in <t> s]". `attempts` <= 1 omits the tail.
+std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
+                                 const S3Error& error, int attempts, double elapsed_s);
+
+/// \brief The Status of a final S3 error answer: MapS3ErrorCode's code, the message of
+/// FormatS3ErrorMessage with a hint for 404/412, retryable when Unavailable, and an
+/// io::HttpErrorDetail (HTTP status, S3 code, request id).
+Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
+                       const S3Error& error, int attempts, double elapsed_s);
+
+/// \brief The full jitter bound for retry number `retry` (0-based):
+/// min(max_backoff, initial * 2^retry).
+std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,
+                                         std::chrono::milliseconds max_backoff);
+/// \brief A delay uniformly chosen in [0, BackoffCeiling] from `unit` in [0, 1).
+std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds initial,
+                                       std::chrono::milliseconds max_backoff,
+                                       double unit);
+
+}  // namespace lance::io::s3::internal

@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: Apache-2.0
+// The S3 operations over the transport (see s3_client.h for the contract): each builds a
+// Request, Execute() signs, sends, retries and maps errors, and the operation reads its
+// answer. The transport is curl_transport.h; addressing endpoint.h; error mapping
+// errors.h; bodies responses.h.
+
+#include "io/s3/s3_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+#include <utility>
+
+#include "io/s3/curl_transport.h"
+#include "io/s3/endpoint.h"
+#include "io/s3/errors.h"
+#include "io/s3/responses.h"
+#include "io/s3/sigv4.h"
+#include "io/s3/xml.h"
+#include "lance/io/http_error.h"
+#include "lance/core/logging.h"
+#include "lance/macros.h"
+#include "lance/str_cat.h"
+
+namespace lance::io::s3 {
+
+using internal::ErrorContext;
+using internal::Request;
+using internal::Response;
+using internal::RetryClass;
+using internal::S3Error;
+
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+struct S3Client::Impl {
+  std::string bucket;
+  S3Options options;
+  std::shared_ptr<CredentialsSource> credentials;
+  internal::ParsedEndpoint endpoint;
+  S3ClientStats stats;
+
+  std::unique_ptr<internal::CurlTransport> transport;
+
+  std::mutex rng_mutex;
+  std::mt19937_64 rng{std::random_device{}()};
+
+  std::string ObjectUri(std::string_view key) const {
+    std::string uri = "s3://" + bucket + "/";
+    uri += key;
+    return uri;
+  }
+
+  double RandomUnit() {
+    std::lock_guard<std::mutex> lock(rng_mutex);
+    return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  }
+
+  // Runs `req` with retries, signing each attempt. On success returns the response
+  // (2xx, or a status the caller declared acceptable through `accept`).
+  Result<Response> Execute(
+      const Request& req,
+      const std::function<bool(int status, const S3Error&)>& accept = {},
+      const std::function<std::optional<S3Error>(const Response&)>& body_error = {},
+      int* attempts_out = nullptr) {
+    const std::string uri =
+        req.uri_for_messages.empty() ? ObjectUri(req.key) : req.uri_for_messages;
+    const auto target =
+        internal::BuildRequestTarget(endpoint, options.virtual_hosted_style, bucket,
+                                     req.key, req.bucket_level, req.query);
+    const bool is_body_method = req.method == "PUT" || req.method == "POST";
+    std::string payload_hash;
+    if (!is_body_method) {
+      payload_hash = std::string(kEmptyPayloadSha256);
+    } else if (options.unsigned_payload) {
+      payload_hash = std::string(kUnsignedPayload);
+    } else {
+      payload_hash = Sha256Hex(req.body);
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    int attempts = 0;
+    int retries = 0;
+    int resolve_failures = 0;
+    bool refreshed = false;
+    std::shared_ptr<const AwsCredentials> refreshed_creds;
+
+    while (true) {
+      std::shared_ptr<const AwsCredentials> creds;
+      if (refreshed_creds != nullptr) {
+        creds = std::move(refreshed_creds);
+        refreshed_creds = nullptr;
+      } else {
+        auto current = credentials->Current();
+        if (!current.ok()) {
+          LANCE_LOG(Warn, "s3") << "S3 " << req.op << " of " << uri
+                                << ": no credentials from " << credentials->ToString() << ": "
+                                << current.status().ToString();
+          return current.status().WithContext("S3 " + std::string(req.op) + " of " + uri +
+                                              ": getting credentials");
+        }
+        creds = *current;
+      }
+      std::vector<std::pair<std::string, std::string>> auth_headers;
+      if (!options.skip_signature && creds != nullptr && !creds->access_key_id.empty()) {
+        SigV4Request sreq;
+        sreq.method = req.method;
+        sreq.host = target.host_header;
+        sreq.path = target.raw_path;
+        sreq.query = req.query;
+        sreq.headers = req.headers;
+        sreq.payload_sha256_hex = payload_hash;
+        const std::string region = options.region.empty() ? "us-east-1" : options.region;
+        auto signed_headers =
+            SignRequest(sreq, *creds, region, "s3", std::chrono::system_clock::now());
+        if (!signed_headers.ok()) {
+          return signed_headers.status().WithContext("S3 " + std::string(req.op) +
+                                                     " of " + uri + ": signing");
+        }
+        auth_headers = std::move(*signed_headers);
+      }
+
+      ++attempts;
+      if (attempts_out != nullptr) *attempts_out = attempts;
+      stats.requests.fetch_add(1, std::memory_order_relaxed);
+      Response resp;
+      bool overflow = false;
+      std::string curl_error;
+      const CURLcode rc =
+          transport->Perform(req, target, auth_headers, &resp, &overflow, &curl_error);
+      // One line per attempt; the credentials only in their redacted form.
+      LANCE_LOG(Debug, "s3") << req.method << " " << uri << ": "
+                             << (rc == CURLE_OK ? "HTTP " + std::to_string(resp.status)
+                                                : "curl error " + std::to_string(static_cast<int>(rc)))
+                             << " (" << req.op << ", attempt " << attempts << ", "
+                             << (creds != nullptr && !creds->access_key_id.empty()
+                                     ? creds->ToString()
+                                     : std::string("unsigned"))
+                             << ")";
+
+      bool retry = false;
+      Status final_error;
+      if (overflow) {
+        return Status::IOError("S3 " + std::string(req.op) + " of " + uri +
+                               ": the server sent more bytes than requested");
+      }
+      if (rc != CURLE_OK) {
+        const bool resolve = internal::IsResolveFailure(rc);
+        if (resolve) ++resolve_failures;
+        retry = internal::IsRetryableCurlCode(rc) || (resolve && resolve_failures <= 1);
+        std::string msg = "S3 " + std::string(req.op) + " of " + uri + ": " + curl_error +
+                          " (curl error " + std::to_string(static_cast<int>(rc)) + ")";
+        if (!retry) {
+          if (attempts > 1) {
+            char buf[64];
+            std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts,
+                          SecondsSince(start));
+            msg += buf;
+          }
+          LANCE_LOG(Warn, "s3") << msg;
+          return resolve ? Status::Unavailable(std::move(msg), /*retryable=*/false)
+                         : Status::IOError(std::move(msg));
+        }
+        final_error = Status::Unavailable(std::move(msg));
+      } else {
+        std::optional<S3Error> err;
+        if (resp.status >= 200 && resp.status < 300) {
+          if (body_error) err = body_error(resp);
+          if (!err) {
+            stats.bytes_received.fetch_add(resp.written, std::memory_order_relaxed);
+            stats.bytes_sent.fetch_add(static_cast<int64_t>(req.body.size()),
+                                       std::memory_order_relaxed);
+            return resp;
+          }
+        } else {
+          err = internal::ParseErrorBody(resp.body, resp.status);
+          if (!err) {
+            err = S3Error{};
+            err->http_status = resp.status;
+            err->code = resp.error_code_header;
+          }
+        }
+        if (err->request_id.empty()) err->request_id = resp.request_id;
+        if (accept && accept(err->http_status, *err)) {
+          resp.status = err->http_status;
+          return resp;
+        }
+        RetryClass cls = internal::ClassifyHttpError(err->http_status, err->code);
+        if ((cls == RetryClass::kRefreshCredentials ||
+             cls == RetryClass::kMaybeRefreshCredentials) &&
+            !refreshed && creds != nullptr && !creds->access_key_id.empty()) {
+          refreshed = true;
+          stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
+          LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": HTTP " << err->http_status
+                                << (err->code.empty() ? "" : " ") << err->code << " with "
+                                << creds->ToString()
+                                << "; asking " << credentials->ToString()
+                                << " for fresh credentials";
+          auto fresh = credentials->OnRejected(*creds);
+          if (!fresh.ok()) {
+            Status original = MakeHttpError(req, uri, *err, attempts, start);
+            LANCE_LOG(Warn, "s3") << original.message() << " with " << creds->ToString()
+                                  << "; no fresh credentials: " << fresh.status().message();
+            // A plain AccessDenied is most often a real permission problem: a source
+            // that cannot refresh must not turn it into a credentials story.
+            if (cls == RetryClass::kMaybeRefreshCredentials) return original;
+            return Status(original.code(),
+                          StrCat(original.message(), "; refreshing credentials failed: ",
+                                 fresh.status().message()),
+                          original.retryable(), original.detail());
+          }
+          refreshed_creds = *fresh;
+          LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": retrying with "
+                                << refreshed_creds->ToString();
+          ++retries;
+          stats.retries.fetch_add(1, std::memory_order_relaxed);
+          continue;  // no backoff: the cause was the credentials, not the load
+        }
+        if (cls != RetryClass::kRetry) {
+          Status error = MakeHttpError(req, uri, *err, attempts, start);
+          // Absent objects and lost create races are answers, not failures: debug only.
+          if (error.IsNotFound() || error.IsAlreadyExists()) {
+            LANCE_LOG(Debug, "s3") << error.message();
+          } else {
+            LANCE_LOG(Warn, "s3") << error.message() << " ("
+                                  << (creds != nullptr && !creds->access_key_id.empty()
+                                          ? creds->ToString()
+                                          : std::string("unsigned"))
+                                  << ")";
+          }
+          return error;
+        }
+        retry = true;
+        final_error = MakeHttpError(req, uri, *err, attempts, start);
+      }
+
+      // Transient failure: back off, unless the budget is spent.
+      const auto elapsed = std::chrono::steady_clock::now() - start;
+      if (retries >= options.max_retries || elapsed >= options.retry_timeout) {
+        std::string msg = final_error.message();
+        if (rc != CURLE_OK && attempts > 1) {
+          char buf[64];
+          std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts,
+                        SecondsSince(start));
+          msg += buf;
+        }
+        LANCE_LOG(Warn, "s3") << msg << " (retries exhausted)";
+        // The last HTTP answer's detail (none after a transport failure) stays on.
+        return Status::Unavailable(std::move(msg), /*retryable=*/true)
+            .WithDetail(final_error.detail());
+      }
+      auto delay = internal::BackoffDelay(retries, options.initial_backoff,
+                                          options.max_backoff, RandomUnit());
+      const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+          options.retry_timeout - elapsed);
+      delay = std::min(delay, remaining);
+      LANCE_LOG(Info, "s3") << final_error.message() << "; retry " << (retries + 1) << " of "
+                            << options.max_retries << " in " << delay.count() << " ms";
+      if (delay.count() > 0) std::this_thread::sleep_for(delay);
+      ++retries;
+      stats.retries.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  Status MakeHttpError(const Request& req, const std::string& uri, const S3Error& err,
+                       int attempts, std::chrono::steady_clock::time_point start) {
+    return internal::MakeS3HttpError(req.op, uri, req.context, err, attempts,
+                                     SecondsSince(start));
+  }
+
+};
+
+S3Client::S3Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+S3Client::~S3Client() = default;
+
+Result<std::shared_ptr<S3Client>> S3Client::Make(
+    std::string bucket, S3Options options,
+    std::shared_ptr<CredentialsSource> credentials) {
+  if (bucket.empty()) return Status::Invalid("S3 client: empty bucket name");
+  if (bucket.find('/') != std::string::npos) {
+    return Status::Invalid("S3 client: bucket name '" + bucket + "' contains '/'");
+  }
+  if (credentials == nullptr)
+    return Status::Invalid("S3 client for " + bucket + ": null credentials source");
+  LANCE_RETURN_NOT_OK(internal::InitCurlOnce());
+  auto impl = std::make_unique<Impl>();
+  auto endpoint = internal::ResolveEndpoint(options, bucket);
+  if (!endpoint.ok())
+    return endpoint.status().WithContext("S3 client for bucket " + bucket);
+  impl->endpoint = std::move(*endpoint);
+  impl->bucket = std::move(bucket);
+  impl->options = std::move(options);
+  impl->credentials = std::move(credentials);
+  impl->transport = std::make_unique<internal::CurlTransport>(impl->options);
+  return std::shared_ptr<S3Client>(new S3Client(std::move(impl)));
+}
+
+namespace {
+Status CheckKey(const S3Client& client, const std::string& key, const char* op) {
+  if (key.empty()) {
+    return Status::Invalid("S3 " + std::string(op) + " of " + client.ObjectUri(key) +
+                           ": empty object key");
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Result<S3ObjectInfo> S3Client::HeadObject(const std::string& key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "HeadObject"));
+  Request req;
+  req.op = "HeadObject";
+  req.method = "HEAD";
+  req.key = key;
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  S3ObjectInfo info;
+  if (!internal::ParseInt64(resp.content_length, &info.size)) {
+    return Status::IOError("S3 HeadObject of " + ObjectUri(key) +
+                           ": answer without a valid Content-Length");
+  }
+  info.etag = resp.etag;
+  info.last_modified_ms = internal::ParseHttpDateMs(resp.last_modified).value_or(0);
+  return info;
+}
+
+Result<int64_t> S3Client::GetObjectInto(const std::string& key, int64_t offset,
+                                        int64_t length, uint8_t* out,
+                                        const std::string& if_match) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "GetObject"));
+  if (offset < 0 || length < -1) {
+    return Status::Invalid("S3 GetObject of " + ObjectUri(key) +
+                           ": negative offset or length");
+  }
+  if (length == 0) return 0;
+  if (out == nullptr) {
+    return Status::Invalid("S3 GetObject of " + ObjectUri(key) + ": null output buffer");
+  }
+  Request req;
+  req.op = "GetObject";
+  req.method = "GET";
+  req.key = key;
+  req.out = out;
+  // length -1: the caller promised room for the rest; we cannot check that bound,
+  // so GetObject (which sizes its buffer) is the safe form.
+  req.out_capacity = length < 0 ? std::numeric_limits<int64_t>::max() : length;
+  const std::string range = internal::RangeHeader(offset, length);
+  if (!range.empty()) {
+    req.ranged = true;
+    req.range_offset = offset;
+    req.range_length = length;
+    req.headers.emplace_back("range", range);
+  }
+  if (!if_match.empty()) {
+    req.headers.emplace_back("if-match", if_match);
+    req.context = ErrorContext::kPinnedRead;
+  }
+  // A range starting at or past the end is 416: that read returns no bytes.
+  auto accept = [](int status, const S3Error&) { return status == 416; };
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, accept));
+  if (resp.status == 416) return 0;
+  if (resp.status == 206 && req.ranged) {
+    auto cr = internal::ParseContentRange(resp.content_range);
+    if (!cr || cr->first != offset) {
+      return Status::IOError("S3 GetObject of " + ObjectUri(key) +
+                             ": the answer's Content-Range does not match the request");
+    }
+    if (resp.written != cr->last - cr->first + 1) {
+      return Status::IOError("S3 GetObject of " + ObjectUri(key) + ": short body");
+    }
+  }
+  return resp.written;
+}
+
+Result<BufferPtr> S3Client::GetObject(const std::string& key, int64_t offset,
+                                      int64_t length, const std::string& if_match) {
+  if (length >= 0) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr buf, Buffer::AllocateForOverwrite(length));
+    LANCE_ASSIGN_OR_RAISE(
+        int64_t n, GetObjectInto(key, offset, length, buf->mutable_data(), if_match));
+    buf->Resize(n);
+    return buf;
+  }
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "GetObject"));
+  if (offset < 0) {
+    return Status::Invalid("S3 GetObject of " + ObjectUri(key) + ": negative offset");
+  }
+  Request req;
+  req.op = "GetObject";
+  req.method = "GET";
+  req.key = key;
+  const std::string range = internal::RangeHeader(offset, -1);
+  if (!range.empty()) {
+    req.ranged = true;
+    req.range_offset = offset;
+    req.headers.emplace_back("range", range);
+  }
+  if (!if_match.empty()) {
+    req.headers.emplace_back("if-match", if_match);
+    req.context = ErrorContext::kPinnedRead;
+  }
+  auto accept = [](int status, const S3Error&) { return status == 416; };
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, accept));
+  if (resp.status == 416) return Buffer::FromString(std::string());
+  if (resp.status == 206) {
+    auto cr = internal::ParseContentRange(resp.content_range);
+    if (!cr || cr->first != offset || resp.written != cr->last - cr->first + 1) {
+      return Status::IOError("S3 GetObject of " + ObjectUri(key) +
+                             ": the answer's Content-Range does not match the body");
+    }
+  } else if (!resp.content_length.empty()) {
+    int64_t expected = 0;
+    if (internal::ParseInt64(resp.content_length, &expected) &&
+        resp.written != std::max<int64_t>(0, expected - offset)) {
+      return Status::IOError("S3 GetObject of " + ObjectUri(key) + ": short body");
+    }
+  }
+  return Buffer::FromString(std::move(resp.body));
+}
+
+Result<std::string> S3Client::PutObject(const std::string& key, std::string_view body,
+                                        bool if_none_match) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "PutObject"));
+  Request req;
+  req.op = "PutObject";
+  req.method = "PUT";
+  req.key = key;
+  req.body = body;
+  if (if_none_match) {
+    req.headers.emplace_back("if-none-match", "*");
+    req.context = ErrorContext::kConditionalCreate;
+  }
+  int attempts = 0;
+  auto resp = impl_->Execute(req, {}, {}, &attempts);
+  if (resp.ok()) return resp->etag;
+  if (if_none_match && attempts > 1 && resp.status().IsAlreadyExists()) {
+    // An earlier attempt may have created the object and lost only its answer; then
+    // the 412 is about our own write. A single-part PUT's ETag is the body's MD5, so a
+    // matching ETag means the object holds exactly our bytes.
+    auto info = HeadObject(key);
+    if (info.ok() && info->etag == "\"" + internal::Md5Hex(body) + "\"")
+      return info->etag;
+  }
+  return resp.status();
+}
+
+Result<std::string> S3Client::CreateMultipartUpload(const std::string& key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "CreateMultipartUpload"));
+  Request req;
+  req.op = "CreateMultipartUpload";
+  req.method = "POST";
+  req.key = key;
+  req.query = {{"uploads", ""}};
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  auto doc = ParseXml(resp.body);
+  if (!doc.ok() || doc->name != "InitiateMultipartUploadResult" ||
+      doc->ChildText("UploadId").empty()) {
+    return Status::IOError("S3 CreateMultipartUpload of " + ObjectUri(key) +
+                           ": malformed answer (no UploadId)");
+  }
+  return doc->ChildText("UploadId");
+}
+
+Result<std::string> S3Client::UploadPart(const std::string& key,
+                                         const std::string& upload_id, int part_number,
+                                         std::string_view body) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "UploadPart"));
+  if (part_number < 1 || part_number > 10000) {
+    return Status::Invalid("S3 UploadPart of " + ObjectUri(key) + ": part number " +
+                           std::to_string(part_number) + " outside 1..10000");
+  }
+  Request req;
+  req.op = "UploadPart";
+  req.method = "PUT";
+  req.key = key;
+  req.body = body;
+  req.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", upload_id}};
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  if (resp.etag.empty()) {
+    return Status::IOError("S3 UploadPart of " + ObjectUri(key) +
+                           ": answer without an ETag");
+  }
+  return resp.etag;
+}
+
+namespace {
+// CompleteMultipartUpload and CopyObject may answer 200 with an <Error> document (the
+// failure happened after the status line was sent).
+std::optional<S3Error> ErrorIn200(const Response& resp) {
+  std::string_view body = resp.body;
+  if (body.find("<Error>") == std::string_view::npos) return std::nullopt;
+  auto err = internal::ParseErrorBody(body, resp.status);
+  if (err && err->code.empty()) err->code = "InternalError";
+  return err;
+}
+}  // namespace
+
+Status S3Client::CompleteMultipartUpload(const std::string& key,
+                                         const std::string& upload_id,
+                                         const std::vector<std::string>& part_etags) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "CompleteMultipartUpload"));
+  if (part_etags.empty()) {
+    return Status::Invalid("S3 CompleteMultipartUpload of " + ObjectUri(key) +
+                           ": no parts");
+  }
+  Request req;
+  req.op = "CompleteMultipartUpload";
+  req.method = "POST";
+  req.key = key;
+  req.query = {{"uploadId", upload_id}};
+  const std::string body = internal::BuildCompleteBody(part_etags);
+  req.body = body;
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, {}, ErrorIn200));
+  auto doc = ParseXml(resp.body);
+  if (!doc.ok() || doc->name != "CompleteMultipartUploadResult") {
+    return Status::IOError("S3 CompleteMultipartUpload of " + ObjectUri(key) +
+                           ": malformed answer");
+  }
+  return Status::OK();
+}
+
+Status S3Client::AbortMultipartUpload(const std::string& key,
+                                      const std::string& upload_id) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "AbortMultipartUpload"));
+  Request req;
+  req.op = "AbortMultipartUpload";
+  req.method = "DELETE";
+  req.key = key;
+  req.query = {{"uploadId", upload_id}};
+  auto accept = [](int status, const S3Error& e) {
+    return status == 404 && (e.code == "NoSuchUpload" || e.code.empty());
+  };
+  return impl_->Execute(req, accept).status();
+}
+
+Result<ListObjectsV2Response> S3Client::ListObjectsV2(
+    const ListObjectsV2Request& request) {
+  if (request.max_keys < 1 || request.max_keys > 1000) {
+    return Status::Invalid("S3 ListObjectsV2 of " + ObjectUri(request.prefix) +
+                           ": max_keys must be in 1..1000");
+  }
+  Request req;
+  req.op = "ListObjectsV2";
+  req.method = "GET";
+  req.bucket_level = true;
+  req.uri_for_messages = ObjectUri(request.prefix);
+  req.context = ErrorContext::kBucket;
+  req.query = {{"list-type", "2"},
+               {"encoding-type", "url"},
+               {"max-keys", std::to_string(request.max_keys)}};
+  if (!request.prefix.empty()) req.query.emplace_back("prefix", request.prefix);
+  if (!request.delimiter.empty()) req.query.emplace_back("delimiter", request.delimiter);
+  if (!request.start_after.empty())
+    req.query.emplace_back("start-after", request.start_after);
+  if (!request.continuation_token.empty()) {
+    req.query.emplace_back("continuation-token", request.continuation_token);
+  }
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  auto parsed = internal::ParseListObjectsV2(resp.body);
+  if (!parsed.ok()) {
+    return Status::IOError("S3 ListObjectsV2 of " + req.uri_for_messages +
+                           ": malformed answer: " + parsed.status().message());
+  }
+  return parsed;
+}
+
+Status S3Client::DeleteObject(const std::string& key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "DeleteObject"));
+  Request req;
+  req.op = "DeleteObject";
+  req.method = "DELETE";
+  req.key = key;
+  // S3 answers 204 for a missing key; some servers say 404 NoSuchKey. Both are OK.
+  auto accept = [](int status, const S3Error& e) {
+    return status == 404 && e.code != "NoSuchBucket";
+  };
+  return impl_->Execute(req, accept).status();
+}
+
+Status S3Client::DeleteObjects(const std::vector<std::string>& keys) {
+  constexpr size_t kBatch = 1000;
+  size_t failed = 0;
+  Status first_error;
+  for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
+    const size_t end = std::min(keys.size(), begin + kBatch);
+    for (size_t i = begin; i < end; ++i)
+      LANCE_RETURN_NOT_OK(CheckKey(*this, keys[i], "DeleteObjects"));
+    const std::string body = internal::BuildDeleteBody(keys, begin, end);
+    Request req;
+    req.op = "DeleteObjects";
+    req.method = "POST";
+    req.bucket_level = true;
+    req.uri_for_messages = ObjectUri(keys[begin]);
+    req.query = {{"delete", ""}};
+    req.body = body;
+    req.headers.emplace_back("content-md5", internal::ContentMd5(body));
+    LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+    auto failures = internal::ParseDeleteResult(resp.body);
+    if (!failures.ok()) {
+      return Status::IOError("S3 DeleteObjects of " + req.uri_for_messages +
+                             ": malformed answer: " + failures.status().message());
+    }
+    failed += failures->size();
+    if (!failures->empty() && first_error.ok()) {
+      const auto& f = failures->front();
+      const StatusCode code =
+          f.code == "AccessDenied" ? StatusCode::kForbidden : StatusCode::kIOError;
+      std::string msg = StrCat("S3 DeleteObjects of ", ObjectUri(f.key), ": ", f.code);
+      if (!f.message.empty()) msg += StrCat(": ", f.message);
+      // The per-key code comes in a 200 answer: the detail carries that status.
+      first_error = Status(code, std::move(msg), /*retryable=*/false,
+                           std::make_shared<HttpErrorDetail>(resp.status, f.code,
+                                                             resp.request_id));
+    }
+  }
+  if (failed > 0) {
+    return Status(first_error.code(),
+                  StrCat(first_error.message(), " (", failed, " of ", keys.size(),
+                         " keys failed)"),
+                  /*retryable=*/false, first_error.detail());
+  }
+  return Status::OK();
+}
+
+Status S3Client::CopyObject(const std::string& src_key, const std::string& dst_key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, src_key, "CopyObject"));
+  LANCE_RETURN_NOT_OK(CheckKey(*this, dst_key, "CopyObject"));
+  Request req;
+  req.op = "CopyObject";
+  req.method = "PUT";
+  req.key = dst_key;
+  req.uri_for_messages = ObjectUri(src_key) + " to " + ObjectUri(dst_key);
+  req.headers.emplace_back("x-amz-copy-source",
+                           UriEncode("/" + impl_->bucket + "/" + src_key, false));
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, {}, ErrorIn200));
+  auto doc = ParseXml(resp.body);
+  if (!doc.ok() || doc->name != "CopyObjectResult") {
+    return Status::IOError("S3 CopyObject of " + req.uri_for_messages +
+                           ": malformed answer");
+  }
+  return Status::OK();
+}
+
+Status S3Client::CreateBucket() {
+  // S3 in us-east-1 and RGW answer 200 to a re-create by the owner, so "already exists"
+  // is detected with a HEAD first (racy, but this is for tests and benchmarks).
+  {
+    Request head;
+    head.op = "CreateBucket";
+    head.method = "HEAD";
+    head.bucket_level = true;
+    head.uri_for_messages = "s3://" + impl_->bucket;
+    head.context = ErrorContext::kBucket;
+    auto accept = [](int status, const S3Error&) {
+      return status == 404 || status == 403;
+    };
+    LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(head, accept));
+    if (resp.status >= 200 && resp.status < 300) {
+      return Status::AlreadyExists(
+          "S3 CreateBucket of s3://" + impl_->bucket +
+          ": the bucket already exists (BucketAlreadyOwnedByYou)");
+    }
+  }
+  Request req;
+  req.op = "CreateBucket";
+  req.method = "PUT";
+  req.bucket_level = true;
+  req.uri_for_messages = "s3://" + impl_->bucket;
+  req.context = ErrorContext::kBucket;
+  std::string body;
+  const std::string& region = impl_->options.region;
+  if (!region.empty() && region != "us-east-1") {
+    body = "<CreateBucketConfiguration><LocationConstraint>" + XmlEscape(region) +
+           "</LocationConstraint></CreateBucketConfiguration>";
+  }
+  req.body = body;
+  return impl_->Execute(req).status();
+}
+
+Status S3Client::DeleteBucket() {
+  Request req;
+  req.op = "DeleteBucket";
+  req.method = "DELETE";
+  req.bucket_level = true;
+  req.uri_for_messages = "s3://" + impl_->bucket;
+  req.context = ErrorContext::kBucket;
+  Status st = impl_->Execute(req).status();
+  return st;
+}
+
+const std::string& S3Client::bucket() const { return impl_->bucket; }
+const S3Options& S3Client::options() const { return impl_->options; }
+const std::shared_ptr<CredentialsSource>& S3Client::credentials() const {
+  return impl_->credentials;
+}
+S3ClientStats& S3Client::stats() { return impl_->stats; }
+std::string S3Client::ObjectUri(std::string_view key) const {
+  return impl_->ObjectUri(key);
+}
+
+}  // namespace lance::io::s3

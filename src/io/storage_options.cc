@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one rule for secret storage options (see storage_options.h). The registry's cache
+// keys, S3Options::ToString, AwsCredentials::ToString and the CLI all ask it, so that a
+// key that is hidden in one place is never printed in another.
+
+#include "lance/io/storage_options.h"
+
+#include <algorithm>
+
+#include "lance/core/ascii.h"
+
+namespace lance::io {
+
+OptionSensitivity ClassifyOptionKey(std::string_view key) {
+  static constexpr std::string_view kSecretMarkers[] = {
+      "secret", "token", "password", "passwd", "credential", "signature", "sas",
+  };
+  const std::string lower = AsciiToLower(key);
+  for (std::string_view marker : kSecretMarkers) {
+    if (lower.find(marker) != std::string::npos) return OptionSensitivity::kSecret;
+  }
+  if (lower.find("key") != std::string::npos) {
+    // A key id names the key; the key itself (account_key, api_key) grants access.
+    const bool is_id = lower.size() >= 2 && lower.compare(lower.size() - 2, 2, "id") == 0;
+    return is_id ? OptionSensitivity::kIdentifier : OptionSensitivity::kSecret;
+  }
+  return OptionSensitivity::kPlain;
+}
+
+bool IsSecretOptionKey(std::string_view key) {
+  return ClassifyOptionKey(key) == OptionSensitivity::kSecret;
+}
+
+bool IsSensitiveOptionKey(std::string_view key) {
+  return ClassifyOptionKey(key) != OptionSensitivity::kPlain;
+}
+
+std::string RedactOptionValue(std::string_view key, std::string_view value) {
+  switch (ClassifyOptionKey(key)) {
+    case OptionSensitivity::kPlain:
+      return std::string(value);
+    case OptionSensitivity::kIdentifier: {
+      std::string out(value.substr(0, std::min<size_t>(4, value.size())));
+      out += "\u2026";
+      return out;
+    }
+    case OptionSensitivity::kSecret:
+      break;
+  }
+  return std::string(kRedactedValue);
+}
+
+}  // namespace lance::io
