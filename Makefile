@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 # ccache keeps its default cache (~/.cache/ccache), shared by every clone on the machine.
 export CCACHE_MAXSIZE ?= 5G
 
-.PHONY: all setup build build-asan demo test unit-asan bench fuzz format tidy clean
+.PHONY: all setup build build-asan demo test unit-asan bench fuzz format format-check tidy clean
 
 all: build
 
@@ -66,11 +66,27 @@ bench: build
 fuzz: build-asan
 	LANCE_CORRUPT_SCALE=20 $(ASAN_DIR)/tests/format/format_test --gtest_filter='*Corrupt*'
 
+# Formatting and clang-tidy apply to the files changed since LANCE_LINT_BASE (default: the
+# commit issue 11 started from; scripts/changed_files.sh), so that files nobody touched since
+# do not fail. `make format` rewrites those files; `make format-check` fails if any of them
+# is not formatted; `make tidy` runs clang-tidy (.clang-tidy, warnings as errors) on the
+# changed src/ sources, against the compile commands of $(BUILD_DIR).
+LINT_FILES = scripts/changed_files.sh '*.h' '*.cc'
+
 format:
-	git ls-files '*.h' '*.cc' | xargs clang-format -i
+	@files=$$($(LINT_FILES)) || exit 1; [ -z "$$files" ] || clang-format -i $$files
+
+format-check:
+	@files=$$($(LINT_FILES)) || exit 1; n=$$(echo "$$files" | grep -c . || true); \
+	  echo "clang-format: $$n changed file(s)"; \
+	  [ -z "$$files" ] || clang-format --dry-run -Werror $$files \
+	  || { echo "format-check: run 'make format'"; exit 1; }
 
 tidy: build
-	git ls-files 'src/*.cc' | xargs clang-tidy -p $(BUILD_DIR) --quiet
+	@files=$$(scripts/changed_files.sh 'src/*.cc') || exit 1; n=$$(echo "$$files" | grep -c . || true); \
+	  echo "clang-tidy: $$n changed source(s) of src/"; \
+	  [ -z "$$files" ] || echo "$$files" | xargs -P $(JOBS) -n 4 clang-tidy -p $(BUILD_DIR) \
+	    --quiet --warnings-as-errors='*'
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-wheel

@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 
-# lance_add_library(<area> [DEPS ...]): the static library lance_<area> (alias lance::<area>)
-# from every .cc under src/<area>/ (subfolders included). Sources are globbed so that adding a file to an area
-# needs no CMake edit.
+# lance_add_library(<area> [DEPS ...] [PRIVATE_DEPS ...]): the static library lance_<area>
+# (alias lance::<area>, exported as lance::<area> too) from every .cc under src/<area>/
+# (subfolders included). Sources are globbed so that adding a file to an area needs no CMake
+# edit.
+#
+# include/ is the library's PUBLIC include path; src/ is PRIVATE: code built on the library
+# (cli/, python/, tools/, examples/, bench/) sees the public API only. Tests get src/ through
+# lance_testing (tests/CMakeLists.txt); scripts/check_layers.py checks the rest (which area
+# may include which).
+# DEPS are needed by the public headers or by the areas above (PUBLIC); PRIVATE_DEPS only by
+# the library's own sources (their include paths do not reach the users; static libraries
+# still pass them on to the link).
 function(lance_add_library area)
-  cmake_parse_arguments(ARG "" "" "DEPS;SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS;SOURCES" ${ARGN})
   file(GLOB_RECURSE _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   if(NOT _srcs AND NOT ARG_SOURCES)
     # An area that has only headers so far still links (keeps the dependency graph honest).
@@ -12,15 +21,17 @@ function(lance_add_library area)
   endif()
   add_library(lance_${area} STATIC ${_srcs} ${ARG_SOURCES})
   add_library(lance::${area} ALIAS lance_${area})
-  target_include_directories(lance_${area} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>)
+  set_target_properties(lance_${area} PROPERTIES EXPORT_NAME ${area})
+  target_include_directories(lance_${area}
+    PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>
+    PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_compile_features(lance_${area} PUBLIC cxx_std_20)
   target_compile_options(lance_${area} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   if(LANCE_WARNINGS_AS_ERRORS)
     target_compile_options(lance_${area} PRIVATE -Werror)
   endif()
-  target_link_libraries(lance_${area} PUBLIC ${ARG_DEPS})
+  target_link_libraries(lance_${area} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  set_property(GLOBAL APPEND PROPERTY LANCE_LIBRARIES lance_${area})
 endfunction()
 
 # lance_add_test(<area> [DEPS ...] [LABELS ...]): one gtest executable <area>_test from
