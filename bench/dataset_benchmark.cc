@@ -52,6 +52,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
 #include "lance/core/array.h"
 #include "lance/core/array_data.h"
 #include "lance/core/buffer.h"
@@ -65,28 +66,16 @@
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-namespace {
-
-[[noreturn]] void Die(const std::string& what) {
+[[noreturn]] void bench::Die(const std::string& what) {
   std::cerr << "dataset_benchmark: " << what << std::endl;
   std::exit(1);
 }
 
-void Check(const lance::Status& st, const std::string& what) {
-  if (!st.ok()) Die(what + ": " + st.ToString());
-}
+namespace {
 
-template <typename T>
-T Check(lance::Result<T> r, const std::string& what) {
-  if (!r.ok()) Die(what + ": " + r.status().ToString());
-  return r.MoveValueUnsafe();
-}
-
-double Now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using bench::Check;
+using bench::Die;
+using bench::Now;
 
 double CpuNow() {
   timespec ts{};

@@ -65,12 +65,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
+#include "io/s3/s3_client.h"
 #include "lance/core/array.h"
 #include "lance/core/array_data.h"
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
 #include "lance/io/object_store_registry.h"
-#include "io/s3/s3_client.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/table/dataset.h"
 
@@ -86,7 +87,9 @@ std::function<void()> g_cleanup;
 // curl's config file with the key pair: Die() removes it too.
 std::string g_secret_file;
 
-[[noreturn]] void Die(const std::string& what) {
+}  // namespace
+
+[[noreturn]] void bench::Die(const std::string& what) {
   std::cerr << "s3_benchmark: " << what << std::endl;
   if (!g_secret_file.empty()) ::unlink(g_secret_file.c_str());
   if (g_cleanup) {
@@ -97,21 +100,11 @@ std::string g_secret_file;
   std::exit(1);
 }
 
-void Check(const lance::Status& st, const std::string& what) {
-  if (!st.ok()) Die(what + ": " + st.ToString());
-}
+namespace {
 
-template <typename T>
-T Check(lance::Result<T> r, const std::string& what) {
-  if (!r.ok()) Die(what + ": " + r.status().ToString());
-  return r.MoveValueUnsafe();
-}
-
-double Now() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+using bench::Check;
+using bench::Die;
+using bench::Now;
 
 double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
@@ -237,14 +230,15 @@ struct Input {
   int64_t string_bytes = 0;
 };
 
-lance::BufferPtr Alloc(int64_t n) { return Check(lance::Buffer::Allocate(n), "allocating"); }
+lance::BufferPtr Alloc(int64_t n) {
+  return Check(lance::Buffer::Allocate(n), "allocating");
+}
 
 Input Generate(int64_t rows, int64_t batch_rows) {
   Input in;
-  in.schema = lance::schema({lance::field("id", lance::int64()),
-                             lance::field("x", lance::float64()),
-                             lance::field("k", lance::int64()),
-                             lance::field("s", lance::utf8())});
+  in.schema = lance::schema(
+      {lance::field("id", lance::int64()), lance::field("x", lance::float64()),
+       lance::field("k", lance::int64()), lance::field("s", lance::utf8())});
   for (int64_t start = 0; start < rows; start += batch_rows) {
     const int64_t n = std::min(batch_rows, rows - start);
     auto id = Alloc(n * 8), x = Alloc(n * 8), k = Alloc(n * 8), off = Alloc((n + 1) * 4);
@@ -277,7 +271,8 @@ Input Generate(int64_t rows, int64_t batch_rows) {
         lance::MakeArray(lance::ArrayData::Make(lance::int64(), n, {nullptr, id}, 0)),
         lance::MakeArray(lance::ArrayData::Make(lance::float64(), n, {nullptr, x}, 0)),
         lance::MakeArray(lance::ArrayData::Make(lance::int64(), n, {nullptr, k}, 0)),
-        lance::MakeArray(lance::ArrayData::Make(lance::utf8(), n, {nullptr, off, data}, 0))};
+        lance::MakeArray(
+            lance::ArrayData::Make(lance::utf8(), n, {nullptr, off, data}, 0))};
     in.batches.push_back(
         Check(lance::RecordBatch::Make(in.schema, n, std::move(cols)), "making a batch"));
     in.rows += n;
@@ -319,8 +314,8 @@ lance::io::StorageOptions BaseOptions(const Env& e) {
           {"aws_secret_access_key", e.secret_key}};
 }
 
-std::shared_ptr<lance::io::S3ObjectStore> StoreFor(const std::string& bucket,
-                                                   const lance::io::StorageOptions& opts) {
+std::shared_ptr<lance::io::S3ObjectStore> StoreFor(
+    const std::string& bucket, const lance::io::StorageOptions& opts) {
   auto loc = Check(lance::io::ResolveObjectStore("s3://" + bucket, opts),
                    "resolving s3://" + bucket);
   auto s3 = std::dynamic_pointer_cast<lance::io::S3ObjectStore>(loc.store);
@@ -463,7 +458,8 @@ class Curl {
     int status = 0;
     if (::waitpid(pid, &status, 0) != pid) return "waitpid failed";
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      return "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+      return "exit status " +
+             std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     return "";
   }
@@ -506,7 +502,8 @@ struct Args {
 std::string DefaultBucket() {
   char buf[64];
   std::snprintf(buf, sizeof buf, "lance-bench-%lx-%d",
-                static_cast<unsigned long>(std::time(nullptr)), static_cast<int>(getpid()));
+                static_cast<unsigned long>(std::time(nullptr)),
+                static_cast<int>(getpid()));
   return buf;
 }
 
@@ -517,8 +514,8 @@ std::string Key(const std::string& dataset, const std::string& rest) {
 // Streams all columns of the dataset and drops the batches; checks the row count and
 // the id sum. With `full_check`, also compares every batch with the input rows it should
 // hold (streamed, so no second copy of the data is built).
-json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts, const Input& in,
-              bool full_check = false) {
+json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts,
+              const Input& in, bool full_check = false) {
   lance::OpenOptions oo;
   oo.access.storage_options = opts;
   auto ds = Check(lance::Dataset::Open(uri, oo), "opening " + uri);
@@ -777,12 +774,12 @@ int main(int argc, char** argv) {
         std::cerr << " " << prefix << " x" << a.parallel << std::flush;
         const StatsSnap before = Snap(s);
         Timer t;
-        ParallelFor(static_cast<int64_t>(data_files.size()), a.parallel,
-                    [&](int64_t i, int) {
-                      const std::string key = prefix + std::to_string(rep) + "/" +
-                                              fs::path(data_files[i].path).filename().string();
-                      note(s.client()->PutObject(key, bodies[i]).status());
-                    });
+        ParallelFor(
+            static_cast<int64_t>(data_files.size()), a.parallel, [&](int64_t i, int) {
+              const std::string key = prefix + std::to_string(rep) + "/" +
+                                      fs::path(data_files[i].path).filename().string();
+              note(s.client()->PutObject(key, bodies[i]).status());
+            });
         Sample smp = t.Stop();
         smp.extra = StatsDelta(before, Snap(s));
         Check(first, "client PUT");
@@ -793,15 +790,16 @@ int main(int argc, char** argv) {
       std::cerr << "[s3]";
       client_puts.push_back(client_put(*store, "client-put"));
       if (a.unsigned_write)
-        client_puts_unsigned.push_back(client_put(*unsigned_store, "client-put-unsigned"));
+        client_puts_unsigned.push_back(
+            client_put(*unsigned_store, "client-put-unsigned"));
       std::cerr << " client GET x" << a.parallel << std::flush;
 
       const StatsSnap before_get = Snap(*store);
       Timer g;
       ParallelFor(static_cast<int64_t>(get_files.size()), a.parallel,
                   [&](int64_t i, int w) {
-                    auto got = client.GetObjectInto(get_files[i].path, 0, get_files[i].size,
-                                                    sinks[w].get());
+                    auto got = client.GetObjectInto(get_files[i].path, 0,
+                                                    get_files[i].size, sinks[w].get());
                     if (got.ok() && *got != get_files[i].size)
                       got = lance::Status::IOError("short GET");
                     note(got.status());
@@ -829,7 +827,8 @@ int main(int argc, char** argv) {
     }
     std::vector<CurlJob> get_jobs;
     for (const auto& f : ListAll(*store, Key(last_ds, "data/")))
-      get_jobs.push_back({{"-o", "/dev/null", curl.Url(f.path)}, f.size, "GET " + f.path});
+      get_jobs.push_back(
+          {{"-o", "/dev/null", curl.Url(f.path)}, f.size, "GET " + f.path});
     for (int rep = 0; rep < a.reps; ++rep) {
       std::cerr << "[s3] scan " << rep + 1 << "/" << a.reps << std::flush;
       const StatsSnap before = Snap(*store);
@@ -894,8 +893,7 @@ int main(int argc, char** argv) {
   std::cerr << "[s3] MB/s:";
   for (const char* k :
        {"write", "write_unsigned_payload", "curl_put", "client_put",
-        "client_put_unsigned_payload", "scan",
-        "curl_get", "curl_get_1", "client_get"}) {
+        "client_put_unsigned_payload", "scan", "curl_get", "curl_get_1", "client_get"}) {
     if (out.contains(k)) std::cerr << " " << k << " " << out[k]["mb_s"].get<double>();
   }
   std::cerr << " -> " << a.out << std::endl;

@@ -103,19 +103,20 @@ Status Story() {
   const std::string endpoint = Env("LANCE_S3_ENDPOINT");
   const std::string bucket = Env("LANCE_S3_BUCKET");
   const std::string conf = Env("LANCE_RGW_CONF");
-  if (endpoint.empty() || bucket.empty() || conf.empty() || Env("LANCE_S3_ACCESS_KEY").empty()) {
+  if (endpoint.empty() || bucket.empty() || conf.empty() ||
+      Env("LANCE_S3_ACCESS_KEY").empty()) {
     return Status::Invalid(
-        "LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY and "
+        "LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY "
+        "and "
         "LANCE_RGW_CONF must be set: run `make demo` (it starts an RGW) or source the "
         "output of scripts/rgw.sh start");
   }
   // The namespace's own I/O (its __manifest) uses the RGW user's long-lived key; the
   // tables' readers and writers get only vended keys.
-  lance::io::StorageOptions connection = {{"endpoint", endpoint},
-                                          {"region", Env("LANCE_S3_REGION").empty()
-                                                         ? "us-east-1"
-                                                         : Env("LANCE_S3_REGION")},
-                                          {"allow_http", "true"}};
+  lance::io::StorageOptions connection = {
+      {"endpoint", endpoint},
+      {"region", Env("LANCE_S3_REGION").empty() ? "us-east-1" : Env("LANCE_S3_REGION")},
+      {"allow_http", "true"}};
   const std::string root = "s3://" + bucket + "/demo-" + std::to_string(NowMillis());
   lance::ns::Properties props = {{"root", root}};
   for (const auto& [k, v] : connection) props["storage." + k] = v;
@@ -130,11 +131,12 @@ Status Story() {
   auto ns = std::make_shared<VendingNamespace>(dir, &admin, &reaper, kTtl, kRefreshOffset,
                                                kRevokeGrace);
   std::printf("RGW %s, namespace root %s\n", endpoint.c_str(), root.c_str());
-  std::printf("every describe_table / declare_table answer carries a NEW RGW key that "
-              "expires %s later\n(refresh_offset_millis = %lld) and is revoked on the "
-              "server %s after expiry.\n",
-              Seconds(kTtl.count()).c_str(), static_cast<long long>(kRefreshOffset.count()),
-              Seconds(kRevokeGrace.count()).c_str());
+  std::printf(
+      "every describe_table / declare_table answer carries a NEW RGW key that "
+      "expires %s later\n(refresh_offset_millis = %lld) and is revoked on the "
+      "server %s after expiry.\n",
+      Seconds(kTtl.count()).c_str(), static_cast<long long>(kRefreshOffset.count()),
+      Seconds(kRevokeGrace.count()).c_str());
 
   lance::ns::NamespaceAccessOptions access_options;
   access_options.refresh.on_event = PrintRefresh;
@@ -143,20 +145,22 @@ Status Story() {
   auto elapsed = [&] { return "t=" + Seconds(NowMillis() - start); };
 
   // 1. Create through the namespace: one declare_table, then version 1 with its key.
-  std::printf("\n-- create demo$events through the namespace (declare_table, then write)\n");
+  std::printf(
+      "\n-- create demo$events through the namespace (declare_table, then write)\n");
   LANCE_ASSIGN_OR_RAISE(auto first, Events(0, 1000));
   auto reader = lance::RecordBatchReader::FromBatches(first->schema(), {first});
   lance::WriteParams create;
   create.mode = lance::WriteMode::kCreate;
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        lance::ns::WriteDataset(*reader, ns, table, create, access_options));
+  LANCE_ASSIGN_OR_RAISE(
+      auto ds, lance::ns::WriteDataset(*reader, ns, table, create, access_options));
   std::printf("  %s wrote 1000 rows -> version %llu at %s\n", elapsed().c_str(),
               static_cast<unsigned long long>(ds->version()), ds->uri().c_str());
 
   // 2. Reads across an expiry with the dataset the write returned.
-  std::printf("\n-- read it every second for 9 s with the dataset the write returned\n"
-              "   (no namespace call while the key is valid; one describe_table per "
-              "expiry)\n");
+  std::printf(
+      "\n-- read it every second for 9 s with the dataset the write returned\n"
+      "   (no namespace call while the key is valid; one describe_table per "
+      "expiry)\n");
   for (int i = 0; i < 9; ++i) {
     LANCE_ASSIGN_OR_RAISE(auto rows, ds->ToTable());
     Say("  %s read %s rows\n", elapsed(), std::to_string(rows->num_rows()));
@@ -188,15 +192,15 @@ Status Story() {
   //    for a second table: declare_table locates it and seeds the source (the library's
   //    building blocks under WriteDataset, used directly to show the source's stats).
   const lance::ns::Identifier metrics = {"demo", "metrics"};
-  std::printf("\n-- create demo$metrics, then append 3 times, 4 s apart, through one "
-              "refreshing source\n");
+  std::printf(
+      "\n-- create demo$metrics, then append 3 times, 4 s apart, through one "
+      "refreshing source\n");
   LANCE_ASSIGN_OR_RAISE(auto declared, ns->DeclareTable({.id = metrics}));
-  LANCE_ASSIGN_OR_RAISE(auto access,
-                        lance::ns::MakeTableAccess(ns, metrics, declared.location.value_or(""),
-                                                   declared.storage_options, {},
-                                                   access_options));
-  auto source =
-      std::dynamic_pointer_cast<lance::io::RefreshingCredentialsSource>(access.access.credentials);
+  LANCE_ASSIGN_OR_RAISE(auto access, lance::ns::MakeTableAccess(
+                                         ns, metrics, declared.location.value_or(""),
+                                         declared.storage_options, {}, access_options));
+  auto source = std::dynamic_pointer_cast<lance::io::RefreshingCredentialsSource>(
+      access.access.credentials);
   if (source == nullptr) return Status::Invalid("the namespace vended no credentials");
   for (int i = 0; i < 4; ++i) {
     if (i > 0) std::this_thread::sleep_for(Millis(4'000));
@@ -206,26 +210,32 @@ Status Story() {
     write.mode = i == 0 ? lance::WriteMode::kCreate : lance::WriteMode::kAppend;
     // The resolved access: the table's options and its refreshing source.
     write.access = access.access;
-    LANCE_ASSIGN_OR_RAISE(auto written, lance::Dataset::Write(*more, access.location, write));
-    Say("  %s wrote 100 rows -> version %s\n", elapsed(), std::to_string(written->version()));
+    LANCE_ASSIGN_OR_RAISE(auto written,
+                          lance::Dataset::Write(*more, access.location, write));
+    Say("  %s wrote 100 rows -> version %s\n", elapsed(),
+        std::to_string(written->version()));
   }
   const lance::io::RefreshStats stats = source->stats();
   std::printf("  source: %s\n", source->ToString().c_str());
-  std::printf("  stats: fetches=%lld background=%lld blocking=%lld forced=%lld failures=%lld "
-              "failed_requests=%lld\n",
-              static_cast<long long>(stats.fetches),
-              static_cast<long long>(stats.background_refreshes),
-              static_cast<long long>(stats.blocking_refreshes),
-              static_cast<long long>(stats.forced_refreshes),
-              static_cast<long long>(stats.failures),
-              static_cast<long long>(stats.failed_requests));
+  std::printf(
+      "  stats: fetches=%lld background=%lld blocking=%lld forced=%lld failures=%lld "
+      "failed_requests=%lld\n",
+      static_cast<long long>(stats.fetches),
+      static_cast<long long>(stats.background_refreshes),
+      static_cast<long long>(stats.blocking_refreshes),
+      static_cast<long long>(stats.forced_refreshes),
+      static_cast<long long>(stats.failures),
+      static_cast<long long>(stats.failed_requests));
 
   // 5. Open through the namespace (one describe_table), scan, versions.
-  std::printf("\n-- open both tables through the namespace (one describe_table each), "
-              "scan, versions\n");
-  LANCE_ASSIGN_OR_RAISE(auto latest, lance::ns::OpenDataset(ns, table, {}, access_options));
+  std::printf(
+      "\n-- open both tables through the namespace (one describe_table each), "
+      "scan, versions\n");
+  LANCE_ASSIGN_OR_RAISE(auto latest,
+                        lance::ns::OpenDataset(ns, table, {}, access_options));
   LANCE_ASSIGN_OR_RAISE(auto count, latest->CountRows());
-  LANCE_ASSIGN_OR_RAISE(auto metrics_ds, lance::ns::OpenDataset(ns, metrics, {}, access_options));
+  LANCE_ASSIGN_OR_RAISE(auto metrics_ds,
+                        lance::ns::OpenDataset(ns, metrics, {}, access_options));
   LANCE_ASSIGN_OR_RAISE(auto metrics_rows, metrics_ds->CountRows());
   std::printf("  demo$metrics: version %llu, %lld rows\n",
               static_cast<unsigned long long>(metrics_ds->version()),
@@ -238,16 +248,18 @@ Status Story() {
               static_cast<long long>(count), some->ToString().c_str());
   LANCE_ASSIGN_OR_RAISE(auto versions, metrics_ds->Versions());
   std::printf("  versions of demo$metrics:");
-  for (const auto& v : versions) std::printf(" %llu", static_cast<unsigned long long>(v.version));
+  for (const auto& v : versions)
+    std::printf(" %llu", static_cast<unsigned long long>(v.version));
   std::printf("\n");
   LANCE_ASSIGN_OR_RAISE(auto listed, ns->ListTables({.id = {"demo"}}));
   std::printf("  tables in namespace demo:");
   for (const auto& t : listed.tables) std::printf(" %s", t.c_str());
   std::printf("\n");
 
-  std::printf("\nnamespace calls: %s; keys vended: %zu, revoked so far: %d "
-              "(the rest are revoked now)\n",
-              ns->Counts().c_str(), ns->vended().size(), reaper.revoked());
+  std::printf(
+      "\nnamespace calls: %s; keys vended: %zu, revoked so far: %d "
+      "(the rest are revoked now)\n",
+      ns->Counts().c_str(), ns->vended().size(), reaper.revoked());
   return Status::OK();
 }
 

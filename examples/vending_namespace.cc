@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 
+#include "lance/io/storage_options.h"
 #include "lance/macros.h"
 
 extern char** environ;
@@ -28,7 +29,8 @@ int64_t NowMillis() {
 }
 
 std::string RedactKeyId(const std::string& access_key_id) {
-  return access_key_id.substr(0, 4) + "\u2026";
+  // The library's one rule for what may be shown of a key id.
+  return lance::io::RedactOptionValue("aws_access_key_id", access_key_id);
 }
 
 namespace {
@@ -79,7 +81,8 @@ Status RgwKeyAdmin::Run(std::vector<std::string> args, const std::string& secret
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
     pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, "radosgw-admin", &actions, nullptr, argv.data(), environ);
+    const int rc =
+        posix_spawnp(&pid, "radosgw-admin", &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     int wstatus = 0;
     if (rc == 0) {
@@ -96,7 +99,8 @@ Status RgwKeyAdmin::Run(std::vector<std::string> args, const std::string& secret
     if (rc != 0) return Status::IOError(what + ": cannot run radosgw-admin");
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return Status::OK();
   }
-  if (diagnostics.size() > 400) diagnostics = diagnostics.substr(diagnostics.size() - 400);
+  if (diagnostics.size() > 400)
+    diagnostics = diagnostics.substr(diagnostics.size() - 400);
   return Status::IOError(what + ": radosgw-admin failed: " + Scrub(diagnostics, secret));
 }
 
@@ -108,20 +112,21 @@ Result<AwsCredentials> RgwKeyAdmin::CreateKey() {
   std::snprintf(serial, sizeof(serial), "K%03d", ++created_ % 1000);
   key.access_key_id = serial + RandomChars(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
   key.secret_access_key = RandomChars(40, "0123456789abcdef");
-  LANCE_RETURN_NOT_OK(Run({"key", "create", "--uid=" + uid_, "--key-type=s3",
-                           "--access-key=" + key.access_key_id,
-                           "--secret-key=" + key.secret_access_key},
-                          key.secret_access_key,
-                          "creating the key " + RedactKeyId(key.access_key_id)));
+  LANCE_RETURN_NOT_OK(
+      Run({"key", "create", "--uid=" + uid_, "--key-type=s3",
+           "--access-key=" + key.access_key_id, "--secret-key=" + key.secret_access_key},
+          key.secret_access_key, "creating the key " + RedactKeyId(key.access_key_id)));
   return key;
 }
 
 Status RgwKeyAdmin::RemoveKey(const std::string& access_key_id) {
-  return Run({"key", "rm", "--uid=" + uid_, "--key-type=s3", "--access-key=" + access_key_id},
-             "", "revoking the key " + RedactKeyId(access_key_id));
+  return Run(
+      {"key", "rm", "--uid=" + uid_, "--key-type=s3", "--access-key=" + access_key_id},
+      "", "revoking the key " + RedactKeyId(access_key_id));
 }
 
-KeyReaper::KeyReaper(RgwKeyAdmin* admin, std::function<void(const std::string&)> on_revoked)
+KeyReaper::KeyReaper(RgwKeyAdmin* admin,
+                     std::function<void(const std::string&)> on_revoked)
     : admin_(admin), on_revoked_(std::move(on_revoked)), thread_([this] { Run(); }) {}
 
 KeyReaper::~KeyReaper() {
@@ -247,7 +252,8 @@ Status VendingNamespace::Vend(const char* op, const lance::ns::Identifier& id,
     vended_.push_back(key);
   }
   std::printf("  [namespace] %s(%s): vended key %s, expires in %.1f s (%s)\n", op,
-              lance::ns::JoinIdentifier(id).c_str(), RedactKeyId(key.access_key_id).c_str(),
+              lance::ns::JoinIdentifier(id).c_str(),
+              RedactKeyId(key.access_key_id).c_str(),
               static_cast<double>(ttl_.count()) / 1000.0, Counts().c_str());
   std::fflush(stdout);
   reaper_->Schedule(key.access_key_id, expires + grace_.count());

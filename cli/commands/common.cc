@@ -81,7 +81,8 @@ void AddNamespaceOptions(Command* command) {
 }
 
 std::string NamespaceUsage() {
-  return "\n       (in place of URI: --namespace dir --ns-prop root=PATH [--ns-prop K=V ...] "
+  return "\n       (in place of URI: --namespace dir --ns-prop root=PATH [--ns-prop K=V "
+         "...] "
          "--table-id PART [--table-id PART ...])";
 }
 
@@ -115,8 +116,9 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   const std::string impl = *args.Get("namespace");
   const auto& parts = args.GetAll("table-id");
   if (parts.empty()) {
-    return Status::Invalid("--namespace needs --table-id (repeat it for a multi-level id: "
-                           "--table-id team --table-id events)");
+    return Status::Invalid(
+        "--namespace needs --table-id (repeat it for a multi-level id: "
+        "--table-id team --table-id events)");
   }
   for (const auto& part : parts) {
     if (part.empty()) return Status::Invalid("--table-id must not be empty");
@@ -142,7 +144,8 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   return target;
 }
 
-Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const Args& args) {
+Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target,
+                                            const Args& args) {
   if (!target.via_namespace()) return OpenFromArgs(target.uri, args);
   OpenOptions options;
   auto storage = StorageOptionsFrom(args);

@@ -33,7 +33,8 @@ Result<std::optional<uint64_t>> VersionFrom(const Args& args);
 /// \brief Opens `uri` at --version (latest without it) with --storage-option values.
 Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args& args);
 
-// -- Datasets addressed through a Lance Namespace ------------------------------------------
+// -- Datasets addressed through a Lance Namespace
+// ------------------------------------------
 //
 // Every dataset verb takes, in place of its URI positional,
 //   --namespace IMPL --ns-prop KEY=VALUE ... --table-id PART [--table-id PART ...]
@@ -65,17 +66,20 @@ struct DatasetTarget {
 /// by URI. With --namespace the URI must be absent; --table-id is required; --ns-prop and
 /// --table-id without --namespace, an unknown implementation or bad properties are
 /// Invalid (usage errors). Connecting makes no table call.
-Result<DatasetTarget> TargetFromArgs(const Args& args, const std::vector<std::string>& leading);
+Result<DatasetTarget> TargetFromArgs(const Args& args,
+                                     const std::vector<std::string>& leading);
 
 /// \brief Opens the target at --version with --storage-option values: Dataset::Open for a
 /// URI; ns::OpenDataset (one describe_table) for a namespace table.
-Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target, const Args& args);
+Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target,
+                                            const Args& args);
 
 /// \brief Adds the members naming the target to `out`: "uri" (the dataset's location,
 /// redacted) and, through a namespace, "table_id": [...].
 void AddTargetJson(const DatasetTarget& target, const Dataset& dataset, JsonDoc* out);
 
-/// \brief --format table|jsonl (or --json): how row verbs print. \return Invalid otherwise.
+/// \brief --format table|jsonl (or --json): how row verbs print. \return Invalid
+/// otherwise.
 Result<std::string> RowFormatFrom(const Args& args);
 /// \brief Prints every row of `reader`: an aligned table (cells cut at 60 characters, row
 /// count on stderr) or JSON lines streamed batch by batch (never cut).

@@ -21,12 +21,13 @@ Status RunCount(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeCountCommand() {
-  Command command{"count",
-          "Print the number of rows (matching --where) as a bare integer.",
-          "count URI [--where PRED] [--version N]" + NamespaceUsage(),
-          {WhereOptionSpec("count only rows matching this predicate, e.g. \"x > 10\""),
-           VersionOptionSpec(), StorageOptionSpec()},
-          RunCount};
+  Command command{
+      "count",
+      "Print the number of rows (matching --where) as a bare integer.",
+      "count URI [--where PRED] [--version N]" + NamespaceUsage(),
+      {WhereOptionSpec("count only rows matching this predicate, e.g. \"x > 10\""),
+       VersionOptionSpec(), StorageOptionSpec()},
+      RunCount};
   AddNamespaceOptions(&command);
   return command;
 }

@@ -41,12 +41,13 @@ Status RunDelete(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeDeleteCommand() {
-  Command command{"delete",
-          "Delete the rows matching --where, committing a new version. Prints the number "
-          "of rows deleted and the new version to stderr (--json: as JSON to stdout).",
-          "delete URI --where PRED" + NamespaceUsage(),
-          {WhereOptionSpec("rows to delete (required)"), StorageOptionSpec()},
-          RunDelete};
+  Command command{
+      "delete",
+      "Delete the rows matching --where, committing a new version. Prints the number "
+      "of rows deleted and the new version to stderr (--json: as JSON to stdout).",
+      "delete URI --where PRED" + NamespaceUsage(),
+      {WhereOptionSpec("rows to delete (required)"), StorageOptionSpec()},
+      RunDelete};
   AddNamespaceOptions(&command);
   return command;
 }

@@ -125,12 +125,14 @@ Command MakeImportCommand() {
       "without --schema, types are inferred (appends use the dataset's schema). "
       "Prints a summary to stderr; --json prints it as JSON to stdout.",
       "import FILE URI [--mode create|append|overwrite] [--schema SCHEMA.json] "
-      "[--format csv|jsonl]" + NamespaceUsage(),
+      "[--format csv|jsonl]" +
+          NamespaceUsage(),
       {{"mode", true, false, "create (default), append or overwrite"},
        {"schema", true, false, "JSON schema file: [{\"name\", \"type\", \"nullable\"}]"},
        {"format", true, false, "csv or jsonl (default: from the file extension)"},
        {"data-storage-version", true, false,
-        "file format of a new dataset: 2.0, 2.1, 2.2 or stable (default 2.2, as pylance 14); "
+        "file format of a new dataset: 2.0, 2.1, 2.2 or stable (default 2.2, as pylance "
+        "14); "
         "appends keep the dataset's own"},
        StorageOptionSpec()},
       RunImport};

@@ -64,13 +64,14 @@ Status RunInfo(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeInfoCommand() {
-  Command command{"info",
-          "Show a dataset's version, data storage version, row and fragment counts and "
-          "schema. --json prints one JSON object whose \"schema\" can be passed to "
-          "import --schema.",
-          "info URI [--version N] [--json]" + NamespaceUsage(),
-          {VersionOptionSpec(), StorageOptionSpec()},
-          RunInfo};
+  Command command{
+      "info",
+      "Show a dataset's version, data storage version, row and fragment counts and "
+      "schema. --json prints one JSON object whose \"schema\" can be passed to "
+      "import --schema.",
+      "info URI [--version N] [--json]" + NamespaceUsage(),
+      {VersionOptionSpec(), StorageOptionSpec()},
+      RunInfo};
   AddNamespaceOptions(&command);
   return command;
 }

@@ -48,7 +48,8 @@ Command MakeScanCommand() {
       "--json): one object per row, keys in schema order, exact values (see "
       "docs/cli.md).",
       "scan URI [--columns a,b] [--where PRED] [--limit N] [--offset N] [--version N] "
-      "[--format table|jsonl]" + NamespaceUsage(),
+      "[--format table|jsonl]" +
+          NamespaceUsage(),
       {{"columns", true, true, "comma-separated columns to print, in this order"},
        WhereOptionSpec("only rows matching this predicate"),
        {"limit", true, false, "print at most N rows"},

@@ -58,7 +58,8 @@ Command MakeTakeCommand() {
       "order; any order, repeats allowed), reading only the parts of the data files that "
       "hold them. Output as in scan.",
       "take URI --rows N[,N...] [--columns a,b] [--with-row-id] [--version N] "
-      "[--format table|jsonl]" + NamespaceUsage(),
+      "[--format table|jsonl]" +
+          NamespaceUsage(),
       {{"rows", true, true, "comma-separated row positions"},
        {"columns", true, true, "comma-separated columns to print, in this order"},
        {"with-row-id", false, false, "add the _rowid column (row address)"},

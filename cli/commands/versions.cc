@@ -37,12 +37,13 @@ Status RunVersions(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeVersionsCommand() {
-  Command command{"versions",
-          "List a dataset's versions with their commit times (ISO-8601, UTC). --json "
-          "prints a list of {\"version\", \"timestamp\"}.",
-          "versions URI [--json]" + NamespaceUsage(),
-          {StorageOptionSpec()},
-          RunVersions};
+  Command command{
+      "versions",
+      "List a dataset's versions with their commit times (ISO-8601, UTC). --json "
+      "prints a list of {\"version\", \"timestamp\"}.",
+      "versions URI [--json]" + NamespaceUsage(),
+      {StorageOptionSpec()},
+      RunVersions};
   AddNamespaceOptions(&command);
   return command;
 }

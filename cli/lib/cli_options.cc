@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lib/cli_options.h"
 
+#include "lance/core/text.h"
+#include "lance/io/storage_options.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
-#include "lance/io/storage_options.h"
 
 namespace lance::cli {
 
 namespace {
 
-std::string_view TrimSpaces(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
+// Column lists are trimmed of spaces only (a tab in a name is kept, as before).
+std::string_view TrimSpaces(std::string_view s) { return TrimAscii(s, " "); }
 
 }  // namespace
 

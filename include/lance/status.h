@@ -25,25 +25,26 @@ namespace lance {
 /// \brief Error categories. Upper layers decide on codes, never on message text.
 enum class StatusCode : int {
   kOk = 0,
-  kInvalid,          ///< bad argument, malformed input or option
-  kIOError,          ///< local or remote I/O failed
-  kNotFound,         ///< a file, object, dataset or version does not exist
-  kAlreadyExists,    ///< create-only write found something there (commit primitive)
-  kNotImplemented,   ///< a valid request this build does not support (yet)
-  kConflict,         ///< a commit lost a race that could not be rebased
-  kUnauthorized,     ///< credentials missing or not accepted (HTTP 401)
-  kForbidden,        ///< credentials valid but not allowed (HTTP 403)
-  kTokenExpired,     ///< credentials expired and could not be refreshed
-  kUnavailable,      ///< service unreachable, throttled or failing (usually retryable)
-  kCancelled,        ///< the caller asked to stop
-  kCorrupt,          ///< stored bytes do not decode (truncated, bit-flipped, wrong magic)
+  kInvalid,         ///< bad argument, malformed input or option
+  kIOError,         ///< local or remote I/O failed
+  kNotFound,        ///< a file, object, dataset or version does not exist
+  kAlreadyExists,   ///< create-only write found something there (commit primitive)
+  kNotImplemented,  ///< a valid request this build does not support (yet)
+  kConflict,        ///< a commit lost a race that could not be rebased
+  kUnauthorized,    ///< credentials missing or not accepted (HTTP 401)
+  kForbidden,       ///< credentials valid but not allowed (HTTP 403)
+  kTokenExpired,    ///< credentials expired and could not be refreshed
+  kUnavailable,     ///< service unreachable, throttled or failing (usually retryable)
+  kCancelled,       ///< the caller asked to stop
+  kCorrupt,         ///< stored bytes do not decode (truncated, bit-flipped, wrong magic)
   kUnknown,
 };
 
 /// \brief The name of a code, e.g. "NotFound".
 std::string_view StatusCodeName(StatusCode code);
 
-/// \brief Machine-readable detail of an error, attached to a Status (Arrow's StatusDetail).
+/// \brief Machine-readable detail of an error, attached to a Status (Arrow's
+/// StatusDetail).
 ///
 /// Subclasses are immutable values shared between copies of a Status. `ToString()` is
 /// for logs and must not contain a secret.

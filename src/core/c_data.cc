@@ -17,6 +17,7 @@
 
 #include "lance/core/c_data.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -94,42 +95,13 @@ bool IsBinaryLike(TypeId id) {
 // Bytes per value of the values buffer (buffer 1) of byte-aligned fixed-width layouts;
 // 0 for bool (bit-packed) and for layouts without a values buffer.
 int64_t ValueWidth(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      return 1;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-    case TypeId::kFloat16:
-      return 2;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kFloat32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-      return 4;
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kFloat64:
-    case TypeId::kTimestamp:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      return 8;
-    case TypeId::kDecimal128:
-      return 16;
-    case TypeId::kDecimal256:
-      return 32;
-    case TypeId::kFixedSizeBinary:
-      return type.fixed_size();
-    case TypeId::kDictionary:
-      // The indices.
-      return type.index_type() != nullptr && type.index_type()->is_integer()
-                 ? type.index_type()->byte_width()
-                 : 0;
-    default:
-      return 0;
+  if (type.id() == TypeId::kDictionary) {  // the indices
+    return type.index_type() != nullptr && type.index_type()->is_integer()
+               ? type.index_type()->byte_width()
+               : 0;
   }
+  // DataType::byte_width is -1 for bool, null and the nested and variable layouts.
+  return std::max(type.byte_width(), 0);
 }
 
 // Number of child arrays/fields the layout prescribes; -1 means "one per struct field".

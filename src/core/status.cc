@@ -13,20 +13,34 @@ namespace lance {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalid: return "Invalid";
-    case StatusCode::kIOError: return "IOError";
-    case StatusCode::kNotFound: return "NotFound";
-    case StatusCode::kAlreadyExists: return "AlreadyExists";
-    case StatusCode::kNotImplemented: return "NotImplemented";
-    case StatusCode::kConflict: return "Conflict";
-    case StatusCode::kUnauthorized: return "Unauthorized";
-    case StatusCode::kForbidden: return "Forbidden";
-    case StatusCode::kTokenExpired: return "TokenExpired";
-    case StatusCode::kUnavailable: return "Unavailable";
-    case StatusCode::kCancelled: return "Cancelled";
-    case StatusCode::kCorrupt: return "Corrupt";
-    case StatusCode::kUnknown: return "Unknown";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalid:
+      return "Invalid";
+    case StatusCode::kIOError:
+      return "IOError";
+    case StatusCode::kNotFound:
+      return "NotFound";
+    case StatusCode::kAlreadyExists:
+      return "AlreadyExists";
+    case StatusCode::kNotImplemented:
+      return "NotImplemented";
+    case StatusCode::kConflict:
+      return "Conflict";
+    case StatusCode::kUnauthorized:
+      return "Unauthorized";
+    case StatusCode::kForbidden:
+      return "Forbidden";
+    case StatusCode::kTokenExpired:
+      return "TokenExpired";
+    case StatusCode::kUnavailable:
+      return "Unavailable";
+    case StatusCode::kCancelled:
+      return "Cancelled";
+    case StatusCode::kCorrupt:
+      return "Corrupt";
+    case StatusCode::kUnknown:
+      return "Unknown";
   }
   return "Unknown";
 }

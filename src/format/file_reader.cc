@@ -66,7 +66,8 @@ constexpr size_t kMaxConcurrentReads = 16;
 Result<int64_t> ResolveReadLength(const std::string& path, const FileReadOptions& options,
                                   int64_t rows) {
   if (options.batch_size <= 0) {
-    return Status::Invalid("reading Lance file '", path, "': batch_size must be positive");
+    return Status::Invalid("reading Lance file '", path,
+                           "': batch_size must be positive");
   }
   if (options.offset < 0 || options.offset > rows) {
     return Status::Invalid("reading Lance file '", path, "': offset ", options.offset,
@@ -74,10 +75,45 @@ Result<int64_t> ResolveReadLength(const std::string& path, const FileReadOptions
   }
   if (options.length < 0) return rows - options.offset;
   if (options.length > rows - options.offset) {
-    return Status::Invalid("reading Lance file '", path, "': rows [", options.offset, ", +",
-                           options.length, ") go past its ", rows, " rows");
+    return Status::Invalid("reading Lance file '", path, "': rows [", options.offset,
+                           ", +", options.length, ") go past its ", rows, " rows");
   }
   return options.length;
+}
+
+Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
+    const FileContext& file, const std::vector<int32_t>& field_ids) {
+  const Schema& schema = *file.schema.schema();
+  std::vector<int> fields;
+  if (field_ids.empty()) {
+    fields.resize(static_cast<size_t>(schema.num_fields()));
+    std::iota(fields.begin(), fields.end(), 0);
+  } else {
+    for (int32_t id : field_ids) {
+      const int index = file.schema.TopLevelIndexOfId(id);
+      if (index < 0) {
+        return Status::Invalid("reading Lance file '", file.path, "': field id ", id,
+                               " is not a top-level field of the file");
+      }
+      fields.push_back(index);
+    }
+  }
+  std::vector<FieldPtr> out;
+  for (int f : fields) out.push_back(schema.field(f));
+  return std::make_pair(std::move(fields), lance::schema(std::move(out), schema.metadata()));
+}
+
+Status RestoreRowOrder(const std::vector<int64_t>& sorted, const std::vector<int64_t>& indices,
+                       std::vector<ArrayPtr>* columns) {
+  if (sorted == indices) return Status::OK();
+  std::vector<int64_t> positions(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    positions[i] = std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
+  }
+  for (ArrayPtr& column : *columns) {
+    LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
+  }
+  return Status::OK();
 }
 
 Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests) {
@@ -88,8 +124,9 @@ Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests) 
                                 }),
                  requests.end());
   if (requests.empty()) return Status::OK();
-  std::sort(requests.begin(), requests.end(),
-            [](const RangeRequest& a, const RangeRequest& b) { return a.offset < b.offset; });
+  std::sort(
+      requests.begin(), requests.end(),
+      [](const RangeRequest& a, const RangeRequest& b) { return a.offset < b.offset; });
   struct Range {
     uint64_t start;
     uint64_t end;
@@ -144,8 +181,9 @@ Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests) 
   }
   for (const Range& r : ranges) {
     for (size_t i = r.first; i < r.stop; ++i) {
-      *requests[i].out = Buffer::Slice(r.data, static_cast<int64_t>(requests[i].offset - r.start),
-                                       static_cast<int64_t>(requests[i].size));
+      *requests[i].out =
+          Buffer::Slice(r.data, static_cast<int64_t>(requests[i].offset - r.start),
+                        static_cast<int64_t>(requests[i].size));
     }
   }
   return Status::OK();
@@ -177,11 +215,12 @@ class FileReaderImpl : public LanceFileReader {
   const std::string& path() const override { return context_->path; }
 
   Result<RecordBatchReaderPtr> Read(const FileReadOptions& options) const override {
-    LANCE_ASSIGN_OR_RAISE(int64_t length, internal::ResolveReadLength(
-                                              context_->path, options, context_->num_rows));
+    LANCE_ASSIGN_OR_RAISE(
+        int64_t length,
+        internal::ResolveReadLength(context_->path, options, context_->num_rows));
     LANCE_ASSIGN_OR_RAISE(auto fields, ResolveFields(options.field_ids));
-    return reader_->Read(std::move(fields.first), std::move(fields.second), options.offset,
-                         options.offset + length, options.batch_size);
+    return reader_->Read(std::move(fields.first), std::move(fields.second),
+                         options.offset, options.offset + length, options.batch_size);
   }
 
   Result<RecordBatchPtr> Take(const std::vector<int64_t>& indices,
@@ -200,43 +239,15 @@ class FileReaderImpl : public LanceFileReader {
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns,
                           reader_->Take(fields.first, sorted));
-    if (sorted != indices) {
-      // Back to the caller's order (and repeats): positions in `sorted`.
-      std::vector<int64_t> positions(indices.size());
-      for (size_t i = 0; i < indices.size(); ++i) {
-        positions[i] = std::lower_bound(sorted.begin(), sorted.end(), indices[i]) -
-                       sorted.begin();
-      }
-      for (ArrayPtr& column : columns) {
-        LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
-      }
-    }
+    LANCE_RETURN_NOT_OK(internal::RestoreRowOrder(sorted, indices, &columns));
     return RecordBatch::Make(fields.second, static_cast<int64_t>(indices.size()),
                              std::move(columns));
   }
 
  private:
-  /// Top-level field positions and the output schema for the requested field ids.
   Result<std::pair<std::vector<int>, SchemaPtr>> ResolveFields(
       const std::vector<int32_t>& field_ids) const {
-    const Schema& schema = *context_->schema.schema();
-    std::vector<int> fields;
-    std::vector<FieldPtr> out;
-    if (field_ids.empty()) {
-      fields.resize(static_cast<size_t>(schema.num_fields()));
-      std::iota(fields.begin(), fields.end(), 0);
-    } else {
-      for (int32_t id : field_ids) {
-        const int index = context_->schema.TopLevelIndexOfId(id);
-        if (index < 0) {
-          return Status::Invalid("reading Lance file '" + context_->path + "': field id " +
-                                 std::to_string(id) + " is not a top-level field of the file");
-        }
-        fields.push_back(index);
-      }
-    }
-    for (int f : fields) out.push_back(schema.field(f));
-    return std::make_pair(std::move(fields), lance::schema(std::move(out), schema.metadata()));
+    return internal::ResolveTopLevelFields(*context_, field_ids);
   }
 
   std::shared_ptr<const internal::FileContext> context_;
@@ -264,25 +275,30 @@ Status ParseColumns(internal::FileContext* ctx,
     lance::file::v2::ColumnMetadata meta;
     if (!ParseQuietly(&meta, region.data() + (cmo[c].first - region_start),
                       cmo[c].second)) {
-      return CorruptFile(path, "metadata of column " + std::to_string(c) + " does not parse");
+      return CorruptFile(path,
+                         "metadata of column " + std::to_string(c) + " does not parse");
     }
     internal::ColumnMeta& column = ctx->columns[c];
     if (meta.buffer_offsets_size() != meta.buffer_sizes_size()) {
-      return CorruptFile(path, "column " + std::to_string(c) + " has mismatched buffer tables");
+      return CorruptFile(path,
+                         "column " + std::to_string(c) + " has mismatched buffer tables");
     }
     for (int b = 0; b < meta.buffer_offsets_size(); ++b) {
       if (!RangeInside(meta.buffer_offsets(b), meta.buffer_sizes(b), data_limit)) {
-        return CorruptFile(path, "column " + std::to_string(c) + " has a buffer outside the file");
+        return CorruptFile(
+            path, "column " + std::to_string(c) + " has a buffer outside the file");
       }
     }
-    column.buffer_offsets.assign(meta.buffer_offsets().begin(), meta.buffer_offsets().end());
+    column.buffer_offsets.assign(meta.buffer_offsets().begin(),
+                                 meta.buffer_offsets().end());
     column.buffer_sizes.assign(meta.buffer_sizes().begin(), meta.buffer_sizes().end());
     column.pages.resize(static_cast<size_t>(meta.pages_size()));
     uint64_t total = 0;
     for (int p = 0; p < meta.pages_size(); ++p) {
       const auto& page = meta.pages(p);
       internal::PageMeta& info = column.pages[p];
-      const std::string where = "column " + std::to_string(c) + " page " + std::to_string(p);
+      const std::string where =
+          "column " + std::to_string(c) + " page " + std::to_string(p);
       if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
         return CorruptFile(path, where + " has mismatched buffer tables");
       }
@@ -291,9 +307,11 @@ Status ParseColumns(internal::FileContext* ctx,
           return CorruptFile(path, where + " has a buffer outside the file");
         }
       }
-      info.buffer_offsets.assign(page.buffer_offsets().begin(), page.buffer_offsets().end());
+      info.buffer_offsets.assign(page.buffer_offsets().begin(),
+                                 page.buffer_offsets().end());
       info.buffer_sizes.assign(page.buffer_sizes().begin(), page.buffer_sizes().end());
-      if (page.length() > internal::kMaxRows || total + page.length() > internal::kMaxRows) {
+      if (page.length() > internal::kMaxRows ||
+          total + page.length() > internal::kMaxRows) {
         return CorruptFile(path, where + " has an implausible length");
       }
       info.length = static_cast<int64_t>(page.length());
@@ -318,10 +336,9 @@ Status ParseColumns(internal::FileContext* ctx,
   return Status::OK();
 }
 
-Result<std::shared_ptr<LanceFileReader>> OpenV2(std::string path,
-                                                std::shared_ptr<io::RandomAccessReader> file,
-                                                bool remote, LanceFileVersion version,
-                                                BufferPtr tail, int64_t tail_start) {
+Result<std::shared_ptr<LanceFileReader>> OpenV2(
+    std::string path, std::shared_ptr<io::RandomAccessReader> file, bool remote,
+    LanceFileVersion version, BufferPtr tail, int64_t tail_start) {
   auto ctx = std::make_shared<internal::FileContext>();
   ctx->path = std::move(path);
   ctx->file = std::move(file);
@@ -337,7 +354,8 @@ Result<std::shared_ptr<LanceFileReader>> OpenV2(std::string path,
   if (footer.num_global_buffers == 0) return CorruptFile(p, "no global buffers");
   if (!RangeInside(footer.gbo_table_start, uint64_t{16} * footer.num_global_buffers,
                    meta_limit) ||
-      !RangeInside(footer.cmo_table_start, uint64_t{16} * footer.num_columns, meta_limit) ||
+      !RangeInside(footer.cmo_table_start, uint64_t{16} * footer.num_columns,
+                   meta_limit) ||
       footer.column_meta_start > meta_limit) {
     return CorruptFile(p, "footer tables lie outside the file");
   }
@@ -379,8 +397,8 @@ Result<std::shared_ptr<LanceFileReader>> OpenV2(std::string path,
     const uint8_t* e = at(footer.cmo_table_start + 16 * uint64_t{i});
     cmo[i] = {internal::LoadLE<uint64_t>(e), internal::LoadLE<uint64_t>(e + 8)};
     if (!RangeInside(cmo[i].first, cmo[i].second, meta_limit)) {
-      return CorruptFile(p, "metadata of column " + std::to_string(i) +
-                                " lies outside the file");
+      return CorruptFile(
+          p, "metadata of column " + std::to_string(i) + " lies outside the file");
     }
     needed = std::min(needed, cmo[i].first);
   }
@@ -412,9 +430,8 @@ Result<std::shared_ptr<LanceFileReader>> OpenV2(std::string path,
       std::make_shared<FileReaderImpl>(std::move(ctx), std::move(reader)));
 }
 
-Result<std::shared_ptr<LanceFileReader>> OpenAny(std::string path,
-                                                 std::shared_ptr<io::RandomAccessReader> file,
-                                                 bool remote) {
+Result<std::shared_ptr<LanceFileReader>> OpenAny(
+    std::string path, std::shared_ptr<io::RandomAccessReader> file, bool remote) {
   const int64_t size = file->size();
   // Both containers end with u16 major, u16 minor, "LANC"; the legacy footer is 16
   // bytes, the v2 footer 40.
@@ -433,8 +450,8 @@ Result<std::shared_ptr<LanceFileReader>> OpenAny(std::string path,
   const uint16_t minor = internal::LoadLE<uint16_t>(end - 6);
   const std::string version_text = std::to_string(major) + "." + std::to_string(minor);
   if (major == 0 && (minor == 1 || minor == 2)) {
-    return legacy::OpenLegacyFile(std::move(path), std::move(file), remote, std::move(tail),
-                                  tail_start);
+    return legacy::OpenLegacyFile(std::move(path), std::move(file), remote,
+                                  std::move(tail), tail_start);
   }
   if (size < kFooterSize) {
     return CorruptFile(path, "only " + std::to_string(size) +
@@ -459,7 +476,8 @@ Result<std::shared_ptr<LanceFileReader>> OpenAny(std::string path,
 
 Result<std::shared_ptr<LanceFileReader>> LanceFileReader::Open(
     std::shared_ptr<io::ObjectStore> store, std::string path, FileReaderOptions options) {
-  if (!store) return Status::Invalid("opening Lance file '" + path + "': the store is null");
+  if (!store)
+    return Status::Invalid("opening Lance file '" + path + "': the store is null");
   // A known size lets remote stores skip the HEAD; stores that look the size up anyway
   // return the object's real size, checked below.
   auto file = options.file_size >= 0 ? store->OpenReaderWithSize(path, options.file_size)

@@ -38,9 +38,12 @@ Status CheckRelativePath(const std::string& path, bool allow_empty, std::string_
 
 }  // namespace
 
-LanceFileSession::LanceFileSession(std::string base_uri, std::shared_ptr<io::ObjectStore> store,
+LanceFileSession::LanceFileSession(std::string base_uri,
+                                   std::shared_ptr<io::ObjectStore> store,
                                    std::string base_path)
-    : base_uri_(std::move(base_uri)), store_(std::move(store)), base_path_(std::move(base_path)) {
+    : base_uri_(std::move(base_uri)),
+      store_(std::move(store)),
+      base_path_(std::move(base_path)) {
   while (!base_path_.empty() && base_path_.back() == '/') base_path_.pop_back();
 }
 
@@ -55,7 +58,8 @@ Result<std::shared_ptr<LanceFileSession>> LanceFileSession::Open(
                                             std::move(loc->path));
 }
 
-Result<std::string> LanceFileSession::KeyOf(const std::string& path, std::string_view what) const {
+Result<std::string> LanceFileSession::KeyOf(const std::string& path,
+                                            std::string_view what) const {
   LANCE_RETURN_NOT_OK(CheckRelativePath(path, /*allow_empty=*/false, what, base_uri_));
   if (path.back() == '/') {
     return Status::Invalid(what, " '", path, "' in the file session at '", base_uri_,
@@ -68,23 +72,23 @@ Result<bool> LanceFileSession::Contains(const std::string& path) const {
   LANCE_ASSIGN_OR_RAISE(std::string key, KeyOf(path, "checking for the file"));
   Result<bool> exists = store_->Exists(key);
   if (!exists.ok()) {
-    return exists.status().WithContext("checking for '" + path + "' in the file session at '" +
-                                       base_uri_ + "'");
+    return exists.status().WithContext("checking for '" + path +
+                                       "' in the file session at '" + base_uri_ + "'");
   }
   return exists;
 }
 
 Result<std::vector<std::string>> LanceFileSession::List(const std::string& prefix) const {
-  LANCE_RETURN_NOT_OK(
-      CheckRelativePath(prefix, /*allow_empty=*/true, "listing the directory", base_uri_));
+  LANCE_RETURN_NOT_OK(CheckRelativePath(prefix, /*allow_empty=*/true,
+                                        "listing the directory", base_uri_));
   // Listed as a directory: "a" lists "a/..." but not "ab".
   std::string dir = base_path_;
   if (!prefix.empty()) dir = dir.empty() ? prefix : dir + "/" + prefix;
   if (!dir.empty() && dir.back() != '/') dir += '/';
   Result<io::ListResult> listed = store_->ListAll(dir, /*recursive=*/true);
   if (!listed.ok()) {
-    return listed.status().WithContext("listing '" + prefix + "' in the file session at '" +
-                                       base_uri_ + "'");
+    return listed.status().WithContext("listing '" + prefix +
+                                       "' in the file session at '" + base_uri_ + "'");
   }
   const size_t strip = base_path_.empty() ? 0 : base_path_.size() + 1;
   std::vector<std::string> out;

@@ -280,7 +280,8 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::OpenUri(
     return Status::Invalid("opening Lance file writer '", uri,
                            "': the URI names a store root, not a file");
   }
-  auto writer = Open(std::move(loc.store), std::move(loc.path), std::move(schema), options);
+  auto writer =
+      Open(std::move(loc.store), std::move(loc.path), std::move(schema), options);
   if (!writer.ok()) {
     return writer.status().WithContext("opening Lance file writer '" + std::string(uri) +
                                        "'");

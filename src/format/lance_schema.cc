@@ -228,7 +228,8 @@ Result<DataTypePtr> FixedSizeListFromString(std::string_view s) {
   if (!IsFslItemType(**inner)) {
     return Status::NotImplemented("fixed_size_list of " + (*inner)->ToString());
   }
-  return fixed_size_list(field("item", *inner, /*nullable=*/true), static_cast<int32_t>(n));
+  return fixed_size_list(field("item", *inner, /*nullable=*/true),
+                         static_cast<int32_t>(n));
 }
 
 }  // namespace

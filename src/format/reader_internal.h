@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lance/core/array.h"
@@ -120,5 +121,15 @@ Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests);
 /// to the end), or Invalid naming the file for a bad batch size or a range outside it.
 Result<int64_t> ResolveReadLength(const std::string& path, const FileReadOptions& options,
                                   int64_t rows);
+
+/// Top-level field positions and the output schema for `field_ids` (empty: every
+/// field), or Invalid naming the file for an id that is not a top-level field.
+Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
+    const FileContext& file, const std::vector<int32_t>& field_ids);
+
+/// `*columns` hold the rows `sorted` (ascending, distinct) of a take; puts them back in
+/// the order, with the repeats, of the caller's `indices`.
+Status RestoreRowOrder(const std::vector<int64_t>& sorted, const std::vector<int64_t>& indices,
+                       std::vector<ArrayPtr>* columns);
 
 }  // namespace lance::format::internal

@@ -19,8 +19,9 @@ std::string s3::AwsCredentials::ToString() const {
 
 Result<std::shared_ptr<const s3::AwsCredentials>> CredentialsSource::OnRejected(
     const s3::AwsCredentials& rejected) {
-  return Status::Unauthorized("the server rejected the credentials " + rejected.ToString() +
-                              " and " + ToString() + " cannot refresh them");
+  return Status::Unauthorized("the server rejected the credentials " +
+                              rejected.ToString() + " and " + ToString() +
+                              " cannot refresh them");
 }
 
 StaticCredentialsSource::StaticCredentialsSource(s3::AwsCredentials credentials)

@@ -16,12 +16,12 @@ HttpErrorDetail::HttpErrorDetail(int http_status, std::string service_code,
 
 std::string HttpErrorDetail::ToString() const {
   return StrCat("HTTP ", http_status_, service_code_.empty() ? "" : " ", service_code_,
-                " (request id ", request_id_.empty() ? std::string_view("none") : request_id_,
-                ")");
+                " (request id ",
+                request_id_.empty() ? std::string_view("none") : request_id_, ")");
 }
 
-Status WithHttpErrorDetail(const Status& status, int http_status, std::string service_code,
-                           std::string request_id) {
+Status WithHttpErrorDetail(const Status& status, int http_status,
+                           std::string service_code, std::string request_id) {
   return status.WithDetail(std::make_shared<HttpErrorDetail>(
       http_status, std::move(service_code), std::move(request_id)));
 }

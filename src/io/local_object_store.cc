@@ -20,9 +20,12 @@
 #include <utility>
 #include <vector>
 
+#include "io/io_util.h"
 #include "lance/macros.h"
 
 namespace lance::io {
+
+using internal::PrefixSuccessor;
 
 namespace {
 
@@ -77,7 +80,8 @@ Status ErrnoToStatus(int err, std::string_view action, std::string_view uri) {
     case ENOTDIR:
       return WithErrno(Status::NotFound(msg + "no such object"), err);
     case EEXIST:
-      return WithErrno(Status::AlreadyExists(msg + "an object already exists there"), err);
+      return WithErrno(Status::AlreadyExists(msg + "an object already exists there"),
+                       err);
     case EAGAIN:
     case EBUSY:
     case EINTR:
@@ -172,9 +176,10 @@ Result<UniqueFd> CreateTempFile(const std::string& final_path, std::string_view 
     if (last_err == ENOTDIR) {
       // Would otherwise read as NotFound, which makes no sense for a write.
       tmp_path->clear();
-      return WithErrno(Status::IOError("When creating a temporary file for " + Quoted(uri) +
-                                       ": a parent of the key is an object, not a directory"),
-                       last_err);
+      return WithErrno(
+          Status::IOError("When creating a temporary file for " + Quoted(uri) +
+                          ": a parent of the key is an object, not a directory"),
+          last_err);
     }
     if (last_err == ENOENT) {
       // Directories are created lazily: the common case (directory exists) costs no
@@ -243,7 +248,8 @@ Result<std::vector<std::string>> ReadDirNames(const std::string& dir) {
       int err = errno;
       ::closedir(d);
       if (err != 0) {
-        return WithErrno(Status::IOError("cannot read directory: " + ErrnoMessage(err)), err);
+        return WithErrno(Status::IOError("cannot read directory: " + ErrnoMessage(err)),
+                         err);
       }
       break;
     }
@@ -252,20 +258,6 @@ Result<std::vector<std::string>> ReadDirNames(const std::string& dir) {
     names.emplace_back(name);
   }
   return names;
-}
-
-// The smallest string greater than every string starting with `prefix`; empty if none
-// (prefix of only 0xff bytes, which valid UTF-8 keys never are).
-std::string PrefixSuccessor(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
-    if (c != 0xff) {
-      ++c;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return prefix;
 }
 
 int RenameNoReplace(const char* from, const char* to) {
@@ -779,8 +771,8 @@ Status LocalObjectStore::Rename(const std::string& src, const std::string& dst) 
   if (::rename(from.c_str(), to.c_str()) != 0) {
     int err = errno;
     if (err == EISDIR || err == ENOTEMPTY || err == EEXIST) {
-      return WithErrno(Status::IOError("When renaming " + Quoted(DisplayPath(src)) + " to " +
-                                       Quoted(DisplayPath(dst)) +
+      return WithErrno(Status::IOError("When renaming " + Quoted(DisplayPath(src)) +
+                                       " to " + Quoted(DisplayPath(dst)) +
                                        ": a directory exists at the target"),
                        err);
     }

@@ -8,9 +8,12 @@
 #include <string>
 #include <utility>
 
+#include "io/io_util.h"
 #include "lance/macros.h"
 
 namespace lance::io {
+
+using internal::PrefixSuccessor;
 
 namespace {
 
@@ -25,20 +28,6 @@ int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// The smallest string greater than every string starting with `prefix`; empty if there
-// is none (only 0xff bytes).
-std::string PrefixSuccessor(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
-    if (c != 0xff) {
-      ++c;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return prefix;
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {

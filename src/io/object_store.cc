@@ -182,7 +182,8 @@ Result<ListResult> ObjectStore::ListAll(const std::string& prefix, bool recursiv
 Result<std::shared_ptr<RandomAccessReader>> ObjectStore::OpenReaderWithSize(
     const std::string& path, int64_t size) {
   if (size < 0) {
-    return Status::Invalid("opening '" + ObjectUri(path) + "' with a negative known size");
+    return Status::Invalid("opening '" + ObjectUri(path) +
+                           "' with a negative known size");
   }
   return OpenReader(path);
 }

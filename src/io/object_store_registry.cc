@@ -7,26 +7,19 @@
 #include <string>
 #include <utility>
 
+#include "io/io_util.h"
 #include "lance/core/ascii.h"
-#include "lance/io/storage_options.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/s3_object_store.h"
+#include "lance/io/storage_options.h"
 #include "lance/macros.h"
 
 namespace lance::io {
 
-namespace {
+using internal::IsValidScheme;
 
-bool IsValidScheme(std::string_view scheme) {
-  if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0])))
-    return false;
-  for (char c : scheme) {
-    auto u = static_cast<unsigned char>(c);
-    if (!std::isalnum(u) && c != '+' && c != '-' && c != '.') return false;
-  }
-  return true;
-}
+namespace {
 
 // Length-prefixed so that no choice of keys and values can make two different option
 // sets serialise alike.
@@ -139,7 +132,8 @@ Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
   if (auto it = cache_.find(key); it != cache_.end()) {
     std::shared_ptr<ObjectStore> store = it->second.store.lock();
     if (store && it->second.secrets_fingerprint == fingerprint) {
-      return ResolvedLocation{std::move(store), std::move(parsed.path), std::move(access)};
+      return ResolvedLocation{std::move(store), std::move(parsed.path),
+                              std::move(access)};
     }
   }
   Result<std::shared_ptr<ObjectStore>> made = factory->second(root, options, credentials);
@@ -171,20 +165,22 @@ size_t ObjectStoreRegistry::num_cached_stores() const {
 Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {
   LANCE_RETURN_NOT_OK(registry->Register(
       "file",
-      [](const Uri&, const StorageOptions&,
-         const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
+      [](const Uri&, const StorageOptions&, const std::shared_ptr<CredentialsSource>&)
+          -> Result<std::shared_ptr<ObjectStore>> {
         // Rooted at "/": the resolved path is the absolute path minus its leading '/'.
         LANCE_ASSIGN_OR_RAISE(auto store, LocalObjectStore::Make("/"));
         return std::shared_ptr<ObjectStore>(std::move(store));
       }));
-  LANCE_RETURN_NOT_OK(registry->Register(
-      "memory",
-      [](const Uri& root, const StorageOptions&,
-         const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
-        return std::shared_ptr<ObjectStore>(MemoryObjectStore::Named(root.authority));
-      }));
+  LANCE_RETURN_NOT_OK(registry->Register("memory",
+                                         [](const Uri& root, const StorageOptions&,
+                                            const std::shared_ptr<CredentialsSource>&)
+                                             -> Result<std::shared_ptr<ObjectStore>> {
+                                           return std::shared_ptr<ObjectStore>(
+                                               MemoryObjectStore::Named(root.authority));
+                                         }));
   if (registry->IsRegistered("s3") || registry->IsRegistered("s3a")) {
-    return Status::AlreadyExists("an object store factory is already registered for 's3'");
+    return Status::AlreadyExists(
+        "an object store factory is already registered for 's3'");
   }
   LANCE_RETURN_NOT_OK(RegisterS3ObjectStore(registry));
   return Status::OK();

@@ -31,8 +31,8 @@ std::string ToLowerAscii(std::string_view text) {
 }
 
 bool SameCredentials(const s3::AwsCredentials& a, const s3::AwsCredentials& b) {
-  return a.access_key_id == b.access_key_id && a.secret_access_key == b.secret_access_key &&
-         a.session_token == b.session_token;
+  return a.access_key_id == b.access_key_id &&
+         a.secret_access_key == b.secret_access_key && a.session_token == b.session_token;
 }
 
 std::string_view TriggerName(Trigger trigger) {
@@ -75,7 +75,9 @@ Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& o
       credential_options.emplace(key, value);
     }
   }
-  auto no_env = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
+  auto no_env = [](std::string_view) -> std::optional<std::string> {
+    return std::nullopt;
+  };
   LANCE_ASSIGN_OR_RAISE(auto parsed, s3::ParseS3Options(credential_options, no_env));
   return std::move(parsed.credentials);
 }
@@ -123,8 +125,8 @@ struct RefreshingCredentialsSource::State {
   uint64_t completed_seq = 0;  // number of the last fetch completed
   bool have_last_start = false;
   Clock::SteadyTimePoint last_start{};  // monotonic start of the last fetch
-  int64_t last_start_wall_ms = 0;      // wall start of the last fetch
-  bool last_failed = false;            // outcome of the last completed fetch
+  int64_t last_start_wall_ms = 0;       // wall start of the last fetch
+  bool last_failed = false;             // outcome of the last completed fetch
   Status last_error;
   Clock::SteadyTimePoint retry_at{};  // after a failure: earliest next fetch
   int consecutive_failures = 0;
@@ -173,8 +175,9 @@ struct RefreshingCredentialsSource::State {
       return Status::Unauthorized("no credentials yet for storage options provider '" +
                                   provider_id + "': " + std::string(why));
     }
-    std::string msg = "credentials " + creds->ToString() + " from storage options provider '" +
-                      provider_id + "' expired at " + FormatEpochMillis(*expires_at) +
+    std::string msg = "credentials " + creds->ToString() +
+                      " from storage options provider '" + provider_id + "' expired at " +
+                      FormatEpochMillis(*expires_at) +
                       " (expires_at_millis=" + std::to_string(*expires_at) + ") and " +
                       std::string(why);
     return Status::TokenExpired(std::move(msg));
@@ -183,15 +186,17 @@ struct RefreshingCredentialsSource::State {
   Status FailedRefreshError(Clock::SteadyTimePoint steady) const {
     std::string why = "the refresh failed because: " + last_error.ToString();
     if (steady < retry_at) {
-      why += " (next attempt in " +
-             FormatMillis(std::chrono::ceil<std::chrono::milliseconds>(retry_at - steady)) +
-             ")";
+      why +=
+          " (next attempt in " +
+          FormatMillis(std::chrono::ceil<std::chrono::milliseconds>(retry_at - steady)) +
+          ")";
     }
     return NoCredentialsError(why);
   }
 
   Status TimeoutError() const {
-    return NoCredentialsError("no refresh completed within " + FormatMillis(options.max_wait));
+    return NoCredentialsError("no refresh completed within " +
+                              FormatMillis(options.max_wait));
   }
 };
 
@@ -199,7 +204,8 @@ namespace {
 
 using State = RefreshingCredentialsSource::State;
 
-Result<Fetched> ParseFetched(const State& s, Result<std::optional<StorageOptions>> fetched) {
+Result<Fetched> ParseFetched(const State& s,
+                             Result<std::optional<StorageOptions>> fetched) {
   if (!fetched.ok()) return fetched.status();
   if (!fetched->has_value()) {
     return Status::NotFound("the provider returned no storage options");
@@ -208,20 +214,24 @@ Result<Fetched> ParseFetched(const State& s, Result<std::optional<StorageOptions
   out.options = std::move(**fetched);
   auto credentials = CredentialsFromStorageOptions(out.options);
   if (!credentials.ok()) {
-    return credentials.status().WithContext("parsing the credentials the provider returned");
+    return credentials.status().WithContext(
+        "parsing the credentials the provider returned");
   }
   out.credentials = std::move(*credentials);
   if (out.credentials.access_key_id.empty()) {
     return Status::Invalid(
-        "the provider returned storage options without credentials (no aws_access_key_id)");
+        "the provider returned storage options without credentials (no "
+        "aws_access_key_id)");
   }
   LANCE_ASSIGN_OR_RAISE(out.expires_at, ExpiresAtMillis(out.options));
-  LANCE_ASSIGN_OR_RAISE(out.offset, RefreshOffset(out.options, s.options.default_refresh_offset));
+  LANCE_ASSIGN_OR_RAISE(out.offset,
+                        RefreshOffset(out.options, s.options.default_refresh_offset));
   return out;
 }
 
 // Runs one fetch on a refresh thread. Holds the state alive by itself, so the source may
-// be destroyed (from this very thread, in on_event) without pulling anything from under it.
+// be destroyed (from this very thread, in on_event) without pulling anything from under
+// it.
 void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
   State& s = *st;
   const auto start = s.clock->SteadyNow();
@@ -239,16 +249,23 @@ void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
   const auto end = s.clock->SteadyNow();
   const auto latency = std::chrono::duration_cast<std::chrono::milliseconds>(end - start);
 
-  RefreshEvent event{RefreshEvent::Kind::kSucceeded, trigger, s.provider_id, {}, {}, latency,
+  RefreshEvent event{RefreshEvent::Kind::kSucceeded,
+                     trigger,
+                     s.provider_id,
+                     {},
+                     {},
+                     latency,
                      Status::OK()};
   {
     std::unique_lock<std::mutex> lock(s.mu);
     const int64_t now_ms = s.clock->NowMillis();
-    if (fetched.ok() && fetched->expires_at.has_value() && *fetched->expires_at <= now_ms) {
+    if (fetched.ok() && fetched->expires_at.has_value() &&
+        *fetched->expires_at <= now_ms) {
       // Accepting them would make every request fetch again at once.
-      fetched = Status::TokenExpired("the provider returned credentials that expired at " +
-                                     FormatEpochMillis(*fetched->expires_at) +
-                                     ", before they arrived at " + FormatEpochMillis(now_ms));
+      fetched =
+          Status::TokenExpired("the provider returned credentials that expired at " +
+                               FormatEpochMillis(*fetched->expires_at) +
+                               ", before they arrived at " + FormatEpochMillis(now_ms));
     }
     if (fetched.ok()) {
       Fetched& f = *fetched;
@@ -284,7 +301,8 @@ void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
   if (s.options.on_event) s.options.on_event(event);
   {
     std::lock_guard<std::mutex> guard(s.mu);
-    auto it = std::find(s.worker_ids.begin(), s.worker_ids.end(), std::this_thread::get_id());
+    auto it =
+        std::find(s.worker_ids.begin(), s.worker_ids.end(), std::this_thread::get_id());
     if (it != s.worker_ids.end()) s.worker_ids.erase(it);
     --s.active_workers;
     s.cv.notify_all();
@@ -312,8 +330,9 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
       break;
   }
   ++s.active_workers;
-  LANCE_LOG(Debug, "credentials") << "starting credential refresh (" << TriggerName(trigger)
-                                  << ") from provider '" << s.provider_id << "'";
+  LANCE_LOG(Debug, "credentials")
+      << "starting credential refresh (" << TriggerName(trigger) << ") from provider '"
+      << s.provider_id << "'";
   try {
     std::thread worker([st, seq, trigger] { RunFetch(st, seq, trigger); });
     // Registered before the lock is released; the thread needs the lock to finish.
@@ -324,8 +343,8 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
     s.in_flight = false;
     s.completed_seq = seq;
     s.last_failed = true;
-    s.last_error = Status::Unavailable(std::string("could not start a refresh thread: ") +
-                                       e.what());
+    s.last_error =
+        Status::Unavailable(std::string("could not start a refresh thread: ") + e.what());
     ++s.consecutive_failures;
     s.retry_at = s.last_start + s.Backoff();
     ++s.stats.failures;
@@ -342,10 +361,12 @@ RefreshingCredentialsSource::RefreshingCredentialsSource(std::shared_ptr<State> 
     : state_(std::move(state)) {}
 
 Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource::Make(
-    const StorageOptions& initial_options, std::shared_ptr<StorageOptionsProvider> provider,
-    std::shared_ptr<Clock> clock, RefreshingCredentialsOptions options) {
+    const StorageOptions& initial_options,
+    std::shared_ptr<StorageOptionsProvider> provider, std::shared_ptr<Clock> clock,
+    RefreshingCredentialsOptions options) {
   if (provider == nullptr) {
-    return Status::Invalid("RefreshingCredentialsSource needs a storage options provider");
+    return Status::Invalid(
+        "RefreshingCredentialsSource needs a storage options provider");
   }
   auto state = std::make_shared<State>();
   state->provider_id = provider->provider_id();
@@ -360,7 +381,8 @@ Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource
 
   state->provider = std::move(provider);
   state->clock = clock ? std::move(clock) : RealClock::Instance();
-  state->rng.seed(options.jitter_seed != 0 ? options.jitter_seed : std::random_device{}());
+  state->rng.seed(options.jitter_seed != 0 ? options.jitter_seed
+                                           : std::random_device{}());
   state->options = std::move(options);
   // Options without credentials seed nothing: the first request fetches.
   if (!credentials->access_key_id.empty()) {
@@ -385,9 +407,9 @@ Status RefreshingCredentialsSource::Reseed(const StorageOptions& options) {
   State& s = *state_;
   std::lock_guard<std::mutex> guard(s.mu);
   // Later expiry wins; "never expires" beats any expiry.
-  const bool fresher = s.creds == nullptr || (s.expires_at.has_value() &&
-                                              (!expires_at->has_value() ||
-                                               **expires_at > *s.expires_at));
+  const bool fresher =
+      s.creds == nullptr || (s.expires_at.has_value() &&
+                             (!expires_at->has_value() || **expires_at > *s.expires_at));
   if (!fresher) return Status::OK();
   s.creds = std::make_shared<const s3::AwsCredentials>(std::move(*credentials));
   s.expires_at = *expires_at;
@@ -401,10 +423,12 @@ RefreshingCredentialsSource::~RefreshingCredentialsSource() {
   std::unique_lock<std::mutex> lock(s.mu);
   // Destroyed from a refresh thread (the provider or on_event dropped the last
   // reference): that thread keeps the state alive, and waiting for it would deadlock.
-  const bool on_refresh_thread = std::find(s.worker_ids.begin(), s.worker_ids.end(),
-                                           std::this_thread::get_id()) != s.worker_ids.end();
+  const bool on_refresh_thread =
+      std::find(s.worker_ids.begin(), s.worker_ids.end(), std::this_thread::get_id()) !=
+      s.worker_ids.end();
   const int allowed = on_refresh_thread ? 1 : 0;
-  // Real time on purpose: the fetch finishes on its own, whatever the injected clock says.
+  // Real time on purpose: the fetch finishes on its own, whatever the injected clock
+  // says.
   s.cv.wait(lock, [&] { return s.active_workers <= allowed; });
 }
 
@@ -412,7 +436,8 @@ Result<Creds> RefreshingCredentialsSource::Current() {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   // Fast path (every request): one wall-clock read under an uncontended mutex.
-  if (s.creds && (!s.expires_at || s.clock->NowMillis() + s.offset.count() < *s.expires_at)) {
+  if (s.creds &&
+      (!s.expires_at || s.clock->NowMillis() + s.offset.count() < *s.expires_at)) {
     return s.creds;
   }
   const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
@@ -472,7 +497,8 @@ Result<Creds> RefreshingCredentialsSource::Current() {
   }
 }
 
-Result<Creds> RefreshingCredentialsSource::OnRejected(const s3::AwsCredentials& rejected) {
+Result<Creds> RefreshingCredentialsSource::OnRejected(
+    const s3::AwsCredentials& rejected) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
@@ -495,7 +521,8 @@ Result<Creds> RefreshingCredentialsSource::OnRejected(const s3::AwsCredentials& 
       const uint64_t awaited = s.started_seq;
       if (!s.clock->WaitUntil(lock, s.cv, deadline,
                               [&] { return s.completed_seq >= awaited; })) {
-        return rejected_error("no refresh completed within " + FormatMillis(s.options.max_wait));
+        return rejected_error("no refresh completed within " +
+                              FormatMillis(s.options.max_wait));
       }
       if (awaited >= first_own_seq && s.last_failed) {
         return rejected_error("the refresh failed because: " + s.last_error.ToString());
@@ -508,8 +535,8 @@ Result<Creds> RefreshingCredentialsSource::OnRejected(const s3::AwsCredentials& 
       return rejected_error("the provider returned the same credentials again");
     }
     if (s.last_failed && steady < s.retry_at) {
-      return rejected_error("the last refresh failed because: " + s.last_error.ToString() +
-                            " (next attempt in " +
+      return rejected_error("the last refresh failed because: " +
+                            s.last_error.ToString() + " (next attempt in " +
                             FormatMillis(std::chrono::ceil<std::chrono::milliseconds>(
                                 s.retry_at - steady)) +
                             ")");
@@ -520,14 +547,17 @@ Result<Creds> RefreshingCredentialsSource::OnRejected(const s3::AwsCredentials& 
         return rejected_error("the fetch rate limit left no time within " +
                               FormatMillis(s.options.max_wait));
       }
-      s.clock->WaitUntil(lock, s.cv, std::min(deadline, allowed), [&] { return s.in_flight; });
+      s.clock->WaitUntil(lock, s.cv, std::min(deadline, allowed),
+                         [&] { return s.in_flight; });
       continue;
     }
     StartFetch(state_, Trigger::kRejected);
   }
 }
 
-std::string RefreshingCredentialsSource::id() const { return "provider:" + state_->provider_id; }
+std::string RefreshingCredentialsSource::id() const {
+  return "provider:" + state_->provider_id;
+}
 
 const std::string& RefreshingCredentialsSource::provider_id() const {
   return state_->provider_id;
@@ -563,7 +593,8 @@ RefreshStats RefreshingCredentialsSource::stats() const {
 bool RefreshingCredentialsSource::WaitIdle(std::chrono::milliseconds timeout) const {
   const State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
-  return s.cv.wait_for(lock, timeout, [&] { return !s.in_flight && s.active_workers == 0; });
+  return s.cv.wait_for(lock, timeout,
+                       [&] { return !s.in_flight && s.active_workers == 0; });
 }
 
 }  // namespace lance::io

@@ -18,13 +18,14 @@ bool IsRefreshableOptionKey(std::string_view key) {
   // the store's options (and the registry's secrets fingerprint would then split stores
   // that should be shared).
   static constexpr std::string_view kKeys[] = {
-      "aws_access_key_id", "access_key_id",      "aws_secret_access_key",
-      "secret_access_key", "aws_session_token",  "aws_token",
-      "aws_security_token", "session_token",     "token",
+      "aws_access_key_id",  "access_key_id",         "aws_secret_access_key",
+      "secret_access_key",  "aws_session_token",     "aws_token",
+      "aws_security_token", "session_token",         "token",
       kExpiresAtMillisKey,  kRefreshOffsetMillisKey,
   };
   std::string lower(key);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (std::string_view k : kKeys) {
     if (lower == k) return true;
   }
@@ -40,8 +41,9 @@ StorageOptions WithoutRefreshableOptions(const StorageOptions& options) {
 }
 
 Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
-    const StorageOptions& initial_options, std::shared_ptr<StorageOptionsProvider> provider,
-    std::shared_ptr<Clock> clock, RefreshingCredentialsOptions options) {
+    const StorageOptions& initial_options,
+    std::shared_ptr<StorageOptionsProvider> provider, std::shared_ptr<Clock> clock,
+    RefreshingCredentialsOptions options) {
   if (provider == nullptr) return std::shared_ptr<CredentialsSource>();
   // One live source per provider id: a second handle on a table (another open through the
   // namespace while the first is alive) joins the first one's source and store, and its
@@ -60,14 +62,15 @@ Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
       return std::shared_ptr<CredentialsSource>(std::move(existing));
     }
   }
-  LANCE_ASSIGN_OR_RAISE(auto source,
-                        RefreshingCredentialsSource::Make(initial_options, std::move(provider),
-                                                          std::move(clock), std::move(options)));
+  LANCE_ASSIGN_OR_RAISE(auto source, RefreshingCredentialsSource::Make(
+                                         initial_options, std::move(provider),
+                                         std::move(clock), std::move(options)));
   live[id] = source;
   return std::shared_ptr<CredentialsSource>(std::move(source));
 }
 
-Result<StorageAccess> ResolveStorageAccess(StorageAccess access, std::shared_ptr<Clock> clock,
+Result<StorageAccess> ResolveStorageAccess(StorageAccess access,
+                                           std::shared_ptr<Clock> clock,
                                            RefreshingCredentialsOptions options) {
   if (access.resolved()) return access;
   LANCE_ASSIGN_OR_RAISE(access.credentials,

@@ -7,24 +7,16 @@
 #include <string>
 #include <system_error>
 
+#include "io/io_util.h"
 #include "lance/core/ascii.h"
 #include "lance/io/object_store.h"
 #include "lance/macros.h"
 
 namespace lance::io {
 
-namespace {
+using internal::IsValidScheme;
 
-// RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
-bool IsValidScheme(std::string_view scheme) {
-  if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0])))
-    return false;
-  for (char c : scheme) {
-    auto u = static_cast<unsigned char>(c);
-    if (!std::isalnum(u) && c != '+' && c != '-' && c != '.') return false;
-  }
-  return true;
-}
+namespace {
 
 // Local paths follow file system rules: ".." climbs, "//" collapses. Climbing above "/"
 // stays at "/", as the kernel does.

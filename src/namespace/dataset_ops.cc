@@ -15,16 +15,16 @@ std::string TableText(const LanceNamespace& ns, const Identifier& table_id) {
   return "table '" + JoinIdentifier(table_id) + "' of " + ns.namespace_id();
 }
 
-Status CheckArguments(const std::shared_ptr<LanceNamespace>& ns, const Identifier& table_id,
-                      std::string_view what) {
+Status CheckArguments(const std::shared_ptr<LanceNamespace>& ns,
+                      const Identifier& table_id, std::string_view what) {
   if (ns == nullptr) {
     return NamespaceError(ErrorCode::kInvalidInput,
                           std::string(what) + " through a namespace needs a namespace");
   }
   if (table_id.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          std::string(what) + " through " + ns->namespace_id() +
-                              " needs a non-empty table id");
+    return NamespaceError(ErrorCode::kInvalidInput, std::string(what) + " through " +
+                                                        ns->namespace_id() +
+                                                        " needs a non-empty table id");
   }
   return Status::OK();
 }
@@ -65,8 +65,8 @@ Result<Located> Describe(LanceNamespace& ns, const Identifier& table_id,
   describe.id = table_id;
   Result<DescribeTableResponse> described = ns.DescribeTable(describe);
   if (!described.ok()) {
-    return described.status().WithContext("describing " + TableText(ns, table_id) + " to " +
-                                          std::string(why));
+    return described.status().WithContext("describing " + TableText(ns, table_id) +
+                                          " to " + std::string(why));
   }
   return Located{std::move(described->location), std::move(described->storage_options)};
 }
@@ -74,15 +74,16 @@ Result<Located> Describe(LanceNamespace& ns, const Identifier& table_id,
 }  // namespace
 
 Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
-                                    const Identifier& table_id, const std::string& location,
+                                    const Identifier& table_id,
+                                    const std::string& location,
                                     const std::optional<Properties>& namespace_options,
                                     const io::StorageAccess& user_access,
                                     const NamespaceAccessOptions& options) {
   LANCE_RETURN_NOT_OK(CheckArguments(ns, table_id, "accessing a table"));
   if (location.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "the namespace returned no location for " +
-                              TableText(*ns, table_id));
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "the namespace returned no location for " + TableText(*ns, table_id));
   }
   TableAccess out;
   out.location = location;
@@ -97,12 +98,13 @@ Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
   auto provider = std::make_shared<LanceNamespaceStorageOptionsProvider>(ns, table_id);
   // Resolved here rather than at the entry point: only here are the clock and the
   // refresh tuning of `options` known.
-  Result<io::StorageAccess> access = io::ResolveStorageAccess(
-      io::StorageAccess(std::move(merged), std::move(provider)), options.clock,
-      options.refresh);
+  Result<io::StorageAccess> access =
+      io::ResolveStorageAccess(io::StorageAccess(std::move(merged), std::move(provider)),
+                               options.clock, options.refresh);
   if (!access.ok()) {
-    return access.status().WithContext("using the storage options the namespace returned for " +
-                                       TableText(*ns, table_id));
+    return access.status().WithContext(
+        "using the storage options the namespace returned for " +
+        TableText(*ns, table_id));
   }
   out.access = std::move(access).MoveValueUnsafe();
   return out;
@@ -110,22 +112,22 @@ Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
 
 Result<std::shared_ptr<Dataset>> WriteDataset(RecordBatchReader& data,
                                               std::shared_ptr<LanceNamespace> ns,
-                                              const Identifier& table_id, WriteParams params,
+                                              const Identifier& table_id,
+                                              WriteParams params,
                                               const NamespaceAccessOptions& options) {
   LANCE_RETURN_NOT_OK(CheckArguments(ns, table_id, "writing a dataset"));
   Located located;
   if (params.mode == WriteMode::kCreate) {
     LANCE_ASSIGN_OR_RAISE(located, Declare(*ns, table_id));
   } else {
-    LANCE_ASSIGN_OR_RAISE(located,
-                          Describe(*ns, table_id,
-                                   params.mode == WriteMode::kAppend ? "append to it"
-                                                                     : "overwrite it"));
+    LANCE_ASSIGN_OR_RAISE(
+        located,
+        Describe(*ns, table_id,
+                 params.mode == WriteMode::kAppend ? "append to it" : "overwrite it"));
   }
-  LANCE_ASSIGN_OR_RAISE(
-      TableAccess table,
-      MakeTableAccess(ns, table_id, located.location.value_or(""), located.storage_options,
-                      params.access, options));
+  LANCE_ASSIGN_OR_RAISE(TableAccess table,
+                        MakeTableAccess(ns, table_id, located.location.value_or(""),
+                                        located.storage_options, params.access, options));
   params.access = std::move(table.access);
   Result<std::shared_ptr<Dataset>> written = Dataset::Write(data, table.location, params);
   if (!written.ok()) {
@@ -143,8 +145,8 @@ Result<std::shared_ptr<Dataset>> OpenDataset(std::shared_ptr<LanceNamespace> ns,
   LANCE_ASSIGN_OR_RAISE(Located located, Describe(*ns, table_id, "open it"));
   LANCE_ASSIGN_OR_RAISE(
       TableAccess table,
-      MakeTableAccess(ns, table_id, located.location.value_or(""), located.storage_options,
-                      open_options.access, options));
+      MakeTableAccess(ns, table_id, located.location.value_or(""),
+                      located.storage_options, open_options.access, options));
   open_options.access = std::move(table.access);
   Result<std::shared_ptr<Dataset>> opened = Dataset::Open(table.location, open_options);
   if (!opened.ok()) {

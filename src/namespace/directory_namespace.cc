@@ -56,7 +56,8 @@ std::string EncodePathSegment(std::string_view segment) {
   static constexpr std::string_view kEncode = " \"#<>?`{}%/";
   std::string out;
   for (unsigned char c : segment) {
-    if (c < 0x20 || c >= 0x7f || kEncode.find(static_cast<char>(c)) != std::string::npos) {
+    if (c < 0x20 || c >= 0x7f ||
+        kEncode.find(static_cast<char>(c)) != std::string::npos) {
       char buf[4];
       std::snprintf(buf, sizeof(buf), "%%%02X", c);
       out += buf;
@@ -88,7 +89,8 @@ std::string TrimTrailingSlashes(std::string s) {
 
 }  // namespace
 
-// -- Impl ---------------------------------------------------------------------------------
+// -- Impl
+// ---------------------------------------------------------------------------------
 
 class DirectoryNamespace::Impl {
  public:
@@ -105,7 +107,9 @@ class DirectoryNamespace::Impl {
     return base + "/" + std::string(rel);
   }
   /// "<root>/<rel>": Lance's table_full_uri, the form of plain-layout locations.
-  std::string RawUri(std::string_view rel) const { return opts.root + "/" + std::string(rel); }
+  std::string RawUri(std::string_view rel) const {
+    return opts.root + "/" + std::string(rel);
+  }
   /// Lance's construct_full_uri: the root as a URL plus the encoded relative location.
   std::string FullUri(std::string_view rel) const {
     std::string out = root_url;
@@ -122,7 +126,8 @@ class DirectoryNamespace::Impl {
     }
     return out;
   }
-  std::optional<Properties> ResponseStorageOptions(const std::optional<bool>& vend) const {
+  std::optional<Properties> ResponseStorageOptions(
+      const std::optional<bool>& vend) const {
     if (!vend.value_or(true) || opts.access.storage_options.empty()) return std::nullopt;
     return opts.access.storage_options;
   }
@@ -215,29 +220,33 @@ class DirectoryNamespace::Impl {
     std::string location;
   };
 
-  Result<Declared> Declare(const Identifier& id, const std::optional<std::string>& location,
+  Result<Declared> Declare(const Identifier& id,
+                           const std::optional<std::string>& location,
                            const std::optional<Properties>& properties) {
     LANCE_RETURN_NOT_OK(ValidateTableId(id));
     if (!opts.manifest_enabled) {
       if (id.size() != 1) {
-        return NamespaceError(ErrorCode::kUnsupported,
-                              "Multi-level table IDs are only supported when manifest mode "
-                              "is enabled, but got " + TableIdText(id));
+        return NamespaceError(
+            ErrorCode::kUnsupported,
+            "Multi-level table IDs are only supported when manifest mode "
+            "is enabled, but got " +
+                TableIdText(id));
       }
       if (properties && !properties->empty()) {
-        return NamespaceError(ErrorCode::kUnsupported,
-                              "table properties need manifest mode (" + TableIdText(id) + ")");
+        return NamespaceError(
+            ErrorCode::kUnsupported,
+            "table properties need manifest mode (" + TableIdText(id) + ")");
       }
     }
     const std::string object_id = JoinIdentifier(id, kDelimiter);
     if (opts.manifest_enabled) {
       LANCE_ASSIGN_OR_RAISE(auto existing, manifest.FindObject(object_id));
       if (existing) {
-        return NamespaceError(ErrorCode::kTableAlreadyExists,
-                              existing->object_type == kTypeTable
-                                  ? TableIdText(id)
-                                  : TableIdText(id) + " (a " + existing->object_type +
-                                        " has that id)");
+        return NamespaceError(
+            ErrorCode::kTableAlreadyExists,
+            existing->object_type == kTypeTable
+                ? TableIdText(id)
+                : TableIdText(id) + " (a " + existing->object_type + " has that id)");
       }
     }
     const bool dir_style = DirStyle(id);
@@ -270,11 +279,13 @@ class DirectoryNamespace::Impl {
       row.object_type = std::string(kTypeTable);
       row.location = dir;
       LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(properties));
-      Status inserted = manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(id));
+      Status inserted =
+          manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(id));
       if (!inserted.ok()) {
         // A loser's random directory holds only its marker; `<name>.lance` belongs to
         // whoever won its gate, so it is left alone.
-        if (!dir_style) (void)store->Delete(Key(dir) + "/" + std::string(kReservedMarker));
+        if (!dir_style)
+          (void)store->Delete(Key(dir) + "/" + std::string(kReservedMarker));
         return inserted;
       }
     }
@@ -312,9 +323,11 @@ class DirectoryNamespace::Impl {
     }
     if (!opts.manifest_enabled) {
       if (id.size() != 1) {
-        return NamespaceError(ErrorCode::kUnsupported,
-                              "Multi-level table IDs are only supported when manifest mode "
-                              "is enabled, but got " + TableIdText(id));
+        return NamespaceError(
+            ErrorCode::kUnsupported,
+            "Multi-level table IDs are only supported when manifest mode "
+            "is enabled, but got " +
+                TableIdText(id));
       }
       return NamespaceError(ErrorCode::kTableNotFound, TableIdText(id));
     }
@@ -332,7 +345,8 @@ class DirectoryNamespace::Impl {
   }
 };
 
-// -- Construction -------------------------------------------------------------------------
+// -- Construction
+// -------------------------------------------------------------------------
 
 DirectoryNamespace::DirectoryNamespace(std::unique_ptr<Impl> impl,
                                        DirectoryNamespaceOptions options)
@@ -350,7 +364,8 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::FromProperties(
   }
   options.root = root->second;
   for (const auto& [key, value] : properties) {
-    if (key.rfind("storage.", 0) == 0) options.access.storage_options[key.substr(8)] = value;
+    if (key.rfind("storage.", 0) == 0)
+      options.access.storage_options[key.substr(8)] = value;
   }
   auto parse_bool = [&](const std::string& key, bool* out) -> Status {
     auto it = properties.find(key);
@@ -361,8 +376,8 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::FromProperties(
       *out = false;
     } else {
       return NamespaceError(ErrorCode::kInvalidInput,
-                            "property " + Quote(key) + " must be 'true' or 'false', got " +
-                                Quote(it->second));
+                            "property " + Quote(key) +
+                                " must be 'true' or 'false', got " + Quote(it->second));
     }
     return Status::OK();
   };
@@ -402,7 +417,8 @@ std::string DirectoryNamespace::namespace_id() const {
   return "DirectoryNamespace { root: " + RustDebugString(options_.root) + " }";
 }
 
-// -- Namespaces ---------------------------------------------------------------------------
+// -- Namespaces
+// ---------------------------------------------------------------------------
 
 Result<ListNamespacesResponse> DirectoryNamespace::ListNamespaces(
     const ListNamespacesRequest& request) {
@@ -416,7 +432,8 @@ Result<ListNamespacesResponse> DirectoryNamespace::ListNamespaces(
     }
     return response;
   }
-  LANCE_ASSIGN_OR_RAISE(auto children, impl_->manifest.Children(request.id, kTypeNamespace));
+  LANCE_ASSIGN_OR_RAISE(auto children,
+                        impl_->manifest.Children(request.id, kTypeNamespace));
   for (auto& [name, row] : children) response.namespaces.push_back(name);
   response.page_token = Paginate(&response.namespaces, request.page_token, request.limit);
   return response;
@@ -430,13 +447,15 @@ Result<DescribeNamespaceResponse> DirectoryNamespace::DescribeNamespace(
     return response;
   }
   if (!options_.manifest_enabled) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "Child namespaces are only supported when manifest mode is enabled");
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "Child namespaces are only supported when manifest mode is enabled");
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
   if (!row) return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
-  LANCE_ASSIGN_OR_RAISE(response.properties, PropertiesFromJson(row->metadata, object_id));
+  LANCE_ASSIGN_OR_RAISE(response.properties,
+                        PropertiesFromJson(row->metadata, object_id));
   return response;
 }
 
@@ -446,18 +465,20 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
     return NamespaceError(ErrorCode::kNamespaceAlreadyExists, "root namespace");
   }
   if (!options_.manifest_enabled) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "Child namespaces are only supported when manifest mode is enabled");
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "Child namespaces are only supported when manifest mode is enabled");
   }
   LANCE_RETURN_NOT_OK(impl_->ValidateLevels(request.id));
   bool exist_ok = false;
   if (request.mode) {
-    if (EqualsIgnoreAsciiCase(*request.mode, "exist_ok") || EqualsIgnoreAsciiCase(*request.mode, "existok")) {
+    if (EqualsIgnoreAsciiCase(*request.mode, "exist_ok") ||
+        EqualsIgnoreAsciiCase(*request.mode, "existok")) {
       exist_ok = true;
     } else if (EqualsIgnoreAsciiCase(*request.mode, "overwrite")) {
-      return NamespaceError(ErrorCode::kUnsupported,
-                            "create_namespace mode 'overwrite' is not supported by " +
-                                namespace_id());
+      return NamespaceError(
+          ErrorCode::kUnsupported,
+          "create_namespace mode 'overwrite' is not supported by " + namespace_id());
     } else if (!EqualsIgnoreAsciiCase(*request.mode, "create")) {
       return NamespaceError(ErrorCode::kInvalidInput,
                             "unknown create_namespace mode " + Quote(*request.mode));
@@ -470,10 +491,12 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   CreateNamespaceResponse response;
   auto existing_props = [&]() -> Result<CreateNamespaceResponse> {
-    LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
+    LANCE_ASSIGN_OR_RAISE(auto row,
+                          impl_->manifest.FindObject(object_id, kTypeNamespace));
     CreateNamespaceResponse existing;
     if (row) {
-      LANCE_ASSIGN_OR_RAISE(existing.properties, PropertiesFromJson(row->metadata, object_id));
+      LANCE_ASSIGN_OR_RAISE(existing.properties,
+                            PropertiesFromJson(row->metadata, object_id));
     }
     return existing;
   };
@@ -487,7 +510,7 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
   row.object_type = std::string(kTypeNamespace);
   LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(request.properties));
   Status inserted = impl_->manifest.InsertUnique(row, ErrorCode::kNamespaceAlreadyExists,
-                                        "namespace " + Quote(object_id));
+                                                 "namespace " + Quote(object_id));
   if (!inserted.ok()) {
     if (exist_ok && NamespaceErrorCode(inserted) == ErrorCode::kNamespaceAlreadyExists) {
       return existing_props();
@@ -504,13 +527,14 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
     return NamespaceError(ErrorCode::kInvalidInput, "Root namespace cannot be dropped");
   }
   if (!options_.manifest_enabled) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "Child namespaces are only supported when manifest mode is enabled");
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "Child namespaces are only supported when manifest mode is enabled");
   }
   if (request.behavior && EqualsIgnoreAsciiCase(*request.behavior, "cascade")) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "drop_namespace behavior 'cascade' is not supported by " +
-                              namespace_id());
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "drop_namespace behavior 'cascade' is not supported by " + namespace_id());
   }
   const bool skip = request.mode && EqualsIgnoreAsciiCase(*request.mode, "skip");
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
@@ -527,21 +551,23 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
     if (r.object_id.compare(0, prefix.size(), prefix) == 0) ++children;
   }
   if (children > 0) {
-    return NamespaceError(ErrorCode::kNamespaceNotEmpty,
-                          Quote(object_id) + " (contains " + std::to_string(children) +
-                              " child objects)");
+    return NamespaceError(
+        ErrorCode::kNamespaceNotEmpty,
+        Quote(object_id) + " (contains " + std::to_string(children) + " child objects)");
   }
   LANCE_RETURN_NOT_OK(impl_->manifest.DeleteObject(object_id, kTypeNamespace));
   DropNamespaceResponse response;
-  LANCE_ASSIGN_OR_RAISE(response.properties, PropertiesFromJson(row->metadata, object_id));
+  LANCE_ASSIGN_OR_RAISE(response.properties,
+                        PropertiesFromJson(row->metadata, object_id));
   return response;
 }
 
 Status DirectoryNamespace::NamespaceExists(const NamespaceExistsRequest& request) {
   if (request.id.empty()) return Status::OK();
   if (!options_.manifest_enabled) {
-    return NamespaceError(ErrorCode::kNamespaceNotFound,
-                          "Child namespaces are only supported when manifest mode is enabled");
+    return NamespaceError(
+        ErrorCode::kNamespaceNotFound,
+        "Child namespaces are only supported when manifest mode is enabled");
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
@@ -549,16 +575,20 @@ Status DirectoryNamespace::NamespaceExists(const NamespaceExistsRequest& request
   return Status::OK();
 }
 
-// -- Tables -------------------------------------------------------------------------------
+// -- Tables
+// -------------------------------------------------------------------------------
 
-Result<ListTablesResponse> DirectoryNamespace::ListTables(const ListTablesRequest& request) {
+Result<ListTablesResponse> DirectoryNamespace::ListTables(
+    const ListTablesRequest& request) {
   // name -> directory relative to the root (for include_declared=false)
   std::map<std::string, std::string> tables;
   if (!request.id.empty() && !options_.manifest_enabled) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "Child namespaces are only supported when manifest mode is enabled");
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "Child namespaces are only supported when manifest mode is enabled");
   }
-  if (request.id.empty() && (!options_.manifest_enabled || options_.dir_listing_enabled)) {
+  if (request.id.empty() &&
+      (!options_.manifest_enabled || options_.dir_listing_enabled)) {
     LANCE_ASSIGN_OR_RAISE(auto names, impl_->ListDirectoryTables());
     for (std::string& name : names) {
       std::string dir = name + ".lance";
@@ -566,7 +596,8 @@ Result<ListTablesResponse> DirectoryNamespace::ListTables(const ListTablesReques
     }
   }
   if (options_.manifest_enabled) {
-    LANCE_ASSIGN_OR_RAISE(auto children, impl_->manifest.Children(request.id, kTypeTable));
+    LANCE_ASSIGN_OR_RAISE(auto children,
+                          impl_->manifest.Children(request.id, kTypeTable));
     for (auto& [name, row] : children) {
       if (row.location) tables.emplace(name, *row.location);
     }
@@ -647,8 +678,9 @@ Result<CreateEmptyTableResponse> DirectoryNamespace::CreateEmptyTable(
 Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
     const RegisterTableRequest& request) {
   if (!options_.manifest_enabled) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "register_table is only supported when manifest mode is enabled");
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "register_table is only supported when manifest mode is enabled");
   }
   LANCE_RETURN_NOT_OK(impl_->ValidateTableId(request.id));
   const std::string& location = request.location;
@@ -656,11 +688,12 @@ Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
       location.front() == '/' || location.find("..") != std::string::npos) {
     return NamespaceError(ErrorCode::kInvalidInput,
                           "Location must be a relative path within the root directory "
-                          "(no URI, no absolute path, no '..'): " + location);
+                          "(no URI, no absolute path, no '..'): " +
+                              location);
   }
   if (request.id.size() > 1) {
-    LANCE_RETURN_NOT_OK(
-        impl_->manifest.CheckParentsExist(Identifier(request.id.begin(), request.id.end() - 1)));
+    LANCE_RETURN_NOT_OK(impl_->manifest.CheckParentsExist(
+        Identifier(request.id.begin(), request.id.end() - 1)));
   }
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(auto existing, impl_->manifest.FindObject(object_id));
@@ -670,8 +703,8 @@ Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
   row.object_type = std::string(kTypeTable);
   row.location = TrimTrailingSlashes(location);
   LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(request.properties));
-  LANCE_RETURN_NOT_OK(
-      impl_->manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists, TableIdText(request.id)));
+  LANCE_RETURN_NOT_OK(impl_->manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists,
+                                                   TableIdText(request.id)));
   RegisterTableResponse response;
   response.location = location;
   response.properties = request.properties;
@@ -697,16 +730,20 @@ Result<DeregisterTableResponse> DirectoryNamespace::DeregisterTable(
       response.location = impl_->FullUri(*row->location);
       return response;
     }
-    if (!dir_style) return NamespaceError(ErrorCode::kTableNotFound, TableIdText(request.id));
+    if (!dir_style)
+      return NamespaceError(ErrorCode::kTableNotFound, TableIdText(request.id));
   }
   if (request.id.size() != 1) {
-    return NamespaceError(ErrorCode::kUnsupported,
-                          "Multi-level table IDs are only supported when manifest mode is "
-                          "enabled, but got " + TableIdText(request.id));
+    return NamespaceError(
+        ErrorCode::kUnsupported,
+        "Multi-level table IDs are only supported when manifest mode is "
+        "enabled, but got " +
+            TableIdText(request.id));
   }
   const std::string dir = request.id[0] + ".lance";
   LANCE_ASSIGN_OR_RAISE(Impl::TableStatus status, impl_->CheckTableStatus(dir));
-  if (!status.exists) return NamespaceError(ErrorCode::kTableNotFound, TableIdText(request.id));
+  if (!status.exists)
+    return NamespaceError(ErrorCode::kTableNotFound, TableIdText(request.id));
   if (status.deregistered) {
     return NamespaceError(ErrorCode::kTableNotFound,
                           "Table is already deregistered: " + TableIdText(request.id));

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "lance/macros.h"
-#include "lance/str_cat.h"
 #include "lance/namespace/directory_namespace.h"
+#include "lance/str_cat.h"
 
 namespace lance::ns {
 
@@ -34,7 +34,8 @@ constexpr std::array<CodeInfo, 24> kCodes = {{
     {ErrorCode::kTableIndexAlreadyExists, "TableIndexAlreadyExists",
      StatusCode::kAlreadyExists},
     {ErrorCode::kTableTagNotFound, "TableTagNotFound", StatusCode::kNotFound},
-    {ErrorCode::kTableTagAlreadyExists, "TableTagAlreadyExists", StatusCode::kAlreadyExists},
+    {ErrorCode::kTableTagAlreadyExists, "TableTagAlreadyExists",
+     StatusCode::kAlreadyExists},
     {ErrorCode::kTransactionNotFound, "TransactionNotFound", StatusCode::kNotFound},
     {ErrorCode::kTableVersionNotFound, "TableVersionNotFound", StatusCode::kNotFound},
     {ErrorCode::kTableColumnNotFound, "TableColumnNotFound", StatusCode::kNotFound},
@@ -80,7 +81,8 @@ StatusCode StatusCodeFor(ErrorCode code) {
 }
 
 std::string NamespaceErrorDetail::ToString() const {
-  return StrCat("namespace error ", ErrorCodeName(code_), " (", static_cast<int>(code_), ")");
+  return StrCat("namespace error ", ErrorCodeName(code_), " (", static_cast<int>(code_),
+                ")");
 }
 
 Status NamespaceError(ErrorCode code, std::string_view message) {
@@ -92,7 +94,8 @@ Status NamespaceError(ErrorCode code, std::string_view message) {
 }
 
 ErrorCode NamespaceErrorCode(const Status& status) {
-  if (const auto* detail = status.detail_as<NamespaceErrorDetail>()) return detail->code();
+  if (const auto* detail = status.detail_as<NamespaceErrorDetail>())
+    return detail->code();
   switch (status.code()) {
     case StatusCode::kNotImplemented:
       return ErrorCode::kUnsupported;
@@ -112,7 +115,8 @@ ErrorCode NamespaceErrorCode(const Status& status) {
   }
 }
 
-// -- Defaults -----------------------------------------------------------------------------
+// -- Defaults
+// -----------------------------------------------------------------------------
 
 Status LanceNamespace::Unsupported(std::string_view op) const {
   std::string message(op);
@@ -121,7 +125,8 @@ Status LanceNamespace::Unsupported(std::string_view op) const {
   return NamespaceError(ErrorCode::kUnsupported, message);
 }
 
-Result<ListNamespacesResponse> LanceNamespace::ListNamespaces(const ListNamespacesRequest&) {
+Result<ListNamespacesResponse> LanceNamespace::ListNamespaces(
+    const ListNamespacesRequest&) {
   return Unsupported("list_namespaces");
 }
 Result<DescribeNamespaceResponse> LanceNamespace::DescribeNamespace(
@@ -165,7 +170,8 @@ Result<DropTableResponse> LanceNamespace::DropTable(const DropTableRequest&) {
   return Unsupported("drop_table");
 }
 
-// -- Helpers ------------------------------------------------------------------------------
+// -- Helpers
+// ------------------------------------------------------------------------------
 
 Result<std::shared_ptr<LanceNamespace>> ConnectNamespace(const std::string& impl,
                                                          const Properties& properties) {

@@ -57,8 +57,9 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
       if (built.status().IsConflict() && checked_up_to != read_version) {
         // Planned again on the latest version it may well succeed.
         return Status(StatusCode::kConflict,
-                      "Commit conflict on " + dir.Uri() + ": " + built.status().message() +
-                          " after rebasing to version " + std::to_string(checked_up_to),
+                      "Commit conflict on " + dir.Uri() + ": " +
+                          built.status().message() + " after rebasing to version " +
+                          std::to_string(checked_up_to),
                       /*retryable=*/true);
       }
       return built.status();

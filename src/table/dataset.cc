@@ -122,7 +122,8 @@ Result<std::shared_ptr<DatasetImpl>> LoadImpl(const std::string& uri, const Loca
 }
 
 // Opens `version` (latest when absent) with clear NotFound messages.
-Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri, const Location& at,
+Result<std::shared_ptr<DatasetImpl>> LoadVersion(const std::string& uri,
+                                                 const Location& at,
                                                  std::optional<uint64_t> version) {
   const ti::DatasetDir& dir = at.dir;
   if (!version) {
@@ -351,8 +352,9 @@ Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
   Result<format::LanceFileVersion> requested =
       format::ParseWritableFileVersion(params.data_storage_version);
   if (!requested.ok() && requested.status().IsInvalid()) {
-    return Status::Invalid("Unknown Lance storage version: " + params.data_storage_version +
-                           " (expected 2.0, 2.1, 2.2 or stable)");
+    return Status::Invalid(
+        "Unknown Lance storage version: " + params.data_storage_version +
+        " (expected 2.0, 2.1, 2.2 or stable)");
   }
   if (existing && params.mode == WriteMode::kAppend) {
     // Appends keep the dataset's schema (and field ids) and file version, whatever the
@@ -388,7 +390,8 @@ Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
 Status DeleteToTransaction(const DeleteOp& op, const DatasetImpl& base,
                            pb::Transaction::Delete* out) {
   std::map<uint64_t, const pb::DataFragment*> fragments;
-  for (const pb::DataFragment& frag : base.proto().fragments()) fragments[frag.id()] = &frag;
+  for (const pb::DataFragment& frag : base.proto().fragments())
+    fragments[frag.id()] = &frag;
   std::set<uint64_t> named;
   auto check = [&](uint64_t id) -> Result<const pb::DataFragment*> {
     auto it = fragments.find(id);
@@ -408,12 +411,12 @@ Status DeleteToTransaction(const DeleteOp& op, const DatasetImpl& base,
     if (updated.deletion_file) {
       const uint64_t deleted = updated.deletion_file->num_deleted_rows;
       if (frag->physical_rows() > 0 && deleted >= frag->physical_rows()) {
-        return Status::Invalid("Delete: the deletion file of fragment ", updated.id,
-                               " deletes ", deleted, " of its ", frag->physical_rows(),
-                               " rows; remove the fragment instead (deleted_fragment_ids)");
+        return Status::Invalid(
+            "Delete: the deletion file of fragment ", updated.id, " deletes ", deleted,
+            " of its ", frag->physical_rows(),
+            " rows; remove the fragment instead (deleted_fragment_ids)");
       }
-      *target->mutable_deletion_file() =
-          ti::FragmentToProto(updated).deletion_file();
+      *target->mutable_deletion_file() = ti::FragmentToProto(updated).deletion_file();
     } else {
       target->clear_deletion_file();
     }
@@ -524,8 +527,8 @@ Result<std::vector<VersionInfo>> Dataset::Versions() const {
 }
 
 Result<std::shared_ptr<Dataset>> Dataset::CheckoutVersion(uint64_t version) const {
-  LANCE_ASSIGN_OR_RAISE(auto impl,
-                        LoadVersion(impl_->uri, Location{impl_->dir, impl_->access}, version));
+  LANCE_ASSIGN_OR_RAISE(
+      auto impl, LoadVersion(impl_->uri, Location{impl_->dir, impl_->access}, version));
   return Wrap(std::move(impl));
 }
 
@@ -587,8 +590,8 @@ Status Dataset::Delete(const std::string& predicate_text) {
   LANCE_ASSIGN_OR_RAISE(
       ti::LoadedManifest committed,
       ti::CommitTransaction(ds->dir, &ds->manifest, std::move(txn), options));
-  LANCE_ASSIGN_OR_RAISE(impl_, ti::MakeDatasetImpl(ds->uri, ds->access, ds->dir,
-                                                   std::move(committed)));
+  LANCE_ASSIGN_OR_RAISE(
+      impl_, ti::MakeDatasetImpl(ds->uri, ds->access, ds->dir, std::move(committed)));
   return Status::OK();
 }
 
@@ -713,8 +716,8 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
           "names)");
     }
     LANCE_ASSIGN_OR_RAISE(base, LoadVersion(uri, at, *read_version));
-    LANCE_RETURN_NOT_OK(DeleteToTransaction(std::get<DeleteOp>(op), *base,
-                                            txn.mutable_delete_()));
+    LANCE_RETURN_NOT_OK(
+        DeleteToTransaction(std::get<DeleteOp>(op), *base, txn.mutable_delete_()));
   }
   txn.set_read_version(base ? base->proto().version() : 0);
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest committed,

@@ -126,7 +126,8 @@ Result<ColumnPlacement> PlaceColumns(const DatasetImpl& dataset,
 /// \brief Opens one data file of a fragment (its size from the manifest when known).
 /// \return errors naming the data file.
 Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
-    const DatasetImpl& dataset, const pb::DataFragment& fragment, const pb::DataFile& file);
+    const DatasetImpl& dataset, const pb::DataFragment& fragment,
+    const pb::DataFile& file);
 
 /// \brief `column` as the dataset schema types it: relabelled when only names or
 /// nullability differ. \return Corrupt naming `path` when the shapes differ.
@@ -138,7 +139,8 @@ Result<ArrayPtr> MatchColumnType(ArrayPtr column, const Field& expected,
 Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& dataset,
                                         const pb::DataFragment& fragment,
                                         const std::vector<int>& columns,
-                                        const std::vector<int64_t>& rows, bool with_row_id);
+                                        const std::vector<int64_t>& rows,
+                                        bool with_row_id);
 
 /// \brief An all-null array of `type` and `length`.
 Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);

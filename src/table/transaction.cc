@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "table/transaction.h"
 
+#include <google/protobuf/unknown_field_set.h>
+
 #include <algorithm>
 #include <chrono>
 #include <set>
 #include <unordered_map>
-
-#include <google/protobuf/unknown_field_set.h>
 
 #include "lance/macros.h"
 
@@ -78,7 +78,8 @@ std::set<uint64_t> ChangedFragments(const pb::Transaction& txn) {
       }
       break;
     case Op::kDataReplacement:
-      for (const auto& r : txn.data_replacement().replacements()) ids.insert(r.fragment_id());
+      for (const auto& r : txn.data_replacement().replacements())
+        ids.insert(r.fragment_id());
       break;
     default:
       break;
@@ -142,7 +143,8 @@ Status FinalizeStorageVersion(pb::Manifest* m) {
   }
   if (saw_legacy && (saw_v2 || (non_default && fallback != "0.1"))) {
     return Status::Invalid(
-        "The commit would mix legacy (0.x) and 2.x data files in one dataset, which Lance "
+        "The commit would mix legacy (0.x) and 2.x data files in one dataset, which "
+        "Lance "
         "does not allow");
   }
   if (non_default && fallback != "0.1") {
@@ -152,9 +154,9 @@ Status FinalizeStorageVersion(pb::Manifest* m) {
   return Status::OK();
 }
 
-// `retryable`: planning the same operation again on the latest version may succeed (Lance's
-// "retryable" conflicts, which pylance retries by itself); otherwise the operation is
-// incompatible with what was committed (Lance's "incompatible transaction").
+// `retryable`: planning the same operation again on the latest version may succeed
+// (Lance's "retryable" conflicts, which pylance retries by itself); otherwise the
+// operation is incompatible with what was committed (Lance's "incompatible transaction").
 Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri, std::string_view why,
                      bool retryable) {
@@ -355,7 +357,8 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
     }
     default:
       return Status::NotImplemented("lance-cpp cannot apply this transaction (" +
-                                    OperationName(txn) + "): only Append, Delete and "
+                                    OperationName(txn) +
+                                    "): only Append, Delete and "
                                     "Overwrite are committed by lance-cpp");
   }
 

@@ -176,35 +176,37 @@ Result<json> Run(const Args& args) {
   const std::string& cmd = args.command;
   json out = json::object();
   if (cmd == "list-tables") {
-    LANCE_ASSIGN_OR_RAISE(auto r, dir->ListTables({.id = args.id,
-                                                   .page_token = args.page_token,
-                                                   .limit = args.limit}));
+    LANCE_ASSIGN_OR_RAISE(
+        auto r, dir->ListTables(
+                    {.id = args.id, .page_token = args.page_token, .limit = args.limit}));
     out["tables"] = r.tables;
     out["page_token"] = r.page_token ? json(*r.page_token) : json(nullptr);
   } else if (cmd == "list-namespaces") {
-    LANCE_ASSIGN_OR_RAISE(auto r, dir->ListNamespaces({.id = args.id,
-                                                       .page_token = args.page_token,
-                                                       .limit = args.limit}));
+    LANCE_ASSIGN_OR_RAISE(
+        auto r, dir->ListNamespaces(
+                    {.id = args.id, .page_token = args.page_token, .limit = args.limit}));
     out["namespaces"] = r.namespaces;
     out["page_token"] = r.page_token ? json(*r.page_token) : json(nullptr);
   } else if (cmd == "create-namespace") {
-    LANCE_ASSIGN_OR_RAISE(auto r, dir->CreateNamespace({.id = args.id,
-                                                        .properties = TableProperties(args)}));
+    LANCE_ASSIGN_OR_RAISE(
+        auto r,
+        dir->CreateNamespace({.id = args.id, .properties = TableProperties(args)}));
     Put(out, "properties", r.properties);
   } else if (cmd == "describe") {
-    LANCE_ASSIGN_OR_RAISE(auto r, dir->DescribeTable({.id = args.id,
-                                                      .load_detailed_metadata = args.detailed}));
+    LANCE_ASSIGN_OR_RAISE(
+        auto r,
+        dir->DescribeTable({.id = args.id, .load_detailed_metadata = args.detailed}));
     out = ToJson(r);
   } else if (cmd == "declare") {
-    LANCE_ASSIGN_OR_RAISE(auto r, dir->DeclareTable({.id = args.id,
-                                                     .properties = TableProperties(args)}));
+    LANCE_ASSIGN_OR_RAISE(
+        auto r, dir->DeclareTable({.id = args.id, .properties = TableProperties(args)}));
     Put(out, "location", r.location);
     Put(out, "storage_options", r.storage_options);
     Put(out, "properties", r.properties);
   } else if (cmd == "create") {
     if (!args.rows) return Status::Invalid("create needs --rows");
-    LANCE_ASSIGN_OR_RAISE(auto r, dir->DeclareTable({.id = args.id,
-                                                     .properties = TableProperties(args)}));
+    LANCE_ASSIGN_OR_RAISE(
+        auto r, dir->DeclareTable({.id = args.id, .properties = TableProperties(args)}));
     LANCE_ASSIGN_OR_RAISE(auto data, MakeRows(*args.rows));
     lance::WriteParams params;
     params.mode = lance::WriteMode::kCreate;

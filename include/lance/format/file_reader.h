@@ -96,8 +96,9 @@ class LanceFileReader {
   /// 2.2), the pages (2.0) -- each at most once, in coalesced requests.
   /// \return Invalid for a row outside the file or an unknown field id; the errors of
   /// Read.
-  virtual Result<RecordBatchPtr> Take(const std::vector<int64_t>& indices,
-                                      const std::vector<int32_t>& field_ids = {}) const = 0;
+  virtual Result<RecordBatchPtr> Take(
+      const std::vector<int64_t>& indices,
+      const std::vector<int32_t>& field_ids = {}) const = 0;
   /// \brief Reads the requested columns and rows into one table.
   Result<TablePtr> ReadTable(const FileReadOptions& options = {}) const;
 };

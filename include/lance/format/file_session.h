@@ -40,8 +40,8 @@ class LanceFileSession {
   /// access) (options, and a provider or credentials source). No request is sent.
   /// \return the session; Invalid for a malformed URI or bad storage options;
   /// NotImplemented for an unknown scheme.
-  static Result<std::shared_ptr<LanceFileSession>> Open(std::string_view base_uri,
-                                                        const io::StorageAccess& access = {});
+  static Result<std::shared_ptr<LanceFileSession>> Open(
+      std::string_view base_uri, const io::StorageAccess& access = {});
 
   /// \brief True if a file exists at `path`.
   /// \return the answer; Invalid for a bad path; IOError.
@@ -54,14 +54,13 @@ class LanceFileSession {
 
   /// \brief A writer of the Lance file at `path` (visible once Close succeeds).
   /// \return as LanceFileWriter::Open; Invalid for a bad path.
-  Result<std::unique_ptr<LanceFileWriter>> OpenWriter(const std::string& path,
-                                                      LanceSchema schema,
-                                                      FileWriterOptions options = {}) const;
+  Result<std::unique_ptr<LanceFileWriter>> OpenWriter(
+      const std::string& path, LanceSchema schema, FileWriterOptions options = {}) const;
 
   /// \brief A reader of the Lance file at `path`.
   /// \return as LanceFileReader::Open; Invalid for a bad path.
-  Result<std::shared_ptr<LanceFileReader>> OpenReader(const std::string& path,
-                                                      FileReaderOptions options = {}) const;
+  Result<std::shared_ptr<LanceFileReader>> OpenReader(
+      const std::string& path, FileReaderOptions options = {}) const;
 
   /// \brief The base URI as given.
   const std::string& base_uri() const { return base_uri_; }

@@ -43,7 +43,7 @@ class HttpErrorDetail final : public StatusDetail {
 };
 
 /// \brief `status` carrying a new HttpErrorDetail (OK stays OK).
-Status WithHttpErrorDetail(const Status& status, int http_status, std::string service_code,
-                           std::string request_id);
+Status WithHttpErrorDetail(const Status& status, int http_status,
+                           std::string service_code, std::string request_id);
 
 }  // namespace lance::io

@@ -51,12 +51,13 @@ struct ResolvedLocation {
 /// set of options, which is what credential sharing needs.
 ///
 /// Sharing: stores are cached by CacheKey(root, options, source id) = (scheme,
-/// authority, non-secret options, credentials-source id). Secret-looking options (IsSecretOptionKey) never enter the key;
-/// instead each entry remembers a fingerprint of the secrets it was built with, and a
-/// lookup with different secrets builds a fresh store that replaces the entry (so two
-/// credential sets never share a store, and rotated credentials leave no dead entries).
-/// The cache holds stores weakly: a store lives as long as someone uses it. Named
-/// memory stores outlive that (see MemoryObjectStore::Named).
+/// authority, non-secret options, credentials-source id). Secret-looking options
+/// (IsSecretOptionKey) never enter the key; instead each entry remembers a fingerprint of
+/// the secrets it was built with, and a lookup with different secrets builds a fresh
+/// store that replaces the entry (so two credential sets never share a store, and rotated
+/// credentials leave no dead entries). The cache holds stores weakly: a store lives as
+/// long as someone uses it. Named memory stores outlive that (see
+/// MemoryObjectStore::Named).
 ///
 /// Thread-safe: one mutex guards factories and cache, and is held while a factory runs
 /// so that concurrent resolutions of one location build one store.
@@ -85,7 +86,8 @@ class ObjectStoreRegistry {
   /// from the options. Local and memory stores never call a source.
   /// \return the location; Invalid for a malformed URI or malformed initial options of a
   /// provider; NotImplemented for a scheme without a factory; the factory's error.
-  Result<ResolvedLocation> Resolve(std::string_view uri, const StorageAccess& access = {});
+  Result<ResolvedLocation> Resolve(std::string_view uri,
+                                   const StorageAccess& access = {});
 
   /// \brief Forgets every cached store (stores in use keep working).
   void ClearCache();

@@ -49,8 +49,8 @@ struct RefreshEvent {
   /// \brief The failure (OK on success).
   Status error;
 
-  /// \brief One loggable line, e.g. "refresh (background) of provider:X succeeded in 12 ms:
-  /// AwsCredentials{access_key_id=AKIA…, ...}, expires at 2026-01-01T00:10:00.000Z".
+  /// \brief One loggable line, e.g. "refresh (background) of provider:X succeeded in 12
+  /// ms: AwsCredentials{access_key_id=AKIA…, ...}, expires at 2026-01-01T00:10:00.000Z".
   std::string ToString() const;
 };
 
@@ -139,7 +139,8 @@ class RefreshingCredentialsSource final : public CredentialsSource {
   /// (expires_at_millis, refresh_offset_millis, a key id without secret...).
   static Result<std::shared_ptr<RefreshingCredentialsSource>> Make(
       const StorageOptions& initial_options,
-      std::shared_ptr<StorageOptionsProvider> provider, std::shared_ptr<Clock> clock = nullptr,
+      std::shared_ptr<StorageOptionsProvider> provider,
+      std::shared_ptr<Clock> clock = nullptr,
       RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
 
   ~RefreshingCredentialsSource() override;

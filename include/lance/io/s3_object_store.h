@@ -51,14 +51,16 @@ class S3ObjectStore final : public ObjectStore {
   /// shapes uri().
   static Result<std::shared_ptr<S3ObjectStore>> FromStorageOptions(
       std::string bucket, const StorageOptions& storage_options,
-      std::shared_ptr<CredentialsSource> credentials = nullptr, std::string scheme = "s3");
+      std::shared_ptr<CredentialsSource> credentials = nullptr,
+      std::string scheme = "s3");
 
   ~S3ObjectStore() override;
 
   Result<ObjectMeta> Head(const std::string& path) override;
   Result<ListResult> List(const std::string& prefix,
                           const ListOptions& options = {}) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReader(const std::string& path) override;
+  Result<std::shared_ptr<RandomAccessReader>> OpenReader(
+      const std::string& path) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(const std::string& path,
                                                                  int64_t size) override;
   Result<BufferPtr> Read(const std::string& path) override;
@@ -91,7 +93,8 @@ class S3ObjectStore final : public ObjectStore {
   const std::shared_ptr<s3::S3Client>& client() const { return client_; }
 
  private:
-  S3ObjectStore(std::string bucket, std::string uri, std::shared_ptr<s3::S3Client> client);
+  S3ObjectStore(std::string bucket, std::string uri,
+                std::shared_ptr<s3::S3Client> client);
 
   std::string bucket_;
   std::string uri_;

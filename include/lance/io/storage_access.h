@@ -79,7 +79,8 @@ StorageOptions WithoutRefreshableOptions(const StorageOptions& options);
 /// \return the source (or null); Invalid for malformed initial options (see
 /// RefreshingCredentialsSource::Make).
 Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
-    const StorageOptions& initial_options, std::shared_ptr<StorageOptionsProvider> provider,
+    const StorageOptions& initial_options,
+    std::shared_ptr<StorageOptionsProvider> provider,
     std::shared_ptr<Clock> clock = nullptr,
     RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
 

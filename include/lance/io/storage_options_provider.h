@@ -59,7 +59,8 @@ class StorageOptionsProvider {
 Result<std::optional<int64_t>> ExpiresAtMillis(const StorageOptions& options);
 
 /// \brief The `refresh_offset_millis` of `options`, or `default_offset` when absent.
-/// \return Invalid (naming the key and value) when it is not a non-negative decimal integer.
+/// \return Invalid (naming the key and value) when it is not a non-negative decimal
+/// integer.
 Result<std::chrono::milliseconds> RefreshOffset(
     const StorageOptions& options,
     std::chrono::milliseconds default_offset =

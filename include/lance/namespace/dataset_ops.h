@@ -63,7 +63,8 @@ struct TableAccess {
 /// \return the access; InvalidInput for an empty location; errors of
 /// io::ResolveStorageAccess.
 Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
-                                    const Identifier& table_id, const std::string& location,
+                                    const Identifier& table_id,
+                                    const std::string& location,
                                     const std::optional<Properties>& namespace_options,
                                     const io::StorageAccess& user_access,
                                     const NamespaceAccessOptions& options = {});

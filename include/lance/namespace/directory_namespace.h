@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// \file directory_namespace.h
-/// \brief DirectoryNamespace: a Lance Namespace kept in a directory (local path, memory://
-/// or any URI the object store registry resolves, e.g. s3://bucket/prefix), in the two
-/// layouts of real Lance (lance-namespace `docs/src/dir/catalog-spec.md`,
+/// \brief DirectoryNamespace: a Lance Namespace kept in a directory (local path,
+/// memory:// or any URI the object store registry resolves, e.g. s3://bucket/prefix), in
+/// the two layouts of real Lance (lance-namespace `docs/src/dir/catalog-spec.md`,
 /// rust/lance-namespace-impls/src/dir.rs and dir/manifest.rs).
 ///
 /// Plain layout (manifest_enabled=false): only the root namespace; table `t` is the
@@ -11,8 +11,9 @@
 /// `<root>/t.lance/.lance-deregistered`, after which the table is neither listed nor
 /// described. A table "exists" when its directory holds anything.
 ///
-/// Manifest layout (manifest_enabled=true, the default): a Lance table `<root>/__manifest`
-/// (columns object_id utf8 not null [primary-key metadata], object_type utf8 not null
+/// Manifest layout (manifest_enabled=true, the default): a Lance table
+/// `<root>/__manifest` (columns object_id utf8 not null [primary-key metadata],
+/// object_type utf8 not null
 /// ["namespace" | "table"], location utf8, metadata utf8 [properties as JSON],
 /// base_objects list<utf8>) records namespaces and tables; object ids are the levels
 /// joined with '$'. Table directories are named `<8 hex>_<object_id>` (random hex, as
@@ -22,8 +23,8 @@
 /// created succeeds, as in Lance.
 ///
 /// Concurrency: every change to `__manifest` is a Lance commit (Dataset::Write append,
-/// Dataset::Delete, Dataset::Commit of a DeleteOp), so concurrent writers in any number of
-/// processes serialize through the commit protocol. Uniqueness of an object id: see
+/// Dataset::Delete, Dataset::Commit of a DeleteOp), so concurrent writers in any number
+/// of processes serialize through the commit protocol. Uniqueness of an object id: see
 /// DeclareTable.
 ///
 /// Thread-safe.
@@ -64,7 +65,8 @@ class DirectoryNamespace : public LanceNamespace {
   /// \brief Resolves the root's store; in manifest mode opens `__manifest`, creating it
   /// (version 1, no rows) when missing.
   /// \return the namespace; Invalid; errors of the store and of the manifest table.
-  static Result<std::shared_ptr<DirectoryNamespace>> Make(DirectoryNamespaceOptions options);
+  static Result<std::shared_ptr<DirectoryNamespace>> Make(
+      DirectoryNamespaceOptions options);
 
   /// \brief `DirectoryNamespace { root: "<root>" }`, as Lance prints it.
   std::string namespace_id() const override;
@@ -75,14 +77,17 @@ class DirectoryNamespace : public LanceNamespace {
 
   /// \brief Plain: only the root, which has no children. Manifest: the direct children
   /// recorded in `__manifest`.
-  Result<ListNamespacesResponse> ListNamespaces(const ListNamespacesRequest& request) override;
+  Result<ListNamespacesResponse> ListNamespaces(
+      const ListNamespacesRequest& request) override;
   Result<DescribeNamespaceResponse> DescribeNamespace(
       const DescribeNamespaceRequest& request) override;
   /// \brief Manifest mode only (plain: NamespaceAlreadyExists for the root, Unsupported
   /// otherwise). Every parent level must exist (NamespaceNotFound).
-  Result<CreateNamespaceResponse> CreateNamespace(const CreateNamespaceRequest& request) override;
+  Result<CreateNamespaceResponse> CreateNamespace(
+      const CreateNamespaceRequest& request) override;
   /// \brief Restrict only (NamespaceNotEmpty while any object lies below it).
-  Result<DropNamespaceResponse> DropNamespace(const DropNamespaceRequest& request) override;
+  Result<DropNamespaceResponse> DropNamespace(
+      const DropNamespaceRequest& request) override;
   Status NamespaceExists(const NamespaceExistsRequest& request) override;
 
   /// \brief Sorted names, Lance's pagination (page_token = start after, limit). Root:
@@ -95,7 +100,8 @@ class DirectoryNamespace : public LanceNamespace {
   /// `__manifest`; nested ones in `__manifest`.
   /// \return TableNotFound (also for deregistered tables); InvalidInput; Unsupported for
   /// multi-level ids in the plain layout.
-  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request) override;
+  Result<DescribeTableResponse> DescribeTable(
+      const DescribeTableRequest& request) override;
   /// \brief Writes the `.lance-reserved` marker (create-only) and, in manifest mode, a
   /// `__manifest` row; no version.
   ///
@@ -117,7 +123,8 @@ class DirectoryNamespace : public LanceNamespace {
       const CreateEmptyTableRequest& request) override;
   /// \brief Manifest mode only: records an existing table at a location relative to the
   /// root (no "://", no leading '/', no ".."); parent namespaces must exist.
-  Result<RegisterTableResponse> RegisterTable(const RegisterTableRequest& request) override;
+  Result<RegisterTableResponse> RegisterTable(
+      const RegisterTableRequest& request) override;
   /// \brief Plain: writes `.lance-deregistered`. Manifest: removes the row (and, for a
   /// root-level table in `<name>.lance`, writes the marker too, so that directory
   /// listing does not bring it back). Data stays.
@@ -128,7 +135,8 @@ class DirectoryNamespace : public LanceNamespace {
   Result<DropTableResponse> DropTable(const DropTableRequest& request) override;
 
   class Impl;
-  explicit DirectoryNamespace(std::unique_ptr<Impl> impl, DirectoryNamespaceOptions options);
+  explicit DirectoryNamespace(std::unique_ptr<Impl> impl,
+                              DirectoryNamespaceOptions options);
   ~DirectoryNamespace() override;
 
  private:

@@ -43,7 +43,8 @@ using Identifier = std::vector<std::string>;
 /// \brief String properties (namespace/table properties, storage options).
 using Properties = std::map<std::string, std::string>;
 
-// -- Errors -------------------------------------------------------------------------------
+// -- Errors
+// -------------------------------------------------------------------------------
 
 /// \brief The Lance Namespace spec's error codes (lance-namespace
 /// `docs/src/client/operations/errors.md`; python `lance_namespace.errors.ErrorCode`).
@@ -115,7 +116,8 @@ Status NamespaceError(ErrorCode code, std::string_view message);
 /// contains "TableNotFound: " says nothing. REQUIRES: !status.ok().
 ErrorCode NamespaceErrorCode(const Status& status);
 
-// -- Requests and responses (spec field names) --------------------------------------------
+// -- Requests and responses (spec field names)
+// --------------------------------------------
 
 struct ListNamespacesRequest {
   /// \brief The parent namespace (empty: the root).
@@ -273,7 +275,8 @@ struct DropTableResponse {
   std::optional<Properties> properties = {};
 };
 
-// -- The interface ------------------------------------------------------------------------
+// -- The interface
+// ------------------------------------------------------------------------
 
 /// \brief A Lance Namespace: a catalog of namespaces and tables.
 ///
@@ -289,23 +292,27 @@ class LanceNamespace {
   /// cache keys. Never contains a secret.
   virtual std::string namespace_id() const = 0;
 
-  virtual Result<ListNamespacesResponse> ListNamespaces(const ListNamespacesRequest& request);
+  virtual Result<ListNamespacesResponse> ListNamespaces(
+      const ListNamespacesRequest& request);
   virtual Result<DescribeNamespaceResponse> DescribeNamespace(
       const DescribeNamespaceRequest& request);
   virtual Result<CreateNamespaceResponse> CreateNamespace(
       const CreateNamespaceRequest& request);
-  virtual Result<DropNamespaceResponse> DropNamespace(const DropNamespaceRequest& request);
+  virtual Result<DropNamespaceResponse> DropNamespace(
+      const DropNamespaceRequest& request);
   /// \brief OK if it exists; NamespaceNotFound otherwise.
   virtual Status NamespaceExists(const NamespaceExistsRequest& request);
 
   virtual Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
-  virtual Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& request);
+  virtual Result<DescribeTableResponse> DescribeTable(
+      const DescribeTableRequest& request);
   /// \brief Reserves a table id and its location without writing any version.
   virtual Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& request);
   /// \brief Deprecated spec operation: as DeclareTable.
   virtual Result<CreateEmptyTableResponse> CreateEmptyTable(
       const CreateEmptyTableRequest& request);
-  virtual Result<RegisterTableResponse> RegisterTable(const RegisterTableRequest& request);
+  virtual Result<RegisterTableResponse> RegisterTable(
+      const RegisterTableRequest& request);
   virtual Result<DeregisterTableResponse> DeregisterTable(
       const DeregisterTableRequest& request);
   /// \brief OK if it exists; TableNotFound otherwise.

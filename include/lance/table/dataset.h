@@ -224,7 +224,8 @@ class Dataset {
   /// \brief The rows at `indices` -- positions among the live rows of fragment
   /// `fragment_id` -- as pylance's `LanceFragment.take`.
   /// \return NotFound for an unknown fragment; as Take.
-  Result<TablePtr> TakeFromFragment(uint64_t fragment_id, const std::vector<int64_t>& indices,
+  Result<TablePtr> TakeFromFragment(uint64_t fragment_id,
+                                    const std::vector<int64_t>& indices,
                                     const TakeOptions& options = {}) const;
   /// \brief Every committed version, ascending, with its commit time and pylance's
   /// summary keys in `metadata` (total_rows, total_fragments, total_data_files, ...).

@@ -20,10 +20,14 @@ namespace lance::format::codecs::internal {
 template <typename Fn>
 decltype(auto) DispatchUnsignedWidth(uint64_t bits, Fn&& fn) {
   switch (bits) {
-    case 8: return fn(uint8_t{});
-    case 16: return fn(uint16_t{});
-    case 32: return fn(uint32_t{});
-    default: return fn(uint64_t{});
+    case 8:
+      return fn(uint8_t{});
+    case 16:
+      return fn(uint16_t{});
+    case 32:
+      return fn(uint32_t{});
+    default:
+      return fn(uint64_t{});
   }
 }
 

@@ -166,7 +166,6 @@ std::string Describe(const CE& e) {
          std::to_string(static_cast<int>(e.compression_case())) + ")";
 }
 
-
 Status NotInContext(const CE& e, const char* context) {
   return Status::NotImplemented("the ", Describe(e), " encoding in the ", context,
                                 " context (Lance 14.0.2 does not read it there)");

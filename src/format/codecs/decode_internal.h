@@ -29,10 +29,11 @@ bool IsFixedWordWidth(uint64_t bits);
 /// Lance requires some children to be the plain form: flat without buffer compression.
 bool IsPlainFlat(const pb21::CompressiveEncoding& e);
 /// The first `bytes` of `buffer` (all of it when `exact`), or Corrupt naming `what`.
-Result<BufferPtr> SliceExact(const BufferPtr& buffer, int64_t bytes, const std::string& what,
-                             bool exact);
+Result<BufferPtr> SliceExact(const BufferPtr& buffer, int64_t bytes,
+                             const std::string& what, bool exact);
 
-// --- fixed_size_list (codecs.cc) --------------------------------------------------------
+// --- fixed_size_list (codecs.cc)
+// --------------------------------------------------------
 
 struct FslLayer {
   uint64_t dimension = 0;
@@ -54,20 +55,22 @@ Result<FslPlan> ParseFsl(const pb21::CompressiveEncoding& top);
 Result<DataBlock> DecodeFslPerValue(const FslPlan& plan, const BufferPtr& data,
                                     int64_t num_values);
 /// The mini-block form: buffers [validity of each validity layer..., items].
-Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan, const std::vector<BufferPtr>& buffers,
+Result<DataBlock> DecodeFslMiniBlock(const FslPlan& plan,
+                                     const std::vector<BufferPtr>& buffers,
                                      int64_t num_values);
 
-// --- value layouts (miniblock_decode.cc) ------------------------------------------------
+// --- value layouts (miniblock_decode.cc)
+// ------------------------------------------------
 
 Result<DataBlock> DecodeInline(uint64_t bits, const BufferPtr& buffer, int64_t num_values,
                                bool single_chunk);
-Result<DataBlock> DecodeOutOfLine(const pb21::CompressiveEncoding& e, const BufferPtr& buffer,
-                                  int64_t num_values);
+Result<DataBlock> DecodeOutOfLine(const pb21::CompressiveEncoding& e,
+                                  const BufferPtr& buffer, int64_t num_values);
 /// (value bytes, run-length bytes) of an RLE encoding, validated.
 Result<std::pair<int, int>> RleWidths(const pb21::CompressiveEncoding& e);
 Result<DataBlock> DecodeRle(const pb21::CompressiveEncoding& e, const uint8_t* values,
-                            int64_t values_size, const uint8_t* lengths, int64_t lengths_size,
-                            int64_t num_values, bool clamp);
+                            int64_t values_size, const uint8_t* lengths,
+                            int64_t lengths_size, int64_t num_values, bool clamp);
 /// Field widths (bits) of a packed_struct, validated.
 Result<std::vector<uint64_t>> PackedWidths(const pb21::CompressiveEncoding& e);
 /// Splits rows of concatenated fixed-width fields into one block per field.

@@ -272,7 +272,6 @@ Result<std::vector<uint64_t>> FixedAsU64(const DataBlock& b, const char* what) {
   return out;
 }
 
-
 // ---------------------------------------------------------------------------------------
 // Mini-block
 
@@ -455,7 +454,8 @@ namespace {
 /// The values at `positions` of a kVariable block (offsets validated), as a new
 /// kVariable block of the same offset width.
 template <typename OffsetT>
-Result<DataBlock> PickVariable(const DataBlock& in, const std::vector<int64_t>& positions) {
+Result<DataBlock> PickVariable(const DataBlock& in,
+                               const std::vector<int64_t>& positions) {
   constexpr int64_t w = sizeof(OffsetT);
   const uint8_t* offsets = in.offsets->data();
   const int64_t n = static_cast<int64_t>(positions.size());
@@ -481,15 +481,15 @@ Result<DataBlock> PickVariable(const DataBlock& in, const std::vector<int64_t>& 
     at += len;
     internal::StoreLE<OffsetT>(oo + (i + 1) * w, static_cast<OffsetT>(at));
   }
-  return DataBlock::Variable(in.offset_bits, n, std::move(out_offsets), std::move(out_data));
+  return DataBlock::Variable(in.offset_bits, n, std::move(out_offsets),
+                             std::move(out_data));
 }
 
 }  // namespace
 
-Result<std::optional<DataBlock>> DecodeMiniBlockPicked(const CE& encoding,
-                                                       const std::vector<BufferPtr>& buffers,
-                                                       int64_t num_values,
-                                                       const std::vector<int64_t>& positions) {
+Result<std::optional<DataBlock>> DecodeMiniBlockPicked(
+    const CE& encoding, const std::vector<BufferPtr>& buffers, int64_t num_values,
+    const std::vector<int64_t>& positions) {
   if (encoding.compression_case() != CE::kFsst) return std::optional<DataBlock>();
   const auto& f = encoding.fsst();
   if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
@@ -510,8 +510,8 @@ Result<std::optional<DataBlock>> DecodeMiniBlockPicked(const CE& encoding,
                                  ? PickVariable<uint64_t>(compressed, positions)
                                  : PickVariable<uint32_t>(compressed, positions);
   LANCE_RETURN_NOT_OK(picked.status());
-  LANCE_ASSIGN_OR_RAISE(DataBlock out,
-                        FsstDecompress(table, *picked, internal::MaxChunkBytes(num_values)));
+  LANCE_ASSIGN_OR_RAISE(
+      DataBlock out, FsstDecompress(table, *picked, internal::MaxChunkBytes(num_values)));
   return std::optional<DataBlock>(std::move(out));
 }
 

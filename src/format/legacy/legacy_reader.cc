@@ -486,45 +486,15 @@ class LegacyReader : public LanceFileReader {
     }
     LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns,
                           ReadPieces(*file_, fields.first, pieces));
-    if (sorted != indices) {
-      // Back to the caller's order (and repeats): positions in `sorted`.
-      std::vector<int64_t> positions(indices.size());
-      for (size_t i = 0; i < indices.size(); ++i) {
-        positions[i] =
-            std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
-      }
-      for (ArrayPtr& column : columns) {
-        LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
-      }
-    }
+    LANCE_RETURN_NOT_OK(internal::RestoreRowOrder(sorted, indices, &columns));
     return RecordBatch::Make(fields.second, static_cast<int64_t>(indices.size()),
                              std::move(columns));
   }
 
  private:
-  /// Top-level field positions and the output schema for the requested field ids.
   Result<std::pair<std::vector<int>, SchemaPtr>> ResolveFields(
       const std::vector<int32_t>& field_ids) const {
-    const Schema& schema = *file_->context.schema.schema();
-    std::vector<int> fields;
-    std::vector<FieldPtr> out;
-    if (field_ids.empty()) {
-      fields.resize(static_cast<size_t>(schema.num_fields()));
-      std::iota(fields.begin(), fields.end(), 0);
-    } else {
-      for (int32_t id : field_ids) {
-        const int index = file_->context.schema.TopLevelIndexOfId(id);
-        if (index < 0) {
-          return Status::Invalid("reading Lance file '" + path() + "': field id " +
-                                 std::to_string(id) +
-                                 " is not a top-level field of the file");
-        }
-        fields.push_back(index);
-      }
-    }
-    for (int f : fields) out.push_back(schema.field(f));
-    return std::make_pair(std::move(fields),
-                          lance::schema(std::move(out), schema.metadata()));
+    return internal::ResolveTopLevelFields(file_->context, field_ids);
   }
 
   std::shared_ptr<const LegacyFile> file_;

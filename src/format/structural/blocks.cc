@@ -62,12 +62,13 @@ Result<BufferPtr> ArrowOffsets(const DataBlock& block, bool large, const DataTyp
                            " exceed 2 GiB in one page; read them as large_string / "
                            "large_binary");
   }
-  const bool aligned = reinterpret_cast<uintptr_t>(block.offsets->data()) %
-                           (large ? 8 : 4) == 0;
+  const bool aligned =
+      reinterpret_cast<uintptr_t>(block.offsets->data()) % (large ? 8 : 4) == 0;
   if (aligned && ((large && in_bits == 64) || (!large && in_bits == 32))) {
     return Buffer::Slice(block.offsets, 0, in_bytes);
   }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr out, Buffer::AllocateForOverwrite((n + 1) * (large ? 8 : 4)));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out,
+                        Buffer::AllocateForOverwrite((n + 1) * (large ? 8 : 4)));
   for (int64_t i = 0; i <= n; ++i) {
     if (large) {
       out->mutable_data_as<int64_t>()[i] = static_cast<int64_t>(load(i));
@@ -131,8 +132,8 @@ Result<ArrayDataPtr> BlockToArray(const DataBlock& block, const DataTypePtr& typ
     if (block.kind == DataBlock::Kind::kFixed && item->bit_width() > 0 &&
         block.bits_per_value == static_cast<uint64_t>(item->bit_width()) * dim) {
       // Flat values of whole lists: the items back to back.
-      DataBlock items = DataBlock::Fixed(static_cast<uint64_t>(item->bit_width()), n * dim,
-                                         block.data);
+      DataBlock items =
+          DataBlock::Fixed(static_cast<uint64_t>(item->bit_width()), n * dim, block.data);
       LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child, BlockToArray(items, item));
       return ArrayData::Make(type, n, {nullptr}, 0, 0, {std::move(child)});
     }
@@ -145,7 +146,8 @@ Result<ArrayDataPtr> BlockToArray(const DataBlock& block, const DataTypePtr& typ
     }
     std::vector<ArrayDataPtr> children;
     for (int i = 0; i < type->num_fields(); ++i) {
-      if (block.children[i].num_values != n) return Mismatch(block, *type, "field length");
+      if (block.children[i].num_values != n)
+        return Mismatch(block, *type, "field length");
       LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child,
                             BlockToArray(block.children[i], type->fields()[i]->type()));
       children.push_back(std::move(child));
@@ -179,9 +181,11 @@ Result<DataBlock> ArrayToBlock(const ArrayData& array) {
   const int64_t n = array.length;
   if (IsBinaryLike(id)) {
     const int width = IsLarge(id) ? 8 : 4;
-    BufferPtr offsets = Buffer::Slice(array.buffers[1], array.offset * width, (n + 1) * width);
-    BufferPtr data = array.buffers.size() > 2 && array.buffers[2] ? array.buffers[2]
-                                                                  : Buffer::FromString("");
+    BufferPtr offsets =
+        Buffer::Slice(array.buffers[1], array.offset * width, (n + 1) * width);
+    BufferPtr data = array.buffers.size() > 2 && array.buffers[2]
+                         ? array.buffers[2]
+                         : Buffer::FromString("");
     return DataBlock::Variable(width * 8, n, std::move(offsets), std::move(data));
   }
   if (id == TypeId::kFixedSizeList) {
@@ -195,7 +199,8 @@ Result<DataBlock> ArrayToBlock(const ArrayData& array) {
     out.dimension = static_cast<uint64_t>(dim);
     auto sliced = child.Slice(array.offset * dim, n * dim);
     if (sliced->GetNullCount() > 0) {
-      LANCE_ASSIGN_OR_RAISE(out.validity, Buffer::Allocate(bit_util::BytesForBits(n * dim)));
+      LANCE_ASSIGN_OR_RAISE(out.validity,
+                            Buffer::Allocate(bit_util::BytesForBits(n * dim)));
       bit_util::CopyBits(sliced->buffers[0]->data(), sliced->offset, n * dim,
                          out.validity->mutable_data(), 0);
     }
@@ -218,22 +223,27 @@ Result<DataBlock> ArrayToBlock(const ArrayData& array) {
                                   " in file format 2.1/2.2");
   }
   if (array.buffers.size() < 2 || !array.buffers[1]) {
-    LANCE_ASSIGN_OR_RAISE(BufferPtr zeros,
-                          Buffer::Allocate(bits == 1 ? bit_util::BytesForBits(n) : n * bits / 8));
+    LANCE_ASSIGN_OR_RAISE(
+        BufferPtr zeros,
+        Buffer::Allocate(bits == 1 ? bit_util::BytesForBits(n) : n * bits / 8));
     return DataBlock::Fixed(static_cast<uint64_t>(bits), n, std::move(zeros));
   }
   if (bits == 1) {
     if (array.offset % 8 == 0) {
-      return DataBlock::Fixed(1, n, Buffer::Slice(array.buffers[1], array.offset / 8,
-                                                  bit_util::BytesForBits(n)));
+      return DataBlock::Fixed(
+          1, n,
+          Buffer::Slice(array.buffers[1], array.offset / 8, bit_util::BytesForBits(n)));
     }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bits_buf, Buffer::Allocate(bit_util::BytesForBits(n)));
-    bit_util::CopyBits(array.buffers[1]->data(), array.offset, n, bits_buf->mutable_data(), 0);
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bits_buf,
+                          Buffer::Allocate(bit_util::BytesForBits(n)));
+    bit_util::CopyBits(array.buffers[1]->data(), array.offset, n,
+                       bits_buf->mutable_data(), 0);
     return DataBlock::Fixed(1, n, std::move(bits_buf));
   }
   const int64_t width = bits / 8;
-  return DataBlock::Fixed(static_cast<uint64_t>(bits), n,
-                          Buffer::Slice(array.buffers[1], array.offset * width, n * width));
+  return DataBlock::Fixed(
+      static_cast<uint64_t>(bits), n,
+      Buffer::Slice(array.buffers[1], array.offset * width, n * width));
 }
 
 Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
@@ -275,7 +285,8 @@ Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
       return Status::Invalid("a constant page of type " + type->ToString() +
                              " exceeds 2 GiB; read it as large_string / large_binary");
     }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr offsets, Buffer::AllocateForOverwrite((count + 1) * width));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr offsets,
+                          Buffer::AllocateForOverwrite((count + 1) * width));
     LANCE_ASSIGN_OR_RAISE(BufferPtr data, Buffer::AllocateForOverwrite(len * copies));
     const uint8_t* value = buffers[1]->data() + begin;
     uint8_t* dst = data->mutable_data();
@@ -292,7 +303,8 @@ Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
         at += len;
       }
     }
-    return ArrayData::Make(type, count, {nullptr, std::move(offsets), std::move(data)}, 0);
+    return ArrayData::Make(type, count, {nullptr, std::move(offsets), std::move(data)},
+                           0);
   }
   const int bits = type->bit_width();
   if (bits <= 0 || id == TypeId::kFixedSizeList || id == TypeId::kStruct) {
@@ -307,7 +319,8 @@ Result<ArrayDataPtr> RepeatScalar(const std::vector<BufferPtr>& buffers,
     return ArrayData::Make(type, count, {nullptr, std::move(out)}, 0);
   }
   const int64_t width = bits / 8;
-  if (buffers[0]->size() != width) return bad("expected " + std::to_string(width) + " bytes");
+  if (buffers[0]->size() != width)
+    return bad("expected " + std::to_string(width) + " bytes");
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, Buffer::AllocateForOverwrite(count * width));
   uint8_t* dst = out->mutable_data();
   for (int64_t i = 0; i < count; ++i) {

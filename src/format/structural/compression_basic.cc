@@ -8,9 +8,8 @@
 #include <cstring>
 #include <limits>
 
-#include "lance/core/array_data.h"
-
 #include "format/structural/compression.h"
+#include "lance/core/array_data.h"
 #include "lance/macros.h"
 
 namespace lance::format::structural {
@@ -52,7 +51,8 @@ Result<FslShape> ShapeOf(const DataBlock& block) {
   FslShape shape;
   const DataBlock* b = &block;
   while (b->kind == DataBlock::Kind::kFixedSizeList) {
-    if (b->children.size() != 1) return Status::Invalid("internal: fixed_size_list block");
+    if (b->children.size() != 1)
+      return Status::Invalid("internal: fixed_size_list block");
     shape.cum_dim *= b->dimension;
     shape.layers.push_back({b->dimension, shape.cum_dim, b->validity});
     if (b->validity) ++shape.validity_layers;
@@ -69,7 +69,8 @@ Result<FslShape> ShapeOf(const DataBlock& block) {
 /// without item nulls).
 Result<uint64_t> FlatBits(const DataBlock& block) {
   LANCE_ASSIGN_OR_RAISE(FslShape shape, ShapeOf(block));
-  if (shape.validity_layers > 0) return Status::NotImplemented("flat storage of item nulls");
+  if (shape.validity_layers > 0)
+    return Status::NotImplemented("flat storage of item nulls");
   return shape.items->bits_per_value * shape.cum_dim;
 }
 
@@ -97,7 +98,8 @@ Result<MiniBlockValues> FlatMiniBlock(const DataBlock& values) {
   // The largest power of two of values (at least 2 -- a 1-value chunk would look like
   // the last one) whose bytes fit the chunk budget.
   int64_t per_chunk = kMaxChunkValues;
-  while (per_chunk > 2 && static_cast<int64_t>((per_chunk * bits + 7) / 8) > kMaxChunkBytes) {
+  while (per_chunk > 2 &&
+         static_cast<int64_t>((per_chunk * bits + 7) / 8) > kMaxChunkBytes) {
     per_chunk /= 2;
   }
   if (bits == 1 && per_chunk < 8) per_chunk = 8;  // whole bytes per chunk
@@ -121,14 +123,17 @@ Result<MiniBlockValues> FslWithValidityMiniBlock(const DataBlock& values) {
   const uint64_t row_bits = item_bits * shape.cum_dim;
   int64_t validity_bytes_per_row = 0;
   for (const auto& layer : shape.layers) {
-    if (layer.validity) validity_bytes_per_row += static_cast<int64_t>((layer.cum_dim + 7) / 8);
+    if (layer.validity)
+      validity_bytes_per_row += static_cast<int64_t>((layer.cum_dim + 7) / 8);
   }
   const int64_t per_word = row_bits % 8 == 0 ? 1 : 8;
-  const int64_t word_bytes = validity_bytes_per_row * per_word +
-                             static_cast<int64_t>(row_bits % 8 == 0 ? row_bits / 8 : row_bits);
+  const int64_t word_bytes =
+      validity_bytes_per_row * per_word +
+      static_cast<int64_t>(row_bits % 8 == 0 ? row_bits / 8 : row_bits);
   int64_t rows = per_word == 1 ? 2 : 8;
   int64_t size = 2 * word_bytes;
-  if (size >= kMaxChunkBytes) return Status::NotImplemented("values too wide for a chunk");
+  if (size >= kMaxChunkBytes)
+    return Status::NotImplemented("values too wide for a chunk");
   while (2 * size < kMaxChunkBytes && 2 * rows <= kMaxChunkValues) {
     size *= 2;
     rows *= 2;
@@ -149,7 +154,8 @@ Result<MiniBlockValues> FslWithValidityMiniBlock(const DataBlock& values) {
     }
     const uint64_t first_bit = static_cast<uint64_t>(start) * row_bits;
     const int64_t begin = static_cast<int64_t>(first_bit / 8);
-    const int64_t bytes = static_cast<int64_t>((static_cast<uint64_t>(n) * row_bits + 7) / 8);
+    const int64_t bytes =
+        static_cast<int64_t>((static_cast<uint64_t>(n) * row_bits + 7) / 8);
     buffers.push_back(Buffer::Slice(shape.items->data, begin, bytes));
     out.chunks.push_back({std::move(buffers), n});
   }
@@ -250,8 +256,8 @@ Result<MiniBlockValues> VariableMiniBlock(const DataBlock& values) {
   return out;
 }
 
-/// A packed struct of fixed-width children as one flat value per row, the children back to
-/// back (Lance's PackedStruct mini-block: row-major, `bits_per_value` per child).
+/// A packed struct of fixed-width children as one flat value per row, the children back
+/// to back (Lance's PackedStruct mini-block: row-major, `bits_per_value` per child).
 Result<MiniBlockValues> PackedStructMiniBlock(const DataBlock& values) {
   uint64_t row_bits = 0;
   std::vector<int64_t> widths;
@@ -273,7 +279,8 @@ Result<MiniBlockValues> PackedStructMiniBlock(const DataBlock& values) {
     const uint8_t* src = values.children[c].data->data();
     uint8_t* dst = rows->mutable_data() + at;
     for (int64_t i = 0; i < n; ++i) {
-      std::memcpy(dst + i * row_bytes, src + i * widths[c], static_cast<size_t>(widths[c]));
+      std::memcpy(dst + i * row_bytes, src + i * widths[c],
+                  static_cast<size_t>(widths[c]));
     }
     at += widths[c];
   }
@@ -301,7 +308,8 @@ class FlatLevels : public LevelCompressor {
 
 class BasicStrategy : public CompressionStrategy {
  public:
-  Result<MiniBlockValues> MiniBlock(const DataBlock& values, const Field& field) override {
+  Result<MiniBlockValues> MiniBlock(const DataBlock& values,
+                                    const Field& field) override {
     if (values.kind == DataBlock::Kind::kVariable) {
       return values.offset_bits == 64 ? VariableMiniBlock<uint64_t>(values)
                                       : VariableMiniBlock<uint32_t>(values);
@@ -320,7 +328,8 @@ class BasicStrategy : public CompressionStrategy {
   }
 
   Result<PerValueValues> FullZip(const DataBlock& values, const Field& field) override {
-    if (values.kind == DataBlock::Kind::kStruct) return ZipPackedStruct(this, values, field);
+    if (values.kind == DataBlock::Kind::kStruct)
+      return ZipPackedStruct(this, values, field);
     PerValueValues out;
     if (values.kind == DataBlock::Kind::kVariable) {
       out.values = values;
@@ -344,8 +353,8 @@ class BasicStrategy : public CompressionStrategy {
 
 }  // namespace
 
-Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy, const DataBlock& values,
-                                       const Field& field) {
+Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy,
+                                       const DataBlock& values, const Field& field) {
   const DataType& type = *field.type();
   if (type.id() != TypeId::kStruct ||
       values.children.size() != static_cast<size_t>(type.num_fields()) ||
@@ -370,7 +379,8 @@ Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy, const Data
     auto* out = vps->add_fields();
     Child child;
     if (block.kind == DataBlock::Kind::kVariable) {
-      LANCE_ASSIGN_OR_RAISE(PerValueValues compressed, strategy->FullZip(block, child_field));
+      LANCE_ASSIGN_OR_RAISE(PerValueValues compressed,
+                            strategy->FullZip(block, child_field));
       if (compressed.values.kind != DataBlock::Kind::kVariable) {
         return Status::Invalid("internal: variable values compressed to fixed ones");
       }
@@ -381,11 +391,11 @@ Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy, const Data
     } else {
       auto bits = FlatBits(block);
       if (!bits.ok() || *bits == 0 || *bits % 8 != 0) {
-        return Status::NotImplemented("packed struct field '" + field.name() + "': child '" +
-                                      child_field.name() + "' of type " +
-                                      child_field.type()->ToString() +
-                                      " (Lance packs whole-byte fixed-width and variable-width "
-                                      "children only)");
+        return Status::NotImplemented(
+            "packed struct field '" + field.name() + "': child '" + child_field.name() +
+            "' of type " + child_field.type()->ToString() +
+            " (Lance packs whole-byte fixed-width and variable-width "
+            "children only)");
       }
       child.fixed = true;
       child.width = static_cast<int64_t>(*bits / 8);
@@ -437,7 +447,8 @@ Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy, const Data
     }
   }
   PerValueValues out;
-  out.values = DataBlock::Variable(wide ? 64 : 32, n, std::move(offsets), std::move(bytes));
+  out.values =
+      DataBlock::Variable(wide ? 64 : 32, n, std::move(offsets), std::move(bytes));
   out.encoding = std::move(encoding);
   return out;
 }

@@ -88,7 +88,8 @@ struct Params {
       if (key == "lance-encoding:dict-divisor") p.dict_divisor = as_int();
       if (key == "lance-encoding:dict-size-ratio") p.dict_size_ratio = as_double();
       if (key == "lance-encoding:dict-max-size") p.dict_max_size = as_int();
-      if (key == "lance-encoding:dict-values-compression") p.dict_values_compression = lower;
+      if (key == "lance-encoding:dict-values-compression")
+        p.dict_values_compression = lower;
     }
     return p;
   }
@@ -140,16 +141,21 @@ std::vector<int> ChunkWidths(const T* values, int64_t n) {
 std::vector<int> ChunkWidthsOf(const DataBlock& block) {
   const uint8_t* p = block.data->data();
   switch (block.bits_per_value) {
-    case 8: return ChunkWidths(p, block.num_values);
-    case 16: return ChunkWidths(reinterpret_cast<const uint16_t*>(p), block.num_values);
-    case 32: return ChunkWidths(reinterpret_cast<const uint32_t*>(p), block.num_values);
-    default: return ChunkWidths(reinterpret_cast<const uint64_t*>(p), block.num_values);
+    case 8:
+      return ChunkWidths(p, block.num_values);
+    case 16:
+      return ChunkWidths(reinterpret_cast<const uint16_t*>(p), block.num_values);
+    case 32:
+      return ChunkWidths(reinterpret_cast<const uint32_t*>(p), block.num_values);
+    default:
+      return ChunkWidths(reinterpret_cast<const uint64_t*>(p), block.num_values);
   }
 }
 
 /// Lance's estimate of inline bit-packing: per 1024-value chunk one word for the width
 /// and 1024 * W / T words; none if it does not beat the raw size.
-std::optional<int64_t> InlineBitpackBytes(const DataBlock& block, const std::vector<int>& widths) {
+std::optional<int64_t> InlineBitpackBytes(const DataBlock& block,
+                                          const std::vector<int>& widths) {
   const int64_t bits = static_cast<int64_t>(block.bits_per_value);
   int64_t words = 0;
   for (int w : widths) words += 1 + 1024 * w / bits;
@@ -189,12 +195,15 @@ class PlainLevels : public LevelCompressor {
 
 class InlineBitpackedLevels : public LevelCompressor {
  public:
-  InlineBitpackedLevels() { encoding_.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(16); }
+  InlineBitpackedLevels() {
+    encoding_.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(16);
+  }
   Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
     BufferBuilder out;
     for (int64_t start = 0; start < count; start += codecs::kFastLanesBlock) {
       const int64_t k = std::min<int64_t>(codecs::kFastLanesBlock, count - start);
-      LANCE_RETURN_NOT_OK(codecs::AppendInlineBitpacked<uint16_t>(levels + start, k, &out));
+      LANCE_RETURN_NOT_OK(
+          codecs::AppendInlineBitpacked<uint16_t>(levels + start, k, &out));
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr b, out.Finish());
     return b ? b : Buffer::FromString("");
@@ -214,7 +223,8 @@ class OutOfLineBitpackedLevels : public LevelCompressor {
   }
   Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
     BufferBuilder out;
-    LANCE_RETURN_NOT_OK(codecs::AppendOutOfLineBitpacked<uint16_t>(levels, count, width_, &out));
+    LANCE_RETURN_NOT_OK(
+        codecs::AppendOutOfLineBitpacked<uint16_t>(levels, count, width_, &out));
     LANCE_ASSIGN_OR_RAISE(BufferPtr b, out.Finish());
     return b ? b : Buffer::FromString("");
   }
@@ -265,7 +275,8 @@ class LanceStrategy : public CompressionStrategy {
  public:
   explicit LanceStrategy(bool v22) : v22_(v22), plain_(MakeBasicCompressionStrategy()) {}
 
-  Result<MiniBlockValues> MiniBlock(const DataBlock& values, const Field& field) override {
+  Result<MiniBlockValues> MiniBlock(const DataBlock& values,
+                                    const Field& field) override {
     const Params params = Params::Of(field);
     if (values.kind == DataBlock::Kind::kFixed) {
       LANCE_ASSIGN_OR_RAISE(MiniBlockValues out, FixedMiniBlock(values, params, field));
@@ -275,7 +286,8 @@ class LanceStrategy : public CompressionStrategy {
       return out;
     }
     if (values.kind == DataBlock::Kind::kVariable) {
-      LANCE_ASSIGN_OR_RAISE(MiniBlockValues out, VariableMiniBlock(values, params, field));
+      LANCE_ASSIGN_OR_RAISE(MiniBlockValues out,
+                            VariableMiniBlock(values, params, field));
       if (auto scheme = params.GeneralScheme()) {
         return WrapGeneral(std::move(out), *scheme, params.level);
       }
@@ -284,7 +296,8 @@ class LanceStrategy : public CompressionStrategy {
     return plain_->MiniBlock(values, field);
   }
 
-  Result<std::unique_ptr<LevelCompressor>> Levels(const std::vector<uint16_t>& levels) override {
+  Result<std::unique_ptr<LevelCompressor>> Levels(
+      const std::vector<uint16_t>& levels) override {
     const int64_t n = static_cast<int64_t>(levels.size());
     const int64_t raw = 2 * n;
     if (n == 0) return std::unique_ptr<LevelCompressor>(new PlainLevels());
@@ -293,12 +306,14 @@ class LanceStrategy : public CompressionStrategy {
     // Lance's block bit-packing estimate (inline for one chunk, out of line beyond).
     std::optional<int64_t> bitpack;
     if (max_width < 16) {
-      const int64_t words = n <= 1024 ? 1 + 1024 * max_width / 16
-                                      : OutOfLineWords(n, max_width, 16);
+      const int64_t words =
+          n <= 1024 ? 1 + 1024 * max_width / 16 : OutOfLineWords(n, max_width, 16);
       if (words * 2 < raw) bitpack = words * 2;
     }
     if (v22_) {
-      const int64_t rle = codecs::RleEncodedSize(2, reinterpret_cast<const uint8_t*>(levels.data()), n, 1) + 8;
+      const int64_t rle = codecs::RleEncodedSize(
+                              2, reinterpret_cast<const uint8_t*>(levels.data()), n, 1) +
+                          8;
       if (rle < raw && (!bitpack || *bitpack >= rle)) {
         return std::unique_ptr<LevelCompressor>(new RleLevels());
       }
@@ -306,7 +321,8 @@ class LanceStrategy : public CompressionStrategy {
     if (bitpack) {
       const bool too_small = widths.size() == 1 && (max_width * 1024 / 8 + 2) >= raw;
       if (!too_small) {
-        if (n <= 1024) return std::unique_ptr<LevelCompressor>(new InlineBitpackedLevels());
+        if (n <= 1024)
+          return std::unique_ptr<LevelCompressor>(new InlineBitpackedLevels());
         return std::unique_ptr<LevelCompressor>(new OutOfLineBitpackedLevels(max_width));
       }
     }
@@ -316,7 +332,8 @@ class LanceStrategy : public CompressionStrategy {
     return std::unique_ptr<LevelCompressor>(new PlainLevels());
   }
 
-  Result<CompressedBlock> DictionaryItems(const DataBlock& items, const Field& field) override {
+  Result<CompressedBlock> DictionaryItems(const DataBlock& items,
+                                          const Field& field) override {
     const Params params = Params::Of(field);
     CompressedBlock out;
     BufferPtr plain;
@@ -344,7 +361,8 @@ class LanceStrategy : public CompressionStrategy {
       const auto s = scheme == "lz4" ? pb21::COMPRESSION_ALGORITHM_LZ4
                                      : pb21::COMPRESSION_ALGORITHM_ZSTD;
       BufferBuilder b;
-      LANCE_RETURN_NOT_OK(codecs::GeneralCompress(s, std::nullopt, plain->data(), plain->size(), &b));
+      LANCE_RETURN_NOT_OK(
+          codecs::GeneralCompress(s, std::nullopt, plain->data(), plain->size(), &b));
       LANCE_ASSIGN_OR_RAISE(out.data, b.Finish());
       out.encoding = Wrap(s, std::nullopt, std::move(out.encoding));
       return out;
@@ -354,7 +372,8 @@ class LanceStrategy : public CompressionStrategy {
   }
 
   Result<PerValueValues> FullZip(const DataBlock& values, const Field& field) override {
-    if (values.kind == DataBlock::Kind::kStruct) return ZipPackedStruct(this, values, field);
+    if (values.kind == DataBlock::Kind::kStruct)
+      return ZipPackedStruct(this, values, field);
     if (values.kind != DataBlock::Kind::kVariable) return plain_->FullZip(values, field);
     const Params params = Params::Of(field);
     if (params.compression == "none") return plain_->FullZip(values, field);
@@ -366,10 +385,10 @@ class LanceStrategy : public CompressionStrategy {
       const auto scheme = params.compression == "lz4" ? pb21::COMPRESSION_ALGORITHM_LZ4
                                                       : pb21::COMPRESSION_ALGORITHM_ZSTD;
       const std::optional<int> level =
-          params.compression == "zstd" ? params.level
-                                       : (scheme == pb21::COMPRESSION_ALGORITHM_ZSTD
-                                              ? std::optional<int>(0)
-                                              : std::nullopt);
+          params.compression == "zstd"
+              ? params.level
+              : (scheme == pb21::COMPRESSION_ALGORITHM_ZSTD ? std::optional<int>(0)
+                                                            : std::nullopt);
       return PerValueGeneral(values, scheme, level);
     }
     if (UseFsst(values, params, field)) return PerValueFsst(values);
@@ -383,22 +402,25 @@ class LanceStrategy : public CompressionStrategy {
     if (values.kind == DataBlock::Kind::kFixed) {
       const uint64_t bits = values.bits_per_value;
       // 2.1 (16-bit chunk sizes) leaves 64-bit values alone, as Lance.
-      if (!(bits == 128 || (bits == 64 && v22_))) return std::optional<DictionaryEncoded>();
+      if (!(bits == 128 || (bits == 64 && v22_)))
+        return std::optional<DictionaryEncoded>();
     } else if (values.kind != DataBlock::Kind::kVariable) {
       return std::optional<DictionaryEncoded>();
     }
     const int64_t n = values.num_values;
-    const int64_t divisor = std::max<int64_t>(1, params.dict_divisor.value_or(kDictDivisor));
+    const int64_t divisor =
+        std::max<int64_t>(1, params.dict_divisor.value_or(kDictDivisor));
     const int64_t threshold = std::min<int64_t>(n / divisor, kDictMaxCardinality);
     if (threshold == 0) return std::optional<DictionaryEncoded>();
     double ratio = params.dict_size_ratio.value_or(kDictSizeRatio);
     if (!(ratio > 0 && ratio <= 1)) ratio = kDictSizeRatio;
-    const int64_t data_size = values.kind == DataBlock::Kind::kVariable
-                                  ? VariableBytes(values) +
-                                        (values.num_values + 1) * (values.offset_bits / 8)
-                                  : n * static_cast<int64_t>(values.bits_per_value / 8);
+    const int64_t data_size =
+        values.kind == DataBlock::Kind::kVariable
+            ? VariableBytes(values) + (values.num_values + 1) * (values.offset_bits / 8)
+            : n * static_cast<int64_t>(values.bits_per_value / 8);
     if (data_size == 0) return std::optional<DictionaryEncoded>();
-    const int64_t max_encoded = static_cast<int64_t>(static_cast<double>(data_size) * ratio);
+    const int64_t max_encoded =
+        static_cast<int64_t>(static_cast<double>(data_size) * ratio);
     const int64_t max_dict_bytes = params.dict_max_size.value_or(kDictMaxBytes);
     // A deterministic sample of up to 4096 values in 32 blocks: near-unique pages or
     // pages whose projected cardinality is too high are not tried.
@@ -479,8 +501,9 @@ class LanceStrategy : public CompressionStrategy {
       if (params.rle_threshold) {
         int64_t runs = 0;
         for (int64_t i = 0; i < values.num_values; ++i) {
-          if (i == 0 || std::memcmp(data->data() + i * vbytes, data->data() + (i - 1) * vbytes,
-                                    static_cast<size_t>(vbytes)) != 0) {
+          if (i == 0 ||
+              std::memcmp(data->data() + i * vbytes, data->data() + (i - 1) * vbytes,
+                          static_cast<size_t>(vbytes)) != 0) {
             ++runs;
           }
         }
@@ -488,7 +511,8 @@ class LanceStrategy : public CompressionStrategy {
                  static_cast<double>(values.num_values) * *params.rle_threshold;
       }
       if (passes) {
-        const int64_t rle = codecs::RleEncodedSize(vbytes, data->data(), values.num_values, 1);
+        const int64_t rle =
+            codecs::RleEncodedSize(vbytes, data->data(), values.num_values, 1);
         if (rle < raw && (!bitpack || *bitpack >= rle)) return RleMiniBlock(aligned);
       }
     }
@@ -498,7 +522,8 @@ class LanceStrategy : public CompressionStrategy {
 
   Result<MiniBlockValues> BitpackMiniBlock(const DataBlock& values) {
     MiniBlockValues out;
-    out.encoding.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(values.bits_per_value);
+    out.encoding.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(
+        values.bits_per_value);
     const int64_t n = values.num_values;
     for (int64_t start = 0; start < n; start += codecs::kFastLanesBlock) {
       const int64_t k = std::min<int64_t>(codecs::kFastLanesBlock, n - start);
@@ -507,8 +532,8 @@ class LanceStrategy : public CompressionStrategy {
       LANCE_RETURN_NOT_OK(
           codecs::internal::DispatchUnsignedWidth(values.bits_per_value, [&](auto word) {
             using T = decltype(word);
-            return codecs::AppendInlineBitpacked<T>(reinterpret_cast<const T*>(p) + start, k,
-                                                    &b);
+            return codecs::AppendInlineBitpacked<T>(reinterpret_cast<const T*>(p) + start,
+                                                    k, &b);
           }));
       LANCE_ASSIGN_OR_RAISE(BufferPtr chunk, b.Finish());
       out.chunks.push_back({{std::move(chunk)}, k});
@@ -520,8 +545,9 @@ class LanceStrategy : public CompressionStrategy {
     const int vbytes = static_cast<int>(values.bits_per_value / 8);
     BufferBuilder run_values, run_lengths;
     std::vector<codecs::RleChunk> chunks;
-    LANCE_RETURN_NOT_OK(codecs::RleEncodeMiniBlock(vbytes, values.data->data(), values.num_values,
-                                                   &run_values, &run_lengths, &chunks));
+    LANCE_RETURN_NOT_OK(codecs::RleEncodeMiniBlock(vbytes, values.data->data(),
+                                                   values.num_values, &run_values,
+                                                   &run_lengths, &chunks));
     LANCE_ASSIGN_OR_RAISE(BufferPtr vbuf, run_values.Finish());
     LANCE_ASSIGN_OR_RAISE(BufferPtr lbuf, run_lengths.Finish());
     MiniBlockValues out;
@@ -550,7 +576,8 @@ class LanceStrategy : public CompressionStrategy {
     for (auto& c : flat.chunks) {
       const BufferPtr& in = c.buffers[0];
       LANCE_ASSIGN_OR_RAISE(BufferPtr split, Buffer::Allocate(in->size()));
-      codecs::ByteStreamSplitEncode(vbytes, in->data(), c.num_values, split->mutable_data());
+      codecs::ByteStreamSplitEncode(vbytes, in->data(), c.num_values,
+                                    split->mutable_data());
       out.chunks.push_back({{std::move(split)}, c.num_values});
     }
     return out;
@@ -581,7 +608,8 @@ class LanceStrategy : public CompressionStrategy {
     } else {
       table = codecs::FsstCompressor::MakeUncompressedTable();
       offsets.reserve(static_cast<size_t>(n + 1));
-      for (int64_t i = 0; i <= n; ++i) offsets.push_back(static_cast<Offset>(in[i] - in[0]));
+      for (int64_t i = 0; i <= n; ++i)
+        offsets.push_back(static_cast<Offset>(in[i] - in[0]));
       data.assign(values.data->data() + in[0], values.data->data() + in[n]);
     }
     MiniBlockValues out;
@@ -593,7 +621,7 @@ class LanceStrategy : public CompressionStrategy {
     for (const auto& c : codecs::PlanVariableChunks<Offset>(offsets.data(), n)) {
       BufferBuilder b;
       LANCE_RETURN_NOT_OK(codecs::WriteVariableChunk<Offset>(offsets.data(), data.data(),
-                                                            c.first, c.num_values, &b));
+                                                             c.first, c.num_values, &b));
       LANCE_ASSIGN_OR_RAISE(BufferPtr chunk, b.Finish());
       out.chunks.push_back({{chunk ? chunk : Buffer::FromString("")}, c.num_values});
     }
@@ -629,7 +657,8 @@ class LanceStrategy : public CompressionStrategy {
         b = values.offsets->data_as<uint32_t>()[i];
         e = values.offsets->data_as<uint32_t>()[i + 1];
       }
-      LANCE_RETURN_NOT_OK(compress_one(values.data->data() + b, static_cast<int64_t>(e - b), &data));
+      LANCE_RETURN_NOT_OK(
+          compress_one(values.data->data() + b, static_cast<int64_t>(e - b), &data));
       offsets.push_back(static_cast<uint64_t>(data.length()));
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, data.Finish());
@@ -645,14 +674,17 @@ class LanceStrategy : public CompressionStrategy {
       LANCE_ASSIGN_OR_RAISE(offs, Buffer::CopyFrom(offsets.data(), (n + 1) * 8));
     } else {
       LANCE_ASSIGN_OR_RAISE(offs, Buffer::AllocateForOverwrite((n + 1) * 4));
-      for (int64_t i = 0; i <= n; ++i) offs->mutable_data_as<uint32_t>()[i] = static_cast<uint32_t>(offsets[i]);
+      for (int64_t i = 0; i <= n; ++i)
+        offs->mutable_data_as<uint32_t>()[i] = static_cast<uint32_t>(offsets[i]);
     }
-    out.values = DataBlock::Variable(wide ? 64 : 32, n, std::move(offs), std::move(bytes));
+    out.values =
+        DataBlock::Variable(wide ? 64 : 32, n, std::move(offs), std::move(bytes));
     out.encoding = std::move(encoding);
     return out;
   }
 
-  Result<PerValueValues> PerValueGeneral(const DataBlock& values, pb21::CompressionScheme scheme,
+  Result<PerValueValues> PerValueGeneral(const DataBlock& values,
+                                         pb21::CompressionScheme scheme,
                                          std::optional<int> level) {
     return PerValue(
         values,
@@ -666,15 +698,16 @@ class LanceStrategy : public CompressionStrategy {
     const int64_t n = values.num_values;
     std::optional<codecs::FsstCompressor> fsst;
     if (values.offset_bits == 64) {
-      fsst = codecs::FsstCompressor::Train<uint64_t>(values.data->data(),
-                                                     values.offsets->data_as<uint64_t>(), n);
+      fsst = codecs::FsstCompressor::Train<uint64_t>(
+          values.data->data(), values.offsets->data_as<uint64_t>(), n);
     } else {
-      fsst = codecs::FsstCompressor::Train<uint32_t>(values.data->data(),
-                                                     values.offsets->data_as<uint32_t>(), n);
+      fsst = codecs::FsstCompressor::Train<uint32_t>(
+          values.data->data(), values.offsets->data_as<uint32_t>(), n);
     }
     pb21::CompressiveEncoding encoding;
     std::string symbols(static_cast<size_t>(codecs::kFsstSymbolTableBytes), '\0');
-    codecs::SerializeFsstSymbolTable(fsst->table(), reinterpret_cast<uint8_t*>(symbols.data()));
+    codecs::SerializeFsstSymbolTable(fsst->table(),
+                                     reinterpret_cast<uint8_t*>(symbols.data()));
     encoding.mutable_fsst()->set_symbol_table(std::move(symbols));
     *encoding.mutable_fsst()->mutable_values() = VariableEncoding(values.offset_bits);
     std::vector<uint8_t> scratch;
@@ -713,7 +746,8 @@ class LanceStrategy : public CompressionStrategy {
   static std::string_view ValueBytes(const DataBlock& v, int64_t i) {
     if (v.kind == DataBlock::Kind::kFixed) {
       const int64_t w = static_cast<int64_t>(v.bits_per_value / 8);
-      return {reinterpret_cast<const char*>(v.data->data()) + i * w, static_cast<size_t>(w)};
+      return {reinterpret_cast<const char*>(v.data->data()) + i * w,
+              static_cast<size_t>(w)};
     }
     uint64_t b, e;
     if (v.offset_bits == 64) {
@@ -723,13 +757,16 @@ class LanceStrategy : public CompressionStrategy {
       b = v.offsets->data_as<uint32_t>()[i];
       e = v.offsets->data_as<uint32_t>()[i + 1];
     }
-    return {reinterpret_cast<const char*>(v.data->data()) + b, static_cast<size_t>(e - b)};
+    return {reinterpret_cast<const char*>(v.data->data()) + b,
+            static_cast<size_t>(e - b)};
   }
 
   /// Dictionary (first-appearance order) and 32-bit indices, abandoned as soon as a
   /// budget is exceeded.
-  static Result<std::optional<DictionaryEncoded>> Encode(const DataBlock& v, int64_t max_entries,
-                                                         int64_t max_encoded, int64_t max_dict_bytes) {
+  static Result<std::optional<DictionaryEncoded>> Encode(const DataBlock& v,
+                                                         int64_t max_entries,
+                                                         int64_t max_encoded,
+                                                         int64_t max_dict_bytes) {
     const int64_t n = v.num_values;
     std::unordered_map<std::string_view, uint32_t> index;
     index.reserve(static_cast<size_t>(std::min<int64_t>(max_entries, 4096)));
@@ -742,14 +779,16 @@ class LanceStrategy : public CompressionStrategy {
       const std::string_view bytes = ValueBytes(v, i);
       auto it = index.find(bytes);
       if (it == index.end()) {
-        if (static_cast<int64_t>(first_of.size()) >= max_entries) return std::optional<DictionaryEncoded>();
+        if (static_cast<int64_t>(first_of.size()) >= max_entries)
+          return std::optional<DictionaryEncoded>();
         it = index.emplace(bytes, static_cast<uint32_t>(first_of.size())).first;
         first_of.push_back(i);
         dict_bytes += static_cast<int64_t>(bytes.size()) + (fixed ? 0 : 4);
         if (dict_bytes > max_dict_bytes) return std::optional<DictionaryEncoded>();
       }
       idx[i] = it->second;
-      if (dict_bytes + 4 * (i + 1) > max_encoded) return std::optional<DictionaryEncoded>();
+      if (dict_bytes + 4 * (i + 1) > max_encoded)
+        return std::optional<DictionaryEncoded>();
     }
     DictionaryEncoded out;
     out.indices = DataBlock::Fixed(32, n, indices);
@@ -778,7 +817,8 @@ class LanceStrategy : public CompressionStrategy {
       set(0, 0);
       for (int64_t j = 0; j < k; ++j) {
         const std::string_view bytes = ValueBytes(v, first_of[j]);
-        LANCE_RETURN_NOT_OK(data.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
+        LANCE_RETURN_NOT_OK(
+            data.Append(bytes.data(), static_cast<int64_t>(bytes.size())));
         set(j + 1, data.length());
       }
       LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, data.Finish());

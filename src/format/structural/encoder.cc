@@ -47,9 +47,15 @@ constexpr size_t kInlineValueMaxBytes = 32;
 
 inline size_t Pad8(size_t n) { return (n + 7) & ~size_t{7}; }
 
-void AppendLE16(std::string* out, uint16_t v) { out->append(reinterpret_cast<const char*>(&v), 2); }
-void AppendLE32(std::string* out, uint32_t v) { out->append(reinterpret_cast<const char*>(&v), 4); }
-void AppendLE64(std::string* out, uint64_t v) { out->append(reinterpret_cast<const char*>(&v), 8); }
+void AppendLE16(std::string* out, uint16_t v) {
+  out->append(reinterpret_cast<const char*>(&v), 2);
+}
+void AppendLE32(std::string* out, uint32_t v) {
+  out->append(reinterpret_cast<const char*>(&v), 4);
+}
+void AppendLE64(std::string* out, uint64_t v) {
+  out->append(reinterpret_cast<const char*>(&v), 8);
+}
 
 /// Bits needed to hold `max` (0 for 0).
 uint32_t BitsFor(uint64_t max) {
@@ -105,7 +111,8 @@ void SetLayers(const std::vector<pb21::RepDefLayer>& layers,
 /// themselves dropped: nothing reads them, and without them the items need no validity.
 Result<ArrayDataPtr> DropHiddenItemNulls(const structural::LeafShredder::Page& page) {
   const ArrayDataPtr& values = page.data.values;
-  if (values->type->id() != TypeId::kFixedSizeList || values->children.empty()) return values;
+  if (values->type->id() != TypeId::kFixedSizeList || values->children.empty())
+    return values;
   const ArrayData& child = *values->children[0];
   if (child.buffers.empty() || !child.buffers[0] || child.null_count == 0) return values;
   const int64_t dim = values->type->fixed_size();
@@ -158,8 +165,8 @@ class StructuralEncoder : public FileEncoder {
         }
       }
     }
-    LANCE_ASSIGN_OR_RAISE(tree_, structural::FieldTree::Make(*schema_.schema(),
-                                                             "Lance file writer"));
+    LANCE_ASSIGN_OR_RAISE(
+        tree_, structural::FieldTree::Make(*schema_.schema(), "Lance file writer"));
     for (size_t f = 0; f < tree_.top_level.size(); ++f) {
       const int first = static_cast<int>(columns_.size());
       LANCE_RETURN_NOT_OK(AddColumns(tree_.top_level[f], {}, {}));
@@ -182,7 +189,8 @@ class StructuralEncoder : public FileEncoder {
   int num_columns() const override { return static_cast<int>(columns_.size()); }
   std::pair<int, int> columns_of(int field) const override { return ranges_[field]; }
 
-  Status Append(int field, const ArrayData& data, int64_t offset, int64_t length) override {
+  Status Append(int field, const ArrayData& data, int64_t offset,
+                int64_t length) override {
     for (int c = ranges_[field].first; c < ranges_[field].second; ++c) {
       LANCE_RETURN_NOT_OK(columns_[c].shredder->Append(data, offset, length));
     }
@@ -191,7 +199,9 @@ class StructuralEncoder : public FileEncoder {
   int64_t buffered_bytes(int column) const override {
     return columns_[column].shredder->buffered_bytes();
   }
-  bool has_buffered(int column) const override { return columns_[column].shredder->rows() > 0; }
+  bool has_buffered(int column) const override {
+    return columns_[column].shredder->rows() > 0;
+  }
 
   Result<EncodedPage> FinishPage(int column) override;
 
@@ -236,7 +246,8 @@ class StructuralEncoder : public FileEncoder {
         path.push_back(NodeKind::kItem);
         child_index.push_back(0);
         columns_.push_back(
-            {node.leaf, std::make_unique<LeafShredder>(std::move(path), std::move(child_index)),
+            {node.leaf,
+             std::make_unique<LeafShredder>(std::move(path), std::move(child_index)),
              node.field});
         return Status::OK();
     }
@@ -245,7 +256,8 @@ class StructuralEncoder : public FileEncoder {
 
   /// Pre-order walk of the Lance fields: the ids of leaves (fields with no Lance
   /// children, packed structs, empty structs).
-  void CollectLeafIds(const Field& f, size_t* pos, std::vector<int32_t>* out, bool) const {
+  void CollectLeafIds(const Field& f, size_t* pos, std::vector<int32_t>* out,
+                      bool) const {
     const int32_t id = schema_.field_ids()[(*pos)++];
     const DataType& type = *f.type();
     const bool is_struct = type.id() == TypeId::kStruct;
@@ -291,12 +303,14 @@ class StructuralEncoder : public FileEncoder {
     }
     return nullptr;
   }
-  Result<EncodedPage> PackedStructPage(const LeafShredder::Page& page, const ArrayData& stored,
-                                       const DataBlock& block, const Field& field);
+  Result<EncodedPage> PackedStructPage(const LeafShredder::Page& page,
+                                       const ArrayData& stored, const DataBlock& block,
+                                       const Field& field);
   Result<EncodedPage> DictionaryPage(const LeafShredder::Page& page, const Field& field);
   Result<std::optional<EncodedPage>> TryConstant(const LeafShredder::Page& page);
   Result<EncodedPage> MiniBlock(const LeafShredder::Page& page, const DataBlock& values,
-                                const Field& field, const std::optional<DataBlock>& dictionary);
+                                const Field& field,
+                                const std::optional<DataBlock>& dictionary);
   Result<EncodedPage> FullZip(const LeafShredder::Page& page, const DataBlock& values,
                               const Field& field);
 
@@ -338,8 +352,10 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
   if (field.type()->id() == TypeId::kDictionary) return DictionaryPage(page, field);
   LANCE_ASSIGN_OR_RAISE(ArrayDataPtr stored, DropHiddenItemNulls(page));
   LANCE_ASSIGN_OR_RAISE(DataBlock block, structural::ArrayToBlock(*stored));
-  if (block.num_values != values) return Status::Invalid("internal: value count mismatch");
-  if (block.kind == DataBlock::Kind::kStruct) return PackedStructPage(page, *stored, block, field);
+  if (block.num_values != values)
+    return Status::Invalid("internal: value count mismatch");
+  if (block.kind == DataBlock::Kind::kStruct)
+    return PackedStructPage(page, *stored, block, field);
   const std::string hint = [&] {
     for (const auto& [k, v] : field.metadata()) {
       if (k == "lance-encoding:structural-encoding") return v;
@@ -358,8 +374,8 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
   // they fall back to full-zip below.
   const DataBlock* inner = &block;
   while (inner->kind == DataBlock::Kind::kFixedSizeList) inner = &inner->children[0];
-  const bool bit_vectors =
-      inner != &block && inner->kind == DataBlock::Kind::kFixed && inner->bits_per_value == 1;
+  const bool bit_vectors = inner != &block && inner->kind == DataBlock::Kind::kFixed &&
+                           inner->bits_per_value == 1;
   const bool narrow = bit_vectors || MaxValueBytes(block) < kMiniBlockMaxValueBytes;
   if (hint == "miniblock" || (hint.empty() && narrow)) {
     auto mini = MiniBlock(page, block, field, std::nullopt);
@@ -374,7 +390,8 @@ Result<EncodedPage> StructuralEncoder::FinishPage(int column) {
 Result<EncodedPage> StructuralEncoder::DictionaryPage(const LeafShredder::Page& page,
                                                       const Field& field) {
   const ArrayData& values = *page.data.values;
-  if (!values.dictionary) return Status::Invalid("dictionary array without its dictionary");
+  if (!values.dictionary)
+    return Status::Invalid("dictionary array without its dictionary");
   const int width = values.type->index_type()->bit_width() / 8;
   const int64_t n = values.length;
   // Indices of items that are not valid may point anywhere: store 0 for them.
@@ -390,18 +407,20 @@ Result<EncodedPage> StructuralEncoder::DictionaryPage(const LeafShredder::Page& 
   const uint8_t* src = values.buffers[1]->data() + values.offset * width;
   for (int64_t i = 0; i < n; ++i) {
     if (valid[static_cast<size_t>(i)]) {
-      std::memcpy(indices->mutable_data() + i * width, src + i * width, static_cast<size_t>(width));
+      std::memcpy(indices->mutable_data() + i * width, src + i * width,
+                  static_cast<size_t>(width));
     }
   }
   // Lance's indices are unsigned integers of the index width.
-  const DataBlock index_block = DataBlock::Fixed(static_cast<uint64_t>(width) * 8, n, indices);
+  const DataBlock index_block =
+      DataBlock::Fixed(static_cast<uint64_t>(width) * 8, n, indices);
   LANCE_ASSIGN_OR_RAISE(DataBlock items, structural::ArrayToBlock(*values.dictionary));
   return MiniBlock(page, index_block, field, items);
 }
 
 // A packed struct as Lance stores it: fixed-width children as a PackedStruct mini-block
-// (2.1 and 2.2), any other children as 2.2's VariablePackedStruct full-zip. Lance keeps no
-// validity for the children, so a null child value inside a valid struct is refused.
+// (2.1 and 2.2), any other children as 2.2's VariablePackedStruct full-zip. Lance keeps
+// no validity for the children, so a null child value inside a valid struct is refused.
 Result<EncodedPage> StructuralEncoder::PackedStructPage(const LeafShredder::Page& page,
                                                         const ArrayData& stored,
                                                         const DataBlock& block,
@@ -422,8 +441,9 @@ Result<EncodedPage> StructuralEncoder::PackedStructPage(const LeafShredder::Page
   for (size_t c = 0; c < block.children.size(); ++c) {
     const DataBlock& child = block.children[c];
     if (child.kind == DataBlock::Kind::kFixed && child.bits_per_value % 8 != 0) {
-      return Status::NotImplemented("packed struct field '" + field.name() + "': child '" +
-                                    field.type()->fields()[c]->name() + "' of type " +
+      return Status::NotImplemented("packed struct field '" + field.name() +
+                                    "': child '" + field.type()->fields()[c]->name() +
+                                    "' of type " +
                                     field.type()->fields()[c]->type()->ToString() +
                                     " is not whole bytes wide, which Lance cannot pack");
     }
@@ -454,14 +474,16 @@ Result<EncodedPage> StructuralEncoder::AllNull(const LeafShredder::Page& page) {
       };
       if (v22_) {
         for (int which = 0; which < 2; ++which) {
-          const std::vector<uint16_t>& levels = which == 0 ? page.data.rep : page.data.def;
+          const std::vector<uint16_t>& levels =
+              which == 0 ? page.data.rep : page.data.def;
           if (levels.empty()) {
             buffers.push_back(Buffer::FromString(""));
             continue;
           }
           LANCE_ASSIGN_OR_RAISE(auto compressor, strategy_->Levels(levels));
-          LANCE_ASSIGN_OR_RAISE(BufferPtr data,
-                                compressor->Compress(levels.data(), static_cast<int64_t>(levels.size())));
+          LANCE_ASSIGN_OR_RAISE(
+              BufferPtr data,
+              compressor->Compress(levels.data(), static_cast<int64_t>(levels.size())));
           buffers.push_back(std::move(data));
           if (which == 0) {
             *c->mutable_rep_compression() = compressor->encoding();
@@ -572,14 +594,16 @@ Result<std::optional<EncodedPage>> StructuralEncoder::TryConstant(
     buffers.push_back(std::move(rep));
     buffers.push_back(std::move(def));
   }
-  LANCE_ASSIGN_OR_RAISE(EncodedPage out, Layout(std::move(layout), std::move(buffers), page.rows));
+  LANCE_ASSIGN_OR_RAISE(EncodedPage out,
+                        Layout(std::move(layout), std::move(buffers), page.rows));
   return std::optional<EncodedPage>(std::move(out));
 }
 
-Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
-                                                 const DataBlock& values, const Field& field,
-                                                 const std::optional<DataBlock>& dictionary) {
-  LANCE_ASSIGN_OR_RAISE(structural::MiniBlockValues compressed, strategy_->MiniBlock(values, field));
+Result<EncodedPage> StructuralEncoder::MiniBlock(
+    const LeafShredder::Page& page, const DataBlock& values, const Field& field,
+    const std::optional<DataBlock>& dictionary) {
+  LANCE_ASSIGN_OR_RAISE(structural::MiniBlockValues compressed,
+                        strategy_->MiniBlock(values, field));
   const auto& rep = page.data.rep;
   const auto& def = page.data.def;
   const bool has_rep = !rep.empty();
@@ -603,7 +627,8 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
   const size_t n_chunks = compressed.chunks.size();
   for (size_t ci = 0; ci < n_chunks; ++ci) {
     const auto& chunk = compressed.chunks[ci];
-    if (chunk.buffers.size() != nb) return Status::Invalid("internal: chunk buffer count");
+    if (chunk.buffers.size() != nb)
+      return Status::Invalid("internal: chunk buffer count");
     // The levels of this chunk: through its last value (invisible items after it go to
     // the next chunk); the last chunk takes the rest.
     size_t level_end = level;
@@ -627,8 +652,9 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
     const size_t chunk_levels = level_end - level;
     BufferPtr rep_buf, def_buf;
     if (has_rep) {
-      LANCE_ASSIGN_OR_RAISE(rep_buf, rep_comp->Compress(rep.data() + level,
-                                                        static_cast<int64_t>(chunk_levels)));
+      LANCE_ASSIGN_OR_RAISE(
+          rep_buf,
+          rep_comp->Compress(rep.data() + level, static_cast<int64_t>(chunk_levels)));
       // Repetition index: rows ending in the chunk, items after the last row start.
       const uint16_t* r = rep.data() + level;
       uint64_t ends = 0;
@@ -649,8 +675,9 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
       rep_index.push_back(leftovers);
     }
     if (has_def) {
-      LANCE_ASSIGN_OR_RAISE(def_buf, def_comp->Compress(def.data() + level,
-                                                        static_cast<int64_t>(chunk_levels)));
+      LANCE_ASSIGN_OR_RAISE(
+          def_buf,
+          def_comp->Compress(def.data() + level, static_cast<int64_t>(chunk_levels)));
     }
     level = level_end;
     const size_t start = data.size();
@@ -677,7 +704,9 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
         AppendLE16(&data, static_cast<uint16_t>(b->size()));
       }
     }
-    auto pad = [&] { data.append(Pad8(data.size()) - data.size(), static_cast<char>(kFillByte)); };
+    auto pad = [&] {
+      data.append(Pad8(data.size()) - data.size(), static_cast<char>(kFillByte));
+    };
     pad();
     if (has_rep) {
       data.append(rep_buf->ToStringView());
@@ -742,8 +771,10 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(const LeafShredder::Page& page,
 }
 
 Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
-                                               const DataBlock& values, const Field& field) {
-  LANCE_ASSIGN_OR_RAISE(structural::PerValueValues compressed, strategy_->FullZip(values, field));
+                                               const DataBlock& values,
+                                               const Field& field) {
+  LANCE_ASSIGN_OR_RAISE(structural::PerValueValues compressed,
+                        strategy_->FullZip(values, field));
   const auto& rep = page.data.rep;
   const auto& def = page.data.def;
   const uint32_t bits_rep = BitsFor(static_cast<uint64_t>(page.levels.max_rep));
@@ -760,9 +791,9 @@ Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
   auto offset_at = [&](int64_t i) -> uint64_t {
     return wide ? v.offsets->data_as<uint64_t>()[i] : v.offsets->data_as<uint32_t>()[i];
   };
-  const int64_t num_levels = !rep.empty() ? static_cast<int64_t>(rep.size())
-                                          : (!def.empty() ? static_cast<int64_t>(def.size())
-                                                          : page.rows);
+  const int64_t num_levels =
+      !rep.empty() ? static_cast<int64_t>(rep.size())
+                   : (!def.empty() ? static_cast<int64_t>(def.size()) : page.rows);
   std::string data;
   std::vector<uint64_t> row_starts;
   const bool need_index = !rep.empty() || !fixed;
@@ -772,12 +803,14 @@ Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
     const uint16_t d = def.empty() ? 0 : def[i];
     if (need_index && r == max_rep) row_starts.push_back(data.size());
     if (cw > 0) {
-      const uint32_t word = (static_cast<uint32_t>(rep.empty() ? 0 : r) << bits_def_used) | d;
+      const uint32_t word =
+          (static_cast<uint32_t>(rep.empty() ? 0 : r) << bits_def_used) | d;
       data.append(reinterpret_cast<const char*>(&word), cw);
     }
     if (d > max_visible) continue;
     if (fixed) {
-      data.append(reinterpret_cast<const char*>(v.data->data()) + value * value_bytes, value_bytes);
+      data.append(reinterpret_cast<const char*>(v.data->data()) + value * value_bytes,
+                  value_bytes);
     } else if (d == 0) {
       const uint64_t b = offset_at(value), e = offset_at(value + 1);
       if (wide) {
@@ -789,7 +822,8 @@ Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
     }
     ++value;
   }
-  if (value != v.num_values) return Status::Invalid("internal: full-zip value count mismatch");
+  if (value != v.num_values)
+    return Status::Invalid("internal: full-zip value count mismatch");
   pb21::PageLayout layout;
   auto* fz = layout.mutable_full_zip_layout();
   fz->set_bits_rep(bits_rep);
@@ -807,7 +841,8 @@ Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
   if (need_index) {
     const uint64_t end = buffers[0]->size();
     row_starts.push_back(end);
-    const int width = end <= 0xFF ? 1 : (end <= 0xFFFF ? 2 : (end <= 0xFFFFFFFFull ? 4 : 8));
+    const int width =
+        end <= 0xFF ? 1 : (end <= 0xFFFF ? 2 : (end <= 0xFFFFFFFFull ? 4 : 8));
     std::string index;
     index.reserve(row_starts.size() * static_cast<size_t>(width));
     for (uint64_t s : row_starts) index.append(reinterpret_cast<const char*>(&s), width);
@@ -818,12 +853,11 @@ Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
 
 }  // namespace
 
-Result<std::unique_ptr<FileEncoder>> MakeStructuralEncoder(const LanceSchema& schema,
-                                                           const FileWriterOptions& options) {
+Result<std::unique_ptr<FileEncoder>> MakeStructuralEncoder(
+    const LanceSchema& schema, const FileWriterOptions& options) {
   auto encoder = std::make_unique<StructuralEncoder>(schema, options);
   LANCE_RETURN_NOT_OK(encoder->Init());
   return std::unique_ptr<FileEncoder>(std::move(encoder));
 }
 
 }  // namespace lance::format::internal
-

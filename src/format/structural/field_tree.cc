@@ -47,8 +47,8 @@ Result<FieldNode> Build(const FieldPtr& field, size_t depth, std::vector<NodeKin
     // A map is a list of its entries struct (int32 offsets).
     node.kind = FieldNode::Kind::kList;
     path.push_back(NodeKind::kList);
-    LANCE_ASSIGN_OR_RAISE(FieldNode c, Build(type.fields()[0], depth + 1, path,
-                                             name + "[]", what, leaves));
+    LANCE_ASSIGN_OR_RAISE(
+        FieldNode c, Build(type.fields()[0], depth + 1, path, name + "[]", what, leaves));
     node.first_leaf = c.first_leaf;
     node.children.push_back(std::move(c));
     return node;

@@ -45,8 +45,8 @@ class FullZipPage : public PageReader {
     if (layout_.details_case() == pb21::FullZipLayout::kBitsPerValue) {
       fixed_ = true;
       if (layout_.bits_per_value() == 0 || layout_.bits_per_value() % 8 != 0) {
-        return Corrupt("full-zip value width of " + std::to_string(layout_.bits_per_value()) +
-                       " bits");
+        return Corrupt("full-zip value width of " +
+                       std::to_string(layout_.bits_per_value()) + " bits");
       }
       value_bytes_ = layout_.bits_per_value() / 8;
     } else if (layout_.details_case() == pb21::FullZipLayout::kBitsPerOffset) {
@@ -64,10 +64,13 @@ class FullZipPage : public PageReader {
     if (buffers_.size() == 2) {
       const uint64_t entries = static_cast<uint64_t>(num_rows_) + 1;
       const uint64_t size = buffers_[1].size;
-      if (size % entries != 0) return Corrupt("repetition index size does not fit the rows");
+      if (size % entries != 0)
+        return Corrupt("repetition index size does not fit the rows");
       index_bytes_ = size / entries;
-      if (index_bytes_ != 1 && index_bytes_ != 2 && index_bytes_ != 4 && index_bytes_ != 8) {
-        return Corrupt("repetition index entries of " + std::to_string(index_bytes_) + " bytes");
+      if (index_bytes_ != 1 && index_bytes_ != 2 && index_bytes_ != 4 &&
+          index_bytes_ != 8) {
+        return Corrupt("repetition index entries of " + std::to_string(index_bytes_) +
+                       " bytes");
       }
     }
     return Status::OK();
@@ -79,8 +82,8 @@ class FullZipPage : public PageReader {
     Unzipped u;
     LANCE_RETURN_NOT_OK(Unzip(buffers[0], &u));
     if (u.rows != num_rows_) {
-      return Corrupt("full-zip data holds " + std::to_string(u.rows) + " rows, the page " +
-                     std::to_string(num_rows_));
+      return Corrupt("full-zip data holds " + std::to_string(u.rows) +
+                     " rows, the page " + std::to_string(num_rows_));
     }
     return Finish(std::move(u));
   }
@@ -95,7 +98,7 @@ class FullZipPage : public PageReader {
   struct Unzipped {
     std::vector<uint16_t> rep;
     std::vector<uint16_t> def;
-    BufferBuilder values;     // fixed: value bytes; variable: the bytes
+    BufferBuilder values;              // fixed: value bytes; variable: the bytes
     std::vector<uint64_t> offsets{0};  // variable: ends of the visible items
     int64_t visible = 0;
     int64_t rows = 0;
@@ -134,8 +137,9 @@ class FullZipPage : public PageReader {
       uint32_t word = 0;
       if (cw_bytes_ > 0) {
         if (off + cw_bytes_ > size) return Corrupt("truncated control word");
-        word = cw_bytes_ == 1 ? p[off]
-                              : (cw_bytes_ == 2 ? Load<uint16_t>(p + off) : Load<uint32_t>(p + off));
+        word = cw_bytes_ == 1
+                   ? p[off]
+                   : (cw_bytes_ == 2 ? Load<uint16_t>(p + off) : Load<uint32_t>(p + off));
         off += cw_bytes_;
       }
       const uint16_t def = static_cast<uint16_t>(word & def_mask);
@@ -152,17 +156,26 @@ class FullZipPage : public PageReader {
       ++u->visible;
       if (fixed_) {
         if (off + value_bytes_ > size) return Corrupt("truncated value");
-        LANCE_RETURN_NOT_OK(u->values.Append(p + off, static_cast<int64_t>(value_bytes_)));
+        LANCE_RETURN_NOT_OK(
+            u->values.Append(p + off, static_cast<int64_t>(value_bytes_)));
         off += value_bytes_;
       } else {
         if (def == 0) {
           if (off + length_bytes_ > size) return Corrupt("truncated value length");
           uint64_t len = 0;
           switch (length_bytes_) {
-            case 1: len = p[off]; break;
-            case 2: len = Load<uint16_t>(p + off); break;
-            case 4: len = Load<uint32_t>(p + off); break;
-            default: len = Load<uint64_t>(p + off); break;
+            case 1:
+              len = p[off];
+              break;
+            case 2:
+              len = Load<uint16_t>(p + off);
+              break;
+            case 4:
+              len = Load<uint32_t>(p + off);
+              break;
+            default:
+              len = Load<uint64_t>(p + off);
+              break;
           }
           off += length_bytes_;
           if (len > size - off) return Corrupt("value length past the end of the page");
@@ -218,10 +231,14 @@ class FullZipPage : public PageReader {
 
   uint64_t IndexEntry(const uint8_t* p) const {
     switch (index_bytes_) {
-      case 1: return p[0];
-      case 2: return Load<uint16_t>(p);
-      case 4: return Load<uint32_t>(p);
-      default: return Load<uint64_t>(p);
+      case 1:
+        return p[0];
+      case 2:
+        return Load<uint16_t>(p);
+      case 4:
+        return Load<uint32_t>(p);
+      default:
+        return Load<uint64_t>(p);
     }
   }
 
@@ -262,7 +279,8 @@ class FullZipTake : public PageTake {
       const uint64_t stride = page_->value_bytes_ + page_->cw_bytes_;
       for (int64_t r : rows_) {
         const uint64_t begin = static_cast<uint64_t>(r) * stride;
-        if (begin + stride > data.size) return page_->Corrupt("row outside the page data");
+        if (begin + stride > data.size)
+          return page_->Corrupt("row outside the page data");
         out.push_back({data.offset + begin, stride});
       }
       return out;
@@ -270,7 +288,8 @@ class FullZipTake : public PageTake {
     for (size_t i = 0; i < rows_.size(); ++i) {
       const uint64_t begin = page_->IndexEntry(metadata[i]->data());
       const uint64_t end = page_->IndexEntry(metadata[i]->data() + page_->index_bytes_);
-      if (end < begin || end > data.size) return page_->Corrupt("repetition index out of range");
+      if (end < begin || end > data.size)
+        return page_->Corrupt("repetition index out of range");
       out.push_back({data.offset + begin, end - begin});
     }
     return out;
@@ -293,10 +312,10 @@ class FullZipTake : public PageTake {
   std::vector<int64_t> rows_;
 };
 
-Result<std::unique_ptr<PageTake>> FullZipPage::StartTake(std::vector<int64_t> rows) const {
+Result<std::unique_ptr<PageTake>> FullZipPage::StartTake(
+    std::vector<int64_t> rows) const {
   return std::unique_ptr<PageTake>(new FullZipTake(this, std::move(rows)));
 }
-
 
 /// Scan cursor of a full-zip page: windows of the repetition index (when there is one)
 /// and of the zipped values, each at least what a range needs plus read-ahead.
@@ -317,13 +336,15 @@ class FullZipCursor : public PageCursor {
         pending_index_ = true;
         pending_first_ = begin;
         pending_last_ = last;
-        return std::vector<ByteRange>{{page_->buffers_[1].offset + static_cast<uint64_t>(begin) * w,
-                                       static_cast<uint64_t>(last - begin + 1) * w}};
+        return std::vector<ByteRange>{
+            {page_->buffers_[1].offset + static_cast<uint64_t>(begin) * w,
+             static_cast<uint64_t>(last - begin + 1) * w}};
       }
     }
     LANCE_ASSIGN_OR_RAISE(uint64_t start, Offset(begin));
     LANCE_ASSIGN_OR_RAISE(uint64_t stop, Offset(end));
-    if (stop < start || stop > data.size) return page_->Corrupt("repetition index out of range");
+    if (stop < start || stop > data.size)
+      return page_->Corrupt("repetition index out of range");
     if (window_ && start >= win_start_ && stop <= win_start_ + window_->size()) {
       return std::vector<ByteRange>();
     }
@@ -331,7 +352,8 @@ class FullZipCursor : public PageCursor {
     uint64_t want = stop;
     if (stop - start < kScanReadAhead) {
       if (page_->index_bytes_ == 0) {
-        want = std::min<uint64_t>(data.size, start + std::max<uint64_t>(kScanReadAhead, stop - start));
+        want = std::min<uint64_t>(
+            data.size, start + std::max<uint64_t>(kScanReadAhead, stop - start));
         const uint64_t stride = page_->value_bytes_ + page_->cw_bytes_;
         want = want / stride * stride;
         want = std::max(want, stop);
@@ -370,17 +392,19 @@ class FullZipCursor : public PageCursor {
   Result<LeafRows> Read(int64_t begin, int64_t end) override {
     LANCE_ASSIGN_OR_RAISE(uint64_t start, Offset(begin));
     LANCE_ASSIGN_OR_RAISE(uint64_t stop, Offset(end));
-    if (!window_ || start < win_start_ || stop > win_start_ + window_->size() || stop < start) {
+    if (!window_ || start < win_start_ || stop > win_start_ + window_->size() ||
+        stop < start) {
       return Status::Invalid("internal: full-zip rows were not fetched");
     }
     FullZipPage::Unzipped u;
-    LANCE_RETURN_NOT_OK(page_->Unzip(
-        Buffer::Slice(window_, static_cast<int64_t>(start - win_start_),
-                      static_cast<int64_t>(stop - start)),
-        &u));
+    LANCE_RETURN_NOT_OK(
+        page_->Unzip(Buffer::Slice(window_, static_cast<int64_t>(start - win_start_),
+                                   static_cast<int64_t>(stop - start)),
+                     &u));
     if (u.rows != end - begin) {
       return page_->Corrupt("full-zip rows " + std::to_string(begin) + ".." +
-                            std::to_string(end) + " hold " + std::to_string(u.rows) + " rows");
+                            std::to_string(end) + " hold " + std::to_string(u.rows) +
+                            " rows");
     }
     return page_->Finish(std::move(u));
   }
@@ -394,8 +418,8 @@ class FullZipCursor : public PageCursor {
     if (!index_ || r < index_first_ || r > index_last_) {
       return Status::Invalid("internal: repetition index entry not fetched");
     }
-    return page_->IndexEntry(index_->data() +
-                             static_cast<uint64_t>(r - index_first_) * page_->index_bytes_);
+    return page_->IndexEntry(index_->data() + static_cast<uint64_t>(r - index_first_) *
+                                                  page_->index_bytes_);
   }
 
   const FullZipPage* page_;
@@ -418,8 +442,9 @@ Result<std::unique_ptr<PageReader>> MakeFullZipPage(std::string where, Levels le
                                                     int64_t num_rows, DataTypePtr type,
                                                     const pb21::FullZipLayout& layout,
                                                     std::vector<ByteRange> buffers) {
-  auto reader = std::make_unique<FullZipPage>(std::move(where), std::move(levels), num_rows,
-                                              std::move(type), layout, std::move(buffers));
+  auto reader =
+      std::make_unique<FullZipPage>(std::move(where), std::move(levels), num_rows,
+                                    std::move(type), layout, std::move(buffers));
   LANCE_RETURN_NOT_OK(reader->Init());
   return std::unique_ptr<PageReader>(std::move(reader));
 }

@@ -45,8 +45,10 @@ class MiniBlockPage : public PageReader {
       return Corrupt("mini-block page with " + std::to_string(layout_.num_buffers()) +
                      " value buffers per chunk");
     }
-    if (!layout_.has_value_compression()) return Corrupt("mini-block page without values");
-    if (layout_.num_items() > internal::kMaxRows) return Corrupt("implausible item count");
+    if (!layout_.has_value_compression())
+      return Corrupt("mini-block page without values");
+    if (layout_.num_items() > internal::kMaxRows)
+      return Corrupt("implausible item count");
     if (levels_.max_rep > 0 && !layout_.has_rep_compression()) {
       return Corrupt("a list page without repetition levels");
     }
@@ -161,7 +163,8 @@ class MiniBlockPage : public PageReader {
     if (has_rep_index_) {
       last = r + 1 < num_rows_
                  ? static_cast<size_t>(std::upper_bound(rs.begin(), rs.end(), r + 1) -
-                                       rs.begin()) - 1
+                                       rs.begin()) -
+                       1
                  : n - 1;
     }
     if (first >= n || last >= n || last < first) return Corrupt("row outside chunks");
@@ -278,8 +281,10 @@ class MiniBlockPage : public PageReader {
     }
     off = PadTo8(off);
     auto slice = [&](size_t len, BufferPtr* piece) -> Status {
-      if (off > size || len > size - off) return Corrupt("chunk buffers run past the chunk");
-      *piece = Buffer::Slice(data, static_cast<int64_t>(base + off), static_cast<int64_t>(len));
+      if (off > size || len > size - off)
+        return Corrupt("chunk buffers run past the chunk");
+      *piece = Buffer::Slice(data, static_cast<int64_t>(base + off),
+                             static_cast<int64_t>(len));
       off = PadTo8(off + len);
       return Status::OK();
     };
@@ -287,7 +292,8 @@ class MiniBlockPage : public PageReader {
     if (has_rep) LANCE_RETURN_NOT_OK(slice(rep_size, &rep_buf));
     if (has_def) LANCE_RETURN_NOT_OK(slice(def_size, &def_buf));
     std::vector<BufferPtr> value_buffers(nb);
-    for (size_t b = 0; b < nb; ++b) LANCE_RETURN_NOT_OK(slice(sizes[b], &value_buffers[b]));
+    for (size_t b = 0; b < nb; ++b)
+      LANCE_RETURN_NOT_OK(slice(sizes[b], &value_buffers[b]));
 
     const size_t def_begin = out->def.size();
     if (has_rep || has_def) {
@@ -312,8 +318,8 @@ class MiniBlockPage : public PageReader {
     int64_t expected = chunk.num_values;
     Result<DataBlock> values = Status::OK();
     if (pick != nullptr && !dictionary && out->values.empty()) {
-      auto picked = codecs::DecodeMiniBlockPicked(layout_.value_compression(), value_buffers,
-                                                  chunk.num_values, *pick);
+      auto picked = codecs::DecodeMiniBlockPicked(layout_.value_compression(),
+                                                  value_buffers, chunk.num_values, *pick);
       if (!picked.ok()) return Here(picked.status());
       if (picked->has_value()) {
         values = std::move(**picked);
@@ -394,7 +400,8 @@ class MiniBlockTake : public PageTake {
       g.end_chunk = c;
       groups_.push_back(g);
       const uint64_t begin = chunks_[g.first_chunk].offset;
-      const uint64_t end = chunks_[g.end_chunk - 1].offset + chunks_[g.end_chunk - 1].size;
+      const uint64_t end =
+          chunks_[g.end_chunk - 1].offset + chunks_[g.end_chunk - 1].size;
       out.push_back({page_->buffers_[1].offset + begin, end - begin});
     }
     return out;
@@ -423,7 +430,8 @@ class MiniBlockTake : public PageTake {
           if (wanted.empty()) continue;
           MiniBlockPage::Decoded decoded;
           LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base,
-                                                 chunks_[c], dictionary_, &decoded, &wanted));
+                                                 chunks_[c], dictionary_, &decoded,
+                                                 &wanted));
           if (decoded.picked) {
             // The values are the wanted items already; pick their levels.
             LeafRows picked;
@@ -454,8 +462,8 @@ class MiniBlockTake : public PageTake {
       }
       MiniBlockPage::Decoded decoded;
       for (size_t c = group.first_chunk; c < group.end_chunk; ++c) {
-        LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base, chunks_[c],
-                                               dictionary_, &decoded));
+        LANCE_RETURN_NOT_OK(page_->DecodeChunk(data[g], chunks_[c].offset - base,
+                                               chunks_[c], dictionary_, &decoded));
       }
       LANCE_ASSIGN_OR_RAISE(ArrayDataPtr values,
                             JoinPieces(std::move(decoded.values), page_->type_));
@@ -472,7 +480,8 @@ class MiniBlockTake : public PageTake {
       LANCE_ASSIGN_OR_RAISE(LeafRows picked, PickRows(levels, segment, wanted));
       LANCE_RETURN_NOT_OK(out.Append(std::move(picked)));
     }
-    if (next_row != rows_.size()) return page_->Corrupt("rows outside the decoded chunks");
+    if (next_row != rows_.size())
+      return page_->Corrupt("rows outside the decoded chunks");
     return out.Finish(page_->type_);
   }
 
@@ -505,10 +514,10 @@ class MiniBlockTake : public PageTake {
   std::vector<Group> groups_;
 };
 
-Result<std::unique_ptr<PageTake>> MiniBlockPage::StartTake(std::vector<int64_t> rows) const {
+Result<std::unique_ptr<PageTake>> MiniBlockPage::StartTake(
+    std::vector<int64_t> rows) const {
   return std::unique_ptr<PageTake>(new MiniBlockTake(this, std::move(rows)));
 }
-
 
 /// Scan cursor of a mini-block page: the metadata once, then windows of chunks (at least
 /// the chunks a range needs, plus read-ahead); each chunk decoded once, kept until the
@@ -539,7 +548,8 @@ class MiniBlockCursor : public PageCursor {
     pending_meta_ = false;
     pending_first_ = first;
     pending_end_ = last + 1;
-    return std::vector<ByteRange>{{page_->buffers_[1].offset + chunks[first].offset, bytes}};
+    return std::vector<ByteRange>{
+        {page_->buffers_[1].offset + chunks[first].offset, bytes}};
   }
 
   Status Provide(std::vector<BufferPtr> buffers) override {
@@ -568,9 +578,10 @@ class MiniBlockCursor : public PageCursor {
         }
         MiniBlockPage::Decoded d;
         LANCE_RETURN_NOT_OK(page_->DecodeChunk(
-            window_, meta_.chunks[c].offset - meta_.chunks[win_first_].offset, meta_.chunks[c],
-            meta_.dictionary, &d));
-        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr v, JoinPieces(std::move(d.values), page_->type_));
+            window_, meta_.chunks[c].offset - meta_.chunks[win_first_].offset,
+            meta_.chunks[c], meta_.dictionary, &d));
+        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr v,
+                              JoinPieces(std::move(d.values), page_->type_));
         Chunk chunk{std::move(d.rep), std::move(d.def), std::move(v)};
         it = decoded_.emplace(c, std::move(chunk)).first;
       }
@@ -630,9 +641,9 @@ Result<std::unique_ptr<PageReader>> MakeMiniBlockPage(std::string where, Levels 
                                                       const pb21::MiniBlockLayout& layout,
                                                       std::vector<ByteRange> buffers,
                                                       bool large_chunk) {
-  auto reader = std::make_unique<MiniBlockPage>(std::move(where), std::move(levels), num_rows,
-                                                std::move(type), layout, std::move(buffers),
-                                                large_chunk);
+  auto reader = std::make_unique<MiniBlockPage>(std::move(where), std::move(levels),
+                                                num_rows, std::move(type), layout,
+                                                std::move(buffers), large_chunk);
   LANCE_RETURN_NOT_OK(reader->Init());
   return std::unique_ptr<PageReader>(std::move(reader));
 }

@@ -50,7 +50,8 @@ Result<ArrayDataPtr> EmptyValues(const DataTypePtr& type, int64_t count) {
   return builder->FinishData();
 }
 
-Result<ArrayDataPtr> JoinPieces(std::vector<ArrayDataPtr> pieces, const DataTypePtr& type) {
+Result<ArrayDataPtr> JoinPieces(std::vector<ArrayDataPtr> pieces,
+                                const DataTypePtr& type) {
   if (pieces.empty()) return EmptyValues(type, 0);
   if (pieces.size() == 1) return std::move(pieces[0]);
   std::vector<ArrayPtr> arrays;
@@ -61,13 +62,14 @@ Result<ArrayDataPtr> JoinPieces(std::vector<ArrayDataPtr> pieces, const DataType
 }
 
 /// u16 levels from a decoded block.
-Status AppendLevels(const DataBlock& block, int64_t expected, std::vector<uint16_t>* out) {
+Status AppendLevels(const DataBlock& block, int64_t expected,
+                    std::vector<uint16_t>* out) {
   if (block.kind != DataBlock::Kind::kFixed || block.bits_per_value != 16 ||
-      block.num_values != expected || !block.data ||
-      block.data->size() < 2 * expected) {
+      block.num_values != expected || !block.data || block.data->size() < 2 * expected) {
     return Status::Corrupt("levels did not decode to ", expected, " 16-bit values");
   }
-  if (expected == 0) return Status::OK();  // memcpy into an empty vector's null data is UB
+  if (expected == 0)
+    return Status::OK();  // memcpy into an empty vector's null data is UB
   const size_t at = out->size();
   out->resize(at + static_cast<size_t>(expected));
   std::memcpy(out->data() + at, block.data->data(), static_cast<size_t>(2 * expected));
@@ -76,14 +78,16 @@ Status AppendLevels(const DataBlock& block, int64_t expected, std::vector<uint16
 
 /// Indices of a dictionary page (any width) as int64 positions, nulls and damage aside:
 /// an index outside the dictionary is allowed only on an item that is not valid.
-Result<ArrayDataPtr> ApplyDictionary(const DataBlock& indices, const ArrayDataPtr& dictionary,
+Result<ArrayDataPtr> ApplyDictionary(const DataBlock& indices,
+                                     const ArrayDataPtr& dictionary,
                                      const std::vector<uint16_t>& def, size_t def_begin,
                                      const Levels& levels) {
   if (indices.kind != DataBlock::Kind::kFixed ||
       (indices.bits_per_value != 8 && indices.bits_per_value != 16 &&
        indices.bits_per_value != 32 && indices.bits_per_value != 64) ||
-      !indices.data || indices.data->size() * 8 < static_cast<int64_t>(indices.bits_per_value) *
-                                                     indices.num_values) {
+      !indices.data ||
+      indices.data->size() * 8 <
+          static_cast<int64_t>(indices.bits_per_value) * indices.num_values) {
     return Status::Corrupt("dictionary indices are not 8/16/32/64-bit integers");
   }
   const int64_t n = indices.num_values;
@@ -116,7 +120,8 @@ Result<ArrayDataPtr> ApplyDictionary(const DataBlock& indices, const ArrayDataPt
     // Only null items: any values do.
     return EmptyValues(dictionary->type, n);
   }
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered, compute::Take(*MakeArray(dictionary), positions));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr gathered,
+                        compute::Take(*MakeArray(dictionary), positions));
   return gathered->data();
 }
 
@@ -131,14 +136,15 @@ Result<LeafRows> TrimPreamble(const Levels& levels, const LeafRows& segment) {
     ++skip;
   }
   LeafRows trimmed;
-  trimmed.rep.assign(segment.rep.begin() + static_cast<std::ptrdiff_t>(skip), segment.rep.end());
+  trimmed.rep.assign(segment.rep.begin() + static_cast<std::ptrdiff_t>(skip),
+                     segment.rep.end());
   if (!segment.def.empty()) {
     trimmed.def.assign(segment.def.begin() + static_cast<std::ptrdiff_t>(skip),
                        segment.def.end());
   }
   if (skip_values > segment.values->length) return Status::Corrupt("too few values");
-  trimmed.values = segment.values->Slice(skip_values,
-                                         segment.values->length - skip_values);
+  trimmed.values =
+      segment.values->Slice(skip_values, segment.values->length - skip_values);
   int64_t rows = 0;
   for (uint16_t r : trimmed.rep) rows += r == max_rep ? 1 : 0;
   trimmed.num_rows = rows;
@@ -147,7 +153,8 @@ Result<LeafRows> TrimPreamble(const Levels& levels, const LeafRows& segment) {
 
 /// A dictionary-typed leaf's chunk: its indices (any width) as the leaf's index type,
 /// sharing the page dictionary. Indices of items that are not valid are set to 0.
-Result<ArrayDataPtr> DictionaryArray(const DataBlock& indices, const ArrayDataPtr& dictionary,
+Result<ArrayDataPtr> DictionaryArray(const DataBlock& indices,
+                                     const ArrayDataPtr& dictionary,
                                      const std::vector<uint16_t>& def, size_t def_begin,
                                      const Levels& levels, const DataTypePtr& type) {
   const uint64_t bits = indices.bits_per_value;
@@ -217,16 +224,17 @@ class ConstantPage : public PageReader {
     const size_t n = buffers_.size();
     const bool inline_value = layout_.has_inline_value();
     if (inline_value) {
-      if (n != 0 && n != 2) return Corrupt("constant page with an inline value and " +
-                                           std::to_string(n) + " buffers");
+      if (n != 0 && n != 2)
+        return Corrupt("constant page with an inline value and " + std::to_string(n) +
+                       " buffers");
       levels_index_ = n == 2 ? 0 : -1;
     } else if (n == 1 || n == 3) {
       value_index_ = 0;
       levels_index_ = n == 3 ? 1 : -1;
     } else if (n == 0) {
       all_null_ = true;
-      if (levels_.has_def() && !(levels_.layers.size() == 1 &&
-                                 levels_.layers[0] == pb21::NULLABLE_ITEM)) {
+      if (levels_.has_def() &&
+          !(levels_.layers.size() == 1 && levels_.layers[0] == pb21::NULLABLE_ITEM)) {
         return Corrupt("an all-null page of nested data without levels");
       }
     } else if (n == 2) {
@@ -245,16 +253,17 @@ class ConstantPage : public PageReader {
     rows.num_rows = num_rows_;
     if (levels_index_ >= 0) {
       LANCE_RETURN_NOT_OK(ReadLevels(buffers[levels_index_], layout_.rep_compression(),
-                                     layout_.has_rep_compression(), layout_.num_rep_values(),
-                                     &rows.rep));
-      LANCE_RETURN_NOT_OK(ReadLevels(buffers[levels_index_ + 1], layout_.def_compression(),
-                                     layout_.has_def_compression(), layout_.num_def_values(),
-                                     &rows.def));
+                                     layout_.has_rep_compression(),
+                                     layout_.num_rep_values(), &rows.rep));
+      LANCE_RETURN_NOT_OK(
+          ReadLevels(buffers[levels_index_ + 1], layout_.def_compression(),
+                     layout_.has_def_compression(), layout_.num_def_values(), &rows.def));
     } else if (all_null_ && levels_.has_def()) {
       // An empty struct has no values, so Lance stores it as an "all-null" page even
       // when every row is valid (pylance reads it back valid and refuses to write one
       // with nulls): the page says nothing about its validity.
-      const bool empty_struct = type_->id() == TypeId::kStruct && type_->num_fields() == 0;
+      const bool empty_struct =
+          type_->id() == TypeId::kStruct && type_->num_fields() == 0;
       rows.def.assign(static_cast<size_t>(num_rows_), empty_struct ? 0 : 1);
     }
     int64_t visible = 0;
@@ -272,7 +281,8 @@ class ConstantPage : public PageReader {
     } else {
       visible = num_rows_;
     }
-    if (static_cast<uint64_t>(visible) > internal::kMaxRows) return Corrupt("implausible item count");
+    if (static_cast<uint64_t>(visible) > internal::kMaxRows)
+      return Corrupt("implausible item count");
     Result<ArrayDataPtr> values = Status::OK();
     if (all_null_) {
       values = EmptyValues(type_, visible);
@@ -354,7 +364,6 @@ class WholePageTake : public PageTake {
   std::vector<int64_t> rows_;
 };
 
-
 /// The default cursor: the whole page, decoded once.
 class WholePageCursor : public PageCursor {
  public:
@@ -369,8 +378,9 @@ class WholePageCursor : public PageCursor {
   Status Provide(std::vector<BufferPtr> buffers) override {
     LANCE_ASSIGN_OR_RAISE(rows_, page_->DecodeAll(std::move(buffers)));
     if (rows_.num_rows != page_->num_rows()) {
-      return Status::Corrupt(page_->where() + ": decoded " + std::to_string(rows_.num_rows) +
-                             " rows, expected " + std::to_string(page_->num_rows()));
+      return Status::Corrupt(page_->where() + ": decoded " +
+                             std::to_string(rows_.num_rows) + " rows, expected " +
+                             std::to_string(page_->num_rows()));
     }
     LANCE_ASSIGN_OR_RAISE(index_, IndexRows(page_->levels(), rows_));
     decoded_ = true;
@@ -423,7 +433,8 @@ Result<LeafRows> GatherRows(const Levels& levels, const LeafRows& all,
       if (r < 0 || r >= all.num_rows) return Status::Corrupt("row outside the page");
       const int64_t lb = index.level_start[r], le = index.level_start[r + 1];
       out.rep.insert(out.rep.end(), all.rep.begin() + lb, all.rep.begin() + le);
-      if (!all.def.empty()) out.def.insert(out.def.end(), all.def.begin() + lb, all.def.begin() + le);
+      if (!all.def.empty())
+        out.def.insert(out.def.end(), all.def.begin() + lb, all.def.begin() + le);
       for (int64_t v = index.value_start[r]; v < index.value_start[r + 1]; ++v) {
         value_positions.push_back(v);
       }
@@ -432,7 +443,8 @@ Result<LeafRows> GatherRows(const Levels& levels, const LeafRows& all,
   for (int64_t v : value_positions) {
     if (v >= all.values->length) return Status::Corrupt("fewer values than items");
   }
-  LANCE_ASSIGN_OR_RAISE(ArrayPtr values, compute::Take(*MakeArray(all.values), value_positions));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr values,
+                        compute::Take(*MakeArray(all.values), value_positions));
   out.values = values->data();
   return out;
 }
@@ -455,7 +467,8 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
     buffers.push_back({page.buffer_offsets[b], page.buffer_sizes[b]});
   }
   const bool v22 = version == LanceFileVersion::kV2_2;
-  auto make_levels = [&](const google::protobuf::RepeatedField<int>& layers) -> Result<Levels> {
+  auto make_levels =
+      [&](const google::protobuf::RepeatedField<int>& layers) -> Result<Levels> {
     auto levels = Levels::Make(layers);
     if (!levels.ok()) return Status::Corrupt(where, ": ", levels.status().message());
     return levels;
@@ -471,14 +484,14 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
                                FileVersionString(version));
       }
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(mb.layers()));
-      return MakeMiniBlockPage(std::move(where), std::move(levels), page.length, leaf_type,
-                               mb, std::move(buffers), mb.has_large_chunk());
+      return MakeMiniBlockPage(std::move(where), std::move(levels), page.length,
+                               leaf_type, mb, std::move(buffers), mb.has_large_chunk());
     }
     case pb21::PageLayout::kFullZipLayout: {
       const auto& fz = layout.full_zip_layout();
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(fz.layers()));
-      return MakeFullZipPage(std::move(where), std::move(levels), page.length, leaf_type, fz,
-                             std::move(buffers));
+      return MakeFullZipPage(std::move(where), std::move(levels), page.length, leaf_type,
+                             fz, std::move(buffers));
     }
     case pb21::PageLayout::kConstantLayout: {
       const auto& cl = layout.constant_layout();
@@ -487,8 +500,9 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
         return Status::Corrupt(where, ": a 2.1 file has a 2.2 constant page");
       }
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(cl.layers()));
-      auto reader = std::make_unique<ConstantPage>(std::move(where), std::move(levels),
-                                                   page.length, leaf_type, cl, std::move(buffers));
+      auto reader =
+          std::make_unique<ConstantPage>(std::move(where), std::move(levels), page.length,
+                                         leaf_type, cl, std::move(buffers));
       LANCE_RETURN_NOT_OK(reader->Init());
       return std::unique_ptr<PageReader>(std::move(reader));
     }
@@ -497,8 +511,9 @@ Result<std::unique_ptr<PageReader>> MakePageReader(const internal::PageMeta& pag
       LANCE_ASSIGN_OR_RAISE(Levels levels, make_levels(layout.blob_layout().layers()));
       Status refusal = Status::NotImplemented(
           where, ": blob pages (lance-encoding:blob) are not supported by this build");
-      return std::unique_ptr<PageReader>(std::make_unique<UnreadablePage>(
-          std::move(where), std::move(levels), page.length, leaf_type, std::move(refusal)));
+      return std::unique_ptr<PageReader>(
+          std::make_unique<UnreadablePage>(std::move(where), std::move(levels),
+                                           page.length, leaf_type, std::move(refusal)));
     }
     default:
       return Status::Corrupt(where, ": the page has no layout");

@@ -36,17 +36,22 @@ T Load(const uint8_t* p) {
 /// The `i`th unsigned index of `bits` (8, 16, 32 or 64) bits at `p`.
 inline uint64_t LoadIndex(const uint8_t* p, uint64_t bits, int64_t i) {
   switch (bits) {
-    case 8: return p[i];
-    case 16: return Load<uint16_t>(p + 2 * i);
-    case 32: return Load<uint32_t>(p + 4 * i);
-    default: return Load<uint64_t>(p + 8 * i);
+    case 8:
+      return p[i];
+    case 16:
+      return Load<uint16_t>(p + 2 * i);
+    case 32:
+      return Load<uint32_t>(p + 4 * i);
+    default:
+      return Load<uint64_t>(p + 8 * i);
   }
 }
 
 /// `count` values of `type` that are all empty (zero, "", []).
 Result<ArrayDataPtr> EmptyValues(const DataTypePtr& type, int64_t count);
 /// The pieces concatenated (no copy for a single piece).
-Result<ArrayDataPtr> JoinPieces(std::vector<ArrayDataPtr> pieces, const DataTypePtr& type);
+Result<ArrayDataPtr> JoinPieces(std::vector<ArrayDataPtr> pieces,
+                                const DataTypePtr& type);
 /// u16 levels from a decoded block.
 Status AppendLevels(const codecs::DataBlock& block, int64_t expected,
                     std::vector<uint16_t>* out);

@@ -578,8 +578,8 @@ Result<PageDecoder::Binary> PageDecoder::DecodeBinary(const pb::ArrayEncoding& e
 // `count` null fixed-size lists (of any nesting) over zeroed, null items.
 Result<ArrayDataPtr> PageDecoder::AllNullFixedSizeLists(const DataTypePtr& type,
                                                         int64_t count) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr valid,
-                        AllocateZeroed(bit_util::BytesForBits(count), kMaxSynthesizedBytes));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr valid, AllocateZeroed(bit_util::BytesForBits(count),
+                                                        kMaxSynthesizedBytes));
   if (type->id() != TypeId::kFixedSizeList) {
     const int bits = type->id() == TypeId::kBool ? 1 : type->bit_width();
     int64_t total = 0;
@@ -590,7 +590,8 @@ Result<ArrayDataPtr> PageDecoder::AllNullFixedSizeLists(const DataTypePtr& type,
   }
   int64_t items = 0;
   if (MulOverflows(count, type->fixed_size(), &items)) return Corrupt("page too large");
-  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child, AllNullFixedSizeLists(type->value_type(), items));
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child,
+                        AllNullFixedSizeLists(type->value_type(), items));
   return ArrayData::Make(type, count, {valid}, count, 0, {std::move(child)});
 }
 
@@ -659,9 +660,9 @@ Result<ArrayDataPtr> PageDecoder::DecodeFixedSizeList(const pb::ArrayEncoding& e
       }
       if (item_type->id() == TypeId::kFixedSizeList) {
         // Nested fixed-size lists: the items are lists encoded the same way.
-        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr child,
-                              DecodeFixedSizeList(fsl.items(), item_type, page_items,
-                                                  first_item, items));
+        LANCE_ASSIGN_OR_RAISE(
+            ArrayDataPtr child,
+            DecodeFixedSizeList(fsl.items(), item_type, page_items, first_item, items));
         return ArrayData::Make(type, count, {nullptr}, 0, 0, {std::move(child)});
       }
       LANCE_ASSIGN_OR_RAISE(Fixed values, DecodeFixed(fsl.items(), page_items, first_item,
@@ -727,24 +728,27 @@ Result<ArrayDataPtr> PageDecoder::DecodeLeaf(const pb::ArrayEncoding& e,
         const pb::Dictionary& d = e.dictionary();
         const int64_t num_items = d.num_dictionary_items();
         if (num_items < 0 || num_items > std::max<int64_t>(page_length, 1) + 1) {
-          return Corrupt("dictionary of " + std::to_string(num_items) + " items for a page of " +
-                         std::to_string(page_length) + " values");
+          return Corrupt("dictionary of " + std::to_string(num_items) +
+                         " items for a page of " + std::to_string(page_length) +
+                         " values");
         }
-        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr items,
-                              DecodeLeaf(d.items(), type->value_type(), num_items, 0, num_items));
+        LANCE_ASSIGN_OR_RAISE(
+            ArrayDataPtr items,
+            DecodeLeaf(d.items(), type->value_type(), num_items, 0, num_items));
         BufferPtr index_validity;
-        LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> indices,
-                              DecodeIntegers(d.indices(), page_length, start, count,
-                                             &index_validity));
+        LANCE_ASSIGN_OR_RAISE(
+            std::vector<uint64_t> indices,
+            DecodeIntegers(d.indices(), page_length, start, count, &index_validity));
         LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(type->value_type()));
         LANCE_RETURN_NOT_OK(builder->Reserve(count));
         for (int64_t i = 0; i < count; ++i) {
-          const bool valid = !index_validity || bit_util::GetBit(index_validity->data(), i);
+          const bool valid =
+              !index_validity || bit_util::GetBit(index_validity->data(), i);
           if (!valid) {
             LANCE_RETURN_NOT_OK(builder->AppendNull());
           } else if (indices[i] >= static_cast<uint64_t>(num_items)) {
-            return Corrupt("dictionary index " + std::to_string(indices[i]) + " but only " +
-                           std::to_string(num_items) + " items");
+            return Corrupt("dictionary index " + std::to_string(indices[i]) +
+                           " but only " + std::to_string(num_items) + " items");
           } else {
             LANCE_RETURN_NOT_OK(
                 builder->AppendArraySlice(*items, static_cast<int64_t>(indices[i]), 1));
@@ -753,7 +757,8 @@ Result<ArrayDataPtr> PageDecoder::DecodeLeaf(const pb::ArrayEncoding& e,
         LANCE_ASSIGN_OR_RAISE(values, builder->FinishData());
       } else {
         // Plain values of the dictionary's value type.
-        LANCE_ASSIGN_OR_RAISE(values, DecodeLeaf(e, type->value_type(), page_length, start, count));
+        LANCE_ASSIGN_OR_RAISE(
+            values, DecodeLeaf(e, type->value_type(), page_length, start, count));
       }
       DictionaryBuilder builder(type);
       LANCE_RETURN_NOT_OK(builder.AppendValues(*MakeArray(values)));

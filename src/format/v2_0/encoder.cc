@@ -201,8 +201,9 @@ class FixedWidthAccumulator : public Accumulator {
   BufferBuilder byte_values_;
 };
 
-/// fixed_size_list<T, N> values: nullable{fixed_size_list{dimension, items: nullable{...}}}
-/// where T is fixed-width or a fixed-size list itself (Lance nests them the same way).
+/// fixed_size_list<T, N> values: nullable{fixed_size_list{dimension, items:
+/// nullable{...}}} where T is fixed-width or a fixed-size list itself (Lance nests them
+/// the same way).
 class FixedSizeListAccumulator : public Accumulator {
  public:
   FixedSizeListAccumulator(int32_t dimension, std::unique_ptr<Accumulator> items)
@@ -259,8 +260,8 @@ int FixedBits(const DataType& type) {
 
 std::unique_ptr<Accumulator> MakeAccumulator(const DataType& type) {
   if (type.id() == TypeId::kFixedSizeList) {
-    return std::make_unique<FixedSizeListAccumulator>(type.fixed_size(),
-                                                      MakeAccumulator(*type.value_type()));
+    return std::make_unique<FixedSizeListAccumulator>(
+        type.fixed_size(), MakeAccumulator(*type.value_type()));
   }
   return std::make_unique<FixedWidthAccumulator>(FixedBits(type));
 }
@@ -286,10 +287,12 @@ class FixedWidthColumn : public ColumnWriter, public FieldEncoder {
   std::unique_ptr<Accumulator> values_;
 };
 
-/// The null type: every page is nullable{all_nulls{}} without buffers, as Lance writes it.
+/// The null type: every page is nullable{all_nulls{}} without buffers, as Lance writes
+/// it.
 class NullColumn : public ColumnWriter, public FieldEncoder {
  public:
-  Status Append(const ArrayData&, int64_t, int64_t length, const uint8_t*, int64_t) override {
+  Status Append(const ArrayData&, int64_t, int64_t length, const uint8_t*,
+                int64_t) override {
     length_ += length;
     return Status::OK();
   }
@@ -562,7 +565,8 @@ class V20Encoder : public FileEncoder {
   std::pair<int, int> columns_of(int field) const override {
     return {top_level_[field].first_column, top_level_[field].end_column};
   }
-  Status Append(int field, const ArrayData& data, int64_t offset, int64_t length) override {
+  Status Append(int field, const ArrayData& data, int64_t offset,
+                int64_t length) override {
     return top_level_[field].encoder->Append(data, offset, length, nullptr, 0);
   }
   int64_t buffered_bytes(int column) const override {

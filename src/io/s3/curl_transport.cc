@@ -223,9 +223,10 @@ void CurlTransport::ReleaseHandle(CURL* h, bool reusable) {
   pool_.push_back(h);
 }
 
-CURLcode CurlTransport::Perform(const Request& req, const RequestTarget& target,
-                              const std::vector<std::pair<std::string, std::string>>& auth_headers,
-                              Response* response, bool* overflow, std::string* curl_error) {
+CURLcode CurlTransport::Perform(
+    const Request& req, const RequestTarget& target,
+    const std::vector<std::pair<std::string, std::string>>& auth_headers,
+    Response* response, bool* overflow, std::string* curl_error) {
   struct SlotGuard {
     std::counting_semaphore<>* s;
     explicit SlotGuard(std::counting_semaphore<>* sem) : s(sem) { s->acquire(); }
@@ -242,9 +243,8 @@ CURLcode CurlTransport::Perform(const Request& req, const RequestTarget& target,
   t.response = response;
 
   CurlSlist headers;
-  bool ok = headers.Append("Host: " + target.host_header) &&
-            headers.Append("Expect:") && headers.Append("Accept:") &&
-            headers.Append("Content-Type:");
+  bool ok = headers.Append("Host: " + target.host_header) && headers.Append("Expect:") &&
+            headers.Append("Accept:") && headers.Append("Content-Type:");
   for (const auto& [name, value] : req.headers)
     ok = ok && headers.Append(name + ": " + value);
   for (const auto& [name, value] : auth_headers)

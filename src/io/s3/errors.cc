@@ -134,9 +134,9 @@ Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext c
     msg += ": the object does not exist";
   }
   const bool retryable = code == StatusCode::kUnavailable;
-  return Status(code, std::move(msg), retryable,
-                std::make_shared<HttpErrorDetail>(error.http_status, error.code,
-                                                  error.request_id));
+  return Status(
+      code, std::move(msg), retryable,
+      std::make_shared<HttpErrorDetail>(error.http_status, error.code, error.request_id));
 }
 
 std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,

@@ -11,33 +11,13 @@
 
 #include "io/s3/xml.h"
 #include "lance/core/ascii.h"
+#include "lance/core/temporal.h"
+#include "lance/core/text.h"
 #include "lance/macros.h"
 
 namespace lance::io::s3::internal {
 
-namespace {
-
-// Days since 1970-01-01 of a civil date (proleptic Gregorian), without timegm's
-// dependence on the process time zone.
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-}  // namespace
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
+std::string_view Trim(std::string_view s) { return TrimAscii(s); }
 
 bool ParseInt64(std::string_view s, int64_t* out) {
   if (s.empty() || s.size() > 18) return false;
@@ -200,35 +180,14 @@ std::string ContentMd5(std::string_view data) {
 }
 
 std::optional<int64_t> ParseIso8601Ms(std::string_view t) {
-  // YYYY-MM-DDTHH:MM:SS[.fff...]Z
-  if (t.size() < 20) return std::nullopt;
-  int64_t y, mo, d, h, mi, s;
-  if (t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':') {
+  // S3's LastModified: YYYY-MM-DDTHH:MM:SS[.fff...]Z, milliseconds kept, finer digits
+  // dropped.
+  auto parsed = ParseIsoDateTime(t);
+  if (!parsed.ok() || !parsed->has_time || parsed->offset_seconds != 0)
     return std::nullopt;
-  }
-  if (!ParseInt64(t.substr(0, 4), &y) || !ParseInt64(t.substr(5, 2), &mo) ||
-      !ParseInt64(t.substr(8, 2), &d) || !ParseInt64(t.substr(11, 2), &h) ||
-      !ParseInt64(t.substr(14, 2), &mi) || !ParseInt64(t.substr(17, 2), &s)) {
-    return std::nullopt;
-  }
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
-    return std::nullopt;
-  int64_t ms = 0;
-  size_t i = 19;
-  if (i < t.size() && t[i] == '.') {
-    ++i;
-    int digits = 0;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-      if (digits < 3) ms = ms * 10 + (t[i] - '0');
-      ++digits;
-      ++i;
-    }
-    if (digits == 0) return std::nullopt;
-    for (int k = digits; k < 3; ++k) ms *= 10;
-  }
-  if (i + 1 != t.size() || t[i] != 'Z') return std::nullopt;
-  const int64_t days = DaysFromCivil(y, mo, d);
-  return ((days * 24 + h) * 60 + mi) * 60'000 + s * 1000 + ms;
+  const std::string_view millis = parsed->fraction.substr(0, 3);
+  const int64_t ms = millis.empty() ? 0 : FractionTicks(millis, 3).value_or(0);
+  return (parsed->days * 86'400 + parsed->second_of_day) * 1000 + ms;
 }
 
 std::optional<int64_t> ParseHttpDateMs(std::string_view text) {
@@ -254,7 +213,10 @@ std::optional<int64_t> ParseHttpDateMs(std::string_view text) {
     if (t.substr(3, 3) == kMonths[i]) mo = i + 1;
   }
   if (mo == 0 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
-  return ((DaysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60'000 + s * 1000;
+  return ((DaysFromCivil(y, static_cast<int>(mo), static_cast<int>(d)) * 24 + h) * 60 +
+          mi) *
+             60'000 +
+         s * 1000;
 }
 
 std::optional<ContentRange> ParseContentRange(std::string_view value) {

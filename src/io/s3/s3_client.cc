@@ -22,8 +22,8 @@
 #include "io/s3/responses.h"
 #include "io/s3/sigv4.h"
 #include "io/s3/xml.h"
-#include "lance/io/http_error.h"
 #include "lance/core/logging.h"
+#include "lance/io/http_error.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
 
@@ -103,9 +103,9 @@ struct S3Client::Impl {
       } else {
         auto current = credentials->Current();
         if (!current.ok()) {
-          LANCE_LOG(Warn, "s3") << "S3 " << req.op << " of " << uri
-                                << ": no credentials from " << credentials->ToString() << ": "
-                                << current.status().ToString();
+          LANCE_LOG(Warn, "s3")
+              << "S3 " << req.op << " of " << uri << ": no credentials from "
+              << credentials->ToString() << ": " << current.status().ToString();
           return current.status().WithContext("S3 " + std::string(req.op) + " of " + uri +
                                               ": getting credentials");
         }
@@ -139,14 +139,14 @@ struct S3Client::Impl {
       const CURLcode rc =
           transport->Perform(req, target, auth_headers, &resp, &overflow, &curl_error);
       // One line per attempt; the credentials only in their redacted form.
-      LANCE_LOG(Debug, "s3") << req.method << " " << uri << ": "
-                             << (rc == CURLE_OK ? "HTTP " + std::to_string(resp.status)
-                                                : "curl error " + std::to_string(static_cast<int>(rc)))
-                             << " (" << req.op << ", attempt " << attempts << ", "
-                             << (creds != nullptr && !creds->access_key_id.empty()
-                                     ? creds->ToString()
-                                     : std::string("unsigned"))
-                             << ")";
+      LANCE_LOG(Debug, "s3")
+          << req.method << " " << uri << ": "
+          << (rc == CURLE_OK ? "HTTP " + std::to_string(resp.status)
+                             : "curl error " + std::to_string(static_cast<int>(rc)))
+          << " (" << req.op << ", attempt " << attempts << ", "
+          << (creds != nullptr && !creds->access_key_id.empty() ? creds->ToString()
+                                                                : std::string("unsigned"))
+          << ")";
 
       bool retry = false;
       Status final_error;
@@ -201,16 +201,17 @@ struct S3Client::Impl {
             !refreshed && creds != nullptr && !creds->access_key_id.empty()) {
           refreshed = true;
           stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
-          LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": HTTP " << err->http_status
-                                << (err->code.empty() ? "" : " ") << err->code << " with "
-                                << creds->ToString()
-                                << "; asking " << credentials->ToString()
-                                << " for fresh credentials";
+          LANCE_LOG(Info, "s3")
+              << req.op << " of " << uri << ": HTTP " << err->http_status
+              << (err->code.empty() ? "" : " ") << err->code << " with "
+              << creds->ToString() << "; asking " << credentials->ToString()
+              << " for fresh credentials";
           auto fresh = credentials->OnRejected(*creds);
           if (!fresh.ok()) {
             Status original = MakeHttpError(req, uri, *err, attempts, start);
-            LANCE_LOG(Warn, "s3") << original.message() << " with " << creds->ToString()
-                                  << "; no fresh credentials: " << fresh.status().message();
+            LANCE_LOG(Warn, "s3")
+                << original.message() << " with " << creds->ToString()
+                << "; no fresh credentials: " << fresh.status().message();
             // A plain AccessDenied is most often a real permission problem: a source
             // that cannot refresh must not turn it into a credentials story.
             if (cls == RetryClass::kMaybeRefreshCredentials) return original;
@@ -264,8 +265,9 @@ struct S3Client::Impl {
       const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
           options.retry_timeout - elapsed);
       delay = std::min(delay, remaining);
-      LANCE_LOG(Info, "s3") << final_error.message() << "; retry " << (retries + 1) << " of "
-                            << options.max_retries << " in " << delay.count() << " ms";
+      LANCE_LOG(Info, "s3") << final_error.message() << "; retry " << (retries + 1)
+                            << " of " << options.max_retries << " in " << delay.count()
+                            << " ms";
       if (delay.count() > 0) std::this_thread::sleep_for(delay);
       ++retries;
       stats.retries.fetch_add(1, std::memory_order_relaxed);
@@ -277,7 +279,6 @@ struct S3Client::Impl {
     return internal::MakeS3HttpError(req.op, uri, req.context, err, attempts,
                                      SecondsSince(start));
   }
-
 };
 
 S3Client::S3Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -616,16 +617,16 @@ Status S3Client::DeleteObjects(const std::vector<std::string>& keys) {
       std::string msg = StrCat("S3 DeleteObjects of ", ObjectUri(f.key), ": ", f.code);
       if (!f.message.empty()) msg += StrCat(": ", f.message);
       // The per-key code comes in a 200 answer: the detail carries that status.
-      first_error = Status(code, std::move(msg), /*retryable=*/false,
-                           std::make_shared<HttpErrorDetail>(resp.status, f.code,
-                                                             resp.request_id));
+      first_error =
+          Status(code, std::move(msg), /*retryable=*/false,
+                 std::make_shared<HttpErrorDetail>(resp.status, f.code, resp.request_id));
     }
   }
   if (failed > 0) {
-    return Status(first_error.code(),
-                  StrCat(first_error.message(), " (", failed, " of ", keys.size(),
-                         " keys failed)"),
-                  /*retryable=*/false, first_error.detail());
+    return Status(
+        first_error.code(),
+        StrCat(first_error.message(), " (", failed, " of ", keys.size(), " keys failed)"),
+        /*retryable=*/false, first_error.detail());
   }
   return Status::OK();
 }

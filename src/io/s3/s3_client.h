@@ -84,11 +84,11 @@ struct ListObjectsV2Response {
 
 /// \brief Counters for tests and benchmarks (monotonic, relaxed).
 struct S3ClientStats {
-  std::atomic<int64_t> requests{0};        ///< HTTP attempts sent (retries included)
-  std::atomic<int64_t> retries{0};         ///< attempts after the first, all causes
+  std::atomic<int64_t> requests{0};  ///< HTTP attempts sent (retries included)
+  std::atomic<int64_t> retries{0};   ///< attempts after the first, all causes
   std::atomic<int64_t> credential_refreshes{0};  ///< OnRejected calls
-  std::atomic<int64_t> bytes_received{0};  ///< body bytes of successful responses
-  std::atomic<int64_t> bytes_sent{0};      ///< body bytes of successful requests
+  std::atomic<int64_t> bytes_received{0};        ///< body bytes of successful responses
+  std::atomic<int64_t> bytes_sent{0};            ///< body bytes of successful requests
 };
 
 class S3Client {
@@ -99,8 +99,9 @@ class S3Client {
   /// without one "https://<bucket>.s3.<region>.amazonaws.com").
   /// \return the client; Invalid for an empty bucket or a malformed endpoint;
   /// Invalid if `credentials` is null.
-  static Result<std::shared_ptr<S3Client>> Make(std::string bucket, S3Options options,
-                                                std::shared_ptr<CredentialsSource> credentials);
+  static Result<std::shared_ptr<S3Client>> Make(
+      std::string bucket, S3Options options,
+      std::shared_ptr<CredentialsSource> credentials);
   ~S3Client();
   S3Client(const S3Client&) = delete;
   S3Client& operator=(const S3Client&) = delete;

@@ -73,7 +73,8 @@ class S3Reader final : public RandomAccessReader {
       LANCE_ASSIGN_OR_RAISE(got, client_->GetObjectInto(path(), offset, length,
                                                         buffer->mutable_data(), etag_));
     } else {
-      LANCE_ASSIGN_OR_RAISE(got, ReadChunked(offset, length, chunk, buffer->mutable_data()));
+      LANCE_ASSIGN_OR_RAISE(got,
+                            ReadChunked(offset, length, chunk, buffer->mutable_data()));
     }
     if (got < length) buffer->Resize(got);
     return buffer;
@@ -84,7 +85,8 @@ class S3Reader final : public RandomAccessReader {
   // writing its own slice of `out`. Parallelism is bounded by max_connections; the
   // calling thread works too. \return the bytes available from `offset` on: the range
   // is cut at the first short chunk (an object shorter than the caller said).
-  Result<int64_t> ReadChunked(int64_t offset, int64_t length, int64_t chunk, uint8_t* out) {
+  Result<int64_t> ReadChunked(int64_t offset, int64_t length, int64_t chunk,
+                              uint8_t* out) {
     const int64_t num_chunks = (length + chunk - 1) / chunk;
     const int64_t workers = std::clamp<int64_t>(
         std::min<int64_t>(num_chunks, client_->options().max_connections), 1, num_chunks);
@@ -133,7 +135,8 @@ class S3Reader final : public RandomAccessReader {
       for (const auto& result : results) {
         if (!result.status.ok()) return result.status;
       }
-      return Status::IOError("When reading " + Quoted(uri()) + ": a ranged read was lost");
+      return Status::IOError("When reading " + Quoted(uri()) +
+                             ": a ranged read was lost");
     };
     for (int64_t i = 0; i < num_chunks; ++i) {
       const auto& result = results[static_cast<size_t>(i)];
@@ -284,8 +287,8 @@ Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::Make(
   if (credentials == nullptr) {
     credentials = std::make_shared<StaticCredentialsSource>(options.credentials);
   }
-  LANCE_ASSIGN_OR_RAISE(auto client,
-                        S3Client::Make(bucket, std::move(options), std::move(credentials)));
+  LANCE_ASSIGN_OR_RAISE(
+      auto client, S3Client::Make(bucket, std::move(options), std::move(credentials)));
   std::string uri = "s3://" + bucket;
   return std::shared_ptr<S3ObjectStore>(
       new S3ObjectStore(std::move(bucket), std::move(uri), std::move(client)));
@@ -296,11 +299,12 @@ Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::FromStorageOptions(
     std::shared_ptr<CredentialsSource> credentials, std::string scheme) {
   LANCE_RETURN_NOT_OK(ValidateBucketName(bucket));
   if (scheme.empty()) scheme = "s3";
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : scheme)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   Result<s3::S3Options> options = s3::ParseS3Options(storage_options);
   if (!options.ok()) {
-    return options.status().WithContext("configuring the S3 store for '" + scheme + "://" +
-                                        bucket + "'");
+    return options.status().WithContext("configuring the S3 store for '" + scheme +
+                                        "://" + bucket + "'");
   }
   LANCE_ASSIGN_OR_RAISE(auto store, Make(bucket, std::move(options).MoveValueUnsafe(),
                                          std::move(credentials)));
@@ -336,12 +340,13 @@ Result<ListResult> S3ObjectStore::List(const std::string& prefix,
   // S3 never returns more than 1000 entries per page; asking for more is the same.
   request.max_keys = static_cast<int>(std::min<int64_t>(
       options.max_keys == 0 ? ListOptions::kDefaultMaxKeys : options.max_keys, 1000));
-  LANCE_ASSIGN_OR_RAISE(s3::ListObjectsV2Response response, client_->ListObjectsV2(request));
+  LANCE_ASSIGN_OR_RAISE(s3::ListObjectsV2Response response,
+                        client_->ListObjectsV2(request));
   ListResult result;
   result.objects.reserve(response.objects.size());
   for (auto& entry : response.objects) {
-    result.objects.push_back(ObjectMeta{std::move(entry.key), entry.size,
-                                        entry.last_modified_ms});
+    result.objects.push_back(
+        ObjectMeta{std::move(entry.key), entry.size, entry.last_modified_ms});
   }
   result.common_prefixes = std::move(response.common_prefixes);
   result.next_token = std::move(response.next_continuation_token);
@@ -471,7 +476,8 @@ Status S3ObjectStore::RenameIfNotExists(const std::string& src, const std::strin
                                  " if the destination does not exist: " +
                                  Quoted(ObjectUri(dst)) + " exists (it is the source)");
   }
-  LANCE_RETURN_NOT_OK(client_->PutObject(dst, data->ToStringView(), /*if_none_match=*/true));
+  LANCE_RETURN_NOT_OK(
+      client_->PutObject(dst, data->ToStringView(), /*if_none_match=*/true));
   Status st = client_->DeleteObject(src);
   if (!st.ok()) {
     return st.WithContext("renaming " + Quoted(ObjectUri(src)) + " to " +
@@ -482,15 +488,15 @@ Status S3ObjectStore::RenameIfNotExists(const std::string& src, const std::strin
 }
 
 Status RegisterS3ObjectStore(ObjectStoreRegistry* registry) {
-  ObjectStoreFactory factory =
-      [](const Uri& root, const StorageOptions& options,
-         const std::shared_ptr<CredentialsSource>& credentials)
+  ObjectStoreFactory factory = [](const Uri& root, const StorageOptions& options,
+                                  const std::shared_ptr<CredentialsSource>& credentials)
       -> Result<std::shared_ptr<ObjectStore>> {
     if (root.authority.empty()) {
       return Status::Invalid("an s3:// location needs a bucket name");
     }
-    LANCE_ASSIGN_OR_RAISE(auto store, S3ObjectStore::FromStorageOptions(
-                                          root.authority, options, credentials, root.scheme));
+    LANCE_ASSIGN_OR_RAISE(auto store,
+                          S3ObjectStore::FromStorageOptions(root.authority, options,
+                                                            credentials, root.scheme));
     return std::shared_ptr<ObjectStore>(std::move(store));
   };
   LANCE_RETURN_NOT_OK(registry->Register("s3", factory, /*replace=*/true));

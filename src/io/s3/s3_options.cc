@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lance/core/ascii.h"
+#include "lance/core/text.h"
 #include "lance/io/storage_options.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
@@ -19,11 +20,7 @@
 namespace lance::io::s3 {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+std::string_view Trim(std::string_view s) { return TrimAscii(s); }
 
 // The settings S3Options knows. Each storage-option key maps to at most one of them.
 enum class Field {
@@ -111,8 +108,8 @@ Result<int64_t> ParseInt(std::string_view key, std::string_view value, int64_t m
                            std::string(value) + "' is not a decimal integer");
   }
   if (out < min || out > max) {
-    return Status::Invalid("storage option '" + std::string(key) + "': " +
-                           std::to_string(out) + " is out of range [" +
+    return Status::Invalid("storage option '" + std::string(key) +
+                           "': " + std::to_string(out) + " is out of range [" +
                            std::to_string(min) + ", " + std::to_string(max) + "]");
   }
   return out;
@@ -296,10 +293,12 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
         std::string msg = "storage options '" + settings[0].source + "' and '" +
                           settings[i].source + "' set the same S3 setting";
         // The one secrets rule decides what may be shown (a key id only redacted).
-        if (!IsSecretOptionKey(settings[0].source) && !IsSecretOptionKey(settings[i].source)) {
-          msg += StrCat(" to different values ('",
-                        RedactOptionValue(settings[0].source, settings[0].value), "' and '",
-                        RedactOptionValue(settings[i].source, settings[i].value), "')");
+        if (!IsSecretOptionKey(settings[0].source) &&
+            !IsSecretOptionKey(settings[i].source)) {
+          msg +=
+              StrCat(" to different values ('",
+                     RedactOptionValue(settings[0].source, settings[0].value), "' and '",
+                     RedactOptionValue(settings[i].source, settings[i].value), "')");
         } else {
           msg += " to different values";
         }
@@ -310,8 +309,9 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
 
   // The single value of a field from the options, else from the first set environment
   // variable of `env_names`.
-  auto lookup = [&](Field field,
-                    std::initializer_list<std::string_view> env_names) -> std::optional<Setting> {
+  auto lookup =
+      [&](Field field,
+          std::initializer_list<std::string_view> env_names) -> std::optional<Setting> {
     if (auto it = given.find(field); it != given.end()) return it->second.front();
     for (std::string_view name : env_names) {
       if (!env) break;
@@ -365,9 +365,8 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
 
   LANCE_RETURN_NOT_OK(set_int(Field::kMaxRetries, {"OBJECT_STORE_CLIENT_MAX_RETRIES"}, 0,
                               1000, &out.max_retries));
-  LANCE_RETURN_NOT_OK(set_duration(Field::kRetryTimeout,
-                                   {"OBJECT_STORE_CLIENT_RETRY_TIMEOUT"},
-                                   &out.retry_timeout));
+  LANCE_RETURN_NOT_OK(set_duration(
+      Field::kRetryTimeout, {"OBJECT_STORE_CLIENT_RETRY_TIMEOUT"}, &out.retry_timeout));
   LANCE_RETURN_NOT_OK(set_ms_int(Field::kInitialBackoff, &out.initial_backoff));
   LANCE_RETURN_NOT_OK(set_ms_int(Field::kMaxBackoff, &out.max_backoff));
   LANCE_RETURN_NOT_OK(set_duration(Field::kConnectTimeout, {}, &out.connect_timeout));
@@ -380,8 +379,7 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
       set_int(Field::kMultipartConcurrency, {}, 1, 1024, &out.multipart_concurrency));
   LANCE_RETURN_NOT_OK(set_int(Field::kReadChunkSize, {}, 1,
                               std::numeric_limits<int64_t>::max(), &out.read_chunk_size));
-  LANCE_RETURN_NOT_OK(
-      set_int(Field::kMaxConnections, {}, 1, 1024, &out.max_connections));
+  LANCE_RETURN_NOT_OK(set_int(Field::kMaxConnections, {}, 1, 1024, &out.max_connections));
   // A smaller cap than first delay would make the first delay meaningless.
   if (out.max_backoff < out.initial_backoff) out.max_backoff = out.initial_backoff;
 
@@ -394,7 +392,8 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
   // aws_default_region wins over AWS_REGION from the environment.
   if (auto s = lookup(Field::kRegion, {})) {
     out.region = std::string(Trim(s->value));
-  } else if (auto d = lookup(Field::kDefaultRegion, {"AWS_REGION", "AWS_DEFAULT_REGION"})) {
+  } else if (auto d =
+                 lookup(Field::kDefaultRegion, {"AWS_REGION", "AWS_DEFAULT_REGION"})) {
     out.region = std::string(Trim(d->value));
   } else {
     // Lance: "us-west-2" unless a custom endpoint is set; S3-compatible servers
@@ -429,11 +428,10 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
   }
   const std::string origin = from_options ? "storage option" : "environment variable";
   if (key_id != nullptr && secret == nullptr) {
-    return Status::Invalid(origin + " '" + key_id->source +
-                           "' is set but no secret access key is (" +
-                           (from_options ? "aws_secret_access_key"
-                                         : "AWS_SECRET_ACCESS_KEY") +
-                           "); give both or neither");
+    return Status::Invalid(
+        origin + " '" + key_id->source + "' is set but no secret access key is (" +
+        (from_options ? "aws_secret_access_key" : "AWS_SECRET_ACCESS_KEY") +
+        "); give both or neither");
   }
   if (secret != nullptr && key_id == nullptr) {
     return Status::Invalid(origin + " '" + secret->source +

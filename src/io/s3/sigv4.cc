@@ -38,7 +38,8 @@ Digest HmacSha256(std::string_view key, std::string_view data) {
   Digest out{};
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(), &len);
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(),
+       &len);
   return out;
 }
 
@@ -60,14 +61,17 @@ bool IsUnreserved(unsigned char c) {
 
 // RFC 7230 token characters.
 bool IsTokenChar(unsigned char c) {
-  if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+  if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+    return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) !=
+         std::string_view::npos;
 }
 
 bool IsLowerHex64(std::string_view s) {
   if (s.size() != 64) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
 }
 
 /// Trims leading/trailing spaces and tabs, and collapses inner runs of them to one space.
@@ -127,10 +131,12 @@ std::string S3CanonicalUri(std::string_view raw_path) {
   return UriEncode(raw_path, /*encode_slash=*/false);
 }
 
-std::string S3CanonicalQuery(const std::vector<std::pair<std::string, std::string>>& query) {
+std::string S3CanonicalQuery(
+    const std::vector<std::pair<std::string, std::string>>& query) {
   std::vector<std::pair<std::string, std::string>> encoded;
   encoded.reserve(query.size());
-  for (const auto& [k, v] : query) encoded.emplace_back(UriEncode(k, true), UriEncode(v, true));
+  for (const auto& [k, v] : query)
+    encoded.emplace_back(UriEncode(k, true), UriEncode(v, true));
   std::sort(encoded.begin(), encoded.end());
   std::string out;
   for (const auto& [k, v] : encoded) {
@@ -143,8 +149,8 @@ std::string S3CanonicalQuery(const std::vector<std::pair<std::string, std::strin
 }
 
 std::string FormatAmzDate(std::chrono::system_clock::time_point now) {
-  const std::time_t t = std::chrono::system_clock::to_time_t(
-      std::chrono::floor<std::chrono::seconds>(now));
+  const std::time_t t =
+      std::chrono::system_clock::to_time_t(std::chrono::floor<std::chrono::seconds>(now));
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -152,11 +158,13 @@ std::string FormatAmzDate(std::chrono::system_clock::time_point now) {
   return buf;
 }
 
-Result<SigV4Parts> ComputeSigV4(const SigV4Request& request, const AwsCredentials& credentials,
+Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
+                                const AwsCredentials& credentials,
                                 std::string_view region, std::string_view service,
                                 std::chrono::system_clock::time_point now) {
   // --- Validation. Messages name the offending field, never a value or credential.
-  if (credentials.access_key_id.empty()) return Status::Invalid("SigV4: empty access key id");
+  if (credentials.access_key_id.empty())
+    return Status::Invalid("SigV4: empty access key id");
   if (credentials.secret_access_key.empty()) {
     return Status::Invalid("SigV4: empty secret access key");
   }
@@ -176,16 +184,20 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request, const AwsCredential
                    [](char c) { return IsTokenChar(static_cast<unsigned char>(c)); })) {
     return Status::Invalid("SigV4: missing or invalid HTTP method");
   }
-  if (request.host.empty() || request.host.find_first_of(" \t\r\n/", 0) != std::string::npos ||
+  if (request.host.empty() ||
+      request.host.find_first_of(" \t\r\n/", 0) != std::string::npos ||
       request.host.find('\0') != std::string::npos) {
     return Status::Invalid("SigV4: missing or invalid host");
   }
   if (!request.path.empty() && request.path.front() != '/') {
     return Status::Invalid("SigV4: path must start with '/'");
   }
-  if (!IsValidScopePart(region)) return Status::Invalid("SigV4: missing or invalid region");
-  if (!IsValidScopePart(service)) return Status::Invalid("SigV4: missing or invalid service");
-  if (request.payload_sha256_hex != kUnsignedPayload && !IsLowerHex64(request.payload_sha256_hex)) {
+  if (!IsValidScopePart(region))
+    return Status::Invalid("SigV4: missing or invalid region");
+  if (!IsValidScopePart(service))
+    return Status::Invalid("SigV4: missing or invalid service");
+  if (request.payload_sha256_hex != kUnsignedPayload &&
+      !IsLowerHex64(request.payload_sha256_hex)) {
     return Status::Invalid(
         "SigV4: payload hash must be 64 lower-case hex digits or UNSIGNED-PAYLOAD");
   }
@@ -289,8 +301,9 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request, const AwsCredential
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> SignRequest(
-    const SigV4Request& request, const AwsCredentials& credentials, std::string_view region,
-    std::string_view service, std::chrono::system_clock::time_point now) {
+    const SigV4Request& request, const AwsCredentials& credentials,
+    std::string_view region, std::string_view service,
+    std::chrono::system_clock::time_point now) {
   auto parts = ComputeSigV4(request, credentials, region, service, now);
   if (!parts.ok()) return parts.status();
   std::vector<std::pair<std::string, std::string>> out;

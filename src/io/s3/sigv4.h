@@ -85,7 +85,8 @@ std::string S3CanonicalUri(std::string_view raw_path);
 /// \brief The canonical query string: keys and values UriEncode'd (with '/'),
 /// sorted by encoded key then encoded value, joined as "k=v&k2=" (a parameter
 /// without value keeps its '='). Empty when there is no parameter.
-std::string S3CanonicalQuery(const std::vector<std::pair<std::string, std::string>>& query);
+std::string S3CanonicalQuery(
+    const std::vector<std::pair<std::string, std::string>>& query);
 
 /// \brief Formats `now` (UTC, truncated to whole seconds) as "YYYYMMDDTHHMMSSZ".
 std::string FormatAmzDate(std::chrono::system_clock::time_point now);
@@ -96,7 +97,8 @@ std::string FormatAmzDate(std::chrono::system_clock::time_point now);
 /// hash, region or service, a path without leading '/', an invalid header name, a
 /// header value containing CR/LF/NUL, or a header that the signer owns. Error
 /// messages never contain a credential or a header value.
-Result<SigV4Parts> ComputeSigV4(const SigV4Request& request, const AwsCredentials& credentials,
+Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
+                                const AwsCredentials& credentials,
                                 std::string_view region, std::string_view service,
                                 std::chrono::system_clock::time_point now);
 
@@ -107,7 +109,8 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request, const AwsCredential
 /// Always signs host, x-amz-content-sha256, x-amz-date, x-amz-security-token (when
 /// present) and every header of request.headers. `service` is "s3" for S3.
 Result<std::vector<std::pair<std::string, std::string>>> SignRequest(
-    const SigV4Request& request, const AwsCredentials& credentials, std::string_view region,
-    std::string_view service, std::chrono::system_clock::time_point now);
+    const SigV4Request& request, const AwsCredentials& credentials,
+    std::string_view region, std::string_view service,
+    std::chrono::system_clock::time_point now);
 
 }  // namespace lance::io::s3
