@@ -11,6 +11,7 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/type_lists.h"
 
@@ -20,25 +21,11 @@ namespace {
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
-void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-ArrayPtr I32(const std::vector<int32_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int32Builder>(v, valid).value();
-}
-ArrayPtr I64(const std::vector<int64_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int64Builder>(v, valid).value();
-}
-ArrayPtr Str(const std::vector<std::string>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<StringBuilder>(v, valid).value();
-}
-ArrayPtr Bools(const std::vector<bool>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<BooleanBuilder>(v, valid).value();
-}
+using ::lance::testing::Bools;
+using ::lance::testing::Check;
+using ::lance::testing::I32;
+using ::lance::testing::I64;
+using ::lance::testing::Str;
 
 // Random values of any type, built through the builders so that the test data is
 // independent of the code under test. About a quarter of the slots are null.
