@@ -271,7 +271,8 @@ TEST_F(LegacyTest, TakeMatchesPylance) {
     const std::vector<int32_t> ids = TopLevelIds(*reader);
     const auto& fields = reader->schema().schema()->fields();
     std::vector<std::vector<int64_t>> cases = {{}, {0}, Range(0, n)};
-    if (n > 8) cases.push_back({n - 1, 0, n - 1, 3, 3, 7, 8, 2});  // unsorted, repeats, edges
+    if (n > 8)
+      cases.push_back({n - 1, 0, n - 1, 3, 3, 7, 8, 2});  // unsorted, repeats, edges
     for (int k = 0; k < 6; ++k) {
       std::vector<int64_t> random;
       const int count = 1 + static_cast<int>(rng() % (2 * n));
@@ -804,22 +805,7 @@ void Exercise(const std::string& bytes, Outcome* outcome) {
   ++outcome->opened;
   bool all_ok = true;
   for (int64_t batch_size : {int64_t{1} << 20, int64_t{3}}) {
-    FileReadOptions ro;
-    ro.batch_size = batch_size;
-    auto stream = (*reader)->Read(ro);
-    Status st = stream.status();
-    if (st.ok()) {
-      while (true) {
-        auto batch = (*stream)->Next();
-        if (!batch.ok()) {
-          st = batch.status();
-          break;
-        }
-        if (*batch == nullptr) break;
-        // Touch every value so that bad offsets would show up under the sanitizers.
-        for (const auto& column : (*batch)->columns()) (void)column->Validate();
-      }
-    }
+    Status st = testing::ReadAllValidating(**reader, batch_size);
     if (!st.ok()) {
       all_ok = false;
       EXPECT_NE(st.message().find(kDamaged), std::string::npos) << st.ToString();
