@@ -117,12 +117,9 @@ class S3LanceNs(LanceNs):
 
 @pytest.fixture(scope="module")
 def ns_node_s3(tmp_path_factory, s3) -> NsOracle:
-    import shutil
     from conftest import ORACLE_DIR
-    if shutil.which("node") is None:
-        pytest.fail("node not found (scripts/setup.sh installs it)")
-    if not (ORACLE_DIR / "node_modules" / "@lancedb" / "lancedb").exists():
-        pytest.fail(f"{ORACLE_DIR}/node_modules lacks @lancedb/lancedb (run scripts/setup.sh)")
+    from node_jobs import require_node
+    require_node(ORACLE_DIR)
     return NsOracle(tmp_path_factory.mktemp("ns-node-s3"), scrub=s3.scrub)
 
 
