@@ -12,6 +12,7 @@
 #include "lance/format/file_reader.h"
 #include "lance/format/file_writer.h"
 #include "lance/io/memory_object_store.h"
+#include "lance/str_cat.h"
 #include "tests/format/file_inspect.h"
 #include "tests/format/format_test_util.h"
 #include "tests/testing/matchers.h"
@@ -119,14 +120,17 @@ TEST_P(RoundTripTest, EveryTypeWithNullPatterns) {
   }
 }
 
-TEST_P(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
+// One column c0, c1, ... per leaf and nested type.
+SchemaPtr EveryTypeSchema() {
   std::vector<FieldPtr> fields;
-  int i = 0;
-  for (const auto& t : AllLeafTypes())
-    fields.push_back(field("c" + std::to_string(i++), t));
-  for (const auto& t : NestedTypes())
-    fields.push_back(field("c" + std::to_string(i++), t));
-  auto schema = lance::schema(fields);
+  for (const auto& types : {AllLeafTypes(), NestedTypes()}) {
+    for (const auto& t : types) fields.push_back(field(StrCat("c", fields.size()), t));
+  }
+  return lance::schema(fields);
+}
+
+TEST_P(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
+  auto schema = EveryTypeSchema();
   std::vector<RecordBatchPtr> batches;
   for (int b = 0; b < 5; ++b) {
     ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 200 + 37 * b, 100 + b));
@@ -162,13 +166,7 @@ TEST_P(RoundTripTest, TakeMatchesTheRowsOfEveryTypeAcrossPagesAndChunks) {
   // Take decodes only the chunks / values holding the rows and picks them chunk by
   // chunk; rows spread over many pages and chunks, unsorted and repeated, must come out
   // exactly as the input's rows, nulls included.
-  std::vector<FieldPtr> fields;
-  int i = 0;
-  for (const auto& t : AllLeafTypes())
-    fields.push_back(field("c" + std::to_string(i++), t));
-  for (const auto& t : NestedTypes())
-    fields.push_back(field("c" + std::to_string(i++), t));
-  auto schema = lance::schema(fields);
+  auto schema = EveryTypeSchema();
   RandomOptions opts;
   opts.null_probability = 0.25;
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 3000, 77, opts));
