@@ -27,7 +27,7 @@ from lance_namespace import ListTablesRequest
 
 from conftest import ORACLE_DIR
 from node_jobs import NodeJobs, describe_ns_job, require_node
-from test_namespace_dir import LanceNs, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
+from test_namespace_dir import LanceNs, make_tree, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
 
 NS_ORACLE = ORACLE_DIR / "ns_oracle.cjs"
 
@@ -43,6 +43,23 @@ class NsOracle(NodeJobs):
 def ns_node(tmp_path_factory) -> NsOracle:
     require_node(ORACLE_DIR)
     return NsOracle(tmp_path_factory.mktemp("ns-node"))
+
+
+def tree_jobs(job: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Jobs listing and reading the tree top, team/{events, later}, team/sub/deep (shared
+    with test_namespace_s3.py): namespaces, team's namespaces and properties, the tables
+    of each level, then the three tables' rows."""
+    return [
+        {**job, "op": "namespaces"},
+        {**job, "op": "namespaces", "namespace": ["team"]},
+        {**job, "op": "describe_ns", "namespace": ["team"]},
+        {**job, "op": "tables"},
+        {**job, "op": "tables", "namespace": ["team"]},
+        {**job, "op": "tables", "namespace": ["team", "sub"]},
+        {**job, "op": "read", "name": "top"},
+        {**job, "op": "read", "namespace": ["team"], "name": "events"},
+        {**job, "op": "read", "namespace": ["team", "sub"], "name": "deep"},
+    ]
 
 
 # -- races between processes (shared with test_namespace_s3.py) ----------------------------
@@ -146,24 +163,9 @@ def test_manifest_root_written_here_is_read_by_node(ns_bin: Path, ns_node: NsOra
                                                     tmp_path: Path) -> None:
     root = tmp_path / "managed"
     ours = LanceNs(ns_bin, root, manifest=True)
-    ours("create-namespace", "team", properties={"owner": "ann"})
-    ours("create-namespace", "team", "sub")
-    ours("create", "top", rows=2)
-    ours("create", "team", "events", rows=4, properties={"k": "v"})
-    ours("create", "team", "sub", "deep", rows=5)
-    ours("declare", "team", "later")
+    make_tree(ours)
     job = {"root": str(root), "manifest": True}
-    values = ns_node.run_ok([
-        {**job, "op": "namespaces"},
-        {**job, "op": "namespaces", "namespace": ["team"]},
-        {**job, "op": "describe_ns", "namespace": ["team"]},
-        {**job, "op": "tables"},
-        {**job, "op": "tables", "namespace": ["team"]},
-        {**job, "op": "tables", "namespace": ["team", "sub"]},
-        {**job, "op": "read", "name": "top"},
-        {**job, "op": "read", "namespace": ["team"], "name": "events"},
-        {**job, "op": "read", "namespace": ["team", "sub"], "name": "deep"},
-    ])
+    values = ns_node.run_ok(tree_jobs(job))
     assert values[0] == ["team"]
     assert values[1] == ["sub"]
     assert values[2] == {"owner": "ann"}

@@ -33,9 +33,9 @@ import pytest
 from lance_namespace import (DescribeNamespaceRequest, DescribeTableRequest,
                              ListNamespacesRequest, ListTablesRequest)
 
-from test_namespace_dir import LanceNs, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
+from test_namespace_dir import LanceNs, make_tree, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
 from test_namespace_node import (N_PROCS, NsOracle, check_race_different_ids,
-                                 check_race_same_id)
+                                 check_race_same_id, tree_jobs)
 
 S3_VARS = ("LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY",
            "LANCE_S3_BUCKET")
@@ -176,12 +176,7 @@ def test_manifest_root_written_here_is_read_on_s3(ns_bin: Path, s3: S3,
                                                   ns_node_s3: NsOracle) -> None:
     root = s3.root("managed")
     ours = S3LanceNs(ns_bin, s3, root, manifest=True)
-    ours("create-namespace", "team", properties={"owner": "ann"})
-    ours("create-namespace", "team", "sub")
-    ours("create", "top", rows=2)
-    events = ours("create", "team", "events", rows=4, properties={"k": "v"})
-    ours("create", "team", "sub", "deep", rows=5)
-    ours("declare", "team", "later")
+    events, _ = make_tree(ours)
     ghost = ours("declare", "ghost", "x")  # a namespace never created, as Lance allows
     assert events["location"].startswith(f"{root}/")
     assert ghost["storage_options"] == S3LanceNs.SAME_OPTIONS
@@ -204,17 +199,7 @@ def test_manifest_root_written_here_is_read_on_s3(ns_bin: Path, s3: S3,
     assert py_read(s3, theirs, ["team", "sub", "deep"]) == rows(5)
 
     job = {"root": root, "manifest": True, "s3": True}
-    values = ns_node_s3.run_ok([
-        {**job, "op": "namespaces"},
-        {**job, "op": "namespaces", "namespace": ["team"]},
-        {**job, "op": "describe_ns", "namespace": ["team"]},
-        {**job, "op": "tables"},
-        {**job, "op": "tables", "namespace": ["team"]},
-        {**job, "op": "tables", "namespace": ["team", "sub"]},
-        {**job, "op": "read", "name": "top"},
-        {**job, "op": "read", "namespace": ["team"], "name": "events"},
-        {**job, "op": "read", "namespace": ["team", "sub"], "name": "deep"},
-    ])
+    values = ns_node_s3.run_ok(tree_jobs(job))
     assert values == [["team"], ["sub"], {"owner": "ann"}, ["top"], ["events", "later"],
                       ["deep"], {"version": 1, **rows(2)}, {"version": 1, **rows(4)},
                       {"version": 1, **rows(5)}]
