@@ -164,12 +164,10 @@ def test_cpp_manifest_root_read_by_pylance(cpp, tmp_path):
 
 
 class NsNode(NodeJobs):
+    """Batches of jobs through nsmatrix.cjs; run_ok gives their values."""
+
     def __init__(self, scratch: Path):
         super().__init__(NSMATRIX_JS, scratch, "ns", describe=describe_ns_job)
-
-    def run(self, jobs: List[Dict[str, Any]]) -> List[Any]:
-        """The jobs' values; raises naming every failed job."""
-        return self.run_ok(jobs)
 
 
 @pytest.fixture
@@ -187,7 +185,7 @@ def test_node_manifest_root_read_by_cpp(cpp, ns_node, tmp_path):
     files = [matrix_gen.write_ipc(_data(n, s), ipc / f"{i}.arrow")
              for i, (n, s) in enumerate([(1500, 0), (400, 2000), (900, 100)])]
     job = {"root": str(root), "manifest": True}
-    ns_node.run([
+    ns_node.run_ok([
         {**job, "op": "create_namespace", "namespace": ["team"], "properties": {"k": "v"}},
         {**job, "op": "create", "name": "top", "ipc": str(files[0])},  # default: 2.1
         {**job, "op": "add", "name": "top", "ipc": str(files[1])},
@@ -215,7 +213,7 @@ def test_cpp_manifest_root_read_by_node(cpp, ns_node, tmp_path):
     job = {"root": str(root), "manifest": True}
     out = tmp_path / "read"
     out.mkdir()
-    values = ns_node.run([
+    values = ns_node.run_ok([
         {**job, "op": "namespaces"},
         {**job, "op": "describe_ns", "namespace": ["team"]},
         {**job, "op": "tables"},
