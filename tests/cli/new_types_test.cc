@@ -21,6 +21,7 @@ namespace lance::cli {
 namespace {
 
 using ::lance::testing::ExpectTypeString;
+using ::lance::testing::ExpectTypeStringError;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
@@ -58,25 +59,17 @@ TEST(NewTypeStrings, Parse) {
 }
 
 TEST(NewTypeStrings, ParseErrors) {
-  EXPECT_THAT(ParseTypeString("decimal128(39, 2)"),
-              IsErrorWith(StatusCode::kInvalid, "precision must be in [1, 38]"));
-  EXPECT_THAT(ParseTypeString("decimal128(10)"),
-              IsErrorWith(StatusCode::kInvalid, "','"));
-  EXPECT_THAT(ParseTypeString("decimal128(10, x)"),
-              IsErrorWith(StatusCode::kInvalid, "scale"));
-  EXPECT_THAT(ParseTypeString("time32[us]"),
-              IsErrorWith(StatusCode::kInvalid, "time32 takes the unit s or ms"));
-  EXPECT_THAT(ParseTypeString("time64[s]"), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ParseTypeString("duration[d]"),
-              IsErrorWith(StatusCode::kInvalid, "time unit"));
-  EXPECT_THAT(ParseTypeString("dictionary<indices=int8>"),
-              IsErrorWith(StatusCode::kInvalid, "values="));
-  EXPECT_THAT(ParseTypeString("dictionary<values=utf8, indices=utf8>"),
-              IsErrorWith(StatusCode::kInvalid, "integer"));
-  EXPECT_THAT(ParseTypeString("dictionary<colour=red>"), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ParseTypeString("map<utf8>"), IsErrorWith(StatusCode::kInvalid, "','"));
-  EXPECT_THAT(ParseTypeString("map<utf8, int32, sorted>"),
-              IsErrorWith(StatusCode::kInvalid, "keys_sorted"));
+  ExpectTypeStringError("decimal128(39, 2)", "precision must be in [1, 38]");
+  ExpectTypeStringError("decimal128(10)", "','");
+  ExpectTypeStringError("decimal128(10, x)", "scale");
+  ExpectTypeStringError("time32[us]", "time32 takes the unit s or ms");
+  ExpectTypeStringError("time64[s]");
+  ExpectTypeStringError("duration[d]", "time unit");
+  ExpectTypeStringError("dictionary<indices=int8>", "values=");
+  ExpectTypeStringError("dictionary<values=utf8, indices=utf8>", "integer");
+  ExpectTypeStringError("dictionary<colour=red>");
+  ExpectTypeStringError("map<utf8>", "','");
+  ExpectTypeStringError("map<utf8, int32, sorted>", "keys_sorted");
 }
 
 TEST(NewTypeStrings, FormatReadsBack) {

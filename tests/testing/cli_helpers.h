@@ -11,6 +11,7 @@
 #include "lance/core/type.h"
 #include "lib/schema_spec.h"
 #include "lib/value_format.h"
+#include "tests/testing/matchers.h"
 
 namespace lance::testing {
 
@@ -22,6 +23,19 @@ inline void ExpectTypeString(const std::string& text, const DataTypePtr& expecte
   EXPECT_TRUE((*parsed)->Equals(*expected, true))
       << text << " parsed as " << (*parsed)->ToString() << ", want "
       << expected->ToString();
+}
+
+/// \brief Expects the CLI type string `text` to be refused as Invalid, with
+/// `message_part` in the message unless it is empty.
+inline void ExpectTypeStringError(const std::string& text,
+                                  const std::string& message_part = "") {
+  SCOPED_TRACE(text);
+  if (message_part.empty()) {
+    EXPECT_THAT(cli::ParseTypeString(text), IsError(StatusCode::kInvalid));
+  } else {
+    EXPECT_THAT(cli::ParseTypeString(text),
+                IsErrorWith(StatusCode::kInvalid, message_part));
+  }
 }
 
 /// \brief Every slot of `array` as the CLI's JSON, joined with ' '.
