@@ -33,7 +33,8 @@ import pytest
 from lance_namespace import (DescribeNamespaceRequest, DescribeTableRequest,
                              ListNamespacesRequest, ListTablesRequest)
 
-from test_namespace_dir import LanceNs, make_tree, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
+from test_namespace_dir import (LanceNs, expect_declared_and_missing, make_tree,
+                                ns_bin, rows)  # noqa: F401  (ns_bin: a fixture)
 from test_namespace_node import (N_PROCS, NsOracle, check_race_different_ids,
                                  check_race_same_id, tree_jobs)
 
@@ -155,12 +156,7 @@ def test_plain_root_written_here_is_read_on_s3(ns_bin: Path, s3: S3, ns_node_s3:
         DescribeTableRequest(id=["events"], load_detailed_metadata=True))
     assert described.location == f"{root}/events.lance" == ours("describe", "events")["location"]
     assert described.version == 1
-    declared = theirs.describe_table(
-        DescribeTableRequest(id=["declared"], load_detailed_metadata=True))
-    assert declared.is_only_declared is True and declared.version is None
-    for missing in (["gone"], ["hidden"]):
-        with pytest.raises(Exception):
-            theirs.describe_table(DescribeTableRequest(id=missing))
+    expect_declared_and_missing(theirs)
     assert py_read(s3, theirs, ["events"]) == rows(3)
     assert py_read(s3, theirs, ["big"]) == rows(1000)
 
