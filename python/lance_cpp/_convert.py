@@ -24,13 +24,9 @@ def _plain_type(t: pa.DataType) -> pa.DataType:
         return pa.large_string()
     if t == pa.binary_view():
         return pa.large_binary()
-    if pa.types.is_list_view(t):
+    if pa.types.is_list(t) or pa.types.is_list_view(t):
         return pa.list_(_plain_field(t.value_field))
-    if pa.types.is_large_list_view(t):
-        return pa.large_list(_plain_field(t.value_field))
-    if pa.types.is_list(t):
-        return pa.list_(_plain_field(t.value_field))
-    if pa.types.is_large_list(t):
+    if pa.types.is_large_list(t) or pa.types.is_large_list_view(t):
         return pa.large_list(_plain_field(t.value_field))
     if pa.types.is_fixed_size_list(t):
         return pa.list_(_plain_field(t.value_field), t.list_size)
@@ -132,9 +128,7 @@ def _offset_free(t: pa.DataType) -> pa.DataType:
         return pa.string()
     if t == pa.large_binary():
         return pa.binary()
-    if pa.types.is_large_list(t):
-        return pa.list_(_offset_free(t.value_type))
-    if pa.types.is_list(t):
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
         return pa.list_(_offset_free(t.value_type))
     if pa.types.is_fixed_size_list(t):
         return pa.list_(_offset_free(t.value_type), t.list_size)

@@ -14,74 +14,62 @@
 #include "lib/scalar_codec.h"
 #include "lib/schema_spec.h"
 #include "lib/value_format.h"
+#include "tests/testing/cli_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::cli {
 namespace {
 
+using ::lance::testing::ExpectTypeString;
+using ::lance::testing::ExpectTypeStringError;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
 // ---- type strings -------------------------------------------------------------------
 
-void ExpectType(const std::string& text, const DataTypePtr& expected) {
-  auto parsed = ParseTypeString(text);
-  ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
-  EXPECT_TRUE((*parsed)->Equals(*expected, true))
-      << text << " parsed as " << (*parsed)->ToString() << ", want "
-      << expected->ToString();
-}
-
 TEST(NewTypeStrings, Parse) {
-  ExpectType("null", null());
-  ExpectType("date64", date64());
-  ExpectType("decimal128(10, 2)", decimal128(10, 2));
-  ExpectType("decimal256( 40 ,-3 )", decimal256(40, -3));
-  ExpectType("decimal(38, 0)", decimal128(38, 0));
-  ExpectType("decimal(39, 0)", decimal256(39, 0));
-  ExpectType("time32[s]", time32(TimeUnit::kSecond));
-  ExpectType("time32[ms]", time32(TimeUnit::kMilli));
-  ExpectType("time64[us]", time64(TimeUnit::kMicro));
-  ExpectType("time64[ns]", time64(TimeUnit::kNano));
-  ExpectType("duration[s]", duration(TimeUnit::kSecond));
-  ExpectType("duration[ns]", duration(TimeUnit::kNano));
-  ExpectType("dictionary<values=utf8, indices=int8>", dictionary(int8(), utf8()));
-  ExpectType("dictionary<values=utf8>", dictionary(int32(), utf8()));
+  ExpectTypeString("null", null());
+  ExpectTypeString("date64", date64());
+  ExpectTypeString("decimal128(10, 2)", decimal128(10, 2));
+  ExpectTypeString("decimal256( 40 ,-3 )", decimal256(40, -3));
+  ExpectTypeString("decimal(38, 0)", decimal128(38, 0));
+  ExpectTypeString("decimal(39, 0)", decimal256(39, 0));
+  ExpectTypeString("time32[s]", time32(TimeUnit::kSecond));
+  ExpectTypeString("time32[ms]", time32(TimeUnit::kMilli));
+  ExpectTypeString("time64[us]", time64(TimeUnit::kMicro));
+  ExpectTypeString("time64[ns]", time64(TimeUnit::kNano));
+  ExpectTypeString("duration[s]", duration(TimeUnit::kSecond));
+  ExpectTypeString("duration[ns]", duration(TimeUnit::kNano));
+  ExpectTypeString("dictionary<values=utf8, indices=int8>", dictionary(int8(), utf8()));
+  ExpectTypeString("dictionary<values=utf8>", dictionary(int32(), utf8()));
   // Arrow's own spelling (ToString) reads too.
-  ExpectType("dictionary<values=string, indices=int32, ordered=0>",
-             dictionary(int32(), utf8()));
-  ExpectType("dictionary<indices=uint16, values=int64, ordered>",
-             dictionary(uint16(), int64(), true));
-  ExpectType("map<utf8, int32>", map(utf8(), int32()));
-  ExpectType(
+  ExpectTypeString("dictionary<values=string, indices=int32, ordered=0>",
+                   dictionary(int32(), utf8()));
+  ExpectTypeString("dictionary<indices=uint16, values=int64, ordered>",
+                   dictionary(uint16(), int64(), true));
+  ExpectTypeString("map<utf8, int32>", map(utf8(), int32()));
+  ExpectTypeString(
       "map<int64, list<utf8> not null, keys_sorted>",
       map(field("key", int64(), false), field("value", list(utf8()), false), true));
-  ExpectType("struct<n: null, m: map<utf8, decimal128(5, 2)>>",
-             struct_({field("n", null()), field("m", map(utf8(), decimal128(5, 2)))}));
-  ExpectType("list<dictionary<values=utf8, indices=int16>>",
-             list(dictionary(int16(), utf8())));
+  ExpectTypeString(
+      "struct<n: null, m: map<utf8, decimal128(5, 2)>>",
+      struct_({field("n", null()), field("m", map(utf8(), decimal128(5, 2)))}));
+  ExpectTypeString("list<dictionary<values=utf8, indices=int16>>",
+                   list(dictionary(int16(), utf8())));
 }
 
 TEST(NewTypeStrings, ParseErrors) {
-  EXPECT_THAT(ParseTypeString("decimal128(39, 2)"),
-              IsErrorWith(StatusCode::kInvalid, "precision must be in [1, 38]"));
-  EXPECT_THAT(ParseTypeString("decimal128(10)"),
-              IsErrorWith(StatusCode::kInvalid, "','"));
-  EXPECT_THAT(ParseTypeString("decimal128(10, x)"),
-              IsErrorWith(StatusCode::kInvalid, "scale"));
-  EXPECT_THAT(ParseTypeString("time32[us]"),
-              IsErrorWith(StatusCode::kInvalid, "time32 takes the unit s or ms"));
-  EXPECT_THAT(ParseTypeString("time64[s]"), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ParseTypeString("duration[d]"),
-              IsErrorWith(StatusCode::kInvalid, "time unit"));
-  EXPECT_THAT(ParseTypeString("dictionary<indices=int8>"),
-              IsErrorWith(StatusCode::kInvalid, "values="));
-  EXPECT_THAT(ParseTypeString("dictionary<values=utf8, indices=utf8>"),
-              IsErrorWith(StatusCode::kInvalid, "integer"));
-  EXPECT_THAT(ParseTypeString("dictionary<colour=red>"), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ParseTypeString("map<utf8>"), IsErrorWith(StatusCode::kInvalid, "','"));
-  EXPECT_THAT(ParseTypeString("map<utf8, int32, sorted>"),
-              IsErrorWith(StatusCode::kInvalid, "keys_sorted"));
+  ExpectTypeStringError("decimal128(39, 2)", "precision must be in [1, 38]");
+  ExpectTypeStringError("decimal128(10)", "','");
+  ExpectTypeStringError("decimal128(10, x)", "scale");
+  ExpectTypeStringError("time32[us]", "time32 takes the unit s or ms");
+  ExpectTypeStringError("time64[s]");
+  ExpectTypeStringError("duration[d]", "time unit");
+  ExpectTypeStringError("dictionary<indices=int8>", "values=");
+  ExpectTypeStringError("dictionary<values=utf8, indices=utf8>", "integer");
+  ExpectTypeStringError("dictionary<colour=red>");
+  ExpectTypeStringError("map<utf8>", "','");
+  ExpectTypeStringError("map<utf8, int32, sorted>", "keys_sorted");
 }
 
 TEST(NewTypeStrings, FormatReadsBack) {
@@ -102,7 +90,7 @@ TEST(NewTypeStrings, FormatReadsBack) {
   };
   for (const auto& [type, text] : cases) {
     EXPECT_EQ(FormatTypeString(*type), text);
-    ExpectType(text, type);
+    ExpectTypeString(text, type);
   }
   // A schema file round trip.
   auto s =
@@ -155,23 +143,8 @@ TEST(NewScalarCodec, Date64) {
 // ---- rendering
 // -------------------------------------------------------------------------
 
-std::string Json(const ArrayPtr& array) {
-  std::string out;
-  for (int64_t i = 0; i < array->length(); ++i) {
-    if (i > 0) out.push_back(' ');
-    AppendJsonValue(*array, i, &out);
-  }
-  return out;
-}
-
-std::string Text(const ArrayPtr& array) {
-  std::string out;
-  for (int64_t i = 0; i < array->length(); ++i) {
-    if (i > 0) out.push_back('|');
-    out += FormatTextValue(*array, i);
-  }
-  return out;
-}
+using ::lance::testing::Json;
+using ::lance::testing::Text;
 
 // Builds an array of `type` from JSON lines text through the importer: one value per
 // line under key "v".

@@ -12,6 +12,7 @@ namespace lance::cli {
 namespace {
 
 using ::lance::testing::ExpectTypeString;
+using ::lance::testing::ExpectTypeStringError;
 using ::lance::testing::IsErrorWith;
 
 TEST(TypeString, Scalars) {
@@ -97,37 +98,23 @@ TEST(TypeString, FormatRoundTrips) {
 }
 
 TEST(TypeString, Errors) {
-  EXPECT_THAT(ParseTypeString(""),
-              IsErrorWith(StatusCode::kInvalid, "expected a type name"));
-  EXPECT_THAT(ParseTypeString("int128"),
-              IsErrorWith(StatusCode::kInvalid, "unknown type 'int128'"));
-  EXPECT_THAT(ParseTypeString("list<int64"),
-              IsErrorWith(StatusCode::kInvalid, "expected '>'"));
-  EXPECT_THAT(ParseTypeString("list<>"),
-              IsErrorWith(StatusCode::kInvalid, "expected a type"));
-  EXPECT_THAT(ParseTypeString("int64 extra"),
-              IsErrorWith(StatusCode::kInvalid, "unexpected text"));
-  EXPECT_THAT(ParseTypeString("fixed_size_binary[0]"),
-              IsErrorWith(StatusCode::kInvalid, "positive byte width"));
-  EXPECT_THAT(ParseTypeString("fixed_size_list<int8>"),
-              IsErrorWith(StatusCode::kInvalid, "','"));
-  EXPECT_THAT(ParseTypeString("fixed_size_list<int8, -1>"),
-              IsErrorWith(StatusCode::kInvalid, "positive list size"));
-  EXPECT_THAT(ParseTypeString("timestamp[hours]"),
-              IsErrorWith(StatusCode::kInvalid, "time unit"));
-  EXPECT_THAT(ParseTypeString("timestamp[s, ]"),
-              IsErrorWith(StatusCode::kInvalid, "timezone"));
-  EXPECT_THAT(ParseTypeString("struct<a int8>"),
-              IsErrorWith(StatusCode::kInvalid, "':'"));
-  EXPECT_THAT(ParseTypeString("struct<a: int8, a: int16>"),
-              IsErrorWith(StatusCode::kInvalid, "duplicate field name"));
-  EXPECT_THAT(ParseTypeString("struct<a: int8,>"),
-              IsErrorWith(StatusCode::kInvalid, "expected a field name"));
-  EXPECT_THAT(ParseTypeString("list<int8> not null"),
-              IsErrorWith(StatusCode::kInvalid, "unexpected text"));
+  ExpectTypeStringError("", "expected a type name");
+  ExpectTypeStringError("int128", "unknown type 'int128'");
+  ExpectTypeStringError("list<int64", "expected '>'");
+  ExpectTypeStringError("list<>", "expected a type");
+  ExpectTypeStringError("int64 extra", "unexpected text");
+  ExpectTypeStringError("fixed_size_binary[0]", "positive byte width");
+  ExpectTypeStringError("fixed_size_list<int8>", "','");
+  ExpectTypeStringError("fixed_size_list<int8, -1>", "positive list size");
+  ExpectTypeStringError("timestamp[hours]", "time unit");
+  ExpectTypeStringError("timestamp[s, ]", "timezone");
+  ExpectTypeStringError("struct<a int8>", "':'");
+  ExpectTypeStringError("struct<a: int8, a: int16>", "duplicate field name");
+  ExpectTypeStringError("struct<a: int8,>", "expected a field name");
+  ExpectTypeStringError("list<int8> not null", "unexpected text");
   std::string deep;
   for (int i = 0; i < 80; ++i) deep += "list<";
-  EXPECT_THAT(ParseTypeString(deep), IsErrorWith(StatusCode::kInvalid, "deeper"));
+  ExpectTypeStringError(deep, "deeper");
 }
 
 TEST(SchemaJson, ParseAndFormat) {

@@ -10,29 +10,14 @@
 
 #include "lance/core/builder.h"
 #include "lib/scalar_codec.h"
+#include "tests/testing/cli_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::cli {
 namespace {
 
-// Every slot of `array` as JSON, joined with ' '.
-std::string Json(const ArrayPtr& array) {
-  std::string out;
-  for (int64_t i = 0; i < array->length(); ++i) {
-    if (i > 0) out.push_back(' ');
-    AppendJsonValue(*array, i, &out);
-  }
-  return out;
-}
-
-std::string Text(const ArrayPtr& array) {
-  std::string out;
-  for (int64_t i = 0; i < array->length(); ++i) {
-    if (i > 0) out.push_back('|');
-    out += FormatTextValue(*array, i);
-  }
-  return out;
-}
+using ::lance::testing::Json;
+using ::lance::testing::Text;
 
 template <typename BuilderT, typename... Args>
 ArrayPtr Make(std::vector<typename BuilderT::value_type> values,

@@ -15,6 +15,7 @@
 #include "lance/core/builder.h"
 #include "lance/core/concatenate.h"
 #include "lance/core/pretty_print.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance {
@@ -23,69 +24,22 @@ namespace {
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
-// Test fixtures are built with builders; a failure there is a bug in the test setup.
-void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-template <typename T>
-std::shared_ptr<T> As(const ArrayPtr& array) {
-  auto out = std::dynamic_pointer_cast<T>(array);
-  if (!out) {
-    std::fprintf(stderr, "unexpected array class for %s\n",
-                 array->type()->ToString().c_str());
-    std::abort();
-  }
-  return out;
-}
-
-ArrayPtr I32(const std::vector<int32_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int32Builder>(v, valid).value();
-}
-ArrayPtr I64(const std::vector<int64_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int64Builder>(v, valid).value();
-}
-ArrayPtr F64(const std::vector<double>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<DoubleBuilder>(v, valid).value();
-}
-ArrayPtr Str(const std::vector<std::string>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<StringBuilder>(v, valid).value();
-}
-ArrayPtr Bools(const std::vector<bool>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<BooleanBuilder>(v, valid).value();
-}
+using ::lance::testing::As;
+using ::lance::testing::Bools;
+using ::lance::testing::Check;
+using ::lance::testing::F64;
+using ::lance::testing::I32;
+using ::lance::testing::I64;
+using ::lance::testing::Str;
 
 using IntList = std::optional<std::vector<int32_t>>;
 
 ArrayPtr ListOfInts(const std::vector<IntList>& rows) {
-  ListBuilder builder(std::make_unique<Int32Builder>());
-  auto* child = static_cast<Int32Builder*>(builder.value_builder());
-  for (const auto& row : rows) {
-    if (!row) {
-      Check(builder.AppendNull());
-      continue;
-    }
-    Check(builder.Append());
-    for (int32_t v : *row) Check(child->Append(v));
-  }
-  return builder.Finish().value();
+  return testing::IntLists<ListBuilder>(rows);
 }
 
 ArrayPtr LargeListOfInts(const std::vector<IntList>& rows) {
-  LargeListBuilder builder(std::make_unique<Int32Builder>());
-  auto* child = static_cast<Int32Builder*>(builder.value_builder());
-  for (const auto& row : rows) {
-    if (!row) {
-      Check(builder.AppendNull());
-      continue;
-    }
-    Check(builder.Append());
-    for (int32_t v : *row) Check(child->Append(v));
-  }
-  return builder.Finish().value();
+  return testing::IntLists<LargeListBuilder>(rows);
 }
 
 struct XY {

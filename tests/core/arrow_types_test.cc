@@ -18,6 +18,7 @@
 #include "lance/core/decimal.h"
 #include "lance/core/pretty_print.h"
 #include "lance/core/type.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance {
@@ -27,33 +28,11 @@ using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using ::lance::testing::IsOk;
 
-void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-template <typename T>
-std::shared_ptr<T> As(const ArrayPtr& array) {
-  auto out = std::dynamic_pointer_cast<T>(array);
-  if (!out) {
-    std::fprintf(stderr, "unexpected array class for %s\n",
-                 array->type()->ToString().c_str());
-    std::abort();
-  }
-  return out;
-}
-
-ArrayPtr I32(const std::vector<int32_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int32Builder>(v, valid).value();
-}
-ArrayPtr I8(const std::vector<int8_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int8Builder>(v, valid).value();
-}
-ArrayPtr Str(const std::vector<std::string>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<StringBuilder>(v, valid).value();
-}
+using ::lance::testing::As;
+using ::lance::testing::Check;
+using ::lance::testing::I32;
+using ::lance::testing::I8;
+using ::lance::testing::Str;
 
 // A decimal array from text ("" = null).
 ArrayPtr Dec(const DataTypePtr& type, const std::vector<std::string>& values) {

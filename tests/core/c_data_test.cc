@@ -27,6 +27,7 @@
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/type_lists.h"
 
 namespace lance {
 namespace {
@@ -285,26 +286,7 @@ ArrayPtr GenArray(const DataTypePtr& type, int64_t length, Nulls nulls, int seed
 }
 
 std::vector<DataTypePtr> AllTypes() {
-  std::vector<DataTypePtr> types = {
-      boolean(),
-      int8(),
-      int16(),
-      int32(),
-      int64(),
-      uint8(),
-      uint16(),
-      uint32(),
-      uint64(),
-      float16(),
-      float32(),
-      float64(),
-      utf8(),
-      large_utf8(),
-      binary(),
-      large_binary(),
-      fixed_size_binary(5),
-      date32(),
-  };
+  std::vector<DataTypePtr> types = testing::FlatTypes(5);
   for (TimeUnit unit :
        {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
     types.push_back(timestamp(unit));
@@ -1098,13 +1080,14 @@ TEST(CDataReleaseTest, ImportedDictionarySharesTheGuard) {
   const int32_t indices[3] = {1, 0, 1};
   const int32_t offsets[3] = {0, 1, 3};
   const char chars[] = "abc";
-  ArrowArray* dict = new ArrowArray(MakeFakeArray(2, 0, 0, {nullptr, offsets, chars},
-                                                  &released));
+  ArrowArray* dict =
+      new ArrowArray(MakeFakeArray(2, 0, 0, {nullptr, offsets, chars}, &released));
   ArrowArray c_array = MakeFakeArray(3, 0, 0, {nullptr, indices}, &released);
   c_array.dictionary = dict;
   // The fake producer releases children only; release the dictionary with the parent.
   static_cast<FakeArray*>(c_array.private_data)->children.push_back(dict);
-  ASSERT_OK_AND_ASSIGN(ArrayPtr array, ImportArray(&c_array, dictionary(int32(), utf8())));
+  ASSERT_OK_AND_ASSIGN(ArrayPtr array,
+                       ImportArray(&c_array, dictionary(int32(), utf8())));
   EXPECT_EQ(array->ToString(), "[\"bc\", \"a\", \"bc\"]");
   EXPECT_OK(array->Validate());
   BufferPtr keep = array->data()->dictionary->buffers[2];

@@ -11,7 +11,9 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/type_lists.h"
 
 namespace lance::compute {
 namespace {
@@ -19,25 +21,11 @@ namespace {
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
-void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-ArrayPtr I32(const std::vector<int32_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int32Builder>(v, valid).value();
-}
-ArrayPtr I64(const std::vector<int64_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int64Builder>(v, valid).value();
-}
-ArrayPtr Str(const std::vector<std::string>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<StringBuilder>(v, valid).value();
-}
-ArrayPtr Bools(const std::vector<bool>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<BooleanBuilder>(v, valid).value();
-}
+using ::lance::testing::Bools;
+using ::lance::testing::Check;
+using ::lance::testing::I32;
+using ::lance::testing::I64;
+using ::lance::testing::Str;
 
 // Random values of any type, built through the builders so that the test data is
 // independent of the code under test. About a quarter of the slots are null.
@@ -207,50 +195,34 @@ std::vector<int64_t> ReferenceSelection(const ArrayPtr& mask) {
 }
 
 std::vector<DataTypePtr> AllTypes() {
-  return {
-      boolean(),
-      int8(),
-      int16(),
-      int32(),
-      int64(),
-      uint8(),
-      uint16(),
-      uint32(),
-      uint64(),
-      float16(),
-      float32(),
-      float64(),
-      utf8(),
-      large_utf8(),
-      binary(),
-      large_binary(),
-      fixed_size_binary(3),
-      date32(),
-      timestamp(TimeUnit::kMicro, "UTC"),
-      list(int32()),
-      large_list(utf8()),
-      fixed_size_list(int16(), 3),
-      fixed_size_list(utf8(), 2),
-      struct_({field("x", int32()), field("s", utf8())}),
-      list(struct_({field("a", boolean()), field("b", list(int64()))})),
-      struct_({field("l", large_list(float64())), field("f", fixed_size_list(int8(), 2)),
-               field("n", struct_({field("z", utf8())}))}),
-      null(),
-      decimal128(9, 2),
-      decimal256(60, -1),
-      date64(),
-      time32(TimeUnit::kMilli),
-      time64(TimeUnit::kNano),
-      duration(TimeUnit::kSecond),
-      dictionary(int16(), utf8()),
-      dictionary(uint8(), int64(), /*ordered=*/true),
-      map(utf8(), int32()),
-      map(int64(), list(decimal128(5, 1))),
-      struct_({field("n", null()), field("d", dictionary(int32(), binary())),
-               field("m", map(utf8(), date64()))}),
-      list(dictionary(int8(), float64())),
-      fixed_size_list(time32(TimeUnit::kSecond), 2),
-  };
+  return testing::FlatTypes(
+      3, {
+             timestamp(TimeUnit::kMicro, "UTC"),
+             list(int32()),
+             large_list(utf8()),
+             fixed_size_list(int16(), 3),
+             fixed_size_list(utf8(), 2),
+             struct_({field("x", int32()), field("s", utf8())}),
+             list(struct_({field("a", boolean()), field("b", list(int64()))})),
+             struct_({field("l", large_list(float64())),
+                      field("f", fixed_size_list(int8(), 2)),
+                      field("n", struct_({field("z", utf8())}))}),
+             null(),
+             decimal128(9, 2),
+             decimal256(60, -1),
+             date64(),
+             time32(TimeUnit::kMilli),
+             time64(TimeUnit::kNano),
+             duration(TimeUnit::kSecond),
+             dictionary(int16(), utf8()),
+             dictionary(uint8(), int64(), /*ordered=*/true),
+             map(utf8(), int32()),
+             map(int64(), list(decimal128(5, 1))),
+             struct_({field("n", null()), field("d", dictionary(int32(), binary())),
+                      field("m", map(utf8(), date64()))}),
+             list(dictionary(int8(), float64())),
+             fixed_size_list(time32(TimeUnit::kSecond), 2),
+         });
 }
 
 void ExpectFreshAndValid(const ArrayPtr& out) {

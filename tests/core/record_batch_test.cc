@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance {
@@ -15,12 +16,8 @@ namespace {
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 
-ArrayPtr I64(const std::vector<int64_t>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<Int64Builder>(v, valid).value();
-}
-ArrayPtr Str(const std::vector<std::string>& v, const std::vector<bool>& valid = {}) {
-  return ArrayFromVector<StringBuilder>(v, valid).value();
-}
+using ::lance::testing::I64;
+using ::lance::testing::Str;
 
 SchemaPtr IdNameSchema() { return schema({field("id", int64()), field("name", utf8())}); }
 

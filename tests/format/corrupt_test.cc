@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Damaged files: truncations, seeded byte flips in the footer, the metadata and the pages,
-// and metadata that parses but lies (page lengths, buffer positions and sizes, every count
-// and width in a 2.1/2.2 page layout, chunk metadata words). Open, Read and Take must
-// return a Status naming the file (or, for damage in data values or padding, succeed) --
-// never crash, hang or allocate absurdly. The corpus: files this build writes in 2.0, 2.1
-// and 2.2, files pylance 14.0.2 wrote in 2.1 and 2.2 (tests/data/pylance-14, every
-// structural layout and most compressions) and a Lance 8.0.0 fixture of each version.
-// Run under ASan+UBSan in CI.
-
-#include <gtest/gtest.h>
+// Damaged files: truncations, seeded byte flips in the footer, the metadata and the
+// pages, and metadata that parses but lies (page lengths, buffer positions and sizes,
+// every count and width in a 2.1/2.2 page layout, chunk metadata words). Open, Read and
+// Take must return a Status naming the file (or, for damage in data values or padding,
+// succeed) -- never crash, hang or allocate absurdly. The corpus: files this build writes
+// in 2.0, 2.1 and 2.2, files pylance 14.0.2 wrote in 2.1 and 2.2 (tests/data/pylance-14,
+// every structural layout and most compressions) and a Lance 8.0.0 fixture of each
+// version. Run under ASan+UBSan in CI.
 
 #include <google/protobuf/any.pb.h>
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/message.h>
 #include <google/protobuf/reflection.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -49,8 +48,8 @@ void ExpectNamesFile(const Status& st) {
   EXPECT_NE(st.message().find(kPath), std::string::npos) << st.ToString();
 }
 
-/// Opens `bytes`, reads it fully (all at once, and in tiny batches unless `quick`) and takes
-/// a few rows (first, middle, last, and one twice).
+/// Opens `bytes`, reads it fully (all at once, and in tiny batches unless `quick`) and
+/// takes a few rows (first, middle, last, and one twice).
 void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
   auto store = std::make_shared<io::MemoryObjectStore>();
   ASSERT_OK(store->Put(kPath, bytes));
@@ -64,22 +63,7 @@ void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
   std::vector<int64_t> batch_sizes = {int64_t{1} << 20};
   if (!quick) batch_sizes.push_back(3);
   for (int64_t batch_size : batch_sizes) {
-    FileReadOptions ro;
-    ro.batch_size = batch_size;
-    auto stream = (*reader)->Read(ro);
-    Status st = stream.status();
-    if (st.ok()) {
-      while (true) {
-        auto batch = (*stream)->Next();
-        if (!batch.ok()) {
-          st = batch.status();
-          break;
-        }
-        if (*batch == nullptr) break;
-        // Touch every value so that bad offsets would show up under the sanitizers.
-        for (const auto& column : (*batch)->columns()) (void)column->Validate();
-      }
-    }
+    Status st = testing::ReadAllValidating(**reader, batch_size);
     if (st.ok()) {
       ++outcome->read_ok;
     } else {
@@ -103,7 +87,8 @@ void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
 std::string ReadFileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in.good()) << path;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
 }
 
 std::string WriteSample(const RecordBatchPtr& batch, int64_t page_bytes,
@@ -146,8 +131,8 @@ RecordBatchPtr CompressiveBatch() {
     EXPECT_OK(sorted.Append(i * 3));
     EXPECT_OK(runs.Append(static_cast<int32_t>(i / 300)));
     EXPECT_OK(i % 13 ? words.Append(kWords[rng() % 4]) : words.AppendNull());
-    EXPECT_OK(urls.Append("https://ex.com/" + std::to_string(rng() % 10000) + "?p=" +
-                          std::to_string(i % 17)));
+    EXPECT_OK(urls.Append("https://ex.com/" + std::to_string(rng() % 10000) +
+                          "?p=" + std::to_string(i % 17)));
     if (i == 7 || i == 900) {
       std::string value;
       for (int k = 0; k < 6000; ++k) value += "lance-";
@@ -165,9 +150,9 @@ RecordBatchPtr CompressiveBatch() {
     EXPECT_OK(a.status());
     columns.push_back(*a);
   }
-  auto s = schema({field("sorted", int64()), field("runs", int32()), field("words", utf8()),
-                   field("urls", utf8()), field("big", binary()), field("const", int16()),
-                   field("nulls", float32())});
+  auto s = schema({field("sorted", int64()), field("runs", int32()),
+                   field("words", utf8()), field("urls", utf8()), field("big", binary()),
+                   field("const", int16()), field("nulls", float32())});
   auto batch = RecordBatch::Make(s, kRows, columns);
   EXPECT_OK(batch.status());
   return *batch;
@@ -176,16 +161,17 @@ RecordBatchPtr CompressiveBatch() {
 std::vector<std::string> WrittenCorpus(LanceFileVersion version) {
   std::vector<std::string> files;
   files.push_back(WriteRandomSample(
-      schema({field("i", int32()), field("s", utf8()), field("b", boolean())}), 20, 8 << 20,
-      1, version));
+      schema({field("i", int32()), field("s", utf8()), field("b", boolean())}), 20,
+      8 << 20, 1, version));
   files.push_back(WriteRandomSample(
       schema({field("l", list(struct_({field("x", int64()), field("y", large_utf8())}))),
-              field("v", fixed_size_list(float32(), 4)), field("f", fixed_size_binary(3))}),
+              field("v", fixed_size_list(float32(), 4)),
+              field("f", fixed_size_binary(3))}),
       12, 8 << 20, 2, version));
-  files.push_back(WriteRandomSample(schema({field("ll", list(list(int16()))),
-                                            field("d", date32()),
-                                            field("st", struct_({field("a", utf8())}))}),
-                                    60, 200, 3, version));
+  files.push_back(
+      WriteRandomSample(schema({field("ll", list(list(int16()))), field("d", date32()),
+                                field("st", struct_({field("a", utf8())}))}),
+                        60, 200, 3, version));
   if (version != LanceFileVersion::kV2_0) {
     files.push_back(WriteSample(CompressiveBatch(), 8 << 20, version));
   }
@@ -196,10 +182,10 @@ std::vector<std::string> WrittenCorpus(LanceFileVersion version) {
 std::vector<std::pair<std::string, std::string>> RealLanceCorpus() {
   const std::string dir = testing::TestDataDir();
   std::vector<std::pair<std::string, std::string>> files;
-  for (const char* name : {"pylance-14/corrupt_sample_v21.lance",
-                           "pylance-14/corrupt_sample_v22.lance",
-                           "lance-8.0.0/basic_v20_v1names.lance/data/"
-                           "0100110000000000110011000a056b4c638e9f03e8676ab5e9.lance"}) {
+  for (const char* name :
+       {"pylance-14/corrupt_sample_v21.lance", "pylance-14/corrupt_sample_v22.lance",
+        "lance-8.0.0/basic_v20_v1names.lance/data/"
+        "0100110000000000110011000a056b4c638e9f03e8676ab5e9.lance"}) {
     files.emplace_back(name, ReadFileBytes(dir + "/" + name));
   }
   // The 2.1 fixture's data file (its name is whatever Lance chose).
@@ -294,11 +280,13 @@ TEST_P(CorruptTest, SeededByteFlips) {
     (void)pages;
   }
   // A hang would show up here long before the ctest timeout.
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5) * FlipScale());
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::minutes(5) * FlipScale());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CorruptTest,
-                         ::testing::Values(LanceFileVersion::kV2_0, LanceFileVersion::kV2_1,
+                         ::testing::Values(LanceFileVersion::kV2_0,
+                                           LanceFileVersion::kV2_1,
                                            LanceFileVersion::kV2_2),
                          [](const auto& info) {
                            std::string v(FileVersionString(info.param));
@@ -339,9 +327,9 @@ TEST(CorruptRealLance, TruncationsAndFlips) {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
-/// Calls `mutate(copy)` for each lie told about one integer / enum / bytes field reachable
-/// in `message` (recursively, through set sub-messages and repeated elements), plus the
-/// removal of each set sub-message.
+/// Calls `mutate(copy)` for each lie told about one integer / enum / bytes field
+/// reachable in `message` (recursively, through set sub-messages and repeated elements),
+/// plus the removal of each set sub-message.
 void ForEachLie(const Message& message,
                 const std::function<void(const std::function<void(Message*)>&)>& visit,
                 const std::function<Message*(Message*)>& locate) {
@@ -397,8 +385,8 @@ void ForEachLie(const Message& message,
       case FieldDescriptor::CPPTYPE_UINT32:
       case FieldDescriptor::CPPTYPE_UINT64: {
         const bool is64 = f->cpp_type() == FieldDescriptor::CPPTYPE_UINT64;
-        const uint64_t v = is64 ? reflection->GetUInt64(message, f)
-                                : reflection->GetUInt32(message, f);
+        const uint64_t v =
+            is64 ? reflection->GetUInt64(message, f) : reflection->GetUInt32(message, f);
         for (uint64_t lie : {uint64_t{0}, uint64_t{1}, v - 1, v + 1, v * 2 + 3,
                              uint64_t{0xFFFFFFFF}, uint64_t{1} << 40, ~uint64_t{0}}) {
           if (lie == v) continue;
@@ -460,8 +448,8 @@ void ForEachLyingFile(const std::string& file, const testing::FileInfo& info,
     for (int p = 0; p < info.columns[c].pages_size(); ++p) {
       const Page& page = info.columns[c].pages(p);
       auto page_at = [c, p](Columns* cols) { return (*cols)[c].mutable_pages(p); };
-      for (uint64_t lie : {uint64_t{0}, page.length() - 1, page.length() + 1,
-                           uint64_t{1} << 40}) {
+      for (uint64_t lie :
+           {uint64_t{0}, page.length() - 1, page.length() + 1, uint64_t{1} << 40}) {
         rebuild([&](Columns* cols) { page_at(cols)->set_length(lie); });
       }
       for (int b = 0; b < page.buffer_sizes_size(); ++b) {
@@ -479,7 +467,8 @@ void ForEachLyingFile(const std::string& file, const testing::FileInfo& info,
       google::protobuf::Any any;
       if (!any.ParseFromString(page.encoding().direct().encoding())) continue;
       lance::encodings21::PageLayout layout;
-      if (!any.type_url().ends_with("PageLayout") || !layout.ParseFromString(any.value())) {
+      if (!any.type_url().ends_with("PageLayout") ||
+          !layout.ParseFromString(any.value())) {
         continue;
       }
       ForEachLie(
@@ -505,9 +494,9 @@ std::vector<std::pair<std::string, std::string>> StructuralCorpus() {
   for (LanceFileVersion v : {LanceFileVersion::kV2_1, LanceFileVersion::kV2_2}) {
     int i = 0;
     for (auto& f : WrittenCorpus(v)) {
-      files.emplace_back("written " + std::string(FileVersionString(v)) + " #" +
-                             std::to_string(i++),
-                         std::move(f));
+      files.emplace_back(
+          "written " + std::string(FileVersionString(v)) + " #" + std::to_string(i++),
+          std::move(f));
     }
   }
   return files;
@@ -525,12 +514,15 @@ TEST(CorruptStructural, LyingPageMetadata) {
       Exercise(damaged, &o, /*quick=*/true);
       ++variants;
     });
-    // Most lies must be caught (some are harmless: a priority, a wider-than-needed width).
-    EXPECT_GT(o.failed_open + o.failed_read + o.failed_take, (o.opened + o.failed_open) / 3)
+    // Most lies must be caught (some are harmless: a priority, a wider-than-needed
+    // width).
+    EXPECT_GT(o.failed_open + o.failed_read + o.failed_take,
+              (o.opened + o.failed_open) / 3)
         << "opened " << o.opened << " read_ok " << o.read_ok;
   }
   EXPECT_GT(variants, 3000);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(5) * FlipScale());
+  EXPECT_LT(std::chrono::steady_clock::now() - start,
+            std::chrono::minutes(5) * FlipScale());
 }
 
 TEST(CorruptStructural, LyingChunkMetadataWords) {

@@ -19,6 +19,7 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
+#include "lance/format/file_reader.h"
 #include "lance/macros.h"
 #include "lance/result.h"
 
@@ -168,7 +169,8 @@ inline Status AppendRandom(ArrayBuilder* builder, const DataType& type,
       return Status::OK();
     }
     default:
-      // The newer types are exercised by their own tests (roundtrip_test's new-types cases).
+      // The newer types are exercised by their own tests (roundtrip_test's new-types
+      // cases).
       break;
   }
   return Status::NotImplemented("random " + type.ToString());
@@ -413,6 +415,22 @@ inline Result<json> ReadJsonFile(const std::string& path) {
   json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Invalid("bad JSON in " + path);
   return j;
+}
+
+/// \brief Reads the whole file in batches of `batch_size` rows and validates every
+/// column, so that a damaged file's bad offsets show up (under the sanitizers too).
+/// Returns the first error of the read.
+inline Status ReadAllValidating(const LanceFileReader& reader, int64_t batch_size) {
+  FileReadOptions ro;
+  ro.batch_size = batch_size;
+  auto stream = reader.Read(ro);
+  if (!stream.ok()) return stream.status();
+  while (true) {
+    auto batch = (*stream)->Next();
+    if (!batch.ok()) return batch.status();
+    if (*batch == nullptr) return Status::OK();
+    for (const auto& column : (*batch)->columns()) (void)column->Validate();
+  }
 }
 
 }  // namespace lance::format::testing

@@ -18,13 +18,22 @@ import pyarrow as pa
 from lance.file import LanceFileReader, LanceFileWriter
 
 
-def array_to_json(arr):
+def array_to_json(arr, special=None):
+    """The slots of `arr` as JSON values. `special(arr, recurse)` may render types this
+    helper does not know (returning None for the rest); it applies at every depth."""
+    def recurse(a):
+        return array_to_json(a, special)
+
     t = arr.type
     if isinstance(arr, pa.ChunkedArray):
         out = []
         for chunk in arr.chunks:
-            out.extend(array_to_json(chunk))
+            out.extend(recurse(chunk))
         return out
+    if special is not None:
+        out = special(arr, recurse)
+        if out is not None:
+            return out
     if pa.types.is_timestamp(t):
         return arr.cast(pa.int64()).to_pylist()
     if pa.types.is_date32(t):
@@ -35,17 +44,17 @@ def array_to_json(arr):
         return [None if v is None else v.hex() for v in arr.to_pylist()]
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         offsets = arr.offsets.to_pylist()
-        values = array_to_json(arr.values)
+        values = recurse(arr.values)
         return [None if not arr[i].is_valid else values[offsets[i]:offsets[i + 1]]
                 for i in range(len(arr))]
     if pa.types.is_fixed_size_list(t):
         n = t.list_size
-        values = array_to_json(arr.values)
+        values = recurse(arr.values)
         base = arr.offset
         return [None if not arr[i].is_valid else values[(base + i) * n:(base + i + 1) * n]
                 for i in range(len(arr))]
     if pa.types.is_struct(t):
-        children = [array_to_json(arr.field(j).slice(arr.offset, len(arr)))
+        children = [recurse(arr.field(j).slice(arr.offset, len(arr)))
                     for j in range(t.num_fields)]
         return [None if not arr[i].is_valid else
                 {t.field(j).name: children[j][i] for j in range(t.num_fields)}
@@ -53,8 +62,8 @@ def array_to_json(arr):
     return arr.to_pylist()
 
 
-def table_to_rows(table):
-    cols = {name: array_to_json(table.column(name)) for name in table.column_names}
+def table_to_rows(table, special=None):
+    cols = {name: array_to_json(table.column(name), special) for name in table.column_names}
     return [{name: cols[name][i] for name in table.column_names} for i in range(table.num_rows)]
 
 

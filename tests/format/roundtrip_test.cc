@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // LanceFileWriter -> LanceFileReader round trips.
 
-#include <gtest/gtest.h>
-
 #include <google/protobuf/any.pb.h>
+#include <gtest/gtest.h>
 
 #include "format/proto/encodings_v2_0.pb.h"
 #include "format/proto/encodings_v2_1.pb.h"
@@ -13,9 +12,11 @@
 #include "lance/format/file_reader.h"
 #include "lance/format/file_writer.h"
 #include "lance/io/memory_object_store.h"
+#include "lance/str_cat.h"
 #include "tests/format/file_inspect.h"
 #include "tests/format/format_test_util.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/type_lists.h"
 
 namespace lance::format {
 namespace {
@@ -85,29 +86,10 @@ class V20RoundTripTest : public RoundTripBase {
 };
 
 std::vector<DataTypePtr> AllLeafTypes() {
-  return {boolean(),
-          int8(),
-          int16(),
-          int32(),
-          int64(),
-          uint8(),
-          uint16(),
-          uint32(),
-          uint64(),
-          float16(),
-          float32(),
-          float64(),
-          utf8(),
-          large_utf8(),
-          binary(),
-          large_binary(),
-          fixed_size_binary(5),
-          date32(),
-          timestamp(TimeUnit::kMicro, "UTC"),
-          timestamp(TimeUnit::kNano),
-          fixed_size_list(float32(), 4),
-          fixed_size_list(boolean(), 3),
-          fixed_size_list(int64(), 2)};
+  return ::lance::testing::FlatTypes(
+      5, {timestamp(TimeUnit::kMicro, "UTC"), timestamp(TimeUnit::kNano),
+          fixed_size_list(float32(), 4), fixed_size_list(boolean(), 3),
+          fixed_size_list(int64(), 2)});
 }
 
 std::vector<DataTypePtr> NestedTypes() {
@@ -138,14 +120,17 @@ TEST_P(RoundTripTest, EveryTypeWithNullPatterns) {
   }
 }
 
-TEST_P(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
+// One column c0, c1, ... per leaf and nested type.
+SchemaPtr EveryTypeSchema() {
   std::vector<FieldPtr> fields;
-  int i = 0;
-  for (const auto& t : AllLeafTypes())
-    fields.push_back(field("c" + std::to_string(i++), t));
-  for (const auto& t : NestedTypes())
-    fields.push_back(field("c" + std::to_string(i++), t));
-  auto schema = lance::schema(fields);
+  for (const auto& types : {AllLeafTypes(), NestedTypes()}) {
+    for (const auto& t : types) fields.push_back(field(StrCat("c", fields.size()), t));
+  }
+  return lance::schema(fields);
+}
+
+TEST_P(RoundTripTest, ManyColumnsManyBatchesMultiPage) {
+  auto schema = EveryTypeSchema();
   std::vector<RecordBatchPtr> batches;
   for (int b = 0; b < 5; ++b) {
     ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 200 + 37 * b, 100 + b));
@@ -181,11 +166,7 @@ TEST_P(RoundTripTest, TakeMatchesTheRowsOfEveryTypeAcrossPagesAndChunks) {
   // Take decodes only the chunks / values holding the rows and picks them chunk by
   // chunk; rows spread over many pages and chunks, unsorted and repeated, must come out
   // exactly as the input's rows, nulls included.
-  std::vector<FieldPtr> fields;
-  int i = 0;
-  for (const auto& t : AllLeafTypes()) fields.push_back(field("c" + std::to_string(i++), t));
-  for (const auto& t : NestedTypes()) fields.push_back(field("c" + std::to_string(i++), t));
-  auto schema = lance::schema(fields);
+  auto schema = EveryTypeSchema();
   RandomOptions opts;
   opts.null_probability = 0.25;
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 3000, 77, opts));
@@ -252,7 +233,8 @@ TEST_P(RoundTripTest, TakeOfFsstStringsDecompressesThePickedValues) {
     ASSERT_OK_AND_ASSIGN(auto taken, reader->Take(rows));
     ASSERT_OK_AND_ASSIGN(auto expected, compute::TakeBatch(*batch, rows));
     for (int c = 0; c < 2; ++c) {
-      EXPECT_TRUE(taken->column(c)->Equals(*expected->column(c))) << n << " rows, column " << c;
+      EXPECT_TRUE(taken->column(c)->Equals(*expected->column(c)))
+          << n << " rows, column " << c;
     }
   }
 }
@@ -450,7 +432,8 @@ TEST_P(RoundTripTest, SchemaMetadataAndIdsSurvive) {
   ASSERT_OK_AND_ASSIGN(LanceSchema ls, LanceSchema::Make(schema, {4, 9, 2}));
   FileWriterOptions options;
   options.version = version();
-  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "m.lance", ls, options));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       LanceFileWriter::Open(store_, "m.lance", ls, options));
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
   ASSERT_OK(writer->WriteBatch(*batch));
   EXPECT_EQ(writer->num_rows_written(), 10);
@@ -481,7 +464,8 @@ TEST_P(RoundTripTest, WriterErrorsAndVisibility) {
 
   FileWriterOptions options;
   options.version = version();
-  ASSERT_OK_AND_ASSIGN(auto writer, LanceFileWriter::Open(store_, "x.lance", ls, options));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       LanceFileWriter::Open(store_, "x.lance", ls, options));
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
   ASSERT_OK(writer->WriteBatch(*batch));
   auto other = lance::schema({field("a", int64())});
@@ -575,7 +559,8 @@ TEST_P(RoundTripTest, PackedStructs) {
   if (version() == LanceFileVersion::kV2_0) {
     // 2.0 ignores the hint and stores an ordinary struct.
     auto st = struct_({field("a", int32(), false), field("b", float64(), false)});
-    auto schema = lance::schema({field("p", st, true, {{"lance-encoding:packed", "true"}})});
+    auto schema =
+        lance::schema({field("p", st, true, {{"lance-encoding:packed", "true"}})});
     ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 300, 4));
     ExpectRoundTrip(schema, {batch});
     return;
@@ -584,20 +569,22 @@ TEST_P(RoundTripTest, PackedStructs) {
   RandomOptions opts;
   opts.null_probability = 0.2;
   opts.null_structs = true;
-  auto fixed = struct_({field("a", int32(), false), field("b", float64(), false),
-                        field("c", uint8(), false), field("d", fixed_size_binary(3), false)});
+  auto fixed =
+      struct_({field("a", int32(), false), field("b", float64(), false),
+               field("c", uint8(), false), field("d", fixed_size_binary(3), false)});
   auto fixed_schema = lance::schema({field("p", fixed, true, packed)});
   ASSERT_OK_AND_ASSIGN(auto fixed_batch, RandomBatch(fixed_schema, 3000, 5, opts));
   ExpectRoundTrip(fixed_schema, {fixed_batch});
   FileWriterOptions small;
   small.page_bytes = 4096;
-  ExpectRoundTrip(fixed_schema, {fixed_batch->Slice(0, 1000), fixed_batch->Slice(1000, 2000)},
-                  small, 333);
+  ExpectRoundTrip(fixed_schema,
+                  {fixed_batch->Slice(0, 1000), fixed_batch->Slice(1000, 2000)}, small,
+                  333);
 
-  auto variable = struct_({field("id", int32(), false), field("name", utf8(), false),
-                           field("blob", large_binary(), false),
-                           field("v", fixed_size_list(field("item", float32(), false), 2),
-                                 false)});
+  auto variable =
+      struct_({field("id", int32(), false), field("name", utf8(), false),
+               field("blob", large_binary(), false),
+               field("v", fixed_size_list(field("item", float32(), false), 2), false)});
   auto variable_schema = lance::schema({field("p", variable, true, packed)});
   ASSERT_OK_AND_ASSIGN(auto variable_batch, RandomBatch(variable_schema, 2000, 6, opts));
   if (version() == LanceFileVersion::kV2_1) {
@@ -651,7 +638,8 @@ TEST_P(RoundTripTest, MapsNeedFileFormat22) {
   if (version() == LanceFileVersion::kV2_2) {
     ExpectRoundTrip(schema, {batch});
   } else {
-    EXPECT_THAT(Write("m.lance", schema, {batch}).status(), IsError(StatusCode::kNotImplemented));
+    EXPECT_THAT(Write("m.lance", schema, {batch}).status(),
+                IsError(StatusCode::kNotImplemented));
   }
 }
 
@@ -661,11 +649,13 @@ std::string VersionName(const ::testing::TestParamInfo<LanceFileVersion>& info) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, RoundTripTest,
-                         ::testing::Values(LanceFileVersion::kV2_0, LanceFileVersion::kV2_1,
+                         ::testing::Values(LanceFileVersion::kV2_0,
+                                           LanceFileVersion::kV2_1,
                                            LanceFileVersion::kV2_2),
                          VersionName);
 INSTANTIATE_TEST_SUITE_P(Versions, StructuralRoundTripTest,
-                         ::testing::Values(LanceFileVersion::kV2_1, LanceFileVersion::kV2_2),
+                         ::testing::Values(LanceFileVersion::kV2_1,
+                                           LanceFileVersion::kV2_2),
                          VersionName);
 
 }  // namespace

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,8 @@ import pyarrow as pa
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+from node_jobs import NodeJobs, require_node  # noqa: E402
 
 SOURCE_DIR = Path(os.environ.get("LANCE_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 ORACLE_DIR = Path(os.environ.get("LANCE_ORACLE_DIR", SOURCE_DIR / "tools" / "oracle"))
@@ -165,37 +166,12 @@ class Interop:
 # --- real Lance through LanceDB-node -----------------------------------------------------
 
 
-class NodeOracle:
+class NodeOracle(NodeJobs):
     """Runs batches of jobs through tools/oracle/interop_oracle.cjs (one node process per
     batch: LanceDB's start-up dominates). See that script for the jobs."""
 
     def __init__(self, scratch: Path):
-        self.scratch = scratch
-        self._n = 0
-
-    def run(self, jobs: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-        self._n += 1
-        jobs_path = self.scratch / f"node-jobs-{self._n}.json"
-        results_path = self.scratch / f"node-results-{self._n}.json"
-        jobs = [{k: (str(v) if isinstance(v, Path) else v) for k, v in j.items()} for j in jobs]
-        for j in jobs:
-            if "ipc" in j and isinstance(j["ipc"], list):
-                j["ipc"] = [str(p) for p in j["ipc"]]
-        jobs_path.write_text(json.dumps(jobs))
-        proc = subprocess.run(["node", str(NODE_SCRIPT), str(jobs_path), str(results_path)],
-                              cwd=ORACLE_DIR, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0 or not results_path.exists():
-            raise AssertionError(f"node oracle failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-        return json.loads(results_path.read_text())
-
-    def run_ok(self, jobs: List[Dict[str, Any]]) -> List[Any]:
-        """Runs the jobs and returns their values; raises naming every failed job."""
-        results = self.run(jobs)
-        failed = [f"{j['op']} {j.get('uri')}: {r['error'][:800]}"
-                  for j, r in zip(jobs, results) if not r["ok"]]
-        if failed:
-            raise AssertionError("node oracle jobs failed:\n" + "\n".join(failed))
-        return [r["value"] for r in results]
+        super().__init__(NODE_SCRIPT, scratch, "node")
 
 
 # --- comparison --------------------------------------------------------------------------
@@ -297,10 +273,7 @@ def interop(interop_bin, session_dir) -> Interop:
 
 @pytest.fixture(scope="session")
 def node(session_dir) -> NodeOracle:
-    if shutil.which("node") is None:
-        pytest.fail("node not found (scripts/setup.sh installs it)")
-    if not (ORACLE_DIR / "node_modules" / "@lancedb" / "lancedb").exists():
-        pytest.fail(f"{ORACLE_DIR}/node_modules lacks @lancedb/lancedb (run scripts/setup.sh)")
+    require_node(ORACLE_DIR)
     scratch = session_dir / "node-scratch"
     scratch.mkdir(exist_ok=True)
     return NodeOracle(scratch)

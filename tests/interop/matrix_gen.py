@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 import zlib
@@ -41,6 +40,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
+
+from node_jobs import NodeJobs
 
 DEFAULT_SEED = 2122
 VERSIONS = ("2.1", "2.2")
@@ -765,20 +766,7 @@ def node_jobs(specs: Sequence[Spec], out: Path, ipc_dir: Path) -> List[Dict[str,
 
 def run_node(jobs: List[Dict[str, Any]], scratch: Path) -> List[Any]:
     """Runs writematrix.cjs on `jobs`; raises naming every failed job."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    jobs_path = scratch / f"jobs-{time.monotonic_ns()}.json"
-    results_path = jobs_path.with_suffix(".results.json")
-    jobs_path.write_text(json.dumps(jobs))
-    proc = subprocess.run(["node", str(WRITEMATRIX_JS), str(jobs_path), str(results_path)],
-                          cwd=ORACLE_DIR, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0 or not results_path.exists():
-        raise RuntimeError(f"writematrix.cjs failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    results = json.loads(results_path.read_text())
-    failed = [f"{j['op']} {j.get('uri')}: {r['error'][:600]}"
-              for j, r in zip(jobs, results) if not r["ok"]]
-    if failed:
-        raise RuntimeError("writematrix.cjs jobs failed:\n" + "\n".join(failed))
-    return [r["value"] for r in results]
+    return NodeJobs(WRITEMATRIX_JS, scratch, "writematrix", error_limit=600).run_ok(jobs)
 
 
 def generate(out: Path, seed: int = DEFAULT_SEED, node: bool = True,

@@ -21,7 +21,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import lance
 import lance.namespace as lance_ns
@@ -144,26 +144,41 @@ def test_plain_root_written_here_is_read_by_pylance(ns_bin: Path, tmp_path: Path
     assert detailed.version == 1
     assert ours("describe", "events", detailed=True)["version"] == 1
     assert py_read(theirs, ["events"]) == rows(3)
+    expect_declared_and_missing(theirs)
+    assert ours("describe", "hidden", expect_error=True)["error"] == "TableNotFound"
+    assert ours("describe", "gone", expect_error=True)["code"] == 4
+
+
+def expect_declared_and_missing(theirs) -> None:
+    """pylance's namespace sees table "declared" as declared only (no version) and finds
+    neither "gone" nor "hidden" (shared with test_namespace_s3.py)."""
     declared = theirs.describe_table(
         DescribeTableRequest(id=["declared"], load_detailed_metadata=True))
     assert declared.is_only_declared is True and declared.version is None
     for missing in (["gone"], ["hidden"]):
         with pytest.raises(Exception):
             theirs.describe_table(DescribeTableRequest(id=missing))
-    assert ours("describe", "hidden", expect_error=True)["error"] == "TableNotFound"
-    assert ours("describe", "gone", expect_error=True)["code"] == 4
 
 
-def test_manifest_root_written_here_is_read_by_pylance(ns_bin: Path, tmp_path: Path) -> None:
-    root = tmp_path / "managed"
-    ours = LanceNs(ns_bin, root, manifest=True)
+def make_tree(ours) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """Writes the tree shared by the manifest-root tests (here, test_namespace_node.py,
+    test_namespace_s3.py): namespaces team (owner ann) and team/sub, tables top (2 rows),
+    team/events (4 rows, property k=v), team/sub/deep (5 rows), and team/later declared
+    only. Returns what creating events and deep printed."""
     ours("create-namespace", "team", properties={"owner": "ann"})
     ours("create-namespace", "team", "sub")
     ours("create", "top", rows=2)
     events = ours("create", "team", "events", rows=4, properties={"k": "v"})
     deep = ours("create", "team", "sub", "deep", rows=5)
-    ghost = ours("declare", "ghost", "x")  # in a namespace never created, as Lance allows
     ours("declare", "team", "later")
+    return events, deep
+
+
+def test_manifest_root_written_here_is_read_by_pylance(ns_bin: Path, tmp_path: Path) -> None:
+    root = tmp_path / "managed"
+    ours = LanceNs(ns_bin, root, manifest=True)
+    events, deep = make_tree(ours)
+    ghost = ours("declare", "ghost", "x")  # in a namespace never created, as Lance allows
     # Root-level tables keep <name>.lance; nested ones are "<8 hex>_<ns>$<name>".
     assert (root / "top.lance" / "_versions").is_dir()
     for created, object_id in [(events, "team$events"), (deep, "team$sub$deep"),

@@ -16,7 +16,6 @@ Without node, the oracle's node_modules or lance-ns the tests fail (never skip).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -27,47 +26,40 @@ import pytest
 from lance_namespace import ListTablesRequest
 
 from conftest import ORACLE_DIR
-from test_namespace_dir import LanceNs, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
+from node_jobs import NodeJobs, describe_ns_job, require_node
+from test_namespace_dir import LanceNs, make_tree, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
 
 NS_ORACLE = ORACLE_DIR / "ns_oracle.cjs"
 
 
-class NsOracle:
+class NsOracle(NodeJobs):
     """Runs one batch of jobs through ns_oracle.cjs (one node process)."""
 
     def __init__(self, scratch: Path, scrub=lambda text: text):
-        self.scratch = scratch
-        self.scrub = scrub
-        self._n = 0
-
-    def run(self, jobs: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-        self._n += 1
-        jobs_path = self.scratch / f"ns-jobs-{self._n}.json"
-        results_path = self.scratch / f"ns-results-{self._n}.json"
-        jobs_path.write_text(json.dumps(jobs))
-        proc = subprocess.run(["node", str(NS_ORACLE), str(jobs_path), str(results_path)],
-                              cwd=ORACLE_DIR, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0 or not results_path.exists():
-            raise AssertionError(
-                f"ns oracle failed ({proc.returncode}):\n{self.scrub(proc.stderr[-3000:])}")
-        return json.loads(results_path.read_text())
-
-    def run_ok(self, jobs: List[Dict[str, Any]]) -> List[Any]:
-        results = self.run(jobs)
-        failed = [f"{j['op']} {j.get('namespace', [])} {j.get('name', '')}: {r['error'][:800]}"
-                  for j, r in zip(jobs, results) if not r["ok"]]
-        if failed:
-            raise AssertionError("ns oracle jobs failed:\n" + "\n".join(failed))
-        return [r["value"] for r in results]
+        super().__init__(NS_ORACLE, scratch, "ns", describe=describe_ns_job, scrub=scrub)
 
 
 @pytest.fixture(scope="module")
 def ns_node(tmp_path_factory) -> NsOracle:
-    if shutil.which("node") is None:
-        pytest.fail("node not found (scripts/setup.sh installs it)")
-    if not (ORACLE_DIR / "node_modules" / "@lancedb" / "lancedb").exists():
-        pytest.fail(f"{ORACLE_DIR}/node_modules lacks @lancedb/lancedb (run scripts/setup.sh)")
+    require_node(ORACLE_DIR)
     return NsOracle(tmp_path_factory.mktemp("ns-node"))
+
+
+def tree_jobs(job: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Jobs listing and reading the tree top, team/{events, later}, team/sub/deep (shared
+    with test_namespace_s3.py): namespaces, team's namespaces and properties, the tables
+    of each level, then the three tables' rows."""
+    return [
+        {**job, "op": "namespaces"},
+        {**job, "op": "namespaces", "namespace": ["team"]},
+        {**job, "op": "describe_ns", "namespace": ["team"]},
+        {**job, "op": "tables"},
+        {**job, "op": "tables", "namespace": ["team"]},
+        {**job, "op": "tables", "namespace": ["team", "sub"]},
+        {**job, "op": "read", "name": "top"},
+        {**job, "op": "read", "namespace": ["team"], "name": "events"},
+        {**job, "op": "read", "namespace": ["team", "sub"], "name": "deep"},
+    ]
 
 
 # -- races between processes (shared with test_namespace_s3.py) ----------------------------
@@ -171,24 +163,9 @@ def test_manifest_root_written_here_is_read_by_node(ns_bin: Path, ns_node: NsOra
                                                     tmp_path: Path) -> None:
     root = tmp_path / "managed"
     ours = LanceNs(ns_bin, root, manifest=True)
-    ours("create-namespace", "team", properties={"owner": "ann"})
-    ours("create-namespace", "team", "sub")
-    ours("create", "top", rows=2)
-    ours("create", "team", "events", rows=4, properties={"k": "v"})
-    ours("create", "team", "sub", "deep", rows=5)
-    ours("declare", "team", "later")
+    make_tree(ours)
     job = {"root": str(root), "manifest": True}
-    values = ns_node.run_ok([
-        {**job, "op": "namespaces"},
-        {**job, "op": "namespaces", "namespace": ["team"]},
-        {**job, "op": "describe_ns", "namespace": ["team"]},
-        {**job, "op": "tables"},
-        {**job, "op": "tables", "namespace": ["team"]},
-        {**job, "op": "tables", "namespace": ["team", "sub"]},
-        {**job, "op": "read", "name": "top"},
-        {**job, "op": "read", "namespace": ["team"], "name": "events"},
-        {**job, "op": "read", "namespace": ["team", "sub"], "name": "deep"},
-    ])
+    values = ns_node.run_ok(tree_jobs(job))
     assert values[0] == ["team"]
     assert values[1] == ["sub"]
     assert values[2] == {"owner": "ann"}

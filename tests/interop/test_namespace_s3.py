@@ -33,9 +33,10 @@ import pytest
 from lance_namespace import (DescribeNamespaceRequest, DescribeTableRequest,
                              ListNamespacesRequest, ListTablesRequest)
 
-from test_namespace_dir import LanceNs, ns_bin, rows  # noqa: F401  (ns_bin: a fixture)
+from test_namespace_dir import (LanceNs, expect_declared_and_missing, make_tree,
+                                ns_bin, rows)  # noqa: F401  (ns_bin: a fixture)
 from test_namespace_node import (N_PROCS, NsOracle, check_race_different_ids,
-                                 check_race_same_id)
+                                 check_race_same_id, tree_jobs)
 
 S3_VARS = ("LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY",
            "LANCE_S3_BUCKET")
@@ -117,12 +118,9 @@ class S3LanceNs(LanceNs):
 
 @pytest.fixture(scope="module")
 def ns_node_s3(tmp_path_factory, s3) -> NsOracle:
-    import shutil
     from conftest import ORACLE_DIR
-    if shutil.which("node") is None:
-        pytest.fail("node not found (scripts/setup.sh installs it)")
-    if not (ORACLE_DIR / "node_modules" / "@lancedb" / "lancedb").exists():
-        pytest.fail(f"{ORACLE_DIR}/node_modules lacks @lancedb/lancedb (run scripts/setup.sh)")
+    from node_jobs import require_node
+    require_node(ORACLE_DIR)
     return NsOracle(tmp_path_factory.mktemp("ns-node-s3"), scrub=s3.scrub)
 
 
@@ -158,12 +156,7 @@ def test_plain_root_written_here_is_read_on_s3(ns_bin: Path, s3: S3, ns_node_s3:
         DescribeTableRequest(id=["events"], load_detailed_metadata=True))
     assert described.location == f"{root}/events.lance" == ours("describe", "events")["location"]
     assert described.version == 1
-    declared = theirs.describe_table(
-        DescribeTableRequest(id=["declared"], load_detailed_metadata=True))
-    assert declared.is_only_declared is True and declared.version is None
-    for missing in (["gone"], ["hidden"]):
-        with pytest.raises(Exception):
-            theirs.describe_table(DescribeTableRequest(id=missing))
+    expect_declared_and_missing(theirs)
     assert py_read(s3, theirs, ["events"]) == rows(3)
     assert py_read(s3, theirs, ["big"]) == rows(1000)
 
@@ -179,12 +172,7 @@ def test_manifest_root_written_here_is_read_on_s3(ns_bin: Path, s3: S3,
                                                   ns_node_s3: NsOracle) -> None:
     root = s3.root("managed")
     ours = S3LanceNs(ns_bin, s3, root, manifest=True)
-    ours("create-namespace", "team", properties={"owner": "ann"})
-    ours("create-namespace", "team", "sub")
-    ours("create", "top", rows=2)
-    events = ours("create", "team", "events", rows=4, properties={"k": "v"})
-    ours("create", "team", "sub", "deep", rows=5)
-    ours("declare", "team", "later")
+    events, _ = make_tree(ours)
     ghost = ours("declare", "ghost", "x")  # a namespace never created, as Lance allows
     assert events["location"].startswith(f"{root}/")
     assert ghost["storage_options"] == S3LanceNs.SAME_OPTIONS
@@ -207,17 +195,7 @@ def test_manifest_root_written_here_is_read_on_s3(ns_bin: Path, s3: S3,
     assert py_read(s3, theirs, ["team", "sub", "deep"]) == rows(5)
 
     job = {"root": root, "manifest": True, "s3": True}
-    values = ns_node_s3.run_ok([
-        {**job, "op": "namespaces"},
-        {**job, "op": "namespaces", "namespace": ["team"]},
-        {**job, "op": "describe_ns", "namespace": ["team"]},
-        {**job, "op": "tables"},
-        {**job, "op": "tables", "namespace": ["team"]},
-        {**job, "op": "tables", "namespace": ["team", "sub"]},
-        {**job, "op": "read", "name": "top"},
-        {**job, "op": "read", "namespace": ["team"], "name": "events"},
-        {**job, "op": "read", "namespace": ["team", "sub"], "name": "deep"},
-    ])
+    values = ns_node_s3.run_ok(tree_jobs(job))
     assert values == [["team"], ["sub"], {"owner": "ann"}, ["top"], ["events", "later"],
                       ["deep"], {"version": 1, **rows(2)}, {"version": 1, **rows(4)},
                       {"version": 1, **rows(5)}]

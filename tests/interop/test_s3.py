@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 import pytest
 
 import datagen
+from node_jobs import NodeJobs
 from conftest import (ORACLE_DIR, Interop, InteropError, assert_tables_equal, read_ipc,
                       write_ipc)
 
@@ -120,35 +121,13 @@ def s3_interop(interop, s3) -> S3Interop:
     return S3Interop(interop, s3)
 
 
-class NodeS3:
+class NodeS3(NodeJobs):
     """Runs batches of jobs through tools/oracle/s3_oracle.cjs (see that script); the
     credentials reach it through the environment (LANCE_S3_*), not the jobs file."""
 
     def __init__(self, scratch: Path, s3: S3):
-        self.scratch = scratch
+        super().__init__(S3_ORACLE, scratch, "s3", scrub=s3.scrub)
         self.s3 = s3
-        self._n = 0
-
-    def run_ok(self, jobs: List[Dict[str, Any]]) -> List[Any]:
-        self._n += 1
-        jobs_path = self.scratch / f"s3-jobs-{self._n}.json"
-        results_path = self.scratch / f"s3-results-{self._n}.json"
-        jobs = [{k: (str(v) if isinstance(v, Path) else v) for k, v in j.items()} for j in jobs]
-        for j in jobs:
-            if isinstance(j.get("ipc"), list):
-                j["ipc"] = [str(p) for p in j["ipc"]]
-        jobs_path.write_text(json.dumps(jobs))
-        proc = subprocess.run(["node", str(S3_ORACLE), str(jobs_path), str(results_path)],
-                              cwd=ORACLE_DIR, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0 or not results_path.exists():
-            raise AssertionError(f"s3 node oracle failed ({proc.returncode}):\n"
-                                 f"{self.s3.scrub(proc.stderr[-3000:])}")
-        results = json.loads(results_path.read_text())
-        failed = [f"{j['op']} {j.get('uri')}: {r['error'][:800]}"
-                  for j, r in zip(jobs, results) if not r["ok"]]
-        if failed:
-            raise AssertionError("s3 node oracle jobs failed:\n" + "\n".join(failed))
-        return [r["value"] for r in results]
 
 
 @pytest.fixture(scope="module")

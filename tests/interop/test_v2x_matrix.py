@@ -55,6 +55,12 @@ def _entry(mx, ds_id):
     return d, specs()[d["spec"]], d["uri"]
 
 
+def _open(mx, cpp, ds_id):
+    """_entry's (entry, spec, uri) and the dataset opened by pylance and by lance_cpp."""
+    d, spec, uri = _entry(mx, ds_id)
+    return d, spec, uri, lance.dataset(uri), checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+
+
 def _rng(ds_id: str, salt: str) -> np.random.Generator:
     return np.random.default_rng([SEED, sum(map(ord, ds_id + salt))])
 
@@ -77,9 +83,7 @@ def _frag_summary(f) -> Dict[str, Any]:
 
 @pytest.mark.parametrize("ds_id", DATASETS)
 def test_open_and_describe(mx, cpp, ds_id):
-    d, spec, uri = _entry(mx, ds_id)
-    theirs = lance.dataset(uri)
-    ours = checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+    d, spec, uri, theirs, ours = _open(mx, cpp, ds_id)
     assert ours.version == theirs.version
     assert ours.latest_version == theirs.latest_version
     assert ours.data_storage_version == theirs.data_storage_version == d["data_storage_version"]
@@ -131,9 +135,7 @@ def _struct_paths(schema: pa.Schema) -> List[str]:
 
 @pytest.mark.parametrize("ds_id", DATASETS)
 def test_projections(mx, cpp, ds_id):
-    d, spec, uri = _entry(mx, ds_id)
-    theirs = lance.dataset(uri)
-    ours = checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+    d, spec, uri, theirs, ours = _open(mx, cpp, ds_id)
     names = theirs.schema.names
     rng = _rng(ds_id, "projection")
     projections = [list(reversed(names)),
@@ -165,9 +167,7 @@ STRUCT_DATASETS = [i for i in DATASETS
 def test_nested_field_projection(mx, cpp, ds_id):
     """columns=["s.a"]: pylance gives the struct's child as a top-level column named by
     its path (every struct leaf, alone and next to rid)."""
-    d, spec, uri = _entry(mx, ds_id)
-    theirs = lance.dataset(uri)
-    ours = checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+    d, spec, uri, theirs, ours = _open(mx, cpp, ds_id)
     paths = _struct_paths(theirs.schema)
     _check_projections(ds_id, theirs, ours, [[p] for p in paths] + [["rid", p] for p in paths])
 
@@ -183,9 +183,7 @@ NO_LATE = {"late_materialization": False}
 
 @pytest.mark.parametrize("ds_id", DATASETS)
 def test_filters(mx, cpp, ds_id):
-    d, spec, uri = _entry(mx, ds_id)
-    theirs = lance.dataset(uri)
-    ours = checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+    d, spec, uri, theirs, ours = _open(mx, cpp, ds_id)
     names = theirs.schema.names
     both = f"({spec.int_filter}) AND ({spec.str_filter})"
     for flt in (spec.int_filter, spec.str_filter, both):
@@ -222,9 +220,7 @@ def _take_indices(rng: np.random.Generator, n: int, k: int) -> List[int]:
 
 @pytest.mark.parametrize("ds_id", DATASETS)
 def test_take(mx, cpp, ds_id):
-    d, spec, uri = _entry(mx, ds_id)
-    theirs = lance.dataset(uri)
-    ours = checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+    d, spec, uri, theirs, ours = _open(mx, cpp, ds_id)
     indices = _take_indices(_rng(ds_id, "take"), d["num_rows"], 150)
     names = theirs.schema.names
     for cols in (None, [names[-1], "rid"]):
@@ -240,9 +236,7 @@ def test_take(mx, cpp, ds_id):
 
 @pytest.mark.parametrize("ds_id", DATASETS)
 def test_fragment_take(mx, cpp, ds_id):
-    d, spec, uri = _entry(mx, ds_id)
-    theirs = lance.dataset(uri)
-    ours = checked(f"{ds_id}: dataset()", cpp.dataset, uri)
+    d, spec, uri, theirs, ours = _open(mx, cpp, ds_id)
     ours_frags = checked(f"{ds_id}: get_fragments()", ours.get_fragments)
     their_frags = theirs.get_fragments()
     assert [_frag_id(f) for f in ours_frags] == [f.fragment_id for f in their_frags]

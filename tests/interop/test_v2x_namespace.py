@@ -16,7 +16,6 @@ tools/oracle/nsmatrix.cjs):
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -29,6 +28,7 @@ from lance_namespace import (CreateNamespaceRequest, DeclareTableRequest,
                              ListNamespacesRequest, ListTablesRequest, TableExistsRequest)
 
 import matrix_gen
+from node_jobs import NodeJobs, describe_ns_job, require_node
 from v2x_common import (ORACLE_DIR, assert_same, checked, cpp_module, read_ipc_stream,
                         specs)
 
@@ -163,36 +163,16 @@ def test_cpp_manifest_root_read_by_pylance(cpp, tmp_path):
 # -- 3. LanceDB-node -------------------------------------------------------------------------
 
 
-class NsNode:
+class NsNode(NodeJobs):
+    """Batches of jobs through nsmatrix.cjs; run_ok gives their values."""
+
     def __init__(self, scratch: Path):
-        self.scratch = scratch
-        self.n = 0
-
-    def run(self, jobs: List[Dict[str, Any]]) -> List[Any]:
-        import json
-        import subprocess
-
-        self.n += 1
-        jobs_path = self.scratch / f"ns-jobs-{self.n}.json"
-        results_path = self.scratch / f"ns-results-{self.n}.json"
-        jobs_path.write_text(json.dumps(jobs))
-        proc = subprocess.run(["node", str(NSMATRIX_JS), str(jobs_path), str(results_path)],
-                              cwd=ORACLE_DIR, capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0 and results_path.exists(), \
-            f"nsmatrix.cjs failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
-        results = json.loads(results_path.read_text())
-        failed = [f"{j['op']} {j.get('namespace', [])} {j.get('name', '')}: {r['error'][:800]}"
-                  for j, r in zip(jobs, results) if not r["ok"]]
-        assert not failed, "nsmatrix.cjs jobs failed:\n" + "\n".join(failed)
-        return [r["value"] for r in results]
+        super().__init__(NSMATRIX_JS, scratch, "ns", describe=describe_ns_job)
 
 
 @pytest.fixture
 def ns_node(tmp_path) -> NsNode:
-    if shutil.which("node") is None:
-        pytest.fail("node not found (scripts/setup.sh installs it)")
-    if not (ORACLE_DIR / "node_modules" / "@lancedb" / "lancedb").exists():
-        pytest.fail(f"{ORACLE_DIR}/node_modules lacks @lancedb/lancedb")
+    require_node(ORACLE_DIR)
     scratch = tmp_path / "ns-node"
     scratch.mkdir()
     return NsNode(scratch)
@@ -205,7 +185,7 @@ def test_node_manifest_root_read_by_cpp(cpp, ns_node, tmp_path):
     files = [matrix_gen.write_ipc(_data(n, s), ipc / f"{i}.arrow")
              for i, (n, s) in enumerate([(1500, 0), (400, 2000), (900, 100)])]
     job = {"root": str(root), "manifest": True}
-    ns_node.run([
+    ns_node.run_ok([
         {**job, "op": "create_namespace", "namespace": ["team"], "properties": {"k": "v"}},
         {**job, "op": "create", "name": "top", "ipc": str(files[0])},  # default: 2.1
         {**job, "op": "add", "name": "top", "ipc": str(files[1])},
@@ -233,7 +213,7 @@ def test_cpp_manifest_root_read_by_node(cpp, ns_node, tmp_path):
     job = {"root": str(root), "manifest": True}
     out = tmp_path / "read"
     out.mkdir()
-    values = ns_node.run([
+    values = ns_node.run_ok([
         {**job, "op": "namespaces"},
         {**job, "op": "describe_ns", "namespace": ["team"]},
         {**job, "op": "tables"},

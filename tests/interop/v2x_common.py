@@ -16,10 +16,7 @@ Environment (set by tests/interop/CMakeLists.txt for ctest; defaults for a manua
 from __future__ import annotations
 
 import importlib
-import json
 import os
-import shutil
-import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +28,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import matrix_gen  # noqa: E402
+from node_jobs import NodeJobs, require_node  # noqa: E402
 
 SOURCE_DIR = matrix_gen.SOURCE_DIR
 ORACLE_DIR = matrix_gen.ORACLE_DIR
@@ -109,10 +107,7 @@ def matrix(tmp_path_factory) -> Dict[str, Any]:
     """Generates the matrix on first use (one tmp folder per session, whichever module asks
     first); {"root", "datasets": {id: dataset entry of matrix.json}}."""
     if "m" not in _MATRIX:
-        if shutil.which("node") is None:
-            pytest.fail("node not found (scripts/setup.sh installs it)")
-        if not (ORACLE_DIR / "node_modules" / "@lancedb" / "lancedb").exists():
-            pytest.fail(f"{ORACLE_DIR}/node_modules lacks @lancedb/lancedb")
+        require_node(ORACLE_DIR)
         root = tmp_path_factory.mktemp("v2x-matrix")
         manifest = matrix_gen.generate(root, SEED, node=True, specs=specs())
         by_id = {f"{d['writer']}-{d['data_storage_version']}/{d['spec']}": d
@@ -234,18 +229,7 @@ def checked(what: str, fn, *args, **kwargs):
 
 def run_node(jobs: List[Dict[str, Any]], scratch: Path) -> List[Dict[str, Any]]:
     """Raw results ({ok, value|error}) of one writematrix.cjs batch."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    n = len(list(scratch.glob("jobs-*.json")))
-    jobs_path = scratch / f"jobs-{n}.json"
-    results_path = scratch / f"results-{n}.json"
-    jobs_path.write_text(json.dumps(jobs))
-    proc = subprocess.run(["node", str(matrix_gen.WRITEMATRIX_JS), str(jobs_path),
-                           str(results_path)], cwd=ORACLE_DIR, capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode != 0 or not results_path.exists():
-        raise AssertionError(f"writematrix.cjs failed ({proc.returncode}):\n"
-                             f"{proc.stderr[-3000:]}")
-    return json.loads(results_path.read_text())
+    return NodeJobs(matrix_gen.WRITEMATRIX_JS, scratch, "jobs").run(jobs)
 
 
 def read_ipc_stream(path: Path) -> pa.Table:

@@ -99,6 +99,13 @@ inline ArrayPtr Bools(const std::vector<Opt<bool>>& values) {
                                    nulls));
 }
 
+/// \brief The offsets as 64-bit (large types) or 32-bit values.
+inline BufferPtr OffsetsBuffer(const std::vector<int64_t>& offsets, bool large) {
+  if (large) return BytesBuffer(offsets.data(), offsets.size() * 8);
+  std::vector<int32_t> narrow(offsets.begin(), offsets.end());
+  return BytesBuffer(narrow.data(), narrow.size() * 4);
+}
+
 /// \brief utf8 / binary / large_utf8 / large_binary values.
 inline ArrayPtr Strings(DataTypePtr type, const std::vector<Opt<std::string>>& values) {
   const bool large =
@@ -109,13 +116,7 @@ inline ArrayPtr Strings(DataTypePtr type, const std::vector<Opt<std::string>>& v
     if (v) data += *v;
     offsets.push_back(static_cast<int64_t>(data.size()));
   }
-  BufferPtr offsets_buffer;
-  if (large) {
-    offsets_buffer = BytesBuffer(offsets.data(), offsets.size() * 8);
-  } else {
-    std::vector<int32_t> narrow(offsets.begin(), offsets.end());
-    offsets_buffer = BytesBuffer(narrow.data(), narrow.size() * 4);
-  }
+  BufferPtr offsets_buffer = OffsetsBuffer(offsets, large);
   int64_t nulls = 0;
   BufferPtr validity = ValidityOf(ValidOf(values), &nulls);
   return MakeArray(ArrayData::Make(std::move(type), static_cast<int64_t>(values.size()),
@@ -137,13 +138,7 @@ inline ArrayPtr Lists(DataTypePtr type, const std::vector<Opt<int64_t>>& sizes,
                       const ArrayPtr& child) {
   std::vector<int64_t> offsets{0};
   for (const auto& s : sizes) offsets.push_back(offsets.back() + s.value_or(0));
-  BufferPtr offsets_buffer;
-  if (type->id() == TypeId::kLargeList) {
-    offsets_buffer = BytesBuffer(offsets.data(), offsets.size() * 8);
-  } else {
-    std::vector<int32_t> narrow(offsets.begin(), offsets.end());
-    offsets_buffer = BytesBuffer(narrow.data(), narrow.size() * 4);
-  }
+  BufferPtr offsets_buffer = OffsetsBuffer(offsets, type->id() == TypeId::kLargeList);
   int64_t nulls = 0;
   BufferPtr validity = ValidityOf(ValidOf(sizes), &nulls);
   return MakeArray(ArrayData::Make(std::move(type), static_cast<int64_t>(sizes.size()),

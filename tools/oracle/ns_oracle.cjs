@@ -21,36 +21,14 @@
 "use strict";
 const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
-const { s3StorageOptions, runJobs } = require("./s3_jobs.cjs");
-
-const connections = new Map();
-
-async function connect(job) {
-  const key = `${job.root}\n${!!job.manifest}\n${!!job.s3}`;
-  let db = connections.get(key);
-  if (db) return db;
-  const extraProperties = {};
-  let options = {};
-  if (job.s3) {
-    const storage = s3StorageOptions();
-    for (const [k, v] of Object.entries(storage)) extraProperties[`storage.${k}`] = v;
-    options = { storageOptions: storage };
-  }
-  db = await lancedb.connectNamespace(
-    "dir", { root: job.root, manifestEnabled: !!job.manifest, extraProperties }, options);
-  connections.set(key, db);
-  return db;
-}
-
+const {
+  s3StorageOptions, runJobs, connectNamespace: connect, ns, namespaceOps,
+} = require("./common.cjs");
 // Real Lance's DirectoryNamespace returns no storage options from describe_table (the
 // `storage.*` properties serve only its own I/O), so tables on S3 are opened with the
 // options passed again.
 function tableStorageOptions(job) {
   return job.s3 ? s3StorageOptions() : {};
-}
-
-function ns(job) {
-  return job.namespace || [];
 }
 
 function rowsTable(job) {
@@ -64,17 +42,7 @@ function rowsTable(job) {
 }
 
 const ops = {
-  async tables(job) {
-    return await (await connect(job)).tableNames(ns(job));
-  },
-  async namespaces(job) {
-    const r = await (await connect(job)).listNamespaces(ns(job));
-    return r.namespaces;
-  },
-  async describe_ns(job) {
-    const r = await (await connect(job)).describeNamespace(ns(job));
-    return r.properties || {};
-  },
+  ...namespaceOps,
   async read(job) {
     const table = await (await connect(job)).openTable(
       job.name, ns(job), { storageOptions: tableStorageOptions(job) });

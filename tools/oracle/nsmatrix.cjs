@@ -21,43 +21,15 @@
 // does not stop the batch.
 "use strict";
 const fs = require("fs");
-const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
-
-const connections = new Map();
-
-async function connect(job) {
-  const key = `${job.root}\n${!!job.manifest}`;
-  let db = connections.get(key);
-  if (!db) {
-    db = await lancedb.connectNamespace("dir", { root: job.root, manifestEnabled: !!job.manifest });
-    connections.set(key, db);
-  }
-  return db;
-}
-
-function ns(job) {
-  return job.namespace || [];
-}
-
-function readIpc(file) {
-  return arrow.tableFromIPC(fs.readFileSync(file));
-}
+const { readIpc, runJobs, connectNamespace: connect, ns, namespaceOps } = require("./common.cjs");
 
 const ops = {
+  ...namespaceOps,
   async create_namespace(job) {
     const db = await connect(job);
     await db.createNamespace(job.namespace, { properties: job.properties || {} });
     return null;
-  },
-  async namespaces(job) {
-    return (await (await connect(job)).listNamespaces(ns(job))).namespaces;
-  },
-  async tables(job) {
-    return await (await connect(job)).tableNames(ns(job));
-  },
-  async describe_ns(job) {
-    return (await (await connect(job)).describeNamespace(job.namespace)).properties || {};
   },
   async create(job) {
     const db = await connect(job);
@@ -81,22 +53,4 @@ const ops = {
   },
 };
 
-(async () => {
-  const [jobsPath, resultsPath] = process.argv.slice(2);
-  const jobs = JSON.parse(fs.readFileSync(jobsPath, "utf8"));
-  const results = [];
-  for (const job of jobs) {
-    try {
-      const fn = ops[job.op];
-      if (!fn) throw new Error(`unknown op ${job.op}`);
-      const value = await fn(job);
-      results.push({ ok: true, value: value === undefined ? null : value });
-    } catch (e) {
-      results.push({ ok: false, error: String((e && e.stack) || e) });
-    }
-  }
-  fs.writeFileSync(resultsPath, JSON.stringify(results));
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runJobs(ops);

@@ -23,7 +23,10 @@
 const fs = require("fs");
 const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
-const { s3StorageOptions, runJobs } = require("./s3_jobs.cjs");
+const {
+  s3StorageOptions, readIpc, runJobs, cachedConnection, createStorageOptions, queryTable,
+  listVersions,
+} = require("./common.cjs");
 
 // "s3://bucket/a/b/name.lance" -> {dir: "s3://bucket/a/b", name: "name"}
 function splitUri(uri) {
@@ -32,17 +35,11 @@ function splitUri(uri) {
   return { dir: m[1], name: m[2] };
 }
 
-const connections = new Map();
-
 async function openDb(job) {
   const { dir, name } = splitUri(job.uri);
   const storageOptions = { ...s3StorageOptions(), ...(job.storage_options || {}) };
   const key = dir + "\n" + JSON.stringify(storageOptions);
-  let db = connections.get(key);
-  if (!db) {
-    db = await lancedb.connect(dir, { storageOptions });
-    connections.set(key, db);
-  }
+  const db = await cachedConnection(key, () => lancedb.connect(dir, { storageOptions }));
   return { db, name };
 }
 
@@ -51,22 +48,11 @@ async function openTable(job) {
   return await db.openTable(name);
 }
 
-function readIpc(file) {
-  return arrow.tableFromIPC(fs.readFileSync(file));
-}
-
-function jsonSafe(value) {
-  return JSON.parse(JSON.stringify(value, (k, v) => (typeof v === "bigint" ? v.toString() : v)));
-}
-
 const ops = {
   async create(job) {
     const { db, name } = await openDb(job);
     // Table-level options are merged with the connection's (credentials stay there).
-    const storageOptions = {
-      new_table_data_storage_version: job.storage_version || "2.0",
-      new_table_enable_v2_manifest_paths: job.v2_names ? "true" : "false",
-    };
+    const storageOptions = createStorageOptions(job);
     const table = await db.createTable(name, readIpc(job.ipc[0]), { storageOptions });
     for (const file of job.ipc.slice(1)) await table.add(readIpc(file));
     return await table.version();
@@ -86,12 +72,7 @@ const ops = {
   },
   async read(job) {
     const table = await openTable(job);
-    if (job.version !== undefined && job.version !== null) await table.checkout(job.version);
-    let query = table.query();
-    if (job.filter) query = query.where(job.filter);
-    if (job.columns) query = query.select(job.columns);
-    if (job.with_row_id) query = query.withRowId();
-    const result = await query.toArrow();
+    const result = await queryTable(table, job);
     fs.writeFileSync(job.out, arrow.tableToIPC(result, "file"));
     return result.numRows;
   },
@@ -100,8 +81,8 @@ const ops = {
   },
   async versions(job) {
     const list = await (await openTable(job)).listVersions();
-    return list.map((v) => ({ version: v.version, metadata: v.metadata }));
+    return listVersions(list);
   },
 };
 
-runJobs(ops, jsonSafe);
+runJobs(ops);

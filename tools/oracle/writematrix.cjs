@@ -18,39 +18,17 @@
 // does not stop the batch. Data crosses to Python as Arrow IPC (files in, streams out).
 "use strict";
 const fs = require("fs");
-const path = require("path");
-const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
-
-const connections = new Map();
-
-async function location(uri) {
-  const dir = path.dirname(uri);
-  const name = path.basename(uri).replace(/\.lance$/, "");
-  let db = connections.get(dir);
-  if (!db) {
-    db = await lancedb.connect(dir);
-    connections.set(dir, db);
-  }
-  return { db, name };
-}
+const { readIpc, runJobs, connectLocal, queryTable } = require("./common.cjs");
 
 async function open(uri) {
-  const { db, name } = await location(uri);
+  const { db, name } = await connectLocal(uri);
   return await db.openTable(name);
-}
-
-function readIpc(file) {
-  return arrow.tableFromIPC(fs.readFileSync(file));
-}
-
-function jsonSafe(value) {
-  return JSON.parse(JSON.stringify(value, (k, v) => (typeof v === "bigint" ? v.toString() : v)));
 }
 
 const ops = {
   async create(job) {
-    const { db, name } = await location(job.uri);
+    const { db, name } = await connectLocal(job.uri);
     const options = {};
     if (job.storage_version) {
       options.storageOptions = { new_table_data_storage_version: job.storage_version };
@@ -70,11 +48,7 @@ const ops = {
   },
   async read(job) {
     const table = await open(job.uri);
-    if (job.version !== undefined && job.version !== null) await table.checkout(job.version);
-    let query = table.query();
-    if (job.filter) query = query.where(job.filter);
-    if (job.columns) query = query.select(job.columns);
-    let result = await query.toArrow();
+    let result = await queryTable(table, job);
     if (result.numRows === 0) {
       // No batches, no schema: send the table's (projected) schema.
       const schema = await table.schema();
@@ -94,21 +68,4 @@ const ops = {
   },
 };
 
-(async () => {
-  const [jobsPath, resultsPath] = process.argv.slice(2);
-  const jobs = JSON.parse(fs.readFileSync(jobsPath, "utf8"));
-  const results = [];
-  for (const job of jobs) {
-    try {
-      const fn = ops[job.op];
-      if (!fn) throw new Error(`unknown op ${job.op}`);
-      results.push({ ok: true, value: jsonSafe(await fn(job)) });
-    } catch (e) {
-      results.push({ ok: false, error: String((e && e.stack) || e) });
-    }
-  }
-  fs.writeFileSync(resultsPath, JSON.stringify(results));
-})().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runJobs(ops);

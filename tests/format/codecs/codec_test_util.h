@@ -85,6 +85,13 @@ inline json LoadGolden(const std::string& version) {
   return json::parse(Str(*text));
 }
 
+/// \brief The flat (bit-packed, fixed width) encoding of `bits`-bit values.
+inline pb21::CompressiveEncoding Flat(int bits) {
+  pb21::CompressiveEncoding e;
+  e.mutable_flat()->set_bits_per_value(bits);
+  return e;
+}
+
 inline pb21::CompressiveEncoding ParseEncoding(const std::string& hex) {
   pb21::CompressiveEncoding e;
   EXPECT_TRUE(e.ParseFromString(HexDecode(hex))) << hex;

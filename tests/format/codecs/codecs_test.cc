@@ -17,13 +17,8 @@ namespace lance::format::codecs {
 namespace {
 
 using testing::Buf;
+using testing::Flat;
 using testing::Str;
-
-pb21::CompressiveEncoding Flat(int bits) {
-  pb21::CompressiveEncoding e;
-  e.mutable_flat()->set_bits_per_value(bits);
-  return e;
-}
 
 pb21::CompressiveEncoding Fsl(int dim, bool validity,
                               const pb21::CompressiveEncoding& inner) {

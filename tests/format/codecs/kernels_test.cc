@@ -19,13 +19,8 @@ namespace lance::format::codecs {
 namespace {
 
 using testing::Buf;
+using testing::Flat;
 using testing::Str;
-
-pb21::CompressiveEncoding Flat(int bits) {
-  pb21::CompressiveEncoding e;
-  e.mutable_flat()->set_bits_per_value(bits);
-  return e;
-}
 
 pb21::CompressiveEncoding Rle(int value_bits, int length_bits = 8) {
   pb21::CompressiveEncoding e;

@@ -39,17 +39,13 @@ import lance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from pylance_helper import array_to_json as base_array_to_json  # noqa: E402
+from pylance_helper import table_to_rows as base_table_to_rows  # noqa: E402
 
 LEGACY = "legacy"
 
 
-def array_to_json(arr):
-    if isinstance(arr, pa.ChunkedArray):
-        out = []
-        for chunk in arr.chunks:
-            out.extend(array_to_json(chunk))
-        return out
+def legacy_types(arr, recurse):
+    """The types pylance_helper does not render (see the module doc), or None."""
     t = arr.type
     if pa.types.is_decimal(t):
         return [None if v is None else str(v) for v in arr.to_pylist()]
@@ -58,33 +54,14 @@ def array_to_json(arr):
     if pa.types.is_date64(t) or pa.types.is_time64(t) or pa.types.is_duration(t):
         return arr.cast(pa.int64()).to_pylist()
     if pa.types.is_dictionary(t):
-        return array_to_json(arr.dictionary_decode())
+        return recurse(arr.dictionary_decode())
     if pa.types.is_null(t):
         return [None] * len(arr)
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        offsets = arr.offsets.to_pylist()
-        values = array_to_json(arr.values)
-        return [None if not arr[i].is_valid else values[offsets[i]:offsets[i + 1]]
-                for i in range(len(arr))]
-    if pa.types.is_fixed_size_list(t):
-        n = t.list_size
-        values = array_to_json(arr.values)
-        base = arr.offset
-        return [None if not arr[i].is_valid else values[(base + i) * n:(base + i + 1) * n]
-                for i in range(len(arr))]
-    if pa.types.is_struct(t):
-        children = [array_to_json(arr.field(j).slice(arr.offset, len(arr)))
-                    for j in range(t.num_fields)]
-        return [None if not arr[i].is_valid else
-                {t.field(j).name: children[j][i] for j in range(t.num_fields)}
-                for i in range(len(arr))]
-    return base_array_to_json(arr)
+    return None
 
 
 def table_to_rows(table):
-    cols = {name: array_to_json(table.column(name)) for name in table.column_names}
-    return [{name: cols[name][i] for name in table.column_names}
-            for i in range(table.num_rows)]
+    return base_table_to_rows(table, legacy_types)
 
 
 # ---------------------------------------------------------------------------------------

@@ -147,6 +147,22 @@ class LegacyTest : public ::testing::Test {
     return ids;
   }
 
+  /// A file opened, with what the range and take sweeps need of it.
+  struct OpenedFile {
+    std::shared_ptr<LanceFileReader> reader;
+    int64_t num_rows;
+    std::vector<int32_t> top_level_ids;
+    std::vector<FieldPtr> fields;
+  };
+
+  static Result<OpenedFile> OpenWithIds(const FileCase& c) {
+    LANCE_ASSIGN_OR_RAISE(auto reader, OpenFile(c));
+    const int64_t n = reader->num_rows();
+    std::vector<int32_t> ids = TopLevelIds(*reader);
+    std::vector<FieldPtr> fields = reader->schema().schema()->fields();
+    return OpenedFile{std::move(reader), n, std::move(ids), std::move(fields)};
+  }
+
   static std::vector<Dataset>* datasets_;
 };
 
@@ -211,10 +227,8 @@ TEST_F(LegacyTest, RangesBatchSizesAndProjections) {
   for (const FileCase& c : SupportedFiles()) {
     const json& f = *c.file;
     SCOPED_TRACE(c.dataset->name + "/" + f["path"].get<std::string>());
-    ASSERT_OK_AND_ASSIGN(auto reader, OpenFile(c));
-    const int64_t n = reader->num_rows();
-    const std::vector<int32_t> ids = TopLevelIds(*reader);
-    const auto& fields = reader->schema().schema()->fields();
+    ASSERT_OK_AND_ASSIGN(const OpenedFile file, OpenWithIds(c));
+    const auto& [reader, n, ids, fields] = file;
     for (int64_t offset :
          {int64_t{0}, int64_t{1}, int64_t{6}, int64_t{7}, int64_t{8}, n - 1, n}) {
       for (int64_t length :
@@ -268,12 +282,11 @@ TEST_F(LegacyTest, TakeMatchesPylance) {
   for (const FileCase& c : SupportedFiles()) {
     const json& f = *c.file;
     SCOPED_TRACE(c.dataset->name + "/" + f["path"].get<std::string>());
-    ASSERT_OK_AND_ASSIGN(auto reader, OpenFile(c));
-    const int64_t n = reader->num_rows();
-    const std::vector<int32_t> ids = TopLevelIds(*reader);
-    const auto& fields = reader->schema().schema()->fields();
+    ASSERT_OK_AND_ASSIGN(const OpenedFile file, OpenWithIds(c));
+    const auto& [reader, n, ids, fields] = file;
     std::vector<std::vector<int64_t>> cases = {{}, {0}, Range(0, n)};
-    if (n > 8) cases.push_back({n - 1, 0, n - 1, 3, 3, 7, 8, 2});  // unsorted, repeats, edges
+    if (n > 8)
+      cases.push_back({n - 1, 0, n - 1, 3, 3, 7, 8, 2});  // unsorted, repeats, edges
     for (int k = 0; k < 6; ++k) {
       std::vector<int64_t> random;
       const int count = 1 + static_cast<int>(rng() % (2 * n));
@@ -806,22 +819,7 @@ void Exercise(const std::string& bytes, Outcome* outcome) {
   ++outcome->opened;
   bool all_ok = true;
   for (int64_t batch_size : {int64_t{1} << 20, int64_t{3}}) {
-    FileReadOptions ro;
-    ro.batch_size = batch_size;
-    auto stream = (*reader)->Read(ro);
-    Status st = stream.status();
-    if (st.ok()) {
-      while (true) {
-        auto batch = (*stream)->Next();
-        if (!batch.ok()) {
-          st = batch.status();
-          break;
-        }
-        if (*batch == nullptr) break;
-        // Touch every value so that bad offsets would show up under the sanitizers.
-        for (const auto& column : (*batch)->columns()) (void)column->Validate();
-      }
-    }
+    Status st = testing::ReadAllValidating(**reader, batch_size);
     if (!st.ok()) {
       all_ok = false;
       EXPECT_NE(st.message().find(kDamaged), std::string::npos) << st.ToString();

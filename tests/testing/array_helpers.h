@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// Small array constructors for core tests. Fixtures are built with the builders; a
+// failure there is a bug in the test setup, so it aborts instead of returning a Status.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/core/array.h"
+#include "lance/core/builder.h"
+#include "lance/status.h"
+
+namespace lance::testing {
+
+/// \brief Aborts with `st` when a test fixture could not be built.
+inline void Check(const Status& st) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
+    std::abort();
+  }
+}
+
+/// \brief `array` as the concrete array class T; aborts when it is another class.
+template <typename T>
+std::shared_ptr<T> As(const ArrayPtr& array) {
+  auto out = std::dynamic_pointer_cast<T>(array);
+  if (!out) {
+    std::fprintf(stderr, "unexpected array class for %s\n",
+                 array->type()->ToString().c_str());
+    std::abort();
+  }
+  return out;
+}
+
+// One-line arrays from values; `valid` (empty = all valid) marks the non-null slots.
+inline ArrayPtr I8(const std::vector<int8_t>& v, const std::vector<bool>& valid = {}) {
+  return ArrayFromVector<Int8Builder>(v, valid).value();
+}
+inline ArrayPtr I32(const std::vector<int32_t>& v, const std::vector<bool>& valid = {}) {
+  return ArrayFromVector<Int32Builder>(v, valid).value();
+}
+inline ArrayPtr I64(const std::vector<int64_t>& v, const std::vector<bool>& valid = {}) {
+  return ArrayFromVector<Int64Builder>(v, valid).value();
+}
+inline ArrayPtr F64(const std::vector<double>& v, const std::vector<bool>& valid = {}) {
+  return ArrayFromVector<DoubleBuilder>(v, valid).value();
+}
+inline ArrayPtr Str(const std::vector<std::string>& v,
+                    const std::vector<bool>& valid = {}) {
+  return ArrayFromVector<StringBuilder>(v, valid).value();
+}
+inline ArrayPtr Bools(const std::vector<bool>& v, const std::vector<bool>& valid = {}) {
+  return ArrayFromVector<BooleanBuilder>(v, valid).value();
+}
+
+/// \brief A list (ListBuilder) or large list (LargeListBuilder) of int32 rows;
+/// std::nullopt rows are null.
+template <typename ListBuilderT>
+ArrayPtr IntLists(const std::vector<std::optional<std::vector<int32_t>>>& rows) {
+  ListBuilderT builder(std::make_unique<Int32Builder>());
+  auto* child = static_cast<Int32Builder*>(builder.value_builder());
+  for (const auto& row : rows) {
+    if (!row) {
+      Check(builder.AppendNull());
+      continue;
+    }
+    Check(builder.Append());
+    for (int32_t v : *row) Check(child->Append(v));
+  }
+  return builder.Finish().value();
+}
+
+}  // namespace lance::testing
