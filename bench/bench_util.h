@@ -28,7 +28,8 @@ T Check(lance::Result<T> r, const std::string& what) {
 
 /// Monotonic wall-clock seconds.
 inline double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 

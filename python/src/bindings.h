@@ -25,12 +25,14 @@ namespace lance::python {
 namespace py = pybind11;
 
 // -- registration (one per binding file) --------------------------------------------
-void BindErrors(py::module_& m);     // errors.cc: LanceError and its subclasses
-void BindDataset(py::module_& m);    // dataset.cc: write/open/scan/count/versions/delete/commit
-void BindFragment(py::module_& m);   // fragment.cc: write_fragments, FragmentMetadata JSON
-void BindFile(py::module_& m);       // file.cc: LanceFileWriter/Reader/Session
-void BindIo(py::module_& m);         // io.cc: StorageOptionsProvider adapter
-void BindNamespace(py::module_& m);  // namespace.cc: Python namespaces <-> C++ LanceNamespace
+void BindErrors(py::module_& m);  // errors.cc: LanceError and its subclasses
+void BindDataset(
+    py::module_& m);  // dataset.cc: write/open/scan/count/versions/delete/commit
+void BindFragment(py::module_& m);  // fragment.cc: write_fragments, FragmentMetadata JSON
+void BindFile(py::module_& m);      // file.cc: LanceFileWriter/Reader/Session
+void BindIo(py::module_& m);        // io.cc: StorageOptionsProvider adapter
+void BindNamespace(
+    py::module_& m);  // namespace.cc: Python namespaces <-> C++ LanceNamespace
 
 // -- errors (errors.cc) -------------------------------------------------------------
 /// Raises the Python exception matching `status` (see errors.cc for the mapping; the
@@ -48,7 +50,8 @@ inline void CheckStatus(const Status& status) {
   if (!status.ok()) RaiseStatus(status);
 }
 
-// -- Arrow hand-over (arrow_interop.cc), zero-copy through the C Data/Stream interface ---
+// -- Arrow hand-over (arrow_interop.cc), zero-copy through the C Data/Stream interface
+// ---
 /// A pyarrow.RecordBatchReader over `reader` (the stream is exported, not copied).
 py::object ToPyArrowReader(RecordBatchReaderPtr reader);
 /// A pyarrow.Table of `table`.
@@ -72,8 +75,9 @@ std::shared_ptr<io::StorageOptionsProvider> ProviderFromPython(py::handle obj);
 std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj);
 
 /// dataset.cc: the storage access of a call's `storage_options` (dict or None) and
-/// `storage_options_provider` (None or a provider), resolved (io::ResolveStorageAccess: the
-/// options seed the provider's refreshing source; nothing is fetched here).
-io::StorageAccess StorageAccessFromPython(py::handle storage_options, py::handle provider);
+/// `storage_options_provider` (None or a provider), resolved (io::ResolveStorageAccess:
+/// the options seed the provider's refreshing source; nothing is fetched here).
+io::StorageAccess StorageAccessFromPython(py::handle storage_options,
+                                          py::handle provider);
 
 }  // namespace lance::python

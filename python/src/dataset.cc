@@ -43,11 +43,11 @@ ns::Identifier TableIdFromPython(py::handle obj) {
   return obj.cast<ns::Identifier>();
 }
 
-ScanOptions MakeScanOptions(const std::optional<std::vector<std::string>>& columns,
-                            const std::optional<std::string>& filter,
-                            std::optional<int64_t> limit, std::optional<int64_t> offset,
-                            bool with_row_id, std::optional<int64_t> batch_size,
-                            std::optional<std::vector<uint64_t>> fragment_ids = std::nullopt) {
+ScanOptions MakeScanOptions(
+    const std::optional<std::vector<std::string>>& columns,
+    const std::optional<std::string>& filter, std::optional<int64_t> limit,
+    std::optional<int64_t> offset, bool with_row_id, std::optional<int64_t> batch_size,
+    std::optional<std::vector<uint64_t>> fragment_ids = std::nullopt) {
   ScanOptions options;
   options.fragment_ids = std::move(fragment_ids);
   if (columns) options.columns = *columns;
@@ -126,9 +126,8 @@ DatasetPtr CommitPy(const std::string& uri, const std::string& kind, py::handle 
                           "' (Overwrite and Append are supported)");
   }
   io::StorageAccess access = StorageAccessFromPython(storage_options, provider);
-  Result<DatasetPtr> result = WithoutGil([&] {
-    return Dataset::Commit(uri, op, read_version, access);
-  });
+  Result<DatasetPtr> result =
+      WithoutGil([&] { return Dataset::Commit(uri, op, read_version, access); });
   return ValueOrRaise(std::move(result));
 }
 
@@ -138,8 +137,8 @@ io::StorageAccess StorageAccessFromPython(py::handle storage_options,
                                           py::handle provider) {
   // Resolved here, with the GIL held, so that malformed initial options raise at the
   // call (the entry points would resolve an unresolved access the same way).
-  return ValueOrRaise(io::ResolveStorageAccess(
-      io::StorageAccess(OptionsFromPython(storage_options), ProviderFromPython(provider))));
+  return ValueOrRaise(io::ResolveStorageAccess(io::StorageAccess(
+      OptionsFromPython(storage_options), ProviderFromPython(provider))));
 }
 
 void BindDataset(py::module_& m) {
@@ -171,8 +170,9 @@ void BindDataset(py::module_& m) {
              std::optional<int64_t> offset, bool with_row_id,
              std::optional<int64_t> batch_size,
              std::optional<std::vector<uint64_t>> fragment_ids) {
-            ScanOptions options = MakeScanOptions(columns, filter, limit, offset, with_row_id,
-                                                  batch_size, std::move(fragment_ids));
+            ScanOptions options =
+                MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
+                                std::move(fragment_ids));
             Result<RecordBatchReaderPtr> reader =
                 WithoutGil([&] { return ds.Scan(options); });
             return ToPyArrowReader(ValueOrRaise(std::move(reader)));
@@ -188,8 +188,9 @@ void BindDataset(py::module_& m) {
              std::optional<int64_t> offset, bool with_row_id,
              std::optional<int64_t> batch_size,
              std::optional<std::vector<uint64_t>> fragment_ids) {
-            ScanOptions options = MakeScanOptions(columns, filter, limit, offset, with_row_id,
-                                                  batch_size, std::move(fragment_ids));
+            ScanOptions options =
+                MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
+                                std::move(fragment_ids));
             Result<TablePtr> table = WithoutGil([&] { return ds.ToTable(options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
@@ -204,10 +205,12 @@ void BindDataset(py::module_& m) {
             TakeOptions options;
             if (columns) options.columns = *columns;
             options.with_row_id = with_row_id;
-            Result<TablePtr> table = WithoutGil([&] { return ds.Take(indices, options); });
+            Result<TablePtr> table =
+                WithoutGil([&] { return ds.Take(indices, options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
-          py::arg("indices"), py::arg("columns") = py::none(), py::arg("with_row_id") = false)
+          py::arg("indices"), py::arg("columns") = py::none(),
+          py::arg("with_row_id") = false)
       .def(
           "take_fragment",
           [](const Dataset& ds, uint64_t fragment_id, std::vector<int64_t> indices,
@@ -215,8 +218,8 @@ void BindDataset(py::module_& m) {
             TakeOptions options;
             if (columns) options.columns = *columns;
             options.with_row_id = with_row_id;
-            Result<TablePtr> table =
-                WithoutGil([&] { return ds.TakeFromFragment(fragment_id, indices, options); });
+            Result<TablePtr> table = WithoutGil(
+                [&] { return ds.TakeFromFragment(fragment_id, indices, options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
           py::arg("fragment_id"), py::arg("indices"), py::arg("columns") = py::none(),

@@ -34,9 +34,9 @@ namespace {
 using StorageOptionsArg = std::optional<std::map<std::string, std::string>>;
 
 /// Keeps the credentials sources of the last few providers alive after their readers and
-/// writers are gone. ResolveStorageAccess shares one source per provider id only while one
-/// is alive, and pylance code typically opens a writer, closes it, then opens a reader
-/// with the same provider: without this the reader would start from the (possibly
+/// writers are gone. ResolveStorageAccess shares one source per provider id only while
+/// one is alive, and pylance code typically opens a writer, closes it, then opens a
+/// reader with the same provider: without this the reader would start from the (possibly
 /// expired) options it was given and fetch again, although the writer just refreshed.
 /// Bounded, so at most kKeep providers (and the Python objects behind them) outlive
 /// their last handle.
@@ -223,9 +223,8 @@ void BindFile(py::module_& m) {
                        py::handle provider,
                        const std::optional<std::vector<std::string>>& columns) {
              auto access = AccessOf(storage_options, provider);
-             Result<std::shared_ptr<format::LanceFileReader>> opened = WithoutGil([&] {
-               return format::LanceFileReader::OpenUri(path, access);
-             });
+             Result<std::shared_ptr<format::LanceFileReader>> opened = WithoutGil(
+                 [&] { return format::LanceFileReader::OpenUri(path, access); });
              return std::make_unique<PyFileReader>(ValueOrRaise(std::move(opened)),
                                                    columns);
            }),

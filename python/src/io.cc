@@ -178,8 +178,8 @@ void BindIo(py::module_& m) {
               py::str(item.second).cast<std::string>();
         }
         auto cpp_provider = ProviderFromPython(provider);
-        auto access =
-            ValueOrRaise(io::ResolveStorageAccess(io::StorageAccess(options, cpp_provider)));
+        auto access = ValueOrRaise(
+            io::ResolveStorageAccess(io::StorageAccess(options, cpp_provider)));
         if (!access.credentials) throw py::value_error("no credentials source was built");
         std::vector<Status> first_error(threads);
         std::vector<int> ok(threads, 0);

@@ -100,15 +100,18 @@ Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
   }
   std::vector<FieldPtr> out;
   for (int f : fields) out.push_back(schema.field(f));
-  return std::make_pair(std::move(fields), lance::schema(std::move(out), schema.metadata()));
+  return std::make_pair(std::move(fields),
+                        lance::schema(std::move(out), schema.metadata()));
 }
 
-Status RestoreRowOrder(const std::vector<int64_t>& sorted, const std::vector<int64_t>& indices,
+Status RestoreRowOrder(const std::vector<int64_t>& sorted,
+                       const std::vector<int64_t>& indices,
                        std::vector<ArrayPtr>* columns) {
   if (sorted == indices) return Status::OK();
   std::vector<int64_t> positions(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) {
-    positions[i] = std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
+    positions[i] =
+        std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
   }
   for (ArrayPtr& column : *columns) {
     LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));

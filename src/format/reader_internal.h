@@ -129,7 +129,8 @@ Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
 
 /// `*columns` hold the rows `sorted` (ascending, distinct) of a take; puts them back in
 /// the order, with the repeats, of the caller's `indices`.
-Status RestoreRowOrder(const std::vector<int64_t>& sorted, const std::vector<int64_t>& indices,
+Status RestoreRowOrder(const std::vector<int64_t>& sorted,
+                       const std::vector<int64_t>& indices,
                        std::vector<ArrayPtr>* columns);
 
 }  // namespace lance::format::internal

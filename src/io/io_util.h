@@ -11,7 +11,8 @@ namespace lance::io::internal {
 
 /// RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
 inline bool IsValidScheme(std::string_view scheme) {
-  if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0]))) return false;
+  if (scheme.empty() || !std::isalpha(static_cast<unsigned char>(scheme[0])))
+    return false;
   for (char c : scheme) {
     auto u = static_cast<unsigned char>(c);
     if (!std::isalnum(u) && c != '+' && c != '-' && c != '.') return false;

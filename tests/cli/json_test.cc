@@ -35,11 +35,11 @@ TEST(JsonParse, ValuesKeepNumberText) {
 
 TEST(JsonParse, NumberTextIsTheSourceText) {
   // Integers are rebuilt from nlohmann's values, floats keep nlohmann's token text; a
-  // float column must still see "-0" (negative zero) and "0.1" (not 0.1000000000000000055).
-  ASSERT_OK_AND_ASSIGN(
-      JsonValue v,
-      ParseJson("[-0, 0, -1, 0.1, -0.0, 1E+2, 18446744073709551616, "
-                "-9223372036854775809, 3.4028234663852886e38]"));
+  // float column must still see "-0" (negative zero) and "0.1" (not
+  // 0.1000000000000000055).
+  ASSERT_OK_AND_ASSIGN(JsonValue v,
+                       ParseJson("[-0, 0, -1, 0.1, -0.0, 1E+2, 18446744073709551616, "
+                                 "-9223372036854775809, 3.4028234663852886e38]"));
   ASSERT_EQ(v.items.size(), 9u);
   const std::vector<std::string> want = {"-0",
                                          "0",
@@ -55,12 +55,14 @@ TEST(JsonParse, NumberTextIsTheSourceText) {
     EXPECT_EQ(v.items[i].text, want[i]) << i;
   }
   EXPECT_TRUE(v.items[0].is_integer_literal());
-  EXPECT_TRUE(v.items[6].is_integer_literal());  // beyond uint64: still an integer literal
+  EXPECT_TRUE(
+      v.items[6].is_integer_literal());  // beyond uint64: still an integer literal
   EXPECT_FALSE(v.items[3].is_integer_literal());
 }
 
 TEST(JsonParse, MembersKeepSourceOrderAndDuplicates) {
-  ASSERT_OK_AND_ASSIGN(JsonValue v, ParseJson(R"({"b": 1, "a": [{"z": {}}, []], "b": 2})"));
+  ASSERT_OK_AND_ASSIGN(JsonValue v,
+                       ParseJson(R"({"b": 1, "a": [{"z": {}}, []], "b": 2})"));
   ASSERT_EQ(v.members.size(), 3u);
   EXPECT_EQ(v.members[0].first, "b");
   EXPECT_EQ(v.members[1].first, "a");
@@ -90,15 +92,19 @@ TEST(JsonParse, StringEscapes) {
 
 TEST(JsonParse, Errors) {
   EXPECT_THAT(ParseJson("{\"a\": 1,}"), IsErrorWith(StatusCode::kInvalid, "column 9"));
-  EXPECT_THAT(ParseJson("[1 2]"),
-              IsErrorWith(StatusCode::kInvalid, "column 4: syntax error while parsing array"));
-  EXPECT_THAT(ParseJson("01"), IsErrorWith(StatusCode::kInvalid, "expected end of input"));
+  EXPECT_THAT(
+      ParseJson("[1 2]"),
+      IsErrorWith(StatusCode::kInvalid, "column 4: syntax error while parsing array"));
+  EXPECT_THAT(ParseJson("01"),
+              IsErrorWith(StatusCode::kInvalid, "expected end of input"));
   EXPECT_THAT(ParseJson("1."), IsErrorWith(StatusCode::kInvalid, "invalid number"));
   EXPECT_THAT(ParseJson("-"), IsErrorWith(StatusCode::kInvalid, "invalid number"));
   EXPECT_THAT(ParseJson("1e999"), IsErrorWith(StatusCode::kInvalid, "number overflow"));
-  EXPECT_THAT(ParseJson("NaN"),
-              IsErrorWith(StatusCode::kInvalid, "column 1: syntax error while parsing value"));
-  EXPECT_THAT(ParseJson("\"abc"), IsErrorWith(StatusCode::kInvalid, "missing closing quote"));
+  EXPECT_THAT(
+      ParseJson("NaN"),
+      IsErrorWith(StatusCode::kInvalid, "column 1: syntax error while parsing value"));
+  EXPECT_THAT(ParseJson("\"abc"),
+              IsErrorWith(StatusCode::kInvalid, "missing closing quote"));
   EXPECT_THAT(ParseJson("\"a\nb\""),
               IsErrorWith(StatusCode::kInvalid, "control character"));
   EXPECT_THAT(ParseJson("\"\\x\""), IsErrorWith(StatusCode::kInvalid, "after backslash"));

@@ -62,10 +62,13 @@ TEST(StatusTest, WithContextPrefixesAndKeepsCode) {
 
 TEST(StatusTest, FactoriesBuildMessagesFromPieces) {
   const std::string path = "/tmp/x.lance";
-  Status st = Status::Corrupt("page ", 3, " of '", path, "' claims ", int64_t{-7}, " rows, ",
-                              1.5, " MiB, sorted=", false, ' ', std::string_view("!"));
-  EXPECT_EQ(st.message(), "page 3 of '/tmp/x.lance' claims -7 rows, 1.5 MiB, sorted=false !");
-  EXPECT_EQ(StrCat(uint64_t{18446744073709551615ull}, "/", 0.1f), "18446744073709551615/0.1");
+  Status st =
+      Status::Corrupt("page ", 3, " of '", path, "' claims ", int64_t{-7}, " rows, ", 1.5,
+                      " MiB, sorted=", false, ' ', std::string_view("!"));
+  EXPECT_EQ(st.message(),
+            "page 3 of '/tmp/x.lance' claims -7 rows, 1.5 MiB, sorted=false !");
+  EXPECT_EQ(StrCat(uint64_t{18446744073709551615ull}, "/", 0.1f),
+            "18446744073709551615/0.1");
   std::string out = "a";
   StrAppend(&out, 'b', 12, StatusCode::kInvalid == StatusCode::kInvalid);
   EXPECT_EQ(out, "ab12true");
@@ -83,7 +86,8 @@ class TestDetail final : public StatusDetail {
 };
 
 TEST(StatusTest, DetailSurvivesContextCopiesAndIsTyped) {
-  Status st = Status::NotFound("no such object").WithDetail(std::make_shared<TestDetail>(42));
+  Status st =
+      Status::NotFound("no such object").WithDetail(std::make_shared<TestDetail>(42));
   Status outer = st.WithContext("opening 's3://b/k'");
   ASSERT_NE(outer.detail_as<TestDetail>(), nullptr);
   EXPECT_EQ(outer.detail_as<TestDetail>()->n(), 42);

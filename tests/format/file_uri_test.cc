@@ -27,15 +27,17 @@ using ::lance::testing::IsErrorWith;
 using ::testing::HasSubstr;
 
 SchemaPtr TestSchema() {
-  return lance::schema({field("id", int64()), field("name", utf8()),
-                        field("tags", list(utf8()))});
+  return lance::schema(
+      {field("id", int64()), field("name", utf8()), field("tags", list(utf8()))});
 }
 
 // Writes `batches` to `uri` through OpenUri.
-Result<WrittenFile> WriteUri(const std::string& uri, const std::vector<RecordBatchPtr>& batches,
+Result<WrittenFile> WriteUri(const std::string& uri,
+                             const std::vector<RecordBatchPtr>& batches,
                              const io::StorageAccess& access = {}) {
   LANCE_ASSIGN_OR_RAISE(LanceSchema ls, LanceSchema::Assign(batches.front()->schema()));
-  LANCE_ASSIGN_OR_RAISE(auto writer, LanceFileWriter::OpenUri(uri, std::move(ls), access));
+  LANCE_ASSIGN_OR_RAISE(auto writer,
+                        LanceFileWriter::OpenUri(uri, std::move(ls), access));
   for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
   return writer->Close();
 }
@@ -129,9 +131,11 @@ TEST(FileUriTest, Errors) {
   // Writer-side validation still applies, naming the URI.
   FileWriterOptions bad;
   bad.page_bytes = 0;
-  auto writer = LanceFileWriter::OpenUri("memory://file-uri-test-root/x.lance", ls, {}, bad);
+  auto writer =
+      LanceFileWriter::OpenUri("memory://file-uri-test-root/x.lance", ls, {}, bad);
   ASSERT_THAT(writer, IsErrorWith(StatusCode::kInvalid, "page_bytes"));
-  EXPECT_THAT(writer.status().message(), HasSubstr("memory://file-uri-test-root/x.lance"));
+  EXPECT_THAT(writer.status().message(),
+              HasSubstr("memory://file-uri-test-root/x.lance"));
   // A URI with user info is refused without echoing it.
   auto userinfo = LanceFileReader::OpenUri("memory://user:hunter2@host/f.lance");
   ASSERT_THAT(userinfo, IsError(StatusCode::kInvalid));
@@ -177,7 +181,8 @@ TEST(FileUriTest, StorageOptionsAndCredentialsReachTheFactory) {
   auto source = std::make_shared<io::StaticCredentialsSource>(creds);
   const io::StorageOptions options = {{"some_option", "v1"}};
   const auto batches = TestBatches();
-  ASSERT_OK(WriteUri("fileuritest://bucket/w.lance", batches, io::StorageAccess(options, source))
+  ASSERT_OK(WriteUri("fileuritest://bucket/w.lance", batches,
+                     io::StorageAccess(options, source))
                 .status());
   {
     std::lock_guard<std::mutex> lock(seen.mu);

@@ -107,7 +107,8 @@ TEST_F(ObjectStoreRegistryTest, S3ResolvesToOneStorePerBucketAndOptions) {
   // http endpoints need allow_http, as in Lance.
   StorageOptions no_http = options;
   no_http.erase("allow_http");
-  EXPECT_THAT(registry_.Resolve("s3://bucket/x", no_http), IsErrorWith(StatusCode::kInvalid, "allow_http"));
+  EXPECT_THAT(registry_.Resolve("s3://bucket/x", no_http),
+              IsErrorWith(StatusCode::kInvalid, "allow_http"));
 }
 
 TEST_F(ObjectStoreRegistryTest, CredentialSourcesSeparateStores) {
@@ -128,9 +129,12 @@ TEST_F(ObjectStoreRegistryTest, CredentialSourcesSeparateStores) {
   auto t1 = std::make_shared<NamedSource>("table-1");
   auto t1_again = std::make_shared<NamedSource>("table-1");
   auto t2 = std::make_shared<NamedSource>("table-2");
-  ASSERT_OK_AND_ASSIGN(auto a, registry_.Resolve("s3://bucket/t1", StorageAccess(options, t1)));
-  ASSERT_OK_AND_ASSIGN(auto b, registry_.Resolve("s3://bucket/t1", StorageAccess(options, t1_again)));
-  ASSERT_OK_AND_ASSIGN(auto c, registry_.Resolve("s3://bucket/t2", StorageAccess(options, t2)));
+  ASSERT_OK_AND_ASSIGN(auto a,
+                       registry_.Resolve("s3://bucket/t1", StorageAccess(options, t1)));
+  ASSERT_OK_AND_ASSIGN(
+      auto b, registry_.Resolve("s3://bucket/t1", StorageAccess(options, t1_again)));
+  ASSERT_OK_AND_ASSIGN(auto c,
+                       registry_.Resolve("s3://bucket/t2", StorageAccess(options, t2)));
   ASSERT_OK_AND_ASSIGN(auto d, registry_.Resolve("s3://bucket/t2", options));
   EXPECT_EQ(a.store, b.store);  // same source identity: shared
   EXPECT_NE(a.store, c.store);  // another table's source: never shared
@@ -146,7 +150,8 @@ TEST_F(ObjectStoreRegistryTest, UnknownSchemesAreNotImplemented) {
 TEST_F(ObjectStoreRegistryTest, StoresAreSharedPerRootAndOptions) {
   auto count = std::make_shared<int>(0);
   ASSERT_OK(registry_.Register("test",
-                               [count](const Uri& root, const StorageOptions&, const std::shared_ptr<CredentialsSource>&)
+                               [count](const Uri& root, const StorageOptions&,
+                                       const std::shared_ptr<CredentialsSource>&)
                                    -> Result<std::shared_ptr<ObjectStore>> {
                                  ++*count;
                                  EXPECT_TRUE(root.path.empty());
@@ -193,13 +198,14 @@ TEST_F(ObjectStoreRegistryTest, SecretsNeverEnterCacheKeysButSeparateStores) {
   }
 
   int made = 0;
-  ASSERT_OK(registry_.Register(
-      "sec",
-      [&made](const Uri& root,
-              const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
-        ++made;
-        return std::shared_ptr<ObjectStore>(std::make_shared<MemoryObjectStore>());
-      }));
+  ASSERT_OK(registry_.Register("sec",
+                               [&made](const Uri& root, const StorageOptions&,
+                                       const std::shared_ptr<CredentialsSource>&)
+                                   -> Result<std::shared_ptr<ObjectStore>> {
+                                 ++made;
+                                 return std::shared_ptr<ObjectStore>(
+                                     std::make_shared<MemoryObjectStore>());
+                               }));
   StorageOptions alice = {{"aws_secret_access_key", "alice"}};
   StorageOptions bob = {{"aws_secret_access_key", "bob"}};
   ASSERT_OK_AND_ASSIGN(auto a1, registry_.Resolve("sec://b/x", alice));
@@ -235,8 +241,9 @@ TEST_F(ObjectStoreRegistryTest, CacheKeysCannotBeForgedByConcatenation) {
 }
 
 TEST_F(ObjectStoreRegistryTest, RegistrationRules) {
-  auto factory = [](const Uri&,
-                    const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
+  auto factory = [](const Uri&, const StorageOptions&,
+                    const std::shared_ptr<CredentialsSource>&)
+      -> Result<std::shared_ptr<ObjectStore>> {
     return std::shared_ptr<ObjectStore>(std::make_shared<MemoryObjectStore>("replaced"));
   };
   EXPECT_THAT(registry_.Register("file", factory), IsError(StatusCode::kAlreadyExists));
@@ -258,7 +265,8 @@ TEST_F(ObjectStoreRegistryTest, RegistrationRules) {
 TEST_F(ObjectStoreRegistryTest, FactoryErrorsAreReportedWithTheRoot) {
   ASSERT_OK(registry_.Register(
       "broken",
-      [](const Uri&, const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
+      [](const Uri&, const StorageOptions&, const std::shared_ptr<CredentialsSource>&)
+          -> Result<std::shared_ptr<ObjectStore>> {
         return Status::Unavailable("endpoint down");
       }));
   auto resolved = registry_.Resolve("broken://bucket/x");
@@ -269,12 +277,14 @@ TEST_F(ObjectStoreRegistryTest, FactoryErrorsAreReportedWithTheRoot) {
 
 TEST_F(ObjectStoreRegistryTest, ConcurrentResolutionsBuildOneStore) {
   std::atomic<int> made{0};
-  ASSERT_OK(registry_.Register(
-      "conc",
-      [&made](const Uri&, const StorageOptions&, const std::shared_ptr<CredentialsSource>&) -> Result<std::shared_ptr<ObjectStore>> {
-        ++made;
-        return std::shared_ptr<ObjectStore>(std::make_shared<MemoryObjectStore>());
-      }));
+  ASSERT_OK(registry_.Register("conc",
+                               [&made](const Uri&, const StorageOptions&,
+                                       const std::shared_ptr<CredentialsSource>&)
+                                   -> Result<std::shared_ptr<ObjectStore>> {
+                                 ++made;
+                                 return std::shared_ptr<ObjectStore>(
+                                     std::make_shared<MemoryObjectStore>());
+                               }));
   constexpr int kThreads = 16;
   std::vector<std::shared_ptr<ObjectStore>> stores(kThreads);
   std::latch start(kThreads);

@@ -18,24 +18,24 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(StorageOptionsSecretsRule, Classification) {
-  for (const char* k : {"aws_secret_access_key", "AWS_SESSION_TOKEN", "token", "password",
-                        "passwd", "google_service_account_key", "azure_storage_account_key",
-                        "account_key", "key", "api_key", "client_secret", "sas_token",
-                        "credentials", "azure_storage_sas_key", "storage.aws_session_token",
-                        "signature", "AWS_SECRET"}) {
+  for (const char* k :
+       {"aws_secret_access_key", "AWS_SESSION_TOKEN", "token", "password", "passwd",
+        "google_service_account_key", "azure_storage_account_key", "account_key", "key",
+        "api_key", "client_secret", "sas_token", "credentials", "azure_storage_sas_key",
+        "storage.aws_session_token", "signature", "AWS_SECRET"}) {
     EXPECT_EQ(ClassifyOptionKey(k), OptionSensitivity::kSecret) << k;
     EXPECT_TRUE(IsSecretOptionKey(k)) << k;
     EXPECT_TRUE(IsSensitiveOptionKey(k)) << k;
   }
-  for (const char* k : {"aws_access_key_id", "ACCESS_KEY_ID", "key_id",
-                        "storage.aws_access_key_id"}) {
+  for (const char* k :
+       {"aws_access_key_id", "ACCESS_KEY_ID", "key_id", "storage.aws_access_key_id"}) {
     EXPECT_EQ(ClassifyOptionKey(k), OptionSensitivity::kIdentifier) << k;
     EXPECT_FALSE(IsSecretOptionKey(k)) << k;
     EXPECT_TRUE(IsSensitiveOptionKey(k)) << k;
   }
-  for (const char* k : {"region", "aws_region", "aws_endpoint", "allow_http", "client_id",
-                        "account_name", "timeout", "aws_virtual_hosted_style_request",
-                        "expires_at_millis"}) {
+  for (const char* k :
+       {"region", "aws_region", "aws_endpoint", "allow_http", "client_id", "account_name",
+        "timeout", "aws_virtual_hosted_style_request", "expires_at_millis"}) {
     EXPECT_EQ(ClassifyOptionKey(k), OptionSensitivity::kPlain) << k;
     EXPECT_FALSE(IsSensitiveOptionKey(k)) << k;
   }
@@ -77,20 +77,20 @@ TEST(StorageOptionsSecretsRule, RegistryAndS3FollowTheRule) {
   EXPECT_THAT(o->ToString(), Not(HasSubstr("AKIAVISIBLEID")));
 
   // Two spellings of the key id that disagree: named, values shown only redacted.
-  auto conflict = s3::ParseS3Options(
-      {{"aws_access_key_id", "AKIAFIRSTKEY"}, {"access_key_id", "AKIBSECONDKEY"},
-       {"aws_secret_access_key", "hidden-secret"}},
-      [](std::string_view) { return std::nullopt; });
+  auto conflict = s3::ParseS3Options({{"aws_access_key_id", "AKIAFIRSTKEY"},
+                                      {"access_key_id", "AKIBSECONDKEY"},
+                                      {"aws_secret_access_key", "hidden-secret"}},
+                                     [](std::string_view) { return std::nullopt; });
   ASSERT_FALSE(conflict.ok());
   const std::string msg = conflict.status().message();
   EXPECT_THAT(msg, HasSubstr("'aws_access_key_id'"));
   EXPECT_THAT(msg, Not(HasSubstr("AKIAFIRSTKEY")));
   EXPECT_THAT(msg, Not(HasSubstr("AKIBSECONDKEY")));
   // Two secrets that disagree: no value at all.
-  auto secrets = s3::ParseS3Options(
-      {{"aws_access_key_id", "AKIAFIRSTKEY"}, {"aws_secret_access_key", "hidden-one"},
-       {"secret_access_key", "hidden-two"}},
-      [](std::string_view) { return std::nullopt; });
+  auto secrets = s3::ParseS3Options({{"aws_access_key_id", "AKIAFIRSTKEY"},
+                                     {"aws_secret_access_key", "hidden-one"},
+                                     {"secret_access_key", "hidden-two"}},
+                                    [](std::string_view) { return std::nullopt; });
   ASSERT_FALSE(secrets.ok());
   EXPECT_THAT(secrets.status().message(), Not(HasSubstr("hidden")));
 }

@@ -4,14 +4,14 @@
 
 #include "lance/namespace/directory_namespace.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <filesystem>
 #include <regex>
 #include <set>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
@@ -128,8 +128,9 @@ TEST_P(DirectoryNamespaceTest, DeclareDescribeListRootTable) {
   EXPECT_FALSE(bare.storage_options.has_value());
 
   // Declared only: no version even when asked to load details.
-  ASSERT_OK_AND_ASSIGN(auto detailed, ns->DescribeTable({.id = {"events"},
-                                                         .load_detailed_metadata = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto detailed,
+      ns->DescribeTable({.id = {"events"}, .load_detailed_metadata = true}));
   EXPECT_FALSE(detailed.version.has_value());
   EXPECT_EQ(detailed.is_only_declared, true);
 
@@ -148,7 +149,7 @@ TEST_P(DirectoryNamespaceTest, DeclareDescribeListRootTable) {
   ASSERT_OK_AND_ASSIGN(auto empty, ns->CreateEmptyTable({.id = {"other"}}));
   EXPECT_EQ(empty.location, manifest() ? (local() ? "file://" + root_ + "/other.lance"
                                                   : root_ + "/other.lance")
-                                        : root_ + "/other.lance");
+                                       : root_ + "/other.lance");
 }
 
 TEST_P(DirectoryNamespaceTest, WrittenTableHasVersion) {
@@ -171,11 +172,13 @@ TEST_P(DirectoryNamespaceTest, WrittenTableHasVersion) {
                        ns->DescribeTable({.id = {"t"}, .load_detailed_metadata = true}));
   EXPECT_EQ(detailed.version, 2);
   EXPECT_EQ(detailed.is_only_declared, false);
-  ASSERT_OK_AND_ASSIGN(auto v1, ns->DescribeTable({.id = {"t"}, .version = 1,
-                                                   .load_detailed_metadata = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto v1,
+      ns->DescribeTable({.id = {"t"}, .version = 1, .load_detailed_metadata = true}));
   EXPECT_EQ(v1.version, 1);
-  EXPECT_THAT(ns->DescribeTable({.id = {"t"}, .version = 9, .load_detailed_metadata = true}),
-              IsErrorWith(StatusCode::kNotFound, "TableVersionNotFound"));
+  EXPECT_THAT(
+      ns->DescribeTable({.id = {"t"}, .version = 9, .load_detailed_metadata = true}),
+      IsErrorWith(StatusCode::kNotFound, "TableVersionNotFound"));
   // Without details, no version (Lance only opens the table when asked to).
   EXPECT_FALSE(described.version.has_value());
 
@@ -196,10 +199,12 @@ TEST_P(DirectoryNamespaceTest, Pagination) {
   ASSERT_OK_AND_ASSIGN(auto p1, ns->ListTables({.limit = 2}));
   EXPECT_THAT(p1.tables, ElementsAre("a", "b"));
   ASSERT_EQ(p1.page_token, "b");
-  ASSERT_OK_AND_ASSIGN(auto p2, ns->ListTables({.page_token = p1.page_token, .limit = 2}));
+  ASSERT_OK_AND_ASSIGN(auto p2,
+                       ns->ListTables({.page_token = p1.page_token, .limit = 2}));
   EXPECT_THAT(p2.tables, ElementsAre("c", "d"));
   ASSERT_EQ(p2.page_token, "d");
-  ASSERT_OK_AND_ASSIGN(auto p3, ns->ListTables({.page_token = p2.page_token, .limit = 2}));
+  ASSERT_OK_AND_ASSIGN(auto p3,
+                       ns->ListTables({.page_token = p2.page_token, .limit = 2}));
   EXPECT_THAT(p3.tables, ElementsAre("e"));
   EXPECT_FALSE(p3.page_token.has_value());
   // page_token is "start after", not necessarily a listed name.
@@ -243,7 +248,8 @@ TEST_P(DirectoryNamespaceTest, Errors) {
     EXPECT_EQ(NamespaceErrorCode(nested.status()), ErrorCode::kUnsupported);
     EXPECT_THAT(ns->DescribeTable({.id = {"team", "events"}}),
                 IsError(StatusCode::kNotImplemented));
-    EXPECT_THAT(ns->CreateNamespace({.id = {"team"}}), IsError(StatusCode::kNotImplemented));
+    EXPECT_THAT(ns->CreateNamespace({.id = {"team"}}),
+                IsError(StatusCode::kNotImplemented));
     EXPECT_THAT(ns->ListTables({.id = {"team"}}), IsError(StatusCode::kNotImplemented));
     EXPECT_THAT(ns->RegisterTable({.id = {"r"}, .location = "r.lance"}),
                 IsError(StatusCode::kNotImplemented));
@@ -305,14 +311,16 @@ INSTANTIATE_TEST_SUITE_P(Roots, ManifestNamespaceTest,
 TEST_P(ManifestNamespaceTest, NestedNamespacesAndTables) {
   auto ns = Connect();
   ASSERT_NE(ns, nullptr);
-  ASSERT_OK_AND_ASSIGN(auto created,
-                       ns->CreateNamespace({.id = {"team"}, .properties = Properties{{"owner", "ann"}}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto created,
+      ns->CreateNamespace({.id = {"team"}, .properties = Properties{{"owner", "ann"}}}));
   EXPECT_EQ(created.properties, (Properties{{"owner", "ann"}}));
   ASSERT_OK(ns->CreateNamespace({.id = {"team", "sub"}}));
   ASSERT_OK(ns->CreateNamespace({.id = {"zoo"}}));
   EXPECT_THAT(ns->CreateNamespace({.id = {"team"}}),
               IsErrorWith(StatusCode::kAlreadyExists, "NamespaceAlreadyExists"));
-  ASSERT_OK_AND_ASSIGN(auto ok, ns->CreateNamespace({.id = {"team"}, .mode = "exist_ok"}));
+  ASSERT_OK_AND_ASSIGN(auto ok,
+                       ns->CreateNamespace({.id = {"team"}, .mode = "exist_ok"}));
   EXPECT_EQ(ok.properties, (Properties{{"owner", "ann"}}));
 
   ASSERT_OK_AND_ASSIGN(auto roots, ns->ListNamespaces({}));
@@ -326,9 +334,9 @@ TEST_P(ManifestNamespaceTest, NestedNamespacesAndTables) {
   EXPECT_EQ(desc.properties, (Properties{{"owner", "ann"}}));
   EXPECT_THAT(ns->NamespaceExists({.id = {"team", "sub"}}), IsOk());
 
-  ASSERT_OK_AND_ASSIGN(auto events,
-                       ns->DeclareTable({.id = {"team", "events"},
-                                         .properties = Properties{{"k", "v"}}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto events,
+      ns->DeclareTable({.id = {"team", "events"}, .properties = Properties{{"k", "v"}}}));
   // "<8 hex>_<ns>$<name>" under the root, as Lance's generate_dir_name.
   const std::string prefix = local() ? "file://" + root_ + "/" : root_ + "/";
   ASSERT_TRUE(events.location.has_value());
@@ -366,8 +374,9 @@ TEST_P(ManifestNamespaceTest, NestedNamespacesAndTables) {
   ASSERT_OK(Dataset::Write(*data, *events.location));
   auto other = Connect();
   ASSERT_NE(other, nullptr);
-  ASSERT_OK_AND_ASSIGN(auto again, other->DescribeTable({.id = {"team", "events"},
-                                                         .load_detailed_metadata = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto again,
+      other->DescribeTable({.id = {"team", "events"}, .load_detailed_metadata = true}));
   EXPECT_EQ(again.version, 1);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(*again.location));
   EXPECT_EQ(ds->CountRows().value(), 4);
@@ -380,13 +389,15 @@ TEST_P(ManifestNamespaceTest, NestedNamespacesAndTables) {
   ASSERT_OK(ns->DropNamespace({.id = {"team", "sub"}}));
   ASSERT_OK_AND_ASSIGN(auto dereg, ns->DeregisterTable({.id = {"team", "events"}}));
   EXPECT_EQ(dereg.location, events.location);
-  EXPECT_THAT(ns->DescribeTable({.id = {"team", "events"}}), IsError(StatusCode::kNotFound));
+  EXPECT_THAT(ns->DescribeTable({.id = {"team", "events"}}),
+              IsError(StatusCode::kNotFound));
   ASSERT_OK_AND_ASSIGN(auto dropped_ns, ns->DropNamespace({.id = {"team"}}));
   EXPECT_EQ(dropped_ns.properties, (Properties{{"owner", "ann"}}));
   EXPECT_THAT(ns->NamespaceExists({.id = {"team"}}), IsError(StatusCode::kNotFound));
   // Deregistered data stays; register brings it back (relative location).
   ASSERT_OK(ns->CreateNamespace({.id = {"team"}}));
-  ASSERT_OK_AND_ASSIGN(auto reg, ns->RegisterTable({.id = {"team", "events"}, .location = dir}));
+  ASSERT_OK_AND_ASSIGN(auto reg,
+                       ns->RegisterTable({.id = {"team", "events"}, .location = dir}));
   EXPECT_EQ(reg.location, dir);
   ASSERT_OK_AND_ASSIGN(auto back, ns->DescribeTable({.id = {"team", "events"}}));
   EXPECT_EQ(back.location, events.location);
@@ -430,8 +441,8 @@ TEST(ManifestRootOfLance8, IsReadAndWrittenKeepingItsVersion) {
   lance::testing::TempDir tmp;
   const std::string root = tmp.Join("lance8-root");
   fs::create_directories(root);
-  fs::copy(std::string(LANCE_TEST_DATA_DIR) + "/lance-8.0.0/__manifest", root + "/__manifest",
-           fs::copy_options::recursive);
+  fs::copy(std::string(LANCE_TEST_DATA_DIR) + "/lance-8.0.0/__manifest",
+           root + "/__manifest", fs::copy_options::recursive);
   for (auto& entry : fs::recursive_directory_iterator(root)) {
     fs::permissions(entry.path(), fs::perms::owner_all, fs::perm_options::add);
   }
@@ -516,7 +527,8 @@ TEST_P(DirectoryNamespaceTest, ConcurrentDeclarationsOfOneIdHaveOneWinner) {
   for (const Identifier& id : ids) {
     constexpr int kThreads = 8;
     std::vector<std::thread> threads;
-    std::vector<Result<DeclareTableResponse>> results(kThreads, Status::Unknown("not run"));
+    std::vector<Result<DeclareTableResponse>> results(kThreads,
+                                                      Status::Unknown("not run"));
     for (int i = 0; i < kThreads; ++i) {
       threads.emplace_back([&, i] {
         auto mine = DirectoryNamespace::FromProperties(Props());
@@ -580,17 +592,18 @@ TEST(DirectoryNamespaceProperties, FromProperties) {
   // No storage.* properties: responses carry no storage options.
   ASSERT_OK_AND_ASSIGN(auto declared, ns->DeclareTable({.id = {"t"}}));
   EXPECT_FALSE(declared.storage_options.has_value());
-  ASSERT_OK_AND_ASSIGN(auto connected,
-                       ConnectNamespace("dir", {{"root", tmp.Join("r")},
-                                                {"manifest_enabled", "false"}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto connected,
+      ConnectNamespace("dir", {{"root", tmp.Join("r")}, {"manifest_enabled", "false"}}));
   EXPECT_THAT(connected->TableExists({.id = {"t"}}), IsOk());
   EXPECT_THAT(ConnectNamespace("rest", {}), IsError(StatusCode::kNotImplemented));
 }
 
 TEST(DirectoryNamespaceProperties, ManifestWithoutDirListingHashesRootTables) {
   lance::testing::TempDir tmp;
-  ASSERT_OK_AND_ASSIGN(auto ns, DirectoryNamespace::FromProperties(
-                                    {{"root", tmp.path()}, {"dir_listing_enabled", "false"}}));
+  ASSERT_OK_AND_ASSIGN(auto ns,
+                       DirectoryNamespace::FromProperties(
+                           {{"root", tmp.path()}, {"dir_listing_enabled", "false"}}));
   ASSERT_OK_AND_ASSIGN(auto declared, ns->DeclareTable({.id = {"t"}}));
   const std::string prefix = "file://" + tmp.path() + "/";
   ASSERT_EQ(declared.location->substr(0, prefix.size()), prefix);
@@ -605,14 +618,16 @@ TEST(DirectoryNamespaceProperties, ManifestWithoutDirListingHashesRootTables) {
   EXPECT_THAT(listed.tables, ElementsAre("t"));
   EXPECT_THAT(ns->DescribeTable({.id = {"plain"}}), IsError(StatusCode::kNotFound));
   // With listing on (the default) the same root sees both.
-  ASSERT_OK_AND_ASSIGN(auto both, DirectoryNamespace::FromProperties({{"root", tmp.path()}}));
+  ASSERT_OK_AND_ASSIGN(auto both,
+                       DirectoryNamespace::FromProperties({{"root", tmp.path()}}));
   ASSERT_OK_AND_ASSIGN(auto all, both->ListTables({}));
   EXPECT_THAT(all.tables, ElementsAre("plain", "t"));
   ASSERT_OK_AND_ASSIGN(auto plain, both->DescribeTable({.id = {"plain"}}));
   EXPECT_EQ(plain.location, tmp.path() + "/plain.lance");
 }
 
-// -- The interface's defaults and error kinds --------------------------------------------
+// -- The interface's defaults and error kinds
+// --------------------------------------------
 
 class NothingNamespace : public LanceNamespace {
  public:
@@ -622,22 +637,32 @@ class NothingNamespace : public LanceNamespace {
 TEST(LanceNamespace, DefaultsAreUnsupported) {
   NothingNamespace ns;
   auto declared = ns.DeclareTable({.id = {"t"}});
-  EXPECT_THAT(declared, IsErrorWith(StatusCode::kNotImplemented,
-                                    "declare_table is not supported by NothingNamespace"));
+  EXPECT_THAT(declared,
+              IsErrorWith(StatusCode::kNotImplemented,
+                          "declare_table is not supported by NothingNamespace"));
   EXPECT_EQ(NamespaceErrorCode(declared.status()), ErrorCode::kUnsupported);
-  EXPECT_THAT(ns.CreateEmptyTable({}), IsErrorWith(StatusCode::kNotImplemented,
-                                                   "create_empty_table is not supported"));
-  EXPECT_THAT(ns.DescribeTable({}), IsErrorWith(StatusCode::kNotImplemented, "describe_table"));
+  EXPECT_THAT(
+      ns.CreateEmptyTable({}),
+      IsErrorWith(StatusCode::kNotImplemented, "create_empty_table is not supported"));
+  EXPECT_THAT(ns.DescribeTable({}),
+              IsErrorWith(StatusCode::kNotImplemented, "describe_table"));
   EXPECT_THAT(ns.ListTables({}), IsErrorWith(StatusCode::kNotImplemented, "list_tables"));
-  EXPECT_THAT(ns.ListNamespaces({}), IsErrorWith(StatusCode::kNotImplemented, "list_namespaces"));
-  EXPECT_THAT(ns.CreateNamespace({}), IsErrorWith(StatusCode::kNotImplemented, "create_namespace"));
+  EXPECT_THAT(ns.ListNamespaces({}),
+              IsErrorWith(StatusCode::kNotImplemented, "list_namespaces"));
+  EXPECT_THAT(ns.CreateNamespace({}),
+              IsErrorWith(StatusCode::kNotImplemented, "create_namespace"));
   EXPECT_THAT(ns.DescribeNamespace({}),
               IsErrorWith(StatusCode::kNotImplemented, "describe_namespace"));
-  EXPECT_THAT(ns.DropNamespace({}), IsErrorWith(StatusCode::kNotImplemented, "drop_namespace"));
-  EXPECT_THAT(ns.NamespaceExists({}), IsErrorWith(StatusCode::kNotImplemented, "namespace_exists"));
-  EXPECT_THAT(ns.RegisterTable({}), IsErrorWith(StatusCode::kNotImplemented, "register_table"));
-  EXPECT_THAT(ns.DeregisterTable({}), IsErrorWith(StatusCode::kNotImplemented, "deregister_table"));
-  EXPECT_THAT(ns.TableExists({}), IsErrorWith(StatusCode::kNotImplemented, "table_exists"));
+  EXPECT_THAT(ns.DropNamespace({}),
+              IsErrorWith(StatusCode::kNotImplemented, "drop_namespace"));
+  EXPECT_THAT(ns.NamespaceExists({}),
+              IsErrorWith(StatusCode::kNotImplemented, "namespace_exists"));
+  EXPECT_THAT(ns.RegisterTable({}),
+              IsErrorWith(StatusCode::kNotImplemented, "register_table"));
+  EXPECT_THAT(ns.DeregisterTable({}),
+              IsErrorWith(StatusCode::kNotImplemented, "deregister_table"));
+  EXPECT_THAT(ns.TableExists({}),
+              IsErrorWith(StatusCode::kNotImplemented, "table_exists"));
   EXPECT_THAT(ns.DropTable({}), IsErrorWith(StatusCode::kNotImplemented, "drop_table"));
 }
 
@@ -663,12 +688,15 @@ TEST(LanceNamespace, ErrorCodes) {
   // Statuses from elsewhere map by their generic code.
   EXPECT_EQ(NamespaceErrorCode(Status::Invalid("bad")), ErrorCode::kInvalidInput);
   EXPECT_EQ(NamespaceErrorCode(Status::NotImplemented("no")), ErrorCode::kUnsupported);
-  EXPECT_EQ(NamespaceErrorCode(Status::Conflict("race")), ErrorCode::kConcurrentModification);
+  EXPECT_EQ(NamespaceErrorCode(Status::Conflict("race")),
+            ErrorCode::kConcurrentModification);
   EXPECT_EQ(NamespaceErrorCode(Status::IOError("disk")), ErrorCode::kInternal);
   // The text is never read: a name in the message, even one agreeing with the generic
   // code, or after a context, does not make the kind.
-  EXPECT_EQ(NamespaceErrorCode(Status::Invalid("TableNotFound: x")), ErrorCode::kInvalidInput);
-  EXPECT_EQ(NamespaceErrorCode(Status::NotFound("TableNotFound: x")), ErrorCode::kInternal);
+  EXPECT_EQ(NamespaceErrorCode(Status::Invalid("TableNotFound: x")),
+            ErrorCode::kInvalidInput);
+  EXPECT_EQ(NamespaceErrorCode(Status::NotFound("TableNotFound: x")),
+            ErrorCode::kInternal);
   EXPECT_EQ(NamespaceErrorCode(Status::NotFound("When opening 'y': TableNotFound: x")),
             ErrorCode::kInternal);
   EXPECT_EQ(NamespaceErrorCode(Status::AlreadyExists("TableAlreadyExists: x")),

@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// The namespace entry points (WriteDataset / OpenDataset), LanceNamespaceStorageOptionsProvider,
-// the provider glue of the io layer (ResolveStorageAccess) and LanceFileSession, on local and
-// memory:// roots: exact namespace call counts, and the rule that local and in-memory stores
-// never call the provider. The same entry points against RGW with real, revocable keys:
+// The namespace entry points (WriteDataset / OpenDataset),
+// LanceNamespaceStorageOptionsProvider, the provider glue of the io layer
+// (ResolveStorageAccess) and LanceFileSession, on local and memory:// roots: exact
+// namespace call counts, and the rule that local and in-memory stores never call the
+// provider. The same entry points against RGW with real, revocable keys:
 // tests/s3/namespace_refresh_test.cc.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
 #include <mutex>
 #include <thread>
-
-#include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "lance/core/builder.h"
 #include "lance/core/clock.h"
@@ -96,7 +96,8 @@ class CountingNamespace final : public LanceNamespace {
     Vend(&response.storage_options);
     return response;
   }
-  Result<CreateEmptyTableResponse> CreateEmptyTable(const CreateEmptyTableRequest& r) override {
+  Result<CreateEmptyTableResponse> CreateEmptyTable(
+      const CreateEmptyTableRequest& r) override {
     ++create_empties;
     LANCE_ASSIGN_OR_RAISE(auto response, inner_->CreateEmptyTable(r));
     Vend(&response.storage_options);
@@ -135,8 +136,9 @@ class CountingProvider final : public io::StorageOptionsProvider {
   explicit CountingProvider(std::string id) : id_(std::move(id)) {}
   Result<std::optional<io::StorageOptions>> FetchStorageOptions() override {
     ++fetches;
-    return std::optional<io::StorageOptions>(io::StorageOptions{
-        {"aws_access_key_id", "AKIAFETCHED"}, {"aws_secret_access_key", "fetched-secret"}});
+    return std::optional<io::StorageOptions>(
+        io::StorageOptions{{"aws_access_key_id", "AKIAFETCHED"},
+                           {"aws_secret_access_key", "fetched-secret"}});
   }
   std::string provider_id() const override { return id_; }
   std::atomic<int> fetches{0};
@@ -166,9 +168,10 @@ class NamespaceProviderTest : public ::testing::Test {
 
 TEST_F(NamespaceProviderTest, ProviderIdNamesNamespaceAndTable) {
   LanceNamespaceStorageOptionsProvider provider(ns_, {"team", "events"});
-  EXPECT_EQ(provider.provider_id(),
-            "LanceNamespaceStorageOptionsProvider { namespace: DirectoryNamespace { root: \"" +
-                tmp_.Join("root") + "\" }, table_id: [\"team\", \"events\"] }");
+  EXPECT_EQ(
+      provider.provider_id(),
+      "LanceNamespaceStorageOptionsProvider { namespace: DirectoryNamespace { root: \"" +
+          tmp_.Join("root") + "\" }, table_id: [\"team\", \"events\"] }");
   // Stable and equal for equal (namespace, table); different for another table.
   EXPECT_EQ(LanceNamespaceStorageOptionsProvider(ns_, {"team", "events"}).provider_id(),
             provider.provider_id());
@@ -184,7 +187,8 @@ TEST_F(NamespaceProviderTest, ProviderIdNamesNamespaceAndTable) {
 
 TEST_F(NamespaceProviderTest, FetchIsOneDescribeTable) {
   ASSERT_OK(ns_->DeclareTable({.id = {"t"}}).status());
-  ASSERT_OK_AND_ASSIGN(auto provider, LanceNamespaceStorageOptionsProvider::Make(ns_, {"t"}));
+  ASSERT_OK_AND_ASSIGN(auto provider,
+                       LanceNamespaceStorageOptionsProvider::Make(ns_, {"t"}));
   ASSERT_OK_AND_ASSIGN(auto fetched, provider->FetchStorageOptions());
   EXPECT_EQ(ns_->describes, 1);
   ASSERT_TRUE(fetched.has_value());
@@ -195,7 +199,8 @@ TEST_F(NamespaceProviderTest, FetchIsOneDescribeTable) {
   EXPECT_EQ(fetched->at("aws_access_key_id"), "AKIAFAKE3");
 
   // Errors keep the namespace's kind and name the table; they carry no secret.
-  ASSERT_OK_AND_ASSIGN(auto missing, LanceNamespaceStorageOptionsProvider::Make(ns_, {"nope"}));
+  ASSERT_OK_AND_ASSIGN(auto missing,
+                       LanceNamespaceStorageOptionsProvider::Make(ns_, {"nope"}));
   auto failed = missing->FetchStorageOptions();
   EXPECT_THAT(failed, IsErrorWith(StatusCode::kNotFound, "TableNotFound"));
   EXPECT_THAT(failed.status().message(), HasSubstr("[\"nope\"]"));
@@ -227,14 +232,11 @@ TEST(StorageAccessTest, NullProviderMeansStaticOptions) {
 
 TEST(StorageAccessTest, ProviderTakesOverCredentialsAndLifetime) {
   auto provider = std::make_shared<CountingProvider>("p1");
-  io::StorageOptions options{{"aws_access_key_id", "AKIAINITIAL"},
-                             {"AWS_SECRET_ACCESS_KEY", "initial-secret"},
-                             {"aws_session_token", "tok"},
-                             {"expires_at_millis", "4102444800000"},
-                             {"refresh_offset_millis", "1000"},
-                             {"aws_region", "eu-west-1"},
-                             {"aws_endpoint", "http://127.0.0.1:9"},
-                             {"allow_http", "true"}};
+  io::StorageOptions options{
+      {"aws_access_key_id", "AKIAINITIAL"},   {"AWS_SECRET_ACCESS_KEY", "initial-secret"},
+      {"aws_session_token", "tok"},           {"expires_at_millis", "4102444800000"},
+      {"refresh_offset_millis", "1000"},      {"aws_region", "eu-west-1"},
+      {"aws_endpoint", "http://127.0.0.1:9"}, {"allow_http", "true"}};
   // The caller only attaches the provider; resolving builds the source.
   io::StorageAccess unresolved(options, provider);
   EXPECT_FALSE(unresolved.resolved());
@@ -277,12 +279,12 @@ TEST(StorageAccessTest, StoresSharedPerProviderAcrossSeeds) {
                               {"allow_http", "true"}};
   };
   // Unresolved accesses: the registry resolves them (one source per provider id).
-  ASSERT_OK_AND_ASSIGN(auto r1, registry.Resolve("s3://bucket/t1.lance",
-                                                 io::StorageAccess(seed(1), p1)));
+  ASSERT_OK_AND_ASSIGN(
+      auto r1, registry.Resolve("s3://bucket/t1.lance", io::StorageAccess(seed(1), p1)));
   ASSERT_OK_AND_ASSIGN(auto r1b, registry.Resolve("s3://bucket/t1.lance",
                                                   io::StorageAccess(seed(2), p1_again)));
-  ASSERT_OK_AND_ASSIGN(auto r2, registry.Resolve("s3://bucket/t2.lance",
-                                                 io::StorageAccess(seed(1), p2)));
+  ASSERT_OK_AND_ASSIGN(
+      auto r2, registry.Resolve("s3://bucket/t2.lance", io::StorageAccess(seed(1), p2)));
   EXPECT_EQ(r1.access.credentials, r1b.access.credentials);
   EXPECT_NE(r1.access.credentials, r2.access.credentials);
   EXPECT_EQ(r1.store, r1b.store);
@@ -292,21 +294,24 @@ TEST(StorageAccessTest, StoresSharedPerProviderAcrossSeeds) {
   EXPECT_EQ(p1->fetches + p1_again->fetches + p2->fetches, 0);
 }
 
-// -- Local and memory stores never call the provider -------------------------------------
+// -- Local and memory stores never call the provider
+// -------------------------------------
 
 TEST(StorageAccessTest, LocalAndMemoryStoresNeverCallTheProvider) {
   lance::testing::TempDir tmp;
   auto clock = std::make_shared<ManualClock>();
-  for (const std::string& uri : std::vector<std::string>
-       {tmp.Join("local.lance"), "memory://h9-never-" + std::to_string(::getpid()) + "/m.lance"}) {
+  for (const std::string& uri : std::vector<std::string>{
+           tmp.Join("local.lance"),
+           "memory://h9-never-" + std::to_string(::getpid()) + "/m.lance"}) {
     SCOPED_TRACE(uri);
     auto provider = std::make_shared<CountingProvider>("never-" + uri);
     // Credentials that are already expired: any store that asked would fetch at once.
-    io::StorageOptions expired{{"aws_access_key_id", "AKIAOLD"},
-                               {"aws_secret_access_key", "old"},
-                               {"expires_at_millis", std::to_string(clock->NowMillis() - 1)}};
-    ASSERT_OK_AND_ASSIGN(auto access,
-                         io::ResolveStorageAccess(io::StorageAccess(expired, provider), clock));
+    io::StorageOptions expired{
+        {"aws_access_key_id", "AKIAOLD"},
+        {"aws_secret_access_key", "old"},
+        {"expires_at_millis", std::to_string(clock->NowMillis() - 1)}};
+    ASSERT_OK_AND_ASSIGN(auto access, io::ResolveStorageAccess(
+                                          io::StorageAccess(expired, provider), clock));
     WriteParams params;
     params.access = access;
     auto data = ReaderOf(Rows(0, 3));
@@ -314,8 +319,7 @@ TEST(StorageAccessTest, LocalAndMemoryStoresNeverCallTheProvider) {
     params.mode = WriteMode::kAppend;
     data = ReaderOf(Rows(3, 2));
     ASSERT_OK(Dataset::Write(*data, uri, params).status());
-    ASSERT_OK_AND_ASSIGN(auto opened,
-                         Dataset::Open(uri, {.access = access}));
+    ASSERT_OK_AND_ASSIGN(auto opened, Dataset::Open(uri, {.access = access}));
     EXPECT_THAT(Ids(*opened), ElementsAre(0, 1, 2, 3, 4));
     ASSERT_OK(opened->Versions().status());
 
@@ -329,7 +333,8 @@ TEST(StorageAccessTest, LocalAndMemoryStoresNeverCallTheProvider) {
     EXPECT_EQ(reader->num_rows(), 4);
 
     EXPECT_EQ(provider->fetches, 0);
-    auto* refreshing = dynamic_cast<io::RefreshingCredentialsSource*>(access.credentials.get());
+    auto* refreshing =
+        dynamic_cast<io::RefreshingCredentialsSource*>(access.credentials.get());
     ASSERT_NE(refreshing, nullptr);
     EXPECT_EQ(refreshing->stats().fetches, 0);
   }
@@ -372,10 +377,12 @@ class NamespaceDatasetOpsTest : public ::testing::TestWithParam<RootParam> {
 };
 
 INSTANTIATE_TEST_SUITE_P(Roots, NamespaceDatasetOpsTest,
-                         ::testing::Values(RootParam{true, false}, RootParam{false, false},
-                                           RootParam{true, true}, RootParam{false, true}),
+                         ::testing::Values(RootParam{true, false},
+                                           RootParam{false, false}, RootParam{true, true},
+                                           RootParam{false, true}),
                          [](const auto& info) {
-                           return std::string(info.param.manifest ? "Manifest" : "Plain") +
+                           return std::string(info.param.manifest ? "Manifest"
+                                                                  : "Plain") +
                                   (info.param.memory ? "Memory" : "Local");
                          });
 
@@ -394,8 +401,8 @@ TEST_P(NamespaceDatasetOpsTest, CreateAppendOverwriteOpenCounts) {
   ExpectCounts(1, 0);
 
   data = ReaderOf(Rows(2, 1));
-  ASSERT_OK_AND_ASSIGN(auto appended,
-                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kAppend}, access_));
+  ASSERT_OK_AND_ASSIGN(
+      auto appended, WriteDataset(*data, ns_, id, {.mode = WriteMode::kAppend}, access_));
   ExpectCounts(1, 1);
   EXPECT_EQ(appended->version(), 2u);
   EXPECT_THAT(Ids(*appended), ElementsAre(0, 1, 2));
@@ -407,8 +414,9 @@ TEST_P(NamespaceDatasetOpsTest, CreateAppendOverwriteOpenCounts) {
   ExpectCounts(1, 2);
 
   data = ReaderOf(Rows(10, 2));
-  ASSERT_OK_AND_ASSIGN(auto overwritten,
-                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kOverwrite}, access_));
+  ASSERT_OK_AND_ASSIGN(
+      auto overwritten,
+      WriteDataset(*data, ns_, id, {.mode = WriteMode::kOverwrite}, access_));
   ExpectCounts(1, 3);
   EXPECT_EQ(overwritten->version(), 3u);
   EXPECT_THAT(Ids(*overwritten), ElementsAre(10, 11));
@@ -421,7 +429,8 @@ TEST_P(NamespaceDatasetOpsTest, CreateAppendOverwriteOpenCounts) {
 
 TEST_P(NamespaceDatasetOpsTest, NestedIdInManifestMode) {
   if (!GetParam().manifest) {
-    // The plain layout has only the root namespace: a nested id is refused by the namespace.
+    // The plain layout has only the root namespace: a nested id is refused by the
+    // namespace.
     auto data = ReaderOf(Rows(0, 1));
     EXPECT_THAT(WriteDataset(*data, ns_, {"team", "events"}, {}, access_),
                 IsError(StatusCode::kNotImplemented));
@@ -429,7 +438,8 @@ TEST_P(NamespaceDatasetOpsTest, NestedIdInManifestMode) {
     return;
   }
   auto data = ReaderOf(Rows(0, 2));
-  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, {"team", "events"}, {}, access_));
+  ASSERT_OK_AND_ASSIGN(auto created,
+                       WriteDataset(*data, ns_, {"team", "events"}, {}, access_));
   ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, {"team", "events"}, {}, access_));
   ExpectCounts(1, 1);
   EXPECT_THAT(Ids(*opened), ElementsAre(0, 1));
@@ -446,8 +456,9 @@ TEST_P(NamespaceDatasetOpsTest, ErrorsKeepTheirKind) {
   ExpectCounts(2, 0);
   // Append / open of a missing table: TableNotFound from the one describe.
   data = ReaderOf(Rows(0, 1));
-  EXPECT_THAT(WriteDataset(*data, ns_, {"missing"}, {.mode = WriteMode::kAppend}, access_),
-              IsErrorWith(StatusCode::kNotFound, "TableNotFound"));
+  EXPECT_THAT(
+      WriteDataset(*data, ns_, {"missing"}, {.mode = WriteMode::kAppend}, access_),
+      IsErrorWith(StatusCode::kNotFound, "TableNotFound"));
   EXPECT_THAT(OpenDataset(ns_, {"missing"}, {}, access_),
               IsErrorWith(StatusCode::kNotFound, "TableNotFound"));
   ExpectCounts(2, 2);
@@ -459,7 +470,8 @@ TEST_P(NamespaceDatasetOpsTest, ErrorsKeepTheirKind) {
 TEST_P(NamespaceDatasetOpsTest, CreateFallsBackToCreateEmptyTable) {
   auto old_ns = std::make_shared<CountingNamespace>(
       *DirectoryNamespace::FromProperties(
-          {{"root", root_ + "-old"}, {"manifest_enabled", GetParam().manifest ? "true" : "false"}}),
+          {{"root", root_ + "-old"},
+           {"manifest_enabled", GetParam().manifest ? "true" : "false"}}),
       clock_, /*vend=*/true, /*declare_unsupported=*/true);
   auto data = ReaderOf(Rows(0, 2));
   ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, old_ns, {"t"}, {}, access_));
@@ -477,12 +489,12 @@ TEST_P(NamespaceDatasetOpsTest, MergesOptionsNamespaceWins) {
   ExpectCounts(1, 0);
   ASSERT_OK_AND_ASSIGN(
       auto table,
-      MakeTableAccess(ns_, {"t"}, "loc",
-                      Properties{{"aws_region", "ns-region"},
-                                 {"aws_access_key_id", "AKIANS"},
-                                 {"aws_secret_access_key", "ns-secret"}},
-                      io::StorageOptions{{"aws_region", "user-region"}, {"timeout", "5s"}},
-                      access_));
+      MakeTableAccess(
+          ns_, {"t"}, "loc",
+          Properties{{"aws_region", "ns-region"},
+                     {"aws_access_key_id", "AKIANS"},
+                     {"aws_secret_access_key", "ns-secret"}},
+          io::StorageOptions{{"aws_region", "user-region"}, {"timeout", "5s"}}, access_));
   EXPECT_EQ(table.location, "loc");
   EXPECT_EQ(table.access.storage_options,
             (io::StorageOptions{{"aws_region", "ns-region"}, {"timeout", "5s"}}));
@@ -511,8 +523,9 @@ TEST_P(NamespaceDatasetOpsTest, MergesOptionsNamespaceWins) {
 
 TEST(LanceFileSessionTest, ContainsListWriteReadOnLocalAndMemory) {
   lance::testing::TempDir tmp;
-  for (const std::string& base : std::vector<std::string>
-       {tmp.Join("files"), "memory://h9-session-" + std::to_string(::getpid()) + "/base"}) {
+  for (const std::string& base : std::vector<std::string>{
+           tmp.Join("files"),
+           "memory://h9-session-" + std::to_string(::getpid()) + "/base"}) {
     SCOPED_TRACE(base);
     ASSERT_OK_AND_ASSIGN(auto session, format::LanceFileSession::Open(base));
     EXPECT_EQ(session->base_uri(), base);
@@ -534,7 +547,8 @@ TEST(LanceFileSessionTest, ContainsListWriteReadOnLocalAndMemory) {
     EXPECT_THAT(listed, ElementsAre("a.lance", "sub/b.lance", "sub/deeper/c.lance"));
     ASSERT_OK_AND_ASSIGN(listed, session->List("sub"));
     EXPECT_THAT(listed, ElementsAre("sub/b.lance", "sub/deeper/c.lance"));
-    ASSERT_OK_AND_ASSIGN(listed, session->List("su"));  // a directory, not a string prefix
+    ASSERT_OK_AND_ASSIGN(listed,
+                         session->List("su"));  // a directory, not a string prefix
     EXPECT_THAT(listed, IsEmpty());
 
     ASSERT_OK_AND_ASSIGN(auto reader, session->OpenReader("sub/b.lance"));
@@ -543,8 +557,8 @@ TEST(LanceFileSessionTest, ContainsListWriteReadOnLocalAndMemory) {
     EXPECT_TRUE(table->Equals(*expected));
 
     EXPECT_THAT(session->OpenReader("missing.lance"), IsError(StatusCode::kNotFound));
-    for (const std::string bad : {"", "/abs.lance", "../up.lance", "a//b.lance", "./a.lance",
-                                  "s3://b/x.lance", "dir/"}) {
+    for (const std::string bad : {"", "/abs.lance", "../up.lance", "a//b.lance",
+                                  "./a.lance", "s3://b/x.lance", "dir/"}) {
       EXPECT_THAT(session->Contains(bad), IsError(StatusCode::kInvalid)) << bad;
       EXPECT_THAT(session->OpenReader(bad), IsError(StatusCode::kInvalid)) << bad;
     }

@@ -1,41 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 // Credential vending and refresh through a Lance Namespace, against the real RGW of the
 // tests with real, revocable credentials: the ten scenarios of the refresh contract
-// (credential-refresh reference; Lance's test_namespace_integration.py) with exact namespace
-// call counts and data equality, 32 readers across an expiry, two tables whose keys are
-// isolated on the server, and local / memory roots that never call the provider.
+// (credential-refresh reference; Lance's test_namespace_integration.py) with exact
+// namespace call counts and data equality, 32 readers across an expiry, two tables whose
+// keys are isolated on the server, and local / memory roots that never call the provider.
 //
-// The namespace under test (VendingNamespace) wraps a DirectoryNamespace on an S3 root that
-// does its own I/O with the static test key. Every describe_table / declare_table /
+// The namespace under test (VendingNamespace) wraps a DirectoryNamespace on an S3 root
+// that does its own I/O with the static test key. Every describe_table / declare_table /
 // create_empty_table it answers carries a NEW RGW access key (radosgw-admin, no session
-// token) that expires kTtl later (refresh_offset_millis = kOffset), and a reaper revokes each
-// key on the server kRevokeGrace after it expired. A client that failed to refresh would
-// therefore get 403 -- and the S3 client's one forced refresh on a rejection would show up
-// as an extra describe_table, so the exact counts below also prove that no request was ever
-// signed with an expired key.
+// token) that expires kTtl later (refresh_offset_millis = kOffset), and a reaper revokes
+// each key on the server kRevokeGrace after it expired. A client that failed to refresh
+// would therefore get 403 -- and the S3 client's one forced refresh on a rejection would
+// show up as an extra describe_table, so the exact counts below also prove that no
+// request was ever signed with an expired key.
 //
-// Timing: TTL 6 s and waits of 8 s (Lance uses 3 s / 5 s; a loaded 2-core machine needs the
-// margin). Everything a scenario does before its wait must finish within kTtl - kOffset of
-// the first vend, or the background refresh of the window would add a call; the checks
-// print the elapsed time so that a slow machine is told apart from a wrong count.
+// Timing: TTL 6 s and waits of 8 s (Lance uses 3 s / 5 s; a loaded 2-core machine needs
+// the margin). Everything a scenario does before its wait must finish within kTtl -
+// kOffset of the first vend, or the background refresh of the window would add a call;
+// the checks print the elapsed time so that a slow machine is told apart from a wrong
+// count.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <iostream>
 #include <cstdint>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <unistd.h>
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
@@ -81,14 +81,15 @@ std::mutex& RgwAdminMutex() {
   return mu;
 }
 
-// Another process changing the same user's keys at the same moment makes radosgw-admin fail
-// with "unable to store user info" (RGW detects the conflicting metadata write; nothing is
-// half-done), so key changes are retried a few times before the test fails.
+// Another process changing the same user's keys at the same moment makes radosgw-admin
+// fail with "unable to store user info" (RGW detects the conflicting metadata write;
+// nothing is half-done), so key changes are retried a few times before the test fails.
 template <typename Fn>
 auto WithRgwAdminRetries(Fn fn) -> decltype(fn()) {
   std::lock_guard admin(RgwAdminMutex());
   auto result = fn();
-  for (int attempt = 1; attempt < 6 && !lance::testing::GetStatus(result).ok(); ++attempt) {
+  for (int attempt = 1; attempt < 6 && !lance::testing::GetStatus(result).ok();
+       ++attempt) {
     std::this_thread::sleep_for(Millis(100 * attempt));
     result = fn();
   }
@@ -194,7 +195,8 @@ class VendingNamespace final : public LanceNamespace {
     LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
     return response;
   }
-  Result<CreateEmptyTableResponse> CreateEmptyTable(const CreateEmptyTableRequest& r) override {
+  Result<CreateEmptyTableResponse> CreateEmptyTable(
+      const CreateEmptyTableRequest& r) override {
     ++create_empties_;
     LANCE_ASSIGN_OR_RAISE(auto response, inner_->CreateEmptyTable(r));
     LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
@@ -203,7 +205,9 @@ class VendingNamespace final : public LanceNamespace {
   Result<ListTablesResponse> ListTables(const ListTablesRequest& r) override {
     return inner_->ListTables(r);
   }
-  Status TableExists(const TableExistsRequest& r) override { return inner_->TableExists(r); }
+  Status TableExists(const TableExistsRequest& r) override {
+    return inner_->TableExists(r);
+  }
 
   int describes() const { return describes_.load(); }
   int declares() const { return declares_.load(); }
@@ -233,7 +237,8 @@ class VendingNamespace final : public LanceNamespace {
 
   Status Vend(const Identifier& id, std::optional<Properties>* options) {
     if (!options->has_value()) {
-      return Status::Invalid("the inner namespace returned no storage options to vend into");
+      return Status::Invalid(
+          "the inner namespace returned no storage options to vend into");
     }
     LANCE_ASSIGN_OR_RAISE(io::s3::AwsCredentials key,
                           WithRgwAdminRetries([] { return testing::CreateAccessKey(); }));
@@ -269,7 +274,8 @@ class VendingNamespace final : public LanceNamespace {
   std::map<std::string, std::vector<std::string>> keys_by_table_;
 };
 
-// -- Data ---------------------------------------------------------------------------------
+// -- Data
+// ---------------------------------------------------------------------------------
 
 // Rows id = start.., name = "row-<id>".
 RecordBatchPtr Rows(int64_t start, int64_t n) {
@@ -294,9 +300,11 @@ TablePtr TableOf(std::vector<RecordBatchPtr> batches) {
 }
 
 // The dataset's rows equal `expected` (in scan order).
-::testing::AssertionResult HasRows(const Dataset& ds, std::vector<RecordBatchPtr> expected) {
+::testing::AssertionResult HasRows(const Dataset& ds,
+                                   std::vector<RecordBatchPtr> expected) {
   auto table = ds.ToTable();
-  if (!table.ok()) return ::testing::AssertionFailure() << "scan failed: " << table.status();
+  if (!table.ok())
+    return ::testing::AssertionFailure() << "scan failed: " << table.status();
   auto want = TableOf(std::move(expected));
   if (!(*table)->Equals(*want)) {
     return ::testing::AssertionFailure() << "rows differ: got " << (*table)->num_rows()
@@ -315,9 +323,12 @@ std::vector<int64_t> SortedIds(const Table& table) {
   return out;
 }
 
-format::LanceSchema FileSchema() { return format::LanceSchema::Assign(Rows(0, 1)->schema()).value(); }
+format::LanceSchema FileSchema() {
+  return format::LanceSchema::Assign(Rows(0, 1)->schema()).value();
+}
 
-// -- Fixture ------------------------------------------------------------------------------
+// -- Fixture
+// ------------------------------------------------------------------------------
 
 class NamespaceRefreshTest : public ::testing::Test {
  protected:
@@ -411,8 +422,8 @@ TEST_F(NamespaceRefreshTest, Scenario1OpenDataset) {
   EXPECT_EQ(ns_->create_empties(), 0);
 }
 
-// 2. Refresh: after the credentials expired (and were revoked on the server), the next read
-// makes exactly one describe_table and sees the same data.
+// 2. Refresh: after the credentials expired (and were revoked on the server), the next
+// read makes exactly one describe_table and sees the same data.
 TEST_F(NamespaceRefreshTest, Scenario2RefreshAfterExpiry) {
   const Identifier id{"refresh_table"};
   auto data = ReaderOf({Rows(0, 2)});
@@ -567,8 +578,7 @@ TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
   }
   ExpectCounts(1, 1);
   {
-    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                          file1, access));
+    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file1, access));
     ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
     EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 5)})));
   }
@@ -582,8 +592,7 @@ TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
     ASSERT_OK(writer->Close().status());
   }
   ExpectCounts(1, 2);
-  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                        file2, access));
+  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file2, access));
   ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
   EXPECT_TRUE(table->Equals(*TableOf({Rows(10, 4)})));
   ExpectCounts(1, 2);
@@ -595,8 +604,8 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
   const std::string file1 = root_ + "/standalone/r1.lance";
   const std::string file2 = root_ + "/standalone/r2.lance";
   auto write_static = [&](const std::string& uri, int64_t start) {
-    ASSERT_OK_AND_ASSIGN(auto writer, format::LanceFileWriter::OpenUri(uri, FileSchema(),
-                                                                       env_.Options()));
+    ASSERT_OK_AND_ASSIGN(
+        auto writer, format::LanceFileWriter::OpenUri(uri, FileSchema(), env_.Options()));
     ASSERT_OK(writer->WriteBatch(*Rows(start, 6)));
     ASSERT_OK(writer->Close().status());
   };
@@ -607,8 +616,7 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
   ExpectCounts(1, 1);
   io::StorageAccess access = AccessFor(id, *described.storage_options);
   {
-    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                          file1, access));
+    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file1, access));
     ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
     EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 6)})));
   }
@@ -617,8 +625,7 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
   Wait();
   write_static(file2, 50);  // static test key: the first vended keys are revoked by now
   ExpectCounts(1, 1);
-  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(
-                                        file2, access));
+  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file2, access));
   ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
   EXPECT_TRUE(table->Equals(*TableOf({Rows(50, 6)})));
   ExpectCounts(1, 2);
@@ -631,9 +638,9 @@ TEST_F(NamespaceRefreshTest, Scenario10FileSession) {
   ASSERT_OK(ns_->DeclareTable({.id = id}).status());
   ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
   ExpectCounts(1, 1);
-  ASSERT_OK_AND_ASSIGN(auto session,
-                       format::LanceFileSession::Open(root_ + "/session",
-                                                      AccessFor(id, *described.storage_options)));
+  ASSERT_OK_AND_ASSIGN(
+      auto session, format::LanceFileSession::Open(
+                        root_ + "/session", AccessFor(id, *described.storage_options)));
   ASSERT_OK_AND_ASSIGN(bool has, session->Contains("a.lance"));
   EXPECT_FALSE(has);
   ASSERT_OK_AND_ASSIGN(auto listed, session->List());
@@ -715,8 +722,9 @@ TEST_F(NamespaceRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
 }
 
 // Beyond Lance: two tables with different providers never use each other's keys. Revoking
-// every key vended for one table leaves the other working without any call; the first then
-// recovers with exactly one forced refresh. The registry gives them different stores.
+// every key vended for one table leaves the other working without any call; the first
+// then recovers with exactly one forced refresh. The registry gives them different
+// stores.
 TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   const Identifier a{"table_a"}, b{"table_b"};
   auto data = ReaderOf({Rows(0, 3)});
@@ -752,11 +760,11 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(HasRows(*ds_b, {Rows(100, 3)}));
   data = ReaderOf({Rows(103, 1)});
   ASSERT_OK_AND_ASSIGN(auto appended_b, Dataset::Write(*data, ds_b->uri(), [&] {
-    WriteParams p;
-    p.mode = WriteMode::kAppend;
-    p.access = ds_b->storage_access();
-    return p;
-  }()));
+                         WriteParams p;
+                         p.mode = WriteMode::kAppend;
+                         p.access = ds_b->storage_access();
+                         return p;
+                       }()));
   EXPECT_TRUE(HasRows(*appended_b, {Rows(100, 3), Rows(103, 1)}));
   EXPECT_EQ(ns_->describes_of(b), describes_b);
   ExpectCounts(2, 3);
@@ -780,9 +788,9 @@ TEST_F(NamespaceRefreshTest, LocalAndMemoryRootsNeverCallTheProvider) {
     std::shared_ptr<Dataset> ds;
   };
   std::vector<Root> roots;
-  for (const std::string& root : std::vector<std::string>
-       {tmp.Join("nsroot"),
-        "memory://h9-refresh-" + std::to_string(::getpid()) + "/nsroot"}) {
+  for (const std::string& root : std::vector<std::string>{
+           tmp.Join("nsroot"),
+           "memory://h9-refresh-" + std::to_string(::getpid()) + "/nsroot"}) {
     SCOPED_TRACE(root);
     auto ns = MakeNamespace(root, short_ttl);
     ASSERT_NE(ns, nullptr);
@@ -805,7 +813,8 @@ TEST_F(NamespaceRefreshTest, LocalAndMemoryRootsNeverCallTheProvider) {
     EXPECT_EQ(*appended->CountRows("id >= 0"), 5);
     EXPECT_EQ(r.ns->describes(), 1);  // ...and never called
     EXPECT_EQ(r.ns->declares(), 1);
-    auto* source = dynamic_cast<io::RefreshingCredentialsSource*>(p.access.credentials.get());
+    auto* source =
+        dynamic_cast<io::RefreshingCredentialsSource*>(p.access.credentials.get());
     ASSERT_NE(source, nullptr);
     EXPECT_EQ(source->stats().fetches, 0);
   }

@@ -715,7 +715,8 @@ TEST_F(S3ClientTest, ErrorsCarryHttpErrorDetail) {
   EXPECT_EQ(denied->http_status(), 403);
   EXPECT_EQ(denied->service_code(), "AccessDenied");
   EXPECT_FALSE(denied->request_id().empty());
-  EXPECT_EQ(denied->ToString(), "HTTP 403 AccessDenied (request id " + denied->request_id() + ")");
+  EXPECT_EQ(denied->ToString(),
+            "HTTP 403 AccessDenied (request id " + denied->request_id() + ")");
 
   // The detail survives the object store's context.
   ASSERT_OK_AND_ASSIGN(auto store, S3ObjectStore::Make(env_.bucket, TestOptions(env_)));

@@ -264,8 +264,7 @@ TEST_F(S3FileTest, OpenUriWithStorageOptions) {
 
   FileReaderOptions known;
   known.file_size = written.size_bytes;
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       LanceFileReader::OpenUri(uri, options, known));
+  ASSERT_OK_AND_ASSIGN(auto reader, LanceFileReader::OpenUri(uri, options, known));
   ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
   ASSERT_OK_AND_ASSIGN(auto expected, Table::Make(s, {batch}));
   ExpectTablesEqual(*table, *expected);

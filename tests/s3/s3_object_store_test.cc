@@ -4,6 +4,8 @@
 // If-None-Match commit race, ETag-pinned readers, HEAD-free and parallel ranged reads,
 // registry sharing, STS session credentials, credential refresh after a rejection,
 // secrets kept out of messages, and virtual-hosted addressing.
+#include "lance/io/s3_object_store.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -21,7 +23,6 @@
 #include "io/s3/s3_client.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3/s3_options.h"
-#include "lance/io/s3_object_store.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/object_store_conformance.h"
 #include "tests/testing/s3_env.h"
@@ -172,7 +173,8 @@ TEST_F(S3ObjectStoreTest, AbortedMultipartLeavesNoObject) {
   EXPECT_EQ(all.objects[0].path, "mp/keep.bin");
 }
 
-// -- Commit primitive ---------------------------------------------------------------------
+// -- Commit primitive
+// ---------------------------------------------------------------------
 
 TEST_F(S3ObjectStoreTest, SixteenRacingPutIfNotExistsHaveOneCompleteWinner) {
   ASSERT_OK_AND_ASSIGN(auto store, MakeFreshBucketStore());
@@ -199,7 +201,8 @@ TEST_F(S3ObjectStoreTest, SixteenRacingPutIfNotExistsHaveOneCompleteWinner) {
       ++winners;
       winner = i;
     } else {
-      EXPECT_THAT(results[i], IsErrorWith(StatusCode::kAlreadyExists, "_versions/7.manifest"));
+      EXPECT_THAT(results[i],
+                  IsErrorWith(StatusCode::kAlreadyExists, "_versions/7.manifest"));
     }
   }
   ASSERT_EQ(winners, 1);
@@ -209,7 +212,8 @@ TEST_F(S3ObjectStoreTest, SixteenRacingPutIfNotExistsHaveOneCompleteWinner) {
   EXPECT_TRUE(data->ToStringView() == contents[winner]);
 }
 
-// -- Readers ------------------------------------------------------------------------------
+// -- Readers
+// ------------------------------------------------------------------------------
 
 TEST_F(S3ObjectStoreTest, PinnedReaderFailsClearlyAfterOverwrite) {
   ASSERT_OK_AND_ASSIGN(auto store,
@@ -326,22 +330,24 @@ TEST_F(S3ObjectStoreTest, LargeReadAtFetchesChunksInParallel) {
   EXPECT_TRUE(tail->ToStringView() == std::string_view(content).substr(21 * kMiB + 1));
 
   // A known size that overstates the object: chunks past the true end cut the read.
-  ASSERT_OK_AND_ASSIGN(auto optimistic, store->OpenReaderWithSize("thirty.bin", 50 * kMiB));
+  ASSERT_OK_AND_ASSIGN(auto optimistic,
+                       store->OpenReaderWithSize("thirty.bin", 50 * kMiB));
   ASSERT_OK_AND_ASSIGN(BufferPtr whole, optimistic->ReadAt(0, 50 * kMiB));
   EXPECT_EQ(whole->size(), 30 * kMiB);
   EXPECT_TRUE(whole->ToStringView() == content);
 }
 
-// -- Registry -----------------------------------------------------------------------------
+// -- Registry
+// -----------------------------------------------------------------------------
 
 TEST_F(S3ObjectStoreTest, RegistrySharesStoresPerBucketOptionsAndCredentials) {
   ObjectStoreRegistry registry;
   ASSERT_OK(RegisterBuiltinObjectStores(&registry));
   const std::string bucket_uri = "s3://" + env_.bucket;
-  ASSERT_OK_AND_ASSIGN(ResolvedLocation a, registry.Resolve(bucket_uri + "/a/ds.lance",
-                                                            env_.Options()));
-  ASSERT_OK_AND_ASSIGN(ResolvedLocation b, registry.Resolve(bucket_uri + "/b/other.lance",
-                                                            env_.Options()));
+  ASSERT_OK_AND_ASSIGN(ResolvedLocation a,
+                       registry.Resolve(bucket_uri + "/a/ds.lance", env_.Options()));
+  ASSERT_OK_AND_ASSIGN(ResolvedLocation b,
+                       registry.Resolve(bucket_uri + "/b/other.lance", env_.Options()));
   EXPECT_EQ(a.store, b.store);
   EXPECT_EQ(a.path, "a/ds.lance");
   EXPECT_EQ(a.store->uri(), bucket_uri);
@@ -393,7 +399,8 @@ TEST_F(S3ObjectStoreTest, RegistrySharesStoresPerBucketOptionsAndCredentials) {
               IsErrorWith(StatusCode::kInvalid, "client_max_retries"));
 }
 
-// -- Credentials --------------------------------------------------------------------------
+// -- Credentials
+// --------------------------------------------------------------------------
 
 TEST_F(S3ObjectStoreTest, StoreOnAssumeRoleSessionCredentials) {
   ASSERT_OK_AND_ASSIGN(AwsCredentials session, AssumeRole());
@@ -406,7 +413,8 @@ TEST_F(S3ObjectStoreTest, StoreOnAssumeRoleSessionCredentials) {
   ASSERT_OK_AND_ASSIGN(BufferPtr data, store->Read(key));
   EXPECT_EQ(data->ToStringView(), "written with a session token");
   ASSERT_OK(store->PutIfNotExists(key + ".2", "x"));
-  EXPECT_THAT(store->PutIfNotExists(key + ".2", "y"), IsError(StatusCode::kAlreadyExists));
+  EXPECT_THAT(store->PutIfNotExists(key + ".2", "y"),
+              IsError(StatusCode::kAlreadyExists));
 
   // The same key and secret without the token are refused, and the error shows neither.
   AwsCredentials no_token{session.access_key_id, session.secret_access_key, ""};
@@ -436,7 +444,8 @@ TEST_F(S3ObjectStoreTest, SessionPolicyNarrowsTheRole) {
       R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject",)"
       R"("s3:PutObject","s3:DeleteObject"],"Resource":["arn:aws:s3:::)" +
       env_.bucket + "/" + prefix + R"(/*"]}]})";
-  ASSERT_OK_AND_ASSIGN(AwsCredentials session, AssumeRole(std::chrono::seconds(900), policy));
+  ASSERT_OK_AND_ASSIGN(AwsCredentials session,
+                       AssumeRole(std::chrono::seconds(900), policy));
   ASSERT_OK_AND_ASSIGN(auto store, SharedBucketStore(env_.OptionsWith(session)));
   ASSERT_OK(store->Put(prefix + "/inside.bin", "ok"));
   EXPECT_THAT(store->Put(prefix + "-outside.bin", "no"), IsError(StatusCode::kForbidden));
@@ -500,8 +509,9 @@ TEST_F(S3ObjectStoreTest, RejectedCredentialsAreRefreshedUnderALiveStore) {
   ASSERT_OK(RemoveAccessKey(first.access_key_id));
   // The next request is refused, the source vends a new key, the request is retried.
   Status put = store->Put(key, "two");
-  ASSERT_TRUE(put.ok()) << put.ToString() << "; rejections " << source->rejections() << ", refreshes "
-                 << store->client()->stats().credential_refreshes.load();
+  ASSERT_TRUE(put.ok()) << put.ToString() << "; rejections " << source->rejections()
+                        << ", refreshes "
+                        << store->client()->stats().credential_refreshes.load();
   EXPECT_EQ(source->rejections(), 1);
   EXPECT_NE(source->current()->access_key_id, first.access_key_id);
   EXPECT_EQ(store->client()->stats().credential_refreshes.load(), 1);
@@ -517,7 +527,8 @@ TEST_F(S3ObjectStoreTest, ErrorsNeverContainSecrets) {
   ASSERT_OK(good->Put(key, "data"));
 
   // A wrong secret (SignatureDoesNotMatch).
-  AwsCredentials wrong_secret{env_.access_key, "wrong-secret-0123456789abcdef0123456789", ""};
+  AwsCredentials wrong_secret{env_.access_key, "wrong-secret-0123456789abcdef0123456789",
+                              ""};
   ASSERT_OK_AND_ASSIGN(auto store, SharedBucketStore(env_.OptionsWith(wrong_secret)));
   ExpectNoSecret(store->ToString(), wrong_secret);
   ExpectNoSecret(store->client()->options().ToString(), wrong_secret);
@@ -550,7 +561,8 @@ TEST_F(S3ObjectStoreTest, ErrorsNeverContainSecrets) {
   ASSERT_OK_AND_ASSIGN(AwsCredentials session, AssumeRole());
   AwsCredentials tampered = session;
   tampered.secret_access_key = "tampered-secret-abcdefabcdefabcdefabcdef";
-  ASSERT_OK_AND_ASSIGN(auto tampered_store, SharedBucketStore(env_.OptionsWith(tampered)));
+  ASSERT_OK_AND_ASSIGN(auto tampered_store,
+                       SharedBucketStore(env_.OptionsWith(tampered)));
   ExpectNoSecret(tampered_store->ToString(), tampered);
   ASSERT_OK_AND_ASSIGN(auto writer, tampered_store->OpenWriter(key + ".w"));
   ASSERT_OK(writer->Write("abc"));
@@ -562,7 +574,8 @@ TEST_F(S3ObjectStoreTest, ErrorsNeverContainSecrets) {
   ASSERT_OK(good->Delete(key));
 }
 
-// -- Addressing ---------------------------------------------------------------------------
+// -- Addressing
+// ---------------------------------------------------------------------------
 
 TEST_F(S3ObjectStoreTest, VirtualHostedStyleAddressing) {
   // curl resolves *.localhost to the loopback address itself; RGW's dns name is

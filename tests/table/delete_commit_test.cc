@@ -2,14 +2,13 @@
 // Dataset::Commit of a DeleteOp (Lance's Operation::Delete): fragments removed whole and
 // deletion files replaced, read back here and by pylance.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <sys/wait.h>
 
 #include "lance/table/dataset.h"
 #include "table/dataset_internal.h"
@@ -47,8 +46,9 @@ Result<std::shared_ptr<Dataset>> WriteThreeFragments(const std::string& uri) {
 Result<FragmentMetadata> WithDeletions(const Dataset& ds, uint64_t fragment_id,
                                        const ti::DeletionVector& rows) {
   const auto& impl = DatasetImplAccess::Get(ds);
-  LANCE_ASSIGN_OR_RAISE(ti::pb::DeletionFile file,
-                        ti::WriteDeletionFile(impl->dir, fragment_id, ds.version(), rows));
+  LANCE_ASSIGN_OR_RAISE(
+      ti::pb::DeletionFile file,
+      ti::WriteDeletionFile(impl->dir, fragment_id, ds.version(), rows));
   ti::pb::DataFragment proto;
   proto.set_id(fragment_id);
   *proto.mutable_deletion_file() = file;
@@ -176,7 +176,8 @@ TEST(DeleteCommitTest, RefusesBadOperations) {
   EXPECT_THAT(Dataset::Commit(uri, op, std::nullopt),
               IsErrorWith(StatusCode::kInvalid, "read_version"));
   op.deleted_fragment_ids = {7};
-  EXPECT_THAT(Dataset::Commit(uri, op, 1), IsErrorWith(StatusCode::kInvalid, "fragment 7"));
+  EXPECT_THAT(Dataset::Commit(uri, op, 1),
+              IsErrorWith(StatusCode::kInvalid, "fragment 7"));
   op.deleted_fragment_ids = {1, 1};
   EXPECT_THAT(Dataset::Commit(uri, op, 1),
               IsErrorWith(StatusCode::kInvalid, "more than once"));

@@ -3,6 +3,8 @@
 // credentials source) of WriteParams / OpenOptions / Commit gets to the store factory,
 // a provider becomes one shared refreshing source at the entry point, and data files
 // whose size the manifest records are opened without a size lookup.
+#include "lance/io/storage_access.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +12,6 @@
 #include <mutex>
 
 #include "lance/io/credentials.h"
-#include "lance/io/storage_access.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/table/dataset.h"
@@ -88,8 +89,8 @@ class StorageAccessTest : public ::testing::Test {
   }
 
   std::string uri_ = std::string(kScheme) + "://bucket/ds.lance";
-  std::shared_ptr<CountingStore> store_ =
-      std::make_shared<CountingStore>(std::make_shared<io::MemoryObjectStore>(), "/data/");
+  std::shared_ptr<CountingStore> store_ = std::make_shared<CountingStore>(
+      std::make_shared<io::MemoryObjectStore>(), "/data/");
   std::shared_ptr<io::CredentialsSource> source_;
   FactoryLog log_;
 };

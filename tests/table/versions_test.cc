@@ -79,8 +79,8 @@ TEST_P(AppendVersionTest, AppendsKeepTheDatasetsVersion) {
             GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, AppendVersionTest, ::testing::Values("2.0", "2.1", "2.2"),
-                         [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(Versions, AppendVersionTest,
+                         ::testing::Values("2.0", "2.1", "2.2"), [](const auto& info) {
                            std::string name = "V" + info.param;
                            name.erase(name.find('.'), 1);
                            return name;
@@ -91,8 +91,9 @@ TEST(StorageVersionTest, UnknownSpellingsAreInvalidAndUnwritableOnesNotImplement
   for (const std::string unknown : {"2.9", "bogus", ""}) {
     WriteParams params;
     params.data_storage_version = unknown;
-    EXPECT_THAT(WriteRows(tmp.Join("u.lance"), 0, 1, params),
-                IsErrorWith(StatusCode::kInvalid, "Unknown Lance storage version: " + unknown));
+    EXPECT_THAT(
+        WriteRows(tmp.Join("u.lance"), 0, 1, params),
+        IsErrorWith(StatusCode::kInvalid, "Unknown Lance storage version: " + unknown));
   }
   for (const std::string refused : {"next", "2.3", "legacy", "0.1"}) {
     WriteParams params;
@@ -147,7 +148,8 @@ TEST(StorageVersionTest, DatasetsMixingFileVersions) {
   const std::string uri = tmp.Join("mixed.lance");
   ASSERT_OK(WriteRows(uri, 0, 3).status());  // 2.2
   WriteParams other;
-  other.mode = WriteMode::kOverwrite;  // files of a fresh schema: ids 0.., as the dataset's
+  other.mode =
+      WriteMode::kOverwrite;  // files of a fresh schema: ids 0.., as the dataset's
   other.data_storage_version = "2.1";
   auto reader = ReaderOf({MakeBatch(3, 2)});
   ASSERT_OK_AND_ASSIGN(auto frags, WriteFragments(*reader, uri, other));
@@ -155,8 +157,10 @@ TEST(StorageVersionTest, DatasetsMixingFileVersions) {
   EXPECT_EQ(FileVersions(*ds), (std::vector<std::string>{"2.2", "2.1"}));
   EXPECT_EQ(ds->data_storage_version(), "2.2");
   const auto& proto = DatasetImplAccess::Get(*ds)->proto();
-  EXPECT_NE(proto.reader_feature_flags() & table_internal::kFlagMixedDataFileVersions, 0u);
-  EXPECT_NE(proto.writer_feature_flags() & table_internal::kFlagMixedDataFileVersions, 0u);
+  EXPECT_NE(proto.reader_feature_flags() & table_internal::kFlagMixedDataFileVersions,
+            0u);
+  EXPECT_NE(proto.writer_feature_flags() & table_internal::kFlagMixedDataFileVersions,
+            0u);
   EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 1, 2, 3, 4}));
   TakeOptions take;
   take.columns = {"id"};
@@ -189,7 +193,8 @@ TEST(StorageVersionTest, AppendOfNoRowsCommitsAnEmptyAppend) {
   ASSERT_OK_AND_ASSIGN(ds, WriteRows(uri, 0, 2, append));
   EXPECT_EQ(ds->version(), 3u);
   // A commit planned before both rebases over them, an empty Append included.
-  ASSERT_OK_AND_ASSIGN(auto frags, WriteFragments(*ReaderOf({MakeBatch(2, 1)}), uri, append));
+  ASSERT_OK_AND_ASSIGN(auto frags,
+                       WriteFragments(*ReaderOf({MakeBatch(2, 1)}), uri, append));
   ASSERT_OK_AND_ASSIGN(ds, Dataset::Commit(uri, AppendOp{frags}, 1));
   EXPECT_EQ(ds->version(), 4u);
   ASSERT_OK_AND_ASSIGN(ds, Dataset::Commit(uri, AppendOp{{}}, 2));

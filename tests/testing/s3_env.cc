@@ -9,10 +9,10 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstring>
-#include <mutex>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <random>
 #include <string>
 #include <utility>
@@ -75,8 +75,9 @@ Status RunRgwAdmin(const std::vector<std::string>& args,
                    const std::vector<std::string>& secrets, const std::string& what) {
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
   if (env.rgw_conf.empty()) {
-    return Status::Invalid("LANCE_RGW_CONF is not set: run S3 tests through `make test` "
-                           "(scripts/run_tests.sh starts RGW)");
+    return Status::Invalid(
+        "LANCE_RGW_CONF is not set: run S3 tests through `make test` "
+        "(scripts/run_tests.sh starts RGW)");
   }
   std::vector<std::string> argv_strings = {"radosgw-admin", "-c", env.rgw_conf};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
@@ -110,7 +111,8 @@ Status RunRgwAdmin(const std::vector<std::string>& args,
   close(err_fd);
   unlink(err_path);
   if (rc != 0) {
-    return Status::IOError("When " + what + ": cannot start radosgw-admin (is radosgw "
+    return Status::IOError("When " + what +
+                           ": cannot start radosgw-admin (is radosgw "
                            "installed? run S3 tests through `make test`): " +
                            std::strerror(rc));
   }
@@ -133,7 +135,8 @@ std::string EndpointHost(const std::string& endpoint) {
   size_t start = endpoint.find("://");
   start = start == std::string::npos ? 0 : start + 3;
   const size_t end = endpoint.find('/', start);
-  return endpoint.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  return endpoint.substr(start,
+                         end == std::string::npos ? std::string::npos : end - start);
 }
 
 struct HttpAnswer {
@@ -143,11 +146,11 @@ struct HttpAnswer {
 
 // One request to the RGW endpoint signed with the static test key (service "s3" or
 // "sts"): for the few calls the S3 client does not offer (STS, ListMultipartUploads).
-Result<HttpAnswer> SignedRequest(const S3TestEnv& env, const std::string& method,
-                                 const std::string& raw_path,
-                                 const std::vector<std::pair<std::string, std::string>>& query,
-                                 const std::vector<std::pair<std::string, std::string>>& headers,
-                                 const std::string& body, const std::string& service) {
+Result<HttpAnswer> SignedRequest(
+    const S3TestEnv& env, const std::string& method, const std::string& raw_path,
+    const std::vector<std::pair<std::string, std::string>>& query,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body, const std::string& service) {
   io::s3::SigV4Request request;
   request.method = method;
   request.host = EndpointHost(env.endpoint);
@@ -163,7 +166,8 @@ Result<HttpAnswer> SignedRequest(const S3TestEnv& env, const std::string& method
   if (!query.empty()) url += "?" + io::s3::S3CanonicalQuery(query);
 
   CURL* curl = curl_easy_init();
-  if (curl == nullptr) return Status::IOError(method + " " + url + ": curl_easy_init failed");
+  if (curl == nullptr)
+    return Status::IOError(method + " " + url + ": curl_easy_init failed");
   curl_slist* list = nullptr;
   list = curl_slist_append(list, ("Host: " + request.host).c_str());
   for (const auto& [name, value] : headers) {
@@ -253,7 +257,8 @@ std::string S3TestEnv::UniqueUri(std::string_view name) const {
   return "s3://" + bucket + "/lance-test-" + UniqueToken() + "/" + std::string(name);
 }
 
-Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(const StorageOptions& extra) {
+Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
+    const StorageOptions& extra) {
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
   StorageOptions options = env.Options();
   for (const auto& [key, value] : extra) options[key] = value;
@@ -277,13 +282,14 @@ Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(const StorageOptio
 
 Result<AwsCredentials> CreateAccessKey() {
   AwsCredentials credentials;
-  credentials.access_key_id = "LCT" + RandomChars(17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+  credentials.access_key_id =
+      "LCT" + RandomChars(17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
   credentials.secret_access_key = RandomChars(40, "0123456789abcdef");
-  LANCE_RETURN_NOT_OK(RunRgwAdmin(
-      {"key", "create", "--uid=test", "--key-type=s3",
-       "--access-key=" + credentials.access_key_id,
-       "--secret-key=" + credentials.secret_access_key},
-      {credentials.secret_access_key}, "creating the access key " + credentials.ToString()));
+  LANCE_RETURN_NOT_OK(RunRgwAdmin({"key", "create", "--uid=test", "--key-type=s3",
+                                   "--access-key=" + credentials.access_key_id,
+                                   "--secret-key=" + credentials.secret_access_key},
+                                  {credentials.secret_access_key},
+                                  "creating the access key " + credentials.ToString()));
   return credentials;
 }
 
@@ -297,23 +303,26 @@ Result<AwsCredentials> AssumeRole(std::chrono::seconds duration,
                                   const std::string& session_policy) {
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
   if (env.sts_role_arn.empty()) {
-    return Status::Invalid("LANCE_S3_STS_ROLE_ARN is not set: run S3 tests through `make "
-                           "test` (scripts/run_tests.sh starts RGW with STS)");
+    return Status::Invalid(
+        "LANCE_S3_STS_ROLE_ARN is not set: run S3 tests through `make "
+        "test` (scripts/run_tests.sh starts RGW with STS)");
   }
   using io::s3::UriEncode;
   // Form encoding with %20 for spaces: RGW does not decode '+' in STS bodies.
-  std::string body = "Action=AssumeRole&DurationSeconds=" +
-                     std::to_string(duration.count()) +
-                     "&RoleArn=" + UriEncode(env.sts_role_arn, true) +
-                     "&RoleSessionName=" + UriEncode("lance-test-" + UniqueToken(), true) +
-                     "&Version=2011-06-15";
+  std::string body =
+      "Action=AssumeRole&DurationSeconds=" + std::to_string(duration.count()) +
+      "&RoleArn=" + UriEncode(env.sts_role_arn, true) +
+      "&RoleSessionName=" + UriEncode("lance-test-" + UniqueToken(), true) +
+      "&Version=2011-06-15";
   if (!session_policy.empty()) body += "&Policy=" + UriEncode(session_policy, true);
 
-  LANCE_ASSIGN_OR_RAISE(HttpAnswer answer,
-                        SignedRequest(env, "POST", "/", {},
-                                      {{"content-type", "application/x-www-form-urlencoded"}},
-                                      body, "sts"));
-  const std::string what = "STS AssumeRole of " + env.sts_role_arn + " at " + env.endpoint;
+  LANCE_ASSIGN_OR_RAISE(
+      HttpAnswer answer,
+      SignedRequest(env, "POST", "/", {},
+                    {{"content-type", "application/x-www-form-urlencoded"}}, body,
+                    "sts"));
+  const std::string what =
+      "STS AssumeRole of " + env.sts_role_arn + " at " + env.endpoint;
   const long http_status = answer.status;
   const std::string& response = answer.body;
   Result<io::s3::XmlElement> parsed = io::s3::ParseXml(response);
@@ -345,8 +354,9 @@ Result<AwsCredentials> AssumeRole(std::chrono::seconds duration,
 
 Result<std::vector<std::string>> ListMultipartUploads(const std::string& bucket) {
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
-  LANCE_ASSIGN_OR_RAISE(HttpAnswer answer,
-                        SignedRequest(env, "GET", "/" + bucket, {{"uploads", ""}}, {}, "", "s3"));
+  LANCE_ASSIGN_OR_RAISE(
+      HttpAnswer answer,
+      SignedRequest(env, "GET", "/" + bucket, {{"uploads", ""}}, {}, "", "s3"));
   const std::string what = "ListMultipartUploads of s3://" + bucket;
   if (answer.status != 200) {
     return Status::IOError(what + ": HTTP " + std::to_string(answer.status));

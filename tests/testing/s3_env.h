@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lance/io/object_store_registry.h"
 #include "lance/io/credentials.h"
+#include "lance/io/object_store_registry.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/result.h"
 
@@ -46,7 +46,8 @@ struct S3TestEnv {
 /// \brief A new, empty bucket with a unique name (prefix "t-"), and a store on it (static
 /// test key). The bucket and everything in it are deleted when the returned store is
 /// destroyed (best effort).
-Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(const io::StorageOptions& extra = {});
+Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
+    const io::StorageOptions& extra = {});
 
 /// \brief `radosgw-admin key create` for the test user: a new static key pair, valid on
 /// the very next request. Secret is random; the key id starts with "LCT".
@@ -56,8 +57,9 @@ Status RemoveAccessKey(const std::string& access_key_id);
 
 /// \brief STS AssumeRole on RGW for the test role (minimum 900 s), optionally with a
 /// session policy (compact JSON, no spaces: RGW quirk). Returns key, secret and token.
-Result<io::s3::AwsCredentials> AssumeRole(std::chrono::seconds duration = std::chrono::seconds(900),
-                                          const std::string& session_policy = "");
+Result<io::s3::AwsCredentials> AssumeRole(
+    std::chrono::seconds duration = std::chrono::seconds(900),
+    const std::string& session_policy = "");
 
 /// \brief The keys of the multipart uploads in progress in `bucket` (first page; one
 /// entry per upload), via a signed GET ?uploads with the static test key.

@@ -191,8 +191,10 @@ TEST_F(LegacyTest, FullReadsMatchPylance) {
     EXPECT_EQ(f["file_minor_version"].get<int>(), 2);
     EXPECT_EQ(reader->num_rows(), f["num_rows"].get<int64_t>());
     // path() names the file as the user knows it: the absolute path, not the key.
-    EXPECT_EQ(reader->path(), (std::filesystem::path(c.dataset->dir) /
-                               f["path"].get<std::string>()).lexically_normal().string());
+    EXPECT_EQ(reader->path(),
+              (std::filesystem::path(c.dataset->dir) / f["path"].get<std::string>())
+                  .lexically_normal()
+                  .string());
     // The file schema holds exactly the DataFile's field ids, in pre-order.
     EXPECT_EQ(reader->schema().field_ids(), f["field_ids"].get<std::vector<int32_t>>());
     std::vector<std::string> names;

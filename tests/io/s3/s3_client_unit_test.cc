@@ -21,9 +21,9 @@
 #include "io/s3/endpoint.h"
 #include "io/s3/errors.h"
 #include "io/s3/responses.h"
-#include "lance/io/credentials.h"
 #include "io/s3/s3_client.h"
 #include "io/s3/sigv4.h"
+#include "lance/io/credentials.h"
 #include "lance/io/http_error.h"
 #include "tests/testing/matchers.h"
 

@@ -70,7 +70,8 @@ TEST(HttpErrorDetailTest, DetailFromAnErrorBody) {
       "<RequestId>tx9</RequestId></Error>",
       404);
   ASSERT_TRUE(e.has_value());
-  Status st = MakeS3HttpError("HeadObject", "s3://nb/k", ErrorContext::kDefault, *e, 3, 1.5);
+  Status st =
+      MakeS3HttpError("HeadObject", "s3://nb/k", ErrorContext::kDefault, *e, 3, 1.5);
   EXPECT_TRUE(st.IsNotFound());
   EXPECT_THAT(st.message(), HasSubstr("after 3 attempts"));
   ASSERT_NE(st.detail_as<HttpErrorDetail>(), nullptr);

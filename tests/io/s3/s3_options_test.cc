@@ -58,20 +58,22 @@ TEST(S3OptionsTest, DefaultsWithoutAnything) {
 }
 
 TEST(S3OptionsTest, RegionDefaultsToUsEast1WithAnEndpoint) {
-  ASSERT_OK_AND_ASSIGN(S3Options o,
-                       ParseS3Options({{"aws_endpoint", "https://rgw.example:7480"}}, NoEnv()));
+  ASSERT_OK_AND_ASSIGN(
+      S3Options o,
+      ParseS3Options({{"aws_endpoint", "https://rgw.example:7480"}}, NoEnv()));
   EXPECT_EQ(o.region, "us-east-1");
   EXPECT_EQ(o.endpoint, "https://rgw.example:7480");
 }
 
 TEST(S3OptionsTest, TheUpstreamIntegrationTestOptions) {
   // Exactly the keys Lance's own integration tests pass (LocalStack), here for RGW.
-  ASSERT_OK_AND_ASSIGN(S3Options o, ParseS3Options({{"allow_http", "true"},
-                                                    {"aws_access_key_id", "AKIDEXAMPLE"},
-                                                    {"aws_secret_access_key", kSecret},
-                                                    {"aws_endpoint", "http://127.0.0.1:7480"},
-                                                    {"aws_region", "eu-central-1"}},
-                                                   NoEnv()));
+  ASSERT_OK_AND_ASSIGN(S3Options o,
+                       ParseS3Options({{"allow_http", "true"},
+                                       {"aws_access_key_id", "AKIDEXAMPLE"},
+                                       {"aws_secret_access_key", kSecret},
+                                       {"aws_endpoint", "http://127.0.0.1:7480"},
+                                       {"aws_region", "eu-central-1"}},
+                                      NoEnv()));
   EXPECT_TRUE(o.allow_http);
   EXPECT_EQ(o.endpoint, "http://127.0.0.1:7480");
   EXPECT_EQ(o.region, "eu-central-1");
@@ -84,8 +86,9 @@ TEST(S3OptionsTest, EveryAliasOfTheCredentials) {
   for (const char* id_key : {"aws_access_key_id", "access_key_id", "AWS_ACCESS_KEY_ID"}) {
     for (const char* secret_key :
          {"aws_secret_access_key", "secret_access_key", "Secret_Access_Key"}) {
-      for (const char* token_key : {"aws_session_token", "aws_token", "aws_security_token",
-                                    "session_token", "token", "TOKEN"}) {
+      for (const char* token_key :
+           {"aws_session_token", "aws_token", "aws_security_token", "session_token",
+            "token", "TOKEN"}) {
         SCOPED_TRACE(std::string(id_key) + " " + secret_key + " " + token_key);
         ASSERT_OK_AND_ASSIGN(S3Options o, ParseS3Options({{id_key, "AKIDEXAMPLE"},
                                                           {secret_key, kSecret},
@@ -106,10 +109,9 @@ TEST(S3OptionsTest, RegionAliases) {
     EXPECT_EQ(o.region, "ap-south-1");
   }
   // aws_region wins over aws_default_region.
-  ASSERT_OK_AND_ASSIGN(S3Options o,
-                       ParseS3Options({{"aws_region", "eu-west-1"},
-                                       {"aws_default_region", "ap-south-1"}},
-                                      NoEnv()));
+  ASSERT_OK_AND_ASSIGN(S3Options o, ParseS3Options({{"aws_region", "eu-west-1"},
+                                                    {"aws_default_region", "ap-south-1"}},
+                                                   NoEnv()));
   EXPECT_EQ(o.region, "eu-west-1");
 }
 
@@ -121,18 +123,20 @@ TEST(S3OptionsTest, EndpointAliasesAndNormalisation) {
                          ParseS3Options({{key, "https://minio.local:9000/"}}, NoEnv()));
     EXPECT_EQ(o.endpoint, "https://minio.local:9000");
   }
-  ASSERT_OK_AND_ASSIGN(S3Options o,
-                       ParseS3Options({{"aws_endpoint", "HTTPS://s3.example.com/base/path//"}},
-                                      NoEnv()));
+  ASSERT_OK_AND_ASSIGN(
+      S3Options o,
+      ParseS3Options({{"aws_endpoint", "HTTPS://s3.example.com/base/path//"}}, NoEnv()));
   EXPECT_EQ(o.endpoint, "https://s3.example.com/base/path");
-  ASSERT_OK_AND_ASSIGN(o, ParseS3Options({{"aws_endpoint", "https://[::1]:7480"}}, NoEnv()));
+  ASSERT_OK_AND_ASSIGN(o,
+                       ParseS3Options({{"aws_endpoint", "https://[::1]:7480"}}, NoEnv()));
   EXPECT_EQ(o.endpoint, "https://[::1]:7480");
 }
 
 TEST(S3OptionsTest, MalformedEndpointsAreInvalid) {
-  for (const char* endpoint : {"127.0.0.1:7480", "ftp://host", "https://", "https:///path",
-                               "https://:80", "https://host:notaport", "https://host:0",
-                               "https://host/?x=1", "s3.amazonaws.com"}) {
+  for (const char* endpoint :
+       {"127.0.0.1:7480", "ftp://host", "https://", "https:///path", "https://:80",
+        "https://host:notaport", "https://host:0", "https://host/?x=1",
+        "s3.amazonaws.com"}) {
     SCOPED_TRACE(endpoint);
     EXPECT_THAT(ParseS3Options({{"aws_endpoint", endpoint}}, NoEnv()),
                 IsErrorWith(StatusCode::kInvalid, "aws_endpoint"));
@@ -148,18 +152,19 @@ TEST(S3OptionsTest, EndpointUserInfoIsRefusedWithoutEchoingIt) {
 TEST(S3OptionsTest, HttpEndpointNeedsAllowHttp) {
   EXPECT_THAT(ParseS3Options({{"aws_endpoint", "http://127.0.0.1:7480"}}, NoEnv()),
               IsErrorWith(StatusCode::kInvalid, "allow_http"));
-  EXPECT_THAT(ParseS3Options({{"aws_endpoint", "http://127.0.0.1:7480"},
-                              {"allow_http", "false"}},
-                             NoEnv()),
-              IsErrorWith(StatusCode::kInvalid, "allow_http"));
+  EXPECT_THAT(
+      ParseS3Options({{"aws_endpoint", "http://127.0.0.1:7480"}, {"allow_http", "false"}},
+                     NoEnv()),
+      IsErrorWith(StatusCode::kInvalid, "allow_http"));
   // Any key containing "allow_http" is the switch, in any case, any truthy spelling.
-  for (const char* key : {"allow_http", "aws_allow_http", "ALLOW_HTTP", "client_allow_http"}) {
+  for (const char* key :
+       {"allow_http", "aws_allow_http", "ALLOW_HTTP", "client_allow_http"}) {
     for (const char* value : {"true", "TRUE", "1", "yes", "on"}) {
       SCOPED_TRACE(std::string(key) + "=" + value);
-      ASSERT_OK_AND_ASSIGN(S3Options o,
-                           ParseS3Options({{"aws_endpoint", "http://127.0.0.1:7480"},
-                                           {key, value}},
-                                          NoEnv()));
+      ASSERT_OK_AND_ASSIGN(
+          S3Options o,
+          ParseS3Options({{"aws_endpoint", "http://127.0.0.1:7480"}, {key, value}},
+                         NoEnv()));
       EXPECT_TRUE(o.allow_http);
       EXPECT_EQ(o.endpoint, "http://127.0.0.1:7480");
     }
@@ -259,10 +264,12 @@ TEST(S3OptionsTest, EmptyValuesCountAsUnset) {
 }
 
 TEST(S3OptionsTest, ConflictingAliasesAreInvalid) {
-  EXPECT_THAT(ParseS3Options({{"aws_region", "eu-west-1"}, {"region", "us-east-2"}}, NoEnv()),
-              IsErrorWith(StatusCode::kInvalid, "region"));
+  EXPECT_THAT(
+      ParseS3Options({{"aws_region", "eu-west-1"}, {"region", "us-east-2"}}, NoEnv()),
+      IsErrorWith(StatusCode::kInvalid, "region"));
   // The same value twice is fine, as are two truthy spellings of allow_http.
-  EXPECT_OK(ParseS3Options({{"aws_region", "eu-west-1"}, {"REGION", "eu-west-1"}}, NoEnv()));
+  EXPECT_OK(
+      ParseS3Options({{"aws_region", "eu-west-1"}, {"REGION", "eu-west-1"}}, NoEnv()));
   EXPECT_OK(ParseS3Options({{"allow_http", "1"}, {"aws_allow_http", "true"}}, NoEnv()));
   // Conflicting secrets: the message names the keys but never a value.
   auto r = ParseS3Options({{"aws_access_key_id", "AKIDEXAMPLE"},
@@ -308,10 +315,10 @@ TEST(S3OptionsTest, EnvironmentFillsWhatTheOptionsLack) {
   EXPECT_EQ(o.retry_timeout, 9s);
 
   // AWS_DEFAULT_REGION when AWS_REGION is unset; AWS_ENDPOINT before AWS_ENDPOINT_URL.
-  ASSERT_OK_AND_ASSIGN(o, ParseS3Options({}, FakeEnv({{"AWS_DEFAULT_REGION", "sa-east-1"},
-                                                      {"AWS_ENDPOINT", "https://a.example"},
-                                                      {"AWS_ENDPOINT_URL",
-                                                       "https://b.example"}})));
+  ASSERT_OK_AND_ASSIGN(
+      o, ParseS3Options({}, FakeEnv({{"AWS_DEFAULT_REGION", "sa-east-1"},
+                                     {"AWS_ENDPOINT", "https://a.example"},
+                                     {"AWS_ENDPOINT_URL", "https://b.example"}})));
   EXPECT_EQ(o.region, "sa-east-1");
   EXPECT_EQ(o.endpoint, "https://a.example");
 }
@@ -321,11 +328,12 @@ TEST(S3OptionsTest, OptionsBeatTheEnvironment) {
                       {"AWS_ENDPOINT", "https://env.example"},
                       {"AWS_ALLOW_HTTP", "true"},
                       {"OBJECT_STORE_CLIENT_MAX_RETRIES", "4"}});
-  ASSERT_OK_AND_ASSIGN(S3Options o, ParseS3Options({{"aws_default_region", "us-east-2"},
-                                                    {"aws_endpoint", "https://opt.example"},
-                                                    {"allow_http", "false"},
-                                                    {"client_max_retries", "0"}},
-                                                   env));
+  ASSERT_OK_AND_ASSIGN(S3Options o,
+                       ParseS3Options({{"aws_default_region", "us-east-2"},
+                                       {"aws_endpoint", "https://opt.example"},
+                                       {"allow_http", "false"},
+                                       {"client_max_retries", "0"}},
+                                      env));
   EXPECT_EQ(o.region, "us-east-2");
   EXPECT_EQ(o.endpoint, "https://opt.example");
   EXPECT_FALSE(o.allow_http);
@@ -337,9 +345,10 @@ TEST(S3OptionsTest, CredentialsComeFromTheEnvironmentOnlyAsAWhole) {
                       {"AWS_SECRET_ACCESS_KEY", "envSecret"},
                       {"AWS_SESSION_TOKEN", "envToken"}});
   // A full set in the options: nothing from the environment, not even its token.
-  ASSERT_OK_AND_ASSIGN(S3Options o, ParseS3Options({{"aws_access_key_id", "AKIDOPT"},
-                                                    {"aws_secret_access_key", "optSecret"}},
-                                                   env));
+  ASSERT_OK_AND_ASSIGN(S3Options o,
+                       ParseS3Options({{"aws_access_key_id", "AKIDOPT"},
+                                       {"aws_secret_access_key", "optSecret"}},
+                                      env));
   EXPECT_EQ(o.credentials.access_key_id, "AKIDOPT");
   EXPECT_EQ(o.credentials.secret_access_key, "optSecret");
   EXPECT_EQ(o.credentials.session_token, "");
@@ -352,7 +361,8 @@ TEST(S3OptionsTest, CredentialsComeFromTheEnvironmentOnlyAsAWhole) {
   ASSERT_THAT(r, IsErrorWith(StatusCode::kInvalid, "AWS_SECRET_ACCESS_KEY"));
   EXPECT_THAT(r.status().ToString(), Not(HasSubstr("envSecret")));
   // A lone session token in the environment is no credential set: anonymous.
-  ASSERT_OK_AND_ASSIGN(o, ParseS3Options({}, FakeEnv({{"AWS_SESSION_TOKEN", "envToken"}})));
+  ASSERT_OK_AND_ASSIGN(o,
+                       ParseS3Options({}, FakeEnv({{"AWS_SESSION_TOKEN", "envToken"}})));
   EXPECT_TRUE(o.credentials.access_key_id.empty());
   EXPECT_TRUE(o.credentials.session_token.empty());
 }
@@ -367,12 +377,13 @@ TEST(S3OptionsTest, MalformedEnvironmentValuesNameTheVariable) {
 }
 
 TEST(S3OptionsTest, ToStringRedacts) {
-  ASSERT_OK_AND_ASSIGN(S3Options o, ParseS3Options({{"aws_access_key_id", "AKIDEXAMPLE"},
-                                                    {"aws_secret_access_key", kSecret},
-                                                    {"aws_session_token", kToken},
-                                                    {"aws_endpoint", "http://127.0.0.1:7480"},
-                                                    {"allow_http", "true"}},
-                                                   NoEnv()));
+  ASSERT_OK_AND_ASSIGN(S3Options o,
+                       ParseS3Options({{"aws_access_key_id", "AKIDEXAMPLE"},
+                                       {"aws_secret_access_key", kSecret},
+                                       {"aws_session_token", kToken},
+                                       {"aws_endpoint", "http://127.0.0.1:7480"},
+                                       {"allow_http", "true"}},
+                                      NoEnv()));
   const std::string s = o.ToString();
   EXPECT_THAT(s, HasSubstr("region=us-east-1"));
   EXPECT_THAT(s, HasSubstr("endpoint=http://127.0.0.1:7480"));
@@ -397,15 +408,19 @@ TEST(ParseDurationOptionTest, Forms) {
   EXPECT_EQ(*ParseDurationOption("k", "1h"), 1h);
   EXPECT_EQ(*ParseDurationOption("k", " 10 S "), 10s);
   EXPECT_EQ(*ParseDurationOption("k", "0"), 0ms);
-  for (const char* bad : {"", "s", "-1", "1.2.3", "10 years", "1e3", "abc", ".", "1h30m"}) {
+  for (const char* bad :
+       {"", "s", "-1", "1.2.3", "10 years", "1e3", "abc", ".", "1h30m"}) {
     SCOPED_TRACE(bad);
-    EXPECT_THAT(ParseDurationOption("my_key", bad), IsErrorWith(StatusCode::kInvalid, "my_key"));
+    EXPECT_THAT(ParseDurationOption("my_key", bad),
+                IsErrorWith(StatusCode::kInvalid, "my_key"));
   }
 }
 
 TEST(ParseBoolOptionTest, Forms) {
-  for (const char* t : {"true", "True", "1", "yes", "YES", "on"}) EXPECT_TRUE(*ParseBoolOption("k", t));
-  for (const char* f : {"false", "FALSE", "0", "no", "off"}) EXPECT_FALSE(*ParseBoolOption("k", f));
+  for (const char* t : {"true", "True", "1", "yes", "YES", "on"})
+    EXPECT_TRUE(*ParseBoolOption("k", t));
+  for (const char* f : {"false", "FALSE", "0", "no", "off"})
+    EXPECT_FALSE(*ParseBoolOption("k", f));
   EXPECT_THAT(ParseBoolOption("flag", "2"), IsErrorWith(StatusCode::kInvalid, "flag"));
   EXPECT_THAT(ParseBoolOption("flag", ""), IsErrorWith(StatusCode::kInvalid, "flag"));
 }

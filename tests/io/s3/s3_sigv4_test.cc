@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/s3/sigv4.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/s3/sigv4.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3 {
@@ -36,7 +35,8 @@ std::chrono::system_clock::time_point DocTime() {
   return std::chrono::system_clock::time_point(std::chrono::seconds(1369353600));
 }
 
-SigV4Parts MustCompute(const SigV4Request& req, const AwsCredentials& creds = DocCredentials(),
+SigV4Parts MustCompute(const SigV4Request& req,
+                       const AwsCredentials& creds = DocCredentials(),
                        std::chrono::system_clock::time_point now = DocTime()) {
   auto parts = ComputeSigV4(req, creds, kDocRegion, "s3", now);
   EXPECT_TRUE(parts.ok()) << parts.status().ToString();
@@ -66,7 +66,8 @@ TEST(SigV4DocExamplesTest, GetObjectWithRange) {
             "\n"
             "host:examplebucket.s3.amazonaws.com\n"
             "range:bytes=0-9\n"
-            "x-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+            "x-amz-content-sha256:"
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
             "x-amz-date:20130524T000000Z\n"
             "\n"
             "host;range;x-amz-content-sha256;x-amz-date\n"
@@ -76,7 +77,8 @@ TEST(SigV4DocExamplesTest, GetObjectWithRange) {
             "20130524T000000Z\n"
             "20130524/us-east-1/s3/aws4_request\n"
             "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
-  EXPECT_EQ(parts.signature, "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+  EXPECT_EQ(parts.signature,
+            "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
 
   auto headers = SignRequest(req, DocCredentials(), kDocRegion, "s3", DocTime());
   ASSERT_TRUE(headers.ok()) << headers.status().ToString();
@@ -90,7 +92,8 @@ TEST(SigV4DocExamplesTest, GetObjectWithRange) {
                "AWS4-HMAC-SHA256 "
                "Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
                "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"
-               "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")));
+               "Signature="
+               "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")));
 }
 
 TEST(SigV4DocExamplesTest, PutObject) {
@@ -111,7 +114,8 @@ TEST(SigV4DocExamplesTest, PutObject) {
             "\n"
             "date:Fri, 24 May 2013 00:00:00 GMT\n"
             "host:examplebucket.s3.amazonaws.com\n"
-            "x-amz-content-sha256:44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n"
+            "x-amz-content-sha256:"
+            "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n"
             "x-amz-date:20130524T000000Z\n"
             "x-amz-storage-class:REDUCED_REDUNDANCY\n"
             "\n"
@@ -122,9 +126,11 @@ TEST(SigV4DocExamplesTest, PutObject) {
             "20130524T000000Z\n"
             "20130524/us-east-1/s3/aws4_request\n"
             "9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d");
-  EXPECT_EQ(parts.signature, "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
+  EXPECT_EQ(parts.signature,
+            "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
   EXPECT_EQ(parts.authorization,
-            "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
+            "AWS4-HMAC-SHA256 "
+            "Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
             "SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,"
             "Signature=98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
 }
@@ -138,7 +144,8 @@ TEST(SigV4DocExamplesTest, GetBucketLifecycle) {
             "/\n"
             "lifecycle=\n"
             "host:examplebucket.s3.amazonaws.com\n"
-            "x-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
+            "x-amz-content-sha256:"
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n"
             "x-amz-date:20130524T000000Z\n"
             "\n"
             "host;x-amz-content-sha256;x-amz-date\n"
@@ -148,16 +155,18 @@ TEST(SigV4DocExamplesTest, GetBucketLifecycle) {
             "20130524T000000Z\n"
             "20130524/us-east-1/s3/aws4_request\n"
             "9766c798316ff2757b517bc739a67f6213b4ab36dd5da2f94eaebf79c77395ca");
-  EXPECT_EQ(parts.signature, "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
+  EXPECT_EQ(parts.signature,
+            "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
 }
 
 TEST(SigV4DocExamplesTest, ListObjectsQuerySorted) {
-  SigV4Request req = Get("");  // empty path canonicalises to "/"
+  SigV4Request req = Get("");                        // empty path canonicalises to "/"
   req.query = {{"prefix", "J"}, {"max-keys", "2"}};  // deliberately unsorted
   SigV4Parts parts = MustCompute(req);
   EXPECT_THAT(parts.canonical_request, HasSubstr("GET\n/\nmax-keys=2&prefix=J\n"));
   EXPECT_EQ(parts.signed_headers, "host;x-amz-content-sha256;x-amz-date");
-  EXPECT_EQ(parts.signature, "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+  EXPECT_EQ(parts.signature,
+            "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -165,7 +174,8 @@ TEST(SigV4DocExamplesTest, ListObjectsQuerySorted) {
 
 TEST(SigV4HelpersTest, Sha256Hex) {
   EXPECT_EQ(Sha256Hex(""), kEmptyPayloadSha256);
-  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(SigV4HelpersTest, UriEncode) {
@@ -194,8 +204,9 @@ TEST(SigV4HelpersTest, CanonicalUriEncodesOnceAndKeepsSlashes) {
 TEST(SigV4HelpersTest, CanonicalQuerySortsByEncodedKeyThenValue) {
   EXPECT_EQ(S3CanonicalQuery({}), "");
   EXPECT_EQ(S3CanonicalQuery({{"uploads", ""}}), "uploads=");
-  EXPECT_EQ(S3CanonicalQuery({{"prefix", "a/b c"}, {"list-type", "2"}, {"delimiter", "/"}}),
-            "delimiter=%2F&list-type=2&prefix=a%2Fb%20c");
+  EXPECT_EQ(
+      S3CanonicalQuery({{"prefix", "a/b c"}, {"list-type", "2"}, {"delimiter", "/"}}),
+      "delimiter=%2F&list-type=2&prefix=a%2Fb%20c");
   // Repeated keys: ordered by value.
   EXPECT_EQ(S3CanonicalQuery({{"k", "b"}, {"k", "a"}, {"j", "z"}}), "j=z&k=a&k=b");
   // Sorted on the encoded form ('%' 0x25 < 'A' 0x41; upper case before lower case).
@@ -206,10 +217,12 @@ TEST(SigV4HelpersTest, CanonicalQuerySortsByEncodedKeyThenValue) {
 
 TEST(SigV4HelpersTest, FormatAmzDateTruncatesToSeconds) {
   EXPECT_EQ(FormatAmzDate(DocTime()), "20130524T000000Z");
-  EXPECT_EQ(FormatAmzDate(DocTime() + std::chrono::milliseconds(999) + std::chrono::hours(23) +
-                          std::chrono::minutes(59) + std::chrono::seconds(59)),
-            "20130524T235959Z");
-  EXPECT_EQ(FormatAmzDate(std::chrono::system_clock::time_point(std::chrono::seconds(951782400))),
+  EXPECT_EQ(
+      FormatAmzDate(DocTime() + std::chrono::milliseconds(999) + std::chrono::hours(23) +
+                    std::chrono::minutes(59) + std::chrono::seconds(59)),
+      "20130524T235959Z");
+  EXPECT_EQ(FormatAmzDate(
+                std::chrono::system_clock::time_point(std::chrono::seconds(951782400))),
             "20000229T000000Z");
 }
 
@@ -223,17 +236,17 @@ TEST(SigV4CanonicalTest, HeadersLowercasedTrimmedCollapsedSortedAndJoined) {
                  {"x-amz-meta-list", "one"},
                  {"X-AMZ-META-LIST", " two "}};
   SigV4Parts parts = MustCompute(req);
-  EXPECT_THAT(parts.canonical_request,
-              HasSubstr("content-type:text/plain\n"
-                        "host:examplebucket.s3.amazonaws.com\n"
-                        "x-amz-content-sha256:" +
-                        std::string(kEmptyPayloadSha256) +
-                        "\n"
-                        "x-amz-date:20130524T000000Z\n"
-                        "x-amz-meta-list:one,two\n"
-                        "x-amz-meta-zed:a b c\n\n"));
-  EXPECT_EQ(parts.signed_headers,
-            "content-type;host;x-amz-content-sha256;x-amz-date;x-amz-meta-list;x-amz-meta-zed");
+  EXPECT_THAT(parts.canonical_request, HasSubstr("content-type:text/plain\n"
+                                                 "host:examplebucket.s3.amazonaws.com\n"
+                                                 "x-amz-content-sha256:" +
+                                                 std::string(kEmptyPayloadSha256) +
+                                                 "\n"
+                                                 "x-amz-date:20130524T000000Z\n"
+                                                 "x-amz-meta-list:one,two\n"
+                                                 "x-amz-meta-zed:a b c\n\n"));
+  EXPECT_EQ(
+      parts.signed_headers,
+      "content-type;host;x-amz-content-sha256;x-amz-date;x-amz-meta-list;x-amz-meta-zed");
 
   // Header-name case and whitespace do not change the signature.
   SigV4Request same = Get("/k");
@@ -248,7 +261,8 @@ TEST(SigV4CanonicalTest, UnsignedPayload) {
   SigV4Request req = Get("/k");
   req.payload_sha256_hex = std::string(kUnsignedPayload);
   SigV4Parts parts = MustCompute(req);
-  EXPECT_THAT(parts.canonical_request, HasSubstr("x-amz-content-sha256:UNSIGNED-PAYLOAD\n"));
+  EXPECT_THAT(parts.canonical_request,
+              HasSubstr("x-amz-content-sha256:UNSIGNED-PAYLOAD\n"));
   EXPECT_TRUE(parts.canonical_request.ends_with("\nUNSIGNED-PAYLOAD"));
 }
 
@@ -275,8 +289,9 @@ TEST(SigV4CanonicalTest, EveryInputChangesTheSignature) {
   r = base;
   r.payload_sha256_hex = std::string(kUnsignedPayload);
   EXPECT_NE(MustCompute(r).signature, sig);
-  EXPECT_NE(MustCompute(base, DocCredentials(), DocTime() + std::chrono::seconds(1)).signature,
-            sig);
+  EXPECT_NE(
+      MustCompute(base, DocCredentials(), DocTime() + std::chrono::seconds(1)).signature,
+      sig);
   AwsCredentials other = DocCredentials();
   other.secret_access_key += "x";
   EXPECT_NE(MustCompute(base, other).signature, sig);
@@ -294,7 +309,8 @@ TEST(SigV4SessionTokenTest, TokenIsSentAndSigned) {
   creds.session_token = "FQoGZXIvYXdzEXAMPLETOKEN//+=";
   SigV4Request req = Get("/test.txt");
   SigV4Parts parts = MustCompute(req, creds);
-  EXPECT_EQ(parts.signed_headers, "host;x-amz-content-sha256;x-amz-date;x-amz-security-token");
+  EXPECT_EQ(parts.signed_headers,
+            "host;x-amz-content-sha256;x-amz-date;x-amz-security-token");
   EXPECT_THAT(parts.canonical_request,
               HasSubstr("x-amz-security-token:FQoGZXIvYXdzEXAMPLETOKEN//+=\n"));
   EXPECT_NE(parts.signature, MustCompute(req).signature);
@@ -304,10 +320,13 @@ TEST(SigV4SessionTokenTest, TokenIsSentAndSigned) {
   ASSERT_EQ(headers->size(), 4u);
   EXPECT_EQ((*headers)[0].first, "x-amz-date");
   EXPECT_EQ((*headers)[1].first, "x-amz-content-sha256");
-  EXPECT_THAT((*headers)[2], Pair("x-amz-security-token", "FQoGZXIvYXdzEXAMPLETOKEN//+="));
+  EXPECT_THAT((*headers)[2],
+              Pair("x-amz-security-token", "FQoGZXIvYXdzEXAMPLETOKEN//+="));
   EXPECT_EQ((*headers)[3].first, "Authorization");
-  EXPECT_THAT((*headers)[3].second,
-              HasSubstr("SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,"));
+  EXPECT_THAT(
+      (*headers)[3].second,
+      HasSubstr(
+          "SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-security-token,"));
   // The token is a header, never part of the Authorization value.
   EXPECT_THAT((*headers)[3].second, Not(HasSubstr(creds.session_token)));
 }
@@ -354,7 +373,8 @@ TEST(SigV4SecretsTest, ErrorsAreInvalidAndNeverContainSecrets) {
   add("relative path", [](SigV4Request& r) { r.path = "k"; });
   add("empty payload hash", [](SigV4Request& r) { r.payload_sha256_hex = ""; });
   add("upper-case payload hash", [](SigV4Request& r) {
-    r.payload_sha256_hex = "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855";
+    r.payload_sha256_hex =
+        "E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855";
   });
   add("header value with CRLF", [](SigV4Request& r) {
     r.headers = {{"x-amz-meta-a", std::string(kSecret) + "\r\nInjected: 1"}};
@@ -377,8 +397,10 @@ TEST(SigV4SecretsTest, ErrorsAreInvalidAndNeverContainSecrets) {
     EXPECT_THAT(st.ToString(), Not(HasSubstr(kToken))) << name;
   };
   for (const auto& [name, req] : bad) {
-    check(name, ComputeSigV4(req, LeakyCredentials(), kDocRegion, "s3", DocTime()).status());
-    check(name, SignRequest(req, LeakyCredentials(), kDocRegion, "s3", DocTime()).status());
+    check(name,
+          ComputeSigV4(req, LeakyCredentials(), kDocRegion, "s3", DocTime()).status());
+    check(name,
+          SignRequest(req, LeakyCredentials(), kDocRegion, "s3", DocTime()).status());
   }
 
   const SigV4Request good = Get("/k");
@@ -387,17 +409,21 @@ TEST(SigV4SecretsTest, ErrorsAreInvalidAndNeverContainSecrets) {
   check("empty key id", ComputeSigV4(good, creds, kDocRegion, "s3", DocTime()).status());
   creds = LeakyCredentials();
   creds.access_key_id = "AK/ID";
-  check("key id with '/'", ComputeSigV4(good, creds, kDocRegion, "s3", DocTime()).status());
+  check("key id with '/'",
+        ComputeSigV4(good, creds, kDocRegion, "s3", DocTime()).status());
   creds = LeakyCredentials();
   creds.secret_access_key = "";
   check("empty secret", ComputeSigV4(good, creds, kDocRegion, "s3", DocTime()).status());
   creds = LeakyCredentials();
   creds.session_token = std::string(kToken) + "\n";
-  check("token with newline", ComputeSigV4(good, creds, kDocRegion, "s3", DocTime()).status());
-  check("empty region", ComputeSigV4(good, LeakyCredentials(), "", "s3", DocTime()).status());
+  check("token with newline",
+        ComputeSigV4(good, creds, kDocRegion, "s3", DocTime()).status());
+  check("empty region",
+        ComputeSigV4(good, LeakyCredentials(), "", "s3", DocTime()).status());
   check("region with '/'",
         ComputeSigV4(good, LeakyCredentials(), "us-east-1/x", "s3", DocTime()).status());
-  check("empty service", ComputeSigV4(good, LeakyCredentials(), kDocRegion, "", DocTime()).status());
+  check("empty service",
+        ComputeSigV4(good, LeakyCredentials(), kDocRegion, "", DocTime()).status());
 
   // The successful output carries the token only in its own header, never the secret.
   auto ok = SignRequest(good, LeakyCredentials(), kDocRegion, "s3", DocTime());

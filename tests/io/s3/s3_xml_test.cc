@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The S3 XML reader on real response documents (as AWS and RGW send them) and on
 // malformed input: truncation at every offset, mutations, deep nesting.
-#include "io/s3/xml.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
@@ -11,6 +9,7 @@
 #include "io/s3/endpoint.h"
 #include "io/s3/errors.h"
 #include "io/s3/responses.h"
+#include "io/s3/xml.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the filter tests (predicate_test.cc, predicate_arith_test.cc): build
-// columns from optionals, make a batch, and read a filter's answer as matching row indices.
+// columns from optionals, make a batch, and read a filter's answer as matching row
+// indices.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -43,7 +44,8 @@ ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
   return builder.Finish().value();
 }
 
-inline RecordBatchPtr MakeBatch(const std::vector<std::pair<std::string, ArrayPtr>>& columns) {
+inline RecordBatchPtr MakeBatch(
+    const std::vector<std::pair<std::string, ArrayPtr>>& columns) {
   std::vector<FieldPtr> fields;
   std::vector<ArrayPtr> arrays;
   for (const auto& [name, array] : columns) {
