@@ -606,7 +606,7 @@ class SchemaReleaser {
   ArrowSchema* schema_;
 };
 
-Status SchemaError(Status st, const std::string& path) {
+Status SchemaError(const Status& st, const std::string& path) {
   return st.WithContext("importing ArrowSchema" + path);
 }
 

@@ -99,6 +99,7 @@ Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
     }
   }
   std::vector<FieldPtr> out;
+  out.reserve(fields.size());
   for (int f : fields) out.push_back(schema.field(f));
   return std::make_pair(std::move(fields),
                         lance::schema(std::move(out), schema.metadata()));
@@ -322,7 +323,7 @@ Status ParseColumns(internal::FileContext* ctx,
       info.priority = page.priority();
       total += page.length();
       if (page.encoding().location_case() != lance::file::v2::Encoding::kDirect) {
-        return Status::NotImplemented("Lance file '" + path + "': " + where +
+        return Status::NotImplemented("Lance file '", path, "': ", where,
                                       " uses a deferred or empty encoding, which this "
                                       "build cannot read");
       }

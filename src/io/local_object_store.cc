@@ -22,6 +22,7 @@
 
 #include "io/io_util.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 
 namespace lance::io {
 
@@ -139,15 +140,15 @@ class UniqueFd {
 
 std::string UniqueTempName() {
   static std::atomic<uint64_t> counter{0};
-  static const uint64_t seed = [] {
+  static const uint64_t kSeed = [] {
     std::random_device rd;
     return (static_cast<uint64_t>(rd()) << 32) ^ rd();
   }();
   const uint64_t n = counter.fetch_add(1, std::memory_order_relaxed);
   char buf[80];
   std::snprintf(buf, sizeof(buf), "%x-%llx-%llx", static_cast<unsigned>(::getpid()),
-                static_cast<unsigned long long>(seed),  // NOLINT(runtime/int)
-                static_cast<unsigned long long>(n));    // NOLINT(runtime/int)
+                static_cast<unsigned long long>(kSeed),  // NOLINT(runtime/int)
+                static_cast<unsigned long long>(n));     // NOLINT(runtime/int)
   return std::string(LocalObjectStore::kTempFilePrefix) + buf;
 }
 
@@ -476,7 +477,7 @@ Status LocalObjectStore::CollectEntries(const std::string& prefix, bool recursiv
     for (const std::string& name : *names) {
       if (IsTempName(name)) continue;
       if (name.compare(0, name_filter.size(), name_filter) != 0) continue;
-      const std::string full = dir + (dir.back() == '/' ? "" : "/") + name;
+      const std::string full = StrCat(dir, dir.back() == '/' ? "" : "/", name);
       struct stat st;
       if (::stat(full.c_str(), &st) != 0)
         continue;  // deleted meanwhile, or dangling link
@@ -704,7 +705,7 @@ Status LocalObjectStore::DeletePrefix(const std::string& prefix) {
       // directory then stays too).
       if (IsTempName(name)) continue;
       if (name.compare(0, name_filter.size(), name_filter) != 0) continue;
-      const std::string full = dir + (dir.back() == '/' ? "" : "/") + name;
+      const std::string full = StrCat(dir, dir.back() == '/' ? "" : "/", name);
       struct stat st;
       if (::lstat(full.c_str(), &st) != 0) continue;
       if (S_ISDIR(st.st_mode)) {

@@ -180,7 +180,7 @@ struct RefreshingCredentialsSource::State {
                       FormatEpochMillis(*expires_at) +
                       " (expires_at_millis=" + std::to_string(*expires_at) + ") and " +
                       std::string(why);
-    return Status::TokenExpired(std::move(msg));
+    return Status::TokenExpired(msg);
   }
 
   Status FailedRefreshError(Clock::SteadyTimePoint steady) const {
@@ -504,10 +504,10 @@ Result<Creds> RefreshingCredentialsSource::OnRejected(
   const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
   // Fetches numbered from here on started after the rejection: their result counts.
   const uint64_t first_own_seq = s.started_seq + 1;
-  auto rejected_error = [&](std::string why) {
-    return Status::Unauthorized("the server rejected credentials " + rejected.ToString() +
-                                " from storage options provider '" + s.provider_id +
-                                "' and " + why);
+  auto rejected_error = [&](std::string_view why) {
+    return Status::Unauthorized("the server rejected credentials ", rejected.ToString(),
+                                " from storage options provider '", s.provider_id,
+                                "' and ", why);
   };
   while (true) {
     const int64_t now_ms = s.clock->NowMillis();

@@ -209,7 +209,7 @@ Result<RecordBatchPtr> ConformBatch(const RecordBatch& batch,
   std::vector<ArrayPtr> columns;
   for (int i = 0; i < target->num_fields(); ++i) {
     const FieldPtr& f = target->field(i);
-    ArrayPtr column = batch.column(mapping[i]);
+    const ArrayPtr& column = batch.column(mapping[i]);
     if (!ti::TypesCompatible(*column->type(), *f->type())) {
       return Status::Invalid("Column '" + f->name() + "' has type " +
                              column->type()->ToString() + " but the dataset stores " +
@@ -664,6 +664,7 @@ Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
   LANCE_ASSIGN_OR_RAISE(auto fragments,
                         WriteDataFiles(dir, data, plan.schema, plan.version, params));
   std::vector<FragmentMetadata> out;
+  out.reserve(fragments.size());
   for (const auto& f : fragments) out.push_back(ti::FragmentFromProto(f));
   return out;
 }

@@ -42,7 +42,7 @@ Result<DataBlock> ConstantValues(const CE& e, int64_t num_values) {
     std::memset(p, static_cast<unsigned char>(value[0]), static_cast<size_t>(total));
   } else {
     for (int64_t i = 0; i < num_values; ++i)
-      std::memcpy(p + i * width, value.data(), width);
+      std::copy_n(value.data(), width, p + i * width);
   }
   return DataBlock::Fixed(static_cast<uint64_t>(width) * 8, num_values, std::move(out));
 }

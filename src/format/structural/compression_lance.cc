@@ -74,8 +74,10 @@ struct Params {
     Params p;
     for (const auto& [key, value] : field.metadata()) {
       // Lance parses hints with Rust's strict str::parse: no spaces, no trailing text.
-      auto as_int = [&] { return ParseDecimalInteger<int64_t>(value); };
-      auto as_double = [&] { return ParseDecimalDouble(value); };
+      const std::string& text =
+          value;  // lambdas may not capture structured bindings (C++17)
+      auto as_int = [&] { return ParseDecimalInteger<int64_t>(text); };
+      auto as_double = [&] { return ParseDecimalDouble(text); };
       std::string lower = value;
       std::transform(lower.begin(), lower.end(), lower.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -285,8 +285,8 @@ class StructuralEncoder : public FileEncoder {
     }
   }
 
-  Result<EncodedPage> Layout(pb21::PageLayout layout, std::vector<BufferPtr> buffers,
-                             int64_t rows) const {
+  Result<EncodedPage> Layout(const pb21::PageLayout& layout,
+                             std::vector<BufferPtr> buffers, int64_t rows) const {
     EncodedPage page;
     page.buffers = std::move(buffers);
     page.encoding_url = std::string(kPageLayoutUrl);
@@ -500,7 +500,7 @@ Result<EncodedPage> StructuralEncoder::AllNull(const LeafShredder::Page& page) {
       }
     }
   }
-  return Layout(std::move(layout), std::move(buffers), page.rows);
+  return Layout(layout, std::move(buffers), page.rows);
 }
 
 Result<std::optional<EncodedPage>> StructuralEncoder::TryConstant(
@@ -594,8 +594,7 @@ Result<std::optional<EncodedPage>> StructuralEncoder::TryConstant(
     buffers.push_back(std::move(rep));
     buffers.push_back(std::move(def));
   }
-  LANCE_ASSIGN_OR_RAISE(EncodedPage out,
-                        Layout(std::move(layout), std::move(buffers), page.rows));
+  LANCE_ASSIGN_OR_RAISE(EncodedPage out, Layout(layout, std::move(buffers), page.rows));
   return std::optional<EncodedPage>(std::move(out));
 }
 
@@ -767,7 +766,7 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(
     for (uint64_t v : rep_index) AppendLE64(&index, v);
     buffers.push_back(Buffer::FromString(std::move(index)));
   }
-  return Layout(std::move(layout), std::move(buffers), page.rows);
+  return Layout(layout, std::move(buffers), page.rows);
 }
 
 Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
@@ -848,7 +847,7 @@ Result<EncodedPage> StructuralEncoder::FullZip(const LeafShredder::Page& page,
     for (uint64_t s : row_starts) index.append(reinterpret_cast<const char*>(&s), width);
     buffers.push_back(Buffer::FromString(std::move(index)));
   }
-  return Layout(std::move(layout), std::move(buffers), page.rows);
+  return Layout(layout, std::move(buffers), page.rows);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "io/s3/responses.h"
 #include "lance/core/ascii.h"
+#include "lance/str_cat.h"
 
 namespace lance::io::s3::internal {
 
@@ -246,9 +247,9 @@ CURLcode CurlTransport::Perform(
   bool ok = headers.Append("Host: " + target.host_header) && headers.Append("Expect:") &&
             headers.Append("Accept:") && headers.Append("Content-Type:");
   for (const auto& [name, value] : req.headers)
-    ok = ok && headers.Append(name + ": " + value);
+    ok = ok && headers.Append(StrCat(name, ": ", value));
   for (const auto& [name, value] : auth_headers)
-    ok = ok && headers.Append(name + ": " + value);
+    ok = ok && headers.Append(StrCat(name, ": ", value));
   if (!ok) {
     ReleaseHandle(h, true);
     *curl_error = "out of memory building headers";

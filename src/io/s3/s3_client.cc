@@ -158,8 +158,8 @@ struct S3Client::Impl {
         const bool resolve = internal::IsResolveFailure(rc);
         if (resolve) ++resolve_failures;
         retry = internal::IsRetryableCurlCode(rc) || (resolve && resolve_failures <= 1);
-        std::string msg = "S3 " + std::string(req.op) + " of " + uri + ": " + curl_error +
-                          " (curl error " + std::to_string(static_cast<int>(rc)) + ")";
+        std::string msg = StrCat("S3 ", req.op, " of ", uri, ": ", curl_error,
+                                 " (curl error ", static_cast<int>(rc), ")");
         if (!retry) {
           if (attempts > 1) {
             char buf[64];

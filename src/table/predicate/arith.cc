@@ -665,7 +665,8 @@ DataTypePtr Literal::number_type() const {
   // -2^63 can only be written as minus 9223372036854775808, and Lance parses the digits
   // on their own: 2^63 is a uint64, and minus that a float64.
   if (int_value > kInt64Min && int_value <= kInt64Max) return int64();
-  if (int_value > kInt64Max && int_value <= static_cast<int128>(~uint64_t{0})) {
+  constexpr int128 kUInt64Max = std::numeric_limits<uint64_t>::max();
+  if (int_value > kInt64Max && int_value <= kUInt64Max) {
     return uint64();
   }
   return float64();
@@ -834,7 +835,10 @@ Result<ArrayPtr> CastNumeric(const Array& values, const DataTypePtr& to) {
       return VisitNumeric(to->id(), [&](auto to_tag) {
         using D = decltype(to_tag);
         D* out = data->template mutable_data_as<D>();
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<D>(in[i]);
+        // int8 values sign-extend on purpose.
+        for (int64_t i = 0; i < n; ++i) {
+          out[i] = static_cast<D>(in[i]);  // NOLINT(bugprone-signed-char-misuse)
+        }
         return 0;
       });
     });

@@ -87,7 +87,7 @@ Status IncompatibleLiteral(const DataType& type, const Literal& lit,
   std::string msg = "cannot compare a " + DescribeColumnType(type) + " value with " +
                     std::string(lit.KindName()) + " literal " + lit.ToString();
   if (!why.empty()) msg += " (" + std::string(why) + ")";
-  return Status::Invalid(std::move(msg));
+  return Status::Invalid(msg);
 }
 
 Result<std::optional<IntTarget>> IntegerAxisTarget(const DataType& type,

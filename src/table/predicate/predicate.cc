@@ -344,7 +344,7 @@ class Parser {
       msg += " but found '" +
              std::string(text_.substr(found.pos, found.end - found.pos)) + "'";
     }
-    return Status::Invalid(std::move(msg));
+    return Status::Invalid(msg);
   }
 
   // Keeps the code of `st` (Invalid, or NotImplemented for what this build cannot do).
@@ -856,7 +856,7 @@ Result<std::shared_ptr<const Predicate>> Predicate::Parse(std::string_view text,
     } else {
       msg += "expected " + error_what + " at position " + std::to_string(error_pos);
     }
-    return Status::Invalid(std::move(msg));
+    return Status::Invalid(msg);
   }
   Parser parser(text, schema, std::move(tokens));
   LANCE_ASSIGN_OR_RAISE(ExprPtr root, parser.ParseFilter());
