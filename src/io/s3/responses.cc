@@ -182,9 +182,12 @@ std::string ContentMd5(std::string_view data) {
 std::optional<int64_t> ParseIso8601Ms(std::string_view t) {
   // S3's LastModified: YYYY-MM-DDTHH:MM:SS[.fff...]Z, milliseconds kept, finer digits
   // dropped.
+  // Only S3's own spelling: 'T' between date and time, 'Z' at the end.
+  if (t.size() < 20 || t[10] != 'T' || t.back() != 'Z') return std::nullopt;
   auto parsed = ParseIsoDateTime(t);
-  if (!parsed.ok() || !parsed->has_time || parsed->offset_seconds != 0)
+  if (!parsed.ok() || !parsed->has_time || parsed->offset_seconds != 0) {
     return std::nullopt;
+  }
   const std::string_view millis = parsed->fraction.substr(0, 3);
   const int64_t ms = millis.empty() ? 0 : FractionTicks(millis, 3).value_or(0);
   return (parsed->days * 86'400 + parsed->second_of_day) * 1000 + ms;
