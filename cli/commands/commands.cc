@@ -13,10 +13,20 @@ Command MakeScanCommand();
 Command MakeTakeCommand();
 Command MakeImportCommand();
 Command MakeDeleteCommand();
+// Issue 12: table operations.
+Command MakeUpdateCommand();
+Command MakeMergeInsertCommand();
+Command MakeCompactCommand();
+Command MakeCleanupCommand();
+Command MakeTagCommand();
+Command MakeRestoreCommand();
 
 std::vector<Command> MakeCommands() {
-  return {MakeInfoCommand(), MakeVersionsCommand(), MakeCountCommand(), MakeScanCommand(),
-          MakeTakeCommand(), MakeImportCommand(),   MakeDeleteCommand()};
+  return {MakeInfoCommand(),    MakeVersionsCommand(), MakeCountCommand(),
+          MakeScanCommand(),    MakeTakeCommand(),     MakeImportCommand(),
+          MakeDeleteCommand(),  MakeUpdateCommand(),   MakeMergeInsertCommand(),
+          MakeCompactCommand(), MakeCleanupCommand(),  MakeTagCommand(),
+          MakeRestoreCommand()};
 }
 
 }  // namespace lance::cli

@@ -19,6 +19,9 @@ import pyarrow as pa
 
 from . import _lance_cpp
 from ._convert import conform_to, to_reader, to_schema
+from ._maintenance import _MaintenanceMixin
+from ._mutation import _MutationMixin
+from ._surface import _SurfaceMixin
 from .fragment import FragmentMetadata, _to_native_fragment
 
 __all__ = [
@@ -200,7 +203,7 @@ class LanceScanner:
         return self.to_reader().__arrow_c_stream__(requested_schema)
 
 
-class LanceDataset:
+class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
     """One version of a Lance dataset (pylance's ``lance.LanceDataset``)."""
 
     def __init__(self, uri: Union[str, Path, None] = None, version: Optional[int] = None, *,

@@ -30,7 +30,12 @@ void BindDataset(
     py::module_& m);  // dataset.cc: write/open/scan/count/versions/delete/commit
 void BindFragment(py::module_& m);  // fragment.cc: write_fragments, FragmentMetadata JSON
 void BindFile(py::module_& m);      // file.cc: LanceFileWriter/Reader/Session
-void BindIo(py::module_& m);        // io.cc: StorageOptionsProvider adapter
+// Issue 12: the table operations, one file per family (each adds module functions
+// taking the native Dataset; python/lance_cpp/_<family>.py wraps them as methods).
+void BindMutation(py::module_& m);  // dataset_mutation.cc: update, merge_insert, columns
+void BindMaintenance(py::module_& m);  // dataset_maintenance.cc: compact, cleanup, tags
+void BindSurface(py::module_& m);      // dataset_surface.cc: head, sample, stats
+void BindIo(py::module_& m);           // io.cc: StorageOptionsProvider adapter
 void BindNamespace(
     py::module_& m);  // namespace.cc: Python namespaces <-> C++ LanceNamespace
 

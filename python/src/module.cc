@@ -12,4 +12,7 @@ PYBIND11_MODULE(_lance_cpp, m) {
   lance::python::BindDataset(m);
   lance::python::BindFragment(m);
   lance::python::BindFile(m);
+  lance::python::BindMutation(m);
+  lance::python::BindMaintenance(m);
+  lance::python::BindSurface(m);
 }

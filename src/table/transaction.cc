@@ -154,9 +154,8 @@ Status FinalizeStorageVersion(pb::Manifest* m) {
   return Status::OK();
 }
 
-// `retryable`: planning the same operation again on the latest version may succeed
-// (Lance's "retryable" conflicts, which pylance retries by itself); otherwise the
-// operation is incompatible with what was committed (Lance's "incompatible transaction").
+}  // namespace
+
 Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri, std::string_view why,
                      bool retryable) {
@@ -171,8 +170,6 @@ Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
                      : "; reload the dataset and retry"),
       retryable);
 }
-
-}  // namespace
 
 #ifndef LANCE_CPP_VERSION
 #define LANCE_CPP_VERSION "0.0.0"
@@ -355,6 +352,27 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
       }
       break;
     }
+    case Op::kUpdate:
+    case Op::kMerge:
+    case Op::kProject:
+    case Op::kDataReplacement:
+      if (previous == nullptr) {
+        return Status::NotFound("Cannot apply ", OperationName(txn),
+                                ": the dataset does not exist");
+      }
+      m = *previous;
+      LANCE_RETURN_NOT_OK(ApplyMutation(txn, &m));
+      break;
+    case Op::kRewrite:
+    case Op::kRestore:
+    case Op::kUpdateConfig:
+      if (previous == nullptr) {
+        return Status::NotFound("Cannot apply ", OperationName(txn),
+                                ": the dataset does not exist");
+      }
+      m = *previous;
+      LANCE_RETURN_NOT_OK(ApplyMaintenance(txn, &m));
+      break;
     default:
       return Status::NotImplemented("lance-cpp cannot apply this transaction (" +
                                     OperationName(txn) +
@@ -463,6 +481,15 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
           // Overwrites, restores, unknown operations: the rows we matched may be gone.
           return incompatible("");
       }
+    case Op::kUpdate:
+    case Op::kMerge:
+    case Op::kProject:
+    case Op::kDataReplacement:
+      return CheckMutationConflict(mine, theirs, their_version, uri);
+    case Op::kRewrite:
+    case Op::kRestore:
+    case Op::kUpdateConfig:
+      return CheckMaintenanceConflict(mine, theirs, their_version, uri);
     default:
       return incompatible("");
   }

@@ -25,10 +25,11 @@ inline constexpr uint64_t kFlagInlineTransactionOnly = 32;  // writer only
 /// once set it stays on every later version. Lance 8 refuses such datasets.
 inline constexpr uint64_t kFlagMixedDataFileVersions = 256;
 /// \brief The flags lance-cpp understands (any other bit is refused).
-inline constexpr uint64_t kKnownReaderFlags = kFlagDeletionFiles | kFlagMixedDataFileVersions;
-inline constexpr uint64_t kKnownWriterFlags = kFlagDeletionFiles | kFlagUseV2Format |
-                                              kFlagTableConfig | kFlagInlineTransactionOnly |
-                                              kFlagMixedDataFileVersions;
+inline constexpr uint64_t kKnownReaderFlags =
+    kFlagDeletionFiles | kFlagMixedDataFileVersions;
+inline constexpr uint64_t kKnownWriterFlags =
+    kFlagDeletionFiles | kFlagUseV2Format | kFlagTableConfig |
+    kFlagInlineTransactionOnly | kFlagMixedDataFileVersions;
 
 /// \brief What we claim in Manifest.writer_version (see docs/commit-protocol.md):
 /// library "lance" and the Lance release whose on-disk output we match and test
@@ -88,6 +89,30 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
 /// latest version (stricter than Lance, which lets it win).
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri);
+
+/// \brief The Conflict status CheckConflict returns: names both operations, the
+/// version and `uri`; `why` (may be empty) says what clashed. `retryable`: planning the
+/// same operation again on the latest version may succeed (Lance's "retryable"
+/// conflicts, which pylance retries by itself); otherwise the operation is incompatible
+/// with what was committed (Lance's "incompatible transaction").
+Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
+                     uint64_t their_version, std::string_view uri, std::string_view why,
+                     bool retryable);
+
+// ---- operation families owned by other files (issue 12) ------------------------------
+// BuildManifest copies the previous manifest into `m` and calls the family's Apply; it
+// then sorts fragments, sets version, timestamp, writer and flags as for every op.
+// CheckConflict calls the family's Check when `mine` is of that family.
+
+/// \brief Update, Merge, Project, DataReplacement (transaction_mutation.cc).
+Status ApplyMutation(const pb::Transaction& txn, pb::Manifest* m);
+Status CheckMutationConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
+                             uint64_t their_version, std::string_view uri);
+/// \brief Rewrite, Restore, UpdateConfig (transaction_maintenance.cc).
+Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m);
+Status CheckMaintenanceConflict(const pb::Transaction& mine,
+                                const pb::Transaction& theirs, uint64_t their_version,
+                                std::string_view uri);
 
 /// \brief The transaction that produced `manifest`: its inline section, else its .txn
 /// file. \return NotFound when it has neither; Corrupt naming the file.

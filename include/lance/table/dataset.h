@@ -22,6 +22,9 @@
 #include "lance/io/storage_access.h"
 #include "lance/result.h"
 #include "lance/table/fragment.h"
+#include "lance/table/maintenance.h"
+#include "lance/table/mutation.h"
+#include "lance/table/surface.h"
 
 namespace lance {
 
@@ -244,6 +247,29 @@ class Dataset {
   /// conflicts, which pylance's `delete(conflict_retries=...)` retries), not when the
   /// dataset was overwritten or restored meanwhile; errors of the reads.
   Status Delete(const std::string& predicate);
+
+  // ==== Mutations (issue 12): Update, MergeInsert, AddColumns, DropColumns,
+  // AlterColumns. Implemented in src/table/update.cc, merge_insert.cc,
+  // schema_evolution.cc; option and result types in lance/table/mutation.h.
+  // (Keep this block's declarations between its two ==== lines.)
+
+  // ==== end of mutations.
+  //
+  //
+  //
+  // ==== Maintenance (issue 12): CompactFiles, CleanupOldVersions, Restore, tags,
+  // checkout by tag / timestamp, config and schema / field metadata. Implemented in
+  // src/table/compaction.cc, cleanup.cc, tags.cc, restore.cc, config.cc; types in
+  // lance/table/maintenance.h.
+
+  // ==== end of maintenance.
+  //
+  //
+  //
+  // ==== Surface (issue 12): Head, Sample, data statistics, ... Implemented in
+  // src/table/surface.cc; types in lance/table/surface.h.
+
+  // ==== end of surface.
 
   /// \brief Internal: use Open / Write / Commit.
   explicit Dataset(std::shared_ptr<DatasetImpl> impl);
