@@ -24,17 +24,26 @@ from ._lance_cpp import (
 )
 from . import io, fragment
 from .dataset import LanceDataset, LanceOperation, LanceScanner, dataset, write_dataset
-from .fragment import FragmentMetadata
+from .dataset import LanceFragment
+from .fragment import FragmentMetadata, _FragmentSurface
+from ._surface import DataStatistics, FieldStatistics, _install_surface
 from . import file, namespace
 from .namespace import LanceNamespaceStorageOptionsProvider
 
 __version__ = "0.1.0"
 
+# LanceScanner and LanceFragment (dataset.py) get the pylance methods they lack from
+# _surface.py / fragment.py; their own definitions win.
+_install_surface(LanceScanner, LanceFragment, _FragmentSurface)
+
 __all__ = [
+    "DataStatistics",
+    "FieldStatistics",
     "FragmentMetadata",
     "LanceAlreadyExistsError",
     "LanceDataset",
     "LanceError",
+    "LanceFragment",
     "LanceIOError",
     "LanceInvalidInputError",
     "LanceNamespaceStorageOptionsProvider",

@@ -1,7 +1,265 @@
 # SPDX-License-Identifier: Apache-2.0
-"""LanceDataset's surface methods (a mixin of lance_cpp.dataset.LanceDataset)."""
+"""LanceDataset's surface methods (a mixin of lance_cpp.dataset.LanceDataset): sampling,
+pandas, slices, take by row address, statistics and the cheap read-only properties of
+pylance 14's LanceDataset; plus the LanceScanner methods pylance has beyond ours.
+
+What needs indices, vector search or features lance_cpp does not have raises
+NotImplementedError naming the method (pylance's own NotImplementedError where pylance
+raises one too)."""
 from __future__ import annotations
+
+import random
+import warnings
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional
+
+import pyarrow as pa
+
+from . import _lance_cpp
+
+
+@dataclass
+class FieldStatistics:
+    """Statistics about a field in the dataset (pylance's ``lance.FieldStatistics``)."""
+
+    id: int  #: id of the field
+    bytes_on_disk: int  #: (possibly compressed) bytes on disk used to store the field
+
+
+@dataclass
+class DataStatistics:
+    """Statistics about the data in the dataset (pylance's ``lance.DataStatistics``)."""
+
+    fields: List[FieldStatistics]  #: one per field of the schema, in pre-order
+
+
+class LanceStats:
+    """``LanceDataset.stats`` (pylance's ``lance.dataset.LanceStats``)."""
+
+    def __init__(self, dataset: Any):
+        self._ds = dataset
+
+    def dataset_stats(self, max_rows_per_group: int = 1024) -> Dict[str, int]:
+        """{"num_deleted_rows", "num_fragments", "num_small_files"}: small files are
+        fragments with fewer physical rows than `max_rows_per_group`."""
+        return dict(_lance_cpp._dataset_stats(self._ds._native, int(max_rows_per_group)))
+
+    def index_stats(self, index_name: str) -> Dict[str, Any]:
+        raise _lance_cpp.LanceNotImplementedError(
+            f"stats.index_stats({index_name!r}): indices are not supported by lance_cpp")
+
+    def data_stats(self) -> DataStatistics:
+        """Bytes on disk per field (every field of the schema, nested ones included),
+        computed from the data files' column metadata as Lance does."""
+        return DataStatistics(fields=[FieldStatistics(id=i, bytes_on_disk=b)
+                                      for i, b in _lance_cpp._data_stats(self._ds._native)])
+
+
+def _not_supported(method: str, why: str) -> "_lance_cpp.LanceNotImplementedError":
+    return _lance_cpp.LanceNotImplementedError(
+        f"{method} is not supported by lance_cpp: {why}")
+
+
+# pylance's to_pandas keyword arguments that belong to the scan (the rest go to
+# pyarrow.Table.to_pandas).
+_SCAN_ARGS = ("columns", "filter", "limit", "offset", "nearest", "batch_size",
+              "batch_readahead", "fragment_readahead", "scan_in_order", "prefilter",
+              "with_row_id", "with_row_address", "use_stats", "fast_search",
+              "full_text_query", "io_buffer_size", "late_materialization",
+              "use_scalar_index", "include_deleted_rows", "order_by",
+              "disable_scoring_autoprojection")
+
+
+def _check_blob_mode(blob_mode: str) -> None:
+    if blob_mode not in ("lazy", "bytes", "descriptions"):
+        raise ValueError(f"blob_mode must be 'lazy', 'bytes' or 'descriptions', "
+                         f"got {blob_mode!r}")
+
+
+def _row_addresses(row_ids: Any) -> List[int]:
+    if isinstance(row_ids, (pa.Array, pa.ChunkedArray)):
+        if row_ids.null_count:
+            raise ValueError("_take_rows: row ids must not contain nulls")
+        row_ids = row_ids.to_pylist()
+    elif hasattr(row_ids, "tolist") and not isinstance(row_ids, (list, tuple)):
+        row_ids = row_ids.tolist()
+    out = []
+    for r in row_ids:
+        if isinstance(r, bool) or not isinstance(r, int):
+            raise TypeError(f"_take_rows: row ids must be integers, got {type(r).__name__}")
+        if r < 0 or r >= 1 << 64:
+            raise OverflowError(f"_take_rows: row id {r} is not a uint64")
+        out.append(r)
+    return out
 
 
 class _SurfaceMixin:
     """Methods mixed into LanceDataset; `self._native` is the native Dataset."""
+
+    # -- reads ------------------------------------------------------------------------
+    def sample(self, num_rows: int, columns: Optional[List[str]] = None,
+               randomize_order: bool = True, **kwargs: Any) -> pa.Table:
+        """`num_rows` distinct rows chosen at random, as pylance: the positions come from
+        Python's ``random.sample`` (so ``random.seed`` makes them repeatable, and the
+        same seed picks the same rows in pylance), sorted when not `randomize_order`,
+        then read with ``take``."""
+        total = self.count_rows()
+        indices = random.sample(range(total), num_rows)
+        if not randomize_order:
+            indices = sorted(indices)
+        return self.take(indices, columns, **kwargs)
+
+    def slice(self, start: int, end: int, columns: Optional[List[str]] = None) -> pa.Table:
+        """Rows [start, end) by position, as an offset/limit scan (pylance's ``slice``)."""
+        if start < 0:
+            raise ValueError(f"start must be non-negative, got {start}")
+        if end < start:
+            raise ValueError(f"end ({end}) must be >= start ({start})")
+        return self.scanner(offset=start, limit=end - start, columns=columns).to_table()
+
+    def to_pandas(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
+                  batch_size=None, batch_readahead=None, fragment_readahead=None,
+                  scan_in_order=None, *, blob_mode: str = "lazy", **kwargs: Any):
+        """The scan as a pandas DataFrame: scan arguments as ``to_table``, other keyword
+        arguments go to ``pyarrow.Table.to_pandas`` (pylance's ``to_pandas``)."""
+        _check_blob_mode(blob_mode)
+        scan = {k: kwargs.pop(k) for k in list(kwargs) if k in _SCAN_ARGS}
+        table = self.to_table(columns=columns, filter=filter, limit=limit, offset=offset,
+                              nearest=nearest, batch_size=batch_size,
+                              batch_readahead=batch_readahead,
+                              fragment_readahead=fragment_readahead,
+                              scan_in_order=scan_in_order, **scan)
+        return table.to_pandas(**kwargs)
+
+    def _take_rows(self, row_ids: Any, columns: Optional[List[str]] = None, *,
+                   ignore_deletions: bool = False, **kwargs: Any) -> pa.Table:
+        """The rows at row ids -- row addresses ((fragment id << 32) | offset) here, as
+        lance_cpp has no stable row ids -- in the order given; deleted rows are left out
+        (also with `ignore_deletions`, which pylance allows to do either)."""
+        if isinstance(columns, dict):
+            raise _not_supported("_take_rows(columns={...})",
+                                 "columns as SQL expressions")
+        with_row_id = bool(kwargs.pop("with_row_id", False))
+        unknown = sorted(set(kwargs) - {"use_stats", "io_buffer_size", "batch_readahead",
+                                        "fragment_readahead", "scan_in_order"})
+        if unknown:
+            raise TypeError(f"_take_rows() got an unexpected keyword argument {unknown[0]!r}")
+        cols = None if columns is None else list(columns)
+        return _lance_cpp._take_rows(self._native, _row_addresses(row_ids), cols, with_row_id)
+
+    # -- statistics and read-only properties ------------------------------------------
+    @property
+    def stats(self) -> LanceStats:
+        return LanceStats(self)
+
+    @property
+    def max_field_id(self) -> int:
+        """The largest field id of the schema or of any data file (the manifest's)."""
+        return _lance_cpp._max_field_id(self._native)
+
+    @property
+    def has_stable_row_ids(self) -> bool:
+        # lance_cpp refuses to open datasets with stable row ids and never writes them.
+        return False
+
+    @property
+    def has_index(self) -> bool:
+        return len(_lance_cpp._indices(self._native)) > 0
+
+    def describe_indices(self) -> list:
+        if _lance_cpp._indices(self._native):
+            raise _not_supported("describe_indices", "this dataset has indices (built "
+                                 "by Lance), which lance_cpp keeps but cannot describe")
+        return []
+
+    def list_indices(self) -> list:
+        warnings.warn(
+            "The 'list_indices' method is deprecated. It may be removed in a future "
+            "version. Use describe_indices() instead.", DeprecationWarning)
+        return self.describe_indices()
+
+    def fragment_ids(self) -> List[int]:
+        """Ids of the fragments of this version, ascending (pylance returns a Bitmap;
+        this list iterates, counts and tests membership alike)."""
+        return sorted(f.id for f in self._native.fragments())
+
+    @property
+    def initial_storage_options(self) -> Optional[Dict[str, str]]:
+        return self._storage_options
+
+    @property
+    def schema_metadata(self) -> Dict[str, str]:
+        metadata = self.schema.metadata or {}
+        return {k.decode(): v.decode() for k, v in metadata.items()}
+
+    @property
+    def partition_expression(self):
+        raise NotImplementedError("partitioning not yet supported")
+
+    def replace_schema(self, schema: Any):
+        raise NotImplementedError(
+            "Cannot replace the schema of a dataset.  This method exists for backwards"
+            " compatibility with pyarrow.  Use replace_schema_metadata or "
+            "replace_field_metadata to change the metadata")
+
+    def checkout_latest(self) -> None:
+        """Moves this object to the latest version (pylance's ``checkout_latest``)."""
+        self._native = self._native.checkout_version(self._native.latest_version())
+
+
+class _ScannerSurface:
+    """LanceScanner methods pylance has beyond lance_cpp.dataset.LanceScanner's own;
+    installed by _install_surface (LanceScanner is defined in dataset.py)."""
+
+    def to_pandas(self, *, blob_mode: str = "lazy", **kwargs: Any):
+        _check_blob_mode(blob_mode)
+        return self.to_table().to_pandas(**kwargs)
+
+    def head(self, num_rows: int) -> pa.Table:
+        return self.to_table()[:num_rows]
+
+    def take(self, indices: Any):
+        raise NotImplementedError("take")
+
+    @property
+    def dataset_schema(self) -> pa.Schema:
+        return self._ds.schema
+
+    def scan_batches(self) -> List[pa.RecordBatch]:
+        return list(self.to_reader())
+
+    def explain_plan(self, verbose: bool = False) -> str:
+        raise _not_supported("LanceScanner.explain_plan", "no query plans")
+
+    def analyze_plan(self, count_rows: bool = False) -> str:
+        raise _not_supported("LanceScanner.analyze_plan", "no query plans")
+
+    @staticmethod
+    def from_dataset(*args: Any, **kwargs: Any):
+        raise NotImplementedError("from dataset")
+
+    @staticmethod
+    def from_fragment(*args: Any, **kwargs: Any):
+        raise NotImplementedError("from fragment")
+
+    @staticmethod
+    def from_batches(*args: Any, **kwargs: Any):
+        raise NotImplementedError("from batches")
+
+
+def _add_missing(cls: type, source: type) -> None:
+    """Gives `cls` the attributes of `source` it does not define itself."""
+    for name, value in vars(source).items():
+        if name.startswith("__") or hasattr(cls, name):
+            continue
+        setattr(cls, name, value)
+
+
+def _install_surface(scanner_cls: type, fragment_cls: type, fragment_surface: type) -> None:
+    """LanceScanner and LanceFragment live in dataset.py; the surface methods they lack
+    are added here (a class's own methods win, as with the LanceDataset mixin)."""
+    _add_missing(scanner_cls, _ScannerSurface)
+    _add_missing(fragment_cls, fragment_surface)
+
+
+__all__: Iterable[str] = ("DataStatistics", "FieldStatistics", "LanceStats")

@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Optional
 from . import _lance_cpp
 from ._convert import to_reader
 
-__all__ = ["DataFile", "DeletionFile", "FragmentMetadata", "LanceFragment", "write_fragments"]
+__all__ = ["DataFile", "DeletionFile", "FragmentMetadata", "FragmentSession", "LanceFragment",
+           "write_fragments"]
 
 
 def __getattr__(name: str) -> Any:
@@ -107,6 +108,64 @@ class FragmentMetadata:
     def __repr__(self) -> str:
         return (f"FragmentMetadata(id={self.id}, files={self.files}, "
                 f"physical_rows={self.physical_rows}, deletion_file={self.deletion_file})")
+
+
+class FragmentSession:
+    """Repeated takes from one fragment (pylance's ``lance.fragment.FragmentSession``)."""
+
+    def __init__(self, fragment: Any, columns: Optional[List[str]] = None,
+                 with_row_address: Optional[bool] = None):
+        self._fragment = fragment
+        self._columns = columns
+        self._with_row_address = bool(with_row_address)
+
+    def take(self, indices: Any) -> Any:
+        """Rows at `indices`, positions among the fragment's live rows."""
+        table = self._fragment.take(indices, self._columns,
+                                    with_row_id=self._with_row_address)
+        if self._with_row_address:
+            # Row ids are row addresses in lance_cpp (no stable row ids).
+            names = [("_rowaddr" if n == "_rowid" else n) for n in table.column_names]
+            table = table.rename_columns(names)
+        return table
+
+
+class _FragmentSurface:
+    """LanceFragment methods pylance has beyond lance_cpp's own (LanceFragment is defined
+    in dataset.py; lance_cpp/__init__.py adds the ones it lacks)."""
+
+    def to_pandas(self, columns: Any = None, filter: Optional[str] = None,
+                  limit: Optional[int] = None, offset: Optional[int] = None,
+                  batch_size: Optional[int] = None, with_row_id: bool = False,
+                  with_row_address: bool = False, blob_mode: str = "lazy",
+                  order_by: Any = None, **kwargs: Any) -> Any:
+        """This fragment as a pandas DataFrame; other keyword arguments go to
+        ``pyarrow.Table.to_pandas``, as in pylance."""
+        if blob_mode not in ("lazy", "bytes", "descriptions"):
+            raise ValueError(f"blob_mode must be 'lazy', 'bytes' or 'descriptions', "
+                             f"got {blob_mode!r}")
+        scan: Dict[str, Any] = {}
+        if with_row_address:
+            scan["with_row_address"] = with_row_address
+        if order_by is not None:
+            scan["order_by"] = order_by
+        table = self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
+                             with_row_id=with_row_id, batch_size=batch_size,
+                             **scan).to_table()
+        return table.to_pandas(**kwargs)
+
+    @property
+    def partition_expression(self) -> Any:
+        raise NotImplementedError("Not implemented yet for LanceFragment")
+
+    @property
+    def physical_schema(self) -> Any:
+        raise NotImplementedError("Not implemented yet for LanceFragment")
+
+    def open_session(self, columns: Any = None,
+                     with_row_address: Optional[bool] = None) -> FragmentSession:
+        return FragmentSession(self, None if columns is None else list(columns),
+                               with_row_address)
 
 
 def _to_native_fragment(fragment: Any) -> Any:

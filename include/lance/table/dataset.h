@@ -269,6 +269,38 @@ class Dataset {
   // ==== Surface (issue 12): Head, Sample, data statistics, ... Implemented in
   // src/table/surface.cc; types in lance/table/surface.h.
 
+  /// \brief The first `num_rows` rows a scan with `options` returns (its limit
+  /// replaced), as pylance's `head`. \return Invalid for a negative count; as Scan.
+  Result<TablePtr> Head(int64_t num_rows, ScanOptions options = {}) const;
+  /// \brief `num_rows` distinct live rows chosen uniformly at random, read with Take.
+  /// \return Invalid when `num_rows` is negative or more than CountRows() (pylance's
+  /// "sample larger than population"); as Take.
+  Result<TablePtr> Sample(int64_t num_rows, const SampleOptions& options = {}) const;
+  /// \brief The rows at the row addresses `row_addresses` ((fragment id << 32) | row
+  /// offset, as the `_rowid` column gives them), in the order given, repeats kept, as
+  /// pylance's `LanceDataset._take_rows`: deleted rows are left out.
+  /// \return Invalid for an address in a fragment this version lacks or past the
+  /// fragment's physical rows; as Take.
+  Result<TablePtr> TakeRowAddresses(const std::vector<uint64_t>& row_addresses,
+                                    const TakeOptions& options = {}) const;
+  /// \brief Bytes on disk per field, computed as Lance's `calculate_data_stats`: the page
+  /// buffer sizes of each data file's column metadata, attributed to fields through the
+  /// data file's `fields` / `column_indices` (a column no field maps to continues the
+  /// previous field). Reads only each data file's footer and column metadata.
+  /// \return Corrupt naming a data file whose footer or metadata does not decode;
+  /// NotFound / IOError naming a missing or unreadable data file.
+  Result<DataStatistics> DataStats() const;
+  /// \brief pylance's `stats.dataset_stats(max_rows_per_group)`: deleted rows,
+  /// fragments, and fragments with fewer physical rows than `max_rows_per_group`.
+  /// \return errors reading deletion files when the manifest lacks their counts.
+  Result<DatasetStatistics> Stats(int64_t max_rows_per_group = 1024) const;
+  /// \brief Lance's `Manifest::max_field_id`: the largest field id of the schema or of
+  /// any data file (-1 for none).
+  int32_t max_field_id() const;
+  /// \brief The indices the manifest records (built by real Lance; read only).
+  /// \return Corrupt naming the manifest when its index section does not decode.
+  Result<std::vector<IndexSummary>> Indices() const;
+
   // ==== end of surface.
 
   /// \brief Internal: use Open / Write / Commit.
