@@ -55,6 +55,18 @@ class LanceStats:
                                       for i, b in _lance_cpp._data_stats(self._ds._native)])
 
 
+def _refuses(reason: str):
+    """Marks a method that exists for pylance's sake but always raises
+    NotImplementedError; scripts/python_api_coverage.py lists it as missing, with
+    `reason`."""
+
+    def mark(fn):
+        fn.__lance_cpp_unsupported__ = reason
+        return fn
+
+    return mark
+
+
 def _not_supported(method: str, why: str) -> "_lance_cpp.LanceNotImplementedError":
     return _lance_cpp.LanceNotImplementedError(
         f"{method} is not supported by lance_cpp: {why}")
@@ -91,6 +103,18 @@ def _row_addresses(row_ids: Any) -> List[int]:
             raise OverflowError(f"_take_rows: row id {r} is not a uint64")
         out.append(r)
     return out
+
+
+# IndexMetadata.index_details message -> pylance's index "type" (scalar indices, whose
+# details name the type alone).
+_SCALAR_INDEX_TYPES = {
+    "BTreeIndexDetails": "BTree",
+    "BitmapIndexDetails": "Bitmap",
+    "LabelListIndexDetails": "LabelList",
+    "NGramIndexDetails": "NGram",
+    "ZoneMapIndexDetails": "ZoneMap",
+    "BloomFilterIndexDetails": "BloomFilter",
+}
 
 
 class _SurfaceMixin:
@@ -164,24 +188,55 @@ class _SurfaceMixin:
 
     @property
     def has_index(self) -> bool:
+        """Whether the manifest records indices (built by Lance; lance_cpp keeps them on
+        appends and deletes but neither builds nor uses them)."""
         return len(_lance_cpp._indices(self._native)) > 0
 
     def describe_indices(self) -> list:
         if _lance_cpp._indices(self._native):
             raise _not_supported("describe_indices", "this dataset has indices (built "
-                                 "by Lance), which lance_cpp keeps but cannot describe")
+                                 "by Lance), which lance_cpp keeps but cannot describe; "
+                                 "list_indices() lists scalar ones")
         return []
 
-    def list_indices(self) -> list:
+    def list_indices(self) -> List[Dict[str, Any]]:
+        """pylance's (deprecated) index list: {"name", "type", "uuid", "fields",
+        "version", "fragment_ids", "base_id"} per index, read from the manifest.
+        "fragment_ids" is a set here (a Bitmap in pylance). Vector and other indices
+        whose type lance_cpp cannot name raise NotImplementedError."""
         warnings.warn(
             "The 'list_indices' method is deprecated. It may be removed in a future "
             "version. Use describe_indices() instead.", DeprecationWarning)
-        return self.describe_indices()
+        out = []
+        # pylance lists them by name (segments of one index in manifest order).
+        for index in sorted(_lance_cpp._indices(self._native), key=lambda i: i["name"]):
+            details = index["details_type_url"].rsplit(".", 1)[-1]
+            kind = _SCALAR_INDEX_TYPES.get(details)
+            if kind is None:
+                raise _not_supported(
+                    "list_indices", f"index {index['name']!r} has details {details!r}, "
+                    "whose index type lance_cpp cannot name")
+            fragments = index["fragment_ids"]
+            out.append({"name": index["name"], "type": kind, "uuid": index["uuid"],
+                        "fields": list(index["field_names"]),
+                        "version": index["dataset_version"],
+                        "fragment_ids": set(fragments) if fragments is not None else None,
+                        "base_id": None})
+        return out
 
     def fragment_ids(self) -> List[int]:
         """Ids of the fragments of this version, ascending (pylance returns a Bitmap;
         this list iterates, counts and tests membership alike)."""
         return sorted(f.id for f in self._native.fragments())
+
+    def get_version(self) -> Dict[str, Any]:
+        """This object's version as ``versions()`` describes it ({"version",
+        "timestamp", "metadata"}), as pylance's ``get_version``."""
+        for v in self.versions():
+            if v["version"] == self.version:
+                return v
+        raise _lance_cpp.LanceNotFoundError(
+            f"get_version: version {self.version} of {self.uri} is not listed")
 
     @property
     def initial_storage_options(self) -> Optional[Dict[str, str]]:
@@ -228,9 +283,11 @@ class _ScannerSurface:
     def scan_batches(self) -> List[pa.RecordBatch]:
         return list(self.to_reader())
 
+    @_refuses("no query plans (no DataFusion planner)")
     def explain_plan(self, verbose: bool = False) -> str:
         raise _not_supported("LanceScanner.explain_plan", "no query plans")
 
+    @_refuses("no query plans (no DataFusion planner)")
     def analyze_plan(self, count_rows: bool = False) -> str:
         raise _not_supported("LanceScanner.analyze_plan", "no query plans")
 

@@ -65,6 +65,7 @@ void BindSurface(py::module_& m) {
           d["name"] = index.name;
           d["uuid"] = index.uuid;
           d["fields"] = index.fields;
+          d["field_names"] = index.field_names;
           d["dataset_version"] = index.dataset_version;
           d["fragment_ids"] =
               index.fragment_ids ? py::cast(*index.fragment_ids) : py::object(py::none());

@@ -303,6 +303,17 @@ Result<IndexSummary> ParseIndexMetadata(std::string_view bytes, const std::strin
   return out;
 }
 
+// Dotted path of every field of `schema`, by id (the ids pair with a pre-order walk).
+void CollectPaths(const FieldPtr& field, const std::string& prefix,
+                  const std::vector<int32_t>& ids, size_t* next,
+                  std::map<int32_t, std::string>* out) {
+  const std::string path = prefix.empty() ? field->name() : prefix + "." + field->name();
+  if (*next < ids.size()) (*out)[ids[(*next)++]] = path;
+  for (const FieldPtr& child : field->type()->fields()) {
+    CollectPaths(child, path, ids, next, out);
+  }
+}
+
 }  // namespace
 
 Result<TablePtr> Dataset::Head(int64_t num_rows, ScanOptions options) const {
@@ -466,6 +477,20 @@ Result<std::vector<IndexSummary>> Dataset::Indices() const {
     LANCE_ASSIGN_OR_RAISE(std::string_view bytes, section.Bytes());
     LANCE_ASSIGN_OR_RAISE(IndexSummary summary, ParseIndexMetadata(bytes, what));
     out.push_back(std::move(summary));
+  }
+  if (!out.empty()) {
+    std::map<int32_t, std::string> paths;
+    size_t next = 0;
+    const SchemaPtr& schema = impl_->schema.schema();
+    for (int i = 0; i < schema->num_fields(); ++i) {
+      CollectPaths(schema->field(i), "", impl_->schema.field_ids(), &next, &paths);
+    }
+    for (IndexSummary& index : out) {
+      for (int32_t id : index.fields) {
+        auto it = paths.find(id);
+        index.field_names.push_back(it != paths.end() ? it->second : std::to_string(id));
+      }
+    }
   }
   return out;
 }

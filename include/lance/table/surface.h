@@ -60,6 +60,9 @@ struct IndexSummary {
   std::string uuid;
   /// \brief Ids of the indexed fields.
   std::vector<int32_t> fields;
+  /// \brief The indexed fields by dotted path ("a", "s.x"), parallel to `fields`; the id
+  /// in decimal for a field the schema no longer has.
+  std::vector<std::string> field_names;
   /// \brief The dataset version the index was last updated at.
   uint64_t dataset_version = 0;
   /// \brief Fragments the index covers (absent when the manifest has no bitmap).
