@@ -169,7 +169,21 @@ class _SurfaceMixin:
         if unknown:
             raise TypeError(f"_take_rows() got an unexpected keyword argument {unknown[0]!r}")
         cols = None if columns is None else list(columns)
-        return _lance_cpp._take_rows(self._native, _row_addresses(row_ids), cols, with_row_id)
+        if cols is None or "_rowaddr" not in cols or "_rowaddr" in self.schema.names:
+            return _lance_cpp._take_rows(self._native, _row_addresses(row_ids), cols,
+                                         with_row_id)
+        # Row addresses are the row ids here: take "_rowid" once, name it as asked.
+        request = list(dict.fromkeys("_rowid" if c == "_rowaddr" else c for c in cols))
+        table = _lance_cpp._take_rows(self._native, _row_addresses(row_ids), request,
+                                      with_row_id)
+        picked = {n: table.column(n) for n in table.column_names}
+        out = [picked["_rowid"] if c == "_rowaddr" else picked[c]
+               for c in dict.fromkeys(cols)]
+        names = list(dict.fromkeys(cols))
+        if with_row_id and "_rowid" not in names:
+            out.append(picked["_rowid"])
+            names.append("_rowid")
+        return pa.table(out, names=names)
 
     # -- statistics and read-only properties ------------------------------------------
     @property

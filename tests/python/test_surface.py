@@ -97,7 +97,8 @@ def test_take_rows_by_address(tmp_path, both):
     cpp = both["lance_cpp"].mod.dataset(uri)
     f1, f3 = 1 << 32, 3 << 32
     addresses = [0, f1 | 3, f1 | 2, 5, f3 | 99, 13, f1 | 4, 0]  # 3, 13, f1|3 deleted
-    for columns in (None, ["s"], ["st", "a"], ["a", "_rowid"]):
+    for columns in (None, ["s"], ["st", "a"], ["a", "_rowid"], ["a", "_rowaddr"],
+                    ["_rowaddr", "_rowid"]):
         expected = pl._take_rows(addresses, columns=columns)
         got = cpp._take_rows(addresses, columns=columns)
         assert got.to_pydict() == expected.to_pydict(), columns
