@@ -56,7 +56,6 @@ REASONS: Dict[str, str] = {
     "session": "no shared cache session object",
     "remap_row_addrs": "no fragment-reuse index",
     "truncate_table": "not implemented yet",
-    "validate": "not implemented yet",
     "insert": "use write_dataset(mode='append')",
     "merge": "Lance's Merge from a joined table is not implemented",
     "filter": "pyarrow.dataset.Dataset method (needs pyarrow's compute engine on Lance)",

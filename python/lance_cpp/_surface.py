@@ -271,6 +271,12 @@ class _SurfaceMixin:
             " compatibility with pyarrow.  Use replace_schema_metadata or "
             "replace_field_metadata to change the metadata")
 
+    def validate(self) -> None:
+        """Checks the version as Lance's ``validate`` does (fragment ids unique and
+        ascending, every data file holds the fragment's rows, deletion files decode,
+        index UUIDs unique); raises naming what is wrong."""
+        _lance_cpp._validate(self._native, None)
+
     def checkout_latest(self) -> None:
         """Moves this object to the latest version (pylance's ``checkout_latest``)."""
         self._native = self._native.checkout_version(self._native.latest_version())

@@ -162,6 +162,11 @@ class _FragmentSurface:
     def physical_schema(self) -> Any:
         raise NotImplementedError("Not implemented yet for LanceFragment")
 
+    def validate(self) -> None:
+        """Checks this fragment as Lance's ``LanceFragment.validate`` does (its data
+        files hold its rows, its deletion file decodes); raises naming what is wrong."""
+        _lance_cpp._validate(self._ds._native, self.fragment_id)
+
     def open_session(self, columns: Any = None,
                      with_row_address: Optional[bool] = None) -> FragmentSession:
         return FragmentSession(self, None if columns is None else list(columns),

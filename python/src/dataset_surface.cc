@@ -52,6 +52,13 @@ void BindSurface(py::module_& m) {
       py::arg("dataset"), py::arg("row_addresses"), py::arg("columns") = py::none(),
       py::arg("with_row_id") = false);
   m.def(
+      "_validate",
+      [](const Dataset& ds, std::optional<uint64_t> fragment_id) {
+        Status status = WithoutGil([&] { return ds.Validate(fragment_id); });
+        CheckStatus(status);
+      },
+      py::arg("dataset"), py::arg("fragment_id") = py::none());
+  m.def(
       "_max_field_id", [](const Dataset& ds) { return ds.max_field_id(); },
       py::arg("dataset"));
   m.def(

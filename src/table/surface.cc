@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -493,6 +494,44 @@ Result<std::vector<IndexSummary>> Dataset::Indices() const {
     }
   }
   return out;
+}
+
+Status Dataset::Validate(std::optional<uint64_t> fragment_id) const {
+  const auto& fragments = impl_->proto().fragments();
+  bool found = !fragment_id.has_value();
+  for (int i = 0; i < fragments.size(); ++i) {
+    const pb::DataFragment& fragment = fragments[i];
+    if (i > 0 && fragment.id() <= fragments[i - 1].id()) {
+      return Status::Corrupt("Manifest ", impl_->manifest_uri(), ": fragment id ",
+                             fragment.id(), " follows ", fragments[i - 1].id(),
+                             " (ids must be unique and ascending)");
+    }
+    if (fragment_id && fragment.id() != *fragment_id) continue;
+    found = true;
+    LANCE_ASSIGN_OR_RAISE(int64_t rows, ti::FragmentPhysicalRows(*impl_, fragment));
+    for (const pb::DataFile& file : fragment.files()) {
+      LANCE_ASSIGN_OR_RAISE(auto reader, ti::OpenDataFile(*impl_, fragment, file));
+      if (reader->num_rows() != rows) {
+        return Status::Corrupt("Data file ", reader->path(), " of fragment ",
+                               fragment.id(), " holds ", reader->num_rows(),
+                               " rows, the manifest says ", rows);
+      }
+    }
+    LANCE_RETURN_NOT_OK(ti::LoadDeletions(*impl_, fragment).status());
+  }
+  if (!found) {
+    return Status::NotFound("Validate: no fragment ", *fragment_id, " in version ",
+                            version(), " of dataset ", impl_->uri);
+  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<IndexSummary> indices, Indices());
+  std::set<std::string> uuids;
+  for (const IndexSummary& index : indices) {
+    if (!uuids.insert(index.uuid).second) {
+      return Status::Corrupt("Manifest ", impl_->manifest_uri(), ": index UUID ",
+                             index.uuid, " appears twice");
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace lance

@@ -212,6 +212,26 @@ def test_read_only_properties(tmp_path, both):
     assert both["lance_cpp"].mod.dataset(meta_uri).schema_metadata == {"owner": "ada"}
 
 
+def test_validate(tmp_path, both):
+    uri = _write_both(tmp_path, both["lance_cpp"], "2.1")
+    pl = both["pylance"].mod.dataset(uri)
+    cpp = both["lance_cpp"].mod.dataset(uri)
+    for ds in (pl, cpp):
+        assert ds.validate() is None
+        assert all(f.validate() is None for f in ds.get_fragments())
+    # Fragment 0's data file replaced by fragment 3's (100 rows, not 300).
+    frags = cpp.get_fragments()
+    data = tmp_path / "lance_cpp-2.1.lance" / "data"
+    (data / frags[0].data_files()[0].path).write_bytes(
+        (data / frags[3].data_files()[0].path).read_bytes())
+    for ds in (both["pylance"].mod.dataset(uri), both["lance_cpp"].mod.dataset(uri)):
+        with pytest.raises(OSError):
+            ds.validate()
+        with pytest.raises(OSError):
+            ds.get_fragments()[0].validate()
+        assert ds.get_fragments()[1].validate() is None
+
+
 def test_checkout_latest(tmp_path, both):
     uri = str(tmp_path / "latest.lance")
     both["pylance"].mod.write_dataset(_table(10), uri)

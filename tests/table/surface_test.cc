@@ -232,5 +232,29 @@ TEST(SurfaceTest, MaxFieldIdAndIndicesOfAPlainDataset) {
   EXPECT_EQ(written->max_field_id(), 2);
 }
 
+TEST(SurfaceTest, ValidateChecksFilesAgainstTheManifest) {
+  for (const char* name : {"wide_v20", "bitmap_del_v21", "basic_v21_v2names"}) {
+    SCOPED_TRACE(name);
+    ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(FixtureDir() + "/" + name + ".lance"));
+    EXPECT_OK(ds->Validate());
+  }
+  testing::TempDir dir;
+  const std::string uri = dir.Join("v.lance");
+  WriteParams params;
+  params.max_rows_per_file = 4;
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 10, params));  // 4, 4, 2 rows
+  ASSERT_OK(ds->Delete("id = 1"));
+  EXPECT_OK(ds->Validate());
+  EXPECT_OK(ds->Validate(2));
+  EXPECT_THAT(ds->Validate(7), IsErrorWith(StatusCode::kNotFound, "no fragment 7"));
+  // Fragment 0's data file replaced by fragment 2's (2 rows, not 4).
+  const std::string first = uri + "/data/" + ds->fragments()[0].files[0].path;
+  std::filesystem::copy_file(uri + "/data/" + ds->fragments()[2].files[0].path, first,
+                             std::filesystem::copy_options::overwrite_existing);
+  EXPECT_THAT(ds->Validate(), IsError(StatusCode::kCorrupt));
+  EXPECT_THAT(ds->Validate(0), IsError(StatusCode::kCorrupt));
+  EXPECT_OK(ds->Validate(1));
+}
+
 }  // namespace
 }  // namespace lance

@@ -300,6 +300,12 @@ class Dataset {
   /// \brief The indices the manifest records (built by real Lance; read only).
   /// \return Corrupt naming the manifest when its index section does not decode.
   Result<std::vector<IndexSummary>> Indices() const;
+  /// \brief Lance's `validate`: fragment ids unique and ascending, every data file of
+  /// each fragment (or only of `fragment_id`) opens and holds the fragment's physical
+  /// rows, deletion files decode within them, index UUIDs unique. Reads every file's
+  /// footer and metadata. \return Corrupt naming what is wrong; NotFound for a missing
+  /// file or an unknown `fragment_id`; IOError.
+  Status Validate(std::optional<uint64_t> fragment_id = std::nullopt) const;
 
   // ==== end of surface.
 
