@@ -338,6 +338,34 @@ Status CheckFragmentFields(const pb::DataFragment& frag,
   return Status::OK();
 }
 
+// The columns an append writes: all of the dataset's, or (as Lance allows) only those
+// the data has, when every column it lacks is nullable; the fragments' data files then
+// hold only those fields and the others read as nulls. Field ids and the dataset's order
+// are kept. \return Invalid naming a missing non-nullable column; extra or mistyped
+// columns are reported by MatchSchema.
+Result<format::LanceSchema> AppendedColumns(const DatasetImpl& existing,
+                                            const Schema& data) {
+  const SchemaPtr& target = existing.schema.schema();
+  std::vector<std::string> present;
+  std::vector<std::string> missing;
+  for (const FieldPtr& f : target->fields()) {
+    if (data.GetFieldIndex(f->name()) >= 0) {
+      present.push_back(f->name());
+    } else if (!f->nullable()) {
+      return Status::Invalid("Cannot append to ", existing.uri, ": the data lacks column '",
+                             f->name(), "', which is not nullable.\nData schema:\n",
+                             data.ToString(), "\nDataset schema:\n", target->ToString());
+    } else {
+      missing.push_back(f->name());
+    }
+  }
+  if (missing.empty() || present.empty() ||
+      static_cast<int>(present.size()) != data.num_fields()) {
+    return existing.schema;  // MatchSchema names the mismatch
+  }
+  return existing.schema.Project(present);
+}
+
 struct WritePlan {
   format::LanceSchema schema;
   format::LanceFileVersion version = format::LanceFileVersion::kV2_0;
@@ -371,8 +399,8 @@ Result<WritePlan> PlanWrite(const std::shared_ptr<DatasetImpl>& existing,
           "), which lance-cpp reads but does not write (it writes 2.0, 2.1 and 2.2 "
           "files); overwrite the dataset to convert it");
     }
-    LANCE_RETURN_NOT_OK(MatchSchema(*data_schema, *existing->schema.schema()).status());
-    plan.schema = existing->schema;
+    LANCE_ASSIGN_OR_RAISE(plan.schema, AppendedColumns(*existing, *data_schema));
+    LANCE_RETURN_NOT_OK(MatchSchema(*data_schema, *plan.schema.schema()).status());
     plan.version = *version;
     plan.append = true;
     return plan;

@@ -38,7 +38,8 @@ def load(name):
 
 class Impl:
     """One implementation plus what differs in calling it: pylance is asked to write file
-    format 2.0 (its default is 2.1, which lance_cpp cannot read yet)."""
+    format 2.0, so that these tests cover 2.0 files (test_v2x_table.py and the interop
+    suite cover 2.1 and 2.2)."""
 
     def __init__(self, name):
         self.name = name

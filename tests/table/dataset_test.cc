@@ -165,12 +165,25 @@ TEST_P(DatasetTest, AppendCreatesMissingDatasetAndChecksSchema) {
   ASSERT_OK_AND_ASSIGN(ds, Dataset::Write(*reader, uri, append));
   EXPECT_EQ(Ids(*ds), Iota(0, 10));
 
-  // A missing column, a wrong type, nulls in a non-nullable column.
-  auto missing =
+  // Nullable columns may be missing (as in Lance): the new fragment's data file holds
+  // only the given fields and the others read as nulls.
+  auto only_id =
       RecordBatch::Make(schema({batch->schema()->field(0)}), 5, {batch->column(0)});
+  reader = ReaderOf({*only_id});
+  ASSERT_OK_AND_ASSIGN(ds, Dataset::Write(*reader, uri, append));
+  std::vector<int64_t> want = Iota(0, 10);
+  for (int64_t id : Iota(5, 10)) want.push_back(id);
+  EXPECT_EQ(Ids(*ds), want);
+  ASSERT_EQ(ds->fragments().back().files.size(), 1u);
+  EXPECT_EQ(ds->fragments().back().files[0].fields, std::vector<int32_t>{0});
+  ASSERT_OK_AND_ASSIGN(auto names, ds->CountRows("name IS NULL AND score IS NULL"));
+  EXPECT_EQ(names, 5);  // the appended rows only (id 3 has a null name, not score)
+  // A missing non-nullable column, a wrong type, nulls in a non-nullable column.
+  auto missing =
+      RecordBatch::Make(schema({batch->schema()->field(1)}), 5, {batch->column(1)});
   reader = ReaderOf({*missing});
   EXPECT_THAT(Dataset::Write(*reader, uri, append),
-              IsErrorWith(StatusCode::kInvalid, "columns"));
+              IsErrorWith(StatusCode::kInvalid, "lacks column 'id', which is not nullable"));
   Int32Builder i32;
   ASSERT_OK(i32.AppendValues(std::vector<int32_t>{1, 2, 3, 4, 5}));
   auto wrong = RecordBatch::Make(schema({field("id", int32()), batch->schema()->field(1),
@@ -189,7 +202,7 @@ TEST_P(DatasetTest, AppendCreatesMissingDatasetAndChecksSchema) {
   reader = ReaderOf({*nulls});
   EXPECT_THAT(Dataset::Write(*reader, uri, append),
               IsErrorWith(StatusCode::kInvalid, "nullable"));
-  EXPECT_EQ(*(*Dataset::Open(uri))->CountRows(), 10);
+  EXPECT_EQ(*(*Dataset::Open(uri))->CountRows(), 15);
 }
 
 TEST_P(DatasetTest, MaxRowsPerFileSplitsFragments) {
