@@ -6,8 +6,10 @@
 // set. A file under data/, _deletions/, _transactions/ or _indices/ is deleted when no
 // working-set manifest references it and either an old manifest did ("verified") or it
 // is at least 7 days old (or delete_unverified). Files modified after the oldest kept
-// manifest are never considered: a writer committing concurrently only adds files newer
-// than that, so what it writes (and what it references) survives.
+// manifest are not considered (see the listing cutoffs below, as Lance 14): a writer
+// committing concurrently only adds files newer than that, or unverified young ones, so
+// what it writes (and what it references) survives.
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -156,6 +158,7 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
   std::vector<ti::ManifestLocation> old_manifests;
   std::vector<std::string> tagged_old;
   std::optional<int64_t> earliest_kept_ms;
+  std::optional<int64_t> latest_removed_ms;
   for (const ti::ManifestLocation& loc : locations) {
     // A manifest that cannot be read is an error: skipping it could delete files it
     // references (Lance does the same).
@@ -176,6 +179,8 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
     } else {
       Collect(loaded, &verified);
       old_manifests.push_back(loc);
+      const int64_t ts = TimestampMs(m);
+      if (!latest_removed_ms || ts > *latest_removed_ms) latest_removed_ms = ts;
     }
   }
   if (options.error_if_tagged_old_versions && !tagged_old.empty()) {
@@ -202,14 +207,29 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
     ++stats.old_versions;
   }
 
+  // Lance 14: only files not modified since the oldest kept manifest are listed --
+  // unless a removed manifest is newer than that (a tag kept an old version), when
+  // everything is listed; data files are listed up to the 7-day threshold at least
+  // (all of them with delete_unverified); index files are always all listed.
+  std::optional<int64_t> cutoff_listing = earliest_kept_ms;
+  if (earliest_kept_ms && latest_removed_ms && *latest_removed_ms > *earliest_kept_ms) {
+    cutoff_listing.reset();
+  }
+  std::optional<int64_t> cutoff_data;
+  if (!options.delete_unverified && cutoff_listing) {
+    cutoff_data = std::max(*cutoff_listing, now_ms - kUnverifiedThresholdMs);
+  }
   const std::string base = dir.base().empty() ? "" : dir.Key("");
   LANCE_ASSIGN_OR_RAISE(io::ListResult listed, dir.store()->ListAll(base, true));
   for (const io::ObjectMeta& meta : listed.objects) {
-    // Lance: only files not modified since the oldest kept manifest are considered.
-    if (earliest_kept_ms && meta.last_modified > *earliest_kept_ms) continue;
     std::string_view rel = meta.path;
     if (!StartsWith(rel, base)) continue;
     rel.remove_prefix(base.size());
+    const std::optional<int64_t> cutoff = StartsWith(rel, "data/") ? cutoff_data
+                                           : StartsWith(rel, "_indices/")
+                                               ? std::optional<int64_t>()
+                                               : cutoff_listing;
+    if (cutoff && meta.last_modified > *cutoff) continue;
     const bool maybe_in_progress =
         !options.delete_unverified && meta.last_modified >= now_ms - kUnverifiedThresholdMs;
     const std::string path(rel);

@@ -32,32 +32,39 @@ struct Bin {
   }
 };
 
-// Lance's split_for_size: take fragments until the bin holds `min_rows` live rows; keep
-// the bin only when the rest still holds that many, else the rest joins it.
+// Lance's split_for_size: walking the fragments, cut a bin once it holds `min_rows`
+// live rows and what remains still holds at least that many (and is not empty).
 std::vector<Bin> SplitForSize(Bin bin, int64_t min_rows) {
+  int64_t remaining = 0;
+  for (int64_t r : bin.live_rows) remaining += r;
   std::vector<Bin> out;
-  size_t start = 0;
-  while (true) {
-    size_t len = 0;
-    int64_t rows = 0;
-    while (rows < min_rows && start + len < bin.live_rows.size()) {
-      rows += bin.live_rows[start + len];
-      ++len;
+  Bin piece;
+  int64_t rows = 0;
+  for (size_t i = 0; i < bin.fragments.size(); ++i) {
+    piece.fragments.push_back(bin.fragments[i]);
+    piece.candidacy.push_back(bin.candidacy[i]);
+    piece.live_rows.push_back(bin.live_rows[i]);
+    rows += bin.live_rows[i];
+    remaining -= bin.live_rows[i];
+    if (rows >= min_rows && remaining > 0 && remaining >= min_rows) {
+      out.push_back(std::move(piece));
+      piece = Bin();
+      rows = 0;
     }
-    int64_t rest = 0;
-    for (size_t i = start + len; i < bin.live_rows.size(); ++i) rest += bin.live_rows[i];
-    Bin piece;
-    const size_t end = rest >= min_rows ? start + len : bin.live_rows.size();
-    for (size_t i = start; i < end; ++i) {
-      piece.fragments.push_back(bin.fragments[i]);
-      piece.candidacy.push_back(bin.candidacy[i]);
-      piece.live_rows.push_back(bin.live_rows[i]);
-    }
-    out.push_back(std::move(piece));
-    if (end == bin.live_rows.size()) break;
-    start = end;
   }
+  if (!piece.fragments.empty()) out.push_back(std::move(piece));
   return out;
+}
+
+// Lance 14's output size: max(1, live / target) files sharing the rows evenly (the
+// first ones one row more); the writer cuts files at the first file's size, so a bin
+// slightly over the target stays one fragment instead of leaving a small tail.
+int64_t RowsPerOutputFile(const Bin& bin, int64_t target) {
+  int64_t live = 0;
+  for (int64_t r : bin.live_rows) live += r;
+  if (live == 0) return 1;
+  const int64_t files = std::max<int64_t>(1, live / target);
+  return live / files + (live % files != 0 ? 1 : 0);
 }
 
 Status CheckOptions(const CompactionOptions& o) {
@@ -78,8 +85,8 @@ Status CheckOptions(const CompactionOptions& o) {
   return Status::OK();
 }
 
-// Writes the live rows of `bin`'s fragments, in order, into new fragments of at most
-// target_rows_per_fragment rows (ids unassigned).
+// Writes the live rows of `bin`'s fragments, in order, into new fragments of
+// RowsPerOutputFile rows (ids unassigned).
 Result<std::vector<pb::DataFragment>> RewriteBin(
     const std::shared_ptr<const DatasetImpl>& ds, const Bin& bin,
     const CompactionOptions& options, format::LanceFileVersion version) {
@@ -90,6 +97,7 @@ Result<std::vector<pb::DataFragment>> RewriteBin(
   scan.fragment_ids = ids;
   LANCE_ASSIGN_OR_RAISE(auto reader, ti::MakeScanner(ds, scan, false));
 
+  const int64_t rows_per_file = RowsPerOutputFile(bin, options.target_rows_per_fragment);
   std::vector<pb::DataFragment> out;
   std::unique_ptr<format::LanceFileWriter> writer;
   std::string name;
@@ -126,14 +134,14 @@ Result<std::vector<pb::DataFragment>> RewriteBin(
                                                     ds->schema, writer_options));
         }
         const int64_t n = std::min(batch->num_rows() - offset,
-                                   options.target_rows_per_fragment - rows_in_file);
+                                   rows_per_file - rows_in_file);
         for (int64_t g = 0; g < n; g += options.max_rows_per_group) {
           const int64_t len = std::min(options.max_rows_per_group, n - g);
           LANCE_RETURN_NOT_OK(writer->WriteBatch(*batch->Slice(offset + g, len)));
         }
         offset += n;
         rows_in_file += n;
-        if (rows_in_file >= options.target_rows_per_fragment) {
+        if (rows_in_file >= rows_per_file) {
           LANCE_RETURN_NOT_OK(close_file());
         }
       }
