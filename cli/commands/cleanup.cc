@@ -18,8 +18,9 @@ Result<int64_t> ParseDurationMs(const std::string& text) {
   size_t i = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0) ++i;
   if (i == 0 || i > 12) {
-    return Status::Invalid("--older-than must be a duration such as 0, 90s, 15m, 12h, 7d "
-                           "or 2w");
+    return Status::Invalid(
+        "--older-than must be a duration such as 0, 90s, 15m, 12h, 7d "
+        "or 2w");
   }
   const int64_t n = std::stoll(text.substr(0, i));
   const std::string unit = text.substr(i);
@@ -46,9 +47,17 @@ Result<int64_t> ParseDurationMs(const std::string& text) {
 Status RunCleanup(const Args& args, const Streams& s) {
   LANCE_RETURN_NOT_OK(ExpectPositionals(args, {"URI"}));
   const auto older = args.Get("older-than");
-  if (!older) return Status::Invalid("--older-than is required (e.g. --older-than 14d)");
+  LANCE_ASSIGN_OR_RAISE(auto retain, args.GetInt("retain-versions", 1));
+  if (!older && !retain) {
+    return Status::Invalid(
+        "--older-than (e.g. --older-than 14d) or --retain-versions N is required");
+  }
   CleanupOptions o;
-  LANCE_ASSIGN_OR_RAISE(o.older_than_ms, ParseDurationMs(*older));
+  o.older_than_ms.reset();
+  if (older) {
+    LANCE_ASSIGN_OR_RAISE(o.older_than_ms, ParseDurationMs(*older));
+  }
+  o.retain_versions = retain;
   o.delete_unverified = args.Has("delete-unverified");
   o.error_if_tagged_old_versions = !args.Has("ignore-tagged");
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenFromArgs(args.positionals[0], args));
@@ -73,8 +82,10 @@ Command MakeCleanupCommand() {
       "Remove versions older than --older-than (never the latest nor tagged ones) and "
       "the files only they referenced, as Lance's cleanup_old_versions; prints the "
       "cleanup stats as JSON.",
-      "cleanup URI --older-than DURATION [--delete-unverified] [--ignore-tagged]",
+      "cleanup URI --older-than DURATION [--retain-versions N] [--delete-unverified] "
+      "[--ignore-tagged]",
       {{"older-than", true, false, "age of versions to remove: 0, 90s, 15m, 12h, 7d, 2w"},
+       {"retain-versions", true, false, "keep the newest N versions whatever their age"},
        {"delete-unverified", false, false,
         "also delete unreferenced files younger than 7 days"},
        {"ignore-tagged", false, false,

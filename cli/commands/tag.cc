@@ -14,16 +14,18 @@ namespace {
 
 Status RunTag(const Args& args, const Streams& s) {
   if (args.positionals.size() < 2) {
-    return Status::Invalid("usage: tag URI create NAME VERSION | update NAME VERSION | "
-                           "delete NAME | list");
+    return Status::Invalid(
+        "usage: tag URI create NAME VERSION | update NAME VERSION | "
+        "delete NAME | list");
   }
   const std::string& action = args.positionals[1];
   const size_t want = action == "list" ? 2 : action == "delete" ? 3 : 4;
   if ((action != "list" && action != "delete" && action != "create" &&
        action != "update") ||
       args.positionals.size() != want) {
-    return Status::Invalid("usage: tag URI create NAME VERSION | update NAME VERSION | "
-                           "delete NAME | list");
+    return Status::Invalid(
+        "usage: tag URI create NAME VERSION | update NAME VERSION | "
+        "delete NAME | list");
   }
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenFromArgs(args.positionals[0], args));
   if (action == "list") {

@@ -131,28 +131,42 @@ class _MaintenanceMixin:
     def tags(self) -> Tags:
         return Tags(self)
 
-    def cleanup_old_versions(self, older_than: Optional[timedelta] = None, *,
+    def cleanup_old_versions(self, older_than: Optional[timedelta] = None,
+                             retain_versions: Optional[int] = None, *,
                              delete_unverified: bool = False,
-                             error_if_tagged_old_versions: bool = True) -> CleanupStats:
-        """Removes versions older than ``older_than`` (default two weeks) that are neither
-        the latest nor tagged, and the files only they referenced (Lance's cleanup)."""
-        ms = _timedelta_ms(older_than if older_than is not None else timedelta(days=14))
-        stats = _lance_cpp._cleanup_old_versions(self._native, ms, bool(delete_unverified),
-                                                 bool(error_if_tagged_old_versions))
+                             error_if_tagged_old_versions: bool = True,
+                             delete_rate_limit: Optional[int] = None,
+                             versions: Optional[Iterable[int]] = None,
+                             delete_concurrency: Optional[int] = None) -> CleanupStats:
+        """Removes versions older than ``older_than`` (default two weeks when neither it
+        nor ``retain_versions`` is given) and not among the newest ``retain_versions``,
+        never the latest nor a tagged one, and the files only they referenced (Lance's
+        cleanup)."""
+        if versions is not None:
+            raise _lance_cpp.LanceNotImplementedError(
+                "cleanup_old_versions: versions= is not supported by lance_cpp")
+        if older_than is None and retain_versions is None:
+            older_than = timedelta(days=14)
+        ms = _timedelta_ms(older_than) if older_than is not None else None
+        stats = _lance_cpp._cleanup_old_versions(
+            self._native, ms, None if retain_versions is None else int(retain_versions),
+            bool(delete_unverified), bool(error_if_tagged_old_versions))
         return CleanupStats(**stats)
 
     def restore(self) -> None:
         """Commits this version as the newest one (Lance's ``Restore``)."""
         _lance_cpp._restore(self._native)
 
-    @property
     def config(self) -> Dict[str, str]:
         """The table config key-values of this version."""
         return dict(_lance_cpp._config(self._native))
 
-    def update_config(self, upsert_values: Dict[str, str]) -> None:
-        _lance_cpp._update_config(self._native, {str(k): str(v)
-                                                 for k, v in upsert_values.items()})
+    def update_config(self, values: Dict[str, Optional[str]], *,
+                      replace: bool = False) -> Dict[str, str]:
+        """Sets the keys (a None value removes the key; ``replace`` makes the config
+        exactly these keys), committing Lance's ``UpdateConfig``; returns the config."""
+        updates = {str(k): (None if v is None else str(v)) for k, v in values.items()}
+        return dict(_lance_cpp._update_config(self._native, updates, bool(replace)))
 
     def delete_config_keys(self, keys: Iterable[str]) -> None:
         _lance_cpp._delete_config_keys(self._native, [str(k) for k in keys])

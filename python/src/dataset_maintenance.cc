@@ -51,10 +51,12 @@ void BindMaintenance(py::module_& m) {
       py::arg("num_threads"), py::arg("batch_size"));
   m.def(
       "_cleanup_old_versions",
-      [](Dataset& ds, int64_t older_than_ms, bool delete_unverified,
+      [](Dataset& ds, std::optional<int64_t> older_than_ms,
+         std::optional<int64_t> retain_versions, bool delete_unverified,
          bool error_if_tagged_old_versions) {
         CleanupOptions o;
         o.older_than_ms = older_than_ms;
+        o.retain_versions = retain_versions;
         o.delete_unverified = delete_unverified;
         o.error_if_tagged_old_versions = error_if_tagged_old_versions;
         Result<CleanupStats> r = WithoutGil([&] { return ds.CleanupOldVersions(o); });
@@ -69,13 +71,15 @@ void BindMaintenance(py::module_& m) {
         d["failed_deletes"] = s.failed_deletes;
         return d;
       },
-      py::arg("ds"), py::arg("older_than_ms"), py::arg("delete_unverified"),
-      py::arg("error_if_tagged_old_versions"));
-  m.def("_restore", [](Dataset& ds) { CheckStatus(WithoutGil([&] { return ds.Restore(); })); });
+      py::arg("ds"), py::arg("older_than_ms"), py::arg("retain_versions"),
+      py::arg("delete_unverified"), py::arg("error_if_tagged_old_versions"));
+  m.def("_restore",
+        [](Dataset& ds) { CheckStatus(WithoutGil([&] { return ds.Restore(); })); });
   m.def("_tags_list", [](const Dataset& ds) {
     Result<std::map<std::string, TagInfo>> r = WithoutGil([&] { return ds.ListTags(); });
     py::dict out;
-    for (const auto& [name, tag] : ValueOrRaise(std::move(r))) out[py::str(name)] = TagToDict(tag);
+    for (const auto& [name, tag] : ValueOrRaise(std::move(r)))
+      out[py::str(name)] = TagToDict(tag);
     return out;
   });
   m.def("_tag_version", [](const Dataset& ds, const std::string& name) {
@@ -100,9 +104,12 @@ void BindMaintenance(py::module_& m) {
     return ValueOrRaise(std::move(r));
   });
   m.def("_config", [](const Dataset& ds) { return ds.Config(); });
-  m.def("_update_config", [](Dataset& ds, const StrMap& values) {
-    CheckStatus(WithoutGil([&] { return ds.UpdateConfig(values); }));
-  });
+  m.def("_update_config",
+        [](Dataset& ds, const std::map<std::string, std::optional<std::string>>& values,
+           bool replace) {
+          CheckStatus(WithoutGil([&] { return ds.UpdateConfig(values, replace); }));
+          return ds.Config();
+        });
   m.def("_delete_config_keys", [](Dataset& ds, const std::vector<std::string>& keys) {
     CheckStatus(WithoutGil([&] { return ds.DeleteConfigKeys(keys); }));
   });

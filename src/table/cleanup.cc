@@ -53,7 +53,8 @@ bool ReadVarint(std::string_view s, size_t* pos, uint64_t* out) {
 
 // The length-delimited fields number `field` of a serialized message; false when the
 // bytes do not decode.
-bool LengthFields(std::string_view msg, uint32_t field, std::vector<std::string_view>* out) {
+bool LengthFields(std::string_view msg, uint32_t field,
+                  std::vector<std::string_view>* out) {
   size_t pos = 0;
   while (pos < msg.size()) {
     uint64_t key = 0;
@@ -145,7 +146,13 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  const int64_t cutoff_ms = now_ms - options.older_than_ms;
+  if (options.retain_versions && *options.retain_versions <= 0) {
+    return Status::Invalid("retain_versions must be greater than 0, got ",
+                           *options.retain_versions);
+  }
+  if (options.older_than_ms && *options.older_than_ms < 0) {
+    return Status::Invalid("older_than must not be negative");
+  }
   const uint64_t current = ds->proto().version();
 
   LANCE_ASSIGN_OR_RAISE(auto tags, ti::ReadTags(dir));
@@ -153,6 +160,13 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
   for (const auto& [name, tag] : tags) tagged[tag.version].push_back(name);
 
   LANCE_ASSIGN_OR_RAISE(auto locations, ti::ListManifests(dir));
+  // Lance's retain_n_versions: versions before the n-th newest may go.
+  std::optional<uint64_t> before_version;
+  if (options.retain_versions && !locations.empty()) {
+    const auto n = static_cast<size_t>(*options.retain_versions);
+    before_version = locations.size() <= n ? locations.front().version
+                                           : locations[locations.size() - n].version;
+  }
   Referenced kept;
   Referenced verified;
   std::vector<ti::ManifestLocation> old_manifests;
@@ -165,7 +179,9 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
     LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(dir, loc));
     const pb::Manifest& m = loaded.manifest;
     const bool is_current_or_newer = m.version() >= current;
-    const bool old = TimestampMs(m) < cutoff_ms;
+    const bool old =
+        (!options.older_than_ms || TimestampMs(m) < now_ms - *options.older_than_ms) &&
+        (!before_version || m.version() < *before_version);
     const bool is_tagged = tagged.count(m.version()) != 0;
     if (is_tagged && old && !is_current_or_newer) {
       for (const std::string& name : tagged[m.version()]) {
@@ -226,12 +242,12 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
     if (!StartsWith(rel, base)) continue;
     rel.remove_prefix(base.size());
     const std::optional<int64_t> cutoff = StartsWith(rel, "data/") ? cutoff_data
-                                           : StartsWith(rel, "_indices/")
-                                               ? std::optional<int64_t>()
-                                               : cutoff_listing;
+                                          : StartsWith(rel, "_indices/")
+                                              ? std::optional<int64_t>()
+                                              : cutoff_listing;
     if (cutoff && meta.last_modified > *cutoff) continue;
-    const bool maybe_in_progress =
-        !options.delete_unverified && meta.last_modified >= now_ms - kUnverifiedThresholdMs;
+    const bool maybe_in_progress = !options.delete_unverified &&
+                                   meta.last_modified >= now_ms - kUnverifiedThresholdMs;
     const std::string path(rel);
     bool remove = false;
     int64_t* counter = nullptr;

@@ -128,13 +128,12 @@ Result<std::vector<pb::DataFragment>> RewriteBin(
       while (offset < batch->num_rows()) {
         if (!writer) {
           name = ti::NewDataFileName();
-          LANCE_ASSIGN_OR_RAISE(
-              writer, format::LanceFileWriter::Open(ds->dir.store(),
-                                                    ds->dir.Key("data/" + name),
-                                                    ds->schema, writer_options));
+          LANCE_ASSIGN_OR_RAISE(writer, format::LanceFileWriter::Open(
+                                            ds->dir.store(), ds->dir.Key("data/" + name),
+                                            ds->schema, writer_options));
         }
-        const int64_t n = std::min(batch->num_rows() - offset,
-                                   rows_per_file - rows_in_file);
+        const int64_t n =
+            std::min(batch->num_rows() - offset, rows_per_file - rows_in_file);
         for (int64_t g = 0; g < n; g += options.max_rows_per_group) {
           const int64_t len = std::min(options.max_rows_per_group, n - g);
           LANCE_RETURN_NOT_OK(writer->WriteBatch(*batch->Slice(offset + g, len)));
@@ -165,12 +164,13 @@ Result<CompactionMetrics> Dataset::CompactFiles(const CompactionOptions& options
   LANCE_ASSIGN_OR_RAISE(format::LanceFileVersion version,
                         format::ParseFileVersion(ds->data_storage_version));
   if (version == format::LanceFileVersion::kLegacy) {
-    return Status::NotImplemented("Compacting the dataset at ", ds->uri,
-                                  " is not supported: its files are in the legacy format, "
-                                  "which lance-cpp does not write");
+    return Status::NotImplemented(
+        "Compacting the dataset at ", ds->uri,
+        " is not supported: its files are in the legacy format, "
+        "which lance-cpp does not write");
   }
-  const bool materialize = options.materialize_deletions &&
-                           options.materialize_deletions_threshold < 1.0;
+  const bool materialize =
+      options.materialize_deletions && options.materialize_deletions_threshold < 1.0;
 
   // Plan: runs of adjacent candidates (by ascending id, as the manifest lists them).
   std::vector<Bin> bins;
@@ -205,7 +205,8 @@ Result<CompactionMetrics> Dataset::CompactFiles(const CompactionOptions& options
   pb::Transaction::Rewrite* op = txn.mutable_rewrite();
   for (Bin& candidate : bins) {
     if (candidate.IsNoop()) continue;
-    for (Bin& bin : SplitForSize(std::move(candidate), options.target_rows_per_fragment)) {
+    for (Bin& bin :
+         SplitForSize(std::move(candidate), options.target_rows_per_fragment)) {
       LANCE_ASSIGN_OR_RAISE(auto fresh, RewriteBin(ds, bin, options, version));
       pb::Transaction::Rewrite::RewriteGroup* group = op->add_groups();
       for (const auto* f : bin.fragments) {

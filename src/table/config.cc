@@ -65,9 +65,16 @@ std::map<std::string, std::string> Dataset::Config() const {
   return {impl_->proto().config().begin(), impl_->proto().config().end()};
 }
 
-Status Dataset::UpdateConfig(const std::map<std::string, std::string>& upserts) {
+Status Dataset::UpdateConfig(
+    const std::map<std::string, std::optional<std::string>>& updates, bool replace) {
   pb::Transaction txn;
-  FillMap(upserts, false, txn.mutable_update_config()->mutable_config_updates());
+  auto* map = txn.mutable_update_config()->mutable_config_updates();
+  map->set_replace(replace);
+  for (const auto& [k, v] : updates) {
+    auto* e = map->add_update_entries();
+    e->set_key(k);
+    if (v) e->set_value(*v);
+  }
   return CommitUpdateConfig(impl_, std::move(txn), &impl_);
 }
 
@@ -78,7 +85,8 @@ Status Dataset::DeleteConfigKeys(const std::vector<std::string>& keys) {
   return CommitUpdateConfig(impl_, std::move(txn), &impl_);
 }
 
-Status Dataset::ReplaceSchemaMetadata(const std::map<std::string, std::string>& metadata) {
+Status Dataset::ReplaceSchemaMetadata(
+    const std::map<std::string, std::string>& metadata) {
   pb::Transaction txn;
   FillMap(metadata, true, txn.mutable_update_config()->mutable_schema_metadata_updates());
   return CommitUpdateConfig(impl_, std::move(txn), &impl_);

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-
 #include <nlohmann/json.hpp>
 
 #include "lance/macros.h"
@@ -41,9 +40,9 @@ Status CheckTagName(const std::string& name) {
 
 std::string NowRfc3339() {
   const auto now = std::chrono::system_clock::now();
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                      now.time_since_epoch())
-                      .count();
+  const auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch())
+          .count();
   const std::time_t secs = static_cast<std::time_t>(ns / 1000000000);
   std::tm tm{};
   gmtime_r(&secs, &tm);
@@ -192,7 +191,8 @@ Result<std::map<std::string, TagInfo>> Dataset::ListTags() const {
 Status Dataset::CreateTag(const std::string& name, uint64_t version) {
   LANCE_RETURN_NOT_OK(CheckTagName(name));
   LANCE_ASSIGN_OR_RAISE(ti::TagRecord t, MakeRecord(impl_->dir, version));
-  Status st = impl_->dir.store()->PutIfNotExists(TagKey(impl_->dir, name), SerializeTag(t));
+  Status st =
+      impl_->dir.store()->PutIfNotExists(TagKey(impl_->dir, name), SerializeTag(t));
   if (st.IsAlreadyExists()) {
     return Status::AlreadyExists("Tag ", name, " already exists in ", impl_->dir.Uri());
   }

@@ -50,8 +50,8 @@ Status ApplyRewrite(const pb::Transaction::Rewrite& op, pb::Manifest* m) {
     if (present.size() != old_ids.size()) {
       for (uint64_t id : old_ids) {
         if (present.count(id) == 0) {
-          return Status::Conflict("Fragment ", id,
-                                  " this Rewrite replaces no longer exists in the dataset");
+          return Status::Conflict(
+              "Fragment ", id, " this Rewrite replaces no longer exists in the dataset");
         }
       }
     }
@@ -102,7 +102,8 @@ Status ApplyUpdateConfig(const pb::Transaction::UpdateConfig& op, pb::Manifest* 
   for (const std::string& k : op.delete_keys()) m->mutable_config()->erase(k);
   if (!op.schema_metadata().empty()) {
     m->mutable_schema_metadata()->clear();
-    for (const auto& [k, v] : op.schema_metadata()) (*m->mutable_schema_metadata())[k] = v;
+    for (const auto& [k, v] : op.schema_metadata())
+      (*m->mutable_schema_metadata())[k] = v;
   }
   for (const auto& [id, update] : op.field_metadata()) {
     ::lance::file::Field* field = FindField(m, static_cast<int32_t>(id));
@@ -113,7 +114,8 @@ Status ApplyUpdateConfig(const pb::Transaction::UpdateConfig& op, pb::Manifest* 
     field->mutable_metadata()->clear();
     for (const auto& [k, v] : update.metadata()) (*field->mutable_metadata())[k] = v;
   }
-  if (op.has_config_updates()) ApplyUpdateMap(op.config_updates(), m->mutable_config(), same);
+  if (op.has_config_updates())
+    ApplyUpdateMap(op.config_updates(), m->mutable_config(), same);
   if (op.has_table_metadata_updates()) {
     ApplyUpdateMap(op.table_metadata_updates(), m->mutable_table_metadata(), same);
   }
@@ -198,7 +200,8 @@ Status CheckMaintenanceConflict(const pb::Transaction& mine,
   switch (mine.operation_case()) {
     case Op::kRestore:
       // Lance: a Restore wins over everything but a MemWAL state change.
-      if (t == Op::kUpdateMemWalState || t == Op::OPERATION_NOT_SET) return incompatible("");
+      if (t == Op::kUpdateMemWalState || t == Op::OPERATION_NOT_SET)
+        return incompatible("");
       return Status::OK();
     case Op::kRewrite: {
       std::set<uint64_t> mine_ids;

@@ -292,6 +292,8 @@ def _history(p):
 
 CLEANUP_CASES = [
     dict(older_than=timedelta(0)),
+    dict(retain_versions=2),
+    dict(retain_versions=3, older_than=timedelta(0)),
     dict(older_than=timedelta(0), delete_unverified=True),
     dict(older_than=timedelta(days=1)),
 ]
@@ -430,17 +432,19 @@ def test_cleanup_never_removes_what_kept_versions_reference(tmp_path):
 def test_config_and_metadata_cross_engines(tmp_path):
     uri = _pylance_dataset(tmp_path / "ds")
     ours = lc.dataset(uri)
-    ours.update_config({"k1": "v1", "k2": "v2"})
-    assert lance.dataset(uri).config() == {"k1": "v1", "k2": "v2"} \
-        if callable(lance.dataset(uri).config) else True
-    theirs = lance.dataset(uri)
-    theirs_cfg = theirs.config() if callable(theirs.config) else theirs.config
-    assert theirs_cfg == {"k1": "v1", "k2": "v2"}
+    assert ours.update_config({"k1": "v1", "k2": "v2"}) == {"k1": "v1", "k2": "v2"}
+    assert lance.dataset(uri).config() == {"k1": "v1", "k2": "v2"}
     ours.delete_config_keys(["k1"])
-    theirs = lance.dataset(uri)
-    assert (theirs.config() if callable(theirs.config) else theirs.config) == {"k2": "v2"}
-    theirs.update_config({"k3": "v3"})
-    assert lc.dataset(uri).config == {"k2": "v2", "k3": "v3"}
+    assert lance.dataset(uri).config() == {"k2": "v2"}
+    lance.dataset(uri).update_config({"k3": "v3"})
+    assert lc.dataset(uri).config() == {"k2": "v2", "k3": "v3"}
+    # None removes a key; replace makes the config exactly the given keys, as pylance.
+    for mod in (lc, lance):
+        got = mod.dataset(uri).update_config({"k2": None, "k4": "v4"})
+        assert got == {"k3": "v3", "k4": "v4"}, mod
+        got = mod.dataset(uri).update_config({"k5": "v5"}, replace=True)
+        assert got == {"k5": "v5"}, mod
+    assert lance.dataset(uri).config() == {"k5": "v5"}
     ours = lc.dataset(uri)
     ours.replace_schema_metadata({"owner": "me"})
     ours.replace_field_metadata("a", {"unit": "m"})

@@ -107,8 +107,8 @@ TEST(CompactionTest, LonelySmallFragmentIsLeftAlone) {
   p.max_rows_per_file = 100;
   ASSERT_OK(WriteRows(uri, 0, 100, p).status());
   p.mode = WriteMode::kAppend;
-  ASSERT_OK(WriteRows(uri, 100, 5, p).status());      // small
-  ASSERT_OK(WriteRows(uri, 105, 100, p).status());    // large: separates
+  ASSERT_OK(WriteRows(uri, 100, 5, p).status());             // small
+  ASSERT_OK(WriteRows(uri, 105, 100, p).status());           // large: separates
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 205, 5, p));  // small, alone
   CompactionOptions o;
   o.target_rows_per_fragment = 50;

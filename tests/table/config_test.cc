@@ -56,7 +56,8 @@ TEST(ConfigTest, ConflictRules) {
   ti::pb::Transaction theirs;
   theirs.mutable_append();
   EXPECT_OK(ti::CheckConflict(mine, theirs, 2, "memory://x"));
-  auto* t = theirs.mutable_update_config()->mutable_config_updates()->add_update_entries();
+  auto* t =
+      theirs.mutable_update_config()->mutable_config_updates()->add_update_entries();
   t->set_key("other");
   t->set_value("v");
   EXPECT_OK(ti::CheckConflict(mine, theirs, 2, "memory://x"));

@@ -29,7 +29,8 @@ TEST(RestoreTest, CommitsAnOldVersionAsTheNewest) {
   ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
   EXPECT_EQ(latest->version(), 4u);
   ASSERT_OK_AND_ASSIGN(auto table, latest->ToTable());
-  EXPECT_EQ(Int64Column(*table, "id"), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(Int64Column(*table, "id"),
+            (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
   // The transaction is a Restore of version 1, planned against version 3.
   auto impl = DatasetImplAccess::Get(*latest);
   ASSERT_OK_AND_ASSIGN(auto txn, ti::LoadTransaction(impl->dir, impl->manifest));
@@ -60,7 +61,8 @@ TEST(RestoreTest, CheckoutByTimestamp) {
   ASSERT_OK_AND_ASSIGN(auto versions, ds->Versions());
   ASSERT_EQ(versions.size(), 2u);
   ASSERT_OK_AND_ASSIGN(auto at1, ds->CheckoutTimestamp(versions[0].timestamp_ms));
-  EXPECT_EQ(at1->version(), versions[1].timestamp_ms == versions[0].timestamp_ms ? 2u : 1u);
+  EXPECT_EQ(at1->version(),
+            versions[1].timestamp_ms == versions[0].timestamp_ms ? 2u : 1u);
   ASSERT_OK_AND_ASSIGN(auto at2, ds->CheckoutTimestamp(versions[1].timestamp_ms + 1000));
   EXPECT_EQ(at2->version(), 2u);
   EXPECT_THAT(ds->CheckoutTimestamp(versions[0].timestamp_ms - 1000).status(),

@@ -59,7 +59,8 @@ TEST(TagsTest, DamagedTagFileIsCorrupt) {
   const std::string uri = UniqueMemoryUri();
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 3));
   auto impl = DatasetImplAccess::Get(*ds);
-  ASSERT_OK(impl->dir.store()->Put(impl->dir.Key("_refs/tags/bad.json"), "{\"version\":"));
+  ASSERT_OK(
+      impl->dir.store()->Put(impl->dir.Key("_refs/tags/bad.json"), "{\"version\":"));
   EXPECT_THAT(ds->ListTags().status(), testing::IsError(StatusCode::kCorrupt));
   EXPECT_THAT(ds->TagVersion("bad").status(), testing::IsError(StatusCode::kCorrupt));
 }

@@ -304,8 +304,11 @@ class Dataset {
 
   /// \brief The table config (Manifest.config) of this version.
   std::map<std::string, std::string> Config() const;
-  /// \brief Sets config keys (Lance's `UpdateConfig`); moves to the new version.
-  Status UpdateConfig(const std::map<std::string, std::string>& upserts);
+  /// \brief Sets config keys, and removes those mapped to nullopt (Lance's
+  /// `UpdateConfig`); with `replace` the config becomes exactly the given keys. Moves
+  /// to the new version.
+  Status UpdateConfig(const std::map<std::string, std::optional<std::string>>& updates,
+                      bool replace = false);
   /// \brief Removes config keys (Lance's `UpdateConfig`); moves to the new version.
   Status DeleteConfigKeys(const std::vector<std::string>& keys);
   /// \brief Replaces the schema metadata; moves to the new version.

@@ -40,9 +40,13 @@ struct CompactionMetrics {
 
 /// \brief Options of Dataset::CleanupOldVersions (pylance's cleanup_old_versions).
 struct CleanupOptions {
-  /// \brief Versions committed before now minus this many milliseconds are removed
-  /// (pylance's default `older_than`: two weeks).
-  int64_t older_than_ms = 14LL * 24 * 3600 * 1000;
+  /// \brief Versions committed before now minus this many milliseconds may be removed
+  /// (pylance's default `older_than`: two weeks); absent: any age.
+  std::optional<int64_t> older_than_ms = 14LL * 24 * 3600 * 1000;
+  /// \brief Keep (at least) the newest this many versions: only versions older than
+  /// the n-th newest may be removed (pylance's `retain_versions`); both criteria apply
+  /// when both are given. Must be positive.
+  std::optional<int64_t> retain_versions;
   /// \brief Delete unreferenced files younger than 7 days too (they may belong to a
   /// commit in progress, which is why Lance keeps them by default).
   bool delete_unverified = false;
