@@ -18,7 +18,7 @@ import pytest
 from conftest import SOURCE_DIR, _find_interop_bin, assert_tables_equal, write_ipc
 
 
-def _cli() -> str:
+def _cli_bin() -> str:
     explicit = os.environ.get("LANCE_CPP_BIN")
     if explicit:
         return explicit
@@ -31,10 +31,14 @@ def _cli() -> str:
     return str(candidate)
 
 
-def _cli_json(*args):
-    proc = subprocess.run([_cli(), *map(str, args)], capture_output=True, text=True)
+def _cli(*args) -> str:
+    proc = subprocess.run([_cli_bin(), *map(str, args)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return proc.stdout
+
+
+def _cli_json(*args):
+    return json.loads(_cli(*args))
 
 
 def _rows(a: int, b: int) -> pa.Table:
@@ -70,8 +74,8 @@ def test_lance8_dataset_compacted_restored_cleaned_by_lance_cpp(tmp_path, intero
     r = _cli_json("restore", uri, "--version", 3)
     assert r == {"restored_version": 3, "version": 9}
     assert node.run_ok([{"op": "count", "uri": uri}]) == [30]
-    _cli_json("tag", uri, "create", "compacted", 8)
-    st = _cli_json("cleanup", uri, "--older-than", "0")
+    assert _cli("tag", uri, "create", "compacted", 8) == ""
+    st = _cli_json("cleanup", uri, "--older-than", "0", "--ignore-tagged")
     assert st["old_versions"] == 7  # 1-7 (8 tagged, 9 latest)
     assert [v["version"] for v in lance.dataset(str(uri)).versions()] == [8, 9]
     assert lance.dataset(str(uri), version="compacted").count_rows() == 57
@@ -86,19 +90,21 @@ def test_pylance_maintenance_read_by_lance_cpp_and_lance8(tmp_path, interop, nod
     ds = lance.dataset(str(uri))
     ds.optimize.compact_files(target_rows_per_fragment=1000)
     ds = lance.dataset(str(uri))
-    ds.tags.create("py", ds.version)
+    tagged = ds.version
+    ds.tags.create("py", tagged)
     ds.update_config({"owner": "py"})
     _every_version_equal(interop, uri)
     listed = _cli_json("tag", uri, "list")
-    assert listed["py"]["version"] == ds.version
-    st = _cli_json("cleanup", uri, "--older-than", "0")
+    assert listed["py"]["version"] == tagged
+    st = _cli_json("cleanup", uri, "--older-than", "0", "--ignore-tagged")
     assert st["old_versions"] >= 2
     assert node.run_ok([{"op": "count", "uri": uri}]) == [24]
     lance.dataset(str(uri), version="py").restore()
     _every_version_equal(interop, uri)
     assert node.run_ok([{"op": "count", "uri": uri}]) == [24]
     # Our cleanup removes the version before the restore; nothing is left for pylance.
-    got = _cli_json("cleanup", uri, "--older-than", "0")
-    want = lance.dataset(str(uri)).cleanup_old_versions(older_than=timedelta(0))
-    assert got["bytes_removed"] == 0 and got["old_versions"] == 1
+    got = _cli_json("cleanup", uri, "--older-than", "0", "--ignore-tagged")
+    want = lance.dataset(str(uri)).cleanup_old_versions(older_than=timedelta(0),
+                                                        error_if_tagged_old_versions=False)
+    assert got["old_versions"] == 1 and got["bytes_removed"] > 0
     assert want.old_versions == 0
