@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional, Union
 
 from . import _lance_cpp
 
@@ -112,6 +112,17 @@ class Tags:
 
     def delete(self, tag: str) -> None:
         _lance_cpp._tag_delete(self._ds._native, tag)
+
+
+def _checkout_native(native: Any, version: Union[int, str, datetime]) -> Any:
+    """The native dataset of `version`: a number, a tag name or a datetime."""
+    if isinstance(version, int):
+        return native.checkout_version(version)
+    if isinstance(version, str):
+        return _lance_cpp._checkout_tag(native, version)
+    # A datetime: pylance treats naive values as local time.
+    ms = int(version.timestamp() * 1000)
+    return _lance_cpp._checkout_timestamp(native, ms)
 
 
 def _timedelta_ms(value: Any) -> int:

@@ -203,17 +203,6 @@ class LanceScanner:
         return self.to_reader().__arrow_c_stream__(requested_schema)
 
 
-def _checkout_native(native: Any, version: Union[int, str, datetime]) -> Any:
-    """The native dataset of `version`: a number, a tag name or a datetime."""
-    if isinstance(version, int):
-        return native.checkout_version(version)
-    if isinstance(version, str):
-        return _lance_cpp._checkout_tag(native, version)
-    # A datetime: pylance treats naive values as local time.
-    ms = int(version.timestamp() * 1000)
-    return _lance_cpp._checkout_timestamp(native, ms)
-
-
 class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
     """One version of a Lance dataset (pylance's ``lance.LanceDataset``)."""
 
@@ -235,6 +224,7 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
                 uri_str, by_number, storage_options, storage_options_provider,
                 namespace_client, list(table_id) if table_id is not None else None)
             if version is not None and by_number is None:
+                from ._maintenance import _checkout_native
                 _native = _checkout_native(_native, version)
         self._native = _native
         self._storage_options = storage_options
@@ -366,6 +356,7 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
         if isinstance(version, bool) or not isinstance(version, (int, str, datetime)):
             raise TypeError(f"version must be an int, a tag name or a datetime, "
                             f"got {type(version).__name__}")
+        from ._maintenance import _checkout_native
         return LanceDataset._wrap(_checkout_native(self._native, version),
                                   self._storage_options, self._storage_options_provider)
 
