@@ -4,6 +4,7 @@ by tag / timestamp, config and metadata -- run by real pylance 14 and by lance_c
 copies of the same dataset, which must give equal tables and equal metrics / stats, and
 sequences crossing the engines."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,9 +18,10 @@ import pytest
 
 import lance  # real pylance: the oracle
 
-from conftest import _import_lance_cpp
-
-lc = _import_lance_cpp()
+_BUILD = os.environ.get("LANCE_PYTHON_BUILD_DIR")
+if _BUILD and _BUILD not in sys.path:
+    sys.path.insert(0, _BUILD)
+import lance_cpp as lc  # noqa: E402 - from the build tree (a missing build fails)
 
 
 def _data(n=100, start=0):
