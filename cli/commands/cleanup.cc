@@ -1,17 +1,97 @@
 // SPDX-License-Identifier: Apache-2.0
-// lance-cpp cleanup (issue 12; not implemented yet).
+// lance-cpp cleanup URI --older-than DURATION: Lance's cleanup_old_versions, printing
+// pylance's CleanupStats as JSON.
+#include <cctype>
+#include <string>
+
 #include "command.h"
+#include "commands/common.h"
+#include "lance/macros.h"
+#include "lib/json.h"
 
 namespace lance::cli {
 
+namespace {
+
+// "90s", "15m", "12h", "7d", "2w" or plain seconds ("0").
+Result<int64_t> ParseDurationMs(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0) ++i;
+  if (i == 0 || i > 9) {  // at most 9 digits: no overflow even in weeks
+    return Status::Invalid(
+        "--older-than must be a duration such as 0, 90s, 15m, 12h, 7d "
+        "or 2w");
+  }
+  const int64_t n = std::stoll(text.substr(0, i));
+  const std::string unit = text.substr(i);
+  int64_t ms_per = 0;
+  if (unit.empty() || unit == "s") {
+    ms_per = 1000;
+  } else if (unit == "ms") {
+    ms_per = 1;
+  } else if (unit == "m") {
+    ms_per = 60 * 1000;
+  } else if (unit == "h") {
+    ms_per = 3600 * 1000;
+  } else if (unit == "d") {
+    ms_per = 24LL * 3600 * 1000;
+  } else if (unit == "w") {
+    ms_per = 7LL * 24 * 3600 * 1000;
+  } else {
+    return Status::Invalid("--older-than: unknown unit '", unit,
+                           "' (use ms, s, m, h, d or w)");
+  }
+  return n * ms_per;
+}
+
+Status RunCleanup(const Args& args, const Streams& s) {
+  LANCE_RETURN_NOT_OK(ExpectPositionals(args, {"URI"}));
+  const auto older = args.Get("older-than");
+  LANCE_ASSIGN_OR_RAISE(auto retain, args.GetInt("retain-versions", 1));
+  if (!older && !retain) {
+    return Status::Invalid(
+        "--older-than (e.g. --older-than 14d) or --retain-versions N is required");
+  }
+  CleanupOptions o;
+  o.older_than_ms.reset();
+  if (older) {
+    LANCE_ASSIGN_OR_RAISE(o.older_than_ms, ParseDurationMs(*older));
+  }
+  o.retain_versions = retain;
+  o.delete_unverified = args.Has("delete-unverified");
+  o.error_if_tagged_old_versions = !args.Has("ignore-tagged");
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenFromArgs(args.positionals[0], args));
+  LANCE_ASSIGN_OR_RAISE(CleanupStats st, dataset->CleanupOldVersions(o));
+  JsonDoc doc = JsonDoc::object();
+  doc["bytes_removed"] = st.bytes_removed;
+  doc["old_versions"] = st.old_versions;
+  doc["data_files_removed"] = st.data_files_removed;
+  doc["transaction_files_removed"] = st.transaction_files_removed;
+  doc["index_files_removed"] = st.index_files_removed;
+  doc["deletion_files_removed"] = st.deletion_files_removed;
+  doc["failed_deletes"] = st.failed_deletes;
+  LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
+  return FlushOut(s);
+}
+
+}  // namespace
+
 Command MakeCleanupCommand() {
-  return Command{"cleanup",
-                 "(not implemented yet)",
-                 "cleanup URI",
-                 {},
-                 [](const Args&, const Streams&) {
-                   return Status::NotImplemented("cleanup is not implemented yet");
-                 }};
+  return Command{
+      "cleanup",
+      "Remove versions older than --older-than (never the latest nor tagged ones) and "
+      "the files only they referenced, as Lance's cleanup_old_versions; prints the "
+      "cleanup stats as JSON.",
+      "cleanup URI --older-than DURATION [--retain-versions N] [--delete-unverified] "
+      "[--ignore-tagged]",
+      {{"older-than", true, false, "age of versions to remove: 0, 90s, 15m, 12h, 7d, 2w"},
+       {"retain-versions", true, false, "keep the newest N versions whatever their age"},
+       {"delete-unverified", false, false,
+        "also delete unreferenced files younger than 7 days"},
+       {"ignore-tagged", false, false,
+        "keep old tagged versions silently instead of failing"},
+       StorageOptionSpec()},
+      RunCleanup};
 }
 
 }  // namespace lance::cli

@@ -1,17 +1,47 @@
 // SPDX-License-Identifier: Apache-2.0
-// lance-cpp restore (issue 12; not implemented yet).
+// lance-cpp restore URI --version N | --tag NAME: Lance's Restore.
+#include <cstdio>
+#include <string>
+
 #include "command.h"
+#include "commands/common.h"
+#include "lance/macros.h"
+#include "lib/json.h"
 
 namespace lance::cli {
 
+namespace {
+
+Status RunRestore(const Args& args, const Streams& s) {
+  LANCE_RETURN_NOT_OK(ExpectPositionals(args, {"URI"}));
+  const bool by_tag = args.Has("tag");
+  if (by_tag == args.Has("version")) {
+    return Status::Invalid("restore needs exactly one of --version N and --tag NAME");
+  }
+  LANCE_ASSIGN_OR_RAISE(auto dataset, OpenFromArgs(args.positionals[0], args));
+  if (by_tag) {
+    LANCE_ASSIGN_OR_RAISE(dataset, dataset->CheckoutTag(*args.Get("tag")));
+  }
+  const uint64_t restored = dataset->version();
+  LANCE_RETURN_NOT_OK(dataset->Restore());
+  JsonDoc doc = JsonDoc::object();
+  doc["restored_version"] = restored;
+  doc["version"] = dataset->version();
+  LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
+  return FlushOut(s);
+}
+
+}  // namespace
+
 Command MakeRestoreCommand() {
   return Command{"restore",
-                 "(not implemented yet)",
-                 "restore URI",
-                 {},
-                 [](const Args&, const Streams&) {
-                   return Status::NotImplemented("restore is not implemented yet");
-                 }};
+                 "Commit an old version (--version N or --tag NAME) as the newest one "
+                 "(Lance's Restore); prints the restored and the new version as JSON.",
+                 "restore URI --version N | --tag NAME",
+                 {VersionOptionSpec(),
+                  {"tag", true, false, "restore the version this tag points at"},
+                  StorageOptionSpec()},
+                 RunRestore};
 }
 
 }  // namespace lance::cli

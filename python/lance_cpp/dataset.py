@@ -206,21 +206,26 @@ class LanceScanner:
 class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
     """One version of a Lance dataset (pylance's ``lance.LanceDataset``)."""
 
-    def __init__(self, uri: Union[str, Path, None] = None, version: Optional[int] = None, *,
+    def __init__(self, uri: Union[str, Path, None] = None, version: Union[int, str, datetime, None] = None, *,
                  storage_options: Optional[Dict[str, str]] = None,
                  storage_options_provider: Any = None,
                  namespace_client: Any = None, table_id: Optional[List[str]] = None,
                  _native: Any = None):
         if _native is None:
-            if version is not None and not isinstance(version, int):
-                raise _lance_cpp.LanceNotImplementedError(
-                    f"version={version!r}: tags are not supported by lance_cpp; give a number"
-                )
             uri_str = _uri_of(uri)
             _check_location(uri_str, namespace_client, table_id, "dataset")
+            by_number = version if isinstance(version, int) and not isinstance(version, bool) \
+                else None
+            if version is not None and by_number is None and not isinstance(
+                    version, (str, datetime)):
+                raise TypeError(f"version must be an int, a tag name or a datetime, "
+                                f"got {type(version).__name__}")
             _native = _lance_cpp._open_dataset(
-                uri_str, version, storage_options, storage_options_provider,
+                uri_str, by_number, storage_options, storage_options_provider,
                 namespace_client, list(table_id) if table_id is not None else None)
+            if version is not None and by_number is None:
+                from ._maintenance import _checkout_native
+                _native = _checkout_native(_native, version)
         self._native = _native
         self._storage_options = storage_options
         self._storage_options_provider = storage_options_provider
@@ -345,12 +350,14 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
             out.append({"version": version, "timestamp": ts, "metadata": dict(metadata)})
         return out
 
-    def checkout_version(self, version: Union[int, str]) -> "LanceDataset":
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise _lance_cpp.LanceNotImplementedError(
-                f"checkout_version({version!r}): tags and branches are not supported by "
-                "lance_cpp; give a version number")
-        return LanceDataset._wrap(self._native.checkout_version(version),
+    def checkout_version(self, version: Union[int, str, datetime]) -> "LanceDataset":
+        """Another version: by number, by tag name, or (a datetime) the latest version
+        committed at or before that time (naive datetimes are local time, as pylance)."""
+        if isinstance(version, bool) or not isinstance(version, (int, str, datetime)):
+            raise TypeError(f"version must be an int, a tag name or a datetime, "
+                            f"got {type(version).__name__}")
+        from ._maintenance import _checkout_native
+        return LanceDataset._wrap(_checkout_native(self._native, version),
                                   self._storage_options, self._storage_options_provider)
 
     # -- writes ---------------------------------------------------------------------

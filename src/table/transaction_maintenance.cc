@@ -1,18 +1,311 @@
 // SPDX-License-Identifier: Apache-2.0
-// Manifest building and conflict rules of the maintenance operations (see transaction.h).
+// Manifest building and conflict rules of the maintenance operations (see transaction.h):
+// Rewrite (compaction), Restore and UpdateConfig, as Lance applies and checks them
+// (rust/lance/src/dataset/transaction.rs, rust/lance/src/io/commit/conflict_resolver.rs).
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "lance/str_cat.h"
+#include "table/maintenance_internal.h"
 #include "table/transaction.h"
 
 namespace lance::table_internal {
 
-Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* /*m*/) {
-  return Status::NotImplemented("lance-cpp cannot apply this transaction (",
-                                OperationName(txn), ") yet");
+namespace {
+
+using Op = pb::Transaction::OperationCase;
+
+thread_local const pb::Manifest* g_restore_source = nullptr;
+
+int64_t HighWaterMark(const pb::Manifest& m) {
+  int64_t mark = m.has_max_fragment_id() ? static_cast<int64_t>(m.max_fragment_id()) : -1;
+  for (const auto& f : m.fragments()) mark = std::max(mark, static_cast<int64_t>(f.id()));
+  return mark;
+}
+
+// The rewrite groups of `op`, the deprecated flat lists counting as one group.
+std::vector<pb::Transaction::Rewrite::RewriteGroup> Groups(
+    const pb::Transaction::Rewrite& op) {
+  std::vector<pb::Transaction::Rewrite::RewriteGroup> groups(op.groups().begin(),
+                                                             op.groups().end());
+  if (op.old_fragments_size() > 0 || op.new_fragments_size() > 0) {
+    pb::Transaction::Rewrite::RewriteGroup g;
+    *g.mutable_old_fragments() = op.old_fragments();
+    *g.mutable_new_fragments() = op.new_fragments();
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+Status ApplyRewrite(const pb::Transaction::Rewrite& op, pb::Manifest* m) {
+  int64_t mark = HighWaterMark(*m);
+  for (const auto& group : Groups(op)) {
+    std::set<uint64_t> old_ids;
+    for (const auto& f : group.old_fragments()) old_ids.insert(f.id());
+    std::set<uint64_t> present;
+    for (const auto& f : m->fragments()) {
+      if (old_ids.count(f.id()) != 0) present.insert(f.id());
+    }
+    if (present.size() != old_ids.size()) {
+      for (uint64_t id : old_ids) {
+        if (present.count(id) == 0) {
+          return Status::Conflict(
+              "Fragment ", id, " this Rewrite replaces no longer exists in the dataset");
+        }
+      }
+    }
+    // Lance splices the new fragments where the old ones were; the manifest is sorted
+    // by id afterwards by BuildManifest.
+    google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
+    for (auto& f : *m->mutable_fragments()) {
+      if (old_ids.count(f.id()) == 0) *kept.Add() = std::move(f);
+    }
+    m->mutable_fragments()->Swap(&kept);
+    for (const auto& f : group.new_fragments()) {
+      pb::DataFragment* out = m->add_fragments();
+      *out = f;
+      out->set_id(static_cast<uint64_t>(++mark));
+    }
+  }
+  if (mark > static_cast<int64_t>(UINT32_MAX)) {
+    return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
+  }
+  if (mark >= 0) m->set_max_fragment_id(static_cast<uint32_t>(mark));
+  return Status::OK();
+}
+
+template <typename MapT, typename Convert>
+void ApplyUpdateMap(const pb::Transaction::UpdateMap& update, MapT* target,
+                    Convert convert) {
+  if (update.replace()) target->clear();
+  for (const auto& entry : update.update_entries()) {
+    if (entry.has_value()) {
+      (*target)[entry.key()] = convert(entry.value());
+    } else {
+      target->erase(entry.key());
+    }
+  }
+}
+
+::lance::file::Field* FindField(pb::Manifest* m, int32_t id) {
+  for (auto& f : *m->mutable_fields()) {
+    if (f.id() == id) return &f;
+  }
+  return nullptr;
+}
+
+Status ApplyUpdateConfig(const pb::Transaction::UpdateConfig& op, pb::Manifest* m) {
+  auto same = [](const std::string& s) { return s; };
+  // Deprecated forms first, then the maps Lance 8 writes.
+  for (const auto& [k, v] : op.upsert_values()) (*m->mutable_config())[k] = v;
+  for (const std::string& k : op.delete_keys()) m->mutable_config()->erase(k);
+  if (!op.schema_metadata().empty()) {
+    m->mutable_schema_metadata()->clear();
+    for (const auto& [k, v] : op.schema_metadata())
+      (*m->mutable_schema_metadata())[k] = v;
+  }
+  for (const auto& [id, update] : op.field_metadata()) {
+    ::lance::file::Field* field = FindField(m, static_cast<int32_t>(id));
+    if (field == nullptr) {
+      return Status::Invalid("UpdateConfig names field id ", id,
+                             ", which the schema does not have");
+    }
+    field->mutable_metadata()->clear();
+    for (const auto& [k, v] : update.metadata()) (*field->mutable_metadata())[k] = v;
+  }
+  if (op.has_config_updates())
+    ApplyUpdateMap(op.config_updates(), m->mutable_config(), same);
+  if (op.has_table_metadata_updates()) {
+    ApplyUpdateMap(op.table_metadata_updates(), m->mutable_table_metadata(), same);
+  }
+  if (op.has_schema_metadata_updates()) {
+    ApplyUpdateMap(op.schema_metadata_updates(), m->mutable_schema_metadata(), same);
+  }
+  for (const auto& [id, update] : op.field_metadata_updates()) {
+    ::lance::file::Field* field = FindField(m, id);
+    if (field == nullptr) {
+      return Status::Invalid("UpdateConfig names field id ", id,
+                             ", which the schema does not have");
+    }
+    ApplyUpdateMap(update, field->mutable_metadata(), same);
+  }
+  return Status::OK();
+}
+
+// Keys a config change sets or deletes (for UpdateConfig vs UpdateConfig / Overwrite).
+std::set<std::string> ConfigKeys(const pb::Transaction& txn) {
+  std::set<std::string> keys;
+  if (txn.has_update_config()) {
+    const auto& op = txn.update_config();
+    for (const auto& [k, v] : op.upsert_values()) keys.insert(k);
+    for (const auto& k : op.delete_keys()) keys.insert(k);
+    for (const auto& e : op.config_updates().update_entries()) keys.insert(e.key());
+  } else if (txn.has_overwrite()) {
+    for (const auto& [k, v] : txn.overwrite().config_upsert_values()) keys.insert(k);
+  }
+  return keys;
+}
+
+bool TouchesSchemaMetadata(const pb::Transaction::UpdateConfig& op) {
+  return op.has_schema_metadata_updates() || !op.schema_metadata().empty();
+}
+bool TouchesFieldMetadata(const pb::Transaction::UpdateConfig& op) {
+  return !op.field_metadata_updates().empty() || !op.field_metadata().empty();
+}
+
+}  // namespace
+
+RestoreSourceScope::RestoreSourceScope(const pb::Manifest* source)
+    : previous_(g_restore_source) {
+  g_restore_source = source;
+}
+RestoreSourceScope::~RestoreSourceScope() { g_restore_source = previous_; }
+const pb::Manifest* RestoreSourceScope::Current() { return g_restore_source; }
+
+Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m) {
+  switch (txn.operation_case()) {
+    case Op::kRewrite:
+      return ApplyRewrite(txn.rewrite(), m);
+    case Op::kUpdateConfig:
+      return ApplyUpdateConfig(txn.update_config(), m);
+    case Op::kRestore: {
+      // Lance: the new version is the old manifest as it was (schema, fragments,
+      // config), under the next version number.
+      const pb::Manifest* source = RestoreSourceScope::Current();
+      if (source == nullptr || source->version() != txn.restore().version()) {
+        return Status::NotImplemented(
+            "lance-cpp applies a Restore only through Dataset::Restore (version ",
+            txn.restore().version(), " is not loaded on this thread)");
+      }
+      *m = *source;
+      return Status::OK();
+    }
+    default:
+      return Status::NotImplemented("lance-cpp cannot apply this transaction (",
+                                    OperationName(txn), ") yet");
+  }
 }
 
 Status CheckMaintenanceConflict(const pb::Transaction& mine,
                                 const pb::Transaction& theirs, uint64_t their_version,
                                 std::string_view uri) {
-  return ConflictError(mine, theirs, their_version, uri, "", false);
+  const Op t = theirs.operation_case();
+  auto retryable = [&](std::string_view why) {
+    return ConflictError(mine, theirs, their_version, uri, why, true);
+  };
+  auto incompatible = [&](std::string_view why) {
+    return ConflictError(mine, theirs, their_version, uri, why, false);
+  };
+  switch (mine.operation_case()) {
+    case Op::kRestore:
+      // Lance: a Restore wins over everything but a MemWAL state change.
+      if (t == Op::kUpdateMemWalState || t == Op::OPERATION_NOT_SET)
+        return incompatible("");
+      return Status::OK();
+    case Op::kRewrite: {
+      std::set<uint64_t> mine_ids;
+      for (const auto& g : Groups(mine.rewrite())) {
+        for (const auto& f : g.old_fragments()) mine_ids.insert(f.id());
+      }
+      auto clash = [&](uint64_t id) { return mine_ids.count(id) != 0; };
+      switch (t) {
+        case Op::kAppend:
+        case Op::kReserveFragments:
+        case Op::kProject:
+        case Op::kClone:
+        case Op::kUpdateConfig:
+        case Op::kUpdateMemWalState:
+        case Op::kUpdateBases:
+          return Status::OK();
+        case Op::kDelete:
+          for (const auto& f : theirs.delete_().updated_fragments()) {
+            if (clash(f.id())) return retryable(StrCat("both changed fragment ", f.id()));
+          }
+          for (uint64_t id : theirs.delete_().deleted_fragment_ids()) {
+            if (clash(id)) return retryable(StrCat("both changed fragment ", id));
+          }
+          return Status::OK();
+        case Op::kUpdate:
+          for (const auto& f : theirs.update().updated_fragments()) {
+            if (clash(f.id())) return retryable(StrCat("both changed fragment ", f.id()));
+          }
+          for (uint64_t id : theirs.update().removed_fragment_ids()) {
+            if (clash(id)) return retryable(StrCat("both changed fragment ", id));
+          }
+          return Status::OK();
+        case Op::kRewrite:
+          for (const auto& g : Groups(theirs.rewrite())) {
+            for (const auto& f : g.old_fragments()) {
+              if (clash(f.id())) {
+                return retryable(StrCat("both rewrote fragment ", f.id()));
+              }
+            }
+          }
+          return Status::OK();
+        case Op::kDataReplacement:
+          for (const auto& r : theirs.data_replacement().replacements()) {
+            if (clash(r.fragment_id())) {
+              return retryable(StrCat("both changed fragment ", r.fragment_id()));
+            }
+          }
+          return Status::OK();
+        case Op::kMerge:
+          return retryable("");
+        case Op::kCreateIndex:
+          // Lance remaps indices covering rewritten fragments; we cannot, so we ask
+          // for the compaction to be planned again (Lance: retryable when the index
+          // covers a rewritten fragment).
+          return retryable("an index was created concurrently");
+        case Op::kOverwrite:
+        case Op::kRestore:
+          return incompatible("it replaced the dataset's fragments");
+        default:
+          return incompatible("");
+      }
+    }
+    case Op::kUpdateConfig: {
+      const auto& op = mine.update_config();
+      switch (t) {
+        case Op::kOverwrite: {
+          if (TouchesSchemaMetadata(op) || TouchesFieldMetadata(op)) {
+            return incompatible("it replaced the schema");
+          }
+          const auto a = ConfigKeys(mine);
+          for (const auto& k : ConfigKeys(theirs)) {
+            if (a.count(k) != 0) return incompatible(StrCat("both set config key ", k));
+          }
+          return Status::OK();
+        }
+        case Op::kUpdateConfig: {
+          const auto a = ConfigKeys(mine);
+          for (const auto& k : ConfigKeys(theirs)) {
+            if (a.count(k) != 0) return incompatible(StrCat("both set config key ", k));
+          }
+          const auto& other = theirs.update_config();
+          if ((TouchesSchemaMetadata(op) && TouchesSchemaMetadata(other)) ||
+              (TouchesFieldMetadata(op) && TouchesFieldMetadata(other)) ||
+              (op.has_table_metadata_updates() && other.has_table_metadata_updates()) ||
+              (op.config_updates().replace() || other.config_updates().replace())) {
+            return incompatible("both changed the same metadata");
+          }
+          return Status::OK();
+        }
+        case Op::kRestore:
+        case Op::kUpdateMemWalState:
+        case Op::OPERATION_NOT_SET:
+          return incompatible("");
+        case Op::kMerge:
+        case Op::kProject:
+          if (TouchesFieldMetadata(op)) return retryable("the schema changed");
+          return Status::OK();
+        default:
+          return Status::OK();
+      }
+    }
+    default:
+      return ConflictError(mine, theirs, their_version, uri, "", false);
+  }
 }
 
 }  // namespace lance::table_internal

@@ -262,6 +262,62 @@ class Dataset {
   // src/table/compaction.cc, cleanup.cc, tags.cc, restore.cc, config.cc; types in
   // lance/table/maintenance.h.
 
+  /// \brief Rewrites small fragments (and, with materialize_deletions, fragments with
+  /// many deleted rows) into fewer, larger ones, committing Lance's `Rewrite`: planned
+  /// as Lance plans it (runs of adjacent candidate fragments, split into bins of about
+  /// target_rows_per_fragment live rows). Commits nothing when there is nothing to do.
+  /// On success this object moves to the new version.
+  /// \return the metrics; Invalid for bad options; Conflict (retryable) when a
+  /// concurrent delete / update touched a rewritten fragment; errors of reads/writes.
+  Result<CompactionMetrics> CompactFiles(const CompactionOptions& options = {});
+
+  /// \brief Removes versions older than the cutoff (never the latest one nor a tagged
+  /// one) and every file under data/, _deletions/, _transactions/ and _indices/ that no
+  /// kept version references, as Lance's cleanup (rust/lance/src/dataset/cleanup.rs):
+  /// unreferenced files younger than 7 days are kept unless delete_unverified, and
+  /// files written after the oldest kept version are never looked at, so concurrent
+  /// writers are safe.
+  /// \return the stats; Invalid when a tagged version would be removed and
+  /// error_if_tagged_old_versions; errors of the store.
+  Result<CleanupStats> CleanupOldVersions(const CleanupOptions& options = {});
+
+  /// \brief Commits this object's version as the newest one (Lance's `Restore`) and
+  /// moves this object to it.
+  Status Restore();
+
+  /// \brief The version a tag points at. \return NotFound for an unknown tag.
+  Result<uint64_t> TagVersion(const std::string& name) const;
+  /// \brief Every tag by name. \return Corrupt naming a damaged tag file.
+  Result<std::map<std::string, TagInfo>> ListTags() const;
+  /// \brief Tags `version` (`_refs/tags/<name>.json`). \return AlreadyExists; NotFound
+  /// for a version that does not exist; Invalid for a bad name.
+  Status CreateTag(const std::string& name, uint64_t version);
+  /// \brief Points an existing tag at another version. \return NotFound.
+  Status UpdateTag(const std::string& name, uint64_t version);
+  /// \brief Removes a tag. \return NotFound.
+  Status DeleteTag(const std::string& name);
+  /// \brief The version tagged `name`.
+  Result<std::shared_ptr<Dataset>> CheckoutTag(const std::string& name) const;
+  /// \brief The latest version committed at or before `timestamp_ms` (milliseconds
+  /// since the epoch). \return NotFound when every version is younger.
+  Result<std::shared_ptr<Dataset>> CheckoutTimestamp(int64_t timestamp_ms) const;
+
+  /// \brief The table config (Manifest.config) of this version.
+  std::map<std::string, std::string> Config() const;
+  /// \brief Sets config keys, and removes those mapped to nullopt (Lance's
+  /// `UpdateConfig`); with `replace` the config becomes exactly the given keys. Moves
+  /// to the new version.
+  Status UpdateConfig(const std::map<std::string, std::optional<std::string>>& updates,
+                      bool replace = false);
+  /// \brief Removes config keys (Lance's `UpdateConfig`); moves to the new version.
+  Status DeleteConfigKeys(const std::vector<std::string>& keys);
+  /// \brief Replaces the schema metadata; moves to the new version.
+  Status ReplaceSchemaMetadata(const std::map<std::string, std::string>& metadata);
+  /// \brief Replaces one top-level or nested (dotted path) field's metadata.
+  /// \return Invalid for an unknown field.
+  Status ReplaceFieldMetadata(const std::string& field,
+                              const std::map<std::string, std::string>& metadata);
+
   // ==== end of maintenance.
   //
   //

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// Dataset::CleanupOldVersions: Lance's rules on a local directory.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "lance/table/dataset.h"
+#include "table_test_util.h"
+#include "tests/testing/matchers.h"
+#include "tests/testing/temp_dir.h"
+
+namespace lance {
+namespace {
+
+namespace fs = std::filesystem;
+using table_testing::WriteRows;
+
+std::set<std::string> Files(const std::string& root, const std::string& sub) {
+  std::set<std::string> out;
+  if (!fs::exists(root + "/" + sub)) return out;
+  for (const auto& e : fs::directory_iterator(root + "/" + sub)) {
+    out.insert(e.path().filename().string());
+  }
+  return out;
+}
+
+// Versions 1 (write), 2 (delete), 3 (compaction): v1 and v2's data files and v2's
+// deletion file are referenced by old versions only after the compaction.
+Result<std::shared_ptr<Dataset>> History(const std::string& uri) {
+  WriteParams p;
+  p.max_rows_per_file = 10;
+  LANCE_ASSIGN_OR_RAISE(auto ds, WriteRows(uri, 0, 30, p));
+  LANCE_RETURN_NOT_OK(ds->Delete("id < 3"));
+  CompactionOptions o;
+  o.target_rows_per_fragment = 1000;
+  LANCE_RETURN_NOT_OK(ds->CompactFiles(o).status());
+  return ds;
+}
+
+TEST(CleanupTest, RemovesOldVersionsAndOnlyTheirFiles) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  ASSERT_OK_AND_ASSIGN(auto ds, History(uri));
+  EXPECT_EQ(Files(uri, "data").size(), 4u);
+  EXPECT_EQ(Files(uri, "_deletions").size(), 1u);
+  CleanupOptions o;
+  o.older_than_ms = 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(st.old_versions, 2);
+  EXPECT_EQ(st.data_files_removed, 3);
+  EXPECT_EQ(st.deletion_files_removed, 1);
+  EXPECT_EQ(st.transaction_files_removed, 2);
+  EXPECT_GT(st.bytes_removed, 0);
+  EXPECT_EQ(Files(uri, "data").size(), 1u);
+  EXPECT_EQ(Files(uri, "_deletions").size(), 0u);
+  ASSERT_OK_AND_ASSIGN(auto versions, ds->Versions());
+  ASSERT_EQ(versions.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(uri));
+  EXPECT_EQ(*reopened->CountRows(), 27);
+  // Nothing left to do.
+  ASSERT_OK_AND_ASSIGN(st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(st.old_versions, 0);
+  EXPECT_EQ(st.bytes_removed, 0);
+}
+
+TEST(CleanupTest, RetainVersionsKeepsTheNewest) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  ASSERT_OK_AND_ASSIGN(auto ds, History(uri));
+  CleanupOptions o;
+  o.older_than_ms.reset();
+  o.retain_versions = 0;
+  EXPECT_THAT(ds->CleanupOldVersions(o).status(), testing::IsError(StatusCode::kInvalid));
+  o.retain_versions = 2;
+  ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(st.old_versions, 1);
+  ASSERT_OK_AND_ASSIGN(auto versions, ds->Versions());
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_EQ(versions[0].version, 2u);
+  ASSERT_OK_AND_ASSIGN(auto v2, ds->CheckoutVersion(2));
+  EXPECT_EQ(*v2->CountRows("id >= 0"), 27);
+}
+
+TEST(CleanupTest, YoungVersionsAndUnverifiedFilesStay) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  ASSERT_OK_AND_ASSIGN(auto ds, History(uri));
+  // A stray data file no manifest names (a failed write): younger than 7 days.
+  fs::copy_file(uri + "/data/" + *Files(uri, "data").begin(), uri + "/data/stray.lance");
+  CleanupOptions o;  // two weeks: nothing is old
+  ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(st.old_versions, 0);
+  EXPECT_EQ(Files(uri, "data").size(), 5u);
+  o.older_than_ms = 0;
+  ASSERT_OK_AND_ASSIGN(st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(Files(uri, "data").count("stray.lance"), 1u);
+  o.delete_unverified = true;
+  ASSERT_OK_AND_ASSIGN(st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(Files(uri, "data").count("stray.lance"), 0u);
+  EXPECT_EQ(st.data_files_removed, 1);
+}
+
+TEST(CleanupTest, TaggedVersionsFailOrStay) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  ASSERT_OK_AND_ASSIGN(auto ds, History(uri));
+  ASSERT_OK(ds->CreateTag("keep", 1));
+  CleanupOptions o;
+  o.older_than_ms = 0;
+  EXPECT_THAT(ds->CleanupOldVersions(o).status(),
+              testing::IsErrorWith(StatusCode::kInvalid, "keep"));
+  EXPECT_EQ(ds->Versions()->size(), 3u);  // nothing removed
+  o.error_if_tagged_old_versions = false;
+  ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
+  EXPECT_EQ(st.old_versions, 1);  // version 2 only
+  ASSERT_OK_AND_ASSIGN(auto tagged, ds->CheckoutTag("keep"));
+  EXPECT_EQ(*tagged->CountRows("id >= 0"), 30);  // reads every data file of version 1
+}
+
+TEST(CleanupTest, ConcurrentWritersKeepEveryVersionReadable) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  WriteParams p;
+  p.max_rows_per_file = 10;
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 30, p));
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    WriteParams ap;
+    ap.mode = WriteMode::kAppend;
+    for (int i = 0; i < 15; ++i) {
+      auto w = WriteRows(uri, 100 + 10 * i, 10, ap);
+      if (w.ok() && i % 2 == 1)
+        (void)(*w)->Delete("id = " + std::to_string(100 + 10 * i));
+    }
+    done = true;
+  });
+  CleanupOptions o;
+  o.older_than_ms = 0;
+  int64_t removed = 0;
+  while (!done) {
+    ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
+    ASSERT_OK_AND_ASSIGN(CleanupStats st, latest->CleanupOldVersions(o));
+    removed += st.old_versions;
+    ASSERT_OK_AND_ASSIGN(auto versions, latest->Versions());
+    for (const auto& v : versions) {
+      auto at = latest->CheckoutVersion(v.version);
+      if (!at.ok()) continue;  // cleaned meanwhile
+      ASSERT_OK(at.status());
+      auto counted = (*at)->CountRows("id >= 0");
+      ASSERT_TRUE(counted.ok()) << "version " << v.version << ": " << counted.status();
+    }
+  }
+  writer.join();
+  ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
+  ASSERT_OK_AND_ASSIGN(CleanupStats last, latest->CleanupOldVersions(o));
+  EXPECT_GT(removed + last.old_versions, 0);
+  EXPECT_EQ(*latest->CountRows("id >= 0"), 30 + 150 - 7);
+}
+
+}  // namespace
+}  // namespace lance
