@@ -224,6 +224,21 @@ Result<CompactionMetrics> Dataset::CompactFiles(const CompactionOptions& options
   if (op->groups_size() == 0) return metrics;  // nothing to do: no new version
 
   ti::CommitOptions commit_options;
+  // As Lance (without stable row ids): first a version that reserves the new fragments'
+  // ids, so that the Rewrite names its fragments by their final ids (what index
+  // remapping needs), then the Rewrite itself, still planned against the read version.
+  int num_new = 0;
+  for (const auto& group : op->groups()) num_new += group.new_fragments_size();
+  pb::Transaction reserve;
+  reserve.set_read_version(ds->proto().version());
+  reserve.mutable_reserve_fragments()->set_num_fragments(static_cast<uint32_t>(num_new));
+  LANCE_ASSIGN_OR_RAISE(
+      ti::LoadedManifest reserved,
+      ti::CommitTransaction(ds->dir, &ds->manifest, std::move(reserve), commit_options));
+  uint64_t next_id = reserved.manifest.max_fragment_id() + 1 - num_new;
+  for (auto& group : *op->mutable_groups()) {
+    for (auto& f : *group.mutable_new_fragments()) f.set_id(next_id++);
+  }
   LANCE_ASSIGN_OR_RAISE(
       ti::LoadedManifest committed,
       ti::CommitTransaction(ds->dir, &ds->manifest, std::move(txn), commit_options));

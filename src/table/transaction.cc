@@ -366,6 +366,7 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
     case Op::kRewrite:
     case Op::kRestore:
     case Op::kUpdateConfig:
+    case Op::kReserveFragments:
       if (previous == nullptr) {
         return Status::NotFound("Cannot apply ", OperationName(txn),
                                 ": the dataset does not exist");
@@ -489,6 +490,7 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
     case Op::kRewrite:
     case Op::kRestore:
     case Op::kUpdateConfig:
+    case Op::kReserveFragments:
       return CheckMaintenanceConflict(mine, theirs, their_version, uri);
     default:
       return incompatible("");

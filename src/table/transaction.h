@@ -108,7 +108,7 @@ Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
 Status ApplyMutation(const pb::Transaction& txn, pb::Manifest* m);
 Status CheckMutationConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                              uint64_t their_version, std::string_view uri);
-/// \brief Rewrite, Restore, UpdateConfig (transaction_maintenance.cc).
+/// \brief Rewrite, Restore, UpdateConfig, ReserveFragments (transaction_maintenance.cc).
 Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m);
 Status CheckMaintenanceConflict(const pb::Transaction& mine,
                                 const pb::Transaction& theirs, uint64_t their_version,

@@ -65,7 +65,13 @@ Status ApplyRewrite(const pb::Transaction::Rewrite& op, pb::Manifest* m) {
     for (const auto& f : group.new_fragments()) {
       pb::DataFragment* out = m->add_fragments();
       *out = f;
-      out->set_id(static_cast<uint64_t>(++mark));
+      // Ids reserved beforehand (ReserveFragments, as Lance's compaction does) are
+      // kept; reservations start above the high-water mark, so they are never 0.
+      if (f.id() != 0) {
+        mark = std::max(mark, static_cast<int64_t>(f.id()));
+      } else {
+        out->set_id(static_cast<uint64_t>(++mark));
+      }
     }
   }
   if (mark > static_cast<int64_t>(UINT32_MAX)) {
@@ -169,6 +175,16 @@ Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m) {
       return ApplyRewrite(txn.rewrite(), m);
     case Op::kUpdateConfig:
       return ApplyUpdateConfig(txn.update_config(), m);
+    case Op::kReserveFragments: {
+      // Lance's compaction reserves the ids of its new fragments in a version of its
+      // own (which changes nothing else), then commits the Rewrite with those ids.
+      const int64_t mark = HighWaterMark(*m) + txn.reserve_fragments().num_fragments();
+      if (mark > static_cast<int64_t>(UINT32_MAX)) {
+        return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
+      }
+      if (mark >= 0) m->set_max_fragment_id(static_cast<uint32_t>(mark));
+      return Status::OK();
+    }
     case Op::kRestore: {
       // Lance: the new version is the old manifest as it was (schema, fragments,
       // config), under the next version number.
@@ -198,6 +214,12 @@ Status CheckMaintenanceConflict(const pb::Transaction& mine,
     return ConflictError(mine, theirs, their_version, uri, why, false);
   };
   switch (mine.operation_case()) {
+    case Op::kReserveFragments:
+      // Lance: reserving ids changes no data; only a dataset replaced meanwhile makes
+      // the reservation meaningless.
+      if (t == Op::kOverwrite || t == Op::kRestore || t == Op::OPERATION_NOT_SET)
+        return incompatible("it replaced the dataset's fragments");
+      return Status::OK();
     case Op::kRestore:
       // Lance: a Restore wins over everything but a MemWAL state change.
       if (t == Op::kUpdateMemWalState || t == Op::OPERATION_NOT_SET)

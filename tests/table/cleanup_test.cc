@@ -26,8 +26,9 @@ std::set<std::string> Files(const std::string& root, const std::string& sub) {
   return out;
 }
 
-// Versions 1 (write), 2 (delete), 3 (compaction): v1 and v2's data files and v2's
-// deletion file are referenced by old versions only after the compaction.
+// Versions 1 (write), 2 (delete), 3 and 4 (compaction: the fragment id reservation, then
+// the Rewrite, as Lance commits them): v1 and v2's data files and v2's deletion file are
+// referenced by old versions only after the compaction.
 Result<std::shared_ptr<Dataset>> History(const std::string& uri) {
   WriteParams p;
   p.max_rows_per_file = 10;
@@ -49,10 +50,10 @@ TEST(CleanupTest, RemovesOldVersionsAndOnlyTheirFiles) {
   o.older_than_ms = 0;
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
-  EXPECT_EQ(st.old_versions, 2);
+  EXPECT_EQ(st.old_versions, 3);
   EXPECT_EQ(st.data_files_removed, 3);
   EXPECT_EQ(st.deletion_files_removed, 1);
-  EXPECT_EQ(st.transaction_files_removed, 2);
+  EXPECT_EQ(st.transaction_files_removed, 3);
   EXPECT_GT(st.bytes_removed, 0);
   EXPECT_EQ(Files(uri, "data").size(), 1u);
   EXPECT_EQ(Files(uri, "_deletions").size(), 0u);
@@ -76,12 +77,12 @@ TEST(CleanupTest, RetainVersionsKeepsTheNewest) {
   EXPECT_THAT(ds->CleanupOldVersions(o).status(), testing::IsError(StatusCode::kInvalid));
   o.retain_versions = 2;
   ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
-  EXPECT_EQ(st.old_versions, 1);
+  EXPECT_EQ(st.old_versions, 2);
   ASSERT_OK_AND_ASSIGN(auto versions, ds->Versions());
   ASSERT_EQ(versions.size(), 2u);
-  EXPECT_EQ(versions[0].version, 2u);
-  ASSERT_OK_AND_ASSIGN(auto v2, ds->CheckoutVersion(2));
-  EXPECT_EQ(*v2->CountRows("id >= 0"), 27);
+  EXPECT_EQ(versions[0].version, 3u);
+  ASSERT_OK_AND_ASSIGN(auto v3, ds->CheckoutVersion(3));
+  EXPECT_EQ(*v3->CountRows("id >= 0"), 27);
 }
 
 TEST(CleanupTest, YoungVersionsAndUnverifiedFilesStay) {
@@ -112,10 +113,10 @@ TEST(CleanupTest, TaggedVersionsFailOrStay) {
   o.older_than_ms = 0;
   EXPECT_THAT(ds->CleanupOldVersions(o).status(),
               testing::IsErrorWith(StatusCode::kInvalid, "keep"));
-  EXPECT_EQ(ds->Versions()->size(), 3u);  // nothing removed
+  EXPECT_EQ(ds->Versions()->size(), 4u);  // nothing removed
   o.error_if_tagged_old_versions = false;
   ASSERT_OK_AND_ASSIGN(CleanupStats st, ds->CleanupOldVersions(o));
-  EXPECT_EQ(st.old_versions, 1);  // version 2 only
+  EXPECT_EQ(st.old_versions, 2);  // versions 2 and 3
   ASSERT_OK_AND_ASSIGN(auto tagged, ds->CheckoutTag("keep"));
   EXPECT_EQ(*tagged->CountRows("id >= 0"), 30);  // reads every data file of version 1
 }

@@ -56,11 +56,14 @@ TEST(CompactionTest, MergesAdjacentSmallFragmentsIntoEvenBins) {
   EXPECT_EQ(m.files_removed, 10);
   EXPECT_EQ(m.files_added, 3);
   EXPECT_EQ(RowCounts(*ds), (std::vector<uint64_t>{60, 60, 80}));
-  EXPECT_EQ(ds->version(), 2u);
+  // Version 2 reserves the new fragments' ids, version 3 is the Rewrite (as Lance).
+  EXPECT_EQ(ds->version(), 3u);
   EXPECT_EQ(Ids(*ds), Range(0, 200));
   ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(uri));
-  EXPECT_EQ(reopened->version(), 2u);
+  EXPECT_EQ(reopened->version(), 3u);
   EXPECT_EQ(reopened->fragments().front().id, 10u);  // ids above the high-water mark
+  ASSERT_OK_AND_ASSIGN(auto reserved, Dataset::Open(uri, {.version = 2}));
+  EXPECT_EQ(reserved->fragments().size(), 10u);  // the reservation changes no data
 }
 
 TEST(CompactionTest, LargeBinIsSpreadOverTargetSizedFiles) {
@@ -156,7 +159,7 @@ TEST(CompactionTest, RebasesOverConcurrentAppendAndUnrelatedDelete) {
   o.target_rows_per_fragment = 50;
   ASSERT_OK_AND_ASSIGN(CompactionMetrics m, stale->CompactFiles(o));
   EXPECT_EQ(m.fragments_removed, 3);
-  EXPECT_EQ(stale->version(), 4u);
+  EXPECT_EQ(stale->version(), 5u);  // 4 reserves ids, 5 is the Rewrite
   auto ids = Ids(*stale);
   EXPECT_EQ(ids.size(), 129u);
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 50), 0);
