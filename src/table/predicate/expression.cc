@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -233,6 +234,15 @@ std::optional<double> ParseFloat(std::string_view s) {
   return d;
 }
 
+std::string OffsetSuffix(int64_t seconds) {
+  if (seconds == 0) return "Z";
+  const int64_t m = (seconds < 0 ? -seconds : seconds) / 60;
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%c%02d:%02d", seconds < 0 ? '-' : '+',
+                static_cast<int>(m / 60), static_cast<int>(m % 60));
+  return buf;
+}
+
 class SlotWriter {
  public:
   static Result<SlotWriter> Make(const DataTypePtr& to, const DataType& from) {
@@ -363,6 +373,9 @@ class SlotWriter {
         x = *parsed;
         break;
       }
+      case Literal::Kind::kDate:
+        x = v.days;  // days since the epoch, as Arrow's date32 -> integer cast
+        break;
       default:
         return Unsupported();
     }
@@ -420,8 +433,11 @@ class SlotWriter {
       case Literal::Kind::kDate:
         return b->Append(pi::FormatDate(v.days));
       case Literal::Kind::kTimestamp: {
+        // Arrow's rendering: ISO 8601 with a 'T'; a zoned value in its zone's local
+        // time followed by the offset ('Z' for UTC).
         std::string s = pi::FormatTimestamp(LocalNanos(v));
         std::replace(s.begin(), s.end(), ' ', 'T');
+        if (v.has_zone) s += OffsetSuffix(from_offset_);
         return b->Append(s);
       }
       default:
@@ -437,6 +453,9 @@ class SlotWriter {
         break;
       case Literal::Kind::kTimestamp:
         days = pi::FloorDiv(LocalNanos(v), kNanosPerDay);
+        break;
+      case Literal::Kind::kInt:
+        days = v.int_value;  // a day count, as Arrow's integer -> date32 cast
         break;
       case Literal::Kind::kString: {
         if (auto d = pi::ParseDate(Trim(v.string_value))) {
