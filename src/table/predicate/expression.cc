@@ -814,17 +814,26 @@ uint32_t ToUpperCp(uint32_t c) {
   return c;
 }
 
+bool IsCased(uint32_t cp) { return ToLowerCp(cp) != cp || ToUpperCp(cp) != cp; }
+
 std::string MapCase(std::string_view s, bool upper) {
   std::string out;
   out.reserve(s.size());
   size_t i = 0;
+  uint32_t previous = 0;
   while (i < s.size()) {
     const uint32_t cp = NextCodePoint(s, &i);
     if (upper && cp == 0xDF) {  // ß has no single upper-case letter
       out += "SS";
-      continue;
+    } else if (!upper && cp == 0x3A3 && IsCased(previous)) {
+      // Σ ends a word as ς (as Rust's to_lowercase): a cased letter before, none after.
+      size_t next = i;
+      const bool more = next < s.size() && IsCased(NextCodePoint(s, &next));
+      PutCodePoint(more ? 0x3C3 : 0x3C2, &out);
+    } else {
+      PutCodePoint(upper ? ToUpperCp(cp) : ToLowerCp(cp), &out);
     }
-    PutCodePoint(upper ? ToUpperCp(cp) : ToLowerCp(cp), &out);
+    previous = cp;
   }
   return out;
 }
