@@ -1080,7 +1080,7 @@ DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
     if (a->is_floating() && b->is_floating()) {
       return a->byte_width() >= b->byte_width() ? a : b;
     }
-    return float64();
+    return a->is_floating() ? a : b;  // an integer meets a float in that float's type
   }
   if (IsStringLikeId(x) && IsStringLikeId(y)) {
     const bool is_binary = x == TypeId::kBinary || x == TypeId::kLargeBinary ||
@@ -1093,7 +1093,7 @@ DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
   if (x == TypeId::kDate32 && y == TypeId::kTimestamp) return b;
   if (y == TypeId::kDate32 && x == TypeId::kTimestamp) return a;
   if (x == TypeId::kTimestamp && y == TypeId::kTimestamp) {
-    return pi::NanosPerUnit(a->unit()) <= pi::NanosPerUnit(b->unit()) ? a : b;
+    return pi::NanosPerUnit(a->unit()) >= pi::NanosPerUnit(b->unit()) ? a : b;  // coarser
   }
   return nullptr;
 }
