@@ -622,9 +622,8 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       if (path.ok()) {
         outputs.push_back(OutputColumn{read_position(path->top), path->children, {}, {}});
         const FieldPtr f = FlatField(full, *path, name);
-        output_fields.push_back(f->name() == name
-                                    ? f
-                                    : field(name, f->type(), f->nullable(), f->metadata()));
+        output_fields.push_back(
+            f->name() == name ? f : field(name, f->type(), f->nullable(), f->metadata()));
         continue;
       }
       Result<std::shared_ptr<const table::ValueExpression>> expr =
