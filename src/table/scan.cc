@@ -219,6 +219,7 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   out->batch_size_ = std::max<int64_t>(1, batch_size);
   out->fragment_name_ = "fragment " + std::to_string(fragment.id()) + " of " + ds.uri;
   std::vector<FieldPtr> fields;
+  fields.reserve(columns.size());
   for (int c : columns) fields.push_back(ds.schema.schema()->field(c));
   out->schema_ = ::lance::schema(std::move(fields));
 
@@ -635,8 +636,8 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       for (const std::string& ref : (*expr)->ReferencedColumns()) {
         const int index = full.GetFieldIndex(ref);
         if (index < 0) {
-          return Status::Invalid("Scan: column '" + name +
-                                 "' references unknown column '" + ref + "'");
+          return Status::Invalid("Scan: column '", name, "' references unknown column '",
+                                 ref, "'");
         }
         read_position(index);
       }

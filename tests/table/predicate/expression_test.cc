@@ -119,6 +119,62 @@ TEST(ValueExpression, ErrorsNameTheProblem) {
               IsErrorWith(StatusCode::kInvalid, "expression 'x / (i - i)'"));
 }
 
+TEST(ValueExpression, SyntaxErrorsNameWhatWasExpected) {
+  auto batch = Sample();
+  const Schema& schema = *batch->schema();
+  EXPECT_THAT(ValueExpression::Parse("CAST(x AS)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected a type name at position 9"));
+  EXPECT_THAT(ValueExpression::Parse("CAST(x INT)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected AS in CAST"));
+  EXPECT_THAT(ValueExpression::Parse("CASE WHEN b THEN 1", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "WHEN, ELSE or END in CASE"));
+  EXPECT_THAT(ValueExpression::Parse("CASE x END", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected WHEN in CASE"));
+  EXPECT_THAT(ValueExpression::Parse("EXTRACT(year d)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected FROM in EXTRACT"));
+  EXPECT_THAT(ValueExpression::Parse("lower(s", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "',' or ')' after a function argument"));
+  EXPECT_THAT(ValueExpression::Parse("concat()", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "takes at least 1 argument"));
+  EXPECT_THAT(ValueExpression::Parse("x || 1", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "|| joins strings"));
+  EXPECT_THAT(ValueExpression::Parse("CAST(x AS TIMESTAMP(4))", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "precision must be 0, 3, 6 or 9"));
+  EXPECT_THAT(ValueExpression::Parse("date_part(s, x)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "part as a string literal"));
+  EXPECT_THAT(ValueExpression::Parse("abs(s)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "function 'abs' needs a number"));
+  EXPECT_THAT(Predicate::Parse("lower(s)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "must be a boolean expression"));
+}
+
+TEST(ValueExpression, PrecedenceOfConcatAndCaseInsensitiveNames) {
+  auto batch = Sample();
+  // || binds tighter than comparisons, as + does.
+  ExpectArray(Eval("s || 'x' = 'ax'", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, false}), "||");
+  ExpectArray(Eval("CoAlEsCe(i, 0) + 1", *batch),
+              Build(Int64Builder(), Opt<int64_t>{2, -1, 1, 41}), "mixed-case name");
+  auto e = ValueExpression::Parse("lower(s) || CAST(i AS STRING)", *batch->schema());
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->ReferencedColumns(), (std::vector<std::string>{"s", "i"}));
+  EXPECT_EQ((*e)->type()->id(), TypeId::kUtf8);
+}
+
+TEST(CastArray, SlicedInputAndUnicodeCase) {
+  auto ints = Build(Int64Builder(), Opt<int64_t>{1, 2, std::nullopt, 4})->Slice(1, 3);
+  ExpectArray(CastArray(ints, utf8()).value(),
+              Build(StringBuilder(), Opt<std::string>{"2", std::nullopt, "4"}), "sliced");
+  auto batch = MakeBatch(
+      {{"s", Build(StringBuilder(), Opt<std::string>{"ΣΑΣ ΟΔΟΣ", "straße", "ДОМ"})}});
+  ExpectArray(Eval("lower(s)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"σας οδος", "straße", "дом"}),
+              "final sigma");
+  ExpectArray(Eval("upper(s)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"ΣΑΣ ΟΔΟΣ", "STRASSE", "ДОМ"}),
+              "ß");
+}
+
 TEST(CastArray, IntegersWidenNarrowAndCheckRange) {
   auto ints = Build(Int64Builder(), Opt<int64_t>{1, std::nullopt, -128, 127});
   ExpectArray(CastArray(ints, int8()).value(),
