@@ -320,7 +320,33 @@ class Parser {
     LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
     if (Peek().kind != Tok::kEnd)
       return SyntaxError("an operator or end of input", Peek());
+    LANCE_ASSIGN_OR_RAISE(root, ResolveRootArith(root));
     return Resolve(root);
+  }
+
+  // Lance's resolve step on a value: `column OP literal` (or `literal OP column`) at the
+  // root takes the literal in the column's type (`i16 * 2` is int16, `u32 + 1` uint32,
+  // `f32 * 0.5` float32), where DataFusion alone would widen to the literal's type. An
+  // integer column keeps DataFusion's typing for a non-integer literal.
+  Result<ExprPtr> ResolveRootArith(const ExprPtr& root) const {
+    auto it = arith_.find(root.get());
+    if (it == arith_.end()) return root;
+    const BuiltArith& a = it->second;
+    const bool column_left = a.left->column_path() && a.right->is_written_literal();
+    const bool column_right = a.right->column_path() && a.left->is_written_literal();
+    if (!column_left && !column_right) return root;
+    const ExprPtr& column = column_left ? a.left : a.right;
+    const ExprPtr& literal = column_left ? a.right : a.left;
+    const DataTypePtr& type = column->type();
+    const Literal* lit = literal->literal();
+    if (!type || !lit || !(type->is_integer() || type->is_floating())) return root;
+    if (type->is_integer() && lit->kind != Literal::Kind::kInt) return root;
+    if (lit->kind != Literal::Kind::kInt && lit->kind != Literal::Kind::kFloat)
+      return root;
+    LANCE_ASSIGN_OR_RAISE(ExprPtr typed, Bind(pi::MakeCast(literal, type), a.pos));
+    return Bind(column_left ? pi::MakeArith(column, a.op, typed)
+                            : pi::MakeArith(typed, a.op, column),
+                a.pos);
   }
 
   Result<ExprPtr> ParseFilter() {
@@ -563,9 +589,12 @@ class Parser {
       case Tok::kArith: {
         // The right operand stops at operators of the same level: left-associative.
         LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(prec));
-        return Bind(
-            pi::MakeArith(std::move(left), ArithOpOf(text_[op.pos]), std::move(right)),
-            op.pos);
+        const ArithOp arith = ArithOpOf(text_[op.pos]);
+        LANCE_ASSIGN_OR_RAISE(ExprPtr out,
+                              Bind(pi::MakeArith(left, arith, right), op.pos));
+        arith_.insert_or_assign(
+            out.get(), BuiltArith{std::move(left), arith, std::move(right), op.pos, out});
+        return out;
       }
       default:
         break;
@@ -1028,6 +1057,15 @@ class Parser {
   size_t index_ = 0;
   std::string_view what_;
   std::unordered_map<const pi::Expr*, Built> built_;
+  // Arithmetic nodes as built (the node is held so that its address stays unique).
+  struct BuiltArith {
+    ExprPtr left;
+    ArithOp op;
+    ExprPtr right;
+    size_t pos;
+    ExprPtr node;
+  };
+  std::unordered_map<const pi::Expr*, BuiltArith> arith_;
 };
 
 Result<std::vector<Token>> Lex(std::string_view text, std::string_view what) {

@@ -59,13 +59,34 @@ TEST(ValueExpression, ColumnsArithmeticAndTypes) {
               Build(Int64Builder(), Opt<int64_t>{11, 18, std::nullopt, std::nullopt}),
               "i + x");
   ExpectArray(Eval("i * 2", *batch),
-              Build(Int64Builder(), Opt<int64_t>{2, -4, std::nullopt, 80}), "i * 2");
+              Build(Int32Builder(), Opt<int32_t>{2, -4, std::nullopt, 80}), "i * 2");
   ExpectArray(Eval("f * 2", *batch),
               Build(DoubleBuilder(), Opt<double>{3, std::nullopt, -0.5, 16}), "f * 2");
   auto e = ValueExpression::Parse("i + x", *batch->schema());
   ASSERT_TRUE(e.ok());
   EXPECT_EQ((*e)->type()->id(), TypeId::kInt64);
   EXPECT_EQ((*e)->ReferencedColumns(), (std::vector<std::string>{"i", "x"}));
+}
+
+// As Lance's resolve step: a literal next to a column at the root takes its type.
+TEST(ValueExpression, RootLiteralTakesTheColumnType) {
+  auto batch = MakeBatch({
+      {"i8", Build(Int8Builder(), Opt<int8_t>{100, -1, std::nullopt})},
+      {"g", Build(FloatBuilder(), Opt<float>{1.0F, 2.0F, std::nullopt})},
+  });
+  ExpectArray(Eval("i8 + 100", *batch),
+              Build(Int8Builder(), Opt<int8_t>{-56, 99, std::nullopt}), "wraps in int8");
+  ExpectArray(Eval("2 * i8", *batch),
+              Build(Int8Builder(), Opt<int8_t>{-56, -2, std::nullopt}), "literal left");
+  ExpectArray(Eval("g * 0.1", *batch),
+              Build(FloatBuilder(), Opt<float>{0.1F, 0.2F, std::nullopt}), "float32");
+  ExpectArray(Eval("(i8 + 100) > 0", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, true, std::nullopt}),
+              "below the root: int64");
+  ExpectArray(Eval("i8 - 0.5", *batch),
+              Build(DoubleBuilder(), Opt<double>{99.5, -1.5, std::nullopt}), "fraction");
+  EXPECT_THAT(ValueExpression::Parse("i8 + 200", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "200"));
 }
 
 TEST(ValueExpression, LiteralsAreBroadcast) {
