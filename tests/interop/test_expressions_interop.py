@@ -147,6 +147,12 @@ AGREED = [
     "coalesce(s, 'z')", "coalesce(NULL, s)", "coalesce(s, ls)", "coalesce(f64, 0)",
     "coalesce(i32, i64, 7)", "coalesce(b, false)", "coalesce(d, date '2000-01-01')",
     "coalesce(lower(s), '?') || '!'",
+    # nested, with NULLs on the way
+    "round(f64 * 2, 1)", "length(concat(s, ls))", "abs(coalesce(i32, i64) - 100)",
+    "upper(coalesce(s, ls, 'none'))", "date_part('year', coalesce(d, CAST(ts AS DATE)))",
+    "CAST(length(s) AS STRING) || ':' || lower(s)", "coalesce(i32 + i8, -1) * 2",
+    "lower(s) IN ('abc', 'bc')", "length(s) NOT IN (0, 3)", "(f64 > 1) IS NULL",
+    "NOT (coalesce(b, true) AND i32 > 0)", "CAST(f32 AS DOUBLE) > 1.0 OR s IS NULL",
     # CAST with Lance's type names
     "CAST(i32 AS TINYINT)", "CAST(i32 AS SMALLINT)", "CAST(i8 AS INT)", "CAST(i8 AS INTEGER)",
     "CAST(i32 AS BIGINT)", "CAST(u8 AS TINYINT UNSIGNED)", "CAST(u32 AS BIGINT UNSIGNED)",
