@@ -11,8 +11,10 @@
 //            | expr [NOT] (LIKE | ILIKE) 'pattern'        ('%', '_', '\' escapes)
 //            | expr ("+" | "-" | "*" | "/" | "%") expr | ("-" | "+") expr
 //            | expr "||" expr                              (string concatenation)
-//            | CAST "(" expr AS type ")" | CASE [expr] (WHEN expr THEN expr)+ [ELSE expr] END
-//            | EXTRACT "(" part FROM expr ")" | SUBSTRING "(" expr FROM expr [FOR expr] ")"
+//            | CAST "(" expr AS type ")"
+//            | CASE [expr] (WHEN expr THEN expr)+ [ELSE expr] END
+//            | EXTRACT "(" part FROM expr ")"
+//            | SUBSTRING "(" expr FROM expr [FOR expr] ")"
 //            | function "(" [expr ("," expr)*] ")"
 //            | "(" expr ")" | column | literal
 //   function := lower | upper | concat | length | char_length | character_length
