@@ -618,6 +618,11 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       if (!seen_outputs.insert(name).second) {
         return Status::Invalid("Scan: output column '" + name + "' is given twice");
       }
+      if (text == kRowIdColumn && full.GetFieldIndex(text) < 0) {
+        outputs.push_back(OutputColumn{-1, {}, {}, name});  // the row id, renamed
+        output_fields.push_back(field(name, uint64(), /*nullable=*/true));
+        continue;
+      }
       // A plain column (or struct field path) comes out as `columns` would give it.
       Result<FieldPath> path = ResolveFieldPath(full, text, "Scan", ds->uri);
       if (path.ok()) {

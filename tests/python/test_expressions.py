@@ -63,6 +63,12 @@ def test_scanner_and_batches(ds):
     assert [v for b in batches for v in b.column(0).to_pylist()] == ["AB", None, "CD", "ÉX"]
 
 
+def test_row_id_in_expression_columns(ds):
+    table = ds.to_table(columns={"rid": "_rowid", "id": "id"}, filter="id > 2")
+    assert table.schema.field("rid").type == pa.uint64()
+    assert table.column("rid").to_pylist() == [2, 3]
+
+
 def test_renamed_plain_column_keeps_its_type(ds):
     table = ds.to_table(columns={"key": "id", "name": "s"})
     assert table.schema.names == ["key", "name"]
