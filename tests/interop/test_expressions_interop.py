@@ -138,6 +138,10 @@ AGREED = [
     "length(ls)", "octet_length(ls)", "length(i32)",
     "ltrim(s)", "rtrim(s)", "btrim(s)", "ltrim(s, ' A')", "btrim(s, 'Ac ')",
     "lower(s) = 'abc'", "length(s) > 2", "upper(lower(s))",
+    "replace(s, 'b', 'X')", "replace(s, '', '-')", "replace(ls, 'Σ', 's')",
+    "starts_with(s, 'A')", "ends_with(s, 'c')", "strpos(s, 'c')", "strpos(s, 'Ü')",
+    "strpos(s, '')", "reverse(s)", "nullif(i32, 1)", "nullif(s, 'bc')", "nullif(f64, 2.5)",
+    "nullif(i64, i32)",
     # numbers
     "abs(i16)", "abs(i32)", "abs(f64)", "abs(f32)", "abs(u32)", "abs(i64 - 100)",
     "round(f64)", "round(f64, 1)", "round(f32)", "round(f32, 1)", "round(i32)",

@@ -1139,6 +1139,38 @@ pi::ExprPtr MakeRow(std::string name, std::vector<pi::ExprPtr> args, DataTypePtr
                                            std::move(type), strict, std::move(fn));
 }
 
+// Equality of two non-NULL values of types that meet (nullif).
+bool SameValue(const Literal& a, const Literal& b) {
+  using K = Literal::Kind;
+  if (a.is_numeric() && b.is_numeric()) {
+    if (a.kind == K::kInt && b.kind == K::kInt) return a.int_value == b.int_value;
+    const double x = a.kind == K::kInt ? static_cast<double>(a.int_value) : a.float_value;
+    const double y = b.kind == K::kInt ? static_cast<double>(b.int_value) : b.float_value;
+    return x == y;
+  }
+  if (a.kind != b.kind) {
+    if (a.kind == K::kDate && b.kind == K::kTimestamp) {
+      return int128{a.days} * kNanosPerDay == b.nanos;
+    }
+    if (a.kind == K::kTimestamp && b.kind == K::kDate) {
+      return int128{b.days} * kNanosPerDay == a.nanos;
+    }
+    return false;
+  }
+  switch (a.kind) {
+    case K::kBool:
+      return a.bool_value == b.bool_value;
+    case K::kString:
+      return a.string_value == b.string_value;
+    case K::kDate:
+      return a.days == b.days;
+    case K::kTimestamp:
+      return a.nanos == b.nanos;
+    default:
+      return false;
+  }
+}
+
 int64_t AsInt(const Literal& l) {
   if (l.kind == Literal::Kind::kFloat) return static_cast<int64_t>(l.float_value);
   return static_cast<int64_t>(l.int_value);
@@ -1320,6 +1352,92 @@ Result<ExprPtr> MakeFunction(std::string_view name_in, std::vector<ExprPtr> args
               a.size() > 1 ? std::string_view(a[1].string_value) : " ";
           return Literal::String(Trimmed(a[0].string_value, chars, left, right));
         });
+  }
+  if (name == "replace") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 3, 3));
+    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+    const DataTypePtr type = StringResult(*args[0]);
+    return MakeRow(name, std::move(args), type, true,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     const std::string& s = a[0].string_value;
+                     const std::string& from = a[1].string_value;
+                     const std::string& to = a[2].string_value;
+                     std::string out;
+                     if (from.empty()) {
+                       // An empty pattern matches before every character and at the end.
+                       size_t i = 0;
+                       while (i < s.size()) {
+                         out += to;
+                         const size_t start = i;
+                         NextCodePoint(s, &i);
+                         out.append(s, start, i - start);
+                       }
+                       return Literal::String(out + to);
+                     }
+                     size_t pos = 0;
+                     while (true) {
+                       const size_t hit = s.find(from, pos);
+                       if (hit == std::string::npos) break;
+                       out.append(s, pos, hit - pos);
+                       out += to;
+                       pos = hit + from.size();
+                     }
+                     out.append(s, pos, std::string::npos);
+                     return Literal::String(std::move(out));
+                   });
+  }
+  if (name == "starts_with" || name == "ends_with") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+    const bool starts = name == "starts_with";
+    return MakeRow(name, std::move(args), boolean(), true,
+                   [starts](const std::vector<Literal>& a) -> Result<Literal> {
+                     const std::string_view s = a[0].string_value;
+                     const std::string_view p = a[1].string_value;
+                     return Literal::Bool(starts ? s.starts_with(p) : s.ends_with(p));
+                   });
+  }
+  if (name == "strpos" || name == "instr") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+    return MakeRow(name, std::move(args), int32(), true,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     const std::string_view s = a[0].string_value;
+                     const size_t hit = s.find(a[1].string_value);
+                     // 1-based character position; 0 when absent.
+                     if (hit == std::string_view::npos) return Literal::Int(0);
+                     return Literal::Int(CharCount(s.substr(0, hit)) + 1);
+                   });
+  }
+  if (name == "reverse") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+    LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
+    const DataTypePtr type = StringResult(*args[0]);
+    return MakeRow(name, std::move(args), type, true,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     std::vector<uint32_t> cps = CodePoints(a[0].string_value);
+                     std::string out;
+                     out.reserve(a[0].string_value.size());
+                     for (auto it = cps.rbegin(); it != cps.rend(); ++it) {
+                       PutCodePoint(*it, &out);
+                     }
+                     return Literal::String(std::move(out));
+                   });
+  }
+  if (name == "nullif") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+    DataTypePtr type = CommonType(args[0]->type(), args[1]->type());
+    if (!type && args[0]->type() && args[1]->type()) {
+      return Status::Invalid(
+          "nullif arguments do not share a type: ", args[0]->ToString(), " is ",
+          TypeName(*args[0]), " and ", args[1]->ToString(), " is ", TypeName(*args[1]));
+    }
+    if (!type) return MakeLiteral(Literal::Null());
+    return MakeRow(name, std::move(args), type, false,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     if (a[0].is_null() || a[1].is_null()) return a[0];
+                     return SameValue(a[0], a[1]) ? Literal::Null() : a[0];
+                   });
   }
   if (name == "abs") {
     LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));

@@ -18,8 +18,9 @@
 //            | function "(" [expr ("," expr)*] ")"
 //            | "(" expr ")" | column | literal
 //   function := lower | upper | concat | length | char_length | character_length
-//            | octet_length | substr | substring | trim | btrim | ltrim | rtrim | abs
-//            | round | coalesce | date_part       (case-insensitive; expression.cc)
+//            | octet_length | substr | substring | trim | btrim | ltrim | rtrim
+//            | replace | starts_with | ends_with | strpos | instr | reverse | abs
+//            | round | coalesce | nullif | date_part   (case-insensitive; expression.cc)
 //   type     := TINYINT | SMALLINT | INT | INTEGER | BIGINT [UNSIGNED] | FLOAT | REAL
 //            | DOUBLE | STRING | VARCHAR | TEXT | BINARY | BOOLEAN | DATE
 //            | TIMESTAMP ["(" 0|3|6|9 ")"]
