@@ -356,6 +356,29 @@ TEST(ValueExpression, StringFunctions) {
               IsErrorWith(StatusCode::kInvalid, "takes 1 argument"));
 }
 
+TEST(ValueExpression, MoreStringFunctionsAndNullif) {
+  auto batch = MakeBatch({
+      {"s", Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "été Ü"})},
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+  });
+  auto strs = [](Opt<std::string> v) { return Build(StringBuilder(), v); };
+  ExpectArray(Eval("replace(s, 'b', 'X')", *batch),
+              strs({"AXc", "Xc", std::nullopt, "été Ü"}), "replace");
+  ExpectArray(Eval("replace(s, '', '-')", *batch),
+              strs({"-A-b-c-", "-b-c-", std::nullopt, "-é-t-é- -Ü-"}), "replace empty");
+  ExpectArray(Eval("strpos(s, 'Ü')", *batch),
+              Build(Int32Builder(), Opt<int32_t>{0, 0, std::nullopt, 5}), "strpos chars");
+  ExpectArray(Eval("reverse(s)", *batch), strs({"cbA", "cb", std::nullopt, "Ü été"}),
+              "reverse");
+  ExpectArray(Eval("starts_with(s, 'A')", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, false}), "sw");
+  ExpectArray(Eval("nullif(i, 1)", *batch),
+              Build(Int64Builder(), Opt<int64_t>{std::nullopt, -2, std::nullopt, 40}),
+              "nullif");
+  ExpectArray(Eval("nullif(s, 'bc')", *batch),
+              strs({"Abc", std::nullopt, std::nullopt, "été Ü"}), "nullif str");
+}
+
 TEST(ValueExpression, NumericFunctionsCoalesceAndCase) {
   auto batch = MakeBatch({
       {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
