@@ -770,7 +770,7 @@ class Parser {
                                        "' is not a timestamp (YYYY-MM-DD HH:MM:SS[.f])"),
                        s.pos);
     }
-    if (IsKeyword(t, "case")) return ParseCase();
+    if (IsKeyword(t, "case") && !FollowedByOperator()) return ParseCase();
     if (Peek(1).kind == Tok::kLParen) {
       if (IsKeyword(t, "cast")) return ParseCast();
       if (IsKeyword(t, "extract")) return ParseExtract();
@@ -779,6 +779,28 @@ class Parser {
     }
     if (IsReserved(t.text)) return SyntaxError("a value", t);
     return ParseColumn();
+  }
+
+  // True when the word at the cursor is followed by what can only follow a value (an
+  // operator, ')', ',', '.', the end): then `case` names a column, not a CASE.
+  bool FollowedByOperator() const {
+    const Token& next = Peek(1);
+    switch (next.kind) {
+      case Tok::kEnd:
+      case Tok::kCompare:
+      case Tok::kArith:
+      case Tok::kConcat:
+      case Tok::kRParen:
+      case Tok::kComma:
+      case Tok::kDot:
+        return true;
+      default:
+        break;
+    }
+    for (std::string_view word : {"and", "or", "is", "in", "between", "like", "ilike"}) {
+      if (IsKeyword(next, word)) return true;
+    }
+    return false;
   }
 
   Status Expect(Tok kind, const std::string& what) {

@@ -169,6 +169,19 @@ TEST(ValueExpression, SyntaxErrorsNameWhatWasExpected) {
               IsErrorWith(StatusCode::kInvalid, "must be a boolean expression"));
 }
 
+TEST(ValueExpression, ColumnsNamedLikeKeywordsStillWork) {
+  auto batch = MakeBatch({
+      {"case", Build(Int32Builder(), Opt<int32_t>{1, 2})},
+      {"lower", Build(StringBuilder(), Opt<std::string>{"A", "b"})},
+  });
+  EXPECT_EQ(Matching("case = 2", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("case > 0 AND lower = 'b'", *batch), (Rows{1}));
+  ExpectArray(Eval("lower(lower)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"a", "b"}), "function of a column");
+  ExpectArray(Eval("CASE WHEN case = 1 THEN 'one' END", *batch),
+              Build(StringBuilder(), Opt<std::string>{"one", std::nullopt}), "both");
+}
+
 TEST(ValueExpression, PrecedenceOfConcatAndCaseInsensitiveNames) {
   auto batch = Sample();
   // || binds tighter than comparisons, as + does.
