@@ -30,10 +30,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
+#include "lance/core/ascii.h"
 #include "lance/macros.h"
 #include "table/predicate/internal.h"
 
@@ -62,7 +65,8 @@ enum class Tok : uint8_t {
   kDot,
   kMinus,
   kPlus,
-  kArith,  // * / %
+  kArith,   // * / %
+  kConcat,  // ||
 };
 
 struct Token {
@@ -239,6 +243,11 @@ class Lexer {
         tok->kind = Tok::kPlus;
         ++pos_;
         return true;
+      case '|':
+        if (peek(1) != '|') break;
+        tok->kind = Tok::kConcat;
+        pos_ += 2;
+        return true;
       case '*':
       case '/':
       case '%':
@@ -302,8 +311,43 @@ ArithOp ArithOpOf(char c) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const Schema& schema, std::vector<Token> tokens)
-      : text_(text), schema_(schema), tokens_(std::move(tokens)) {}
+  Parser(std::string_view text, const Schema& schema, std::vector<Token> tokens,
+         std::string_view what = "filter")
+      : text_(text), schema_(schema), tokens_(std::move(tokens)), what_(what) {}
+
+  // Any expression, not only boolean ones (ValueExpression).
+  Result<ExprPtr> ParseValue() {
+    LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
+    if (Peek().kind != Tok::kEnd)
+      return SyntaxError("an operator or end of input", Peek());
+    LANCE_ASSIGN_OR_RAISE(root, ResolveRootArith(root));
+    return Resolve(root);
+  }
+
+  // Lance's resolve step on a value: `column OP literal` (or `literal OP column`) at the
+  // root takes the literal in the column's type (`i16 * 2` is int16, `u32 + 1` uint32,
+  // `f32 * 0.5` float32), where DataFusion alone would widen to the literal's type. An
+  // integer column keeps DataFusion's typing for a non-integer literal.
+  Result<ExprPtr> ResolveRootArith(const ExprPtr& root) const {
+    auto it = arith_.find(root.get());
+    if (it == arith_.end()) return root;
+    const BuiltArith& a = it->second;
+    const bool column_left = a.left->column_path() && a.right->is_written_literal();
+    const bool column_right = a.right->column_path() && a.left->is_written_literal();
+    if (!column_left && !column_right) return root;
+    const ExprPtr& column = column_left ? a.left : a.right;
+    const ExprPtr& literal = column_left ? a.right : a.left;
+    const DataTypePtr& type = column->type();
+    const Literal* lit = literal->literal();
+    if (!type || !lit || !(type->is_integer() || type->is_floating())) return root;
+    if (type->is_integer() && lit->kind != Literal::Kind::kInt) return root;
+    if (lit->kind != Literal::Kind::kInt && lit->kind != Literal::Kind::kFloat)
+      return root;
+    LANCE_ASSIGN_OR_RAISE(ExprPtr typed, Bind(pi::MakeCast(literal, type), a.pos));
+    return Bind(column_left ? pi::MakeArith(column, a.op, typed)
+                            : pi::MakeArith(typed, a.op, column),
+                a.pos);
+  }
 
   Result<ExprPtr> ParseFilter() {
     LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
@@ -338,8 +382,9 @@ class Parser {
   }
 
   Status SyntaxError(const std::string& expected, const Token& found) const {
-    std::string msg = "cannot parse filter '" + std::string(text_) + "': expected " +
-                      expected + " at position " + std::to_string(found.pos);
+    std::string msg = "cannot parse " + std::string(what_) + " '" + std::string(text_) +
+                      "': expected " + expected + " at position " +
+                      std::to_string(found.pos);
     if (found.kind != Tok::kEnd) {
       msg += " but found '" +
              std::string(text_.substr(found.pos, found.end - found.pos)) + "'";
@@ -349,8 +394,9 @@ class Parser {
 
   // Keeps the code of `st` (Invalid, or NotImplemented for what this build cannot do).
   Status BindError(const Status& st, size_t pos) const {
-    return Status(st.code(), "invalid filter '" + std::string(text_) + "': " +
-                                 st.message() + " at position " + std::to_string(pos));
+    return Status(st.code(), "invalid " + std::string(what_) + " '" + std::string(text_) +
+                                 "': " + st.message() + " at position " +
+                                 std::to_string(pos));
   }
 
   template <typename T>
@@ -489,6 +535,7 @@ class Parser {
         return kPrecCompare;
       case Tok::kMinus:
       case Tok::kPlus:
+      case Tok::kConcat:
         return kPrecSum;
       case Tok::kArith:
         return kPrecProduct;
@@ -533,14 +580,21 @@ class Parser {
         Remember(out, Built::Compare(std::move(left), op.op, std::move(right), op.pos));
         return out;
       }
+      case Tok::kConcat: {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(prec));
+        return Bind(pi::MakeStringConcat(std::move(left), std::move(right)), op.pos);
+      }
       case Tok::kMinus:
       case Tok::kPlus:
       case Tok::kArith: {
         // The right operand stops at operators of the same level: left-associative.
         LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(prec));
-        return Bind(
-            pi::MakeArith(std::move(left), ArithOpOf(text_[op.pos]), std::move(right)),
-            op.pos);
+        const ArithOp arith = ArithOpOf(text_[op.pos]);
+        LANCE_ASSIGN_OR_RAISE(ExprPtr out,
+                              Bind(pi::MakeArith(left, arith, right), op.pos));
+        arith_.insert_or_assign(
+            out.get(), BuiltArith{std::move(left), arith, std::move(right), op.pos, out});
+        return out;
       }
       default:
         break;
@@ -716,8 +770,224 @@ class Parser {
                                        "' is not a timestamp (YYYY-MM-DD HH:MM:SS[.f])"),
                        s.pos);
     }
+    if (IsKeyword(t, "case") && !FollowedByOperator()) return ParseCase();
+    if (Peek(1).kind == Tok::kLParen) {
+      if (IsKeyword(t, "cast")) return ParseCast();
+      if (IsKeyword(t, "extract")) return ParseExtract();
+      if (IsKeyword(t, "substring") || IsKeyword(t, "substr")) return ParseSubstring();
+      if (!IsReserved(t.text)) return ParseCall();
+    }
     if (IsReserved(t.text)) return SyntaxError("a value", t);
     return ParseColumn();
+  }
+
+  // True when the word at the cursor is followed by what can only follow a value (an
+  // operator, ')', ',', '.', the end): then `case` names a column, not a CASE.
+  bool FollowedByOperator() const {
+    const Token& next = Peek(1);
+    switch (next.kind) {
+      case Tok::kEnd:
+      case Tok::kCompare:
+      case Tok::kArith:
+      case Tok::kConcat:
+      case Tok::kRParen:
+      case Tok::kComma:
+      case Tok::kDot:
+        return true;
+      default:
+        break;
+    }
+    for (std::string_view word : {"and", "or", "is", "in", "between", "like", "ilike"}) {
+      if (IsKeyword(next, word)) return true;
+    }
+    return false;
+  }
+
+  Status Expect(Tok kind, const std::string& what) {
+    if (Peek().kind != kind) return SyntaxError(what, Peek());
+    Advance();
+    return Status::OK();
+  }
+
+  // name "(" [expr ("," expr)*] ")"
+  Result<ExprPtr> ParseCall() {
+    const Token name = Advance();
+    Advance();  // (
+    std::vector<ExprPtr> args;
+    if (Peek().kind != Tok::kRParen) {
+      while (true) {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr(0));
+        args.push_back(std::move(arg));
+        if (Peek().kind == Tok::kComma) {
+          Advance();
+          continue;
+        }
+        break;
+      }
+    }
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "',' or ')' after a function argument"));
+    return Bind(pi::MakeFunction(name.text, std::move(args)), name.pos);
+  }
+
+  // The SQL type names of CAST: Lance's (TINYINT .. BIGINT [UNSIGNED], INT / INTEGER,
+  // FLOAT, DOUBLE, STRING, BINARY, BOOLEAN, DATE, TIMESTAMP / DATETIME [(precision)])
+  // and common spellings DataFusion also takes (REAL, DOUBLE PRECISION, VARCHAR, TEXT,
+  // CHAR, BOOL, BYTEA).
+  Result<DataTypePtr> ParseTypeName() {
+    const Token t = Peek();
+    if (t.kind != Tok::kIdent) return SyntaxError("a type name", t);
+    Advance();
+    const std::string name = AsciiToLower(t.text);
+    auto precision = [&]() -> Result<std::optional<int>> {
+      if (Peek().kind != Tok::kLParen) return std::optional<int>();
+      Advance();
+      const Token num = Peek();
+      if (num.kind != Tok::kNumber) return SyntaxError("a precision", num);
+      Advance();
+      LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after the precision"));
+      return std::optional<int>(std::atoi(num.text.c_str()));
+    };
+    auto int_type = [&](int bits) -> DataTypePtr {
+      const bool is_unsigned = AcceptKeyword("unsigned");
+      switch (bits) {
+        case 8:
+          return is_unsigned ? uint8() : int8();
+        case 16:
+          return is_unsigned ? uint16() : int16();
+        case 32:
+          return is_unsigned ? uint32() : int32();
+        default:
+          return is_unsigned ? uint64() : int64();
+      }
+    };
+    if (name == "tinyint") return int_type(8);
+    if (name == "smallint") return int_type(16);
+    if (name == "int" || name == "integer") return int_type(32);
+    if (name == "bigint") return int_type(64);
+    if (name == "float" || name == "real") return float32();
+    if (name == "double") {
+      AcceptKeyword("precision");
+      return float64();
+    }
+    if (name == "string" || name == "varchar" || name == "text" || name == "char") {
+      LANCE_RETURN_NOT_OK(precision().status());
+      return utf8();
+    }
+    if (name == "binary" || name == "varbinary" || name == "bytea") return binary();
+    if (name == "boolean" || name == "bool") return boolean();
+    if (name == "date") return date32();
+    if (name == "timestamp" || name == "datetime") {
+      LANCE_ASSIGN_OR_RAISE(std::optional<int> p, precision());
+      TimeUnit unit = TimeUnit::kMicro;
+      if (p) {
+        switch (*p) {
+          case 0:
+            unit = TimeUnit::kSecond;
+            break;
+          case 3:
+            unit = TimeUnit::kMilli;
+            break;
+          case 6:
+            unit = TimeUnit::kMicro;
+            break;
+          case 9:
+            unit = TimeUnit::kNano;
+            break;
+          default:
+            return BindError(
+                Status::Invalid("timestamp precision must be 0, 3, 6 or 9, not " +
+                                std::to_string(*p)),
+                t.pos);
+        }
+      }
+      return timestamp(unit);
+    }
+    return BindError(
+        Status::Invalid("unknown type '" + t.text +
+                        "' (TINYINT, SMALLINT, INT, BIGINT [UNSIGNED], FLOAT, "
+                        "DOUBLE, STRING, BINARY, BOOLEAN, DATE, TIMESTAMP)"),
+        t.pos);
+  }
+
+  // CAST "(" expr AS type ")"
+  Result<ExprPtr> ParseCast() {
+    const Token cast = Advance();
+    Advance();  // (
+    LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(0));
+    if (!AcceptKeyword("as")) return SyntaxError("AS in CAST", Peek());
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr type, ParseTypeName());
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after the CAST type"));
+    return Bind(pi::MakeCast(std::move(operand), std::move(type)), cast.pos);
+  }
+
+  // EXTRACT "(" part FROM expr ")" is date_part('part', expr).
+  Result<ExprPtr> ParseExtract() {
+    const Token word = Advance();
+    Advance();  // (
+    const Token part = Peek();
+    if (part.kind != Tok::kIdent && part.kind != Tok::kString) {
+      return SyntaxError("a date part (YEAR, MONTH, ...)", part);
+    }
+    Advance();
+    if (!AcceptKeyword("from")) return SyntaxError("FROM in EXTRACT", Peek());
+    LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(0));
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after EXTRACT"));
+    std::vector<ExprPtr> args{pi::MakeLiteral(Literal::String(part.text)),
+                              std::move(operand)};
+    return Bind(pi::MakeFunction("date_part", std::move(args)), word.pos);
+  }
+
+  // SUBSTRING "(" expr FROM start [FOR length] ")" or substring(expr, start[, length]).
+  Result<ExprPtr> ParseSubstring() {
+    const Token word = Advance();
+    Advance();  // (
+    std::vector<ExprPtr> args;
+    LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(0));
+    args.push_back(std::move(operand));
+    if (AcceptKeyword("from")) {
+      LANCE_ASSIGN_OR_RAISE(ExprPtr start, ParseExpr(0));
+      args.push_back(std::move(start));
+      if (AcceptKeyword("for")) {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr length, ParseExpr(0));
+        args.push_back(std::move(length));
+      }
+    } else {
+      while (Peek().kind == Tok::kComma) {
+        Advance();
+        LANCE_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr(0));
+        args.push_back(std::move(arg));
+      }
+    }
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after SUBSTRING"));
+    return Bind(pi::MakeFunction("substr", std::move(args)), word.pos);
+  }
+
+  // CASE [operand] (WHEN a THEN b)+ [ELSE c] END
+  Result<ExprPtr> ParseCase() {
+    const Token word = Advance();
+    ExprPtr operand;
+    if (!IsKeyword(Peek(), "when")) {
+      LANCE_ASSIGN_OR_RAISE(operand, ParseExpr(0));
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> whens;
+    while (IsKeyword(Peek(), "when")) {
+      const Token when = Advance();
+      LANCE_ASSIGN_OR_RAISE(ExprPtr cond, ParseExpr(0));
+      if (operand) {
+        LANCE_ASSIGN_OR_RAISE(cond,
+                              Bind(pi::MakeCompare(operand, CmpOp::kEq, cond), when.pos));
+      }
+      if (!AcceptKeyword("then")) return SyntaxError("THEN in CASE", Peek());
+      LANCE_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr(0));
+      whens.emplace_back(std::move(cond), std::move(value));
+    }
+    if (whens.empty()) return SyntaxError("WHEN in CASE", Peek());
+    ExprPtr otherwise;
+    if (AcceptKeyword("else")) {
+      LANCE_ASSIGN_OR_RAISE(otherwise, ParseExpr(0));
+    }
+    if (!AcceptKeyword("end")) return SyntaxError("WHEN, ELSE or END in CASE", Peek());
+    return Bind(pi::MakeCase(std::move(whens), std::move(otherwise)), word.pos);
   }
 
   Result<ExprPtr> ParseNumber(const Token& num) {
@@ -807,8 +1077,36 @@ class Parser {
   const Schema& schema_;
   std::vector<Token> tokens_;
   size_t index_ = 0;
+  std::string_view what_;
   std::unordered_map<const pi::Expr*, Built> built_;
+  // Arithmetic nodes as built (the node is held so that its address stays unique).
+  struct BuiltArith {
+    ExprPtr left;
+    ArithOp op;
+    ExprPtr right;
+    size_t pos;
+    ExprPtr node;
+  };
+  std::unordered_map<const pi::Expr*, BuiltArith> arith_;
 };
+
+Result<std::vector<Token>> Lex(std::string_view text, std::string_view what) {
+  std::vector<Token> tokens;
+  size_t error_pos = 0;
+  std::string error_what;
+  if (!Lexer(text).Run(&tokens, &error_pos, &error_what)) {
+    std::string msg =
+        "cannot parse " + std::string(what) + " '" + std::string(text) + "': ";
+    if (error_what.empty()) {
+      msg += "unexpected character '" + std::string(1, text[error_pos]) +
+             "' at position " + std::to_string(error_pos);
+    } else {
+      msg += "expected " + error_what + " at position " + std::to_string(error_pos);
+    }
+    return Status::Invalid(msg);
+  }
+  return tokens;
+}
 
 class BoundPredicate final : public Predicate {
  public:
@@ -845,23 +1143,21 @@ class BoundPredicate final : public Predicate {
 
 Result<std::shared_ptr<const Predicate>> Predicate::Parse(std::string_view text,
                                                           const Schema& schema) {
-  std::vector<Token> tokens;
-  size_t error_pos = 0;
-  std::string error_what;
-  if (!Lexer(text).Run(&tokens, &error_pos, &error_what)) {
-    std::string msg = "cannot parse filter '" + std::string(text) + "': ";
-    if (error_what.empty()) {
-      msg += "unexpected character '" + std::string(1, text[error_pos]) +
-             "' at position " + std::to_string(error_pos);
-    } else {
-      msg += "expected " + error_what + " at position " + std::to_string(error_pos);
-    }
-    return Status::Invalid(msg);
-  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<Token> tokens, Lex(text, "filter"));
   Parser parser(text, schema, std::move(tokens));
   LANCE_ASSIGN_OR_RAISE(ExprPtr root, parser.ParseFilter());
   return std::shared_ptr<const Predicate>(
       std::make_shared<BoundPredicate>(std::string(text), std::move(root)));
 }
+
+namespace predicate_internal {
+
+Result<ExprPtr> ParseValueExpr(std::string_view text, const Schema& schema) {
+  LANCE_ASSIGN_OR_RAISE(std::vector<Token> tokens, Lex(text, "expression"));
+  Parser parser(text, schema, std::move(tokens), "expression");
+  return parser.ParseValue();
+}
+
+}  // namespace predicate_internal
 
 }  // namespace lance::table

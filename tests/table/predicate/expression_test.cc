@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: Apache-2.0
+// Value expressions (ValueExpression::Parse / Evaluate) and CastArray: result types,
+// broadcast literals, NULLs, errors naming what is unknown, and the casts an UPDATE needs
+// to store a value into a column.
+#include "table/predicate/expression.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/core/builder.h"
+#include "lance/core/record_batch.h"
+#include "tests/table/predicate/test_util.h"
+#include "tests/testing/matchers.h"
+
+namespace lance::table {
+namespace {
+
+using ::lance::testing::IsErrorWith;
+using namespace predicate_testing;  // NOLINT: Build, Check, MakeBatch, Opt
+
+RecordBatchPtr Sample() {
+  return MakeBatch({
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+      {"x", Build(Int64Builder(), Opt<int64_t>{10, 20, 30, std::nullopt})},
+      {"f", Build(DoubleBuilder(), Opt<double>{1.5, std::nullopt, -0.25, 8})},
+      {"s", Build(StringBuilder(), Opt<std::string>{"a", "bc", std::nullopt, "été"})},
+      {"b", Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, true})},
+  });
+}
+
+ArrayPtr Eval(const std::string& text, const RecordBatch& batch) {
+  auto expr = ValueExpression::Parse(text, *batch.schema());
+  EXPECT_TRUE(expr.ok()) << text << ": " << expr.status().ToString();
+  if (!expr.ok()) return nullptr;
+  auto out = (*expr)->Evaluate(batch);
+  EXPECT_TRUE(out.ok()) << text << ": " << out.status().ToString();
+  if (!out.ok()) return nullptr;
+  EXPECT_EQ((*out)->length(), batch.num_rows()) << text;
+  return *out;
+}
+
+void ExpectArray(const ArrayPtr& got, const ArrayPtr& want, const std::string& what) {
+  ASSERT_TRUE(got) << what;
+  EXPECT_TRUE(got->type()->Equals(*want->type()))
+      << what << ": " << got->type()->ToString() << " vs " << want->type()->ToString();
+  EXPECT_TRUE(got->Equals(*want))
+      << what << ": " << got->ToString() << " vs " << want->ToString();
+}
+
+TEST(ValueExpression, ColumnsArithmeticAndTypes) {
+  auto batch = Sample();
+  ExpectArray(Eval("x", *batch), batch->GetColumnByName("x"), "x");
+  ExpectArray(Eval("i + x", *batch),
+              Build(Int64Builder(), Opt<int64_t>{11, 18, std::nullopt, std::nullopt}),
+              "i + x");
+  ExpectArray(Eval("i * 2", *batch),
+              Build(Int32Builder(), Opt<int32_t>{2, -4, std::nullopt, 80}), "i * 2");
+  ExpectArray(Eval("f * 2", *batch),
+              Build(DoubleBuilder(), Opt<double>{3, std::nullopt, -0.5, 16}), "f * 2");
+  auto e = ValueExpression::Parse("i + x", *batch->schema());
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->type()->id(), TypeId::kInt64);
+  EXPECT_EQ((*e)->ReferencedColumns(), (std::vector<std::string>{"i", "x"}));
+}
+
+// As Lance's resolve step: a literal next to a column at the root takes its type.
+TEST(ValueExpression, RootLiteralTakesTheColumnType) {
+  auto batch = MakeBatch({
+      {"i8", Build(Int8Builder(), Opt<int8_t>{100, -1, std::nullopt})},
+      {"g", Build(FloatBuilder(), Opt<float>{1.0F, 2.0F, std::nullopt})},
+  });
+  ExpectArray(Eval("i8 + 100", *batch),
+              Build(Int8Builder(), Opt<int8_t>{-56, 99, std::nullopt}), "wraps in int8");
+  ExpectArray(Eval("2 * i8", *batch),
+              Build(Int8Builder(), Opt<int8_t>{-56, -2, std::nullopt}), "literal left");
+  ExpectArray(Eval("g * 0.1", *batch),
+              Build(FloatBuilder(), Opt<float>{0.1F, 0.2F, std::nullopt}), "float32");
+  ExpectArray(Eval("(i8 + 100) > 0", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, true, std::nullopt}),
+              "below the root: int64");
+  ExpectArray(Eval("i8 - 0.5", *batch),
+              Build(DoubleBuilder(), Opt<double>{99.5, -1.5, std::nullopt}), "fraction");
+  EXPECT_THAT(ValueExpression::Parse("i8 + 200", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "200"));
+}
+
+TEST(ValueExpression, LiteralsAreBroadcast) {
+  auto batch = Sample();
+  ExpectArray(Eval("42", *batch), Build(Int64Builder(), Opt<int64_t>{42, 42, 42, 42}),
+              "42");
+  ExpectArray(Eval("'hi'", *batch),
+              Build(StringBuilder(), Opt<std::string>{"hi", "hi", "hi", "hi"}), "'hi'");
+  ExpectArray(Eval("1 + 2.5", *batch),
+              Build(DoubleBuilder(), Opt<double>{3.5, 3.5, 3.5, 3.5}), "1 + 2.5");
+  ExpectArray(Eval("DATE '2024-01-02'", *batch),
+              Build(Date32Builder(), Opt<int32_t>{19724, 19724, 19724, 19724}), "date");
+  auto null = Eval("NULL", *batch);
+  ASSERT_TRUE(null);
+  EXPECT_EQ(null->type_id(), TypeId::kNull);
+  EXPECT_EQ(null->null_count(), 4);
+  auto e = ValueExpression::Parse("NULL", *batch->schema());
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->type(), nullptr);
+}
+
+TEST(ValueExpression, ComparisonsAndLogicKeepNulls) {
+  auto batch = Sample();
+  ExpectArray(Eval("x > 15", *batch),
+              Build(BooleanBuilder(), Opt<bool>{false, true, true, std::nullopt}),
+              "x > 15");
+  ExpectArray(Eval("b AND i > 0", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, true}),
+              "b AND i > 0");
+  ExpectArray(Eval("b OR i > 0", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, true}),
+              "b OR i > 0");
+  ExpectArray(Eval("s IS NULL", *batch),
+              Build(BooleanBuilder(), Opt<bool>{false, false, true, false}), "s IS NULL");
+  ExpectArray(Eval("NOT b", *batch),
+              Build(BooleanBuilder(), Opt<bool>{false, true, std::nullopt, false}),
+              "NOT b");
+}
+
+TEST(ValueExpression, ErrorsNameTheProblem) {
+  auto batch = Sample();
+  EXPECT_THAT(ValueExpression::Parse("nope + 1", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "no column named 'nope'"));
+  EXPECT_THAT(ValueExpression::Parse("x +", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "cannot parse expression 'x +'"));
+  EXPECT_THAT(ValueExpression::Parse("1 / 0", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "Divide by zero"));
+  auto div = ValueExpression::Parse("x / (i - i)", *batch->schema());
+  ASSERT_TRUE(div.ok());
+  EXPECT_THAT((*div)->Evaluate(*batch).status(),
+              IsErrorWith(StatusCode::kInvalid, "expression 'x / (i - i)'"));
+}
+
+TEST(ValueExpression, SyntaxErrorsNameWhatWasExpected) {
+  auto batch = Sample();
+  const Schema& schema = *batch->schema();
+  EXPECT_THAT(ValueExpression::Parse("CAST(x AS)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected a type name at position 9"));
+  EXPECT_THAT(ValueExpression::Parse("CAST(x INT)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected AS in CAST"));
+  EXPECT_THAT(ValueExpression::Parse("CASE WHEN b THEN 1", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "WHEN, ELSE or END in CASE"));
+  EXPECT_THAT(ValueExpression::Parse("CASE x END", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected WHEN in CASE"));
+  EXPECT_THAT(ValueExpression::Parse("EXTRACT(year d)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "expected FROM in EXTRACT"));
+  EXPECT_THAT(ValueExpression::Parse("lower(s", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "',' or ')' after a function argument"));
+  EXPECT_THAT(ValueExpression::Parse("concat()", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "takes at least 1 argument"));
+  EXPECT_THAT(ValueExpression::Parse("x || 1", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "|| joins strings"));
+  EXPECT_THAT(ValueExpression::Parse("CAST(x AS TIMESTAMP(4))", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "precision must be 0, 3, 6 or 9"));
+  EXPECT_THAT(ValueExpression::Parse("date_part(s, x)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "part as a string literal"));
+  EXPECT_THAT(ValueExpression::Parse("abs(s)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "function 'abs' needs a number"));
+  EXPECT_THAT(Predicate::Parse("lower(s)", schema).status(),
+              IsErrorWith(StatusCode::kInvalid, "must be a boolean expression"));
+}
+
+TEST(ValueExpression, ColumnsNamedLikeKeywordsStillWork) {
+  auto batch = MakeBatch({
+      {"case", Build(Int32Builder(), Opt<int32_t>{1, 2})},
+      {"lower", Build(StringBuilder(), Opt<std::string>{"A", "b"})},
+  });
+  EXPECT_EQ(Matching("case = 2", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("case > 0 AND lower = 'b'", *batch), (Rows{1}));
+  ExpectArray(Eval("lower(lower)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"a", "b"}), "function of a column");
+  ExpectArray(Eval("CASE WHEN case = 1 THEN 'one' END", *batch),
+              Build(StringBuilder(), Opt<std::string>{"one", std::nullopt}), "both");
+}
+
+TEST(ValueExpression, PrecedenceOfConcatAndCaseInsensitiveNames) {
+  auto batch = Sample();
+  // || binds tighter than comparisons, as + does.
+  ExpectArray(Eval("s || 'x' = 'ax'", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, false}), "||");
+  ExpectArray(Eval("CoAlEsCe(i, 0) + 1", *batch),
+              Build(Int64Builder(), Opt<int64_t>{2, -1, 1, 41}), "mixed-case name");
+  auto e = ValueExpression::Parse("lower(s) || CAST(i AS STRING)", *batch->schema());
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->ReferencedColumns(), (std::vector<std::string>{"s", "i"}));
+  EXPECT_EQ((*e)->type()->id(), TypeId::kUtf8);
+}
+
+TEST(CastArray, SlicedInputAndUnicodeCase) {
+  auto ints = Build(Int64Builder(), Opt<int64_t>{1, 2, std::nullopt, 4})->Slice(1, 3);
+  ExpectArray(CastArray(ints, utf8()).value(),
+              Build(StringBuilder(), Opt<std::string>{"2", std::nullopt, "4"}), "sliced");
+  auto batch = MakeBatch(
+      {{"s", Build(StringBuilder(), Opt<std::string>{"ΣΑΣ ΟΔΟΣ", "straße", "ДОМ"})}});
+  ExpectArray(Eval("lower(s)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"σας οδος", "straße", "дом"}),
+              "final sigma");
+  ExpectArray(Eval("upper(s)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"ΣΑΣ ΟΔΟΣ", "STRASSE", "ДОМ"}),
+              "ß");
+}
+
+TEST(CastArray, IntegersWidenNarrowAndCheckRange) {
+  auto ints = Build(Int64Builder(), Opt<int64_t>{1, std::nullopt, -128, 127});
+  ExpectArray(CastArray(ints, int8()).value(),
+              Build(Int8Builder(), Opt<int8_t>{1, std::nullopt, -128, 127}), "int8");
+  ExpectArray(CastArray(Build(Int8Builder(), Opt<int8_t>{-1, 5}), int64()).value(),
+              Build(Int64Builder(), Opt<int64_t>{-1, 5}), "widen");
+  EXPECT_THAT(CastArray(Build(Int64Builder(), Opt<int64_t>{1, 300}), int8()).status(),
+              IsErrorWith(StatusCode::kInvalid, "300"));
+  EXPECT_THAT(CastArray(Build(Int64Builder(), Opt<int64_t>{-1}), uint32()).status(),
+              IsErrorWith(StatusCode::kInvalid, "out of range"));
+  // uint64 beyond int64 does not fit int64.
+  EXPECT_FALSE(
+      CastArray(Build(UInt64Builder(), Opt<uint64_t>{1ULL << 63}), int64()).ok());
+}
+
+TEST(CastArray, FloatsAndIntegers) {
+  ExpectArray(
+      CastArray(Build(Int32Builder(), Opt<int32_t>{3, std::nullopt}), float64()).value(),
+      Build(DoubleBuilder(), Opt<double>{3, std::nullopt}), "int->double");
+  ExpectArray(CastArray(Build(DoubleBuilder(), Opt<double>{2.9, -2.9}), int32()).value(),
+              Build(Int32Builder(), Opt<int32_t>{2, -2}), "double->int truncates");
+  EXPECT_FALSE(
+      CastArray(Build(DoubleBuilder(), Opt<double>{std::nan("")}), int32()).ok());
+  EXPECT_FALSE(CastArray(Build(DoubleBuilder(), Opt<double>{1e10}), int32()).ok());
+  ExpectArray(CastArray(Build(DoubleBuilder(), Opt<double>{0.1}), float32()).value(),
+              Build(FloatBuilder(), Opt<float>{0.1F}), "double->float");
+}
+
+TEST(CastArray, StringsBoolsAndNumbers) {
+  ExpectArray(
+      CastArray(Build(StringBuilder(), Opt<std::string>{"12", " -3 ", std::nullopt}),
+                int16())
+          .value(),
+      Build(Int16Builder(), Opt<int16_t>{12, -3, std::nullopt}), "str->int");
+  EXPECT_THAT(CastArray(Build(StringBuilder(), Opt<std::string>{"1x"}), int16()).status(),
+              IsErrorWith(StatusCode::kInvalid, "'1x'"));
+  ExpectArray(CastArray(Build(StringBuilder(), Opt<std::string>{"2.5", "NaN"}), float64())
+                  .value(),
+              Build(DoubleBuilder(), Opt<double>{2.5, std::nan("")}), "str->double");
+  ExpectArray(CastArray(Build(Int64Builder(), Opt<int64_t>{-7}), utf8()).value(),
+              Build(StringBuilder(), Opt<std::string>{"-7"}), "int->str");
+  ExpectArray(CastArray(Build(DoubleBuilder(), Opt<double>{1.5, 2}), utf8()).value(),
+              Build(StringBuilder(), Opt<std::string>{"1.5", "2.0"}), "double->str");
+  ExpectArray(CastArray(Build(BooleanBuilder(), Opt<bool>{true, false}), int32()).value(),
+              Build(Int32Builder(), Opt<int32_t>{1, 0}), "bool->int");
+  ExpectArray(CastArray(Build(Int32Builder(), Opt<int32_t>{0, 5}), boolean()).value(),
+              Build(BooleanBuilder(), Opt<bool>{false, true}), "int->bool");
+  ExpectArray(
+      CastArray(Build(StringBuilder(), Opt<std::string>{"true", "F"}), boolean()).value(),
+      Build(BooleanBuilder(), Opt<bool>{true, false}), "str->bool");
+  ExpectArray(CastArray(Build(BooleanBuilder(), Opt<bool>{true}), utf8()).value(),
+              Build(StringBuilder(), Opt<std::string>{"true"}), "bool->str");
+  ExpectArray(
+      CastArray(Build(StringBuilder(), Opt<std::string>{"x"}), large_utf8()).value(),
+      Build(LargeStringBuilder(), Opt<std::string>{"x"}), "str->large");
+}
+
+TEST(CastArray, DatesAndTimestamps) {
+  auto dates = Build(Date32Builder(), Opt<int32_t>{19724, std::nullopt});
+  const int64_t day_us = int64_t{86400} * 1000000;
+  ExpectArray(CastArray(dates, timestamp(TimeUnit::kMicro)).value(),
+              Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                    Opt<int64_t>{19724 * day_us, std::nullopt}),
+              "date->ts");
+  auto ts = Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                  Opt<int64_t>{19724 * day_us + 5, -1});
+  ExpectArray(CastArray(ts, date32()).value(),
+              Build(Date32Builder(), Opt<int32_t>{19724, -1}), "ts->date floors");
+  ExpectArray(CastArray(ts, timestamp(TimeUnit::kNano)).value(),
+              Build(TimestampBuilder(timestamp(TimeUnit::kNano)),
+                    Opt<int64_t>{(19724 * day_us + 5) * 1000, -1000}),
+              "us->ns");
+  ExpectArray(
+      CastArray(Build(StringBuilder(), Opt<std::string>{"2024-01-02", std::nullopt}),
+                date32())
+          .value(),
+      Build(Date32Builder(), Opt<int32_t>{19724, std::nullopt}), "str->date");
+  ExpectArray(CastArray(Build(StringBuilder(), Opt<std::string>{"2024-01-02 00:00:01"}),
+                        timestamp(TimeUnit::kSecond))
+                  .value(),
+              Build(TimestampBuilder(timestamp(TimeUnit::kSecond)),
+                    Opt<int64_t>{int64_t{19724} * 86400 + 1}),
+              "str->ts");
+  // Wall-clock strings are read in the column's zone; instants stay instants.
+  ExpectArray(CastArray(Build(StringBuilder(), Opt<std::string>{"2024-01-02 05:30:00",
+                                                                "2024-01-02 00:00:00Z"}),
+                        timestamp(TimeUnit::kSecond, "+05:30"))
+                  .value(),
+              Build(TimestampBuilder(timestamp(TimeUnit::kSecond, "+05:30")),
+                    Opt<int64_t>{int64_t{19724} * 86400, int64_t{19724} * 86400}),
+              "str->zoned ts");
+  EXPECT_FALSE(
+      CastArray(Build(StringBuilder(), Opt<std::string>{"2024-13-01"}), date32()).ok());
+  ExpectArray(CastArray(dates, utf8()).value(),
+              Build(StringBuilder(), Opt<std::string>{"2024-01-02", std::nullopt}),
+              "date->str");
+}
+
+TEST(CastArray, NullsBecomeAnyType) {
+  auto nulls = NullArray::Make(3);
+  for (const auto& type : {int8(), float64(), utf8(), boolean(), date32(),
+                           timestamp(TimeUnit::kMicro, "UTC")}) {
+    auto out = CastArray(nulls, type);
+    ASSERT_TRUE(out.ok()) << type->ToString();
+    EXPECT_TRUE((*out)->type()->Equals(*type));
+    EXPECT_EQ((*out)->null_count(), 3);
+  }
+  EXPECT_THAT(CastArray(Build(Date32Builder(), Opt<int32_t>{1}), boolean()).status(),
+              IsErrorWith(StatusCode::kInvalid, "cannot cast date32"));
+}
+
+// Values the same expressions give in pylance 14.0.2 (to_table(columns={"v": expr})).
+TEST(ValueExpression, StringFunctions) {
+  auto batch = MakeBatch({
+      {"s",
+       Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "été Ünï"})},
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+  });
+  auto strs = [](Opt<std::string> v) { return Build(StringBuilder(), v); };
+  auto i32 = [](Opt<int32_t> v) { return Build(Int32Builder(), v); };
+  ExpectArray(Eval("lower(s)", *batch), strs({"abc", "bc", std::nullopt, "été ünï"}),
+              "lower");
+  ExpectArray(Eval("UPPER(s)", *batch), strs({"ABC", "BC", std::nullopt, "ÉTÉ ÜNÏ"}),
+              "upper");
+  ExpectArray(Eval("concat(s, 'x', NULL)", *batch),
+              strs({"Abcx", "bcx", "x", "été Ünïx"}), "concat skips NULLs");
+  ExpectArray(Eval("s || 'x'", *batch), strs({"Abcx", "bcx", std::nullopt, "été Ünïx"}),
+              "|| propagates NULLs");
+  ExpectArray(Eval("s || i", *batch), strs({"Abc1", "bc-2", std::nullopt, "été Ünï40"}),
+              "|| casts numbers");
+  ExpectArray(Eval("concat(s, i)", *batch), strs({"Abc1", "bc-2", "", "été Ünï40"}),
+              "concat casts numbers");
+  ExpectArray(Eval("length(s)", *batch), i32({3, 2, std::nullopt, 7}), "length");
+  ExpectArray(Eval("char_length(s)", *batch), i32({3, 2, std::nullopt, 7}),
+              "char_length");
+  ExpectArray(Eval("octet_length(s)", *batch), i32({3, 2, std::nullopt, 11}),
+              "octet_length");
+  ExpectArray(Eval("length(i)", *batch), i32({1, 2, std::nullopt, 2}),
+              "length of a number");
+  ExpectArray(Eval("ltrim(s, 'A')", *batch), strs({"bc", "bc", std::nullopt, "été Ünï"}),
+              "ltrim");
+  ExpectArray(Eval("btrim(s, 'Ac')", *batch), strs({"b", "b", std::nullopt, "été Ünï"}),
+              "btrim");
+  ExpectArray(Eval("rtrim(concat(s, '  '))", *batch), strs({"Abc", "bc", "", "été Ünï"}),
+              "rtrim");
+  // lance-cpp extensions (pylance rejects SUBSTR / SUBSTRING syntax): 1-based characters.
+  ExpectArray(Eval("substr(s, 2)", *batch), strs({"bc", "c", std::nullopt, "té Ünï"}),
+              "substr");
+  ExpectArray(Eval("substring(s FROM 2 FOR 2)", *batch),
+              strs({"bc", "c", std::nullopt, "té"}), "substring from for");
+  ExpectArray(Eval("substr(s, 0, 2)", *batch), strs({"A", "b", std::nullopt, "é"}),
+              "substr from 0");
+  EXPECT_THAT(ValueExpression::Parse("lower(i)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "function 'lower' needs a string"));
+  EXPECT_THAT(ValueExpression::Parse("foo(i)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "unknown function 'foo'"));
+  EXPECT_THAT(ValueExpression::Parse("lower(s, s)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "takes 1 argument"));
+}
+
+TEST(ValueExpression, MoreStringFunctionsAndNullif) {
+  auto batch = MakeBatch({
+      {"s", Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "été Ü"})},
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+  });
+  auto strs = [](Opt<std::string> v) { return Build(StringBuilder(), v); };
+  ExpectArray(Eval("replace(s, 'b', 'X')", *batch),
+              strs({"AXc", "Xc", std::nullopt, "été Ü"}), "replace");
+  ExpectArray(Eval("replace(s, '', '-')", *batch),
+              strs({"-A-b-c-", "-b-c-", std::nullopt, "-é-t-é- -Ü-"}), "replace empty");
+  ExpectArray(Eval("strpos(s, 'Ü')", *batch),
+              Build(Int32Builder(), Opt<int32_t>{0, 0, std::nullopt, 5}), "strpos chars");
+  ExpectArray(Eval("reverse(s)", *batch), strs({"cbA", "cb", std::nullopt, "Ü été"}),
+              "reverse");
+  ExpectArray(Eval("starts_with(s, 'A')", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, false, std::nullopt, false}), "sw");
+  ExpectArray(Eval("nullif(i, 1)", *batch),
+              Build(Int64Builder(), Opt<int64_t>{std::nullopt, -2, std::nullopt, 40}),
+              "nullif");
+  ExpectArray(Eval("nullif(s, 'bc')", *batch),
+              strs({"Abc", std::nullopt, std::nullopt, "été Ü"}), "nullif str");
+}
+
+TEST(ValueExpression, NumericFunctionsCoalesceAndCase) {
+  auto batch = MakeBatch({
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+      {"x", Build(Int64Builder(), Opt<int64_t>{10, 20, 30, std::nullopt})},
+      {"f", Build(DoubleBuilder(), Opt<double>{1.5, std::nullopt, -0.25, -8.25})},
+      {"g", Build(FloatBuilder(), Opt<float>{1.5F, std::nullopt, 2.25F, -8.0F})},
+      {"s", Build(StringBuilder(), Opt<std::string>{"a", std::nullopt, "c", "d"})},
+  });
+  auto i64 = [](Opt<int64_t> v) { return Build(Int64Builder(), v); };
+  auto f64 = [](Opt<double> v) { return Build(DoubleBuilder(), v); };
+  ExpectArray(Eval("abs(i)", *batch),
+              Build(Int32Builder(), Opt<int32_t>{1, 2, std::nullopt, 40}), "abs");
+  ExpectArray(Eval("round(f)", *batch), f64({2, std::nullopt, -0.0, -8}), "round");
+  ExpectArray(Eval("round(f, 1)", *batch), f64({1.5, std::nullopt, -0.3, -8.3}),
+              "round 1");
+  ExpectArray(Eval("round(g, 1)", *batch),
+              Build(FloatBuilder(), Opt<float>{1.5F, std::nullopt, 2.3F, -8.0F}),
+              "round float32");
+  ExpectArray(Eval("round(i)", *batch), f64({1, -2, std::nullopt, 40}), "round int");
+  ExpectArray(Eval("COALESCE(i, x)", *batch), i64({1, -2, 30, 40}), "coalesce int64");
+  ExpectArray(Eval("coalesce(i, 0)", *batch), i64({1, -2, 0, 40}), "coalesce literal");
+  ExpectArray(Eval("coalesce(i, 1.5)", *batch), f64({1, -2, 1.5, 40}), "coalesce float");
+  ExpectArray(Eval("coalesce(s, 'z')", *batch),
+              Build(StringBuilder(), Opt<std::string>{"a", "z", "c", "d"}),
+              "coalesce str");
+  auto strs = [](Opt<std::string> v) { return Build(StringBuilder(), v); };
+  ExpectArray(Eval("CASE WHEN i > 0 THEN 'p' END", *batch),
+              strs({"p", std::nullopt, std::nullopt, "p"}), "case without else");
+  ExpectArray(Eval("CASE WHEN i > 0 THEN 'p' WHEN i < 0 THEN 'n' ELSE 'z' END", *batch),
+              strs({"p", "n", "z", "p"}), "case else");
+  ExpectArray(Eval("CASE i WHEN 1 THEN x WHEN 40 THEN 0 END", *batch),
+              i64({10, std::nullopt, std::nullopt, 0}), "simple case");
+  // Branches are computed only on their rows: no division by zero here.
+  ExpectArray(Eval("CASE WHEN i - i = 0 AND i = 1 THEN 0 ELSE x / (i - 1) END", *batch),
+              i64({0, -6, std::nullopt, std::nullopt}), "lazy branches");
+  EXPECT_THAT(ValueExpression::Parse("CASE WHEN i THEN 1 END", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "boolean condition"));
+  EXPECT_THAT(ValueExpression::Parse("coalesce(i, s)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "do not share a type"));
+}
+
+TEST(ValueExpression, CastAndDateParts) {
+  const int64_t us = 1000000;
+  auto batch = MakeBatch({
+      {"d", Build(Date32Builder(), Opt<int32_t>{19724, std::nullopt, -1, 11016})},
+      {"ts", Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                   Opt<int64_t>{1704164645123456, std::nullopt, -1 * us,
+                                int64_t{951825600} * us})},
+      {"x", Build(Int64Builder(), Opt<int64_t>{10, 20, 300, std::nullopt})},
+      {"f", Build(DoubleBuilder(), Opt<double>{1.5, std::nullopt, std::nan(""), -8.25})},
+  });
+  auto i32 = [](Opt<int32_t> v) { return Build(Int32Builder(), v); };
+  ExpectArray(Eval("date_part('year', d)", *batch), i32({2024, std::nullopt, 1969, 2000}),
+              "year");
+  ExpectArray(Eval("EXTRACT(month FROM d)", *batch), i32({1, std::nullopt, 12, 2}),
+              "month");
+  ExpectArray(Eval("date_part('dow', d)", *batch), i32({2, std::nullopt, 3, 2}), "dow");
+  ExpectArray(Eval("date_part('doy', ts)", *batch), i32({2, std::nullopt, 365, 60}),
+              "doy");
+  ExpectArray(Eval("date_part('week', d)", *batch), i32({1, std::nullopt, 1, 9}), "week");
+  ExpectArray(Eval("date_part('quarter', d)", *batch), i32({1, std::nullopt, 4, 1}), "q");
+  ExpectArray(Eval("date_part('hour', ts)", *batch), i32({3, std::nullopt, 23, 12}),
+              "hour");
+  ExpectArray(Eval("date_part('minute', ts)", *batch), i32({4, std::nullopt, 59, 0}),
+              "min");
+  ExpectArray(Eval("date_part('second', ts)", *batch), i32({5, std::nullopt, 59, 0}),
+              "sec");
+  ExpectArray(Eval("date_part('millisecond', ts)", *batch),
+              i32({5123, std::nullopt, 59000, 0}), "ms");
+  ExpectArray(Eval("date_part('epoch', ts)", *batch),
+              Build(DoubleBuilder(),
+                    Opt<double>{1704164645.123456, std::nullopt, -1.0, 951825600.0}),
+              "epoch");
+  ExpectArray(Eval("CAST(x AS SMALLINT)", *batch),
+              Build(Int16Builder(), Opt<int16_t>{10, 20, 300, std::nullopt}), "smallint");
+  ExpectArray(Eval("CAST(x AS STRING)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"10", "20", "300", std::nullopt}),
+              "string");
+  ExpectArray(Eval("CAST(d AS TIMESTAMP)", *batch),
+              Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                    Opt<int64_t>{int64_t{19724} * 86400 * us, std::nullopt, -86400 * us,
+                                 int64_t{11016} * 86400 * us}),
+              "date -> timestamp(us)");
+  ExpectArray(
+      Eval("CAST(ts AS TIMESTAMP(3))", *batch),
+      Build(TimestampBuilder(timestamp(TimeUnit::kMilli)),
+            Opt<int64_t>{1704164645123, std::nullopt, -1000, int64_t{951825600000}}),
+      "timestamp(3)");
+  ExpectArray(Eval("CAST(x AS INT UNSIGNED)", *batch),
+              Build(UInt32Builder(), Opt<uint32_t>{10, 20, 300, std::nullopt}),
+              "unsigned");
+  ExpectArray(Eval("d > CAST('2000-01-01' AS DATE)", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, std::nullopt, false, true}),
+              "folded cast literal");
+  auto tiny = ValueExpression::Parse("CAST(x AS TINYINT)", *batch->schema());
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_THAT((*tiny)->Evaluate(*batch).status(),
+              IsErrorWith(StatusCode::kInvalid, "out of range"));
+  auto nan = ValueExpression::Parse("CAST(f AS BIGINT)", *batch->schema());
+  ASSERT_TRUE(nan.ok());
+  EXPECT_THAT((*nan)->Evaluate(*batch).status(),
+              IsErrorWith(StatusCode::kInvalid, "NaN"));
+  EXPECT_THAT(ValueExpression::Parse("CAST('abc' AS INT)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "'abc'"));
+  EXPECT_THAT(ValueExpression::Parse("CAST(x AS WIDGET)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "unknown type 'WIDGET'"));
+  EXPECT_THAT(
+      ValueExpression::Parse("date_part('fortnight', d)", *batch->schema()).status(),
+      IsErrorWith(StatusCode::kInvalid, "'fortnight'"));
+}
+
+TEST(ValueExpression, FunctionsInFilters) {
+  auto batch = MakeBatch({
+      {"s", Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "ABD"})},
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+  });
+  EXPECT_EQ(Matching("lower(s) LIKE 'ab%'", *batch), (Rows{0, 3}));
+  EXPECT_EQ(Matching("coalesce(i, 0) = 0", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("(i + 1) NOT IN (2, 41)", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("length(s) IS NULL", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("CASE WHEN i > 0 THEN s ELSE 'x' END = 'Abc'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("s || '!' = 'bc!'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("CAST(i AS STRING) = '40'", *batch), (Rows{3}));
+}
+
+}  // namespace
+}  // namespace lance::table
