@@ -206,6 +206,10 @@ Status ConstantFoldError(const Expr& e);
 /// (Literal::number_type), nullptr for NULL, else the node's type.
 DataTypePtr ArithOperandType(const Expr& e);
 
+/// \brief Parses and binds `text` as a value expression of any type (predicate.cc);
+/// errors say "expression" where a filter's say "filter".
+Result<ExprPtr> ParseValueExpr(std::string_view text, const Schema& schema);
+
 /// \brief Evaluates a boolean root to a mask without nulls (NULL -> false).
 Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch);
 

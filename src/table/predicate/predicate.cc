@@ -302,8 +302,17 @@ ArithOp ArithOpOf(char c) {
 
 class Parser {
  public:
-  Parser(std::string_view text, const Schema& schema, std::vector<Token> tokens)
-      : text_(text), schema_(schema), tokens_(std::move(tokens)) {}
+  Parser(std::string_view text, const Schema& schema, std::vector<Token> tokens,
+         std::string_view what = "filter")
+      : text_(text), schema_(schema), tokens_(std::move(tokens)), what_(what) {}
+
+  // Any expression, not only boolean ones (ValueExpression).
+  Result<ExprPtr> ParseValue() {
+    LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
+    if (Peek().kind != Tok::kEnd)
+      return SyntaxError("an operator or end of input", Peek());
+    return Resolve(root);
+  }
 
   Result<ExprPtr> ParseFilter() {
     LANCE_ASSIGN_OR_RAISE(ExprPtr root, ParseExpr(0));
@@ -338,8 +347,9 @@ class Parser {
   }
 
   Status SyntaxError(const std::string& expected, const Token& found) const {
-    std::string msg = "cannot parse filter '" + std::string(text_) + "': expected " +
-                      expected + " at position " + std::to_string(found.pos);
+    std::string msg = "cannot parse " + std::string(what_) + " '" + std::string(text_) +
+                      "': expected " + expected + " at position " +
+                      std::to_string(found.pos);
     if (found.kind != Tok::kEnd) {
       msg += " but found '" +
              std::string(text_.substr(found.pos, found.end - found.pos)) + "'";
@@ -349,8 +359,9 @@ class Parser {
 
   // Keeps the code of `st` (Invalid, or NotImplemented for what this build cannot do).
   Status BindError(const Status& st, size_t pos) const {
-    return Status(st.code(), "invalid filter '" + std::string(text_) + "': " +
-                                 st.message() + " at position " + std::to_string(pos));
+    return Status(st.code(), "invalid " + std::string(what_) + " '" + std::string(text_) +
+                                 "': " + st.message() + " at position " +
+                                 std::to_string(pos));
   }
 
   template <typename T>
@@ -807,8 +818,27 @@ class Parser {
   const Schema& schema_;
   std::vector<Token> tokens_;
   size_t index_ = 0;
+  std::string_view what_;
   std::unordered_map<const pi::Expr*, Built> built_;
 };
+
+Result<std::vector<Token>> Lex(std::string_view text, std::string_view what) {
+  std::vector<Token> tokens;
+  size_t error_pos = 0;
+  std::string error_what;
+  if (!Lexer(text).Run(&tokens, &error_pos, &error_what)) {
+    std::string msg =
+        "cannot parse " + std::string(what) + " '" + std::string(text) + "': ";
+    if (error_what.empty()) {
+      msg += "unexpected character '" + std::string(1, text[error_pos]) +
+             "' at position " + std::to_string(error_pos);
+    } else {
+      msg += "expected " + error_what + " at position " + std::to_string(error_pos);
+    }
+    return Status::Invalid(msg);
+  }
+  return tokens;
+}
 
 class BoundPredicate final : public Predicate {
  public:
@@ -845,23 +875,21 @@ class BoundPredicate final : public Predicate {
 
 Result<std::shared_ptr<const Predicate>> Predicate::Parse(std::string_view text,
                                                           const Schema& schema) {
-  std::vector<Token> tokens;
-  size_t error_pos = 0;
-  std::string error_what;
-  if (!Lexer(text).Run(&tokens, &error_pos, &error_what)) {
-    std::string msg = "cannot parse filter '" + std::string(text) + "': ";
-    if (error_what.empty()) {
-      msg += "unexpected character '" + std::string(1, text[error_pos]) +
-             "' at position " + std::to_string(error_pos);
-    } else {
-      msg += "expected " + error_what + " at position " + std::to_string(error_pos);
-    }
-    return Status::Invalid(msg);
-  }
+  LANCE_ASSIGN_OR_RAISE(std::vector<Token> tokens, Lex(text, "filter"));
   Parser parser(text, schema, std::move(tokens));
   LANCE_ASSIGN_OR_RAISE(ExprPtr root, parser.ParseFilter());
   return std::shared_ptr<const Predicate>(
       std::make_shared<BoundPredicate>(std::string(text), std::move(root)));
 }
+
+namespace predicate_internal {
+
+Result<ExprPtr> ParseValueExpr(std::string_view text, const Schema& schema) {
+  LANCE_ASSIGN_OR_RAISE(std::vector<Token> tokens, Lex(text, "expression"));
+  Parser parser(text, schema, std::move(tokens), "expression");
+  return parser.ParseValue();
+}
+
+}  // namespace predicate_internal
 
 }  // namespace lance::table
