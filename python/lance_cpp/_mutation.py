@@ -71,7 +71,7 @@ class MergeInsertBuilder:
             raise ValueError("A merge insert operation must specify at least one on key")
         self._when_matched = "do_nothing"
         self._matched_condition: Optional[str] = None
-        self._insert_not_matched = True
+        self._insert_not_matched = False
         self._delete_by_source = False
         self._by_source_condition: Optional[str] = None
         self._conflict_retries = 10

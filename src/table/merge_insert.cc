@@ -141,11 +141,23 @@ Status MergeJob::Validate(const Schema& source_schema) {
       return Status::Invalid("merge_insert: the source column '", name,
                              "' does not exist in the dataset at ", ds_->uri);
     }
+    if (!TypesCompatible(*source_schema.field(i)->type(), *target.field(index)->type())) {
+      // As Lance: the source must have the dataset's types (no implicit cast).
+      return Status::Invalid("merge_insert: the source column '", name, "' has type ",
+                             source_schema.field(i)->type()->ToString(),
+                             " but the dataset stores ", target.field(index)->type()->ToString());
+    }
     if (dataset_to_source_[static_cast<size_t>(index)] >= 0) {
       return Status::Invalid("merge_insert: the source has column '", name, "' twice");
     }
     dataset_to_source_[static_cast<size_t>(index)] = i;
     source_to_dataset_.push_back(index);
+  }
+  if (!params_.insert_not_matched && params_.when_matched == WhenMatched::kDoNothing &&
+      !params_.delete_not_matched_by_source) {
+    return Status::Invalid(
+        "merge_insert: the merge insert job is not configured to change the data in any "
+        "way (set when_matched_update_all, when_not_matched_insert_all, ...)");
   }
   for (size_t k = 0; k < key_columns_.size(); ++k) {
     if (dataset_to_source_[static_cast<size_t>(key_columns_[k])] < 0) {

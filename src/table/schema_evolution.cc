@@ -7,6 +7,8 @@
 #include <set>
 
 #include "format/schema_proto.h"
+#include "lance/core/compute.h"
+#include "lance/core/concatenate.h"
 #include "lance/macros.h"
 #include "table/deletion.h"
 #include "table/mutation_internal.h"
@@ -57,12 +59,40 @@ Result<std::vector<pb::DataFragment>> WriteNewColumnFiles(
     FragmentSink sink(ds.dir, new_columns, version, params);
     LANCE_ASSIGN_OR_RAISE(auto reader,
                           FragmentReader::Open(ds, frag, columns, std::max<int64_t>(1, batch_size)));
+    LANCE_ASSIGN_OR_RAISE(DeletionVector deleted, LoadDeletions(ds, frag));
+    const std::set<uint32_t> gone(deleted.begin(), deleted.end());
     while (true) {
       LANCE_ASSIGN_OR_RAISE(auto next, reader->Next());
       if (!next) break;
-      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> values, mapper(*next->batch));
+      // As Lance: the mapper sees the live rows only; deleted rows get nulls in the new
+      // file, which keeps it aligned with the fragment's other files.
+      const RecordBatch& all = *next->batch;
+      std::vector<int64_t> live;
+      std::vector<int64_t> scatter;  // per physical row: its live position, or -1
+      for (int64_t r = 0; r < all.num_rows(); ++r) {
+        if (gone.count(static_cast<uint32_t>(next->start_row + r)) != 0) {
+          scatter.push_back(-1);
+        } else {
+          scatter.push_back(static_cast<int64_t>(live.size()));
+          live.push_back(r);
+        }
+      }
+      RecordBatchPtr input = next->batch;
+      if (static_cast<int64_t>(live.size()) != all.num_rows()) {
+        LANCE_ASSIGN_OR_RAISE(input, compute::TakeBatch(all, live));
+      }
+      LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> values, mapper(*input));
       for (size_t i = 0; i < values.size(); ++i) {
         if (values[i]->null_count() > 0) (*saw_nulls)[i] = true;
+        if (static_cast<int64_t>(live.size()) == all.num_rows()) continue;
+        // Put the nulls of the deleted rows back: take from values plus one null slot.
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr null_slot, MakeNullArray(values[i]->type(), 1));
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr padded, Concatenate({values[i], null_slot}));
+        std::vector<int64_t> indices;
+        for (int64_t pos : scatter) {
+          indices.push_back(pos < 0 ? static_cast<int64_t>(live.size()) : pos);
+        }
+        LANCE_ASSIGN_OR_RAISE(values[i], compute::Take(*padded, indices));
       }
       LANCE_ASSIGN_OR_RAISE(
           auto batch, RecordBatch::Make(out_schema, next->batch->num_rows(), std::move(values)));

@@ -85,10 +85,15 @@ TEST(MergeInsertTest, Upsert) {
   EXPECT_EQ(txn->update().new_fragments_size(), 1);
 }
 
-TEST(MergeInsertTest, DefaultsInsertOnlyAndDoNothingOnMatch) {
+TEST(MergeInsertTest, DefaultsDoNothingAndInsertOnly) {
   auto ds = ThreeFragments(UniqueMemoryUri());
+  // As pylance's builder: by default nothing changes, which is refused.
+  auto nothing = ReaderOf({Source({1, 40}, 100)});
+  EXPECT_THAT(ds->MergeInsert({"id"}).Execute(*nothing),
+              IsErrorWith(StatusCode::kInvalid, "not configured to change"));
   auto source = ReaderOf({Source({1, 40}, 100)});
-  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, ds->MergeInsert({"id"}).Execute(*source));
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r,
+                       ds->MergeInsert({"id"}).WhenNotMatchedInsertAll().Execute(*source));
   EXPECT_EQ(r.num_inserted_rows, 1u);
   EXPECT_EQ(r.num_updated_rows, 0u);
   EXPECT_EQ(Scores(*ds)[1], 0.5);
@@ -132,7 +137,10 @@ TEST(MergeInsertTest, MatchedDeleteAndConditionAndSeveralKeys) {
   EXPECT_EQ(Scores(*ds)[20], 1000);
   // Two key columns: (id, name) must both match.
   auto keyed = ReaderOf({Source({6, 7}, 55)});  // names s6, s7 differ from n6, n7
-  ASSERT_OK_AND_ASSIGN(r, ds->MergeInsert({"id", "name"}).WhenMatchedUpdateAll().Execute(*keyed));
+  ASSERT_OK_AND_ASSIGN(r, ds->MergeInsert({"id", "name"})
+                              .WhenMatchedUpdateAll()
+                              .WhenNotMatchedInsertAll()
+                              .Execute(*keyed));
   EXPECT_EQ(r.num_updated_rows, 0u);
   EXPECT_EQ(r.num_inserted_rows, 2u);
 }
@@ -150,6 +158,7 @@ TEST(MergeInsertTest, StreamsManyBatchesAndSubsetOfColumns) {
   auto reader = ReaderOf(batches);
   ASSERT_OK_AND_ASSIGN(MergeInsertResult r, ds->MergeInsert({"id"})
                                                 .WhenMatchedUpdateAll()
+                                                .WhenNotMatchedInsertAll()
                                                 .WriteParams({.max_rows_per_file = 1000})
                                                 .Execute(*reader));
   EXPECT_EQ(r.num_inserted_rows, 5000u);
@@ -174,6 +183,7 @@ TEST(MergeInsertTest, ErrorsCommitNothing) {
     MergeInsertBuilder b = ds->MergeInsert(std::move(on));
     if (when == WhenMatched::kUpdateAll) b.WhenMatchedUpdateAll();
     if (when == WhenMatched::kFail) b.WhenMatchedFail();
+    b.WhenNotMatchedInsertAll();
     return b.Execute(*reader);
   };
   EXPECT_THAT(run({}, Source({1}, 1)), IsError(StatusCode::kInvalid));
@@ -213,7 +223,9 @@ TEST(MergeInsertConflictTest, AgainstAppendDeleteAndUpdate) {
     ASSERT_OK_AND_ASSIGN(auto b, Dataset::Open(uri));
     ASSERT_OK(WriteRows(uri, 100, 5, WriteParams{.mode = WriteMode::kAppend}).status());
     auto src = ReaderOf({Source({1, 50}, 900)});
-    ASSERT_OK_AND_ASSIGN(auto r, b->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(*src));
+    ASSERT_OK_AND_ASSIGN(
+        auto r,
+        b->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(*src));
     EXPECT_EQ(r.num_attempts, 1u);
     EXPECT_EQ(*b->CountRows(), 36);
   }

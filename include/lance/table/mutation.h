@@ -68,8 +68,9 @@ struct MergeInsertParams {
   /// \brief For kUpdateAll: a predicate over `source.<col>` and `target.<col>`; only
   /// matched rows where it is TRUE are updated (empty: all).
   std::string matched_condition;
-  /// \brief Insert source rows that match no target row (Lance's default: true).
-  bool insert_not_matched = true;
+  /// \brief Insert source rows that match no target row (default false, as pylance's
+  /// builder; Lance's Rust builder defaults to true).
+  bool insert_not_matched = false;
   /// \brief Delete target rows that match no source row ...
   bool delete_not_matched_by_source = false;
   /// \brief ... and satisfy this predicate over the target's columns (empty: all).
