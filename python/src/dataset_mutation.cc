@@ -60,7 +60,8 @@ Result<RecordBatchPtr> BatchFromPython(py::handle obj) {
   return table->CombineBatches();
 }
 
-py::dict UpdatePy(Dataset& ds, const std::vector<std::pair<std::string, std::string>>& updates,
+py::dict UpdatePy(Dataset& ds,
+                  const std::vector<std::pair<std::string, std::string>>& updates,
                   const std::optional<std::string>& where, int conflict_retries,
                   double retry_timeout_seconds) {
   UpdateOptions options;
@@ -141,7 +142,9 @@ void AddColumnsFnPy(Dataset& ds, const py::object& new_schema, const py::functio
   AddColumnsFunction call = [&](const RecordBatch& batch) -> Result<RecordBatchPtr> {
     py::gil_scoped_acquire gil;
     try {
-      LANCE_ASSIGN_OR_RAISE(auto table, Table::Make(batch.schema(), {std::make_shared<RecordBatch>(batch)}));
+      LANCE_ASSIGN_OR_RAISE(
+          auto table,
+          Table::Make(batch.schema(), {std::make_shared<RecordBatch>(batch)}));
       py::object produced = fn(ToPyArrowTable(table));
       return BatchFromPython(produced);
     } catch (py::error_already_set& e) {
@@ -187,14 +190,14 @@ void BindMutation(py::module_& m) {
   m.def("_update", &UpdatePy, py::arg("ds"), py::arg("updates"), py::arg("where"),
         py::arg("conflict_retries"), py::arg("retry_timeout_seconds"));
   m.def("_merge_insert", &MergeInsertPy, py::arg("ds"), py::arg("on"),
-        py::arg("when_matched"), py::arg("matched_condition"), py::arg("insert_not_matched"),
-        py::arg("delete_not_matched_by_source"), py::arg("by_source_condition"),
-        py::arg("conflict_retries"), py::arg("retry_timeout_seconds"),
-        py::arg("open_source"));
+        py::arg("when_matched"), py::arg("matched_condition"),
+        py::arg("insert_not_matched"), py::arg("delete_not_matched_by_source"),
+        py::arg("by_source_condition"), py::arg("conflict_retries"),
+        py::arg("retry_timeout_seconds"), py::arg("open_source"));
   m.def("_add_columns_sql", &AddColumnsSqlPy, py::arg("ds"), py::arg("expressions"),
         py::arg("batch_size"));
-  m.def("_add_columns_fn", &AddColumnsFnPy, py::arg("ds"), py::arg("schema"), py::arg("fn"),
-        py::arg("read_columns"), py::arg("batch_size"));
+  m.def("_add_columns_fn", &AddColumnsFnPy, py::arg("ds"), py::arg("schema"),
+        py::arg("fn"), py::arg("read_columns"), py::arg("batch_size"));
   m.def("_add_null_columns", &AddNullColumnsPy, py::arg("ds"), py::arg("schema"));
   m.def("_drop_columns", &DropColumnsPy, py::arg("ds"), py::arg("columns"));
   m.def("_alter_columns", &AlterColumnsPy, py::arg("ds"), py::arg("alterations"));

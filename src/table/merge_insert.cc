@@ -56,8 +56,8 @@ Result<bool> AppendKeyBytes(const Array& column, int64_t i, std::string* key) {
     key->append(static_cast<const FixedSizeBinaryArray&>(column).GetView(i));
     return true;
   }
-  if (type.is_fixed_width() && type.byte_width() > 0 && column.data()->buffers.size() > 1 &&
-      column.data()->buffers[1]) {
+  if (type.is_fixed_width() && type.byte_width() > 0 &&
+      column.data()->buffers.size() > 1 && column.data()->buffers[1]) {
     const int width = type.byte_width();
     const uint8_t* base = column.data()->buffers[1]->data();
     key->append(reinterpret_cast<const char*>(base + (column.offset() + i) * width),
@@ -115,9 +115,9 @@ class MergeJob {
 
   std::shared_ptr<DatasetImpl> ds_;
   const MergeInsertParams& params_;
-  std::vector<int> key_columns_;                 // dataset top-level indices
-  std::vector<int> source_to_dataset_;           // per source column
-  std::vector<int> dataset_to_source_;           // per dataset column, -1 if absent
+  std::vector<int> key_columns_;        // dataset top-level indices
+  std::vector<int> source_to_dataset_;  // per source column
+  std::vector<int> dataset_to_source_;  // per dataset column, -1 if absent
   std::unordered_multimap<std::string, uint64_t> keys_;
   std::unordered_set<uint64_t> matched_;
   std::map<uint64_t, DeletionVector> deletions_;  // per fragment id
@@ -132,7 +132,8 @@ Status MergeJob::Validate(const Schema& source_schema) {
   if (params_.on.empty()) {
     return Status::Invalid("merge_insert: at least one key column (on) is required");
   }
-  LANCE_ASSIGN_OR_RAISE(key_columns_, ColumnIndices(*ds_, params_.on, "merge_insert key"));
+  LANCE_ASSIGN_OR_RAISE(key_columns_,
+                        ColumnIndices(*ds_, params_.on, "merge_insert key"));
   dataset_to_source_.assign(static_cast<size_t>(target.num_fields()), -1);
   for (int i = 0; i < source_schema.num_fields(); ++i) {
     const std::string& name = source_schema.field(i)->name();
@@ -145,7 +146,8 @@ Status MergeJob::Validate(const Schema& source_schema) {
       // As Lance: the source must have the dataset's types (no implicit cast).
       return Status::Invalid("merge_insert: the source column '", name, "' has type ",
                              source_schema.field(i)->type()->ToString(),
-                             " but the dataset stores ", target.field(index)->type()->ToString());
+                             " but the dataset stores ",
+                             target.field(index)->type()->ToString());
     }
     if (dataset_to_source_[static_cast<size_t>(index)] >= 0) {
       return Status::Invalid("merge_insert: the source has column '", name, "' twice");
@@ -165,7 +167,8 @@ Status MergeJob::Validate(const Schema& source_schema) {
                              "' is missing from the source data");
     }
   }
-  if (params_.when_matched == WhenMatched::kUpdateAll && !params_.matched_condition.empty()) {
+  if (params_.when_matched == WhenMatched::kUpdateAll &&
+      !params_.matched_condition.empty()) {
     // The condition sees two structs, `source` and `target`, of the dataset's columns.
     auto as_struct = [&](const std::string& name) {
       return field(name, struct_(target.fields()), true);
@@ -174,9 +177,8 @@ Status MergeJob::Validate(const Schema& source_schema) {
         std::vector<FieldPtr>{as_struct("source"), as_struct("target")});
     auto parsed = table::Predicate::Parse(params_.matched_condition, *condition_schema_);
     if (!parsed.ok()) {
-      return parsed.status().WithContext(
-          StrCat("merge_insert: the when-matched condition (", params_.matched_condition,
-                 ")"));
+      return parsed.status().WithContext(StrCat(
+          "merge_insert: the when-matched condition (", params_.matched_condition, ")"));
     }
     condition_ = std::move(*parsed);
   }
@@ -187,7 +189,8 @@ Status MergeJob::BuildKeyTable() {
   for (const pb::DataFragment& frag : ds_->proto().fragments()) {
     LANCE_ASSIGN_OR_RAISE(DeletionVector deleted, LoadDeletions(*ds_, frag));
     const std::unordered_set<uint32_t> gone(deleted.begin(), deleted.end());
-    LANCE_ASSIGN_OR_RAISE(auto reader, FragmentReader::Open(*ds_, frag, key_columns_, 8192));
+    LANCE_ASSIGN_OR_RAISE(auto reader,
+                          FragmentReader::Open(*ds_, frag, key_columns_, 8192));
     while (true) {
       LANCE_ASSIGN_OR_RAISE(auto next, reader->Next());
       if (!next) break;
@@ -222,7 +225,8 @@ Result<RecordBatchPtr> MergeJob::FullRows(const RecordBatch& source,
       LANCE_ASSIGN_OR_RAISE(column, MakeNullArray(schema->field(c)->type(),
                                                   static_cast<int64_t>(rows.size())));
     }
-    LANCE_ASSIGN_OR_RAISE(column, ConformColumn(column, *schema->field(c), "merge_insert"));
+    LANCE_ASSIGN_OR_RAISE(column,
+                          ConformColumn(column, *schema->field(c), "merge_insert"));
     columns.push_back(std::move(column));
   }
   return RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), std::move(columns));
@@ -254,7 +258,8 @@ Status MergeJob::WriteUpdates(const RecordBatch& source,
       for (const auto& f : ds_->proto().fragments()) {
         if (f.id() == frag_id) frag = &f;
       }
-      if (frag == nullptr) return Status::Invalid("merge_insert: lost fragment ", frag_id);
+      if (frag == nullptr)
+        return Status::Invalid("merge_insert: lost fragment ", frag_id);
       LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
                             TakeFromFragment(*ds_, *frag, all, rows, false));
       fetched[frag_id] = {batch, rows};
@@ -277,9 +282,10 @@ Status MergeJob::WriteUpdates(const RecordBatch& source,
     LANCE_ASSIGN_OR_RAISE(ArrayPtr src_struct, new_rows->ToStructArray());
     LANCE_ASSIGN_OR_RAISE(ArrayPtr tgt_struct, target_rows->ToStructArray());
     LANCE_ASSIGN_OR_RAISE(
-        auto both, RecordBatch::Make(condition_schema_, new_rows->num_rows(),
-                                     {Relabel(src_struct, condition_schema_->field(0)->type()),
-                                      Relabel(tgt_struct, condition_schema_->field(1)->type())}));
+        auto both,
+        RecordBatch::Make(condition_schema_, new_rows->num_rows(),
+                          {Relabel(src_struct, condition_schema_->field(0)->type()),
+                           Relabel(tgt_struct, condition_schema_->field(1)->type())}));
     LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, condition_->Evaluate(*both));
     LANCE_ASSIGN_OR_RAISE(keep, compute::SelectedIndices(*mask));
     LANCE_ASSIGN_OR_RAISE(new_rows, compute::TakeBatch(*new_rows, keep));
@@ -301,9 +307,10 @@ Status MergeJob::ProcessBatch(const RecordBatch& batch) {
   const SchemaPtr& schema = ds_->schema.schema();
   for (int k : key_columns_) {
     const int s = dataset_to_source_[static_cast<size_t>(k)];
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr key,
-                          ConformColumn(batch.column(s), *schema->field(k)->WithNullable(true),
-                                        "merge_insert key"));
+    LANCE_ASSIGN_OR_RAISE(
+        ArrayPtr key,
+        ConformColumn(batch.column(s), *schema->field(k)->WithNullable(true),
+                      "merge_insert key"));
     key_arrays.push_back(std::move(key));
   }
   LANCE_ASSIGN_OR_RAISE(auto keys, RowKeys(key_arrays, batch.num_rows()));
@@ -362,11 +369,12 @@ Status MergeJob::DeleteNotMatchedBySource() {
   std::shared_ptr<const table::Predicate> predicate;
   std::vector<int> columns;
   if (!params_.not_matched_by_source_condition.empty()) {
-    auto parsed = table::Predicate::Parse(params_.not_matched_by_source_condition, schema);
+    auto parsed =
+        table::Predicate::Parse(params_.not_matched_by_source_condition, schema);
     if (!parsed.ok()) {
-      return parsed.status().WithContext(StrCat(
-          "merge_insert: the not-matched-by-source condition (",
-          params_.not_matched_by_source_condition, ")"));
+      return parsed.status().WithContext(
+          StrCat("merge_insert: the not-matched-by-source condition (",
+                 params_.not_matched_by_source_condition, ")"));
     }
     predicate = std::move(*parsed);
     LANCE_ASSIGN_OR_RAISE(columns, ColumnIndices(*ds_, predicate->ReferencedColumns(),
@@ -411,7 +419,8 @@ Result<Attempt> MergeJob::Run(RecordBatchReader& source) {
     if (batch->num_rows() == 0) continue;
     LANCE_RETURN_NOT_OK(ProcessBatch(*batch));
   }
-  if (params_.delete_not_matched_by_source) LANCE_RETURN_NOT_OK(DeleteNotMatchedBySource());
+  if (params_.delete_not_matched_by_source)
+    LANCE_RETURN_NOT_OK(DeleteNotMatchedBySource());
 
   pb::Transaction txn;
   txn.set_read_version(ds_->proto().version());
@@ -484,7 +493,8 @@ MergeInsertBuilder& MergeInsertBuilder::WhenNotMatchedDoNothing() {
   params_.insert_not_matched = false;
   return *this;
 }
-MergeInsertBuilder& MergeInsertBuilder::WhenNotMatchedBySourceDelete(std::string condition) {
+MergeInsertBuilder& MergeInsertBuilder::WhenNotMatchedBySourceDelete(
+    std::string condition) {
   params_.delete_not_matched_by_source = true;
   params_.not_matched_by_source_condition = std::move(condition);
   return *this;

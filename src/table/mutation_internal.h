@@ -24,8 +24,8 @@ namespace lance::table_internal {
 /// (which sits in an anonymous namespace there); share it once dataset.cc exports it.
 class FragmentSink {
  public:
-  FragmentSink(DatasetDir dir, format::LanceSchema schema, format::LanceFileVersion version,
-               MutationWriteParams params);
+  FragmentSink(DatasetDir dir, format::LanceSchema schema,
+               format::LanceFileVersion version, MutationWriteParams params);
   ~FragmentSink();
   FragmentSink(const FragmentSink&) = delete;
   FragmentSink& operator=(const FragmentSink&) = delete;
@@ -51,7 +51,8 @@ class FragmentSink {
 
 /// \brief The file version new data files of `ds` use (its own, as an append).
 /// \return NotImplemented for legacy datasets.
-Result<format::LanceFileVersion> WritableVersion(const DatasetImpl& ds, std::string_view what);
+Result<format::LanceFileVersion> WritableVersion(const DatasetImpl& ds,
+                                                 std::string_view what);
 
 /// \brief Top-level indices of `names` in the dataset schema. \return Invalid naming an
 /// unknown column and `what`.
@@ -74,7 +75,8 @@ Result<std::shared_ptr<DatasetImpl>> LoadLatest(const DatasetImpl& ds);
 /// \brief Runs `attempt` (which plans on the latest version and commits) until it
 /// succeeds, fails with something other than a retryable Conflict, or the retry budget
 /// is spent. `attempt` receives the attempt number (1-based).
-Status RunWithRetries(const MutationRetry& retry, const std::function<Status(uint32_t)>& attempt);
+Status RunWithRetries(const MutationRetry& retry,
+                      const std::function<Status(uint32_t)>& attempt);
 
 /// \brief The largest field id the dataset has ever used that we can see: the schema's
 /// and every data file's (dropped columns stay in the data files).

@@ -23,7 +23,8 @@ Result<format::LanceSchema> BuildSchema(const std::vector<FieldPtr>& fields,
                                         const std::vector<std::vector<int32_t>>& ids,
                                         const KeyValueMetadata& metadata) {
   std::vector<int32_t> preorder;
-  for (const auto& subtree : ids) preorder.insert(preorder.end(), subtree.begin(), subtree.end());
+  for (const auto& subtree : ids)
+    preorder.insert(preorder.end(), subtree.begin(), subtree.end());
   return format::LanceSchema::Make(std::make_shared<Schema>(fields, metadata),
                                    std::move(preorder));
 }
@@ -31,7 +32,8 @@ Result<format::LanceSchema> BuildSchema(const std::vector<FieldPtr>& fields,
 // The ids of each top-level field of `schema`.
 std::vector<std::vector<int32_t>> TopLevelIds(const format::LanceSchema& schema) {
   std::vector<std::vector<int32_t>> out;
-  for (int i = 0; i < schema.schema()->num_fields(); ++i) out.push_back(schema.SubtreeIds(i));
+  for (int i = 0; i < schema.schema()->num_fields(); ++i)
+    out.push_back(schema.SubtreeIds(i));
   return out;
 }
 
@@ -46,7 +48,8 @@ Result<std::vector<pb::DataFragment>> WriteNewColumnFiles(
     const DatasetImpl& ds, const format::LanceSchema& new_columns,
     const std::vector<int>& read_columns, int64_t batch_size, const BatchMapper& mapper,
     std::vector<bool>* saw_nulls) {
-  LANCE_ASSIGN_OR_RAISE(format::LanceFileVersion version, WritableVersion(ds, "Adding columns"));
+  LANCE_ASSIGN_OR_RAISE(format::LanceFileVersion version,
+                        WritableVersion(ds, "Adding columns"));
   const SchemaPtr& out_schema = new_columns.schema();
   saw_nulls->assign(static_cast<size_t>(out_schema->num_fields()), false);
   // A fragment's rows must all go into one file.
@@ -57,8 +60,9 @@ Result<std::vector<pb::DataFragment>> WriteNewColumnFiles(
   std::vector<pb::DataFragment> out;
   for (const pb::DataFragment& frag : ds.proto().fragments()) {
     FragmentSink sink(ds.dir, new_columns, version, params);
-    LANCE_ASSIGN_OR_RAISE(auto reader,
-                          FragmentReader::Open(ds, frag, columns, std::max<int64_t>(1, batch_size)));
+    LANCE_ASSIGN_OR_RAISE(
+        auto reader,
+        FragmentReader::Open(ds, frag, columns, std::max<int64_t>(1, batch_size)));
     LANCE_ASSIGN_OR_RAISE(DeletionVector deleted, LoadDeletions(ds, frag));
     const std::set<uint32_t> gone(deleted.begin(), deleted.end());
     while (true) {
@@ -95,7 +99,8 @@ Result<std::vector<pb::DataFragment>> WriteNewColumnFiles(
         LANCE_ASSIGN_OR_RAISE(values[i], compute::Take(*padded, indices));
       }
       LANCE_ASSIGN_OR_RAISE(
-          auto batch, RecordBatch::Make(out_schema, next->batch->num_rows(), std::move(values)));
+          auto batch,
+          RecordBatch::Make(out_schema, next->batch->num_rows(), std::move(values)));
       LANCE_RETURN_NOT_OK(sink.Write(*batch));
     }
     LANCE_ASSIGN_OR_RAISE(std::vector<pb::DataFragment> written, sink.Finish());
@@ -114,9 +119,9 @@ Status FillSchema(const format::LanceSchema& schema,
 }
 
 // Commits a Merge of `fragments` under `schema`.
-Result<std::shared_ptr<DatasetImpl>> CommitMerge(const DatasetImpl& ds,
-                                                 const format::LanceSchema& schema,
-                                                 std::vector<pb::DataFragment> fragments) {
+Result<std::shared_ptr<DatasetImpl>> CommitMerge(
+    const DatasetImpl& ds, const format::LanceSchema& schema,
+    std::vector<pb::DataFragment> fragments) {
   pb::Transaction txn;
   txn.set_read_version(ds.proto().version());
   pb::Transaction::Merge* op = txn.mutable_merge();
@@ -153,9 +158,11 @@ Result<std::shared_ptr<DatasetImpl>> CommitProject(const DatasetImpl& ds,
 Status CheckNewNames(const DatasetImpl& ds, const std::vector<std::string>& names) {
   std::set<std::string> seen;
   for (const std::string& name : names) {
-    if (name.empty()) return Status::Invalid("add_columns: a new column has an empty name");
+    if (name.empty())
+      return Status::Invalid("add_columns: a new column has an empty name");
     if (ds.schema.schema()->GetFieldIndex(name) >= 0) {
-      return Status::Invalid("add_columns: column ", name, " already exists in the dataset");
+      return Status::Invalid("add_columns: column ", name,
+                             " already exists in the dataset");
     }
     if (!seen.insert(name).second) {
       return Status::Invalid("add_columns: column ", name, " is added twice");
@@ -166,7 +173,8 @@ Status CheckNewNames(const DatasetImpl& ds, const std::vector<std::string>& name
 
 // The dataset schema plus `added` (ids assigned above every id in use), nullability of
 // each added field as given.
-Result<format::LanceSchema> ExtendSchema(const DatasetImpl& ds, const std::vector<FieldPtr>& added,
+Result<format::LanceSchema> ExtendSchema(const DatasetImpl& ds,
+                                         const std::vector<FieldPtr>& added,
                                          format::LanceSchema* added_only) {
   LANCE_ASSIGN_OR_RAISE(*added_only,
                         format::LanceSchema::Assign(std::make_shared<Schema>(added),
@@ -227,8 +235,9 @@ bool CastAllowed(const DataType& from, const DataType& to) {
 namespace ti = table_internal;
 namespace pb = ::lance::table;
 
-Status Dataset::AddColumns(const std::vector<std::pair<std::string, std::string>>& expressions,
-                           const AddColumnsOptions& options) {
+Status Dataset::AddColumns(
+    const std::vector<std::pair<std::string, std::string>>& expressions,
+    const AddColumnsOptions& options) {
   const std::shared_ptr<DatasetImpl> ds = impl_;
   if (expressions.empty()) return Status::Invalid("add_columns: no column to add");
   std::vector<std::string> names;
@@ -248,7 +257,8 @@ Status Dataset::AddColumns(const std::vector<std::pair<std::string, std::string>
     }
     DataTypePtr type = (*expr)->type();
     if (!type || type->id() == TypeId::kNull) {
-      return Status::Invalid("add_columns: the expression for column '", name, "' (", text,
+      return Status::Invalid("add_columns: the expression for column '", name, "' (",
+                             text,
                              ") has no type (a bare NULL); CAST it to the type wanted");
     }
     bool nullable = false;
@@ -263,11 +273,13 @@ Status Dataset::AddColumns(const std::vector<std::pair<std::string, std::string>
     exprs.push_back(std::move(*expr));
   }
   (void)any_nullable_input;
-  LANCE_ASSIGN_OR_RAISE(std::vector<int> columns,
-                        ti::ColumnIndices(*ds, std::vector<std::string>(read.begin(), read.end()),
-                                          "add_columns"));
+  LANCE_ASSIGN_OR_RAISE(
+      std::vector<int> columns,
+      ti::ColumnIndices(*ds, std::vector<std::string>(read.begin(), read.end()),
+                        "add_columns"));
   format::LanceSchema added_only;
-  LANCE_ASSIGN_OR_RAISE(format::LanceSchema full, ti::ExtendSchema(*ds, added, &added_only));
+  LANCE_ASSIGN_OR_RAISE(format::LanceSchema full,
+                        ti::ExtendSchema(*ds, added, &added_only));
   std::vector<bool> saw_nulls;
   LANCE_ASSIGN_OR_RAISE(
       auto fragments,
@@ -289,12 +301,13 @@ Status Dataset::AddColumns(const std::vector<std::pair<std::string, std::string>
   std::vector<FieldPtr> final_fields = full.schema()->fields();
   const size_t first_new = final_fields.size() - added.size();
   for (size_t i = 0; i < added.size(); ++i) {
-    final_fields[first_new + i] = added[i]->WithNullable(nullable_input[i] || saw_nulls[i]);
+    final_fields[first_new + i] =
+        added[i]->WithNullable(nullable_input[i] || saw_nulls[i]);
   }
-  LANCE_ASSIGN_OR_RAISE(format::LanceSchema final_schema,
-                        format::LanceSchema::Make(
-                            std::make_shared<Schema>(final_fields, schema->metadata()),
-                            full.field_ids()));
+  LANCE_ASSIGN_OR_RAISE(
+      format::LanceSchema final_schema,
+      format::LanceSchema::Make(
+          std::make_shared<Schema>(final_fields, schema->metadata()), full.field_ids()));
   LANCE_ASSIGN_OR_RAISE(impl_, ti::CommitMerge(*ds, final_schema, std::move(fragments)));
   return Status::OK();
 }
@@ -312,7 +325,8 @@ Status Dataset::AddColumns(const SchemaPtr& new_fields, const AddColumnsFunction
   if (read.empty()) {
     for (const FieldPtr& f : ds->schema.schema()->fields()) read.push_back(f->name());
   }
-  LANCE_ASSIGN_OR_RAISE(std::vector<int> columns, ti::ColumnIndices(*ds, read, "add_columns"));
+  LANCE_ASSIGN_OR_RAISE(std::vector<int> columns,
+                        ti::ColumnIndices(*ds, read, "add_columns"));
   format::LanceSchema added_only;
   LANCE_ASSIGN_OR_RAISE(format::LanceSchema full,
                         ti::ExtendSchema(*ds, new_fields->fields(), &added_only));
@@ -325,15 +339,15 @@ Status Dataset::AddColumns(const SchemaPtr& new_fields, const AddColumnsFunction
             LANCE_ASSIGN_OR_RAISE(RecordBatchPtr produced, fn(batch));
             if (!produced || produced->num_rows() != batch.num_rows()) {
               return Status::Invalid("add_columns: the function returned ",
-                                     produced ? produced->num_rows() : 0, " rows for a batch of ",
-                                     batch.num_rows());
+                                     produced ? produced->num_rows() : 0,
+                                     " rows for a batch of ", batch.num_rows());
             }
             std::vector<ArrayPtr> out;
             for (const FieldPtr& f : new_fields->fields()) {
               ArrayPtr column = produced->GetColumnByName(f->name());
               if (!column) {
-                return Status::Invalid("add_columns: the function did not return column '",
-                                       f->name(), "'");
+                return Status::Invalid(
+                    "add_columns: the function did not return column '", f->name(), "'");
               }
               LANCE_ASSIGN_OR_RAISE(column, ti::ConformColumn(column, *f, "add_columns"));
               out.push_back(std::move(column));
@@ -358,8 +372,8 @@ Status Dataset::AddNullColumns(const SchemaPtr& new_fields) {
   std::vector<std::string> names;
   for (const FieldPtr& f : new_fields->fields()) {
     if (!f->nullable()) {
-      return Status::Invalid("add_columns: all-null columns must be nullable ('", f->name(),
-                             "' is not)");
+      return Status::Invalid("add_columns: all-null columns must be nullable ('",
+                             f->name(), "' is not)");
     }
     names.push_back(f->name());
   }
@@ -421,8 +435,8 @@ Status Dataset::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
       if (a.rename->empty()) return Status::Invalid("alter_columns: empty new name");
       for (size_t j = 0; j < fields.size(); ++j) {
         if (static_cast<int>(j) != index && fields[j]->name() == *a.rename) {
-          return Status::Invalid("alter_columns: cannot rename ", a.path, " to ", *a.rename,
-                                 ": a column of that name exists");
+          return Status::Invalid("alter_columns: cannot rename ", a.path, " to ",
+                                 *a.rename, ": a column of that name exists");
         }
       }
       f = f->WithName(*a.rename);
@@ -437,12 +451,13 @@ Status Dataset::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
     if (a.data_type) {
       const DataTypePtr& from = schema->field(index)->type();
       if (!ti::CastAllowed(*from, *a.data_type)) {
-        return Status::Invalid("Cannot cast column \"", a.path, "\" from ", from->ToString(),
-                               " to ", a.data_type->ToString());
+        return Status::Invalid("Cannot cast column \"", a.path, "\" from ",
+                               from->ToString(), " to ", a.data_type->ToString());
       }
       f = f->WithType(a.data_type);
       std::vector<int32_t> new_ids;
-      for (int n = format::CountLanceFields(*a.data_type); n > 0; --n) new_ids.push_back(next_id++);
+      for (int n = format::CountLanceFields(*a.data_type); n > 0; --n)
+        new_ids.push_back(next_id++);
       ids[static_cast<size_t>(index)] = std::move(new_ids);
       cast_columns.push_back(index);
     }
@@ -454,8 +469,8 @@ Status Dataset::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
     scan.filter = StrCat("`", schema->field(index)->name(), "` IS NULL");
     LANCE_ASSIGN_OR_RAISE(int64_t nulls, CountRows(scan.filter));
     if (nulls > 0) {
-      return Status::Invalid("Column \"", schema->field(index)->name(), "\" holds ", nulls,
-                             " nulls and thus cannot be made non-nullable");
+      return Status::Invalid("Column \"", schema->field(index)->name(), "\" holds ",
+                             nulls, " nulls and thus cannot be made non-nullable");
     }
   }
   LANCE_ASSIGN_OR_RAISE(format::LanceSchema altered,
@@ -475,20 +490,20 @@ Status Dataset::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
                         ti::BuildSchema(cast_fields, cast_ids, {}));
   std::vector<bool> saw_nulls;
   LANCE_ASSIGN_OR_RAISE(
-      auto fragments,
-      ti::WriteNewColumnFiles(
-          *ds, cast_schema, cast_columns, 8192,
-          [&](const RecordBatch& batch) -> Result<std::vector<ArrayPtr>> {
-            std::vector<ArrayPtr> out;
-            for (size_t i = 0; i < cast_fields.size(); ++i) {
-              LANCE_ASSIGN_OR_RAISE(ArrayPtr values,
-                                    table::CastArray(batch.column(static_cast<int>(i)),
-                                                     cast_fields[i]->type()));
-              out.push_back(ti::Relabel(values, cast_fields[i]->type()));
-            }
-            return out;
-          },
-          &saw_nulls));
+      auto fragments, ti::WriteNewColumnFiles(
+                          *ds, cast_schema, cast_columns, 8192,
+                          [&](const RecordBatch& batch) -> Result<std::vector<ArrayPtr>> {
+                            std::vector<ArrayPtr> out;
+                            for (size_t i = 0; i < cast_fields.size(); ++i) {
+                              LANCE_ASSIGN_OR_RAISE(
+                                  ArrayPtr values,
+                                  table::CastArray(batch.column(static_cast<int>(i)),
+                                                   cast_fields[i]->type()));
+                              out.push_back(ti::Relabel(values, cast_fields[i]->type()));
+                            }
+                            return out;
+                          },
+                          &saw_nulls));
   LANCE_ASSIGN_OR_RAISE(impl_, ti::CommitMerge(*ds, altered, std::move(fragments)));
   return Status::OK();
 }

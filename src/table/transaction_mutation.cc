@@ -36,17 +36,26 @@ Status ApplyUpdate(const pb::Transaction::Update& op, pb::Manifest* m) {
   for (const pb::DataFragment& updated : op.updated_fragments()) {
     auto it = index.find(updated.id());
     if (it == index.end()) {
-      return Status(StatusCode::kConflict,
-                    StrCat("Fragment ", updated.id(), " this Update changes no longer exists"),
-                    true);
+      return Status(
+          StatusCode::kConflict,
+          StrCat("Fragment ", updated.id(), " this Update changes no longer exists"),
+          true);
     }
-    *m->mutable_fragments(it->second) = updated;
+    // Only the deletion vector changes; everything else of the fragment is kept as the
+    // latest version has it (a concurrent Project may have dropped one of its files).
+    pb::DataFragment* target = m->mutable_fragments(it->second);
+    if (updated.has_deletion_file()) {
+      *target->mutable_deletion_file() = updated.deletion_file();
+    } else {
+      target->clear_deletion_file();
+    }
   }
   std::set<uint64_t> removed;
   for (uint64_t id : op.removed_fragment_ids()) {
     if (index.find(id) == index.end()) {
       return Status(StatusCode::kConflict,
-                    StrCat("Fragment ", id, " this Update removes no longer exists"), true);
+                    StrCat("Fragment ", id, " this Update removes no longer exists"),
+                    true);
     }
     removed.insert(id);
   }
@@ -94,7 +103,8 @@ Status ApplyProject(const pb::Transaction::Project& op, pb::Manifest* m) {
 
 // Fragments an Update of ours changes (Lance's modified_fragment_ids).
 std::set<uint64_t> UpdateTouches(const pb::Transaction::Update& op) {
-  std::set<uint64_t> ids(op.removed_fragment_ids().begin(), op.removed_fragment_ids().end());
+  std::set<uint64_t> ids(op.removed_fragment_ids().begin(),
+                         op.removed_fragment_ids().end());
   for (const auto& f : op.updated_fragments()) ids.insert(f.id());
   return ids;
 }
@@ -118,7 +128,8 @@ std::set<uint64_t> TheirChangedFragments(const pb::Transaction& txn) {
       }
       break;
     case Op::kDataReplacement:
-      for (const auto& r : txn.data_replacement().replacements()) ids.insert(r.fragment_id());
+      for (const auto& r : txn.data_replacement().replacements())
+        ids.insert(r.fragment_id());
       break;
     case Op::kDataOverlay:
       for (const auto& g : txn.data_overlay().groups()) ids.insert(g.fragment_id());

@@ -22,7 +22,8 @@
 namespace lance {
 namespace table_internal {
 
-// -- FragmentSink ------------------------------------------------------------------------
+// -- FragmentSink
+// ------------------------------------------------------------------------
 
 FragmentSink::FragmentSink(DatasetDir dir, format::LanceSchema schema,
                            format::LanceFileVersion version, MutationWriteParams params)
@@ -63,9 +64,9 @@ Status FragmentSink::Write(const RecordBatch& batch) {
       name_ = NewDataFileName();
       format::FileWriterOptions options;
       options.version = version_;
-      LANCE_ASSIGN_OR_RAISE(writer_,
-                            format::LanceFileWriter::Open(dir_.store(), dir_.Key("data/" + name_),
-                                                          schema_, options));
+      LANCE_ASSIGN_OR_RAISE(
+          writer_, format::LanceFileWriter::Open(dir_.store(), dir_.Key("data/" + name_),
+                                                 schema_, options));
     }
     const int64_t n =
         std::min(batch.num_rows() - offset, params_.max_rows_per_file - rows_in_file_);
@@ -86,7 +87,8 @@ Result<std::vector<pb::DataFragment>> FragmentSink::Finish() {
   return std::move(fragments_);
 }
 
-// -- Shared helpers ----------------------------------------------------------------------
+// -- Shared helpers
+// ----------------------------------------------------------------------
 
 Result<format::LanceFileVersion> WritableVersion(const DatasetImpl& ds,
                                                  std::string_view what) {
@@ -107,8 +109,8 @@ Result<std::vector<int>> ColumnIndices(const DatasetImpl& ds,
   for (const std::string& name : names) {
     const int index = ds.schema.schema()->GetFieldIndex(name);
     if (index < 0) {
-      return Status::Invalid(what, ": column '", name, "' does not exist in the dataset at ",
-                             ds.uri);
+      return Status::Invalid(what, ": column '", name,
+                             "' does not exist in the dataset at ", ds.uri);
     }
     out.push_back(index);
   }
@@ -133,8 +135,8 @@ Result<ArrayPtr> ConformColumn(const ArrayPtr& values, const Field& field,
   }
   if (!field.nullable() && out->null_count() > 0) {
     return Status::Invalid(what, ": column '", field.name(),
-                           "' is not nullable but the new values have ", out->null_count(),
-                           " nulls");
+                           "' is not nullable but the new values have ",
+                           out->null_count(), " nulls");
   }
   return out;
 }
@@ -198,8 +200,9 @@ Status AddDeletionToUpdate(const DatasetImpl& ds, const pb::DataFragment& frag,
     op->add_removed_fragment_ids(frag.id());
     return Status::OK();
   }
-  LANCE_ASSIGN_OR_RAISE(pb::DeletionFile file,
-                        WriteDeletionFile(ds.dir, frag.id(), ds.proto().version(), merged));
+  LANCE_ASSIGN_OR_RAISE(
+      pb::DeletionFile file,
+      WriteDeletionFile(ds.dir, frag.id(), ds.proto().version(), merged));
   pb::DataFragment* updated = op->add_updated_fragments();
   *updated = frag;
   *updated->mutable_deletion_file() = file;
@@ -225,16 +228,16 @@ Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
   for (const auto& [name, text] : updates) {
     const int index = schema->GetFieldIndex(name);
     if (index < 0) {
-      return Status::Invalid("Update: column '", name, "' does not exist in the dataset at ",
-                             ds->uri);
+      return Status::Invalid("Update: column '", name,
+                             "' does not exist in the dataset at ", ds->uri);
     }
     if (!seen.insert(index).second) {
       return Status::Invalid("Update: column '", name, "' is set more than once");
     }
     auto expr = table::ValueExpression::Parse(text, *schema);
     if (!expr.ok()) {
-      return expr.status().WithContext(StrCat("Update: the expression for column '", name,
-                                              "' (", text, ")"));
+      return expr.status().WithContext(
+          StrCat("Update: the expression for column '", name, "' (", text, ")"));
     }
     compiled.push_back(CompiledUpdate{index, *expr});
   }
@@ -242,7 +245,8 @@ Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
   if (!where.empty()) {
     auto parsed = table::Predicate::Parse(where, *schema);
     if (!parsed.ok()) {
-      return parsed.status().WithContext(StrCat("Update: the where clause (", where, ")"));
+      return parsed.status().WithContext(
+          StrCat("Update: the where clause (", where, ")"));
     }
     predicate = std::move(*parsed);
   }
@@ -261,7 +265,8 @@ Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
   for (const pb::DataFragment& frag : ds->proto().fragments()) {
     LANCE_ASSIGN_OR_RAISE(DeletionVector existing, LoadDeletions(*ds, frag));
     const std::set<uint32_t> deleted(existing.begin(), existing.end());
-    LANCE_ASSIGN_OR_RAISE(auto reader, FragmentReader::Open(*ds, frag, all_columns, 8192));
+    LANCE_ASSIGN_OR_RAISE(auto reader,
+                          FragmentReader::Open(*ds, frag, all_columns, 8192));
     DeletionVector matched;
     while (true) {
       LANCE_ASSIGN_OR_RAISE(auto next, reader->Next());

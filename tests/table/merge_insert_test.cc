@@ -43,7 +43,8 @@ RecordBatchPtr Source(const std::vector<int64_t>& ids, double score) {
     (void)name_b.Append("s" + std::to_string(id));
     (void)score_b.Append(score);
   }
-  auto s = schema({field("id", int64(), false), field("name", utf8()), field("score", float64())});
+  auto s = schema(
+      {field("id", int64(), false), field("name", utf8()), field("score", float64())});
   return *RecordBatch::Make(s, static_cast<int64_t>(ids.size()),
                             {*id_b.Finish(), *name_b.Finish(), *score_b.Finish()});
 }
@@ -55,7 +56,8 @@ std::map<int64_t, double> Scores(const Dataset& ds) {
   if (!table.ok()) return out;
   for (const auto& batch : (*table)->batches()) {
     const auto& ids = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    const auto& scores = static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
+    const auto& scores =
+        static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
     for (int64_t i = 0; i < batch->num_rows(); ++i) out[ids.Value(i)] = scores.Value(i);
   }
   return out;
@@ -64,10 +66,10 @@ std::map<int64_t, double> Scores(const Dataset& ds) {
 TEST(MergeInsertTest, Upsert) {
   auto ds = ThreeFragments(UniqueMemoryUri());
   auto source = ReaderOf({Source({5, 29, 30, 31}, 100)});
-  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, ds->MergeInsert({"id"})
-                                                .WhenMatchedUpdateAll()
-                                                .WhenNotMatchedInsertAll()
-                                                .Execute(*source));
+  ASSERT_OK_AND_ASSIGN(
+      MergeInsertResult r,
+      ds->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(
+          *source));
   EXPECT_EQ(r.num_updated_rows, 2u);
   EXPECT_EQ(r.num_inserted_rows, 2u);
   EXPECT_EQ(r.num_deleted_rows, 0u);
@@ -92,8 +94,9 @@ TEST(MergeInsertTest, DefaultsDoNothingAndInsertOnly) {
   EXPECT_THAT(ds->MergeInsert({"id"}).Execute(*nothing),
               IsErrorWith(StatusCode::kInvalid, "not configured to change"));
   auto source = ReaderOf({Source({1, 40}, 100)});
-  ASSERT_OK_AND_ASSIGN(MergeInsertResult r,
-                       ds->MergeInsert({"id"}).WhenNotMatchedInsertAll().Execute(*source));
+  ASSERT_OK_AND_ASSIGN(
+      MergeInsertResult r,
+      ds->MergeInsert({"id"}).WhenNotMatchedInsertAll().Execute(*source));
   EXPECT_EQ(r.num_inserted_rows, 1u);
   EXPECT_EQ(r.num_updated_rows, 0u);
   EXPECT_EQ(Scores(*ds)[1], 0.5);
@@ -113,7 +116,8 @@ TEST(MergeInsertTest, DeleteNotMatchedBySourceWithCondition) {
   EXPECT_EQ(*ds->CountRows("score = 7"), 3);
   // Without a condition every unmatched row goes: fragments left empty are removed.
   auto again = ReaderOf({Source({0}, 8)});
-  ASSERT_OK_AND_ASSIGN(r, ds->MergeInsert({"id"}).WhenNotMatchedBySourceDelete().Execute(*again));
+  ASSERT_OK_AND_ASSIGN(
+      r, ds->MergeInsert({"id"}).WhenNotMatchedBySourceDelete().Execute(*again));
   EXPECT_EQ(r.num_deleted_rows, 17u);
   EXPECT_EQ(*ds->CountRows(), 1);
   EXPECT_EQ(ds->fragments().size(), 1u);
@@ -122,16 +126,18 @@ TEST(MergeInsertTest, DeleteNotMatchedBySourceWithCondition) {
 TEST(MergeInsertTest, MatchedDeleteAndConditionAndSeveralKeys) {
   auto ds = ThreeFragments(UniqueMemoryUri());
   auto source = ReaderOf({Source({3, 4}, 0)});
-  ASSERT_OK_AND_ASSIGN(MergeInsertResult r,
-                       ds->MergeInsert({"id"}).WhenMatchedDelete().WhenNotMatchedDoNothing().Execute(
-                           *source));
+  ASSERT_OK_AND_ASSIGN(
+      MergeInsertResult r,
+      ds->MergeInsert({"id"}).WhenMatchedDelete().WhenNotMatchedDoNothing().Execute(
+          *source));
   EXPECT_EQ(r.num_deleted_rows, 2u);
   EXPECT_EQ(*ds->CountRows(), 28);
   // Condition over source and target: only rows whose old score is above 5 change.
   auto cond = ReaderOf({Source({5, 20, 21}, 1000)});
-  ASSERT_OK_AND_ASSIGN(r, ds->MergeInsert({"id"})
-                              .WhenMatchedUpdateAll("target.score > 5 AND source.score > 1")
-                              .Execute(*cond));
+  ASSERT_OK_AND_ASSIGN(r,
+                       ds->MergeInsert({"id"})
+                           .WhenMatchedUpdateAll("target.score > 5 AND source.score > 1")
+                           .Execute(*cond));
   EXPECT_EQ(r.num_updated_rows, 2u);
   EXPECT_EQ(Scores(*ds)[5], 2.5);
   EXPECT_EQ(Scores(*ds)[20], 1000);
@@ -170,7 +176,8 @@ TEST(MergeInsertTest, StreamsManyBatchesAndSubsetOfColumns) {
   auto s = schema({field("id", int64(), false)});
   auto only_id = *RecordBatch::Make(s, 1, {*ids.Finish()});
   auto partial = ReaderOf({only_id});
-  ASSERT_OK_AND_ASSIGN(r, ds->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(*partial));
+  ASSERT_OK_AND_ASSIGN(r,
+                       ds->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(*partial));
   EXPECT_EQ(r.num_updated_rows, 1u);
   EXPECT_EQ(Scores(*ds)[12], 6);
 }
@@ -191,7 +198,8 @@ TEST(MergeInsertTest, ErrorsCommitNothing) {
   // Key missing from the source.
   DoubleBuilder sb;
   (void)sb.Append(1);
-  auto no_key = *RecordBatch::Make(schema({field("score", float64())}), 1, {*sb.Finish()});
+  auto no_key =
+      *RecordBatch::Make(schema({field("score", float64())}), 1, {*sb.Finish()});
   EXPECT_THAT(run({"id"}, no_key), IsErrorWith(StatusCode::kInvalid, "key column 'id'"));
   // A source column the dataset lacks.
   Int64Builder ib;
@@ -202,18 +210,22 @@ TEST(MergeInsertTest, ErrorsCommitNothing) {
                                   {*ib.Finish(), *xb.Finish()});
   EXPECT_THAT(run({"id"}, extra), IsErrorWith(StatusCode::kInvalid, "zz"));
   // Two source rows matching one target row (Lance: ambiguous).
-  EXPECT_THAT(run({"id"}, Source({2, 2}, 1)), IsErrorWith(StatusCode::kInvalid, "ambiguous"));
-  EXPECT_THAT(run({"id"}, Source({2}, 1), WhenMatched::kFail), IsError(StatusCode::kInvalid));
-  auto bad_cond = ReaderOf({Source({2}, 1)});
-  EXPECT_THAT(ds->MergeInsert({"id"}).WhenMatchedUpdateAll("source.nope > 1").Execute(*bad_cond),
+  EXPECT_THAT(run({"id"}, Source({2, 2}, 1)),
+              IsErrorWith(StatusCode::kInvalid, "ambiguous"));
+  EXPECT_THAT(run({"id"}, Source({2}, 1), WhenMatched::kFail),
               IsError(StatusCode::kInvalid));
+  auto bad_cond = ReaderOf({Source({2}, 1)});
+  EXPECT_THAT(
+      ds->MergeInsert({"id"}).WhenMatchedUpdateAll("source.nope > 1").Execute(*bad_cond),
+      IsError(StatusCode::kInvalid));
   EXPECT_EQ(*ds->LatestVersion(), 1u);
   // Equal new keys in the source are all inserted (as Lance).
   ASSERT_OK_AND_ASSIGN(MergeInsertResult r, run({"id"}, Source({90, 90}, 1)));
   EXPECT_EQ(r.num_inserted_rows, 2u);
 }
 
-// ---- conflicts -------------------------------------------------------------------------
+// ---- conflicts
+// -------------------------------------------------------------------------
 
 TEST(MergeInsertConflictTest, AgainstAppendDeleteAndUpdate) {
   {
@@ -225,7 +237,8 @@ TEST(MergeInsertConflictTest, AgainstAppendDeleteAndUpdate) {
     auto src = ReaderOf({Source({1, 50}, 900)});
     ASSERT_OK_AND_ASSIGN(
         auto r,
-        b->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(*src));
+        b->MergeInsert({"id"}).WhenMatchedUpdateAll().WhenNotMatchedInsertAll().Execute(
+            *src));
     EXPECT_EQ(r.num_attempts, 1u);
     EXPECT_EQ(*b->CountRows(), 36);
   }
@@ -243,7 +256,8 @@ TEST(MergeInsertConflictTest, AgainstAppendDeleteAndUpdate) {
     MergeSourceFactory factory = []() -> Result<RecordBatchReaderPtr> {
       return ReaderOf({Source({1}, 900)});
     };
-    ASSERT_OK_AND_ASSIGN(auto ok, b->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(factory));
+    ASSERT_OK_AND_ASSIGN(auto ok,
+                         b->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(factory));
     EXPECT_EQ(ok.num_attempts, 2u);
     EXPECT_EQ(*b->CountRows(), 29);
     EXPECT_EQ(*b->CountRows("score = 900"), 1);

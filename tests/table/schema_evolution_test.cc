@@ -58,8 +58,10 @@ TEST(SchemaEvolutionTest, AddColumnsFromExpressions) {
   EXPECT_EQ(*ds->CountRows("label = name"), *ds->CountRows("name IS NOT NULL"));
   // Errors: existing name, bad expression, unknown column; nothing committed.
   const uint64_t v = ds->version();
-  EXPECT_THAT(ds->AddColumns({{"id", "1"}}), IsErrorWith(StatusCode::kInvalid, "already exists"));
-  EXPECT_THAT(ds->AddColumns({{"z", "nope + 1"}}), IsErrorWith(StatusCode::kInvalid, "nope"));
+  EXPECT_THAT(ds->AddColumns({{"id", "1"}}),
+              IsErrorWith(StatusCode::kInvalid, "already exists"));
+  EXPECT_THAT(ds->AddColumns({{"z", "nope + 1"}}),
+              IsErrorWith(StatusCode::kInvalid, "nope"));
   EXPECT_THAT(ds->AddColumns({{"z", "id +"}}), IsError(StatusCode::kInvalid));
   EXPECT_EQ(*ds->LatestVersion(), v);
 }
@@ -158,7 +160,8 @@ TEST(SchemaEvolutionTest, CastRewritesColumnUnderNewId) {
   EXPECT_THAT(ds->AlterColumns(alter), IsError(StatusCode::kInvalid));
 }
 
-// ---- conflicts -------------------------------------------------------------------------
+// ---- conflicts
+// -------------------------------------------------------------------------
 
 TEST(SchemaEvolutionConflictTest, ProjectAndMergeAgainstOthers) {
   {

@@ -42,7 +42,8 @@ std::map<int64_t, double> Scores(const Dataset& ds) {
   if (!table.ok()) return out;
   for (const auto& batch : (*table)->batches()) {
     const auto& ids = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    const auto& scores = static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
+    const auto& scores =
+        static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
     for (int64_t i = 0; i < batch->num_rows(); ++i) out[ids.Value(i)] = scores.Value(i);
   }
   return out;
@@ -117,17 +118,21 @@ TEST(UpdateTest, DeletedRowsStayDeleted) {
 TEST(UpdateTest, ErrorsCommitNothing) {
   auto ds = ThreeFragments(UniqueMemoryUri());
   EXPECT_THAT(ds->Update({{"nope", "1"}}), IsErrorWith(StatusCode::kInvalid, "nope"));
-  EXPECT_THAT(ds->Update({{"score", "nope + 1"}}), IsErrorWith(StatusCode::kInvalid, "nope"));
+  EXPECT_THAT(ds->Update({{"score", "nope + 1"}}),
+              IsErrorWith(StatusCode::kInvalid, "nope"));
   EXPECT_THAT(ds->Update({{"score", "score +"}}), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ds->Update({{"score", "1"}}, "nope > 1"), IsErrorWith(StatusCode::kInvalid, "nope"));
+  EXPECT_THAT(ds->Update({{"score", "1"}}, "nope > 1"),
+              IsErrorWith(StatusCode::kInvalid, "nope"));
   EXPECT_THAT(ds->Update({{"id", "'abc'"}}), IsError(StatusCode::kInvalid));
-  EXPECT_THAT(ds->Update({{"id", "NULL"}}), IsErrorWith(StatusCode::kInvalid, "not nullable"));
+  EXPECT_THAT(ds->Update({{"id", "NULL"}}),
+              IsErrorWith(StatusCode::kInvalid, "not nullable"));
   EXPECT_THAT(ds->Update({}), IsError(StatusCode::kInvalid));
   EXPECT_EQ(*ds->LatestVersion(), 1u);
   EXPECT_EQ(ds->version(), 1u);
 }
 
-// ---- conflicts -------------------------------------------------------------------------
+// ---- conflicts
+// -------------------------------------------------------------------------
 
 struct Pair {
   std::shared_ptr<Dataset> a;  // commits first
@@ -144,7 +149,8 @@ Pair TwoHandles() {
 
 TEST(UpdateConflictTest, UpdateAfterAppendRebases) {
   Pair p = TwoHandles();
-  ASSERT_OK(WriteRows(p.a->uri(), 100, 5, WriteParams{.mode = WriteMode::kAppend}).status());
+  ASSERT_OK(
+      WriteRows(p.a->uri(), 100, 5, WriteParams{.mode = WriteMode::kAppend}).status());
   UpdateOptions options;
   options.retry = NoRetry();
   ASSERT_OK_AND_ASSIGN(UpdateResult r, p.b->Update({{"score", "99"}}, "id < 3", options));
@@ -230,7 +236,8 @@ TEST(UpdateConflictTest, UpdateAgainstDeleteOfSameFragment) {
 
 TEST(UpdateConflictTest, UpdateAgainstOverwriteIsIncompatible) {
   Pair p = TwoHandles();
-  ASSERT_OK(WriteRows(p.a->uri(), 0, 3, WriteParams{.mode = WriteMode::kOverwrite}).status());
+  ASSERT_OK(
+      WriteRows(p.a->uri(), 0, 3, WriteParams{.mode = WriteMode::kOverwrite}).status());
   auto r = p.b->Update({{"score", "7"}}, "id < 3");
   ASSERT_THAT(r, IsError(StatusCode::kConflict));
   EXPECT_FALSE(r.status().retryable());

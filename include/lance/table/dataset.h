@@ -261,9 +261,9 @@ class Dataset {
   /// moves this object to it. Retryable conflicts are retried (options.retry).
   /// \return the count; Invalid for an unknown column, a bad expression or where
   /// clause, a value that does not fit the column; Conflict; errors of the reads.
-  Result<UpdateResult> Update(const std::vector<std::pair<std::string, std::string>>& updates,
-                              const std::string& where = "",
-                              const UpdateOptions& options = {});
+  Result<UpdateResult> Update(
+      const std::vector<std::pair<std::string, std::string>>& updates,
+      const std::string& where = "", const UpdateOptions& options = {});
 
   /// \brief A merge-insert (upsert) on the key columns `on` (pylance's `merge_insert`).
   /// The builder keeps a pointer to this object, which must outlive it; Execute moves
@@ -298,7 +298,6 @@ class Dataset {
   friend class MergeInsertBuilder;
 
  public:
-
   // ==== end of mutations.
   //
   //
