@@ -98,14 +98,24 @@ def _check_location(uri: Optional[str], ns: Any, table_id: Any, what: str) -> No
         raise ValueError(f"{what}: table_id needs namespace_client")
 
 
-def _columns_arg(columns: Any) -> Optional[List[str]]:
+def _columns_arg(columns: Any, expressions: bool = False) -> Any:
+    """A list of column names; with ``expressions`` (scans) a dict {name: SQL expression}
+    is accepted too and returned as a list of (name, expression) pairs."""
     if columns is None:
         return None
     if isinstance(columns, dict):
-        raise _lance_cpp.LanceNotImplementedError(
-            "columns given as a dict of SQL expressions are not supported by lance_cpp; "
-            "pass a list of column names"
-        )
+        if not expressions:
+            raise _lance_cpp.LanceNotImplementedError(
+                "columns given as a dict of SQL expressions are supported by scans only; "
+                "pass a list of column names"
+            )
+        pairs = []
+        for name, expr in columns.items():
+            if not isinstance(name, str) or not isinstance(expr, str):
+                raise TypeError("columns given as a dict map output names (str) to SQL "
+                                "expressions (str)")
+            pairs.append((name, expr))
+        return pairs
     if isinstance(columns, str):
         raise TypeError("columns must be a list of column names")
     return list(columns)
@@ -168,7 +178,11 @@ class LanceScanner:
                  offset=None, with_row_id=False, batch_size=None, fragments=None):
         self._ds = ds
         self._fragment_ids = _fragment_ids_arg(fragments)
-        self._columns = _columns_arg(columns)
+        # A dict of {name: expression} becomes ScanOptions::projections.
+        self._projections = None
+        self._columns = _columns_arg(columns, expressions=True)
+        if isinstance(columns, dict):
+            self._projections, self._columns = self._columns, None
         self._filter = _filter_arg(filter)
         self._limit = limit
         self._offset = offset
@@ -178,7 +192,8 @@ class LanceScanner:
     def _kwargs(self) -> Dict[str, Any]:
         return dict(columns=self._columns, filter=self._filter, limit=self._limit,
                     offset=self._offset, with_row_id=self._with_row_id,
-                    batch_size=self._batch_size, fragment_ids=self._fragment_ids)
+                    batch_size=self._batch_size, fragment_ids=self._fragment_ids,
+                    projections=self._projections)
 
     def to_reader(self) -> pa.RecordBatchReader:
         return self._ds._native.scan(**self._kwargs())
@@ -195,7 +210,7 @@ class LanceScanner:
 
     def count_rows(self) -> int:
         if (self._limit is None and not self._offset and self._columns is None
-                and not self._with_row_id and self._fragment_ids is None):
+                and self._projections is None and not self._with_row_id and self._fragment_ids is None):
             return self._ds._native.count_rows(self._filter)
         return self.to_table().num_rows
 

@@ -47,8 +47,11 @@ ScanOptions MakeScanOptions(
     const std::optional<std::vector<std::string>>& columns,
     const std::optional<std::string>& filter, std::optional<int64_t> limit,
     std::optional<int64_t> offset, bool with_row_id, std::optional<int64_t> batch_size,
-    std::optional<std::vector<uint64_t>> fragment_ids = std::nullopt) {
+    std::optional<std::vector<uint64_t>> fragment_ids = std::nullopt,
+    std::optional<std::vector<std::pair<std::string, std::string>>> projections =
+        std::nullopt) {
   ScanOptions options;
+  if (projections) options.projections = std::move(*projections);
   options.fragment_ids = std::move(fragment_ids);
   if (columns) options.columns = *columns;
   if (filter) options.filter = *filter;
@@ -169,10 +172,12 @@ void BindDataset(py::module_& m) {
              std::optional<std::string> filter, std::optional<int64_t> limit,
              std::optional<int64_t> offset, bool with_row_id,
              std::optional<int64_t> batch_size,
-             std::optional<std::vector<uint64_t>> fragment_ids) {
+             std::optional<std::vector<uint64_t>> fragment_ids,
+             std::optional<std::vector<std::pair<std::string, std::string>>>
+                 projections) {
             ScanOptions options =
                 MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
-                                std::move(fragment_ids));
+                                std::move(fragment_ids), std::move(projections));
             Result<RecordBatchReaderPtr> reader =
                 WithoutGil([&] { return ds.Scan(options); });
             return ToPyArrowReader(ValueOrRaise(std::move(reader)));
@@ -180,24 +185,26 @@ void BindDataset(py::module_& m) {
           py::arg("columns") = py::none(), py::arg("filter") = py::none(),
           py::arg("limit") = py::none(), py::arg("offset") = py::none(),
           py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
-          py::arg("fragment_ids") = py::none())
+          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none())
       .def(
           "to_table",
           [](const Dataset& ds, std::optional<std::vector<std::string>> columns,
              std::optional<std::string> filter, std::optional<int64_t> limit,
              std::optional<int64_t> offset, bool with_row_id,
              std::optional<int64_t> batch_size,
-             std::optional<std::vector<uint64_t>> fragment_ids) {
+             std::optional<std::vector<uint64_t>> fragment_ids,
+             std::optional<std::vector<std::pair<std::string, std::string>>>
+                 projections) {
             ScanOptions options =
                 MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
-                                std::move(fragment_ids));
+                                std::move(fragment_ids), std::move(projections));
             Result<TablePtr> table = WithoutGil([&] { return ds.ToTable(options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
           py::arg("columns") = py::none(), py::arg("filter") = py::none(),
           py::arg("limit") = py::none(), py::arg("offset") = py::none(),
           py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
-          py::arg("fragment_ids") = py::none())
+          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none())
       .def(
           "take",
           [](const Dataset& ds, std::vector<int64_t> indices,

@@ -12,6 +12,7 @@
 #include "lance/format/file_reader.h"
 #include "lance/macros.h"
 #include "table/dataset_internal.h"
+#include "table/predicate/expression.h"
 #include "table/projection.h"
 
 namespace lance::table_internal {
@@ -170,7 +171,8 @@ Result<ArrayPtr> MatchColumnType(ArrayPtr column, const Field& expected,
   return Relabel(column, expected.type());
 }
 
-Result<ColumnPlacement> PlaceColumns(const DatasetImpl& ds, const pb::DataFragment& fragment,
+Result<ColumnPlacement> PlaceColumns(const DatasetImpl& ds,
+                                     const pb::DataFragment& fragment,
                                      const std::vector<int>& columns) {
   // Which data file holds each column: the last one listing any id of its subtree
   // (v2.0 files list every id, v2.1+ files only leaves; later files supersede earlier
@@ -220,8 +222,7 @@ Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   for (int c : columns) fields.push_back(ds.schema.schema()->field(c));
   out->schema_ = ::lance::schema(std::move(fields));
 
-  LANCE_ASSIGN_OR_RAISE(ColumnPlacement placement,
-                        PlaceColumns(ds, fragment, columns));
+  LANCE_ASSIGN_OR_RAISE(ColumnPlacement placement, PlaceColumns(ds, fragment, columns));
   out->null_positions_ = std::move(placement.null_positions);
   const auto& per_file = placement.per_file;
 
@@ -364,8 +365,11 @@ Result<ArrayPtr> AndSelections(const ArrayPtr& a, const ArrayPtr& b) {
 
 // Where an output column comes from.
 struct OutputColumn {
-  int read_position = -1;    // index into the read columns; -1 for the row id
+  int read_position = -1;     // index into the read columns; -1 for the row id
   std::vector<int> children;  // struct fields below the read column (nested projection)
+  /// A computed column (ScanOptions::projections), evaluated on the kept rows.
+  std::shared_ptr<const table::ValueExpression> expression;
+  std::string name;  // of the computed column, for error messages
 };
 
 class DatasetScanner : public RecordBatchReader {
@@ -428,8 +432,8 @@ class DatasetScanner : public RecordBatchReader {
         if (ds_->proto().fragments(i).id() == id) found = i;
       }
       if (found < 0) {
-        return Status::NotFound("Scan: no fragment " + std::to_string(id) + " in dataset " +
-                                ds_->uri);
+        return Status::NotFound("Scan: no fragment " + std::to_string(id) +
+                                " in dataset " + ds_->uri);
       }
       fragment_order_.push_back(found);
     }
@@ -437,7 +441,6 @@ class DatasetScanner : public RecordBatchReader {
   }
 
  private:
-
   // Moves current_ to the next fragment with rows to produce (nullptr at the end).
   Status Advance() {
     while (!current_ && next_fragment_ < num_fragments()) {
@@ -489,8 +492,12 @@ class DatasetScanner : public RecordBatchReader {
 
     std::vector<ArrayPtr> columns;
     columns.reserve(outputs_.size());
+    std::vector<size_t> computed;  // positions of expression outputs, filled below
     for (const OutputColumn& out : outputs_) {
-      if (out.read_position >= 0) {
+      if (out.expression) {
+        computed.push_back(columns.size());
+        columns.emplace_back();
+      } else if (out.read_position >= 0) {
         LANCE_ASSIGN_OR_RAISE(ArrayPtr column,
                               ExtractPath(batch.column(out.read_position), out.children));
         columns.push_back(std::move(column));
@@ -510,8 +517,32 @@ class DatasetScanner : public RecordBatchReader {
       rows = static_cast<const BooleanArray&>(*selection).true_count();
       if (rows != n) {
         for (ArrayPtr& c : columns) {
-          LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *selection));
+          if (c) {
+            LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *selection));
+          }
         }
+      }
+    }
+    if (!computed.empty() && rows > 0) {
+      // Expressions see only the rows the scan returns (as in pylance, where the
+      // projection runs after the filter): a row filtered out cannot fail a CAST.
+      RecordBatchPtr kept = fb.batch;
+      if (rows != n) {
+        LANCE_ASSIGN_OR_RAISE(kept, compute::FilterBatch(batch, *selection));
+      }
+      for (size_t p : computed) {
+        const OutputColumn& out = outputs_[p];
+        Result<ArrayPtr> values = out.expression->Evaluate(*kept);
+        if (!values.ok()) {
+          return Status(values.status().code(),
+                        "Scan: column '" + out.name + "': " + values.status().message());
+        }
+        columns[p] = *values;
+      }
+    } else {
+      for (size_t p : computed) {
+        const DataTypePtr& type = output_schema_->field(static_cast<int>(p))->type();
+        LANCE_ASSIGN_OR_RAISE(columns[p], MakeNullArray(type, 0));
       }
     }
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr result,
@@ -578,8 +609,43 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
   };
 
   if (!count_only) {
+    if (!options.projections.empty() && !options.columns.empty()) {
+      return Status::Invalid("Scan: give columns or projections, not both");
+    }
+    std::set<std::string> seen_outputs;
+    for (const auto& [name, text] : options.projections) {
+      if (!seen_outputs.insert(name).second) {
+        return Status::Invalid("Scan: output column '" + name + "' is given twice");
+      }
+      // A plain column (or struct field path) comes out as `columns` would give it.
+      Result<FieldPath> path = ResolveFieldPath(full, text, "Scan", ds->uri);
+      if (path.ok()) {
+        outputs.push_back(OutputColumn{read_position(path->top), path->children, {}, {}});
+        const FieldPtr f = FlatField(full, *path, name);
+        output_fields.push_back(
+            f->name() == name ? f : field(name, f->type(), f->nullable(), f->metadata()));
+        continue;
+      }
+      Result<std::shared_ptr<const table::ValueExpression>> expr =
+          table::ValueExpression::Parse(text, full);
+      if (!expr.ok()) {
+        return Status(expr.status().code(),
+                      "Scan: column '" + name + "': " + expr.status().message());
+      }
+      for (const std::string& ref : (*expr)->ReferencedColumns()) {
+        const int index = full.GetFieldIndex(ref);
+        if (index < 0) {
+          return Status::Invalid("Scan: column '" + name +
+                                 "' references unknown column '" + ref + "'");
+        }
+        read_position(index);
+      }
+      const DataTypePtr type = (*expr)->type() ? (*expr)->type() : null();
+      outputs.push_back(OutputColumn{-1, {}, *expr, name});
+      output_fields.push_back(field(name, type, /*nullable=*/true));
+    }
     std::vector<std::string> names = options.columns;
-    if (names.empty()) {
+    if (names.empty() && options.projections.empty()) {
       for (const FieldPtr& f : full.fields()) names.push_back(f->name());
     }
     std::set<std::string> seen;
@@ -594,7 +660,8 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       }
       // A top-level column, or a struct's field by its dotted path ("s.a"), which comes
       // out as a top-level column of that name, as in pylance.
-      LANCE_ASSIGN_OR_RAISE(FieldPath path, ResolveFieldPath(full, name, "Scan", ds->uri));
+      LANCE_ASSIGN_OR_RAISE(FieldPath path,
+                            ResolveFieldPath(full, name, "Scan", ds->uri));
       outputs.push_back(OutputColumn{read_position(path.top), path.children});
       output_fields.push_back(FlatField(full, path, name));
     }

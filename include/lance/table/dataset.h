@@ -72,6 +72,14 @@ struct ScanOptions {
   /// top-level column named by the path, nullable if the field or a struct above it is,
   /// null where a struct above it is null. Lists and maps cannot be entered.
   std::vector<std::string> columns;
+  /// \brief Output columns given as (name, expression) pairs, in order, as pylance's
+  /// `to_table(columns={"out": "lower(s)", "x": "x"})`; when non-empty it replaces
+  /// `columns` (which must then be empty). An expression that is a column name (or a
+  /// struct field's dotted path) outputs that column under the new name, as `columns`
+  /// would; any other is a value expression of the filter language (docs/filters.md:
+  /// arithmetic, CAST, CASE, functions ...) computed on the rows the filter keeps, in a
+  /// nullable column of the expression's type.
+  std::vector<std::pair<std::string, std::string>> projections;
   /// \brief SQL-like predicate ("x > 10 AND s IS NOT NULL"); empty means none.
   std::string filter;
   int64_t batch_size = 8192;

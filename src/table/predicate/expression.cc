@@ -13,11 +13,17 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "lance/core/ascii.h"
 #include "lance/core/builder.h"
+#include "lance/core/compute.h"
 #include "lance/core/float16.h"
 #include "lance/macros.h"
 #include "table/predicate/internal.h"
@@ -228,6 +234,15 @@ std::optional<double> ParseFloat(std::string_view s) {
   return d;
 }
 
+std::string OffsetSuffix(int64_t seconds) {
+  if (seconds == 0) return "Z";
+  const int64_t m = (seconds < 0 ? -seconds : seconds) / 60;
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%c%02d:%02d", seconds < 0 ? '-' : '+',
+                static_cast<int>(m / 60), static_cast<int>(m % 60));
+  return buf;
+}
+
 class SlotWriter {
  public:
   static Result<SlotWriter> Make(const DataTypePtr& to, const DataType& from) {
@@ -358,6 +373,9 @@ class SlotWriter {
         x = *parsed;
         break;
       }
+      case Literal::Kind::kDate:
+        x = v.days;  // days since the epoch, as Arrow's date32 -> integer cast
+        break;
       default:
         return Unsupported();
     }
@@ -415,8 +433,11 @@ class SlotWriter {
       case Literal::Kind::kDate:
         return b->Append(pi::FormatDate(v.days));
       case Literal::Kind::kTimestamp: {
+        // Arrow's rendering: ISO 8601 with a 'T'; a zoned value in its zone's local
+        // time followed by the offset ('Z' for UTC).
         std::string s = pi::FormatTimestamp(LocalNanos(v));
         std::replace(s.begin(), s.end(), ' ', 'T');
+        if (v.has_zone) s += OffsetSuffix(from_offset_);
         return b->Append(s);
       }
       default:
@@ -432,6 +453,9 @@ class SlotWriter {
         break;
       case Literal::Kind::kTimestamp:
         days = pi::FloorDiv(LocalNanos(v), kNanosPerDay);
+        break;
+      case Literal::Kind::kInt:
+        days = v.int_value;  // a day count, as Arrow's integer -> date32 cast
         break;
       case Literal::Kind::kString: {
         if (auto d = pi::ParseDate(Trim(v.string_value))) {
@@ -533,6 +557,872 @@ Result<ArrayPtr> Broadcast(const Literal& value, const DataTypePtr& type, int64_
   }
   return writer.Finish();
 }
+
+// ---- function nodes -----------------------------------------------------------------
+
+std::string TypeName(const pi::Expr& e) {
+  return e.type() ? e.type()->ToString() : "null";
+}
+
+bool IsStringLikeId(TypeId id) {
+  return id == TypeId::kUtf8 || id == TypeId::kLargeUtf8 || id == TypeId::kBinary ||
+         id == TypeId::kLargeBinary;
+}
+
+// An expression's value as an array of batch.num_rows() slots.
+Result<ArrayPtr> EvalArray(const pi::Expr& e, const RecordBatch& batch) {
+  LANCE_ASSIGN_OR_RAISE(pi::Datum d, e.Evaluate(batch));
+  if (d.is_array()) return d.array;
+  return Broadcast(d.scalar, e.type(), batch.num_rows());
+}
+
+std::string JoinArgs(const std::vector<pi::ExprPtr>& args) {
+  std::string out;
+  for (const auto& a : args) out += (out.empty() ? "" : ", ") + a->ToString();
+  return out;
+}
+
+// A function computed row by row over Literals: `fn` gets one Literal per argument (NULL
+// included unless `strict`, where a NULL argument makes a NULL result) and returns the
+// result, written in type().
+class RowFunctionExpr final : public pi::Expr {
+ public:
+  using Fn = std::function<Result<Literal>(const std::vector<Literal>&)>;
+
+  RowFunctionExpr(std::string name, std::vector<pi::ExprPtr> args, DataTypePtr type,
+                  bool strict, Fn fn)
+      : Expr(std::move(type)),
+        name_(std::move(name)),
+        args_(std::move(args)),
+        strict_(strict),
+        fn_(std::move(fn)) {}
+
+  Result<pi::Datum> Evaluate(const RecordBatch& batch) const override {
+    const int64_t n = batch.num_rows();
+    std::vector<std::optional<SlotReader>> readers;
+    std::vector<Literal> row(args_.size());
+    for (size_t k = 0; k < args_.size(); ++k) {
+      LANCE_ASSIGN_OR_RAISE(pi::Datum d, args_[k]->Evaluate(batch));
+      if (d.is_array()) {
+        LANCE_ASSIGN_OR_RAISE(SlotReader r, SlotReader::Make(d.array));
+        readers.emplace_back(std::move(r));
+      } else {
+        readers.emplace_back(std::nullopt);
+        row[k] = d.scalar;
+      }
+    }
+    LANCE_ASSIGN_OR_RAISE(SlotWriter writer, SlotWriter::Make(type(), *type()));
+    LANCE_RETURN_NOT_OK(writer.Reserve(n));
+    for (int64_t i = 0; i < n; ++i) {
+      bool any_null = false;
+      for (size_t k = 0; k < args_.size(); ++k) {
+        if (readers[k]) row[k] = readers[k]->Get(i);
+        any_null = any_null || row[k].is_null();
+      }
+      if (strict_ && any_null) {
+        LANCE_RETURN_NOT_OK(writer.Append(Literal::Null()));
+        continue;
+      }
+      Result<Literal> v = fn_(row);
+      if (!v.ok()) {
+        return Status(v.status().code(), name_ + ": " + v.status().message());
+      }
+      LANCE_RETURN_NOT_OK(writer.Append(*v));
+    }
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr out, writer.Finish());
+    return pi::Datum{std::move(out), {}};
+  }
+  std::string ToString() const override { return name_ + "(" + JoinArgs(args_) + ")"; }
+  void CollectColumns(std::vector<std::string>* out) const override {
+    for (const auto& a : args_) a->CollectColumns(out);
+  }
+
+ private:
+  std::string name_;
+  std::vector<pi::ExprPtr> args_;
+  bool strict_;
+  Fn fn_;
+};
+
+class CastExpr final : public pi::Expr {
+ public:
+  CastExpr(pi::ExprPtr operand, DataTypePtr to)
+      : Expr(std::move(to)), operand_(std::move(operand)) {}
+  Result<pi::Datum> Evaluate(const RecordBatch& batch) const override {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvalArray(*operand_, batch));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr out, CastArray(values, type()));
+    return pi::Datum{std::move(out), {}};
+  }
+  std::string ToString() const override {
+    return "CAST(" + operand_->ToString() + " AS " + type()->ToString() + ")";
+  }
+  void CollectColumns(std::vector<std::string>* out) const override {
+    operand_->CollectColumns(out);
+  }
+
+ private:
+  pi::ExprPtr operand_;
+};
+
+// CASE WHEN c1 THEN v1 ... [ELSE e] END. As in DataFusion, a branch's value is computed
+// only on the rows that take the branch, and a condition only on the rows no earlier
+// branch took (so `CASE WHEN x = 0 THEN 0 ELSE 1 / x END` does not divide by zero).
+class CaseExpr final : public pi::Expr {
+ public:
+  CaseExpr(std::vector<std::pair<pi::ExprPtr, pi::ExprPtr>> whens, pi::ExprPtr otherwise,
+           DataTypePtr type)
+      : Expr(std::move(type)), whens_(std::move(whens)), else_(std::move(otherwise)) {}
+
+  Result<pi::Datum> Evaluate(const RecordBatch& batch) const override {
+    const int64_t n = batch.num_rows();
+    std::vector<Literal> out(static_cast<size_t>(n));
+    std::vector<int64_t> remaining(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) remaining[static_cast<size_t>(i)] = i;
+    auto rows_of = [&](const std::vector<int64_t>& rows) -> Result<RecordBatchPtr> {
+      return compute::TakeBatch(batch, rows);
+    };
+    auto fill = [&](const pi::Expr& value, const std::vector<int64_t>& rows) -> Status {
+      if (rows.empty()) return Status::OK();
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr sub, rows_of(rows));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvalArray(value, *sub));
+      LANCE_ASSIGN_OR_RAISE(SlotReader reader, SlotReader::Make(values));
+      for (size_t k = 0; k < rows.size(); ++k) {
+        out[static_cast<size_t>(rows[k])] = reader.Get(static_cast<int64_t>(k));
+      }
+      return Status::OK();
+    };
+    for (const auto& [cond, value] : whens_) {
+      if (remaining.empty()) break;
+      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr sub, rows_of(remaining));
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, EvalArray(*cond, *sub));
+      LANCE_ASSIGN_OR_RAISE(SlotReader reader, SlotReader::Make(mask));
+      std::vector<int64_t> hits;
+      std::vector<int64_t> rest;
+      for (size_t k = 0; k < remaining.size(); ++k) {
+        const Literal c = reader.Get(static_cast<int64_t>(k));
+        (!c.is_null() && c.bool_value ? hits : rest).push_back(remaining[k]);
+      }
+      LANCE_RETURN_NOT_OK(fill(*value, hits));
+      remaining = std::move(rest);
+    }
+    if (else_) LANCE_RETURN_NOT_OK(fill(*else_, remaining));
+    if (!type()) return pi::Datum{NullArray::Make(n), {}};
+    LANCE_ASSIGN_OR_RAISE(SlotWriter writer, SlotWriter::Make(type(), *type()));
+    LANCE_RETURN_NOT_OK(writer.Reserve(n));
+    for (const auto& v : out) LANCE_RETURN_NOT_OK(writer.Append(v));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr result, writer.Finish());
+    return pi::Datum{std::move(result), {}};
+  }
+  std::string ToString() const override {
+    std::string s = "CASE";
+    for (const auto& [c, v] : whens_) {
+      s += " WHEN " + c->ToString() + " THEN " + v->ToString();
+    }
+    if (else_) s += " ELSE " + else_->ToString();
+    return s + " END";
+  }
+  void CollectColumns(std::vector<std::string>* out) const override {
+    for (const auto& [c, v] : whens_) {
+      c->CollectColumns(out);
+      v->CollectColumns(out);
+    }
+    if (else_) else_->CollectColumns(out);
+  }
+
+ private:
+  std::vector<std::pair<pi::ExprPtr, pi::ExprPtr>> whens_;
+  pi::ExprPtr else_;
+};
+
+// ---- UTF-8 helpers ------------------------------------------------------------------
+
+// Decodes the code point at s[*i] and advances *i (an invalid byte is taken as itself).
+uint32_t NextCodePoint(std::string_view s, size_t* i) {
+  const auto b0 = static_cast<unsigned char>(s[*i]);
+  int len = 1;
+  uint32_t cp = b0;
+  if (b0 >= 0xF0) {
+    len = 4;
+    cp = b0 & 0x07;
+  } else if (b0 >= 0xE0) {
+    len = 3;
+    cp = b0 & 0x0F;
+  } else if (b0 >= 0xC0) {
+    len = 2;
+    cp = b0 & 0x1F;
+  }
+  if (*i + static_cast<size_t>(len) > s.size()) len = 1;
+  if (len == 1) {
+    ++*i;
+    return b0;
+  }
+  for (int k = 1; k < len; ++k) {
+    cp = (cp << 6) | (static_cast<unsigned char>(s[*i + static_cast<size_t>(k)]) & 0x3F);
+  }
+  *i += static_cast<size_t>(len);
+  return cp;
+}
+
+void PutCodePoint(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Simple case mappings of Latin (ASCII, Latin-1, Latin Extended-A), Greek and Cyrillic;
+// other code points are left as they are.
+uint32_t ToLowerCp(uint32_t c) {
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if (c < 0x80) return c;
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;
+  if (c >= 0x100 && c <= 0x137 && c % 2 == 0) return c + 1;
+  if (c >= 0x139 && c <= 0x148 && c % 2 == 1) return c + 1;
+  if (c >= 0x14A && c <= 0x177 && c % 2 == 0) return c + 1;
+  if (c == 0x178) return 0xFF;
+  if (c >= 0x179 && c <= 0x17E && c % 2 == 1) return c + 1;
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;
+  if (c >= 0x410 && c <= 0x42F) return c + 32;
+  if (c >= 0x400 && c <= 0x40F) return c + 80;
+  return c;
+}
+
+uint32_t ToUpperCp(uint32_t c) {
+  if (c >= 'a' && c <= 'z') return c - 32;
+  if (c < 0x80) return c;
+  if (c >= 0xE0 && c <= 0xFE && c != 0xF7) return c - 32;
+  if (c == 0xFF) return 0x178;
+  if (c >= 0x101 && c <= 0x137 && c % 2 == 1) return c - 1;
+  if (c >= 0x13A && c <= 0x148 && c % 2 == 0) return c - 1;
+  if (c >= 0x14B && c <= 0x177 && c % 2 == 1) return c - 1;
+  if (c >= 0x17A && c <= 0x17E && c % 2 == 0) return c - 1;
+  if (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) return c - 32;
+  if (c == 0x3C2) return 0x3A3;
+  if (c >= 0x430 && c <= 0x44F) return c - 32;
+  if (c >= 0x450 && c <= 0x45F) return c - 80;
+  return c;
+}
+
+bool IsCased(uint32_t cp) { return ToLowerCp(cp) != cp || ToUpperCp(cp) != cp; }
+
+std::string MapCase(std::string_view s, bool upper) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  uint32_t previous = 0;
+  while (i < s.size()) {
+    const uint32_t cp = NextCodePoint(s, &i);
+    if (upper && cp == 0xDF) {  // ß has no single upper-case letter
+      out += "SS";
+    } else if (!upper && cp == 0x3A3 && IsCased(previous)) {
+      // Σ ends a word as ς (as Rust's to_lowercase): a cased letter before, none after.
+      size_t next = i;
+      const bool more = next < s.size() && IsCased(NextCodePoint(s, &next));
+      PutCodePoint(more ? 0x3C3 : 0x3C2, &out);
+    } else {
+      PutCodePoint(upper ? ToUpperCp(cp) : ToLowerCp(cp), &out);
+    }
+    previous = cp;
+  }
+  return out;
+}
+
+std::vector<uint32_t> CodePoints(std::string_view s) {
+  std::vector<uint32_t> out;
+  size_t i = 0;
+  while (i < s.size()) out.push_back(NextCodePoint(s, &i));
+  return out;
+}
+
+int64_t CharCount(std::string_view s) {
+  int64_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+// Byte offset of character `k` (0-based, clamped to the end).
+size_t CharOffset(std::string_view s, int64_t k) {
+  size_t i = 0;
+  while (k > 0 && i < s.size()) {
+    NextCodePoint(s, &i);
+    --k;
+  }
+  return i;
+}
+
+std::string Trimmed(std::string_view s, std::string_view chars, bool left, bool right) {
+  const std::vector<uint32_t> set = CodePoints(chars);
+  auto in_set = [&](uint32_t cp) {
+    return std::find(set.begin(), set.end(), cp) != set.end();
+  };
+  size_t begin = 0;
+  if (left) {
+    while (begin < s.size()) {
+      size_t next = begin;
+      if (!in_set(NextCodePoint(s, &next))) break;
+      begin = next;
+    }
+  }
+  size_t end = s.size();
+  if (right) {
+    while (end > begin) {
+      size_t start = end - 1;
+      while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80)
+        --start;
+      size_t probe = start;
+      if (!in_set(NextCodePoint(s, &probe))) break;
+      end = start;
+    }
+  }
+  return std::string(s.substr(begin, end - begin));
+}
+
+// ---- dates ---------------------------------------------------------------------------
+
+struct Civil {
+  int64_t year;
+  int month;  // 1..12
+  int day;    // 1..31
+};
+
+// Proleptic Gregorian date of a day count since 1970-01-01.
+Civil CivilFromDays(int64_t z) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  const int month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  return {yoe + era * 400 + (month <= 2 ? 1 : 0), month, day};
+}
+
+int64_t DaysFromCivil(int64_t y, int m, int d) {
+  y -= m <= 2 ? 1 : 0;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+// ISO 8601 week number (1..53) of a day count.
+int IsoWeek(int64_t days) {
+  const int64_t dow = ((days + 3) % 7 + 7) % 7;  // Monday = 0
+  const int64_t thursday = days - dow + 3;
+  const Civil c = CivilFromDays(thursday);
+  const int64_t jan1 = DaysFromCivil(c.year, 1, 1);
+  return static_cast<int>((thursday - jan1) / 7 + 1);
+}
+
+enum class DatePart : uint8_t {
+  kYear,
+  kQuarter,
+  kMonth,
+  kWeek,
+  kDay,
+  kDow,
+  kDoy,
+  kHour,
+  kMinute,
+  kSecond,
+  kMillisecond,
+  kMicrosecond,
+  kNanosecond,
+  kEpoch,
+};
+
+std::optional<DatePart> ParseDatePart(std::string_view name) {
+  struct Entry {
+    std::string_view name;
+    DatePart part;
+  };
+  static constexpr Entry kParts[] = {
+      {"year", DatePart::kYear},
+      {"years", DatePart::kYear},
+      {"quarter", DatePart::kQuarter},
+      {"month", DatePart::kMonth},
+      {"months", DatePart::kMonth},
+      {"week", DatePart::kWeek},
+      {"weeks", DatePart::kWeek},
+      {"day", DatePart::kDay},
+      {"days", DatePart::kDay},
+      {"dow", DatePart::kDow},
+      {"doy", DatePart::kDoy},
+      {"hour", DatePart::kHour},
+      {"hours", DatePart::kHour},
+      {"minute", DatePart::kMinute},
+      {"minutes", DatePart::kMinute},
+      {"second", DatePart::kSecond},
+      {"seconds", DatePart::kSecond},
+      {"millisecond", DatePart::kMillisecond},
+      {"milliseconds", DatePart::kMillisecond},
+      {"microsecond", DatePart::kMicrosecond},
+      {"microseconds", DatePart::kMicrosecond},
+      {"nanosecond", DatePart::kNanosecond},
+      {"nanoseconds", DatePart::kNanosecond},
+      {"epoch", DatePart::kEpoch},
+  };
+  for (const auto& e : kParts) {
+    if (EqualsIgnoreCase(name, e.name)) return e.part;
+  }
+  return std::nullopt;
+}
+
+// The part of a wall-clock time given as nanoseconds since the epoch.
+Literal ExtractPart(DatePart part, int128 nanos) {
+  const int128 days128 = pi::FloorDiv(nanos, kNanosPerDay);
+  const auto days = static_cast<int64_t>(days128);
+  const auto in_day = static_cast<int64_t>(nanos - days128 * kNanosPerDay);
+  const Civil c = CivilFromDays(days);
+  const int64_t second_nanos = in_day % (int64_t{60} * kNanosPerSecond);
+  switch (part) {
+    case DatePart::kYear:
+      return Literal::Int(c.year);
+    case DatePart::kQuarter:
+      return Literal::Int((c.month - 1) / 3 + 1);
+    case DatePart::kMonth:
+      return Literal::Int(c.month);
+    case DatePart::kWeek:
+      return Literal::Int(IsoWeek(days));
+    case DatePart::kDay:
+      return Literal::Int(c.day);
+    case DatePart::kDow:
+      return Literal::Int(((days + 4) % 7 + 7) % 7);  // Sunday = 0
+    case DatePart::kDoy:
+      return Literal::Int(days - DaysFromCivil(c.year, 1, 1) + 1);
+    case DatePart::kHour:
+      return Literal::Int(in_day / (int64_t{3600} * kNanosPerSecond));
+    case DatePart::kMinute:
+      return Literal::Int(in_day / (int64_t{60} * kNanosPerSecond) % 60);
+    case DatePart::kSecond:
+      return Literal::Int(second_nanos / kNanosPerSecond);
+    case DatePart::kMillisecond:
+      return Literal::Int(second_nanos / 1000000);
+    case DatePart::kMicrosecond:
+      return Literal::Int(second_nanos / 1000);
+    case DatePart::kNanosecond:
+      return Literal::Int(second_nanos);
+    case DatePart::kEpoch: {
+      Literal l = Literal::Float(0);
+      l.float_value = static_cast<double>(nanos) / 1e9;
+      return l;
+    }
+  }
+  return Literal::Null();
+}
+
+// ---- typing ---------------------------------------------------------------------------
+
+int IntWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+      return 1;
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+      return 2;
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+DataTypePtr SignedOfWidth(int w) {
+  switch (w) {
+    case 1:
+      return int8();
+    case 2:
+      return int16();
+    case 4:
+      return int32();
+    default:
+      return int64();
+  }
+}
+
+// The type two values meet in for COALESCE and CASE (DataFusion's coercion for the
+// common cases); nullptr when `a` and `b` cannot meet.
+DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b) {
+  if (!a || a->id() == TypeId::kNull) return b;
+  if (!b || b->id() == TypeId::kNull) return a;
+  if (a->Equals(*b)) return a;
+  const TypeId x = a->id();
+  const TypeId y = b->id();
+  if (IsIntegerId(x) && IsIntegerId(y)) {
+    const bool sa = a->is_signed_integer();
+    const bool sb = b->is_signed_integer();
+    const int wa = IntWidth(x);
+    const int wb = IntWidth(y);
+    if (sa == sb) return wa >= wb ? a : b;
+    const int ws = sa ? wa : wb;
+    const int wu = sa ? wb : wa;
+    if (ws > wu) return sa ? a : b;
+    return SignedOfWidth(std::min(8, wu * 2));
+  }
+  const bool na = IsIntegerId(x) || a->is_floating();
+  const bool nb = IsIntegerId(y) || b->is_floating();
+  if (na && nb) {
+    if (a->is_floating() && b->is_floating()) {
+      return a->byte_width() >= b->byte_width() ? a : b;
+    }
+    return a->is_floating() ? a : b;  // an integer meets a float in that float's type
+  }
+  if (IsStringLikeId(x) && IsStringLikeId(y)) {
+    const bool is_binary = x == TypeId::kBinary || x == TypeId::kLargeBinary ||
+                           y == TypeId::kBinary || y == TypeId::kLargeBinary;
+    const bool large = x == TypeId::kLargeUtf8 || x == TypeId::kLargeBinary ||
+                       y == TypeId::kLargeUtf8 || y == TypeId::kLargeBinary;
+    if (is_binary) return large ? large_binary() : binary();
+    return large ? large_utf8() : utf8();
+  }
+  if (x == TypeId::kDate32 && y == TypeId::kTimestamp) return b;
+  if (y == TypeId::kDate32 && x == TypeId::kTimestamp) return a;
+  if (x == TypeId::kTimestamp && y == TypeId::kTimestamp) {
+    return pi::NanosPerUnit(a->unit()) >= pi::NanosPerUnit(b->unit()) ? a : b;  // coarser
+  }
+  return nullptr;
+}
+
+Status RequireArgs(std::string_view name, const std::vector<pi::ExprPtr>& args,
+                   size_t min, size_t max) {
+  if (args.size() < min || args.size() > max) {
+    std::string want = min == max ? std::to_string(min)
+                                  : std::to_string(min) + " to " + std::to_string(max);
+    if (max == SIZE_MAX) want = "at least " + std::to_string(min);
+    return Status::Invalid("function '", name, "' takes ", want, " argument",
+                           (min == 1 && max == 1) ? "" : "s", ", not ", args.size());
+  }
+  return Status::OK();
+}
+
+bool IsStringOrNull(const pi::Expr& e) {
+  return !e.type() || e.type()->id() == TypeId::kNull ||
+         e.type()->id() == TypeId::kUtf8 || e.type()->id() == TypeId::kLargeUtf8;
+}
+
+Status RequireString(std::string_view name, const pi::Expr& e) {
+  if (IsStringOrNull(e)) return Status::OK();
+  return Status::Invalid("function '", name, "' needs a string, but ", e.ToString(),
+                         " is ", TypeName(e));
+}
+
+Status RequireNumber(std::string_view name, const pi::Expr& e) {
+  if (!e.type() || IsIntegerId(e.type()->id()) || e.type()->is_floating()) {
+    return Status::OK();
+  }
+  return Status::Invalid("function '", name, "' needs a number, but ", e.ToString(),
+                         " is ", TypeName(e));
+}
+
+DataTypePtr StringResult(const pi::Expr& e) {
+  return e.type() && e.type()->id() == TypeId::kLargeUtf8 ? large_utf8() : utf8();
+}
+
+pi::ExprPtr MakeRow(std::string name, std::vector<pi::ExprPtr> args, DataTypePtr type,
+                    bool strict, RowFunctionExpr::Fn fn) {
+  return std::make_shared<RowFunctionExpr>(std::move(name), std::move(args),
+                                           std::move(type), strict, std::move(fn));
+}
+
+int64_t AsInt(const Literal& l) {
+  if (l.kind == Literal::Kind::kFloat) return static_cast<int64_t>(l.float_value);
+  return static_cast<int64_t>(l.int_value);
+}
+
+Literal FloatValue(double v) {
+  Literal l = Literal::Float(0);
+  l.float_value = v;
+  return l;
+}
+
+}  // namespace
+
+namespace predicate_internal {
+
+Result<ArrayPtr> BroadcastLiteral(const Literal& value, const DataTypePtr& type,
+                                  int64_t n) {
+  return Broadcast(value, type, n);
+}
+
+Result<ExprPtr> MakeCast(ExprPtr operand, DataTypePtr to) {
+  auto node = std::make_shared<CastExpr>(operand, to);
+  if (const Literal* lit = operand->literal()) {
+    // Fold a constant cast (an error, such as CAST('x' AS INT), shows at parse time);
+    // the result stays a literal when a literal of its kind has the target type.
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr one, Broadcast(*lit, operand->type(), 1));
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr cast, CastArray(one, to));
+    LANCE_ASSIGN_OR_RAISE(SlotReader reader, SlotReader::Make(cast));
+    Literal folded = reader.Get(0);
+    const TypeId id = to->id();
+    const bool literal_typed = id == TypeId::kInt64 || id == TypeId::kUtf8 ||
+                               id == TypeId::kBool || id == TypeId::kDate32 ||
+                               (id == TypeId::kFloat64 &&
+                                (folded.is_null() || std::isfinite(folded.float_value)));
+    if (literal_typed && !folded.is_null()) return MakeLiteral(std::move(folded));
+  }
+  return ExprPtr(std::move(node));
+}
+
+Result<ExprPtr> MakeStringConcat(ExprPtr left, ExprPtr right) {
+  auto is_string = [](const Expr& e) {
+    return e.type() &&
+           (e.type()->id() == TypeId::kUtf8 || e.type()->id() == TypeId::kLargeUtf8);
+  };
+  if (!is_string(*left) && !is_string(*right)) {
+    return Status::Invalid("|| joins strings, but ", left->ToString(), " is ",
+                           TypeName(*left), " and ", right->ToString(), " is ",
+                           TypeName(*right));
+  }
+  if (left->type() && !is_string(*left)) {
+    LANCE_ASSIGN_OR_RAISE(left, MakeCast(left, utf8()));
+  }
+  if (right->type() && !is_string(*right)) {
+    LANCE_ASSIGN_OR_RAISE(right, MakeCast(right, utf8()));
+  }
+  const DataTypePtr type =
+      is_string(*left) && left->type()->id() == TypeId::kLargeUtf8
+          ? large_utf8()
+          : (right->type() && right->type()->id() == TypeId::kLargeUtf8 ? large_utf8()
+                                                                        : utf8());
+  return MakeRow("concat_op", {std::move(left), std::move(right)}, type, true,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   return Literal::String(a[0].string_value + a[1].string_value);
+                 });
+}
+
+Result<ExprPtr> MakeCase(std::vector<std::pair<ExprPtr, ExprPtr>> whens,
+                         ExprPtr otherwise) {
+  DataTypePtr type;
+  for (const auto& [cond, value] : whens) {
+    if (!cond->is_boolean()) {
+      return Status::Invalid("CASE WHEN needs a boolean condition, but ",
+                             cond->ToString(), " is ", TypeName(*cond));
+    }
+  }
+  auto unify = [&](const ExprPtr& v) -> Status {
+    DataTypePtr next = CommonType(type, v->type());
+    if (!next && v->type()) {
+      return Status::Invalid("CASE results do not share a type: ", v->ToString(), " is ",
+                             TypeName(*v), " but an earlier one is ", type->ToString());
+    }
+    type = next;
+    return Status::OK();
+  };
+  for (const auto& [cond, value] : whens) LANCE_RETURN_NOT_OK(unify(value));
+  if (otherwise) LANCE_RETURN_NOT_OK(unify(otherwise));
+  return ExprPtr(
+      std::make_shared<CaseExpr>(std::move(whens), std::move(otherwise), type));
+}
+
+Result<ExprPtr> MakeFunction(std::string_view name_in, std::vector<ExprPtr> args) {
+  const std::string name = AsciiToLower(name_in);
+  if (name == "lower" || name == "upper") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+    LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
+    const bool upper = name == "upper";
+    const DataTypePtr type = StringResult(*args[0]);
+    return MakeRow(name, std::move(args), type, true,
+                   [upper](const std::vector<Literal>& a) -> Result<Literal> {
+                     return Literal::String(MapCase(a[0].string_value, upper));
+                   });
+  }
+  if (name == "length" || name == "char_length" || name == "character_length" ||
+      name == "octet_length") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+    if (!IsStringOrNull(*args[0])) {
+      LANCE_ASSIGN_OR_RAISE(args[0], MakeCast(args[0], utf8()));
+    }
+    const bool bytes = name == "octet_length";
+    const DataTypePtr type =
+        args[0]->type() && args[0]->type()->id() == TypeId::kLargeUtf8 ? int64()
+                                                                       : int32();
+    return MakeRow(
+        name, std::move(args), type, true,
+        [bytes](const std::vector<Literal>& a) -> Result<Literal> {
+          const std::string& s = a[0].string_value;
+          return Literal::Int(bytes ? static_cast<int64_t>(s.size()) : CharCount(s));
+        });
+  }
+  if (name == "concat") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, SIZE_MAX));
+    for (auto& a : args) {
+      if (!IsStringOrNull(*a)) {
+        LANCE_ASSIGN_OR_RAISE(a, MakeCast(a, utf8()));
+      }
+    }
+    return MakeRow(name, std::move(args), utf8(), false,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     std::string out;
+                     for (const auto& v : a) {
+                       if (!v.is_null()) out += v.string_value;
+                     }
+                     return Literal::String(std::move(out));
+                   });
+  }
+  if (name == "substr" || name == "substring") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 3));
+    LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
+    for (size_t k = 1; k < args.size(); ++k) {
+      if (args[k]->type() && !IsIntegerId(args[k]->type()->id())) {
+        return Status::Invalid("function '", name, "' needs integer positions, but ",
+                               args[k]->ToString(), " is ", TypeName(*args[k]));
+      }
+    }
+    const DataTypePtr type = StringResult(*args[0]);
+    return MakeRow(name, std::move(args), type, true,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     const std::string& s = a[0].string_value;
+                     const int64_t start = AsInt(a[1]);  // 1-based, may be <= 0
+                     int64_t end = std::numeric_limits<int64_t>::max();  // exclusive
+                     if (a.size() > 2) {
+                       const int64_t len = AsInt(a[2]);
+                       if (len < 0) {
+                         return Status::Invalid("negative substring length ", len);
+                       }
+                       end = start > std::numeric_limits<int64_t>::max() - len
+                                 ? std::numeric_limits<int64_t>::max()
+                                 : start + len;
+                     }
+                     const int64_t from = std::max<int64_t>(start, 1);
+                     if (end <= from) return Literal::String("");
+                     const size_t b = CharOffset(s, from - 1);
+                     const size_t e = end == std::numeric_limits<int64_t>::max()
+                                          ? s.size()
+                                          : CharOffset(s, end - 1);
+                     return Literal::String(s.substr(b, e - b));
+                   });
+  }
+  if (name == "trim" || name == "btrim" || name == "ltrim" || name == "rtrim") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 2));
+    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+    const bool left = name != "rtrim";
+    const bool right = name != "ltrim";
+    const DataTypePtr type = StringResult(*args[0]);
+    return MakeRow(
+        name, std::move(args), type, true,
+        [left, right](const std::vector<Literal>& a) -> Result<Literal> {
+          const std::string_view chars =
+              a.size() > 1 ? std::string_view(a[1].string_value) : " ";
+          return Literal::String(Trimmed(a[0].string_value, chars, left, right));
+        });
+  }
+  if (name == "abs") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+    LANCE_RETURN_NOT_OK(RequireNumber(name, *args[0]));
+    const DataTypePtr type = args[0]->type() ? args[0]->type() : int64();
+    return MakeRow(
+        name, std::move(args), type, true,
+        [](const std::vector<Literal>& a) -> Result<Literal> {
+          if (a[0].kind == Literal::Kind::kFloat) {
+            return FloatValue(std::fabs(a[0].float_value));
+          }
+          return Literal::Int(a[0].int_value < 0 ? -a[0].int_value : a[0].int_value);
+        });
+  }
+  if (name == "round") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 2));
+    LANCE_RETURN_NOT_OK(RequireNumber(name, *args[0]));
+    if (args.size() > 1 && args[1]->type() && !IsIntegerId(args[1]->type()->id())) {
+      return Status::Invalid("function 'round' needs an integer number of places, but ",
+                             args[1]->ToString(), " is ", TypeName(*args[1]));
+    }
+    const bool single = args[0]->type() && (args[0]->type()->id() == TypeId::kFloat32 ||
+                                            args[0]->type()->id() == TypeId::kFloat16);
+    return MakeRow(
+        name, std::move(args), single ? float32() : float64(), true,
+        [single](const std::vector<Literal>& a) -> Result<Literal> {
+          const int64_t places = a.size() > 1 ? AsInt(a[1]) : 0;
+          const double x = a[0].kind == Literal::Kind::kFloat
+                               ? a[0].float_value
+                               : static_cast<double>(a[0].int_value);
+          if (single) {
+            // Computed in float32, as DataFusion does for float32 input.
+            const float scale = std::pow(10.0F, static_cast<float>(places));
+            return FloatValue(std::round(static_cast<float>(x) * scale) / scale);
+          }
+          const double scale = std::pow(10.0, static_cast<double>(places));
+          return FloatValue(std::round(x * scale) / scale);
+        });
+  }
+  if (name == "coalesce") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, SIZE_MAX));
+    DataTypePtr type;
+    for (const auto& a : args) {
+      DataTypePtr next = CommonType(type, a->type());
+      if (!next && a->type()) {
+        return Status::Invalid("coalesce arguments do not share a type: ", a->ToString(),
+                               " is ", TypeName(*a), " but an earlier one is ",
+                               type->ToString());
+      }
+      type = next;
+    }
+    if (!type) return MakeLiteral(Literal::Null());
+    return MakeRow(name, std::move(args), type, false,
+                   [](const std::vector<Literal>& a) -> Result<Literal> {
+                     for (const auto& v : a) {
+                       if (!v.is_null()) return v;
+                     }
+                     return Literal::Null();
+                   });
+  }
+  if (name == "date_part" || name == "datepart") {
+    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+    const Literal* part_lit = args[0]->literal();
+    if (!part_lit || part_lit->kind != Literal::Kind::kString) {
+      return Status::Invalid(
+          "function 'date_part' needs the part as a string literal "
+          "('year', 'month', ...), not ",
+          args[0]->ToString());
+    }
+    auto part = ParseDatePart(part_lit->string_value);
+    if (!part) {
+      return Status::Invalid(
+          "date_part does not know the part '", part_lit->string_value,
+          "' (year, quarter, month, week, day, dow, doy, hour, minute, "
+          "second, millisecond, microsecond, nanosecond, epoch)");
+    }
+    const DataTypePtr& t = args[1]->type();
+    if (t && t->id() != TypeId::kDate32 && t->id() != TypeId::kTimestamp) {
+      return Status::Invalid("date_part needs a date or timestamp, but ",
+                             args[1]->ToString(), " is ", TypeName(*args[1]));
+    }
+    int64_t offset = 0;
+    if (t) {
+      LANCE_ASSIGN_OR_RAISE(offset, ZoneOffset(*t));
+    }
+    const DatePart p = *part;
+    std::vector<ExprPtr> operand{args[1]};
+    return MakeRow("date_part('" + AsciiToLower(part_lit->string_value) + "')",
+                   std::move(operand), p == DatePart::kEpoch ? float64() : int32(), true,
+                   [p, offset](const std::vector<Literal>& a) -> Result<Literal> {
+                     const int128 nanos =
+                         a[0].kind == Literal::Kind::kDate
+                             ? int128{a[0].days} * kNanosPerDay
+                             : a[0].nanos + int128{offset} * kNanosPerSecond;
+                     return ExtractPart(p, nanos);
+                   });
+  }
+  return Status::Invalid("unknown function '", std::string(name_in), "'");
+}
+
+}  // namespace predicate_internal
+
+namespace {
 
 class BoundValueExpression final : public ValueExpression {
  public:

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lance/core/array.h"
@@ -209,6 +210,21 @@ DataTypePtr ArithOperandType(const Expr& e);
 /// \brief Parses and binds `text` as a value expression of any type (predicate.cc);
 /// errors say "expression" where a filter's say "filter".
 Result<ExprPtr> ParseValueExpr(std::string_view text, const Schema& schema);
+
+// Functions, CAST, CASE and || (expression.cc). Each returns a node computing an array
+// (CAST of a literal folds to a literal where one of the target type exists).
+/// \brief `name(args...)`, the name matched case-insensitively; Invalid naming an unknown
+/// function or a wrong argument.
+Result<ExprPtr> MakeFunction(std::string_view name, std::vector<ExprPtr> args);
+Result<ExprPtr> MakeCast(ExprPtr operand, DataTypePtr to);
+/// \brief CASE WHEN c THEN v ... [ELSE e] END (`otherwise` may be null: NULL).
+Result<ExprPtr> MakeCase(std::vector<std::pair<ExprPtr, ExprPtr>> whens,
+                         ExprPtr otherwise);
+/// \brief `left || right`: NULL if either is; a non-string side is cast to a string.
+Result<ExprPtr> MakeStringConcat(ExprPtr left, ExprPtr right);
+/// \brief `value` as `n` slots of `type` (a null-typed array for an untyped NULL).
+Result<ArrayPtr> BroadcastLiteral(const Literal& value, const DataTypePtr& type,
+                                  int64_t n);
 
 /// \brief Evaluates a boolean root to a mask without nulls (NULL -> false).
 Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch);

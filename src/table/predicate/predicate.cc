@@ -30,10 +30,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
+#include "lance/core/ascii.h"
 #include "lance/macros.h"
 #include "table/predicate/internal.h"
 
@@ -62,7 +65,8 @@ enum class Tok : uint8_t {
   kDot,
   kMinus,
   kPlus,
-  kArith,  // * / %
+  kArith,   // * / %
+  kConcat,  // ||
 };
 
 struct Token {
@@ -238,6 +242,11 @@ class Lexer {
       case '+':
         tok->kind = Tok::kPlus;
         ++pos_;
+        return true;
+      case '|':
+        if (peek(1) != '|') break;
+        tok->kind = Tok::kConcat;
+        pos_ += 2;
         return true;
       case '*':
       case '/':
@@ -500,6 +509,7 @@ class Parser {
         return kPrecCompare;
       case Tok::kMinus:
       case Tok::kPlus:
+      case Tok::kConcat:
         return kPrecSum;
       case Tok::kArith:
         return kPrecProduct;
@@ -543,6 +553,10 @@ class Parser {
                               Bind(pi::MakeCompare(left, op.op, right), op.pos));
         Remember(out, Built::Compare(std::move(left), op.op, std::move(right), op.pos));
         return out;
+      }
+      case Tok::kConcat: {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr right, ParseExpr(prec));
+        return Bind(pi::MakeStringConcat(std::move(left), std::move(right)), op.pos);
       }
       case Tok::kMinus:
       case Tok::kPlus:
@@ -727,8 +741,202 @@ class Parser {
                                        "' is not a timestamp (YYYY-MM-DD HH:MM:SS[.f])"),
                        s.pos);
     }
+    if (IsKeyword(t, "case")) return ParseCase();
+    if (Peek(1).kind == Tok::kLParen) {
+      if (IsKeyword(t, "cast")) return ParseCast();
+      if (IsKeyword(t, "extract")) return ParseExtract();
+      if (IsKeyword(t, "substring") || IsKeyword(t, "substr")) return ParseSubstring();
+      if (!IsReserved(t.text)) return ParseCall();
+    }
     if (IsReserved(t.text)) return SyntaxError("a value", t);
     return ParseColumn();
+  }
+
+  Status Expect(Tok kind, const std::string& what) {
+    if (Peek().kind != kind) return SyntaxError(what, Peek());
+    Advance();
+    return Status::OK();
+  }
+
+  // name "(" [expr ("," expr)*] ")"
+  Result<ExprPtr> ParseCall() {
+    const Token name = Advance();
+    Advance();  // (
+    std::vector<ExprPtr> args;
+    if (Peek().kind != Tok::kRParen) {
+      while (true) {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr(0));
+        args.push_back(std::move(arg));
+        if (Peek().kind == Tok::kComma) {
+          Advance();
+          continue;
+        }
+        break;
+      }
+    }
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "',' or ')' after a function argument"));
+    return Bind(pi::MakeFunction(name.text, std::move(args)), name.pos);
+  }
+
+  // The SQL type names of CAST: Lance's (TINYINT .. BIGINT [UNSIGNED], INT / INTEGER,
+  // FLOAT, DOUBLE, STRING, BINARY, BOOLEAN, DATE, TIMESTAMP / DATETIME [(precision)])
+  // and common spellings DataFusion also takes (REAL, DOUBLE PRECISION, VARCHAR, TEXT,
+  // CHAR, BOOL, BYTEA).
+  Result<DataTypePtr> ParseTypeName() {
+    const Token t = Peek();
+    if (t.kind != Tok::kIdent) return SyntaxError("a type name", t);
+    Advance();
+    const std::string name = AsciiToLower(t.text);
+    auto precision = [&]() -> Result<std::optional<int>> {
+      if (Peek().kind != Tok::kLParen) return std::optional<int>();
+      Advance();
+      const Token num = Peek();
+      if (num.kind != Tok::kNumber) return SyntaxError("a precision", num);
+      Advance();
+      LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after the precision"));
+      return std::optional<int>(std::atoi(num.text.c_str()));
+    };
+    auto int_type = [&](int bits) -> DataTypePtr {
+      const bool is_unsigned = AcceptKeyword("unsigned");
+      switch (bits) {
+        case 8:
+          return is_unsigned ? uint8() : int8();
+        case 16:
+          return is_unsigned ? uint16() : int16();
+        case 32:
+          return is_unsigned ? uint32() : int32();
+        default:
+          return is_unsigned ? uint64() : int64();
+      }
+    };
+    if (name == "tinyint") return int_type(8);
+    if (name == "smallint") return int_type(16);
+    if (name == "int" || name == "integer") return int_type(32);
+    if (name == "bigint") return int_type(64);
+    if (name == "float" || name == "real") return float32();
+    if (name == "double") {
+      AcceptKeyword("precision");
+      return float64();
+    }
+    if (name == "string" || name == "varchar" || name == "text" || name == "char") {
+      LANCE_RETURN_NOT_OK(precision().status());
+      return utf8();
+    }
+    if (name == "binary" || name == "varbinary" || name == "bytea") return binary();
+    if (name == "boolean" || name == "bool") return boolean();
+    if (name == "date") return date32();
+    if (name == "timestamp" || name == "datetime") {
+      LANCE_ASSIGN_OR_RAISE(std::optional<int> p, precision());
+      TimeUnit unit = TimeUnit::kMicro;
+      if (p) {
+        switch (*p) {
+          case 0:
+            unit = TimeUnit::kSecond;
+            break;
+          case 3:
+            unit = TimeUnit::kMilli;
+            break;
+          case 6:
+            unit = TimeUnit::kMicro;
+            break;
+          case 9:
+            unit = TimeUnit::kNano;
+            break;
+          default:
+            return BindError(
+                Status::Invalid("timestamp precision must be 0, 3, 6 or 9, not " +
+                                std::to_string(*p)),
+                t.pos);
+        }
+      }
+      return timestamp(unit);
+    }
+    return BindError(
+        Status::Invalid("unknown type '" + t.text +
+                        "' (TINYINT, SMALLINT, INT, BIGINT [UNSIGNED], FLOAT, "
+                        "DOUBLE, STRING, BINARY, BOOLEAN, DATE, TIMESTAMP)"),
+        t.pos);
+  }
+
+  // CAST "(" expr AS type ")"
+  Result<ExprPtr> ParseCast() {
+    const Token cast = Advance();
+    Advance();  // (
+    LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(0));
+    if (!AcceptKeyword("as")) return SyntaxError("AS in CAST", Peek());
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr type, ParseTypeName());
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after the CAST type"));
+    return Bind(pi::MakeCast(std::move(operand), std::move(type)), cast.pos);
+  }
+
+  // EXTRACT "(" part FROM expr ")" is date_part('part', expr).
+  Result<ExprPtr> ParseExtract() {
+    const Token word = Advance();
+    Advance();  // (
+    const Token part = Peek();
+    if (part.kind != Tok::kIdent && part.kind != Tok::kString) {
+      return SyntaxError("a date part (YEAR, MONTH, ...)", part);
+    }
+    Advance();
+    if (!AcceptKeyword("from")) return SyntaxError("FROM in EXTRACT", Peek());
+    LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(0));
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after EXTRACT"));
+    std::vector<ExprPtr> args{pi::MakeLiteral(Literal::String(part.text)),
+                              std::move(operand)};
+    return Bind(pi::MakeFunction("date_part", std::move(args)), word.pos);
+  }
+
+  // SUBSTRING "(" expr FROM start [FOR length] ")" or substring(expr, start[, length]).
+  Result<ExprPtr> ParseSubstring() {
+    const Token word = Advance();
+    Advance();  // (
+    std::vector<ExprPtr> args;
+    LANCE_ASSIGN_OR_RAISE(ExprPtr operand, ParseExpr(0));
+    args.push_back(std::move(operand));
+    if (AcceptKeyword("from")) {
+      LANCE_ASSIGN_OR_RAISE(ExprPtr start, ParseExpr(0));
+      args.push_back(std::move(start));
+      if (AcceptKeyword("for")) {
+        LANCE_ASSIGN_OR_RAISE(ExprPtr length, ParseExpr(0));
+        args.push_back(std::move(length));
+      }
+    } else {
+      while (Peek().kind == Tok::kComma) {
+        Advance();
+        LANCE_ASSIGN_OR_RAISE(ExprPtr arg, ParseExpr(0));
+        args.push_back(std::move(arg));
+      }
+    }
+    LANCE_RETURN_NOT_OK(Expect(Tok::kRParen, "')' after SUBSTRING"));
+    return Bind(pi::MakeFunction("substr", std::move(args)), word.pos);
+  }
+
+  // CASE [operand] (WHEN a THEN b)+ [ELSE c] END
+  Result<ExprPtr> ParseCase() {
+    const Token word = Advance();
+    ExprPtr operand;
+    if (!IsKeyword(Peek(), "when")) {
+      LANCE_ASSIGN_OR_RAISE(operand, ParseExpr(0));
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> whens;
+    while (IsKeyword(Peek(), "when")) {
+      const Token when = Advance();
+      LANCE_ASSIGN_OR_RAISE(ExprPtr cond, ParseExpr(0));
+      if (operand) {
+        LANCE_ASSIGN_OR_RAISE(cond,
+                              Bind(pi::MakeCompare(operand, CmpOp::kEq, cond), when.pos));
+      }
+      if (!AcceptKeyword("then")) return SyntaxError("THEN in CASE", Peek());
+      LANCE_ASSIGN_OR_RAISE(ExprPtr value, ParseExpr(0));
+      whens.emplace_back(std::move(cond), std::move(value));
+    }
+    if (whens.empty()) return SyntaxError("WHEN in CASE", Peek());
+    ExprPtr otherwise;
+    if (AcceptKeyword("else")) {
+      LANCE_ASSIGN_OR_RAISE(otherwise, ParseExpr(0));
+    }
+    if (!AcceptKeyword("end")) return SyntaxError("WHEN, ELSE or END in CASE", Peek());
+    return Bind(pi::MakeCase(std::move(whens), std::move(otherwise)), word.pos);
   }
 
   Result<ExprPtr> ParseNumber(const Token& num) {

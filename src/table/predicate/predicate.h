@@ -10,7 +10,17 @@
 //            | expr [NOT] BETWEEN expr AND expr
 //            | expr [NOT] (LIKE | ILIKE) 'pattern'        ('%', '_', '\' escapes)
 //            | expr ("+" | "-" | "*" | "/" | "%") expr | ("-" | "+") expr
+//            | expr "||" expr                              (string concatenation)
+//            | CAST "(" expr AS type ")" | CASE [expr] (WHEN expr THEN expr)+ [ELSE expr] END
+//            | EXTRACT "(" part FROM expr ")" | SUBSTRING "(" expr FROM expr [FOR expr] ")"
+//            | function "(" [expr ("," expr)*] ")"
 //            | "(" expr ")" | column | literal
+//   function := lower | upper | concat | length | char_length | character_length
+//            | octet_length | substr | substring | trim | btrim | ltrim | rtrim | abs
+//            | round | coalesce | date_part       (case-insensitive; expression.cc)
+//   type     := TINYINT | SMALLINT | INT | INTEGER | BIGINT [UNSIGNED] | FLOAT | REAL
+//            | DOUBLE | STRING | VARCHAR | TEXT | BINARY | BOOLEAN | DATE
+//            | TIMESTAMP ["(" 0|3|6|9 ")"]
 //   column  := identifier | `quoted identifier` | column "." field
 //   literal := ["-" | "+"] number | 'string' | "string" | TRUE | FALSE | NULL
 //            | DATE 'YYYY-MM-DD' | TIMESTAMP 'YYYY-MM-DD[( |T)HH:MM[:SS[.f]]][Z|+HH:MM]'
@@ -68,6 +78,10 @@
 //    not have: Parse returns NotImplemented, asking for the literal with an offset.
 //    (Lance reads a literal *with* an offset on a zoned column as its UTC time in the
 //    column's zone, shifting it twice; lance-cpp keeps the instant.)
+//  - functions, CAST, CASE and || compute arrays with DataFusion's semantics (NULL in,
+//    NULL out except concat / coalesce; CAST fails on a value that does not fit; CASE
+//    computes a branch only on the rows that take it); docs/filters.md has the table.
+//    The same language computes values: ValueExpression (expression.h).
 // Evaluation uses SQL three-valued logic (NULL AND FALSE = FALSE, NULL OR TRUE = TRUE,
 // x IN (1, NULL) is NULL for x = 2); a row matches only when the predicate is TRUE.
 #pragma once

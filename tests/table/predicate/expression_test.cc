@@ -230,5 +230,179 @@ TEST(CastArray, NullsBecomeAnyType) {
               IsErrorWith(StatusCode::kInvalid, "cannot cast date32"));
 }
 
+// Values the same expressions give in pylance 14.0.2 (to_table(columns={"v": expr})).
+TEST(ValueExpression, StringFunctions) {
+  auto batch = MakeBatch({
+      {"s",
+       Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "été Ünï"})},
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+  });
+  auto strs = [](Opt<std::string> v) { return Build(StringBuilder(), v); };
+  auto i32 = [](Opt<int32_t> v) { return Build(Int32Builder(), v); };
+  ExpectArray(Eval("lower(s)", *batch), strs({"abc", "bc", std::nullopt, "été ünï"}),
+              "lower");
+  ExpectArray(Eval("UPPER(s)", *batch), strs({"ABC", "BC", std::nullopt, "ÉTÉ ÜNÏ"}),
+              "upper");
+  ExpectArray(Eval("concat(s, 'x', NULL)", *batch),
+              strs({"Abcx", "bcx", "x", "été Ünïx"}), "concat skips NULLs");
+  ExpectArray(Eval("s || 'x'", *batch), strs({"Abcx", "bcx", std::nullopt, "été Ünïx"}),
+              "|| propagates NULLs");
+  ExpectArray(Eval("s || i", *batch), strs({"Abc1", "bc-2", std::nullopt, "été Ünï40"}),
+              "|| casts numbers");
+  ExpectArray(Eval("concat(s, i)", *batch), strs({"Abc1", "bc-2", "", "été Ünï40"}),
+              "concat casts numbers");
+  ExpectArray(Eval("length(s)", *batch), i32({3, 2, std::nullopt, 7}), "length");
+  ExpectArray(Eval("char_length(s)", *batch), i32({3, 2, std::nullopt, 7}),
+              "char_length");
+  ExpectArray(Eval("octet_length(s)", *batch), i32({3, 2, std::nullopt, 11}),
+              "octet_length");
+  ExpectArray(Eval("length(i)", *batch), i32({1, 2, std::nullopt, 2}),
+              "length of a number");
+  ExpectArray(Eval("ltrim(s, 'A')", *batch), strs({"bc", "bc", std::nullopt, "été Ünï"}),
+              "ltrim");
+  ExpectArray(Eval("btrim(s, 'Ac')", *batch), strs({"b", "b", std::nullopt, "été Ünï"}),
+              "btrim");
+  ExpectArray(Eval("rtrim(concat(s, '  '))", *batch), strs({"Abc", "bc", "", "été Ünï"}),
+              "rtrim");
+  // lance-cpp extensions (pylance rejects SUBSTR / SUBSTRING syntax): 1-based characters.
+  ExpectArray(Eval("substr(s, 2)", *batch), strs({"bc", "c", std::nullopt, "té Ünï"}),
+              "substr");
+  ExpectArray(Eval("substring(s FROM 2 FOR 2)", *batch),
+              strs({"bc", "c", std::nullopt, "té"}), "substring from for");
+  ExpectArray(Eval("substr(s, 0, 2)", *batch), strs({"A", "b", std::nullopt, "é"}),
+              "substr from 0");
+  EXPECT_THAT(ValueExpression::Parse("lower(i)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "function 'lower' needs a string"));
+  EXPECT_THAT(ValueExpression::Parse("foo(i)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "unknown function 'foo'"));
+  EXPECT_THAT(ValueExpression::Parse("lower(s, s)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "takes 1 argument"));
+}
+
+TEST(ValueExpression, NumericFunctionsCoalesceAndCase) {
+  auto batch = MakeBatch({
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+      {"x", Build(Int64Builder(), Opt<int64_t>{10, 20, 30, std::nullopt})},
+      {"f", Build(DoubleBuilder(), Opt<double>{1.5, std::nullopt, -0.25, -8.25})},
+      {"g", Build(FloatBuilder(), Opt<float>{1.5F, std::nullopt, 2.25F, -8.0F})},
+      {"s", Build(StringBuilder(), Opt<std::string>{"a", std::nullopt, "c", "d"})},
+  });
+  auto i64 = [](Opt<int64_t> v) { return Build(Int64Builder(), v); };
+  auto f64 = [](Opt<double> v) { return Build(DoubleBuilder(), v); };
+  ExpectArray(Eval("abs(i)", *batch),
+              Build(Int32Builder(), Opt<int32_t>{1, 2, std::nullopt, 40}), "abs");
+  ExpectArray(Eval("round(f)", *batch), f64({2, std::nullopt, -0.0, -8}), "round");
+  ExpectArray(Eval("round(f, 1)", *batch), f64({1.5, std::nullopt, -0.3, -8.3}),
+              "round 1");
+  ExpectArray(Eval("round(g, 1)", *batch),
+              Build(FloatBuilder(), Opt<float>{1.5F, std::nullopt, 2.3F, -8.0F}),
+              "round float32");
+  ExpectArray(Eval("round(i)", *batch), f64({1, -2, std::nullopt, 40}), "round int");
+  ExpectArray(Eval("COALESCE(i, x)", *batch), i64({1, -2, 30, 40}), "coalesce int64");
+  ExpectArray(Eval("coalesce(i, 0)", *batch), i64({1, -2, 0, 40}), "coalesce literal");
+  ExpectArray(Eval("coalesce(i, 1.5)", *batch), f64({1, -2, 1.5, 40}), "coalesce float");
+  ExpectArray(Eval("coalesce(s, 'z')", *batch),
+              Build(StringBuilder(), Opt<std::string>{"a", "z", "c", "d"}),
+              "coalesce str");
+  auto strs = [](Opt<std::string> v) { return Build(StringBuilder(), v); };
+  ExpectArray(Eval("CASE WHEN i > 0 THEN 'p' END", *batch),
+              strs({"p", std::nullopt, std::nullopt, "p"}), "case without else");
+  ExpectArray(Eval("CASE WHEN i > 0 THEN 'p' WHEN i < 0 THEN 'n' ELSE 'z' END", *batch),
+              strs({"p", "n", "z", "p"}), "case else");
+  ExpectArray(Eval("CASE i WHEN 1 THEN x WHEN 40 THEN 0 END", *batch),
+              i64({10, std::nullopt, std::nullopt, 0}), "simple case");
+  // Branches are computed only on their rows: no division by zero here.
+  ExpectArray(Eval("CASE WHEN i - i = 0 AND i = 1 THEN 0 ELSE x / (i - 1) END", *batch),
+              i64({0, -6, std::nullopt, std::nullopt}), "lazy branches");
+  EXPECT_THAT(ValueExpression::Parse("CASE WHEN i THEN 1 END", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "boolean condition"));
+  EXPECT_THAT(ValueExpression::Parse("coalesce(i, s)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "do not share a type"));
+}
+
+TEST(ValueExpression, CastAndDateParts) {
+  const int64_t us = 1000000;
+  auto batch = MakeBatch({
+      {"d", Build(Date32Builder(), Opt<int32_t>{19724, std::nullopt, -1, 11016})},
+      {"ts", Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                   Opt<int64_t>{1704164645123456, std::nullopt, -1 * us,
+                                int64_t{951825600} * us})},
+      {"x", Build(Int64Builder(), Opt<int64_t>{10, 20, 300, std::nullopt})},
+      {"f", Build(DoubleBuilder(), Opt<double>{1.5, std::nullopt, std::nan(""), -8.25})},
+  });
+  auto i32 = [](Opt<int32_t> v) { return Build(Int32Builder(), v); };
+  ExpectArray(Eval("date_part('year', d)", *batch), i32({2024, std::nullopt, 1969, 2000}),
+              "year");
+  ExpectArray(Eval("EXTRACT(month FROM d)", *batch), i32({1, std::nullopt, 12, 2}),
+              "month");
+  ExpectArray(Eval("date_part('dow', d)", *batch), i32({2, std::nullopt, 3, 2}), "dow");
+  ExpectArray(Eval("date_part('doy', ts)", *batch), i32({2, std::nullopt, 365, 60}),
+              "doy");
+  ExpectArray(Eval("date_part('week', d)", *batch), i32({1, std::nullopt, 1, 9}), "week");
+  ExpectArray(Eval("date_part('quarter', d)", *batch), i32({1, std::nullopt, 4, 1}), "q");
+  ExpectArray(Eval("date_part('hour', ts)", *batch), i32({3, std::nullopt, 23, 12}),
+              "hour");
+  ExpectArray(Eval("date_part('minute', ts)", *batch), i32({4, std::nullopt, 59, 0}),
+              "min");
+  ExpectArray(Eval("date_part('second', ts)", *batch), i32({5, std::nullopt, 59, 0}),
+              "sec");
+  ExpectArray(Eval("date_part('millisecond', ts)", *batch),
+              i32({5123, std::nullopt, 59000, 0}), "ms");
+  ExpectArray(Eval("date_part('epoch', ts)", *batch),
+              Build(DoubleBuilder(),
+                    Opt<double>{1704164645.123456, std::nullopt, -1.0, 951825600.0}),
+              "epoch");
+  ExpectArray(Eval("CAST(x AS SMALLINT)", *batch),
+              Build(Int16Builder(), Opt<int16_t>{10, 20, 300, std::nullopt}), "smallint");
+  ExpectArray(Eval("CAST(x AS STRING)", *batch),
+              Build(StringBuilder(), Opt<std::string>{"10", "20", "300", std::nullopt}),
+              "string");
+  ExpectArray(Eval("CAST(d AS TIMESTAMP)", *batch),
+              Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
+                    Opt<int64_t>{int64_t{19724} * 86400 * us, std::nullopt, -86400 * us,
+                                 int64_t{11016} * 86400 * us}),
+              "date -> timestamp(us)");
+  ExpectArray(
+      Eval("CAST(ts AS TIMESTAMP(3))", *batch),
+      Build(TimestampBuilder(timestamp(TimeUnit::kMilli)),
+            Opt<int64_t>{1704164645123, std::nullopt, -1000, int64_t{951825600000}}),
+      "timestamp(3)");
+  ExpectArray(Eval("CAST(x AS INT UNSIGNED)", *batch),
+              Build(UInt32Builder(), Opt<uint32_t>{10, 20, 300, std::nullopt}),
+              "unsigned");
+  ExpectArray(Eval("d > CAST('2000-01-01' AS DATE)", *batch),
+              Build(BooleanBuilder(), Opt<bool>{true, std::nullopt, false, true}),
+              "folded cast literal");
+  auto tiny = ValueExpression::Parse("CAST(x AS TINYINT)", *batch->schema());
+  ASSERT_TRUE(tiny.ok());
+  EXPECT_THAT((*tiny)->Evaluate(*batch).status(),
+              IsErrorWith(StatusCode::kInvalid, "out of range"));
+  auto nan = ValueExpression::Parse("CAST(f AS BIGINT)", *batch->schema());
+  ASSERT_TRUE(nan.ok());
+  EXPECT_THAT((*nan)->Evaluate(*batch).status(),
+              IsErrorWith(StatusCode::kInvalid, "NaN"));
+  EXPECT_THAT(ValueExpression::Parse("CAST('abc' AS INT)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "'abc'"));
+  EXPECT_THAT(ValueExpression::Parse("CAST(x AS WIDGET)", *batch->schema()).status(),
+              IsErrorWith(StatusCode::kInvalid, "unknown type 'WIDGET'"));
+  EXPECT_THAT(
+      ValueExpression::Parse("date_part('fortnight', d)", *batch->schema()).status(),
+      IsErrorWith(StatusCode::kInvalid, "'fortnight'"));
+}
+
+TEST(ValueExpression, FunctionsInFilters) {
+  auto batch = MakeBatch({
+      {"s", Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "ABD"})},
+      {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
+  });
+  EXPECT_EQ(Matching("lower(s) LIKE 'ab%'", *batch), (Rows{0, 3}));
+  EXPECT_EQ(Matching("coalesce(i, 0) = 0", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("(i + 1) NOT IN (2, 41)", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("length(s) IS NULL", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("CASE WHEN i > 0 THEN s ELSE 'x' END = 'Abc'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("s || '!' = 'bc!'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("CAST(i AS STRING) = '40'", *batch), (Rows{3}));
+}
+
 }  // namespace
 }  // namespace lance::table
