@@ -32,6 +32,7 @@ Result<format::LanceSchema> BuildSchema(const std::vector<FieldPtr>& fields,
 // The ids of each top-level field of `schema`.
 std::vector<std::vector<int32_t>> TopLevelIds(const format::LanceSchema& schema) {
   std::vector<std::vector<int32_t>> out;
+  out.reserve(static_cast<size_t>(schema.schema()->num_fields()));
   for (int i = 0; i < schema.schema()->num_fields(); ++i)
     out.push_back(schema.SubtreeIds(i));
   return out;
@@ -93,6 +94,7 @@ Result<std::vector<pb::DataFragment>> WriteNewColumnFiles(
         LANCE_ASSIGN_OR_RAISE(ArrayPtr null_slot, MakeNullArray(values[i]->type(), 1));
         LANCE_ASSIGN_OR_RAISE(ArrayPtr padded, Concatenate({values[i], null_slot}));
         std::vector<int64_t> indices;
+        indices.reserve(scatter.size());
         for (int64_t pos : scatter) {
           indices.push_back(pos < 0 ? static_cast<int64_t>(live.size()) : pos);
         }
@@ -241,6 +243,7 @@ Status Dataset::AddColumns(
   const std::shared_ptr<DatasetImpl> ds = impl_;
   if (expressions.empty()) return Status::Invalid("add_columns: no column to add");
   std::vector<std::string> names;
+  names.reserve(expressions.size());
   for (const auto& e : expressions) names.push_back(e.first);
   LANCE_RETURN_NOT_OK(ti::CheckNewNames(*ds, names));
   const SchemaPtr& schema = ds->schema.schema();
