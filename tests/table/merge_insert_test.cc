@@ -3,6 +3,7 @@
 // the conflict rules of a merge-insert (Lance's Update operation).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "table/transaction.h"
 #include "table_test_util.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/temp_dir.h"
 
 namespace lance {
 namespace {
@@ -180,6 +182,56 @@ TEST(MergeInsertTest, StreamsManyBatchesAndSubsetOfColumns) {
                        ds->MergeInsert({"id"}).WhenMatchedUpdateAll().Execute(*partial));
   EXPECT_EQ(r.num_updated_rows, 1u);
   EXPECT_EQ(Scores(*ds)[12], 6);
+}
+
+// A source that makes its batches on demand and, on each pull, checks that the rows of
+// the batches already pulled are on disk: the merge streams, never holding the source.
+class CheckingSource : public RecordBatchReader {
+ public:
+  CheckingSource(std::string data_dir, int batches)
+      : data_dir_(std::move(data_dir)), batches_(batches), initial_(Files()) {}
+  SchemaPtr schema() const override { return Source({0}, 0)->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    // Each batch of 100 new rows fills one data file of 100 rows, closed as soon as
+    // it is full: every batch handed out before this pull is a file on disk.
+    if (Files() != initial_ + pulled_) {
+      return Status::Invalid("after ", pulled_, " batches ", Files() - initial_,
+                             " data files are on disk");
+    }
+    if (pulled_ == batches_) return nullptr;
+    std::vector<int64_t> ids;
+    for (int i = 0; i < 100; ++i) ids.push_back(10000 + pulled_ * 100 + i);
+    ++pulled_;
+    return Source(ids, 1);
+  }
+  int pulled() const { return pulled_; }
+
+ private:
+  int Files() const {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(data_dir_))
+      n += e.is_regular_file();
+    return n;
+  }
+  std::string data_dir_;
+  int batches_;
+  int initial_;
+  int pulled_ = 0;
+};
+
+TEST(MergeInsertTest, SourceIsStreamedNotMaterialized) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  auto ds = ThreeFragments(uri);
+  CheckingSource source(dir.Join("ds/data"), 20);
+  ASSERT_OK_AND_ASSIGN(MergeInsertResult r, ds->MergeInsert({"id"})
+                                                .WhenMatchedUpdateAll()
+                                                .WhenNotMatchedInsertAll()
+                                                .WriteParams({.max_rows_per_file = 100})
+                                                .Execute(source));
+  EXPECT_EQ(source.pulled(), 20);
+  EXPECT_EQ(r.num_inserted_rows, 2000u);
+  EXPECT_EQ(*ds->CountRows(), 2030);
 }
 
 TEST(MergeInsertTest, ErrorsCommitNothing) {
