@@ -111,6 +111,8 @@ MERGES = {
     "two_keys": lambda ds: ds.merge_insert(["id", "name"]).when_matched_update_all()
     .when_not_matched_insert_all()
     .execute(source_table([6, 7], names=["n6", "other"])),
+    "subset_insert": lambda ds: ds.merge_insert("id").when_matched_update_all()
+    .when_not_matched_insert_all().execute(pa.table({"id": pa.array([2, 55], pa.int64())})),
     "subset_columns": lambda ds: ds.merge_insert("id").when_matched_update_all()
     .execute(pa.table({"id": pa.array([8, 9], pa.int64()),
                        "x": pa.array([-8, -9], pa.int32())})),
