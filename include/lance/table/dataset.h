@@ -261,6 +261,51 @@ class Dataset {
   // schema_evolution.cc; option and result types in lance/table/mutation.h.
   // (Keep this block's declarations between its two ==== lines.)
 
+  /// \brief `UPDATE t SET col = expr, ... WHERE where` (pylance's `update`): each
+  /// expression (the filter language plus functions, see docs/mutations.md) is computed
+  /// on the old row and stored in the column's type. Only fragments holding matched
+  /// rows are touched: those rows are marked deleted and rewritten into new fragments
+  /// (Lance's `Update` operation). Commits a version even when nothing matches, and
+  /// moves this object to it. Retryable conflicts are retried (options.retry).
+  /// \return the count; Invalid for an unknown column, a bad expression or where
+  /// clause, a value that does not fit the column; Conflict; errors of the reads.
+  Result<UpdateResult> Update(
+      const std::vector<std::pair<std::string, std::string>>& updates,
+      const std::string& where = "", const UpdateOptions& options = {});
+
+  /// \brief A merge-insert (upsert) on the key columns `on` (pylance's `merge_insert`).
+  /// The builder keeps a pointer to this object, which must outlive it; Execute moves
+  /// this object to the committed version.
+  MergeInsertBuilder MergeInsert(std::vector<std::string> on);
+
+  /// \brief New columns computed by SQL expressions over the existing ones (pylance's
+  /// `add_columns({"name": "expr"})`): one new data file per fragment beside the old
+  /// ones, new field ids above every id in use (Lance's `Merge`). Moves to the new
+  /// version. \return Invalid for an existing name or a bad expression.
+  Status AddColumns(const std::vector<std::pair<std::string, std::string>>& expressions,
+                    const AddColumnsOptions& options = {});
+  /// \brief New columns `new_fields` computed by `fn` from batches of the existing rows
+  /// (pylance's add_columns with a UDF or a reader, which the Python layer adapts).
+  /// \return Invalid when `fn` returns other columns or lengths than asked.
+  Status AddColumns(const SchemaPtr& new_fields, const AddColumnsFunction& fn,
+                    const AddColumnsOptions& options = {});
+  /// \brief All-null new columns, a metadata-only change (pylance's add_columns with
+  /// pyarrow fields): no data file is written; readers see nulls.
+  Status AddNullColumns(const SchemaPtr& new_fields);
+  /// \brief Removes columns from the schema (Lance's `Project`); data files holding only
+  /// dropped columns leave the manifest, others stay as they are.
+  /// \return Invalid for an unknown column or dropping every column.
+  Status DropColumns(const std::vector<std::string>& columns);
+  /// \brief Renames (ids kept), changes nullability (Lance's `Project`), or casts
+  /// (values rewritten into new data files, a new field id: Lance's `Merge`).
+  /// \return Invalid for an unknown path, a name clash, making a column holding nulls
+  /// non-nullable, a cast Lance does not allow.
+  Status AlterColumns(const std::vector<ColumnAlteration>& alterations);
+
+ private:
+  friend class MergeInsertBuilder;
+
+ public:
   // ==== end of mutations.
   //
   //
