@@ -139,7 +139,7 @@ Command MakeMergeInsertCommand() {
       "[--when-not-matched insert-all|do-nothing] [--delete-not-matched-by-source] "
       "[--not-matched-by-source-where EXPR]" +
           NamespaceUsage(),
-      {{"on", true, true, "a key column (repeatable)"},
+      {{"on", true, true, "a key column"},
        {"input", true, false, "CSV or JSON lines file, - for stdin"},
        {"format", true, false, "csv or jsonl (default: from the file extension)"},
        {"when-matched", true, false, "update-all (default), do-nothing, delete or fail"},

@@ -38,7 +38,7 @@ Command MakeRestoreCommand() {
                  "Commit an old version (--version N or --tag NAME) as the newest one "
                  "(Lance's Restore); prints the restored and the new version as JSON.",
                  "restore URI --version N | --tag NAME",
-                 {VersionOptionSpec(),
+                 {{"version", true, false, "the version to restore"},
                   {"tag", true, false, "restore the version this tag points at"},
                   StorageOptionSpec()},
                  RunRestore};

@@ -58,7 +58,7 @@ Command MakeUpdateCommand() {
       "Prints the number of rows updated and the new version to stderr (--json: as "
       "JSON to stdout).",
       "update URI --set COL=EXPR [--set COL=EXPR ...] [--where PRED]" + NamespaceUsage(),
-      {{"set", true, true, "COL=EXPR: the new value of a column (repeatable)"},
+      {{"set", true, true, "COL=EXPR: the new value of a column"},
        WhereOptionSpec("rows to update (default: every row)"),
        {"conflict-retries", true, false,
         "re-plans after a retryable commit conflict (default 10)"},

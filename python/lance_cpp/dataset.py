@@ -636,9 +636,12 @@ def dataset(uri: Union[str, Path, None] = None, version: Optional[int] = None, *
                "index_cache_size_bytes", "session"}
     rejected = {"commit_lock", "base_store_params", "read_params", "default_scan_options"}
     _check_kwargs("dataset", kwargs, ignored | rejected)
-    _reject_unsupported("dataset", asof=asof,
-                        **{k: v for k, v in kwargs.items() if k in rejected})
-    return LanceDataset(uri, version, storage_options=storage_options,
-                        storage_options_provider=storage_options_provider,
-                        namespace_client=_namespace_arg(namespace_client, namespace),
-                        table_id=table_id)
+    _reject_unsupported("dataset", **{k: v for k, v in kwargs.items() if k in rejected})
+    if asof is not None and version is not None:
+        raise ValueError("give either version or asof, not both")
+    ds = LanceDataset(uri, version, storage_options=storage_options,
+                      storage_options_provider=storage_options_provider,
+                      namespace_client=_namespace_arg(namespace_client, namespace),
+                      table_id=table_id)
+    # asof: the latest version committed at or before that time (checkout_version's rule).
+    return ds if asof is None else ds.checkout_version(asof)

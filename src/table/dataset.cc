@@ -352,9 +352,10 @@ Result<format::LanceSchema> AppendedColumns(const DatasetImpl& existing,
     if (data.GetFieldIndex(f->name()) >= 0) {
       present.push_back(f->name());
     } else if (!f->nullable()) {
-      return Status::Invalid("Cannot append to ", existing.uri, ": the data lacks column '",
-                             f->name(), "', which is not nullable.\nData schema:\n",
-                             data.ToString(), "\nDataset schema:\n", target->ToString());
+      return Status::Invalid("Cannot append to ", existing.uri,
+                             ": the data lacks column '", f->name(),
+                             "', which is not nullable.\nData schema:\n", data.ToString(),
+                             "\nDataset schema:\n", target->ToString());
     } else {
       missing.push_back(f->name());
     }

@@ -102,9 +102,9 @@ def test_compact_files_matches_pylance(tmp_path, deletes, options):
                              for f in lance.dataset(p).get_fragments())
     assert shape(b) == shape(a)
     if m_ours.fragments_removed:
-        # One Rewrite version (pylance reserves fragment ids in a version of its own).
+        # Two versions, as pylance: ReserveFragments, then the Rewrite.
         assert ours.version == lc.dataset(b).version
-        assert lance.dataset(b).version == 1 + 1 + len(deletes)
+        assert lance.dataset(b).version == lance.dataset(a).version == 1 + 2 + len(deletes)
 
 
 def test_compact_files_v22_and_every_version_readable_by_pylance(tmp_path):
@@ -242,6 +242,11 @@ def test_checkout_by_number_tag_and_timestamp(tmp_path):
     assert ds.checkout_version(stamp).version == 1
     assert ds.checkout_version(datetime.now()).version == 2
     assert lance.dataset(uri, version="before").count_rows() == 100
+    # lance.dataset(asof=...) as pylance: the latest version at or before the time.
+    assert lc.dataset(uri, asof=stamp).version == lance.dataset(uri, asof=stamp).version == 1
+    assert lc.dataset(uri, asof=datetime.now()).version == 2
+    with pytest.raises(ValueError):
+        lc.dataset(uri, version=1, asof=stamp)
     with pytest.raises(Exception):
         ds.checkout_version(datetime(2000, 1, 1))
     with pytest.raises(Exception):

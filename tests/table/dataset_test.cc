@@ -182,8 +182,9 @@ TEST_P(DatasetTest, AppendCreatesMissingDatasetAndChecksSchema) {
   auto missing =
       RecordBatch::Make(schema({batch->schema()->field(1)}), 5, {batch->column(1)});
   reader = ReaderOf({*missing});
-  EXPECT_THAT(Dataset::Write(*reader, uri, append),
-              IsErrorWith(StatusCode::kInvalid, "lacks column 'id', which is not nullable"));
+  EXPECT_THAT(
+      Dataset::Write(*reader, uri, append),
+      IsErrorWith(StatusCode::kInvalid, "lacks column 'id', which is not nullable"));
   Int32Builder i32;
   ASSERT_OK(i32.AppendValues(std::vector<int32_t>{1, 2, 3, 4, 5}));
   auto wrong = RecordBatch::Make(schema({field("id", int32()), batch->schema()->field(1),
