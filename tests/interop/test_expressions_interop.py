@@ -11,9 +11,7 @@ asserts pylance's refusal or answer and lance-cpp's documented one."""
 from __future__ import annotations
 
 import datetime
-import importlib
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -21,24 +19,13 @@ import lance
 import pyarrow as pa
 import pytest
 
-SOURCE_DIR = Path(os.environ.get("LANCE_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).parent))
+from v2x_common import cpp_module  # noqa: E402
 
 
-def _lance_cpp():
-    """lance_cpp from the build tree: $LANCE_PYTHON_BUILD_DIR, else <source>/build*/python.
-    A missing build is a failure, never a skip."""
-    candidates = [os.environ.get("LANCE_PYTHON_BUILD_DIR")]
-    candidates += [str(p) for p in sorted(SOURCE_DIR.glob("build*/python"))]
-    for c in candidates:
-        if c and (Path(c) / "lance_cpp").is_dir() and c not in sys.path:
-            sys.path.insert(0, c)
-    try:
-        return importlib.import_module("lance_cpp")
-    except ImportError as e:
-        raise RuntimeError(f"cannot import lance_cpp (build _lance_cpp first): {e}") from e
-
-
-lance_cpp = _lance_cpp()
+# lance_cpp from the build tree ($LANCE_PYTHON_BUILD_DIR, else the first build*/python);
+# a missing build is a failure, never a skip.
+lance_cpp = cpp_module()
 
 D = datetime.date
 T = datetime.datetime

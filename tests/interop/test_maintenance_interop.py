@@ -72,12 +72,13 @@ def test_lance8_dataset_compacted_restored_cleaned_by_lance_cpp(tmp_path, intero
     assert node.run_ok([{"op": "count", "uri": uri}]) == [57]
     _every_version_equal(interop, uri)
     r = _cli_json("restore", uri, "--version", 3)
-    assert r == {"restored_version": 3, "version": 9}
+    # Versions 8 and 9 are the compaction (id reservation, Rewrite), as Lance commits it.
+    assert r == {"restored_version": 3, "version": 10}
     assert node.run_ok([{"op": "count", "uri": uri}]) == [30]
-    assert _cli("tag", uri, "create", "compacted", 8) == ""
+    assert _cli("tag", uri, "create", "compacted", 9) == ""
     st = _cli_json("cleanup", uri, "--older-than", "0", "--ignore-tagged")
-    assert st["old_versions"] == 7  # 1-7 (8 tagged, 9 latest)
-    assert [v["version"] for v in lance.dataset(str(uri)).versions()] == [8, 9]
+    assert st["old_versions"] == 8  # 1-8 (9 tagged, 10 latest)
+    assert [v["version"] for v in lance.dataset(str(uri)).versions()] == [9, 10]
     assert lance.dataset(str(uri), version="compacted").count_rows() == 57
     assert node.run_ok([{"op": "count", "uri": uri}]) == [30]
     _every_version_equal(interop, uri)
