@@ -2,6 +2,7 @@
 #include "commands/common.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "lance/core/type.h"
@@ -262,6 +263,35 @@ Status PrintRows(RecordBatchReader& reader, const std::string& format, const Str
                  rows == 1 ? "" : "s");
   }
   return FlushOut(s);
+}
+
+Result<std::string> ReadInputFile(const std::string& path) {
+  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    const int err = errno;
+    std::string msg = StrCat("cannot open ", JsonQuote(path), ": ", std::strerror(err));
+    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
+  }
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  if (f != stdin) std::fclose(f);
+  if (failed) {
+    return Status::IOError(
+        StrCat("cannot read ", JsonQuote(path), ": ", std::strerror(err)));
+  }
+  return text;
+}
+
+Result<InputFormat> InputFormatFrom(const Args& args, const std::string& path) {
+  if (auto format = args.Get("format")) return ParseInputFormat(*format);
+  if (path == "-") {
+    return Status::Invalid("reading stdin ('-') needs --format csv or --format jsonl");
+  }
+  return InputFormatFromPath(path);
 }
 
 }  // namespace lance::cli

@@ -13,6 +13,7 @@
 #include "lance/io/storage_options.h"
 #include "lance/namespace/namespace.h"
 #include "lance/table/dataset.h"
+#include "lib/importer.h"
 #include "lib/json.h"
 
 namespace lance::cli {
@@ -97,5 +98,12 @@ std::string FormatCommitTime(int64_t timestamp_ms);
 JsonDoc StorageOptionsJson(const io::StorageOptions& options);
 /// \brief "k=v, k2=<redacted>".
 std::string StorageOptionsText(const io::StorageOptions& options);
+
+// -- input files (import, merge-insert) ------------------------------------------------
+/// \brief The whole of `path` ("-" for stdin). \return NotFound / IOError naming it.
+Result<std::string> ReadInputFile(const std::string& path);
+/// \brief --format (csv, jsonl), else the format of `path`'s extension; stdin ("-")
+/// needs --format. \return Invalid otherwise.
+Result<InputFormat> InputFormatFrom(const Args& args, const std::string& path);
 
 }  // namespace lance::cli

@@ -20,28 +20,6 @@ namespace lance::cli {
 
 namespace {
 
-// The whole of `path` ("-" for stdin).
-Result<std::string> ReadInput(const std::string& path) {
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    std::string msg = "cannot open " + JsonQuote(path) + ": " + std::strerror(err);
-    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
-  }
-  std::string text;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  if (f != stdin) std::fclose(f);
-  if (failed) {
-    return Status::IOError(
-        StrCat("cannot read ", JsonQuote(path), ": ", std::strerror(err)));
-  }
-  return text;
-}
-
 const char* ModeName(WriteMode mode) {
   switch (mode) {
     case WriteMode::kCreate:
@@ -59,15 +37,7 @@ Status RunImport(const Args& args, const Streams& s) {
   const std::string& file = args.positionals[0];
 
   ImportOptions options;
-  if (auto format = args.Get("format")) {
-    LANCE_ASSIGN_OR_RAISE(auto parsed, ParseInputFormat(*format));
-    options.format = parsed;
-  } else if (file == "-") {
-    return Status::Invalid("reading stdin ('-') needs --format csv or --format jsonl");
-  } else {
-    LANCE_ASSIGN_OR_RAISE(auto parsed, InputFormatFromPath(file));
-    options.format = parsed;
-  }
+  LANCE_ASSIGN_OR_RAISE(options.format, InputFormatFrom(args, file));
 
   WriteParams params;
   LANCE_ASSIGN_OR_RAISE(auto mode, ParseWriteMode(args.Get("mode").value_or("create")));
@@ -78,7 +48,7 @@ Status RunImport(const Args& args, const Streams& s) {
   if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
 
   if (auto schema_path = args.Get("schema")) {
-    LANCE_ASSIGN_OR_RAISE(auto text, ReadInput(*schema_path));
+    LANCE_ASSIGN_OR_RAISE(auto text, ReadInputFile(*schema_path));
     LANCE_ASSIGN_OR_RAISE(auto schema, ParseSchemaJson(text));
     options.schema = schema;
   } else if (params.mode == WriteMode::kAppend) {
@@ -91,7 +61,7 @@ Status RunImport(const Args& args, const Streams& s) {
     }
   }
 
-  LANCE_ASSIGN_OR_RAISE(auto text, ReadInput(file));
+  LANCE_ASSIGN_OR_RAISE(auto text, ReadInputFile(file));
   LANCE_ASSIGN_OR_RAISE(auto reader, ImportReader::Make(std::move(text), options));
   // Through a namespace, create declares the table (one declare_table) and append /
   // overwrite locate it (one describe_table), as the library's WriteDataset does.

@@ -19,29 +19,6 @@ namespace lance::cli {
 
 namespace {
 
-// The whole of `path` ("-" for stdin).
-// TODO-merge: the same as import.cc's ReadInput (private there); share it.
-Result<std::string> ReadWholeInput(const std::string& path) {
-  std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    std::string msg = StrCat("cannot open ", JsonQuote(path), ": ", std::strerror(err));
-    return err == ENOENT ? Status::NotFound(msg) : Status::IOError(msg);
-  }
-  std::string text;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  if (f != stdin) std::fclose(f);
-  if (failed) {
-    return Status::IOError(
-        StrCat("cannot read ", JsonQuote(path), ": ", std::strerror(err)));
-  }
-  return text;
-}
-
 Status RunMergeInsert(const Args& args, const Streams& s) {
   LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   const std::vector<std::string>& on = args.GetAll("on");
@@ -51,15 +28,9 @@ Status RunMergeInsert(const Args& args, const Streams& s) {
   if (input.empty()) return Status::Invalid("--input FILE is required (- for stdin)");
 
   ImportOptions options;
-  if (auto format = args.Get("format")) {
-    LANCE_ASSIGN_OR_RAISE(options.format, ParseInputFormat(*format));
-  } else if (input == "-") {
-    return Status::Invalid("reading stdin ('-') needs --format csv or --format jsonl");
-  } else {
-    LANCE_ASSIGN_OR_RAISE(options.format, InputFormatFromPath(input));
-  }
+  LANCE_ASSIGN_OR_RAISE(options.format, InputFormatFrom(args, input));
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
-  LANCE_ASSIGN_OR_RAISE(std::string text, ReadWholeInput(input));
+  LANCE_ASSIGN_OR_RAISE(std::string text, ReadInputFile(input));
   // The input's columns, typed as the dataset types them (others as inferred: the
   // merge names them as unknown).
   LANCE_ASSIGN_OR_RAISE(SchemaPtr inferred, InferSchema(text, options.format));

@@ -9,6 +9,7 @@
 #include "lance/table/dataset.h"
 #include "table/commit.h"
 #include "table/dataset_internal.h"
+#include "table/fragment_sink.h"
 #include "table/ids.h"
 #include "table/transaction.h"
 
@@ -98,62 +99,19 @@ Result<std::vector<pb::DataFragment>> RewriteBin(
   LANCE_ASSIGN_OR_RAISE(auto reader, ti::MakeScanner(ds, scan, false));
 
   const int64_t rows_per_file = RowsPerOutputFile(bin, options.target_rows_per_fragment);
-  std::vector<pb::DataFragment> out;
-  std::unique_ptr<format::LanceFileWriter> writer;
-  std::string name;
-  int64_t rows_in_file = 0;
-  format::FileWriterOptions writer_options;
-  writer_options.version = version;
-  auto close_file = [&]() -> Status {
-    LANCE_ASSIGN_OR_RAISE(format::WrittenFile written, writer->Close());
-    writer.reset();
-    pb::DataFragment frag;
-    pb::DataFile* file = frag.add_files();
-    file->set_path(name);
-    for (int32_t id : written.field_ids) file->add_fields(id);
-    for (int32_t c : written.column_indices) file->add_column_indices(c);
-    file->set_file_major_version(written.major_version);
-    file->set_file_minor_version(written.minor_version);
-    file->set_file_size_bytes(static_cast<uint64_t>(written.size_bytes));
-    frag.set_physical_rows(static_cast<uint64_t>(written.num_rows));
-    out.push_back(std::move(frag));
-    rows_in_file = 0;
-    return Status::OK();
-  };
+  ti::FragmentSink sink(ds->dir, ds->schema, version,
+                        {rows_per_file, options.max_rows_per_group});
   auto write_all = [&]() -> Status {
     while (true) {
       LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, reader->Next());
       if (!batch) break;
-      int64_t offset = 0;
-      while (offset < batch->num_rows()) {
-        if (!writer) {
-          name = ti::NewDataFileName();
-          LANCE_ASSIGN_OR_RAISE(writer, format::LanceFileWriter::Open(
-                                            ds->dir.store(), ds->dir.Key("data/" + name),
-                                            ds->schema, writer_options));
-        }
-        const int64_t n =
-            std::min(batch->num_rows() - offset, rows_per_file - rows_in_file);
-        for (int64_t g = 0; g < n; g += options.max_rows_per_group) {
-          const int64_t len = std::min(options.max_rows_per_group, n - g);
-          LANCE_RETURN_NOT_OK(writer->WriteBatch(*batch->Slice(offset + g, len)));
-        }
-        offset += n;
-        rows_in_file += n;
-        if (rows_in_file >= rows_per_file) {
-          LANCE_RETURN_NOT_OK(close_file());
-        }
-      }
+      LANCE_RETURN_NOT_OK(sink.Write(*batch));
     }
-    if (writer) LANCE_RETURN_NOT_OK(close_file());
     return Status::OK();
   };
   Status st = write_all();
-  if (!st.ok()) {
-    if (writer) (void)writer->Abort();
-    return st.WithContext("compacting fragments of " + ds->uri);
-  }
-  return out;
+  if (!st.ok()) return st.WithContext("compacting fragments of " + ds->uri);
+  return sink.Finish();
 }
 
 }  // namespace

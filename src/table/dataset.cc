@@ -15,6 +15,7 @@
 #include "table/dataset_internal.h"
 #include "table/deletion.h"
 #include "table/fragment_internal.h"
+#include "table/fragment_sink.h"
 #include "table/ids.h"
 #include "table/transaction.h"
 
@@ -242,64 +243,16 @@ Result<std::vector<pb::DataFragment>> WriteDataFiles(const ti::DatasetDir& dir,
   LANCE_ASSIGN_OR_RAISE(std::vector<int> mapping,
                         MatchSchema(*data.schema(), *schema.schema()));
 
-  std::vector<pb::DataFragment> fragments;
-  std::unique_ptr<format::LanceFileWriter> writer;
-  std::string name;
-  int64_t rows_in_file = 0;
-  format::FileWriterOptions options;
-  options.version = version;
-
-  auto close_file = [&]() -> Status {
-    LANCE_ASSIGN_OR_RAISE(format::WrittenFile written, writer->Close());
-    writer.reset();
-    pb::DataFragment frag;
-    pb::DataFile* file = frag.add_files();
-    file->set_path(name);
-    for (int32_t id : written.field_ids) file->add_fields(id);
-    for (int32_t c : written.column_indices) file->add_column_indices(c);
-    file->set_file_major_version(written.major_version);
-    file->set_file_minor_version(written.minor_version);
-    file->set_file_size_bytes(static_cast<uint64_t>(written.size_bytes));
-    frag.set_physical_rows(static_cast<uint64_t>(written.num_rows));
-    fragments.push_back(std::move(frag));
-    rows_in_file = 0;
-    return Status::OK();
-  };
-  auto write_all = [&]() -> Status {
-    while (true) {
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr next, data.Next());
-      if (!next) break;
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
-                            ConformBatch(*next, mapping, schema.schema()));
-      int64_t offset = 0;
-      while (offset < batch->num_rows()) {
-        if (!writer) {
-          name = ti::NewDataFileName();
-          LANCE_ASSIGN_OR_RAISE(
-              writer, format::LanceFileWriter::Open(dir.store(), dir.Key("data/" + name),
-                                                    schema, options));
-        }
-        const int64_t n =
-            std::min(batch->num_rows() - offset, params.max_rows_per_file - rows_in_file);
-        for (int64_t g = 0; g < n; g += params.max_rows_per_group) {
-          const int64_t len = std::min(params.max_rows_per_group, n - g);
-          LANCE_RETURN_NOT_OK(writer->WriteBatch(*batch->Slice(offset + g, len)));
-        }
-        offset += n;
-        rows_in_file += n;
-        if (rows_in_file >= params.max_rows_per_file) LANCE_RETURN_NOT_OK(close_file());
-      }
-    }
-    if (writer) LANCE_RETURN_NOT_OK(close_file());
-    return Status::OK();
-  };
-  Status st = write_all();
-  if (!st.ok()) {
-    // Files already closed stay behind unreferenced, as with Lance; they are harmless.
-    if (writer) (void)writer->Abort();
-    return st;
+  ti::FragmentSink sink(dir, schema, version,
+                        {params.max_rows_per_file, params.max_rows_per_group});
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr next, data.Next());
+    if (!next) break;
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                          ConformBatch(*next, mapping, schema.schema()));
+    LANCE_RETURN_NOT_OK(sink.Write(*batch));
   }
-  return fragments;
+  return sink.Finish();
 }
 
 Status SchemaToTransaction(const format::LanceSchema& schema,

@@ -411,7 +411,8 @@ Result<Attempt> MergeJob::Run(RecordBatchReader& source) {
   LANCE_RETURN_NOT_OK(Validate(*source.schema()));
   LANCE_ASSIGN_OR_RAISE(format::LanceFileVersion version,
                         WritableVersion(*ds_, "merge_insert"));
-  sink_ = std::make_unique<FragmentSink>(ds_->dir, ds_->schema, version, params_.write);
+  sink_ = std::make_unique<FragmentSink>(ds_->dir, ds_->schema, version,
+                                         SinkSizes(params_.write));
   LANCE_RETURN_NOT_OK(BuildKeyTable());
   while (true) {
     LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, source.Next());

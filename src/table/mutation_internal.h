@@ -13,41 +13,15 @@
 #include "lance/format/lance_schema.h"
 #include "lance/table/dataset.h"
 #include "table/dataset_internal.h"
+#include "table/fragment_sink.h"
 #include "table/transaction.h"
 
 namespace lance::table_internal {
 
-/// \brief Writes batches (already in `schema`'s column order and types) into new data
-/// files of at most max_rows_per_file rows, one fragment per file (ids unassigned).
-///
-/// TODO-merge: a private copy of the file-writing loop of dataset.cc's WriteDataFiles
-/// (which sits in an anonymous namespace there); share it once dataset.cc exports it.
-class FragmentSink {
- public:
-  FragmentSink(DatasetDir dir, format::LanceSchema schema,
-               format::LanceFileVersion version, MutationWriteParams params);
-  ~FragmentSink();
-  FragmentSink(const FragmentSink&) = delete;
-  FragmentSink& operator=(const FragmentSink&) = delete;
-
-  Status Write(const RecordBatch& batch);
-  /// \brief Closes the open file. \return the fragments written.
-  Result<std::vector<pb::DataFragment>> Finish();
-  int64_t rows_written() const { return rows_written_; }
-
- private:
-  Status CloseFile();
-
-  DatasetDir dir_;
-  format::LanceSchema schema_;
-  format::LanceFileVersion version_;
-  MutationWriteParams params_;
-  std::unique_ptr<format::LanceFileWriter> writer_;
-  std::string name_;
-  int64_t rows_in_file_ = 0;
-  int64_t rows_written_ = 0;
-  std::vector<pb::DataFragment> fragments_;
-};
+/// \brief The data file sizes of a mutation's writes.
+inline FragmentSink::Sizes SinkSizes(const MutationWriteParams& p) {
+  return {p.max_rows_per_file, p.max_rows_per_group};
+}
 
 /// \brief The file version new data files of `ds` use (its own, as an append).
 /// \return NotImplemented for legacy datasets.

@@ -60,7 +60,7 @@ Result<std::vector<pb::DataFragment>> WriteNewColumnFiles(
   if (columns.empty()) columns.push_back(0);  // for the row count only
   std::vector<pb::DataFragment> out;
   for (const pb::DataFragment& frag : ds.proto().fragments()) {
-    FragmentSink sink(ds.dir, new_columns, version, params);
+    FragmentSink sink(ds.dir, new_columns, version, SinkSizes(params));
     LANCE_ASSIGN_OR_RAISE(
         auto reader,
         FragmentReader::Open(ds, frag, columns, std::max<int64_t>(1, batch_size)));
