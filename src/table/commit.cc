@@ -64,8 +64,12 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
       }
       return built.status();
     }
-    const std::string index_section =
-        (base != nullptr && !is_overwrite) ? base->index_section : std::string();
+    std::string index_section;
+    if (options.index_section) {
+      index_section = *options.index_section;
+    } else if (base != nullptr && !is_overwrite) {
+      index_section = base->index_section;
+    }
     std::string bytes = SerializeManifestFile(*built, index_section, &txn);
     const std::string key = dir.ManifestKey(version, scheme);
     Status put;

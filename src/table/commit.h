@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "lance/result.h"
@@ -23,6 +24,9 @@ struct CommitOptions {
   /// \brief Write `_versions/latest_version_hint.json` after a commit on a local file
   /// system, as Lance 8 does. It is only a hint: readers here never trust it.
   bool write_version_hint = true;
+  /// \brief The new manifest's index section instead of the base's (empty for an
+  /// Overwrite): a Restore carries the restored version's indices, as Lance does.
+  std::optional<std::string> index_section;
 };
 
 /// \brief Commits `txn` on top of `read`, the manifest of txn.read_version() (nullptr

@@ -24,6 +24,9 @@ Status Dataset::Restore() {
   const pb::Manifest source = ds->proto();
   ti::RestoreSourceScope scope(&source);
   ti::CommitOptions options;
+  // The restored version's indices, not the latest's: an index built later may leave
+  // out rows that were deleted later and are live again in the restored version.
+  options.index_section = ds->manifest.index_section;
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest committed,
                         ti::CommitTransaction(ds->dir, &head, std::move(txn), options));
   LANCE_ASSIGN_OR_RAISE(

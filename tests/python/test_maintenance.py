@@ -481,3 +481,25 @@ def test_versions_metadata_matches_pylance(tmp_path):
     theirs = lance.dataset(uri).versions()
     assert [v["version"] for v in mine] == [v["version"] for v in theirs]
     assert [v["metadata"] for v in mine] == [v["metadata"] for v in theirs]
+
+
+def test_restore_takes_the_restored_versions_indices(tmp_path):
+    """Lance's Restore keeps the restored version's index section: an index built after
+    rows were deleted must not serve the version where those rows are live again."""
+    results = {}
+    for name, mod in (("pylance", lance), ("lance_cpp", lc)):
+        uri = str(tmp_path / name)
+        lance.write_dataset(pa.table({"id": list(range(50))}), uri, max_rows_per_file=10)
+        lance.dataset(uri).delete("id < 20")                     # v2
+        lance.dataset(uri).create_scalar_index("id", "BTREE")   # v3, built without 0-19
+        mod.dataset(uri, version=1).restore()                    # v4 = v1, no index
+        ds = lance.dataset(uri)
+        results[name] = (ds.version, ds.list_indices(), ds.count_rows("id = 5"),
+                         sorted(ds.to_table(filter="id < 3")["id"].to_pylist()))
+    assert results["lance_cpp"] == results["pylance"] == (4, [], 1, [0, 1, 2])
+    # And the other way: restoring the indexed version keeps its index.
+    uri = str(tmp_path / "lance_cpp")
+    lc.dataset(uri, version=3).restore()
+    assert [i["name"] for i in lance.dataset(uri).list_indices()] == ["id_idx"]
+    assert lance.dataset(uri).count_rows("id = 25") == 1
+
