@@ -24,16 +24,9 @@ using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using table_testing::MakeBatch;
 using table_testing::ReaderOf;
+using table_testing::ThreeFragments;
 using table_testing::UniqueMemoryUri;
 using table_testing::WriteRows;
-
-std::shared_ptr<Dataset> ThreeFragments(const std::string& uri) {
-  WriteParams params;
-  params.max_rows_per_file = 10;
-  auto ds = WriteRows(uri, 0, 30, params);
-  EXPECT_TRUE(ds.ok()) << ds.status();
-  return *ds;
-}
 
 // A source batch: ids with score = value, name = "s<id>".
 RecordBatchPtr Source(const std::vector<int64_t>& ids, double score) {

@@ -20,16 +20,9 @@ namespace ti = table_internal;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using table_testing::Int64Column;
+using table_testing::ThreeFragments;
 using table_testing::UniqueMemoryUri;
 using table_testing::WriteRows;
-
-std::shared_ptr<Dataset> ThreeFragments(const std::string& uri) {
-  WriteParams params;
-  params.max_rows_per_file = 10;
-  auto ds = WriteRows(uri, 0, 30, params);
-  EXPECT_TRUE(ds.ok()) << ds.status();
-  return *ds;
-}
 
 std::vector<int32_t> FieldIds(const Dataset& ds) {
   return DatasetImplAccess::Get(ds)->schema.field_ids();

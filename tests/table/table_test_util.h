@@ -3,6 +3,7 @@
 // scanned rows against the *.expected.json files real Lance produced.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -65,6 +66,19 @@ inline Result<std::shared_ptr<Dataset>> WriteRows(const std::string& uri, int64_
                                                   int64_t n, WriteParams params = {}) {
   auto reader = ReaderOf({MakeBatch(start, n)});
   return Dataset::Write(*reader, uri, params);
+}
+
+/// Three fragments of ten rows (MakeBatch's ids 0..29, score = id / 2) at `uri`, or
+/// nullptr after a test failure.
+inline std::shared_ptr<Dataset> ThreeFragments(const std::string& uri) {
+  WriteParams params;
+  params.max_rows_per_file = 10;
+  auto ds = WriteRows(uri, 0, 30, params);
+  if (!ds.ok()) {
+    ADD_FAILURE() << "writing " << uri << ": " << ds.status().ToString();
+    return nullptr;
+  }
+  return *ds;
 }
 
 /// The int64 values of column `name` of a table, in order (nulls as INT64_MIN).

@@ -22,17 +22,9 @@ namespace ti = table_internal;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using table_testing::Int64Column;
+using table_testing::ThreeFragments;
 using table_testing::UniqueMemoryUri;
 using table_testing::WriteRows;
-
-// Three fragments of ten rows: ids 0..29, score = id / 2.
-std::shared_ptr<Dataset> ThreeFragments(const std::string& uri) {
-  WriteParams params;
-  params.max_rows_per_file = 10;
-  auto ds = WriteRows(uri, 0, 30, params);
-  EXPECT_TRUE(ds.ok()) << ds.status();
-  return *ds;
-}
 
 // id -> score of every live row.
 std::map<int64_t, double> Scores(const Dataset& ds) {
