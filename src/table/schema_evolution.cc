@@ -192,39 +192,15 @@ Result<format::LanceSchema> ExtendSchema(const DatasetImpl& ds,
 
 // Lance's is_upcast_downcast: casts stay within a family.
 bool CastAllowed(const DataType& from, const DataType& to) {
-  auto integer = [](const DataType& t) {
-    switch (t.id()) {
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-      case TypeId::kInt64:
-      case TypeId::kUInt8:
-      case TypeId::kUInt16:
-      case TypeId::kUInt32:
-      case TypeId::kUInt64:
-        return true;
-      default:
-        return false;
-    }
-  };
-  auto floating = [](const DataType& t) {
-    return t.id() == TypeId::kFloat16 || t.id() == TypeId::kFloat32 ||
-           t.id() == TypeId::kFloat64;
-  };
-  auto temporal = [](const DataType& t) {
-    return t.id() == TypeId::kDate32 || t.id() == TypeId::kDate64 ||
-           t.id() == TypeId::kTimestamp || t.id() == TypeId::kTime32 ||
-           t.id() == TypeId::kTime64 || t.id() == TypeId::kDuration;
-  };
   auto string = [](const DataType& t) {
     return t.id() == TypeId::kUtf8 || t.id() == TypeId::kLargeUtf8;
   };
   auto binary = [](const DataType& t) {
     return t.id() == TypeId::kBinary || t.id() == TypeId::kLargeBinary;
   };
-  if (integer(from)) return integer(to);
-  if (floating(from)) return floating(to);
-  if (temporal(from)) return temporal(to);
+  if (from.is_integer()) return to.is_integer();
+  if (from.is_floating()) return to.is_floating();
+  if (from.is_temporal()) return to.is_temporal();
   if (from.id() == TypeId::kBool) return to.id() == TypeId::kBool;
   if (string(from)) return string(to);
   if (binary(from)) return binary(to);
