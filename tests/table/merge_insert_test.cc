@@ -24,6 +24,7 @@ using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using table_testing::MakeBatch;
 using table_testing::ReaderOf;
+using table_testing::Scores;
 using table_testing::ThreeFragments;
 using table_testing::UniqueMemoryUri;
 using table_testing::WriteRows;
@@ -42,20 +43,6 @@ RecordBatchPtr Source(const std::vector<int64_t>& ids, double score) {
       {field("id", int64(), false), field("name", utf8()), field("score", float64())});
   return *RecordBatch::Make(s, static_cast<int64_t>(ids.size()),
                             {*id_b.Finish(), *name_b.Finish(), *score_b.Finish()});
-}
-
-std::map<int64_t, double> Scores(const Dataset& ds) {
-  std::map<int64_t, double> out;
-  auto table = ds.ToTable();
-  EXPECT_TRUE(table.ok()) << table.status();
-  if (!table.ok()) return out;
-  for (const auto& batch : (*table)->batches()) {
-    const auto& ids = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    const auto& scores =
-        static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) out[ids.Value(i)] = scores.Value(i);
-  }
-  return out;
 }
 
 TEST(MergeInsertTest, Upsert) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -79,6 +80,21 @@ inline std::shared_ptr<Dataset> ThreeFragments(const std::string& uri) {
     return nullptr;
   }
   return *ds;
+}
+
+/// id -> score of every live row of `ds` (MakeBatch's columns).
+inline std::map<int64_t, double> Scores(const Dataset& ds) {
+  std::map<int64_t, double> out;
+  auto table = ds.ToTable();
+  EXPECT_TRUE(table.ok()) << table.status();
+  if (!table.ok()) return out;
+  for (const auto& batch : (*table)->batches()) {
+    const auto& ids = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
+    const auto& scores =
+        static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
+    for (int64_t i = 0; i < batch->num_rows(); ++i) out[ids.Value(i)] = scores.Value(i);
+  }
+  return out;
 }
 
 /// The int64 values of column `name` of a table, in order (nulls as INT64_MIN).

@@ -22,24 +22,10 @@ namespace ti = table_internal;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using table_testing::Int64Column;
+using table_testing::Scores;
 using table_testing::ThreeFragments;
 using table_testing::UniqueMemoryUri;
 using table_testing::WriteRows;
-
-// id -> score of every live row.
-std::map<int64_t, double> Scores(const Dataset& ds) {
-  std::map<int64_t, double> out;
-  auto table = ds.ToTable();
-  EXPECT_TRUE(table.ok()) << table.status();
-  if (!table.ok()) return out;
-  for (const auto& batch : (*table)->batches()) {
-    const auto& ids = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    const auto& scores =
-        static_cast<const DoubleArray&>(*batch->GetColumnByName("score"));
-    for (int64_t i = 0; i < batch->num_rows(); ++i) out[ids.Value(i)] = scores.Value(i);
-  }
-  return out;
-}
 
 ti::pb::Transaction LatestTransaction(const Dataset& ds) {
   const auto& impl = DatasetImplAccess::Get(ds);
