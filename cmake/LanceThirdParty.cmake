@@ -53,6 +53,14 @@ function(resolve_flatbuffers)
   lance_require(FlatBuffers_FOUND "libflatbuffers-dev flatbuffers-compiler")
 endfunction()
 
+function(resolve_httplib)
+  # Debian's cpp-httplib: a compiled library plus its header (TLS through OpenSSL).
+  find_package(PkgConfig QUIET)
+  pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET GLOBAL cpp-httplib)
+  lance_require(HTTPLIB_FOUND libcpp-httplib-dev)
+  add_library(lance_dep_httplib ALIAS PkgConfig::HTTPLIB)
+endfunction()
+
 resolve_threads()
 resolve_zstd()
 resolve_lz4()
@@ -61,6 +69,7 @@ resolve_curl()
 resolve_openssl()
 resolve_nlohmann_json()
 resolve_flatbuffers()
+resolve_httplib()
 
 if(LANCE_BUILD_TESTS)
   find_package(GTest QUIET)

@@ -13,6 +13,8 @@ APT_PACKAGES=(
   libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libflatbuffers-dev flatbuffers-compiler
+  # The REST namespace server (lance-cpp serve).
+  libcpp-httplib-dev
   clang-format clang-tidy
   python3 python3-venv python3-dev
   # The S3 tests' server: a single-node Ceph RGW (scripts/rgw.sh); uuidgen for its ids.

@@ -28,75 +28,14 @@
 
 #include "bindings.h"
 #include "lance/namespace/directory_namespace.h"
+#include "lance/namespace/model_fields.h"
 #include "py_callback.h"
 
 namespace lance::python {
 
 namespace {
 
-// -- field lists: one visitor per request/response type, with the spec's JSON names
-// ------
-
-#define LANCE_NS_FIELDS(Type, BODY)            \
-  template <typename F>                        \
-  void VisitFields(ns::Type& s, F&& f) {       \
-    BODY                                       \
-  }                                            \
-  template <typename F>                        \
-  void VisitFields(const ns::Type& s, F&& f) { \
-    BODY                                       \
-  }
-
-LANCE_NS_FIELDS(ListNamespacesRequest, f("id", s.id); f("page_token", s.page_token);
-                f("limit", s.limit);)
-LANCE_NS_FIELDS(ListNamespacesResponse, f("namespaces", s.namespaces);
-                f("page_token", s.page_token);)
-LANCE_NS_FIELDS(DescribeNamespaceRequest, f("id", s.id);)
-LANCE_NS_FIELDS(DescribeNamespaceResponse, f("properties", s.properties);)
-LANCE_NS_FIELDS(CreateNamespaceRequest, f("id", s.id); f("mode", s.mode);
-                f("properties", s.properties);)
-LANCE_NS_FIELDS(CreateNamespaceResponse, f("transaction_id", s.transaction_id);
-                f("properties", s.properties);)
-LANCE_NS_FIELDS(DropNamespaceRequest, f("id", s.id); f("mode", s.mode);
-                f("behavior", s.behavior);)
-LANCE_NS_FIELDS(DropNamespaceResponse, f("properties", s.properties);
-                f("transaction_id", s.transaction_id);)
-LANCE_NS_FIELDS(NamespaceExistsRequest, f("id", s.id);)
-LANCE_NS_FIELDS(ListTablesRequest, f("id", s.id); f("page_token", s.page_token);
-                f("limit", s.limit); f("include_declared", s.include_declared);)
-LANCE_NS_FIELDS(ListTablesResponse, f("tables", s.tables); f("page_token", s.page_token);)
-LANCE_NS_FIELDS(DescribeTableRequest, f("id", s.id); f("version", s.version);
-                f("load_detailed_metadata", s.load_detailed_metadata);
-                f("check_declared", s.check_declared);
-                f("vend_credentials", s.vend_credentials);)
-LANCE_NS_FIELDS(DescribeTableResponse, f("table", s.table); f("namespace", s.namespace_);
-                f("version", s.version); f("location", s.location);
-                f("table_uri", s.table_uri); f("storage_options", s.storage_options);
-                f("properties", s.properties); f("metadata", s.metadata);
-                f("is_only_declared", s.is_only_declared);)
-LANCE_NS_FIELDS(DeclareTableRequest, f("id", s.id); f("location", s.location);
-                f("vend_credentials", s.vend_credentials); f("properties", s.properties);)
-LANCE_NS_FIELDS(DeclareTableResponse, f("transaction_id", s.transaction_id);
-                f("location", s.location); f("storage_options", s.storage_options);
-                f("properties", s.properties);)
-LANCE_NS_FIELDS(CreateEmptyTableRequest, f("id", s.id); f("location", s.location);
-                f("vend_credentials", s.vend_credentials); f("properties", s.properties);)
-LANCE_NS_FIELDS(CreateEmptyTableResponse, f("transaction_id", s.transaction_id);
-                f("location", s.location); f("storage_options", s.storage_options);
-                f("properties", s.properties);)
-LANCE_NS_FIELDS(RegisterTableRequest, f("id", s.id); f("location", s.location);
-                f("mode", s.mode); f("properties", s.properties);)
-LANCE_NS_FIELDS(RegisterTableResponse, f("transaction_id", s.transaction_id);
-                f("location", s.location); f("properties", s.properties);)
-LANCE_NS_FIELDS(DeregisterTableRequest, f("id", s.id);)
-LANCE_NS_FIELDS(DeregisterTableResponse, f("transaction_id", s.transaction_id);
-                f("id", s.id); f("location", s.location); f("properties", s.properties);)
-LANCE_NS_FIELDS(TableExistsRequest, f("id", s.id); f("version", s.version);)
-LANCE_NS_FIELDS(DropTableRequest, f("id", s.id);)
-LANCE_NS_FIELDS(DropTableResponse, f("transaction_id", s.transaction_id); f("id", s.id);
-                f("location", s.location); f("properties", s.properties);)
-
-#undef LANCE_NS_FIELDS
+// Field lists: ns::VisitFields (lance/namespace/model_fields.h), found by ADL.
 
 template <typename T>
 struct IsOptional : std::false_type {};

@@ -170,6 +170,95 @@ Result<DropTableResponse> LanceNamespace::DropTable(const DropTableRequest&) {
   return Unsupported("drop_table");
 }
 
+Result<CreateTableResponse> LanceNamespace::CreateTable(const CreateTableRequest&,
+                                                        std::string_view) {
+  return Unsupported("create_table");
+}
+Result<RenameTableResponse> LanceNamespace::RenameTable(const RenameTableRequest&) {
+  return Unsupported("rename_table");
+}
+Result<ListAllTablesResponse> LanceNamespace::ListAllTables(const ListAllTablesRequest&) {
+  return Unsupported("list_all_tables");
+}
+Result<int64_t> LanceNamespace::CountTableRows(const CountTableRowsRequest&) {
+  return Unsupported("count_table_rows");
+}
+Result<InsertIntoTableResponse> LanceNamespace::InsertIntoTable(
+    const InsertIntoTableRequest&, std::string_view) {
+  return Unsupported("insert_into_table");
+}
+Result<MergeInsertIntoTableResponse> LanceNamespace::MergeInsertIntoTable(
+    const MergeInsertIntoTableRequest&, std::string_view) {
+  return Unsupported("merge_insert_into_table");
+}
+Result<DeleteFromTableResponse> LanceNamespace::DeleteFromTable(
+    const DeleteFromTableRequest&) {
+  return Unsupported("delete_from_table");
+}
+Result<UpdateTableResponse> LanceNamespace::UpdateTable(const UpdateTableRequest&) {
+  return Unsupported("update_table");
+}
+Result<std::string> LanceNamespace::QueryTable(const QueryTableRequest&) {
+  return Unsupported("query_table");
+}
+Result<AlterTableAddColumnsResponse> LanceNamespace::AlterTableAddColumns(
+    const AlterTableAddColumnsRequest&) {
+  return Unsupported("alter_table_add_columns");
+}
+Result<AlterTableAlterColumnsResponse> LanceNamespace::AlterTableAlterColumns(
+    const AlterTableAlterColumnsRequest&) {
+  return Unsupported("alter_table_alter_columns");
+}
+Result<AlterTableDropColumnsResponse> LanceNamespace::AlterTableDropColumns(
+    const AlterTableDropColumnsRequest&) {
+  return Unsupported("alter_table_drop_columns");
+}
+Result<UpdateTableSchemaMetadataResponse> LanceNamespace::UpdateTableSchemaMetadata(
+    const UpdateTableSchemaMetadataRequest&) {
+  return Unsupported("update_table_schema_metadata");
+}
+Result<GetTableStatsResponse> LanceNamespace::GetTableStats(const GetTableStatsRequest&) {
+  return Unsupported("get_table_stats");
+}
+Result<ListTableVersionsResponse> LanceNamespace::ListTableVersions(
+    const ListTableVersionsRequest&) {
+  return Unsupported("list_table_versions");
+}
+Result<DescribeTableVersionResponse> LanceNamespace::DescribeTableVersion(
+    const DescribeTableVersionRequest&) {
+  return Unsupported("describe_table_version");
+}
+Result<RestoreTableResponse> LanceNamespace::RestoreTable(const RestoreTableRequest&) {
+  return Unsupported("restore_table");
+}
+Result<ListTableTagsResponse> LanceNamespace::ListTableTags(const ListTableTagsRequest&) {
+  return Unsupported("list_table_tags");
+}
+Result<CreateTableTagResponse> LanceNamespace::CreateTableTag(
+    const CreateTableTagRequest&) {
+  return Unsupported("create_table_tag");
+}
+Result<DeleteTableTagResponse> LanceNamespace::DeleteTableTag(
+    const DeleteTableTagRequest&) {
+  return Unsupported("delete_table_tag");
+}
+Result<GetTableTagVersionResponse> LanceNamespace::GetTableTagVersion(
+    const GetTableTagVersionRequest&) {
+  return Unsupported("get_table_tag_version");
+}
+Result<UpdateTableTagResponse> LanceNamespace::UpdateTableTag(
+    const UpdateTableTagRequest&) {
+  return Unsupported("update_table_tag");
+}
+Result<DescribeTransactionResponse> LanceNamespace::DescribeTransaction(
+    const DescribeTransactionRequest&) {
+  return Unsupported("describe_transaction");
+}
+Result<AlterTransactionResponse> LanceNamespace::AlterTransaction(
+    const AlterTransactionRequest&) {
+  return Unsupported("alter_transaction");
+}
+
 // -- Helpers
 // ------------------------------------------------------------------------------
 

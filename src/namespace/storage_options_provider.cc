@@ -49,7 +49,8 @@ LanceNamespaceStorageOptionsProvider::Make(std::shared_ptr<LanceNamespace> ns,
   if (table_id.empty()) {
     return NamespaceError(ErrorCode::kInvalidInput,
                           "a namespace storage options provider needs a table id (got an "
-                          "empty one) for " + ns->namespace_id());
+                          "empty one) for " +
+                              ns->namespace_id());
   }
   return std::make_shared<LanceNamespaceStorageOptionsProvider>(std::move(ns),
                                                                 std::move(table_id));
@@ -65,22 +66,25 @@ LanceNamespaceStorageOptionsProvider::FetchStorageOptions() {
   request.id = table_id_;
   Result<DescribeTableResponse> response = ns_->DescribeTable(request);
   if (!response.ok()) {
-    LANCE_LOG(Warn, "namespace") << "describe_table of " << QuotedList(table_id_) << " for "
-                                 << provider_id_ << " failed: " << response.status().ToString();
-    return response.status().WithContext("fetching storage options with describe_table of " +
-                                         QuotedList(table_id_) + " in " +
-                                         ns_->namespace_id());
+    LANCE_LOG(Warn, "namespace")
+        << "describe_table of " << QuotedList(table_id_) << " for " << provider_id_
+        << " failed: " << response.status().ToString();
+    return response.status().WithContext(
+        "fetching storage options with describe_table of " + QuotedList(table_id_) +
+        " in " + ns_->namespace_id());
   }
   // Only the redacted key id of what was vended, never the map itself (it holds secrets).
   LANCE_LOG(Debug, "namespace") << [&] {
-    std::string line = "describe_table of " + QuotedList(table_id_) + " for " + provider_id_;
+    std::string line =
+        "describe_table of " + QuotedList(table_id_) + " for " + provider_id_;
     if (!response->storage_options.has_value()) return line + ": no storage options";
     Result<io::s3::AwsCredentials> creds =
         io::CredentialsFromStorageOptions(*response->storage_options);
-    line += ": " + std::to_string(response->storage_options->size()) + " storage options, ";
-    line += !creds.ok()                      ? "malformed credentials"
-            : creds->access_key_id.empty()   ? std::string("no credentials")
-                                             : creds->ToString();
+    line +=
+        ": " + std::to_string(response->storage_options->size()) + " storage options, ";
+    line += !creds.ok()                    ? "malformed credentials"
+            : creds->access_key_id.empty() ? std::string("no credentials")
+                                           : creds->ToString();
     auto expires = io::ExpiresAtMillis(*response->storage_options);
     if (expires.ok() && expires->has_value()) {
       line += ", expires at " + io::FormatEpochMillis(**expires);
@@ -90,6 +94,8 @@ LanceNamespaceStorageOptionsProvider::FetchStorageOptions() {
   return std::move(response->storage_options);
 }
 
-std::string LanceNamespaceStorageOptionsProvider::provider_id() const { return provider_id_; }
+std::string LanceNamespaceStorageOptionsProvider::provider_id() const {
+  return provider_id_;
+}
 
 }  // namespace lance::ns

@@ -35,6 +35,7 @@
 #include <string>
 
 #include "lance/io/storage_access.h"
+#include "lance/namespace/credential_vendor.h"
 #include "lance/namespace/namespace.h"
 
 namespace lance::ns {
@@ -49,6 +50,12 @@ struct DirectoryNamespaceOptions {
   io::StorageAccess access;
   bool manifest_enabled = true;
   bool dir_listing_enabled = true;
+  /// \brief When set (`credential_vendor.enabled=true`), describe_table and
+  /// declare_table return credentials vended for the table's location (see
+  /// credential_vendor.h) instead of the root's credentials.
+  std::shared_ptr<CredentialVendor> credential_vendor;
+  /// \brief The permission vended (`credential_vendor.permission`, default read).
+  VendPermission vend_permission = VendPermission::kRead;
 };
 
 class DirectoryNamespace : public LanceNamespace {
@@ -133,6 +140,51 @@ class DirectoryNamespace : public LanceNamespace {
   Status TableExists(const TableExistsRequest& request) override;
   /// \brief Removes the row (manifest) and deletes the table directory.
   Result<DropTableResponse> DropTable(const DropTableRequest& request) override;
+
+  // Table data, schema, versions, tags and transactions (directory_table_ops.cc): each
+  // locates the table as DescribeTable does and runs the core's operation on it with
+  // the namespace's own storage access.
+  Result<CreateTableResponse> CreateTable(const CreateTableRequest& request,
+                                          std::string_view data) override;
+  Result<RenameTableResponse> RenameTable(const RenameTableRequest& request) override;
+  Result<ListAllTablesResponse> ListAllTables(
+      const ListAllTablesRequest& request) override;
+  Result<int64_t> CountTableRows(const CountTableRowsRequest& request) override;
+  Result<InsertIntoTableResponse> InsertIntoTable(const InsertIntoTableRequest& request,
+                                                  std::string_view data) override;
+  Result<MergeInsertIntoTableResponse> MergeInsertIntoTable(
+      const MergeInsertIntoTableRequest& request, std::string_view data) override;
+  Result<DeleteFromTableResponse> DeleteFromTable(
+      const DeleteFromTableRequest& request) override;
+  Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request) override;
+  Result<std::string> QueryTable(const QueryTableRequest& request) override;
+  Result<AlterTableAddColumnsResponse> AlterTableAddColumns(
+      const AlterTableAddColumnsRequest& request) override;
+  Result<AlterTableAlterColumnsResponse> AlterTableAlterColumns(
+      const AlterTableAlterColumnsRequest& request) override;
+  Result<AlterTableDropColumnsResponse> AlterTableDropColumns(
+      const AlterTableDropColumnsRequest& request) override;
+  Result<UpdateTableSchemaMetadataResponse> UpdateTableSchemaMetadata(
+      const UpdateTableSchemaMetadataRequest& request) override;
+  Result<GetTableStatsResponse> GetTableStats(
+      const GetTableStatsRequest& request) override;
+  Result<ListTableVersionsResponse> ListTableVersions(
+      const ListTableVersionsRequest& request) override;
+  Result<DescribeTableVersionResponse> DescribeTableVersion(
+      const DescribeTableVersionRequest& request) override;
+  Result<RestoreTableResponse> RestoreTable(const RestoreTableRequest& request) override;
+  Result<ListTableTagsResponse> ListTableTags(
+      const ListTableTagsRequest& request) override;
+  Result<CreateTableTagResponse> CreateTableTag(
+      const CreateTableTagRequest& request) override;
+  Result<DeleteTableTagResponse> DeleteTableTag(
+      const DeleteTableTagRequest& request) override;
+  Result<GetTableTagVersionResponse> GetTableTagVersion(
+      const GetTableTagVersionRequest& request) override;
+  Result<UpdateTableTagResponse> UpdateTableTag(
+      const UpdateTableTagRequest& request) override;
+  Result<DescribeTransactionResponse> DescribeTransaction(
+      const DescribeTransactionRequest& request) override;
 
   class Impl;
   explicit DirectoryNamespace(std::unique_ptr<Impl> impl,

@@ -275,6 +275,331 @@ struct DropTableResponse {
   std::optional<Properties> properties = {};
 };
 
+// -- Table data, schema, version, tag and transaction operations (spec 0.13.0 models)
+// ------
+// Operations whose spec request carries an Arrow IPC stream take it as `data` (the
+// stream's bytes); query_table answers with Arrow IPC stream bytes (as Lance's
+// `Bytes`). Every field keeps the spec's JSON name; `branch` fields are accepted and
+// must be absent or "main" (Unsupported otherwise: the core has no branches).
+
+/// \brief A JSON value the core passes through without interpreting it (the spec's
+/// free-form objects: an alteration's `data_type`, a transaction's actions): `json` is
+/// its compact text.
+struct JsonValue {
+  std::string json = {};
+  bool operator==(const JsonValue&) const = default;
+};
+
+struct CreateTableRequest {
+  Identifier id = {};
+  /// \brief "create" (default), "exist_ok" or "overwrite" (case-insensitive).
+  std::optional<std::string> mode = {};
+  std::optional<Properties> properties = {};
+  std::optional<Properties> storage_options = {};
+};
+struct CreateTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<std::string> location = {};
+  std::optional<int64_t> version = {};
+  std::optional<Properties> storage_options = {};
+  std::optional<Properties> properties = {};
+};
+
+struct RenameTableRequest {
+  Identifier id = {};
+  std::string new_table_name = {};
+  /// \brief The namespace of the renamed table (absent: the table's own).
+  std::optional<Identifier> new_namespace_id = {};
+};
+struct RenameTableResponse {
+  std::optional<std::string> transaction_id = {};
+};
+
+struct ListAllTablesRequest {
+  std::optional<std::string> page_token = {};
+  std::optional<int32_t> limit = {};
+};
+/// \brief Full table ids joined with the delimiter ("ns$t"), sorted.
+using ListAllTablesResponse = ListTablesResponse;
+
+struct CountTableRowsRequest {
+  Identifier id = {};
+  std::optional<int64_t> version = {};
+  std::optional<std::string> branch = {};
+  /// \brief A filter (Lance SQL); absent: every row.
+  std::optional<std::string> predicate = {};
+};
+
+struct InsertIntoTableRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  /// \brief "append" (default) or "overwrite" (case-insensitive).
+  std::optional<std::string> mode = {};
+};
+struct InsertIntoTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<int64_t> num_inserted_rows = {};
+  std::optional<int64_t> version = {};
+};
+
+struct MergeInsertIntoTableRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  /// \brief Key columns (required, non-empty).
+  std::optional<std::vector<std::string>> on = {};
+  std::optional<bool> when_matched_update_all = {};
+  std::optional<std::string> when_matched_update_all_filt = {};
+  std::optional<bool> when_not_matched_insert_all = {};
+  std::optional<bool> when_not_matched_by_source_delete = {};
+  std::optional<std::string> when_not_matched_by_source_delete_filt = {};
+  /// \brief Retry timeout, e.g. "30s" / "500ms".
+  std::optional<std::string> timeout = {};
+  std::optional<bool> use_index = {};
+};
+struct MergeInsertIntoTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<int64_t> num_updated_rows = {};
+  std::optional<int64_t> num_inserted_rows = {};
+  std::optional<int64_t> num_deleted_rows = {};
+  std::optional<int64_t> version = {};
+};
+
+struct DeleteFromTableRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  /// \brief Required by the spec.
+  std::string predicate = {};
+};
+struct DeleteFromTableResponse {
+  std::optional<std::string> transaction_id = {};
+  std::optional<int64_t> version = {};
+};
+
+struct UpdateTableRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::optional<std::string> predicate = {};
+  /// \brief [column, SQL expression] pairs (required by the spec).
+  std::vector<std::vector<std::string>> updates = {};
+  std::optional<Properties> properties = {};
+};
+struct UpdateTableResponse {
+  std::optional<std::string> transaction_id = {};
+  int64_t updated_rows = 0;
+  int64_t version = 0;
+  std::optional<Properties> properties = {};
+};
+
+struct QueryTableRequestColumns {
+  std::optional<std::vector<std::string>> column_names = {};
+  /// \brief output name -> SQL expression.
+  std::optional<Properties> column_aliases = {};
+};
+struct QueryTableRequestVector {
+  std::optional<std::vector<double>> single_vector = {};
+  std::optional<std::vector<std::vector<double>>> multi_vector = {};
+};
+/// \brief A scan (filter, columns, k = limit, offset, version, with_row_id). Vector and
+/// full-text search are Unsupported until the core has indices: a request whose vector
+/// is non-empty is refused.
+struct QueryTableRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::optional<QueryTableRequestColumns> columns = {};
+  std::optional<std::string> filter = {};
+  /// \brief Most rows returned (the spec requires it; 0 = no limit here).
+  int64_t k = 0;
+  std::optional<int64_t> offset = {};
+  std::optional<int64_t> version = {};
+  std::optional<bool> with_row_id = {};
+  std::optional<QueryTableRequestVector> vector = {};
+  std::optional<std::string> vector_column = {};
+  std::optional<bool> prefilter = {};
+  std::optional<bool> fast_search = {};
+  std::optional<bool> bypass_vector_index = {};
+};
+
+struct AddColumnsEntry {
+  std::string name = {};
+  /// \brief A SQL expression over the existing columns.
+  std::optional<std::string> expression = {};
+};
+struct AlterTableAddColumnsRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::vector<AddColumnsEntry> new_columns = {};
+};
+struct AlterTableAddColumnsResponse {
+  int64_t version = 0;
+};
+
+struct AlterColumnsEntry {
+  std::string path = {};
+  /// \brief The spec's JsonArrowDataType object, e.g. {"type": "int64"}.
+  std::optional<JsonValue> data_type = {};
+  std::optional<std::string> rename = {};
+  std::optional<bool> nullable = {};
+};
+struct AlterTableAlterColumnsRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::vector<AlterColumnsEntry> alterations = {};
+};
+struct AlterTableAlterColumnsResponse {
+  int64_t version = 0;
+};
+
+struct AlterTableDropColumnsRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::vector<std::string> columns = {};
+};
+struct AlterTableDropColumnsResponse {
+  std::optional<std::string> transaction_id = {};
+  int64_t version = 0;
+};
+
+struct UpdateTableSchemaMetadataRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::optional<Properties> metadata = {};
+};
+struct UpdateTableSchemaMetadataResponse {
+  std::optional<Properties> metadata = {};
+  std::optional<std::string> transaction_id = {};
+};
+
+struct FragmentSummary {
+  int64_t min = 0;
+  int64_t max = 0;
+  int64_t mean = 0;
+  int64_t p25 = 0;
+  int64_t p50 = 0;
+  int64_t p75 = 0;
+  int64_t p99 = 0;
+};
+struct FragmentStats {
+  int64_t num_fragments = 0;
+  int64_t num_small_fragments = 0;
+  FragmentSummary lengths = {};
+};
+struct GetTableStatsRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+};
+struct GetTableStatsResponse {
+  int64_t total_bytes = 0;
+  int64_t num_rows = 0;
+  int64_t num_indices = 0;
+  FragmentStats fragment_stats = {};
+};
+
+struct TableVersion {
+  int64_t version = 0;
+  std::string manifest_path = {};
+  std::optional<int64_t> manifest_size = {};
+  std::optional<std::string> e_tag = {};
+  std::optional<int64_t> timestamp_millis = {};
+  std::optional<Properties> metadata = {};
+};
+struct ListTableVersionsRequest {
+  Identifier id = {};
+  std::optional<std::string> branch = {};
+  std::optional<std::string> page_token = {};
+  std::optional<int32_t> limit = {};
+  std::optional<bool> descending = {};
+};
+struct ListTableVersionsResponse {
+  std::vector<TableVersion> versions = {};
+  std::optional<std::string> page_token = {};
+};
+struct DescribeTableVersionRequest {
+  Identifier id = {};
+  /// \brief Absent: the latest.
+  std::optional<int64_t> version = {};
+  std::optional<std::string> branch = {};
+};
+struct DescribeTableVersionResponse {
+  TableVersion version = {};
+};
+struct RestoreTableRequest {
+  Identifier id = {};
+  int64_t version = 0;
+  std::optional<std::string> branch = {};
+};
+struct RestoreTableResponse {
+  std::optional<std::string> transaction_id = {};
+};
+
+struct TagContents {
+  std::optional<std::string> branch = {};
+  int64_t version = 0;
+  int64_t manifest_size = 0;  ///< JSON "manifestSize"
+};
+struct ListTableTagsRequest {
+  Identifier id = {};
+  std::optional<std::string> page_token = {};
+  std::optional<int32_t> limit = {};
+};
+struct ListTableTagsResponse {
+  std::map<std::string, TagContents> tags = {};
+  std::optional<std::string> page_token = {};
+};
+struct CreateTableTagRequest {
+  Identifier id = {};
+  std::string tag = {};
+  int64_t version = 0;
+  std::optional<std::string> branch = {};
+};
+struct CreateTableTagResponse {
+  std::optional<std::string> transaction_id = {};
+};
+struct DeleteTableTagRequest {
+  Identifier id = {};
+  std::string tag = {};
+};
+struct DeleteTableTagResponse {
+  std::optional<std::string> transaction_id = {};
+};
+struct GetTableTagVersionRequest {
+  Identifier id = {};
+  std::string tag = {};
+};
+struct GetTableTagVersionResponse {
+  int64_t version = 0;
+  std::optional<std::string> branch = {};
+};
+struct UpdateTableTagRequest {
+  Identifier id = {};
+  std::string tag = {};
+  int64_t version = 0;
+  std::optional<std::string> branch = {};
+};
+struct UpdateTableTagResponse {
+  std::optional<std::string> transaction_id = {};
+};
+
+/// \brief A transaction of a table: `id` is the table id followed by the transaction's
+/// uuid (the `transaction_id` a write returned, also the name of its
+/// `_transactions/<read_version>-<uuid>.txn` file).
+struct DescribeTransactionRequest {
+  Identifier id = {};
+};
+struct DescribeTransactionResponse {
+  /// \brief "SUCCEEDED" for a committed transaction (the only kind a directory
+  /// namespace knows).
+  std::string status = {};
+  /// \brief operation, read_version, version (of the commit), uuid.
+  std::optional<Properties> properties = {};
+};
+struct AlterTransactionRequest {
+  Identifier id = {};
+  /// \brief The spec's action objects (setStatusAction, ...): no core namespace alters
+  /// transactions (committed ones are immutable).
+  std::vector<JsonValue> actions = {};
+};
+using AlterTransactionResponse = DescribeTransactionResponse;
+
 // -- The interface
 // ------------------------------------------------------------------------
 
@@ -318,6 +643,53 @@ class LanceNamespace {
   /// \brief OK if it exists; TableNotFound otherwise.
   virtual Status TableExists(const TableExistsRequest& request);
   virtual Result<DropTableResponse> DropTable(const DropTableRequest& request);
+
+  // Table data, schema, versions, tags, transactions.
+  /// \brief Creates the table from an Arrow IPC stream (`data`): version 1.
+  virtual Result<CreateTableResponse> CreateTable(const CreateTableRequest& request,
+                                                  std::string_view data);
+  virtual Result<RenameTableResponse> RenameTable(const RenameTableRequest& request);
+  virtual Result<ListAllTablesResponse> ListAllTables(
+      const ListAllTablesRequest& request);
+  virtual Result<int64_t> CountTableRows(const CountTableRowsRequest& request);
+  virtual Result<InsertIntoTableResponse> InsertIntoTable(
+      const InsertIntoTableRequest& request, std::string_view data);
+  virtual Result<MergeInsertIntoTableResponse> MergeInsertIntoTable(
+      const MergeInsertIntoTableRequest& request, std::string_view data);
+  virtual Result<DeleteFromTableResponse> DeleteFromTable(
+      const DeleteFromTableRequest& request);
+  virtual Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
+  /// \brief The rows as an Arrow IPC stream.
+  virtual Result<std::string> QueryTable(const QueryTableRequest& request);
+  virtual Result<AlterTableAddColumnsResponse> AlterTableAddColumns(
+      const AlterTableAddColumnsRequest& request);
+  virtual Result<AlterTableAlterColumnsResponse> AlterTableAlterColumns(
+      const AlterTableAlterColumnsRequest& request);
+  virtual Result<AlterTableDropColumnsResponse> AlterTableDropColumns(
+      const AlterTableDropColumnsRequest& request);
+  virtual Result<UpdateTableSchemaMetadataResponse> UpdateTableSchemaMetadata(
+      const UpdateTableSchemaMetadataRequest& request);
+  virtual Result<GetTableStatsResponse> GetTableStats(
+      const GetTableStatsRequest& request);
+  virtual Result<ListTableVersionsResponse> ListTableVersions(
+      const ListTableVersionsRequest& request);
+  virtual Result<DescribeTableVersionResponse> DescribeTableVersion(
+      const DescribeTableVersionRequest& request);
+  virtual Result<RestoreTableResponse> RestoreTable(const RestoreTableRequest& request);
+  virtual Result<ListTableTagsResponse> ListTableTags(
+      const ListTableTagsRequest& request);
+  virtual Result<CreateTableTagResponse> CreateTableTag(
+      const CreateTableTagRequest& request);
+  virtual Result<DeleteTableTagResponse> DeleteTableTag(
+      const DeleteTableTagRequest& request);
+  virtual Result<GetTableTagVersionResponse> GetTableTagVersion(
+      const GetTableTagVersionRequest& request);
+  virtual Result<UpdateTableTagResponse> UpdateTableTag(
+      const UpdateTableTagRequest& request);
+  virtual Result<DescribeTransactionResponse> DescribeTransaction(
+      const DescribeTransactionRequest& request);
+  virtual Result<AlterTransactionResponse> AlterTransaction(
+      const AlterTransactionRequest& request);
 
  protected:
   /// \brief The default answer: NotImplemented, "Unsupported: <op> is not supported by

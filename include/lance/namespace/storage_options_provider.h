@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// \file storage_options_provider.h
-/// \brief LanceNamespaceStorageOptionsProvider: a StorageOptionsProvider that asks a Lance
-/// Namespace for the storage options of one table (`describe_table`), as Lance's
+/// \brief LanceNamespaceStorageOptionsProvider: a StorageOptionsProvider that asks a
+/// Lance Namespace for the storage options of one table (`describe_table`), as Lance's
 /// `LanceNamespaceStorageOptionsProvider` (rust/lance-namespace).
 
 #pragma once
@@ -24,7 +24,8 @@ namespace lance::ns {
 class LanceNamespaceStorageOptionsProvider final : public io::StorageOptionsProvider {
  public:
   /// \brief REQUIRES: `ns` non-null and `table_id` non-empty (Make checks both).
-  LanceNamespaceStorageOptionsProvider(std::shared_ptr<LanceNamespace> ns, Identifier table_id);
+  LanceNamespaceStorageOptionsProvider(std::shared_ptr<LanceNamespace> ns,
+                                       Identifier table_id);
 
   /// \brief The checked constructor. \return InvalidInput for a null namespace or an
   /// empty table id.

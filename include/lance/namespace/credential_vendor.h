@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file credential_vendor.h
+/// \brief Credential vending: temporary credentials scoped to one table's location, as
+/// Lance's `credential_vendor.*` of the directory namespace (lance-namespace-impls
+/// `credentials/aws.rs`, #5566).
+///
+/// A DirectoryNamespace with `credential_vendor.enabled=true` answers describe_table /
+/// declare_table (with vend_credentials not false) with the credentials of
+/// `CredentialVendor::Vend(location, permission)` instead of its own root options:
+/// `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`,
+/// `expires_at_millis`, `refresh_offset_millis` (plus the root's non-credential options:
+/// endpoint, region, allow_http). docs/rest.md has the policy and the cache rules.
+
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lance/core/clock.h"
+#include "lance/namespace/namespace.h"
+#include "lance/result.h"
+
+namespace lance::ns {
+
+/// \brief What vended credentials may do (Lance's `credential_vendor.permission`):
+/// read = list + get; write = read + put; admin = write + delete.
+enum class VendPermission { kRead, kWrite, kAdmin };
+
+/// \brief "read" / "write" / "admin" (case-insensitive). \return InvalidInput otherwise.
+Result<VendPermission> ParseVendPermission(std::string_view text);
+std::string_view VendPermissionName(VendPermission permission);
+
+/// \brief Temporary credentials as storage options.
+struct VendedCredentials {
+  /// \brief aws_access_key_id, aws_secret_access_key, aws_session_token,
+  /// expires_at_millis, refresh_offset_millis (and aws_region when configured).
+  Properties storage_options;
+  /// \brief When the STS answer says they expire (epoch ms).
+  int64_t expires_at_millis = 0;
+};
+
+/// \brief Hands out credentials for a table location. Thread-safe.
+class CredentialVendor {
+ public:
+  virtual ~CredentialVendor() = default;
+  /// \brief Credentials allowed on `location` (an s3:// URI: the table's prefix) and
+  /// nothing else, with `permission`.
+  virtual Result<VendedCredentials> Vend(const std::string& location,
+                                         VendPermission permission) = 0;
+  /// \brief For namespace_id / logs; no secret.
+  virtual std::string ToString() const = 0;
+};
+
+/// \brief The `credential_vendor.*` properties (Lance's names where Lance has them).
+struct AwsCredentialVendorOptions {
+  /// \brief `credential_vendor.aws_role_arn` (required).
+  std::string role_arn;
+  std::optional<std::string> external_id;  ///< `.aws_external_id`
+  std::string region = "us-east-1";        ///< `.aws_region`
+  std::string role_session_name =
+      "lance-credential-vendor";  ///< `.aws_role_session_name`
+  /// \brief `.aws_duration_millis` (Lance: default 1 h, 15 min .. 12 h).
+  int64_t duration_millis = 3'600'000;
+  /// \brief `.permission` (default read).
+  VendPermission default_permission = VendPermission::kRead;
+  /// \brief `.aws_sts_endpoint`: the STS endpoint (default: the root's `aws_endpoint`
+  /// storage option, else AWS's regional endpoint).
+  std::string sts_endpoint;
+  /// \brief `.reported_lifetime_millis` (ours, for tests): report expires_at_millis as
+  /// now + this instead of the STS expiry (RGW's minimum duration is 900 s).
+  std::optional<int64_t> reported_lifetime_millis;
+  /// \brief `.refresh_offset_millis` (ours): returned to clients as
+  /// refresh_offset_millis (default 60 000).
+  int64_t refresh_offset_millis = 60'000;
+  /// \brief The long-term credentials that call AssumeRole: the root's storage options
+  /// (`aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`), else the
+  /// environment.
+  Properties caller_storage_options;
+};
+
+/// \brief AssumeRole on the S3 server's STS with a session policy scoped to the
+/// location's bucket/prefix (policy JSON sent compact: RGW does not decode '+').
+Result<std::shared_ptr<CredentialVendor>> MakeAwsCredentialVendor(
+    AwsCredentialVendorOptions options);
+
+/// \brief A cache in front of `inner`, keyed by (location, permission): an entry is
+/// reused until half its lifetime has passed (capped at 30 min); credentials with less
+/// than a minute left are not cached (Lance's CachingCredentialVendor). Concurrent
+/// misses for one key make one Vend (single-flight).
+std::shared_ptr<CredentialVendor> MakeCachingCredentialVendor(
+    std::shared_ptr<CredentialVendor> inner, std::shared_ptr<Clock> clock = nullptr);
+
+/// \brief Builds the vendor of `credential_vendor.*` properties (prefix included in the
+/// keys), given the root's storage options. \return nullptr when
+/// `credential_vendor.enabled` is not "true"; InvalidInput for a missing role ARN or a
+/// bad number / permission.
+Result<std::shared_ptr<CredentialVendor>> CredentialVendorFromProperties(
+    const Properties& properties, const Properties& root_storage_options);
+
+}  // namespace lance::ns
