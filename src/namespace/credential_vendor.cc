@@ -29,10 +29,10 @@ namespace lance::ns {
 namespace {
 
 constexpr std::string_view kPrefix = "credential_vendor.";
-constexpr int64_t kMinDurationMillis = 900'000;        // STS minimum: 15 min
-constexpr int64_t kMaxDurationMillis = 43'200'000;     // STS maximum: 12 h
-constexpr int64_t kMaxCacheTtlMillis = 30 * 60'000;    // Lance: at most 30 min
-constexpr int64_t kMinCacheableLifeMillis = 60'000;    // Lance: < 1 min left: no cache
+constexpr int64_t kMinDurationMillis = 900'000;      // STS minimum: 15 min
+constexpr int64_t kMaxDurationMillis = 43'200'000;   // STS maximum: 12 h
+constexpr int64_t kMaxCacheTtlMillis = 30 * 60'000;  // Lance: at most 30 min
+constexpr int64_t kMinCacheableLifeMillis = 60'000;  // Lance: < 1 min left: no cache
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -63,9 +63,9 @@ Result<S3Location> ParseS3Location(const std::string& location) {
   Result<io::Uri> uri = io::ParseUri(location);
   if (!uri.ok() || (uri->scheme != "s3" && uri->scheme != "s3a") ||
       uri->authority.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "cannot vend AWS credentials for '" + location +
-                              "': not an s3:// location");
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "cannot vend AWS credentials for '" + location + "': not an s3:// location");
   }
   S3Location out{uri->authority, uri->path};
   while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
@@ -79,9 +79,10 @@ Result<VendPermission> ParseVendPermission(std::string_view text) {
   if (lower == "read") return VendPermission::kRead;
   if (lower == "write") return VendPermission::kWrite;
   if (lower == "admin") return VendPermission::kAdmin;
-  return NamespaceError(ErrorCode::kInvalidInput,
-                        "credential vending permission must be read, write or admin, got '" +
-                            std::string(text) + "'");
+  return NamespaceError(
+      ErrorCode::kInvalidInput,
+      "credential vending permission must be read, write or admin, got '" +
+          std::string(text) + "'");
 }
 
 std::string_view VendPermissionName(VendPermission permission) {
@@ -115,7 +116,8 @@ std::string ScopedSessionPolicy(const std::string& bucket, const std::string& pr
   const std::string bucket_arn = "arn:aws:s3:::" + bucket;
   const std::string objects_arn =
       prefix.empty() ? bucket_arn + "/*" : bucket_arn + "/" + prefix + "/*";
-  json list = {{"Effect", "Allow"}, {"Action", "s3:ListBucket"}, {"Resource", bucket_arn}};
+  json list = {
+      {"Effect", "Allow"}, {"Action", "s3:ListBucket"}, {"Resource", bucket_arn}};
   if (!prefix.empty()) {
     list["Condition"] = {{"StringLike", {{"s3:prefix", {prefix + "/*", prefix}}}}};
   }
@@ -272,7 +274,8 @@ Result<std::shared_ptr<CredentialVendor>> MakeAwsCredentialVendor(
   }
   // The caller's long-term credentials (and TLS settings) as the S3 store reads them:
   // the storage options, else the environment.
-  Result<io::s3::S3Options> caller = io::s3::ParseS3Options(options.caller_storage_options);
+  Result<io::s3::S3Options> caller =
+      io::s3::ParseS3Options(options.caller_storage_options);
   if (!caller.ok()) {
     return caller.status().WithContext(
         "reading the credentials that call STS AssumeRole for credential vending");

@@ -130,9 +130,9 @@ class DirectoryNamespace::Impl {
   /// Without a vendor: the root's options (unless vend is false). With one: nothing when
   /// vend is false; else the root's options without its own credentials, plus the
   /// credentials vended for the table's location (the vended keys win).
-  Result<std::optional<Properties>> ResponseStorageOptions(const std::optional<bool>& vend,
-                                                           std::string_view dir,
-                                                           VendPermission permission) const {
+  Result<std::optional<Properties>> ResponseStorageOptions(
+      const std::optional<bool>& vend, std::string_view dir,
+      VendPermission permission) const {
     if (!vend.value_or(true)) return std::nullopt;
     if (opts.credential_vendor == nullptr) {
       if (opts.access.storage_options.empty()) return std::nullopt;

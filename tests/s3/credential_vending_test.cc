@@ -2,8 +2,8 @@
 // Credential vending against the real RGW of the tests (STS AssumeRole with session
 // policies): credentials vended for one table work under its prefix and are refused by
 // RGW under another table's; read-only ones cannot write; the cache and its single
-// flight; the directory namespace's `credential_vendor.*` properties end to end (describe,
-// declare, a dataset written and read through the namespace); STS failures.
+// flight; the directory namespace's `credential_vendor.*` properties end to end
+// (describe, declare, a dataset written and read through the namespace); STS failures.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -165,10 +165,10 @@ TEST(CredentialVendingUnitTest, PropertiesEnableAndValidate) {
   // Off unless enabled.
   ASSERT_OK_AND_ASSIGN(auto none, CredentialVendorFromProperties({}, root));
   EXPECT_EQ(none, nullptr);
-  ASSERT_OK_AND_ASSIGN(none, CredentialVendorFromProperties(
-                                 {{"credential_vendor.enabled", "false"},
-                                  {"credential_vendor.aws_role_arn", "arn"}},
-                                 root));
+  ASSERT_OK_AND_ASSIGN(
+      none, CredentialVendorFromProperties({{"credential_vendor.enabled", "false"},
+                                            {"credential_vendor.aws_role_arn", "arn"}},
+                                           root));
   EXPECT_EQ(none, nullptr);
 
   auto missing_arn =
@@ -177,8 +177,7 @@ TEST(CredentialVendingUnitTest, PropertiesEnableAndValidate) {
   EXPECT_EQ(NamespaceErrorCode(missing_arn.status()), ErrorCode::kInvalidInput);
   EXPECT_THAT(missing_arn.status().message(), HasSubstr("aws_role_arn"));
 
-  for (const auto& [key, value] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
            {"credential_vendor.permission", "owner"},
            {"credential_vendor.aws_duration_millis", "ten"},
            {"credential_vendor.aws_duration_millis", "60000"},
@@ -304,8 +303,8 @@ class CredentialVendingTest : public ::testing::Test {
     ASSERT_FALSE(env_.sts_role_arn.empty())
         << "LANCE_S3_STS_ROLE_ARN is not set: run through `make test`";
     root_ = env_.UniqueUri("vend");
-    ASSERT_OK_AND_ASSIGN(auto store,
-                         io::S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options()));
+    ASSERT_OK_AND_ASSIGN(
+        auto store, io::S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options()));
     admin_store_ = store;
     // "<unique prefix>/vend" inside the bucket.
     root_key_ = root_.substr(std::string("s3://").size() + env_.bucket.size() + 1);
@@ -360,8 +359,8 @@ TEST_F(CredentialVendingTest, VendedCredentialsAreScopedToTheTable) {
 
   ASSERT_OK_AND_ASSIGN(auto vendor, MakeAwsCredentialVendor(VendorOptions()));
   const int64_t before = RealNowMillis();
-  ASSERT_OK_AND_ASSIGN(auto vended,
-                       vendor->Vend("s3://" + env_.bucket + "/" + a, VendPermission::kWrite));
+  ASSERT_OK_AND_ASSIGN(
+      auto vended, vendor->Vend("s3://" + env_.bucket + "/" + a, VendPermission::kWrite));
   const Properties& so = vended.storage_options;
   ASSERT_TRUE(so.count("aws_access_key_id") && so.count("aws_secret_access_key") &&
               so.count("aws_session_token"));
@@ -516,8 +515,8 @@ TEST_F(CredentialVendingTest, DirectoryNamespaceVendsScopedCredentials) {
   for (const auto& [key, value] : *described.storage_options) {
     EXPECT_NE(value, env_.secret_key) << key;
   }
-  ASSERT_OK_AND_ASSIGN(auto plain,
-                       ns->DescribeTable({.id = {"declared"}, .vend_credentials = false}));
+  ASSERT_OK_AND_ASSIGN(
+      auto plain, ns->DescribeTable({.id = {"declared"}, .vend_credentials = false}));
   EXPECT_FALSE(plain.storage_options.has_value());
 
   // A dataset written and read through the namespace with the vended credentials.
@@ -560,6 +559,8 @@ TEST_F(CredentialVendingTest, StsFailureIsAClearErrorWithoutSecrets) {
   auto declared = ns->DeclareTable({.id = {"t"}});
   ASSERT_FALSE(declared.ok());
   const std::string message = declared.status().ToString();
+  // RGW: 404 NoSuchEntity, a configuration error.
+  EXPECT_TRUE(declared.status().IsInvalid()) << message;
   EXPECT_THAT(message, HasSubstr("AssumeRole"));
   EXPECT_THAT(message, HasSubstr("NoSuchRole"));
   EXPECT_THAT(message, HasSubstr(root_ + "/t.lance"));

@@ -52,8 +52,8 @@ size_t HeaderCallback(char* data, size_t size, size_t count, void* user) {
       while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
         value.remove_prefix(1);
       }
-      while (!value.empty() && (value.back() == '\r' || value.back() == '\n' ||
-                                value.back() == ' ')) {
+      while (!value.empty() &&
+             (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
         value.remove_suffix(1);
       }
       answer->request_id = std::string(value);
@@ -80,7 +80,9 @@ CURLcode Post(const AssumeRoleRequest& request, const std::string& url,
   }
   curl_slist* raw_list = nullptr;
   for (const auto& [name, value] : headers) {
-    const std::string line = name + ": " + value;
+    std::string line = name;
+    line += ": ";
+    line += value;
     curl_slist* next = curl_slist_append(raw_list, line.c_str());
     if (next == nullptr) {
       curl_slist_free_all(raw_list);
@@ -222,10 +224,10 @@ Result<int64_t> ParseIso8601Millis(std::string_view text) {
     return bad();
   }
   if (pos != text.size()) return bad();
-  const int64_t days = DaysFromCivil(year, static_cast<unsigned>(month),
-                                     static_cast<unsigned>(day));
-  const int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second -
-                          offset_minutes * 60;
+  const int64_t days =
+      DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  const int64_t seconds =
+      days * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
   return seconds * 1000 + millis;
 }
 
@@ -250,7 +252,8 @@ Result<AssumeRoleResult> ParseAssumeRoleResponse(int http_status, std::string_vi
     if (parsed.ok()) {
       // AWS: <ErrorResponse><Error><Code/>..</Error><RequestId/></ErrorResponse>;
       // RGW: <Error><Code/>..<RequestId/></Error>.
-      const XmlElement* error = parsed->name == "Error" ? &*parsed : parsed->Child("Error");
+      const XmlElement* error =
+          parsed->name == "Error" ? &*parsed : parsed->Child("Error");
       if (error != nullptr) {
         code = error->ChildText("Code");
         message = error->ChildText("Message");
@@ -286,10 +289,12 @@ Result<AssumeRoleResult> ParseAssumeRoleResponse(int http_status, std::string_vi
   out.credentials.access_key_id = credentials->ChildText("AccessKeyId");
   out.credentials.secret_access_key = credentials->ChildText("SecretAccessKey");
   out.credentials.session_token = credentials->ChildText("SessionToken");
-  if (out.credentials.access_key_id.empty() || out.credentials.secret_access_key.empty() ||
+  if (out.credentials.access_key_id.empty() ||
+      out.credentials.secret_access_key.empty() ||
       out.credentials.session_token.empty()) {
-    return Status::Invalid(std::string(what),
-                           ": the answer lacks an access key id, secret or session token");
+    return Status::Invalid(
+        std::string(what),
+        ": the answer lacks an access key id, secret or session token");
   }
   Result<int64_t> expiration = ParseIso8601Millis(credentials->ChildText("Expiration"));
   if (!expiration.ok()) return expiration.status().WithContext(std::string(what));
@@ -308,7 +313,8 @@ Result<AssumeRoleResult> AssumeRole(const AssumeRoleRequest& request,
     return Status::Invalid(what, ": no credentials to sign the request with");
   }
   LANCE_RETURN_NOT_OK(internal::InitCurlOnce());
-  LANCE_ASSIGN_OR_RAISE(internal::ParsedEndpoint parsed, internal::ParseEndpoint(endpoint));
+  LANCE_ASSIGN_OR_RAISE(internal::ParsedEndpoint parsed,
+                        internal::ParseEndpoint(endpoint));
   const std::string body = AssumeRoleBody(request);
   const std::string path = parsed.base_path.empty() ? "/" : parsed.base_path + "/";
   const std::string url = parsed.scheme + "://" + parsed.authority + S3CanonicalUri(path);
@@ -325,9 +331,8 @@ Result<AssumeRoleResult> AssumeRole(const AssumeRoleRequest& request,
     sig.path = path;
     sig.headers = {{"content-type", "application/x-www-form-urlencoded; charset=utf-8"}};
     sig.payload_sha256_hex = Sha256Hex(body);
-    LANCE_ASSIGN_OR_RAISE(
-        auto auth, SignRequest(sig, caller, request.region, "sts",
-                               std::chrono::system_clock::now()));
+    LANCE_ASSIGN_OR_RAISE(auto auth, SignRequest(sig, caller, request.region, "sts",
+                                                 std::chrono::system_clock::now()));
     std::vector<std::pair<std::string, std::string>> headers = sig.headers;
     headers.emplace_back("host", parsed.host_header);
     for (auto& header : auth) headers.push_back(std::move(header));
@@ -336,7 +341,10 @@ Result<AssumeRoleResult> AssumeRole(const AssumeRoleRequest& request,
     std::string curl_error;
     const CURLcode code = Post(request, url, headers, body, &answer, &curl_error);
     if (code != CURLE_OK) {
-      last = Status::Unavailable(what + ": " + curl_error);
+      std::string message = what;
+      message += ": ";
+      message += curl_error;
+      last = Status::Unavailable(std::move(message));
       continue;
     }
     Result<AssumeRoleResult> result = ParseAssumeRoleResponse(
