@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "lance/core/buffer.h"
+#include "lance/core/record_batch.h"
+#include "lance/ipc/reader.h"
+#include "lance/ipc/writer.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
 #include "namespace/json_codec.h"
@@ -655,7 +659,29 @@ Result<UpdateTableResponse> RestNamespace::UpdateTable(const UpdateTableRequest&
 
 Result<std::string> RestNamespace::QueryTable(const QueryTableRequest& r) {
   auto call = impl_->JsonCall("query_table", "table", r.id, "query", r, true);
-  return impl_->Execute(call);
+  if (!r.vector) {
+    // Lance's model requires `vector` (its servers refuse a body without it); real
+    // Lance sends `{}` for a plain scan.
+    json_codec::Json body = json_codec::ToJson(r);
+    body["vector"] = json_codec::Json::object();
+    call.body = body.dump();
+  }
+  LANCE_ASSIGN_OR_RAISE(std::string bytes, impl_->Execute(call));
+  // Servers may answer with the IPC file format (real Lance's RestAdapter does; the spec
+  // allows both): hand back the stream format the interface promises.
+  constexpr std::string_view kFileMagic = "ARROW1";
+  if (std::string_view(bytes).substr(0, kFileMagic.size()) == kFileMagic) {
+    auto table = ipc::ReadIpcFile(Buffer::FromString(std::move(bytes)));
+    if (!table.ok()) {
+      return NamespaceError(ErrorCode::kInternal,
+                            StrCat("query_table: the Arrow IPC file from ",
+                                   impl_->namespace_label(),
+                                   " does not decode: ", table.status().message()));
+    }
+    LANCE_ASSIGN_OR_RAISE(auto stream, ipc::WriteIpcStream(**table));
+    return std::string(stream->ToStringView());
+  }
+  return bytes;
 }
 
 // -- Schema
@@ -684,9 +710,35 @@ Result<AlterTableDropColumnsResponse> RestNamespace::AlterTableDropColumns(
 
 Result<UpdateTableSchemaMetadataResponse> RestNamespace::UpdateTableSchemaMetadata(
     const UpdateTableSchemaMetadataRequest& r) {
-  auto call = impl_->JsonCall("update_table_schema_metadata", "table", r.id,
-                              "schema_metadata/update", r, false);
-  return impl_->ExecuteJson<UpdateTableSchemaMetadataResponse>(call);
+  // As real Lance: the body is the metadata map itself (the id is in the path).
+  auto call = impl_->MakeCall("update_table_schema_metadata", "POST", "table", r.id,
+                              "schema_metadata/update");
+  call.body = CompactJson(r.metadata.value_or(Properties{}));
+  call.content_type = kJson;
+  LANCE_ASSIGN_OR_RAISE(std::string body, impl_->Execute(call));
+  // The answer is the table's metadata map itself (as real Lance); a body in the
+  // response model's shape ({"metadata": {...}}) is read as that.
+  json_codec::Json j = json_codec::Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded() && j.is_object() && !j.contains("metadata")) {
+    UpdateTableSchemaMetadataResponse out;
+    out.metadata = Properties{};
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.value().is_string()) {
+        (*out.metadata)[it.key()] = it.value().get_ref<const std::string&>();
+      }
+    }
+    return out;
+  }
+  Result<UpdateTableSchemaMetadataResponse> parsed =
+      json_codec::Parse<UpdateTableSchemaMetadataResponse>(
+          body, "update_table_schema_metadata response");
+  if (!parsed.ok()) {
+    return NamespaceError(ErrorCode::kInternal,
+                          StrCat("update_table_schema_metadata: unexpected response from ",
+                                 impl_->namespace_label(), ": ",
+                                 parsed.status().message()));
+  }
+  return parsed;
 }
 
 Result<GetTableStatsResponse> RestNamespace::GetTableStats(const GetTableStatsRequest& r) {
@@ -699,8 +751,9 @@ Result<GetTableStatsResponse> RestNamespace::GetTableStats(const GetTableStatsRe
 
 Result<ListTableVersionsResponse> RestNamespace::ListTableVersions(
     const ListTableVersionsRequest& r) {
-  // A POST whose paging is in the query (spec 0.13.0); the body carries the request too.
-  auto call = impl_->JsonCall("list_table_versions", "table", r.id, "version/list", r, true);
+  // A POST without a body: everything is in the path and the query (spec 0.13.0).
+  auto call = impl_->MakeCall("list_table_versions", "POST", "table", r.id, "version/list");
+  call.idempotent = true;
   if (r.branch) call.query.emplace_back("branch", *r.branch);
   if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
   if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
@@ -724,7 +777,8 @@ Result<RestoreTableResponse> RestNamespace::RestoreTable(const RestoreTableReque
 // ----------------------------------------------------------------------------------
 
 Result<ListTableTagsResponse> RestNamespace::ListTableTags(const ListTableTagsRequest& r) {
-  auto call = impl_->JsonCall("list_table_tags", "table", r.id, "tags/list", r, true);
+  auto call = impl_->MakeCall("list_table_tags", "POST", "table", r.id, "tags/list");
+  call.idempotent = true;
   if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
   if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
   return impl_->ExecuteJson<ListTableTagsResponse>(call);
