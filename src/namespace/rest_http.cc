@@ -4,8 +4,10 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -69,6 +71,14 @@ bool IsTransient(CURLcode rc) {
     default:
       return false;
   }
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 bool IsTls(CURLcode rc) {
@@ -149,9 +159,13 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) const {
   HeaderList headers;
   // No `Expect: 100-continue` round trip; a fixed Accept as real Lance's client.
   bool ok = headers.Append("Expect:") && headers.Append("Accept: */*");
+  bool has_content_type = false;
   for (const auto& [name, value] : request.headers) {
     ok = ok && headers.Append(StrCat(name, ": ", value));
+    has_content_type = has_content_type || EqualsIgnoreCase(name, "content-type");
   }
+  // A bodiless POST gets no form content type from curl.
+  if (!has_content_type) ok = ok && headers.Append("Content-Type:");
   if (!ok) {
     pool_->Release(h);
     return NamespaceError(ErrorCode::kInternal, StrCat(where, ": out of memory"));
