@@ -22,7 +22,8 @@ std::once_flag g_curl_once;
 CURLcode g_curl_init = CURLE_OK;
 
 Status InitCurl() {
-  std::call_once(g_curl_once, [] { g_curl_init = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(g_curl_once,
+                 [] { g_curl_init = curl_global_init(CURL_GLOBAL_DEFAULT); });
   if (g_curl_init != CURLE_OK) {
     return NamespaceError(ErrorCode::kInternal,
                           "REST namespace client: curl_global_init failed");
@@ -184,10 +185,12 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) const {
   curl_easy_setopt(h, CURLOPT_USERAGENT, "lance-cpp");
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // any curl decodes (gzip, ...)
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(std::max<int64_t>(1, options_.connect_timeout.count())));
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(std::max<int64_t>(0, options_.request_timeout.count())));
+  curl_easy_setopt(
+      h, CURLOPT_CONNECTTIMEOUT_MS,
+      static_cast<long>(std::max<int64_t>(1, options_.connect_timeout.count())));
+  curl_easy_setopt(
+      h, CURLOPT_TIMEOUT_MS,
+      static_cast<long>(std::max<int64_t>(0, options_.request_timeout.count())));
   if (options_.ca_cert) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_cert->c_str());
   if (options_.cert_file) {
     curl_easy_setopt(h, CURLOPT_SSLCERT, options_.cert_file->c_str());
@@ -210,21 +213,21 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) const {
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   pool_->Release(h);
   if (rc != CURLE_OK) {
-    const std::string detail = errbuf[0] != '\0' ? std::string(errbuf)
-                                                 : std::string(curl_easy_strerror(rc));
+    const std::string detail =
+        errbuf[0] != '\0' ? std::string(errbuf) : std::string(curl_easy_strerror(rc));
     if (IsTransient(rc)) {
-      return NamespaceError(ErrorCode::kServiceUnavailable,
-                            StrCat(where, ": no answer from the REST namespace server (",
-                                   detail, ")"));
+      return NamespaceError(
+          ErrorCode::kServiceUnavailable,
+          StrCat(where, ": no answer from the REST namespace server (", detail, ")"));
     }
     if (IsTls(rc)) {
-      return NamespaceError(ErrorCode::kInternal,
-                            StrCat(where, ": TLS with the REST namespace server failed (",
-                                   detail, ")"));
+      return NamespaceError(
+          ErrorCode::kInternal,
+          StrCat(where, ": TLS with the REST namespace server failed (", detail, ")"));
     }
-    return NamespaceError(ErrorCode::kInternal,
-                          StrCat(where, ": request to the REST namespace server failed (",
-                                 detail, ")"));
+    return NamespaceError(
+        ErrorCode::kInternal,
+        StrCat(where, ": request to the REST namespace server failed (", detail, ")"));
   }
   response.status = status;
   return response;

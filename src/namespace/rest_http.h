@@ -2,9 +2,9 @@
 // A small blocking HTTP(S) client over libcurl for the REST namespace client: one request
 // in, status + body out. It knows nothing about the namespace spec (routes, JSON, error
 // codes): rest_namespace.cc does. Transport failures come back as NamespaceError kinds:
-// connection refused / reset, DNS failures and timeouts are ServiceUnavailable (retryable),
-// TLS verification failures and anything else Internal (not retryable). Messages name the
-// method and the URL (user info removed), never a header value.
+// connection refused / reset, DNS failures and timeouts are ServiceUnavailable
+// (retryable), TLS verification failures and anything else Internal (not retryable).
+// Messages name the method and the URL (user info removed), never a header value.
 
 #pragma once
 

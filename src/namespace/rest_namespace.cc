@@ -82,8 +82,8 @@ bool ValidHeaderName(std::string_view name) {
   if (name.empty()) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
-    return std::isalnum(u) != 0 || std::string_view("!#$%&'*+-.^_`|~").find(c) !=
-                                       std::string_view::npos;
+    return std::isalnum(u) != 0 ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
   });
 }
 bool ValidHeaderValue(std::string_view value) {
@@ -142,9 +142,9 @@ Result<std::string> FormDecode(std::string_view text) {
       const int hi = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
       const int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
       if (hi < 0 || lo < 0) {
-        return NamespaceError(ErrorCode::kInvalidInput,
-                              StrCat("bad percent escape at byte ", i, " of '",
-                                     Excerpt(text), "'"));
+        return NamespaceError(
+            ErrorCode::kInvalidInput,
+            StrCat("bad percent escape at byte ", i, " of '", Excerpt(text), "'"));
       }
       out.push_back(static_cast<char>((hi << 4) | lo));
       i += 2;
@@ -161,11 +161,11 @@ Result<std::string> FormDecode(std::string_view text) {
 class RestNamespace::Impl {
  public:
   struct Call {
-    std::string_view op;   // the spec's operation name (context, messages)
-    std::string method;    // "GET" / "POST"
-    std::string path;      // "/v1/table/<encoded id>/describe"
-    std::string object_id; // the joined id (context)
-    QueryParams query;     // after `delimiter`
+    std::string_view op;    // the spec's operation name (context, messages)
+    std::string method;     // "GET" / "POST"
+    std::string path;       // "/v1/table/<encoded id>/describe"
+    std::string object_id;  // the joined id (context)
+    QueryParams query;      // after `delimiter`
     std::string body;
     std::string_view content_type;  // empty: no body
     bool idempotent = false;
@@ -209,7 +209,8 @@ class RestNamespace::Impl {
   }
 
   Result<std::string> Execute(const Call& call) const {
-    std::string url = StrCat(base_, call.path, "?delimiter=", FormEncode(options_.delimiter));
+    std::string url =
+        StrCat(base_, call.path, "?delimiter=", FormEncode(options_.delimiter));
     for (const auto& [key, value] : call.query) {
       url += StrCat("&", FormEncode(key), "=", FormEncode(value));
     }
@@ -246,10 +247,10 @@ class RestNamespace::Impl {
     Result<Resp> parsed = json_codec::Parse<Resp>(body, StrCat(call.op, " response"));
     if (!parsed.ok()) {
       // A malformed answer is the server's fault, not the caller's input.
-      return NamespaceError(ErrorCode::kInternal,
-                            StrCat(call.op, ": unexpected response from ",
-                                   rest_internal::RedactUrl(base_), ": ",
-                                   parsed.status().message()));
+      return NamespaceError(
+          ErrorCode::kInternal,
+          StrCat(call.op, ": unexpected response from ", rest_internal::RedactUrl(base_),
+                 ": ", parsed.status().message()));
     }
     return parsed;
   }
@@ -263,7 +264,8 @@ class RestNamespace::Impl {
     return std::min(wait, kMaxBackoff);
   }
 
-  Result<std::vector<std::pair<std::string, std::string>>> Headers(const Call& call) const {
+  Result<std::vector<std::pair<std::string, std::string>>> Headers(
+      const Call& call) const {
     std::vector<std::pair<std::string, std::string>> headers;
     auto set = [&](const std::string& name, const std::string& value) {
       for (auto& [n, v] : headers) {
@@ -285,8 +287,8 @@ class RestNamespace::Impl {
             StrCat("dynamic context provider for ", call.op));
       }
       for (const auto& [key, value] : *context) {
-        std::string name = key.rfind("headers.", 0) == 0 ? key.substr(8)
-                                                          : "x-lance-ctx-" + key;
+        std::string name =
+            key.rfind("headers.", 0) == 0 ? key.substr(8) : "x-lance-ctx-" + key;
         if (!ValidHeaderName(name) || !ValidHeaderValue(value)) {
           return NamespaceError(
               ErrorCode::kInvalidInput,
@@ -316,12 +318,13 @@ class RestNamespace::Impl {
           text = Excerpt(response.body);
         }
         const int64_t value = code->get<int64_t>();
-        if (value >= 0 && value <= static_cast<int64_t>(ErrorCode::kTableBranchAlreadyExists)) {
+        if (value >= 0 &&
+            value <= static_cast<int64_t>(ErrorCode::kTableBranchAlreadyExists)) {
           return NamespaceError(static_cast<ErrorCode>(value), text);
         }
         return NamespaceError(ErrorCode::kInternal,
-                              StrCat(text, " (unknown error code ", value, " from ", where,
-                                     ", HTTP ", status, ")"));
+                              StrCat(text, " (unknown error code ", value, " from ",
+                                     where, ", HTTP ", status, ")"));
       }
     }
     // No spec error body: decide on the status alone, and only where it is unambiguous.
@@ -353,7 +356,8 @@ RestNamespace::RestNamespace(std::unique_ptr<Impl> impl, RestNamespaceOptions op
 RestNamespace::~RestNamespace() = default;
 
 Result<std::shared_ptr<RestNamespace>> RestNamespace::FromProperties(
-    const Properties& properties, std::shared_ptr<DynamicContextProvider> context_provider) {
+    const Properties& properties,
+    std::shared_ptr<DynamicContextProvider> context_provider) {
   RestNamespaceOptions options;
   auto uri = properties.find("uri");
   if (uri == properties.end()) {
@@ -388,14 +392,14 @@ Result<std::shared_ptr<RestNamespace>> RestNamespace::FromProperties(
   LANCE_ASSIGN_OR_RAISE(int64_t connect_ms,
                         ParseNonNegative(properties, "connect_timeout_ms",
                                          options.connect_timeout.count()));
-  LANCE_ASSIGN_OR_RAISE(int64_t read_ms,
-                        ParseNonNegative(properties, "read_timeout_ms",
-                                         options.request_timeout.count()));
+  LANCE_ASSIGN_OR_RAISE(
+      int64_t read_ms,
+      ParseNonNegative(properties, "read_timeout_ms", options.request_timeout.count()));
   LANCE_ASSIGN_OR_RAISE(int64_t retries,
                         ParseNonNegative(properties, "max_retries", options.max_retries));
-  LANCE_ASSIGN_OR_RAISE(int64_t backoff_ms,
-                        ParseNonNegative(properties, "retry_backoff_ms",
-                                         options.retry_backoff.count()));
+  LANCE_ASSIGN_OR_RAISE(
+      int64_t backoff_ms,
+      ParseNonNegative(properties, "retry_backoff_ms", options.retry_backoff.count()));
   if (retries > 100) return InvalidProperty("'max_retries' must be at most 100");
   options.connect_timeout = std::chrono::milliseconds(connect_ms);
   options.request_timeout = std::chrono::milliseconds(read_ms);
@@ -461,7 +465,8 @@ Result<ListNamespacesResponse> RestNamespace::ListNamespaces(
 
 Result<DescribeNamespaceResponse> RestNamespace::DescribeNamespace(
     const DescribeNamespaceRequest& r) {
-  auto call = impl_->JsonCall("describe_namespace", "namespace", r.id, "describe", r, true);
+  auto call =
+      impl_->JsonCall("describe_namespace", "namespace", r.id, "describe", r, true);
   call.not_found = ErrorCode::kNamespaceNotFound;
   return impl_->ExecuteJson<DescribeNamespaceResponse>(call);
 }
@@ -472,7 +477,8 @@ Result<CreateNamespaceResponse> RestNamespace::CreateNamespace(
   return impl_->ExecuteJson<CreateNamespaceResponse>(call);
 }
 
-Result<DropNamespaceResponse> RestNamespace::DropNamespace(const DropNamespaceRequest& r) {
+Result<DropNamespaceResponse> RestNamespace::DropNamespace(
+    const DropNamespaceRequest& r) {
   auto call = impl_->JsonCall("drop_namespace", "namespace", r.id, "drop", r, false);
   call.not_found = ErrorCode::kNamespaceNotFound;
   return impl_->ExecuteJson<DropNamespaceResponse>(call);
@@ -498,7 +504,8 @@ Result<ListTablesResponse> RestNamespace::ListTables(const ListTablesRequest& r)
   return impl_->ExecuteJson<ListTablesResponse>(call);
 }
 
-Result<DescribeTableResponse> RestNamespace::DescribeTable(const DescribeTableRequest& r) {
+Result<DescribeTableResponse> RestNamespace::DescribeTable(
+    const DescribeTableRequest& r) {
   auto call = impl_->JsonCall("describe_table", "table", r.id, "describe", r, true);
   return impl_->ExecuteJson<DescribeTableResponse>(call);
 }
@@ -516,7 +523,8 @@ Result<CreateEmptyTableResponse> RestNamespace::CreateEmptyTable(
   declare.location = r.location;
   declare.vend_credentials = r.vend_credentials;
   declare.properties = r.properties;
-  auto call = impl_->JsonCall("create_empty_table", "table", r.id, "declare", declare, false);
+  auto call =
+      impl_->JsonCall("create_empty_table", "table", r.id, "declare", declare, false);
   LANCE_ASSIGN_OR_RAISE(auto declared, impl_->ExecuteJson<DeclareTableResponse>(call));
   CreateEmptyTableResponse out;
   out.transaction_id = std::move(declared.transaction_id);
@@ -526,7 +534,8 @@ Result<CreateEmptyTableResponse> RestNamespace::CreateEmptyTable(
   return out;
 }
 
-Result<RegisterTableResponse> RestNamespace::RegisterTable(const RegisterTableRequest& r) {
+Result<RegisterTableResponse> RestNamespace::RegisterTable(
+    const RegisterTableRequest& r) {
   auto call = impl_->JsonCall("register_table", "table", r.id, "register", r, false);
   return impl_->ExecuteJson<RegisterTableResponse>(call);
 }
@@ -565,7 +574,8 @@ Result<RenameTableResponse> RestNamespace::RenameTable(const RenameTableRequest&
   return impl_->ExecuteJson<RenameTableResponse>(call);
 }
 
-Result<ListAllTablesResponse> RestNamespace::ListAllTables(const ListAllTablesRequest& r) {
+Result<ListAllTablesResponse> RestNamespace::ListAllTables(
+    const ListAllTablesRequest& r) {
   Impl::Call call;
   call.op = "list_all_tables";
   call.method = "GET";
@@ -593,9 +603,10 @@ Result<int64_t> RestNamespace::CountTableRows(const CountTableRowsRequest& r) {
   int64_t count = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return NamespaceError(ErrorCode::kInternal,
-                          StrCat("count_table_rows: the answer of ", impl_->namespace_label(),
-                                 " is not an integer: '", Excerpt(body), "'"));
+    return NamespaceError(
+        ErrorCode::kInternal,
+        StrCat("count_table_rows: the answer of ", impl_->namespace_label(),
+               " is not an integer: '", Excerpt(body), "'"));
   }
   return count;
 }
@@ -622,10 +633,12 @@ Result<MergeInsertIntoTableResponse> RestNamespace::MergeInsertIntoTable(
   // One parameter per key column (the spec's composite keys).
   for (const auto& column : *r.on) call.query.emplace_back("on", column);
   if (r.when_matched_update_all) {
-    call.query.emplace_back("when_matched_update_all", BoolText(*r.when_matched_update_all));
+    call.query.emplace_back("when_matched_update_all",
+                            BoolText(*r.when_matched_update_all));
   }
   if (r.when_matched_update_all_filt) {
-    call.query.emplace_back("when_matched_update_all_filt", *r.when_matched_update_all_filt);
+    call.query.emplace_back("when_matched_update_all_filt",
+                            *r.when_matched_update_all_filt);
   }
   if (r.when_not_matched_insert_all) {
     call.query.emplace_back("when_not_matched_insert_all",
@@ -673,10 +686,10 @@ Result<std::string> RestNamespace::QueryTable(const QueryTableRequest& r) {
   if (std::string_view(bytes).substr(0, kFileMagic.size()) == kFileMagic) {
     auto table = ipc::ReadIpcFile(Buffer::FromString(std::move(bytes)));
     if (!table.ok()) {
-      return NamespaceError(ErrorCode::kInternal,
-                            StrCat("query_table: the Arrow IPC file from ",
-                                   impl_->namespace_label(),
-                                   " does not decode: ", table.status().message()));
+      return NamespaceError(
+          ErrorCode::kInternal,
+          StrCat("query_table: the Arrow IPC file from ", impl_->namespace_label(),
+                 " does not decode: ", table.status().message()));
     }
     LANCE_ASSIGN_OR_RAISE(auto stream, ipc::WriteIpcStream(**table));
     return std::string(stream->ToStringView());
@@ -689,8 +702,8 @@ Result<std::string> RestNamespace::QueryTable(const QueryTableRequest& r) {
 
 Result<AlterTableAddColumnsResponse> RestNamespace::AlterTableAddColumns(
     const AlterTableAddColumnsRequest& r) {
-  auto call = impl_->JsonCall("alter_table_add_columns", "table", r.id, "add_columns", r,
-                              false);
+  auto call =
+      impl_->JsonCall("alter_table_add_columns", "table", r.id, "add_columns", r, false);
   return impl_->ExecuteJson<AlterTableAddColumnsResponse>(call);
 }
 
@@ -733,15 +746,16 @@ Result<UpdateTableSchemaMetadataResponse> RestNamespace::UpdateTableSchemaMetada
       json_codec::Parse<UpdateTableSchemaMetadataResponse>(
           body, "update_table_schema_metadata response");
   if (!parsed.ok()) {
-    return NamespaceError(ErrorCode::kInternal,
-                          StrCat("update_table_schema_metadata: unexpected response from ",
-                                 impl_->namespace_label(), ": ",
-                                 parsed.status().message()));
+    return NamespaceError(
+        ErrorCode::kInternal,
+        StrCat("update_table_schema_metadata: unexpected response from ",
+               impl_->namespace_label(), ": ", parsed.status().message()));
   }
   return parsed;
 }
 
-Result<GetTableStatsResponse> RestNamespace::GetTableStats(const GetTableStatsRequest& r) {
+Result<GetTableStatsResponse> RestNamespace::GetTableStats(
+    const GetTableStatsRequest& r) {
   auto call = impl_->JsonCall("get_table_stats", "table", r.id, "stats", r, true);
   return impl_->ExecuteJson<GetTableStatsResponse>(call);
 }
@@ -752,7 +766,8 @@ Result<GetTableStatsResponse> RestNamespace::GetTableStats(const GetTableStatsRe
 Result<ListTableVersionsResponse> RestNamespace::ListTableVersions(
     const ListTableVersionsRequest& r) {
   // A POST without a body: everything is in the path and the query (spec 0.13.0).
-  auto call = impl_->MakeCall("list_table_versions", "POST", "table", r.id, "version/list");
+  auto call =
+      impl_->MakeCall("list_table_versions", "POST", "table", r.id, "version/list");
   call.idempotent = true;
   if (r.branch) call.query.emplace_back("branch", *r.branch);
   if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
@@ -776,7 +791,8 @@ Result<RestoreTableResponse> RestNamespace::RestoreTable(const RestoreTableReque
 // -- Tags
 // ----------------------------------------------------------------------------------
 
-Result<ListTableTagsResponse> RestNamespace::ListTableTags(const ListTableTagsRequest& r) {
+Result<ListTableTagsResponse> RestNamespace::ListTableTags(
+    const ListTableTagsRequest& r) {
   auto call = impl_->MakeCall("list_table_tags", "POST", "table", r.id, "tags/list");
   call.idempotent = true;
   if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
@@ -798,8 +814,8 @@ Result<DeleteTableTagResponse> RestNamespace::DeleteTableTag(
 
 Result<GetTableTagVersionResponse> RestNamespace::GetTableTagVersion(
     const GetTableTagVersionRequest& r) {
-  auto call = impl_->JsonCall("get_table_tag_version", "table", r.id, "tags/version", r,
-                              true);
+  auto call =
+      impl_->JsonCall("get_table_tag_version", "table", r.id, "tags/version", r, true);
   return impl_->ExecuteJson<GetTableTagVersionResponse>(call);
 }
 
@@ -814,14 +830,15 @@ Result<UpdateTableTagResponse> RestNamespace::UpdateTableTag(
 
 Result<DescribeTransactionResponse> RestNamespace::DescribeTransaction(
     const DescribeTransactionRequest& r) {
-  auto call = impl_->JsonCall("describe_transaction", "transaction", r.id, "describe", r,
-                              true);
+  auto call =
+      impl_->JsonCall("describe_transaction", "transaction", r.id, "describe", r, true);
   return impl_->ExecuteJson<DescribeTransactionResponse>(call);
 }
 
 Result<AlterTransactionResponse> RestNamespace::AlterTransaction(
     const AlterTransactionRequest& r) {
-  auto call = impl_->JsonCall("alter_transaction", "transaction", r.id, "alter", r, false);
+  auto call =
+      impl_->JsonCall("alter_transaction", "transaction", r.id, "alter", r, false);
   return impl_->ExecuteJson<AlterTransactionResponse>(call);
 }
 

@@ -56,7 +56,9 @@ std::string PythonExecutable() {
   return LANCE_DEFAULT_PYTHON;
 }
 
-std::string ServersScript() { return std::string(LANCE_REST_TEST_DIR) + "/rest_test_servers.py"; }
+std::string ServersScript() {
+  return std::string(LANCE_REST_TEST_DIR) + "/rest_test_servers.py";
+}
 
 /// A server child process: started with a stdin pipe the test holds (closing it stops
 /// the server) and its port read from the first line of its stdout.
@@ -229,8 +231,9 @@ TEST(RestNamespacePropertiesTest, ReadsLancesPropertyNames) {
   EXPECT_EQ(o.request_timeout.count(), 2500);
   EXPECT_EQ(o.max_retries, 5);
   EXPECT_EQ(o.retry_backoff.count(), 7);
-  EXPECT_EQ(ns->namespace_id(),
-            "RestNamespace { endpoint: \"http://127.0.0.1:9/prefix/\", delimiter: \".\" }");
+  EXPECT_EQ(
+      ns->namespace_id(),
+      "RestNamespace { endpoint: \"http://127.0.0.1:9/prefix/\", delimiter: \".\" }");
   EXPECT_THAT(ns->namespace_id(), Not(HasSubstr("sekrit")));
 }
 
@@ -266,7 +269,8 @@ TEST(RestNamespacePropertiesTest, RejectsBadProperties) {
 
 TEST(RestNamespacePropertiesTest, ConnectNamespaceKnowsRest) {
   for (const char* impl : {"rest", "RestNamespace"}) {
-    ASSERT_OK_AND_ASSIGN(auto ns, ConnectNamespace(impl, {{"uri", "http://127.0.0.1:1"}}));
+    ASSERT_OK_AND_ASSIGN(auto ns,
+                         ConnectNamespace(impl, {{"uri", "http://127.0.0.1:1"}}));
     EXPECT_THAT(ns->namespace_id(), HasSubstr("RestNamespace"));
   }
   auto missing = ConnectNamespace("rest", {});
@@ -318,7 +322,8 @@ class RestAdapterTest : public ::testing::Test {
     EXPECT_OK(created);
     return id;
   }
-  std::vector<int64_t> QueryIds(const Identifier& id, std::optional<std::string> filter = {},
+  std::vector<int64_t> QueryIds(const Identifier& id,
+                                std::optional<std::string> filter = {},
                                 std::optional<int64_t> version = {}) {
     QueryTableRequest q;
     q.id = id;
@@ -352,9 +357,9 @@ TEST_F(RestAdapterTest, NamespaceLifecycle) {
   ASSERT_OK(ns_->CreateNamespace(create));
 
   auto again = ns_->CreateNamespace(create);
-  EXPECT_EQ(CodeOf(again), ErrorCode::kNamespaceAlreadyExists) << again.status().ToString();
+  EXPECT_EQ(CodeOf(again), ErrorCode::kNamespaceAlreadyExists)
+      << again.status().ToString();
   EXPECT_TRUE(again.status().IsAlreadyExists());
-
 
   ASSERT_OK_AND_ASSIGN(auto listed, ns_->ListNamespaces({}));
   EXPECT_THAT(listed.namespaces, Contains(name));
@@ -382,7 +387,8 @@ TEST_F(RestAdapterTest, NamespaceLifecycle) {
   DropNamespaceRequest drop;
   drop.id = {name};
   auto not_empty = ns_->DropNamespace(drop);
-  EXPECT_EQ(CodeOf(not_empty), ErrorCode::kNamespaceNotEmpty) << not_empty.status().ToString();
+  EXPECT_EQ(CodeOf(not_empty), ErrorCode::kNamespaceNotEmpty)
+      << not_empty.status().ToString();
 
   DropNamespaceRequest drop_child;
   drop_child.id = {name, "child"};
@@ -540,7 +546,8 @@ TEST_F(RestAdapterTest, DataOperationsOnAMissingTable) {
   EXPECT_EQ(CodeOf(ns_->CountTableRows(count)), ErrorCode::kTableNotFound);
   InsertIntoTableRequest insert;
   insert.id = id;
-  EXPECT_EQ(CodeOf(ns_->InsertIntoTable(insert, IpcRows(0, 1))), ErrorCode::kTableNotFound);
+  EXPECT_EQ(CodeOf(ns_->InsertIntoTable(insert, IpcRows(0, 1))),
+            ErrorCode::kTableNotFound);
   QueryTableRequest q;
   q.id = id;
   q.k = 10;
@@ -738,12 +745,15 @@ class Recorder {
   Status status_;
 };
 
-json Answer(int status, const std::string& body) { return {{"status", status}, {"body", body}}; }
+json Answer(int status, const std::string& body) {
+  return {{"status", status}, {"body", body}};
+}
 
 class RecordingTest : public ::testing::Test {
  protected:
-  std::shared_ptr<RestNamespace> Connect(const Recorder& rec, Properties extra = {},
-                                         std::shared_ptr<DynamicContextProvider> ctx = {}) {
+  std::shared_ptr<RestNamespace> Connect(
+      const Recorder& rec, Properties extra = {},
+      std::shared_ptr<DynamicContextProvider> ctx = {}) {
     extra["uri"] = rec.url();
     if (!extra.count("retry_backoff_ms")) extra["retry_backoff_ms"] = "1";
     auto ns = RestNamespace::FromProperties(extra, std::move(ctx));
@@ -754,17 +764,17 @@ class RecordingTest : public ::testing::Test {
 };
 
 TEST_F(RecordingTest, RoutesQueriesAndBodies) {
-  json script = json::array({Answer(200, R"({"namespaces":["a"]})"),      // list ns root
-                             Answer(200, R"({"tables":[]})"),             // list tables
-                             Answer(200, R"({"location":"/x"})"),         // describe
-                             Answer(200, "{}"),                           // create ns
-                             Answer(200, "7"),                            // count
-                             Answer(200, R"({"version":2})"),             // insert
-                             Answer(200, R"({"version":3})"),             // merge
-                             Answer(200, R"({"version":1})"),             // create
-                             Answer(200, R"({"versions":[]})"),           // versions
-                             Answer(200, "ARROWBYTES"),                   // query
-                             Answer(200, R"({"tables":["a$b"]})")});      // list all
+  json script = json::array({Answer(200, R"({"namespaces":["a"]})"),  // list ns root
+                             Answer(200, R"({"tables":[]})"),         // list tables
+                             Answer(200, R"({"location":"/x"})"),     // describe
+                             Answer(200, "{}"),                       // create ns
+                             Answer(200, "7"),                        // count
+                             Answer(200, R"({"version":2})"),         // insert
+                             Answer(200, R"({"version":3})"),         // merge
+                             Answer(200, R"({"version":1})"),         // create
+                             Answer(200, R"({"versions":[]})"),       // versions
+                             Answer(200, "ARROWBYTES"),               // query
+                             Answer(200, R"({"tables":["a$b"]})")});  // list all
   Recorder rec(dir_, script);
   ASSERT_OK(rec.status());
   auto ns = Connect(rec, {{"header.x-api-key", "k1"}});
@@ -907,8 +917,8 @@ TEST_F(RecordingTest, BodilessListsAndTheSchemaMetadataMap) {
 TEST_F(RecordingTest, UriPrefixAndCustomDelimiter) {
   Recorder rec(dir_, json::array({Answer(200, "{}")}));
   ASSERT_OK(rec.status());
-  auto ns = RestNamespace::FromProperties({{"uri", rec.url() + "/prefix/path/"},
-                                           {"delimiter", "."}});
+  auto ns = RestNamespace::FromProperties(
+      {{"uri", rec.url() + "/prefix/path/"}, {"delimiter", "."}});
   ASSERT_OK(ns);
   DescribeTableRequest describe;
   describe.id = {"ns1", "sub", "t1"};
@@ -925,9 +935,10 @@ class TestContextProvider : public DynamicContextProvider {
     std::lock_guard<std::mutex> lock(mutex_);
     calls.push_back(info);
     if (fail) return Status::Unauthorized("token source is down");
-    return Properties{{"headers.Authorization", "Bearer dyn-" + std::to_string(calls.size())},
-                      {"headers.x-api-key", "override"},
-                      {"trace-id", "abc"}};
+    return Properties{
+        {"headers.Authorization", "Bearer dyn-" + std::to_string(calls.size())},
+        {"headers.x-api-key", "override"},
+        {"trace-id", "abc"}};
   }
   std::mutex mutex_;
   std::vector<Properties> calls;
@@ -938,7 +949,8 @@ TEST_F(RecordingTest, StaticHeadersAndDynamicContext) {
   Recorder rec(dir_);
   ASSERT_OK(rec.status());
   auto provider = std::make_shared<TestContextProvider>();
-  auto ns = Connect(rec, {{"header.x-api-key", "static"}, {"header.X-Team", "eng"}}, provider);
+  auto ns =
+      Connect(rec, {{"header.x-api-key", "static"}, {"header.X-Team", "eng"}}, provider);
   ASSERT_NE(ns, nullptr);
   DescribeTableRequest describe;
   describe.id = {"ns1", "t1"};
@@ -975,7 +987,7 @@ TEST_F(RecordingTest, SpecCodesDecideTheErrorKindNotTheStatus) {
       Answer(409, R"({"error":"dup","code":5})"),
       Answer(500, R"({"error":"boom","code":18})"),
       Answer(503, R"({"code":17})"),
-      Answer(404, "not json"),       // describe_namespace: unambiguous
+      Answer(404, "not json"),          // describe_namespace: unambiguous
       Answer(404, "<html>404</html>"),  // describe_table: namespace or table? Internal
       Answer(401, ""),
       Answer(403, "denied"),
@@ -1034,8 +1046,8 @@ TEST_F(RecordingTest, IdempotentCallsAreRetriedWithBackoff) {
 }
 
 TEST_F(RecordingTest, RetriesStopAtMaxRetries) {
-  json script = json::array({Answer(503, ""), Answer(503, ""), Answer(503, ""),
-                             Answer(200, "{}")});
+  json script =
+      json::array({Answer(503, ""), Answer(503, ""), Answer(503, ""), Answer(200, "{}")});
   Recorder rec(dir_, script);
   ASSERT_OK(rec.status());
   auto ns = Connect(rec, {{"max_retries", "2"}});
@@ -1076,10 +1088,10 @@ TEST_F(RecordingTest, TimeoutsAreServiceUnavailable) {
   ASSERT_OK_AND_ASSIGN(auto described, ns->DescribeTable(t));
   EXPECT_EQ(described.location, "/ok");
 
-
   // Without retries the timeout is the answer: ServiceUnavailable, retryable.
   TempDir other;
-  Recorder slow(other, json::array({{{"status", 200}, {"body", "{}"}, {"delay_ms", 1500}}}));
+  Recorder slow(other,
+                json::array({{{"status", 200}, {"body", "{}"}, {"delay_ms", 1500}}}));
   ASSERT_OK(slow.status());
   auto once = Connect(slow, {{"read_timeout_ms", "300"}, {"max_retries", "0"}});
   ASSERT_NE(once, nullptr);
@@ -1139,7 +1151,8 @@ Status MakeCertificates(const TempDir& dir, const std::string& prefix,
       "openssl req -newkey rsa:2048 -nodes -subj /CN=server -keyout " + p +
           "-server.key -out " + p + "-server.csr",
       "openssl x509 -req -in " + p + "-server.csr -CA " + p + "-ca.pem -CAkey " + p +
-          "-ca.key -CAcreateserial -days 2 -extfile " + ext + " -out " + p + "-server.pem",
+          "-ca.key -CAcreateserial -days 2 -extfile " + ext + " -out " + p +
+          "-server.pem",
   };
   for (const auto& step : steps) {
     if (Shell(step) != 0) return Status::IOError("failed: " + step);
@@ -1155,8 +1168,9 @@ TEST_F(RecordingTest, HttpsWithTheServersCa) {
   ASSERT_OK(rec.status());
   const std::string https = "https://127.0.0.1:" + std::to_string(rec.port());
 
-  ASSERT_OK_AND_ASSIGN(auto ns, RestNamespace::FromProperties(
-                                    {{"uri", https}, {"tls.ssl_ca_cert", dir_.Join("good-ca.pem")}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto ns, RestNamespace::FromProperties(
+                   {{"uri", https}, {"tls.ssl_ca_cert", dir_.Join("good-ca.pem")}}));
   ASSERT_OK_AND_ASSIGN(auto listed, ns->ListNamespaces({}));
   EXPECT_THAT(listed.namespaces, ElementsAre("tls"));
 
@@ -1181,9 +1195,9 @@ TEST_F(RecordingTest, HttpsHostNameCheck) {
                {"--tls", dir_.Join("named-server.pem"), dir_.Join("named-server.key")});
   ASSERT_OK(rec.status());
   const std::string https = "https://127.0.0.1:" + std::to_string(rec.port());
-  ASSERT_OK_AND_ASSIGN(auto strict, RestNamespace::FromProperties(
-                                        {{"uri", https},
-                                         {"tls.ssl_ca_cert", dir_.Join("named-ca.pem")}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto strict, RestNamespace::FromProperties(
+                       {{"uri", https}, {"tls.ssl_ca_cert", dir_.Join("named-ca.pem")}}));
   NamespaceExistsRequest exists;
   exists.id = {"a"};
   Status mismatch = strict->NamespaceExists(exists);
