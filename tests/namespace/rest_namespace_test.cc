@@ -69,7 +69,10 @@ class ServerProcess {
   Status Start(const std::vector<std::string>& args) {
     int in_pipe[2];
     int out_pipe[2];
-    if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) return Status::IOError("pipe failed");
+    // Close-on-exec: another server started later must not hold this one's stdin open.
+    if (pipe2(in_pipe, O_CLOEXEC) != 0 || pipe2(out_pipe, O_CLOEXEC) != 0) {
+      return Status::IOError("pipe failed");
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
@@ -689,6 +692,38 @@ TEST_F(RestAdapterTest, RenameRegisterDeregister) {
   count.id = reg.id;
   ASSERT_OK_AND_ASSIGN(int64_t rows, ns_->CountTableRows(count));
   EXPECT_EQ(rows, 2);
+}
+
+TEST_F(RestAdapterTest, UnknownTransaction) {
+  const std::string space = MakeNamespace();
+  Identifier id = CreateTableWithRows(space, 1);
+  DescribeTransactionRequest describe;
+  describe.id = id;
+  describe.id.push_back("00000000-0000-0000-0000-000000000000");
+  auto r = ns_->DescribeTransaction(describe);
+  EXPECT_EQ(CodeOf(r), ErrorCode::kTransactionNotFound) << r.status().ToString();
+}
+
+TEST_F(RestAdapterTest, ConcurrentCallsShareTheClient) {
+  const std::string space = MakeNamespace();
+  Identifier id = CreateTableWithRows(space, 3);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        CountTableRowsRequest count;
+        count.id = id;
+        auto rows = ns_->CountTableRows(count);
+        if (!rows.ok() || *rows != 3) ++failures;
+        DescribeNamespaceRequest describe;
+        describe.id = {space};
+        if (!ns_->DescribeNamespace(describe).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST_F(RestAdapterTest, ServerErrorsAreTypedAndNotRetried) {
