@@ -225,7 +225,8 @@ class RestNamespace::Impl {
       if (attempt > 0) std::this_thread::sleep_for(Backoff(attempt));
       Result<HttpResponse> response = http_->Send(request);
       if (!response.ok()) {
-        last = response.status().WithContext(StrCat(call.op, " via ", namespace_label()));
+        // The message already names the method and the URL.
+        last = response.status();
         if (last.retryable()) continue;
         return last;
       }
@@ -236,7 +237,10 @@ class RestNamespace::Impl {
       if (!last.retryable()) return last;
     }
     if (attempts > 1) {
-      return last.WithContext(StrCat("after ", attempts, " attempts"));
+      // Keep the spec name first in the message (and the detail): no WithContext prefix.
+      return Status(last.code(),
+                    StrCat(last.message(), " (gave up after ", attempts, " attempts)"),
+                    last.retryable(), last.detail());
     }
     return last;
   }

@@ -1091,7 +1091,7 @@ TEST_F(RecordingTest, RetriesStopAtMaxRetries) {
   exists.id = {"a"};
   Status st = ns->NamespaceExists(exists);
   EXPECT_EQ(CodeOf(st), ErrorCode::kServiceUnavailable) << st.ToString();
-  EXPECT_THAT(st.message(), HasSubstr("after 3 attempts"));
+  EXPECT_THAT(st.message(), HasSubstr("gave up after 3 attempts"));
   EXPECT_EQ(rec.Requests().size(), 3u);
 }
 
@@ -1158,6 +1158,9 @@ TEST_F(RecordingTest, ConnectionRefusedNamesTheUrlButNoSecret) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(CodeOf(r), ErrorCode::kServiceUnavailable) << r.status().ToString();
   EXPECT_TRUE(r.status().retryable());
+  EXPECT_EQ(r.status().message().rfind("ServiceUnavailable: ", 0), 0u)
+      << r.status().message();
+  EXPECT_THAT(r.status().message(), HasSubstr("gave up after 3 attempts"));
   const std::string text = r.status().ToString();
   EXPECT_THAT(text, HasSubstr("POST http://***@127.0.0.1:" + std::to_string(port) +
                               "/v1/table/ns1%24t1/describe"));
@@ -1244,6 +1247,34 @@ TEST_F(RecordingTest, HttpsHostNameCheck) {
                                           {"tls.ssl_ca_cert", dir_.Join("named-ca.pem")},
                                           {"tls.assert_hostname", "false"}}));
   EXPECT_OK(relaxed->NamespaceExists(exists));
+  EXPECT_EQ(rec.Requests().size(), 1u);
+}
+
+TEST_F(RecordingTest, MutualTlsSendsTheClientCertificate) {
+  ASSERT_OK(MakeCertificates(dir_, "srv", "IP:127.0.0.1"));
+  // The client's certificate: signed by a CA of its own, which the server trusts.
+  ASSERT_OK(MakeCertificates(dir_, "cli", "DNS:client"));
+  Recorder rec(dir_, json::array(),
+               {"--tls", dir_.Join("srv-server.pem"), dir_.Join("srv-server.key"),
+                "--client-ca", dir_.Join("cli-ca.pem")});
+  ASSERT_OK(rec.status());
+  const std::string https = "https://127.0.0.1:" + std::to_string(rec.port());
+  NamespaceExistsRequest exists;
+  exists.id = {"a"};
+
+  ASSERT_OK_AND_ASSIGN(auto anonymous, RestNamespace::FromProperties(
+                                           {{"uri", https},
+                                            {"tls.ssl_ca_cert", dir_.Join("srv-ca.pem")},
+                                            {"max_retries", "0"}}));
+  Status refused = anonymous->NamespaceExists(exists);
+  EXPECT_FALSE(refused.ok());
+
+  ASSERT_OK_AND_ASSIGN(auto mutual, RestNamespace::FromProperties(
+                                        {{"uri", https},
+                                         {"tls.ssl_ca_cert", dir_.Join("srv-ca.pem")},
+                                         {"tls.cert_file", dir_.Join("cli-server.pem")},
+                                         {"tls.key_file", dir_.Join("cli-server.key")}}));
+  EXPECT_OK(mutual->NamespaceExists(exists));
   EXPECT_EQ(rec.Requests().size(), 1u);
 }
 

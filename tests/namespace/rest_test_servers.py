@@ -6,12 +6,13 @@ stdin closes (the test holds the pipe; when the test process dies the server goe
 
   adapter ROOT
       real Lance: pylance's `lance.namespace.RestAdapter("dir", {"root": ROOT})`.
-  recorder LOG [--script FILE] [--tls CERT KEY]
+  recorder LOG [--script FILE] [--tls CERT KEY [--client-ca CA]]
       a recording server (standard library only) for what a client SENDS: every request
       is appended to LOG as one JSON line {method, path, query (raw), headers (lowercase
       names), body_hex}. Answers come from the script, in order: a JSON list of
       {"status": int, "body": str, "content_type"?: str, "delay_ms"?: int}; once it is
-      used up, every request gets 200 `{}`. With --tls it speaks HTTPS with CERT/KEY.
+      used up, every request gets 200 `{}`. With --tls it speaks HTTPS with CERT/KEY;
+      with --client-ca it also requires a client certificate signed by CA (mTLS).
 """
 
 import json
@@ -41,7 +42,7 @@ def run_adapter(root):
     adapter.stop()
 
 
-def run_recorder(log_path, script_path, tls):
+def run_recorder(log_path, script_path, tls, client_ca=None):
     script = []
     if script_path:
         with open(script_path) as f:
@@ -89,6 +90,9 @@ def run_recorder(log_path, script_path, tls):
     if tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(tls[0], tls[1])
+        if client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(client_ca)
         server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(server.server_address[1], flush=True)
@@ -101,17 +105,19 @@ def main(argv):
         run_adapter(argv[1])
         return 0
     if len(argv) >= 2 and argv[0] == "recorder":
-        log_path, script_path, tls = argv[1], None, None
+        log_path, script_path, tls, client_ca = argv[1], None, None, None
         rest = argv[2:]
         while rest:
             if rest[0] == "--script" and len(rest) >= 2:
                 script_path, rest = rest[1], rest[2:]
             elif rest[0] == "--tls" and len(rest) >= 3:
                 tls, rest = (rest[1], rest[2]), rest[3:]
+            elif rest[0] == "--client-ca" and len(rest) >= 2:
+                client_ca, rest = rest[1], rest[2:]
             else:
                 print("unknown argument " + rest[0], file=sys.stderr)
                 return 2
-        run_recorder(log_path, script_path, tls)
+        run_recorder(log_path, script_path, tls, client_ca)
         return 0
     print(__doc__, file=sys.stderr)
     return 2
