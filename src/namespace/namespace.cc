@@ -8,6 +8,7 @@
 
 #include "lance/macros.h"
 #include "lance/namespace/directory_namespace.h"
+#include "lance/namespace/rest_namespace.h"
 #include "lance/str_cat.h"
 
 namespace lance::ns {
@@ -268,8 +269,12 @@ Result<std::shared_ptr<LanceNamespace>> ConnectNamespace(const std::string& impl
     LANCE_ASSIGN_OR_RAISE(auto dir, DirectoryNamespace::FromProperties(properties));
     return std::static_pointer_cast<LanceNamespace>(dir);
   }
+  if (impl == "rest" || impl == "RestNamespace") {
+    LANCE_ASSIGN_OR_RAISE(auto rest, RestNamespace::FromProperties(properties));
+    return std::static_pointer_cast<LanceNamespace>(rest);
+  }
   return Status::NotImplemented("namespace implementation '" + impl +
-                                "' is not available (known: dir)");
+                                "' is not available (known: dir, rest)");
 }
 
 std::string JoinIdentifier(const Identifier& id, std::string_view delimiter) {

@@ -1,165 +1,774 @@
 // SPDX-License-Identifier: Apache-2.0
-// RestNamespace: the Lance REST namespace client. (Skeleton: not implemented yet.)
+// RestNamespace: the Lance REST namespace client (see rest_namespace.h for the wire
+// format). Every operation is one Call: a method, a route under /v1, the encoded id, the
+// query parameters and a body; Execute adds the headers (static, then the dynamic
+// context), sends it through rest_http.h, retries idempotent calls on transient
+// failures, and turns a non-2xx answer into the spec's error kind.
 
 #include "lance/namespace/rest_namespace.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
+
+#include "lance/macros.h"
+#include "lance/str_cat.h"
+#include "namespace/json_codec.h"
+#include "namespace/rest_http.h"
 
 namespace lance::ns {
 
-class RestNamespace::Impl {};
+namespace {
+
+using rest_internal::HttpClient;
+using rest_internal::HttpRequest;
+using rest_internal::HttpResponse;
+using QueryParams = std::vector<std::pair<std::string, std::string>>;
+
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kArrowStream = "application/vnd.apache.arrow.stream";
+constexpr size_t kExcerptBytes = 256;
+constexpr std::chrono::milliseconds kMaxBackoff{10'000};
+
+bool FormKeeps(unsigned char c) {
+  return std::isalnum(c) != 0 || c == '*' || c == '-' || c == '.' || c == '_';
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Status InvalidProperty(std::string_view message) {
+  return NamespaceError(ErrorCode::kInvalidInput,
+                        StrCat("RestNamespace properties: ", message));
+}
+
+Result<int64_t> ParseNonNegative(const Properties& props, const std::string& key,
+                                 int64_t fallback) {
+  auto it = props.find(key);
+  if (it == props.end()) return fallback;
+  const std::string& text = it->second;
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+    return InvalidProperty(
+        StrCat("'", key, "' must be a non-negative integer, got '", text, "'"));
+  }
+  return value;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A header name is an HTTP token; a value must not break the header block.
+bool ValidHeaderName(std::string_view name) {
+  if (name.empty()) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) != 0 || std::string_view("!#$%&'*+-.^_`|~").find(c) !=
+                                       std::string_view::npos;
+  });
+}
+bool ValidHeaderValue(std::string_view value) {
+  return value.find_first_of("\r\n") == std::string_view::npos &&
+         value.find('\0') == std::string_view::npos;
+}
+
+// A printable, bounded excerpt of a body for messages.
+std::string Excerpt(std::string_view body) {
+  std::string out;
+  for (char c : body.substr(0, kExcerptBytes)) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back(u >= 0x20 && u < 0x7f ? c : '?');
+  }
+  if (body.size() > kExcerptBytes) out += "...";
+  return out;
+}
+
+std::string BoolText(bool b) { return b ? "true" : "false"; }
+
+std::string CompactJson(const Properties& props) {
+  json_codec::Json j = json_codec::Json::object();
+  for (const auto& [k, v] : props) j[k] = v;
+  return j.dump();
+}
+
+}  // namespace
+
+std::string FormEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (FormKeeps(u)) {
+      out.push_back(c);
+    } else if (c == ' ') {
+      out.push_back('+');
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 0x0f]);
+    }
+  }
+  return out;
+}
+
+Result<std::string> FormDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '+') {
+      out.push_back(' ');
+    } else if (c == '%') {
+      const int hi = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
+      const int lo = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
+      if (hi < 0 || lo < 0) {
+        return NamespaceError(ErrorCode::kInvalidInput,
+                              StrCat("bad percent escape at byte ", i, " of '",
+                                     Excerpt(text), "'"));
+      }
+      out.push_back(static_cast<char>((hi << 4) | lo));
+      i += 2;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// -- The transport of one operation
+// ----------------------------------------------------------
+
+class RestNamespace::Impl {
+ public:
+  struct Call {
+    std::string_view op;   // the spec's operation name (context, messages)
+    std::string method;    // "GET" / "POST"
+    std::string path;      // "/v1/table/<encoded id>/describe"
+    std::string object_id; // the joined id (context)
+    QueryParams query;     // after `delimiter`
+    std::string body;
+    std::string_view content_type;  // empty: no body
+    bool idempotent = false;
+    // The kind a 404 without a spec code means, when it can only mean one thing.
+    std::optional<ErrorCode> not_found;
+  };
+
+  Impl(const RestNamespaceOptions& options, std::unique_ptr<HttpClient> http)
+      : options_(options), http_(std::move(http)) {
+    base_ = options_.uri;
+    while (!base_.empty() && base_.back() == '/') base_.pop_back();
+  }
+
+  std::string Joined(const Identifier& id) const {
+    return JoinIdentifier(id, options_.delimiter);
+  }
+  // The path segment of an id: the joined parts, form-encoded; the root is the
+  // delimiter itself.
+  std::string PathId(const Identifier& id) const {
+    return FormEncode(id.empty() ? options_.delimiter : Joined(id));
+  }
+
+  Call MakeCall(std::string_view op, std::string method, std::string_view kind,
+                const Identifier& id, std::string_view action) const {
+    Call call;
+    call.op = op;
+    call.method = std::move(method);
+    call.path = StrCat("/v1/", kind, "/", PathId(id), "/", action);
+    call.object_id = Joined(id);
+    return call;
+  }
+
+  template <typename Req>
+  Call JsonCall(std::string_view op, std::string_view kind, const Identifier& id,
+                std::string_view action, const Req& request, bool idempotent) const {
+    Call call = MakeCall(op, "POST", kind, id, action);
+    call.body = json_codec::ToJson(request).dump();
+    call.content_type = kJson;
+    call.idempotent = idempotent;
+    return call;
+  }
+
+  Result<std::string> Execute(const Call& call) const {
+    std::string url = StrCat(base_, call.path, "?delimiter=", FormEncode(options_.delimiter));
+    for (const auto& [key, value] : call.query) {
+      url += StrCat("&", FormEncode(key), "=", FormEncode(value));
+    }
+    HttpRequest request;
+    request.method = call.method;
+    request.url = std::move(url);
+    request.body = call.body;
+    LANCE_ASSIGN_OR_RAISE(request.headers, Headers(call));
+    const int attempts = 1 + (call.idempotent ? std::max(0, options_.max_retries) : 0);
+    Status last;
+    for (int attempt = 0; attempt < attempts; ++attempt) {
+      if (attempt > 0) std::this_thread::sleep_for(Backoff(attempt));
+      Result<HttpResponse> response = http_->Send(request);
+      if (!response.ok()) {
+        last = response.status().WithContext(StrCat(call.op, " via ", namespace_label()));
+        if (last.retryable()) continue;
+        return last;
+      }
+      if (response->status >= 200 && response->status < 300) {
+        return std::move(response->body);
+      }
+      last = ErrorFromResponse(call, *response);
+      if (!last.retryable()) return last;
+    }
+    if (attempts > 1) {
+      return last.WithContext(StrCat("after ", attempts, " attempts"));
+    }
+    return last;
+  }
+
+  template <typename Resp>
+  Result<Resp> ExecuteJson(const Call& call) const {
+    LANCE_ASSIGN_OR_RAISE(std::string body, Execute(call));
+    Result<Resp> parsed = json_codec::Parse<Resp>(body, StrCat(call.op, " response"));
+    if (!parsed.ok()) {
+      // A malformed answer is the server's fault, not the caller's input.
+      return NamespaceError(ErrorCode::kInternal,
+                            StrCat(call.op, ": unexpected response from ",
+                                   rest_internal::RedactUrl(base_), ": ",
+                                   parsed.status().message()));
+    }
+    return parsed;
+  }
+
+  std::string namespace_label() const { return rest_internal::RedactUrl(base_); }
+
+ private:
+  std::chrono::milliseconds Backoff(int attempt) const {
+    std::chrono::milliseconds wait = options_.retry_backoff;
+    for (int i = 1; i < attempt && wait < kMaxBackoff; ++i) wait *= 2;
+    return std::min(wait, kMaxBackoff);
+  }
+
+  Result<std::vector<std::pair<std::string, std::string>>> Headers(const Call& call) const {
+    std::vector<std::pair<std::string, std::string>> headers;
+    auto set = [&](const std::string& name, const std::string& value) {
+      for (auto& [n, v] : headers) {
+        if (EqualsIgnoreCase(n, name)) {
+          v = value;
+          return;
+        }
+      }
+      headers.emplace_back(name, value);
+    };
+    for (const auto& [name, value] : options_.headers) set(name, value);
+    if (!call.content_type.empty()) set("Content-Type", std::string(call.content_type));
+    if (options_.context_provider) {
+      Properties info = {{"operation", std::string(call.op)},
+                         {"object_id", call.object_id}};
+      Result<Properties> context = options_.context_provider->ProvideContext(info);
+      if (!context.ok()) {
+        return context.status().WithContext(
+            StrCat("dynamic context provider for ", call.op));
+      }
+      for (const auto& [key, value] : *context) {
+        std::string name = key.rfind("headers.", 0) == 0 ? key.substr(8)
+                                                          : "x-lance-ctx-" + key;
+        if (!ValidHeaderName(name) || !ValidHeaderValue(value)) {
+          return NamespaceError(
+              ErrorCode::kInvalidInput,
+              StrCat("dynamic context provider for ", call.op, ": key '", key,
+                     "' does not make a valid HTTP header"));
+        }
+        set(name, value);
+      }
+    }
+    return headers;
+  }
+
+  Status ErrorFromResponse(const Call& call, const HttpResponse& response) const {
+    const int64_t status = response.status;
+    const std::string where =
+        StrCat(call.method, " ", rest_internal::RedactUrl(base_), call.path);
+    json_codec::Json j =
+        json_codec::Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_discarded() && j.is_object()) {
+      auto code = j.find("code");
+      if (code != j.end() && code->is_number_integer()) {
+        std::string text;
+        auto error = j.find("error");
+        if (error != j.end() && error->is_string()) {
+          text = error->get_ref<const std::string&>();
+        } else {
+          text = Excerpt(response.body);
+        }
+        const int64_t value = code->get<int64_t>();
+        if (value >= 0 && value <= static_cast<int64_t>(ErrorCode::kTableBranchAlreadyExists)) {
+          return NamespaceError(static_cast<ErrorCode>(value), text);
+        }
+        return NamespaceError(ErrorCode::kInternal,
+                              StrCat(text, " (unknown error code ", value, " from ", where,
+                                     ", HTTP ", status, ")"));
+      }
+    }
+    // No spec error body: decide on the status alone, and only where it is unambiguous.
+    const std::string message =
+        StrCat(call.op, ": HTTP ", status, " from ", where, ": ", Excerpt(response.body));
+    if (status == 429) return NamespaceError(ErrorCode::kThrottling, message);
+    if (status >= 500 && status != 501) {
+      return NamespaceError(ErrorCode::kServiceUnavailable, message);
+    }
+    if (status == 401) return NamespaceError(ErrorCode::kUnauthenticated, message);
+    if (status == 403) return NamespaceError(ErrorCode::kPermissionDenied, message);
+    if (status == 405 || status == 501) {
+      return NamespaceError(ErrorCode::kUnsupported, message);
+    }
+    if (status == 404 && call.not_found) return NamespaceError(*call.not_found, message);
+    return NamespaceError(ErrorCode::kInternal, message);
+  }
+
+  RestNamespaceOptions options_;
+  std::unique_ptr<HttpClient> http_;
+  std::string base_;
+};
+
+// -- Construction
+// --------------------------------------------------------------------------
 
 RestNamespace::RestNamespace(std::unique_ptr<Impl> impl, RestNamespaceOptions options)
     : impl_(std::move(impl)), options_(std::move(options)) {}
 RestNamespace::~RestNamespace() = default;
 
 Result<std::shared_ptr<RestNamespace>> RestNamespace::FromProperties(
-    const Properties&, std::shared_ptr<DynamicContextProvider>) {
-  return Status::NotImplemented("RestNamespace is not implemented yet");
+    const Properties& properties, std::shared_ptr<DynamicContextProvider> context_provider) {
+  RestNamespaceOptions options;
+  auto uri = properties.find("uri");
+  if (uri == properties.end()) {
+    return InvalidProperty("missing required property 'uri'");
+  }
+  options.uri = uri->second;
+  if (auto it = properties.find("delimiter"); it != properties.end()) {
+    options.delimiter = it->second;
+  }
+  for (const auto& [key, value] : properties) {
+    if (key.rfind("header.", 0) == 0) options.headers[key.substr(7)] = value;
+  }
+  if (auto it = properties.find("tls.ssl_ca_cert"); it != properties.end()) {
+    options.tls_ca_cert = it->second;
+  }
+  if (auto it = properties.find("tls.cert_file"); it != properties.end()) {
+    options.tls_cert_file = it->second;
+  }
+  if (auto it = properties.find("tls.key_file"); it != properties.end()) {
+    options.tls_key_file = it->second;
+  }
+  if (auto it = properties.find("tls.assert_hostname"); it != properties.end()) {
+    if (EqualsIgnoreCase(it->second, "true")) {
+      options.tls_assert_hostname = true;
+    } else if (EqualsIgnoreCase(it->second, "false")) {
+      options.tls_assert_hostname = false;
+    } else {
+      return InvalidProperty(
+          StrCat("'tls.assert_hostname' must be true or false, got '", it->second, "'"));
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(int64_t connect_ms,
+                        ParseNonNegative(properties, "connect_timeout_ms",
+                                         options.connect_timeout.count()));
+  LANCE_ASSIGN_OR_RAISE(int64_t read_ms,
+                        ParseNonNegative(properties, "read_timeout_ms",
+                                         options.request_timeout.count()));
+  LANCE_ASSIGN_OR_RAISE(int64_t retries,
+                        ParseNonNegative(properties, "max_retries", options.max_retries));
+  LANCE_ASSIGN_OR_RAISE(int64_t backoff_ms,
+                        ParseNonNegative(properties, "retry_backoff_ms",
+                                         options.retry_backoff.count()));
+  if (retries > 100) return InvalidProperty("'max_retries' must be at most 100");
+  options.connect_timeout = std::chrono::milliseconds(connect_ms);
+  options.request_timeout = std::chrono::milliseconds(read_ms);
+  options.max_retries = static_cast<int>(retries);
+  options.retry_backoff = std::chrono::milliseconds(backoff_ms);
+  options.context_provider = std::move(context_provider);
+  return Make(std::move(options));
 }
-Result<std::shared_ptr<RestNamespace>> RestNamespace::Make(RestNamespaceOptions) {
-  return Status::NotImplemented("RestNamespace is not implemented yet");
+
+Result<std::shared_ptr<RestNamespace>> RestNamespace::Make(RestNamespaceOptions options) {
+  const std::string& uri = options.uri;
+  if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) {
+    return InvalidProperty(StrCat("'uri' must be an http:// or https:// URL, got '",
+                                  rest_internal::RedactUrl(uri), "'"));
+  }
+  if (uri.find_first_of("?# \r\n") != std::string::npos) {
+    return InvalidProperty(StrCat("'uri' must not contain a query, fragment or space: '",
+                                  rest_internal::RedactUrl(uri), "'"));
+  }
+  if (options.delimiter.empty()) return InvalidProperty("'delimiter' must not be empty");
+  for (const auto& [name, value] : options.headers) {
+    if (!ValidHeaderName(name) || !ValidHeaderValue(value)) {
+      return InvalidProperty(StrCat("'header.", name, "' is not a valid HTTP header"));
+    }
+  }
+  if (options.tls_cert_file.has_value() != options.tls_key_file.has_value()) {
+    return InvalidProperty("'tls.cert_file' and 'tls.key_file' go together");
+  }
+  if (!options.tls_assert_hostname && !options.tls_ca_cert) {
+    return InvalidProperty(
+        "'tls.assert_hostname=false' requires 'tls.ssl_ca_cert' (it only relaxes the "
+        "host name check for a CA you name)");
+  }
+  if (options.max_retries < 0) return InvalidProperty("'max_retries' must be >= 0");
+  rest_internal::HttpClientOptions http;
+  http.ca_cert = options.tls_ca_cert;
+  http.cert_file = options.tls_cert_file;
+  http.key_file = options.tls_key_file;
+  http.assert_hostname = options.tls_assert_hostname;
+  http.connect_timeout = options.connect_timeout;
+  http.request_timeout = options.request_timeout;
+  LANCE_ASSIGN_OR_RAISE(auto client, HttpClient::Make(std::move(http)));
+  auto impl = std::make_unique<Impl>(options, std::move(client));
+  return std::make_shared<RestNamespace>(std::move(impl), std::move(options));
 }
+
 std::string RestNamespace::namespace_id() const {
-  return "RestNamespace { endpoint: \"" + options_.uri + "\", delimiter: \"" +
-         options_.delimiter + "\" }";
+  return "RestNamespace { endpoint: \"" + rest_internal::RedactUrl(options_.uri) +
+         "\", delimiter: \"" + options_.delimiter + "\" }";
 }
+
+// -- Namespaces
+// ----------------------------------------------------------------------------
 
 Result<ListNamespacesResponse> RestNamespace::ListNamespaces(
-    const ListNamespacesRequest&) {
-  return Unsupported("list_namespaces");
-}
-Result<DescribeNamespaceResponse> RestNamespace::DescribeNamespace(
-    const DescribeNamespaceRequest&) {
-  return Unsupported("describe_namespace");
-}
-Result<CreateNamespaceResponse> RestNamespace::CreateNamespace(
-    const CreateNamespaceRequest&) {
-  return Unsupported("create_namespace");
-}
-Result<DropNamespaceResponse> RestNamespace::DropNamespace(const DropNamespaceRequest&) {
-  return Unsupported("drop_namespace");
-}
-Status RestNamespace::NamespaceExists(const NamespaceExistsRequest&) {
-  return Unsupported("namespace_exists");
-}
-Result<ListTablesResponse> RestNamespace::ListTables(const ListTablesRequest&) {
-  return Unsupported("list_tables");
-}
-Result<DescribeTableResponse> RestNamespace::DescribeTable(const DescribeTableRequest&) {
-  return Unsupported("describe_table");
-}
-Result<DeclareTableResponse> RestNamespace::DeclareTable(const DeclareTableRequest&) {
-  return Unsupported("declare_table");
-}
-Result<CreateEmptyTableResponse> RestNamespace::CreateEmptyTable(
-    const CreateEmptyTableRequest&) {
-  return Unsupported("create_empty_table");
-}
-Result<RegisterTableResponse> RestNamespace::RegisterTable(const RegisterTableRequest&) {
-  return Unsupported("register_table");
-}
-Result<DeregisterTableResponse> RestNamespace::DeregisterTable(
-    const DeregisterTableRequest&) {
-  return Unsupported("deregister_table");
-}
-Status RestNamespace::TableExists(const TableExistsRequest&) {
-  return Unsupported("table_exists");
-}
-Result<DropTableResponse> RestNamespace::DropTable(const DropTableRequest&) {
-  return Unsupported("drop_table");
-}
-Result<CreateTableResponse> RestNamespace::CreateTable(const CreateTableRequest&,
-                                                       std::string_view) {
-  return Unsupported("create_table");
-}
-Result<RenameTableResponse> RestNamespace::RenameTable(const RenameTableRequest&) {
-  return Unsupported("rename_table");
-}
-Result<ListAllTablesResponse> RestNamespace::ListAllTables(const ListAllTablesRequest&) {
-  return Unsupported("list_all_tables");
-}
-Result<int64_t> RestNamespace::CountTableRows(const CountTableRowsRequest&) {
-  return Unsupported("count_table_rows");
-}
-Result<InsertIntoTableResponse> RestNamespace::InsertIntoTable(
-    const InsertIntoTableRequest&, std::string_view) {
-  return Unsupported("insert_into_table");
-}
-Result<MergeInsertIntoTableResponse> RestNamespace::MergeInsertIntoTable(
-    const MergeInsertIntoTableRequest&, std::string_view) {
-  return Unsupported("merge_insert_into_table");
-}
-Result<DeleteFromTableResponse> RestNamespace::DeleteFromTable(
-    const DeleteFromTableRequest&) {
-  return Unsupported("delete_from_table");
-}
-Result<UpdateTableResponse> RestNamespace::UpdateTable(const UpdateTableRequest&) {
-  return Unsupported("update_table");
-}
-Result<std::string> RestNamespace::QueryTable(const QueryTableRequest&) {
-  return Unsupported("query_table");
-}
-Result<AlterTableAddColumnsResponse> RestNamespace::AlterTableAddColumns(
-    const AlterTableAddColumnsRequest&) {
-  return Unsupported("alter_table_add_columns");
-}
-Result<AlterTableAlterColumnsResponse> RestNamespace::AlterTableAlterColumns(
-    const AlterTableAlterColumnsRequest&) {
-  return Unsupported("alter_table_alter_columns");
-}
-Result<AlterTableDropColumnsResponse> RestNamespace::AlterTableDropColumns(
-    const AlterTableDropColumnsRequest&) {
-  return Unsupported("alter_table_drop_columns");
-}
-Result<UpdateTableSchemaMetadataResponse> RestNamespace::UpdateTableSchemaMetadata(
-    const UpdateTableSchemaMetadataRequest&) {
-  return Unsupported("update_table_schema_metadata");
-}
-Result<GetTableStatsResponse> RestNamespace::GetTableStats(const GetTableStatsRequest&) {
-  return Unsupported("get_table_stats");
-}
-Result<ListTableVersionsResponse> RestNamespace::ListTableVersions(
-    const ListTableVersionsRequest&) {
-  return Unsupported("list_table_versions");
-}
-Result<DescribeTableVersionResponse> RestNamespace::DescribeTableVersion(
-    const DescribeTableVersionRequest&) {
-  return Unsupported("describe_table_version");
-}
-Result<RestoreTableResponse> RestNamespace::RestoreTable(const RestoreTableRequest&) {
-  return Unsupported("restore_table");
-}
-Result<ListTableTagsResponse> RestNamespace::ListTableTags(const ListTableTagsRequest&) {
-  return Unsupported("list_table_tags");
-}
-Result<CreateTableTagResponse> RestNamespace::CreateTableTag(
-    const CreateTableTagRequest&) {
-  return Unsupported("create_table_tag");
-}
-Result<DeleteTableTagResponse> RestNamespace::DeleteTableTag(
-    const DeleteTableTagRequest&) {
-  return Unsupported("delete_table_tag");
-}
-Result<GetTableTagVersionResponse> RestNamespace::GetTableTagVersion(
-    const GetTableTagVersionRequest&) {
-  return Unsupported("get_table_tag_version");
-}
-Result<UpdateTableTagResponse> RestNamespace::UpdateTableTag(
-    const UpdateTableTagRequest&) {
-  return Unsupported("update_table_tag");
-}
-Result<DescribeTransactionResponse> RestNamespace::DescribeTransaction(
-    const DescribeTransactionRequest&) {
-  return Unsupported("describe_transaction");
-}
-Result<AlterTransactionResponse> RestNamespace::AlterTransaction(
-    const AlterTransactionRequest&) {
-  return Unsupported("alter_transaction");
+    const ListNamespacesRequest& r) {
+  auto call = impl_->MakeCall("list_namespaces", "GET", "namespace", r.id, "list");
+  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
+  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
+  call.idempotent = true;
+  return impl_->ExecuteJson<ListNamespacesResponse>(call);
 }
 
-std::string FormEncode(std::string_view text) { return std::string(text); }
-Result<std::string> FormDecode(std::string_view text) { return std::string(text); }
+Result<DescribeNamespaceResponse> RestNamespace::DescribeNamespace(
+    const DescribeNamespaceRequest& r) {
+  auto call = impl_->JsonCall("describe_namespace", "namespace", r.id, "describe", r, true);
+  call.not_found = ErrorCode::kNamespaceNotFound;
+  return impl_->ExecuteJson<DescribeNamespaceResponse>(call);
+}
+
+Result<CreateNamespaceResponse> RestNamespace::CreateNamespace(
+    const CreateNamespaceRequest& r) {
+  auto call = impl_->JsonCall("create_namespace", "namespace", r.id, "create", r, false);
+  return impl_->ExecuteJson<CreateNamespaceResponse>(call);
+}
+
+Result<DropNamespaceResponse> RestNamespace::DropNamespace(const DropNamespaceRequest& r) {
+  auto call = impl_->JsonCall("drop_namespace", "namespace", r.id, "drop", r, false);
+  call.not_found = ErrorCode::kNamespaceNotFound;
+  return impl_->ExecuteJson<DropNamespaceResponse>(call);
+}
+
+Status RestNamespace::NamespaceExists(const NamespaceExistsRequest& r) {
+  auto call = impl_->JsonCall("namespace_exists", "namespace", r.id, "exists", r, true);
+  call.not_found = ErrorCode::kNamespaceNotFound;
+  return impl_->Execute(call).status();
+}
+
+// -- Tables
+// --------------------------------------------------------------------------------
+
+Result<ListTablesResponse> RestNamespace::ListTables(const ListTablesRequest& r) {
+  auto call = impl_->MakeCall("list_tables", "GET", "namespace", r.id, "table/list");
+  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
+  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
+  if (r.include_declared) {
+    call.query.emplace_back("include_declared", BoolText(*r.include_declared));
+  }
+  call.idempotent = true;
+  return impl_->ExecuteJson<ListTablesResponse>(call);
+}
+
+Result<DescribeTableResponse> RestNamespace::DescribeTable(const DescribeTableRequest& r) {
+  auto call = impl_->JsonCall("describe_table", "table", r.id, "describe", r, true);
+  return impl_->ExecuteJson<DescribeTableResponse>(call);
+}
+
+Result<DeclareTableResponse> RestNamespace::DeclareTable(const DeclareTableRequest& r) {
+  auto call = impl_->JsonCall("declare_table", "table", r.id, "declare", r, false);
+  return impl_->ExecuteJson<DeclareTableResponse>(call);
+}
+
+Result<CreateEmptyTableResponse> RestNamespace::CreateEmptyTable(
+    const CreateEmptyTableRequest& r) {
+  // The spec (0.13.0) has no create-empty route any more: declare replaced it.
+  DeclareTableRequest declare;
+  declare.id = r.id;
+  declare.location = r.location;
+  declare.vend_credentials = r.vend_credentials;
+  declare.properties = r.properties;
+  auto call = impl_->JsonCall("create_empty_table", "table", r.id, "declare", declare, false);
+  LANCE_ASSIGN_OR_RAISE(auto declared, impl_->ExecuteJson<DeclareTableResponse>(call));
+  CreateEmptyTableResponse out;
+  out.transaction_id = std::move(declared.transaction_id);
+  out.location = std::move(declared.location);
+  out.storage_options = std::move(declared.storage_options);
+  out.properties = std::move(declared.properties);
+  return out;
+}
+
+Result<RegisterTableResponse> RestNamespace::RegisterTable(const RegisterTableRequest& r) {
+  auto call = impl_->JsonCall("register_table", "table", r.id, "register", r, false);
+  return impl_->ExecuteJson<RegisterTableResponse>(call);
+}
+
+Result<DeregisterTableResponse> RestNamespace::DeregisterTable(
+    const DeregisterTableRequest& r) {
+  auto call = impl_->JsonCall("deregister_table", "table", r.id, "deregister", r, false);
+  return impl_->ExecuteJson<DeregisterTableResponse>(call);
+}
+
+Status RestNamespace::TableExists(const TableExistsRequest& r) {
+  auto call = impl_->JsonCall("table_exists", "table", r.id, "exists", r, true);
+  return impl_->Execute(call).status();
+}
+
+Result<DropTableResponse> RestNamespace::DropTable(const DropTableRequest& r) {
+  auto call = impl_->JsonCall("drop_table", "table", r.id, "drop", r, false);
+  return impl_->ExecuteJson<DropTableResponse>(call);
+}
+
+Result<CreateTableResponse> RestNamespace::CreateTable(const CreateTableRequest& r,
+                                                       std::string_view data) {
+  auto call = impl_->MakeCall("create_table", "POST", "table", r.id, "create");
+  if (r.mode) call.query.emplace_back("mode", *r.mode);
+  if (r.properties) call.query.emplace_back("properties", CompactJson(*r.properties));
+  if (r.storage_options) {
+    call.query.emplace_back("storage_options", CompactJson(*r.storage_options));
+  }
+  call.body = std::string(data);
+  call.content_type = kArrowStream;
+  return impl_->ExecuteJson<CreateTableResponse>(call);
+}
+
+Result<RenameTableResponse> RestNamespace::RenameTable(const RenameTableRequest& r) {
+  auto call = impl_->JsonCall("rename_table", "table", r.id, "rename", r, false);
+  return impl_->ExecuteJson<RenameTableResponse>(call);
+}
+
+Result<ListAllTablesResponse> RestNamespace::ListAllTables(const ListAllTablesRequest& r) {
+  Impl::Call call;
+  call.op = "list_all_tables";
+  call.method = "GET";
+  call.path = "/v1/table";
+  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
+  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
+  call.idempotent = true;
+  return impl_->ExecuteJson<ListAllTablesResponse>(call);
+}
+
+// -- Table data
+// ----------------------------------------------------------------------------
+
+Result<int64_t> RestNamespace::CountTableRows(const CountTableRowsRequest& r) {
+  auto call = impl_->JsonCall("count_table_rows", "table", r.id, "count_rows", r, true);
+  LANCE_ASSIGN_OR_RAISE(std::string body, impl_->Execute(call));
+  // The spec answers a bare integer.
+  std::string_view text = body;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  int64_t count = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return NamespaceError(ErrorCode::kInternal,
+                          StrCat("count_table_rows: the answer of ", impl_->namespace_label(),
+                                 " is not an integer: '", Excerpt(body), "'"));
+  }
+  return count;
+}
+
+Result<InsertIntoTableResponse> RestNamespace::InsertIntoTable(
+    const InsertIntoTableRequest& r, std::string_view data) {
+  auto call = impl_->MakeCall("insert_into_table", "POST", "table", r.id, "insert");
+  if (r.branch) call.query.emplace_back("branch", *r.branch);
+  if (r.mode) call.query.emplace_back("mode", *r.mode);
+  call.body = std::string(data);
+  call.content_type = kArrowStream;
+  return impl_->ExecuteJson<InsertIntoTableResponse>(call);
+}
+
+Result<MergeInsertIntoTableResponse> RestNamespace::MergeInsertIntoTable(
+    const MergeInsertIntoTableRequest& r, std::string_view data) {
+  if (!r.on || r.on->empty()) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "merge_insert_into_table: 'on' needs at least one column");
+  }
+  auto call =
+      impl_->MakeCall("merge_insert_into_table", "POST", "table", r.id, "merge_insert");
+  if (r.branch) call.query.emplace_back("branch", *r.branch);
+  // One parameter per key column (the spec's composite keys).
+  for (const auto& column : *r.on) call.query.emplace_back("on", column);
+  if (r.when_matched_update_all) {
+    call.query.emplace_back("when_matched_update_all", BoolText(*r.when_matched_update_all));
+  }
+  if (r.when_matched_update_all_filt) {
+    call.query.emplace_back("when_matched_update_all_filt", *r.when_matched_update_all_filt);
+  }
+  if (r.when_not_matched_insert_all) {
+    call.query.emplace_back("when_not_matched_insert_all",
+                            BoolText(*r.when_not_matched_insert_all));
+  }
+  if (r.when_not_matched_by_source_delete) {
+    call.query.emplace_back("when_not_matched_by_source_delete",
+                            BoolText(*r.when_not_matched_by_source_delete));
+  }
+  if (r.when_not_matched_by_source_delete_filt) {
+    call.query.emplace_back("when_not_matched_by_source_delete_filt",
+                            *r.when_not_matched_by_source_delete_filt);
+  }
+  if (r.timeout) call.query.emplace_back("timeout", *r.timeout);
+  if (r.use_index) call.query.emplace_back("use_index", BoolText(*r.use_index));
+  call.body = std::string(data);
+  call.content_type = kArrowStream;
+  return impl_->ExecuteJson<MergeInsertIntoTableResponse>(call);
+}
+
+Result<DeleteFromTableResponse> RestNamespace::DeleteFromTable(
+    const DeleteFromTableRequest& r) {
+  auto call = impl_->JsonCall("delete_from_table", "table", r.id, "delete", r, false);
+  return impl_->ExecuteJson<DeleteFromTableResponse>(call);
+}
+
+Result<UpdateTableResponse> RestNamespace::UpdateTable(const UpdateTableRequest& r) {
+  auto call = impl_->JsonCall("update_table", "table", r.id, "update", r, false);
+  return impl_->ExecuteJson<UpdateTableResponse>(call);
+}
+
+Result<std::string> RestNamespace::QueryTable(const QueryTableRequest& r) {
+  auto call = impl_->JsonCall("query_table", "table", r.id, "query", r, true);
+  return impl_->Execute(call);
+}
+
+// -- Schema
+// --------------------------------------------------------------------------------
+
+Result<AlterTableAddColumnsResponse> RestNamespace::AlterTableAddColumns(
+    const AlterTableAddColumnsRequest& r) {
+  auto call = impl_->JsonCall("alter_table_add_columns", "table", r.id, "add_columns", r,
+                              false);
+  return impl_->ExecuteJson<AlterTableAddColumnsResponse>(call);
+}
+
+Result<AlterTableAlterColumnsResponse> RestNamespace::AlterTableAlterColumns(
+    const AlterTableAlterColumnsRequest& r) {
+  auto call = impl_->JsonCall("alter_table_alter_columns", "table", r.id, "alter_columns",
+                              r, false);
+  return impl_->ExecuteJson<AlterTableAlterColumnsResponse>(call);
+}
+
+Result<AlterTableDropColumnsResponse> RestNamespace::AlterTableDropColumns(
+    const AlterTableDropColumnsRequest& r) {
+  auto call = impl_->JsonCall("alter_table_drop_columns", "table", r.id, "drop_columns",
+                              r, false);
+  return impl_->ExecuteJson<AlterTableDropColumnsResponse>(call);
+}
+
+Result<UpdateTableSchemaMetadataResponse> RestNamespace::UpdateTableSchemaMetadata(
+    const UpdateTableSchemaMetadataRequest& r) {
+  auto call = impl_->JsonCall("update_table_schema_metadata", "table", r.id,
+                              "schema_metadata/update", r, false);
+  return impl_->ExecuteJson<UpdateTableSchemaMetadataResponse>(call);
+}
+
+Result<GetTableStatsResponse> RestNamespace::GetTableStats(const GetTableStatsRequest& r) {
+  auto call = impl_->JsonCall("get_table_stats", "table", r.id, "stats", r, true);
+  return impl_->ExecuteJson<GetTableStatsResponse>(call);
+}
+
+// -- Versions
+// ------------------------------------------------------------------------------
+
+Result<ListTableVersionsResponse> RestNamespace::ListTableVersions(
+    const ListTableVersionsRequest& r) {
+  // A POST whose paging is in the query (spec 0.13.0); the body carries the request too.
+  auto call = impl_->JsonCall("list_table_versions", "table", r.id, "version/list", r, true);
+  if (r.branch) call.query.emplace_back("branch", *r.branch);
+  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
+  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
+  if (r.descending) call.query.emplace_back("descending", BoolText(*r.descending));
+  return impl_->ExecuteJson<ListTableVersionsResponse>(call);
+}
+
+Result<DescribeTableVersionResponse> RestNamespace::DescribeTableVersion(
+    const DescribeTableVersionRequest& r) {
+  auto call = impl_->JsonCall("describe_table_version", "table", r.id, "version/describe",
+                              r, true);
+  return impl_->ExecuteJson<DescribeTableVersionResponse>(call);
+}
+
+Result<RestoreTableResponse> RestNamespace::RestoreTable(const RestoreTableRequest& r) {
+  auto call = impl_->JsonCall("restore_table", "table", r.id, "restore", r, false);
+  return impl_->ExecuteJson<RestoreTableResponse>(call);
+}
+
+// -- Tags
+// ----------------------------------------------------------------------------------
+
+Result<ListTableTagsResponse> RestNamespace::ListTableTags(const ListTableTagsRequest& r) {
+  auto call = impl_->JsonCall("list_table_tags", "table", r.id, "tags/list", r, true);
+  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
+  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
+  return impl_->ExecuteJson<ListTableTagsResponse>(call);
+}
+
+Result<CreateTableTagResponse> RestNamespace::CreateTableTag(
+    const CreateTableTagRequest& r) {
+  auto call = impl_->JsonCall("create_table_tag", "table", r.id, "tags/create", r, false);
+  return impl_->ExecuteJson<CreateTableTagResponse>(call);
+}
+
+Result<DeleteTableTagResponse> RestNamespace::DeleteTableTag(
+    const DeleteTableTagRequest& r) {
+  auto call = impl_->JsonCall("delete_table_tag", "table", r.id, "tags/delete", r, false);
+  return impl_->ExecuteJson<DeleteTableTagResponse>(call);
+}
+
+Result<GetTableTagVersionResponse> RestNamespace::GetTableTagVersion(
+    const GetTableTagVersionRequest& r) {
+  auto call = impl_->JsonCall("get_table_tag_version", "table", r.id, "tags/version", r,
+                              true);
+  return impl_->ExecuteJson<GetTableTagVersionResponse>(call);
+}
+
+Result<UpdateTableTagResponse> RestNamespace::UpdateTableTag(
+    const UpdateTableTagRequest& r) {
+  auto call = impl_->JsonCall("update_table_tag", "table", r.id, "tags/update", r, false);
+  return impl_->ExecuteJson<UpdateTableTagResponse>(call);
+}
+
+// -- Transactions
+// --------------------------------------------------------------------------
+
+Result<DescribeTransactionResponse> RestNamespace::DescribeTransaction(
+    const DescribeTransactionRequest& r) {
+  auto call = impl_->JsonCall("describe_transaction", "transaction", r.id, "describe", r,
+                              true);
+  return impl_->ExecuteJson<DescribeTransactionResponse>(call);
+}
+
+Result<AlterTransactionResponse> RestNamespace::AlterTransaction(
+    const AlterTransactionRequest& r) {
+  auto call = impl_->JsonCall("alter_transaction", "transaction", r.id, "alter", r, false);
+  return impl_->ExecuteJson<AlterTransactionResponse>(call);
+}
 
 }  // namespace lance::ns
