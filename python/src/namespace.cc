@@ -457,7 +457,12 @@ class PyNamespace final : public ns::LanceNamespace {
   py::object Invoke(const char* method, const char* model, const Req& request,
                     const std::string_view* data) {
     auto module = py::module_::import("lance_namespace");
-    py::object req_model = module.attr(model).attr("from_dict")(ToDict(request));
+    py::dict fields = ToDict(request);
+    if constexpr (std::is_same_v<Req, ns::QueryTableRequest>) {
+      // The spec's model requires `vector`; a plain scan has none (an empty one).
+      if (!fields.contains("vector")) fields["vector"] = py::dict();
+    }
+    py::object req_model = module.attr(model).attr("from_dict")(fields);
     if (data != nullptr) {
       return obj_.attr(method)(req_model, py::bytes(data->data(), data->size()));
     }

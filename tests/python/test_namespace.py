@@ -596,6 +596,10 @@ def test_python_namespace_gets_every_operation_from_the_core():
     received = fake.received["query_table"][0]
     assert received.columns.column_names == ["id"] and received.k == 5
     assert received.vector.single_vector == [0.5, 1.0]
+    # a plain scan (no vector) still reaches a Python namespace as the spec's model
+    plain = core.query_table({"id": ["db", "t"], "k": 1})
+    assert pa.ipc.open_stream(plain).read_all().equals(table(2))
+    assert fake.received["query_table"][0].vector is not None
     # exists: success is the answer; an operation the namespace lacks is Unsupported
     assert core.table_exists(ln.TableExistsRequest(id=["db", "t"], version=3)) is None
     assert fake.received["table_exists"][0].version == 3
@@ -663,7 +667,10 @@ def test_directory_namespace_new_operations_return_models(tmp_path):
     assert ns.count_table_rows(ln.CountTableRowsRequest(id=["t"])).count == 4
     inserted = ns.insert_into_table(ln.InsertIntoTableRequest(id=["t"]), _ipc(table(2, 4)))
     assert inserted.version == 2
-    answer = ns.query_table(ln.QueryTableRequest(id=["t"], k=0, filter="id >= 4"))
+    from lance_namespace_urllib3_client import models as m
+
+    answer = ns.query_table(ln.QueryTableRequest(id=["t"], k=0, filter="id >= 4",
+                                                 vector=m.QueryTableRequestVector()))
     assert isinstance(answer, ln.QueryTableResponse)
     assert pa.ipc.open_stream(answer.data).read_all().equals(table(2, 4))
     versions = ns.list_table_versions(ln.ListTableVersionsRequest(id=["t"]))
