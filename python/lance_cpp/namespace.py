@@ -426,8 +426,7 @@ class RestAdapter:
         "dir" (a DirectoryNamespace of ``namespace_client_properties``) or "rest"; or
         any namespace object (a Python one is called with the GIL per request).
     namespace_client_properties : dict, optional
-        Properties of the backend namespace. With ``ops_metrics_enabled=true`` the
-        backend counts the operations the server made (``retrieve_ops_metrics()``).
+        Properties of the backend namespace (``dir``: DirectoryNamespace's).
     session : optional
         Accepted for compatibility with pylance.
     host : str, optional
@@ -479,16 +478,14 @@ class RestAdapter:
         self._inner.stop()
 
     def retrieve_ops_metrics(self) -> Dict[str, int]:
-        """Operation name -> calls the server made to its backend namespace (empty
-        unless the backend has ``ops_metrics_enabled``)."""
-        getter = getattr(self.backend, "retrieve_ops_metrics", None)
-        return dict(getter()) if getter is not None else {}
+        """Operation name (the spec's: "describe_table", ...) -> requests the server
+        routed to it since it was made or last reset (authenticated requests, whatever
+        their outcome)."""
+        return dict(self._inner.ops_metrics())
 
     def reset_ops_metrics(self) -> None:
-        """Reset the backend's operation counters."""
-        resetter = getattr(self.backend, "reset_ops_metrics", None)
-        if resetter is not None:
-            resetter()
+        """Reset the server's operation counters."""
+        self._inner.reset_ops_metrics()
 
     def __enter__(self) -> "RestAdapter":
         self.start()

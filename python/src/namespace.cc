@@ -593,6 +593,8 @@ class PyRestAdapter {
     started_ = false;
   }
   int port() const { return started_ ? adapter_->port() : 0; }
+  std::map<std::string, int64_t> ops_metrics() const { return adapter_->ops_metrics(); }
+  void reset_ops_metrics() { adapter_->reset_ops_metrics(); }
 
  private:
   std::unique_ptr<server::RestAdapter> adapter_;
@@ -725,7 +727,9 @@ void BindNamespace(py::module_& m) {
            py::arg("bearer_tokens") = std::vector<std::string>{})
       .def("start", &PyRestAdapter::Start)
       .def("stop", &PyRestAdapter::Stop)
-      .def_property_readonly("port", &PyRestAdapter::port);
+      .def_property_readonly("port", &PyRestAdapter::port)
+      .def("ops_metrics", &PyRestAdapter::ops_metrics)
+      .def("reset_ops_metrics", &PyRestAdapter::reset_ops_metrics);
 
   // The core's rule for a user's storage options next to a namespace's (the user's
   // first, vended credentials win): Python datasets opened through a namespace keep
