@@ -589,18 +589,18 @@ def _namespace_access(recording: Optional[_RecordingNamespace], ns: Any,
                       table_id: Optional[List[str]], storage_options: Optional[Dict[str, str]],
                       provider: Any):
     """(storage options, provider) a dataset opened or written through a namespace keeps
-    for its later commits, fragment writes and appends: the caller's options merged with
-    the table's (the core's rule: the caller's first, vended credentials win) and the
-    table's provider (the caller's when given), as the native core accessed it."""
+    for its later commits, fragment writes and appends, as the native core accessed the
+    table: when the namespace answered with storage options, the caller's options merged
+    with them (the core's rule: the caller's first, vended credentials win) and the
+    table's provider (replacing the caller's, as the core does); otherwise the caller's
+    own."""
     if recording is None or recording.storage_options is None:
         return storage_options, provider
     merged = _lance_cpp._merge_storage_options(storage_options or {},
                                                recording.storage_options)
-    if provider is None:
-        from .namespace import LanceNamespaceStorageOptionsProvider
+    from .namespace import LanceNamespaceStorageOptionsProvider
 
-        provider = LanceNamespaceStorageOptionsProvider(ns, list(table_id))
-    return merged, provider
+    return merged, LanceNamespaceStorageOptionsProvider(ns, list(table_id))
 
 
 def _namespace_provider(where: str, ns: Any, table_id: Any, provider: Any) -> Any:

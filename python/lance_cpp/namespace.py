@@ -396,7 +396,11 @@ class RestNamespace(_NativeNamespaceBase):
         self.context_provider = context_provider
         str_properties = _filter_context_provider_properties(str_properties)
         self._init_metrics(str_properties)
-        self._inner = _lance_cpp._RestNamespace(str_properties, context_provider)
+        try:
+            self._inner = _lance_cpp._RestNamespace(str_properties, context_provider)
+        except _ln.LanceNamespaceError as e:
+            # pylance raises ValueError for bad properties
+            raise ValueError(f"Failed to create RestNamespace: {e}") from e
 
     def __repr__(self) -> str:
         return f"RestNamespace({self._inner.namespace_id()})"

@@ -57,6 +57,18 @@ def client(kind, adapter, **props):
     return lance.namespace.RestNamespace(uri=uri, **props)
 
 
+def test_client_identity_and_bad_properties_as_pylance():
+    uri = "http://127.0.0.1:1"
+    ours = lance_cpp.namespace.RestNamespace(uri=uri, **{"header.Authorization": "secret"})
+    theirs = lance.namespace.RestNamespace(uri=uri, **{"header.Authorization": "secret"})
+    assert ours.namespace_id() == theirs.namespace_id()
+    assert "secret" not in ours.namespace_id() and "secret" not in repr(ours)
+    assert repr(ours) == repr(theirs)
+    for impl in (lance_cpp, lance):
+        with pytest.raises(ValueError, match="uri"):
+            impl.namespace.RestNamespace()
+
+
 # -- the adapter ---------------------------------------------------------------------------
 
 
