@@ -251,6 +251,7 @@ def _plain_op(name: str, response_model: Any) -> Any:
         return response_model.from_dict(getattr(self._inner, name)(request))
 
     op.__name__ = name
+    op.__qualname__ = f"_NativeNamespaceBase.{name}"
     op.__doc__ = f"The spec operation ``{name}``: returns a {response_model.__name__}."
     return op
 
@@ -261,6 +262,7 @@ def _data_op(name: str, response_model: Any) -> Any:
         return response_model.from_dict(getattr(self._inner, name)(request, request_data))
 
     op.__name__ = name
+    op.__qualname__ = f"_NativeNamespaceBase.{name}"
     op.__doc__ = (
         f"The spec operation ``{name}`` with an Arrow IPC stream (bytes): returns a "
         f"{response_model.__name__}."

@@ -202,7 +202,10 @@ T FromPy(py::handle obj, const std::string& path) {
     for (auto [key, item] : py::reinterpret_borrow<py::dict>(obj)) {
       if (!py::isinstance<py::str>(key)) WrongType(path + " key", "a str", key);
       std::string k = py::str(key).cast<std::string>();
-      out.emplace(k, FromPy<typename T::mapped_type>(item, path + "." + k));
+      std::string sub = path;
+      sub += ".";
+      sub += k;
+      out.emplace(k, FromPy<typename T::mapped_type>(item, sub));
     }
     return out;
   } else if constexpr (std::is_same_v<T, std::string>) {
@@ -780,6 +783,7 @@ void BindNamespace(py::module_& m) {
         std::string id;
         WithoutGil([&] {
           std::vector<std::thread> pool;
+          pool.reserve(threads);
           for (int t = 0; t < threads; ++t) {
             pool.emplace_back([&, t] {
               auto keep = [&](auto result, auto& slot) {
