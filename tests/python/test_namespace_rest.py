@@ -429,3 +429,31 @@ def test_our_server_over_a_python_namespace(tmp_path):
     assert backend.calls.count("create_table") == 2  # the second one: TableAlreadyExists
     assert backend.calls.count("query_table") == 3
     assert "merge_insert_into_table" in backend.calls
+
+
+def test_context_provider_called_from_many_native_threads(tmp_path):
+    # The core calls a native RestNamespace from its own threads: the Python provider
+    # is called once per request, each time with the GIL.
+    from lance_cpp import _lance_cpp
+
+    with server("ours", tmp_path / "root", api_keys=["k"]) as adapter:
+        class Key(lance_cpp.namespace.DynamicContextProvider):
+            def __init__(self):
+                self.lock = threading.Lock()
+                self.threads = set()
+                self.calls = 0
+
+            def provide_context(self, info):
+                with self.lock:
+                    self.calls += 1
+                    self.threads.add(threading.get_ident())
+                return {"headers.x-api-key": "k"}
+
+        provider = Key()
+        ns = lance_cpp.namespace.RestNamespace(context_provider=provider,
+                                               uri=f"http://127.0.0.1:{adapter.port}")
+        ns.declare_table(ln.DeclareTableRequest(id=["t"]))
+        _, results = _lance_cpp._call_namespace(ns, "describe_table", {"id": ["t"]}, 8)
+        assert all(r["table"] == "t" for r in results), results
+        assert provider.calls == 9 and len(provider.threads) >= 2
+        assert adapter.retrieve_ops_metrics()["describe_table"] == 8
