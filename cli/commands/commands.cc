@@ -20,13 +20,15 @@ Command MakeCompactCommand();
 Command MakeCleanupCommand();
 Command MakeTagCommand();
 Command MakeRestoreCommand();
+// Issue 13: the REST namespace server.
+Command MakeServeCommand();
 
 std::vector<Command> MakeCommands() {
   return {MakeInfoCommand(),    MakeVersionsCommand(), MakeCountCommand(),
           MakeScanCommand(),    MakeTakeCommand(),     MakeImportCommand(),
           MakeDeleteCommand(),  MakeUpdateCommand(),   MakeMergeInsertCommand(),
           MakeCompactCommand(), MakeCleanupCommand(),  MakeTagCommand(),
-          MakeRestoreCommand()};
+          MakeRestoreCommand(), MakeServeCommand()};
 }
 
 }  // namespace lance::cli

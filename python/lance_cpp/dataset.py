@@ -225,6 +225,7 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
                  storage_options: Optional[Dict[str, str]] = None,
                  storage_options_provider: Any = None,
                  namespace_client: Any = None, table_id: Optional[List[str]] = None,
+                 ignore_namespace_table_storage_options: bool = False,
                  _native: Any = None):
         if _native is None:
             uri_str = _uri_of(uri)
@@ -235,9 +236,16 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
                     version, (str, datetime)):
                 raise TypeError(f"version must be an int, a tag name or a datetime, "
                                 f"got {type(version).__name__}")
-            _native = _lance_cpp._open_dataset(
+            recording = None
+            if namespace_client is not None:
+                recording = _RecordingNamespace(namespace_client, list(table_id),
+                                                ignore_namespace_table_storage_options)
+            _native = _through_namespace(recording, lambda: _lance_cpp._open_dataset(
                 uri_str, by_number, storage_options, storage_options_provider,
-                namespace_client, list(table_id) if table_id is not None else None)
+                recording, list(table_id) if table_id is not None else None))
+            storage_options, storage_options_provider = _namespace_access(
+                recording, namespace_client, table_id, storage_options,
+                storage_options_provider)
             if version is not None and by_number is None:
                 from ._maintenance import _checkout_native
                 _native = _checkout_native(_native, version)
@@ -507,6 +515,94 @@ class LanceFragment:
         return f"LanceFragment(id={self.fragment_id}, rows={self._metadata.num_rows})"
 
 
+class _RecordingNamespace:
+    """The namespace handed to the native core by a namespace-addressed open or write:
+    it forwards every call to ``inner`` and remembers what the table's
+    describe/declare/create_empty answer said, so that the returned LanceDataset keeps
+    the table's storage options and provider for ``commit``, ``write_fragments`` and
+    appends (the native dataset keeps its own), without a second namespace call.
+
+    - ``ignore_storage_options``: the answers reach the core without their
+      ``storage_options`` (pylance's ``ignore_namespace_table_storage_options``): only the
+      caller's options are used and no provider is attached.
+    - ``managed_versioning=true`` in an answer (pylance 14: commits go through the
+      namespace's table version operations) is refused: the native core commits
+      manifests itself. The call fails (InvalidTableState) and ``refusal`` says why.
+    """
+
+    def __init__(self, inner: Any, table_id: List[str], ignore_storage_options: bool) -> None:
+        self._inner = inner
+        self._table_id = list(table_id)
+        self._ignore = ignore_storage_options
+        self.storage_options: Optional[Dict[str, str]] = None
+        self.refusal: Optional[str] = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _record(self, op: str, response: Any) -> Any:
+        if getattr(response, "managed_versioning", None) is True:
+            self.refusal = (
+                f"table {self._table_id} of {self._inner.namespace_id()}: the namespace "
+                f"answered {op} with managed_versioning=true (commits must go through its "
+                "create_table_version), which lance_cpp does not support: its core "
+                "commits manifests to the table's _versions directory itself")
+            import lance_namespace.errors as errors
+
+            raise errors.InvalidTableStateError(self.refusal)
+        options = getattr(response, "storage_options", None)
+        if self._ignore:
+            if options and hasattr(response, "model_copy"):
+                response = response.model_copy(update={"storage_options": None})
+        elif options:
+            self.storage_options = dict(options)
+        return response
+
+    def _forward(self, op: str, request: Any) -> Any:
+        method = getattr(self._inner, op, None)
+        if method is None:
+            raise NotImplementedError(f"{op} is not supported by {self._inner!r}")
+        return self._record(op, method(request))
+
+    def describe_table(self, request: Any) -> Any:
+        return self._forward("describe_table", request)
+
+    def declare_table(self, request: Any) -> Any:
+        return self._forward("declare_table", request)
+
+    def create_empty_table(self, request: Any) -> Any:
+        return self._forward("create_empty_table", request)
+
+
+def _through_namespace(recording: Optional[_RecordingNamespace], call: Any) -> Any:
+    """``call()`` (a native open/write through ``recording``), raising the managed
+    versioning refusal as NotImplementedError."""
+    try:
+        return call()
+    except Exception as e:
+        if recording is not None and recording.refusal is not None:
+            raise _lance_cpp.LanceNotImplementedError(recording.refusal) from e
+        raise
+
+
+def _namespace_access(recording: Optional[_RecordingNamespace], ns: Any,
+                      table_id: Optional[List[str]], storage_options: Optional[Dict[str, str]],
+                      provider: Any):
+    """(storage options, provider) a dataset opened or written through a namespace keeps
+    for its later commits, fragment writes and appends, as the native core accessed the
+    table: when the namespace answered with storage options, the caller's options merged
+    with them (the core's rule: the caller's first, vended credentials win) and the
+    table's provider (replacing the caller's, as the core does); otherwise the caller's
+    own."""
+    if recording is None or recording.storage_options is None:
+        return storage_options, provider
+    merged = _lance_cpp._merge_storage_options(storage_options or {},
+                                               recording.storage_options)
+    from .namespace import LanceNamespaceStorageOptionsProvider
+
+    return merged, LanceNamespaceStorageOptionsProvider(ns, list(table_id))
+
+
 def _namespace_provider(where: str, ns: Any, table_id: Any, provider: Any) -> Any:
     """pylance's (namespace_client, table_id) next to a location: the table's storage
     options are refreshed from the namespace (describe_table) when they expire; the
@@ -579,7 +675,9 @@ def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = Non
                   enable_v2_manifest_paths: bool = True,
                   enable_stable_row_ids: bool = False,
                   namespace_client: Any = None, namespace: Any = None,
-                  table_id: Optional[List[str]] = None, **kwargs: Any) -> LanceDataset:
+                  table_id: Optional[List[str]] = None,
+                  ignore_namespace_table_storage_options: bool = False,
+                  **kwargs: Any) -> LanceDataset:
     """Writes `data_obj` as a dataset at `uri` (or the namespace table `table_id`) with
     `mode` "create", "append" or "overwrite", as pylance's ``lance.write_dataset``.
 
@@ -598,6 +696,12 @@ def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = Non
     _reject_unsupported("write_dataset", enable_stable_row_ids=enable_stable_row_ids,
                         **{k: v for k, v in kwargs.items() if k in rejected})
     ns = _namespace_arg(namespace_client, namespace)
+    if isinstance(uri, LanceDataset):
+        # A dataset (e.g. opened through a namespace) keeps its storage access.
+        if storage_options is None:
+            storage_options = uri._storage_options
+        if storage_options_provider is None:
+            storage_options_provider = uri._storage_options_provider
     uri_str = _uri_of(uri)
     _check_location(uri_str, ns, table_id, "write_dataset")
     if mode not in ("create", "append", "overwrite"):
@@ -607,10 +711,16 @@ def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = Non
     if mode == "append" and uri_str is not None:
         reader = _conform_to_existing(reader, uri_str, storage_options,
                                       storage_options_provider)
-    native = _lance_cpp._write_dataset(
+    recording = None
+    if ns is not None:
+        recording = _RecordingNamespace(ns, list(table_id),
+                                        ignore_namespace_table_storage_options)
+    native = _through_namespace(recording, lambda: _lance_cpp._write_dataset(
         reader, uri_str, mode, int(max_rows_per_file), int(max_rows_per_group), version,
-        bool(enable_v2_manifest_paths), storage_options, storage_options_provider, ns,
-        list(table_id) if table_id is not None else None)
+        bool(enable_v2_manifest_paths), storage_options, storage_options_provider,
+        recording, list(table_id) if table_id is not None else None))
+    storage_options, storage_options_provider = _namespace_access(
+        recording, ns, table_id, storage_options, storage_options_provider)
     return LanceDataset._wrap(native, storage_options, storage_options_provider)
 
 
@@ -628,10 +738,17 @@ def dataset(uri: Union[str, Path, None] = None, version: Optional[int] = None, *
             asof: Any = None, storage_options: Optional[Dict[str, str]] = None,
             storage_options_provider: Any = None, namespace_client: Any = None,
             namespace: Any = None, table_id: Optional[List[str]] = None,
+            ignore_namespace_table_storage_options: bool = False,
             **kwargs: Any) -> LanceDataset:
     """Opens the dataset at `uri` (or the namespace table `table_id`), latest or a given
     `version`, as pylance's ``lance.dataset``. Cache and block-size tuning arguments are
-    accepted and ignored."""
+    accepted and ignored.
+
+    Through a namespace, the table's storage options are merged with
+    ``storage_options`` (yours first; the namespace's vended credentials win for
+    credential keys) and refreshed from it; ``ignore_namespace_table_storage_options``
+    uses only yours. A table whose namespace manages its versions
+    (``managed_versioning``) is refused with NotImplementedError."""
     ignored = {"block_size", "index_cache_size", "metadata_cache_size_bytes",
                "index_cache_size_bytes", "session"}
     rejected = {"commit_lock", "base_store_params", "read_params", "default_scan_options"}
@@ -642,6 +759,7 @@ def dataset(uri: Union[str, Path, None] = None, version: Optional[int] = None, *
     ds = LanceDataset(uri, version, storage_options=storage_options,
                       storage_options_provider=storage_options_provider,
                       namespace_client=_namespace_arg(namespace_client, namespace),
-                      table_id=table_id)
+                      table_id=table_id,
+                      ignore_namespace_table_storage_options=ignore_namespace_table_storage_options)
     # asof: the latest version committed at or before that time (checkout_version's rule).
     return ds if asof is None else ds.checkout_version(asof)

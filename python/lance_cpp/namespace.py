@@ -12,10 +12,19 @@ This module provides:
 2. ``DirectoryNamespace(**properties)``: the native (C++) directory namespace, taking and
    returning those models and raising the ``lance_namespace`` errors
    (``TableNotFoundError``, ...). Passed to the core as is, it is called natively.
-3. ``LanceNamespaceStorageOptionsProvider(namespace, table_id)``: a
+3. ``RestNamespace(context_provider=None, **properties)``: the native REST namespace
+   client (the same operations over HTTP; a ``DynamicContextProvider`` adds
+   per-request headers), and ``RestAdapter``: the native REST server over any
+   namespace, as pylance's.
+4. ``LanceNamespaceStorageOptionsProvider(namespace, table_id)``: a
    ``lance_cpp.io.StorageOptionsProvider`` whose fetch is ``describe_table``.
+
+The native namespaces implement every operation of the core's ``LanceNamespace``
+(tables, data, schema, versions, tags, transactions); the spec's others (indices,
+branches, materialized views) raise ``UnsupportedOperationError`` from the base class.
 """
 
+import importlib
 import threading
 from abc import ABC, abstractmethod
 from typing import Any, Dict, List, Optional
@@ -35,6 +44,8 @@ from lance_namespace import (
     AnalyzeTableQueryPlanRequest,
     CountTableRowsRequest,
     CountTableRowsResponse,
+    CreateEmptyTableRequest,
+    CreateEmptyTableResponse,
     CreateMaterializedViewRequest,
     CreateMaterializedViewResponse,
     CreateNamespaceRequest,
@@ -63,6 +74,8 @@ from lance_namespace import (
     DescribeTableIndexStatsResponse,
     DescribeTableRequest,
     DescribeTableResponse,
+    DescribeTableVersionRequest,
+    DescribeTableVersionResponse,
     DescribeTransactionRequest,
     DescribeTransactionResponse,
     DropNamespaceRequest,
@@ -95,6 +108,7 @@ from lance_namespace import (
     MergeInsertIntoTableResponse,
     NamespaceExistsRequest,
     NamespaceExistsResponse,
+    QueryTableRequest,
     QueryTableResponse,
     RefreshMaterializedViewRequest,
     RefreshMaterializedViewResponse,
@@ -119,6 +133,8 @@ from .io import StorageOptionsProvider
 
 __all__ = [
     "DirectoryNamespace",
+    "RestNamespace",
+    "RestAdapter",
     "DynamicContextProvider",
     "LanceNamespaceStorageOptionsProvider",
 ]
@@ -127,8 +143,11 @@ __all__ = [
 class DynamicContextProvider(ABC):
     """Per-request context for namespace operations (pylance's interface).
 
-    Accepted for signature compatibility: the native DirectoryNamespace makes no network
-    requests, so it does not call the provider.
+    ``RestNamespace`` calls ``provide_context`` before every request with
+    ``{"operation": <op name>, "object_id": <joined id>}`` (with the GIL, from whatever
+    thread makes the request); returned keys ``headers.<Name>`` become the HTTP header
+    ``<Name>``, other keys are sent as ``x-lance-ctx-<key>`` headers. The native
+    ``DirectoryNamespace`` makes no requests and does not call it.
     """
 
     @abstractmethod
@@ -136,49 +155,136 @@ class DynamicContextProvider(ABC):
         """Return context key-value pairs for the operation described by ``info``."""
 
 
+_CONTEXT_PREFIX = "dynamic_context_provider."
+_CONTEXT_IMPL = "dynamic_context_provider.impl"
+
+
+def _create_context_provider_from_properties(
+    properties: Dict[str, str],
+) -> Optional[DynamicContextProvider]:
+    """The provider named by ``dynamic_context_provider.impl`` ("module.Class"),
+    constructed with the other ``dynamic_context_provider.*`` properties (prefix
+    stripped) as keyword arguments; None when no impl is configured (pylance's rule)."""
+    impl_path = properties.get(_CONTEXT_IMPL)
+    if not impl_path:
+        return None
+    if "." not in impl_path:
+        raise ValueError(
+            f"Invalid context provider class path '{impl_path}'. "
+            "Expected format: 'module.ClassName' (e.g., 'my_module.MyProvider')"
+        )
+    module_path, class_name = impl_path.rsplit(".", 1)
+    try:
+        module = importlib.import_module(module_path)
+    except ModuleNotFoundError as e:
+        raise ValueError(
+            f"Failed to import module '{module_path}' for context provider: {e}"
+        ) from e
+    try:
+        provider_class = getattr(module, class_name)
+    except AttributeError as e:
+        raise ValueError(
+            f"Class '{class_name}' not found in module '{module_path}': {e}"
+        ) from e
+    kwargs = {
+        key[len(_CONTEXT_PREFIX):]: value
+        for key, value in properties.items()
+        if key.startswith(_CONTEXT_PREFIX) and key != _CONTEXT_IMPL
+    }
+    return provider_class(**kwargs)
+
+
+def _filter_context_provider_properties(properties: Dict[str, str]) -> Dict[str, str]:
+    """The properties without the ``dynamic_context_provider.*`` keys (handled here)."""
+    return {k: v for k, v in properties.items() if not k.startswith(_CONTEXT_PREFIX)}
+
+
 def _is_true(value: object) -> bool:
     return str(value).lower() == "true"
 
 
-class DirectoryNamespace(LanceNamespace):
-    """Directory-based Lance Namespace implemented natively (C++).
+# Operations of the native namespaces: name -> response model (requests are passed as
+# they come: a lance_namespace model or a dict). Operations taking an Arrow IPC payload
+# take it as ``request_data`` (bytes).
+_PLAIN_OPS: Dict[str, Any] = {
+    "create_namespace": CreateNamespaceResponse,
+    "list_namespaces": ListNamespacesResponse,
+    "describe_namespace": DescribeNamespaceResponse,
+    "drop_namespace": DropNamespaceResponse,
+    "list_tables": ListTablesResponse,
+    "describe_table": DescribeTableResponse,
+    "declare_table": DeclareTableResponse,
+    "create_empty_table": CreateEmptyTableResponse,
+    "register_table": RegisterTableResponse,
+    "deregister_table": DeregisterTableResponse,
+    "drop_table": DropTableResponse,
+    "rename_table": RenameTableResponse,
+    "list_all_tables": ListTablesResponse,
+    "delete_from_table": DeleteFromTableResponse,
+    "update_table": UpdateTableResponse,
+    "alter_table_add_columns": AlterTableAddColumnsResponse,
+    "alter_table_alter_columns": AlterTableAlterColumnsResponse,
+    "alter_table_drop_columns": AlterTableDropColumnsResponse,
+    "update_table_schema_metadata": UpdateTableSchemaMetadataResponse,
+    "get_table_stats": GetTableStatsResponse,
+    "list_table_versions": ListTableVersionsResponse,
+    "describe_table_version": DescribeTableVersionResponse,
+    "restore_table": RestoreTableResponse,
+    "list_table_tags": ListTableTagsResponse,
+    "create_table_tag": CreateTableTagResponse,
+    "delete_table_tag": DeleteTableTagResponse,
+    "get_table_tag_version": GetTableTagVersionResponse,
+    "update_table_tag": UpdateTableTagResponse,
+    "describe_transaction": DescribeTransactionResponse,
+    "alter_transaction": AlterTransactionResponse,
+}
+_DATA_OPS: Dict[str, Any] = {
+    "create_table": CreateTableResponse,
+    "insert_into_table": InsertIntoTableResponse,
+    "merge_insert_into_table": MergeInsertIntoTableResponse,
+}
 
-    Parameters
-    ----------
-    session : optional
-        Accepted for compatibility with pylance; unused.
-    context_provider : DynamicContextProvider, optional
-        Accepted for compatibility with pylance; unused.
-    **properties
-        - root (required): root directory path or URI (``s3://bucket/prefix``, ...)
-        - manifest_enabled (optional, default "true"): keep a ``__manifest`` table
-        - dir_listing_enabled (optional, default "true"): also find root-level tables
-          by listing ``<name>.lance`` directories
-        - storage.* (optional): storage options of the root (prefix stripped), also
-          returned as ``storage_options`` by describe_table / declare_table
-        - ops_metrics_enabled (optional): "true" to count calls per operation
-          (``retrieve_ops_metrics()``), as pylance does
-    """
 
-    def __init__(
-        self, session: Any = None, context_provider: Any = None, **properties: Any
-    ) -> None:
-        str_properties = {str(k): str(v) for k, v in properties.items()}
-        self._ops_metrics_enabled = _is_true(
-            str_properties.get("ops_metrics_enabled", "false")
-        )
+def _plain_op(name: str, response_model: Any) -> Any:
+    def op(self: "_NativeNamespaceBase", request: Any) -> Any:
+        self._count(name)
+        return response_model.from_dict(getattr(self._inner, name)(request))
+
+    op.__name__ = name
+    op.__qualname__ = f"_NativeNamespaceBase.{name}"
+    op.__doc__ = f"The spec operation ``{name}``: returns a {response_model.__name__}."
+    return op
+
+
+def _data_op(name: str, response_model: Any) -> Any:
+    def op(self: "_NativeNamespaceBase", request: Any, request_data: bytes) -> Any:
+        self._count(name)
+        return response_model.from_dict(getattr(self._inner, name)(request, request_data))
+
+    op.__name__ = name
+    op.__qualname__ = f"_NativeNamespaceBase.{name}"
+    op.__doc__ = (
+        f"The spec operation ``{name}`` with an Arrow IPC stream (bytes): returns a "
+        f"{response_model.__name__}."
+    )
+    return op
+
+
+class _NativeNamespaceBase(LanceNamespace):
+    """What the native (C++) namespaces share: every operation of the core's
+    ``LanceNamespace`` taking and returning ``lance_namespace`` models, raising the
+    ``lance_namespace`` errors, and pylance's operation metrics."""
+
+    _inner: Any
+
+    def _init_metrics(self, properties: Dict[str, str]) -> None:
+        self._ops_metrics_enabled = _is_true(properties.get("ops_metrics_enabled", "false"))
         self._ops_metrics: Dict[str, int] = {}
         self._ops_lock = threading.Lock()
-        self._inner = _lance_cpp._DirectoryNamespace(str_properties)
-
-    # -- identity and metrics ---------------------------------------------------------
 
     def namespace_id(self) -> str:
         """Return a human-readable unique identifier for this namespace instance."""
         return self._inner.namespace_id()
-
-    def __repr__(self) -> str:
-        return f"DirectoryNamespace({self._inner.namespace_id()})"
 
     def _count(self, op: str) -> None:
         if self._ops_metrics_enabled:
@@ -200,84 +306,203 @@ class DirectoryNamespace(LanceNamespace):
         # The core calls the native object directly unless calls must be counted here.
         return not self._ops_metrics_enabled
 
-    # -- namespace operations ---------------------------------------------------------
-
-    def create_namespace(self, request: CreateNamespaceRequest) -> CreateNamespaceResponse:
-        self._count("create_namespace")
-        return CreateNamespaceResponse.from_dict(
-            self._inner.create_namespace(request.model_dump())
-        )
-
-    def list_namespaces(self, request: ListNamespacesRequest) -> ListNamespacesResponse:
-        self._count("list_namespaces")
-        return ListNamespacesResponse.from_dict(
-            self._inner.list_namespaces(request.model_dump())
-        )
-
-    def describe_namespace(
-        self, request: DescribeNamespaceRequest
-    ) -> DescribeNamespaceResponse:
-        self._count("describe_namespace")
-        return DescribeNamespaceResponse.from_dict(
-            self._inner.describe_namespace(request.model_dump())
-        )
-
-    def drop_namespace(self, request: DropNamespaceRequest) -> DropNamespaceResponse:
-        self._count("drop_namespace")
-        return DropNamespaceResponse.from_dict(
-            self._inner.drop_namespace(request.model_dump())
-        )
+    for _name, _model in _PLAIN_OPS.items():
+        locals()[_name] = _plain_op(_name, _model)
+    for _name, _model in _DATA_OPS.items():
+        locals()[_name] = _data_op(_name, _model)
+    del _name, _model
 
     def namespace_exists(self, request: NamespaceExistsRequest) -> NamespaceExistsResponse:
         self._count("namespace_exists")
-        self._inner.namespace_exists(request.model_dump())
+        self._inner.namespace_exists(request)
         return NamespaceExistsResponse()
-
-    # -- table operations -------------------------------------------------------------
-
-    def list_tables(self, request: ListTablesRequest) -> ListTablesResponse:
-        self._count("list_tables")
-        return ListTablesResponse.from_dict(self._inner.list_tables(request.model_dump()))
-
-    def describe_table(self, request: DescribeTableRequest) -> DescribeTableResponse:
-        self._count("describe_table")
-        return DescribeTableResponse.from_dict(
-            self._inner.describe_table(request.model_dump())
-        )
-
-    def declare_table(self, request: DeclareTableRequest) -> DeclareTableResponse:
-        self._count("declare_table")
-        return DeclareTableResponse.from_dict(
-            self._inner.declare_table(request.model_dump())
-        )
-
-    def create_empty_table(self, request: Any) -> Any:
-        """Deprecated spec operation: as declare_table."""
-        self._count("create_empty_table")
-        return _ln.CreateEmptyTableResponse.from_dict(
-            self._inner.create_empty_table(request.model_dump())
-        )
-
-    def register_table(self, request: RegisterTableRequest) -> RegisterTableResponse:
-        self._count("register_table")
-        return RegisterTableResponse.from_dict(
-            self._inner.register_table(request.model_dump())
-        )
-
-    def deregister_table(self, request: DeregisterTableRequest) -> DeregisterTableResponse:
-        self._count("deregister_table")
-        return DeregisterTableResponse.from_dict(
-            self._inner.deregister_table(request.model_dump())
-        )
 
     def table_exists(self, request: TableExistsRequest) -> TableExistsResponse:
         self._count("table_exists")
-        self._inner.table_exists(request.model_dump())
+        self._inner.table_exists(request)
         return TableExistsResponse()
 
-    def drop_table(self, request: DropTableRequest) -> DropTableResponse:
-        self._count("drop_table")
-        return DropTableResponse.from_dict(self._inner.drop_table(request.model_dump()))
+    def count_table_rows(self, request: CountTableRowsRequest) -> CountTableRowsResponse:
+        """Rows of the table (matching ``predicate``): CountTableRowsResponse(count=)."""
+        self._count("count_table_rows")
+        return CountTableRowsResponse(count=self._inner.count_table_rows(request))
+
+    def query_table(self, request: Any) -> QueryTableResponse:
+        """A scan of the table: QueryTableResponse whose ``data`` is an Arrow IPC
+        stream."""
+        self._count("query_table")
+        return QueryTableResponse(data=self._inner.query_table(request))
+
+
+class DirectoryNamespace(_NativeNamespaceBase):
+    """Directory-based Lance Namespace implemented natively (C++).
+
+    Parameters
+    ----------
+    session : optional
+        Accepted for compatibility with pylance; unused.
+    context_provider : DynamicContextProvider, optional
+        Accepted for compatibility with pylance (also built from
+        ``dynamic_context_provider.impl``); a directory makes no requests, so it is not
+        called.
+    **properties
+        - root (required): root directory path or URI (``s3://bucket/prefix``, ...)
+        - manifest_enabled (optional, default "true"): keep a ``__manifest`` table
+        - dir_listing_enabled (optional, default "true"): also find root-level tables
+          by listing ``<name>.lance`` directories
+        - storage.* (optional): storage options of the root (prefix stripped), also
+          returned as ``storage_options`` by describe_table / declare_table
+        - credential_vendor.* (optional): credential vending (docs/rest.md)
+        - ops_metrics_enabled (optional): "true" to count calls per operation
+          (``retrieve_ops_metrics()``), as pylance does
+    """
+
+    def __init__(
+        self, session: Any = None, context_provider: Any = None, **properties: Any
+    ) -> None:
+        str_properties = {str(k): str(v) for k, v in properties.items()}
+        if context_provider is None:
+            context_provider = _create_context_provider_from_properties(str_properties)
+        self.context_provider = context_provider
+        str_properties = _filter_context_provider_properties(str_properties)
+        self._init_metrics(str_properties)
+        self._inner = _lance_cpp._DirectoryNamespace(str_properties)
+
+    def __repr__(self) -> str:
+        return f"DirectoryNamespace({self._inner.namespace_id()})"
+
+
+class RestNamespace(_NativeNamespaceBase):
+    """Client of a Lance REST namespace server, implemented natively (C++).
+
+    Parameters
+    ----------
+    context_provider : DynamicContextProvider, optional
+        Called before every request for per-request headers. When None, built from
+        ``dynamic_context_provider.impl`` ("module.Class") and the other
+        ``dynamic_context_provider.*`` properties (its constructor's keyword
+        arguments), as pylance does.
+    **properties
+        - uri (required): the server, e.g. ``http://127.0.0.1:2333``
+        - delimiter (optional, default "$"): joins id parts in routes
+        - header.<Name> (optional): a header sent on every request
+        - tls.ssl_ca_cert, tls.cert_file, tls.key_file, tls.assert_hostname (optional)
+        - connect_timeout_ms, read_timeout_ms, max_retries, retry_backoff_ms (optional)
+        - ops_metrics_enabled (optional): "true" to count calls per operation
+    """
+
+    def __init__(self, context_provider: Any = None, **properties: Any) -> None:
+        str_properties = {str(k): str(v) for k, v in properties.items()}
+        if context_provider is None:
+            context_provider = _create_context_provider_from_properties(str_properties)
+        self.context_provider = context_provider
+        str_properties = _filter_context_provider_properties(str_properties)
+        self._init_metrics(str_properties)
+        try:
+            self._inner = _lance_cpp._RestNamespace(str_properties, context_provider)
+        except _ln.LanceNamespaceError as e:
+            # pylance raises ValueError for bad properties
+            raise ValueError(f"Failed to create RestNamespace: {e}") from e
+
+    def __repr__(self) -> str:
+        return f"RestNamespace({self._inner.namespace_id()})"
+
+
+def _backend_namespace(impl: Any, properties: Dict[str, str], session: Any) -> Any:
+    if not isinstance(impl, str):
+        return impl  # a namespace object: served as it is
+    name = impl.strip()
+    if name.lower() in ("dir", "directory", "directorynamespace"):
+        return DirectoryNamespace(session=session, **properties)
+    if name.lower() in ("rest", "restnamespace"):
+        return RestNamespace(**properties)
+    raise ValueError(
+        f"RestAdapter: unknown namespace implementation '{impl}' (expected 'dir' or "
+        "'rest', or a namespace object)"
+    )
+
+
+class RestAdapter:
+    """A Lance REST namespace server (the native ``lance-cpp serve`` server) over a
+    backend namespace, as pylance's ``RestAdapter``.
+
+    Parameters
+    ----------
+    namespace_client_impl : str or LanceNamespace
+        "dir" (a DirectoryNamespace of ``namespace_client_properties``) or "rest"; or
+        any namespace object (a Python one is called with the GIL per request).
+    namespace_client_properties : dict, optional
+        Properties of the backend namespace (``dir``: DirectoryNamespace's).
+    session : optional
+        Accepted for compatibility with pylance.
+    host : str, optional
+        Address to bind (default "127.0.0.1").
+    port : int, optional
+        Port (default 2333, the spec's); 0 for an ephemeral one (read ``port`` after
+        ``start()``).
+    api_keys, bearer_tokens : list of str, optional
+        When given, requests must carry one of them (``x-api-key`` or
+        ``Authorization: Bearer``): 401 without, 403 for a wrong one.
+    """
+
+    def __init__(
+        self,
+        namespace_client_impl: Any,
+        namespace_client_properties: Optional[Dict[str, str]] = None,
+        session: Any = None,
+        host: Optional[str] = None,
+        port: Optional[int] = None,
+        *,
+        api_keys: Optional[List[str]] = None,
+        bearer_tokens: Optional[List[str]] = None,
+    ) -> None:
+        properties = {
+            str(k): str(v) for k, v in (namespace_client_properties or {}).items()
+        }
+        self.namespace_client_impl = namespace_client_impl
+        self.host = host if host is not None else "127.0.0.1"
+        self.backend = _backend_namespace(namespace_client_impl, properties, session)
+        self._inner = _lance_cpp._RestAdapter(
+            self.backend,
+            self.host,
+            2333 if port is None else int(port),
+            list(api_keys or []),
+            list(bearer_tokens or []),
+        )
+
+    @property
+    def port(self) -> int:
+        """The bound port (0 before ``start()``)."""
+        return self._inner.port
+
+    def start(self) -> None:
+        """Start serving in background threads."""
+        self._inner.start()
+
+    def stop(self) -> None:
+        """Stop accepting, let in-flight requests finish. Idempotent."""
+        self._inner.stop()
+
+    def retrieve_ops_metrics(self) -> Dict[str, int]:
+        """Operation name (the spec's: "describe_table", ...) -> requests the server
+        routed to it since it was made or last reset (authenticated requests, whatever
+        their outcome)."""
+        return dict(self._inner.ops_metrics())
+
+    def reset_ops_metrics(self) -> None:
+        """Reset the server's operation counters."""
+        self._inner.reset_ops_metrics()
+
+    def __enter__(self) -> "RestAdapter":
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> bool:
+        self.stop()
+        return False
+
+    def __repr__(self) -> str:
+        return f"RestAdapter(host='{self.host}', port={self.port})"
 
 
 class LanceNamespaceStorageOptionsProvider(StorageOptionsProvider):

@@ -18,6 +18,7 @@
 
 #include <pybind11/stl.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,8 +28,11 @@
 #include <vector>
 
 #include "bindings.h"
+#include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/model_fields.h"
+#include "lance/namespace/rest_namespace.h"
+#include "lance/server/rest_adapter.h"
 #include "py_callback.h"
 
 namespace lance::python {
@@ -41,51 +45,210 @@ template <typename T>
 struct IsOptional : std::false_type {};
 template <typename T>
 struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+template <typename T>
+struct IsStringMap : std::false_type {};
+template <typename T>
+struct IsStringMap<std::map<std::string, T>> : std::true_type {};
 
-/// A dict with every set field (absent optionals are left out, so that the model's own
-/// defaults apply on the Python side).
+template <typename T>
+py::object ToPy(const T& value);
+
+/// A dict with every set field of a model, nested models and lists of them converted
+/// recursively, JsonValue as the parsed JSON (json.loads); absent optionals are left
+/// out, so that the lance_namespace model's own defaults apply. Keys are the spec's JSON
+/// names (the models' aliases: `manifestSize`), which is what `Model.from_dict` reads.
 template <typename T>
 py::dict ToDict(const T& value) {
   py::dict d;
-  VisitFields(value, [&](const char* name, const auto& field) {
+  ns::VisitFields(value, [&](const char* name, const auto& field) {
     using Field = std::decay_t<decltype(field)>;
     if constexpr (IsOptional<Field>::value) {
       if (!field.has_value()) return;
     }
-    d[name] = py::cast(field);
+    d[name] = ToPy(field);
   });
   return d;
 }
 
-/// The fields of `d` (a model_dump() or a plain dict); None and missing keys keep the
-/// field's default. Raises TypeError naming the field for a value of the wrong type.
 template <typename T>
-T FromDict(py::handle obj, std::string_view what) {
+py::object ToPy(const T& value) {
+  if constexpr (IsOptional<T>::value) {
+    return value.has_value() ? ToPy(*value) : py::none();
+  } else if constexpr (std::is_same_v<T, ns::JsonValue>) {
+    return py::module_::import("json").attr("loads")(value.json);
+  } else if constexpr (ns::kIsModel<T>) {
+    return ToDict(value);
+  } else if constexpr (IsVector<T>::value) {
+    py::list out;
+    for (const auto& item : value) out.append(ToPy(item));
+    return out;
+  } else if constexpr (IsStringMap<T>::value) {
+    py::dict out;
+    for (const auto& [key, item] : value) out[py::str(key)] = ToPy(item);
+    return out;
+  } else {
+    return py::cast(value);
+  }
+}
+
+std::string TypeName(py::handle obj) {
+  return std::string(py::str(py::type::of(obj).attr("__name__")));
+}
+
+[[noreturn]] void WrongType(const std::string& path, const char* expected,
+                            py::handle item) {
+  throw py::type_error(path + ": expected " + expected + ", got " + TypeName(item));
+}
+
+/// The dict of a model object: lance_namespace models by their `to_dict()` (spec names,
+/// aliases included, None left out), other pydantic models by `model_dump()`, dicts as
+/// they are.
+py::dict ModelDict(py::handle obj, const std::string& path) {
+  if (py::isinstance<py::dict>(obj)) return py::reinterpret_borrow<py::dict>(obj);
+  if (py::hasattr(obj, "to_dict")) {
+    py::object d = obj.attr("to_dict")();
+    if (py::isinstance<py::dict>(d)) return d;
+  }
+  if (py::hasattr(obj, "model_dump")) return obj.attr("model_dump")();
+  WrongType(path, "a lance_namespace model or a dict", obj);
+}
+
+/// "manifestSize" -> "manifest_size": the Python attribute name of an aliased field
+/// (a model_dump() without by_alias carries those).
+std::string SnakeCase(const char* name) {
+  std::string out;
+  for (const char* c = name; *c != 0; ++c) {
+    if (*c >= 'A' && *c <= 'Z') {
+      out += '_';
+      out += static_cast<char>(*c - 'A' + 'a');
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
+/// The C++ value of a Python value, recursively (models, lists, dicts, JSON values);
+/// TypeError naming the field path for a value of the wrong type.
+template <typename T>
+T FromPy(py::handle obj, const std::string& path);
+
+template <typename T>
+T ModelFromPy(py::handle obj, const std::string& path) {
   T value;
   if (obj.is_none()) return value;
-  py::dict d;
-  if (py::isinstance<py::dict>(obj)) {
-    d = py::reinterpret_borrow<py::dict>(obj);
-  } else if (py::hasattr(obj, "model_dump")) {
-    d = obj.attr("model_dump")();
-  } else {
-    throw py::type_error(std::string(what) +
-                         ": expected a lance_namespace model or a dict, got " +
-                         std::string(py::str(py::type::of(obj).attr("__name__"))));
-  }
-  VisitFields(value, [&](const char* name, auto& field) {
-    if (!d.contains(name)) return;
-    py::object item = d[name];
+  py::dict d = ModelDict(obj, path);
+  ns::VisitFields(value, [&](const char* name, auto& field) {
+    py::object item;
+    if (d.contains(name)) {
+      item = d[name];
+    } else {
+      std::string snake = SnakeCase(name);
+      if (snake == name || !d.contains(snake.c_str())) return;
+      item = d[snake.c_str()];
+    }
     if (item.is_none()) return;
     using Field = std::decay_t<decltype(field)>;
-    try {
-      field = item.cast<Field>();
-    } catch (py::cast_error&) {
-      throw py::type_error(std::string(what) + ": field '" + name + "' has type " +
-                           std::string(py::str(py::type::of(item).attr("__name__"))));
-    }
+    field = FromPy<Field>(item, path + "." + name);
   });
   return value;
+}
+
+/// The compact JSON text of a JSON-able Python value (a model by its to_dict()).
+ns::JsonValue JsonFromPy(py::handle obj, const std::string& path) {
+  py::object plain = py::reinterpret_borrow<py::object>(obj);
+  if (!py::isinstance<py::dict>(obj) && py::hasattr(obj, "to_dict")) {
+    plain = obj.attr("to_dict")();
+  }
+  ns::JsonValue value;
+  try {
+    py::object text = py::module_::import("json").attr("dumps")(
+        plain, py::arg("separators") = py::make_tuple(",", ":"));
+    value.json = text.cast<std::string>();
+  } catch (py::error_already_set&) {
+    WrongType(path, "a JSON value", obj);
+  }
+  return value;
+}
+
+template <typename T>
+T FromPy(py::handle obj, const std::string& path) {
+  if constexpr (IsOptional<T>::value) {
+    if (obj.is_none()) return std::nullopt;
+    return FromPy<typename T::value_type>(obj, path);
+  } else if constexpr (std::is_same_v<T, ns::JsonValue>) {
+    return JsonFromPy(obj, path);
+  } else if constexpr (ns::kIsModel<T>) {
+    return ModelFromPy<T>(obj, path);
+  } else if constexpr (IsVector<T>::value) {
+    if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj) ||
+        !(py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj))) {
+      WrongType(path, "a list", obj);
+    }
+    T out;
+    size_t i = 0;
+    for (py::handle item : obj) {
+      out.push_back(
+          FromPy<typename T::value_type>(item, path + "[" + std::to_string(i++) + "]"));
+    }
+    return out;
+  } else if constexpr (IsStringMap<T>::value) {
+    if (!py::isinstance<py::dict>(obj)) WrongType(path, "a dict", obj);
+    T out;
+    for (auto [key, item] : py::reinterpret_borrow<py::dict>(obj)) {
+      if (!py::isinstance<py::str>(key)) WrongType(path + " key", "a str", key);
+      std::string k = py::str(key).cast<std::string>();
+      std::string sub = path;
+      sub += ".";
+      sub += k;
+      out.emplace(k, FromPy<typename T::mapped_type>(item, sub));
+    }
+    return out;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!py::isinstance<py::str>(obj)) WrongType(path, "a str", obj);
+    return obj.cast<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!py::isinstance<py::bool_>(obj)) WrongType(path, "a bool", obj);
+    return obj.cast<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (py::isinstance<py::bool_>(obj) || !py::isinstance<py::int_>(obj)) {
+      WrongType(path, "an int", obj);
+    }
+    try {
+      return obj.cast<T>();
+    } catch (py::cast_error&) {
+      throw py::type_error(path + ": integer out of range");
+    }
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (py::isinstance<py::bool_>(obj) ||
+        !(py::isinstance<py::int_>(obj) || py::isinstance<py::float_>(obj))) {
+      WrongType(path, "a number", obj);
+    }
+    return obj.cast<T>();
+  } else {
+    static_assert(sizeof(T) == 0, "no conversion for this field type");
+  }
+}
+
+/// The request of a call: a lance_namespace model, a dict (a model_dump()), or None.
+template <typename T>
+T FromDict(py::handle obj, std::string_view what) {
+  return FromPy<T>(obj, std::string(what));
+}
+
+/// The bytes of a request's Arrow IPC payload (bytes, bytearray, memoryview, ...).
+std::string BytesOf(py::handle data, std::string_view what) {
+  if (py::isinstance<py::bytes>(data)) return data.cast<std::string>();
+  if (PyObject_CheckBuffer(data.ptr()) != 0) {
+    return py::module_::import("builtins").attr("bytes")(data).cast<std::string>();
+  }
+  throw py::type_error(std::string(what) +
+                       ": request_data must be bytes (an Arrow IPC stream), got " +
+                       TypeName(data));
 }
 
 /// The message of a namespace Status without its "<SpecName>: " prefix (the Python
@@ -114,12 +277,94 @@ T NsValueOrRaise(Result<T> result) {
   return std::move(result).MoveValueUnsafe();
 }
 
-/// Calls `op` on the C++ namespace with the GIL released.
+// The operations of ns::LanceNamespace, once: X(python name, C++ method, request type,
+// response type, lance_namespace request model, lance_namespace response model).
+// Operations of the form Result<Resp> Method(const Req&).
+#define LANCE_PY_NS_PLAIN_OPS(X)                                                         \
+  X(list_namespaces, ListNamespaces, ListNamespacesRequest, ListNamespacesResponse,      \
+    "ListNamespacesRequest", "ListNamespacesResponse")                                   \
+  X(describe_namespace, DescribeNamespace, DescribeNamespaceRequest,                     \
+    DescribeNamespaceResponse, "DescribeNamespaceRequest", "DescribeNamespaceResponse")  \
+  X(create_namespace, CreateNamespace, CreateNamespaceRequest, CreateNamespaceResponse,  \
+    "CreateNamespaceRequest", "CreateNamespaceResponse")                                 \
+  X(drop_namespace, DropNamespace, DropNamespaceRequest, DropNamespaceResponse,          \
+    "DropNamespaceRequest", "DropNamespaceResponse")                                     \
+  X(list_tables, ListTables, ListTablesRequest, ListTablesResponse, "ListTablesRequest", \
+    "ListTablesResponse")                                                                \
+  X(describe_table, DescribeTable, DescribeTableRequest, DescribeTableResponse,          \
+    "DescribeTableRequest", "DescribeTableResponse")                                     \
+  X(declare_table, DeclareTable, DeclareTableRequest, DeclareTableResponse,              \
+    "DeclareTableRequest", "DeclareTableResponse")                                       \
+  X(create_empty_table, CreateEmptyTable, CreateEmptyTableRequest,                       \
+    CreateEmptyTableResponse, "CreateEmptyTableRequest", "CreateEmptyTableResponse")     \
+  X(register_table, RegisterTable, RegisterTableRequest, RegisterTableResponse,          \
+    "RegisterTableRequest", "RegisterTableResponse")                                     \
+  X(deregister_table, DeregisterTable, DeregisterTableRequest, DeregisterTableResponse,  \
+    "DeregisterTableRequest", "DeregisterTableResponse")                                 \
+  X(drop_table, DropTable, DropTableRequest, DropTableResponse, "DropTableRequest",      \
+    "DropTableResponse")                                                                 \
+  X(rename_table, RenameTable, RenameTableRequest, RenameTableResponse,                  \
+    "RenameTableRequest", "RenameTableResponse")                                         \
+  X(list_all_tables, ListAllTables, ListAllTablesRequest, ListAllTablesResponse,         \
+    "ListTablesRequest", "ListTablesResponse")                                           \
+  X(delete_from_table, DeleteFromTable, DeleteFromTableRequest, DeleteFromTableResponse, \
+    "DeleteFromTableRequest", "DeleteFromTableResponse")                                 \
+  X(update_table, UpdateTable, UpdateTableRequest, UpdateTableResponse,                  \
+    "UpdateTableRequest", "UpdateTableResponse")                                         \
+  X(alter_table_add_columns, AlterTableAddColumns, AlterTableAddColumnsRequest,          \
+    AlterTableAddColumnsResponse, "AlterTableAddColumnsRequest",                         \
+    "AlterTableAddColumnsResponse")                                                      \
+  X(alter_table_alter_columns, AlterTableAlterColumns, AlterTableAlterColumnsRequest,    \
+    AlterTableAlterColumnsResponse, "AlterTableAlterColumnsRequest",                     \
+    "AlterTableAlterColumnsResponse")                                                    \
+  X(alter_table_drop_columns, AlterTableDropColumns, AlterTableDropColumnsRequest,       \
+    AlterTableDropColumnsResponse, "AlterTableDropColumnsRequest",                       \
+    "AlterTableDropColumnsResponse")                                                     \
+  X(update_table_schema_metadata, UpdateTableSchemaMetadata,                             \
+    UpdateTableSchemaMetadataRequest, UpdateTableSchemaMetadataResponse,                 \
+    "UpdateTableSchemaMetadataRequest", "UpdateTableSchemaMetadataResponse")             \
+  X(get_table_stats, GetTableStats, GetTableStatsRequest, GetTableStatsResponse,         \
+    "GetTableStatsRequest", "GetTableStatsResponse")                                     \
+  X(list_table_versions, ListTableVersions, ListTableVersionsRequest,                    \
+    ListTableVersionsResponse, "ListTableVersionsRequest", "ListTableVersionsResponse")  \
+  X(describe_table_version, DescribeTableVersion, DescribeTableVersionRequest,           \
+    DescribeTableVersionResponse, "DescribeTableVersionRequest",                         \
+    "DescribeTableVersionResponse")                                                      \
+  X(restore_table, RestoreTable, RestoreTableRequest, RestoreTableResponse,              \
+    "RestoreTableRequest", "RestoreTableResponse")                                       \
+  X(list_table_tags, ListTableTags, ListTableTagsRequest, ListTableTagsResponse,         \
+    "ListTableTagsRequest", "ListTableTagsResponse")                                     \
+  X(create_table_tag, CreateTableTag, CreateTableTagRequest, CreateTableTagResponse,     \
+    "CreateTableTagRequest", "CreateTableTagResponse")                                   \
+  X(delete_table_tag, DeleteTableTag, DeleteTableTagRequest, DeleteTableTagResponse,     \
+    "DeleteTableTagRequest", "DeleteTableTagResponse")                                   \
+  X(get_table_tag_version, GetTableTagVersion, GetTableTagVersionRequest,                \
+    GetTableTagVersionResponse, "GetTableTagVersionRequest",                             \
+    "GetTableTagVersionResponse")                                                        \
+  X(update_table_tag, UpdateTableTag, UpdateTableTagRequest, UpdateTableTagResponse,     \
+    "UpdateTableTagRequest", "UpdateTableTagResponse")                                   \
+  X(describe_transaction, DescribeTransaction, DescribeTransactionRequest,               \
+    DescribeTransactionResponse, "DescribeTransactionRequest",                           \
+    "DescribeTransactionResponse")                                                       \
+  X(alter_transaction, AlterTransaction, AlterTransactionRequest,                        \
+    AlterTransactionResponse, "AlterTransactionRequest", "AlterTransactionResponse")
+
+// Operations with an Arrow IPC payload: Result<Resp> Method(const Req&, data).
+#define LANCE_PY_NS_DATA_OPS(X)                                                          \
+  X(create_table, CreateTable, CreateTableRequest, CreateTableResponse,                  \
+    "CreateTableRequest", "CreateTableResponse")                                         \
+  X(insert_into_table, InsertIntoTable, InsertIntoTableRequest, InsertIntoTableResponse, \
+    "InsertIntoTableRequest", "InsertIntoTableResponse")                                 \
+  X(merge_insert_into_table, MergeInsertIntoTable, MergeInsertIntoTableRequest,          \
+    MergeInsertIntoTableResponse, "MergeInsertIntoTableRequest",                         \
+    "MergeInsertIntoTableResponse")
+
+/// Calls `op` on the C++ namespace with the GIL released; the response as Python.
 template <typename Req, typename Fn>
-py::dict CallNative(py::handle request, std::string_view what, Fn&& op) {
+py::object CallNative(py::handle request, std::string_view what, Fn&& op) {
   Req req = FromDict<Req>(request, what);
   auto result = WithoutGil([&] { return op(req); });
-  return ToDict(NsValueOrRaise(std::move(result)));
+  return ToPy(NsValueOrRaise(std::move(result)));
 }
 
 template <typename Req, typename Fn>
@@ -139,6 +384,66 @@ class PyNamespace final : public ns::LanceNamespace {
 
   std::string namespace_id() const override {
     py::gil_scoped_acquire gil;
+    return NamespaceIdLocked();
+  }
+
+#define LANCE_PY_NS_PLAIN_OVERRIDE(py_name, Method, Req, Resp, py_req, py_resp) \
+  Result<ns::Resp> Method(const ns::Req& r) override {                          \
+    return Call<ns::Resp>(#py_name, py_req, r, nullptr);                        \
+  }
+  LANCE_PY_NS_PLAIN_OPS(LANCE_PY_NS_PLAIN_OVERRIDE)
+#undef LANCE_PY_NS_PLAIN_OVERRIDE
+
+#define LANCE_PY_NS_DATA_OVERRIDE(py_name, Method, Req, Resp, py_req, py_resp) \
+  Result<ns::Resp> Method(const ns::Req& r, std::string_view data) override {  \
+    return Call<ns::Resp>(#py_name, py_req, r, &data);                         \
+  }
+  LANCE_PY_NS_DATA_OPS(LANCE_PY_NS_DATA_OVERRIDE)
+#undef LANCE_PY_NS_DATA_OVERRIDE
+
+  Status NamespaceExists(const ns::NamespaceExistsRequest& r) override {
+    return Guard<bool>("namespace_exists",
+                       [&](const std::string&) -> Result<bool> {
+                         Invoke("namespace_exists", "NamespaceExistsRequest", r, nullptr);
+                         return true;
+                       })
+        .status();
+  }
+  Status TableExists(const ns::TableExistsRequest& r) override {
+    return Guard<bool>("table_exists",
+                       [&](const std::string&) -> Result<bool> {
+                         Invoke("table_exists", "TableExistsRequest", r, nullptr);
+                         return true;
+                       })
+        .status();
+  }
+  /// pylance 14 answers CountTableRowsResponse(count=...); the lance_namespace base
+  /// documents an int: both are accepted.
+  Result<int64_t> CountTableRows(const ns::CountTableRowsRequest& r) override {
+    return Guard<int64_t>(
+        "count_table_rows", [&](const std::string& context) -> Result<int64_t> {
+          py::object out =
+              Invoke("count_table_rows", "CountTableRowsRequest", r, nullptr);
+          if (!py::isinstance<py::int_>(out) && py::hasattr(out, "count")) {
+            out = out.attr("count");
+          }
+          return FromPy<int64_t>(out, context + " response");
+        });
+  }
+  /// QueryTableResponse(data=<Arrow IPC bytes>) or the bytes themselves.
+  Result<std::string> QueryTable(const ns::QueryTableRequest& r) override {
+    return Guard<std::string>(
+        "query_table", [&](const std::string& context) -> Result<std::string> {
+          py::object out = Invoke("query_table", "QueryTableRequest", r, nullptr);
+          if (!py::isinstance<py::bytes>(out) && py::hasattr(out, "data")) {
+            out = out.attr("data");
+          }
+          return BytesOf(out, context + " response");
+        });
+  }
+
+ private:
+  std::string NamespaceIdLocked() const {
     try {
       return py::str(obj_.attr("namespace_id")()).cast<std::string>();
     } catch (py::error_already_set&) {
@@ -150,85 +455,47 @@ class PyNamespace final : public ns::LanceNamespace {
     }
   }
 
-  Result<ns::ListNamespacesResponse> ListNamespaces(
-      const ns::ListNamespacesRequest& r) override {
-    return Call<ns::ListNamespacesResponse>("list_namespaces", "ListNamespacesRequest",
-                                            r);
-  }
-  Result<ns::DescribeNamespaceResponse> DescribeNamespace(
-      const ns::DescribeNamespaceRequest& r) override {
-    return Call<ns::DescribeNamespaceResponse>("describe_namespace",
-                                               "DescribeNamespaceRequest", r);
-  }
-  Result<ns::CreateNamespaceResponse> CreateNamespace(
-      const ns::CreateNamespaceRequest& r) override {
-    return Call<ns::CreateNamespaceResponse>("create_namespace", "CreateNamespaceRequest",
-                                             r);
-  }
-  Result<ns::DropNamespaceResponse> DropNamespace(
-      const ns::DropNamespaceRequest& r) override {
-    return Call<ns::DropNamespaceResponse>("drop_namespace", "DropNamespaceRequest", r);
-  }
-  Status NamespaceExists(const ns::NamespaceExistsRequest& r) override {
-    return Call<ns::NamespaceExistsRequest>("namespace_exists", "NamespaceExistsRequest",
-                                            r)
-        .status();
-  }
-  Result<ns::ListTablesResponse> ListTables(const ns::ListTablesRequest& r) override {
-    return Call<ns::ListTablesResponse>("list_tables", "ListTablesRequest", r);
-  }
-  Result<ns::DescribeTableResponse> DescribeTable(
-      const ns::DescribeTableRequest& r) override {
-    return Call<ns::DescribeTableResponse>("describe_table", "DescribeTableRequest", r);
-  }
-  Result<ns::DeclareTableResponse> DeclareTable(
-      const ns::DeclareTableRequest& r) override {
-    return Call<ns::DeclareTableResponse>("declare_table", "DeclareTableRequest", r);
-  }
-  Result<ns::CreateEmptyTableResponse> CreateEmptyTable(
-      const ns::CreateEmptyTableRequest& r) override {
-    return Call<ns::CreateEmptyTableResponse>("create_empty_table",
-                                              "CreateEmptyTableRequest", r);
-  }
-  Result<ns::RegisterTableResponse> RegisterTable(
-      const ns::RegisterTableRequest& r) override {
-    return Call<ns::RegisterTableResponse>("register_table", "RegisterTableRequest", r);
-  }
-  Result<ns::DeregisterTableResponse> DeregisterTable(
-      const ns::DeregisterTableRequest& r) override {
-    return Call<ns::DeregisterTableResponse>("deregister_table", "DeregisterTableRequest",
-                                             r);
-  }
-  Status TableExists(const ns::TableExistsRequest& r) override {
-    return Call<ns::TableExistsRequest>("table_exists", "TableExistsRequest", r).status();
-  }
-  Result<ns::DropTableResponse> DropTable(const ns::DropTableRequest& r) override {
-    return Call<ns::DropTableResponse>("drop_table", "DropTableRequest", r);
+  /// `obj.<method>(<request model>[, data])`. REQUIRES: the GIL is held.
+  template <typename Req>
+  py::object Invoke(const char* method, const char* model, const Req& request,
+                    const std::string_view* data) {
+    auto module = py::module_::import("lance_namespace");
+    py::dict fields = ToDict(request);
+    if constexpr (std::is_same_v<Req, ns::QueryTableRequest>) {
+      // The spec's model requires `vector`; a plain scan has none (an empty one).
+      if (!fields.contains("vector")) fields["vector"] = py::dict();
+    }
+    py::object req_model = module.attr(model).attr("from_dict")(fields);
+    if (data != nullptr) {
+      return obj_.attr(method)(req_model, py::bytes(data->data(), data->size()));
+    }
+    return obj_.attr(method)(req_model);
   }
 
- private:
-  /// One Python call: request model from `request`, `obj.<method>(model)`, response model
-  /// (or dict) back to Resp. Errors: lance_namespace errors keep their spec code; a
-  /// missing method and NotImplementedError are Unsupported (so declare_table falls back
-  /// to create_empty_table); other exceptions map by class (StatusFromPythonError).
   template <typename Resp, typename Req>
-  Result<Resp> Call(const char* method, const char* model, const Req& request) {
+  Result<Resp> Call(const char* method, const char* model, const Req& request,
+                    const std::string_view* data) {
+    return Guard<Resp>(method, [&](const std::string& context) -> Result<Resp> {
+      py::object response = Invoke(method, model, request, data);
+      return FromPy<Resp>(response, context + " response");
+    });
+  }
+
+  /// One Python call with the GIL taken: `fn(context)`. Errors: lance_namespace errors
+  /// keep their spec code; a missing method and NotImplementedError are Unsupported (so
+  /// declare_table falls back to create_empty_table); other exceptions map by class
+  /// (StatusFromPythonError); nothing escapes into the core's threads.
+  template <typename Out, typename Fn>
+  Result<Out> Guard(const char* method, Fn&& fn) {
     py::gil_scoped_acquire gil;
-    std::string context = std::string(method) + " of " + namespace_id();
+    std::string context = std::string(method) + " of " + NamespaceIdLocked();
     try {
       if (!py::hasattr(obj_, method)) {
         return ns::NamespaceError(
             ns::ErrorCode::kUnsupported,
-            std::string(method) + " is not supported by " + namespace_id());
+            std::string(method) + " is not supported by " + NamespaceIdLocked());
       }
-      auto module = py::module_::import("lance_namespace");
-      py::object req_model = module.attr(model).attr("from_dict")(ToDict(request));
-      py::object response = obj_.attr(method)(req_model);
-      if constexpr (std::is_same_v<Resp, Req>) {
-        return Resp{};  // *_exists: success is the answer; the response is empty
-      } else {
-        return FromDict<Resp>(response, context);
-      }
+      return fn(context);
     } catch (py::error_already_set& e) {
       auto errors = py::module_::import("lance_namespace.errors");
       if (e.matches(errors.attr("LanceNamespaceError"))) {
@@ -249,7 +516,6 @@ class PyNamespace final : public ns::LanceNamespace {
     } catch (py::cast_error& e) {
       return ns::NamespaceError(ns::ErrorCode::kInvalidInput, context + ": " + e.what());
     } catch (const std::exception& e) {
-      // Nothing may escape into the core's threads.
       return ns::NamespaceError(ns::ErrorCode::kInternal, context + ": " + e.what());
     }
   }
@@ -257,109 +523,239 @@ class PyNamespace final : public ns::LanceNamespace {
   py::object obj_;
 };
 
+// -- a Python DynamicContextProvider behind the C++ interface ---------------------------
+
+class PyContextProvider final : public ns::DynamicContextProvider {
+ public:
+  /// REQUIRES: the GIL is held.
+  explicit PyContextProvider(py::object obj) : obj_(std::move(obj)) {}
+  ~PyContextProvider() override { ReleasePyObject(std::move(obj_)); }
+
+  /// `obj.provide_context(info)` with the GIL taken for the call; keys and values are
+  /// turned into strings (str()).
+  Result<ns::Properties> ProvideContext(const ns::Properties& info) override {
+    py::gil_scoped_acquire gil;
+    const std::string context = "the dynamic context provider's provide_context";
+    try {
+      py::object out = obj_.attr("provide_context")(ToPy(info));
+      ns::Properties props;
+      if (out.is_none()) return props;
+      if (!py::isinstance<py::dict>(out)) {
+        return Status::Invalid(context + " returned " + TypeName(out) +
+                               ", expected a dict");
+      }
+      for (auto [key, value] : py::reinterpret_borrow<py::dict>(out)) {
+        props[py::str(key).cast<std::string>()] = py::str(value).cast<std::string>();
+      }
+      return props;
+    } catch (py::error_already_set& e) {
+      return StatusFromPythonError(e, context);
+    } catch (const std::exception& e) {
+      return Status::Invalid(context + ": " + e.what());
+    }
+  }
+
+ private:
+  py::object obj_;
+};
+
+std::shared_ptr<ns::DynamicContextProvider> ContextProviderFromPython(py::handle obj) {
+  if (!obj || obj.is_none()) return nullptr;
+  if (!py::hasattr(obj, "provide_context")) {
+    throw py::type_error(
+        "context_provider must have provide_context(info) -> dict (a "
+        "lance_cpp.namespace.DynamicContextProvider); got " +
+        TypeName(obj));
+  }
+  return std::make_shared<PyContextProvider>(py::reinterpret_borrow<py::object>(obj));
+}
+
+// -- the REST adapter
+// ---------------------------------------------------------------------
+
+/// A server::RestAdapter serving a namespace; stopped (without the GIL: its workers may
+/// be waiting for it to call a Python namespace) when stopped or collected.
+class PyRestAdapter {
+ public:
+  PyRestAdapter(std::unique_ptr<server::RestAdapter> adapter)
+      : adapter_(std::move(adapter)) {}
+  ~PyRestAdapter() {
+    if (PyGILState_Check()) {
+      WithoutGil([&] { adapter_.reset(); });
+    } else {
+      adapter_.reset();
+    }
+  }
+  void Start() {
+    Status st = WithoutGil([&] { return adapter_->Start(); });
+    CheckStatus(st);
+    started_ = true;
+  }
+  void Stop() {
+    WithoutGil([&] { adapter_->Stop(); });
+    started_ = false;
+  }
+  int port() const { return started_ ? adapter_->port() : 0; }
+  std::map<std::string, int64_t> ops_metrics() const { return adapter_->ops_metrics(); }
+  void reset_ops_metrics() { adapter_->reset_ops_metrics(); }
+
+ private:
+  std::unique_ptr<server::RestAdapter> adapter_;
+  bool started_ = false;
+};
+
 }  // namespace
 
 std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj) {
   if (!obj || obj.is_none()) return nullptr;
-  // Our DirectoryNamespace (exactly: a subclass may override methods) and the native
-  // object itself are unwrapped: the core then calls C++ directly, without the GIL.
-  // Not while it counts calls (ops_metrics_enabled): the counting is in Python.
-  if (py::isinstance<ns::DirectoryNamespace>(obj)) {
-    return obj.cast<std::shared_ptr<ns::DirectoryNamespace>>();
+  // Our native namespaces (exactly: a subclass may override methods) and the native
+  // objects themselves are unwrapped: the core then calls C++ directly, without the GIL.
+  // Not while they count calls (ops_metrics_enabled): the counting is in Python.
+  if (py::isinstance<ns::LanceNamespace>(obj)) {
+    return obj.cast<std::shared_ptr<ns::LanceNamespace>>();
   }
-  auto dir_cls = py::module_::import("lance_cpp.namespace").attr("DirectoryNamespace");
-  if (py::type::of(obj).is(dir_cls) && obj.attr("_native_passthrough").cast<bool>()) {
-    return obj.attr("_inner").cast<std::shared_ptr<ns::DirectoryNamespace>>();
+  auto module = py::module_::import("lance_cpp.namespace");
+  py::handle type = py::type::of(obj);
+  if ((type.is(module.attr("DirectoryNamespace")) ||
+       type.is(module.attr("RestNamespace"))) &&
+      obj.attr("_native_passthrough").cast<bool>()) {
+    return obj.attr("_inner").cast<std::shared_ptr<ns::LanceNamespace>>();
   }
   if (!py::hasattr(obj, "namespace_id")) {
     throw py::type_error(
         "namespace must be a lance_namespace.LanceNamespace (with namespace_id() and the "
         "table operations); got " +
-        std::string(py::str(py::type::of(obj).attr("__name__"))));
+        TypeName(obj));
   }
   return std::make_shared<PyNamespace>(py::reinterpret_borrow<py::object>(obj));
 }
 
 void BindNamespace(py::module_& m) {
+  using Base = ns::LanceNamespace;
+  // Every operation of the C++ interface, taking lance_namespace models (or dicts) and
+  // returning dicts with the spec's names (lance_cpp/namespace.py makes models of them).
+  py::class_<Base, std::shared_ptr<Base>> base(m, "_NativeNamespace");
+  base.def("namespace_id", &Base::namespace_id);
+#define LANCE_PY_NS_PLAIN_DEF(py_name, Method, Req, Resp, py_req, py_resp)      \
+  base.def(                                                                     \
+      #py_name,                                                                 \
+      [](Base& n, py::handle r) {                                               \
+        return CallNative<ns::Req>(r, #py_name,                                 \
+                                   [&](const auto& q) { return n.Method(q); }); \
+      },                                                                        \
+      py::arg("request"));
+  LANCE_PY_NS_PLAIN_OPS(LANCE_PY_NS_PLAIN_DEF)
+#undef LANCE_PY_NS_PLAIN_DEF
+#define LANCE_PY_NS_DATA_DEF(py_name, Method, Req, Resp, py_req, py_resp)              \
+  base.def(                                                                            \
+      #py_name,                                                                        \
+      [](Base& n, py::handle r, py::handle data) {                                     \
+        std::string bytes = BytesOf(data, #py_name);                                   \
+        return CallNative<ns::Req>(r, #py_name,                                        \
+                                   [&](const auto& q) { return n.Method(q, bytes); }); \
+      },                                                                               \
+      py::arg("request"), py::arg("request_data"));
+  LANCE_PY_NS_DATA_OPS(LANCE_PY_NS_DATA_DEF)
+#undef LANCE_PY_NS_DATA_DEF
+  base.def(
+      "namespace_exists",
+      [](Base& n, py::handle r) {
+        CheckNative<ns::NamespaceExistsRequest>(
+            r, "namespace_exists", [&](const auto& q) { return n.NamespaceExists(q); });
+      },
+      py::arg("request"));
+  base.def(
+      "table_exists",
+      [](Base& n, py::handle r) {
+        CheckNative<ns::TableExistsRequest>(
+            r, "table_exists", [&](const auto& q) { return n.TableExists(q); });
+      },
+      py::arg("request"));
+  base.def(
+      "count_table_rows",
+      [](Base& n, py::handle r) {
+        return CallNative<ns::CountTableRowsRequest>(
+            r, "count_table_rows", [&](const auto& q) { return n.CountTableRows(q); });
+      },
+      py::arg("request"));
+  base.def(
+      "query_table",
+      [](Base& n, py::handle r) {
+        ns::QueryTableRequest req = FromDict<ns::QueryTableRequest>(r, "query_table");
+        Result<std::string> out = WithoutGil([&] { return n.QueryTable(req); });
+        std::string bytes = NsValueOrRaise(std::move(out));
+        return py::bytes(bytes);
+      },
+      py::arg("request"));
+
   using DirNs = ns::DirectoryNamespace;
-  py::class_<DirNs, std::shared_ptr<DirNs>>(m, "_DirectoryNamespace")
+  py::class_<DirNs, Base, std::shared_ptr<DirNs>>(m, "_DirectoryNamespace")
       .def(py::init([](const std::map<std::string, std::string>& properties) {
              Result<std::shared_ptr<DirNs>> made =
                  WithoutGil([&] { return DirNs::FromProperties(properties); });
              return NsValueOrRaise(std::move(made));
            }),
-           py::arg("properties"))
-      .def("namespace_id", &DirNs::namespace_id)
-      .def("list_namespaces",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::ListNamespacesRequest>(
-                 r, "list_namespaces",
-                 [&](const auto& q) { return n.ListNamespaces(q); });
-           })
-      .def("describe_namespace",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::DescribeNamespaceRequest>(
-                 r, "describe_namespace",
-                 [&](const auto& q) { return n.DescribeNamespace(q); });
-           })
-      .def("create_namespace",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::CreateNamespaceRequest>(
-                 r, "create_namespace",
-                 [&](const auto& q) { return n.CreateNamespace(q); });
-           })
-      .def("drop_namespace",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::DropNamespaceRequest>(
-                 r, "drop_namespace", [&](const auto& q) { return n.DropNamespace(q); });
-           })
-      .def("namespace_exists",
-           [](DirNs& n, py::handle r) {
-             CheckNative<ns::NamespaceExistsRequest>(
-                 r, "namespace_exists",
-                 [&](const auto& q) { return n.NamespaceExists(q); });
-           })
-      .def("list_tables",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::ListTablesRequest>(
-                 r, "list_tables", [&](const auto& q) { return n.ListTables(q); });
-           })
-      .def("describe_table",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::DescribeTableRequest>(
-                 r, "describe_table", [&](const auto& q) { return n.DescribeTable(q); });
-           })
-      .def("declare_table",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::DeclareTableRequest>(
-                 r, "declare_table", [&](const auto& q) { return n.DeclareTable(q); });
-           })
-      .def("create_empty_table",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::CreateEmptyTableRequest>(
-                 r, "create_empty_table",
-                 [&](const auto& q) { return n.CreateEmptyTable(q); });
-           })
-      .def("register_table",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::RegisterTableRequest>(
-                 r, "register_table", [&](const auto& q) { return n.RegisterTable(q); });
-           })
-      .def("deregister_table",
-           [](DirNs& n, py::handle r) {
-             return CallNative<ns::DeregisterTableRequest>(
-                 r, "deregister_table",
-                 [&](const auto& q) { return n.DeregisterTable(q); });
-           })
-      .def("table_exists",
-           [](DirNs& n, py::handle r) {
-             CheckNative<ns::TableExistsRequest>(
-                 r, "table_exists", [&](const auto& q) { return n.TableExists(q); });
-           })
-      .def("drop_table", [](DirNs& n, py::handle r) {
-        return CallNative<ns::DropTableRequest>(
-            r, "drop_table", [&](const auto& q) { return n.DropTable(q); });
-      });
+           py::arg("properties"));
+
+  using RestNs = ns::RestNamespace;
+  py::class_<RestNs, Base, std::shared_ptr<RestNs>>(m, "_RestNamespace")
+      .def(py::init([](const std::map<std::string, std::string>& properties,
+                       py::handle context_provider) {
+             auto provider = ContextProviderFromPython(context_provider);
+             Result<std::shared_ptr<RestNs>> made =
+                 WithoutGil([&] { return RestNs::FromProperties(properties, provider); });
+             return NsValueOrRaise(std::move(made));
+           }),
+           py::arg("properties"), py::arg("context_provider") = py::none());
+
+  // The adapter serves any namespace: a native one directly, a Python one through
+  // PyNamespace (the GIL taken per call).
+  py::class_<PyRestAdapter>(m, "_RestAdapter")
+      .def(py::init([](py::handle namespace_obj, const std::string& host, int port,
+                       const std::vector<std::string>& api_keys,
+                       const std::vector<std::string>& bearer_tokens) {
+             auto nsp = NamespaceFromPython(namespace_obj);
+             if (!nsp) throw py::value_error("RestAdapter: the namespace is None");
+             server::RestAdapterOptions options;
+             options.host = host;
+             options.port = port;
+             options.api_keys = {api_keys.begin(), api_keys.end()};
+             options.bearer_tokens = {bearer_tokens.begin(), bearer_tokens.end()};
+             Result<std::unique_ptr<server::RestAdapter>> made = WithoutGil(
+                 [&] { return server::RestAdapter::Make(std::move(nsp), options); });
+             return std::make_unique<PyRestAdapter>(ValueOrRaise(std::move(made)));
+           }),
+           py::arg("namespace"), py::arg("host"), py::arg("port"),
+           py::arg("api_keys") = std::vector<std::string>{},
+           py::arg("bearer_tokens") = std::vector<std::string>{})
+      .def("start", &PyRestAdapter::Start)
+      .def("stop", &PyRestAdapter::Stop)
+      .def_property_readonly("port", &PyRestAdapter::port)
+      .def("ops_metrics", &PyRestAdapter::ops_metrics)
+      .def("reset_ops_metrics", &PyRestAdapter::reset_ops_metrics);
+
+  // The core's rule for a user's storage options next to a namespace's (the user's
+  // first, vended credentials win): Python datasets opened through a namespace keep
+  // the options the core used.
+  m.def(
+      "_merge_storage_options",
+      [](const ns::Properties& user_options, const ns::Properties& namespace_options) {
+        return ns::MergeStorageOptions(user_options, namespace_options);
+      },
+      py::arg("user_options"), py::arg("namespace_options"));
+
+  // Test hook: the C++ LanceNamespace the core sees for `namespace` (any Python
+  // namespace, through NamespaceFromPython), as a _NativeNamespace: calling its
+  // operations goes through exactly the path the core takes (PyNamespace for a Python
+  // namespace).
+  m.def(
+      "_as_core_namespace",
+      [](py::handle obj) {
+        auto nsp = NamespaceFromPython(obj);
+        if (!nsp) throw py::value_error("namespace is None");
+        return nsp;
+      },
+      py::arg("namespace"));
 
   // Test hook: calls operation `op` of `namespace` (any Python namespace, through
   // NamespaceFromPython) the way the core does -- from `threads` C++ threads at once,
@@ -387,6 +783,7 @@ void BindNamespace(py::module_& m) {
         std::string id;
         WithoutGil([&] {
           std::vector<std::thread> pool;
+          pool.reserve(threads);
           for (int t = 0; t < threads; ++t) {
             pool.emplace_back([&, t] {
               auto keep = [&](auto result, auto& slot) {

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "lance/io/storage_options.h"
 #include "lance/macros.h"
 #include "lance/namespace/storage_options_provider.h"
 
@@ -73,6 +74,22 @@ Result<Located> Describe(LanceNamespace& ns, const Identifier& table_id,
 
 }  // namespace
 
+bool IsVendedCredentialKey(std::string_view key) {
+  return io::IsSensitiveOptionKey(key) || key == "expires_at_millis" ||
+         key == "refresh_offset_millis";
+}
+
+Properties MergeStorageOptions(const Properties& user_options,
+                               const Properties& namespace_options) {
+  Properties merged = user_options;
+  for (const auto& [key, value] : namespace_options) {
+    if (IsVendedCredentialKey(key) || merged.find(key) == merged.end()) {
+      merged[key] = value;
+    }
+  }
+  return merged;
+}
+
 Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
                                     const Identifier& table_id,
                                     const std::string& location,
@@ -93,8 +110,8 @@ Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
     out.access = user_access;
     return out;
   }
-  io::StorageOptions merged = user_access.storage_options;
-  for (const auto& [key, value] : *namespace_options) merged[key] = value;
+  io::StorageOptions merged =
+      MergeStorageOptions(user_access.storage_options, *namespace_options);
   auto provider = std::make_shared<LanceNamespaceStorageOptionsProvider>(ns, table_id);
   // Resolved here rather than at the entry point: only here are the clock and the
   // refresh tuning of `options` known.

@@ -15,11 +15,13 @@
 #include <utility>
 
 #include "lance/core/ascii.h"
+#include "lance/core/record_batch.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
+#include "namespace/directory_internal.h"
 #include "namespace/manifest_table.h"
 
 namespace lance::ns {
@@ -805,6 +807,150 @@ Result<DropTableResponse> DirectoryNamespace::DropTable(const DropTableRequest& 
   DropTableResponse response;
   response.id = request.id;
   response.location = found.location;
+  return response;
+}
+
+// -- create_table, rename_table, list_all_tables (they need the layout and `__manifest`;
+// the other table operations are in directory_table_ops.cc)
+// ------------------------------------------------------------------------------------
+
+const io::StorageAccess& internal::TableAccess(const DirectoryNamespace::Impl& impl) {
+  return impl.manifest.access;
+}
+
+namespace {
+
+enum class CreateMode : uint8_t { kCreate, kExistOk, kOverwrite };
+
+Result<CreateMode> ParseCreateMode(const std::optional<std::string>& mode) {
+  if (!mode || EqualsIgnoreAsciiCase(*mode, "create")) return CreateMode::kCreate;
+  if (EqualsIgnoreAsciiCase(*mode, "exist_ok") || EqualsIgnoreAsciiCase(*mode, "existok")) {
+    return CreateMode::kExistOk;
+  }
+  if (EqualsIgnoreAsciiCase(*mode, "overwrite")) return CreateMode::kOverwrite;
+  return NamespaceError(ErrorCode::kInvalidInput,
+                        "unknown create_table mode " + Quote(*mode) +
+                            " (create, exist_ok or overwrite)");
+}
+
+}  // namespace
+
+Result<CreateTableResponse> DirectoryNamespace::CreateTable(
+    const CreateTableRequest& request, std::string_view data) {
+  LANCE_RETURN_NOT_OK(impl_->ValidateTableId(request.id));
+  LANCE_ASSIGN_OR_RAISE(CreateMode mode, ParseCreateMode(request.mode));
+  const std::string what = "creating " + TableIdText(request.id);
+  // The data is checked before anything is declared.
+  LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
+  WriteParams params;
+  params.access = impl_->manifest.access;
+  CreateTableResponse response;
+  auto found = impl_->FindTable(request.id);
+  if (!found.ok() && NamespaceErrorCode(found.status()) != ErrorCode::kTableNotFound) {
+    return found.status();
+  }
+  bool declared_here = false;
+  if (!found.ok()) {
+    // Registered like declare_table (marker, `__manifest` row), then written.
+    LANCE_RETURN_NOT_OK(impl_->Declare(request.id, std::nullopt, request.properties));
+    declared_here = true;
+    found = impl_->FindTable(request.id);
+    LANCE_RETURN_NOT_OK(found.status());
+  } else {
+    LANCE_ASSIGN_OR_RAISE(bool has_versions, impl_->HasVersions(found->dir));
+    if (has_versions) {
+      if (mode == CreateMode::kCreate) {
+        return NamespaceError(ErrorCode::kTableAlreadyExists, TableIdText(request.id));
+      }
+      if (mode == CreateMode::kExistOk) {
+        OpenOptions open;
+        open.access = impl_->manifest.access;
+        auto ds = Dataset::Open(impl_->RawUri(found->dir), open);
+        if (!ds.ok()) return ds.status().WithContext(what);
+        response.location = found->location;
+        response.version = static_cast<int64_t>((*ds)->version());
+        response.properties = found->properties;
+        return response;
+      }
+      params.mode = WriteMode::kOverwrite;
+    }
+  }
+  auto reader = internal::TableReader(rows);
+  auto ds = Dataset::Write(*reader, impl_->RawUri(found->dir), params);
+  if (!ds.ok()) {
+    // Nothing of a failed first write is kept: the declaration is taken back.
+    if (declared_here) (void)DropTable(DropTableRequest{request.id});
+    return internal::TableOpError(ds.status(), what);
+  }
+  response.location = found->location;
+  response.version = static_cast<int64_t>((*ds)->version());
+  LANCE_ASSIGN_OR_RAISE(response.transaction_id, internal::CommittedTransactionId(**ds));
+  response.properties = declared_here ? request.properties : found->properties;
+  return response;
+}
+
+Result<RenameTableResponse> DirectoryNamespace::RenameTable(
+    const RenameTableRequest& request) {
+  if (!options_.manifest_enabled) {
+    return NamespaceError(ErrorCode::kUnsupported,
+                          "rename_table is only supported when manifest mode is enabled");
+  }
+  LANCE_ASSIGN_OR_RAISE(Impl::Found found, impl_->FindTable(request.id));
+  Identifier target = request.new_namespace_id.value_or(
+      Identifier(request.id.begin(), request.id.end() - 1));
+  target.push_back(request.new_table_name);
+  LANCE_RETURN_NOT_OK(impl_->ValidateTableId(target));
+  if (target.size() > 1) {
+    LANCE_RETURN_NOT_OK(impl_->manifest.CheckParentsExist(
+        Identifier(target.begin(), target.end() - 1)));
+  }
+  auto existing = impl_->FindTable(target);
+  if (existing.ok()) {
+    return NamespaceError(ErrorCode::kTableAlreadyExists, TableIdText(target));
+  }
+  if (NamespaceErrorCode(existing.status()) != ErrorCode::kTableNotFound) {
+    return existing.status();
+  }
+  const std::string old_id = JoinIdentifier(request.id, kDelimiter);
+  const std::string new_id = JoinIdentifier(target, kDelimiter);
+  LANCE_ASSIGN_OR_RAISE(auto target_row, impl_->manifest.FindObject(new_id));
+  if (target_row) {
+    return NamespaceError(ErrorCode::kTableAlreadyExists,
+                          TableIdText(target) + " (a " + target_row->object_type +
+                              " has that id)");
+  }
+  // The data stays where it is: the new row records its directory.
+  ManifestRow row;
+  row.object_id = new_id;
+  row.object_type = std::string(kTypeTable);
+  row.location = found.dir;
+  LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(found.properties));
+  LANCE_RETURN_NOT_OK(impl_->manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists,
+                                                   TableIdText(target)));
+  LANCE_ASSIGN_OR_RAISE(auto old_row, impl_->manifest.FindObject(old_id, kTypeTable));
+  if (old_row) LANCE_RETURN_NOT_OK(impl_->manifest.DeleteObject(old_id, kTypeTable));
+  if (!found.from_manifest) {
+    // A root-level `<name>.lance` directory would still be listed under the old name.
+    Status marker = impl_->PutMarker(found.dir, kDeregisteredMarker);
+    if (!marker.ok() && !marker.IsAlreadyExists()) return marker;
+  }
+  return RenameTableResponse{};
+}
+
+Result<ListAllTablesResponse> DirectoryNamespace::ListAllTables(
+    const ListAllTablesRequest& request) {
+  ListAllTablesResponse response;
+  if (!options_.manifest_enabled || options_.dir_listing_enabled) {
+    LANCE_ASSIGN_OR_RAISE(response.tables, impl_->ListDirectoryTables());
+  }
+  if (options_.manifest_enabled) {
+    LANCE_ASSIGN_OR_RAISE(auto rows,
+                          impl_->manifest.ReadLatest("object_type = 'table'"));
+    for (ManifestRow& row : rows) {
+      if (row.location) response.tables.push_back(std::move(row.object_id));
+    }
+  }
+  response.page_token = Paginate(&response.tables, request.page_token, request.limit);
   return response;
 }
 

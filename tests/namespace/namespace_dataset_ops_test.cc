@@ -482,27 +482,64 @@ TEST_P(NamespaceDatasetOpsTest, CreateFallsBackToCreateEmptyTable) {
   EXPECT_THAT(Ids(*created), ElementsAre(0, 1));
 }
 
-// User options are kept, namespace options win; ignore_namespace_storage_options attaches
-// no provider.
-TEST_P(NamespaceDatasetOpsTest, MergesOptionsNamespaceWins) {
+// The user's options first, the namespace's added where the user has none, vended
+// credentials (and their expiry) winning; ignore_namespace_storage_options attaches no
+// provider.
+TEST(MergeStorageOptionsTest, UserFirstVendedCredentialsWin) {
+  Properties merged = MergeStorageOptions({{"aws_region", "user-region"},
+                                           {"aws_access_key_id", "AKIAUSER"},
+                                           {"aws_secret_access_key", "user-secret"},
+                                           {"expires_at_millis", "1"},
+                                           {"timeout", "5s"}},
+                                          {{"aws_region", "ns-region"},
+                                           {"aws_endpoint", "http://ns"},
+                                           {"aws_access_key_id", "AKIANS"},
+                                           {"aws_secret_access_key", "ns-secret"},
+                                           {"aws_session_token", "ns-token"},
+                                           {"expires_at_millis", "2"},
+                                           {"refresh_offset_millis", "3"}});
+  EXPECT_EQ(merged, (Properties{{"aws_region", "user-region"},
+                                {"aws_endpoint", "http://ns"},
+                                {"aws_access_key_id", "AKIANS"},
+                                {"aws_secret_access_key", "ns-secret"},
+                                {"aws_session_token", "ns-token"},
+                                {"expires_at_millis", "2"},
+                                {"refresh_offset_millis", "3"},
+                                {"timeout", "5s"}}));
+  EXPECT_TRUE(IsVendedCredentialKey("aws_session_token"));
+  EXPECT_TRUE(IsVendedCredentialKey("expires_at_millis"));
+  EXPECT_FALSE(IsVendedCredentialKey("aws_region"));
+  EXPECT_FALSE(IsVendedCredentialKey("aws_endpoint"));
+  // Nothing from the namespace: the user's options as they are.
+  EXPECT_EQ(MergeStorageOptions({{"a", "1"}}, {}), (Properties{{"a", "1"}}));
+}
+
+TEST_P(NamespaceDatasetOpsTest, MergesOptionsUserFirstVendedCredentialsWin) {
   ASSERT_OK(ns_->DeclareTable({.id = {"t"}}).status());
   ExpectCounts(1, 0);
   ASSERT_OK_AND_ASSIGN(
       auto table,
-      MakeTableAccess(
-          ns_, {"t"}, "loc",
-          Properties{{"aws_region", "ns-region"},
-                     {"aws_access_key_id", "AKIANS"},
-                     {"aws_secret_access_key", "ns-secret"}},
-          io::StorageOptions{{"aws_region", "user-region"}, {"timeout", "5s"}}, access_));
+      MakeTableAccess(ns_, {"t"}, "loc",
+                      Properties{{"aws_region", "ns-region"},
+                                 {"aws_endpoint", "http://ns"},
+                                 {"aws_access_key_id", "AKIANS"},
+                                 {"aws_secret_access_key", "ns-secret"}},
+                      io::StorageOptions{{"aws_region", "user-region"},
+                                         {"timeout", "5s"},
+                                         {"aws_access_key_id", "AKIAUSER"},
+                                         {"aws_secret_access_key", "user-secret"}},
+                      access_));
   EXPECT_EQ(table.location, "loc");
   EXPECT_EQ(table.access.storage_options,
-            (io::StorageOptions{{"aws_region", "ns-region"}, {"timeout", "5s"}}));
+            (io::StorageOptions{{"aws_endpoint", "http://ns"},
+                                {"aws_region", "user-region"},
+                                {"timeout", "5s"}}));
   ASSERT_NE(table.access.credentials, nullptr);
   EXPECT_EQ(table.access.credentials->id(),
             "provider:" + LanceNamespaceStorageOptionsProvider(ns_, {"t"}).provider_id());
   ASSERT_OK_AND_ASSIGN(auto creds, table.access.credentials->Current());
   EXPECT_EQ(creds->access_key_id, "AKIANS");  // seeded, no call
+  EXPECT_EQ(creds->secret_access_key, "ns-secret");
   ExpectCounts(1, 0);
 
   NamespaceAccessOptions ignore = access_;

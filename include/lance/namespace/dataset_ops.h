@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "lance/core/clock.h"
 #include "lance/core/record_batch.h"
@@ -46,15 +47,29 @@ struct NamespaceAccessOptions {
 struct TableAccess {
   /// \brief The response's `location`.
   std::string location;
-  /// \brief The caller's options overlaid with the namespace's (namespace wins) and, when
-  /// the namespace returned storage options, a LanceNamespaceStorageOptionsProvider for
-  /// the table and its refreshing source, seeded with them (resolved: see
+  /// \brief The caller's options merged with the namespace's (MergeStorageOptions) and,
+  /// when the namespace returned storage options, a LanceNamespaceStorageOptionsProvider
+  /// for the table and its refreshing source, seeded with them (resolved: see
   /// io::ResolveStorageAccess); otherwise the caller's access as given.
   io::StorageAccess access;
 };
 
+/// \brief True for the keys of vended credentials: key ids, secrets and tokens
+/// (io::IsSensitiveOptionKey: `aws_access_key_id`, `aws_secret_access_key`,
+/// `aws_session_token`, ...) and their timing, `expires_at_millis` and
+/// `refresh_offset_millis`.
+bool IsVendedCredentialKey(std::string_view key);
+
+/// \brief A user's storage options combined with a namespace's: the user's first (their
+/// values win for every other key: endpoint, region, timeouts, ...), the namespace's
+/// added where the user has none, and the namespace's vended credentials
+/// (IsVendedCredentialKey) winning over the user's, so that a table is always accessed
+/// with the credentials the namespace scoped to it, paired with their expiry.
+Properties MergeStorageOptions(const Properties& user_options,
+                               const Properties& namespace_options);
+
 /// \brief Builds the TableAccess of a namespace response (no namespace call):
-/// user_access's options overlaid with `namespace_options` (namespace wins). When
+/// user_access's options merged with `namespace_options` (MergeStorageOptions). When
 /// `namespace_options` is non-empty (and not ignored) the provider is
 /// LanceNamespaceStorageOptionsProvider(ns, table_id) and the credentials source a
 /// RefreshingCredentialsSource over it seeded with the merged options, as Lance creates
@@ -74,7 +89,7 @@ Result<TableAccess> MakeTableAccess(std::shared_ptr<LanceNamespace> ns,
 ///   is NotImplemented), then Dataset::Write at the declared location in create mode.
 ///   Declaring writes no version: this write makes version 1.
 /// - append / overwrite: `describe_table({id})`, then Dataset::Write at its location.
-/// params.access's options are overlaid with the response's (namespace wins), and its
+/// params.access's options are merged with the response's (MergeStorageOptions), and its
 /// provider and credentials source are replaced by the table's when the response carried
 /// storage options (MakeTableAccess). The returned dataset keeps that source (through
 /// its store and Dataset::storage_access) for every later read, version load and commit.
@@ -88,8 +103,8 @@ Result<std::shared_ptr<Dataset>> WriteDataset(RecordBatchReader& data,
                                               const NamespaceAccessOptions& options = {});
 
 /// \brief Opens the table `table_id` of `ns`: one `describe_table({id})`, then
-/// Dataset::Open at its location with open_options.access overlaid with the response's
-/// options and the table's refreshing source (as in WriteDataset).
+/// Dataset::Open at its location with open_options.access merged with the response's
+/// options (MergeStorageOptions) and the table's refreshing source (as in WriteDataset).
 /// \return the dataset; TableNotFound; errors of Dataset::Open.
 Result<std::shared_ptr<Dataset>> OpenDataset(std::shared_ptr<LanceNamespace> ns,
                                              const Identifier& table_id,

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -64,6 +65,11 @@ class RestAdapter {
   void Stop();
   /// \brief The bound port (after Start).
   int port() const;
+  /// \brief Requests routed to each operation since Make or the last reset, by the
+  /// spec's operation name ("describe_table", "declare_table", ...): counted once
+  /// authenticated and routed, whatever the outcome (unsupported routes included).
+  std::map<std::string, int64_t> ops_metrics() const;
+  void reset_ops_metrics();
 
   class Impl;
 
