@@ -788,6 +788,12 @@ const io::StorageAccess& internal::TableAccess(const DirectoryNamespace::Impl& i
   return impl.manifest.access;
 }
 
+Result<std::string> internal::TableUri(DirectoryNamespace::Impl& impl,
+                                       const Identifier& id) {
+  LANCE_ASSIGN_OR_RAISE(DirectoryNamespace::Impl::Found found, impl.FindTable(id));
+  return impl.RawUri(found.dir);
+}
+
 namespace {
 
 enum class CreateMode : uint8_t { kCreate, kExistOk, kOverwrite };

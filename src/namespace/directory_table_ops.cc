@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // DirectoryNamespace: table data, schema, version, tag and transaction operations. Each
-// locates its table with the public DescribeTable, opens it with the namespace's own
-// (resolved) storage access and runs the core's Dataset operation on it. create_table,
+// finds its table as DescribeTable does (same lookup, same errors), opens its directory
+// with the namespace's own (resolved) storage access, as DescribeTable's
+// load_detailed_metadata does, and runs the core's Dataset operation on it. create_table,
 // rename_table and list_all_tables need the layout and `__manifest`, so they live in
 // directory_namespace.cc.
 
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <string>
@@ -104,33 +106,19 @@ Status VersionNotFound(int64_t version, const Identifier& id) {
                             TableText(id));
 }
 
-/// The table's location, found with the public DescribeTable (no credentials asked:
-/// the table is accessed with the namespace's own access).
-Result<std::string> LocateTable(DirectoryNamespace& ns, const Identifier& id) {
-  DescribeTableRequest describe;
-  describe.id = id;
-  describe.vend_credentials = false;
-  LANCE_ASSIGN_OR_RAISE(DescribeTableResponse found, ns.DescribeTable(describe));
-  if (!found.location) {
-    return NamespaceError(ErrorCode::kInternal, "no location for " + TableText(id));
-  }
-  return *found.location;
-}
-
 /// Opens the table `id` (at `version`, else the latest).
 /// \return TableNotFound (also for a declared table without a version);
 /// TableVersionNotFound; InvalidInput for a negative version.
-Result<std::shared_ptr<Dataset>> OpenTable(DirectoryNamespace& ns,
-                                           const io::StorageAccess& access,
+Result<std::shared_ptr<Dataset>> OpenTable(DirectoryNamespace::Impl& impl,
                                            const Identifier& id,
                                            std::optional<int64_t> version = {}) {
-  LANCE_ASSIGN_OR_RAISE(std::string location, LocateTable(ns, id));
+  LANCE_ASSIGN_OR_RAISE(std::string uri, internal::TableUri(impl, id));
   OpenOptions open;
-  open.access = access;
+  open.access = internal::TableAccess(impl);
   if (version) {
     LANCE_ASSIGN_OR_RAISE(open.version, CheckedVersion(*version, id));
   }
-  auto ds = Dataset::Open(location, open);
+  auto ds = Dataset::Open(uri, open);
   if (ds.ok()) return *ds;
   if (ds.status().IsNotFound()) {
     if (version) return VersionNotFound(*version, id);
@@ -412,11 +400,21 @@ FragmentSummary Summarize(std::vector<int64_t> lengths) {
 
 Result<std::optional<std::string>> internal::CommittedTransactionId(const Dataset& ds) {
   LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation table, TableStore(ds));
-  LANCE_ASSIGN_OR_RAISE(auto files, ListManifestFiles(table));
-  for (const ManifestFile& file : files) {
-    if (file.version != ds.version()) continue;
-    LANCE_ASSIGN_OR_RAISE(std::string name, ReadTransactionFileName(table, file));
-    return UuidOfTransactionFile(name);
+  // The manifest of the version under Lance's V2 name, else its V1 name.
+  char v2[32];
+  std::snprintf(v2, sizeof(v2), "%020llu",
+                static_cast<unsigned long long>(std::numeric_limits<uint64_t>::max() -
+                                                ds.version()));
+  for (const std::string& path :
+       {"_versions/" + std::string(v2) + ".manifest",
+        "_versions/" + std::to_string(ds.version()) + ".manifest"}) {
+    ManifestFile file;
+    file.version = ds.version();
+    file.key = TableKey(table, path);
+    file.path = path;
+    auto name = ReadTransactionFileName(table, file);
+    if (name.ok()) return UuidOfTransactionFile(*name);
+    if (!name.status().IsNotFound()) return name.status();
   }
   return std::optional<std::string>();
 }
@@ -426,7 +424,7 @@ Result<std::optional<std::string>> internal::CommittedTransactionId(const Datase
 
 Result<int64_t> DirectoryNamespace::CountTableRows(const CountTableRowsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "count_table_rows"));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
                                            request.id, request.version));
   auto count = ds->CountRows(request.predicate.value_or(""));
   if (!count.ok()) {
@@ -450,9 +448,9 @@ Result<InsertIntoTableResponse> DirectoryNamespace::InsertIntoTable(
   }
   const std::string what = "inserting into " + TableText(request.id);
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
-  LANCE_ASSIGN_OR_RAISE(std::string location, LocateTable(*this, request.id));
+  LANCE_ASSIGN_OR_RAISE(std::string uri, internal::TableUri(*impl_, request.id));
   auto reader = internal::TableReader(rows);
-  auto ds = Dataset::Write(*reader, location, params);
+  auto ds = Dataset::Write(*reader, uri, params);
   if (!ds.ok()) return TableOpError(ds.status(), what);
   InsertIntoTableResponse response;
   response.num_inserted_rows = rows->num_rows();
@@ -474,7 +472,7 @@ Result<MergeInsertIntoTableResponse> DirectoryNamespace::MergeInsertIntoTable(
   }
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, *request.on, request.id));
   MergeInsertBuilder builder = ds->MergeInsert(*request.on);
   if (request.when_matched_update_all.value_or(false)) {
@@ -514,7 +512,7 @@ Result<DeleteFromTableResponse> DirectoryNamespace::DeleteFromTable(
   Status deleted;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     LANCE_ASSIGN_OR_RAISE(auto ds,
-                          OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                          OpenTable(*impl_, request.id));
     deleted = ds->Delete(request.predicate);
     if (deleted.ok()) {
       DeleteFromTableResponse response;
@@ -544,7 +542,7 @@ Result<UpdateTableResponse> DirectoryNamespace::UpdateTable(
     columns.push_back(update[0]);
   }
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, columns, request.id));
   auto result = ds->Update(updates, request.predicate.value_or(""));
   if (!result.ok()) return TableOpError(result.status(), what);
@@ -571,7 +569,7 @@ Result<std::string> DirectoryNamespace::QueryTable(const QueryTableRequest& requ
     return NamespaceError(ErrorCode::kInvalidInput,
                           what + ": k and offset must not be negative");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
                                            request.id, request.version));
   ScanOptions scan;
   if (request.columns) {
@@ -618,7 +616,7 @@ Result<AlterTableAddColumnsResponse> DirectoryNamespace::AlterTableAddColumns(
     expressions.emplace_back(entry.name, *entry.expression);
   }
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AddColumns(expressions), what));
   AlterTableAddColumnsResponse response;
   response.version = static_cast<int64_t>(ds->version());
@@ -647,7 +645,7 @@ Result<AlterTableAlterColumnsResponse> DirectoryNamespace::AlterTableAlterColumn
     alterations.push_back(std::move(alteration));
   }
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, paths, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AlterColumns(alterations), what));
   AlterTableAlterColumnsResponse response;
@@ -663,7 +661,7 @@ Result<AlterTableDropColumnsResponse> DirectoryNamespace::AlterTableDropColumns(
     return NamespaceError(ErrorCode::kInvalidInput, what + ": no columns given");
   }
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, request.columns, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->DropColumns(request.columns), what));
   AlterTableDropColumnsResponse response;
@@ -676,7 +674,7 @@ Result<UpdateTableSchemaMetadataResponse> DirectoryNamespace::UpdateTableSchemaM
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table_schema_metadata"));
   const std::string what = "updating the schema metadata of " + TableText(request.id);
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   // Upsert, as Lance's update_schema_metadata: given keys replace, others stay.
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : ds->schema()->metadata()) metadata[key] = value;
@@ -695,7 +693,7 @@ Result<GetTableStatsResponse> DirectoryNamespace::GetTableStats(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "get_table_stats"));
   const std::string what = "computing the stats of " + TableText(request.id);
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   GetTableStatsResponse response;
   auto data_stats = ds->DataStats();
   if (!data_stats.ok()) return TableOpError(data_stats.status(), what);
@@ -756,7 +754,7 @@ Result<ListTableVersionsResponse> DirectoryNamespace::ListTableVersions(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "list_table_versions"));
   const std::string what = "listing the versions of " + TableText(request.id);
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   auto all = AllVersions(*ds);
   if (!all.ok()) return TableOpError(all.status(), what);
   std::vector<TableVersion> versions = std::move(*all);
@@ -789,7 +787,7 @@ Result<DescribeTableVersionResponse> DirectoryNamespace::DescribeTableVersion(
     const DescribeTableVersionRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "describe_table_version"));
   const std::string what = "describing a version of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
                                            request.id, request.version));
   auto all = AllVersions(*ds);
   if (!all.ok()) return TableOpError(all.status(), what);
@@ -806,7 +804,7 @@ Result<DescribeTableVersionResponse> DirectoryNamespace::DescribeTableVersion(
 Result<RestoreTableResponse> DirectoryNamespace::RestoreTable(
     const RestoreTableRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "restore_table"));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
                                            request.id, request.version));
   LANCE_RETURN_NOT_OK(TableOpError(
       ds->Restore(), "restoring version " + std::to_string(request.version) + " of " +
@@ -831,7 +829,7 @@ Status TagNotFound(const std::string& tag, const Identifier& id) {
 Result<ListTableTagsResponse> DirectoryNamespace::ListTableTags(
     const ListTableTagsRequest& request) {
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   auto tags = ds->ListTags();
   if (!tags.ok()) {
     return TableOpError(tags.status(), "listing the tags of " + TableText(request.id));
@@ -856,7 +854,7 @@ Result<CreateTableTagResponse> DirectoryNamespace::CreateTableTag(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "create_table_tag"));
   LANCE_ASSIGN_OR_RAISE(uint64_t version, CheckedVersion(request.version, request.id));
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   Status created = ds->CreateTag(request.tag, version);
   if (created.IsAlreadyExists()) {
     return NamespaceError(ErrorCode::kTableTagAlreadyExists,
@@ -872,7 +870,7 @@ Result<CreateTableTagResponse> DirectoryNamespace::CreateTableTag(
 Result<DeleteTableTagResponse> DirectoryNamespace::DeleteTableTag(
     const DeleteTableTagRequest& request) {
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   Status deleted = ds->DeleteTag(request.tag);
   if (deleted.IsNotFound()) return TagNotFound(request.tag, request.id);
   LANCE_RETURN_NOT_OK(TableOpError(deleted, "deleting tag " + Quote(request.tag) +
@@ -883,7 +881,7 @@ Result<DeleteTableTagResponse> DirectoryNamespace::DeleteTableTag(
 Result<GetTableTagVersionResponse> DirectoryNamespace::GetTableTagVersion(
     const GetTableTagVersionRequest& request) {
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   auto tags = ds->ListTags();
   if (!tags.ok()) {
     return TableOpError(tags.status(), "reading tag " + Quote(request.tag) + " of " +
@@ -902,7 +900,7 @@ Result<UpdateTableTagResponse> DirectoryNamespace::UpdateTableTag(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table_tag"));
   LANCE_ASSIGN_OR_RAISE(uint64_t version, CheckedVersion(request.version, request.id));
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+                        OpenTable(*impl_, request.id));
   // The core answers NotFound for both an unknown tag and an unknown version.
   if (!ds->TagVersion(request.tag).ok()) return TagNotFound(request.tag, request.id);
   Status updated = ds->UpdateTag(request.tag, version);
@@ -934,7 +932,7 @@ Result<DescribeTransactionResponse> DirectoryNamespace::DescribeTransaction(
   };
   if (uuid.empty() || uuid.find('/') != std::string::npos) return not_found();
   LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), table_id));
+                        OpenTable(*impl_, table_id));
   auto table = TableStore(*ds);
   if (!table.ok()) return TableOpError(table.status(), what);
   auto files = ListManifestFiles(*table);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lance/core/array.h"
@@ -231,6 +232,70 @@ TEST_P(TableOpsTest, CreateTableInChildNamespace) {
   EXPECT_EQ(described.location, created.location);
   EXPECT_EQ(described.properties, (Properties{{"k", "v"}}));
   EXPECT_EQ(ns_->CountTableRows({.id = id}).value_or(-1), 2);
+}
+
+TEST_P(TableOpsTest, NamesThatLocationsPercentEncode) {
+  // Manifest-layout locations are URLs ("a%20table"); the data lives in the directory
+  // itself, which every operation must reach.
+  Identifier id = {"a table"};
+  if (manifest()) {
+    ASSERT_OK(ns_->CreateNamespace({.id = {"my db"}}).status());
+    id = {"my db", "a table"};
+  }
+  ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = id}, Ipc(Rows({1, 2}))));
+  if (manifest()) EXPECT_THAT(*created.location, HasSubstr("a%20table"));
+  ASSERT_OK(ns_->InsertIntoTable({.id = id}, Ipc(Rows({3}))).status());
+  EXPECT_EQ(ns_->CountTableRows({.id = id}).value_or(-1), 3);
+  ASSERT_OK_AND_ASSIGN(auto described,
+                       ns_->DescribeTable({.id = id, .load_detailed_metadata = true}));
+  EXPECT_EQ(described.version, 2);
+  ASSERT_OK_AND_ASSIGN(auto versions, ns_->ListTableVersions({.id = id}));
+  EXPECT_EQ(versions.versions.size(), 2u);
+}
+
+TEST_P(TableOpsTest, RootTablesWithoutDirectoryListing) {
+  auto ns = DirectoryNamespace::FromProperties(
+      {{"root", root_},
+       {"manifest_enabled", manifest() ? "true" : "false"},
+       {"dir_listing_enabled", "false"}});
+  ASSERT_THAT(ns, IsOk());
+  ASSERT_OK_AND_ASSIGN(auto created,
+                       (*ns)->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2, 3}))));
+  EXPECT_EQ((*ns)->CountTableRows({.id = {"t"}}).value_or(-1), 3);
+  if (!manifest()) {
+    // The plain layout always lists directories: `<root>/t.lance`.
+    EXPECT_EQ(created.location, root_ + "/t.lance");
+    EXPECT_THAT((*ns)->RenameTable({.id = {"t"}, .new_table_name = "u"}),
+                FailsWithKind(ErrorCode::kUnsupported));
+    return;
+  }
+  // A random `<hex>_t` directory, recorded in __manifest.
+  EXPECT_THAT(*created.location, MatchesRegex(".*/[0-9a-f]{8}_t"));
+  ASSERT_OK((*ns)->RenameTable({.id = {"t"}, .new_table_name = "u"}).status());
+  EXPECT_EQ((*ns)->CountTableRows({.id = {"u"}}).value_or(-1), 3);
+  ASSERT_OK_AND_ASSIGN(auto all, (*ns)->ListAllTables({}));
+  EXPECT_THAT(all.tables, ElementsAre("u"));
+}
+
+TEST_P(TableOpsTest, ConcurrentCreatesOfOneTable) {
+  constexpr int kThreads = 4;
+  std::atomic<int> created{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = ns_->CreateTable({.id = {"t"}}, Ipc(Rows({i})));
+      if (r.ok()) {
+        ++created;
+      } else if (NamespaceErrorCode(r.status()) == ErrorCode::kTableAlreadyExists) {
+        ++refused;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(refused.load(), kThreads - 1);
+  EXPECT_EQ(Count(), 1);
 }
 
 // -- Data
