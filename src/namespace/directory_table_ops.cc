@@ -13,11 +13,10 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "lance/core/ascii.h"
 #include "lance/core/buffer.h"
@@ -43,17 +42,18 @@ namespace internal {
 Result<TablePtr> ReadIpcRequest(std::string_view data, std::string_view what) {
   if (data.empty()) {
     return NamespaceError(ErrorCode::kInvalidInput,
-                          std::string(what) + ": request data (an Arrow IPC stream) is "
-                                              "required");
+                          std::string(what) +
+                              ": request data (an Arrow IPC stream) is "
+                              "required");
   }
   // A copy: the body of a request is not 8-byte aligned and must not be kept alive.
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes,
                         Buffer::CopyFrom(data.data(), static_cast<int64_t>(data.size())));
   auto table = ipc::ReadIpcStream(bytes);
   if (!table.ok()) {
-    return NamespaceError(ErrorCode::kInvalidInput, std::string(what) +
-                                                        ": invalid Arrow IPC stream: " +
-                                                        table.status().message());
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        std::string(what) + ": invalid Arrow IPC stream: " + table.status().message());
   }
   return *table;
 }
@@ -64,7 +64,8 @@ std::unique_ptr<RecordBatchReader> TableReader(const TablePtr& table) {
 
 Status TableOpError(const Status& status, std::string_view what) {
   if (status.ok()) return status;
-  if (status.detail_as<NamespaceErrorDetail>() != nullptr) return status.WithContext(what);
+  if (status.detail_as<NamespaceErrorDetail>() != nullptr)
+    return status.WithContext(what);
   std::string message = std::string(what) + ": " + status.message();
   if (status.IsInvalid()) return NamespaceError(ErrorCode::kInvalidInput, message);
   if (status.IsConflict()) {
@@ -93,17 +94,17 @@ Status CheckBranch(const std::optional<std::string>& branch, std::string_view op
 
 Result<uint64_t> CheckedVersion(int64_t version, const Identifier& id) {
   if (version < 0) {
-    return NamespaceError(ErrorCode::kInvalidInput, "negative version " +
-                                                        std::to_string(version) +
-                                                        " for " + TableText(id));
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "negative version " + std::to_string(version) + " for " + TableText(id));
   }
   return static_cast<uint64_t>(version);
 }
 
 Status VersionNotFound(int64_t version, const Identifier& id) {
-  return NamespaceError(ErrorCode::kTableVersionNotFound,
-                        "Version " + std::to_string(version) + " not found for " +
-                            TableText(id));
+  return NamespaceError(
+      ErrorCode::kTableVersionNotFound,
+      "Version " + std::to_string(version) + " not found for " + TableText(id));
 }
 
 /// Opens the table `id` (at `version`, else the latest).
@@ -160,9 +161,9 @@ Result<double> ParseTimeoutSeconds(const std::string& text) {
   const char* end = number.data() + number.size();
   auto parsed = std::from_chars(number.data(), end, value);
   if (number.empty() || parsed.ec != std::errc() || parsed.ptr != end || value < 0) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "invalid timeout " + Quote(text) +
-                              " (expected e.g. \"30s\" or \"500ms\")");
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "invalid timeout " + Quote(text) + " (expected e.g. \"30s\" or \"500ms\")");
   }
   return value * scale;
 }
@@ -175,20 +176,23 @@ Result<DataTypePtr> ParseJsonDataType(const JsonValue& value, std::string_view c
   const std::string what = "data_type of column " + Quote(column);
   if (json.is_discarded() || !json.is_object() || !json.contains("type") ||
       !json["type"].is_string()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          what + " must be an object {\"type\": \"<name>\"}, got " +
-                              value.json);
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        what + " must be an object {\"type\": \"<name>\"}, got " + value.json);
   }
   std::string name = json["type"].get<std::string>();
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   static const std::map<std::string, DataTypePtr (*)()> kNames = {
-      {"null", null},       {"bool", boolean},       {"boolean", boolean},
-      {"int8", int8},       {"uint8", uint8},        {"int16", int16},
-      {"uint16", uint16},   {"int32", int32},        {"uint32", uint32},
-      {"int64", int64},     {"uint64", uint64},      {"float16", float16},
-      {"float32", float32}, {"float64", float64},    {"utf8", utf8},
-      {"large_utf8", large_utf8}, {"binary", binary}, {"large_binary", large_binary},
+      {"null", null},       {"bool", boolean},
+      {"boolean", boolean}, {"int8", int8},
+      {"uint8", uint8},     {"int16", int16},
+      {"uint16", uint16},   {"int32", int32},
+      {"uint32", uint32},   {"int64", int64},
+      {"uint64", uint64},   {"float16", float16},
+      {"float32", float32}, {"float64", float64},
+      {"utf8", utf8},       {"large_utf8", large_utf8},
+      {"binary", binary},   {"large_binary", large_binary},
       {"date32", date32},   {"date64", date64},
   };
   if (auto it = kNames.find(name); it != kNames.end()) return it->second();
@@ -295,7 +299,8 @@ Result<std::vector<ManifestFile>> ListManifestFiles(const io::ResolvedLocation& 
   constexpr std::string_view kSuffix = ".manifest";
   for (const io::ObjectMeta& meta : listing.objects) {
     std::string_view name(meta.path);
-    name = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+    name =
+        name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
     if (name.size() <= kSuffix.size() ||
         name.substr(name.size() - kSuffix.size()) != kSuffix) {
       continue;
@@ -353,11 +358,22 @@ std::optional<std::string> UuidOfTransactionFile(std::string_view name) {
 }
 
 std::string OperationName(uint32_t field) {
-  static constexpr std::string_view kNames[] = {
-      "Append",           "Delete",          "Overwrite",         "CreateIndex",
-      "Rewrite",          "Merge",           "Restore",           "ReserveFragments",
-      "Update",           "Project",         "UpdateConfig",      "DataReplacement",
-      "UpdateMemWalState", "Clone",          "UpdateBases",       "DataOverlay"};
+  static constexpr std::string_view kNames[] = {"Append",
+                                                "Delete",
+                                                "Overwrite",
+                                                "CreateIndex",
+                                                "Rewrite",
+                                                "Merge",
+                                                "Restore",
+                                                "ReserveFragments",
+                                                "Update",
+                                                "Project",
+                                                "UpdateConfig",
+                                                "DataReplacement",
+                                                "UpdateMemWalState",
+                                                "Clone",
+                                                "UpdateBases",
+                                                "DataOverlay"};
   if (field >= 100 && field - 100 < std::size(kNames)) {
     return std::string(kNames[field - 100]);
   }
@@ -368,8 +384,7 @@ std::string OperationName(uint32_t field) {
 template <typename Response>
 Status SetCommitted(const Dataset& ds, Response* response) {
   response->version = static_cast<int64_t>(ds.version());
-  LANCE_ASSIGN_OR_RAISE(response->transaction_id,
-                        internal::CommittedTransactionId(ds));
+  LANCE_ASSIGN_OR_RAISE(response->transaction_id, internal::CommittedTransactionId(ds));
   return Status::OK();
 }
 
@@ -424,8 +439,7 @@ Result<std::optional<std::string>> internal::CommittedTransactionId(const Datase
 
 Result<int64_t> DirectoryNamespace::CountTableRows(const CountTableRowsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "count_table_rows"));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
-                                           request.id, request.version));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
   auto count = ds->CountRows(request.predicate.value_or(""));
   if (!count.ok()) {
     return TableOpError(count.status(), "counting rows of " + TableText(request.id));
@@ -442,9 +456,9 @@ Result<InsertIntoTableResponse> DirectoryNamespace::InsertIntoTable(
   if (request.mode && EqualsIgnoreAsciiCase(*request.mode, "overwrite")) {
     params.mode = WriteMode::kOverwrite;
   } else if (request.mode && !EqualsIgnoreAsciiCase(*request.mode, "append")) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "unknown insert_into_table mode " + Quote(*request.mode) +
-                              " (append or overwrite)");
+    return NamespaceError(ErrorCode::kInvalidInput, "unknown insert_into_table mode " +
+                                                        Quote(*request.mode) +
+                                                        " (append or overwrite)");
   }
   const std::string what = "inserting into " + TableText(request.id);
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
@@ -471,8 +485,7 @@ Result<MergeInsertIntoTableResponse> DirectoryNamespace::MergeInsertIntoTable(
     LANCE_ASSIGN_OR_RAISE(timeout, ParseTimeoutSeconds(*request.timeout));
   }
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, *request.on, request.id));
   MergeInsertBuilder builder = ds->MergeInsert(*request.on);
   if (request.when_matched_update_all.value_or(false)) {
@@ -486,10 +499,8 @@ Result<MergeInsertIntoTableResponse> DirectoryNamespace::MergeInsertIntoTable(
         request.when_not_matched_by_source_delete_filt.value_or(""));
   }
   if (timeout) builder.RetryTimeout(*timeout);
-  auto result =
-      builder.Execute([&]() -> Result<RecordBatchReaderPtr> {
-        return internal::TableReader(rows);
-      });
+  auto result = builder.Execute(
+      [&]() -> Result<RecordBatchReaderPtr> { return internal::TableReader(rows); });
   if (!result.ok()) return TableOpError(result.status(), what);
   MergeInsertIntoTableResponse response;
   response.num_inserted_rows = static_cast<int64_t>(result->num_inserted_rows);
@@ -511,8 +522,7 @@ Result<DeleteFromTableResponse> DirectoryNamespace::DeleteFromTable(
   constexpr int kAttempts = 11;
   Status deleted;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    LANCE_ASSIGN_OR_RAISE(auto ds,
-                          OpenTable(*impl_, request.id));
+    LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
     deleted = ds->Delete(request.predicate);
     if (deleted.ok()) {
       DeleteFromTableResponse response;
@@ -541,8 +551,7 @@ Result<UpdateTableResponse> DirectoryNamespace::UpdateTable(
     updates.emplace_back(update[0], update[1]);
     columns.push_back(update[0]);
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, columns, request.id));
   auto result = ds->Update(updates, request.predicate.value_or(""));
   if (!result.ok()) return TableOpError(result.status(), what);
@@ -556,10 +565,9 @@ Result<UpdateTableResponse> DirectoryNamespace::UpdateTable(
 Result<std::string> DirectoryNamespace::QueryTable(const QueryTableRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "query_table"));
   const std::string what = "querying " + TableText(request.id);
-  if (request.vector && ((request.vector->single_vector &&
-                          !request.vector->single_vector->empty()) ||
-                         (request.vector->multi_vector &&
-                          !request.vector->multi_vector->empty()))) {
+  if (request.vector &&
+      ((request.vector->single_vector && !request.vector->single_vector->empty()) ||
+       (request.vector->multi_vector && !request.vector->multi_vector->empty()))) {
     return NamespaceError(ErrorCode::kUnsupported,
                           what + ": vector search is not supported by " + namespace_id() +
                               " (lance-cpp has no vector indices); send an empty vector "
@@ -569,8 +577,7 @@ Result<std::string> DirectoryNamespace::QueryTable(const QueryTableRequest& requ
     return NamespaceError(ErrorCode::kInvalidInput,
                           what + ": k and offset must not be negative");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
-                                           request.id, request.version));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
   ScanOptions scan;
   if (request.columns) {
     const std::vector<std::string> names =
@@ -609,14 +616,13 @@ Result<AlterTableAddColumnsResponse> DirectoryNamespace::AlterTableAddColumns(
   std::vector<std::pair<std::string, std::string>> expressions;
   for (const AddColumnsEntry& entry : request.new_columns) {
     if (!entry.expression || entry.expression->empty()) {
-      return NamespaceError(ErrorCode::kInvalidInput,
-                            what + ": column " + Quote(entry.name) +
-                                " needs a SQL expression");
+      return NamespaceError(
+          ErrorCode::kInvalidInput,
+          what + ": column " + Quote(entry.name) + " needs a SQL expression");
     }
     expressions.emplace_back(entry.name, *entry.expression);
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AddColumns(expressions), what));
   AlterTableAddColumnsResponse response;
   response.version = static_cast<int64_t>(ds->version());
@@ -644,8 +650,7 @@ Result<AlterTableAlterColumnsResponse> DirectoryNamespace::AlterTableAlterColumn
     paths.push_back(entry.path);
     alterations.push_back(std::move(alteration));
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, paths, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AlterColumns(alterations), what));
   AlterTableAlterColumnsResponse response;
@@ -660,8 +665,7 @@ Result<AlterTableDropColumnsResponse> DirectoryNamespace::AlterTableDropColumns(
   if (request.columns.empty()) {
     return NamespaceError(ErrorCode::kInvalidInput, what + ": no columns given");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, request.columns, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->DropColumns(request.columns), what));
   AlterTableDropColumnsResponse response;
@@ -673,8 +677,7 @@ Result<UpdateTableSchemaMetadataResponse> DirectoryNamespace::UpdateTableSchemaM
     const UpdateTableSchemaMetadataRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table_schema_metadata"));
   const std::string what = "updating the schema metadata of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   // Upsert, as Lance's update_schema_metadata: given keys replace, others stay.
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : ds->schema()->metadata()) metadata[key] = value;
@@ -692,8 +695,7 @@ Result<GetTableStatsResponse> DirectoryNamespace::GetTableStats(
     const GetTableStatsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "get_table_stats"));
   const std::string what = "computing the stats of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   GetTableStatsResponse response;
   auto data_stats = ds->DataStats();
   if (!data_stats.ok()) return TableOpError(data_stats.status(), what);
@@ -739,8 +741,8 @@ Result<std::vector<TableVersion>> AllVersions(const Dataset& ds) {
     version.manifest_size = file.size;
     if (auto it = by_version.find(file.version); it != by_version.end()) {
       version.timestamp_millis = it->second->timestamp_ms;
-      version.metadata = Properties(it->second->metadata.begin(),
-                                    it->second->metadata.end());
+      version.metadata =
+          Properties(it->second->metadata.begin(), it->second->metadata.end());
     }
     out.push_back(std::move(version));
   }
@@ -753,8 +755,7 @@ Result<ListTableVersionsResponse> DirectoryNamespace::ListTableVersions(
     const ListTableVersionsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "list_table_versions"));
   const std::string what = "listing the versions of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   auto all = AllVersions(*ds);
   if (!all.ok()) return TableOpError(all.status(), what);
   std::vector<TableVersion> versions = std::move(*all);
@@ -787,8 +788,7 @@ Result<DescribeTableVersionResponse> DirectoryNamespace::DescribeTableVersion(
     const DescribeTableVersionRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "describe_table_version"));
   const std::string what = "describing a version of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
-                                           request.id, request.version));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
   auto all = AllVersions(*ds);
   if (!all.ok()) return TableOpError(all.status(), what);
   for (TableVersion& version : *all) {
@@ -804,11 +804,10 @@ Result<DescribeTableVersionResponse> DirectoryNamespace::DescribeTableVersion(
 Result<RestoreTableResponse> DirectoryNamespace::RestoreTable(
     const RestoreTableRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "restore_table"));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_,
-                                           request.id, request.version));
-  LANCE_RETURN_NOT_OK(TableOpError(
-      ds->Restore(), "restoring version " + std::to_string(request.version) + " of " +
-                         TableText(request.id)));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
+  LANCE_RETURN_NOT_OK(TableOpError(ds->Restore(), "restoring version " +
+                                                      std::to_string(request.version) +
+                                                      " of " + TableText(request.id)));
   RestoreTableResponse response;
   LANCE_ASSIGN_OR_RAISE(response.transaction_id, internal::CommittedTransactionId(*ds));
   return response;
@@ -828,8 +827,7 @@ Status TagNotFound(const std::string& tag, const Identifier& id) {
 
 Result<ListTableTagsResponse> DirectoryNamespace::ListTableTags(
     const ListTableTagsRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   auto tags = ds->ListTags();
   if (!tags.ok()) {
     return TableOpError(tags.status(), "listing the tags of " + TableText(request.id));
@@ -853,35 +851,32 @@ Result<CreateTableTagResponse> DirectoryNamespace::CreateTableTag(
     const CreateTableTagRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "create_table_tag"));
   LANCE_ASSIGN_OR_RAISE(uint64_t version, CheckedVersion(request.version, request.id));
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   Status created = ds->CreateTag(request.tag, version);
   if (created.IsAlreadyExists()) {
-    return NamespaceError(ErrorCode::kTableTagAlreadyExists,
-                          "tag " + Quote(request.tag) + " already exists in " +
-                              TableText(request.id));
+    return NamespaceError(
+        ErrorCode::kTableTagAlreadyExists,
+        "tag " + Quote(request.tag) + " already exists in " + TableText(request.id));
   }
   if (created.IsNotFound()) return VersionNotFound(request.version, request.id);
-  LANCE_RETURN_NOT_OK(TableOpError(created, "creating tag " + Quote(request.tag) +
-                                                " in " + TableText(request.id)));
+  LANCE_RETURN_NOT_OK(TableOpError(
+      created, "creating tag " + Quote(request.tag) + " in " + TableText(request.id)));
   return CreateTableTagResponse{};
 }
 
 Result<DeleteTableTagResponse> DirectoryNamespace::DeleteTableTag(
     const DeleteTableTagRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   Status deleted = ds->DeleteTag(request.tag);
   if (deleted.IsNotFound()) return TagNotFound(request.tag, request.id);
-  LANCE_RETURN_NOT_OK(TableOpError(deleted, "deleting tag " + Quote(request.tag) +
-                                                " of " + TableText(request.id)));
+  LANCE_RETURN_NOT_OK(TableOpError(
+      deleted, "deleting tag " + Quote(request.tag) + " of " + TableText(request.id)));
   return DeleteTableTagResponse{};
 }
 
 Result<GetTableTagVersionResponse> DirectoryNamespace::GetTableTagVersion(
     const GetTableTagVersionRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   auto tags = ds->ListTags();
   if (!tags.ok()) {
     return TableOpError(tags.status(), "reading tag " + Quote(request.tag) + " of " +
@@ -899,14 +894,13 @@ Result<UpdateTableTagResponse> DirectoryNamespace::UpdateTableTag(
     const UpdateTableTagRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table_tag"));
   LANCE_ASSIGN_OR_RAISE(uint64_t version, CheckedVersion(request.version, request.id));
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   // The core answers NotFound for both an unknown tag and an unknown version.
   if (!ds->TagVersion(request.tag).ok()) return TagNotFound(request.tag, request.id);
   Status updated = ds->UpdateTag(request.tag, version);
   if (updated.IsNotFound()) return VersionNotFound(request.version, request.id);
-  LANCE_RETURN_NOT_OK(TableOpError(updated, "updating tag " + Quote(request.tag) +
-                                                " of " + TableText(request.id)));
+  LANCE_RETURN_NOT_OK(TableOpError(
+      updated, "updating tag " + Quote(request.tag) + " of " + TableText(request.id)));
   return UpdateTableTagResponse{};
 }
 
@@ -926,13 +920,12 @@ Result<DescribeTransactionResponse> DirectoryNamespace::DescribeTransaction(
   const std::string what =
       "describing transaction " + Quote(uuid) + " of " + TableText(table_id);
   auto not_found = [&]() {
-    return NamespaceError(ErrorCode::kTransactionNotFound,
-                          "transaction " + Quote(uuid) + " not found in " +
-                              TableText(table_id));
+    return NamespaceError(
+        ErrorCode::kTransactionNotFound,
+        "transaction " + Quote(uuid) + " not found in " + TableText(table_id));
   };
   if (uuid.empty() || uuid.find('/') != std::string::npos) return not_found();
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*impl_, table_id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, table_id));
   auto table = TableStore(*ds);
   if (!table.ok()) return TableOpError(table.status(), what);
   auto files = ListManifestFiles(*table);

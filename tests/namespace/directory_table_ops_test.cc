@@ -65,8 +65,8 @@ RecordBatchPtr Rows(const std::vector<int64_t>& ids, const std::string& prefix =
     EXPECT_OK(name_builder.Append(prefix + std::to_string(id)));
     EXPECT_OK(score_builder.Append(score));
   }
-  auto s = schema({field("id", int64(), false), field("name", utf8()),
-                   field("score", int32())});
+  auto s = schema(
+      {field("id", int64(), false), field("name", utf8()), field("score", int32())});
   return RecordBatch::Make(s, static_cast<int64_t>(ids.size()),
                            std::vector<ArrayPtr>{id_builder.Finish().value(),
                                                  name_builder.Finish().value(),
@@ -154,8 +154,9 @@ TEST_P(TableOpsTest, CreateTableWritesVersionOneThatDatasetOpenReads) {
                        ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2, 3}))));
   EXPECT_EQ(created.version, 1);
   ASSERT_TRUE(created.transaction_id.has_value());
-  EXPECT_THAT(*created.transaction_id,
-              MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+  EXPECT_THAT(
+      *created.transaction_id,
+      MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
   ASSERT_TRUE(created.location.has_value());
 
   // Python-free: the core opens what create_table wrote, at its directory.
@@ -180,8 +181,8 @@ TEST_P(TableOpsTest, CreateTableModes) {
   EXPECT_THAT(ns_->CreateTable({.id = {"t"}, .mode = "CREATE"}, Ipc(Rows({9}))),
               FailsWithKind(ErrorCode::kTableAlreadyExists));
   // exist_ok: nothing written.
-  ASSERT_OK_AND_ASSIGN(auto kept,
-                       ns_->CreateTable({.id = {"t"}, .mode = "exist_ok"}, Ipc(Rows({9}))));
+  ASSERT_OK_AND_ASSIGN(
+      auto kept, ns_->CreateTable({.id = {"t"}, .mode = "exist_ok"}, Ipc(Rows({9}))));
   EXPECT_EQ(kept.version, 1);
   EXPECT_EQ(Count(), 3);
   // overwrite: a new version with only the new rows.
@@ -190,8 +191,8 @@ TEST_P(TableOpsTest, CreateTableModes) {
   EXPECT_EQ(replaced.version, 2);
   EXPECT_EQ(Count(), 2);
   // overwrite of a missing table creates it.
-  ASSERT_OK_AND_ASSIGN(auto fresh, ns_->CreateTable({.id = {"u"}, .mode = "overwrite"},
-                                                    Ipc(Rows({1}))));
+  ASSERT_OK_AND_ASSIGN(
+      auto fresh, ns_->CreateTable({.id = {"u"}, .mode = "overwrite"}, Ipc(Rows({1}))));
   EXPECT_EQ(fresh.version, 1);
   EXPECT_THAT(ns_->CreateTable({.id = {"v"}, .mode = "replace"}, Ipc(Rows({1}))),
               FailsWithKind(ErrorCode::kInvalidInput));
@@ -209,7 +210,8 @@ TEST_P(TableOpsTest, CreateTableRefusesBadIpcWithoutDeclaring) {
 
 TEST_P(TableOpsTest, CreateTableOverADeclaredTable) {
   ASSERT_OK(ns_->DeclareTable({.id = {"t"}}).status());
-  EXPECT_THAT(ns_->CountTableRows({.id = {"t"}}), FailsWithKind(ErrorCode::kTableNotFound));
+  EXPECT_THAT(ns_->CountTableRows({.id = {"t"}}),
+              FailsWithKind(ErrorCode::kTableNotFound));
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
   EXPECT_EQ(created.version, 1);
   EXPECT_EQ(Count(), 2);
@@ -312,8 +314,9 @@ TEST_P(TableOpsTest, InsertAppendOverwriteAndCount) {
   EXPECT_EQ(Count("id > 2"), 3);
   EXPECT_EQ(Count("", 1), 3);
 
-  ASSERT_OK_AND_ASSIGN(auto replaced, ns_->InsertIntoTable(
-                                          {.id = {"t"}, .mode = "Overwrite"}, Ipc(Rows({9}))));
+  ASSERT_OK_AND_ASSIGN(
+      auto replaced,
+      ns_->InsertIntoTable({.id = {"t"}, .mode = "Overwrite"}, Ipc(Rows({9}))));
   EXPECT_EQ(replaced.version, 3);
   EXPECT_EQ(Count(), 1);
 
@@ -344,14 +347,13 @@ TEST_P(TableOpsTest, MergeInsert) {
   CreateT();
   // ids 2, 3 match (updated), 4 is new (inserted); 1 is not in the source (deleted).
   ASSERT_OK_AND_ASSIGN(
-      auto merged,
-      ns_->MergeInsertIntoTable({.id = {"t"},
-                                 .on = std::vector<std::string>{"id"},
-                                 .when_matched_update_all = true,
-                                 .when_not_matched_insert_all = true,
-                                 .when_not_matched_by_source_delete = true,
-                                 .timeout = "30s"},
-                                Ipc(Rows({2, 3, 4}, "m", 5))));
+      auto merged, ns_->MergeInsertIntoTable({.id = {"t"},
+                                              .on = std::vector<std::string>{"id"},
+                                              .when_matched_update_all = true,
+                                              .when_not_matched_insert_all = true,
+                                              .when_not_matched_by_source_delete = true,
+                                              .timeout = "30s"},
+                                             Ipc(Rows({2, 3, 4}, "m", 5))));
   EXPECT_EQ(merged.num_updated_rows, 2);
   EXPECT_EQ(merged.num_inserted_rows, 1);
   EXPECT_EQ(merged.num_deleted_rows, 1);
@@ -376,10 +378,9 @@ TEST_P(TableOpsTest, MergeInsert) {
   EXPECT_THAT(ns_->MergeInsertIntoTable(
                   {.id = {"t"}, .on = std::vector<std::string>{"nope"}}, Ipc(Rows({1}))),
               FailsWithKind(ErrorCode::kTableColumnNotFound));
-  EXPECT_THAT(ns_->MergeInsertIntoTable({.id = {"t"},
-                                         .on = std::vector<std::string>{"id"},
-                                         .timeout = "soon"},
-                                        Ipc(Rows({1}))),
+  EXPECT_THAT(ns_->MergeInsertIntoTable(
+                  {.id = {"t"}, .on = std::vector<std::string>{"id"}, .timeout = "soon"},
+                  Ipc(Rows({1}))),
               FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->MergeInsertIntoTable(
                   {.id = {"t"}, .on = std::vector<std::string>{"id"}}, "bad"),
@@ -398,10 +399,10 @@ TEST_P(TableOpsTest, DeleteAndUpdate) {
   EXPECT_THAT(ns_->DeleteFromTable({.id = {"t"}, .predicate = "id ==="}),
               FailsWithKind(ErrorCode::kInvalidInput));
 
-  ASSERT_OK_AND_ASSIGN(auto updated,
-                       ns_->UpdateTable({.id = {"t"},
-                                         .predicate = "id = 3",
-                                         .updates = {{"score", "score + 10"}}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto updated,
+      ns_->UpdateTable(
+          {.id = {"t"}, .predicate = "id = 3", .updates = {{"score", "score + 10"}}}));
   EXPECT_EQ(updated.updated_rows, 1);
   EXPECT_EQ(updated.version, 3);
   EXPECT_TRUE(updated.transaction_id.has_value());
@@ -426,17 +427,18 @@ TEST_P(TableOpsTest, QueryAnswersArrowIpc) {
   // An empty vector is a plain scan.
   EXPECT_THAT(QueryIds({.id = {"t"},
                         .k = 1,
-                        .vector = QueryTableRequestVector{
-                            .single_vector = std::vector<double>{}}}),
+                        .vector = QueryTableRequestVector{.single_vector =
+                                                              std::vector<double>{}}}),
               ElementsAre(1));
 
   // Projection and aliases.
   ASSERT_OK_AND_ASSIGN(
       auto projected,
       ns_->QueryTable({.id = {"t"},
-                       .columns = QueryTableRequestColumns{
-                           .column_names = std::vector<std::string>{"id"},
-                           .column_aliases = Properties{{"twice", "id * 2"}}},
+                       .columns =
+                           QueryTableRequestColumns{
+                               .column_names = std::vector<std::string>{"id"},
+                               .column_aliases = Properties{{"twice", "id * 2"}}},
                        .filter = "id = 3"}));
   auto batch = Decode(projected);
   ASSERT_EQ(batch->num_columns(), 2);
@@ -448,22 +450,26 @@ TEST_P(TableOpsTest, QueryAnswersArrowIpc) {
                        ns_->QueryTable({.id = {"t"}, .k = 1, .with_row_id = true}));
   EXPECT_NE(Decode(with_ids)->GetColumnByName("_rowid"), nullptr);
 
-  EXPECT_THAT(ns_->QueryTable({.id = {"t"},
-                               .k = 3,
-                               .vector = QueryTableRequestVector{
-                                   .single_vector = std::vector<double>{1.0, 2.0}}}),
+  EXPECT_THAT(ns_->QueryTable(
+                  {.id = {"t"},
+                   .k = 3,
+                   .vector = QueryTableRequestVector{.single_vector =
+                                                         std::vector<double>{1.0, 2.0}}}),
               FailsWithKind(ErrorCode::kUnsupported));
   EXPECT_THAT(ns_->QueryTable({.id = {"t"}, .filter = "id >"}),
               FailsWithKind(ErrorCode::kInvalidInput));
-  EXPECT_THAT(ns_->QueryTable({.id = {"t"},
-                               .columns = QueryTableRequestColumns{
-                                   .column_names = std::vector<std::string>{"nope"}}}),
-              FailsWithKind(ErrorCode::kTableColumnNotFound));
+  EXPECT_THAT(
+      ns_->QueryTable(
+          {.id = {"t"},
+           .columns = QueryTableRequestColumns{.column_names =
+                                                   std::vector<std::string>{"nope"}}}),
+      FailsWithKind(ErrorCode::kTableColumnNotFound));
   EXPECT_THAT(ns_->QueryTable({.id = {"t"}, .k = -1}),
               FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->QueryTable({.id = {"t"}, .branch = "b1"}),
               FailsWithKind(ErrorCode::kUnsupported));
-  EXPECT_THAT(ns_->QueryTable({.id = {"nope"}}), FailsWithKind(ErrorCode::kTableNotFound));
+  EXPECT_THAT(ns_->QueryTable({.id = {"nope"}}),
+              FailsWithKind(ErrorCode::kTableNotFound));
 }
 
 // -- Schema
@@ -472,8 +478,9 @@ TEST_P(TableOpsTest, QueryAnswersArrowIpc) {
 TEST_P(TableOpsTest, SchemaChanges) {
   CreateT();
   ASSERT_OK_AND_ASSIGN(
-      auto added, ns_->AlterTableAddColumns(
-                      {.id = {"t"}, .new_columns = {{.name = "double_id", .expression = "id * 2"}}}));
+      auto added,
+      ns_->AlterTableAddColumns(
+          {.id = {"t"}, .new_columns = {{.name = "double_id", .expression = "id * 2"}}}));
   EXPECT_EQ(added.version, 2);
   EXPECT_EQ(Count("double_id = 4"), 1);
   EXPECT_THAT(ns_->AlterTableAddColumns({.id = {"t"}, .new_columns = {{.name = "x"}}}),
@@ -484,30 +491,32 @@ TEST_P(TableOpsTest, SchemaChanges) {
 
   // Cast int32 -> int64 (within the integer family), rename, nullability.
   ASSERT_OK_AND_ASSIGN(
-      auto altered,
-      ns_->AlterTableAlterColumns(
-          {.id = {"t"},
-           .alterations = {{.path = "score", .data_type = JsonValue{R"({"type":"int64"})"}},
-                           {.path = "name", .rename = "label"}}}));
+      auto altered, ns_->AlterTableAlterColumns(
+                        {.id = {"t"},
+                         .alterations = {{.path = "score",
+                                          .data_type = JsonValue{R"({"type":"int64"})"}},
+                                         {.path = "name", .rename = "label"}}}));
   EXPECT_EQ(altered.version, 3);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(root_ + "/t.lance"));
   EXPECT_TRUE(ds->schema()->GetFieldByName("score")->type()->Equals(*int64()));
   EXPECT_NE(ds->schema()->GetFieldByName("label"), nullptr);
-  EXPECT_THAT(ns_->AlterTableAlterColumns(
-                  {.id = {"t"},
-                   .alterations = {{.path = "score", .data_type = JsonValue{"{\"t\":1}"}}}}),
-              FailsWithKind(ErrorCode::kInvalidInput));
-  EXPECT_THAT(ns_->AlterTableAlterColumns(
-                  {.id = {"t"},
-                   .alterations = {{.path = "score",
-                                    .data_type = JsonValue{R"({"type":"quaternion"})"}}}}),
-              FailsWithKind(ErrorCode::kInvalidInput));
+  EXPECT_THAT(
+      ns_->AlterTableAlterColumns(
+          {.id = {"t"},
+           .alterations = {{.path = "score", .data_type = JsonValue{"{\"t\":1}"}}}}),
+      FailsWithKind(ErrorCode::kInvalidInput));
+  EXPECT_THAT(
+      ns_->AlterTableAlterColumns(
+          {.id = {"t"},
+           .alterations = {{.path = "score",
+                            .data_type = JsonValue{R"({"type":"quaternion"})"}}}}),
+      FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->AlterTableAlterColumns(
                   {.id = {"t"}, .alterations = {{.path = "gone", .rename = "x"}}}),
               FailsWithKind(ErrorCode::kTableColumnNotFound));
 
-  ASSERT_OK_AND_ASSIGN(auto dropped,
-                       ns_->AlterTableDropColumns({.id = {"t"}, .columns = {"double_id"}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto dropped, ns_->AlterTableDropColumns({.id = {"t"}, .columns = {"double_id"}}));
   EXPECT_EQ(dropped.version, 4);
   EXPECT_TRUE(dropped.transaction_id.has_value());
   EXPECT_THAT(ns_->AlterTableDropColumns({.id = {"t"}, .columns = {"double_id"}}),
@@ -555,23 +564,24 @@ TEST_P(TableOpsTest, VersionsAndRestore) {
   EXPECT_EQ(all.versions[2].metadata->at("total_rows"), "5");
   EXPECT_FALSE(all.page_token.has_value());
 
-  ASSERT_OK_AND_ASSIGN(auto page,
-                       ns_->ListTableVersions({.id = {"t"}, .limit = 2, .descending = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto page, ns_->ListTableVersions({.id = {"t"}, .limit = 2, .descending = true}));
   ASSERT_EQ(page.versions.size(), 2u);
   EXPECT_EQ(page.versions[0].version, 3);
   EXPECT_EQ(page.versions[1].version, 2);
   ASSERT_EQ(page.page_token, "2");
-  ASSERT_OK_AND_ASSIGN(auto rest, ns_->ListTableVersions({.id = {"t"},
-                                                          .page_token = page.page_token,
-                                                          .limit = 2,
-                                                          .descending = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto rest,
+      ns_->ListTableVersions(
+          {.id = {"t"}, .page_token = page.page_token, .limit = 2, .descending = true}));
   ASSERT_EQ(rest.versions.size(), 1u);
   EXPECT_EQ(rest.versions[0].version, 1);
   EXPECT_FALSE(rest.page_token.has_value());
 
   ASSERT_OK_AND_ASSIGN(auto latest, ns_->DescribeTableVersion({.id = {"t"}}));
   EXPECT_EQ(latest.version.version, 3);
-  ASSERT_OK_AND_ASSIGN(auto first, ns_->DescribeTableVersion({.id = {"t"}, .version = 1}));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       ns_->DescribeTableVersion({.id = {"t"}, .version = 1}));
   EXPECT_EQ(first.version.version, 1);
   EXPECT_EQ(first.version.manifest_path, all.versions[0].manifest_path);
   EXPECT_THAT(ns_->DescribeTableVersion({.id = {"t"}, .version = 9}),
@@ -626,10 +636,12 @@ TEST_P(TableOpsTest, Tags) {
 
 TEST_P(TableOpsTest, DescribeTransaction) {
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
-  ASSERT_OK_AND_ASSIGN(auto appended, ns_->InsertIntoTable({.id = {"t"}}, Ipc(Rows({3}))));
+  ASSERT_OK_AND_ASSIGN(auto appended,
+                       ns_->InsertIntoTable({.id = {"t"}}, Ipc(Rows({3}))));
   ASSERT_OK_AND_ASSIGN(auto deleted,
                        ns_->DeleteFromTable({.id = {"t"}, .predicate = "id = 1"}));
-  ASSERT_TRUE(created.transaction_id && appended.transaction_id && deleted.transaction_id);
+  ASSERT_TRUE(created.transaction_id && appended.transaction_id &&
+              deleted.transaction_id);
   EXPECT_NE(*created.transaction_id, *appended.transaction_id);
 
   ASSERT_OK_AND_ASSIGN(auto txn,
@@ -641,16 +653,18 @@ TEST_P(TableOpsTest, DescribeTransaction) {
   EXPECT_EQ(txn.properties->at("version"), "2");
   EXPECT_EQ(txn.properties->at("uuid"), *appended.transaction_id);
 
-  ASSERT_OK_AND_ASSIGN(txn, ns_->DescribeTransaction({.id = {"t", *created.transaction_id}}));
+  ASSERT_OK_AND_ASSIGN(txn,
+                       ns_->DescribeTransaction({.id = {"t", *created.transaction_id}}));
   EXPECT_EQ(txn.properties->at("operation"), "Overwrite");
   EXPECT_EQ(txn.properties->at("version"), "1");
-  ASSERT_OK_AND_ASSIGN(txn, ns_->DescribeTransaction({.id = {"t", *deleted.transaction_id}}));
+  ASSERT_OK_AND_ASSIGN(txn,
+                       ns_->DescribeTransaction({.id = {"t", *deleted.transaction_id}}));
   EXPECT_EQ(txn.properties->at("operation"), "Delete");
   EXPECT_EQ(txn.properties->at("version"), "3");
 
-  EXPECT_THAT(ns_->DescribeTransaction(
-                  {.id = {"t", "00000000-0000-0000-0000-000000000000"}}),
-              FailsWithKind(ErrorCode::kTransactionNotFound));
+  EXPECT_THAT(
+      ns_->DescribeTransaction({.id = {"t", "00000000-0000-0000-0000-000000000000"}}),
+      FailsWithKind(ErrorCode::kTransactionNotFound));
   EXPECT_THAT(ns_->DescribeTransaction({.id = {"t"}}),
               FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->DescribeTransaction({.id = {"nope", *created.transaction_id}}),
@@ -680,10 +694,10 @@ TEST_P(TableOpsTest, RenameTable) {
 
   // Into another namespace.
   ASSERT_OK(ns_->CreateNamespace({.id = {"db"}}).status());
-  ASSERT_OK(ns_->RenameTable({.id = {"u"},
-                              .new_table_name = "w",
-                              .new_namespace_id = Identifier{"db"}})
-                .status());
+  ASSERT_OK(
+      ns_->RenameTable(
+             {.id = {"u"}, .new_table_name = "w", .new_namespace_id = Identifier{"db"}})
+          .status());
   EXPECT_EQ(ns_->CountTableRows({.id = {"db", "w"}}).value_or(-1), 3);
   ASSERT_OK_AND_ASSIGN(listed, ns_->ListTables({.id = {"db"}}));
   EXPECT_THAT(listed.tables, ElementsAre("w"));
@@ -692,10 +706,10 @@ TEST_P(TableOpsTest, RenameTable) {
 
   // Errors.
   ASSERT_OK(ns_->CreateTable({.id = {"x"}}, Ipc(Rows({1}))).status());
-  EXPECT_THAT(ns_->RenameTable({.id = {"x"},
-                                .new_table_name = "w",
-                                .new_namespace_id = Identifier{"db"}}),
-              FailsWithKind(ErrorCode::kTableAlreadyExists));
+  EXPECT_THAT(
+      ns_->RenameTable(
+          {.id = {"x"}, .new_table_name = "w", .new_namespace_id = Identifier{"db"}}),
+      FailsWithKind(ErrorCode::kTableAlreadyExists));
   EXPECT_THAT(ns_->RenameTable({.id = {"x"},
                                 .new_table_name = "y",
                                 .new_namespace_id = Identifier{"nowhere"}}),
