@@ -855,6 +855,13 @@ Result<CreateTableResponse> DirectoryNamespace::CreateTable(
   auto reader = internal::TableReader(rows);
   auto ds = Dataset::Write(*reader, impl_->RawUri(found->dir), params);
   if (!ds.ok()) {
+    if (ds.status().IsAlreadyExists() ||
+        (ds.status().IsConflict() && params.mode == WriteMode::kCreate)) {
+      // A concurrent create_table (or a writer of the declared table) committed version
+      // 1 first: the table is theirs, and so is the directory.
+      return NamespaceError(ErrorCode::kTableAlreadyExists,
+                            TableIdText(request.id) + " (created concurrently)");
+    }
     // Nothing of a failed first write is kept: the declaration is taken back.
     if (declared_here) (void)DropTable(DropTableRequest{request.id});
     return internal::TableOpError(ds.status(), what);
