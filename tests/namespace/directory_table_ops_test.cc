@@ -5,10 +5,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -747,6 +752,75 @@ TEST_P(TableOpsTest, ListAllTables) {
       manifest() ? std::vector<std::string>{"c", "db$inner$t"}
                  : std::vector<std::string>{"c"};
   EXPECT_EQ(next.tables, expected);
+}
+
+// -- Cross-check with pylance 14: transaction ids
+// ----------------------------------------------
+
+std::string PythonExecutable() {
+  const char* env = std::getenv("LANCE_PYTHON");
+  if (env != nullptr && *env != '\0') return env;
+  return std::string(LANCE_TEST_DATA_DIR) + "/../../.venv/bin/python";
+}
+
+/// Runs `python -c script root`; stdout+stderr in *output.
+int RunPython(const std::string& script, const std::string& root, std::string* output) {
+  const std::string cmd =
+      "'" + PythonExecutable() + "' -c \"" + script + "\" '" + root + "' 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  output->clear();
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output->append(buf, n);
+  const int rc = pclose(pipe);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(TableOpsPylanceTest, TransactionIdsAgreeWithPylance) {
+  lance::testing::TempDir tmp;
+  const std::string root = tmp.Join("ns");
+  ASSERT_OK_AND_ASSIGN(auto ns, DirectoryNamespace::FromProperties({{"root", root}}));
+  // Ours, seen by pylance.
+  ASSERT_OK_AND_ASSIGN(auto created, ns->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
+  ASSERT_OK_AND_ASSIGN(auto appended, ns->InsertIntoTable({.id = {"t"}}, Ipc(Rows({3}))));
+  // Pylance's, seen by us: p.lance created with 2 rows, then 1 appended.
+  const std::string script =
+      "import sys, lance, pyarrow as pa\n"
+      "root = sys.argv[1]\n"
+      "ours = lance.dataset(root + '/t.lance').get_transactions()\n"
+      "print('ours', ' '.join(sorted(t.uuid for t in ours)))\n"
+      "lance.write_dataset(pa.table({'a': [1, 2]}), root + '/p.lance')\n"
+      "ds = lance.write_dataset(pa.table({'a': [3]}), root + '/p.lance', mode='append')\n"
+      "for t in ds.get_transactions():\n"
+      "    print('theirs', t.read_version, t.uuid, type(t.operation).__name__)\n";
+  std::string output;
+  ASSERT_EQ(RunPython(script, root, &output), 0) << output;
+
+  std::vector<std::string> expected = {*created.transaction_id, *appended.transaction_id};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_THAT(output, HasSubstr("ours " + expected[0] + " " + expected[1]));
+
+  int checked = 0;
+  std::istringstream lines(output);
+  std::string tag;
+  while (lines >> tag) {
+    if (tag != "theirs") continue;
+    int64_t read_version = 0;
+    std::string uuid;
+    std::string operation;
+    lines >> read_version >> uuid >> operation;
+    ASSERT_OK_AND_ASSIGN(auto txn, ns->DescribeTransaction({.id = {"p", uuid}}));
+    EXPECT_EQ(txn.status, "SUCCEEDED");
+    EXPECT_EQ(txn.properties->at("read_version"), std::to_string(read_version));
+    EXPECT_EQ(txn.properties->at("version"), std::to_string(read_version + 1));
+    EXPECT_EQ(txn.properties->at("operation"), operation);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2) << output;
+  ASSERT_OK_AND_ASSIGN(auto versions, ns->ListTableVersions({.id = {"p"}}));
+  EXPECT_EQ(versions.versions.size(), 2u);
+  EXPECT_EQ(ns->CountTableRows({.id = {"p"}}).value_or(-1), 3);
 }
 
 }  // namespace
