@@ -323,40 +323,6 @@ Result<std::vector<ManifestFile>> ListManifestFiles(const io::ResolvedLocation& 
   return out;
 }
 
-/// Manifest.transaction_file of a manifest file ("" when it names none).
-Result<std::string> ReadTransactionFileName(const io::ResolvedLocation& table,
-                                            const ManifestFile& file) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, table.store->Read(file.key));
-  const std::string_view bytes = buffer->ToStringView();
-  constexpr size_t kFooter = 16;  // u64 manifest offset, u16 x2 version, "LANC"
-  auto corrupt = [&]() {
-    return Status::Corrupt("manifest " + file.path + " does not decode");
-  };
-  if (bytes.size() < kFooter + 4 || bytes.substr(bytes.size() - 4) != "LANC") {
-    return corrupt();
-  }
-  const uint64_t pos = LoadLittleEndian(bytes, bytes.size() - kFooter, 8);
-  const uint64_t end = bytes.size() - kFooter;
-  if (pos > end || end - pos < 4) return corrupt();
-  std::vector<WireField> fields;
-  if (!ScanMessage(bytes.substr(pos + 4, end - pos - 4), &fields)) return corrupt();
-  for (const WireField& field : fields) {
-    if (field.number == 12) return std::string(field.bytes);
-  }
-  return std::string();
-}
-
-/// "<read_version>-<uuid>.txn" -> uuid.
-std::optional<std::string> UuidOfTransactionFile(std::string_view name) {
-  const size_t dash = name.find('-');
-  constexpr std::string_view kTxn = ".txn";
-  if (dash == std::string_view::npos || name.size() < dash + 1 + kTxn.size() ||
-      name.substr(name.size() - kTxn.size()) != kTxn) {
-    return std::nullopt;
-  }
-  return std::string(name.substr(dash + 1, name.size() - kTxn.size() - dash - 1));
-}
-
 std::string OperationName(uint32_t field) {
   static constexpr std::string_view kNames[] = {"Append",
                                                 "Delete",
@@ -378,6 +344,87 @@ std::string OperationName(uint32_t field) {
     return std::string(kNames[field - 100]);
   }
   return "Unknown(" + std::to_string(field) + ")";
+}
+
+/// The transaction that committed a version.
+struct CommittedTxn {
+  std::string uuid;
+  uint64_t read_version = 0;
+  std::optional<std::string> operation;
+};
+
+/// Fills `txn` from a Transaction message.
+void ReadTransactionMessage(std::string_view message, CommittedTxn* txn) {
+  std::vector<WireField> fields;
+  if (!ScanMessage(message, &fields)) return;
+  for (const WireField& field : fields) {
+    if (field.number == 1) txn->read_version = field.varint;
+    if (field.number == 2) txn->uuid = std::string(field.bytes);
+    if (field.number >= 100 && field.number < 200) {
+      txn->operation = OperationName(field.number);
+    }
+  }
+}
+
+/// The transaction a manifest file records: inline (Manifest.transaction_section = 21,
+/// a u32 length and the Transaction message) or as Manifest.transaction_file = 12
+/// ("<read_version>-<uuid>.txn" under `_transactions/`, read for the operation only when
+/// `with_operation`). nullopt when the manifest records none.
+/// \return Corrupt for a manifest that does not decode; errors of the store.
+Result<std::optional<CommittedTxn>> ReadCommittedTransaction(
+    const io::ResolvedLocation& table, const std::string& key, std::string_view path,
+    bool with_operation) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, table.store->Read(key));
+  const std::string_view bytes = buffer->ToStringView();
+  constexpr size_t kFooter = 16;  // u64 manifest offset, u16 x2 version, "LANC"
+  auto corrupt = [&]() {
+    return Status::Corrupt("manifest " + std::string(path) + " does not decode");
+  };
+  if (bytes.size() < kFooter + 4 || bytes.substr(bytes.size() - 4) != "LANC") {
+    return corrupt();
+  }
+  const uint64_t pos = LoadLittleEndian(bytes, bytes.size() - kFooter, 8);
+  const uint64_t end = bytes.size() - kFooter;
+  if (pos > end || end - pos < 4) return corrupt();
+  std::vector<WireField> fields;
+  if (!ScanMessage(bytes.substr(pos + 4, end - pos - 4), &fields)) return corrupt();
+  std::string_view file_name;
+  std::optional<uint64_t> section;
+  for (const WireField& field : fields) {
+    if (field.number == 12) file_name = field.bytes;
+    if (field.number == 21) section = field.varint;
+  }
+  CommittedTxn txn;
+  if (section) {
+    if (*section > pos || pos - *section < 4) return corrupt();
+    const uint64_t length = LoadLittleEndian(bytes, *section, 4);
+    if (length > pos - *section - 4) return corrupt();
+    ReadTransactionMessage(bytes.substr(*section + 4, length), &txn);
+    if (!txn.uuid.empty()) return txn;
+  }
+  // "<read_version>-<uuid>.txn"
+  const size_t dash = file_name.find('-');
+  constexpr std::string_view kTxn = ".txn";
+  if (dash == std::string_view::npos || file_name.size() < dash + 1 + kTxn.size() ||
+      file_name.substr(file_name.size() - kTxn.size()) != kTxn) {
+    return std::optional<CommittedTxn>();
+  }
+  txn.uuid =
+      std::string(file_name.substr(dash + 1, file_name.size() - kTxn.size() - dash - 1));
+  const std::string_view read_version = file_name.substr(0, dash);
+  std::from_chars(read_version.data(), read_version.data() + read_version.size(),
+                  txn.read_version);
+  if (with_operation) {
+    // Kept unless cleaned up; without it the operation stays unknown.
+    auto file =
+        table.store->Read(TableKey(table, "_transactions/" + std::string(file_name)));
+    if (file.ok()) {
+      ReadTransactionMessage((*file)->ToStringView(), &txn);
+    } else if (!file.status().IsNotFound()) {
+      return file.status();
+    }
+  }
+  return txn;
 }
 
 /// Fills the response fields every write reports.
@@ -423,13 +470,13 @@ Result<std::optional<std::string>> internal::CommittedTransactionId(const Datase
   for (const std::string& path :
        {"_versions/" + std::string(v2) + ".manifest",
         "_versions/" + std::to_string(ds.version()) + ".manifest"}) {
-    ManifestFile file;
-    file.version = ds.version();
-    file.key = TableKey(table, path);
-    file.path = path;
-    auto name = ReadTransactionFileName(table, file);
-    if (name.ok()) return UuidOfTransactionFile(*name);
-    if (!name.status().IsNotFound()) return name.status();
+    auto txn = ReadCommittedTransaction(table, TableKey(table, path), path,
+                                        /*with_operation=*/false);
+    if (txn.ok()) {
+      if (!*txn) return std::optional<std::string>();
+      return std::optional<std::string>((*txn)->uuid);
+    }
+    if (!txn.status().IsNotFound()) return txn.status();
   }
   return std::optional<std::string>();
 }
@@ -932,28 +979,17 @@ Result<DescribeTransactionResponse> DirectoryNamespace::DescribeTransaction(
   if (!files.ok()) return TableOpError(files.status(), what);
   // The committed version is the one whose manifest names the transaction file.
   for (const ManifestFile& file : *files) {
-    auto name = ReadTransactionFileName(*table, file);
-    if (!name.ok()) return TableOpError(name.status(), what);
-    if (UuidOfTransactionFile(*name) != uuid) continue;
+    // Only the operation of the match is read (its `.txn` file when not inline).
+    auto txn = ReadCommittedTransaction(*table, file.key, file.path, false);
+    if (!txn.ok()) return TableOpError(txn.status(), what);
+    if (!*txn || (*txn)->uuid != uuid) continue;
+    LANCE_ASSIGN_OR_RAISE(txn,
+                          ReadCommittedTransaction(*table, file.key, file.path, true));
     Properties properties;
     properties["uuid"] = uuid;
     properties["version"] = std::to_string(file.version);
-    properties["read_version"] = name->substr(0, name->find('-'));
-    // The operation: the oneof field set in `_transactions/<name>` (kept unless cleaned
-    // up; without it the operation is left out).
-    auto txn = table->store->Read(TableKey(*table, "_transactions/" + *name));
-    if (txn.ok()) {
-      std::vector<WireField> fields;
-      if (ScanMessage((*txn)->ToStringView(), &fields)) {
-        for (const WireField& field : fields) {
-          if (field.number >= 100 && field.number < 200) {
-            properties["operation"] = OperationName(field.number);
-          }
-        }
-      }
-    } else if (!txn.status().IsNotFound()) {
-      return TableOpError(txn.status(), what);
-    }
+    properties["read_version"] = std::to_string((*txn)->read_version);
+    if ((*txn)->operation) properties["operation"] = *(*txn)->operation;
     DescribeTransactionResponse response;
     response.status = "SUCCEEDED";
     response.properties = std::move(properties);

@@ -823,5 +823,35 @@ TEST(TableOpsPylanceTest, TransactionIdsAgreeWithPylance) {
   EXPECT_EQ(ns->CountTableRows({.id = {"p"}}).value_or(-1), 3);
 }
 
+// Tables written by Lance 8.0.0 (LanceDB-node, tests/data/lance-8.0.0), read-only: a
+// plain-layout namespace on that directory writes nothing.
+TEST(TableOpsLance8Test, VersionsAndTransactionsOfRealLanceTables) {
+  ASSERT_OK_AND_ASSIGN(auto ns,
+                       DirectoryNamespace::FromProperties(
+                           {{"root", std::string(LANCE_TEST_DATA_DIR) + "/lance-8.0.0"},
+                            {"manifest_enabled", "false"}}));
+  struct Case {
+    std::string table;
+    std::string last_uuid;
+    std::string manifest_path;
+  };
+  for (const Case& c : {Case{"basic_v20_v1names", "e068b787-3a53-401f-a542-4865bf15428f",
+                             "_versions/3.manifest"},
+                        Case{"basic_v20_v2names", "35a895a8-33c3-45b6-bba4-bdf3c4842478",
+                             "_versions/18446744073709551612.manifest"}}) {
+    SCOPED_TRACE(c.table);
+    ASSERT_OK_AND_ASSIGN(auto versions, ns->ListTableVersions({.id = {c.table}}));
+    ASSERT_EQ(versions.versions.size(), 3u);
+    EXPECT_EQ(versions.versions[2].version, 3);
+    EXPECT_EQ(versions.versions[2].manifest_path, c.manifest_path);
+    ASSERT_OK_AND_ASSIGN(auto txn,
+                         ns->DescribeTransaction({.id = {c.table, c.last_uuid}}));
+    EXPECT_EQ(txn.status, "SUCCEEDED");
+    EXPECT_EQ(txn.properties->at("read_version"), "2");
+    EXPECT_EQ(txn.properties->at("version"), "3");
+    EXPECT_EQ(txn.properties->at("operation"), "Delete");
+  }
+}
+
 }  // namespace
 }  // namespace lance::ns
