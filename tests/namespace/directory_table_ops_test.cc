@@ -220,6 +220,12 @@ TEST_P(TableOpsTest, CreateTableOverADeclaredTable) {
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
   EXPECT_EQ(created.version, 1);
   EXPECT_EQ(Count(), 2);
+  // insert_into_table on a declared table writes its first version.
+  ASSERT_OK(ns_->DeclareTable({.id = {"d"}}).status());
+  ASSERT_OK_AND_ASSIGN(auto inserted,
+                       ns_->InsertIntoTable({.id = {"d"}}, Ipc(Rows({5, 6, 7}))));
+  EXPECT_EQ(inserted.version, 1);
+  EXPECT_EQ(ns_->CountTableRows({.id = {"d"}}).value_or(-1), 3);
 }
 
 TEST_P(TableOpsTest, CreateTableInChildNamespace) {
