@@ -21,6 +21,12 @@ namespace lance::ns::internal {
 /// written with it, so they share the namespace's store and credentials.
 const io::StorageAccess& TableAccess(const DirectoryNamespace::Impl& impl);
 
+/// The URI the table `id` is read and written at (its directory under the root, as
+/// DescribeTable's load_detailed_metadata opens it: never the percent-encoded location
+/// the manifest layout reports). Found as DescribeTable finds it.
+/// \return TableNotFound, InvalidInput, Unsupported as DescribeTable.
+Result<std::string> TableUri(DirectoryNamespace::Impl& impl, const Identifier& id);
+
 /// Reads the Arrow IPC stream sent with a request, whole (requests are bounded by the
 /// transport; a merge-insert reads it again on each retry). `what` names the request.
 /// \return the rows; InvalidInput when `data` is empty or not an IPC stream.

@@ -818,19 +818,26 @@ const io::StorageAccess& internal::TableAccess(const DirectoryNamespace::Impl& i
   return impl.manifest.access;
 }
 
+Result<std::string> internal::TableUri(DirectoryNamespace::Impl& impl,
+                                       const Identifier& id) {
+  LANCE_ASSIGN_OR_RAISE(DirectoryNamespace::Impl::Found found, impl.FindTable(id));
+  return impl.RawUri(found.dir);
+}
+
 namespace {
 
 enum class CreateMode : uint8_t { kCreate, kExistOk, kOverwrite };
 
 Result<CreateMode> ParseCreateMode(const std::optional<std::string>& mode) {
   if (!mode || EqualsIgnoreAsciiCase(*mode, "create")) return CreateMode::kCreate;
-  if (EqualsIgnoreAsciiCase(*mode, "exist_ok") || EqualsIgnoreAsciiCase(*mode, "existok")) {
+  if (EqualsIgnoreAsciiCase(*mode, "exist_ok") ||
+      EqualsIgnoreAsciiCase(*mode, "existok")) {
     return CreateMode::kExistOk;
   }
   if (EqualsIgnoreAsciiCase(*mode, "overwrite")) return CreateMode::kOverwrite;
-  return NamespaceError(ErrorCode::kInvalidInput,
-                        "unknown create_table mode " + Quote(*mode) +
-                            " (create, exist_ok or overwrite)");
+  return NamespaceError(
+      ErrorCode::kInvalidInput,
+      "unknown create_table mode " + Quote(*mode) + " (create, exist_ok or overwrite)");
 }
 
 }  // namespace
@@ -878,6 +885,13 @@ Result<CreateTableResponse> DirectoryNamespace::CreateTable(
   auto reader = internal::TableReader(rows);
   auto ds = Dataset::Write(*reader, impl_->RawUri(found->dir), params);
   if (!ds.ok()) {
+    if (ds.status().IsAlreadyExists() ||
+        (ds.status().IsConflict() && params.mode == WriteMode::kCreate)) {
+      // A concurrent create_table (or a writer of the declared table) committed version
+      // 1 first: the table is theirs, and so is the directory.
+      return NamespaceError(ErrorCode::kTableAlreadyExists,
+                            TableIdText(request.id) + " (created concurrently)");
+    }
     // Nothing of a failed first write is kept: the declaration is taken back.
     if (declared_here) (void)DropTable(DropTableRequest{request.id});
     return internal::TableOpError(ds.status(), what);
@@ -901,8 +915,8 @@ Result<RenameTableResponse> DirectoryNamespace::RenameTable(
   target.push_back(request.new_table_name);
   LANCE_RETURN_NOT_OK(impl_->ValidateTableId(target));
   if (target.size() > 1) {
-    LANCE_RETURN_NOT_OK(impl_->manifest.CheckParentsExist(
-        Identifier(target.begin(), target.end() - 1)));
+    LANCE_RETURN_NOT_OK(
+        impl_->manifest.CheckParentsExist(Identifier(target.begin(), target.end() - 1)));
   }
   auto existing = impl_->FindTable(target);
   if (existing.ok()) {
@@ -915,9 +929,9 @@ Result<RenameTableResponse> DirectoryNamespace::RenameTable(
   const std::string new_id = JoinIdentifier(target, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(auto target_row, impl_->manifest.FindObject(new_id));
   if (target_row) {
-    return NamespaceError(ErrorCode::kTableAlreadyExists,
-                          TableIdText(target) + " (a " + target_row->object_type +
-                              " has that id)");
+    return NamespaceError(
+        ErrorCode::kTableAlreadyExists,
+        TableIdText(target) + " (a " + target_row->object_type + " has that id)");
   }
   // The data stays where it is: the new row records its directory.
   ManifestRow row;
@@ -944,8 +958,7 @@ Result<ListAllTablesResponse> DirectoryNamespace::ListAllTables(
     LANCE_ASSIGN_OR_RAISE(response.tables, impl_->ListDirectoryTables());
   }
   if (options_.manifest_enabled) {
-    LANCE_ASSIGN_OR_RAISE(auto rows,
-                          impl_->manifest.ReadLatest("object_type = 'table'"));
+    LANCE_ASSIGN_OR_RAISE(auto rows, impl_->manifest.ReadLatest("object_type = 'table'"));
     for (ManifestRow& row : rows) {
       if (row.location) response.tables.push_back(std::move(row.object_id));
     }

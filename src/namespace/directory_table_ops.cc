@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // DirectoryNamespace: table data, schema, version, tag and transaction operations. Each
-// locates its table with the public DescribeTable, opens it with the namespace's own
-// (resolved) storage access and runs the core's Dataset operation on it. create_table,
+// finds its table as DescribeTable does (same lookup, same errors), opens its directory
+// with the namespace's own (resolved) storage access, as DescribeTable's
+// load_detailed_metadata does, and runs the core's Dataset operation on it. create_table,
 // rename_table and list_all_tables need the layout and `__manifest`, so they live in
 // directory_namespace.cc.
 
@@ -9,13 +10,13 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "lance/core/ascii.h"
 #include "lance/core/buffer.h"
@@ -41,17 +42,18 @@ namespace internal {
 Result<TablePtr> ReadIpcRequest(std::string_view data, std::string_view what) {
   if (data.empty()) {
     return NamespaceError(ErrorCode::kInvalidInput,
-                          std::string(what) + ": request data (an Arrow IPC stream) is "
-                                              "required");
+                          std::string(what) +
+                              ": request data (an Arrow IPC stream) is "
+                              "required");
   }
   // A copy: the body of a request is not 8-byte aligned and must not be kept alive.
   LANCE_ASSIGN_OR_RAISE(BufferPtr bytes,
                         Buffer::CopyFrom(data.data(), static_cast<int64_t>(data.size())));
   auto table = ipc::ReadIpcStream(bytes);
   if (!table.ok()) {
-    return NamespaceError(ErrorCode::kInvalidInput, std::string(what) +
-                                                        ": invalid Arrow IPC stream: " +
-                                                        table.status().message());
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        std::string(what) + ": invalid Arrow IPC stream: " + table.status().message());
   }
   return *table;
 }
@@ -62,7 +64,8 @@ std::unique_ptr<RecordBatchReader> TableReader(const TablePtr& table) {
 
 Status TableOpError(const Status& status, std::string_view what) {
   if (status.ok()) return status;
-  if (status.detail_as<NamespaceErrorDetail>() != nullptr) return status.WithContext(what);
+  if (status.detail_as<NamespaceErrorDetail>() != nullptr)
+    return status.WithContext(what);
   std::string message = std::string(what) + ": " + status.message();
   if (status.IsInvalid()) return NamespaceError(ErrorCode::kInvalidInput, message);
   if (status.IsConflict()) {
@@ -91,46 +94,32 @@ Status CheckBranch(const std::optional<std::string>& branch, std::string_view op
 
 Result<uint64_t> CheckedVersion(int64_t version, const Identifier& id) {
   if (version < 0) {
-    return NamespaceError(ErrorCode::kInvalidInput, "negative version " +
-                                                        std::to_string(version) +
-                                                        " for " + TableText(id));
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "negative version " + std::to_string(version) + " for " + TableText(id));
   }
   return static_cast<uint64_t>(version);
 }
 
 Status VersionNotFound(int64_t version, const Identifier& id) {
-  return NamespaceError(ErrorCode::kTableVersionNotFound,
-                        "Version " + std::to_string(version) + " not found for " +
-                            TableText(id));
-}
-
-/// The table's location, found with the public DescribeTable (no credentials asked:
-/// the table is accessed with the namespace's own access).
-Result<std::string> LocateTable(DirectoryNamespace& ns, const Identifier& id) {
-  DescribeTableRequest describe;
-  describe.id = id;
-  describe.vend_credentials = false;
-  LANCE_ASSIGN_OR_RAISE(DescribeTableResponse found, ns.DescribeTable(describe));
-  if (!found.location) {
-    return NamespaceError(ErrorCode::kInternal, "no location for " + TableText(id));
-  }
-  return *found.location;
+  return NamespaceError(
+      ErrorCode::kTableVersionNotFound,
+      "Version " + std::to_string(version) + " not found for " + TableText(id));
 }
 
 /// Opens the table `id` (at `version`, else the latest).
 /// \return TableNotFound (also for a declared table without a version);
 /// TableVersionNotFound; InvalidInput for a negative version.
-Result<std::shared_ptr<Dataset>> OpenTable(DirectoryNamespace& ns,
-                                           const io::StorageAccess& access,
+Result<std::shared_ptr<Dataset>> OpenTable(DirectoryNamespace::Impl& impl,
                                            const Identifier& id,
                                            std::optional<int64_t> version = {}) {
-  LANCE_ASSIGN_OR_RAISE(std::string location, LocateTable(ns, id));
+  LANCE_ASSIGN_OR_RAISE(std::string uri, internal::TableUri(impl, id));
   OpenOptions open;
-  open.access = access;
+  open.access = internal::TableAccess(impl);
   if (version) {
     LANCE_ASSIGN_OR_RAISE(open.version, CheckedVersion(*version, id));
   }
-  auto ds = Dataset::Open(location, open);
+  auto ds = Dataset::Open(uri, open);
   if (ds.ok()) return *ds;
   if (ds.status().IsNotFound()) {
     if (version) return VersionNotFound(*version, id);
@@ -172,9 +161,9 @@ Result<double> ParseTimeoutSeconds(const std::string& text) {
   const char* end = number.data() + number.size();
   auto parsed = std::from_chars(number.data(), end, value);
   if (number.empty() || parsed.ec != std::errc() || parsed.ptr != end || value < 0) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "invalid timeout " + Quote(text) +
-                              " (expected e.g. \"30s\" or \"500ms\")");
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "invalid timeout " + Quote(text) + " (expected e.g. \"30s\" or \"500ms\")");
   }
   return value * scale;
 }
@@ -187,20 +176,23 @@ Result<DataTypePtr> ParseJsonDataType(const JsonValue& value, std::string_view c
   const std::string what = "data_type of column " + Quote(column);
   if (json.is_discarded() || !json.is_object() || !json.contains("type") ||
       !json["type"].is_string()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          what + " must be an object {\"type\": \"<name>\"}, got " +
-                              value.json);
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        what + " must be an object {\"type\": \"<name>\"}, got " + value.json);
   }
   std::string name = json["type"].get<std::string>();
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   static const std::map<std::string, DataTypePtr (*)()> kNames = {
-      {"null", null},       {"bool", boolean},       {"boolean", boolean},
-      {"int8", int8},       {"uint8", uint8},        {"int16", int16},
-      {"uint16", uint16},   {"int32", int32},        {"uint32", uint32},
-      {"int64", int64},     {"uint64", uint64},      {"float16", float16},
-      {"float32", float32}, {"float64", float64},    {"utf8", utf8},
-      {"large_utf8", large_utf8}, {"binary", binary}, {"large_binary", large_binary},
+      {"null", null},       {"bool", boolean},
+      {"boolean", boolean}, {"int8", int8},
+      {"uint8", uint8},     {"int16", int16},
+      {"uint16", uint16},   {"int32", int32},
+      {"uint32", uint32},   {"int64", int64},
+      {"uint64", uint64},   {"float16", float16},
+      {"float32", float32}, {"float64", float64},
+      {"utf8", utf8},       {"large_utf8", large_utf8},
+      {"binary", binary},   {"large_binary", large_binary},
       {"date32", date32},   {"date64", date64},
   };
   if (auto it = kNames.find(name); it != kNames.end()) return it->second();
@@ -307,7 +299,8 @@ Result<std::vector<ManifestFile>> ListManifestFiles(const io::ResolvedLocation& 
   constexpr std::string_view kSuffix = ".manifest";
   for (const io::ObjectMeta& meta : listing.objects) {
     std::string_view name(meta.path);
-    name = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+    name =
+        name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
     if (name.size() <= kSuffix.size() ||
         name.substr(name.size() - kSuffix.size()) != kSuffix) {
       continue;
@@ -330,14 +323,62 @@ Result<std::vector<ManifestFile>> ListManifestFiles(const io::ResolvedLocation& 
   return out;
 }
 
-/// Manifest.transaction_file of a manifest file ("" when it names none).
-Result<std::string> ReadTransactionFileName(const io::ResolvedLocation& table,
-                                            const ManifestFile& file) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, table.store->Read(file.key));
+std::string OperationName(uint32_t field) {
+  static constexpr std::string_view kNames[] = {"Append",
+                                                "Delete",
+                                                "Overwrite",
+                                                "CreateIndex",
+                                                "Rewrite",
+                                                "Merge",
+                                                "Restore",
+                                                "ReserveFragments",
+                                                "Update",
+                                                "Project",
+                                                "UpdateConfig",
+                                                "DataReplacement",
+                                                "UpdateMemWalState",
+                                                "Clone",
+                                                "UpdateBases",
+                                                "DataOverlay"};
+  if (field >= 100 && field - 100 < std::size(kNames)) {
+    return std::string(kNames[field - 100]);
+  }
+  return "Unknown(" + std::to_string(field) + ")";
+}
+
+/// The transaction that committed a version.
+struct CommittedTxn {
+  std::string uuid;
+  uint64_t read_version = 0;
+  std::optional<std::string> operation;
+};
+
+/// Fills `txn` from a Transaction message.
+void ReadTransactionMessage(std::string_view message, CommittedTxn* txn) {
+  std::vector<WireField> fields;
+  if (!ScanMessage(message, &fields)) return;
+  for (const WireField& field : fields) {
+    if (field.number == 1) txn->read_version = field.varint;
+    if (field.number == 2) txn->uuid = std::string(field.bytes);
+    if (field.number >= 100 && field.number < 200) {
+      txn->operation = OperationName(field.number);
+    }
+  }
+}
+
+/// The transaction a manifest file records: inline (Manifest.transaction_section = 21,
+/// a u32 length and the Transaction message) or as Manifest.transaction_file = 12
+/// ("<read_version>-<uuid>.txn" under `_transactions/`, read for the operation only when
+/// `with_operation`). nullopt when the manifest records none.
+/// \return Corrupt for a manifest that does not decode; errors of the store.
+Result<std::optional<CommittedTxn>> ReadCommittedTransaction(
+    const io::ResolvedLocation& table, const std::string& key, std::string_view path,
+    bool with_operation) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, table.store->Read(key));
   const std::string_view bytes = buffer->ToStringView();
   constexpr size_t kFooter = 16;  // u64 manifest offset, u16 x2 version, "LANC"
   auto corrupt = [&]() {
-    return Status::Corrupt("manifest " + file.path + " does not decode");
+    return Status::Corrupt("manifest " + std::string(path) + " does not decode");
   };
   if (bytes.size() < kFooter + 4 || bytes.substr(bytes.size() - 4) != "LANC") {
     return corrupt();
@@ -347,41 +388,50 @@ Result<std::string> ReadTransactionFileName(const io::ResolvedLocation& table,
   if (pos > end || end - pos < 4) return corrupt();
   std::vector<WireField> fields;
   if (!ScanMessage(bytes.substr(pos + 4, end - pos - 4), &fields)) return corrupt();
+  std::string_view file_name;
+  std::optional<uint64_t> section;
   for (const WireField& field : fields) {
-    if (field.number == 12) return std::string(field.bytes);
+    if (field.number == 12) file_name = field.bytes;
+    if (field.number == 21) section = field.varint;
   }
-  return std::string();
-}
-
-/// "<read_version>-<uuid>.txn" -> uuid.
-std::optional<std::string> UuidOfTransactionFile(std::string_view name) {
-  const size_t dash = name.find('-');
+  CommittedTxn txn;
+  if (section) {
+    if (*section > pos || pos - *section < 4) return corrupt();
+    const uint64_t length = LoadLittleEndian(bytes, *section, 4);
+    if (length > pos - *section - 4) return corrupt();
+    ReadTransactionMessage(bytes.substr(*section + 4, length), &txn);
+    if (!txn.uuid.empty()) return txn;
+  }
+  // "<read_version>-<uuid>.txn"
+  const size_t dash = file_name.find('-');
   constexpr std::string_view kTxn = ".txn";
-  if (dash == std::string_view::npos || name.size() < dash + 1 + kTxn.size() ||
-      name.substr(name.size() - kTxn.size()) != kTxn) {
-    return std::nullopt;
+  if (dash == std::string_view::npos || file_name.size() < dash + 1 + kTxn.size() ||
+      file_name.substr(file_name.size() - kTxn.size()) != kTxn) {
+    return std::optional<CommittedTxn>();
   }
-  return std::string(name.substr(dash + 1, name.size() - kTxn.size() - dash - 1));
-}
-
-std::string OperationName(uint32_t field) {
-  static constexpr std::string_view kNames[] = {
-      "Append",           "Delete",          "Overwrite",         "CreateIndex",
-      "Rewrite",          "Merge",           "Restore",           "ReserveFragments",
-      "Update",           "Project",         "UpdateConfig",      "DataReplacement",
-      "UpdateMemWalState", "Clone",          "UpdateBases",       "DataOverlay"};
-  if (field >= 100 && field - 100 < std::size(kNames)) {
-    return std::string(kNames[field - 100]);
+  txn.uuid =
+      std::string(file_name.substr(dash + 1, file_name.size() - kTxn.size() - dash - 1));
+  const std::string_view read_version = file_name.substr(0, dash);
+  std::from_chars(read_version.data(), read_version.data() + read_version.size(),
+                  txn.read_version);
+  if (with_operation) {
+    // Kept unless cleaned up; without it the operation stays unknown.
+    auto file =
+        table.store->Read(TableKey(table, "_transactions/" + std::string(file_name)));
+    if (file.ok()) {
+      ReadTransactionMessage((*file)->ToStringView(), &txn);
+    } else if (!file.status().IsNotFound()) {
+      return file.status();
+    }
   }
-  return "Unknown(" + std::to_string(field) + ")";
+  return txn;
 }
 
 /// Fills the response fields every write reports.
 template <typename Response>
 Status SetCommitted(const Dataset& ds, Response* response) {
   response->version = static_cast<int64_t>(ds.version());
-  LANCE_ASSIGN_OR_RAISE(response->transaction_id,
-                        internal::CommittedTransactionId(ds));
+  LANCE_ASSIGN_OR_RAISE(response->transaction_id, internal::CommittedTransactionId(ds));
   return Status::OK();
 }
 
@@ -412,11 +462,21 @@ FragmentSummary Summarize(std::vector<int64_t> lengths) {
 
 Result<std::optional<std::string>> internal::CommittedTransactionId(const Dataset& ds) {
   LANCE_ASSIGN_OR_RAISE(io::ResolvedLocation table, TableStore(ds));
-  LANCE_ASSIGN_OR_RAISE(auto files, ListManifestFiles(table));
-  for (const ManifestFile& file : files) {
-    if (file.version != ds.version()) continue;
-    LANCE_ASSIGN_OR_RAISE(std::string name, ReadTransactionFileName(table, file));
-    return UuidOfTransactionFile(name);
+  // The manifest of the version under Lance's V2 name, else its V1 name.
+  char v2[32];
+  std::snprintf(v2, sizeof(v2), "%020llu",
+                static_cast<unsigned long long>(std::numeric_limits<uint64_t>::max() -
+                                                ds.version()));
+  for (const std::string& path :
+       {"_versions/" + std::string(v2) + ".manifest",
+        "_versions/" + std::to_string(ds.version()) + ".manifest"}) {
+    auto txn = ReadCommittedTransaction(table, TableKey(table, path), path,
+                                        /*with_operation=*/false);
+    if (txn.ok()) {
+      if (!*txn) return std::optional<std::string>();
+      return std::optional<std::string>((*txn)->uuid);
+    }
+    if (!txn.status().IsNotFound()) return txn.status();
   }
   return std::optional<std::string>();
 }
@@ -426,8 +486,7 @@ Result<std::optional<std::string>> internal::CommittedTransactionId(const Datase
 
 Result<int64_t> DirectoryNamespace::CountTableRows(const CountTableRowsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "count_table_rows"));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
-                                           request.id, request.version));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
   auto count = ds->CountRows(request.predicate.value_or(""));
   if (!count.ok()) {
     return TableOpError(count.status(), "counting rows of " + TableText(request.id));
@@ -444,15 +503,15 @@ Result<InsertIntoTableResponse> DirectoryNamespace::InsertIntoTable(
   if (request.mode && EqualsIgnoreAsciiCase(*request.mode, "overwrite")) {
     params.mode = WriteMode::kOverwrite;
   } else if (request.mode && !EqualsIgnoreAsciiCase(*request.mode, "append")) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "unknown insert_into_table mode " + Quote(*request.mode) +
-                              " (append or overwrite)");
+    return NamespaceError(ErrorCode::kInvalidInput, "unknown insert_into_table mode " +
+                                                        Quote(*request.mode) +
+                                                        " (append or overwrite)");
   }
   const std::string what = "inserting into " + TableText(request.id);
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
-  LANCE_ASSIGN_OR_RAISE(std::string location, LocateTable(*this, request.id));
+  LANCE_ASSIGN_OR_RAISE(std::string uri, internal::TableUri(*impl_, request.id));
   auto reader = internal::TableReader(rows);
-  auto ds = Dataset::Write(*reader, location, params);
+  auto ds = Dataset::Write(*reader, uri, params);
   if (!ds.ok()) return TableOpError(ds.status(), what);
   InsertIntoTableResponse response;
   response.num_inserted_rows = rows->num_rows();
@@ -473,8 +532,7 @@ Result<MergeInsertIntoTableResponse> DirectoryNamespace::MergeInsertIntoTable(
     LANCE_ASSIGN_OR_RAISE(timeout, ParseTimeoutSeconds(*request.timeout));
   }
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, *request.on, request.id));
   MergeInsertBuilder builder = ds->MergeInsert(*request.on);
   if (request.when_matched_update_all.value_or(false)) {
@@ -488,10 +546,8 @@ Result<MergeInsertIntoTableResponse> DirectoryNamespace::MergeInsertIntoTable(
         request.when_not_matched_by_source_delete_filt.value_or(""));
   }
   if (timeout) builder.RetryTimeout(*timeout);
-  auto result =
-      builder.Execute([&]() -> Result<RecordBatchReaderPtr> {
-        return internal::TableReader(rows);
-      });
+  auto result = builder.Execute(
+      [&]() -> Result<RecordBatchReaderPtr> { return internal::TableReader(rows); });
   if (!result.ok()) return TableOpError(result.status(), what);
   MergeInsertIntoTableResponse response;
   response.num_inserted_rows = static_cast<int64_t>(result->num_inserted_rows);
@@ -513,8 +569,7 @@ Result<DeleteFromTableResponse> DirectoryNamespace::DeleteFromTable(
   constexpr int kAttempts = 11;
   Status deleted;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    LANCE_ASSIGN_OR_RAISE(auto ds,
-                          OpenTable(*this, internal::TableAccess(*impl_), request.id));
+    LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
     deleted = ds->Delete(request.predicate);
     if (deleted.ok()) {
       DeleteFromTableResponse response;
@@ -543,8 +598,7 @@ Result<UpdateTableResponse> DirectoryNamespace::UpdateTable(
     updates.emplace_back(update[0], update[1]);
     columns.push_back(update[0]);
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, columns, request.id));
   auto result = ds->Update(updates, request.predicate.value_or(""));
   if (!result.ok()) return TableOpError(result.status(), what);
@@ -558,10 +612,9 @@ Result<UpdateTableResponse> DirectoryNamespace::UpdateTable(
 Result<std::string> DirectoryNamespace::QueryTable(const QueryTableRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "query_table"));
   const std::string what = "querying " + TableText(request.id);
-  if (request.vector && ((request.vector->single_vector &&
-                          !request.vector->single_vector->empty()) ||
-                         (request.vector->multi_vector &&
-                          !request.vector->multi_vector->empty()))) {
+  if (request.vector &&
+      ((request.vector->single_vector && !request.vector->single_vector->empty()) ||
+       (request.vector->multi_vector && !request.vector->multi_vector->empty()))) {
     return NamespaceError(ErrorCode::kUnsupported,
                           what + ": vector search is not supported by " + namespace_id() +
                               " (lance-cpp has no vector indices); send an empty vector "
@@ -571,8 +624,7 @@ Result<std::string> DirectoryNamespace::QueryTable(const QueryTableRequest& requ
     return NamespaceError(ErrorCode::kInvalidInput,
                           what + ": k and offset must not be negative");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
-                                           request.id, request.version));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
   ScanOptions scan;
   if (request.columns) {
     const std::vector<std::string> names =
@@ -611,14 +663,13 @@ Result<AlterTableAddColumnsResponse> DirectoryNamespace::AlterTableAddColumns(
   std::vector<std::pair<std::string, std::string>> expressions;
   for (const AddColumnsEntry& entry : request.new_columns) {
     if (!entry.expression || entry.expression->empty()) {
-      return NamespaceError(ErrorCode::kInvalidInput,
-                            what + ": column " + Quote(entry.name) +
-                                " needs a SQL expression");
+      return NamespaceError(
+          ErrorCode::kInvalidInput,
+          what + ": column " + Quote(entry.name) + " needs a SQL expression");
     }
     expressions.emplace_back(entry.name, *entry.expression);
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AddColumns(expressions), what));
   AlterTableAddColumnsResponse response;
   response.version = static_cast<int64_t>(ds->version());
@@ -646,8 +697,7 @@ Result<AlterTableAlterColumnsResponse> DirectoryNamespace::AlterTableAlterColumn
     paths.push_back(entry.path);
     alterations.push_back(std::move(alteration));
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, paths, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AlterColumns(alterations), what));
   AlterTableAlterColumnsResponse response;
@@ -662,8 +712,7 @@ Result<AlterTableDropColumnsResponse> DirectoryNamespace::AlterTableDropColumns(
   if (request.columns.empty()) {
     return NamespaceError(ErrorCode::kInvalidInput, what + ": no columns given");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, request.columns, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->DropColumns(request.columns), what));
   AlterTableDropColumnsResponse response;
@@ -675,8 +724,7 @@ Result<UpdateTableSchemaMetadataResponse> DirectoryNamespace::UpdateTableSchemaM
     const UpdateTableSchemaMetadataRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table_schema_metadata"));
   const std::string what = "updating the schema metadata of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   // Upsert, as Lance's update_schema_metadata: given keys replace, others stay.
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : ds->schema()->metadata()) metadata[key] = value;
@@ -694,8 +742,7 @@ Result<GetTableStatsResponse> DirectoryNamespace::GetTableStats(
     const GetTableStatsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "get_table_stats"));
   const std::string what = "computing the stats of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   GetTableStatsResponse response;
   auto data_stats = ds->DataStats();
   if (!data_stats.ok()) return TableOpError(data_stats.status(), what);
@@ -741,8 +788,8 @@ Result<std::vector<TableVersion>> AllVersions(const Dataset& ds) {
     version.manifest_size = file.size;
     if (auto it = by_version.find(file.version); it != by_version.end()) {
       version.timestamp_millis = it->second->timestamp_ms;
-      version.metadata = Properties(it->second->metadata.begin(),
-                                    it->second->metadata.end());
+      version.metadata =
+          Properties(it->second->metadata.begin(), it->second->metadata.end());
     }
     out.push_back(std::move(version));
   }
@@ -755,8 +802,7 @@ Result<ListTableVersionsResponse> DirectoryNamespace::ListTableVersions(
     const ListTableVersionsRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "list_table_versions"));
   const std::string what = "listing the versions of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   auto all = AllVersions(*ds);
   if (!all.ok()) return TableOpError(all.status(), what);
   std::vector<TableVersion> versions = std::move(*all);
@@ -789,8 +835,7 @@ Result<DescribeTableVersionResponse> DirectoryNamespace::DescribeTableVersion(
     const DescribeTableVersionRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "describe_table_version"));
   const std::string what = "describing a version of " + TableText(request.id);
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
-                                           request.id, request.version));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
   auto all = AllVersions(*ds);
   if (!all.ok()) return TableOpError(all.status(), what);
   for (TableVersion& version : *all) {
@@ -806,11 +851,10 @@ Result<DescribeTableVersionResponse> DirectoryNamespace::DescribeTableVersion(
 Result<RestoreTableResponse> DirectoryNamespace::RestoreTable(
     const RestoreTableRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "restore_table"));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*this, internal::TableAccess(*impl_),
-                                           request.id, request.version));
-  LANCE_RETURN_NOT_OK(TableOpError(
-      ds->Restore(), "restoring version " + std::to_string(request.version) + " of " +
-                         TableText(request.id)));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
+  LANCE_RETURN_NOT_OK(TableOpError(ds->Restore(), "restoring version " +
+                                                      std::to_string(request.version) +
+                                                      " of " + TableText(request.id)));
   RestoreTableResponse response;
   LANCE_ASSIGN_OR_RAISE(response.transaction_id, internal::CommittedTransactionId(*ds));
   return response;
@@ -830,8 +874,7 @@ Status TagNotFound(const std::string& tag, const Identifier& id) {
 
 Result<ListTableTagsResponse> DirectoryNamespace::ListTableTags(
     const ListTableTagsRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   auto tags = ds->ListTags();
   if (!tags.ok()) {
     return TableOpError(tags.status(), "listing the tags of " + TableText(request.id));
@@ -855,35 +898,32 @@ Result<CreateTableTagResponse> DirectoryNamespace::CreateTableTag(
     const CreateTableTagRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "create_table_tag"));
   LANCE_ASSIGN_OR_RAISE(uint64_t version, CheckedVersion(request.version, request.id));
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   Status created = ds->CreateTag(request.tag, version);
   if (created.IsAlreadyExists()) {
-    return NamespaceError(ErrorCode::kTableTagAlreadyExists,
-                          "tag " + Quote(request.tag) + " already exists in " +
-                              TableText(request.id));
+    return NamespaceError(
+        ErrorCode::kTableTagAlreadyExists,
+        "tag " + Quote(request.tag) + " already exists in " + TableText(request.id));
   }
   if (created.IsNotFound()) return VersionNotFound(request.version, request.id);
-  LANCE_RETURN_NOT_OK(TableOpError(created, "creating tag " + Quote(request.tag) +
-                                                " in " + TableText(request.id)));
+  LANCE_RETURN_NOT_OK(TableOpError(
+      created, "creating tag " + Quote(request.tag) + " in " + TableText(request.id)));
   return CreateTableTagResponse{};
 }
 
 Result<DeleteTableTagResponse> DirectoryNamespace::DeleteTableTag(
     const DeleteTableTagRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   Status deleted = ds->DeleteTag(request.tag);
   if (deleted.IsNotFound()) return TagNotFound(request.tag, request.id);
-  LANCE_RETURN_NOT_OK(TableOpError(deleted, "deleting tag " + Quote(request.tag) +
-                                                " of " + TableText(request.id)));
+  LANCE_RETURN_NOT_OK(TableOpError(
+      deleted, "deleting tag " + Quote(request.tag) + " of " + TableText(request.id)));
   return DeleteTableTagResponse{};
 }
 
 Result<GetTableTagVersionResponse> DirectoryNamespace::GetTableTagVersion(
     const GetTableTagVersionRequest& request) {
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   auto tags = ds->ListTags();
   if (!tags.ok()) {
     return TableOpError(tags.status(), "reading tag " + Quote(request.tag) + " of " +
@@ -901,14 +941,13 @@ Result<UpdateTableTagResponse> DirectoryNamespace::UpdateTableTag(
     const UpdateTableTagRequest& request) {
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table_tag"));
   LANCE_ASSIGN_OR_RAISE(uint64_t version, CheckedVersion(request.version, request.id));
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   // The core answers NotFound for both an unknown tag and an unknown version.
   if (!ds->TagVersion(request.tag).ok()) return TagNotFound(request.tag, request.id);
   Status updated = ds->UpdateTag(request.tag, version);
   if (updated.IsNotFound()) return VersionNotFound(request.version, request.id);
-  LANCE_RETURN_NOT_OK(TableOpError(updated, "updating tag " + Quote(request.tag) +
-                                                " of " + TableText(request.id)));
+  LANCE_RETURN_NOT_OK(TableOpError(
+      updated, "updating tag " + Quote(request.tag) + " of " + TableText(request.id)));
   return UpdateTableTagResponse{};
 }
 
@@ -928,41 +967,29 @@ Result<DescribeTransactionResponse> DirectoryNamespace::DescribeTransaction(
   const std::string what =
       "describing transaction " + Quote(uuid) + " of " + TableText(table_id);
   auto not_found = [&]() {
-    return NamespaceError(ErrorCode::kTransactionNotFound,
-                          "transaction " + Quote(uuid) + " not found in " +
-                              TableText(table_id));
+    return NamespaceError(
+        ErrorCode::kTransactionNotFound,
+        "transaction " + Quote(uuid) + " not found in " + TableText(table_id));
   };
   if (uuid.empty() || uuid.find('/') != std::string::npos) return not_found();
-  LANCE_ASSIGN_OR_RAISE(auto ds,
-                        OpenTable(*this, internal::TableAccess(*impl_), table_id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, table_id));
   auto table = TableStore(*ds);
   if (!table.ok()) return TableOpError(table.status(), what);
   auto files = ListManifestFiles(*table);
   if (!files.ok()) return TableOpError(files.status(), what);
   // The committed version is the one whose manifest names the transaction file.
   for (const ManifestFile& file : *files) {
-    auto name = ReadTransactionFileName(*table, file);
-    if (!name.ok()) return TableOpError(name.status(), what);
-    if (UuidOfTransactionFile(*name) != uuid) continue;
+    // Only the operation of the match is read (its `.txn` file when not inline).
+    auto txn = ReadCommittedTransaction(*table, file.key, file.path, false);
+    if (!txn.ok()) return TableOpError(txn.status(), what);
+    if (!*txn || (*txn)->uuid != uuid) continue;
+    LANCE_ASSIGN_OR_RAISE(txn,
+                          ReadCommittedTransaction(*table, file.key, file.path, true));
     Properties properties;
     properties["uuid"] = uuid;
     properties["version"] = std::to_string(file.version);
-    properties["read_version"] = name->substr(0, name->find('-'));
-    // The operation: the oneof field set in `_transactions/<name>` (kept unless cleaned
-    // up; without it the operation is left out).
-    auto txn = table->store->Read(TableKey(*table, "_transactions/" + *name));
-    if (txn.ok()) {
-      std::vector<WireField> fields;
-      if (ScanMessage((*txn)->ToStringView(), &fields)) {
-        for (const WireField& field : fields) {
-          if (field.number >= 100 && field.number < 200) {
-            properties["operation"] = OperationName(field.number);
-          }
-        }
-      }
-    } else if (!txn.status().IsNotFound()) {
-      return TableOpError(txn.status(), what);
-    }
+    properties["read_version"] = std::to_string((*txn)->read_version);
+    if ((*txn)->operation) properties["operation"] = *(*txn)->operation;
     DescribeTransactionResponse response;
     response.status = "SUCCEEDED";
     response.properties = std::move(properties);

@@ -5,11 +5,17 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lance/core/array.h"
@@ -64,8 +70,8 @@ RecordBatchPtr Rows(const std::vector<int64_t>& ids, const std::string& prefix =
     EXPECT_OK(name_builder.Append(prefix + std::to_string(id)));
     EXPECT_OK(score_builder.Append(score));
   }
-  auto s = schema({field("id", int64(), false), field("name", utf8()),
-                   field("score", int32())});
+  auto s = schema(
+      {field("id", int64(), false), field("name", utf8()), field("score", int32())});
   return RecordBatch::Make(s, static_cast<int64_t>(ids.size()),
                            std::vector<ArrayPtr>{id_builder.Finish().value(),
                                                  name_builder.Finish().value(),
@@ -153,8 +159,9 @@ TEST_P(TableOpsTest, CreateTableWritesVersionOneThatDatasetOpenReads) {
                        ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2, 3}))));
   EXPECT_EQ(created.version, 1);
   ASSERT_TRUE(created.transaction_id.has_value());
-  EXPECT_THAT(*created.transaction_id,
-              MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
+  EXPECT_THAT(
+      *created.transaction_id,
+      MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"));
   ASSERT_TRUE(created.location.has_value());
 
   // Python-free: the core opens what create_table wrote, at its directory.
@@ -179,8 +186,8 @@ TEST_P(TableOpsTest, CreateTableModes) {
   EXPECT_THAT(ns_->CreateTable({.id = {"t"}, .mode = "CREATE"}, Ipc(Rows({9}))),
               FailsWithKind(ErrorCode::kTableAlreadyExists));
   // exist_ok: nothing written.
-  ASSERT_OK_AND_ASSIGN(auto kept,
-                       ns_->CreateTable({.id = {"t"}, .mode = "exist_ok"}, Ipc(Rows({9}))));
+  ASSERT_OK_AND_ASSIGN(
+      auto kept, ns_->CreateTable({.id = {"t"}, .mode = "exist_ok"}, Ipc(Rows({9}))));
   EXPECT_EQ(kept.version, 1);
   EXPECT_EQ(Count(), 3);
   // overwrite: a new version with only the new rows.
@@ -189,8 +196,8 @@ TEST_P(TableOpsTest, CreateTableModes) {
   EXPECT_EQ(replaced.version, 2);
   EXPECT_EQ(Count(), 2);
   // overwrite of a missing table creates it.
-  ASSERT_OK_AND_ASSIGN(auto fresh, ns_->CreateTable({.id = {"u"}, .mode = "overwrite"},
-                                                    Ipc(Rows({1}))));
+  ASSERT_OK_AND_ASSIGN(
+      auto fresh, ns_->CreateTable({.id = {"u"}, .mode = "overwrite"}, Ipc(Rows({1}))));
   EXPECT_EQ(fresh.version, 1);
   EXPECT_THAT(ns_->CreateTable({.id = {"v"}, .mode = "replace"}, Ipc(Rows({1}))),
               FailsWithKind(ErrorCode::kInvalidInput));
@@ -208,10 +215,17 @@ TEST_P(TableOpsTest, CreateTableRefusesBadIpcWithoutDeclaring) {
 
 TEST_P(TableOpsTest, CreateTableOverADeclaredTable) {
   ASSERT_OK(ns_->DeclareTable({.id = {"t"}}).status());
-  EXPECT_THAT(ns_->CountTableRows({.id = {"t"}}), FailsWithKind(ErrorCode::kTableNotFound));
+  EXPECT_THAT(ns_->CountTableRows({.id = {"t"}}),
+              FailsWithKind(ErrorCode::kTableNotFound));
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
   EXPECT_EQ(created.version, 1);
   EXPECT_EQ(Count(), 2);
+  // insert_into_table on a declared table writes its first version.
+  ASSERT_OK(ns_->DeclareTable({.id = {"d"}}).status());
+  ASSERT_OK_AND_ASSIGN(auto inserted,
+                       ns_->InsertIntoTable({.id = {"d"}}, Ipc(Rows({5, 6, 7}))));
+  EXPECT_EQ(inserted.version, 1);
+  EXPECT_EQ(ns_->CountTableRows({.id = {"d"}}).value_or(-1), 3);
 }
 
 TEST_P(TableOpsTest, CreateTableInChildNamespace) {
@@ -233,6 +247,70 @@ TEST_P(TableOpsTest, CreateTableInChildNamespace) {
   EXPECT_EQ(ns_->CountTableRows({.id = id}).value_or(-1), 2);
 }
 
+TEST_P(TableOpsTest, NamesThatLocationsPercentEncode) {
+  // Manifest-layout locations are URLs ("a%20table"); the data lives in the directory
+  // itself, which every operation must reach.
+  Identifier id = {"a table"};
+  if (manifest()) {
+    ASSERT_OK(ns_->CreateNamespace({.id = {"my db"}}).status());
+    id = {"my db", "a table"};
+  }
+  ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = id}, Ipc(Rows({1, 2}))));
+  if (manifest()) EXPECT_THAT(*created.location, HasSubstr("a%20table"));
+  ASSERT_OK(ns_->InsertIntoTable({.id = id}, Ipc(Rows({3}))).status());
+  EXPECT_EQ(ns_->CountTableRows({.id = id}).value_or(-1), 3);
+  ASSERT_OK_AND_ASSIGN(auto described,
+                       ns_->DescribeTable({.id = id, .load_detailed_metadata = true}));
+  EXPECT_EQ(described.version, 2);
+  ASSERT_OK_AND_ASSIGN(auto versions, ns_->ListTableVersions({.id = id}));
+  EXPECT_EQ(versions.versions.size(), 2u);
+}
+
+TEST_P(TableOpsTest, RootTablesWithoutDirectoryListing) {
+  auto ns = DirectoryNamespace::FromProperties(
+      {{"root", root_},
+       {"manifest_enabled", manifest() ? "true" : "false"},
+       {"dir_listing_enabled", "false"}});
+  ASSERT_THAT(ns, IsOk());
+  ASSERT_OK_AND_ASSIGN(auto created,
+                       (*ns)->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2, 3}))));
+  EXPECT_EQ((*ns)->CountTableRows({.id = {"t"}}).value_or(-1), 3);
+  if (!manifest()) {
+    // The plain layout always lists directories: `<root>/t.lance`.
+    EXPECT_EQ(created.location, root_ + "/t.lance");
+    EXPECT_THAT((*ns)->RenameTable({.id = {"t"}, .new_table_name = "u"}),
+                FailsWithKind(ErrorCode::kUnsupported));
+    return;
+  }
+  // A random `<hex>_t` directory, recorded in __manifest.
+  EXPECT_THAT(*created.location, MatchesRegex(".*/[0-9a-f]{8}_t"));
+  ASSERT_OK((*ns)->RenameTable({.id = {"t"}, .new_table_name = "u"}).status());
+  EXPECT_EQ((*ns)->CountTableRows({.id = {"u"}}).value_or(-1), 3);
+  ASSERT_OK_AND_ASSIGN(auto all, (*ns)->ListAllTables({}));
+  EXPECT_THAT(all.tables, ElementsAre("u"));
+}
+
+TEST_P(TableOpsTest, ConcurrentCreatesOfOneTable) {
+  constexpr int kThreads = 4;
+  std::atomic<int> created{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = ns_->CreateTable({.id = {"t"}}, Ipc(Rows({i})));
+      if (r.ok()) {
+        ++created;
+      } else if (NamespaceErrorCode(r.status()) == ErrorCode::kTableAlreadyExists) {
+        ++refused;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 1);
+  EXPECT_EQ(refused.load(), kThreads - 1);
+  EXPECT_EQ(Count(), 1);
+}
+
 // -- Data
 // ---------------------------------------------------------------------------------
 
@@ -247,8 +325,9 @@ TEST_P(TableOpsTest, InsertAppendOverwriteAndCount) {
   EXPECT_EQ(Count("id > 2"), 3);
   EXPECT_EQ(Count("", 1), 3);
 
-  ASSERT_OK_AND_ASSIGN(auto replaced, ns_->InsertIntoTable(
-                                          {.id = {"t"}, .mode = "Overwrite"}, Ipc(Rows({9}))));
+  ASSERT_OK_AND_ASSIGN(
+      auto replaced,
+      ns_->InsertIntoTable({.id = {"t"}, .mode = "Overwrite"}, Ipc(Rows({9}))));
   EXPECT_EQ(replaced.version, 3);
   EXPECT_EQ(Count(), 1);
 
@@ -279,14 +358,13 @@ TEST_P(TableOpsTest, MergeInsert) {
   CreateT();
   // ids 2, 3 match (updated), 4 is new (inserted); 1 is not in the source (deleted).
   ASSERT_OK_AND_ASSIGN(
-      auto merged,
-      ns_->MergeInsertIntoTable({.id = {"t"},
-                                 .on = std::vector<std::string>{"id"},
-                                 .when_matched_update_all = true,
-                                 .when_not_matched_insert_all = true,
-                                 .when_not_matched_by_source_delete = true,
-                                 .timeout = "30s"},
-                                Ipc(Rows({2, 3, 4}, "m", 5))));
+      auto merged, ns_->MergeInsertIntoTable({.id = {"t"},
+                                              .on = std::vector<std::string>{"id"},
+                                              .when_matched_update_all = true,
+                                              .when_not_matched_insert_all = true,
+                                              .when_not_matched_by_source_delete = true,
+                                              .timeout = "30s"},
+                                             Ipc(Rows({2, 3, 4}, "m", 5))));
   EXPECT_EQ(merged.num_updated_rows, 2);
   EXPECT_EQ(merged.num_inserted_rows, 1);
   EXPECT_EQ(merged.num_deleted_rows, 1);
@@ -311,10 +389,9 @@ TEST_P(TableOpsTest, MergeInsert) {
   EXPECT_THAT(ns_->MergeInsertIntoTable(
                   {.id = {"t"}, .on = std::vector<std::string>{"nope"}}, Ipc(Rows({1}))),
               FailsWithKind(ErrorCode::kTableColumnNotFound));
-  EXPECT_THAT(ns_->MergeInsertIntoTable({.id = {"t"},
-                                         .on = std::vector<std::string>{"id"},
-                                         .timeout = "soon"},
-                                        Ipc(Rows({1}))),
+  EXPECT_THAT(ns_->MergeInsertIntoTable(
+                  {.id = {"t"}, .on = std::vector<std::string>{"id"}, .timeout = "soon"},
+                  Ipc(Rows({1}))),
               FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->MergeInsertIntoTable(
                   {.id = {"t"}, .on = std::vector<std::string>{"id"}}, "bad"),
@@ -333,10 +410,10 @@ TEST_P(TableOpsTest, DeleteAndUpdate) {
   EXPECT_THAT(ns_->DeleteFromTable({.id = {"t"}, .predicate = "id ==="}),
               FailsWithKind(ErrorCode::kInvalidInput));
 
-  ASSERT_OK_AND_ASSIGN(auto updated,
-                       ns_->UpdateTable({.id = {"t"},
-                                         .predicate = "id = 3",
-                                         .updates = {{"score", "score + 10"}}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto updated,
+      ns_->UpdateTable(
+          {.id = {"t"}, .predicate = "id = 3", .updates = {{"score", "score + 10"}}}));
   EXPECT_EQ(updated.updated_rows, 1);
   EXPECT_EQ(updated.version, 3);
   EXPECT_TRUE(updated.transaction_id.has_value());
@@ -361,17 +438,18 @@ TEST_P(TableOpsTest, QueryAnswersArrowIpc) {
   // An empty vector is a plain scan.
   EXPECT_THAT(QueryIds({.id = {"t"},
                         .k = 1,
-                        .vector = QueryTableRequestVector{
-                            .single_vector = std::vector<double>{}}}),
+                        .vector = QueryTableRequestVector{.single_vector =
+                                                              std::vector<double>{}}}),
               ElementsAre(1));
 
   // Projection and aliases.
   ASSERT_OK_AND_ASSIGN(
       auto projected,
       ns_->QueryTable({.id = {"t"},
-                       .columns = QueryTableRequestColumns{
-                           .column_names = std::vector<std::string>{"id"},
-                           .column_aliases = Properties{{"twice", "id * 2"}}},
+                       .columns =
+                           QueryTableRequestColumns{
+                               .column_names = std::vector<std::string>{"id"},
+                               .column_aliases = Properties{{"twice", "id * 2"}}},
                        .filter = "id = 3"}));
   auto batch = Decode(projected);
   ASSERT_EQ(batch->num_columns(), 2);
@@ -383,22 +461,26 @@ TEST_P(TableOpsTest, QueryAnswersArrowIpc) {
                        ns_->QueryTable({.id = {"t"}, .k = 1, .with_row_id = true}));
   EXPECT_NE(Decode(with_ids)->GetColumnByName("_rowid"), nullptr);
 
-  EXPECT_THAT(ns_->QueryTable({.id = {"t"},
-                               .k = 3,
-                               .vector = QueryTableRequestVector{
-                                   .single_vector = std::vector<double>{1.0, 2.0}}}),
+  EXPECT_THAT(ns_->QueryTable(
+                  {.id = {"t"},
+                   .k = 3,
+                   .vector = QueryTableRequestVector{.single_vector =
+                                                         std::vector<double>{1.0, 2.0}}}),
               FailsWithKind(ErrorCode::kUnsupported));
   EXPECT_THAT(ns_->QueryTable({.id = {"t"}, .filter = "id >"}),
               FailsWithKind(ErrorCode::kInvalidInput));
-  EXPECT_THAT(ns_->QueryTable({.id = {"t"},
-                               .columns = QueryTableRequestColumns{
-                                   .column_names = std::vector<std::string>{"nope"}}}),
-              FailsWithKind(ErrorCode::kTableColumnNotFound));
+  EXPECT_THAT(
+      ns_->QueryTable(
+          {.id = {"t"},
+           .columns = QueryTableRequestColumns{.column_names =
+                                                   std::vector<std::string>{"nope"}}}),
+      FailsWithKind(ErrorCode::kTableColumnNotFound));
   EXPECT_THAT(ns_->QueryTable({.id = {"t"}, .k = -1}),
               FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->QueryTable({.id = {"t"}, .branch = "b1"}),
               FailsWithKind(ErrorCode::kUnsupported));
-  EXPECT_THAT(ns_->QueryTable({.id = {"nope"}}), FailsWithKind(ErrorCode::kTableNotFound));
+  EXPECT_THAT(ns_->QueryTable({.id = {"nope"}}),
+              FailsWithKind(ErrorCode::kTableNotFound));
 }
 
 // -- Schema
@@ -407,8 +489,9 @@ TEST_P(TableOpsTest, QueryAnswersArrowIpc) {
 TEST_P(TableOpsTest, SchemaChanges) {
   CreateT();
   ASSERT_OK_AND_ASSIGN(
-      auto added, ns_->AlterTableAddColumns(
-                      {.id = {"t"}, .new_columns = {{.name = "double_id", .expression = "id * 2"}}}));
+      auto added,
+      ns_->AlterTableAddColumns(
+          {.id = {"t"}, .new_columns = {{.name = "double_id", .expression = "id * 2"}}}));
   EXPECT_EQ(added.version, 2);
   EXPECT_EQ(Count("double_id = 4"), 1);
   EXPECT_THAT(ns_->AlterTableAddColumns({.id = {"t"}, .new_columns = {{.name = "x"}}}),
@@ -419,30 +502,32 @@ TEST_P(TableOpsTest, SchemaChanges) {
 
   // Cast int32 -> int64 (within the integer family), rename, nullability.
   ASSERT_OK_AND_ASSIGN(
-      auto altered,
-      ns_->AlterTableAlterColumns(
-          {.id = {"t"},
-           .alterations = {{.path = "score", .data_type = JsonValue{R"({"type":"int64"})"}},
-                           {.path = "name", .rename = "label"}}}));
+      auto altered, ns_->AlterTableAlterColumns(
+                        {.id = {"t"},
+                         .alterations = {{.path = "score",
+                                          .data_type = JsonValue{R"({"type":"int64"})"}},
+                                         {.path = "name", .rename = "label"}}}));
   EXPECT_EQ(altered.version, 3);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(root_ + "/t.lance"));
   EXPECT_TRUE(ds->schema()->GetFieldByName("score")->type()->Equals(*int64()));
   EXPECT_NE(ds->schema()->GetFieldByName("label"), nullptr);
-  EXPECT_THAT(ns_->AlterTableAlterColumns(
-                  {.id = {"t"},
-                   .alterations = {{.path = "score", .data_type = JsonValue{"{\"t\":1}"}}}}),
-              FailsWithKind(ErrorCode::kInvalidInput));
-  EXPECT_THAT(ns_->AlterTableAlterColumns(
-                  {.id = {"t"},
-                   .alterations = {{.path = "score",
-                                    .data_type = JsonValue{R"({"type":"quaternion"})"}}}}),
-              FailsWithKind(ErrorCode::kInvalidInput));
+  EXPECT_THAT(
+      ns_->AlterTableAlterColumns(
+          {.id = {"t"},
+           .alterations = {{.path = "score", .data_type = JsonValue{"{\"t\":1}"}}}}),
+      FailsWithKind(ErrorCode::kInvalidInput));
+  EXPECT_THAT(
+      ns_->AlterTableAlterColumns(
+          {.id = {"t"},
+           .alterations = {{.path = "score",
+                            .data_type = JsonValue{R"({"type":"quaternion"})"}}}}),
+      FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->AlterTableAlterColumns(
                   {.id = {"t"}, .alterations = {{.path = "gone", .rename = "x"}}}),
               FailsWithKind(ErrorCode::kTableColumnNotFound));
 
-  ASSERT_OK_AND_ASSIGN(auto dropped,
-                       ns_->AlterTableDropColumns({.id = {"t"}, .columns = {"double_id"}}));
+  ASSERT_OK_AND_ASSIGN(
+      auto dropped, ns_->AlterTableDropColumns({.id = {"t"}, .columns = {"double_id"}}));
   EXPECT_EQ(dropped.version, 4);
   EXPECT_TRUE(dropped.transaction_id.has_value());
   EXPECT_THAT(ns_->AlterTableDropColumns({.id = {"t"}, .columns = {"double_id"}}),
@@ -490,23 +575,24 @@ TEST_P(TableOpsTest, VersionsAndRestore) {
   EXPECT_EQ(all.versions[2].metadata->at("total_rows"), "5");
   EXPECT_FALSE(all.page_token.has_value());
 
-  ASSERT_OK_AND_ASSIGN(auto page,
-                       ns_->ListTableVersions({.id = {"t"}, .limit = 2, .descending = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto page, ns_->ListTableVersions({.id = {"t"}, .limit = 2, .descending = true}));
   ASSERT_EQ(page.versions.size(), 2u);
   EXPECT_EQ(page.versions[0].version, 3);
   EXPECT_EQ(page.versions[1].version, 2);
   ASSERT_EQ(page.page_token, "2");
-  ASSERT_OK_AND_ASSIGN(auto rest, ns_->ListTableVersions({.id = {"t"},
-                                                          .page_token = page.page_token,
-                                                          .limit = 2,
-                                                          .descending = true}));
+  ASSERT_OK_AND_ASSIGN(
+      auto rest,
+      ns_->ListTableVersions(
+          {.id = {"t"}, .page_token = page.page_token, .limit = 2, .descending = true}));
   ASSERT_EQ(rest.versions.size(), 1u);
   EXPECT_EQ(rest.versions[0].version, 1);
   EXPECT_FALSE(rest.page_token.has_value());
 
   ASSERT_OK_AND_ASSIGN(auto latest, ns_->DescribeTableVersion({.id = {"t"}}));
   EXPECT_EQ(latest.version.version, 3);
-  ASSERT_OK_AND_ASSIGN(auto first, ns_->DescribeTableVersion({.id = {"t"}, .version = 1}));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       ns_->DescribeTableVersion({.id = {"t"}, .version = 1}));
   EXPECT_EQ(first.version.version, 1);
   EXPECT_EQ(first.version.manifest_path, all.versions[0].manifest_path);
   EXPECT_THAT(ns_->DescribeTableVersion({.id = {"t"}, .version = 9}),
@@ -561,10 +647,12 @@ TEST_P(TableOpsTest, Tags) {
 
 TEST_P(TableOpsTest, DescribeTransaction) {
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
-  ASSERT_OK_AND_ASSIGN(auto appended, ns_->InsertIntoTable({.id = {"t"}}, Ipc(Rows({3}))));
+  ASSERT_OK_AND_ASSIGN(auto appended,
+                       ns_->InsertIntoTable({.id = {"t"}}, Ipc(Rows({3}))));
   ASSERT_OK_AND_ASSIGN(auto deleted,
                        ns_->DeleteFromTable({.id = {"t"}, .predicate = "id = 1"}));
-  ASSERT_TRUE(created.transaction_id && appended.transaction_id && deleted.transaction_id);
+  ASSERT_TRUE(created.transaction_id && appended.transaction_id &&
+              deleted.transaction_id);
   EXPECT_NE(*created.transaction_id, *appended.transaction_id);
 
   ASSERT_OK_AND_ASSIGN(auto txn,
@@ -576,16 +664,18 @@ TEST_P(TableOpsTest, DescribeTransaction) {
   EXPECT_EQ(txn.properties->at("version"), "2");
   EXPECT_EQ(txn.properties->at("uuid"), *appended.transaction_id);
 
-  ASSERT_OK_AND_ASSIGN(txn, ns_->DescribeTransaction({.id = {"t", *created.transaction_id}}));
+  ASSERT_OK_AND_ASSIGN(txn,
+                       ns_->DescribeTransaction({.id = {"t", *created.transaction_id}}));
   EXPECT_EQ(txn.properties->at("operation"), "Overwrite");
   EXPECT_EQ(txn.properties->at("version"), "1");
-  ASSERT_OK_AND_ASSIGN(txn, ns_->DescribeTransaction({.id = {"t", *deleted.transaction_id}}));
+  ASSERT_OK_AND_ASSIGN(txn,
+                       ns_->DescribeTransaction({.id = {"t", *deleted.transaction_id}}));
   EXPECT_EQ(txn.properties->at("operation"), "Delete");
   EXPECT_EQ(txn.properties->at("version"), "3");
 
-  EXPECT_THAT(ns_->DescribeTransaction(
-                  {.id = {"t", "00000000-0000-0000-0000-000000000000"}}),
-              FailsWithKind(ErrorCode::kTransactionNotFound));
+  EXPECT_THAT(
+      ns_->DescribeTransaction({.id = {"t", "00000000-0000-0000-0000-000000000000"}}),
+      FailsWithKind(ErrorCode::kTransactionNotFound));
   EXPECT_THAT(ns_->DescribeTransaction({.id = {"t"}}),
               FailsWithKind(ErrorCode::kInvalidInput));
   EXPECT_THAT(ns_->DescribeTransaction({.id = {"nope", *created.transaction_id}}),
@@ -615,10 +705,10 @@ TEST_P(TableOpsTest, RenameTable) {
 
   // Into another namespace.
   ASSERT_OK(ns_->CreateNamespace({.id = {"db"}}).status());
-  ASSERT_OK(ns_->RenameTable({.id = {"u"},
-                              .new_table_name = "w",
-                              .new_namespace_id = Identifier{"db"}})
-                .status());
+  ASSERT_OK(
+      ns_->RenameTable(
+             {.id = {"u"}, .new_table_name = "w", .new_namespace_id = Identifier{"db"}})
+          .status());
   EXPECT_EQ(ns_->CountTableRows({.id = {"db", "w"}}).value_or(-1), 3);
   ASSERT_OK_AND_ASSIGN(listed, ns_->ListTables({.id = {"db"}}));
   EXPECT_THAT(listed.tables, ElementsAre("w"));
@@ -627,10 +717,10 @@ TEST_P(TableOpsTest, RenameTable) {
 
   // Errors.
   ASSERT_OK(ns_->CreateTable({.id = {"x"}}, Ipc(Rows({1}))).status());
-  EXPECT_THAT(ns_->RenameTable({.id = {"x"},
-                                .new_table_name = "w",
-                                .new_namespace_id = Identifier{"db"}}),
-              FailsWithKind(ErrorCode::kTableAlreadyExists));
+  EXPECT_THAT(
+      ns_->RenameTable(
+          {.id = {"x"}, .new_table_name = "w", .new_namespace_id = Identifier{"db"}}),
+      FailsWithKind(ErrorCode::kTableAlreadyExists));
   EXPECT_THAT(ns_->RenameTable({.id = {"x"},
                                 .new_table_name = "y",
                                 .new_namespace_id = Identifier{"nowhere"}}),
@@ -668,6 +758,105 @@ TEST_P(TableOpsTest, ListAllTables) {
       manifest() ? std::vector<std::string>{"c", "db$inner$t"}
                  : std::vector<std::string>{"c"};
   EXPECT_EQ(next.tables, expected);
+}
+
+// -- Cross-check with pylance 14: transaction ids
+// ----------------------------------------------
+
+std::string PythonExecutable() {
+  const char* env = std::getenv("LANCE_PYTHON");
+  if (env != nullptr && *env != '\0') return env;
+  return std::string(LANCE_TEST_DATA_DIR) + "/../../.venv/bin/python";
+}
+
+/// Runs `python -c script root`; stdout+stderr in *output.
+int RunPython(const std::string& script, const std::string& root, std::string* output) {
+  const std::string cmd =
+      "'" + PythonExecutable() + "' -c \"" + script + "\" '" + root + "' 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buf[4096];
+  size_t n;
+  output->clear();
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output->append(buf, n);
+  const int rc = pclose(pipe);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(TableOpsPylanceTest, TransactionIdsAgreeWithPylance) {
+  lance::testing::TempDir tmp;
+  const std::string root = tmp.Join("ns");
+  ASSERT_OK_AND_ASSIGN(auto ns, DirectoryNamespace::FromProperties({{"root", root}}));
+  // Ours, seen by pylance.
+  ASSERT_OK_AND_ASSIGN(auto created, ns->CreateTable({.id = {"t"}}, Ipc(Rows({1, 2}))));
+  ASSERT_OK_AND_ASSIGN(auto appended, ns->InsertIntoTable({.id = {"t"}}, Ipc(Rows({3}))));
+  // Pylance's, seen by us: p.lance created with 2 rows, then 1 appended.
+  const std::string script =
+      "import sys, lance, pyarrow as pa\n"
+      "root = sys.argv[1]\n"
+      "ours = lance.dataset(root + '/t.lance').get_transactions()\n"
+      "print('ours', ' '.join(sorted(t.uuid for t in ours)))\n"
+      "lance.write_dataset(pa.table({'a': [1, 2]}), root + '/p.lance')\n"
+      "ds = lance.write_dataset(pa.table({'a': [3]}), root + '/p.lance', mode='append')\n"
+      "for t in ds.get_transactions():\n"
+      "    print('theirs', t.read_version, t.uuid, type(t.operation).__name__)\n";
+  std::string output;
+  ASSERT_EQ(RunPython(script, root, &output), 0) << output;
+
+  std::vector<std::string> expected = {*created.transaction_id, *appended.transaction_id};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_THAT(output, HasSubstr("ours " + expected[0] + " " + expected[1]));
+
+  int checked = 0;
+  std::istringstream lines(output);
+  std::string tag;
+  while (lines >> tag) {
+    if (tag != "theirs") continue;
+    int64_t read_version = 0;
+    std::string uuid;
+    std::string operation;
+    lines >> read_version >> uuid >> operation;
+    ASSERT_OK_AND_ASSIGN(auto txn, ns->DescribeTransaction({.id = {"p", uuid}}));
+    EXPECT_EQ(txn.status, "SUCCEEDED");
+    EXPECT_EQ(txn.properties->at("read_version"), std::to_string(read_version));
+    EXPECT_EQ(txn.properties->at("version"), std::to_string(read_version + 1));
+    EXPECT_EQ(txn.properties->at("operation"), operation);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2) << output;
+  ASSERT_OK_AND_ASSIGN(auto versions, ns->ListTableVersions({.id = {"p"}}));
+  EXPECT_EQ(versions.versions.size(), 2u);
+  EXPECT_EQ(ns->CountTableRows({.id = {"p"}}).value_or(-1), 3);
+}
+
+// Tables written by Lance 8.0.0 (LanceDB-node, tests/data/lance-8.0.0), read-only: a
+// plain-layout namespace on that directory writes nothing.
+TEST(TableOpsLance8Test, VersionsAndTransactionsOfRealLanceTables) {
+  ASSERT_OK_AND_ASSIGN(auto ns,
+                       DirectoryNamespace::FromProperties(
+                           {{"root", std::string(LANCE_TEST_DATA_DIR) + "/lance-8.0.0"},
+                            {"manifest_enabled", "false"}}));
+  struct Case {
+    std::string table;
+    std::string last_uuid;
+    std::string manifest_path;
+  };
+  for (const Case& c : {Case{"basic_v20_v1names", "e068b787-3a53-401f-a542-4865bf15428f",
+                             "_versions/3.manifest"},
+                        Case{"basic_v20_v2names", "35a895a8-33c3-45b6-bba4-bdf3c4842478",
+                             "_versions/18446744073709551612.manifest"}}) {
+    SCOPED_TRACE(c.table);
+    ASSERT_OK_AND_ASSIGN(auto versions, ns->ListTableVersions({.id = {c.table}}));
+    ASSERT_EQ(versions.versions.size(), 3u);
+    EXPECT_EQ(versions.versions[2].version, 3);
+    EXPECT_EQ(versions.versions[2].manifest_path, c.manifest_path);
+    ASSERT_OK_AND_ASSIGN(auto txn,
+                         ns->DescribeTransaction({.id = {c.table, c.last_uuid}}));
+    EXPECT_EQ(txn.status, "SUCCEEDED");
+    EXPECT_EQ(txn.properties->at("read_version"), "2");
+    EXPECT_EQ(txn.properties->at("version"), "3");
+    EXPECT_EQ(txn.properties->at("operation"), "Delete");
+  }
 }
 
 }  // namespace
