@@ -68,10 +68,12 @@ std::vector<OptionSpec> NamespaceOptionSpecs() {
   return {
       {"namespace", true, false,
        "open the table through a Lance Namespace instead of a URI: dir (a directory "
-       "namespace)"},
+       "namespace) or rest (a REST namespace server: --ns-prop uri=URL)"},
       {"ns-prop", true, true,
-       "namespace property KEY=VALUE: root=PATH|s3://..., manifest_enabled=true|false, "
-       "storage.KEY=VALUE (secret values are never printed)"},
+       "namespace property KEY=VALUE: dir: root=PATH|s3://..., "
+       "manifest_enabled=true|false, storage.KEY=VALUE, credential_vendor.KEY=VALUE; rest: "
+       "uri=URL, header.NAME=VALUE, tls.ssl_ca_cert=PEM, tls.cert_file=, tls.key_file= "
+       "(secret values are never printed)"},
       {"table-id", true, true,
        "one level of the table id, outermost first (--table-id team --table-id events)"},
   };
@@ -132,7 +134,7 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   if (!connected.ok()) {
     if (connected.status().IsNotImplemented()) {
       return Status::Invalid("unknown namespace implementation ", QuoteForMessage(impl),
-                             " (supported: dir)");
+                             " (supported: dir, rest)");
     }
     // Bad properties (a missing root, ...) are usage errors; I/O failures (connecting
     // may read the root's __manifest) are not.

@@ -19,7 +19,7 @@
 #include <string>
 #include <utility>
 
-#include "io/s3/sts_client.h"
+#include "lance/io/s3/sts_client.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"

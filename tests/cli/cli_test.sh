@@ -468,8 +468,8 @@ run count "$T/x.lance" "${NS[@]}" --table-id events
 expect_fails_cleanly ns_uri_and_namespace 2 'either a URI or --namespace, not both'
 run count "${NS[@]}"
 expect_fails_cleanly ns_missing_table_id 2 '--namespace needs --table-id'
-run count --namespace rest --ns-prop uri=http://x --table-id events
-expect_fails_cleanly ns_unknown_impl 2 'unknown namespace implementation "rest"'
+run count --namespace nosuch --ns-prop uri=http://x --table-id events
+expect_fails_cleanly ns_unknown_impl 2 'unknown namespace implementation "nosuch"'
 run count --namespace dir --table-id events
 expect_fails_cleanly ns_missing_root 2 "root"
 run count --table-id events

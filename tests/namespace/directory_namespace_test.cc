@@ -596,7 +596,7 @@ TEST(DirectoryNamespaceProperties, FromProperties) {
       auto connected,
       ConnectNamespace("dir", {{"root", tmp.Join("r")}, {"manifest_enabled", "false"}}));
   EXPECT_THAT(connected->TableExists({.id = {"t"}}), IsOk());
-  EXPECT_THAT(ConnectNamespace("rest", {}), IsError(StatusCode::kNotImplemented));
+  EXPECT_THAT(ConnectNamespace("nosuch", {}), IsError(StatusCode::kNotImplemented));
 }
 
 TEST(DirectoryNamespaceProperties, ManifestWithoutDirListingHashesRootTables) {

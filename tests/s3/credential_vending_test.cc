@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/s3/sts_client.h"
+#include "lance/io/s3/sts_client.h"
 #include "lance/core/builder.h"
 #include "lance/core/clock.h"
 #include "lance/core/record_batch.h"

@@ -699,7 +699,7 @@ class LanceNamespace {
 
 /// \brief Builds a namespace from Lance's connect arguments: `impl` "dir" (or its
 /// spelled-out forms "directory", "DirectoryNamespace") with DirectoryNamespace
-/// properties.
+/// properties, or "rest" ("RestNamespace") with RestNamespace properties.
 /// \return the namespace; Invalid for bad properties; NotImplemented for other impls.
 Result<std::shared_ptr<LanceNamespace>> ConnectNamespace(const std::string& impl,
                                                          const Properties& properties);

@@ -13,7 +13,9 @@
 ///   full `id` array; list operations are GETs with `page_token` / `limit` queries;
 /// - create_table / insert_into_table / merge_insert_into_table send the Arrow IPC
 ///   stream as the body (`application/vnd.apache.arrow.stream`) with the request's
-///   fields as query parameters; query_table answers with an Arrow IPC stream;
+///   fields as query parameters; query_table answers Arrow IPC (a server answering the
+///   IPC file format, as pylance 14's RestAdapter does, is converted to a stream);
+/// - create_empty_table is sent to `/declare` (spec 0.13.0 has no create-empty route);
 /// - a non-2xx answer carries `ErrorResponse{error, code, detail, instance}`; `code`
 ///   (not the HTTP status) decides the error kind (NamespaceErrorDetail); a body that is
 ///   not such JSON is Internal (5xx: ServiceUnavailable) with the status and a bounded,
@@ -56,7 +58,8 @@ struct RestNamespaceOptions {
   /// \brief Sent on every request (from `header.<Name>` properties).
   std::map<std::string, std::string> headers;
   /// \brief TLS: CA bundle to trust, client certificate and key (mTLS), and whether the
-  /// server's host name is checked (`tls.assert_hostname`, default true).
+  /// server's host name is checked (`tls.assert_hostname`, default true; false requires
+  /// tls_ca_cert, as in pylance 14).
   std::optional<std::string> tls_ca_cert;
   std::optional<std::string> tls_cert_file;
   std::optional<std::string> tls_key_file;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // STS AssumeRole over libcurl, signed with the S3 client's SigV4 signer (sts_client.h).
 
-#include "io/s3/sts_client.h"
+#include "lance/io/s3/sts_client.h"
 
 #include <curl/curl.h>
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// STS AssumeRole (private to the library): temporary credentials from an S3 server's STS
-// (AWS, or Ceph RGW with `rgw sts`), optionally narrowed by a session policy. Used by
-// the directory namespace's credential vendor (src/namespace/credential_vendor.cc).
-//
-// The request is the Query API's form-encoded POST ("Action=AssumeRole&Version=
-// 2011-06-15&..."), SigV4-signed for service "sts" with the hex SHA-256 of the body (STS
-// refuses UNSIGNED-PAYLOAD). Form values are percent-encoded with %20 for spaces (RGW
-// does not decode '+'); the session policy should be compact JSON.
+/// \file sts_client.h
+/// \brief STS AssumeRole: temporary credentials from an S3 server's STS (AWS, or Ceph RGW
+/// with `rgw sts`), optionally narrowed by a session policy. Public because the namespace
+/// layer's credential vendor (src/namespace/credential_vendor.cc) sits above io.
+///
+/// The request is the Query API's form-encoded POST ("Action=AssumeRole&Version=
+/// 2011-06-15&..."), SigV4-signed for service "sts" with the hex SHA-256 of the body (STS
+/// refuses UNSIGNED-PAYLOAD). Form values are percent-encoded with %20 for spaces (RGW
+/// does not decode '+'); the session policy should be compact JSON.
 #pragma once
 
 #include <chrono>
