@@ -15,6 +15,12 @@ describe; and after the wait the first vended key really is revoked (a stale cli
 
 Where pylance's count differs from the contract table the test asserts what pylance really
 does for pylance and the contract's count for lance_cpp, with a comment saying so.
+
+A third run, ``lance_cpp+rest``, puts the namespace behind a REST server: the scenarios'
+namespace is lance_cpp's ``RestNamespace`` (the native client), talking to lance_cpp's
+``RestAdapter`` (the native server, in this process) that serves the vending namespace.
+The counts asserted are the server side's, so they pin exactly the HTTP calls the client
+made, and the server's own per-operation counters must agree with them.
 """
 
 from __future__ import annotations
@@ -52,19 +58,47 @@ def _sorted(table: pa.Table) -> pa.Table:
 
 def _expect_counts(ns, describe, declare):
     got = ns.counts()
+    adapter = ns.__dict__.get("adapter")
+    if adapter is not None:
+        served = adapter.retrieve_ops_metrics()
+        assert (served.get("describe_table", 0), served.get("declare_table", 0)) == (
+            got["describe"], got["declare"]), f"server counters {served} vs {got}"
     assert (got["describe"], got["declare"]) == (describe, declare), (
         f"namespace calls: expected describe={describe} declare={declare}, got {got}")
     assert ns.other_calls == [], f"unexpected namespace calls: {ns.other_calls}"
 
 
+REST_IMPL = "lance_cpp+rest"
+SCENARIO_IMPLS = IMPLS + [REST_IMPL]
+
+
+def rest_client(lance, server_ns, adapter):
+    """lance_cpp's native RestNamespace client of `adapter` (serving `server_ns`), which
+    hands the scenarios the server side's counters and vended keys."""
+
+    class RestVendingClient(lance.namespace.RestNamespace):
+        def __getattr__(self, name):
+            # Only for names the client lacks: counts(), other_calls, vended, ...
+            return getattr(server_ns, name)
+
+    client = RestVendingClient(uri=f"http://127.0.0.1:{adapter.port}")
+    client.adapter = adapter
+    return client
+
+
 class Ctx:
     """Everything a scenario needs: the module under test, a fresh namespace, the env."""
 
-    def __init__(self, lance, s3env, vendor):
+    def __init__(self, lance, s3env, vendor, rest=False):
         self.lance = lance
         self.s3 = s3env
-        self.root = s3env.unique_uri(f"refresh-{lance.__name__}")
+        self.root = s3env.unique_uri(f"refresh-{lance.__name__}{'-rest' if rest else ''}")
         self.ns = VendingNamespace(lance, s3env, vendor, self.root)
+        self.adapter = None
+        if rest:
+            self.adapter = lance.namespace.RestAdapter(self.ns, port=0)
+            self.adapter.start()
+            self.ns = rest_client(lance, self.ns, self.adapter)
         self.table_id = [f"t{uuid.uuid4().hex[:8]}"]
 
 
@@ -352,9 +386,10 @@ def _run_all(s3env: S3Env, vendor: KeyVendor):
     """Runs every scenario of every implementation; returns {(impl, name): _Outcome}."""
     outcomes = {}
     running = []  # (outcome, generator, deadline)
-    for impl_name in IMPLS:
+    adapters = []
+    for impl_name in SCENARIO_IMPLS:
         try:
-            lance = load_impl(impl_name)
+            lance = load_impl("lance_cpp" if impl_name == REST_IMPL else impl_name)
             import_error = None
         except ImportError as e:
             lance, import_error = None, e
@@ -365,7 +400,10 @@ def _run_all(s3env: S3Env, vendor: KeyVendor):
                 continue
             start = time.monotonic()
             try:
-                gen = scenario(Ctx(lance, s3env, vendor))
+                ctx = Ctx(lance, s3env, vendor, rest=impl_name == REST_IMPL)
+                if ctx.adapter is not None:
+                    adapters.append(ctx.adapter)
+                gen = scenario(ctx)
                 step = next(gen)
                 out.phase1_s = time.monotonic() - start
                 if step == "wait":
@@ -386,6 +424,8 @@ def _run_all(s3env: S3Env, vendor: KeyVendor):
         except BaseException as e:  # noqa: BLE001
             out.error = e
         out.phase2_s = time.monotonic() - start
+    for adapter in adapters:
+        adapter.stop()
     return outcomes
 
 
@@ -395,9 +435,9 @@ def outcomes(s3env, key_vendor):
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
-@pytest.mark.parametrize("impl_name", IMPLS)
+@pytest.mark.parametrize("impl_name", SCENARIO_IMPLS)
 def test_refresh_scenario(outcomes, impl_name, name):
-    if impl_name == "lance_cpp":
+    if impl_name in ("lance_cpp", REST_IMPL):
         _import_impl("lance_cpp")  # fails (never skips) when lance_cpp is missing
     out = outcomes[(impl_name, name)]
     if out.error is not None:

@@ -162,7 +162,8 @@ struct DropNamespaceRequest {
 };
 struct DropNamespaceResponse {
   std::optional<Properties> properties = {};
-  std::optional<std::string> transaction_id = {};
+  /// \brief A list in the spec (unlike every other response's transaction_id).
+  std::optional<std::vector<std::string>> transaction_id = {};
 };
 
 struct NamespaceExistsRequest {
