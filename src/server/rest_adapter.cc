@@ -666,13 +666,44 @@ class RestAdapter::Impl {
     });
     server_.set_payload_max_length(static_cast<size_t>(max));
     auto handler = [this](const httplib::Request& req, httplib::Response& res) {
-      Handle(req, res);
+      Handle(req, res, req.body);
+    };
+    // Requests that may carry a body read it here: a POST without Content-Length and
+    // without chunked encoding has no body (httplib alone would wait for EOF), and a
+    // body over the limit is refused while it is skipped.
+    auto reading = [this](const httplib::Request& req, httplib::Response& res,
+                          const httplib::ContentReader& reader) {
+      std::string body;
+      const int64_t max = options_.max_body_bytes;
+      bool over = false;
+      const bool has_length = req.has_header("Content-Length");
+      const bool chunked = req.get_header_value("Transfer-Encoding") == "chunked";
+      if (has_length || chunked) {
+        bool read = reader([&](const char* data, size_t len) {
+          if (static_cast<int64_t>(body.size() + len) > max) {
+            over = true;
+            return false;
+          }
+          body.append(data, len);
+          return true;
+        });
+        if (!read) {
+          // httplib skips a declared body over payload_max_length without handing it
+          // to the receiver.
+          over = over || res.status == 413 ||
+                 (has_length && req.get_header_value<uint64_t>("Content-Length") >
+                                    static_cast<uint64_t>(max));
+          HandleUnreadable(req, res, over);
+          return;
+        }
+      }
+      Handle(req, res, body);
     };
     server_.Get(".*", handler);
-    server_.Post(".*", handler);
-    server_.Put(".*", handler);
-    server_.Delete(".*", handler);
-    server_.Patch(".*", handler);
+    server_.Post(".*", reading);
+    server_.Put(".*", reading);
+    server_.Delete(".*", reading);
+    server_.Patch(".*", reading);
     server_.Options(".*", handler);
     server_.set_error_handler(
         [this](const httplib::Request& req, httplib::Response& res) {
@@ -777,7 +808,7 @@ class RestAdapter::Impl {
 
   void Log(const httplib::Request& req, const std::string& route, const std::string& id,
            int status, int code, std::chrono::steady_clock::time_point start,
-           size_t bytes_out) {
+           size_t bytes_out, size_t bytes_in = 0) {
     if (!options_.access_log) return;
     auto now = std::chrono::system_clock::now();
     int64_t ts_ms =
@@ -795,7 +826,7 @@ class RestAdapter::Impl {
     j["status"] = status;
     if (code >= 0) j["code"] = code;
     j["duration_ms"] = static_cast<int64_t>(ms * 1000) / 1000.0;
-    j["bytes_in"] = static_cast<int64_t>(req.body.size());
+    j["bytes_in"] = static_cast<int64_t>(bytes_in);
     j["bytes_out"] = static_cast<int64_t>(bytes_out);
     j["remote"] = req.remote_addr;
     std::string line = Dump(j);
@@ -803,26 +834,42 @@ class RestAdapter::Impl {
     options_.access_log(line);
   }
 
-  void Handle(const httplib::Request& req, httplib::Response& res) {
+  /// \brief A body that could not be read: 413 when over the limit, else 400.
+  void HandleUnreadable(const httplib::Request& req, httplib::Response& res, bool over) {
+    const auto start = std::chrono::steady_clock::now();
+    Status st = over ? NamespaceError(ErrorCode::kInvalidInput,
+                                      "request body is larger than the server's limit of " +
+                                          std::to_string(options_.max_body_bytes) + " bytes")
+                     : NamespaceError(ErrorCode::kInvalidInput,
+                                      "the request body could not be read");
+    Reply reply = ErrorReply(st, PathOf(req));
+    res.status = over ? 413 : 400;
+    res.set_header("Connection", "close");
+    res.set_content(reply.body, kJsonType);
+    Log(req, "", "", res.status, reply.code, start, reply.body.size());
+  }
+
+  void Handle(const httplib::Request& req, httplib::Response& res, const std::string& body) {
     const auto start = std::chrono::steady_clock::now();
     std::string route_template;
     std::string id_text;
-    Reply reply = Dispatch(req, &route_template, &id_text);
+    Reply reply = Dispatch(req, body, &route_template, &id_text);
     if (reply.body.empty()) reply.body = "{}";
     res.status = reply.status;
     res.set_content(reply.body, reply.content_type.c_str());
-    Log(req, route_template, id_text, reply.status, reply.code, start, reply.body.size());
+    Log(req, route_template, id_text, reply.status, reply.code, start, reply.body.size(),
+        body.size());
   }
 
-  Reply Dispatch(const httplib::Request& req, std::string* route_template,
-                 std::string* id_text) {
+  Reply Dispatch(const httplib::Request& req, const std::string& body,
+                 std::string* route_template, std::string* id_text) {
     const std::string instance = PathOf(req);
     // The raw target: path and query, decoded here (httplib's decoded path loses the
     // difference between '+' and "%2B").
     std::string target = req.target.empty() ? req.path : req.target;
     std::string raw_path = target.substr(0, target.find('?'));
     Call call;
-    call.body = &req.body;
+    call.body = &body;
     if (auto q = target.find('?'); q != std::string::npos) {
       for (auto kv : SplitView(std::string_view(target).substr(q + 1), '&')) {
         if (kv.empty()) continue;
@@ -839,7 +886,7 @@ class RestAdapter::Impl {
     }
 
     if (options_.max_body_bytes >= 0 &&
-        static_cast<int64_t>(req.body.size()) > options_.max_body_bytes) {
+        static_cast<int64_t>(body.size()) > options_.max_body_bytes) {
       return ErrorReply(
           NamespaceError(ErrorCode::kInvalidInput,
                          "request body is larger than the server's limit "
