@@ -760,10 +760,18 @@ class RestAdapter::Impl {
     }
     port_ = bound;
     started_ = true;
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      listen_returned_ = true;
+    });
     // Wait until the accept loop runs so that Stop() right after Start() is safe.
-    while (!server_.is_running())
+    while (!server_.is_running() && !listen_returned_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (listen_returned_) {
+      return Status::IOError("cannot serve on " + options_.host + ":" +
+                             std::to_string(port_));
+    }
     return Status::OK();
   }
 
@@ -970,6 +978,12 @@ class RestAdapter::Impl {
         }
       }
     }
+    // Authentication comes first: without credentials nothing is revealed, not even
+    // which routes exist.
+    if (Status auth = Authenticate(req); !auth.ok()) {
+      if (route != nullptr) *route_template = Template(route->area, route->suffix);
+      return ErrorReply(auth, instance);
+    }
     if (route == nullptr) {
       if (method_mismatch) {
         Reply r = ErrorReply(
@@ -988,8 +1002,6 @@ class RestAdapter::Impl {
     }
     *route_template = Template(route->area, route->suffix);
     call.op = route->op;
-
-    if (Status auth = Authenticate(req); !auth.ok()) return ErrorReply(auth, instance);
 
     {
       std::lock_guard<std::mutex> lock(metrics_mu_);
@@ -1018,6 +1030,7 @@ class RestAdapter::Impl {
   std::mutex lifecycle_mu_;
   bool started_ = false;
   bool stopped_ = false;
+  std::atomic<bool> listen_returned_{false};
   std::atomic<int> port_{0};
   mutable std::mutex metrics_mu_;
   std::map<std::string, int64_t> metrics_;

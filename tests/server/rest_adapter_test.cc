@@ -428,11 +428,13 @@ TEST(RestAdapterTest, AuthenticationAndAccessLogWithoutSecrets) {
                    {{"authorization", "bearer tok-SECRET-2"}})
                 .status,
             200);
-  // An unsupported route is still authenticated first.
+  // Unsupported and unknown routes are authenticated first.
   ExpectError(s.Post("/v1/table/a%24b/index/list"), 401, 16);
+  ExpectError(s.Post("/v1/nothing/here", "{}", {{"x-api-key", "nope"}}), 403, 15);
+  ExpectError(s.Post("/v1/nothing/here", "{}", {{"x-api-key", "key-SECRET-1"}}), 404, 0);
 
   std::lock_guard<std::mutex> lock(*mu);
-  ASSERT_EQ(lines->size(), 8u);
+  ASSERT_EQ(lines->size(), 10u);
   for (const auto& line : *lines) {
     EXPECT_THAT(line, Not(HasSubstr("SECRET"))) << line;
     Json j = Json::parse(line, nullptr, false);
