@@ -240,6 +240,13 @@ TEST(RestAdapterTest, TableMetadataOverDirectoryNamespace) {
   EXPECT_EQ(s.Post("/v1/table/ns1.t1/describe?delimiter=.").status, 200);
 
   EXPECT_EQ(s.Post("/v1/table/ns1%24t1/exists").body, "{}");
+  // The deprecated create-empty route, and deregister / register of its location.
+  auto empty = s.Post("/v1/table/ns1%24e/create-empty");
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_TRUE(empty.json["location"].is_string());
+  auto deregistered = s.Post("/v1/table/ns1%24e/deregister");
+  EXPECT_EQ(deregistered.status, 200) << deregistered.body;
+  ExpectError(s.Post("/v1/table/ns1%24e/describe"), 404, 4);
   auto listed = s.Get("/v1/namespace/ns1/table/list");
   EXPECT_EQ(listed.json["tables"], Json::array({"t1"})) << listed.body;
   ExpectError(s.Post("/v1/table/ns1%24nope/describe"), 404, 4);
