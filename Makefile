@@ -48,6 +48,8 @@ demo: build
 	  if ! scripts/rgw.sh start "$$D" >"$$D.env" 2>"$$D.log"; then tail -n 20 "$$D.log"; exit 1; fi; \
 	  source "$$D.env"; \
 	  $(BUILD_DIR)/examples/lance-demo --s3; \
+	  echo; echo "== 7. a served REST namespace vending credentials scoped to each table"; \
+	  $(BUILD_DIR)/examples/lance-demo --rest; \
 	  echo "stopping RGW"
 
 # The sanitizer unit tests alone (no RGW needed).

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # `cmake --install <build> [--prefix P] [--component lance_cpp]`: the public headers
-# (include/lance), the static libraries (lance_core ... lance_namespace and lance_proto, the
+# (include/lance), the static libraries (lance_core ... lance_namespace, lance_server and lance_proto, the
 # generated protobufs that format and table link) and a CMake package, so that a project
 # outside the tree does
 #

@@ -194,6 +194,14 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "--rest") {
+    Status st = demo::RunRestDemo();
+    if (!st.ok()) {
+      std::fprintf(stderr, "lance-demo --rest failed: %s\n", st.ToString().c_str());
+      return 1;
+    }
+    return 0;
+  }
   std::string root = argc > 1 ? argv[1] : "build/demo";
   std::error_code ec;
   std::filesystem::remove_all(root, ec);

@@ -11,4 +11,9 @@ namespace demo {
 /// LANCE_RGW_CONF (scripts/rgw.sh start prints them). Prints no secret.
 lance::Status RunS3Demo();
 
+/// \brief A served namespace (RestAdapter over a DirectoryNamespace on RGW with STS
+/// credential vending) and a RestNamespace client: scoped credentials per table. Needs
+/// LANCE_S3_* including LANCE_S3_STS_ROLE_ARN. Prints no secret.
+lance::Status RunRestDemo();
+
 }  // namespace demo

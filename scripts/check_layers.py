@@ -10,7 +10,7 @@ code, the public headers and the programs built on them is resolved as the compi
 checked against four rules:
 
   layer-up       src/<area> or include/lance/<area> includes a header of a higher layer.
-                 Order: core < io < ipc < format < table < namespace; the top-level
+                 Order: core < io < ipc < format < table < namespace < server; the top-level
                  include/lance/*.h count as core.
   private-area   src/<area> includes a private header of another area (src/<other>/...),
                  including the generated ones (<other>/proto/*.pb.h, *_generated.h).
@@ -29,7 +29,7 @@ import re
 import sys
 from pathlib import Path
 
-LAYERS = ["core", "io", "ipc", "format", "table", "namespace"]
+LAYERS = ["core", "io", "ipc", "format", "table", "namespace", "server"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 # Folders of programs that must stick to the public API (include/lance/...).

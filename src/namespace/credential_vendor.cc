@@ -1,27 +1,354 @@
 // SPDX-License-Identifier: Apache-2.0
-// Credential vending (skeleton: not implemented yet).
+// Credential vending (credential_vendor.h): AssumeRole with a session policy scoped to a
+// table's location, a cache in front of it, and the `credential_vendor.*` properties.
+//
+// The policy follows Lance's AWS vendor (lance-namespace-impls credentials/aws.rs,
+// #5566): objects under `arn:aws:s3:::BUCKET/PREFIX/*` (Get + GetVersion; + Put for
+// write; + Delete for admin), ListBucket on the bucket only for the prefixes "PREFIX/*"
+// and "PREFIX", and GetBucketLocation. Sent as compact JSON (RGW 16 does not decode '+'
+// in the form body, see docs/rest.md).
 
 #include "lance/namespace/credential_vendor.h"
 
+#include <algorithm>
+#include <charconv>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+
+#include "io/s3/sts_client.h"
+#include "lance/io/s3/s3_options.h"
+#include "lance/io/uri.h"
+#include "lance/macros.h"
 
 namespace lance::ns {
 
+namespace {
+
+constexpr std::string_view kPrefix = "credential_vendor.";
+constexpr int64_t kMinDurationMillis = 900'000;      // STS minimum: 15 min
+constexpr int64_t kMaxDurationMillis = 43'200'000;   // STS maximum: 12 h
+constexpr int64_t kMaxCacheTtlMillis = 30 * 60'000;  // Lance: at most 30 min
+constexpr int64_t kMinCacheableLifeMillis = 60'000;  // Lance: < 1 min left: no cache
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+Result<int64_t> ParseMillis(const std::string& key, const std::string& value) {
+  int64_t out = 0;
+  const char* end = value.data() + value.size();
+  auto [ptr, ec] = std::from_chars(value.data(), end, out);
+  if (value.empty() || ec != std::errc() || ptr != end || out < 0) {
+    return NamespaceError(ErrorCode::kInvalidInput, "property '" + key +
+                                                        "' must be a non-negative "
+                                                        "number of milliseconds, got '" +
+                                                        value + "'");
+  }
+  return out;
+}
+
+struct S3Location {
+  std::string bucket;
+  std::string prefix;  // no leading or trailing '/'; may be empty (the whole bucket)
+};
+
+Result<S3Location> ParseS3Location(const std::string& location) {
+  Result<io::Uri> uri = io::ParseUri(location);
+  if (!uri.ok() || (uri->scheme != "s3" && uri->scheme != "s3a") ||
+      uri->authority.empty()) {
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "cannot vend AWS credentials for '" + location + "': not an s3:// location");
+  }
+  S3Location out{uri->authority, uri->path};
+  while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
+  return out;
+}
+
+}  // namespace
+
 Result<VendPermission> ParseVendPermission(std::string_view text) {
-  return Status::NotImplemented("credential vending is not implemented yet");
+  const std::string lower = Lower(text);
+  if (lower == "read") return VendPermission::kRead;
+  if (lower == "write") return VendPermission::kWrite;
+  if (lower == "admin") return VendPermission::kAdmin;
+  return NamespaceError(
+      ErrorCode::kInvalidInput,
+      "credential vending permission must be read, write or admin, got '" +
+          std::string(text) + "'");
 }
-std::string_view VendPermissionName(VendPermission permission) { return "read"; }
+
+std::string_view VendPermissionName(VendPermission permission) {
+  switch (permission) {
+    case VendPermission::kRead:
+      return "read";
+    case VendPermission::kWrite:
+      return "write";
+    case VendPermission::kAdmin:
+      return "admin";
+  }
+  return "read";
+}
+
+namespace {
+
+// The session policy that narrows the role to `prefix` of `bucket`.
+std::string ScopedSessionPolicy(const std::string& bucket, const std::string& prefix,
+                                VendPermission permission) {
+  using nlohmann::json;
+  json object_actions = json::array({"s3:GetObject", "s3:GetObjectVersion"});
+  if (permission != VendPermission::kRead) {
+    object_actions.push_back("s3:PutObject");
+    object_actions.push_back("s3:AbortMultipartUpload");
+    object_actions.push_back("s3:ListMultipartUploadParts");
+  }
+  if (permission == VendPermission::kAdmin) {
+    object_actions.push_back("s3:DeleteObject");
+    object_actions.push_back("s3:DeleteObjectVersion");
+  }
+  const std::string bucket_arn = "arn:aws:s3:::" + bucket;
+  const std::string objects_arn =
+      prefix.empty() ? bucket_arn + "/*" : bucket_arn + "/" + prefix + "/*";
+  json list = {
+      {"Effect", "Allow"}, {"Action", "s3:ListBucket"}, {"Resource", bucket_arn}};
+  if (!prefix.empty()) {
+    list["Condition"] = {{"StringLike", {{"s3:prefix", {prefix + "/*", prefix}}}}};
+  }
+  json policy = {
+      {"Version", "2012-10-17"},
+      {"Statement",
+       json::array(
+           {{{"Effect", "Allow"}, {"Action", object_actions}, {"Resource", objects_arn}},
+            list,
+            {{"Effect", "Allow"},
+             {"Action", "s3:GetBucketLocation"},
+             {"Resource", bucket_arn}}})}};
+  // dump() without indent is compact: no spaces (RGW needs that, see above).
+  return policy.dump();
+}
+
+class AwsCredentialVendor final : public CredentialVendor {
+ public:
+  AwsCredentialVendor(AwsCredentialVendorOptions options, io::s3::AwsCredentials caller,
+                      bool allow_invalid_certificates)
+      : options_(std::move(options)),
+        caller_(std::move(caller)),
+        allow_invalid_certificates_(allow_invalid_certificates) {}
+
+  Result<VendedCredentials> Vend(const std::string& location,
+                                 VendPermission permission) override {
+    LANCE_ASSIGN_OR_RAISE(S3Location where, ParseS3Location(location));
+    io::s3::AssumeRoleRequest request;
+    request.endpoint = options_.sts_endpoint;
+    request.region = options_.region;
+    request.role_arn = options_.role_arn;
+    request.role_session_name = options_.role_session_name;
+    request.duration_seconds = options_.duration_millis / 1000;
+    request.external_id = options_.external_id;
+    request.allow_invalid_certificates = allow_invalid_certificates_;
+    request.policy = ScopedSessionPolicy(where.bucket, where.prefix, permission);
+    Result<io::s3::AssumeRoleResult> assumed = io::s3::AssumeRole(request, caller_);
+    if (!assumed.ok()) {
+      return assumed.status().WithContext("vending " +
+                                          std::string(VendPermissionName(permission)) +
+                                          " credentials for " + location);
+    }
+    int64_t expires = assumed->expiration_millis;
+    if (options_.reported_lifetime_millis) {
+      expires = std::min(expires, RealClock::Instance()->NowMillis() +
+                                      *options_.reported_lifetime_millis);
+    }
+    VendedCredentials out;
+    out.expires_at_millis = expires;
+    Properties& so = out.storage_options;
+    so["aws_access_key_id"] = assumed->credentials.access_key_id;
+    so["aws_secret_access_key"] = assumed->credentials.secret_access_key;
+    so["aws_session_token"] = assumed->credentials.session_token;
+    so["expires_at_millis"] = std::to_string(expires);
+    so["refresh_offset_millis"] = std::to_string(options_.refresh_offset_millis);
+    if (!options_.region.empty()) so["aws_region"] = options_.region;
+    return out;
+  }
+
+  std::string ToString() const override {
+    return "AwsCredentialVendor { role_arn: \"" + options_.role_arn +
+           "\", sts_endpoint: \"" + options_.sts_endpoint + "\", region: \"" +
+           options_.region + "\" }";
+  }
+
+ private:
+  const AwsCredentialVendorOptions options_;
+  const io::s3::AwsCredentials caller_;
+  const bool allow_invalid_certificates_;
+};
+
+class CachingCredentialVendor final : public CredentialVendor {
+ public:
+  CachingCredentialVendor(std::shared_ptr<CredentialVendor> inner,
+                          std::shared_ptr<Clock> clock)
+      : inner_(std::move(inner)), clock_(std::move(clock)) {}
+
+  Result<VendedCredentials> Vend(const std::string& location,
+                                 VendPermission permission) override {
+    const std::string key = std::string(VendPermissionName(permission)) + "|" + location;
+    std::unique_lock lock(mutex_);
+    auto cached = cache_.find(key);
+    if (cached != cache_.end()) {
+      if (clock_->NowMillis() < cached->second.valid_until_millis) {
+        return cached->second.credentials;
+      }
+      cache_.erase(cached);
+    }
+    auto running = flights_.find(key);
+    if (running != flights_.end()) {
+      // Single-flight: wait for the call already under way for this key.
+      std::shared_ptr<Flight> flight = running->second;
+      flight->done_cv.wait(lock, [&] { return flight->result.has_value(); });
+      return *flight->result;
+    }
+    auto flight = std::make_shared<Flight>();
+    flights_[key] = flight;
+    lock.unlock();
+    Result<VendedCredentials> result = inner_->Vend(location, permission);
+    lock.lock();
+    if (result.ok()) {
+      const int64_t now = clock_->NowMillis();
+      const int64_t remaining = result->expires_at_millis - now;
+      if (remaining >= kMinCacheableLifeMillis) {
+        const int64_t ttl = std::min(remaining / 2, kMaxCacheTtlMillis);
+        cache_[key] = Entry{*result, now + ttl};
+      }
+    }
+    flight->result = result;
+    flights_.erase(key);
+    flight->done_cv.notify_all();
+    return result;
+  }
+
+  std::string ToString() const override {
+    return "CachingCredentialVendor { inner: " + inner_->ToString() + " }";
+  }
+
+ private:
+  struct Entry {
+    VendedCredentials credentials;
+    int64_t valid_until_millis = 0;
+  };
+  struct Flight {
+    std::optional<Result<VendedCredentials>> result;
+    std::condition_variable done_cv;
+  };
+
+  const std::shared_ptr<CredentialVendor> inner_;
+  const std::shared_ptr<Clock> clock_;
+  std::mutex mutex_;
+  std::map<std::string, Entry> cache_;
+  std::map<std::string, std::shared_ptr<Flight>> flights_;
+};
+
+}  // namespace
+
 Result<std::shared_ptr<CredentialVendor>> MakeAwsCredentialVendor(
-    AwsCredentialVendorOptions) {
-  return Status::NotImplemented("credential vending is not implemented yet");
+    AwsCredentialVendorOptions options) {
+  if (options.role_arn.empty()) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "credential vending needs credential_vendor.aws_role_arn");
+  }
+  if (options.duration_millis < kMinDurationMillis ||
+      options.duration_millis > kMaxDurationMillis) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "credential_vendor.aws_duration_millis must be between 900000 "
+                          "(15 min) and 43200000 (12 h), got " +
+                              std::to_string(options.duration_millis));
+  }
+  if (options.reported_lifetime_millis && *options.reported_lifetime_millis <= 0) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "credential_vendor.reported_lifetime_millis must be positive");
+  }
+  // The caller's long-term credentials (and TLS settings) as the S3 store reads them:
+  // the storage options, else the environment.
+  Result<io::s3::S3Options> caller =
+      io::s3::ParseS3Options(options.caller_storage_options);
+  if (!caller.ok()) {
+    return caller.status().WithContext(
+        "reading the credentials that call STS AssumeRole for credential vending");
+  }
+  if (caller->credentials.access_key_id.empty() ||
+      caller->credentials.secret_access_key.empty()) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "credential vending needs credentials to call STS AssumeRole "
+                          "with: set aws_access_key_id and aws_secret_access_key in the "
+                          "root's storage options or the environment");
+  }
+  return std::shared_ptr<CredentialVendor>(std::make_shared<AwsCredentialVendor>(
+      std::move(options), caller->credentials, caller->allow_invalid_certificates));
 }
+
 std::shared_ptr<CredentialVendor> MakeCachingCredentialVendor(
-    std::shared_ptr<CredentialVendor> inner, std::shared_ptr<Clock>) {
-  return inner;
+    std::shared_ptr<CredentialVendor> inner, std::shared_ptr<Clock> clock) {
+  if (clock == nullptr) clock = RealClock::Instance();
+  return std::make_shared<CachingCredentialVendor>(std::move(inner), std::move(clock));
 }
+
 Result<std::shared_ptr<CredentialVendor>> CredentialVendorFromProperties(
-    const Properties&, const Properties&) {
-  return std::shared_ptr<CredentialVendor>();
+    const Properties& properties, const Properties& root_storage_options) {
+  auto get = [&](std::string_view name) -> const std::string* {
+    auto it = properties.find(std::string(kPrefix) + std::string(name));
+    return it == properties.end() ? nullptr : &it->second;
+  };
+  const std::string* enabled = get("enabled");
+  if (enabled == nullptr || Lower(*enabled) != "true") {
+    return std::shared_ptr<CredentialVendor>();
+  }
+  AwsCredentialVendorOptions options;
+  if (const std::string* v = get("permission")) {
+    LANCE_ASSIGN_OR_RAISE(options.default_permission, ParseVendPermission(*v));
+  }
+  if (const std::string* v = get("aws_role_arn")) options.role_arn = *v;
+  if (options.role_arn.empty()) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "credential_vendor.enabled is true but "
+                          "credential_vendor.aws_role_arn is not set");
+  }
+  if (const std::string* v = get("aws_external_id")) options.external_id = *v;
+  if (const std::string* v = get("aws_role_session_name")) options.role_session_name = *v;
+  if (const std::string* v = get("aws_duration_millis")) {
+    LANCE_ASSIGN_OR_RAISE(options.duration_millis,
+                          ParseMillis(std::string(kPrefix) + "aws_duration_millis", *v));
+  }
+  if (const std::string* v = get("reported_lifetime_millis")) {
+    LANCE_ASSIGN_OR_RAISE(
+        options.reported_lifetime_millis,
+        ParseMillis(std::string(kPrefix) + "reported_lifetime_millis", *v));
+  }
+  if (const std::string* v = get("refresh_offset_millis")) {
+    LANCE_ASSIGN_OR_RAISE(
+        options.refresh_offset_millis,
+        ParseMillis(std::string(kPrefix) + "refresh_offset_millis", *v));
+  }
+  // Region and STS endpoint default to the root store's (RGW serves STS on its S3 port).
+  Result<io::s3::S3Options> root = io::s3::ParseS3Options(root_storage_options);
+  if (const std::string* v = get("aws_region")) {
+    options.region = *v;
+  } else if (root.ok() && !root->region.empty()) {
+    options.region = root->region;
+  }
+  if (const std::string* v = get("aws_sts_endpoint")) {
+    options.sts_endpoint = *v;
+  } else if (root.ok()) {
+    options.sts_endpoint = root->endpoint;
+  }
+  options.caller_storage_options = root_storage_options;
+  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<CredentialVendor> aws,
+                        MakeAwsCredentialVendor(std::move(options)));
+  return MakeCachingCredentialVendor(std::move(aws));
 }
 
 }  // namespace lance::ns

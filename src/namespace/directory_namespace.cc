@@ -126,10 +126,24 @@ class DirectoryNamespace::Impl {
     }
     return out;
   }
-  std::optional<Properties> ResponseStorageOptions(
-      const std::optional<bool>& vend) const {
-    if (!vend.value_or(true) || opts.access.storage_options.empty()) return std::nullopt;
-    return opts.access.storage_options;
+  /// The storage options of a describe / declare answer for the table in `dir`.
+  /// Without a vendor: the root's options (unless vend is false). With one: nothing when
+  /// vend is false; else the root's options without its own credentials, plus the
+  /// credentials vended for the table's location (the vended keys win).
+  Result<std::optional<Properties>> ResponseStorageOptions(
+      const std::optional<bool>& vend, std::string_view dir,
+      VendPermission permission) const {
+    if (!vend.value_or(true)) return std::nullopt;
+    if (opts.credential_vendor == nullptr) {
+      if (opts.access.storage_options.empty()) return std::nullopt;
+      return opts.access.storage_options;
+    }
+    const std::string location = RawUri(dir);
+    LANCE_ASSIGN_OR_RAISE(VendedCredentials vended,
+                          opts.credential_vendor->Vend(location, permission));
+    Properties out = io::WithoutRefreshableOptions(opts.access.storage_options);
+    for (auto& [key, value] : vended.storage_options) out[key] = std::move(value);
+    return out;
   }
 
   // -- Directory layout ----------------------------------------------------------------
@@ -218,6 +232,7 @@ class DirectoryNamespace::Impl {
 
   struct Declared {
     std::string location;
+    std::string dir;  // relative to the root
   };
 
   Result<Declared> Declare(const Identifier& id,
@@ -289,7 +304,7 @@ class DirectoryNamespace::Impl {
         return inserted;
       }
     }
-    return Declared{uri};
+    return Declared{uri, dir};
   }
 
   // -- Table lookup ---------------------------------------------------------------------
@@ -383,6 +398,13 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::FromProperties(
   };
   LANCE_RETURN_NOT_OK(parse_bool("manifest_enabled", &options.manifest_enabled));
   LANCE_RETURN_NOT_OK(parse_bool("dir_listing_enabled", &options.dir_listing_enabled));
+  // credential_vendor.* (Lance's names): no vendor unless credential_vendor.enabled.
+  LANCE_ASSIGN_OR_RAISE(
+      options.credential_vendor,
+      CredentialVendorFromProperties(properties, options.access.storage_options));
+  if (auto it = properties.find("credential_vendor.permission"); it != properties.end()) {
+    LANCE_ASSIGN_OR_RAISE(options.vend_permission, ParseVendPermission(it->second));
+  }
   return Make(std::move(options));
 }
 
@@ -622,7 +644,9 @@ Result<DescribeTableResponse> DirectoryNamespace::DescribeTable(
   response.namespace_ = Identifier(request.id.begin(), request.id.end() - 1);
   response.location = found.location;
   response.table_uri = found.location;
-  response.storage_options = impl_->ResponseStorageOptions(request.vend_credentials);
+  LANCE_ASSIGN_OR_RAISE(response.storage_options,
+                        impl_->ResponseStorageOptions(request.vend_credentials, found.dir,
+                                                      impl_->opts.vend_permission));
   response.properties = found.properties;
   const bool detailed = request.load_detailed_metadata.value_or(false);
   if (detailed || request.check_declared.value_or(false)) {
@@ -660,7 +684,13 @@ Result<Response> DeclareWith(Impl& impl, const Request& request) {
                         impl.Declare(request.id, request.location, request.properties));
   Response response;
   response.location = declared.location;
-  response.storage_options = impl.ResponseStorageOptions(request.vend_credentials);
+  // The client writes the table it declared: at least write permission.
+  const VendPermission permission = impl.opts.vend_permission == VendPermission::kRead
+                                        ? VendPermission::kWrite
+                                        : impl.opts.vend_permission;
+  LANCE_ASSIGN_OR_RAISE(
+      response.storage_options,
+      impl.ResponseStorageOptions(request.vend_credentials, declared.dir, permission));
   response.properties = request.properties;
   return response;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "namespace/json_codec.h"
+#include "lance/namespace/json_codec.h"
 
 #include <string>
 

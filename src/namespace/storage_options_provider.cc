@@ -64,6 +64,9 @@ LanceNamespaceStorageOptionsProvider::FetchStorageOptions() {
   }
   DescribeTableRequest request;
   request.id = table_id_;
+  // Ask for vended credentials, as Lance's provider does: a vending namespace answers
+  // with credentials scoped to this table.
+  request.vend_credentials = true;
   Result<DescribeTableResponse> response = ns_->DescribeTable(request);
   if (!response.ok()) {
     LANCE_LOG(Warn, "namespace")

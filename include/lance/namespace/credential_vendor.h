@@ -9,7 +9,10 @@
 /// `CredentialVendor::Vend(location, permission)` instead of its own root options:
 /// `aws_access_key_id`, `aws_secret_access_key`, `aws_session_token`,
 /// `expires_at_millis`, `refresh_offset_millis` (plus the root's non-credential options:
-/// endpoint, region, allow_http). docs/rest.md has the policy and the cache rules.
+/// endpoint, region, allow_http; never the root's own keys). describe_table vends
+/// `credential_vendor.permission`; declare_table / create_empty_table at least write (the
+/// client writes the table it declared). With vend_credentials=false the answer has no
+/// storage options. docs/rest.md has the policy and the cache rules.
 
 #pragma once
 

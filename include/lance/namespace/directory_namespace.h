@@ -45,8 +45,10 @@ struct DirectoryNamespaceOptions {
   /// directory) or a URI; trailing '/' are trimmed.
   std::string root;
   /// \brief The namespace's own I/O: storage options, optionally with a provider or a
-  /// credentials source. The options (as given) are also returned as `storage_options`
-  /// by DescribeTable / DeclareTable (unless vend_credentials is false).
+  /// credentials source. Without a credential vendor the options (as given) are also
+  /// returned as `storage_options` by DescribeTable / DeclareTable (unless
+  /// vend_credentials is false); with one, only their non-credential keys are, next to the
+  /// vended credentials: the root's own keys never leave the namespace.
   io::StorageAccess access;
   bool manifest_enabled = true;
   bool dir_listing_enabled = true;
@@ -62,10 +64,12 @@ class DirectoryNamespace : public LanceNamespace {
  public:
   /// \brief Lance's DirectoryNamespaceBuilder::from_properties: `root` (required),
   /// `storage.<key>` (prefix stripped), `manifest_enabled`, `dir_listing_enabled`
-  /// ("true" / "false"). Other keys (Lance's inline_optimization_enabled,
-  /// credential_vendor.*, ...) are ignored.
-  /// \return the namespace; InvalidInput for a missing root or a boolean that is not
-  /// "true"/"false" (Lance silently takes the default there); errors of Make.
+  /// ("true" / "false"), `credential_vendor.*` (CredentialVendorFromProperties: vending
+  /// on with `credential_vendor.enabled=true`). Other keys (Lance's
+  /// inline_optimization_enabled, ...) are ignored.
+  /// \return the namespace; InvalidInput for a missing root, a boolean that is not
+  /// "true"/"false" (Lance silently takes the default there) or bad credential_vendor.*
+  /// values; errors of Make.
   static Result<std::shared_ptr<DirectoryNamespace>> FromProperties(
       const Properties& properties);
 

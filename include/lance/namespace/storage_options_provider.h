@@ -16,7 +16,8 @@
 
 namespace lance::ns {
 
-/// \brief Fetch = `namespace.describe_table({id: table_id}).storage_options`.
+/// \brief Fetch = `namespace.describe_table({id: table_id, vend_credentials: true})
+/// .storage_options`.
 ///
 /// Every FetchStorageOptions() is exactly one DescribeTable call (no caching here: the
 /// RefreshingCredentialsSource that owns the provider decides when to fetch). Thread-safe
@@ -32,7 +33,7 @@ class LanceNamespaceStorageOptionsProvider final : public io::StorageOptionsProv
   static Result<std::shared_ptr<LanceNamespaceStorageOptionsProvider>> Make(
       std::shared_ptr<LanceNamespace> ns, Identifier table_id);
 
-  /// \brief One `describe_table({id: table_id})`; its `storage_options` (nullopt when the
+  /// \brief One `describe_table({id: table_id, vend_credentials: true})`; its `storage_options` (nullopt when the
   /// response has none, which the refreshing source treats as a failed refresh).
   /// \return the options; the namespace's error, with context naming the table and the
   /// namespace (no secret: the namespace's errors carry none).

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// The namespace models <-> JSON, through VisitFields (model_fields.h): the one codec of
-// the REST client and the REST server.
-//
-// Writing: every set field, absent optionals left out (the spec's "not sent"); JsonValue
-// members are embedded as parsed JSON. Reading: unknown keys are ignored (requests may
-// carry `identity`, `context`, ...), null and missing keys keep the member's default,
-// and a value of the wrong JSON type is InvalidInput naming its path
-// ("describe_table request: field 'id[1]': expected a string, got number"). Nothing
-// here throws: nlohmann is used only through its non-throwing accessors.
+/// \file json_codec.h
+/// \brief The namespace models <-> JSON, through VisitFields (model_fields.h): the one
+/// codec of the REST client (RestNamespace) and the REST server (server::RestAdapter),
+/// public so that the server area (a layer above namespace) and other programs speak the
+/// same wire format. Header-only templates over nlohmann::json.
+///
+/// Writing: every set field, absent optionals left out (the spec's "not sent"); JsonValue
+/// members are embedded as parsed JSON. Reading: unknown keys are ignored (requests may
+/// carry `identity`, `context`, ...), null and missing keys keep the member's default,
+/// and a value of the wrong JSON type is InvalidInput naming its path
+/// ("describe_table request: field 'id[1]': expected a string, got number"). Nothing
+/// here throws: nlohmann is used only through its non-throwing accessors.
 
 #pragma once
 
