@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "lance/macros.h"
-#include "namespace/json_codec.h"
+#include "lance/namespace/json_codec.h"
 
 namespace lance::server {
 
