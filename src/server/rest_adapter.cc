@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "lance/macros.h"
-#include "namespace/json_codec.h"
+#include "lance/namespace/json_codec.h"
 
 namespace lance::server {
 
@@ -316,15 +316,16 @@ std::vector<Route> MakeRoutes() {
                  Handler h) {
     r.push_back(Route{method, area, suffix, op, std::move(h)});
   };
-  const Area N = Area::kNamespace;
-  const Area T = Area::kTable;
+  const Area ns_area = Area::kNamespace;
+  const Area table_area = Area::kTable;
 
   // -- namespaces
-  add("POST", N, "create", "create_namespace", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::CreateNamespaceRequest>(
-        c, [&](ns::CreateNamespaceRequest& q) { return n.CreateNamespace(q); });
-  });
-  add("GET", N, "list", "list_namespaces", [](LanceNamespace& n, const Call& c) {
+  add("POST", ns_area, "create", "create_namespace",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::CreateNamespaceRequest>(
+            c, [&](ns::CreateNamespaceRequest& q) { return n.CreateNamespace(q); });
+      });
+  add("GET", ns_area, "list", "list_namespaces", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::ListNamespacesRequest>(
         c, [&](ns::ListNamespacesRequest& q) -> Result<ns::ListNamespacesResponse> {
           LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
@@ -332,19 +333,21 @@ std::vector<Route> MakeRoutes() {
           return n.ListNamespaces(q);
         });
   });
-  add("POST", N, "describe", "describe_namespace", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::DescribeNamespaceRequest>(
-        c, [&](ns::DescribeNamespaceRequest& q) { return n.DescribeNamespace(q); });
-  });
-  add("POST", N, "drop", "drop_namespace", [](LanceNamespace& n, const Call& c) {
+  add("POST", ns_area, "describe", "describe_namespace",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::DescribeNamespaceRequest>(
+            c, [&](ns::DescribeNamespaceRequest& q) { return n.DescribeNamespace(q); });
+      });
+  add("POST", ns_area, "drop", "drop_namespace", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::DropNamespaceRequest>(
         c, [&](ns::DropNamespaceRequest& q) { return n.DropNamespace(q); });
   });
-  add("POST", N, "exists", "namespace_exists", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::NamespaceExistsRequest>(
-        c, [&](ns::NamespaceExistsRequest& q) { return n.NamespaceExists(q); });
-  });
-  add("GET", N, "table/list", "list_tables", [](LanceNamespace& n, const Call& c) {
+  add("POST", ns_area, "exists", "namespace_exists",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::NamespaceExistsRequest>(
+            c, [&](ns::NamespaceExistsRequest& q) { return n.NamespaceExists(q); });
+      });
+  add("GET", ns_area, "table/list", "list_tables", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::ListTablesRequest>(
         c, [&](ns::ListTablesRequest& q) -> Result<ns::ListTablesResponse> {
           LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
@@ -364,48 +367,52 @@ std::vector<Route> MakeRoutes() {
               return n.ListAllTables(q);
             });
       });
-  add("POST", T, "describe", "describe_table", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::DescribeTableRequest>(
-        c, [&](ns::DescribeTableRequest& q) -> Result<ns::DescribeTableResponse> {
-          LANCE_RETURN_NOT_OK(
-              QueryBool(c, "load_detailed_metadata", &q.load_detailed_metadata));
-          LANCE_RETURN_NOT_OK(QueryBool(c, "check_declared", &q.check_declared));
-          LANCE_RETURN_NOT_OK(QueryBool(c, "vend_credentials", &q.vend_credentials));
-          return n.DescribeTable(q);
-        });
-  });
-  add("POST", T, "declare", "declare_table", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::DeclareTableRequest>(
-        c, [&](ns::DeclareTableRequest& q) { return n.DeclareTable(q); });
-  });
-  add("POST", T, "create-empty", "create_empty_table",
+  add("POST", table_area, "describe", "describe_table",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::DescribeTableRequest>(
+            c, [&](ns::DescribeTableRequest& q) -> Result<ns::DescribeTableResponse> {
+              LANCE_RETURN_NOT_OK(
+                  QueryBool(c, "load_detailed_metadata", &q.load_detailed_metadata));
+              LANCE_RETURN_NOT_OK(QueryBool(c, "check_declared", &q.check_declared));
+              LANCE_RETURN_NOT_OK(QueryBool(c, "vend_credentials", &q.vend_credentials));
+              return n.DescribeTable(q);
+            });
+      });
+  add("POST", table_area, "declare", "declare_table",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::DeclareTableRequest>(
+            c, [&](ns::DeclareTableRequest& q) { return n.DeclareTable(q); });
+      });
+  add("POST", table_area, "create-empty", "create_empty_table",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::CreateEmptyTableRequest>(
             c, [&](ns::CreateEmptyTableRequest& q) { return n.CreateEmptyTable(q); });
       });
-  add("POST", T, "register", "register_table", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::RegisterTableRequest>(
-        c, [&](ns::RegisterTableRequest& q) { return n.RegisterTable(q); });
-  });
-  add("POST", T, "deregister", "deregister_table", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::DeregisterTableRequest>(
-        c, [&](ns::DeregisterTableRequest& q) { return n.DeregisterTable(q); });
-  });
-  add("POST", T, "exists", "table_exists", [](LanceNamespace& n, const Call& c) {
+  add("POST", table_area, "register", "register_table",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::RegisterTableRequest>(
+            c, [&](ns::RegisterTableRequest& q) { return n.RegisterTable(q); });
+      });
+  add("POST", table_area, "deregister", "deregister_table",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::DeregisterTableRequest>(
+            c, [&](ns::DeregisterTableRequest& q) { return n.DeregisterTable(q); });
+      });
+  add("POST", table_area, "exists", "table_exists", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::TableExistsRequest>(
         c, [&](ns::TableExistsRequest& q) { return n.TableExists(q); });
   });
-  add("POST", T, "drop", "drop_table", [](LanceNamespace& n, const Call& c) {
+  add("POST", table_area, "drop", "drop_table", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::DropTableRequest>(
         c, [&](ns::DropTableRequest& q) { return n.DropTable(q); });
   });
-  add("POST", T, "rename", "rename_table", [](LanceNamespace& n, const Call& c) {
+  add("POST", table_area, "rename", "rename_table", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::RenameTableRequest>(
         c, [&](ns::RenameTableRequest& q) { return n.RenameTable(q); });
   });
 
   // -- table data: Arrow IPC bodies, scalar fields in the query
-  add("POST", T, "create", "create_table",
+  add("POST", table_area, "create", "create_table",
       [](LanceNamespace& n, const Call& c) -> Result<Reply> {
         ns::CreateTableRequest q;
         q.id = c.id;
@@ -415,7 +422,7 @@ std::vector<Route> MakeRoutes() {
         LANCE_ASSIGN_OR_RAISE(auto resp, n.CreateTable(q, *c.body));
         return JsonReply(ns::json_codec::ToJson(resp));
       });
-  add("POST", T, "insert", "insert_into_table",
+  add("POST", table_area, "insert", "insert_into_table",
       [](LanceNamespace& n, const Call& c) -> Result<Reply> {
         ns::InsertIntoTableRequest q;
         q.id = c.id;
@@ -424,7 +431,7 @@ std::vector<Route> MakeRoutes() {
         LANCE_ASSIGN_OR_RAISE(auto resp, n.InsertIntoTable(q, *c.body));
         return JsonReply(ns::json_codec::ToJson(resp));
       });
-  add("POST", T, "merge_insert", "merge_insert_into_table",
+  add("POST", table_area, "merge_insert", "merge_insert_into_table",
       [](LanceNamespace& n, const Call& c) -> Result<Reply> {
         ns::MergeInsertIntoTableRequest q;
         q.id = c.id;
@@ -451,50 +458,51 @@ std::vector<Route> MakeRoutes() {
         LANCE_ASSIGN_OR_RAISE(auto resp, n.MergeInsertIntoTable(q, *c.body));
         return JsonReply(ns::json_codec::ToJson(resp));
       });
-  add("POST", T, "count_rows", "count_table_rows",
+  add("POST", table_area, "count_rows", "count_table_rows",
       [](LanceNamespace& n, const Call& c) -> Result<Reply> {
         LANCE_ASSIGN_OR_RAISE(auto q, ParseBody<ns::CountTableRowsRequest>(c));
         LANCE_ASSIGN_OR_RAISE(int64_t rows, n.CountTableRows(q));
         return JsonReply(Json(rows));
       });
-  add("POST", T, "query", "query_table",
+  add("POST", table_area, "query", "query_table",
       [](LanceNamespace& n, const Call& c) -> Result<Reply> {
         LANCE_ASSIGN_OR_RAISE(auto q, ParseBody<ns::QueryTableRequest>(c));
         LANCE_ASSIGN_OR_RAISE(std::string ipc, n.QueryTable(q));
         return Reply{200, std::move(ipc), kArrowStreamType, -1};
       });
-  add("POST", T, "delete", "delete_from_table", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::DeleteFromTableRequest>(
-        c, [&](ns::DeleteFromTableRequest& q) { return n.DeleteFromTable(q); });
-  });
-  add("POST", T, "update", "update_table", [](LanceNamespace& n, const Call& c) {
+  add("POST", table_area, "delete", "delete_from_table",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::DeleteFromTableRequest>(
+            c, [&](ns::DeleteFromTableRequest& q) { return n.DeleteFromTable(q); });
+      });
+  add("POST", table_area, "update", "update_table", [](LanceNamespace& n, const Call& c) {
     return JsonOp<ns::UpdateTableRequest>(
         c, [&](ns::UpdateTableRequest& q) { return n.UpdateTable(q); });
   });
 
   // -- schema
-  add("POST", T, "add_columns", "alter_table_add_columns",
+  add("POST", table_area, "add_columns", "alter_table_add_columns",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::AlterTableAddColumnsRequest>(
             c, [&](ns::AlterTableAddColumnsRequest& q) {
               return n.AlterTableAddColumns(q);
             });
       });
-  add("POST", T, "alter_columns", "alter_table_alter_columns",
+  add("POST", table_area, "alter_columns", "alter_table_alter_columns",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::AlterTableAlterColumnsRequest>(
             c, [&](ns::AlterTableAlterColumnsRequest& q) {
               return n.AlterTableAlterColumns(q);
             });
       });
-  add("POST", T, "drop_columns", "alter_table_drop_columns",
+  add("POST", table_area, "drop_columns", "alter_table_drop_columns",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::AlterTableDropColumnsRequest>(
             c, [&](ns::AlterTableDropColumnsRequest& q) {
               return n.AlterTableDropColumns(q);
             });
       });
-  add("POST", T, "schema_metadata/update", "update_table_schema_metadata",
+  add("POST", table_area, "schema_metadata/update", "update_table_schema_metadata",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::UpdateTableSchemaMetadataRequest>(
             c,
@@ -504,13 +512,14 @@ std::vector<Route> MakeRoutes() {
               return n.UpdateTableSchemaMetadata(q);
             });
       });
-  add("POST", T, "stats", "get_table_stats", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::GetTableStatsRequest>(
-        c, [&](ns::GetTableStatsRequest& q) { return n.GetTableStats(q); });
-  });
+  add("POST", table_area, "stats", "get_table_stats",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::GetTableStatsRequest>(
+            c, [&](ns::GetTableStatsRequest& q) { return n.GetTableStats(q); });
+      });
 
   // -- versions
-  add("POST", T, "version/list", "list_table_versions",
+  add("POST", table_area, "version/list", "list_table_versions",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::ListTableVersionsRequest>(
             c,
@@ -523,44 +532,49 @@ std::vector<Route> MakeRoutes() {
               return n.ListTableVersions(q);
             });
       });
-  add("POST", T, "version/describe", "describe_table_version",
+  add("POST", table_area, "version/describe", "describe_table_version",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::DescribeTableVersionRequest>(
             c, [&](ns::DescribeTableVersionRequest& q) {
               return n.DescribeTableVersion(q);
             });
       });
-  add("POST", T, "restore", "restore_table", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::RestoreTableRequest>(
-        c, [&](ns::RestoreTableRequest& q) { return n.RestoreTable(q); });
-  });
+  add("POST", table_area, "restore", "restore_table",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::RestoreTableRequest>(
+            c, [&](ns::RestoreTableRequest& q) { return n.RestoreTable(q); });
+      });
 
   // -- tags
-  add("POST", T, "tags/list", "list_table_tags", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::ListTableTagsRequest>(
-        c, [&](ns::ListTableTagsRequest& q) -> Result<ns::ListTableTagsResponse> {
-          LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
-          LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
-          return n.ListTableTags(q);
-        });
-  });
-  add("POST", T, "tags/create", "create_table_tag", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::CreateTableTagRequest>(
-        c, [&](ns::CreateTableTagRequest& q) { return n.CreateTableTag(q); });
-  });
-  add("POST", T, "tags/delete", "delete_table_tag", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::DeleteTableTagRequest>(
-        c, [&](ns::DeleteTableTagRequest& q) { return n.DeleteTableTag(q); });
-  });
-  add("POST", T, "tags/version", "get_table_tag_version",
+  add("POST", table_area, "tags/list", "list_table_tags",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::ListTableTagsRequest>(
+            c, [&](ns::ListTableTagsRequest& q) -> Result<ns::ListTableTagsResponse> {
+              LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
+              LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
+              return n.ListTableTags(q);
+            });
+      });
+  add("POST", table_area, "tags/create", "create_table_tag",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::CreateTableTagRequest>(
+            c, [&](ns::CreateTableTagRequest& q) { return n.CreateTableTag(q); });
+      });
+  add("POST", table_area, "tags/delete", "delete_table_tag",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::DeleteTableTagRequest>(
+            c, [&](ns::DeleteTableTagRequest& q) { return n.DeleteTableTag(q); });
+      });
+  add("POST", table_area, "tags/version", "get_table_tag_version",
       [](LanceNamespace& n, const Call& c) {
         return JsonOp<ns::GetTableTagVersionRequest>(
             c, [&](ns::GetTableTagVersionRequest& q) { return n.GetTableTagVersion(q); });
       });
-  add("POST", T, "tags/update", "update_table_tag", [](LanceNamespace& n, const Call& c) {
-    return JsonOp<ns::UpdateTableTagRequest>(
-        c, [&](ns::UpdateTableTagRequest& q) { return n.UpdateTableTag(q); });
-  });
+  add("POST", table_area, "tags/update", "update_table_tag",
+      [](LanceNamespace& n, const Call& c) {
+        return JsonOp<ns::UpdateTableTagRequest>(
+            c, [&](ns::UpdateTableTagRequest& q) { return n.UpdateTableTag(q); });
+      });
 
   // -- transactions
   add("POST", Area::kTransaction, "describe", "describe_transaction",
@@ -593,11 +607,11 @@ std::vector<Route> MakeRoutes() {
         {"branches/create", "create_table_branch"},
         {"branches/delete", "delete_table_branch"},
         {"branches/list", "list_table_branches"}};
-    add("POST", T, suffix, kNames.at(suffix).c_str(), nullptr);
+    add("POST", table_area, suffix, kNames.at(suffix).c_str(), nullptr);
   }
   // index/{index_name}/drop|stats are matched in Route lookup by pattern.
-  add("POST", T, "index/*/drop", "drop_table_index", nullptr);
-  add("POST", T, "index/*/stats", "describe_table_index_stats", nullptr);
+  add("POST", table_area, "index/*/drop", "drop_table_index", nullptr);
+  add("POST", table_area, "index/*/stats", "describe_table_index_stats", nullptr);
   add("POST", Area::kTableGlobal, "batch-commit", "batch_commit_tables", nullptr);
   add("POST", Area::kTableGlobal, "version/batch-create", "batch_create_table_versions",
       nullptr);
@@ -666,13 +680,44 @@ class RestAdapter::Impl {
     });
     server_.set_payload_max_length(static_cast<size_t>(max));
     auto handler = [this](const httplib::Request& req, httplib::Response& res) {
-      Handle(req, res);
+      Handle(req, res, req.body);
+    };
+    // Requests that may carry a body read it here: a POST without Content-Length and
+    // without chunked encoding has no body (httplib alone would wait for EOF), and a
+    // body over the limit is refused while it is skipped.
+    auto reading = [this](const httplib::Request& req, httplib::Response& res,
+                          const httplib::ContentReader& reader) {
+      std::string body;
+      const int64_t max = options_.max_body_bytes;
+      bool over = false;
+      const bool has_length = req.has_header("Content-Length");
+      const bool chunked = req.get_header_value("Transfer-Encoding") == "chunked";
+      if (has_length || chunked) {
+        bool read = reader([&](const char* data, size_t len) {
+          if (static_cast<int64_t>(body.size() + len) > max) {
+            over = true;
+            return false;
+          }
+          body.append(data, len);
+          return true;
+        });
+        if (!read) {
+          // httplib skips a declared body over payload_max_length without handing it
+          // to the receiver.
+          over = over || res.status == 413 ||
+                 (has_length && req.get_header_value<uint64_t>("Content-Length") >
+                                    static_cast<uint64_t>(max));
+          HandleUnreadable(req, res, over);
+          return;
+        }
+      }
+      Handle(req, res, body);
     };
     server_.Get(".*", handler);
-    server_.Post(".*", handler);
-    server_.Put(".*", handler);
-    server_.Delete(".*", handler);
-    server_.Patch(".*", handler);
+    server_.Post(".*", reading);
+    server_.Put(".*", reading);
+    server_.Delete(".*", reading);
+    server_.Patch(".*", reading);
     server_.Options(".*", handler);
     server_.set_error_handler(
         [this](const httplib::Request& req, httplib::Response& res) {
@@ -695,7 +740,8 @@ class RestAdapter::Impl {
               res.body.size());
         });
     server_.set_exception_handler([this](const httplib::Request& req,
-                                         httplib::Response& res, std::exception_ptr) {
+                                         httplib::Response& res,
+                                         const std::exception_ptr&) {
       Reply reply =
           ErrorReply(NamespaceError(ErrorCode::kInternal, "the server failed to answer"),
                      PathOf(req));
@@ -714,10 +760,18 @@ class RestAdapter::Impl {
     }
     port_ = bound;
     started_ = true;
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      listen_returned_ = true;
+    });
     // Wait until the accept loop runs so that Stop() right after Start() is safe.
-    while (!server_.is_running())
+    while (!server_.is_running() && !listen_returned_) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (listen_returned_) {
+      return Status::IOError("cannot serve on " + options_.host + ":" +
+                             std::to_string(port_));
+    }
     return Status::OK();
   }
 
@@ -777,7 +831,7 @@ class RestAdapter::Impl {
 
   void Log(const httplib::Request& req, const std::string& route, const std::string& id,
            int status, int code, std::chrono::steady_clock::time_point start,
-           size_t bytes_out) {
+           size_t bytes_out, size_t bytes_in = 0) {
     if (!options_.access_log) return;
     auto now = std::chrono::system_clock::now();
     int64_t ts_ms =
@@ -795,7 +849,7 @@ class RestAdapter::Impl {
     j["status"] = status;
     if (code >= 0) j["code"] = code;
     j["duration_ms"] = static_cast<int64_t>(ms * 1000) / 1000.0;
-    j["bytes_in"] = static_cast<int64_t>(req.body.size());
+    j["bytes_in"] = static_cast<int64_t>(bytes_in);
     j["bytes_out"] = static_cast<int64_t>(bytes_out);
     j["remote"] = req.remote_addr;
     std::string line = Dump(j);
@@ -803,26 +857,44 @@ class RestAdapter::Impl {
     options_.access_log(line);
   }
 
-  void Handle(const httplib::Request& req, httplib::Response& res) {
+  /// \brief A body that could not be read: 413 when over the limit, else 400.
+  void HandleUnreadable(const httplib::Request& req, httplib::Response& res, bool over) {
+    const auto start = std::chrono::steady_clock::now();
+    Status st =
+        over ? NamespaceError(ErrorCode::kInvalidInput,
+                              "request body is larger than the server's limit of " +
+                                  std::to_string(options_.max_body_bytes) + " bytes")
+             : NamespaceError(ErrorCode::kInvalidInput,
+                              "the request body could not be read");
+    Reply reply = ErrorReply(st, PathOf(req));
+    res.status = over ? 413 : 400;
+    res.set_header("Connection", "close");
+    res.set_content(reply.body, kJsonType);
+    Log(req, "", "", res.status, reply.code, start, reply.body.size());
+  }
+
+  void Handle(const httplib::Request& req, httplib::Response& res,
+              const std::string& body) {
     const auto start = std::chrono::steady_clock::now();
     std::string route_template;
     std::string id_text;
-    Reply reply = Dispatch(req, &route_template, &id_text);
+    Reply reply = Dispatch(req, body, &route_template, &id_text);
     if (reply.body.empty()) reply.body = "{}";
     res.status = reply.status;
-    res.set_content(reply.body, reply.content_type.c_str());
-    Log(req, route_template, id_text, reply.status, reply.code, start, reply.body.size());
+    res.set_content(reply.body, reply.content_type);
+    Log(req, route_template, id_text, reply.status, reply.code, start, reply.body.size(),
+        body.size());
   }
 
-  Reply Dispatch(const httplib::Request& req, std::string* route_template,
-                 std::string* id_text) {
+  Reply Dispatch(const httplib::Request& req, const std::string& body,
+                 std::string* route_template, std::string* id_text) {
     const std::string instance = PathOf(req);
     // The raw target: path and query, decoded here (httplib's decoded path loses the
     // difference between '+' and "%2B").
     std::string target = req.target.empty() ? req.path : req.target;
     std::string raw_path = target.substr(0, target.find('?'));
     Call call;
-    call.body = &req.body;
+    call.body = &body;
     if (auto q = target.find('?'); q != std::string::npos) {
       for (auto kv : SplitView(std::string_view(target).substr(q + 1), '&')) {
         if (kv.empty()) continue;
@@ -839,7 +911,7 @@ class RestAdapter::Impl {
     }
 
     if (options_.max_body_bytes >= 0 &&
-        static_cast<int64_t>(req.body.size()) > options_.max_body_bytes) {
+        static_cast<int64_t>(body.size()) > options_.max_body_bytes) {
       return ErrorReply(
           NamespaceError(ErrorCode::kInvalidInput,
                          "request body is larger than the server's limit "
@@ -906,6 +978,12 @@ class RestAdapter::Impl {
         }
       }
     }
+    // Authentication comes first: without credentials nothing is revealed, not even
+    // which routes exist.
+    if (Status auth = Authenticate(req); !auth.ok()) {
+      if (route != nullptr) *route_template = Template(route->area, route->suffix);
+      return ErrorReply(auth, instance);
+    }
     if (route == nullptr) {
       if (method_mismatch) {
         Reply r = ErrorReply(
@@ -924,8 +1002,6 @@ class RestAdapter::Impl {
     }
     *route_template = Template(route->area, route->suffix);
     call.op = route->op;
-
-    if (Status auth = Authenticate(req); !auth.ok()) return ErrorReply(auth, instance);
 
     {
       std::lock_guard<std::mutex> lock(metrics_mu_);
@@ -954,6 +1030,7 @@ class RestAdapter::Impl {
   std::mutex lifecycle_mu_;
   bool started_ = false;
   bool stopped_ = false;
+  std::atomic<bool> listen_returned_{false};
   std::atomic<int> port_{0};
   mutable std::mutex metrics_mu_;
   std::map<std::string, int64_t> metrics_;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -172,7 +173,9 @@ void ExpectError(const Answer& a, int status, int code, const std::string& what 
   EXPECT_EQ(a.json.value("code", -1), code) << a.body;
   EXPECT_TRUE(a.json.contains("error") && a.json["error"].is_string()) << a.body;
   EXPECT_TRUE(a.json.contains("instance") && a.json["instance"].is_string()) << a.body;
-  if (!what.empty()) EXPECT_THAT(a.json.value("error", ""), HasSubstr(what));
+  if (!what.empty()) {
+    EXPECT_THAT(a.json.value("error", ""), HasSubstr(what));
+  }
 }
 
 std::shared_ptr<ns::LanceNamespace> DirNamespace(const testing::TempDir& tmp) {
@@ -237,6 +240,13 @@ TEST(RestAdapterTest, TableMetadataOverDirectoryNamespace) {
   EXPECT_EQ(s.Post("/v1/table/ns1.t1/describe?delimiter=.").status, 200);
 
   EXPECT_EQ(s.Post("/v1/table/ns1%24t1/exists").body, "{}");
+  // The deprecated create-empty route, and deregister / register of its location.
+  auto empty = s.Post("/v1/table/ns1%24e/create-empty");
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_TRUE(empty.json["location"].is_string());
+  auto deregistered = s.Post("/v1/table/ns1%24e/deregister");
+  EXPECT_EQ(deregistered.status, 200) << deregistered.body;
+  ExpectError(s.Post("/v1/table/ns1%24e/describe"), 404, 4);
   auto listed = s.Get("/v1/namespace/ns1/table/list");
   EXPECT_EQ(listed.json["tables"], Json::array({"t1"})) << listed.body;
   ExpectError(s.Post("/v1/table/ns1%24nope/describe"), 404, 4);
@@ -425,11 +435,13 @@ TEST(RestAdapterTest, AuthenticationAndAccessLogWithoutSecrets) {
                    {{"authorization", "bearer tok-SECRET-2"}})
                 .status,
             200);
-  // An unsupported route is still authenticated first.
+  // Unsupported and unknown routes are authenticated first.
   ExpectError(s.Post("/v1/table/a%24b/index/list"), 401, 16);
+  ExpectError(s.Post("/v1/nothing/here", "{}", {{"x-api-key", "nope"}}), 403, 15);
+  ExpectError(s.Post("/v1/nothing/here", "{}", {{"x-api-key", "key-SECRET-1"}}), 404, 0);
 
   std::lock_guard<std::mutex> lock(*mu);
-  ASSERT_EQ(lines->size(), 8u);
+  ASSERT_EQ(lines->size(), 10u);
   for (const auto& line : *lines) {
     EXPECT_THAT(line, Not(HasSubstr("SECRET"))) << line;
     Json j = Json::parse(line, nullptr, false);
@@ -497,6 +509,74 @@ TEST(RestAdapterTest, ManyParallelClients) {
   EXPECT_EQ(m["declare_table"], kThreads * kTables);
   EXPECT_EQ(m["describe_table"], kThreads * kTables);
   EXPECT_EQ(m["list_tables"], kThreads * kTables + 1);
+}
+
+/// \brief A connected raw socket to the server.
+int Connect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  EXPECT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  timeval tv{20, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
+/// \brief Sends `request` and reads the answer until the server closes.
+std::string RawExchange(int port, const std::string& request, bool close_write = false) {
+  int fd = Connect(port);
+  EXPECT_EQ(::send(fd, request.data(), request.size(), 0),
+            static_cast<ssize_t>(request.size()));
+  if (close_write) ::shutdown(fd, SHUT_WR);
+  std::string answer;
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    answer.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return answer;
+}
+
+TEST(RestAdapterTest, BodylessAndChunkedPosts) {
+  testing::TempDir tmp;
+  RestAdapterOptions options;
+  options.max_body_bytes = 64;
+  Server s(DirNamespace(tmp), options);
+  ASSERT_EQ(s.Post("/v1/namespace/ns/create").status, 200);
+  ASSERT_EQ(s.Post("/v1/table/ns%24t/declare").status, 200);
+  // Lance's drop_table sends a POST without a body and without Content-Length: it is
+  // answered at once (not after a read timeout).
+  auto start = std::chrono::steady_clock::now();
+  std::string dropped = RawExchange(
+      s.adapter->port(),
+      "POST /v1/table/ns%24t/drop?delimiter=%24 HTTP/1.1\r\nHost: x\r\nConnection: "
+      "close\r\n\r\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_THAT(dropped, HasSubstr("HTTP/1.1 200"));
+  EXPECT_THAT(dropped, HasSubstr("\"location\""));
+  // A chunked body within the limit is read; one over it is refused with 413.
+  std::string chunked = RawExchange(
+      s.adapter->port(),
+      "POST /v1/namespace/ns/describe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+  EXPECT_THAT(chunked, HasSubstr("HTTP/1.1 200"));
+  std::string big(200, ' ');
+  std::string over = RawExchange(
+      s.adapter->port(),
+      "POST /v1/namespace/ns/describe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+      "Transfer-Encoding: chunked\r\n\r\nc8\r\n" +
+          big + "\r\n0\r\n\r\n");
+  EXPECT_THAT(over, HasSubstr("HTTP/1.1 413"));
+  EXPECT_THAT(over, HasSubstr("\"code\":13"));
+  // Garbage instead of HTTP: an error answer or a closed connection, never a crash.
+  RawExchange(s.adapter->port(), std::string("\x16\x03\x01\x00\xff garbage\r\n\r\n"),
+              /*close_write=*/true);
+  EXPECT_EQ(s.Get("/v1/namespace/%24/list").status, 200);
 }
 
 TEST(RestAdapterTest, StalledConnectionsDoNotBlockOthers) {

@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Real Lance as the client of `lance-cpp serve` (a directory namespace on local disk):
+
+  1. pylance 14's `lance.namespace.RestNamespace(uri=...)`: namespaces, declare + write
+     (`lance.write_dataset(..., namespace_client=, table_id=)`), append, open and query
+     (`lance.dataset(namespace_client=, table_id=)`), list, describe, exists, drop, and the
+     spec's errors surfacing as pylance's typed exceptions;
+  2. LanceDB-node's `connectNamespace("rest", {uri})` (tools/oracle/rest_oracle.cjs):
+     namespaces and tables created, rows added, opened, queried, listed and dropped;
+  3. authentication (x-api-key from LANCE_SERVE_API_KEYS), the access log without
+     secrets, and SIGTERM ending the server with exit 0 while a client is connected.
+
+The S3 / vending variant is test_rest_vending_interop.py's. Never skipped: a missing
+lance-cpp, node or oracle fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import lance
+import lance_namespace as ln
+import pyarrow as pa
+import pytest
+from lance.namespace import RestNamespace
+from lance_namespace import errors as ln_errors
+
+from conftest import ORACLE_DIR, SOURCE_DIR
+from node_jobs import NodeJobs, describe_ns_job, require_node
+
+REST_ORACLE = ORACLE_DIR / "rest_oracle.cjs"
+
+
+def _cpp_bin() -> Path:
+    env = os.environ.get("LANCE_CPP_BIN")
+    if env:
+        return Path(env)
+    built = sorted(SOURCE_DIR.glob("build*/cli/lance-cpp"))
+    return built[0] if built else SOURCE_DIR / "build" / "cli" / "lance-cpp"
+
+
+class Served:
+    """A `lance-cpp serve` process on an ephemeral port over a directory root."""
+
+    def __init__(self, root: Path, log: Path, extra: Optional[List[str]] = None,
+                 env: Optional[Dict[str, str]] = None):
+        binary = _cpp_bin()
+        if not binary.exists():
+            pytest.fail(f"lance-cpp not found at {binary} (build the lance-cpp target)")
+        root.mkdir(parents=True, exist_ok=True)
+        cmd = [str(binary), "serve", "--namespace", "dir", "--ns-prop", f"root={root}",
+               "--port", "0", "--access-log", str(log)] + (extra or [])
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env={**os.environ, **(env or {})})
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("serving "):
+            self.proc.kill()
+            pytest.fail(f"lance-cpp serve did not start: {line!r} {self.proc.stderr.read()}")
+        assert "DirectoryNamespace" in line, line
+        self.uri = line.rsplit(" on ", 1)[1]
+        assert self.uri.startswith("http://127.0.0.1:"), line
+        self.log = log
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=30)
+
+    def log_lines(self) -> List[dict]:
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+
+
+@pytest.fixture
+def served(tmp_path):
+    server = Served(tmp_path / "root", tmp_path / "access.log")
+    yield server
+    assert server.stop() == 0
+
+
+def _rows(start: int, n: int) -> pa.Table:
+    return pa.table({"x": pa.array(range(start, start + n), pa.int64()),
+                     "s": [f"r{i}" for i in range(start, start + n)]})
+
+
+def test_pylance_rest_namespace_round_trip(served):
+    ns = RestNamespace(uri=served.uri)
+    ns.create_namespace(ln.CreateNamespaceRequest(id=["team"]))
+    ns.create_namespace(ln.CreateNamespaceRequest(id=["team", "sub"]))
+    assert ns.list_namespaces(ln.ListNamespacesRequest(id=[])).namespaces == ["team"]
+    assert ns.list_namespaces(ln.ListNamespacesRequest(id=["team"])).namespaces == ["sub"]
+    ns.namespace_exists(ln.NamespaceExistsRequest(id=["team"]))
+    with pytest.raises(ln_errors.NamespaceAlreadyExistsError):
+        ns.create_namespace(ln.CreateNamespaceRequest(id=["team"]))
+
+    ds = lance.write_dataset(_rows(0, 5), namespace_client=ns, table_id=["team", "events"],
+                             mode="create")
+    assert ds.version == 1 and ds.count_rows() == 5
+    ds = lance.write_dataset(_rows(5, 3), namespace_client=ns, table_id=["team", "events"],
+                             mode="append")
+    assert ds.version == 2
+    lance.write_dataset(_rows(100, 2), namespace_client=ns, table_id=["team", "sub", "deep"],
+                        mode="create")
+
+    opened = lance.dataset(namespace_client=ns, table_id=["team", "events"])
+    assert opened.count_rows() == 8
+    assert sorted(opened.to_table(filter="x >= 6").column("x").to_pylist()) == [6, 7]
+    assert ns.list_tables(ln.ListTablesRequest(id=["team"])).tables == ["events"]
+    assert ns.list_tables(ln.ListTablesRequest(id=["team", "sub"])).tables == ["deep"]
+    described = ns.describe_table(ln.DescribeTableRequest(id=["team", "events"]))
+    assert described.location == opened.uri or described.location.endswith(
+        Path(opened.uri).name)
+    ns.table_exists(ln.TableExistsRequest(id=["team", "events"]))
+
+    with pytest.raises(ln_errors.TableNotFoundError):
+        ns.describe_table(ln.DescribeTableRequest(id=["team", "nope"]))
+    with pytest.raises(ln_errors.NamespaceNotFoundError):
+        ns.describe_namespace(ln.DescribeNamespaceRequest(id=["nope"]))
+    with pytest.raises(ln_errors.NamespaceNotEmptyError):
+        ns.drop_namespace(ln.DropNamespaceRequest(id=["team"]))
+
+    ns.drop_table(ln.DropTableRequest(id=["team", "events"]))
+    with pytest.raises(ln_errors.TableNotFoundError):
+        ns.table_exists(ln.TableExistsRequest(id=["team", "events"]))
+    assert ns.list_tables(ln.ListTablesRequest(id=["team"])).tables == []
+
+    routes = {(line["route"], line["status"]) for line in served.log_lines()}
+    assert ("/v1/table/{id}/declare", 200) in routes
+    assert ("/v1/table/{id}/describe", 404) in routes
+    assert ("/v1/table/{id}/drop", 200) in routes
+
+
+def test_lancedb_node_rest_namespace(served, tmp_path):
+    require_node(ORACLE_DIR)
+    jobs = NodeJobs(REST_ORACLE, tmp_path / "node", "rest", describe=describe_ns_job)
+    u = {"uri": served.uri}
+    values = jobs.run_ok([
+        {**u, "op": "create_ns", "namespace": ["web"]},
+        {**u, "op": "create", "namespace": ["web"], "name": "clicks", "x": [1, 2],
+         "s": ["a", "b"]},
+        {**u, "op": "add", "namespace": ["web"], "name": "clicks", "x": [3], "s": ["c"]},
+        {**u, "op": "create", "name": "top", "x": [9], "s": ["z"]},
+        {**u, "op": "read", "namespace": ["web"], "name": "clicks"},
+        {**u, "op": "read", "namespace": ["web"], "name": "clicks", "filter": "x > 1"},
+        {**u, "op": "namespaces"},
+        {**u, "op": "tables", "namespace": ["web"]},
+        {**u, "op": "tables"},
+        {**u, "op": "drop", "namespace": ["web"], "name": "clicks"},
+        {**u, "op": "tables", "namespace": ["web"]},
+        {**u, "op": "drop_ns", "namespace": ["web"]},
+        {**u, "op": "namespaces"},
+    ])
+    assert values[1] == 1 and values[2] == 2
+    assert values[4] == {"version": 2, "count": 3, "x": [1, 2, 3], "s": ["a", "b", "c"]}
+    assert values[5]["x"] == [2, 3]
+    assert values[6] == ["web"]
+    assert values[7] == ["clicks"]
+    assert values[8] == ["top"]
+    assert values[10] == []
+    assert values[12] == []
+
+    # What node wrote, pylance reads through the same server.
+    ns = RestNamespace(uri=served.uri)
+    top = lance.dataset(namespace_client=ns, table_id=["top"])
+    assert top.to_table().column("s").to_pylist() == ["z"]
+
+    # Errors reach node typed by their spec code.
+    results = jobs.run([{**u, "op": "read", "namespace": ["web"], "name": "gone"},
+                        {**u, "op": "create_ns", "namespace": ["x", "y"]}])
+    assert not results[0]["ok"] and "not found" in results[0]["error"].lower()
+    assert not results[1]["ok"]
+
+
+def test_authentication_and_access_log(tmp_path):
+    key = "k3y-SECRET-value"
+    server = Served(tmp_path / "root", tmp_path / "access.log",
+                    env={"LANCE_SERVE_API_KEYS": f"other,{key}"})
+    try:
+        assert key not in " ".join(server.proc.args)
+        # No key: 401 / Unauthenticated; a wrong one: 403 / PermissionDenied.
+        for headers, status, code in (({}, 401, 16), ({"x-api-key": "wrong"}, 403, 15)):
+            req = urllib.request.Request(f"{server.uri}/v1/namespace/%24/list",
+                                         headers=headers)
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(req, timeout=30)
+            assert err.value.code == status
+            body = json.loads(err.value.read())
+            assert body["code"] == code and body["error"] and body["instance"]
+        ns = RestNamespace(uri=server.uri, **{"header.x-api-key": key})
+        ns.create_namespace(ln.CreateNamespaceRequest(id=["a"]))
+        lance.write_dataset(_rows(0, 2), namespace_client=ns, table_id=["a", "t"])
+        assert lance.dataset(namespace_client=ns, table_id=["a", "t"]).count_rows() == 2
+        with pytest.raises(ln_errors.LanceNamespaceError):
+            RestNamespace(uri=server.uri).list_namespaces(ln.ListNamespacesRequest(id=[]))
+    finally:
+        assert server.stop() == 0
+    text = server.log.read_text()
+    assert key not in text and "SECRET" not in text
+    lines = server.log_lines()
+    statuses = [line["status"] for line in lines]
+    assert statuses[:2] == [401, 403]
+    assert 200 in statuses
+    assert all({"method", "route", "status", "duration_ms"} <= set(line) for line in lines)
+
+
+def test_sigterm_finishes_in_flight_and_exits_zero(tmp_path):
+    server = Served(tmp_path / "root", tmp_path / "access.log")
+    ns = RestNamespace(uri=server.uri)
+    ns.create_namespace(ln.CreateNamespaceRequest(id=["n"]))
+    done = threading.Event()
+
+    def hammer():
+        try:
+            while not done.is_set():
+                ns.list_namespaces(ln.ListNamespacesRequest(id=[]))
+        except BaseException:  # noqa: BLE001 - the server going away ends the loop
+            pass
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    started = time.time()
+    rc = server.stop()
+    done.set()
+    for t in threads:
+        t.join(timeout=30)
+    assert rc == 0
+    assert time.time() - started < 20
+    # The port is closed afterwards.
+    with pytest.raises(Exception):
+        urllib.request.urlopen(f"{server.uri}/v1/namespace/%24/list", timeout=5)
+    assert sum(1 for line in server.log_lines() if line["status"] == 200) > 1

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Real Lance 8.0.0's REST namespace client, through @lancedb/lancedb's
+// connectNamespace("rest", {uri, headers}), as an oracle for
+// tests/interop/test_rest_server_interop.py (a `lance-cpp serve` server).
+//
+//   node rest_oracle.cjs JOBS.json RESULTS.json
+//
+// Every job names its server: {uri, headers?: {...}}. Jobs, run in order in one process:
+//   create_ns   {namespace: [..]}               createNamespace
+//   namespaces  {namespace?: [..]}              child namespace names (listNamespaces)
+//   tables      {namespace?: [..]}              table names (tableNames)
+//   create      {namespace?: [..], name, x: [...], s: [...]}  createTable (x: int64,
+//               s: utf8); returns the version
+//   add         {namespace?: [..], name, x, s}  appends; returns the version
+//   read        {namespace?: [..], name, filter?}  {version, count, x, s} sorted by x
+//   drop        {namespace?: [..], name}        dropTable
+//   drop_ns     {namespace: [..]}               dropNamespace
+// RESULTS.json receives one {ok: true, value} or {ok: false, error} per job.
+"use strict";
+const lancedb = require("@lancedb/lancedb");
+const arrow = require("apache-arrow");
+const { runJobs, cachedConnection } = require("./common.cjs");
+
+async function connect(job) {
+  const headers = job.headers || {};
+  const key = `rest\n${job.uri}\n${JSON.stringify(headers)}`;
+  return await cachedConnection(key, () => lancedb.connectNamespace("rest", { uri: job.uri, headers }));
+}
+
+function ns(job) {
+  return job.namespace || [];
+}
+
+function rowsTable(job) {
+  const schema = new arrow.Schema([
+    new arrow.Field("x", new arrow.Int64(), false),
+    new arrow.Field("s", new arrow.Utf8(), true),
+  ]);
+  const x = arrow.vectorFromArray(job.x.map((v) => BigInt(v)), new arrow.Int64());
+  const s = arrow.vectorFromArray(job.s, new arrow.Utf8());
+  return new arrow.Table(schema, { x, s });
+}
+
+const ops = {
+  async create_ns(job) {
+    await (await connect(job)).createNamespace(ns(job));
+    return true;
+  },
+  async namespaces(job) {
+    return (await (await connect(job)).listNamespaces(ns(job))).namespaces;
+  },
+  async tables(job) {
+    return await (await connect(job)).tableNames(ns(job));
+  },
+  async create(job) {
+    const table = await (await connect(job)).createTable(job.name, rowsTable(job), ns(job), {
+      storageOptions: { new_table_data_storage_version: "2.0" },
+    });
+    return await table.version();
+  },
+  async add(job) {
+    const table = await (await connect(job)).openTable(job.name, ns(job));
+    await table.add(rowsTable(job));
+    return await table.version();
+  },
+  async read(job) {
+    const table = await (await connect(job)).openTable(job.name, ns(job));
+    let query = table.query();
+    if (job.filter) query = query.where(job.filter);
+    const result = await query.toArrow();
+    const x = [], s = [];
+    for (let i = 0; i < result.numRows; ++i) {
+      x.push(Number(result.getChild("x").get(i)));
+      s.push(result.getChild("s").get(i));
+    }
+    const order = x.map((_, i) => i).sort((a, b) => x[a] - x[b]);
+    return {
+      version: await table.version(),
+      count: await table.countRows(),
+      x: order.map((i) => x[i]),
+      s: order.map((i) => s[i]),
+    };
+  },
+  async drop(job) {
+    await (await connect(job)).dropTable(job.name, ns(job));
+    return true;
+  },
+  async drop_ns(job) {
+    await (await connect(job)).dropNamespace(ns(job));
+    return true;
+  },
+};
+
+runJobs(ops);
