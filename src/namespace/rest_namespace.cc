@@ -22,7 +22,7 @@
 #include "lance/ipc/writer.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
-#include "namespace/json_codec.h"
+#include "lance/namespace/json_codec.h"
 #include "namespace/rest_http.h"
 
 namespace lance::ns {
