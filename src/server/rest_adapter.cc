@@ -503,14 +503,31 @@ std::vector<Route> MakeRoutes() {
             });
       });
   add("POST", table_area, "schema_metadata/update", "update_table_schema_metadata",
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::UpdateTableSchemaMetadataRequest>(
-            c,
-            [&](ns::UpdateTableSchemaMetadataRequest& q)
-                -> Result<ns::UpdateTableSchemaMetadataResponse> {
-              LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
-              return n.UpdateTableSchemaMetadata(q);
-            });
+      [](LanceNamespace& n, const Call& c) -> Result<Reply> {
+        // The spec's body is the metadata map itself and so is the answer (what real
+        // Lance's client sends and reads); a body in the request model's shape
+        // ({"metadata": {...}}) is accepted too.
+        Json j = Json::object();
+        if (c.body->find_first_not_of(" \t\r\n") != std::string::npos) {
+          j = Json::parse(*c.body, nullptr, /*allow_exceptions=*/false);
+        }
+        if (j.is_discarded() || !j.is_object()) {
+          return NamespaceError(ErrorCode::kInvalidInput,
+                                c.op + " request: body must be a JSON object of strings");
+        }
+        ns::UpdateTableSchemaMetadataRequest q;
+        if (j.contains("metadata") || j.contains("id")) {
+          LANCE_ASSIGN_OR_RAISE(q, ParseBody<ns::UpdateTableSchemaMetadataRequest>(c));
+        } else {
+          LANCE_ASSIGN_OR_RAISE(
+              auto metadata, ns::json_codec::FromJson<ns::UpdateTableSchemaMetadataResponse>(
+                                 Json{{"metadata", j}}, c.op + " request"));
+          q.id = c.id;
+          q.metadata = std::move(metadata.metadata);
+        }
+        LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
+        LANCE_ASSIGN_OR_RAISE(auto resp, n.UpdateTableSchemaMetadata(q));
+        return JsonReply(Json(resp.metadata.value_or(ns::Properties{})));
       });
   add("POST", table_area, "stats", "get_table_stats",
       [](LanceNamespace& n, const Call& c) {

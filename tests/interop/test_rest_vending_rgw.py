@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
-import uuid
 from pathlib import Path
 from typing import Dict, List
 
@@ -33,32 +33,67 @@ import pytest
 from lance_namespace import (CreateNamespaceRequest, DescribeTableRequest, DropTableRequest,
                              ListTablesRequest)
 
+from conftest import ORACLE_DIR
+from node_jobs import NodeJobs, describe_ns_job, require_node
 from test_namespace_s3 import S3, s3  # noqa: F401  (s3: a fixture)
-from test_rest_server_interop import RestServer, cpp_bin  # noqa: F401  (cpp_bin: a fixture)
+from test_rest_server_interop import REST_ORACLE, _cpp_bin
 
 ROLE_VAR = "LANCE_S3_STS_ROLE_ARN"
 
 
-def _vending_props(s3: S3, root: str, permission: str) -> List[str]:
-    role = os.environ.get(ROLE_VAR)
-    if not role:
-        pytest.fail(f"{ROLE_VAR} is not set: these tests need the RGW with STS that "
-                    "scripts/run_tests.sh starts")
-    props = {"root": root, **s3.storage_props,
-             "credential_vendor.enabled": "true",
-             "credential_vendor.permission": permission,
-             "credential_vendor.aws_role_arn": role,
-             "credential_vendor.aws_region": s3.region}
-    return [f"{k}={v}" for k, v in props.items()]
+class VendingServer:
+    """`lance-cpp serve` over a directory namespace on an RGW root with vending on. The
+    namespace's own key is passed as --ns-prop storage.* (it never reaches a client)."""
+
+    def __init__(self, s3: S3, root: str, permission: str, scratch: Path):  # noqa: F811
+        role = os.environ.get(ROLE_VAR)
+        if not role:
+            pytest.fail(f"{ROLE_VAR} is not set: these tests need the RGW with STS that "
+                        "scripts/run_tests.sh starts")
+        props = {"root": root, **s3.storage_props,
+                 "credential_vendor.enabled": "true",
+                 "credential_vendor.permission": permission,
+                 "credential_vendor.aws_role_arn": role,
+                 "credential_vendor.aws_region": s3.region}
+        self.s3 = s3
+        self.log = scratch / "access.log"
+        cmd = [str(_cpp_bin()), "serve", "--namespace", "dir", "--port", "0",
+               "--access-log", str(self.log)]
+        for k, v in props.items():
+            cmd += ["--ns-prop", f"{k}={v}"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("serving "):
+            self.proc.kill()
+            pytest.fail(s3.scrub(f"lance-cpp serve did not start: {line!r} "
+                                 f"{self.proc.stderr.read()}"))
+        self.uri = line.rsplit(" on ", 1)[1]
+
+    def stop(self) -> str:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        assert self.proc.wait(timeout=30) == 0
+        return self.proc.stdout.read() + self.proc.stderr.read()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def log_has_no_secret(self, *secrets: str) -> bool:
+        text = self.log.read_text()
+        return all(secret and secret not in text for secret in secrets)
 
 
 @pytest.fixture(scope="module")
-def served(cpp_bin: Path, s3: S3, tmp_path_factory):  # noqa: F811
-    root = s3.root("rest-vending")
-    server = RestServer(cpp_bin, _vending_props(s3, root, "admin"),
-                        tmp_path_factory.mktemp("rest-vending"), scrub=s3.scrub)
+def served(s3: S3, tmp_path_factory):  # noqa: F811
+    server = VendingServer(s3, s3.root("rest-vending"), "admin",
+                           tmp_path_factory.mktemp("rest-vending"))
     yield server
-    server.stop()
+    output = server.stop()
+    assert s3.secret_key not in output
 
 
 def rows(n: int, start: int = 0) -> pa.Table:
@@ -93,7 +128,8 @@ def test_pylance_client_full_story_with_vended_credentials(served, s3: S3) -> No
 
     ns.drop_table(DropTableRequest(id=["shop", "orders"]))
     assert ns.list_tables(ListTablesRequest(id=["shop"])).tables == []
-    assert served.log_has_no_secret(s3.secret_key, options)
+    assert served.log_has_no_secret(s3.secret_key, options["aws_secret_access_key"],
+                                    options["aws_session_token"])
 
 
 def test_vended_credentials_are_scoped_to_their_table(served, s3: S3) -> None:  # noqa: F811
@@ -116,34 +152,42 @@ def test_vended_credentials_are_scoped_to_their_table(served, s3: S3) -> None:  
     assert lance.dataset(namespace_client=ns, table_id=["scope", "b"]).count_rows() == 4
 
 
-def test_read_permission_vends_credentials_that_cannot_write(cpp_bin: Path, s3: S3,  # noqa: F811
+def test_read_permission_vends_credentials_that_cannot_write(s3: S3,  # noqa: F811
                                                              tmp_path_factory) -> None:
     root = s3.root("rest-read")
-    # Seed a table with the admin server, then serve the same root read-only.
-    with RestServer(cpp_bin, _vending_props(s3, root, "admin"),
-                    tmp_path_factory.mktemp("rest-seed"), scrub=s3.scrub) as admin:
-        ns = lance_ns.RestNamespace(uri=admin.uri)
+    # Seed a table with a write server, then serve the same root read-only.
+    with VendingServer(s3, root, "write", tmp_path_factory.mktemp("rest-seed")) as writer:
+        ns = lance_ns.RestNamespace(uri=writer.uri)
         lance.write_dataset(rows(6), namespace_client=ns, table_id=["t"])
-    with RestServer(cpp_bin, _vending_props(s3, root, "read"),
-                    tmp_path_factory.mktemp("rest-read"), scrub=s3.scrub) as reader:
+    with VendingServer(s3, root, "read", tmp_path_factory.mktemp("rest-read")) as reader:
         ns = lance_ns.RestNamespace(uri=reader.uri)
         ds = lance.dataset(namespace_client=ns, table_id=["t"])
         assert ds.count_rows() == 6
         creds = _vended(ns, ["t"])
         with pytest.raises(Exception):
             lance.write_dataset(rows(1, 50), ds.uri, mode="append", storage_options=creds)
-    check = lance.dataset(f"{root}/t.lance", storage_options=s3.storage_options)
+    check = lance.dataset(ds.uri, storage_options=s3.storage_options)
     assert check.count_rows() == 6
 
 
 def test_lancedb_node_client_with_vended_credentials(served, s3: S3, tmp_path) -> None:  # noqa: F811
-    from conftest import ORACLE_DIR
-    from node_jobs import require_node
+    """Lance 8.0.0 (LanceDB-node) creates, appends, reads, lists and drops through our
+    server; its S3 client uses only the credentials the server vended."""
     require_node(ORACLE_DIR)
-    script = Path(ORACLE_DIR) / "rest_oracle.cjs"
-    out = subprocess.run(["node", str(script), served.uri, "story", f"t{uuid.uuid4().hex[:6]}"],
-                         capture_output=True, text=True, timeout=300, cwd=ORACLE_DIR)
-    assert out.returncode == 0, s3.scrub(out.stdout + out.stderr)
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["count"] == result["expected_count"], result
-    assert result["dropped"] is True, result
+    jobs = NodeJobs(REST_ORACLE, tmp_path / "node", "rest", describe=describe_ns_job)
+    u = {"uri": served.uri}
+    values = jobs.run_ok([
+        {**u, "op": "create_ns", "namespace": ["node"]},
+        {**u, "op": "create", "namespace": ["node"], "name": "clicks", "x": [1, 2],
+         "s": ["a", "b"]},
+        {**u, "op": "add", "namespace": ["node"], "name": "clicks", "x": [3], "s": ["c"]},
+        {**u, "op": "read", "namespace": ["node"], "name": "clicks", "filter": "x > 1"},
+        {**u, "op": "tables", "namespace": ["node"]},
+        {**u, "op": "drop", "namespace": ["node"], "name": "clicks"},
+        {**u, "op": "tables", "namespace": ["node"]},
+    ])
+    assert values[1] == 1 and values[2] == 2
+    assert values[3]["x"] == [2, 3] and values[3]["version"] == 2
+    assert values[4] == ["clicks"]
+    assert values[6] == []
+    assert served.log_has_no_secret(s3.secret_key)
