@@ -33,7 +33,8 @@ using lance::RecordBatchPtr;
 using lance::Result;
 using lance::Status;
 
-Result<RecordBatchPtr> MakeBatch(int64_t first_id, const std::vector<std::string>& names) {
+Result<RecordBatchPtr> MakeBatch(int64_t first_id,
+                                 const std::vector<std::string>& names) {
   auto schema = lance::schema({lance::field("id", lance::int64(), false),
                                lance::field("name", lance::utf8()),
                                lance::field("score", lance::float64()),
@@ -63,10 +64,12 @@ Result<RecordBatchPtr> MakeBatch(int64_t first_id, const std::vector<std::string
   LANCE_ASSIGN_OR_RAISE(columns[1], name_builder.Finish());
   LANCE_ASSIGN_OR_RAISE(columns[2], scores.Finish());
   LANCE_ASSIGN_OR_RAISE(columns[3], tags.Finish());
-  return RecordBatch::Make(schema, static_cast<int64_t>(names.size()), std::move(columns));
+  return RecordBatch::Make(schema, static_cast<int64_t>(names.size()),
+                           std::move(columns));
 }
 
-Status WriteBatch(const RecordBatchPtr& batch, const std::string& uri, lance::WriteMode mode) {
+Status WriteBatch(const RecordBatchPtr& batch, const std::string& uri,
+                  lance::WriteMode mode) {
   auto reader = lance::RecordBatchReader::FromBatches(batch->schema(), {batch});
   lance::WriteParams params;
   params.mode = mode;
@@ -84,8 +87,8 @@ Status PrintDataset(const std::string& uri, std::optional<uint64_t> version = {}
   LANCE_ASSIGN_OR_RAISE(auto rows, ds->CountRows());
   LANCE_ASSIGN_OR_RAISE(auto table, ds->ToTable());
   std::printf("\n%s @ version %llu (%lld rows, file format %s)\n", uri.c_str(),
-              static_cast<unsigned long long>(ds->version()), static_cast<long long>(rows),
-              ds->data_storage_version().c_str());
+              static_cast<unsigned long long>(ds->version()),
+              static_cast<long long>(rows), ds->data_storage_version().c_str());
   std::printf("%s", table->ToString().c_str());
   return Status::OK();
 }
@@ -105,7 +108,8 @@ Status NamespaceStory(const std::string& root) {
   create.mode = lance::WriteMode::kCreate;
   LANCE_ASSIGN_OR_RAISE(auto created, lance::ns::WriteDataset(*reader, ns, id, create));
   std::printf("  created team$people -> version %llu at %s\n",
-              static_cast<unsigned long long>(created->version()), created->uri().c_str());
+              static_cast<unsigned long long>(created->version()),
+              created->uri().c_str());
 
   // Append: one describe_table locates it.
   LANCE_ASSIGN_OR_RAISE(auto second, MakeBatch(3, {"barbara", "donald"}));
@@ -139,10 +143,11 @@ Status NamespaceStory(const std::string& root) {
   LANCE_ASSIGN_OR_RAISE(auto old, lance::ns::OpenDataset(ns, id, v1));
   LANCE_ASSIGN_OR_RAISE(auto old_rows, old->CountRows());
   std::printf("; version 1 has %lld rows\n", static_cast<long long>(old_rows));
-  std::printf("the same table from the command line:\n"
-              "  lance-cpp scan --namespace dir --ns-prop root=%s --table-id team "
-              "--table-id people\n",
-              root.c_str());
+  std::printf(
+      "the same table from the command line:\n"
+      "  lance-cpp scan --namespace dir --ns-prop root=%s --table-id team "
+      "--table-id people\n",
+      root.c_str());
   return Status::OK();
 }
 
@@ -177,9 +182,10 @@ Status Run(const std::string& local_root) {
   std::printf("rows with score > 1.0: %lld\n", static_cast<long long>(filtered));
   LANCE_RETURN_NOT_OK(NamespaceStory(local_root + "/namespace"));
 
-  std::printf("\nThe local dataset stays in %s: open it with real Lance, e.g.\n"
-              "  python -c \"import lance; print(lance.dataset('%s').to_table())\"\n",
-              local_root.c_str(), local_uri.c_str());
+  std::printf(
+      "\nThe local dataset stays in %s: open it with real Lance, e.g.\n"
+      "  python -c \"import lance; print(lance.dataset('%s').to_table())\"\n",
+      local_root.c_str(), local_uri.c_str());
   return Status::OK();
 }
 

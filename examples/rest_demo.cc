@@ -68,7 +68,8 @@ Status Story() {
   if (endpoint.empty() || bucket.empty() || role.empty() ||
       Env("LANCE_S3_ACCESS_KEY").empty()) {
     return Status::Invalid(
-        "LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY and "
+        "LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY "
+        "and "
         "LANCE_S3_STS_ROLE_ARN must be set: run `make demo` (it starts an RGW) or source "
         "the output of scripts/rgw.sh start");
   }
@@ -93,7 +94,8 @@ Status Story() {
   LANCE_ASSIGN_OR_RAISE(auto dir, lance::ns::DirectoryNamespace::FromProperties(props));
   lance::server::RestAdapterOptions server_options;
   server_options.port = 0;
-  LANCE_ASSIGN_OR_RAISE(auto server, lance::server::RestAdapter::Make(dir, server_options));
+  LANCE_ASSIGN_OR_RAISE(auto server,
+                        lance::server::RestAdapter::Make(dir, server_options));
   LANCE_RETURN_NOT_OK(server->Start());
   const std::string uri = "http://127.0.0.1:" + std::to_string(server->port());
   std::printf("serving %s on %s (credential vending: STS AssumeRole, %s)\n",
@@ -109,11 +111,11 @@ Status Story() {
     auto reader = lance::RecordBatchReader::FromBatches(batch->schema(), {batch});
     lance::WriteParams create;
     create.mode = lance::WriteMode::kCreate;
-    LANCE_ASSIGN_OR_RAISE(auto ds,
-                          lance::ns::WriteDataset(*reader, client, {"demo", name}, create));
-    std::printf("client: created demo$%s through the REST namespace -> version %llu at %s\n",
-                name.c_str(), static_cast<unsigned long long>(ds->version()),
-                ds->uri().c_str());
+    LANCE_ASSIGN_OR_RAISE(
+        auto ds, lance::ns::WriteDataset(*reader, client, {"demo", name}, create));
+    std::printf(
+        "client: created demo$%s through the REST namespace -> version %llu at %s\n",
+        name.c_str(), static_cast<unsigned long long>(ds->version()), ds->uri().c_str());
     locations.push_back(ds->uri());
   }
 

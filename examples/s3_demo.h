@@ -6,9 +6,10 @@
 
 namespace demo {
 
-/// \brief Vended, expiring RGW keys refreshed during reads and writes through a namespace.
-/// Needs LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY and
-/// LANCE_RGW_CONF (scripts/rgw.sh start prints them). Prints no secret.
+/// \brief Vended, expiring RGW keys refreshed during reads and writes through a
+/// namespace. Needs LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY,
+/// LANCE_S3_SECRET_KEY and LANCE_RGW_CONF (scripts/rgw.sh start prints them). Prints no
+/// secret.
 lance::Status RunS3Demo();
 
 /// \brief A served namespace (RestAdapter over a DirectoryNamespace on RGW with STS

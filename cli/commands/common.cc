@@ -71,7 +71,8 @@ std::vector<OptionSpec> NamespaceOptionSpecs() {
        "namespace) or rest (a REST namespace server: --ns-prop uri=URL)"},
       {"ns-prop", true, true,
        "namespace property KEY=VALUE: dir: root=PATH|s3://..., "
-       "manifest_enabled=true|false, storage.KEY=VALUE, credential_vendor.KEY=VALUE; rest: "
+       "manifest_enabled=true|false, storage.KEY=VALUE, credential_vendor.KEY=VALUE; "
+       "rest: "
        "uri=URL, header.NAME=VALUE, tls.ssl_ca_cert=PEM, tls.cert_file=, tls.key_file= "
        "(secret values are never printed)"},
       {"table-id", true, true,

@@ -19,8 +19,8 @@
 #include <string>
 #include <utility>
 
-#include "lance/io/s3/sts_client.h"
 #include "lance/io/s3/s3_options.h"
+#include "lance/io/s3/sts_client.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
 

@@ -21,8 +21,8 @@
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "lance/macros.h"
-#include "lance/str_cat.h"
 #include "lance/namespace/json_codec.h"
+#include "lance/str_cat.h"
 #include "namespace/rest_http.h"
 
 namespace lance::ns {

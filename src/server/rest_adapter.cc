@@ -520,8 +520,9 @@ std::vector<Route> MakeRoutes() {
           LANCE_ASSIGN_OR_RAISE(q, ParseBody<ns::UpdateTableSchemaMetadataRequest>(c));
         } else {
           LANCE_ASSIGN_OR_RAISE(
-              auto metadata, ns::json_codec::FromJson<ns::UpdateTableSchemaMetadataResponse>(
-                                 Json{{"metadata", j}}, c.op + " request"));
+              auto metadata,
+              ns::json_codec::FromJson<ns::UpdateTableSchemaMetadataResponse>(
+                  Json{{"metadata", j}}, c.op + " request"));
           q.id = c.id;
           q.metadata = std::move(metadata.metadata);
         }

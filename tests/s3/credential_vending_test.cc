@@ -16,12 +16,12 @@
 #include <thread>
 #include <vector>
 
-#include "lance/io/s3/sts_client.h"
 #include "lance/core/builder.h"
 #include "lance/core/clock.h"
 #include "lance/core/record_batch.h"
 #include "lance/io/http_error.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/s3/sts_client.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/namespace/credential_vendor.h"
 #include "lance/namespace/dataset_ops.h"

@@ -47,8 +47,8 @@ struct DirectoryNamespaceOptions {
   /// \brief The namespace's own I/O: storage options, optionally with a provider or a
   /// credentials source. Without a credential vendor the options (as given) are also
   /// returned as `storage_options` by DescribeTable / DeclareTable (unless
-  /// vend_credentials is false); with one, only their non-credential keys are, next to the
-  /// vended credentials: the root's own keys never leave the namespace.
+  /// vend_credentials is false); with one, only their non-credential keys are, next to
+  /// the vended credentials: the root's own keys never leave the namespace.
   io::StorageAccess access;
   bool manifest_enabled = true;
   bool dir_listing_enabled = true;

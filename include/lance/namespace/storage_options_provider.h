@@ -33,10 +33,11 @@ class LanceNamespaceStorageOptionsProvider final : public io::StorageOptionsProv
   static Result<std::shared_ptr<LanceNamespaceStorageOptionsProvider>> Make(
       std::shared_ptr<LanceNamespace> ns, Identifier table_id);
 
-  /// \brief One `describe_table({id: table_id, vend_credentials: true})`; its `storage_options` (nullopt when the
-  /// response has none, which the refreshing source treats as a failed refresh).
-  /// \return the options; the namespace's error, with context naming the table and the
-  /// namespace (no secret: the namespace's errors carry none).
+  /// \brief One `describe_table({id: table_id, vend_credentials: true})`; its
+  /// `storage_options` (nullopt when the response has none, which the refreshing source
+  /// treats as a failed refresh). \return the options; the namespace's error, with
+  /// context naming the table and the namespace (no secret: the namespace's errors carry
+  /// none).
   Result<std::optional<io::StorageOptions>> FetchStorageOptions() override;
 
   /// \brief `LanceNamespaceStorageOptionsProvider { namespace: <namespace_id()>,
