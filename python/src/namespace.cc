@@ -41,18 +41,9 @@ namespace {
 
 // Field lists: ns::VisitFields (lance/namespace/model_fields.h), found by ADL.
 
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <typename T>
-struct IsStringMap : std::false_type {};
-template <typename T>
-struct IsStringMap<std::map<std::string, T>> : std::true_type {};
+using ns::IsOptional;
+using ns::IsStringMap;
+using ns::IsVector;
 
 template <typename T>
 py::object ToPy(const T& value);

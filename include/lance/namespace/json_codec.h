@@ -37,18 +37,9 @@ Json ToJson(const T& value);
 
 namespace internal {
 
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <typename T>
-struct IsStringMap : std::false_type {};
-template <typename T>
-struct IsStringMap<std::map<std::string, T>> : std::true_type {};
+using ns::IsOptional;
+using ns::IsStringMap;
+using ns::IsVector;
 
 std::string_view JsonTypeName(const Json& j);
 Status TypeError(std::string_view what, const std::string& path,

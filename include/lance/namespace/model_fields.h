@@ -10,9 +10,30 @@
 
 #pragma once
 
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "lance/namespace/namespace.h"
 
 namespace lance::ns {
+
+/// \brief The member shapes the models use besides scalars and models, for converters
+/// that recurse through VisitFields (json_codec.h, the Python binding).
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+template <typename T>
+struct IsStringMap : std::false_type {};
+template <typename T>
+struct IsStringMap<std::map<std::string, T>> : std::true_type {};
 
 #define LANCE_NS_FIELDS(Type, ...)         \
   template <typename F>                    \
