@@ -22,6 +22,7 @@
 #include "lance/format/file_reader.h"
 #include "lance/macros.h"
 #include "lance/result.h"
+#include "tests/testing/python.h"
 
 namespace lance::format::testing {
 
@@ -380,26 +381,8 @@ inline std::string JsonDiff(const json& expected, const json& actual,
 // ---------------------------------------------------------------------------------------
 // Python (pylance) helpers
 
-inline std::string PythonExecutable() {
-  const char* env = std::getenv("LANCE_PYTHON");
-  if (env != nullptr && *env != '\0') return env;
-  return LANCE_DEFAULT_PYTHON;
-}
-
-/// Runs `python script args...`; returns its exit code and captures stdout+stderr.
-inline int RunPython(const std::vector<std::string>& args, std::string* output) {
-  std::string cmd = "'" + PythonExecutable() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buf[4096];
-  output->clear();
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output->append(buf, n);
-  const int rc = pclose(pipe);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using lance::testing::PythonExecutable;
+using lance::testing::RunPython;
 
 /// True when the interpreter can import lance and pyarrow (else the interop tests skip).
 inline bool PylanceAvailable(std::string* why) {

@@ -27,6 +27,7 @@
 #include "lance/namespace/directory_namespace.h"
 #include "lance/table/dataset.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/python.h"
 #include "tests/testing/temp_dir.h"
 
 namespace lance::ns {
@@ -763,25 +764,7 @@ TEST_P(TableOpsTest, ListAllTables) {
 // -- Cross-check with pylance 14: transaction ids
 // ----------------------------------------------
 
-std::string PythonExecutable() {
-  const char* env = std::getenv("LANCE_PYTHON");
-  if (env != nullptr && *env != '\0') return env;
-  return std::string(LANCE_TEST_DATA_DIR) + "/../../.venv/bin/python";
-}
-
-/// Runs `python -c script root`; stdout+stderr in *output.
-int RunPython(const std::string& script, const std::string& root, std::string* output) {
-  const std::string cmd =
-      "'" + PythonExecutable() + "' -c \"" + script + "\" '" + root + "' 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  output->clear();
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output->append(buf, n);
-  const int rc = pclose(pipe);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using ::lance::testing::RunPython;
 
 TEST(TableOpsPylanceTest, TransactionIdsAgreeWithPylance) {
   lance::testing::TempDir tmp;
@@ -801,7 +784,7 @@ TEST(TableOpsPylanceTest, TransactionIdsAgreeWithPylance) {
       "for t in ds.get_transactions():\n"
       "    print('theirs', t.read_version, t.uuid, type(t.operation).__name__)\n";
   std::string output;
-  ASSERT_EQ(RunPython(script, root, &output), 0) << output;
+  ASSERT_EQ(RunPython({"-c", script, root}, &output), 0) << output;
 
   std::vector<std::string> expected = {*created.transaction_id, *appended.transaction_id};
   std::sort(expected.begin(), expected.end());

@@ -35,6 +35,7 @@
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/python.h"
 #include "tests/testing/temp_dir.h"
 
 extern char** environ;
@@ -50,11 +51,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using json = nlohmann::json;
 
-std::string PythonExecutable() {
-  const char* env = std::getenv("LANCE_PYTHON");
-  if (env != nullptr && *env != '\0') return env;
-  return LANCE_DEFAULT_PYTHON;
-}
+using ::lance::testing::PythonExecutable;
 
 std::string ServersScript() {
   return std::string(LANCE_REST_TEST_DIR) + "/rest_test_servers.py";

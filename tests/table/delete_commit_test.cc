@@ -17,6 +17,7 @@
 #include "table/transaction.h"
 #include "table_test_util.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/python.h"
 #include "tests/testing/temp_dir.h"
 
 namespace lance {
@@ -58,25 +59,7 @@ Result<FragmentMetadata> WithDeletions(const Dataset& ds, uint64_t fragment_id,
   return out;
 }
 
-std::string PythonExecutable() {
-  const char* env = std::getenv("LANCE_PYTHON");
-  if (env != nullptr && *env != '\0') return env;
-  return LANCE_DEFAULT_PYTHON;
-}
-
-// Runs `python -c script arg`; returns the exit code, stdout+stderr in *output.
-int RunPython(const std::string& script, const std::string& arg, std::string* output) {
-  const std::string cmd =
-      "'" + PythonExecutable() + "' -c \"" + script + "\" '" + arg + "' 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buf[4096];
-  size_t n;
-  output->clear();
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output->append(buf, n);
-  const int rc = pclose(pipe);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+using ::lance::testing::RunPython;
 
 TEST(DeleteCommitTest, RemovesOneFragmentAndReplacesAnothersDeletions) {
   TempDir tmp;
@@ -132,7 +115,7 @@ TEST(DeleteCommitTest, RemovesOneFragmentAndReplacesAnothersDeletions) {
       "print(ds.version, ds.count_rows(), len(ds.get_fragments()))\n"
       "print(sorted(ds.to_table(columns=['id']).column('id').to_pylist()))\n";
   std::string out;
-  ASSERT_EQ(RunPython(script, uri, &out), 0) << out;
+  ASSERT_EQ(RunPython({"-c", script, uri}, &out), 0) << out;
   std::string ids = "[";
   for (size_t i = 0; i < expected.size(); ++i) {
     ids += (i ? ", " : "") + std::to_string(expected[i]);
