@@ -5,11 +5,13 @@
 // the dataset.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <set>
 
 #include "lance/core/builder.h"
 #include "lance/core/compute.h"
 #include "lance/format/file_reader.h"
+#include "lance/io/executor.h"
 #include "lance/macros.h"
 #include "table/dataset_internal.h"
 #include "table/predicate/expression.h"
@@ -373,68 +375,216 @@ struct OutputColumn {
   std::string name;  // of the computed column, for error messages
 };
 
+// What every task of one scan shares; immutable once the scan starts.
+struct ScanPlan {
+  std::shared_ptr<const DatasetImpl> ds;
+  SchemaPtr output_schema;
+  std::vector<int> read_columns;
+  std::vector<OutputColumn> outputs;
+  std::shared_ptr<const table::Predicate> predicate;
+  int64_t batch_size = 0;
+  /// Batches a read-ahead task decodes before handing them over.
+  int batches_per_chunk = 1;
+};
+
+// One fragment being scanned. Its chunk tasks run strictly one after another (each is
+// spawned when the previous one has been taken), so the members need no lock.
+struct FragmentScan {
+  const pb::DataFragment* fragment = nullptr;
+  std::unique_ptr<FragmentReader> reader;  // opened by the first task unless primed
+  DeletionVector deletions;
+  size_t deletion_pos = 0;
+};
+
+// What one read-ahead task produces: the fragment's next batches, deletions, filter and
+// projection applied (offset and limit are the consumer's: they depend on what came
+// before).
+struct Chunk {
+  std::vector<RecordBatchPtr> batches;
+  bool last = false;  // the fragment has no more rows
+};
+
+Status OpenFragment(const ScanPlan& plan, FragmentScan* scan) {
+  LANCE_ASSIGN_OR_RAISE(scan->reader,
+                        FragmentReader::Open(*plan.ds, *scan->fragment, plan.read_columns,
+                                             plan.batch_size));
+  LANCE_ASSIGN_OR_RAISE(scan->deletions, LoadDeletions(*plan.ds, *scan->fragment));
+  return Status::OK();
+}
+
+// Deletions, filter and projection on one batch of a fragment.
+Result<RecordBatchPtr> ProcessBatch(const ScanPlan& plan, FragmentScan* scan,
+                                    const FragmentBatch& fb) {
+  const RecordBatch& batch = *fb.batch;
+  const int64_t n = batch.num_rows();
+  const int64_t start = fb.start_row;
+  const DeletionVector& deletions = scan->deletions;
+  size_t& deletion_pos = scan->deletion_pos;
+  // selection: row i survives deletions and the filter (null: every row survives).
+  // Kept as a bitmap so a filter's mask is used as it is, without a per-row pass.
+  ArrayPtr selection;
+  while (deletion_pos < deletions.size() && deletions[deletion_pos] < start) {
+    ++deletion_pos;
+  }
+  if (deletion_pos < deletions.size() && deletions[deletion_pos] < start + n) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, Buffer::Allocate(bit_util::BytesForBits(n)));
+    std::memset(bits->mutable_data(), 0xFF, static_cast<size_t>(bits->size()));
+    while (deletion_pos < deletions.size() && deletions[deletion_pos] < start + n) {
+      bit_util::ClearBit(bits->mutable_data(), deletions[deletion_pos] - start);
+      ++deletion_pos;
+    }
+    selection = MakeArray(ArrayData::Make(boolean(), n, {nullptr, std::move(bits)}, 0));
+  }
+  if (plan.predicate) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, plan.predicate->Evaluate(batch));
+    if (mask->type_id() != TypeId::kBool || mask->length() != n) {
+      return Status::Invalid("Filter evaluation returned " + mask->type()->ToString() +
+                             " of length " + std::to_string(mask->length()));
+    }
+    LANCE_ASSIGN_OR_RAISE(selection, AndSelections(selection, mask));
+  }
+
+  const uint64_t fragment_id = scan->fragment->id();
+  std::vector<ArrayPtr> columns;
+  columns.reserve(plan.outputs.size());
+  std::vector<size_t> computed;  // positions of expression outputs, filled below
+  for (const OutputColumn& out : plan.outputs) {
+    if (out.expression) {
+      computed.push_back(columns.size());
+      columns.emplace_back();
+    } else if (out.read_position >= 0) {
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr column,
+                            ExtractPath(batch.column(out.read_position), out.children));
+      columns.push_back(std::move(column));
+    } else {
+      UInt64Builder ids;
+      LANCE_RETURN_NOT_OK(ids.Reserve(n));
+      for (int64_t i = 0; i < n; ++i) {
+        LANCE_RETURN_NOT_OK(
+            ids.Append((fragment_id << 32) | static_cast<uint64_t>(start + i)));
+      }
+      LANCE_ASSIGN_OR_RAISE(ArrayPtr array, ids.Finish());
+      columns.push_back(std::move(array));
+    }
+  }
+  int64_t rows = n;
+  if (selection) {
+    rows = static_cast<const BooleanArray&>(*selection).true_count();
+    if (rows != n) {
+      for (ArrayPtr& c : columns) {
+        if (c) {
+          LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *selection));
+        }
+      }
+    }
+  }
+  if (!computed.empty() && rows > 0) {
+    // Expressions see only the rows the scan returns (as in pylance, where the
+    // projection runs after the filter): a row filtered out cannot fail a CAST.
+    RecordBatchPtr kept = fb.batch;
+    if (rows != n) {
+      LANCE_ASSIGN_OR_RAISE(kept, compute::FilterBatch(batch, *selection));
+    }
+    for (size_t p : computed) {
+      const OutputColumn& out = plan.outputs[p];
+      Result<ArrayPtr> values = out.expression->Evaluate(*kept);
+      if (!values.ok()) {
+        return Status(values.status().code(),
+                      "Scan: column '" + out.name + "': " + values.status().message());
+      }
+      columns[p] = *values;
+    }
+  } else {
+    for (size_t p : computed) {
+      const DataTypePtr& type = plan.output_schema->field(static_cast<int>(p))->type();
+      LANCE_ASSIGN_OR_RAISE(columns[p], MakeNullArray(type, 0));
+    }
+  }
+  return RecordBatch::Make(plan.output_schema, rows, std::move(columns));
+}
+
+// One read-ahead task: opens the fragment if needed, then decodes and processes up to
+// plan.batches_per_chunk batches.
+Result<Chunk> ReadChunk(const ScanPlan& plan, FragmentScan* scan) {
+  if (!scan->reader) LANCE_RETURN_NOT_OK(OpenFragment(plan, scan));
+  Chunk chunk;
+  while (static_cast<int>(chunk.batches.size()) < plan.batches_per_chunk) {
+    LANCE_ASSIGN_OR_RAISE(auto next, scan->reader->Next());
+    if (!next) {
+      chunk.last = true;
+      scan->reader.reset();  // frees the fragment's pages before the scan moves on
+      break;
+    }
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr out, ProcessBatch(plan, scan, *next));
+    if (out->num_rows() > 0) chunk.batches.push_back(std::move(out));
+  }
+  return chunk;
+}
+
+// A dataset scan with read-ahead: up to `fragment_readahead` fragments are read at once
+// on the I/O executor, each by a chain of tasks that decode a few batches at a time
+// (decode overlaps the consumer, and on object stores several fragments' requests are
+// in flight). Results come out in fragment order, and errors when their turn comes.
+// Offset and limit are applied here, in order; a limited scan reads ahead one fragment.
 class DatasetScanner : public RecordBatchReader {
  public:
-  DatasetScanner(std::shared_ptr<const DatasetImpl> ds, SchemaPtr output_schema,
-                 std::vector<int> read_columns, std::vector<OutputColumn> outputs,
-                 std::shared_ptr<const table::Predicate> predicate,
-                 const ScanOptions& options)
-      : ds_(std::move(ds)),
-        output_schema_(std::move(output_schema)),
-        read_columns_(std::move(read_columns)),
-        outputs_(std::move(outputs)),
-        predicate_(std::move(predicate)),
-        batch_size_(std::max<int64_t>(1, options.batch_size)),
+  DatasetScanner(std::shared_ptr<const ScanPlan> plan, const ScanOptions& options)
+      : plan_(std::move(plan)),
         to_skip_(std::max<int64_t>(0, options.offset)),
-        remaining_(options.limit ? std::max<int64_t>(0, *options.limit) : -1) {}
+        remaining_(options.limit ? std::max<int64_t>(0, *options.limit) : -1),
+        readahead_(options.limit || options.offset > 0
+                       ? 1
+                       : std::max(1, options.fragment_readahead)) {}
 
-  SchemaPtr schema() const override { return output_schema_; }
+  SchemaPtr schema() const override { return plan_->output_schema; }
 
-  // Opens the first fragment to read, so that Scan() itself reports files it cannot
-  // read (for example a file version this build does not decode).
-  Status Prime() { return Advance(); }
+  // Opens the first fragment to read on this thread, so that Scan() itself reports files
+  // it cannot read (for example a file version this build does not decode).
+  Status Prime() {
+    LANCE_RETURN_NOT_OK(Fill(/*open_first_here=*/true));
+    return Status::OK();
+  }
 
   Result<RecordBatchPtr> Next() override {
     while (true) {
       if (remaining_ == 0) return RecordBatchPtr();
-      if (!current_) {
-        LANCE_RETURN_NOT_OK(Advance());
-        if (!current_) return RecordBatchPtr();
-      }
-      LANCE_ASSIGN_OR_RAISE(auto next, current_->Next());
-      if (!next) {
-        current_.reset();
+      if (ready_pos_ < ready_.size()) {
+        RecordBatchPtr out = std::move(ready_[ready_pos_++]);
+        out = ApplyOffsetAndLimit(std::move(out));
+        if (out && out->num_rows() > 0) return out;
         continue;
       }
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr out, Process(*next));
-      if (!out || out->num_rows() == 0) continue;
-      return out;
+      ready_.clear();
+      ready_pos_ = 0;
+      if (window_.empty()) {
+        LANCE_RETURN_NOT_OK(Fill(false));
+        if (window_.empty()) return RecordBatchPtr();
+      }
+      Slot& slot = window_.front();
+      LANCE_ASSIGN_OR_RAISE(Chunk chunk, slot.next.Get());
+      if (chunk.last) {
+        window_.pop_front();
+      } else {
+        slot.next = Spawn(slot.scan);  // the fragment's next batches, while these go out
+      }
+      // The batches count before any fragment Fill considers skipping.
+      ready_ = std::move(chunk.batches);
+      LANCE_RETURN_NOT_OK(Fill(false));
     }
   }
 
- private:
-  const pb::DataFragment& fragment(size_t i) const {
-    return ds_->proto().fragments(fragment_order_.empty() ? static_cast<int>(i)
-                                                          : fragment_order_[i]);
-  }
-  size_t num_fragments() const {
-    return fragment_order_.empty() && !restricted_
-               ? static_cast<size_t>(ds_->proto().fragments_size())
-               : fragment_order_.size();
-  }
-
- public:
   /// Restricts the scan to the given fragment ids, in order.
   Status Restrict(const std::vector<uint64_t>& ids) {
+    const auto& proto = plan_->ds->proto();
     restricted_ = true;
     for (uint64_t id : ids) {
       int found = -1;
-      for (int i = 0; i < ds_->proto().fragments_size(); ++i) {
-        if (ds_->proto().fragments(i).id() == id) found = i;
+      for (int i = 0; i < proto.fragments_size(); ++i) {
+        if (proto.fragments(i).id() == id) found = i;
       }
       if (found < 0) {
         return Status::NotFound("Scan: no fragment " + std::to_string(id) +
-                                " in dataset " + ds_->uri);
+                                " in dataset " + plan_->ds->uri);
       }
       fragment_order_.push_back(found);
     }
@@ -442,112 +592,54 @@ class DatasetScanner : public RecordBatchReader {
   }
 
  private:
-  // Moves current_ to the next fragment with rows to produce (nullptr at the end).
-  Status Advance() {
-    while (!current_ && next_fragment_ < num_fragments()) {
+  struct Slot {
+    std::shared_ptr<FragmentScan> scan;
+    io::Pending<Chunk> next;
+  };
+
+  const pb::DataFragment& fragment(size_t i) const {
+    return plan_->ds->proto().fragments(fragment_order_.empty() ? static_cast<int>(i)
+                                                                : fragment_order_[i]);
+  }
+  size_t num_fragments() const {
+    return fragment_order_.empty() && !restricted_
+               ? static_cast<size_t>(plan_->ds->proto().fragments_size())
+               : fragment_order_.size();
+  }
+
+  io::Pending<Chunk> Spawn(const std::shared_ptr<FragmentScan>& scan) {
+    // The task holds the plan and the fragment alive by itself.
+    return io::Executor::Default().Spawn(
+        [plan = plan_, scan]() -> Result<Chunk> { return ReadChunk(*plan, scan.get()); });
+  }
+
+  // Tops the window up to `readahead_` fragments, in order.
+  Status Fill(bool open_first_here) {
+    while (window_.size() < static_cast<size_t>(readahead_) &&
+           next_fragment_ < num_fragments()) {
       const pb::DataFragment& frag = fragment(next_fragment_++);
-      if (!predicate_ && to_skip_ > 0) {
-        // Without a filter a whole fragment can be skipped from the manifest counts.
-        LANCE_ASSIGN_OR_RAISE(int64_t live, FragmentLiveRows(*ds_, frag));
+      if (!plan_->predicate && to_skip_ > 0 && window_.empty() &&
+          ready_pos_ >= ready_.size()) {
+        // Without a filter a whole fragment can be skipped from the manifest counts
+        // (only while nothing before it is pending: those rows count first).
+        LANCE_ASSIGN_OR_RAISE(int64_t live, FragmentLiveRows(*plan_->ds, frag));
         if (live <= to_skip_) {
           to_skip_ -= live;
           continue;
         }
       }
-      LANCE_ASSIGN_OR_RAISE(current_,
-                            FragmentReader::Open(*ds_, frag, read_columns_, batch_size_));
-      LANCE_ASSIGN_OR_RAISE(deletions_, LoadDeletions(*ds_, frag));
-      deletion_pos_ = 0;
-      fragment_id_ = frag.id();
+      auto scan = std::make_shared<FragmentScan>();
+      scan->fragment = &frag;
+      if (open_first_here && window_.empty()) {
+        LANCE_RETURN_NOT_OK(OpenFragment(*plan_, scan.get()));
+      }
+      Slot slot{scan, Spawn(scan)};
+      window_.push_back(std::move(slot));
     }
     return Status::OK();
   }
 
-  Result<RecordBatchPtr> Process(const FragmentBatch& fb) {
-    const RecordBatch& batch = *fb.batch;
-    const int64_t n = batch.num_rows();
-    const int64_t start = fb.start_row;
-    // selection: row i survives deletions and the filter (null: every row survives).
-    // Kept as a bitmap so a filter's mask is used as it is, without a per-row pass.
-    ArrayPtr selection;
-    while (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start) {
-      ++deletion_pos_;
-    }
-    if (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start + n) {
-      LANCE_ASSIGN_OR_RAISE(BufferPtr bits, Buffer::Allocate(bit_util::BytesForBits(n)));
-      std::memset(bits->mutable_data(), 0xFF, static_cast<size_t>(bits->size()));
-      while (deletion_pos_ < deletions_.size() && deletions_[deletion_pos_] < start + n) {
-        bit_util::ClearBit(bits->mutable_data(), deletions_[deletion_pos_] - start);
-        ++deletion_pos_;
-      }
-      selection = MakeArray(ArrayData::Make(boolean(), n, {nullptr, std::move(bits)}, 0));
-    }
-    if (predicate_) {
-      LANCE_ASSIGN_OR_RAISE(ArrayPtr mask, predicate_->Evaluate(batch));
-      if (mask->type_id() != TypeId::kBool || mask->length() != n) {
-        return Status::Invalid("Filter evaluation returned " + mask->type()->ToString() +
-                               " of length " + std::to_string(mask->length()));
-      }
-      LANCE_ASSIGN_OR_RAISE(selection, AndSelections(selection, mask));
-    }
-
-    std::vector<ArrayPtr> columns;
-    columns.reserve(outputs_.size());
-    std::vector<size_t> computed;  // positions of expression outputs, filled below
-    for (const OutputColumn& out : outputs_) {
-      if (out.expression) {
-        computed.push_back(columns.size());
-        columns.emplace_back();
-      } else if (out.read_position >= 0) {
-        LANCE_ASSIGN_OR_RAISE(ArrayPtr column,
-                              ExtractPath(batch.column(out.read_position), out.children));
-        columns.push_back(std::move(column));
-      } else {
-        UInt64Builder ids;
-        LANCE_RETURN_NOT_OK(ids.Reserve(n));
-        for (int64_t i = 0; i < n; ++i) {
-          LANCE_RETURN_NOT_OK(
-              ids.Append((fragment_id_ << 32) | static_cast<uint64_t>(start + i)));
-        }
-        LANCE_ASSIGN_OR_RAISE(ArrayPtr array, ids.Finish());
-        columns.push_back(std::move(array));
-      }
-    }
-    int64_t rows = n;
-    if (selection) {
-      rows = static_cast<const BooleanArray&>(*selection).true_count();
-      if (rows != n) {
-        for (ArrayPtr& c : columns) {
-          if (c) {
-            LANCE_ASSIGN_OR_RAISE(c, compute::Filter(*c, *selection));
-          }
-        }
-      }
-    }
-    if (!computed.empty() && rows > 0) {
-      // Expressions see only the rows the scan returns (as in pylance, where the
-      // projection runs after the filter): a row filtered out cannot fail a CAST.
-      RecordBatchPtr kept = fb.batch;
-      if (rows != n) {
-        LANCE_ASSIGN_OR_RAISE(kept, compute::FilterBatch(batch, *selection));
-      }
-      for (size_t p : computed) {
-        const OutputColumn& out = outputs_[p];
-        Result<ArrayPtr> values = out.expression->Evaluate(*kept);
-        if (!values.ok()) {
-          return Status(values.status().code(),
-                        "Scan: column '" + out.name + "': " + values.status().message());
-        }
-        columns[p] = *values;
-      }
-    } else {
-      for (size_t p : computed) {
-        const DataTypePtr& type = output_schema_->field(static_cast<int>(p))->type();
-        LANCE_ASSIGN_OR_RAISE(columns[p], MakeNullArray(type, 0));
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr result,
-                          RecordBatch::Make(output_schema_, rows, std::move(columns)));
+  RecordBatchPtr ApplyOffsetAndLimit(RecordBatchPtr result) {
     if (to_skip_ > 0) {
       if (result->num_rows() <= to_skip_) {
         to_skip_ -= result->num_rows();
@@ -563,25 +655,19 @@ class DatasetScanner : public RecordBatchReader {
     return result;
   }
 
-  std::shared_ptr<const DatasetImpl> ds_;
-  SchemaPtr output_schema_;
-  std::vector<int> read_columns_;
-  std::vector<OutputColumn> outputs_;
-  std::shared_ptr<const table::Predicate> predicate_;
-  int64_t batch_size_;
+  std::shared_ptr<const ScanPlan> plan_;
   int64_t to_skip_;
   int64_t remaining_;  // -1: no limit
+  int readahead_;
 
   size_t next_fragment_ = 0;
   /// Positions in the manifest of the fragments to scan (empty: all, unless restricted).
   std::vector<int> fragment_order_;
   bool restricted_ = false;
-  std::unique_ptr<FragmentReader> current_;
-  DeletionVector deletions_;
-  size_t deletion_pos_ = 0;
-  uint64_t fragment_id_ = 0;
+  std::deque<Slot> window_;
+  std::vector<RecordBatchPtr> ready_;
+  size_t ready_pos_ = 0;
 };
-
 }  // namespace
 
 Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
@@ -605,7 +691,7 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
     return static_cast<int>(read_columns.size() - 1);
   };
   auto add_row_id = [&]() {
-    outputs.push_back(OutputColumn{-1, {}});
+    outputs.push_back(OutputColumn{-1, {}, {}, {}});
     output_fields.push_back(field(kRowIdColumn, uint64(), /*nullable=*/true));
   };
 
@@ -668,7 +754,7 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       // out as a top-level column of that name, as in pylance.
       LANCE_ASSIGN_OR_RAISE(FieldPath path,
                             ResolveFieldPath(full, name, "Scan", ds->uri));
-      outputs.push_back(OutputColumn{read_position(path.top), path.children});
+      outputs.push_back(OutputColumn{read_position(path.top), path.children, {}, {}});
       output_fields.push_back(FlatField(full, path, name));
     }
     if (options.with_row_id) add_row_id();
@@ -685,9 +771,15 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       read_position(index);
     }
   }
-  auto scanner = std::make_unique<DatasetScanner>(
-      std::move(ds), schema(std::move(output_fields), full.metadata()),
-      std::move(read_columns), std::move(outputs), std::move(predicate), options);
+  auto plan = std::make_shared<ScanPlan>();
+  plan->ds = std::move(ds);
+  plan->output_schema = schema(std::move(output_fields), full.metadata());
+  plan->read_columns = std::move(read_columns);
+  plan->outputs = std::move(outputs);
+  plan->predicate = std::move(predicate);
+  plan->batch_size = std::max<int64_t>(1, options.batch_size);
+  plan->batches_per_chunk = std::max(1, options.batch_readahead);
+  auto scanner = std::make_unique<DatasetScanner>(std::move(plan), options);
   if (options.fragment_ids) LANCE_RETURN_NOT_OK(scanner->Restrict(*options.fragment_ids));
   LANCE_RETURN_NOT_OK(scanner->Prime());
   return RecordBatchReaderPtr(std::move(scanner));

@@ -94,6 +94,15 @@ struct ScanOptions {
   /// \brief Only these fragments (by id, in this order), as pylance's
   /// `scanner(fragments=...)`; absent means every fragment in manifest order.
   std::optional<std::vector<uint64_t>> fragment_ids;
+  /// \brief Fragments read at once (pylance's `fragment_readahead`): each is decoded by
+  /// tasks on the I/O executor (io::Executor::Default()) while earlier ones are consumed.
+  /// A scan with a limit or an offset reads one fragment ahead.
+  int fragment_readahead = 4;
+  /// \brief Batches one read-ahead task decodes (and filters) before handing them over
+  /// (pylance's `batch_readahead` plays the same role); with fragment_readahead it bounds
+  /// the memory of a scan to about fragment_readahead x batch_readahead x batch_size
+  /// rows.
+  int batch_readahead = 4;
 };
 
 struct TakeOptions {
