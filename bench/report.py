@@ -370,6 +370,25 @@ def busy(r):
     return None
 
 
+def aim_part(name):
+    if name.startswith("s3"):
+        return "s3"
+    return "refresh" if name == "refresh" else "local"
+
+
+def failure_parts(step):
+    """The parts a failed step (run_bench.sh's step name, or a section of build()) hurt."""
+    if step == "rgw":
+        return ("s3", "refresh")
+    if "growth" in step:
+        return ("growth",)
+    if step.startswith("s3") or step.startswith("pylance-s3"):
+        return ("s3",)
+    if step == "refresh":
+        return ("refresh",)
+    return ("local",)
+
+
 def fmt(v):
     if v is None:
         return "-"
@@ -417,10 +436,15 @@ def aims(r):
                 measured = (f"p99 {fmt(bg)} ms vs {fmt(none)} ms = {ratio:.2f}x; "
                             f"{failed} failed requests")
         if met is None:
-            fails = r.get("failures", {})
+            part = aim_part(name)
+            fails = {k: v for k, v in (r.get("failures") or {}).items()
+                     if part in failure_parts(k)}
             why = "; ".join(f"{k}: {v}" for k, v in fails.items())
-            reason = f"not measured ({', '.join(missing)} missing" + \
-                (f"; failures: {why})" if why else ")")
+            if r.get("parts") is not None and part not in r["parts"]:
+                reason = f"not measured (part {part} did not run)"
+            else:
+                reason = f"not measured ({', '.join(missing)} missing" + \
+                    (f"; failures: {why})" if why else ")")
         elif met:
             reason = ""
         else:

@@ -30,7 +30,8 @@
 # LANCE_BENCH_DIR (scratch directory, default a fresh one under $TMPDIR or /tmp, removed
 # afterwards; needs ~12 GB), LANCE_BENCH_S3_REPS (3), LANCE_BENCH_S3_FILES (16 data
 # files), LANCE_BENCH_S3_ROWS_PER_FILE (524288 rows, ~75 MB), LANCE_BENCH_S3_PARALLEL
-# (curl processes at a time, 4), LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT (7495 / 6795:
+# (curl processes at a time, 4), LANCE_BENCH_REFRESH_TIMEOUT (seconds, 900),
+# LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT (7495 / 6795:
 # not the test RGW's 7480 / 6789; the mon port stays below 6800, where OSDs pick theirs).
 # The RGW lives in BUILD_DIR/rgw-bench and is stopped and removed at exit.
 set -euo pipefail
@@ -82,10 +83,12 @@ part s3 && need "$S3BIN"
 [ -x "$PY" ] || { log "missing $PY: run scripts/setup.sh (make setup)"; exit 1; }
 
 # What is measured: HEAD, and whether tracked files differ from it (then the numbers are
-# of HEAD plus those changes).
+# of HEAD plus those changes). The results themselves (bench/results, the generated doc)
+# do not count: a run's own output is uncommitted until the next commit.
 GIT_COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY=false
-[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || GIT_DIRTY=true
+[ -z "$(git status --porcelain --untracked-files=no -- . ':!bench/results' \
+  ':!docs/benchmarks.md' 2>/dev/null)" ] || GIT_DIRTY=true
 START_TIME=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 rgw_started=
@@ -224,6 +227,7 @@ start_rgw() {
     log "the benchmark RGW did not start (try $try of 3); starting it again"
   done
   eval "$rgw_env"
+  export LANCE_S3_SECRET=$LANCE_S3_SECRET_KEY  # the name refresh_benchmark's contract uses
   server_pids=$(cat "$RGW_DIR"/run/{client.rgw,osd.0,mon.a}.pid 2>/dev/null | paste -sd, -)
 }
 
@@ -257,7 +261,9 @@ run_refresh() {
   fi
   log "refresh under load: $REFRESHBIN on $LANCE_S3_ENDPOINT"
   mkdir -p "$WORK/refresh"
-  step refresh "$REFRESHBIN" --out "$WORK/refresh.json" --workdir "$WORK/refresh"
+  # Bounded: a hung benchmark is recorded as a failure (exit status 124), not a hung run.
+  step refresh timeout "${LANCE_BENCH_REFRESH_TIMEOUT:-900}" "$REFRESHBIN" \
+    --out "$WORK/refresh.json" --workdir "$WORK/refresh"
   if ok refresh && [ ! -s "$WORK/refresh.json" ]; then
     echo "exited 0 but wrote no $WORK/refresh.json" >"$WORK/refresh.failed"
   fi
