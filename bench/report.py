@@ -329,6 +329,9 @@ def build(args):
     r = {
         "git_commit": args.git_commit,
         "dirty": args.dirty == "true",
+        # Set only when HEAD moved during the run (then the run is of no single commit).
+        **({"git_commit_end": args.git_commit_end}
+           if args.git_commit_end and args.git_commit_end != args.git_commit else {}),
         "timestamp": args.timestamp,
         "timestamp_end": datetime.datetime.now(datetime.timezone.utc).strftime(
             "%Y-%m-%dT%H:%M:%SZ"),
@@ -503,8 +506,10 @@ def render_summary(r):
     lb = r.get("load_before") or loads(m.get("loadavg_before", ""))
     la = r.get("load_after") or loads(m.get("loadavg_after", ""))
     dirty = r.get("dirty")
+    moved = (f" **HEAD moved during the run, to `{r['git_commit_end']}`**;"
+             if r.get("git_commit_end") else "")
     lines = [
-        f"- Commit `{r.get('git_commit', 'unknown')}`" +
+        f"- Commit `{r.get('git_commit', 'unknown')}`" + moved +
         {True: " **with uncommitted changes** (`dirty`: true)", False: " (clean tree)",
          None: " (whether the tree was clean is not recorded)"}[dirty] +
         f"; run started {r.get('timestamp', 'unknown')}" +
@@ -701,6 +706,7 @@ def main():
     p.add_argument("--out")
     p.add_argument("--parts", default="local growth s3 refresh")
     p.add_argument("--git-commit", default="unknown")
+    p.add_argument("--git-commit-end", help="HEAD at the end of the run")
     p.add_argument("--dirty", choices=["true", "false"], default="false")
     p.add_argument("--timestamp", default="")
     p.add_argument("--load-before", default="")

@@ -282,9 +282,12 @@ if part s3 || part refresh; then
 fi
 
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+GIT_COMMIT_END=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+[ "$GIT_COMMIT_END" = "$GIT_COMMIT" ] || log "WARNING: HEAD moved during the run ($GIT_COMMIT -> $GIT_COMMIT_END)"
 part_seconds=$(for k in "${!seconds[@]}"; do echo "$k=${seconds[$k]}"; done | paste -sd, -)
 "$PY" bench/report.py --dir "$WORK" --out "$OUT" --parts "$PARTS" \
-  --git-commit "$GIT_COMMIT" --dirty "$GIT_DIRTY" --timestamp "$START_TIME" \
+  --git-commit "$GIT_COMMIT" --git-commit-end "$GIT_COMMIT_END" --dirty "$GIT_DIRTY" \
+  --timestamp "$START_TIME" \
   --load-before "$load_before" --load-after "$load_after" --part-seconds "$part_seconds" \
   --total-seconds "$SECONDS"
 if [ -n "$DOC" ]; then

@@ -67,7 +67,7 @@ def build(tmp_path, parts, load="0.10 0.10 0.10"):
 def test_s3_aims_and_keys(tmp_path):
     s3_files(tmp_path, [1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
     r, _ = build(tmp_path, "s3")
-    assert r["git_commit"] == "abc" and r["dirty"] is True
+    assert r["git_commit"] == "abc" and r["dirty"] is True and "git_commit_end" not in r
     assert r["load_before"] == [0.1, 0.1, 0.1] and r["load_after"] == [0.2, 0.2, 0.2]
     for k in ("s3_write_mb_s", "pylance_s3_write_mb_s", "s3_scan_mb_s", "pylance_s3_scan_mb_s",
               "s3_scan_of_pylance_mb_s", "pylance_s3_scan_of_local_mb_s", "curl_put_mb_s",
