@@ -603,7 +603,12 @@ def render_v22(r):
              "local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s"),
             ("data file bytes", "local_v22_bytes", "pylance_v22_bytes"),
         ])
-        return md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows)
+        d = r.get("data_v22")
+        head = (f"The 2.0 data plus columns `c`, `n`, `u`: {d['logical_bytes']:,} logical "
+                f"bytes; take of {d['take_rows']:,} rows; median of "
+                f"{r.get('settings', {}).get('reps', '?')}; MB/s (1e6 B/s) unless noted.\n\n"
+                if d else "")
+        return (head + md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows))
     return section_or_absent(r, "local_write_v22_mb_s", text)
 
 
@@ -726,6 +731,10 @@ def main():
         json.dump(r, f, indent=2)
         f.write("\n")
     os.replace(tmp, args.out)
+    for title, fn in (("local, file format 2.0", render_local), ("local, 2.2", render_v22),
+                      ("growth", render_growth), ("peak RSS", render_memory),
+                      ("S3", render_s3), ("refresh under load", render_refresh)):
+        print(f"\n== {title}\n{fn(r)}")
     print()
     print(render_summary(r))
     print()
