@@ -488,17 +488,21 @@ def pair_rows(r, pairs, unit_div=1.0):
     return rows
 
 
-def section_or_absent(r, key, text_fn):
+def section_or_absent(r, key, text_fn, part):
     if r.get(key) is None:
-        return "Not measured in this run" + absent_why(r) + "."
+        return absent(r, part)
     return text_fn()
 
 
-def absent_why(r):
-    f = r.get("failures") or {}
+def absent(r, part):
+    """Why a section has no numbers: its part did not run, or these steps failed."""
+    if r.get("parts") is not None and part not in r["parts"]:
+        return f"Not measured in this run (part `{part}` did not run)."
+    f = {k: v for k, v in (r.get("failures") or {}).items() if part in failure_parts(k)}
     if not f:
-        return ""
-    return " (failures: " + "; ".join(f"`{k}`: {v}" for k, v in f.items()) + ")"
+        return "Not measured in this run."
+    return ("Not measured in this run (failures: " +
+            "; ".join(f"`{k}`: {v}" for k, v in f.items()) + ").")
 
 
 def render_summary(r):
@@ -579,7 +583,7 @@ def render_local(r):
               f"{fmt(r.get('page_cache_read_into_memory_mb_s'))} MB/s (into one buffer).")
         return head + md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"],
                                rows) + pc
-    return section_or_absent(r, "local_write_mb_s", text)
+    return section_or_absent(r, "local_write_mb_s", text, "local")
 
 
 def render_v22(r):
@@ -609,7 +613,7 @@ def render_v22(r):
                 f"{r.get('settings', {}).get('reps', '?')}; MB/s (1e6 B/s) unless noted.\n\n"
                 if d else "")
         return (head + md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows))
-    return section_or_absent(r, "local_write_v22_mb_s", text)
+    return section_or_absent(r, "local_write_v22_mb_s", text, "local")
 
 
 def render_growth(r):
@@ -630,7 +634,7 @@ def render_growth(r):
                 md_table(["operation", f"MB/s, {n1:,} rows", f"MB/s, {n4:,} rows",
                           f"peak RSS MB, {n1:,}", f"peak RSS MB, {n4:,}", "keys"], rows))
 
-    return section_or_absent(r, "local_write_4m_mb_s", text)
+    return section_or_absent(r, "local_write_4m_mb_s", text, "growth")
 
 
 def render_memory(r):
@@ -647,7 +651,7 @@ def render_memory(r):
              ("S3 write", "s3_write_peak_rss_mb", "pylance_s3_write_peak_rss_mb"),
              ("S3 scan, own dataset", "s3_scan_peak_rss_mb", "pylance_s3_scan_peak_rss_mb")]
     if not any(r.get(k) is not None for _, k, _ in pairs):
-        return "Not measured in this run" + absent_why(r) + "."
+        return absent(r, "local")
     return md_table(["operation", "lance-cpp MB", "pylance MB", "ratio", "keys"],
                     pair_rows(r, pairs))
 
@@ -672,7 +676,7 @@ def render_s3(r):
                 f"ratio is a time ratio.\n\n" +
                 md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows) +
                 "\n\n" + md_table(["operation", "lance-cpp", "curl", "ratio", "keys"], curl))
-    return section_or_absent(r, "s3_write_mb_s", text)
+    return section_or_absent(r, "s3_write_mb_s", text, "s3")
 
 
 def render_refresh(r):
@@ -684,7 +688,7 @@ def render_refresh(r):
         return (md_table(["credential refresh", "p50 ms", "p99 ms", "max ms"], rows) +
                 f"\n\nFailed requests (`refresh_failed_requests`): "
                 f"{r.get('refresh_failed_requests')}.")
-    return section_or_absent(r, "refresh_p99_ms_background", text)
+    return section_or_absent(r, "refresh_p99_ms_background", text, "refresh")
 
 
 def markdown(path, template=TEMPLATE):
