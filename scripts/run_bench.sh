@@ -209,6 +209,19 @@ run_growth() {
 
 start_rgw() {
   # A private RGW on its own ports (the tests' RGW, if one runs, is not touched).
+  # Ports taken by someone else's RGW: say so (rgw.sh itself replaces only a cluster left
+  # in RGW_DIR by an earlier run of this script).
+  local port
+  [ -f "$RGW_DIR/run/client.rgw.pid" ] && kill -0 "$(cat "$RGW_DIR/run/client.rgw.pid")" \
+    2>/dev/null && port=ours
+  [ "${port:-}" = ours ] || for port in "${LANCE_BENCH_RGW_PORT:-7495}" "${LANCE_BENCH_MON_PORT:-6795}"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      log "port $port is in use (another benchmark RGW? see: pgrep -af radosgw)"
+      echo "port $port in use: another RGW runs there (pgrep -af radosgw); set" \
+        "LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT or stop it" >"$WORK/rgw.failed"
+      return 1
+    fi
+  done
   log "starting a Ceph RGW for the S3 benchmark in $RGW_DIR"
   rgw_started=1
   # Up to 3 tries: on a busy machine ceph-osd sometimes asks the mon before it has the
