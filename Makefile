@@ -61,6 +61,8 @@ unit-asan: build-asan
 test: build build-asan
 	scripts/run_tests.sh $(BUILD_DIR) $(ASAN_DIR)
 
+# One run at one commit (scripts/run_bench.sh): all parts -> bench/results/latest.json, and
+# docs/benchmarks.md regenerated from it (bench/report.py --markdown). ~25 min on 2 cores.
 bench: build
 	scripts/run_bench.sh $(BUILD_DIR)
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "lance/result.h"
@@ -32,5 +34,32 @@ inline double Now() {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+/// Memory of this process (Linux /proc): ResetPeakRss() sets the peak resident set size
+/// (VmHWM) back to the current one (writes "5" to /proc/self/clear_refs), so that
+/// PeakRssMb() after an operation is the peak of that operation alone (its resident
+/// memory plus what the process held before it, which RssMb() before it shows).
+inline void ResetPeakRss() {
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5" << std::flush;
+  if (!f) Die("cannot reset the peak RSS (/proc/self/clear_refs)");
+}
+
+/// A field of /proc/self/status in kB (VmHWM, VmRSS), as MB (1e6 bytes).
+inline double StatusMb(const std::string& field) {
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind(field + ":", 0) == 0) {
+      std::istringstream in(line.substr(field.size() + 1));
+      double kb = 0;
+      in >> kb;
+      return kb * 1024 / 1e6;
+    }
+  }
+  Die("no " + field + " in /proc/self/status");
+}
+
+inline double PeakRssMb() { return StatusMb("VmHWM"); }
+inline double RssMb() { return StatusMb("VmRSS"); }
 
 }  // namespace bench

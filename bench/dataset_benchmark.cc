@@ -14,7 +14,10 @@
 //       scans (ToTable) and counts (CountRows with a filter) a dataset, 1+N times each,
 //       with --take also takes the rows listed in IDX.i64 (little-endian int64, from
 //       pylance_bench.py gen --take-out) with Take (all columns), and reads its data
-//       files from the page cache (the physical ceiling).
+//       files from the page cache (the physical ceiling); --scan-only: the scan alone.
+//   (write: --no-nofsync skips the second write series without fsync.)
+// Every timed run also records the peak RSS of the process during it (VmHWM, reset
+// just before the run: bench::ResetPeakRss) and the RSS before it.
 //   dataset_benchmark op write|write-nofsync|scan|count|take --dataset URI
 //       [--input DATA.arrow] [--format V] [--take IDX.i64] [--reps N] [--warmup W]
 //       for profilers (perf record; callgrind with --toggle-collect='*RunOp*'): runs
@@ -158,6 +161,8 @@ int64_t LogicalBytes(const lance::Table& table) {
 struct Samples {
   std::vector<double> wall;
   std::vector<double> cpu;
+  std::vector<double> peak_rss_mb;    // VmHWM after each timed run (reset before it)
+  std::vector<double> rss_before_mb;  // VmRSS before each timed run
   std::vector<double> warmup_wall;  // the untimed warm-up runs (the first is a cold call)
 };
 
@@ -178,7 +183,15 @@ json Summarize(const Samples& s, int64_t bytes) {
               {"cpu_median_s", cpu_median},
               {"samples_s", s.wall},
               {"cpu_samples_s", s.cpu},
-              {"warmup_samples_s", s.warmup_wall}};
+              {"warmup_samples_s", s.warmup_wall},
+              // Peak RSS of the operation: the largest VmHWM of the timed runs, each
+              // measured from a reset just before the run (bench::ResetPeakRss).
+              {"peak_rss_mb",
+               s.peak_rss_mb.empty()
+                   ? 0.0
+                   : *std::max_element(s.peak_rss_mb.begin(), s.peak_rss_mb.end())},
+              {"peak_rss_samples_mb", s.peak_rss_mb},
+              {"rss_before_samples_mb", s.rss_before_mb}};
 }
 
 // Runs `fn` warmup + reps times; `before` (untimed) runs before each call.
@@ -187,14 +200,19 @@ Samples Time(int warmup, int reps, const std::function<void(int)>& fn,
   Samples s;
   for (int i = 0; i < warmup + reps; ++i) {
     if (before) before(i);
+    bench::ResetPeakRss();
+    const double rss0 = bench::RssMb();
     const double c0 = CpuNow();
     const double t0 = Now();
     fn(i);
     const double t1 = Now();
     const double c1 = CpuNow();
+    const double peak = bench::PeakRssMb();
     if (i >= warmup) {
       s.wall.push_back(t1 - t0);
       s.cpu.push_back(c1 - c0);
+      s.peak_rss_mb.push_back(peak);
+      s.rss_before_mb.push_back(rss0);
     } else {
       s.warmup_wall.push_back(t1 - t0);
     }
@@ -395,7 +413,7 @@ Input LoadInput(const std::string& path) {
 // Reads of one dataset: full scan, filtered count, page-cache ceiling.
 
 json BenchReads(const std::string& uri, const Input& in, int warmup, int reps,
-                const std::string& take_path) {
+                const std::string& take_path, bool scan_only) {
   json out;
   auto ds = Check(lance::Dataset::Open(uri), "opening " + uri);
   out["fragments"] = ds->fragments().size();
@@ -410,6 +428,12 @@ json BenchReads(const std::string& uri, const Input& in, int warmup, int reps,
     scan_bytes = LogicalBytes(*t);
   });
   out["scan"] = Summarize(scan, scan_bytes);
+  if (scan_only) {
+    auto t = Check(ds->ToTable(), "scanning " + uri);  // untimed, after: as below
+    if (!t->Equals(*in.table)) Die("scan of " + uri + " differs from the input data");
+    out["scan_batches"] = t->batches().size();
+    return out;
+  }
 
   Samples count = Time(warmup, reps, [&](int) {
     const int64_t n = Check(ds->CountRows(kFilter), "counting " + uri);
@@ -599,6 +623,8 @@ struct Args {
   std::string format = "2.0";  // data_storage_version of the writes
   int reps = 5;
   int warmup = 1;
+  bool nofsync = true;     // write: also the write without fsync (--no-nofsync: not)
+  bool scan_only = false;  // scan: the full scan only (no count, take, page-cache read)
 };
 
 Args Parse(int argc, char** argv) {
@@ -642,6 +668,10 @@ Args Parse(int argc, char** argv) {
       a.reps = std::stoi(val());
     else if (k == "--warmup")
       a.warmup = std::stoi(val());
+    else if (k == "--no-nofsync")
+      a.nofsync = false;
+    else if (k == "--scan-only")
+      a.scan_only = true;
     else
       Die("unknown argument " + k);
   }
@@ -685,15 +715,17 @@ int main(int argc, char** argv) {
               << ", default store: fsync on) -> " << uri << std::endl;
     out["write"] = BenchWrite(in, a.workdir, uri, a.format, a.warmup, a.reps);
     out["dataset"] = uri;
-    std::cerr << "[lance-cpp] write (file format " << a.format
-              << ", local store with fsync off)" << std::endl;
-    UseNoFsyncLocalStore();
-    out["write_nofsync"] = BenchWrite(in, a.workdir, "", a.format, a.warmup, a.reps);
+    if (a.nofsync) {
+      std::cerr << "[lance-cpp] write (file format " << a.format
+                << ", local store with fsync off)" << std::endl;
+      UseNoFsyncLocalStore();
+      out["write_nofsync"] = BenchWrite(in, a.workdir, "", a.format, a.warmup, a.reps);
+    }
   } else if (a.mode == "scan") {
     if (a.dataset.empty()) Die("--dataset is required for 'scan'");
     std::cerr << "[lance-cpp] reads of " << a.dataset << std::endl;
     out["dataset"] = a.dataset;
-    out["reads"] = BenchReads(a.dataset, in, a.warmup, a.reps, a.take);
+    out["reads"] = BenchReads(a.dataset, in, a.warmup, a.reps, a.take, a.scan_only);
   } else {
     Die("unknown mode " + a.mode);
   }

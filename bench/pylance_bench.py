@@ -15,10 +15,16 @@
                         [--take IDX.i64]
       times ds.to_table() and ds.count_rows("x > 1000.0") on a dataset, 1+N times each,
       and with --take ds.take(indices) (all columns); records each data file's per-column
-      bytes and encodings (lance.file.LanceFileReader, untimed).
+      bytes and encodings (lance.file.LanceFileReader, untimed); --scan-only: the scan
+      alone.
+  pylance_bench.py s3 --source s3://BUCKET/DS --bucket BUCKET --out OUT.json [--reps N]
+                      --rows-per-file R
+      the S3 part on the same RGW as bench/s3_benchmark.cc (env LANCE_S3_*): scans of
+      lance-cpp's dataset, writes of the same rows, scans of pylance's own (see cmd_s3).
 
 Wall clock (time.perf_counter); process CPU time (time.process_time, all threads) is
-recorded next to it. Every read is checked against DATA.
+recorded next to it, and the peak RSS of each timed run (VmHWM after a reset through
+/proc/self/clear_refs just before it). Every read is checked against DATA.
 """
 
 import argparse
@@ -137,26 +143,57 @@ def load(path):
 # Timing
 
 
+def reset_peak_rss():
+    """Sets the peak RSS (VmHWM) back to the current RSS (as bench/bench_util.h)."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def status_mb(field):
+    """A kB field of /proc/self/status (VmHWM, VmRSS) in MB (1e6 bytes)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024 / 1e6
+    sys.exit(f"pylance_bench: no {field} in /proc/self/status")
+
+
+class Samples(list):
+    """(wall, cpu, warm-up wall) and per timed run the peak RSS and the RSS before it."""
+
+
 def time_it(fn, warmup, reps, before=None):
-    wall, cpu, warm = [], [], []
+    wall, cpu, warm, peak, before_rss = [], [], [], [], []
     for i in range(warmup + reps):
         if before:
             before(i)
+        reset_peak_rss()
+        rss0 = status_mb("VmRSS")
         c0, t0 = time.process_time(), time.perf_counter()
         fn(i)
         t1, c1 = time.perf_counter(), time.process_time()
+        hwm = status_mb("VmHWM")
         if i >= warmup:
             wall.append(t1 - t0)
             cpu.append(c1 - c0)
+            peak.append(hwm)
+            before_rss.append(rss0)
         else:
             warm.append(t1 - t0)
-    return wall, cpu, warm
+    s = Samples([wall, cpu, warm])
+    s.peak, s.before_rss = peak, before_rss
+    return s
 
 
 def summarize(samples, nbytes):
     wall, cpu, warm = samples
     med = statistics.median(wall)
     return {
+        # Peak RSS of the operation: the largest VmHWM of the timed runs, each measured
+        # from a reset just before the run (reset_peak_rss).
+        "peak_rss_mb": max(samples.peak),
+        "peak_rss_samples_mb": samples.peak,
+        "rss_before_samples_mb": samples.before_rss,
         "bytes": nbytes,
         "median_s": med,
         "best_s": min(wall),
@@ -231,7 +268,7 @@ def data_file_stats(uri, schema):
     return files
 
 
-def bench_reads(uri, table, expected_count, warmup, reps, take_path=None):
+def bench_reads(uri, table, expected_count, warmup, reps, take_path=None, scan_only=False):
     ds = lance.dataset(uri)
     out = {
         "fragments": len(ds.get_fragments()),
@@ -248,6 +285,12 @@ def bench_reads(uri, table, expected_count, warmup, reps, take_path=None):
 
     samples = time_it(scan, warmup, reps)
     out["scan"] = summarize(samples, nbytes[0])
+    if scan_only:
+        t = ds.to_table()  # correctness, untimed, after the timed runs
+        if not t.equals(table):
+            sys.exit(f"pylance_bench: scan of {uri} differs from the input data")
+        out["scan_batches"] = len(t.to_batches())
+        return out
 
     def count(_):
         n = ds.count_rows(FILTER)
@@ -360,8 +403,109 @@ def cmd_scan(args):
     log(f"reads of {args.dataset}")
     out["dataset"] = args.dataset
     out["reads"] = bench_reads(args.dataset, table, expected, args.warmup, args.reps,
-                               args.take)
+                               args.take, args.scan_only)
     write_json(args.out, out)
+
+
+# ------------------------------------------------------------------------------------------
+# S3 (the S3 part of `make bench`, next to bench/s3_benchmark.cc on the same RGW)
+
+
+def s3_env():
+    """The RGW of scripts/rgw.sh (its `export` lines): pylance's storage options and a
+    pyarrow S3 file system (for the untimed deletes between writes)."""
+    need = ["LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY",
+            "LANCE_S3_SECRET_KEY"]
+    missing = [k for k in need if not os.environ.get(k)]
+    if missing:
+        sys.exit(f"pylance_bench: {', '.join(missing)} not set (scripts/rgw.sh start prints "
+                 "them)")
+    e = {k: os.environ[k] for k in need}
+    so = {"aws_endpoint": e["LANCE_S3_ENDPOINT"], "aws_region": e["LANCE_S3_REGION"],
+          "aws_access_key_id": e["LANCE_S3_ACCESS_KEY"],
+          "aws_secret_access_key": e["LANCE_S3_SECRET_KEY"], "allow_http": "true"}
+    import pyarrow.fs as pafs
+    host = e["LANCE_S3_ENDPOINT"].split("://", 1)[-1].rstrip("/")
+    fs = pafs.S3FileSystem(access_key=e["LANCE_S3_ACCESS_KEY"],
+                           secret_key=e["LANCE_S3_SECRET_KEY"], region=e["LANCE_S3_REGION"],
+                           endpoint_override=host, scheme="http")
+    return so, fs
+
+
+def s3_stream_scan(uri, so):
+    """Dataset open + a streamed full scan of all columns (batches dropped), as
+    s3_benchmark's ScanOnce: returns (rows, sum of id)."""
+    ds = lance.dataset(uri, storage_options=so)
+    rows, id_sum = 0, 0
+    for b in ds.to_batches():
+        rows += b.num_rows
+        id_sum += pc.sum(b.column("id")).as_py() or 0
+    return rows, id_sum
+
+
+def cmd_s3(args):
+    """pylance on the S3 dataset lance-cpp wrote (--source, kept by s3_benchmark --keep):
+    1. loads it (untimed, the input of the writes: the same rows lance-cpp wrote);
+    2. scans it N times (pylance on lance-cpp's S3 dataset);
+    3. writes the table N times to s3://BUCKET/pyI.lance (file format and rows per file
+       as lance-cpp's), deleting each copy but the last (untimed);
+    4. scans its own last copy N times.
+    Times in seconds; report.py turns them into MB/s of the same numerator as the rest of
+    the S3 part (lance-cpp's data-file bytes)."""
+    so, fs = s3_env()
+    t0 = time.perf_counter()
+    src = lance.dataset(args.source, storage_options=so)
+    version = src.data_storage_version
+    table = src.to_table()
+    rows = table.num_rows
+    id_sum = pc.sum(table.column("id")).as_py()
+    log(f"loaded {rows} rows ({table.nbytes} logical bytes, file format {version}) from "
+        f"{args.source} in {time.perf_counter() - t0:.1f} s")
+    out = {"engine": "pylance", "pylance_version": lance.__version__, "reps": args.reps,
+           "rows": rows, "logical_bytes": table.nbytes, "data_storage_version": version,
+           "source": args.source, "bucket": args.bucket}
+
+    def scan_of(uri):
+        def run(_):
+            got = s3_stream_scan(uri, so)
+            if got != (rows, id_sum):
+                sys.exit(f"pylance_bench: scan of {uri} returned {got}, expected "
+                         f"{(rows, id_sum)}")
+        return run
+
+    log(f"scan of lance-cpp's dataset {args.source} x{args.reps}")
+    out["scan_of_local"] = summarize(time_it(scan_of(args.source), 0, args.reps), table.nbytes)
+
+    last = args.reps - 1
+    uris = [f"s3://{args.bucket}/py{i}.lance" for i in range(args.reps)]
+
+    def before(i):
+        if i > 0:  # untimed: the previous copy goes (the RGW store is small)
+            fs.delete_dir(uris[i - 1].split("://", 1)[1])
+
+    def write(i):
+        lance.write_dataset(table, uris[i], storage_options=so, data_storage_version=version,
+                            max_rows_per_file=args.rows_per_file)
+
+    log(f"write x{args.reps} (file format {version}, {args.rows_per_file} rows per file)")
+    out["write"] = summarize(time_it(write, 0, args.reps, before), table.nbytes)
+    own = uris[last]
+    files = fs.get_file_info(pafs_selector(own.split("://", 1)[1] + "/data"))
+    out["data_files"] = len(files)
+    out["data_file_bytes"] = sum(f.size for f in files)
+    # Correctness once (untimed): the copy equals the input.
+    if not lance.dataset(own, storage_options=so).to_table().equals(table):
+        sys.exit(f"pylance_bench: {own} differs from {args.source}")
+    log(f"scan of its own dataset {own} x{args.reps}")
+    out["scan"] = summarize(time_it(scan_of(own), 0, args.reps), table.nbytes)
+    out["dataset"] = own
+    write_json(args.out, out)
+    log(" ".join(f"{k} {out[k]['median_s']:.2f} s" for k in ("scan_of_local", "write", "scan")))
+
+
+def pafs_selector(path):
+    import pyarrow.fs as pafs
+    return pafs.FileSelector(path, recursive=True)
 
 
 def main():
@@ -389,8 +533,16 @@ def main():
         else:
             s.add_argument("--dataset", required=True)
             s.add_argument("--take", help="int64 row numbers to take (gen --take-out)")
+            s.add_argument("--scan-only", action="store_true",
+                           help="the full scan only (no count_rows, no take)")
+    s3 = sub.add_parser("s3")
+    s3.add_argument("--source", required=True, help="lance-cpp's S3 dataset (s3://...)")
+    s3.add_argument("--bucket", required=True)
+    s3.add_argument("--out", required=True)
+    s3.add_argument("--reps", type=int, default=3)
+    s3.add_argument("--rows-per-file", type=int, required=True)
     args = p.parse_args()
-    {"gen": cmd_gen, "write": cmd_write, "scan": cmd_scan}[args.cmd](args)
+    {"gen": cmd_gen, "write": cmd_write, "scan": cmd_scan, "s3": cmd_s3}[args.cmd](args)
 
 
 if __name__ == "__main__":

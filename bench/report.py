@@ -1,21 +1,31 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Combines the JSON of one `make bench` run into bench/results/latest.json and prints a
-table (scripts/run_bench.sh; docs/benchmarks.md).
+"""Turns the JSON files of ONE `make bench` run into one result file, and that file into
+docs/benchmarks.md (scripts/run_bench.sh).
 
-  report.py --dir WORKDIR --out bench/results/latest.json [--load-before "..."] [--s3-only]
-            [--local-seconds N]
-  report.py --markdown-v22 bench/results/latest.json [--doc docs/benchmarks.md]
-      prints the file format 2.2 results of that JSON as the Markdown of
-      docs/benchmarks.md ("File format 2.2"), so that the doc's numbers are the JSON's;
-      with --doc, puts it between the doc's DOC_BEGIN and DOC_END lines instead.
+  report.py --dir WORKDIR --out OUT.json --parts "local growth s3 refresh"
+            --git-commit HASH --dirty true|false --timestamp ISO
+            --load-before "a b c" --load-after "a b c"
+            [--part-seconds local=N,growth=N,...] [--total-seconds N]
+      writes OUT.json from what this run measured, and only that: no key is ever taken
+      from an earlier file. A part that did not run has no keys; a benchmark process that
+      failed (WORKDIR/NAME.failed, written by run_bench.sh) is listed under "failures".
+      Prints the aims.
+  report.py --markdown OUT.json [--template bench/benchmarks.md.in]
+      prints docs/benchmarks.md: the template (methodology) with every table and the aims
+      filled in from OUT.json. `make bench` writes the doc this way, and
+      tests/python/test_bench_report.py fails when the doc differs from this output for
+      bench/results/latest.json.
 
-WORKDIR holds lance-cpp-write.json, pylance-write.json (the writes) and
-<engine>-scan-<dataset>.json (the reads of each engine on each dataset: lance-cpp.lance,
-pylance.lance; the reads of the other engine's dataset are optional), the same for file
-format 2.2 with "-v22" before ".json" (lance-cpp-write-v22.json, ...,
-pylance-scan-lance-cpp-v22.json; all required), and s3.json (the S3 part,
-bench/s3_benchmark.cc). A part that did not run keeps its keys from the existing --out;
-with --s3-only only the S3 part ran.
+The aims are computed here (AIMS) from the JSON's keys; the reason printed next to an aim
+that is not met comes from REASONS (edit it, then regenerate the doc), prefixed with
+"measured on a busy machine" when the load average before the run was above half the CPUs.
+
+WORKDIR holds, per part: local: lance-cpp-write[-v22].json, pylance-write[-v22].json,
+<engine>-scan-<dataset>[-v22].json (each engine's reads of each engine's dataset); growth:
+lance-cpp-write-growth.json, pylance-write-growth.json, <engine>-scan-growth.json; s3:
+s3.json (bench/s3_benchmark.cc), pylance-s3.json (pylance_bench.py s3),
+s3-scan-pylance.json (s3_benchmark --scan-uri); refresh: refresh.json
+(bench/refresh_benchmark.cc).
 """
 
 import argparse
@@ -23,8 +33,93 @@ import datetime
 import json
 import os
 import platform
-import subprocess
+import statistics
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATE = os.path.join(HERE, "benchmarks.md.in")
+
+# ------------------------------------------------------------------------------------------
+# Aims (issue 14, then the earlier issues' ones). Each: name -> (what, how). Kinds:
+#   ("ratio", OURS, THEIRS, MIN): OURS / THEIRS >= MIN (both MB/s or rows/s keys).
+#   ("ratio_every_rep", OURS, THEIRS, MIN, MIN_EVERY): as "ratio", and also on every
+#       repetition: the throughput of OURS's slowest repetition (samples_s holds each
+#       key's per-repetition seconds) / THEIRS (pylance's median) >= MIN_EVERY.
+#   ("at_most", KEY, OTHER, MAX): KEY / OTHER <= MAX.
+#   ("refresh",): refresh_p99_ms_background <= 1.2 x refresh_p99_ms_none and
+#       refresh_failed_requests == 0.
+AIMS = [
+    ("local_scan_on_local_file_v20",
+     "local scan, both engines on lance-cpp's 2.0 file: >= 1.2x pylance at the median, "
+     ">= 1.0x on every repetition",
+     ("ratio_every_rep", "local_scan_mb_s", "pylance_scan_of_local_dataset_mb_s", 1.2, 1.0)),
+    ("local_scan_on_pylance_file_v20",
+     "local scan, both engines on pylance's 2.0 file: >= 1.2x pylance at the median, "
+     ">= 1.0x on every repetition",
+     ("ratio_every_rep", "local_scan_of_pylance_dataset_mb_s", "pylance_scan_mb_s", 1.2,
+      1.0)),
+    ("local_scan_on_local_file_v22",
+     "local scan, both engines on lance-cpp's 2.2 file: >= 1.2x pylance at the median, "
+     ">= 1.0x on every repetition",
+     ("ratio_every_rep", "local_scan_v22_mb_s", "pylance_scan_v22_of_local_mb_s", 1.2, 1.0)),
+    ("local_scan_on_pylance_file_v22",
+     "local scan, both engines on pylance's 2.2 file: >= 1.2x pylance at the median, "
+     ">= 1.0x on every repetition",
+     ("ratio_every_rep", "local_scan_v22_of_pylance_mb_s", "pylance_scan_v22_mb_s", 1.2,
+      1.0)),
+    ("local_write_v20", "local write, 2.0, lance-cpp with fsync (its default): >= 1.0x pylance",
+     ("ratio", "local_write_mb_s", "pylance_write_mb_s", 1.0)),
+    ("local_write_v22", "local write, 2.2, lance-cpp with fsync (its default): >= 1.0x pylance",
+     ("ratio", "local_write_v22_mb_s", "pylance_write_v22_mb_s", 1.0)),
+    ("s3_scan_on_local_dataset", "S3 scan, both engines on lance-cpp's dataset: >= 1.0x pylance",
+     ("ratio", "s3_scan_mb_s", "pylance_s3_scan_of_local_mb_s", 1.0)),
+    ("s3_scan_on_pylance_dataset", "S3 scan, both engines on pylance's dataset: >= 1.0x pylance",
+     ("ratio", "s3_scan_of_pylance_mb_s", "pylance_s3_scan_mb_s", 1.0)),
+    ("s3_scan_vs_curl", "S3 scan: >= 0.85x curl GET of the same objects",
+     ("ratio", "s3_scan_mb_s", "curl_get_mb_s", 0.85)),
+    ("s3_write", "S3 write: >= 1.0x pylance",
+     ("ratio", "s3_write_mb_s", "pylance_s3_write_mb_s", 1.0)),
+    ("s3_write_vs_curl", "S3 write: >= 0.85x curl PUT of the same objects",
+     ("ratio", "s3_write_mb_s", "curl_put_mb_s", 0.85)),
+    ("refresh", "refresh under load: background p99 <= 1.2x no refresh, zero failed requests",
+     ("refresh",)),
+    # Earlier issues' aims, file format 2.2.
+    ("count_on_local_file_v22", "count_rows(x > 1000.0), both on lance-cpp's 2.2 file: "
+     ">= 1.0x pylance",
+     ("ratio", "local_count_filter_v22_mb_s", "pylance_count_filter_v22_of_local_mb_s", 1.0)),
+    ("count_on_pylance_file_v22", "count_rows(x > 1000.0), both on pylance's 2.2 file: "
+     ">= 1.0x pylance",
+     ("ratio", "local_count_filter_v22_of_pylance_mb_s", "pylance_count_filter_v22_mb_s", 1.0)),
+    ("take_on_local_file_v22", "take of 10,000 rows, both on lance-cpp's 2.2 file: "
+     ">= 1.0x pylance",
+     ("ratio", "local_take_v22_rows_s", "pylance_take_v22_of_local_rows_s", 1.0)),
+    ("take_on_pylance_file_v22", "take of 10,000 rows, both on pylance's 2.2 file: "
+     ">= 1.0x pylance",
+     ("ratio", "local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s", 1.0)),
+    ("file_size_v22", "2.2 data files: lance-cpp's <= 1.1x pylance's bytes",
+     ("at_most", "local_v22_bytes", "pylance_v22_bytes", 1.1)),
+]
+
+# Why an aim is not met: aim name -> reason (from profiles and experiments; the lead keeps
+# these current). Printed only for aims not met in the run.
+REASONS = {
+    "local_write_v20": "lance-cpp fsyncs every data file, the manifest and the directories "
+                       "(durability); pylance fsyncs nothing (strace); see "
+                       "local_write_nofsync_mb_s for the like-for-like write",
+    "local_write_v22": "lance-cpp fsyncs every data file, the manifest and the directories "
+                       "(durability); pylance fsyncs nothing (strace); see "
+                       "local_write_v22_nofsync_mb_s for the like-for-like write",
+}
+NO_REASON = "not analysed yet (add a reason to REASONS in bench/report.py)"
+
+
+# ------------------------------------------------------------------------------------------
+# Reading one run's files
+
+
+class Missing(Exception):
+    """A benchmark file this section needs is not there (its process failed or did not
+    run)."""
 
 
 def read(path):
@@ -34,15 +129,24 @@ def read(path):
         return json.load(f)
 
 
-def git_commit(repo):
-    try:
-        commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return "unknown (no commit)"
-    dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    return commit + ("-dirty" if dirty else "")
+class RunDir:
+    def __init__(self, d):
+        self.d = d
+
+    def need(self, name):
+        v = read(os.path.join(self.d, name))
+        if v is None:
+            raise Missing(f"{name} missing")
+        return v
+
+    def failures(self):
+        out = {}
+        for name in sorted(os.listdir(self.d)):
+            if name.endswith(".failed"):
+                with open(os.path.join(self.d, name)) as f:
+                    out[name[:-len(".failed")]] = "; ".join(
+                        line.strip() for line in f.read().splitlines() if line.strip())
+        return out
 
 
 def machine():
@@ -57,663 +161,590 @@ def machine():
         for line in f:
             if line.startswith("MemTotal:"):
                 mem_kb = int(line.split()[1])
-    return {
-        "nproc": os.cpu_count(),
-        "cpu_model": model,
-        "memory_gib": round(mem_kb / 1024 / 1024, 1),
-        "kernel": platform.release(),
-    }
+    return {"nproc": os.cpu_count(), "cpu_model": model,
+            "memory_gib": round(mem_kb / 1024 / 1024, 1), "kernel": platform.release()}
 
 
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return " ".join(f.read().split()[:3])
+def loads(text):
+    return [float(x) for x in text.split()[:3]] if text else None
 
 
-def local_report(args, repo):
-    """The local part (lance-cpp vs pylance): the result dict; prints its table."""
-    def need(name):
-        d = read(os.path.join(args.dir, name))
-        if d is None:
-            sys.exit(f"report.py: missing {name} in {args.dir}")
-        return d
+# ------------------------------------------------------------------------------------------
+# The parts
 
-    cw = need("lance-cpp-write.json")
-    pw = need("pylance-write.json")
-    cs = need("lance-cpp-scan-lance-cpp.json")["reads"]  # each engine on its own dataset
-    ps = need("pylance-scan-pylance.json")["reads"]
-    cx = read(os.path.join(args.dir, "lance-cpp-scan-pylance.json"))  # on the other's
-    px = read(os.path.join(args.dir, "pylance-scan-lance-cpp.json"))
-    cx = cx["reads"] if cx else None
-    px = px["reads"] if px else None
+
+def add(r, key, summary, samples_key=True, rss=True):
+    """r[key] = the summary's MB/s; its per-repetition seconds and peak RSS beside."""
+    r[key] = summary["mb_s"]
+    if samples_key:
+        r["samples_s"][key] = summary.get("samples_s")
+    if rss and "peak_rss_mb" in summary:
+        r[key.replace("_mb_s", "_peak_rss_mb").replace("_rows_s", "_peak_rss_mb")] = \
+            summary["peak_rss_mb"]
+
+
+def local_part(run, r):
+    """File format 2.0 (keys without v22), each engine on both datasets."""
+    cw = run.need("lance-cpp-write.json")
+    pw = run.need("pylance-write.json")
+    cs = run.need("lance-cpp-scan-lance-cpp.json")["reads"]
+    ps = run.need("pylance-scan-pylance.json")["reads"]
+    cx = run.need("lance-cpp-scan-pylance.json")["reads"]
+    px = run.need("pylance-scan-lance-cpp.json")["reads"]
     if cw["logical_bytes"] != pw["logical_bytes"]:
         sys.exit(f"report.py: logical bytes differ: lance-cpp {cw['logical_bytes']}, "
                  f"pylance {pw['logical_bytes']}")
-
+    add(r, "local_write_mb_s", cw["write"])
+    add(r, "local_write_nofsync_mb_s", cw["write_nofsync"])
+    add(r, "pylance_write_mb_s", pw["write"])
+    add(r, "local_scan_mb_s", cs["scan"])
+    add(r, "pylance_scan_mb_s", ps["scan"])
+    add(r, "local_scan_of_pylance_dataset_mb_s", cx["scan"])
+    add(r, "pylance_scan_of_local_dataset_mb_s", px["scan"])
+    add(r, "local_count_filter_mb_s", cs["count_filter"], rss=False)
+    add(r, "pylance_count_filter_mb_s", ps["count_filter"], rss=False)
+    add(r, "local_count_filter_of_pylance_dataset_mb_s", cx["count_filter"], rss=False)
+    add(r, "pylance_count_filter_of_local_dataset_mb_s", px["count_filter"], rss=False)
     pc = cs["page_cache_read"]
-    r = {
-        "git_commit": git_commit(repo),
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        # The required keys (logical MB/s, MB = 1e6 bytes, median of the timed repetitions).
-        "local_write_mb_s": cw["write"]["mb_s"],
-        "local_scan_mb_s": cs["scan"]["mb_s"],
-        "local_count_filter_mb_s": cs["count_filter"]["mb_s"],
-        "pylance_write_mb_s": pw["write"]["mb_s"],
-        "pylance_scan_mb_s": ps["scan"]["mb_s"],
-        "pylance_count_filter_mb_s": ps["count_filter"]["mb_s"],
-        # Best of N single-threaded pread passes (8 MiB buffer) over lance-cpp's data file.
-        "page_cache_read_mb_s": pc["one_thread"]["best_mb_s"],
-    }
-    extra = {
-        "local_write_nofsync_mb_s": cw["write_nofsync"]["mb_s"],
-        "page_cache_read_2t_mb_s": pc["two_threads"]["best_mb_s"],
-        "page_cache_read_into_memory_mb_s": pc["one_thread_into_memory"]["best_mb_s"],
-        "best_of_n": {
-            "local_write_mb_s": cw["write"]["best_mb_s"],
-            "local_write_nofsync_mb_s": cw["write_nofsync"]["best_mb_s"],
-            "local_scan_mb_s": cs["scan"]["best_mb_s"],
-            "local_count_filter_mb_s": cs["count_filter"]["best_mb_s"],
-            "pylance_write_mb_s": pw["write"]["best_mb_s"],
-            "pylance_scan_mb_s": ps["scan"]["best_mb_s"],
-            "pylance_count_filter_mb_s": ps["count_filter"]["best_mb_s"],
-        },
-        # The first call in a fresh process (the untimed warm-up run), MB/s.
-        "first_call": {
-            "local_scan_mb_s": cs["scan"]["bytes"] / cs["scan"]["warmup_samples_s"][0] / 1e6,
-            "pylance_scan_mb_s": ps["scan"]["bytes"] / ps["scan"]["warmup_samples_s"][0] / 1e6,
-            "local_count_filter_mb_s":
-                cs["count_filter"]["bytes"] / cs["count_filter"]["warmup_samples_s"][0] / 1e6,
-            "pylance_count_filter_mb_s":
-                ps["count_filter"]["bytes"] / ps["count_filter"]["warmup_samples_s"][0] / 1e6,
-        } if cs["scan"]["warmup_samples_s"] and ps["scan"]["warmup_samples_s"] else {},
-    }
-    if cx:
-        extra["local_scan_of_pylance_dataset_mb_s"] = cx["scan"]["mb_s"]
-        extra["local_count_filter_of_pylance_dataset_mb_s"] = cx["count_filter"]["mb_s"]
-        extra["page_cache_read_pylance_dataset_mb_s"] = \
-            cx["page_cache_read"]["one_thread"]["best_mb_s"]
-    if px:
-        extra["pylance_scan_of_local_dataset_mb_s"] = px["scan"]["mb_s"]
-        extra["pylance_count_filter_of_local_dataset_mb_s"] = px["count_filter"]["mb_s"]
-    r.update(extra)
-    r["aims"] = {
-        "write_at_least_pylance": r["local_write_mb_s"] >= r["pylance_write_mb_s"],
-        "scan_at_least_pylance": r["local_scan_mb_s"] >= r["pylance_scan_mb_s"],
-        "count_filter_at_least_pylance":
-            r["local_count_filter_mb_s"] >= r["pylance_count_filter_mb_s"],
-        "scan_at_least_half_page_cache": r["local_scan_mb_s"] >= 0.5 * r["page_cache_read_mb_s"],
-    }
+    r["page_cache_read_mb_s"] = pc["one_thread"]["best_mb_s"]
+    r["page_cache_read_2t_mb_s"] = pc["two_threads"]["best_mb_s"]
+    r["page_cache_read_into_memory_mb_s"] = pc["one_thread_into_memory"]["best_mb_s"]
     r["data"] = {
-        "rows": cw["rows"],
-        "logical_bytes": cw["logical_bytes"],
-        "x_bytes": cw["x_bytes"],
-        "columns": "id int64 = row number, x float64 uniform [0,2000), s utf8 (16 random "
-                   "lowercase letters), v fixed_size_list<float32,128> uniform [0,1); "
-                   "numpy default_rng(42); 8 record batches of 131072 rows",
-        "filter": cs["count_filter"]["filter"],
-        "filter_matches": cs["count_filter"]["result"],
-        "lance_cpp_dataset_bytes": cs["disk_bytes"],
-        "pylance_dataset_bytes": ps["disk_bytes"],
-        "data_file_bytes_page_cache_read": pc["data_file_bytes"],
+        "rows": cw["rows"], "logical_bytes": cw["logical_bytes"], "x_bytes": cw["x_bytes"],
+        "filter": cs["count_filter"]["filter"], "filter_matches": cs["count_filter"]["result"],
+        "lance_cpp_dataset_bytes": cs["disk_bytes"], "pylance_dataset_bytes": ps["disk_bytes"],
     }
-    r["settings"] = {
-        "reps": cw["reps"],
-        "warmup": cw["warmup"],
-        "statistic": "median of reps (best_of_n: fastest rep; first_call: the warm-up run)",
-        "data_storage_version": "2.0",
-        "max_rows_per_file": 1024 * 1024,
-        "max_rows_per_group": 1024,
-        "lance_cpp_write_fsync": True,
-        "pylance_version": pw["pylance_version"],
-        "pyarrow_version": pw["pyarrow_version"],
-    }
-    r["settings"]["local_seconds"] = args.local_seconds
-    r["machine"] = machine()
-    r["machine"]["loadavg_before"] = args.load_before
-    r["machine"]["loadavg_after"] = loadavg()
+    r["settings"]["reps"] = cw["reps"]
+    r["settings"]["warmup"] = cw["warmup"]
+    r["settings"]["pylance_version"] = pw["pylance_version"]
+    r["settings"]["pyarrow_version"] = pw["pyarrow_version"]
     r["cpu_seconds_median"] = {
-        "local_write": cw["write"]["cpu_median_s"],
-        "local_write_nofsync": cw["write_nofsync"]["cpu_median_s"],
-        "local_scan": cs["scan"]["cpu_median_s"],
-        "local_count_filter": cs["count_filter"]["cpu_median_s"],
-        "pylance_write": pw["write"]["cpu_median_s"],
-        "pylance_scan": ps["scan"]["cpu_median_s"],
-        "pylance_count_filter": ps["count_filter"]["cpu_median_s"],
+        "local_write": cw["write"]["cpu_median_s"], "pylance_write": pw["write"]["cpu_median_s"],
+        "local_scan": cs["scan"]["cpu_median_s"], "pylance_scan": ps["scan"]["cpu_median_s"],
     }
-    r["raw"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
-                "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
-                "pylance_reads_lance_cpp_dataset": px}
+    r["raw"]["local"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
+                         "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
+                         "pylance_reads_lance_cpp_dataset": px}
 
-    # ---- table
-    def row(name, local, pyl, lb=None, pb=None):
-        ratio = f"{local / pyl:5.2f}x" if pyl else ""
-        best = f"{lb:9.0f} {pb:9.0f}" if lb is not None else ""
-        return f"  {name:<34}{local:10.0f} {pyl:10.0f}  {ratio:>6}   {best}"
 
-    b = extra["best_of_n"]
-    cpu = r["cpu_seconds_median"]
-    print()
-    print(f"lance-cpp vs pylance {pw['pylance_version']}: {cw['rows']:,} rows, "
-          f"{cw['logical_bytes'] / 1e6:.0f} MB logical, file format 2.0, "
-          f"median of {cw['reps']} (after {cw['warmup']} warm-up), MB/s (1e6 B/s)")
-    print(f"  {'':<34}{'lance-cpp':>10} {'pylance':>10}  {'ratio':>6}   {'best-cpp':>9} {'best-py':>9}")
-    print(row("write (fsync on in lance-cpp)", r["local_write_mb_s"], r["pylance_write_mb_s"],
-              b["local_write_mb_s"], b["pylance_write_mb_s"]))
-    print(row("write (fsync off in lance-cpp)", r["local_write_nofsync_mb_s"],
-              r["pylance_write_mb_s"], b["local_write_nofsync_mb_s"], b["pylance_write_mb_s"]))
-    print(row("scan to Arrow (own dataset)", r["local_scan_mb_s"], r["pylance_scan_mb_s"],
-              b["local_scan_mb_s"], b["pylance_scan_mb_s"]))
-    print(row("count_rows(x > 1000.0) (own)", r["local_count_filter_mb_s"],
-              r["pylance_count_filter_mb_s"], b["local_count_filter_mb_s"],
-              b["pylance_count_filter_mb_s"]))
-    fc = extra["first_call"]
-    if fc:
-        print(row("scan, first call in a process", fc["local_scan_mb_s"], fc["pylance_scan_mb_s"]))
-        print(row("count, first call in a process", fc["local_count_filter_mb_s"],
-                  fc["pylance_count_filter_mb_s"]))
-    if cx and px:
-        print(row("scan of the other's dataset", extra["local_scan_of_pylance_dataset_mb_s"],
-                  extra["pylance_scan_of_local_dataset_mb_s"]))
-        print(row("count of the other's dataset",
-                  extra["local_count_filter_of_pylance_dataset_mb_s"],
-                  extra["pylance_count_filter_of_local_dataset_mb_s"]))
-    print(f"  page-cache read of the data file (best of N): {r['page_cache_read_mb_s']:.0f} MB/s "
-          f"(1 thread, 8 MiB buffer), {r['page_cache_read_2t_mb_s']:.0f} MB/s (2 threads), "
-          f"{r['page_cache_read_into_memory_mb_s']:.0f} MB/s (1 thread, into a file-sized buffer)")
-    print(f"  lance-cpp scan / page-cache read = "
-          f"{r['local_scan_mb_s'] / r['page_cache_read_mb_s']:.2f}")
-    print(f"  CPU seconds (median, all threads): write {cpu['local_write']:.2f} vs "
-          f"{cpu['pylance_write']:.2f}, scan {cpu['local_scan']:.2f} vs {cpu['pylance_scan']:.2f}, "
-          f"count {cpu['local_count_filter']:.3f} vs {cpu['pylance_count_filter']:.3f}")
-    print(f"  datasets on disk: lance-cpp {r['data']['lance_cpp_dataset_bytes']:,} B, "
-          f"pylance {r['data']['pylance_dataset_bytes']:,} B")
-    print("  aims: " + ", ".join(f"{k}={'yes' if v else 'NO'}" for k, v in r["aims"].items()))
-    m = r["machine"]
-    print(f"  machine: {m['nproc']} x {m['cpu_model']}, {m['memory_gib']} GiB, kernel "
-          f"{m['kernel']}, load average before {m['loadavg_before']} / after "
-          f"{m['loadavg_after']}")
-    v22_report(args, r)
+def v22_part(run, r):
+    cw = run.need("lance-cpp-write-v22.json")
+    pw = run.need("pylance-write-v22.json")
+    cs = run.need("lance-cpp-scan-lance-cpp-v22.json")["reads"]
+    ps = run.need("pylance-scan-pylance-v22.json")["reads"]
+    cx = run.need("lance-cpp-scan-pylance-v22.json")["reads"]
+    px = run.need("pylance-scan-lance-cpp-v22.json")["reads"]
+    add(r, "local_write_v22_mb_s", cw["write"])
+    add(r, "local_write_v22_nofsync_mb_s", cw["write_nofsync"])
+    add(r, "pylance_write_v22_mb_s", pw["write"])
+    add(r, "local_scan_v22_mb_s", cs["scan"])
+    add(r, "pylance_scan_v22_mb_s", ps["scan"])
+    add(r, "local_scan_v22_of_pylance_mb_s", cx["scan"])
+    add(r, "pylance_scan_v22_of_local_mb_s", px["scan"])
+    for key, d in (("local_count_filter_v22_mb_s", cs), ("pylance_count_filter_v22_mb_s", ps),
+                   ("local_count_filter_v22_of_pylance_mb_s", cx),
+                   ("pylance_count_filter_v22_of_local_mb_s", px)):
+        add(r, key, d["count_filter"], rss=False)
+    for key, d in (("local_take_v22_rows_s", cs), ("pylance_take_v22_rows_s", ps),
+                   ("local_take_v22_of_pylance_rows_s", cx),
+                   ("pylance_take_v22_of_local_rows_s", px)):
+        r[key] = d["take"]["rows_s"]
+        r["samples_s"][key] = d["take"]["samples_s"]
+    r["local_v22_bytes"] = cs["data_file_bytes"]
+    r["pylance_v22_bytes"] = ps["data_file_bytes"]
+    r["v22_bytes_ratio"] = r["local_v22_bytes"] / r["pylance_v22_bytes"]
+    r["data_v22"] = {"logical_bytes": cw["logical_bytes"], "take_rows": cs["take"]["rows"]}
+    r["raw"]["v22"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
+                       "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
+                       "pylance_reads_lance_cpp_dataset": px}
+
+
+def growth_part(run, r):
+    """The 2.0 write and own-dataset scan at the growth size (keys *_4m_*, named for the
+    default 4M rows; data_growth.rows has the actual count)."""
+    cw = run.need("lance-cpp-write-growth.json")
+    pw = run.need("pylance-write-growth.json")
+    cs = run.need("lance-cpp-scan-growth.json")["reads"]
+    ps = run.need("pylance-scan-growth.json")["reads"]
+    add(r, "local_write_4m_mb_s", cw["write"])
+    add(r, "pylance_write_4m_mb_s", pw["write"])
+    add(r, "local_scan_4m_mb_s", cs["scan"])
+    add(r, "pylance_scan_4m_mb_s", ps["scan"])
+    r["data_growth"] = {"rows": cw["rows"], "logical_bytes": cw["logical_bytes"],
+                        "reps": cw["reps"]}
+    r["raw"]["growth"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_scan": cs,
+                          "pylance_scan": ps}
+
+
+def s3_part(run, r):
+    """Every S3 MB/s has the same numerator, the bytes of lance-cpp's data files, so that
+    every ratio is a time ratio on the same rows."""
+    s3 = run.need("s3.json")
+    nbytes = s3["data_file_bytes"]
+
+    def put(key, summary, rss=True):
+        r[key] = nbytes / summary["median_s"] / 1e6
+        r["samples_s"][key] = summary.get("samples_s") or [x["wall_s"] for x in summary["reps"]]
+        if rss and "peak_rss_mb" in summary:
+            r[key.replace("_mb_s", "_peak_rss_mb")] = summary["peak_rss_mb"]
+
+    put("s3_write_mb_s", s3["write"])
+    put("curl_put_mb_s", s3["curl_put"], rss=False)
+    put("s3_scan_mb_s", s3["scan"])
+    put("curl_get_mb_s", s3["curl_get"], rss=False)
+    if "write_unsigned_payload" in s3:
+        put("s3_write_unsigned_payload_mb_s", s3["write_unsigned_payload"], rss=False)
+    r["data_s3"] = {"rows": s3["rows"], "logical_bytes": s3["logical_bytes"],
+                    "data_files": s3["data_files"], "data_file_bytes": nbytes,
+                    "endpoint": s3["endpoint"], "settings": s3["settings"]}
+    r["raw"]["s3"] = {"lance_cpp": s3}
+    py = run.need("pylance-s3.json")
+    put("pylance_s3_write_mb_s", py["write"])
+    put("pylance_s3_scan_mb_s", py["scan"])
+    put("pylance_s3_scan_of_local_mb_s", py["scan_of_local"])
+    r["data_s3"]["pylance_data_files"] = py["data_files"]
+    r["data_s3"]["pylance_data_file_bytes"] = py["data_file_bytes"]
+    r["raw"]["s3"]["pylance"] = py
+    other = run.need("s3-scan-pylance.json")
+    put("s3_scan_of_pylance_mb_s", other["scan_other"])
+    r["raw"]["s3"]["lance_cpp_scan_of_pylance"] = other
+
+
+def refresh_part(run, r):
+    ref = run.need("refresh.json")
+    for k, v in ref.items():
+        if k.startswith("refresh_"):
+            r[k] = v
+    r["raw"]["refresh"] = ref
+
+
+PARTS = [("local", "local", local_part), ("local", "local_v22", v22_part),
+         ("growth", "growth", growth_part), ("s3", "s3", s3_part),
+         ("refresh", "refresh", refresh_part)]
+
+
+def build(args):
+    run = RunDir(args.dir)
+    parts = args.parts.split()
+    r = {
+        "git_commit": args.git_commit,
+        "dirty": args.dirty == "true",
+        # Set only when HEAD moved during the run (then the run is of no single commit).
+        **({"git_commit_end": args.git_commit_end}
+           if args.git_commit_end and args.git_commit_end != args.git_commit else {}),
+        "timestamp": args.timestamp,
+        "timestamp_end": datetime.datetime.now(datetime.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"),
+        "load_before": loads(args.load_before),
+        "load_after": loads(args.load_after),
+        "machine": machine(),
+        "parts": parts,
+        "part_seconds": {k: int(v) for k, v in
+                         (kv.split("=") for kv in args.part_seconds.split(",") if kv)},
+        "total_seconds": args.total_seconds,
+        "statistic": "MB/s = 1e6 bytes / s at the median of the timed repetitions; "
+                     "samples_s: each repetition's seconds; *_peak_rss_mb: the largest "
+                     "peak RSS (VmHWM, reset before each repetition) of the process",
+        "settings": {"lance_cpp_write_fsync": True},
+        "samples_s": {},
+        "failures": run.failures(),
+        "raw": {},
+    }
+    for part, name, fn in PARTS:
+        if part not in parts:
+            continue
+        try:
+            fn(run, r)
+        except Missing as e:
+            r["failures"].setdefault(name, f"results incomplete: {e}")
+    r["aims"] = {a["name"]: {k: a[k] for k in ("met", "measured")} for a in aims(r)}
     return r
 
 
-# ---- file format 2.2
-
-# The lance-cpp / pylance ratios whose aim is >= 1.0: name -> (lance-cpp key, pylance key,
-# what is compared). Reads are compared on the same file: the pair "on lance-cpp's file"
-# is both engines reading lance-cpp's dataset, "on pylance's file" both reading pylance's.
-V22_RATIOS = {
-    "write": ("local_write_v22_mb_s", "pylance_write_v22_mb_s",
-              "write, lance-cpp with fsync (its default)"),
-    "write_nofsync": ("local_write_v22_nofsync_mb_s", "pylance_write_v22_mb_s",
-                      "write, lance-cpp without fsync (like pylance)"),
-    "scan_own": ("local_scan_v22_mb_s", "pylance_scan_v22_mb_s",
-                 "scan to Arrow, each engine its own dataset"),
-    "scan_on_local_file": ("local_scan_v22_mb_s", "pylance_scan_v22_of_local_mb_s",
-                           "scan to Arrow, both on lance-cpp's dataset"),
-    "scan_on_pylance_file": ("local_scan_v22_of_pylance_mb_s", "pylance_scan_v22_mb_s",
-                             "scan to Arrow, both on pylance's dataset"),
-    "count_own": ("local_count_filter_v22_mb_s", "pylance_count_filter_v22_mb_s",
-                  "count_rows(x > 1000.0), each its own dataset"),
-    "count_on_local_file": ("local_count_filter_v22_mb_s",
-                            "pylance_count_filter_v22_of_local_mb_s",
-                            "count_rows(x > 1000.0), both on lance-cpp's dataset"),
-    "count_on_pylance_file": ("local_count_filter_v22_of_pylance_mb_s",
-                              "pylance_count_filter_v22_mb_s",
-                              "count_rows(x > 1000.0), both on pylance's dataset"),
-    "take_own": ("local_take_v22_rows_s", "pylance_take_v22_rows_s",
-                 "take 10,000 random rows, each its own dataset"),
-    "take_on_local_file": ("local_take_v22_rows_s", "pylance_take_v22_of_local_rows_s",
-                           "take 10,000 random rows, both on lance-cpp's dataset"),
-    "take_on_pylance_file": ("local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s",
-                             "take 10,000 random rows, both on pylance's dataset"),
-}
-V22_MAX_SIZE_RATIO = 1.1
-V22_COLUMNS = ("id int64 = row number, x float64 uniform [0,2000), s utf8 (16 random "
-               "lowercase letters), v fixed_size_list<float32,128> uniform [0,1) (as the "
-               "2.0 data, numpy default_rng(42)); then, from default_rng(43): c utf8, one "
-               "of 16 words (dictionary), n int32 uniform [0,1000) with 10% nulls "
-               "(bit-packing, nulls), u utf8 \"https://example.com/<word>/<word>?id=<0..99999>\" "
-               "of 12 words (FSST); 8 record batches of 131072 rows")
+# ------------------------------------------------------------------------------------------
+# Aims
 
 
-def v22_report(args, r):
-    """The file format 2.2 part of the local report: adds its keys to `r`, prints its
-    table."""
-    def need(name):
-        d = read(os.path.join(args.dir, name))
-        if d is None:
-            sys.exit(f"report.py: missing {name} in {args.dir}")
-        return d
-
-    cw = need("lance-cpp-write-v22.json")
-    pw = need("pylance-write-v22.json")
-    cs = need("lance-cpp-scan-lance-cpp-v22.json")["reads"]   # lance-cpp on its own
-    ps = need("pylance-scan-pylance-v22.json")["reads"]       # pylance on its own
-    cx = need("lance-cpp-scan-pylance-v22.json")["reads"]     # lance-cpp on pylance's
-    px = need("pylance-scan-lance-cpp-v22.json")["reads"]     # pylance on lance-cpp's
-    if cw["logical_bytes"] != pw["logical_bytes"]:
-        sys.exit(f"report.py: 2.2 logical bytes differ: lance-cpp {cw['logical_bytes']}, "
-                 f"pylance {pw['logical_bytes']}")
-    for who, d in (("lance-cpp's", cs), ("pylance's", ps), ("lance-cpp's", px),
-                   ("pylance's", cx)):
-        if d["data_storage_version"] != "2.2":
-            sys.exit(f"report.py: {who} 2.2 dataset reads as data_storage_version "
-                     f"{d['data_storage_version']}")
-    if cs["take"]["rows"] != ps["take"]["rows"]:
-        sys.exit("report.py: the engines took different numbers of rows")
-
-    keys = {
-        "local_write_v22_mb_s": cw["write"]["mb_s"],
-        "pylance_write_v22_mb_s": pw["write"]["mb_s"],
-        "local_write_v22_nofsync_mb_s": cw["write_nofsync"]["mb_s"],
-        "local_scan_v22_mb_s": cs["scan"]["mb_s"],
-        "pylance_scan_v22_mb_s": ps["scan"]["mb_s"],
-        "local_scan_v22_of_pylance_mb_s": cx["scan"]["mb_s"],
-        "pylance_scan_v22_of_local_mb_s": px["scan"]["mb_s"],
-        "local_count_filter_v22_mb_s": cs["count_filter"]["mb_s"],
-        "pylance_count_filter_v22_mb_s": ps["count_filter"]["mb_s"],
-        "local_count_filter_v22_of_pylance_mb_s": cx["count_filter"]["mb_s"],
-        "pylance_count_filter_v22_of_local_mb_s": px["count_filter"]["mb_s"],
-        "local_take_v22_rows_s": cs["take"]["rows_s"],
-        "pylance_take_v22_rows_s": ps["take"]["rows_s"],
-        "local_take_v22_of_pylance_rows_s": cx["take"]["rows_s"],
-        "pylance_take_v22_of_local_rows_s": px["take"]["rows_s"],
-        # Total bytes of the data files (data/*.lance) of each engine's 2.2 dataset.
-        "local_v22_bytes": cs["data_file_bytes"],
-        "pylance_v22_bytes": ps["data_file_bytes"],
-    }
-    keys["v22_bytes_ratio"] = keys["local_v22_bytes"] / keys["pylance_v22_bytes"]
-    r.update(keys)
-
-    ratios = {name: r[lk] / r[pk] for name, (lk, pk, _) in V22_RATIOS.items()}
-    aims = r.setdefault("aims", {})
-    for name, v in ratios.items():
-        aims[f"v22_{name}_at_least_pylance"] = v >= 1.0
-    aims["v22_file_size_at_most_1_1_pylance"] = r["v22_bytes_ratio"] <= V22_MAX_SIZE_RATIO
-
-    def first(d, op, per_row=False):
-        w = d[op]["warmup_samples_s"]
-        if not w:
-            return None
-        return (d[op]["rows"] if per_row else d[op]["bytes"]) / w[0] / (1 if per_row else 1e6)
-
-    # Per column: the bytes of each engine's data file (both counted by pylance's
-    # LanceFileReader.file_statistics: pylance's scan of each dataset) and the encodings.
-    def column_table(files):
-        cols = {}
-        for f in files:
-            for c in f["columns"]:
-                e = cols.setdefault(str(c["column"]), {"bytes": 0, "encodings": []})
-                e["bytes"] += c["bytes"]
-                for enc in c["encodings"]:
-                    if enc not in e["encodings"]:
-                        e["encodings"].append(enc)
-        return cols
-    lc_cols = column_table(px["data_files"])
-    py_cols = column_table(ps["data_files"])
-    logical = pw.get("column_bytes", {})
-    columns = {name: {"logical_bytes": logical.get(name),
-                      "local_bytes": lc_cols[name]["bytes"],
-                      "pylance_bytes": py_cols.get(name, {}).get("bytes"),
-                      "ratio": lc_cols[name]["bytes"] / py_cols[name]["bytes"]
-                      if py_cols.get(name, {}).get("bytes") else None,
-                      "local_encodings": lc_cols[name]["encodings"],
-                      "pylance_encodings": py_cols.get(name, {}).get("encodings")}
-               for name in lc_cols}
-
-    pc = cs["page_cache_read"]
-    r["v22"] = {
-        "ratios": ratios,
-        "max_size_ratio": V22_MAX_SIZE_RATIO,
-        "best_of_n": {
-            "local_write_v22_mb_s": cw["write"]["best_mb_s"],
-            "local_write_v22_nofsync_mb_s": cw["write_nofsync"]["best_mb_s"],
-            "pylance_write_v22_mb_s": pw["write"]["best_mb_s"],
-            "local_scan_v22_mb_s": cs["scan"]["best_mb_s"],
-            "pylance_scan_v22_mb_s": ps["scan"]["best_mb_s"],
-            "local_scan_v22_of_pylance_mb_s": cx["scan"]["best_mb_s"],
-            "pylance_scan_v22_of_local_mb_s": px["scan"]["best_mb_s"],
-            "local_count_filter_v22_mb_s": cs["count_filter"]["best_mb_s"],
-            "pylance_count_filter_v22_mb_s": ps["count_filter"]["best_mb_s"],
-            "local_count_filter_v22_of_pylance_mb_s": cx["count_filter"]["best_mb_s"],
-            "pylance_count_filter_v22_of_local_mb_s": px["count_filter"]["best_mb_s"],
-            "local_take_v22_rows_s": cs["take"]["best_rows_s"],
-            "pylance_take_v22_rows_s": ps["take"]["best_rows_s"],
-            "local_take_v22_of_pylance_rows_s": cx["take"]["best_rows_s"],
-            "pylance_take_v22_of_local_rows_s": px["take"]["best_rows_s"],
-        },
-        # The first call on the opened dataset in a fresh process (the warm-up run).
-        "first_call": {
-            "local_scan_v22_mb_s": first(cs, "scan"),
-            "pylance_scan_v22_mb_s": first(ps, "scan"),
-            "local_take_v22_rows_s": first(cs, "take", True),
-            "pylance_take_v22_rows_s": first(ps, "take", True),
-        },
-        "cpu_seconds_median": {
-            "local_write": cw["write"]["cpu_median_s"],
-            "local_write_nofsync": cw["write_nofsync"]["cpu_median_s"],
-            "pylance_write": pw["write"]["cpu_median_s"],
-            "local_scan": cs["scan"]["cpu_median_s"],
-            "pylance_scan": ps["scan"]["cpu_median_s"],
-            "local_count_filter": cs["count_filter"]["cpu_median_s"],
-            "pylance_count_filter": ps["count_filter"]["cpu_median_s"],
-            "local_take": cs["take"]["cpu_median_s"],
-            "pylance_take": ps["take"]["cpu_median_s"],
-        },
-        "page_cache_read_mb_s": pc["one_thread"]["best_mb_s"],
-        "columns": columns,
-        "data": {
-            "rows": cw["rows"],
-            "logical_bytes": cw["logical_bytes"],
-            "x_bytes": cw["x_bytes"],
-            "columns": V22_COLUMNS,
-            "filter": cs["count_filter"]["filter"],
-            "filter_matches": cs["count_filter"]["result"],
-            "take_rows": cs["take"]["rows"],
-            "take_indices": "distinct row numbers, numpy default_rng(7).choice(rows, 10000, "
-                            "replace=False), in that (unsorted) order; all columns",
-            "take_logical_bytes": cs["take"]["bytes"],
-            "lance_cpp_data_files": len(px["data_files"]),
-            "pylance_data_files": len(ps["data_files"]),
-            "lance_cpp_dataset_bytes": cs["disk_bytes"],
-            "pylance_dataset_bytes": ps["disk_bytes"],
-        },
-        "settings": {
-            "data_storage_version": "2.2",
-            "max_rows_per_file": 1024 * 1024,
-            "max_rows_per_group": 1024,
-            "lance_cpp_write_fsync": True,
-            "reps": cw["reps"],
-            "warmup": cw["warmup"],
-        },
-        "raw": {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
-                "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
-                "pylance_reads_lance_cpp_dataset": px},
-    }
-
-    # ---- table
-    b = r["v22"]["best_of_n"]
-
-    def row(name, lk, pk, unit_fmt="{:10.0f}"):
-        lv, pv = r[lk], r[pk]
-        ratio = f"{lv / pv:5.2f}x" if pv else ""
-        return (f"  {name:<54}{unit_fmt.format(lv)} {unit_fmt.format(pv)}  {ratio:>6}   "
-                f"{b[lk]:9.0f} {b[pk]:9.0f}")
-
-    print()
-    print(f"file format 2.2: lance-cpp vs pylance {pw['pylance_version']}: {cw['rows']:,} rows, "
-          f"{cw['logical_bytes'] / 1e6:.0f} MB logical (the 2.0 data + columns c, n, u), "
-          f"median of {cw['reps']} (after {cw['warmup']} warm-up)")
-    print(f"  {'MB/s (1e6 B/s); take: rows/s':<54}{'lance-cpp':>10} {'pylance':>10}  "
-          f"{'ratio':>6}   {'best-cpp':>9} {'best-py':>9}")
-    for name, (lk, pk, what) in V22_RATIOS.items():
-        print(row(what, lk, pk))
-    print(f"  data files: lance-cpp {r['local_v22_bytes']:,} B, pylance "
-          f"{r['pylance_v22_bytes']:,} B, ratio {r['v22_bytes_ratio']:.3f} "
-          f"(aim <= {V22_MAX_SIZE_RATIO})")
-    print(f"  {'column':<8}{'logical B':>13}{'lance-cpp B':>14}{'pylance B':>14}{'ratio':>8}  "
-          f"encodings lance-cpp | pylance")
-    for name, c in columns.items():
-        rt = f"{c['ratio']:.2f}" if c["ratio"] is not None else "-"
-        print(f"  {name:<8}{c['logical_bytes'] or 0:>13,}{c['local_bytes']:>14,}"
-              f"{c['pylance_bytes'] or 0:>14,}{rt:>8}  "
-              f"{'; '.join(c['local_encodings'])} | {'; '.join(c['pylance_encodings'] or [])}")
-    cpu = r["v22"]["cpu_seconds_median"]
-    print(f"  CPU seconds (median, all threads): write {cpu['local_write']:.2f} vs "
-          f"{cpu['pylance_write']:.2f}, scan {cpu['local_scan']:.2f} vs {cpu['pylance_scan']:.2f}, "
-          f"count {cpu['local_count_filter']:.3f} vs {cpu['pylance_count_filter']:.3f}, "
-          f"take {cpu['local_take']:.3f} vs {cpu['pylance_take']:.3f}")
-    fc = r["v22"]["first_call"]
-    if fc["local_scan_v22_mb_s"] and fc["pylance_scan_v22_mb_s"]:
-        print(f"  first call in a process: scan {fc['local_scan_v22_mb_s']:.0f} vs "
-              f"{fc['pylance_scan_v22_mb_s']:.0f} MB/s, take {fc['local_take_v22_rows_s']:.0f} "
-              f"vs {fc['pylance_take_v22_rows_s']:.0f} rows/s")
-    print(f"  page-cache read of lance-cpp's 2.2 data file (best of N, 1 thread): "
-          f"{r['v22']['page_cache_read_mb_s']:.0f} MB/s")
-    missed = [k for k, v in aims.items() if k.startswith("v22_") and not v]
-    print("  2.2 aims not met: " + (", ".join(missed) if missed else "none"))
+def busy(r):
+    lb, n = r.get("load_before"), r.get("machine", {}).get("nproc")
+    if lb and n and lb[0] > 0.5 * n:
+        return f"measured on a busy machine (load average {lb[0]:.2f} before the run, {n} CPUs)"
+    return None
 
 
-DOC_BEGIN = ("<!-- BEGIN generated by bench/report.py --markdown-v22 bench/results/latest.json "
-             "--doc docs/benchmarks.md: do not edit by hand -->")
-DOC_END = "<!-- END generated -->"
+def aim_part(name):
+    if name.startswith("s3"):
+        return "s3"
+    return "refresh" if name == "refresh" else "local"
 
 
-def markdown_v22(path, doc=None):
-    """Prints the 2.2 results of a latest.json as Markdown for docs/benchmarks.md, or
-    writes them into `doc` between DOC_BEGIN and DOC_END."""
-    r = read(path)
-    if r is None or "v22" not in r:
-        sys.exit(f"report.py: {path} has no file format 2.2 results")
-    v = r["v22"]
-    m = r["machine"]
+def failure_parts(step):
+    """The parts a failed step (run_bench.sh's step name, or a section of build()) hurt."""
+    if step == "rgw":
+        return ("s3", "refresh")
+    if "growth" in step:
+        return ("growth",)
+    if step.startswith("s3") or step.startswith("pylance-s3"):
+        return ("s3",)
+    if step == "refresh":
+        return ("refresh",)
+    return ("local",)
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def aims(r):
+    """Each aim: name, what, met (True / False / None = not measured), measured (text),
+    reason (text)."""
     out = []
-    out.append(f"From `{os.path.relpath(path)}` of the run at {r['timestamp']} (commit "
-               f"`{r['git_commit']}`).")
-    out.append(f"Machine: {m['nproc']} x {m['cpu_model']}, load average "
-               f"{m['loadavg_before']} before and {m['loadavg_after']} after the run"
-               + (f"; the local part (2.0 and 2.2) took {r['settings']['local_seconds']} s"
-                  if r["settings"].get("local_seconds") is not None else "") + ".")
-    out.append(f"Median of {v['settings']['reps']} (after {v['settings']['warmup']} "
-               f"warm-up); MB/s = 1e6 bytes/s of logical (Arrow) bytes, "
-               f"{v['data']['logical_bytes']:,} per write or scan; take in rows/s of "
-               f"{v['data']['take_rows']:,} rows.")
-    out.append("")
-    out.append("| measurement | key, lance-cpp | lance-cpp | key, pylance | pylance | "
-               "lance-cpp / pylance | aim >= 1.0 met? | best rep / best rep |")
-    out.append("|---|---|---:|---|---:|---:|---|---:|")
-    b = v["best_of_n"]
-    for name, (lk, pk, what) in V22_RATIOS.items():
-        ok = r["aims"][f"v22_{name}_at_least_pylance"]
-        out.append(f"| {what} | `{lk}` | {r[lk]:.0f} | `{pk}` | {r[pk]:.0f} | "
-                   f"{v['ratios'][name]:.2f}x | {'yes' if ok else '**no**'} | "
-                   f"{b[lk] / b[pk]:.2f}x |")
-    ok = r["aims"]["v22_file_size_at_most_1_1_pylance"]
-    out.append(f"| data file bytes | `local_v22_bytes` | {r['local_v22_bytes']:,} | "
-               f"`pylance_v22_bytes` | {r['pylance_v22_bytes']:,} | "
-               f"{r['v22_bytes_ratio']:.3f}x | aim <= {v['max_size_ratio']}: "
-               f"{'yes' if ok else '**no**'} | |")
-    out.append("")
-    out.append("Per column (`v22.columns`: bytes of all pages and buffers of the column in "
-               "the data file, from `LanceFileReader.file_statistics`; encodings: layout and "
-               "compression names in the page encodings):")
-    out.append("")
-    out.append("| column | logical (Arrow) bytes | lance-cpp bytes | pylance bytes | "
-               "lance-cpp / pylance | lance-cpp encoding | pylance encoding |")
-    out.append("|---|---:|---:|---:|---:|---|---|")
-    for name, c in v["columns"].items():
-        rt = f"{c['ratio']:.2f}x" if c["ratio"] is not None else "-"
-        lb = f"{c['logical_bytes']:,}" if c.get("logical_bytes") is not None else "-"
-        out.append(f"| `{name}` | {lb} | {c['local_bytes']:,} | "
-                   f"{c['pylance_bytes'] or 0:,} | {rt} | "
-                   f"{'; '.join(c['local_encodings'])} | "
-                   f"{'; '.join(c['pylance_encodings'] or [])} |")
-    cols = v["columns"]
-    if len(cols) > 1 and all(c["pylance_bytes"] for c in cols.values()):
-        largest = max(cols, key=lambda n: cols[n]["pylance_bytes"])
-        lb = sum(c["local_bytes"] for n, c in cols.items() if n != largest)
-        pb = sum(c["pylance_bytes"] for n, c in cols.items() if n != largest)
-        out.append("")
-        out.append(f"All columns but the largest (`{largest}`): lance-cpp {lb:,} bytes, "
-                   f"pylance {pb:,} bytes, {lb / pb:.2f}x.")
-    fc, cpu = v["first_call"], v["cpu_seconds_median"]
-    out.append("")
-    if fc.get("local_scan_v22_mb_s") and fc.get("pylance_scan_v22_mb_s"):
-        out.append(f"- First call in a fresh process, own dataset (`v22.first_call`): scan "
-                   f"{fc['local_scan_v22_mb_s']:.0f} MB/s (lance-cpp) vs "
-                   f"{fc['pylance_scan_v22_mb_s']:.0f} (pylance), take "
-                   f"{fc['local_take_v22_rows_s']:.0f} rows/s vs "
-                   f"{fc['pylance_take_v22_rows_s']:.0f}.")
-    out.append(f"- CPU seconds per call, median, all threads (`v22.cpu_seconds_median`), "
-               f"lance-cpp vs pylance, own dataset: write {cpu['local_write']:.2f} vs "
-               f"{cpu['pylance_write']:.2f}, scan {cpu['local_scan']:.2f} vs "
-               f"{cpu['pylance_scan']:.2f}, count {cpu['local_count_filter']:.3f} vs "
-               f"{cpu['pylance_count_filter']:.3f}, take {cpu['local_take']:.3f} vs "
-               f"{cpu['pylance_take']:.3f}.")
-    out.append(f"- Page-cache read of lance-cpp's 2.2 data file, 1 thread, best of N "
-               f"(`v22.page_cache_read_mb_s`): {v['page_cache_read_mb_s']:.0f} MB/s.")
-    missed = [k for k, ok in r["aims"].items() if k.startswith("v22_") and not ok]
-    out.append("")
-    out.append("Aims not met in this run (`aims` keys that are false): " +
-               (", ".join(f"`{k}`" for k in missed) if missed else "none") + ".")
-    text = "\n".join(out)
-    if doc is None:
-        print(text)
-        return
-    with open(doc) as f:
+    samples = r.get("samples_s", {})
+    for name, what, how in AIMS:
+        kind = how[0]
+        met, measured, missing = None, "", []
+        if kind in ("ratio", "ratio_every_rep", "at_most"):
+            ours, theirs, lim = how[1], how[2], how[3]
+            missing = [k for k in (ours, theirs) if r.get(k) is None]
+            if not missing:
+                ratio = r[ours] / r[theirs] if r[theirs] else float("inf")
+                if kind == "at_most":
+                    met = ratio <= lim
+                    measured = f"{fmt(r[ours])} / {fmt(r[theirs])} = {ratio:.2f}x"
+                else:
+                    met = ratio >= lim
+                    measured = f"{fmt(r[ours])} vs {fmt(r[theirs])} = {ratio:.2f}x"
+                if kind == "ratio_every_rep":
+                    ours_s = samples.get(ours)
+                    if not ours_s:
+                        missing = [f"samples_s.{ours}"]
+                        met = None
+                    else:
+                        # Our slowest repetition's throughput (same bytes as our median's)
+                        # against pylance's median on the same file.
+                        slowest = r[ours] * statistics.median(ours_s) / max(ours_s)
+                        worst = slowest / r[theirs] if r[theirs] else float("inf")
+                        met = met and worst >= how[4]
+                        measured += f"; slowest rep {fmt(slowest)} = {worst:.2f}x"
+        elif kind == "refresh":
+            keys = ["refresh_p99_ms_background", "refresh_p99_ms_none",
+                    "refresh_failed_requests"]
+            missing = [k for k in keys if r.get(k) is None]
+            if not missing:
+                bg, none, failed = (r[k] for k in keys)
+                ratio = bg / none if none else float("inf")
+                met = ratio <= 1.2 and failed == 0
+                measured = (f"p99 {fmt(bg)} ms vs {fmt(none)} ms = {ratio:.2f}x; "
+                            f"{failed} failed requests")
+        if met is None:
+            part = aim_part(name)
+            fails = {k: v for k, v in (r.get("failures") or {}).items()
+                     if part in failure_parts(k)}
+            why = "; ".join(f"{k}: {v}" for k, v in fails.items())
+            if r.get("parts") is not None and part not in r["parts"]:
+                reason = f"not measured (part {part} did not run)"
+            else:
+                reason = f"not measured ({', '.join(missing)} missing" + \
+                    (f"; failures: {why})" if why else ")")
+        elif met:
+            reason = ""
+        else:
+            reason = REASONS.get(name, NO_REASON)
+        b = busy(r)
+        if b and met is not None:
+            reason = f"{b}; {reason}" if reason else b
+        out.append({"name": name, "what": what, "met": met, "measured": measured,
+                    "reason": reason})
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Markdown
+
+
+def md_table(header, rows, numeric=None):
+    """A Markdown table; columns in `numeric` (default: all but the first and the last)
+    are right-aligned."""
+    if numeric is None:
+        numeric = range(1, len(header) - 1)
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---:" if i in numeric else "---"
+                          for i in range(len(header))) + "|"]
+    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def pair_rows(r, pairs, unit_div=1.0):
+    """Rows of (what, lance-cpp key, pylance key): values, ratio, keys."""
+    rows = []
+    for what, lk, pk in pairs:
+        lv, pv = r.get(lk), r.get(pk)
+        ratio = f"{lv / pv:.2f}x" if lv is not None and pv else "-"
+        rows.append([what, fmt(lv), fmt(pv), ratio, f"`{lk}` / `{pk}`"])
+    return rows
+
+
+def section_or_absent(r, key, text_fn, part):
+    if r.get(key) is None:
+        return absent(r, part)
+    return text_fn()
+
+
+def absent(r, part):
+    """Why a section has no numbers: its part did not run, or these steps failed."""
+    if r.get("parts") is not None and part not in r["parts"]:
+        return f"Not measured in this run (part `{part}` did not run)."
+    f = {k: v for k, v in (r.get("failures") or {}).items() if part in failure_parts(k)}
+    if not f:
+        return "Not measured in this run."
+    return ("Not measured in this run (failures: " +
+            "; ".join(f"`{k}`: {v}" for k, v in f.items()) + ").")
+
+
+def render_summary(r):
+    m = r.get("machine", {})
+    lb = r.get("load_before") or loads(m.get("loadavg_before", ""))
+    la = r.get("load_after") or loads(m.get("loadavg_after", ""))
+    dirty = r.get("dirty")
+    moved = (f" **HEAD moved during the run, to `{r['git_commit_end']}`**;"
+             if r.get("git_commit_end") else "")
+    lines = [
+        f"- Commit `{r.get('git_commit', 'unknown')}`" + moved +
+        {True: " **with uncommitted changes** (`dirty`: true)", False: " (clean tree)",
+         None: " (whether the tree was clean is not recorded)"}[dirty] +
+        f"; run started {r.get('timestamp', 'unknown')}" +
+        (f", took {r['total_seconds']} s" if r.get("total_seconds") else "") + ".",
+        f"- Parts: {', '.join(r.get('parts') or ['not recorded'])}" +
+        (" (" + ", ".join(f"{k} {v} s" for k, v in r["part_seconds"].items()) + ")"
+         if r.get("part_seconds") else "") + ".",
+        f"- Machine: {m.get('nproc', '?')} x {m.get('cpu_model', '?')}, "
+        f"{m.get('memory_gib', '?')} GiB, kernel {m.get('kernel', '?')}; load average "
+        f"(1, 5, 15 min) {show_load(lb)} before and {show_load(la)} after.",
+    ]
+    if "parts" not in r:
+        old = r.get("s3", {}).get("git_commit")
+        lines.append("- **This JSON predates the one-run format** (no `parts`, `dirty`, "
+                     "`samples_s`): its parts may come from different runs" +
+                     (f" (the S3 part from commit `{old}`)" if old else "") +
+                     "; aims that need the newer keys show \"not measured\".")
+    b = busy(dict(r, load_before=lb))
+    if b:
+        lines.append(f"- **{b[0].upper() + b[1:]}**: every time here is stretched and noisy.")
+    f = r.get("failures") or {}
+    lines.append("- Failures: " + ("none." if not f else
+                                   "; ".join(f"`{k}`: {v}" for k, v in f.items()) + "."))
+    return "\n".join(lines)
+
+
+def show_load(lb):
+    return " ".join(f"{x:.2f}" for x in lb) if lb else "not recorded"
+
+
+def render_aims(r):
+    rows = []
+    for a in aims(r):
+        state = {True: "met", False: "**not met**", None: "not measured"}[a["met"]]
+        rows.append([a["what"], state, a["measured"] or "-", a["reason"] or "-"])
+    return md_table(["aim", "met?", "measured (lance-cpp vs pylance or curl)", "reason"], rows,
+                    numeric=())
+
+
+def render_local(r):
+    def text():
+        d = r.get("data", {})
+        rows = pair_rows(r, [
+            ("write (lance-cpp with fsync, its default)", "local_write_mb_s",
+             "pylance_write_mb_s"),
+            ("write (lance-cpp without fsync, like pylance)", "local_write_nofsync_mb_s",
+             "pylance_write_mb_s"),
+            ("scan to Arrow, each engine its own dataset", "local_scan_mb_s",
+             "pylance_scan_mb_s"),
+            ("scan to Arrow, both on lance-cpp's dataset", "local_scan_mb_s",
+             "pylance_scan_of_local_dataset_mb_s"),
+            ("scan to Arrow, both on pylance's dataset", "local_scan_of_pylance_dataset_mb_s",
+             "pylance_scan_mb_s"),
+            ("count_rows(x > 1000.0), own dataset", "local_count_filter_mb_s",
+             "pylance_count_filter_mb_s"),
+            ("count_rows, both on lance-cpp's dataset", "local_count_filter_mb_s",
+             "pylance_count_filter_of_local_dataset_mb_s"),
+            ("count_rows, both on pylance's dataset",
+             "local_count_filter_of_pylance_dataset_mb_s", "pylance_count_filter_mb_s"),
+        ])
+        head = (f"{d.get('rows', 0):,} rows, {d.get('logical_bytes', 0):,} logical bytes; "
+                f"median of {r.get('settings', {}).get('reps', '?')} after "
+                f"{r.get('settings', {}).get('warmup', '?')} warm-up; MB/s (1e6 B/s).\n\n")
+        pc = (f"\n\nPage-cache read of lance-cpp's data file (best of N): "
+              f"{fmt(r.get('page_cache_read_mb_s'))} MB/s (1 thread, 8 MiB buffer), "
+              f"{fmt(r.get('page_cache_read_2t_mb_s'))} MB/s (2 threads), "
+              f"{fmt(r.get('page_cache_read_into_memory_mb_s'))} MB/s (into one buffer).")
+        return head + md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"],
+                               rows) + pc
+    return section_or_absent(r, "local_write_mb_s", text, "local")
+
+
+def render_v22(r):
+    def text():
+        rows = pair_rows(r, [
+            ("write (lance-cpp with fsync)", "local_write_v22_mb_s", "pylance_write_v22_mb_s"),
+            ("write (lance-cpp without fsync)", "local_write_v22_nofsync_mb_s",
+             "pylance_write_v22_mb_s"),
+            ("scan, each its own dataset", "local_scan_v22_mb_s", "pylance_scan_v22_mb_s"),
+            ("scan, both on lance-cpp's dataset", "local_scan_v22_mb_s",
+             "pylance_scan_v22_of_local_mb_s"),
+            ("scan, both on pylance's dataset", "local_scan_v22_of_pylance_mb_s",
+             "pylance_scan_v22_mb_s"),
+            ("count_rows, both on lance-cpp's dataset", "local_count_filter_v22_mb_s",
+             "pylance_count_filter_v22_of_local_mb_s"),
+            ("count_rows, both on pylance's dataset", "local_count_filter_v22_of_pylance_mb_s",
+             "pylance_count_filter_v22_mb_s"),
+            ("take 10,000 rows (rows/s), both on lance-cpp's dataset", "local_take_v22_rows_s",
+             "pylance_take_v22_of_local_rows_s"),
+            ("take 10,000 rows (rows/s), both on pylance's dataset",
+             "local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s"),
+            ("data file bytes", "local_v22_bytes", "pylance_v22_bytes"),
+        ])
+        d = r.get("data_v22")
+        head = (f"The 2.0 data plus columns `c`, `n`, `u`: {d['logical_bytes']:,} logical "
+                f"bytes; take of {d['take_rows']:,} rows; median of "
+                f"{r.get('settings', {}).get('reps', '?')}; MB/s (1e6 B/s) unless noted.\n\n"
+                if d else "")
+        return (head + md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows))
+    return section_or_absent(r, "local_write_v22_mb_s", text, "local")
+
+
+def render_growth(r):
+    def text():
+        g = r.get("data_growth", {})
+        n1, n4 = r.get("data", {}).get("rows", 0), g.get("rows", 0)
+        rows = []
+        for op in ("write", "scan"):
+            for eng, pre in (("lance-cpp", "local"), ("pylance", "pylance")):
+                k1, k4 = f"{pre}_{op}_mb_s", f"{pre}_{op}_4m_mb_s"
+                m1 = r.get(k1.replace("_mb_s", "_peak_rss_mb"))
+                m4 = r.get(k4.replace("_mb_s", "_peak_rss_mb"))
+                rows.append([f"{op}, {eng}", fmt(r.get(k1)), fmt(r.get(k4)), fmt(m1), fmt(m4),
+                             f"`{k1}`, `{k4}`"])
+        return (f"File format 2.0, each engine on its own dataset; {n1:,} rows (the local "
+                f"part) and {n4:,} rows (the growth part, median of {g.get('reps', '?')}; "
+                f"keys `*_4m_*`).\n\n" +
+                md_table(["operation", f"MB/s, {n1:,} rows", f"MB/s, {n4:,} rows",
+                          f"peak RSS MB, {n1:,}", f"peak RSS MB, {n4:,}", "keys"], rows))
+
+    return section_or_absent(r, "local_write_4m_mb_s", text, "growth")
+
+
+def render_memory(r):
+    pairs = [("local write 2.0", "local_write_peak_rss_mb", "pylance_write_peak_rss_mb"),
+             ("local scan 2.0, own dataset", "local_scan_peak_rss_mb",
+              "pylance_scan_peak_rss_mb"),
+             ("local write 2.2", "local_write_v22_peak_rss_mb", "pylance_write_v22_peak_rss_mb"),
+             ("local scan 2.2, own dataset", "local_scan_v22_peak_rss_mb",
+              "pylance_scan_v22_peak_rss_mb"),
+             ("local write 2.0, growth size", "local_write_4m_peak_rss_mb",
+              "pylance_write_4m_peak_rss_mb"),
+             ("local scan 2.0, growth size", "local_scan_4m_peak_rss_mb",
+              "pylance_scan_4m_peak_rss_mb"),
+             ("S3 write", "s3_write_peak_rss_mb", "pylance_s3_write_peak_rss_mb"),
+             ("S3 scan, own dataset", "s3_scan_peak_rss_mb", "pylance_s3_scan_peak_rss_mb")]
+    if not any(r.get(k) is not None for _, k, _ in pairs):
+        return absent(r, "local")
+    return md_table(["operation", "lance-cpp MB", "pylance MB", "ratio", "keys"],
+                    pair_rows(r, pairs))
+
+
+def render_s3(r):
+    def text():
+        d = r.get("data_s3", {})
+        rows = pair_rows(r, [
+            ("write", "s3_write_mb_s", "pylance_s3_write_mb_s"),
+            ("scan, each its own dataset", "s3_scan_mb_s", "pylance_s3_scan_mb_s"),
+            ("scan, both on lance-cpp's dataset", "s3_scan_mb_s",
+             "pylance_s3_scan_of_local_mb_s"),
+            ("scan, both on pylance's dataset", "s3_scan_of_pylance_mb_s",
+             "pylance_s3_scan_mb_s"),
+        ])
+        curl = pair_rows(r, [("lance-cpp write vs curl PUT", "s3_write_mb_s", "curl_put_mb_s"),
+                             ("lance-cpp scan vs curl GET", "s3_scan_mb_s", "curl_get_mb_s")])
+        return (f"{d.get('rows', 0):,} rows in {d.get('data_files', '?')} data files, "
+                f"{d.get('data_file_bytes', 0):,} bytes (lance-cpp's; pylance's: "
+                f"{d.get('pylance_data_file_bytes', 0):,}), on {d.get('endpoint', '?')}. "
+                f"Every MB/s here is lance-cpp's data-file bytes / median wall time, so every "
+                f"ratio is a time ratio.\n\n" +
+                md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows) +
+                "\n\n" + md_table(["operation", "lance-cpp", "curl", "ratio", "keys"], curl))
+    return section_or_absent(r, "s3_write_mb_s", text, "s3")
+
+
+def render_refresh(r):
+    def text():
+        rows = []
+        for mode in ("background", "inline", "none"):
+            rows.append([mode] + [fmt(r.get(f"refresh_{q}_ms_{mode}"))
+                                  for q in ("p50", "p99", "max")])
+        return (md_table(["credential refresh", "p50 ms", "p99 ms", "max ms"], rows) +
+                f"\n\nFailed requests (`refresh_failed_requests`): "
+                f"{r.get('refresh_failed_requests')}.")
+    return section_or_absent(r, "refresh_p99_ms_background", text, "refresh")
+
+
+def markdown(path, template=TEMPLATE):
+    r = read(path)
+    if r is None:
+        sys.exit(f"report.py: no {path}")
+    with open(template) as f:
         body = f.read()
-    begin, end = body.find(DOC_BEGIN), body.find(DOC_END)
-    if begin < 0 or end < begin:
-        sys.exit(f"report.py: {doc} has no {DOC_BEGIN!r} ... {DOC_END!r} block")
-    body = body[:begin + len(DOC_BEGIN)] + "\n" + text + "\n" + body[end:]
-    with open(doc, "w") as f:
-        f.write(body)
-    print(f"  -> {doc}")
-
-
-S3_KEYS = ["s3_write_mb_s", "curl_put_mb_s", "s3_scan_mb_s", "curl_get_mb_s"]
-DIAG_KEYS = ["write", "write_unsigned_payload", "curl_put", "client_put",
-             "client_put_unsigned_payload", "scan", "curl_get", "curl_get_1",
-             "client_get"]
-
-
-def s3_report(s3, r, repo, load_before):
-    """Adds the S3 part (s3_benchmark's JSON) to `r`; prints its table."""
-    ratio = lambda a, b: a / b if b else 0.0  # noqa: E731
-    # The required keys: MB/s (1e6 B/s) of data-file bytes, median of the repetitions.
-    r["s3_write_mb_s"] = s3["write"]["mb_s"]
-    r["curl_put_mb_s"] = s3["curl_put"]["mb_s"]
-    r["s3_scan_mb_s"] = s3["scan"]["mb_s"]
-    r["curl_get_mb_s"] = s3["curl_get"]["mb_s"]
-    aims = r.setdefault("aims", {})
-    aims["s3_write_at_least_0_8_curl"] = r["s3_write_mb_s"] >= 0.8 * r["curl_put_mb_s"]
-    aims["s3_scan_at_least_0_8_curl"] = r["s3_scan_mb_s"] >= 0.8 * r["curl_get_mb_s"]
-    st = s3["settings"]
-    scan_reqs = [x["requests"] for x in s3["scan"]["reps"]]
-    scan_recv = [x["bytes_received"] for x in s3["scan"]["reps"]]
-    write_reqs = [x["requests"] for x in s3["write"]["reps"]]
-    wu = s3.get("write_unsigned_payload")
-    detail = {
-        "git_commit": git_commit(repo),
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "endpoint": s3["endpoint"],
-        "store": s3["store"],
-        "rows": s3["rows"],
-        "logical_bytes": s3["logical_bytes"],
-        "data_files": s3["data_files"],
-        "data_file_bytes": s3["data_file_bytes"],
-        "columns": "id int64 = row number, x float64 uniform [0,2000), k int64 random, "
-                   "s utf8 96..127 random lowercase letters (splitmix64 of the row number)",
-        "statistic": "MB/s = data-file bytes / wall time, median of reps (min/max too)",
-        "write_ratio": ratio(r["s3_write_mb_s"], r["curl_put_mb_s"]),
-        "scan_ratio": ratio(r["s3_scan_mb_s"], r["curl_get_mb_s"]),
-        "write_unsigned_payload_mb_s": wu["mb_s"] if wu else None,
-        "curl_get_1_stream_mb_s": s3["curl_get_1"]["mb_s"],
-        # Diagnostics: the S3 client alone (whole objects, P at a time, like curl).
-        "client_put_mb_s": s3["client_put"]["mb_s"] if "client_put" in s3 else None,
-        "client_put_unsigned_payload_mb_s": s3["client_put_unsigned_payload"]["mb_s"]
-        if "client_put_unsigned_payload" in s3 else None,
-        "client_get_mb_s": s3["client_get"]["mb_s"] if "client_get" in s3 else None,
-        "min_max_mb_s": {k: [s3[k]["min_mb_s"], s3[k]["max_mb_s"]] for k in DIAG_KEYS
-                         if k in s3},
-        "scan_requests_median": sorted(scan_reqs)[len(scan_reqs) // 2],
-        "scan_bytes_received_median": sorted(scan_recv)[len(scan_recv) // 2],
-        "write_requests_median": sorted(write_reqs)[len(write_reqs) // 2],
-        "cpu_seconds_median": {
-            k: {"client": s3[k]["cpu_self_median_s"], "curl": s3[k]["cpu_curl_median_s"],
-                "server": s3[k]["cpu_server_median_s"]}
-            for k in DIAG_KEYS if k in s3},
-        "settings": st,
-        "machine": dict(machine(), loadavg_before=load_before, loadavg_after=loadavg()),
-        "raw": s3,
-    }
-    r["s3"] = detail
-
-    def row(name, key, base=None):
-        if key not in s3:
-            return f"  {name:<44}{'-':>8}"
-        v = s3[key]
-        rat = f"{v['mb_s'] / s3[base]['mb_s']:5.2f}x" if base else ""
-        return (f"  {name:<44}{v['mb_s']:8.0f} {v['min_mb_s']:8.0f} {v['max_mb_s']:8.0f}"
-                f"  {rat:>6}  {v['cpu_self_median_s'] + v['cpu_curl_median_s']:6.2f}"
-                f" {v['cpu_server_median_s']:6.2f}")
-
-    p = st["curl_parallel"]
-    print()
-    print(f"S3 (Ceph RGW on {s3['endpoint']}): {s3['data_files']} data files, "
-          f"{s3['data_file_bytes'] / 1e6:.0f} MB ({s3['data_file_bytes'] / 2**30:.2f} GiB), "
-          f"{s3['rows']:,} rows; median of {st['reps']}, MB/s (1e6 B/s)")
-    print(f"  {'':<44}{'median':>8} {'min':>8} {'max':>8}  {'/curl':>6}  "
-          f"{'cpu-cl':>6} {'cpu-sv':>6}")
-    print(row("lance-cpp write (signed payload, default)", "write", "curl_put"))
-    if wu:
-        print(row("lance-cpp write (aws_unsigned_payload=true)", "write_unsigned_payload",
-                  "curl_put"))
-    print(row(f"curl PUT, {p} processes, UNSIGNED-PAYLOAD", "curl_put"))
-    print(row(f"  S3Client::PutObject, {p} threads", "client_put", "curl_put"))
-    print(row(f"  S3Client::PutObject, {p} thr, unsigned",
-              "client_put_unsigned_payload", "curl_put"))
-    print(row("lance-cpp scan (Open + stream all columns)", "scan", "curl_get"))
-    print(row(f"curl GET, {p} processes", "curl_get"))
-    print(row("curl GET, 1 process", "curl_get_1"))
-    print(row(f"  S3Client::GetObjectInto, {p} threads", "client_get", "curl_get"))
-    n = detail["scan_requests_median"]
-    print(f"  scan requests: {n} (median), "
-          f"{detail['scan_bytes_received_median'] / max(n, 1) / 2**20:.2f} MiB per request; "
-          f"write requests {detail['write_requests_median']}; "
-          f"multipart {st['multipart_part_size'] >> 20} MiB x {st['multipart_concurrency']}, "
-          f"read chunk {st['read_chunk_size'] >> 20} MiB, {st['max_connections']} connections")
-    print(f"  indented rows: the S3 client alone (whole objects, {p} threads), median of "
-          f"{st.get('diag_reps', st['reps'])}")
-    print("  cpu-cl: CPU s of lance-cpp or the curl processes; cpu-sv: of radosgw+osd+mon")
-    print("  aims: " + ", ".join(f"{k}={'yes' if aims[k] else 'NO'}"
-                               for k in ("s3_write_at_least_0_8_curl",
-                                         "s3_scan_at_least_0_8_curl")))
+    fill = {"SOURCE": path,
+            "SUMMARY": render_summary(r), "AIMS": render_aims(r), "LOCAL": render_local(r),
+            "V22": render_v22(r), "GROWTH": render_growth(r), "MEMORY": render_memory(r),
+            "S3": render_s3(r), "REFRESH": render_refresh(r)}
+    for k, v in fill.items():
+        body = body.replace("@" + k + "@", v)
+    return body
 
 
 def main():
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--markdown", metavar="JSON", help="print docs/benchmarks.md from JSON")
+    p.add_argument("--template", default=TEMPLATE)
     p.add_argument("--dir")
     p.add_argument("--out")
-    p.add_argument("--local-seconds", type=int,
-                   help="wall time of the local part (both formats), recorded in settings")
-    p.add_argument("--markdown-v22", metavar="JSON",
-                   help="print the 2.2 results of JSON as Markdown (docs/benchmarks.md)")
-    p.add_argument("--doc", help="with --markdown-v22: write into this doc's generated block")
+    p.add_argument("--parts", default="local growth s3 refresh")
+    p.add_argument("--git-commit", default="unknown")
+    p.add_argument("--git-commit-end", help="HEAD at the end of the run")
+    p.add_argument("--dirty", choices=["true", "false"], default="false")
+    p.add_argument("--timestamp", default="")
     p.add_argument("--load-before", default="")
-    p.add_argument("--s3-only", action="store_true",
-                   help="only the S3 part ran: update its keys in --out, keep the others")
+    p.add_argument("--load-after", default="")
+    p.add_argument("--part-seconds", default="")
+    p.add_argument("--total-seconds", type=int)
     args = p.parse_args()
-    if args.markdown_v22:
-        markdown_v22(args.markdown_v22, args.doc)
+    if args.markdown:
+        sys.stdout.write(markdown(args.markdown, args.template))
         return
     if not args.dir or not args.out:
-        p.error("--dir and --out are required")
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-    if args.s3_only:
-        r = read(args.out) or {}
-    else:
-        r = local_report(args, repo)
-    s3 = read(os.path.join(args.dir, "s3.json"))
-    if s3 is not None:
-        s3_report(s3, r, repo, args.load_before)
-    elif args.s3_only:
-        sys.exit(f"report.py: missing s3.json in {args.dir}")
-    else:
-        # The S3 part did not run: keep its results from the last run that had it.
-        old = read(args.out) or {}
-        for k in S3_KEYS + ["s3"]:
-            if k in old:
-                r[k] = old[k]
-        for k, v in old.get("aims", {}).items():
-            if k.startswith("s3_"):
-                r["aims"][k] = v
-
+        p.error("--dir and --out are required (or --markdown JSON)")
+    r = build(args)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
+    tmp = args.out + ".tmp"
+    with open(tmp, "w") as f:
         json.dump(r, f, indent=2)
         f.write("\n")
+    os.replace(tmp, args.out)
+    for title, fn in (("local, file format 2.0", render_local), ("local, 2.2", render_v22),
+                      ("growth", render_growth), ("peak RSS", render_memory),
+                      ("S3", render_s3), ("refresh under load", render_refresh)):
+        print(f"\n== {title}\n{fn(r)}")
+    print()
+    print(render_summary(r))
+    print()
+    for a in aims(r):
+        state = {True: "met", False: "NOT MET", None: "not measured"}[a["met"]]
+        print(f"  {state:<13} {a['what']}: {a['measured']} {a['reason']}")
     print(f"  -> {args.out}")
 
 

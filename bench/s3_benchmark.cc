@@ -4,8 +4,15 @@
 //   s3_benchmark --out OUT.json --workdir DIR [--reps N] [--files F]
 //       [--rows-per-file R] [--parallel P] [--bucket NAME] [--storage-option K=V]...
 //       [--no-unsigned-write] [--no-scan] [--no-curl] [--diag-reps D]
-//       [--server-pids PID,PID,...]
+//       [--server-pids PID,PID,...] [--keep]
+//   s3_benchmark --scan-uri s3://BUCKET/DS --out OUT.json --workdir DIR [--reps N]
+//       [--files F] [--rows-per-file R]
 //
+// --keep leaves the bucket and the last written dataset (its URI is "kept_dataset" in
+// the JSON) for pylance (bench/pylance_bench.py s3), whose own dataset of the same rows
+// --scan-uri then scans (N timed scans after one untimed full check; F and R must be
+// those of the write, so that the generated input is the same). Every timed run records
+// this process's peak RSS (VmHWM, reset just before it).
 // --storage-option adds Lance storage options to every lance-cpp measurement (e.g.
 // lance_cpp_multipart_part_size=67108864); --server-pids names the server's processes,
 // whose CPU time is then recorded next to ours.
@@ -158,14 +165,21 @@ struct Sample {
   double cpu_self = 0;      // this process
   double cpu_children = 0;  // curl processes
   double cpu_server = 0;    // RGW + OSD + mon (when their pids are given)
-  json extra;               // request counts etc.
+  double peak_rss_mb = 0;   // this process's peak RSS during the run (VmHWM)
+  double rss_before_mb = 0;
+  json extra;  // request counts etc.
 };
 
 struct Timer {
+  // The peak RSS is reset first (bench::ResetPeakRss), so Stop() reads the run's own.
+  bool reset = (bench::ResetPeakRss(), true);
+  double rss0 = bench::RssMb();
   double w0 = Now(), c0 = CpuSelf(), k0 = CpuChildren(), s0 = CpuServer();
   Sample Stop() const {
     Sample s;
     s.wall = Now() - w0;
+    s.peak_rss_mb = bench::PeakRssMb();
+    s.rss_before_mb = rss0;
     s.cpu_self = CpuSelf() - c0;
     s.cpu_children = CpuChildren() - k0;
     s.cpu_server = CpuServer() - s0;
@@ -181,8 +195,10 @@ double Median(std::vector<double> v) {
 
 json Summarize(const std::vector<Sample>& samples, int64_t bytes) {
   std::vector<double> wall, self, children, server;
+  double peak = 0;
   json per_rep = json::array();
   for (const auto& s : samples) {
+    peak = std::max(peak, s.peak_rss_mb);
     wall.push_back(s.wall);
     self.push_back(s.cpu_self);
     children.push_back(s.cpu_children);
@@ -193,6 +209,8 @@ json Summarize(const std::vector<Sample>& samples, int64_t bytes) {
     r["cpu_self_s"] = s.cpu_self;
     r["cpu_curl_s"] = s.cpu_children;
     r["cpu_server_s"] = s.cpu_server;
+    r["peak_rss_mb"] = s.peak_rss_mb;
+    r["rss_before_mb"] = s.rss_before_mb;
     per_rep.push_back(std::move(r));
   }
   const double med = Median(wall);
@@ -206,6 +224,8 @@ json Summarize(const std::vector<Sample>& samples, int64_t bytes) {
               {"cpu_self_median_s", Median(self)},
               {"cpu_curl_median_s", Median(children)},
               {"cpu_server_median_s", Median(server)},
+              {"samples_s", wall},
+              {"peak_rss_mb", peak},
               {"reps", per_rep}};
 }
 
@@ -428,11 +448,19 @@ class Curl {
           std::ifstream e(err);
           std::string msg((std::istreambuf_iterator<char>(e)), {});
           std::lock_guard<std::mutex> lock(mu);
-          if (error.empty()) error = "curl " + job.what + ": " + problem + " " + msg;
+          if (error.empty()) {
+            error = "curl ";
+            error += job.what;
+            error += ": ";
+            error += problem;
+            error += " ";
+            error += msg;
+          }
         }
       }
     };
     std::vector<std::thread> pool;
+    pool.reserve(static_cast<size_t>(parallel));
     for (int w = 0; w < parallel; ++w) pool.emplace_back(worker, w);
     for (auto& t : pool) t.join();
     if (!error.empty()) Die(error);
@@ -443,6 +471,7 @@ class Curl {
   static std::string Spawn(const std::vector<std::string>& args, const std::string& out,
                            const std::string& err) {
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     posix_spawn_file_actions_t fa;
@@ -474,6 +503,7 @@ class Curl {
 void ParallelFor(int64_t n, int parallel, const std::function<void(int64_t, int)>& fn) {
   std::atomic<int64_t> next{0};
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(parallel));
   for (int w = 0; w < parallel; ++w) {
     pool.emplace_back([&, w] {
       for (int64_t i; (i = next.fetch_add(1)) < n;) fn(i, w);
@@ -494,8 +524,10 @@ struct Args {
   int64_t batch_rows = 128 * 1024;
   int parallel = 4;
   bool unsigned_write = true;
-  bool scan = true;  // --no-scan: writes only (for experiments with write options)
-  bool curl = true;  // --no-curl: lance-cpp only
+  bool scan = true;      // --no-scan: writes only (for experiments with write options)
+  bool curl = true;      // --no-curl: lance-cpp only
+  bool keep = false;     // --keep: leave the bucket and the last written dataset
+  std::string scan_uri;  // --scan-uri: only time scans of this dataset (another's)
   lance::io::StorageOptions extra_options;
 };
 
@@ -587,6 +619,10 @@ int main(int argc, char** argv) {
       a.scan = false;
     } else if (k == "--no-curl") {
       a.curl = false;
+    } else if (k == "--keep") {
+      a.keep = true;
+    } else if (k == "--scan-uri") {
+      a.scan_uri = val();
     } else if (k == "--storage-option") {
       const std::string kv = val();
       const auto eq = kv.find('=');
@@ -616,6 +652,32 @@ int main(int argc, char** argv) {
   out["endpoint"] = env.endpoint;
   out["bucket"] = a.bucket;
   out["hardware_threads"] = std::thread::hardware_concurrency();
+
+  if (!a.scan_uri.empty()) {
+    // Scans of another engine's dataset of the same rows (pylance's, written from
+    // lance-cpp's): one untimed scan compared with the input in full, then N timed.
+    const Input in = Generate(a.files * a.rows_per_file, a.batch_rows);
+    std::cerr << "[s3] scan of " << a.scan_uri << " (untimed, checked)" << std::flush;
+    double c0 = Now();
+    ScanOnce(a.scan_uri, opts, in, /*full_check=*/true);
+    std::cerr << ": " << Now() - c0 << " s, equal" << std::endl;
+    std::vector<Sample> scans;
+    for (int rep = 0; rep < a.reps; ++rep) {
+      Timer t;
+      json info = ScanOnce(a.scan_uri, opts, in);
+      scans.push_back(t.Stop());
+      scans.back().extra = info;
+      std::cerr << "[s3] scan " << rep + 1 << "/" << a.reps << ": " << scans.back().wall
+                << " s" << std::endl;
+    }
+    out["scan_uri"] = a.scan_uri;
+    out["rows"] = in.rows;
+    out["scan_other"] = Summarize(scans, 0);  // MB/s: report.py (lance-cpp's bytes)
+    std::ofstream f(a.out);
+    f << out.dump(2) << "\n";
+    if (!f) Die("cannot write " + a.out);
+    return 0;
+  }
 
   // ---- bucket (deleted with everything in it at the end, or by Die)
   auto store = StoreFor(a.bucket, opts);
@@ -693,6 +755,7 @@ int main(int argc, char** argv) {
       if (a.curl) {
         // The PUT source: the data files' own bytes, fetched once (untimed).
         std::vector<CurlJob> jobs;
+        jobs.reserve(files.size());
         for (const auto& f : files) {
           jobs.push_back({{"-o", put_src + "/" + fs::path(f.path).filename().string(),
                            curl.Url(f.path)},
@@ -719,12 +782,17 @@ int main(int argc, char** argv) {
 
     if (a.curl) {
       std::vector<CurlJob> jobs;
+      jobs.reserve(data_files.size());
       for (const auto& f : data_files) {
         const std::string name = fs::path(f.path).filename().string();
-        jobs.push_back({{"-o", "/dev/null", "-T", put_src + "/" + name,
-                         curl.Url("curl-put" + std::to_string(rep) + "/" + name)},
-                        f.size,
-                        "PUT " + name});
+        std::string key = "curl-put" + std::to_string(rep);
+        key += "/";
+        key += name;
+        std::string src = put_src;
+        src += "/";
+        src += name;
+        jobs.push_back(
+            {{"-o", "/dev/null", "-T", src, curl.Url(key)}, f.size, "PUT " + name});
       }
       Timer t;
       curl.Run(jobs, a.parallel, "size_upload");
@@ -881,10 +949,14 @@ int main(int argc, char** argv) {
       {"scan_batch_size", lance::ScanOptions{}.batch_size},
   };
 
-  // ---- cleanup
+  // ---- cleanup (with --keep the bucket and the last dataset stay, for pylance)
   auto c = std::move(g_cleanup);
   g_cleanup = nullptr;
-  c();
+  if (a.keep) {
+    out["kept_dataset"] = "s3://" + a.bucket + "/" + last_ds;
+  } else {
+    c();
+  }
 
   std::ofstream f(a.out);
   f << out.dump(2) << "\n";

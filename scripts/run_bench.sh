@@ -1,46 +1,95 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# `make bench`: lance-cpp and real Lance (pylance, from the project's venv) on the same data,
-# in the same run: write, full scan to Arrow, filtered count, and the page-cache read of the
-# data files as the ceiling, in file format 2.0; then in file format 2.2 (on the same data
-# plus three columns for its encodings) the same plus a take of 10,000 random rows and the
-# data files' sizes. Then the S3 part: lance-cpp writing and scanning a ~1.1 GiB
-# dataset on a Ceph RGW it starts itself, against curl PUT/GET of the same objects. Prints
-# tables and writes bench/results/latest.json. See docs/benchmarks.md for what each number
-# means.
+# `make bench`: ONE run at ONE commit of lance-cpp against real Lance (pylance, from the
+# project's venv), on the same data, in the same places. Parts (LANCE_BENCH_PARTS):
+#
+#   local   file format 2.0, then 2.2 (on the same data plus three columns for its
+#           encodings): write, full scan, filtered count (2.2: and a take of 10,000 rows),
+#           every read by both engines on both engines' datasets; page-cache ceiling.
+#   growth  the 2.0 write and scan of both engines at LANCE_BENCH_GROWTH_ROWS (4M) rows,
+#           next to the 1M of "local": how time and peak RSS grow.
+#   s3      on a Ceph RGW this script starts (ports 7495/6795): lance-cpp's write and scan
+#           of a ~1.1 GiB dataset against curl PUT/GET of the same objects
+#           (bench/s3_benchmark.cc), pylance's write and scan of the same rows on the same
+#           RGW, and each engine scanning the other's S3 dataset.
+#   refresh build/bench/refresh_benchmark on the same RGW (request latency under load with
+#           short-lived vended credentials); a failure is recorded, never dropped.
+#
+# Every operation also records its peak RSS. bench/report.py writes what this run
+# measured, and only that (no key is carried over from an earlier file), with the commit
+# (HEAD, `dirty` if tracked files differ from it), the time, the load averages before and
+# after, and the machine. A full run (all four parts, default sizes) writes
+# bench/results/latest.json and regenerates docs/benchmarks.md from it; any other run
+# writes bench/results/partial-<parts>.json (or LANCE_BENCH_OUT) and leaves both alone.
 #
 #   scripts/run_bench.sh [BUILD_DIR]
 #
-# Environment: LANCE_BENCH_REPS (timed repetitions per measurement, default 7; one warm-up
-# run precedes them), LANCE_BENCH_ROWS (default 1000000), LANCE_BENCH_DIR (scratch
-# directory, default a fresh one under $TMPDIR or /tmp, removed afterwards; needs ~4 GB),
-# LANCE_BENCH_OUT (default bench/results/latest.json), LANCE_BENCH_PARTS (default
-# "local s3"; "s3" alone updates only the S3 keys of LANCE_BENCH_OUT).
-# S3 part: LANCE_BENCH_S3_REPS (default 3), LANCE_BENCH_S3_FILES (default 16 data files)
-# of LANCE_BENCH_S3_ROWS_PER_FILE (default 524288 rows, ~75 MB), LANCE_BENCH_S3_PARALLEL
-# (curl processes at a time, default 4), LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT (7495 /
-# 6795: not the test RGW's 7480 / 6789, so a running test RGW is left alone; the mon port
-# stays below 6800, where OSDs pick their ports). The RGW lives in BUILD_DIR/rgw-bench and
-# is stopped and removed at exit.
+# Environment: LANCE_BENCH_PARTS (default "local growth s3 refresh"), LANCE_BENCH_OUT,
+# LANCE_BENCH_REPS (timed repetitions, default 7, after one warm-up), LANCE_BENCH_ROWS
+# (default 1000000), LANCE_BENCH_GROWTH_ROWS (4000000), LANCE_BENCH_GROWTH_REPS (3),
+# LANCE_BENCH_DIR (scratch directory, default a fresh one under $TMPDIR or /tmp, removed
+# afterwards; needs ~12 GB), LANCE_BENCH_S3_REPS (3), LANCE_BENCH_S3_FILES (16 data
+# files), LANCE_BENCH_S3_ROWS_PER_FILE (524288 rows, ~75 MB), LANCE_BENCH_S3_PARALLEL
+# (curl processes at a time, 4), LANCE_BENCH_REFRESH_TIMEOUT (seconds, 900),
+# LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT (7495 / 6795:
+# not the test RGW's 7480 / 6789; the mon port stays below 6800, where OSDs pick theirs).
+# The RGW lives in BUILD_DIR/rgw-bench and is stopped and removed at exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
+FULL_PARTS="local growth s3 refresh"
+PARTS=${LANCE_BENCH_PARTS:-$FULL_PARTS}
 REPS=${LANCE_BENCH_REPS:-7}
 ROWS=${LANCE_BENCH_ROWS:-1000000}
-OUT=${LANCE_BENCH_OUT:-bench/results/latest.json}
-PARTS=${LANCE_BENCH_PARTS:-local s3}
+GROWTH_ROWS=${LANCE_BENCH_GROWTH_ROWS:-4000000}
+GROWTH_REPS=${LANCE_BENCH_GROWTH_REPS:-3}
+S3_REPS=${LANCE_BENCH_S3_REPS:-3}
+S3_FILES=${LANCE_BENCH_S3_FILES:-16}
+S3_ROWS_PER_FILE=${LANCE_BENCH_S3_ROWS_PER_FILE:-524288}
+S3_PARALLEL=${LANCE_BENCH_S3_PARALLEL:-4}
 PY=$PWD/.venv/bin/python
 BIN=$BUILD_DIR/bench/dataset_benchmark
 S3BIN=$BUILD_DIR/bench/s3_benchmark
+REFRESHBIN=$BUILD_DIR/bench/refresh_benchmark
 RGW_DIR=$BUILD_DIR/rgw-bench
 
 log() { echo "[bench +${SECONDS}s] $*" >&2; }
 part() { [[ " $PARTS " == *" $1 "* ]]; }
+for p in $PARTS; do
+  [[ " $FULL_PARTS " == *" $p "* ]] || { log "unknown part '$p' (parts: $FULL_PARTS)"; exit 1; }
+done
+
+# The canonical result only from a full run at the default sizes.
+full=1
+for p in $FULL_PARTS; do part "$p" || full=; done
+for v in LANCE_BENCH_REPS LANCE_BENCH_ROWS LANCE_BENCH_GROWTH_ROWS LANCE_BENCH_GROWTH_REPS \
+  LANCE_BENCH_S3_REPS LANCE_BENCH_S3_FILES LANCE_BENCH_S3_ROWS_PER_FILE; do
+  [ -z "${!v:-}" ] || full=
+done
+if [ -n "${LANCE_BENCH_OUT:-}" ]; then
+  OUT=$LANCE_BENCH_OUT
+elif [ -n "$full" ]; then
+  OUT=bench/results/latest.json
+else
+  OUT=bench/results/partial-$(echo $PARTS | tr ' ' '-').json
+fi
+DOC=
+[ "$OUT" != bench/results/latest.json ] || DOC=docs/benchmarks.md
 
 need() { [ -x "$1" ] || { log "missing $1: build with LANCE_BUILD_BENCHMARKS=ON (make build)"; exit 1; }; }
 part local && need "$BIN"
+part growth && need "$BIN"
 part s3 && need "$S3BIN"
 [ -x "$PY" ] || { log "missing $PY: run scripts/setup.sh (make setup)"; exit 1; }
+
+# What is measured: HEAD, and whether tracked files differ from it (then the numbers are
+# of HEAD plus those changes). The results themselves (bench/results, the generated doc)
+# do not count: a run's own output is uncommitted until the next commit.
+GIT_COMMIT=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+GIT_DIRTY=false
+[ -z "$(git status --porcelain --untracked-files=no -- . ':!bench/results' \
+  ':!docs/benchmarks.md' 2>/dev/null)" ] || GIT_DIRTY=true
+START_TIME=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 rgw_started=
 WORK=
@@ -59,89 +108,203 @@ if [ -n "${LANCE_BENCH_DIR:-}" ]; then
 else
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/lance-bench.XXXXXX")
 fi
+# Results of this run only: a kept scratch directory may hold an earlier run's files.
+rm -f "$WORK"/*.json "$WORK"/*.failed "$WORK"/*.log
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "commit $GIT_COMMIT (dirty: $GIT_DIRTY), parts: $PARTS -> $OUT"
 log "scratch directory $WORK; load average $load_before on $(nproc) CPUs"
 if awk -v l="${load_before%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > 0.5 * n) }'; then
   log "WARNING: the machine is busy (load average $load_before): timings will be noisy"
 fi
 
-local_seconds=
-if part local; then
-  local_start=$(date +%s)
-  DATA=$WORK/data.arrow
-  DATA22=$WORK/data-v22.arrow
-  TAKE=$WORK/take-v22.i64
-  log "generating $ROWS rows (numpy, seed 42) -> Arrow IPC files (2.0 data, 2.2 data), take indices"
-  "$PY" bench/pylance_bench.py gen --rows "$ROWS" --out "$DATA" --out-v22 "$DATA22" \
-    --take-out "$TAKE"
-  sync
+# step NAME CMD...: runs one benchmark process; its stderr goes to the terminal and to
+# WORK/NAME.log. A failure is recorded in WORK/NAME.failed (exit status and the end of its
+# stderr), which report.py puts in the JSON and the doc; the run goes on.
+step() {
+  local name=$1
+  shift
+  local rc=0
+  "$@" 2> >(tee "$WORK/$name.log" >&2) || rc=$?
+  wait  # the tee above
+  if [ "$rc" -ne 0 ]; then
+    log "FAILED: $name (exit status $rc)"
+    { echo "exit status $rc"; tail -n 5 "$WORK/$name.log"; } >"$WORK/$name.failed"
+  fi
+  return 0
+}
+ok() { [ ! -e "$WORK/$1.failed" ]; }
+declare -A seconds
+timed_part() {  # timed_part NAME FUNCTION: wall seconds per part, for the JSON
+  local t0=$SECONDS
+  "$2"
+  seconds[$1]=$((SECONDS - t0))
+  log "$1 part: ${seconds[$1]} s"
+}
 
+run_local() {
+  local DATA=$WORK/data.arrow DATA22=$WORK/data-v22.arrow TAKE=$WORK/take-v22.i64
+  log "generating $ROWS rows (numpy, seed 42) -> Arrow IPC files (2.0 data, 2.2 data), take indices"
+  step gen "$PY" bench/pylance_bench.py gen --rows "$ROWS" --out "$DATA" --out-v22 "$DATA22" \
+    --take-out "$TAKE"
+  ok gen || return 0
+  sync
   # Per file format: writes first (each keeps its last dataset), then the reads, each in a
   # fresh process (a process that has just written 0.5 GB has a different malloc state),
   # engines alternating: each engine on the dataset it wrote, then each on the other's.
-  # File format 2.0 (the datasets lance-cpp.lance, pylance.lance; keys without "v22").
-  log "lance-cpp: write (2.0)"
-  "$BIN" write --format 2.0 --input "$DATA" --workdir "$WORK" --dataset "$WORK/lance-cpp.lance" \
-    --out "$WORK/lance-cpp-write.json" --reps "$REPS"
-  log "pylance: write (2.0)"
-  "$PY" bench/pylance_bench.py write --format 2.0 --input "$DATA" --workdir "$WORK" \
-    --dataset "$WORK/pylance.lance" --out "$WORK/pylance-write.json" --reps "$REPS"
-  for ds in lance-cpp pylance; do
-    log "lance-cpp: scan, count, page-cache read of $ds.lance (2.0)"
-    "$BIN" scan --input "$DATA" --dataset "$WORK/$ds.lance" --out "$WORK/lance-cpp-scan-$ds.json" \
+  local v sfx data take
+  for v in 2.0 2.2; do
+    if [ "$v" = 2.0 ]; then sfx= data=$DATA take=(); else sfx=-v22 data=$DATA22 take=(--take "$TAKE"); fi
+    log "lance-cpp: write ($v)"
+    step "lance-cpp-write$sfx" "$BIN" write --format "$v" --input "$data" --workdir "$WORK" \
+      --dataset "$WORK/lance-cpp$sfx.lance" --out "$WORK/lance-cpp-write$sfx.json" --reps "$REPS"
+    log "pylance: write ($v)"
+    step "pylance-write$sfx" "$PY" bench/pylance_bench.py write --format "$v" --input "$data" \
+      --workdir "$WORK" --dataset "$WORK/pylance$sfx.lance" --out "$WORK/pylance-write$sfx.json" \
       --reps "$REPS"
-    log "pylance: scan, count of $ds.lance (2.0)"
-    "$PY" bench/pylance_bench.py scan --input "$DATA" --dataset "$WORK/$ds.lance" \
-      --out "$WORK/pylance-scan-$ds.json" --reps "$REPS"
+    local ds
+    for ds in lance-cpp pylance; do
+      ok "$ds-write$sfx" || continue
+      log "lance-cpp: scan, count${take:+, take}, page-cache read of $ds$sfx.lance ($v)"
+      step "lance-cpp-scan-$ds$sfx" "$BIN" scan --input "$data" --dataset "$WORK/$ds$sfx.lance" \
+        "${take[@]}" --out "$WORK/lance-cpp-scan-$ds$sfx.json" --reps "$REPS"
+      log "pylance: scan, count${take:+, take} of $ds$sfx.lance ($v)"
+      step "pylance-scan-$ds$sfx" "$PY" bench/pylance_bench.py scan --input "$data" \
+        --dataset "$WORK/$ds$sfx.lance" "${take[@]}" --out "$WORK/pylance-scan-$ds$sfx.json" \
+        --reps "$REPS"
+    done
   done
+}
 
-  # File format 2.2 (lance-cpp-v22.lance, pylance-v22.lance): the same, plus take.
-  log "lance-cpp: write (2.2)"
-  "$BIN" write --format 2.2 --input "$DATA22" --workdir "$WORK" \
-    --dataset "$WORK/lance-cpp-v22.lance" --out "$WORK/lance-cpp-write-v22.json" --reps "$REPS"
-  log "pylance: write (2.2)"
-  "$PY" bench/pylance_bench.py write --format 2.2 --input "$DATA22" --workdir "$WORK" \
-    --dataset "$WORK/pylance-v22.lance" --out "$WORK/pylance-write-v22.json" --reps "$REPS"
-  for ds in lance-cpp pylance; do
-    log "lance-cpp: scan, count, take, page-cache read of $ds-v22.lance (2.2)"
-    "$BIN" scan --input "$DATA22" --dataset "$WORK/$ds-v22.lance" --take "$TAKE" \
-      --out "$WORK/lance-cpp-scan-$ds-v22.json" --reps "$REPS"
-    log "pylance: scan, count, take of $ds-v22.lance (2.2)"
-    "$PY" bench/pylance_bench.py scan --input "$DATA22" --dataset "$WORK/$ds-v22.lance" \
-      --take "$TAKE" --out "$WORK/pylance-scan-$ds-v22.json" --reps "$REPS"
-  done
-  local_seconds=$(( $(date +%s) - local_start ))
-  log "local part: $local_seconds s"
-fi
+run_growth() {
+  # Both engines, file format 2.0, at GROWTH_ROWS rows: write (lance-cpp with its default
+  # fsync only), then the full scan of each engine's own dataset.
+  local DATA=$WORK/data-growth.arrow
+  log "growth: generating $GROWTH_ROWS rows"
+  step gen-growth "$PY" bench/pylance_bench.py gen --rows "$GROWTH_ROWS" --out "$DATA"
+  ok gen-growth || return 0
+  sync
+  log "growth: lance-cpp write ($GROWTH_ROWS rows)"
+  step lance-cpp-write-growth "$BIN" write --format 2.0 --no-nofsync --input "$DATA" \
+    --workdir "$WORK" --dataset "$WORK/growth-lance-cpp.lance" \
+    --out "$WORK/lance-cpp-write-growth.json" --reps "$GROWTH_REPS"
+  log "growth: pylance write ($GROWTH_ROWS rows)"
+  step pylance-write-growth "$PY" bench/pylance_bench.py write --format 2.0 --input "$DATA" \
+    --workdir "$WORK" --dataset "$WORK/growth-pylance.lance" \
+    --out "$WORK/pylance-write-growth.json" --reps "$GROWTH_REPS"
+  if ok lance-cpp-write-growth; then
+    log "growth: lance-cpp scan of its dataset"
+    step lance-cpp-scan-growth "$BIN" scan --scan-only --input "$DATA" \
+      --dataset "$WORK/growth-lance-cpp.lance" --out "$WORK/lance-cpp-scan-growth.json" \
+      --reps "$GROWTH_REPS"
+  fi
+  if ok pylance-write-growth; then
+    log "growth: pylance scan of its dataset"
+    step pylance-scan-growth "$PY" bench/pylance_bench.py scan --scan-only --input "$DATA" \
+      --dataset "$WORK/growth-pylance.lance" --out "$WORK/pylance-scan-growth.json" \
+      --reps "$GROWTH_REPS"
+  fi
+  rm -rf "$WORK"/growth-*.lance "$DATA"
+}
 
-if part s3; then
+start_rgw() {
   # A private RGW on its own ports (the tests' RGW, if one runs, is not touched).
+  # Ports taken by someone else's RGW: say so (rgw.sh itself replaces only a cluster left
+  # in RGW_DIR by an earlier run of this script).
+  local port
+  [ -f "$RGW_DIR/run/client.rgw.pid" ] && kill -0 "$(cat "$RGW_DIR/run/client.rgw.pid")" \
+    2>/dev/null && port=ours
+  [ "${port:-}" = ours ] || for port in "${LANCE_BENCH_RGW_PORT:-7495}" "${LANCE_BENCH_MON_PORT:-6795}"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      log "port $port is in use (another benchmark RGW? see: pgrep -af radosgw)"
+      echo "port $port in use: another RGW runs there (pgrep -af radosgw); set" \
+        "LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT or stop it" >"$WORK/rgw.failed"
+      return 1
+    fi
+  done
   log "starting a Ceph RGW for the S3 benchmark in $RGW_DIR"
   rgw_started=1
   # Up to 3 tries: on a busy machine ceph-osd sometimes asks the mon before it has the
   # monmap ("wrong fsid" in the osd log) and exits; a new start wipes the failed one.
+  local try rgw_env
   for try in 1 2 3; do
     if rgw_env=$(RGW_PORT=${LANCE_BENCH_RGW_PORT:-7495} MON_PORT=${LANCE_BENCH_MON_PORT:-6795} \
       scripts/rgw.sh start "$RGW_DIR"); then
       break
     fi
-    [ "$try" -lt 3 ] || { log "the benchmark RGW did not start"; exit 1; }
+    if [ "$try" -eq 3 ]; then
+      log "the benchmark RGW did not start"
+      echo "the benchmark RGW did not start (3 tries; see $RGW_DIR/log)" >"$WORK/rgw.failed"
+      return 1
+    fi
     log "the benchmark RGW did not start (try $try of 3); starting it again"
   done
   eval "$rgw_env"
+  export LANCE_S3_SECRET=$LANCE_S3_SECRET_KEY  # the name refresh_benchmark's contract uses
   server_pids=$(cat "$RGW_DIR"/run/{client.rgw,osd.0,mon.a}.pid 2>/dev/null | paste -sd, -)
-  log "S3: write and scan on $LANCE_S3_ENDPOINT, against curl"
-  "$S3BIN" --out "$WORK/s3.json" --workdir "$WORK" --reps "${LANCE_BENCH_S3_REPS:-3}" \
-    --files "${LANCE_BENCH_S3_FILES:-16}" \
-    --rows-per-file "${LANCE_BENCH_S3_ROWS_PER_FILE:-524288}" \
-    --parallel "${LANCE_BENCH_S3_PARALLEL:-4}" --server-pids "$server_pids"
-  log "stopping the benchmark RGW"
-  scripts/rgw.sh stop "$RGW_DIR"
-  rgw_started=
+}
+
+run_s3() {
+  local bucket size_args
+  bucket=lance-bench-$(date +%s)-$$
+  size_args=(--files "$S3_FILES" --rows-per-file "$S3_ROWS_PER_FILE")
+  log "S3: lance-cpp write and scan on $LANCE_S3_ENDPOINT, against curl (bucket $bucket)"
+  step s3 "$S3BIN" --out "$WORK/s3.json" --workdir "$WORK" --reps "$S3_REPS" "${size_args[@]}" \
+    --parallel "$S3_PARALLEL" --server-pids "$server_pids" --bucket "$bucket" --keep
+  ok s3 || return 0
+  local src
+  src=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["kept_dataset"])' \
+    "$WORK/s3.json")
+  log "S3: pylance scan of $src, write of the same rows, scan of its own dataset"
+  step pylance-s3 "$PY" bench/pylance_bench.py s3 --source "$src" --bucket "$bucket" \
+    --out "$WORK/pylance-s3.json" --reps "$S3_REPS" --rows-per-file "$S3_ROWS_PER_FILE"
+  ok pylance-s3 || return 0
+  local pyds
+  pyds=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["dataset"])' \
+    "$WORK/pylance-s3.json")
+  log "S3: lance-cpp scan of pylance's dataset $pyds"
+  step s3-scan-pylance "$S3BIN" --scan-uri "$pyds" --out "$WORK/s3-scan-pylance.json" \
+    --workdir "$WORK" --reps "$S3_REPS" "${size_args[@]}"
+}
+
+run_refresh() {
+  if [ ! -x "$REFRESHBIN" ]; then
+    echo "$REFRESHBIN is not built" >"$WORK/refresh.failed"
+    return 0
+  fi
+  log "refresh under load: $REFRESHBIN on $LANCE_S3_ENDPOINT"
+  mkdir -p "$WORK/refresh"
+  # Bounded: a hung benchmark is recorded as a failure (exit status 124), not a hung run.
+  step refresh timeout "${LANCE_BENCH_REFRESH_TIMEOUT:-900}" "$REFRESHBIN" \
+    --out "$WORK/refresh.json" --workdir "$WORK/refresh"
+  if ok refresh && [ ! -s "$WORK/refresh.json" ]; then
+    echo "exited 0 but wrote no $WORK/refresh.json" >"$WORK/refresh.failed"
+  fi
+}
+
+part local && timed_part local run_local
+part growth && timed_part growth run_growth
+if part s3 || part refresh; then
+  if start_rgw; then
+    part s3 && timed_part s3 run_s3
+    part refresh && timed_part refresh run_refresh
+    log "stopping the benchmark RGW"
+    scripts/rgw.sh stop "$RGW_DIR"
+    rgw_started=
+  fi
 fi
 
-report_args=(--dir "$WORK" --out "$OUT" --load-before "$load_before")
-[ -z "$local_seconds" ] || report_args+=(--local-seconds "$local_seconds")
-part local || report_args+=(--s3-only)
-"$PY" bench/report.py "${report_args[@]}"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+GIT_COMMIT_END=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+[ "$GIT_COMMIT_END" = "$GIT_COMMIT" ] || log "WARNING: HEAD moved during the run ($GIT_COMMIT -> $GIT_COMMIT_END)"
+part_seconds=$(for k in "${!seconds[@]}"; do echo "$k=${seconds[$k]}"; done | paste -sd, -)
+"$PY" bench/report.py --dir "$WORK" --out "$OUT" --parts "$PARTS" \
+  --git-commit "$GIT_COMMIT" --git-commit-end "$GIT_COMMIT_END" --dirty "$GIT_DIRTY" \
+  --timestamp "$START_TIME" \
+  --load-before "$load_before" --load-after "$load_after" --part-seconds "$part_seconds" \
+  --total-seconds "$SECONDS"
+if [ -n "$DOC" ]; then
+  "$PY" bench/report.py --markdown "$OUT" >"$DOC.tmp"
+  mv "$DOC.tmp" "$DOC"
+  log "regenerated $DOC from $OUT"
+fi
