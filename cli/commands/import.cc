@@ -71,6 +71,14 @@ Status RunImport(const Args& args, const Streams& s) {
   if (!storage.ok()) return storage.status();
   params.access.storage_options = *storage;
   if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
+  if (auto rows = args.Get("max-rows-per-file")) {
+    auto n = ParseInteger<int64_t>(*rows);
+    if (!n.ok() || *n < 1) {
+      return Status::Invalid("--max-rows-per-file must be a positive number of rows, got ",
+                             JsonQuote(*rows));
+    }
+    params.max_rows_per_file = *n;
+  }
 
   if (auto schema_path = args.Get("schema")) {
     LANCE_ASSIGN_OR_RAISE(auto text, ReadInputFile(*schema_path));
@@ -148,6 +156,8 @@ Command MakeImportCommand() {
        {"infer-rows", true, false,
         "infer CSV / JSON types from the first N rows (default 20480, within 16 MiB)"},
        {"quiet", false, false, "no progress bar"},
+       {"max-rows-per-file", true, false,
+        "rows per data file (fragment) before a new one starts (default 1048576)"},
        {"data-storage-version", true, false,
         "file format of a new dataset: 2.0, 2.1, 2.2 or stable (default 2.2, as pylance "
         "14); "
