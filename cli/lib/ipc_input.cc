@@ -200,6 +200,12 @@ class IpcStreamInput : public RecordBatchReader {
     char head[8];
     LANCE_ASSIGN_OR_RAISE(auto got, ReadFull(source_, head, 4));
     if (!got) return false;
+    if (schema_ == nullptr && std::memcmp(head, "ARRO", 4) == 0) {
+      return Status::Invalid(
+          JsonQuote(source_->path()),
+          " holds the Arrow IPC file format, which is read from its footer at the end: "
+          "give a regular file, or send the IPC stream format through pipes and stdin");
+    }
     size_t prefix = 4;
     int32_t length = Load<int32_t>(head);
     if (Load<uint32_t>(head) == kContinuation) {
