@@ -60,8 +60,9 @@ Status RunImport(const Args& args, const Streams& s) {
     options.infer_bytes = 0;  // the rows asked for, however many bytes they take
   }
   if (!text_input && args.Get("schema")) {
-    return Status::Invalid("--schema applies to CSV and JSON lines; Arrow IPC input "
-                           "carries its own schema");
+    return Status::Invalid(
+        "--schema applies to CSV and JSON lines; Arrow IPC input "
+        "carries its own schema");
   }
 
   WriteParams params;
@@ -74,8 +75,9 @@ Status RunImport(const Args& args, const Streams& s) {
   if (auto rows = args.Get("max-rows-per-file")) {
     auto n = ParseInteger<int64_t>(*rows);
     if (!n.ok() || *n < 1) {
-      return Status::Invalid("--max-rows-per-file must be a positive number of rows, got ",
-                             JsonQuote(*rows));
+      return Status::Invalid(
+          "--max-rows-per-file must be a positive number of rows, got ",
+          JsonQuote(*rows));
     }
     params.max_rows_per_file = *n;
   }
@@ -109,7 +111,8 @@ Status RunImport(const Args& args, const Streams& s) {
   ProgressBar bar(s.err, !args.Has("quiet") && IsTerminal(s.err), "importing",
                   source->size());
   FileSource* counted = source.get();
-  ProgressReader progress(reader.get(), &bar, [counted] { return counted->bytes_read(); });
+  ProgressReader progress(reader.get(), &bar,
+                          [counted] { return counted->bytes_read(); });
   // Through a namespace, create declares the table (one declare_table) and append /
   // overwrite locate it (one describe_table), as the library's WriteDataset does.
   auto written = target.via_namespace()

@@ -61,7 +61,8 @@ Result<CsvReader::Step> CsvReader::TryNext(CsvRecord* record) {
   const size_t n = s.size();
   record->fields.clear();
   // Skip empty lines.
-  while (pos_ < n && (s[pos_] == '\n' || (s[pos_] == '\r' && pos_ + 1 < n && s[pos_ + 1] == '\n'))) {
+  while (pos_ < n &&
+         (s[pos_] == '\n' || (s[pos_] == '\r' && pos_ + 1 < n && s[pos_ + 1] == '\n'))) {
     pos_ += s[pos_] == '\n' ? 1 : 2;
     ++line_;
   }

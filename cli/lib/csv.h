@@ -52,7 +52,7 @@ class CsvReader {
   Status Refill();
 
   ByteSource* source_ = nullptr;
-  std::string buf_;    // the text read so far and not yet consumed (source mode)
+  std::string buf_;     // the text read so far and not yet consumed (source mode)
   std::string_view s_;  // the text being split (buf_ in source mode)
   size_t pos_ = 0;
   int64_t line_ = 1;

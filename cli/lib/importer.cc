@@ -700,12 +700,14 @@ Result<InputFormat> InputFormatFromPath(std::string_view path) {
     auto format = ParseInputFormat(ext);
     if (format.ok()) return format;
   }
-  return Status::Invalid("cannot tell the format of ", JsonQuote(path),
-                         " from its extension; pass --format csv, jsonl, arrow or arrows");
+  return Status::Invalid(
+      "cannot tell the format of ", JsonQuote(path),
+      " from its extension; pass --format csv, jsonl, arrow or arrows");
 }
 
 Result<SchemaPtr> InferSchema(std::string_view text, InputFormat format) {
-  if (!IsTextFormat(format)) return Status::Invalid("schema inference reads CSV or JSON lines");
+  if (!IsTextFormat(format))
+    return Status::Invalid("schema inference reads CSV or JSON lines");
   StringSource source{std::string(text)};
   Sample all;
   return format == InputFormat::kCsv ? InferCsv(&source, &all)
@@ -735,10 +737,9 @@ class ImportReader::Impl {
       sample_.max_rows = options_.infer_rows;
       sample_.max_bytes = options_.infer_bytes;
       sample_.replay = replay_.get();
-      LANCE_ASSIGN_OR_RAISE(auto inferred,
-                            options_.format == InputFormat::kCsv
-                                ? InferCsv(replay_.get(), &sample_)
-                                : InferJsonLines(replay_.get(), &sample_));
+      LANCE_ASSIGN_OR_RAISE(auto inferred, options_.format == InputFormat::kCsv
+                                               ? InferCsv(replay_.get(), &sample_)
+                                               : InferJsonLines(replay_.get(), &sample_));
       options_.schema = inferred;
       replay_->Rewind();
       input = replay_.get();
@@ -835,8 +836,9 @@ class ImportReader::Impl {
     for (const auto& [key, value] : row.members) {
       auto it = field_index_.find(key);
       if (it == field_index_.end()) {
-        return AfterSample(number, Status::Invalid("line ", number, ": column ",
-                                                   JsonQuote(key), " is not in the schema"));
+        return AfterSample(number,
+                           Status::Invalid("line ", number, ": column ", JsonQuote(key),
+                                           " is not in the schema"));
       }
       const auto i = static_cast<size_t>(it->second);
       if (values[i] != nullptr) {

@@ -65,19 +65,21 @@ Result<size_t> FileSource::Read(char* out, size_t n) {
       return static_cast<size_t>(got);
     }
     if (errno == EINTR) continue;
-    return Status::IOError(StrCat("cannot read ", JsonQuote(path_), ": ",
-                                  std::strerror(errno)));
+    return Status::IOError(
+        StrCat("cannot read ", JsonQuote(path_), ": ", std::strerror(errno)));
   }
 }
 
 Status FileSource::ReadAt(int64_t offset, char* out, size_t n) {
   size_t done = 0;
   while (done < n) {
-    const ssize_t got = ::pread(fd_, out + done, n - done, offset + static_cast<int64_t>(done));
+    const ssize_t got =
+        ::pread(fd_, out + done, n - done, offset + static_cast<int64_t>(done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       return Status::IOError(StrCat("cannot read ", n, " bytes at offset ", offset,
-                                    " of ", JsonQuote(path_), ": ", std::strerror(errno)));
+                                    " of ", JsonQuote(path_), ": ",
+                                    std::strerror(errno)));
     }
     if (got == 0) {
       return Status::Invalid(StrCat(JsonQuote(path_), " ends at byte ",
@@ -141,8 +143,8 @@ Result<bool> LineReader::Next(std::string_view* line, int64_t* number) {
     }
     const char* begin = buf_.data() + pos_;
     const size_t avail = buf_.size() - pos_;
-    const void* nl = avail > scanned ? std::memchr(begin + scanned, '\n', avail - scanned)
-                                     : nullptr;
+    const void* nl =
+        avail > scanned ? std::memchr(begin + scanned, '\n', avail - scanned) : nullptr;
     std::string_view l;
     if (nl != nullptr) {
       const size_t len = static_cast<size_t>(static_cast<const char*>(nl) - begin);

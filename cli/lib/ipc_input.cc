@@ -51,7 +51,8 @@ class FlatTable {
   // The position of field `id`, or 0 when it is absent.
   Result<size_t> FieldPos(int id) const {
     LANCE_RETURN_NOT_OK(Check(table_, 4));
-    const int64_t vtable = static_cast<int64_t>(table_) - Load<int32_t>(buf_.data() + table_);
+    const int64_t vtable =
+        static_cast<int64_t>(table_) - Load<int32_t>(buf_.data() + table_);
     if (vtable < 0) return Corrupt();
     LANCE_RETURN_NOT_OK(Check(static_cast<size_t>(vtable), 4));
     const uint16_t vsize = Load<uint16_t>(buf_.data() + vtable);
@@ -104,13 +105,15 @@ struct MessageInfo {
   int64_t body_length = 0;
 };
 
-// Message { version: short (0); header_type: ubyte (1); header (2); bodyLength: long (3) }
+// Message { version: short (0); header_type: ubyte (1); header (2); bodyLength: long (3)
+// }
 Result<MessageInfo> ReadMessageInfo(std::string_view metadata) {
   LANCE_ASSIGN_OR_RAISE(auto table, FlatTable::Root(metadata, "IPC message"));
   MessageInfo info;
   LANCE_ASSIGN_OR_RAISE(info.header_type, table.Scalar<uint8_t>(1, 0));
   LANCE_ASSIGN_OR_RAISE(info.body_length, table.Scalar<int64_t>(3, 0));
-  if (info.body_length < 0) return Status::Corrupt("an IPC message has a negative body length");
+  if (info.body_length < 0)
+    return Status::Corrupt("an IPC message has a negative body length");
   return info;
 }
 
@@ -123,9 +126,11 @@ Result<RecordBatchPtr> DecodeBatch(const std::string& prefix, std::string messag
   bytes.append(prefix).append(message).append(kEndOfStream, sizeof(kEndOfStream));
   message.clear();
   message.shrink_to_fit();
-  LANCE_ASSIGN_OR_RAISE(auto reader, ipc::IpcStreamReader::Open(Buffer::FromString(std::move(bytes))));
+  LANCE_ASSIGN_OR_RAISE(auto reader,
+                        ipc::IpcStreamReader::Open(Buffer::FromString(std::move(bytes))));
   LANCE_ASSIGN_OR_RAISE(auto batch, reader->Next());
-  if (batch == nullptr) return Status::Corrupt("an IPC record batch message held no batch");
+  if (batch == nullptr)
+    return Status::Corrupt("an IPC record batch message held no batch");
   return batch;
 }
 
@@ -220,10 +225,11 @@ class IpcStreamInput : public RecordBatchReader {
     }
     message->assign(head, prefix);
     message->resize(prefix + static_cast<size_t>(length));
-    LANCE_ASSIGN_OR_RAISE(got, ReadFull(source_, message->data() + prefix,
-                                        static_cast<size_t>(length)));
+    LANCE_ASSIGN_OR_RAISE(
+        got, ReadFull(source_, message->data() + prefix, static_cast<size_t>(length)));
     if (!got) return Status::Corrupt("the IPC stream ends inside a message's metadata");
-    LANCE_ASSIGN_OR_RAISE(*info, ReadMessageInfo(std::string_view(*message).substr(prefix)));
+    LANCE_ASSIGN_OR_RAISE(*info,
+                          ReadMessageInfo(std::string_view(*message).substr(prefix)));
     const size_t before = message->size();
     message->resize(before + static_cast<size_t>(info->body_length));
     LANCE_ASSIGN_OR_RAISE(got, ReadFull(source_, message->data() + before,
@@ -252,9 +258,10 @@ class IpcFileInput : public RecordBatchReader {
     const int64_t size = source_->size();
     const std::string where = JsonQuote(source_->path());
     if (!source_->seekable()) {
-      return Status::Invalid("the Arrow IPC file format needs a regular file (the footer "
-                             "is at its end); send the stream format for stdin and pipes "
-                             "(--format arrows)");
+      return Status::Invalid(
+          "the Arrow IPC file format needs a regular file (the footer "
+          "is at its end); send the stream format for stdin and pipes "
+          "(--format arrows)");
     }
     if (size < 18) return Status::Invalid(where, " is too short for an Arrow IPC file");
     char tail[10];
@@ -271,13 +278,14 @@ class IpcFileInput : public RecordBatchReader {
     }
     footer_end_ = size - 10;
     std::string footer(static_cast<size_t>(footer_length), '\0');
-    LANCE_RETURN_NOT_OK(source_->ReadAt(footer_end_ - footer_length, footer.data(),
-                                        footer.size()));
+    LANCE_RETURN_NOT_OK(
+        source_->ReadAt(footer_end_ - footer_length, footer.data(), footer.size()));
     // Footer { version (0); schema (1); dictionaries: [Block] (2); recordBatches (3) }
     LANCE_ASSIGN_OR_RAISE(auto table, FlatTable::Root(footer, "IPC footer"));
     LANCE_ASSIGN_OR_RAISE(auto dictionaries, ReadBlocks(table, 2));
     LANCE_ASSIGN_OR_RAISE(batches_, ReadBlocks(table, 3));
-    // The schema message follows the 8 magic bytes; the dictionaries apply to every batch.
+    // The schema message follows the 8 magic bytes; the dictionaries apply to every
+    // batch.
     LANCE_ASSIGN_OR_RAISE(prefix_, ReadSchemaMessage());
     LANCE_ASSIGN_OR_RAISE(schema_, DecodeSchema(prefix_));
     for (const Block& block : dictionaries) {
@@ -297,7 +305,8 @@ class IpcFileInput : public RecordBatchReader {
 
  private:
   Result<std::vector<Block>> ReadBlocks(const FlatTable& table, int id) const {
-    // struct Block { offset: long; metaDataLength: int; (4 bytes padding) bodyLength: long }
+    // struct Block { offset: long; metaDataLength: int; (4 bytes padding) bodyLength:
+    // long }
     LANCE_ASSIGN_OR_RAISE(auto vec, table.StructVector(id, 24));
     std::vector<Block> blocks;
     for (uint32_t i = 0; i < vec.second; ++i) {

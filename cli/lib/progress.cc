@@ -70,8 +70,8 @@ ProgressBar::ProgressBar(std::FILE* out, bool enabled, std::string label,
 std::string ProgressBar::Render(int64_t rows, int64_t bytes, double seconds) const {
   std::string line = label_ + " ";
   if (total_bytes_ > 0) {
-    const double share = std::min(1.0, static_cast<double>(bytes) /
-                                           static_cast<double>(total_bytes_));
+    const double share =
+        std::min(1.0, static_cast<double>(bytes) / static_cast<double>(total_bytes_));
     constexpr int kWidth = 20;
     const int filled = static_cast<int>(share * kWidth);
     line += "[" + std::string(static_cast<size_t>(filled), '#') +

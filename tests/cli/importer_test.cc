@@ -62,7 +62,8 @@ TEST(Formats, FromNameAndPath) {
   EXPECT_EQ(*InputFormatFromPath("x.feather"), InputFormat::kArrow);
   EXPECT_EQ(*InputFormatFromPath("x.arrows"), InputFormat::kArrowStream);
   EXPECT_EQ(*ParseInputFormat("arrow-stream"), InputFormat::kArrowStream);
-  EXPECT_THAT(InputFormatFromPath("x.txt"), IsErrorWith(StatusCode::kInvalid, "--format"));
+  EXPECT_THAT(InputFormatFromPath("x.txt"),
+              IsErrorWith(StatusCode::kInvalid, "--format"));
   EXPECT_THAT(ParseInputFormat("xml"),
               IsErrorWith(StatusCode::kInvalid, "unknown input format"));
 }

@@ -58,7 +58,8 @@ std::string Records(CsvReader* csv) {
 const std::vector<std::string>& CsvInputs() {
   static const std::vector<std::string> inputs = {
       "a,b\n1,2\n",
-      "\xEF\xBB\xBF" "a,b\r\n1,2\r\n\r\n3,4",
+      "\xEF\xBB\xBF"
+      "a,b\r\n1,2\r\n\r\n3,4",
       "a,b\n\"x,\ny\",\"say \"\"hi\"\"\"\n\n\n\"\",\n",
       "a\r\n\"q\"\r\nlast",
       "a,b\n1,\r\n,\n",
@@ -83,8 +84,8 @@ TEST(StreamingCsv, SameRecordsWhateverTheChunks) {
 }
 
 TEST(StreamingLines, LinesAndNumbersAcrossChunks) {
-  const std::string text = "\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"a\":2}\n" +
-                           std::string(5000, ' ') + "{\"a\":3}";
+  const std::string text =
+      "\xEF\xBB\xBF{\"a\":1}\r\n\n  \n{\"a\":2}\n" + std::string(5000, ' ') + "{\"a\":3}";
   for (size_t step : {1, 2, 5, 4096, 1 << 20}) {
     TrickleSource source(text, step);
     LineReader lines(&source);
@@ -96,8 +97,9 @@ TEST(StreamingLines, LinesAndNumbersAcrossChunks) {
       if (!more) break;
       got.push_back(std::to_string(number) + " " + std::string(line));
     }
-    EXPECT_EQ(got, (std::vector<std::string>{"1 {\"a\":1}", "4 {\"a\":2}",
-                                             "5 " + std::string(5000, ' ') + "{\"a\":3}"}))
+    EXPECT_EQ(got,
+              (std::vector<std::string>{"1 {\"a\":1}", "4 {\"a\":2}",
+                                        "5 " + std::string(5000, ' ') + "{\"a\":3}"}))
         << "step " << step;
   }
 }
@@ -152,12 +154,12 @@ TEST(StreamingImport, ARowPastTheSampleThatDoesNotFitNamesLineAndSample) {
   // Row 6 is on line 7 (the header is line 1).
   TrickleSource source(CsvRows(8, 6, "2.5"), 3);
   ASSERT_OK_AND_ASSIGN(auto reader, ImportReader::Make(&source, options));
-  EXPECT_THAT(reader->ToTable(),
-              IsErrorWith(StatusCode::kInvalid, "line 7, column 'v'"));
+  EXPECT_THAT(reader->ToTable(), IsErrorWith(StatusCode::kInvalid, "line 7, column 'v'"));
   TrickleSource again(CsvRows(8, 6, "2.5"), 3);
   ASSERT_OK_AND_ASSIGN(reader, ImportReader::Make(&again, options));
-  EXPECT_THAT(reader->ToTable(),
-              IsErrorWith(StatusCode::kInvalid, "inferred from the first 3 rows, up to line 4"));
+  EXPECT_THAT(
+      reader->ToTable(),
+      IsErrorWith(StatusCode::kInvalid, "inferred from the first 3 rows, up to line 4"));
   // Within the sample, the types are widened as before: no error.
   options.infer_rows = 10;
   TrickleSource all(CsvRows(8, 6, "2.5"), 3);
