@@ -785,7 +785,10 @@ class ImportReader::Impl {
     if (!error_.ok()) return error_;
     if (done_) return RecordBatchPtr();
     int64_t rows = 0;
-    while (rows < options_.batch_rows) {
+    int64_t text_bytes = 0;  // input text of the rows in this batch
+    while (rows < options_.batch_rows &&
+           (options_.batch_bytes <= 0 || text_bytes < options_.batch_bytes)) {
+      row_bytes_ = 0;
       auto more = ReadRow();
       if (!more.ok()) {
         error_ = more.status();
@@ -796,6 +799,7 @@ class ImportReader::Impl {
         break;
       }
       ++rows;
+      text_bytes += row_bytes_;
     }
     if (rows == 0) return RecordBatchPtr();
     std::vector<ArrayPtr> columns;
@@ -831,6 +835,7 @@ class ImportReader::Impl {
     int64_t number = 0;
     LANCE_ASSIGN_OR_RAISE(auto more, lines_->Next(&line, &number));
     if (!more) return false;
+    row_bytes_ = static_cast<int64_t>(line.size());
     LANCE_ASSIGN_OR_RAISE(auto row, ParseJsonRow(line, number));
     std::vector<const JsonValue*> values(builders_.size(), nullptr);
     for (const auto& [key, value] : row.members) {
@@ -864,6 +869,9 @@ class ImportReader::Impl {
       return Status::Invalid("line ", record_.line, ": expected ", csv_width_,
                              " fields, got ", record_.fields.size());
     }
+    for (const auto& field : record_.fields) {
+      row_bytes_ += static_cast<int64_t>(field.text.size()) + 1;
+    }
     for (size_t c = 0; c < csv_width_; ++c) {
       const int i = csv_columns_[c];
       const Field& f = FieldAt(i);
@@ -896,6 +904,7 @@ class ImportReader::Impl {
   std::unordered_map<std::string, int> field_index_;
   std::vector<std::unique_ptr<ArrayBuilder>> builders_;
   int64_t rows_read_ = 0;
+  int64_t row_bytes_ = 0;  // input text of the row just read
   bool done_ = false;
   Status error_;
 };

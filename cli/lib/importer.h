@@ -52,6 +52,9 @@ struct ImportOptions {
   SchemaPtr schema;
   /// \brief Rows per record batch.
   int64_t batch_rows = 8192;
+  /// \brief A batch also ends after the row whose input text brings it to this many
+  /// bytes (<= 0: no limit), so that wide rows do not make huge batches.
+  int64_t batch_bytes = 16 << 20;
   /// \brief Without a schema, types are inferred from the first `infer_rows` rows,
   /// stopping early after the row that ends past the first `infer_bytes` bytes (<= 0:
   /// no limit, the whole input is read first and held in memory).
@@ -73,8 +76,9 @@ struct ImportOptions {
 Result<SchemaPtr> InferSchema(std::string_view text, InputFormat format);
 
 /// \brief Batches converted from CSV or JSON-lines text, read from a ByteSource in
-/// chunks: memory holds one batch being built and about one chunk of text (plus the
-/// inference sample until it has been converted), whatever the input's size.
+/// chunks: memory holds one batch being built (batch_rows rows, at most about
+/// batch_bytes of input text) and about one chunk of text (plus the inference sample
+/// until it has been converted), whatever the input's size.
 ///
 /// Values are checked against the schema as they are read; the first bad value ends the
 /// stream with Invalid("line N, column 'c': ..."). Missing JSON keys and missing CSV

@@ -195,6 +195,24 @@ TEST(StreamingImport, ByteLimitEndsTheSampleAfterAWholeRow) {
   EXPECT_EQ(table->num_rows(), 50);
 }
 
+TEST(StreamingImport, WideRowsEndBatchesByBytes) {
+  ImportOptions options;
+  options.format = InputFormat::kCsv;
+  options.batch_rows = 1000;
+  options.batch_bytes = 250;  // each row is 101 bytes of text: 3 rows per batch
+  std::string text = "s\n";
+  for (int i = 0; i < 10; ++i)
+    text += std::string(100, static_cast<char>('a' + i)) + "\n";
+  ASSERT_OK_AND_ASSIGN(auto reader, ImportReader::Make(text, options));
+  std::vector<int64_t> sizes;
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+    if (batch == nullptr) break;
+    sizes.push_back(batch->num_rows());
+  }
+  EXPECT_EQ(sizes, (std::vector<int64_t>{3, 3, 3, 1}));
+}
+
 TEST(ProgressBar, RendersRowsBytesShareRateAndElapsed) {
   ProgressBar known(nullptr, false, "importing", 2'000'000);
   EXPECT_EQ(known.Render(1'234'567, 1'000'000, 2.0),
