@@ -149,7 +149,8 @@ Command MakeImportCommand() {
       "progress bar on stderr when it is a terminal (--quiet: none); prints a summary "
       "to stderr; --json prints it as JSON to stdout.",
       "import FILE URI [--mode create|append|overwrite] [--schema SCHEMA.json] "
-      "[--format csv|jsonl|arrow|arrows] [--infer-rows N] [--quiet]" +
+      "[--format csv|jsonl|arrow|arrows] [--infer-rows N] [--quiet] [--max-rows-per-file "
+      "N]" +
           NamespaceUsage(),
       {{"mode", true, false, "create (default), append or overwrite"},
        {"schema", true, false, "JSON schema file: [{\"name\", \"type\", \"nullable\"}]"},

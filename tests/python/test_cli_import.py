@@ -90,7 +90,7 @@ def check_streamed(tmp_path, name, header, line_format, blocks, extra=()):
     size = src.stat().st_size
     uri = tmp_path / (name + ".lance")
     # Small data files, so that the writer's own buffers stay small too.
-    rc, out, err, rss = run_measured("import", src, uri, "--max-rows-per-file", "65536",
+    rc, out, err, rss = run_measured("import", src, uri, "--max-rows-per-file", "32768",
                                      *extra)
     assert rc == 0, err
     assert out == ""
@@ -102,11 +102,11 @@ def check_streamed(tmp_path, name, header, line_format, blocks, extra=()):
 
 
 def test_big_csv_streams_with_bounded_memory(tmp_path):
-    check_streamed(tmp_path, "big.csv", b"id,s\n", b"@%05d,%s%d\n", 90)
+    check_streamed(tmp_path, "big.csv", b"id,s\n", b"@%05d,%s%d\n", 70)
 
 
 def test_big_json_lines_stream_with_bounded_memory(tmp_path):
-    check_streamed(tmp_path, "big.jsonl", b"", b'{"id": @%05d, "s": "%s%d"}\n', 70)
+    check_streamed(tmp_path, "big.jsonl", b"", b'{"id": @%05d, "s": "%s%d"}\n', 60)
 
 
 def ipc_table():
@@ -164,7 +164,7 @@ def test_ipc_file_and_stream_inputs(tmp_path):
 
 @pytest.mark.parametrize("kind", ["file", "stream"])
 def test_big_ipc_inputs_stream_with_bounded_memory(tmp_path, kind):
-    # 300 batches of ~1.1 MB: the reader holds one at a time (the file format by its
+    # 200 batches of ~1.1 MB: the reader holds one at a time (the file format by its
     # footer's blocks, the stream format message by message).
     n = 5000
     batch = pa.record_batch({"id": pa.array(range(n), pa.int64()),
@@ -172,17 +172,17 @@ def test_big_ipc_inputs_stream_with_bounded_memory(tmp_path, kind):
     src = tmp_path / ("big.arrow" if kind == "file" else "big.arrows")
     opener = pa.ipc.new_file if kind == "file" else pa.ipc.new_stream
     with opener(str(src), batch.schema) as w:
-        for _ in range(300):
+        for _ in range(200):
             w.write_batch(batch)
     size = src.stat().st_size
     rc, out, err, rss = run_measured("import", src, tmp_path / "b.lance",
-                                     "--max-rows-per-file", "65536")
+                                     "--max-rows-per-file", "32768")
     assert rc == 0, err
     assert out == ""
     assert rss < size / 2.5, f"peak RSS {rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB input"
     ds = lance.dataset(str(tmp_path / "b.lance"))
-    assert ds.count_rows() == 300 * n
-    assert ds.take([n * 299 + 17]).to_pylist() == [{"id": 17, "s": PAD + "17"}]
+    assert ds.count_rows() == 200 * n
+    assert ds.take([n * 199 + 17]).to_pylist() == [{"id": 17, "s": PAD + "17"}]
 
 
 def run_on_pty(*args):
