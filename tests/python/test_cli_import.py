@@ -185,6 +185,29 @@ def test_big_ipc_inputs_stream_with_bounded_memory(tmp_path, kind):
     assert ds.take([n * 199 + 17]).to_pylist() == [{"id": 17, "s": PAD + "17"}]
 
 
+def test_ipc_stream_dictionary_replacement_and_truncation(tmp_path):
+    # Each batch carries its own dictionary for "c": the stream sends a replacement
+    # before the second batch, which must decode against it (not the first).
+    schema = pa.schema([("c", pa.dictionary(pa.int32(), pa.string()))])
+    b1 = pa.record_batch([pa.array(["a", "b", "a"]).dictionary_encode()], schema=schema)
+    b2 = pa.record_batch([pa.array(["x", "y", "z", "x"]).dictionary_encode()], schema=schema)
+    src = tmp_path / "dict.arrows"
+    with pa.ipc.new_stream(str(src), schema) as w:
+        w.write_batch(b1)
+        w.write_batch(b2)
+    run("import", src, tmp_path / "d.lance")
+    got = lance.dataset(str(tmp_path / "d.lance")).to_table().column("c").to_pylist()
+    assert got == ["a", "b", "a", "x", "y", "z", "x"]
+    # A stream cut inside a message is an error (nothing committed), not a crash.
+    data = src.read_bytes()
+    cut = tmp_path / "cut.arrows"
+    cut.write_bytes(data[: len(data) - 40])
+    proc = run("import", cut, tmp_path / "cut.lance", check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "ends inside" in proc.stderr
+    assert not list((tmp_path / "cut.lance").glob("_versions/*"))
+
+
 def run_on_pty(*args):
     """Runs lance-cpp with stderr on a pseudo-terminal and stdout on a pipe; returns
     (returncode, stdout, what the terminal received)."""
