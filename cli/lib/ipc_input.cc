@@ -27,6 +27,8 @@ constexpr uint8_t kHeaderRecordBatch = 3;
 // A message's metadata larger than this is refused (Arrow's own limit is far lower in
 // practice; this only stops a corrupt length from allocating gigabytes).
 constexpr int64_t kMaxMetadataBytes = int64_t{1} << 30;
+// The same for one message body read from a pipe (a file's own size bounds it there).
+constexpr int64_t kMaxBodyBytes = int64_t{1} << 36;
 
 template <typename T>
 T Load(const char* p) {
@@ -117,15 +119,11 @@ Result<MessageInfo> ReadMessageInfo(std::string_view metadata) {
   return info;
 }
 
-// Decodes the record batch in `message` (its whole bytes, prefix included) with the
-// schema and dictionary messages in `prefix`, through lance::ipc's stream reader.
-Result<RecordBatchPtr> DecodeBatch(const std::string& prefix, std::string message) {
-  // The message is placed after the prefix in one buffer; `message` arrives with room.
-  std::string bytes;
-  bytes.reserve(prefix.size() + message.size() + sizeof(kEndOfStream));
-  bytes.append(prefix).append(message).append(kEndOfStream, sizeof(kEndOfStream));
-  message.clear();
-  message.shrink_to_fit();
+// Decodes the record batch whose message ends `bytes`, which start with the schema and
+// dictionary messages, through lance::ipc's stream reader. The batch's buffers are
+// slices of `bytes` (no copy).
+Result<RecordBatchPtr> DecodeBatch(std::string bytes) {
+  bytes.append(kEndOfStream, sizeof(kEndOfStream));
   LANCE_ASSIGN_OR_RAISE(auto reader,
                         ipc::IpcStreamReader::Open(Buffer::FromString(std::move(bytes))));
   LANCE_ASSIGN_OR_RAISE(auto batch, reader->Next());
@@ -175,9 +173,11 @@ class IpcStreamInput : public RecordBatchReader {
 
   Result<RecordBatchPtr> Next() override {
     while (!done_) {
-      std::string message;
+      // The message is read straight after a copy of the prefix, in the buffer it is
+      // decoded from.
+      std::string bytes = prefix_;
       MessageInfo info;
-      LANCE_ASSIGN_OR_RAISE(auto more, ReadMessage(&message, &info));
+      LANCE_ASSIGN_OR_RAISE(auto more, ReadMessage(&bytes, &info));
       if (!more) {
         done_ = true;
         break;
@@ -185,12 +185,10 @@ class IpcStreamInput : public RecordBatchReader {
       if (info.header_type == kHeaderDictionaryBatch) {
         // Kept, in order, for the batches that follow (replacements and deltas apply as
         // the reader meets them).
-        prefix_.append(message);
+        prefix_ = std::move(bytes);
         continue;
       }
-      if (info.header_type == kHeaderRecordBatch) {
-        return DecodeBatch(prefix_, std::move(message));
-      }
+      if (info.header_type == kHeaderRecordBatch) return DecodeBatch(std::move(bytes));
       return Status::Corrupt("unexpected IPC message (header type ",
                              static_cast<int>(info.header_type), ") in ",
                              JsonQuote(source_->path()));
@@ -199,9 +197,10 @@ class IpcStreamInput : public RecordBatchReader {
   }
 
  private:
-  // One message (prefix, metadata and body) into *message; false at the end of the
-  // stream (an end-of-stream marker, a zero length or the end of the input).
+  // Appends one message (prefix, metadata and body) to *message; false at the end of
+  // the stream (an end-of-stream marker, a zero length or the end of the input).
   Result<bool> ReadMessage(std::string* message, MessageInfo* info) {
+    const size_t base = message->size();
     char head[8];
     LANCE_ASSIGN_OR_RAISE(auto got, ReadFull(source_, head, 4));
     if (!got) return false;
@@ -223,13 +222,21 @@ class IpcStreamInput : public RecordBatchReader {
     if (length < 0 || length > kMaxMetadataBytes) {
       return Status::Corrupt("an IPC message declares ", length, " metadata bytes");
     }
-    message->assign(head, prefix);
-    message->resize(prefix + static_cast<size_t>(length));
-    LANCE_ASSIGN_OR_RAISE(
-        got, ReadFull(source_, message->data() + prefix, static_cast<size_t>(length)));
+    message->append(head, prefix);
+    message->resize(base + prefix + static_cast<size_t>(length));
+    LANCE_ASSIGN_OR_RAISE(got, ReadFull(source_, message->data() + base + prefix,
+                                        static_cast<size_t>(length)));
     if (!got) return Status::Corrupt("the IPC stream ends inside a message's metadata");
-    LANCE_ASSIGN_OR_RAISE(*info,
-                          ReadMessageInfo(std::string_view(*message).substr(prefix)));
+    LANCE_ASSIGN_OR_RAISE(
+        *info, ReadMessageInfo(std::string_view(*message).substr(base + prefix)));
+    // A corrupt length must not become a huge allocation: a file's remaining size
+    // bounds it, and for pipes kMaxBodyBytes does.
+    const int64_t left =
+        source_->seekable() ? source_->size() - source_->bytes_read() : kMaxBodyBytes;
+    if (info->body_length > left) {
+      return Status::Corrupt("an IPC message declares a body of ", info->body_length,
+                             " bytes but ", left, " can follow");
+    }
     const size_t before = message->size();
     message->resize(before + static_cast<size_t>(info->body_length));
     LANCE_ASSIGN_OR_RAISE(got, ReadFull(source_, message->data() + before,
@@ -289,8 +296,7 @@ class IpcFileInput : public RecordBatchReader {
     LANCE_ASSIGN_OR_RAISE(prefix_, ReadSchemaMessage());
     LANCE_ASSIGN_OR_RAISE(schema_, DecodeSchema(prefix_));
     for (const Block& block : dictionaries) {
-      LANCE_ASSIGN_OR_RAISE(auto message, ReadBlock(block));
-      prefix_.append(message);
+      LANCE_RETURN_NOT_OK(ReadBlock(block, &prefix_));
     }
     return Status::OK();
   }
@@ -299,8 +305,9 @@ class IpcFileInput : public RecordBatchReader {
 
   Result<RecordBatchPtr> Next() override {
     if (next_ >= batches_.size()) return RecordBatchPtr();
-    LANCE_ASSIGN_OR_RAISE(auto message, ReadBlock(batches_[next_++]));
-    return DecodeBatch(prefix_, std::move(message));
+    std::string bytes = prefix_;
+    LANCE_RETURN_NOT_OK(ReadBlock(batches_[next_++], &bytes));
+    return DecodeBatch(std::move(bytes));
   }
 
  private:
@@ -323,10 +330,12 @@ class IpcFileInput : public RecordBatchReader {
     return blocks;
   }
 
-  Result<std::string> ReadBlock(const Block& b) {
-    std::string bytes(static_cast<size_t>(b.metadata_length + b.body_length), '\0');
-    LANCE_RETURN_NOT_OK(source_->ReadAt(b.offset, bytes.data(), bytes.size()));
-    return bytes;
+  // Appends the block's message to *bytes.
+  Status ReadBlock(const Block& b, std::string* bytes) {
+    const size_t base = bytes->size();
+    const auto n = static_cast<size_t>(b.metadata_length + b.body_length);
+    bytes->resize(base + n);
+    return source_->ReadAt(b.offset, bytes->data() + base, n);
   }
 
   Result<std::string> ReadSchemaMessage() {
