@@ -238,6 +238,9 @@ class IpcStreamInput : public RecordBatchReader {
                              " bytes but ", left, " can follow");
     }
     const size_t before = message->size();
+    // Room for the end-of-stream marker DecodeBatch adds, so that it does not reallocate.
+    message->reserve(before + static_cast<size_t>(info->body_length) +
+                     sizeof(kEndOfStream));
     message->resize(before + static_cast<size_t>(info->body_length));
     LANCE_ASSIGN_OR_RAISE(got, ReadFull(source_, message->data() + before,
                                         static_cast<size_t>(info->body_length)));
@@ -334,6 +337,7 @@ class IpcFileInput : public RecordBatchReader {
   Status ReadBlock(const Block& b, std::string* bytes) {
     const size_t base = bytes->size();
     const auto n = static_cast<size_t>(b.metadata_length + b.body_length);
+    bytes->reserve(base + n + sizeof(kEndOfStream));
     bytes->resize(base + n);
     return source_->ReadAt(b.offset, bytes->data() + base, n);
   }
