@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// An RFC 4180 CSV record reader over text held in memory.
+// An RFC 4180 CSV record reader over text held in memory or read in chunks.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,8 @@
 #include "lance/result.h"
 
 namespace lance::cli {
+
+class ByteSource;
 
 struct CsvField {
   std::string text;
@@ -32,17 +34,30 @@ struct CsvRecord {
 /// of the record is an error, as is an unterminated quote. A quote inside an unquoted
 /// field is kept literally. Empty lines are skipped; a UTF-8 byte order mark at the very
 /// start is ignored.
+///
+/// Over a ByteSource the text is read in chunks of kChunkBytes; only the record being
+/// read (and the rest of its chunk) is held, however long the input.
 class CsvReader {
  public:
+  static constexpr size_t kChunkBytes = 1 << 20;
   explicit CsvReader(std::string_view text);
+  explicit CsvReader(ByteSource* source);
   /// \brief The next record; false at the end of the input.
   /// \return Invalid naming the line of a malformed record.
   Result<bool> Next(CsvRecord* record);
 
  private:
-  std::string_view s_;
+  enum class Step : uint8_t { kEnd, kRecord, kNeedMore };
+  Result<Step> TryNext(CsvRecord* record);
+  Status Refill();
+
+  ByteSource* source_ = nullptr;
+  std::string buf_;     // the text read so far and not yet consumed (source mode)
+  std::string_view s_;  // the text being split (buf_ in source mode)
   size_t pos_ = 0;
   int64_t line_ = 1;
+  bool eof_ = true;
+  bool bom_checked_ = true;
 };
 
 }  // namespace lance::cli

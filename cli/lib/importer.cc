@@ -10,6 +10,7 @@
 #include "lance/core/text.h"
 #include "lance/macros.h"
 #include "lib/csv.h"
+#include "lib/input_source.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
 #include "lib/schema_spec.h"
@@ -402,34 +403,6 @@ Status AppendCsvCell(ArrayBuilder* b, const Field& f, const CsvField& cell,
 // --- input lines
 // -------------------------------------------------------------------------
 
-// Iterates the non-blank lines of JSON-lines text with their 1-based numbers.
-class LineIterator {
- public:
-  explicit LineIterator(std::string_view text) : s_(text) {
-    if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
-  }
-  bool Next(std::string_view* line, int64_t* number) {
-    while (pos_ < s_.size()) {
-      size_t end = s_.find('\n', pos_);
-      if (end == std::string_view::npos) end = s_.size();
-      std::string_view l = s_.substr(pos_, end - pos_);
-      pos_ = end + 1;
-      ++line_;
-      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      if (l.find_first_not_of(" \t") == std::string_view::npos) continue;
-      *line = l;
-      *number = line_;
-      return true;
-    }
-    return false;
-  }
-
- private:
-  std::string_view s_;
-  size_t pos_ = 0;
-  int64_t line_ = 0;
-};
-
 Status LineError(int64_t line, const Status& st) {
   return Status::Invalid("line ", line, ", ", st.message());
 }
@@ -600,14 +573,32 @@ DataTypePtr ToType(const Inferred& node) {
   return utf8();
 }
 
-Result<SchemaPtr> InferJsonLines(std::string_view text) {
-  LineIterator lines(text);
+// How much of the input inference reads: `max_rows` rows (<= 0: all), stopping after the
+// row that ends past `max_bytes` bytes read from `replay` (<= 0 or null: no limit).
+struct Sample {
+  int64_t max_rows = 0;
+  int64_t max_bytes = 0;
+  const ReplaySource* replay = nullptr;
+  int64_t rows = 0;       // out: rows read
+  int64_t last_line = 0;  // out: the line of the last row read
+
+  bool Full() const {
+    if (max_rows > 0 && rows >= max_rows) return true;
+    return replay != nullptr && max_bytes > 0 &&
+           static_cast<int64_t>(replay->recorded()) >= max_bytes;
+  }
+};
+
+Result<SchemaPtr> InferJsonLines(ByteSource* source, Sample* sample) {
+  LineReader lines(source);
   std::string_view line;
   int64_t number = 0;
   Inferred root;
   root.kind = Inferred::Kind::kStruct;
   int64_t rows = 0;
-  while (lines.Next(&line, &number)) {
+  while (!sample->Full()) {
+    LANCE_ASSIGN_OR_RAISE(auto more, lines.Next(&line, &number));
+    if (!more) break;
     LANCE_ASSIGN_OR_RAISE(auto row, ParseJsonRow(line, number));
     for (size_t i = 0; i < row.members.size(); ++i) {
       for (size_t j = 0; j < i; ++j) {
@@ -619,6 +610,8 @@ Result<SchemaPtr> InferJsonLines(std::string_view text) {
     }
     if (Status st = Observe(&root, row, nullptr); !st.ok()) return LineError(number, st);
     ++rows;
+    sample->rows = rows;
+    sample->last_line = number;
   }
   if (rows == 0) {
     return Status::Invalid("the input has no rows to infer a schema from; pass --schema");
@@ -627,8 +620,8 @@ Result<SchemaPtr> InferJsonLines(std::string_view text) {
   return schema(ToType(root)->fields());
 }
 
-Result<SchemaPtr> InferCsv(std::string_view text) {
-  CsvReader csv(text);
+Result<SchemaPtr> InferCsv(ByteSource* source, Sample* sample) {
+  CsvReader csv(source);
   LANCE_ASSIGN_OR_RAISE(auto names, ReadCsvHeader(&csv));
   struct Stats {
     bool any = false, all_int64 = true, all_uint64 = true, all_number = true,
@@ -636,9 +629,11 @@ Result<SchemaPtr> InferCsv(std::string_view text) {
   };
   std::vector<Stats> stats(names.size());
   CsvRecord record;
-  while (true) {
+  while (!sample->Full()) {
     LANCE_ASSIGN_OR_RAISE(auto has, csv.Next(&record));
     if (!has) break;
+    ++sample->rows;
+    sample->last_line = record.line;
     if (record.fields.size() != names.size()) {
       return Status::Invalid("line ", record.line, ": expected ", names.size(),
                              " fields, got ", record.fields.size());
@@ -687,8 +682,11 @@ Result<InputFormat> ParseInputFormat(std::string_view name) {
   if (name == "csv") return InputFormat::kCsv;
   if (name == "jsonl" || name == "ndjson" || name == "json")
     return InputFormat::kJsonLines;
+  if (name == "arrow" || name == "ipc" || name == "feather") return InputFormat::kArrow;
+  if (name == "arrows" || name == "arrow-stream") return InputFormat::kArrowStream;
+  if (name == "parquet") return InputFormat::kParquet;
   return Status::Invalid("unknown input format ", JsonQuote(name),
-                         " (expected csv or jsonl)");
+                         " (expected csv, jsonl, arrow, arrows or parquet)");
 }
 
 Result<InputFormat> InputFormatFromPath(std::string_view path) {
@@ -702,12 +700,18 @@ Result<InputFormat> InputFormatFromPath(std::string_view path) {
     auto format = ParseInputFormat(ext);
     if (format.ok()) return format;
   }
-  return Status::Invalid("cannot tell the format of ", JsonQuote(path),
-                         " from its extension; pass --format csv or --format jsonl");
+  return Status::Invalid(
+      "cannot tell the format of ", JsonQuote(path),
+      " from its extension; pass --format csv, jsonl, arrow or arrows");
 }
 
 Result<SchemaPtr> InferSchema(std::string_view text, InputFormat format) {
-  return format == InputFormat::kCsv ? InferCsv(text) : InferJsonLines(text);
+  if (!IsTextFormat(format))
+    return Status::Invalid("schema inference reads CSV or JSON lines");
+  StringSource source{std::string(text)};
+  Sample all;
+  return format == InputFormat::kCsv ? InferCsv(&source, &all)
+                                     : InferJsonLines(&source, &all);
 }
 
 // --- the reader
@@ -715,16 +719,36 @@ Result<SchemaPtr> InferSchema(std::string_view text, InputFormat format) {
 
 class ImportReader::Impl {
  public:
+  Impl(ByteSource* source, ImportOptions options)
+      : source_(source), options_(std::move(options)) {}
   Impl(std::string text, ImportOptions options)
-      : text_(std::move(text)),
-        options_(std::move(options)),
-        lines_(text_),
-        csv_(text_) {}
+      : owned_(std::make_unique<StringSource>(std::move(text))),
+        source_(owned_.get()),
+        options_(std::move(options)) {}
 
   Status Init() {
+    if (!IsTextFormat(options_.format)) {
+      return Status::Invalid("only CSV and JSON lines are converted from text");
+    }
+    ByteSource* input = source_;
     if (!options_.schema) {
-      LANCE_ASSIGN_OR_RAISE(auto inferred, InferSchema(text_, options_.format));
+      // Infer from a sample, which is kept and read again for the conversion.
+      replay_ = std::make_unique<ReplaySource>(source_);
+      sample_.max_rows = options_.infer_rows;
+      sample_.max_bytes = options_.infer_bytes;
+      sample_.replay = replay_.get();
+      LANCE_ASSIGN_OR_RAISE(auto inferred, options_.format == InputFormat::kCsv
+                                               ? InferCsv(replay_.get(), &sample_)
+                                               : InferJsonLines(replay_.get(), &sample_));
       options_.schema = inferred;
+      replay_->Rewind();
+      input = replay_.get();
+      inferred_ = true;
+    }
+    if (options_.format == InputFormat::kCsv) {
+      csv_ = std::make_unique<CsvReader>(input);
+    } else {
+      lines_ = std::make_unique<LineReader>(input);
     }
     if (options_.batch_rows <= 0) options_.batch_rows = 8192;
     const Schema& s = *options_.schema;
@@ -734,7 +758,7 @@ class ImportReader::Impl {
       builders_.push_back(std::move(builder));
     }
     if (options_.format == InputFormat::kCsv) {
-      LANCE_ASSIGN_OR_RAISE(auto names, ReadCsvHeader(&csv_));
+      LANCE_ASSIGN_OR_RAISE(auto names, ReadCsvHeader(csv_.get()));
       csv_width_ = names.size();
       std::vector<bool> present(static_cast<size_t>(s.num_fields()), false);
       for (const auto& name : names) {
@@ -755,12 +779,16 @@ class ImportReader::Impl {
 
   const SchemaPtr& schema() const { return options_.schema; }
   int64_t rows_read() const { return rows_read_; }
+  int64_t rows_sampled() const { return inferred_ ? sample_.rows : 0; }
 
   Result<RecordBatchPtr> Next() {
     if (!error_.ok()) return error_;
     if (done_) return RecordBatchPtr();
     int64_t rows = 0;
-    while (rows < options_.batch_rows) {
+    int64_t text_bytes = 0;  // input text of the rows in this batch
+    while (rows < options_.batch_rows &&
+           (options_.batch_bytes <= 0 || text_bytes < options_.batch_bytes)) {
+      row_bytes_ = 0;
       auto more = ReadRow();
       if (!more.ok()) {
         error_ = more.status();
@@ -771,6 +799,7 @@ class ImportReader::Impl {
         break;
       }
       ++rows;
+      text_bytes += row_bytes_;
     }
     if (rows == 0) return RecordBatchPtr();
     std::vector<ArrayPtr> columns;
@@ -791,17 +820,30 @@ class ImportReader::Impl {
     return options_.format == InputFormat::kCsv ? ReadCsvRow() : ReadJsonRow();
   }
 
+  // A row past the inference sample that does not fit the inferred types: say where
+  // the types came from.
+  Status AfterSample(int64_t line, Status st) const {
+    if (!inferred_ || line <= sample_.last_line || sample_.rows == 0) return st;
+    return Status::Invalid(st.message(), " (the types were inferred from the first ",
+                           sample_.rows, " row", sample_.rows == 1 ? "" : "s",
+                           ", up to line ", sample_.last_line,
+                           "; pass --schema, or a larger --infer-rows)");
+  }
+
   Result<bool> ReadJsonRow() {
     std::string_view line;
     int64_t number = 0;
-    if (!lines_.Next(&line, &number)) return false;
+    LANCE_ASSIGN_OR_RAISE(auto more, lines_->Next(&line, &number));
+    if (!more) return false;
+    row_bytes_ = static_cast<int64_t>(line.size());
     LANCE_ASSIGN_OR_RAISE(auto row, ParseJsonRow(line, number));
     std::vector<const JsonValue*> values(builders_.size(), nullptr);
     for (const auto& [key, value] : row.members) {
       auto it = field_index_.find(key);
       if (it == field_index_.end()) {
-        return Status::Invalid("line ", number, ": column ", JsonQuote(key),
-                               " is not in the schema");
+        return AfterSample(number,
+                           Status::Invalid("line ", number, ": column ", JsonQuote(key),
+                                           " is not in the schema"));
       }
       const auto i = static_cast<size_t>(it->second);
       if (values[i] != nullptr) {
@@ -815,17 +857,20 @@ class ImportReader::Impl {
       Status st = values[i] == nullptr
                       ? AppendNullChecked(builders_[i].get(), f, &path)
                       : AppendJson(builders_[i].get(), f, *values[i], &path);
-      if (!st.ok()) return LineError(number, st);
+      if (!st.ok()) return AfterSample(number, LineError(number, st));
     }
     return true;
   }
 
   Result<bool> ReadCsvRow() {
-    LANCE_ASSIGN_OR_RAISE(auto has, csv_.Next(&record_));
+    LANCE_ASSIGN_OR_RAISE(auto has, csv_->Next(&record_));
     if (!has) return false;
     if (record_.fields.size() != csv_width_) {
       return Status::Invalid("line ", record_.line, ": expected ", csv_width_,
                              " fields, got ", record_.fields.size());
+    }
+    for (const auto& field : record_.fields) {
+      row_bytes_ += static_cast<int64_t>(field.text.size()) + 1;
     }
     for (size_t c = 0; c < csv_width_; ++c) {
       const int i = csv_columns_[c];
@@ -833,7 +878,7 @@ class ImportReader::Impl {
       PathNode path{nullptr, f.name(), 0};
       Status st = AppendCsvCell(builders_[static_cast<size_t>(i)].get(), f,
                                 record_.fields[c], &path);
-      if (!st.ok()) return LineError(record_.line, st);
+      if (!st.ok()) return AfterSample(record_.line, LineError(record_.line, st));
     }
     for (int i : csv_missing_) {
       const Field& f = FieldAt(i);
@@ -844,10 +889,14 @@ class ImportReader::Impl {
     return true;
   }
 
-  std::string text_;
+  std::unique_ptr<ByteSource> owned_;
+  ByteSource* source_;
   ImportOptions options_;
-  LineIterator lines_;
-  CsvReader csv_;
+  std::unique_ptr<ReplaySource> replay_;
+  Sample sample_;
+  bool inferred_ = false;
+  std::unique_ptr<LineReader> lines_;
+  std::unique_ptr<CsvReader> csv_;
   CsvRecord record_;
   size_t csv_width_ = 0;
   std::vector<int> csv_columns_;  // CSV column -> schema field
@@ -855,12 +904,20 @@ class ImportReader::Impl {
   std::unordered_map<std::string, int> field_index_;
   std::vector<std::unique_ptr<ArrayBuilder>> builders_;
   int64_t rows_read_ = 0;
+  int64_t row_bytes_ = 0;  // input text of the row just read
   bool done_ = false;
   Status error_;
 };
 
 ImportReader::ImportReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ImportReader::~ImportReader() = default;
+
+Result<std::unique_ptr<ImportReader>> ImportReader::Make(ByteSource* source,
+                                                         ImportOptions options) {
+  auto impl = std::make_unique<Impl>(source, std::move(options));
+  LANCE_RETURN_NOT_OK(impl->Init());
+  return std::unique_ptr<ImportReader>(new ImportReader(std::move(impl)));
+}
 
 Result<std::unique_ptr<ImportReader>> ImportReader::Make(std::string text,
                                                          ImportOptions options) {
@@ -872,6 +929,7 @@ Result<std::unique_ptr<ImportReader>> ImportReader::Make(std::string text,
 SchemaPtr ImportReader::schema() const { return impl_->schema(); }
 Result<RecordBatchPtr> ImportReader::Next() { return impl_->Next(); }
 int64_t ImportReader::rows_read() const { return impl_->rows_read(); }
+int64_t ImportReader::rows_sampled() const { return impl_->rows_sampled(); }
 
 Result<TablePtr> ImportText(std::string text, ImportOptions options) {
   LANCE_ASSIGN_OR_RAISE(auto reader,

@@ -56,7 +56,13 @@ TEST(Formats, FromNameAndPath) {
   EXPECT_EQ(*InputFormatFromPath("x.json"), InputFormat::kJsonLines);
   EXPECT_THAT(InputFormatFromPath("a.d/data"),
               IsErrorWith(StatusCode::kInvalid, "--format"));
-  EXPECT_THAT(InputFormatFromPath("x.parquet"),
+  // Parquet is recognized (so that import can say it cannot read it); .txt is not.
+  EXPECT_EQ(*InputFormatFromPath("x.parquet"), InputFormat::kParquet);
+  EXPECT_EQ(*InputFormatFromPath("x.arrow"), InputFormat::kArrow);
+  EXPECT_EQ(*InputFormatFromPath("x.feather"), InputFormat::kArrow);
+  EXPECT_EQ(*InputFormatFromPath("x.arrows"), InputFormat::kArrowStream);
+  EXPECT_EQ(*ParseInputFormat("arrow-stream"), InputFormat::kArrowStream);
+  EXPECT_THAT(InputFormatFromPath("x.txt"),
               IsErrorWith(StatusCode::kInvalid, "--format"));
   EXPECT_THAT(ParseInputFormat("xml"),
               IsErrorWith(StatusCode::kInvalid, "unknown input format"));
