@@ -103,12 +103,16 @@ AIMS = [
 # Why an aim is not met: aim name -> reason (from profiles and experiments; the lead keeps
 # these current). Printed only for aims not met in the run.
 REASONS = {
-    "local_write_v20": "lance-cpp fsyncs every data file, the manifest and the directories "
-                       "(durability); pylance fsyncs nothing (strace); see "
-                       "local_write_nofsync_mb_s for the like-for-like write",
-    "local_write_v22": "lance-cpp fsyncs every data file, the manifest and the directories "
-                       "(durability); pylance fsyncs nothing (strace); see "
-                       "local_write_v22_nofsync_mb_s for the like-for-like write",
+    "local_write_v20": "the physical limit: lance-cpp fsyncs every data file, the manifest and "
+                       "the directories (durability) and this disk writes durably at "
+                       "{disk_sync_write_mb_s:.0f} MB/s (dd conv=fdatasync of the same bytes, "
+                       "same run), below pylance's {pylance_write_mb_s:.0f} MB/s into the page "
+                       "cache (pylance fsyncs nothing, strace); without fsync lance-cpp writes "
+                       "{local_write_nofsync_mb_s:.0f} MB/s",
+    "local_write_v22": "the physical limit: lance-cpp fsyncs (durability) and this disk writes "
+                       "durably at {disk_sync_write_mb_s:.0f} MB/s (dd conv=fdatasync, same "
+                       "run); pylance fsyncs nothing; without fsync lance-cpp writes "
+                       "{local_write_v22_nofsync_mb_s:.0f} MB/s",
 }
 NO_REASON = "not analysed yet (add a reason to REASONS in bench/report.py)"
 
@@ -138,6 +142,9 @@ class RunDir:
         if v is None:
             raise Missing(f"{name} missing")
         return v
+
+    def optional(self, name):
+        return read(os.path.join(self.d, name))
 
     def failures(self):
         out = {}
@@ -205,6 +212,10 @@ def local_part(run, r):
     add(r, "pylance_count_filter_mb_s", ps["count_filter"], rss=False)
     add(r, "local_count_filter_of_pylance_dataset_mb_s", cx["count_filter"], rss=False)
     add(r, "pylance_count_filter_of_local_dataset_mb_s", px["count_filter"], rss=False)
+    disk = run.optional("disk-sync-write.json")
+    if disk:  # the physical limit of a durable write of these bytes (run_bench.sh, dd)
+        r["disk_sync_write_mb_s"] = disk["median_mb_s"]
+        r["raw"]["disk_sync_write"] = disk
     pc = cs["page_cache_read"]
     r["page_cache_read_mb_s"] = pc["one_thread"]["best_mb_s"]
     r["page_cache_read_2t_mb_s"] = pc["two_threads"]["best_mb_s"]
@@ -454,6 +465,11 @@ def aims(r):
             reason = ""
         else:
             reason = REASONS.get(name, NO_REASON)
+            try:  # a reason may cite the run's own numbers: "{disk_sync_write_mb_s:.0f}"
+                reason = reason.format(**{k: v for k, v in r.items()
+                                          if isinstance(v, (int, float))})
+            except (KeyError, ValueError, IndexError):
+                pass  # a number this run did not measure: the text stays as written
         b = busy(r)
         if b and met is not None:
             reason = f"{b}; {reason}" if reason else b

@@ -149,6 +149,28 @@ run_local() {
     --take-out "$TAKE"
   ok gen || return 0
   sync
+  # The physical limit of a durable local write: dd of as many bytes as the 2.0 dataset
+  # holds, through the page cache with one fdatasync at the end (what lance-cpp's fsync
+  # costs at best), 3 times, median -> disk-sync-write.json.
+  local bytes
+  bytes=$(stat -c %s "$DATA")
+  log "disk: durable write of $bytes bytes (dd conv=fdatasync, 3 times)"
+  local i secs=()
+  for i in 1 2 3; do
+    local t0 t1
+    t0=$(date +%s.%N)
+    dd if="$DATA" of="$WORK/disk-sync.bin" bs=8M conv=fdatasync status=none
+    t1=$(date +%s.%N)
+    secs+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')")
+    rm -f "$WORK/disk-sync.bin"
+  done
+  "$PY" - "$bytes" "$WORK/disk-sync-write.json" "${secs[@]}" <<'PYEOF'
+import json, statistics, sys
+n = int(sys.argv[1]); secs = [float(x) for x in sys.argv[3:]]
+json.dump({"bytes": n, "samples_s": secs, "median_mb_s": n / statistics.median(secs) / 1e6,
+           "how": "dd bs=8M conv=fdatasync of the 2.0 input file, same run"},
+          open(sys.argv[2], "w"))
+PYEOF
   # Per file format: writes first (each keeps its last dataset), then the reads, each in a
   # fresh process (a process that has just written 0.5 GB has a different malloc state),
   # engines alternating: each engine on the dataset it wrote, then each on the other's.
