@@ -5,18 +5,15 @@
 #include "lance/io/s3_object_store.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <deque>
-#include <future>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "io/s3/s3_client.h"
 #include "lance/core/logging.h"
+#include "lance/io/executor.h"
 #include "lance/macros.h"
 
 namespace lance::io {
@@ -81,70 +78,49 @@ class S3Reader final : public RandomAccessReader {
   }
 
  private:
-  // Splits [offset, offset + length) into chunk-sized ranged GETs run in parallel, each
-  // writing its own slice of `out`. Parallelism is bounded by max_connections; the
-  // calling thread works too. \return the bytes available from `offset` on: the range
-  // is cut at the first short chunk (an object shorter than the caller said).
+  // Splits [offset, offset + length) into chunk-sized ranged GETs, each writing its own
+  // slice of `out` (no copy, no concatenation), run as one task group on the process's
+  // I/O executor: at most max_connections of them outstanding, the calling thread
+  // running queued ones while it waits, and the first failure cancelling the chunks not
+  // yet started. \return the bytes available from `offset` on: the range is cut at the
+  // first short chunk (an object shorter than the caller said).
   Result<int64_t> ReadChunked(int64_t offset, int64_t length, int64_t chunk,
                               uint8_t* out) {
     const int64_t num_chunks = (length + chunk - 1) / chunk;
-    const int64_t workers = std::clamp<int64_t>(
-        std::min<int64_t>(num_chunks, client_->options().max_connections), 1, num_chunks);
-    struct ChunkResult {
-      bool done = false;  // false: skipped after another chunk failed
-      Status status;
-      int64_t bytes = 0;
-    };
-    std::vector<ChunkResult> results(static_cast<size_t>(num_chunks));
-    std::atomic<int64_t> next{0};
-    std::atomic<bool> failed{false};
-    auto work = [&] {
-      while (!failed.load(std::memory_order_relaxed)) {
-        const int64_t i = next.fetch_add(1);
-        if (i >= num_chunks) return;
-        const int64_t start = i * chunk;
-        const int64_t n = std::min(chunk, length - start);
-        Result<int64_t> got =
-            client_->GetObjectInto(path(), offset + start, n, out + start, etag_);
-        auto& result = results[static_cast<size_t>(i)];
-        if (got.ok()) {
-          result.bytes = *got;
-        } else {
-          result.status = got.status();
-          failed = true;  // no point fetching the rest
-        }
-        result.done = true;
-      }
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(static_cast<size_t>(workers - 1));
-    for (int64_t w = 1; w < workers; ++w) {
-      // Out of threads: the ones started (and this one) share the remaining chunks.
-      try {
-        threads.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;
-      }
-    }
-    work();
-    for (auto& t : threads) t.join();
-
-    // In range order: a short chunk ends the object, so a failure past it (a range
-    // starting beyond the true end) does not matter.
-    auto first_error = [&] {
-      for (const auto& result : results) {
-        if (!result.status.ok()) return result.status;
-      }
-      return Status::IOError("When reading " + Quoted(uri()) +
-                             ": a ranged read was lost");
-    };
+    const int window = static_cast<int>(std::clamp<int64_t>(
+        std::min<int64_t>(num_chunks, client_->options().max_connections), 1,
+        num_chunks));
+    // -1: not fetched (dropped after another chunk failed).
+    std::vector<int64_t> got(static_cast<size_t>(num_chunks), -1);
+    TaskGroup group(Executor::Default(), window);
+    const CancellationToken cancel = group.token();
     for (int64_t i = 0; i < num_chunks; ++i) {
-      const auto& result = results[static_cast<size_t>(i)];
-      if (!result.done) return first_error();
-      if (!result.status.ok()) return result.status;
       const int64_t start = i * chunk;
       const int64_t n = std::min(chunk, length - start);
-      if (result.bytes < n) return start + result.bytes;
+      Status submitted = group.Submit([this, &got, cancel, i, start, n, offset, out] {
+        if (cancel.cancelled()) return Status::Cancelled("ranged read cancelled");
+        Result<int64_t> bytes =
+            client_->GetObjectInto(path(), offset + start, n, out + start, etag_);
+        if (!bytes.ok()) {
+          cancel.Cancel();  // no point fetching the rest
+          return bytes.status();
+        }
+        got[static_cast<size_t>(i)] = *bytes;
+        return Status::OK();
+      });
+      if (!submitted.ok()) break;
+    }
+    LANCE_RETURN_NOT_OK(group.Wait());
+    // In range order: a short chunk ends the object (chunks past it read nothing).
+    for (int64_t i = 0; i < num_chunks; ++i) {
+      const int64_t start = i * chunk;
+      const int64_t n = std::min(chunk, length - start);
+      const int64_t bytes = got[static_cast<size_t>(i)];
+      if (bytes < 0) {
+        return Status::IOError("When reading " + Quoted(uri()) +
+                               ": a ranged read was lost");
+      }
+      if (bytes < n) return start + bytes;
     }
     return length;
   }
@@ -156,10 +132,15 @@ class S3Reader final : public RandomAccessReader {
 
 // -- Writer ---------------------------------------------------------------------------
 
-// Buffers one part; the first part that is followed by more data starts a multipart
-// upload, and full parts are uploaded in the background with at most
-// multipart_concurrency in flight. An object that never exceeds one part is a single
-// PUT at Close (so an object of exactly one part size is one PUT too).
+// Streams an object: bytes collect in one part-sized buffer; the first part that is
+// followed by more data starts a multipart upload, and each full part is handed to the
+// I/O executor and uploaded while the caller goes on writing. Parts in flight are
+// bounded by multipart_concurrency and by the executor's memory budget (each holds a
+// Reserve() of its size until its upload ends), so memory per writer stays <=
+// (concurrency + 1) x part size. The first failed part cancels the parts not yet
+// started and aborts the upload at once; Write/Close then return that error. An object
+// that never exceeds one part is a single PUT at Close (so an object of exactly one
+// part size is one PUT too).
 class S3Writer final : public OutputStream {
  public:
   S3Writer(std::shared_ptr<S3Client> client, std::string path, std::string uri)
@@ -172,6 +153,7 @@ class S3Writer final : public OutputStream {
 
  protected:
   Status DoWrite(const void* data, int64_t length) override {
+    LANCE_RETURN_NOT_OK(failure_);
     const auto* bytes = static_cast<const char*>(data);
     while (length > 0) {
       if (static_cast<int64_t>(buffer_.size()) == part_size_) {
@@ -188,33 +170,33 @@ class S3Writer final : public OutputStream {
   }
 
   Status DoClose() override {
+    LANCE_RETURN_NOT_OK(failure_);
     if (upload_id_.empty()) {
       Result<std::string> put = client_->PutObject(path(), buffer_);
       std::string().swap(buffer_);
       return put.status();
     }
     if (!buffer_.empty()) LANCE_RETURN_NOT_OK(FlushPart());
+    std::string().swap(buffer_);
     while (!in_flight_.empty()) LANCE_RETURN_NOT_OK(WaitOldest());
-    return client_->CompleteMultipartUpload(path(), upload_id_, part_etags_);
+    Status st = client_->CompleteMultipartUpload(path(), upload_id_, part_etags_);
+    if (st.ok()) upload_id_.clear();
+    return st;
   }
 
   Status DoAbort() override {
     std::string().swap(buffer_);
     // Parts still uploading would otherwise land after the abort and keep the upload's
-    // storage alive.
-    while (!in_flight_.empty()) (void)WaitOldest();
-    if (upload_id_.empty()) return Status::OK();
-    std::string upload_id = std::move(upload_id_);
-    upload_id_.clear();
-    return client_->AbortMultipartUpload(path(), upload_id);
+    // storage alive: drop the queued ones, wait for the running ones.
+    cancel_.Cancel();
+    while (!in_flight_.empty()) {
+      (void)in_flight_.front().Get();
+      in_flight_.pop_front();
+    }
+    return AbortUpload();
   }
 
  private:
-  struct PendingPart {
-    int part_number;
-    std::future<Result<std::string>> etag;
-  };
-
   // Grows the buffer geometrically but never past one part, so small objects stay small
   // and a full part allocates exactly part_size bytes.
   void Reserve(int64_t needed) {
@@ -225,40 +207,92 @@ class S3Writer final : public OutputStream {
   }
 
   Status FlushPart() {
+    LANCE_RETURN_NOT_OK(failure_);
     if (upload_id_.empty()) {
       LANCE_ASSIGN_OR_RAISE(upload_id_, client_->CreateMultipartUpload(path()));
+    }
+    // Collect what has finished, then wait while the window is full.
+    while (!in_flight_.empty() && in_flight_.front().ready()) {
+      LANCE_RETURN_NOT_OK(WaitOldest());
     }
     while (static_cast<int>(in_flight_.size()) >= max_in_flight_) {
       LANCE_RETURN_NOT_OK(WaitOldest());
     }
+    Executor& executor = Executor::Default();
+    const auto bytes = static_cast<int64_t>(buffer_.size());
+    // Memory: while the budget is short, finish our own parts first (running them here
+    // if no worker has), so this writer never sleeps on memory its own queued parts
+    // hold.
+    while (!in_flight_.empty()) {
+      const ExecutorStats stats = executor.stats();
+      if (stats.bytes_reserved + bytes <= stats.memory_budget_bytes) break;
+      LANCE_RETURN_NOT_OK(WaitOldest());
+    }
+    Result<MemoryReservation> reserved = executor.Reserve(bytes, &cancel_);
+    if (!reserved.ok()) return Fail(reserved.status());
+    auto reservation =
+        std::make_shared<MemoryReservation>(std::move(reserved).MoveValueUnsafe());
+
     const int part_number = static_cast<int>(part_etags_.size() + in_flight_.size()) + 1;
     auto body = std::make_shared<std::string>(std::move(buffer_));
     buffer_ = std::string();
-    auto upload = [client = client_, key = path(), id = upload_id_, part_number,
-                   body]() -> Result<std::string> {
-      return client->UploadPart(key, id, part_number, *body);
-    };
-    std::future<Result<std::string>> etag;
-    try {
-      etag = std::async(std::launch::async, upload);
-    } catch (const std::system_error&) {
-      // No thread to spare: upload in the foreground instead.
-      std::promise<Result<std::string>> done;
-      done.set_value(upload());
-      etag = done.get_future();
-    }
-    in_flight_.push_back(PendingPart{part_number, std::move(etag)});
+    // More parts are likely: take the next part's buffer whole rather than growing it.
+    buffer_.reserve(static_cast<size_t>(part_size_));
+    in_flight_.push_back(
+        executor.Spawn([client = client_, key = path(), id = upload_id_, part_number,
+                        body, reservation, cancel = cancel_]() -> Result<std::string> {
+          if (cancel.cancelled()) {
+            return Status::Cancelled("upload of part " + std::to_string(part_number) +
+                                     " cancelled");
+          }
+          Result<std::string> etag = client->UploadPart(key, id, part_number, *body);
+          if (!etag.ok()) cancel.Cancel();  // the parts not started yet are dropped
+          std::string().swap(*body);
+          reservation->Release();
+          return etag;
+        }));
     return Status::OK();
   }
 
   // Parts finish in any order but are collected in order, so part_etags_[i] is part i+1.
   Status WaitOldest() {
-    PendingPart part = std::move(in_flight_.front());
+    Pending<std::string> part = std::move(in_flight_.front());
     in_flight_.pop_front();
-    Result<std::string> etag = part.etag.get();
-    if (!etag.ok()) return etag.status();
+    Result<std::string> etag = part.Get();
+    if (!etag.ok()) return Fail(etag.status());
     part_etags_.push_back(std::move(etag).MoveValueUnsafe());
     return Status::OK();
+  }
+
+  // The upload failed with `st`: stops the other parts, aborts the upload on the
+  // server and makes the first real error (parts dropped because of it only say
+  // Cancelled) the answer to every later call.
+  Status Fail(const Status& st) {
+    cancel_.Cancel();
+    Status first = st.code() == StatusCode::kCancelled ? Status::OK() : st;
+    while (!in_flight_.empty()) {
+      Result<std::string> other = in_flight_.front().Get();
+      in_flight_.pop_front();
+      if (first.ok() && !other.ok() && other.status().code() != StatusCode::kCancelled) {
+        first = other.status();
+      }
+    }
+    if (first.ok()) first = st;
+    std::string().swap(buffer_);
+    Status aborted = AbortUpload();
+    if (!aborted.ok()) {
+      LANCE_LOG(Warn, "s3") << "aborting the failed multipart upload of " << uri() << ": "
+                            << aborted.ToString();
+    }
+    failure_ = first;
+    return first;
+  }
+
+  Status AbortUpload() {
+    if (upload_id_.empty()) return Status::OK();
+    std::string upload_id = std::move(upload_id_);
+    upload_id_.clear();
+    return client_->AbortMultipartUpload(path(), upload_id);
   }
 
   std::shared_ptr<S3Client> client_;
@@ -267,7 +301,10 @@ class S3Writer final : public OutputStream {
   std::string buffer_;
   std::string upload_id_;
   std::vector<std::string> part_etags_;
-  std::deque<PendingPart> in_flight_;
+  std::deque<Pending<std::string>> in_flight_;
+  CancellationToken cancel_;
+  // Sticky: after a failed part the stream only reports it.
+  Status failure_;
 };
 
 }  // namespace
