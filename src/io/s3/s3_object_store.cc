@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <deque>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,10 +60,193 @@ class S3Reader final : public RandomAccessReader {
            int64_t size, std::string etag)
       : RandomAccessReader(std::move(path), std::move(uri), size),
         client_(std::move(client)),
-        etag_(std::move(etag)) {}
+        etag_(std::move(etag)),
+        block_size_(std::clamp<int64_t>(client_->options().read_chunk_size, 1,
+                                        kMaxReadAheadBlock)),
+        read_ahead_blocks_(
+            client_->options().read_ahead <= 0
+                ? 0
+                : std::max<int64_t>(1, client_->options().read_ahead / block_size_)) {}
+
+  ~S3Reader() override {
+    // Blocks still queued are dropped, running ones waited for (Pending's destructor).
+    std::lock_guard<std::mutex> lock(mu_);
+    blocks_.clear();
+  }
 
  protected:
   Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
+    if (read_ahead_blocks_ > 0) {
+      std::vector<std::shared_ptr<Block>> covering = NoteReadAndSchedule(offset, length);
+      if (!covering.empty()) {
+        Result<BufferPtr> served = ServeFromBlocks(covering, offset, length);
+        if (!served.ok() || *served != nullptr) return served;
+      }
+    }
+    return ReadDirect(offset, length);
+  }
+
+ private:
+  // A read-ahead block: [index * block_size_, + block_size_) clamped to size(), fetched
+  // by a task on the I/O executor. Holds its share of the executor's memory budget.
+  struct Block {
+    int64_t index = 0;
+    std::mutex mu;
+    Pending<BufferPtr> fetch;  // valid until the first waiter took its result
+    Result<BufferPtr> data = Status::Cancelled("read-ahead block not fetched");
+    MemoryReservation reservation;
+
+    // The block's bytes (running the fetch here if no worker has started it).
+    Result<BufferPtr> Wait() {
+      std::lock_guard<std::mutex> lock(mu);
+      if (fetch.valid()) data = fetch.Get();
+      return data;
+    }
+  };
+
+  // One forward-moving sequence of reads (a scan may move through several regions of
+  // the file at once, one per column group).
+  struct Stream {
+    int64_t cursor = 0;  // end of its furthest read
+    int streak = 0;      // reads in a row that continued it
+    uint64_t last_use = 0;
+  };
+
+  static constexpr int64_t kMaxReadAheadBlock = int64_t{4} << 20;
+  static constexpr size_t kMaxStreams = 4;
+  // A stream's read-ahead starts with its second read in a row.
+  static constexpr int kStreakToReadAhead = 2;
+
+  // Records the read in the stream it continues (or a new one), schedules read-ahead
+  // blocks for streams that move forward, drops blocks no stream will reach, and
+  // returns the blocks covering [offset, offset + length) if all of them are there.
+  std::vector<std::shared_ptr<Block>> NoteReadAndSchedule(int64_t offset,
+                                                          int64_t length) {
+    const int64_t end = offset + length;
+    const int64_t slack = 2 * block_size_;
+    std::vector<std::shared_ptr<Block>> covering;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++clock_;
+    Stream* stream = nullptr;
+    for (Stream& s : streams_) {
+      // Continues it: starts at most a block past its end, and is not far behind it
+      // (columns written together are read slightly out of order).
+      if (offset <= s.cursor + block_size_ && end >= s.cursor - slack) {
+        stream = &s;
+        break;
+      }
+    }
+    if (stream != nullptr) {
+      stream->cursor = std::max(stream->cursor, end);
+      ++stream->streak;
+    } else {
+      if (streams_.size() < kMaxStreams) {
+        streams_.emplace_back();
+        stream = &streams_.back();
+      } else {
+        stream = &*std::min_element(
+            streams_.begin(), streams_.end(),
+            [](const Stream& a, const Stream& b) { return a.last_use < b.last_use; });
+      }
+      stream->cursor = end;
+      stream->streak = 1;
+    }
+    stream->last_use = clock_;
+
+    // Blocks covering the read (only if every one of them is already scheduled).
+    const int64_t first = offset / block_size_;
+    const int64_t last = (end - 1) / block_size_;
+    for (int64_t i = first; i <= last; ++i) {
+      auto it = blocks_.find(i);
+      if (it == blocks_.end()) {
+        covering.clear();
+        break;
+      }
+      covering.push_back(it->second);
+    }
+
+    // Keep only blocks some stream can still use.
+    for (auto it = blocks_.begin(); it != blocks_.end();) {
+      const int64_t block_start = it->first * block_size_;
+      const int64_t block_end = block_start + block_size_;
+      bool wanted = false;
+      for (const Stream& s : streams_) {
+        if (block_end > s.cursor - slack &&
+            block_start < s.cursor + read_ahead_blocks_ * block_size_) {
+          wanted = true;
+        }
+      }
+      it = wanted ? std::next(it) : blocks_.erase(it);
+    }
+
+    if (stream->streak >= kStreakToReadAhead) ScheduleAhead(stream->cursor);
+    return covering;
+  }
+
+  // Starts fetching the blocks of [cursor, cursor + read-ahead) not yet scheduled, as
+  // far as the executor's memory budget has room (read-ahead never waits for memory).
+  void ScheduleAhead(int64_t cursor) {
+    Executor& executor = Executor::Default();
+    const int64_t first = cursor / block_size_;
+    const int64_t stop =
+        std::min((size() + block_size_ - 1) / block_size_, first + read_ahead_blocks_);
+    for (int64_t i = first; i < stop; ++i) {
+      if (blocks_.count(i) != 0) continue;
+      const int64_t start = i * block_size_;
+      const int64_t n = std::min(block_size_, size() - start);
+      const ExecutorStats stats = executor.stats();
+      if (stats.bytes_reserved + n > stats.memory_budget_bytes) return;
+      Result<MemoryReservation> reserved = executor.Reserve(n);
+      if (!reserved.ok()) return;
+      auto block = std::make_shared<Block>();
+      block->index = i;
+      block->reservation = std::move(reserved).MoveValueUnsafe();
+      block->fetch = executor.Spawn([client = client_, key = path(), etag = etag_, start,
+                                     n]() -> Result<BufferPtr> {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::AllocateForOverwrite(n));
+        LANCE_ASSIGN_OR_RAISE(
+            int64_t got,
+            client->GetObjectInto(key, start, n, buffer->mutable_data(), etag));
+        if (got < n) buffer->Resize(got);
+        return buffer;
+      });
+      blocks_.emplace(i, std::move(block));
+    }
+  }
+
+  // The read from its blocks: a slice of one block (no copy), or the pieces of several
+  // copied together. \return nullptr when the blocks do not hold the whole range (a
+  // short object, or a failed read-ahead): the caller reads directly then.
+  Result<BufferPtr> ServeFromBlocks(const std::vector<std::shared_ptr<Block>>& blocks,
+                                    int64_t offset, int64_t length) {
+    std::vector<BufferPtr> pieces;
+    pieces.reserve(blocks.size());
+    for (const auto& block : blocks) {
+      Result<BufferPtr> data = block->Wait();
+      // A failed read-ahead is not this read's failure: it retries directly, and an
+      // error (object changed, gone, access denied) shows there.
+      if (!data.ok()) return BufferPtr();
+      const int64_t block_start = block->index * block_size_;
+      const int64_t want_end = std::min(offset + length, block_start + block_size_);
+      if (block_start + (*data)->size() < want_end) return BufferPtr();
+      pieces.push_back(*data);
+    }
+    const int64_t first_start = blocks.front()->index * block_size_;
+    if (pieces.size() == 1) return Buffer::Slice(pieces[0], offset - first_start, length);
+    LANCE_ASSIGN_OR_RAISE(BufferPtr out, Buffer::AllocateForOverwrite(length));
+    int64_t done = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const int64_t block_start = blocks[i]->index * block_size_;
+      const int64_t from = std::max(offset, block_start) - block_start;
+      const int64_t n = std::min(length - done, pieces[i]->size() - from);
+      std::memcpy(out->mutable_data() + done, pieces[i]->data() + from,
+                  static_cast<size_t>(n));
+      done += n;
+    }
+    return out;
+  }
+
+  Result<BufferPtr> ReadDirect(int64_t offset, int64_t length) {
     // The base class clamped the range to size(); the object may still be shorter when
     // the size came from the caller (OpenReaderWithSize), hence the Resize below.
     LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::AllocateForOverwrite(length));
@@ -128,6 +314,13 @@ class S3Reader final : public RandomAccessReader {
   std::shared_ptr<S3Client> client_;
   // Empty: unpinned (OpenReaderWithSize).
   std::string etag_;
+  const int64_t block_size_;
+  const int64_t read_ahead_blocks_;  // 0: no read-ahead
+
+  std::mutex mu_;  // guards what follows
+  std::vector<Stream> streams_;
+  std::map<int64_t, std::shared_ptr<Block>> blocks_;
+  uint64_t clock_ = 0;
 };
 
 // -- Writer ---------------------------------------------------------------------------
