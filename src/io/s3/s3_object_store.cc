@@ -194,9 +194,14 @@ class S3Reader final : public RandomAccessReader {
       if (blocks_.count(i) != 0) continue;
       const int64_t start = i * block_size_;
       const int64_t n = std::min(block_size_, size() - start);
-      const ExecutorStats stats = executor.stats();
-      if (stats.bytes_reserved + n > stats.memory_budget_bytes) return;
-      Result<MemoryReservation> reserved = executor.Reserve(n);
+      // An already cancelled token makes Reserve fail instead of waiting: this runs
+      // under mu_, and the memory may be held by this reader's own blocks.
+      static const CancellationToken kNoWait = [] {
+        CancellationToken token;
+        token.Cancel();
+        return token;
+      }();
+      Result<MemoryReservation> reserved = executor.Reserve(n, &kNoWait);
       if (!reserved.ok()) return;
       auto block = std::make_shared<Block>();
       block->index = i;
