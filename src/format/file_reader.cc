@@ -19,7 +19,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <future>
 #include <numeric>
 #include <utility>
 
@@ -29,6 +28,7 @@
 #include "format/schema_proto.h"
 #include "format/v2_container.h"
 #include "lance/core/compute.h"
+#include "lance/io/executor.h"
 #include "lance/macros.h"
 
 namespace lance::format {
@@ -166,20 +166,21 @@ Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests) 
     return Status::OK();
   };
   if (file.remote && ranges.size() > 1) {
-    // Remote stores are latency-bound: keep several requests in flight.
-    for (size_t begin = 0; begin < ranges.size(); begin += kMaxConcurrentReads) {
-      const size_t stop = std::min(ranges.size(), begin + kMaxConcurrentReads);
-      std::vector<std::future<Status>> inflight;
-      for (size_t i = begin; i < stop; ++i) {
-        inflight.push_back(std::async(std::launch::async, fetch, &ranges[i]));
-      }
-      Status first_error;
-      for (auto& f : inflight) {
-        Status st = f.get();
-        if (first_error.ok() && !st.ok()) first_error = st;
-      }
-      LANCE_RETURN_NOT_OK(first_error);
+    // Remote stores are latency-bound: keep several requests in flight, as one task
+    // group on the process's I/O executor (a sliding window, not batches); the first
+    // failure cancels the reads not started yet.
+    io::TaskGroup group(io::Executor::Default(), static_cast<int>(kMaxConcurrentReads));
+    const io::CancellationToken cancel = group.token();
+    for (Range& r : ranges) {
+      Status submitted = group.Submit([&fetch, &r, cancel] {
+        if (cancel.cancelled()) return Status::Cancelled("range read cancelled");
+        Status st = fetch(&r);
+        if (!st.ok()) cancel.Cancel();
+        return st;
+      });
+      if (!submitted.ok()) break;
     }
+    LANCE_RETURN_NOT_OK(group.Wait());
   } else {
     for (Range& r : ranges) LANCE_RETURN_NOT_OK(fetch(&r));
   }

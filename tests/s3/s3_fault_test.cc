@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/s3/s3_client.h"
 #include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/io/executor.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/table/dataset.h"
 #include "tests/testing/fault_proxy.h"
@@ -109,6 +111,22 @@ class S3FaultTest : public ::testing::Test {
   }
 
   std::string Key(const std::string& name) const { return prefix_ + "/" + name; }
+
+  // The proxy's log once every forwarded request has its upstream status: the proxy
+  // records it when the server closes the connection, which can be a moment after the
+  // client has its whole answer.
+  std::vector<lance::testing::ProxiedRequest> SettledLog() const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (true) {
+      auto log = proxy_->log();
+      bool settled = true;
+      for (const auto& r : log) {
+        if (r.action == FaultAction::kForward && r.upstream_status == 0) settled = false;
+      }
+      if (settled || std::chrono::steady_clock::now() > deadline) return log;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
 
   S3TestEnv env_;
   std::unique_ptr<FaultProxy> proxy_;
@@ -281,7 +299,7 @@ TEST_F(S3FaultTest, MultipartUploadWithFailingPartsIsAbortedAndLeavesNoObject) {
   // The upload was started, and aborted on the server (not just forgotten).
   std::string upload_id;
   int aborts = 0;
-  for (const auto& r : proxy_->log()) {
+  for (const auto& r : SettledLog()) {
     if (r.method == "POST" && r.target.find("uploads") != std::string::npos) {
       EXPECT_EQ(r.upstream_status, 200) << r.target;
     }
@@ -300,6 +318,81 @@ TEST_F(S3FaultTest, MultipartUploadWithFailingPartsIsAbortedAndLeavesNoObject) {
   EXPECT_THAT(direct_->client()->UploadPart(key, upload_id, 1, "late part"),
               IsError(StatusCode::kNotFound));
   EXPECT_EQ(proxy_->CountRequests("POST", "uploadId="), 0) << "must never complete";
+}
+
+TEST_F(S3FaultTest, PartFailingMidWayCancelsTheOutstandingPartsAndAbortsAtOnce) {
+  auto store =
+      ProxyStore(/*max_retries=*/0, {{"lance_cpp_multipart_part_size", "5242880"},
+                                     {"lance_cpp_multipart_concurrency", "2"}});
+  ASSERT_NE(store, nullptr);
+  const std::string key = Key("midway.bin");
+  // Parts 1 and 2 reach the server; every part after them fails.
+  proxy_->AddFault(FaultAction::kForward, 2, "PUT", "partNumber=");
+  proxy_->AddFault(FaultAction::kInternalError, FaultRule::kForever, "PUT",
+                   "partNumber=");
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWriter(key));
+  const std::string part = Bytes(5 << 20, 8);
+  Status st;
+  int writes = 0;
+  for (; writes < 24 && st.ok(); ++writes) st = writer->Write(part);
+  if (st.ok()) st = writer->Close();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("UploadPart"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("500"), std::string::npos) << st.message();
+  // The writer stopped at the failure instead of uploading the 24 parts: parts 1-2,
+  // the failed third, and at most the one part in flight beside it (part n goes out
+  // with write n + 1, and the failure shows at the latest when part n + 2 waits for it).
+  EXPECT_LE(writes, 6);
+  const int64_t parts = proxy_->CountRequests("PUT", "partNumber=");
+  EXPECT_GE(parts, 3);
+  EXPECT_LE(parts, 4);
+  // The upload was aborted by the failure itself, before any Abort() call.
+  const auto log = SettledLog();
+  int aborts = 0;
+  std::string upload_id;
+  for (const auto& r : log) {
+    if (r.method == "DELETE" && r.target.find("uploadId=") != std::string::npos) {
+      ++aborts;
+      EXPECT_EQ(r.upstream_status, 204) << r.target;
+      std::string id = r.target.substr(r.target.find("uploadId=") + 9);
+      upload_id = PercentDecode(id.substr(0, id.find('&')));
+    }
+  }
+  ASSERT_EQ(aborts, 1);
+  EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
+  EXPECT_THAT(direct_->client()->UploadPart(key, upload_id, 1, "late part"),
+              IsError(StatusCode::kNotFound));
+  EXPECT_EQ(proxy_->CountRequests("POST", "uploadId="), 0) << "must never complete";
+  // Abort() afterwards has nothing left to do.
+  EXPECT_OK(writer->Abort());
+  EXPECT_EQ(proxy_->CountRequests("DELETE", "uploadId="), 1);
+}
+
+TEST_F(S3FaultTest, FailedChunkOfALargeReadCancelsTheChunksNotStarted) {
+  const std::string key = Key("chunked.bin");
+  const std::string data = Bytes(16 << 20, 9);
+  ASSERT_OK(direct_->Put(key, data));
+  auto store = ProxyStore(/*max_retries=*/0, {{"lance_cpp_read_chunk_size", "131072"}});
+  ASSERT_NE(store, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto reader, store->OpenReaderWithSize(key, 16 << 20));
+  // Whole, through the proxy: 128 ranged GETs.
+  ASSERT_OK_AND_ASSIGN(BufferPtr whole, reader->ReadAt(0, 16 << 20));
+  EXPECT_TRUE(AsString(whole) == data);
+  EXPECT_EQ(proxy_->CountRequests("GET", key), 128);
+
+  // Now the fourth GET fails and so does every one after it.
+  proxy_->AddFault(FaultAction::kForward, 3, "GET", key);
+  proxy_->AddFault(FaultAction::kInternalError, FaultRule::kForever, "GET", key);
+  const int64_t before = proxy_->CountRequests("GET", key);
+  auto failed = reader->ReadAt(0, 16 << 20);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("500"), std::string::npos)
+      << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find(key), std::string::npos);
+  // Only the GETs already running when the first failure came were sent after it: far
+  // fewer than the 128 chunks (the pool has io::Executor::Default().threads() threads).
+  const int64_t sent = proxy_->CountRequests("GET", key) - before;
+  EXPECT_LE(sent, 4 + 2 * io::Executor::Default().threads()) << sent << " GETs";
 }
 
 // Rows id = start..start+n-1.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <latch>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "io/s3/s3_client.h"
+#include "lance/io/executor.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3/s3_options.h"
 #include "tests/testing/matchers.h"
@@ -171,6 +173,81 @@ TEST_F(S3ObjectStoreTest, AbortedMultipartLeavesNoObject) {
   ASSERT_OK_AND_ASSIGN(ListResult all, store->ListAll("", true));
   ASSERT_EQ(all.objects.size(), 1u);
   EXPECT_EQ(all.objects[0].path, "mp/keep.bin");
+}
+
+// Signs with `revocable` until the server rejects it, then with `fallback`; never
+// "refreshes" a rejected request (so the request that met the revocation fails, as it
+// would with a key revoked for good), but lets the clean-up after it through.
+class RevocableKeySource : public CredentialsSource {
+ public:
+  RevocableKeySource(AwsCredentials revocable, AwsCredentials fallback)
+      : revocable_(std::make_shared<const AwsCredentials>(std::move(revocable))),
+        fallback_(std::make_shared<const AwsCredentials>(std::move(fallback))) {}
+  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+    return rejected_.load() ? fallback_ : revocable_;
+  }
+  Result<std::shared_ptr<const AwsCredentials>> OnRejected(
+      const AwsCredentials& /*rejected*/) override {
+    rejected_ = true;
+    return Status::Unauthorized("the test key was revoked");
+  }
+  std::string id() const override { return "revocable-key"; }
+  std::string ToString() const override { return "RevocableKeySource"; }
+  bool rejected() const { return rejected_.load(); }
+
+ private:
+  std::shared_ptr<const AwsCredentials> revocable_;
+  std::shared_ptr<const AwsCredentials> fallback_;
+  std::atomic<bool> rejected_{false};
+};
+
+TEST_F(S3ObjectStoreTest, MultipartUploadWhoseKeyIsRevokedMidWayIsAbortedAndStops) {
+  ASSERT_OK_AND_ASSIGN(auto fresh, MakeFreshBucketStore());
+  ASSERT_OK_AND_ASSIGN(AwsCredentials key, CreateAccessKey());
+  auto source = std::make_shared<RevocableKeySource>(
+      key, AwsCredentials{env_.access_key, env_.secret_key, ""});
+  StorageOptions options = env_.Options();
+  options["lance_cpp_multipart_part_size"] = "5242880";
+  options["lance_cpp_multipart_concurrency"] = "2";
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       S3ObjectStore::FromStorageOptions(fresh->root(), options, source));
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWriter("revoked/big.bin"));
+  const std::string part = RandomBytes(5 * kMiB, 17);
+  // Three parts handed over (the third stays buffered until more data comes).
+  for (int i = 0; i < 3; ++i) ASSERT_OK(writer->Write(part));
+  ASSERT_OK_AND_ASSIGN(auto uploads, ListMultipartUploads(fresh->root()));
+  EXPECT_THAT(uploads, ::testing::ElementsAre("revoked/big.bin"));
+
+  ASSERT_OK(RemoveAccessKey(key.access_key_id));
+  const int64_t requests_before = store->client()->stats().requests.load();
+  // Twenty more parts' worth: the first part that meets the revocation fails the upload,
+  // the parts not started yet are dropped, and later writes fail at once.
+  Status st;
+  int writes = 0;
+  for (; writes < 20 && st.ok(); ++writes) st = writer->Write(part);
+  if (st.ok()) st = writer->Close();
+  ASSERT_FALSE(st.ok()) << "an upload whose key was revoked cannot succeed";
+  EXPECT_TRUE(source->rejected());
+  EXPECT_TRUE(st.IsForbidden() || st.IsUnauthorized()) << st.ToString();
+  EXPECT_THAT(st.message(), ::testing::HasSubstr("UploadPart"));
+  EXPECT_THAT(st.message(), ::testing::HasSubstr("revoked/big.bin"));
+  ExpectNoSecret(st.ToString(), key);
+  // At most the two parts in flight plus the one that met the revocation, and the
+  // abort: not the twenty parts still to come.
+  const int64_t requests = store->client()->stats().requests.load() - requests_before;
+  EXPECT_LE(requests, 5) << writes << " writes";
+  EXPECT_LE(writes, 4);
+  // Later calls repeat the failure without sending anything.
+  EXPECT_FALSE(writer->Write(part).ok());
+  EXPECT_FALSE(writer->Close().ok());
+  EXPECT_EQ(store->client()->stats().requests.load() - requests_before, requests);
+
+  // Aborted on the server already (with the fallback key), before anyone called Abort.
+  ASSERT_OK_AND_ASSIGN(uploads, ListMultipartUploads(fresh->root()));
+  EXPECT_THAT(uploads, ::testing::IsEmpty());
+  EXPECT_THAT(fresh->Head("revoked/big.bin"), IsError(StatusCode::kNotFound));
+  EXPECT_OK(writer->Abort());
+  EXPECT_EQ(store->client()->stats().requests.load() - requests_before, requests);
 }
 
 // -- Commit primitive
@@ -335,6 +412,132 @@ TEST_F(S3ObjectStoreTest, LargeReadAtFetchesChunksInParallel) {
   ASSERT_OK_AND_ASSIGN(BufferPtr whole, optimistic->ReadAt(0, 50 * kMiB));
   EXPECT_EQ(whole->size(), 30 * kMiB);
   EXPECT_TRUE(whole->ToStringView() == content);
+}
+
+TEST_F(S3ObjectStoreTest, SequentialReadsAreServedFromReadAhead) {
+  ASSERT_OK_AND_ASSIGN(auto fresh, MakeFreshBucketStore());
+  const int64_t size = 20 * kMiB + 4321;
+  const std::string content = RandomBytes(static_cast<size_t>(size), 47);
+  ASSERT_OK(fresh->Put("seq.bin", content));
+  constexpr int64_t kStep = kMiB / 2 + 17;  // unaligned, so reads straddle blocks
+
+  for (const char* read_ahead : {"0", "8388608"}) {
+    SCOPED_TRACE(std::string("read_ahead=") + read_ahead);
+    StorageOptions options = env_.Options();
+    options["lance_cpp_read_chunk_size"] = "2097152";  // 2 MiB blocks
+    options["lance_cpp_read_ahead"] = read_ahead;
+    ASSERT_OK_AND_ASSIGN(
+        auto store, S3ObjectStore::FromStorageOptions(fresh->root(), options, nullptr));
+    // An overstated known size: the last reads come back short, as without read-ahead.
+    ASSERT_OK_AND_ASSIGN(auto reader, store->OpenReaderWithSize("seq.bin", size + kMiB));
+    const int64_t before = store->client()->stats().requests.load();
+    int reads = 0;
+    for (int64_t offset = 0; offset < size + kMiB; offset += kStep, ++reads) {
+      ASSERT_OK_AND_ASSIGN(BufferPtr got, reader->ReadAt(offset, kStep));
+      const auto expected =
+          offset >= size ? std::string_view()
+                         : std::string_view(content).substr(static_cast<size_t>(offset),
+                                                            static_cast<size_t>(kStep));
+      ASSERT_TRUE(got->ToStringView() == expected) << "at " << offset;
+    }
+    const int64_t requests = store->client()->stats().requests.load() - before;
+    if (std::string(read_ahead) == "0") {
+      EXPECT_EQ(requests, reads);
+    } else {
+      // About one GET per 2 MiB block instead of one per read (plus the first reads,
+      // before the stream is recognised, and the short tail read directly).
+      EXPECT_LT(requests, reads / 2) << requests << " GETs for " << reads << " reads";
+    }
+  }
+
+  // A pinned reader still notices a replaced object through its read-ahead (blocks
+  // fetched before the overwrite hold the version it pinned and are served as such).
+  StorageOptions options = env_.Options();
+  options["lance_cpp_read_chunk_size"] = "2097152";
+  options["lance_cpp_read_ahead"] = "4194304";
+  ASSERT_OK_AND_ASSIGN(
+      auto store, S3ObjectStore::FromStorageOptions(fresh->root(), options, nullptr));
+  ASSERT_OK_AND_ASSIGN(auto pinned, store->OpenReader("seq.bin"));
+  ASSERT_OK(pinned->ReadAt(0, kStep).status());
+  ASSERT_OK(pinned->ReadAt(kStep, kStep).status());
+  ASSERT_OK(fresh->Put("seq.bin", RandomBytes(static_cast<size_t>(size), 48)));
+  Status changed;
+  for (int64_t offset = 2 * kStep; offset < size && changed.ok(); offset += kStep) {
+    changed = pinned->ReadAt(offset, kStep).status();
+  }
+  EXPECT_THAT(changed, IsErrorWith(StatusCode::kIOError, "changed"));
+}
+
+// -- The shared I/O executor ---------------------------------------------------------
+
+// Threads of this process now (Linux: /proc/self/status).
+int ProcessThreads() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+TEST_F(S3ObjectStoreTest, ManyConcurrentReadersShareTheBoundedExecutor) {
+  ASSERT_OK_AND_ASSIGN(auto fresh, MakeFreshBucketStore());
+  const std::string content = RandomBytes(12 * kMiB + 333, 43);
+  ASSERT_OK(fresh->Put("shared.bin", content));
+  StorageOptions options = env_.Options();
+  options["lance_cpp_read_chunk_size"] = "262144";  // 49 chunks per whole read
+  ASSERT_OK_AND_ASSIGN(
+      auto store, S3ObjectStore::FromStorageOptions(fresh->root(), options, nullptr));
+  ASSERT_OK_AND_ASSIGN(auto reader, store->OpenReader("shared.bin"));
+
+  Executor& executor = Executor::Default();
+  const int pool = executor.threads();
+  const ExecutorStats before = executor.stats();
+  const int threads_before = ProcessThreads();
+  ASSERT_GT(threads_before, 0);
+
+  constexpr int kReaders = 12;
+  const int64_t chunks = (static_cast<int64_t>(content.size()) + 262143) / 262144;
+  std::atomic<bool> done{false};
+  std::atomic<int> peak_threads{threads_before};
+  std::thread monitor([&] {
+    while (!done.load()) {
+      const int now = ProcessThreads();
+      int seen = peak_threads.load();
+      while (now > seen && !peak_threads.compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  std::latch start(kReaders);
+  std::vector<std::thread> readers;
+  std::vector<Status> results(kReaders);
+  std::atomic<int> equal{0};
+  for (int r = 0; r < kReaders; ++r) {
+    readers.emplace_back([&, r] {
+      start.arrive_and_wait();
+      auto got = reader->ReadAt(0, static_cast<int64_t>(content.size()));
+      if (!got.ok()) {
+        results[static_cast<size_t>(r)] = got.status();
+        return;
+      }
+      if ((*got)->ToStringView() == content) ++equal;
+    });
+  }
+  for (auto& t : readers) t.join();
+  done = true;
+  monitor.join();
+
+  for (const Status& st : results) EXPECT_OK(st);
+  EXPECT_EQ(equal.load(), kReaders);
+  const ExecutorStats after = executor.stats();
+  // Every chunk of every read went through the one pool, whose size did not change...
+  EXPECT_EQ(executor.threads(), pool);
+  EXPECT_GE(after.tasks_submitted - before.tasks_submitted, kReaders * chunks);
+  // ...and no read started threads of its own: at most the readers and the monitor
+  // came on top (ad hoc threads per chunk would add up to kReaders x 32).
+  EXPECT_LE(peak_threads.load(), threads_before + kReaders + 1)
+      << "pool of " << pool << " threads";
 }
 
 // -- Registry

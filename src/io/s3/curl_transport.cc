@@ -33,6 +33,14 @@ struct Transfer {
 };
 
 constexpr size_t kMaxErrorBody = 1 << 20;
+// Most a Content-Length may make us reserve up front (larger bodies grow as they come).
+constexpr int64_t kMaxBodyReserve = int64_t{1} << 30;
+// libcurl's receive buffer (default 16 KiB): larger means fewer write callbacks and
+// recv() calls per ranged GET of several MiB.
+constexpr long kReceiveBufferSize = 512L * 1024;
+// libcurl's upload buffer (default 64 KiB, at most 2 MiB): fewer read callbacks and
+// send() calls per part.
+constexpr long kUploadBufferSize = 1024L * 1024;
 
 size_t HeaderCallback(char* data, size_t size, size_t nitems, void* userdata) {
   auto* t = static_cast<Transfer*>(userdata);
@@ -99,6 +107,15 @@ void StartBody(Transfer* t) {
   }
   if (req.out != nullptr && (t->limit < 0 || t->limit > req.out_capacity)) {
     t->limit = req.out_capacity;
+  }
+  if (req.out == nullptr) {
+    // A whole-object GET into the string sink: size it once from Content-Length
+    // instead of growing (and copying) it as the body arrives.
+    int64_t announced = 0;
+    if (ParseInt64(r.content_length, &announced) && announced > 0) {
+      if (t->limit >= 0) announced = std::min(announced, t->limit);
+      r.body.reserve(static_cast<size_t>(std::min(announced, kMaxBodyReserve)));
+    }
   }
 }
 
@@ -264,6 +281,7 @@ CURLcode CurlTransport::Perform(
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(h, CURLOPT_BUFFERSIZE, kReceiveBufferSize);
   curl_easy_setopt(h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
@@ -292,6 +310,7 @@ CURLcode CurlTransport::Perform(
     curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
   } else if (req.method == "PUT") {
     curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, kUploadBufferSize);
     curl_easy_setopt(h, CURLOPT_READFUNCTION, ReadCallback);
     curl_easy_setopt(h, CURLOPT_READDATA, &t);
     curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, SeekCallback);

@@ -143,6 +143,8 @@ struct S3Client::Impl {
           << req.method << " " << uri << ": "
           << (rc == CURLE_OK ? "HTTP " + std::to_string(resp.status)
                              : "curl error " + std::to_string(static_cast<int>(rc)))
+          << (req.ranged ? StrCat(" [", req.range_offset, "+", req.range_length, "]")
+                         : std::string())
           << " (" << req.op << ", attempt " << attempts << ", "
           << (creds != nullptr && !creds->access_key_id.empty() ? creds->ToString()
                                                                 : std::string("unsigned"))

@@ -5,18 +5,18 @@
 #include "lance/io/s3_object_store.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
+#include <cstring>
 #include <deque>
-#include <future>
+#include <map>
+#include <mutex>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "io/s3/s3_client.h"
 #include "lance/core/logging.h"
+#include "lance/io/executor.h"
 #include "lance/macros.h"
 
 namespace lance::io {
@@ -60,10 +60,198 @@ class S3Reader final : public RandomAccessReader {
            int64_t size, std::string etag)
       : RandomAccessReader(std::move(path), std::move(uri), size),
         client_(std::move(client)),
-        etag_(std::move(etag)) {}
+        etag_(std::move(etag)),
+        block_size_(std::clamp<int64_t>(client_->options().read_chunk_size, 1,
+                                        kMaxReadAheadBlock)),
+        read_ahead_blocks_(
+            client_->options().read_ahead <= 0
+                ? 0
+                : std::max<int64_t>(1, client_->options().read_ahead / block_size_)) {}
+
+  ~S3Reader() override {
+    // Blocks still queued are dropped, running ones waited for (Pending's destructor).
+    std::lock_guard<std::mutex> lock(mu_);
+    blocks_.clear();
+  }
 
  protected:
   Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
+    if (read_ahead_blocks_ > 0) {
+      std::vector<std::shared_ptr<Block>> covering = NoteReadAndSchedule(offset, length);
+      if (!covering.empty()) {
+        Result<BufferPtr> served = ServeFromBlocks(covering, offset, length);
+        if (!served.ok() || *served != nullptr) return served;
+      }
+    }
+    return ReadDirect(offset, length);
+  }
+
+ private:
+  // A read-ahead block: [index * block_size_, + block_size_) clamped to size(), fetched
+  // by a task on the I/O executor. Holds its share of the executor's memory budget.
+  struct Block {
+    int64_t index = 0;
+    std::mutex mu;
+    Pending<BufferPtr> fetch;  // valid until the first waiter took its result
+    Result<BufferPtr> data = Status::Cancelled("read-ahead block not fetched");
+    MemoryReservation reservation;
+
+    // The block's bytes (running the fetch here if no worker has started it).
+    Result<BufferPtr> Wait() {
+      std::lock_guard<std::mutex> lock(mu);
+      if (fetch.valid()) data = fetch.Get();
+      return data;
+    }
+  };
+
+  // One forward-moving sequence of reads (a scan may move through several regions of
+  // the file at once, one per column group).
+  struct Stream {
+    int64_t cursor = 0;  // end of its furthest read
+    int streak = 0;      // reads in a row that continued it
+    uint64_t last_use = 0;
+  };
+
+  static constexpr int64_t kMaxReadAheadBlock = int64_t{4} << 20;
+  static constexpr size_t kMaxStreams = 4;
+  // A stream's read-ahead starts with its second read in a row.
+  static constexpr int kStreakToReadAhead = 2;
+
+  // Records the read in the stream it continues (or a new one), schedules read-ahead
+  // blocks for streams that move forward, drops blocks no stream will reach, and
+  // returns the blocks covering [offset, offset + length) if all of them are there.
+  std::vector<std::shared_ptr<Block>> NoteReadAndSchedule(int64_t offset,
+                                                          int64_t length) {
+    const int64_t end = offset + length;
+    const int64_t slack = 2 * block_size_;
+    std::vector<std::shared_ptr<Block>> covering;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++clock_;
+    Stream* stream = nullptr;
+    for (Stream& s : streams_) {
+      // Continues it: starts at most a block past its end, and is not far behind it
+      // (columns written together are read slightly out of order).
+      if (offset <= s.cursor + block_size_ && end >= s.cursor - slack) {
+        stream = &s;
+        break;
+      }
+    }
+    if (stream != nullptr) {
+      stream->cursor = std::max(stream->cursor, end);
+      ++stream->streak;
+    } else {
+      if (streams_.size() < kMaxStreams) {
+        streams_.emplace_back();
+        stream = &streams_.back();
+      } else {
+        stream = &*std::min_element(
+            streams_.begin(), streams_.end(),
+            [](const Stream& a, const Stream& b) { return a.last_use < b.last_use; });
+      }
+      stream->cursor = end;
+      stream->streak = 1;
+    }
+    stream->last_use = clock_;
+
+    // Blocks covering the read (only if every one of them is already scheduled).
+    const int64_t first = offset / block_size_;
+    const int64_t last = (end - 1) / block_size_;
+    for (int64_t i = first; i <= last; ++i) {
+      auto it = blocks_.find(i);
+      if (it == blocks_.end()) {
+        covering.clear();
+        break;
+      }
+      covering.push_back(it->second);
+    }
+
+    // Keep only blocks some stream can still use.
+    for (auto it = blocks_.begin(); it != blocks_.end();) {
+      const int64_t block_start = it->first * block_size_;
+      const int64_t block_end = block_start + block_size_;
+      bool wanted = false;
+      for (const Stream& s : streams_) {
+        if (block_end > s.cursor - slack &&
+            block_start < s.cursor + read_ahead_blocks_ * block_size_) {
+          wanted = true;
+        }
+      }
+      it = wanted ? std::next(it) : blocks_.erase(it);
+    }
+
+    if (stream->streak >= kStreakToReadAhead) ScheduleAhead(stream->cursor);
+    return covering;
+  }
+
+  // Starts fetching the blocks of [cursor, cursor + read-ahead) not yet scheduled, as
+  // far as the executor's memory budget has room (read-ahead never waits for memory).
+  void ScheduleAhead(int64_t cursor) {
+    Executor& executor = Executor::Default();
+    const int64_t first = cursor / block_size_;
+    const int64_t stop =
+        std::min((size() + block_size_ - 1) / block_size_, first + read_ahead_blocks_);
+    for (int64_t i = first; i < stop; ++i) {
+      if (blocks_.count(i) != 0) continue;
+      const int64_t start = i * block_size_;
+      const int64_t n = std::min(block_size_, size() - start);
+      // An already cancelled token makes Reserve fail instead of waiting: this runs
+      // under mu_, and the memory may be held by this reader's own blocks.
+      static const CancellationToken kNoWait = [] {
+        CancellationToken token;
+        token.Cancel();
+        return token;
+      }();
+      Result<MemoryReservation> reserved = executor.Reserve(n, &kNoWait);
+      if (!reserved.ok()) return;
+      auto block = std::make_shared<Block>();
+      block->index = i;
+      block->reservation = std::move(reserved).MoveValueUnsafe();
+      block->fetch = executor.Spawn([client = client_, key = path(), etag = etag_, start,
+                                     n]() -> Result<BufferPtr> {
+        LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::AllocateForOverwrite(n));
+        LANCE_ASSIGN_OR_RAISE(
+            int64_t got,
+            client->GetObjectInto(key, start, n, buffer->mutable_data(), etag));
+        if (got < n) buffer->Resize(got);
+        return buffer;
+      });
+      blocks_.emplace(i, std::move(block));
+    }
+  }
+
+  // The read from its blocks: a slice of one block (no copy), or the pieces of several
+  // copied together. \return nullptr when the blocks do not hold the whole range (a
+  // short object, or a failed read-ahead): the caller reads directly then.
+  Result<BufferPtr> ServeFromBlocks(const std::vector<std::shared_ptr<Block>>& blocks,
+                                    int64_t offset, int64_t length) {
+    std::vector<BufferPtr> pieces;
+    pieces.reserve(blocks.size());
+    for (const auto& block : blocks) {
+      Result<BufferPtr> data = block->Wait();
+      // A failed read-ahead is not this read's failure: it retries directly, and an
+      // error (object changed, gone, access denied) shows there.
+      if (!data.ok()) return BufferPtr();
+      const int64_t block_start = block->index * block_size_;
+      const int64_t want_end = std::min(offset + length, block_start + block_size_);
+      if (block_start + (*data)->size() < want_end) return BufferPtr();
+      pieces.push_back(*data);
+    }
+    const int64_t first_start = blocks.front()->index * block_size_;
+    if (pieces.size() == 1) return Buffer::Slice(pieces[0], offset - first_start, length);
+    LANCE_ASSIGN_OR_RAISE(BufferPtr out, Buffer::AllocateForOverwrite(length));
+    int64_t done = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const int64_t block_start = blocks[i]->index * block_size_;
+      const int64_t from = std::max(offset, block_start) - block_start;
+      const int64_t n = std::min(length - done, pieces[i]->size() - from);
+      std::memcpy(out->mutable_data() + done, pieces[i]->data() + from,
+                  static_cast<size_t>(n));
+      done += n;
+    }
+    return out;
+  }
+
+  Result<BufferPtr> ReadDirect(int64_t offset, int64_t length) {
     // The base class clamped the range to size(); the object may still be shorter when
     // the size came from the caller (OpenReaderWithSize), hence the Resize below.
     LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::AllocateForOverwrite(length));
@@ -81,70 +269,49 @@ class S3Reader final : public RandomAccessReader {
   }
 
  private:
-  // Splits [offset, offset + length) into chunk-sized ranged GETs run in parallel, each
-  // writing its own slice of `out`. Parallelism is bounded by max_connections; the
-  // calling thread works too. \return the bytes available from `offset` on: the range
-  // is cut at the first short chunk (an object shorter than the caller said).
+  // Splits [offset, offset + length) into chunk-sized ranged GETs, each writing its own
+  // slice of `out` (no copy, no concatenation), run as one task group on the process's
+  // I/O executor: at most max_connections of them outstanding, the calling thread
+  // running queued ones while it waits, and the first failure cancelling the chunks not
+  // yet started. \return the bytes available from `offset` on: the range is cut at the
+  // first short chunk (an object shorter than the caller said).
   Result<int64_t> ReadChunked(int64_t offset, int64_t length, int64_t chunk,
                               uint8_t* out) {
     const int64_t num_chunks = (length + chunk - 1) / chunk;
-    const int64_t workers = std::clamp<int64_t>(
-        std::min<int64_t>(num_chunks, client_->options().max_connections), 1, num_chunks);
-    struct ChunkResult {
-      bool done = false;  // false: skipped after another chunk failed
-      Status status;
-      int64_t bytes = 0;
-    };
-    std::vector<ChunkResult> results(static_cast<size_t>(num_chunks));
-    std::atomic<int64_t> next{0};
-    std::atomic<bool> failed{false};
-    auto work = [&] {
-      while (!failed.load(std::memory_order_relaxed)) {
-        const int64_t i = next.fetch_add(1);
-        if (i >= num_chunks) return;
-        const int64_t start = i * chunk;
-        const int64_t n = std::min(chunk, length - start);
-        Result<int64_t> got =
-            client_->GetObjectInto(path(), offset + start, n, out + start, etag_);
-        auto& result = results[static_cast<size_t>(i)];
-        if (got.ok()) {
-          result.bytes = *got;
-        } else {
-          result.status = got.status();
-          failed = true;  // no point fetching the rest
-        }
-        result.done = true;
-      }
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(static_cast<size_t>(workers - 1));
-    for (int64_t w = 1; w < workers; ++w) {
-      // Out of threads: the ones started (and this one) share the remaining chunks.
-      try {
-        threads.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;
-      }
-    }
-    work();
-    for (auto& t : threads) t.join();
-
-    // In range order: a short chunk ends the object, so a failure past it (a range
-    // starting beyond the true end) does not matter.
-    auto first_error = [&] {
-      for (const auto& result : results) {
-        if (!result.status.ok()) return result.status;
-      }
-      return Status::IOError("When reading " + Quoted(uri()) +
-                             ": a ranged read was lost");
-    };
+    const int window = static_cast<int>(std::clamp<int64_t>(
+        std::min<int64_t>(num_chunks, client_->options().max_connections), 1,
+        num_chunks));
+    // -1: not fetched (dropped after another chunk failed).
+    std::vector<int64_t> got(static_cast<size_t>(num_chunks), -1);
+    TaskGroup group(Executor::Default(), window);
+    const CancellationToken cancel = group.token();
     for (int64_t i = 0; i < num_chunks; ++i) {
-      const auto& result = results[static_cast<size_t>(i)];
-      if (!result.done) return first_error();
-      if (!result.status.ok()) return result.status;
       const int64_t start = i * chunk;
       const int64_t n = std::min(chunk, length - start);
-      if (result.bytes < n) return start + result.bytes;
+      Status submitted = group.Submit([this, &got, cancel, i, start, n, offset, out] {
+        if (cancel.cancelled()) return Status::Cancelled("ranged read cancelled");
+        Result<int64_t> bytes =
+            client_->GetObjectInto(path(), offset + start, n, out + start, etag_);
+        if (!bytes.ok()) {
+          cancel.Cancel();  // no point fetching the rest
+          return bytes.status();
+        }
+        got[static_cast<size_t>(i)] = *bytes;
+        return Status::OK();
+      });
+      if (!submitted.ok()) break;
+    }
+    LANCE_RETURN_NOT_OK(group.Wait());
+    // In range order: a short chunk ends the object (chunks past it read nothing).
+    for (int64_t i = 0; i < num_chunks; ++i) {
+      const int64_t start = i * chunk;
+      const int64_t n = std::min(chunk, length - start);
+      const int64_t bytes = got[static_cast<size_t>(i)];
+      if (bytes < 0) {
+        return Status::IOError("When reading " + Quoted(uri()) +
+                               ": a ranged read was lost");
+      }
+      if (bytes < n) return start + bytes;
     }
     return length;
   }
@@ -152,14 +319,26 @@ class S3Reader final : public RandomAccessReader {
   std::shared_ptr<S3Client> client_;
   // Empty: unpinned (OpenReaderWithSize).
   std::string etag_;
+  const int64_t block_size_;
+  const int64_t read_ahead_blocks_;  // 0: no read-ahead
+
+  std::mutex mu_;  // guards what follows
+  std::vector<Stream> streams_;
+  std::map<int64_t, std::shared_ptr<Block>> blocks_;
+  uint64_t clock_ = 0;
 };
 
 // -- Writer ---------------------------------------------------------------------------
 
-// Buffers one part; the first part that is followed by more data starts a multipart
-// upload, and full parts are uploaded in the background with at most
-// multipart_concurrency in flight. An object that never exceeds one part is a single
-// PUT at Close (so an object of exactly one part size is one PUT too).
+// Streams an object: bytes collect in one part-sized buffer; the first part that is
+// followed by more data starts a multipart upload, and each full part is handed to the
+// I/O executor and uploaded while the caller goes on writing. Parts in flight are
+// bounded by multipart_concurrency and by the executor's memory budget (each holds a
+// Reserve() of its size until its upload ends), so memory per writer stays <=
+// (concurrency + 1) x part size. The first failed part cancels the parts not yet
+// started and aborts the upload at once; Write/Close then return that error. An object
+// that never exceeds one part is a single PUT at Close (so an object of exactly one
+// part size is one PUT too).
 class S3Writer final : public OutputStream {
  public:
   S3Writer(std::shared_ptr<S3Client> client, std::string path, std::string uri)
@@ -172,6 +351,7 @@ class S3Writer final : public OutputStream {
 
  protected:
   Status DoWrite(const void* data, int64_t length) override {
+    LANCE_RETURN_NOT_OK(failure_);
     const auto* bytes = static_cast<const char*>(data);
     while (length > 0) {
       if (static_cast<int64_t>(buffer_.size()) == part_size_) {
@@ -188,33 +368,33 @@ class S3Writer final : public OutputStream {
   }
 
   Status DoClose() override {
+    LANCE_RETURN_NOT_OK(failure_);
     if (upload_id_.empty()) {
       Result<std::string> put = client_->PutObject(path(), buffer_);
       std::string().swap(buffer_);
       return put.status();
     }
     if (!buffer_.empty()) LANCE_RETURN_NOT_OK(FlushPart());
+    std::string().swap(buffer_);
     while (!in_flight_.empty()) LANCE_RETURN_NOT_OK(WaitOldest());
-    return client_->CompleteMultipartUpload(path(), upload_id_, part_etags_);
+    Status st = client_->CompleteMultipartUpload(path(), upload_id_, part_etags_);
+    if (st.ok()) upload_id_.clear();
+    return st;
   }
 
   Status DoAbort() override {
     std::string().swap(buffer_);
     // Parts still uploading would otherwise land after the abort and keep the upload's
-    // storage alive.
-    while (!in_flight_.empty()) (void)WaitOldest();
-    if (upload_id_.empty()) return Status::OK();
-    std::string upload_id = std::move(upload_id_);
-    upload_id_.clear();
-    return client_->AbortMultipartUpload(path(), upload_id);
+    // storage alive: drop the queued ones, wait for the running ones.
+    cancel_.Cancel();
+    while (!in_flight_.empty()) {
+      (void)in_flight_.front().Get();
+      in_flight_.pop_front();
+    }
+    return AbortUpload();
   }
 
  private:
-  struct PendingPart {
-    int part_number;
-    std::future<Result<std::string>> etag;
-  };
-
   // Grows the buffer geometrically but never past one part, so small objects stay small
   // and a full part allocates exactly part_size bytes.
   void Reserve(int64_t needed) {
@@ -225,40 +405,92 @@ class S3Writer final : public OutputStream {
   }
 
   Status FlushPart() {
+    LANCE_RETURN_NOT_OK(failure_);
     if (upload_id_.empty()) {
       LANCE_ASSIGN_OR_RAISE(upload_id_, client_->CreateMultipartUpload(path()));
+    }
+    // Collect what has finished, then wait while the window is full.
+    while (!in_flight_.empty() && in_flight_.front().ready()) {
+      LANCE_RETURN_NOT_OK(WaitOldest());
     }
     while (static_cast<int>(in_flight_.size()) >= max_in_flight_) {
       LANCE_RETURN_NOT_OK(WaitOldest());
     }
+    Executor& executor = Executor::Default();
+    const auto bytes = static_cast<int64_t>(buffer_.size());
+    // Memory: while the budget is short, finish our own parts first (running them here
+    // if no worker has), so this writer never sleeps on memory its own queued parts
+    // hold.
+    while (!in_flight_.empty()) {
+      const ExecutorStats stats = executor.stats();
+      if (stats.bytes_reserved + bytes <= stats.memory_budget_bytes) break;
+      LANCE_RETURN_NOT_OK(WaitOldest());
+    }
+    Result<MemoryReservation> reserved = executor.Reserve(bytes, &cancel_);
+    if (!reserved.ok()) return Fail(reserved.status());
+    auto reservation =
+        std::make_shared<MemoryReservation>(std::move(reserved).MoveValueUnsafe());
+
     const int part_number = static_cast<int>(part_etags_.size() + in_flight_.size()) + 1;
     auto body = std::make_shared<std::string>(std::move(buffer_));
     buffer_ = std::string();
-    auto upload = [client = client_, key = path(), id = upload_id_, part_number,
-                   body]() -> Result<std::string> {
-      return client->UploadPart(key, id, part_number, *body);
-    };
-    std::future<Result<std::string>> etag;
-    try {
-      etag = std::async(std::launch::async, upload);
-    } catch (const std::system_error&) {
-      // No thread to spare: upload in the foreground instead.
-      std::promise<Result<std::string>> done;
-      done.set_value(upload());
-      etag = done.get_future();
-    }
-    in_flight_.push_back(PendingPart{part_number, std::move(etag)});
+    // More parts are likely: take the next part's buffer whole rather than growing it.
+    buffer_.reserve(static_cast<size_t>(part_size_));
+    in_flight_.push_back(
+        executor.Spawn([client = client_, key = path(), id = upload_id_, part_number,
+                        body, reservation, cancel = cancel_]() -> Result<std::string> {
+          if (cancel.cancelled()) {
+            return Status::Cancelled("upload of part " + std::to_string(part_number) +
+                                     " cancelled");
+          }
+          Result<std::string> etag = client->UploadPart(key, id, part_number, *body);
+          if (!etag.ok()) cancel.Cancel();  // the parts not started yet are dropped
+          std::string().swap(*body);
+          reservation->Release();
+          return etag;
+        }));
     return Status::OK();
   }
 
   // Parts finish in any order but are collected in order, so part_etags_[i] is part i+1.
   Status WaitOldest() {
-    PendingPart part = std::move(in_flight_.front());
+    Pending<std::string> part = std::move(in_flight_.front());
     in_flight_.pop_front();
-    Result<std::string> etag = part.etag.get();
-    if (!etag.ok()) return etag.status();
+    Result<std::string> etag = part.Get();
+    if (!etag.ok()) return Fail(etag.status());
     part_etags_.push_back(std::move(etag).MoveValueUnsafe());
     return Status::OK();
+  }
+
+  // The upload failed with `st`: stops the other parts, aborts the upload on the
+  // server and makes the first real error (parts dropped because of it only say
+  // Cancelled) the answer to every later call.
+  Status Fail(const Status& st) {
+    cancel_.Cancel();
+    Status first = st.code() == StatusCode::kCancelled ? Status::OK() : st;
+    while (!in_flight_.empty()) {
+      Result<std::string> other = in_flight_.front().Get();
+      in_flight_.pop_front();
+      if (first.ok() && !other.ok() && other.status().code() != StatusCode::kCancelled) {
+        first = other.status();
+      }
+    }
+    if (first.ok()) first = st;
+    std::string().swap(buffer_);
+    Status aborted = AbortUpload();
+    if (!aborted.ok()) {
+      LANCE_LOG(Warn, "s3") << "aborting the failed multipart upload of " << uri() << ": "
+                            << aborted.ToString();
+    }
+    failure_ = first;
+    return first;
+  }
+
+  Status AbortUpload() {
+    if (upload_id_.empty()) return Status::OK();
+    std::string upload_id = std::move(upload_id_);
+    upload_id_.clear();
+    return client_->AbortMultipartUpload(path(), upload_id);
   }
 
   std::shared_ptr<S3Client> client_;
@@ -267,7 +499,10 @@ class S3Writer final : public OutputStream {
   std::string buffer_;
   std::string upload_id_;
   std::vector<std::string> part_etags_;
-  std::deque<PendingPart> in_flight_;
+  std::deque<Pending<std::string>> in_flight_;
+  CancellationToken cancel_;
+  // Sticky: after a failed part the stream only reports it.
+  Status failure_;
 };
 
 }  // namespace

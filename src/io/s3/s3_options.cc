@@ -45,6 +45,7 @@ enum class Field {
   kMultipartPartSize,
   kMultipartConcurrency,
   kReadChunkSize,
+  kReadAhead,
   kMaxConnections,
 };
 
@@ -82,6 +83,7 @@ std::optional<Field> FieldOfKey(const std::string& key) {
       {"lance_cpp_multipart_part_size", Field::kMultipartPartSize},
       {"lance_cpp_multipart_concurrency", Field::kMultipartConcurrency},
       {"lance_cpp_read_chunk_size", Field::kReadChunkSize},
+      {"lance_cpp_read_ahead", Field::kReadAhead},
       {"lance_cpp_max_connections", Field::kMaxConnections},
   };
   auto it = kKeys.find(key);
@@ -261,6 +263,7 @@ std::string S3Options::ToString() const {
   out += ", part_size=" + std::to_string(multipart_part_size);
   out += ", part_concurrency=" + std::to_string(multipart_concurrency);
   out += ", read_chunk_size=" + std::to_string(read_chunk_size);
+  out += ", read_ahead=" + std::to_string(read_ahead);
   out += ", max_connections=" + std::to_string(max_connections);
   out += ")";
   return out;
@@ -379,6 +382,8 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
       set_int(Field::kMultipartConcurrency, {}, 1, 1024, &out.multipart_concurrency));
   LANCE_RETURN_NOT_OK(set_int(Field::kReadChunkSize, {}, 1,
                               std::numeric_limits<int64_t>::max(), &out.read_chunk_size));
+  LANCE_RETURN_NOT_OK(
+      set_int(Field::kReadAhead, {}, 0, int64_t{1} << 40, &out.read_ahead));
   LANCE_RETURN_NOT_OK(set_int(Field::kMaxConnections, {}, 1, 1024, &out.max_connections));
   // A smaller cap than first delay would make the first delay meaningless.
   if (out.max_backoff < out.initial_backoff) out.max_backoff = out.initial_backoff;

@@ -75,6 +75,11 @@ struct S3Options {
   /// \brief Ranged reads longer than this are split into parallel GETs of this size
   /// ("lance_cpp_read_chunk_size", bytes). Default 8 MiB.
   int64_t read_chunk_size = 8 << 20;
+  /// \brief Sequential read-ahead per reader ("lance_cpp_read_ahead", bytes; 0: off).
+  /// A reader whose reads move forward through the object keeps this many bytes past
+  /// its position in flight, fetched in blocks of min(read_chunk_size, 4 MiB) on the
+  /// I/O executor within its memory budget. Default 32 MiB.
+  int64_t read_ahead = 32 << 20;
   /// \brief Most concurrent requests of one store ("lance_cpp_max_connections").
   /// Default 32.
   int max_connections = 32;
