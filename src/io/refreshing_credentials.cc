@@ -502,6 +502,33 @@ ProviderRefreshStats ToProviderRefreshStats(const RefreshingCredentialsSource& s
   return out;
 }
 
+std::vector<std::pair<std::string, int64_t>> RefreshStatsFields(
+    const ProviderRefreshStats& entry) {
+  const RefreshStats& s = entry.stats;
+  const int64_t avg =
+      s.completed_fetches > 0 ? s.total_fetch_latency.count() / s.completed_fetches : 0;
+  return {{"sources", entry.sources},
+          {"live_sources", entry.live_sources},
+          {"fetches", s.fetches},
+          {"completed_fetches", s.completed_fetches},
+          {"background_refreshes", s.background_refreshes},
+          {"blocking_refreshes", s.blocking_refreshes},
+          {"forced_refreshes", s.forced_refreshes},
+          {"inline_refreshes", s.inline_refreshes},
+          {"failures", s.failures},
+          {"failed_requests", s.failed_requests},
+          {"deferred_refreshes", s.deferred_refreshes},
+          {"waits", s.waits},
+          {"total_wait_ms", s.total_wait.count()},
+          {"max_wait_ms", s.max_wait.count()},
+          {"last_fetch_latency_ms", s.last_fetch_latency.count()},
+          {"max_fetch_latency_ms", s.max_fetch_latency.count()},
+          {"total_fetch_latency_ms", s.total_fetch_latency.count()},
+          {"avg_fetch_latency_ms", avg},
+          {"expires_at_millis", s.expires_at_millis.value_or(0)},
+          {"refresh_offset_ms", s.refresh_offset.count()}};
+}
+
 // ---------------------------------------------------------------------------------------
 // RefreshingCredentialsSource
 

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "lance/core/clock.h"
@@ -30,7 +31,8 @@ using ::lance::testing::IsOk;
 using namespace std::chrono_literals;
 using Creds = Result<std::shared_ptr<const s3::AwsCredentials>>;
 
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 10s) {
+bool Eventually(const std::function<bool()>& done,
+                std::chrono::milliseconds timeout = 10s) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
     if (done()) return true;
@@ -116,7 +118,8 @@ class RefreshStatsTest : public ::testing::Test {
   }
 
   std::shared_ptr<RefreshingCredentialsSource> MakeSource(std::chrono::milliseconds ttl) {
-    auto source = RefreshingCredentialsSource::Make(Initial(ttl), provider_, clock_, options_);
+    auto source =
+        RefreshingCredentialsSource::Make(Initial(ttl), provider_, clock_, options_);
     EXPECT_THAT(source, IsOk());
     return source.ok() ? *source : nullptr;
   }
@@ -304,6 +307,23 @@ TEST_F(RefreshStatsTest, RegistryEntriesAreSortedAndCarryNoSecret) {
   for (const auto& entry : all) {
     EXPECT_EQ(entry.provider_id.find("SECRET"), std::string::npos);
   }
+  auto entry = Registered();
+  ASSERT_TRUE(entry.has_value());
+  const auto fields = RefreshStatsFields(*entry);
+  ASSERT_EQ(fields.size(), 20u);
+  EXPECT_EQ(fields[0], (std::pair<std::string, int64_t>{"sources", 1}));
+  EXPECT_EQ(fields[2], (std::pair<std::string, int64_t>{"fetches", 1}));
+  auto value = [&](const std::string& name) {
+    for (const auto& [k, v] : fields) {
+      if (k == name) return v;
+    }
+    ADD_FAILURE() << "no field " << name;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(value("waits"), 1);
+  EXPECT_EQ(value("total_wait_ms"), 250);
+  EXPECT_EQ(value("avg_fetch_latency_ms"), 250);
+  EXPECT_EQ(value("expires_at_millis"), clock_->NowMillis() + 600'000);
   EXPECT_EQ(RefreshModeName(RefreshMode::kBackground), "background");
   EXPECT_EQ(RefreshModeName(RefreshMode::kInline), "inline");
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "lance/core/clock.h"
@@ -255,6 +256,16 @@ std::vector<ProviderRefreshStats> CredentialRefreshStats();
 /// \brief The counters of one source, as an entry of CredentialRefreshStats() (sources
 /// = live_sources = 1).
 ProviderRefreshStats ToProviderRefreshStats(const RefreshingCredentialsSource& source);
+
+/// \brief The counters of `stats` as (name, integer) pairs in a fixed order, the one
+/// naming used by the Python binding and `lance-cpp --stats`: sources, live_sources,
+/// fetches, completed_fetches, background_refreshes, blocking_refreshes,
+/// forced_refreshes, inline_refreshes, failures, failed_requests, deferred_refreshes,
+/// waits, total_wait_ms, max_wait_ms, last_fetch_latency_ms, max_fetch_latency_ms,
+/// total_fetch_latency_ms, avg_fetch_latency_ms (total / completed, 0 before any),
+/// expires_at_millis (0: none or never expire), refresh_offset_ms. No secret.
+std::vector<std::pair<std::string, int64_t>> RefreshStatsFields(
+    const ProviderRefreshStats& stats);
 
 /// \brief Only the credentials of a storage-options map (aliases as in ParseS3Options, no
 /// environment).
