@@ -25,7 +25,11 @@
 //                  the describe runs behind them);
 //      inline      the same with RefreshMode::kInline (Lance's behaviour: the request
 //                  that finds the credentials in the window fetches, the others wait);
-//      none        Dataset::Open with the long-lived key: no refresh at all.
+//      none        long-lived credentials, no refresh at all: the same STS credentials
+//                  vended with their real lifetime (1 h) through the same slow
+//                  namespace, so RGW's per-request cost of a session token is in the
+//                  baseline too; --none-static-key uses the root's long-lived key
+//                  instead (Dataset::Open, no provider).
 //    Each mode has its own provider id (the decorator's namespace id names the mode), so
 //    no mode shares a store or a credentials source with another.
 //
@@ -37,7 +41,7 @@
 // refresh_waits_{mode}, refresh_max_wait_ms_{mode}, refresh_failed_requests (sum over the
 // modes), refresh_p99_ratio_{background,inline}_vs_none, and the settings
 // (refresh_seconds, refresh_threads, refresh_describe_delay_ms, refresh_lifetime_ms,
-// refresh_offset_ms, refresh_read_bytes, refresh_object_bytes).
+// refresh_offset_ms, refresh_read_bytes, refresh_object_bytes, refresh_none_credentials).
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,6 +110,8 @@ struct Args {
   int offset_ms = 1000;
   int64_t read_bytes = 64 * 1024;
   int64_t object_bytes = 8 * 1024 * 1024;
+  // Mode "none" with the root's long-lived key instead of long-lived vended credentials.
+  bool none_static = false;
 };
 
 int ParseInt(const std::string& name, const std::string& value, int64_t min) {
@@ -141,11 +147,13 @@ Args ParseArgs(int argc, char** argv) {
       a.offset_ms = ParseInt(arg, value(), 0);
     } else if (arg == "--read-bytes") {
       a.read_bytes = ParseInt(arg, value(), 1);
+    } else if (arg == "--none-static-key") {
+      a.none_static = true;
     } else if (arg == "--help" || arg == "-h") {
       std::printf(
           "refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]\n"
           "    [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] "
-          "[--read-bytes B]\n");
+          "[--read-bytes B] [--none-static-key]\n");
       std::exit(0);
     } else {
       Die("unknown argument '" + arg + "' (see --help)");
@@ -360,18 +368,26 @@ int main(int argc, char** argv) {
   vend_props["credential_vendor.refresh_offset_millis"] = std::to_string(a.offset_ms);
   auto vending_ns = Check(lance::ns::DirectoryNamespace::FromProperties(vend_props),
                           "connecting the vending directory namespace");
+  // The same vending without the short reported lifetime: the STS session's own (1 h),
+  // so mode "none" reads with the same kind of credentials (RGW's per-request STS
+  // checks included) and never refreshes.
+  lance::ns::Properties long_props = vend_props;
+  long_props.erase("credential_vendor.reported_lifetime_millis");
+  auto long_lived_ns = Check(lance::ns::DirectoryNamespace::FromProperties(long_props),
+                             "connecting the long-lived vending directory namespace");
 
   std::map<std::string, ModeResult> results;
   for (const std::string mode : {"background", "inline", "none"}) {
     std::shared_ptr<lance::Dataset> dataset;
     std::shared_ptr<SlowNamespace> slow;
-    if (mode == "none") {
+    if (mode == "none" && a.none_static) {
       lance::OpenOptions open;
       open.access = lance::io::StorageAccess(static_options);
       dataset = Check(lance::Dataset::Open(table_uri, open), "opening " + table_uri);
     } else {
       slow = std::make_shared<SlowNamespace>(
-          vending_ns, std::chrono::milliseconds(a.describe_delay_ms), mode);
+          mode == "none" ? long_lived_ns : vending_ns,
+          std::chrono::milliseconds(a.describe_delay_ms), mode);
       lance::ns::NamespaceAccessOptions access_options;
       access_options.refresh.mode = mode == "inline"
                                         ? lance::io::RefreshMode::kInline
@@ -429,6 +445,7 @@ int main(int argc, char** argv) {
   out["refresh_offset_ms"] = a.offset_ms;
   out["refresh_read_bytes"] = a.read_bytes;
   out["refresh_object_bytes"] = a.object_bytes;
+  out["refresh_none_credentials"] = a.none_static ? "static-key" : "sts-1h";
   int64_t failed_total = 0;
   auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
   for (const auto& [mode, r] : results) {
