@@ -3,6 +3,7 @@
 //
 //   refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]
 //       [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] [--read-bytes B]
+//       [--rounds R] [--none-static-key]
 //
 // Against the RGW named by LANCE_S3_ENDPOINT, LANCE_S3_REGION, LANCE_S3_ACCESS_KEY,
 // LANCE_S3_SECRET_KEY (LANCE_S3_SECRET is accepted too), LANCE_S3_BUCKET and
@@ -16,7 +17,9 @@
 //    live L ms (default 3000) with refresh offset O ms (default 1000), wrapped by a
 //    decorator whose describe_table sleeps D ms (default 300) first: a slow catalog
 //    handing out short-lived credentials;
-//  - three modes, one after the other, each for N seconds (default 15) of steady load:
+//  - three modes, each for N seconds (default 15) of steady load, in R rounds (default
+//    3) of N / R seconds in which the modes rotate (so drifting machine load hits all
+//    alike); every slice opens the table afresh (untimed) and closes it after:
 //    T threads (default 8, tasks of the I/O executor) each issue ranged GETs of B bytes
 //    (default 65536) at random offsets of the object, back to back, through the
 //    dataset's own store (so every request asks the dataset's credentials source):
@@ -41,7 +44,9 @@
 // refresh_waits_{mode}, refresh_max_wait_ms_{mode}, refresh_failed_requests (sum over the
 // modes), refresh_p99_ratio_{background,inline}_vs_none, and the settings
 // (refresh_seconds, refresh_threads, refresh_describe_delay_ms, refresh_lifetime_ms,
-// refresh_offset_ms, refresh_read_bytes, refresh_object_bytes, refresh_none_credentials).
+// refresh_offset_ms, refresh_read_bytes, refresh_object_bytes, refresh_rounds,
+// refresh_none_credentials). refresh_fetches_{mode} are provider calls made by the
+// sources (refreshes); refresh_describes_{mode} also counts the R opens.
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,6 +117,8 @@ struct Args {
   int64_t object_bytes = 8 * 1024 * 1024;
   // Mode "none" with the root's long-lived key instead of long-lived vended credentials.
   bool none_static = false;
+  // The modes rotate in this many slices of seconds / rounds each.
+  int rounds = 3;
 };
 
 int ParseInt(const std::string& name, const std::string& value, int64_t min) {
@@ -147,13 +154,15 @@ Args ParseArgs(int argc, char** argv) {
       a.offset_ms = ParseInt(arg, value(), 0);
     } else if (arg == "--read-bytes") {
       a.read_bytes = ParseInt(arg, value(), 1);
+    } else if (arg == "--rounds") {
+      a.rounds = ParseInt(arg, value(), 1);
     } else if (arg == "--none-static-key") {
       a.none_static = true;
     } else if (arg == "--help" || arg == "-h") {
       std::printf(
           "refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]\n"
           "    [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] "
-          "[--read-bytes B] [--none-static-key]\n");
+          "[--read-bytes B] [--rounds R] [--none-static-key]\n");
       std::exit(0);
     } else {
       Die("unknown argument '" + arg + "' (see --help)");
@@ -250,7 +259,8 @@ double Percentile(const std::vector<double>& sorted, double q) {
 
 // T loops of ranged reads for `seconds` on the executor.
 ModeResult RunLoad(const std::string& mode, lance::io::ObjectStore& store,
-                   const std::string& path, const Args& a) {
+                   const std::string& path, const Args& a,
+                   std::chrono::milliseconds duration) {
   struct PerThread {
     std::vector<double> latencies_ms;
     int64_t failed = 0;
@@ -259,7 +269,7 @@ ModeResult RunLoad(const std::string& mode, lance::io::ObjectStore& store,
   std::mutex error_mu;
   int printed_errors = 0;
   const auto start = Clock::now();
-  const auto end = start + std::chrono::seconds(a.seconds);
+  const auto end = start + duration;
   {
     lance::io::TaskGroup group;
     for (int t = 0; t < a.threads; ++t) {
@@ -376,54 +386,83 @@ int main(int argc, char** argv) {
   auto long_lived_ns = Check(lance::ns::DirectoryNamespace::FromProperties(long_props),
                              "connecting the long-lived vending directory namespace");
 
+  // Rounds: each mode runs seconds / rounds at a time, the modes rotating, so that a
+  // change of machine load hits every mode alike. Each slice opens the table afresh
+  // (untimed; the dataset of the previous slice is closed, so its source is gone too)
+  // and so starts with credentials just vended.
+  const std::vector<std::string> modes = {"background", "inline", "none"};
+  std::map<std::string, std::shared_ptr<SlowNamespace>> slow;
+  for (const auto& mode : modes) {
+    slow[mode] = std::make_shared<SlowNamespace>(
+        mode == "none" ? long_lived_ns : vending_ns,
+        std::chrono::milliseconds(a.describe_delay_ms), mode);
+  }
+  const int rounds = std::max(1, std::min(a.rounds, a.seconds));
+  const auto slice = std::chrono::milliseconds(int64_t{a.seconds} * 1000 / rounds);
   std::map<std::string, ModeResult> results;
-  for (const std::string mode : {"background", "inline", "none"}) {
-    std::shared_ptr<lance::Dataset> dataset;
-    std::shared_ptr<SlowNamespace> slow;
-    if (mode == "none" && a.none_static) {
-      lance::OpenOptions open;
-      open.access = lance::io::StorageAccess(static_options);
-      dataset = Check(lance::Dataset::Open(table_uri, open), "opening " + table_uri);
-    } else {
-      slow = std::make_shared<SlowNamespace>(
-          mode == "none" ? long_lived_ns : vending_ns,
-          std::chrono::milliseconds(a.describe_delay_ms), mode);
-      lance::ns::NamespaceAccessOptions access_options;
-      access_options.refresh.mode = mode == "inline"
-                                        ? lance::io::RefreshMode::kInline
-                                        : lance::io::RefreshMode::kBackground;
-      dataset = Check(lance::ns::OpenDataset(slow, table_id, {}, access_options),
-                      "opening the table through the " + mode + " namespace");
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t k = 0; k < modes.size(); ++k) {
+      const std::string& mode = modes[(static_cast<size_t>(round) + k) % modes.size()];
+      std::shared_ptr<lance::Dataset> dataset;
+      if (mode == "none" && a.none_static) {
+        lance::OpenOptions open;
+        open.access = lance::io::StorageAccess(static_options);
+        dataset = Check(lance::Dataset::Open(table_uri, open), "opening " + table_uri);
+      } else {
+        lance::ns::NamespaceAccessOptions access_options;
+        access_options.refresh.mode = mode == "inline"
+                                          ? lance::io::RefreshMode::kInline
+                                          : lance::io::RefreshMode::kBackground;
+        dataset = Check(lance::ns::OpenDataset(slow[mode], table_id, {}, access_options),
+                        "opening the table through the " + mode + " namespace");
+      }
+      // The dataset's own store and credentials source.
+      auto loc =
+          Check(lance::io::ResolveObjectStore(object_uri, dataset->storage_access()),
+                "resolving " + object_uri + " with the dataset's access");
+      std::fprintf(stderr,
+                   "refresh_benchmark: %s round %d/%d mode %s: %d threads x %lld ms of "
+                   "%lld-byte reads\n",
+                   Now().c_str(), round + 1, rounds, mode.c_str(), a.threads,
+                   static_cast<long long>(slice.count()),
+                   static_cast<long long>(a.read_bytes));
+      ModeResult part = RunLoad(mode, *loc.store, loc.path, a, slice);
+      ModeResult& r = results[mode];
+      r.latencies_ms.insert(r.latencies_ms.end(), part.latencies_ms.begin(),
+                            part.latencies_ms.end());
+      r.failed += part.failed;
+      r.seconds += part.seconds;
     }
-    // The dataset's own store and credentials source.
-    auto loc = Check(lance::io::ResolveObjectStore(object_uri, dataset->storage_access()),
-                     "resolving " + object_uri + " with the dataset's access");
-    std::fprintf(stderr,
-                 "refresh_benchmark: %s mode %s: %d threads x %d s of %lld-byte reads\n",
-                 Now().c_str(), mode.c_str(), a.threads, a.seconds,
-                 static_cast<long long>(a.read_bytes));
-    ModeResult r = RunLoad(mode, *loc.store, loc.path, a);
-    if (auto stats = dataset->credential_stats()) {
-      r.fetches = stats->stats.fetches;
-      r.waits = stats->stats.waits;
-      r.max_wait_ms = stats->stats.max_wait.count();
+  }
+  const std::vector<lance::io::ProviderRefreshStats> counters =
+      lance::io::CredentialRefreshStats();
+  for (const auto& mode : modes) {
+    ModeResult& r = results[mode];
+    std::sort(r.latencies_ms.begin(), r.latencies_ms.end());
+    const std::string marker = "SlowNamespace { mode: " + mode + ",";
+    for (const auto& entry : counters) {
+      if (entry.provider_id.find(marker) == std::string::npos) continue;
+      r.fetches += entry.stats.fetches;
+      r.waits += entry.stats.waits;
+      r.max_wait_ms = std::max<int64_t>(r.max_wait_ms, entry.stats.max_wait.count());
       std::string line;
-      for (const auto& [k, v] : lance::io::RefreshStatsFields(*stats)) {
+      for (const auto& [k, v] : lance::io::RefreshStatsFields(entry)) {
         line += " " + k + "=" + std::to_string(v);
       }
       std::fprintf(stderr, "refresh_benchmark: %s counters:%s\n", mode.c_str(),
                    line.c_str());
     }
-    if (slow) r.describes = slow->describes();
+    r.describes = slow[mode]->describes();
     std::fprintf(
         stderr,
         "refresh_benchmark: %s: %zu requests, p50 %.2f ms, p99 %.2f ms, max %.1f "
-        "ms, %lld failed, %lld describes\n",
+        "ms, %lld failed, %lld fetches, %lld describes (%d of them opens)\n",
         mode.c_str(), r.latencies_ms.size(), Percentile(r.latencies_ms, 0.5),
         Percentile(r.latencies_ms, 0.99),
         r.latencies_ms.empty() ? 0.0 : r.latencies_ms.back(),
-        static_cast<long long>(r.failed), static_cast<long long>(r.describes));
-    results[mode] = std::move(r);
+        static_cast<long long>(r.failed), static_cast<long long>(r.fetches),
+        static_cast<long long>(r.describes),
+        mode == "none" && a.none_static ? 0 : rounds);
   }
 
   // ---- clean-up ----
@@ -445,6 +484,7 @@ int main(int argc, char** argv) {
   out["refresh_offset_ms"] = a.offset_ms;
   out["refresh_read_bytes"] = a.read_bytes;
   out["refresh_object_bytes"] = a.object_bytes;
+  out["refresh_rounds"] = rounds;
   out["refresh_none_credentials"] = a.none_static ? "static-key" : "sts-1h";
   int64_t failed_total = 0;
   auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
