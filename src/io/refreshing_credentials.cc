@@ -172,6 +172,9 @@ struct RefreshingCredentialsSource::State {
   std::mt19937_64 rng;
   RefreshStats stats;
   bool registered = false;  // in the registry (set once by Make)
+  // The RefreshingCredentialsSource is alive (a refresh thread may keep the state a
+  // little longer). Guarded by mu.
+  bool source_alive = true;
 
   // ---- helpers; all REQUIRE mu held ----
 
@@ -475,14 +478,19 @@ std::vector<ProviderRefreshStats> CredentialRefreshStats() {
   std::vector<ProviderRefreshStats> result;
   result.reserve(collected.size());
   for (Collected& c : collected) {
-    c.out.live_sources = static_cast<int64_t>(c.live.size());
     for (const auto& state : c.live) {
       RefreshStats snapshot;
+      bool source_alive = false;
       {
         std::lock_guard<std::mutex> guard(state->mu);
         snapshot = state->Snapshot();
+        source_alive = state->source_alive;
       }
+      // A state outlives its source only while a refresh thread finishes: its counters
+      // are not retired yet, so they are added here.
       AddCounters(c.out.stats, snapshot);
+      if (!source_alive) continue;
+      ++c.out.live_sources;
       // The newest live source (registered last) gives the current values.
       c.out.stats.last_fetch_latency = snapshot.last_fetch_latency;
       c.out.stats.expires_at_millis = snapshot.expires_at_millis;
@@ -603,6 +611,7 @@ RefreshingCredentialsSource::~RefreshingCredentialsSource() {
       std::find(s.worker_ids.begin(), s.worker_ids.end(), std::this_thread::get_id()) !=
       s.worker_ids.end();
   const int allowed = on_refresh_thread ? 1 : 0;
+  s.source_alive = false;
   // Real time on purpose: the fetch finishes on its own, whatever the injected clock
   // says.
   s.cv.wait(lock, [&] { return s.active_workers <= allowed; });
