@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <exception>
 
+#include "lance/io/executor.h"
+#include "lance/io/refreshing_credentials.h"
 #include "lance/macros.h"
 #include "lib/json.h"
 
@@ -17,6 +19,10 @@ const std::vector<OptionSpec>& GlobalOptions() {
       {"help", false, false, "show help (for a verb: lance-cpp VERB --help)"},
       {"version", false, false, "print the version"},
       {"json", false, false, "machine-readable JSON output where the output is data"},
+      {"stats", false, false,
+       "after the verb, print I/O counters on stderr: the I/O executor's and the "
+       "credential refresh counters per storage options provider (one JSON object "
+       "with --json); never a secret"},
   };
   return kGlobal;
 }
@@ -48,10 +54,11 @@ bool CommandDefines(const Command* command, const std::string& name) {
 }
 
 void PrintUsage(const Streams& s) {
-  std::fprintf(s.out,
-               "lance-cpp %s: read and write Lance datasets\n\n"
-               "Usage: lance-cpp [--help] [--version] [--json] VERB [ARGS...]\n\n",
-               LANCE_VERSION);
+  std::fprintf(
+      s.out,
+      "lance-cpp %s: read and write Lance datasets\n\n"
+      "Usage: lance-cpp [--help] [--version] [--json] [--stats] VERB [ARGS...]\n\n",
+      LANCE_VERSION);
   if (Commands().empty()) {
     std::fprintf(s.out, "Verbs: none yet.\n");
   } else {
@@ -66,6 +73,50 @@ void PrintUsage(const Streams& s) {
       s.out,
       "\nData goes to stdout and nothing else does; logs and errors go to stderr.\n"
       "Exit codes: 0 success, 1 failure, 2 usage error.\n");
+}
+
+// `--stats`: the process's I/O counters, on stderr, after the verb.
+void PrintStats(const Streams& s, bool json) {
+  const io::ExecutorStats ex = io::Executor::Default().stats();
+  const std::vector<std::pair<std::string, int64_t>> executor = {
+      {"threads", ex.threads},
+      {"tasks_submitted", ex.tasks_submitted},
+      {"tasks_run_by_waiter", ex.tasks_run_by_waiter},
+      {"tasks_cancelled", ex.tasks_cancelled},
+      {"memory_budget_bytes", ex.memory_budget_bytes},
+      {"bytes_reserved", ex.bytes_reserved},
+      {"peak_bytes_reserved", ex.peak_bytes_reserved},
+      {"memory_waits", ex.memory_waits}};
+  const std::vector<io::ProviderRefreshStats> providers = io::CredentialRefreshStats();
+  if (json) {
+    JsonDoc doc = JsonDoc::object();
+    JsonDoc& ex_doc = doc["executor"] = JsonDoc::object();
+    for (const auto& [name, value] : executor) ex_doc[name] = value;
+    JsonDoc& creds = doc["credentials"] = JsonDoc::array();
+    for (const auto& p : providers) {
+      JsonDoc entry = JsonDoc::object();
+      entry["provider_id"] = p.provider_id;
+      for (const auto& [name, value] : io::RefreshStatsFields(p)) entry[name] = value;
+      creds.push_back(std::move(entry));
+    }
+    std::fprintf(s.err, "%s\n", DumpJson(JsonDoc{{"stats", std::move(doc)}}).c_str());
+    return;
+  }
+  std::string line = "stats: executor";
+  for (const auto& [name, value] : executor) {
+    line += " " + name + "=" + std::to_string(value);
+  }
+  std::fprintf(s.err, "%s\n", line.c_str());
+  if (providers.empty()) {
+    std::fprintf(s.err, "stats: credentials: no storage options provider was used\n");
+  }
+  for (const auto& p : providers) {
+    line = "stats: credentials provider=" + DumpJson(JsonDoc(p.provider_id));
+    for (const auto& [name, value] : io::RefreshStatsFields(p)) {
+      line += " " + name + "=" + std::to_string(value);
+    }
+    std::fprintf(s.err, "%s\n", line.c_str());
+  }
 }
 
 void PrintCommandHelp(const Command& c, const Streams& s) {
@@ -159,8 +210,12 @@ int Main(const std::vector<std::string>& argv, const Streams& s) {
   if (!st.ok()) {
     std::fprintf(s.err, "lance-cpp %s: %s\n", command->name.c_str(),
                  st.ToString().c_str());
-    return st.IsInvalid() ? 2 : 1;
   }
+  if (args.Has("stats") && !CommandDefines(command, "stats")) {
+    std::fflush(s.out);
+    PrintStats(s, args.Has("json"));
+  }
+  if (!st.ok()) return st.IsInvalid() ? 2 : 1;
   return 0;
 }
 

@@ -24,6 +24,7 @@ from ._lance_cpp import (
 )
 from . import io, fragment
 from .dataset import LanceDataset, LanceOperation, LanceScanner, dataset, write_dataset
+from .dataset import credential_stats
 from .dataset import LanceFragment
 from .fragment import FragmentMetadata, _FragmentSurface
 from ._surface import DataStatistics, FieldStatistics, _install_surface
@@ -52,6 +53,7 @@ __all__ = [
     "LanceOperation",
     "LancePermissionError",
     "LanceScanner",
+    "credential_stats",
     "dataset",
     "write_dataset",
 ]

@@ -279,6 +279,14 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
     def data_storage_version(self) -> str:
         return self._native.data_storage_version
 
+    def credential_stats(self) -> Optional[Dict[str, int]]:
+        """lance_cpp only: the credential refresh counters of this dataset's storage
+        options provider (``fetches``, ``waits``, ``max_wait_ms``, ``max_fetch_latency_ms``
+        ... as in :func:`lance_cpp.credential_stats`), or None when the dataset was opened
+        without a provider. Every handle on one provider id shares one refreshing source,
+        so these are the provider's counters, not this handle's alone."""
+        return self._native.credential_stats()
+
     def get_fragments(self, filter: Optional[str] = None) -> List["LanceFragment"]:
         """The fragments of this version (pylance's ``LanceFragment``)."""
         if filter is not None:
@@ -763,3 +771,11 @@ def dataset(uri: Union[str, Path, None] = None, version: Optional[int] = None, *
                       ignore_namespace_table_storage_options=ignore_namespace_table_storage_options)
     # asof: the latest version committed at or before that time (checkout_version's rule).
     return ds if asof is None else ds.checkout_version(asof)
+
+
+def credential_stats() -> Dict[str, Dict[str, int]]:
+    """lance_cpp only: the credential refresh counters of every storage options provider
+    used in this process, ``{provider_id: {"fetches": n, "waits": n, "total_wait_ms": n,
+    ...}}`` (docs/credentials.md, "Observability"). Counters of datasets already closed are
+    kept; nothing secret is included."""
+    return dict(_lance_cpp._credential_stats())

@@ -13,6 +13,7 @@
 
 #include "bindings.h"
 #include "gil.h"
+#include "lance/io/refreshing_credentials.h"
 #include "lance/io/storage_access.h"
 #include "lance/namespace/dataset_ops.h"
 
@@ -144,6 +145,14 @@ io::StorageAccess StorageAccessFromPython(py::handle storage_options,
       OptionsFromPython(storage_options), ProviderFromPython(provider))));
 }
 
+// {name: int} of one provider's refresh counters (io::RefreshStatsFields).
+py::dict RefreshStatsToPython(const io::ProviderRefreshStats& entry) {
+  py::dict out;
+  for (const auto& [name, value] : io::RefreshStatsFields(entry))
+    out[name.c_str()] = value;
+  return out;
+}
+
 void BindDataset(py::module_& m) {
   py::class_<Dataset, DatasetPtr>(
       m, "_Dataset", "One version of a Lance dataset (use lance_cpp.LanceDataset).")
@@ -158,6 +167,12 @@ void BindDataset(py::module_& m) {
              return ValueOrRaise(std::move(v));
            })
       .def("fragments", [](const Dataset& ds) { return ds.fragments(); })
+      .def("credential_stats",
+           [](const Dataset& ds) -> py::object {
+             auto entry = ds.credential_stats();
+             if (!entry) return py::none();
+             return RefreshStatsToPython(*entry);
+           })
       .def(
           "count_rows",
           [](const Dataset& ds, const std::optional<std::string>& filter) {
@@ -265,6 +280,13 @@ void BindDataset(py::module_& m) {
   m.def("_open_dataset", &OpenDatasetPy, py::arg("uri"), py::arg("version"),
         py::arg("storage_options"), py::arg("storage_options_provider"),
         py::arg("namespace_client"), py::arg("table_id"));
+  m.def("_credential_stats", [] {
+    py::dict out;
+    for (const auto& entry : io::CredentialRefreshStats()) {
+      out[entry.provider_id.c_str()] = RefreshStatsToPython(entry);
+    }
+    return out;
+  });
   m.def("_commit", &CommitPy, py::arg("uri"), py::arg("kind"), py::arg("schema"),
         py::arg("fragments"), py::arg("read_version"), py::arg("storage_options"),
         py::arg("storage_options_provider"));

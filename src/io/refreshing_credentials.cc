@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 #include <exception>
+#include <map>
 #include <random>
 #include <system_error>
 #include <thread>
@@ -43,6 +44,8 @@ std::string_view TriggerName(Trigger trigger) {
       return "expired";
     case Trigger::kRejected:
       return "rejected";
+    case Trigger::kInline:
+      return "inline";
   }
   return "?";
 }
@@ -59,7 +62,35 @@ struct Fetched {
   std::chrono::milliseconds offset{0};
 };
 
+// Adds the counters of `from` to `into` (sums; maxima for the max_* fields).
+void AddCounters(RefreshStats& into, const RefreshStats& from) {
+  into.fetches += from.fetches;
+  into.background_refreshes += from.background_refreshes;
+  into.blocking_refreshes += from.blocking_refreshes;
+  into.forced_refreshes += from.forced_refreshes;
+  into.inline_refreshes += from.inline_refreshes;
+  into.failures += from.failures;
+  into.failed_requests += from.failed_requests;
+  into.deferred_refreshes += from.deferred_refreshes;
+  into.waits += from.waits;
+  into.total_wait += from.total_wait;
+  into.max_wait = std::max(into.max_wait, from.max_wait);
+  into.completed_fetches += from.completed_fetches;
+  into.max_fetch_latency = std::max(into.max_fetch_latency, from.max_fetch_latency);
+  into.total_fetch_latency += from.total_fetch_latency;
+}
+
 }  // namespace
+
+std::string_view RefreshModeName(RefreshMode mode) {
+  switch (mode) {
+    case RefreshMode::kBackground:
+      return "background";
+    case RefreshMode::kInline:
+      return "inline";
+  }
+  return "?";
+}
 
 Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options) {
   // Only the credential keys are handed to the parser: a refresh hot-swaps credentials
@@ -103,6 +134,12 @@ std::string RefreshEvent::ToString() const {
 // State
 
 struct RefreshingCredentialsSource::State {
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  // Folds the counters into the process-wide registry (CredentialRefreshStats()).
+  ~State();
+
   // Immutable after Make().
   std::shared_ptr<StorageOptionsProvider> provider;
   std::shared_ptr<Clock> clock;
@@ -134,8 +171,28 @@ struct RefreshingCredentialsSource::State {
   std::vector<std::thread::id> worker_ids;
   std::mt19937_64 rng;
   RefreshStats stats;
+  bool registered = false;  // in the registry (set once by Make)
+  // The RefreshingCredentialsSource is alive (a refresh thread may keep the state a
+  // little longer). Guarded by mu.
+  bool source_alive = true;
 
   // ---- helpers; all REQUIRE mu held ----
+
+  // A request waited `waited` for credentials.
+  void RecordWait(Clock::SteadyTimePoint::duration waited) {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(waited);
+    ++stats.waits;
+    stats.total_wait += ms;
+    stats.max_wait = std::max(stats.max_wait, ms);
+  }
+
+  // The counters plus the current expiry and offset.
+  RefreshStats Snapshot() const {
+    RefreshStats out = stats;
+    out.expires_at_millis = creds ? expires_at : std::nullopt;
+    out.refresh_offset = offset;
+    return out;
+  }
 
   bool Expired(int64_t now_ms) const {
     return creds == nullptr || (expires_at.has_value() && now_ms >= *expires_at);
@@ -203,6 +260,32 @@ struct RefreshingCredentialsSource::State {
 namespace {
 
 using State = RefreshingCredentialsSource::State;
+
+// The process-wide registry of refreshing sources, per provider id. Leaked on purpose:
+// sources may die during static destruction.
+struct Registry {
+  struct Entry {
+    int64_t sources = 0;
+    RefreshStats retired;  // counters of the sources that died
+    std::vector<std::weak_ptr<State>> live;
+  };
+  std::mutex mu;
+  std::map<std::string, Entry> entries;
+};
+
+Registry& GlobalRegistry() {
+  static auto* registry = new Registry();
+  return *registry;
+}
+
+void Register(const std::shared_ptr<State>& state) {
+  Registry& r = GlobalRegistry();
+  std::lock_guard<std::mutex> guard(r.mu);
+  Registry::Entry& entry = r.entries[state->provider_id];
+  ++entry.sources;
+  entry.live.push_back(state);
+  state->registered = true;
+}
 
 Result<Fetched> ParseFetched(const State& s,
                              Result<std::optional<StorageOptions>> fetched) {
@@ -289,7 +372,10 @@ void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
     }
     s.completed_seq = seq;
     s.in_flight = false;
+    ++s.stats.completed_fetches;
     s.stats.last_fetch_latency = latency;
+    s.stats.max_fetch_latency = std::max(s.stats.max_fetch_latency, latency);
+    s.stats.total_fetch_latency += latency;
   }
   s.cv.notify_all();
   // RefreshEvent::ToString carries only redacted credentials.
@@ -328,6 +414,9 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
     case Trigger::kRejected:
       ++s.stats.forced_refreshes;
       break;
+    case Trigger::kInline:
+      ++s.stats.inline_refreshes;
+      break;
   }
   ++s.active_workers;
   LANCE_LOG(Debug, "credentials")
@@ -353,6 +442,100 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
 }
 
 }  // namespace
+
+RefreshingCredentialsSource::State::~State() {
+  if (!registered) return;
+  Registry& r = GlobalRegistry();
+  std::lock_guard<std::mutex> guard(r.mu);
+  Registry::Entry& entry = r.entries[provider_id];
+  AddCounters(entry.retired, stats);
+  // This state's own weak pointer has expired by now.
+  std::erase_if(entry.live, [](const std::weak_ptr<State>& w) { return w.expired(); });
+}
+
+std::vector<ProviderRefreshStats> CredentialRefreshStats() {
+  struct Collected {
+    ProviderRefreshStats out;
+    std::vector<std::shared_ptr<State>> live;
+  };
+  std::vector<Collected> collected;
+  {
+    Registry& r = GlobalRegistry();
+    std::lock_guard<std::mutex> guard(r.mu);
+    collected.reserve(r.entries.size());
+    for (const auto& [id, entry] : r.entries) {
+      Collected c;
+      c.out.provider_id = id;
+      c.out.sources = entry.sources;
+      c.out.stats = entry.retired;
+      for (const auto& weak : entry.live) {
+        if (auto state = weak.lock()) c.live.push_back(std::move(state));
+      }
+      collected.push_back(std::move(c));
+    }
+  }
+  // Outside the registry's lock: dropping the last reference to a state below takes it.
+  std::vector<ProviderRefreshStats> result;
+  result.reserve(collected.size());
+  for (Collected& c : collected) {
+    for (const auto& state : c.live) {
+      RefreshStats snapshot;
+      bool source_alive = false;
+      {
+        std::lock_guard<std::mutex> guard(state->mu);
+        snapshot = state->Snapshot();
+        source_alive = state->source_alive;
+      }
+      // A state outlives its source only while a refresh thread finishes: its counters
+      // are not retired yet, so they are added here.
+      AddCounters(c.out.stats, snapshot);
+      if (!source_alive) continue;
+      ++c.out.live_sources;
+      // The newest live source (registered last) gives the current values.
+      c.out.stats.last_fetch_latency = snapshot.last_fetch_latency;
+      c.out.stats.expires_at_millis = snapshot.expires_at_millis;
+      c.out.stats.refresh_offset = snapshot.refresh_offset;
+    }
+    result.push_back(std::move(c.out));
+  }
+  return result;
+}
+
+ProviderRefreshStats ToProviderRefreshStats(const RefreshingCredentialsSource& source) {
+  ProviderRefreshStats out;
+  out.provider_id = source.provider_id();
+  out.sources = 1;
+  out.live_sources = 1;
+  out.stats = source.stats();
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> RefreshStatsFields(
+    const ProviderRefreshStats& entry) {
+  const RefreshStats& s = entry.stats;
+  const int64_t avg =
+      s.completed_fetches > 0 ? s.total_fetch_latency.count() / s.completed_fetches : 0;
+  return {{"sources", entry.sources},
+          {"live_sources", entry.live_sources},
+          {"fetches", s.fetches},
+          {"completed_fetches", s.completed_fetches},
+          {"background_refreshes", s.background_refreshes},
+          {"blocking_refreshes", s.blocking_refreshes},
+          {"forced_refreshes", s.forced_refreshes},
+          {"inline_refreshes", s.inline_refreshes},
+          {"failures", s.failures},
+          {"failed_requests", s.failed_requests},
+          {"deferred_refreshes", s.deferred_refreshes},
+          {"waits", s.waits},
+          {"total_wait_ms", s.total_wait.count()},
+          {"max_wait_ms", s.max_wait.count()},
+          {"last_fetch_latency_ms", s.last_fetch_latency.count()},
+          {"max_fetch_latency_ms", s.max_fetch_latency.count()},
+          {"total_fetch_latency_ms", s.total_fetch_latency.count()},
+          {"avg_fetch_latency_ms", avg},
+          {"expires_at_millis", s.expires_at_millis.value_or(0)},
+          {"refresh_offset_ms", s.refresh_offset.count()}};
+}
 
 // ---------------------------------------------------------------------------------------
 // RefreshingCredentialsSource
@@ -391,6 +574,7 @@ Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource
     state->latest_options = initial_options;
   }
   state->offset = *offset;
+  Register(state);
   return std::shared_ptr<RefreshingCredentialsSource>(
       new RefreshingCredentialsSource(std::move(state)));
 }
@@ -427,6 +611,7 @@ RefreshingCredentialsSource::~RefreshingCredentialsSource() {
       std::find(s.worker_ids.begin(), s.worker_ids.end(), std::this_thread::get_id()) !=
       s.worker_ids.end();
   const int allowed = on_refresh_thread ? 1 : 0;
+  s.source_alive = false;
   // Real time on purpose: the fetch finishes on its own, whatever the injected clock
   // says.
   s.cv.wait(lock, [&] { return s.active_workers <= allowed; });
@@ -440,7 +625,21 @@ Result<Creds> RefreshingCredentialsSource::Current() {
       (!s.expires_at || s.clock->NowMillis() + s.offset.count() < *s.expires_at)) {
     return s.creds;
   }
-  const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
+  const auto begin = s.clock->SteadyNow();
+  const auto deadline = begin + s.options.max_wait;
+  // Records the wait of this call (if it waited) when it returns, with the lock still
+  // held (declared after `lock`, so destroyed before it).
+  struct WaitRecorder {
+    State& s;
+    Clock::SteadyTimePoint begin;
+    bool waited = false;
+    WaitRecorder(State& state, Clock::SteadyTimePoint start) : s(state), begin(start) {}
+    WaitRecorder(const WaitRecorder&) = delete;
+    WaitRecorder& operator=(const WaitRecorder&) = delete;
+    ~WaitRecorder() {
+      if (waited) s.RecordWait(s.clock->SteadyNow() - begin);
+    }
+  } recorder(s, begin);
   while (true) {
     const int64_t now_ms = s.clock->NowMillis();
     const auto steady = s.clock->SteadyNow();
@@ -449,8 +648,29 @@ Result<Creds> RefreshingCredentialsSource::Current() {
     if (s.creds && (!s.expires_at || now_ms + s.offset.count() < *s.expires_at)) {
       return s.creds;
     }
-    // Refresh window: serve the valid credentials, refresh behind the request.
+    // Refresh window.
     if (!s.Expired(now_ms)) {
+      if (s.options.mode == RefreshMode::kInline) {
+        // As Lance: the request fetches (or joins the fetch in flight) and waits.
+        if (!s.in_flight) {
+          if (steady < s.NextAllowedFetch()) {
+            ++s.stats.deferred_refreshes;
+            return s.creds;
+          }
+          StartFetch(state_, Trigger::kInline);
+        }
+        const uint64_t awaited = s.started_seq;
+        recorder.waited = true;
+        if (!s.clock->WaitUntil(lock, s.cv, deadline,
+                                [&] { return s.completed_seq >= awaited; }) &&
+            !s.Expired(s.clock->NowMillis())) {
+          return s.creds;  // still valid: better late than failed
+        }
+        // Succeeded: fresh. Failed while valid: the backoff defers, the valid
+        // credentials are served. Expired meanwhile: the expiry path below.
+        continue;
+      }
+      // Background: serve the valid credentials, refresh behind the request.
       if (!s.in_flight) {
         if (steady >= s.NextAllowedFetch()) {
           StartFetch(state_, Trigger::kBackground);
@@ -476,6 +696,7 @@ Result<Creds> RefreshingCredentialsSource::Current() {
           ++s.stats.failed_requests;
           return s.TimeoutError();
         }
+        recorder.waited = true;
         s.clock->WaitUntil(lock, s.cv, std::min(deadline, allowed),
                            [&] { return s.in_flight; });
         continue;
@@ -483,6 +704,7 @@ Result<Creds> RefreshingCredentialsSource::Current() {
       StartFetch(state_, Trigger::kExpired);
     }
     const uint64_t awaited = s.started_seq;
+    recorder.waited = true;
     if (!s.clock->WaitUntil(lock, s.cv, deadline,
                             [&] { return s.completed_seq >= awaited; })) {
       ++s.stats.failed_requests;
@@ -584,10 +806,7 @@ StorageOptions RefreshingCredentialsSource::latest_storage_options() const {
 RefreshStats RefreshingCredentialsSource::stats() const {
   const State& s = *state_;
   std::lock_guard<std::mutex> guard(s.mu);
-  RefreshStats out = s.stats;
-  out.expires_at_millis = s.creds ? s.expires_at : std::nullopt;
-  out.refresh_offset = s.offset;
-  return out;
+  return s.Snapshot();
 }
 
 bool RefreshingCredentialsSource::WaitIdle(std::chrono::milliseconds timeout) const {

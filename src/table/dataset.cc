@@ -10,6 +10,7 @@
 #include "format/schema_proto.h"
 #include "lance/format/file_writer.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/refreshing_credentials.h"
 #include "lance/macros.h"
 #include "table/commit.h"
 #include "table/dataset_internal.h"
@@ -431,6 +432,12 @@ Result<std::shared_ptr<Dataset>> Dataset::Open(const std::string& uri,
 
 const std::string& Dataset::uri() const { return impl_->uri; }
 const io::StorageAccess& Dataset::storage_access() const { return impl_->access; }
+std::optional<io::ProviderRefreshStats> Dataset::credential_stats() const {
+  const auto* source = dynamic_cast<const io::RefreshingCredentialsSource*>(
+      impl_->access.credentials.get());
+  if (source == nullptr) return std::nullopt;
+  return io::ToProviderRefreshStats(*source);
+}
 uint64_t Dataset::version() const { return impl_->proto().version(); }
 SchemaPtr Dataset::schema() const { return impl_->schema.schema(); }
 const std::vector<FragmentMetadata>& Dataset::fragments() const {

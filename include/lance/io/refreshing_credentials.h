@@ -17,6 +17,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "lance/core/clock.h"
 #include "lance/io/credentials.h"
@@ -37,6 +40,7 @@ struct RefreshEvent {
     kBackground,  ///< inside the refresh window, old credentials still valid
     kExpired,     ///< no valid credentials: requests waited for this fetch
     kRejected,    ///< the server rejected the current credentials (OnRejected)
+    kInline,      ///< RefreshMode::kInline: inside the refresh window, requests waited
   };
   Kind kind;
   Trigger trigger;
@@ -54,8 +58,27 @@ struct RefreshEvent {
   std::string ToString() const;
 };
 
+/// \brief Where a refresh inside the refresh window (E - O <= now < E) runs.
+enum class RefreshMode {
+  /// \brief Ours (the default): the request that finds the credentials inside the window
+  /// is served the still valid credentials at once and the fetch runs behind it; no
+  /// request waits unless the credentials have really expired.
+  kBackground,
+  /// \brief As Lance does (DynamicStorageOptionsCredentialProvider): the request that
+  /// finds the credentials inside the window fetches on the request path, and every other
+  /// request that needs credentials meanwhile waits for that fetch. For comparison
+  /// (bench/refresh_benchmark.cc); rate limit, backoff and failure rules are ours in both
+  /// modes (a failed inline fetch inside the window still serves the valid credentials).
+  kInline,
+};
+
+/// \brief "background" / "inline".
+std::string_view RefreshModeName(RefreshMode mode);
+
 /// \brief Tuning of a RefreshingCredentialsSource. Defaults() is what stores use.
 struct RefreshingCredentialsOptions {
+  /// \brief Background (default) or inline refresh inside the refresh window.
+  RefreshMode mode = RefreshMode::kBackground;
   /// \brief Refresh offset for maps without `refresh_offset_millis` (Lance: 60 s).
   std::chrono::milliseconds default_refresh_offset{kDefaultRefreshOffsetMillis};
   /// \brief At most one fetch per this interval, whatever the credentials' lifetime
@@ -89,6 +112,9 @@ struct RefreshStats {
   int64_t blocking_refreshes = 0;
   /// \brief Of those, started by OnRejected().
   int64_t forced_refreshes = 0;
+  /// \brief Of those, started on the request path inside the refresh window
+  /// (RefreshMode::kInline only).
+  int64_t inline_refreshes = 0;
   /// \brief Fetches that failed (error, nullopt, no credentials, already expired, bad
   /// option values).
   int64_t failures = 0;
@@ -97,8 +123,20 @@ struct RefreshStats {
   /// \brief Times a due background refresh was not started because of the rate limit
   /// or the failure backoff.
   int64_t deferred_refreshes = 0;
-  /// \brief Duration of the last completed fetch (monotonic time of the clock).
+  /// \brief Current() calls that had to wait for a fetch (expired or no credentials;
+  /// inline mode: also inside the refresh window), and how long they waited in total and
+  /// at most (monotonic time of the clock). A wait that ends in an error counts too.
+  int64_t waits = 0;
+  std::chrono::milliseconds total_wait{0};
+  std::chrono::milliseconds max_wait{0};
+  /// \brief Fetches completed (succeeded or failed).
+  int64_t completed_fetches = 0;
+  /// \brief Duration of the last completed fetch (monotonic time of the clock), the
+  /// longest and the sum over all completed fetches (average = total_fetch_latency /
+  /// completed_fetches).
   std::chrono::milliseconds last_fetch_latency{0};
+  std::chrono::milliseconds max_fetch_latency{0};
+  std::chrono::milliseconds total_fetch_latency{0};
   /// \brief Expiry of the credentials in use; nullopt: none or never expire.
   std::optional<int64_t> expires_at_millis;
   /// \brief Refresh offset in use (from the last map that carried one, else default).
@@ -193,6 +231,41 @@ class RefreshingCredentialsSource final : public CredentialsSource {
 
   std::shared_ptr<State> state_;
 };
+
+/// \brief The refresh counters of one provider id in this process.
+struct ProviderRefreshStats {
+  /// \brief StorageOptionsProvider::provider_id() (never a secret).
+  std::string provider_id;
+  /// \brief Refreshing sources of this provider id built in this process, and of those
+  /// the ones still alive (MakeCredentialsSource keeps at most one alive per id; sources
+  /// built directly with RefreshingCredentialsSource::Make may add more).
+  int64_t sources = 0;
+  int64_t live_sources = 0;
+  /// \brief The counters summed over all of those sources, the dead ones included (so
+  /// a command can print them after its datasets are gone); max_wait and
+  /// max_fetch_latency are the maxima. last_fetch_latency, expires_at_millis and
+  /// refresh_offset are those of the newest live source (zero / nullopt when none lives).
+  RefreshStats stats;
+};
+
+/// \brief Refresh counters of every provider id that had a RefreshingCredentialsSource in
+/// this process (process-wide registry; entries are never dropped), sorted by provider
+/// id. Contains no secret. Thread-safe.
+std::vector<ProviderRefreshStats> CredentialRefreshStats();
+
+/// \brief The counters of one source, as an entry of CredentialRefreshStats() (sources
+/// = live_sources = 1).
+ProviderRefreshStats ToProviderRefreshStats(const RefreshingCredentialsSource& source);
+
+/// \brief The counters of `stats` as (name, integer) pairs in a fixed order, the one
+/// naming used by the Python binding and `lance-cpp --stats`: sources, live_sources,
+/// fetches, completed_fetches, background_refreshes, blocking_refreshes,
+/// forced_refreshes, inline_refreshes, failures, failed_requests, deferred_refreshes,
+/// waits, total_wait_ms, max_wait_ms, last_fetch_latency_ms, max_fetch_latency_ms,
+/// total_fetch_latency_ms, avg_fetch_latency_ms (total / completed, 0 before any),
+/// expires_at_millis (0: none or never expire), refresh_offset_ms. No secret.
+std::vector<std::pair<std::string, int64_t>> RefreshStatsFields(
+    const ProviderRefreshStats& stats);
 
 /// \brief Only the credentials of a storage-options map (aliases as in ParseS3Options, no
 /// environment).

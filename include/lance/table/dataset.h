@@ -206,6 +206,12 @@ class Dataset {
   /// same dataset the same way, e.g. WriteParams::access for an append that shares this
   /// handle's store and credentials.
   const io::StorageAccess& storage_access() const;
+  /// \brief The refresh counters of this dataset's credentials source when it was opened
+  /// or written with a storage options provider (the source is shared by every handle
+  /// on the same provider id, so the counters are those of the provider's live source,
+  /// not of this handle alone); nullopt without a provider or with a caller's own
+  /// non-refreshing source. Process-wide counters: io::CredentialRefreshStats().
+  std::optional<io::ProviderRefreshStats> credential_stats() const;
   /// \brief The version this object reads.
   uint64_t version() const;
   /// \brief The newest committed version (lists the store).

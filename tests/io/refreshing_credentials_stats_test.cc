@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: Apache-2.0
+// The observable side of RefreshingCredentialsSource: waits, fetch latency, forced
+// refreshes, the process-wide per-provider registry (CredentialRefreshStats) and the
+// inline refresh mode (RefreshMode::kInline, Lance's behaviour, kept for comparison).
+// Deterministic: a ManualClock; the provider's "latency" is manual time it advances while
+// it fetches, so every duration asserted is exact.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "lance/core/clock.h"
+#include "lance/io/refreshing_credentials.h"
+#include "tests/testing/matchers.h"
+
+namespace lance::io {
+namespace {
+
+using ::lance::testing::IsOk;
+using namespace std::chrono_literals;
+using Creds = Result<std::shared_ptr<const s3::AwsCredentials>>;
+
+bool Eventually(const std::function<bool()>& done,
+                std::chrono::milliseconds timeout = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return done();
+}
+
+// Vends "AKIAFETCH<n>" on its n-th call (TTL 10 min); counts its calls; parks calls at a
+// gate while closed; advances the manual clock by `latency` inside every call; may fail.
+class CountingProvider final : public StorageOptionsProvider {
+ public:
+  CountingProvider(std::shared_ptr<ManualClock> clock, std::string id)
+      : clock_(std::move(clock)), id_(std::move(id)) {}
+
+  Result<std::optional<StorageOptions>> FetchStorageOptions() override {
+    int n = 0;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      n = ++calls_;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return !gated_; });
+      if (!failure_.ok()) return failure_;
+    }
+    clock_->Advance(latency_);
+    return StorageOptions{
+        {"aws_access_key_id", "AKIAFETCH" + std::to_string(n)},
+        {"aws_secret_access_key", "fetched-SECRET-" + std::to_string(n)},
+        {"expires_at_millis", std::to_string(clock_->NowMillis() + 600'000)}};
+  }
+  std::string provider_id() const override { return id_; }
+
+  void Close() {
+    std::lock_guard<std::mutex> guard(mu_);
+    gated_ = true;
+  }
+  void Open() {
+    std::lock_guard<std::mutex> guard(mu_);
+    gated_ = false;
+    cv_.notify_all();
+  }
+  void set_failure(Status failure) {
+    std::lock_guard<std::mutex> guard(mu_);
+    failure_ = std::move(failure);
+  }
+  int calls() const {
+    std::lock_guard<std::mutex> guard(mu_);
+    return calls_;
+  }
+  bool WaitForCalls(int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, 10s, [&] { return calls_ >= n; });
+  }
+
+  std::chrono::milliseconds latency_{250};
+
+ private:
+  std::shared_ptr<ManualClock> clock_;
+  std::string id_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  int calls_ = 0;
+  bool gated_ = false;
+  Status failure_;
+};
+
+class RefreshStatsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    clock_ = std::make_shared<ManualClock>();
+    // The registry is process-wide and keeps every provider id: a unique id per test.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    id_ = std::string("CountingProvider { test: ") + info->name() + " }";
+    provider_ = std::make_shared<CountingProvider>(clock_, id_);
+    options_.jitter_seed = 7;
+  }
+  void TearDown() override { provider_->Open(); }
+
+  StorageOptions Initial(std::chrono::milliseconds ttl) const {
+    return {{"aws_access_key_id", "AKIAINITIAL0001"},
+            {"aws_secret_access_key", "initial-SECRET-value"},
+            {"expires_at_millis", std::to_string(clock_->NowMillis() + ttl.count())}};
+  }
+
+  std::shared_ptr<RefreshingCredentialsSource> MakeSource(std::chrono::milliseconds ttl) {
+    auto source =
+        RefreshingCredentialsSource::Make(Initial(ttl), provider_, clock_, options_);
+    EXPECT_THAT(source, IsOk());
+    return source.ok() ? *source : nullptr;
+  }
+
+  std::optional<ProviderRefreshStats> Registered() const {
+    for (auto& entry : CredentialRefreshStats()) {
+      if (entry.provider_id == id_) return entry;
+    }
+    return std::nullopt;
+  }
+
+  static std::string Key(const Creds& r) {
+    return r.ok() ? (*r)->access_key_id : "<error: " + r.status().ToString() + ">";
+  }
+
+  std::shared_ptr<ManualClock> clock_;
+  std::string id_;
+  std::shared_ptr<CountingProvider> provider_;
+  RefreshingCredentialsOptions options_;
+};
+
+TEST_F(RefreshStatsTest, RequestsWaitingOnAnExpiryAreCountedWithTheirWaitTime) {
+  auto source = MakeSource(10min);
+  ASSERT_NE(source, nullptr);
+  // Fresh credentials: no wait, no fetch.
+  EXPECT_EQ(Key(source->Current()), "AKIAINITIAL0001");
+  EXPECT_EQ(source->stats().waits, 0);
+
+  provider_->Close();
+  clock_->Advance(10min);  // expired
+  std::vector<std::future<Creds>> callers;
+  for (int i = 0; i < 4; ++i) {
+    callers.push_back(std::async(std::launch::async, [&] { return source->Current(); }));
+  }
+  ASSERT_TRUE(provider_->WaitForCalls(1));
+  ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == 4; }));
+  provider_->Open();  // the fetch takes 250 ms of manual time
+  for (auto& c : callers) EXPECT_EQ(Key(c.get()), "AKIAFETCH1");
+
+  const RefreshStats stats = source->stats();
+  EXPECT_EQ(stats.fetches, 1);
+  EXPECT_EQ(stats.blocking_refreshes, 1);
+  EXPECT_EQ(stats.completed_fetches, 1);
+  EXPECT_EQ(stats.waits, 4);
+  EXPECT_EQ(stats.total_wait, 1000ms);
+  EXPECT_EQ(stats.max_wait, 250ms);
+  EXPECT_EQ(stats.last_fetch_latency, 250ms);
+  EXPECT_EQ(stats.max_fetch_latency, 250ms);
+  EXPECT_EQ(stats.total_fetch_latency, 250ms);
+  EXPECT_EQ(stats.failed_requests, 0);
+  // Fresh again: further calls neither wait nor fetch.
+  EXPECT_EQ(Key(source->Current()), "AKIAFETCH1");
+  EXPECT_EQ(source->stats().waits, 4);
+}
+
+TEST_F(RefreshStatsTest, BackgroundRefreshInTheWindowMakesNoRequestWait) {
+  auto source = MakeSource(10min);
+  provider_->Close();
+  clock_->Advance(9min + 30s);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(Key(source->Current()), "AKIAINITIAL0001");
+  ASSERT_TRUE(provider_->WaitForCalls(1));
+  provider_->Open();
+  ASSERT_TRUE(source->WaitIdle(10s));
+  const RefreshStats stats = source->stats();
+  EXPECT_EQ(stats.background_refreshes, 1);
+  EXPECT_EQ(stats.inline_refreshes, 0);
+  EXPECT_EQ(stats.waits, 0);
+  EXPECT_EQ(stats.total_wait, 0ms);
+  EXPECT_EQ(stats.max_fetch_latency, 250ms);
+}
+
+TEST_F(RefreshStatsTest, InlineModeMakesWindowRequestsWaitForOneFetch) {
+  options_.mode = RefreshMode::kInline;
+  auto source = MakeSource(10min);
+  provider_->Close();
+  clock_->Advance(9min + 30s);  // inside the window, credentials still valid
+  std::vector<std::future<Creds>> callers;
+  for (int i = 0; i < 3; ++i) {
+    callers.push_back(std::async(std::launch::async, [&] { return source->Current(); }));
+  }
+  ASSERT_TRUE(provider_->WaitForCalls(1));
+  // All three wait on the one fetch, although the old credentials are still valid.
+  ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == 3; }));
+  EXPECT_EQ(provider_->calls(), 1);
+  provider_->Open();
+  for (auto& c : callers) EXPECT_EQ(Key(c.get()), "AKIAFETCH1");
+  const RefreshStats stats = source->stats();
+  EXPECT_EQ(stats.fetches, 1);
+  EXPECT_EQ(stats.inline_refreshes, 1);
+  EXPECT_EQ(stats.background_refreshes, 0);
+  EXPECT_EQ(stats.blocking_refreshes, 0);
+  EXPECT_EQ(stats.waits, 3);
+  EXPECT_EQ(stats.total_wait, 750ms);
+  EXPECT_EQ(stats.max_wait, 250ms);
+  EXPECT_EQ(provider_->calls(), 1);
+}
+
+TEST_F(RefreshStatsTest, InlineModeFailureInsideTheWindowStillServesValidCredentials) {
+  options_.mode = RefreshMode::kInline;
+  auto source = MakeSource(10min);
+  provider_->set_failure(Status::IOError("describe_table: namespace unreachable"));
+  clock_->Advance(9min + 30s);
+  EXPECT_EQ(Key(source->Current()), "AKIAINITIAL0001");
+  // The backoff defers the next attempt: served at once, no second fetch.
+  EXPECT_EQ(Key(source->Current()), "AKIAINITIAL0001");
+  const RefreshStats stats = source->stats();
+  EXPECT_EQ(stats.fetches, 1);
+  EXPECT_EQ(stats.failures, 1);
+  EXPECT_EQ(stats.failed_requests, 0);
+  EXPECT_EQ(stats.waits, 1);
+  EXPECT_GE(stats.deferred_refreshes, 1);
+}
+
+TEST_F(RefreshStatsTest, ForcedRefreshesAreCounted) {
+  auto source = MakeSource(10min);
+  ASSERT_OK_AND_ASSIGN(auto initial, source->Current());
+  ASSERT_OK_AND_ASSIGN(auto fresh, source->OnRejected(*initial));
+  EXPECT_EQ(fresh->access_key_id, "AKIAFETCH1");
+  const RefreshStats stats = source->stats();
+  EXPECT_EQ(stats.fetches, 1);
+  EXPECT_EQ(stats.forced_refreshes, 1);
+  EXPECT_EQ(stats.completed_fetches, 1);
+  ASSERT_TRUE(Registered().has_value());
+  EXPECT_EQ(Registered()->stats.forced_refreshes, 1);
+}
+
+TEST_F(RefreshStatsTest, RegistrySumsSourcesOfOneProviderIdAndKeepsTheDeadOnes) {
+  EXPECT_FALSE(Registered().has_value());
+  auto a = MakeSource(10min);
+  auto b = MakeSource(20min);
+  ASSERT_TRUE(Registered().has_value());
+  EXPECT_EQ(Registered()->sources, 2);
+  EXPECT_EQ(Registered()->live_sources, 2);
+  EXPECT_EQ(Registered()->stats.fetches, 0);
+
+  clock_->Advance(10min);  // a expired: one blocking fetch; b is fresh
+  EXPECT_EQ(Key(a->Current()), "AKIAFETCH1");
+  EXPECT_EQ(Key(b->Current()), "AKIAINITIAL0001");
+  ASSERT_OK_AND_ASSIGN(auto b_creds, b->Current());
+  ASSERT_THAT(b->OnRejected(*b_creds), IsOk());  // b: one forced fetch
+
+  auto entry = Registered();
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->stats.fetches, 2);
+  EXPECT_EQ(entry->stats.blocking_refreshes, 1);
+  EXPECT_EQ(entry->stats.forced_refreshes, 1);
+  EXPECT_EQ(entry->stats.waits, 1);
+  EXPECT_EQ(entry->stats.total_fetch_latency, 500ms);
+  EXPECT_EQ(entry->stats.max_fetch_latency, 250ms);
+  // The newest live source (b) gives the expiry.
+  EXPECT_EQ(entry->stats.expires_at_millis, b->stats().expires_at_millis);
+
+  a.reset();  // a's counters stay in the registry
+  entry = Registered();
+  EXPECT_EQ(entry->sources, 2);
+  EXPECT_EQ(entry->live_sources, 1);
+  EXPECT_EQ(entry->stats.fetches, 2);
+  EXPECT_EQ(entry->stats.blocking_refreshes, 1);
+  EXPECT_EQ(entry->stats.waits, 1);
+
+  b.reset();
+  entry = Registered();
+  EXPECT_EQ(entry->live_sources, 0);
+  EXPECT_EQ(entry->stats.fetches, 2);
+  EXPECT_EQ(entry->stats.forced_refreshes, 1);
+  EXPECT_EQ(entry->stats.expires_at_millis, std::nullopt);
+
+  // ToProviderRefreshStats: one source alone.
+  auto c = MakeSource(10min);
+  const ProviderRefreshStats single = ToProviderRefreshStats(*c);
+  EXPECT_EQ(single.provider_id, id_);
+  EXPECT_EQ(single.sources, 1);
+  EXPECT_EQ(single.stats.fetches, 0);
+  EXPECT_EQ(Registered()->sources, 3);
+}
+
+TEST_F(RefreshStatsTest, RegistryEntriesAreSortedAndCarryNoSecret) {
+  auto source = MakeSource(10min);
+  clock_->Advance(10min);
+  ASSERT_THAT(source->Current(), IsOk());
+  const auto all = CredentialRefreshStats();
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end(), [](const auto& x, const auto& y) {
+    return x.provider_id < y.provider_id;
+  }));
+  for (const auto& entry : all) {
+    EXPECT_EQ(entry.provider_id.find("SECRET"), std::string::npos);
+  }
+  auto entry = Registered();
+  ASSERT_TRUE(entry.has_value());
+  const auto fields = RefreshStatsFields(*entry);
+  ASSERT_EQ(fields.size(), 20u);
+  EXPECT_EQ(fields[0], (std::pair<std::string, int64_t>{"sources", 1}));
+  EXPECT_EQ(fields[2], (std::pair<std::string, int64_t>{"fetches", 1}));
+  auto value = [&](const std::string& name) {
+    for (const auto& [k, v] : fields) {
+      if (k == name) return v;
+    }
+    ADD_FAILURE() << "no field " << name;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(value("waits"), 1);
+  EXPECT_EQ(value("total_wait_ms"), 250);
+  EXPECT_EQ(value("avg_fetch_latency_ms"), 250);
+  EXPECT_EQ(value("expires_at_millis"), clock_->NowMillis() + 600'000);
+  EXPECT_EQ(RefreshModeName(RefreshMode::kBackground), "background");
+  EXPECT_EQ(RefreshModeName(RefreshMode::kInline), "inline");
+}
+
+}  // namespace
+}  // namespace lance::io
