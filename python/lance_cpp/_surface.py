@@ -44,6 +44,12 @@ class LanceStats:
         fragments with fewer physical rows than `max_rows_per_group`."""
         return dict(_lance_cpp._dataset_stats(self._ds._native, int(max_rows_per_group)))
 
+    def credential_stats(self) -> Optional[Dict[str, int]]:
+        """The refresh counters of the dataset's storage options provider (fetches,
+        failures, waits, latencies; docs/credentials.md), or None without a provider.
+        lance_cpp's own (pylance has no such call)."""
+        return self._ds.credential_stats()
+
     def index_stats(self, index_name: str) -> Dict[str, Any]:
         raise _lance_cpp.LanceNotImplementedError(
             f"stats.index_stats({index_name!r}): indices are not supported by lance_cpp")

@@ -171,11 +171,20 @@ _SCANNER_REJECTED = {"include_deleted_rows", "order_by", "row_addr_allowlist",
                      "row_addr_blocklist", "scan_stats_callback"}
 
 
+def _readahead_arg(name: str, value: Any) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
 class LanceScanner:
     """A configured scan: ``to_table()``, ``to_batches()``, ``to_reader()``."""
 
     def __init__(self, ds: "LanceDataset", columns=None, filter=None, limit=None,
-                 offset=None, with_row_id=False, batch_size=None, fragments=None):
+                 offset=None, with_row_id=False, batch_size=None, fragments=None,
+                 fragment_readahead=None, batch_readahead=None):
         self._ds = ds
         self._fragment_ids = _fragment_ids_arg(fragments)
         # A dict of {name: expression} becomes ScanOptions::projections.
@@ -188,12 +197,17 @@ class LanceScanner:
         self._offset = offset
         self._with_row_id = bool(with_row_id)
         self._batch_size = batch_size
+        # ScanOptions::fragment_readahead / batch_readahead (docs/architecture.md).
+        self._fragment_readahead = _readahead_arg("fragment_readahead", fragment_readahead)
+        self._batch_readahead = _readahead_arg("batch_readahead", batch_readahead)
 
     def _kwargs(self) -> Dict[str, Any]:
         return dict(columns=self._columns, filter=self._filter, limit=self._limit,
                     offset=self._offset, with_row_id=self._with_row_id,
                     batch_size=self._batch_size, fragment_ids=self._fragment_ids,
-                    projections=self._projections)
+                    projections=self._projections,
+                    fragment_readahead=self._fragment_readahead,
+                    batch_readahead=self._batch_readahead)
 
     def to_reader(self) -> pa.RecordBatchReader:
         return self._ds._native.scan(**self._kwargs())
@@ -330,14 +344,16 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
                             index_segments=index_segments,
                             full_text_query=full_text_query,
                             with_row_address=with_row_address)
-        # Tuning knobs with no effect on results (readahead, ordering, prefilter, ...) are
-        # accepted and ignored; options that change results are refused.
+        # Tuning knobs with no effect on results (ordering, prefilter, ...) are accepted
+        # and ignored, except the read-ahead ones, which size the scan's read-ahead;
+        # options that change results are refused.
         _check_kwargs("scanner", kwargs, _SCANNER_IGNORED | _SCANNER_REJECTED)
         _reject_unsupported("scanner",
                             **{k: v for k, v in kwargs.items() if k in _SCANNER_REJECTED})
         return LanceScanner(self, columns=columns, filter=filter, limit=limit, offset=offset,
                             with_row_id=with_row_id, batch_size=batch_size,
-                            fragments=fragments)
+                            fragments=fragments, fragment_readahead=fragment_readahead,
+                            batch_readahead=batch_readahead)
 
     def to_table(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
                  batch_size=None, batch_size_bytes=None, batch_readahead=None,
@@ -346,7 +362,9 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
         return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
                             nearest=nearest, batch_size=batch_size,
                             batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
-                            with_row_address=with_row_address, **kwargs).to_table()
+                            with_row_address=with_row_address,
+                            fragment_readahead=fragment_readahead,
+                            batch_readahead=batch_readahead, **kwargs).to_table()
 
     def to_batches(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
                    batch_size=None, batch_size_bytes=None, batch_readahead=None,
@@ -355,7 +373,9 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
         return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
                             nearest=nearest, batch_size=batch_size,
                             batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
-                            with_row_address=with_row_address, **kwargs).to_batches()
+                            with_row_address=with_row_address,
+                            fragment_readahead=fragment_readahead,
+                            batch_readahead=batch_readahead, **kwargs).to_batches()
 
     def count_rows(self, filter: Optional[str] = None, **kwargs: Any) -> int:
         _check_kwargs("count_rows", kwargs, _SCANNER_IGNORED | _SCANNER_REJECTED)

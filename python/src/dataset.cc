@@ -50,8 +50,12 @@ ScanOptions MakeScanOptions(
     std::optional<int64_t> offset, bool with_row_id, std::optional<int64_t> batch_size,
     std::optional<std::vector<uint64_t>> fragment_ids = std::nullopt,
     std::optional<std::vector<std::pair<std::string, std::string>>> projections =
-        std::nullopt) {
+        std::nullopt,
+    std::optional<int> fragment_readahead = std::nullopt,
+    std::optional<int> batch_readahead = std::nullopt) {
   ScanOptions options;
+  if (fragment_readahead) options.fragment_readahead = *fragment_readahead;
+  if (batch_readahead) options.batch_readahead = *batch_readahead;
   if (projections) options.projections = std::move(*projections);
   options.fragment_ids = std::move(fragment_ids);
   if (columns) options.columns = *columns;
@@ -188,11 +192,12 @@ void BindDataset(py::module_& m) {
              std::optional<int64_t> offset, bool with_row_id,
              std::optional<int64_t> batch_size,
              std::optional<std::vector<uint64_t>> fragment_ids,
-             std::optional<std::vector<std::pair<std::string, std::string>>>
-                 projections) {
+             std::optional<std::vector<std::pair<std::string, std::string>>> projections,
+             std::optional<int> fragment_readahead, std::optional<int> batch_readahead) {
             ScanOptions options =
                 MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
-                                std::move(fragment_ids), std::move(projections));
+                                std::move(fragment_ids), std::move(projections),
+                                fragment_readahead, batch_readahead);
             Result<RecordBatchReaderPtr> reader =
                 WithoutGil([&] { return ds.Scan(options); });
             return ToPyArrowReader(ValueOrRaise(std::move(reader)));
@@ -200,7 +205,9 @@ void BindDataset(py::module_& m) {
           py::arg("columns") = py::none(), py::arg("filter") = py::none(),
           py::arg("limit") = py::none(), py::arg("offset") = py::none(),
           py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
-          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none())
+          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none(),
+          py::arg("fragment_readahead") = py::none(),
+          py::arg("batch_readahead") = py::none())
       .def(
           "to_table",
           [](const Dataset& ds, std::optional<std::vector<std::string>> columns,
@@ -208,18 +215,21 @@ void BindDataset(py::module_& m) {
              std::optional<int64_t> offset, bool with_row_id,
              std::optional<int64_t> batch_size,
              std::optional<std::vector<uint64_t>> fragment_ids,
-             std::optional<std::vector<std::pair<std::string, std::string>>>
-                 projections) {
+             std::optional<std::vector<std::pair<std::string, std::string>>> projections,
+             std::optional<int> fragment_readahead, std::optional<int> batch_readahead) {
             ScanOptions options =
                 MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
-                                std::move(fragment_ids), std::move(projections));
+                                std::move(fragment_ids), std::move(projections),
+                                fragment_readahead, batch_readahead);
             Result<TablePtr> table = WithoutGil([&] { return ds.ToTable(options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
           py::arg("columns") = py::none(), py::arg("filter") = py::none(),
           py::arg("limit") = py::none(), py::arg("offset") = py::none(),
           py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
-          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none())
+          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none(),
+          py::arg("fragment_readahead") = py::none(),
+          py::arg("batch_readahead") = py::none())
       .def(
           "take",
           [](const Dataset& ds, std::vector<int64_t> indices,
