@@ -113,6 +113,30 @@ REASONS = {
                        "durably at {disk_sync_write_mb_s:.0f} MB/s (dd conv=fdatasync, same "
                        "run); pylance fsyncs nothing; without fsync lance-cpp writes "
                        "{local_write_v22_nofsync_mb_s:.0f} MB/s",
+    "s3_write_vs_curl": "CPU-bound on one 2-core machine shared with the RGW: a write "
+                        "encodes (2.2: FSST on the strings) and signs, {s3_write_cpu_client_s:.1f} "
+                        "CPU-s in lance-cpp plus {s3_write_cpu_server_s:.1f} in the RGW, where a curl "
+                        "PUT of the same bytes costs {curl_put_cpu_client_s:.1f} + "
+                        "{curl_put_cpu_server_s:.1f}; pylance's write costs "
+                        "{pylance_s3_write_cpu_client_s:.1f} CPU-s and runs at "
+                        "{pylance_s3_write_mb_s:.0f} MB/s. Pages are encoded one after another "
+                        "(parallel page encoding is not done yet)",
+    "s3_write": "both engines are CPU-bound on encoding (lance-cpp "
+                "{s3_write_cpu_client_s:.1f} CPU-s, pylance {pylance_s3_write_cpu_client_s:.1f}) "
+                "on 2 cores shared with the RGW ({s3_write_cpu_server_s:.1f} CPU-s); lance-cpp "
+                "encodes one page after another (parallel page encoding is not done yet)",
+    "s3_scan_on_local_dataset": "not analysed beyond CPU: lance-cpp's scan takes "
+                                "{s3_scan_cpu_client_s:.1f} CPU-s, pylance's "
+                                "{pylance_s3_scan_cpu_client_s:.1f}, with the RGW on the same "
+                                "2 cores ({s3_scan_cpu_server_s:.1f} CPU-s)",
+    "s3_scan_on_pylance_dataset": "not analysed beyond CPU: lance-cpp's scan takes "
+                                  "{s3_scan_cpu_client_s:.1f} CPU-s, pylance's "
+                                  "{pylance_s3_scan_cpu_client_s:.1f}, with the RGW on the same "
+                                  "2 cores ({s3_scan_cpu_server_s:.1f} CPU-s)",
+    "s3_scan_vs_curl": "CPU-bound on one 2-core machine shared with the RGW: a scan decodes, "
+                       "{s3_scan_cpu_client_s:.1f} CPU-s in lance-cpp plus "
+                       "{s3_scan_cpu_server_s:.1f} in the RGW, where curl GETs of the same bytes "
+                       "cost {curl_get_cpu_client_s:.1f} + {curl_get_cpu_server_s:.1f}",
 }
 NO_REASON = "not analysed yet (add a reason to REASONS in bench/report.py)"
 
@@ -319,6 +343,19 @@ def s3_part(run, r):
     other = run.need("s3-scan-pylance.json")
     put("s3_scan_of_pylance_mb_s", other["scan_other"])
     r["raw"]["s3"]["lance_cpp_scan_of_pylance"] = other
+    # CPU seconds (medians) of each side, for the reasons of the S3 aims: the client
+    # process, and the RGW's processes (one machine, 2 cores shared by both).
+    for key, summary, fields in (
+            ("s3_write", s3["write"], ("cpu_self_median_s", "cpu_server_median_s")),
+            ("s3_scan", s3["scan"], ("cpu_self_median_s", "cpu_server_median_s")),
+            ("curl_put", s3["curl_put"], ("cpu_curl_median_s", "cpu_server_median_s")),
+            ("curl_get", s3["curl_get"], ("cpu_curl_median_s", "cpu_server_median_s"))):
+        if all(f in summary for f in fields):
+            r[f"{key}_cpu_client_s"] = summary[fields[0]]
+            r[f"{key}_cpu_server_s"] = summary[fields[1]]
+    for key, summary in (("pylance_s3_write", py["write"]), ("pylance_s3_scan", py["scan"])):
+        if "cpu_median_s" in summary:
+            r[f"{key}_cpu_client_s"] = summary["cpu_median_s"]
 
 
 def refresh_part(run, r):
