@@ -21,35 +21,19 @@ FragmentSink::~FragmentSink() {
 }
 
 Status FragmentSink::CloseFile() {
-  // The close (last pages, footer, fsync, rename) runs on the I/O executor while the next
-  // file is encoded: the fsync of one file overlaps the encoding of the next. At most
-  // kMaxClosing closes are pending; Finish() waits for them, in order.
-  constexpr size_t kMaxClosing = 2;
-  while (closing_.size() >= kMaxClosing) LANCE_RETURN_NOT_OK(CollectOldest());
-  std::shared_ptr<format::LanceFileWriter> writer(std::move(writer_));
-  closing_.push_back(io::Executor::Default().Spawn(
-      [writer, name = name_]() -> Result<pb::DataFragment> {
-        LANCE_ASSIGN_OR_RAISE(format::WrittenFile written, writer->Close());
-        pb::DataFragment frag;
-        pb::DataFile* file = frag.add_files();
-        file->set_path(name);
-        for (int32_t id : written.field_ids) file->add_fields(id);
-        for (int32_t c : written.column_indices) file->add_column_indices(c);
-        file->set_file_major_version(written.major_version);
-        file->set_file_minor_version(written.minor_version);
-        file->set_file_size_bytes(static_cast<uint64_t>(written.size_bytes));
-        frag.set_physical_rows(static_cast<uint64_t>(written.num_rows));
-        return frag;
-      }));
-  rows_in_file_ = 0;
-  return Status::OK();
-}
-
-Status FragmentSink::CollectOldest() {
-  io::Pending<pb::DataFragment> oldest = std::move(closing_.front());
-  closing_.pop_front();
-  LANCE_ASSIGN_OR_RAISE(pb::DataFragment frag, oldest.Get());
+  LANCE_ASSIGN_OR_RAISE(format::WrittenFile written, writer_->Close());
+  writer_.reset();
+  pb::DataFragment frag;
+  pb::DataFile* file = frag.add_files();
+  file->set_path(name_);
+  for (int32_t id : written.field_ids) file->add_fields(id);
+  for (int32_t c : written.column_indices) file->add_column_indices(c);
+  file->set_file_major_version(written.major_version);
+  file->set_file_minor_version(written.minor_version);
+  file->set_file_size_bytes(static_cast<uint64_t>(written.size_bytes));
+  frag.set_physical_rows(static_cast<uint64_t>(written.num_rows));
   fragments_.push_back(std::move(frag));
+  rows_in_file_ = 0;
   return Status::OK();
 }
 
@@ -83,7 +67,6 @@ Status FragmentSink::Write(const RecordBatch& batch) {
 
 Result<std::vector<pb::DataFragment>> FragmentSink::Finish() {
   if (writer_) LANCE_RETURN_NOT_OK(CloseFile());
-  while (!closing_.empty()) LANCE_RETURN_NOT_OK(CollectOldest());
   return std::move(fragments_);
 }
 

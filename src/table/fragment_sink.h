@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,7 +11,6 @@
 #include "lance/core/record_batch.h"
 #include "lance/format/file_writer.h"
 #include "lance/format/lance_schema.h"
-#include "lance/io/executor.h"
 #include "lance/result.h"
 #include "table/manifest.h"
 
@@ -24,8 +22,6 @@ namespace lance::table_internal {
 ///
 /// A file still open when the sink is destroyed without Finish() is aborted; files
 /// already closed stay behind unreferenced, as with Lance (harmless until cleanup).
-/// Files are closed (footer, fsync, publish) on the I/O executor while the next one is
-/// encoded; Finish() returns once every file is closed.
 class FragmentSink {
  public:
   struct Sizes {
@@ -47,7 +43,6 @@ class FragmentSink {
 
  private:
   Status CloseFile();
-  Status CollectOldest();
 
   DatasetDir dir_;
   format::LanceSchema schema_;
@@ -58,10 +53,6 @@ class FragmentSink {
   int64_t rows_in_file_ = 0;
   int64_t rows_written_ = 0;
   std::vector<pb::DataFragment> fragments_;
-  /// Files being closed on the executor, oldest first (their fragments go to fragments_
-  /// in this order). Destroying a Pending waits for a running close or drops an unstarted
-  /// one, whose writer then aborts its file.
-  std::deque<io::Pending<pb::DataFragment>> closing_;
 };
 
 }  // namespace lance::table_internal
