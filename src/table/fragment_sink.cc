@@ -20,20 +20,52 @@ FragmentSink::~FragmentSink() {
   if (writer_) (void)writer_->Abort();
 }
 
-Status FragmentSink::CloseFile() {
-  LANCE_ASSIGN_OR_RAISE(format::WrittenFile written, writer_->Close());
-  writer_.reset();
+namespace {
+
+Result<pb::DataFragment> CloseToFragment(format::LanceFileWriter* writer,
+                                         const std::string& name) {
+  LANCE_ASSIGN_OR_RAISE(format::WrittenFile written, writer->Close());
   pb::DataFragment frag;
   pb::DataFile* file = frag.add_files();
-  file->set_path(name_);
+  file->set_path(name);
   for (int32_t id : written.field_ids) file->add_fields(id);
   for (int32_t c : written.column_indices) file->add_column_indices(c);
   file->set_file_major_version(written.major_version);
   file->set_file_minor_version(written.minor_version);
   file->set_file_size_bytes(static_cast<uint64_t>(written.size_bytes));
   frag.set_physical_rows(static_cast<uint64_t>(written.num_rows));
-  fragments_.push_back(std::move(frag));
+  return frag;
+}
+
+}  // namespace
+
+Status FragmentSink::CloseFile() {
   rows_in_file_ = 0;
+  if (dir_.store()->is_local()) {
+    // Local files close here: closing them on the executor gained nothing measurable
+    // (writeback already overlaps the encoding) and raised peak RSS through glibc's
+    // per-thread arenas (80 vs 38 MB on an import of 32768-row files).
+    std::unique_ptr<format::LanceFileWriter> writer = std::move(writer_);
+    LANCE_ASSIGN_OR_RAISE(pb::DataFragment frag, CloseToFragment(writer.get(), name_));
+    fragments_.push_back(std::move(frag));
+    return Status::OK();
+  }
+  // On an object store the close (last part, footer, completing the upload) is network
+  // time: it runs on the I/O executor while the next file is encoded. At most kMaxClosing
+  // closes are pending; Finish() waits for them, in order.
+  constexpr size_t kMaxClosing = 2;
+  while (closing_.size() >= kMaxClosing) LANCE_RETURN_NOT_OK(CollectOldest());
+  std::shared_ptr<format::LanceFileWriter> writer(std::move(writer_));
+  closing_.push_back(io::Executor::Default().Spawn(
+      [writer, name = name_]() { return CloseToFragment(writer.get(), name); }));
+  return Status::OK();
+}
+
+Status FragmentSink::CollectOldest() {
+  io::Pending<pb::DataFragment> oldest = std::move(closing_.front());
+  closing_.pop_front();
+  LANCE_ASSIGN_OR_RAISE(pb::DataFragment frag, oldest.Get());
+  fragments_.push_back(std::move(frag));
   return Status::OK();
 }
 
@@ -67,6 +99,7 @@ Status FragmentSink::Write(const RecordBatch& batch) {
 
 Result<std::vector<pb::DataFragment>> FragmentSink::Finish() {
   if (writer_) LANCE_RETURN_NOT_OK(CloseFile());
+  while (!closing_.empty()) LANCE_RETURN_NOT_OK(CollectOldest());
   return std::move(fragments_);
 }
 

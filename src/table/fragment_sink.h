@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "lance/core/record_batch.h"
 #include "lance/format/file_writer.h"
 #include "lance/format/lance_schema.h"
+#include "lance/io/executor.h"
 #include "lance/result.h"
 #include "table/manifest.h"
 
@@ -22,6 +24,9 @@ namespace lance::table_internal {
 ///
 /// A file still open when the sink is destroyed without Finish() is aborted; files
 /// already closed stay behind unreferenced, as with Lance (harmless until cleanup).
+/// On an object store, files are closed (last part, footer, completing the upload) on the
+/// I/O executor while the next one is encoded; local files close in place. Finish()
+/// returns once every file is closed.
 class FragmentSink {
  public:
   struct Sizes {
@@ -43,6 +48,7 @@ class FragmentSink {
 
  private:
   Status CloseFile();
+  Status CollectOldest();
 
   DatasetDir dir_;
   format::LanceSchema schema_;
@@ -53,6 +59,10 @@ class FragmentSink {
   int64_t rows_in_file_ = 0;
   int64_t rows_written_ = 0;
   std::vector<pb::DataFragment> fragments_;
+  /// Files being closed on the executor, oldest first (their fragments go to fragments_
+  /// in this order). Destroying a Pending waits for a running close or drops an unstarted
+  /// one, whose writer then aborts its file.
+  std::deque<io::Pending<pb::DataFragment>> closing_;
 };
 
 }  // namespace lance::table_internal
