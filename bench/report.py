@@ -103,16 +103,18 @@ AIMS = [
 # Why an aim is not met: aim name -> reason (from profiles and experiments; the lead keeps
 # these current). Printed only for aims not met in the run.
 REASONS = {
-    "local_write_v20": "the physical limit: lance-cpp fsyncs every data file, the manifest and "
-                       "the directories (durability) and this disk writes durably at "
-                       "{disk_sync_write_mb_s:.0f} MB/s (dd conv=fdatasync of the same bytes, "
-                       "same run), below pylance's {pylance_write_mb_s:.0f} MB/s into the page "
-                       "cache (pylance fsyncs nothing, strace); without fsync lance-cpp writes "
-                       "{local_write_nofsync_mb_s:.0f} MB/s",
-    "local_write_v22": "the physical limit: lance-cpp fsyncs (durability) and this disk writes "
+    "local_write_v20": "durability costs: lance-cpp fsyncs every data file, the manifest and "
+                       "the directories, pylance fsyncs nothing (strace) and writes "
+                       "{pylance_write_mb_s:.0f} MB/s into the page cache; without fsync "
+                       "lance-cpp writes {local_write_nofsync_mb_s:.0f} MB/s, and this disk "
+                       "writes the same bytes durably at {disk_sync_write_mb_s:.0f} MB/s alone "
+                       "(dd conv=fdatasync, same run): the fsync'd write costs about the "
+                       "encoding plus the disk, since writeback started during encoding "
+                       "(sync_file_range every 8 MiB) overlaps only part of it",
+    "local_write_v22": "durability costs: lance-cpp fsyncs, pylance does not; this disk writes "
                        "durably at {disk_sync_write_mb_s:.0f} MB/s (dd conv=fdatasync, same "
-                       "run); pylance fsyncs nothing; without fsync lance-cpp writes "
-                       "{local_write_v22_nofsync_mb_s:.0f} MB/s",
+                       "run); without fsync lance-cpp writes {local_write_v22_nofsync_mb_s:.0f} "
+                       "MB/s",
     "s3_write_vs_curl": "CPU-bound on one 2-core machine shared with the RGW: a write "
                         "encodes (2.2: FSST on the strings) and signs, {s3_write_cpu_client_s:.1f} "
                         "CPU-s in lance-cpp plus {s3_write_cpu_server_s:.1f} in the RGW, where a curl "
