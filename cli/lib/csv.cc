@@ -16,21 +16,9 @@ CsvReader::CsvReader(ByteSource* source)
     : source_(source), eof_(false), bom_checked_(false) {}
 
 Status CsvReader::Refill() {
-  buf_.erase(0, pos_);
-  pos_ = 0;
-  const size_t old = buf_.size();
-  // Read at least as much as is held, so that a long record costs linear time.
-  const size_t want = std::max(kChunkBytes, old);
-  buf_.resize(old + want);
-  auto got = source_->Read(buf_.data() + old, want);
-  if (!got.ok()) {
-    buf_.resize(old);
-    s_ = buf_;
-    return got.status();
-  }
-  buf_.resize(old + *got);
-  if (*got == 0) eof_ = true;
-  s_ = buf_;
+  Status st = RefillBuffer(source_, kChunkBytes, &buf_, &pos_, &eof_);
+  s_ = buf_;  // the buffer may have moved, on success or not
+  LANCE_RETURN_NOT_OK(st);
   if (!bom_checked_ && (buf_.size() >= 3 || eof_)) {
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
     bom_checked_ = true;

@@ -113,21 +113,25 @@ void ReplaySource::Rewind() {
   pos_ = 0;
 }
 
-Status LineReader::Refill() {
-  buf_.erase(0, pos_);
-  pos_ = 0;
-  const size_t old = buf_.size();
-  // Read at least as much as is held, so that a long line costs linear time.
-  const size_t want = std::max(kChunkBytes, old);
-  buf_.resize(old + want);
-  auto got = source_->Read(buf_.data() + old, want);
+Status RefillBuffer(ByteSource* source, size_t chunk, std::string* buf, size_t* pos,
+                    bool* eof) {
+  buf->erase(0, *pos);
+  *pos = 0;
+  const size_t old = buf->size();
+  const size_t want = std::max(chunk, old);
+  buf->resize(old + want);
+  auto got = source->Read(buf->data() + old, want);
   if (!got.ok()) {
-    buf_.resize(old);
+    buf->resize(old);
     return got.status();
   }
-  buf_.resize(old + *got);
-  if (*got == 0) eof_ = true;
+  buf->resize(old + *got);
+  if (*got == 0) *eof = true;
   return Status::OK();
+}
+
+Status LineReader::Refill() {
+  return RefillBuffer(source_, kChunkBytes, &buf_, &pos_, &eof_);
 }
 
 Result<bool> LineReader::Next(std::string_view* line, int64_t* number) {

@@ -83,6 +83,13 @@ class ReplaySource : public ByteSource {
   bool recording_ = true;
 };
 
+/// \brief Drops the consumed prefix buf[0, *pos) and appends what `source` gives for at
+/// least `chunk` bytes, or as many as `buf` already holds (so that a record longer than a
+/// chunk costs linear time, not quadratic); *eof once the source is exhausted. On an
+/// error `buf` keeps what it held. The one refill of the chunked readers (CSV, lines).
+Status RefillBuffer(ByteSource* source, size_t chunk, std::string* buf, size_t* pos,
+                    bool* eof);
+
 /// \brief The non-blank lines of a source, with their 1-based line numbers.
 ///
 /// Line ends are LF or CRLF; a UTF-8 byte order mark at the very start is skipped. Lines

@@ -11,19 +11,14 @@
 #include <mutex>
 #include <thread>
 
+#include "tests/testing/eventually.h"
+
 namespace lance {
 namespace {
 
 using namespace std::chrono_literals;
 
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return done();
-}
+using ::lance::testing::Eventually;
 
 TEST(ManualClockTest, StartsAtTheGivenWallTimeAndMovesOnlyWhenAdvanced) {
   ManualClock clock(1'700'000'000'000);

@@ -22,6 +22,7 @@
 
 #include "lance/core/clock.h"
 #include "lance/io/refreshing_credentials.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io {
@@ -31,15 +32,7 @@ using ::lance::testing::IsOk;
 using namespace std::chrono_literals;
 using Creds = Result<std::shared_ptr<const s3::AwsCredentials>>;
 
-bool Eventually(const std::function<bool()>& done,
-                std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return done();
-}
+using ::lance::testing::Eventually;
 
 // Vends "AKIAFETCH<n>" on its n-th call (TTL 10 min); counts its calls; parks calls at a
 // gate while closed; advances the manual clock by `latency` inside every call; may fail.

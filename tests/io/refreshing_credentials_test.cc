@@ -22,6 +22,7 @@
 
 #include "lance/core/clock.h"
 #include "lance/io/storage_access.h"
+#include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io {
@@ -39,19 +40,11 @@ constexpr char kInitialKey[] = "AKIAINITIAL0001";
 constexpr char kInitialSecret[] = "initial-SECRET-value";
 constexpr char kInitialToken[] = "initial-TOKEN-value";
 
-// Polls `done` in real time (1 ms steps) for at most `timeout`.
-bool Eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return done();
-}
+using ::lance::testing::Eventually;
 
-// A provider that vends "AKIAFETCH<n>" / "fetched-SECRET-<n>" / "fetched-TOKEN-<n>" on its
-// n-th call, expiring `ttl` after the clock's now. It can hold calls at a gate, fail, or
-// run a custom response.
+// A provider that vends "AKIAFETCH<n>" / "fetched-SECRET-<n>" / "fetched-TOKEN-<n>" on
+// its n-th call, expiring `ttl` after the clock's now. It can hold calls at a gate, fail,
+// or run a custom response.
 class FakeProvider final : public StorageOptionsProvider {
  public:
   explicit FakeProvider(std::shared_ptr<ManualClock> clock) : clock_(std::move(clock)) {}
@@ -83,7 +76,8 @@ class FakeProvider final : public StorageOptionsProvider {
                      {"aws_secret_access_key", "fetched-SECRET-" + std::to_string(n)},
                      {"aws_session_token", "fetched-TOKEN-" + std::to_string(n)},
                      {"aws_region", "us-east-1"}};
-    if (ttl_) m["expires_at_millis"] = std::to_string(clock_->NowMillis() + ttl_->count());
+    if (ttl_)
+      m["expires_at_millis"] = std::to_string(clock_->NowMillis() + ttl_->count());
     if (offset_) m["refresh_offset_millis"] = std::to_string(offset_->count());
     return m;
   }
@@ -187,7 +181,8 @@ class RefreshingCredentialsTest : public ::testing::Test {
   RefreshingCredentialsOptions options_;
 };
 
-// ---- seeding and the quiet period --------------------------------------------------------
+// ---- seeding and the quiet period
+// --------------------------------------------------------
 
 TEST_F(RefreshingCredentialsTest, InitialOptionsSeedTheCacheWithoutAFetch) {
   auto source = MakeSource(Initial(10min));
@@ -235,11 +230,13 @@ TEST_F(RefreshingCredentialsTest, NoInitialCredentialsFetchOnceOnFirstUse) {
   EXPECT_EQ(source->stats().blocking_refreshes, 1);
 }
 
-// ---- the refresh window ------------------------------------------------------------------
+// ---- the refresh window
+// ------------------------------------------------------------------
 
-TEST_F(RefreshingCredentialsTest, WindowServesOldCredentialsAndRefreshesOnceInTheBackground) {
+TEST_F(RefreshingCredentialsTest,
+       WindowServesOldCredentialsAndRefreshesOnceInTheBackground) {
   auto source = MakeSource(Initial(10min));
-  provider_->Close();  // the background fetch parks at the gate
+  provider_->Close();            // the background fetch parks at the gate
   clock_->Advance(10min - 60s);  // exactly at the window's start
   for (int i = 0; i < 50; ++i) {
     // Would hang (and fail) if a request waited for the parked fetch.
@@ -281,7 +278,8 @@ TEST_F(RefreshingCredentialsTest, ConcurrentCallersInTheWindowStartOneFetch) {
   EXPECT_EQ(Key(source->Current()), "AKIAFETCH1");
 }
 
-// ---- expiry ------------------------------------------------------------------------------
+// ---- expiry
+// ------------------------------------------------------------------------------
 
 TEST_F(RefreshingCredentialsTest, ExpiryMakesOneFetchFor32ConcurrentCallers) {
   auto source = MakeSource(Initial(10min));
@@ -305,7 +303,8 @@ TEST_F(RefreshingCredentialsTest, ExpiryMakesOneFetchFor32ConcurrentCallers) {
   EXPECT_EQ(stats.failed_requests, 0);
 }
 
-TEST_F(RefreshingCredentialsTest, ExpiredAndFailedRefreshNamesExpiryCauseAndProviderButNoSecret) {
+TEST_F(RefreshingCredentialsTest,
+       ExpiredAndFailedRefreshNamesExpiryCauseAndProviderButNoSecret) {
   auto source = MakeSource(Initial(10min));
   provider_->set_failure(Status::IOError("describe_table: namespace unreachable"));
   clock_->Advance(10min + 1s);
@@ -324,7 +323,8 @@ TEST_F(RefreshingCredentialsTest, ExpiredAndFailedRefreshNamesExpiryCauseAndProv
 
   // Within the backoff, requests fail at once without calling the provider again.
   for (int i = 0; i < 20; ++i) {
-    EXPECT_THAT(source->Current(), IsErrorWith(StatusCode::kTokenExpired, "next attempt in"));
+    EXPECT_THAT(source->Current(),
+                IsErrorWith(StatusCode::kTokenExpired, "next attempt in"));
   }
   EXPECT_EQ(provider_->calls(), 1);
 
@@ -341,7 +341,8 @@ TEST_F(RefreshingCredentialsTest, FirstFetchFailureWithoutCredentialsIsUnauthori
   auto source = MakeSource(StorageOptions{});
   provider_->set_failure(Status::NotFound("table [team, events] not found"));
   auto r = CurrentWithin(*source);
-  EXPECT_THAT(r, IsErrorWith(StatusCode::kUnauthorized, "table [team, events] not found"));
+  EXPECT_THAT(r,
+              IsErrorWith(StatusCode::kUnauthorized, "table [team, events] not found"));
   EXPECT_THAT(r.status().message(), HasSubstr(kProviderId));
 }
 
@@ -357,7 +358,8 @@ TEST_F(RefreshingCredentialsTest, RefreshThatDoesNotCompleteTimesOutAfterMaxWait
   EXPECT_EQ(future.wait_for(20ms), std::future_status::timeout);  // still within max_wait
   clock_->Advance(1ms);
   auto r = future.get();
-  EXPECT_THAT(r, IsErrorWith(StatusCode::kTokenExpired, "no refresh completed within 5000 ms"));
+  EXPECT_THAT(
+      r, IsErrorWith(StatusCode::kTokenExpired, "no refresh completed within 5000 ms"));
   provider_->Open();
   ASSERT_TRUE(source->WaitIdle(10s));
   // The fetch that finished late is used by the next request.
@@ -365,9 +367,11 @@ TEST_F(RefreshingCredentialsTest, RefreshThatDoesNotCompleteTimesOutAfterMaxWait
   EXPECT_EQ(provider_->calls(), 1);
 }
 
-// ---- failures while still valid ----------------------------------------------------------
+// ---- failures while still valid
+// ----------------------------------------------------------
 
-TEST_F(RefreshingCredentialsTest, FailedBackgroundRefreshFailsNoRequestAndRetriesWithBackoff) {
+TEST_F(RefreshingCredentialsTest,
+       FailedBackgroundRefreshFailsNoRequestAndRetriesWithBackoff) {
   options_.initial_retry_backoff = 1s;
   options_.max_retry_backoff = 8s;
   auto source = MakeSource(Initial(10min));
@@ -440,29 +444,34 @@ TEST_F(RefreshingCredentialsTest, BadResponsesAreFailedRefreshes) {
       {"nullopt", [](int) { return std::optional<StorageOptions>(); },
        "returned no storage options"},
       {"no credentials",
-       [](int) { return std::optional<StorageOptions>(StorageOptions{{"aws_region", "x"}}); },
+       [](int) {
+         return std::optional<StorageOptions>(StorageOptions{{"aws_region", "x"}});
+       },
        "without credentials"},
       {"key without secret",
        [](int) {
-         return std::optional<StorageOptions>(StorageOptions{{"aws_access_key_id", "AKIAX"}});
+         return std::optional<StorageOptions>(
+             StorageOptions{{"aws_access_key_id", "AKIAX"}});
        },
        "aws_access_key_id"},
       {"bad expiry",
        [](int) {
-         return std::optional<StorageOptions>(StorageOptions{{"aws_access_key_id", "AKIAX"},
-                                                             {"aws_secret_access_key", "s"},
-                                                             {"expires_at_millis", "soon"}});
+         return std::optional<StorageOptions>(
+             StorageOptions{{"aws_access_key_id", "AKIAX"},
+                            {"aws_secret_access_key", "s"},
+                            {"expires_at_millis", "soon"}});
        },
        "expires_at_millis"},
       {"already expired",
        [this](int) {
-         return std::optional<StorageOptions>(
-             StorageOptions{{"aws_access_key_id", "AKIAX"},
-                            {"aws_secret_access_key", "s"},
-                            {"expires_at_millis", std::to_string(clock_->NowMillis() - 1)}});
+         return std::optional<StorageOptions>(StorageOptions{
+             {"aws_access_key_id", "AKIAX"},
+             {"aws_secret_access_key", "s"},
+             {"expires_at_millis", std::to_string(clock_->NowMillis() - 1)}});
        },
        "before they arrived"},
-      {"throws", [](int) -> Result<std::optional<StorageOptions>> {
+      {"throws",
+       [](int) -> Result<std::optional<StorageOptions>> {
          throw std::runtime_error("boom in user code");
        },
        "boom in user code"},
@@ -478,7 +487,8 @@ TEST_F(RefreshingCredentialsTest, BadResponsesAreFailedRefreshes) {
   }
 }
 
-// ---- refresh offset and rate limiting ----------------------------------------------------
+// ---- refresh offset and rate limiting
+// ----------------------------------------------------
 
 TEST_F(RefreshingCredentialsTest, RefreshOffsetOfTheInitialOptionsSetsTheWindow) {
   auto source = MakeSource(Initial(10s, 1000ms));
@@ -552,14 +562,16 @@ TEST_F(RefreshingCredentialsTest, CredentialsLivingShorterThanTheIntervalWaitFor
   auto future = std::async(std::launch::async, [&] { return source->Current(); });
   ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == 1; }));
   EXPECT_EQ(provider_->calls(), 1);  // held back by the interval
-  clock_->Advance(400ms);  // 1 s since the last fetch
+  clock_->Advance(400ms);            // 1 s since the last fetch
   EXPECT_EQ(Key(future.get()), "AKIAFETCH2");
   EXPECT_EQ(provider_->calls(), 2);
 }
 
-// ---- OnRejected --------------------------------------------------------------------------
+// ---- OnRejected
+// --------------------------------------------------------------------------
 
-TEST_F(RefreshingCredentialsTest, OnRejectedForcesExactlyOneRefreshForConcurrentRejecters) {
+TEST_F(RefreshingCredentialsTest,
+       OnRejectedForcesExactlyOneRefreshForConcurrentRejecters) {
   auto source = MakeSource(Initial(10min));
   ASSERT_OK_AND_ASSIGN(auto rejected, source->Current());
   provider_->Close();
@@ -581,11 +593,11 @@ TEST_F(RefreshingCredentialsTest, OnRejectedForcesExactlyOneRefreshForConcurrent
   EXPECT_EQ(provider_->calls(), 1);
 }
 
-TEST_F(RefreshingCredentialsTest, OnRejectedFailsWhenTheProviderHandsBackTheSameCredentials) {
+TEST_F(RefreshingCredentialsTest,
+       OnRejectedFailsWhenTheProviderHandsBackTheSameCredentials) {
   auto source = MakeSource(Initial(10min));
-  provider_->set_respond([this](int) {
-    return std::optional<StorageOptions>(Initial(10min));
-  });
+  provider_->set_respond(
+      [this](int) { return std::optional<StorageOptions>(Initial(10min)); });
   ASSERT_OK_AND_ASSIGN(auto rejected, source->Current());
   auto r = source->OnRejected(*rejected);
   EXPECT_THAT(r, IsErrorWith(StatusCode::kUnauthorized, "same credentials again"));
@@ -600,7 +612,8 @@ TEST_F(RefreshingCredentialsTest, OnRejectedIsRateLimited) {
   ASSERT_OK_AND_ASSIGN(auto second, source->OnRejected(*first));
   EXPECT_EQ(second->access_key_id, "AKIAFETCH1");
   // The new key is rejected at once too: the next forced fetch waits out the interval.
-  auto future = std::async(std::launch::async, [&] { return source->OnRejected(*second); });
+  auto future =
+      std::async(std::launch::async, [&] { return source->OnRejected(*second); });
   ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == 1; }));
   EXPECT_EQ(provider_->calls(), 1);
   clock_->Advance(1s);
@@ -620,7 +633,8 @@ TEST_F(RefreshingCredentialsTest, OnRejectedReportsAFailedRefresh) {
   EXPECT_EQ(Key(source->Current()), kInitialKey);
 }
 
-// ---- lifetime ----------------------------------------------------------------------------
+// ---- lifetime
+// ----------------------------------------------------------------------------
 
 TEST_F(RefreshingCredentialsTest, DestructionWaitsForAnInFlightRefresh) {
   auto source = MakeSource(Initial(10min));
@@ -628,9 +642,8 @@ TEST_F(RefreshingCredentialsTest, DestructionWaitsForAnInFlightRefresh) {
   clock_->Advance(9min + 30s);
   ASSERT_OK(source->Current());  // starts the background fetch
   ASSERT_TRUE(provider_->WaitForCalls(1));
-  auto destroyed = std::async(std::launch::async, [s = std::move(source)]() mutable {
-    s.reset();
-  });
+  auto destroyed =
+      std::async(std::launch::async, [s = std::move(source)]() mutable { s.reset(); });
   // The destructor waits for the parked fetch (a few ms of real time to show it).
   EXPECT_EQ(destroyed.wait_for(20ms), std::future_status::timeout);
   provider_->Open();
@@ -725,11 +738,12 @@ TEST_F(RefreshingCredentialsTest, MalformedInitialOptionsAreInvalid) {
 }
 
 TEST_F(RefreshingCredentialsTest, CredentialAliasesAreAccepted) {
-  ASSERT_OK_AND_ASSIGN(auto creds, CredentialsFromStorageOptions(
-                                       {{"access_key_id", "AKIAALIAS"},
-                                        {"secret_access_key", "alias-secret"},
-                                        {"token", "alias-token"},
-                                        {"aws_endpoint", "http://not-allowed-without-flag"}}));
+  ASSERT_OK_AND_ASSIGN(auto creds,
+                       CredentialsFromStorageOptions(
+                           {{"access_key_id", "AKIAALIAS"},
+                            {"secret_access_key", "alias-secret"},
+                            {"token", "alias-token"},
+                            {"aws_endpoint", "http://not-allowed-without-flag"}}));
   EXPECT_EQ(creds.access_key_id, "AKIAALIAS");
   EXPECT_EQ(creds.secret_access_key, "alias-secret");
   EXPECT_EQ(creds.session_token, "alias-token");
@@ -743,9 +757,11 @@ TEST(FormatEpochMillisTest, FormatsUtc) {
 TEST(StorageOptionKeysTest, ParsesExpiryAndOffset) {
   ASSERT_OK_AND_ASSIGN(auto none, ExpiresAtMillis({}));
   EXPECT_EQ(none, std::nullopt);
-  ASSERT_OK_AND_ASSIGN(auto at, ExpiresAtMillis({{"expires_at_millis", " 1700000000000 "}}));
+  ASSERT_OK_AND_ASSIGN(auto at,
+                       ExpiresAtMillis({{"expires_at_millis", " 1700000000000 "}}));
   EXPECT_EQ(at, 1'700'000'000'000);
-  EXPECT_THAT(ExpiresAtMillis({{"expires_at_millis", "1.5"}}), IsError(StatusCode::kInvalid));
+  EXPECT_THAT(ExpiresAtMillis({{"expires_at_millis", "1.5"}}),
+              IsError(StatusCode::kInvalid));
   ASSERT_OK_AND_ASSIGN(auto def, RefreshOffset({}));
   EXPECT_EQ(def, 60000ms);
   ASSERT_OK_AND_ASSIGN(auto off, RefreshOffset({{"refresh_offset_millis", "1000"}}));
@@ -760,22 +776,26 @@ TEST(MakeCredentialsSourceTest, OneLiveSourcePerProviderReseededWithFresherOptio
   auto provider = std::make_shared<FakeProvider>(clock);
   provider->set_ttl(10s);
   auto seed = [&](const std::string& key, int64_t ttl_ms) {
-    return StorageOptions{{"aws_access_key_id", key},
-                          {"aws_secret_access_key", "seed-SECRET"},
-                          {"expires_at_millis", std::to_string(clock->NowMillis() + ttl_ms)},
-                          {"refresh_offset_millis", "1000"}};
+    return StorageOptions{
+        {"aws_access_key_id", key},
+        {"aws_secret_access_key", "seed-SECRET"},
+        {"expires_at_millis", std::to_string(clock->NowMillis() + ttl_ms)},
+        {"refresh_offset_millis", "1000"}};
   };
-  ASSERT_OK_AND_ASSIGN(auto first, MakeCredentialsSource(seed("AKIASEED1", 6000), provider, clock));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       MakeCredentialsSource(seed("AKIASEED1", 6000), provider, clock));
   clock->Advance(4s);
   // The second open's answer expires 4 s later than the first one's.
-  ASSERT_OK_AND_ASSIGN(auto second, MakeCredentialsSource(seed("AKIASEED2", 6000), provider, clock));
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       MakeCredentialsSource(seed("AKIASEED2", 6000), provider, clock));
   EXPECT_EQ(first, second);
   clock->Advance(3s);  // past the first seed's expiry, inside the second's lifetime
   ASSERT_OK_AND_ASSIGN(auto creds, first->Current());
   EXPECT_EQ(creds->access_key_id, "AKIASEED2");
   EXPECT_EQ(provider->calls(), 0);
   // An older answer does not replace a fresher one.
-  ASSERT_OK_AND_ASSIGN(auto third, MakeCredentialsSource(seed("AKIASEED3", 100), provider, clock));
+  ASSERT_OK_AND_ASSIGN(auto third,
+                       MakeCredentialsSource(seed("AKIASEED3", 100), provider, clock));
   ASSERT_OK_AND_ASSIGN(creds, third->Current());
   EXPECT_EQ(creds->access_key_id, "AKIASEED2");
   // Once every handle is gone, a new open starts a new source.
@@ -784,7 +804,8 @@ TEST(MakeCredentialsSourceTest, OneLiveSourcePerProviderReseededWithFresherOptio
   second.reset();
   third.reset();
   EXPECT_TRUE(weak.expired());
-  ASSERT_OK_AND_ASSIGN(auto fresh, MakeCredentialsSource(seed("AKIASEED4", 6000), provider, clock));
+  ASSERT_OK_AND_ASSIGN(auto fresh,
+                       MakeCredentialsSource(seed("AKIASEED4", 6000), provider, clock));
   ASSERT_OK_AND_ASSIGN(creds, fresh->Current());
   EXPECT_EQ(creds->access_key_id, "AKIASEED4");
 }
