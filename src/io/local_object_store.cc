@@ -318,7 +318,7 @@ class LocalReader : public RandomAccessReader {
     }
     static const int64_t page =
         ::sysconf(_SC_PAGESIZE) > 0 ? ::sysconf(_SC_PAGESIZE) : 4096;
-    const int64_t start = offset / page * page;
+    const int64_t start = offset / kPageSize * kPageSize;
     const auto span = static_cast<size_t>(offset + length - start);
     void* base = ::mmap(nullptr, span, PROT_READ, MAP_SHARED, fd_.get(), start);
     if (base == MAP_FAILED) return nullptr;  // fall back to pread
