@@ -316,7 +316,7 @@ class LocalReader : public RandomAccessReader {
     if (::fstat(fd_.get(), &st) != 0 || offset < 0 || offset + length > st.st_size) {
       return nullptr;
     }
-    static const int64_t page =
+    static const int64_t kPageSize =
         ::sysconf(_SC_PAGESIZE) > 0 ? ::sysconf(_SC_PAGESIZE) : 4096;
     const int64_t start = offset / kPageSize * kPageSize;
     const auto span = static_cast<size_t>(offset + length - start);
