@@ -3,12 +3,15 @@
 SHELL := /bin/bash
 BUILD_DIR ?= build
 ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
+FUZZ_DIR ?= build-fuzz
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 # ccache keeps its default cache (~/.cache/ccache), shared by every clone on the machine.
 export CCACHE_MAXSIZE ?= 5G
 
-.PHONY: all setup build build-asan demo test unit-asan bench fuzz format format-check tidy clean
+.PHONY: all setup build build-asan build-tsan build-fuzz demo test unit-asan bench fuzz soak stress \
+  format format-check tidy clean
 
 all: build
 
@@ -56,19 +59,38 @@ demo: build
 unit-asan: build-asan
 	scripts/run_tests.sh --asan-only $(ASAN_DIR)
 
-# Both builds first, then one run: RGW is started (RGW_PORT / MON_PORT, default 7480 / 6789),
-# every test of the main build and the sanitizer unit tests run against it, RGW is stopped.
-test: build build-asan
-	scripts/run_tests.sh $(BUILD_DIR) $(ASAN_DIR)
+# ThreadSanitizer build of the io, refresh, namespace and scan tests (label tsan).
+build-tsan: setup
+	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_TSAN=ON \
+	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF -DLANCE_BUILD_PYTHON=OFF \
+	  $(CMAKE_FLAGS) >/dev/null
+	ninja -C $(TSAN_DIR) -j$(JOBS) tsan_tests
+
+# The libFuzzer targets (clang, tests/fuzz/), built apart from the gcc builds.
+build-fuzz: setup
+	scripts/fuzz.sh build $(FUZZ_DIR)
+
+# All builds first, then one run: RGW is started (RGW_PORT / MON_PORT, default 7480 / 6789),
+# every test of the main build, the sanitizer builds' tests and a short run of every fuzz
+# target happen against it, the logs are scanned for the run's secrets, RGW is stopped.
+test: build build-asan build-tsan build-fuzz
+	TSAN_DIR=$(TSAN_DIR) FUZZ_DIR=$(FUZZ_DIR) scripts/run_tests.sh $(BUILD_DIR) $(ASAN_DIR)
+
+# Long modes, each on its own: crash-kill soak (thousands of kill points), long fuzzing
+# (plus the bad-input corpus at 20x), and the whole suite three times under stress-ng.
+soak: build
+	scripts/soak.sh $(BUILD_DIR)
+
+fuzz: build-fuzz build-asan
+	scripts/fuzz.sh run --long $(FUZZ_DIR) $(ASAN_DIR)
+
+stress: build build-asan build-tsan build-fuzz
+	scripts/stress.sh
 
 # One run at one commit (scripts/run_bench.sh): all parts -> bench/results/latest.json, and
 # docs/benchmarks.md regenerated from it (bench/report.py --markdown). ~25 min on 2 cores.
 bench: build
 	scripts/run_bench.sh $(BUILD_DIR)
-
-# The bad-input corpus at 20x the damaged copies `make test` tries, under the sanitizers.
-fuzz: build-asan
-	LANCE_CORRUPT_SCALE=20 $(ASAN_DIR)/tests/format/format_test --gtest_filter='*Corrupt*'
 
 # Formatting and clang-tidy apply to the files changed since LANCE_LINT_BASE (default: the
 # commit issue 11 started from; scripts/changed_files.sh), so that files nobody touched since
@@ -93,4 +115,4 @@ tidy: build
 	    --quiet --warnings-as-errors='*'
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-wheel
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(TSAN_DIR) $(FUZZ_DIR) build-wheel

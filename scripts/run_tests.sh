@@ -29,6 +29,15 @@ run_asan() {
     ctest -L unit --output-on-failure -j"$(nproc)")
 }
 
+# The ThreadSanitizer pass: the io, refresh, namespace and scan tests (label tsan).
+run_tsan() {
+  local dir=$1
+  [ -d "$dir" ] || { log "missing ThreadSanitizer build $dir (make build-tsan)"; return 1; }
+  log "io/refresh/namespace/scan tests under ThreadSanitizer ($dir)"
+  (cd "$dir" && TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+    ctest -L tsan --output-on-failure -j"$(nproc)")
+}
+
 if [ "${1:-}" = "--asan-only" ]; then
   run_asan "${2:?usage: run_tests.sh --asan-only ASAN_DIR}"
   exit
@@ -59,5 +68,17 @@ log "all tests of $BUILD_DIR"
 if [ -n "$ASAN_DIR" ]; then
   run_asan "$ASAN_DIR" || status=1
 fi
+# ThreadSanitizer pass (label tsan of TSAN_DIR; make build-tsan).
+if [ -n "${TSAN_DIR:-}" ]; then
+  run_tsan "$(realpath "$TSAN_DIR")" || status=1
+fi
+# A short run of every libFuzzer target over its committed corpus (make build-fuzz).
+if [ -n "${FUZZ_DIR:-}" ]; then
+  log "fuzz targets, short budget ($FUZZ_DIR)"
+  scripts/fuzz.sh run --short "$(realpath "$FUZZ_DIR")" || status=1
+fi
+# Every log and output of this run, scanned for the secrets the tests used.
+log "scanning the run's logs for secrets"
+scripts/scan_secrets.sh "$BUILD_DIR" ${ASAN_DIR:+"$ASAN_DIR"} || status=1
 [ "$status" -eq 0 ] && log "all passed" || log "FAILED (see above)"
 exit "$status"

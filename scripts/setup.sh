@@ -16,6 +16,9 @@ APT_PACKAGES=(
   # The REST namespace server (lance-cpp serve).
   libcpp-httplib-dev
   clang-format clang-tidy
+  # libFuzzer targets and their sanitizer runtimes (tests/fuzz, scripts/fuzz.sh); stress-ng
+  # loads the machine for `make stress`.
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev stress-ng
   python3 python3-venv python3-dev
   # The S3 tests' server: a single-node Ceph RGW (scripts/rgw.sh); uuidgen for its ids.
   ceph-mon ceph-osd radosgw uuid-runtime
