@@ -165,3 +165,14 @@ def test_the_ledger_module_appends_private_lines(tmp_path, monkeypatch):
     monkeypatch.delenv("LANCE_SECRETS_LEDGER")
     _secret_ledger.record("not-written-anywhere")
     assert len(path.read_text().splitlines()) == 3
+
+
+def test_bulk_data_is_skipped_but_dataset_metadata_is_scanned(tmp_path):
+    report = _scan(tmp_path, {
+        "t.lance/data/0.lance": b"rows " + SECRET.encode(),
+        "input.arrow": SECRET, "venv/lib/site-packages/pkg/mod.py": SECRET,
+        "t.lance/_versions/1.manifest": b"\x00opts " + SECRET.encode(),
+        "t.lance/_transactions/0-x.txn": "clean",
+    })
+    assert [Path(h.path).name for h in report.hits] == ["1.manifest"]
+    assert (report.files, report.skipped_data_files) == (2, 2)
