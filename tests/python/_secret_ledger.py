@@ -154,9 +154,25 @@ def _program(args) -> str:
 _NOT_KEPT = {"radosgw-admin"}
 
 
+def _keep_path(log_dir: str) -> str:
+    return os.path.join(log_dir, f"pytest-subprocess-{os.getpid()}.log")
+
+
+def keep(program: str, output) -> None:
+    """Appends the output a test read from a long-running process (a server it stopped)
+    to the kept log, for the scan; no-op without LANCE_TEST_LOG_DIR."""
+    log_dir = os.environ.get("LANCE_TEST_LOG_DIR")
+    if not log_dir:
+        return
+    test = os.environ.get("PYTEST_CURRENT_TEST", "?")
+    os.makedirs(log_dir, exist_ok=True)
+    with _LOCK, open(_keep_path(log_dir), "a", encoding="utf-8") as f:
+        f.write(f"== {test}: {program} (output read by the test)\n{_text(output)}\n")
+
+
 def hook_subprocess_output(log_dir: str) -> None:
     os.makedirs(log_dir, exist_ok=True)
-    path = os.path.join(log_dir, f"pytest-subprocess-{os.getpid()}.log")
+    path = _keep_path(log_dir)
     original = subprocess.Popen.communicate
     if getattr(original, "_keeps_output", False):
         return
