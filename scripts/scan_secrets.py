@@ -104,6 +104,11 @@ class Report:
                 "seconds": round(self.seconds, 2)}
 
 
+def ledger_labels(path: Path) -> List[str]:
+    return [line.partition("\t")[0] for line in
+            path.read_text(encoding="utf-8", errors="replace").splitlines() if line]
+
+
 def read_ledger(path: Path) -> Tuple[List[Secret], int]:
     """Distinct secrets of the ledger (first label wins) and how many were too short."""
     seen: Dict[str, Secret] = {}
@@ -348,6 +353,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sc.add_argument("--summary", type=Path)
     sc.add_argument("--min-entries", type=int, default=0,
                     help="fail when the ledger has fewer distinct secrets")
+    sc.add_argument("--require-label", action="append", default=[],
+                    help="fail unless some ledger label contains this text (e.g. a "
+                         "minted key's 'secret of'); repeatable")
     sc.add_argument("paths", nargs="*")
     sub.add_parser("control")
     args = parser.parse_args(argv)
@@ -367,6 +375,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f"{args.min_entries}: the tests did not record what they used",
               file=sys.stderr)
         status = 2
+    labels = ledger_labels(args.ledger)
+    for wanted in args.require_label:
+        if not any(wanted in label for label in labels):
+            print(f"[secrets] no ledger entry labelled '{wanted}': the tests that obtain "
+                  "such secrets did not record them", file=sys.stderr)
+            status = 2
     if report.hits:
         status = 1
     if args.summary:

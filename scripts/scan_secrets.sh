@@ -15,8 +15,10 @@
 #
 # First a positive control (a canary planted in temporary logs in every encoding must be
 # found, its redacted form must not); then the scan. Exit 0 only when the control passed,
-# the ledger holds at least LANCE_SECRETS_MIN_ENTRIES (default 3) secrets, and nothing was
-# found. The summary goes to $LANCE_TEST_LOG_DIR/secrets-summary.json.
+# the ledger holds at least LANCE_SECRETS_MIN_ENTRIES (default 3) secrets and the kinds
+# named by LANCE_SECRETS_REQUIRE (below), and nothing was found. The summary (counts, and
+# the label and file:line of each hit, never a secret) goes to
+# $LANCE_TEST_LOG_DIR/secrets-summary.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=$(realpath "${1:?usage: scan_secrets.sh BUILD_DIR [ASAN_DIR]}")
@@ -36,6 +38,13 @@ if [ -n "${FUZZ_DIR:-}" ] && [ -d "$FUZZ_DIR" ]; then
   while IFS= read -r -d '' f; do paths+=("$f"); done \
     < <(find "$(realpath "$FUZZ_DIR")" -name '*.log' -type f -print0)
 fi
+# What a full run must have recorded: the RGW's root key (run_tests.sh), keys minted with
+# radosgw-admin ("secret of", s3_env.cc and _vending.py) and STS session tokens ("token of",
+# s3_env.cc AssumeRole). LANCE_SECRETS_REQUIRE (comma-separated) overrides, e.g. for a
+# partial run.
+required=()
+IFS=, read -r -a wanted <<<"${LANCE_SECRETS_REQUIRE-LANCE_S3_SECRET_KEY,secret of,token of}"
+for w in "${wanted[@]}"; do [ -n "$w" ] && required+=(--require-label "$w"); done
 exec "$PY" scripts/scan_secrets.py scan --ledger "$LEDGER" \
   --summary "$LOG_DIR/secrets-summary.json" \
-  --min-entries "${LANCE_SECRETS_MIN_ENTRIES:-3}" "${paths[@]}"
+  --min-entries "${LANCE_SECRETS_MIN_ENTRIES:-3}" "${required[@]}" "${paths[@]}"

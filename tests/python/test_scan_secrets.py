@@ -176,3 +176,16 @@ def test_bulk_data_is_skipped_but_dataset_metadata_is_scanned(tmp_path):
     })
     assert [Path(h.path).name for h in report.hits] == ["1.manifest"]
     assert (report.files, report.skipped_data_files) == (2, 2)
+
+
+def test_the_command_fails_when_a_required_kind_of_secret_was_not_recorded(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    ledger = _ledger(tmp_path, ("LANCE_S3_SECRET_KEY", SECRET),
+                     ("secret of LCTA***", "another-secret-1"))
+    ok = _run_cli("scan", "--ledger", str(ledger), "--require-label", "LANCE_S3_SECRET_KEY",
+                  "--require-label", "secret of", str(logs))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    missing = _run_cli("scan", "--ledger", str(ledger), "--require-label", "token of",
+                       str(logs))
+    assert missing.returncode == 2 and "'token of'" in missing.stderr
