@@ -68,12 +68,12 @@ struct ManifestBuildOptions {
 ///
 /// Append and Delete start from a copy of `previous`, so fields this library does not
 /// know survive. New fragments get ids above the high-water mark (Append) or 0..n-1
-/// (Overwrite, which keeps the previous high-water mark in max_fragment_id); fragments are sorted by id; feature flags, max_fragment_id, timestamp,
-/// writer_version and transaction_file are set. Data files of another V2 version than the
-/// manifest's data_format turn on kFlagMixedDataFileVersions (as Lance 14).
-/// \return Conflict when a Delete names a fragment `previous` no longer has;
-/// NotImplemented for operations this library does not apply; Invalid when legacy
-/// (0.x) and V2 data files would be mixed.
+/// (Overwrite, which keeps the previous high-water mark in max_fragment_id); fragments
+/// are sorted by id; feature flags, max_fragment_id, timestamp, writer_version and
+/// transaction_file are set. Data files of another V2 version than the manifest's
+/// data_format turn on kFlagMixedDataFileVersions (as Lance 14). \return Conflict when a
+/// Delete names a fragment `previous` no longer has; NotImplemented for operations this
+/// library does not apply; Invalid when legacy (0.x) and V2 data files would be mixed.
 Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
                                    const pb::Transaction& txn, uint64_t version,
                                    const ManifestBuildOptions& options);

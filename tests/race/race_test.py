@@ -79,7 +79,7 @@ def run_store(store: str, commits: int, seed: int, workdir: str) -> dict:
     start = time.monotonic()
     procs = []
     logs = []
-    env = dict(os.environ)
+    env = dict(os.environ, LANCE_RACE_STORAGE_OPTIONS=json.dumps(so))
     for p in range(CPP_PROCESSES + PY_PROCESSES):
         engine = "cpp" if p < CPP_PROCESSES else "py"
         log = os.path.join(workdir, f"{store}-writer{p}.jsonl")
@@ -87,7 +87,7 @@ def run_store(store: str, commits: int, seed: int, workdir: str) -> dict:
         cmd = [sys.executable, os.path.join(HERE, "race_writer.py"), "--engine", engine,
                "--uri", uri, "--writer", str(p), "--ops", str(ops), "--seed", str(seed),
                "--threads", str(CPP_THREADS if engine == "cpp" else PY_THREADS),
-               "--log", log, "--storage-options", json.dumps(so)]
+               "--log", log]
         procs.append(subprocess.Popen(cmd, env=env))
     for proc in procs:
         if proc.wait() != 0:

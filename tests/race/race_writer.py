@@ -17,6 +17,7 @@ so the driver can tie each version of the dataset to the operation that committe
 """
 import argparse
 import json
+import os
 import random
 import threading
 import time
@@ -59,13 +60,13 @@ def main() -> None:
     ap.add_argument("--ops", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", required=True)
-    ap.add_argument("--storage-options", default="{}")
     args = ap.parse_args()
     if args.engine == "cpp":
         import lance_cpp as lance
     else:
         import lance
-    so = json.loads(args.storage_options) or None
+    # Storage options (S3 keys) come through the environment, never the command line.
+    so = json.loads(os.environ.get("LANCE_RACE_STORAGE_OPTIONS", "{}")) or None
     out = open(args.log, "w", encoding="utf-8")
     out_lock = threading.Lock()
 

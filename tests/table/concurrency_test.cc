@@ -183,7 +183,8 @@ TEST(ConcurrencyTest, ALateOverwriteWinsOverAnAppend) {
   ASSERT_OK_AND_ASSIGN(auto overwrite_frags, WriteFragments(*reader, uri, overwrite));
   ASSERT_OK_AND_ASSIGN(auto appended, Dataset::Commit(uri, AppendOp{append_frags}, 1));
   EXPECT_EQ(appended->version(), 2u);
-  ASSERT_OK_AND_ASSIGN(auto won, Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 1));
+  ASSERT_OK_AND_ASSIGN(auto won,
+                       Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 1));
   EXPECT_EQ(won->version(), 3u);
   EXPECT_EQ(SortedIds(*won), Range(500, 5));
   ASSERT_EQ(won->fragments().size(), 1u);
@@ -198,7 +199,8 @@ TEST(ConcurrencyTest, ALateOverwriteWinsOverAnAppend) {
   // Two overwrites planned against the same version: the second gets a retryable
   // conflict (pylance 14 reports the same).
   const auto second = Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 2);
-  EXPECT_THAT(second, IsErrorWith(StatusCode::kConflict, "both replaced the whole dataset"));
+  EXPECT_THAT(second,
+              IsErrorWith(StatusCode::kConflict, "both replaced the whole dataset"));
   EXPECT_TRUE(second.status().retryable());
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
   EXPECT_EQ(ds->version(), 3u);

@@ -235,7 +235,8 @@ TEST(ConflictTest, OverwriteWinsOverEverythingButAnotherOverwrite) {
   delete_k.mutable_update_config()->add_delete_keys("k");
   EXPECT_THAT(check(delete_k), IsErrorWith(StatusCode::kConflict, "config key k"));
   pb::Transaction new_style;
-  auto* entry = new_style.mutable_update_config()->mutable_config_updates()->add_update_entries();
+  auto* entry =
+      new_style.mutable_update_config()->mutable_config_updates()->add_update_entries();
   entry->set_key("k");
   EXPECT_THAT(check(new_style), IsErrorWith(StatusCode::kConflict, "config key k"));
   pb::Transaction other_overwrite = Overwrite(1);
@@ -275,13 +276,12 @@ TEST(ConflictTest, EveryLanceOperation) {
     *t->mutable_rewrite()->add_groups()->add_old_fragments() = Fragment(1, 10);
   });
   add("Merge", false, false, [](pb::Transaction* t) { t->mutable_merge(); });
-  add("Merge preserving", true, false, [](pb::Transaction* t) {
-    t->mutable_merge()->set_preserves_nullability(true);
-  });
-  add("Restore", false, false, [](pb::Transaction* t) { t->mutable_restore()->set_version(2); });
-  add("ReserveFragments", true, true, [](pb::Transaction* t) {
-    t->mutable_reserve_fragments()->set_num_fragments(3);
-  });
+  add("Merge preserving", true, false,
+      [](pb::Transaction* t) { t->mutable_merge()->set_preserves_nullability(true); });
+  add("Restore", false, false,
+      [](pb::Transaction* t) { t->mutable_restore()->set_version(2); });
+  add("ReserveFragments", true, true,
+      [](pb::Transaction* t) { t->mutable_reserve_fragments()->set_num_fragments(3); });
   add("Update other", true, true, [](pb::Transaction* t) {
     t->mutable_update()->add_removed_fragment_ids(2);
     *t->mutable_update()->add_new_fragments() = Fragment(9, 1);
@@ -290,9 +290,8 @@ TEST(ConflictTest, EveryLanceOperation) {
     *t->mutable_update()->add_updated_fragments() = Fragment(1, 10);
   });
   add("Project", false, true, [](pb::Transaction* t) { t->mutable_project(); });
-  add("Project preserving", true, true, [](pb::Transaction* t) {
-    t->mutable_project()->set_preserves_nullability(true);
-  });
+  add("Project preserving", true, true,
+      [](pb::Transaction* t) { t->mutable_project()->set_preserves_nullability(true); });
   add("UpdateConfig", true, true, [](pb::Transaction* t) { t->mutable_update_config(); });
   add("DataReplacement other", true, true, [](pb::Transaction* t) {
     t->mutable_data_replacement()->add_replacements()->set_fragment_id(0);
@@ -308,7 +307,8 @@ TEST(ConflictTest, EveryLanceOperation) {
     t->mutable_data_overlay()->add_groups()->set_fragment_id(1);
   });
   // Lance's "incompatible" conflicts (no retry helps) against its "retryable" ones.
-  const std::set<std::string> incompatible = {"Overwrite", "Restore", "UpdateMemWalState"};
+  const std::set<std::string> incompatible = {"Overwrite", "Restore",
+                                              "UpdateMemWalState"};
   for (const Case& c : cases) {
     const Status append = CheckConflict(Append(4, 1), c.txn, 5, "memory://x");
     EXPECT_EQ(append.ok(), c.append_ok) << "Append over " << c.name << ": " << append;
@@ -336,7 +336,8 @@ TEST(ConflictTest, UnknownOperationOfANewerLance) {
   std::string wire = theirs.SerializeAsString() + std::string("\xa2\x07\x00", 3);
   ASSERT_TRUE(theirs.ParseFromString(wire));
   EXPECT_EQ(theirs.operation_case(), pb::Transaction::OPERATION_NOT_SET);
-  EXPECT_EQ(OperationName(theirs), "operation unknown to lance-cpp (transaction field 116)");
+  EXPECT_EQ(OperationName(theirs),
+            "operation unknown to lance-cpp (transaction field 116)");
   EXPECT_THAT(CheckConflict(Append(4, 1), theirs, 5, "memory://x"),
               IsErrorWith(StatusCode::kConflict, "transaction field 116"));
   EXPECT_THAT(CheckConflict(Delete(4, {0}, {}), theirs, 5, "memory://x"),
@@ -379,26 +380,36 @@ TEST(FeatureFlagTest, MixedDataFileVersions) {
   // A manifest of 2.2 files appended with a 2.1 file gets the flag in both words, and
   // keeps it on later commits.
   pb::Transaction create = Overwrite(1);
-  create.mutable_overwrite()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  create.mutable_overwrite()
+      ->mutable_fragments(0)
+      ->mutable_files(0)
+      ->set_file_minor_version(2);
   pb::Manifest v1 = *BuildManifest(nullptr, create, 1, {"2.2", ""});
   EXPECT_EQ(v1.reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
   pb::Transaction append = Append(1, 1);
-  append.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(1);
+  append.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(
+      1);
   auto v2 = BuildManifest(&v1, append, 2, {});
   ASSERT_TRUE(v2.ok()) << v2.status();
   EXPECT_EQ(v2->data_format().version(), "2.2");
   EXPECT_NE(v2->reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
   EXPECT_NE(v2->writer_feature_flags() & kFlagMixedDataFileVersions, 0u);
   pb::Transaction append22 = Append(2, 1);
-  append22.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  append22.mutable_append()
+      ->mutable_fragments(0)
+      ->mutable_files(0)
+      ->set_file_minor_version(2);
   auto v3 = BuildManifest(&*v2, append22, 3, {});
   ASSERT_TRUE(v3.ok()) << v3.status();
   EXPECT_NE(v3->reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
   // Legacy files never join V2 ones.
   pb::Transaction legacy = Append(1, 1);
-  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_major_version(0);
-  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
-  EXPECT_THAT(BuildManifest(&v1, legacy, 2, {}), IsErrorWith(StatusCode::kInvalid, "legacy"));
+  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_major_version(
+      0);
+  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(
+      2);
+  EXPECT_THAT(BuildManifest(&v1, legacy, 2, {}),
+              IsErrorWith(StatusCode::kInvalid, "legacy"));
 }
 
 TEST(FeatureFlagTest, RefusesWhatWeCannotHonour) {
@@ -454,7 +465,8 @@ TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
   EXPECT_TRUE(v4->index_section.empty());
   // A second overwrite planned against version 1 now meets the first: retryable.
   const auto again = CommitTransaction(dir, &*v1, late, options);
-  EXPECT_THAT(again, IsErrorWith(StatusCode::kConflict, "Overwrite committed concurrently"));
+  EXPECT_THAT(again,
+              IsErrorWith(StatusCode::kConflict, "Overwrite committed concurrently"));
   EXPECT_TRUE(again.status().retryable());
   // A concurrent commit whose transaction cannot be read is a conflict too.
   pb::Manifest foreign = v4->manifest;
