@@ -130,3 +130,30 @@ def test_delete_replans_over_a_delete_of_the_same_fragment(tmp_path: Path,
     lance.dataset(uri).delete("id = 1")
     stale.delete("id = 2")
     assert outcome(lance.dataset(uri))[:2] == (3, [0, 3, 4, 5, 6, 7, 8, 9])
+
+
+# Operations only pylance commits here; the late Overwrite of either engine wins over each.
+PYLANCE_FIRST: List[Tuple[str, Callable[[str], None]]] = [
+    ("restore", lambda uri: lance.dataset(uri).checkout_version(1).restore()),
+    ("compaction", lambda uri: lance.dataset(uri).optimize.compact_files()),
+    ("update", lambda uri: lance.dataset(uri).update({"id": "id + 1000"}, "id < 3")),
+    ("add_columns", lambda uri: lance.dataset(uri).add_columns({"y": "id * 2"})),
+    ("drop_columns", lambda uri: [lance.dataset(uri).add_columns({"y": "id * 2"}),
+                                  lance.dataset(uri).drop_columns(["y"])]),
+]
+
+
+@pytest.mark.parametrize("first", [name for name, _ in PYLANCE_FIRST])
+@pytest.mark.parametrize("engine", ["cpp", "py"])
+def test_late_overwrite_wins_over_maintenance_like_pylance(tmp_path: Path, first: str,
+                                                           engine: str) -> None:
+    act = dict(PYLANCE_FIRST)[first]
+    results = []
+    for who in ("py", engine):
+        uri = fresh(tmp_path, f"{first}-{who}")
+        lance.write_dataset(rows(10, 20), uri, mode="append", max_rows_per_file=5)  # v2
+        act(uri)
+        results.append(outcome(late_overwrite(ENGINES[who], uri, read_version=2)))
+        assert outcome(lance.dataset(uri)) == results[-1]
+    assert results[1] == results[0]
+    assert results[0][1] == [500, 501, 502]
