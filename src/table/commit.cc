@@ -103,6 +103,12 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
                              dir.Uri());
     }
 
+    if (read == nullptr) {
+      // Creating a dataset never rebases (as Lance's commit of a new dataset): someone
+      // else created it first, whatever we meant to write.
+      return Status::Conflict("Commit conflict on " + dir.Uri() +
+                              ": the dataset was created concurrently by another writer");
+    }
     // Lost the race for `version`. Read every version committed since the last check
     // and make sure our transaction still makes sense on top of each.
     LANCE_ASSIGN_OR_RAISE(auto latest, FindLatestManifest(dir));

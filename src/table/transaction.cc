@@ -282,13 +282,19 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
       for (const auto& [k, v] : op.config_upsert_values()) (*m.mutable_config())[k] = v;
       *m.mutable_fields() = op.schema();
       *m.mutable_schema_metadata() = op.schema_metadata();
-      uint64_t next_id = 0;
+      // Fragment ids 0, 1, ... as Lance's build_manifest; max_fragment_id stays the
+      // high-water mark of every id ever used (Lance's new_from_previous and
+      // update_max_fragment_id), also when an Overwrite is rebased over appends.
+      // (pylance 14 goes further and numbers the new fragments above the mark.)
+      int64_t mark = previous != nullptr ? HighWaterMark(*previous) : -1;
+      int64_t next_id = 0;
       for (const auto& frag : op.fragments()) {
         pb::DataFragment* out = m.add_fragments();
         *out = frag;
-        out->set_id(next_id++);
+        out->set_id(static_cast<uint64_t>(next_id++));
       }
-      if (next_id > 0) m.set_max_fragment_id(static_cast<uint32_t>(next_id - 1));
+      mark = std::max(mark, next_id - 1);
+      if (mark >= 0) m.set_max_fragment_id(static_cast<uint32_t>(mark));
       m.mutable_data_format()->set_file_format("lance");
       m.mutable_data_format()->set_version(options.data_storage_version.empty()
                                                ? InferDataFormat(op)
@@ -417,9 +423,39 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
   };
   switch (mine.operation_case()) {
     case Op::kOverwrite:
-      // Conservative: an overwrite planned against an older version must not silently
-      // discard rows someone else just committed (Lance lets the overwrite win).
-      return retryable("an Overwrite is only committed against the latest version");
+      // Lance's check_overwrite_txn: an Overwrite replaces the schema and every fragment,
+      // so whatever was committed since its read version is discarded and it wins. Only
+      // table-level settings survive an Overwrite, so it clashes with a concurrent
+      // change of the same config keys. Two Overwrites: pylance 14 reports a retryable
+      // conflict (Lance 1.0.0-beta.1 let the later one win when their keys differ).
+      switch (t) {
+        case Op::kOverwrite:
+        case Op::kUpdateConfig: {
+          const auto a = ConfigKeys(mine);
+          for (const auto& k : ConfigKeys(theirs)) {
+            if (a.count(k) != 0) return incompatible("both set config key " + k);
+          }
+          if (t == Op::kOverwrite) return retryable("both replaced the whole dataset");
+          return Status::OK();
+        }
+        case Op::kAppend:
+        case Op::kDelete:
+        case Op::kCreateIndex:
+        case Op::kRewrite:
+        case Op::kMerge:
+        case Op::kRestore:
+        case Op::kReserveFragments:
+        case Op::kUpdate:
+        case Op::kProject:
+        case Op::kDataReplacement:
+        case Op::kDataOverlay:
+        case Op::kClone:
+        case Op::kUpdateBases:
+          return Status::OK();
+        default:
+          // UpdateMemWalState and operations this build does not know.
+          return incompatible("");
+      }
     case Op::kAppend:
       if (MayAlterNullability(theirs)) {
         return retryable(

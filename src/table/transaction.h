@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -67,12 +68,12 @@ struct ManifestBuildOptions {
 ///
 /// Append and Delete start from a copy of `previous`, so fields this library does not
 /// know survive. New fragments get ids above the high-water mark (Append) or 0..n-1
-/// (Overwrite); fragments are sorted by id; feature flags, max_fragment_id, timestamp,
-/// writer_version and transaction_file are set. Data files of another V2 version than the
-/// manifest's data_format turn on kFlagMixedDataFileVersions (as Lance 14).
-/// \return Conflict when a Delete names a fragment `previous` no longer has;
-/// NotImplemented for operations this library does not apply; Invalid when legacy
-/// (0.x) and V2 data files would be mixed.
+/// (Overwrite, which keeps the previous high-water mark in max_fragment_id); fragments
+/// are sorted by id; feature flags, max_fragment_id, timestamp, writer_version and
+/// transaction_file are set. Data files of another V2 version than the manifest's
+/// data_format turn on kFlagMixedDataFileVersions (as Lance 14). \return Conflict when a
+/// Delete names a fragment `previous` no longer has; NotImplemented for operations this
+/// library does not apply; Invalid when legacy (0.x) and V2 data files would be mixed.
 Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
                                    const pb::Transaction& txn, uint64_t version,
                                    const ManifestBuildOptions& options);
@@ -85,8 +86,12 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
 /// UpdateMemWalState, a Merge / Project that may change nullability and unknown
 /// operations; a Delete over everything that does not touch (rewrite, replace, update,
 /// delete) the fragments it changed, except Merge, Overwrite, Restore,
-/// UpdateMemWalState and unknown operations. An Overwrite is only committed against the
-/// latest version (stricter than Lance, which lets it win).
+/// UpdateMemWalState and unknown operations. An Overwrite wins over everything
+/// (Lance's check_overwrite_txn) except an Overwrite or UpdateConfig that sets or
+/// deletes one of the config keys it sets, UpdateMemWalState and unknown operations
+/// (incompatible) and another Overwrite (retryable, as pylance 14 reports it); the
+/// rebased manifest is built from the latest one, so only its config and table
+/// metadata survive.
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri);
 
@@ -113,6 +118,11 @@ Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m);
 Status CheckMaintenanceConflict(const pb::Transaction& mine,
                                 const pb::Transaction& theirs, uint64_t their_version,
                                 std::string_view uri);
+
+/// \brief Config keys `txn` (an UpdateConfig or an Overwrite) sets or deletes; empty for
+/// other operations. Two such transactions clash when they share a key (Lance's
+/// upsert_key_conflict).
+std::set<std::string> ConfigKeys(const pb::Transaction& txn);
 
 /// \brief The transaction that produced `manifest`: its inline section, else its .txn
 /// file. \return NotFound when it has neither; Corrupt naming the file.

@@ -139,7 +139,15 @@ Status ApplyUpdateConfig(const pb::Transaction::UpdateConfig& op, pb::Manifest* 
   return Status::OK();
 }
 
-// Keys a config change sets or deletes (for UpdateConfig vs UpdateConfig / Overwrite).
+bool TouchesSchemaMetadata(const pb::Transaction::UpdateConfig& op) {
+  return op.has_schema_metadata_updates() || !op.schema_metadata().empty();
+}
+bool TouchesFieldMetadata(const pb::Transaction::UpdateConfig& op) {
+  return !op.field_metadata_updates().empty() || !op.field_metadata().empty();
+}
+
+}  // namespace
+
 std::set<std::string> ConfigKeys(const pb::Transaction& txn) {
   std::set<std::string> keys;
   if (txn.has_update_config()) {
@@ -152,15 +160,6 @@ std::set<std::string> ConfigKeys(const pb::Transaction& txn) {
   }
   return keys;
 }
-
-bool TouchesSchemaMetadata(const pb::Transaction::UpdateConfig& op) {
-  return op.has_schema_metadata_updates() || !op.schema_metadata().empty();
-}
-bool TouchesFieldMetadata(const pb::Transaction::UpdateConfig& op) {
-  return !op.field_metadata_updates().empty() || !op.field_metadata().empty();
-}
-
-}  // namespace
 
 RestoreSourceScope::RestoreSourceScope(const pb::Manifest* source)
     : previous_(g_restore_source) {

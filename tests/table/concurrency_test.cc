@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Concurrent writers: appends from many threads and from separate processes all land
-// with distinct versions; races that cannot be rebased are reported as Conflict.
+// with distinct versions; a late Overwrite wins; races that cannot be rebased are
+// reported as Conflict of the kind Lance reports. Every expectation follows from which
+// commits succeeded (and in which order), never a range of row counts.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
@@ -152,7 +154,19 @@ TEST(ConcurrencyTest, ProcessesAppendingConcurrentlyAllLand) {
   EXPECT_EQ(SortedIds(*ds), expected);
 }
 
-TEST(ConcurrencyTest, OverwriteRacingAnAppendConflicts) {
+std::vector<int64_t> Range(int64_t first, int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < n; ++i) out.push_back(first + i);
+  return out;
+}
+
+std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  return a;
+}
+
+TEST(ConcurrencyTest, ALateOverwriteWinsOverAnAppend) {
   const std::string uri = table_testing::UniqueMemoryUri();
   ASSERT_OK(WriteRows(uri, 0, 10).status());
   WriteParams append;
@@ -161,47 +175,70 @@ TEST(ConcurrencyTest, OverwriteRacingAnAppendConflicts) {
   overwrite.mode = WriteMode::kOverwrite;
   const SchemaPtr s = MakeBatch(0, 1)->schema();
 
-  // Both planned against version 1; the append commits first.
+  // Both planned against version 1; the append commits first, then the overwrite lands
+  // on top of it and wins, as in Lance.
   auto reader = ReaderOf({MakeBatch(100, 5)});
   ASSERT_OK_AND_ASSIGN(auto append_frags, WriteFragments(*reader, uri, append));
   reader = ReaderOf({MakeBatch(500, 5)});
   ASSERT_OK_AND_ASSIGN(auto overwrite_frags, WriteFragments(*reader, uri, overwrite));
-  ASSERT_OK(Dataset::Commit(uri, AppendOp{append_frags}, 1).status());
-  EXPECT_THAT(
-      Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 1),
-      IsErrorWith(StatusCode::kConflict, "Append committed concurrently as version 2"));
+  ASSERT_OK_AND_ASSIGN(auto appended, Dataset::Commit(uri, AppendOp{append_frags}, 1));
+  EXPECT_EQ(appended->version(), 2u);
+  ASSERT_OK_AND_ASSIGN(auto won,
+                       Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 1));
+  EXPECT_EQ(won->version(), 3u);
+  EXPECT_EQ(SortedIds(*won), Range(500, 5));
+  ASSERT_EQ(won->fragments().size(), 1u);
+  EXPECT_EQ(won->fragments()[0].id, 0u);
 
-  // The other order: the overwrite lands, the append planned against 2 conflicts.
-  ASSERT_OK(Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 2).status());
-  EXPECT_THAT(Dataset::Commit(uri, AppendOp{append_frags}, 2),
-              IsErrorWith(StatusCode::kConflict,
-                          "Overwrite committed concurrently as version 3"));
+  // An append planned against version 2 cannot be rebased over that overwrite:
+  // incompatible (no retry helps), and nothing is committed.
+  const auto lost = Dataset::Commit(uri, AppendOp{append_frags}, 2);
+  EXPECT_THAT(lost, IsErrorWith(StatusCode::kConflict,
+                                "Overwrite committed concurrently as version 3"));
+  EXPECT_FALSE(lost.status().retryable());
+  // Two overwrites planned against the same version: the second gets a retryable
+  // conflict (pylance 14 reports the same).
+  const auto second = Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 2);
+  EXPECT_THAT(second,
+              IsErrorWith(StatusCode::kConflict, "both replaced the whole dataset"));
+  EXPECT_TRUE(second.status().retryable());
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
   EXPECT_EQ(ds->version(), 3u);
-  EXPECT_EQ(SortedIds(*ds), (std::vector<int64_t>{500, 501, 502, 503, 504}));
+  EXPECT_EQ(SortedIds(*ds), Range(500, 5));
 
-  // Real threads: whatever the interleaving, each either commits or gets Conflict, and
-  // the final dataset is one of the serial outcomes.
+  // Real threads: the overwrite always commits; the append commits unless the overwrite
+  // committed after it read, and then fails with an incompatible conflict. The final
+  // table follows from the order of the successful commits.
   for (int round = 0; round < 10; ++round) {
     const std::string u = table_testing::UniqueMemoryUri();
     ASSERT_OK(WriteRows(u, 0, 10).status());
-    Status a_status, o_status;
+    Result<std::shared_ptr<Dataset>> a_result = Status::OK();
+    Result<std::shared_ptr<Dataset>> o_result = Status::OK();
     std::thread a([&] {
-      append.commit_retries = 100;
-      a_status = WriteRows(u, 100, 5, append).status();
+      WriteParams params = append;
+      params.commit_retries = 100;
+      a_result = WriteRows(u, 100, 5, params);
     });
-    std::thread o([&] { o_status = WriteRows(u, 500, 5, overwrite).status(); });
+    std::thread o([&] { o_result = WriteRows(u, 500, 5, overwrite); });
     a.join();
     o.join();
-    EXPECT_TRUE(a_status.ok() || a_status.IsConflict()) << a_status;
-    EXPECT_TRUE(o_status.ok() || o_status.IsConflict()) << o_status;
+    ASSERT_TRUE(o_result.ok()) << o_result.status();
     ASSERT_OK_AND_ASSIGN(auto d, Dataset::Open(u));
-    const auto ids = SortedIds(*d);
-    const int64_t n = static_cast<int64_t>(ids.size());
-    // Serial outcomes: append then overwrite (5 rows), overwrite then append (10), or
-    // only one of them (15 / 5).
-    EXPECT_TRUE(n == 5 || n == 10 || n == 15) << n;
-    EXPECT_EQ(*d->CountRows(), n);
+    std::vector<int64_t> expected = Range(500, 5);
+    if (a_result.ok()) {
+      EXPECT_EQ(d->version(), 3u);
+      EXPECT_NE((*a_result)->version(), (*o_result)->version());
+      // Append after the overwrite: both sets of rows; before it: only the overwrite's.
+      if ((*a_result)->version() > (*o_result)->version()) {
+        expected = Concat(expected, Range(100, 5));
+      }
+    } else {
+      EXPECT_THAT(a_result, IsErrorWith(StatusCode::kConflict, "Overwrite"));
+      EXPECT_FALSE(a_result.status().retryable());
+      EXPECT_EQ(d->version(), 2u);
+    }
+    EXPECT_EQ(SortedIds(*d), expected) << "round " << round;
+    EXPECT_EQ(*d->CountRows(), static_cast<int64_t>(expected.size()));
   }
 }
 
@@ -217,8 +254,23 @@ TEST(ConcurrencyTest, DeletesRebaseOverOtherFragmentsAndConflictOnTheSame) {
   ASSERT_OK(b->Delete("id >= 10 AND id < 12"));  // fragment 1: rebased over a
   EXPECT_EQ(b->version(), 3u);
   EXPECT_EQ(*b->CountRows(), 25);
-  EXPECT_THAT(c->Delete("id = 5"), IsErrorWith(StatusCode::kConflict, "fragment 0"));
-  EXPECT_EQ(c->version(), 1u);  // unchanged after a failed delete
+  // c also changes fragment 0: a retryable conflict (the Python face retries it, as
+  // pylance's delete(conflict_retries=10)); nothing committed, c stays at version 1.
+  const Status retry = c->Delete("id = 5");
+  EXPECT_THAT(retry, IsErrorWith(StatusCode::kConflict, "fragment 0"));
+  EXPECT_TRUE(retry.retryable());
+  EXPECT_EQ(c->version(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto latest3, Dataset::Open(uri));
+  EXPECT_EQ(latest3->version(), 3u);
+  // Planned again on the latest version, it commits.
+  ASSERT_OK_AND_ASSIGN(c, Dataset::Open(uri));
+  ASSERT_OK(c->Delete("id = 5"));
+  EXPECT_EQ(c->version(), 4u);
+  std::vector<int64_t> expected;
+  for (int64_t i = 0; i < 30; ++i) {
+    if (i >= 3 && i != 5 && (i < 10 || i >= 12)) expected.push_back(i);
+  }
+  EXPECT_EQ(SortedIds(*c), expected);
 
   // A delete rebases over a concurrent append (and vice versa).
   ASSERT_OK_AND_ASSIGN(auto d, Dataset::Open(uri));
@@ -226,11 +278,25 @@ TEST(ConcurrencyTest, DeletesRebaseOverOtherFragmentsAndConflictOnTheSame) {
   append.mode = WriteMode::kAppend;
   ASSERT_OK(WriteRows(uri, 100, 5, append).status());
   ASSERT_OK(d->Delete("id >= 20 AND id < 25"));
-  EXPECT_EQ(d->version(), 5u);
-  EXPECT_EQ(*d->CountRows(), 25);  // 30 - 3 - 2 - 5 + 5
+  EXPECT_EQ(d->version(), 6u);
+  EXPECT_EQ(*d->CountRows(), 24);  // 30 - 3 - 2 - 1 - 5 + 5
   // The appended fragment is untouched by the delete planned before it existed.
   ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
   EXPECT_EQ(*latest->CountRows("id >= 100"), 5);
+
+  // A delete planned before an overwrite is incompatible with it: not retried, nothing
+  // committed, the object stays where it was.
+  ASSERT_OK_AND_ASSIGN(auto e, Dataset::Open(uri));
+  WriteParams overwrite;
+  overwrite.mode = WriteMode::kOverwrite;
+  ASSERT_OK(WriteRows(uri, 700, 3, overwrite).status());
+  const Status lost = e->Delete("id = 700");
+  EXPECT_THAT(lost, IsErrorWith(StatusCode::kConflict, "Overwrite"));
+  EXPECT_FALSE(lost.retryable());
+  EXPECT_EQ(e->version(), 6u);
+  ASSERT_OK_AND_ASSIGN(auto after, Dataset::Open(uri));
+  EXPECT_EQ(after->version(), 7u);
+  EXPECT_EQ(SortedIds(*after), Range(700, 3));
 }
 
 }  // namespace

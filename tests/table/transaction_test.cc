@@ -104,6 +104,24 @@ TEST(BuildManifestTest, AppendAssignsIdsAboveHighWaterMarkAndKeepsUnknownFields)
             std::string::npos);
 }
 
+TEST(BuildManifestTest, OverwriteOfAnExistingDatasetKeepsTheHighWaterMark) {
+  pb::Manifest base = *BuildManifest(nullptr, Overwrite(2), 1, {});
+  base.set_max_fragment_id(10);
+  (*base.mutable_config())["c"] = "kept";
+  auto m = BuildManifest(&base, Overwrite(2), 2, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->fragments_size(), 2);
+  EXPECT_EQ(m->fragments(0).id(), 0u);  // as Lance's build_manifest
+  EXPECT_EQ(m->fragments(1).id(), 1u);
+  EXPECT_EQ(m->max_fragment_id(), 10u);  // every id ever used stays below the mark
+  EXPECT_EQ(m->config().at("c"), "kept");
+  // No fragments: the mark stays.
+  auto empty = BuildManifest(&base, Overwrite(0), 2, {});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->fragments_size(), 0);
+  EXPECT_EQ(empty->max_fragment_id(), 10u);
+}
+
 TEST(BuildManifestTest, DeleteUpdatesAndRemovesFragments) {
   pb::Manifest base = *BuildManifest(nullptr, Overwrite(3), 1, {});
   auto m = BuildManifest(&base, Delete(1, {1}, {2}), 2, {});
@@ -132,7 +150,7 @@ TEST(ConflictTest, Rules) {
   EXPECT_FALSE(ok(Delete(4, {0}, {}), Delete(4, {1}, {0})));
   EXPECT_FALSE(ok(Delete(4, {3}, {}), Delete(4, {3}, {})));
   EXPECT_FALSE(ok(Append(4, 1), Overwrite(1)));
-  EXPECT_FALSE(ok(Overwrite(1), Append(4, 1)));
+  EXPECT_TRUE(ok(Overwrite(1), Append(4, 1)));  // a late Overwrite wins
   EXPECT_FALSE(ok(Delete(4, {0}, {}), Overwrite(1)));
   pb::Transaction rewrite;  // compaction of fragments 0 and 1
   auto* group = rewrite.mutable_rewrite()->add_groups();
@@ -154,8 +172,79 @@ TEST(ConflictTest, Rules) {
   EXPECT_TRUE(ok(Append(4, 1), merge));
   pb::Transaction unknown;  // no operation at all
   EXPECT_FALSE(ok(Append(4, 1), unknown));
-  EXPECT_THAT(CheckConflict(Overwrite(1), Append(4, 1), 5, "memory://x"),
+  EXPECT_THAT(CheckConflict(Overwrite(1), Overwrite(1), 5, "memory://x"),
               IsErrorWith(StatusCode::kConflict, "version 5"));
+}
+
+// Lance's check_overwrite_txn, with pylance 14's answer for two Overwrites: an Overwrite
+// rebases over everything (it replaces schema and fragments) except an Overwrite
+// (retryable), a change of the same config keys and UpdateMemWalState (incompatible).
+TEST(ConflictTest, OverwriteWinsOverEverythingButAnotherOverwrite) {
+  pb::Transaction mine = Overwrite(1);
+  mine.set_read_version(4);
+  const auto check = [&](const pb::Transaction& theirs) {
+    return CheckConflict(mine, theirs, 5, "memory://x");
+  };
+  std::vector<pb::Transaction> compatible = {Append(4, 2), Delete(4, {1}, {2})};
+  auto add = [&](auto set) {
+    pb::Transaction t;
+    t.set_read_version(4);
+    set(&t);
+    compatible.push_back(std::move(t));
+  };
+  add([](pb::Transaction* t) { t->mutable_create_index(); });
+  add([](pb::Transaction* t) {
+    *t->mutable_rewrite()->add_groups()->add_old_fragments() = Fragment(1, 10);
+  });
+  add([](pb::Transaction* t) { t->mutable_merge(); });
+  add([](pb::Transaction* t) { t->mutable_restore()->set_version(2); });
+  add([](pb::Transaction* t) { t->mutable_reserve_fragments()->set_num_fragments(3); });
+  add([](pb::Transaction* t) {
+    *t->mutable_update()->add_updated_fragments() = Fragment(1, 10);
+  });
+  add([](pb::Transaction* t) { t->mutable_project(); });
+  add([](pb::Transaction* t) {
+    (*t->mutable_update_config()->mutable_upsert_values())["other"] = "1";
+  });
+  add([](pb::Transaction* t) {
+    t->mutable_data_replacement()->add_replacements()->set_fragment_id(1);
+  });
+  add([](pb::Transaction* t) { t->mutable_clone(); });
+  add([](pb::Transaction* t) { t->mutable_update_bases(); });
+  for (const pb::Transaction& theirs : compatible) {
+    const Status st = check(theirs);
+    EXPECT_TRUE(st.ok()) << OperationName(theirs) << ": " << st;
+  }
+
+  const Status two = check(Overwrite(2));
+  EXPECT_THAT(two, IsErrorWith(StatusCode::kConflict, "both replaced the whole dataset"));
+  EXPECT_TRUE(two.retryable());
+
+  pb::Transaction wal;
+  wal.mutable_update_mem_wal_state();
+  EXPECT_THAT(check(wal), IsError(StatusCode::kConflict));
+  EXPECT_FALSE(check(wal).retryable());
+
+  // Config keys: the same key upserted or deleted on the other side is incompatible.
+  (*mine.mutable_overwrite()->mutable_config_upsert_values())["k"] = "mine";
+  pb::Transaction set_k;
+  (*set_k.mutable_update_config()->mutable_upsert_values())["k"] = "theirs";
+  EXPECT_THAT(check(set_k), IsErrorWith(StatusCode::kConflict, "config key k"));
+  EXPECT_FALSE(check(set_k).retryable());
+  pb::Transaction delete_k;
+  delete_k.mutable_update_config()->add_delete_keys("k");
+  EXPECT_THAT(check(delete_k), IsErrorWith(StatusCode::kConflict, "config key k"));
+  pb::Transaction new_style;
+  auto* entry =
+      new_style.mutable_update_config()->mutable_config_updates()->add_update_entries();
+  entry->set_key("k");
+  EXPECT_THAT(check(new_style), IsErrorWith(StatusCode::kConflict, "config key k"));
+  pb::Transaction other_overwrite = Overwrite(1);
+  (*other_overwrite.mutable_overwrite()->mutable_config_upsert_values())["k"] = "x";
+  EXPECT_FALSE(check(other_overwrite).retryable());
+
+  pb::Transaction unknown;  // an operation of a newer Lance: refused
+  EXPECT_THAT(check(unknown), IsError(StatusCode::kConflict));
 }
 
 // Every operation Lance 14 writes (transaction.proto fields 100-115), as the other side
@@ -187,13 +276,12 @@ TEST(ConflictTest, EveryLanceOperation) {
     *t->mutable_rewrite()->add_groups()->add_old_fragments() = Fragment(1, 10);
   });
   add("Merge", false, false, [](pb::Transaction* t) { t->mutable_merge(); });
-  add("Merge preserving", true, false, [](pb::Transaction* t) {
-    t->mutable_merge()->set_preserves_nullability(true);
-  });
-  add("Restore", false, false, [](pb::Transaction* t) { t->mutable_restore()->set_version(2); });
-  add("ReserveFragments", true, true, [](pb::Transaction* t) {
-    t->mutable_reserve_fragments()->set_num_fragments(3);
-  });
+  add("Merge preserving", true, false,
+      [](pb::Transaction* t) { t->mutable_merge()->set_preserves_nullability(true); });
+  add("Restore", false, false,
+      [](pb::Transaction* t) { t->mutable_restore()->set_version(2); });
+  add("ReserveFragments", true, true,
+      [](pb::Transaction* t) { t->mutable_reserve_fragments()->set_num_fragments(3); });
   add("Update other", true, true, [](pb::Transaction* t) {
     t->mutable_update()->add_removed_fragment_ids(2);
     *t->mutable_update()->add_new_fragments() = Fragment(9, 1);
@@ -202,9 +290,8 @@ TEST(ConflictTest, EveryLanceOperation) {
     *t->mutable_update()->add_updated_fragments() = Fragment(1, 10);
   });
   add("Project", false, true, [](pb::Transaction* t) { t->mutable_project(); });
-  add("Project preserving", true, true, [](pb::Transaction* t) {
-    t->mutable_project()->set_preserves_nullability(true);
-  });
+  add("Project preserving", true, true,
+      [](pb::Transaction* t) { t->mutable_project()->set_preserves_nullability(true); });
   add("UpdateConfig", true, true, [](pb::Transaction* t) { t->mutable_update_config(); });
   add("DataReplacement other", true, true, [](pb::Transaction* t) {
     t->mutable_data_replacement()->add_replacements()->set_fragment_id(0);
@@ -220,7 +307,8 @@ TEST(ConflictTest, EveryLanceOperation) {
     t->mutable_data_overlay()->add_groups()->set_fragment_id(1);
   });
   // Lance's "incompatible" conflicts (no retry helps) against its "retryable" ones.
-  const std::set<std::string> incompatible = {"Overwrite", "Restore", "UpdateMemWalState"};
+  const std::set<std::string> incompatible = {"Overwrite", "Restore",
+                                              "UpdateMemWalState"};
   for (const Case& c : cases) {
     const Status append = CheckConflict(Append(4, 1), c.txn, 5, "memory://x");
     EXPECT_EQ(append.ok(), c.append_ok) << "Append over " << c.name << ": " << append;
@@ -248,7 +336,8 @@ TEST(ConflictTest, UnknownOperationOfANewerLance) {
   std::string wire = theirs.SerializeAsString() + std::string("\xa2\x07\x00", 3);
   ASSERT_TRUE(theirs.ParseFromString(wire));
   EXPECT_EQ(theirs.operation_case(), pb::Transaction::OPERATION_NOT_SET);
-  EXPECT_EQ(OperationName(theirs), "operation unknown to lance-cpp (transaction field 116)");
+  EXPECT_EQ(OperationName(theirs),
+            "operation unknown to lance-cpp (transaction field 116)");
   EXPECT_THAT(CheckConflict(Append(4, 1), theirs, 5, "memory://x"),
               IsErrorWith(StatusCode::kConflict, "transaction field 116"));
   EXPECT_THAT(CheckConflict(Delete(4, {0}, {}), theirs, 5, "memory://x"),
@@ -291,26 +380,36 @@ TEST(FeatureFlagTest, MixedDataFileVersions) {
   // A manifest of 2.2 files appended with a 2.1 file gets the flag in both words, and
   // keeps it on later commits.
   pb::Transaction create = Overwrite(1);
-  create.mutable_overwrite()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  create.mutable_overwrite()
+      ->mutable_fragments(0)
+      ->mutable_files(0)
+      ->set_file_minor_version(2);
   pb::Manifest v1 = *BuildManifest(nullptr, create, 1, {"2.2", ""});
   EXPECT_EQ(v1.reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
   pb::Transaction append = Append(1, 1);
-  append.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(1);
+  append.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(
+      1);
   auto v2 = BuildManifest(&v1, append, 2, {});
   ASSERT_TRUE(v2.ok()) << v2.status();
   EXPECT_EQ(v2->data_format().version(), "2.2");
   EXPECT_NE(v2->reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
   EXPECT_NE(v2->writer_feature_flags() & kFlagMixedDataFileVersions, 0u);
   pb::Transaction append22 = Append(2, 1);
-  append22.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
+  append22.mutable_append()
+      ->mutable_fragments(0)
+      ->mutable_files(0)
+      ->set_file_minor_version(2);
   auto v3 = BuildManifest(&*v2, append22, 3, {});
   ASSERT_TRUE(v3.ok()) << v3.status();
   EXPECT_NE(v3->reader_feature_flags() & kFlagMixedDataFileVersions, 0u);
   // Legacy files never join V2 ones.
   pb::Transaction legacy = Append(1, 1);
-  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_major_version(0);
-  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(2);
-  EXPECT_THAT(BuildManifest(&v1, legacy, 2, {}), IsErrorWith(StatusCode::kInvalid, "legacy"));
+  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_major_version(
+      0);
+  legacy.mutable_append()->mutable_fragments(0)->mutable_files(0)->set_file_minor_version(
+      2);
+  EXPECT_THAT(BuildManifest(&v1, legacy, 2, {}),
+              IsErrorWith(StatusCode::kInvalid, "legacy"));
 }
 
 TEST(FeatureFlagTest, RefusesWhatWeCannotHonour) {
@@ -350,26 +449,87 @@ TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
   EXPECT_EQ(v3->manifest.transaction_file().substr(0, 2), "1-");
   EXPECT_TRUE(
       *store->Exists(dir.Key("_transactions/" + v3->manifest.transaction_file())));
-  // An overwrite planned against version 1 conflicts with them.
-  EXPECT_THAT(CommitTransaction(
-                  dir, &*v1,
-                  [] {
-                    pb::Transaction t = Overwrite(1);
-                    t.set_read_version(1);
-                    return t;
-                  }(),
-                  options),
-              IsErrorWith(StatusCode::kConflict, "version 2"));
+  // An overwrite planned against version 1 wins over both appends (as in Lance): it
+  // lands as version 4 with only its own fragments; the high-water mark stays.
+  pb::Transaction late = Overwrite(2);
+  late.set_read_version(1);
+  auto v4 = CommitTransaction(dir, &*v1, late, options);
+  ASSERT_TRUE(v4.ok()) << v4.status();
+  EXPECT_EQ(v4->manifest.version(), 4u);
+  ASSERT_EQ(v4->manifest.fragments_size(), 2);
+  EXPECT_EQ(v4->manifest.fragments(0).id(), 0u);
+  EXPECT_EQ(v4->manifest.fragments(1).id(), 1u);
+  EXPECT_EQ(v4->manifest.max_fragment_id(), 2u);
+  EXPECT_EQ(v4->manifest.fields(0).name(), "x");
+  EXPECT_EQ(v4->manifest.transaction_file().substr(0, 2), "1-");
+  EXPECT_TRUE(v4->index_section.empty());
+  // A second overwrite planned against version 1 now meets the first: retryable.
+  const auto again = CommitTransaction(dir, &*v1, late, options);
+  EXPECT_THAT(again,
+              IsErrorWith(StatusCode::kConflict, "Overwrite committed concurrently"));
+  EXPECT_TRUE(again.status().retryable());
   // A concurrent commit whose transaction cannot be read is a conflict too.
-  pb::Manifest foreign = v3->manifest;
-  foreign.set_version(4);
+  pb::Manifest foreign = v4->manifest;
+  foreign.set_version(5);
   foreign.set_transaction_file("missing.txn");
   ASSERT_TRUE(store
-                  ->Put(dir.ManifestKey(4, NamingScheme::kV2),
+                  ->Put(dir.ManifestKey(5, NamingScheme::kV2),
                         SerializeManifestFile(foreign, "", nullptr))
                   .ok());
-  EXPECT_THAT(CommitTransaction(dir, &*v3, Append(3, 1), options),
-              IsErrorWith(StatusCode::kConflict, "version 4"));
+  EXPECT_THAT(CommitTransaction(dir, &*v4, Append(4, 1), options),
+              IsErrorWith(StatusCode::kConflict, "version 5"));
+}
+
+TEST(CommitTest, ARebasedOverwriteKeepsTheLatestConfigAndDropsIndices) {
+  auto store = std::make_shared<io::MemoryObjectStore>("commit-overwrite");
+  DatasetDir dir(store, "ds");
+  CommitOptions options;
+  auto v1 = CommitTransaction(dir, nullptr, Overwrite(1), options);
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  pb::Transaction config;
+  config.set_read_version(1);
+  (*config.mutable_update_config()->mutable_upsert_values())["a"] = "1";
+  CommitOptions with_index = options;
+  with_index.index_section = "not really an index section";
+  auto v2 = CommitTransaction(dir, &*v1, config, with_index);
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  ASSERT_FALSE(v2->index_section.empty());
+  pb::Transaction late = Overwrite(1);
+  late.set_read_version(1);
+  (*late.mutable_overwrite()->mutable_config_upsert_values())["b"] = "2";
+  auto v3 = CommitTransaction(dir, &*v1, late, options);
+  ASSERT_TRUE(v3.ok()) << v3.status();
+  EXPECT_EQ(v3->manifest.version(), 3u);
+  EXPECT_EQ(v3->manifest.config().at("a"), "1");
+  EXPECT_EQ(v3->manifest.config().at("b"), "2");
+  EXPECT_TRUE(v3->index_section.empty());
+  ASSERT_OK_AND_ASSIGN(auto reread, FindLatestManifest(dir));
+  ASSERT_TRUE(reread.has_value());
+  ASSERT_OK_AND_ASSIGN(LoadedManifest loaded, ReadManifest(dir, *reread));
+  EXPECT_EQ(loaded.manifest.version(), 3u);
+  EXPECT_TRUE(loaded.index_section.empty());
+  EXPECT_EQ(loaded.manifest.fragments(0).id(), 0u);
+  EXPECT_EQ(loaded.manifest.max_fragment_id(), 0u);
+
+  // The same key set on both sides: incompatible, nothing committed.
+  pb::Transaction clash = Overwrite(1);
+  clash.set_read_version(1);
+  (*clash.mutable_overwrite()->mutable_config_upsert_values())["a"] = "9";
+  const auto lost = CommitTransaction(dir, &*v1, clash, options);
+  EXPECT_THAT(lost, IsErrorWith(StatusCode::kConflict, "config key a"));
+  EXPECT_FALSE(lost.status().retryable());
+}
+
+TEST(CommitTest, CreatingNeverRebases) {
+  auto store = std::make_shared<io::MemoryObjectStore>("commit-create");
+  DatasetDir dir(store, "ds");
+  CommitOptions options;
+  ASSERT_TRUE(CommitTransaction(dir, nullptr, Overwrite(1), options).ok());
+  EXPECT_THAT(CommitTransaction(dir, nullptr, Overwrite(2), options),
+              IsErrorWith(StatusCode::kConflict, "created concurrently"));
+  ASSERT_OK_AND_ASSIGN(auto latest, FindLatestManifest(dir));
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->version, 1u);
 }
 
 TEST(CommitTest, RetriesAreBounded) {
