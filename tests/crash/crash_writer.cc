@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// crash_writer: the victim of the crash harness (tests/crash/test_crash.py, scripts/soak.sh).
+// crash_writer: the victim of the crash harness (tests/crash/test_crash.py,
+// scripts/soak.sh).
 //
 //   crash_writer --uri URI --seed S --ops N --ledger FILE [--first-op K]
 //                [--force-kind KIND] [--large-rows R]
 //                [--kill-at-store-op N [--kill-mode kill|tear|after] [--kill-in-op K]]
+//                [--fsync 0|1]
 //
 // Runs ops K .. K+N-1 of the seeded sequence on URI (a path or s3://; for s3 the test
 // RGW's LANCE_S3_* environment gives the storage options). Op 0 creates the dataset;
@@ -20,20 +22,23 @@
 // call unchanged, except that with --kill-at-store-op N the N-th mutating store call of
 // op --kill-in-op (default: the first op run) SIGKILLs this process -- before the call
 // (kill), after writing half its bytes where a crash leaves them (tear), or after the
-// call (after). The ledger gets "kill STEP_NAME N" first.
+// call (after). The ledger gets "kill STEP_NAME N" first. --fsync 0 (local disk only)
+// writes without fsync: a process kill loses nothing the kernel holds, so the calls
+// and their order are the same, only faster.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "lance/io/local_object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
@@ -78,8 +83,8 @@ int64_t RowsOf(uint64_t seed, uint64_t k, const std::string& kind, int64_t large
 
 std::string DeletePredicate(uint64_t seed, uint64_t k) {
   const uint64_t j = H(seed, k, 3) % k;
-  const int64_t lo = static_cast<int64_t>(j) * kIdStride +
-                     static_cast<int64_t>(H(seed, k, 4) % 50);
+  const int64_t lo =
+      static_cast<int64_t>(j) * kIdStride + static_cast<int64_t>(H(seed, k, 4) % 50);
   const int64_t hi = lo + 1 + static_cast<int64_t>(H(seed, k, 5) % 30);
   return "id >= " + std::to_string(lo) + " AND id < " + std::to_string(hi);
 }
@@ -87,7 +92,8 @@ std::string DeletePredicate(uint64_t seed, uint64_t k) {
 lance::SchemaPtr RowSchema() {
   return lance::schema({lance::field("id", lance::int64(), false),
                         lance::field("opk", lance::int32(), false),
-                        lance::field("v", lance::float64()), lance::field("s", lance::utf8())});
+                        lance::field("v", lance::float64()),
+                        lance::field("s", lance::utf8())});
 }
 
 lance::Result<std::unique_ptr<lance::RecordBatchReader>> Rows(int64_t k, int64_t n) {
@@ -110,7 +116,8 @@ lance::Result<std::unique_ptr<lance::RecordBatchReader>> Rows(int64_t k, int64_t
     LANCE_ASSIGN_OR_RAISE(auto b, opk.Finish());
     LANCE_ASSIGN_OR_RAISE(auto c, v.Finish());
     LANCE_ASSIGN_OR_RAISE(auto d, s.Finish());
-    LANCE_ASSIGN_OR_RAISE(auto batch, lance::RecordBatch::Make(RowSchema(), len, {a, b, c, d}));
+    LANCE_ASSIGN_OR_RAISE(auto batch,
+                          lance::RecordBatch::Make(RowSchema(), len, {a, b, c, d}));
     batches.push_back(std::move(batch));
   }
   return lance::RecordBatchReader::FromBatches(RowSchema(), std::move(batches));
@@ -146,14 +153,16 @@ struct Args {
   int64_t first_op = 0;
   std::string ledger;
   std::string force_kind;
-  int64_t large_rows = 400000;
+  int64_t large_rows = 600000;
   int64_t kill_at = 0;
   std::string kill_mode = "kill";
   std::optional<int64_t> kill_in_op;
+  bool fsync = true;
 };
 
-Status RunOp(const Args& args, const std::string& uri, const lance::io::StorageAccess& access,
-             int64_t k, const std::string& kind, uint64_t* version) {
+Status RunOp(const Args& args, const std::string& uri,
+             const lance::io::StorageAccess& access, int64_t k, const std::string& kind,
+             uint64_t* version) {
   lance::WriteParams params;
   params.access = access;
   params.max_rows_per_file = 25;  // several fragments, hence several files, per op
@@ -163,7 +172,8 @@ Status RunOp(const Args& args, const std::string& uri, const lance::io::StorageA
                   : kind == "overwrite" ? lance::WriteMode::kOverwrite
                                         : lance::WriteMode::kAppend;
     if (kind == "append_large") params.max_rows_per_file = 1 << 20;
-    LANCE_ASSIGN_OR_RAISE(auto reader, Rows(k, RowsOf(args.seed, k, kind, args.large_rows)));
+    LANCE_ASSIGN_OR_RAISE(auto reader,
+                          Rows(k, RowsOf(args.seed, k, kind, args.large_rows)));
     LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Write(*reader, uri, params));
     *version = ds->version();
     return Status::OK();
@@ -178,7 +188,8 @@ Status RunOp(const Args& args, const std::string& uri, const lance::io::StorageA
   }
   if (kind == "fragments") {
     params.mode = lance::WriteMode::kAppend;
-    LANCE_ASSIGN_OR_RAISE(auto reader, Rows(k, RowsOf(args.seed, k, kind, args.large_rows)));
+    LANCE_ASSIGN_OR_RAISE(auto reader,
+                          Rows(k, RowsOf(args.seed, k, kind, args.large_rows)));
     LANCE_ASSIGN_OR_RAISE(auto frags, lance::WriteFragments(*reader, uri, params));
     LANCE_ASSIGN_OR_RAISE(auto committed,
                           lance::Dataset::Commit(uri, lance::AppendOp{std::move(frags)},
@@ -226,6 +237,8 @@ int main(int argc, char** argv) {
       args.kill_mode = v;
     } else if (a == "--kill-in-op") {
       args.kill_in_op = std::atoll(v.c_str());
+    } else if (a == "--fsync") {
+      args.fsync = v != "0";
     } else {
       return Usage(argv[0]);
     }
@@ -256,7 +269,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "crash_writer: %s\n", resolved.status().ToString().c_str());
     return 2;
   }
-  auto store = std::make_shared<FaultStore>(resolved->store);
+  std::shared_ptr<lance::io::ObjectStore> target = resolved->store;
+  if (!args.fsync && target->is_local() && target->has_directories()) {
+    // A kill -9 loses nothing the kernel has (only a power cut would): without fsync the
+    // same calls happen in the same order, faster.
+    lance::io::LocalObjectStoreOptions options;
+    options.fsync = false;
+    auto local = lance::io::LocalObjectStore::Make("/", options);
+    if (!local.ok()) {
+      std::fprintf(stderr, "crash_writer: %s\n", local.status().ToString().c_str());
+      return 2;
+    }
+    target = *local;
+  }
+  auto store = std::make_shared<FaultStore>(target);
   if (Status st = lance::testing::RegisterFaultScheme("crash"); !st.ok()) {
     std::fprintf(stderr, "crash_writer: %s\n", st.ToString().c_str());
     return 2;
@@ -276,12 +302,15 @@ int main(int argc, char** argv) {
                                  ? args.force_kind
                                  : KindOf(args.seed, static_cast<uint64_t>(k));
     FaultSpec spec;
+    // Steps inside a large data file: with 5 MiB parts, the kills at 6 and 9 MiB land
+    // while a multipart upload is open (a part sent, the upload not completed).
+    spec.write_step_bytes = 3 << 20;
     if (args.kill_at > 0 && k == kill_in) {
       spec.action = kill_action;
       spec.nth = args.kill_at;
       spec.on_fire = [&ledger](const StepRecord& step, FaultAction) {
-        ledger.Line("kill " + std::string(lance::testing::StoreStepName(step.step)) + " " +
-                    std::to_string(step.index));
+        ledger.Line("kill " + std::string(lance::testing::StoreStepName(step.step)) +
+                    " " + std::to_string(step.index));
       };
     }
     store->Arm(spec);

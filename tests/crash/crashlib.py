@@ -142,7 +142,7 @@ class Track:
                    kill_at: int = 0, kill_mode: str = "kill") -> int:
         cmd = [self.h.writer, "--uri", self.uri, "--seed", str(self.seed), "--ops", str(ops),
                "--first-op", str(self.next_op), "--ledger", self.ledger,
-               "--large-rows", str(self.h.large_rows)]
+               "--large-rows", str(self.h.large_rows), "--fsync", "1" if self.h.fsync else "0"]
         if force_kind:
             cmd += ["--force-kind", force_kind]
         if kill_at:
@@ -161,6 +161,8 @@ class Track:
         return rc
 
     def read_ledger(self):
+        if not os.path.exists(self.ledger):  # killed before it opened the ledger
+            return []
         with open(self.ledger) as f:
             f.seek(self.ledger_pos)
             text = f.read()
@@ -231,13 +233,14 @@ class Track:
 
 class Harness:
     def __init__(self, writer: str, workdir: str, seed: int, opts: Optional[dict] = None,
-                 large_rows: int = 250000, env: Optional[dict] = None):
+                 large_rows: int = 600000, env: Optional[dict] = None, fsync: bool = True):
         self.writer = writer
         self.workdir = workdir
         self.seed = seed
         self.rng = random.Random(seed)
         self.opts = opts
         self.large_rows = large_rows
+        self.fsync = fsync
         self.env = env if env is not None else os.environ.copy()
         self.engines = Engines()
         self.kills = 0
@@ -426,7 +429,8 @@ def main(argv=None) -> int:
     cli = os.environ["LANCE_CPP_BIN"]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lance-soak-") as work:
-        h = Harness(writer, work, seed)
+        h = Harness(writer, work, seed,
+                    fsync=os.environ.get("LANCE_CRASH_FSYNC", "1") != "0")
         for i in range(sweeps):
             h.sweep_create(work, prefix=f"create{i}")
             t = h.track(work, f"sweep{i}")

@@ -206,8 +206,7 @@ FaultAction FaultStore::Step(StoreStep step, const std::string& path) {
   return action;
 }
 
-Status FaultStore::Injected(StoreStep step, const std::string& path,
-                            FaultAction action) {
+Status FaultStore::Injected(StoreStep step, const std::string& path, FaultAction action) {
   return Status::IOError("injected fault (" + std::string(FaultActionName(action)) +
                          ") at " + std::string(StoreStepName(step)) + " of '" + path +
                          "'");
@@ -253,7 +252,8 @@ Status FaultStore::Apply(StoreStep step, const std::string& path, Call&& call,
   return Status::OK();
 }
 
-Result<std::unique_ptr<io::OutputStream>> FaultStore::OpenWriter(const std::string& path) {
+Result<std::unique_ptr<io::OutputStream>> FaultStore::OpenWriter(
+    const std::string& path) {
   const FaultAction action = Step(StoreStep::kOpenWriter, path);
   if (IsKill(action)) {
     if (action == FaultAction::kKillAfter) (void)target()->OpenWriter(path);
