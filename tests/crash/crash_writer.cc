@@ -48,10 +48,10 @@
 namespace {
 
 using lance::Status;
-using lance::testing::FaultAction;
 using lance::testing::FaultSpec;
 using lance::testing::FaultStore;
 using lance::testing::StepRecord;
+using lance::testing::StoreFault;
 
 constexpr uint64_t kMask = ~uint64_t{0};
 constexpr int64_t kIdStride = 1000000;
@@ -244,11 +244,11 @@ int main(int argc, char** argv) {
     }
   }
   if (args.uri.empty() || args.ledger.empty()) return Usage(argv[0]);
-  FaultAction kill_action = FaultAction::kKill;
+  StoreFault kill_action = StoreFault::kKill;
   if (args.kill_mode == "tear") {
-    kill_action = FaultAction::kKillTear;
+    kill_action = StoreFault::kKillTear;
   } else if (args.kill_mode == "after") {
-    kill_action = FaultAction::kKillAfter;
+    kill_action = StoreFault::kKillAfter;
   } else if (args.kill_mode != "kill") {
     return Usage(argv[0]);
   }
@@ -308,7 +308,7 @@ int main(int argc, char** argv) {
     if (args.kill_at > 0 && k == kill_in) {
       spec.action = kill_action;
       spec.nth = args.kill_at;
-      spec.on_fire = [&ledger](const StepRecord& step, FaultAction) {
+      spec.on_fire = [&ledger](const StepRecord& step, StoreFault) {
         ledger.Line("kill " + std::string(lance::testing::StoreStepName(step.step)) +
                     " " + std::to_string(step.index));
       };

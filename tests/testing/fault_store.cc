@@ -33,21 +33,21 @@ std::string_view StoreStepName(StoreStep step) {
   return "?";
 }
 
-std::string_view FaultActionName(FaultAction action) {
+std::string_view StoreFaultName(StoreFault action) {
   switch (action) {
-    case FaultAction::kNone:
+    case StoreFault::kNone:
       return "none";
-    case FaultAction::kFail:
+    case StoreFault::kFail:
       return "fail";
-    case FaultAction::kTear:
+    case StoreFault::kTear:
       return "tear";
-    case FaultAction::kFailAfter:
+    case StoreFault::kFailAfter:
       return "fail_after";
-    case FaultAction::kKill:
+    case StoreFault::kKill:
       return "kill";
-    case FaultAction::kKillTear:
+    case StoreFault::kKillTear:
       return "kill_tear";
-    case FaultAction::kKillAfter:
+    case StoreFault::kKillAfter:
       return "kill_after";
   }
   return "?";
@@ -61,9 +61,9 @@ void KillSelf() {
 
 namespace {
 
-bool IsKill(FaultAction a) {
-  return a == FaultAction::kKill || a == FaultAction::kKillTear ||
-         a == FaultAction::kKillAfter;
+bool IsKill(StoreFault a) {
+  return a == StoreFault::kKill || a == StoreFault::kKillTear ||
+         a == StoreFault::kKillAfter;
 }
 
 // A stream whose writes and close are steps of its store.
@@ -84,26 +84,26 @@ class FaultOutputStream : public io::OutputStream {
     if (before / step_bytes_ == written_ / step_bytes_) {
       return inner_->Write(data, length);
     }
-    const FaultAction action = store_->Step(StoreStep::kStreamWrite, path());
+    const StoreFault action = store_->Step(StoreStep::kStreamWrite, path());
     switch (action) {
-      case FaultAction::kNone:
+      case StoreFault::kNone:
         return inner_->Write(data, length);
-      case FaultAction::kFail:
+      case StoreFault::kFail:
         return FaultStore::Injected(StoreStep::kStreamWrite, path(), action);
-      case FaultAction::kTear:
+      case StoreFault::kTear:
         (void)inner_->Write(data, length / 2);
         return FaultStore::Injected(StoreStep::kStreamWrite, path(), action);
-      case FaultAction::kFailAfter: {
+      case StoreFault::kFailAfter: {
         Status st = inner_->Write(data, length);
         if (!st.ok()) return st;
         return FaultStore::Injected(StoreStep::kStreamWrite, path(), action);
       }
-      case FaultAction::kKill:
+      case StoreFault::kKill:
         KillSelf();
-      case FaultAction::kKillTear:
+      case StoreFault::kKillTear:
         (void)inner_->Write(data, length / 2);
         KillSelf();
-      case FaultAction::kKillAfter:
+      case StoreFault::kKillAfter:
         (void)inner_->Write(data, length);
         KillSelf();
     }
@@ -111,22 +111,22 @@ class FaultOutputStream : public io::OutputStream {
   }
 
   Status DoClose() override {
-    const FaultAction action = store_->Step(StoreStep::kStreamClose, path());
+    const StoreFault action = store_->Step(StoreStep::kStreamClose, path());
     switch (action) {
-      case FaultAction::kNone:
+      case StoreFault::kNone:
         return inner_->Close();
-      case FaultAction::kFail:
-      case FaultAction::kTear:  // everything written, nothing published
+      case StoreFault::kFail:
+      case StoreFault::kTear:  // everything written, nothing published
         return FaultStore::Injected(StoreStep::kStreamClose, path(), action);
-      case FaultAction::kFailAfter: {
+      case StoreFault::kFailAfter: {
         Status st = inner_->Close();
         if (!st.ok()) return st;
         return FaultStore::Injected(StoreStep::kStreamClose, path(), action);
       }
-      case FaultAction::kKill:
-      case FaultAction::kKillTear:
+      case StoreFault::kKill:
+      case StoreFault::kKillTear:
         KillSelf();
-      case FaultAction::kKillAfter:
+      case StoreFault::kKillAfter:
         (void)inner_->Close();
         KillSelf();
     }
@@ -163,7 +163,7 @@ void FaultStore::Arm(FaultSpec spec) {
 
 void FaultStore::Disarm() {
   std::lock_guard lock(mu_);
-  spec_.action = FaultAction::kNone;
+  spec_.action = StoreFault::kNone;
   spec_.nth = 0;
 }
 
@@ -182,21 +182,21 @@ std::vector<StepRecord> FaultStore::log() const {
   return log_;
 }
 
-FaultAction FaultStore::Step(StoreStep step, const std::string& path) {
-  std::function<void(const StepRecord&, FaultAction)> on_fire;
+StoreFault FaultStore::Step(StoreStep step, const std::string& path) {
+  std::function<void(const StepRecord&, StoreFault)> on_fire;
   StepRecord record;
-  FaultAction action = FaultAction::kNone;
+  StoreFault action = StoreFault::kNone;
   {
     std::lock_guard lock(mu_);
-    if ((spec_.steps & static_cast<uint32_t>(step)) == 0) return FaultAction::kNone;
+    if ((spec_.steps & static_cast<uint32_t>(step)) == 0) return StoreFault::kNone;
     if (!spec_.path_filter.empty() && path.find(spec_.path_filter) == std::string::npos) {
-      return FaultAction::kNone;
+      return StoreFault::kNone;
     }
     ++seen_;
     record = StepRecord{seen_, step, path};
     log_.push_back(record);
-    if (spec_.action == FaultAction::kNone || seen_ != spec_.nth) {
-      return FaultAction::kNone;
+    if (spec_.action == StoreFault::kNone || seen_ != spec_.nth) {
+      return StoreFault::kNone;
     }
     fired_ = true;
     action = spec_.action;
@@ -206,8 +206,8 @@ FaultAction FaultStore::Step(StoreStep step, const std::string& path) {
   return action;
 }
 
-Status FaultStore::Injected(StoreStep step, const std::string& path, FaultAction action) {
-  return Status::IOError("injected fault (" + std::string(FaultActionName(action)) +
+Status FaultStore::Injected(StoreStep step, const std::string& path, StoreFault action) {
+  return Status::IOError("injected fault (" + std::string(StoreFaultName(action)) +
                          ") at " + std::string(StoreStepName(step)) + " of '" + path +
                          "'");
 }
@@ -226,26 +226,26 @@ void FaultStore::TearWrite(const std::string& path, std::string_view data,
 template <typename Call, typename Tear>
 Status FaultStore::Apply(StoreStep step, const std::string& path, Call&& call,
                          Tear&& tear) {
-  const FaultAction action = Step(step, path);
+  const StoreFault action = Step(step, path);
   switch (action) {
-    case FaultAction::kNone:
+    case StoreFault::kNone:
       return call();
-    case FaultAction::kFail:
+    case StoreFault::kFail:
       return Injected(step, path, action);
-    case FaultAction::kTear:
+    case StoreFault::kTear:
       tear(false);
       return Injected(step, path, action);
-    case FaultAction::kFailAfter: {
+    case StoreFault::kFailAfter: {
       Status st = call();
       if (!st.ok()) return st;
       return Injected(step, path, action);
     }
-    case FaultAction::kKill:
+    case StoreFault::kKill:
       KillSelf();
-    case FaultAction::kKillTear:
+    case StoreFault::kKillTear:
       tear(true);
       KillSelf();
-    case FaultAction::kKillAfter:
+    case StoreFault::kKillAfter:
       (void)call();
       KillSelf();
   }
@@ -254,17 +254,17 @@ Status FaultStore::Apply(StoreStep step, const std::string& path, Call&& call,
 
 Result<std::unique_ptr<io::OutputStream>> FaultStore::OpenWriter(
     const std::string& path) {
-  const FaultAction action = Step(StoreStep::kOpenWriter, path);
+  const StoreFault action = Step(StoreStep::kOpenWriter, path);
   if (IsKill(action)) {
-    if (action == FaultAction::kKillAfter) (void)target()->OpenWriter(path);
+    if (action == StoreFault::kKillAfter) (void)target()->OpenWriter(path);
     KillSelf();
   }
-  if (action == FaultAction::kFail || action == FaultAction::kTear) {
+  if (action == StoreFault::kFail || action == StoreFault::kTear) {
     return Injected(StoreStep::kOpenWriter, path, action);
   }
   auto inner = target()->OpenWriter(path);
   if (!inner.ok()) return inner.status();
-  if (action == FaultAction::kFailAfter) {
+  if (action == StoreFault::kFailAfter) {
     (void)(*inner)->Abort();
     return Injected(StoreStep::kOpenWriter, path, action);
   }

@@ -45,7 +45,7 @@ constexpr uint32_t kAllStoreSteps = 0xff;
 /// "delete", "copy", "rename".
 std::string_view StoreStepName(StoreStep step);
 
-enum class FaultAction {
+enum class StoreFault {
   kNone,       ///< count and log only
   kFail,       ///< return IOError instead of making the call
   kTear,       ///< write a prefix of the bytes (a stream left unpublished), then IOError
@@ -56,7 +56,7 @@ enum class FaultAction {
 };
 
 /// \brief "none", "fail", "tear", "fail_after", "kill", "kill_tear", "kill_after".
-std::string_view FaultActionName(FaultAction action);
+std::string_view StoreFaultName(StoreFault action);
 
 /// \brief One step seen: its 1-based number among matching steps, kind and key.
 struct StepRecord {
@@ -66,7 +66,7 @@ struct StepRecord {
 };
 
 struct FaultSpec {
-  FaultAction action = FaultAction::kNone;
+  StoreFault action = StoreFault::kNone;
   /// \brief The 1-based index of the matching step that faults (0: none does).
   int64_t nth = 0;
   /// \brief Which steps count (StoreStep bits).
@@ -78,7 +78,7 @@ struct FaultSpec {
   int64_t write_step_bytes = 4 << 20;
   /// \brief Called (without the store's lock) just before a fault fires, e.g. to record
   /// a kill point durably.
-  std::function<void(const StepRecord&, FaultAction)> on_fire;
+  std::function<void(const StepRecord&, StoreFault)> on_fire;
 };
 
 class FaultStore : public io::ObjectStoreWrapper {
@@ -108,9 +108,9 @@ class FaultStore : public io::ObjectStoreWrapper {
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
 
   /// \brief Counts a step; returns the action to take now (kNone for most steps).
-  FaultAction Step(StoreStep step, const std::string& path);
+  StoreFault Step(StoreStep step, const std::string& path);
   /// \brief The error an injected fault returns.
-  static Status Injected(StoreStep step, const std::string& path, FaultAction action);
+  static Status Injected(StoreStep step, const std::string& path, StoreFault action);
 
  private:
   // Runs `call` under the action of this step; `tear` writes the prefix a crash would
