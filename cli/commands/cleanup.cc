@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // lance-cpp cleanup URI --older-than DURATION: Lance's cleanup_old_versions, printing
-// pylance's CleanupStats as JSON.
+// pylance's CleanupStats as JSON; with --dry-run, what it would remove (stats and the
+// paths) without deleting anything.
 #include <cctype>
 #include <string>
 
@@ -60,6 +61,7 @@ Status RunCleanup(const Args& args, const Streams& s) {
   o.retain_versions = retain;
   o.delete_unverified = args.Has("delete-unverified");
   o.error_if_tagged_old_versions = !args.Has("ignore-tagged");
+  o.dry_run = args.Has("dry-run");
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenFromArgs(args.positionals[0], args));
   LANCE_ASSIGN_OR_RAISE(CleanupStats st, dataset->CleanupOldVersions(o));
   JsonDoc doc = JsonDoc::object();
@@ -70,6 +72,13 @@ Status RunCleanup(const Args& args, const Streams& s) {
   doc["index_files_removed"] = st.index_files_removed;
   doc["deletion_files_removed"] = st.deletion_files_removed;
   doc["failed_deletes"] = st.failed_deletes;
+  if (o.dry_run) {
+    // What a real run would remove now, relative to the dataset root; nothing was.
+    doc["dry_run"] = true;
+    JsonDoc paths = JsonDoc::array();
+    for (const std::string& p : st.removed_paths) paths.push_back(p);
+    doc["paths"] = std::move(paths);
+  }
   LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
   return FlushOut(s);
 }
@@ -83,13 +92,15 @@ Command MakeCleanupCommand() {
       "the files only they referenced, as Lance's cleanup_old_versions; prints the "
       "cleanup stats as JSON.",
       "cleanup URI --older-than DURATION [--retain-versions N] [--delete-unverified] "
-      "[--ignore-tagged]",
+      "[--ignore-tagged] [--dry-run]",
       {{"older-than", true, false, "age of versions to remove: 0, 90s, 15m, 12h, 7d, 2w"},
        {"retain-versions", true, false, "keep the newest N versions whatever their age"},
        {"delete-unverified", false, false,
         "also delete unreferenced files younger than 7 days"},
        {"ignore-tagged", false, false,
         "keep old tagged versions silently instead of failing"},
+       {"dry-run", false, false,
+        "delete nothing: print what would be removed (stats and \"paths\")"},
        StorageOptionSpec()},
       RunCleanup};
 }

@@ -210,6 +210,10 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
   }
 
   CleanupStats stats;
+  const std::string base = dir.base().empty() ? "" : dir.Key("");
+  auto relative = [&base](const std::string& key) {
+    return StartsWith(key, base) ? key.substr(base.size()) : key;
+  };
   // Old manifests go first: should we stop half-way, no remaining manifest names a
   // deleted file.
   for (const ti::ManifestLocation& loc : old_manifests) {
@@ -218,9 +222,10 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
       LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, dir.store()->Head(loc.key));
       size = meta.size;
     }
-    LANCE_RETURN_NOT_OK(dir.store()->Delete(loc.key));
+    if (!options.dry_run) LANCE_RETURN_NOT_OK(dir.store()->Delete(loc.key));
     stats.bytes_removed += size;
     ++stats.old_versions;
+    stats.removed_paths.push_back(relative(loc.key));
   }
 
   // Lance 14: only files not modified since the oldest kept manifest are listed --
@@ -235,7 +240,6 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
   if (!options.delete_unverified && cutoff_listing) {
     cutoff_data = std::max(*cutoff_listing, now_ms - kUnverifiedThresholdMs);
   }
-  const std::string base = dir.base().empty() ? "" : dir.Key("");
   LANCE_ASSIGN_OR_RAISE(io::ListResult listed, dir.store()->ListAll(base, true));
   for (const io::ObjectMeta& meta : listed.objects) {
     std::string_view rel = meta.path;
@@ -275,11 +279,12 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
       counter = &stats.transaction_files_removed;
     }
     if (!remove) continue;
-    Status st = dir.store()->Delete(meta.path);
+    Status st = options.dry_run ? Status::OK() : dir.store()->Delete(meta.path);
     if (!st.ok() && !st.IsNotFound()) {
       ++stats.failed_deletes;
       continue;
     }
+    stats.removed_paths.push_back(path);
     stats.bytes_removed += meta.size;
     if (counter != nullptr) ++*counter;
   }

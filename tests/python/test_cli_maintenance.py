@@ -97,6 +97,55 @@ def test_cleanup_matches_pylance_and_refuses_tagged(tmp_path):
     assert _run("cleanup", b, "--older-than", "3y", check=False).returncode != 0
 
 
+def _tree(root):
+    return {str(p.relative_to(root)) for p in Path(root).rglob("*") if p.is_file()}
+
+
+def test_cleanup_dry_run_lists_without_deleting(tmp_path):
+    """--dry-run prints the stats a real run would (which pylance's cleanup agrees with)
+    plus the paths, deletes nothing, and never lists what the kept version references;
+    an orphan data file (a write whose commit never happened) is listed with
+    --delete-unverified."""
+    def build(p):
+        lance.write_dataset(_data(50), str(p), max_rows_per_file=10,
+                            data_storage_version="2.0")
+        lance.dataset(str(p)).delete("a < 15")
+        lance.dataset(str(p)).optimize.compact_files(target_rows_per_fragment=1000)
+
+    a, b = _twins(tmp_path, build)
+    before = _tree(b)
+    dry = _json("cleanup", b, "--older-than", "0", "--dry-run")
+    assert dry["dry_run"] is True and _tree(b) == before
+    stats = lance.dataset(a).cleanup_old_versions(older_than=timedelta(0))
+    for key in ("old_versions", "data_files_removed", "deletion_files_removed",
+                "transaction_files_removed", "bytes_removed"):
+        assert dry[key] == getattr(stats, key), key
+    assert len(dry["paths"]) == (dry["old_versions"] + dry["data_files_removed"]
+                                 + dry["deletion_files_removed"]
+                                 + dry["transaction_files_removed"])
+    kept = {"data/" + f.path for fr in lance.dataset(b).get_fragments()
+            for f in fr.metadata.files}
+    assert kept and not kept & set(dry["paths"])
+    # The real run removes exactly the listed files; pylance reads the same rows after.
+    real = _json("cleanup", b, "--older-than", "0")
+    assert "paths" not in real and real["old_versions"] == dry["old_versions"]
+    assert before - _tree(b) == set(dry["paths"])
+    assert lance.dataset(b).to_table().sort_by("a").equals(
+        lance.dataset(a).to_table().sort_by("a"))
+
+    # An orphan: fragments written, never committed.
+    frags = lance.fragment.write_fragments(_data(5, 1000), b, mode="append",
+                                           data_storage_version="2.0")
+    orphan = "data/" + frags[0].files[0].path
+    young = _json("cleanup", b, "--older-than", "0", "--dry-run")
+    assert orphan not in young["paths"]  # unverified and young: kept by default
+    unverified = _json("cleanup", b, "--older-than", "0", "--delete-unverified", "--dry-run")
+    assert orphan in unverified["paths"] and unverified["data_files_removed"] == 1
+    assert orphan in _tree(b)
+    help_text = _run("cleanup", "--help").stdout
+    assert "--dry-run" in help_text
+
+
 def test_tags_and_restore(tmp_path):
     uri = str(tmp_path / "ds")
     lance.write_dataset(_data(10), uri, data_storage_version="2.0")

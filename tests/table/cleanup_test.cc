@@ -67,6 +67,68 @@ TEST(CleanupTest, RemovesOldVersionsAndOnlyTheirFiles) {
   EXPECT_EQ(st.bytes_removed, 0);
 }
 
+// Every file under the dataset, relative to it.
+std::set<std::string> AllFiles(const std::string& root) {
+  std::set<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) out.insert(fs::relative(e.path(), root).string());
+  }
+  return out;
+}
+
+TEST(CleanupTest, DryRunListsWhatARealRunRemovesAndDeletesNothing) {
+  testing::TempDir dir;
+  const std::string uri = dir.Join("ds");
+  ASSERT_OK_AND_ASSIGN(auto ds, History(uri));
+  // An orphan: a data file written for a commit that never happened (a killed writer).
+  WriteParams append;
+  append.mode = WriteMode::kAppend;
+  auto reader = table_testing::ReaderOf({table_testing::MakeBatch(100, 5)});
+  ASSERT_OK_AND_ASSIGN(auto orphan, WriteFragments(*reader, uri, append));
+  ASSERT_EQ(orphan.size(), 1u);
+  const std::string orphan_path = "data/" + orphan[0].files.at(0).path;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::set<std::string> before = AllFiles(uri);
+  ASSERT_EQ(before.count(orphan_path), 1u);
+
+  CleanupOptions o;
+  o.older_than_ms = 0;
+  o.delete_unverified = true;
+  o.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(CleanupStats dry, ds->CleanupOldVersions(o));
+  EXPECT_EQ(AllFiles(uri), before);  // nothing deleted
+  EXPECT_EQ(dry.old_versions, 3);
+  EXPECT_EQ(dry.data_files_removed, 4);  // three of old versions, and the orphan
+  EXPECT_EQ(dry.deletion_files_removed, 1);
+  const std::set<std::string> listed(dry.removed_paths.begin(), dry.removed_paths.end());
+  EXPECT_EQ(listed.size(), dry.removed_paths.size());
+  EXPECT_EQ(listed.count(orphan_path), 1u);
+  // Old manifests first, then the files.
+  ASSERT_GE(dry.removed_paths.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(dry.removed_paths[i].rfind("_versions/", 0), 0u) << dry.removed_paths[i];
+  }
+  // Nothing the kept (current) version references is listed.
+  for (const FragmentMetadata& frag : ds->fragments()) {
+    for (const auto& file : frag.files) EXPECT_EQ(listed.count("data/" + file.path), 0u);
+  }
+  ASSERT_OK_AND_ASSIGN(auto versions, ds->Versions());
+  EXPECT_EQ(versions.size(), 4u);
+
+  o.dry_run = false;
+  ASSERT_OK_AND_ASSIGN(CleanupStats real, ds->CleanupOldVersions(o));
+  EXPECT_EQ(real.removed_paths, dry.removed_paths);
+  EXPECT_EQ(real.bytes_removed, dry.bytes_removed);
+  EXPECT_EQ(real.data_files_removed, dry.data_files_removed);
+  std::set<std::string> gone;
+  for (const std::string& f : before) {
+    if (AllFiles(uri).count(f) == 0) gone.insert(f);
+  }
+  EXPECT_EQ(gone, listed);
+  ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(uri));
+  EXPECT_EQ(*reopened->CountRows(), 27);
+}
+
 TEST(CleanupTest, RetainVersionsKeepsTheNewest) {
   testing::TempDir dir;
   const std::string uri = dir.Join("ds");

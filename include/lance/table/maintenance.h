@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lance {
 
@@ -53,6 +54,9 @@ struct CleanupOptions {
   /// \brief Fail (Invalid naming the tags) when a tagged version is old enough to be
   /// removed; otherwise tagged versions are silently kept.
   bool error_if_tagged_old_versions = true;
+  /// \brief Report what would be removed (CleanupStats, removed_paths) without deleting
+  /// anything: the same selection as a real run at this moment.
+  bool dry_run = false;
 };
 
 /// \brief pylance's CleanupStats.
@@ -64,6 +68,10 @@ struct CleanupStats {
   int64_t index_files_removed = 0;
   int64_t deletion_files_removed = 0;
   int64_t failed_deletes = 0;
+  /// \brief The objects removed (by a dry run: that would be removed), relative to the
+  /// dataset root ("_versions/1.manifest", "data/x.lance"), in the order of removal:
+  /// old manifests first, then the files no kept version references.
+  std::vector<std::string> removed_paths;
 };
 
 /// \brief One tag (`_refs/tags/<name>.json`), as pylance's `tags.list()` reports it.
