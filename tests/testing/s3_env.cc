@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -123,6 +125,53 @@ Status RunRgwAdmin(const std::vector<std::string>& args,
   return Status::OK();
 }
 
+// -- Key users --------------------------------------------------------------------------
+// Keys are minted for a user of their own per suite, never for `test` (whose static key
+// every suite signs with): radosgw-admin changes a user's keys by read-modify-write of
+// the user's metadata, so two processes changing keys of one user at once can lose a key.
+// The list is fixed (the same in scripts/rgw.sh and tests/python/_vending.py) because the
+// bucket policy that lets these users into the test buckets must name every user: RGW has
+// no wildcard user principals, and objects one user writes are readable by another only
+// through the policy.
+constexpr const char* kDefaultKeyUser =
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    "test-keys-san";
+#else
+    "test-keys-cpp";
+#endif
+
+// Serialises this process's key changes, and (flock on a file next to the cluster's
+// ceph.conf) those of every process that mints for the same user: two suites sharing a
+// user by mistake wait for each other instead of racing.
+class KeyChangeLock {
+ public:
+  KeyChangeLock(const S3TestEnv& env, const std::string& user)
+      : process_lock_(ProcessMutex()) {
+    const size_t slash = env.rgw_conf.rfind('/');
+    const std::string dir =
+        slash == std::string::npos ? std::string(".") : env.rgw_conf.substr(0, slash);
+    fd_ = open((dir + "/keys-" + user + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
+               0644);
+    if (fd_ >= 0) {
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~KeyChangeLock() {
+    if (fd_ >= 0) close(fd_);  // releases the flock
+  }
+  KeyChangeLock(const KeyChangeLock&) = delete;
+  KeyChangeLock& operator=(const KeyChangeLock&) = delete;
+
+ private:
+  static std::mutex& ProcessMutex() {
+    static std::mutex mu;
+    return mu;
+  }
+  std::lock_guard<std::mutex> process_lock_;
+  int fd_ = -1;
+};
+
 size_t CollectBody(char* data, size_t size, size_t count, void* user) {
   auto* body = static_cast<std::string*>(user);
   if (body->size() > (1 << 20)) return 0;  // an STS answer is tiny; stop a runaway
@@ -199,6 +248,59 @@ Result<HttpAnswer> SignedRequest(
   return answer;
 }
 
+// The bucket policy that admits `test` and every key user (kKeyUsers) to `bucket`, with
+// all S3 actions on the bucket and its objects. The same document from every writer, so
+// suites that put it at the same time do not undo each other.
+std::string KeyUsersPolicy(const std::string& bucket) {
+  std::string principals = "\"arn:aws:iam:::user/test\"";
+  for (const std::string& user : KeyUsers()) {
+    principals += ",\"arn:aws:iam:::user/" + user + "\"";
+  }
+  return "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\","
+         "\"Principal\":{\"AWS\":[" +
+         principals + "]},\"Action\":[\"s3:*\"],\"Resource\":[\"arn:aws:s3:::" + bucket +
+         "\",\"arn:aws:s3:::" + bucket + "/*\"]}]}";
+}
+
+// With the KeyChangeLock of `user` held: creates the key user when the cluster lacks it
+// (scripts/rgw.sh creates them all; an older cluster gets them here), once per process,
+// and admits the key users to the shared test bucket.
+Status EnsureKeyUser(const S3TestEnv& env, const std::string& user) {
+  static bool ensured = false;  // guarded by KeyChangeLock's process mutex
+  if (ensured) return Status::OK();
+  if (!RunRgwAdmin({"user", "info", "--uid=" + user}, {}, "looking up " + user).ok()) {
+    LANCE_RETURN_NOT_OK(
+        RunRgwAdmin({"user", "create", "--uid=" + user, "--display-name=" + user}, {},
+                    "creating the RGW user " + user));
+    LANCE_RETURN_NOT_OK(RunRgwAdmin({"caps", "add", "--uid=" + user, "--caps=roles=*"},
+                                    {}, "adding role caps to " + user));
+  }
+  LANCE_RETURN_NOT_OK(AllowKeyUsers(env.bucket));
+  ensured = true;
+  return Status::OK();
+}
+
+// A key change (`radosgw-admin key ...` for the key user) under the KeyChangeLock. With
+// the lock, two changes of one user never overlap; the retries remain for a process that
+// ignores the lock (RGW then refuses the conflicting write with "unable to store user
+// info", nothing half-done).
+Status RunKeyChange(const std::vector<std::string>& args,
+                    const std::vector<std::string>& secrets, const std::string& what) {
+  LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
+  const std::string user = KeyUser();
+  KeyChangeLock lock(env, user);
+  LANCE_RETURN_NOT_OK(EnsureKeyUser(env, user));
+  Status st = RunRgwAdmin(args, secrets, what);
+  for (int attempt = 1;
+       attempt < 6 && !st.ok() &&
+       st.ToString().find("unable to store user info") != std::string::npos;
+       ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
+    st = RunRgwAdmin(args, secrets, what);
+  }
+  return st;
+}
+
 }  // namespace
 
 Result<S3TestEnv> S3TestEnv::Get() {
@@ -257,6 +359,31 @@ std::string S3TestEnv::UniqueUri(std::string_view name) const {
   return "s3://" + bucket + "/lance-test-" + UniqueToken() + "/" + std::string(name);
 }
 
+std::string KeyUser() {
+  const char* chosen = std::getenv("LANCE_RGW_KEY_USER");
+  return chosen != nullptr && *chosen != '\0' ? std::string(chosen)
+                                              : std::string(kDefaultKeyUser);
+}
+
+std::vector<std::string> KeyUsers() {
+  return {"test-keys-cpp", "test-keys-san", "test-keys-py", "test-keys-interop",
+          "test-keys-extra"};
+}
+
+Status AllowKeyUsers(const std::string& bucket) {
+  LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
+  const std::string policy = KeyUsersPolicy(bucket);
+  LANCE_ASSIGN_OR_RAISE(
+      HttpAnswer answer,
+      SignedRequest(env, "PUT", "/" + bucket, {{"policy", ""}},
+                    {{"content-type", "application/json"}}, policy, "s3"));
+  if (answer.status != 200 && answer.status != 204) {
+    return Status::IOError("PutBucketPolicy admitting the key users to s3://" + bucket +
+                           ": HTTP " + std::to_string(answer.status));
+  }
+  return Status::OK();
+}
+
 Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
     const StorageOptions& extra) {
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
@@ -266,6 +393,8 @@ Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
   LANCE_ASSIGN_OR_RAISE(std::shared_ptr<io::S3ObjectStore> store,
                         io::S3ObjectStore::FromStorageOptions(bucket, options));
   LANCE_RETURN_NOT_OK(store->client()->CreateBucket());
+  // Keys minted by CreateAccessKey belong to a key user, not to the bucket's owner.
+  LANCE_RETURN_NOT_OK(AllowKeyUsers(bucket));
   io::ObjectStore* raw = store.get();
   // The deleter owns the store: the bucket goes once the last user lets go of it.
   return std::shared_ptr<io::ObjectStore>(
@@ -285,18 +414,19 @@ Result<AwsCredentials> CreateAccessKey() {
   credentials.access_key_id =
       "LCT" + RandomChars(17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
   credentials.secret_access_key = RandomChars(40, "0123456789abcdef");
-  LANCE_RETURN_NOT_OK(RunRgwAdmin({"key", "create", "--uid=test", "--key-type=s3",
-                                   "--access-key=" + credentials.access_key_id,
-                                   "--secret-key=" + credentials.secret_access_key},
-                                  {credentials.secret_access_key},
-                                  "creating the access key " + credentials.ToString()));
+  LANCE_RETURN_NOT_OK(
+      RunKeyChange({"key", "create", "--uid=" + KeyUser(), "--key-type=s3",
+                    "--access-key=" + credentials.access_key_id,
+                    "--secret-key=" + credentials.secret_access_key},
+                   {credentials.secret_access_key},
+                   "creating the access key " + credentials.ToString()));
   return credentials;
 }
 
 Status RemoveAccessKey(const std::string& access_key_id) {
-  return RunRgwAdmin(
-      {"key", "rm", "--uid=test", "--key-type=s3", "--access-key=" + access_key_id}, {},
-      "removing an access key");
+  return RunKeyChange({"key", "rm", "--uid=" + KeyUser(), "--key-type=s3",
+                       "--access-key=" + access_key_id},
+                      {}, "removing an access key");
 }
 
 Result<AwsCredentials> AssumeRole(std::chrono::seconds duration,
