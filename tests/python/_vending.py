@@ -6,6 +6,14 @@ The tests are written once in pylance style and run twice: against real pylance
 yields the module under test; pylance is the reference, so a test that passes for it and
 fails for lance_cpp shows a difference in behaviour.
 
+Keys are minted as this suite's own RGW user (``KEY_USER``), never as ``test`` whose static
+key every suite signs with: radosgw-admin changes keys by read-modify-write of the user, so
+two processes changing keys of one user at once could lose a key. Key changes hold a lock
+file per user next to the cluster's ceph.conf (the C++ helpers in tests/testing/s3_env.cc
+take the same lock), so even suites sharing a user never overlap. Keys are minted ahead of
+the timed part of a test (``KeyVendor.premint``): a vend takes a ready key, and its lifetime
+starts then.
+
 ``VendingNamespace`` is the namespace of the credential-refresh scenarios
 (/work/shared/reference/credential-refresh.md): a pylance-style ``LanceNamespace`` subclass
 wrapping the implementation's own ``DirectoryNamespace`` on an S3 root. Every
@@ -16,6 +24,8 @@ a client that failed to refresh gets a 403 instead of silently succeeding with s
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import heapq
 import importlib
 import os
@@ -39,11 +49,30 @@ from lance_namespace import (
 
 IMPLS = ["lance", "lance_cpp"]
 
-# TTL of vended keys and how long the tests wait for them to expire. The contract's
-# numbers for a loaded 2-core machine: TTL 6 s, wait 8 s (a refresh is due at TTL - 1 s).
-TTL_S = 6.0
-WAIT_S = 8.0
+# TTL of vended keys and how long the tests wait for them to expire, for a loaded 2-core
+# machine (Lance's tests use TTL 3 s): what a test does between a vend and its wait has
+# TTL - 1 s before the timed refresh is due. Waits are for events (the keys' revocation on
+# the server, see KeyVendor.wait_revoked), WAIT_S only a lower bound kept for callers;
+# WAIT_GUARD_S stops a hang.
+TTL_S = 15.0
+WAIT_S = 17.0
+WAIT_GUARD_S = 180.0
 REFRESH_OFFSET_MS = 1000
+
+# The RGW users whose keys the suites mint (the same list in scripts/rgw.sh and
+# tests/testing/s3_env.cc): one per suite; the bucket policy of the test buckets admits
+# them all (RGW has no wildcard user principals).
+KEY_USERS = ["test-keys-cpp", "test-keys-san", "test-keys-py", "test-keys-interop",
+             "test-keys-extra"]
+KEY_USER = os.environ.get("LANCE_RGW_KEY_USER") or "test-keys-py"
+
+
+def key_users_policy(bucket: str) -> str:
+    """The bucket policy admitting ``test`` and every key user to ``bucket``."""
+    principals = ",".join(f'"arn:aws:iam:::user/{u}"' for u in ["test", *KEY_USERS])
+    return ('{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":['
+            + principals + ']},"Action":["s3:*"],"Resource":["arn:aws:s3:::' + bucket
+            + '","arn:aws:s3:::' + bucket + '/*"]}]}')
 
 
 def load_impl(name: str):
@@ -114,46 +143,124 @@ def s3env():
     return S3Env()
 
 
-class KeyVendor:
-    """Creates short-lived RGW access keys for the user ``test`` and revokes them.
+def put_bucket_policy(s3: "S3Env", bucket: str, policy: str) -> None:
+    """PUT ?policy on ``bucket`` with the static test key (curl signs with SigV4)."""
+    body = policy.encode()
+    proc = subprocess.run(
+        ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT",
+         "--user", f"{s3.access_key}:{s3.secret_key}",
+         "--aws-sigv4", f"aws:amz:{s3.region}:s3",
+         "-H", f"x-amz-content-sha256: {hashlib.sha256(body).hexdigest()}",
+         "--data-binary", "@-", f"{s3.endpoint}/{bucket}?policy="],
+        input=body, capture_output=True, timeout=60)
+    code = proc.stdout.decode().strip()
+    if code not in ("200", "204"):
+        raise RuntimeError(f"PutBucketPolicy on s3://{bucket}: HTTP {code}")
 
-    A background thread removes each key one second after its expiry; close() removes the
-    ones still alive so a run leaves nothing behind.
+
+class KeyVendor:
+    """Creates short-lived RGW access keys for this suite's key user and revokes them.
+
+    Keys are minted ahead (premint) so that a vend only hands out a ready key; its
+    lifetime starts at the vend. A background thread removes each vended key one second
+    after its expiry; close() removes the ones still alive (and unused pre-minted ones) so
+    a run leaves nothing behind. Key changes run one at a time in this process, and per
+    user across processes (a lock file next to ceph.conf, shared with the C++ helpers).
     """
 
-    def __init__(self, rgw_conf: str, uid: str = "test"):
+    def __init__(self, rgw_conf: str, uid: str = KEY_USER,
+                 s3: Optional["S3Env"] = None):
         self._conf = rgw_conf
         self._uid = uid
         self._lock = threading.Condition()
+        self._admin_lock = threading.Lock()
+        self._lock_path = os.path.join(os.path.dirname(rgw_conf) or ".",
+                                       f"keys-{uid}.lock")
         self._pending: List[tuple] = []  # heap of (revoke_at_monotonic, access_key)
+        self._pool: List[tuple] = []  # pre-minted (access, secret)
+        self._revoked_keys: set = set()
         self._closed = False
         self.created = 0
         self.revoked = 0
+        self._ensure_user(s3)
         self._thread = threading.Thread(target=self._revoker, name="key-revoker",
                                         daemon=True)
         self._thread.start()
 
-    def _admin(self, *args: str) -> None:
-        cmd = ["radosgw-admin", "-c", self._conf, "key", *args, f"--uid={self._uid}",
-               "--key-type=s3"]
-        deadline = time.monotonic() + 30
-        while True:
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode == 0:
-                return
-            # Concurrent key changes of one user race on its metadata object; RGW says
-            # "unable to store user info" and the change must simply be retried.
-            if "unable to store user info" in proc.stderr and time.monotonic() < deadline:
-                time.sleep(0.05)
-                continue
-            raise RuntimeError(f"radosgw-admin key {args[0]} failed "
-                               f"(rc {proc.returncode}): {proc.stderr.strip()[-300:]}")
+    def _run_admin(self, args: List[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(["radosgw-admin", "-c", self._conf, *args],
+                              capture_output=True, text=True)
 
-    def vend(self, ttl_s: float) -> tuple:
-        """A new key pair (access, secret, expires_at_millis) valid for ttl_s seconds."""
+    def _locked(self):
+        """This process's admin lock plus the per-user lock file (flock)."""
+        vendor = self
+
+        class _Both:
+            def __enter__(self):
+                vendor._admin_lock.acquire()
+                self.f = open(vendor._lock_path, "a+")
+                fcntl.flock(self.f, fcntl.LOCK_EX)
+
+            def __exit__(self, *exc):
+                self.f.close()  # releases the flock
+                vendor._admin_lock.release()
+
+        return _Both()
+
+    def _ensure_user(self, s3: Optional["S3Env"]) -> None:
+        # scripts/rgw.sh creates every key user; an older cluster gets this one here.
+        with self._locked():
+            if self._run_admin(["user", "info", f"--uid={self._uid}"]).returncode != 0:
+                for args in (["user", "create", f"--uid={self._uid}",
+                              f"--display-name={self._uid}"],
+                             ["caps", "add", f"--uid={self._uid}", "--caps=roles=*"]):
+                    proc = self._run_admin(args)
+                    if proc.returncode != 0:
+                        raise RuntimeError(f"radosgw-admin {' '.join(args[:2])} failed "
+                                           f"(rc {proc.returncode}): "
+                                           f"{proc.stderr.strip()[-300:]}")
+            if s3 is not None:
+                put_bucket_policy(s3, s3.bucket, key_users_policy(s3.bucket))
+
+    def _admin(self, *args: str) -> None:
+        cmd = ["key", *args, f"--uid={self._uid}", "--key-type=s3"]
+        deadline = time.monotonic() + 30
+        with self._locked():
+            while True:
+                proc = self._run_admin(cmd)
+                if proc.returncode == 0:
+                    return
+                # Only a process ignoring the lock can race on the user's metadata; RGW
+                # then says "unable to store user info" and the change is retried.
+                if ("unable to store user info" in proc.stderr
+                        and time.monotonic() < deadline):
+                    time.sleep(0.05)
+                    continue
+                raise RuntimeError(f"radosgw-admin key {args[0]} failed "
+                                   f"(rc {proc.returncode}): {proc.stderr.strip()[-300:]}")
+
+    def _mint(self) -> tuple:
         access = "V" + secrets.token_hex(9).upper()
         secret = secrets.token_hex(20)
         self._admin("create", f"--access-key={access}", f"--secret-key={secret}")
+        return access, secret
+
+    def premint(self, n: int) -> None:
+        """Makes sure ``n`` keys are ready, minted now (before a test's timed part)."""
+        while True:
+            with self._lock:
+                if len(self._pool) >= n:
+                    return
+            key = self._mint()
+            with self._lock:
+                self._pool.append(key)
+
+    def vend(self, ttl_s: float) -> tuple:
+        """A key pair (access, secret, expires_at_millis) valid for ttl_s seconds from
+        now: a pre-minted one when ready, else minted now."""
+        with self._lock:
+            ready = self._pool.pop(0) if self._pool else None
+        access, secret = ready if ready is not None else self._mint()
         # The lifetime starts once the key works, so slow admin calls do not shorten it.
         expires_at_ms = int(time.time() * 1000 + ttl_s * 1000)
         with self._lock:
@@ -167,8 +274,30 @@ class KeyVendor:
             self._admin("rm", f"--access-key={access}")
             with self._lock:
                 self.revoked += 1
+                self._revoked_keys.add(access)
+                self._lock.notify_all()
         except RuntimeError:
             pass  # best effort; a leftover key only costs a user-info entry
+
+    def is_revoked(self, access: str) -> bool:
+        with self._lock:
+            return access in self._revoked_keys
+
+    def wait_revoked(self, keys: List[str], guard_s: float = WAIT_GUARD_S) -> float:
+        """Waits until every key of ``keys`` has expired and been revoked on the server
+        (the event a stale client would trip over); returns the seconds waited. The guard
+        only stops a hang."""
+        start = time.monotonic()
+        deadline = start + guard_s
+        with self._lock:
+            while not all(k in self._revoked_keys for k in keys):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    missing = [k for k in keys if k not in self._revoked_keys]
+                    raise AssertionError(f"{len(missing)} vended key(s) still not revoked "
+                                         f"after {guard_s:.0f} s")
+                self._lock.wait(min(left, 1.0))
+        return time.monotonic() - start
 
     def _revoker(self) -> None:
         while True:
@@ -186,8 +315,9 @@ class KeyVendor:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            rest = [a for _, a in self._pending]
+            rest = [a for _, a in self._pending] + [a for a, _ in self._pool]
             self._pending = []
+            self._pool = []
             self._lock.notify()
         self._thread.join()
         for access in rest:
@@ -196,7 +326,7 @@ class KeyVendor:
 
 @pytest.fixture(scope="session")
 def key_vendor(s3env):
-    vendor = KeyVendor(s3env.rgw_conf)
+    vendor = KeyVendor(s3env.rgw_conf, s3=s3env)
     yield vendor
     vendor.close()
 
