@@ -48,8 +48,36 @@ void ExpectNamesFile(const Status& st) {
   EXPECT_NE(st.message().find(kPath), std::string::npos) << st.ToString();
 }
 
+/// Row `row` of `table` equals row `k` of `batch`, column by column.
+bool RowEquals(const Table& table, int64_t row, const RecordBatch& batch, int64_t k) {
+  for (const auto& chunk : table.batches()) {
+    if (row >= chunk->num_rows()) {
+      row -= chunk->num_rows();
+      continue;
+    }
+    if (chunk->num_columns() != batch.num_columns()) return false;
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      if (!chunk->column(c)->Slice(row, 1)->Equals(batch.column(c)->Slice(k, 1))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
 /// Opens `bytes`, reads it fully (all at once, and in tiny batches unless `quick`) and
 /// takes a few rows (first, middle, last, and one twice).
+///
+/// The rule every damaged copy must follow, each step on its own: a step either fails
+/// with a Status naming the file, or its result is checked exactly against what the
+/// file's own (possibly damaged) metadata says and against the other steps:
+/// - a read that succeeds has exactly num_rows() rows, every column valid;
+/// - a tiny-batch read that succeeds equals the one-batch read (when that succeeded);
+/// - a Take that succeeds has exactly the 4 rows asked for, equal to those rows of the
+///   one-batch read (when that succeeded).
+/// Damage in data values or padding may read successfully (the values are not
+/// checksummed); damage to the structure either fails cleanly or stays self-consistent.
 void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
   auto store = std::make_shared<io::MemoryObjectStore>();
   ASSERT_OK(store->Put(kPath, bytes));
@@ -60,24 +88,44 @@ void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
     return;
   }
   ++outcome->opened;
+  const int64_t n = (*reader)->num_rows();
   std::vector<int64_t> batch_sizes = {int64_t{1} << 20};
   if (!quick) batch_sizes.push_back(3);
+  TablePtr whole;  // the one-batch read, when it succeeded
   for (int64_t batch_size : batch_sizes) {
-    Status st = testing::ReadAllValidating(**reader, batch_size);
-    if (st.ok()) {
-      ++outcome->read_ok;
-    } else {
+    FileReadOptions options;
+    options.batch_size = batch_size;
+    auto table = (*reader)->ReadTable(options);
+    if (!table.ok()) {
       ++outcome->failed_read;
-      ExpectNamesFile(st);
+      ExpectNamesFile(table.status());
+      continue;
+    }
+    ++outcome->read_ok;
+    for (const auto& batch : (*table)->batches()) {
+      for (const auto& column : batch->columns()) EXPECT_OK(column->Validate());
+    }
+    EXPECT_EQ((*table)->num_rows(), n) << "a read that succeeds has num_rows() rows";
+    if (whole == nullptr) {
+      whole = *table;
+    } else {
+      EXPECT_TRUE((*table)->Equals(*whole))
+          << "batch size " << batch_size << " reads other values than one batch";
     }
   }
-  const int64_t n = (*reader)->num_rows();
   if (n <= 0) return;
-  auto taken = (*reader)->Take({n - 1, 0, n / 2, n / 2});
+  const std::vector<int64_t> rows = {n - 1, 0, n / 2, n / 2};
+  auto taken = (*reader)->Take(rows);
   if (taken.ok()) {
     ++outcome->take_ok;
-    EXPECT_EQ((*taken)->num_rows(), 4);
-    for (const auto& column : (*taken)->columns()) (void)column->Validate();
+    ASSERT_EQ((*taken)->num_rows(), 4);
+    for (const auto& column : (*taken)->columns()) EXPECT_OK(column->Validate());
+    if (whole != nullptr && whole->num_rows() == n) {
+      for (int64_t k = 0; k < 4; ++k) {
+        EXPECT_TRUE(RowEquals(*whole, rows[k], **taken, k))
+            << "Take of row " << rows[k] << " differs from the read";
+      }
+    }
   } else {
     ++outcome->failed_take;
     ExpectNamesFile(taken.status());
@@ -265,7 +313,6 @@ Outcome FlipBytes(const std::string& file, size_t begin, size_t end, int flips,
 }
 
 TEST_P(CorruptTest, SeededByteFlips) {
-  const auto start = std::chrono::steady_clock::now();
   std::mt19937_64 rng(20240611);
   for (const auto& file : WrittenCorpus(GetParam())) {
     auto info = testing::InspectFile(file);
@@ -279,9 +326,6 @@ TEST_P(CorruptTest, SeededByteFlips) {
     EXPECT_GT(footer.failed_open + meta.failed_open + meta.failed_read, 0);
     (void)pages;
   }
-  // A hang would show up here long before the ctest timeout.
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            std::chrono::minutes(5) * FlipScale());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CorruptTest,
@@ -503,7 +547,6 @@ std::vector<std::pair<std::string, std::string>> StructuralCorpus() {
 }
 
 TEST(CorruptStructural, LyingPageMetadata) {
-  const auto start = std::chrono::steady_clock::now();
   int variants = 0;
   for (const auto& [name, file] : StructuralCorpus()) {
     SCOPED_TRACE(name);
@@ -521,8 +564,6 @@ TEST(CorruptStructural, LyingPageMetadata) {
         << "opened " << o.opened << " read_ok " << o.read_ok;
   }
   EXPECT_GT(variants, 3000);
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            std::chrono::minutes(5) * FlipScale());
 }
 
 TEST(CorruptStructural, LyingChunkMetadataWords) {
