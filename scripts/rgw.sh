@@ -21,8 +21,6 @@ ACCESS_KEY=${S3_ACCESS_KEY:-lance-test-key}
 SECRET_KEY=${S3_SECRET_KEY:-lance-test-secret}
 BUCKET=${S3_BUCKET:-lance-test}
 C=(-c "$D/ceph.conf")
-# The users whose keys the suites mint (one per suite; see start_once).
-KEY_USERS=(test-keys-cpp test-keys-san test-keys-py test-keys-interop test-keys-extra)
 
 log() { echo "[rgw] $*" >&2; }
 fail() {
@@ -199,20 +197,8 @@ CONF
   radosgw-admin "${C[@]}" user create --uid=test --display-name=test --access-key="$ACCESS_KEY" \
     --secret-key="$SECRET_KEY" >/dev/null || { attempt_fail "user create failed"; return 1; }
   radosgw-admin "${C[@]}" caps add --uid=test --caps="roles=*" >/dev/null || { attempt_fail "caps add failed"; return 1; }
-  # The key users: each suite mints and revokes its run-time keys as its own user, never
-  # as `test` (radosgw-admin changes a user's keys by read-modify-write of the user, so two
-  # suites changing keys of one user at once can lose a key). Same list in
-  # tests/testing/s3_env.cc (KeyUsers) and tests/python/_vending.py (KEY_USERS).
-  local u principals='"arn:aws:iam:::user/test"'
-  for u in "${KEY_USERS[@]}"; do
-    radosgw-admin "${C[@]}" user create --uid="$u" --display-name="$u" >/dev/null \
-      || { attempt_fail "user create $u failed"; return 1; }
-    radosgw-admin "${C[@]}" caps add --uid="$u" --caps="roles=*" >/dev/null \
-      || { attempt_fail "caps add $u failed"; return 1; }
-    principals+=",\"arn:aws:iam:::user/$u\""
-  done
   radosgw-admin "${C[@]}" role create --role-name=S3Access --path=/ \
-    --assume-role-policy-doc='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":['"$principals"']},"Action":["sts:AssumeRole"]}]}' \
+    --assume-role-policy-doc='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":["arn:aws:iam:::user/test"]},"Action":["sts:AssumeRole"]}]}' \
     >/dev/null || { attempt_fail "role create failed"; return 1; }
   radosgw-admin "${C[@]}" role-policy put --role-name=S3Access --policy-name=S3All \
     --policy-doc='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*"],"Resource":"arn:aws:s3:::*"}]}' \
@@ -223,15 +209,6 @@ CONF
     --aws-sigv4 "aws:amz:us-east-1:s3" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
     "http://127.0.0.1:$RGW_PORT/$BUCKET")
   [ "$code" = 200 ] || { attempt_fail "creating bucket $BUCKET: HTTP $code $(cat "$D/log/mkbucket.out")"; return 1; }
-  # The bucket policy admitting `test` and the key users (objects a key user writes are
-  # readable by `test` only through it; RGW has no wildcard user principals).
-  local policy="$D/log/bucket-policy.json"
-  printf '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":[%s]},"Action":["s3:*"],"Resource":["arn:aws:s3:::%s","arn:aws:s3:::%s/*"]}]}' \
-    "$principals" "$BUCKET" "$BUCKET" >"$policy"
-  code=$(curl -s -o "$D/log/policy.out" -w '%{http_code}' -X PUT --user "$ACCESS_KEY:$SECRET_KEY" \
-    --aws-sigv4 "aws:amz:us-east-1:s3" -H "x-amz-content-sha256: $(sha256sum "$policy" | cut -d' ' -f1)" \
-    --data-binary @"$policy" "http://127.0.0.1:$RGW_PORT/$BUCKET?policy=")
-  [ "$code" = 204 ] || [ "$code" = 200 ] || { attempt_fail "bucket policy on $BUCKET: HTTP $code $(cat "$D/log/policy.out")"; return 1; }
 }
 
 case "$cmd" in

@@ -6,13 +6,14 @@ The tests are written once in pylance style and run twice: against real pylance
 yields the module under test; pylance is the reference, so a test that passes for it and
 fails for lance_cpp shows a difference in behaviour.
 
-Keys are minted as this suite's own RGW user (``KEY_USER``), never as ``test`` whose static
-key every suite signs with: radosgw-admin changes keys by read-modify-write of the user, so
-two processes changing keys of one user at once could lose a key. Key changes hold a lock
-file per user next to the cluster's ceph.conf (the C++ helpers in tests/testing/s3_env.cc
-take the same lock), so even suites sharing a user never overlap. Keys are minted ahead of
-the timed part of a test (``KeyVendor.premint``): a vend takes a ready key, and its lifetime
-starts then.
+radosgw-admin changes a user's keys by read-modify-write of the user, so two processes
+changing keys of one user at once could lose a key: every key change holds a lock file per
+user next to the cluster's ceph.conf (the C++ helpers in tests/testing/s3_env.cc take the
+same lock), so no two suites' key changes overlap. (One user, ``test``, for all suites: a
+key of another user reaches the test buckets only through a bucket policy naming it and
+``test``, and such a policy also lets ``test``'s STS sessions past their session policy.)
+Keys are minted ahead of the timed part of a test (``KeyVendor.premint``): a vend takes a
+ready key, and its lifetime starts then.
 
 ``VendingNamespace`` is the namespace of the credential-refresh scenarios
 (/work/shared/reference/credential-refresh.md): a pylance-style ``LanceNamespace`` subclass
@@ -25,7 +26,6 @@ a client that failed to refresh gets a 403 instead of silently succeeding with s
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import heapq
 import importlib
 import os
@@ -59,20 +59,8 @@ WAIT_S = 17.0
 WAIT_GUARD_S = 180.0
 REFRESH_OFFSET_MS = 1000
 
-# The RGW users whose keys the suites mint (the same list in scripts/rgw.sh and
-# tests/testing/s3_env.cc): one per suite; the bucket policy of the test buckets admits
-# them all (RGW has no wildcard user principals).
-KEY_USERS = ["test-keys-cpp", "test-keys-san", "test-keys-py", "test-keys-interop",
-             "test-keys-extra"]
-KEY_USER = os.environ.get("LANCE_RGW_KEY_USER") or "test-keys-py"
-
-
-def key_users_policy(bucket: str) -> str:
-    """The bucket policy admitting ``test`` and every key user to ``bucket``."""
-    principals = ",".join(f'"arn:aws:iam:::user/{u}"' for u in ["test", *KEY_USERS])
-    return ('{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":['
-            + principals + ']},"Action":["s3:*"],"Resource":["arn:aws:s3:::' + bucket
-            + '","arn:aws:s3:::' + bucket + '/*"]}]}')
+# The RGW user whose keys the tests mint (as tests/testing/s3_env.cc: KeyUser()).
+KEY_USER = os.environ.get("LANCE_RGW_KEY_USER") or "test"
 
 
 def load_impl(name: str):
@@ -143,23 +131,8 @@ def s3env():
     return S3Env()
 
 
-def put_bucket_policy(s3: "S3Env", bucket: str, policy: str) -> None:
-    """PUT ?policy on ``bucket`` with the static test key (curl signs with SigV4)."""
-    body = policy.encode()
-    proc = subprocess.run(
-        ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT",
-         "--user", f"{s3.access_key}:{s3.secret_key}",
-         "--aws-sigv4", f"aws:amz:{s3.region}:s3",
-         "-H", f"x-amz-content-sha256: {hashlib.sha256(body).hexdigest()}",
-         "--data-binary", "@-", f"{s3.endpoint}/{bucket}?policy="],
-        input=body, capture_output=True, timeout=60)
-    code = proc.stdout.decode().strip()
-    if code not in ("200", "204"):
-        raise RuntimeError(f"PutBucketPolicy on s3://{bucket}: HTTP {code}")
-
-
 class KeyVendor:
-    """Creates short-lived RGW access keys for this suite's key user and revokes them.
+    """Creates short-lived RGW access keys for ``KEY_USER`` and revokes them.
 
     Keys are minted ahead (premint) so that a vend only hands out a ready key; its
     lifetime starts at the vend. A background thread removes each vended key one second
@@ -168,8 +141,7 @@ class KeyVendor:
     user across processes (a lock file next to ceph.conf, shared with the C++ helpers).
     """
 
-    def __init__(self, rgw_conf: str, uid: str = KEY_USER,
-                 s3: Optional["S3Env"] = None):
+    def __init__(self, rgw_conf: str, uid: str = KEY_USER):
         self._conf = rgw_conf
         self._uid = uid
         self._lock = threading.Condition()
@@ -182,7 +154,6 @@ class KeyVendor:
         self._closed = False
         self.created = 0
         self.revoked = 0
-        self._ensure_user(s3)
         self._thread = threading.Thread(target=self._revoker, name="key-revoker",
                                         daemon=True)
         self._thread.start()
@@ -206,21 +177,6 @@ class KeyVendor:
                 vendor._admin_lock.release()
 
         return _Both()
-
-    def _ensure_user(self, s3: Optional["S3Env"]) -> None:
-        # scripts/rgw.sh creates every key user; an older cluster gets this one here.
-        with self._locked():
-            if self._run_admin(["user", "info", f"--uid={self._uid}"]).returncode != 0:
-                for args in (["user", "create", f"--uid={self._uid}",
-                              f"--display-name={self._uid}"],
-                             ["caps", "add", f"--uid={self._uid}", "--caps=roles=*"]):
-                    proc = self._run_admin(args)
-                    if proc.returncode != 0:
-                        raise RuntimeError(f"radosgw-admin {' '.join(args[:2])} failed "
-                                           f"(rc {proc.returncode}): "
-                                           f"{proc.stderr.strip()[-300:]}")
-            if s3 is not None:
-                put_bucket_policy(s3, s3.bucket, key_users_policy(s3.bucket))
 
     def _admin(self, *args: str) -> None:
         cmd = ["key", *args, f"--uid={self._uid}", "--key-type=s3"]
@@ -326,7 +282,7 @@ class KeyVendor:
 
 @pytest.fixture(scope="session")
 def key_vendor(s3env):
-    vendor = KeyVendor(s3env.rgw_conf, s3=s3env)
+    vendor = KeyVendor(s3env.rgw_conf)
     yield vendor
     vendor.close()
 

@@ -125,20 +125,18 @@ Status RunRgwAdmin(const std::vector<std::string>& args,
   return Status::OK();
 }
 
-// -- Key users --------------------------------------------------------------------------
-// Keys are minted for a user of their own per suite, never for `test` (whose static key
-// every suite signs with): radosgw-admin changes a user's keys by read-modify-write of
-// the user's metadata, so two processes changing keys of one user at once can lose a key.
-// The list is fixed (the same in scripts/rgw.sh and tests/python/_vending.py) because the
-// bucket policy that lets these users into the test buckets must name every user: RGW has
-// no wildcard user principals, and objects one user writes are readable by another only
-// through the policy.
-constexpr const char* kDefaultKeyUser =
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    "test-keys-san";
-#else
-    "test-keys-cpp";
-#endif
+// -- Key changes -----------------------------------------------------------------------
+// radosgw-admin changes a user's keys by read-modify-write of the user's metadata, so two
+// processes changing keys of one user at once can lose a key. Every key change of the
+// tests (C++ here, Python in tests/python/_vending.py) holds a lock file per user next to
+// the cluster's ceph.conf, so no two of them overlap, whatever suites ctest runs at once.
+//
+// Why one user (`test`) and not one per suite: a key of another user can reach the test
+// buckets only through a bucket policy naming that user and `test` (RGW has no wildcard
+// user principals, and the owner cannot read objects another user wrote without it), and
+// a bucket policy naming `test` also admits `test`'s STS sessions beyond their session
+// policy (measured: the session-scoping tests then fail). Serialising is what keeps keys.
+constexpr const char* kDefaultKeyUser = "test";
 
 // Serialises this process's key changes, and (flock on a file next to the cluster's
 // ceph.conf) those of every process that mints for the same user: two suites sharing a
@@ -248,40 +246,8 @@ Result<HttpAnswer> SignedRequest(
   return answer;
 }
 
-// The bucket policy that admits `test` and every key user (kKeyUsers) to `bucket`, with
-// all S3 actions on the bucket and its objects. The same document from every writer, so
-// suites that put it at the same time do not undo each other.
-std::string KeyUsersPolicy(const std::string& bucket) {
-  std::string principals = "\"arn:aws:iam:::user/test\"";
-  for (const std::string& user : KeyUsers()) {
-    principals += ",\"arn:aws:iam:::user/" + user + "\"";
-  }
-  return "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\","
-         "\"Principal\":{\"AWS\":[" +
-         principals + "]},\"Action\":[\"s3:*\"],\"Resource\":[\"arn:aws:s3:::" + bucket +
-         "\",\"arn:aws:s3:::" + bucket + "/*\"]}]}";
-}
-
-// With the KeyChangeLock of `user` held: creates the key user when the cluster lacks it
-// (scripts/rgw.sh creates them all; an older cluster gets them here), once per process,
-// and admits the key users to the shared test bucket.
-Status EnsureKeyUser(const S3TestEnv& env, const std::string& user) {
-  static bool ensured = false;  // guarded by KeyChangeLock's process mutex
-  if (ensured) return Status::OK();
-  if (!RunRgwAdmin({"user", "info", "--uid=" + user}, {}, "looking up " + user).ok()) {
-    LANCE_RETURN_NOT_OK(
-        RunRgwAdmin({"user", "create", "--uid=" + user, "--display-name=" + user}, {},
-                    "creating the RGW user " + user));
-    LANCE_RETURN_NOT_OK(RunRgwAdmin({"caps", "add", "--uid=" + user, "--caps=roles=*"},
-                                    {}, "adding role caps to " + user));
-  }
-  LANCE_RETURN_NOT_OK(AllowKeyUsers(env.bucket));
-  ensured = true;
-  return Status::OK();
-}
-
-// A key change (`radosgw-admin key ...` for the key user) under the KeyChangeLock. With
-// the lock, two changes of one user never overlap; the retries remain for a process that
+// A key change (`radosgw-admin key ...` of KeyUser()) under the KeyChangeLock. With the
+// lock, two changes of one user never overlap; the retries remain for a process that
 // ignores the lock (RGW then refuses the conflicting write with "unable to store user
 // info", nothing half-done).
 Status RunKeyChange(const std::vector<std::string>& args,
@@ -289,7 +255,6 @@ Status RunKeyChange(const std::vector<std::string>& args,
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
   const std::string user = KeyUser();
   KeyChangeLock lock(env, user);
-  LANCE_RETURN_NOT_OK(EnsureKeyUser(env, user));
   Status st = RunRgwAdmin(args, secrets, what);
   for (int attempt = 1;
        attempt < 6 && !st.ok() &&
@@ -365,25 +330,6 @@ std::string KeyUser() {
                                               : std::string(kDefaultKeyUser);
 }
 
-std::vector<std::string> KeyUsers() {
-  return {"test-keys-cpp", "test-keys-san", "test-keys-py", "test-keys-interop",
-          "test-keys-extra"};
-}
-
-Status AllowKeyUsers(const std::string& bucket) {
-  LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
-  const std::string policy = KeyUsersPolicy(bucket);
-  LANCE_ASSIGN_OR_RAISE(
-      HttpAnswer answer,
-      SignedRequest(env, "PUT", "/" + bucket, {{"policy", ""}},
-                    {{"content-type", "application/json"}}, policy, "s3"));
-  if (answer.status != 200 && answer.status != 204) {
-    return Status::IOError("PutBucketPolicy admitting the key users to s3://" + bucket +
-                           ": HTTP " + std::to_string(answer.status));
-  }
-  return Status::OK();
-}
-
 Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
     const StorageOptions& extra) {
   LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
@@ -393,8 +339,6 @@ Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
   LANCE_ASSIGN_OR_RAISE(std::shared_ptr<io::S3ObjectStore> store,
                         io::S3ObjectStore::FromStorageOptions(bucket, options));
   LANCE_RETURN_NOT_OK(store->client()->CreateBucket());
-  // Keys minted by CreateAccessKey belong to a key user, not to the bucket's owner.
-  LANCE_RETURN_NOT_OK(AllowKeyUsers(bucket));
   io::ObjectStore* raw = store.get();
   // The deleter owns the store: the bucket goes once the last user lets go of it.
   return std::shared_ptr<io::ObjectStore>(

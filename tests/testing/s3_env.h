@@ -49,23 +49,13 @@ struct S3TestEnv {
 Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
     const io::StorageOptions& extra = {});
 
-/// \brief The RGW user whose keys this process mints: $LANCE_RGW_KEY_USER, else
-/// "test-keys-cpp" ("test-keys-san" in a sanitizer build). One user per suite, never
-/// `test`: radosgw-admin changes keys by read-modify-write of the user, so suites running
-/// at once must not change keys of one user. A C++ test binary that mints keys while
-/// s3_test runs sets LANCE_RGW_KEY_USER to another entry of KeyUsers().
+/// \brief The RGW user whose keys the tests mint: $LANCE_RGW_KEY_USER, else "test".
 std::string KeyUser();
-/// \brief Every key user (the same list in scripts/rgw.sh and tests/python/_vending.py).
-std::vector<std::string> KeyUsers();
-/// \brief Puts the bucket policy that admits `test` and every key user to `bucket` (all
-/// S3 actions); MakeFreshBucketStore does it for its buckets, the first key change of a
-/// process for LANCE_S3_BUCKET.
-Status AllowKeyUsers(const std::string& bucket);
 
-/// \brief `radosgw-admin key create` for KeyUser() (created on demand when missing): a
-/// new static key pair, valid on the very next request. Key changes of this process run
-/// one at a time, and across processes one at a time per user (a lock file next to
-/// LANCE_RGW_CONF). Secret is random; the key id starts with "LCT".
+/// \brief `radosgw-admin key create` for KeyUser(): a new static key pair, valid on the
+/// very next request. Key changes of this process run one at a time, and across processes
+/// one at a time per user (a lock file next to LANCE_RGW_CONF). Secret is random; the key
+/// id starts with "LCT".
 Result<io::s3::AwsCredentials> CreateAccessKey();
 /// \brief `radosgw-admin key rm`: the key is refused (403) on the very next request.
 Status RemoveAccessKey(const std::string& access_key_id);
