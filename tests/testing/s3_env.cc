@@ -138,6 +138,14 @@ Status RunRgwAdmin(const std::vector<std::string>& args,
 // policy (measured: the session-scoping tests then fail). Serialising is what keeps keys.
 constexpr const char* kDefaultKeyUser = "test";
 
+// The RGW user whose keys the tests mint: $LANCE_RGW_KEY_USER, else "test" (the same in
+// tests/python/_vending.py).
+std::string KeyUser() {
+  const char* chosen = std::getenv("LANCE_RGW_KEY_USER");
+  return chosen != nullptr && *chosen != '\0' ? std::string(chosen)
+                                              : std::string(kDefaultKeyUser);
+}
+
 // Serialises this process's key changes, and (flock on a file next to the cluster's
 // ceph.conf) those of every process that mints for the same user: two suites sharing a
 // user by mistake wait for each other instead of racing.
@@ -322,12 +330,6 @@ StorageOptions S3TestEnv::OptionsWith(const AwsCredentials& credentials) const {
 
 std::string S3TestEnv::UniqueUri(std::string_view name) const {
   return "s3://" + bucket + "/lance-test-" + UniqueToken() + "/" + std::string(name);
-}
-
-std::string KeyUser() {
-  const char* chosen = std::getenv("LANCE_RGW_KEY_USER");
-  return chosen != nullptr && *chosen != '\0' ? std::string(chosen)
-                                              : std::string(kDefaultKeyUser);
 }
 
 Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(

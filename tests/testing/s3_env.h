@@ -49,13 +49,8 @@ struct S3TestEnv {
 Result<std::shared_ptr<io::ObjectStore>> MakeFreshBucketStore(
     const io::StorageOptions& extra = {});
 
-/// \brief The RGW user whose keys the tests mint: $LANCE_RGW_KEY_USER, else "test".
-std::string KeyUser();
-
-/// \brief `radosgw-admin key create` for KeyUser(): a new static key pair, valid on the
-/// very next request. Key changes of this process run one at a time, and across processes
-/// one at a time per user (a lock file next to LANCE_RGW_CONF). Secret is random; the key
-/// id starts with "LCT".
+/// \brief `radosgw-admin key create` for the test user: a new static key pair, valid on
+/// the very next request. Secret is random; the key id starts with "LCT".
 Result<io::s3::AwsCredentials> CreateAccessKey();
 /// \brief `radosgw-admin key rm`: the key is refused (403) on the very next request.
 Status RemoveAccessKey(const std::string& access_key_id);
