@@ -72,6 +72,10 @@ using Millis = std::chrono::milliseconds;
 constexpr Millis kTtl{15'000};
 constexpr Millis kOffset{1'000};
 constexpr Millis kRevokeGrace{1'000};
+// TTL of the keys vended after a test's wait (or, for the readers, after the open): the
+// part after the refresh is not the thing timed, so its keys outlive the test whatever
+// the load (the reaper revokes them at the end).
+constexpr Millis kAfterWaitTtl{600'000};
 // Hang guard of a wait for revocations (never the thing measured).
 constexpr Millis kWaitGuard{180'000};
 
@@ -226,7 +230,10 @@ class VendingNamespace final : public LanceNamespace {
  public:
   VendingNamespace(std::shared_ptr<LanceNamespace> inner, KeyReaper* reaper,
                    Millis ttl = kTtl)
-      : inner_(std::move(inner)), reaper_(reaper), ttl_(ttl) {}
+      : inner_(std::move(inner)), reaper_(reaper), ttl_ms_(ttl.count()) {}
+
+  // The TTL of the keys vended from now on.
+  void set_ttl(Millis ttl) { ttl_ms_ = ttl.count(); }
 
   std::string namespace_id() const override { return inner_->namespace_id(); }
 
@@ -290,7 +297,7 @@ class VendingNamespace final : public LanceNamespace {
     }
     LANCE_ASSIGN_OR_RAISE(io::s3::AwsCredentials key, reaper_->Take());
     // The key was minted before the test's timed part; its lifetime starts now.
-    const int64_t expires = NowMillis() + ttl_.count();
+    const int64_t expires = NowMillis() + ttl_ms_.load();
     int64_t zero = 0;
     first_vend_.compare_exchange_strong(zero, NowMillis());
     Properties& out = **options;
@@ -311,7 +318,7 @@ class VendingNamespace final : public LanceNamespace {
 
   std::shared_ptr<LanceNamespace> inner_;
   KeyReaper* reaper_;
-  Millis ttl_;
+  std::atomic<int64_t> ttl_ms_;
   std::atomic<int> describes_{0};
   std::atomic<int> declares_{0};
   std::atomic<int> create_empties_{0};
@@ -443,8 +450,12 @@ class NamespaceRefreshTest : public ::testing::Test {
     return access.ok() ? *access : io::StorageAccess{};
   }
 
-  // Until every key vended so far has expired and been revoked on the server.
-  void Wait() const { reaper_.WaitAllRevoked(); }
+  // Until every key vended so far has expired and been revoked on the server; the keys
+  // vended afterwards live kAfterWaitTtl.
+  void Wait() const {
+    reaper_.WaitAllRevoked();
+    if (ns_ != nullptr) ns_->set_ttl(kAfterWaitTtl);
+  }
 
   // The refresh counters of every provider of this test's namespace (their ids name the
   // unique root), summed.
@@ -783,12 +794,13 @@ TEST_F(NamespaceRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
   const std::vector<std::string> keys = ns_->keys_of(id);
   ASSERT_EQ(keys.size(), 2u);
   const std::string opened_key = keys.back();  // the describe's, used by `opened`
+  ns_->set_ttl(kAfterWaitTtl);                 // the refresh's key outlives the readers
   const auto want = TableOf({Rows(0, 60)});
   const auto guard = std::chrono::steady_clock::now() + kWaitGuard;
 
   // Every thread reads until the key of the open has expired and been revoked on the
   // server, then twice more: each one crosses the expiry (the refresh happens in between,
-  // while they read) and reads with the refreshed key.
+  // while they read) and reads with the refreshed key (which outlives them).
   std::atomic<int> failures{0};
   std::atomic<int> reads{0};
   std::mutex first_error_mu;
