@@ -49,6 +49,19 @@ export LANCE_SOURCE_DIR=$ROOT
 export LANCE_PYTHON=$ROOT/.venv/bin/python
 export LANCE_ORACLE_DIR=$ROOT/tools/oracle
 export PATH="$ROOT/.venv/bin:$PATH"
+# For the secrets scan at the end (scripts/scan_secrets.sh): the ledger where the tests
+# record every secret they use (mode 600, outside every scanned directory), the directory
+# where they keep outputs that ctest would not (captured subprocess output, the shell
+# tests' commands), and the library's log level in the S3 test processes
+# (tests/testing/secret_ledger.cc), so that its log lines land in ctest's log and are
+# scanned too. Fresh for each run.
+rm -rf "$BUILD_DIR/secrets" "$BUILD_DIR/test-logs"
+mkdir -p -m 700 "$BUILD_DIR/secrets"
+mkdir -p "$BUILD_DIR/test-logs"
+export LANCE_SECRETS_LEDGER=$BUILD_DIR/secrets/ledger.tsv
+(umask 077 && : >"$LANCE_SECRETS_LEDGER")
+export LANCE_TEST_LOG_DIR=$BUILD_DIR/test-logs
+export LANCE_TEST_LOG_LEVEL=${LANCE_TEST_LOG_LEVEL:-debug}
 
 # RGW first: the S3 tests (label s3), the S3 interop tests and the dataset tests on S3 need it.
 RGW_DIR=$BUILD_DIR/rgw
@@ -57,6 +70,7 @@ trap 'scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"' E
 started_ms=$(($(date +%s%N) / 1000000))
 rgw_env=$(scripts/rgw.sh start "$RGW_DIR") || { log "RGW did not start (see above)"; exit 1; }
 eval "$rgw_env"
+printf 'LANCE_S3_SECRET_KEY\t%s\n' "$LANCE_S3_SECRET_KEY" >>"$LANCE_SECRETS_LEDGER"
 took_ms=$(($(date +%s%N) / 1000000 - started_ms))
 log "RGW up on $LANCE_S3_ENDPOINT, start took $((took_ms / 1000)).$((took_ms % 1000 / 100)) s"
 

@@ -8,12 +8,27 @@ BIN=$1
 pass=0; fail=0
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# Every command's output is also appended to $LANCE_TEST_LOG_DIR/cli_test.log (set by
+# scripts/run_tests.sh), which scripts/scan_secrets.sh scans for the secrets of the run:
+# this script deletes $T, and ctest keeps only what it prints. The command line is not
+# written (it holds the secrets passed on purpose); only the verb.
+KEEP=${LANCE_TEST_LOG_DIR:+$LANCE_TEST_LOG_DIR/cli_test.log}
+keep() {  # keep NAME RC STDOUT_FILE STDERR_FILE
+  [ -n "$KEEP" ] || return 0
+  { echo "== $1 (exit $2)"; echo "-- stdout"; cat "$3"; echo "-- stderr"; cat "$4"; } >>"$KEEP"
+}
+# record_secret SECRET: a secret this script uses, for the ledger of the scan.
+record_secret() {
+  [ -n "${LANCE_SECRETS_LEDGER:-}" ] || return 0
+  printf '%s\t%s\n' "cli_test ${1:0:4}***" "$1" >>"$LANCE_SECRETS_LEDGER"
+}
 
 check() {  # check NAME EXPECTED_EXIT STDOUT_REGEX STDERR_REGEX -- ARGS...
   local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
   local out err rc
   out=$(mktemp); err=$(mktemp)
   "$BIN" "$@" >"$out" 2>"$err"; rc=$?
+  keep "$name" "$rc" "$out" "$err"
   if [ "$rc" != "$want" ]; then
     echo "FAIL $name: exit $rc, want $want"; cat "$err"; fail=$((fail+1))
   elif [ -n "$out_re" ] && ! grep -Eq -e "$out_re" "$out"; then
@@ -29,9 +44,12 @@ check() {  # check NAME EXPECTED_EXIT STDOUT_REGEX STDERR_REGEX -- ARGS...
 }
 
 # run ARGS...: runs the binary; RC, and the files $T/out and $T/err hold the result.
-run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; RC=$?; }
+run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; RC=$?; keep "${1:-}" "$RC" "$T/out" "$T/err"; }
 # run_in FILE ARGS...: as run, with FILE on stdin.
-run_in() { local in=$1; shift; "$BIN" "$@" <"$in" >"$T/out" 2>"$T/err"; RC=$?; }
+run_in() {
+  local in=$1; shift
+  "$BIN" "$@" <"$in" >"$T/out" 2>"$T/err"; RC=$?; keep "${1:-}" "$RC" "$T/out" "$T/err"
+}
 failed() {  # failed NAME WHY
   echo "FAIL $1: $2"; echo "--- exit $RC; stdout:"; cat "$T/out"; echo "--- stderr:"
   cat "$T/err"; fail=$((fail+1))
@@ -388,7 +406,7 @@ expect_no_secret() {
   local name=$1; shift
   for secret in "$@"; do
     if grep -qF -e "$secret" "$T/out" "$T/err"; then
-      failed "$name" "the secret value '$secret' was printed"; return
+      failed "$name" "the secret value '${secret:0:4}***' was printed"; return
     fi
   done
   ok
@@ -490,6 +508,7 @@ check ns_help 0 '--table-id' '' -- count --help
 SECRET1=NSPROPSECRET0123456789abcdef
 SECRET2=STORAGEOPTSECRET0123456789ab
 SECRET3=SESSIONTOKEN0123456789abcdef
+for s in "$SECRET1" "$SECRET2" "$SECRET3"; do record_secret "$s"; done
 export LANCE_LOG=debug
 run info "${NS[@]}" --table-id events --ns-prop storage.aws_access_key_id=AKIDNSVISIBLE \
   --ns-prop "storage.aws_secret_access_key=$SECRET1" --ns-prop "storage.aws_session_token=$SECRET3" \

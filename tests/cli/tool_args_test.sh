@@ -11,12 +11,18 @@ NS=$2
 pass=0; fail=0
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# Every command's output is also appended to $LANCE_TEST_LOG_DIR/tool_args_test.log (set by
+# scripts/run_tests.sh) for scripts/scan_secrets.sh: this script deletes $T.
+KEEP=${LANCE_TEST_LOG_DIR:+$LANCE_TEST_LOG_DIR/tool_args_test.log}
 
 # check NAME EXPECTED_EXIT STDOUT_REGEX STDERR_REGEX -- COMMAND...
 # An empty STDOUT_REGEX means stdout must be empty; STDERR_REGEX may be empty (no check).
 check() {
   local name=$1 want=$2 out_re=$3 err_re=$4; shift 5
   "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ -n "$KEEP" ]; then
+    { echo "== $name (exit $rc)"; cat "$T/out" "$T/err"; } >>"$KEEP"
+  fi
   if [ "$rc" != "$want" ]; then
     echo "FAIL $name: exit $rc, want $want"; cat "$T/err"; fail=$((fail+1))
   elif [ -n "$out_re" ] && ! grep -Eq -e "$out_re" "$T/out"; then

@@ -29,6 +29,23 @@ NODE_SCRIPT = ORACLE_DIR / "interop_oracle.cjs"
 FIXTURES_DIR = SOURCE_DIR / "tests" / "data" / "lance-8.0.0"
 
 
+def _load_secret_ledger():
+    # tests/python/_secret_ledger.py, by path (tests/python is not on sys.path here).
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "python" / "_secret_ledger.py"
+    spec = importlib.util.spec_from_file_location("_secret_ledger", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_secret_ledger"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def pytest_configure(config):
+    # The secrets scan of the run (scripts/run_tests.sh, scan_secrets.sh): vended secrets
+    # recorded, captured subprocess output kept in LANCE_TEST_LOG_DIR.
+    _load_secret_ledger().install()
+
+
 def _find_interop_bin() -> Path:
     env = os.environ.get("LANCE_INTEROP_BIN")
     if env:

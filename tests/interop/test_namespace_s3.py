@@ -92,6 +92,18 @@ def s3():
     env.cleanup()
 
 
+def printed_options(options: Dict[str, str]) -> Dict[str, str]:
+    """``options`` as lance-ns prints them: each secret value replaced by its 64-bit FNV-1a
+    fingerprint (tools/namespace/lance_ns.cc), so that no secret reaches its stdout."""
+    def fnv1a64(value: str) -> str:
+        h = 14695981039346656037
+        for byte in value.encode():
+            h = ((h ^ byte) * 1099511628211) % (1 << 64)
+        return f"<secret fnv1a64:{h:016x}>"
+    return {k: fnv1a64(v) if k in ("aws_secret_access_key", "aws_session_token") else v
+            for k, v in options.items()}
+
+
 class S3LanceNs(LanceNs):
     """lance-ns on an S3 root with the storage.* properties; failures are scrubbed of the
     secret (it is on the command line)."""
@@ -111,7 +123,7 @@ class S3LanceNs(LanceNs):
         except AssertionError as e:
             raise AssertionError(self.s3.scrub(str(e))) from None
         if "storage_options" in out:
-            same = out["storage_options"] == self.s3.storage_options
+            same = out["storage_options"] == printed_options(self.s3.storage_options)
             out["storage_options"] = self.SAME_OPTIONS if same else "<other options>"
         return out
 

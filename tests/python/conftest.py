@@ -12,7 +12,15 @@ import sys
 
 import pytest
 
+import _secret_ledger
+
 IMPLS = ("pylance", "lance_cpp")
+
+
+def pytest_configure(config):
+    # The secrets scan of the run (scripts/run_tests.sh, scan_secrets.sh): vended secrets
+    # recorded, captured subprocess output kept in LANCE_TEST_LOG_DIR.
+    _secret_ledger.install()
 
 
 def _import_lance_cpp():

@@ -29,6 +29,7 @@
 #include "lance/table/dataset.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/s3_env.h"
+#include "tests/testing/secret_ledger.h"
 
 namespace lance::ns {
 namespace {
@@ -50,7 +51,9 @@ class CountingVendor final : public CredentialVendor {
                                  VendPermission permission) override {
     ++calls_;
     if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
-    return inner_->Vend(location, permission);
+    auto vended = inner_->Vend(location, permission);
+    if (vended.ok()) testing::RecordSecrets(vended->storage_options);  // for the scan
+    return vended;
   }
   std::string ToString() const override { return "Counting(" + inner_->ToString() + ")"; }
   int calls() const { return calls_.load(); }
@@ -329,6 +332,7 @@ class CredentialVendingTest : public ::testing::Test {
 
   // A store on the bucket that signs with `vended`'s credentials.
   std::shared_ptr<io::S3ObjectStore> StoreWith(const VendedCredentials& vended) const {
+    testing::RecordSecrets(vended.storage_options);  // for scripts/scan_secrets.sh
     io::StorageOptions options = env_.Options();
     for (const auto& [key, value] : vended.storage_options) options[key] = value;
     options.erase("expires_at_millis");
@@ -500,6 +504,7 @@ TEST_F(CredentialVendingTest, DirectoryNamespaceVendsScopedCredentials) {
   ASSERT_OK_AND_ASSIGN(auto declared, ns->DeclareTable({.id = {"declared"}}));
   ASSERT_TRUE(declared.storage_options.has_value());
   const Properties& so = *declared.storage_options;
+  testing::RecordSecrets(so);
   EXPECT_EQ(so.at("aws_endpoint"), env_.endpoint);
   EXPECT_EQ(so.at("refresh_offset_millis"), "30000");
   const int64_t expires = std::stoll(so.at("expires_at_millis"));
@@ -512,6 +517,7 @@ TEST_F(CredentialVendingTest, DirectoryNamespaceVendsScopedCredentials) {
   // Describe: the configured (read) permission; vend_credentials=false: no options.
   ASSERT_OK_AND_ASSIGN(auto described, ns->DescribeTable({.id = {"declared"}}));
   ASSERT_TRUE(described.storage_options.has_value());
+  testing::RecordSecrets(*described.storage_options);
   for (const auto& [key, value] : *described.storage_options) {
     EXPECT_NE(value, env_.secret_key) << key;
   }

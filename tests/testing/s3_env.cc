@@ -25,6 +25,7 @@
 #include "src/io/s3/s3_client.h"
 #include "src/io/s3/sigv4.h"
 #include "src/io/s3/xml.h"
+#include "tests/testing/secret_ledger.h"
 
 extern char** environ;
 
@@ -360,6 +361,7 @@ Result<AwsCredentials> CreateAccessKey() {
   credentials.access_key_id =
       "LCT" + RandomChars(17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
   credentials.secret_access_key = RandomChars(40, "0123456789abcdef");
+  RecordSecrets(credentials);
   LANCE_RETURN_NOT_OK(
       RunKeyChange({"key", "create", "--uid=" + KeyUser(), "--key-type=s3",
                     "--access-key=" + credentials.access_key_id,
@@ -425,6 +427,7 @@ Result<AwsCredentials> AssumeRole(std::chrono::seconds duration,
       out.session_token.empty()) {
     return Status::IOError(what + ": the answer lacks a key id, secret or token");
   }
+  RecordSecrets(out);
   return out;
 }
 

@@ -45,6 +45,7 @@
 #include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/io/storage_options.h"
 #include "lance/macros.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/table/dataset.h"
@@ -131,6 +132,23 @@ void Put(json& out, const char* key, const std::optional<T>& value) {
   if (value) out[key] = *value;
 }
 
+// Storage options as printed: a secret value (io::IsSecretOptionKey: secret keys, session
+// tokens) never reaches stdout; it is replaced by "<secret fnv1a64:HEX>", a fingerprint
+// that lets the tests check which secret was answered (test_namespace_s3.py) without it.
+std::optional<ns::Properties> Printable(const std::optional<ns::Properties>& options) {
+  if (!options) return std::nullopt;
+  ns::Properties out = *options;
+  for (auto& [key, value] : out) {
+    if (!lance::io::IsSecretOptionKey(key)) continue;
+    uint64_t h = 14695981039346656037ULL;  // FNV-1a, 64 bits
+    for (unsigned char c : value) h = (h ^ c) * 1099511628211ULL;
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+    value = std::string("<secret fnv1a64:") + hex + ">";
+  }
+  return out;
+}
+
 json ToJson(const ns::DescribeTableResponse& r) {
   json out = json::object();
   Put(out, "table", r.table);
@@ -138,7 +156,7 @@ json ToJson(const ns::DescribeTableResponse& r) {
   Put(out, "version", r.version);
   Put(out, "location", r.location);
   Put(out, "table_uri", r.table_uri);
-  Put(out, "storage_options", r.storage_options);
+  Put(out, "storage_options", Printable(r.storage_options));
   Put(out, "properties", r.properties);
   Put(out, "is_only_declared", r.is_only_declared);
   return out;
@@ -201,7 +219,7 @@ Result<json> Run(const Args& args) {
     LANCE_ASSIGN_OR_RAISE(
         auto r, dir->DeclareTable({.id = args.id, .properties = TableProperties(args)}));
     Put(out, "location", r.location);
-    Put(out, "storage_options", r.storage_options);
+    Put(out, "storage_options", Printable(r.storage_options));
     Put(out, "properties", r.properties);
   } else if (cmd == "create") {
     if (!args.rows) return Status::Invalid("create needs --rows");
