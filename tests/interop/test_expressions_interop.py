@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -225,9 +226,12 @@ BOTH_FAIL = [
 @pytest.mark.parametrize("expr", BOTH_FAIL)
 def test_both_refuse(datasets, expr):
     ref, ours = datasets
-    with pytest.raises(Exception):
+    # pylance: ValueError (planning: "Invalid user input") or pyarrow's ArrowInvalid (a
+    # ValueError; evaluation: "LanceError(Arrow)"); lance_cpp: LanceInvalidInputError
+    # naming the expression.
+    with pytest.raises(ValueError, match=r"Invalid user input|LanceError\(Arrow\)"):
         _project(ref, expr)
-    with pytest.raises(Exception):
+    with pytest.raises(lance_cpp.LanceInvalidInputError, match=re.escape(expr)):
         _project(ours, expr)
 
 

@@ -6,6 +6,15 @@ The tests are written once in pylance style and run twice: against real pylance
 yields the module under test; pylance is the reference, so a test that passes for it and
 fails for lance_cpp shows a difference in behaviour.
 
+radosgw-admin changes a user's keys by read-modify-write of the user, so two processes
+changing keys of one user at once could lose a key: every key change holds a lock file per
+user next to the cluster's ceph.conf (the C++ helpers in tests/testing/s3_env.cc take the
+same lock), so no two suites' key changes overlap. (One user, ``test``, for all suites: a
+key of another user reaches the test buckets only through a bucket policy naming it and
+``test``, and such a policy also lets ``test``'s STS sessions past their session policy.)
+Keys are minted ahead of the timed part of a test (``KeyVendor.premint``): a vend takes a
+ready key, and its lifetime starts then.
+
 ``VendingNamespace`` is the namespace of the credential-refresh scenarios
 (/work/shared/reference/credential-refresh.md): a pylance-style ``LanceNamespace`` subclass
 wrapping the implementation's own ``DirectoryNamespace`` on an S3 root. Every
@@ -16,6 +25,7 @@ a client that failed to refresh gets a 403 instead of silently succeeding with s
 
 from __future__ import annotations
 
+import fcntl
 import heapq
 import importlib
 import os
@@ -39,11 +49,18 @@ from lance_namespace import (
 
 IMPLS = ["lance", "lance_cpp"]
 
-# TTL of vended keys and how long the tests wait for them to expire. The contract's
-# numbers for a loaded 2-core machine: TTL 6 s, wait 8 s (a refresh is due at TTL - 1 s).
-TTL_S = 6.0
-WAIT_S = 8.0
+# TTL of vended keys and how long the tests wait for them to expire, for a loaded 2-core
+# machine (Lance's tests use TTL 3 s): what a test does between a vend and its wait has
+# TTL - 1 s before the timed refresh is due. Waits are for events (the keys' revocation on
+# the server, see KeyVendor.wait_revoked), WAIT_S only a lower bound kept for callers;
+# WAIT_GUARD_S stops a hang.
+TTL_S = 15.0
+WAIT_S = 17.0
+WAIT_GUARD_S = 180.0
 REFRESH_OFFSET_MS = 1000
+
+# The RGW user whose keys the tests mint (as tests/testing/s3_env.cc: KeyUser()).
+KEY_USER = os.environ.get("LANCE_RGW_KEY_USER") or "test"
 
 
 def load_impl(name: str):
@@ -115,17 +132,25 @@ def s3env():
 
 
 class KeyVendor:
-    """Creates short-lived RGW access keys for the user ``test`` and revokes them.
+    """Creates short-lived RGW access keys for ``KEY_USER`` and revokes them.
 
-    A background thread removes each key one second after its expiry; close() removes the
-    ones still alive so a run leaves nothing behind.
+    Keys are minted ahead (premint) so that a vend only hands out a ready key; its
+    lifetime starts at the vend. A background thread removes each vended key one second
+    after its expiry; close() removes the ones still alive (and unused pre-minted ones) so
+    a run leaves nothing behind. Key changes run one at a time in this process, and per
+    user across processes (a lock file next to ceph.conf, shared with the C++ helpers).
     """
 
-    def __init__(self, rgw_conf: str, uid: str = "test"):
+    def __init__(self, rgw_conf: str, uid: str = KEY_USER):
         self._conf = rgw_conf
         self._uid = uid
         self._lock = threading.Condition()
+        self._admin_lock = threading.Lock()
+        self._lock_path = os.path.join(os.path.dirname(rgw_conf) or ".",
+                                       f"keys-{uid}.lock")
         self._pending: List[tuple] = []  # heap of (revoke_at_monotonic, access_key)
+        self._pool: List[tuple] = []  # pre-minted (access, secret)
+        self._revoked_keys: set = set()
         self._closed = False
         self.created = 0
         self.revoked = 0
@@ -133,29 +158,67 @@ class KeyVendor:
                                         daemon=True)
         self._thread.start()
 
-    def _admin(self, *args: str) -> None:
-        cmd = ["radosgw-admin", "-c", self._conf, "key", *args, f"--uid={self._uid}",
-               "--key-type=s3"]
-        deadline = time.monotonic() + 30
-        while True:
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            if proc.returncode == 0:
-                return
-            # Concurrent key changes of one user race on its metadata object; RGW says
-            # "unable to store user info" and the change must simply be retried.
-            if "unable to store user info" in proc.stderr and time.monotonic() < deadline:
-                time.sleep(0.05)
-                continue
-            raise RuntimeError(f"radosgw-admin key {args[0]} failed "
-                               f"(rc {proc.returncode}): {proc.stderr.strip()[-300:]}")
+    def _run_admin(self, args: List[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(["radosgw-admin", "-c", self._conf, *args],
+                              capture_output=True, text=True)
 
-    def vend(self, ttl_s: float) -> tuple:
-        """A new key pair (access, secret, expires_at_millis) valid for ttl_s seconds."""
+    def _locked(self):
+        """This process's admin lock plus the per-user lock file (flock)."""
+        vendor = self
+
+        class _Both:
+            def __enter__(self):
+                vendor._admin_lock.acquire()
+                self.f = open(vendor._lock_path, "a+")
+                fcntl.flock(self.f, fcntl.LOCK_EX)
+
+            def __exit__(self, *exc):
+                self.f.close()  # releases the flock
+                vendor._admin_lock.release()
+
+        return _Both()
+
+    def _admin(self, *args: str) -> None:
+        cmd = ["key", *args, f"--uid={self._uid}", "--key-type=s3"]
+        deadline = time.monotonic() + 30
+        with self._locked():
+            while True:
+                proc = self._run_admin(cmd)
+                if proc.returncode == 0:
+                    return
+                # Only a process ignoring the lock can race on the user's metadata; RGW
+                # then says "unable to store user info" and the change is retried.
+                if ("unable to store user info" in proc.stderr
+                        and time.monotonic() < deadline):
+                    time.sleep(0.05)
+                    continue
+                raise RuntimeError(f"radosgw-admin key {args[0]} failed "
+                                   f"(rc {proc.returncode}): {proc.stderr.strip()[-300:]}")
+
+    def _mint(self) -> tuple:
         access = "V" + secrets.token_hex(9).upper()
         secret = secrets.token_hex(20)
         from _secret_ledger import record  # the secrets scan of the run (run_tests.sh)
         record(secret, f"secret of {access[:4]}***")
         self._admin("create", f"--access-key={access}", f"--secret-key={secret}")
+        return access, secret
+
+    def premint(self, n: int) -> None:
+        """Makes sure ``n`` keys are ready, minted now (before a test's timed part)."""
+        while True:
+            with self._lock:
+                if len(self._pool) >= n:
+                    return
+            key = self._mint()
+            with self._lock:
+                self._pool.append(key)
+
+    def vend(self, ttl_s: float) -> tuple:
+        """A key pair (access, secret, expires_at_millis) valid for ttl_s seconds from
+        now: a pre-minted one when ready, else minted now."""
+        with self._lock:
+            ready = self._pool.pop(0) if self._pool else None
+        access, secret = ready if ready is not None else self._mint()
         # The lifetime starts once the key works, so slow admin calls do not shorten it.
         expires_at_ms = int(time.time() * 1000 + ttl_s * 1000)
         with self._lock:
@@ -169,8 +232,30 @@ class KeyVendor:
             self._admin("rm", f"--access-key={access}")
             with self._lock:
                 self.revoked += 1
+                self._revoked_keys.add(access)
+                self._lock.notify_all()
         except RuntimeError:
             pass  # best effort; a leftover key only costs a user-info entry
+
+    def is_revoked(self, access: str) -> bool:
+        with self._lock:
+            return access in self._revoked_keys
+
+    def wait_revoked(self, keys: List[str], guard_s: float = WAIT_GUARD_S) -> float:
+        """Waits until every key of ``keys`` has expired and been revoked on the server
+        (the event a stale client would trip over); returns the seconds waited. The guard
+        only stops a hang."""
+        start = time.monotonic()
+        deadline = start + guard_s
+        with self._lock:
+            while not all(k in self._revoked_keys for k in keys):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    missing = [k for k in keys if k not in self._revoked_keys]
+                    raise AssertionError(f"{len(missing)} vended key(s) still not revoked "
+                                         f"after {guard_s:.0f} s")
+                self._lock.wait(min(left, 1.0))
+        return time.monotonic() - start
 
     def _revoker(self) -> None:
         while True:
@@ -188,8 +273,9 @@ class KeyVendor:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            rest = [a for _, a in self._pending]
+            rest = [a for _, a in self._pending] + [a for a, _ in self._pool]
             self._pending = []
+            self._pool = []
             self._lock.notify()
         self._thread.join()
         for access in rest:

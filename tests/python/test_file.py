@@ -18,7 +18,7 @@ import lance_cpp.file as lf
 from lance_cpp import _lance_cpp
 from lance_cpp.io import StorageOptionsProvider
 
-from _vending import WAIT_S, KeyVendor, S3Env, key_vendor, s3env  # noqa: F401
+from _vending import TTL_S, KeyVendor, S3Env, key_vendor, s3env  # noqa: F401
 
 
 def sample_table(n: int = 1000, offset: int = 0) -> pa.Table:
@@ -352,7 +352,7 @@ def test_s3_wrong_key_is_permission_error(s3env):
 class VendingProvider(StorageOptionsProvider):
     """Vends a new revocable RGW key (TTL ttl_s) per fetch, counting fetches."""
 
-    def __init__(self, s3: S3Env, vendor: KeyVendor, ttl_s: float = 6.0):
+    def __init__(self, s3: S3Env, vendor: KeyVendor, ttl_s: float = TTL_S):
         self._s3 = s3
         self._vendor = vendor
         self._ttl = ttl_s
@@ -377,6 +377,7 @@ class VendingProvider(StorageOptionsProvider):
 
 def test_s3_session_provider_refreshes_once_per_expiry_across_threads(s3env, key_vendor):
     provider = VendingProvider(s3env, key_vendor)
+    key_vendor.premint(2)  # the initial key and the refresh's, minted before the window
     initial = provider.options()  # what "located" the files; not a fetch
     base = s3env.unique_uri("refresh")
     session = lf.LanceFileSession(base, storage_options=initial,
@@ -398,7 +399,8 @@ def test_s3_session_provider_refreshes_once_per_expiry_across_threads(s3env, key
     assert all(run_in_threads(read, 8))
     assert provider.calls == 0  # valid initial credentials: no fetch
 
-    time.sleep(WAIT_S)  # the initial key expired and has been revoked on the server
+    # The initial key expired and has been revoked on the server (an event, not a sleep).
+    key_vendor.wait_revoked([initial["aws_access_key_id"]])
     assert all(run_in_threads(read, 8))
     assert provider.calls == 1  # one fetch for the expiry, whatever the thread count
 

@@ -80,7 +80,7 @@ def test_duckdb_result_in(impl, tmp_path):
     if is_pylance(lance):
         # pylance 14 does not accept a duckdb relation directly (no __arrow_c_stream__
         # support in its _coerce_reader); lance_cpp takes it through the stream protocol.
-        with pytest.raises(Exception):
+        with pytest.raises(TypeError, match="Unknown data type"):
             lance.write_dataset(relation, str(tmp_path / "duck_rel.lance"))
     else:
         ds = lance.write_dataset(relation, str(tmp_path / "duck_rel.lance"))

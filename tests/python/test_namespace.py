@@ -12,6 +12,7 @@ import threading
 import pyarrow as pa
 import pytest
 import lance_namespace as ln
+from lance_namespace.errors import TableNotFoundError
 from lance_namespace import (
     CreateEmptyTableRequest,
     CreateEmptyTableResponse,
@@ -257,7 +258,9 @@ def test_python_namespace_call_counts_match_pylance(impl, tmp_path):
     opened = impl.dataset(namespace_client=ns, table_id=["t"])
     assert opened.to_table().equals(pa.concat_tables([table(10), table(5, 10)]))
     assert ns.counts == {"declare_table": 1, "describe_table": 2}
-    with pytest.raises(Exception):
+    # pylance: the namespace's TableNotFoundError; lance_cpp: LanceNotFoundError.
+    expected = TableNotFoundError if impl is lance else lance_cpp.LanceNotFoundError
+    with pytest.raises(expected, match="missing"):
         impl.dataset(namespace_client=ns, table_id=["missing"])
 
 

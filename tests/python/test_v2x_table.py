@@ -338,7 +338,7 @@ def test_take_drops_positions_past_the_end_as_pylance(lance_cpp, tmp_path, indic
 def test_take_of_only_positions_past_the_end_fails_as_pylance(lance_cpp, tmp_path):
     uri = str(tmp_path / "t.lance")
     lance.write_dataset(_rows(0, 8), uri)
-    with pytest.raises(Exception):
+    with pytest.raises(OSError, match="non-existent fragment"):
         lance.dataset(uri).take([99])
     with pytest.raises(lance_cpp.LanceError, match="99"):
         lance_cpp.dataset(uri).take([99])

@@ -116,7 +116,8 @@ class S3FaultTest : public ::testing::Test {
   // records it when the server closes the connection, which can be a moment after the
   // client has its whole answer.
   std::vector<lance::testing::ProxiedRequest> SettledLog() const {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    // A hang guard only (a loaded machine may take a while), never the thing measured.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (true) {
       auto log = proxy_->log();
       bool settled = true;
@@ -192,7 +193,9 @@ TEST_F(S3FaultTest, StalledResponseIsAbandonedAfterTheStallTimeoutAndRetried) {
   stall.action = FaultAction::kStall;
   stall.method = "GET";
   stall.target_contains = key;
-  stall.stall = std::chrono::seconds(30);  // far beyond the 1 s stall timeout
+  // Far beyond the 1 s stall timeout and any slowness of a loaded machine (the proxy's
+  // stop interrupts it at the end of the test).
+  stall.stall = std::chrono::seconds(300);
   proxy_->AddFault(stall);
   const int64_t before = Retries(*store);
   const auto start = std::chrono::steady_clock::now();
@@ -201,9 +204,11 @@ TEST_F(S3FaultTest, StalledResponseIsAbandonedAfterTheStallTimeoutAndRetried) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(AsString(got), data);
   EXPECT_EQ(Retries(*store) - before, 1);
-  // Given up after about the stall timeout, not after the proxy's 30 s.
+  // Given up after the stall timeout (a lower bound holds on any machine), and before the
+  // proxy let go of the stalled request: abandoned, not waited out. Not a timing bound on
+  // the client's speed.
   EXPECT_GE(seconds, 0.9);
-  EXPECT_LT(seconds, 10.0);
+  EXPECT_LT(seconds, 300.0);
 }
 
 TEST_F(S3FaultTest, TruncatedBodyIsRetriedAndTheDataIsWhole) {

@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -124,6 +126,59 @@ Status RunRgwAdmin(const std::vector<std::string>& args,
   return Status::OK();
 }
 
+// -- Key changes -----------------------------------------------------------------------
+// radosgw-admin changes a user's keys by read-modify-write of the user's metadata, so two
+// processes changing keys of one user at once can lose a key. Every key change of the
+// tests (C++ here, Python in tests/python/_vending.py) holds a lock file per user next to
+// the cluster's ceph.conf, so no two of them overlap, whatever suites ctest runs at once.
+//
+// Why one user (`test`) and not one per suite: a key of another user can reach the test
+// buckets only through a bucket policy naming that user and `test` (RGW has no wildcard
+// user principals, and the owner cannot read objects another user wrote without it), and
+// a bucket policy naming `test` also admits `test`'s STS sessions beyond their session
+// policy (measured: the session-scoping tests then fail). Serialising is what keeps keys.
+constexpr const char* kDefaultKeyUser = "test";
+
+// The RGW user whose keys the tests mint: $LANCE_RGW_KEY_USER, else "test" (the same in
+// tests/python/_vending.py).
+std::string KeyUser() {
+  const char* chosen = std::getenv("LANCE_RGW_KEY_USER");
+  return chosen != nullptr && *chosen != '\0' ? std::string(chosen)
+                                              : std::string(kDefaultKeyUser);
+}
+
+// Serialises this process's key changes, and (flock on a file next to the cluster's
+// ceph.conf) those of every process that mints for the same user: two suites sharing a
+// user by mistake wait for each other instead of racing.
+class KeyChangeLock {
+ public:
+  KeyChangeLock(const S3TestEnv& env, const std::string& user)
+      : process_lock_(ProcessMutex()) {
+    const size_t slash = env.rgw_conf.rfind('/');
+    const std::string dir =
+        slash == std::string::npos ? std::string(".") : env.rgw_conf.substr(0, slash);
+    fd_ = open((dir + "/keys-" + user + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
+               0644);
+    if (fd_ >= 0) {
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~KeyChangeLock() {
+    if (fd_ >= 0) close(fd_);  // releases the flock
+  }
+  KeyChangeLock(const KeyChangeLock&) = delete;
+  KeyChangeLock& operator=(const KeyChangeLock&) = delete;
+
+ private:
+  static std::mutex& ProcessMutex() {
+    static std::mutex mu;
+    return mu;
+  }
+  std::lock_guard<std::mutex> process_lock_;
+  int fd_ = -1;
+};
+
 size_t CollectBody(char* data, size_t size, size_t count, void* user) {
   auto* body = static_cast<std::string*>(user);
   if (body->size() > (1 << 20)) return 0;  // an STS answer is tiny; stop a runaway
@@ -198,6 +253,26 @@ Result<HttpAnswer> SignedRequest(
     return Status::IOError(method + " " + url + ": " + curl_easy_strerror(rc));
   }
   return answer;
+}
+
+// A key change (`radosgw-admin key ...` of KeyUser()) under the KeyChangeLock. With the
+// lock, two changes of one user never overlap; the retries remain for a process that
+// ignores the lock (RGW then refuses the conflicting write with "unable to store user
+// info", nothing half-done).
+Status RunKeyChange(const std::vector<std::string>& args,
+                    const std::vector<std::string>& secrets, const std::string& what) {
+  LANCE_ASSIGN_OR_RAISE(S3TestEnv env, S3TestEnv::Get());
+  const std::string user = KeyUser();
+  KeyChangeLock lock(env, user);
+  Status st = RunRgwAdmin(args, secrets, what);
+  for (int attempt = 1;
+       attempt < 6 && !st.ok() &&
+       st.ToString().find("unable to store user info") != std::string::npos;
+       ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
+    st = RunRgwAdmin(args, secrets, what);
+  }
+  return st;
 }
 
 }  // namespace
@@ -287,18 +362,19 @@ Result<AwsCredentials> CreateAccessKey() {
       "LCT" + RandomChars(17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
   credentials.secret_access_key = RandomChars(40, "0123456789abcdef");
   RecordSecrets(credentials);
-  LANCE_RETURN_NOT_OK(RunRgwAdmin({"key", "create", "--uid=test", "--key-type=s3",
-                                   "--access-key=" + credentials.access_key_id,
-                                   "--secret-key=" + credentials.secret_access_key},
-                                  {credentials.secret_access_key},
-                                  "creating the access key " + credentials.ToString()));
+  LANCE_RETURN_NOT_OK(
+      RunKeyChange({"key", "create", "--uid=" + KeyUser(), "--key-type=s3",
+                    "--access-key=" + credentials.access_key_id,
+                    "--secret-key=" + credentials.secret_access_key},
+                   {credentials.secret_access_key},
+                   "creating the access key " + credentials.ToString()));
   return credentials;
 }
 
 Status RemoveAccessKey(const std::string& access_key_id) {
-  return RunRgwAdmin(
-      {"key", "rm", "--uid=test", "--key-type=s3", "--access-key=" + access_key_id}, {},
-      "removing an access key");
+  return RunKeyChange({"key", "rm", "--uid=" + KeyUser(), "--key-type=s3",
+                       "--access-key=" + access_key_id},
+                      {}, "removing an access key");
 }
 
 Result<AwsCredentials> AssumeRole(std::chrono::seconds duration,
