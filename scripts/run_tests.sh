@@ -27,10 +27,10 @@ log() { echo "[tests] $*" >&2; }
 run_asan() {
   local dir=$1 rc=0
   [ -d "$dir" ] || { log "missing sanitizer build $dir (make build-asan)"; return 1; }
-  local logs=$dir/sanitizer-logs select=(-L asan)
+  local logs=$dir/sanitizer-logs select=(-L '^asan$')
   rm -rf "$logs" && mkdir -p "$logs"
   if [ -z "${LANCE_S3_ENDPOINT:-}" ]; then
-    select+=(-LE s3)
+    select+=(-LE '^s3$')
     log "no RGW (LANCE_S3_ENDPOINT unset): the S3 suite is left out of the ASan pass"
   fi
   log "unit, CLI and S3 tests under AddressSanitizer + UndefinedBehaviorSanitizer ($dir)"
