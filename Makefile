@@ -24,12 +24,13 @@ $(BUILD_DIR)/build.ninja: CMakeLists.txt | setup
 build: setup $(BUILD_DIR)/build.ninja
 	ninja -C $(BUILD_DIR) -j$(JOBS)
 
-# Unit tests only, under AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, the CLI (its parsers' unit
+# tests, and the lance-cpp / tool binaries its shell tests run) and the S3 suite (label asan).
 build-asan: setup
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_ASAN=ON \
-	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF -DLANCE_BUILD_PYTHON=OFF \
+	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=ON -DLANCE_BUILD_PYTHON=OFF \
 	  $(CMAKE_FLAGS) >/dev/null
-	ninja -C $(ASAN_DIR) -j$(JOBS) unit_tests
+	ninja -C $(ASAN_DIR) -j$(JOBS) asan_tests
 
 # The demo's own throw-away RGW (ports apart from `make test`'s and a dev RGW's).
 DEMO_RGW_PORT ?= 7488

@@ -35,7 +35,10 @@ function(lance_add_library area)
 endfunction()
 
 # lance_add_test(<area> [DEPS ...] [LABELS ...]): one gtest executable <area>_test from
-# every *_test.cc under tests/<area>/ (subfolders included), registered with ctest under the given labels.
+# every *_test.cc under tests/<area>/ (subfolders included), registered with ctest under the
+# given labels (default unit). A test labelled unit is labelled asan too: the ASan+UBSan
+# pass (scripts/run_tests.sh run_asan) runs label asan, which other suites join by naming
+# it (the S3 suite: LABELS s3 asan); `ninja asan_tests` builds them all.
 function(lance_add_test area)
   cmake_parse_arguments(ARG "" "" "DEPS;LABELS" ${ARGN})
   file(GLOB_RECURSE _srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
@@ -51,7 +54,34 @@ function(lance_add_test area)
   endif()
   if("unit" IN_LIST ARG_LABELS)
     add_dependencies(unit_tests ${area}_test)
+    if(NOT "asan" IN_LIST ARG_LABELS)
+      list(APPEND ARG_LABELS asan)
+    endif()
+  endif()
+  if("asan" IN_LIST ARG_LABELS)
+    add_dependencies(asan_tests ${area}_test)
   endif()
   add_test(NAME ${area}_test COMMAND ${area}_test --gtest_brief=1)
   set_tests_properties(${area}_test PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT 900)
+endfunction()
+
+# lance_add_tsan_test(<name> TARGET <test executable> [FILTER <gtest filter>]
+#                     [ENVIRONMENT ...]): in a LANCE_ENABLE_TSAN build only, the ctest <name>
+# (label tsan) running TARGET, restricted to the tests FILTER selects, and TARGET added to
+# `ninja tsan_tests`. Other builds register nothing (their ctest runs TARGET whole already).
+function(lance_add_tsan_test name)
+  cmake_parse_arguments(ARG "" "TARGET;FILTER" "ENVIRONMENT" ${ARGN})
+  if(NOT LANCE_ENABLE_TSAN OR NOT TARGET ${ARG_TARGET})
+    return()
+  endif()
+  set(_args --gtest_brief=1)
+  if(ARG_FILTER)
+    list(APPEND _args --gtest_filter=${ARG_FILTER})
+  endif()
+  add_dependencies(tsan_tests ${ARG_TARGET})
+  add_test(NAME ${name} COMMAND ${ARG_TARGET} ${_args})
+  set_tests_properties(${name} PROPERTIES LABELS tsan TIMEOUT 900)
+  if(ARG_ENVIRONMENT)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
+  endif()
 endfunction()
