@@ -4,6 +4,7 @@
 // itself and an Append, and the resulting manifest written and read back.
 #include <string>
 
+#include "format/schema_proto.h"
 #include "fuzz/fuzz_entries.h"
 #include "table/manifest.h"
 #include "table/proto/table.pb.h"
@@ -77,6 +78,9 @@ Status FuzzTransaction(std::string_view data) {
   (void)ti::BuildManifest(nullptr, txn, 1, {});
   auto built = ti::BuildManifest(&base, txn, 4, {});
   if (!built.ok()) return built.status();
+  // What opening the new version would check first.
+  auto schema = format::SchemaFromProtoFields(built->fields(), built->schema_metadata());
+  if (!schema.ok()) return schema.status();
   std::string bytes = ti::SerializeManifestFile(*built, "", &txn);
   auto back = ti::ParseManifestFile(bytes, "fuzz/_versions/4.manifest");
   if (!back.ok()) return back.status();
