@@ -63,7 +63,8 @@ TEST_P(CorpusReplay, SeedCorpus) {
 
 TEST_P(CorpusReplay, Regressions) {
   const FuzzTarget& target = GetParam();
-  for (const auto& file : FilesIn(fs::path(LANCE_FUZZ_DIR) / "regressions" / target.name)) {
+  for (const auto& file :
+       FilesIn(fs::path(LANCE_FUZZ_DIR) / "regressions" / target.name)) {
     SCOPED_TRACE(file.string());
     (void)target.fn(ReadAll(file));
   }

@@ -21,8 +21,8 @@ namespace lance::fuzz {
 /// Reports a broken invariant (say, a round trip that changes a value) and aborts, so
 /// that libFuzzer and the replay test both see it as a crash.
 [[noreturn]] void InvariantFailed(const char* file, int line, std::string_view what);
-#define FUZZ_CHECK(cond, what) \
-  do {                         \
+#define FUZZ_CHECK(cond, what)                                               \
+  do {                                                                       \
     if (!(cond)) ::lance::fuzz::InvariantFailed(__FILE__, __LINE__, (what)); \
   } while (false)
 

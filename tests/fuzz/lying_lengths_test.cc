@@ -47,7 +47,8 @@ std::string FixtureLike(const std::string& part, const std::string& suffix) {
   std::vector<fs::path> found;
   for (const auto& e : fs::recursive_directory_iterator(LANCE_TEST_DATA_DIR)) {
     const std::string p = e.path().string();
-    if (e.is_regular_file() && p.find(part) != std::string::npos && p.size() >= suffix.size() &&
+    if (e.is_regular_file() && p.find(part) != std::string::npos &&
+        p.size() >= suffix.size() &&
         p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0) {
       found.push_back(e.path());
     }
@@ -108,8 +109,8 @@ table::Manifest OneColumnManifest() {
 TEST(LyingLengths, ManifestFooterOffsetPastEnd) {
   std::string bytes = FixtureLike("basic_v21", ".manifest");
   const size_t footer = bytes.size() - 16;
-  for (uint64_t pos : {uint64_t{bytes.size()}, uint64_t{bytes.size()} * 2,
-                       ~uint64_t{0}, ~uint64_t{0} - 3, uint64_t{footer} - 3}) {
+  for (uint64_t pos : {uint64_t{bytes.size()}, uint64_t{bytes.size()} * 2, ~uint64_t{0},
+                       ~uint64_t{0} - 3, uint64_t{footer} - 3}) {
     std::string b = bytes;
     Poke<uint64_t>(&b, footer, pos);
     EXPECT_CLEAN_ERROR(FuzzManifest(b));
@@ -243,7 +244,7 @@ TEST(LyingLengths, RoaringOffsetsAndCardinalitiesLie) {
   EXPECT_CLEAN_ERROR(FuzzDeletion("\x03" + b));
   // A run container whose run goes past 65535.
   std::string r = RoaringHeader(12347, 0);  // runs: 1 container
-  r.push_back('\x01');                       // run bitmap: container 0 is a run
+  r.push_back('\x01');                      // run bitmap: container 0 is a run
   r.append(reinterpret_cast<const char*>(&key), 2);
   const uint16_t card = 0;
   r.append(reinterpret_cast<const char*>(&card), 2);
@@ -276,7 +277,8 @@ void ExpectFooterFieldsChecked(const std::string& file) {
   const size_t footer = file.size() - 40;
   const uint64_t size = file.size();
   for (size_t field : {0, 8, 16}) {
-    for (uint64_t v : {size, size * 4, ~uint64_t{0}, ~uint64_t{0} - 7, uint64_t{1} << 63}) {
+    for (uint64_t v :
+         {size, size * 4, ~uint64_t{0}, ~uint64_t{0} - 7, uint64_t{1} << 63}) {
       std::string b = file;
       Poke<uint64_t>(&b, footer + field, v);
       EXPECT_CLEAN_ERROR(FuzzLanceFile(b)) << "footer field at +" << field << " = " << v;
@@ -341,7 +343,8 @@ TEST(LyingLengths, IpcFileFooterLength) {
   }
   for (size_t n = 8; n < real.size(); n += std::max<size_t>(1, real.size() / 48)) {
     // Head cut off: the footer's block offsets now point past the data.
-    EXPECT_CLEAN_ERROR(FuzzArrowIpc(std::string("\x00", 1) + "ARROW1\0\0" + real.substr(n)));
+    EXPECT_CLEAN_ERROR(
+        FuzzArrowIpc(std::string("\x00", 1) + "ARROW1\0\0" + real.substr(n)));
   }
 }
 
@@ -369,9 +372,11 @@ TEST(LyingLengths, S3XmlDeepNesting) {
 
 TEST(LyingLengths, S3ListHugeNumbers) {
   const std::string prefix("\x00\x00", 2);
-  for (const char* size : {"99999999999999999999999", "-1", "9223372036854775808", "1e3"}) {
-    EXPECT_CLEAN_ERROR(FuzzS3Xml(prefix + "<ListBucketResult><Contents><Key>k</Key><Size>" +
-                                 size + "</Size></Contents></ListBucketResult>"))
+  for (const char* size :
+       {"99999999999999999999999", "-1", "9223372036854775808", "1e3"}) {
+    EXPECT_CLEAN_ERROR(FuzzS3Xml(prefix +
+                                 "<ListBucketResult><Contents><Key>k</Key><Size>" + size +
+                                 "</Size></Contents></ListBucketResult>"))
         << size;
   }
   EXPECT_CLEAN_ERROR(FuzzS3Xml(prefix + "<ListBucketResult><KeyCount>&#99999999999;"
@@ -385,8 +390,8 @@ TEST(LyingLengths, S3HeaderRangesLie) {
   // Content-Range and dates with overflowing or inverted numbers (mode 5 parses them
   // all; the result is the ISO 8601 parser's).
   for (const char* v : {"bytes 0-99999999999999999999/1", "bytes 5-1/10", "bytes -1--5/*",
-                        "9999999999-99-99T99:99:99Z", "2026-02-30T25:61:61.9999999999999Z",
-                        "-2026-01-01T00:00:00Z"}) {
+                        "9999999999-99-99T99:99:99Z",
+                        "2026-02-30T25:61:61.9999999999999Z", "-2026-01-01T00:00:00Z"}) {
     EXPECT_CLEAN_ERROR(FuzzS3Xml(std::string("\x05\x00", 2) + v)) << v;
   }
   EXPECT_CLEAN_ERROR(FuzzS3Xml(std::string("\x06\x00", 2) + "%"));
@@ -395,11 +400,13 @@ TEST(LyingLengths, S3HeaderRangesLie) {
 
 TEST(LyingLengths, StsCredentialsMissingOrHuge) {
   const std::string prefix("\x04\x00", 2);
-  EXPECT_CLEAN_ERROR(FuzzS3Xml(prefix + "<AssumeRoleResponse><AssumeRoleResult><Credentials>"
-                                        "<Expiration>99999999999999999999</Expiration>"
-                                        "</Credentials></AssumeRoleResult>"
-                                        "</AssumeRoleResponse>"));
-  EXPECT_CLEAN_ERROR(FuzzS3Xml(prefix + Nested("<AssumeRoleResponse>", "</AssumeRoleResponse>", 70)));
+  EXPECT_CLEAN_ERROR(FuzzS3Xml(prefix +
+                               "<AssumeRoleResponse><AssumeRoleResult><Credentials>"
+                               "<Expiration>99999999999999999999</Expiration>"
+                               "</Credentials></AssumeRoleResult>"
+                               "</AssumeRoleResponse>"));
+  EXPECT_CLEAN_ERROR(
+      FuzzS3Xml(prefix + Nested("<AssumeRoleResponse>", "</AssumeRoleResponse>", 70)));
 }
 
 // ---- namespace JSON, FragmentMetadata JSON
@@ -411,17 +418,19 @@ TEST(LyingLengths, NamespaceJsonDeepNestingAndHugeNumbers) {
   }
   // A deep value where a request expects the id (a list of strings).
   for (char mode : {0, 2, 5, 7, 8, 10, 11, 12, 13, 18}) {
-    EXPECT_CLEAN_ERROR(FuzzNamespaceJson(std::string(1, mode) + "{\"id\": " +
-                                         Nested("{\"a\":", "}", 50000, "1") + "}"))
+    EXPECT_CLEAN_ERROR(FuzzNamespaceJson(
+        std::string(1, mode) + "{\"id\": " + Nested("{\"a\":", "}", 50000, "1") + "}"))
         << int(mode);
   }
   // limit: beyond int32, not an integer.
   for (const char* limit : {"1e400", "99999999999999999999999", "2147483648", "1.5"}) {
-    EXPECT_CLEAN_ERROR(FuzzNamespaceJson(std::string(1, 0) + "{\"limit\": " + limit + "}"))
+    EXPECT_CLEAN_ERROR(
+        FuzzNamespaceJson(std::string(1, 0) + "{\"limit\": " + limit + "}"))
         << limit;
   }
   for (const char* version : {"1e400", "18446744073709551616", "\"3\""}) {
-    EXPECT_CLEAN_ERROR(FuzzNamespaceJson(std::string(1, 5) + "{\"version\": " + version + "}"))
+    EXPECT_CLEAN_ERROR(
+        FuzzNamespaceJson(std::string(1, 5) + "{\"version\": " + version + "}"))
         << version;
   }
 }
@@ -434,7 +443,8 @@ TEST(LyingLengths, FragmentJsonHugeCounts) {
     EXPECT_CLEAN_ERROR(FuzzFragmentJson(json)) << rows;
   }
   EXPECT_CLEAN_ERROR(FuzzFragmentJson(
-      "{\"id\": 1, \"files\": [{\"path\": \"a\", \"fields\": [0], \"column_indices\": [0], "
+      "{\"id\": 1, \"files\": [{\"path\": \"a\", \"fields\": [0], \"column_indices\": "
+      "[0], "
       "\"file_major_version\": 4294967296, \"file_minor_version\": -1}], "
       "\"physical_rows\": 1}"));
   // More deleted rows than rows: read (as pylance does), counted as no live rows.
@@ -451,8 +461,10 @@ TEST(LyingLengths, FragmentJsonHugeCounts) {
 
 TEST(LyingLengths, CliDeepNesting) {
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 4) + Nested("[", "]", 100000)));
-  EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 1) + "{\"a\": " + Nested("[", "]", 100000) + "}\n"));
-  EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 6) + Nested("list<", ">", 100000, "int64")));
+  EXPECT_CLEAN_ERROR(
+      FuzzCliInput(std::string(1, 1) + "{\"a\": " + Nested("[", "]", 100000) + "}\n"));
+  EXPECT_CLEAN_ERROR(
+      FuzzCliInput(std::string(1, 6) + Nested("list<", ">", 100000, "int64")));
   EXPECT_CLEAN_ERROR(
       FuzzCliInput(std::string(1, 6) + Nested("struct<a: ", ">", 100000, "int64")));
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 5) + "[{\"name\": \"x\", \"type\": \"" +
@@ -460,10 +472,12 @@ TEST(LyingLengths, CliDeepNesting) {
 }
 
 TEST(LyingLengths, CliHugeNumbersAndWidths) {
-  EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 3) + "{\"i\": 99999999999999999999999}\n"));
+  EXPECT_CLEAN_ERROR(
+      FuzzCliInput(std::string(1, 3) + "{\"i\": 99999999999999999999999}\n"));
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 3) + "{\"f\": 1e999}\n"));
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 2) + "i\n-99999999999999999999999\n"));
-  EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 6) + "fixed_size_list<int8, 99999999999>"));
+  EXPECT_CLEAN_ERROR(
+      FuzzCliInput(std::string(1, 6) + "fixed_size_list<int8, 99999999999>"));
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 6) + "fixed_size_list<int8, -1>"));
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 6) + "decimal(99999999999, 2)"));
   EXPECT_CLEAN_ERROR(FuzzCliInput(std::string(1, 0) + "a\n\"unterminated\n"));

@@ -57,7 +57,8 @@ Status FuzzCliInput(std::string_view data) {
       if (!value.ok()) return value.status();
       const std::string written = cli::ToJsonText(*value);
       auto again = cli::ParseJson(written);
-      FUZZ_CHECK(again.ok(), "ToJsonText output does not parse: " + again.status().ToString());
+      FUZZ_CHECK(again.ok(),
+                 "ToJsonText output does not parse: " + again.status().ToString());
       FUZZ_CHECK(cli::ToJsonText(*again) == written, "JSON text changed in a round trip");
       return Status::OK();
     }
@@ -65,8 +66,8 @@ Status FuzzCliInput(std::string_view data) {
       auto parsed = cli::ParseSchemaJson(text);
       if (!parsed.ok()) return parsed.status();
       auto again = cli::ParseSchemaJson(cli::FormatSchemaJson(**parsed));
-      FUZZ_CHECK(again.ok(), "FormatSchemaJson output does not parse: " +
-                                 again.status().ToString());
+      FUZZ_CHECK(again.ok(),
+                 "FormatSchemaJson output does not parse: " + again.status().ToString());
       return Status::OK();
     }
     case 6: {

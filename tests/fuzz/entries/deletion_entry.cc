@@ -18,8 +18,8 @@ Status FuzzDeletion(std::string_view data) {
   if (data.empty()) return Status::Invalid("empty input");
   const uint8_t mode = static_cast<uint8_t>(data[0]);
   const std::string_view bytes = data.substr(1);
-  const auto type = (mode & 1) ? table::DeletionFile::BITMAP
-                               : table::DeletionFile::ARROW_ARRAY;
+  const auto type =
+      (mode & 1) ? table::DeletionFile::BITMAP : table::DeletionFile::ARROW_ARRAY;
   const uint64_t physical_rows = (mode & 2) ? 100000 : 0;
   if (type == table::DeletionFile::BITMAP) {
     (void)ti::DeserializeRoaring(bytes, uint64_t{1} << 32, "fuzz roaring");
@@ -32,7 +32,8 @@ Status FuzzDeletion(std::string_view data) {
   if (!encoded.ok()) return encoded.status();
   auto again = ti::ParseDeletionFile(*encoded, out_type, physical_rows, "re-encoded");
   FUZZ_CHECK(again.ok(), again.status().ToString());
-  FUZZ_CHECK(*again == *rows, "the deletion vector changed in an encode/decode round trip");
+  FUZZ_CHECK(*again == *rows,
+             "the deletion vector changed in an encode/decode round trip");
   return Status::OK();
 }
 

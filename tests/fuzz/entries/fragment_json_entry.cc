@@ -14,7 +14,8 @@ Status FuzzFragmentJson(std::string_view data) {
   if (!fragment.ok()) return fragment.status();
   (void)fragment->num_rows();
   auto again = FragmentMetadata::FromJson(fragment->ToJson());
-  FUZZ_CHECK(again.ok(), "ToJson output does not read back: " + again.status().ToString());
+  FUZZ_CHECK(again.ok(),
+             "ToJson output does not read back: " + again.status().ToString());
   FUZZ_CHECK(*again == *fragment, "a fragment changed in a JSON round trip");
   return Status::OK();
 }

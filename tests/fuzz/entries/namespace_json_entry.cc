@@ -23,8 +23,8 @@ Status ReadModel(std::string_view body) {
   const codec::Json written = codec::ToJson(*value);
   const std::string text = written.dump();
   auto again = codec::Parse<T>(text, "fuzz body (written back)");
-  FUZZ_CHECK(again.ok(), "a model the codec wrote does not read back: " +
-                             again.status().ToString());
+  FUZZ_CHECK(again.ok(),
+             "a model the codec wrote does not read back: " + again.status().ToString());
   FUZZ_CHECK(codec::ToJson(*again) == written, "a model changed in a JSON round trip");
   return Status::OK();
 }

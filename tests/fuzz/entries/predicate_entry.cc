@@ -35,11 +35,10 @@ RecordBatchPtr SampleBatch() {
       {"f", F64({3.5, -3.5, 3.0, 1.5, 0.0, -0.0, nan, 1e300}, some_null)},
       {"s", Str({"a", "b", "", "d%", "e_", "f'", "g\\", "h"}, some_null)},
       {"b", Bools({true, false, true, false, true, false, true, false}, some_null)},
-      {"l", testing::IntLists<ListBuilder>({std::vector<int32_t>{1, 2}, std::nullopt,
-                                            std::vector<int32_t>{}, std::vector<int32_t>{3},
-                                            std::vector<int32_t>{4}, std::nullopt,
-                                            std::vector<int32_t>{5, 6, 7},
-                                            std::vector<int32_t>{8}})},
+      {"l", testing::IntLists<ListBuilder>(
+                {std::vector<int32_t>{1, 2}, std::nullopt, std::vector<int32_t>{},
+                 std::vector<int32_t>{3}, std::vector<int32_t>{4}, std::nullopt,
+                 std::vector<int32_t>{5, 6, 7}, std::vector<int32_t>{8}})},
   };
   std::vector<FieldPtr> fields;
   std::vector<ArrayPtr> arrays;

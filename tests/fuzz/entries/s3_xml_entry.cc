@@ -39,11 +39,13 @@ Status FuzzS3Xml(std::string_view data) {
       (void)doc->ChildText("UploadId");
       (void)doc->Children("Part");
       (void)s3i::ParseErrorBody(body, 200);
-      return doc->name == "InitiateMultipartUploadResult" ? Status::OK()
-                                                          : Status::IOError("not initiate");
+      return doc->name == "InitiateMultipartUploadResult"
+                 ? Status::OK()
+                 : Status::IOError("not initiate");
     }
     case 4: {
-      auto creds = s3::ParseAssumeRoleResponse(http_status, body, "req-1", "fuzz AssumeRole");
+      auto creds =
+          s3::ParseAssumeRoleResponse(http_status, body, "req-1", "fuzz AssumeRole");
       return creds.status();
     }
     case 5: {

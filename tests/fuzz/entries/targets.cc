@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "fuzz/fuzz_entries.h"
-
 #include <cstdio>
 #include <cstdlib>
+
+#include "fuzz/fuzz_entries.h"
 
 namespace lance::fuzz {
 
