@@ -77,7 +77,7 @@ fuzz_one() {
     status=failed
   fi
   local execs corp_files corp_bytes
-  execs=$(sed -n 's/^stat::number_executed_units: *//p' "$logf" | tail -1 || true)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logf" | tail -1 || true)
   # The last status line: "#1234 DONE cov: 567 ft: 890 corp: 45/12Kb ...".
   corp_files=$(grep -o 'corp: [0-9]*/[0-9]*[bKM]*b*' "$logf" | tail -1 |
                  sed 's|corp: \([0-9]*\)/.*|\1|' || true)

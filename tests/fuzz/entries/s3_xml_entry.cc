@@ -61,7 +61,13 @@ Status FuzzS3Xml(std::string_view data) {
     default: {
       auto doc = s3::ParseXml(body);
       if (!doc.ok()) return doc.status();
-      // Escaping any text the parser produced and parsing it again gives the same text.
+      // Escaping any text the parser produced and parsing it again gives the same text
+      // (for the characters XML 1.0 allows: XmlEscape does not encode control bytes).
+      for (char c : doc->text) {
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+          return Status::OK();
+        }
+      }
       std::string wrapped = "<a>" + s3::XmlEscape(doc->text) + "</a>";
       auto again = s3::ParseXml(wrapped);
       FUZZ_CHECK(again.ok() && again->text == doc->text, "XmlEscape does not round-trip");
