@@ -96,7 +96,7 @@ fuzz_one() {
 summary() {
   local mode=$1 seconds=$2
   local json="{\"mode\":\"$mode\",\"seconds_per_target\":$seconds,\"targets\":{"
-  local sep="" failed=0 total_execs=0
+  local sep="" failed=0 total_execs=0 name status execs files bytes
   for f in "$RESULTS"/*.result; do
     read -r name status execs files bytes <"$f"
     json+="$sep\"$name\":{\"status\":\"$status\",\"execs\":$execs,\"corpus_files\":$files,\"corpus_bytes\":$bytes}"
