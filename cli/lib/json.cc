@@ -6,6 +6,13 @@
 
 namespace lance::cli {
 
+JsonValue::JsonValue() = default;
+JsonValue::~JsonValue() = default;
+JsonValue::JsonValue(const JsonValue&) = default;
+JsonValue::JsonValue(JsonValue&&) noexcept = default;
+JsonValue& JsonValue::operator=(const JsonValue&) = default;
+JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
+
 namespace {
 
 // Length of the well-formed UTF-8 sequence starting at s[i], or 0 if there is none.

@@ -20,6 +20,16 @@ namespace lance::cli {
 struct JsonValue {
   enum class Kind : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
 
+  // Special members defined in json.cc, where JsonValue is complete: clang (C++20,
+  // libstdc++ 12) instantiates the constexpr destructor of `members` eagerly, while
+  // std::pair<std::string, JsonValue> is still incomplete.
+  JsonValue();
+  ~JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+
   Kind kind = Kind::kNull;
   bool boolean = false;
   /// \brief The decoded text of a string, or the source text of a number ("-1.5e3").

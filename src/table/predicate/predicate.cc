@@ -560,11 +560,36 @@ class Parser {
     }
   }
 
+  // Expression trees are walked recursively (binding, resolving, evaluating, freeing), so
+  // their depth is bounded: kMaxNesting levels of nested sub-expressions (parentheses,
+  // prefix operators, arguments; sqlparser, which Lance uses, stops at 50) and
+  // kMaxOperators binary operators in all (a chain `a AND b AND ...` is as deep as it is
+  // long). A hostile filter is an error, not a stack overflow.
+  static constexpr int kMaxNesting = 256;
+  static constexpr int kMaxOperators = 4096;
+
   Result<ExprPtr> ParseExpr(int min_prec) {
+    if (nesting_ >= kMaxNesting) {
+      return Status::Invalid("cannot parse " + std::string(what_) +
+                             ": expressions nested deeper than " +
+                             std::to_string(kMaxNesting) + " levels at position " +
+                             std::to_string(Peek().pos));
+    }
+    ++nesting_;
+    Result<ExprPtr> out = ParseExprNested(min_prec);
+    --nesting_;
+    return out;
+  }
+
+  Result<ExprPtr> ParseExprNested(int min_prec) {
     LANCE_ASSIGN_OR_RAISE(ExprPtr left, ParsePrefix());
     while (true) {
       const int prec = InfixPrecedence();
       if (prec == 0 || prec <= min_prec) break;
+      if (++operators_ > kMaxOperators) {
+        return Status::Invalid("cannot parse " + std::string(what_) + ": more than " +
+                               std::to_string(kMaxOperators) + " operators");
+      }
       LANCE_ASSIGN_OR_RAISE(left, ParseInfix(std::move(left), prec));
     }
     return left;
@@ -1078,6 +1103,8 @@ class Parser {
   std::vector<Token> tokens_;
   size_t index_ = 0;
   std::string_view what_;
+  int nesting_ = 0;
+  int operators_ = 0;
   std::unordered_map<const pi::Expr*, Built> built_;
   // Arithmetic nodes as built (the node is held so that its address stays unique).
   struct BuiltArith {
