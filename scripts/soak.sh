@@ -4,7 +4,9 @@
 # kill -9 points on local disk (every store step of every op kind, LANCE_CRASH_SWEEPS
 # times, plus seeded random moments) and hundreds on a throw-away RGW of its own, then
 # the orphan check (cleanup --dry-run) after each track. Prints one JSON summary line per
-# store (also appended to $LANCE_TEST_LOG_DIR/crash-summary.json when set).
+# store (also appended to $LANCE_TEST_LOG_DIR/crash-summary.json when set). Then the race
+# harness (tests/race/race_test.py) at length: LANCE_RACE_COMMITS (default 1000) operations
+# per store by lance-cpp and pylance writers on local disk and on the same RGW.
 #
 #   scripts/soak.sh BUILD_DIR
 #
@@ -36,4 +38,6 @@ export LANCE_CRASH_WRITER=$BUILD_DIR/tests/crash/crash_writer
 export LANCE_CPP_BIN=$BUILD_DIR/cli/lance-cpp
 started=$(date +%s)
 "$ROOT/.venv/bin/python" "$ROOT/tests/crash/crashlib.py"
+log "crash kills done in $(($(date +%s) - started)) s; racing writers"
+LANCE_RACE_COMMITS=${LANCE_RACE_COMMITS:-1000} "$ROOT/.venv/bin/python" "$ROOT/tests/race/race_test.py"
 log "done in $(($(date +%s) - started)) s"
