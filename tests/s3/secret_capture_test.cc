@@ -3,8 +3,8 @@
 // while driving the credential error paths against the real RGW of the tests: a wrong
 // secret, an unknown key, a revoked key, a refreshing source whose provider first vends a
 // revoked key and then a good one, STS session credentials with a wrong token, the
-// namespace provider vending the static key, and the ToString of every options/credentials
-// object involved.
+// namespace provider vending the static key, and the ToString of every
+// options/credentials object involved.
 //
 // The check has two sides, so it cannot pass by logging nothing: no secret (secret keys,
 // session tokens, a signature) appears anywhere, AND the captured debug lines do show the
@@ -14,9 +14,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,11 +61,11 @@ class ScriptedProvider final : public io::StorageOptionsProvider {
     options["aws_secret_access_key"] = c.secret_access_key;
     // Expiring, so the source treats them as vended (refresh offset 0: no background
     // refresh during the test).
-    options[std::string(io::kExpiresAtMillisKey)] = std::to_string(
-        std::chrono::duration_cast<std::chrono::milliseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count() +
-        600'000);
+    options[std::string(io::kExpiresAtMillisKey)] =
+        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count() +
+                       600'000);
     options[std::string(io::kRefreshOffsetMillisKey)] = "0";
     return options;
   }
@@ -90,9 +90,9 @@ std::optional<std::string> FindLeak(const std::vector<std::string>& texts,
   for (const auto& text : texts) {
     for (const auto& secret : secrets) {
       if (text.find(secret) != std::string::npos) return "secret in: " + text;
-      if (secret.size() >= 24 && (text.find(secret.substr(0, 12)) != std::string::npos ||
-                                  text.find(secret.substr(secret.size() - 12)) !=
-                                      std::string::npos)) {
+      if (secret.size() >= 24 &&
+          (text.find(secret.substr(0, 12)) != std::string::npos ||
+           text.find(secret.substr(secret.size() - 12)) != std::string::npos)) {
         return "part of a secret in: " + text;
       }
     }
@@ -112,8 +112,10 @@ std::optional<std::string> FindLeak(const std::vector<std::string>& texts,
 TEST(SecretCaptureCheckerTest, FindsLeaks) {
   const std::vector<std::string> secrets = {"AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"};
   const std::vector<std::string> ids = {"LCTFULLKEYID0001"};
-  EXPECT_EQ(FindLeak({"all clean", "access_key_id=LCTF\u2026"}, secrets, ids), std::nullopt);
-  EXPECT_NE(FindLeak({"x AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 y"}, secrets, ids), std::nullopt);
+  EXPECT_EQ(FindLeak({"all clean", "access_key_id=LCTF\u2026"}, secrets, ids),
+            std::nullopt);
+  EXPECT_NE(FindLeak({"x AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 y"}, secrets, ids),
+            std::nullopt);
   EXPECT_NE(FindLeak({"prefix AbCdEfGhIjKl..."}, secrets, ids), std::nullopt);
   EXPECT_NE(FindLeak({"...OpQrStUvWxYz0123456789"}, secrets, ids), std::nullopt);
   EXPECT_NE(FindLeak({"Authorization: AWS4-HMAC-SHA256 Credential=x"}, secrets, ids),
@@ -164,10 +166,9 @@ class SecretCaptureTest : public ::testing::Test {
 };
 
 TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
-  const std::string prefix = "secret-capture-" +
-                             std::to_string(std::chrono::steady_clock::now()
-                                                .time_since_epoch()
-                                                .count());
+  const std::string prefix =
+      "secret-capture-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   std::vector<std::string> expected_key_ids;  // full ids, checked in redacted form
   std::vector<std::string> all_key_ids;
 
@@ -178,8 +179,8 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
   // A good object to read, written with the static test key.
   const std::string object = prefix + "/object";
   {
-    ASSERT_OK_AND_ASSIGN(auto store, io::S3ObjectStore::FromStorageOptions(env_.bucket,
-                                                                           env_.Options()));
+    ASSERT_OK_AND_ASSIGN(
+        auto store, io::S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options()));
     ASSERT_OK(store->Put(object, "payload"));
     Note(store->ToString());
     expected_key_ids.push_back(env_.access_key);
@@ -187,7 +188,8 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
 
   // 1. Wrong secret for a real key: 403 SignatureDoesNotMatch.
   {
-    AwsCredentials wrong{env_.access_key, "WrongSecretKeyForCaptureTest0123456789abc", ""};
+    AwsCredentials wrong{env_.access_key, "WrongSecretKeyForCaptureTest0123456789abc",
+                         ""};
     Secret(wrong.secret_access_key);
     ASSERT_OK_AND_ASSIGN(auto store, StoreWith(wrong));
     auto read = store->Read(object);
@@ -201,7 +203,8 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
 
   // 2. Unknown key id: 403 InvalidAccessKeyId.
   {
-    AwsCredentials unknown{"LCTUNKNOWNKEYCAPTURE01", "UnknownKeySecretForCaptureTest9876543210", ""};
+    AwsCredentials unknown{"LCTUNKNOWNKEYCAPTURE01",
+                           "UnknownKeySecretForCaptureTest9876543210", ""};
     Secret(unknown.secret_access_key);
     all_key_ids.push_back(unknown.access_key_id);
     expected_key_ids.push_back(unknown.access_key_id);
@@ -241,8 +244,8 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
       all_key_ids.push_back(c->access_key_id);
       expected_key_ids.push_back(c->access_key_id);
     }
-    auto provider = std::make_shared<ScriptedProvider>(BaseOptions(),
-                                                       std::vector<AwsCredentials>{revoked, good});
+    auto provider = std::make_shared<ScriptedProvider>(
+        BaseOptions(), std::vector<AwsCredentials>{revoked, good});
     io::RefreshingCredentialsOptions opts;
     opts.min_fetch_interval = std::chrono::milliseconds(0);
     std::vector<std::string> events;
@@ -279,7 +282,8 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
     Note(good_store->ToString());
 
     AwsCredentials wrong_token = session;
-    wrong_token.session_token = "WrongSessionTokenForCaptureTest" + session.session_token.substr(0, 8);
+    wrong_token.session_token =
+        "WrongSessionTokenForCaptureTest" + session.session_token.substr(0, 8);
     Secret(wrong_token.session_token);
     ASSERT_OK_AND_ASSIGN(auto store, StoreWith(wrong_token));
     auto read = store->Read(object);
@@ -298,15 +302,15 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
     for (const auto& [k, v] : env_.Options()) props["storage." + k] = v;
     ASSERT_OK_AND_ASSIGN(auto dir, ns::DirectoryNamespace::FromProperties(props));
     ASSERT_OK(dir->DeclareTable({.id = {"capture"}}).status());
-    ASSERT_OK_AND_ASSIGN(auto provider,
-                         ns::LanceNamespaceStorageOptionsProvider::Make(dir, {"capture"}));
+    ASSERT_OK_AND_ASSIGN(
+        auto provider, ns::LanceNamespaceStorageOptionsProvider::Make(dir, {"capture"}));
     ASSERT_OK_AND_ASSIGN(auto fetched, provider->FetchStorageOptions());
     ASSERT_TRUE(fetched.has_value());
     EXPECT_EQ(fetched->at("aws_secret_access_key"), env_.secret_key);
     Note(provider->provider_id());
     // A table that does not exist: the failure is logged and returned without secrets.
-    ASSERT_OK_AND_ASSIGN(auto missing,
-                         ns::LanceNamespaceStorageOptionsProvider::Make(dir, {"missing"}));
+    ASSERT_OK_AND_ASSIGN(
+        auto missing, ns::LanceNamespaceStorageOptionsProvider::Make(dir, {"missing"}));
     auto none = missing->FetchStorageOptions();
     EXPECT_FALSE(none.ok());
     Note(none.status());
