@@ -282,18 +282,21 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
       for (const auto& [k, v] : op.config_upsert_values()) (*m.mutable_config())[k] = v;
       *m.mutable_fields() = op.schema();
       *m.mutable_schema_metadata() = op.schema_metadata();
-      // Fragment ids 0, 1, ... as Lance's build_manifest; max_fragment_id stays the
-      // high-water mark of every id ever used (Lance's new_from_previous and
-      // update_max_fragment_id), also when an Overwrite is rebased over appends.
-      // (pylance 14 goes further and numbers the new fragments above the mark.)
+      // Fragment ids continue above the high-water mark of every id ever used, as
+      // pylance 14 numbers them (an overwrite of a dataset whose fragments were 0-2 gets
+      // 3, ...), also when an Overwrite is rebased over appends: an id is never reused,
+      // so nothing keyed by fragment id (deletion files, indices) can be mistaken.
       int64_t mark = previous != nullptr ? HighWaterMark(*previous) : -1;
-      int64_t next_id = 0;
+      int64_t next_id = mark + 1;
       for (const auto& frag : op.fragments()) {
         pb::DataFragment* out = m.add_fragments();
         *out = frag;
         out->set_id(static_cast<uint64_t>(next_id++));
       }
       mark = std::max(mark, next_id - 1);
+      if (mark > static_cast<int64_t>(UINT32_MAX)) {
+        return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
+      }
       if (mark >= 0) m.set_max_fragment_id(static_cast<uint32_t>(mark));
       m.mutable_data_format()->set_file_format("lance");
       m.mutable_data_format()->set_version(options.data_storage_version.empty()

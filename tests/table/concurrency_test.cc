@@ -188,7 +188,7 @@ TEST(ConcurrencyTest, ALateOverwriteWinsOverAnAppend) {
   EXPECT_EQ(won->version(), 3u);
   EXPECT_EQ(SortedIds(*won), Range(500, 5));
   ASSERT_EQ(won->fragments().size(), 1u);
-  EXPECT_EQ(won->fragments()[0].id, 0u);
+  EXPECT_EQ(won->fragments()[0].id, 2u);  // above the ids 0 and 1, as pylance 14
 
   // An append planned against version 2 cannot be rebased over that overwrite:
   // incompatible (no retry helps), and nothing is committed.

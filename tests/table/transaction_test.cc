@@ -111,9 +111,9 @@ TEST(BuildManifestTest, OverwriteOfAnExistingDatasetKeepsTheHighWaterMark) {
   auto m = BuildManifest(&base, Overwrite(2), 2, {});
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->fragments_size(), 2);
-  EXPECT_EQ(m->fragments(0).id(), 0u);  // as Lance's build_manifest
-  EXPECT_EQ(m->fragments(1).id(), 1u);
-  EXPECT_EQ(m->max_fragment_id(), 10u);  // every id ever used stays below the mark
+  EXPECT_EQ(m->fragments(0).id(), 11u);  // above every id ever used, as pylance 14
+  EXPECT_EQ(m->fragments(1).id(), 12u);
+  EXPECT_EQ(m->max_fragment_id(), 12u);
   EXPECT_EQ(m->config().at("c"), "kept");
   // No fragments: the mark stays.
   auto empty = BuildManifest(&base, Overwrite(0), 2, {});
@@ -450,16 +450,16 @@ TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
   EXPECT_TRUE(
       *store->Exists(dir.Key("_transactions/" + v3->manifest.transaction_file())));
   // An overwrite planned against version 1 wins over both appends (as in Lance): it
-  // lands as version 4 with only its own fragments; the high-water mark stays.
+  // lands as version 4 with only its own fragments, numbered above the high-water mark.
   pb::Transaction late = Overwrite(2);
   late.set_read_version(1);
   auto v4 = CommitTransaction(dir, &*v1, late, options);
   ASSERT_TRUE(v4.ok()) << v4.status();
   EXPECT_EQ(v4->manifest.version(), 4u);
   ASSERT_EQ(v4->manifest.fragments_size(), 2);
-  EXPECT_EQ(v4->manifest.fragments(0).id(), 0u);
-  EXPECT_EQ(v4->manifest.fragments(1).id(), 1u);
-  EXPECT_EQ(v4->manifest.max_fragment_id(), 2u);
+  EXPECT_EQ(v4->manifest.fragments(0).id(), 3u);
+  EXPECT_EQ(v4->manifest.fragments(1).id(), 4u);
+  EXPECT_EQ(v4->manifest.max_fragment_id(), 4u);
   EXPECT_EQ(v4->manifest.fields(0).name(), "x");
   EXPECT_EQ(v4->manifest.transaction_file().substr(0, 2), "1-");
   EXPECT_TRUE(v4->index_section.empty());
@@ -508,8 +508,8 @@ TEST(CommitTest, ARebasedOverwriteKeepsTheLatestConfigAndDropsIndices) {
   ASSERT_OK_AND_ASSIGN(LoadedManifest loaded, ReadManifest(dir, *reread));
   EXPECT_EQ(loaded.manifest.version(), 3u);
   EXPECT_TRUE(loaded.index_section.empty());
-  EXPECT_EQ(loaded.manifest.fragments(0).id(), 0u);
-  EXPECT_EQ(loaded.manifest.max_fragment_id(), 0u);
+  EXPECT_EQ(loaded.manifest.fragments(0).id(), 1u);
+  EXPECT_EQ(loaded.manifest.max_fragment_id(), 1u);
 
   // The same key set on both sides: incompatible, nothing committed.
   pb::Transaction clash = Overwrite(1);
