@@ -58,6 +58,18 @@ Status FuzzPredicate(std::string_view data);
 /// Aborts otherwise (FUZZ_CHECK).
 void CheckBatch(const RecordBatch& batch);
 
+/// Reads `reader` (anything with `Result<std::shared_ptr<RecordBatch>> Next()`, null at
+/// the end) to its end, checking every batch; the first error is returned.
+template <typename Reader>
+Status DrainChecked(Reader& reader) {
+  while (true) {
+    auto batch = reader.Next();
+    if (!batch.ok()) return batch.status();
+    if (!*batch) return Status::OK();
+    CheckBatch(**batch);
+  }
+}
+
 struct FuzzTarget {
   /// The folder under tests/fuzz/corpus and tests/fuzz/regressions, the binary
   /// <name>_fuzz.

@@ -33,14 +33,6 @@ std::string ReadAll(const fs::path& path) {
   return out.str();
 }
 
-// A fixture file written by real Lance (tests/data).
-std::string Fixture(const std::string& relative) {
-  const fs::path path = fs::path(LANCE_TEST_DATA_DIR) / relative;
-  std::string bytes = ReadAll(path);
-  if (bytes.empty()) ADD_FAILURE() << "missing fixture " << path;
-  return bytes;
-}
-
 // The first file under tests/data (recursively) whose path ends with `suffix` and
 // contains `part`.
 std::string FixtureLike(const std::string& part, const std::string& suffix) {

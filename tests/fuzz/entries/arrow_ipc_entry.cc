@@ -31,12 +31,7 @@ Status FuzzArrowIpc(std::string_view data) {
   }
   auto reader = ipc::IpcStreamReader::Open(bytes);
   if (!reader.ok()) return reader.status();
-  while (true) {
-    auto batch = (*reader)->Next();
-    if (!batch.ok()) return batch.status();
-    if (!*batch) return Status::OK();
-    CheckBatch(**batch);
-  }
+  return DrainChecked(**reader);
 }
 
 }  // namespace lance::fuzz

@@ -25,12 +25,7 @@ Status Import(std::string_view text, cli::InputFormat format, SchemaPtr schema) 
   options.infer_bytes = 8192;
   auto reader = cli::ImportReader::Make(std::string(text), options);
   if (!reader.ok()) return reader.status();
-  while (true) {
-    auto batch = (*reader)->Next();
-    if (!batch.ok()) return batch.status();
-    if (!*batch) return Status::OK();
-    CheckBatch(**batch);
-  }
+  return DrainChecked(**reader);
 }
 
 SchemaPtr FixedSchema() {

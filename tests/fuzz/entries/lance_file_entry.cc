@@ -33,12 +33,7 @@ Status FuzzLanceFile(std::string_view data) {
   options.batch_size = 1000;
   auto stream = file.Read(options);
   if (!stream.ok()) return stream.status();
-  while (true) {
-    auto batch = (*stream)->Next();
-    if (!batch.ok()) return batch.status();
-    if (!*batch) break;
-    CheckBatch(**batch);
-  }
+  LANCE_RETURN_NOT_OK(DrainChecked(**stream));
   if (rows > 0) {
     std::vector<int64_t> indices = {rows - 1, 0, rows / 2, 0};
     auto taken = file.Take(indices);
