@@ -327,10 +327,13 @@ TEST_F(S3DatasetTest, WriteFragmentsThenCommit) {
     v.push_back(100);
     return v;
   }());
-  // An overwrite planned against version 1 cannot be rebased over the appends.
-  EXPECT_THAT(
-      Dataset::Commit(uri, OverwriteOp{MakeBatch(0, 1)->schema(), {all[0]}}, 1, options_),
-      IsError(StatusCode::kConflict));
+  // An overwrite planned against version 1 wins over the appends, as in Lance: it lands
+  // as version 4 with only its own rows.
+  ASSERT_OK_AND_ASSIGN(
+      ds, Dataset::Commit(uri, OverwriteOp{MakeBatch(0, 1)->schema(), {all[0]}}, 1,
+                          options_));
+  EXPECT_EQ(ds->version(), 4u);
+  EXPECT_EQ(Ids(*ds), Iota(0, 10));
 }
 
 // Eight threads append to one dataset at once: every commit races for the next
