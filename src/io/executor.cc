@@ -196,8 +196,11 @@ class TaskGroup::GroupTask final : public internal::Task {
 
  protected:
   void Body() override {
-    // A group that failed or was cancelled runs nothing more.
+    // A group that failed or was cancelled runs nothing more. A failure cancels the group
+    // at once, so the tasks queued behind it are dropped by whichever thread reaches them
+    // (a worker may get there before the waiter has seen the failure).
     status = token_.cancelled() ? Status::Cancelled("task group was cancelled") : fn_();
+    if (!status.ok() && status.code() != StatusCode::kCancelled) token_.Cancel();
     fn_ = nullptr;
   }
 
