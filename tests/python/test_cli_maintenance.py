@@ -73,14 +73,15 @@ def test_compact_matches_pylance(tmp_path):
         lance.dataset(a).to_table().sort_by("a"))
 
 
-def test_cleanup_matches_pylance_and_refuses_tagged(tmp_path):
-    def build(p):
-        lance.write_dataset(_data(50), str(p), max_rows_per_file=10,
-                            data_storage_version="2.0")
-        lance.dataset(str(p)).delete("a < 15")
-        lance.dataset(str(p)).optimize.compact_files(target_rows_per_fragment=1000)
+def _build_three_versions(p):
+    """Write 5 fragments, delete from them, compact: three versions with old files."""
+    lance.write_dataset(_data(50), str(p), max_rows_per_file=10, data_storage_version="2.0")
+    lance.dataset(str(p)).delete("a < 15")
+    lance.dataset(str(p)).optimize.compact_files(target_rows_per_fragment=1000)
 
-    a, b = _twins(tmp_path, build)
+
+def test_cleanup_matches_pylance_and_refuses_tagged(tmp_path):
+    a, b = _twins(tmp_path, _build_three_versions)
     lance.dataset(b).tags.create("old", 1)
     proc = _run("cleanup", b, "--older-than", "0", check=False)
     assert proc.returncode != 0 and "old" in proc.stderr
@@ -106,13 +107,7 @@ def test_cleanup_dry_run_lists_without_deleting(tmp_path):
     plus the paths, deletes nothing, and never lists what the kept version references;
     an orphan data file (a write whose commit never happened) is listed with
     --delete-unverified."""
-    def build(p):
-        lance.write_dataset(_data(50), str(p), max_rows_per_file=10,
-                            data_storage_version="2.0")
-        lance.dataset(str(p)).delete("a < 15")
-        lance.dataset(str(p)).optimize.compact_files(target_rows_per_fragment=1000)
-
-    a, b = _twins(tmp_path, build)
+    a, b = _twins(tmp_path, _build_three_versions)
     before = _tree(b)
     dry = _json("cleanup", b, "--older-than", "0", "--dry-run")
     assert dry["dry_run"] is True and _tree(b) == before
