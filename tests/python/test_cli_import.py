@@ -37,19 +37,20 @@ def run(*args, check=True, stdin=None):
 
 
 def run_measured(*args):
-    """Runs lance-cpp under /usr/bin/time and returns (returncode, stdout, stderr, peak
-    RSS in bytes). (A child forked from this Python process would count the parent's
-    pages in its ru_maxrss before exec; time(1) is small.)"""
-    time_bin = Path("/usr/bin/time")
-    if not time_bin.exists():  # a failure, never a skip
-        raise RuntimeError("/usr/bin/time is needed to measure peak RSS (apt install time)")
-    rss_file = Path(os.environ.get("TMPDIR", "/tmp")) / f"lance_cpp_rss_{os.getpid()}"
-    proc = subprocess.run([str(time_bin), "-f", "%M", "-o", str(rss_file), str(cli_bin())]
-                          + [str(a) for a in args], capture_output=True, text=True,
-                          timeout=300)
-    rss_kb = int(rss_file.read_text().strip().splitlines()[-1])
-    rss_file.unlink()
-    return proc.returncode, proc.stdout, proc.stderr, rss_kb * 1024
+    """Runs `lance-cpp --stats ARGS` and returns (returncode, stdout, stderr without the
+    stats lines, peak RSS in bytes). The peak is the process's own VmHWM, printed by
+    --stats: ru_maxrss as seen by a parent (/usr/bin/time, wait4) can carry the
+    high-water mark of the forked image before exec, which made this bound flaky when the
+    suite ran under load."""
+    proc = subprocess.run([str(cli_bin()), "--stats"] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=300)
+    lines = proc.stderr.splitlines(keepends=True)
+    peaks = [int(line.split("peak_rss_bytes=")[1]) for line in lines
+             if line.startswith("stats: process peak_rss_bytes=")]
+    assert len(peaks) == 1, proc.stderr
+    assert peaks[0] > 0, "VmHWM missing from /proc/self/status"
+    err = "".join(line for line in lines if not line.startswith("stats: "))
+    return proc.returncode, proc.stdout, err, peaks[0]
 
 
 PAD = "x" * 200

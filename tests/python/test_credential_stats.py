@@ -142,6 +142,8 @@ def test_cli_stats_json_reports_the_provider_and_the_executor(vended_table, s3en
     assert proc.stdout.strip() == "100"  # data on stdout only, unchanged
     stats = json.loads(proc.stderr.strip().splitlines()[-1])["stats"]
     assert stats["executor"]["threads"] > 0
+    # The process's own peak memory (VmHWM): more than the binary's pages, far from 1 GiB.
+    assert 1 << 20 < stats["process"]["peak_rss_bytes"] < 1 << 30
     assert set(stats["executor"]) >= {"tasks_submitted", "peak_bytes_reserved",
                                       "memory_waits"}
     mine = [p for p in stats["credentials"] if root in p["provider_id"]]
@@ -165,6 +167,9 @@ def test_cli_stats_text_on_a_local_dataset(tmp_path):
     proc = run_cli("--stats", "count", uri)
     assert proc.stdout.strip() == "7"
     lines = proc.stderr.strip().splitlines()
+    process = [line for line in lines if line.startswith("stats: process ")]
+    assert len(process) == 1, lines
+    assert 1 << 20 < int(process[0].split("peak_rss_bytes=")[1]) < 1 << 30, process
     executor = [line for line in lines if line.startswith("stats: executor ")]
     assert len(executor) == 1, lines
     fields = dict(kv.split("=", 1) for kv in executor[0].split()[2:])
