@@ -24,10 +24,17 @@ $(BUILD_DIR)/build.ninja: CMakeLists.txt | setup
 build: setup $(BUILD_DIR)/build.ninja
 	ninja -C $(BUILD_DIR) -j$(JOBS)
 
+# The sanitizer builds compile at -O1 with line tables only (-g1): what the sanitizers'
+# docs recommend for readable reports, and far quicker to build than -O2 -g; on a fresh
+# 2-core machine the ASan build was the longest step of make test (34 min at -O2 -g).
+SAN_CMAKE_FLAGS ?= "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+
 # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, the CLI (its parsers' unit
 # tests, and the lance-cpp / tool binaries its shell tests run) and the S3 suite (label asan).
 build-asan: setup
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_ASAN=ON \
+	  $(SAN_CMAKE_FLAGS) \
 	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=ON -DLANCE_BUILD_PYTHON=OFF \
 	  $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(ASAN_DIR) -j$(JOBS) asan_tests
@@ -63,6 +70,7 @@ unit-asan: build-asan
 # ThreadSanitizer build of the io, refresh, namespace and scan tests (label tsan).
 build-tsan: setup
 	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_TSAN=ON \
+	  $(SAN_CMAKE_FLAGS) \
 	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF -DLANCE_BUILD_PYTHON=OFF \
 	  $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(TSAN_DIR) -j$(JOBS) tsan_tests
