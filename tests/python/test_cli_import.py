@@ -37,11 +37,10 @@ def run(*args, check=True, stdin=None):
 
 
 def run_measured(*args):
-    """Runs `lance-cpp --stats ARGS` and returns (returncode, stdout, stderr without the
-    stats lines, peak RSS in bytes). The peak is the process's own VmHWM, printed by
-    --stats: ru_maxrss as seen by a parent (/usr/bin/time, wait4) can carry the
-    high-water mark of the forked image before exec, which made this bound flaky when the
-    suite ran under load."""
+    """Runs `lance-cpp --stats ARGS` and returns (returncode, stdout, stderr (with the
+    stats lines, for failure messages), peak RSS in bytes). The peak is the process's own
+    VmHWM, printed by --stats: ru_maxrss as a parent sees it (/usr/bin/time, wait4) can
+    carry the high-water mark of the image before exec."""
     proc = subprocess.run([str(cli_bin()), "--stats"] + [str(a) for a in args],
                           capture_output=True, text=True, timeout=300)
     lines = proc.stderr.splitlines(keepends=True)
@@ -49,8 +48,7 @@ def run_measured(*args):
              if line.startswith("stats: process peak_rss_bytes=")]
     assert len(peaks) == 1, proc.stderr
     assert peaks[0] > 0, "VmHWM missing from /proc/self/status"
-    err = "".join(line for line in lines if not line.startswith("stats: "))
-    return proc.returncode, proc.stdout, err, peaks[0]
+    return proc.returncode, proc.stdout, proc.stderr, peaks[0]
 
 
 PAD = "x" * 200
@@ -97,7 +95,7 @@ def check_streamed(tmp_path, name, header, line_format, blocks, extra=()):
     assert out == ""
     assert f"imported {rows} rows" in err
     # The input is read in 1 MiB chunks: the process holds far less than the input.
-    assert rss < size / 2.5, f"peak RSS {rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB input"
+    assert rss < size / 2.5, f"peak RSS {rss / 1e6:.0f} MB for {size / 1e6:.0f} MB: {err}"
     src.unlink()
     check_big_dataset(uri, rows)
 
@@ -180,7 +178,7 @@ def test_big_ipc_inputs_stream_with_bounded_memory(tmp_path, kind):
                                      "--max-rows-per-file", "32768")
     assert rc == 0, err
     assert out == ""
-    assert rss < size / 2.5, f"peak RSS {rss / 1e6:.0f} MB for a {size / 1e6:.0f} MB input"
+    assert rss < size / 2.5, f"peak RSS {rss / 1e6:.0f} MB for {size / 1e6:.0f} MB: {err}"
     ds = lance.dataset(str(tmp_path / "b.lance"))
     assert ds.count_rows() == 200 * n
     assert ds.take([n * 199 + 17]).to_pylist() == [{"id": 17, "s": PAD + "17"}]
