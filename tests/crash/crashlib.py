@@ -206,6 +206,15 @@ class Track:
     def verify(self, inflight: Optional[Tuple[int, str]]) -> None:
         h = self.h
         cpp, py = h.engines.open_both(self.uri, h.opts)
+        # On S3 a request the killed writer had fully sent (its manifest PUT) can still
+        # land at the server after the process died: both engines then read committed
+        # versions, but at two moments. Wait (at most 10 s) until they agree; a version
+        # that is neither the model's nor the one in flight still fails below.
+        deadline = time.monotonic() + 10.0
+        while (h.opts is not None and cpp is not None and py is not None
+               and cpp.version != py.version and time.monotonic() < deadline):
+            time.sleep(0.2)
+            cpp, py = h.engines.open_both(self.uri, h.opts)
         if cpp is None:
             if self.version != 0:
                 raise Mismatch(f"{self.name}: dataset gone, model at version {self.version}")
