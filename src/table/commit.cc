@@ -116,8 +116,20 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
     // A store whose listing lags its writes may not show `version` yet.
     if (latest_version < version) latest_version = version;
     for (uint64_t v = checked_up_to + 1; v <= latest_version; ++v) {
-      LANCE_ASSIGN_OR_RAISE(ManifestLocation loc, FindManifest(dir, v, scheme));
-      LANCE_ASSIGN_OR_RAISE(LoadedManifest theirs_manifest, ReadManifest(dir, loc));
+      // A cleanup running beside us (older_than = 0) may already have removed a version
+      // committed since ours was read: we cannot check against it, so this is a
+      // conflict to retry from the latest version, not a missing dataset.
+      Result<ManifestLocation> loc = FindManifest(dir, v, scheme);
+      Result<LoadedManifest> loaded =
+          loc.ok() ? ReadManifest(dir, *loc) : Result<LoadedManifest>(loc.status());
+      if (!loaded.ok()) {
+        if (!loaded.status().IsNotFound()) return loaded.status();
+        return Status::Conflict("Commit conflict on " + dir.Uri() + ": version " +
+                                std::to_string(v) +
+                                " was committed concurrently and has been removed since "
+                                "(cleanup); reload the dataset and retry");
+      }
+      LoadedManifest theirs_manifest = std::move(*loaded);
       auto theirs = LoadTransaction(dir, theirs_manifest);
       if (!theirs.ok()) {
         // Without their transaction we cannot tell what changed: refuse to rebase.
