@@ -119,9 +119,10 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
       // A cleanup running beside us (older_than = 0) may already have removed a version
       // committed since ours was read: we cannot check against it, so this is a
       // conflict to retry from the latest version, not a missing dataset.
-      Result<ManifestLocation> loc = FindManifest(dir, v, scheme);
-      Result<LoadedManifest> loaded =
-          loc.ok() ? ReadManifest(dir, *loc) : Result<LoadedManifest>(loc.status());
+      Result<LoadedManifest> loaded = [&]() -> Result<LoadedManifest> {
+        LANCE_ASSIGN_OR_RAISE(ManifestLocation loc, FindManifest(dir, v, scheme));
+        return ReadManifest(dir, loc);
+      }();
       if (!loaded.ok()) {
         if (!loaded.status().IsNotFound()) return loaded.status();
         return Status::Conflict("Commit conflict on " + dir.Uri() + ": version " +
