@@ -182,7 +182,15 @@ CONF
   osd_uuid=$(uuidgen)
   id=$(timeout 60 ceph "${C[@]}" osd new "$osd_uuid") || { attempt_fail "osd new failed"; return 1; }
   ceph-osd "${C[@]}" -i "$id" --mkfs --osd-uuid "$osd_uuid" >"$D/log/osd-mkfs.log" 2>&1 || { attempt_fail "osd mkfs failed"; return 1; }
-  ceph-osd "${C[@]}" -i "$id" || { attempt_fail "osd did not start"; return 1; }
+  # A fresh OSD on a busy machine sometimes sends its first mon command before it has the
+  # cluster map (fsid 0, "wrong fsid") and exits during init; starting just the OSD again
+  # gets past it (three whole-cluster attempts in a row failed that way under a build).
+  local osd_ok=""
+  for _ in 1 2 3 4 5; do
+    if ceph-osd "${C[@]}" -i "$id" >>"$D/log/osd-start.log" 2>&1; then osd_ok=1; break; fi
+    sleep 1
+  done
+  [ -n "$osd_ok" ] || { attempt_fail "osd did not start"; return 1; }
   for _ in $(seq 1 240); do
     timeout 10 ceph "${C[@]}" osd stat 2>/dev/null | grep -q "1 up" && break
     sleep 0.25

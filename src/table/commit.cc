@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "table/commit.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "lance/macros.h"
@@ -49,6 +50,72 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
   std::optional<LoadedManifest> rebased;
   const LoadedManifest* base = read;
   uint64_t checked_up_to = read_version;
+
+  // Reads every version committed after `checked_up_to` up to `latest_version` and makes
+  // sure our transaction still makes sense on top of each; the last one becomes the base.
+  auto catch_up = [&](uint64_t latest_version) -> Status {
+    // Versions a cleanup running beside us (older_than = 0) removed after they were
+    // committed: their transactions are gone, so what they changed is judged from the
+    // manifests on either side of the gap (CheckUnseenVersions). Lance skips them.
+    std::optional<uint64_t> gap_first;
+    uint64_t gap_last = 0;
+    for (uint64_t v = checked_up_to + 1; v <= latest_version; ++v) {
+      Result<LoadedManifest> loaded = [&]() -> Result<LoadedManifest> {
+        LANCE_ASSIGN_OR_RAISE(ManifestLocation loc, FindManifest(dir, v, scheme));
+        return ReadManifest(dir, loc);
+      }();
+      if (!loaded.ok()) {
+        if (!loaded.status().IsNotFound()) return loaded.status();
+        if (!gap_first) gap_first = v;
+        gap_last = v;
+        continue;
+      }
+      LoadedManifest theirs_manifest = std::move(*loaded);
+      if (gap_first) {
+        LANCE_RETURN_NOT_OK(CheckUnseenVersions(txn, base->manifest,
+                                                theirs_manifest.manifest, *gap_first,
+                                                gap_last, dir.Uri()));
+        gap_first.reset();
+      }
+      auto theirs = LoadTransaction(dir, theirs_manifest);
+      if (!theirs.ok()) {
+        // Without their transaction we cannot tell what changed: refuse to rebase.
+        return Status::Conflict(
+            "Commit conflict on " + dir.Uri() + ": version " + std::to_string(v) +
+            " was committed concurrently and its transaction cannot be "
+            "read (" +
+            theirs.status().ToString() + "); reload the dataset and retry");
+      }
+      LANCE_RETURN_NOT_OK(CheckConflict(txn, *theirs, v, dir.Uri()));
+      rebased = std::move(theirs_manifest);
+      base = &*rebased;
+    }
+    if (gap_first) {
+      // Nothing after the gap to build on (a listing that lags, or a cleanup of the
+      // newest versions): start again from the latest one.
+      return Status(StatusCode::kConflict,
+                    "Commit conflict on " + dir.Uri() + ": version " +
+                        std::to_string(gap_last) +
+                        " was committed concurrently and has been removed since "
+                        "(cleanup); reload the dataset and retry",
+                    /*retryable=*/true);
+    }
+    checked_up_to = std::max(checked_up_to, latest_version);
+    return CheckWriterFlags(base->manifest, dir.store()->DisplayPath(base->location.key));
+  };
+
+  if (read != nullptr) {
+    // Start from the latest version, as Lance does before every attempt. Publishing
+    // read_version + 1 blindly is not safe: if a cleanup has since removed that version
+    // (and others have committed past it), the create-only put would succeed and
+    // publish a manifest below the latest one, a commit nobody would ever read.
+    // Costs one listing per commit (a LIST request on S3), as in Lance.
+    LANCE_ASSIGN_OR_RAISE(auto latest, FindLatestManifest(dir));
+    if (latest && latest->version > read_version) {
+      LANCE_RETURN_NOT_OK(catch_up(latest->version));
+    }
+  }
+
   for (int attempt = 0; attempt <= options.max_retries; ++attempt) {
     const uint64_t version = (base != nullptr ? base->manifest.version() : 0) + 1;
     auto built =
@@ -109,44 +176,12 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
       return Status::Conflict("Commit conflict on " + dir.Uri() +
                               ": the dataset was created concurrently by another writer");
     }
-    // Lost the race for `version`. Read every version committed since the last check
-    // and make sure our transaction still makes sense on top of each.
+    // Lost the race for `version`: check what won it, and anything after it.
     LANCE_ASSIGN_OR_RAISE(auto latest, FindLatestManifest(dir));
     uint64_t latest_version = latest ? latest->version : 0;
     // A store whose listing lags its writes may not show `version` yet.
     if (latest_version < version) latest_version = version;
-    for (uint64_t v = checked_up_to + 1; v <= latest_version; ++v) {
-      // A cleanup running beside us (older_than = 0) may already have removed a version
-      // committed since ours was read: we cannot check against it, so this is a
-      // conflict to retry from the latest version, not a missing dataset.
-      Result<LoadedManifest> loaded = [&]() -> Result<LoadedManifest> {
-        LANCE_ASSIGN_OR_RAISE(ManifestLocation loc, FindManifest(dir, v, scheme));
-        return ReadManifest(dir, loc);
-      }();
-      if (!loaded.ok()) {
-        if (!loaded.status().IsNotFound()) return loaded.status();
-        return Status::Conflict("Commit conflict on " + dir.Uri() + ": version " +
-                                std::to_string(v) +
-                                " was committed concurrently and has been removed since "
-                                "(cleanup); reload the dataset and retry");
-      }
-      LoadedManifest theirs_manifest = std::move(*loaded);
-      auto theirs = LoadTransaction(dir, theirs_manifest);
-      if (!theirs.ok()) {
-        // Without their transaction we cannot tell what changed: refuse to rebase.
-        return Status::Conflict(
-            "Commit conflict on " + dir.Uri() + ": version " + std::to_string(v) +
-            " was committed concurrently and its transaction cannot be "
-            "read (" +
-            theirs.status().ToString() + "); reload the dataset and retry");
-      }
-      LANCE_RETURN_NOT_OK(CheckConflict(txn, *theirs, v, dir.Uri()));
-      rebased = std::move(theirs_manifest);
-      base = &*rebased;
-    }
-    checked_up_to = latest_version;
-    LANCE_RETURN_NOT_OK(
-        CheckWriterFlags(base->manifest, dir.store()->DisplayPath(base->location.key)));
+    LANCE_RETURN_NOT_OK(catch_up(latest_version));
   }
   return Status::Conflict("Commit to " + dir.Uri() + " gave up after " +
                           std::to_string(options.max_retries + 1) +

@@ -536,6 +536,99 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
   }
 }
 
+namespace {
+
+bool SameMessages(const google::protobuf::RepeatedPtrField<pb::DataFragment>& a,
+                  const google::protobuf::RepeatedPtrField<pb::DataFragment>& b) {
+  if (a.size() != b.size()) return false;
+  for (int i = 0; i < a.size(); ++i) {
+    if (a[i].SerializeAsString() != b[i].SerializeAsString()) return false;
+  }
+  return true;
+}
+
+bool SameFields(const pb::Manifest& a, const pb::Manifest& b) {
+  if (a.fields_size() != b.fields_size()) return false;
+  for (int i = 0; i < a.fields_size(); ++i) {
+    if (a.fields(i).SerializeAsString() != b.fields(i).SerializeAsString()) return false;
+  }
+  return true;
+}
+
+const pb::DataFragment* FindFragment(const pb::Manifest& m, uint64_t id) {
+  for (const auto& f : m.fragments()) {
+    if (f.id() == id) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status CheckUnseenVersions(const pb::Transaction& mine, const pb::Manifest& before,
+                           const pb::Manifest& after, uint64_t first, uint64_t last,
+                           std::string_view uri) {
+  auto conflict = [&](std::string_view what) {
+    const std::string versions =
+        first == last ? "version " + std::to_string(first)
+                      : "versions " + std::to_string(first) + "-" + std::to_string(last);
+    return Status(StatusCode::kConflict,
+                  "Commit conflict on " + std::string(uri) + ": " + OperationName(mine) +
+                      " cannot be checked against " + versions +
+                      ", committed concurrently and removed since (cleanup), which " +
+                      std::string(what) + "; reload the dataset and retry",
+                  /*retryable=*/true);
+  };
+  const Op op = mine.operation_case();
+  if (op == Op::kOverwrite || op == Op::kRestore || op == Op::kUpdateConfig) {
+    // The first two replace everything but table settings, the last changes only
+    // settings: only the config keys they set can clash.
+    for (const auto& key : ConfigKeys(mine)) {
+      auto a = before.config().find(key);
+      auto b = after.config().find(key);
+      const bool same = (a == before.config().end()) == (b == after.config().end()) &&
+                        (a == before.config().end() || a->second == b->second);
+      if (!same) return conflict("changed config key " + key);
+    }
+    return Status::OK();
+  }
+  if (!SameFields(before, after)) return conflict("changed the schema");
+  switch (op) {
+    case Op::kAppend:
+    case Op::kProject:
+      return Status::OK();
+    case Op::kDelete:
+    case Op::kUpdate:
+    case Op::kRewrite:
+    case Op::kDataReplacement:
+      // Each fragment we change must be exactly as we read it.
+      for (uint64_t id : ChangedFragments(mine)) {
+        const pb::DataFragment* a = FindFragment(before, id);
+        const pb::DataFragment* b = FindFragment(after, id);
+        if (a == nullptr || b == nullptr ||
+            a->SerializeAsString() != b->SerializeAsString()) {
+          return conflict("changed fragment " + std::to_string(id));
+        }
+      }
+      return Status::OK();
+    default:
+      // Merge (replaces every fragment), indexes, reservations and operations
+      // this build does not know: only an unchanged table is safe.
+      if (!SameMessages(before.fragments(), after.fragments())) {
+        return conflict("changed the fragments");
+      }
+      if (before.config().size() != after.config().size()) {
+        return conflict("changed the config");
+      }
+      for (const auto& [k, v] : before.config()) {
+        auto it = after.config().find(k);
+        if (it == after.config().end() || it->second != v) {
+          return conflict("changed the config");
+        }
+      }
+      return Status::OK();
+  }
+}
+
 Result<pb::Transaction> LoadTransaction(const DatasetDir& dir,
                                         const LoadedManifest& loaded) {
   pb::Transaction txn;

@@ -95,6 +95,17 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri);
 
+/// \brief Checks `mine` across versions `first`..`last` that a cleanup removed before
+/// this commit could read their transactions, by comparing the manifests on either side
+/// of the gap: `before` (the last version checked) and `after` (the next one still
+/// there). Lance skips such versions silently; a transaction whose fragments, schema or
+/// config keys changed across the gap could then overwrite what they did (a deletion
+/// vector, a rewrite), so that is a retryable conflict here. An Append only needs the
+/// schema unchanged; an Overwrite or Restore wins as over any version.
+Status CheckUnseenVersions(const pb::Transaction& mine, const pb::Manifest& before,
+                           const pb::Manifest& after, uint64_t first, uint64_t last,
+                           std::string_view uri);
+
 /// \brief The Conflict status CheckConflict returns: names both operations, the
 /// version and `uri`; `why` (may be empty) says what clashed. `retryable`: planning the
 /// same operation again on the latest version may succeed (Lance's "retryable"

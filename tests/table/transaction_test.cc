@@ -532,17 +532,53 @@ TEST(CommitTest, CreatingNeverRebases) {
   EXPECT_EQ(latest->version, 1u);
 }
 
+// A store on which another writer commits a version right before each of our manifest
+// puts: every attempt loses its race, whatever the commit read before it.
+class AlwaysBeatenStore : public io::ObjectStoreWrapper {
+ public:
+  explicit AlwaysBeatenStore(std::shared_ptr<io::ObjectStore> inner)
+      : io::ObjectStoreWrapper(inner), rival_dir_(inner, "") {}
+
+  Status PutIfNotExists(const std::string& path, std::string_view data) override {
+    if (path.find("_versions/") != std::string::npos) {
+      auto latest = FindLatestManifest(rival_dir_);
+      if (latest.ok() && latest->has_value()) {
+        auto loaded = ReadManifest(rival_dir_, **latest);
+        if (loaded.ok()) {
+          auto won = CommitTransaction(rival_dir_, &*loaded,
+                                       Append((*latest)->version, 1), CommitOptions{});
+          if (won.ok()) ++rival_commits;
+        }
+      }
+    }
+    return io::ObjectStoreWrapper::PutIfNotExists(path, data);
+  }
+
+  int rival_commits = 0;
+
+ private:
+  DatasetDir rival_dir_;
+};
+
 TEST(CommitTest, RetriesAreBounded) {
-  auto store = std::make_shared<io::MemoryObjectStore>("commit-retries");
-  DatasetDir dir(store, "");
+  auto inner = std::make_shared<io::MemoryObjectStore>("commit-retries");
+  DatasetDir plain(inner, "");
   CommitOptions options;
-  auto v1 = CommitTransaction(dir, nullptr, Overwrite(1), options);
+  auto v1 = CommitTransaction(plain, nullptr, Overwrite(1), options);
   ASSERT_TRUE(v1.ok());
-  for (int i = 0; i < 3; ++i)
-    ASSERT_TRUE(CommitTransaction(dir, &*v1, Append(1, 1), options).ok());
-  options.max_retries = 0;
+  // Commits read the latest version first: a stale read is not a retry.
+  for (int i = 0; i < 3; ++i) {
+    options.max_retries = 0;
+    ASSERT_TRUE(CommitTransaction(plain, &*v1, Append(1, 1), options).ok());
+  }
+  auto beaten = std::make_shared<AlwaysBeatenStore>(inner);
+  DatasetDir dir(beaten, "");
+  options.max_retries = 2;
   EXPECT_THAT(CommitTransaction(dir, &*v1, Append(1, 1), options),
-              IsErrorWith(StatusCode::kConflict, "gave up"));
+              IsErrorWith(StatusCode::kConflict, "gave up after 3 attempts"));
+  EXPECT_EQ(beaten->rival_commits, 3);
+  ASSERT_OK_AND_ASSIGN(auto latest, FindLatestManifest(plain));
+  EXPECT_EQ(latest->version, 7u);  // 1 + 3 + the rivals' 3, none of ours
 }
 
 }  // namespace
