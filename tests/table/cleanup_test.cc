@@ -231,6 +231,15 @@ size_t Manifests(const std::string& root) {
   return n;
 }
 
+// cleanup(older_than = 0) from a fresh handle: only the latest version stays.
+Result<CleanupStats> KeepOnlyLatest(const std::string& uri) {
+  LANCE_ASSIGN_OR_RAISE(auto latest, Dataset::Open(uri));
+  CleanupOptions o;
+  o.older_than_ms = 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // strictly older than now
+  return latest->CleanupOldVersions(o);
+}
+
 // A handle opened before others committed, and a cleanup removed a version they
 // committed (its transaction with it): the commit must not slip into the removed
 // version's slot (a create-only put of version 2 would succeed there, below the latest
@@ -245,11 +254,7 @@ TEST(CleanupTest, StaleHandleCommitAfterCleanupLandsOnTheLatestVersion) {
   ap.mode = WriteMode::kAppend;
   ASSERT_OK(WriteRows(uri, 10, 10, ap).status());
   ASSERT_OK(WriteRows(uri, 20, 10, ap).status());
-  ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
-  CleanupOptions o;
-  o.older_than_ms = 0;
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_OK_AND_ASSIGN(CleanupStats st, latest->CleanupOldVersions(o));
+  ASSERT_OK_AND_ASSIGN(CleanupStats st, KeepOnlyLatest(uri));
   EXPECT_EQ(st.old_versions, 2);
 
   ASSERT_OK(stale->Delete("id = 0"));
@@ -278,11 +283,7 @@ TEST(CleanupTest, StaleHandleCommitOverARemovedChangeOfItsFragmentIsAConflict) {
   WriteParams ap;
   ap.mode = WriteMode::kAppend;
   ASSERT_OK(WriteRows(uri, 10, 10, ap).status());  // version 3
-  ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
-  CleanupOptions o;
-  o.older_than_ms = 0;
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_OK_AND_ASSIGN(CleanupStats st, latest->CleanupOldVersions(o));
+  ASSERT_OK_AND_ASSIGN(CleanupStats st, KeepOnlyLatest(uri));
   EXPECT_EQ(st.old_versions, 2);
 
   Status deleted = stale->Delete("id = 0");
