@@ -34,6 +34,9 @@ done
 # only fall back to Debian's packages when there is none.
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+# The Java bindings (java/): a JDK (jni.h, javac) and Maven; the image usually has both.
+command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null 2>&1 || missing+=(maven)
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
   SUDO=""

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: Apache-2.0
+// The natives of dev.lancecpp.Dataset and dev.lancecpp.ipc.LanceScanner. Arrow data
+// crosses as C Data / C Stream structs whose addresses Java allocated (arrow-c-data's
+// ArrowArrayStream.allocateNew): zero-copy both ways.
+#include <jni.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jni_util.h"
+#include "lance/core/c_data.h"
+#include "lance/macros.h"
+#include "lance/table/dataset.h"
+
+namespace lance::jni {
+namespace {
+
+using DatasetPtr = std::shared_ptr<Dataset>;
+
+DatasetPtr Get(JNIEnv* env, jlong handle) {
+  DatasetPtr ds = FromHandle<Dataset>(handle);
+  if (ds == nullptr) ThrowClosed(env, "Dataset");
+  return ds;
+}
+
+// A scan's reader holding its dataset: the Java Dataset may be closed while the
+// ArrowReader it handed out is still being read.
+class KeepAliveReader : public RecordBatchReader {
+ public:
+  KeepAliveReader(DatasetPtr ds, RecordBatchReaderPtr inner)
+      : ds_(std::move(ds)), inner_(std::move(inner)) {}
+  SchemaPtr schema() const override { return inner_->schema(); }
+  Result<RecordBatchPtr> Next() override { return inner_->Next(); }
+
+ private:
+  DatasetPtr ds_;
+  RecordBatchReaderPtr inner_;
+};
+
+// Exports `reader` into the ArrowArrayStream at `stream_addr` (Java allocated it).
+void ExportReader(JNIEnv* env, std::shared_ptr<RecordBatchReader> reader,
+                  jlong stream_addr) {
+  Status st = ExportRecordBatchReader(std::move(reader),
+                                      reinterpret_cast<ArrowArrayStream*>(stream_addr));
+  if (!st.ok()) ThrowStatus(env, st);
+}
+
+// WriteParams from the flattened Java WriteParams (0 / null: the default).
+Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
+                                    jint max_rows_per_group, jstring data_storage_version,
+                                    jobject storage_options) {
+  WriteParams params;
+  if (mode != nullptr) {
+    LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));
+  }
+  if (max_rows_per_file > 0) params.max_rows_per_file = max_rows_per_file;
+  if (max_rows_per_group > 0) params.max_rows_per_group = max_rows_per_group;
+  if (data_storage_version != nullptr) {
+    params.data_storage_version = ToStd(env, data_storage_version);
+  }
+  params.access = io::StorageAccess(ToStdMap(env, storage_options));
+  return params;
+}
+
+}  // namespace
+}  // namespace lance::jni
+
+using lance::Dataset;
+using lance::Result;
+using lance::Status;
+using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points only
+
+extern "C" {
+
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpen(JNIEnv* env, jclass,
+                                                             jstring uri, jlong version,
+                                                             jobject storage_options) {
+  lance::OpenOptions options;
+  if (version >= 0) options.version = static_cast<uint64_t>(version);
+  options.access = lance::io::StorageAccess(ToStdMap(env, storage_options));
+  if (ExceptionPending(env)) return 0;
+  auto ds = Dataset::Open(ToStd(env, uri), std::move(options));
+  if (!ds.ok()) {
+    ThrowStatus(env, ds.status());
+    return 0;
+  }
+  return ToHandle(std::move(*ds));
+}
+
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(
+    JNIEnv* env, jclass, jlong stream_addr, jstring uri, jstring mode,
+    jint max_rows_per_file, jint max_rows_per_group, jstring data_storage_version,
+    jobject storage_options) {
+  auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
+                                data_storage_version, storage_options);
+  if (ExceptionPending(env)) return 0;
+  if (!params.ok()) {
+    ThrowStatus(env, params.status());
+    return 0;
+  }
+  // The core takes the stream over and releases it when `reader` goes. Its release calls
+  // back into Java, which must not happen with an exception pending: the reader goes
+  // first, then the error is thrown.
+  Result<std::shared_ptr<Dataset>> ds = Status::Invalid("no stream");
+  {
+    auto reader =
+        lance::ImportRecordBatchReader(reinterpret_cast<ArrowArrayStream*>(stream_addr));
+    if (!reader.ok()) {
+      ds = reader.status();
+    } else {
+      ds = Dataset::Write(**reader, ToStd(env, uri), std::move(*params));
+    }
+  }
+  if (!ds.ok()) {
+    ThrowStatus(env, ds.status());
+    return 0;
+  }
+  return ToHandle(std::move(*ds));
+}
+
+JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeRelease(JNIEnv*, jclass,
+                                                               jlong handle) {
+  ReleaseHandle<Dataset>(handle);
+}
+
+JNIEXPORT jstring JNICALL Java_dev_lancecpp_Dataset_nativeUri(JNIEnv* env, jclass,
+                                                             jlong handle) {
+  auto ds = Get(env, handle);
+  return ds ? ToJava(env, ds->uri()) : nullptr;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeVersion(JNIEnv* env, jclass,
+                                                               jlong handle) {
+  auto ds = Get(env, handle);
+  return ds ? static_cast<jlong>(ds->version()) : 0;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeLatestVersion(JNIEnv* env, jclass,
+                                                                     jlong handle) {
+  auto ds = Get(env, handle);
+  if (!ds) return 0;
+  auto v = ds->LatestVersion();
+  if (!v.ok()) {
+    ThrowStatus(env, v.status());
+    return 0;
+  }
+  return static_cast<jlong>(*v);
+}
+
+JNIEXPORT jstring JNICALL Java_dev_lancecpp_Dataset_nativeDataStorageVersion(
+    JNIEnv* env, jclass, jlong handle) {
+  auto ds = Get(env, handle);
+  return ds ? ToJava(env, ds->data_storage_version()) : nullptr;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCountRows(JNIEnv* env, jclass,
+                                                                 jlong handle,
+                                                                 jstring filter) {
+  auto ds = Get(env, handle);
+  if (!ds) return 0;
+  auto n = ds->CountRows(ToStd(env, filter));
+  if (!n.ok()) {
+    ThrowStatus(env, n.status());
+    return 0;
+  }
+  return static_cast<jlong>(*n);
+}
+
+JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeDelete(JNIEnv* env, jclass,
+                                                             jlong handle,
+                                                             jstring predicate) {
+  auto ds = Get(env, handle);
+  if (!ds) return;
+  Status st = ds->Delete(ToStd(env, predicate));
+  if (!st.ok()) ThrowStatus(env, st);
+}
+
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCheckoutVersion(JNIEnv* env,
+                                                                       jclass,
+                                                                       jlong handle,
+                                                                       jlong version) {
+  auto ds = Get(env, handle);
+  if (!ds) return 0;
+  if (version < 0) {
+    ThrowStatus(env, Status::Invalid("version must not be negative, got " +
+                                     std::to_string(version)));
+    return 0;
+  }
+  auto other = ds->CheckoutVersion(static_cast<uint64_t>(version));
+  if (!other.ok()) {
+    ThrowStatus(env, other.status());
+    return 0;
+  }
+  return ToHandle(std::move(*other));
+}
+
+// Every version as a dev.lancecpp.Version (id, commit time in ms, summary metadata).
+JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Dataset_nativeListVersions(
+    JNIEnv* env, jclass, jlong handle) {
+  auto ds = Get(env, handle);
+  if (!ds) return nullptr;
+  auto versions = ds->Versions();
+  if (!versions.ok()) {
+    ThrowStatus(env, versions.status());
+    return nullptr;
+  }
+  jclass version_cls = env->FindClass("dev/lancecpp/Version");
+  if (version_cls == nullptr) return nullptr;
+  jmethodID ctor = env->GetMethodID(version_cls, "<init>", "(JJLjava/util/Map;)V");
+  if (ctor == nullptr) return nullptr;
+  jobjectArray out =
+      env->NewObjectArray(static_cast<jsize>(versions->size()), version_cls, nullptr);
+  if (out == nullptr) return nullptr;
+  for (size_t i = 0; i < versions->size(); ++i) {
+    const auto& v = (*versions)[i];
+    jobject metadata = ToJavaMap(env, v.metadata);
+    if (metadata == nullptr) return nullptr;
+    jobject version =
+        env->NewObject(version_cls, ctor, static_cast<jlong>(v.version),
+                       static_cast<jlong>(v.timestamp_ms), metadata);
+    if (version == nullptr) return nullptr;
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), version);
+    env->DeleteLocalRef(version);
+    env->DeleteLocalRef(metadata);
+  }
+  return out;
+}
+
+JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeSchema(JNIEnv* env, jclass,
+                                                             jlong handle,
+                                                             jlong schema_addr) {
+  auto ds = Get(env, handle);
+  if (!ds) return;
+  Status st = lance::ExportSchema(*ds->schema(), reinterpret_cast<ArrowSchema*>(schema_addr));
+  if (!st.ok()) ThrowStatus(env, st);
+}
+
+JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeTake(JNIEnv* env, jclass,
+                                                           jlong handle,
+                                                           jlongArray indices,
+                                                           jobjectArray columns,
+                                                           jlong stream_addr) {
+  auto ds = Get(env, handle);
+  if (!ds) return;
+  lance::TakeOptions options;
+  options.columns = ToStdStrings(env, columns);
+  auto table = ds->Take(ToStdLongs(env, indices), options);
+  if (!table.ok()) {
+    ThrowStatus(env, table.status());
+    return;
+  }
+  std::shared_ptr<lance::RecordBatchReader> reader =
+      lance::RecordBatchReader::FromBatches((*table)->schema(), (*table)->batches());
+  ExportReader(env, std::move(reader), stream_addr);
+}
+
+JNIEXPORT void JNICALL Java_dev_lancecpp_ipc_LanceScanner_nativeScan(
+    JNIEnv* env, jclass, jlong handle, jobjectArray columns, jstring filter, jlong limit,
+    jlong offset, jlong batch_size, jboolean with_row_id, jlongArray fragment_ids,
+    jlong stream_addr) {
+  auto ds = Get(env, handle);
+  if (!ds) return;
+  lance::ScanOptions options;
+  options.columns = ToStdStrings(env, columns);
+  options.filter = ToStd(env, filter);
+  if (limit >= 0) options.limit = limit;
+  options.offset = offset;
+  if (batch_size > 0) options.batch_size = batch_size;
+  options.with_row_id = with_row_id == JNI_TRUE;
+  if (fragment_ids != nullptr) {
+    std::vector<uint64_t> ids;
+    for (int64_t id : ToStdLongs(env, fragment_ids)) ids.push_back(static_cast<uint64_t>(id));
+    options.fragment_ids = std::move(ids);
+  }
+  auto reader = ds->Scan(options);
+  if (!reader.ok()) {
+    ThrowStatus(env, reader.status());
+    return;
+  }
+  ExportReader(env, std::make_shared<KeepAliveReader>(ds, std::move(*reader)), stream_addr);
+}
+
+}  // extern "C"

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The few things every JNI entry point of the Java bindings needs: strings, maps and
+// lists across the boundary, a Status thrown as the Java exception its code calls for,
+// and native objects owned by a Java `long` handle.
+#pragma once
+
+#include <jni.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/result.h"
+#include "lance/status.h"
+
+namespace lance::jni {
+
+/// \brief Throws the Java exception for `status` (which must not be OK): Invalid ->
+/// IllegalArgumentException; NotFound, AlreadyExists, Conflict, Forbidden /
+/// Unauthorized / TokenExpired, IOError / Unavailable / Corrupt -> the
+/// dev.lancecpp.LanceException subclass of that kind; anything else -> LanceException.
+/// The message is the Status's (which never holds a secret); the kind and retryable flag
+/// travel as well.
+void ThrowStatus(JNIEnv* env, const Status& status);
+/// \brief Throws IllegalStateException("<what> is closed").
+void ThrowClosed(JNIEnv* env, const char* what);
+
+/// \brief True (and a Java exception pending) if the JVM raised one.
+bool ExceptionPending(JNIEnv* env);
+
+std::string ToStd(JNIEnv* env, jstring s);
+/// \brief nullopt for a Java null.
+std::optional<std::string> ToOptional(JNIEnv* env, jstring s);
+jstring ToJava(JNIEnv* env, const std::string& s);
+/// \brief A java.util.Map<String,String> (null: empty) as a std::map.
+std::map<std::string, std::string> ToStdMap(JNIEnv* env, jobject map);
+/// \brief A new java.util.HashMap<String,String>; nullptr with an exception pending.
+jobject ToJavaMap(JNIEnv* env, const std::map<std::string, std::string>& map);
+/// \brief A String[] (null: empty) as a vector.
+std::vector<std::string> ToStdStrings(JNIEnv* env, jobjectArray array);
+std::vector<int64_t> ToStdLongs(JNIEnv* env, jlongArray array);
+
+/// \brief A native object a Java object owns through a `long` field: `new`ed here,
+/// deleted by the Java object's close() (which guards every use with a lock, so a
+/// handle is never used after it is released).
+template <typename T>
+jlong ToHandle(std::shared_ptr<T> object) {
+  return reinterpret_cast<jlong>(new std::shared_ptr<T>(std::move(object)));
+}
+template <typename T>
+std::shared_ptr<T> FromHandle(jlong handle) {
+  if (handle == 0) return nullptr;
+  return *reinterpret_cast<std::shared_ptr<T>*>(handle);
+}
+template <typename T>
+void ReleaseHandle(jlong handle) {
+  delete reinterpret_cast<std::shared_ptr<T>*>(handle);
+}
+
+}  // namespace lance::jni
