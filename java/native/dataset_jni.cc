@@ -12,6 +12,8 @@
 #include "jni_util.h"
 #include "lance/core/c_data.h"
 #include "lance/macros.h"
+#include "lance/namespace/dataset_ops.h"
+#include "java_objects.h"
 #include "lance/table/dataset.h"
 
 namespace lance::jni {
@@ -47,10 +49,40 @@ void ExportReader(JNIEnv* env, std::shared_ptr<RecordBatchReader> reader,
   if (!st.ok()) ThrowStatus(env, st);
 }
 
+// Storage options and, when given, a Java StorageOptionsProvider refreshing them.
+Result<io::StorageAccess> MakeAccess(JNIEnv* env, jobject storage_options, jobject provider) {
+  io::StorageAccess access(ToStdMap(env, storage_options));
+  if (provider != nullptr) {
+    LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, provider));
+  }
+  return access;
+}
+
+// Writes `stream` (taken over) with `write`; the stream is released before an error is
+// thrown, as its release calls back into Java.
+template <typename WriteFn>
+jlong WriteFromStream(JNIEnv* env, jlong stream_addr, WriteFn write) {
+  Result<std::shared_ptr<Dataset>> ds = Status::Invalid("no stream");
+  {
+    auto reader =
+        ImportRecordBatchReader(reinterpret_cast<ArrowArrayStream*>(stream_addr));
+    if (!reader.ok()) {
+      ds = reader.status();
+    } else {
+      ds = write(**reader);
+    }
+  }
+  if (!ds.ok()) {
+    ThrowStatus(env, ds.status());
+    return 0;
+  }
+  return ToHandle(std::move(*ds));
+}
+
 // WriteParams from the flattened Java WriteParams (0 / null: the default).
 Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
                                     jint max_rows_per_group, jstring data_storage_version,
-                                    jobject storage_options) {
+                                    jobject storage_options, jobject provider) {
   WriteParams params;
   if (mode != nullptr) {
     LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));
@@ -60,7 +92,7 @@ Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per
   if (data_storage_version != nullptr) {
     params.data_storage_version = ToStd(env, data_storage_version);
   }
-  params.access = io::StorageAccess(ToStdMap(env, storage_options));
+  LANCE_ASSIGN_OR_RAISE(params.access, MakeAccess(env, storage_options, provider));
   return params;
 }
 
@@ -76,12 +108,42 @@ extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpen(JNIEnv* env, jclass,
                                                              jstring uri, jlong version,
-                                                             jobject storage_options) {
+                                                             jobject storage_options,
+                                                             jobject provider) {
+  lance::OpenOptions options;
+  if (version >= 0) options.version = static_cast<uint64_t>(version);
+  auto access = MakeAccess(env, storage_options, provider);
+  if (ExceptionPending(env)) return 0;
+  if (!access.ok()) {
+    ThrowStatus(env, access.status());
+    return 0;
+  }
+  options.access = std::move(*access);
+  auto ds = Dataset::Open(ToStd(env, uri), std::move(options));
+  if (!ds.ok()) {
+    ThrowStatus(env, ds.status());
+    return 0;
+  }
+  return ToHandle(std::move(*ds));
+}
+
+// Dataset.open().namespaceClient(ns).tableId(id): one describe_table, then the table's
+// vended credentials refreshed through the same Java namespace.
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpenNamespace(
+    JNIEnv* env, jclass, jobject java_namespace, jobjectArray table_id, jlong version,
+    jobject storage_options, jboolean ignore_namespace_storage_options) {
+  auto ns = WrapJavaNamespace(env, java_namespace);
+  if (!ns.ok()) {
+    ThrowStatus(env, ns.status());
+    return 0;
+  }
   lance::OpenOptions options;
   if (version >= 0) options.version = static_cast<uint64_t>(version);
   options.access = lance::io::StorageAccess(ToStdMap(env, storage_options));
-  if (ExceptionPending(env)) return 0;
-  auto ds = Dataset::Open(ToStd(env, uri), std::move(options));
+  lance::ns::NamespaceAccessOptions access_options;
+  access_options.ignore_namespace_storage_options = ignore_namespace_storage_options;
+  auto ds = lance::ns::OpenDataset(*ns, ToStdStrings(env, table_id), std::move(options),
+                                   access_options);
   if (!ds.ok()) {
     ThrowStatus(env, ds.status());
     return 0;
@@ -92,32 +154,42 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpen(JNIEnv* env, jclass
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(
     JNIEnv* env, jclass, jlong stream_addr, jstring uri, jstring mode,
     jint max_rows_per_file, jint max_rows_per_group, jstring data_storage_version,
-    jobject storage_options) {
+    jobject storage_options, jobject provider) {
   auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
-                                data_storage_version, storage_options);
+                                data_storage_version, storage_options, provider);
   if (ExceptionPending(env)) return 0;
   if (!params.ok()) {
     ThrowStatus(env, params.status());
     return 0;
   }
-  // The core takes the stream over and releases it when `reader` goes. Its release calls
-  // back into Java, which must not happen with an exception pending: the reader goes
-  // first, then the error is thrown.
-  Result<std::shared_ptr<Dataset>> ds = Status::Invalid("no stream");
-  {
-    auto reader =
-        lance::ImportRecordBatchReader(reinterpret_cast<ArrowArrayStream*>(stream_addr));
-    if (!reader.ok()) {
-      ds = reader.status();
-    } else {
-      ds = Dataset::Write(**reader, ToStd(env, uri), std::move(*params));
-    }
-  }
-  if (!ds.ok()) {
-    ThrowStatus(env, ds.status());
+  const std::string path = ToStd(env, uri);
+  return WriteFromStream(env, stream_addr, [&](lance::RecordBatchReader& data) {
+    return Dataset::Write(data, path, std::move(*params));
+  });
+}
+
+// Dataset.write().namespaceClient(ns).tableId(id): create declares the table (one
+// declare_table), append / overwrite describe it (one describe_table).
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWriteNamespace(
+    JNIEnv* env, jclass, jlong stream_addr, jobject java_namespace, jobjectArray table_id,
+    jstring mode, jint max_rows_per_file, jint max_rows_per_group,
+    jstring data_storage_version, jobject storage_options,
+    jboolean ignore_namespace_storage_options) {
+  auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
+                                data_storage_version, storage_options, nullptr);
+  if (ExceptionPending(env)) return 0;
+  auto ns = WrapJavaNamespace(env, java_namespace);
+  Status bad = !params.ok() ? params.status() : ns.status();
+  if (!bad.ok()) {
+    ThrowStatus(env, bad);
     return 0;
   }
-  return ToHandle(std::move(*ds));
+  lance::ns::NamespaceAccessOptions access_options;
+  access_options.ignore_namespace_storage_options = ignore_namespace_storage_options;
+  const auto id = ToStdStrings(env, table_id);
+  return WriteFromStream(env, stream_addr, [&](lance::RecordBatchReader& data) {
+    return lance::ns::WriteDataset(data, *ns, id, std::move(*params), access_options);
+  });
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeRelease(JNIEnv*, jclass,

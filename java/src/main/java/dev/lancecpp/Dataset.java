@@ -109,11 +109,7 @@ public class Dataset implements Closeable {
     return operation.commit(allocator, path, readVersion, storageOptions);
   }
 
-  static Dataset opened(String uri, Optional<Long> version, Map<String, String> storageOptions,
-      BufferAllocator allocator, boolean ownsAllocator) {
-    long handle = nativeOpen(uri, version.orElse(-1L), storageOptions);
-    return new Dataset(handle, allocator, ownsAllocator);
-  }
+
 
   // ---- reading ------------------------------------------------------------------------
 
@@ -289,7 +285,15 @@ public class Dataset implements Closeable {
 
   // ---- natives (java/native/dataset_jni.cc) ----------------------------------------------
 
-  static native long nativeOpen(String uri, long version, Map<String, String> storageOptions);
+  static native long nativeOpen(
+      String uri, long version, Map<String, String> storageOptions, Object provider);
+
+  static native long nativeOpenNamespace(
+      Object namespace,
+      String[] tableId,
+      long version,
+      Map<String, String> storageOptions,
+      boolean ignoreNamespaceStorageOptions);
 
   static native long nativeWrite(
       long streamAddress,
@@ -298,7 +302,19 @@ public class Dataset implements Closeable {
       int maxRowsPerFile,
       int maxRowsPerGroup,
       String dataStorageVersion,
-      Map<String, String> storageOptions);
+      Map<String, String> storageOptions,
+      Object provider);
+
+  static native long nativeWriteNamespace(
+      long streamAddress,
+      Object namespace,
+      String[] tableId,
+      String mode,
+      int maxRowsPerFile,
+      int maxRowsPerGroup,
+      String dataStorageVersion,
+      Map<String, String> storageOptions,
+      boolean ignoreNamespaceStorageOptions);
 
   static native long nativeCommitAppend(
       String uri, String[] fragments, long readVersion, Map<String, String> storageOptions);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp;
 
+import dev.lancecpp.io.StorageOptionsProvider;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,9 +11,11 @@ import java.util.Optional;
 public final class ReadOptions {
   private final Optional<Long> version;
   private final Map<String, String> storageOptions;
+  private final Optional<StorageOptionsProvider> storageOptionsProvider;
 
   private ReadOptions(Builder builder) {
     this.version = builder.version;
+    this.storageOptionsProvider = builder.storageOptionsProvider;
     this.storageOptions = Collections.unmodifiableMap(new HashMap<>(builder.storageOptions));
   }
 
@@ -26,10 +29,16 @@ public final class ReadOptions {
     return storageOptions;
   }
 
+  /** Refreshes the credentials of {@link #getStorageOptions()} before they expire. */
+  public Optional<StorageOptionsProvider> getStorageOptionsProvider() {
+    return storageOptionsProvider;
+  }
+
   /** Builds {@link ReadOptions}. */
   public static final class Builder {
     private Optional<Long> version = Optional.empty();
     private Map<String, String> storageOptions = new HashMap<>();
+    private Optional<StorageOptionsProvider> storageOptionsProvider = Optional.empty();
 
     public Builder setVersion(long version) {
       if (version < 0) {
@@ -41,6 +50,12 @@ public final class ReadOptions {
 
     public Builder setStorageOptions(Map<String, String> storageOptions) {
       this.storageOptions = new HashMap<>(storageOptions);
+      return this;
+    }
+
+    /** A provider the core asks for fresh options before the current ones expire. */
+    public Builder setStorageOptionsProvider(StorageOptionsProvider provider) {
+      this.storageOptionsProvider = Optional.ofNullable(provider);
       return this;
     }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp;
 
+import dev.lancecpp.io.StorageOptionsProvider;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
@@ -10,6 +13,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.namespace.LanceNamespace;
 
 /**
  * Writes a dataset from an {@link ArrowReader} or an {@link ArrowArrayStream}, or an empty one
@@ -27,6 +31,10 @@ public final class WriteDatasetBuilder {
   private Integer maxRowsPerGroup;
   private String dataStorageVersion;
   private Map<String, String> storageOptions = new HashMap<>();
+  private StorageOptionsProvider storageOptionsProvider;
+  private LanceNamespace namespace;
+  private List<String> tableId;
+  private boolean ignoreNamespaceStorageOptions;
 
   WriteDatasetBuilder() {}
 
@@ -85,6 +93,33 @@ public final class WriteDatasetBuilder {
     return this;
   }
 
+  /** Refreshes the credentials of the storage options before they expire. */
+  public WriteDatasetBuilder storageOptionsProvider(StorageOptionsProvider provider) {
+    this.storageOptionsProvider = provider;
+    return this;
+  }
+
+  /**
+   * Writes the table {@code tableId} of {@code namespace} instead of a URI: CREATE declares it
+   * (one {@code declareTable}), APPEND and OVERWRITE locate it (one {@code describeTable}); the
+   * table's vended credentials are refreshed through the namespace.
+   */
+  public WriteDatasetBuilder namespaceClient(LanceNamespace namespace) {
+    this.namespace = namespace;
+    return this;
+  }
+
+  public WriteDatasetBuilder tableId(List<String> tableId) {
+    this.tableId = List.copyOf(tableId);
+    return this;
+  }
+
+  /** Use only {@link #storageOptions}, not the namespace's (no refresh then). */
+  public WriteDatasetBuilder ignoreNamespaceStorageOptions(boolean ignore) {
+    this.ignoreNamespaceStorageOptions = ignore;
+    return this;
+  }
+
   /** Takes every value {@code params} sets. */
   public WriteDatasetBuilder writeParams(WriteParams params) {
     params.mode().ifPresent(m -> this.mode = m);
@@ -94,13 +129,20 @@ public final class WriteDatasetBuilder {
     if (!params.getStorageOptions().isEmpty()) {
       this.storageOptions = new HashMap<>(params.getStorageOptions());
     }
+    params.getStorageOptionsProvider().ifPresent(p -> this.storageOptionsProvider = p);
     return this;
   }
 
   /** Writes and commits; returns the dataset at the new version. */
   public Dataset execute() {
-    if (uri == null || uri.isEmpty()) {
-      throw new IllegalArgumentException("Dataset.write(): uri is required");
+    boolean viaNamespace = namespace != null || tableId != null;
+    if (viaNamespace && (namespace == null || tableId == null || tableId.isEmpty())) {
+      throw new IllegalArgumentException(
+          "Dataset.write(): namespaceClient and a non-empty tableId go together");
+    }
+    if (viaNamespace == (uri != null && !uri.isEmpty())) {
+      throw new IllegalArgumentException(
+          "Dataset.write(): give either uri or namespaceClient + tableId");
     }
     int sources = (reader != null ? 1 : 0) + (stream != null ? 1 : 0) + (schema != null ? 1 : 0);
     if (sources != 1) {
@@ -130,14 +172,31 @@ public final class WriteDatasetBuilder {
   }
 
   private long writeStream(ArrowArrayStream s) {
+    String nativeMode = mode == null ? null : mode.name().toLowerCase(Locale.ROOT);
+    int rowsPerFile = maxRowsPerFile == null ? 0 : maxRowsPerFile;
+    int rowsPerGroup = maxRowsPerGroup == null ? 0 : maxRowsPerGroup;
+    Map<String, String> options = Collections.unmodifiableMap(storageOptions);
+    if (namespace != null) {
+      return Dataset.nativeWriteNamespace(
+          s.memoryAddress(),
+          namespace,
+          tableId.toArray(new String[0]),
+          nativeMode,
+          rowsPerFile,
+          rowsPerGroup,
+          dataStorageVersion,
+          options,
+          ignoreNamespaceStorageOptions);
+    }
     return Dataset.nativeWrite(
         s.memoryAddress(),
         uri,
-        mode == null ? null : mode.name().toLowerCase(java.util.Locale.ROOT),
-        maxRowsPerFile == null ? 0 : maxRowsPerFile,
-        maxRowsPerGroup == null ? 0 : maxRowsPerGroup,
+        nativeMode,
+        rowsPerFile,
+        rowsPerGroup,
         dataStorageVersion,
-        Collections.unmodifiableMap(storageOptions));
+        options,
+        storageOptionsProvider);
   }
 
   /** A reader of no batches with a schema: what an empty dataset is written from. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp;
 
+import dev.lancecpp.io.StorageOptionsProvider;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -24,8 +24,10 @@ public final class WriteParams {
   private final Optional<WriteMode> mode;
   private final Optional<String> dataStorageVersion;
   private final Map<String, String> storageOptions;
+  private final Optional<StorageOptionsProvider> storageOptionsProvider;
 
   private WriteParams(Builder b) {
+    this.storageOptionsProvider = b.storageOptionsProvider;
     this.maxRowsPerFile = b.maxRowsPerFile;
     this.maxRowsPerGroup = b.maxRowsPerGroup;
     this.mode = b.mode;
@@ -55,12 +57,13 @@ public final class WriteParams {
     return storageOptions;
   }
 
-  Optional<WriteMode> mode() {
-    return mode;
+  /** Refreshes the credentials of {@link #getStorageOptions()} before they expire. */
+  public Optional<StorageOptionsProvider> getStorageOptionsProvider() {
+    return storageOptionsProvider;
   }
 
-  String nativeMode() {
-    return mode.map(m -> m.name().toLowerCase(Locale.ROOT)).orElse(null);
+  Optional<WriteMode> mode() {
+    return mode;
   }
 
   /** Builds {@link WriteParams}. */
@@ -70,6 +73,7 @@ public final class WriteParams {
     private Optional<WriteMode> mode = Optional.empty();
     private Optional<String> dataStorageVersion = Optional.empty();
     private Map<String, String> storageOptions = new HashMap<>();
+    private Optional<StorageOptionsProvider> storageOptionsProvider = Optional.empty();
 
     public Builder withMaxRowsPerFile(int maxRowsPerFile) {
       this.maxRowsPerFile = Optional.of(positive("maxRowsPerFile", maxRowsPerFile));
@@ -93,6 +97,12 @@ public final class WriteParams {
 
     public Builder withStorageOptions(Map<String, String> storageOptions) {
       this.storageOptions = new HashMap<>(storageOptions);
+      return this;
+    }
+
+    /** A provider the core asks for fresh options before the current ones expire. */
+    public Builder withStorageOptionsProvider(StorageOptionsProvider provider) {
+      this.storageOptionsProvider = Optional.ofNullable(provider);
       return this;
     }
 

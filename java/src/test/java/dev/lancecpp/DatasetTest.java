@@ -56,31 +56,8 @@ class DatasetTest {
     allocator.close();
   }
 
-  /** Rows id = start .. start + n - 1, name = "n<id>" (null for multiples of 7). */
   static ArrowReader rows(BufferAllocator allocator, long start, int n) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, allocator)) {
-      BigIntVector id = (BigIntVector) root.getVector("id");
-      VarCharVector name = (VarCharVector) root.getVector("name");
-      id.allocateNew(n);
-      name.allocateNew(n);
-      for (int i = 0; i < n; i++) {
-        long v = start + i;
-        id.set(i, v);
-        if (v % 7 == 0) {
-          name.setNull(i);
-        } else {
-          name.setSafe(i, ("n" + v).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      root.setRowCount(n);
-      try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, bytes)) {
-        writer.start();
-        writer.writeBatch();
-        writer.end();
-      }
-    }
-    return new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), allocator);
+    return DatasetTestRows.rows(allocator, start, n);
   }
 
   static List<Long> ids(ArrowReader reader) throws IOException {

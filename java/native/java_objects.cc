@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "java_objects.h"
+
+#include <string>
+#include <utility>
+
+#include "jni_util.h"
+#include "jvm.h"
+#include "lance/macros.h"
+#include "lance/namespace/json_codec.h"
+
+namespace lance::jni {
+namespace {
+
+// Owns a global reference; deletes it from whatever thread drops the last owner.
+class GlobalRef {
+ public:
+  GlobalRef(JNIEnv* env, jobject obj) : ref_(env->NewGlobalRef(obj)) {}
+  ~GlobalRef() {
+    ScopedJniEnv scoped;
+    if (scoped.get() != nullptr && ref_ != nullptr) scoped.get()->DeleteGlobalRef(ref_);
+  }
+  GlobalRef(const GlobalRef&) = delete;
+  GlobalRef& operator=(const GlobalRef&) = delete;
+  jobject get() const { return ref_; }
+
+ private:
+  jobject ref_;
+};
+
+class JavaNamespace final : public ns::LanceNamespace {
+ public:
+  JavaNamespace(JNIEnv* env, jobject obj, std::string id)
+      : ref_(env, obj), id_(std::move(id)) {}
+
+  std::string namespace_id() const override { return id_; }
+
+  Result<ns::ListNamespacesResponse> ListNamespaces(
+      const ns::ListNamespacesRequest& r) override {
+    return Call<ns::ListNamespacesResponse>("list_namespaces", r);
+  }
+  Result<ns::DescribeNamespaceResponse> DescribeNamespace(
+      const ns::DescribeNamespaceRequest& r) override {
+    return Call<ns::DescribeNamespaceResponse>("describe_namespace", r);
+  }
+  Result<ns::CreateNamespaceResponse> CreateNamespace(
+      const ns::CreateNamespaceRequest& r) override {
+    return Call<ns::CreateNamespaceResponse>("create_namespace", r);
+  }
+  Result<ns::DropNamespaceResponse> DropNamespace(
+      const ns::DropNamespaceRequest& r) override {
+    return Call<ns::DropNamespaceResponse>("drop_namespace", r);
+  }
+  Status NamespaceExists(const ns::NamespaceExistsRequest& r) override {
+    return CallRaw("namespace_exists", ns::json_codec::ToJson(r).dump()).status();
+  }
+  Result<ns::ListTablesResponse> ListTables(const ns::ListTablesRequest& r) override {
+    return Call<ns::ListTablesResponse>("list_tables", r);
+  }
+  Result<ns::DescribeTableResponse> DescribeTable(
+      const ns::DescribeTableRequest& r) override {
+    return Call<ns::DescribeTableResponse>("describe_table", r);
+  }
+  Result<ns::DeclareTableResponse> DeclareTable(const ns::DeclareTableRequest& r) override {
+    return Call<ns::DeclareTableResponse>("declare_table", r);
+  }
+  Result<ns::RegisterTableResponse> RegisterTable(
+      const ns::RegisterTableRequest& r) override {
+    return Call<ns::RegisterTableResponse>("register_table", r);
+  }
+  Result<ns::DeregisterTableResponse> DeregisterTable(
+      const ns::DeregisterTableRequest& r) override {
+    return Call<ns::DeregisterTableResponse>("deregister_table", r);
+  }
+  Status TableExists(const ns::TableExistsRequest& r) override {
+    return CallRaw("table_exists", ns::json_codec::ToJson(r).dump()).status();
+  }
+  Result<ns::DropTableResponse> DropTable(const ns::DropTableRequest& r) override {
+    return Call<ns::DropTableResponse>("drop_table", r);
+  }
+
+ private:
+  template <typename Response, typename Request>
+  Result<Response> Call(const char* op, const Request& request) {
+    LANCE_ASSIGN_OR_RAISE(std::string body,
+                          CallRaw(op, ns::json_codec::ToJson(request).dump()));
+    return ns::json_codec::Parse<Response>(body, std::string(op) + " response of " + id_);
+  }
+
+  Result<std::string> CallRaw(const char* op, const std::string& json) {
+    const JavaRefs& refs = Refs();
+    ScopedJniEnv scoped;
+    JNIEnv* env = scoped.get();
+    if (env == nullptr) {
+      return Status::IOError(std::string("calling ") + op + " on namespace " + id_ +
+                             ": this thread cannot be attached to the JVM");
+    }
+    jstring jop = ToJava(env, op);
+    jstring jbody = ToJava(env, json);
+    auto out = static_cast<jstring>(env->CallStaticObjectMethod(
+        refs.namespace_bridge, refs.bridge_call, ref_.get(), jop, jbody));
+    if (env->ExceptionCheck()) {
+      return TakeJavaException(env, std::string(op) + " on namespace " + id_);
+    }
+    return ToStd(env, out);
+  }
+
+  GlobalRef ref_;
+  std::string id_;
+};
+
+class JavaStorageOptionsProvider final : public io::StorageOptionsProvider {
+ public:
+  JavaStorageOptionsProvider(JNIEnv* env, jobject obj, std::string id)
+      : ref_(env, obj), id_(std::move(id)) {}
+
+  Result<std::optional<io::StorageOptions>> FetchStorageOptions() override {
+    ScopedJniEnv scoped;
+    JNIEnv* env = scoped.get();
+    if (env == nullptr) {
+      return Status::IOError("fetching storage options from provider " + id_ +
+                             ": this thread cannot be attached to the JVM");
+    }
+    jobject map = env->CallObjectMethod(ref_.get(), Refs().provider_fetch);
+    if (env->ExceptionCheck()) {
+      return TakeJavaException(env, "fetchStorageOptions of provider " + id_);
+    }
+    if (map == nullptr) return std::optional<io::StorageOptions>();
+    io::StorageOptions options = ToStdMap(env, map);
+    if (env->ExceptionCheck()) {
+      return TakeJavaException(env, "reading the storage options of provider " + id_);
+    }
+    return std::optional<io::StorageOptions>(std::move(options));
+  }
+
+  std::string provider_id() const override { return id_; }
+
+ private:
+  GlobalRef ref_;
+  std::string id_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<ns::LanceNamespace>> WrapJavaNamespace(JNIEnv* env,
+                                                              jobject java_namespace) {
+  if (java_namespace == nullptr) return Status::Invalid("namespaceClient is null");
+  const JavaRefs& refs = Refs();
+  if (refs.bridge_call == nullptr || refs.bridge_namespace_id == nullptr) {
+    return Status::NotImplemented(
+        "Java namespaces need org.lance:lance-namespace-core on the classpath");
+  }
+  auto id = static_cast<jstring>(env->CallStaticObjectMethod(
+      refs.namespace_bridge, refs.bridge_namespace_id, java_namespace));
+  if (env->ExceptionCheck()) return TakeJavaException(env, "namespaceId()");
+  return std::shared_ptr<ns::LanceNamespace>(
+      std::make_shared<JavaNamespace>(env, java_namespace, ToStd(env, id)));
+}
+
+Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(JNIEnv* env,
+                                                                     jobject java_provider) {
+  const JavaRefs& refs = Refs();
+  if (java_provider == nullptr || refs.provider == nullptr ||
+      !env->IsInstanceOf(java_provider, refs.provider)) {
+    return Status::Invalid("not a dev.lancecpp.io.StorageOptionsProvider");
+  }
+  auto id = static_cast<jstring>(env->CallObjectMethod(java_provider, refs.provider_id));
+  if (env->ExceptionCheck()) return TakeJavaException(env, "providerId()");
+  if (id == nullptr) return Status::Invalid("StorageOptionsProvider.providerId() returned null");
+  return std::shared_ptr<io::StorageOptionsProvider>(
+      std::make_shared<JavaStorageOptionsProvider>(env, java_provider, ToStd(env, id)));
+}
+
+}  // namespace lance::jni
