@@ -21,6 +21,7 @@ setup:
 $(BUILD_DIR)/build.ninja: CMakeLists.txt | setup
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 
+# Also the Java bindings: liblance_cpp_jni.so and the jar (Maven), in $(BUILD_DIR)/java.
 build: setup $(BUILD_DIR)/build.ninja
 	ninja -C $(BUILD_DIR) -j$(JOBS)
 
@@ -36,7 +37,7 @@ build-asan: setup
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_ASAN=ON \
 	  $(SAN_CMAKE_FLAGS) \
 	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=ON -DLANCE_BUILD_PYTHON=OFF \
-	  $(CMAKE_FLAGS) >/dev/null
+	  -DLANCE_BUILD_JAVA=OFF $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(ASAN_DIR) -j$(JOBS) asan_tests
 
 # The demo's own throw-away RGW (ports apart from `make test`'s and a dev RGW's).
@@ -72,7 +73,7 @@ build-tsan: setup
 	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_TSAN=ON \
 	  $(SAN_CMAKE_FLAGS) \
 	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF -DLANCE_BUILD_PYTHON=OFF \
-	  $(CMAKE_FLAGS) >/dev/null
+	  -DLANCE_BUILD_JAVA=OFF $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(TSAN_DIR) -j$(JOBS) tsan_tests
 
 # The libFuzzer targets (clang, tests/fuzz/), built apart from the gcc builds.

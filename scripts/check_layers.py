@@ -14,7 +14,7 @@ checked against four rules:
                  include/lance/*.h count as core.
   private-area   src/<area> includes a private header of another area (src/<other>/...),
                  including the generated ones (<other>/proto/*.pb.h, *_generated.h).
-  outside-src    cli/, python/, tools/, examples/ or bench/ includes a private header
+  outside-src    cli/, python/, java/, tools/, examples/ or bench/ includes a private header
                  (anything under src/): they get the public API only.
   public-private a public header (include/) includes something outside include/.
 
@@ -33,7 +33,7 @@ LAYERS = ["core", "io", "ipc", "format", "table", "namespace", "server"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 # Folders of programs that must stick to the public API (include/lance/...).
-OUTSIDE = ["cli", "python", "tools", "examples", "bench"]
+OUTSIDE = ["cli", "python", "java", "tools", "examples", "bench"]
 
 SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".cc", ".cpp", ".cxx", ".inc")
 

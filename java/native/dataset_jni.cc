@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "java_objects.h"
 #include "jni_util.h"
 #include "lance/core/c_data.h"
 #include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
-#include "java_objects.h"
 #include "lance/table/dataset.h"
 
 namespace lance::jni {
@@ -50,7 +50,8 @@ void ExportReader(JNIEnv* env, std::shared_ptr<RecordBatchReader> reader,
 }
 
 // Storage options and, when given, a Java StorageOptionsProvider refreshing them.
-Result<io::StorageAccess> MakeAccess(JNIEnv* env, jobject storage_options, jobject provider) {
+Result<io::StorageAccess> MakeAccess(JNIEnv* env, jobject storage_options,
+                                     jobject provider) {
   io::StorageAccess access(ToStdMap(env, storage_options));
   if (provider != nullptr) {
     LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, provider));
@@ -102,7 +103,8 @@ Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per
 using lance::Dataset;
 using lance::Result;
 using lance::Status;
-using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points only
+using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points
+                             // only
 
 extern "C" {
 
@@ -198,19 +200,19 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeRelease(JNIEnv*, jclass,
 }
 
 JNIEXPORT jstring JNICALL Java_dev_lancecpp_Dataset_nativeUri(JNIEnv* env, jclass,
-                                                             jlong handle) {
+                                                              jlong handle) {
   auto ds = Get(env, handle);
   return ds ? ToJava(env, ds->uri()) : nullptr;
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeVersion(JNIEnv* env, jclass,
-                                                               jlong handle) {
+                                                                jlong handle) {
   auto ds = Get(env, handle);
   return ds ? static_cast<jlong>(ds->version()) : 0;
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeLatestVersion(JNIEnv* env, jclass,
-                                                                     jlong handle) {
+                                                                      jlong handle) {
   auto ds = Get(env, handle);
   if (!ds) return 0;
   auto v = ds->LatestVersion();
@@ -221,15 +223,15 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeLatestVersion(JNIEnv* en
   return static_cast<jlong>(*v);
 }
 
-JNIEXPORT jstring JNICALL Java_dev_lancecpp_Dataset_nativeDataStorageVersion(
-    JNIEnv* env, jclass, jlong handle) {
+JNIEXPORT jstring JNICALL
+Java_dev_lancecpp_Dataset_nativeDataStorageVersion(JNIEnv* env, jclass, jlong handle) {
   auto ds = Get(env, handle);
   return ds ? ToJava(env, ds->data_storage_version()) : nullptr;
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCountRows(JNIEnv* env, jclass,
-                                                                 jlong handle,
-                                                                 jstring filter) {
+                                                                  jlong handle,
+                                                                  jstring filter) {
   auto ds = Get(env, handle);
   if (!ds) return 0;
   auto n = ds->CountRows(ToStd(env, filter));
@@ -241,8 +243,8 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCountRows(JNIEnv* env, j
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeDelete(JNIEnv* env, jclass,
-                                                             jlong handle,
-                                                             jstring predicate) {
+                                                              jlong handle,
+                                                              jstring predicate) {
   auto ds = Get(env, handle);
   if (!ds) return;
   Status st = ds->Delete(ToStd(env, predicate));
@@ -250,9 +252,9 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeDelete(JNIEnv* env, jclas
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCheckoutVersion(JNIEnv* env,
-                                                                       jclass,
-                                                                       jlong handle,
-                                                                       jlong version) {
+                                                                        jclass,
+                                                                        jlong handle,
+                                                                        jlong version) {
   auto ds = Get(env, handle);
   if (!ds) return 0;
   if (version < 0) {
@@ -269,8 +271,8 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCheckoutVersion(JNIEnv* 
 }
 
 // Every version as a dev.lancecpp.Version (id, commit time in ms, summary metadata).
-JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Dataset_nativeListVersions(
-    JNIEnv* env, jclass, jlong handle) {
+JNIEXPORT jobjectArray JNICALL
+Java_dev_lancecpp_Dataset_nativeListVersions(JNIEnv* env, jclass, jlong handle) {
   auto ds = Get(env, handle);
   if (!ds) return nullptr;
   auto versions = ds->Versions();
@@ -289,9 +291,8 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Dataset_nativeListVersions(
     const auto& v = (*versions)[i];
     jobject metadata = ToJavaMap(env, v.metadata);
     if (metadata == nullptr) return nullptr;
-    jobject version =
-        env->NewObject(version_cls, ctor, static_cast<jlong>(v.version),
-                       static_cast<jlong>(v.timestamp_ms), metadata);
+    jobject version = env->NewObject(version_cls, ctor, static_cast<jlong>(v.version),
+                                     static_cast<jlong>(v.timestamp_ms), metadata);
     if (version == nullptr) return nullptr;
     env->SetObjectArrayElement(out, static_cast<jsize>(i), version);
     env->DeleteLocalRef(version);
@@ -301,19 +302,20 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Dataset_nativeListVersions(
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeSchema(JNIEnv* env, jclass,
-                                                             jlong handle,
-                                                             jlong schema_addr) {
+                                                              jlong handle,
+                                                              jlong schema_addr) {
   auto ds = Get(env, handle);
   if (!ds) return;
-  Status st = lance::ExportSchema(*ds->schema(), reinterpret_cast<ArrowSchema*>(schema_addr));
+  Status st =
+      lance::ExportSchema(*ds->schema(), reinterpret_cast<ArrowSchema*>(schema_addr));
   if (!st.ok()) ThrowStatus(env, st);
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeTake(JNIEnv* env, jclass,
-                                                           jlong handle,
-                                                           jlongArray indices,
-                                                           jobjectArray columns,
-                                                           jlong stream_addr) {
+                                                            jlong handle,
+                                                            jlongArray indices,
+                                                            jobjectArray columns,
+                                                            jlong stream_addr) {
   auto ds = Get(env, handle);
   if (!ds) return;
   lance::TakeOptions options;
@@ -343,7 +345,8 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_ipc_LanceScanner_nativeScan(
   options.with_row_id = with_row_id == JNI_TRUE;
   if (fragment_ids != nullptr) {
     std::vector<uint64_t> ids;
-    for (int64_t id : ToStdLongs(env, fragment_ids)) ids.push_back(static_cast<uint64_t>(id));
+    for (int64_t id : ToStdLongs(env, fragment_ids))
+      ids.push_back(static_cast<uint64_t>(id));
     options.fragment_ids = std::move(ids);
   }
   auto reader = ds->Scan(options);
@@ -351,7 +354,8 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_ipc_LanceScanner_nativeScan(
     ThrowStatus(env, reader.status());
     return;
   }
-  ExportReader(env, std::make_shared<KeepAliveReader>(ds, std::move(*reader)), stream_addr);
+  ExportReader(env, std::make_shared<KeepAliveReader>(ds, std::move(*reader)),
+               stream_addr);
 }
 
 }  // extern "C"

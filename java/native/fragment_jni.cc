@@ -75,7 +75,8 @@ jlong CommitAndThrow(JNIEnv* env, const std::string& uri, const Operation& op,
 }  // namespace
 }  // namespace lance::jni
 
-using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points only
+using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points
+                             // only
 
 extern "C" {
 
@@ -98,8 +99,8 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
   {
     std::unique_ptr<lance::RecordBatchReader> reader;
     if (stream_addr != 0) {
-      auto imported =
-          lance::ImportRecordBatchReader(reinterpret_cast<ArrowArrayStream*>(stream_addr));
+      auto imported = lance::ImportRecordBatchReader(
+          reinterpret_cast<ArrowArrayStream*>(stream_addr));
       if (imported.ok()) {
         reader = std::move(*imported);
       } else {

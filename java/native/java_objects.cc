@@ -61,7 +61,8 @@ class JavaNamespace final : public ns::LanceNamespace {
       const ns::DescribeTableRequest& r) override {
     return Call<ns::DescribeTableResponse>("describe_table", r);
   }
-  Result<ns::DeclareTableResponse> DeclareTable(const ns::DeclareTableRequest& r) override {
+  Result<ns::DeclareTableResponse> DeclareTable(
+      const ns::DeclareTableRequest& r) override {
     return Call<ns::DeclareTableResponse>("declare_table", r);
   }
   Result<ns::RegisterTableResponse> RegisterTable(
@@ -157,8 +158,8 @@ Result<std::shared_ptr<ns::LanceNamespace>> WrapJavaNamespace(JNIEnv* env,
       std::make_shared<JavaNamespace>(env, java_namespace, ToStd(env, id)));
 }
 
-Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(JNIEnv* env,
-                                                                     jobject java_provider) {
+Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
+    JNIEnv* env, jobject java_provider) {
   const JavaRefs& refs = Refs();
   if (java_provider == nullptr || refs.provider == nullptr ||
       !env->IsInstanceOf(java_provider, refs.provider)) {
@@ -166,7 +167,8 @@ Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(JNIEnv* env
   }
   auto id = static_cast<jstring>(env->CallObjectMethod(java_provider, refs.provider_id));
   if (env->ExceptionCheck()) return TakeJavaException(env, "providerId()");
-  if (id == nullptr) return Status::Invalid("StorageOptionsProvider.providerId() returned null");
+  if (id == nullptr)
+    return Status::Invalid("StorageOptionsProvider.providerId() returned null");
   return std::shared_ptr<io::StorageOptionsProvider>(
       std::make_shared<JavaStorageOptionsProvider>(env, java_provider, ToStd(env, id)));
 }

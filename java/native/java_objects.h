@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The core's interfaces implemented by Java objects: a Java LanceNamespace (any
 // org.lance.namespace.LanceNamespace: Lance Java's DirectoryNamespace or RestNamespace, a
-// user's class) as a lance::ns::LanceNamespace, and a dev.lancecpp.io.StorageOptionsProvider
-// as a lance::io::StorageOptionsProvider. The core calls them from its own threads (the
-// credential refresh): each call attaches the thread for its duration (ScopedJniEnv).
+// user's class) as a lance::ns::LanceNamespace, and a
+// dev.lancecpp.io.StorageOptionsProvider as a lance::io::StorageOptionsProvider. The core
+// calls them from its own threads (the credential refresh): each call attaches the thread
+// for its duration (ScopedJniEnv).
 #pragma once
 
 #include <jni.h>
@@ -27,7 +28,7 @@ Result<std::shared_ptr<ns::LanceNamespace>> WrapJavaNamespace(JNIEnv* env,
 /// \brief Wraps `java_provider` (a global reference is taken); providerId() is read once,
 /// here. Must be called on a Java thread. \return Invalid for an object that is not a
 /// dev.lancecpp.io.StorageOptionsProvider; the Java exception of providerId().
-Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(JNIEnv* env,
-                                                                     jobject java_provider);
+Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
+    JNIEnv* env, jobject java_provider);
 
 }  // namespace lance::jni

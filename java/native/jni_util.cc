@@ -82,8 +82,7 @@ std::map<std::string, std::string> ToStdMap(JNIEnv* env, jobject map) {
   std::map<std::string, std::string> out;
   if (map == nullptr) return out;
   jclass map_cls = env->GetObjectClass(map);
-  jmethodID entry_set =
-      env->GetMethodID(map_cls, "entrySet", "()Ljava/util/Set;");
+  jmethodID entry_set = env->GetMethodID(map_cls, "entrySet", "()Ljava/util/Set;");
   if (entry_set == nullptr) return out;
   jobject set = env->CallObjectMethod(map, entry_set);
   if (ExceptionPending(env) || set == nullptr) return out;

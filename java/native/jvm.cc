@@ -91,7 +91,8 @@ Status TakeJavaException(JNIEnv* env, const std::string& what) {
     jint code = env->CallIntMethod(ex, g_refs.namespace_error_code);
     if (env->ExceptionCheck()) {
       env->ExceptionClear();
-    } else if (code >= 0 && code <= static_cast<jint>(ns::ErrorCode::kTableBranchAlreadyExists)) {
+    } else if (code >= 0 &&
+               code <= static_cast<jint>(ns::ErrorCode::kTableBranchAlreadyExists)) {
       return ns::NamespaceError(static_cast<ns::ErrorCode>(code), message);
     }
   }

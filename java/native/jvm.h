@@ -15,10 +15,10 @@ namespace lance::jni {
 /// \brief The JVM that loaded the library (JNI_OnLoad).
 JavaVM* Jvm();
 
-/// \brief A JNIEnv for this thread for the scope's lifetime: the thread's own when it is a
-/// Java thread (or already attached), else attached here as a daemon and detached at the
-/// end of the scope, so that no core thread stays attached (and none is forgotten). Local
-/// references made in the scope are freed with it (a local frame).
+/// \brief A JNIEnv for this thread for the scope's lifetime: the thread's own when it is
+/// a Java thread (or already attached), else attached here as a daemon and detached at
+/// the end of the scope, so that no core thread stays attached (and none is forgotten).
+/// Local references made in the scope are freed with it (a local frame).
 class ScopedJniEnv {
  public:
   ScopedJniEnv();
@@ -43,10 +43,11 @@ struct JavaRefs {
   jclass namespace_bridge = nullptr;  ///< dev.lancecpp.namespace.NamespaceBridge
   jmethodID bridge_call = nullptr;    ///< static String call(Object, String, String)
   jmethodID bridge_namespace_id = nullptr;  ///< static String namespaceId(Object)
-  jclass provider = nullptr;          ///< dev.lancecpp.io.StorageOptionsProvider
-  jmethodID provider_fetch = nullptr;  ///< Map fetchStorageOptions()
-  jmethodID provider_id = nullptr;     ///< String providerId()
-  jclass namespace_error = nullptr;   ///< org.lance.namespace.errors.LanceNamespaceException
+  jclass provider = nullptr;                ///< dev.lancecpp.io.StorageOptionsProvider
+  jmethodID provider_fetch = nullptr;       ///< Map fetchStorageOptions()
+  jmethodID provider_id = nullptr;          ///< String providerId()
+  jclass namespace_error =
+      nullptr;  ///< org.lance.namespace.errors.LanceNamespaceException
   jmethodID namespace_error_code = nullptr;  ///< int getCode()
   jmethodID throwable_to_string = nullptr;
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The natives of dev.lancecpp.namespace.NativeNamespace: our namespaces (directory, REST
 // client) as Java LanceNamespace implementations. Requests and responses cross as the
-// spec's JSON, decoded and encoded here with the same codec as the REST client and server.
+// spec's JSON, decoded and encoded here with the same codec as the REST client and
+// server.
 #include <jni.h>
 
 #include <functional>
@@ -24,28 +25,31 @@ using Op = std::function<Result<std::string>(LanceNamespace&, const std::string&
 
 template <typename Request, typename Response>
 Op Model(Result<Response> (LanceNamespace::*method)(const Request&), const char* name) {
-  return [method, name](LanceNamespace& n, const std::string& json) -> Result<std::string> {
-    LANCE_ASSIGN_OR_RAISE(Request request,
-                          codec::Parse<Request>(json, std::string(name) + " request"));
-    LANCE_ASSIGN_OR_RAISE(Response response, (n.*method)(request));
-    return codec::ToJson(response).dump();
-  };
+  return
+      [method, name](LanceNamespace& n, const std::string& json) -> Result<std::string> {
+        LANCE_ASSIGN_OR_RAISE(
+            Request request, codec::Parse<Request>(json, std::string(name) + " request"));
+        LANCE_ASSIGN_OR_RAISE(Response response, (n.*method)(request));
+        return codec::ToJson(response).dump();
+      };
 }
 
 template <typename Request>
 Op NoBody(Status (LanceNamespace::*method)(const Request&), const char* name) {
-  return [method, name](LanceNamespace& n, const std::string& json) -> Result<std::string> {
-    LANCE_ASSIGN_OR_RAISE(Request request,
-                          codec::Parse<Request>(json, std::string(name) + " request"));
-    LANCE_RETURN_NOT_OK((n.*method)(request));
-    return std::string("{}");
-  };
+  return
+      [method, name](LanceNamespace& n, const std::string& json) -> Result<std::string> {
+        LANCE_ASSIGN_OR_RAISE(
+            Request request, codec::Parse<Request>(json, std::string(name) + " request"));
+        LANCE_RETURN_NOT_OK((n.*method)(request));
+        return std::string("{}");
+      };
 }
 
 const std::map<std::string, Op>& Ops() {
   static const std::map<std::string, Op> ops = {
       {"list_namespaces", Model(&LanceNamespace::ListNamespaces, "list_namespaces")},
-      {"describe_namespace", Model(&LanceNamespace::DescribeNamespace, "describe_namespace")},
+      {"describe_namespace",
+       Model(&LanceNamespace::DescribeNamespace, "describe_namespace")},
       {"create_namespace", Model(&LanceNamespace::CreateNamespace, "create_namespace")},
       {"drop_namespace", Model(&LanceNamespace::DropNamespace, "drop_namespace")},
       {"namespace_exists", NoBody(&LanceNamespace::NamespaceExists, "namespace_exists")},
@@ -88,7 +92,8 @@ void ThrowNamespaceError(JNIEnv* env, const Status& status) {
 }  // namespace
 }  // namespace lance::jni
 
-using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points only
+using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry points
+                             // only
 
 extern "C" {
 
@@ -104,8 +109,8 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_namespace_NativeNamespace_nativeConnec
   return ToHandle(std::move(*ns));
 }
 
-JNIEXPORT void JNICALL Java_dev_lancecpp_namespace_NativeNamespace_nativeRelease(
-    JNIEnv*, jclass, jlong handle) {
+JNIEXPORT void JNICALL
+Java_dev_lancecpp_namespace_NativeNamespace_nativeRelease(JNIEnv*, jclass, jlong handle) {
   ReleaseHandle<lance::ns::LanceNamespace>(handle);
 }
 
