@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "java_objects.h"
 #include "jni_util.h"
 #include "lance/core/c_data.h"
 #include "lance/macros.h"
@@ -42,9 +43,17 @@ Result<std::vector<FragmentMetadata>> FromJsonArray(JNIEnv* env, jobjectArray js
   return out;
 }
 
+Result<io::StorageAccess> Access(JNIEnv* env, jobject storage_options, jobject provider) {
+  io::StorageAccess access(ToStdMap(env, storage_options));
+  if (provider != nullptr) {
+    LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, provider));
+  }
+  return access;
+}
+
 Result<WriteParams> FragmentParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
                                    jint max_rows_per_group, jstring data_storage_version,
-                                   jobject storage_options) {
+                                   jobject storage_options, jobject provider) {
   WriteParams params;
   if (mode != nullptr) {
     LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));
@@ -54,17 +63,21 @@ Result<WriteParams> FragmentParams(JNIEnv* env, jstring mode, jint max_rows_per_
   if (data_storage_version != nullptr) {
     params.data_storage_version = ToStd(env, data_storage_version);
   }
-  params.access = io::StorageAccess(ToStdMap(env, storage_options));
+  LANCE_ASSIGN_OR_RAISE(params.access, Access(env, storage_options, provider));
   return params;
 }
 
 jlong CommitAndThrow(JNIEnv* env, const std::string& uri, const Operation& op,
-                     jlong read_version, jobject storage_options) {
+                     jlong read_version, jobject storage_options, jobject provider) {
   std::optional<uint64_t> read;
   if (read_version >= 0) read = static_cast<uint64_t>(read_version);
-  io::StorageAccess access(ToStdMap(env, storage_options));
+  auto access = Access(env, storage_options, provider);
   if (ExceptionPending(env)) return 0;
-  auto ds = Dataset::Commit(uri, op, read, access);
+  if (!access.ok()) {
+    ThrowStatus(env, access.status());
+    return 0;
+  }
+  auto ds = Dataset::Commit(uri, op, read, *access);
   if (!ds.ok()) {
     ThrowStatus(env, ds.status());
     return 0;
@@ -84,9 +97,9 @@ extern "C" {
 JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
     JNIEnv* env, jclass, jlong stream_addr, jlong array_addr, jlong schema_addr,
     jstring uri, jstring mode, jint max_rows_per_file, jint max_rows_per_group,
-    jstring data_storage_version, jobject storage_options) {
+    jstring data_storage_version, jobject storage_options, jobject provider) {
   auto params = FragmentParams(env, mode, max_rows_per_file, max_rows_per_group,
-                               data_storage_version, storage_options);
+                               data_storage_version, storage_options, provider);
   if (ExceptionPending(env)) return nullptr;
   if (!params.ok()) {
     ThrowStatus(env, params.status());
@@ -128,19 +141,20 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitAppend(
     JNIEnv* env, jclass, jstring uri, jobjectArray fragments, jlong read_version,
-    jobject storage_options) {
+    jobject storage_options, jobject provider) {
   auto frags = FromJsonArray(env, fragments);
   if (!frags.ok()) {
     ThrowStatus(env, frags.status());
     return 0;
   }
   lance::AppendOp op{std::move(*frags)};
-  return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options);
+  return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options,
+                        provider);
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitOverwrite(
     JNIEnv* env, jclass, jstring uri, jobjectArray fragments, jlong schema_addr,
-    jlong read_version, jobject storage_options) {
+    jlong read_version, jobject storage_options, jobject provider) {
   auto frags = FromJsonArray(env, fragments);
   if (!frags.ok()) {
     ThrowStatus(env, frags.status());
@@ -152,7 +166,8 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitOverwrite(
     return 0;
   }
   lance::OverwriteOp op{*schema, std::move(*frags)};
-  return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options);
+  return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options,
+                        provider);
 }
 
 }  // extern "C"

@@ -106,7 +106,22 @@ public class Dataset implements Closeable {
       FragmentOperation operation,
       Optional<Long> readVersion,
       Map<String, String> storageOptions) {
-    return operation.commit(allocator, path, readVersion, storageOptions);
+    return operation.commit(allocator, path, readVersion, storageOptions, null);
+  }
+
+  /**
+   * As {@link #commit(BufferAllocator, String, FragmentOperation, Optional, Map)}, the
+   * credentials of {@code storageOptions} refreshed by {@code provider} (the distributed-write
+   * scenario: the driver commits with the namespace's options and provider).
+   */
+  public static Dataset commit(
+      BufferAllocator allocator,
+      String path,
+      FragmentOperation operation,
+      Optional<Long> readVersion,
+      Map<String, String> storageOptions,
+      dev.lancecpp.io.StorageOptionsProvider provider) {
+    return operation.commit(allocator, path, readVersion, storageOptions, provider);
   }
 
 
@@ -317,14 +332,19 @@ public class Dataset implements Closeable {
       boolean ignoreNamespaceStorageOptions);
 
   static native long nativeCommitAppend(
-      String uri, String[] fragments, long readVersion, Map<String, String> storageOptions);
+      String uri,
+      String[] fragments,
+      long readVersion,
+      Map<String, String> storageOptions,
+      Object provider);
 
   static native long nativeCommitOverwrite(
       String uri,
       String[] fragments,
       long schemaAddress,
       long readVersion,
-      Map<String, String> storageOptions);
+      Map<String, String> storageOptions,
+      Object provider);
 
   private static native void nativeRelease(long handle);
 

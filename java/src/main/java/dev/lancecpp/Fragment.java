@@ -56,7 +56,8 @@ public final class Fragment {
             params.getMaxRowsPerFile().orElse(0),
             params.getMaxRowsPerGroup().orElse(0),
             params.getDataStorageVersion().orElse(null),
-            params.getStorageOptions());
+            params.getStorageOptions(),
+            params.getStorageOptionsProvider().orElse(null));
     List<FragmentMetadata> out = new ArrayList<>(jsons.length);
     for (String json : jsons) {
       out.add(FragmentMetadata.fromJson(json));
@@ -73,5 +74,6 @@ public final class Fragment {
       int maxRowsPerFile,
       int maxRowsPerGroup,
       String dataStorageVersion,
-      Map<String, String> storageOptions);
+      Map<String, String> storageOptions,
+      Object provider);
 }

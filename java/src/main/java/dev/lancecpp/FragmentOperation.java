@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp;
 
+import dev.lancecpp.io.StorageOptionsProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,11 +19,21 @@ public abstract class FragmentOperation {
   FragmentOperation() {}
 
   /** Commits this operation to {@code path}, planned against {@code readVersion}. */
+  public Dataset commit(
+      BufferAllocator allocator,
+      String path,
+      Optional<Long> readVersion,
+      Map<String, String> storageOptions) {
+    return commit(allocator, path, readVersion, storageOptions, null);
+  }
+
+  /** As above, the credentials of {@code storageOptions} refreshed by {@code provider}. */
   public abstract Dataset commit(
       BufferAllocator allocator,
       String path,
       Optional<Long> readVersion,
-      Map<String, String> storageOptions);
+      Map<String, String> storageOptions,
+      StorageOptionsProvider provider);
 
   static String[] jsons(List<FragmentMetadata> fragments) {
     List<String> out = new ArrayList<>(fragments.size());
@@ -45,10 +56,11 @@ public abstract class FragmentOperation {
         BufferAllocator allocator,
         String path,
         Optional<Long> readVersion,
-        Map<String, String> storageOptions) {
+        Map<String, String> storageOptions,
+        StorageOptionsProvider provider) {
       long handle =
           Dataset.nativeCommitAppend(
-              path, jsons(fragments), readVersion.orElse(-1L), storageOptions);
+              path, jsons(fragments), readVersion.orElse(-1L), storageOptions, provider);
       return new Dataset(handle, allocator, false);
     }
   }
@@ -68,7 +80,8 @@ public abstract class FragmentOperation {
         BufferAllocator allocator,
         String path,
         Optional<Long> readVersion,
-        Map<String, String> storageOptions) {
+        Map<String, String> storageOptions,
+        StorageOptionsProvider provider) {
       try (ArrowSchema exported = ArrowSchema.allocateNew(allocator)) {
         Data.exportSchema(allocator, schema, null, exported);
         long handle =
@@ -77,7 +90,8 @@ public abstract class FragmentOperation {
                 jsons(fragments),
                 exported.memoryAddress(),
                 readVersion.orElse(-1L),
-                storageOptions);
+                storageOptions,
+                provider);
         return new Dataset(handle, allocator, false);
       }
     }
