@@ -35,11 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Dataset through the JNI library on local disk: data, versions, errors and lifetimes. */
 class DatasetTest {
-  static final Schema SCHEMA =
-      new Schema(
-          List.of(
-              new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-              new Field("name", FieldType.nullable(new ArrowType.Utf8()), null)));
+  static final Schema SCHEMA = DatasetTestRows.SCHEMA;
 
   @TempDir Path tmp;
   BufferAllocator allocator;

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.lancecpp.rgw;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lancecpp.Dataset;
+import dev.lancecpp.DatasetTestRows;
+import dev.lancecpp.Fragment;
+import dev.lancecpp.FragmentMetadata;
+import dev.lancecpp.FragmentOperation;
+import dev.lancecpp.WriteParams;
+import dev.lancecpp.io.LanceNamespaceStorageOptionsProvider;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.lance.namespace.model.DeclareTableRequest;
+import org.lance.namespace.model.DeclareTableResponse;
+
+/**
+ * The credential-refresh scenarios of docs/credentials.md on a real RGW, from Java: a Java
+ * namespace wrapping lance-cpp's DirectoryNamespace vends a new revocable key on every call;
+ * the counts are Lance's, exactly (as the C++ and Python suites pin them). Keys live TTL_MS
+ * (long enough for a loaded 2-core machine) and are revoked one second after; the waits are
+ * for that revocation, not for a fixed time.
+ */
+class CredentialRefreshTest {
+  static final long TTL_MS = 15_000;
+  static final long GUARD_MS = 180_000;
+  static S3Env s3;
+  static KeyVendor vendor;
+
+  BufferAllocator allocator;
+  VendingNamespace ns;
+
+  @BeforeAll
+  static void startVendor() {
+    s3 = S3Env.get();
+    vendor = new KeyVendor(s3.rgwConf);
+  }
+
+  @AfterAll
+  static void stopVendor() throws InterruptedException {
+    vendor.close();
+  }
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator(Long.MAX_VALUE);
+    vendor.premint(4);
+    ns = new VendingNamespace(s3, vendor, s3.uniqueUri("ns"), TTL_MS, allocator);
+  }
+
+  @AfterEach
+  void tearDown() {
+    ns.close();
+    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
+    allocator.close();
+  }
+
+  Dataset write(List<String> id, long start, int n, WriteParams.WriteMode mode)
+      throws IOException {
+    return Dataset.write()
+        .allocator(allocator)
+        .reader(DatasetTestRows.rows(allocator, start, n))
+        .namespaceClient(ns)
+        .tableId(id)
+        .mode(mode)
+        .execute();
+  }
+
+  Dataset open(List<String> id) {
+    return Dataset.open().allocator(allocator).namespaceClient(ns).tableId(id).build();
+  }
+
+  static List<Long> range(long start, long end) {
+    return LongStream.range(start, end).boxed().toList();
+  }
+
+  void assertCalls(int declares, int describes) {
+    assertEquals(declares, ns.declares.get(), "declare_table calls");
+    assertEquals(describes, ns.describes.get(), "describe_table calls");
+  }
+
+  void waitForExpiry() throws InterruptedException {
+    vendor.premint(2);  // the refresh takes a ready key, as the timed window expects
+    vendor.waitRevoked(ns.vended(), GUARD_MS);
+  }
+
+  @Test
+  void scenario1OpenAndScenario2Refresh() throws Exception {
+    List<String> id = List.of("s1");
+    try (Dataset created = write(id, 0, 2, WriteParams.WriteMode.CREATE)) {
+      assertEquals(1, created.version());
+    }
+    assertCalls(1, 0);
+    try (Dataset ds = open(id)) {
+      assertCalls(1, 1);
+      assertEquals(range(0, 2), DatasetTestRows.ids(ds.newScan().scanBatches()));
+      for (int i = 0; i < 3; i++) {
+        assertEquals(2, ds.countRows("id >= 0"));
+      }
+      assertCalls(1, 1);
+      // Scenario 2: every key vended so far expires and is revoked; the next reads refresh
+      // exactly once, then read with the new key.
+      waitForExpiry();
+      assertEquals(2, ds.countRows("id >= 0"));
+      assertEquals(range(0, 2), DatasetTestRows.ids(ds.newScan().scanBatches()));
+      assertCalls(1, 2);
+    }
+  }
+
+  @Test
+  void scenario3AppendThroughTheNamespace() throws Exception {
+    List<String> id = List.of("s3");
+    write(id, 0, 1, WriteParams.WriteMode.CREATE).close();
+    try (Dataset ds = write(id, 1, 1, WriteParams.WriteMode.APPEND)) {
+      assertEquals(2, ds.version());
+      assertEquals(2, ds.countRows());
+    }
+    assertCalls(1, 1);
+    try (Dataset ds = open(id)) {
+      assertEquals(2, ds.countRows());
+      assertEquals(2, ds.listVersions().size());
+    }
+    assertCalls(1, 2);
+  }
+
+  @Test
+  void scenarios4To6CreateAppendOverwriteModes() throws Exception {
+    List<String> id = List.of("s4");
+    try (Dataset ds = write(id, 0, 2, WriteParams.WriteMode.CREATE)) {
+      assertEquals(1, ds.version());
+      assertEquals(range(0, 2), DatasetTestRows.ids(ds.newScan().scanBatches()));
+    }
+    assertCalls(1, 0);
+    try (Dataset ds = write(id, 2, 2, WriteParams.WriteMode.APPEND)) {
+      assertEquals(2, ds.version());
+      for (int i = 0; i < 3; i++) {
+        assertEquals(4, ds.countRows("id >= 0"));
+      }
+    }
+    assertCalls(1, 1);
+    try (Dataset ds = write(id, 100, 2, WriteParams.WriteMode.OVERWRITE)) {
+      assertEquals(3, ds.version());
+      assertEquals(range(100, 102), DatasetTestRows.ids(ds.newScan().scanBatches()));
+    }
+    assertCalls(1, 2);
+  }
+
+  @Test
+  void scenario7DistributedWrite() throws Exception {
+    List<String> id = List.of("s7");
+    DeclareTableResponse declared = ns.declareTable(new DeclareTableRequest().id(id));
+    assertCalls(1, 0);
+    String location = declared.getLocation();
+    Map<String, String> options = declared.getStorageOptions();
+    LanceNamespaceStorageOptionsProvider provider =
+        new LanceNamespaceStorageOptionsProvider(ns, id);
+    WriteParams params =
+        new WriteParams.Builder()
+            .withStorageOptions(options)
+            .withStorageOptionsProvider(provider)
+            .build();
+    List<FragmentMetadata> fragments = new ArrayList<>();
+    int[][] parts = {{0, 2}, {2, 2}, {4, 1}};  // three workers: 2 + 2 + 1 rows
+    for (int[] part : parts) {
+      try (ArrowReader rows = DatasetTestRows.rows(allocator, part[0], part[1]);
+          ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+        Data.exportArrayStream(allocator, rows, stream);
+        fragments.addAll(Fragment.create(location, stream, params));
+      }
+    }
+    try (Dataset ds =
+        Dataset.commit(
+            allocator,
+            location,
+            new FragmentOperation.Overwrite(fragments, DatasetTestRows.SCHEMA),
+            Optional.empty(),
+            options,
+            provider)) {
+      assertEquals(1, ds.version());
+      List<Long> ids = new ArrayList<>(DatasetTestRows.ids(ds.newScan().scanBatches()));
+      ids.sort(null);
+      assertEquals(range(0, 5), ids);
+    }
+    assertCalls(1, 0);
+    try (Dataset ds = open(id)) {
+      assertEquals(5, ds.countRows());
+    }
+    assertCalls(1, 1);
+  }
+
+  /** Beyond Lance: 32 Java threads reading across an expiry make one describe, no failure. */
+  @Test
+  void thirtyTwoThreadsAcrossAnExpiryMakeOneDescribe() throws Exception {
+    List<String> id = List.of("threads");
+    write(id, 0, 50, WriteParams.WriteMode.CREATE).close();
+    try (Dataset ds = open(id)) {
+      assertCalls(1, 1);
+      waitForExpiry();
+      ExecutorService pool = Executors.newFixedThreadPool(32);
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Long>> counts = new ArrayList<>();
+      for (int t = 0; t < 32; t++) {
+        counts.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return ds.countRows("id >= 10");
+                }));
+      }
+      start.countDown();
+      for (Future<Long> f : counts) {
+        assertEquals(40L, f.get(120, TimeUnit.SECONDS));
+      }
+      pool.shutdown();
+      assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+      assertCalls(1, 2);
+    }
+  }
+}
