@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Short-lived RGW access keys of user "test", revoked on the server one second after they
+ * Short-lived RGW access keys of the test user, revoked on the server one second after they
  * expire, so that a client that failed to refresh gets a 403 instead of silently working with
  * stale keys (as tests/python/_vending.py and tests/testing/s3_env.cc). Keys are minted ahead
  * ({@link #premint}) so that a test's timed part only hands out ready keys. Every key change
@@ -36,6 +36,7 @@ public final class KeyVendor {
 
   private static final SecureRandom RANDOM = new SecureRandom();
   private final String conf;
+  private final String user;
   private final Path lockFile;
   private final Deque<String[]> pool = new ArrayDeque<>();
   private final PriorityQueue<Object[]> pending =
@@ -46,8 +47,11 @@ public final class KeyVendor {
 
   public KeyVendor(String rgwConf) {
     this.conf = rgwConf;
+    // The user whose keys are minted: LANCE_RGW_KEY_USER or "test", as the other suites.
+    String u = System.getenv("LANCE_RGW_KEY_USER");
+    this.user = u == null || u.isEmpty() ? "test" : u;
     Path dir = Path.of(rgwConf).toAbsolutePath().getParent();
-    this.lockFile = dir.resolve("keys-test.lock");
+    this.lockFile = dir.resolve("keys-" + user + ".lock");
     this.revoker = new Thread(this::revokeLoop, "key-revoker");
     this.revoker.setDaemon(true);
     this.revoker.start();
@@ -66,7 +70,7 @@ public final class KeyVendor {
   private void admin(String... args) {
     List<String> cmd = new ArrayList<>(List.of("flock", lockFile.toString(), "radosgw-admin", "-c", conf, "key"));
     cmd.addAll(List.of(args));
-    cmd.add("--uid=test");
+    cmd.add("--uid=" + user);
     cmd.add("--key-type=s3");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
