@@ -44,7 +44,7 @@ class KeepAliveReader : public RecordBatchReader {
 // Exports `reader` into the ArrowArrayStream at `stream_addr` (Java allocated it).
 void ExportReader(JNIEnv* env, std::shared_ptr<RecordBatchReader> reader,
                   jlong stream_addr) {
-  Status st = ExportRecordBatchReader(std::move(reader),
+  Status st = ExportRecordBatchReader(ForJava(std::move(reader)),
                                       reinterpret_cast<ArrowArrayStream*>(stream_addr));
   if (!st.ok()) ThrowStatus(env, st);
 }

@@ -2,6 +2,11 @@
 #include "jni_util.h"
 
 #include <string_view>
+#include <utility>
+
+#include "lance/core/array.h"
+#include "lance/core/concatenate.h"
+#include "lance/macros.h"
 
 namespace lance::jni {
 namespace {
@@ -30,7 +35,47 @@ const char* ExceptionClass(StatusCode code) {
   }
 }
 
+bool Sliced(const ArrayData& data) {
+  if (data.offset != 0) return true;
+  for (const auto& child : data.children) {
+    if (child != nullptr && Sliced(*child)) return true;
+  }
+  return data.dictionary != nullptr && Sliced(*data.dictionary);
+}
+
+class CompactingReader : public RecordBatchReader {
+ public:
+  explicit CompactingReader(std::shared_ptr<RecordBatchReader> inner)
+      : inner_(std::move(inner)) {}
+  SchemaPtr schema() const override { return inner_->schema(); }
+  Result<RecordBatchPtr> Next() override {
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, inner_->Next());
+    if (batch == nullptr) return batch;
+    bool any = false;
+    for (const auto& column : batch->columns()) any = any || Sliced(*column->data());
+    if (!any) return batch;
+    std::vector<ArrayPtr> columns;
+    columns.reserve(batch->columns().size());
+    for (const auto& column : batch->columns()) {
+      if (Sliced(*column->data())) {
+        LANCE_ASSIGN_OR_RAISE(ArrayPtr compact, Concatenate({column}));
+        columns.push_back(std::move(compact));
+      } else {
+        columns.push_back(column);
+      }
+    }
+    return RecordBatch::Make(batch->schema(), batch->num_rows(), std::move(columns));
+  }
+
+ private:
+  std::shared_ptr<RecordBatchReader> inner_;
+};
+
 }  // namespace
+
+std::shared_ptr<RecordBatchReader> ForJava(std::shared_ptr<RecordBatchReader> reader) {
+  return std::make_shared<CompactingReader>(std::move(reader));
+}
 
 void ThrowStatus(JNIEnv* env, const Status& status) {
   const std::string& message = status.message();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lance/core/record_batch.h"
 #include "lance/result.h"
 #include "lance/status.h"
 
@@ -41,6 +42,13 @@ jobject ToJavaMap(JNIEnv* env, const std::map<std::string, std::string>& map);
 /// \brief A String[] (null: empty) as a vector.
 std::vector<std::string> ToStdStrings(JNIEnv* env, jobjectArray array);
 std::vector<int64_t> ToStdLongs(JNIEnv* env, jlongArray array);
+
+/// \brief `reader` as Java may import it: Arrow Java's C Data import does not honour a
+/// non-zero array offset (seen with Arrow Java 19: a batch sliced out of a decoded page
+/// came back as the page's first rows), so a batch holding a sliced array anywhere (a
+/// child or a dictionary included) is handed over compacted (Concatenate: fresh buffers,
+/// offset 0). Unsliced batches still cross zero-copy.
+std::shared_ptr<RecordBatchReader> ForJava(std::shared_ptr<RecordBatchReader> reader);
 
 /// \brief A native object a Java object owns through a `long` field: `new`ed here,
 /// deleted by the Java object's close() (which guards every use with a lock, so a

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.lancecpp.file;
+
+import dev.lancecpp.JniLoader;
+import dev.lancecpp.io.StorageOptionsProvider;
+import dev.lancecpp.util.Range;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.ArrowSchema;
+import org.apache.arrow.c.CDataDictionaryProvider;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Reads one Lance file (any version: 2.0, 2.1, 2.2, legacy), as Lance Java's {@code
+ * org.lance.file.LanceFileReader}: columns and row ranges stream out zero-copy.
+ */
+public final class LanceFileReader implements AutoCloseable {
+  static {
+    JniLoader.ensureLoaded();
+  }
+
+  private final BufferAllocator allocator;
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private long handle;
+
+  LanceFileReader(long handle, BufferAllocator allocator) {
+    this.handle = handle;
+    this.allocator = allocator;
+  }
+
+  /** Opens the file at {@code path} (a path or URI). */
+  public static LanceFileReader open(String path, BufferAllocator allocator) {
+    return open(path, Map.of(), allocator);
+  }
+
+  /** Opens the file at {@code path} with storage options (Lance's keys). */
+  public static LanceFileReader open(
+      String path, Map<String, String> storageOptions, BufferAllocator allocator) {
+    return open(path, storageOptions, null, allocator);
+  }
+
+  /** As above, the credentials refreshed by {@code provider} before they expire. */
+  public static LanceFileReader open(
+      String path,
+      Map<String, String> storageOptions,
+      StorageOptionsProvider provider,
+      BufferAllocator allocator) {
+    return new LanceFileReader(nativeOpen(path, storageOptions, provider), allocator);
+  }
+
+  public long numRows() {
+    lock.readLock().lock();
+    try {
+      return nativeNumRows(live());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** "2.0", "2.1", "2.2" or "0.1". */
+  public String version() {
+    lock.readLock().lock();
+    try {
+      return nativeVersion(live());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  public Schema schema() {
+    lock.readLock().lock();
+    try (ArrowSchema schema = ArrowSchema.allocateNew(allocator);
+        CDataDictionaryProvider dictionaries = new CDataDictionaryProvider()) {
+      nativeSchema(live(), schema.memoryAddress());
+      return Data.importSchema(allocator, schema, dictionaries);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * The {@code columns} (null: all) of the rows in {@code ranges} (null: all), in that order,
+   * in batches of {@code batchSize} rows. Close the reader when done.
+   */
+  public ArrowReader readAll(List<String> columns, List<Range> ranges, int batchSize) {
+    String[] cols = columns == null ? null : columns.toArray(new String[0]);
+    long[] starts = ranges == null ? null : ranges.stream().mapToLong(Range::getStart).toArray();
+    long[] ends = ranges == null ? null : ranges.stream().mapToLong(Range::getEnd).toArray();
+    lock.readLock().lock();
+    try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+      nativeRead(live(), cols, starts, ends, batchSize, stream.memoryAddress());
+      return Data.importArrayStream(allocator, stream);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    lock.writeLock().lock();
+    try {
+      if (handle != 0) {
+        nativeRelease(handle);
+        handle = 0;
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  private long live() {
+    if (handle == 0) {
+      throw new IllegalStateException("LanceFileReader is closed");
+    }
+    return handle;
+  }
+
+  private static native long nativeOpen(
+      String uri, Map<String, String> storageOptions, Object provider);
+
+  private static native void nativeRelease(long handle);
+
+  private static native long nativeNumRows(long handle);
+
+  private static native String nativeVersion(long handle);
+
+  private static native void nativeSchema(long handle, long schemaAddress);
+
+  private static native void nativeRead(
+      long handle, String[] columns, long[] starts, long[] ends, int batchSize, long stream);
+}
