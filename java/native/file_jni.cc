@@ -24,14 +24,6 @@ using format::LanceFileReader;
 using format::LanceFileSession;
 using format::LanceFileWriter;
 
-Result<io::StorageAccess> Access(JNIEnv* env, jobject storage_options, jobject provider) {
-  io::StorageAccess access(ToStdMap(env, storage_options));
-  if (provider != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, provider));
-  }
-  return access;
-}
-
 // Batches of several readers, one after the other (the ranges of one read).
 class ChainReader : public RecordBatchReader {
  public:
@@ -128,7 +120,7 @@ extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jobject storage_options, jobject provider) {
-  auto access = Access(env, storage_options, provider);
+  auto access = FileAccess(env, storage_options, provider);
   if (ExceptionPending(env)) return 0;
   if (!access.ok()) {
     ThrowStatus(env, access.status());
@@ -229,7 +221,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeRead(
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jlong schema_addr, jstring version,
     jobject storage_options, jobject provider) {
-  auto access = Access(env, storage_options, provider);
+  auto access = FileAccess(env, storage_options, provider);
   if (ExceptionPending(env)) return 0;
   if (!access.ok()) {
     ThrowStatus(env, access.status());
@@ -281,7 +273,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeRelease(
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpen(
     JNIEnv* env, jclass, jstring base_uri, jobject storage_options, jobject provider) {
-  auto access = Access(env, storage_options, provider);
+  auto access = FileAccess(env, storage_options, provider);
   if (ExceptionPending(env)) return 0;
   if (!access.ok()) {
     ThrowStatus(env, access.status());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "java_objects.h"
 
+#include <deque>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -171,6 +173,36 @@ Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
     return Status::Invalid("StorageOptionsProvider.providerId() returned null");
   return std::shared_ptr<io::StorageOptionsProvider>(
       std::make_shared<JavaStorageOptionsProvider>(env, java_provider, ToStd(env, id)));
+}
+
+Result<io::StorageAccess> FileAccess(JNIEnv* env, jobject storage_options,
+                                     jobject java_provider) {
+  io::StorageAccess access(ToStdMap(env, storage_options));
+  if (java_provider != nullptr) {
+    LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, java_provider));
+  }
+  LANCE_ASSIGN_OR_RAISE(access, io::ResolveStorageAccess(std::move(access)));
+  if (access.credentials != nullptr) {
+    constexpr size_t kKeep = 16;
+    // Never destroyed: a source holds a global reference, which must not be released
+    // while the JVM shuts down.
+    static auto* mu = new std::mutex;
+    static auto* recent = new std::deque<std::shared_ptr<io::CredentialsSource>>;
+    std::shared_ptr<io::CredentialsSource> evicted;  // released outside the lock
+    std::lock_guard<std::mutex> lock(*mu);
+    for (auto it = recent->begin(); it != recent->end(); ++it) {
+      if (*it == access.credentials) {
+        recent->erase(it);
+        break;
+      }
+    }
+    recent->push_back(access.credentials);
+    if (recent->size() > kKeep) {
+      evicted = std::move(recent->front());
+      recent->pop_front();
+    }
+  }
+  return access;
 }
 
 }  // namespace lance::jni

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "lance/io/storage_access.h"
 #include "lance/io/storage_options_provider.h"
 #include "lance/namespace/namespace.h"
 
@@ -30,5 +31,14 @@ Result<std::shared_ptr<ns::LanceNamespace>> WrapJavaNamespace(JNIEnv* env,
 /// dev.lancecpp.io.StorageOptionsProvider; the Java exception of providerId().
 Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
     JNIEnv* env, jobject java_provider);
+
+/// \brief Storage access for single files: `storage_options` refreshed by
+/// `java_provider` (null: none), resolved (io::ResolveStorageAccess). The credentials
+/// sources of the last 16 providers are kept alive after their readers and writers are
+/// gone, as the Python binding does: ResolveStorageAccess shares one source per provider
+/// id only while one is alive, and a writer closed before a reader opens with the same
+/// provider would otherwise leave the reader to fetch again what the writer just fetched.
+Result<io::StorageAccess> FileAccess(JNIEnv* env, jobject storage_options,
+                                     jobject java_provider);
 
 }  // namespace lance::jni

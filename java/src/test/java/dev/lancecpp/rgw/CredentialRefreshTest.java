@@ -2,6 +2,7 @@
 package dev.lancecpp.rgw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lancecpp.Dataset;
@@ -10,6 +11,9 @@ import dev.lancecpp.Fragment;
 import dev.lancecpp.FragmentMetadata;
 import dev.lancecpp.FragmentOperation;
 import dev.lancecpp.WriteParams;
+import dev.lancecpp.file.LanceFileReader;
+import dev.lancecpp.file.LanceFileSession;
+import dev.lancecpp.file.LanceFileWriter;
 import dev.lancecpp.io.LanceNamespaceStorageOptionsProvider;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -34,6 +38,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.lance.namespace.model.DeclareTableRequest;
 import org.lance.namespace.model.DeclareTableResponse;
+import org.lance.namespace.model.DescribeTableRequest;
+import org.lance.namespace.model.DescribeTableResponse;
 
 /**
  * The credential-refresh scenarios of docs/credentials.md on a real RGW, from Java: a Java
@@ -207,6 +213,96 @@ class CredentialRefreshTest {
       assertEquals(5, ds.countRows());
     }
     assertCalls(1, 1);
+  }
+
+  // ---- single files (scenarios 8-10) ------------------------------------------------------
+
+  /** A table in the namespace and one describe's answer (declare 1, describe 1). */
+  DescribeTableResponse described(List<String> id) throws IOException {
+    write(id, 0, 1, WriteParams.WriteMode.CREATE).close();
+    DescribeTableResponse response = ns.describeTable(new DescribeTableRequest().id(id));
+    assertCalls(1, 1);
+    return response;
+  }
+
+  /** Rows [0, 3) in two batches (2 + 1). */
+  void writeFile(LanceFileWriter writer) throws IOException {
+    try (writer) {
+      for (int[] part : new int[][] {{0, 2}, {2, 1}}) {
+        try (ArrowReader rows = DatasetTestRows.rows(allocator, part[0], part[1])) {
+          assertTrue(rows.loadNextBatch());
+          writer.write(rows.getVectorSchemaRoot());
+        }
+      }
+    }
+  }
+
+  List<Long> readFile(LanceFileReader reader) throws IOException {
+    try (reader) {
+      return DatasetTestRows.ids(reader.readAll(null, null, 1024));
+    }
+  }
+
+  @Test
+  void scenario8FileWriter() throws Exception {
+    List<String> id = List.of("s8");
+    DescribeTableResponse table = described(id);
+    Map<String, String> options = table.getStorageOptions();
+    LanceNamespaceStorageOptionsProvider provider = new LanceNamespaceStorageOptionsProvider(ns, id);
+    String one = table.getLocation() + "/standalone/one.lance";
+    writeFile(LanceFileWriter.open(one, allocator, Optional.empty(), options, provider));
+    assertCalls(1, 1);
+    assertEquals(range(0, 3), readFile(LanceFileReader.open(one, options, provider, allocator)));
+    assertCalls(1, 1);
+    waitForExpiry();
+    String two = table.getLocation() + "/standalone/two.lance";
+    writeFile(LanceFileWriter.open(two, allocator, Optional.empty(), options, provider));
+    assertCalls(1, 2);
+    // One store per provider: the reader uses the writer's fresh credentials.
+    assertEquals(range(0, 3), readFile(LanceFileReader.open(two, options, provider, allocator)));
+    assertCalls(1, 2);
+  }
+
+  @Test
+  void scenario9FileReader() throws Exception {
+    List<String> id = List.of("s9");
+    DescribeTableResponse table = described(id);
+    String location = table.getLocation();
+    Map<String, String> fresh = table.getStorageOptions();
+    String one = location + "/standalone/r1.lance";
+    writeFile(LanceFileWriter.open(one, allocator, Optional.empty(), s3.options(), null));
+    LanceNamespaceStorageOptionsProvider provider = new LanceNamespaceStorageOptionsProvider(ns, id);
+    assertEquals(range(0, 3), readFile(LanceFileReader.open(one, fresh, provider, allocator)));
+    assertCalls(1, 1);
+    waitForExpiry();
+    String two = location + "/standalone/r2.lance";
+    // The first vended keys are revoked by now: write with the static test keys.
+    writeFile(LanceFileWriter.open(two, allocator, Optional.empty(), s3.options(), null));
+    assertCalls(1, 1);
+    assertEquals(range(0, 3), readFile(LanceFileReader.open(two, fresh, provider, allocator)));
+    assertCalls(1, 2);
+  }
+
+  @Test
+  void scenario10FileSession() throws Exception {
+    List<String> id = List.of("s10");
+    DescribeTableResponse table = described(id);
+    LanceNamespaceStorageOptionsProvider provider = new LanceNamespaceStorageOptionsProvider(ns, id);
+    try (LanceFileSession session =
+        LanceFileSession.open(
+            table.getLocation() + "/session", table.getStorageOptions(), provider, allocator)) {
+      assertFalse(session.contains("s1.lance"));
+      assertEquals(List.of(), session.list(""));
+      writeFile(session.openWriter("s1.lance", Optional.empty()));
+      assertEquals(range(0, 3), readFile(session.openReader("s1.lance")));
+      assertTrue(session.contains("s1.lance"));
+      assertCalls(1, 1);
+      waitForExpiry();
+      writeFile(session.openWriter("s2.lance", Optional.empty()));
+      assertCalls(1, 2);
+      assertEquals(range(0, 3), readFile(session.openReader("s2.lance")));
+      assertCalls(1, 2);
+    }
   }
 
   /** Beyond Lance: 32 Java threads reading across an expiry make one describe, no failure. */
