@@ -49,16 +49,6 @@ void ExportReader(JNIEnv* env, std::shared_ptr<RecordBatchReader> reader,
   if (!st.ok()) ThrowStatus(env, st);
 }
 
-// Storage options and, when given, a Java StorageOptionsProvider refreshing them.
-Result<io::StorageAccess> MakeAccess(JNIEnv* env, jobject storage_options,
-                                     jobject provider) {
-  io::StorageAccess access(ToStdMap(env, storage_options));
-  if (provider != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, provider));
-  }
-  return access;
-}
-
 // Writes `stream` (taken over) with `write`; the stream is released before an error is
 // thrown, as its release calls back into Java.
 template <typename WriteFn>
@@ -80,23 +70,6 @@ jlong WriteFromStream(JNIEnv* env, jlong stream_addr, WriteFn write) {
   return ToHandle(std::move(*ds));
 }
 
-// WriteParams from the flattened Java WriteParams (0 / null: the default).
-Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
-                                    jint max_rows_per_group, jstring data_storage_version,
-                                    jobject storage_options, jobject provider) {
-  WriteParams params;
-  if (mode != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));
-  }
-  if (max_rows_per_file > 0) params.max_rows_per_file = max_rows_per_file;
-  if (max_rows_per_group > 0) params.max_rows_per_group = max_rows_per_group;
-  if (data_storage_version != nullptr) {
-    params.data_storage_version = ToStd(env, data_storage_version);
-  }
-  LANCE_ASSIGN_OR_RAISE(params.access, MakeAccess(env, storage_options, provider));
-  return params;
-}
-
 }  // namespace
 }  // namespace lance::jni
 
@@ -114,7 +87,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpen(JNIEnv* env, jclass
                                                              jobject provider) {
   lance::OpenOptions options;
   if (version >= 0) options.version = static_cast<uint64_t>(version);
-  auto access = MakeAccess(env, storage_options, provider);
+  auto access = ProviderAccess(env, storage_options, provider);
   if (ExceptionPending(env)) return 0;
   if (!access.ok()) {
     ThrowStatus(env, access.status());

@@ -43,35 +43,11 @@ Result<std::vector<FragmentMetadata>> FromJsonArray(JNIEnv* env, jobjectArray js
   return out;
 }
 
-Result<io::StorageAccess> Access(JNIEnv* env, jobject storage_options, jobject provider) {
-  io::StorageAccess access(ToStdMap(env, storage_options));
-  if (provider != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, provider));
-  }
-  return access;
-}
-
-Result<WriteParams> FragmentParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
-                                   jint max_rows_per_group, jstring data_storage_version,
-                                   jobject storage_options, jobject provider) {
-  WriteParams params;
-  if (mode != nullptr) {
-    LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));
-  }
-  if (max_rows_per_file > 0) params.max_rows_per_file = max_rows_per_file;
-  if (max_rows_per_group > 0) params.max_rows_per_group = max_rows_per_group;
-  if (data_storage_version != nullptr) {
-    params.data_storage_version = ToStd(env, data_storage_version);
-  }
-  LANCE_ASSIGN_OR_RAISE(params.access, Access(env, storage_options, provider));
-  return params;
-}
-
 jlong CommitAndThrow(JNIEnv* env, const std::string& uri, const Operation& op,
                      jlong read_version, jobject storage_options, jobject provider) {
   std::optional<uint64_t> read;
   if (read_version >= 0) read = static_cast<uint64_t>(read_version);
-  auto access = Access(env, storage_options, provider);
+  auto access = ProviderAccess(env, storage_options, provider);
   if (ExceptionPending(env)) return 0;
   if (!access.ok()) {
     ThrowStatus(env, access.status());
@@ -98,8 +74,8 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
     JNIEnv* env, jclass, jlong stream_addr, jlong array_addr, jlong schema_addr,
     jstring uri, jstring mode, jint max_rows_per_file, jint max_rows_per_group,
     jstring data_storage_version, jobject storage_options, jobject provider) {
-  auto params = FragmentParams(env, mode, max_rows_per_file, max_rows_per_group,
-                               data_storage_version, storage_options, provider);
+  auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
+                                data_storage_version, storage_options, provider);
   if (ExceptionPending(env)) return nullptr;
   if (!params.ok()) {
     ThrowStatus(env, params.status());

@@ -175,12 +175,36 @@ Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
       std::make_shared<JavaStorageOptionsProvider>(env, java_provider, ToStd(env, id)));
 }
 
-Result<io::StorageAccess> FileAccess(JNIEnv* env, jobject storage_options,
-                                     jobject java_provider) {
+Result<io::StorageAccess> ProviderAccess(JNIEnv* env, jobject storage_options,
+                                         jobject java_provider) {
   io::StorageAccess access(ToStdMap(env, storage_options));
   if (java_provider != nullptr) {
     LANCE_ASSIGN_OR_RAISE(access.provider, WrapJavaProvider(env, java_provider));
   }
+  return access;
+}
+
+Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
+                                    jint max_rows_per_group, jstring data_storage_version,
+                                    jobject storage_options, jobject java_provider) {
+  WriteParams params;
+  if (mode != nullptr) {
+    LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));
+  }
+  if (max_rows_per_file > 0) params.max_rows_per_file = max_rows_per_file;
+  if (max_rows_per_group > 0) params.max_rows_per_group = max_rows_per_group;
+  if (data_storage_version != nullptr) {
+    params.data_storage_version = ToStd(env, data_storage_version);
+  }
+  LANCE_ASSIGN_OR_RAISE(params.access,
+                        ProviderAccess(env, storage_options, java_provider));
+  return params;
+}
+
+Result<io::StorageAccess> FileAccess(JNIEnv* env, jobject storage_options,
+                                     jobject java_provider) {
+  LANCE_ASSIGN_OR_RAISE(io::StorageAccess access,
+                        ProviderAccess(env, storage_options, java_provider));
   LANCE_ASSIGN_OR_RAISE(access, io::ResolveStorageAccess(std::move(access)));
   if (access.credentials != nullptr) {
     constexpr size_t kKeep = 16;

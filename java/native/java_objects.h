@@ -15,6 +15,7 @@
 #include "lance/io/storage_access.h"
 #include "lance/io/storage_options_provider.h"
 #include "lance/namespace/namespace.h"
+#include "lance/table/dataset.h"
 
 namespace lance::jni {
 
@@ -31,6 +32,18 @@ Result<std::shared_ptr<ns::LanceNamespace>> WrapJavaNamespace(JNIEnv* env,
 /// dev.lancecpp.io.StorageOptionsProvider; the Java exception of providerId().
 Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
     JNIEnv* env, jobject java_provider);
+
+/// \brief `storage_options` with, when `java_provider` is not null, that provider
+/// refreshing them (resolved later by the entry point the access is given to).
+Result<io::StorageAccess> ProviderAccess(JNIEnv* env, jobject storage_options,
+                                         jobject java_provider);
+
+/// \brief WriteParams from the flattened Java WriteParams: `mode` ("create", "append",
+/// "overwrite"; null: create), row counts (0: the default), the file version (null: the
+/// default) and ProviderAccess(storage_options, java_provider).
+Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
+                                    jint max_rows_per_group, jstring data_storage_version,
+                                    jobject storage_options, jobject java_provider);
 
 /// \brief Storage access for single files: `storage_options` refreshed by
 /// `java_provider` (null: none), resolved (io::ResolveStorageAccess). The credentials

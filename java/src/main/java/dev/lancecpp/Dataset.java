@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.CDataDictionaryProvider;
@@ -26,18 +25,16 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * takes stay valid after close (they hold what they read), but they hold buffers of the
  * allocator: close them before closing an allocator the dataset made itself.
  */
-public class Dataset implements Closeable {
+public class Dataset extends NativeHandle implements Closeable {
   static {
     JniLoader.ensureLoaded();
   }
 
   private final BufferAllocator allocator;
   private final boolean ownsAllocator;
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private long nativeHandle;
 
   Dataset(long nativeHandle, BufferAllocator allocator, boolean ownsAllocator) {
-    this.nativeHandle = nativeHandle;
+    super(nativeHandle, "Dataset is closed");
     this.allocator = allocator;
     this.ownsAllocator = ownsAllocator;
   }
@@ -209,7 +206,7 @@ public class Dataset implements Closeable {
 
   /** A scanner as {@code options} say (columns, filter, limit, offset, fragments). */
   public LanceScanner newScan(ScanOptions options) {
-    checkOpen();
+    withHandle(h -> h);  // fails when closed
     return LanceScanner.create(this, options, allocator);
   }
 
@@ -251,51 +248,19 @@ public class Dataset implements Closeable {
   /** Releases the native dataset (and the allocator, when the dataset made it). Idempotent. */
   @Override
   public void close() {
-    lock.writeLock().lock();
-    try {
-      if (nativeHandle != 0) {
-        nativeRelease(nativeHandle);
-        nativeHandle = 0;
-        if (ownsAllocator) {
-          allocator.close();
-        }
-      }
-    } finally {
-      lock.writeLock().unlock();
-    }
+    super.close();
   }
 
-  /** Whether {@link #close()} was called. */
-  public boolean closed() {
-    lock.readLock().lock();
-    try {
-      return nativeHandle == 0;
-    } finally {
-      lock.readLock().unlock();
-    }
+  @Override
+  protected void release(long handle) {
+    nativeRelease(handle);
   }
 
-  /** Runs {@code op} on the live handle under the read lock, so close() cannot interleave. */
-  public <T> T withHandle(HandleFunction<T> op) {
-    lock.readLock().lock();
-    try {
-      return op.apply(checkOpen());
-    } finally {
-      lock.readLock().unlock();
+  @Override
+  protected void afterRelease() {
+    if (ownsAllocator) {
+      allocator.close();
     }
-  }
-
-  /** An operation on a native dataset handle. */
-  @FunctionalInterface
-  public interface HandleFunction<T> {
-    T apply(long handle);
-  }
-
-  private long checkOpen() {
-    if (nativeHandle == 0) {
-      throw new IllegalStateException("Dataset is closed");
-    }
-    return nativeHandle;
   }
 
   // ---- natives (java/native/dataset_jni.cc) ----------------------------------------------

@@ -199,6 +199,43 @@ class DatasetTest {
     assertEquals(java.util.stream.LongStream.range(0, 100).boxed().toList(), all);
   }
 
+  /** Closing while other threads read: each read succeeds or says "closed", never a crash. */
+  @Test
+  void closeRacingReadersNeverCrashes() throws Exception {
+    String uri = tmp.resolve("race.lance").toString();
+    write(uri, 0, 200, WriteParams.WriteMode.CREATE).close();
+    for (int round = 0; round < 5; round++) {
+      Dataset ds = Dataset.open(uri, allocator);
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+      java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicInteger closedSeen = new java.util.concurrent.atomic.AtomicInteger();
+      List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 20; i++) {
+                    try {
+                      assertEquals(100, ds.countRows("id >= 100"));
+                      ok.incrementAndGet();
+                    } catch (IllegalStateException e) {
+                      assertEquals("Dataset is closed", e.getMessage());
+                      closedSeen.incrementAndGet();
+                    }
+                  }
+                }));
+      }
+      Thread.sleep(2);
+      ds.close();
+      for (java.util.concurrent.Future<?> f : futures) {
+        f.get();
+      }
+      pool.shutdown();
+      assertEquals(160, ok.get() + closedSeen.get());
+      assertThrows(IllegalStateException.class, ds::countRows);
+    }
+  }
+
   @Test
   void datasetsWithTheirOwnAllocatorCloseIt() throws IOException {
     String uri = tmp.resolve("own.lance").toString();

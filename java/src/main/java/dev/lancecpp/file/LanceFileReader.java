@@ -2,11 +2,11 @@
 package dev.lancecpp.file;
 
 import dev.lancecpp.JniLoader;
+import dev.lancecpp.NativeHandle;
 import dev.lancecpp.io.StorageOptionsProvider;
 import dev.lancecpp.util.Range;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.CDataDictionaryProvider;
@@ -19,17 +19,15 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * Reads one Lance file (any version: 2.0, 2.1, 2.2, legacy), as Lance Java's {@code
  * org.lance.file.LanceFileReader}: columns and row ranges stream out zero-copy.
  */
-public final class LanceFileReader implements AutoCloseable {
+public final class LanceFileReader extends NativeHandle {
   static {
     JniLoader.ensureLoaded();
   }
 
   private final BufferAllocator allocator;
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private long handle;
 
   LanceFileReader(long handle, BufferAllocator allocator) {
-    this.handle = handle;
+    super(handle, "LanceFileReader is closed");
     this.allocator = allocator;
   }
 
@@ -54,33 +52,23 @@ public final class LanceFileReader implements AutoCloseable {
   }
 
   public long numRows() {
-    lock.readLock().lock();
-    try {
-      return nativeNumRows(live());
-    } finally {
-      lock.readLock().unlock();
-    }
+    return withHandle(LanceFileReader::nativeNumRows);
   }
 
   /** "2.0", "2.1", "2.2" or "0.1". */
   public String version() {
-    lock.readLock().lock();
-    try {
-      return nativeVersion(live());
-    } finally {
-      lock.readLock().unlock();
-    }
+    return withHandle(LanceFileReader::nativeVersion);
   }
 
   public Schema schema() {
-    lock.readLock().lock();
-    try (ArrowSchema schema = ArrowSchema.allocateNew(allocator);
-        CDataDictionaryProvider dictionaries = new CDataDictionaryProvider()) {
-      nativeSchema(live(), schema.memoryAddress());
-      return Data.importSchema(allocator, schema, dictionaries);
-    } finally {
-      lock.readLock().unlock();
-    }
+    return withHandle(
+        h -> {
+          try (ArrowSchema schema = ArrowSchema.allocateNew(allocator);
+              CDataDictionaryProvider dictionaries = new CDataDictionaryProvider()) {
+            nativeSchema(h, schema.memoryAddress());
+            return Data.importSchema(allocator, schema, dictionaries);
+          }
+        });
   }
 
   /**
@@ -91,33 +79,18 @@ public final class LanceFileReader implements AutoCloseable {
     String[] cols = columns == null ? null : columns.toArray(new String[0]);
     long[] starts = ranges == null ? null : ranges.stream().mapToLong(Range::getStart).toArray();
     long[] ends = ranges == null ? null : ranges.stream().mapToLong(Range::getEnd).toArray();
-    lock.readLock().lock();
-    try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-      nativeRead(live(), cols, starts, ends, batchSize, stream.memoryAddress());
-      return Data.importArrayStream(allocator, stream);
-    } finally {
-      lock.readLock().unlock();
-    }
+    return withHandle(
+        h -> {
+          try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+            nativeRead(h, cols, starts, ends, batchSize, stream.memoryAddress());
+            return Data.importArrayStream(allocator, stream);
+          }
+        });
   }
 
   @Override
-  public void close() {
-    lock.writeLock().lock();
-    try {
-      if (handle != 0) {
-        nativeRelease(handle);
-        handle = 0;
-      }
-    } finally {
-      lock.writeLock().unlock();
-    }
-  }
-
-  private long live() {
-    if (handle == 0) {
-      throw new IllegalStateException("LanceFileReader is closed");
-    }
-    return handle;
+  protected void release(long handle) {
+    nativeRelease(handle);
   }
 
   private static native long nativeOpen(

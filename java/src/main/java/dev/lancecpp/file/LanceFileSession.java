@@ -2,12 +2,12 @@
 package dev.lancecpp.file;
 
 import dev.lancecpp.JniLoader;
+import dev.lancecpp.NativeHandle;
 import dev.lancecpp.io.StorageOptionsProvider;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
@@ -15,17 +15,15 @@ import org.apache.arrow.memory.BufferAllocator;
  * LanceFileSession}; Lance Java 7.0.0 has none): with a provider, no provider call while the
  * credentials are valid and one per expiry, however many files are opened.
  */
-public final class LanceFileSession implements AutoCloseable {
+public final class LanceFileSession extends NativeHandle {
   static {
     JniLoader.ensureLoaded();
   }
 
   private final BufferAllocator allocator;
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private long handle;
 
   private LanceFileSession(long handle, BufferAllocator allocator) {
-    this.handle = handle;
+    super(handle, "LanceFileSession is closed");
     this.allocator = allocator;
   }
 
@@ -40,22 +38,12 @@ public final class LanceFileSession implements AutoCloseable {
 
   /** Whether a file exists at {@code path} (relative to the base). */
   public boolean contains(String path) {
-    lock.readLock().lock();
-    try {
-      return nativeContains(live(), path);
-    } finally {
-      lock.readLock().unlock();
-    }
+    return withHandle(h -> nativeContains(h, path));
   }
 
   /** Every file below {@code prefix} ("" : the whole base), relative to the base, sorted. */
   public List<String> list(String prefix) {
-    lock.readLock().lock();
-    try {
-      return Arrays.asList(nativeList(live(), prefix == null ? "" : prefix));
-    } finally {
-      lock.readLock().unlock();
-    }
+    return Arrays.asList(withHandle(h -> nativeList(h, prefix == null ? "" : prefix)));
   }
 
   /** A writer of the file at {@code path}; its schema is the first batch's. */
@@ -63,44 +51,17 @@ public final class LanceFileSession implements AutoCloseable {
     String version = dataStorageVersion.orElse(null);
     return new LanceFileWriter(
         allocator,
-        schema -> {
-          lock.readLock().lock();
-          try {
-            return nativeOpenWriter(live(), path, schema, version);
-          } finally {
-            lock.readLock().unlock();
-          }
-        });
+        schema -> withHandle(h -> nativeOpenWriter(h, path, schema, version)));
   }
 
   /** A reader of the file at {@code path}. */
   public LanceFileReader openReader(String path) {
-    lock.readLock().lock();
-    try {
-      return new LanceFileReader(nativeOpenReader(live(), path), allocator);
-    } finally {
-      lock.readLock().unlock();
-    }
+    return new LanceFileReader(withHandle(h -> nativeOpenReader(h, path)), allocator);
   }
 
   @Override
-  public void close() {
-    lock.writeLock().lock();
-    try {
-      if (handle != 0) {
-        nativeRelease(handle);
-        handle = 0;
-      }
-    } finally {
-      lock.writeLock().unlock();
-    }
-  }
-
-  private long live() {
-    if (handle == 0) {
-      throw new IllegalStateException("LanceFileSession is closed");
-    }
-    return handle;
+  protected void release(long handle) {
+    nativeRelease(handle);
   }
 
   private static native long nativeOpen(

@@ -2,9 +2,9 @@
 package dev.lancecpp.namespace;
 
 import dev.lancecpp.JniLoader;
+import dev.lancecpp.NativeHandle;
 import java.io.Closeable;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.namespace.LanceNamespace;
 import org.lance.namespace.model.CreateNamespaceRequest;
@@ -36,40 +36,29 @@ import org.lance.namespace.model.TableExistsRequest;
  * namespace does not implement throw {@code org.lance.namespace.errors.UnsupportedOperationException};
  * errors are the {@code org.lance.namespace.errors} exception of their kind.
  */
-public abstract class NativeNamespace implements LanceNamespace, Closeable {
+public abstract class NativeNamespace extends NativeHandle implements LanceNamespace, Closeable {
   static {
     JniLoader.ensureLoaded();
   }
 
   private final String impl;
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private long handle;
 
   NativeNamespace(String impl) {
+    super(0, "the namespace is not initialized or is closed");
     this.impl = impl;
   }
 
   @Override
   public void initialize(Map<String, String> properties, BufferAllocator allocator) {
-    lock.writeLock().lock();
-    try {
-      if (handle != 0) {
-        throw new IllegalStateException(getClass().getSimpleName() + " is already initialized");
-      }
-      handle = nativeConnect(impl, properties);
-    } finally {
-      lock.writeLock().unlock();
+    if (!closed()) {
+      throw new IllegalStateException(getClass().getSimpleName() + " is already initialized");
     }
+    setHandle(nativeConnect(impl, properties));
   }
 
   @Override
   public String namespaceId() {
-    lock.readLock().lock();
-    try {
-      return nativeNamespaceId(live());
-    } finally {
-      lock.readLock().unlock();
-    }
+    return withHandle(NativeNamespace::nativeNamespaceId);
   }
 
   @Override
@@ -135,15 +124,12 @@ public abstract class NativeNamespace implements LanceNamespace, Closeable {
   /** Releases the native namespace. Idempotent; later calls throw IllegalStateException. */
   @Override
   public void close() {
-    lock.writeLock().lock();
-    try {
-      if (handle != 0) {
-        nativeRelease(handle);
-        handle = 0;
-      }
-    } finally {
-      lock.writeLock().unlock();
-    }
+    super.close();
+  }
+
+  @Override
+  protected void release(long handle) {
+    nativeRelease(handle);
   }
 
   private <T> T call(String op, Object request, Class<T> responseType) {
@@ -153,13 +139,7 @@ public abstract class NativeNamespace implements LanceNamespace, Closeable {
     } catch (Exception e) {
       throw new IllegalArgumentException("cannot encode the " + op + " request: " + e, e);
     }
-    String response;
-    lock.readLock().lock();
-    try {
-      response = nativeCall(live(), op, json);
-    } finally {
-      lock.readLock().unlock();
-    }
+    String response = withHandle(h -> nativeCall(h, op, json));
     if (responseType == null) {
       return null;
     }
@@ -168,14 +148,6 @@ public abstract class NativeNamespace implements LanceNamespace, Closeable {
     } catch (Exception e) {
       throw new IllegalStateException("cannot decode the " + op + " response: " + e, e);
     }
-  }
-
-  private long live() {
-    if (handle == 0) {
-      throw new IllegalStateException(
-          getClass().getSimpleName() + " is not initialized or is closed");
-    }
-    return handle;
   }
 
   private static native long nativeConnect(String impl, Map<String, String> properties);

@@ -101,6 +101,9 @@ class FileTest {
 
   @Test
   void sessionListsWritesAndReads() throws IOException {
+    LanceFileSession closedSession = LanceFileSession.open(tmp.toString(), Map.of(), null, allocator);
+    closedSession.close();
+    assertThrows(IllegalStateException.class, () -> closedSession.list(""));
     try (LanceFileSession session =
         LanceFileSession.open(tmp.toString(), Map.of(), null, allocator)) {
       assertFalse(session.contains("a/one.lance"));
@@ -113,6 +116,10 @@ class FileTest {
         assertEquals(range(0, 6), DatasetTestRows.ids(reader.readAll(null, null, 100)));
       }
       assertThrows(IllegalArgumentException.class, () -> session.contains("../x"));
+      LanceFileReader reader = session.openReader("b.lance");
+      reader.close();
+      IllegalStateException closed = assertThrows(IllegalStateException.class, reader::numRows);
+      assertEquals("LanceFileReader is closed", closed.getMessage());
     }
   }
 }
