@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.lancecpp.namespace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lancecpp.Dataset;
+import dev.lancecpp.DatasetTestRows;
+import dev.lancecpp.NotFoundException;
+import dev.lancecpp.WriteParams;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lance.namespace.model.ListTablesRequest;
+
+/**
+ * Lance Java's own DirectoryNamespace (org.lance:lance-core:7.0.0, its Rust implementation
+ * behind Lance's JNI library) as the namespace client of our Dataset, in one JVM with our
+ * library.
+ */
+class LanceJavaNamespaceTest {
+  @TempDir Path tmp;
+  BufferAllocator allocator;
+  org.lance.namespace.DirectoryNamespace lanceNs;
+
+  @BeforeEach
+  void setUp() {
+    allocator = new RootAllocator(Long.MAX_VALUE);
+    lanceNs = new org.lance.namespace.DirectoryNamespace();
+    lanceNs.initialize(Map.of("root", tmp.toString()), allocator);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    lanceNs.close();
+    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
+    allocator.close();
+  }
+
+  @Test
+  void lanceJavasDirectoryNamespaceLocatesOurTables() throws IOException {
+    List<String> id = List.of("people");
+    try (Dataset ds =
+        Dataset.write()
+            .allocator(allocator)
+            .reader(DatasetTestRows.rows(allocator, 0, 12))
+            .namespaceClient(lanceNs)
+            .tableId(id)
+            .mode(WriteParams.WriteMode.CREATE)
+            .execute()) {
+      assertEquals(12, ds.countRows());
+    }
+    try (Dataset ds =
+        Dataset.write()
+            .allocator(allocator)
+            .reader(DatasetTestRows.rows(allocator, 12, 3))
+            .namespaceClient(lanceNs)
+            .tableId(id)
+            .mode(WriteParams.WriteMode.APPEND)
+            .execute()) {
+      assertEquals(15, ds.countRows());
+    }
+    try (Dataset ds =
+        Dataset.open().allocator(allocator).namespaceClient(lanceNs).tableId(id).build()) {
+      assertEquals(2, ds.version());
+      assertEquals(15, ds.countRows());
+    }
+    assertTrue(
+        lanceNs.listTables(new ListTablesRequest().id(List.of())).getTables().contains("people"));
+    NotFoundException missing =
+        assertThrows(
+            NotFoundException.class,
+            () ->
+                Dataset.open()
+                    .allocator(allocator)
+                    .namespaceClient(lanceNs)
+                    .tableId(List.of("nope"))
+                    .build());
+    assertTrue(missing.getMessage().contains("TableNotFoundException"), missing.getMessage());
+  }
+}
