@@ -14,6 +14,7 @@ import dev.lancecpp.WriteParams;
 import dev.lancecpp.file.LanceFileReader;
 import dev.lancecpp.file.LanceFileSession;
 import dev.lancecpp.file.LanceFileWriter;
+import dev.lancecpp.io.CredentialStats;
 import dev.lancecpp.io.LanceNamespaceStorageOptionsProvider;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -77,6 +78,7 @@ class CredentialRefreshTest {
 
   @AfterEach
   void tearDown() {
+    expectNoForcedRefresh();
     ns.close();
     assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
     allocator.close();
@@ -104,6 +106,24 @@ class CredentialRefreshTest {
   void assertCalls(int declares, int describes) {
     assertEquals(declares, ns.declares.get(), "declare_table calls");
     assertEquals(describes, ns.describes.get(), "describe_table calls");
+  }
+
+  /**
+   * The timed refresh did the work: no request was refused with stale keys and retried after
+   * a forced refresh, and no fetch failed (the counters of every provider on this test's
+   * namespace).
+   */
+  void expectNoForcedRefresh() {
+    int seen = 0;
+    for (Map.Entry<String, Map<String, Long>> e : CredentialStats.snapshot().entrySet()) {
+      if (!e.getKey().contains(ns.namespaceId())) {
+        continue;
+      }
+      seen++;
+      assertEquals(0L, e.getValue().get("forced_refreshes"), e.getKey() + " " + e.getValue());
+      assertEquals(0L, e.getValue().get("failures"), e.getKey() + " " + e.getValue());
+    }
+    assertTrue(seen > 0, "no refresh counters for this test's providers");
   }
 
   void waitForExpiry() throws InterruptedException {
