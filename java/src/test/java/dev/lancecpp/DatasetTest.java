@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -27,29 +26,14 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Dataset through the JNI library on local disk: data, versions, errors and lifetimes. */
-class DatasetTest {
+class DatasetTest extends AllocatorTest {
   static final Schema SCHEMA = DatasetTestRows.SCHEMA;
 
   @TempDir Path tmp;
-  BufferAllocator allocator;
-
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
-  }
-
-  @AfterEach
-  void tearDown() {
-    // Every buffer handed out was released: close() throws otherwise.
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
-  }
 
   static ArrowReader rows(BufferAllocator allocator, long start, int n) throws IOException {
     return DatasetTestRows.rows(allocator, start, n);

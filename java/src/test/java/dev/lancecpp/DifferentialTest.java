@@ -11,16 +11,12 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,11 +27,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * engine in between; fragments written by one engine are committed by the other. File formats
  * 2.0 and 2.1 (Lance Java 7's default).
  */
-class DifferentialTest {
+class DifferentialTest extends AllocatorTest {
   static LanceJavaOracleProcess lanceJava;
 
   @TempDir Path tmp;
-  BufferAllocator allocator;
 
   @BeforeAll
   static void startOracle() throws IOException {
@@ -45,17 +40,6 @@ class DifferentialTest {
   @AfterAll
   static void stopOracle() throws IOException {
     lanceJava.close();
-  }
-
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
-  }
-
-  @AfterEach
-  void tearDown() {
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
   }
 
   /** "row ID NAME" lines, as the oracle prints them, of the rows the tests write. */

@@ -12,29 +12,13 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Distributed writes: Fragment.create on "workers", one Dataset.commit on the "driver". */
-class FragmentTest {
+class FragmentTest extends AllocatorTest {
   @TempDir Path tmp;
-  BufferAllocator allocator;
-
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
-  }
-
-  @AfterEach
-  void tearDown() {
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
-  }
 
   List<FragmentMetadata> writeFragments(String uri, long start, int n) throws IOException {
     WriteParams params = new WriteParams.Builder().withMaxRowsPerFile(25).build();

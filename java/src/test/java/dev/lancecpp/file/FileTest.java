@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.file;
 
+import dev.lancecpp.AllocatorTest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,29 +17,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.LongStream;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Single Lance files: writer, reader (columns, ranges), session; on local disk. */
-class FileTest {
+class FileTest extends AllocatorTest {
   @TempDir Path tmp;
-  BufferAllocator allocator;
-
-  @BeforeEach
-  void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
-  }
-
-  @AfterEach
-  void tearDown() {
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
-  }
 
   /** Writes rows [0, 2n) as two batches of n through {@code writer}. */
   void writeTwoBatches(LanceFileWriter writer, int n) throws IOException {

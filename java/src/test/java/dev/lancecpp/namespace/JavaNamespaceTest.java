@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.namespace;
 
+import dev.lancecpp.AllocatorTest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,29 +19,18 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A user's Java LanceNamespace as namespaceClient: the core calls back into it. */
-class JavaNamespaceTest {
+class JavaNamespaceTest extends AllocatorTest {
   @TempDir Path tmp;
-  BufferAllocator allocator;
   CountingNamespace ns;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
     ns = new CountingNamespace(tmp);
-  }
-
-  @AfterEach
-  void tearDown() {
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
   }
 
   Dataset write(List<String> id, long start, int n, WriteParams.WriteMode mode)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.namespace;
 
+import dev.lancecpp.AllocatorTest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,8 +14,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,14 +25,12 @@ import org.lance.namespace.model.ListTablesRequest;
  * behind Lance's JNI library) as the namespace client of our Dataset, in one JVM with our
  * library.
  */
-class LanceJavaNamespaceTest {
+class LanceJavaNamespaceTest extends AllocatorTest {
   @TempDir Path tmp;
-  BufferAllocator allocator;
   org.lance.namespace.DirectoryNamespace lanceNs;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
     lanceNs = new org.lance.namespace.DirectoryNamespace();
     lanceNs.initialize(Map.of("root", tmp.toString()), allocator);
   }
@@ -41,8 +38,6 @@ class LanceJavaNamespaceTest {
   @AfterEach
   void tearDown() throws Exception {
     lanceNs.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
   }
 
   @Test

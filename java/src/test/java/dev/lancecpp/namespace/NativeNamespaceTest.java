@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.namespace;
 
+import dev.lancecpp.AllocatorTest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,14 +30,12 @@ import org.lance.namespace.model.DescribeTableResponse;
 import org.lance.namespace.model.ListTablesRequest;
 
 /** lance-cpp's DirectoryNamespace as a Java LanceNamespace, alone and wrapped by a user's. */
-class NativeNamespaceTest {
+class NativeNamespaceTest extends AllocatorTest {
   @TempDir Path tmp;
-  BufferAllocator allocator;
   DirectoryNamespace dir;
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
     dir = new DirectoryNamespace();
     dir.initialize(Map.of("root", tmp.toString()), allocator);
   }
@@ -45,8 +43,6 @@ class NativeNamespaceTest {
   @AfterEach
   void tearDown() {
     dir.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
   }
 
   /** A user's namespace that delegates to another and counts the calls the core makes. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.rgw;
 
+import dev.lancecpp.AllocatorTest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,8 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -49,13 +48,12 @@ import org.lance.namespace.model.DescribeTableResponse;
  * (long enough for a loaded 2-core machine) and are revoked one second after; the waits are
  * for that revocation, not for a fixed time.
  */
-class CredentialRefreshTest {
+class CredentialRefreshTest extends AllocatorTest {
   static final long TTL_MS = 15_000;
   static final long GUARD_MS = 180_000;
   static S3Env s3;
   static KeyVendor vendor;
 
-  BufferAllocator allocator;
   VendingNamespace ns;
 
   @BeforeAll
@@ -71,7 +69,6 @@ class CredentialRefreshTest {
 
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator(Long.MAX_VALUE);
     vendor.premint(4);
     ns = new VendingNamespace(s3, vendor, s3.uniqueUri("ns"), TTL_MS, allocator);
   }
@@ -80,8 +77,6 @@ class CredentialRefreshTest {
   void tearDown() {
     expectNoForcedRefresh();
     ns.close();
-    assertEquals(0, allocator.getAllocatedMemory(), "outstanding bytes");
-    allocator.close();
   }
 
   Dataset write(List<String> id, long start, int n, WriteParams.WriteMode mode)
