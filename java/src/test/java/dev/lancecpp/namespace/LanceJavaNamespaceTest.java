@@ -40,6 +40,41 @@ class LanceJavaNamespaceTest extends AllocatorTest {
     lanceNs.close();
   }
 
+  /**
+   * Lance Java's RestNamespace client, talking to Lance Java's RestAdapter serving a
+   * directory namespace, and our own RestNamespace client of the same server.
+   */
+  @Test
+  void lanceJavasRestNamespaceAndOursReachTheSameServer() throws Exception {
+    try (org.lance.namespace.RestAdapter server =
+            new org.lance.namespace.RestAdapter(
+                "dir", Map.of("root", tmp.resolve("served").toString()), "127.0.0.1", 0);
+        org.lance.namespace.RestNamespace lanceRest = new org.lance.namespace.RestNamespace();
+        RestNamespace ourRest = new RestNamespace()) {
+      server.start();
+      String url = "http://127.0.0.1:" + server.getPort();
+      lanceRest.initialize(Map.of("uri", url), allocator);
+      ourRest.initialize(Map.of("uri", url), allocator);
+      List<String> id = List.of("rest_t");
+      try (Dataset ds =
+          Dataset.write()
+              .allocator(allocator)
+              .reader(DatasetTestRows.rows(allocator, 0, 9))
+              .namespaceClient(lanceRest)
+              .tableId(id)
+              .mode(WriteParams.WriteMode.CREATE)
+              .execute()) {
+        assertEquals(9, ds.countRows());
+      }
+      try (Dataset ds =
+          Dataset.open().allocator(allocator).namespaceClient(ourRest).tableId(id).build()) {
+        assertEquals(9, ds.countRows());
+      }
+      assertTrue(
+          ourRest.listTables(new ListTablesRequest().id(List.of())).getTables().contains("rest_t"));
+    }
+  }
+
   @Test
   void lanceJavasDirectoryNamespaceLocatesOurTables() throws IOException {
     List<String> id = List.of("people");
