@@ -1,0 +1,433 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Distributed reads and writes on Ray with lance-ray's names (``lance_ray`` 0.5.0):
+``read_lance``, ``write_lance``, ``LanceFragmentWriter`` and ``LanceFragmentCommitter``, on
+lance_cpp.
+
+Credentials on workers: a task never carries credentials the namespace vended. It carries
+the namespace's spec (``namespace_impl`` + ``namespace_properties``) and the table id; each
+worker process connects to the namespace once and keeps, per table, one handle (reads) or
+one storage options provider (writes) in a process-wide cache. So a worker makes one
+``describe_table`` per credential lifetime however many tasks it runs, and refreshes before
+expiry by itself. The driver declares or describes the table once and commits once.
+
+Ray is an optional extra (``pip install lance-cpp[ray]``); importing this module needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+
+import pyarrow as pa
+
+try:
+    import ray
+    from ray.data.block import BlockMetadata
+    from ray.data.datasource import Datasink, Datasource, ReadTask
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError("lance_cpp.ray needs Ray: pip install 'lance-cpp[ray]'") from e
+
+import lance_cpp
+from lance_cpp import namespace as _ns
+
+__all__ = ["read_lance", "write_lance", "LanceFragmentWriter", "LanceFragmentCommitter",
+           "LanceDatasource", "LanceDatasink"]
+
+# ---- the process-wide caches of a worker (and of the driver) ------------------------------
+
+_LOCK = threading.Lock()
+_NAMESPACES: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Any] = {}
+_PROVIDERS: Dict[Tuple[Any, Tuple[str, ...]], Any] = {}
+_DATASETS: Dict[Tuple[Any, ...], Any] = {}
+
+
+def _props_key(properties: Optional[Dict[str, str]]) -> Tuple[Tuple[str, str], ...]:
+    return tuple(sorted((str(k), str(v)) for k, v in (properties or {}).items()))
+
+
+def _connect(impl: str, properties: Optional[Dict[str, str]]) -> Any:
+    """The namespace of (impl, properties), connected once per process."""
+    key = (impl, _props_key(properties))
+    with _LOCK:
+        ns = _NAMESPACES.get(key)
+        if ns is None:
+            props = dict(properties or {})
+            if impl == "dir":
+                ns = _ns.DirectoryNamespace(**props)
+            elif impl == "rest":
+                ns = _ns.RestNamespace(**props)
+            else:  # a class path or another registered implementation
+                import lance_namespace
+                ns = lance_namespace.connect(impl, props)
+            _NAMESPACES[key] = ns
+        return ns
+
+
+def _provider(impl: str, properties: Optional[Dict[str, str]], table_id: List[str]) -> Any:
+    """One storage options provider per (namespace, table) per process: its credentials
+    source is shared by every fragment this process writes (one describe per lifetime)."""
+    key = (impl, _props_key(properties), tuple(table_id))
+    with _LOCK:
+        provider = _PROVIDERS.get(key)
+    if provider is None:
+        provider = _ns.LanceNamespaceStorageOptionsProvider(_connect(impl, properties),
+                                                           list(table_id))
+        with _LOCK:
+            provider = _PROVIDERS.setdefault(key, provider)
+    return provider
+
+
+def _cached_dataset(spec: "_TableSpec", version: int) -> Any:
+    """The table at `version`, opened once per process (one describe per credential
+    lifetime for a namespace table; refreshed by its provider when they expire)."""
+    key = (spec.cache_key(), version)
+    with _LOCK:
+        ds = _DATASETS.get(key)
+    if ds is None:
+        ds = spec.open(version)
+        with _LOCK:
+            ds = _DATASETS.setdefault(key, ds)
+    return ds
+
+
+class _TableSpec:
+    """Where a table is and how to reach it -- never a vended credential: the caller's own
+    storage options, or a namespace's spec and the table id."""
+
+    def __init__(self, uri: Optional[str], table_id: Optional[List[str]],
+                 storage_options: Optional[Dict[str, str]], namespace_impl: Optional[str],
+                 namespace_properties: Optional[Dict[str, str]]):
+        has_ns = namespace_impl is not None or table_id is not None
+        if has_ns and (namespace_impl is None or not table_id):
+            raise ValueError("namespace_impl and table_id go together")
+        if has_ns == (uri is not None):
+            raise ValueError("give either uri or namespace_impl + table_id")
+        self.uri = str(uri) if uri is not None else None
+        self.table_id = list(table_id) if table_id is not None else None
+        self.storage_options = dict(storage_options or {})
+        self.namespace_impl = namespace_impl
+        self.namespace_properties = dict(namespace_properties or {})
+
+    @property
+    def via_namespace(self) -> bool:
+        return self.namespace_impl is not None
+
+    def cache_key(self) -> Tuple[Any, ...]:
+        if self.via_namespace:
+            return ("ns", self.namespace_impl, _props_key(self.namespace_properties),
+                    tuple(self.table_id), _props_key(self.storage_options))
+        return ("uri", self.uri, _props_key(self.storage_options))
+
+    def namespace(self) -> Any:
+        return _connect(self.namespace_impl, self.namespace_properties)
+
+    def provider(self) -> Any:
+        return _provider(self.namespace_impl, self.namespace_properties, self.table_id)
+
+    def open(self, version: Optional[int] = None) -> Any:
+        if self.via_namespace:
+            return lance_cpp.dataset(namespace_client=self.namespace(), table_id=self.table_id,
+                                     version=version,
+                                     storage_options=self.storage_options or None)
+        return lance_cpp.dataset(self.uri, version=version,
+                                 storage_options=self.storage_options or None)
+
+
+# ---- reading --------------------------------------------------------------------------------
+
+
+class LanceDatasource(Datasource):
+    """A Ray Data source over one version of a Lance table: one read task per group of
+    fragments, projection and filter pushed into each fragment scan."""
+
+    def __init__(self, spec: _TableSpec, columns: Optional[List[str]] = None,
+                 filter: Optional[str] = None, fragment_ids: Optional[List[int]] = None,
+                 scanner_options: Optional[Dict[str, Any]] = None):
+        self._spec = spec
+        self._columns = list(columns) if columns is not None else None
+        self._filter = filter
+        self._scanner_options = dict(scanner_options or {})
+        # The driver opens the table once (one describe through a namespace) to fix the
+        # version and list the fragments; only ids, counts and the version travel on.
+        ds = spec.open()
+        self._version = ds.version
+        fragments = ds.get_fragments()
+        if fragment_ids is not None:
+            wanted = set(fragment_ids)
+            fragments = [f for f in fragments if f.fragment_id in wanted]
+        self._fragments = [(f.fragment_id, f.count_rows()) for f in fragments]
+        self._schema = ds.schema if self._columns is None else pa.schema(
+            [ds.schema.field(c) for c in self._columns])
+        with _LOCK:  # the workers of this process read the same version
+            _DATASETS[(spec.cache_key(), self._version)] = ds
+
+    def estimate_inmemory_data_size(self) -> Optional[int]:
+        return None
+
+    def get_read_tasks(self, parallelism: int, per_task_row_limit: Optional[int] = None,
+                       data_context: Any = None) -> List[ReadTask]:
+        if not self._fragments:
+            return []
+        n = max(1, min(parallelism, len(self._fragments)))
+        groups: List[List[Tuple[int, int]]] = [[] for _ in range(n)]
+        for i, fragment in enumerate(self._fragments):
+            groups[i % n].append(fragment)
+        tasks = []
+        for group in groups:
+            ids = [fid for fid, _ in group]
+            rows = sum(count for _, count in group) if self._filter is None else None
+            metadata = BlockMetadata(num_rows=rows, size_bytes=None, input_files=None,
+                                     exec_stats=None)
+            tasks.append(ReadTask(self._reader(ids), metadata, schema=self._schema,
+                                  per_task_row_limit=per_task_row_limit))
+        return tasks
+
+    def _reader(self, fragment_ids: List[int]):
+        spec, version, columns, filt = self._spec, self._version, self._columns, self._filter
+        options = self._scanner_options
+
+        def read() -> Iterator[pa.Table]:
+            ds = _cached_dataset(spec, version)
+            scanner = ds.scanner(columns=columns, filter=filt,
+                                 fragments=[ds.get_fragment(i) for i in fragment_ids],
+                                 **options)
+            for batch in scanner.to_batches():
+                yield pa.Table.from_batches([batch])
+
+        return read
+
+
+def read_lance(uri: Optional[str] = None, *, table_id: Optional[List[str]] = None,
+               columns: Optional[List[str]] = None, filter: Optional[str] = None,
+               storage_options: Optional[Dict[str, str]] = None,
+               scanner_options: Optional[Dict[str, Any]] = None,
+               fragment_ids: Optional[List[int]] = None,
+               namespace_impl: Optional[str] = None,
+               namespace_properties: Optional[Dict[str, str]] = None,
+               ray_remote_args: Optional[Dict[str, Any]] = None,
+               concurrency: Optional[int] = None,
+               override_num_blocks: Optional[int] = None) -> "ray.data.Dataset":
+    """A Ray Dataset of the table at `uri` or `table_id` of the namespace (lance-ray's
+    ``read_lance``): its latest version, `columns` and `filter` pushed down."""
+    spec = _TableSpec(uri, table_id, storage_options, namespace_impl, namespace_properties)
+    source = LanceDatasource(spec, columns=columns, filter=filter, fragment_ids=fragment_ids,
+                             scanner_options=scanner_options)
+    return ray.data.read_datasource(source, ray_remote_args=ray_remote_args or {},
+                                    concurrency=concurrency,
+                                    override_num_blocks=override_num_blocks)
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+
+def _write_fragments(spec: _TableSpec, location: str, table: pa.Table,
+                     schema: Optional[pa.Schema], max_rows_per_file: int,
+                     data_storage_version: Optional[str], mode: str = "append") -> List[str]:
+    """Writes `table` as fragments of `location` (nothing committed); their JSON. `mode`:
+    append takes the table's schema and field ids, create / overwrite the data's."""
+    kwargs: Dict[str, Any] = {"max_rows_per_file": max_rows_per_file, "mode": mode}
+    if data_storage_version is not None:
+        kwargs["data_storage_version"] = data_storage_version
+    if spec.via_namespace:
+        kwargs["storage_options_provider"] = spec.provider()
+    fragments = lance_cpp.fragment.write_fragments(
+        table if schema is None else table.cast(schema), location, schema,
+        storage_options=spec.storage_options or None, **kwargs)
+    return [json.dumps(f.to_json()) for f in fragments]
+
+
+class _Target:
+    """What the driver learns before the workers write: the location and, for appends,
+    the version the fragments are planned against. It travels to the workers with the
+    sink, so it holds no credential: the namespace's answer is used here and dropped."""
+
+    def __init__(self, spec: _TableSpec, mode: str):
+        if mode not in ("create", "append", "overwrite"):
+            raise ValueError(f"mode must be create, append or overwrite, not {mode!r}")
+        self.mode = mode
+        self.read_version: Optional[int] = None
+        options = dict(spec.storage_options)
+        if spec.via_namespace:
+            ns = spec.namespace()
+            if mode == "create":  # one declare_table, as Lance's write in create mode
+                response = ns.declare_table(_ns.DeclareTableRequest(id=spec.table_id))
+            else:  # one describe_table
+                response = ns.describe_table(_ns.DescribeTableRequest(id=spec.table_id))
+            self.location = response.location
+            options.update(response.storage_options or {})
+        else:
+            self.location = spec.uri
+        if mode == "overwrite" or (mode == "create" and spec.via_namespace):
+            return
+        try:
+            existing = lance_cpp.dataset(self.location, storage_options=options or None)
+        except (OSError, ValueError):
+            existing = None
+        if mode == "append":
+            if existing is None:
+                self.mode = "create"  # append to a missing table creates it, as Lance
+            else:
+                self.read_version = existing.version
+        elif existing is not None:
+            raise FileExistsError(f"Dataset already exists at {self.location}; "
+                                  f"use mode append or overwrite")
+
+
+def _commit(spec: _TableSpec, target: _Target, schema: Optional[pa.Schema],
+            fragment_jsons: List[str]) -> Any:
+    fragments = [lance_cpp.fragment.FragmentMetadata.from_json(j) for j in fragment_jsons]
+    if target.mode == "append":
+        operation = lance_cpp.LanceOperation.Append(fragments)
+    else:
+        if schema is None:
+            raise ValueError("cannot create a table without a schema (no data was written)")
+        operation = lance_cpp.LanceOperation.Overwrite(schema, fragments)
+    kwargs: Dict[str, Any] = {}
+    if spec.via_namespace:
+        kwargs["storage_options_provider"] = spec.provider()
+    return lance_cpp.LanceDataset.commit(target.location, operation,
+                                         read_version=target.read_version,
+                                         storage_options=spec.storage_options or None,
+                                         **kwargs)
+
+
+class LanceDatasink(Datasink):
+    """Workers write fragments; the driver commits them all at once when every write
+    task succeeded (a failed job commits nothing)."""
+
+    def __init__(self, spec: _TableSpec, mode: str = "create",
+                 schema: Optional[pa.Schema] = None, max_rows_per_file: int = 1024 * 1024,
+                 data_storage_version: Optional[str] = None):
+        self._spec = spec
+        self._mode = mode
+        self._schema = schema
+        self._max_rows_per_file = max_rows_per_file
+        self._data_storage_version = data_storage_version
+        self._target: Optional[_Target] = None
+
+    def get_name(self) -> str:
+        return "Lance"
+
+    @property
+    def supports_distributed_writes(self) -> bool:
+        return True
+
+    def on_write_start(self, schema: Optional[pa.Schema] = None) -> None:
+        self._target = _Target(self._spec, self._mode)
+        if self._schema is None and schema is not None:
+            self._schema = schema
+
+    def write(self, blocks: Iterable[Any], ctx: Any) -> List[str]:
+        tables = [pa.table(b) if not isinstance(b, pa.Table) else b for b in blocks]
+        tables = [t for t in tables if t.num_rows > 0]
+        if not tables:
+            return []
+        table = pa.concat_tables(tables, promote_options="default")
+        return _write_fragments(self._spec, self._target.location, table, self._schema,
+                                self._max_rows_per_file, self._data_storage_version,
+                                mode=self._target.mode)
+
+    def on_write_complete(self, write_result: Any) -> None:
+        jsons = [j for returned in write_result.write_returns for j in (returned or [])]
+        _commit(self._spec, self._target, self._schema, jsons)
+
+
+def write_lance(ds: "ray.data.Dataset", uri: Optional[str] = None, *,
+                table_id: Optional[List[str]] = None, mode: str = "create",
+                schema: Optional[pa.Schema] = None, max_rows_per_file: int = 1024 * 1024,
+                data_storage_version: Optional[str] = None,
+                storage_options: Optional[Dict[str, str]] = None,
+                namespace_impl: Optional[str] = None,
+                namespace_properties: Optional[Dict[str, str]] = None,
+                ray_remote_args: Optional[Dict[str, Any]] = None,
+                concurrency: Optional[int] = None) -> None:
+    """Writes the Ray Dataset `ds` to the table (lance-ray's ``write_lance``): create
+    declares it through the namespace (one declare), append / overwrite describe it (one
+    describe); workers write fragments; the driver commits once."""
+    spec = _TableSpec(uri, table_id, storage_options, namespace_impl, namespace_properties)
+    sink = LanceDatasink(spec, mode=mode, schema=schema, max_rows_per_file=max_rows_per_file,
+                         data_storage_version=data_storage_version)
+    ds.write_datasink(sink, ray_remote_args=ray_remote_args or {}, concurrency=concurrency)
+
+
+class LanceFragmentWriter:
+    """A ``map_batches`` callable: writes each batch as fragments (nothing committed) and
+    returns a table of their JSON (column ``fragment``) and the schema (column
+    ``schema``, serialized), for a LanceFragmentCommitter."""
+
+    def __init__(self, uri: Optional[str] = None, *, table_id: Optional[List[str]] = None,
+                 schema: Optional[pa.Schema] = None, max_rows_per_file: int = 1024 * 1024,
+                 data_storage_version: Optional[str] = None,
+                 storage_options: Optional[Dict[str, str]] = None,
+                 namespace_impl: Optional[str] = None,
+                 namespace_properties: Optional[Dict[str, str]] = None,
+                 location: Optional[str] = None):
+        self._spec = _TableSpec(uri, table_id, storage_options, namespace_impl,
+                                namespace_properties)
+        self._schema = schema
+        self._max_rows_per_file = max_rows_per_file
+        self._data_storage_version = data_storage_version
+        # Through a namespace the location is the declared / described one (the driver
+        # passes it); on its own the writer describes the table once per process.
+        self._location = location
+
+    def _where(self) -> str:
+        if self._location is None:
+            if self._spec.via_namespace:
+                response = self._spec.namespace().describe_table(
+                    _ns.DescribeTableRequest(id=self._spec.table_id))
+                self._location = response.location
+            else:
+                self._location = self._spec.uri
+        return self._location
+
+    def __call__(self, batch: Any) -> pa.Table:
+        table = batch if isinstance(batch, pa.Table) else pa.table(batch)
+        jsons = _write_fragments(self._spec, self._where(), table, self._schema,
+                                 self._max_rows_per_file, self._data_storage_version)
+        schema = self._schema or table.schema
+        return pa.table({"fragment": pa.array(jsons, pa.string()),
+                         "schema": pa.array([schema.serialize().to_pybytes()] * len(jsons),
+                                            pa.binary())})
+
+
+class LanceFragmentCommitter(Datasink):
+    """The Datasink after a LanceFragmentWriter: gathers the fragments and commits them
+    once, on the driver, when every task succeeded."""
+
+    def __init__(self, uri: Optional[str] = None, *, table_id: Optional[List[str]] = None,
+                 mode: str = "create", schema: Optional[pa.Schema] = None,
+                 storage_options: Optional[Dict[str, str]] = None,
+                 namespace_impl: Optional[str] = None,
+                 namespace_properties: Optional[Dict[str, str]] = None):
+        self._spec = _TableSpec(uri, table_id, storage_options, namespace_impl,
+                                namespace_properties)
+        self._mode = mode
+        self._schema = schema
+        self._target: Optional[_Target] = None
+
+    def get_name(self) -> str:
+        return "LanceCommit"
+
+    def on_write_start(self, schema: Optional[pa.Schema] = None) -> None:
+        self._target = _Target(self._spec, self._mode)
+
+    def write(self, blocks: Iterable[Any], ctx: Any) -> Tuple[List[str], Optional[bytes]]:
+        jsons: List[str] = []
+        schema_bytes: Optional[bytes] = None
+        for block in blocks:
+            table = block if isinstance(block, pa.Table) else pa.table(block)
+            jsons.extend(table.column("fragment").to_pylist())
+            if schema_bytes is None and table.num_rows > 0:
+                schema_bytes = table.column("schema")[0].as_py()
+        return jsons, schema_bytes
+
+    def on_write_complete(self, write_result: Any) -> None:
+        jsons: List[str] = []
+        schema = self._schema
+        for returned_jsons, schema_bytes in write_result.write_returns:
+            jsons.extend(returned_jsons)
+            if schema is None and schema_bytes is not None:
+                schema = pa.ipc.read_schema(pa.py_buffer(schema_bytes))
+        _commit(self._spec, self._target, schema, jsons)
