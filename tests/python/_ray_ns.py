@@ -9,9 +9,24 @@ from lance_cpp.namespace import DirectoryNamespace
 
 
 class LoggingDirectoryNamespace(DirectoryNamespace):
+    """With a ``secret_file`` property, every answer also carries credentials as a vending
+    namespace would (unused on local disk), the secret read from that file at each call --
+    so it is never a property -- for a test to look for where it must not be (tasks)."""
+
     def __init__(self, **properties):
         self._log_path = properties.pop("log_path")
+        self._secret_file = properties.pop("secret_file", None)
         super().__init__(**properties)
+
+    def _vend(self, response):
+        if self._secret_file:
+            with open(self._secret_file) as f:
+                secret = f.read().strip()
+            response.storage_options = dict(response.storage_options or {},
+                                            aws_access_key_id="AKIDRAYTEST",
+                                            aws_secret_access_key=secret,
+                                            expires_at_millis="99999999999999")
+        return response
 
     def _log(self, op):
         with open(self._log_path, "a") as f:
@@ -19,11 +34,11 @@ class LoggingDirectoryNamespace(DirectoryNamespace):
 
     def describe_table(self, request):
         self._log("describe_table")
-        return super().describe_table(request)
+        return self._vend(super().describe_table(request))
 
     def declare_table(self, request):
         self._log("declare_table")
-        return super().declare_table(request)
+        return self._vend(super().declare_table(request))
 
 
 def calls(log_path):

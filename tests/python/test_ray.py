@@ -5,7 +5,7 @@ calls are counted per worker process."""
 
 import collections
 import os
-import pickle
+from ray import cloudpickle
 
 import pyarrow as pa
 import pytest
@@ -29,10 +29,13 @@ def ray_local():
     _ray.shutdown()
 
 
+SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
+
+
 def rows(start, n):
     ids = list(range(start, start + n))
-    return pa.table({"id": pa.array(ids, pa.int64()),
-                     "name": pa.array([None if i % 7 == 0 else f"n{i}" for i in ids])})
+    return pa.table({"id": ids, "name": [None if i % 7 == 0 else f"n{i}" for i in ids]},
+                    schema=SCHEMA)
 
 
 def ray_rows(ray_local, start, n, blocks):
@@ -87,7 +90,7 @@ def test_namespace_calls_per_worker_process(ray_local, tmp_path):
 
 def test_fragment_writer_and_committer(ray_local, tmp_path):
     uri = str(tmp_path / "f.lance")
-    schema = rows(0, 1).schema
+    schema = SCHEMA
     written = ray_rows(ray_local, 0, 300, 3).map_batches(
         lr.LanceFragmentWriter(uri, schema=schema, max_rows_per_file=64),
         batch_format="pyarrow", batch_size=None)
@@ -113,7 +116,22 @@ def test_a_failed_job_commits_nothing(ray_local, tmp_path):
     assert ds.version == 1 and ds.count_rows() == 10
 
 
-def test_tasks_carry_no_vended_credentials(tmp_path):
-    spec = lr._TableSpec(None, ["t"], {"region": "x"}, "dir", {"root": str(tmp_path)})
-    blob = pickle.dumps(lr.LanceDatasink(spec))
-    assert b"aws_secret_access_key" not in blob and b"session_token" not in blob
+def test_tasks_carry_no_vended_credentials(ray_local, tmp_path):
+    secret = "RAY-VENDED-SECRET-" + os.urandom(6).hex()
+    (tmp_path / "secret").write_text(secret)
+    props = {"root": str(tmp_path / "ns"), "log_path": str(tmp_path / "calls.log"),
+             "secret_file": str(tmp_path / "secret")}
+    impl = "_ray_ns.LoggingDirectoryNamespace"
+    spec = lr._TableSpec(None, ["t"], None, impl, props)
+    # What a write task receives: the sink after the driver declared the table.
+    sink = lr.LanceDatasink(spec)
+    sink.on_write_start(SCHEMA)
+    assert secret.encode() not in cloudpickle.dumps(sink)
+    lr.write_lance(ray_rows(ray_local, 0, 20, 2), table_id=["t2"], namespace_impl=impl,
+                   namespace_properties=props)
+    spec = lr._TableSpec(None, ["t2"], None, impl, props)
+    # What a read task receives: the datasource after the driver described the table.
+    source = lr.LanceDatasource(spec)
+    blob = cloudpickle.dumps(source) + b"".join(
+        cloudpickle.dumps(t) for t in source.get_read_tasks(2))
+    assert secret.encode() not in blob
