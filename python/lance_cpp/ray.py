@@ -38,8 +38,12 @@ __all__ = ["read_lance", "write_lance", "LanceFragmentWriter", "LanceFragmentCom
 
 _LOCK = threading.Lock()
 _NAMESPACES: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], Any] = {}
-_PROVIDERS: Dict[Tuple[Any, Tuple[str, ...]], Any] = {}
+_PROVIDERS: Dict[Tuple[Any, ...], Any] = {}
 _DATASETS: Dict[Tuple[Any, ...], Any] = {}
+# The driver's: the storage options of its declare / describe answer per (table, location),
+# which seed the commit's provider (no second call for what that answer carried). Kept in
+# the process, never on the sink, which travels to the workers.
+_DRIVER_OPTIONS: Dict[Tuple[Any, ...], Dict[str, str]] = {}
 
 
 def _props_key(properties: Optional[Dict[str, str]]) -> Tuple[Tuple[str, str], ...]:
@@ -64,15 +68,45 @@ def _connect(impl: str, properties: Optional[Dict[str, str]]) -> Any:
         return ns
 
 
-def _provider(impl: str, properties: Optional[Dict[str, str]], table_id: List[str]) -> Any:
-    """One storage options provider per (namespace, table) per process: its credentials
-    source is shared by every fragment this process writes (one describe per lifetime)."""
-    key = (impl, _props_key(properties), tuple(table_id))
+class _RecordingProvider(_ns.LanceNamespaceStorageOptionsProvider):
+    """The namespace's provider for one table in one process, remembering the options of
+    its latest fetch: the next task of this process starts from them (a fresh seed), so
+    it makes no call of its own while they are valid."""
+
+    def __init__(self, namespace: Any, table_id: List[str],
+                 user_options: Dict[str, str]):
+        super().__init__(namespace, table_id)
+        self._user_options = dict(user_options)
+        self._latest: Optional[Dict[str, str]] = None
+        self._latest_lock = threading.Lock()
+
+    def fetch_storage_options(self) -> Dict[str, str]:
+        options = super().fetch_storage_options()
+        with self._latest_lock:
+            self._latest = dict(options or {})
+        return options
+
+    def options(self) -> Dict[str, str]:
+        """The caller's options merged with the latest fetched ones (the table's endpoint,
+        region and credentials): one describe_table the first time in this process."""
+        with self._latest_lock:
+            latest = self._latest
+        if latest is None:
+            self.fetch_storage_options()
+            with self._latest_lock:
+                latest = self._latest
+        return {**self._user_options, **(latest or {})}
+
+
+def _provider(spec: "_TableSpec") -> "_RecordingProvider":
+    """One provider per (namespace, table) per process, whose credentials source is shared
+    by every fragment this process writes: one describe per credential lifetime."""
+    key = spec.cache_key()
     with _LOCK:
         provider = _PROVIDERS.get(key)
     if provider is None:
-        provider = _ns.LanceNamespaceStorageOptionsProvider(_connect(impl, properties),
-                                                           list(table_id))
+        provider = _RecordingProvider(spec.namespace(), list(spec.table_id),
+                                      spec.storage_options)
         with _LOCK:
             provider = _PROVIDERS.setdefault(key, provider)
     return provider
@@ -123,7 +157,7 @@ class _TableSpec:
         return _connect(self.namespace_impl, self.namespace_properties)
 
     def provider(self) -> Any:
-        return _provider(self.namespace_impl, self.namespace_properties, self.table_id)
+        return _provider(self)
 
     def open(self, version: Optional[int] = None) -> Any:
         if self.via_namespace:
@@ -229,11 +263,14 @@ def _write_fragments(spec: _TableSpec, location: str, table: pa.Table,
     kwargs: Dict[str, Any] = {"max_rows_per_file": max_rows_per_file, "mode": mode}
     if data_storage_version is not None:
         kwargs["data_storage_version"] = data_storage_version
+    options = spec.storage_options
     if spec.via_namespace:
-        kwargs["storage_options_provider"] = spec.provider()
+        provider = spec.provider()
+        options = provider.options()
+        kwargs["storage_options_provider"] = provider
     fragments = lance_cpp.fragment.write_fragments(
         table if schema is None else table.cast(schema), location, schema,
-        storage_options=spec.storage_options or None, **kwargs)
+        storage_options=options or None, **kwargs)
     return [json.dumps(f.to_json()) for f in fragments]
 
 
@@ -256,6 +293,9 @@ class _Target:
                 response = ns.describe_table(_ns.DescribeTableRequest(id=spec.table_id))
             self.location = response.location
             options.update(response.storage_options or {})
+            with _LOCK:
+                _DRIVER_OPTIONS[(spec.cache_key(), self.location)] = dict(
+                    response.storage_options or {})
         else:
             self.location = spec.uri
         if mode == "overwrite" or (mode == "create" and spec.via_namespace):
@@ -284,12 +324,14 @@ def _commit(spec: _TableSpec, target: _Target, schema: Optional[pa.Schema],
             raise ValueError("cannot create a table without a schema (no data was written)")
         operation = lance_cpp.LanceOperation.Overwrite(schema, fragments)
     kwargs: Dict[str, Any] = {}
+    options = dict(spec.storage_options)
     if spec.via_namespace:
         kwargs["storage_options_provider"] = spec.provider()
+        with _LOCK:
+            options.update(_DRIVER_OPTIONS.get((spec.cache_key(), target.location), {}))
     return lance_cpp.LanceDataset.commit(target.location, operation,
                                          read_version=target.read_version,
-                                         storage_options=spec.storage_options or None,
-                                         **kwargs)
+                                         storage_options=options or None, **kwargs)
 
 
 class LanceDatasink(Datasink):

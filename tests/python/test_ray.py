@@ -74,18 +74,21 @@ def test_namespace_calls_per_worker_process(ray_local, tmp_path):
     lr.write_lance(ray_rows(ray_local, 0, 400, 4), table_id=["t"], namespace_impl=impl,
                    namespace_properties=props, max_rows_per_file=50)
     calls = _ray_ns.calls(log)
-    # The driver declares once; no worker asks the namespace to write (local storage: the
-    # declare's options are all they need, and local files never need a refresh).
-    assert [op for _, op in calls] == ["declare_table"]
+    driver = str(os.getpid())
+    # The driver declares once; each worker process describes at most once (its first
+    # fragment: the table's options), however many tasks it ran.
+    assert [op for pid, op in calls if pid == driver] == ["declare_table"]
+    writers = collections.Counter(pid for pid, op in calls if pid != driver)
+    assert writers and all(n == 1 for n in writers.values()), calls
     table = pa.concat_tables(ray_local.get(
         lr.read_lance(table_id=["t"], namespace_impl=impl, namespace_properties=props,
                       filter="id >= 100").to_arrow_refs()))
     assert sorted_ids(table) == list(range(100, 400))
-    calls = _ray_ns.calls(log)[1:]
-    per_pid = collections.Counter(pid for pid, op in calls if op == "describe_table")
+    reads = _ray_ns.calls(log)[1 + sum(writers.values()):]
+    per_pid = collections.Counter(pid for pid, op in reads if op == "describe_table")
     # The driver describes once; each worker process at most once, however many tasks.
     assert all(n == 1 for n in per_pid.values()), per_pid
-    assert str(os.getpid()) in per_pid
+    assert per_pid[driver] == 1
 
 
 def test_fragment_writer_and_committer(ray_local, tmp_path):
@@ -135,3 +138,41 @@ def test_tasks_carry_no_vended_credentials(ray_local, tmp_path):
     blob = cloudpickle.dumps(source) + b"".join(
         cloudpickle.dumps(t) for t in source.get_read_tasks(2))
     assert secret.encode() not in blob
+
+
+def test_rgw_job_outlives_its_vended_keys(ray_local, tmp_path):
+    """On RGW with keys that live 8 s and are revoked right after: a write and a read that
+    take longer succeed, every worker refreshing by itself; the driver declares once."""
+    import time
+
+    import _vending
+
+    s3 = _vending.S3Env()
+    props = {"root": s3.unique_uri("ray"), "ttl_s": "8", "log_path": str(tmp_path / "c.log")}
+    impl = "_ray_ns.RgwVendingNamespace"
+
+    def slow(batch):
+        time.sleep(3)
+        return batch
+
+    started = time.monotonic()
+    data = ray_rows(ray_local, 0, 800, 8).map_batches(slow, batch_format="pyarrow",
+                                                      batch_size=None)
+    lr.write_lance(data, table_id=["t"], namespace_impl=impl, namespace_properties=props,
+                   max_rows_per_file=50)
+    read = lr.read_lance(table_id=["t"], namespace_impl=impl, namespace_properties=props,
+                         filter="id >= 100", override_num_blocks=4).map_batches(
+                             slow, batch_format="pyarrow", batch_size=None)
+    table = pa.concat_tables(ray_local.get(read.to_arrow_refs()))
+    elapsed = time.monotonic() - started
+    assert sorted_ids(table) == list(range(100, 800))
+    assert elapsed > 9, elapsed  # the job outlived the first keys (8 s + revocation)
+    calls = _ray_ns.timed_calls(props["log_path"])
+    driver = str(os.getpid())
+    assert [op for pid, op, _ in calls if pid == driver].count("declare_table") == 1
+    describes = collections.Counter(pid for pid, op, _ in calls if op == "describe_table")
+    assert any(pid != driver for pid in describes), calls
+    # One describe per process per key lifetime: never more than the windows the job
+    # spans, whatever the number of tasks each process ran.
+    windows = int(elapsed // 8) + 1
+    assert all(n <= windows for n in describes.values()), (describes, elapsed, calls)
