@@ -113,7 +113,7 @@ def test_a_failed_job_commits_nothing(ray_local, tmp_path):
         return batch
 
     job = ray_rows(ray_local, 10, 20, 2).map_batches(explode, batch_format="pyarrow")
-    with pytest.raises(Exception, match="worker failed mid-write"):
+    with pytest.raises(ray_local.exceptions.RayError, match="worker failed mid-write"):
         lr.write_lance(job, uri, mode="append")
     ds = lance_cpp.dataset(uri)
     assert ds.version == 1 and ds.count_rows() == 10
@@ -176,3 +176,32 @@ def test_rgw_job_outlives_its_vended_keys(ray_local, tmp_path):
     # spans, whatever the number of tasks each process ran.
     windows = int(elapsed // 8) + 1
     assert all(n <= windows for n in describes.values()), (describes, elapsed, calls)
+
+
+def test_a_worker_killed_mid_write_leaves_the_previous_version(ray_local, tmp_path):
+    import signal
+
+    uri = str(tmp_path / "killed.lance")
+    lr.write_lance(ray_rows(ray_local, 0, 10, 1), uri)
+    marker = tmp_path / "killed-once"
+
+    def write_then_die(batch):
+        # The first task to see id 15 writes its fragment, then is killed (SIGKILL) before
+        # it can report it; no task is retried, so the job fails.
+        if 15 in batch["id"].to_pylist() and not marker.exists():
+            marker.write_text("x")
+            lr._write_fragments(lr._TableSpec(uri, None, None, None, None), uri, batch,
+                                SCHEMA, 1000, None)
+            os.kill(os.getpid(), signal.SIGKILL)
+        return batch
+
+    job = ray_rows(ray_local, 10, 20, 2).map_batches(
+        write_then_die, batch_format="pyarrow", batch_size=None, max_retries=0)
+    with pytest.raises(ray_local.exceptions.RayError) as failed:
+        lr.write_lance(job, uri, mode="append", ray_remote_args={"max_retries": 0})
+    # The worker died (no Python exception of ours): Ray reports a crashed worker.
+    assert "died" in str(failed.value) or "crash" in str(failed.value).lower(), failed.value
+    assert marker.exists()
+    ds = lance_cpp.dataset(uri)
+    assert ds.version == 1 and ds.count_rows() == 10
+    assert [v["version"] for v in ds.versions()] == [1]
