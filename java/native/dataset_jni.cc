@@ -63,11 +63,7 @@ jlong WriteFromStream(JNIEnv* env, jlong stream_addr, WriteFn write) {
       ds = write(**reader);
     }
   }
-  if (!ds.ok()) {
-    ThrowStatus(env, ds.status());
-    return 0;
-  }
-  return ToHandle(std::move(*ds));
+  return HandleOrThrow(env, std::move(ds));
 }
 
 }  // namespace
@@ -94,12 +90,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpen(JNIEnv* env, jclass
     return 0;
   }
   options.access = std::move(*access);
-  auto ds = Dataset::Open(ToStd(env, uri), std::move(options));
-  if (!ds.ok()) {
-    ThrowStatus(env, ds.status());
-    return 0;
-  }
-  return ToHandle(std::move(*ds));
+  return HandleOrThrow(env, Dataset::Open(ToStd(env, uri), std::move(options)));
 }
 
 // Dataset.open().namespaceClient(ns).tableId(id): one describe_table, then the table's
@@ -117,13 +108,8 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpenNamespace(
   options.access = lance::io::StorageAccess(ToStdMap(env, storage_options));
   lance::ns::NamespaceAccessOptions access_options;
   access_options.ignore_namespace_storage_options = ignore_namespace_storage_options;
-  auto ds = lance::ns::OpenDataset(*ns, ToStdStrings(env, table_id), std::move(options),
-                                   access_options);
-  if (!ds.ok()) {
-    ThrowStatus(env, ds.status());
-    return 0;
-  }
-  return ToHandle(std::move(*ds));
+  return HandleOrThrow(env, lance::ns::OpenDataset(*ns, ToStdStrings(env, table_id),
+                                                   std::move(options), access_options));
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(
@@ -235,12 +221,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCheckoutVersion(JNIEnv* 
                                      std::to_string(version)));
     return 0;
   }
-  auto other = ds->CheckoutVersion(static_cast<uint64_t>(version));
-  if (!other.ok()) {
-    ThrowStatus(env, other.status());
-    return 0;
-  }
-  return ToHandle(std::move(*other));
+  return HandleOrThrow(env, ds->CheckoutVersion(static_cast<uint64_t>(version)));
 }
 
 // Every version as a dev.lancecpp.Version (id, commit time in ms, summary metadata).

@@ -126,12 +126,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeOpen(
     ThrowStatus(env, access.status());
     return 0;
   }
-  auto reader = LanceFileReader::OpenUri(ToStd(env, uri), *access);
-  if (!reader.ok()) {
-    ThrowStatus(env, reader.status());
-    return 0;
-  }
-  return ToHandle(std::move(*reader));
+  return HandleOrThrow(env, LanceFileReader::OpenUri(ToStd(env, uri), *access));
 }
 
 JNIEXPORT void JNICALL
@@ -279,12 +274,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpen(
     ThrowStatus(env, access.status());
     return 0;
   }
-  auto session = LanceFileSession::Open(ToStd(env, base_uri), *access);
-  if (!session.ok()) {
-    ThrowStatus(env, session.status());
-    return 0;
-  }
-  return ToHandle(std::move(*session));
+  return HandleOrThrow(env, LanceFileSession::Open(ToStd(env, base_uri), *access));
 }
 
 JNIEXPORT void JNICALL
@@ -342,12 +332,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpenReader
     JNIEnv* env, jclass, jlong handle, jstring path) {
   auto session = Live<LanceFileSession>(env, handle, "LanceFileSession");
   if (!session) return 0;
-  auto reader = session->OpenReader(ToStd(env, path));
-  if (!reader.ok()) {
-    ThrowStatus(env, reader.status());
-    return 0;
-  }
-  return ToHandle(std::move(*reader));
+  return HandleOrThrow(env, session->OpenReader(ToStd(env, path)));
 }
 
 }  // extern "C"

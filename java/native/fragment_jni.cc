@@ -53,12 +53,7 @@ jlong CommitAndThrow(JNIEnv* env, const std::string& uri, const Operation& op,
     ThrowStatus(env, access.status());
     return 0;
   }
-  auto ds = Dataset::Commit(uri, op, read, *access);
-  if (!ds.ok()) {
-    ThrowStatus(env, ds.status());
-    return 0;
-  }
-  return ToHandle(std::move(*ds));
+  return HandleOrThrow(env, Dataset::Commit(uri, op, read, *access));
 }
 
 }  // namespace

@@ -62,6 +62,15 @@ std::shared_ptr<T> FromHandle(jlong handle) {
   if (handle == 0) return nullptr;
   return *reinterpret_cast<std::shared_ptr<T>*>(handle);
 }
+/// \brief The handle of `result`'s object, or 0 with the Java exception of its error.
+template <typename T>
+jlong HandleOrThrow(JNIEnv* env, Result<std::shared_ptr<T>> result) {
+  if (!result.ok()) {
+    ThrowStatus(env, result.status());
+    return 0;
+  }
+  return ToHandle(std::move(*result));
+}
 template <typename T>
 void ReleaseHandle(jlong handle) {
   delete reinterpret_cast<std::shared_ptr<T>*>(handle);
