@@ -2,7 +2,7 @@
 """Turns the JSON files of ONE `make bench` run into one result file, and that file into
 docs/benchmarks.md (scripts/run_bench.sh).
 
-  report.py --dir WORKDIR --out OUT.json --parts "local growth s3 refresh"
+  report.py --dir WORKDIR --out OUT.json --parts "local growth s3 refresh ray"
             --git-commit HASH --dirty true|false --timestamp ISO
             --load-before "a b c" --load-after "a b c"
             [--part-seconds local=N,growth=N,...] [--total-seconds N]
@@ -25,7 +25,7 @@ WORKDIR holds, per part: local: lance-cpp-write[-v22].json, pylance-write[-v22].
 lance-cpp-write-growth.json, pylance-write-growth.json, <engine>-scan-growth.json; s3:
 s3.json (bench/s3_benchmark.cc), pylance-s3.json (pylance_bench.py s3),
 s3-scan-pylance.json (s3_benchmark --scan-uri); refresh: refresh.json
-(bench/refresh_benchmark.cc).
+(bench/refresh_benchmark.cc); ray: ray.json (bench/ray_bench.py).
 """
 
 import argparse
@@ -83,6 +83,12 @@ AIMS = [
      ("ratio", "s3_write_mb_s", "curl_put_mb_s", 0.85)),
     ("refresh", "refresh under load: background p99 <= 1.2x no refresh, zero failed requests",
      ("refresh",)),
+    ("ray_write", "Ray write_lance through a namespace on RGW: >= 1.0x lance-ray",
+     ("ratio", "ray_write_mb_s", "lance_ray_write_mb_s", 1.0)),
+    ("ray_read", "Ray read_lance with a filter through a namespace on RGW: >= 1.0x lance-ray",
+     ("ratio", "ray_read_mb_s", "lance_ray_read_mb_s", 1.0)),
+    ("ray_same_rows", "Ray: each engine's read of each engine's table returns the same rows, "
+     "and no vended secret is in lance_cpp's write tasks", ("ray_checks",)),
     # Earlier issues' aims, file format 2.2.
     ("count_on_local_file_v22", "count_rows(x > 1000.0), both on lance-cpp's 2.2 file: "
      ">= 1.0x pylance",
@@ -140,6 +146,14 @@ REASONS = {
                        "{s3_scan_cpu_server_s:.1f} in the RGW, where curl GETs of the same bytes "
                        "cost {curl_get_cpu_client_s:.1f} + {curl_get_cpu_server_s:.1f}",
 }
+REASONS["ray_read"] = (
+    "the per-fragment S3 scan underneath: lance-cpp decodes with more CPU than pylance "
+    "(one extra copy where a read spans read-ahead blocks, plus the curl receive), on 2 "
+    "cores shared by the RGW and the Ray workers; the namespace calls are not the cost "
+    "({ray_describe_calls:.0f} describes per job, each a local directory lookup)")
+REASONS["ray_write"] = (
+    "both engines are CPU-bound on encoding on 2 cores shared with the RGW; lance-cpp "
+    "encodes one page after another (parallel page encoding is not done yet)")
 NO_REASON = "not analysed yet (add a reason to REASONS in bench/report.py)"
 
 
@@ -368,9 +382,30 @@ def refresh_part(run, r):
     r["raw"]["refresh"] = ref
 
 
+def ray_part(run, r):
+    """MB/s of write = the Ray Dataset's Arrow bytes, of read = the filtered result's
+    Arrow bytes (equal for both engines: the run checks the rows), over each engine's
+    median seconds; namespace calls per job (write + read), median over the repetitions."""
+    ray = run.need("ray.json")
+    for key, engine in (("ray", "lance_cpp"), ("lance_ray", "lance_ray")):
+        e = ray[engine]
+        for op, nbytes in (("write", ray["logical_bytes"]), ("read", ray["result_bytes"])):
+            k = f"{key}_{op}_mb_s"
+            r[k] = nbytes / e[op]["median_s"] / 1e6
+            r["samples_s"][k] = e[op]["samples_s"]
+        r[f"{key}_describe_calls"] = statistics.median(e["describe_calls_per_job"])
+        r[f"{key}_declare_calls"] = statistics.median(e["declare_calls_per_job"])
+    r["data_ray"] = {k: ray[k] for k in ("rows", "blocks", "reps", "logical_bytes", "filter",
+                                         "result_rows", "result_bytes", "data_storage_version",
+                                         "ray_cpus", "namespace", "versions",
+                                         "cross_reads_equal", "mismatches",
+                                         "secret_in_write_task") if k in ray}
+    r["raw"]["ray"] = ray
+
+
 PARTS = [("local", "local", local_part), ("local", "local_v22", v22_part),
          ("growth", "growth", growth_part), ("s3", "s3", s3_part),
-         ("refresh", "refresh", refresh_part)]
+         ("refresh", "refresh", refresh_part), ("ray", "ray", ray_part)]
 
 
 def build(args):
@@ -425,13 +460,17 @@ def busy(r):
 def aim_part(name):
     if name.startswith("s3"):
         return "s3"
+    if name.startswith("ray"):
+        return "ray"
     return "refresh" if name == "refresh" else "local"
 
 
 def failure_parts(step):
     """The parts a failed step (run_bench.sh's step name, or a section of build()) hurt."""
     if step == "rgw":
-        return ("s3", "refresh")
+        return ("s3", "refresh", "ray")
+    if step == "ray":
+        return ("ray",)
     if "growth" in step:
         return ("growth",)
     if step.startswith("s3") or step.startswith("pylance-s3"):
@@ -490,6 +529,17 @@ def aims(r):
                 met = ratio <= 1.2 and failed == 0
                 measured = (f"p99 {fmt(bg)} ms vs {fmt(none)} ms = {ratio:.2f}x; "
                             f"{failed} failed requests")
+        elif kind == "ray_checks":
+            d = r.get("data_ray") or {}
+            if "cross_reads_equal" not in d or "secret_in_write_task" not in d:
+                missing = ["data_ray"]
+            else:
+                leaks = d["secret_in_write_task"]
+                met = bool(d["cross_reads_equal"]) and not leaks.get("lance_cpp", True)
+                measured = ("same rows in all four reads" if d["cross_reads_equal"] else
+                            "reads differ: " + "; ".join(d.get("mismatches", []))) + \
+                    "; vended secret in write tasks: " + \
+                    ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in leaks.items())
         if met is None:
             part = aim_part(name)
             fails = {k: v for k, v in (r.get("failures") or {}).items()
@@ -746,6 +796,34 @@ def render_refresh(r):
     return section_or_absent(r, "refresh_p99_ms_background", text, "refresh")
 
 
+def render_ray(r):
+    def text():
+        d = r.get("data_ray", {})
+        rows = pair_rows(r, [("write_lance (MB/s)", "ray_write_mb_s", "lance_ray_write_mb_s"),
+                             ("read_lance with the filter (MB/s)", "ray_read_mb_s",
+                              "lance_ray_read_mb_s"),
+                             ("describe_table calls per job", "ray_describe_calls",
+                              "lance_ray_describe_calls"),
+                             ("declare_table calls per job", "ray_declare_calls",
+                              "lance_ray_declare_calls")])
+        leaks = d.get("secret_in_write_task", {})
+        versions = d.get("versions", {})
+        return (f"{d.get('rows', 0):,} generated rows ({d.get('logical_bytes', 0):,} bytes in "
+                f"Ray, {d.get('blocks', '?')} blocks), file format "
+                f"{d.get('data_storage_version', '?')}, a local Ray of {d.get('ray_cpus', '?')} "
+                f"CPUs (Ray {versions.get('ray', '?')}, lance-ray {versions.get('lance_ray', '?')}"
+                f", pylance {versions.get('pylance', '?')}); filter `{d.get('filter', '?')}` "
+                f"keeps {d.get('result_rows', 0):,} rows ({d.get('result_bytes', 0):,} bytes). "
+                f"Median of {d.get('reps', '?')} after a warm-up. Same rows in every engine's "
+                f"read of every engine's table: "
+                f"{'yes' if d.get('cross_reads_equal') else 'NO'}. The vended secret in what "
+                f"a write task receives: lance_cpp "
+                f"{'yes' if leaks.get('lance_cpp') else 'no'}, lance-ray "
+                f"{'yes' if leaks.get('lance_ray') else 'no'}.\n\n" +
+                md_table(["measure", "lance_cpp.ray", "lance-ray", "ratio", "keys"], rows))
+    return section_or_absent(r, "ray_write_mb_s", text, "ray")
+
+
 def markdown(path, template=TEMPLATE):
     r = read(path)
     if r is None:
@@ -755,7 +833,7 @@ def markdown(path, template=TEMPLATE):
     fill = {"SOURCE": path,
             "SUMMARY": render_summary(r), "AIMS": render_aims(r), "LOCAL": render_local(r),
             "V22": render_v22(r), "GROWTH": render_growth(r), "MEMORY": render_memory(r),
-            "S3": render_s3(r), "REFRESH": render_refresh(r)}
+            "S3": render_s3(r), "REFRESH": render_refresh(r), "RAY": render_ray(r)}
     for k, v in fill.items():
         body = body.replace("@" + k + "@", v)
     return body
@@ -768,7 +846,7 @@ def main():
     p.add_argument("--template", default=TEMPLATE)
     p.add_argument("--dir")
     p.add_argument("--out")
-    p.add_argument("--parts", default="local growth s3 refresh")
+    p.add_argument("--parts", default="local growth s3 refresh ray")
     p.add_argument("--git-commit", default="unknown")
     p.add_argument("--git-commit-end", help="HEAD at the end of the run")
     p.add_argument("--dirty", choices=["true", "false"], default="false")
@@ -792,7 +870,8 @@ def main():
     os.replace(tmp, args.out)
     for title, fn in (("local, file format 2.0", render_local), ("local, 2.2", render_v22),
                       ("growth", render_growth), ("peak RSS", render_memory),
-                      ("S3", render_s3), ("refresh under load", render_refresh)):
+                      ("S3", render_s3), ("refresh under load", render_refresh),
+                      ("Ray", render_ray)):
         print(f"\n== {title}\n{fn(r)}")
     print()
     print(render_summary(r))

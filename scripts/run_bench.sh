@@ -14,6 +14,10 @@
 #           RGW, and each engine scanning the other's S3 dataset.
 #   refresh build/bench/refresh_benchmark on the same RGW (request latency under load with
 #           short-lived vended credentials); a failure is recorded, never dropped.
+#   ray     on the same RGW, a local Ray of 2 CPUs: lance_cpp.ray against lance-ray
+#           (pylance) on the same job -- a Ray Dataset of 4M generated rows written as a
+#           table of a directory namespace, read back with a filter, each engine's reads
+#           equal to the other's -- throughput and namespace calls (bench/ray_bench.py).
 #
 # Every operation also records its peak RSS. bench/report.py writes what this run
 # measured, and only that (no key is carried over from an earlier file), with the commit
@@ -24,20 +28,21 @@
 #
 #   scripts/run_bench.sh [BUILD_DIR]
 #
-# Environment: LANCE_BENCH_PARTS (default "local growth s3 refresh"), LANCE_BENCH_OUT,
+# Environment: LANCE_BENCH_PARTS (default "local growth s3 refresh ray"), LANCE_BENCH_OUT,
 # LANCE_BENCH_REPS (timed repetitions, default 7, after one warm-up), LANCE_BENCH_ROWS
 # (default 1000000), LANCE_BENCH_GROWTH_ROWS (4000000), LANCE_BENCH_GROWTH_REPS (3),
 # LANCE_BENCH_DIR (scratch directory, default a fresh one under $TMPDIR or /tmp, removed
 # afterwards; needs ~12 GB), LANCE_BENCH_S3_REPS (3), LANCE_BENCH_S3_FILES (16 data
 # files), LANCE_BENCH_S3_ROWS_PER_FILE (524288 rows, ~75 MB), LANCE_BENCH_S3_PARALLEL
 # (curl processes at a time, 4), LANCE_BENCH_REFRESH_TIMEOUT (seconds, 900),
+# LANCE_BENCH_RAY_ROWS (4000000), LANCE_BENCH_RAY_REPS (3),
 # LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT (7495 / 6795:
 # not the test RGW's 7480 / 6789; the mon port stays below 6800, where OSDs pick theirs).
 # The RGW lives in BUILD_DIR/rgw-bench and is stopped and removed at exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
-FULL_PARTS="local growth s3 refresh"
+FULL_PARTS="local growth s3 refresh ray"
 PARTS=${LANCE_BENCH_PARTS:-$FULL_PARTS}
 REPS=${LANCE_BENCH_REPS:-7}
 ROWS=${LANCE_BENCH_ROWS:-1000000}
@@ -47,6 +52,8 @@ S3_REPS=${LANCE_BENCH_S3_REPS:-3}
 S3_FILES=${LANCE_BENCH_S3_FILES:-16}
 S3_ROWS_PER_FILE=${LANCE_BENCH_S3_ROWS_PER_FILE:-524288}
 S3_PARALLEL=${LANCE_BENCH_S3_PARALLEL:-4}
+RAY_ROWS=${LANCE_BENCH_RAY_ROWS:-4000000}
+RAY_REPS=${LANCE_BENCH_RAY_REPS:-3}
 PY=$PWD/.venv/bin/python
 BIN=$BUILD_DIR/bench/dataset_benchmark
 S3BIN=$BUILD_DIR/bench/s3_benchmark
@@ -63,7 +70,8 @@ done
 full=1
 for p in $FULL_PARTS; do part "$p" || full=; done
 for v in LANCE_BENCH_REPS LANCE_BENCH_ROWS LANCE_BENCH_GROWTH_ROWS LANCE_BENCH_GROWTH_REPS \
-  LANCE_BENCH_S3_REPS LANCE_BENCH_S3_FILES LANCE_BENCH_S3_ROWS_PER_FILE; do
+  LANCE_BENCH_S3_REPS LANCE_BENCH_S3_FILES LANCE_BENCH_S3_ROWS_PER_FILE \
+  LANCE_BENCH_RAY_ROWS LANCE_BENCH_RAY_REPS; do
   [ -z "${!v:-}" ] || full=
 done
 if [ -n "${LANCE_BENCH_OUT:-}" ]; then
@@ -80,6 +88,9 @@ need() { [ -x "$1" ] || { log "missing $1: build with LANCE_BUILD_BENCHMARKS=ON 
 part local && need "$BIN"
 part growth && need "$BIN"
 part s3 && need "$S3BIN"
+if part ray && ! compgen -G "$BUILD_DIR/python/lance_cpp/_lance_cpp*.so" >/dev/null; then
+  log "missing the lance_cpp module in $BUILD_DIR/python: make build"; exit 1
+fi
 [ -x "$PY" ] || { log "missing $PY: run scripts/setup.sh (make setup)"; exit 1; }
 
 # What is measured: HEAD, and whether tracked files differ from it (then the numbers are
@@ -304,12 +315,22 @@ run_refresh() {
   fi
 }
 
+run_ray() {
+  # lance_cpp from this build; lance-ray, pylance and Ray from the venv. The RGW's keys
+  # reach the Ray workers through their environment (LANCE_S3_*, exported by start_rgw),
+  # never as arguments.
+  log "Ray: lance_cpp.ray vs lance-ray, $RAY_ROWS rows, on $LANCE_S3_ENDPOINT"
+  step ray env PYTHONPATH="$(realpath "$BUILD_DIR")/python" RAY_USAGE_STATS_ENABLED=0 \
+    "$PY" bench/ray_bench.py --out "$WORK/ray.json" --rows "$RAY_ROWS" --reps "$RAY_REPS"
+}
+
 part local && timed_part local run_local
 part growth && timed_part growth run_growth
-if part s3 || part refresh; then
+if part s3 || part refresh || part ray; then
   if start_rgw; then
     part s3 && timed_part s3 run_s3
     part refresh && timed_part refresh run_refresh
+    part ray && timed_part ray run_ray
     log "stopping the benchmark RGW"
     scripts/rgw.sh stop "$RGW_DIR"
     rgw_started=

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import pyarrow as pa
 
@@ -44,6 +44,36 @@ _DATASETS: Dict[Tuple[Any, ...], Any] = {}
 # which seed the commit's provider (no second call for what that answer carried). Kept in
 # the process, never on the sink, which travels to the workers.
 _DRIVER_OPTIONS: Dict[Tuple[Any, ...], Dict[str, str]] = {}
+
+
+# lance-ray arguments with no lance_cpp counterpart yet, and their defaults: accepted at
+# the default, refused otherwise (never silently ignored).
+_UNSUPPORTED_DEFAULTS: Dict[str, Any] = {
+    "base_store_params": None, "initial_bases": None, "target_bases": None,
+    "external_blob_mode": "reference", "allow_external_blob_outside_bases": False,
+    "enable_stable_row_ids": False, "stream": False, "batch_size": None, "resume_rows": 0,
+    "with_metadata": False, "use_legacy_format": False, "retry_params": None,
+}
+
+
+def _refuse_unsupported(where: str, given: Dict[str, Any]) -> None:
+    for name, value in given.items():
+        if name not in _UNSUPPORTED_DEFAULTS:
+            raise TypeError(f"{where}() got an unexpected keyword argument {name!r}")
+        if value is not None and value != _UNSUPPORTED_DEFAULTS[name]:
+            raise NotImplementedError(
+                f"{where}: the lance-ray argument {name}={value!r} is not supported by "
+                f"lance_cpp.ray")
+
+
+def _check_rows_per_file(min_rows_per_file: int, max_rows_per_file: int) -> None:
+    if min_rows_per_file is None or min_rows_per_file <= 0:
+        raise ValueError("min_rows_per_file must be positive")
+    if max_rows_per_file is None or max_rows_per_file <= 0:
+        raise ValueError("max_rows_per_file must be positive")
+    if min_rows_per_file > max_rows_per_file:
+        raise ValueError(f"min_rows_per_file ({min_rows_per_file}) must not exceed "
+                         f"max_rows_per_file ({max_rows_per_file})")
 
 
 def _props_key(properties: Optional[Dict[str, str]]) -> Tuple[Tuple[str, str], ...]:
@@ -159,13 +189,16 @@ class _TableSpec:
     def provider(self) -> Any:
         return _provider(self)
 
-    def open(self, version: Optional[int] = None) -> Any:
+    def open(self, version: Optional[int] = None,
+             dataset_options: Optional[Dict[str, Any]] = None) -> Any:
+        kwargs = dict(dataset_options or {})
+        if version is not None:
+            kwargs["version"] = version
         if self.via_namespace:
             return lance_cpp.dataset(namespace_client=self.namespace(), table_id=self.table_id,
-                                     version=version,
-                                     storage_options=self.storage_options or None)
-        return lance_cpp.dataset(self.uri, version=version,
-                                 storage_options=self.storage_options or None)
+                                     storage_options=self.storage_options or None, **kwargs)
+        return lance_cpp.dataset(self.uri, storage_options=self.storage_options or None,
+                                 **kwargs)
 
 
 # ---- reading --------------------------------------------------------------------------------
@@ -177,14 +210,16 @@ class LanceDatasource(Datasource):
 
     def __init__(self, spec: _TableSpec, columns: Optional[List[str]] = None,
                  filter: Optional[str] = None, fragment_ids: Optional[List[int]] = None,
-                 scanner_options: Optional[Dict[str, Any]] = None):
+                 scanner_options: Optional[Dict[str, Any]] = None,
+                 dataset_options: Optional[Dict[str, Any]] = None):
         self._spec = spec
         self._columns = list(columns) if columns is not None else None
         self._filter = filter
         self._scanner_options = dict(scanner_options or {})
         # The driver opens the table once (one describe through a namespace) to fix the
         # version and list the fragments; only ids, counts and the version travel on.
-        ds = spec.open()
+        # dataset_options (e.g. version) apply here: the workers open that version.
+        ds = spec.open(dataset_options=dataset_options)
         self._version = ds.version
         fragments = ds.get_fragments()
         if fragment_ids is not None:
@@ -241,12 +276,17 @@ def read_lance(uri: Optional[str] = None, *, table_id: Optional[List[str]] = Non
                namespace_properties: Optional[Dict[str, str]] = None,
                ray_remote_args: Optional[Dict[str, Any]] = None,
                concurrency: Optional[int] = None,
-               override_num_blocks: Optional[int] = None) -> "ray.data.Dataset":
+               override_num_blocks: Optional[int] = None,
+               dataset_options: Optional[Dict[str, Any]] = None,
+               **lance_ray_only: Any) -> "ray.data.Dataset":
     """A Ray Dataset of the table at `uri` or `table_id` of the namespace (lance-ray's
-    ``read_lance``): its latest version, `columns` and `filter` pushed down."""
+    ``read_lance``): its latest version (or ``dataset_options["version"]``), `columns`
+    and `filter` pushed down. lance-ray's ``base_store_params`` and ``with_metadata`` are
+    accepted at their defaults only."""
+    _refuse_unsupported("read_lance", lance_ray_only)
     spec = _TableSpec(uri, table_id, storage_options, namespace_impl, namespace_properties)
     source = LanceDatasource(spec, columns=columns, filter=filter, fragment_ids=fragment_ids,
-                             scanner_options=scanner_options)
+                             scanner_options=scanner_options, dataset_options=dataset_options)
     return ray.data.read_datasource(source, ray_remote_args=ray_remote_args or {},
                                     concurrency=concurrency,
                                     override_num_blocks=override_num_blocks)
@@ -257,10 +297,13 @@ def read_lance(uri: Optional[str] = None, *, table_id: Optional[List[str]] = Non
 
 def _write_fragments(spec: _TableSpec, location: str, table: pa.Table,
                      schema: Optional[pa.Schema], max_rows_per_file: int,
-                     data_storage_version: Optional[str], mode: str = "append") -> List[str]:
+                     data_storage_version: Optional[str], mode: str = "append",
+                     **file_limits: Any) -> List[str]:
     """Writes `table` as fragments of `location` (nothing committed); their JSON. `mode`:
-    append takes the table's schema and field ids, create / overwrite the data's."""
+    append takes the table's schema and field ids, create / overwrite the data's.
+    `file_limits`: max_bytes_per_file, max_rows_per_group (None: the default)."""
     kwargs: Dict[str, Any] = {"max_rows_per_file": max_rows_per_file, "mode": mode}
+    kwargs.update({k: v for k, v in file_limits.items() if v is not None})
     if data_storage_version is not None:
         kwargs["data_storage_version"] = data_storage_version
     options = spec.storage_options
@@ -334,16 +377,34 @@ def _commit(spec: _TableSpec, target: _Target, schema: Optional[pa.Schema],
                                          storage_options=options or None, **kwargs)
 
 
+def _commit_returns(spec: _TableSpec, target: _Target, schema: Optional[pa.Schema],
+                    write_result: Any) -> None:
+    """The driver's one commit of what the write tasks returned: (fragment JSONs, schema
+    bytes) each. Nothing written: no commit (as lance-ray), unless the caller's schema
+    asks for an empty table (create) or an emptied one (overwrite)."""
+    jsons: List[str] = []
+    for returned_jsons, schema_bytes in write_result.write_returns:
+        jsons.extend(returned_jsons)
+        if schema is None and schema_bytes is not None:
+            schema = pa.ipc.read_schema(pa.py_buffer(schema_bytes))
+    if not jsons and (target.mode == "append" or schema is None):
+        return
+    _commit(spec, target, schema, jsons)
+
+
 class LanceDatasink(Datasink):
     """Workers write fragments; the driver commits them all at once when every write
     task succeeded (a failed job commits nothing)."""
 
     def __init__(self, spec: _TableSpec, mode: str = "create",
-                 schema: Optional[pa.Schema] = None, max_rows_per_file: int = 1024 * 1024,
+                 schema: Optional[pa.Schema] = None, min_rows_per_file: int = 1024 * 1024,
+                 max_rows_per_file: int = 64 * 1024 * 1024,
                  data_storage_version: Optional[str] = None):
+        _check_rows_per_file(min_rows_per_file, max_rows_per_file)
         self._spec = spec
         self._mode = mode
         self._schema = schema
+        self._min_rows_per_file = min_rows_per_file
         self._max_rows_per_file = max_rows_per_file
         self._data_storage_version = data_storage_version
         self._target: Optional[_Target] = None
@@ -355,40 +416,56 @@ class LanceDatasink(Datasink):
     def supports_distributed_writes(self) -> bool:
         return True
 
-    def on_write_start(self, schema: Optional[pa.Schema] = None) -> None:
-        self._target = _Target(self._spec, self._mode)
-        if self._schema is None and schema is not None:
-            self._schema = schema
+    @property
+    def min_rows_per_write(self) -> int:
+        # Ray gathers blocks until a write task has this many rows (the fewer, larger
+        # data files lance-ray's min_rows_per_file asks for).
+        return self._min_rows_per_file
 
-    def write(self, blocks: Iterable[Any], ctx: Any) -> List[str]:
+    def on_write_start(self, schema: Optional[pa.Schema] = None) -> None:
+        # Ray's `schema` here is a guess from the plan (for a map_batches it may be the
+        # input's), so it is not used: each task writes its blocks' own schema (or the
+        # caller's) and returns it with the fragments.
+        self._target = _Target(self._spec, self._mode)
+
+    def write(self, blocks: Iterable[Any], ctx: Any) -> Tuple[List[str], Optional[bytes]]:
         tables = [pa.table(b) if not isinstance(b, pa.Table) else b for b in blocks]
         tables = [t for t in tables if t.num_rows > 0]
         if not tables:
-            return []
+            return [], None
         table = pa.concat_tables(tables, promote_options="default")
-        return _write_fragments(self._spec, self._target.location, table, self._schema,
-                                self._max_rows_per_file, self._data_storage_version,
-                                mode=self._target.mode)
+        jsons = _write_fragments(self._spec, self._target.location, table, self._schema,
+                                 self._max_rows_per_file, self._data_storage_version,
+                                 mode=self._target.mode)
+        # The schema goes back with the fragments: a dataset whose schema Ray knows only
+        # once it has run (map_batches) gives the driver none in on_write_start.
+        return jsons, (self._schema or table.schema).serialize().to_pybytes()
 
     def on_write_complete(self, write_result: Any) -> None:
-        jsons = [j for returned in write_result.write_returns for j in (returned or [])]
-        _commit(self._spec, self._target, self._schema, jsons)
+        _commit_returns(self._spec, self._target, self._schema, write_result)
 
 
 def write_lance(ds: "ray.data.Dataset", uri: Optional[str] = None, *,
-                table_id: Optional[List[str]] = None, mode: str = "create",
-                schema: Optional[pa.Schema] = None, max_rows_per_file: int = 1024 * 1024,
+                table_id: Optional[List[str]] = None, schema: Optional[pa.Schema] = None,
+                mode: str = "create", min_rows_per_file: int = 1024 * 1024,
+                max_rows_per_file: int = 64 * 1024 * 1024,
                 data_storage_version: Optional[str] = None,
                 storage_options: Optional[Dict[str, str]] = None,
                 namespace_impl: Optional[str] = None,
                 namespace_properties: Optional[Dict[str, str]] = None,
                 ray_remote_args: Optional[Dict[str, Any]] = None,
-                concurrency: Optional[int] = None) -> None:
+                concurrency: Optional[int] = None, **lance_ray_only: Any) -> None:
     """Writes the Ray Dataset `ds` to the table (lance-ray's ``write_lance``): create
     declares it through the namespace (one declare), append / overwrite describe it (one
-    describe); workers write fragments; the driver commits once."""
+    describe); workers write fragments of at least `min_rows_per_file` rows each (Ray
+    gathers blocks up to that) and at most `max_rows_per_file`; the driver commits once.
+    lance-ray's other arguments (``enable_stable_row_ids``, ``base_store_params``,
+    ``initial_bases``, ``target_bases``, blob and streaming options) are accepted at
+    their defaults only."""
+    _refuse_unsupported("write_lance", lance_ray_only)
     spec = _TableSpec(uri, table_id, storage_options, namespace_impl, namespace_properties)
-    sink = LanceDatasink(spec, mode=mode, schema=schema, max_rows_per_file=max_rows_per_file,
+    sink = LanceDatasink(spec, mode=mode, schema=schema, min_rows_per_file=min_rows_per_file,
+                         max_rows_per_file=max_rows_per_file,
                          data_storage_version=data_storage_version)
     ds.write_datasink(sink, ray_remote_args=ray_remote_args or {}, concurrency=concurrency)
 
@@ -399,16 +476,25 @@ class LanceFragmentWriter:
     ``schema``, serialized), for a LanceFragmentCommitter."""
 
     def __init__(self, uri: Optional[str] = None, *, table_id: Optional[List[str]] = None,
+                 transform: Optional[Callable[[pa.Table], Any]] = None,
                  schema: Optional[pa.Schema] = None, max_rows_per_file: int = 1024 * 1024,
+                 max_bytes_per_file: Optional[int] = None,
+                 max_rows_per_group: Optional[int] = None,
                  data_storage_version: Optional[str] = None,
                  storage_options: Optional[Dict[str, str]] = None,
                  namespace_impl: Optional[str] = None,
                  namespace_properties: Optional[Dict[str, str]] = None,
-                 location: Optional[str] = None):
+                 location: Optional[str] = None, **lance_ray_only: Any):
+        _refuse_unsupported("LanceFragmentWriter", lance_ray_only)
         self._spec = _TableSpec(uri, table_id, storage_options, namespace_impl,
                                 namespace_properties)
+        # lance-ray's transform: applied to each batch first; a table or a generator of
+        # tables (each written as its own fragments).
+        self._transform = transform
         self._schema = schema
         self._max_rows_per_file = max_rows_per_file
+        self._file_limits = {"max_bytes_per_file": max_bytes_per_file,
+                             "max_rows_per_group": max_rows_per_group}
         self._data_storage_version = data_storage_version
         # Through a namespace the location is the declared / described one (the driver
         # passes it); on its own the writer describes the table once per process.
@@ -426,9 +512,18 @@ class LanceFragmentWriter:
 
     def __call__(self, batch: Any) -> pa.Table:
         table = batch if isinstance(batch, pa.Table) else pa.table(batch)
-        jsons = _write_fragments(self._spec, self._where(), table, self._schema,
-                                 self._max_rows_per_file, self._data_storage_version)
-        schema = self._schema or table.schema
+        tables = [table]
+        if self._transform is not None:
+            out = self._transform(table)
+            tables = [out] if isinstance(out, pa.Table) else list(out)
+        tables = [t if isinstance(t, pa.Table) else pa.table(t) for t in tables]
+        jsons = []
+        for t in tables:
+            if t.num_rows:
+                jsons += _write_fragments(self._spec, self._where(), t, self._schema,
+                                          self._max_rows_per_file,
+                                          self._data_storage_version, **self._file_limits)
+        schema = self._schema or (tables[0].schema if tables else table.schema)
         return pa.table({"fragment": pa.array(jsons, pa.string()),
                          "schema": pa.array([schema.serialize().to_pybytes()] * len(jsons),
                                             pa.binary())})
@@ -442,7 +537,9 @@ class LanceFragmentCommitter(Datasink):
                  mode: str = "create", schema: Optional[pa.Schema] = None,
                  storage_options: Optional[Dict[str, str]] = None,
                  namespace_impl: Optional[str] = None,
-                 namespace_properties: Optional[Dict[str, str]] = None):
+                 namespace_properties: Optional[Dict[str, str]] = None,
+                 **lance_ray_only: Any):
+        _refuse_unsupported("LanceFragmentCommitter", lance_ray_only)
         self._spec = _TableSpec(uri, table_id, storage_options, namespace_impl,
                                 namespace_properties)
         self._mode = mode
@@ -466,10 +563,4 @@ class LanceFragmentCommitter(Datasink):
         return jsons, schema_bytes
 
     def on_write_complete(self, write_result: Any) -> None:
-        jsons: List[str] = []
-        schema = self._schema
-        for returned_jsons, schema_bytes in write_result.write_returns:
-            jsons.extend(returned_jsons)
-            if schema is None and schema_bytes is not None:
-                schema = pa.ipc.read_schema(pa.py_buffer(schema_bytes))
-        _commit(self._spec, self._target, schema, jsons)
+        _commit_returns(self._spec, self._target, self._schema, write_result)

@@ -471,8 +471,8 @@ Status BaseBinaryBuilder<OffsetT>::DoAppendArraySlice(const ArrayData& data,
   if (length > 0) {
     // One reservation and a plain loop: appending offset by offset (a capacity check
     // and a memcpy each) dominated concatenating short strings.
-    LANCE_ASSIGN_OR_RAISE(uint8_t * at,
-                          offsets_.Extend(length * static_cast<int64_t>(sizeof(OffsetT))));
+    LANCE_ASSIGN_OR_RAISE(
+        uint8_t * at, offsets_.Extend(length * static_cast<int64_t>(sizeof(OffsetT))));
     OffsetT* dst = reinterpret_cast<OffsetT*>(at);
     for (int64_t i = 0; i < length; ++i) dst[i] = static_cast<OffsetT>(src[i] + shift);
   }
@@ -700,8 +700,8 @@ Status BaseListBuilder<OffsetT>::DoAppendArraySlice(const ArrayData& data, int64
   if (length > 0) {
     // One reservation and a plain loop: appending offset by offset (a capacity check
     // and a memcpy each) dominated concatenating short strings.
-    LANCE_ASSIGN_OR_RAISE(uint8_t * at,
-                          offsets_.Extend(length * static_cast<int64_t>(sizeof(OffsetT))));
+    LANCE_ASSIGN_OR_RAISE(
+        uint8_t * at, offsets_.Extend(length * static_cast<int64_t>(sizeof(OffsetT))));
     OffsetT* dst = reinterpret_cast<OffsetT*>(at);
     for (int64_t i = 0; i < length; ++i) dst[i] = static_cast<OffsetT>(src[i] + shift);
   }
@@ -750,6 +750,15 @@ Status FixedSizeListBuilder::AppendEmptyValues(int64_t count) {
   LANCE_RETURN_NOT_OK(CheckCount(count));
   LANCE_RETURN_NOT_OK(value_builder_->AppendEmptyValues(count * list_size_));
   return AppendValidity(count, true);
+}
+
+Status FixedSizeListBuilder::Reserve(int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  if (list_size_ > 0 && additional > std::numeric_limits<int64_t>::max() / list_size_) {
+    return Status::Invalid("reserving " + std::to_string(additional) + " lists of " +
+                           std::to_string(list_size_) + " items overflows");
+  }
+  return value_builder_->Reserve(additional * list_size_);
 }
 
 void FixedSizeListBuilder::Reset() {

@@ -85,7 +85,9 @@ class RgwVendingNamespace(_vending_base()):
     ``ttl_s`` and ``log_path``. The RGW's static keys come from the worker's environment
     (LANCE_S3_*), never from the properties, so no secret travels with the tasks. Every
     describe / declare vends a brand-new key that lives ``ttl_s`` and is revoked on the
-    server one second later, and is logged as "<pid> <operation>"."""
+    server one second later, and is logged as "<pid> <operation>". With ``secrets_log``
+    (a test's own file, mode 600), each vended secret is appended to it too, for the test
+    to look for it where it must not be (Ray's logs)."""
 
     def __init__(self, **properties):
         import _vending
@@ -93,6 +95,7 @@ class RgwVendingNamespace(_vending_base()):
 
         self._root = properties["root"]
         self._log_path = properties["log_path"]
+        self._secrets_log = properties.get("secrets_log")
         s3 = _vending.S3Env()
         vendor = _process_vendor(s3.rgw_conf)
         self._inner = _vending.VendingNamespace(lance_cpp, s3, vendor, self._root,
@@ -104,10 +107,20 @@ class RgwVendingNamespace(_vending_base()):
     def _log(self, op):
         _append(self._log_path, op)
 
+    def _keep_secret(self, response):
+        if self._secrets_log:
+            fd = os.open(self._secrets_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, (response.storage_options["aws_secret_access_key"] +
+                              "\n").encode())
+            finally:
+                os.close(fd)
+        return response
+
     def describe_table(self, request):
         self._log("describe_table")
         try:
-            return self._inner.describe_table(request)
+            return self._keep_secret(self._inner.describe_table(request))
         except Exception as e:  # noqa: BLE001 - only "not found" is answered below
             if "TableNotFound" not in type(e).__name__ + str(e):
                 raise
@@ -115,10 +128,10 @@ class RgwVendingNamespace(_vending_base()):
         # process): its location, as a namespace that records declarations answers.
         from lance_namespace import DescribeTableResponse
 
-        return DescribeTableResponse(
+        return self._keep_secret(DescribeTableResponse(
             location=f"{self._root}/{'/'.join(request.id)}.lance",
-            storage_options=self._inner._vend_options())
+            storage_options=self._inner._vend_options()))
 
     def declare_table(self, request):
         self._log("declare_table")
-        return self._inner.declare_table(request)
+        return self._keep_secret(self._inner.declare_table(request))

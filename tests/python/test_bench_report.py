@@ -131,3 +131,43 @@ def test_every_rep_clause_and_busy_machine():
     r["load_before"] = [0.5, 0.5, 0.5]
     a = {x["name"]: x for x in report.aims(r)}["local_scan_on_local_file_v20"]
     assert a["met"] is True and "busy" not in a["reason"]
+
+
+def ray_file(d, ours_read, cross_equal=True, ours_leaks=False):
+    e = {"write_calls": [], "read_calls": [], "calling_processes": []}
+    write(d, "ray.json", {
+        "rows": 10, "blocks": 2, "reps": 3, "logical_bytes": 2 * 10**9, "filter": "x < 0.5",
+        "result_rows": 5, "result_bytes": 10**9, "data_storage_version": "2.2",
+        "ray_cpus": 2, "namespace": "ns", "versions": {"ray": "r", "lance_ray": "l",
+                                                       "pylance": "p"},
+        "cross_reads_equal": cross_equal, "mismatches": [] if cross_equal else ["x"],
+        "secret_in_write_task": {"lance_cpp": ours_leaks, "lance_ray": True},
+        "lance_cpp": dict(e, write=summary([2.0, 2.0, 2.0]), read=summary(ours_read),
+                          describe_calls_per_job=[5, 5, 4], declare_calls_per_job=[1, 1, 1]),
+        "lance_ray": dict(e, write=summary([4.0, 4.0, 4.0]), read=summary([1.0, 1.0, 1.0]),
+                          describe_calls_per_job=[1, 1, 1], declare_calls_per_job=[1, 1, 1])})
+
+
+def test_ray_keys_and_aims(tmp_path):
+    ray_file(tmp_path, [2.0, 2.0, 2.0])
+    r, out = build(tmp_path, "ray")
+    assert r["ray_write_mb_s"] == pytest.approx(1000.0)        # 2e9 bytes / 2 s
+    assert r["lance_ray_write_mb_s"] == pytest.approx(500.0)
+    assert r["ray_read_mb_s"] == pytest.approx(500.0)          # the result's 1e9 bytes
+    assert r["lance_ray_read_mb_s"] == pytest.approx(1000.0)
+    assert r["ray_describe_calls"] == 5 and r["lance_ray_describe_calls"] == 1
+    a = r["aims"]
+    assert a["ray_write"]["met"] is True and a["ray_read"]["met"] is False
+    assert a["ray_same_rows"]["met"] is True
+    assert "lance_cpp no" in a["ray_same_rows"]["measured"]
+    doc = report.markdown(out)
+    assert "| describe_table calls per job | 5 | 1 |" in doc
+    ray_file(tmp_path, [1.0, 1.0, 1.0], cross_equal=False)
+    assert build(tmp_path, "ray")[0]["aims"]["ray_same_rows"]["met"] is False
+    ray_file(tmp_path, [1.0, 1.0, 1.0], ours_leaks=True)
+    assert build(tmp_path, "ray")[0]["aims"]["ray_same_rows"]["met"] is False
+    with open(tmp_path / "ray.failed", "w") as f:
+        f.write("exit status 1\nray: the reads differ\n")
+    os.remove(tmp_path / "ray.json")
+    r, out = build(tmp_path, "ray")
+    assert r["aims"]["ray_read"]["met"] is None and "reads differ" in r["failures"]["ray"]

@@ -441,6 +441,9 @@ class FixedSizeListBuilder : public ArrayBuilder {
   Status Append(bool is_valid = true);
   Status AppendNulls(int64_t count) override;
   Status AppendEmptyValues(int64_t count) override;
+  /// \brief Room for `additional` lists, and for their list_size() items each in the
+  /// value builder (so that appending whole arrays copies the values once).
+  Status Reserve(int64_t additional) override;
   void Reset() override;
   ArrayBuilder* value_builder() const { return value_builder_.get(); }
   int32_t list_size() const { return list_size_; }
