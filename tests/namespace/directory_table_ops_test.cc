@@ -170,7 +170,9 @@ TEST_P(TableOpsTest, CreateTableWritesVersionOneThatDatasetOpenReads) {
   EXPECT_EQ(ds->version(), 1u);
   EXPECT_EQ(ds->CountRows().value_or(-1), 3);
   EXPECT_EQ(ds->schema()->field(0)->name(), "id");
-  if (local()) EXPECT_TRUE(fs::exists(root_ + "/t.lance/.lance-reserved"));
+  if (local()) {
+    EXPECT_TRUE(fs::exists(root_ + "/t.lance/.lance-reserved"));
+  }
 
   ASSERT_OK_AND_ASSIGN(auto described,
                        ns_->DescribeTable({.id = {"t"}, .load_detailed_metadata = true}));
@@ -257,7 +259,9 @@ TEST_P(TableOpsTest, NamesThatLocationsPercentEncode) {
     id = {"my db", "a table"};
   }
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable({.id = id}, Ipc(Rows({1, 2}))));
-  if (manifest()) EXPECT_THAT(*created.location, HasSubstr("a%20table"));
+  if (manifest()) {
+    EXPECT_THAT(*created.location, HasSubstr("a%20table"));
+  }
   ASSERT_OK(ns_->InsertIntoTable({.id = id}, Ipc(Rows({3}))).status());
   EXPECT_EQ(ns_->CountTableRows({.id = id}).value_or(-1), 3);
   ASSERT_OK_AND_ASSIGN(auto described,
@@ -732,7 +736,9 @@ TEST_P(TableOpsTest, RenameTable) {
               FailsWithKind(ErrorCode::kInvalidInput));
   // Dropping the renamed table removes its data.
   ASSERT_OK(ns_->DropTable({.id = {"db", "w"}}).status());
-  if (local()) EXPECT_FALSE(fs::exists(root_ + "/t.lance/_versions"));
+  if (local()) {
+    EXPECT_FALSE(fs::exists(root_ + "/t.lance/_versions"));
+  }
 }
 
 TEST_P(TableOpsTest, ListAllTables) {

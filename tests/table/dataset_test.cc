@@ -89,7 +89,9 @@ TEST_P(DatasetTest, CreateAppendOverwriteVersionsCheckout) {
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(versions[i].version, i + 1);
     EXPECT_GT(versions[i].timestamp_ms, 1600000000000);
-    if (i > 0) EXPECT_GE(versions[i].timestamp_ms, versions[i - 1].timestamp_ms);
+    if (i > 0) {
+      EXPECT_GE(versions[i].timestamp_ms, versions[i - 1].timestamp_ms);
+    }
   }
   EXPECT_EQ(versions[1].metadata.at("total_rows"), "150");
   EXPECT_EQ(versions[1].metadata.at("total_fragments"), "2");
