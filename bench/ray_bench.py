@@ -98,9 +98,12 @@ def main():
         ns = {"namespace_impl": IMPL, "namespace_properties": props}
 
         def job_calls(since):
-            got = ray_bench_ns.calls(calls_log)[since:]
+            # The calls logged since `since`: by operation, the processes that made them,
+            # and where the next job's calls start.
+            logged = ray_bench_ns.calls(calls_log)
+            got = logged[since:]
             return dict(collections.Counter(op for _, op in got)), \
-                len({pid for pid, _ in got}), len(ray_bench_ns.calls(calls_log))
+                len({pid for pid, _ in got}), len(logged)
 
         def read(engine, table):
             refs = engine.read_lance(table_id=[table], filter=FILTER, **ns).to_arrow_refs()
