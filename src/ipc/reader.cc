@@ -216,6 +216,13 @@ Result<std::unique_ptr<IpcStreamReader>> IpcStreamReader::Open(BufferPtr stream_
   return std::unique_ptr<IpcStreamReader>(new IpcStreamReader(std::move(state)));
 }
 
+Result<std::unique_ptr<IpcStreamReader>> IpcStreamReader::Open(BufferPtr stream_bytes,
+                                                               const IpcLimits& limits) {
+  if (!stream_bytes) return Status::Invalid("IPC stream reader: no bytes");
+  LANCE_RETURN_NOT_OK(CheckIpcStreamLimits(stream_bytes->ToStringView(), limits));
+  return Open(std::move(stream_bytes));
+}
+
 SchemaPtr IpcStreamReader::schema() const { return state_->schema.schema; }
 
 Result<RecordBatchPtr> IpcStreamReader::Next() {
@@ -265,15 +272,29 @@ Result<TablePtr> ReadIpcFile(BufferPtr file_bytes) {
   return reader->ReadTable();
 }
 
-Result<TablePtr> ReadIpcStream(BufferPtr stream_bytes) {
-  LANCE_ASSIGN_OR_RAISE(auto reader, IpcStreamReader::Open(std::move(stream_bytes)));
+namespace {
+
+Result<TablePtr> ReadAll(IpcStreamReader& reader) {
   std::vector<RecordBatchPtr> batches;
   while (true) {
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, reader->Next());
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch, reader.Next());
     if (!batch) break;
     batches.push_back(std::move(batch));
   }
-  return std::make_shared<Table>(reader->schema(), std::move(batches));
+  return std::make_shared<Table>(reader.schema(), std::move(batches));
+}
+
+}  // namespace
+
+Result<TablePtr> ReadIpcStream(BufferPtr stream_bytes) {
+  LANCE_ASSIGN_OR_RAISE(auto reader, IpcStreamReader::Open(std::move(stream_bytes)));
+  return ReadAll(*reader);
+}
+
+Result<TablePtr> ReadIpcStream(BufferPtr stream_bytes, const IpcLimits& limits) {
+  LANCE_ASSIGN_OR_RAISE(auto reader,
+                        IpcStreamReader::Open(std::move(stream_bytes), limits));
+  return ReadAll(*reader);
 }
 
 }  // namespace lance::ipc

@@ -30,6 +30,7 @@
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
+#include "lance/ipc/limits.h"
 #include "lance/result.h"
 
 namespace lance::ipc {
@@ -75,6 +76,13 @@ class IpcStreamReader : public RecordBatchReader {
   /// \return Corrupt if the stream does not begin with a valid schema message,
   /// NotImplemented as for IpcFileReader::Open().
   static Result<std::unique_ptr<IpcStreamReader>> Open(BufferPtr stream_bytes);
+  /// \brief As Open(stream_bytes), after CheckIpcStreamLimits() over the whole stream:
+  /// one that declares more than `limits` allow is refused before anything is decoded,
+  /// and the batches Next() then returns stay within them.
+  /// \return Invalid carrying an IpcLimitDetail when a cap is exceeded; Corrupt or
+  /// NotImplemented as for Open() (also for damage past the schema message).
+  static Result<std::unique_ptr<IpcStreamReader>> Open(BufferPtr stream_bytes,
+                                                       const IpcLimits& limits);
 
   ~IpcStreamReader() override;
 
@@ -96,5 +104,11 @@ class IpcStreamReader : public RecordBatchReader {
 Result<TablePtr> ReadIpcFile(BufferPtr file_bytes);
 /// \brief All record batches of an IPC stream, as a table.
 Result<TablePtr> ReadIpcStream(BufferPtr stream_bytes);
+/// \brief As ReadIpcStream(stream_bytes), for untrusted bytes: CheckIpcStreamLimits()
+/// first, so that a stream declaring more than `limits` allow is refused before
+/// anything is decompressed or built.
+/// \return Invalid carrying an IpcLimitDetail when a cap is exceeded; otherwise as
+/// ReadIpcStream().
+Result<TablePtr> ReadIpcStream(BufferPtr stream_bytes, const IpcLimits& limits);
 
 }  // namespace lance::ipc
