@@ -38,6 +38,13 @@ enum class StatusCode : int {
   kCancelled,       ///< the caller asked to stop
   kCorrupt,         ///< stored bytes do not decode (truncated, bit-flipped, wrong magic)
   kUnknown,
+  /// \brief A commit whose outcome cannot be determined: the write that publishes it
+  /// may have taken effect (its acknowledgement was lost) and checking failed too. Not
+  /// retryable: repeating another write could apply the change twice; a retry of the
+  /// same commit (Dataset::Commit with the same operation and read version) is safe, it
+  /// finds the version if it exists (docs/commit-protocol.md, "Lost acknowledgements").
+  /// Last, so the values of the older codes stay what they were.
+  kCommitStateUnknown,
 };
 
 /// \brief The name of a code, e.g. "NotFound".
@@ -132,6 +139,10 @@ class [[nodiscard]] Status {
     return {StatusCode::kCorrupt, StrCat(args...)};
   }
   template <typename... Args>
+  static Status CommitStateUnknown(const Args&... args) {
+    return {StatusCode::kCommitStateUnknown, StrCat(args...)};
+  }
+  template <typename... Args>
   static Status Unknown(const Args&... args) {
     return {StatusCode::kUnknown, StrCat(args...)};
   }
@@ -154,6 +165,7 @@ class [[nodiscard]] Status {
   bool IsTokenExpired() const { return code() == StatusCode::kTokenExpired; }
   bool IsUnavailable() const { return code() == StatusCode::kUnavailable; }
   bool IsCorrupt() const { return code() == StatusCode::kCorrupt; }
+  bool IsCommitStateUnknown() const { return code() == StatusCode::kCommitStateUnknown; }
 
   /// \brief The typed detail, or null.
   const std::shared_ptr<const StatusDetail>& detail() const;

@@ -41,6 +41,8 @@ std::string_view StatusCodeName(StatusCode code) {
       return "Corrupt";
     case StatusCode::kUnknown:
       return "Unknown";
+    case StatusCode::kCommitStateUnknown:
+      return "CommitStateUnknown";
   }
   return "Unknown";
 }

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "table/commit.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
+#include <map>
 #include <optional>
 
+#include "lance/core/logging.h"
 #include "lance/macros.h"
 #include "table/ids.h"
 
@@ -17,7 +22,61 @@ void WriteVersionHint(const DatasetDir& dir, uint64_t version) {
   (void)dir.store()->Put(dir.Key(kVersionHintPath), body);
 }
 
+// `txn` without its uuid, serialized deterministically (map fields sorted), so that two
+// transactions built from the same inputs compare equal byte for byte.
+std::string CanonicalBytes(pb::Transaction txn) {
+  txn.clear_uuid();
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    txn.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
+
+bool AnyDataFiles(const google::protobuf::RepeatedPtrField<pb::DataFragment>& fragments) {
+  return std::any_of(fragments.begin(), fragments.end(),
+                     [](const pb::DataFragment& f) { return f.files_size() > 0; });
+}
+
+bool AnyDeletionFiles(
+    const google::protobuf::RepeatedPtrField<pb::DataFragment>& fragments) {
+  return std::any_of(fragments.begin(), fragments.end(),
+                     [](const pb::DataFragment& f) { return f.has_deletion_file(); });
+}
+
+// Whether `txn` publishes files written for it alone (data files and deletion files
+// have random names): then an equal transaction can only be the same commit again.
+// Operations without such files (a Project, an UpdateConfig, a ReserveFragments...) may
+// legitimately be committed twice with equal contents by two writers.
+bool NamesOwnFiles(const pb::Transaction& txn) {
+  switch (txn.operation_case()) {
+    case pb::Transaction::kAppend:
+      return AnyDataFiles(txn.append().fragments());
+    case pb::Transaction::kOverwrite:
+      return AnyDataFiles(txn.overwrite().fragments());
+    case pb::Transaction::kDelete:
+      return AnyDeletionFiles(txn.delete_().updated_fragments());
+    case pb::Transaction::kUpdate:
+      return AnyDataFiles(txn.update().new_fragments()) ||
+             AnyDeletionFiles(txn.update().updated_fragments());
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+bool IsSameCommit(const pb::Transaction& mine, const pb::Transaction& theirs,
+                  bool by_content) {
+  if (!mine.uuid().empty() && mine.uuid() == theirs.uuid()) return true;
+  return by_content && NamesOwnFiles(mine) &&
+         mine.read_version() == theirs.read_version() &&
+         mine.operation_case() == theirs.operation_case() &&
+         CanonicalBytes(mine) == CanonicalBytes(theirs);
+}
 
 Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
                                          const LoadedManifest* read, pb::Transaction txn,
@@ -50,6 +109,10 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
   std::optional<LoadedManifest> rebased;
   const LoadedManifest* base = read;
   uint64_t checked_up_to = read_version;
+  // Manifests read back after a failed put, so that catch_up reads each version once.
+  std::map<uint64_t, LoadedManifest> preloaded;
+  // Set by catch_up when a version holds this very commit (IsSameCommit): it is done.
+  std::optional<LoadedManifest> already_committed;
 
   // Reads every version committed after `checked_up_to` up to `latest_version` and makes
   // sure our transaction still makes sense on top of each; the last one becomes the base.
@@ -57,27 +120,44 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
     // Versions a cleanup running beside us (older_than = 0) removed after they were
     // committed: their transactions are gone, so what they changed is judged from the
     // manifests on either side of the gap (CheckUnseenVersions). Lance skips them.
-    std::optional<uint64_t> gap_first;
+    uint64_t gap_first = 0;  // 0: no gap (versions start at 1)
     uint64_t gap_last = 0;
     for (uint64_t v = checked_up_to + 1; v <= latest_version; ++v) {
       Result<LoadedManifest> loaded = [&]() -> Result<LoadedManifest> {
+        auto it = preloaded.find(v);
+        if (it != preloaded.end()) {
+          LoadedManifest m = std::move(it->second);
+          preloaded.erase(it);
+          return m;
+        }
         LANCE_ASSIGN_OR_RAISE(ManifestLocation loc, FindManifest(dir, v, scheme));
         return ReadManifest(dir, loc);
       }();
       if (!loaded.ok()) {
         if (!loaded.status().IsNotFound()) return loaded.status();
-        if (!gap_first) gap_first = v;
+        if (gap_first == 0) gap_first = v;
         gap_last = v;
         continue;
       }
       LoadedManifest theirs_manifest = std::move(*loaded);
-      if (gap_first) {
-        LANCE_RETURN_NOT_OK(CheckUnseenVersions(txn, base->manifest,
-                                                theirs_manifest.manifest, *gap_first,
-                                                gap_last, dir.Uri()));
-        gap_first.reset();
-      }
       auto theirs = LoadTransaction(dir, theirs_manifest);
+      if (theirs.ok() && IsSameCommit(txn, *theirs, options.same_commit_by_content)) {
+        // Version v is this commit: an earlier put of it went through although its
+        // answer was lost, or the caller retries a commit that was published.
+        // Committing it again would apply it twice.
+        LANCE_LOG(Info, "commit")
+            << "version " << v << " of " << dir.Uri()
+            << " already holds this commit (transaction " << build.transaction_file
+            << "); not committing it again";
+        already_committed = std::move(theirs_manifest);
+        return Status::OK();
+      }
+      if (gap_first != 0) {
+        LANCE_RETURN_NOT_OK(CheckUnseenVersions(txn, base->manifest,
+                                                theirs_manifest.manifest, gap_first,
+                                                gap_last, dir.Uri()));
+        gap_first = 0;
+      }
       if (!theirs.ok()) {
         // Without their transaction we cannot tell what changed: refuse to rebase.
         return Status::Conflict(
@@ -90,7 +170,7 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
       rebased = std::move(theirs_manifest);
       base = &*rebased;
     }
-    if (gap_first) {
+    if (gap_first != 0) {
       // Nothing after the gap to build on (a listing that lags, or a cleanup of the
       // newest versions): start again from the latest one.
       return Status(StatusCode::kConflict,
@@ -113,6 +193,7 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
     LANCE_ASSIGN_OR_RAISE(auto latest, FindLatestManifest(dir));
     if (latest && latest->version > read_version) {
       LANCE_RETURN_NOT_OK(catch_up(latest->version));
+      if (already_committed) return std::move(*already_committed);
     }
   }
 
@@ -152,8 +233,7 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
                                 std::string(NamingSchemeName(other)) + " manifest names");
       }
     }
-    put = dir.store()->PutIfNotExists(key, bytes);
-    if (put.ok()) {
+    auto published = [&]() -> LoadedManifest {
       if (options.write_version_hint && dir.store()->has_directories()) {
         WriteVersionHint(dir, version);
       }
@@ -164,10 +244,52 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
       out.index_section = index_section;
       out.transaction_section = txn_bytes;
       return out;
-    }
-    if (!put.IsAlreadyExists()) {
-      return put.WithContext("publishing version " + std::to_string(version) + " of " +
-                             dir.Uri());
+    };
+    put = dir.store()->PutIfNotExists(key, bytes);
+    if (put.ok()) return published();
+
+    // The put failed, but that does not say the manifest is not there: the store may
+    // have carried the put out and lost only its answer (a reset or timeout after the
+    // request reached S3), and an AlreadyExists may be a retry meeting our own first
+    // attempt. The name decides: read back what it holds. See "Lost acknowledgements"
+    // in docs/commit-protocol.md.
+    Result<LoadedManifest> there =
+        ReadManifest(dir, ManifestLocation{version, scheme, key, -1});
+    if (there.ok()) {
+      if (there->manifest.transaction_file() == build.transaction_file) {
+        LANCE_LOG(Info, "commit")
+            << "publishing version " << version << " of " << dir.Uri() << " reported "
+            << put.ToString() << ", but the manifest there is ours: committed";
+        return published();
+      }
+      // Another writer's: the version is taken and our put cannot land any more (it
+      // creates only), so this is a lost race like any other.
+      preloaded[version] = std::move(*there);
+    } else if (there.status().IsNotFound()) {
+      // Nothing there: the put did not take effect. (AlreadyExists with nothing to read:
+      // a cleanup removed it since, or the store is slow to show it; catch_up decides.)
+      if (!put.IsAlreadyExists()) {
+        return put.WithContext("publishing version " + std::to_string(version) + " of " +
+                               dir.Uri());
+      }
+    } else if (there.status().IsCorrupt()) {
+      // Our bytes decode, so these are not ours (puts are atomic): the version is taken
+      // by something unreadable, which no commit can build on.
+      return there.status();
+    } else {
+      return Status(
+          StatusCode::kCommitStateUnknown,
+          "Commit of version " + std::to_string(version) + " of " + dir.Uri() +
+              " may have succeeded: publishing " + dir.store()->DisplayPath(key) +
+              " failed (" + put.ToString() + ") and reading it back failed too (" +
+              there.status().ToString() + "), so whether it holds this commit (" +
+              "transaction _transactions/" + build.transaction_file +
+              ") is unknown. Retrying the same commit (the same operation on the same "
+              "read version, e.g. Dataset::Commit with the same fragments) is safe: it "
+              "finds the version if it holds the commit. Repeating another write may "
+              "apply the change twice: check version " +
+              std::to_string(version) + " first",
+          /*retryable=*/false);
     }
 
     if (read == nullptr) {
@@ -182,6 +304,7 @@ Result<LoadedManifest> CommitTransaction(const DatasetDir& dir,
     // A store whose listing lags its writes may not show `version` yet.
     if (latest_version < version) latest_version = version;
     LANCE_RETURN_NOT_OK(catch_up(latest_version));
+    if (already_committed) return std::move(*already_committed);
   }
   return Status::Conflict("Commit to " + dir.Uri() + " gave up after " +
                           std::to_string(options.max_retries + 1) +

@@ -710,6 +710,10 @@ Result<std::shared_ptr<Dataset>> Dataset::Commit(const std::string& uri,
         DeleteToTransaction(std::get<DeleteOp>(op), *base, txn.mutable_delete_()));
   }
   txn.set_read_version(base ? base->proto().version() : 0);
+  // A caller retrying this commit (after CommitStateUnknown, say) passes the same
+  // fragments again: finding them committed means done, not append them twice
+  // (docs/commit-protocol.md, "Lost acknowledgements").
+  options.same_commit_by_content = true;
   LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest committed,
                         ti::CommitTransaction(dir, base ? &base->manifest : nullptr,
                                               std::move(txn), options));

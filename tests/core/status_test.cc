@@ -105,10 +105,13 @@ TEST(StatusTest, DetailSurvivesContextCopiesAndIsTyped) {
 }
 
 TEST(StatusTest, EveryCodeHasAName) {
-  for (int c = 0; c <= static_cast<int>(StatusCode::kUnknown); ++c) {
+  // kCommitStateUnknown is the last code (added after kUnknown).
+  for (int c = 0; c <= static_cast<int>(StatusCode::kCommitStateUnknown); ++c) {
     EXPECT_NE(StatusCodeName(static_cast<StatusCode>(c)), "");
   }
   EXPECT_EQ(StatusCodeName(StatusCode::kTokenExpired), "TokenExpired");
+  EXPECT_EQ(StatusCodeName(StatusCode::kCommitStateUnknown), "CommitStateUnknown");
+  EXPECT_TRUE(Status::CommitStateUnknown("x").IsCommitStateUnknown());
   EXPECT_EQ(StatusCodeName(StatusCode::kForbidden), "Forbidden");
 }
 

@@ -21,6 +21,7 @@
 #include "lance/io/executor.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/table/dataset.h"
+#include "tests/s3/proxy_fixture.h"
 #include "tests/testing/fault_proxy.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/s3_env.h"
@@ -69,46 +70,9 @@ int64_t Retries(const S3ObjectStore& store) {
   return store.client()->stats().retries.load();
 }
 
-class S3FaultTest : public ::testing::Test {
+class S3FaultTest : public lance::testing::S3ProxyTest {
  protected:
-  void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
-    auto proxy = FaultProxy::Start(env_.endpoint);
-    ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
-    proxy_ = std::move(*proxy);
-    // "s3://bucket/lance-test-<unique>/faults" -> "lance-test-<unique>/faults".
-    std::string uri = env_.UniqueUri("faults");
-    prefix_ = uri.substr(("s3://" + env_.bucket + "/").size());
-    auto direct = S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options());
-    ASSERT_TRUE(direct.ok()) << direct.status().ToString();
-    direct_ = *direct;
-  }
-
-  void TearDown() override {
-    if (direct_) EXPECT_OK(direct_->DeletePrefix(prefix_ + "/"));
-  }
-
-  // Options for a store behind the proxy: quick backoff, a 1 s stall timeout.
-  StorageOptions ProxyOptions(int max_retries = 5) const {
-    StorageOptions o = env_.Options();
-    o["aws_endpoint"] = proxy_->endpoint();
-    o["client_max_retries"] = std::to_string(max_retries);
-    o["lance_cpp_initial_backoff_ms"] = "1";
-    o["lance_cpp_max_backoff_ms"] = "20";
-    o["lance_cpp_stall_timeout"] = "1s";
-    return o;
-  }
-
-  std::shared_ptr<S3ObjectStore> ProxyStore(int max_retries = 5,
-                                            StorageOptions extra = {}) const {
-    StorageOptions o = ProxyOptions(max_retries);
-    for (auto& [k, v] : extra) o[k] = v;
-    auto store = S3ObjectStore::FromStorageOptions(env_.bucket, o);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
-    return store.ok() ? *store : nullptr;
-  }
+  S3FaultTest() : S3ProxyTest("faults") {}
 
   std::string Key(const std::string& name) const { return prefix_ + "/" + name; }
 
@@ -128,12 +92,6 @@ class S3FaultTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
-
-  S3TestEnv env_;
-  std::unique_ptr<FaultProxy> proxy_;
-  std::string prefix_;
-  // Straight to RGW, to check what really happened.
-  std::shared_ptr<S3ObjectStore> direct_;
 };
 
 TEST_F(S3FaultTest, SlowDownBurstIsRetriedToSuccess) {

@@ -109,6 +109,8 @@ const char* FaultActionName(FaultAction action) {
       return "stall";
     case FaultAction::kTruncateBody:
       return "truncate body";
+    case FaultAction::kDropReply:
+      return "drop reply";
   }
   return "?";
 }
@@ -380,6 +382,7 @@ void FaultProxy::Serve(int client_fd) {
     log_index = log_.size() - 1;
   }
   if (rule.action != FaultAction::kForward) faults_.fetch_add(1);
+  if (rule.before) rule.before(req.method, req.target);
 
   switch (rule.action) {
     case FaultAction::kSlowDown:
@@ -410,8 +413,9 @@ void FaultProxy::Serve(int client_fd) {
       return finish(false);
     case FaultAction::kForward:
     case FaultAction::kTruncateBody:
+    case FaultAction::kDropReply:
       Forward(client_fd, req, rule.action, log_index);
-      return finish(false);
+      return finish(rule.action == FaultAction::kDropReply && rule.reset_on_drop);
   }
 }
 
@@ -475,7 +479,11 @@ void FaultProxy::Forward(int client_fd, const Request& req, FaultAction action,
   }
 
   bool sent = SendAll(up, head) && SendAll(up, req.body);
-  std::string response;  // the status line (forward) or everything (truncate)
+  // The status line (forward) or everything (truncate, drop: held back, and for a drop
+  // read to the end so the server has finished the request before the client is cut).
+  const bool hold =
+      action == FaultAction::kTruncateBody || action == FaultAction::kDropReply;
+  std::string response;
   bool status_seen = false;
   char chunk[64 << 10];
   while (sent) {
@@ -483,7 +491,7 @@ void FaultProxy::Forward(int client_fd, const Request& req, FaultAction action,
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     std::string_view data(chunk, static_cast<size_t>(n));
-    if (action == FaultAction::kTruncateBody) {
+    if (hold) {
       response.append(data);
       continue;
     }

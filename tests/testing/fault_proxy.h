@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // FaultProxy: an in-process HTTP/1.1 proxy between a client under test and a real S3
 // server that injects scripted failures (503 SlowDown, 500, connection resets, stalls,
-// truncated bodies), so retry and error paths run against the real server.
+// truncated bodies, answers lost after the server acted), so retry and error paths run
+// against the real server.
 //
 // One request per connection: the proxy reads a request (head up to CRLFCRLF plus a
 // Content-Length body; answering "Expect: 100-continue" itself), then either injects the
@@ -18,6 +19,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -38,6 +40,10 @@ enum class FaultAction {
   kReset,          ///< close with RST (SO_LINGER 0) right after reading the request
   kStall,          ///< read the request, never answer; close after `stall` (or shutdown)
   kTruncateBody,  ///< forward; relay the head (full Content-Length), half the body, close
+  /// \brief Forward, read the server's whole answer, then close the client connection
+  /// without sending a byte of it (with RST when FaultRule::reset_on_drop): the server
+  /// did the work, the client never learns it (a lost acknowledgement).
+  kDropReply,
 };
 
 const char* FaultActionName(FaultAction action);
@@ -54,6 +60,15 @@ struct FaultRule {
   std::string target_contains;
   /// \brief kStall: how long the connection is held before it is closed.
   std::chrono::milliseconds stall{10'000};
+  /// \brief kDropReply: close with RST (SO_LINGER 0) instead of FIN after dropping the
+  /// answer.
+  bool reset_on_drop = false;
+  /// \brief Called on the proxy's handler thread once the whole request has been read
+  /// and before the rule's action (so before the request reaches the server when it is
+  /// forwarded), with the request's method and target. Lets a test act at exactly that
+  /// moment, e.g. commit a competing version straight to the server. The client waits
+  /// meanwhile.
+  std::function<void(const std::string& method, const std::string& target)> before;
 };
 
 /// \brief What the proxy saw, per request, in arrival order.

@@ -41,6 +41,62 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// What the attempts of one request did, for the writes whose effect must be checked when
+// an answer went missing.
+struct AttemptTrace {
+  int attempts = 0;
+  // An attempt ended without an HTTP answer after the request may have reached the
+  // server (reset, empty or cut answer, timeout): the server may have carried it out.
+  // Failures to connect or resolve never sent anything and do not count.
+  bool unanswered = false;
+
+  // The request may have taken effect although the outcome we hold is an error: an
+  // attempt went unanswered, or a later attempt met the state an earlier one left.
+  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
+};
+
+// "\"<32 hex>\"" -> the 16 bytes; empty for any other form (SSE-KMS and some servers use
+// ETags that are not the body's MD5).
+std::string EtagDigest(std::string_view etag) {
+  if (etag.size() == 34 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, 32);
+  }
+  if (etag.size() != 32) return "";
+  std::string out;
+  for (size_t i = 0; i < 32; i += 2) {
+    int v = 0;
+    for (size_t j = i; j < i + 2; ++j) {
+      const char c = etag[j];
+      v <<= 4;
+      if (c >= '0' && c <= '9') {
+        v |= c - '0';
+      } else if (c >= 'a' && c <= 'f') {
+        v |= c - 'a' + 10;
+      } else if (c >= 'A' && c <= 'F') {
+        v |= c - 'A' + 10;
+      } else {
+        return "";
+      }
+    }
+    out.push_back(static_cast<char>(v));
+  }
+  return out;
+}
+
+// The ETag S3 (and RGW) give an object completed from these parts: the MD5 of the
+// concatenated binary MD5s of the parts, then "-<number of parts>". Empty when a part's
+// ETag is not an MD5.
+std::string MultipartEtag(const std::vector<std::string>& part_etags) {
+  std::string digests;
+  for (const std::string& etag : part_etags) {
+    std::string digest = EtagDigest(etag);
+    if (digest.empty()) return "";
+    digests += digest;
+  }
+  return "\"" + internal::Md5Hex(digests) + "-" + std::to_string(part_etags.size()) +
+         "\"";
+}
+
 }  // namespace
 
 struct S3Client::Impl {
@@ -72,7 +128,7 @@ struct S3Client::Impl {
       const Request& req,
       const std::function<bool(int status, const S3Error&)>& accept = {},
       const std::function<std::optional<S3Error>(const Response&)>& body_error = {},
-      int* attempts_out = nullptr) {
+      AttemptTrace* trace = nullptr) {
     const std::string uri =
         req.uri_for_messages.empty() ? ObjectUri(req.key) : req.uri_for_messages;
     const auto target =
@@ -131,7 +187,7 @@ struct S3Client::Impl {
       }
 
       ++attempts;
-      if (attempts_out != nullptr) *attempts_out = attempts;
+      if (trace != nullptr) trace->attempts = attempts;
       stats.requests.fetch_add(1, std::memory_order_relaxed);
       Response resp;
       bool overflow = false;
@@ -158,6 +214,9 @@ struct S3Client::Impl {
       }
       if (rc != CURLE_OK) {
         const bool resolve = internal::IsResolveFailure(rc);
+        if (trace != nullptr && !resolve && rc != CURLE_COULDNT_CONNECT) {
+          trace->unanswered = true;
+        }
         if (resolve) ++resolve_failures;
         retry = internal::IsRetryableCurlCode(rc) || (resolve && resolve_failures <= 1);
         std::string msg = StrCat("S3 ", req.op, " of ", uri, ": ", curl_error,
@@ -441,16 +500,23 @@ Result<std::string> S3Client::PutObject(const std::string& key, std::string_view
     req.headers.emplace_back("if-none-match", "*");
     req.context = ErrorContext::kConditionalCreate;
   }
-  int attempts = 0;
-  auto resp = impl_->Execute(req, {}, {}, &attempts);
+  AttemptTrace trace;
+  auto resp = impl_->Execute(req, {}, {}, &trace);
   if (resp.ok()) return resp->etag;
-  if (if_none_match && attempts > 1 && resp.status().IsAlreadyExists()) {
-    // An earlier attempt may have created the object and lost only its answer; then
-    // the 412 is about our own write. A single-part PUT's ETag is the body's MD5, so a
-    // matching ETag means the object holds exactly our bytes.
+  if (if_none_match && trace.MayHaveTakenEffect()) {
+    // An attempt may have created the object and lost only its answer: then a retry's
+    // 412 is about our own write, and without a retry (or with every retry failing)
+    // the error hides a create that happened. A single-part PUT's ETag is the body's
+    // MD5, so a matching ETag means the object holds exactly our bytes. When the HEAD
+    // cannot tell (it fails, or the server's ETags are not MD5s) the error stands; the
+    // commit protocol reads the manifest back and decides (docs/commit-protocol.md).
     auto info = HeadObject(key);
-    if (info.ok() && info->etag == "\"" + internal::Md5Hex(body) + "\"")
+    if (info.ok() && info->etag == "\"" + internal::Md5Hex(body) + "\"") {
+      LANCE_LOG(Info, "s3") << "S3 PutObject of " << ObjectUri(key)
+                            << ": the answer was lost, the object holds our bytes ("
+                            << resp.status().ToString() << ")";
       return info->etag;
+    }
   }
   return resp.status();
 }
@@ -521,13 +587,49 @@ Status S3Client::CompleteMultipartUpload(const std::string& key,
   req.query = {{"uploadId", upload_id}};
   const std::string body = internal::BuildCompleteBody(part_etags);
   req.body = body;
-  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, {}, ErrorIn200));
+  AttemptTrace trace;
+  Result<Response> answer = impl_->Execute(req, {}, ErrorIn200, &trace);
+  if (!answer.ok()) {
+    if (!trace.MayHaveTakenEffect()) return answer.status();
+    return CheckCompleted(key, part_etags, answer.status());
+  }
+  const Response& resp = *answer;
   auto doc = ParseXml(resp.body);
   if (!doc.ok() || doc->name != "CompleteMultipartUploadResult") {
     return Status::IOError("S3 CompleteMultipartUpload of " + ObjectUri(key) +
                            ": malformed answer");
   }
   return Status::OK();
+}
+
+Status S3Client::CheckCompleted(const std::string& key,
+                                const std::vector<std::string>& part_etags,
+                                const Status& failed) {
+  // An attempt may have completed the upload and lost its answer; a retry then finds
+  // the upload gone (NoSuchUpload) or succeeds (RGW, like S3, answers a repeated
+  // Complete of a finished upload), and without a retry there is only the lost
+  // answer. The object tells: completed from exactly our parts, its ETag is
+  // MultipartEtag's.
+  const std::string expected = MultipartEtag(part_etags);
+  auto info = HeadObject(key);
+  if (info.ok() && !expected.empty() && info->etag == expected) {
+    LANCE_LOG(Info, "s3") << "S3 CompleteMultipartUpload of " << ObjectUri(key)
+                          << ": the answer was lost, the object is the completed upload ("
+                          << failed.ToString() << ")";
+    return Status::OK();
+  }
+  if (info.ok() && !expected.empty()) return failed;  // another object: not ours
+  if (!info.ok() && info.status().IsNotFound()) return failed;  // not completed
+  // The outcome is unknown: say so, keeping the code (and HTTP detail) of the failure.
+  const std::string why = info.ok()
+                              ? "the server's ETags are not MD5s, so the object " +
+                                    info->etag + " cannot be matched to the parts"
+                              : "checking the object failed: " + info.status().message();
+  return Status(
+      failed.code(),
+      failed.message() +
+          "; the upload may have completed (an attempt's answer was lost) and " + why,
+      failed.retryable(), failed.detail());
 }
 
 Status S3Client::AbortMultipartUpload(const std::string& key,

@@ -123,7 +123,11 @@ class S3Client {
                               int64_t length = -1, const std::string& if_match = "");
 
   /// \brief Single PUT. With `if_none_match`, sends "If-None-Match: *": the create-only
-  /// commit primitive (412 -> AlreadyExists).
+  /// commit primitive (412 -> AlreadyExists). When an attempt's answer may have been lost
+  /// (an attempt went unanswered, or there was more than one), a failed conditional PUT
+  /// is checked with a HEAD: an object whose ETag is the body's MD5 is our own create,
+  /// and the PUT succeeds. Otherwise the error stands (AlreadyExists after a retry may
+  /// then still be our own create: the commit protocol reads the manifest back).
   /// \return the new ETag (may be empty); AlreadyExists.
   Result<std::string> PutObject(const std::string& key, std::string_view body,
                                 bool if_none_match = false);
@@ -135,6 +139,10 @@ class S3Client {
                                  int part_number, std::string_view body);
   /// \brief Completes with the parts' ETags in order (part i+1 = part_etags[i]).
   /// Tolerates RGW's empty ETag in the response; detects the 200-with-<Error> answer.
+  /// When it fails after an answer may have been lost (a retry's NoSuchUpload, an
+  /// unanswered attempt), a HEAD decides: an object whose ETag is the one these parts
+  /// make (MD5 of the parts' MD5s, "-N") is the completed upload, and this succeeds;
+  /// when the HEAD cannot tell, the error says the upload may have completed.
   Status CompleteMultipartUpload(const std::string& key, const std::string& upload_id,
                                  const std::vector<std::string>& part_etags);
   /// \brief Aborts; an unknown upload (already aborted/completed) is OK.
@@ -169,6 +177,11 @@ class S3Client {
  private:
   struct Impl;
   explicit S3Client(std::unique_ptr<Impl> impl);
+  // CompleteMultipartUpload failed with `failed` after an answer may have been lost:
+  // OK if the object is the completed upload, else `failed` (naming the uncertainty
+  // when the object cannot be checked).
+  Status CheckCompleted(const std::string& key,
+                        const std::vector<std::string>& part_etags, const Status& failed);
   std::unique_ptr<Impl> impl_;
 };
 

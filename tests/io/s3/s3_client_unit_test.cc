@@ -863,6 +863,111 @@ TEST(S3ClientFakeServerTest, ConditionalCreateWhoseAnswerWasLost) {
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
+// Without a retry (or with every retry failing), a conditional PUT whose only answer was
+// lost is checked with a HEAD too: the create happened when the ETag is our body's MD5.
+TEST(S3ClientFakeServerTest, ConditionalCreateWhoseOnlyAnswerWasLost) {
+  const std::string body = "manifest bytes";
+  for (bool ours : {true, false}) {
+    SCOPED_TRACE(ours);
+    FakeS3 server([&](const SeenRequest& r, int) {
+      if (r.method == "PUT") return Reply{"", 0, /*close=*/true};
+      if (!ours) return Reply{HttpReply(404, "")};
+      return Reply{
+          HttpReply(200, std::string(14, 'x'), {"ETag: \"" + Md5Hex(body) + "\""})};
+    });
+    S3Options options = FakeOptions(server);
+    options.max_retries = 0;
+    ASSERT_OK_AND_ASSIGN(auto c, S3Client::Make("bkt", options, FakeCreds()));
+    auto r = c->PutObject("k", body, /*if_none_match=*/true);
+    if (ours) {
+      ASSERT_OK(r);
+    } else {
+      EXPECT_THAT(r, IsError(StatusCode::kUnavailable));  // the put's own error
+    }
+    auto seen = server.requests();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[1].method, "HEAD");
+  }
+  // A PUT that was refused (an HTTP answer, one attempt) is not checked.
+  FakeS3 server([](const SeenRequest&, int) {
+    return Reply{HttpReply(403, ErrorXml("AccessDenied"))};
+  });
+  S3Options options = FakeOptions(server);
+  options.max_retries = 0;
+  ASSERT_OK_AND_ASSIGN(auto c, S3Client::Make("bkt", options, FakeCreds()));
+  EXPECT_FALSE(c->PutObject("k", body, true).ok());
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
+std::string HexToBytes(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+// The first CompleteMultipartUpload is carried out but its answer lost; the retry is
+// answered NoSuchUpload (S3 once the finished upload is gone). The object decides: its
+// ETag is MD5(part MD5s)-2 when it is our upload.
+TEST(S3ClientFakeServerTest, CompleteWhoseAnswerWasLost) {
+  const std::vector<std::string> parts = {"\"" + Md5Hex("part one") + "\"",
+                                          "\"" + Md5Hex("part two") + "\""};
+  const std::string ours =
+      "\"" + Md5Hex(HexToBytes(Md5Hex("part one")) + HexToBytes(Md5Hex("part two"))) +
+      "-2\"";
+  enum class Head { kOurs, kOther, kMissing, kFailing };
+  for (Head head : {Head::kOurs, Head::kOther, Head::kMissing, Head::kFailing}) {
+    SCOPED_TRACE(static_cast<int>(head));
+    FakeS3 server([&](const SeenRequest& r, int i) {
+      if (r.method == "POST") {
+        if (i == 0) return Reply{"", 0, /*close=*/true};
+        return Reply{HttpReply(404, ErrorXml("NoSuchUpload"))};
+      }
+      switch (head) {
+        case Head::kOurs:
+          return Reply{HttpReply(200, std::string(16, 'x'), {"ETag: " + ours})};
+        case Head::kOther:
+          return Reply{HttpReply(200, std::string(16, 'x'), {"ETag: \"abc-2\""})};
+        case Head::kMissing:
+          return Reply{HttpReply(404, "")};
+        case Head::kFailing:
+          break;
+      }
+      return Reply{HttpReply(500, "")};
+    });
+    ASSERT_OK_AND_ASSIGN(auto c, S3Client::Make("bkt", FakeOptions(server), FakeCreds()));
+    Status st = c->CompleteMultipartUpload("k", "up", parts);
+    switch (head) {
+      case Head::kOurs:
+        EXPECT_OK(st);
+        break;
+      case Head::kOther:
+      case Head::kMissing:
+        EXPECT_THAT(st, IsError(StatusCode::kNotFound));
+        EXPECT_EQ(st.message().find("may have"), std::string::npos) << st.message();
+        break;
+      case Head::kFailing:
+        EXPECT_THAT(st, IsErrorWith(StatusCode::kNotFound,
+                                    "the upload may have completed (an attempt's answer "
+                                    "was lost) and checking the object failed"));
+        ASSERT_NE(st.detail_as<HttpErrorDetail>(), nullptr);
+        EXPECT_EQ(st.detail_as<HttpErrorDetail>()->service_code(), "NoSuchUpload");
+        break;
+    }
+    auto seen = server.requests();
+    ASSERT_GE(seen.size(), 3u);
+    EXPECT_EQ(seen[2].method, "HEAD");
+  }
+  // A Complete refused on its only attempt is not checked.
+  FakeS3 server([](const SeenRequest&, int) {
+    return Reply{HttpReply(400, ErrorXml("InvalidPart"))};
+  });
+  ASSERT_OK_AND_ASSIGN(auto c, S3Client::Make("bkt", FakeOptions(server), FakeCreds()));
+  EXPECT_FALSE(c->CompleteMultipartUpload("k", "up", parts).ok());
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
 TEST(S3ClientFakeServerTest, MaxConnectionsBoundsRequestsInFlight) {
   std::atomic<int> in_flight{0}, peak{0};
   FakeS3 server([&](const SeenRequest&, int) {
