@@ -128,8 +128,9 @@ Status Story() {
   KeyReaper reaper(&admin, [](const std::string& key) {
     Say("  [rgw] revoked key %s on the server\n", RedactKeyId(key));
   });
-  auto ns = std::make_shared<VendingNamespace>(dir, &admin, &reaper, kTtl, kRefreshOffset,
-                                               kRevokeGrace);
+  lance::ns::Properties connection_props(connection.begin(), connection.end());
+  auto ns = std::make_shared<VendingNamespace>(dir, connection_props, &admin, &reaper,
+                                               kTtl, kRefreshOffset, kRevokeGrace);
   std::printf("RGW %s, namespace root %s\n", endpoint.c_str(), root.c_str());
   std::printf(
       "every describe_table / declare_table answer carries a NEW RGW key that "

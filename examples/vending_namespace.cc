@@ -185,9 +185,11 @@ void KeyReaper::Run() {
 }
 
 VendingNamespace::VendingNamespace(std::shared_ptr<lance::ns::LanceNamespace> inner,
-                                   RgwKeyAdmin* admin, KeyReaper* reaper, Millis ttl,
-                                   Millis refresh_offset, Millis revoke_grace)
+                                   lance::ns::Properties connection, RgwKeyAdmin* admin,
+                                   KeyReaper* reaper, Millis ttl, Millis refresh_offset,
+                                   Millis revoke_grace)
     : inner_(std::move(inner)),
+      connection_(std::move(connection)),
       admin_(admin),
       reaper_(reaper),
       ttl_(ttl),
@@ -239,6 +241,7 @@ Status VendingNamespace::Vend(const char* op, const lance::ns::Identifier& id,
   // The lifetime starts once the key exists, so radosgw-admin's latency never eats it.
   const int64_t expires = NowMillis() + ttl_.count();
   lance::ns::Properties& out = **options;
+  for (const auto& [k, v] : connection_) out.emplace(k, v);
   // Static RGW keys must travel without a token (RGW refuses a token with them).
   for (const char* k : {"aws_session_token", "session_token", "token", "aws_token"}) {
     out.erase(k);

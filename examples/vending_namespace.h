@@ -70,10 +70,12 @@ class KeyReaper {
 };
 
 /// \brief Wraps a namespace; counts its calls and vends a new key on each describe /
-/// declare / create_empty answer (replacing the inner namespace's credentials).
+/// declare / create_empty answer, next to `connection` (the non-secret options a client
+/// needs: endpoint, region; the inner namespace keeps its own options to itself).
 class VendingNamespace final : public lance::ns::LanceNamespace {
  public:
-  VendingNamespace(std::shared_ptr<lance::ns::LanceNamespace> inner, RgwKeyAdmin* admin,
+  VendingNamespace(std::shared_ptr<lance::ns::LanceNamespace> inner,
+                   lance::ns::Properties connection, RgwKeyAdmin* admin,
                    KeyReaper* reaper, std::chrono::milliseconds ttl,
                    std::chrono::milliseconds refresh_offset,
                    std::chrono::milliseconds revoke_grace);
@@ -106,6 +108,7 @@ class VendingNamespace final : public lance::ns::LanceNamespace {
                      std::optional<lance::ns::Properties>* options);
 
   std::shared_ptr<lance::ns::LanceNamespace> inner_;
+  lance::ns::Properties connection_;
   RgwKeyAdmin* admin_;
   KeyReaper* reaper_;
   std::chrono::milliseconds ttl_, offset_, grace_;

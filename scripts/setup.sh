@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates
   protobuf-compiler libprotobuf-dev
-  libcurl4-openssl-dev libssl-dev libzstd-dev liblz4-dev nlohmann-json3-dev
+  libcurl4-openssl-dev libssl-dev openssl libzstd-dev liblz4-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libflatbuffers-dev flatbuffers-compiler
   # The REST namespace server (lance-cpp serve).

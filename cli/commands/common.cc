@@ -148,13 +148,29 @@ Result<DatasetTarget> TargetFromArgs(const Args& args,
   return target;
 }
 
+Result<io::StorageOptions> TargetStorageOptions(const DatasetTarget& target,
+                                                const Args& args) {
+  LANCE_ASSIGN_OR_RAISE(io::StorageOptions options, StorageOptionsFrom(args));
+  const std::string impl = args.Get("namespace").value_or("");
+  if (!target.via_namespace() ||
+      (impl != "dir" && impl != "directory" && impl != "DirectoryNamespace")) {
+    return options;
+  }
+  constexpr std::string_view kStorage = "storage.";
+  for (const auto& [key, value] : target.ns_props) {
+    if (key.size() > kStorage.size() && key.compare(0, kStorage.size(), kStorage) == 0) {
+      options.emplace(key.substr(kStorage.size()), value);  // --storage-option wins
+    }
+  }
+  return options;
+}
+
 Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target,
                                             const Args& args) {
   if (!target.via_namespace()) return OpenFromArgs(target.uri, args);
   OpenOptions options;
-  auto storage = StorageOptionsFrom(args);
-  if (!storage.ok()) return storage.status();
-  options.access.storage_options = std::move(*storage);
+  LANCE_ASSIGN_OR_RAISE(options.access.storage_options,
+                        TargetStorageOptions(target, args));
   LANCE_ASSIGN_OR_RAISE(auto version, VersionFrom(args));
   options.version = version;
   return ns::OpenDataset(target.ns, target.table_id, std::move(options));

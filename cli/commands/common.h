@@ -63,6 +63,13 @@ struct DatasetTarget {
   std::string Label() const;
 };
 
+/// \brief The storage options a verb uses for `target`: --storage-option values, over
+/// (for a `dir` namespace) its `storage.KEY` properties. A directory namespace keeps its
+/// own options to itself (it vends none, or temporary ones); the CLI built it and may
+/// use them as its own.
+Result<io::StorageOptions> TargetStorageOptions(const DatasetTarget& target,
+                                                const Args& args);
+
 /// \brief The target of a verb whose positionals are `leading` (e.g. {"FILE"}) followed
 /// by URI. With --namespace the URI must be absent; --table-id is required; --ns-prop and
 /// --table-id without --namespace, an unknown implementation or bad properties are

@@ -68,9 +68,8 @@ Status RunImport(const Args& args, const Streams& s) {
   WriteParams params;
   LANCE_ASSIGN_OR_RAISE(auto mode, ParseWriteMode(args.Get("mode").value_or("create")));
   params.mode = mode;
-  auto storage = StorageOptionsFrom(args);
-  if (!storage.ok()) return storage.status();
-  params.access.storage_options = *storage;
+  LANCE_ASSIGN_OR_RAISE(params.access.storage_options,
+                        TargetStorageOptions(target, args));
   if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
   if (auto rows = args.Get("max-rows-per-file")) {
     auto n = ParseInteger<int64_t>(*rows);

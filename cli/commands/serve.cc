@@ -3,14 +3,17 @@
 // given as --namespace IMPL --ns-prop K=V. Prints "serving <namespace_id> on
 // http://HOST:PORT" once it accepts requests; SIGTERM / SIGINT stop it gracefully
 // (no new connections, in-flight requests finish) and it exits 0.
+#include <arpa/inet.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,21 +29,46 @@ namespace lance::cli {
 
 namespace {
 
-/// \brief Comma-separated values of environment variable `name` (empty parts dropped).
-std::vector<std::string> EnvList(const char* name) {
-  std::vector<std::string> out;
-  const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe)
-  if (value == nullptr) return out;
-  std::string text(value);
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string part = text.substr(start, comma - start);
-    if (!part.empty()) out.push_back(part);
-    start = comma + 1;
+/// \brief The keys of --api-keys-file and of LANCE_SERVE_API_KEYS (keys never come
+/// from the command line, which every user of the machine can read in ps).
+Result<std::vector<server::ApiKey>> LoadApiKeys(const Args& args) {
+  std::vector<server::ApiKey> keys;
+  if (auto path = args.Get("api-keys-file")) {
+    struct stat st {};
+    if (::stat(path->c_str(), &st) != 0) {
+      return Status::Invalid("--api-keys-file ", *path, ": cannot read it");
+    }
+    // As ssh does with private keys: a key file others can read is not a secret.
+    if ((st.st_mode & 0077) != 0) {
+      return Status::Invalid("--api-keys-file ", *path,
+                             " is readable or writable by other users: chmod 600 it");
+    }
+    std::ifstream in(*path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in.good() && !in.eof()) {
+      return Status::Invalid("--api-keys-file ", *path, ": cannot read it");
+    }
+    LANCE_ASSIGN_OR_RAISE(auto parsed,
+                          server::ParseApiKeys(text.str(), "--api-keys-file " + *path));
+    keys.insert(keys.end(), parsed.begin(), parsed.end());
   }
-  return out;
+  if (const char* env =
+          std::getenv("LANCE_SERVE_API_KEYS")) {  // NOLINT(concurrency-mt-unsafe)
+    LANCE_ASSIGN_OR_RAISE(auto parsed, server::ParseApiKeys(env, "LANCE_SERVE_API_KEYS"));
+    keys.insert(keys.end(), parsed.begin(), parsed.end());
+  }
+  return keys;
+}
+
+/// \brief True for addresses only this machine can reach.
+bool IsLoopback(const std::string& host) {
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  return false;
 }
 
 /// \brief Where access-log lines go: a file opened for append, or stdout for "-".
@@ -114,16 +142,48 @@ Status RunServe(const Args& args, const Streams& s) {
     if (n < 1 || n > 1024) return Status::Invalid("--threads must be in 1..1024");
     options.threads = static_cast<int>(n);
   }
+  if (auto max_connections = args.Get("max-connections")) {
+    LANCE_ASSIGN_OR_RAISE(int64_t n, ParseCount(*max_connections, "max-connections"));
+    if (n < 1 || n > 65536)
+      return Status::Invalid("--max-connections must be in 1..65536");
+    options.max_connections = static_cast<int>(n);
+  }
   if (auto max_body = args.Get("max-body-bytes")) {
-    LANCE_ASSIGN_OR_RAISE(options.max_body_bytes,
+    LANCE_ASSIGN_OR_RAISE(options.limits.max_body_bytes,
                           ParseCount(*max_body, "max-body-bytes"));
   }
-  for (const auto& key : args.GetAll("api-key")) options.api_keys.insert(key);
-  for (const auto& key : EnvList("LANCE_SERVE_API_KEYS")) options.api_keys.insert(key);
-  for (const auto& token : args.GetAll("bearer-token"))
-    options.bearer_tokens.insert(token);
-  for (const auto& token : EnvList("LANCE_SERVE_BEARER_TOKENS")) {
-    options.bearer_tokens.insert(token);
+  if (args.Has("api-key") || args.Has("bearer-token")) {
+    return Status::Invalid(
+        "--api-key and --bearer-token are no longer accepted: a command line is visible "
+        "to every user of the machine (ps). Put the keys in a file given with "
+        "--api-keys-file (mode 600) or in LANCE_SERVE_API_KEYS");
+  }
+  LANCE_ASSIGN_OR_RAISE(options.api_keys, LoadApiKeys(args));
+  if (args.Has("tls-cert") != args.Has("tls-key")) {
+    return Status::Invalid("TLS needs both --tls-cert and --tls-key");
+  }
+  options.tls_cert_file = args.Get("tls-cert").value_or("");
+  options.tls_key_file = args.Get("tls-key").value_or("");
+  // Safe by default: beyond this machine, only with keys and TLS, unless the operator
+  // says --insecure (a trusted network, a TLS proxy in front).
+  const bool exposed = !IsLoopback(options.host);
+  const bool secured = !options.api_keys.empty() && !options.tls_cert_file.empty();
+  if (exposed && !secured) {
+    if (!args.Has("insecure")) {
+      return Status::Invalid(
+          "serve --host ", options.host,
+          " listens beyond this machine, which needs API keys (--api-keys-file or "
+          "LANCE_SERVE_API_KEYS) and TLS (--tls-cert, --tls-key); add --insecure to "
+          "serve it without them anyway");
+    }
+    std::fprintf(s.err,
+                 "warning: serving on %s without %s: anyone who can reach this port "
+                 "can use the namespace%s\n",
+                 options.host.c_str(),
+                 options.api_keys.empty() && options.tls_cert_file.empty()
+                     ? "authentication or TLS"
+                     : (options.api_keys.empty() ? "authentication" : "TLS"),
+                 options.tls_cert_file.empty() ? " and read its traffic" : "");
   }
   std::shared_ptr<AccessLog> log;
   if (auto path = args.Get("access-log")) {
@@ -144,9 +204,9 @@ Status RunServe(const Args& args, const Streams& s) {
   const std::string host = args.Get("host").value_or("127.0.0.1");
   const std::string url_host =
       host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  LANCE_RETURN_NOT_OK(Emit(s.out, "serving " + ns->namespace_id() + " on http://" +
-                                      url_host + ":" + std::to_string(adapter->port()) +
-                                      "\n"));
+  LANCE_RETURN_NOT_OK(Emit(s.out, "serving " + ns->namespace_id() + " on " +
+                                      adapter->scheme() + "://" + url_host + ":" +
+                                      std::to_string(adapter->port()) + "\n"));
   LANCE_RETURN_NOT_OK(FlushOut(s));
 
   int signal = 0;
@@ -164,19 +224,29 @@ Command MakeServeCommand() {
       "serve",
       "Serve a namespace over the Lance REST namespace protocol until SIGTERM/SIGINT.",
       "serve --namespace dir --ns-prop root=PATH [--ns-prop K=V ...] [--host 127.0.0.1] "
-      "--port N [--api-key K ...] [--bearer-token T ...] [--access-log FILE|-]",
+      "--port N [--api-keys-file FILE] [--tls-cert FILE --tls-key FILE] [--insecure] "
+      "[--access-log FILE|-]",
       {{"namespace", true, false, "the namespace implementation served: dir"},
        {"ns-prop", true, true,
         "namespace property KEY=VALUE: root=PATH|s3://..., storage.KEY=VALUE, "
         "credential_vendor.* (secret values are never printed)"},
-       {"host", true, false, "address to listen on (default 127.0.0.1)"},
+       {"host", true, false,
+        "address to listen on (default 127.0.0.1; others need keys and TLS, or "
+        "--insecure)"},
        {"port", true, false, "port to listen on; 0 picks a free one (printed)"},
        {"threads", true, false, "worker threads (default 8)"},
+       {"max-connections", true, false,
+        "connections open or waiting at once; more get 503 (default 256)"},
        {"max-body-bytes", true, false, "largest request body accepted (default 256 MiB)"},
-       {"api-key", true, true,
-        "accept this x-api-key (also LANCE_SERVE_API_KEYS=k1,k2 from the environment)"},
-       {"bearer-token", true, true,
-        "accept this Authorization: Bearer token (also LANCE_SERVE_BEARER_TOKENS)"},
+       {"api-keys-file", true, false,
+        "file (mode 600) of API keys, one per line: KEY [read|write|admin [NAMESPACE]]; "
+        "also LANCE_SERVE_API_KEYS (same entries, comma-separated)"},
+       {"api-key", true, true, "refused: keys on a command line are visible in ps"},
+       {"bearer-token", true, true, "refused: keys on a command line are visible in ps"},
+       {"tls-cert", true, false, "serve HTTPS with this PEM certificate chain"},
+       {"tls-key", true, false, "the PEM private key of --tls-cert"},
+       {"insecure", false, false,
+        "allow a non-loopback --host without API keys and TLS (prints a warning)"},
        {"access-log", true, false,
         "append one JSON line per request to FILE ('-': stdout); no secrets"}},
       RunServe};

@@ -442,7 +442,12 @@ class RestAdapter:
         ``start()``).
     api_keys, bearer_tokens : list of str, optional
         When given, requests must carry one of them (``x-api-key`` or
-        ``Authorization: Bearer``): 401 without, 403 for a wrong one.
+        ``Authorization: Bearer``, either list accepted in either header): 401
+        without, 403 for a wrong one. An entry may add a permission and a namespace:
+        ``"KEY read"``, ``"KEY write team$a"`` (default ``admin``, everywhere); a key
+        gets 403 for operations beyond them, and vended credentials never allow more.
+    tls_cert_file, tls_key_file : str, optional
+        Serve HTTPS with this PEM certificate chain and private key.
     """
 
     def __init__(
@@ -455,6 +460,8 @@ class RestAdapter:
         *,
         api_keys: Optional[List[str]] = None,
         bearer_tokens: Optional[List[str]] = None,
+        tls_cert_file: Optional[str] = None,
+        tls_key_file: Optional[str] = None,
     ) -> None:
         properties = {
             str(k): str(v) for k, v in (namespace_client_properties or {}).items()
@@ -466,8 +473,9 @@ class RestAdapter:
             self.backend,
             self.host,
             2333 if port is None else int(port),
-            list(api_keys or []),
-            list(bearer_tokens or []),
+            [str(k) for k in (api_keys or [])] + [str(t) for t in (bearer_tokens or [])],
+            str(tls_cert_file or ""),
+            str(tls_key_file or ""),
         )
 
     @property

@@ -702,23 +702,30 @@ void BindNamespace(py::module_& m) {
   // The adapter serves any namespace: a native one directly, a Python one through
   // PyNamespace (the GIL taken per call).
   py::class_<PyRestAdapter>(m, "_RestAdapter")
-      .def(py::init([](py::handle namespace_obj, const std::string& host, int port,
-                       const std::vector<std::string>& api_keys,
-                       const std::vector<std::string>& bearer_tokens) {
-             auto nsp = NamespaceFromPython(namespace_obj);
-             if (!nsp) throw py::value_error("RestAdapter: the namespace is None");
-             server::RestAdapterOptions options;
-             options.host = host;
-             options.port = port;
-             options.api_keys = {api_keys.begin(), api_keys.end()};
-             options.bearer_tokens = {bearer_tokens.begin(), bearer_tokens.end()};
-             Result<std::unique_ptr<server::RestAdapter>> made = WithoutGil(
-                 [&] { return server::RestAdapter::Make(std::move(nsp), options); });
-             return std::make_unique<PyRestAdapter>(ValueOrRaise(std::move(made)));
-           }),
-           py::arg("namespace"), py::arg("host"), py::arg("port"),
-           py::arg("api_keys") = std::vector<std::string>{},
-           py::arg("bearer_tokens") = std::vector<std::string>{})
+      .def(
+          py::init([](py::handle namespace_obj, const std::string& host, int port,
+                      const std::vector<std::string>& api_keys,
+                      const std::string& tls_cert_file, const std::string& tls_key_file) {
+            auto nsp = NamespaceFromPython(namespace_obj);
+            if (!nsp) throw py::value_error("RestAdapter: the namespace is None");
+            server::RestAdapterOptions options;
+            options.host = host;
+            options.port = port;
+            // Each entry in the text form of server::ParseApiKeys ("KEY [read|write|
+            // admin [NAMESPACE]]").
+            std::string text;
+            for (const std::string& entry : api_keys) text += entry + "\n";
+            options.api_keys = ValueOrRaise(server::ParseApiKeys(text, "api_keys"));
+            options.tls_cert_file = tls_cert_file;
+            options.tls_key_file = tls_key_file;
+            Result<std::unique_ptr<server::RestAdapter>> made = WithoutGil(
+                [&] { return server::RestAdapter::Make(std::move(nsp), options); });
+            return std::make_unique<PyRestAdapter>(ValueOrRaise(std::move(made)));
+          }),
+          py::arg("namespace"), py::arg("host"), py::arg("port"),
+          py::arg("api_keys") = std::vector<std::string>{},
+          py::arg("tls_cert_file") = std::string(),
+          py::arg("tls_key_file") = std::string())
       .def("start", &PyRestAdapter::Start)
       .def("stop", &PyRestAdapter::Stop)
       .def_property_readonly("port", &PyRestAdapter::port)

@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <charconv>
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 
+#include "lance/core/ascii.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/io/s3/sts_client.h"
 #include "lance/io/uri.h"
@@ -74,6 +76,37 @@ Result<S3Location> ParseS3Location(const std::string& location) {
 
 }  // namespace
 
+Status CheckPolicySafeName(std::string_view text, std::string_view what) {
+  // A policy is JSON: text that is not UTF-8 cannot be written into it as itself.
+  if (!IsValidUtf8(text)) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          std::string(what) + " is not valid UTF-8");
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "0x%02X", c);
+      return NamespaceError(ErrorCode::kInvalidInput,
+                            std::string(what) + " contains the control character " + hex +
+                                ", which names may not contain");
+    }
+    if (c == '*' || c == '?') {
+      return NamespaceError(ErrorCode::kInvalidInput,
+                            std::string(what) + " contains '" + static_cast<char>(c) +
+                                "', which access policies read as a wildcard (names may "
+                                "not contain '*' or '?')");
+    }
+    if (c == '$' && i + 1 < text.size() && text[i + 1] == '{') {
+      return NamespaceError(ErrorCode::kInvalidInput,
+                            std::string(what) +
+                                " contains '${', which access policies read as a policy "
+                                "variable (names may not contain it)");
+    }
+  }
+  return Status::OK();
+}
+
 Result<VendPermission> ParseVendPermission(std::string_view text) {
   const std::string lower = Lower(text);
   if (lower == "read") return VendPermission::kRead;
@@ -97,11 +130,10 @@ std::string_view VendPermissionName(VendPermission permission) {
   return "read";
 }
 
-namespace {
+namespace {}  // namespace
 
-// The session policy that narrows the role to `prefix` of `bucket`.
-std::string ScopedSessionPolicy(const std::string& bucket, const std::string& prefix,
-                                VendPermission permission) {
+std::string AwsScopedSessionPolicy(const std::string& bucket, const std::string& prefix,
+                                   VendPermission permission) {
   using nlohmann::json;
   json object_actions = json::array({"s3:GetObject", "s3:GetObjectVersion"});
   if (permission != VendPermission::kRead) {
@@ -114,13 +146,14 @@ std::string ScopedSessionPolicy(const std::string& bucket, const std::string& pr
     object_actions.push_back("s3:DeleteObjectVersion");
   }
   const std::string bucket_arn = "arn:aws:s3:::" + bucket;
-  const std::string objects_arn =
-      prefix.empty() ? bucket_arn + "/*" : bucket_arn + "/" + prefix + "/*";
+  const std::string objects_arn = bucket_arn + "/" + prefix + "/*";
+  // "P/" and "P/*" only: the bare "P" would also list the keys of a sibling whose name
+  // starts with P ("a" listing "a2.lance/...").
   json list = {
-      {"Effect", "Allow"}, {"Action", "s3:ListBucket"}, {"Resource", bucket_arn}};
-  if (!prefix.empty()) {
-    list["Condition"] = {{"StringLike", {{"s3:prefix", {prefix + "/*", prefix}}}}};
-  }
+      {"Effect", "Allow"},
+      {"Action", "s3:ListBucket"},
+      {"Resource", bucket_arn},
+      {"Condition", {{"StringLike", {{"s3:prefix", {prefix + "/", prefix + "/*"}}}}}}};
   json policy = {
       {"Version", "2012-10-17"},
       {"Statement",
@@ -130,9 +163,13 @@ std::string ScopedSessionPolicy(const std::string& bucket, const std::string& pr
             {{"Effect", "Allow"},
              {"Action", "s3:GetBucketLocation"},
              {"Resource", bucket_arn}}})}};
-  // dump() without indent is compact: no spaces (RGW needs that, see above).
-  return policy.dump();
+  // dump() without indent is compact: no spaces (RGW needs that, see above). Replacing
+  // bytes that are not UTF-8 keeps it from throwing; callers refuse such prefixes first
+  // (a replaced byte would only narrow the scope).
+  return policy.dump(-1, ' ', false, json::error_handler_t::replace);
 }
+
+namespace {
 
 class AwsCredentialVendor final : public CredentialVendor {
  public:
@@ -145,6 +182,15 @@ class AwsCredentialVendor final : public CredentialVendor {
   Result<VendedCredentials> Vend(const std::string& location,
                                  VendPermission permission) override {
     LANCE_ASSIGN_OR_RAISE(S3Location where, ParseS3Location(location));
+    // The namespace refuses such names already; the vendor checks again because a
+    // stretched scope is the one failure it must never produce, whoever calls it.
+    if (where.prefix.empty()) {
+      return NamespaceError(ErrorCode::kInvalidInput,
+                            "cannot vend credentials for " + location +
+                                ": it is a whole bucket, not a table's prefix");
+    }
+    LANCE_RETURN_NOT_OK(CheckPolicySafeName(where.prefix, "the location " + location)
+                            .WithContext("vending credentials"));
     io::s3::AssumeRoleRequest request;
     request.endpoint = options_.sts_endpoint;
     request.region = options_.region;
@@ -153,7 +199,7 @@ class AwsCredentialVendor final : public CredentialVendor {
     request.duration_seconds = options_.duration_millis / 1000;
     request.external_id = options_.external_id;
     request.allow_invalid_certificates = allow_invalid_certificates_;
-    request.policy = ScopedSessionPolicy(where.bucket, where.prefix, permission);
+    request.policy = AwsScopedSessionPolicy(where.bucket, where.prefix, permission);
     Result<io::s3::AssumeRoleResult> assumed = io::s3::AssumeRole(request, caller_);
     if (!assumed.ok()) {
       return assumed.status().WithContext("vending " +

@@ -8,6 +8,7 @@
 #include "lance/namespace/directory_namespace.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -38,6 +39,20 @@ using internal::Quote;
 namespace {
 
 constexpr std::string_view kReservedMarker = ".lance-reserved";
+/// The `__manifest` metadata key (next to the table's properties, never shown as one)
+/// that marks a row register_table wrote: drop_table then leaves the data alone. Lance
+/// has no such mark (it deletes a registered table's location on drop).
+constexpr std::string_view kRegisteredKey = "lance_cpp.registered";
+
+/// Properties a client sets may not carry the namespace's own mark.
+Status CheckClientProperties(const std::optional<Properties>& properties) {
+  if (properties && properties->count(std::string(kRegisteredKey)) > 0) {
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "the table property " + Quote(kRegisteredKey) + " is reserved for the namespace");
+  }
+  return Status::OK();
+}
 constexpr std::string_view kDeregisteredMarker = ".lance-deregistered";
 
 /// Debug-formatted string as Rust's {:?} prints it (quotes, escaped '"' and '\').
@@ -51,37 +66,89 @@ std::string RustDebugString(std::string_view value) {
   return out;
 }
 
-/// Percent-encodes a path segment the way the `url` crate does (Lance builds manifest
-/// table URIs with Url::path_segments_mut): controls, space, '"', '#', '<', '>', '?',
-/// '`', '{', '}', '%', '/' and non-ASCII bytes.
-std::string EncodePathSegment(std::string_view segment) {
-  static constexpr std::string_view kEncode = " \"#<>?`{}%/";
-  std::string out;
-  for (unsigned char c : segment) {
-    if (c < 0x20 || c >= 0x7f ||
-        kEncode.find(static_cast<char>(c)) != std::string::npos) {
-      char buf[4];
-      std::snprintf(buf, sizeof(buf), "%%%02X", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 std::string TableIdText(const Identifier& id) {
   return "table id " + Quote(JoinIdentifier(id, kDelimiter));
 }
 
-/// Lance's generate_dir_name: "<8 random hex digits>_<object_id>". A fresh
-/// std::random_device per call: declarations are rare, and it stays unpredictable across
-/// fork() (a seeded generator would give parent and child the same names).
+/// Lance's generate_dir_name: "<8 random hex digits>_<object_id>", except that every
+/// byte of the id outside [A-Za-z0-9_$-] becomes '_' here ('$' joins the levels; with
+/// '{' replaced it can never start a policy variable): the directory is then the same
+/// key whether it is read raw or percent-decoded (the manifest layout reports it
+/// URL-encoded), a credential scoped to it is a plain prefix, and it can never end in
+/// ".lance" and pass for a root table in directory listings. Readers take the location
+/// from `__manifest`, so the name itself is free. A fresh std::random_device per call:
+/// declarations are rare, and it stays unpredictable across fork() (a seeded generator
+/// would give parent and child the same names).
 std::string RandomDirName(std::string_view object_id) {
   std::random_device rd;
   char hex[16];
   std::snprintf(hex, sizeof(hex), "%08x", static_cast<unsigned>(rd()));
-  return std::string(hex) + "_" + std::string(object_id);
+  std::string out = std::string(hex) + "_";
+  for (unsigned char c : object_id) {
+    const bool plain = std::isalnum(c) != 0 || c == '_' || c == '-' || c == '$';
+    out += plain && c < 0x80 ? static_cast<char>(c) : '_';
+  }
+  return out;
+}
+
+/// True for the directory names the manifest layout allocates (RandomDirName, and
+/// Lance's "<8 hex>_<object_id>"): one segment, 8 lower-case hex digits, '_', a name.
+bool IsAllocatedDirName(std::string_view dir) {
+  if (dir.size() < 10 || dir[8] != '_' || dir.find('/') != std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(dir.begin(), dir.begin() + 8, [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+/// True for `<name>.lance` directly under the root: a root table's directory, which a
+/// rename into a namespace keeps.
+bool IsRootTableDirName(std::string_view dir) {
+  return dir.size() > 6 && dir.find('/') == std::string_view::npos &&
+         dir.substr(dir.size() - 6) == ".lance";
+}
+
+/// The relative location of register_table, normalized ("a//b/./c/" -> "a/b/c"), or
+/// InvalidInput for one that could reach outside the root, into `__manifest`, or widen
+/// a vended scope.
+Result<std::string> NormalizeRegisteredLocation(const std::string& location) {
+  auto refuse = [&](std::string_view why) {
+    return NamespaceError(
+        ErrorCode::kInvalidInput,
+        "register_table location " + Quote(location) + " " + std::string(why));
+  };
+  if (location.empty()) return refuse("is empty");
+  if (location.find("://") != std::string::npos || location.front() == '/') {
+    return refuse(
+        "must be a path relative to the root directory (no URI, no absolute path)");
+  }
+  if (location.find("..") != std::string::npos) return refuse("must not contain '..'");
+  LANCE_RETURN_NOT_OK(
+      CheckPolicySafeName(location, "register_table location " + Quote(location)));
+  std::string out;
+  size_t start = 0;
+  while (start <= location.size()) {
+    size_t slash = location.find('/', start);
+    if (slash == std::string::npos) slash = location.size();
+    std::string_view seg(location.data() + start, slash - start);
+    if (!seg.empty() && seg != ".") {
+      if (!out.empty()) out += '/';
+      out += seg;
+    }
+    start = slash + 1;
+  }
+  if (out.empty()) return refuse("names the root directory itself");
+  if (out == "__manifest" || out.rfind("__manifest/", 0) == 0) {
+    return refuse("is the namespace's own __manifest table");
+  }
+  return out;
+}
+
+/// True when one of the two relative locations is the other or lies inside it.
+bool LocationsOverlap(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  return b.substr(0, a.size()) == a && (b.size() == a.size() || b[a.size()] == '/');
 }
 
 std::string TrimTrailingSlashes(std::string s) {
@@ -112,7 +179,11 @@ class DirectoryNamespace::Impl {
   std::string RawUri(std::string_view rel) const {
     return opts.root + "/" + std::string(rel);
   }
-  /// Lance's construct_full_uri: the root as a URL plus the encoded relative location.
+  /// Lance's construct_full_uri: the root as a URL plus the relative location -- not
+  /// percent-encoded, unlike Lance's: our readers take a location literally, and names
+  /// holding '%' or '#' are refused, so the raw form reads the same to URL readers
+  /// (pylance percent-encodes and decodes "é表" back to itself) and to literal ones,
+  /// and is the very key the vended scope covers.
   std::string FullUri(std::string_view rel) const {
     std::string out = root_url;
     size_t start = 0;
@@ -122,22 +193,25 @@ class DirectoryNamespace::Impl {
       std::string_view seg = rel.substr(start, slash - start);
       if (!seg.empty()) {
         if (out.empty() || out.back() != '/') out += '/';
-        out += EncodePathSegment(seg);
+        out += seg;
       }
       start = slash + 1;
     }
     return out;
   }
-  /// The storage options of a describe / declare answer for the table in `dir`.
-  /// Without a vendor: the root's options (unless vend is false). With one: nothing when
-  /// vend is false; else the root's options without its own credentials, plus the
-  /// credentials vended for the table's location (the vended keys win).
+  /// The storage options of a describe / declare answer for the table in `dir`:
+  /// nothing when vend is false. Without a vendor: nothing (as pylance 14), unless
+  /// vend_input_storage_options hands out the root's own options. With one: the root's
+  /// options without its own credentials, plus the credentials vended for the table's
+  /// location (the vended keys win).
   Result<std::optional<Properties>> ResponseStorageOptions(
       const std::optional<bool>& vend, std::string_view dir,
       VendPermission permission) const {
     if (!vend.value_or(true)) return std::nullopt;
     if (opts.credential_vendor == nullptr) {
-      if (opts.access.storage_options.empty()) return std::nullopt;
+      if (!opts.vend_input_storage_options || opts.access.storage_options.empty()) {
+        return std::nullopt;
+      }
       return opts.access.storage_options;
     }
     const std::string location = RawUri(dir);
@@ -199,6 +273,24 @@ class DirectoryNamespace::Impl {
     return !listing.objects.empty();
   }
 
+  /// The directories (relative to the root) of every live table: `<name>.lance` root
+  /// directories that are not deregistered, and `__manifest`'s table locations. Paired
+  /// with the table's object id.
+  Result<std::vector<std::pair<std::string, std::string>>> TableDirectories() {
+    std::vector<std::pair<std::string, std::string>> dirs;
+    if (!opts.manifest_enabled || opts.dir_listing_enabled) {
+      LANCE_ASSIGN_OR_RAISE(auto names, ListDirectoryTables());
+      for (std::string& name : names) dirs.emplace_back(name + ".lance", name);
+    }
+    if (opts.manifest_enabled) {
+      LANCE_ASSIGN_OR_RAISE(auto rows, manifest.ReadLatest("object_type = 'table'"));
+      for (ManifestRow& row : rows) {
+        if (row.location) dirs.emplace_back(*row.location, std::move(row.object_id));
+      }
+    }
+    return dirs;
+  }
+
   Status PutMarker(std::string_view dir, std::string_view marker) {
     return store->PutIfNotExists(Key(dir) + "/" + std::string(marker), "");
   }
@@ -214,6 +306,21 @@ class DirectoryNamespace::Impl {
 
   Status ValidateLevels(const Identifier& id) const {
     for (const std::string& level : id) {
+      const std::string what =
+          "the name " + Quote(level) + " in " + Quote(JoinIdentifier(id, kDelimiter));
+      // A name becomes part of the prefix a vended credential is scoped to: one that a
+      // policy would read as a pattern is refused everywhere, so that such a table can
+      // neither be made nor reached (Lance accepts them).
+      LANCE_RETURN_NOT_OK(CheckPolicySafeName(level, what));
+      // A location is a URL to Lance (percent-decoded, cut at '#') and a literal key to
+      // us: a name holding either would name two directories, one of them another
+      // table's ("a%2Ab" decodes to "a*b").
+      if (auto c = level.find_first_of("%#"); c != std::string::npos) {
+        return NamespaceError(ErrorCode::kInvalidInput,
+                              what + " contains '" + level[c] +
+                                  "', which URL readers of a location decode (names may "
+                                  "not contain '%' or '#')");
+      }
       // Levels become directory names and '$'-joined manifest ids.
       if (level.empty() || level.find('/') != std::string::npos ||
           (opts.manifest_enabled && level.find(kDelimiter) != std::string::npos)) {
@@ -241,6 +348,7 @@ class DirectoryNamespace::Impl {
                            const std::optional<std::string>& location,
                            const std::optional<Properties>& properties) {
     LANCE_RETURN_NOT_OK(ValidateTableId(id));
+    LANCE_RETURN_NOT_OK(CheckClientProperties(properties));
     if (!opts.manifest_enabled) {
       if (id.size() != 1) {
         return NamespaceError(
@@ -317,6 +425,8 @@ class DirectoryNamespace::Impl {
     std::optional<Properties> properties;
     bool from_manifest = false;
     bool dir_reserved = false;
+    /// Recorded by register_table (kRegisteredKey): the data is not the namespace's.
+    bool registered = false;
   };
 
   /// Root-level tables: their directory first (Lance's dir path while listing is on),
@@ -358,6 +468,10 @@ class DirectoryNamespace::Impl {
     found.dir = *row->location;
     found.from_manifest = true;
     LANCE_ASSIGN_OR_RAISE(found.properties, PropertiesFromJson(row->metadata, object_id));
+    if (found.properties && found.properties->erase(std::string(kRegisteredKey)) > 0) {
+      found.registered = true;
+      if (found.properties->empty()) found.properties.reset();
+    }
     return found;
   }
 };
@@ -365,9 +479,25 @@ class DirectoryNamespace::Impl {
 // -- Construction
 // -------------------------------------------------------------------------
 
-DirectoryNamespace::DirectoryNamespace(std::unique_ptr<Impl> impl,
-                                       DirectoryNamespaceOptions options)
-    : impl_(std::move(impl)), options_(std::move(options)) {}
+DirectoryNamespace::DirectoryNamespace(std::shared_ptr<Impl> impl,
+                                       DirectoryNamespaceOptions options,
+                                       std::optional<VendPermission> vend_cap)
+    : impl_(std::move(impl)), options_(std::move(options)), vend_cap_(vend_cap) {}
+
+std::shared_ptr<LanceNamespace> DirectoryNamespace::WithVendPermissionCap(
+    VendPermission permission) {
+  if (vend_cap_ && *vend_cap_ < permission) permission = *vend_cap_;
+  return std::make_shared<DirectoryNamespace>(impl_, options_, permission);
+}
+
+VendPermission DirectoryNamespace::VendPermissionFor(bool for_declare) const {
+  VendPermission permission = impl_->opts.vend_permission;
+  // The client writes the table it declared: at least write permission.
+  if (for_declare && permission == VendPermission::kRead)
+    permission = VendPermission::kWrite;
+  if (vend_cap_ && *vend_cap_ < permission) permission = *vend_cap_;
+  return permission;
+}
 
 DirectoryNamespace::~DirectoryNamespace() = default;
 
@@ -400,6 +530,8 @@ Result<std::shared_ptr<DirectoryNamespace>> DirectoryNamespace::FromProperties(
   };
   LANCE_RETURN_NOT_OK(parse_bool("manifest_enabled", &options.manifest_enabled));
   LANCE_RETURN_NOT_OK(parse_bool("dir_listing_enabled", &options.dir_listing_enabled));
+  LANCE_RETURN_NOT_OK(
+      parse_bool("vend_input_storage_options", &options.vend_input_storage_options));
   // credential_vendor.* (Lance's names): no vendor unless credential_vendor.enabled.
   LANCE_ASSIGN_OR_RAISE(
       options.credential_vendor,
@@ -648,7 +780,7 @@ Result<DescribeTableResponse> DirectoryNamespace::DescribeTable(
   response.table_uri = found.location;
   LANCE_ASSIGN_OR_RAISE(response.storage_options,
                         impl_->ResponseStorageOptions(request.vend_credentials, found.dir,
-                                                      impl_->opts.vend_permission));
+                                                      VendPermissionFor(false)));
   response.properties = found.properties;
   const bool detailed = request.load_detailed_metadata.value_or(false);
   if (detailed || request.check_declared.value_or(false)) {
@@ -681,15 +813,12 @@ Result<DescribeTableResponse> DirectoryNamespace::DescribeTable(
 
 // declare_table and its deprecated predecessor create_empty_table do the same here.
 template <typename Response, typename Request, typename Impl>
-Result<Response> DeclareWith(Impl& impl, const Request& request) {
+Result<Response> DeclareWith(Impl& impl, const Request& request,
+                             VendPermission permission) {
   LANCE_ASSIGN_OR_RAISE(auto declared,
                         impl.Declare(request.id, request.location, request.properties));
   Response response;
   response.location = declared.location;
-  // The client writes the table it declared: at least write permission.
-  const VendPermission permission = impl.opts.vend_permission == VendPermission::kRead
-                                        ? VendPermission::kWrite
-                                        : impl.opts.vend_permission;
   LANCE_ASSIGN_OR_RAISE(
       response.storage_options,
       impl.ResponseStorageOptions(request.vend_credentials, declared.dir, permission));
@@ -699,12 +828,12 @@ Result<Response> DeclareWith(Impl& impl, const Request& request) {
 
 Result<DeclareTableResponse> DirectoryNamespace::DeclareTable(
     const DeclareTableRequest& request) {
-  return DeclareWith<DeclareTableResponse>(*impl_, request);
+  return DeclareWith<DeclareTableResponse>(*impl_, request, VendPermissionFor(true));
 }
 
 Result<CreateEmptyTableResponse> DirectoryNamespace::CreateEmptyTable(
     const CreateEmptyTableRequest& request) {
-  return DeclareWith<CreateEmptyTableResponse>(*impl_, request);
+  return DeclareWith<CreateEmptyTableResponse>(*impl_, request, VendPermissionFor(true));
 }
 
 Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
@@ -715,14 +844,8 @@ Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
         "register_table is only supported when manifest mode is enabled");
   }
   LANCE_RETURN_NOT_OK(impl_->ValidateTableId(request.id));
-  const std::string& location = request.location;
-  if (location.empty() || location.find("://") != std::string::npos ||
-      location.front() == '/' || location.find("..") != std::string::npos) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "Location must be a relative path within the root directory "
-                          "(no URI, no absolute path, no '..'): " +
-                              location);
-  }
+  LANCE_ASSIGN_OR_RAISE(const std::string location,
+                        NormalizeRegisteredLocation(request.location));
   if (request.id.size() > 1) {
     LANCE_RETURN_NOT_OK(impl_->manifest.CheckParentsExist(
         Identifier(request.id.begin(), request.id.end() - 1)));
@@ -730,15 +853,29 @@ Result<RegisterTableResponse> DirectoryNamespace::RegisterTable(
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(auto existing, impl_->manifest.FindObject(object_id));
   if (existing) return NamespaceError(ErrorCode::kTableAlreadyExists, Quote(object_id));
+  // Two tables sharing objects would share credentials and drops. (Two concurrent
+  // registrations may both pass this check; each is still confined to the root.)
+  LANCE_ASSIGN_OR_RAISE(auto tables, impl_->TableDirectories());
+  for (const auto& [dir, other_id] : tables) {
+    if (LocationsOverlap(dir, location)) {
+      return NamespaceError(ErrorCode::kInvalidInput,
+                            "register_table location " + Quote(request.location) +
+                                " overlaps the location " + Quote(dir) + " of table " +
+                                Quote(other_id));
+    }
+  }
   ManifestRow row;
   row.object_id = object_id;
   row.object_type = std::string(kTypeTable);
-  row.location = TrimTrailingSlashes(location);
-  LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(request.properties));
+  row.location = location;
+  LANCE_RETURN_NOT_OK(CheckClientProperties(request.properties));
+  Properties marked = request.properties.value_or(Properties{});
+  marked[std::string(kRegisteredKey)] = "true";
+  LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(marked));
   LANCE_RETURN_NOT_OK(impl_->manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists,
                                                    TableIdText(request.id)));
   RegisterTableResponse response;
-  response.location = location;
+  response.location = request.location;
   response.properties = request.properties;
   return response;
 }
@@ -796,14 +933,32 @@ Status DirectoryNamespace::TableExists(const TableExistsRequest& request) {
 
 Result<DropTableResponse> DirectoryNamespace::DropTable(const DropTableRequest& request) {
   LANCE_ASSIGN_OR_RAISE(Impl::Found found, impl_->FindTable(request.id));
+  const std::string object_id = JoinIdentifier(request.id, kDelimiter);
+  // The data goes only where the namespace owns the directory (see the header); a row
+  // written before locations were confined (or by another engine) could name the
+  // catalog or another table's objects, so that is checked again here.
+  bool owned =
+      !found.registered && (!found.from_manifest || IsAllocatedDirName(found.dir) ||
+                            IsRootTableDirName(found.dir));
+  if (owned && found.from_manifest) {
+    auto normalized = NormalizeRegisteredLocation(found.dir);
+    owned = normalized.ok() && *normalized == found.dir;
+    if (owned) {
+      LANCE_ASSIGN_OR_RAISE(auto tables, impl_->TableDirectories());
+      for (const auto& [dir, other_id] : tables) {
+        if (other_id != object_id && LocationsOverlap(dir, found.dir)) owned = false;
+      }
+    }
+  }
   if (options_.manifest_enabled) {
     // A root-level table found in its directory may also have a row.
-    const std::string object_id = JoinIdentifier(request.id, kDelimiter);
     LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeTable));
     if (row) LANCE_RETURN_NOT_OK(impl_->manifest.DeleteObject(object_id, kTypeTable));
   }
-  LANCE_RETURN_NOT_OK(impl_->store->DeletePrefix(impl_->Key(found.dir) + "/")
-                          .WithContext("dropping " + TableIdText(request.id)));
+  if (owned) {
+    LANCE_RETURN_NOT_OK(impl_->store->DeletePrefix(impl_->Key(found.dir) + "/")
+                            .WithContext("dropping " + TableIdText(request.id)));
+  }
   DropTableResponse response;
   response.id = request.id;
   response.location = found.location;
@@ -938,7 +1093,12 @@ Result<RenameTableResponse> DirectoryNamespace::RenameTable(
   row.object_id = new_id;
   row.object_type = std::string(kTypeTable);
   row.location = found.dir;
-  LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(found.properties));
+  std::optional<Properties> metadata = found.properties;
+  if (found.registered) {
+    if (!metadata) metadata.emplace();
+    (*metadata)[std::string(kRegisteredKey)] = "true";
+  }
+  LANCE_ASSIGN_OR_RAISE(row.metadata, PropertiesToJson(metadata));
   LANCE_RETURN_NOT_OK(impl_->manifest.InsertUnique(row, ErrorCode::kTableAlreadyExists,
                                                    TableIdText(target)));
   LANCE_ASSIGN_OR_RAISE(auto old_row, impl_->manifest.FindObject(old_id, kTypeTable));

@@ -126,6 +126,10 @@ Status LanceNamespace::Unsupported(std::string_view op) const {
   return NamespaceError(ErrorCode::kUnsupported, message);
 }
 
+std::shared_ptr<LanceNamespace> LanceNamespace::WithVendPermissionCap(VendPermission) {
+  return nullptr;
+}
+
 Result<ListNamespacesResponse> LanceNamespace::ListNamespaces(
     const ListNamespacesRequest&) {
   return Unsupported("list_namespaces");

@@ -52,6 +52,9 @@ Status FuzzFragmentJson(std::string_view data);
 Status FuzzCliInput(std::string_view data);
 /// Filter expressions: parsed against a fixed schema and evaluated on a small batch.
 Status FuzzPredicate(std::string_view data);
+/// The REST server's request handling: method, target, authentication headers and body
+/// through the socket-free request handler over a namespace in memory.
+Status FuzzRestRequest(std::string_view data);
 
 /// Checks what a reader hands out from untrusted bytes: every column of `batch` passes
 /// Array::Validate (the accessors do not bounds-check) and has the batch's length.

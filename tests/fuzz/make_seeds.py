@@ -292,6 +292,55 @@ def predicate_seeds():
         put("predicate", p)
 
 
+def ipc_stream(table, compression=None):
+    sink = pa.BufferOutputStream()
+    options = pa.ipc.IpcWriteOptions(compression=compression)
+    with pa.ipc.new_stream(sink, table.schema, options=options) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def rest_request_seeds():
+    # Control byte: bits 0-2 method (1 POST, 0 GET), bits 3-4 key (0 none, 1 read,
+    # 2 write, 3 admin in namespace "a"), bit 5 as a bearer token.
+    post, get = 1, 0
+    read, write, admin_a = 1 << 3, 2 << 3, 3 << 3
+    rows = pa.table({"id": pa.array([1, 2, 3], pa.int64()),
+                     "s": pa.array(["x", None, "z"]),
+                     "v": pa.array([[1.0, 2.0], [3.0, 4.0], None],
+                                   pa.list_(pa.float32()))})
+    ipc = ipc_stream(rows)
+    seeds = [
+        (post | admin_a, "/v1/namespace/a/create", "{}"),
+        (get | read, "/v1/namespace/%24/list?limit=2", ""),
+        (post | write, "/v1/table/a%24t/declare", "{}"),
+        (post | admin_a, "/v1/table/a%24t/create?mode=create", ipc),
+        (post | admin_a | 0x20, "/v1/table/t/create", ipc_stream(rows, "zstd")),
+        (post | write, "/v1/table/a%24t/insert?mode=append", ipc),
+        (post | write, "/v1/table/a%24t/merge_insert?on=id&when_matched_update_all=true"
+                       "&when_not_matched_insert_all=true", ipc),
+        (post | read, "/v1/table/a%24t/query",
+         '{"k": 10, "vector": {}, "filter": "id > 1", "columns": ["id", "s"]}'),
+        (post | read, "/v1/table/a%24t/count_rows", '{"predicate": "s IS NULL"}'),
+        (post | read, "/v1/table/a%24t/describe?vend_credentials=true", "{}"),
+        (post | admin_a, "/v1/table/a%24t/rename",
+         '{"new_table_name": "u", "new_namespace_id": ["b"]}'),
+        (post | admin_a, "/v1/table/a%24r/register", '{"location": "__manifest"}'),
+        (post | admin_a, "/v1/table/a%24t/drop", "{}"),
+        (post | write, "/v1/table/a%24t/update", '{"updates": [["id", "id + 1"]]}'),
+        (post | write, "/v1/table/a%24t/tags/create", '{"tag": "v1", "version": 1}'),
+        (get | admin_a, "/v1/table?delimiter=.", ""),
+        (post, "/v1/table/%2A/describe", "{}"),
+        (post | read, "/v1/table/x/describe", "[" * 200 + "]" * 200),
+        (post | write, "/v1/table/a%24t/schema_metadata/update", '{"k": "v"}'),
+        (post | write, "/v1/table/a%24t/create?properties=%7B%22a%22%3A%22b%22%7D", ipc),
+    ]
+    for control, target, body in seeds:
+        if isinstance(body, str):
+            body = body.encode()
+        put("rest_request", target.encode() + b"\n" + body, bytes([control]))
+
+
 def main():
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -303,6 +352,7 @@ def main():
     namespace_seeds()
     cli_seeds()
     predicate_seeds()
+    rest_request_seeds()
     for d in sorted(OUT.iterdir()):
         files = list(d.iterdir())
         print(f"{d.name}: {len(files)} seeds, {sum(f.stat().st_size for f in files)} bytes")

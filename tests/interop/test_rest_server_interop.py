@@ -66,8 +66,10 @@ class Served:
             self.proc.kill()
             pytest.fail(f"lance-cpp serve did not start: {line!r} {self.proc.stderr.read()}")
         assert "DirectoryNamespace" in line, line
-        self.uri = line.rsplit(" on ", 1)[1]
-        assert self.uri.startswith("http://127.0.0.1:"), line
+        # A server bound to every address is reached on loopback.
+        self.uri = line.rsplit(" on ", 1)[1].replace("//0.0.0.0:", "//127.0.0.1:")
+        assert self.uri.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), line
+        self.output = ""
         self.log = log
 
     def stop(self) -> int:
@@ -76,6 +78,7 @@ class Served:
         rc = self.proc.wait(timeout=30)
         output = self.proc.stdout.read() + self.proc.stderr.read()
         __import__("_secret_ledger").keep("lance-cpp serve", output)  # for the scan
+        self.output = output
         return rc
 
     def log_lines(self) -> List[dict]:
@@ -212,6 +215,122 @@ def test_authentication_and_access_log(tmp_path):
     assert statuses[:2] == [401, 403]
     assert 200 in statuses
     assert all({"method", "route", "status", "duration_ms"} <= set(line) for line in lines)
+
+
+def _certificates(directory: Path) -> Dict[str, str]:
+    """A CA and a server certificate for 127.0.0.1 it signs (openssl CLI)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    d = str(directory)
+    (directory / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    steps = [
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-subj", "/CN=test-ca", "-keyout", f"{d}/ca.key", "-out", f"{d}/ca.pem"],
+        ["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=server",
+         "-keyout", f"{d}/server.key", "-out", f"{d}/server.csr"],
+        ["openssl", "x509", "-req", "-in", f"{d}/server.csr", "-CA", f"{d}/ca.pem",
+         "-CAkey", f"{d}/ca.key", "-CAcreateserial", "-days", "2", "-extfile",
+         f"{d}/ext.cnf", "-out", f"{d}/server.pem"],
+    ]
+    for step in steps:
+        subprocess.run(step, check=True, capture_output=True)
+    return {"ca": f"{d}/ca.pem", "cert": f"{d}/server.pem", "key": f"{d}/server.key"}
+
+
+def _key_file(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(0o600)
+    return path
+
+
+def test_tls_and_keyed_permissions_with_pylance_and_lancedb_node(tmp_path):
+    """HTTPS with API keys from a file: pylance's RestNamespace and LanceDB-node trust the
+    server's CA; a read key reads and is refused writes and drops (PermissionDenied)."""
+    require_node(ORACLE_DIR)
+    certs = _certificates(tmp_path / "certs")
+    admin_key, read_key = "admin-k3y-SECRET", "read-k3y-SECRET"
+    keys = _key_file(tmp_path / "keys.txt", f"{admin_key} admin\n{read_key} read\n")
+    server = Served(tmp_path / "root", tmp_path / "access.log",
+                    extra=["--tls-cert", certs["cert"], "--tls-key", certs["key"],
+                           "--api-keys-file", str(keys)])
+    try:
+        assert server.uri.startswith("https://127.0.0.1:")
+        tls = {"tls.ssl_ca_cert": certs["ca"]}
+        admin = RestNamespace(uri=server.uri, **tls, **{"header.x-api-key": admin_key})
+        admin.create_namespace(ln.CreateNamespaceRequest(id=["sec"]))
+        lance.write_dataset(_rows(0, 4), namespace_client=admin, table_id=["sec", "t"])
+        reader = RestNamespace(uri=server.uri, **tls, **{"header.x-api-key": read_key})
+        assert lance.dataset(namespace_client=reader, table_id=["sec", "t"]).count_rows() == 4
+        with pytest.raises(ln_errors.PermissionDeniedError):
+            reader.drop_table(ln.DropTableRequest(id=["sec", "t"]))
+        with pytest.raises(ln_errors.PermissionDeniedError):
+            reader.declare_table(ln.DeclareTableRequest(id=["sec", "u"]))
+        # Without the CA, pylance refuses the server's certificate.
+        with pytest.raises(Exception):
+            RestNamespace(uri=server.uri, **{"header.x-api-key": admin_key}).list_namespaces(
+                ln.ListNamespacesRequest(id=[]))
+
+        jobs = NodeJobs(REST_ORACLE, tmp_path / "node", "rest", describe=describe_ns_job,
+                        scrub=lambda text: text.replace(admin_key, "<key>"))
+        u = {"uri": server.uri, "properties": tls, "headers": {"x-api-key": admin_key}}
+        values = jobs.run_ok([
+            {**u, "op": "create", "namespace": ["sec"], "name": "node", "x": [1, 2],
+             "s": ["a", "b"]},
+            {**u, "op": "read", "namespace": ["sec"], "name": "t"},
+            {**u, "op": "tables", "namespace": ["sec"]},
+        ])
+        assert values[0] == 1
+        assert values[1]["count"] == 4
+        assert sorted(values[2]) == ["node", "t"]
+        refused = jobs.run([{"uri": server.uri, "properties": tls,
+                             "headers": {"x-api-key": read_key}, "op": "create",
+                             "namespace": ["sec"], "name": "nope", "x": [1], "s": ["a"]}])
+        assert not refused[0]["ok"]
+    finally:
+        assert server.stop() == 0
+    text = server.log.read_text()
+    assert "SECRET" not in text
+    assert any(line["status"] == 403 for line in server.log_lines())
+
+
+def _serve_once(args: List[str], env: Optional[Dict[str, str]] = None,
+                wait: float = 20.0) -> subprocess.CompletedProcess:
+    """Runs `lance-cpp serve ARGS` expecting it to refuse to start (exits on its own)."""
+    return subprocess.run([str(_cpp_bin()), "serve", *args], capture_output=True,
+                          text=True, timeout=wait, env={**os.environ, **(env or {})})
+
+
+def test_serve_is_safe_by_default(tmp_path):
+    root = tmp_path / "root"
+    base = ["--namespace", "dir", "--ns-prop", f"root={root}", "--port", "0"]
+    # Beyond loopback without keys and TLS: refused, saying what is missing.
+    refused = _serve_once(base + ["--host", "0.0.0.0"])
+    assert refused.returncode != 0
+    assert "--insecure" in refused.stderr and "TLS" in refused.stderr
+    # Keys on the command line: refused (visible in ps), the key never echoed.
+    refused = _serve_once(base + ["--api-key", "cmdline-SECRET"])
+    assert refused.returncode != 0 and "ps" in refused.stderr
+    assert "cmdline-SECRET" not in refused.stderr + refused.stdout
+    # A key file others can read: refused.
+    loose = tmp_path / "loose.txt"
+    loose.write_text("loose-SECRET admin\n")
+    loose.chmod(0o644)
+    refused = _serve_once(base + ["--api-keys-file", str(loose)])
+    assert refused.returncode != 0 and "chmod 600" in refused.stderr
+    assert "loose-SECRET" not in refused.stderr
+    # --insecure: it serves, with a warning.
+    server = Served(root, tmp_path / "access.log", extra=["--host", "0.0.0.0", "--insecure"])
+    try:
+        assert server.uri.startswith("http://")
+    finally:
+        assert server.stop() == 0
+    assert "warning: serving on 0.0.0.0 without authentication or TLS" in server.output
+    # Keys and TLS: a non-loopback bind starts without --insecure.
+    certs = _certificates(tmp_path / "certs")
+    keys = _key_file(tmp_path / "keys.txt", "k-SECRET admin\n")
+    secured = Served(root, tmp_path / "access2.log",
+                     extra=["--host", "0.0.0.0", "--tls-cert", certs["cert"],
+                            "--tls-key", certs["key"], "--api-keys-file", str(keys)])
+    assert secured.stop() == 0
 
 
 def test_sigterm_finishes_in_flight_and_exits_zero(tmp_path):

@@ -34,6 +34,7 @@
 #include "lance/core/record_batch.h"
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
+#include "tests/testing/certificates.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/python.h"
 #include "tests/testing/temp_dir.h"
@@ -1169,30 +1170,9 @@ TEST_F(RecordingTest, ConnectionRefusedNamesTheUrlButNoSecret) {
 // -- HTTPS
 // --------------------------------------------------------------------------------
 
-int Shell(const std::string& command) {
-  const int rc = std::system((command + " >/dev/null 2>&1").c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/// A CA and a server certificate it signs, for `names` (subjectAltName entries).
 Status MakeCertificates(const TempDir& dir, const std::string& prefix,
                         const std::string& san) {
-  const std::string p = dir.Join(prefix);
-  const std::string ext = p + "-ext.cnf";
-  std::ofstream(ext) << "subjectAltName=" << san << "\n";
-  const std::vector<std::string> steps = {
-      "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout " + p +
-          "-ca.key -out " + p + "-ca.pem",
-      "openssl req -newkey rsa:2048 -nodes -subj /CN=server -keyout " + p +
-          "-server.key -out " + p + "-server.csr",
-      "openssl x509 -req -in " + p + "-server.csr -CA " + p + "-ca.pem -CAkey " + p +
-          "-ca.key -CAcreateserial -days 2 -extfile " + ext + " -out " + p +
-          "-server.pem",
-  };
-  for (const auto& step : steps) {
-    if (Shell(step) != 0) return Status::IOError("failed: " + step);
-  }
-  return Status::OK();
+  return testing::MakeTestCertificates(dir, prefix, san);
 }
 
 TEST_F(RecordingTest, HttpsWithTheServersCa) {

@@ -419,7 +419,12 @@ def test_directory_namespace_on_rgw_matches_pylance(s3env):
         a = ours.describe_table(DescribeTableRequest(id=ident))
         b = theirs.describe_table(DescribeTableRequest(id=ident))
         assert a.location == b.location
-    lance_cpp.write_dataset(table(7), namespace_client=ours, table_id=["db", "data"])
+    # Neither namespace hands its own (root) options to clients without a vendor: both
+    # engines are given them, as pylance 14's users do.
+    assert ours.describe_table(DescribeTableRequest(id=["top"])).storage_options is None
+    assert theirs.describe_table(DescribeTableRequest(id=["top"])).storage_options is None
+    lance_cpp.write_dataset(table(7), namespace_client=ours, table_id=["db", "data"],
+                            storage_options=s3env.options())
     assert lance.dataset(namespace_client=theirs, table_id=["db", "data"],
                          storage_options=s3env.options()).count_rows() == 7
 

@@ -27,6 +27,7 @@
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/table/dataset.h"
+#include "tests/s3/rgw_vendor.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/s3_env.h"
 #include "tests/testing/secret_ledger.h"
@@ -321,13 +322,7 @@ class CredentialVendingTest : public ::testing::Test {
   }
 
   AwsCredentialVendorOptions VendorOptions() const {
-    AwsCredentialVendorOptions options;
-    options.role_arn = env_.sts_role_arn;
-    options.region = env_.region;
-    options.sts_endpoint = env_.endpoint;
-    options.duration_millis = 900'000;
-    options.caller_storage_options = env_.Options();
-    return options;
+    return ::lance::testing::RgwVendorOptions(env_);
   }
 
   // A store on the bucket that signs with `vended`'s credentials.

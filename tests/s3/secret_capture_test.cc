@@ -295,10 +295,12 @@ TEST_F(SecretCaptureTest, NoSecretInLogsErrorsOrToStringButRedactedKeyIds) {
     Note(parsed->ToString());
   }
 
-  // 6. The namespace provider on an S3 root whose storage options carry the static key:
-  // describe_table vends them; the fetch is logged with the redacted key id only.
+  // 6. The namespace provider on an S3 root whose storage options carry the static key,
+  // passed on (vend_input_storage_options): describe_table answers them; the fetch is
+  // logged with the redacted key id only.
   {
-    ns::Properties props{{"root", env_.UniqueUri("ns")}};
+    ns::Properties props{{"root", env_.UniqueUri("ns")},
+                         {"vend_input_storage_options", "true"}};
     for (const auto& [k, v] : env_.Options()) props["storage." + k] = v;
     ASSERT_OK_AND_ASSIGN(auto dir, ns::DirectoryNamespace::FromProperties(props));
     ASSERT_OK(dir->DeclareTable({.id = {"capture"}}).status());

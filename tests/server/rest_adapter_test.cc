@@ -21,7 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include "lance/core/type.h"
+#include "lance/ipc/writer.h"
 #include "lance/namespace/namespace.h"
+#include "tests/server/server_test_util.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -54,10 +58,6 @@ class RecordingNamespace : public ns::LanceNamespace {
   Result<ns::CreateTableResponse> CreateTable(const ns::CreateTableRequest& request,
                                               std::string_view data) override {
     std::lock_guard<std::mutex> lock(mu);
-    if (data.substr(0, 4) != "IPC!") {
-      return ns::NamespaceError(ns::ErrorCode::kInvalidInput,
-                                "create_table: the body is not an Arrow IPC stream");
-    }
     last_create = request;
     last_data = std::string(data);
     ns::CreateTableResponse resp;
@@ -106,83 +106,6 @@ class RecordingNamespace : public ns::LanceNamespace {
   ns::QueryTableRequest last_query;
   std::string last_data;
 };
-
-struct Answer {
-  int status = 0;
-  std::string body;
-  std::string content_type;
-  Json json;
-};
-
-class Server {
- public:
-  explicit Server(std::shared_ptr<ns::LanceNamespace> ns,
-                  RestAdapterOptions options = {}) {
-    options.port = 0;
-    auto made = RestAdapter::Make(std::move(ns), std::move(options));
-    EXPECT_OK(made.status());
-    adapter = std::move(*made);
-    EXPECT_OK(adapter->Start());
-    EXPECT_GT(adapter->port(), 0);
-  }
-  ~Server() { adapter->Stop(); }
-
-  Answer Send(const std::string& method, const std::string& target,
-              const std::string& body = "", const httplib::Headers& headers = {},
-              const std::string& content_type = "application/json") const {
-    httplib::Client client("127.0.0.1", adapter->port());
-    client.set_read_timeout(30, 0);
-    client.set_url_encode(false);  // targets are sent exactly as written
-    auto send = [&]() -> httplib::Result {
-      if (method == "GET") return client.Get(target.c_str(), headers);
-      if (method == "POST") {
-        return client.Post(target.c_str(), headers, body, content_type.c_str());
-      }
-      if (method == "PUT") {
-        return client.Put(target.c_str(), headers, body, content_type.c_str());
-      }
-      return client.Delete(target.c_str(), headers);
-    };
-    httplib::Result res = send();
-    Answer a;
-    if (!res) {
-      ADD_FAILURE() << method << " " << target << ": no answer";
-      return a;
-    }
-    a.status = res->status;
-    a.body = res->body;
-    a.content_type = res->get_header_value("Content-Type");
-    a.json = Json::parse(a.body, nullptr, false);
-    return a;
-  }
-  Answer Post(const std::string& target, const std::string& body = "{}",
-              const httplib::Headers& headers = {}) const {
-    return Send("POST", target, body, headers);
-  }
-  Answer Get(const std::string& target, const httplib::Headers& headers = {}) const {
-    return Send("GET", target, "", headers);
-  }
-
-  std::unique_ptr<RestAdapter> adapter;
-};
-
-/// \brief Asserts the spec's ErrorResponse with `code` at HTTP `status`.
-void ExpectError(const Answer& a, int status, int code, const std::string& what = "") {
-  EXPECT_EQ(a.status, status) << a.body;
-  ASSERT_TRUE(a.json.is_object()) << a.body;
-  EXPECT_EQ(a.json.value("code", -1), code) << a.body;
-  EXPECT_TRUE(a.json.contains("error") && a.json["error"].is_string()) << a.body;
-  EXPECT_TRUE(a.json.contains("instance") && a.json["instance"].is_string()) << a.body;
-  if (!what.empty()) {
-    EXPECT_THAT(a.json.value("error", ""), HasSubstr(what));
-  }
-}
-
-std::shared_ptr<ns::LanceNamespace> DirNamespace(const testing::TempDir& tmp) {
-  auto ns = ns::ConnectNamespace("dir", {{"root", tmp.Join("root")}});
-  EXPECT_OK(ns.status());
-  return *ns;
-}
 
 TEST(RestAdapterTest, NamespaceLifecycleOverDirectoryNamespace) {
   testing::TempDir tmp;
@@ -309,10 +232,11 @@ TEST(RestAdapterTest, DataOperationsTakeArrowBodiesAndQueryFields) {
   auto rec = std::make_shared<RecordingNamespace>();
   Server s(rec);
   const std::string arrow = "application/vnd.apache.arrow.stream";
+  const std::string body = IpcBody();
   auto created = s.Send("POST",
                         "/v1/table/ns%24t/create?delimiter=%24&mode=overwrite&"
                         "properties=%7B%22owner%22%3A%22me%22%7D",
-                        std::string("IPC!\0\1\2", 7), {}, arrow);
+                        body, {}, arrow);
   EXPECT_EQ(created.status, 200) << created.body;
   EXPECT_EQ(created.json["version"], 1);
   {
@@ -321,22 +245,22 @@ TEST(RestAdapterTest, DataOperationsTakeArrowBodiesAndQueryFields) {
     EXPECT_EQ(rec->last_create.mode, std::optional<std::string>("overwrite"));
     EXPECT_EQ(rec->last_create.properties,
               std::optional<ns::Properties>(ns::Properties{{"owner", "me"}}));
-    EXPECT_EQ(rec->last_data, std::string("IPC!\0\1\2", 7));
+    EXPECT_EQ(rec->last_data, body);
   }
-  ExpectError(s.Send("POST", "/v1/table/ns%24t/create", "garbage", {}, arrow), 400, 13);
+  ExpectError(s.Send("POST", "/v1/table/ns%24t/create", "garbage", {}, arrow), 400, 13,
+              "not a valid Arrow IPC stream");
   ExpectError(
-      s.Send("POST", "/v1/table/ns%24t/create?properties=%5B1%5D", "IPC!", {}, arrow),
-      400, 13, "properties");
+      s.Send("POST", "/v1/table/ns%24t/create?properties=%5B1%5D", body, {}, arrow), 400,
+      13, "properties");
 
-  auto inserted =
-      s.Send("POST", "/v1/table/ns%24t/insert?mode=append", "IPC!rows", {}, arrow);
+  auto inserted = s.Send("POST", "/v1/table/ns%24t/insert?mode=append", body, {}, arrow);
   EXPECT_EQ(inserted.status, 200);
   EXPECT_EQ(inserted.json["num_inserted_rows"], 3);
   auto merged =
       s.Send("POST",
              "/v1/table/ns%24t/merge_insert?on=id,k&when_matched_update_all=true&"
              "when_not_matched_insert_all=false&timeout=30s",
-             "IPC!more", {}, arrow);
+             IpcBody(5), {}, arrow);
   EXPECT_EQ(merged.status, 200) << merged.body;
   EXPECT_EQ(merged.json["num_inserted_rows"], 2);
   {
@@ -346,7 +270,7 @@ TEST(RestAdapterTest, DataOperationsTakeArrowBodiesAndQueryFields) {
     EXPECT_EQ(rec->last_merge.when_matched_update_all, std::optional<bool>(true));
     EXPECT_EQ(rec->last_merge.when_not_matched_insert_all, std::optional<bool>(false));
     EXPECT_EQ(rec->last_merge.timeout, std::optional<std::string>("30s"));
-    EXPECT_EQ(rec->last_data, "IPC!more");
+    EXPECT_EQ(rec->last_data, IpcBody(5));
   }
 
   auto count = s.Post("/v1/table/ns%24t/count_rows", R"({"id":["ns","t"]})");
@@ -371,7 +295,7 @@ TEST(RestAdapterTest, DataOperationsTakeArrowBodiesAndQueryFields) {
 TEST(RestAdapterTest, BadRequestsGetSpecErrors) {
   testing::TempDir tmp;
   RestAdapterOptions options;
-  options.max_body_bytes = 1024;
+  options.limits.max_body_bytes = 1024;
   Server s(DirNamespace(tmp), options);
   ExpectError(s.Post("/v1/namespace/a/create", R"({"id":)"), 400, 13, "not valid JSON");
   ExpectError(s.Post("/v1/namespace/a/create", R"([1,2])"), 400, 13);
@@ -404,7 +328,7 @@ TEST(RestAdapterTest, BadRequestsGetSpecErrors) {
               413, 13);
   // Invalid UTF-8 in ids and bodies: still JSON answers.
   auto bad_utf8 = s.Post("/v1/table/%FF%FE%24t/describe");
-  ExpectError(bad_utf8, 404, 4);
+  ExpectError(bad_utf8, 400, 13, "not valid UTF-8");
   ExpectError(s.Post("/v1/namespace/a/create", "{\"id\":[\"\xff\"]}"), 400, 13);
   // The server still works.
   EXPECT_EQ(s.Get("/v1/namespace/%24/list").status, 200);
@@ -415,8 +339,7 @@ TEST(RestAdapterTest, AuthenticationAndAccessLogWithoutSecrets) {
   auto lines = std::make_shared<std::vector<std::string>>();
   auto mu = std::make_shared<std::mutex>();
   RestAdapterOptions options;
-  options.api_keys = {"key-SECRET-1"};
-  options.bearer_tokens = {"tok-SECRET-2"};
+  options.api_keys = {{"key-SECRET-1"}, {"tok-SECRET-2"}};
   options.access_log = [lines, mu](const std::string& line) {
     std::lock_guard<std::mutex> lock(*mu);
     lines->push_back(line);
@@ -511,41 +434,10 @@ TEST(RestAdapterTest, ManyParallelClients) {
   EXPECT_EQ(m["list_tables"], kThreads * kTables + 1);
 }
 
-/// \brief A connected raw socket to the server.
-int Connect(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  EXPECT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  timeval tv{20, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  return fd;
-}
-
-/// \brief Sends `request` and reads the answer until the server closes.
-std::string RawExchange(int port, const std::string& request, bool close_write = false) {
-  int fd = Connect(port);
-  EXPECT_EQ(::send(fd, request.data(), request.size(), 0),
-            static_cast<ssize_t>(request.size()));
-  if (close_write) ::shutdown(fd, SHUT_WR);
-  std::string answer;
-  char buf[4096];
-  while (true) {
-    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n <= 0) break;
-    answer.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return answer;
-}
-
 TEST(RestAdapterTest, BodylessAndChunkedPosts) {
   testing::TempDir tmp;
   RestAdapterOptions options;
-  options.max_body_bytes = 64;
+  options.limits.max_body_bytes = 64;
   Server s(DirNamespace(tmp), options);
   ASSERT_EQ(s.Post("/v1/namespace/ns/create").status, 200);
   ASSERT_EQ(s.Post("/v1/table/ns%24t/declare").status, 200);

@@ -127,6 +127,20 @@ Result<Args> Parse(const std::vector<std::string>& argv) {
   return args;
 }
 
+/// The tool's own storage options: the namespace's `storage.*` properties (the
+/// namespace keeps them to itself unless it vends), under what an answer carries.
+lance::io::StorageOptions AccessOptions(const Args& args,
+                                        const std::optional<ns::Properties>& answered) {
+  lance::io::StorageOptions out;
+  for (const auto& [key, value] : args.props) {
+    if (key.rfind("storage.", 0) == 0) out[key.substr(8)] = value;
+  }
+  if (answered) {
+    for (const auto& [key, value] : *answered) out[key] = value;
+  }
+  return out;
+}
+
 template <typename T>
 void Put(json& out, const char* key, const std::optional<T>& value) {
   if (value) out[key] = *value;
@@ -228,14 +242,14 @@ Result<json> Run(const Args& args) {
     LANCE_ASSIGN_OR_RAISE(auto data, MakeRows(*args.rows));
     lance::WriteParams params;
     params.mode = lance::WriteMode::kCreate;
-    if (r.storage_options) params.access.storage_options = *r.storage_options;
+    params.access.storage_options = AccessOptions(args, r.storage_options);
     LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Write(*data, *r.location, params));
     out["location"] = *r.location;
     out["version"] = ds->version();
   } else if (cmd == "read") {
     LANCE_ASSIGN_OR_RAISE(auto r, dir->DescribeTable({.id = args.id}));
     lance::OpenOptions open;
-    if (r.storage_options) open.access.storage_options = *r.storage_options;
+    open.access.storage_options = AccessOptions(args, r.storage_options);
     LANCE_ASSIGN_OR_RAISE(auto ds, lance::Dataset::Open(*r.location, open));
     LANCE_ASSIGN_OR_RAISE(auto table, ds->ToTable());
     json xs = json::array(), ss = json::array();

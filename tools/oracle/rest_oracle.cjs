@@ -5,7 +5,7 @@
 //
 //   node rest_oracle.cjs JOBS.json RESULTS.json
 //
-// Every job names its server: {uri, headers?: {...}}. Jobs, run in order in one process:
+// Every job names its server: {uri, headers?: {...}, properties?: {...}}. Jobs, run in order in one process:
 //   create_ns   {namespace: [..]}               createNamespace
 //   namespaces  {namespace?: [..]}              child namespace names (listNamespaces)
 //   tables      {namespace?: [..]}              table names (tableNames)
@@ -23,8 +23,11 @@ const { runJobs, cachedConnection } = require("./common.cjs");
 
 async function connect(job) {
   const headers = job.headers || {};
-  const key = `rest\n${job.uri}\n${JSON.stringify(headers)}`;
-  return await cachedConnection(key, () => lancedb.connectNamespace("rest", { uri: job.uri, headers }));
+  // Further client properties, e.g. {"tls.ssl_ca_cert": PATH} for an HTTPS server.
+  const properties = job.properties || {};
+  const key = `rest\n${job.uri}\n${JSON.stringify(headers)}\n${JSON.stringify(properties)}`;
+  return await cachedConnection(key, () =>
+    lancedb.connectNamespace("rest", { uri: job.uri, headers, ...properties }));
 }
 
 function ns(job) {

@@ -20,4 +20,8 @@ bool EqualsIgnoreAsciiCase(std::string_view a, std::string_view b);
 /// \brief Appends the UTF-8 encoding of the code point `cp` (REQUIRES: cp <= 0x10FFFF).
 void AppendUtf8(uint32_t cp, std::string* out);
 
+/// \brief True if `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates,
+/// nothing above U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+
 }  // namespace lance

@@ -28,9 +28,16 @@
 
 namespace lance::ns {
 
-/// \brief What vended credentials may do (Lance's `credential_vendor.permission`):
-/// read = list + get; write = read + put; admin = write + delete.
-enum class VendPermission { kRead, kWrite, kAdmin };
+/// \brief OK when `text` (a table or namespace name, or a location) holds nothing an
+/// access-policy language reads as more than itself: IAM's wildcards `*` and `?` and its
+/// policy variables `${...}` (S3 resource ARNs and `s3:prefix` conditions), and no
+/// control character, and is valid UTF-8. A scope built from such a name would cover more
+/// than the literal prefix (a table `*` at the root would get every root table), so names
+/// and locations holding one are refused, and the vendor checks its prefix again. A '$'
+/// alone stays allowed: Lance's own directory names hold it ("1ce3c3c6_ns$t"). (Azure SAS
+/// and GCS access boundaries, once vended, add their characters here.) \return
+/// InvalidInput naming `what` and the character otherwise.
+Status CheckPolicySafeName(std::string_view text, std::string_view what);
 
 /// \brief "read" / "write" / "admin" (case-insensitive). \return InvalidInput otherwise.
 Result<VendPermission> ParseVendPermission(std::string_view text);
@@ -83,6 +90,15 @@ struct AwsCredentialVendorOptions {
   /// environment.
   Properties caller_storage_options;
 };
+
+/// \brief The STS session policy that narrows a role to the objects under
+/// `bucket`/`prefix`/ (Get + GetVersion; write: + Put and the multipart actions; admin:
+/// + Delete), ListBucket only with s3:prefix `prefix/` or `prefix/*` (never the bare
+/// prefix, which would list a sibling `prefix2/`), and GetBucketLocation. Compact JSON.
+/// REQUIRES: `prefix` non-empty, without leading or trailing '/', and policy-safe
+/// (CheckPolicySafeName): the vendor checks both before it calls this.
+std::string AwsScopedSessionPolicy(const std::string& bucket, const std::string& prefix,
+                                   VendPermission permission);
 
 /// \brief AssumeRole on the S3 server's STS with a session policy scoped to the
 /// location's bucket/prefix (policy JSON sent compact: RGW does not decode '+').

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "lance/io/storage_access.h"
@@ -45,11 +46,15 @@ struct DirectoryNamespaceOptions {
   /// directory) or a URI; trailing '/' are trimmed.
   std::string root;
   /// \brief The namespace's own I/O: storage options, optionally with a provider or a
-  /// credentials source. Without a credential vendor the options (as given) are also
-  /// returned as `storage_options` by DescribeTable / DeclareTable (unless
-  /// vend_credentials is false); with one, only their non-credential keys are, next to
-  /// the vended credentials: the root's own keys never leave the namespace.
+  /// credentials source. They stay inside the namespace: without a credential vendor
+  /// DescribeTable / DeclareTable return no storage options (as pylance 14) unless
+  /// vend_input_storage_options; with one, only their non-credential keys are returned,
+  /// next to the vended credentials.
   io::StorageAccess access;
+  /// \brief `vend_input_storage_options` (Lance's name, default false): without a
+  /// vendor, return the options above, the root's own long-lived keys included, to
+  /// every client. Unsafe for a served namespace: each client gets the whole root.
+  bool vend_input_storage_options = false;
   bool manifest_enabled = true;
   bool dir_listing_enabled = true;
   /// \brief When set (`credential_vendor.enabled=true`), describe_table and
@@ -64,8 +69,9 @@ class DirectoryNamespace : public LanceNamespace {
  public:
   /// \brief Lance's DirectoryNamespaceBuilder::from_properties: `root` (required),
   /// `storage.<key>` (prefix stripped), `manifest_enabled`, `dir_listing_enabled`
-  /// ("true" / "false"), `credential_vendor.*` (CredentialVendorFromProperties: vending
-  /// on with `credential_vendor.enabled=true`). Other keys (Lance's
+  /// ("true" / "false"), `vend_input_storage_options`, `credential_vendor.*`
+  /// (CredentialVendorFromProperties: vending on with `credential_vendor.enabled=true`).
+  /// Other keys (Lance's
   /// inline_optimization_enabled, ...) are ignored.
   /// \return the namespace; InvalidInput for a missing root, a boolean that is not
   /// "true"/"false" (Lance silently takes the default there) or bad credential_vendor.*
@@ -133,7 +139,13 @@ class DirectoryNamespace : public LanceNamespace {
   Result<CreateEmptyTableResponse> CreateEmptyTable(
       const CreateEmptyTableRequest& request) override;
   /// \brief Manifest mode only: records an existing table at a location relative to the
-  /// root (no "://", no leading '/', no ".."); parent namespaces must exist.
+  /// root. The location is confined (Lance checks only the first three): no "://", no
+  /// leading '/', no ".." segment, not `__manifest` or inside it, not equal to, inside
+  /// or above another table's location, and none of the characters CheckPolicySafeName
+  /// refuses; parent namespaces must exist. The row carries the mark
+  /// `lance_cpp.registered` in its metadata (never shown among the properties, refused
+  /// in properties a client sets), which keeps drop_table from deleting the data.
+  /// \return InvalidInput naming the rule a location breaks; TableAlreadyExists.
   Result<RegisterTableResponse> RegisterTable(
       const RegisterTableRequest& request) override;
   /// \brief Plain: writes `.lance-deregistered`. Manifest: removes the row (and, for a
@@ -142,7 +154,15 @@ class DirectoryNamespace : public LanceNamespace {
   Result<DeregisterTableResponse> DeregisterTable(
       const DeregisterTableRequest& request) override;
   Status TableExists(const TableExistsRequest& request) override;
-  /// \brief Removes the row (manifest) and deletes the table directory.
+  /// \brief Removes the row (manifest) and deletes the table directory when the
+  /// namespace owns it: the `<name>.lance` directory of a root table (also after a
+  /// rename), or a directory of the shape the manifest layout allocates (`<8 hex>_...`,
+  /// ours and Lance's), when register_table did not record the row (it marks its rows,
+  /// see RegisterTable). A registered
+  /// table only loses its row: its data was someone else's before it was registered,
+  /// and stays. A location overlapping another table's, or naming `__manifest`, is
+  /// never deleted either. (Lance deletes every dropped table's location, registered
+  /// ones included.)
   Result<DropTableResponse> DropTable(const DropTableRequest& request) override;
 
   // Table data, schema, versions, tags and transactions (directory_table_ops.cc): each
@@ -190,14 +210,25 @@ class DirectoryNamespace : public LanceNamespace {
   Result<DescribeTransactionResponse> DescribeTransaction(
       const DescribeTransactionRequest& request) override;
 
+  /// \brief A view sharing this namespace's state whose vended credentials never
+  /// exceed `permission` (declare_table's "at least write" included).
+  std::shared_ptr<LanceNamespace> WithVendPermissionCap(
+      VendPermission permission) override;
+
   class Impl;
-  explicit DirectoryNamespace(std::unique_ptr<Impl> impl,
-                              DirectoryNamespaceOptions options);
+  explicit DirectoryNamespace(std::shared_ptr<Impl> impl,
+                              DirectoryNamespaceOptions options,
+                              std::optional<VendPermission> vend_cap = std::nullopt);
   ~DirectoryNamespace() override;
 
  private:
-  std::unique_ptr<Impl> impl_;
+  /// \brief The permission describe (`for_declare` false) or declare vends: the
+  /// configured one (declare: at least write), capped by vend_cap_.
+  VendPermission VendPermissionFor(bool for_declare) const;
+
+  std::shared_ptr<Impl> impl_;
   DirectoryNamespaceOptions options_;
+  std::optional<VendPermission> vend_cap_;
 };
 
 }  // namespace lance::ns

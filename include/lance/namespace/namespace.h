@@ -604,6 +604,11 @@ using AlterTransactionResponse = DescribeTransactionResponse;
 // -- The interface
 // ------------------------------------------------------------------------
 
+/// \brief What vended credentials may do (Lance's `credential_vendor.permission`), and
+/// what a REST server's caller may do: read = list + get; write = read + put; admin =
+/// write + delete. Ordered: a larger value allows more.
+enum class VendPermission { kRead, kWrite, kAdmin };
+
 /// \brief A Lance Namespace: a catalog of namespaces and tables.
 ///
 /// Implementations must be thread-safe: every operation may be called concurrently.
@@ -691,6 +696,14 @@ class LanceNamespace {
       const DescribeTransactionRequest& request);
   virtual Result<AlterTransactionResponse> AlterTransaction(
       const AlterTransactionRequest& request);
+
+  /// \brief This namespace as seen by a caller allowed no more than `permission`: the
+  /// same tables and operations, but credentials it vends never allow more than
+  /// `permission` (a REST server serves each API key through such a view). The default
+  /// is null: the namespace cannot narrow what it vends, and a server then withholds
+  /// vended credentials from callers below admin.
+  virtual std::shared_ptr<LanceNamespace> WithVendPermissionCap(
+      VendPermission permission);
 
  protected:
   /// \brief The default answer: NotImplemented, "Unsupported: <op> is not supported by

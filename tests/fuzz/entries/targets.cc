@@ -40,6 +40,7 @@ const std::vector<FuzzTarget>& AllFuzzTargets() {
       {"fragment_json", FuzzFragmentJson},
       {"cli_input", FuzzCliInput},
       {"predicate", FuzzPredicate},
+      {"rest_request", FuzzRestRequest},
   };
   return targets;
 }

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// RequestHandler: one HTTP request of the REST namespace protocol in, one reply out, with
+// no socket in sight (http_server.h owns connections): the target is parsed, the caller
+// authenticated (api_keys.h) and checked against the route's permission, the limits
+// applied, the operation run on the namespace view of the caller's permission, and every
+// failure turned into the spec's ErrorResponse. The fuzz target drives it directly.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lance/server/rest_adapter.h"
+#include "server/api_keys.h"
+#include "server/routes.h"
+
+namespace lance::server::internal {
+
+/// \brief The parts of an HTTP request the protocol reads.
+struct HttpRequest {
+  std::string method;
+  /// \brief The raw request target: path and query, still percent-encoded.
+  std::string target;
+  std::optional<std::string> api_key;        ///< `x-api-key`
+  std::optional<std::string> authorization;  ///< `Authorization`
+  std::string body;
+  std::string remote;  ///< peer address, for the access log
+};
+
+class RequestHandler {
+ public:
+  /// \brief REQUIRES: ns non-null. Asks `ns` once for the capped views it serves keys
+  /// below admin through.
+  RequestHandler(std::shared_ptr<ns::LanceNamespace> ns,
+                 const RestAdapterOptions& options);
+
+  /// \brief Answers `request` and writes its access-log line. Thread-safe.
+  Reply Handle(const HttpRequest& request);
+  /// \brief The answer to a request whose body could not be read (413 when it was over
+  /// the size limit, else 400), logged.
+  Reply Unreadable(const HttpRequest& request, bool over_limit);
+  /// \brief The answer to a request the HTTP layer refused before routing (its
+  /// `http_status`: 413, 404, 400, 500...), logged.
+  Reply Refused(const HttpRequest& request, int http_status);
+
+  std::map<std::string, int64_t> ops_metrics() const;
+  void reset_ops_metrics();
+
+ private:
+  Reply Dispatch(const HttpRequest& request, std::string* route_template,
+                 std::string* id_text, std::string* principal_name);
+  /// \brief The caller, or the 401 / 403 error.
+  Result<Principal> Authenticate(const HttpRequest& request) const;
+  void Log(const HttpRequest& request, const std::string& route, const std::string& id,
+           const std::string& principal, const Reply& reply,
+           std::chrono::steady_clock::time_point start);
+
+  std::shared_ptr<ns::LanceNamespace> ns_;
+  /// \brief The namespace as served to read and write keys (null: it cannot cap).
+  std::shared_ptr<ns::LanceNamespace> read_view_;
+  std::shared_ptr<ns::LanceNamespace> write_view_;
+  RequestLimits limits_;
+  ApiKeyStore keys_;
+  std::function<void(const std::string&)> access_log_;
+  std::vector<Route> routes_;
+  mutable std::mutex metrics_mu_;
+  std::map<std::string, int64_t> metrics_;
+  std::mutex log_mu_;
+};
+
+}  // namespace lance::server::internal
