@@ -65,7 +65,7 @@ struct DatasetTarget {
 
 /// \brief The storage options a verb uses for `target`: --storage-option values, over
 /// (for a `dir` namespace) its `storage.KEY` properties. A directory namespace keeps its
-/// own options to itself (it vends none, or temporary ones); the CLI built it and may
+/// own credentials to itself (it answers none, or vended ones); the CLI built it and may
 /// use them as its own.
 Result<io::StorageOptions> TargetStorageOptions(const DatasetTarget& target,
                                                 const Args& args);

@@ -19,6 +19,7 @@
 #include "lance/core/record_batch.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/storage_options.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
@@ -43,6 +44,15 @@ constexpr std::string_view kReservedMarker = ".lance-reserved";
 /// that marks a row register_table wrote: drop_table then leaves the data alone. Lance
 /// has no such mark (it deletes a registered table's location on drop).
 constexpr std::string_view kRegisteredKey = "lance_cpp.registered";
+
+/// `options` without any key that holds or names a credential (secrets, tokens, key ids;
+/// io::IsSensitiveOptionKey) or its lifetime: what may leave a namespace that does not
+/// vend.
+Properties WithoutCredentials(const Properties& options) {
+  Properties out = io::WithoutRefreshableOptions(options);
+  std::erase_if(out, [](const auto& kv) { return io::IsSensitiveOptionKey(kv.first); });
+  return out;
+}
 
 /// Properties a client sets may not carry the namespace's own mark.
 Status CheckClientProperties(const std::optional<Properties>& properties) {
@@ -200,19 +210,21 @@ class DirectoryNamespace::Impl {
     return out;
   }
   /// The storage options of a describe / declare answer for the table in `dir`:
-  /// nothing when vend is false. Without a vendor: nothing (as pylance 14), unless
-  /// vend_input_storage_options hands out the root's own options. With one: the root's
-  /// options without its own credentials, plus the credentials vended for the table's
-  /// location (the vended keys win).
+  /// nothing when vend is false. Without a vendor: the root's options without its
+  /// credentials (endpoint, region: what a client needs to reach the table), or all of
+  /// them when vend_input_storage_options says so. With one: the root's options without
+  /// its credentials, plus the credentials vended for the table's location (the vended
+  /// keys win).
   Result<std::optional<Properties>> ResponseStorageOptions(
       const std::optional<bool>& vend, std::string_view dir,
       VendPermission permission) const {
     if (!vend.value_or(true)) return std::nullopt;
     if (opts.credential_vendor == nullptr) {
-      if (!opts.vend_input_storage_options || opts.access.storage_options.empty()) {
-        return std::nullopt;
-      }
-      return opts.access.storage_options;
+      Properties out = opts.vend_input_storage_options
+                           ? opts.access.storage_options
+                           : WithoutCredentials(opts.access.storage_options);
+      if (out.empty()) return std::nullopt;
+      return out;
     }
     const std::string location = RawUri(dir);
     LANCE_ASSIGN_OR_RAISE(VendedCredentials vended,

@@ -103,8 +103,10 @@ TEST_P(DirectoryNamespaceTest, DeclareDescribeListRootTable) {
   const std::string raw = root_ + "/events.lance";
   const std::string url = local() ? "file://" + root_ + "/events.lance" : raw;
   EXPECT_EQ(declared.location, manifest() ? url : raw);
-  // Without a vendor the root's options stay inside the namespace (as pylance 14).
-  EXPECT_FALSE(declared.storage_options.has_value());
+  // Without a vendor: the root's options that are not credentials (here all of them).
+  ASSERT_TRUE(declared.storage_options.has_value());
+  EXPECT_EQ(*declared.storage_options,
+            (Properties{{"allow_http", "true"}, {"region", "us-east-1"}}));
 
   if (local()) {
     EXPECT_TRUE(fs::exists(root_ + "/events.lance/.lance-reserved"));
@@ -118,18 +120,29 @@ TEST_P(DirectoryNamespaceTest, DeclareDescribeListRootTable) {
   EXPECT_EQ(described.table, "events");
   EXPECT_EQ(described.namespace_, Identifier{});
   EXPECT_FALSE(described.version.has_value());
-  EXPECT_FALSE(described.storage_options.has_value());
-  // Lance's vend_input_storage_options passes the root's own options on.
-  auto passing = Connect({{"vend_input_storage_options", "true"}});
+  ASSERT_TRUE(described.storage_options.has_value());
+  EXPECT_EQ(described.storage_options->at("region"), "us-east-1");
+  // The root's credentials stay inside unless vend_input_storage_options (Lance's).
+  const Properties secret = {{"storage.aws_access_key_id", "AKIAROOT"},
+                             {"storage.aws_secret_access_key", "root-secret"},
+                             {"storage.aws_session_token", "root-token"}};
+  auto keeping = Connect(secret);
+  ASSERT_NE(keeping, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto kept, keeping->DescribeTable({.id = {"events"}}));
+  EXPECT_EQ(kept.storage_options,
+            (Properties{{"allow_http", "true"}, {"region", "us-east-1"}}));
+  Properties passing_props = secret;
+  passing_props["vend_input_storage_options"] = "true";
+  auto passing = Connect(passing_props);
   ASSERT_NE(passing, nullptr);
   ASSERT_OK_AND_ASSIGN(auto passed, passing->DescribeTable({.id = {"events"}}));
   ASSERT_TRUE(passed.storage_options.has_value());
-  EXPECT_EQ(*passed.storage_options,
-            (Properties{{"allow_http", "true"}, {"region", "us-east-1"}}));
+  EXPECT_EQ(passed.storage_options->at("aws_secret_access_key"), "root-secret");
+  EXPECT_EQ(passed.storage_options->size(), 5u);
 
   // vend_credentials=false: no options.
-  ASSERT_OK_AND_ASSIGN(
-      auto bare, passing->DescribeTable({.id = {"events"}, .vend_credentials = false}));
+  ASSERT_OK_AND_ASSIGN(auto bare,
+                       ns->DescribeTable({.id = {"events"}, .vend_credentials = false}));
   EXPECT_FALSE(bare.storage_options.has_value());
 
   // Declared only: no version even when asked to load details.
@@ -359,7 +372,7 @@ TEST_P(ManifestNamespaceTest, NestedNamespacesAndTables) {
   EXPECT_EQ(d.namespace_, Identifier{"team"});
   EXPECT_EQ(d.properties, (Properties{{"k", "v"}}));
   EXPECT_FALSE(d.version.has_value());
-  EXPECT_FALSE(d.storage_options.has_value());  // no vendor: the root's stay inside
+  EXPECT_EQ(d.storage_options->at("allow_http"), "true");
 
   ASSERT_OK_AND_ASSIGN(auto team, ns->ListTables({.id = {"team"}}));
   EXPECT_THAT(team.tables, ElementsAre("events"));

@@ -152,12 +152,8 @@ class CountingProvider final : public io::StorageOptionsProvider {
 class NamespaceProviderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The inner namespace passes its own options on (vend_input_storage_options): the
-    // counting wrapper vends into them, as a vendor merges its keys with the root's.
-    auto dir =
-        DirectoryNamespace::FromProperties({{"root", tmp_.Join("root")},
-                                            {"storage.aws_region", "us-east-1"},
-                                            {"vend_input_storage_options", "true"}});
+    auto dir = DirectoryNamespace::FromProperties(
+        {{"root", tmp_.Join("root")}, {"storage.aws_region", "us-east-1"}});
     ASSERT_THAT(dir, IsOk());
     dir_ = *dir;
     clock_ = std::make_shared<ManualClock>();
@@ -361,8 +357,7 @@ class NamespaceDatasetOpsTest : public ::testing::TestWithParam<RootParam> {
     auto dir = DirectoryNamespace::FromProperties(
         {{"root", root_},
          {"manifest_enabled", GetParam().manifest ? "true" : "false"},
-         {"storage.aws_region", "us-east-1"},
-         {"vend_input_storage_options", "true"}});
+         {"storage.aws_region", "us-east-1"}});
     ASSERT_THAT(dir, IsOk());
     clock_ = std::make_shared<ManualClock>();
     ns_ = std::make_shared<CountingNamespace>(*dir, clock_, /*vend=*/true);

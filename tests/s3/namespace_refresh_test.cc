@@ -405,9 +405,7 @@ class NamespaceRefreshTest : public ::testing::Test {
 
   std::shared_ptr<VendingNamespace> MakeNamespace(const std::string& root,
                                                   Millis ttl = kTtl) {
-    // The inner namespace hands out its non-secret options (endpoint, region) with the
-    // static key, which VendingNamespace replaces by a revocable one of its own.
-    Properties props{{"root", root}, {"vend_input_storage_options", "true"}};
+    Properties props{{"root", root}};
     for (const auto& [k, v] : env_.Options()) props["storage." + k] = v;
     auto dir = DirectoryNamespace::FromProperties(props);
     EXPECT_THAT(dir, IsOk());

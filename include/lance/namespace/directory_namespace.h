@@ -46,14 +46,15 @@ struct DirectoryNamespaceOptions {
   /// directory) or a URI; trailing '/' are trimmed.
   std::string root;
   /// \brief The namespace's own I/O: storage options, optionally with a provider or a
-  /// credentials source. They stay inside the namespace: without a credential vendor
-  /// DescribeTable / DeclareTable return no storage options (as pylance 14) unless
-  /// vend_input_storage_options; with one, only their non-credential keys are returned,
-  /// next to the vended credentials.
+  /// credentials source. DescribeTable / DeclareTable return their keys that are not
+  /// credentials (endpoint, region, ...: what a client needs to reach the table), next
+  /// to the vended credentials when a vendor is set; the root's own credentials never
+  /// leave the namespace unless vend_input_storage_options.
   io::StorageAccess access;
   /// \brief `vend_input_storage_options` (Lance's name, default false): without a
-  /// vendor, return the options above, the root's own long-lived keys included, to
-  /// every client. Unsafe for a served namespace: each client gets the whole root.
+  /// vendor, return the options above whole, the root's own long-lived keys included,
+  /// to every client. Unsafe for a served namespace: each client gets the whole root.
+  /// (pylance 14 returns nothing at all without it.)
   bool vend_input_storage_options = false;
   bool manifest_enabled = true;
   bool dir_listing_enabled = true;

@@ -323,8 +323,10 @@ struct S3Client::Impl {
       }
       auto delay = internal::BackoffDelay(retries, options.initial_backoff,
                                           options.max_backoff, RandomUnit());
-      const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
-          options.retry_timeout - elapsed);
+      // Rounded up: truncated, the last fraction of a millisecond before the timeout
+      // read as 0 and the loop retried without pausing until the clock passed it.
+      const auto remaining =
+          std::chrono::ceil<std::chrono::milliseconds>(options.retry_timeout - elapsed);
       delay = std::min(delay, remaining);
       LANCE_LOG(Info, "s3") << final_error.message() << "; retry " << (retries + 1)
                             << " of " << options.max_retries << " in " << delay.count()
