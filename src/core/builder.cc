@@ -1268,145 +1268,136 @@ Status DictionaryBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offs
 // ---------------------------------------------------------------------------------------
 // MakeBuilder
 
-Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(const DataTypePtr& type) {
-  if (!type) return Status::Invalid("making a builder for a null type");
-  std::unique_ptr<ArrayBuilder> out;
+namespace {
+
+using BuilderPtr = std::unique_ptr<ArrayBuilder>;
+
+// Leaf builders are made from their type, or from nothing when their type has no
+// parameters.
+template <typename B>
+BuilderPtr WithType(const DataTypePtr& type) {
+  return std::make_unique<B>(type);
+}
+template <typename B>
+BuilderPtr WithoutType(const DataTypePtr&) {
+  return std::make_unique<B>();
+}
+
+struct LeafBuilderMaker {
+  TypeId id;
+  BuilderPtr (*make)(const DataTypePtr&);
+};
+const LeafBuilderMaker kLeafBuilderMakers[] = {
+    {TypeId::kNull, WithoutType<NullBuilder>},
+    {TypeId::kBool, WithoutType<BooleanBuilder>},
+    {TypeId::kInt8, WithType<Int8Builder>},
+    {TypeId::kInt16, WithType<Int16Builder>},
+    {TypeId::kInt32, WithType<Int32Builder>},
+    {TypeId::kInt64, WithType<Int64Builder>},
+    {TypeId::kUInt8, WithType<UInt8Builder>},
+    {TypeId::kUInt16, WithType<UInt16Builder>},
+    {TypeId::kUInt32, WithType<UInt32Builder>},
+    {TypeId::kUInt64, WithType<UInt64Builder>},
+    {TypeId::kFloat16, WithoutType<HalfFloatBuilder>},
+    {TypeId::kFloat32, WithType<FloatBuilder>},
+    {TypeId::kFloat64, WithType<DoubleBuilder>},
+    {TypeId::kDate32, WithoutType<Date32Builder>},
+    {TypeId::kDate64, WithoutType<Date64Builder>},
+    {TypeId::kTimestamp, WithType<TimestampBuilder>},
+    {TypeId::kDuration, WithType<DurationBuilder>},
+    {TypeId::kTime32, WithType<Time32Builder>},
+    {TypeId::kTime64, WithType<Time64Builder>},
+    {TypeId::kDecimal128, WithType<Decimal128Builder>},
+    {TypeId::kDecimal256, WithType<Decimal256Builder>},
+    {TypeId::kBinary, WithoutType<BinaryBuilder>},
+    {TypeId::kUtf8, WithoutType<StringBuilder>},
+    {TypeId::kLargeBinary, WithoutType<LargeBinaryBuilder>},
+    {TypeId::kLargeUtf8, WithoutType<LargeStringBuilder>},
+    {TypeId::kFixedSizeBinary, WithType<FixedSizeBinaryBuilder>},
+};
+
+// The builder of a type without children; NULL for the other types.
+Result<BuilderPtr> MakeLeafBuilder(const DataTypePtr& type) {
   switch (type->id()) {
-    case TypeId::kBool:
-      out = std::make_unique<BooleanBuilder>();
-      break;
-    case TypeId::kInt8:
-      out = std::make_unique<Int8Builder>(type);
-      break;
-    case TypeId::kInt16:
-      out = std::make_unique<Int16Builder>(type);
-      break;
-    case TypeId::kInt32:
-      out = std::make_unique<Int32Builder>(type);
-      break;
-    case TypeId::kDate32:
-      out = std::make_unique<Date32Builder>();
-      break;
-    case TypeId::kInt64:
-      out = std::make_unique<Int64Builder>(type);
-      break;
-    case TypeId::kTimestamp:
-      out = std::make_unique<TimestampBuilder>(type);
-      break;
-    case TypeId::kUInt8:
-      out = std::make_unique<UInt8Builder>(type);
-      break;
-    case TypeId::kUInt16:
-      out = std::make_unique<UInt16Builder>(type);
-      break;
-    case TypeId::kFloat16:
-      out = std::make_unique<HalfFloatBuilder>();
-      break;
-    case TypeId::kUInt32:
-      out = std::make_unique<UInt32Builder>(type);
-      break;
-    case TypeId::kUInt64:
-      out = std::make_unique<UInt64Builder>(type);
-      break;
-    case TypeId::kFloat32:
-      out = std::make_unique<FloatBuilder>(type);
-      break;
-    case TypeId::kFloat64:
-      out = std::make_unique<DoubleBuilder>(type);
-      break;
-    case TypeId::kBinary:
-      out = std::make_unique<BinaryBuilder>();
-      break;
-    case TypeId::kUtf8:
-      out = std::make_unique<StringBuilder>();
-      break;
-    case TypeId::kLargeBinary:
-      out = std::make_unique<LargeBinaryBuilder>();
-      break;
-    case TypeId::kLargeUtf8:
-      out = std::make_unique<LargeStringBuilder>();
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
+      LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
       break;
     case TypeId::kFixedSizeBinary:
       if (type->fixed_size() < 0) {
         return Status::Invalid("making a builder for " + type->ToString() +
                                ": negative byte width");
       }
-      out = std::make_unique<FixedSizeBinaryBuilder>(type);
       break;
+    default:
+      break;
+  }
+  for (const LeafBuilderMaker& maker : kLeafBuilderMakers) {
+    if (maker.id == type->id()) return maker.make(type);
+  }
+  return BuilderPtr();
+}
+
+Result<BuilderPtr> MakeListBuilder(const DataTypePtr& type) {
+  if (!type->value_type()) {
+    return Status::Invalid("making a builder for " + type->ToString() + ": no item type");
+  }
+  LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(type->value_type()));
+  if (type->id() == TypeId::kList) {
+    return std::make_unique<ListBuilder>(std::move(child), type);
+  }
+  if (type->id() == TypeId::kLargeList) {
+    return std::make_unique<LargeListBuilder>(std::move(child), type);
+  }
+  if (type->fixed_size() < 0) {
+    return Status::Invalid("making a builder for " + type->ToString() +
+                           ": negative list size");
+  }
+  return std::make_unique<FixedSizeListBuilder>(std::move(child), type);
+}
+
+Result<BuilderPtr> MakeStructBuilder(const DataTypePtr& type) {
+  std::vector<BuilderPtr> children;
+  for (const auto& f : type->fields()) {
+    if (!f || !f->type()) {
+      return Status::Invalid("making a builder for " + type->ToString() +
+                             ": a field has no type");
+    }
+    LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(f->type()));
+    children.push_back(std::move(child));
+  }
+  return std::make_unique<StructBuilder>(type, std::move(children));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(const DataTypePtr& type) {
+  if (!type) return Status::Invalid("making a builder for a null type");
+  std::unique_ptr<ArrayBuilder> out;
+  switch (type->id()) {
     case TypeId::kList:
     case TypeId::kLargeList:
-    case TypeId::kFixedSizeList: {
-      if (!type->value_type()) {
-        return Status::Invalid("making a builder for " + type->ToString() +
-                               ": no item type");
-      }
-      LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(type->value_type()));
-      if (type->id() == TypeId::kList) {
-        out = std::make_unique<ListBuilder>(std::move(child), type);
-      } else if (type->id() == TypeId::kLargeList) {
-        out = std::make_unique<LargeListBuilder>(std::move(child), type);
-      } else {
-        if (type->fixed_size() < 0) {
-          return Status::Invalid("making a builder for " + type->ToString() +
-                                 ": negative list size");
-        }
-        out = std::make_unique<FixedSizeListBuilder>(std::move(child), type);
-      }
-      break;
-    }
-    case TypeId::kStruct: {
-      std::vector<std::unique_ptr<ArrayBuilder>> children;
-      for (const auto& f : type->fields()) {
-        if (!f || !f->type()) {
-          return Status::Invalid("making a builder for " + type->ToString() +
-                                 ": a field has no type");
-        }
-        LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(f->type()));
-        children.push_back(std::move(child));
-      }
-      out = std::make_unique<StructBuilder>(type, std::move(children));
-      break;
-    }
-    case TypeId::kNull:
-      out = std::make_unique<NullBuilder>();
-      break;
-    case TypeId::kDecimal128:
-    case TypeId::kDecimal256:
-      LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
-      if (type->id() == TypeId::kDecimal128) {
-        out = std::make_unique<Decimal128Builder>(type);
-      } else {
-        out = std::make_unique<Decimal256Builder>(type);
-      }
-      break;
-    case TypeId::kDate64:
-      out = std::make_unique<Date64Builder>();
-      break;
-    case TypeId::kTime32:
-      LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
-      out = std::make_unique<Time32Builder>(type);
-      break;
-    case TypeId::kTime64:
-      LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
-      out = std::make_unique<Time64Builder>(type);
-      break;
-    case TypeId::kDuration:
-      out = std::make_unique<DurationBuilder>(type);
-      break;
+    case TypeId::kFixedSizeList:
+      return MakeListBuilder(type);
+    case TypeId::kStruct:
+      return MakeStructBuilder(type);
     case TypeId::kMap: {
       LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
       LANCE_ASSIGN_OR_RAISE(auto keys, MakeBuilder(type->key_type()));
       LANCE_ASSIGN_OR_RAISE(auto items, MakeBuilder(type->item_type()));
-      out = std::make_unique<MapBuilder>(type, std::move(keys), std::move(items));
-      break;
+      return std::make_unique<MapBuilder>(type, std::move(keys), std::move(items));
     }
     case TypeId::kDictionary: {
       LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
       // Checks that the value type can be built before the builder relies on it.
       LANCE_RETURN_NOT_OK(MakeBuilder(type->value_type()).status());
-      out = std::make_unique<DictionaryBuilder>(type);
-      break;
+      return std::make_unique<DictionaryBuilder>(type);
     }
+    default:
+      LANCE_ASSIGN_OR_RAISE(out, MakeLeafBuilder(type));
+      break;
   }
   if (!out) {
     return Status::NotImplemented("making a builder for type " + type->ToString());

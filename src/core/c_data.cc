@@ -428,6 +428,132 @@ Result<const void*> ExportBufferPointer(const BufferPtr& buffer, int index,
 Status ExportArrayNode(const ArrayDataPtr& data, ArrowArray* out,
                        const std::string& path);
 
+// A null array: no buffers in C, every slot null.
+Status ExportNullArray(const ArrayDataPtr& data, int64_t length, int64_t offset,
+                       ArrowArray* out) {
+  if (data->buffers[0] != nullptr) {
+    return Status::Invalid("a null array has a validity buffer");
+  }
+  // No buffers in C; `buffers` still points at a (null) entry for consumers that look.
+  auto priv = std::make_unique<ArrayExport>();
+  priv->data = data;
+  priv->buffers.assign(1, nullptr);
+  FillExportedArray(std::move(priv), length, length, offset, out);
+  out->n_buffers = 0;
+  return Status::OK();
+}
+
+// Validity: passed through as is, NULL when absent.
+Status ExportValidity(const ArrayData& data, int64_t end, ArrayExport* priv) {
+  const BufferPtr& validity = data.buffers[0];
+  if (validity != nullptr) {
+    const int64_t required = bit_util::BytesForBits(end);
+    if (validity->size() < required) {
+      return Status::Invalid("validity buffer has " + std::to_string(validity->size()) +
+                             " bytes but " + std::to_string(required) + " are required");
+    }
+    priv->buffers[0] = validity->data();
+  }
+  return Status::OK();
+}
+
+Status ExportDictionary(const ArrayData& data, const std::string& path,
+                        ArrayExport* priv) {
+  const DataType& type = *data.type;
+  const TypeId id = type.id();
+  if ((data.dictionary != nullptr) != (id == TypeId::kDictionary)) {
+    return Status::Invalid(data.dictionary != nullptr
+                               ? "a non-dictionary array has a dictionary"
+                               : "a dictionary array has no dictionary");
+  }
+  if (id != TypeId::kDictionary) return Status::OK();
+  if (ValueWidth(type) <= 0) {
+    return Status::Invalid("dictionary type " + type.ToString() +
+                           " has no integer index type");
+  }
+  if (data.dictionary->type == nullptr || type.value_type() == nullptr ||
+      !data.dictionary->type->Equals(*type.value_type())) {
+    return Status::Invalid("the dictionary does not have the value type " +
+                           type.ToString());
+  }
+  return ExportArrayNode(data.dictionary, &priv->dictionary, path + " dictionary");
+}
+
+// Exports the value / offset / data buffers of slots [offset, end) and returns the
+// minimum length the child must have, derived from this level's offsets.
+Result<int64_t> ExportValueBuffers(const ArrayData& data, int64_t end,
+                                   ArrayExport* priv) {
+  const DataType& type = *data.type;
+  const TypeId id = type.id();
+  const int64_t length = data.length;
+  int64_t child_required = 0;
+  if (id == TypeId::kBool) {
+    LANCE_ASSIGN_OR_RAISE(
+        priv->buffers[1],
+        ExportBufferPointer(data.buffers[1], 1, bit_util::BytesForBits(end), length));
+  } else if (const int64_t width = ValueWidth(type);
+             width > 0 || id == TypeId::kFixedSizeBinary) {
+    int64_t required = 0;
+    if (!CheckedMul(end, width, &required)) {
+      return Status::Invalid("values size overflows");
+    }
+    LANCE_ASSIGN_OR_RAISE(priv->buffers[1],
+                          ExportBufferPointer(data.buffers[1], 1, required, length));
+  } else if (const int ow = OffsetWidth(id); ow > 0) {
+    int64_t required = 0;
+    if (!CheckedAdd(end, 1, &required) || !CheckedMul(required, ow, &required)) {
+      return Status::Invalid("offsets size overflows");
+    }
+    LANCE_ASSIGN_OR_RAISE(priv->buffers[1],
+                          ExportBufferPointer(data.buffers[1], 1, required, length));
+    const auto* offsets = static_cast<const uint8_t*>(priv->buffers[1]);
+    const int64_t first = ReadOffset(offsets, ow, data.offset);
+    const int64_t last = ReadOffset(offsets, ow, end);
+    if (first < 0 || last < first) {
+      return Status::Invalid("offsets [" + std::to_string(first) + ", " +
+                             std::to_string(last) + "] are out of order");
+    }
+    if (IsBinaryLike(id)) {
+      LANCE_ASSIGN_OR_RAISE(priv->buffers[2],
+                            ExportBufferPointer(data.buffers[2], 2, last, length));
+    } else {
+      child_required = last;
+    }
+  } else if (id == TypeId::kFixedSizeList) {
+    if (!CheckedMul(end, type.fixed_size(), &child_required)) {
+      return Status::Invalid("child size overflows");
+    }
+  } else if (id == TypeId::kStruct) {
+    child_required = end;
+  }
+  return child_required;
+}
+
+Status ExportChildren(const ArrayData& data, const std::string& path,
+                      int64_t child_required, ArrayExport* priv) {
+  priv->children.resize(data.children.size());  // value-initialised: release == NULL
+  priv->child_ptrs.resize(data.children.size());
+  for (size_t i = 0; i < data.children.size(); ++i) {
+    const ArrayDataPtr& child = data.children[i];
+    const std::vector<FieldPtr>& fields = data.type->fields();
+    const std::string child_path =
+        ChildPath(path, static_cast<int64_t>(i),
+                  i < fields.size() && fields[i] != nullptr ? fields[i]->name() : "");
+    if (child == nullptr) {
+      return Status::Invalid("child array is null").WithContext("exporting" + child_path);
+    }
+    if (child->length < child_required) {
+      return Status::Invalid("child has " + std::to_string(child->length) +
+                             " slots but the parent needs " +
+                             std::to_string(child_required))
+          .WithContext("exporting" + child_path);
+    }
+    LANCE_RETURN_NOT_OK(ExportArrayNode(child, &priv->children[i], child_path));
+    priv->child_ptrs[i] = &priv->children[i];
+  }
+  return Status::OK();
+}
+
 Status ExportArrayLevel(const ArrayDataPtr& data, ArrowArray* out,
                         const std::string& path) {
   if (data == nullptr) return Status::Invalid("ArrayData is null");
@@ -447,18 +573,7 @@ Status ExportArrayLevel(const ArrayDataPtr& data, ArrowArray* out,
                            std::to_string(data->buffers.size()) + " buffers, expected " +
                            std::to_string(n_buffers));
   }
-  if (id == TypeId::kNull) {
-    if (data->buffers[0] != nullptr) {
-      return Status::Invalid("a null array has a validity buffer");
-    }
-    // No buffers in C; `buffers` still points at a (null) entry for consumers that look.
-    auto priv = std::make_unique<ArrayExport>();
-    priv->data = data;
-    priv->buffers.assign(1, nullptr);
-    FillExportedArray(std::move(priv), length, length, offset, out);
-    out->n_buffers = 0;
-    return Status::OK();
-  }
+  if (id == TypeId::kNull) return ExportNullArray(data, length, offset, out);
   const int64_t expected_children = ExpectedChildren(type);
   if (static_cast<int64_t>(data->children.size()) != expected_children) {
     return Status::Invalid(type.ToString() + " ArrayData has " +
@@ -469,104 +584,16 @@ Status ExportArrayLevel(const ArrayDataPtr& data, ArrowArray* out,
   auto priv = std::make_unique<ArrayExport>();
   priv->data = data;
   priv->buffers.assign(n_buffers, nullptr);
-
-  // Validity: passed through as is, NULL when absent.
-  const BufferPtr& validity = data->buffers[0];
-  if (validity != nullptr) {
-    const int64_t required = bit_util::BytesForBits(end);
-    if (validity->size() < required) {
-      return Status::Invalid("validity buffer has " + std::to_string(validity->size()) +
-                             " bytes but " + std::to_string(required) + " are required");
-    }
-    priv->buffers[0] = validity->data();
-  }
+  LANCE_RETURN_NOT_OK(ExportValidity(*data, end, priv.get()));
   const int64_t null_count = data->GetNullCount();
-  if (validity == nullptr && null_count > 0) {
+  if (data->buffers[0] == nullptr && null_count > 0) {
     return Status::Invalid("null_count is " + std::to_string(null_count) +
                            " but there is no validity buffer");
   }
-  if ((data->dictionary != nullptr) != (id == TypeId::kDictionary)) {
-    return Status::Invalid(data->dictionary != nullptr
-                               ? "a non-dictionary array has a dictionary"
-                               : "a dictionary array has no dictionary");
-  }
-  if (id == TypeId::kDictionary) {
-    if (ValueWidth(type) <= 0) {
-      return Status::Invalid("dictionary type " + type.ToString() +
-                             " has no integer index type");
-    }
-    if (data->dictionary->type == nullptr || type.value_type() == nullptr ||
-        !data->dictionary->type->Equals(*type.value_type())) {
-      return Status::Invalid("the dictionary does not have the value type " +
-                             type.ToString());
-    }
-    LANCE_RETURN_NOT_OK(
-        ExportArrayNode(data->dictionary, &priv->dictionary, path + " dictionary"));
-  }
-
-  // Minimum length the child must have, derived from this level's offsets.
-  int64_t child_required = 0;
-  if (id == TypeId::kBool) {
-    LANCE_ASSIGN_OR_RAISE(
-        priv->buffers[1],
-        ExportBufferPointer(data->buffers[1], 1, bit_util::BytesForBits(end), length));
-  } else if (const int64_t width = ValueWidth(type);
-             width > 0 || id == TypeId::kFixedSizeBinary) {
-    int64_t required = 0;
-    if (!CheckedMul(end, width, &required)) {
-      return Status::Invalid("values size overflows");
-    }
-    LANCE_ASSIGN_OR_RAISE(priv->buffers[1],
-                          ExportBufferPointer(data->buffers[1], 1, required, length));
-  } else if (const int ow = OffsetWidth(id); ow > 0) {
-    int64_t required = 0;
-    if (!CheckedAdd(end, 1, &required) || !CheckedMul(required, ow, &required)) {
-      return Status::Invalid("offsets size overflows");
-    }
-    LANCE_ASSIGN_OR_RAISE(priv->buffers[1],
-                          ExportBufferPointer(data->buffers[1], 1, required, length));
-    const auto* offsets = static_cast<const uint8_t*>(priv->buffers[1]);
-    const int64_t first = ReadOffset(offsets, ow, offset);
-    const int64_t last = ReadOffset(offsets, ow, end);
-    if (first < 0 || last < first) {
-      return Status::Invalid("offsets [" + std::to_string(first) + ", " +
-                             std::to_string(last) + "] are out of order");
-    }
-    if (IsBinaryLike(id)) {
-      LANCE_ASSIGN_OR_RAISE(priv->buffers[2],
-                            ExportBufferPointer(data->buffers[2], 2, last, length));
-    } else {
-      child_required = last;
-    }
-  } else if (id == TypeId::kFixedSizeList) {
-    if (!CheckedMul(end, type.fixed_size(), &child_required)) {
-      return Status::Invalid("child size overflows");
-    }
-  } else if (id == TypeId::kStruct) {
-    child_required = end;
-  }
-
-  priv->children.resize(data->children.size());  // value-initialised: release == NULL
-  priv->child_ptrs.resize(data->children.size());
-  for (size_t i = 0; i < data->children.size(); ++i) {
-    const ArrayDataPtr& child = data->children[i];
-    const std::vector<FieldPtr>& fields = type.fields();
-    const std::string child_path =
-        ChildPath(path, static_cast<int64_t>(i),
-                  i < fields.size() && fields[i] != nullptr ? fields[i]->name() : "");
-    if (child == nullptr) {
-      return Status::Invalid("child array is null").WithContext("exporting" + child_path);
-    }
-    if (child->length < child_required) {
-      return Status::Invalid("child has " + std::to_string(child->length) +
-                             " slots but the parent needs " +
-                             std::to_string(child_required))
-          .WithContext("exporting" + child_path);
-    }
-    LANCE_RETURN_NOT_OK(ExportArrayNode(child, &priv->children[i], child_path));
-    priv->child_ptrs[i] = &priv->children[i];
-  }
-
+  LANCE_RETURN_NOT_OK(ExportDictionary(*data, path, priv.get()));
+  LANCE_ASSIGN_OR_RAISE(const int64_t child_required,
+                        ExportValueBuffers(*data, end, priv.get()));
+  LANCE_RETURN_NOT_OK(ExportChildren(*data, path, child_required, priv.get()));
   FillExportedArray(std::move(priv), length, null_count, offset, out);
   return Status::OK();
 }
@@ -662,51 +689,24 @@ bool ParseSize(std::string_view digits, int32_t* out) {
 
 Result<FieldPtr> ImportFieldNode(const ArrowSchema* schema, const std::string& path);
 
-Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string& path) {
-  if (schema->format == nullptr) {
-    return SchemaError(Status::Invalid("format is NULL"), path);
-  }
-  const std::string_view format(schema->format);
-  const std::string quoted = "'" + std::string(format) + "'";
-  if (schema->dictionary != nullptr) {
-    // The format describes the indices; the dictionary schema the values.
-    ArrowSchema index_only = *schema;
-    index_only.dictionary = nullptr;
-    LANCE_ASSIGN_OR_RAISE(DataTypePtr index_type, ImportTypeNode(&index_only, path));
-    if (!index_type->is_integer()) {
-      return SchemaError(Status::Invalid("dictionary indices must be an integer type, "
-                                         "got format " +
-                                         quoted),
-                         path);
-    }
-    if (schema->dictionary->release == nullptr) {
-      return SchemaError(Status::Invalid("the dictionary schema has been released"),
-                         path);
-    }
-    LANCE_ASSIGN_OR_RAISE(DataTypePtr value_type,
-                          ImportTypeNode(schema->dictionary, path + " dictionary"));
-    return dictionary(std::move(index_type), std::move(value_type),
-                      (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
-  }
-  if (schema->n_children < 0) {
-    return SchemaError(
-        Status::Invalid("negative n_children " + std::to_string(schema->n_children)),
-        path);
-  }
-  if (schema->n_children > 0 && schema->children == nullptr) {
-    return SchemaError(
-        Status::Invalid("n_children is " + std::to_string(schema->n_children) +
-                        " but children is NULL"),
-        path);
-  }
-  auto expect_children = [&](int64_t n) -> Status {
+Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string& path);
+
+// The node being imported, with the pieces of its error messages.
+struct TypeNode {
+  const ArrowSchema* schema;
+  const std::string& path;
+  std::string_view format;
+  std::string quoted;  // the format in quotes, for messages
+
+  Status ExpectChildren(int64_t n) const {
     if (schema->n_children == n) return Status::OK();
     return SchemaError(
         Status::Invalid("format " + quoted + " takes " + std::to_string(n) +
                         " children, got " + std::to_string(schema->n_children)),
         path);
-  };
-  auto import_children = [&]() -> Result<std::vector<FieldPtr>> {
+  }
+
+  Result<std::vector<FieldPtr>> ImportChildren() const {
     std::vector<FieldPtr> fields;
     fields.reserve(static_cast<size_t>(schema->n_children));
     for (int64_t i = 0; i < schema->n_children; ++i) {
@@ -720,209 +720,218 @@ Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string&
       fields.push_back(std::move(f));
     }
     return fields;
-  };
-  auto unsupported = [&]() {
-    return SchemaError(Status::NotImplemented("unsupported format " + quoted), path);
-  };
-  auto unit_of = [](char c, TimeUnit* unit) {
-    switch (c) {
-      case 's':
-        *unit = TimeUnit::kSecond;
-        return true;
-      case 'm':
-        *unit = TimeUnit::kMilli;
-        return true;
-      case 'u':
-        *unit = TimeUnit::kMicro;
-        return true;
-      case 'n':
-        *unit = TimeUnit::kNano;
-        return true;
-      default:
-        return false;
-    }
-  };
-
-  if (format.size() == 1) {
-    DataTypePtr type;
-    switch (format[0]) {
-      case 'b':
-        type = boolean();
-        break;
-      case 'c':
-        type = int8();
-        break;
-      case 'C':
-        type = uint8();
-        break;
-      case 's':
-        type = int16();
-        break;
-      case 'S':
-        type = uint16();
-        break;
-      case 'i':
-        type = int32();
-        break;
-      case 'I':
-        type = uint32();
-        break;
-      case 'l':
-        type = int64();
-        break;
-      case 'L':
-        type = uint64();
-        break;
-      case 'e':
-        type = float16();
-        break;
-      case 'f':
-        type = float32();
-        break;
-      case 'g':
-        type = float64();
-        break;
-      case 'u':
-        type = utf8();
-        break;
-      case 'U':
-        type = large_utf8();
-        break;
-      case 'z':
-        type = binary();
-        break;
-      case 'Z':
-        type = large_binary();
-        break;
-      case 'n':
-        type = null();
-        break;
-      default:
-        return unsupported();
-    }
-    LANCE_RETURN_NOT_OK(expect_children(0));
-    return type;
   }
+
+  Status Unsupported() const {
+    return SchemaError(Status::NotImplemented("unsupported format " + quoted), path);
+  }
+
+  Status Malformed(const std::string& what, const std::string& expected) const {
+    return SchemaError(Status::Invalid("malformed " + what + " format " + quoted +
+                                       " (expected " + expected + ")"),
+                       path);
+  }
+};
+
+bool TimeUnitOf(char c, TimeUnit* unit) {
+  switch (c) {
+    case 's':
+      *unit = TimeUnit::kSecond;
+      return true;
+    case 'm':
+      *unit = TimeUnit::kMilli;
+      return true;
+    case 'u':
+      *unit = TimeUnit::kMicro;
+      return true;
+    case 'n':
+      *unit = TimeUnit::kNano;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The type of a one-character format, or NULL when there is none.
+DataTypePtr PrimitiveOfFormat(char c) {
+  static const std::pair<char, DataTypePtr (*)()> kPrimitives[] = {
+      {'b', boolean}, {'c', int8},       {'C', uint8},   {'s', int16},
+      {'S', uint16},  {'i', int32},      {'I', uint32},  {'l', int64},
+      {'L', uint64},  {'e', float16},    {'f', float32}, {'g', float64},
+      {'u', utf8},    {'U', large_utf8}, {'z', binary},  {'Z', large_binary},
+      {'n', null},
+  };
+  for (const auto& [code, make] : kPrimitives) {
+    if (code == c) return make();
+  }
+  return nullptr;
+}
+
+Result<DataTypePtr> ImportDictionaryType(const TypeNode& node) {
+  const ArrowSchema* schema = node.schema;
+  // The format describes the indices; the dictionary schema the values.
+  ArrowSchema index_only = *schema;
+  index_only.dictionary = nullptr;
+  LANCE_ASSIGN_OR_RAISE(DataTypePtr index_type, ImportTypeNode(&index_only, node.path));
+  if (!index_type->is_integer()) {
+    return SchemaError(Status::Invalid("dictionary indices must be an integer type, "
+                                       "got format " +
+                                       node.quoted),
+                       node.path);
+  }
+  if (schema->dictionary->release == nullptr) {
+    return SchemaError(Status::Invalid("the dictionary schema has been released"),
+                       node.path);
+  }
+  LANCE_ASSIGN_OR_RAISE(DataTypePtr value_type,
+                        ImportTypeNode(schema->dictionary, node.path + " dictionary"));
+  return dictionary(std::move(index_type), std::move(value_type),
+                    (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
+}
+
+// "d:P,S" or "d:P,S,W" with W the bit width (128 when absent).
+Result<DataTypePtr> ImportDecimalType(const TypeNode& node) {
+  std::string_view rest = node.format.substr(2);
+  const size_t comma = rest.find(',');
+  int32_t precision = 0;
+  int32_t scale = 0;
+  int32_t width = 128;
+  bool ok =
+      comma != std::string_view::npos && ParseSize(rest.substr(0, comma), &precision);
+  if (ok) {
+    std::string_view after = rest.substr(comma + 1);
+    const size_t comma2 = after.find(',');
+    std::string_view scale_text = after.substr(0, comma2);
+    const bool negative = !scale_text.empty() && scale_text[0] == '-';
+    ok = ParseSize(negative ? scale_text.substr(1) : scale_text, &scale);
+    if (negative) scale = -scale;
+    if (ok && comma2 != std::string_view::npos) {
+      ok = ParseSize(after.substr(comma2 + 1), &width);
+    }
+  }
+  if (!ok) return node.Malformed("decimal", "'d:precision,scale[,bitwidth]'");
+  if (width != 128 && width != 256) {
+    return SchemaError(
+        Status::NotImplemented("decimal bit width " + std::to_string(width) + " in " +
+                               node.quoted + " is not supported (only 128 and 256)"),
+        node.path);
+  }
+  LANCE_RETURN_NOT_OK(node.ExpectChildren(0));
+  DataTypePtr type =
+      width == 128 ? decimal128(precision, scale) : decimal256(precision, scale);
+  Status st = ValidateTypeParameters(*type);
+  if (!st.ok()) {
+    return SchemaError(
+        Status::Invalid("decimal format " + node.quoted + ": " + st.message()),
+        node.path);
+  }
+  return type;
+}
+
+// Dates, times, durations and timestamps ("td*", "tt*", "tD*", "ts*"); NULL when the
+// format is none of them.
+Result<DataTypePtr> ImportTemporalType(const TypeNode& node) {
+  const std::string_view format = node.format;
   if (format == "tdD" || format == "tdm") {
-    LANCE_RETURN_NOT_OK(expect_children(0));
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(0));
     return format == "tdD" ? date32() : date64();
   }
   if (format.size() == 3 &&
       (format.substr(0, 2) == "tt" || format.substr(0, 2) == "tD")) {
     TimeUnit unit;
-    if (!unit_of(format[2], &unit)) return unsupported();
-    LANCE_RETURN_NOT_OK(expect_children(0));
+    if (!TimeUnitOf(format[2], &unit)) return node.Unsupported();
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(0));
     if (format[1] == 'D') return duration(unit);
     // time32 carries seconds or milliseconds, time64 micro- or nanoseconds.
     return unit == TimeUnit::kSecond || unit == TimeUnit::kMilli ? time32(unit)
                                                                  : time64(unit);
   }
-  if (format.substr(0, 2) == "d:") {
-    // "d:P,S" or "d:P,S,W" with W the bit width (128 when absent).
-    std::string_view rest = format.substr(2);
-    const size_t comma = rest.find(',');
-    int32_t precision = 0;
-    int32_t scale = 0;
-    int32_t width = 128;
-    bool ok =
-        comma != std::string_view::npos && ParseSize(rest.substr(0, comma), &precision);
-    if (ok) {
-      std::string_view after = rest.substr(comma + 1);
-      const size_t comma2 = after.find(',');
-      std::string_view scale_text = after.substr(0, comma2);
-      const bool negative = !scale_text.empty() && scale_text[0] == '-';
-      ok = ParseSize(negative ? scale_text.substr(1) : scale_text, &scale);
-      if (negative) scale = -scale;
-      if (ok && comma2 != std::string_view::npos) {
-        ok = ParseSize(after.substr(comma2 + 1), &width);
-      }
-    }
-    if (!ok) {
-      return SchemaError(Status::Invalid("malformed decimal format " + quoted +
-                                         " (expected 'd:precision,scale[,bitwidth]')"),
-                         path);
-    }
-    if (width != 128 && width != 256) {
-      return SchemaError(
-          Status::NotImplemented("decimal bit width " + std::to_string(width) + " in " +
-                                 quoted + " is not supported (only 128 and 256)"),
-          path);
-    }
-    LANCE_RETURN_NOT_OK(expect_children(0));
-    DataTypePtr type =
-        width == 128 ? decimal128(precision, scale) : decimal256(precision, scale);
-    Status st = ValidateTypeParameters(*type);
-    if (!st.ok()) {
-      return SchemaError(
-          Status::Invalid("decimal format " + quoted + ": " + st.message()), path);
-    }
-    return type;
-  }
   if (format.size() >= 3 && format.substr(0, 2) == "ts") {
     TimeUnit unit;
-    switch (format[2]) {
-      case 's':
-        unit = TimeUnit::kSecond;
-        break;
-      case 'm':
-        unit = TimeUnit::kMilli;
-        break;
-      case 'u':
-        unit = TimeUnit::kMicro;
-        break;
-      case 'n':
-        unit = TimeUnit::kNano;
-        break;
-      default:
-        return unsupported();
-    }
+    if (!TimeUnitOf(format[2], &unit)) return node.Unsupported();
     if (format.size() < 4 || format[3] != ':') {
-      return SchemaError(Status::Invalid("malformed timestamp format " + quoted +
-                                         " (expected 'ts" + format[2] + ":[timezone]')"),
-                         path);
+      return node.Malformed("timestamp",
+                            "'ts" + std::string(1, format[2]) + ":[timezone]'");
     }
-    LANCE_RETURN_NOT_OK(expect_children(0));
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(0));
     return timestamp(unit, std::string(format.substr(4)));
   }
-  if (format.substr(0, 2) == "w:") {
-    int32_t width = 0;
-    if (!ParseSize(format.substr(2), &width)) {
-      return SchemaError(Status::Invalid("malformed fixed-size binary format " + quoted +
-                                         " (expected 'w:<byte width>')"),
-                         path);
-    }
-    LANCE_RETURN_NOT_OK(expect_children(0));
-    return fixed_size_binary(width);
-  }
+  return DataTypePtr();
+}
+
+// Lists, structs and maps ("+..."); NULL when the format is none of them.
+Result<DataTypePtr> ImportNestedType(const TypeNode& node) {
+  const std::string_view format = node.format;
   if (format == "+l" || format == "+L") {
-    LANCE_RETURN_NOT_OK(expect_children(1));
-    LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(1));
+    LANCE_ASSIGN_OR_RAISE(auto fields, node.ImportChildren());
     return format == "+l" ? list(fields[0]) : large_list(fields[0]);
   }
   if (format.substr(0, 3) == "+w:") {
     int32_t size = 0;
     if (!ParseSize(format.substr(3), &size)) {
-      return SchemaError(Status::Invalid("malformed fixed-size list format " + quoted +
-                                         " (expected '+w:<list size>')"),
-                         path);
+      return node.Malformed("fixed-size list", "'+w:<list size>'");
     }
-    LANCE_RETURN_NOT_OK(expect_children(1));
-    LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(1));
+    LANCE_ASSIGN_OR_RAISE(auto fields, node.ImportChildren());
     return fixed_size_list(fields[0], size);
   }
   if (format == "+s") {
-    LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
+    LANCE_ASSIGN_OR_RAISE(auto fields, node.ImportChildren());
     return struct_(std::move(fields));
   }
   if (format == "+m") {
-    LANCE_RETURN_NOT_OK(expect_children(1));
-    LANCE_ASSIGN_OR_RAISE(auto fields, import_children());
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(1));
+    LANCE_ASSIGN_OR_RAISE(auto fields, node.ImportChildren());
     auto type =
-        MapFromEntries(fields[0], (schema->flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0);
-    if (!type.ok()) return SchemaError(type.status(), path);
+        MapFromEntries(fields[0], (node.schema->flags & ARROW_FLAG_MAP_KEYS_SORTED) != 0);
+    if (!type.ok()) return SchemaError(type.status(), node.path);
     return type;
   }
-  return unsupported();
+  return DataTypePtr();
+}
+
+Result<DataTypePtr> ImportTypeNode(const ArrowSchema* schema, const std::string& path) {
+  if (schema->format == nullptr) {
+    return SchemaError(Status::Invalid("format is NULL"), path);
+  }
+  const std::string_view format(schema->format);
+  const TypeNode node{schema, path, format, "'" + std::string(format) + "'"};
+  if (schema->dictionary != nullptr) return ImportDictionaryType(node);
+  if (schema->n_children < 0) {
+    return SchemaError(
+        Status::Invalid("negative n_children " + std::to_string(schema->n_children)),
+        path);
+  }
+  if (schema->n_children > 0 && schema->children == nullptr) {
+    return SchemaError(
+        Status::Invalid("n_children is " + std::to_string(schema->n_children) +
+                        " but children is NULL"),
+        path);
+  }
+  if (format.size() == 1) {
+    DataTypePtr type = PrimitiveOfFormat(format[0]);
+    if (type == nullptr) return node.Unsupported();
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(0));
+    return type;
+  }
+  if (format.substr(0, 1) == "t") {
+    LANCE_ASSIGN_OR_RAISE(DataTypePtr type, ImportTemporalType(node));
+    if (type != nullptr) return type;
+    return node.Unsupported();
+  }
+  if (format.substr(0, 2) == "d:") return ImportDecimalType(node);
+  if (format.substr(0, 2) == "w:") {
+    int32_t width = 0;
+    if (!ParseSize(format.substr(2), &width)) {
+      return node.Malformed("fixed-size binary", "'w:<byte width>'");
+    }
+    LANCE_RETURN_NOT_OK(node.ExpectChildren(0));
+    return fixed_size_binary(width);
+  }
+  LANCE_ASSIGN_OR_RAISE(DataTypePtr nested, ImportNestedType(node));
+  if (nested != nullptr) return nested;
+  return node.Unsupported();
 }
 
 Result<FieldPtr> ImportFieldNode(const ArrowSchema* schema, const std::string& path) {

@@ -107,103 +107,117 @@ Status CheckNoChildren(std::string_view logical_type,
   return Status::OK();
 }
 
+// The logical types that are a fixed name, in both directions.
+struct NamedLogicalType {
+  TypeId id;
+  std::string_view name;
+  DataTypePtr (*make)();
+};
+const NamedLogicalType kNamedLogicalTypes[] = {
+    {TypeId::kBool, "bool", boolean},
+    {TypeId::kInt8, "int8", int8},
+    {TypeId::kInt16, "int16", int16},
+    {TypeId::kInt32, "int32", int32},
+    {TypeId::kInt64, "int64", int64},
+    {TypeId::kUInt8, "uint8", uint8},
+    {TypeId::kUInt16, "uint16", uint16},
+    {TypeId::kUInt32, "uint32", uint32},
+    {TypeId::kUInt64, "uint64", uint64},
+    {TypeId::kFloat16, "halffloat", float16},
+    {TypeId::kFloat32, "float", float32},
+    {TypeId::kFloat64, "double", float64},
+    {TypeId::kUtf8, "string", utf8},
+    {TypeId::kLargeUtf8, "large_string", large_utf8},
+    {TypeId::kBinary, "binary", binary},
+    {TypeId::kLargeBinary, "large_binary", large_binary},
+    {TypeId::kDate32, "date32:day", date32},
+    {TypeId::kNull, "null", null},
+    {TypeId::kDate64, "date64:ms", date64},
+};
+
+Result<DataTypePtr> SimpleTypeFromString(std::string_view s);
+
+// "time32:<unit>", "time64:<unit>" or "duration:<unit>".
+Result<DataTypePtr> TimeTypeFromString(std::string_view s) {
+  const size_t colon = s.find(':');
+  LANCE_ASSIGN_OR_RAISE(TimeUnit unit, ParseUnit(s.substr(colon + 1), s));
+  if (s.starts_with("duration:")) return duration(unit);
+  const bool is32 = s.starts_with("time32:");
+  const bool short_unit = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
+  if (is32 != short_unit) {
+    return Status::Invalid("Lance logical type '", s,
+                           "' pairs the time width with the wrong unit");
+  }
+  return is32 ? time32(unit) : time64(unit);
+}
+
+// decimal:<bits>:<precision>:<scale>; Lance keeps precision as u8 and scale as i8.
+Result<DataTypePtr> DecimalFromString(std::string_view s) {
+  const std::vector<std::string_view> parts = SplitColons(s);
+  if (parts.size() != 4) {
+    return Status::Invalid("malformed Lance logical type '", s, "'");
+  }
+  LANCE_ASSIGN_OR_RAISE(int64_t bits, ParseInt(parts[1], 0, 1 << 15, "bit width", s));
+  LANCE_ASSIGN_OR_RAISE(int64_t precision, ParseInt(parts[2], 0, 255, "precision", s));
+  LANCE_ASSIGN_OR_RAISE(int64_t scale, ParseInt(parts[3], -128, 127, "scale", s));
+  if (bits != 128 && bits != 256) {
+    return Status::NotImplemented("Lance logical type '", s,
+                                  "' is not supported by this build (only 128- and "
+                                  "256-bit decimals)");
+  }
+  DataTypePtr type =
+      bits == 128
+          ? decimal128(static_cast<int32_t>(precision), static_cast<int32_t>(scale))
+          : decimal256(static_cast<int32_t>(precision), static_cast<int32_t>(scale));
+  Status st = ValidateTypeParameters(*type);
+  if (!st.ok()) {
+    return Status::Invalid("Lance logical type '", s, "': ", st.message());
+  }
+  return type;
+}
+
+// dict:<value type>:<index type>:<ordered>; Lance writes "false" whatever the Arrow
+// type said, and both parts are leaves without ':' of their own.
+Result<DataTypePtr> DictionaryFromString(std::string_view s) {
+  const std::vector<std::string_view> parts = SplitColons(s);
+  if (parts.size() != 4 || (parts[3] != "false" && parts[3] != "true")) {
+    return Status::Invalid("malformed Lance logical type '", s, "'");
+  }
+  auto value_type = SimpleTypeFromString(parts[1]);
+  auto index_type = SimpleTypeFromString(parts[2]);
+  if (!value_type.ok() || !index_type.ok() || !IsDictionaryValueType(**value_type) ||
+      !(*index_type)->is_integer()) {
+    return Status::Invalid("Lance logical type '", s,
+                           "' is not a dictionary over a leaf type with integer "
+                           "indices");
+  }
+  return dictionary(*index_type, *value_type, parts[3] == "true");
+}
+
+// timestamp:<unit>:<time zone>
+Result<DataTypePtr> TimestampFromString(std::string_view s) {
+  std::string_view rest = s.substr(10);
+  const size_t colon = rest.find(':');
+  if (colon == std::string_view::npos) {
+    return Status::Invalid("malformed Lance logical type '", s, "'");
+  }
+  std::string_view tz = rest.substr(colon + 1);
+  LANCE_ASSIGN_OR_RAISE(TimeUnit u, ParseUnit(rest.substr(0, colon), s));
+  // "-" is how Lance spells "no time zone".
+  return timestamp(u, tz == "-" ? std::string() : std::string(tz));
+}
+
 Result<DataTypePtr> SimpleTypeFromString(std::string_view s) {
-  if (s == "bool") return boolean();
-  if (s == "int8") return int8();
-  if (s == "int16") return int16();
-  if (s == "int32") return int32();
-  if (s == "int64") return int64();
-  if (s == "uint8") return uint8();
-  if (s == "uint16") return uint16();
-  if (s == "uint32") return uint32();
-  if (s == "uint64") return uint64();
-  if (s == "halffloat") return float16();
-  if (s == "float") return float32();
-  if (s == "double") return float64();
-  if (s == "string") return utf8();
-  if (s == "large_string") return large_utf8();
-  if (s == "binary") return binary();
-  if (s == "large_binary") return large_binary();
-  if (s == "date32:day") return date32();
-  if (s == "null") return null();
-  if (s == "date64:ms") return date64();
+  for (const NamedLogicalType& named : kNamedLogicalTypes) {
+    if (s == named.name) return named.make();
+  }
   if (s.starts_with("time32:") || s.starts_with("time64:") ||
       s.starts_with("duration:")) {
-    const size_t colon = s.find(':');
-    LANCE_ASSIGN_OR_RAISE(TimeUnit unit, ParseUnit(s.substr(colon + 1), s));
-    if (s.starts_with("duration:")) return duration(unit);
-    const bool is32 = s.starts_with("time32:");
-    const bool short_unit = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
-    if (is32 != short_unit) {
-      return Status::Invalid("Lance logical type '", s,
-                             "' pairs the time width with the wrong unit");
-    }
-    return is32 ? time32(unit) : time64(unit);
+    return TimeTypeFromString(s);
   }
-  if (s.starts_with("decimal:")) {
-    // decimal:<bits>:<precision>:<scale>; Lance keeps precision as u8 and scale as i8.
-    const std::vector<std::string_view> parts = SplitColons(s);
-    if (parts.size() != 4) {
-      return Status::Invalid("malformed Lance logical type '", s, "'");
-    }
-    LANCE_ASSIGN_OR_RAISE(int64_t bits, ParseInt(parts[1], 0, 1 << 15, "bit width", s));
-    LANCE_ASSIGN_OR_RAISE(int64_t precision, ParseInt(parts[2], 0, 255, "precision", s));
-    LANCE_ASSIGN_OR_RAISE(int64_t scale, ParseInt(parts[3], -128, 127, "scale", s));
-    if (bits != 128 && bits != 256) {
-      return Status::NotImplemented("Lance logical type '", s,
-                                    "' is not supported by this build (only 128- and "
-                                    "256-bit decimals)");
-    }
-    DataTypePtr type =
-        bits == 128
-            ? decimal128(static_cast<int32_t>(precision), static_cast<int32_t>(scale))
-            : decimal256(static_cast<int32_t>(precision), static_cast<int32_t>(scale));
-    Status st = ValidateTypeParameters(*type);
-    if (!st.ok()) {
-      return Status::Invalid("Lance logical type '", s, "': ", st.message());
-    }
-    return type;
-  }
-  if (s.starts_with("dict:")) {
-    // dict:<value type>:<index type>:<ordered>; Lance writes "false" whatever the Arrow
-    // type said, and both parts are leaves without ':' of their own.
-    const std::vector<std::string_view> parts = SplitColons(s);
-    if (parts.size() != 4 || (parts[3] != "false" && parts[3] != "true")) {
-      return Status::Invalid("malformed Lance logical type '", s, "'");
-    }
-    auto value_type = SimpleTypeFromString(parts[1]);
-    auto index_type = SimpleTypeFromString(parts[2]);
-    if (!value_type.ok() || !index_type.ok() || !IsDictionaryValueType(**value_type) ||
-        !(*index_type)->is_integer()) {
-      return Status::Invalid("Lance logical type '", s,
-                             "' is not a dictionary over a leaf type with integer "
-                             "indices");
-    }
-    return dictionary(*index_type, *value_type, parts[3] == "true");
-  }
-  if (s.starts_with("timestamp:")) {
-    std::string_view rest = s.substr(10);
-    const size_t colon = rest.find(':');
-    if (colon == std::string_view::npos) {
-      return Status::Invalid("malformed Lance logical type '", s, "'");
-    }
-    std::string_view unit = rest.substr(0, colon);
-    std::string_view tz = rest.substr(colon + 1);
-    TimeUnit u;
-    if (unit == "s") {
-      u = TimeUnit::kSecond;
-    } else if (unit == "ms") {
-      u = TimeUnit::kMilli;
-    } else if (unit == "us") {
-      u = TimeUnit::kMicro;
-    } else if (unit == "ns") {
-      u = TimeUnit::kNano;
-    } else {
-      return Status::Invalid("malformed time unit in Lance logical type '", s, "'");
-    }
-    // "-" is how Lance spells "no time zone".
-    return timestamp(u, tz == "-" ? std::string() : std::string(tz));
-  }
+  if (s.starts_with("decimal:")) return DecimalFromString(s);
+  if (s.starts_with("dict:")) return DictionaryFromString(s);
+  if (s.starts_with("timestamp:")) return TimestampFromString(s);
   if (s.starts_with("fixed_size_binary:")) {
     LANCE_ASSIGN_OR_RAISE(int64_t width, ParsePositive(s.substr(18), "byte width"));
     return fixed_size_binary(static_cast<int32_t>(width));
@@ -232,59 +246,47 @@ Result<DataTypePtr> FixedSizeListFromString(std::string_view s) {
                          static_cast<int32_t>(n));
 }
 
+Result<std::string> FixedSizeListLogicalType(const DataType& type) {
+  const DataType& item = *type.value_type();
+  if (!IsFslItemType(item)) {
+    return Status::NotImplemented(
+        "Lance stores fixed_size_list only over fixed-width items, not ",
+        item.ToString());
+  }
+  LANCE_ASSIGN_OR_RAISE(std::string inner, LogicalTypeString(item));
+  return "fixed_size_list:" + inner + ":" + std::to_string(type.fixed_size());
+}
+
+Result<std::string> DictionaryLogicalType(const DataType& type) {
+  // As Lance 14 writes it: "dict:<values>:<indices>:false". The Arrow ordered flag
+  // has no place in Lance (arrow-rs has none), so it is dropped, as Lance does.
+  const DataTypePtr& values = type.value_type();
+  const DataTypePtr& indices = type.index_type();
+  if (!values || !indices || !IsDictionaryValueType(*values) || !indices->is_integer()) {
+    return Status::NotImplemented(
+        "Lance stores dictionaries of leaf values (bool, numbers, strings, binary, "
+        "null) with integer indices, not ",
+        type.ToString());
+  }
+  LANCE_ASSIGN_OR_RAISE(std::string value_string, LogicalTypeString(*values));
+  LANCE_ASSIGN_OR_RAISE(std::string index_string, LogicalTypeString(*indices));
+  return "dict:" + value_string + ":" + index_string + ":false";
+}
+
 }  // namespace
 
 Result<std::string> LogicalTypeString(const DataType& type) {
+  for (const NamedLogicalType& named : kNamedLogicalTypes) {
+    if (type.id() == named.id) return std::string(named.name);
+  }
   switch (type.id()) {
-    case TypeId::kBool:
-      return std::string("bool");
-    case TypeId::kInt8:
-      return std::string("int8");
-    case TypeId::kInt16:
-      return std::string("int16");
-    case TypeId::kInt32:
-      return std::string("int32");
-    case TypeId::kInt64:
-      return std::string("int64");
-    case TypeId::kUInt8:
-      return std::string("uint8");
-    case TypeId::kUInt16:
-      return std::string("uint16");
-    case TypeId::kUInt32:
-      return std::string("uint32");
-    case TypeId::kUInt64:
-      return std::string("uint64");
-    case TypeId::kFloat16:
-      return std::string("halffloat");
-    case TypeId::kFloat32:
-      return std::string("float");
-    case TypeId::kFloat64:
-      return std::string("double");
-    case TypeId::kUtf8:
-      return std::string("string");
-    case TypeId::kLargeUtf8:
-      return std::string("large_string");
-    case TypeId::kBinary:
-      return std::string("binary");
-    case TypeId::kLargeBinary:
-      return std::string("large_binary");
     case TypeId::kFixedSizeBinary:
       return "fixed_size_binary:" + std::to_string(type.fixed_size());
-    case TypeId::kDate32:
-      return std::string("date32:day");
     case TypeId::kTimestamp:
       return std::string("timestamp:") + TimeUnitSuffix(type.unit()) + ":" +
              (type.timezone().empty() ? std::string("-") : type.timezone());
-    case TypeId::kFixedSizeList: {
-      const DataType& item = *type.value_type();
-      if (!IsFslItemType(item)) {
-        return Status::NotImplemented(
-            "Lance stores fixed_size_list only over fixed-width items, not ",
-            item.ToString());
-      }
-      LANCE_ASSIGN_OR_RAISE(std::string inner, LogicalTypeString(item));
-      return "fixed_size_list:" + inner + ":" + std::to_string(type.fixed_size());
-    }
+    case TypeId::kFixedSizeList:
+      return FixedSizeListLogicalType(type);
     case TypeId::kStruct:
       return std::string("struct");
     case TypeId::kList:
@@ -293,8 +295,6 @@ Result<std::string> LogicalTypeString(const DataType& type) {
       if (type.value_type()->id() == TypeId::kStruct) base += ".struct";
       return base;
     }
-    case TypeId::kNull:
-      return std::string("null");
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       if (type.scale() < -128 || type.scale() > 127) {
@@ -304,30 +304,14 @@ Result<std::string> LogicalTypeString(const DataType& type) {
       return std::string(type.id() == TypeId::kDecimal128 ? "decimal:128:"
                                                           : "decimal:256:") +
              std::to_string(type.precision()) + ":" + std::to_string(type.scale());
-    case TypeId::kDate64:
-      return std::string("date64:ms");
     case TypeId::kTime32:
       return std::string("time32:") + TimeUnitSuffix(type.unit());
     case TypeId::kTime64:
       return std::string("time64:") + TimeUnitSuffix(type.unit());
     case TypeId::kDuration:
       return std::string("duration:") + TimeUnitSuffix(type.unit());
-    case TypeId::kDictionary: {
-      // As Lance 14 writes it: "dict:<values>:<indices>:false". The Arrow ordered flag
-      // has no place in Lance (arrow-rs has none), so it is dropped, as Lance does.
-      const DataTypePtr& values = type.value_type();
-      const DataTypePtr& indices = type.index_type();
-      if (!values || !indices || !IsDictionaryValueType(*values) ||
-          !indices->is_integer()) {
-        return Status::NotImplemented(
-            "Lance stores dictionaries of leaf values (bool, numbers, strings, binary, "
-            "null) with integer indices, not ",
-            type.ToString());
-      }
-      LANCE_ASSIGN_OR_RAISE(std::string value_string, LogicalTypeString(*values));
-      LANCE_ASSIGN_OR_RAISE(std::string index_string, LogicalTypeString(*indices));
-      return "dict:" + value_string + ":" + index_string + ":false";
-    }
+    case TypeId::kDictionary:
+      return DictionaryLogicalType(type);
     case TypeId::kMap:
       if (type.keys_sorted()) {
         // Lance 14 refuses these too (field.rs: "Unsupported map field with
@@ -336,6 +320,8 @@ Result<std::string> LogicalTypeString(const DataType& type) {
                                       type.ToString(), ")");
       }
       return std::string("map");
+    default:
+      break;
   }
   return Status::NotImplemented("Lance cannot store the type ", type.ToString());
 }

@@ -205,6 +205,80 @@ std::string IpcLimitDetail::ToString() const {
   return StrCat(IpcLimitKindName(kind_), ": ", declared_, " declared, limit ", limit_);
 }
 
+namespace {
+
+// Charges a dictionary batch to `stats`; `dictionaries` maps the ids of the schema to
+// the decoded size of their current dictionary (negative before the first batch).
+Status MeasureDictionaryBatch(const fb::Message& message, const Buffer& body,
+                              std::map<int64_t, int64_t>* dictionaries,
+                              IpcStreamStats* stats) {
+  const fb::DictionaryBatch* batch = message.header_as_DictionaryBatch();
+  // The verifier accepts a union whose type is set but whose table is absent.
+  if (batch == nullptr || batch->data() == nullptr) {
+    return Status::Corrupt("dictionary batch without data");
+  }
+  auto dictionary = dictionaries->find(batch->id());
+  if (dictionary == dictionaries->end()) {
+    return Status::Corrupt("dictionary batch for id ", batch->id(),
+                           ": no field of the schema uses this id");
+  }
+  const fb::RecordBatch& data = *batch->data();
+  if (data.length() < 0) {
+    return Status::Corrupt("dictionary batch has negative length ", data.length());
+  }
+  LANCE_ASSIGN_OR_RAISE(BatchFootprint footprint, FootprintOf(data, body));
+  int64_t& current = dictionary->second;
+  int64_t charged = footprint.decoded_bytes;
+  if (batch->is_delta() && current >= 0) {
+    // The reader appends a delta by concatenating into a new dictionary: the old
+    // values are copied once more for every delta, and this is what bounds a
+    // stream of many small deltas.
+    current = SaturatingAdd(current, footprint.decoded_bytes);
+    charged = SaturatingAdd(charged, current);
+  } else {
+    current = footprint.decoded_bytes;
+  }
+  stats->decoded_bytes = SaturatingAdd(stats->decoded_bytes, charged);
+  stats->max_array_length = std::max(stats->max_array_length, footprint.max_array_length);
+  ++stats->dictionary_batches;
+  return Status::OK();
+}
+
+Status MeasureRecordBatch(const fb::Message& message, const Buffer& body,
+                          IpcStreamStats* stats) {
+  const fb::RecordBatch* batch = message.header_as_RecordBatch();
+  if (batch == nullptr) {
+    return Status::Corrupt("record batch message without its header");
+  }
+  if (batch->length() < 0) {
+    return Status::Corrupt("record batch has negative length ", batch->length());
+  }
+  LANCE_ASSIGN_OR_RAISE(BatchFootprint footprint, FootprintOf(*batch, body));
+  stats->rows = SaturatingAdd(stats->rows, batch->length());
+  stats->decoded_bytes = SaturatingAdd(stats->decoded_bytes, footprint.decoded_bytes);
+  stats->max_array_length = std::max(stats->max_array_length, footprint.max_array_length);
+  ++stats->record_batches;
+  return Status::OK();
+}
+
+// Measures a batch message (anything else is an error) into `stats`.
+Status MeasureBatchMessage(const internal::MessageView& view,
+                           std::map<int64_t, int64_t>* dictionaries,
+                           IpcStreamStats* stats) {
+  const fb::Message& message = *view.message;
+  const fb::MessageHeader header = message.header_type();
+  if (header == fb::MessageHeader::DictionaryBatch) {
+    return MeasureDictionaryBatch(message, *view.body, dictionaries, stats);
+  }
+  if (header == fb::MessageHeader::RecordBatch) {
+    return MeasureRecordBatch(message, *view.body, stats);
+  }
+  return Status::Corrupt("expected a RecordBatch or DictionaryBatch message, found ",
+                         internal::MessageHeaderName(header));
+}
+
+}  // namespace
+
 Result<IpcStreamStats> MeasureIpcStream(std::string_view stream_bytes) {
   // A view, not a copy: nothing here outlives the call. Metadata that is not 8-byte
   // aligned is copied by ReadMessageAt (flatbuffers verification needs alignment);
@@ -235,7 +309,6 @@ Result<IpcStreamStats> MeasureIpcStream(std::string_view stream_bytes) {
   IpcStreamStats stats;
   stats.columns = shape->columns;
   stats.nesting_depth = shape->depth;
-  std::map<int64_t, int64_t>& dictionaries = shape->dictionaries;
   int64_t offset = schema_view->end_offset;
   int64_t index = 1;
   // A stream may also simply end after its last message, without the marker.
@@ -245,64 +318,8 @@ Result<IpcStreamStats> MeasureIpcStream(std::string_view stream_bytes) {
     auto view = internal::ReadMessageAt(bytes, offset, size);
     if (!view.ok()) return view.status().WithContext(context);
     if (view->end_of_stream) break;
-    const fb::Message& message = *view->message;
-    const fb::MessageHeader header = message.header_type();
-    if (header == fb::MessageHeader::DictionaryBatch) {
-      const fb::DictionaryBatch* batch = message.header_as_DictionaryBatch();
-      // The verifier accepts a union whose type is set but whose table is absent.
-      if (batch == nullptr || batch->data() == nullptr) {
-        return Status::Corrupt("dictionary batch without data").WithContext(context);
-      }
-      auto dictionary = dictionaries.find(batch->id());
-      if (dictionary == dictionaries.end()) {
-        return Status::Corrupt("dictionary batch for id ", batch->id(),
-                               ": no field of the schema uses this id")
-            .WithContext(context);
-      }
-      const fb::RecordBatch& data = *batch->data();
-      if (data.length() < 0) {
-        return Status::Corrupt("dictionary batch has negative length ", data.length())
-            .WithContext(context);
-      }
-      auto footprint = FootprintOf(data, *view->body);
-      if (!footprint.ok()) return footprint.status().WithContext(context);
-      int64_t& current = dictionary->second;
-      int64_t charged = footprint->decoded_bytes;
-      if (batch->is_delta() && current >= 0) {
-        // The reader appends a delta by concatenating into a new dictionary: the old
-        // values are copied once more for every delta, and this is what bounds a
-        // stream of many small deltas.
-        current = SaturatingAdd(current, footprint->decoded_bytes);
-        charged = SaturatingAdd(charged, current);
-      } else {
-        current = footprint->decoded_bytes;
-      }
-      stats.decoded_bytes = SaturatingAdd(stats.decoded_bytes, charged);
-      stats.max_array_length =
-          std::max(stats.max_array_length, footprint->max_array_length);
-      ++stats.dictionary_batches;
-    } else if (header == fb::MessageHeader::RecordBatch) {
-      const fb::RecordBatch* batch = message.header_as_RecordBatch();
-      if (batch == nullptr) {
-        return Status::Corrupt("record batch message without its header")
-            .WithContext(context);
-      }
-      if (batch->length() < 0) {
-        return Status::Corrupt("record batch has negative length ", batch->length())
-            .WithContext(context);
-      }
-      auto footprint = FootprintOf(*batch, *view->body);
-      if (!footprint.ok()) return footprint.status().WithContext(context);
-      stats.rows = SaturatingAdd(stats.rows, batch->length());
-      stats.decoded_bytes = SaturatingAdd(stats.decoded_bytes, footprint->decoded_bytes);
-      stats.max_array_length =
-          std::max(stats.max_array_length, footprint->max_array_length);
-      ++stats.record_batches;
-    } else {
-      return Status::Corrupt("expected a RecordBatch or DictionaryBatch message, found ",
-                             internal::MessageHeaderName(header))
-          .WithContext(context);
-    }
+    Status st = MeasureBatchMessage(*view, &shape->dictionaries, &stats);
+    if (!st.ok()) return st.WithContext(context);
     offset = view->end_offset;
     ++index;
   }

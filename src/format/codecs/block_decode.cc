@@ -436,26 +436,21 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
                              std::move(bytes));
 }
 
-// Lance's PackedStructVariablePerValueDecompressor: every row is the fields back to back,
-// a fixed field as its bits_per_value / 8 bytes, a variable field as a length prefix of
-// bits_per_length bits (32 or 64) and the bytes. An empty row (a null struct) gives every
-// field an empty placeholder: zero bytes for fixed fields, an empty value otherwise.
-Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
-                                         int depth) {
-  const auto& vps = e.variable_packed_struct();
-  LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> rows, ReadOffsets(values));
-  const int64_t n = values.num_values;
-  struct Field {
-    const CE* encoding;
-    bool fixed;
-    int64_t bytes;  // fixed width, or the length prefix width
-    BufferBuilder data;
-    std::vector<uint64_t> offsets;
-  };
-  std::vector<Field> fields;
-  for (const auto& f : vps.fields()) {
+// One field of a variable_packed_struct, with the bytes (and, for a variable field, the
+// offsets) unpacked from the rows so far.
+struct PackedField {
+  const CE* encoding;
+  bool fixed;
+  int64_t bytes;  // fixed width, or the length prefix width
+  BufferBuilder data;
+  std::vector<uint64_t> offsets;
+};
+
+Result<std::vector<PackedField>> PackedFields(const CE& e) {
+  std::vector<PackedField> fields;
+  for (const auto& f : e.variable_packed_struct().fields()) {
     if (!f.has_value()) return Missing(e, "field encoding");
-    Field field{&f.value(), f.has_bits_per_value(), 0, {}, {}};
+    PackedField field{&f.value(), f.has_bits_per_value(), 0, {}, {}};
     if (f.has_bits_per_value()) {
       if (f.bits_per_value() % 8 != 0 || f.bits_per_value() > (1u << 20)) {
         return Status::Corrupt("variable_packed_struct field of ", f.bits_per_value(),
@@ -475,86 +470,103 @@ Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
     fields.push_back(std::move(field));
   }
   if (fields.empty()) return Status::Corrupt("variable_packed_struct without fields");
-  const uint8_t* src = values.data->data();
+  return fields;
+}
+
+// Appends row `r`, bytes [cur, end) of `src`, to the fields.
+Status UnpackPackedRow(const uint8_t* src, uint64_t cur, uint64_t end, int64_t r,
+                       std::vector<PackedField>* fields) {
   static const uint8_t kZeros[64] = {};
-  for (int64_t r = 0; r < n; ++r) {
-    uint64_t cur = rows[static_cast<size_t>(r)];
-    const uint64_t end = rows[static_cast<size_t>(r) + 1];
-    const bool empty = cur == end;
-    for (Field& f : fields) {
-      if (f.fixed) {
-        if (empty) {
-          for (int64_t left = f.bytes; left > 0; left -= 64) {
-            LANCE_RETURN_NOT_OK(f.data.Append(kZeros, std::min<int64_t>(left, 64)));
-          }
-          continue;
+  const bool empty = cur == end;
+  for (PackedField& f : *fields) {
+    if (f.fixed) {
+      if (empty) {
+        for (int64_t left = f.bytes; left > 0; left -= 64) {
+          LANCE_RETURN_NOT_OK(f.data.Append(kZeros, std::min<int64_t>(left, 64)));
         }
+        continue;
+      }
+      if (end - cur < static_cast<uint64_t>(f.bytes)) {
+        return Status::Corrupt("variable_packed_struct row ", r,
+                               " is shorter than its fixed field");
+      }
+      LANCE_RETURN_NOT_OK(f.data.Append(src + cur, f.bytes));
+      cur += static_cast<uint64_t>(f.bytes);
+    } else {
+      if (!empty) {
         if (end - cur < static_cast<uint64_t>(f.bytes)) {
           return Status::Corrupt("variable_packed_struct row ", r,
-                                 " is shorter than its fixed field");
+                                 " is shorter than a length prefix");
         }
-        LANCE_RETURN_NOT_OK(f.data.Append(src + cur, f.bytes));
+        const uint64_t len =
+            f.bytes == 4 ? LoadLE<uint32_t>(src + cur) : LoadLE<uint64_t>(src + cur);
         cur += static_cast<uint64_t>(f.bytes);
-      } else {
-        if (!empty) {
-          if (end - cur < static_cast<uint64_t>(f.bytes)) {
-            return Status::Corrupt("variable_packed_struct row ", r,
-                                   " is shorter than a length prefix");
-          }
-          const uint64_t len =
-              f.bytes == 4 ? LoadLE<uint32_t>(src + cur) : LoadLE<uint64_t>(src + cur);
-          cur += static_cast<uint64_t>(f.bytes);
-          if (len > end - cur) {
-            return Status::Corrupt("variable_packed_struct row ", r,
-                                   " has a field longer than the row");
-          }
-          LANCE_RETURN_NOT_OK(f.data.Append(src + cur, static_cast<int64_t>(len)));
-          cur += len;
+        if (len > end - cur) {
+          return Status::Corrupt("variable_packed_struct row ", r,
+                                 " has a field longer than the row");
         }
-        f.offsets.push_back(static_cast<uint64_t>(f.data.length()));
+        LANCE_RETURN_NOT_OK(f.data.Append(src + cur, static_cast<int64_t>(len)));
+        cur += len;
       }
+      f.offsets.push_back(static_cast<uint64_t>(f.data.length()));
     }
-    if (!empty && cur != end) {
-      return Status::Corrupt("variable_packed_struct row ", r,
-                             " has bytes after its last field");
+  }
+  if (!empty && cur != end) {
+    return Status::Corrupt("variable_packed_struct row ", r,
+                           " has bytes after its last field");
+  }
+  return Status::OK();
+}
+
+// Decodes the `n` unpacked values of one field.
+Result<DataBlock> DecodePackedField(PackedField& f, int64_t n, int depth) {
+  BufferPtr bytes;
+  if (f.data.length() == 0) {
+    bytes = internal::EmptyBuffer();
+  } else {
+    LANCE_ASSIGN_OR_RAISE(bytes, f.data.Finish());
+  }
+  if (f.fixed) return DecodeFixedPerValue(*f.encoding, bytes, n);
+  const int64_t w = f.bytes;
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offs, internal::AllocateOut((n + 1) * w));
+  for (int64_t i = 0; i <= n; ++i) {
+    if (w == 4) {
+      if (f.offsets[static_cast<size_t>(i)] > 0xFFFFFFFFull) {
+        return Status::Corrupt("variable_packed_struct field exceeds 32-bit offsets");
+      }
+      internal::StoreLE<uint32_t>(
+          offs->mutable_data() + 4 * i,
+          static_cast<uint32_t>(f.offsets[static_cast<size_t>(i)]));
+    } else {
+      internal::StoreLE<uint64_t>(offs->mutable_data() + 8 * i,
+                                  f.offsets[static_cast<size_t>(i)]);
     }
+  }
+  return VariablePerValue(
+      *f.encoding,
+      DataBlock::Variable(static_cast<int>(w * 8), n, std::move(offs), std::move(bytes)),
+      depth + 1);
+}
+
+// Lance's PackedStructVariablePerValueDecompressor: every row is the fields back to back,
+// a fixed field as its bits_per_value / 8 bytes, a variable field as a length prefix of
+// bits_per_length bits (32 or 64) and the bytes. An empty row (a null struct) gives every
+// field an empty placeholder: zero bytes for fixed fields, an empty value otherwise.
+Result<DataBlock> VariablePackedPerValue(const CE& e, const DataBlock& values,
+                                         int depth) {
+  LANCE_ASSIGN_OR_RAISE(std::vector<uint64_t> rows, ReadOffsets(values));
+  const int64_t n = values.num_values;
+  LANCE_ASSIGN_OR_RAISE(std::vector<PackedField> fields, PackedFields(e));
+  const uint8_t* src = values.data->data();
+  for (int64_t r = 0; r < n; ++r) {
+    LANCE_RETURN_NOT_OK(UnpackPackedRow(src, rows[static_cast<size_t>(r)],
+                                        rows[static_cast<size_t>(r) + 1], r, &fields));
   }
   DataBlock out;
   out.kind = DataBlock::Kind::kStruct;
   out.num_values = n;
-  for (Field& f : fields) {
-    BufferPtr bytes;
-    if (f.data.length() == 0) {
-      bytes = internal::EmptyBuffer();
-    } else {
-      LANCE_ASSIGN_OR_RAISE(bytes, f.data.Finish());
-    }
-    if (f.fixed) {
-      LANCE_ASSIGN_OR_RAISE(DataBlock child, DecodeFixedPerValue(*f.encoding, bytes, n));
-      out.children.push_back(std::move(child));
-      continue;
-    }
-    const int64_t w = f.bytes;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr offs, internal::AllocateOut((n + 1) * w));
-    for (int64_t i = 0; i <= n; ++i) {
-      if (w == 4) {
-        if (f.offsets[static_cast<size_t>(i)] > 0xFFFFFFFFull) {
-          return Status::Corrupt("variable_packed_struct field exceeds 32-bit offsets");
-        }
-        internal::StoreLE<uint32_t>(
-            offs->mutable_data() + 4 * i,
-            static_cast<uint32_t>(f.offsets[static_cast<size_t>(i)]));
-      } else {
-        internal::StoreLE<uint64_t>(offs->mutable_data() + 8 * i,
-                                    f.offsets[static_cast<size_t>(i)]);
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(
-        DataBlock child,
-        VariablePerValue(*f.encoding,
-                         DataBlock::Variable(static_cast<int>(w * 8), n, std::move(offs),
-                                             std::move(bytes)),
-                         depth + 1));
+  for (PackedField& f : fields) {
+    LANCE_ASSIGN_OR_RAISE(DataBlock child, DecodePackedField(f, n, depth));
     out.children.push_back(std::move(child));
   }
   return out;

@@ -332,6 +332,90 @@ Result<DataBlock> MiniBlockVariable(const CE& e, const std::vector<BufferPtr>& b
       buffers[0], static_cast<int>(v.offsets().flat().bits_per_value()), num_values);
 }
 
+Result<DataBlock> MiniBlockFlat(const CE& e, const std::vector<BufferPtr>& buffers,
+                                int64_t num_values) {
+  const uint64_t bits = e.flat().bits_per_value();
+  if (bits == 0 || e.flat().has_data()) {
+    return Status::NotImplemented("the ", Describe(e),
+                                  " mini-block encoding (Lance requires a positive width "
+                                  "and no buffer compression)");
+  }
+  LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
+  LANCE_ASSIGN_OR_RAISE(
+      BufferPtr data,
+      SliceExact(buffers[0], BytesForBits(num_values, bits), "flat chunk", true));
+  return DataBlock::Fixed(bits, num_values, std::move(data));
+}
+
+Result<DataBlock> MiniBlockFsst(const CE& e, const std::vector<BufferPtr>& buffers,
+                                int64_t num_values) {
+  const auto& f = e.fsst();
+  if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
+    return Status::NotImplemented("the ", Describe(e),
+                                  " mini-block encoding (Lance requires a symbol table "
+                                  "and variable values)");
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      FsstSymbolTable table,
+      ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(f.symbol_table().data()),
+                           static_cast<int64_t>(f.symbol_table().size())));
+  LANCE_ASSIGN_OR_RAISE(DataBlock compressed,
+                        MiniBlockVariable(f.values(), buffers, num_values));
+  return FsstDecompress(table, compressed, internal::MaxChunkBytes(num_values));
+}
+
+Result<DataBlock> MiniBlockPackedStruct(const CE& e,
+                                        const std::vector<BufferPtr>& buffers,
+                                        int64_t num_values) {
+  LANCE_ASSIGN_OR_RAISE(auto widths, PackedWidths(e));
+  LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
+  int64_t row_bytes = 0;
+  for (uint64_t w : widths) row_bytes += static_cast<int64_t>(w / 8);
+  int64_t total;
+  if (!internal::CheckedMul(num_values, row_bytes, &total) ||
+      buffers[0]->size() != total) {
+    return Status::Corrupt("packed_struct chunk has ", std::to_string(buffers[0]->size()),
+                           " bytes, expected ", num_values, " rows of ", row_bytes);
+  }
+  return UnpackRows(widths, buffers[0], num_values);
+}
+
+Result<DataBlock> MiniBlockByteStreamSplit(const CE& e,
+                                           const std::vector<BufferPtr>& buffers,
+                                           int64_t num_values) {
+  const auto& b = e.byte_stream_split();
+  if (!b.has_values() || !IsPlainFlat(b.values()) ||
+      (b.values().flat().bits_per_value() != 32 &&
+       b.values().flat().bits_per_value() != 64)) {
+    return Status::NotImplemented("the ", Describe(e),
+                                  " encoding (Lance splits plain 32/64-bit values)");
+  }
+  LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
+  const uint64_t bits = b.values().flat().bits_per_value();
+  if (num_values == 0) return DataBlock::Fixed(bits, 0, internal::EmptyBuffer());
+  const int width = static_cast<int>(bits / 8);
+  LANCE_ASSIGN_OR_RAISE(BufferPtr in,
+                        SliceExact(buffers[0], BytesForBits(num_values, bits),
+                                   "byte_stream_split chunk", true));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(in->size()));
+  ByteStreamSplitDecode(width, in->data(), num_values, out->mutable_data());
+  return DataBlock::Fixed(bits, num_values, std::move(out));
+}
+
+Result<DataBlock> MiniBlockGeneral(const CE& e, const std::vector<BufferPtr>& buffers,
+                                   int64_t num_values, int depth) {
+  const auto& g = e.general();
+  if (!g.has_values()) return Missing(e, "values");
+  LANCE_ASSIGN_OR_RAISE(int count, MiniBlockBufferCount(g.values()));
+  LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, static_cast<size_t>(count)));
+  if (buffers.empty()) return Status::Corrupt("general chunk has no buffers");
+  // Lance compresses only the chunk's first value buffer.
+  std::vector<BufferPtr> inner = buffers;
+  LANCE_ASSIGN_OR_RAISE(inner[0], Decompress(g.compression(), buffers[0], -1,
+                                             internal::MaxChunkBytes(num_values)));
+  return MiniBlock(g.values(), inner, num_values, depth + 1);
+}
+
 Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
                             int64_t num_values, int depth) {
   if (depth > 8) return Status::Corrupt("compressive encodings nest too deeply");
@@ -339,20 +423,8 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
     return Status::Corrupt("mini-block chunk claims ", num_values, " values");
   }
   switch (e.compression_case()) {
-    case CE::kFlat: {
-      const uint64_t bits = e.flat().bits_per_value();
-      if (bits == 0 || e.flat().has_data()) {
-        return Status::NotImplemented(
-            "the ", Describe(e),
-            " mini-block encoding (Lance requires a positive width "
-            "and no buffer compression)");
-      }
-      LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
-      LANCE_ASSIGN_OR_RAISE(
-          BufferPtr data,
-          SliceExact(buffers[0], BytesForBits(num_values, bits), "flat chunk", true));
-      return DataBlock::Fixed(bits, num_values, std::move(data));
-    }
+    case CE::kFlat:
+      return MiniBlockFlat(e, buffers, num_values);
     case CE::kFixedSizeList: {
       LANCE_ASSIGN_OR_RAISE(FslPlan plan, ParseFsl(e));
       return DecodeFslMiniBlock(plan, buffers, num_values);
@@ -368,36 +440,10 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
     }
     case CE::kVariable:
       return MiniBlockVariable(e, buffers, num_values);
-    case CE::kFsst: {
-      const auto& f = e.fsst();
-      if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
-        return Status::NotImplemented(
-            "the ", Describe(e),
-            " mini-block encoding (Lance requires a symbol table "
-            "and variable values)");
-      }
-      LANCE_ASSIGN_OR_RAISE(
-          FsstSymbolTable table,
-          ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(f.symbol_table().data()),
-                               static_cast<int64_t>(f.symbol_table().size())));
-      LANCE_ASSIGN_OR_RAISE(DataBlock compressed,
-                            MiniBlockVariable(f.values(), buffers, num_values));
-      return FsstDecompress(table, compressed, internal::MaxChunkBytes(num_values));
-    }
-    case CE::kPackedStruct: {
-      LANCE_ASSIGN_OR_RAISE(auto widths, PackedWidths(e));
-      LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
-      int64_t row_bytes = 0;
-      for (uint64_t w : widths) row_bytes += static_cast<int64_t>(w / 8);
-      int64_t total;
-      if (!internal::CheckedMul(num_values, row_bytes, &total) ||
-          buffers[0]->size() != total) {
-        return Status::Corrupt("packed_struct chunk has ",
-                               std::to_string(buffers[0]->size()), " bytes, expected ",
-                               num_values, " rows of ", row_bytes);
-      }
-      return UnpackRows(widths, buffers[0], num_values);
-    }
+    case CE::kFsst:
+      return MiniBlockFsst(e, buffers, num_values);
+    case CE::kPackedStruct:
+      return MiniBlockPackedStruct(e, buffers, num_values);
     case CE::kRle: {
       LANCE_ASSIGN_OR_RAISE(auto widths, RleWidths(e));
       (void)widths;
@@ -405,37 +451,10 @@ Result<DataBlock> MiniBlock(const CE& e, const std::vector<BufferPtr>& buffers,
       return DecodeRle(e, buffers[0]->data(), buffers[0]->size(), buffers[1]->data(),
                        buffers[1]->size(), num_values, /*clamp=*/true);
     }
-    case CE::kByteStreamSplit: {
-      const auto& b = e.byte_stream_split();
-      if (!b.has_values() || !IsPlainFlat(b.values()) ||
-          (b.values().flat().bits_per_value() != 32 &&
-           b.values().flat().bits_per_value() != 64)) {
-        return Status::NotImplemented("the ", Describe(e),
-                                      " encoding (Lance splits plain 32/64-bit values)");
-      }
-      LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, 1));
-      const uint64_t bits = b.values().flat().bits_per_value();
-      if (num_values == 0) return DataBlock::Fixed(bits, 0, internal::EmptyBuffer());
-      const int width = static_cast<int>(bits / 8);
-      LANCE_ASSIGN_OR_RAISE(BufferPtr in,
-                            SliceExact(buffers[0], BytesForBits(num_values, bits),
-                                       "byte_stream_split chunk", true));
-      LANCE_ASSIGN_OR_RAISE(BufferPtr out, internal::AllocateOut(in->size()));
-      ByteStreamSplitDecode(width, in->data(), num_values, out->mutable_data());
-      return DataBlock::Fixed(bits, num_values, std::move(out));
-    }
-    case CE::kGeneral: {
-      const auto& g = e.general();
-      if (!g.has_values()) return Missing(e, "values");
-      LANCE_ASSIGN_OR_RAISE(int count, MiniBlockBufferCount(g.values()));
-      LANCE_RETURN_NOT_OK(ExpectBuffers(e, buffers, static_cast<size_t>(count)));
-      if (buffers.empty()) return Status::Corrupt("general chunk has no buffers");
-      // Lance compresses only the chunk's first value buffer.
-      std::vector<BufferPtr> inner = buffers;
-      LANCE_ASSIGN_OR_RAISE(inner[0], Decompress(g.compression(), buffers[0], -1,
-                                                 internal::MaxChunkBytes(num_values)));
-      return MiniBlock(g.values(), inner, num_values, depth + 1);
-    }
+    case CE::kByteStreamSplit:
+      return MiniBlockByteStreamSplit(e, buffers, num_values);
+    case CE::kGeneral:
+      return MiniBlockGeneral(e, buffers, num_values, depth);
     default:
       return NotInContext(e, "mini-block");
   }

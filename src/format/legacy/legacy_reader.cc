@@ -500,6 +500,84 @@ class LegacyReader : public LanceFileReader {
   std::shared_ptr<const LegacyFile> file_;
 };
 
+// Batch offsets: 0, then the running row count after each batch.
+Status ReadBatchOffsets(const lance::file::Metadata& metadata, const std::string& p,
+                        LegacyFile* lf) {
+  const auto& offsets = metadata.batch_offsets();
+  if (!offsets.empty() && offsets[0] != 0) {
+    return CorruptFile(p, "the batch offsets do not start at 0");
+  }
+  for (int i = 0; i < offsets.size(); ++i) {
+    if (i > 0 && offsets[i] < offsets[i - 1]) {
+      return CorruptFile(p,
+                         "the batch offsets decrease at batch " + std::to_string(i - 1));
+    }
+    lf->batch_offsets.push_back(offsets[i]);
+  }
+  if (lf->batch_offsets.empty()) lf->batch_offsets.push_back(0);
+  lf->num_batches = static_cast<int64_t>(lf->batch_offsets.size()) - 1;
+  lf->context.num_rows = lf->batch_offsets.back();
+  return Status::OK();
+}
+
+// The schema comes from the manifest embedded in the file ("self-describing" files,
+// which is how Lance writes every dataset file). Sets the context's schema and returns
+// the schema proto (which, unlike the schema, keeps the dictionary locations).
+Result<lance::file::Schema> ReadEmbeddedSchema(const lance::file::Metadata& metadata,
+                                               const MetadataSource& source,
+                                               internal::FileContext* ctx) {
+  const std::string& p = ctx->path;
+  if (metadata.manifest_position() == 0) {
+    return Status::NotImplemented(
+        "Lance file '" + p +
+        "' is a legacy file without an embedded schema; it can only be read through "
+        "the dataset that lists it");
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      BufferPtr manifest_bytes,
+      source.ReadPrefixed(metadata.manifest_position(), "the embedded manifest"));
+  // lance.table.Manifest keeps the schema in fields 1 (fields) and 5 (schema_metadata),
+  // the same numbers and types as lance.file.Schema: parsing it as a Schema keeps just
+  // those.
+  lance::file::Schema schema_proto;
+  if (!internal::ParseQuietly(&schema_proto, manifest_bytes->data(),
+                              static_cast<size_t>(manifest_bytes->size()))) {
+    return CorruptFile(p, "the embedded manifest does not parse");
+  }
+  auto schema = SchemaFromProto(schema_proto);
+  if (!schema.ok()) return InFile(p, schema.status());
+  ctx->schema = std::move(schema).MoveValueUnsafe();
+  return schema_proto;
+}
+
+// The page table: one row of num_batches (position, length) pairs per field id from
+// the smallest to the largest id of the schema.
+Status ReadPageTable(const lance::file::Metadata& metadata, const MetadataSource& source,
+                     LegacyFile* lf) {
+  const std::string& p = lf->context.path;
+  const std::vector<int32_t>& ids = lf->context.schema.field_ids();
+  lf->page_table = Buffer::FromString("");
+  if (ids.empty() || lf->num_batches <= 0) return Status::OK();
+  const auto [min_it, max_it] = std::minmax_element(ids.begin(), ids.end());
+  lf->min_field_id = *min_it;
+  const auto columns = static_cast<uint64_t>(*max_it - *min_it) + 1;
+  const auto batches = static_cast<uint64_t>(lf->num_batches);
+  if (columns > lf->data_limit / 16 / batches) {
+    return CorruptFile(p, "its page table (" + std::to_string(columns) + " fields x " +
+                              std::to_string(batches) + " batches) exceeds the file");
+  }
+  LANCE_ASSIGN_OR_RAISE(
+      lf->page_table, source.Read(metadata.page_table_position(), columns * batches * 16,
+                                  "the page table"));
+  for (const LegacyField& node : lf->top_level) {
+    for (int64_t b = 0; b < lf->num_batches; ++b) {
+      LANCE_RETURN_NOT_OK(
+          CheckPages(*lf, node, b, lf->batch_offsets[b + 1] - lf->batch_offsets[b]));
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<LanceFileReader>> OpenLegacyFile(
@@ -530,45 +608,9 @@ Result<std::shared_ptr<LanceFileReader>> OpenLegacyFile(
                               static_cast<size_t>(metadata_bytes->size()))) {
     return CorruptFile(p, "the metadata block does not parse");
   }
-
-  // Batch offsets: 0, then the running row count after each batch.
-  const auto& offsets = metadata.batch_offsets();
-  if (!offsets.empty() && offsets[0] != 0) {
-    return CorruptFile(p, "the batch offsets do not start at 0");
-  }
-  for (int i = 0; i < offsets.size(); ++i) {
-    if (i > 0 && offsets[i] < offsets[i - 1]) {
-      return CorruptFile(p,
-                         "the batch offsets decrease at batch " + std::to_string(i - 1));
-    }
-    lf->batch_offsets.push_back(offsets[i]);
-  }
-  if (lf->batch_offsets.empty()) lf->batch_offsets.push_back(0);
-  lf->num_batches = static_cast<int64_t>(lf->batch_offsets.size()) - 1;
-  ctx.num_rows = lf->batch_offsets.back();
-
-  // The schema comes from the manifest embedded in the file ("self-describing" files,
-  // which is how Lance writes every dataset file).
-  if (metadata.manifest_position() == 0) {
-    return Status::NotImplemented(
-        "Lance file '" + p +
-        "' is a legacy file without an embedded schema; it can only be read through "
-        "the dataset that lists it");
-  }
-  LANCE_ASSIGN_OR_RAISE(
-      BufferPtr manifest_bytes,
-      source.ReadPrefixed(metadata.manifest_position(), "the embedded manifest"));
-  // lance.table.Manifest keeps the schema in fields 1 (fields) and 5 (schema_metadata),
-  // the same numbers and types as lance.file.Schema: parsing it as a Schema keeps just
-  // those.
-  lance::file::Schema schema_proto;
-  if (!internal::ParseQuietly(&schema_proto, manifest_bytes->data(),
-                              static_cast<size_t>(manifest_bytes->size()))) {
-    return CorruptFile(p, "the embedded manifest does not parse");
-  }
-  auto schema = SchemaFromProto(schema_proto);
-  if (!schema.ok()) return InFile(p, schema.status());
-  ctx.schema = std::move(schema).MoveValueUnsafe();
+  LANCE_RETURN_NOT_OK(ReadBatchOffsets(metadata, p, lf.get()));
+  LANCE_ASSIGN_OR_RAISE(lance::file::Schema schema_proto,
+                        ReadEmbeddedSchema(metadata, source, &ctx));
 
   const std::vector<int32_t>& ids = ctx.schema.field_ids();
   // The schema keeps no dictionary locations: they come from the protos.
@@ -581,29 +623,7 @@ Result<std::shared_ptr<LanceFileReader>> OpenLegacyFile(
     LANCE_RETURN_NOT_OK(LoadDictionaries(&node, protos, source, p));
     lf->top_level.push_back(std::move(node));
   }
-
-  // The page table: one row of num_batches (position, length) pairs per field id from
-  // the smallest to the largest id of the schema.
-  lf->page_table = Buffer::FromString("");
-  if (!ids.empty() && lf->num_batches > 0) {
-    const auto [min_it, max_it] = std::minmax_element(ids.begin(), ids.end());
-    lf->min_field_id = *min_it;
-    const auto columns = static_cast<uint64_t>(*max_it - *min_it) + 1;
-    const auto batches = static_cast<uint64_t>(lf->num_batches);
-    if (columns > lf->data_limit / 16 / batches) {
-      return CorruptFile(p, "its page table (" + std::to_string(columns) + " fields x " +
-                                std::to_string(batches) + " batches) exceeds the file");
-    }
-    LANCE_ASSIGN_OR_RAISE(lf->page_table,
-                          source.Read(metadata.page_table_position(),
-                                      columns * batches * 16, "the page table"));
-    for (const LegacyField& node : lf->top_level) {
-      for (int64_t b = 0; b < lf->num_batches; ++b) {
-        LANCE_RETURN_NOT_OK(
-            CheckPages(*lf, node, b, lf->batch_offsets[b + 1] - lf->batch_offsets[b]));
-      }
-    }
-  }
+  LANCE_RETURN_NOT_OK(ReadPageTable(metadata, source, lf.get()));
   return std::shared_ptr<LanceFileReader>(std::make_shared<LegacyReader>(std::move(lf)));
 }
 

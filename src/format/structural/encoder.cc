@@ -598,6 +598,188 @@ Result<std::optional<EncodedPage>> StructuralEncoder::TryConstant(
   return std::optional<EncodedPage>(std::move(out));
 }
 
+// The levels of a mini-block chunk starting at level `level`: through its last value
+// (invisible items after it go to the next chunk); the last chunk takes the rest.
+Result<size_t> ChunkLevelEnd(const std::vector<uint16_t>& def, bool has_def,
+                             uint16_t max_rep, uint16_t max_visible, size_t num_levels,
+                             size_t level, int64_t num_values, bool last) {
+  size_t level_end = level;
+  if (last) {
+    level_end = num_levels;
+  } else if (!has_def || max_rep == 0) {
+    level_end = level + static_cast<size_t>(num_values);
+  } else {
+    int64_t taken = 0;
+    while (taken < num_values && level_end < num_levels) {
+      if (def[level_end] <= max_visible) ++taken;
+      ++level_end;
+    }
+  }
+  if (level_end - level > std::numeric_limits<uint16_t>::max()) {
+    return Status::Invalid("a mini-block chunk would hold ", level_end - level,
+                           " levels");
+  }
+  return level_end;
+}
+
+// Repetition index: rows ending in the chunk, items after the last row start.
+void AppendRepetitionIndex(const uint16_t* r, size_t chunk_levels, uint16_t max_rep,
+                           bool first, bool last, std::vector<uint64_t>* rep_index) {
+  uint64_t ends = 0;
+  for (size_t i = 1; i < chunk_levels; ++i) ends += r[i] == max_rep ? 1 : 0;
+  uint64_t leftovers = 0;
+  if (!last) {
+    size_t pos = chunk_levels;
+    while (pos > 0 && r[pos - 1] != max_rep) --pos;
+    leftovers = pos == 0 ? chunk_levels : chunk_levels - pos + 1;
+  }
+  if (!first && chunk_levels > 0 && r[0] == max_rep && rep_index->back() != 0) {
+    // The previous chunk's "leftover" row was complete after all.
+    (*rep_index)[rep_index->size() - 2] += 1;
+    rep_index->back() = 0;
+  }
+  if (last) ends += 1;
+  rep_index->push_back(ends);
+  rep_index->push_back(leftovers);
+}
+
+// Appends one chunk (its header, then its level and value buffers, each padded to 8
+// bytes) to `data`; returns the chunk's size in bytes. `rep_buf` / `def_buf` are NULL
+// when the page has no such levels.
+Result<size_t> AppendMiniBlockChunk(size_t chunk_levels, const BufferPtr& rep_buf,
+                                    const BufferPtr& def_buf,
+                                    const std::vector<BufferPtr>& value_buffers, bool v22,
+                                    std::string* data) {
+  const size_t start = data->size();
+  AppendLE16(data, static_cast<uint16_t>(chunk_levels));
+  if (rep_buf) {
+    if (rep_buf->size() > std::numeric_limits<uint16_t>::max()) {
+      return Status::Invalid("mini-block repetition levels too large");
+    }
+    AppendLE16(data, static_cast<uint16_t>(rep_buf->size()));
+  }
+  if (def_buf) {
+    if (def_buf->size() > std::numeric_limits<uint16_t>::max()) {
+      return Status::Invalid("mini-block definition levels too large");
+    }
+    AppendLE16(data, static_cast<uint16_t>(def_buf->size()));
+  }
+  for (const auto& b : value_buffers) {
+    if (v22) {
+      AppendLE32(data, static_cast<uint32_t>(b->size()));
+    } else {
+      if (b->size() > std::numeric_limits<uint16_t>::max()) {
+        return Status::Invalid("mini-block buffer too large for 2.1");
+      }
+      AppendLE16(data, static_cast<uint16_t>(b->size()));
+    }
+  }
+  auto pad = [&] {
+    data->append(Pad8(data->size()) - data->size(), static_cast<char>(kFillByte));
+  };
+  pad();
+  if (rep_buf) {
+    data->append(rep_buf->ToStringView());
+    pad();
+  }
+  if (def_buf) {
+    data->append(def_buf->ToStringView());
+    pad();
+  }
+  for (const auto& b : value_buffers) {
+    data->append(b->ToStringView());
+    pad();
+  }
+  const size_t bytes = data->size() - start;
+  if (!v22 && bytes > 32 * 1024) {
+    return Status::Invalid("a 2.1 mini-block chunk of ", bytes, " bytes");
+  }
+  return bytes;
+}
+
+// The metadata word of a chunk of `bytes` bytes and `num_values` values.
+Status AppendMiniBlockMeta(size_t bytes, int64_t num_values, bool last, bool v22,
+                           std::string* meta) {
+  uint64_t log = 0;
+  if (!last) {
+    const int64_t n = num_values;
+    if (n <= 1 || (n & (n - 1)) != 0 || n > 32768) {
+      return Status::Invalid("internal: mini-block chunk of ", n, " values");
+    }
+    while ((int64_t{1} << log) < n) ++log;
+  }
+  const uint64_t word = ((bytes / kMiniBlockAlignment - 1) << 4) | log;
+  if (v22) {
+    AppendLE32(meta, static_cast<uint32_t>(word));
+  } else {
+    AppendLE16(meta, static_cast<uint16_t>(word));
+  }
+  return Status::OK();
+}
+
+// The chunks of a mini-block page, laid out.
+struct MiniBlockChunks {
+  std::string data;
+  std::string meta;
+  std::vector<uint64_t> rep_index;  // (rows ending, leftover items) per chunk
+};
+
+// Lays out the chunks of `compressed`, each with its share of the page's levels;
+// `rep_comp` / `def_comp` are NULL when the page has no such levels.
+Result<MiniBlockChunks> LayOutMiniBlockChunks(
+    const structural::MiniBlockValues& compressed, const LeafShredder::Page& page,
+    structural::LevelCompressor* rep_comp, structural::LevelCompressor* def_comp,
+    bool v22) {
+  const auto& rep = page.data.rep;
+  const auto& def = page.data.def;
+  const bool has_rep = !rep.empty();
+  const bool has_def = !def.empty();
+  const uint16_t max_rep = static_cast<uint16_t>(page.levels.max_rep);
+  const uint16_t max_visible = page.levels.max_visible_def;
+  const size_t num_levels = has_rep ? rep.size() : def.size();
+  const size_t nb = compressed.chunks.empty() ? 0 : compressed.chunks[0].buffers.size();
+
+  MiniBlockChunks out;
+  size_t level = 0;  // next level to place
+  const size_t n_chunks = compressed.chunks.size();
+  for (size_t ci = 0; ci < n_chunks; ++ci) {
+    const auto& chunk = compressed.chunks[ci];
+    if (chunk.buffers.size() != nb)
+      return Status::Invalid("internal: chunk buffer count");
+    const bool last = ci + 1 == n_chunks;
+    size_t level_end = level;
+    if (has_rep || has_def) {
+      LANCE_ASSIGN_OR_RAISE(
+          level_end, ChunkLevelEnd(def, has_def, max_rep, max_visible, num_levels, level,
+                                   chunk.num_values, last));
+    }
+    const size_t chunk_levels = level_end - level;
+    BufferPtr rep_buf, def_buf;
+    if (has_rep) {
+      LANCE_ASSIGN_OR_RAISE(
+          rep_buf,
+          rep_comp->Compress(rep.data() + level, static_cast<int64_t>(chunk_levels)));
+      AppendRepetitionIndex(rep.data() + level, chunk_levels, max_rep, ci == 0, last,
+                            &out.rep_index);
+    }
+    if (has_def) {
+      LANCE_ASSIGN_OR_RAISE(
+          def_buf,
+          def_comp->Compress(def.data() + level, static_cast<int64_t>(chunk_levels)));
+    }
+    level = level_end;
+    LANCE_ASSIGN_OR_RAISE(const size_t bytes,
+                          AppendMiniBlockChunk(chunk_levels, rep_buf, def_buf,
+                                               chunk.buffers, v22, &out.data));
+    LANCE_RETURN_NOT_OK(
+        AppendMiniBlockMeta(bytes, chunk.num_values, last, v22, &out.meta));
+  }
+  if ((has_rep || has_def) && level != num_levels) {
+    return Status::Invalid("internal: levels left after the last chunk");
+  }
+  return out;
+}
+
 Result<EncodedPage> StructuralEncoder::MiniBlock(
     const LeafShredder::Page& page, const DataBlock& values, const Field& field,
     const std::optional<DataBlock>& dictionary) {
@@ -614,134 +796,11 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(
   if (has_def) {
     LANCE_ASSIGN_OR_RAISE(def_comp, strategy_->Levels(def));
   }
-  const uint16_t max_rep = static_cast<uint16_t>(page.levels.max_rep);
-  const uint16_t max_visible = page.levels.max_visible_def;
-  const size_t num_levels = has_rep ? rep.size() : def.size();
   const size_t nb = compressed.chunks.empty() ? 0 : compressed.chunks[0].buffers.size();
+  LANCE_ASSIGN_OR_RAISE(
+      MiniBlockChunks chunks,
+      LayOutMiniBlockChunks(compressed, page, rep_comp.get(), def_comp.get(), v22_));
 
-  std::string data;
-  std::string meta;
-  std::vector<uint64_t> rep_index;
-  size_t level = 0;  // next level to place
-  const size_t n_chunks = compressed.chunks.size();
-  for (size_t ci = 0; ci < n_chunks; ++ci) {
-    const auto& chunk = compressed.chunks[ci];
-    if (chunk.buffers.size() != nb)
-      return Status::Invalid("internal: chunk buffer count");
-    // The levels of this chunk: through its last value (invisible items after it go to
-    // the next chunk); the last chunk takes the rest.
-    size_t level_end = level;
-    if (has_rep || has_def) {
-      if (ci + 1 == n_chunks) {
-        level_end = num_levels;
-      } else if (!has_def || max_rep == 0) {
-        level_end = level + static_cast<size_t>(chunk.num_values);
-      } else {
-        int64_t taken = 0;
-        while (taken < chunk.num_values && level_end < num_levels) {
-          if (def[level_end] <= max_visible) ++taken;
-          ++level_end;
-        }
-      }
-      if (level_end - level > std::numeric_limits<uint16_t>::max()) {
-        return Status::Invalid("a mini-block chunk would hold ", level_end - level,
-                               " levels");
-      }
-    }
-    const size_t chunk_levels = level_end - level;
-    BufferPtr rep_buf, def_buf;
-    if (has_rep) {
-      LANCE_ASSIGN_OR_RAISE(
-          rep_buf,
-          rep_comp->Compress(rep.data() + level, static_cast<int64_t>(chunk_levels)));
-      // Repetition index: rows ending in the chunk, items after the last row start.
-      const uint16_t* r = rep.data() + level;
-      uint64_t ends = 0;
-      for (size_t i = 1; i < chunk_levels; ++i) ends += r[i] == max_rep ? 1 : 0;
-      uint64_t leftovers = 0;
-      if (ci + 1 < n_chunks) {
-        size_t pos = chunk_levels;
-        while (pos > 0 && r[pos - 1] != max_rep) --pos;
-        leftovers = pos == 0 ? chunk_levels : chunk_levels - pos + 1;
-      }
-      if (ci != 0 && chunk_levels > 0 && r[0] == max_rep && rep_index.back() != 0) {
-        // The previous chunk's "leftover" row was complete after all.
-        rep_index[rep_index.size() - 2] += 1;
-        rep_index.back() = 0;
-      }
-      if (ci + 1 == n_chunks) ends += 1;
-      rep_index.push_back(ends);
-      rep_index.push_back(leftovers);
-    }
-    if (has_def) {
-      LANCE_ASSIGN_OR_RAISE(
-          def_buf,
-          def_comp->Compress(def.data() + level, static_cast<int64_t>(chunk_levels)));
-    }
-    level = level_end;
-    const size_t start = data.size();
-    AppendLE16(&data, static_cast<uint16_t>(chunk_levels));
-    if (has_rep) {
-      if (rep_buf->size() > std::numeric_limits<uint16_t>::max()) {
-        return Status::Invalid("mini-block repetition levels too large");
-      }
-      AppendLE16(&data, static_cast<uint16_t>(rep_buf->size()));
-    }
-    if (has_def) {
-      if (def_buf->size() > std::numeric_limits<uint16_t>::max()) {
-        return Status::Invalid("mini-block definition levels too large");
-      }
-      AppendLE16(&data, static_cast<uint16_t>(def_buf->size()));
-    }
-    for (const auto& b : chunk.buffers) {
-      if (v22_) {
-        AppendLE32(&data, static_cast<uint32_t>(b->size()));
-      } else {
-        if (b->size() > std::numeric_limits<uint16_t>::max()) {
-          return Status::Invalid("mini-block buffer too large for 2.1");
-        }
-        AppendLE16(&data, static_cast<uint16_t>(b->size()));
-      }
-    }
-    auto pad = [&] {
-      data.append(Pad8(data.size()) - data.size(), static_cast<char>(kFillByte));
-    };
-    pad();
-    if (has_rep) {
-      data.append(rep_buf->ToStringView());
-      pad();
-    }
-    if (has_def) {
-      data.append(def_buf->ToStringView());
-      pad();
-    }
-    for (const auto& b : chunk.buffers) {
-      data.append(b->ToStringView());
-      pad();
-    }
-    const size_t bytes = data.size() - start;
-    if (!v22_ && bytes > 32 * 1024) {
-      return Status::Invalid("a 2.1 mini-block chunk of ", bytes, " bytes");
-    }
-    const bool last = ci + 1 == n_chunks;
-    uint64_t log = 0;
-    if (!last) {
-      const int64_t n = chunk.num_values;
-      if (n <= 1 || (n & (n - 1)) != 0 || n > 32768) {
-        return Status::Invalid("internal: mini-block chunk of ", n, " values");
-      }
-      while ((int64_t{1} << log) < n) ++log;
-    }
-    const uint64_t word = ((bytes / kMiniBlockAlignment - 1) << 4) | log;
-    if (v22_) {
-      AppendLE32(&meta, static_cast<uint32_t>(word));
-    } else {
-      AppendLE16(&meta, static_cast<uint16_t>(word));
-    }
-  }
-  if ((has_rep || has_def) && level != num_levels) {
-    return Status::Invalid("internal: levels left after the last chunk");
-  }
   pb21::PageLayout layout;
   auto* mb = layout.mutable_mini_block_layout();
   if (has_rep) *mb->mutable_rep_compression() = rep_comp->encoding();
@@ -751,8 +810,8 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(
   mb->set_num_buffers(nb);
   mb->set_num_items(static_cast<uint64_t>(values.num_values));
   if (v22_) mb->set_has_large_chunk(true);
-  std::vector<BufferPtr> buffers = {Buffer::FromString(std::move(meta)),
-                                    Buffer::FromString(std::move(data))};
+  std::vector<BufferPtr> buffers = {Buffer::FromString(std::move(chunks.meta)),
+                                    Buffer::FromString(std::move(chunks.data))};
   if (dictionary) {
     LANCE_ASSIGN_OR_RAISE(structural::CompressedBlock dict,
                           strategy_->DictionaryItems(*dictionary, field));
@@ -763,7 +822,7 @@ Result<EncodedPage> StructuralEncoder::MiniBlock(
   if (has_rep) {
     mb->set_repetition_index_depth(1);
     std::string index;
-    for (uint64_t v : rep_index) AppendLE64(&index, v);
+    for (uint64_t v : chunks.rep_index) AppendLE64(&index, v);
     buffers.push_back(Buffer::FromString(std::move(index)));
   }
   return Layout(layout, std::move(buffers), page.rows);

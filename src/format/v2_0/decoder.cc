@@ -387,184 +387,196 @@ Result<std::vector<uint64_t>> PageDecoder::DecodeIntegers(const pb::ArrayEncodin
   return out;
 }
 
+Result<PageDecoder::Binary> PageDecoder::DecodeNullableBinary(const pb::Nullable& n,
+                                                              int64_t page_length,
+                                                              int64_t start,
+                                                              int64_t count) {
+  switch (n.nullability_case()) {
+    case pb::Nullable::kNoNulls:
+      return DecodeBinary(n.no_nulls().values(), page_length, start, count);
+    case pb::Nullable::kSomeNulls: {
+      LANCE_ASSIGN_OR_RAISE(Fixed valid, DecodeFixed(n.some_nulls().validity(),
+                                                     page_length, start, count, 1));
+      LANCE_ASSIGN_OR_RAISE(
+          Binary out, DecodeBinary(n.some_nulls().values(), page_length, start, count));
+      LANCE_ASSIGN_OR_RAISE(out.validity, AndBitmaps(valid.values, out.validity, count));
+      out.null_count = CountNulls(out.validity, count);
+      return out;
+    }
+    case pb::Nullable::kAllNulls: {
+      Binary out;
+      out.offsets.assign(static_cast<size_t>(count) + 1, 0);
+      LANCE_ASSIGN_OR_RAISE(out.validity, AllocateZeroed(bit_util::BytesForBits(count),
+                                                         kMaxSynthesizedBytes));
+      out.null_count = count;
+      out.data = Buffer::FromString("");
+      return out;
+    }
+    default:
+      return Corrupt("nullable encoding without a case");
+  }
+}
+
+Result<PageDecoder::Binary> PageDecoder::DecodeOffsetsBinary(const pb::Binary& b,
+                                                             int64_t page_length,
+                                                             int64_t start,
+                                                             int64_t count) {
+  const uint64_t adjustment = b.null_adjustment();
+  // The start of slot `start` is the end of slot start - 1.
+  const int64_t first = start > 0 ? start - 1 : 0;
+  const int64_t n = count + (start > 0 ? 1 : 0);
+  BufferPtr index_validity;
+  LANCE_ASSIGN_OR_RAISE(
+      std::vector<uint64_t> ends,
+      DecodeIntegers(b.indices(), page_length, first, n, &index_validity));
+  auto decode_end = [&](uint64_t o) {
+    return adjustment > 0 && o >= adjustment ? o - adjustment : o;
+  };
+  auto is_null = [&](int64_t k) {
+    return (adjustment > 0 && ends[k] >= adjustment) ||
+           (index_validity && !bit_util::GetBit(index_validity->data(), k));
+  };
+  Binary out;
+  out.offsets.resize(static_cast<size_t>(count) + 1);
+  const uint64_t data_start = start > 0 ? decode_end(ends[0]) : 0;
+  if (data_start > static_cast<uint64_t>(kMaxCount)) {
+    return Corrupt("binary offset " + std::to_string(data_start) + " out of range");
+  }
+  uint64_t prev = data_start;
+  const int64_t base = start > 0 ? 1 : 0;
+  BitmapBuilder validity;
+  out.offsets[0] = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const bool null = is_null(base + i);
+    const uint64_t end = decode_end(ends[base + i]);
+    if (end < prev || end > static_cast<uint64_t>(kMaxCount)) {
+      return Corrupt("binary offsets are not increasing at slot " +
+                     std::to_string(start + i));
+    }
+    prev = end;
+    out.offsets[i + 1] = static_cast<int64_t>(end - data_start);
+    if (null) {
+      if (validity.length() == 0) LANCE_RETURN_NOT_OK(validity.AppendN(i, true));
+      LANCE_RETURN_NOT_OK(validity.Append(false));
+    } else if (validity.length() > 0) {
+      LANCE_RETURN_NOT_OK(validity.Append(true));
+    }
+  }
+  out.null_count = validity.false_count();
+  if (validity.length() > 0) {
+    LANCE_ASSIGN_OR_RAISE(out.validity, validity.Finish());
+  }
+  const int64_t bytes = static_cast<int64_t>(prev - data_start);
+  if (bytes > kMaxDecodedBytes) return Corrupt("binary slice too large");
+  LANCE_ASSIGN_OR_RAISE(
+      Fixed data, DecodeFixed(b.bytes(), -1, static_cast<int64_t>(data_start), bytes, 8));
+  out.data = data.values;
+  return out;
+}
+
+Result<ArrayDataPtr> PageDecoder::DictionaryItems(const pb::Dictionary& d,
+                                                  int64_t num_items) {
+  auto cached = page_->dictionaries.find(&d);
+  if (cached != page_->dictionaries.end()) return cached->second;
+  LANCE_ASSIGN_OR_RAISE(Binary items, DecodeBinary(d.items(), num_items, 0, num_items));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr offsets,
+                        Buffer::CopyFrom(items.offsets.data(),
+                                         static_cast<int64_t>(items.offsets.size() * 8)));
+  ArrayDataPtr dict = ArrayData::Make(
+      large_binary(), num_items, {items.validity, offsets, items.data}, items.null_count);
+  page_->dictionaries[&d] = dict;
+  return dict;
+}
+
+Result<PageDecoder::Binary> PageDecoder::DecodeDictionaryBinary(const pb::Dictionary& d,
+                                                                int64_t page_length,
+                                                                int64_t start,
+                                                                int64_t count) {
+  const int64_t num_items = d.num_dictionary_items();
+  // A page's dictionary holds its distinct values (one null item when it has none).
+  if (page_length < 0 || num_items > std::max<int64_t>(page_length, 1)) {
+    return Corrupt("dictionary of " + std::to_string(num_items) +
+                   " items for a page of " + std::to_string(page_length) + " values");
+  }
+  LANCE_ASSIGN_OR_RAISE(ArrayDataPtr dict, DictionaryItems(d, num_items));
+  BufferPtr index_validity;
+  LANCE_ASSIGN_OR_RAISE(
+      std::vector<uint64_t> indices,
+      DecodeIntegers(d.indices(), page_length, start, count, &index_validity));
+  const auto* item_offsets = dict->buffers[1]->data_as<int64_t>();
+  const uint8_t* item_validity = dict->buffers[0] ? dict->buffers[0]->data() : nullptr;
+  // Index 0 is null; index k > 0 is item k - 1.
+  auto item_of = [&](int64_t i) -> int64_t {
+    if (index_validity && !bit_util::GetBit(index_validity->data(), i)) return -1;
+    if (indices[i] == 0) return -1;
+    const int64_t item = static_cast<int64_t>(indices[i] - 1);
+    if (item_validity && !bit_util::GetBit(item_validity, item)) return -1;
+    return item;
+  };
+  Binary out;
+  out.offsets.resize(static_cast<size_t>(count) + 1);
+  int64_t total = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (indices[i] > static_cast<uint64_t>(num_items)) {
+      return Corrupt("dictionary index " + std::to_string(indices[i]) + " but only " +
+                     std::to_string(num_items) + " items");
+    }
+    const int64_t item = item_of(i);
+    if (item >= 0) total += item_offsets[item + 1] - item_offsets[item];
+    if (total > kMaxDecodedBytes) return Corrupt("dictionary slice too large");
+    out.offsets[i + 1] = total;
+  }
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, AllocateZeroed(total));
+  BitmapBuilder validity;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t item = item_of(i);
+    if (item >= 0) {
+      const int64_t len = item_offsets[item + 1] - item_offsets[item];
+      if (len > 0) {
+        std::memcpy(data->mutable_data() + out.offsets[i],
+                    dict->buffers[2]->data() + item_offsets[item],
+                    static_cast<size_t>(len));
+      }
+    }
+    LANCE_RETURN_NOT_OK(validity.Append(item >= 0));
+  }
+  out.null_count = validity.false_count();
+  LANCE_ASSIGN_OR_RAISE(BufferPtr bits, validity.Finish());
+  if (out.null_count > 0) out.validity = bits;
+  out.data = data;
+  return out;
+}
+
+Result<PageDecoder::Binary> PageDecoder::DecodeFixedSizeBinary(
+    const pb::FixedSizeBinary& f, int64_t page_length, int64_t start, int64_t count) {
+  const int64_t width = f.byte_width();
+  int64_t page_bytes = -1, first = 0, bytes = 0;
+  if (width <= 0 || (page_length >= 0 && MulOverflows(page_length, width, &page_bytes)) ||
+      MulOverflows(start, width, &first) || MulOverflows(count, width, &bytes)) {
+    return Corrupt("bad fixed_size_binary width " + std::to_string(width));
+  }
+  LANCE_ASSIGN_OR_RAISE(Fixed data, DecodeFixed(f.bytes(), page_bytes, first, bytes, 8));
+  Binary out;
+  out.offsets.resize(static_cast<size_t>(count) + 1);
+  for (int64_t i = 0; i <= count; ++i) out.offsets[i] = i * width;
+  out.validity = data.null_count > 0 ? data.validity : nullptr;
+  out.null_count = 0;
+  out.data = data.values;
+  return out;
+}
+
 Result<PageDecoder::Binary> PageDecoder::DecodeBinary(const pb::ArrayEncoding& e,
                                                       int64_t page_length, int64_t start,
                                                       int64_t count) {
   switch (e.array_encoding_case()) {
-    case pb::ArrayEncoding::kNullable: {
-      const pb::Nullable& n = e.nullable();
-      switch (n.nullability_case()) {
-        case pb::Nullable::kNoNulls:
-          return DecodeBinary(n.no_nulls().values(), page_length, start, count);
-        case pb::Nullable::kSomeNulls: {
-          LANCE_ASSIGN_OR_RAISE(Fixed valid, DecodeFixed(n.some_nulls().validity(),
-                                                         page_length, start, count, 1));
-          LANCE_ASSIGN_OR_RAISE(Binary out, DecodeBinary(n.some_nulls().values(),
-                                                         page_length, start, count));
-          LANCE_ASSIGN_OR_RAISE(out.validity,
-                                AndBitmaps(valid.values, out.validity, count));
-          out.null_count = CountNulls(out.validity, count);
-          return out;
-        }
-        case pb::Nullable::kAllNulls: {
-          Binary out;
-          out.offsets.assign(static_cast<size_t>(count) + 1, 0);
-          LANCE_ASSIGN_OR_RAISE(
-              out.validity,
-              AllocateZeroed(bit_util::BytesForBits(count), kMaxSynthesizedBytes));
-          out.null_count = count;
-          out.data = Buffer::FromString("");
-          return out;
-        }
-        default:
-          return Corrupt("nullable encoding without a case");
-      }
-    }
-    case pb::ArrayEncoding::kBinary: {
-      const pb::Binary& b = e.binary();
-      const uint64_t adjustment = b.null_adjustment();
-      // The start of slot `start` is the end of slot start - 1.
-      const int64_t first = start > 0 ? start - 1 : 0;
-      const int64_t n = count + (start > 0 ? 1 : 0);
-      BufferPtr index_validity;
-      LANCE_ASSIGN_OR_RAISE(
-          std::vector<uint64_t> ends,
-          DecodeIntegers(b.indices(), page_length, first, n, &index_validity));
-      auto decode_end = [&](uint64_t o) {
-        return adjustment > 0 && o >= adjustment ? o - adjustment : o;
-      };
-      auto is_null = [&](int64_t k) {
-        return (adjustment > 0 && ends[k] >= adjustment) ||
-               (index_validity && !bit_util::GetBit(index_validity->data(), k));
-      };
-      Binary out;
-      out.offsets.resize(static_cast<size_t>(count) + 1);
-      const uint64_t data_start = start > 0 ? decode_end(ends[0]) : 0;
-      if (data_start > static_cast<uint64_t>(kMaxCount)) {
-        return Corrupt("binary offset " + std::to_string(data_start) + " out of range");
-      }
-      uint64_t prev = data_start;
-      const int64_t base = start > 0 ? 1 : 0;
-      BitmapBuilder validity;
-      out.offsets[0] = 0;
-      for (int64_t i = 0; i < count; ++i) {
-        const bool null = is_null(base + i);
-        const uint64_t end = decode_end(ends[base + i]);
-        if (end < prev || end > static_cast<uint64_t>(kMaxCount)) {
-          return Corrupt("binary offsets are not increasing at slot " +
-                         std::to_string(start + i));
-        }
-        prev = end;
-        out.offsets[i + 1] = static_cast<int64_t>(end - data_start);
-        if (null) {
-          if (validity.length() == 0) LANCE_RETURN_NOT_OK(validity.AppendN(i, true));
-          LANCE_RETURN_NOT_OK(validity.Append(false));
-        } else if (validity.length() > 0) {
-          LANCE_RETURN_NOT_OK(validity.Append(true));
-        }
-      }
-      out.null_count = validity.false_count();
-      if (validity.length() > 0) {
-        LANCE_ASSIGN_OR_RAISE(out.validity, validity.Finish());
-      }
-      const int64_t bytes = static_cast<int64_t>(prev - data_start);
-      if (bytes > kMaxDecodedBytes) return Corrupt("binary slice too large");
-      LANCE_ASSIGN_OR_RAISE(
-          Fixed data,
-          DecodeFixed(b.bytes(), -1, static_cast<int64_t>(data_start), bytes, 8));
-      out.data = data.values;
-      return out;
-    }
-    case pb::ArrayEncoding::kDictionary: {
-      const pb::Dictionary& d = e.dictionary();
-      const int64_t num_items = d.num_dictionary_items();
-      // A page's dictionary holds its distinct values (one null item when it has none).
-      if (page_length < 0 || num_items > std::max<int64_t>(page_length, 1)) {
-        return Corrupt("dictionary of " + std::to_string(num_items) +
-                       " items for a page of " + std::to_string(page_length) + " values");
-      }
-      ArrayDataPtr dict;
-      auto cached = page_->dictionaries.find(&d);
-      if (cached != page_->dictionaries.end()) {
-        dict = cached->second;
-      } else {
-        LANCE_ASSIGN_OR_RAISE(Binary items,
-                              DecodeBinary(d.items(), num_items, 0, num_items));
-        LANCE_ASSIGN_OR_RAISE(
-            BufferPtr offsets,
-            Buffer::CopyFrom(items.offsets.data(),
-                             static_cast<int64_t>(items.offsets.size() * 8)));
-        dict = ArrayData::Make(large_binary(), num_items,
-                               {items.validity, offsets, items.data}, items.null_count);
-        page_->dictionaries[&d] = dict;
-      }
-      BufferPtr index_validity;
-      LANCE_ASSIGN_OR_RAISE(
-          std::vector<uint64_t> indices,
-          DecodeIntegers(d.indices(), page_length, start, count, &index_validity));
-      const auto* item_offsets = dict->buffers[1]->data_as<int64_t>();
-      const uint8_t* item_validity =
-          dict->buffers[0] ? dict->buffers[0]->data() : nullptr;
-      // Index 0 is null; index k > 0 is item k - 1.
-      auto item_of = [&](int64_t i) -> int64_t {
-        if (index_validity && !bit_util::GetBit(index_validity->data(), i)) return -1;
-        if (indices[i] == 0) return -1;
-        const int64_t item = static_cast<int64_t>(indices[i] - 1);
-        if (item_validity && !bit_util::GetBit(item_validity, item)) return -1;
-        return item;
-      };
-      Binary out;
-      out.offsets.resize(static_cast<size_t>(count) + 1);
-      int64_t total = 0;
-      for (int64_t i = 0; i < count; ++i) {
-        if (indices[i] > static_cast<uint64_t>(num_items)) {
-          return Corrupt("dictionary index " + std::to_string(indices[i]) + " but only " +
-                         std::to_string(num_items) + " items");
-        }
-        const int64_t item = item_of(i);
-        if (item >= 0) total += item_offsets[item + 1] - item_offsets[item];
-        if (total > kMaxDecodedBytes) return Corrupt("dictionary slice too large");
-        out.offsets[i + 1] = total;
-      }
-      LANCE_ASSIGN_OR_RAISE(BufferPtr data, AllocateZeroed(total));
-      BitmapBuilder validity;
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t item = item_of(i);
-        if (item >= 0) {
-          const int64_t len = item_offsets[item + 1] - item_offsets[item];
-          if (len > 0) {
-            std::memcpy(data->mutable_data() + out.offsets[i],
-                        dict->buffers[2]->data() + item_offsets[item],
-                        static_cast<size_t>(len));
-          }
-        }
-        LANCE_RETURN_NOT_OK(validity.Append(item >= 0));
-      }
-      out.null_count = validity.false_count();
-      LANCE_ASSIGN_OR_RAISE(BufferPtr bits, validity.Finish());
-      if (out.null_count > 0) out.validity = bits;
-      out.data = data;
-      return out;
-    }
-    case pb::ArrayEncoding::kFixedSizeBinary: {
-      const pb::FixedSizeBinary& f = e.fixed_size_binary();
-      const int64_t width = f.byte_width();
-      int64_t page_bytes = -1, first = 0, bytes = 0;
-      if (width <= 0 ||
-          (page_length >= 0 && MulOverflows(page_length, width, &page_bytes)) ||
-          MulOverflows(start, width, &first) || MulOverflows(count, width, &bytes)) {
-        return Corrupt("bad fixed_size_binary width " + std::to_string(width));
-      }
-      LANCE_ASSIGN_OR_RAISE(Fixed data,
-                            DecodeFixed(f.bytes(), page_bytes, first, bytes, 8));
-      Binary out;
-      out.offsets.resize(static_cast<size_t>(count) + 1);
-      for (int64_t i = 0; i <= count; ++i) out.offsets[i] = i * width;
-      out.validity = data.null_count > 0 ? data.validity : nullptr;
-      out.null_count = 0;
-      out.data = data.values;
-      return out;
-    }
+    case pb::ArrayEncoding::kNullable:
+      return DecodeNullableBinary(e.nullable(), page_length, start, count);
+    case pb::ArrayEncoding::kBinary:
+      return DecodeOffsetsBinary(e.binary(), page_length, start, count);
+    case pb::ArrayEncoding::kDictionary:
+      return DecodeDictionaryBinary(e.dictionary(), page_length, start, count);
+    case pb::ArrayEncoding::kFixedSizeBinary:
+      return DecodeFixedSizeBinary(e.fixed_size_binary(), page_length, start, count);
     default:
       if (IsUnsupportedKnown(e)) {
         return Status::NotImplemented(context_, ": the v2.0 '", EncodingName(e),

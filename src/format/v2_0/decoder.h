@@ -78,6 +78,19 @@ class PageDecoder {
       int64_t count, BufferPtr* validity);
   Result<Binary> DecodeBinary(const lance::encodings::ArrayEncoding& encoding,
                               int64_t page_length, int64_t start, int64_t count);
+  // The encodings DecodeBinary dispatches to.
+  Result<Binary> DecodeNullableBinary(const lance::encodings::Nullable& nullable,
+                                      int64_t page_length, int64_t start, int64_t count);
+  Result<Binary> DecodeOffsetsBinary(const lance::encodings::Binary& binary,
+                                     int64_t page_length, int64_t start, int64_t count);
+  Result<Binary> DecodeDictionaryBinary(const lance::encodings::Dictionary& dictionary,
+                                        int64_t page_length, int64_t start,
+                                        int64_t count);
+  Result<Binary> DecodeFixedSizeBinary(const lance::encodings::FixedSizeBinary& binary,
+                                       int64_t page_length, int64_t start, int64_t count);
+  // The items of a page's dictionary, decoded once per page.
+  Result<ArrayDataPtr> DictionaryItems(const lance::encodings::Dictionary& dictionary,
+                                       int64_t num_items);
   Result<ArrayDataPtr> AllNullFixedSizeLists(const DataTypePtr& type, int64_t count);
   Result<ArrayDataPtr> DecodeFixedSizeList(
       const lance::encodings::ArrayEncoding& encoding, const DataTypePtr& type,

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "lance/core/ascii.h"
+#include "lance/macros.h"
 #include "lance/status.h"
 
 namespace lance::io::s3 {
@@ -158,11 +159,11 @@ std::string FormatAmzDate(std::chrono::system_clock::time_point now) {
   return buf;
 }
 
-Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
-                                const AwsCredentials& credentials,
-                                std::string_view region, std::string_view service,
-                                std::chrono::system_clock::time_point now) {
-  // --- Validation. Messages name the offending field, never a value or credential.
+namespace {
+
+// Messages name the offending field, never a value or credential.
+Status ValidateSigV4Inputs(const SigV4Request& request, const AwsCredentials& credentials,
+                           std::string_view region, std::string_view service) {
   if (credentials.access_key_id.empty())
     return Status::Invalid("SigV4: empty access key id");
   if (credentials.secret_access_key.empty()) {
@@ -201,8 +202,11 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
     return Status::Invalid(
         "SigV4: payload hash must be 64 lower-case hex digits or UNSIGNED-PAYLOAD");
   }
+  return Status::OK();
+}
 
-  // --- Headers: lower-case name -> canonical value; std::map keeps them sorted.
+// The caller's headers: lower-case name -> canonical value; std::map keeps them sorted.
+Result<std::map<std::string, std::string>> CallerHeaders(const SigV4Request& request) {
   std::map<std::string, std::string> headers;
   for (const auto& [name, value] : request.headers) {
     if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
@@ -225,6 +229,35 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
       it->second += CanonicalHeaderValue(value);
     }
   }
+  return headers;
+}
+
+// The signing key chain (each key wiped once used) and the hex signature.
+std::string Signature(const std::string& secret_access_key, std::string_view date,
+                      std::string_view region, std::string_view service,
+                      std::string_view string_to_sign) {
+  std::string secret = "AWS4" + secret_access_key;
+  Wiper wipe_secret{secret.data(), secret.size()};
+  Digest k_date = HmacSha256(secret, date);
+  Wiper wipe_date{k_date.data(), k_date.size()};
+  Digest k_region = HmacSha256(AsView(k_date), region);
+  Wiper wipe_region{k_region.data(), k_region.size()};
+  Digest k_service = HmacSha256(AsView(k_region), service);
+  Wiper wipe_service{k_service.data(), k_service.size()};
+  Digest k_signing = HmacSha256(AsView(k_service), "aws4_request");
+  Wiper wipe_signing{k_signing.data(), k_signing.size()};
+  Digest sig = HmacSha256(AsView(k_signing), string_to_sign);
+  return ToHex(sig.data(), sig.size());
+}
+
+}  // namespace
+
+Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
+                                const AwsCredentials& credentials,
+                                std::string_view region, std::string_view service,
+                                std::chrono::system_clock::time_point now) {
+  LANCE_RETURN_NOT_OK(ValidateSigV4Inputs(request, credentials, region, service));
+  LANCE_ASSIGN_OR_RAISE(auto headers, CallerHeaders(request));
 
   SigV4Parts parts;
   parts.amz_date = FormatAmzDate(now);
@@ -274,20 +307,8 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
   parts.string_to_sign += '\n';
   parts.string_to_sign += Sha256Hex(parts.canonical_request);
 
-  // --- Signing key chain and signature.
-  std::string secret = "AWS4" + credentials.secret_access_key;
-  Wiper wipe_secret{secret.data(), secret.size()};
-  Digest k_date = HmacSha256(secret, date);
-  Wiper wipe_date{k_date.data(), k_date.size()};
-  Digest k_region = HmacSha256(AsView(k_date), region);
-  Wiper wipe_region{k_region.data(), k_region.size()};
-  Digest k_service = HmacSha256(AsView(k_region), service);
-  Wiper wipe_service{k_service.data(), k_service.size()};
-  Digest k_signing = HmacSha256(AsView(k_service), "aws4_request");
-  Wiper wipe_signing{k_signing.data(), k_signing.size()};
-  Digest sig = HmacSha256(AsView(k_signing), parts.string_to_sign);
-  parts.signature = ToHex(sig.data(), sig.size());
-
+  parts.signature = Signature(credentials.secret_access_key, date, region, service,
+                              parts.string_to_sign);
   parts.authorization = std::string(kAlgorithm);
   parts.authorization += " Credential=";
   parts.authorization += credentials.access_key_id;
