@@ -4,6 +4,7 @@
 # verbs on real datasets in a temporary directory.
 # Usage: cli_test.sh PATH/TO/lance-cpp
 set -u
+. "$(dirname "$0")/check_output.sh"
 BIN=$1
 pass=0; fail=0
 T=$(mktemp -d)
@@ -29,16 +30,10 @@ check() {  # check NAME EXPECTED_EXIT STDOUT_REGEX STDERR_REGEX -- ARGS...
   out=$(mktemp); err=$(mktemp)
   "$BIN" "$@" >"$out" 2>"$err"; rc=$?
   keep "$name" "$rc" "$out" "$err"
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, want $want"; cat "$err"; fail=$((fail+1))
-  elif [ -n "$out_re" ] && ! grep -Eq -e "$out_re" "$out"; then
-    echo "FAIL $name: stdout does not match /$out_re/:"; cat "$out"; fail=$((fail+1))
-  elif [ -z "$out_re" ] && [ -s "$out" ]; then
-    echo "FAIL $name: expected empty stdout, got:"; cat "$out"; fail=$((fail+1))
-  elif [ -n "$err_re" ] && ! grep -Eq -e "$err_re" "$err"; then
-    echo "FAIL $name: stderr does not match /$err_re/:"; cat "$err"; fail=$((fail+1))
-  else
+  if judge "$name" "$rc" "$want" "$out_re" "$err_re" "$out" "$err"; then
     pass=$((pass+1))
+  else
+    fail=$((fail+1))
   fi
   rm -f "$out" "$err"
 }

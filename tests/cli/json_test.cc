@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "tests/cli/invalid_inputs.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::cli {
@@ -91,28 +92,21 @@ TEST(JsonParse, StringEscapes) {
 }
 
 TEST(JsonParse, Errors) {
-  EXPECT_THAT(ParseJson("{\"a\": 1,}"), IsErrorWith(StatusCode::kInvalid, "column 9"));
-  EXPECT_THAT(
-      ParseJson("[1 2]"),
-      IsErrorWith(StatusCode::kInvalid, "column 4: syntax error while parsing array"));
-  EXPECT_THAT(ParseJson("01"),
-              IsErrorWith(StatusCode::kInvalid, "expected end of input"));
-  EXPECT_THAT(ParseJson("1."), IsErrorWith(StatusCode::kInvalid, "invalid number"));
-  EXPECT_THAT(ParseJson("-"), IsErrorWith(StatusCode::kInvalid, "invalid number"));
-  EXPECT_THAT(ParseJson("1e999"), IsErrorWith(StatusCode::kInvalid, "number overflow"));
-  EXPECT_THAT(
-      ParseJson("NaN"),
-      IsErrorWith(StatusCode::kInvalid, "column 1: syntax error while parsing value"));
-  EXPECT_THAT(ParseJson("\"abc"),
-              IsErrorWith(StatusCode::kInvalid, "missing closing quote"));
-  EXPECT_THAT(ParseJson("\"a\nb\""),
-              IsErrorWith(StatusCode::kInvalid, "control character"));
-  EXPECT_THAT(ParseJson("\"\\x\""), IsErrorWith(StatusCode::kInvalid, "after backslash"));
-  EXPECT_THAT(ParseJson("\"\xC3\""), IsErrorWith(StatusCode::kInvalid, "UTF-8"));
-  EXPECT_THAT(ParseJson("\"\xED\xA0\x80\""), IsErrorWith(StatusCode::kInvalid, "UTF-8"));
-  EXPECT_THAT(ParseJson(""), IsErrorWith(StatusCode::kInvalid, "end of input"));
-  EXPECT_THAT(ParseJson(std::string(300, '[') + std::string(300, ']')),
-              IsErrorWith(StatusCode::kInvalid, "deeper"));
+  ExpectInvalid([](const std::string& text) { return ParseJson(text); },
+                {{"{\"a\": 1,}", "column 9"},
+                 {"[1 2]", "column 4: syntax error while parsing array"},
+                 {"01", "expected end of input"},
+                 {"1.", "invalid number"},
+                 {"-", "invalid number"},
+                 {"1e999", "number overflow"},
+                 {"NaN", "column 1: syntax error while parsing value"},
+                 {"\"abc", "missing closing quote"},
+                 {"\"a\nb\"", "control character"},
+                 {"\"\\x\"", "after backslash"},
+                 {"\"\xC3\"", "UTF-8"},
+                 {"\"\xED\xA0\x80\"", "UTF-8"},
+                 {"", "end of input"},
+                 {std::string(300, '[') + std::string(300, ']'), "deeper"}});
 }
 
 TEST(JsonWrite, EscapingAndInvalidUtf8) {

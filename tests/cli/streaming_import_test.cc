@@ -19,6 +19,14 @@ namespace {
 
 using ::lance::testing::IsErrorWith;
 
+// Import options for `format` that infer the types from the first `infer_rows` rows.
+ImportOptions Sampling(InputFormat format, int64_t infer_rows) {
+  ImportOptions options;
+  options.format = format;
+  options.infer_rows = infer_rows;
+  return options;
+}
+
 // Hands out at most `step` bytes per Read, so that every record and line crosses reads.
 class TrickleSource : public ByteSource {
  public:
@@ -130,9 +138,7 @@ std::string CsvRows(int n, int bad_at, const std::string& bad) {
 }
 
 TEST(StreamingImport, InfersFromThePrefixAndConvertsEverything) {
-  ImportOptions options;
-  options.format = InputFormat::kCsv;
-  options.infer_rows = 3;
+  ImportOptions options = Sampling(InputFormat::kCsv, 3);
   options.batch_rows = 4;
   TrickleSource source(CsvRows(10, 0, ""), 5);
   ASSERT_OK_AND_ASSIGN(auto reader, ImportReader::Make(&source, options));
@@ -148,9 +154,7 @@ TEST(StreamingImport, InfersFromThePrefixAndConvertsEverything) {
 }
 
 TEST(StreamingImport, ARowPastTheSampleThatDoesNotFitNamesLineAndSample) {
-  ImportOptions options;
-  options.format = InputFormat::kCsv;
-  options.infer_rows = 3;
+  ImportOptions options = Sampling(InputFormat::kCsv, 3);
   // Row 6 is on line 7 (the header is line 1).
   TrickleSource source(CsvRows(8, 6, "2.5"), 3);
   ASSERT_OK_AND_ASSIGN(auto reader, ImportReader::Make(&source, options));
@@ -170,9 +174,7 @@ TEST(StreamingImport, ARowPastTheSampleThatDoesNotFitNamesLineAndSample) {
 }
 
 TEST(StreamingImport, JsonKeyPastTheSampleIsNamed) {
-  ImportOptions options;
-  options.format = InputFormat::kJsonLines;
-  options.infer_rows = 2;
+  ImportOptions options = Sampling(InputFormat::kJsonLines, 2);
   TrickleSource source("{\"a\": 1}\n{\"a\": 2}\n\n{\"a\": 3, \"b\": true}\n", 4);
   ASSERT_OK_AND_ASSIGN(auto reader, ImportReader::Make(&source, options));
   EXPECT_THAT(reader->ToTable(),
@@ -182,9 +184,7 @@ TEST(StreamingImport, JsonKeyPastTheSampleIsNamed) {
 }
 
 TEST(StreamingImport, ByteLimitEndsTheSampleAfterAWholeRow) {
-  ImportOptions options;
-  options.format = InputFormat::kJsonLines;
-  options.infer_rows = 0;
+  ImportOptions options = Sampling(InputFormat::kJsonLines, 0);
   options.infer_bytes = 10;  // reached by the first read of the chunked reader
   std::string text;
   for (int i = 0; i < 50; ++i) text += "{\"a\": " + std::to_string(i) + "}\n";

@@ -6,6 +6,7 @@
 # an empty directory namespace.
 # Usage: tool_args_test.sh PATH/TO/lance-interop PATH/TO/lance-ns
 set -u
+. "$(dirname "$0")/check_output.sh"
 INTEROP=$1
 NS=$2
 pass=0; fail=0
@@ -23,14 +24,8 @@ check() {
   if [ -n "$KEEP" ]; then
     { echo "== $name (exit $rc)"; cat "$T/out" "$T/err"; } >>"$KEEP"
   fi
-  if [ "$rc" != "$want" ]; then
-    echo "FAIL $name: exit $rc, want $want"; cat "$T/err"; fail=$((fail+1))
-  elif [ -n "$out_re" ] && ! grep -Eq -e "$out_re" "$T/out"; then
-    echo "FAIL $name: stdout does not match /$out_re/:"; cat "$T/out"; fail=$((fail+1))
-  elif [ -z "$out_re" ] && [ -s "$T/out" ]; then
-    echo "FAIL $name: expected empty stdout, got:"; cat "$T/out"; fail=$((fail+1))
-  elif [ -n "$err_re" ] && ! grep -Eq -e "$err_re" "$T/err"; then
-    echo "FAIL $name: stderr does not match /$err_re/:"; cat "$T/err"; fail=$((fail+1))
+  if ! judge "$name" "$rc" "$want" "$out_re" "$err_re" "$T/out" "$T/err"; then
+    fail=$((fail+1))
   elif grep -q "s3cr3t" "$T/out" "$T/err"; then
     echo "FAIL $name: a value given on the command line was echoed"; fail=$((fail+1))
   else

@@ -46,12 +46,30 @@ def pytest_configure(config):
     _load_secret_ledger().install()
 
 
-def _find_interop_bin() -> Path:
-    env = os.environ.get("LANCE_INTEROP_BIN")
+def find_built(env_var: str, relative: str) -> Path:
+    """A tool of the build: $env_var, else the first build directory of the checkout with
+    `relative` in it, else build/`relative` (which may not exist)."""
+    env = os.environ.get(env_var)
     if env:
         return Path(env)
-    built = sorted(SOURCE_DIR.glob("build*/tools/interop/lance-interop"))
-    return built[0] if built else SOURCE_DIR / "build" / "tools" / "interop" / "lance-interop"
+    built = sorted(SOURCE_DIR.glob(f"build*/{relative}"))
+    return built[0] if built else SOURCE_DIR / "build" / relative
+
+
+def require_built(binary: Path, env_var: str) -> Path:
+    """`binary`, or a failure (never a skip) saying how to get it."""
+    if not binary.exists():
+        pytest.fail(f"{binary.name} not found at {binary} (build it, or set {env_var})")
+    return binary
+
+
+def _find_interop_bin() -> Path:
+    return find_built("LANCE_INTEROP_BIN", "tools/interop/lance-interop")
+
+
+def cpp_bin() -> Path:
+    """The lance-cpp command line."""
+    return find_built("LANCE_CPP_BIN", "cli/lance-cpp")
 
 
 # --- Arrow IPC files ---------------------------------------------------------------------
@@ -270,10 +288,7 @@ def lance_manifest_names(uri) -> List[str]:
 
 @pytest.fixture(scope="session")
 def interop_bin() -> Path:
-    binary = _find_interop_bin()
-    if not binary.exists():
-        pytest.fail(f"lance-interop not found at {binary} (build it, or set LANCE_INTEROP_BIN)")
-    return binary
+    return require_built(_find_interop_bin(), "LANCE_INTEROP_BIN")
 
 
 @pytest.fixture(scope="session")

@@ -97,13 +97,12 @@ class Scenario:
         self.expected[version] = self.live
         self.writer_of[version] = writer
 
-    def rows(self, n: int) -> pa.Table:
+    def new_rows(self, n: int) -> pa.Table:
+        """The next `n` rows of the data, live from now on (the caller writes them)."""
         batch = self.data.batch(self.next_rid, n)
         self.next_rid += n
-        return batch
-
-    def add_rows(self, batch: pa.Table) -> None:
         self.live = batch if self.live is None else pa.concat_tables([self.live, batch])
+        return batch
 
     def delete_plan(self, whole_range: Optional[tuple] = None):
         """A predicate on rid (some live rows, one range) and its Python twin."""
@@ -143,57 +142,48 @@ class Scenario:
 def _cpp_start(s: Scenario, interop) -> None:
     spec = s.spec
     if spec.start == "history":
-        b = s.rows(250)
-        s.add_rows(b)
+        b = s.new_rows(250)
         s.record(interop.write(b, s.uri, "create", max_rows_per_file=100,
                                v1_names=not spec.v2_names), "lance-cpp create")
-        b = s.rows(120)
-        s.add_rows(b)
+        b = s.new_rows(120)
         s.record(interop.write(b, s.uri, "append", max_rows_per_file=100), "lance-cpp append")
         pred, fn = s.delete_plan(whole_range=(100, 200))  # all of the second fragment
         s.apply_delete(fn)
         s.record(interop.delete(s.uri, pred), "lance-cpp delete")
-        b = s.rows(80)
-        s.add_rows(b)
+        b = s.new_rows(80)
         s.record(interop.write(b, s.uri, "append", max_rows_per_group=32), "lance-cpp append")
     elif spec.start == "overwrite":
-        b = s.rows(150)
-        s.add_rows(b)
+        b = s.new_rows(150)
         s.record(interop.write(b, s.uri, "create", max_rows_per_file=64,
                                v1_names=not spec.v2_names), "lance-cpp create")
-        b = s.rows(50)
-        s.add_rows(b)
+        b = s.new_rows(50)
         s.record(interop.write(b, s.uri, "append"), "lance-cpp append")
         # Overwrite with another schema; the old versions stay readable.
         s.data = datagen.random_dataset(spec.seed + 1000, spec.profile, num_columns=8)
         s.next_rid = 10_000
         s.live = None
-        b = s.rows(220)
-        s.add_rows(b)
+        b = s.new_rows(220)
         s.record(interop.write(b, s.uri, "overwrite", max_rows_per_file=100), "lance-cpp overwrite")
     elif spec.start == "distributed":
         read_version = None
         if not spec.v2_names:
             # Commit has no naming option: V1 names come from an existing V1 dataset,
             # which the distributed overwrite then replaces.
-            b = s.rows(20)
-            s.add_rows(b)
+            b = s.new_rows(20)
             s.record(interop.write(b, s.uri, "create", v1_names=True), "lance-cpp create")
             read_version = s.version
             s.live = None
         # Three workers write fragments; the driver commits them as one overwrite.
         fragments = []
         for _ in range(3):
-            b = s.rows(110)
-            s.add_rows(b)
+            b = s.new_rows(110)
             fragments += interop.write_fragments(b, s.uri, max_rows_per_file=50)
         assert len(fragments) == 9
         s.record(interop.commit(s.uri, fragments, "overwrite", schema=s.data.schema,
                                 read_version=read_version), "lance-cpp commit overwrite")
         fragments = []
         for _ in range(2):
-            b = s.rows(70)
-            s.add_rows(b)
+            b = s.new_rows(70)
             fragments += interop.write_fragments(b, s.uri)
         s.record(interop.commit(s.uri, fragments, "append", read_version=s.version),
                  "lance-cpp commit append")
@@ -244,8 +234,7 @@ def run_timeline(s: Scenario, interop, node) -> None:
     s.node_results["A"] = node.run_ok(_node_read_jobs(s, "A", filters))
     s.node_results["A_version"] = s.version
     # pylance appends and deletes.
-    b = s.rows(60)
-    s.add_rows(b)
+    b = s.new_rows(60)
     ds = lance.write_dataset(b, str(s.uri), mode="append", data_storage_version="2.0",
                              max_rows_per_file=40)
     s.record(ds.version, "pylance append")
@@ -257,8 +246,7 @@ def run_timeline(s: Scenario, interop, node) -> None:
     # Phase B: node adds and deletes (when it can decode the data), then scans.
     jobs, live_after = [], []
     if s.spec.node_decodes:
-        b = s.rows(40)
-        s.add_rows(b)
+        b = s.new_rows(40)
         jobs.append({"op": "add", "uri": s.uri, "ipc": write_ipc(b, s.scratch / "node-add.arrow")})
         live_after.append(s.live)
     pred, fn = s.delete_plan()
@@ -272,8 +260,7 @@ def run_timeline(s: Scenario, interop, node) -> None:
     s.node_results["B"] = results[len(jobs):]
     s.node_results["B_version"] = s.version
     # lance-cpp appends and deletes on top of real Lance's commits.
-    b = s.rows(30)
-    s.add_rows(b)
+    b = s.new_rows(30)
     s.record(interop.write(b, s.uri, "append"), "lance-cpp append")
     pred, fn = s.null_delete_plan()
     s.apply_delete(fn)

@@ -38,6 +38,11 @@ def _py_fragments(table: pa.Table, uri: Path, max_rows_per_file: int) -> List[di
     return [_as_dict(f.to_json()) for f in fragments]
 
 
+def _on_workers(write, parts: List[pa.Table], uri: Path, max_rows_per_file: int) -> List[dict]:
+    """The fragments `write` makes of each part (one worker a part), together."""
+    return [f for part in parts for f in write(part, uri, max_rows_per_file=max_rows_per_file)]
+
+
 def _as_dict(j):
     return json.loads(j) if isinstance(j, str) else j
 
@@ -87,18 +92,14 @@ def test_pylance_fragments_committed_by_lance_cpp(interop, node, scratch):
     data = _data(402)
     uri = scratch / "py-frags-cpp-commit.lance"
     parts = [data.batch(0, 90), data.batch(90, 70), data.batch(160, 50)]
-    fragments = []
-    for part in parts:  # three workers
-        fragments += _py_fragments(part, uri, max_rows_per_file=40)
+    fragments = _on_workers(_py_fragments, parts, uri, max_rows_per_file=40)  # three workers
     assert len(fragments) == 3 + 2 + 2
     assert interop.commit(uri, fragments, "overwrite", schema=data.schema) == 1
     expected = pa.concat_tables(parts)
     _check_everyone_reads(uri, expected, interop, node, scratch)
     # An append of more pylance-written fragments, planned against version 1.
     more = [data.batch(210, 33), data.batch(243, 17)]
-    fragments = []
-    for part in more:
-        fragments += _py_fragments(part, uri, max_rows_per_file=1000)
+    fragments = _on_workers(_py_fragments, more, uri, max_rows_per_file=1000)
     assert interop.commit(uri, fragments, "append", read_version=1) == 2
     expected = pa.concat_tables([expected] + more)
     _check_everyone_reads(uri, expected, interop, node, scratch)
@@ -110,9 +111,7 @@ def test_lance_cpp_fragments_committed_by_pylance(interop, node, scratch):
     data = _data(403)
     uri = scratch / "cpp-frags-py-commit.lance"
     parts = [data.batch(0, 120), data.batch(120, 45), data.batch(165, 80)]
-    fragments = []
-    for part in parts:  # three workers
-        fragments += interop.write_fragments(part, uri, max_rows_per_file=50)
+    fragments = _on_workers(interop.write_fragments, parts, uri, max_rows_per_file=50)
     assert len(fragments) == 3 + 1 + 2
     assert all(f["id"] == 0 for f in fragments), "ids are assigned at commit"
     op = lance.LanceOperation.Overwrite(data.schema, _py_metadata(fragments))

@@ -31,7 +31,7 @@ from lance_namespace import (CreateNamespaceRequest, DeclareTableRequest,
                              DescribeNamespaceRequest, DescribeTableRequest,
                              ListNamespacesRequest, ListTablesRequest, TableExistsRequest)
 
-from conftest import SOURCE_DIR
+from conftest import find_built, require_built
 
 
 def _find_ns_bin() -> Path:
@@ -44,8 +44,7 @@ def _find_ns_bin() -> Path:
         candidate = Path(interop).parent.parent / "namespace" / "lance-ns"
         if candidate.exists():
             return candidate
-    built = sorted(SOURCE_DIR.glob("build*/tools/namespace/lance-ns"))
-    return built[0] if built else SOURCE_DIR / "build" / "tools" / "namespace" / "lance-ns"
+    return find_built("LANCE_NS_BIN", "tools/namespace/lance-ns")
 
 
 class LanceNs:
@@ -80,10 +79,7 @@ class LanceNs:
 
 @pytest.fixture(scope="module")
 def ns_bin() -> Path:
-    binary = _find_ns_bin()
-    if not binary.exists():
-        pytest.fail(f"lance-ns not found at {binary} (build it, or set LANCE_NS_BIN)")
-    return binary
+    return require_built(_find_ns_bin(), "LANCE_NS_BIN")
 
 
 def rows(n: int) -> Dict[str, List[Any]]:

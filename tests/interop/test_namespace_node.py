@@ -212,16 +212,23 @@ N_PROCS = 6
 LOCAL_LEAD_MS = 1500
 
 
-@pytest.mark.parametrize("manifest", [False, True], ids=["plain", "manifest"])
-def test_processes_declaring_different_ids_all_land(ns_bin: Path, tmp_path: Path,
-                                                    manifest: bool) -> None:
+def _race_root(ns_bin: Path, tmp_path: Path, manifest: bool):
+    """lance-ns and pylance's DirectoryNamespace on one fresh local root; with `manifest`,
+    namespace "team" exists (which creates __manifest before any race)."""
     root = tmp_path / "race"
     ours = LanceNs(ns_bin, root, manifest=manifest)
     if manifest:
-        ours("create-namespace", "team")  # creates __manifest before the race
-    names = check_race_different_ids(ours, [], N_PROCS, LOCAL_LEAD_MS)
+        ours("create-namespace", "team")
     theirs = lance_ns.DirectoryNamespace(root=str(root),
                                          manifest_enabled="true" if manifest else "false")
+    return ours, theirs
+
+
+@pytest.mark.parametrize("manifest", [False, True], ids=["plain", "manifest"])
+def test_processes_declaring_different_ids_all_land(ns_bin: Path, tmp_path: Path,
+                                                    manifest: bool) -> None:
+    ours, theirs = _race_root(ns_bin, tmp_path, manifest)
+    names = check_race_different_ids(ours, [], N_PROCS, LOCAL_LEAD_MS)
     assert theirs.list_tables(ListTablesRequest(id=[])).tables == names
     if manifest:
         # Nested ids: every declaration is a __manifest commit.
@@ -232,16 +239,11 @@ def test_processes_declaring_different_ids_all_land(ns_bin: Path, tmp_path: Path
 @pytest.mark.parametrize("manifest", [False, True], ids=["plain", "manifest"])
 def test_processes_declaring_one_id_have_one_winner(ns_bin: Path, tmp_path: Path,
                                                     manifest: bool) -> None:
-    root = tmp_path / "race"
-    ours = LanceNs(ns_bin, root, manifest=manifest)
-    if manifest:
-        ours("create-namespace", "team")
+    ours, theirs = _race_root(ns_bin, tmp_path, manifest)
     for attempt in range(2):
         check_race_same_id(ours, [f"same{attempt}"], N_PROCS, LOCAL_LEAD_MS)
         if manifest:
             check_race_same_id(ours, ["team", f"same{attempt}"], N_PROCS, LOCAL_LEAD_MS)
-    theirs = lance_ns.DirectoryNamespace(root=str(root),
-                                         manifest_enabled="true" if manifest else "false")
     assert theirs.list_tables(ListTablesRequest(id=[])).tables == ["same0", "same1"]
     if manifest:
         assert theirs.list_tables(ListTablesRequest(id=["team"])).tables == ["same0", "same1"]

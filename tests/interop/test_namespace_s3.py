@@ -21,7 +21,6 @@ The S3 coordinates come from LANCE_S3_*; without them the tests fail (never skip
 
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List
@@ -37,33 +36,17 @@ from test_namespace_dir import (LanceNs, expect_declared_and_missing, make_tree,
                                 ns_bin, rows)  # noqa: F401  (ns_bin: a fixture)
 from test_namespace_node import (N_PROCS, NsOracle, check_race_different_ids,
                                  check_race_same_id, tree_jobs)
+from s3_env import S3Env
 
-S3_VARS = ("LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY",
-           "LANCE_S3_BUCKET")
 # Processes open the namespace (and __manifest) over HTTP before they race.
 S3_LEAD_MS = 4000
 
 
-class S3:
-    """The test server's coordinates, a unique prefix per module, and cleanup."""
+class S3(S3Env):
+    """The test server (s3_env.py), with namespace roots under the run prefix."""
 
     def __init__(self) -> None:
-        missing = [k for k in S3_VARS if not os.environ.get(k)]
-        if missing:
-            pytest.fail(f"missing {', '.join(missing)}: the S3 namespace tests need the RGW "
-                        "that scripts/run_tests.sh starts (make test), or `source` its env")
-        self.endpoint = os.environ["LANCE_S3_ENDPOINT"]
-        self.region = os.environ["LANCE_S3_REGION"]
-        self.access_key = os.environ["LANCE_S3_ACCESS_KEY"]
-        self.secret_key = os.environ["LANCE_S3_SECRET_KEY"]
-        self.bucket = os.environ["LANCE_S3_BUCKET"]
-        self.run_prefix = f"interop-ns-s3-{uuid.uuid4().hex[:12]}"
-
-    @property
-    def storage_options(self) -> Dict[str, str]:
-        return {"aws_endpoint": self.endpoint, "aws_region": self.region,
-                "aws_access_key_id": self.access_key,
-                "aws_secret_access_key": self.secret_key, "allow_http": "true"}
+        super().__init__("interop-ns-s3", "the S3 namespace tests")
 
     @property
     def storage_props(self) -> Dict[str, str]:
@@ -71,18 +54,6 @@ class S3:
 
     def root(self, name: str) -> str:
         return f"s3://{self.bucket}/{self.run_prefix}/{uuid.uuid4().hex[:8]}-{name}"
-
-    def scrub(self, text: str) -> str:
-        return text.replace(self.secret_key, "<redacted>")
-
-    def cleanup(self) -> None:
-        from pyarrow import fs
-        scheme, _, host = self.endpoint.partition("://")
-        s3fs = fs.S3FileSystem(access_key=self.access_key, secret_key=self.secret_key,
-                               endpoint_override=host, scheme=scheme, region=self.region)
-        base = f"{self.bucket}/{self.run_prefix}"
-        if s3fs.get_file_info(base).type != fs.FileType.NotFound:
-            s3fs.delete_dir(base)
 
 
 @pytest.fixture(scope="module")

@@ -34,18 +34,10 @@ import pytest
 from lance.namespace import RestNamespace
 from lance_namespace import errors as ln_errors
 
-from conftest import ORACLE_DIR, SOURCE_DIR
+from conftest import ORACLE_DIR, cpp_bin
 from node_jobs import NodeJobs, describe_ns_job, require_node
 
 REST_ORACLE = ORACLE_DIR / "rest_oracle.cjs"
-
-
-def _cpp_bin() -> Path:
-    env = os.environ.get("LANCE_CPP_BIN")
-    if env:
-        return Path(env)
-    built = sorted(SOURCE_DIR.glob("build*/cli/lance-cpp"))
-    return built[0] if built else SOURCE_DIR / "build" / "cli" / "lance-cpp"
 
 
 class Served:
@@ -53,7 +45,7 @@ class Served:
 
     def __init__(self, root: Path, log: Path, extra: Optional[List[str]] = None,
                  env: Optional[Dict[str, str]] = None):
-        binary = _cpp_bin()
+        binary = cpp_bin()
         if not binary.exists():
             pytest.fail(f"lance-cpp not found at {binary} (build the lance-cpp target)")
         root.mkdir(parents=True, exist_ok=True)
@@ -144,15 +136,25 @@ def test_pylance_rest_namespace_round_trip(served):
     assert ("/v1/table/{id}/drop", 200) in routes
 
 
-def test_lancedb_node_rest_namespace(served, tmp_path):
+def node_rest_jobs(tmp_path) -> NodeJobs:
+    """LanceDB-node's connectNamespace("rest", ...) (tools/oracle/rest_oracle.cjs)."""
     require_node(ORACLE_DIR)
-    jobs = NodeJobs(REST_ORACLE, tmp_path / "node", "rest", describe=describe_ns_job)
+    return NodeJobs(REST_ORACLE, tmp_path / "node", "rest", describe=describe_ns_job)
+
+
+def clicks_jobs(uri: str, namespace: str) -> List[dict]:
+    """Node jobs that create namespace `namespace` on the server at `uri`, its table
+    "clicks" with x = 1, 2 (s = a, b), and append x = 3 (s = c): versions 1 and 2."""
+    u = {"uri": uri, "namespace": [namespace]}
+    return [{**u, "op": "create_ns"},
+            {**u, "op": "create", "name": "clicks", "x": [1, 2], "s": ["a", "b"]},
+            {**u, "op": "add", "name": "clicks", "x": [3], "s": ["c"]}]
+
+
+def test_lancedb_node_rest_namespace(served, tmp_path):
+    jobs = node_rest_jobs(tmp_path)
     u = {"uri": served.uri}
-    values = jobs.run_ok([
-        {**u, "op": "create_ns", "namespace": ["web"]},
-        {**u, "op": "create", "namespace": ["web"], "name": "clicks", "x": [1, 2],
-         "s": ["a", "b"]},
-        {**u, "op": "add", "namespace": ["web"], "name": "clicks", "x": [3], "s": ["c"]},
+    values = jobs.run_ok(clicks_jobs(served.uri, "web") + [
         {**u, "op": "create", "name": "top", "x": [9], "s": ["z"]},
         {**u, "op": "read", "namespace": ["web"], "name": "clicks"},
         {**u, "op": "read", "namespace": ["web"], "name": "clicks", "filter": "x > 1"},
@@ -295,7 +297,7 @@ def test_tls_and_keyed_permissions_with_pylance_and_lancedb_node(tmp_path):
 def _serve_once(args: List[str], env: Optional[Dict[str, str]] = None,
                 wait: float = 20.0) -> subprocess.CompletedProcess:
     """Runs `lance-cpp serve ARGS` expecting it to refuse to start (exits on its own)."""
-    return subprocess.run([str(_cpp_bin()), "serve", *args], capture_output=True,
+    return subprocess.run([str(cpp_bin()), "serve", *args], capture_output=True,
                           text=True, timeout=wait, env={**os.environ, **(env or {})})
 
 

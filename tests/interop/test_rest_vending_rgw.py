@@ -33,10 +33,9 @@ import pytest
 from lance_namespace import (CreateNamespaceRequest, DescribeTableRequest, DropTableRequest,
                              ListTablesRequest)
 
-from conftest import ORACLE_DIR
-from node_jobs import NodeJobs, describe_ns_job, require_node
+from conftest import cpp_bin
 from test_namespace_s3 import S3, s3  # noqa: F401  (s3: a fixture)
-from test_rest_server_interop import REST_ORACLE, _cpp_bin
+from test_rest_server_interop import clicks_jobs, node_rest_jobs
 
 ROLE_VAR = "LANCE_S3_STS_ROLE_ARN"
 
@@ -57,7 +56,7 @@ class VendingServer:
                  "credential_vendor.aws_region": s3.region}
         self.s3 = s3
         self.log = scratch / "access.log"
-        cmd = [str(_cpp_bin()), "serve", "--namespace", "dir", "--port", "0",
+        cmd = [str(cpp_bin()), "serve", "--namespace", "dir", "--port", "0",
                "--access-log", str(self.log)]
         for k, v in props.items():
             cmd += ["--ns-prop", f"{k}={v}"]
@@ -175,14 +174,9 @@ def test_read_permission_vends_credentials_that_cannot_write(s3: S3,  # noqa: F8
 def test_lancedb_node_client_with_vended_credentials(served, s3: S3, tmp_path) -> None:  # noqa: F811
     """Lance 8.0.0 (LanceDB-node) creates, appends, reads, lists and drops through our
     server; its S3 client uses only the credentials the server vended."""
-    require_node(ORACLE_DIR)
-    jobs = NodeJobs(REST_ORACLE, tmp_path / "node", "rest", describe=describe_ns_job)
+    jobs = node_rest_jobs(tmp_path)
     u = {"uri": served.uri}
-    values = jobs.run_ok([
-        {**u, "op": "create_ns", "namespace": ["node"]},
-        {**u, "op": "create", "namespace": ["node"], "name": "clicks", "x": [1, 2],
-         "s": ["a", "b"]},
-        {**u, "op": "add", "namespace": ["node"], "name": "clicks", "x": [3], "s": ["c"]},
+    values = jobs.run_ok(clicks_jobs(served.uri, "node") + [
         {**u, "op": "read", "namespace": ["node"], "name": "clicks", "filter": "x > 1"},
         {**u, "op": "tables", "namespace": ["node"]},
         {**u, "op": "drop", "namespace": ["node"], "name": "clicks"},

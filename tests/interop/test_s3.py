@@ -18,7 +18,6 @@ The S3 coordinates come from LANCE_S3_*; without them the tests fail (never skip
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import uuid
 from pathlib import Path
@@ -31,45 +30,23 @@ import pytest
 
 import datagen
 from node_jobs import NodeJobs
+from s3_env import S3Env
 from conftest import (ORACLE_DIR, Interop, InteropError, assert_tables_equal, read_ipc,
                       write_ipc)
 
-S3_VARS = ("LANCE_S3_ENDPOINT", "LANCE_S3_REGION", "LANCE_S3_ACCESS_KEY", "LANCE_S3_SECRET_KEY",
-           "LANCE_S3_BUCKET")
 S3_ORACLE = ORACLE_DIR / "s3_oracle.cjs"
 # apache-arrow (JS) decodes no large_list.
 NODE_PROFILE = datagen.TypeProfile().without("large_list")
 
 
-class S3:
-    """The test server's coordinates, Lance storage options for them, and cleanup."""
+class S3(S3Env):
+    """The test server (s3_env.py), with dataset URIs under the run prefix."""
 
     def __init__(self) -> None:
-        missing = [k for k in S3_VARS if not os.environ.get(k)]
-        if missing:
-            pytest.fail(f"missing {', '.join(missing)}: the S3 interop tests need the RGW that "
-                        "scripts/run_tests.sh starts (make test), or `source` its env by hand")
-        self.endpoint = os.environ["LANCE_S3_ENDPOINT"]
-        self.region = os.environ["LANCE_S3_REGION"]
-        self.access_key = os.environ["LANCE_S3_ACCESS_KEY"]
-        self.secret_key = os.environ["LANCE_S3_SECRET_KEY"]
-        self.bucket = os.environ["LANCE_S3_BUCKET"]
-        self.run_prefix = f"interop-s3-{uuid.uuid4().hex[:12]}"
-
-    @property
-    def storage_options(self) -> Dict[str, str]:
-        return {"aws_endpoint": self.endpoint, "aws_region": self.region,
-                "aws_access_key_id": self.access_key,
-                "aws_secret_access_key": self.secret_key, "allow_http": "true"}
+        super().__init__("interop-s3", "the S3 interop tests")
 
     def uri(self, name: str) -> str:
         return f"s3://{self.bucket}/{self.run_prefix}/{uuid.uuid4().hex[:8]}/{name}.lance"
-
-    def filesystem(self):
-        from pyarrow import fs
-        scheme, _, host = self.endpoint.partition("://")
-        return fs.S3FileSystem(access_key=self.access_key, secret_key=self.secret_key,
-                               endpoint_override=host, scheme=scheme, region=self.region)
 
     def keys(self, uri: str) -> List[str]:
         """Object keys under a dataset (relative to it)."""
@@ -78,16 +55,6 @@ class S3:
         infos = self.filesystem().get_file_info(fs.FileSelector(base, recursive=True,
                                                                 allow_not_found=True))
         return sorted(i.path[len(base) + 1:] for i in infos if i.type == fs.FileType.File)
-
-    def cleanup(self) -> None:
-        # delete_dir, not delete_dir_contents: the latter leaves a "dir/" marker object.
-        from pyarrow import fs
-        base = f"{self.bucket}/{self.run_prefix}"
-        if self.filesystem().get_file_info(base).type != fs.FileType.NotFound:
-            self.filesystem().delete_dir(base)
-
-    def scrub(self, text: str) -> str:
-        return text.replace(self.secret_key, "<redacted>")
 
 
 @pytest.fixture(scope="module")

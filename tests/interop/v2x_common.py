@@ -28,6 +28,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 import matrix_gen  # noqa: E402
+from conftest import cpp_bin  # noqa: E402,F401  (for the v2x tests)
 from node_jobs import NodeJobs, require_node  # noqa: E402
 
 SOURCE_DIR = matrix_gen.SOURCE_DIR
@@ -68,14 +69,6 @@ def cpp_module():
 def skip_in_selftest(why: str) -> None:
     if SELFTEST:
         pytest.skip(f"LANCE_V2X_SELFTEST: {why}")
-
-
-def cpp_bin() -> Path:
-    env = os.environ.get("LANCE_CPP_BIN")
-    if env:
-        return Path(env)
-    built = sorted(SOURCE_DIR.glob("build*/cli/lance-cpp"))
-    return built[0] if built else SOURCE_DIR / "build" / "cli" / "lance-cpp"
 
 
 # -- the matrix, once per session ---------------------------------------------------------

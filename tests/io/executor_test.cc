@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -12,6 +13,23 @@
 
 namespace lance::io {
 namespace {
+
+// A task that holds its worker until `release`, then returns `result`.
+std::function<Status()> HoldUntil(const std::atomic<bool>& release,
+                                  Status result = Status::OK()) {
+  return [&release, result] {
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return result;
+  };
+}
+
+// A task that counts its runs in `ran`.
+std::function<Status()> CountRun(std::atomic<int>& ran) {
+  return [&ran] {
+    ++ran;
+    return Status::OK();
+  };
+}
 
 TEST(ExecutorTest, SpawnReturnsValuesAndErrors) {
   Executor executor(ExecutorOptions{2, 0});
@@ -61,21 +79,8 @@ TEST(ExecutorTest, GroupReturnsTheFirstErrorAndDropsUnstartedTasks) {
   std::atomic<int> ran{0};
   TaskGroup group(executor);
   // The only worker is held by the first task, so the others stay queued.
-  ASSERT_TRUE(group
-                  .Submit([&] {
-                    while (!release)
-                      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                    return Status::IOError("first failure");
-                  })
-                  .ok());
-  for (int i = 0; i < 10; ++i) {
-    ASSERT_TRUE(group
-                    .Submit([&] {
-                      ++ran;
-                      return Status::OK();
-                    })
-                    .ok());
-  }
+  ASSERT_TRUE(group.Submit(HoldUntil(release, Status::IOError("first failure"))).ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(group.Submit(CountRun(ran)).ok());
   release = true;
   Status st = group.Wait();
   ASSERT_FALSE(st.ok());
@@ -111,19 +116,8 @@ TEST(ExecutorTest, CancelledGroupReportsCancelled) {
   std::atomic<bool> release{false};
   std::atomic<int> ran{0};
   TaskGroup group(executor);
-  ASSERT_TRUE(group
-                  .Submit([&] {
-                    while (!release)
-                      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                    return Status::OK();
-                  })
-                  .ok());
-  ASSERT_TRUE(group
-                  .Submit([&] {
-                    ++ran;
-                    return Status::OK();
-                  })
-                  .ok());
+  ASSERT_TRUE(group.Submit(HoldUntil(release)).ok());
+  ASSERT_TRUE(group.Submit(CountRun(ran)).ok());
   group.Cancel();
   release = true;
   Status st = group.Wait();
@@ -135,16 +129,8 @@ TEST(ExecutorTest, DestroyingAPendingCancelsAnUnstartedTask) {
   Executor executor(ExecutorOptions{1, 0});
   std::atomic<bool> release{false};
   std::atomic<int> ran{0};
-  auto blocker = executor.Spawn([&] {
-    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return Status::OK();
-  });
-  {
-    auto dropped = executor.Spawn([&] {
-      ++ran;
-      return Status::OK();
-    });
-  }
+  auto blocker = executor.Spawn(HoldUntil(release));
+  { auto dropped = executor.Spawn(CountRun(ran)); }
   release = true;
   ASSERT_TRUE(blocker.Get().ok());
   // Tasks after the dropped one still run: the worker skips the cancelled entry.

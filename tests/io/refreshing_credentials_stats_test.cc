@@ -22,6 +22,7 @@
 
 #include "lance/core/clock.h"
 #include "lance/io/refreshing_credentials.h"
+#include "tests/io/call_gate.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
 
@@ -42,12 +43,9 @@ class CountingProvider final : public StorageOptionsProvider {
       : clock_(std::move(clock)), id_(std::move(id)) {}
 
   Result<std::optional<StorageOptions>> FetchStorageOptions() override {
-    int n = 0;
+    const int n = gate_.Enter();
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      n = ++calls_;
-      cv_.notify_all();
-      cv_.wait(lock, [&] { return !gated_; });
+      std::lock_guard<std::mutex> guard(mu_);
       if (!failure_.ok()) return failure_;
     }
     clock_->Advance(latency_);
@@ -58,37 +56,22 @@ class CountingProvider final : public StorageOptionsProvider {
   }
   std::string provider_id() const override { return id_; }
 
-  void Close() {
-    std::lock_guard<std::mutex> guard(mu_);
-    gated_ = true;
-  }
-  void Open() {
-    std::lock_guard<std::mutex> guard(mu_);
-    gated_ = false;
-    cv_.notify_all();
-  }
+  void Close() { gate_.Close(); }
+  void Open() { gate_.Open(); }
   void set_failure(Status failure) {
     std::lock_guard<std::mutex> guard(mu_);
     failure_ = std::move(failure);
   }
-  int calls() const {
-    std::lock_guard<std::mutex> guard(mu_);
-    return calls_;
-  }
-  bool WaitForCalls(int n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, 10s, [&] { return calls_ >= n; });
-  }
+  int calls() const { return gate_.calls(); }
+  bool WaitForCalls(int n) { return gate_.WaitForCalls(n); }
 
   std::chrono::milliseconds latency_{250};
 
  private:
   std::shared_ptr<ManualClock> clock_;
   std::string id_;
+  ::lance::testing::CallGate gate_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  int calls_ = 0;
-  bool gated_ = false;
   Status failure_;
 };
 
@@ -124,6 +107,18 @@ class RefreshStatsTest : public ::testing::Test {
     return std::nullopt;
   }
 
+  // `n` threads calling source->Current() at once, until every one of them waits on the
+  // one fetch the (closed) provider holds.
+  void StartWaitingCallers(const std::shared_ptr<RefreshingCredentialsSource>& source,
+                           int n, std::vector<std::future<Creds>>* callers) {
+    for (int i = 0; i < n; ++i) {
+      callers->push_back(
+          std::async(std::launch::async, [source] { return source->Current(); }));
+    }
+    ASSERT_TRUE(provider_->WaitForCalls(1));
+    ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == n; }));
+  }
+
   static std::string Key(const Creds& r) {
     return r.ok() ? (*r)->access_key_id : "<error: " + r.status().ToString() + ">";
   }
@@ -144,11 +139,7 @@ TEST_F(RefreshStatsTest, RequestsWaitingOnAnExpiryAreCountedWithTheirWaitTime) {
   provider_->Close();
   clock_->Advance(10min);  // expired
   std::vector<std::future<Creds>> callers;
-  for (int i = 0; i < 4; ++i) {
-    callers.push_back(std::async(std::launch::async, [&] { return source->Current(); }));
-  }
-  ASSERT_TRUE(provider_->WaitForCalls(1));
-  ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == 4; }));
+  ASSERT_NO_FATAL_FAILURE(StartWaitingCallers(source, 4, &callers));
   provider_->Open();  // the fetch takes 250 ms of manual time
   for (auto& c : callers) EXPECT_EQ(Key(c.get()), "AKIAFETCH1");
 
@@ -189,13 +180,9 @@ TEST_F(RefreshStatsTest, InlineModeMakesWindowRequestsWaitForOneFetch) {
   auto source = MakeSource(10min);
   provider_->Close();
   clock_->Advance(9min + 30s);  // inside the window, credentials still valid
-  std::vector<std::future<Creds>> callers;
-  for (int i = 0; i < 3; ++i) {
-    callers.push_back(std::async(std::launch::async, [&] { return source->Current(); }));
-  }
-  ASSERT_TRUE(provider_->WaitForCalls(1));
   // All three wait on the one fetch, although the old credentials are still valid.
-  ASSERT_TRUE(Eventually([&] { return clock_->num_waiters() == 3; }));
+  std::vector<std::future<Creds>> callers;
+  ASSERT_NO_FATAL_FAILURE(StartWaitingCallers(source, 3, &callers));
   EXPECT_EQ(provider_->calls(), 1);
   provider_->Open();
   for (auto& c : callers) EXPECT_EQ(Key(c.get()), "AKIAFETCH1");

@@ -22,6 +22,7 @@
 
 #include "lance/core/clock.h"
 #include "lance/io/storage_access.h"
+#include "tests/io/call_gate.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
 
@@ -50,13 +51,7 @@ class FakeProvider final : public StorageOptionsProvider {
   explicit FakeProvider(std::shared_ptr<ManualClock> clock) : clock_(std::move(clock)) {}
 
   Result<std::optional<StorageOptions>> FetchStorageOptions() override {
-    int n = 0;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      n = ++calls_;
-      cv_.notify_all();
-      cv_.wait(lock, [&] { return !gated_; });
-    }
+    const int n = gate_.Enter();
     std::function<Result<std::optional<StorageOptions>>(int)> respond;
     {
       std::lock_guard<std::mutex> guard(mu_);
@@ -98,31 +93,18 @@ class FakeProvider final : public StorageOptionsProvider {
     std::lock_guard<std::mutex> guard(mu_);
     respond_ = std::move(respond);
   }
-  void Close() {
-    std::lock_guard<std::mutex> guard(mu_);
-    gated_ = true;
-  }
-  void Open() {
-    std::lock_guard<std::mutex> guard(mu_);
-    gated_ = false;
-    cv_.notify_all();
-  }
-  int calls() const {
-    std::lock_guard<std::mutex> guard(mu_);
-    return calls_;
-  }
+  void Close() { gate_.Close(); }
+  void Open() { gate_.Open(); }
+  int calls() const { return gate_.calls(); }
   // Waits (real time) until the provider has been called `n` times.
   bool WaitForCalls(int n, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return calls_ >= n; });
+    return gate_.WaitForCalls(n, timeout);
   }
 
  private:
   std::shared_ptr<ManualClock> clock_;
+  ::lance::testing::CallGate gate_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  int calls_ = 0;
-  bool gated_ = false;
   std::optional<std::chrono::milliseconds> ttl_ = 10min;
   std::optional<std::chrono::milliseconds> offset_;
   Status failure_;

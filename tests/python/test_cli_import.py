@@ -6,7 +6,6 @@ Every dataset is read back with pylance."""
 import json
 import os
 import pty
-import select
 import subprocess
 from pathlib import Path
 
@@ -16,24 +15,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-SOURCE_DIR = Path(__file__).resolve().parents[2]
-
-
-def cli_bin() -> Path:
-    env = os.environ.get("LANCE_CPP_BIN")
-    path = Path(env) if env else SOURCE_DIR / "build" / "cli" / "lance-cpp"
-    if not path.exists():  # a failure, never a skip
-        raise RuntimeError(f"lance-cpp not built at {path} (ninja -C build lance-cpp)")
-    return path
-
-
-def run(*args, check=True, stdin=None):
-    proc = subprocess.run([str(cli_bin())] + [str(a) for a in args], capture_output=True,
-                          text=True, timeout=300, stdin=stdin)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"lance-cpp {' '.join(map(str, args))} failed "
-                             f"({proc.returncode}): {proc.stderr}")
-    return proc
+from _cli import cli_bin, read_terminal, run
 
 
 def run_measured(*args):
@@ -214,23 +196,11 @@ def run_on_pty(*args):
     proc = subprocess.Popen([str(cli_bin())] + [str(a) for a in args],
                             stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
-    received = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the other end closed
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(master)
+    received = read_terminal(master)
     out = proc.stdout.read()
     proc.stdout.close()
     proc.wait(timeout=60)
-    return proc.returncode, out.decode(), received.decode()
+    return proc.returncode, out.decode(), received
 
 
 def small_csv(tmp_path):
@@ -272,21 +242,8 @@ def test_progress_bar_from_stdin_has_no_share(tmp_path):
     os.close(slave)
     proc.stdin.write(data)
     proc.stdin.close()
-    received = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(master)
+    tty = read_terminal(master)
     proc.wait(timeout=60)
-    tty = received.decode()
     assert proc.returncode == 0, tty
     assert "importing 3,000 rows" in tty and "%" not in tty, tty
 

@@ -2,10 +2,7 @@
 """The CLI's maintenance verbs (compact, cleanup, tag, restore): --help, JSON output
 equal to what pylance 14 returns for the same operation, and results pylance reads."""
 
-import json
-import os
 import shutil
-import subprocess
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,29 +10,7 @@ import pyarrow as pa
 import pytest
 
 import lance
-
-
-def _bin() -> str:
-    explicit = os.environ.get("LANCE_CPP_BIN")
-    if explicit:
-        return explicit
-    root = Path(os.environ.get("LANCE_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-    candidate = root / "build" / "cli" / "lance-cpp"
-    if not candidate.exists():
-        pytest.fail(f"lance-cpp not found (set LANCE_CPP_BIN); tried {candidate}")
-    return str(candidate)
-
-
-def _run(*args, check=True):
-    proc = subprocess.run([_bin(), *map(str, args)], capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"lance-cpp {' '.join(map(str, args))} failed "
-                             f"({proc.returncode}): {proc.stderr}")
-    return proc
-
-
-def _json(*args):
-    return json.loads(_run(*args).stdout)
+from _cli import run, run_json
 
 
 def _data(n, start=0):
@@ -51,7 +26,7 @@ def _twins(tmp_path, build):
 
 @pytest.mark.parametrize("verb", ["compact", "cleanup", "tag", "restore"])
 def test_help(verb):
-    out = _run(verb, "--help").stdout
+    out = run(verb, "--help").stdout
     assert out.startswith(f"Usage: lance-cpp {verb} URI")
 
 
@@ -63,7 +38,7 @@ def test_compact_matches_pylance(tmp_path):
 
     a, b = _twins(tmp_path, build)
     m = lance.dataset(a).optimize.compact_files(target_rows_per_fragment=50)
-    got = _json("compact", b, "--target-rows-per-fragment", 50)
+    got = run_json("compact", b, "--target-rows-per-fragment", 50)
     assert (got["fragments_removed"], got["fragments_added"], got["files_removed"],
             got["files_added"]) == (m.fragments_removed, m.fragments_added,
                                     m.files_removed, m.files_added)
@@ -83,19 +58,19 @@ def _build_three_versions(p):
 def test_cleanup_matches_pylance_and_refuses_tagged(tmp_path):
     a, b = _twins(tmp_path, _build_three_versions)
     lance.dataset(b).tags.create("old", 1)
-    proc = _run("cleanup", b, "--older-than", "0", check=False)
+    proc = run("cleanup", b, "--older-than", "0", check=False)
     assert proc.returncode != 0 and "old" in proc.stderr
-    ignored = _json("cleanup", b, "--older-than", "0s", "--ignore-tagged")
+    ignored = run_json("cleanup", b, "--older-than", "0s", "--ignore-tagged")
     assert ignored["old_versions"] == 2  # versions 2 and 3; 1 is tagged, 4 latest
-    _run("tag", b, "delete", "old")
+    run("tag", b, "delete", "old")
     lance.dataset(a).cleanup_old_versions(older_than=timedelta(0))
-    got = _json("cleanup", b, "--older-than", "0")
+    got = run_json("cleanup", b, "--older-than", "0")
     assert got["old_versions"] == 1
     assert [v["version"] for v in lance.dataset(b).versions()] == \
         [v["version"] for v in lance.dataset(a).versions()] == [4]
-    assert _run("cleanup", b, check=False).returncode != 0  # --older-than required
-    assert _json("cleanup", b, "--retain-versions", 1)["old_versions"] == 0
-    assert _run("cleanup", b, "--older-than", "3y", check=False).returncode != 0
+    assert run("cleanup", b, check=False).returncode != 0  # --older-than required
+    assert run_json("cleanup", b, "--retain-versions", 1)["old_versions"] == 0
+    assert run("cleanup", b, "--older-than", "3y", check=False).returncode != 0
 
 
 def _tree(root):
@@ -109,7 +84,7 @@ def test_cleanup_dry_run_lists_without_deleting(tmp_path):
     --delete-unverified."""
     a, b = _twins(tmp_path, _build_three_versions)
     before = _tree(b)
-    dry = _json("cleanup", b, "--older-than", "0", "--dry-run")
+    dry = run_json("cleanup", b, "--older-than", "0", "--dry-run")
     assert dry["dry_run"] is True and _tree(b) == before
     stats = lance.dataset(a).cleanup_old_versions(older_than=timedelta(0))
     for key in ("old_versions", "data_files_removed", "deletion_files_removed",
@@ -122,7 +97,7 @@ def test_cleanup_dry_run_lists_without_deleting(tmp_path):
             for f in fr.metadata.files}
     assert kept and not kept & set(dry["paths"])
     # The real run removes exactly the listed files; pylance reads the same rows after.
-    real = _json("cleanup", b, "--older-than", "0")
+    real = run_json("cleanup", b, "--older-than", "0")
     assert "paths" not in real and real["old_versions"] == dry["old_versions"]
     assert before - _tree(b) == set(dry["paths"])
     assert lance.dataset(b).to_table().sort_by("a").equals(
@@ -132,12 +107,12 @@ def test_cleanup_dry_run_lists_without_deleting(tmp_path):
     frags = lance.fragment.write_fragments(_data(5, 1000), b, mode="append",
                                            data_storage_version="2.0")
     orphan = "data/" + frags[0].files[0].path
-    young = _json("cleanup", b, "--older-than", "0", "--dry-run")
+    young = run_json("cleanup", b, "--older-than", "0", "--dry-run")
     assert orphan not in young["paths"]  # unverified and young: kept by default
-    unverified = _json("cleanup", b, "--older-than", "0", "--delete-unverified", "--dry-run")
+    unverified = run_json("cleanup", b, "--older-than", "0", "--delete-unverified", "--dry-run")
     assert orphan in unverified["paths"] and unverified["data_files_removed"] == 1
     assert orphan in _tree(b)
-    help_text = _run("cleanup", "--help").stdout
+    help_text = run("cleanup", "--help").stdout
     assert "--dry-run" in help_text
 
 
@@ -145,21 +120,21 @@ def test_tags_and_restore(tmp_path):
     uri = str(tmp_path / "ds")
     lance.write_dataset(_data(10), uri, data_storage_version="2.0")
     lance.dataset(uri).delete("a < 4")
-    _run("tag", uri, "create", "first", 1)
+    run("tag", uri, "create", "first", 1)
     lance.dataset(uri).tags.create("second", 2)
-    listed = _json("tag", uri, "list")
+    listed = run_json("tag", uri, "list")
     assert {k: v["version"] for k, v in listed.items()} == {"first": 1, "second": 2}
     assert lance.dataset(uri).tags.list()["first"]["version"] == 1
-    _run("tag", uri, "update", "first", 2)
+    run("tag", uri, "update", "first", 2)
     assert lance.dataset(uri).tags.get_version("first") == 2
-    assert _run("tag", uri, "create", "second", 1, check=False).returncode != 0
-    got = _json("restore", uri, "--version", 1)
+    assert run("tag", uri, "create", "second", 1, check=False).returncode != 0
+    got = run_json("restore", uri, "--version", 1)
     assert got == {"restored_version": 1, "version": 3}
     assert lance.dataset(uri).count_rows() == 10
-    got = _json("restore", uri, "--tag", "second")
+    got = run_json("restore", uri, "--tag", "second")
     assert got == {"restored_version": 2, "version": 4}
     assert lance.dataset(uri).count_rows() == 6
-    _run("tag", uri, "delete", "second")
+    run("tag", uri, "delete", "second")
     assert set(lance.dataset(uri).tags.list()) == {"first"}
-    assert _run("restore", uri, check=False).returncode != 0
-    assert _run("tag", uri, "frobnicate", check=False).returncode != 0
+    assert run("restore", uri, check=False).returncode != 0
+    assert run("tag", uri, "frobnicate", check=False).returncode != 0

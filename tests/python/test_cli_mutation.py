@@ -2,32 +2,12 @@
 """The `lance-cpp update` and `lance-cpp merge-insert` verbs: same results as pylance's
 update / merge_insert on the same data, --help, and usage errors that commit nothing."""
 import json
-import os
-import subprocess
-from pathlib import Path
 
 import lance
 import pyarrow as pa
 import pytest
 
-SOURCE_DIR = Path(__file__).resolve().parents[2]
-
-
-def cli_bin() -> Path:
-    env = os.environ.get("LANCE_CPP_BIN")
-    path = Path(env) if env else SOURCE_DIR / "build" / "cli" / "lance-cpp"
-    if not path.exists():  # a failure, never a skip
-        raise RuntimeError(f"lance-cpp not built at {path} (ninja -C build lance-cpp)")
-    return path
-
-
-def run(*args, check=True):
-    proc = subprocess.run([str(cli_bin())] + [str(a) for a in args], capture_output=True,
-                          text=True, timeout=120)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"lance-cpp {' '.join(map(str, args))} failed "
-                             f"({proc.returncode}): {proc.stderr}")
-    return proc
+from _cli import run
 
 
 def table(n=20):

@@ -4,31 +4,19 @@ Lance: pylance 14's `lance.namespace.RestAdapter` over a directory namespace. Wh
 writes through the server, pylance reads back through its own RestNamespace client."""
 
 import json
-import os
 import socket
-import subprocess
-from pathlib import Path
 
 import lance
 import lance.namespace
 import pytest
 from lance_namespace import DescribeTableRequest
 
-
-def _bin() -> str:
-    explicit = os.environ.get("LANCE_CPP_BIN")
-    if explicit:
-        return explicit
-    root = Path(os.environ.get("LANCE_SOURCE_DIR", Path(__file__).resolve().parents[2]))
-    candidate = root / "build" / "cli" / "lance-cpp"
-    if not candidate.exists():
-        pytest.fail(f"lance-cpp not found (set LANCE_CPP_BIN); tried {candidate}")
-    return str(candidate)
+from _cli import run
 
 
 def _run(*args):
-    return subprocess.run([_bin(), *map(str, args)], capture_output=True, text=True,
-                          timeout=120)
+    """lance-cpp `args`; the tests look at its exit status themselves."""
+    return run(*args, check=False, timeout=120)
 
 
 @pytest.fixture

@@ -13,19 +13,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 import uuid
-from pathlib import Path
 from typing import Dict
 
 import pyarrow as pa
 import pytest
 
 import lance_cpp
+from _cli import run
 from _vending import S3Env, s3env  # noqa: F401  (fixture)
 
-SOURCE_DIR = Path(__file__).resolve().parents[2]
 LIFETIME_MS = 4000
 OFFSET_MS = 1000
 
@@ -36,14 +34,6 @@ FIELDS = {
     "last_fetch_latency_ms", "max_fetch_latency_ms", "total_fetch_latency_ms",
     "avg_fetch_latency_ms", "expires_at_millis", "refresh_offset_ms",
 }
-
-
-def cli_bin() -> Path:
-    env = os.environ.get("LANCE_CPP_BIN")
-    path = Path(env) if env else SOURCE_DIR / "build" / "cli" / "lance-cpp"
-    if not path.exists():  # a failure, never a skip
-        raise RuntimeError(f"lance-cpp not built at {path} (ninja -C build lance-cpp)")
-    return path
 
 
 def role_arn() -> str:
@@ -126,19 +116,12 @@ def test_dataset_without_provider_has_no_credential_stats(tmp_path):
     assert isinstance(lance_cpp.credential_stats(), dict)
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([str(cli_bin()), *args], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return proc
-
-
 def test_cli_stats_json_reports_the_provider_and_the_executor(vended_table, s3env: S3Env):  # noqa: F811
     _, root, props = vended_table
     ns_args = ["--namespace", "dir", "--table-id", "events"]
     for k, v in props.items():
         ns_args += ["--ns-prop", f"{k}={v}"]
-    proc = run_cli("--stats", "--json", "count", *ns_args)
+    proc = run("--stats", "--json", "count", *ns_args)
     assert proc.stdout.strip() == "100"  # data on stdout only, unchanged
     stats = json.loads(proc.stderr.strip().splitlines()[-1])["stats"]
     assert stats["executor"]["threads"] > 0
@@ -164,7 +147,7 @@ def test_cli_stats_json_reports_the_provider_and_the_executor(vended_table, s3en
 def test_cli_stats_text_on_a_local_dataset(tmp_path):
     uri = str(tmp_path / "local.lance")
     lance_cpp.write_dataset(rows(7), uri)
-    proc = run_cli("--stats", "count", uri)
+    proc = run("--stats", "count", uri)
     assert proc.stdout.strip() == "7"
     lines = proc.stderr.strip().splitlines()
     process = [line for line in lines if line.startswith("stats: process ")]
@@ -179,4 +162,4 @@ def test_cli_stats_text_on_a_local_dataset(tmp_path):
                            "peak_bytes_reserved", "memory_waits"}
     assert "stats: credentials: no storage options provider was used" in lines
     # Without --stats nothing is printed.
-    assert run_cli("count", uri).stderr == ""
+    assert run("count", uri).stderr == ""

@@ -28,15 +28,14 @@
 #include "lance/namespace/directory_namespace.h"
 #include "lance/table/dataset.h"
 #include "tests/s3/rgw_vendor.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/matchers.h"
-#include "tests/testing/s3_env.h"
 #include "tests/testing/secret_ledger.h"
 
 namespace lance::ns {
 namespace {
 
 using ::lance::testing::IsOk;
-using ::lance::testing::S3TestEnv;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -298,43 +297,16 @@ TEST(CredentialVendingUnitTest, DirectoryNamespaceMergesVendedOverNonCredentialO
 // -- Against RGW
 // ---------------------------------------------------------------------------
 
-class CredentialVendingTest : public ::testing::Test {
+class CredentialVendingTest : public ::lance::testing::S3VendingTest {
  protected:
-  void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = *env;
-    ASSERT_FALSE(env_.sts_role_arn.empty())
-        << "LANCE_S3_STS_ROLE_ARN is not set: run through `make test`";
-    root_ = env_.UniqueUri("vend");
-    ASSERT_OK_AND_ASSIGN(
-        auto store, io::S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options()));
-    admin_store_ = store;
-    // "<unique prefix>/vend" inside the bucket.
-    root_key_ = root_.substr(std::string("s3://").size() + env_.bucket.size() + 1);
-  }
-
-  void TearDown() override {
-    if (admin_store_ != nullptr) {
-      Status st = admin_store_->DeletePrefix(root_key_ + "/");
-      EXPECT_TRUE(st.ok()) << "cleaning up " << root_ << ": " << st;
-    }
-  }
-
-  AwsCredentialVendorOptions VendorOptions() const {
-    return ::lance::testing::RgwVendorOptions(env_);
-  }
+  CredentialVendingTest() : S3VendingTest("vend") {}
 
   // A store on the bucket that signs with `vended`'s credentials.
   std::shared_ptr<io::S3ObjectStore> StoreWith(const VendedCredentials& vended) const {
     testing::RecordSecrets(vended.storage_options);  // for scripts/scan_secrets.sh
     io::StorageOptions options = env_.Options();
     for (const auto& [key, value] : vended.storage_options) options[key] = value;
-    options.erase("expires_at_millis");
-    options.erase("refresh_offset_millis");
-    auto store = io::S3ObjectStore::FromStorageOptions(env_.bucket, options);
-    EXPECT_THAT(store, IsOk());
-    return store.ok() ? *store : nullptr;
+    return RawStore(std::move(options));
   }
 
   static void ExpectAccessDenied(const Status& status, const std::string& what) {
@@ -343,18 +315,13 @@ class CredentialVendingTest : public ::testing::Test {
     ASSERT_NE(http, nullptr) << what << ": " << status;
     EXPECT_EQ(http->service_code(), "AccessDenied") << what;
   }
-
-  S3TestEnv env_;
-  std::string root_;
-  std::string root_key_;
-  std::shared_ptr<io::S3ObjectStore> admin_store_;
 };
 
 TEST_F(CredentialVendingTest, VendedCredentialsAreScopedToTheTable) {
   const std::string a = root_key_ + "/a.lance";
   const std::string b = root_key_ + "/b.lance";
-  ASSERT_OK(admin_store_->Put(a + "/data/existing", "in a"));
-  ASSERT_OK(admin_store_->Put(b + "/data/existing", "in b"));
+  ASSERT_OK(direct_->Put(a + "/data/existing", "in a"));
+  ASSERT_OK(direct_->Put(b + "/data/existing", "in b"));
 
   ASSERT_OK_AND_ASSIGN(auto vendor, MakeAwsCredentialVendor(VendorOptions()));
   const int64_t before = RealNowMillis();
@@ -391,7 +358,7 @@ TEST_F(CredentialVendingTest, VendedCredentialsAreScopedToTheTable) {
 
 TEST_F(CredentialVendingTest, ReadPermissionRefusesPutAndAdminDeletes) {
   const std::string a = root_key_ + "/a.lance";
-  ASSERT_OK(admin_store_->Put(a + "/data/existing", "in a"));
+  ASSERT_OK(direct_->Put(a + "/data/existing", "in a"));
   ASSERT_OK_AND_ASSIGN(auto vendor, MakeAwsCredentialVendor(VendorOptions()));
   const std::string location = "s3://" + env_.bucket + "/" + a;
 
@@ -408,7 +375,7 @@ TEST_F(CredentialVendingTest, ReadPermissionRefusesPutAndAdminDeletes) {
   ASSERT_NE(owner, nullptr);
   ASSERT_OK(owner->Put(a + "/data/new", "x"));
   ASSERT_OK(owner->Delete(a + "/data/new"));
-  EXPECT_TRUE(admin_store_->Head(a + "/data/new").status().IsNotFound());
+  EXPECT_TRUE(direct_->Head(a + "/data/new").status().IsNotFound());
 }
 
 TEST_F(CredentialVendingTest, CacheReusesRealCredentialsUntilHalfTheReportedLifetime) {
@@ -471,18 +438,6 @@ TEST_F(CredentialVendingTest, ConcurrentMissesMakeOneStsCall) {
   }
 }
 
-// Rows id = start.., name = "row-<id>".
-RecordBatchPtr Rows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    EXPECT_OK(names.Append("row-" + std::to_string(i)));
-  }
-  auto s = schema({field("id", int64(), false), field("name", utf8())});
-  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
-}
-
 TEST_F(CredentialVendingTest, DirectoryNamespaceVendsScopedCredentials) {
   Properties props{{"root", root_},
                    {"credential_vendor.enabled", "true"},
@@ -522,7 +477,8 @@ TEST_F(CredentialVendingTest, DirectoryNamespaceVendsScopedCredentials) {
 
   // A dataset written and read through the namespace with the vended credentials.
   const Identifier id{"events"};
-  auto data = RecordBatchReader::FromBatches(Rows(0, 3)->schema(), {Rows(0, 3)});
+  auto data = RecordBatchReader::FromBatches(testing::NamedRows(0, 3)->schema(),
+                                             {testing::NamedRows(0, 3)});
   ASSERT_OK_AND_ASSIGN(auto written, WriteDataset(*data, ns, id));
   EXPECT_EQ(written->version(), 1u);
   ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns, id));

@@ -33,73 +33,9 @@ namespace {
 
 using io::S3ObjectStore;
 using io::StorageOptions;
-using ::lance::testing::FaultAction;
-using ::lance::testing::FaultProxy;
-using ::lance::testing::FaultRule;
-using ::lance::testing::IsError;
-using ::lance::testing::S3TestEnv;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the fixture's helpers
 
 constexpr int64_t kPartSize = 5 << 20;
-
-std::string Bytes(size_t n, uint32_t seed) {
-  std::string out(n, '\0');
-  uint32_t x = seed * 2654435761u + 1;
-  for (size_t i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    out[i] = static_cast<char>(x >> 24);
-  }
-  return out;
-}
-
-std::string AsString(const BufferPtr& buffer) {
-  return std::string(reinterpret_cast<const char*>(buffer->data()),
-                     static_cast<size_t>(buffer->size()));
-}
-
-// Rows id = start..start+n-1; with `payload`, a second column of random int64 values
-// (incompressible: 8 bytes a row in the data file, so a large write is multipart).
-std::unique_ptr<RecordBatchReader> IdRows(int64_t start, int64_t n,
-                                          bool payload = false) {
-  Int64Builder ids;
-  Int64Builder values;
-  std::mt19937_64 rng(static_cast<uint64_t>(start) + 17);
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    if (payload) EXPECT_OK(values.Append(static_cast<int64_t>(rng())));
-  }
-  std::vector<FieldPtr> fields = {field("id", int64(), false)};
-  std::vector<ArrayPtr> columns = {*ids.Finish()};
-  if (payload) {
-    fields.push_back(field("payload", int64(), false));
-    columns.push_back(*values.Finish());
-  }
-  auto s = schema(fields);
-  auto batch = RecordBatch::Make(s, n, columns);
-  EXPECT_TRUE(batch.ok()) << batch.status().ToString();
-  return RecordBatchReader::FromBatches(s, {*batch});
-}
-
-// The ids of the rows, sorted (a duplicated row shows up twice).
-std::vector<int64_t> SortedIds(const Dataset& ds) {
-  std::vector<int64_t> out;
-  ScanOptions scan;
-  scan.columns = {"id"};
-  auto table = ds.ToTable(scan);
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  if (!table.ok()) return out;
-  for (const auto& batch : (*table)->batches()) {
-    const auto& col = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    for (int64_t i = 0; i < col.length(); ++i) out.push_back(col.Value(i));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<int64_t> Iota(int64_t begin, int64_t end) {
-  std::vector<int64_t> v;
-  for (int64_t i = begin; i < end; ++i) v.push_back(i);
-  return v;
-}
 
 std::vector<int64_t> Concat(std::vector<int64_t> a, const std::vector<int64_t>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -124,11 +60,6 @@ class S3LostAckTest : public lance::testing::S3ProxyTest {
   }
   std::shared_ptr<S3ObjectStore> ProxyStore(int max_retries) const {
     return S3ProxyTest::ProxyStore(max_retries, Extra());
-  }
-
-  std::string Key(const std::string& name) const { return prefix_ + "/" + name; }
-  std::string Uri(const std::string& name) const {
-    return "s3://" + env_.bucket + "/" + Key(name);
   }
 
   // A dataset of rows 0..99 (version 1), written straight to RGW.
@@ -159,6 +90,61 @@ class S3LostAckTest : public lance::testing::S3ProxyTest {
     if (!versions.ok()) return out;
     for (const auto& v : *versions) out.push_back(v.version);
     return out;
+  }
+
+  // For the round of a test with a client of `max_retries`: the client, the key
+  // "<stem>-<max_retries>.bin" and `size` bytes of `seed`.
+  ProxiedObject RoundObject(const std::string& stem, int max_retries, size_t size,
+                            uint32_t seed) const {
+    return {ProxyStore(max_retries),
+            Key(stem + "-" + std::to_string(max_retries) + ".bin"), Bytes(size, seed)};
+  }
+
+  // Appends rows start..start+n-1 through the proxy (a client of `max_retries`).
+  Result<std::shared_ptr<Dataset>> AppendThroughProxy(const std::string& uri,
+                                                      int max_retries, int64_t start,
+                                                      int64_t n) const {
+    WriteParams params;
+    params.mode = WriteMode::kAppend;
+    params.access.storage_options = ProxyOptions(max_retries);
+    auto rows = IdRows(start, n);
+    return Dataset::Write(*rows, uri, params);
+  }
+
+  // Another writer, which writes rows start..start+n-1 (`mode`) straight to RGW just
+  // before our next manifest PUT reaches the server; the answer to our PUT is dropped.
+  // Its status is read once our write has returned (it is written on the proxy's
+  // thread).
+  class OtherWriter {
+   public:
+    Status status() {
+      std::lock_guard<std::mutex> lock(mu_);
+      return status_;
+    }
+
+   private:
+    friend class S3LostAckTest;
+    std::mutex mu_;
+    Status status_ = Status::Unknown("the other writer never ran");
+  };
+  void OtherWriterBeforeOurManifest(const std::string& uri, WriteMode mode, int64_t start,
+                                    int64_t n, OtherWriter* other) {
+    FaultRule rule;
+    rule.action = FaultAction::kDropReply;
+    rule.method = "PUT";
+    rule.target_contains = "_versions/";
+    StorageOptions options = env_.Options();
+    rule.before = [uri, mode, start, n, options, other](const std::string&,
+                                                        const std::string&) {
+      WriteParams params;
+      params.mode = mode;
+      params.access.storage_options = options;
+      auto rows = IdRows(start, n);
+      Status st = Dataset::Write(*rows, uri, params).status();
+      std::lock_guard<std::mutex> lock(other->mu_);
+      other->status_ = st;
+    };
+    proxy_->AddFault(rule);
   }
 
   // Drops the answer of the next manifest PUT; from the moment that PUT arrives, every
@@ -197,15 +183,12 @@ TEST_F(S3LostAckTest, ConditionalCreateWhoseAnswerIsLostSucceedsOnce) {
   // the client checks what the first one did).
   for (int retries : {3, 0}) {
     SCOPED_TRACE("client_max_retries " + std::to_string(retries));
-    auto store = ProxyStore(retries);
+    auto [store, key, data] = RoundObject("create", retries, 40'000, 1);
     ASSERT_NE(store, nullptr);
-    const std::string key = Key("create-" + std::to_string(retries) + ".bin");
-    const std::string data = Bytes(40'000, 1);
     proxy_->AddFault(FaultAction::kDropReply, 1, "PUT", key);
     ASSERT_OK(store->PutIfNotExists(key, data));
     EXPECT_EQ(DroppedStatuses().back(), 200) << "the server must have created it";
-    ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
-    EXPECT_EQ(AsString(stored), data);
+    ExpectStored(key, data);
     // Somebody else's object is still somebody else's.
     EXPECT_THAT(store->PutIfNotExists(key, "other bytes"),
                 IsError(StatusCode::kAlreadyExists));
@@ -215,10 +198,9 @@ TEST_F(S3LostAckTest, ConditionalCreateWhoseAnswerIsLostSucceedsOnce) {
 TEST_F(S3LostAckTest, CompleteMultipartUploadWhoseAnswerIsLostSucceeds) {
   for (int retries : {3, 0}) {
     SCOPED_TRACE("client_max_retries " + std::to_string(retries));
-    auto store = ProxyStore(retries);
+    // 3 parts of 5, 5 and 2 MiB.
+    auto [store, key, data] = RoundObject("multipart", retries, 12 << 20, 2);
     ASSERT_NE(store, nullptr);
-    const std::string key = Key("multipart-" + std::to_string(retries) + ".bin");
-    const std::string data = Bytes(12 << 20, 2);  // 3 parts of 5, 5 and 2 MiB
     proxy_->AddFault(FaultAction::kDropReply, 1, "POST", "uploadId=");
     ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWriter(key));
     ASSERT_OK(writer->Write(data));
@@ -286,8 +268,7 @@ TEST_F(S3LostAckTest, AppendWhoseManifestAnswerIsLostIsCommittedOnce) {
     EXPECT_EQ(next->version(), 3u);
     EXPECT_EQ(SortedIds(*OpenDirect(uri)), Iota(0, 160));
     // For the next round: only that round's drop in the log.
-    proxy_.reset();
-    ASSERT_OK_AND_ASSIGN(proxy_, FaultProxy::Start(env_.endpoint));
+    ASSERT_NO_FATAL_FAILURE(RestartProxy());
   }
 }
 
@@ -299,11 +280,7 @@ TEST_F(S3LostAckTest, ManifestAnswerLostAndHeadFailingIsNotCommittedTwice) {
   const std::string uri = Uri("head-fails.lance");
   CreateDataset(uri);
   DropManifestAnswerThenFail({"HEAD"});
-  WriteParams params;
-  params.mode = WriteMode::kAppend;
-  params.access.storage_options = ProxyOptions(/*max_retries=*/2);
-  auto rows = IdRows(100, 50);
-  auto appended = Dataset::Write(*rows, uri, params);
+  auto appended = AppendThroughProxy(uri, /*max_retries=*/2, 100, 50);
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
   EXPECT_EQ((*appended)->version(), 2u);
   EXPECT_EQ(VersionNumbers(uri), (std::vector<uint64_t>{1, 2}));
@@ -389,8 +366,7 @@ TEST_F(S3LostAckTest, LargeAppendWhoseCompleteAnswerIsLostIsCommittedOnce) {
     ASSERT_NE(ds, nullptr);
     EXPECT_EQ(*ds->CountRows(), 100 + kRows);
     EXPECT_EQ(SortedIds(*ds), Iota(0, 100 + kRows));
-    proxy_.reset();
-    ASSERT_OK_AND_ASSIGN(proxy_, FaultProxy::Start(env_.endpoint));
+    ASSERT_NO_FATAL_FAILURE(RestartProxy());
   }
 }
 
@@ -405,40 +381,17 @@ TEST_F(S3LostAckTest, GenuineWinnerIsStillRebasedOver) {
     SCOPED_TRACE("client_max_retries " + std::to_string(retries));
     const std::string uri = Uri("winner-" + std::to_string(retries) + ".lance");
     CreateDataset(uri);
-    FaultRule rule;
-    rule.action = FaultAction::kDropReply;
-    rule.method = "PUT";
-    rule.target_contains = "_versions/";
-    // Written on the proxy's thread, read here once our write has returned.
-    std::mutex mu;
-    Status theirs = Status::Unknown("the other writer never ran");
-    rule.before = [&](const std::string&, const std::string&) {
-      WriteParams params;
-      params.mode = WriteMode::kAppend;
-      params.access.storage_options = env_.Options();
-      auto rows = IdRows(1000, 20);
-      Status st = Dataset::Write(*rows, uri, params).status();
-      std::lock_guard<std::mutex> lock(mu);
-      theirs = st;
-    };
-    proxy_->AddFault(rule);
-    WriteParams params;
-    params.mode = WriteMode::kAppend;
-    params.access.storage_options = ProxyOptions(retries);
-    auto rows = IdRows(100, 50);
-    auto appended = Dataset::Write(*rows, uri, params);
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      ASSERT_OK(theirs);
-    }
+    OtherWriter theirs;
+    OtherWriterBeforeOurManifest(uri, WriteMode::kAppend, 1000, 20, &theirs);
+    auto appended = AppendThroughProxy(uri, retries, 100, 50);
+    ASSERT_OK(theirs.status());
     ASSERT_TRUE(appended.ok()) << appended.status().ToString();
     EXPECT_EQ((*appended)->version(), 3u);
     ASSERT_EQ(DroppedStatuses().size(), 1u);
     EXPECT_EQ(DroppedStatuses().back(), 412) << "the server refused our version 2";
     EXPECT_EQ(VersionNumbers(uri), (std::vector<uint64_t>{1, 2, 3}));
     EXPECT_EQ(SortedIds(*OpenDirect(uri)), Concat(Iota(0, 150), Iota(1000, 1020)));
-    proxy_.reset();
-    ASSERT_OK_AND_ASSIGN(proxy_, FaultProxy::Start(env_.endpoint));
+    ASSERT_NO_FATAL_FAILURE(RestartProxy());
   }
 }
 
@@ -447,31 +400,10 @@ TEST_F(S3LostAckTest, GenuineWinnerIsStillRebasedOver) {
 TEST_F(S3LostAckTest, GenuineOverwriteWinnerStillConflicts) {
   const std::string uri = Uri("overwrite-winner.lance");
   CreateDataset(uri);
-  FaultRule rule;
-  rule.action = FaultAction::kDropReply;
-  rule.method = "PUT";
-  rule.target_contains = "_versions/";
-  std::mutex mu;
-  Status theirs = Status::Unknown("the other writer never ran");
-  rule.before = [&](const std::string&, const std::string&) {
-    WriteParams params;
-    params.mode = WriteMode::kOverwrite;
-    params.access.storage_options = env_.Options();
-    auto rows = IdRows(5000, 7);
-    Status st = Dataset::Write(*rows, uri, params).status();
-    std::lock_guard<std::mutex> lock(mu);
-    theirs = st;
-  };
-  proxy_->AddFault(rule);
-  WriteParams params;
-  params.mode = WriteMode::kAppend;
-  params.access.storage_options = ProxyOptions(/*max_retries=*/0);
-  auto rows = IdRows(100, 50);
-  auto appended = Dataset::Write(*rows, uri, params);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    ASSERT_OK(theirs);
-  }
+  OtherWriter theirs;
+  OtherWriterBeforeOurManifest(uri, WriteMode::kOverwrite, 5000, 7, &theirs);
+  auto appended = AppendThroughProxy(uri, /*max_retries=*/0, 100, 50);
+  ASSERT_OK(theirs.status());
   ASSERT_THAT(appended, IsError(StatusCode::kConflict));
   EXPECT_EQ(VersionNumbers(uri), (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(SortedIds(*OpenDirect(uri)), Iota(5000, 5007));

@@ -55,16 +55,15 @@
 #include "lance/namespace/storage_options_provider.h"
 #include "lance/table/dataset.h"
 #include "table/dataset_internal.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
-#include "tests/testing/s3_env.h"
 #include "tests/testing/temp_dir.h"
 
 namespace lance::ns {
 namespace {
 
 using ::lance::testing::IsOk;
-using ::lance::testing::S3TestEnv;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using Millis = std::chrono::milliseconds;
@@ -331,17 +330,7 @@ class VendingNamespace final : public LanceNamespace {
 // -- Data
 // ---------------------------------------------------------------------------------
 
-// Rows id = start.., name = "row-<id>".
-RecordBatchPtr Rows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    EXPECT_OK(names.Append("row-" + std::to_string(i)));
-  }
-  auto s = schema({field("id", int64(), false), field("name", utf8())});
-  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
-}
+RecordBatchPtr Rows(int64_t start, int64_t n) { return testing::NamedRows(start, n); }
 
 std::unique_ptr<RecordBatchReader> ReaderOf(std::vector<RecordBatchPtr> batches) {
   auto s = batches.front()->schema();
@@ -381,26 +370,34 @@ format::LanceSchema FileSchema() {
   return format::LanceSchema::Assign(Rows(0, 1)->schema()).value();
 }
 
+// Writes `batches` into a new Lance file at `uri` through `access`.
+void WriteFile(const std::string& uri, const io::StorageAccess& access,
+               const std::vector<RecordBatchPtr>& batches) {
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       format::LanceFileWriter::OpenUri(uri, FileSchema(), access));
+  for (const auto& batch : batches) ASSERT_OK(writer->WriteBatch(*batch));
+  ASSERT_OK(writer->Close().status());
+}
+
+// The Lance file at `uri`, read through `access`, holds exactly `expected`.
+void ExpectFileHolds(const std::string& uri, const io::StorageAccess& access,
+                     std::vector<RecordBatchPtr> expected) {
+  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(uri, access));
+  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
+  EXPECT_TRUE(table->Equals(*TableOf(std::move(expected))));
+}
+
 // -- Fixture
 // ------------------------------------------------------------------------------
 
-class NamespaceRefreshTest : public ::testing::Test {
+class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
  protected:
+  NamespaceRefreshTest() : S3PrefixTest("nsroot") {}
+
   void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = *env;
-    root_ = env_.UniqueUri("nsroot");
+    ASSERT_NO_FATAL_FAILURE(S3PrefixTest::SetUp());
     ns_ = MakeNamespace(root_);
     ASSERT_NE(ns_, nullptr);
-  }
-
-  void TearDown() override {
-    auto loc = io::ResolveObjectStore(root_, env_.Options());
-    if (loc.ok()) {
-      Status st = loc->store->DeletePrefix(loc->path + "/");
-      EXPECT_TRUE(st.ok()) << "cleaning up " << root_ << ": " << st;
-    }
   }
 
   std::shared_ptr<VendingNamespace> MakeNamespace(const std::string& root,
@@ -419,6 +416,14 @@ class NamespaceRefreshTest : public ::testing::Test {
            " describe=" + std::to_string(ns_->describes()) + " (" +
            std::to_string(ns_->since_first_vend()) + " ms after the first vend)";
   }
+  // Rows start..start+n-1 written through the namespace as table `id` (`mode`).
+  Result<std::shared_ptr<Dataset>> WriteRowsTo(const Identifier& id, int64_t start,
+                                               int64_t n,
+                                               WriteMode mode = WriteMode::kCreate) {
+    auto data = ReaderOf({Rows(start, n)});
+    return WriteDataset(*data, ns_, id, {.mode = mode});
+  }
+
   void ExpectCounts(int declares, int describes) const {
     EXPECT_EQ(ns_->declares(), declares) << Counts();
     EXPECT_EQ(ns_->describes(), describes) << Counts();
@@ -443,6 +448,13 @@ class NamespaceRefreshTest : public ::testing::Test {
   }
 
   // A provider-backed access seeded with `options` for table `id` of ns_.
+  // Declares table `id`, then describes it: the access the description gives.
+  void DeclareAndDescribe(const Identifier& id, io::StorageAccess* access) {
+    ASSERT_OK(ns_->DeclareTable({.id = id}).status());
+    ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+    *access = AccessFor(id, *described.storage_options);
+  }
+
   io::StorageAccess AccessFor(const Identifier& id, const Properties& options) {
     auto access = io::ResolveStorageAccess(io::StorageAccess(
         options, std::make_shared<LanceNamespaceStorageOptionsProvider>(ns_, id)));
@@ -486,8 +498,6 @@ class NamespaceRefreshTest : public ::testing::Test {
 
   // Declared before ns_: destroyed after every handle on vended keys, revoking the rest.
   KeyReaper reaper_;
-  S3TestEnv env_;
-  std::string root_;
   std::shared_ptr<VendingNamespace> ns_;
 };
 
@@ -496,8 +506,7 @@ TEST_F(NamespaceRefreshTest, Scenario1OpenDataset) {
   // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(3);
   const Identifier id{"open_table"};
-  auto data = ReaderOf({Rows(0, 2)});
-  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 2));
   ExpectCounts(1, 0);
   EXPECT_EQ(created->version(), 1u);
   EXPECT_EQ(*created->CountRows(), 2);
@@ -516,8 +525,7 @@ TEST_F(NamespaceRefreshTest, Scenario2RefreshAfterExpiry) {
   // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(4);
   const Identifier id{"refresh_table"};
-  auto data = ReaderOf({Rows(0, 2)});
-  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 2));
   ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
   ReadAndCount(*opened, {Rows(0, 2)});
   ExpectCounts(1, 1);
@@ -536,15 +544,12 @@ TEST_F(NamespaceRefreshTest, Scenario3AppendThroughNamespace) {
   // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(4);
   const Identifier id{"append_table"};
-  auto data = ReaderOf({Rows(0, 1)});
-  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 1));
   ExpectCounts(1, 0);
   EXPECT_EQ(*created->CountRows(), 1);
   EXPECT_EQ(created->Versions()->size(), 1u);
 
-  data = ReaderOf({Rows(1, 1)});
-  ASSERT_OK_AND_ASSIGN(auto appended,
-                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kAppend}));
+  ASSERT_OK_AND_ASSIGN(auto appended, WriteRowsTo(id, 1, 1, WriteMode::kAppend));
   ExpectCounts(1, 1);
   EXPECT_EQ(*appended->CountRows(), 2);
   EXPECT_EQ(appended->Versions()->size(), 2u);
@@ -562,8 +567,7 @@ TEST_F(NamespaceRefreshTest, Scenario4CreateMode) {
   // 1 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(2);
   const Identifier id{"team", "events"};
-  auto data = ReaderOf({Rows(0, 2)});
-  ASSERT_OK_AND_ASSIGN(auto created, WriteDataset(*data, ns_, id));
+  ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 2));
   ExpectCounts(1, 0);
   EXPECT_EQ(created->version(), 1u);
   EXPECT_EQ(created->Versions()->size(), 1u);
@@ -577,12 +581,9 @@ TEST_F(NamespaceRefreshTest, Scenario5AppendMode) {
   // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(3);
   const Identifier id{"append_mode"};
-  auto data = ReaderOf({Rows(0, 1)});
-  ASSERT_OK(WriteDataset(*data, ns_, id).status());
+  ASSERT_OK(WriteRowsTo(id, 0, 1).status());
   ExpectCounts(1, 0);
-  data = ReaderOf({Rows(1, 1)});
-  ASSERT_OK_AND_ASSIGN(auto appended,
-                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kAppend}));
+  ASSERT_OK_AND_ASSIGN(auto appended, WriteRowsTo(id, 1, 1, WriteMode::kAppend));
   ExpectCounts(1, 1);
   EXPECT_EQ(appended->version(), 2u);
   ReadAndCount(*appended, {Rows(0, 1), Rows(1, 1)});
@@ -594,11 +595,8 @@ TEST_F(NamespaceRefreshTest, Scenario6OverwriteMode) {
   // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(3);
   const Identifier id{"overwrite_mode"};
-  auto data = ReaderOf({Rows(0, 2)});
-  ASSERT_OK(WriteDataset(*data, ns_, id).status());
-  data = ReaderOf({Rows(100, 2)});
-  ASSERT_OK_AND_ASSIGN(auto overwritten,
-                       WriteDataset(*data, ns_, id, {.mode = WriteMode::kOverwrite}));
+  ASSERT_OK(WriteRowsTo(id, 0, 2).status());
+  ASSERT_OK_AND_ASSIGN(auto overwritten, WriteRowsTo(id, 100, 2, WriteMode::kOverwrite));
   ExpectCounts(1, 1);
   EXPECT_EQ(overwritten->version(), 2u);
   EXPECT_EQ(overwritten->Versions()->size(), 2u);
@@ -664,39 +662,21 @@ TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
   // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(4);
   const Identifier id{"files"};
-  ASSERT_OK(ns_->DeclareTable({.id = id}).status());
-  ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+  io::StorageAccess access;
+  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
   ExpectCounts(1, 1);
-  io::StorageAccess access = AccessFor(id, *described.storage_options);
   const std::string file1 = root_ + "/standalone/first.lance";
   const std::string file2 = root_ + "/standalone/second.lance";
 
-  {
-    ASSERT_OK_AND_ASSIGN(auto writer,
-                         format::LanceFileWriter::OpenUri(file1, FileSchema(), access));
-    ASSERT_OK(writer->WriteBatch(*Rows(0, 3)));
-    ASSERT_OK(writer->WriteBatch(*Rows(3, 2)));
-    ASSERT_OK(writer->Close().status());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(file1, access, {Rows(0, 3), Rows(3, 2)}));
   ExpectCounts(1, 1);
-  {
-    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file1, access));
-    ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
-    EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 5)})));
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 5)}));
   ExpectCounts(1, 1);
 
   Wait();
-  {
-    ASSERT_OK_AND_ASSIGN(auto writer,
-                         format::LanceFileWriter::OpenUri(file2, FileSchema(), access));
-    ASSERT_OK(writer->WriteBatch(*Rows(10, 4)));
-    ASSERT_OK(writer->Close().status());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteFile(file2, access, {Rows(10, 4)}));
   ExpectCounts(1, 2);
-  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file2, access));
-  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
-  EXPECT_TRUE(table->Equals(*TableOf({Rows(10, 4)})));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file2, access, {Rows(10, 4)}));
   ExpectCounts(1, 2);
   ExpectTimedRefreshes(1);
 }
@@ -708,31 +688,19 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
   const Identifier id{"reader_files"};
   const std::string file1 = root_ + "/standalone/r1.lance";
   const std::string file2 = root_ + "/standalone/r2.lance";
-  auto write_static = [&](const std::string& uri, int64_t start) {
-    ASSERT_OK_AND_ASSIGN(
-        auto writer, format::LanceFileWriter::OpenUri(uri, FileSchema(), env_.Options()));
-    ASSERT_OK(writer->WriteBatch(*Rows(start, 6)));
-    ASSERT_OK(writer->Close().status());
-  };
-  write_static(file1, 0);
+  ASSERT_NO_FATAL_FAILURE(WriteFile(file1, env_.Options(), {Rows(0, 6)}));
 
-  ASSERT_OK(ns_->DeclareTable({.id = id}).status());
-  ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+  io::StorageAccess access;
+  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
   ExpectCounts(1, 1);
-  io::StorageAccess access = AccessFor(id, *described.storage_options);
-  {
-    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file1, access));
-    ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
-    EXPECT_TRUE(table->Equals(*TableOf({Rows(0, 6)})));
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 6)}));
   ExpectCounts(1, 1);
 
   Wait();
-  write_static(file2, 50);  // static test key: the first vended keys are revoked by now
+  // The static test key: the first vended keys are revoked by now.
+  ASSERT_NO_FATAL_FAILURE(WriteFile(file2, env_.Options(), {Rows(50, 6)}));
   ExpectCounts(1, 1);
-  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(file2, access));
-  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
-  EXPECT_TRUE(table->Equals(*TableOf({Rows(50, 6)})));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file2, access, {Rows(50, 6)}));
   ExpectCounts(1, 2);
   ExpectTimedRefreshes(1);
 }
@@ -743,12 +711,11 @@ TEST_F(NamespaceRefreshTest, Scenario10FileSession) {
   // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(4);
   const Identifier id{"session_files"};
-  ASSERT_OK(ns_->DeclareTable({.id = id}).status());
-  ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
+  io::StorageAccess access;
+  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
   ExpectCounts(1, 1);
-  ASSERT_OK_AND_ASSIGN(
-      auto session, format::LanceFileSession::Open(
-                        root_ + "/session", AccessFor(id, *described.storage_options)));
+  ASSERT_OK_AND_ASSIGN(auto session,
+                       format::LanceFileSession::Open(root_ + "/session", access));
   ASSERT_OK_AND_ASSIGN(bool has, session->Contains("a.lance"));
   EXPECT_FALSE(has);
   ASSERT_OK_AND_ASSIGN(auto listed, session->List());
@@ -845,10 +812,8 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
   // 6 vends (one spare: an unexpected call shows up in the counts, not as a failure).
   reaper_.Premint(7);
   const Identifier a{"table_a"}, b{"table_b"};
-  auto data = ReaderOf({Rows(0, 3)});
-  ASSERT_OK(WriteDataset(*data, ns_, a).status());
-  data = ReaderOf({Rows(100, 3)});
-  ASSERT_OK(WriteDataset(*data, ns_, b).status());
+  ASSERT_OK(WriteRowsTo(a, 0, 3).status());
+  ASSERT_OK(WriteRowsTo(b, 100, 3).status());
   ASSERT_OK_AND_ASSIGN(auto ds_a, OpenDataset(ns_, a));
   ASSERT_OK_AND_ASSIGN(auto ds_b, OpenDataset(ns_, b));
   ExpectCounts(2, 2);
@@ -876,7 +841,7 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
 
   // Table b keeps working, with no namespace call at all.
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(HasRows(*ds_b, {Rows(100, 3)}));
-  data = ReaderOf({Rows(103, 1)});
+  auto data = ReaderOf({Rows(103, 1)});
   ASSERT_OK_AND_ASSIGN(auto appended_b, Dataset::Write(*data, ds_b->uri(), [&] {
                          WriteParams p;
                          p.mode = WriteMode::kAppend;

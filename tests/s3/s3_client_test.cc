@@ -739,15 +739,21 @@ TEST_F(S3ClientTest, AnonymousRequestIsForbidden) {
   EXPECT_THAT(c->PutObject(Key("anon"), "x"), IsError(StatusCode::kForbidden));
 }
 
+// `detail` says HTTP `http_status` with the service code `code` and a request id.
+void ExpectDetail(const HttpErrorDetail& detail, int http_status,
+                  const std::string& code) {
+  EXPECT_EQ(detail.http_status(), http_status);
+  EXPECT_EQ(detail.service_code(), code);
+  EXPECT_FALSE(detail.request_id().empty());
+}
+
 // The typed detail of real RGW answers: what callers decide on instead of the message.
 TEST_F(S3ClientTest, ErrorsCarryHttpErrorDetail) {
   auto st = client_->GetObject(Key("nope")).status();
   ASSERT_TRUE(st.IsNotFound()) << st.ToString();
   const auto* missing = st.detail_as<HttpErrorDetail>();
   ASSERT_NE(missing, nullptr) << st.ToString();
-  EXPECT_EQ(missing->http_status(), 404);
-  EXPECT_EQ(missing->service_code(), "NoSuchKey");
-  EXPECT_FALSE(missing->request_id().empty());
+  ExpectDetail(*missing, 404, "NoSuchKey");
   // The request id in the detail is the one the message quotes.
   EXPECT_NE(st.message().find("(request id " + missing->request_id() + ")"),
             std::string::npos)
@@ -767,9 +773,7 @@ TEST_F(S3ClientTest, ErrorsCarryHttpErrorDetail) {
   ASSERT_TRUE(st.IsForbidden()) << st.ToString();
   const auto* denied = st.detail_as<HttpErrorDetail>();
   ASSERT_NE(denied, nullptr) << st.ToString();
-  EXPECT_EQ(denied->http_status(), 403);
-  EXPECT_EQ(denied->service_code(), "AccessDenied");
-  EXPECT_FALSE(denied->request_id().empty());
+  ExpectDetail(*denied, 403, "AccessDenied");
   EXPECT_EQ(denied->ToString(),
             "HTTP 403 AccessDenied (request id " + denied->request_id() + ")");
 

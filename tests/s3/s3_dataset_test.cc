@@ -22,9 +22,9 @@
 #include "lance/io/s3_object_store.h"
 #include "lance/table/dataset.h"
 #include "table/manifest.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
-#include "tests/testing/s3_env.h"
 
 // table_test_util.h locates the local fixtures through this macro; no fixture is read
 // here (they are local files), so any value does.
@@ -37,42 +37,15 @@ namespace lance {
 namespace {
 
 using io::StorageOptions;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::S3TestEnv;
-using table_testing::Int64Column;
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 namespace ti = ::lance::table_internal;
-
-std::vector<int64_t> Iota(int64_t begin, int64_t end) {
-  std::vector<int64_t> v(end - begin);
-  std::iota(v.begin(), v.end(), begin);
-  return v;
-}
-
-std::vector<int64_t> Ids(const Dataset& ds, ScanOptions options = {}) {
-  options.columns = {"id"};
-  auto table = ds.ToTable(options);
-  EXPECT_TRUE(table.ok()) << table.status();
-  return table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
-}
-
-std::vector<int64_t> SortedIds(const Dataset& ds) {
-  auto ids = Ids(ds);
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
 
 // Each test gets a fresh dataset location under the shared test bucket and removes
 // everything below it afterwards (RGW's store is a small sparse file).
-class S3DatasetTest : public ::testing::Test {
+class S3DatasetTest : public ::lance::testing::S3EnvTest {
  protected:
   void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = *env;
+    ASSERT_NO_FATAL_FAILURE(S3EnvTest::SetUp());
     options_ = env_.Options();
     uri_ = env_.UniqueUri("ds.lance");
   }
@@ -127,7 +100,6 @@ class S3DatasetTest : public ::testing::Test {
     return names;
   }
 
-  S3TestEnv env_;
   StorageOptions options_;
   std::string uri_;
   std::vector<std::pair<std::string, StorageOptions>> cleanup_;
@@ -345,29 +317,8 @@ TEST_F(S3DatasetTest, EightThreadsAppendingConcurrentlyAllLand) {
   constexpr int kThreads = 8;
   constexpr int kAppends = 3;
   constexpr int kRows = 7;
-  std::mutex mu;
-  std::vector<uint64_t> versions;
-  std::vector<std::string> errors;
-  std::barrier start(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      for (int k = 0; k < kAppends; ++k) {
-        WriteParams params = Params(WriteMode::kAppend);
-        params.commit_retries = 1000;
-        const int64_t first = 1000 + (t * kAppends + k) * kRows;
-        auto ds = WriteRows(uri, first, kRows, params);
-        std::lock_guard<std::mutex> lock(mu);
-        if (ds.ok()) {
-          versions.push_back((*ds)->version());
-        } else {
-          errors.push_back(ds.status().ToString());
-        }
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  auto [versions, errors] =
+      RacingAppends(uri, kThreads, kAppends, kRows, Params(WriteMode::kAppend));
   ASSERT_TRUE(errors.empty()) << errors.size() << " failed, first: " << errors.front();
 
   constexpr uint64_t kLast = 1 + kThreads * kAppends;

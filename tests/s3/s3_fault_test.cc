@@ -30,27 +30,7 @@ namespace lance {
 namespace {
 
 using io::S3ObjectStore;
-using io::StorageOptions;
-using ::lance::testing::FaultAction;
-using ::lance::testing::FaultProxy;
-using ::lance::testing::FaultRule;
-using ::lance::testing::IsError;
-using ::lance::testing::S3TestEnv;
-
-std::string Bytes(size_t n, uint32_t seed) {
-  std::string out(n, '\0');
-  uint32_t x = seed * 2654435761u + 1;
-  for (size_t i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    out[i] = static_cast<char>(x >> 24);
-  }
-  return out;
-}
-
-std::string AsString(const BufferPtr& buffer) {
-  return std::string(reinterpret_cast<const char*>(buffer->data()),
-                     static_cast<size_t>(buffer->size()));
-}
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the fixture's helpers
 
 // "2~ab%2Fc" -> "2~ab/c": upload ids appear percent-encoded in request targets.
 std::string PercentDecode(const std::string& s) {
@@ -74,8 +54,6 @@ class S3FaultTest : public lance::testing::S3ProxyTest {
  protected:
   S3FaultTest() : S3ProxyTest("faults") {}
 
-  std::string Key(const std::string& name) const { return prefix_ + "/" + name; }
-
   // The proxy's log once every forwarded request has its upstream status: the proxy
   // records it when the server closes the connection, which can be a moment after the
   // client has its whole answer.
@@ -92,29 +70,73 @@ class S3FaultTest : public lance::testing::S3ProxyTest {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
+
+  // A client behind the proxy (5 retries), Key(name) and `size` bytes of `seed` for it,
+  // those already on the server when `stored`. The store is null when any of it failed.
+  ProxiedObject ProxyObject(const std::string& name, size_t size, uint32_t seed,
+                            bool stored) {
+    ProxiedObject o{ProxyStore(), Key(name), Bytes(size, seed)};
+    if (stored) {
+      Status st = direct_->Put(o.key, o.data);
+      if (!st.ok()) {
+        ADD_FAILURE() << "storing " << o.key << ": " << st.ToString();
+        o.store = nullptr;
+      }
+    }
+    return o;
+  }
+
+  // A client behind the proxy writing 5 MiB parts, two at a time.
+  std::shared_ptr<S3ObjectStore> MultipartStore(int max_retries) const {
+    return ProxyStore(max_retries, {{"lance_cpp_multipart_part_size", "5242880"},
+                                    {"lance_cpp_multipart_concurrency", "2"}});
+  }
+
+  // The AbortMultipartUpload requests of SettledLog(), each expected to have succeeded
+  // (204), and the upload id the last one named.
+  struct Aborts {
+    int count = 0;
+    std::string upload_id;
+  };
+  Aborts SettledAborts() const {
+    Aborts aborts;
+    for (const auto& r : SettledLog()) {
+      if (r.method == "DELETE" && r.target.find("uploadId=") != std::string::npos) {
+        ++aborts.count;
+        EXPECT_EQ(r.upstream_status, 204) << r.target;
+        std::string id = r.target.substr(r.target.find("uploadId=") + 9);
+        aborts.upload_id = PercentDecode(id.substr(0, id.find('&')));
+      }
+    }
+    return aborts;
+  }
+
+  // After a failed multipart upload: the object is not there, the server no longer
+  // knows the upload (a part upload to it is NoSuchUpload, 404), and it was never
+  // completed.
+  void ExpectAbortedUpload(const std::string& key, const std::string& upload_id) const {
+    EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
+    EXPECT_THAT(direct_->client()->UploadPart(key, upload_id, 1, "late part"),
+                IsError(StatusCode::kNotFound));
+    EXPECT_EQ(proxy_->CountRequests("POST", "uploadId="), 0) << "must never complete";
+  }
 };
 
 TEST_F(S3FaultTest, SlowDownBurstIsRetriedToSuccess) {
-  auto store = ProxyStore();
+  auto [store, key, data] = ProxyObject("slowdown.bin", 100'000, 1, /*stored=*/false);
   ASSERT_NE(store, nullptr);
-  const std::string key = Key("slowdown.bin");
-  const std::string data = Bytes(100'000, 1);
   proxy_->AddFault(FaultAction::kSlowDown, 3, "PUT", key);
   const int64_t before = Retries(*store);
   ASSERT_OK(store->Put(key, data));
   EXPECT_EQ(Retries(*store) - before, 3);
   EXPECT_EQ(proxy_->CountRequests("PUT", key), 4);
   EXPECT_EQ(proxy_->faults_injected(), 3);
-  ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
-  EXPECT_EQ(AsString(stored), data);
+  ExpectStored(key, data);
 }
 
 TEST_F(S3FaultTest, InternalErrorsAreRetriedToSuccess) {
-  auto store = ProxyStore();
+  auto [store, key, data] = ProxyObject("internal.bin", 50'000, 2, /*stored=*/true);
   ASSERT_NE(store, nullptr);
-  const std::string key = Key("internal.bin");
-  const std::string data = Bytes(50'000, 2);
-  ASSERT_OK(direct_->Put(key, data));
   proxy_->AddFault(FaultAction::kInternalError, 2, "GET", key);
   const int64_t before = Retries(*store);
   ASSERT_OK_AND_ASSIGN(auto got, store->ReadRange(key, 1000, 20'000));
@@ -124,10 +146,8 @@ TEST_F(S3FaultTest, InternalErrorsAreRetriedToSuccess) {
 }
 
 TEST_F(S3FaultTest, ResetConnectionsAreRetriedToSuccess) {
-  auto store = ProxyStore();
+  auto [store, key, data] = ProxyObject("reset.bin", 70'000, 3, /*stored=*/false);
   ASSERT_NE(store, nullptr);
-  const std::string key = Key("reset.bin");
-  const std::string data = Bytes(70'000, 3);
   // Reset before the PUT reached the server, then before a HEAD.
   proxy_->AddFault(FaultAction::kReset, 2, "PUT", key);
   proxy_->AddFault(FaultAction::kReset, 2, "HEAD", key);
@@ -137,16 +157,12 @@ TEST_F(S3FaultTest, ResetConnectionsAreRetriedToSuccess) {
   EXPECT_EQ(meta.size, static_cast<int64_t>(data.size()));
   EXPECT_EQ(Retries(*store) - before, 4);
   EXPECT_EQ(proxy_->faults_injected(), 4);
-  ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
-  EXPECT_EQ(AsString(stored), data);
+  ExpectStored(key, data);
 }
 
 TEST_F(S3FaultTest, StalledResponseIsAbandonedAfterTheStallTimeoutAndRetried) {
-  auto store = ProxyStore();
+  auto [store, key, data] = ProxyObject("stall.bin", 30'000, 4, /*stored=*/true);
   ASSERT_NE(store, nullptr);
-  const std::string key = Key("stall.bin");
-  const std::string data = Bytes(30'000, 4);
-  ASSERT_OK(direct_->Put(key, data));
   FaultRule stall;
   stall.action = FaultAction::kStall;
   stall.method = "GET";
@@ -170,11 +186,8 @@ TEST_F(S3FaultTest, StalledResponseIsAbandonedAfterTheStallTimeoutAndRetried) {
 }
 
 TEST_F(S3FaultTest, TruncatedBodyIsRetriedAndTheDataIsWhole) {
-  auto store = ProxyStore();
+  auto [store, key, data] = ProxyObject("truncated.bin", 300'000, 5, /*stored=*/true);
   ASSERT_NE(store, nullptr);
-  const std::string key = Key("truncated.bin");
-  const std::string data = Bytes(300'000, 5);
-  ASSERT_OK(direct_->Put(key, data));
   proxy_->AddFault(FaultAction::kTruncateBody, 1, "GET", key);
   const int64_t before = Retries(*store);
   ASSERT_OK_AND_ASSIGN(auto got, store->Read(key));
@@ -234,14 +247,11 @@ TEST_F(S3FaultTest, ConditionalCreateThatExhaustsRetriesLeavesNoObject) {
   ASSERT_OK(store->PutIfNotExists(key, "manifest v1"));
   EXPECT_THAT(store->PutIfNotExists(key, "manifest v1 again"),
               IsError(StatusCode::kAlreadyExists));
-  ASSERT_OK_AND_ASSIGN(auto stored, direct_->Read(key));
-  EXPECT_EQ(AsString(stored), "manifest v1");
+  ExpectStored(key, "manifest v1");
 }
 
 TEST_F(S3FaultTest, MultipartUploadWithFailingPartsIsAbortedAndLeavesNoObject) {
-  auto store =
-      ProxyStore(/*max_retries=*/1, {{"lance_cpp_multipart_part_size", "5242880"},
-                                     {"lance_cpp_multipart_concurrency", "2"}});
+  auto store = MultipartStore(/*max_retries=*/1);
   ASSERT_NE(store, nullptr);
   const std::string key = Key("multipart.bin");
   proxy_->AddFault(FaultAction::kInternalError, FaultRule::kForever, "PUT",
@@ -258,35 +268,22 @@ TEST_F(S3FaultTest, MultipartUploadWithFailingPartsIsAbortedAndLeavesNoObject) {
   EXPECT_FALSE(writer->closed());
   EXPECT_OK(writer->Abort());  // idempotent after the failure
 
-  EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
   // The upload was started, and aborted on the server (not just forgotten).
-  std::string upload_id;
-  int aborts = 0;
+  const Aborts aborts = SettledAborts();
   for (const auto& r : SettledLog()) {
     if (r.method == "POST" && r.target.find("uploads") != std::string::npos) {
       EXPECT_EQ(r.upstream_status, 200) << r.target;
     }
-    if (r.method == "DELETE" && r.target.find("uploadId=") != std::string::npos) {
-      ++aborts;
-      EXPECT_EQ(r.upstream_status, 204) << r.target;
-      std::string id = r.target.substr(r.target.find("uploadId=") + 9);
-      upload_id = PercentDecode(id.substr(0, id.find('&')));
-    }
   }
   EXPECT_EQ(proxy_->CountRequests("POST", "uploads"), 1);
   EXPECT_GE(proxy_->CountRequests("PUT", "partNumber="), 2);
-  ASSERT_EQ(aborts, 1) << "expected one AbortMultipartUpload";
-  ASSERT_FALSE(upload_id.empty());
-  // The server no longer knows the upload: a part upload to it is NoSuchUpload (404).
-  EXPECT_THAT(direct_->client()->UploadPart(key, upload_id, 1, "late part"),
-              IsError(StatusCode::kNotFound));
-  EXPECT_EQ(proxy_->CountRequests("POST", "uploadId="), 0) << "must never complete";
+  ASSERT_EQ(aborts.count, 1) << "expected one AbortMultipartUpload";
+  ASSERT_FALSE(aborts.upload_id.empty());
+  ExpectAbortedUpload(key, aborts.upload_id);
 }
 
 TEST_F(S3FaultTest, PartFailingMidWayCancelsTheOutstandingPartsAndAbortsAtOnce) {
-  auto store =
-      ProxyStore(/*max_retries=*/0, {{"lance_cpp_multipart_part_size", "5242880"},
-                                     {"lance_cpp_multipart_concurrency", "2"}});
+  auto store = MultipartStore(/*max_retries=*/0);
   ASSERT_NE(store, nullptr);
   const std::string key = Key("midway.bin");
   // Parts 1 and 2 reach the server; every part after them fails.
@@ -310,22 +307,9 @@ TEST_F(S3FaultTest, PartFailingMidWayCancelsTheOutstandingPartsAndAbortsAtOnce) 
   EXPECT_GE(parts, 3);
   EXPECT_LE(parts, 4);
   // The upload was aborted by the failure itself, before any Abort() call.
-  const auto log = SettledLog();
-  int aborts = 0;
-  std::string upload_id;
-  for (const auto& r : log) {
-    if (r.method == "DELETE" && r.target.find("uploadId=") != std::string::npos) {
-      ++aborts;
-      EXPECT_EQ(r.upstream_status, 204) << r.target;
-      std::string id = r.target.substr(r.target.find("uploadId=") + 9);
-      upload_id = PercentDecode(id.substr(0, id.find('&')));
-    }
-  }
-  ASSERT_EQ(aborts, 1);
-  EXPECT_THAT(direct_->Head(key), IsError(StatusCode::kNotFound));
-  EXPECT_THAT(direct_->client()->UploadPart(key, upload_id, 1, "late part"),
-              IsError(StatusCode::kNotFound));
-  EXPECT_EQ(proxy_->CountRequests("POST", "uploadId="), 0) << "must never complete";
+  const Aborts aborts = SettledAborts();
+  ASSERT_EQ(aborts.count, 1);
+  ExpectAbortedUpload(key, aborts.upload_id);
   // Abort() afterwards has nothing left to do.
   EXPECT_OK(writer->Abort());
   EXPECT_EQ(proxy_->CountRequests("DELETE", "uploadId="), 1);
@@ -358,37 +342,9 @@ TEST_F(S3FaultTest, FailedChunkOfALargeReadCancelsTheChunksNotStarted) {
   EXPECT_LE(sent, 4 + 2 * io::Executor::Default().threads()) << sent << " GETs";
 }
 
-// Rows id = start..start+n-1.
-std::unique_ptr<RecordBatchReader> IdRows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  for (int64_t i = start; i < start + n; ++i) EXPECT_OK(ids.Append(i));
-  auto s = schema({field("id", int64(), false)});
-  auto batch = RecordBatch::Make(s, n, {*ids.Finish()});
-  EXPECT_TRUE(batch.ok());
-  return RecordBatchReader::FromBatches(s, {*batch});
-}
-
-std::vector<int64_t> Ids(const Dataset& ds) {
-  std::vector<int64_t> out;
-  auto table = ds.ToTable();
-  EXPECT_TRUE(table.ok()) << table.status().ToString();
-  if (!table.ok()) return out;
-  for (const auto& batch : (*table)->batches()) {
-    const auto& col = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    for (int64_t i = 0; i < col.length(); ++i) out.push_back(col.Value(i));
-  }
-  return out;
-}
-
-std::vector<int64_t> Iota(int64_t begin, int64_t end) {
-  std::vector<int64_t> v;
-  for (int64_t i = begin; i < end; ++i) v.push_back(i);
-  return v;
-}
-
 TEST_F(S3FaultTest,
        DatasetCommitThatCannotWriteItsManifestFailsAndKeepsThePreviousVersion) {
-  const std::string uri = "s3://" + env_.bucket + "/" + Key("ds.lance");
+  const std::string uri = Uri("ds.lance");
   WriteParams params;
   params.access.storage_options = ProxyOptions(/*max_retries=*/2);
   {

@@ -15,9 +15,9 @@
 #include "lance/format/file_writer.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3_object_store.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
-#include "tests/testing/s3_env.h"
 
 // format_test_util.h names the format tests' data directories; nothing here reads them.
 #ifndef LANCE_TEST_DATA_DIR
@@ -37,16 +37,13 @@ namespace {
 using ::lance::format::testing::RandomBatch;
 using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
-using ::lance::testing::S3TestEnv;
 
 using CountingStore = ::lance::testing::OpenCountingStore;
 
-class S3FileTest : public ::testing::Test {
+class S3FileTest : public ::lance::testing::S3EnvTest {
  protected:
   void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = *env;
+    ASSERT_NO_FATAL_FAILURE(S3EnvTest::SetUp());
     ASSERT_NO_FATAL_FAILURE(Resolve(env_.Options()));
   }
 
@@ -90,7 +87,6 @@ class S3FileTest : public ::testing::Test {
     }
   }
 
-  S3TestEnv env_;
   std::string root_uri_;
   std::shared_ptr<io::ObjectStore> store_;
   io::S3ObjectStore* s3_ = nullptr;

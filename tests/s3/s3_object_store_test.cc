@@ -25,9 +25,9 @@
 #include "lance/io/executor.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3/s3_options.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/object_store_conformance.h"
-#include "tests/testing/s3_env.h"
 
 namespace lance::io {
 namespace {
@@ -39,9 +39,9 @@ using ::lance::testing::IsErrorWith;
 using ::lance::testing::ListMultipartUploads;
 using ::lance::testing::MakeFreshBucketStore;
 using ::lance::testing::ObjectStoreTestParam;
+using ::lance::testing::RacePutIfNotExists;
 using ::lance::testing::RandomBytes;
 using ::lance::testing::RemoveAccessKey;
-using ::lance::testing::S3TestEnv;
 using s3::AwsCredentials;
 
 constexpr int64_t kMiB = 1 << 20;
@@ -86,14 +86,8 @@ void ExpectNoSecret(const std::string& text, const AwsCredentials& credentials) 
   }
 }
 
-class S3ObjectStoreTest : public ::testing::Test {
+class S3ObjectStoreTest : public ::lance::testing::S3EnvTest {
  protected:
-  void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
-  }
-
   // A store on the shared test bucket (for tests that need its name up front), with
   // `options` or the static test key, and the credentials source given.
   Result<std::shared_ptr<S3ObjectStore>> SharedBucketStore(
@@ -101,8 +95,6 @@ class S3ObjectStoreTest : public ::testing::Test {
     if (options.empty()) options = env_.Options();
     return S3ObjectStore::FromStorageOptions(env_.bucket, options, std::move(source));
   }
-
-  S3TestEnv env_;
 };
 
 // -- Multipart writes -------------------------------------------------------------------
@@ -261,16 +253,8 @@ TEST_F(S3ObjectStoreTest, SixteenRacingPutIfNotExistsHaveOneCompleteWinner) {
     // Up to ~3 MiB, all sizes different: a torn or mixed object would be noticed.
     contents.push_back(RandomBytes(1000 + 200003 * i, 50 + i));
   }
-  std::vector<Status> results(kThreads);
-  std::latch start(kThreads);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kThreads; ++i) {
-    threads.emplace_back([&, i] {
-      start.arrive_and_wait();
-      results[i] = store->PutIfNotExists("_versions/7.manifest", contents[i]);
-    });
-  }
-  for (auto& t : threads) t.join();
+  const std::vector<Status> results =
+      RacePutIfNotExists(*store, "_versions/7.manifest", contents);
   int winners = 0;
   int winner = -1;
   for (int i = 0; i < kThreads; ++i) {

@@ -31,8 +31,8 @@
 #include "lance/io/storage_options_provider.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/storage_options_provider.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/matchers.h"
-#include "tests/testing/s3_env.h"
 #include "tests/testing/secret_ledger.h"
 
 namespace lance {
@@ -128,14 +128,8 @@ TEST(SecretCaptureCheckerTest, FindsLeaks) {
   EXPECT_NE(FindLeak(capture.lines(), secrets, ids), std::nullopt);
 }
 
-class SecretCaptureTest : public ::testing::Test {
+class SecretCaptureTest : public ::lance::testing::S3EnvTest {
  protected:
-  void SetUp() override {
-    auto env = testing::S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
-  }
-
   void TearDown() override {
     for (const auto& key : keys_to_remove_) (void)testing::RemoveAccessKey(key);
   }
@@ -159,7 +153,6 @@ class SecretCaptureTest : public ::testing::Test {
   void Note(const Status& st) { texts_.push_back(st.ToString()); }
   void Note(std::string s) { texts_.push_back(std::move(s)); }
 
-  testing::S3TestEnv env_;
   std::vector<std::string> secrets_;
   std::vector<std::string> texts_;  // status messages and ToString outputs
   std::vector<std::string> keys_to_remove_;

@@ -30,32 +30,19 @@
 #include "lance/namespace/directory_namespace.h"
 #include "lance/table/dataset.h"
 #include "tests/s3/rgw_vendor.h"
+#include "tests/s3/s3_fixture.h"
 #include "tests/testing/escaped.h"
 #include "tests/testing/matchers.h"
-#include "tests/testing/s3_env.h"
 #include "tests/testing/secret_ledger.h"
 
 namespace lance::ns {
 namespace {
 
 using ::lance::testing::IsOk;
-using ::lance::testing::S3TestEnv;
 using ::testing::HasSubstr;
 
-// Rows id = start.., name = "row-<id>".
-RecordBatchPtr Rows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    EXPECT_OK(names.Append("row-" + std::to_string(i)));
-  }
-  auto s = schema({field("id", int64(), false), field("name", utf8())});
-  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
-}
-
 std::unique_ptr<RecordBatchReader> Reader(int64_t start, int64_t n) {
-  auto batch = Rows(start, n);
+  auto batch = testing::NamedRows(start, n);
   return RecordBatchReader::FromBatches(batch->schema(), {batch});
 }
 
@@ -67,18 +54,12 @@ std::string Printable(const Identifier& id) {
   return out + "]";
 }
 
-class VendingScopeTest : public ::testing::Test {
+class VendingScopeTest : public ::lance::testing::S3VendingTest {
  protected:
+  VendingScopeTest() : S3VendingTest("scope") {}
+
   void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = *env;
-    ASSERT_FALSE(env_.sts_role_arn.empty())
-        << "LANCE_S3_STS_ROLE_ARN is not set: run through `make test`";
-    root_ = env_.UniqueUri("scope");
-    root_key_ = root_.substr(std::string("s3://").size() + env_.bucket.size() + 1);
-    ASSERT_OK_AND_ASSIGN(
-        admin_store_, io::S3ObjectStore::FromStorageOptions(env_.bucket, env_.Options()));
+    ASSERT_NO_FATAL_FAILURE(S3VendingTest::SetUp());
     Properties props{{"root", root_},
                      {"credential_vendor.enabled", "true"},
                      {"credential_vendor.aws_role_arn", env_.sts_role_arn},
@@ -86,17 +67,6 @@ class VendingScopeTest : public ::testing::Test {
                      {"credential_vendor.aws_duration_millis", "900000"}};
     for (const auto& [k, v] : env_.Options()) props["storage." + k] = v;
     ASSERT_OK_AND_ASSIGN(ns_, DirectoryNamespace::FromProperties(props));
-  }
-
-  void TearDown() override {
-    if (admin_store_ != nullptr) {
-      Status st = admin_store_->DeletePrefix(root_key_ + "/");
-      EXPECT_TRUE(st.ok()) << "cleaning up " << root_ << ": " << st;
-    }
-  }
-
-  AwsCredentialVendorOptions VendorOptions() const {
-    return ::lance::testing::RgwVendorOptions(env_);
   }
 
   // A raw store on the bucket that signs with exactly the vended key, secret and token
@@ -107,13 +77,7 @@ class VendingScopeTest : public ::testing::Test {
                 vended.count("aws_secret_access_key") &&
                 vended.count("aws_session_token"));
     EXPECT_NE(vended.at("aws_access_key_id"), env_.access_key);
-    io::StorageOptions options;
-    for (const auto& [key, value] : vended) options[key] = value;
-    options.erase("expires_at_millis");
-    options.erase("refresh_offset_millis");
-    auto store = io::S3ObjectStore::FromStorageOptions(env_.bucket, options);
-    EXPECT_THAT(store, IsOk());
-    return store.ok() ? *store : nullptr;
+    return RawStore(io::StorageOptions(vended.begin(), vended.end()));
   }
 
   // RGW's refusal: 403 AccessDenied, not some other failure.
@@ -128,7 +92,7 @@ class VendingScopeTest : public ::testing::Test {
 
   // Keys under `prefix` (the static test key).
   std::vector<std::string> KeysUnder(const std::string& prefix) {
-    auto listed = admin_store_->ListAll(prefix, /*recursive=*/true);
+    auto listed = direct_->ListAll(prefix, /*recursive=*/true);
     EXPECT_THAT(listed, IsOk());
     std::vector<std::string> keys;
     if (listed.ok()) {
@@ -137,10 +101,6 @@ class VendingScopeTest : public ::testing::Test {
     return keys;
   }
 
-  S3TestEnv env_;
-  std::string root_;
-  std::string root_key_;
-  std::shared_ptr<io::S3ObjectStore> admin_store_;
   std::shared_ptr<DirectoryNamespace> ns_;
 };
 
@@ -276,7 +236,7 @@ TEST_F(VendingScopeTest, EachCredentialReachesItsOwnTableAndNoOther) {
     EXPECT_EQ(versions.empty(), !created.ok()) << "versions under " << table.dir;
     table.manifest_key =
         versions.empty() ? table.dir + "/.lance-reserved" : versions.front();
-    ASSERT_OK(admin_store_->Head(table.manifest_key).status());
+    ASSERT_OK(direct_->Head(table.manifest_key).status());
     table.store = StoreWith(*described->storage_options);
     ASSERT_NE(table.store, nullptr);
     tables.push_back(std::move(table));
@@ -307,7 +267,7 @@ TEST_F(VendingScopeTest, EachCredentialReachesItsOwnTableAndNoOther) {
     ASSERT_THAT(back, IsOk()) << "own get of the scratch object";
     EXPECT_EQ((*back)->ToStringView(), "own");
     EXPECT_OK(store.Delete(scratch));
-    EXPECT_TRUE(admin_store_->Head(scratch).status().IsNotFound());
+    EXPECT_TRUE(direct_->Head(scratch).status().IsNotFound());
     // Not the bare prefix: it would list any sibling starting with it.
     ExpectDenied(store.ListAll(t.dir, true).status(), "list of the bare own prefix");
 
@@ -318,13 +278,13 @@ TEST_F(VendingScopeTest, EachCredentialReachesItsOwnTableAndNoOther) {
       ExpectDenied(store.Read(u.manifest_key).status(), "get");
       const std::string intruder = u.dir + "/data/intruder-" + std::to_string(i);
       ExpectDenied(store.Put(intruder, "x"), "put");
-      EXPECT_TRUE(admin_store_->Head(intruder).status().IsNotFound());
+      EXPECT_TRUE(direct_->Head(intruder).status().IsNotFound());
       ExpectDenied(store.ListAll(u.dir + "/", true).status(), "list of dir/");
       ExpectDenied(store.ListAll(u.dir + "/_versions/", false).status(),
                    "list of dir/_versions/");
       ExpectDenied(store.ListAll(u.dir, true).status(), "list of the bare dir");
       ExpectDenied(store.Delete(u.manifest_key), "delete");
-      EXPECT_OK(admin_store_->Head(u.manifest_key).status());
+      EXPECT_OK(direct_->Head(u.manifest_key).status());
     }
     // The parents, the bucket and the catalog.
     ExpectDenied(store.ListAll(root_key_ + "/", false).status(), "list of the root");

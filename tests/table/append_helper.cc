@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "lance/core/builder.h"
 #include "lance/table/dataset.h"
+#include "table_rows.h"
 
 int main(int argc, char** argv) {
   if (argc != 5) {
@@ -21,28 +21,8 @@ int main(int argc, char** argv) {
   const int appends = std::atoi(argv[3]);
   const int64_t rows = std::atoll(argv[4]);
   for (int k = 0; k < appends; ++k) {
-    lance::Int64Builder ids;
-    lance::StringBuilder names;
-    lance::DoubleBuilder scores;
-    for (int64_t i = first + k * rows; i < first + (k + 1) * rows; ++i) {
-      (void)ids.Append(i);
-      if (i % 7 == 3) {
-        (void)names.AppendNull();
-      } else {
-        (void)names.Append("n" + std::to_string(i));
-      }
-      (void)scores.Append(static_cast<double>(i) / 2.0);
-    }
-    auto schema = lance::schema({lance::field("id", lance::int64(), false),
-                                 lance::field("name", lance::utf8()),
-                                 lance::field("score", lance::float64())});
-    auto batch = lance::RecordBatch::Make(
-        schema, rows, {*ids.Finish(), *names.Finish(), *scores.Finish()});
-    if (!batch.ok()) {
-      std::fprintf(stderr, "%s\n", batch.status().ToString().c_str());
-      return 1;
-    }
-    auto reader = lance::RecordBatchReader::FromBatches(schema, {*batch});
+    auto reader = lance::table_testing::ReaderOf(
+        {lance::table_testing::MakeBatch(first + k * rows, rows)});
     lance::WriteParams params;
     params.mode = lance::WriteMode::kAppend;
     params.commit_retries = 1000;

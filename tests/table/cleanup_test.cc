@@ -15,7 +15,7 @@ namespace lance {
 namespace {
 
 namespace fs = std::filesystem;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 std::set<std::string> Files(const std::string& root, const std::string& sub) {
   std::set<std::string> out;
@@ -30,9 +30,7 @@ std::set<std::string> Files(const std::string& root, const std::string& sub) {
 // the Rewrite, as Lance commits them): v1 and v2's data files and v2's deletion file are
 // referenced by old versions only after the compaction.
 Result<std::shared_ptr<Dataset>> History(const std::string& uri) {
-  WriteParams p;
-  p.max_rows_per_file = 10;
-  LANCE_ASSIGN_OR_RAISE(auto ds, WriteRows(uri, 0, 30, p));
+  LANCE_ASSIGN_OR_RAISE(auto ds, WriteRowsInFiles(uri, 0, 30, 10));
   LANCE_RETURN_NOT_OK(ds->Delete("id < 3"));
   CompactionOptions o;
   o.target_rows_per_fragment = 1000;
@@ -186,9 +184,7 @@ TEST(CleanupTest, TaggedVersionsFailOrStay) {
 TEST(CleanupTest, ConcurrentWritersKeepEveryVersionReadable) {
   testing::TempDir dir;
   const std::string uri = dir.Join("ds");
-  WriteParams p;
-  p.max_rows_per_file = 10;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 30, p));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 30, 10));
   std::atomic<bool> done{false};
   std::thread writer([&] {
     WriteParams ap;
@@ -280,9 +276,7 @@ TEST(CleanupTest, StaleHandleCommitOverARemovedChangeOfItsFragmentIsAConflict) {
   ASSERT_OK_AND_ASSIGN(auto first, WriteRows(uri, 0, 10));
   ASSERT_OK_AND_ASSIGN(auto stale, Dataset::Open(uri));
   ASSERT_OK(first->Delete("id = 1"));  // version 2, fragment 0
-  WriteParams ap;
-  ap.mode = WriteMode::kAppend;
-  ASSERT_OK(WriteRows(uri, 10, 10, ap).status());  // version 3
+  ASSERT_OK(WriteRows(uri, 10, 10, WriteMode::kAppend).status());  // version 3
   ASSERT_OK_AND_ASSIGN(CleanupStats st, KeepOnlyLatest(uri));
   EXPECT_EQ(st.old_versions, 2);
 

@@ -28,10 +28,7 @@
 namespace lance {
 namespace {
 
-using table_testing::Int64Column;
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 bool IsManifest(std::string_view path) {
   return path.find("/_versions/") != std::string_view::npos &&
@@ -147,9 +144,7 @@ class CommitLostAckTest : public ::testing::Test {
 
   static Result<std::shared_ptr<Dataset>> Append(const std::string& uri, int64_t start,
                                                  int64_t n) {
-    WriteParams params;
-    params.mode = WriteMode::kAppend;
-    return WriteRows(uri, start, n, params);
+    return WriteRows(uri, start, n, WriteMode::kAppend);
   }
 
   testing::TempDir dir_;

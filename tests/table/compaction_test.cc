@@ -16,21 +16,7 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using table_testing::Int64Column;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
-
-std::vector<int64_t> Ids(const Dataset& ds) {
-  auto table = ds.ToTable();
-  EXPECT_TRUE(table.ok()) << table.status();
-  return table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
-}
-
-std::vector<int64_t> Range(int64_t from, int64_t to) {
-  std::vector<int64_t> v(static_cast<size_t>(to - from));
-  std::iota(v.begin(), v.end(), from);
-  return v;
-}
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 std::vector<uint64_t> RowCounts(const Dataset& ds) {
   std::vector<uint64_t> out;
@@ -38,18 +24,17 @@ std::vector<uint64_t> RowCounts(const Dataset& ds) {
   return out;
 }
 
-Result<std::shared_ptr<Dataset>> Small(const std::string& uri, int64_t n, int64_t per) {
-  WriteParams p;
-  p.max_rows_per_file = per;
-  return WriteRows(uri, 0, n, p);
+// CompactFiles with a target of `target_rows` rows a fragment, other options default.
+Result<CompactionMetrics> CompactTo(Dataset& ds, int64_t target_rows) {
+  CompactionOptions o;
+  o.target_rows_per_fragment = target_rows;
+  return ds.CompactFiles(o);
 }
 
 TEST(CompactionTest, MergesAdjacentSmallFragmentsIntoEvenBins) {
   const std::string uri = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto ds, Small(uri, 200, 20));
-  CompactionOptions o;
-  o.target_rows_per_fragment = 50;
-  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, ds->CompactFiles(o));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 200, 20));
+  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, CompactTo(*ds, 50));
   // As pylance 14 on the same layout: bins of 60, 60, 80 rows, one fragment each.
   EXPECT_EQ(m.fragments_removed, 10);
   EXPECT_EQ(m.fragments_added, 3);
@@ -58,7 +43,7 @@ TEST(CompactionTest, MergesAdjacentSmallFragmentsIntoEvenBins) {
   EXPECT_EQ(RowCounts(*ds), (std::vector<uint64_t>{60, 60, 80}));
   // Version 2 reserves the new fragments' ids, version 3 is the Rewrite (as Lance).
   EXPECT_EQ(ds->version(), 3u);
-  EXPECT_EQ(Ids(*ds), Range(0, 200));
+  EXPECT_EQ(ScannedIds(*ds), Iota(0, 200));
   ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(uri));
   EXPECT_EQ(reopened->version(), 3u);
   EXPECT_EQ(reopened->fragments().front().id, 10u);  // ids above the high-water mark
@@ -70,29 +55,26 @@ TEST(CompactionTest, LargeBinIsSpreadOverTargetSizedFiles) {
   // The layouts and results pylance 14 gives (checked against it): 11 fragments of 103
   // rows split into bins of 50 and 53 rows ...
   const std::string uri = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto ds, Small(uri, 103, 10));
-  CompactionOptions o;
-  o.target_rows_per_fragment = 50;
-  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, ds->CompactFiles(o));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 103, 10));
+  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, CompactTo(*ds, 50));
   EXPECT_EQ(m.fragments_removed, 11);
   EXPECT_EQ(RowCounts(*ds), (std::vector<uint64_t>{50, 53}));
-  EXPECT_EQ(Ids(*ds), Range(0, 103));
+  EXPECT_EQ(ScannedIds(*ds), Iota(0, 103));
   // ... and one fragment of 83 live rows, rewritten for its deletions with a target
   // of 40, becomes two fragments of 42 and 41 rows.
   const std::string uri2 = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto one, Small(uri2, 103, 103));
+  ASSERT_OK_AND_ASSIGN(auto one, WriteRowsInFiles(uri2, 0, 103, 103));
   ASSERT_OK(one->Delete("id < 20"));
-  o.target_rows_per_fragment = 40;
-  ASSERT_OK_AND_ASSIGN(m, one->CompactFiles(o));
+  ASSERT_OK_AND_ASSIGN(m, CompactTo(*one, 40));
   EXPECT_EQ(m.fragments_removed, 1);
   EXPECT_EQ(m.files_removed, 2);
   EXPECT_EQ(RowCounts(*one), (std::vector<uint64_t>{42, 41}));
-  EXPECT_EQ(Ids(*one), Range(20, 103));
+  EXPECT_EQ(ScannedIds(*one), Iota(20, 103));
 }
 
 TEST(CompactionTest, MaterialisesDeletionsOfALargeFragmentAlone) {
   const std::string uri = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto ds, Small(uri, 100, 50));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 100, 50));
   ASSERT_OK(ds->Delete("id < 10"));  // 20% of fragment 0
   CompactionOptions o;
   o.target_rows_per_fragment = 50;  // no fragment is small
@@ -106,7 +88,7 @@ TEST(CompactionTest, MaterialisesDeletionsOfALargeFragmentAlone) {
 
   // Below the threshold, or with materialisation off, nothing happens (no version).
   const std::string uri2 = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto ds2, Small(uri2, 100, 50));
+  ASSERT_OK_AND_ASSIGN(auto ds2, WriteRowsInFiles(uri2, 0, 100, 50));
   ASSERT_OK(ds2->Delete("id < 3"));
   ASSERT_OK_AND_ASSIGN(CompactionMetrics none, ds2->CompactFiles(o));
   EXPECT_EQ(none.fragments_removed, 0);
@@ -126,16 +108,14 @@ TEST(CompactionTest, LonelySmallFragmentIsLeftAlone) {
   ASSERT_OK(WriteRows(uri, 100, 5, p).status());             // small
   ASSERT_OK(WriteRows(uri, 105, 100, p).status());           // large: separates
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 205, 5, p));  // small, alone
-  CompactionOptions o;
-  o.target_rows_per_fragment = 50;
-  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, ds->CompactFiles(o));
+  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, CompactTo(*ds, 50));
   EXPECT_EQ(m.fragments_removed, 0);
   EXPECT_EQ(ds->version(), 4u);
 }
 
 TEST(CompactionTest, RefusesBadOptions) {
   const std::string uri = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto ds, Small(uri, 10, 5));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 10, 5));
   CompactionOptions o;
   o.target_rows_per_fragment = 0;
   EXPECT_THAT(ds->CompactFiles(o).status(),
@@ -155,30 +135,26 @@ TEST(CompactionTest, RebasesOverConcurrentAppendAndUnrelatedDelete) {
   ASSERT_OK(WriteRows(uri, 30, 100, p).status());  // fragment 3, not a candidate
   ASSERT_OK_AND_ASSIGN(auto other, Dataset::Open(uri));
   ASSERT_OK(other->Delete("id = 50"));  // touches fragment 3 only
-  CompactionOptions o;
-  o.target_rows_per_fragment = 50;
-  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, stale->CompactFiles(o));
+  ASSERT_OK_AND_ASSIGN(CompactionMetrics m, CompactTo(*stale, 50));
   EXPECT_EQ(m.fragments_removed, 3);
   EXPECT_EQ(stale->version(), 5u);  // 4 reserves ids, 5 is the Rewrite
-  auto ids = Ids(*stale);
+  auto ids = ScannedIds(*stale);
   EXPECT_EQ(ids.size(), 129u);
   EXPECT_EQ(std::count(ids.begin(), ids.end(), 50), 0);
 }
 
 TEST(CompactionTest, ConcurrentDeleteOfARewrittenFragmentIsRetryableConflict) {
   const std::string uri = UniqueMemoryUri();
-  ASSERT_OK_AND_ASSIGN(auto stale, Small(uri, 30, 10));
+  ASSERT_OK_AND_ASSIGN(auto stale, WriteRowsInFiles(uri, 0, 30, 10));
   ASSERT_OK_AND_ASSIGN(auto other, Dataset::Open(uri));
   ASSERT_OK(other->Delete("id = 5"));
-  CompactionOptions o;
-  o.target_rows_per_fragment = 100;
-  Status st = stale->CompactFiles(o).status();
+  Status st = CompactTo(*stale, 100).status();
   ASSERT_TRUE(st.IsConflict()) << st;
   EXPECT_TRUE(st.retryable()) << st;
   EXPECT_EQ(stale->version(), 1u);
   // Planned again on the latest version it succeeds, without the deleted row.
   ASSERT_OK_AND_ASSIGN(auto latest, Dataset::Open(uri));
-  ASSERT_OK(latest->CompactFiles(o).status());
+  ASSERT_OK(CompactTo(*latest, 100).status());
   EXPECT_EQ(*latest->CountRows(), 29);
 }
 

@@ -24,22 +24,12 @@ extern char** environ;
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::TempDir;
-using table_testing::Int64Column;
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
-std::vector<int64_t> SortedIds(const Dataset& ds) {
-  ScanOptions options;
-  options.columns = {"id"};
-  auto table = ds.ToTable(options);
-  EXPECT_TRUE(table.ok()) << table.status();
-  auto ids = table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
-  std::sort(ids.begin(), ids.end());
-  return ids;
+// `st` is a Conflict whose message names `what`, retryable or not.
+void ExpectConflict(const Status& st, const std::string& what, bool retryable) {
+  EXPECT_THAT(st, IsErrorWith(StatusCode::kConflict, what));
+  EXPECT_EQ(st.retryable(), retryable) << st.ToString();
 }
 
 void ConcurrentAppends(const std::string& uri) {
@@ -47,28 +37,7 @@ void ConcurrentAppends(const std::string& uri) {
   constexpr int kThreads = 8;
   constexpr int kAppends = 5;
   constexpr int kRows = 10;
-  std::vector<std::thread> threads;
-  std::mutex mu;
-  std::vector<uint64_t> versions;
-  std::vector<std::string> errors;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int k = 0; k < kAppends; ++k) {
-        WriteParams params;
-        params.mode = WriteMode::kAppend;
-        params.commit_retries = 1000;
-        const int64_t start = 1000 + (t * kAppends + k) * kRows;
-        auto ds = WriteRows(uri, start, kRows, params);
-        std::lock_guard<std::mutex> lock(mu);
-        if (ds.ok()) {
-          versions.push_back((*ds)->version());
-        } else {
-          errors.push_back(ds.status().ToString());
-        }
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
+  auto [versions, errors] = RacingAppends(uri, kThreads, kAppends, kRows);
   ASSERT_TRUE(errors.empty()) << errors.front();
   std::set<uint64_t> distinct(versions.begin(), versions.end());
   EXPECT_EQ(distinct.size(), static_cast<size_t>(kThreads * kAppends));
@@ -192,16 +161,12 @@ TEST(ConcurrencyTest, ALateOverwriteWinsOverAnAppend) {
 
   // An append planned against version 2 cannot be rebased over that overwrite:
   // incompatible (no retry helps), and nothing is committed.
-  const auto lost = Dataset::Commit(uri, AppendOp{append_frags}, 2);
-  EXPECT_THAT(lost, IsErrorWith(StatusCode::kConflict,
-                                "Overwrite committed concurrently as version 3"));
-  EXPECT_FALSE(lost.status().retryable());
+  ExpectConflict(Dataset::Commit(uri, AppendOp{append_frags}, 2).status(),
+                 "Overwrite committed concurrently as version 3", /*retryable=*/false);
   // Two overwrites planned against the same version: the second gets a retryable
   // conflict (pylance 14 reports the same).
-  const auto second = Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 2);
-  EXPECT_THAT(second,
-              IsErrorWith(StatusCode::kConflict, "both replaced the whole dataset"));
-  EXPECT_TRUE(second.status().retryable());
+  ExpectConflict(Dataset::Commit(uri, OverwriteOp{s, overwrite_frags}, 2).status(),
+                 "both replaced the whole dataset", /*retryable=*/true);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
   EXPECT_EQ(ds->version(), 3u);
   EXPECT_EQ(SortedIds(*ds), Range(500, 5));
@@ -244,9 +209,7 @@ TEST(ConcurrencyTest, ALateOverwriteWinsOverAnAppend) {
 
 TEST(ConcurrencyTest, DeletesRebaseOverOtherFragmentsAndConflictOnTheSame) {
   const std::string uri = table_testing::UniqueMemoryUri();
-  WriteParams params;
-  params.max_rows_per_file = 10;
-  ASSERT_OK(WriteRows(uri, 0, 30, params).status());  // fragments 0..2
+  ASSERT_OK(WriteRowsInFiles(uri, 0, 30, 10).status());  // fragments 0..2
   ASSERT_OK_AND_ASSIGN(auto a, Dataset::Open(uri));
   ASSERT_OK_AND_ASSIGN(auto b, Dataset::Open(uri));
   ASSERT_OK_AND_ASSIGN(auto c, Dataset::Open(uri));
@@ -256,9 +219,7 @@ TEST(ConcurrencyTest, DeletesRebaseOverOtherFragmentsAndConflictOnTheSame) {
   EXPECT_EQ(*b->CountRows(), 25);
   // c also changes fragment 0: a retryable conflict (the Python face retries it, as
   // pylance's delete(conflict_retries=10)); nothing committed, c stays at version 1.
-  const Status retry = c->Delete("id = 5");
-  EXPECT_THAT(retry, IsErrorWith(StatusCode::kConflict, "fragment 0"));
-  EXPECT_TRUE(retry.retryable());
+  ExpectConflict(c->Delete("id = 5"), "fragment 0", /*retryable=*/true);
   EXPECT_EQ(c->version(), 1u);
   ASSERT_OK_AND_ASSIGN(auto latest3, Dataset::Open(uri));
   EXPECT_EQ(latest3->version(), 3u);
@@ -274,9 +235,7 @@ TEST(ConcurrencyTest, DeletesRebaseOverOtherFragmentsAndConflictOnTheSame) {
 
   // A delete rebases over a concurrent append (and vice versa).
   ASSERT_OK_AND_ASSIGN(auto d, Dataset::Open(uri));
-  WriteParams append;
-  append.mode = WriteMode::kAppend;
-  ASSERT_OK(WriteRows(uri, 100, 5, append).status());
+  ASSERT_OK(WriteRows(uri, 100, 5, WriteMode::kAppend).status());
   ASSERT_OK(d->Delete("id >= 20 AND id < 25"));
   EXPECT_EQ(d->version(), 6u);
   EXPECT_EQ(*d->CountRows(), 24);  // 30 - 3 - 2 - 1 - 5 + 5
@@ -287,12 +246,8 @@ TEST(ConcurrencyTest, DeletesRebaseOverOtherFragmentsAndConflictOnTheSame) {
   // A delete planned before an overwrite is incompatible with it: not retried, nothing
   // committed, the object stays where it was.
   ASSERT_OK_AND_ASSIGN(auto e, Dataset::Open(uri));
-  WriteParams overwrite;
-  overwrite.mode = WriteMode::kOverwrite;
-  ASSERT_OK(WriteRows(uri, 700, 3, overwrite).status());
-  const Status lost = e->Delete("id = 700");
-  EXPECT_THAT(lost, IsErrorWith(StatusCode::kConflict, "Overwrite"));
-  EXPECT_FALSE(lost.retryable());
+  ASSERT_OK(WriteRows(uri, 700, 3, WriteMode::kOverwrite).status());
+  ExpectConflict(e->Delete("id = 700"), "Overwrite", /*retryable=*/false);
   EXPECT_EQ(e->version(), 6u);
   ASSERT_OK_AND_ASSIGN(auto after, Dataset::Open(uri));
   EXPECT_EQ(after->version(), 7u);

@@ -13,8 +13,7 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 TEST(ConfigTest, UpdateDeleteAndMetadata) {
   const std::string uri = UniqueMemoryUri();

@@ -18,9 +18,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::TempDir;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 namespace ti = table_internal;
 
 // A dataset with four versions:
@@ -35,14 +33,10 @@ class CorruptTest : public ::testing::TestWithParam<bool> {
 
   void SetUp() override {
     uri_ = GetParam() ? tmp_.Join("ds.lance") : table_testing::UniqueMemoryUri();
-    WriteParams params;
-    params.max_rows_per_file = 6000;
-    ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri_, 0, 6200, params));
+    ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri_, 0, 6200, 6000));
     ASSERT_OK(ds->Delete("id >= 100 AND id < 5300"));
     ASSERT_OK(ds->Delete("id >= 6000 AND id < 6010"));
-    WriteParams append;
-    append.mode = WriteMode::kAppend;
-    ASSERT_OK(WriteRows(uri_, 10000, 50, append).status());
+    ASSERT_OK(WriteRows(uri_, 10000, 50, WriteMode::kAppend).status());
     ASSERT_OK_AND_ASSIGN(auto loc, io::ResolveObjectStore(uri_));
     dir_ = ti::DatasetDir(loc.store, loc.path);
     ASSERT_OK_AND_ASSIGN(auto latest, ti::FindLatestManifest(dir_));
@@ -141,9 +135,8 @@ TEST_P(CorruptTest, DamagedNewestManifest) {
   EXPECT_GT(open_failures, 0);
   // A writer refuses to build on a damaged latest manifest instead of skipping it.
   ASSERT_OK(dir_.store()->Put(newest_.key, original.substr(0, original.size() / 2)));
-  WriteParams append;
-  append.mode = WriteMode::kAppend;
-  EXPECT_THAT(WriteRows(uri_, 20000, 5, append), IsError(StatusCode::kCorrupt));
+  EXPECT_THAT(WriteRows(uri_, 20000, 5, WriteMode::kAppend),
+              IsError(StatusCode::kCorrupt));
   ExpectOlderVersionIntact();
   ASSERT_OK(dir_.store()->Put(newest_.key, original));
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_));

@@ -19,26 +19,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::TempDir;
-using table_testing::Int64Column;
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
-using table_testing::WriteRows;
-
-std::vector<int64_t> Iota(int64_t begin, int64_t end) {
-  std::vector<int64_t> v(end - begin);
-  std::iota(v.begin(), v.end(), begin);
-  return v;
-}
-
-std::vector<int64_t> Ids(const Dataset& ds, ScanOptions options = {}) {
-  options.columns = {"id"};
-  auto table = ds.ToTable(options);
-  EXPECT_TRUE(table.ok()) << table.status();
-  return table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
-}
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 // Runs each test on local disk and on memory://.
 class DatasetTest : public ::testing::TestWithParam<bool> {
@@ -63,9 +44,7 @@ TEST_P(DatasetTest, CreateAppendOverwriteVersionsCheckout) {
 
   EXPECT_THAT(WriteRows(uri, 0, 10), IsError(StatusCode::kAlreadyExists));
 
-  WriteParams append;
-  append.mode = WriteMode::kAppend;
-  ASSERT_OK_AND_ASSIGN(auto v2, WriteRows(uri, 100, 50, append));
+  ASSERT_OK_AND_ASSIGN(auto v2, WriteRows(uri, 100, 50, WriteMode::kAppend));
   EXPECT_EQ(v2->version(), 2u);
   EXPECT_EQ(*v2->CountRows(), 150);
   ASSERT_EQ(v2->fragments().size(), 2u);
@@ -74,9 +53,7 @@ TEST_P(DatasetTest, CreateAppendOverwriteVersionsCheckout) {
   EXPECT_EQ(v2->fragments()[1].physical_rows, 50u);
   EXPECT_EQ(Ids(*v2), Iota(0, 150));
 
-  WriteParams overwrite;
-  overwrite.mode = WriteMode::kOverwrite;
-  ASSERT_OK_AND_ASSIGN(auto v3, WriteRows(uri, 1000, 30, overwrite));
+  ASSERT_OK_AND_ASSIGN(auto v3, WriteRows(uri, 1000, 30, WriteMode::kOverwrite));
   EXPECT_EQ(v3->version(), 3u);
   EXPECT_EQ(*v3->CountRows(), 30);
   EXPECT_EQ(Ids(*v3), Iota(1000, 1030));
@@ -231,9 +208,7 @@ TEST_P(DatasetTest, MaxRowsPerFileSplitsFragments) {
 
 TEST_P(DatasetTest, ScanOptions) {
   const std::string uri = Uri();
-  WriteParams params;
-  params.max_rows_per_file = 40;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 100, params));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 100, 40));
 
   ScanOptions projection;
   projection.columns = {"score", "id"};
@@ -472,9 +447,7 @@ TEST_P(DatasetTest, EmptyDataCreatesAnEmptyDataset) {
   ASSERT_OK_AND_ASSIGN(auto table, ds->ToTable());
   EXPECT_EQ(table->num_rows(), 0);
   EXPECT_TRUE(table->schema()->Equals(*s));
-  WriteParams append;
-  append.mode = WriteMode::kAppend;
-  ASSERT_OK_AND_ASSIGN(ds, WriteRows(uri, 0, 3, append));
+  ASSERT_OK_AND_ASSIGN(ds, WriteRows(uri, 0, 3, WriteMode::kAppend));
   EXPECT_EQ(*ds->CountRows(), 3);
   EXPECT_EQ(ds->fragments()[0].id, 0u);
 }
@@ -575,9 +548,9 @@ TEST_P(DatasetTest, RefusesFeatureFlagsAndIgnoresTheVersionHint) {
 // computed here, and a failing row fails the call with a Status instead of a crash.
 TEST_P(DatasetTest, ArithmeticFiltersScanCountAndDelete) {
   const std::string uri = Uri();
-  WriteParams params;
-  params.max_rows_per_file = 400;  // three fragments, so every one is filtered
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 1000, params));
+  ASSERT_OK_AND_ASSIGN(
+      auto ds,
+      WriteRowsInFiles(uri, 0, 1000, 400));  // three fragments, so every one is filtered
 
   // C++ integer / and % truncate toward zero like DataFusion's, so the expected rows can
   // be computed with them directly.

@@ -24,23 +24,11 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::TempDir;
-using table_testing::Int64Column;
-using table_testing::WriteRows;
-
-std::vector<int64_t> Ids(const Dataset& ds) {
-  auto table = ds.ToTable();
-  EXPECT_TRUE(table.ok()) << table.status();
-  return table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
-}
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 // Three fragments of ten rows: ids 0..9, 10..19, 20..29.
 Result<std::shared_ptr<Dataset>> WriteThreeFragments(const std::string& uri) {
-  WriteParams params;
-  params.max_rows_per_file = 10;
-  return WriteRows(uri, 0, 30, params);
+  return WriteRowsInFiles(uri, 0, 30, 10);
 }
 
 // The public form of a deletion file written for `fragment_id` of `ds`'s version.
@@ -92,10 +80,10 @@ TEST(DeleteCommitTest, RemovesOneFragmentAndReplacesAnothersDeletions) {
   std::vector<int64_t> expected = {11, 12, 14, 15, 16, 17, 18};
   for (int64_t id = 20; id < 30; ++id) expected.push_back(id);
   EXPECT_EQ(*v3->CountRows(), 17);
-  EXPECT_EQ(Ids(*v3), expected);
+  EXPECT_EQ(ScannedIds(*v3), expected);
   ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(uri));
   EXPECT_EQ(reopened->version(), 3u);
-  EXPECT_EQ(Ids(*reopened), expected);
+  EXPECT_EQ(ScannedIds(*reopened), expected);
 
   // The transaction is Lance's Delete, with the predicate recorded.
   const auto& impl = DatasetImplAccess::Get(*reopened);

@@ -12,8 +12,7 @@
 namespace lance::table_internal {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 TEST(DeletionFileTest, ReadsLanceArrowAndBitmapFiles) {
   auto store = *io::LocalObjectStore::Make(table_testing::FixtureDir());

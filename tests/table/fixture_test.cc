@@ -16,10 +16,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::TempDir;
-using table_testing::FixtureDir;
-using table_testing::LoadJson;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 class V20FixtureTest : public ::testing::TestWithParam<std::string> {};
 

@@ -11,8 +11,7 @@
 namespace lance::table_internal {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 TEST(ManifestNamingTest, V1AndV2Names) {
   EXPECT_EQ(ManifestFileName(1, NamingScheme::kV1), "1.manifest");

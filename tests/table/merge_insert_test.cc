@@ -20,14 +20,7 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
-using table_testing::Scores;
-using table_testing::ThreeFragments;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 // A source batch: ids with score = value, name = "s<id>".
 RecordBatchPtr Source(const std::vector<int64_t>& ids, double score) {

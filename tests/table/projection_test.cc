@@ -14,8 +14,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::TempDir;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 // id: int64 not null; s: struct<a: int32 not null, b: utf8, c: struct<d: int64>>
 // (nullable, metadata k=v); l: list<item: struct<x: int32, y: utf8>>; "p.q": int32 (a

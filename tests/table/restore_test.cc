@@ -12,9 +12,7 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using table_testing::Int64Column;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 TEST(RestoreTest, CommitsAnOldVersionAsTheNewest) {
   const std::string uri = UniqueMemoryUri();

@@ -11,7 +11,7 @@
 namespace lance::table_internal {
 namespace {
 
-using ::lance::testing::IsError;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 std::vector<uint32_t> Range(uint32_t begin, uint32_t end) {
   std::vector<uint32_t> out;

@@ -17,12 +17,7 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using table_testing::Int64Column;
-using table_testing::ThreeFragments;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 std::vector<int32_t> FieldIds(const Dataset& ds) {
   return DatasetImplAccess::Get(ds)->schema.field_ids();

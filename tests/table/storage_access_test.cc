@@ -22,8 +22,7 @@
 namespace lance {
 namespace {
 
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 // Counts how data files are opened for reading.
 using CountingStore = ::lance::testing::OpenCountingStore;

@@ -20,12 +20,7 @@
 namespace lance {
 namespace {
 
-using table_testing::CopyFixture;
-using table_testing::FixtureDir;
-using table_testing::Int64Column;
-using table_testing::TestDataDir;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 using testing::IsError;
 using testing::IsErrorWith;
 
@@ -145,9 +140,7 @@ TEST(SurfaceTest, DataStatsNameADamagedDataFile) {
 
 TEST(SurfaceTest, StatsCountDeletionsFragmentsAndSmallFiles) {
   const std::string uri = UniqueMemoryUri();
-  WriteParams params;
-  params.max_rows_per_file = 400;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 1000, params));  // 400, 400, 200
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 1000, 400));  // 400, 400, 200
   ASSERT_OK(ds->Delete("id % 10 = 3"));
   ASSERT_OK_AND_ASSIGN(DatasetStatistics stats, ds->Stats());
   EXPECT_EQ(stats, (DatasetStatistics{100, 3, 3}));
@@ -159,10 +152,8 @@ TEST(SurfaceTest, StatsCountDeletionsFragmentsAndSmallFiles) {
 
 TEST(SurfaceTest, TakeRowAddressesKeepsOrderAndSkipsDeletedRows) {
   const std::string uri = UniqueMemoryUri();
-  WriteParams params;
-  params.max_rows_per_file = 4;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 10, params));  // fragments 0, 1, 2
-  ASSERT_OK(ds->Delete("id = 5"));                               // fragment 1, row 1
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 10, 4));  // fragments 0, 1, 2
+  ASSERT_OK(ds->Delete("id = 5"));                                 // fragment 1, row 1
   const uint64_t f1 = uint64_t{1} << 32;
   const uint64_t f2 = uint64_t{2} << 32;
   TakeOptions options;
@@ -183,9 +174,7 @@ TEST(SurfaceTest, TakeRowAddressesKeepsOrderAndSkipsDeletedRows) {
 
 TEST(SurfaceTest, HeadIsAScanWithALimit) {
   const std::string uri = UniqueMemoryUri();
-  WriteParams params;
-  params.max_rows_per_file = 3;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 10, params));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 10, 3));
   ScanOptions options;
   options.filter = "id > 2";
   options.columns = {"id"};
@@ -198,9 +187,7 @@ TEST(SurfaceTest, HeadIsAScanWithALimit) {
 
 TEST(SurfaceTest, SampleDrawsDistinctLiveRowsRepeatably) {
   const std::string uri = UniqueMemoryUri();
-  WriteParams params;
-  params.max_rows_per_file = 37;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 200, params));
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 200, 37));
   ASSERT_OK(ds->Delete("id % 2 = 0"));
   SampleOptions options;
   options.columns = {"id"};
@@ -240,9 +227,7 @@ TEST(SurfaceTest, ValidateChecksFilesAgainstTheManifest) {
   }
   testing::TempDir dir;
   const std::string uri = dir.Join("v.lance");
-  WriteParams params;
-  params.max_rows_per_file = 4;
-  ASSERT_OK_AND_ASSIGN(auto ds, WriteRows(uri, 0, 10, params));  // 4, 4, 2 rows
+  ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 10, 4));  // 4, 4, 2 rows
   ASSERT_OK(ds->Delete("id = 1"));
   EXPECT_OK(ds->Validate());
   EXPECT_OK(ds->Validate(2));

@@ -6,15 +6,20 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lance/core/array.h"
@@ -22,10 +27,17 @@
 #include "lance/core/record_batch.h"
 #include "lance/macros.h"
 #include "lance/table/dataset.h"
+#include "table_rows.h"
+#include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 
+/// The table tests take every helper below, and the matchers and temporary directories
+/// of lance_testing, with one `using namespace table_testing;`.
 namespace lance::table_testing {
 
+using ::lance::testing::IsError;
+using ::lance::testing::IsErrorWith;
+using ::lance::testing::TempDir;
 using nlohmann::json;
 
 inline std::string TestDataDir() { return LANCE_TEST_DATA_DIR; }
@@ -38,48 +50,74 @@ inline std::string UniqueMemoryUri(const std::string& tag = "ds") {
          std::to_string(counter++) + "/" + tag + ".lance";
 }
 
-/// Rows id = start..start+n-1 (int64 not null), name = "n<id>" (null when id % 7 == 3),
-/// score = id / 2.0.
-inline RecordBatchPtr MakeBatch(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  DoubleBuilder scores;
-  for (int64_t i = start; i < start + n; ++i) {
-    (void)ids.Append(i);
-    if (i % 7 == 3) {
-      (void)names.AppendNull();
-    } else {
-      (void)names.Append("n" + std::to_string(i));
-    }
-    (void)scores.Append(static_cast<double>(i) / 2.0);
-  }
-  auto s = schema(
-      {field("id", int64(), false), field("name", utf8()), field("score", float64())});
-  return *RecordBatch::Make(s, n, {*ids.Finish(), *names.Finish(), *scores.Finish()});
-}
-
-inline std::unique_ptr<RecordBatchReader> ReaderOf(std::vector<RecordBatchPtr> batches) {
-  SchemaPtr s = batches.front()->schema();
-  return RecordBatchReader::FromBatches(s, std::move(batches));
-}
-
 inline Result<std::shared_ptr<Dataset>> WriteRows(const std::string& uri, int64_t start,
                                                   int64_t n, WriteParams params = {}) {
   auto reader = ReaderOf({MakeBatch(start, n)});
   return Dataset::Write(*reader, uri, params);
 }
 
+/// WriteRows with `mode` (an append, an overwrite...) and otherwise default parameters.
+inline Result<std::shared_ptr<Dataset>> WriteRows(const std::string& uri, int64_t start,
+                                                  int64_t n, WriteMode mode) {
+  WriteParams params;
+  params.mode = mode;
+  return WriteRows(uri, start, n, params);
+}
+
+/// WriteRows into data files of at most `rows_per_file` rows.
+inline Result<std::shared_ptr<Dataset>> WriteRowsInFiles(const std::string& uri,
+                                                         int64_t start, int64_t n,
+                                                         int64_t rows_per_file) {
+  WriteParams params;
+  params.max_rows_per_file = rows_per_file;
+  return WriteRows(uri, start, n, params);
+}
+
 /// Three fragments of ten rows (MakeBatch's ids 0..29, score = id / 2) at `uri`, or
 /// nullptr after a test failure.
 inline std::shared_ptr<Dataset> ThreeFragments(const std::string& uri) {
-  WriteParams params;
-  params.max_rows_per_file = 10;
-  auto ds = WriteRows(uri, 0, 30, params);
+  auto ds = WriteRowsInFiles(uri, 0, 30, 10);
   if (!ds.ok()) {
     ADD_FAILURE() << "writing " << uri << ": " << ds.status().ToString();
     return nullptr;
   }
   return *ds;
+}
+
+/// What RacingAppends saw: the version each append committed, the errors of the others.
+struct AppendRace {
+  std::vector<uint64_t> versions;
+  std::vector<std::string> errors;
+};
+
+/// `threads` threads, let go at once, each append `appends` batches of `rows` rows
+/// (MakeBatch's ids from 1000 + (thread * appends + k) * rows) to `uri` with `params`
+/// (its mode set to append, 1000 commit retries).
+inline AppendRace RacingAppends(const std::string& uri, int threads, int appends,
+                                int64_t rows, WriteParams params = {}) {
+  params.mode = WriteMode::kAppend;
+  params.commit_retries = 1000;
+  AppendRace race;
+  std::mutex mu;
+  std::barrier start(threads);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int k = 0; k < appends; ++k) {
+        const int64_t first = 1000 + (t * appends + k) * rows;
+        auto ds = WriteRows(uri, first, rows, params);
+        std::lock_guard<std::mutex> lock(mu);
+        if (ds.ok()) {
+          race.versions.push_back((*ds)->version());
+        } else {
+          race.errors.push_back(ds.status().ToString());
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  return race;
 }
 
 /// id -> score of every live row of `ds` (MakeBatch's columns).
@@ -115,6 +153,35 @@ inline std::vector<int64_t> Int64Column(const Table& table, const std::string& n
     }
   }
   return out;
+}
+
+/// begin, begin + 1, ..., end - 1.
+inline std::vector<int64_t> Iota(int64_t begin, int64_t end) {
+  std::vector<int64_t> v(static_cast<size_t>(end - begin));
+  std::iota(v.begin(), v.end(), begin);
+  return v;
+}
+
+/// The ids of the live rows of `ds` in scan order, scanning as `options` says (every
+/// column unless it names some).
+inline std::vector<int64_t> ScannedIds(const Dataset& ds,
+                                       const ScanOptions& options = {}) {
+  auto table = ds.ToTable(options);
+  EXPECT_TRUE(table.ok()) << table.status();
+  return table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
+}
+
+/// ScannedIds, reading the id column only.
+inline std::vector<int64_t> Ids(const Dataset& ds, ScanOptions options = {}) {
+  options.columns = {"id"};
+  return ScannedIds(ds, options);
+}
+
+/// Ids, sorted.
+inline std::vector<int64_t> SortedIds(const Dataset& ds) {
+  auto ids = Ids(ds);
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 /// Copies a fixture dataset into `dir` (writable) and returns its path.
@@ -169,6 +236,17 @@ inline std::string CompareValue(const Array& array, int64_t i, const json& expec
     }
     return false;
   };
+  // A list slot's `items`, which a list of `count` is expected to be.
+  auto compare_items = [&](const Array& items, int64_t count) -> std::string {
+    if (!expected.is_array() || expected.size() != static_cast<size_t>(count)) {
+      return describe("a list of " + std::to_string(count));
+    }
+    for (int64_t k = 0; k < items.length(); ++k) {
+      std::string why = CompareValue(items, k, expected[k]);
+      if (!why.empty()) return "[" + std::to_string(k) + "] " + why;
+    }
+    return "";
+  };
   switch (array.type_id()) {
     case TypeId::kInt32: {
       int64_t v;
@@ -217,29 +295,11 @@ inline std::string CompareValue(const Array& array, int64_t i, const json& expec
     }
     case TypeId::kFixedSizeList: {
       const auto& fsl = static_cast<const FixedSizeListArray&>(array);
-      if (!expected.is_array() ||
-          expected.size() != static_cast<size_t>(fsl.list_size())) {
-        return describe("a list of " + std::to_string(fsl.list_size()));
-      }
-      auto items = fsl.value_slice(i);
-      for (int64_t k = 0; k < items->length(); ++k) {
-        std::string why = CompareValue(*items, k, expected[k]);
-        if (!why.empty()) return "[" + std::to_string(k) + "] " + why;
-      }
-      return "";
+      return compare_items(*fsl.value_slice(i), fsl.list_size());
     }
     case TypeId::kList: {
-      const auto& list = static_cast<const ListArray&>(array);
-      auto items = list.value_slice(i);
-      if (!expected.is_array() ||
-          expected.size() != static_cast<size_t>(items->length())) {
-        return describe("a list of " + std::to_string(items->length()));
-      }
-      for (int64_t k = 0; k < items->length(); ++k) {
-        std::string why = CompareValue(*items, k, expected[k]);
-        if (!why.empty()) return "[" + std::to_string(k) + "] " + why;
-      }
-      return "";
+      auto items = static_cast<const ListArray&>(array).value_slice(i);
+      return compare_items(*items, items->length());
     }
     case TypeId::kStruct: {
       const auto& st = static_cast<const StructArray&>(array);

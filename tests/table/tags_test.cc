@@ -13,8 +13,7 @@
 namespace lance {
 namespace {
 
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 TEST(TagsTest, CreateListUpdateDeleteCheckout) {
   const std::string uri = UniqueMemoryUri();

@@ -429,9 +429,13 @@ TEST(FeatureFlagTest, RefusesWhatWeCannotHonour) {
   EXPECT_THAT(CheckWriterFlags(m, "m"), IsError(StatusCode::kNotImplemented));
 }
 
+// A dataset directory "ds" on a fresh memory store named `name`.
+DatasetDir MemoryDir(const std::string& name) {
+  return DatasetDir(std::make_shared<io::MemoryObjectStore>(name), "ds");
+}
+
 TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
-  auto store = std::make_shared<io::MemoryObjectStore>("commit-test");
-  DatasetDir dir(store, "ds");
+  DatasetDir dir = MemoryDir("commit-test");
   CommitOptions options;
   auto v1 = CommitTransaction(dir, nullptr, Overwrite(1), options);
   ASSERT_TRUE(v1.ok()) << v1.status();
@@ -448,7 +452,7 @@ TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
   // The .txn file was written and is named after the read version.
   EXPECT_EQ(v3->manifest.transaction_file().substr(0, 2), "1-");
   EXPECT_TRUE(
-      *store->Exists(dir.Key("_transactions/" + v3->manifest.transaction_file())));
+      *dir.store()->Exists(dir.Key("_transactions/" + v3->manifest.transaction_file())));
   // An overwrite planned against version 1 wins over both appends (as in Lance): it
   // lands as version 4 with only its own fragments, numbered above the high-water mark.
   pb::Transaction late = Overwrite(2);
@@ -472,7 +476,7 @@ TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
   pb::Manifest foreign = v4->manifest;
   foreign.set_version(5);
   foreign.set_transaction_file("missing.txn");
-  ASSERT_TRUE(store
+  ASSERT_TRUE(dir.store()
                   ->Put(dir.ManifestKey(5, NamingScheme::kV2),
                         SerializeManifestFile(foreign, "", nullptr))
                   .ok());
@@ -481,8 +485,7 @@ TEST(CommitTest, RebasesAppendsAndRefusesMissingTransactions) {
 }
 
 TEST(CommitTest, ARebasedOverwriteKeepsTheLatestConfigAndDropsIndices) {
-  auto store = std::make_shared<io::MemoryObjectStore>("commit-overwrite");
-  DatasetDir dir(store, "ds");
+  DatasetDir dir = MemoryDir("commit-overwrite");
   CommitOptions options;
   auto v1 = CommitTransaction(dir, nullptr, Overwrite(1), options);
   ASSERT_TRUE(v1.ok()) << v1.status();

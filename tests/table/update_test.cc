@@ -19,13 +19,7 @@ namespace lance {
 namespace {
 
 namespace ti = table_internal;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using table_testing::Int64Column;
-using table_testing::Scores;
-using table_testing::ThreeFragments;
-using table_testing::UniqueMemoryUri;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 ti::pb::Transaction LatestTransaction(const Dataset& ds) {
   const auto& impl = DatasetImplAccess::Get(ds);

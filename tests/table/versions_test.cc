@@ -17,12 +17,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::TempDir;
-using table_testing::Int64Column;
-using table_testing::MakeBatch;
-using table_testing::ReaderOf;
-using table_testing::WriteRows;
+using namespace table_testing;  // NOLINT(build/namespaces)
 
 // "2.1" for every data file of the dataset, in fragment order.
 std::vector<std::string> FileVersions(const Dataset& ds) {
@@ -34,14 +29,6 @@ std::vector<std::string> FileVersions(const Dataset& ds) {
     }
   }
   return out;
-}
-
-std::vector<int64_t> AllIds(const Dataset& ds) {
-  ScanOptions options;
-  options.columns = {"id"};
-  auto table = ds.ToTable(options);
-  EXPECT_TRUE(table.ok()) << table.status();
-  return table.ok() ? Int64Column(**table, "id") : std::vector<int64_t>{};
 }
 
 class AppendVersionTest : public ::testing::TestWithParam<std::string> {};
@@ -66,7 +53,7 @@ TEST_P(AppendVersionTest, AppendsKeepTheDatasetsVersion) {
   EXPECT_EQ(DatasetImplAccess::Get(*ds)->proto().reader_feature_flags() &
                 table_internal::kFlagMixedDataFileVersions,
             0u);
-  EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 1, 2, 3, 3, 3, 3, 3, 3}));
+  EXPECT_EQ(Ids(*ds), (std::vector<int64_t>{0, 1, 2, 3, 3, 3, 3, 3, 3}));
   // WriteFragments for an append follows the same rule.
   WriteParams fragments;
   fragments.mode = WriteMode::kAppend;
@@ -126,18 +113,14 @@ TEST(StorageVersionTest, LegacyDatasetsAreReadButNotAppendedTo) {
   ASSERT_OK_AND_ASSIGN(int64_t rows, ds->CountRows());
   ASSERT_OK_AND_ASSIGN(auto table, ds->ToTable());
   EXPECT_EQ(table->num_rows(), rows);
-  WriteParams append;
-  append.mode = WriteMode::kAppend;
-  EXPECT_THAT(WriteRows(uri, 0, 1, append),
+  EXPECT_THAT(WriteRows(uri, 0, 1, WriteMode::kAppend),
               IsErrorWith(StatusCode::kNotImplemented, "legacy file format"));
   ASSERT_OK_AND_ASSIGN(uint64_t latest, ds->LatestVersion());
   EXPECT_EQ(latest, ds->version());
   // An overwrite replaces it with a 2.x dataset.
-  WriteParams overwrite;
-  overwrite.mode = WriteMode::kOverwrite;
-  ASSERT_OK_AND_ASSIGN(auto rewritten, WriteRows(uri, 0, 2, overwrite));
+  ASSERT_OK_AND_ASSIGN(auto rewritten, WriteRows(uri, 0, 2, WriteMode::kOverwrite));
   EXPECT_EQ(rewritten->data_storage_version(), "2.2");
-  EXPECT_EQ(AllIds(*rewritten), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(Ids(*rewritten), (std::vector<int64_t>{0, 1}));
 }
 
 // pylance 14 appends files of another version when asked (and sets the paired flag 256);
@@ -161,20 +144,18 @@ TEST(StorageVersionTest, DatasetsMixingFileVersions) {
             0u);
   EXPECT_NE(proto.writer_feature_flags() & table_internal::kFlagMixedDataFileVersions,
             0u);
-  EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(Ids(*ds), (std::vector<int64_t>{0, 1, 2, 3, 4}));
   TakeOptions take;
   take.columns = {"id"};
   ASSERT_OK_AND_ASSIGN(auto taken, ds->Take({4, 0, 3}, take));
   EXPECT_EQ(Int64Column(*taken, "id"), (std::vector<int64_t>{4, 0, 3}));
   ASSERT_OK(ds->Delete("id = 1"));
-  WriteParams append;
-  append.mode = WriteMode::kAppend;
-  ASSERT_OK_AND_ASSIGN(ds, WriteRows(uri, 5, 1, append));
+  ASSERT_OK_AND_ASSIGN(ds, WriteRows(uri, 5, 1, WriteMode::kAppend));
   EXPECT_EQ(FileVersions(*ds), (std::vector<std::string>{"2.2", "2.1", "2.2"}));
   EXPECT_NE(DatasetImplAccess::Get(*ds)->proto().reader_feature_flags() &
                 table_internal::kFlagMixedDataFileVersions,
             0u);
-  EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 2, 3, 4, 5}));
+  EXPECT_EQ(Ids(*ds), (std::vector<int64_t>{0, 2, 3, 4, 5}));
 }
 
 // The regression behind "cannot apply a (unknown operation) transaction": appending no
@@ -199,7 +180,7 @@ TEST(StorageVersionTest, AppendOfNoRowsCommitsAnEmptyAppend) {
   EXPECT_EQ(ds->version(), 4u);
   ASSERT_OK_AND_ASSIGN(ds, Dataset::Commit(uri, AppendOp{{}}, 2));
   EXPECT_EQ(ds->version(), 5u);
-  EXPECT_EQ(AllIds(*ds), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(Ids(*ds), (std::vector<int64_t>{0, 1, 2}));
 }
 
 }  // namespace

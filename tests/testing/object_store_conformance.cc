@@ -46,6 +46,22 @@ std::string RandomBytes(int64_t size, uint64_t seed) {
   return out;
 }
 
+std::vector<Status> RacePutIfNotExists(io::ObjectStore& store, const std::string& key,
+                                       const std::vector<std::string>& contents) {
+  const int n = static_cast<int>(contents.size());
+  std::vector<Status> results(contents.size());
+  std::latch start(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      start.arrive_and_wait();
+      results[i] = store.PutIfNotExists(key, contents[i]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return results;
+}
+
 void ObjectStoreConformanceTest::SetUp() {
   auto made = GetParam().make_store();
   ASSERT_TRUE(made.ok()) << made.status().ToString();
@@ -697,16 +713,7 @@ TEST_P(ObjectStoreConformanceTest, RacingPutIfNotExistsHasExactlyOneWinner) {
       contents.push_back("writer-" + std::to_string(i) + ":" +
                          RandomBytes(1000 + 37000 * i, 100 * round + i));
     }
-    std::vector<Status> results(kThreads);
-    std::latch start(kThreads);
-    std::vector<std::thread> threads;
-    for (int i = 0; i < kThreads; ++i) {
-      threads.emplace_back([&, i] {
-        start.arrive_and_wait();
-        results[i] = store_->PutIfNotExists(key, contents[i]);
-      });
-    }
-    for (auto& t : threads) t.join();
+    const std::vector<Status> results = RacePutIfNotExists(*store_, key, contents);
     int winner = -1;
     for (int i = 0; i < kThreads; ++i) {
       if (results[i].ok()) {

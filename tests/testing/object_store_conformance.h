@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lance/io/object_store.h"
 #include "lance/result.h"
@@ -64,6 +65,11 @@ std::string ObjectStoreTestName(
 
 /// Deterministic pseudo-random bytes (a distinct stream per seed).
 std::string RandomBytes(int64_t size, uint64_t seed);
+
+/// One thread for each of `contents`, let go at once, each putting its contents at `key`
+/// with PutIfNotExists: their statuses, in the order of `contents`.
+std::vector<Status> RacePutIfNotExists(io::ObjectStore& store, const std::string& key,
+                                       const std::vector<std::string>& contents);
 
 /// Referenced by LANCE_INSTANTIATE_OBJECT_STORE_CONFORMANCE so that the linker keeps
 /// the suite's object file (and with it the TEST_P registrations) from the static test

@@ -34,6 +34,14 @@ using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using std::chrono::milliseconds;
 
+// `t` addresses `url`, its path before encoding is `raw_path`, its Host `host`.
+void ExpectTarget(const RequestTarget& t, const std::string& url,
+                  const std::string& raw_path, const std::string& host) {
+  EXPECT_EQ(t.url, url);
+  EXPECT_EQ(t.raw_path, raw_path);
+  EXPECT_EQ(t.host_header, host);
+}
+
 TEST(S3ClientUnitTest, ParseEndpoint) {
   ASSERT_OK_AND_ASSIGN(auto e, ParseEndpoint("http://127.0.0.1:7480"));
   EXPECT_EQ(e.scheme, "http");
@@ -69,9 +77,8 @@ TEST(S3ClientUnitTest, ParseEndpoint) {
 TEST(S3ClientUnitTest, PathStyleUrls) {
   ASSERT_OK_AND_ASSIGN(auto e, ParseEndpoint("http://127.0.0.1:7480"));
   auto t = BuildRequestTarget(e, false, "bucket", "dir/a b+c%&=.txt", false, {});
-  EXPECT_EQ(t.url, "http://127.0.0.1:7480/bucket/dir/a%20b%2Bc%25%26%3D.txt");
-  EXPECT_EQ(t.raw_path, "/bucket/dir/a b+c%&=.txt");
-  EXPECT_EQ(t.host_header, "127.0.0.1:7480");
+  ExpectTarget(t, "http://127.0.0.1:7480/bucket/dir/a%20b%2Bc%25%26%3D.txt",
+               "/bucket/dir/a b+c%&=.txt", "127.0.0.1:7480");
   // Bucket level with a sorted, fully encoded query; flags keep their '='.
   t = BuildRequestTarget(e, false, "bucket", "", true,
                          {{"prefix", "a/b c"}, {"list-type", "2"}, {"delete", ""}});
@@ -83,18 +90,15 @@ TEST(S3ClientUnitTest, PathStyleUrls) {
   // A base path is kept in front.
   ASSERT_OK_AND_ASSIGN(e, ParseEndpoint("https://gw.example.com/s3/"));
   t = BuildRequestTarget(e, false, "b", "k", false, {{"uploads", ""}});
-  EXPECT_EQ(t.url, "https://gw.example.com/s3/b/k?uploads=");
-  EXPECT_EQ(t.raw_path, "/s3/b/k");
-  EXPECT_EQ(t.host_header, "gw.example.com");
+  ExpectTarget(t, "https://gw.example.com/s3/b/k?uploads=", "/s3/b/k", "gw.example.com");
 }
 
 TEST(S3ClientUnitTest, VirtualHostedUrls) {
   // A custom endpoint names the bucket already.
   ASSERT_OK_AND_ASSIGN(auto e, ParseEndpoint("http://lance-test.s3.localhost:7480"));
   auto t = BuildRequestTarget(e, true, "lance-test", "k 1", false, {});
-  EXPECT_EQ(t.url, "http://lance-test.s3.localhost:7480/k%201");
-  EXPECT_EQ(t.raw_path, "/k 1");
-  EXPECT_EQ(t.host_header, "lance-test.s3.localhost:7480");
+  ExpectTarget(t, "http://lance-test.s3.localhost:7480/k%201", "/k 1",
+               "lance-test.s3.localhost:7480");
   t = BuildRequestTarget(e, true, "lance-test", "", true, {{"list-type", "2"}});
   EXPECT_EQ(t.url, "http://lance-test.s3.localhost:7480/?list-type=2");
   EXPECT_EQ(t.raw_path, "/");
