@@ -138,6 +138,167 @@ int64_t TimestampMs(const pb::Manifest& m) {
   return m.timestamp().seconds() * 1000 + m.timestamp().nanos() / 1000000;
 }
 
+// The manifests sorted into those that stay (the working set) and those that go.
+struct VersionSplit {
+  Referenced kept;
+  Referenced verified;
+  std::vector<ti::ManifestLocation> old_manifests;
+  std::vector<std::string> tagged_old;
+  std::optional<int64_t> earliest_kept_ms;
+  std::optional<int64_t> latest_removed_ms;
+};
+
+Result<VersionSplit> SplitVersions(const ti::DatasetDir& dir,
+                                   const CleanupOptions& options, uint64_t current,
+                                   int64_t now_ms) {
+  LANCE_ASSIGN_OR_RAISE(auto tags, ti::ReadTags(dir));
+  std::map<uint64_t, std::vector<std::string>> tagged;
+  for (const auto& [name, tag] : tags) tagged[tag.version].push_back(name);
+
+  LANCE_ASSIGN_OR_RAISE(auto locations, ti::ListManifests(dir));
+  // Lance's retain_n_versions: versions before the n-th newest may go.
+  std::optional<uint64_t> before_version;
+  if (options.retain_versions && !locations.empty()) {
+    const auto n = static_cast<size_t>(*options.retain_versions);
+    before_version = locations.size() <= n ? locations.front().version
+                                           : locations[locations.size() - n].version;
+  }
+  VersionSplit split;
+  for (const ti::ManifestLocation& loc : locations) {
+    // A manifest that cannot be read is an error: skipping it could delete files it
+    // references (Lance does the same).
+    LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(dir, loc));
+    const pb::Manifest& m = loaded.manifest;
+    const bool is_current_or_newer = m.version() >= current;
+    const bool old =
+        (!options.older_than_ms || TimestampMs(m) < now_ms - *options.older_than_ms) &&
+        (!before_version || m.version() < *before_version);
+    const bool is_tagged = tagged.count(m.version()) != 0;
+    if (is_tagged && old && !is_current_or_newer) {
+      for (const std::string& name : tagged[m.version()]) {
+        split.tagged_old.push_back(StrCat(name, " (version ", m.version(), ")"));
+      }
+    }
+    if (is_current_or_newer || !old || is_tagged) {
+      Collect(loaded, &split.kept);
+      const int64_t ts = TimestampMs(m);
+      if (!split.earliest_kept_ms || ts < *split.earliest_kept_ms) {
+        split.earliest_kept_ms = ts;
+      }
+    } else {
+      Collect(loaded, &split.verified);
+      split.old_manifests.push_back(loc);
+      const int64_t ts = TimestampMs(m);
+      if (!split.latest_removed_ms || ts > *split.latest_removed_ms) {
+        split.latest_removed_ms = ts;
+      }
+    }
+  }
+  return split;
+}
+
+// Old manifests go first: should we stop half-way, no remaining manifest names a
+// deleted file.
+Status RemoveOldManifests(const ti::DatasetDir& dir, const VersionSplit& split,
+                          bool dry_run, const std::string& base, CleanupStats* stats) {
+  for (const ti::ManifestLocation& loc : split.old_manifests) {
+    int64_t size = loc.size;
+    if (size < 0) {
+      LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, dir.store()->Head(loc.key));
+      size = meta.size;
+    }
+    if (!dry_run) LANCE_RETURN_NOT_OK(dir.store()->Delete(loc.key));
+    stats->bytes_removed += size;
+    ++stats->old_versions;
+    stats->removed_paths.push_back(StartsWith(loc.key, base) ? loc.key.substr(base.size())
+                                                             : loc.key);
+  }
+  return Status::OK();
+}
+
+// Whether the listed file `rel` (relative to the dataset) goes, and the statistic it
+// counts under (null: none).
+struct Removal {
+  bool remove = false;
+  int64_t* counter = nullptr;
+};
+
+Removal ShouldRemove(std::string_view rel, bool maybe_in_progress,
+                     const VersionSplit& split, CleanupStats* stats) {
+  const std::string path(rel);
+  const Referenced& kept = split.kept;
+  const Referenced& verified = split.verified;
+  if (StartsWith(rel, "_versions/.tmp")) {
+    return {!maybe_in_progress, nullptr};
+  }
+  if (StartsWith(rel, "_indices/")) {
+    const size_t slash = rel.find('/', 9);
+    if (slash == std::string_view::npos || kept.all_indices) return {};
+    const std::string uuid(rel.substr(9, slash - 9));
+    if (kept.index_uuids.count(uuid) != 0) return {};
+    return {!maybe_in_progress || verified.index_uuids.count(uuid) != 0,
+            &stats->index_files_removed};
+  }
+  if (StartsWith(rel, "data/") && EndsWith(rel, ".lance")) {
+    if (kept.data.count(path) != 0) return {};
+    return {!maybe_in_progress || verified.data.count(path) != 0,
+            &stats->data_files_removed};
+  }
+  if (StartsWith(rel, "_deletions/") &&
+      (EndsWith(rel, ".arrow") || EndsWith(rel, ".bin"))) {
+    if (kept.deletions.count(path) != 0) return {};
+    return {!maybe_in_progress || verified.deletions.count(path) != 0,
+            &stats->deletion_files_removed};
+  }
+  if (StartsWith(rel, "_transactions/") && EndsWith(rel, ".txn")) {
+    if (kept.transactions.count(path) != 0) return {};
+    return {!maybe_in_progress || verified.transactions.count(path) != 0,
+            &stats->transaction_files_removed};
+  }
+  return {};
+}
+
+Status RemoveUnreferencedFiles(const ti::DatasetDir& dir, const CleanupOptions& options,
+                               const VersionSplit& split, const std::string& base,
+                               int64_t now_ms, CleanupStats* stats) {
+  // Lance 14: only files not modified since the oldest kept manifest are listed --
+  // unless a removed manifest is newer than that (a tag kept an old version), when
+  // everything is listed; data files are listed up to the 7-day threshold at least
+  // (all of them with delete_unverified); index files are always all listed.
+  const bool list_all = split.earliest_kept_ms && split.latest_removed_ms &&
+                        *split.latest_removed_ms > *split.earliest_kept_ms;
+  const std::optional<int64_t> cutoff_listing =
+      list_all ? std::optional<int64_t>() : split.earliest_kept_ms;
+  std::optional<int64_t> cutoff_data;
+  if (!options.delete_unverified && cutoff_listing) {
+    cutoff_data = std::max(*cutoff_listing, now_ms - kUnverifiedThresholdMs);
+  }
+  LANCE_ASSIGN_OR_RAISE(io::ListResult listed, dir.store()->ListAll(base, true));
+  for (const io::ObjectMeta& meta : listed.objects) {
+    std::string_view rel = meta.path;
+    if (!StartsWith(rel, base)) continue;
+    rel.remove_prefix(base.size());
+    const std::optional<int64_t>* cutoff = StartsWith(rel, "data/") ? &cutoff_data
+                                           : StartsWith(rel, "_indices/")
+                                               ? nullptr
+                                               : &cutoff_listing;
+    if (cutoff != nullptr && *cutoff && meta.last_modified > **cutoff) continue;
+    const bool maybe_in_progress = !options.delete_unverified &&
+                                   meta.last_modified >= now_ms - kUnverifiedThresholdMs;
+    const Removal removal = ShouldRemove(rel, maybe_in_progress, split, stats);
+    if (!removal.remove) continue;
+    Status st = options.dry_run ? Status::OK() : dir.store()->Delete(meta.path);
+    if (!st.ok() && !st.IsNotFound()) {
+      ++stats->failed_deletes;
+      continue;
+    }
+    stats->removed_paths.push_back(std::string(rel));
+    stats->bytes_removed += meta.size;
+    if (removal.counter != nullptr) ++*removal.counter;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) {
@@ -154,55 +315,13 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
     return Status::Invalid("older_than must not be negative");
   }
   const uint64_t current = ds->proto().version();
-
-  LANCE_ASSIGN_OR_RAISE(auto tags, ti::ReadTags(dir));
-  std::map<uint64_t, std::vector<std::string>> tagged;
-  for (const auto& [name, tag] : tags) tagged[tag.version].push_back(name);
-
-  LANCE_ASSIGN_OR_RAISE(auto locations, ti::ListManifests(dir));
-  // Lance's retain_n_versions: versions before the n-th newest may go.
-  std::optional<uint64_t> before_version;
-  if (options.retain_versions && !locations.empty()) {
-    const auto n = static_cast<size_t>(*options.retain_versions);
-    before_version = locations.size() <= n ? locations.front().version
-                                           : locations[locations.size() - n].version;
-  }
-  Referenced kept;
-  Referenced verified;
-  std::vector<ti::ManifestLocation> old_manifests;
-  std::vector<std::string> tagged_old;
-  std::optional<int64_t> earliest_kept_ms;
-  std::optional<int64_t> latest_removed_ms;
-  for (const ti::ManifestLocation& loc : locations) {
-    // A manifest that cannot be read is an error: skipping it could delete files it
-    // references (Lance does the same).
-    LANCE_ASSIGN_OR_RAISE(ti::LoadedManifest loaded, ti::ReadManifest(dir, loc));
-    const pb::Manifest& m = loaded.manifest;
-    const bool is_current_or_newer = m.version() >= current;
-    const bool old =
-        (!options.older_than_ms || TimestampMs(m) < now_ms - *options.older_than_ms) &&
-        (!before_version || m.version() < *before_version);
-    const bool is_tagged = tagged.count(m.version()) != 0;
-    if (is_tagged && old && !is_current_or_newer) {
-      for (const std::string& name : tagged[m.version()]) {
-        tagged_old.push_back(StrCat(name, " (version ", m.version(), ")"));
-      }
-    }
-    if (is_current_or_newer || !old || is_tagged) {
-      Collect(loaded, &kept);
-      const int64_t ts = TimestampMs(m);
-      if (!earliest_kept_ms || ts < *earliest_kept_ms) earliest_kept_ms = ts;
-    } else {
-      Collect(loaded, &verified);
-      old_manifests.push_back(loc);
-      const int64_t ts = TimestampMs(m);
-      if (!latest_removed_ms || ts > *latest_removed_ms) latest_removed_ms = ts;
-    }
-  }
-  if (options.error_if_tagged_old_versions && !tagged_old.empty()) {
+  LANCE_ASSIGN_OR_RAISE(VersionSplit split, SplitVersions(dir, options, current, now_ms));
+  if (options.error_if_tagged_old_versions && !split.tagged_old.empty()) {
     std::string names;
-    for (const std::string& n : tagged_old) names += (names.empty() ? "" : ", ") + n;
-    return Status::Invalid(tagged_old.size(),
+    for (const std::string& n : split.tagged_old) {
+      names += (names.empty() ? "" : ", ") + n;
+    }
+    return Status::Invalid(split.tagged_old.size(),
                            " tagged version(s) have been marked for cleanup. Either set "
                            "`error_if_tagged_old_versions=false` or delete the following "
                            "tag(s) to enable cleanup: ",
@@ -211,83 +330,8 @@ Result<CleanupStats> Dataset::CleanupOldVersions(const CleanupOptions& options) 
 
   CleanupStats stats;
   const std::string base = dir.base().empty() ? "" : dir.Key("");
-  auto relative = [&base](const std::string& key) {
-    return StartsWith(key, base) ? key.substr(base.size()) : key;
-  };
-  // Old manifests go first: should we stop half-way, no remaining manifest names a
-  // deleted file.
-  for (const ti::ManifestLocation& loc : old_manifests) {
-    int64_t size = loc.size;
-    if (size < 0) {
-      LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, dir.store()->Head(loc.key));
-      size = meta.size;
-    }
-    if (!options.dry_run) LANCE_RETURN_NOT_OK(dir.store()->Delete(loc.key));
-    stats.bytes_removed += size;
-    ++stats.old_versions;
-    stats.removed_paths.push_back(relative(loc.key));
-  }
-
-  // Lance 14: only files not modified since the oldest kept manifest are listed --
-  // unless a removed manifest is newer than that (a tag kept an old version), when
-  // everything is listed; data files are listed up to the 7-day threshold at least
-  // (all of them with delete_unverified); index files are always all listed.
-  std::optional<int64_t> cutoff_listing = earliest_kept_ms;
-  if (earliest_kept_ms && latest_removed_ms && *latest_removed_ms > *earliest_kept_ms) {
-    cutoff_listing.reset();
-  }
-  std::optional<int64_t> cutoff_data;
-  if (!options.delete_unverified && cutoff_listing) {
-    cutoff_data = std::max(*cutoff_listing, now_ms - kUnverifiedThresholdMs);
-  }
-  LANCE_ASSIGN_OR_RAISE(io::ListResult listed, dir.store()->ListAll(base, true));
-  for (const io::ObjectMeta& meta : listed.objects) {
-    std::string_view rel = meta.path;
-    if (!StartsWith(rel, base)) continue;
-    rel.remove_prefix(base.size());
-    const std::optional<int64_t> cutoff = StartsWith(rel, "data/") ? cutoff_data
-                                          : StartsWith(rel, "_indices/")
-                                              ? std::optional<int64_t>()
-                                              : cutoff_listing;
-    if (cutoff && meta.last_modified > *cutoff) continue;
-    const bool maybe_in_progress = !options.delete_unverified &&
-                                   meta.last_modified >= now_ms - kUnverifiedThresholdMs;
-    const std::string path(rel);
-    bool remove = false;
-    int64_t* counter = nullptr;
-    if (StartsWith(rel, "_versions/.tmp")) {
-      remove = !maybe_in_progress;
-    } else if (StartsWith(rel, "_indices/")) {
-      const size_t slash = rel.find('/', 9);
-      if (slash == std::string_view::npos || kept.all_indices) continue;
-      const std::string uuid(rel.substr(9, slash - 9));
-      if (kept.index_uuids.count(uuid) != 0) continue;
-      remove = !maybe_in_progress || verified.index_uuids.count(uuid) != 0;
-      counter = &stats.index_files_removed;
-    } else if (StartsWith(rel, "data/") && EndsWith(rel, ".lance")) {
-      if (kept.data.count(path) != 0) continue;
-      remove = !maybe_in_progress || verified.data.count(path) != 0;
-      counter = &stats.data_files_removed;
-    } else if (StartsWith(rel, "_deletions/") &&
-               (EndsWith(rel, ".arrow") || EndsWith(rel, ".bin"))) {
-      if (kept.deletions.count(path) != 0) continue;
-      remove = !maybe_in_progress || verified.deletions.count(path) != 0;
-      counter = &stats.deletion_files_removed;
-    } else if (StartsWith(rel, "_transactions/") && EndsWith(rel, ".txn")) {
-      if (kept.transactions.count(path) != 0) continue;
-      remove = !maybe_in_progress || verified.transactions.count(path) != 0;
-      counter = &stats.transaction_files_removed;
-    }
-    if (!remove) continue;
-    Status st = options.dry_run ? Status::OK() : dir.store()->Delete(meta.path);
-    if (!st.ok() && !st.IsNotFound()) {
-      ++stats.failed_deletes;
-      continue;
-    }
-    stats.removed_paths.push_back(path);
-    stats.bytes_removed += meta.size;
-    if (counter != nullptr) ++*counter;
-  }
+  LANCE_RETURN_NOT_OK(RemoveOldManifests(dir, split, options.dry_run, base, &stats));
+  LANCE_RETURN_NOT_OK(RemoveUnreferencedFiles(dir, options, split, base, now_ms, &stats));
   return stats;
 }
 

@@ -17,6 +17,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "lance/macros.h"
 #include "table/deletion.h"
 #include "table/fragment_internal.h"
 
@@ -80,6 +81,94 @@ Json OptionalToJson(const std::optional<uint32_t>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
+// files[i] of a fragment; `where` names it in errors ("files[i]").
+Result<DataFileMeta> ParseDataFile(const Json& f, const std::string& where) {
+  if (!f.is_object())
+    return Status::Invalid("Fragment JSON: " + where + " must be an object");
+  DataFileMeta file;
+  auto path = f.find("path");
+  if (path == f.end() || !path->is_string() || path->get<std::string>().empty()) {
+    return Status::Invalid("Fragment JSON: " + where +
+                           ".path must be a non-empty string");
+  }
+  file.path = path->get<std::string>();
+  auto fields = GetI32List(f, "fields", where);
+  if (!fields.ok()) return fields.status();
+  file.fields = std::move(*fields);
+  auto cols = GetI32List(f, "column_indices", where);
+  if (!cols.ok()) return cols.status();
+  file.column_indices = std::move(*cols);
+  auto major = GetOptionalU32(f, "file_major_version", where);
+  if (!major.ok()) return major.status();
+  file.file_major_version = major->value_or(0);
+  auto minor = GetOptionalU32(f, "file_minor_version", where);
+  if (!minor.ok()) return minor.status();
+  file.file_minor_version = minor->value_or(0);
+  auto size = GetU64(f, "file_size_bytes", where, false);
+  if (!size.ok()) return size.status();
+  file.file_size_bytes = *size;
+  auto base = GetOptionalU32(f, "base_id", where);
+  if (!base.ok()) return base.status();
+  file.base_id = *base;
+  return file;
+}
+
+Result<DeletionFileMeta> ParseDeletionFile(const Json& del) {
+  if (!del.is_object()) {
+    return Status::Invalid("Fragment JSON: deletion_file must be an object or null");
+  }
+  DeletionFileMeta d;
+  auto rv = GetU64(del, "read_version", "deletion_file", true);
+  if (!rv.ok()) return rv.status();
+  d.read_version = *rv;
+  auto did = GetU64(del, "id", "deletion_file", true);
+  if (!did.ok()) return did.status();
+  d.id = *did;
+  auto n = GetU64(del, "num_deleted_rows", "deletion_file", false);
+  if (!n.ok()) return n.status();
+  d.num_deleted_rows = *n;
+  auto type = del.find("file_type");
+  if (type == del.end() || type->is_null()) {
+    return Status::Invalid("Fragment JSON: deletion_file.file_type is missing");
+  }
+  if (type->is_string() && (*type == "array" || *type == "arrow")) {
+    d.file_type = DeletionFileMeta::Type::kArrowArray;
+  } else if (type->is_string() && *type == "bitmap") {
+    d.file_type = DeletionFileMeta::Type::kBitmap;
+  } else if (type->is_number_integer() && (*type == 0 || *type == 1)) {
+    d.file_type = *type == 0 ? DeletionFileMeta::Type::kArrowArray
+                             : DeletionFileMeta::Type::kBitmap;
+  } else {
+    return Status::Invalid(
+        "Fragment JSON: deletion_file.file_type must be \"array\" or "
+        "\"bitmap\", got " +
+        type->dump());
+  }
+  auto base = GetOptionalU32(del, "base_id", "deletion_file");
+  if (!base.ok()) return base.status();
+  d.base_id = *base;
+  return d;
+}
+
+// Metadata for features we cannot carry (stable row ids, row lineage, overlays):
+// refuse rather than silently drop it.
+Status CheckNoUnsupportedMetadata(const Json& root) {
+  for (const char* key :
+       {"row_id_meta", "created_at_version_meta", "last_updated_at_version_meta"}) {
+    auto it = root.find(key);
+    if (it != root.end() && !it->is_null()) {
+      return Status::NotImplemented(std::string("Fragment JSON: ") + key +
+                                    " (stable row ids / row lineage) is not supported");
+    }
+  }
+  auto overlays = root.find("overlays");
+  if (overlays != root.end() && !overlays->is_null() &&
+      !(overlays->is_array() && overlays->empty())) {
+    return Status::NotImplemented("Fragment JSON: overlays are not supported");
+  }
+  return Status::OK();
+}
+
 Result<FragmentMetadata> ParseFragment(const Json& root) {
   if (!root.is_object()) return Status::Invalid("Fragment JSON must be an object");
   FragmentMetadata out;
@@ -95,92 +184,18 @@ Result<FragmentMetadata> ParseFragment(const Json& root) {
     if (!files->is_array())
       return Status::Invalid("Fragment JSON: files must be an array");
     for (size_t i = 0; i < files->size(); ++i) {
-      const Json& f = (*files)[i];
-      const std::string where = "files[" + std::to_string(i) + "]";
-      if (!f.is_object())
-        return Status::Invalid("Fragment JSON: " + where + " must be an object");
-      DataFileMeta file;
-      auto path = f.find("path");
-      if (path == f.end() || !path->is_string() || path->get<std::string>().empty()) {
-        return Status::Invalid("Fragment JSON: " + where +
-                               ".path must be a non-empty string");
-      }
-      file.path = path->get<std::string>();
-      auto fields = GetI32List(f, "fields", where);
-      if (!fields.ok()) return fields.status();
-      file.fields = std::move(*fields);
-      auto cols = GetI32List(f, "column_indices", where);
-      if (!cols.ok()) return cols.status();
-      file.column_indices = std::move(*cols);
-      auto major = GetOptionalU32(f, "file_major_version", where);
-      if (!major.ok()) return major.status();
-      file.file_major_version = major->value_or(0);
-      auto minor = GetOptionalU32(f, "file_minor_version", where);
-      if (!minor.ok()) return minor.status();
-      file.file_minor_version = minor->value_or(0);
-      auto size = GetU64(f, "file_size_bytes", where, false);
-      if (!size.ok()) return size.status();
-      file.file_size_bytes = *size;
-      auto base = GetOptionalU32(f, "base_id", where);
-      if (!base.ok()) return base.status();
-      file.base_id = *base;
+      LANCE_ASSIGN_OR_RAISE(
+          DataFileMeta file,
+          ParseDataFile((*files)[i], "files[" + std::to_string(i) + "]"));
       out.files.push_back(std::move(file));
     }
   }
 
   auto del = root.find("deletion_file");
   if (del != root.end() && !del->is_null()) {
-    if (!del->is_object()) {
-      return Status::Invalid("Fragment JSON: deletion_file must be an object or null");
-    }
-    DeletionFileMeta d;
-    auto rv = GetU64(*del, "read_version", "deletion_file", true);
-    if (!rv.ok()) return rv.status();
-    d.read_version = *rv;
-    auto did = GetU64(*del, "id", "deletion_file", true);
-    if (!did.ok()) return did.status();
-    d.id = *did;
-    auto n = GetU64(*del, "num_deleted_rows", "deletion_file", false);
-    if (!n.ok()) return n.status();
-    d.num_deleted_rows = *n;
-    auto type = del->find("file_type");
-    if (type == del->end() || type->is_null()) {
-      return Status::Invalid("Fragment JSON: deletion_file.file_type is missing");
-    }
-    if (type->is_string() && (*type == "array" || *type == "arrow")) {
-      d.file_type = DeletionFileMeta::Type::kArrowArray;
-    } else if (type->is_string() && *type == "bitmap") {
-      d.file_type = DeletionFileMeta::Type::kBitmap;
-    } else if (type->is_number_integer() && (*type == 0 || *type == 1)) {
-      d.file_type = *type == 0 ? DeletionFileMeta::Type::kArrowArray
-                               : DeletionFileMeta::Type::kBitmap;
-    } else {
-      return Status::Invalid(
-          "Fragment JSON: deletion_file.file_type must be \"array\" or "
-          "\"bitmap\", got " +
-          type->dump());
-    }
-    auto base = GetOptionalU32(*del, "base_id", "deletion_file");
-    if (!base.ok()) return base.status();
-    d.base_id = *base;
-    out.deletion_file = d;
+    LANCE_ASSIGN_OR_RAISE(out.deletion_file, ParseDeletionFile(*del));
   }
-
-  // Metadata for features we cannot carry (stable row ids, row lineage, overlays):
-  // refuse rather than silently drop it.
-  for (const char* key :
-       {"row_id_meta", "created_at_version_meta", "last_updated_at_version_meta"}) {
-    auto it = root.find(key);
-    if (it != root.end() && !it->is_null()) {
-      return Status::NotImplemented(std::string("Fragment JSON: ") + key +
-                                    " (stable row ids / row lineage) is not supported");
-    }
-  }
-  auto overlays = root.find("overlays");
-  if (overlays != root.end() && !overlays->is_null() &&
-      !(overlays->is_array() && overlays->empty())) {
-    return Status::NotImplemented("Fragment JSON: overlays are not supported");
-  }
+  LANCE_RETURN_NOT_OK(CheckNoUnsupportedMetadata(root));
   return out;
 }
 

@@ -668,6 +668,98 @@ class DatasetScanner : public RecordBatchReader {
   std::vector<RecordBatchPtr> ready_;
   size_t ready_pos_ = 0;
 };
+// What a scan reads and what it outputs, as MakeScanner works them out from the options.
+struct ScanColumns {
+  std::vector<int> read_columns;
+  std::vector<OutputColumn> outputs;
+  std::vector<FieldPtr> output_fields;
+
+  // The position of top-level column `index` among the columns read, added if new.
+  int ReadPosition(int index) {
+    auto it = std::find(read_columns.begin(), read_columns.end(), index);
+    if (it != read_columns.end()) return static_cast<int>(it - read_columns.begin());
+    read_columns.push_back(index);
+    return static_cast<int>(read_columns.size() - 1);
+  }
+  void AddRowId() {
+    outputs.push_back(OutputColumn{-1, {}, {}, {}});
+    output_fields.push_back(field(kRowIdColumn, uint64(), /*nullable=*/true));
+  }
+};
+
+// The outputs of options.projections: each a column, the row id or an expression.
+Status AddProjections(const Schema& full, const ScanOptions& options,
+                      const std::string& uri, ScanColumns* cols) {
+  std::set<std::string> seen_outputs;
+  for (const auto& [name, text] : options.projections) {
+    if (!seen_outputs.insert(name).second) {
+      return Status::Invalid("Scan: output column '" + name + "' is given twice");
+    }
+    if (text == kRowIdColumn && full.GetFieldIndex(text) < 0) {
+      cols->outputs.push_back(OutputColumn{-1, {}, {}, name});  // the row id, renamed
+      cols->output_fields.push_back(field(name, uint64(), /*nullable=*/true));
+      continue;
+    }
+    // A plain column (or struct field path) comes out as `columns` would give it.
+    Result<FieldPath> path = ResolveFieldPath(full, text, "Scan", uri);
+    if (path.ok()) {
+      cols->outputs.push_back(
+          OutputColumn{cols->ReadPosition(path->top), path->children, {}, {}});
+      const FieldPtr f = FlatField(full, *path, name);
+      cols->output_fields.push_back(
+          f->name() == name ? f : field(name, f->type(), f->nullable(), f->metadata()));
+      continue;
+    }
+    Result<std::shared_ptr<const table::ValueExpression>> expr =
+        table::ValueExpression::Parse(text, full);
+    if (!expr.ok()) {
+      return Status(expr.status().code(),
+                    "Scan: column '" + name + "': " + expr.status().message());
+    }
+    for (const std::string& ref : (*expr)->ReferencedColumns()) {
+      const int index = full.GetFieldIndex(ref);
+      if (index < 0) {
+        return Status::Invalid("Scan: column '", name, "' references unknown column '",
+                               ref, "'");
+      }
+      cols->ReadPosition(index);
+    }
+    const DataTypePtr type = (*expr)->type() ? (*expr)->type() : null();
+    cols->outputs.push_back(OutputColumn{-1, {}, *expr, name});
+    cols->output_fields.push_back(field(name, type, /*nullable=*/true));
+  }
+  return Status::OK();
+}
+
+// The outputs of options.columns (every column when neither columns nor projections
+// are given), then the row id if asked for.
+Status AddColumns(const Schema& full, const ScanOptions& options, const std::string& uri,
+                  ScanColumns* cols) {
+  std::vector<std::string> names = options.columns;
+  if (names.empty() && options.projections.empty()) {
+    for (const FieldPtr& f : full.fields()) names.push_back(f->name());
+  }
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    if (!seen.insert(name).second) {
+      return Status::Invalid("Scan: column '" + name + "' is requested twice");
+    }
+    if (name == kRowIdColumn && full.GetFieldIndex(name) < 0) {
+      // With with_row_id the row id goes last wherever it was named (as in pylance).
+      if (!options.with_row_id) cols->AddRowId();
+      continue;
+    }
+    // A top-level column, or a struct's field by its dotted path ("s.a"), which comes
+    // out as a top-level column of that name, as in pylance.
+    LANCE_ASSIGN_OR_RAISE(FieldPath path, ResolveFieldPath(full, name, "Scan", uri));
+    cols->outputs.push_back(
+        OutputColumn{cols->ReadPosition(path.top), path.children, {}, {}});
+    cols->output_fields.push_back(FlatField(full, path, name));
+  }
+  if (options.with_row_id) cols->AddRowId();
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
@@ -681,83 +773,13 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
     return Status::Invalid("Scan limit must not be negative");
   }
   const Schema& full = *ds->schema.schema();
-  std::vector<int> read_columns;
-  std::vector<OutputColumn> outputs;
-  std::vector<FieldPtr> output_fields;
-  auto read_position = [&](int index) {
-    auto it = std::find(read_columns.begin(), read_columns.end(), index);
-    if (it != read_columns.end()) return static_cast<int>(it - read_columns.begin());
-    read_columns.push_back(index);
-    return static_cast<int>(read_columns.size() - 1);
-  };
-  auto add_row_id = [&]() {
-    outputs.push_back(OutputColumn{-1, {}, {}, {}});
-    output_fields.push_back(field(kRowIdColumn, uint64(), /*nullable=*/true));
-  };
-
+  ScanColumns cols;
   if (!count_only) {
     if (!options.projections.empty() && !options.columns.empty()) {
       return Status::Invalid("Scan: give columns or projections, not both");
     }
-    std::set<std::string> seen_outputs;
-    for (const auto& [name, text] : options.projections) {
-      if (!seen_outputs.insert(name).second) {
-        return Status::Invalid("Scan: output column '" + name + "' is given twice");
-      }
-      if (text == kRowIdColumn && full.GetFieldIndex(text) < 0) {
-        outputs.push_back(OutputColumn{-1, {}, {}, name});  // the row id, renamed
-        output_fields.push_back(field(name, uint64(), /*nullable=*/true));
-        continue;
-      }
-      // A plain column (or struct field path) comes out as `columns` would give it.
-      Result<FieldPath> path = ResolveFieldPath(full, text, "Scan", ds->uri);
-      if (path.ok()) {
-        outputs.push_back(OutputColumn{read_position(path->top), path->children, {}, {}});
-        const FieldPtr f = FlatField(full, *path, name);
-        output_fields.push_back(
-            f->name() == name ? f : field(name, f->type(), f->nullable(), f->metadata()));
-        continue;
-      }
-      Result<std::shared_ptr<const table::ValueExpression>> expr =
-          table::ValueExpression::Parse(text, full);
-      if (!expr.ok()) {
-        return Status(expr.status().code(),
-                      "Scan: column '" + name + "': " + expr.status().message());
-      }
-      for (const std::string& ref : (*expr)->ReferencedColumns()) {
-        const int index = full.GetFieldIndex(ref);
-        if (index < 0) {
-          return Status::Invalid("Scan: column '", name, "' references unknown column '",
-                                 ref, "'");
-        }
-        read_position(index);
-      }
-      const DataTypePtr type = (*expr)->type() ? (*expr)->type() : null();
-      outputs.push_back(OutputColumn{-1, {}, *expr, name});
-      output_fields.push_back(field(name, type, /*nullable=*/true));
-    }
-    std::vector<std::string> names = options.columns;
-    if (names.empty() && options.projections.empty()) {
-      for (const FieldPtr& f : full.fields()) names.push_back(f->name());
-    }
-    std::set<std::string> seen;
-    for (const std::string& name : names) {
-      if (!seen.insert(name).second) {
-        return Status::Invalid("Scan: column '" + name + "' is requested twice");
-      }
-      if (name == kRowIdColumn && full.GetFieldIndex(name) < 0) {
-        // With with_row_id the row id goes last wherever it was named (as in pylance).
-        if (!options.with_row_id) add_row_id();
-        continue;
-      }
-      // A top-level column, or a struct's field by its dotted path ("s.a"), which comes
-      // out as a top-level column of that name, as in pylance.
-      LANCE_ASSIGN_OR_RAISE(FieldPath path,
-                            ResolveFieldPath(full, name, "Scan", ds->uri));
-      outputs.push_back(OutputColumn{read_position(path.top), path.children, {}, {}});
-      output_fields.push_back(FlatField(full, path, name));
-    }
-    if (options.with_row_id) add_row_id();
+    LANCE_RETURN_NOT_OK(AddProjections(full, options, ds->uri, &cols));
+    LANCE_RETURN_NOT_OK(AddColumns(full, options, ds->uri, &cols));
   }
 
   std::shared_ptr<const table::Predicate> predicate;
@@ -768,14 +790,14 @@ Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> ds,
       if (index < 0) {
         return Status::Invalid("Filter references unknown column '" + name + "'");
       }
-      read_position(index);
+      cols.ReadPosition(index);
     }
   }
   auto plan = std::make_shared<ScanPlan>();
   plan->ds = std::move(ds);
-  plan->output_schema = schema(std::move(output_fields), full.metadata());
-  plan->read_columns = std::move(read_columns);
-  plan->outputs = std::move(outputs);
+  plan->output_schema = schema(std::move(cols.output_fields), full.metadata());
+  plan->read_columns = std::move(cols.read_columns);
+  plan->outputs = std::move(cols.outputs);
   plan->predicate = std::move(predicate);
   plan->batch_size = std::max<int64_t>(1, options.batch_size);
   plan->batches_per_chunk = std::max(1, options.batch_readahead);

@@ -32,14 +32,6 @@ void SetTimestampNow(pb::Manifest* m) {
   m->mutable_timestamp()->set_nanos(static_cast<int32_t>(nanos % 1000000000));
 }
 
-// The largest fragment id ever used: max_fragment_id, or the largest id present for
-// manifests written before max_fragment_id existed. -1 when there never was one.
-int64_t HighWaterMark(const pb::Manifest& m) {
-  int64_t mark = m.has_max_fragment_id() ? static_cast<int64_t>(m.max_fragment_id()) : -1;
-  for (const auto& f : m.fragments()) mark = std::max(mark, static_cast<int64_t>(f.id()));
-  return mark;
-}
-
 std::string InferDataFormat(const pb::Transaction::Overwrite& op) {
   for (const auto& frag : op.fragments()) {
     for (const auto& file : frag.files()) {
@@ -49,42 +41,6 @@ std::string InferDataFormat(const pb::Transaction::Overwrite& op) {
     }
   }
   return "2.0";
-}
-
-// Fragments a Delete touches (updated or removed).
-std::set<uint64_t> TouchedFragments(const pb::Transaction::Delete& op) {
-  std::set<uint64_t> ids(op.deleted_fragment_ids().begin(),
-                         op.deleted_fragment_ids().end());
-  for (const auto& f : op.updated_fragments()) ids.insert(f.id());
-  return ids;
-}
-
-// Existing fragments another transaction rewrote, replaced, updated or removed (the ones
-// whose rows or deletion vectors a concurrent Delete of ours may no longer describe).
-std::set<uint64_t> ChangedFragments(const pb::Transaction& txn) {
-  std::set<uint64_t> ids;
-  switch (txn.operation_case()) {
-    case Op::kDelete:
-      return TouchedFragments(txn.delete_());
-    case Op::kUpdate:
-      ids.insert(txn.update().removed_fragment_ids().begin(),
-                 txn.update().removed_fragment_ids().end());
-      for (const auto& f : txn.update().updated_fragments()) ids.insert(f.id());
-      break;
-    case Op::kRewrite:
-      for (const auto& f : txn.rewrite().old_fragments()) ids.insert(f.id());
-      for (const auto& group : txn.rewrite().groups()) {
-        for (const auto& f : group.old_fragments()) ids.insert(f.id());
-      }
-      break;
-    case Op::kDataReplacement:
-      for (const auto& r : txn.data_replacement().replacements())
-        ids.insert(r.fragment_id());
-      break;
-    default:
-      break;
-  }
-  return ids;
 }
 
 // Lance: a Merge or Project that does not assert preserves_nullability may add a column
@@ -266,101 +222,276 @@ void ApplyFeatureFlags(pb::Manifest* m) {
   m->set_writer_feature_flags(writer);
 }
 
+int64_t HighWaterMark(const pb::Manifest& m) {
+  int64_t mark = m.has_max_fragment_id() ? static_cast<int64_t>(m.max_fragment_id()) : -1;
+  for (const auto& f : m.fragments()) mark = std::max(mark, static_cast<int64_t>(f.id()));
+  return mark;
+}
+
+Status SetHighWaterMark(pb::Manifest* m, int64_t mark) {
+  if (mark > static_cast<int64_t>(UINT32_MAX)) {
+    return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
+  }
+  if (mark >= 0) m->set_max_fragment_id(static_cast<uint32_t>(mark));
+  return Status::OK();
+}
+
+Status ConflictCheck::Retryable(std::string_view why) const {
+  return ConflictError(mine, theirs, their_version, uri, why, true);
+}
+
+Status ConflictCheck::Incompatible(std::string_view why) const {
+  return ConflictError(mine, theirs, their_version, uri, why, false);
+}
+
+std::set<uint64_t> ChangedFragments(const pb::Transaction& txn) {
+  std::set<uint64_t> ids;
+  switch (txn.operation_case()) {
+    case Op::kDelete:
+      ids.insert(txn.delete_().deleted_fragment_ids().begin(),
+                 txn.delete_().deleted_fragment_ids().end());
+      for (const auto& f : txn.delete_().updated_fragments()) ids.insert(f.id());
+      break;
+    case Op::kUpdate:
+      ids.insert(txn.update().removed_fragment_ids().begin(),
+                 txn.update().removed_fragment_ids().end());
+      for (const auto& f : txn.update().updated_fragments()) ids.insert(f.id());
+      break;
+    case Op::kRewrite:
+      for (const auto& f : txn.rewrite().old_fragments()) ids.insert(f.id());
+      for (const auto& group : txn.rewrite().groups()) {
+        for (const auto& f : group.old_fragments()) ids.insert(f.id());
+      }
+      break;
+    case Op::kDataReplacement:
+      for (const auto& r : txn.data_replacement().replacements())
+        ids.insert(r.fragment_id());
+      break;
+    case Op::kDataOverlay:
+      for (const auto& g : txn.data_overlay().groups()) ids.insert(g.fragment_id());
+      break;
+    default:
+      break;
+  }
+  return ids;
+}
+
+Status CheckFragmentOverlap(const ConflictCheck& c) {
+  return c.RetryIfShared(ChangedFragments(c.mine), ChangedFragments(c.theirs));
+}
+
+Status ConflictCheck::RetryIfShared(const std::set<uint64_t>& ours,
+                                    const std::set<uint64_t>& changed) const {
+  for (uint64_t id : ours) {
+    if (changed.count(id) != 0)
+      return Retryable("both changed fragment " + std::to_string(id));
+  }
+  return Status::OK();
+}
+
+Status ConflictCheck::IncompatibleIfSameConfigKey() const {
+  const auto a = ConfigKeys(mine);
+  for (const auto& k : ConfigKeys(theirs)) {
+    if (a.count(k) != 0) return Incompatible("both set config key " + k);
+  }
+  return Status::OK();
+}
+
+Status ConflictCheck::Apply(const ConflictRow& row) const {
+  const int column = static_cast<int>(their_op()) - static_cast<int>(Op::kAppend);
+  const size_t pos = 3 * static_cast<size_t>(column) + 2;
+  if (column < 0 || pos >= row.cells.size()) return Incompatible("");
+  switch (row.cells[pos]) {
+    case '.':
+      return Status::OK();
+    case 'R':
+      return Retryable(row.retryable_why);
+    case 'I':
+      return Incompatible(row.incompatible_why);
+    case '?':
+      return row.check(*this);
+    default:  // '-'
+      return Incompatible("");
+  }
+}
+
+namespace {
+
+Status BuildOverwrite(const pb::Manifest* previous, const pb::Transaction::Overwrite& op,
+                      const ManifestBuildOptions& options, pb::Manifest* m) {
+  // A fresh manifest: the old schema, fragments and indices describe data that is
+  // gone. Only table-level settings carry over, as in Lance.
+  if (previous != nullptr) {
+    *m->mutable_config() = previous->config();
+    *m->mutable_table_metadata() = previous->table_metadata();
+  }
+  for (const auto& [k, v] : op.config_upsert_values()) (*m->mutable_config())[k] = v;
+  *m->mutable_fields() = op.schema();
+  *m->mutable_schema_metadata() = op.schema_metadata();
+  // Fragment ids continue above the high-water mark of every id ever used, as
+  // pylance 14 numbers them (an overwrite of a dataset whose fragments were 0-2 gets
+  // 3, ...), also when an Overwrite is rebased over appends: an id is never reused,
+  // so nothing keyed by fragment id (deletion files, indices) can be mistaken.
+  int64_t mark = previous != nullptr ? HighWaterMark(*previous) : -1;
+  int64_t next_id = mark + 1;
+  for (const auto& frag : op.fragments()) {
+    pb::DataFragment* out = m->add_fragments();
+    *out = frag;
+    out->set_id(static_cast<uint64_t>(next_id++));
+  }
+  LANCE_RETURN_NOT_OK(SetHighWaterMark(m, std::max(mark, next_id - 1)));
+  m->mutable_data_format()->set_file_format("lance");
+  m->mutable_data_format()->set_version(options.data_storage_version.empty()
+                                            ? InferDataFormat(op)
+                                            : options.data_storage_version);
+  return Status::OK();
+}
+
+Status ApplyAppend(const pb::Transaction::Append& op, pb::Manifest* m) {
+  int64_t mark = HighWaterMark(*m);
+  for (const auto& frag : op.fragments()) {
+    pb::DataFragment* out = m->add_fragments();
+    *out = frag;
+    out->set_id(static_cast<uint64_t>(++mark));
+  }
+  return SetHighWaterMark(m, mark);
+}
+
+Status ApplyDelete(const pb::Transaction::Delete& op, pb::Manifest* m) {
+  std::unordered_map<uint64_t, int> index;
+  for (int i = 0; i < m->fragments_size(); ++i) index[m->fragments(i).id()] = i;
+  for (const auto& updated : op.updated_fragments()) {
+    auto it = index.find(updated.id());
+    if (it == index.end()) {
+      return Status::Conflict("Fragment " + std::to_string(updated.id()) +
+                              " this Delete updates no longer exists");
+    }
+    // Only the deletion vector changes; keep everything else of the fragment as
+    // the latest version has it.
+    pb::DataFragment* target = m->mutable_fragments(it->second);
+    if (updated.has_deletion_file()) {
+      *target->mutable_deletion_file() = updated.deletion_file();
+    } else {
+      target->clear_deletion_file();
+    }
+  }
+  std::set<uint64_t> removed;
+  for (uint64_t id : op.deleted_fragment_ids()) {
+    if (index.find(id) == index.end()) {
+      return Status::Conflict("Fragment " + std::to_string(id) +
+                              " this Delete removes no longer exists");
+    }
+    removed.insert(id);
+  }
+  if (!removed.empty()) {
+    google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
+    for (auto& f : *m->mutable_fragments()) {
+      if (removed.count(f.id()) == 0) *kept.Add() = std::move(f);
+    }
+    m->mutable_fragments()->Swap(&kept);
+  }
+  return Status::OK();
+}
+
+// What every new manifest gets, whatever the operation: fragments sorted by id,
+// version, timestamp, writer and feature flags.
+Status FinishManifest(uint64_t version, const ManifestBuildOptions& options,
+                      pb::Manifest* m) {
+  std::sort(m->mutable_fragments()->begin(), m->mutable_fragments()->end(),
+            [](const pb::DataFragment& a, const pb::DataFragment& b) {
+              return a.id() < b.id();
+            });
+  for (int i = 1; i < m->fragments_size(); ++i) {
+    if (m->fragments(i).id() == m->fragments(i - 1).id()) {
+      return Status::Corrupt("Two fragments share id " +
+                             std::to_string(m->fragments(i).id()));
+    }
+  }
+  m->set_version(version);
+  SetTimestampNow(m);
+  m->mutable_writer_version()->set_library(std::string(kWriterLibrary));
+  m->mutable_writer_version()->set_version(std::string(kWriterVersion));
+  m->mutable_writer_version()->clear_prerelease();
+  m->mutable_writer_version()->set_build_metadata(WriterBuildMetadata());
+  m->set_transaction_file(options.transaction_file);
+  m->clear_index_section();
+  m->clear_transaction_section();
+  m->clear_tag();
+  ApplyFeatureFlags(m);
+  return FinalizeStorageVersion(m);
+}
+
+// The '?' cells of kOverwriteRow: only table-level settings survive an Overwrite, so it
+// clashes with a concurrent change of the same config keys. Two Overwrites: pylance 14
+// reports a retryable conflict (Lance 1.0.0-beta.1 let the later one win when their
+// keys differ).
+Status CheckOverwriteOverConfig(const ConflictCheck& c) {
+  LANCE_RETURN_NOT_OK(c.IncompatibleIfSameConfigKey());
+  if (c.their_op() == Op::kOverwrite)
+    return c.Retryable("both replaced the whole dataset");
+  return Status::OK();
+}
+
+// Lance's check_overwrite_txn: an Overwrite replaces the schema and every fragment, so
+// whatever was committed since its read version is discarded and it wins.
+// UpdateMemWalState and operations this build does not know are incompatible.
+constexpr ConflictRow kOverwriteRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  .  .  ?  .  .  .  .  .  .  .  ?  .  -  .  .  .", "", "",
+    &CheckOverwriteOverConfig};
+
+// New fragments touch nothing that existed. (Feature flags the other commit turned on,
+// e.g. base paths, are checked on the rebased manifest.)
+constexpr ConflictRow kAppendRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  .  .  I  .  .  .  I  .  .  .  .  .  -  .  .  .", "",
+    "it replaced the dataset's schema and fragments"};
+
+// '?': compatible unless it changed a fragment whose deletion vector we rewrote (Lance
+// could sometimes merge the two deletion vectors; we ask for a retry). A Merge may add
+// columns holding values the predicate would have matched differently (retryable).
+// Overwrites, restores, unknown operations: the rows we matched may be gone.
+constexpr ConflictRow kDeleteRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  .  ?  -  .  ?  R  -  .  ?  .  .  ?  -  .  .  .", "", "", &CheckFragmentOverlap};
+
+static_assert(IsValidConflictRow(kOverwriteRow));
+static_assert(IsValidConflictRow(kAppendRow));
+static_assert(IsValidConflictRow(kDeleteRow));
+
+Status CheckAppendConflict(const ConflictCheck& c) {
+  if (MayAlterNullability(c.theirs)) {
+    return c.Retryable(
+        "it may change the schema's nullability, which rows appended concurrently "
+        "need not satisfy");
+  }
+  return c.Apply(kAppendRow);
+}
+
+}  // namespace
+
 Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
                                    const pb::Transaction& txn, uint64_t version,
                                    const ManifestBuildOptions& options) {
   pb::Manifest m;
   switch (txn.operation_case()) {
-    case Op::kOverwrite: {
-      const auto& op = txn.overwrite();
-      // A fresh manifest: the old schema, fragments and indices describe data that is
-      // gone. Only table-level settings carry over, as in Lance.
-      if (previous != nullptr) {
-        *m.mutable_config() = previous->config();
-        *m.mutable_table_metadata() = previous->table_metadata();
-      }
-      for (const auto& [k, v] : op.config_upsert_values()) (*m.mutable_config())[k] = v;
-      *m.mutable_fields() = op.schema();
-      *m.mutable_schema_metadata() = op.schema_metadata();
-      // Fragment ids continue above the high-water mark of every id ever used, as
-      // pylance 14 numbers them (an overwrite of a dataset whose fragments were 0-2 gets
-      // 3, ...), also when an Overwrite is rebased over appends: an id is never reused,
-      // so nothing keyed by fragment id (deletion files, indices) can be mistaken.
-      int64_t mark = previous != nullptr ? HighWaterMark(*previous) : -1;
-      int64_t next_id = mark + 1;
-      for (const auto& frag : op.fragments()) {
-        pb::DataFragment* out = m.add_fragments();
-        *out = frag;
-        out->set_id(static_cast<uint64_t>(next_id++));
-      }
-      mark = std::max(mark, next_id - 1);
-      if (mark > static_cast<int64_t>(UINT32_MAX)) {
-        return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
-      }
-      if (mark >= 0) m.set_max_fragment_id(static_cast<uint32_t>(mark));
-      m.mutable_data_format()->set_file_format("lance");
-      m.mutable_data_format()->set_version(options.data_storage_version.empty()
-                                               ? InferDataFormat(op)
-                                               : options.data_storage_version);
+    case Op::kOverwrite:
+      LANCE_RETURN_NOT_OK(BuildOverwrite(previous, txn.overwrite(), options, &m));
       break;
-    }
-    case Op::kAppend: {
+    case Op::kAppend:
       if (previous == nullptr) {
         return Status::NotFound("Cannot append: the dataset does not exist");
       }
       m = *previous;
-      int64_t mark = HighWaterMark(m);
-      for (const auto& frag : txn.append().fragments()) {
-        pb::DataFragment* out = m.add_fragments();
-        *out = frag;
-        out->set_id(static_cast<uint64_t>(++mark));
-      }
-      if (mark > static_cast<int64_t>(UINT32_MAX)) {
-        return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
-      }
-      if (mark >= 0) m.set_max_fragment_id(static_cast<uint32_t>(mark));
+      LANCE_RETURN_NOT_OK(ApplyAppend(txn.append(), &m));
       break;
-    }
-    case Op::kDelete: {
+    case Op::kDelete:
       if (previous == nullptr) {
         return Status::NotFound("Cannot delete: the dataset does not exist");
       }
       m = *previous;
-      const auto& op = txn.delete_();
-      std::unordered_map<uint64_t, int> index;
-      for (int i = 0; i < m.fragments_size(); ++i) index[m.fragments(i).id()] = i;
-      for (const auto& updated : op.updated_fragments()) {
-        auto it = index.find(updated.id());
-        if (it == index.end()) {
-          return Status::Conflict("Fragment " + std::to_string(updated.id()) +
-                                  " this Delete updates no longer exists");
-        }
-        // Only the deletion vector changes; keep everything else of the fragment as
-        // the latest version has it.
-        pb::DataFragment* target = m.mutable_fragments(it->second);
-        if (updated.has_deletion_file()) {
-          *target->mutable_deletion_file() = updated.deletion_file();
-        } else {
-          target->clear_deletion_file();
-        }
-      }
-      std::set<uint64_t> removed;
-      for (uint64_t id : op.deleted_fragment_ids()) {
-        if (index.find(id) == index.end()) {
-          return Status::Conflict("Fragment " + std::to_string(id) +
-                                  " this Delete removes no longer exists");
-        }
-        removed.insert(id);
-      }
-      if (!removed.empty()) {
-        google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
-        for (auto& f : *m.mutable_fragments()) {
-          if (removed.count(f.id()) == 0) *kept.Add() = std::move(f);
-        }
-        m.mutable_fragments()->Swap(&kept);
-      }
+      LANCE_RETURN_NOT_OK(ApplyDelete(txn.delete_(), &m));
       break;
-    }
     case Op::kUpdate:
     case Op::kMerge:
     case Op::kProject:
@@ -389,150 +520,32 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
                                     "): only Append, Delete and "
                                     "Overwrite are committed by lance-cpp");
   }
-
-  std::sort(m.mutable_fragments()->begin(), m.mutable_fragments()->end(),
-            [](const pb::DataFragment& a, const pb::DataFragment& b) {
-              return a.id() < b.id();
-            });
-  for (int i = 1; i < m.fragments_size(); ++i) {
-    if (m.fragments(i).id() == m.fragments(i - 1).id()) {
-      return Status::Corrupt("Two fragments share id " +
-                             std::to_string(m.fragments(i).id()));
-    }
-  }
-  m.set_version(version);
-  SetTimestampNow(&m);
-  m.mutable_writer_version()->set_library(std::string(kWriterLibrary));
-  m.mutable_writer_version()->set_version(std::string(kWriterVersion));
-  m.mutable_writer_version()->clear_prerelease();
-  m.mutable_writer_version()->set_build_metadata(WriterBuildMetadata());
-  m.set_transaction_file(options.transaction_file);
-  m.clear_index_section();
-  m.clear_transaction_section();
-  m.clear_tag();
-  ApplyFeatureFlags(&m);
-  LANCE_RETURN_NOT_OK(FinalizeStorageVersion(&m));
+  LANCE_RETURN_NOT_OK(FinishManifest(version, options, &m));
   return m;
 }
 
 Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri) {
-  const Op t = theirs.operation_case();
-  auto retryable = [&](std::string_view why) {
-    return ConflictError(mine, theirs, their_version, uri, why, true);
-  };
-  auto incompatible = [&](std::string_view why) {
-    return ConflictError(mine, theirs, their_version, uri, why, false);
-  };
+  const ConflictCheck check{mine, theirs, their_version, uri};
   switch (mine.operation_case()) {
     case Op::kOverwrite:
-      // Lance's check_overwrite_txn: an Overwrite replaces the schema and every fragment,
-      // so whatever was committed since its read version is discarded and it wins. Only
-      // table-level settings survive an Overwrite, so it clashes with a concurrent
-      // change of the same config keys. Two Overwrites: pylance 14 reports a retryable
-      // conflict (Lance 1.0.0-beta.1 let the later one win when their keys differ).
-      switch (t) {
-        case Op::kOverwrite:
-        case Op::kUpdateConfig: {
-          const auto a = ConfigKeys(mine);
-          for (const auto& k : ConfigKeys(theirs)) {
-            if (a.count(k) != 0) return incompatible("both set config key " + k);
-          }
-          if (t == Op::kOverwrite) return retryable("both replaced the whole dataset");
-          return Status::OK();
-        }
-        case Op::kAppend:
-        case Op::kDelete:
-        case Op::kCreateIndex:
-        case Op::kRewrite:
-        case Op::kMerge:
-        case Op::kRestore:
-        case Op::kReserveFragments:
-        case Op::kUpdate:
-        case Op::kProject:
-        case Op::kDataReplacement:
-        case Op::kDataOverlay:
-        case Op::kClone:
-        case Op::kUpdateBases:
-          return Status::OK();
-        default:
-          // UpdateMemWalState and operations this build does not know.
-          return incompatible("");
-      }
+      return check.Apply(kOverwriteRow);
     case Op::kAppend:
-      if (MayAlterNullability(theirs)) {
-        return retryable(
-            "it may change the schema's nullability, which rows appended concurrently "
-            "need not satisfy");
-      }
-      switch (t) {
-        case Op::kAppend:
-        case Op::kDelete:
-        case Op::kCreateIndex:
-        case Op::kRewrite:
-        case Op::kMerge:
-        case Op::kProject:
-        case Op::kUpdate:
-        case Op::kUpdateConfig:
-        case Op::kReserveFragments:
-        case Op::kDataReplacement:
-        case Op::kDataOverlay:
-        case Op::kClone:
-        case Op::kUpdateBases:
-          // New fragments touch nothing that existed. (Feature flags the other commit
-          // turned on, e.g. base paths, are checked on the rebased manifest.)
-          return Status::OK();
-        case Op::kOverwrite:
-        case Op::kRestore:
-          return incompatible("it replaced the dataset's schema and fragments");
-        default:
-          return incompatible("");
-      }
+      return CheckAppendConflict(check);
     case Op::kDelete:
-      switch (t) {
-        case Op::kAppend:
-        case Op::kCreateIndex:
-        case Op::kProject:
-        case Op::kUpdateConfig:
-        case Op::kReserveFragments:
-        case Op::kDataOverlay:
-        case Op::kClone:
-        case Op::kUpdateBases:
-          return Status::OK();
-        case Op::kDelete:
-        case Op::kUpdate:
-        case Op::kRewrite:
-        case Op::kDataReplacement: {
-          // Compatible unless it changed a fragment whose deletion vector we rewrote
-          // (Lance could sometimes merge the two deletion vectors; we ask for a retry).
-          const auto a = TouchedFragments(mine.delete_());
-          const auto b = ChangedFragments(theirs);
-          for (uint64_t id : a) {
-            if (b.count(id) != 0) {
-              return retryable("both changed fragment " + std::to_string(id));
-            }
-          }
-          return Status::OK();
-        }
-        case Op::kMerge:
-          // New columns may hold values the predicate would have matched differently.
-          return retryable("");
-        default:
-          // Overwrites, restores, unknown operations: the rows we matched may be gone.
-          return incompatible("");
-      }
+      return check.Apply(kDeleteRow);
     case Op::kUpdate:
     case Op::kMerge:
     case Op::kProject:
     case Op::kDataReplacement:
-      return CheckMutationConflict(mine, theirs, their_version, uri);
+      return CheckMutationConflict(check);
     case Op::kRewrite:
     case Op::kRestore:
     case Op::kUpdateConfig:
     case Op::kReserveFragments:
-      return CheckMaintenanceConflict(mine, theirs, their_version, uri);
+      return CheckMaintenanceConflict(check);
     default:
-      return incompatible("");
+      return check.Incompatible("");
   }
 }
 

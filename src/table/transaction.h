@@ -115,6 +115,85 @@ Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
                      uint64_t their_version, std::string_view uri, std::string_view why,
                      bool retryable);
 
+/// \brief The largest fragment id ever used: max_fragment_id, or the largest id present
+/// for manifests written before max_fragment_id existed. -1 when there never was one.
+int64_t HighWaterMark(const pb::Manifest& m);
+/// \brief Records `mark` as the manifest's max_fragment_id (nothing when -1).
+/// \return Invalid when the ids have run past 32 bits.
+Status SetHighWaterMark(pb::Manifest* m, int64_t mark);
+
+struct ConflictCheck;
+
+/// \brief One row of the conflict matrix: how an operation of ours meets each operation
+/// committed concurrently. `cells` has one verdict per operation of theirs, by oneof
+/// number 100 (Append) to 115 (DataOverlay), each after two spaces so that a row lines
+/// up under this header:
+///
+///     // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+///
+/// (Append, Delete, Overwrite, CreateIndex, Rewrite, Merge, Restore, ReserveFragments,
+/// Update, Project, UpdateConfig, DataReplacement, UpdateMemWalState, Clone,
+/// UpdateBases, DataOverlay). A verdict is '.' compatible, 'R' retryable
+/// (`retryable_why`), 'I' incompatible (`incompatible_why`), '-' incompatible without a
+/// reason, '?' decided by `check`. Operations without a column (none, or one this build
+/// does not know) are incompatible without a reason.
+struct ConflictRow {
+  std::string_view cells;
+  std::string_view retryable_why;
+  std::string_view incompatible_why;
+  Status (*check)(const ConflictCheck&) = nullptr;
+};
+
+/// \brief Existing fragments `txn` rewrote, replaced, updated, removed or overlaid (for
+/// a Delete, Update, Rewrite, DataReplacement or DataOverlay; empty for the others).
+std::set<uint64_t> ChangedFragments(const pb::Transaction& txn);
+
+/// \brief The '?' check of rows whose operations clash only when both changed the same
+/// fragment (ChangedFragments): retryable "both changed fragment <id>".
+Status CheckFragmentOverlap(const ConflictCheck& c);
+
+/// \brief Whether `row` is well formed: 16 cells of the known verdicts, and a check
+/// when a cell asks for one (for static_assert).
+constexpr bool IsValidConflictRow(const ConflictRow& row) {
+  if (row.cells.size() != 3 * 16) return false;
+  for (size_t i = 0; i < row.cells.size(); ++i) {
+    const char c = row.cells[i];
+    if (i % 3 != 2) {
+      if (c != ' ') return false;
+    } else if (c == '?') {
+      if (row.check == nullptr) return false;
+    } else if (c != '.' && c != 'R' && c != 'I' && c != '-') {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// \brief One conflict check: `mine` rebased over `theirs`, committed concurrently as
+/// `their_version` of `uri`. Builds the statuses the conflict rules of every operation
+/// family return.
+struct ConflictCheck {
+  const pb::Transaction& mine;
+  const pb::Transaction& theirs;
+  uint64_t their_version;
+  std::string_view uri;
+
+  pb::Transaction::OperationCase their_op() const { return theirs.operation_case(); }
+  /// \brief ConflictError(..., why, /*retryable=*/true).
+  Status Retryable(std::string_view why) const;
+  /// \brief ConflictError(..., why, /*retryable=*/false).
+  Status Incompatible(std::string_view why) const;
+  /// \brief Retryable "both changed fragment <id>" for the first of `ours` that is also
+  /// in `changed`; OK when they share none.
+  Status RetryIfShared(const std::set<uint64_t>& ours,
+                       const std::set<uint64_t>& changed) const;
+  /// \brief Incompatible "both set config key <k>" for the first config key `theirs`
+  /// sets that `mine` sets too (ConfigKeys); OK when they share none.
+  Status IncompatibleIfSameConfigKey() const;
+  /// \brief The verdict of `row` (see ConflictRow) on their operation.
+  Status Apply(const ConflictRow& row) const;
+};
+
 // ---- operation families owned by other files (issue 12) ------------------------------
 // BuildManifest copies the previous manifest into `m` and calls the family's Apply; it
 // then sorts fragments, sets version, timestamp, writer and flags as for every op.
@@ -122,13 +201,10 @@ Status ConflictError(const pb::Transaction& mine, const pb::Transaction& theirs,
 
 /// \brief Update, Merge, Project, DataReplacement (transaction_mutation.cc).
 Status ApplyMutation(const pb::Transaction& txn, pb::Manifest* m);
-Status CheckMutationConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
-                             uint64_t their_version, std::string_view uri);
+Status CheckMutationConflict(const ConflictCheck& check);
 /// \brief Rewrite, Restore, UpdateConfig, ReserveFragments (transaction_maintenance.cc).
 Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m);
-Status CheckMaintenanceConflict(const pb::Transaction& mine,
-                                const pb::Transaction& theirs, uint64_t their_version,
-                                std::string_view uri);
+Status CheckMaintenanceConflict(const ConflictCheck& check);
 
 /// \brief Config keys `txn` (an UpdateConfig or an Overwrite) sets or deletes; empty for
 /// other operations. Two such transactions clash when they share a key (Lance's

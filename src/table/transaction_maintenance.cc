@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "lance/macros.h"
 #include "lance/str_cat.h"
 #include "table/maintenance_internal.h"
 #include "table/transaction.h"
@@ -17,12 +18,6 @@ namespace {
 using Op = pb::Transaction::OperationCase;
 
 thread_local const pb::Manifest* g_restore_source = nullptr;
-
-int64_t HighWaterMark(const pb::Manifest& m) {
-  int64_t mark = m.has_max_fragment_id() ? static_cast<int64_t>(m.max_fragment_id()) : -1;
-  for (const auto& f : m.fragments()) mark = std::max(mark, static_cast<int64_t>(f.id()));
-  return mark;
-}
 
 // The rewrite groups of `op`, the deprecated flat lists counting as one group.
 std::vector<pb::Transaction::Rewrite::RewriteGroup> Groups(
@@ -74,11 +69,7 @@ Status ApplyRewrite(const pb::Transaction::Rewrite& op, pb::Manifest* m) {
       }
     }
   }
-  if (mark > static_cast<int64_t>(UINT32_MAX)) {
-    return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
-  }
-  if (mark >= 0) m->set_max_fragment_id(static_cast<uint32_t>(mark));
-  return Status::OK();
+  return SetHighWaterMark(m, mark);
 }
 
 template <typename MapT, typename Convert>
@@ -146,6 +137,101 @@ bool TouchesFieldMetadata(const pb::Transaction::UpdateConfig& op) {
   return !op.field_metadata_updates().empty() || !op.field_metadata().empty();
 }
 
+Status CheckRewriteConflict(const ConflictCheck& c) {
+  std::set<uint64_t> mine_ids;
+  for (const auto& g : Groups(c.mine.rewrite())) {
+    for (const auto& f : g.old_fragments()) mine_ids.insert(f.id());
+  }
+  auto clash = [&](uint64_t id) { return mine_ids.count(id) != 0; };
+  const pb::Transaction& theirs = c.theirs;
+  switch (c.their_op()) {
+    case Op::kAppend:
+    case Op::kReserveFragments:
+    case Op::kProject:
+    case Op::kClone:
+    case Op::kUpdateConfig:
+    case Op::kUpdateMemWalState:
+    case Op::kUpdateBases:
+      return Status::OK();
+    case Op::kDelete:
+      for (const auto& f : theirs.delete_().updated_fragments()) {
+        if (clash(f.id())) return c.Retryable(StrCat("both changed fragment ", f.id()));
+      }
+      for (uint64_t id : theirs.delete_().deleted_fragment_ids()) {
+        if (clash(id)) return c.Retryable(StrCat("both changed fragment ", id));
+      }
+      return Status::OK();
+    case Op::kUpdate:
+      for (const auto& f : theirs.update().updated_fragments()) {
+        if (clash(f.id())) return c.Retryable(StrCat("both changed fragment ", f.id()));
+      }
+      for (uint64_t id : theirs.update().removed_fragment_ids()) {
+        if (clash(id)) return c.Retryable(StrCat("both changed fragment ", id));
+      }
+      return Status::OK();
+    case Op::kRewrite:
+      for (const auto& g : Groups(theirs.rewrite())) {
+        for (const auto& f : g.old_fragments()) {
+          if (clash(f.id())) {
+            return c.Retryable(StrCat("both rewrote fragment ", f.id()));
+          }
+        }
+      }
+      return Status::OK();
+    case Op::kDataReplacement:
+      for (const auto& r : theirs.data_replacement().replacements()) {
+        if (clash(r.fragment_id())) {
+          return c.Retryable(StrCat("both changed fragment ", r.fragment_id()));
+        }
+      }
+      return Status::OK();
+    case Op::kMerge:
+      return c.Retryable("");
+    case Op::kCreateIndex:
+      // Lance remaps indices covering rewritten fragments; we cannot, so we ask
+      // for the compaction to be planned again (Lance: retryable when the index
+      // covers a rewritten fragment).
+      return c.Retryable("an index was created concurrently");
+    case Op::kOverwrite:
+    case Op::kRestore:
+      return c.Incompatible("it replaced the dataset's fragments");
+    default:
+      return c.Incompatible("");
+  }
+}
+
+Status CheckUpdateConfigConflict(const ConflictCheck& c) {
+  const auto& op = c.mine.update_config();
+  switch (c.their_op()) {
+    case Op::kOverwrite:
+      if (TouchesSchemaMetadata(op) || TouchesFieldMetadata(op)) {
+        return c.Incompatible("it replaced the schema");
+      }
+      return c.IncompatibleIfSameConfigKey();
+    case Op::kUpdateConfig: {
+      LANCE_RETURN_NOT_OK(c.IncompatibleIfSameConfigKey());
+      const auto& other = c.theirs.update_config();
+      if ((TouchesSchemaMetadata(op) && TouchesSchemaMetadata(other)) ||
+          (TouchesFieldMetadata(op) && TouchesFieldMetadata(other)) ||
+          (op.has_table_metadata_updates() && other.has_table_metadata_updates()) ||
+          (op.config_updates().replace() || other.config_updates().replace())) {
+        return c.Incompatible("both changed the same metadata");
+      }
+      return Status::OK();
+    }
+    case Op::kRestore:
+    case Op::kUpdateMemWalState:
+    case Op::OPERATION_NOT_SET:
+      return c.Incompatible("");
+    case Op::kMerge:
+    case Op::kProject:
+      if (TouchesFieldMetadata(op)) return c.Retryable("the schema changed");
+      return Status::OK();
+    default:
+      return Status::OK();
+  }
+}
+
 }  // namespace
 
 std::set<std::string> ConfigKeys(const pb::Transaction& txn) {
@@ -177,12 +263,8 @@ Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m) {
     case Op::kReserveFragments: {
       // Lance's compaction reserves the ids of its new fragments in a version of its
       // own (which changes nothing else), then commits the Rewrite with those ids.
-      const int64_t mark = HighWaterMark(*m) + txn.reserve_fragments().num_fragments();
-      if (mark > static_cast<int64_t>(UINT32_MAX)) {
-        return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
-      }
-      if (mark >= 0) m->set_max_fragment_id(static_cast<uint32_t>(mark));
-      return Status::OK();
+      return SetHighWaterMark(
+          m, HighWaterMark(*m) + txn.reserve_fragments().num_fragments());
     }
     case Op::kRestore: {
       // Lance: the new version is the old manifest as it was (schema, fragments,
@@ -202,130 +284,26 @@ Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m) {
   }
 }
 
-Status CheckMaintenanceConflict(const pb::Transaction& mine,
-                                const pb::Transaction& theirs, uint64_t their_version,
-                                std::string_view uri) {
-  const Op t = theirs.operation_case();
-  auto retryable = [&](std::string_view why) {
-    return ConflictError(mine, theirs, their_version, uri, why, true);
-  };
-  auto incompatible = [&](std::string_view why) {
-    return ConflictError(mine, theirs, their_version, uri, why, false);
-  };
-  switch (mine.operation_case()) {
+Status CheckMaintenanceConflict(const ConflictCheck& check) {
+  const Op t = check.their_op();
+  switch (check.mine.operation_case()) {
     case Op::kReserveFragments:
       // Lance: reserving ids changes no data; only a dataset replaced meanwhile makes
       // the reservation meaningless.
       if (t == Op::kOverwrite || t == Op::kRestore || t == Op::OPERATION_NOT_SET)
-        return incompatible("it replaced the dataset's fragments");
+        return check.Incompatible("it replaced the dataset's fragments");
       return Status::OK();
     case Op::kRestore:
       // Lance: a Restore wins over everything but a MemWAL state change.
       if (t == Op::kUpdateMemWalState || t == Op::OPERATION_NOT_SET)
-        return incompatible("");
+        return check.Incompatible("");
       return Status::OK();
-    case Op::kRewrite: {
-      std::set<uint64_t> mine_ids;
-      for (const auto& g : Groups(mine.rewrite())) {
-        for (const auto& f : g.old_fragments()) mine_ids.insert(f.id());
-      }
-      auto clash = [&](uint64_t id) { return mine_ids.count(id) != 0; };
-      switch (t) {
-        case Op::kAppend:
-        case Op::kReserveFragments:
-        case Op::kProject:
-        case Op::kClone:
-        case Op::kUpdateConfig:
-        case Op::kUpdateMemWalState:
-        case Op::kUpdateBases:
-          return Status::OK();
-        case Op::kDelete:
-          for (const auto& f : theirs.delete_().updated_fragments()) {
-            if (clash(f.id())) return retryable(StrCat("both changed fragment ", f.id()));
-          }
-          for (uint64_t id : theirs.delete_().deleted_fragment_ids()) {
-            if (clash(id)) return retryable(StrCat("both changed fragment ", id));
-          }
-          return Status::OK();
-        case Op::kUpdate:
-          for (const auto& f : theirs.update().updated_fragments()) {
-            if (clash(f.id())) return retryable(StrCat("both changed fragment ", f.id()));
-          }
-          for (uint64_t id : theirs.update().removed_fragment_ids()) {
-            if (clash(id)) return retryable(StrCat("both changed fragment ", id));
-          }
-          return Status::OK();
-        case Op::kRewrite:
-          for (const auto& g : Groups(theirs.rewrite())) {
-            for (const auto& f : g.old_fragments()) {
-              if (clash(f.id())) {
-                return retryable(StrCat("both rewrote fragment ", f.id()));
-              }
-            }
-          }
-          return Status::OK();
-        case Op::kDataReplacement:
-          for (const auto& r : theirs.data_replacement().replacements()) {
-            if (clash(r.fragment_id())) {
-              return retryable(StrCat("both changed fragment ", r.fragment_id()));
-            }
-          }
-          return Status::OK();
-        case Op::kMerge:
-          return retryable("");
-        case Op::kCreateIndex:
-          // Lance remaps indices covering rewritten fragments; we cannot, so we ask
-          // for the compaction to be planned again (Lance: retryable when the index
-          // covers a rewritten fragment).
-          return retryable("an index was created concurrently");
-        case Op::kOverwrite:
-        case Op::kRestore:
-          return incompatible("it replaced the dataset's fragments");
-        default:
-          return incompatible("");
-      }
-    }
-    case Op::kUpdateConfig: {
-      const auto& op = mine.update_config();
-      switch (t) {
-        case Op::kOverwrite: {
-          if (TouchesSchemaMetadata(op) || TouchesFieldMetadata(op)) {
-            return incompatible("it replaced the schema");
-          }
-          const auto a = ConfigKeys(mine);
-          for (const auto& k : ConfigKeys(theirs)) {
-            if (a.count(k) != 0) return incompatible(StrCat("both set config key ", k));
-          }
-          return Status::OK();
-        }
-        case Op::kUpdateConfig: {
-          const auto a = ConfigKeys(mine);
-          for (const auto& k : ConfigKeys(theirs)) {
-            if (a.count(k) != 0) return incompatible(StrCat("both set config key ", k));
-          }
-          const auto& other = theirs.update_config();
-          if ((TouchesSchemaMetadata(op) && TouchesSchemaMetadata(other)) ||
-              (TouchesFieldMetadata(op) && TouchesFieldMetadata(other)) ||
-              (op.has_table_metadata_updates() && other.has_table_metadata_updates()) ||
-              (op.config_updates().replace() || other.config_updates().replace())) {
-            return incompatible("both changed the same metadata");
-          }
-          return Status::OK();
-        }
-        case Op::kRestore:
-        case Op::kUpdateMemWalState:
-        case Op::OPERATION_NOT_SET:
-          return incompatible("");
-        case Op::kMerge:
-        case Op::kProject:
-          if (TouchesFieldMetadata(op)) return retryable("the schema changed");
-          return Status::OK();
-        default:
-          return Status::OK();
-      }
-    }
+    case Op::kRewrite:
+      return CheckRewriteConflict(check);
+    case Op::kUpdateConfig:
+      return CheckUpdateConfigConflict(check);
     default:
-      return ConflictError(mine, theirs, their_version, uri, "", false);
+      return check.Incompatible("");
   }
 }
 

@@ -16,20 +16,6 @@ namespace {
 
 using Op = pb::Transaction::OperationCase;
 
-int64_t HighWaterMarkOf(const pb::Manifest& m) {
-  int64_t mark = m.has_max_fragment_id() ? static_cast<int64_t>(m.max_fragment_id()) : -1;
-  for (const auto& f : m.fragments()) mark = std::max(mark, static_cast<int64_t>(f.id()));
-  return mark;
-}
-
-Status SetHighWaterMark(pb::Manifest* m, int64_t mark) {
-  if (mark > static_cast<int64_t>(UINT32_MAX)) {
-    return Status::Invalid("Fragment ids exhausted the 32-bit max_fragment_id");
-  }
-  if (mark >= 0) m->set_max_fragment_id(static_cast<uint32_t>(mark));
-  return Status::OK();
-}
-
 Status ApplyUpdate(const pb::Transaction::Update& op, pb::Manifest* m) {
   std::unordered_map<uint64_t, int> index;
   for (int i = 0; i < m->fragments_size(); ++i) index[m->fragments(i).id()] = i;
@@ -59,7 +45,7 @@ Status ApplyUpdate(const pb::Transaction::Update& op, pb::Manifest* m) {
     }
     removed.insert(id);
   }
-  int64_t mark = HighWaterMarkOf(*m);
+  int64_t mark = HighWaterMark(*m);
   if (!removed.empty()) {
     google::protobuf::RepeatedPtrField<pb::DataFragment> kept;
     for (auto& f : *m->mutable_fragments()) {
@@ -77,11 +63,11 @@ Status ApplyUpdate(const pb::Transaction::Update& op, pb::Manifest* m) {
 
 Status ApplyMerge(const pb::Transaction::Merge& op, pb::Manifest* m) {
   // The Merge lists every fragment of the new version (ids kept).
-  const int64_t mark = HighWaterMarkOf(*m);
+  const int64_t mark = HighWaterMark(*m);
   *m->mutable_fragments() = op.fragments();
   *m->mutable_fields() = op.schema();
   *m->mutable_schema_metadata() = op.schema_metadata();
-  return SetHighWaterMark(m, std::max(mark, HighWaterMarkOf(*m)));
+  return SetHighWaterMark(m, std::max(mark, HighWaterMark(*m)));
 }
 
 Status ApplyProject(const pb::Transaction::Project& op, pb::Manifest* m) {
@@ -101,44 +87,36 @@ Status ApplyProject(const pb::Transaction::Project& op, pb::Manifest* m) {
   return Status::OK();
 }
 
-// Fragments an Update of ours changes (Lance's modified_fragment_ids).
-std::set<uint64_t> UpdateTouches(const pb::Transaction::Update& op) {
-  std::set<uint64_t> ids(op.removed_fragment_ids().begin(),
-                         op.removed_fragment_ids().end());
-  for (const auto& f : op.updated_fragments()) ids.insert(f.id());
-  return ids;
-}
+// The conflict matrix of the mutations (see ConflictRow; docs/mutations.md). The '?'
+// cells (CheckFragmentOverlap): Lance can sometimes merge two deletion vectors of one
+// fragment; we ask for a new plan instead whenever both touched the same fragment.
+constexpr ConflictRow kUpdateRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  .  ?  I  .  ?  R  I  .  ?  .  .  ?  -  .  .  ?",
+    "it changed the schema and every fragment's files",
+    "it replaced the dataset's fragments", &CheckFragmentOverlap};
 
-// Existing fragments another commit rewrote, replaced, updated or removed.
-std::set<uint64_t> TheirChangedFragments(const pb::Transaction& txn) {
-  std::set<uint64_t> ids;
-  switch (txn.operation_case()) {
-    case Op::kDelete:
-      ids.insert(txn.delete_().deleted_fragment_ids().begin(),
-                 txn.delete_().deleted_fragment_ids().end());
-      for (const auto& f : txn.delete_().updated_fragments()) ids.insert(f.id());
-      break;
-    case Op::kUpdate:
-      ids = UpdateTouches(txn.update());
-      break;
-    case Op::kRewrite:
-      for (const auto& f : txn.rewrite().old_fragments()) ids.insert(f.id());
-      for (const auto& group : txn.rewrite().groups()) {
-        for (const auto& f : group.old_fragments()) ids.insert(f.id());
-      }
-      break;
-    case Op::kDataReplacement:
-      for (const auto& r : txn.data_replacement().replacements())
-        ids.insert(r.fragment_id());
-      break;
-    case Op::kDataOverlay:
-      for (const auto& g : txn.data_overlay().groups()) ids.insert(g.fragment_id());
-      break;
-    default:
-      break;
-  }
-  return ids;
-}
+// A Merge lists every fragment: any change to the fragments needs a new plan.
+constexpr ConflictRow kMergeRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  R  R  I  .  R  R  I  .  R  I  .  R  -  .  .  R",
+    "a Merge lists every fragment, and it changed the fragments",
+    "it replaced the schema or the fragments"};
+
+constexpr ConflictRow kProjectRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  .  .  I  .  .  R  I  .  .  R  .  .  -  .  .  -",
+    "the schema changed; compute the new schema again",
+    "it replaced the dataset's schema"};
+
+constexpr ConflictRow kDataReplacementRow = {
+    // Ap De Ov CI Rw Me Rs RF Up Pr UC DR MW Cl UB DO
+    "  .  .  -  R  ?  .  -  .  .  .  .  ?  -  .  .  -", "", "", &CheckFragmentOverlap};
+
+static_assert(IsValidConflictRow(kUpdateRow));
+static_assert(IsValidConflictRow(kMergeRow));
+static_assert(IsValidConflictRow(kProjectRow));
+static_assert(IsValidConflictRow(kDataReplacementRow));
 
 }  // namespace
 
@@ -156,125 +134,18 @@ Status ApplyMutation(const pb::Transaction& txn, pb::Manifest* m) {
   }
 }
 
-Status CheckMutationConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
-                             uint64_t their_version, std::string_view uri) {
-  const Op t = theirs.operation_case();
-  auto retryable = [&](std::string_view why) {
-    return ConflictError(mine, theirs, their_version, uri, why, true);
-  };
-  auto incompatible = [&](std::string_view why) {
-    return ConflictError(mine, theirs, their_version, uri, why, false);
-  };
-  auto overlap = [&](const std::set<uint64_t>& a) -> Status {
-    const std::set<uint64_t> b = TheirChangedFragments(theirs);
-    for (uint64_t id : a) {
-      if (b.count(id) != 0) return retryable(StrCat("both changed fragment ", id));
-    }
-    return Status::OK();
-  };
-  switch (mine.operation_case()) {
+Status CheckMutationConflict(const ConflictCheck& check) {
+  switch (check.mine.operation_case()) {
     case Op::kUpdate:
-      switch (t) {
-        case Op::kAppend:
-        case Op::kCreateIndex:
-        case Op::kReserveFragments:
-        case Op::kProject:
-        case Op::kClone:
-        case Op::kUpdateConfig:
-        case Op::kUpdateBases:
-          return Status::OK();
-        case Op::kDelete:
-        case Op::kUpdate:
-        case Op::kRewrite:
-        case Op::kDataReplacement:
-        case Op::kDataOverlay:
-          // Lance can sometimes merge two deletion vectors of one fragment; we ask for
-          // a new plan instead whenever both touched the same fragment.
-          return overlap(UpdateTouches(mine.update()));
-        case Op::kMerge:
-          return retryable("it changed the schema and every fragment's files");
-        case Op::kOverwrite:
-        case Op::kRestore:
-          return incompatible("it replaced the dataset's fragments");
-        default:
-          return incompatible("");
-      }
+      return check.Apply(kUpdateRow);
     case Op::kMerge:
-      switch (t) {
-        case Op::kCreateIndex:
-        case Op::kReserveFragments:
-        case Op::kClone:
-        case Op::kUpdateConfig:
-        case Op::kUpdateBases:
-          return Status::OK();
-        case Op::kAppend:
-        case Op::kDelete:
-        case Op::kUpdate:
-        case Op::kRewrite:
-        case Op::kMerge:
-        case Op::kDataReplacement:
-        case Op::kDataOverlay:
-          // A Merge lists every fragment: any change to the fragments needs a new plan.
-          return retryable("a Merge lists every fragment, and it changed the fragments");
-        case Op::kOverwrite:
-        case Op::kRestore:
-        case Op::kProject:
-          return incompatible("it replaced the schema or the fragments");
-        default:
-          return incompatible("");
-      }
+      return check.Apply(kMergeRow);
     case Op::kProject:
-      switch (t) {
-        case Op::kAppend:
-        case Op::kUpdate:
-        case Op::kDelete:
-        case Op::kUpdateConfig:
-        case Op::kCreateIndex:
-        case Op::kDataReplacement:
-        case Op::kRewrite:
-        case Op::kClone:
-        case Op::kReserveFragments:
-        case Op::kUpdateBases:
-          return Status::OK();
-        case Op::kMerge:
-        case Op::kProject:
-          return retryable("the schema changed; compute the new schema again");
-        case Op::kOverwrite:
-        case Op::kRestore:
-          return incompatible("it replaced the dataset's schema");
-        default:
-          return incompatible("");
-      }
+      return check.Apply(kProjectRow);
     case Op::kDataReplacement:
-      switch (t) {
-        case Op::kAppend:
-        case Op::kClone:
-        case Op::kDelete:
-        case Op::kUpdate:
-        case Op::kMerge:
-        case Op::kUpdateConfig:
-        case Op::kReserveFragments:
-        case Op::kProject:
-        case Op::kUpdateBases:
-          return Status::OK();
-        case Op::kCreateIndex:
-          return retryable("");
-        case Op::kRewrite:
-        case Op::kDataReplacement: {
-          std::set<uint64_t> ids;
-          for (const auto& r : mine.data_replacement().replacements()) {
-            ids.insert(r.fragment_id());
-          }
-          return overlap(ids);
-        }
-        case Op::kOverwrite:
-        case Op::kRestore:
-          return incompatible("");
-        default:
-          return incompatible("");
-      }
+      return check.Apply(kDataReplacementRow);
     default:
-      return incompatible("");
+      return check.Incompatible("");
   }
 }
 

@@ -151,12 +151,10 @@ struct CompiledUpdate {
   std::shared_ptr<const table::ValueExpression> expr;
 };
 
-// One attempt of Update on `ds`: plans, writes and commits.
-Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
-    const std::shared_ptr<DatasetImpl>& ds,
-    const std::vector<std::pair<std::string, std::string>>& updates,
-    const std::string& where, const UpdateOptions& options) {
-  const SchemaPtr& schema = ds->schema.schema();
+Result<std::vector<CompiledUpdate>> CompileUpdates(
+    const DatasetImpl& ds,
+    const std::vector<std::pair<std::string, std::string>>& updates) {
+  const SchemaPtr& schema = ds.schema.schema();
   if (updates.empty()) return Status::Invalid("Update needs at least one column to set");
   std::vector<CompiledUpdate> compiled;
   std::set<int> seen;
@@ -164,7 +162,7 @@ Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
     const int index = schema->GetFieldIndex(name);
     if (index < 0) {
       return Status::Invalid("Update: column '", name,
-                             "' does not exist in the dataset at ", ds->uri);
+                             "' does not exist in the dataset at ", ds.uri);
     }
     if (!seen.insert(index).second) {
       return Status::Invalid("Update: column '", name, "' is set more than once");
@@ -176,82 +174,113 @@ Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
     }
     compiled.push_back(CompiledUpdate{index, *expr});
   }
-  std::shared_ptr<const table::Predicate> predicate;
+  return compiled;
+}
+
+// The plan of one Update attempt, and what it has written so far.
+struct UpdatePlan {
+  std::vector<CompiledUpdate> compiled;
+  std::shared_ptr<const table::Predicate> predicate;  // null: every row
+  // Every column is read: matched rows are written whole into the new fragments.
+  std::vector<int> all_columns;
+  uint64_t updated_rows = 0;
+};
+
+// Writes the new values of the live rows `live` of `batch` into `sink`.
+Status WriteUpdatedRows(const DatasetImpl& ds, const UpdatePlan& plan,
+                        const RecordBatch& batch, const std::vector<int64_t>& live,
+                        FragmentSink* sink) {
+  const SchemaPtr& schema = ds.schema.schema();
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr old_rows, compute::TakeBatch(batch, live));
+  std::vector<ArrayPtr> columns = old_rows->columns();
+  for (const CompiledUpdate& u : plan.compiled) {
+    LANCE_ASSIGN_OR_RAISE(ArrayPtr values, u.expr->Evaluate(*old_rows));
+    LANCE_ASSIGN_OR_RAISE(columns[static_cast<size_t>(u.column)],
+                          ConformColumn(values, *schema->field(u.column), "Update"));
+  }
+  LANCE_ASSIGN_OR_RAISE(auto new_rows,
+                        RecordBatch::Make(schema, old_rows->num_rows(), columns));
+  return sink->Write(*new_rows);
+}
+
+// Rewrites the matched rows of `frag` into `sink` and marks them deleted in `op`.
+Status UpdateFragment(const DatasetImpl& ds, const pb::DataFragment& frag,
+                      UpdatePlan* plan, FragmentSink* sink, pb::Transaction::Update* op) {
+  LANCE_ASSIGN_OR_RAISE(DeletionVector existing, LoadDeletions(ds, frag));
+  const std::set<uint32_t> deleted(existing.begin(), existing.end());
+  LANCE_ASSIGN_OR_RAISE(auto reader,
+                        FragmentReader::Open(ds, frag, plan->all_columns, 8192));
+  DeletionVector matched;
+  while (true) {
+    LANCE_ASSIGN_OR_RAISE(auto next, reader->Next());
+    if (!next) break;
+    const RecordBatch& batch = *next->batch;
+    // Rows to update: live and matching the predicate.
+    std::vector<int64_t> rows;
+    ArrayPtr mask;
+    if (plan->predicate) {
+      LANCE_ASSIGN_OR_RAISE(mask, plan->predicate->Evaluate(batch));
+      LANCE_ASSIGN_OR_RAISE(rows, compute::SelectedIndices(*mask));
+    } else {
+      rows.resize(static_cast<size_t>(batch.num_rows()));
+      for (int64_t i = 0; i < batch.num_rows(); ++i) rows[static_cast<size_t>(i)] = i;
+    }
+    std::vector<int64_t> live;
+    for (int64_t r : rows) {
+      const auto offset = static_cast<uint32_t>(next->start_row + r);
+      if (deleted.count(offset) == 0) {
+        live.push_back(r);
+        matched.push_back(offset);
+      }
+    }
+    if (live.empty()) continue;
+    LANCE_RETURN_NOT_OK(WriteUpdatedRows(ds, *plan, batch, live, sink));
+    plan->updated_rows += live.size();
+  }
+  return AddDeletionToUpdate(ds, frag, matched, op);
+}
+
+// One attempt of Update on `ds`: plans, writes and commits.
+Result<std::pair<std::shared_ptr<DatasetImpl>, uint64_t>> UpdateOnce(
+    const std::shared_ptr<DatasetImpl>& ds,
+    const std::vector<std::pair<std::string, std::string>>& updates,
+    const std::string& where, const UpdateOptions& options) {
+  const SchemaPtr& schema = ds->schema.schema();
+  UpdatePlan plan;
+  LANCE_ASSIGN_OR_RAISE(plan.compiled, CompileUpdates(*ds, updates));
   if (!where.empty()) {
     auto parsed = table::Predicate::Parse(where, *schema);
     if (!parsed.ok()) {
       return parsed.status().WithContext(
           StrCat("Update: the where clause (", where, ")"));
     }
-    predicate = std::move(*parsed);
+    plan.predicate = std::move(*parsed);
   }
   LANCE_ASSIGN_OR_RAISE(format::LanceFileVersion version, WritableVersion(*ds, "Update"));
-
-  // Every column is read: matched rows are written whole into the new fragments.
-  std::vector<int> all_columns(static_cast<size_t>(schema->num_fields()));
-  for (int i = 0; i < schema->num_fields(); ++i) all_columns[static_cast<size_t>(i)] = i;
+  plan.all_columns.resize(static_cast<size_t>(schema->num_fields()));
+  for (int i = 0; i < schema->num_fields(); ++i) {
+    plan.all_columns[static_cast<size_t>(i)] = i;
+  }
 
   pb::Transaction txn;
   txn.set_read_version(ds->proto().version());
   pb::Transaction::Update* op = txn.mutable_update();
   FragmentSink sink(ds->dir, ds->schema, version, SinkSizes(options.write));
-  uint64_t updated_rows = 0;
-
   for (const pb::DataFragment& frag : ds->proto().fragments()) {
-    LANCE_ASSIGN_OR_RAISE(DeletionVector existing, LoadDeletions(*ds, frag));
-    const std::set<uint32_t> deleted(existing.begin(), existing.end());
-    LANCE_ASSIGN_OR_RAISE(auto reader,
-                          FragmentReader::Open(*ds, frag, all_columns, 8192));
-    DeletionVector matched;
-    while (true) {
-      LANCE_ASSIGN_OR_RAISE(auto next, reader->Next());
-      if (!next) break;
-      const RecordBatch& batch = *next->batch;
-      // Rows to update: live and matching the predicate.
-      std::vector<int64_t> rows;
-      ArrayPtr mask;
-      if (predicate) {
-        LANCE_ASSIGN_OR_RAISE(mask, predicate->Evaluate(batch));
-        LANCE_ASSIGN_OR_RAISE(rows, compute::SelectedIndices(*mask));
-      } else {
-        rows.resize(static_cast<size_t>(batch.num_rows()));
-        for (int64_t i = 0; i < batch.num_rows(); ++i) rows[static_cast<size_t>(i)] = i;
-      }
-      std::vector<int64_t> live;
-      for (int64_t r : rows) {
-        const auto offset = static_cast<uint32_t>(next->start_row + r);
-        if (deleted.count(offset) == 0) {
-          live.push_back(r);
-          matched.push_back(offset);
-        }
-      }
-      if (live.empty()) continue;
-      LANCE_ASSIGN_OR_RAISE(RecordBatchPtr old_rows, compute::TakeBatch(batch, live));
-      std::vector<ArrayPtr> columns = old_rows->columns();
-      for (const CompiledUpdate& u : compiled) {
-        LANCE_ASSIGN_OR_RAISE(ArrayPtr values, u.expr->Evaluate(*old_rows));
-        LANCE_ASSIGN_OR_RAISE(columns[static_cast<size_t>(u.column)],
-                              ConformColumn(values, *schema->field(u.column), "Update"));
-      }
-      LANCE_ASSIGN_OR_RAISE(auto new_rows,
-                            RecordBatch::Make(schema, old_rows->num_rows(), columns));
-      LANCE_RETURN_NOT_OK(sink.Write(*new_rows));
-      updated_rows += live.size();
-    }
-    LANCE_RETURN_NOT_OK(AddDeletionToUpdate(*ds, frag, matched, op));
+    LANCE_RETURN_NOT_OK(UpdateFragment(*ds, frag, &plan, &sink, op));
   }
   LANCE_ASSIGN_OR_RAISE(std::vector<pb::DataFragment> fragments, sink.Finish());
   for (auto& f : fragments) *op->add_new_fragments() = std::move(f);
   // Lance records the ids of the updated columns here (indices on other columns keep
   // the new fragments); its REWRITE_ROWS mode is the default (0).
-  for (const CompiledUpdate& u : compiled) {
+  for (const CompiledUpdate& u : plan.compiled) {
     for (int32_t id : ds->schema.SubtreeIds(u.column)) {
       op->add_fields_for_preserving_frag_bitmap(static_cast<uint32_t>(id));
     }
   }
   // Like Lance, an update that matches nothing still commits a version.
   LANCE_ASSIGN_OR_RAISE(auto committed, CommitMutation(*ds, std::move(txn)));
-  return std::make_pair(std::move(committed), updated_rows);
+  return std::make_pair(std::move(committed), plan.updated_rows);
 }
 
 }  // namespace

@@ -182,17 +182,6 @@ std::string FormatFloat(double v, bool is_float32) {
   return s;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -224,8 +213,8 @@ std::optional<double> ParseFloat(std::string_view s) {
     negative = true;
     body.remove_prefix(1);
   }
-  if (EqualsIgnoreCase(body, "nan")) return std::nan("");
-  if (EqualsIgnoreCase(body, "inf") || EqualsIgnoreCase(body, "infinity")) {
+  if (EqualsIgnoreAsciiCase(body, "nan")) return std::nan("");
+  if (EqualsIgnoreAsciiCase(body, "inf") || EqualsIgnoreAsciiCase(body, "infinity")) {
     return negative ? -HUGE_VAL : HUGE_VAL;
   }
   double d = 0;
@@ -338,10 +327,10 @@ class SlotWriter {
       case Literal::Kind::kString: {
         const std::string_view s = Trim(v.string_value);
         for (std::string_view t : {"true", "t", "yes", "y", "on", "1"}) {
-          if (EqualsIgnoreCase(s, t)) return b->Append(true);
+          if (EqualsIgnoreAsciiCase(s, t)) return b->Append(true);
         }
         for (std::string_view f : {"false", "f", "no", "n", "off", "0"}) {
-          if (EqualsIgnoreCase(s, f)) return b->Append(false);
+          if (EqualsIgnoreAsciiCase(s, f)) return b->Append(false);
         }
         return NotParsable(v);
       }
@@ -976,7 +965,7 @@ std::optional<DatePart> ParseDatePart(std::string_view name) {
       {"epoch", DatePart::kEpoch},
   };
   for (const auto& e : kParts) {
-    if (EqualsIgnoreCase(name, e.name)) return e.part;
+    if (EqualsIgnoreAsciiCase(name, e.name)) return e.part;
   }
   return std::nullopt;
 }
@@ -1261,279 +1250,333 @@ Result<ExprPtr> MakeCase(std::vector<std::pair<ExprPtr, ExprPtr>> whens,
       std::make_shared<CaseExpr>(std::move(whens), std::move(otherwise), type));
 }
 
+namespace {
+
+// The factories of the SQL functions MakeFunction knows; `name` is the lower-case
+// name the query used (some functions have aliases).
+Result<ExprPtr> MakeCaseMapping(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+  LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
+  const bool upper = name == "upper";
+  const DataTypePtr type = StringResult(*args[0]);
+  return MakeRow(name, std::move(args), type, true,
+                 [upper](const std::vector<Literal>& a) -> Result<Literal> {
+                   return Literal::String(MapCase(a[0].string_value, upper));
+                 });
+}
+
+Result<ExprPtr> MakeLength(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+  if (!IsStringOrNull(*args[0])) {
+    LANCE_ASSIGN_OR_RAISE(args[0], MakeCast(args[0], utf8()));
+  }
+  const bool bytes = name == "octet_length";
+  const DataTypePtr type =
+      args[0]->type() && args[0]->type()->id() == TypeId::kLargeUtf8 ? int64() : int32();
+  return MakeRow(
+      name, std::move(args), type, true,
+      [bytes](const std::vector<Literal>& a) -> Result<Literal> {
+        const std::string& s = a[0].string_value;
+        return Literal::Int(bytes ? static_cast<int64_t>(s.size()) : CharCount(s));
+      });
+}
+
+Result<ExprPtr> MakeConcat(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, SIZE_MAX));
+  for (auto& a : args) {
+    if (!IsStringOrNull(*a)) {
+      LANCE_ASSIGN_OR_RAISE(a, MakeCast(a, utf8()));
+    }
+  }
+  return MakeRow(name, std::move(args), utf8(), false,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   std::string out;
+                   for (const auto& v : a) {
+                     if (!v.is_null()) out += v.string_value;
+                   }
+                   return Literal::String(std::move(out));
+                 });
+}
+
+Result<ExprPtr> MakeSubstring(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 3));
+  LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
+  for (size_t k = 1; k < args.size(); ++k) {
+    if (args[k]->type() && !IsIntegerId(args[k]->type()->id())) {
+      return Status::Invalid("function '", name, "' needs integer positions, but ",
+                             args[k]->ToString(), " is ", TypeName(*args[k]));
+    }
+  }
+  const DataTypePtr type = StringResult(*args[0]);
+  return MakeRow(name, std::move(args), type, true,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   const std::string& s = a[0].string_value;
+                   const int64_t start = AsInt(a[1]);  // 1-based, may be <= 0
+                   int64_t end = std::numeric_limits<int64_t>::max();  // exclusive
+                   if (a.size() > 2) {
+                     const int64_t len = AsInt(a[2]);
+                     if (len < 0) {
+                       return Status::Invalid("negative substring length ", len);
+                     }
+                     end = start > std::numeric_limits<int64_t>::max() - len
+                               ? std::numeric_limits<int64_t>::max()
+                               : start + len;
+                   }
+                   const int64_t from = std::max<int64_t>(start, 1);
+                   if (end <= from) return Literal::String("");
+                   const size_t b = CharOffset(s, from - 1);
+                   const size_t e = end == std::numeric_limits<int64_t>::max()
+                                        ? s.size()
+                                        : CharOffset(s, end - 1);
+                   return Literal::String(s.substr(b, e - b));
+                 });
+}
+
+Result<ExprPtr> MakeTrim(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 2));
+  for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+  const bool left = name != "rtrim";
+  const bool right = name != "ltrim";
+  const DataTypePtr type = StringResult(*args[0]);
+  return MakeRow(name, std::move(args), type, true,
+                 [left, right](const std::vector<Literal>& a) -> Result<Literal> {
+                   const std::string_view chars =
+                       a.size() > 1 ? std::string_view(a[1].string_value) : " ";
+                   return Literal::String(Trimmed(a[0].string_value, chars, left, right));
+                 });
+}
+
+Result<ExprPtr> MakeReplace(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 3, 3));
+  for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+  const DataTypePtr type = StringResult(*args[0]);
+  return MakeRow(name, std::move(args), type, true,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   const std::string& s = a[0].string_value;
+                   const std::string& from = a[1].string_value;
+                   const std::string& to = a[2].string_value;
+                   std::string out;
+                   if (from.empty()) {
+                     // An empty pattern matches before every character and at the end.
+                     size_t i = 0;
+                     while (i < s.size()) {
+                       out += to;
+                       const size_t start = i;
+                       NextCodePoint(s, &i);
+                       out.append(s, start, i - start);
+                     }
+                     return Literal::String(out + to);
+                   }
+                   size_t pos = 0;
+                   while (true) {
+                     const size_t hit = s.find(from, pos);
+                     if (hit == std::string::npos) break;
+                     out.append(s, pos, hit - pos);
+                     out += to;
+                     pos = hit + from.size();
+                   }
+                   out.append(s, pos, std::string::npos);
+                   return Literal::String(std::move(out));
+                 });
+}
+
+Result<ExprPtr> MakeAffixTest(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+  for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+  const bool starts = name == "starts_with";
+  return MakeRow(name, std::move(args), boolean(), true,
+                 [starts](const std::vector<Literal>& a) -> Result<Literal> {
+                   const std::string_view s = a[0].string_value;
+                   const std::string_view p = a[1].string_value;
+                   return Literal::Bool(starts ? s.starts_with(p) : s.ends_with(p));
+                 });
+}
+
+Result<ExprPtr> MakeStrpos(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+  for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
+  return MakeRow(name, std::move(args), int32(), true,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   const std::string_view s = a[0].string_value;
+                   const size_t hit = s.find(a[1].string_value);
+                   // 1-based character position; 0 when absent.
+                   if (hit == std::string_view::npos) return Literal::Int(0);
+                   return Literal::Int(CharCount(s.substr(0, hit)) + 1);
+                 });
+}
+
+Result<ExprPtr> MakeReverse(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+  LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
+  const DataTypePtr type = StringResult(*args[0]);
+  return MakeRow(name, std::move(args), type, true,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   std::vector<uint32_t> cps = CodePoints(a[0].string_value);
+                   std::string out;
+                   out.reserve(a[0].string_value.size());
+                   for (auto it = cps.rbegin(); it != cps.rend(); ++it) {
+                     PutCodePoint(*it, &out);
+                   }
+                   return Literal::String(std::move(out));
+                 });
+}
+
+Result<ExprPtr> MakeNullif(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+  DataTypePtr type = CommonType(args[0]->type(), args[1]->type());
+  if (!type && args[0]->type() && args[1]->type()) {
+    return Status::Invalid("nullif arguments do not share a type: ", args[0]->ToString(),
+                           " is ", TypeName(*args[0]), " and ", args[1]->ToString(),
+                           " is ", TypeName(*args[1]));
+  }
+  if (!type) return MakeLiteral(Literal::Null());
+  return MakeRow(name, std::move(args), type, false,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   if (a[0].is_null() || a[1].is_null()) return a[0];
+                   return SameValue(a[0], a[1]) ? Literal::Null() : a[0];
+                 });
+}
+
+Result<ExprPtr> MakeAbs(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
+  LANCE_RETURN_NOT_OK(RequireNumber(name, *args[0]));
+  const DataTypePtr type = args[0]->type() ? args[0]->type() : int64();
+  return MakeRow(
+      name, std::move(args), type, true,
+      [](const std::vector<Literal>& a) -> Result<Literal> {
+        if (a[0].kind == Literal::Kind::kFloat) {
+          return FloatValue(std::fabs(a[0].float_value));
+        }
+        return Literal::Int(a[0].int_value < 0 ? -a[0].int_value : a[0].int_value);
+      });
+}
+
+Result<ExprPtr> MakeRound(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 2));
+  LANCE_RETURN_NOT_OK(RequireNumber(name, *args[0]));
+  if (args.size() > 1 && args[1]->type() && !IsIntegerId(args[1]->type()->id())) {
+    return Status::Invalid("function 'round' needs an integer number of places, but ",
+                           args[1]->ToString(), " is ", TypeName(*args[1]));
+  }
+  const bool single = args[0]->type() && (args[0]->type()->id() == TypeId::kFloat32 ||
+                                          args[0]->type()->id() == TypeId::kFloat16);
+  return MakeRow(name, std::move(args), single ? float32() : float64(), true,
+                 [single](const std::vector<Literal>& a) -> Result<Literal> {
+                   const int64_t places = a.size() > 1 ? AsInt(a[1]) : 0;
+                   const double x = a[0].kind == Literal::Kind::kFloat
+                                        ? a[0].float_value
+                                        : static_cast<double>(a[0].int_value);
+                   if (single) {
+                     // Computed in float32, as DataFusion does for float32 input.
+                     const float scale = std::pow(10.0F, static_cast<float>(places));
+                     return FloatValue(std::round(static_cast<float>(x) * scale) / scale);
+                   }
+                   const double scale = std::pow(10.0, static_cast<double>(places));
+                   return FloatValue(std::round(x * scale) / scale);
+                 });
+}
+
+Result<ExprPtr> MakeCoalesce(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, SIZE_MAX));
+  DataTypePtr type;
+  for (const auto& a : args) {
+    DataTypePtr next = CommonType(type, a->type());
+    if (!next && a->type()) {
+      return Status::Invalid("coalesce arguments do not share a type: ", a->ToString(),
+                             " is ", TypeName(*a), " but an earlier one is ",
+                             type->ToString());
+    }
+    type = next;
+  }
+  if (!type) return MakeLiteral(Literal::Null());
+  return MakeRow(name, std::move(args), type, false,
+                 [](const std::vector<Literal>& a) -> Result<Literal> {
+                   for (const auto& v : a) {
+                     if (!v.is_null()) return v;
+                   }
+                   return Literal::Null();
+                 });
+}
+
+Result<ExprPtr> MakeDatePart(const std::string& name, std::vector<ExprPtr> args) {
+  LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
+  const Literal* part_lit = args[0]->literal();
+  if (!part_lit || part_lit->kind != Literal::Kind::kString) {
+    return Status::Invalid(
+        "function 'date_part' needs the part as a string literal "
+        "('year', 'month', ...), not ",
+        args[0]->ToString());
+  }
+  auto part = ParseDatePart(part_lit->string_value);
+  if (!part) {
+    return Status::Invalid("date_part does not know the part '", part_lit->string_value,
+                           "' (year, quarter, month, week, day, dow, doy, hour, minute, "
+                           "second, millisecond, microsecond, nanosecond, epoch)");
+  }
+  const DataTypePtr& t = args[1]->type();
+  if (t && t->id() != TypeId::kDate32 && t->id() != TypeId::kTimestamp) {
+    return Status::Invalid("date_part needs a date or timestamp, but ",
+                           args[1]->ToString(), " is ", TypeName(*args[1]));
+  }
+  int64_t offset = 0;
+  if (t) {
+    LANCE_ASSIGN_OR_RAISE(offset, ZoneOffset(*t));
+  }
+  const DatePart p = *part;
+  std::vector<ExprPtr> operand{args[1]};
+  return MakeRow("date_part('" + AsciiToLower(part_lit->string_value) + "')",
+                 std::move(operand), p == DatePart::kEpoch ? float64() : int32(), true,
+                 [p, offset](const std::vector<Literal>& a) -> Result<Literal> {
+                   const int128 nanos =
+                       a[0].kind == Literal::Kind::kDate
+                           ? int128{a[0].days} * kNanosPerDay
+                           : a[0].nanos + int128{offset} * kNanosPerSecond;
+                   return ExtractPart(p, nanos);
+                 });
+}
+
+using FunctionFactory = Result<ExprPtr> (*)(const std::string& name,
+                                            std::vector<ExprPtr> args);
+
+struct FunctionEntry {
+  std::string_view name;
+  FunctionFactory make;
+};
+
+constexpr FunctionEntry kFunctions[] = {
+    {"lower", MakeCaseMapping},
+    {"upper", MakeCaseMapping},
+    {"length", MakeLength},
+    {"char_length", MakeLength},
+    {"character_length", MakeLength},
+    {"octet_length", MakeLength},
+    {"concat", MakeConcat},
+    {"substr", MakeSubstring},
+    {"substring", MakeSubstring},
+    {"trim", MakeTrim},
+    {"btrim", MakeTrim},
+    {"ltrim", MakeTrim},
+    {"rtrim", MakeTrim},
+    {"replace", MakeReplace},
+    {"starts_with", MakeAffixTest},
+    {"ends_with", MakeAffixTest},
+    {"strpos", MakeStrpos},
+    {"instr", MakeStrpos},
+    {"reverse", MakeReverse},
+    {"nullif", MakeNullif},
+    {"abs", MakeAbs},
+    {"round", MakeRound},
+    {"coalesce", MakeCoalesce},
+    {"date_part", MakeDatePart},
+    {"datepart", MakeDatePart},
+};
+
+}  // namespace
+
 Result<ExprPtr> MakeFunction(std::string_view name_in, std::vector<ExprPtr> args) {
   const std::string name = AsciiToLower(name_in);
-  if (name == "lower" || name == "upper") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
-    LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
-    const bool upper = name == "upper";
-    const DataTypePtr type = StringResult(*args[0]);
-    return MakeRow(name, std::move(args), type, true,
-                   [upper](const std::vector<Literal>& a) -> Result<Literal> {
-                     return Literal::String(MapCase(a[0].string_value, upper));
-                   });
-  }
-  if (name == "length" || name == "char_length" || name == "character_length" ||
-      name == "octet_length") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
-    if (!IsStringOrNull(*args[0])) {
-      LANCE_ASSIGN_OR_RAISE(args[0], MakeCast(args[0], utf8()));
-    }
-    const bool bytes = name == "octet_length";
-    const DataTypePtr type =
-        args[0]->type() && args[0]->type()->id() == TypeId::kLargeUtf8 ? int64()
-                                                                       : int32();
-    return MakeRow(
-        name, std::move(args), type, true,
-        [bytes](const std::vector<Literal>& a) -> Result<Literal> {
-          const std::string& s = a[0].string_value;
-          return Literal::Int(bytes ? static_cast<int64_t>(s.size()) : CharCount(s));
-        });
-  }
-  if (name == "concat") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, SIZE_MAX));
-    for (auto& a : args) {
-      if (!IsStringOrNull(*a)) {
-        LANCE_ASSIGN_OR_RAISE(a, MakeCast(a, utf8()));
-      }
-    }
-    return MakeRow(name, std::move(args), utf8(), false,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     std::string out;
-                     for (const auto& v : a) {
-                       if (!v.is_null()) out += v.string_value;
-                     }
-                     return Literal::String(std::move(out));
-                   });
-  }
-  if (name == "substr" || name == "substring") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 3));
-    LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
-    for (size_t k = 1; k < args.size(); ++k) {
-      if (args[k]->type() && !IsIntegerId(args[k]->type()->id())) {
-        return Status::Invalid("function '", name, "' needs integer positions, but ",
-                               args[k]->ToString(), " is ", TypeName(*args[k]));
-      }
-    }
-    const DataTypePtr type = StringResult(*args[0]);
-    return MakeRow(name, std::move(args), type, true,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     const std::string& s = a[0].string_value;
-                     const int64_t start = AsInt(a[1]);  // 1-based, may be <= 0
-                     int64_t end = std::numeric_limits<int64_t>::max();  // exclusive
-                     if (a.size() > 2) {
-                       const int64_t len = AsInt(a[2]);
-                       if (len < 0) {
-                         return Status::Invalid("negative substring length ", len);
-                       }
-                       end = start > std::numeric_limits<int64_t>::max() - len
-                                 ? std::numeric_limits<int64_t>::max()
-                                 : start + len;
-                     }
-                     const int64_t from = std::max<int64_t>(start, 1);
-                     if (end <= from) return Literal::String("");
-                     const size_t b = CharOffset(s, from - 1);
-                     const size_t e = end == std::numeric_limits<int64_t>::max()
-                                          ? s.size()
-                                          : CharOffset(s, end - 1);
-                     return Literal::String(s.substr(b, e - b));
-                   });
-  }
-  if (name == "trim" || name == "btrim" || name == "ltrim" || name == "rtrim") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 2));
-    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
-    const bool left = name != "rtrim";
-    const bool right = name != "ltrim";
-    const DataTypePtr type = StringResult(*args[0]);
-    return MakeRow(
-        name, std::move(args), type, true,
-        [left, right](const std::vector<Literal>& a) -> Result<Literal> {
-          const std::string_view chars =
-              a.size() > 1 ? std::string_view(a[1].string_value) : " ";
-          return Literal::String(Trimmed(a[0].string_value, chars, left, right));
-        });
-  }
-  if (name == "replace") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 3, 3));
-    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
-    const DataTypePtr type = StringResult(*args[0]);
-    return MakeRow(name, std::move(args), type, true,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     const std::string& s = a[0].string_value;
-                     const std::string& from = a[1].string_value;
-                     const std::string& to = a[2].string_value;
-                     std::string out;
-                     if (from.empty()) {
-                       // An empty pattern matches before every character and at the end.
-                       size_t i = 0;
-                       while (i < s.size()) {
-                         out += to;
-                         const size_t start = i;
-                         NextCodePoint(s, &i);
-                         out.append(s, start, i - start);
-                       }
-                       return Literal::String(out + to);
-                     }
-                     size_t pos = 0;
-                     while (true) {
-                       const size_t hit = s.find(from, pos);
-                       if (hit == std::string::npos) break;
-                       out.append(s, pos, hit - pos);
-                       out += to;
-                       pos = hit + from.size();
-                     }
-                     out.append(s, pos, std::string::npos);
-                     return Literal::String(std::move(out));
-                   });
-  }
-  if (name == "starts_with" || name == "ends_with") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
-    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
-    const bool starts = name == "starts_with";
-    return MakeRow(name, std::move(args), boolean(), true,
-                   [starts](const std::vector<Literal>& a) -> Result<Literal> {
-                     const std::string_view s = a[0].string_value;
-                     const std::string_view p = a[1].string_value;
-                     return Literal::Bool(starts ? s.starts_with(p) : s.ends_with(p));
-                   });
-  }
-  if (name == "strpos" || name == "instr") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
-    for (const auto& a : args) LANCE_RETURN_NOT_OK(RequireString(name, *a));
-    return MakeRow(name, std::move(args), int32(), true,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     const std::string_view s = a[0].string_value;
-                     const size_t hit = s.find(a[1].string_value);
-                     // 1-based character position; 0 when absent.
-                     if (hit == std::string_view::npos) return Literal::Int(0);
-                     return Literal::Int(CharCount(s.substr(0, hit)) + 1);
-                   });
-  }
-  if (name == "reverse") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
-    LANCE_RETURN_NOT_OK(RequireString(name, *args[0]));
-    const DataTypePtr type = StringResult(*args[0]);
-    return MakeRow(name, std::move(args), type, true,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     std::vector<uint32_t> cps = CodePoints(a[0].string_value);
-                     std::string out;
-                     out.reserve(a[0].string_value.size());
-                     for (auto it = cps.rbegin(); it != cps.rend(); ++it) {
-                       PutCodePoint(*it, &out);
-                     }
-                     return Literal::String(std::move(out));
-                   });
-  }
-  if (name == "nullif") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
-    DataTypePtr type = CommonType(args[0]->type(), args[1]->type());
-    if (!type && args[0]->type() && args[1]->type()) {
-      return Status::Invalid(
-          "nullif arguments do not share a type: ", args[0]->ToString(), " is ",
-          TypeName(*args[0]), " and ", args[1]->ToString(), " is ", TypeName(*args[1]));
-    }
-    if (!type) return MakeLiteral(Literal::Null());
-    return MakeRow(name, std::move(args), type, false,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     if (a[0].is_null() || a[1].is_null()) return a[0];
-                     return SameValue(a[0], a[1]) ? Literal::Null() : a[0];
-                   });
-  }
-  if (name == "abs") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 1));
-    LANCE_RETURN_NOT_OK(RequireNumber(name, *args[0]));
-    const DataTypePtr type = args[0]->type() ? args[0]->type() : int64();
-    return MakeRow(
-        name, std::move(args), type, true,
-        [](const std::vector<Literal>& a) -> Result<Literal> {
-          if (a[0].kind == Literal::Kind::kFloat) {
-            return FloatValue(std::fabs(a[0].float_value));
-          }
-          return Literal::Int(a[0].int_value < 0 ? -a[0].int_value : a[0].int_value);
-        });
-  }
-  if (name == "round") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, 2));
-    LANCE_RETURN_NOT_OK(RequireNumber(name, *args[0]));
-    if (args.size() > 1 && args[1]->type() && !IsIntegerId(args[1]->type()->id())) {
-      return Status::Invalid("function 'round' needs an integer number of places, but ",
-                             args[1]->ToString(), " is ", TypeName(*args[1]));
-    }
-    const bool single = args[0]->type() && (args[0]->type()->id() == TypeId::kFloat32 ||
-                                            args[0]->type()->id() == TypeId::kFloat16);
-    return MakeRow(
-        name, std::move(args), single ? float32() : float64(), true,
-        [single](const std::vector<Literal>& a) -> Result<Literal> {
-          const int64_t places = a.size() > 1 ? AsInt(a[1]) : 0;
-          const double x = a[0].kind == Literal::Kind::kFloat
-                               ? a[0].float_value
-                               : static_cast<double>(a[0].int_value);
-          if (single) {
-            // Computed in float32, as DataFusion does for float32 input.
-            const float scale = std::pow(10.0F, static_cast<float>(places));
-            return FloatValue(std::round(static_cast<float>(x) * scale) / scale);
-          }
-          const double scale = std::pow(10.0, static_cast<double>(places));
-          return FloatValue(std::round(x * scale) / scale);
-        });
-  }
-  if (name == "coalesce") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 1, SIZE_MAX));
-    DataTypePtr type;
-    for (const auto& a : args) {
-      DataTypePtr next = CommonType(type, a->type());
-      if (!next && a->type()) {
-        return Status::Invalid("coalesce arguments do not share a type: ", a->ToString(),
-                               " is ", TypeName(*a), " but an earlier one is ",
-                               type->ToString());
-      }
-      type = next;
-    }
-    if (!type) return MakeLiteral(Literal::Null());
-    return MakeRow(name, std::move(args), type, false,
-                   [](const std::vector<Literal>& a) -> Result<Literal> {
-                     for (const auto& v : a) {
-                       if (!v.is_null()) return v;
-                     }
-                     return Literal::Null();
-                   });
-  }
-  if (name == "date_part" || name == "datepart") {
-    LANCE_RETURN_NOT_OK(RequireArgs(name, args, 2, 2));
-    const Literal* part_lit = args[0]->literal();
-    if (!part_lit || part_lit->kind != Literal::Kind::kString) {
-      return Status::Invalid(
-          "function 'date_part' needs the part as a string literal "
-          "('year', 'month', ...), not ",
-          args[0]->ToString());
-    }
-    auto part = ParseDatePart(part_lit->string_value);
-    if (!part) {
-      return Status::Invalid(
-          "date_part does not know the part '", part_lit->string_value,
-          "' (year, quarter, month, week, day, dow, doy, hour, minute, "
-          "second, millisecond, microsecond, nanosecond, epoch)");
-    }
-    const DataTypePtr& t = args[1]->type();
-    if (t && t->id() != TypeId::kDate32 && t->id() != TypeId::kTimestamp) {
-      return Status::Invalid("date_part needs a date or timestamp, but ",
-                             args[1]->ToString(), " is ", TypeName(*args[1]));
-    }
-    int64_t offset = 0;
-    if (t) {
-      LANCE_ASSIGN_OR_RAISE(offset, ZoneOffset(*t));
-    }
-    const DatePart p = *part;
-    std::vector<ExprPtr> operand{args[1]};
-    return MakeRow("date_part('" + AsciiToLower(part_lit->string_value) + "')",
-                   std::move(operand), p == DatePart::kEpoch ? float64() : int32(), true,
-                   [p, offset](const std::vector<Literal>& a) -> Result<Literal> {
-                     const int128 nanos =
-                         a[0].kind == Literal::Kind::kDate
-                             ? int128{a[0].days} * kNanosPerDay
-                             : a[0].nanos + int128{offset} * kNanosPerSecond;
-                     return ExtractPart(p, nanos);
-                   });
+  for (const FunctionEntry& f : kFunctions) {
+    if (f.name == name) return f.make(name, std::move(args));
   }
   return Status::Invalid("unknown function '", std::string(name_in), "'");
 }

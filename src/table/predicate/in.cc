@@ -214,25 +214,93 @@ class WidenedInKernel : public InKernel {
   std::unique_ptr<InKernel> inner_;
 };
 
+// Whether a coerced IN over a non-float64 number has a float item, which widens the
+// comparison to float64.
+bool AnyFloatItem(const std::vector<Literal>& items,
+                  const std::vector<bool>& items_are_float) {
+  bool any_float = false;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const bool is_float = i < items_are_float.size()
+                              ? items_are_float[i]
+                              : items[i].kind == Literal::Kind::kFloat;
+    any_float |= items[i].is_numeric() && is_float;
+  }
+  return any_float;
+}
+
+// IncompatibleLiteral for the first non-null item `accepts` refuses.
+Status CheckItems(const DataType& type, const std::vector<Literal>& items,
+                  bool (*accepts)(const Literal&)) {
+  for (const auto& lit : items) {
+    if (!lit.is_null() && !accepts(lit)) return IncompatibleLiteral(type, lit);
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<InKernel>> MakeFloatIn(const DataType& type,
+                                              const std::vector<Literal>& items,
+                                              bool has_null, bool negated) {
+  LANCE_RETURN_NOT_OK(
+      CheckItems(type, items, [](const Literal& l) { return l.is_numeric(); }));
+  if (type.id() == TypeId::kFloat64) {
+    std::vector<double> set;
+    for (const auto& l : items) {
+      if (!l.is_null()) set.push_back(LiteralToDouble(l));
+    }
+    return std::unique_ptr<InKernel>(std::make_unique<NumericInKernel<double>>(
+        SortedUnique(std::move(set)), has_null, negated));
+  }
+  std::vector<float> set;
+  for (const auto& l : items) {
+    if (l.is_null()) continue;
+    const double d = LiteralToDouble(l);
+    set.push_back(type.id() == TypeId::kFloat32 ? RoundToFloat(d) : RoundToHalf(d));
+  }
+  set = SortedUnique(std::move(set));
+  if (type.id() == TypeId::kFloat32) {
+    return std::unique_ptr<InKernel>(
+        std::make_unique<NumericInKernel<float>>(std::move(set), has_null, negated));
+  }
+  return std::unique_ptr<InKernel>(
+      std::make_unique<HalfInKernel>(std::move(set), has_null, negated));
+}
+
+Result<std::unique_ptr<InKernel>> MakeBytesIn(const DataType& type,
+                                              const std::vector<Literal>& items,
+                                              bool has_null, bool negated) {
+  LANCE_RETURN_NOT_OK(CheckItems(
+      type, items, [](const Literal& l) { return l.kind == Literal::Kind::kString; }));
+  std::vector<std::string> set;
+  for (const auto& l : items) {
+    if (!l.is_null()) set.push_back(l.string_value);
+  }
+  return std::unique_ptr<InKernel>(
+      std::make_unique<BytesInKernel>(SortedUnique(std::move(set)), has_null, negated));
+}
+
+Result<std::unique_ptr<InKernel>> MakeBoolIn(const DataType& type,
+                                             const std::vector<Literal>& items,
+                                             bool has_null, bool negated) {
+  LANCE_RETURN_NOT_OK(CheckItems(
+      type, items, [](const Literal& l) { return l.kind == Literal::Kind::kBool; }));
+  bool has_true = false, has_false = false;
+  for (const auto& l : items) {
+    if (l.kind == Literal::Kind::kBool) (l.bool_value ? has_true : has_false) = true;
+  }
+  return std::unique_ptr<InKernel>(
+      std::make_unique<BoolInKernel>(has_true, has_false, has_null, negated));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<InKernel>> MakeInKernel(const DataTypePtr& type,
                                                const std::vector<Literal>& items,
                                                bool negated, bool coerced,
                                                const std::vector<bool>& items_are_float) {
-  if (coerced && IsNumeric(*type) && type->id() != TypeId::kFloat64) {
-    bool any_float = false;
-    for (size_t i = 0; i < items.size(); ++i) {
-      const bool is_float = i < items_are_float.size()
-                                ? items_are_float[i]
-                                : items[i].kind == Literal::Kind::kFloat;
-      any_float |= items[i].is_numeric() && is_float;
-    }
-    if (any_float) {
-      LANCE_ASSIGN_OR_RAISE(auto inner, MakeInKernel(float64(), items, negated));
-      return std::unique_ptr<InKernel>(
-          std::make_unique<WidenedInKernel>(std::move(inner)));
-    }
+  if (coerced && IsNumeric(*type) && type->id() != TypeId::kFloat64 &&
+      AnyFloatItem(items, items_are_float)) {
+    LANCE_ASSIGN_OR_RAISE(auto inner, MakeInKernel(float64(), items, negated));
+    return std::unique_ptr<InKernel>(std::make_unique<WidenedInKernel>(std::move(inner)));
   }
   switch (type->id()) {
     case TypeId::kInt8:
@@ -258,63 +326,19 @@ Result<std::unique_ptr<InKernel>> MakeInKernel(const DataTypePtr& type,
   }
   bool has_null = false;
   for (const auto& lit : items) has_null |= lit.is_null();
-  auto check = [&](bool (*accepts)(const Literal&)) -> Status {
-    for (const auto& lit : items) {
-      if (!lit.is_null() && !accepts(lit)) return IncompatibleLiteral(*type, lit);
-    }
-    return Status::OK();
-  };
   switch (type->id()) {
     case TypeId::kFloat16:
     case TypeId::kFloat32:
-    case TypeId::kFloat64: {
-      LANCE_RETURN_NOT_OK(check([](const Literal& l) { return l.is_numeric(); }));
-      if (type->id() == TypeId::kFloat64) {
-        std::vector<double> set;
-        for (const auto& l : items) {
-          if (!l.is_null()) set.push_back(LiteralToDouble(l));
-        }
-        return std::unique_ptr<InKernel>(std::make_unique<NumericInKernel<double>>(
-            SortedUnique(std::move(set)), has_null, negated));
-      }
-      std::vector<float> set;
-      for (const auto& l : items) {
-        if (l.is_null()) continue;
-        const double d = LiteralToDouble(l);
-        set.push_back(type->id() == TypeId::kFloat32 ? RoundToFloat(d) : RoundToHalf(d));
-      }
-      set = SortedUnique(std::move(set));
-      if (type->id() == TypeId::kFloat32) {
-        return std::unique_ptr<InKernel>(
-            std::make_unique<NumericInKernel<float>>(std::move(set), has_null, negated));
-      }
-      return std::unique_ptr<InKernel>(
-          std::make_unique<HalfInKernel>(std::move(set), has_null, negated));
-    }
+    case TypeId::kFloat64:
+      return MakeFloatIn(*type, items, has_null, negated);
     case TypeId::kUtf8:
     case TypeId::kLargeUtf8:
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
-    case TypeId::kFixedSizeBinary: {
-      LANCE_RETURN_NOT_OK(
-          check([](const Literal& l) { return l.kind == Literal::Kind::kString; }));
-      std::vector<std::string> set;
-      for (const auto& l : items) {
-        if (!l.is_null()) set.push_back(l.string_value);
-      }
-      return std::unique_ptr<InKernel>(std::make_unique<BytesInKernel>(
-          SortedUnique(std::move(set)), has_null, negated));
-    }
-    case TypeId::kBool: {
-      LANCE_RETURN_NOT_OK(
-          check([](const Literal& l) { return l.kind == Literal::Kind::kBool; }));
-      bool has_true = false, has_false = false;
-      for (const auto& l : items) {
-        if (l.kind == Literal::Kind::kBool) (l.bool_value ? has_true : has_false) = true;
-      }
-      return std::unique_ptr<InKernel>(
-          std::make_unique<BoolInKernel>(has_true, has_false, has_null, negated));
-    }
+    case TypeId::kFixedSizeBinary:
+      return MakeBytesIn(*type, items, has_null, negated);
+    case TypeId::kBool:
+      return MakeBoolIn(*type, items, has_null, negated);
     default:
       return Status::Invalid("IN does not apply to a " + type->ToString() + " value");
   }

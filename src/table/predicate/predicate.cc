@@ -86,17 +86,6 @@ bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9') || c
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // Words that cannot name a column unless quoted. DATE and TIMESTAMP are keywords only in
 // front of a string (`date > DATE '2024-01-01'` reads column `date`).
 bool IsReserved(std::string_view word) {
@@ -104,7 +93,7 @@ bool IsReserved(std::string_view word) {
                                                 "null",    "in",   "true", "false",
                                                 "between", "like", "ilike"};
   for (auto w : kWords) {
-    if (EqualsIgnoreCase(word, w)) return true;
+    if (EqualsIgnoreAsciiCase(word, w)) return true;
   }
   return false;
 }
@@ -373,7 +362,7 @@ class Parser {
     return t;
   }
   bool IsKeyword(const Token& t, std::string_view word) const {
-    return t.kind == Tok::kIdent && EqualsIgnoreCase(t.text, word);
+    return t.kind == Tok::kIdent && EqualsIgnoreAsciiCase(t.text, word);
   }
   bool AcceptKeyword(std::string_view word) {
     if (!IsKeyword(Peek(), word)) return false;
@@ -1050,7 +1039,7 @@ class Parser {
     if (t.kind == Tok::kIdent) {
       FieldPtr match;
       for (const auto& f : fields) {
-        if (EqualsIgnoreCase(f->name(), t.text)) {
+        if (EqualsIgnoreAsciiCase(f->name(), t.text)) {
           if (match) {
             return BindError(Status::Invalid("'" + t.text + "' matches both '" +
                                              match->name() + "' and '" + f->name() + "'" +
