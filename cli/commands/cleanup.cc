@@ -64,14 +64,14 @@ Status RunCleanup(const Args& args, const Streams& s) {
   o.dry_run = args.Has("dry-run");
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenFromArgs(args.positionals[0], args));
   LANCE_ASSIGN_OR_RAISE(CleanupStats st, dataset->CleanupOldVersions(o));
-  JsonDoc doc = JsonDoc::object();
-  doc["bytes_removed"] = st.bytes_removed;
-  doc["old_versions"] = st.old_versions;
-  doc["data_files_removed"] = st.data_files_removed;
-  doc["transaction_files_removed"] = st.transaction_files_removed;
-  doc["index_files_removed"] = st.index_files_removed;
-  doc["deletion_files_removed"] = st.deletion_files_removed;
-  doc["failed_deletes"] = st.failed_deletes;
+  JsonDoc doc =
+      JsonDoc::object({{"bytes_removed", st.bytes_removed},
+                       {"old_versions", st.old_versions},
+                       {"data_files_removed", st.data_files_removed},
+                       {"transaction_files_removed", st.transaction_files_removed},
+                       {"index_files_removed", st.index_files_removed},
+                       {"deletion_files_removed", st.deletion_files_removed},
+                       {"failed_deletes", st.failed_deletes}});
   if (o.dry_run) {
     // What a real run would remove now, relative to the dataset root; nothing was.
     doc["dry_run"] = true;
@@ -79,8 +79,7 @@ Status RunCleanup(const Args& args, const Streams& s) {
     for (const std::string& p : st.removed_paths) paths.push_back(p);
     doc["paths"] = std::move(paths);
   }
-  LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  return FlushOut(s);
+  return EmitJsonLine(s, doc);
 }
 
 }  // namespace

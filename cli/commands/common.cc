@@ -84,6 +84,11 @@ void AddNamespaceOptions(Command* command) {
   for (auto& spec : NamespaceOptionSpecs()) command->options.push_back(std::move(spec));
 }
 
+Command WithNamespaceOptions(Command command) {
+  AddNamespaceOptions(&command);
+  return command;
+}
+
 std::string NamespaceUsage() {
   return "\n       (in place of URI: --namespace dir --ns-prop root=PATH [--ns-prop K=V "
          "...] "
@@ -194,6 +199,24 @@ Status FlushOut(const Streams& s) {
     return Status::IOError(StrCat("writing output failed: ", std::strerror(errno)));
   }
   return Status::OK();
+}
+
+Status EmitAndFlush(const Streams& s, std::string_view text) {
+  LANCE_RETURN_NOT_OK(Emit(s.out, text));
+  return FlushOut(s);
+}
+
+Status EmitJsonLine(const Streams& s, const JsonDoc& doc) {
+  return EmitAndFlush(s, DumpJson(doc) + "\n");
+}
+
+Status EmitResultJson(const Args& args, const DatasetTarget& target,
+                      const Dataset& dataset, const JsonDoc& fields, const Streams& s) {
+  if (!args.Has("json")) return FlushOut(s);
+  JsonDoc doc = JsonDoc::object();
+  AddTargetJson(target, dataset, &doc);
+  for (const auto& [key, value] : fields.items()) doc[key] = value;
+  return EmitJsonLine(s, doc);
 }
 
 std::string FormatCommitTime(int64_t timestamp_ms) {

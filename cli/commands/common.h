@@ -45,6 +45,8 @@ Result<std::shared_ptr<Dataset>> OpenFromArgs(const std::string& uri, const Args
 std::vector<OptionSpec> NamespaceOptionSpecs();
 /// \brief Appends NamespaceOptionSpecs() to a verb's options.
 void AddNamespaceOptions(Command* command);
+/// \brief `command` with NamespaceOptionSpecs() appended: the dataset verbs' Make*.
+Command WithNamespaceOptions(Command command);
 /// \brief The usage tail of a verb whose URI may be replaced by a namespace table.
 std::string NamespaceUsage();
 
@@ -97,6 +99,16 @@ Status PrintRows(RecordBatchReader& reader, const std::string& format, const Str
 Status Emit(std::FILE* stream, std::string_view text);
 /// \brief Flushes stdout. \return IOError if that fails (e.g. disk full).
 Status FlushOut(const Streams& s);
+/// \brief Writes `text` to stdout and flushes it: how a verb ends, so that a full disk
+/// is its error rather than lost output.
+Status EmitAndFlush(const Streams& s, std::string_view text);
+/// \brief EmitAndFlush of `doc` as one JSON line.
+Status EmitJsonLine(const Streams& s, const JsonDoc& doc);
+/// \brief How the writing verbs (import, delete, update, merge-insert) end once they have
+/// told stderr what they did: with --json, one JSON line of the target's members
+/// (AddTargetJson) followed by `fields`, in their order; stdout is flushed either way.
+Status EmitResultJson(const Args& args, const DatasetTarget& target,
+                      const Dataset& dataset, const JsonDoc& fields, const Streams& s);
 
 /// \brief Commit time (ms since the epoch) as ISO-8601 UTC with milliseconds.
 std::string FormatCommitTime(int64_t timestamp_ms);

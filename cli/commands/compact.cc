@@ -34,15 +34,13 @@ Status RunCompact(const Args& args, const Streams& s) {
   if (batch) o.batch_size = *batch;
   const uint64_t before = dataset->version();
   LANCE_ASSIGN_OR_RAISE(CompactionMetrics m, dataset->CompactFiles(o));
-  JsonDoc doc = JsonDoc::object();
-  doc["fragments_removed"] = m.fragments_removed;
-  doc["fragments_added"] = m.fragments_added;
-  doc["files_removed"] = m.files_removed;
-  doc["files_added"] = m.files_added;
-  doc["read_version"] = before;
-  doc["version"] = dataset->version();
-  LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  return FlushOut(s);
+  JsonDoc doc = JsonDoc::object({{"fragments_removed", m.fragments_removed},
+                                 {"fragments_added", m.fragments_added},
+                                 {"files_removed", m.files_removed},
+                                 {"files_added", m.files_added},
+                                 {"read_version", before},
+                                 {"version", dataset->version()}});
+  return EmitJsonLine(s, doc);
 }
 
 }  // namespace

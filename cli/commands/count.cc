@@ -14,22 +14,19 @@ Status RunCount(const Args& args, const Streams& s) {
   LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   LANCE_ASSIGN_OR_RAISE(auto rows, dataset->CountRows(args.Get("where").value_or("")));
-  LANCE_RETURN_NOT_OK(Emit(s.out, std::to_string(rows) + "\n"));
-  return FlushOut(s);
+  return EmitAndFlush(s, std::to_string(rows) + "\n");
 }
 
 }  // namespace
 
 Command MakeCountCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "count",
       "Print the number of rows (matching --where) as a bare integer.",
       "count URI [--where PRED] [--version N]" + NamespaceUsage(),
       {WhereOptionSpec("count only rows matching this predicate, e.g. \"x > 10\""),
        VersionOptionSpec(), StorageOptionSpec()},
-      RunCount};
-  AddNamespaceOptions(&command);
-  return command;
+      RunCount});
 }
 
 }  // namespace lance::cli

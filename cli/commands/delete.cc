@@ -28,28 +28,20 @@ Status RunDelete(const Args& args, const Streams& s) {
   std::fprintf(s.err, "deleted %lld row%s from %s (version %llu)\n",
                static_cast<long long>(deleted), deleted == 1 ? "" : "s",
                target.Label().c_str(), static_cast<unsigned long long>(ds.version()));
-  if (args.Has("json")) {
-    JsonDoc doc = JsonDoc::object();
-    AddTargetJson(target, ds, &doc);
-    doc["rows_deleted"] = deleted;
-    doc["version"] = ds.version();
-    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  }
-  return FlushOut(s);
+  return EmitResultJson(args, target, ds,
+                        {{"rows_deleted", deleted}, {"version", ds.version()}}, s);
 }
 
 }  // namespace
 
 Command MakeDeleteCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "delete",
       "Delete the rows matching --where, committing a new version. Prints the number "
       "of rows deleted and the new version to stderr (--json: as JSON to stdout).",
       "delete URI --where PRED" + NamespaceUsage(),
       {WhereOptionSpec("rows to delete (required)"), StorageOptionSpec()},
-      RunDelete};
-  AddNamespaceOptions(&command);
-  return command;
+      RunDelete});
 }
 
 }  // namespace lance::cli

@@ -124,21 +124,15 @@ Status RunImport(const Args& args, const Streams& s) {
   std::fprintf(s.err, "imported %lld row%s into %s (%s, version %llu)\n",
                static_cast<long long>(rows), rows == 1 ? "" : "s", target.Label().c_str(),
                ModeName(params.mode), static_cast<unsigned long long>(version));
-  if (args.Has("json")) {
-    JsonDoc doc = JsonDoc::object();
-    AddTargetJson(target, *dataset, &doc);
-    doc["mode"] = ModeName(params.mode);
-    doc["rows_written"] = rows;
-    doc["version"] = version;
-    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  }
-  return FlushOut(s);
+  return EmitResultJson(
+      args, target, *dataset,
+      {{"mode", ModeName(params.mode)}, {"rows_written", rows}, {"version", version}}, s);
 }
 
 }  // namespace
 
 Command MakeImportCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "import",
       "Write CSV, JSON lines or Arrow IPC (FILE, or - for stdin) to a dataset, "
       "streamed with bounded memory. The format comes from the extension (.csv, "
@@ -166,9 +160,7 @@ Command MakeImportCommand() {
         "14); "
         "appends keep the dataset's own"},
        StorageOptionSpec()},
-      RunImport};
-  AddNamespaceOptions(&command);
-  return command;
+      RunImport});
 }
 
 }  // namespace lance::cli

@@ -57,23 +57,20 @@ Status RunInfo(const Args& args, const Streams& s) {
              (f->nullable() ? "" : " not null") + "\n";
     }
   }
-  LANCE_RETURN_NOT_OK(Emit(s.out, out));
-  return FlushOut(s);
+  return EmitAndFlush(s, out);
 }
 
 }  // namespace
 
 Command MakeInfoCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "info",
       "Show a dataset's version, data storage version, row and fragment counts and "
       "schema. --json prints one JSON object whose \"schema\" can be passed to "
       "import --schema.",
       "info URI [--version N] [--json]" + NamespaceUsage(),
       {VersionOptionSpec(), StorageOptionSpec()},
-      RunInfo};
-  AddNamespaceOptions(&command);
-  return command;
+      RunInfo});
 }
 
 }  // namespace lance::cli

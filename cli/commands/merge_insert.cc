@@ -82,23 +82,19 @@ Status RunMergeInsert(const Args& args, const Streams& s) {
       static_cast<unsigned long long>(r.num_updated_rows),
       static_cast<unsigned long long>(r.num_deleted_rows),
       static_cast<unsigned long long>(dataset->version()));
-  if (args.Has("json")) {
-    JsonDoc doc = JsonDoc::object();
-    AddTargetJson(target, *dataset, &doc);
-    doc["num_inserted_rows"] = r.num_inserted_rows;
-    doc["num_updated_rows"] = r.num_updated_rows;
-    doc["num_deleted_rows"] = r.num_deleted_rows;
-    doc["num_attempts"] = r.num_attempts;
-    doc["version"] = dataset->version();
-    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  }
-  return FlushOut(s);
+  return EmitResultJson(args, target, *dataset,
+                        {{"num_inserted_rows", r.num_inserted_rows},
+                         {"num_updated_rows", r.num_updated_rows},
+                         {"num_deleted_rows", r.num_deleted_rows},
+                         {"num_attempts", r.num_attempts},
+                         {"version", dataset->version()}},
+                        s);
 }
 
 }  // namespace
 
 Command MakeMergeInsertCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "merge-insert",
       "Merge CSV or JSON lines (--input FILE, - for stdin; the formats `import` reads) "
       "into a dataset on the key columns --on: matched rows are updated (or kept, "
@@ -122,9 +118,7 @@ Command MakeMergeInsertCommand() {
        {"not-matched-by-source-where", true, false,
         "... only those matching this predicate (implies the flag above)"},
        StorageOptionSpec()},
-      RunMergeInsert};
-  AddNamespaceOptions(&command);
-  return command;
+      RunMergeInsert});
 }
 
 }  // namespace lance::cli

@@ -27,8 +27,7 @@ Status RunRestore(const Args& args, const Streams& s) {
   JsonDoc doc = JsonDoc::object();
   doc["restored_version"] = restored;
   doc["version"] = dataset->version();
-  LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  return FlushOut(s);
+  return EmitJsonLine(s, doc);
 }
 
 }  // namespace

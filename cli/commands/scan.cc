@@ -42,7 +42,7 @@ Status RunScan(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeScanCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "scan",
       "Print rows as an aligned table (default) or as JSON lines (--format jsonl, or "
       "--json): one object per row, keys in schema order, exact values (see "
@@ -58,9 +58,7 @@ Command MakeScanCommand() {
        {"format", true, false, "table (default) or jsonl"},
        {"batch-size", true, false, "rows per read batch (default 8192)"},
        StorageOptionSpec()},
-      RunScan};
-  AddNamespaceOptions(&command);
-  return command;
+      RunScan});
 }
 
 }  // namespace lance::cli

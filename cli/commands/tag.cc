@@ -39,8 +39,7 @@ Status RunTag(const Args& args, const Streams& s) {
       entry["updated_at"] = t.updated_at;
       doc[name] = std::move(entry);
     }
-    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-    return FlushOut(s);
+    return EmitJsonLine(s, doc);
   }
   const std::string& name = args.positionals[2];
   if (action == "delete") return dataset->DeleteTag(name);

@@ -52,7 +52,7 @@ Status RunTake(const Args& args, const Streams& s) {
 }  // namespace
 
 Command MakeTakeCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "take",
       "Print the rows at the given positions (0-based, among the live rows, in scan "
       "order; any order, repeats allowed), reading only the parts of the data files that "
@@ -66,9 +66,7 @@ Command MakeTakeCommand() {
        VersionOptionSpec(),
        {"format", true, false, "table (default) or jsonl"},
        StorageOptionSpec()},
-      RunTake};
-  AddNamespaceOptions(&command);
-  return command;
+      RunTake});
 }
 
 }  // namespace lance::cli

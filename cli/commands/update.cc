@@ -38,20 +38,16 @@ Status RunUpdate(const Args& args, const Streams& s) {
                static_cast<unsigned long long>(result.num_rows_updated),
                result.num_rows_updated == 1 ? "" : "s", target.Label().c_str(),
                static_cast<unsigned long long>(dataset->version()));
-  if (args.Has("json")) {
-    JsonDoc doc = JsonDoc::object();
-    AddTargetJson(target, *dataset, &doc);
-    doc["num_rows_updated"] = result.num_rows_updated;
-    doc["version"] = dataset->version();
-    LANCE_RETURN_NOT_OK(Emit(s.out, DumpJson(doc) + "\n"));
-  }
-  return FlushOut(s);
+  return EmitResultJson(
+      args, target, *dataset,
+      {{"num_rows_updated", result.num_rows_updated}, {"version", dataset->version()}},
+      s);
 }
 
 }  // namespace
 
 Command MakeUpdateCommand() {
-  Command command{
+  return WithNamespaceOptions(Command{
       "update",
       "Set columns to SQL expressions of the old row (UPDATE ... SET ... WHERE ...), "
       "committing a new version; only fragments holding matched rows are rewritten. "
@@ -63,9 +59,7 @@ Command MakeUpdateCommand() {
        {"conflict-retries", true, false,
         "re-plans after a retryable commit conflict (default 10)"},
        StorageOptionSpec()},
-      RunUpdate};
-  AddNamespaceOptions(&command);
-  return command;
+      RunUpdate});
 }
 
 }  // namespace lance::cli

@@ -30,22 +30,19 @@ Status RunVersions(const Args& args, const Streams& s) {
     }
     out = table.Render();
   }
-  LANCE_RETURN_NOT_OK(Emit(s.out, out));
-  return FlushOut(s);
+  return EmitAndFlush(s, out);
 }
 
 }  // namespace
 
 Command MakeVersionsCommand() {
-  Command command{
-      "versions",
-      "List a dataset's versions with their commit times (ISO-8601, UTC). --json "
-      "prints a list of {\"version\", \"timestamp\"}.",
-      "versions URI [--json]" + NamespaceUsage(),
-      {StorageOptionSpec()},
-      RunVersions};
-  AddNamespaceOptions(&command);
-  return command;
+  return WithNamespaceOptions(
+      Command{"versions",
+              "List a dataset's versions with their commit times (ISO-8601, UTC). --json "
+              "prints a list of {\"version\", \"timestamp\"}.",
+              "versions URI [--json]" + NamespaceUsage(),
+              {StorageOptionSpec()},
+              RunVersions});
 }
 
 }  // namespace lance::cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lib/importer.h"
 
+#include <iterator>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -107,8 +108,48 @@ Status AppendDictionaryValue(ArrayBuilder* b, const DataType& type, AppendFn&& a
   return static_cast<DictionaryBuilder*>(b)->AppendValues(*array);
 }
 
+// The types whose text parses on its own (no type parameters) into the C type of their
+// builder.
+template <typename T, Result<T> (*Parse)(std::string_view)>
+Status AppendParsedText(ArrayBuilder* b, std::string_view text) {
+  return AppendParsed(b, Parse(text));
+}
+
+struct TextParser {
+  TypeId id;
+  Status (*append)(ArrayBuilder* b, std::string_view text);
+};
+constexpr TextParser kTextParsers[] = {
+    {TypeId::kInt8, AppendParsedText<int8_t, ParseInteger<int8_t>>},
+    {TypeId::kInt16, AppendParsedText<int16_t, ParseInteger<int16_t>>},
+    {TypeId::kInt32, AppendParsedText<int32_t, ParseInteger<int32_t>>},
+    {TypeId::kInt64, AppendParsedText<int64_t, ParseInteger<int64_t>>},
+    {TypeId::kUInt8, AppendParsedText<uint8_t, ParseInteger<uint8_t>>},
+    {TypeId::kUInt16, AppendParsedText<uint16_t, ParseInteger<uint16_t>>},
+    {TypeId::kUInt32, AppendParsedText<uint32_t, ParseInteger<uint32_t>>},
+    {TypeId::kUInt64, AppendParsedText<uint64_t, ParseInteger<uint64_t>>},
+    {TypeId::kFloat16, AppendParsedText<uint16_t, ParseHalf>},
+    {TypeId::kFloat32, AppendParsedText<float, ParseFloat>},
+    {TypeId::kFloat64, AppendParsedText<double, ParseDouble>},
+    {TypeId::kDate32, AppendParsedText<int32_t, ParseDate32>},
+    {TypeId::kDate64, AppendParsedText<int64_t, ParseDate64>},
+};
+
+// A time of day in ticks of `unit`, from a tick count or a clock time.
+Result<int64_t> ParseTimeTicks(std::string_view text, TimeUnit unit) {
+  LANCE_ASSIGN_OR_RAISE(auto ticks, LooksLikeInteger(text) ? ParseInteger<int64_t>(text)
+                                                           : ParseTimeOfDay(text, unit));
+  if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(unit)) {
+    return Status::Invalid(QuoteForMessage(text), " is not a time of day");
+  }
+  return ticks;
+}
+
 // A scalar from its text form (a JSON string or number, or a CSV cell).
 Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view text) {
+  for (const TextParser& parser : kTextParsers) {
+    if (parser.id == type.id()) return parser.append(b, text);
+  }
   switch (type.id()) {
     case TypeId::kBool:
       if (EqualsIgnoreAsciiCase(text, "true"))
@@ -117,30 +158,6 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
         return static_cast<BooleanBuilder*>(b)->Append(false);
       }
       return Status::Invalid(QuoteForMessage(text), " is not a valid bool");
-    case TypeId::kInt8:
-      return AppendParsed(b, ParseInteger<int8_t>(text));
-    case TypeId::kInt16:
-      return AppendParsed(b, ParseInteger<int16_t>(text));
-    case TypeId::kInt32:
-      return AppendParsed(b, ParseInteger<int32_t>(text));
-    case TypeId::kInt64:
-      return AppendParsed(b, ParseInteger<int64_t>(text));
-    case TypeId::kUInt8:
-      return AppendParsed(b, ParseInteger<uint8_t>(text));
-    case TypeId::kUInt16:
-      return AppendParsed(b, ParseInteger<uint16_t>(text));
-    case TypeId::kUInt32:
-      return AppendParsed(b, ParseInteger<uint32_t>(text));
-    case TypeId::kUInt64:
-      return AppendParsed(b, ParseInteger<uint64_t>(text));
-    case TypeId::kFloat16:
-      return AppendParsed(b, ParseHalf(text));
-    case TypeId::kFloat32:
-      return AppendParsed(b, ParseFloat(text));
-    case TypeId::kFloat64:
-      return AppendParsed(b, ParseDouble(text));
-    case TypeId::kDate32:
-      return AppendParsed(b, ParseDate32(text));
     case TypeId::kTimestamp:
       return AppendParsed(b, ParseTimestamp(text, type.unit()));
     case TypeId::kUtf8:
@@ -166,24 +183,12 @@ Status AppendScalarText(ArrayBuilder* b, const DataType& type, std::string_view 
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       return static_cast<DecimalBuilder*>(b)->AppendDecimalText(text);
-    case TypeId::kDate64:
-      return AppendParsed(b, ParseDate64(text));
     case TypeId::kTime32: {
-      LANCE_ASSIGN_OR_RAISE(auto ticks, LooksLikeInteger(text)
-                                            ? ParseInteger<int64_t>(text)
-                                            : ParseTimeOfDay(text, type.unit()));
-      if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(type.unit())) {
-        return Status::Invalid(QuoteForMessage(text), " is not a time of day");
-      }
+      LANCE_ASSIGN_OR_RAISE(int64_t ticks, ParseTimeTicks(text, type.unit()));
       return static_cast<Int32Builder*>(b)->Append(static_cast<int32_t>(ticks));
     }
     case TypeId::kTime64: {
-      LANCE_ASSIGN_OR_RAISE(auto ticks, LooksLikeInteger(text)
-                                            ? ParseInteger<int64_t>(text)
-                                            : ParseTimeOfDay(text, type.unit()));
-      if (ticks < 0 || ticks >= 86'400 * TicksPerSecond(type.unit())) {
-        return Status::Invalid(QuoteForMessage(text), " is not a time of day");
-      }
+      LANCE_ASSIGN_OR_RAISE(int64_t ticks, ParseTimeTicks(text, type.unit()));
       return static_cast<Int64Builder*>(b)->Append(ticks);
     }
     case TypeId::kDuration:
@@ -253,10 +258,11 @@ Status AppendJsonMap(ArrayBuilder* b, const DataType& type, const JsonValue& v,
   return Status::OK();
 }
 
-template <typename OffsetT>
-Status AppendJsonList(ArrayBuilder* b, const DataType& type, const JsonValue& v,
-                      const PathNode* path) {
-  auto* lb = static_cast<BaseListBuilder<OffsetT>*>(b);
+// Appends one list (of any list builder) holding the items of the JSON array `v`.
+template <typename ListBuilderT>
+Status AppendJsonItems(ArrayBuilder* b, const DataType& type, const JsonValue& v,
+                       const PathNode* path) {
+  auto* lb = static_cast<ListBuilderT*>(b);
   LANCE_RETURN_NOT_OK(lb->Append(true));
   const Field& item = *type.fields()[0];
   for (size_t k = 0; k < v.items.size(); ++k) {
@@ -274,23 +280,14 @@ Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
     return ValueError(path,
                       "expected " + FormatTypeString(type) + ", got " + Describe(v));
   };
+  if (type.is_integer() || type.is_floating()) {
+    if (!v.is_number() && !v.is_string()) return mismatch();
+    return WithPath(AppendScalarText(b, type, v.text), path);
+  }
   switch (type.id()) {
     case TypeId::kBool:
       if (v.kind != JsonValue::Kind::kBool) return mismatch();
       return static_cast<BooleanBuilder*>(b)->Append(v.boolean);
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-    case TypeId::kFloat16:
-    case TypeId::kFloat32:
-    case TypeId::kFloat64:
-      if (!v.is_number() && !v.is_string()) return mismatch();
-      return WithPath(AppendScalarText(b, type, v.text), path);
     case TypeId::kUtf8:
     case TypeId::kLargeUtf8:
     case TypeId::kBinary:
@@ -299,35 +296,29 @@ Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
       if (!v.is_string()) return mismatch();
       return WithPath(AppendScalarText(b, type, v.text), path);
     case TypeId::kDate32:
-      if (v.is_integer_literal())
-        return WithPath(AppendParsed(b, ParseInteger<int32_t>(v.text)), path);
-      if (!v.is_string()) return mismatch();
-      return WithPath(AppendScalarText(b, type, v.text), path);
     case TypeId::kTimestamp:
-      if (v.is_integer_literal())
-        return WithPath(AppendParsed(b, ParseInteger<int64_t>(v.text)), path);
+      // Integers are raw values (days, ticks); strings the printed forms.
+      if (v.is_integer_literal()) {
+        return WithPath(type.id() == TypeId::kDate32
+                            ? AppendParsed(b, ParseInteger<int32_t>(v.text))
+                            : AppendParsed(b, ParseInteger<int64_t>(v.text)),
+                        path);
+      }
       if (!v.is_string()) return mismatch();
       return WithPath(AppendScalarText(b, type, v.text), path);
     case TypeId::kList:
       if (!v.is_array()) return mismatch();
-      return AppendJsonList<int32_t>(b, type, v, path);
+      return AppendJsonItems<BaseListBuilder<int32_t>>(b, type, v, path);
     case TypeId::kLargeList:
       if (!v.is_array()) return mismatch();
-      return AppendJsonList<int64_t>(b, type, v, path);
+      return AppendJsonItems<BaseListBuilder<int64_t>>(b, type, v, path);
     case TypeId::kFixedSizeList: {
       if (!v.is_array()) return mismatch();
       if (static_cast<int64_t>(v.items.size()) != type.fixed_size()) {
         return ValueError(path, "expected " + std::to_string(type.fixed_size()) +
                                     " items, got " + std::to_string(v.items.size()));
       }
-      auto* lb = static_cast<FixedSizeListBuilder*>(b);
-      LANCE_RETURN_NOT_OK(lb->Append(true));
-      const Field& item = *type.fields()[0];
-      for (size_t k = 0; k < v.items.size(); ++k) {
-        PathNode node{path, {}, static_cast<int64_t>(k)};
-        LANCE_RETURN_NOT_OK(AppendJson(lb->value_builder(), item, v.items[k], &node));
-      }
-      return Status::OK();
+      return AppendJsonItems<FixedSizeListBuilder>(b, type, v, path);
     }
     case TypeId::kNull:
       return mismatch();  // only null (handled above) fits
@@ -380,6 +371,8 @@ Status AppendJson(ArrayBuilder* b, const Field& f, const JsonValue& v,
       }
       return Status::OK();
     }
+    default:  // numbers are handled above; the other types take no JSON value
+      break;
   }
   return mismatch();
 }
@@ -458,23 +451,14 @@ struct Inferred {
 };
 
 const char* InferredKindName(Inferred::Kind kind) {
-  switch (kind) {
-    case Inferred::Kind::kNull:
-      return "null";
-    case Inferred::Kind::kBool:
-      return "bool";
-    case Inferred::Kind::kInt:
-      return "integer";
-    case Inferred::Kind::kFloat:
-      return "number";
-    case Inferred::Kind::kString:
-      return "string";
-    case Inferred::Kind::kList:
-      return "array";
-    case Inferred::Kind::kStruct:
-      return "object";
-  }
-  return "?";
+  // Each inferred kind is named as the JSON kind it came from (the messages speak of the
+  // input), but integers, which JSON does not tell from other numbers. Indexed by Kind.
+  using J = JsonValue::Kind;
+  static constexpr J kJsonKind[] = {J::kNull,   J::kBool,  J::kNumber, J::kNumber,
+                                    J::kString, J::kArray, J::kObject};
+  static_assert(std::size(kJsonKind) == static_cast<size_t>(Inferred::Kind::kStruct) + 1);
+  if (kind == Inferred::Kind::kInt) return "integer";
+  return JsonKindName(kJsonKind[static_cast<size_t>(kind)]);
 }
 
 Inferred::Kind KindOf(const JsonValue& v) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lib/json.h"
 
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -181,21 +182,12 @@ const JsonValue* JsonValue::Find(std::string_view key) const {
 }
 
 const char* JsonKindName(JsonValue::Kind kind) {
-  switch (kind) {
-    case JsonValue::Kind::kNull:
-      return "null";
-    case JsonValue::Kind::kBool:
-      return "bool";
-    case JsonValue::Kind::kNumber:
-      return "number";
-    case JsonValue::Kind::kString:
-      return "string";
-    case JsonValue::Kind::kArray:
-      return "array";
-    case JsonValue::Kind::kObject:
-      return "object";
-  }
-  return "?";
+  // Indexed by Kind, in its declaration order.
+  static constexpr const char* kNames[] = {"null",   "bool",  "number",
+                                           "string", "array", "object"};
+  static_assert(std::size(kNames) == static_cast<size_t>(JsonValue::Kind::kObject) + 1);
+  const auto i = static_cast<size_t>(kind);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 Result<JsonValue> ParseJson(std::string_view text) {

@@ -2,7 +2,10 @@
 #include "lib/schema_spec.h"
 
 #include <charconv>
+#include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,41 +16,62 @@ namespace lance::cli {
 
 namespace {
 
+constexpr char kExpectedTimeUnit[] = "expected a time unit (s, ms, us, ns)";
+
+// The unit a type spec names by its suffix (s, ms, us, ns, as types print it).
+std::optional<TimeUnit> UnitNamed(std::string_view name) {
+  for (TimeUnit unit :
+       {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    if (name == TimeUnitSuffix(unit)) return unit;
+  }
+  return std::nullopt;
+}
+
 bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
 
+// The scalar types by name; the first name of each type is the one AppendType prints.
+constexpr std::pair<const char*, DataTypePtr (*)()> kScalars[] = {
+    {"bool", boolean},
+    {"boolean", boolean},
+    {"int8", int8},
+    {"int16", int16},
+    {"int32", int32},
+    {"int64", int64},
+    {"uint8", uint8},
+    {"uint16", uint16},
+    {"uint32", uint32},
+    {"uint64", uint64},
+    {"float16", float16},
+    {"halffloat", float16},
+    {"float32", float32},
+    {"float", float32},
+    {"float64", float64},
+    {"double", float64},
+    {"utf8", utf8},
+    {"string", utf8},
+    {"large_utf8", large_utf8},
+    {"large_string", large_utf8},
+    {"binary", binary},
+    {"large_binary", large_binary},
+    {"date32", date32},
+    {"date64", date64},
+    {"null", null},
+};
+
 DataTypePtr ScalarByName(std::string_view name) {
-  static const std::pair<const char*, DataTypePtr (*)()> kScalars[] = {
-      {"bool", boolean},
-      {"boolean", boolean},
-      {"int8", int8},
-      {"int16", int16},
-      {"int32", int32},
-      {"int64", int64},
-      {"uint8", uint8},
-      {"uint16", uint16},
-      {"uint32", uint32},
-      {"uint64", uint64},
-      {"float16", float16},
-      {"halffloat", float16},
-      {"float32", float32},
-      {"float", float32},
-      {"float64", float64},
-      {"double", float64},
-      {"utf8", utf8},
-      {"string", utf8},
-      {"large_utf8", large_utf8},
-      {"large_string", large_utf8},
-      {"binary", binary},
-      {"large_binary", large_binary},
-      {"date32", date32},
-      {"date64", date64},
-      {"null", null},
-  };
   for (const auto& [n, make] : kScalars) {
     if (name == n) return make();
+  }
+  return nullptr;
+}
+
+/// \brief The name of a scalar type `id`; nullptr for the types with parameters.
+const char* ScalarName(TypeId id) {
+  for (const auto& [n, make] : kScalars) {
+    if (make()->id() == id) return n;
   }
   return nullptr;
 }
@@ -195,22 +219,13 @@ class TypeParser {
   Result<TimeUnit> UnitInBrackets() {
     LANCE_RETURN_NOT_OK(Expect('['));
     const size_t at = pos_;
-    const std::string unit_name = Identifier();
-    TimeUnit unit;
-    if (unit_name == "s") {
-      unit = TimeUnit::kSecond;
-    } else if (unit_name == "ms") {
-      unit = TimeUnit::kMilli;
-    } else if (unit_name == "us") {
-      unit = TimeUnit::kMicro;
-    } else if (unit_name == "ns") {
-      unit = TimeUnit::kNano;
-    } else {
+    const std::optional<TimeUnit> unit = UnitNamed(Identifier());
+    if (!unit) {
       pos_ = at;
-      return Error("expected a time unit (s, ms, us, ns)");
+      return Error(kExpectedTimeUnit);
     }
     LANCE_RETURN_NOT_OK(Expect(']'));
-    return unit;
+    return *unit;
   }
 
   // time32[s|ms], time64[us|ns], duration[s|ms|us|ns].
@@ -296,19 +311,8 @@ class TypeParser {
 
   Result<DataTypePtr> ParseTimestampRest() {
     LANCE_RETURN_NOT_OK(Expect('['));
-    const std::string unit_name = Identifier();
-    TimeUnit unit;
-    if (unit_name == "s") {
-      unit = TimeUnit::kSecond;
-    } else if (unit_name == "ms") {
-      unit = TimeUnit::kMilli;
-    } else if (unit_name == "us") {
-      unit = TimeUnit::kMicro;
-    } else if (unit_name == "ns") {
-      unit = TimeUnit::kNano;
-    } else {
-      return Error("expected a time unit (s, ms, us, ns)");
-    }
+    const std::optional<TimeUnit> unit = UnitNamed(Identifier());
+    if (!unit) return Error(kExpectedTimeUnit);
     std::string tz;
     if (Peek(',')) {
       ++pos_;
@@ -324,7 +328,7 @@ class TypeParser {
       tz = std::string(zone);
     }
     LANCE_RETURN_NOT_OK(Expect(']'));
-    return timestamp(unit, tz);
+    return timestamp(*unit, tz);
   }
 
   Result<std::string> MemberName() {
@@ -393,58 +397,11 @@ void AppendItem(const FieldPtr& f, std::string* out) {
 }
 
 void AppendType(const DataType& type, std::string* out) {
+  if (const char* name = ScalarName(type.id())) {
+    out->append(name);
+    return;
+  }
   switch (type.id()) {
-    case TypeId::kBool:
-      out->append("bool");
-      return;
-    case TypeId::kInt8:
-      out->append("int8");
-      return;
-    case TypeId::kInt16:
-      out->append("int16");
-      return;
-    case TypeId::kInt32:
-      out->append("int32");
-      return;
-    case TypeId::kInt64:
-      out->append("int64");
-      return;
-    case TypeId::kUInt8:
-      out->append("uint8");
-      return;
-    case TypeId::kUInt16:
-      out->append("uint16");
-      return;
-    case TypeId::kUInt32:
-      out->append("uint32");
-      return;
-    case TypeId::kUInt64:
-      out->append("uint64");
-      return;
-    case TypeId::kFloat16:
-      out->append("float16");
-      return;
-    case TypeId::kFloat32:
-      out->append("float32");
-      return;
-    case TypeId::kFloat64:
-      out->append("float64");
-      return;
-    case TypeId::kUtf8:
-      out->append("utf8");
-      return;
-    case TypeId::kLargeUtf8:
-      out->append("large_utf8");
-      return;
-    case TypeId::kBinary:
-      out->append("binary");
-      return;
-    case TypeId::kLargeBinary:
-      out->append("large_binary");
-      return;
-    case TypeId::kDate32:
-      out->append("date32");
-      return;
     case TypeId::kFixedSizeBinary:
       out->append("fixed_size_binary[" + std::to_string(type.fixed_size()) + "]");
       return;
@@ -475,12 +432,6 @@ void AppendType(const DataType& type, std::string* out) {
         AppendItem(f, out);
       }
       out->push_back('>');
-      return;
-    case TypeId::kNull:
-      out->append("null");
-      return;
-    case TypeId::kDate64:
-      out->append("date64");
       return;
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
@@ -513,6 +464,8 @@ void AppendType(const DataType& type, std::string* out) {
       AppendItem(type.item_field(), out);
       if (type.keys_sorted()) out->append(", keys_sorted");
       out->push_back('>');
+      return;
+    default:  // the scalars, named above
       return;
   }
 }

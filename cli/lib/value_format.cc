@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lib/value_format.h"
 
-#include <charconv>
-
 #include "lance/core/decimal.h"
 #include "lance/core/temporal.h"
+#include "lance/str_cat.h"
 #include "lib/json.h"
 #include "lib/scalar_codec.h"
 
@@ -12,11 +11,11 @@ namespace lance::cli {
 
 namespace {
 
+// A function to take the address of (kJsonAppenders); StrAppend writes integers with
+// std::to_chars.
 template <typename T>
 void AppendInteger(T value, std::string* out) {
-  char buf[32];
-  auto res = std::to_chars(buf, buf + sizeof(buf), value);
-  out->append(buf, res.ptr);
+  StrAppend(out, value);
 }
 
 template <typename T>
@@ -55,6 +54,78 @@ void AppendQuotedAscii(const std::string& text, std::string* out) {
   out->push_back('"');
   out->append(text);
   out->push_back('"');
+}
+
+// Types whose slots render from their value alone, one function per type.
+using JsonAppender = void (*)(const Array& array, int64_t i, std::string* out);
+
+// The value of slot i of an ArrayT: a number, or a view of its bytes.
+template <typename ArrayT>
+auto SlotOf(const Array& array, int64_t i) {
+  const auto& typed = static_cast<const ArrayT&>(array);
+  if constexpr (requires { typed.GetView(i); }) {
+    return typed.GetView(i);
+  } else {
+    return typed.Value(i);
+  }
+}
+
+// Slot i of an ArrayT, rendered by Render.
+template <typename ArrayT, auto Render>
+void AppendSlot(const Array& array, int64_t i, std::string* out) {
+  Render(SlotOf<ArrayT>(array, i), out);
+}
+
+template <typename T, std::string (*Format)(T)>
+void AppendFormattedFloat(T value, std::string* out) {
+  AppendFloatText(Format(value), out);
+}
+
+// Bytes as a base64 string.
+void AppendBase64(std::string_view bytes, std::string* out) {
+  AppendQuotedAscii(Base64Encode(bytes), out);
+}
+
+template <typename T>
+void AppendTimeOfDayJson(const Array& array, int64_t i, std::string* out) {
+  out->push_back('"');
+  AppendIsoTimeOfDay(AsNumeric<T>(array).Value(i), array.type()->unit(), out);
+  out->push_back('"');
+}
+
+struct JsonAppenderOfType {
+  TypeId id;
+  JsonAppender append;
+};
+constexpr JsonAppenderOfType kJsonAppenders[] = {
+    {TypeId::kInt8, AppendSlot<NumericArray<int8_t>, AppendInteger<int8_t>>},
+    {TypeId::kInt16, AppendSlot<NumericArray<int16_t>, AppendInteger<int16_t>>},
+    {TypeId::kInt32, AppendSlot<NumericArray<int32_t>, AppendInteger<int32_t>>},
+    {TypeId::kInt64, AppendSlot<NumericArray<int64_t>, AppendInteger<int64_t>>},
+    {TypeId::kUInt8, AppendSlot<NumericArray<uint8_t>, AppendInteger<uint8_t>>},
+    {TypeId::kUInt16, AppendSlot<NumericArray<uint16_t>, AppendInteger<uint16_t>>},
+    {TypeId::kUInt32, AppendSlot<NumericArray<uint32_t>, AppendInteger<uint32_t>>},
+    {TypeId::kUInt64, AppendSlot<NumericArray<uint64_t>, AppendInteger<uint64_t>>},
+    {TypeId::kFloat16,
+     AppendSlot<NumericArray<uint16_t>, AppendFormattedFloat<uint16_t, FormatHalf>>},
+    {TypeId::kFloat32,
+     AppendSlot<NumericArray<float>, AppendFormattedFloat<float, FormatFloat>>},
+    {TypeId::kFloat64,
+     AppendSlot<NumericArray<double>, AppendFormattedFloat<double, FormatDouble>>},
+    {TypeId::kUtf8, AppendSlot<StringArray, AppendJsonString>},
+    {TypeId::kLargeUtf8, AppendSlot<LargeStringArray, AppendJsonString>},
+    {TypeId::kBinary, AppendSlot<BinaryArray, AppendBase64>},
+    {TypeId::kLargeBinary, AppendSlot<LargeBinaryArray, AppendBase64>},
+    {TypeId::kFixedSizeBinary, AppendSlot<FixedSizeBinaryArray, AppendBase64>},
+    {TypeId::kTime32, AppendTimeOfDayJson<int32_t>},
+    {TypeId::kTime64, AppendTimeOfDayJson<int64_t>},
+};
+
+JsonAppender JsonAppenderOf(TypeId id) {
+  for (const JsonAppenderOfType& entry : kJsonAppenders) {
+    if (entry.id == id) return entry.append;
+  }
+  return nullptr;
 }
 
 // Maps with string keys as JSON objects; any other key type as [[key, value], ...].
@@ -105,64 +176,10 @@ void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
     out->append("null");
     return;
   }
+  if (JsonAppender append = JsonAppenderOf(array.type_id())) return append(array, i, out);
   switch (array.type_id()) {
     case TypeId::kBool:
       out->append(static_cast<const BooleanArray&>(array).Value(i) ? "true" : "false");
-      return;
-    case TypeId::kInt8:
-      AppendInteger(AsNumeric<int8_t>(array).Value(i), out);
-      return;
-    case TypeId::kInt16:
-      AppendInteger(AsNumeric<int16_t>(array).Value(i), out);
-      return;
-    case TypeId::kInt32:
-      AppendInteger(AsNumeric<int32_t>(array).Value(i), out);
-      return;
-    case TypeId::kInt64:
-      AppendInteger(AsNumeric<int64_t>(array).Value(i), out);
-      return;
-    case TypeId::kUInt8:
-      AppendInteger(AsNumeric<uint8_t>(array).Value(i), out);
-      return;
-    case TypeId::kUInt16:
-      AppendInteger(AsNumeric<uint16_t>(array).Value(i), out);
-      return;
-    case TypeId::kUInt32:
-      AppendInteger(AsNumeric<uint32_t>(array).Value(i), out);
-      return;
-    case TypeId::kUInt64:
-      AppendInteger(AsNumeric<uint64_t>(array).Value(i), out);
-      return;
-    case TypeId::kFloat16:
-      AppendFloatText(FormatHalf(AsNumeric<uint16_t>(array).Value(i)), out);
-      return;
-    case TypeId::kFloat32:
-      AppendFloatText(FormatFloat(AsNumeric<float>(array).Value(i)), out);
-      return;
-    case TypeId::kFloat64:
-      AppendFloatText(FormatDouble(AsNumeric<double>(array).Value(i)), out);
-      return;
-    case TypeId::kUtf8:
-      AppendJsonString(static_cast<const StringArray&>(array).GetView(i), out);
-      return;
-    case TypeId::kLargeUtf8:
-      AppendJsonString(static_cast<const LargeStringArray&>(array).GetView(i), out);
-      return;
-    case TypeId::kBinary:
-      out->push_back('"');
-      out->append(Base64Encode(static_cast<const BinaryArray&>(array).GetView(i)));
-      out->push_back('"');
-      return;
-    case TypeId::kLargeBinary:
-      out->push_back('"');
-      out->append(Base64Encode(static_cast<const LargeBinaryArray&>(array).GetView(i)));
-      out->push_back('"');
-      return;
-    case TypeId::kFixedSizeBinary:
-      out->push_back('"');
-      out->append(
-          Base64Encode(static_cast<const FixedSizeBinaryArray&>(array).GetView(i)));
-      out->push_back('"');
       return;
     case TypeId::kDate32:
       out->push_back('"');
@@ -218,16 +235,6 @@ void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
     case TypeId::kDate64:
       AppendQuotedAscii(FormatDate64(AsNumeric<int64_t>(array).Value(i)), out);
       return;
-    case TypeId::kTime32:
-      out->push_back('"');
-      AppendIsoTimeOfDay(AsNumeric<int32_t>(array).Value(i), array.type()->unit(), out);
-      out->push_back('"');
-      return;
-    case TypeId::kTime64:
-      out->push_back('"');
-      AppendIsoTimeOfDay(AsNumeric<int64_t>(array).Value(i), array.type()->unit(), out);
-      out->push_back('"');
-      return;
     case TypeId::kDuration:
       // An integer count of the column's unit (the unit is in the schema).
       AppendInteger(AsNumeric<int64_t>(array).Value(i), out);
@@ -239,6 +246,8 @@ void AppendJsonValue(const Array& array, int64_t i, std::string* out) {
     }
     case TypeId::kMap:
       AppendMapJson(array, i, out);
+      return;
+    default:  // the types of kJsonAppenders, rendered above
       return;
   }
 }

@@ -79,28 +79,43 @@ Result<BufferPtr> GatherBits(const ArrayData& data, const int64_t* indices, int6
 
 Result<ArrayDataPtr> Gather(const ArrayData& data, const int64_t* indices, int64_t n);
 
+// The offsets of the gathered slots of an offset layout (binary, lists): each selected
+// slot keeps its length, null slots (per `valid`) become empty. `overflow` ends the error
+// when the total does not fit OffsetT ("... <total><overflow>").
 template <typename OffsetT>
-Result<ArrayDataPtr> GatherBinary(const ArrayData& data, const int64_t* indices,
-                                  int64_t n, BufferPtr validity, int64_t nulls) {
+Result<BufferPtr> GatherOffsets(const ArrayData& data, const int64_t* indices, int64_t n,
+                                const uint8_t* valid, const char* overflow) {
   const OffsetT* offsets = data.buffers[1]->data_as<OffsetT>() + data.offset;
-  const uint8_t* valid = validity ? validity->data() : nullptr;
   LANCE_ASSIGN_OR_RAISE(
       BufferPtr out_offsets,
       Buffer::Allocate((n + 1) * static_cast<int64_t>(sizeof(OffsetT))));
   OffsetT* dst_offsets = out_offsets->mutable_data_as<OffsetT>();
-  // First pass sizes the data buffer (and rejects int32 overflow before allocating it).
   int64_t total = 0;
   for (int64_t k = 0; k < n; ++k) {
     dst_offsets[k] = static_cast<OffsetT>(total);
-    if (valid && !bit_util::GetBit(valid, k)) continue;  // null slots become empty
+    if (valid && !bit_util::GetBit(valid, k)) continue;
     total += static_cast<int64_t>(offsets[indices[k] + 1]) - offsets[indices[k]];
     if (total > std::numeric_limits<OffsetT>::max()) {
       return Status::Invalid("gathering " + data.type->ToString() +
-                             " values: " + std::to_string(total) +
-                             " bytes do not fit 32-bit offsets (use the large_ type)");
+                             " values: " + std::to_string(total) + overflow);
     }
   }
   dst_offsets[n] = static_cast<OffsetT>(total);
+  return out_offsets;
+}
+
+template <typename OffsetT>
+Result<ArrayDataPtr> GatherBinary(const ArrayData& data, const int64_t* indices,
+                                  int64_t n, BufferPtr validity, int64_t nulls) {
+  const OffsetT* offsets = data.buffers[1]->data_as<OffsetT>() + data.offset;
+  // The offsets first size the data buffer (and reject int32 overflow before allocating
+  // it).
+  LANCE_ASSIGN_OR_RAISE(
+      BufferPtr out_offsets,
+      GatherOffsets<OffsetT>(data, indices, n, validity ? validity->data() : nullptr,
+                             " bytes do not fit 32-bit offsets (use the large_ type)"));
+  const OffsetT* dst_offsets = out_offsets->data_as<OffsetT>();
+  const int64_t total = dst_offsets[n];
   // kShortCopy bytes of slack let short values be copied with a fixed-size memcpy
   // (inlined to a couple of moves) instead of a library call per value; the slack is
   // trimmed.
@@ -134,20 +149,9 @@ Result<ArrayDataPtr> GatherList(const ArrayData& data, const int64_t* indices, i
   const uint8_t* valid = validity ? validity->data() : nullptr;
   LANCE_ASSIGN_OR_RAISE(
       BufferPtr out_offsets,
-      Buffer::Allocate((n + 1) * static_cast<int64_t>(sizeof(OffsetT))));
-  OffsetT* dst_offsets = out_offsets->mutable_data_as<OffsetT>();
-  int64_t total = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    dst_offsets[k] = static_cast<OffsetT>(total);
-    if (valid && !bit_util::GetBit(valid, k)) continue;
-    total += static_cast<int64_t>(offsets[indices[k] + 1]) - offsets[indices[k]];
-    if (total > std::numeric_limits<OffsetT>::max()) {
-      return Status::Invalid("gathering " + data.type->ToString() +
-                             " values: " + std::to_string(total) +
-                             " child values do not fit 32-bit offsets");
-    }
-  }
-  dst_offsets[n] = static_cast<OffsetT>(total);
+      GatherOffsets<OffsetT>(data, indices, n, valid,
+                             " child values do not fit 32-bit offsets"));
+  const int64_t total = out_offsets->data_as<OffsetT>()[n];
   // The child is gathered at the concatenation of the selected ranges; list offsets index
   // the child relative to the child's own offset, which is what Gather expects.
   std::vector<int64_t> child_indices;

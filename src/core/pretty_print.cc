@@ -64,36 +64,36 @@ void AppendDate64(int64_t millis, std::string* out) {
   AppendTimestamp(millis, *timestamp(TimeUnit::kMilli), out);
 }
 
+// The characters with a short escape; other control bytes are escaped as \xHH.
+struct ShortEscape {
+  char c;
+  const char* escaped;
+};
+constexpr ShortEscape kShortEscapes[] = {
+    {'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\t', "\\t"}, {'\r', "\\r"},
+};
+
+const char* ShortEscapeOf(char c) {
+  for (const ShortEscape& e : kShortEscapes) {
+    if (e.c == c) return e.escaped;
+  }
+  return nullptr;
+}
+
 void AppendQuoted(std::string_view s, std::string* out) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   out->push_back('"');
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      default:
-        // Bytes >= 0x80 pass through so that UTF-8 text stays readable.
-        if (u < 0x20 || u == 0x7f) {
-          out->append("\\x");
-          out->push_back(kHex[u >> 4]);
-          out->push_back(kHex[u & 0xf]);
-        } else {
-          out->push_back(c);
-        }
+    if (const char* escaped = ShortEscapeOf(c)) {
+      out->append(escaped);
+    } else if (u < 0x20 || u == 0x7f) {
+      // Bytes >= 0x80 pass through so that UTF-8 text stays readable.
+      out->append("\\x");
+      out->push_back(kHex[u >> 4]);
+      out->push_back(kHex[u & 0xf]);
+    } else {
+      out->push_back(c);
     }
   }
   out->push_back('"');
@@ -125,6 +125,67 @@ T ValueAt(const ArrayData& data, int64_t i) {
   return data.buffers[1]->data_as<T>()[data.offset + i];
 }
 
+// Scalar types whose slot renders from the slot alone; the others need the printer
+// (nested, dictionary) or are handled in AppendValue.
+using ScalarAppender = void (*)(const ArrayData& data, int64_t i, std::string* out);
+
+// A slot read as a T and rendered by Render, alone or with the type (units, zones).
+template <typename T, void (*Render)(T, std::string*)>
+void AppendAt(const ArrayData& data, int64_t i, std::string* out) {
+  Render(ValueAt<T>(data, i), out);
+}
+template <typename T, void (*Render)(T, const DataType&, std::string*)>
+void AppendTypedAt(const ArrayData& data, int64_t i, std::string* out) {
+  Render(ValueAt<T>(data, i), *data.type, out);
+}
+// A variable-length slot rendered by Render.
+template <typename OffsetT, void (*Render)(std::string_view, std::string*)>
+void AppendViewAt(const ArrayData& data, int64_t i, std::string* out) {
+  Render(BinaryView<OffsetT>(data, i), out);
+}
+
+void AppendHalfFloat(uint16_t bits, std::string* out) {
+  AppendFloat(HalfToFloat(bits), out);
+}
+template <typename T>
+void AppendTimeOfDay(T value, const DataType& type, std::string* out) {
+  AppendIsoTimeOfDay(value, type.unit(), out);
+}
+
+struct ScalarPrinter {
+  TypeId id;
+  ScalarAppender append;
+};
+constexpr ScalarPrinter kScalarPrinters[] = {
+    {TypeId::kInt8, AppendAt<int8_t, AppendInteger>},
+    {TypeId::kInt16, AppendAt<int16_t, AppendInteger>},
+    {TypeId::kInt32, AppendAt<int32_t, AppendInteger>},
+    {TypeId::kInt64, AppendAt<int64_t, AppendInteger>},
+    {TypeId::kUInt8, AppendAt<uint8_t, AppendInteger>},
+    {TypeId::kUInt16, AppendAt<uint16_t, AppendInteger>},
+    {TypeId::kUInt32, AppendAt<uint32_t, AppendInteger>},
+    {TypeId::kUInt64, AppendAt<uint64_t, AppendInteger>},
+    {TypeId::kFloat16, AppendAt<uint16_t, AppendHalfFloat>},
+    {TypeId::kFloat32, AppendAt<float, AppendFloat>},
+    {TypeId::kFloat64, AppendAt<double, AppendFloat>},
+    {TypeId::kDate32, AppendAt<int32_t, AppendDate32>},
+    {TypeId::kDate64, AppendAt<int64_t, AppendDate64>},
+    {TypeId::kTimestamp, AppendTypedAt<int64_t, AppendTimestamp>},
+    {TypeId::kTime32, AppendTypedAt<int32_t, AppendTimeOfDay>},
+    {TypeId::kTime64, AppendTypedAt<int64_t, AppendTimeOfDay>},
+    {TypeId::kUtf8, AppendViewAt<int32_t, AppendQuoted>},
+    {TypeId::kLargeUtf8, AppendViewAt<int64_t, AppendQuoted>},
+    {TypeId::kBinary, AppendViewAt<int32_t, AppendHex>},
+    {TypeId::kLargeBinary, AppendViewAt<int64_t, AppendHex>},
+};
+
+ScalarAppender ScalarAppenderOf(TypeId id) {
+  for (const ScalarPrinter& printer : kScalarPrinters) {
+    if (printer.id == id) return printer.append;
+  }
+  return nullptr;
+}
+
 class Printer {
  public:
   explicit Printer(const PrettyPrintOptions& options) : options_(options) {}
@@ -133,17 +194,7 @@ class Printer {
   void AppendRange(const ArrayData& data, int64_t start, int64_t length,
                    std::string* out) {
     out->push_back('[');
-    const int64_t window = options_.window;
-    const bool elide = window >= 0 && length > 2 * window;
-    for (int64_t k = 0; k < length; ++k) {
-      if (elide && k == window) {
-        out->append(", ...");
-        k = length - window - 1;
-        continue;
-      }
-      if (k > 0) out->append(", ");
-      AppendValue(data, start + k, out);
-    }
+    AppendElided(length, out, [&](int64_t k) { AppendValue(data, start + k, out); });
     out->push_back(']');
   }
 
@@ -153,45 +204,12 @@ class Printer {
       return;
     }
     const DataType& type = *data.type;
+    if (ScalarAppender append = ScalarAppenderOf(type.id())) return append(data, i, out);
     switch (type.id()) {
       case TypeId::kBool:
         out->append(bit_util::GetBit(data.buffers[1]->data(), data.offset + i) ? "true"
                                                                                : "false");
         return;
-      case TypeId::kInt8:
-        return AppendInteger(ValueAt<int8_t>(data, i), out);
-      case TypeId::kInt16:
-        return AppendInteger(ValueAt<int16_t>(data, i), out);
-      case TypeId::kInt32:
-        return AppendInteger(ValueAt<int32_t>(data, i), out);
-      case TypeId::kInt64:
-        return AppendInteger(ValueAt<int64_t>(data, i), out);
-      case TypeId::kUInt8:
-        return AppendInteger(ValueAt<uint8_t>(data, i), out);
-      case TypeId::kUInt16:
-        return AppendInteger(ValueAt<uint16_t>(data, i), out);
-      case TypeId::kUInt32:
-        return AppendInteger(ValueAt<uint32_t>(data, i), out);
-      case TypeId::kUInt64:
-        return AppendInteger(ValueAt<uint64_t>(data, i), out);
-      case TypeId::kFloat16:
-        return AppendFloat(HalfToFloat(ValueAt<uint16_t>(data, i)), out);
-      case TypeId::kFloat32:
-        return AppendFloat(ValueAt<float>(data, i), out);
-      case TypeId::kFloat64:
-        return AppendFloat(ValueAt<double>(data, i), out);
-      case TypeId::kDate32:
-        return AppendDate32(ValueAt<int32_t>(data, i), out);
-      case TypeId::kTimestamp:
-        return AppendTimestamp(ValueAt<int64_t>(data, i), type, out);
-      case TypeId::kUtf8:
-        return AppendQuoted(BinaryView<int32_t>(data, i), out);
-      case TypeId::kLargeUtf8:
-        return AppendQuoted(BinaryView<int64_t>(data, i), out);
-      case TypeId::kBinary:
-        return AppendHex(BinaryView<int32_t>(data, i), out);
-      case TypeId::kLargeBinary:
-        return AppendHex(BinaryView<int64_t>(data, i), out);
       case TypeId::kFixedSizeBinary: {
         const int64_t width = type.fixed_size();
         const auto* bytes = data.buffers[1]->data() + (data.offset + i) * width;
@@ -227,12 +245,6 @@ class Printer {
                                   width, type.scale()));
         return;
       }
-      case TypeId::kDate64:
-        return AppendDate64(ValueAt<int64_t>(data, i), out);
-      case TypeId::kTime32:
-        return AppendIsoTimeOfDay(ValueAt<int32_t>(data, i), type.unit(), out);
-      case TypeId::kTime64:
-        return AppendIsoTimeOfDay(ValueAt<int64_t>(data, i), type.unit(), out);
       case TypeId::kDuration:
         AppendInteger(ValueAt<int64_t>(data, i), out);
         out->append(TimeUnitSuffix(type.unit()));
@@ -242,6 +254,8 @@ class Printer {
         return AppendValue(*data.dictionary, IntegerValueAt(data, i), out);
       case TypeId::kMap:
         return AppendMap(data, i, out);
+      default:  // the scalar types of kScalarPrinters, rendered above
+        return;
     }
   }
 
@@ -259,10 +273,22 @@ class Printer {
     const ArrayData& keys = *entries.children[0];
     const ArrayData& items = *entries.children[1];
     const int64_t begin = offsets[i];
-    const int64_t length = offsets[i + 1] - begin;
+    out->push_back('{');
+    AppendElided(offsets[i + 1] - begin, out, [&](int64_t k) {
+      const int64_t slot = entries.offset + begin + k;
+      AppendValue(keys, slot, out);
+      out->append(": ");
+      AppendValue(items, slot, out);
+    });
+    out->push_back('}');
+  }
+
+  // Items 0..length-1, comma separated, through append_item(k); beyond twice the window
+  // only the first and last `window` items, with "..." between.
+  template <typename AppendItem>
+  void AppendElided(int64_t length, std::string* out, const AppendItem& append_item) {
     const int64_t window = options_.window;
     const bool elide = window >= 0 && length > 2 * window;
-    out->push_back('{');
     for (int64_t k = 0; k < length; ++k) {
       if (elide && k == window) {
         out->append(", ...");
@@ -270,12 +296,8 @@ class Printer {
         continue;
       }
       if (k > 0) out->append(", ");
-      const int64_t slot = entries.offset + begin + k;
-      AppendValue(keys, slot, out);
-      out->append(": ");
-      AppendValue(items, slot, out);
+      append_item(k);
     }
-    out->push_back('}');
   }
 
   const PrettyPrintOptions& options_;

@@ -105,19 +105,35 @@ Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
                         lance::schema(std::move(out), schema.metadata()));
 }
 
-Status RestoreRowOrder(const std::vector<int64_t>& sorted,
-                       const std::vector<int64_t>& indices,
-                       std::vector<ArrayPtr>* columns) {
-  if (sorted == indices) return Status::OK();
-  std::vector<int64_t> positions(indices.size());
-  for (size_t i = 0; i < indices.size(); ++i) {
-    positions[i] =
-        std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
+Result<RecordBatchPtr> TakeRows(const FileContext& file,
+                                const std::vector<int64_t>& indices,
+                                const std::vector<int32_t>& field_ids,
+                                const ReadSortedRows& read) {
+  for (int64_t i : indices) {
+    if (i < 0 || i >= file.num_rows) {
+      return Status::Invalid("taking rows of Lance file '" + file.path + "': row " +
+                             std::to_string(i) + " is outside its " +
+                             std::to_string(file.num_rows) + " rows");
+    }
   }
-  for (ArrayPtr& column : *columns) {
-    LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
+  LANCE_ASSIGN_OR_RAISE(auto fields, ResolveTopLevelFields(file, field_ids));
+  std::vector<int64_t> sorted = indices;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns, read(fields.first, sorted));
+  // Back in the caller's order, with its repeats.
+  if (sorted != indices) {
+    std::vector<int64_t> positions(indices.size());
+    for (size_t i = 0; i < indices.size(); ++i) {
+      positions[i] =
+          std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
+    }
+    for (ArrayPtr& column : columns) {
+      LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
+    }
   }
-  return Status::OK();
+  return RecordBatch::Make(fields.second, static_cast<int64_t>(indices.size()),
+                           std::move(columns));
 }
 
 Status FetchRanges(const FileContext& file, std::vector<RangeRequest> requests) {
@@ -230,23 +246,11 @@ class FileReaderImpl : public LanceFileReader {
 
   Result<RecordBatchPtr> Take(const std::vector<int64_t>& indices,
                               const std::vector<int32_t>& field_ids) const override {
-    const std::string& path = context_->path;
-    for (int64_t i : indices) {
-      if (i < 0 || i >= context_->num_rows) {
-        return Status::Invalid("taking rows of Lance file '" + path + "': row " +
-                               std::to_string(i) + " is outside its " +
-                               std::to_string(context_->num_rows) + " rows");
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(auto fields, ResolveFields(field_ids));
-    std::vector<int64_t> sorted = indices;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns,
-                          reader_->Take(fields.first, sorted));
-    LANCE_RETURN_NOT_OK(internal::RestoreRowOrder(sorted, indices, &columns));
-    return RecordBatch::Make(fields.second, static_cast<int64_t>(indices.size()),
-                             std::move(columns));
+    return internal::TakeRows(
+        *context_, indices, field_ids,
+        [this](const std::vector<int>& fields, const std::vector<int64_t>& sorted) {
+          return reader_->Take(fields, sorted);
+        });
   }
 
  private:

@@ -9,7 +9,9 @@
 
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +23,7 @@
 #include "lance/format/file_version.h"
 #include "lance/format/lance_schema.h"
 #include "lance/io/object_store.h"
+#include "lance/macros.h"
 #include "lance/result.h"
 
 namespace google::protobuf {
@@ -92,6 +95,48 @@ Result<std::shared_ptr<VersionReader>> MakeV20Reader(
 Result<std::shared_ptr<VersionReader>> MakeStructuralReader(
     std::shared_ptr<const FileContext> context);
 
+/// The batching the streams of every version's reader share: rows [begin, end) in batches
+/// of at most `batch_size`. The first failure is returned again by every later Next(): a
+/// stream cannot resume in the middle of a batch.
+class BatchedStream : public RecordBatchReader {
+ public:
+  BatchedStream(SchemaPtr schema, int64_t begin, int64_t end, int64_t batch_size)
+      : schema_(std::move(schema)), next_(begin), end_(end), batch_size_(batch_size) {}
+
+  SchemaPtr schema() const override { return schema_; }
+
+  Result<RecordBatchPtr> Next() override {
+    LANCE_RETURN_NOT_OK(failure_);
+    if (next_ >= end_) {
+      Release();
+      return RecordBatchPtr();
+    }
+    const int64_t n = std::min(batch_size_, end_ - next_);
+    auto batch = ReadRows(next_, n);
+    if (!batch.ok()) {
+      failure_ = batch.status();
+      Release();
+      return failure_;
+    }
+    next_ += n;
+    return batch;
+  }
+
+ protected:
+  /// Rows [begin, begin + n) as a batch of schema_.
+  virtual Result<RecordBatchPtr> ReadRows(int64_t begin, int64_t n) = 0;
+  /// Drops what the stream keeps between batches, once it has ended or failed.
+  virtual void Release() {}
+
+  const SchemaPtr schema_;
+
+ private:
+  int64_t next_;
+  const int64_t end_;
+  const int64_t batch_size_;
+  Status failure_;
+};
+
 // ---------------------------------------------------------------------------------------
 // Helpers shared by the readers
 
@@ -127,10 +172,17 @@ Result<int64_t> ResolveReadLength(const std::string& path, const FileReadOptions
 Result<std::pair<std::vector<int>, SchemaPtr>> ResolveTopLevelFields(
     const FileContext& file, const std::vector<int32_t>& field_ids);
 
-/// `*columns` hold the rows `sorted` (ascending, distinct) of a take; puts them back in
-/// the order, with the repeats, of the caller's `indices`.
-Status RestoreRowOrder(const std::vector<int64_t>& sorted,
-                       const std::vector<int64_t>& indices,
-                       std::vector<ArrayPtr>* columns);
+/// Reads the rows `sorted` (ascending, distinct) of the top-level fields `fields`, one
+/// column per field.
+using ReadSortedRows = std::function<Result<std::vector<ArrayPtr>>(
+    const std::vector<int>& fields, const std::vector<int64_t>& sorted)>;
+
+/// LanceFileReader::Take over `file`: checks `indices`, resolves `field_ids`, has `read`
+/// read the distinct rows in ascending order, and puts them back in the order, with the
+/// repeats, of `indices`.
+Result<RecordBatchPtr> TakeRows(const FileContext& file,
+                                const std::vector<int64_t>& indices,
+                                const std::vector<int32_t>& field_ids,
+                                const ReadSortedRows& read);
 
 }  // namespace lance::format::internal

@@ -35,4 +35,12 @@ inline std::string PrefixSuccessor(std::string prefix) {
   return prefix;
 }
 
+/// `s` in single quotes, as error messages name paths and URIs.
+inline std::string Quoted(std::string_view s) {
+  std::string out = "'";
+  out.append(s);
+  out.push_back('\'');
+  return out;
+}
+
 }  // namespace lance::io::internal

@@ -28,6 +28,7 @@
 namespace lance::io {
 
 using internal::PrefixSuccessor;
+using internal::Quoted;
 
 namespace {
 
@@ -39,13 +40,6 @@ constexpr int64_t kCopyChunkSize = 1 << 20;
 // Creating a temporary file can race with DeletePrefix removing its (empty) directory,
 // and random names can collide; both are retried a few times before giving up.
 constexpr int kTempFileAttempts = 16;
-
-std::string Quoted(std::string_view s) {
-  std::string out = "'";
-  out.append(s);
-  out.push_back('\'');
-  return out;
-}
 
 // strerror is not thread-safe and std::system_category().message may use it; the GNU and
 // XSI strerror_r variants differ in return type, so accept both.
@@ -432,6 +426,36 @@ class LocalOutputStream : public OutputStream {
   int64_t writeback_started_ = 0;  // bytes whose writeback was started
 };
 
+// Opens the file of an object for reading and stats it into `*st`; a directory is
+// NotFound. Errors say what the caller was `doing` ("reading", "copying from").
+Result<UniqueFd> OpenObjectFile(const std::string& file, const std::string& uri,
+                                std::string_view doing, struct stat* st) {
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoToStatus(errno, doing, uri);
+  if (::fstat(fd.get(), st) != 0) return ErrnoToStatus(errno, doing, uri);
+  if (!S_ISREG(st->st_mode)) {
+    return Status::NotFound("When " + std::string(doing) + " " + Quoted(uri) +
+                            ": it is a directory, not an object");
+  }
+  return fd;
+}
+
+// Before renaming `src` onto `dst`: the source must be an object (rename(2) would happily
+// move a whole directory; only objects may move), and the target's directory must exist.
+Status PrepareObjectMove(const LocalObjectStore& store, const std::string& src,
+                         const std::string& dst) {
+  struct stat st;
+  if (::stat(store.FilePath(src).c_str(), &st) != 0) {
+    int err = errno;
+    return ErrnoToStatus(err, "renaming", store.DisplayPath(src));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Status::NotFound("When renaming " + Quoted(store.DisplayPath(src)) +
+                            ": it is a directory, not an object");
+  }
+  return EnsureDirectory(ParentDir(store.FilePath(dst)), store.DisplayPath(dst));
+}
+
 }  // namespace
 
 // -- LocalObjectStore -------------------------------------------------------------------
@@ -643,14 +667,8 @@ Result<BufferPtr> LocalObjectStore::Read(const std::string& path) {
   // (manifests, deletion files) is on the hot path of opening a dataset.
   LANCE_RETURN_NOT_OK(CheckKey(path));
   const std::string uri = DisplayPath(path);
-  UniqueFd fd(::open(FilePath(path).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return ErrnoToStatus(errno, "reading", uri);
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoToStatus(errno, "reading", uri);
-  if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When reading " + Quoted(uri) +
-                            ": it is a directory, not an object");
-  }
+  LANCE_ASSIGN_OR_RAISE(UniqueFd fd, OpenObjectFile(FilePath(path), uri, "reading", &st));
   const auto size = static_cast<int64_t>(st.st_size);
   if (size == 0) return Buffer::FromString(std::string());
   LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::Allocate(size));
@@ -783,14 +801,9 @@ Status LocalObjectStore::Copy(const std::string& src, const std::string& dst) {
   LANCE_RETURN_NOT_OK(CheckKey(src));
   LANCE_RETURN_NOT_OK(CheckKey(dst));
   const std::string src_uri = DisplayPath(src);
-  UniqueFd in(::open(FilePath(src).c_str(), O_RDONLY | O_CLOEXEC));
-  if (!in.valid()) return ErrnoToStatus(errno, "copying from", src_uri);
   struct stat st;
-  if (::fstat(in.get(), &st) != 0) return ErrnoToStatus(errno, "copying from", src_uri);
-  if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When copying from " + Quoted(src_uri) +
-                            ": it is a directory, not an object");
-  }
+  LANCE_ASSIGN_OR_RAISE(UniqueFd in,
+                        OpenObjectFile(FilePath(src), src_uri, "copying from", &st));
   // Going through a writer gives the copy the same temporary-file-then-rename
   // publication as any other write.
   LANCE_ASSIGN_OR_RAISE(auto writer, OpenWriter(dst));
@@ -811,19 +824,9 @@ Status LocalObjectStore::Copy(const std::string& src, const std::string& dst) {
 Status LocalObjectStore::Rename(const std::string& src, const std::string& dst) {
   LANCE_RETURN_NOT_OK(CheckKey(src));
   LANCE_RETURN_NOT_OK(CheckKey(dst));
+  LANCE_RETURN_NOT_OK(PrepareObjectMove(*this, src, dst));
   const std::string from = FilePath(src);
   const std::string to = FilePath(dst);
-  struct stat st;
-  // rename(2) would happily move a whole directory; only objects may move.
-  if (::stat(from.c_str(), &st) != 0) {
-    int err = errno;
-    return ErrnoToStatus(err, "renaming", DisplayPath(src));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When renaming " + Quoted(DisplayPath(src)) +
-                            ": it is a directory, not an object");
-  }
-  LANCE_RETURN_NOT_OK(EnsureDirectory(ParentDir(to), DisplayPath(dst)));
   if (::rename(from.c_str(), to.c_str()) != 0) {
     int err = errno;
     if (err == EISDIR || err == ENOTEMPTY || err == EEXIST) {
@@ -843,19 +846,9 @@ Status LocalObjectStore::RenameIfNotExists(const std::string& src,
                                            const std::string& dst) {
   LANCE_RETURN_NOT_OK(CheckKey(src));
   LANCE_RETURN_NOT_OK(CheckKey(dst));
-  const std::string from = FilePath(src);
-  const std::string to = FilePath(dst);
-  struct stat st;
-  if (::stat(from.c_str(), &st) != 0) {
-    int err = errno;
-    return ErrnoToStatus(err, "renaming", DisplayPath(src));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return Status::NotFound("When renaming " + Quoted(DisplayPath(src)) +
-                            ": it is a directory, not an object");
-  }
-  LANCE_RETURN_NOT_OK(EnsureDirectory(ParentDir(to), DisplayPath(dst)));
-  Status st_publish = PublishNoReplace(from, to, dst, "renaming onto");
+  LANCE_RETURN_NOT_OK(PrepareObjectMove(*this, src, dst));
+  Status st_publish =
+      PublishNoReplace(FilePath(src), FilePath(dst), dst, "renaming onto");
   if (st_publish.IsNotFound()) {
     // The source vanished between the check and the move.
     return Status::NotFound("When renaming " + Quoted(DisplayPath(src)) +

@@ -14,15 +14,9 @@
 namespace lance::io {
 
 using internal::PrefixSuccessor;
+using internal::Quoted;
 
 namespace {
-
-std::string Quoted(std::string_view s) {
-  std::string out = "'";
-  out.append(s);
-  out.push_back('\'');
-  return out;
-}
 
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -32,6 +26,26 @@ int64_t NowMillis() {
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+// The entry of the object at `path` (under the caller's lock), or NotFound "When <doing>
+// <uri>: no such object".
+template <typename Objects>
+Result<typename Objects::iterator> FindObject(Objects& objects, const std::string& path,
+                                              const std::string& uri,
+                                              std::string_view doing) {
+  auto it = objects.find(path);
+  if (it == objects.end()) {
+    return Status::NotFound("When " + std::string(doing) + " " + Quoted(uri) +
+                            ": no such object");
+  }
+  return it;
+}
+
+// Both paths of a copy or rename.
+Status ValidateObjectPaths(const std::string& src, const std::string& dst) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
+  return ValidateObjectPath(dst);
 }
 
 // The process-wide named instances. Leaked on purpose: stores may be used from static
@@ -132,11 +146,8 @@ int64_t MemoryObjectStore::total_bytes() const {
 Result<ObjectMeta> MemoryObjectStore::Head(const std::string& path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   std::shared_lock lock(state_->mu);
-  auto it = state_->objects.find(path);
-  if (it == state_->objects.end()) {
-    return Status::NotFound("When getting the metadata of " + Quoted(ObjectUri(path)) +
-                            ": no such object");
-  }
+  LANCE_ASSIGN_OR_RAISE(auto it, FindObject(state_->objects, path, ObjectUri(path),
+                                            "getting the metadata of"));
   return ObjectMeta{path, it->second.data->size(), it->second.last_modified};
 }
 
@@ -205,11 +216,8 @@ Result<std::shared_ptr<RandomAccessReader>> MemoryObjectStore::OpenReader(
 Result<BufferPtr> MemoryObjectStore::Read(const std::string& path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   std::shared_lock lock(state_->mu);
-  auto it = state_->objects.find(path);
-  if (it == state_->objects.end()) {
-    return Status::NotFound("When reading " + Quoted(ObjectUri(path)) +
-                            ": no such object");
-  }
+  LANCE_ASSIGN_OR_RAISE(auto it,
+                        FindObject(state_->objects, path, ObjectUri(path), "reading"));
   return it->second.data;
 }
 
@@ -266,14 +274,10 @@ Status MemoryObjectStore::DeletePrefix(const std::string& prefix) {
 }
 
 Status MemoryObjectStore::Copy(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  LANCE_RETURN_NOT_OK(ValidateObjectPaths(src, dst));
   std::unique_lock lock(state_->mu);
-  auto it = state_->objects.find(src);
-  if (it == state_->objects.end()) {
-    return Status::NotFound("When copying from " + Quoted(ObjectUri(src)) +
-                            ": no such object");
-  }
+  LANCE_ASSIGN_OR_RAISE(auto it,
+                        FindObject(state_->objects, src, ObjectUri(src), "copying from"));
   // Buffers are immutable, so the copy can share the bytes.
   BufferPtr data = it->second.data;
   state_->objects[dst] = Object{std::move(data), NowMillis()};
@@ -281,14 +285,10 @@ Status MemoryObjectStore::Copy(const std::string& src, const std::string& dst) {
 }
 
 Status MemoryObjectStore::Rename(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  LANCE_RETURN_NOT_OK(ValidateObjectPaths(src, dst));
   std::unique_lock lock(state_->mu);
-  auto it = state_->objects.find(src);
-  if (it == state_->objects.end()) {
-    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
-                            ": no such object");
-  }
+  LANCE_ASSIGN_OR_RAISE(auto it,
+                        FindObject(state_->objects, src, ObjectUri(src), "renaming"));
   if (src == dst) return Status::OK();
   Object object = std::move(it->second);
   state_->objects.erase(it);
@@ -298,14 +298,10 @@ Status MemoryObjectStore::Rename(const std::string& src, const std::string& dst)
 
 Status MemoryObjectStore::RenameIfNotExists(const std::string& src,
                                             const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  LANCE_RETURN_NOT_OK(ValidateObjectPaths(src, dst));
   std::unique_lock lock(state_->mu);
-  auto it = state_->objects.find(src);
-  if (it == state_->objects.end()) {
-    return Status::NotFound("When renaming " + Quoted(ObjectUri(src)) +
-                            ": no such object");
-  }
+  LANCE_ASSIGN_OR_RAISE(auto it,
+                        FindObject(state_->objects, src, ObjectUri(src), "renaming"));
   if (state_->objects.count(dst) > 0) {
     return Status::AlreadyExists("When renaming " + Quoted(ObjectUri(src)) + " onto " +
                                  Quoted(ObjectUri(dst)) +

@@ -5,18 +5,14 @@
 #include <string>
 #include <utility>
 
+#include "io/io_util.h"
 #include "lance/macros.h"
 
 namespace lance::io {
 
-namespace {
+using internal::Quoted;
 
-std::string Quoted(std::string_view s) {
-  std::string out = "'";
-  out.append(s);
-  out.push_back('\'');
-  return out;
-}
+namespace {
 
 // Shared by keys and prefixes. `allow_partial_last` lets the final segment be any
 // non-empty text (a prefix like "a/.." may legitimately match the key "a/..b").

@@ -58,40 +58,40 @@ fb::TimeUnit ToFlatbuffer(TimeUnit unit) {
   return fb::TimeUnit::SECOND;
 }
 
+// The types without parameters: a flatbuffer table of their own, empty.
+template <fb::Type kType, auto Create>
+TypeOffset PlainType(FlatBufferBuilder* fbb) {
+  return {kType, Create(*fbb).Union()};
+}
+
+struct PlainTypeMaker {
+  TypeId id;
+  TypeOffset (*make)(FlatBufferBuilder* fbb);
+};
+constexpr PlainTypeMaker kPlainTypes[] = {
+    {TypeId::kBool, PlainType<fb::Type::Bool, fb::CreateBool>},
+    {TypeId::kUtf8, PlainType<fb::Type::Utf8, fb::CreateUtf8>},
+    {TypeId::kLargeUtf8, PlainType<fb::Type::LargeUtf8, fb::CreateLargeUtf8>},
+    {TypeId::kBinary, PlainType<fb::Type::Binary, fb::CreateBinary>},
+    {TypeId::kLargeBinary, PlainType<fb::Type::LargeBinary, fb::CreateLargeBinary>},
+    {TypeId::kList, PlainType<fb::Type::List, fb::CreateList>},
+    {TypeId::kLargeList, PlainType<fb::Type::LargeList, fb::CreateLargeList>},
+    {TypeId::kStruct, PlainType<fb::Type::Struct_, fb::CreateStruct_>},
+    {TypeId::kNull, PlainType<fb::Type::Null, fb::CreateNull>},
+};
+
 TypeOffset TypeToFlatbuffer(FlatBufferBuilder* fbb, const DataType& type) {
+  if (type.is_integer()) return IntType(fbb, type.bit_width(), type.is_signed_integer());
+  for (const PlainTypeMaker& plain : kPlainTypes) {
+    if (plain.id == type.id()) return plain.make(fbb);
+  }
   switch (type.id()) {
-    case TypeId::kBool:
-      return {fb::Type::Bool, fb::CreateBool(*fbb).Union()};
-    case TypeId::kInt8:
-      return IntType(fbb, 8, true);
-    case TypeId::kInt16:
-      return IntType(fbb, 16, true);
-    case TypeId::kInt32:
-      return IntType(fbb, 32, true);
-    case TypeId::kInt64:
-      return IntType(fbb, 64, true);
-    case TypeId::kUInt8:
-      return IntType(fbb, 8, false);
-    case TypeId::kUInt16:
-      return IntType(fbb, 16, false);
-    case TypeId::kUInt32:
-      return IntType(fbb, 32, false);
-    case TypeId::kUInt64:
-      return IntType(fbb, 64, false);
     case TypeId::kFloat16:
       return FloatType(fbb, fb::Precision::HALF);
     case TypeId::kFloat32:
       return FloatType(fbb, fb::Precision::SINGLE);
     case TypeId::kFloat64:
       return FloatType(fbb, fb::Precision::DOUBLE);
-    case TypeId::kUtf8:
-      return {fb::Type::Utf8, fb::CreateUtf8(*fbb).Union()};
-    case TypeId::kLargeUtf8:
-      return {fb::Type::LargeUtf8, fb::CreateLargeUtf8(*fbb).Union()};
-    case TypeId::kBinary:
-      return {fb::Type::Binary, fb::CreateBinary(*fbb).Union()};
-    case TypeId::kLargeBinary:
-      return {fb::Type::LargeBinary, fb::CreateLargeBinary(*fbb).Union()};
     case TypeId::kFixedSizeBinary:
       return {fb::Type::FixedSizeBinary,
               fb::CreateFixedSizeBinary(*fbb, type.fixed_size()).Union()};
@@ -104,17 +104,9 @@ TypeOffset TypeToFlatbuffer(FlatBufferBuilder* fbb, const DataType& type) {
       return {fb::Type::Timestamp,
               fb::CreateTimestamp(*fbb, ToFlatbuffer(type.unit()), tz).Union()};
     }
-    case TypeId::kList:
-      return {fb::Type::List, fb::CreateList(*fbb).Union()};
-    case TypeId::kLargeList:
-      return {fb::Type::LargeList, fb::CreateLargeList(*fbb).Union()};
     case TypeId::kFixedSizeList:
       return {fb::Type::FixedSizeList,
               fb::CreateFixedSizeList(*fbb, type.fixed_size()).Union()};
-    case TypeId::kStruct:
-      return {fb::Type::Struct_, fb::CreateStruct_(*fbb).Union()};
-    case TypeId::kNull:
-      return {fb::Type::Null, fb::CreateNull(*fbb).Union()};
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       return {fb::Type::Decimal,
@@ -133,6 +125,8 @@ TypeOffset TypeToFlatbuffer(FlatBufferBuilder* fbb, const DataType& type) {
       return {fb::Type::Map, fb::CreateMap(*fbb, type.keys_sorted()).Union()};
     case TypeId::kDictionary:
       break;  // described by its value type (FieldToFlatbuffer)
+    default:  // the integer and plain types, above
+      break;
   }
   return {fb::Type::NONE, 0};
 }

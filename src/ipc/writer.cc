@@ -510,8 +510,20 @@ Status ValidateOptions(const IpcWriteOptions& options) {
                          std::to_string(static_cast<int>(options.compression)));
 }
 
-Result<BufferPtr> WriteAll(std::unique_ptr<IpcWriter> writer,
-                           const std::vector<RecordBatchPtr>& batches) {
+// IpcWriter::MakeFileWriter or MakeStreamWriter: the one-call writers differ only in it.
+using MakeWriter = Result<std::unique_ptr<IpcWriter>> (*)(SchemaPtr, IpcWriteOptions);
+
+Result<BufferPtr> WriteOne(MakeWriter make, const RecordBatch& batch,
+                           const IpcWriteOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(auto writer, make(batch.schema(), options));
+  LANCE_RETURN_NOT_OK(writer->WriteRecordBatch(batch));
+  return writer->Finish();
+}
+
+Result<BufferPtr> WriteAll(MakeWriter make, const SchemaPtr& schema,
+                           const std::vector<RecordBatchPtr>& batches,
+                           const IpcWriteOptions& options) {
+  LANCE_ASSIGN_OR_RAISE(auto writer, make(schema, options));
   for (const RecordBatchPtr& batch : batches) {
     if (!batch) return Status::Invalid("IPC writer: record batch is null");
     LANCE_RETURN_NOT_OK(writer->WriteRecordBatch(*batch));
@@ -555,16 +567,13 @@ const SchemaPtr& IpcWriter::schema() const { return impl_->schema(); }
 int64_t IpcWriter::num_record_batches() const { return impl_->num_record_batches(); }
 
 Result<BufferPtr> WriteIpcFile(const RecordBatch& batch, const IpcWriteOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(auto writer, IpcWriter::MakeFileWriter(batch.schema(), options));
-  LANCE_RETURN_NOT_OK(writer->WriteRecordBatch(batch));
-  return writer->Finish();
+  return WriteOne(&IpcWriter::MakeFileWriter, batch, options);
 }
 
 Result<BufferPtr> WriteIpcFile(const SchemaPtr& schema,
                                const std::vector<RecordBatchPtr>& batches,
                                const IpcWriteOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(auto writer, IpcWriter::MakeFileWriter(schema, options));
-  return WriteAll(std::move(writer), batches);
+  return WriteAll(&IpcWriter::MakeFileWriter, schema, batches, options);
 }
 
 Result<BufferPtr> WriteIpcFile(const Table& table, const IpcWriteOptions& options) {
@@ -573,17 +582,13 @@ Result<BufferPtr> WriteIpcFile(const Table& table, const IpcWriteOptions& option
 
 Result<BufferPtr> WriteIpcStream(const RecordBatch& batch,
                                  const IpcWriteOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(auto writer,
-                        IpcWriter::MakeStreamWriter(batch.schema(), options));
-  LANCE_RETURN_NOT_OK(writer->WriteRecordBatch(batch));
-  return writer->Finish();
+  return WriteOne(&IpcWriter::MakeStreamWriter, batch, options);
 }
 
 Result<BufferPtr> WriteIpcStream(const SchemaPtr& schema,
                                  const std::vector<RecordBatchPtr>& batches,
                                  const IpcWriteOptions& options) {
-  LANCE_ASSIGN_OR_RAISE(auto writer, IpcWriter::MakeStreamWriter(schema, options));
-  return WriteAll(std::move(writer), batches);
+  return WriteAll(&IpcWriter::MakeStreamWriter, schema, batches, options);
 }
 
 Result<BufferPtr> WriteIpcStream(const Table& table, const IpcWriteOptions& options) {

@@ -28,53 +28,58 @@ constexpr T LowMask() {
   }
 }
 
+// Where row `Row` of W-bit values lives: the word and shift of its bits in each lane's
+// stream (bit Row * W), and the block position of its first value (FastLanes order).
+template <typename T, int W, int Row>
+struct RowLayout {
+  static constexpr int kT = kBits<T>;
+  static constexpr int kWord = Row * W / kT;
+  static constexpr int kShift = Row * W % kT;
+  static constexpr int kBase = kFastLanesOrder[Row / 8] * 16 + (Row % 8) * 128;
+  static constexpr T kMask = LowMask<T, W>();
+  // Whether the row's bits lie within one word (else they straddle into the next).
+  static constexpr bool kOneWord = kShift + W <= kT;
+};
+
 // Row `Row` of every lane: the row's W bits start at bit Row * W of the lane's stream.
 // With every quantity constant the lane loop is a plain vector shift-and-mask.
 template <typename T, int W, int Row>
 inline void UnpackRow(const T* __restrict in, T* __restrict out) {
-  constexpr int kT = kBits<T>;
-  constexpr int kStart = Row * W;
-  constexpr int kWord = kStart / kT;
-  constexpr int kShift = kStart % kT;
-  constexpr int kBase = kFastLanesOrder[Row / 8] * 16 + (Row % 8) * 128;
-  constexpr T kMask = LowMask<T, W>();
-  const T* lo = in + kLanes<T> * kWord;
-  T* o = out + kBase;
-  if constexpr (kShift + W <= kT) {
+  using L = RowLayout<T, W, Row>;
+  const T* lo = in + kLanes<T> * L::kWord;
+  T* o = out + L::kBase;
+  if constexpr (L::kOneWord) {
     for (int lane = 0; lane < kLanes<T>; ++lane) {
-      o[lane] = static_cast<T>(static_cast<T>(lo[lane] >> kShift) & kMask);
+      o[lane] = static_cast<T>(static_cast<T>(lo[lane] >> L::kShift) & L::kMask);
     }
   } else {
     // The value straddles two words: its high bits are the low bits of the next word.
     const T* hi = lo + kLanes<T>;
     for (int lane = 0; lane < kLanes<T>; ++lane) {
-      o[lane] = static_cast<T>(static_cast<T>((lo[lane] >> kShift) |
-                                              static_cast<T>(hi[lane] << (kT - kShift))) &
-                               kMask);
+      o[lane] =
+          static_cast<T>(static_cast<T>((lo[lane] >> L::kShift) |
+                                        static_cast<T>(hi[lane] << (L::kT - L::kShift))) &
+                         L::kMask);
     }
   }
 }
 
 template <typename T, int W, int Row>
 inline void PackRow(const T* __restrict in, T* __restrict out) {
-  constexpr int kT = kBits<T>;
-  constexpr int kStart = Row * W;
-  constexpr int kWord = kStart / kT;
-  constexpr int kShift = kStart % kT;
-  constexpr int kBase = kFastLanesOrder[Row / 8] * 16 + (Row % 8) * 128;
-  constexpr T kMask = LowMask<T, W>();
-  const T* src = in + kBase;
-  T* lo = out + kLanes<T> * kWord;
-  if constexpr (kShift + W <= kT) {
+  using L = RowLayout<T, W, Row>;
+  const T* src = in + L::kBase;
+  T* lo = out + kLanes<T> * L::kWord;
+  if constexpr (L::kOneWord) {
     for (int lane = 0; lane < kLanes<T>; ++lane) {
-      lo[lane] = static_cast<T>(lo[lane] | static_cast<T>((src[lane] & kMask) << kShift));
+      lo[lane] =
+          static_cast<T>(lo[lane] | static_cast<T>((src[lane] & L::kMask) << L::kShift));
     }
   } else {
     T* hi = lo + kLanes<T>;
     for (int lane = 0; lane < kLanes<T>; ++lane) {
-      const T v = static_cast<T>(src[lane] & kMask);
-      lo[lane] = static_cast<T>(lo[lane] | static_cast<T>(v << kShift));
-      hi[lane] = static_cast<T>(hi[lane] | static_cast<T>(v >> (kT - kShift)));
+      const T v = static_cast<T>(src[lane] & L::kMask);
+      lo[lane] = static_cast<T>(lo[lane] | static_cast<T>(v << L::kShift));
+      hi[lane] = static_cast<T>(hi[lane] | static_cast<T>(v >> (L::kT - L::kShift)));
     }
   }
 }

@@ -347,18 +347,26 @@ Result<DataBlock> MiniBlockFlat(const CE& e, const std::vector<BufferPtr>& buffe
   return DataBlock::Fixed(bits, num_values, std::move(data));
 }
 
+// Lance writes FSST mini-blocks with a symbol table over variable-width values; only
+// those are decoded.
+bool IsDecodableFsst(const pb21::Fsst& f) {
+  return !f.symbol_table().empty() && f.has_values() && f.values().has_variable();
+}
+
+Result<FsstSymbolTable> SymbolTableOf(const pb21::Fsst& f) {
+  return ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(f.symbol_table().data()),
+                              static_cast<int64_t>(f.symbol_table().size()));
+}
+
 Result<DataBlock> MiniBlockFsst(const CE& e, const std::vector<BufferPtr>& buffers,
                                 int64_t num_values) {
   const auto& f = e.fsst();
-  if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
+  if (!IsDecodableFsst(f)) {
     return Status::NotImplemented("the ", Describe(e),
                                   " mini-block encoding (Lance requires a symbol table "
                                   "and variable values)");
   }
-  LANCE_ASSIGN_OR_RAISE(
-      FsstSymbolTable table,
-      ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(f.symbol_table().data()),
-                           static_cast<int64_t>(f.symbol_table().size())));
+  LANCE_ASSIGN_OR_RAISE(FsstSymbolTable table, SymbolTableOf(f));
   LANCE_ASSIGN_OR_RAISE(DataBlock compressed,
                         MiniBlockVariable(f.values(), buffers, num_values));
   return FsstDecompress(table, compressed, internal::MaxChunkBytes(num_values));
@@ -511,16 +519,13 @@ Result<std::optional<DataBlock>> DecodeMiniBlockPicked(
     const std::vector<int64_t>& positions) {
   if (encoding.compression_case() != CE::kFsst) return std::optional<DataBlock>();
   const auto& f = encoding.fsst();
-  if (f.symbol_table().empty() || !f.has_values() || !f.values().has_variable()) {
+  if (!IsDecodableFsst(f)) {
     return std::optional<DataBlock>();  // DecodeMiniBlock reports it
   }
   if (num_values < 0 || num_values > internal::kMaxCount) {
     return Status::Corrupt("mini-block chunk claims ", num_values, " values");
   }
-  LANCE_ASSIGN_OR_RAISE(
-      FsstSymbolTable table,
-      ParseFsstSymbolTable(reinterpret_cast<const uint8_t*>(f.symbol_table().data()),
-                           static_cast<int64_t>(f.symbol_table().size())));
+  LANCE_ASSIGN_OR_RAISE(FsstSymbolTable table, SymbolTableOf(f));
   // The compressed strings keep their boundaries (FSST compresses value by value), so
   // the picked ones are gathered first and only they are decompressed.
   LANCE_ASSIGN_OR_RAISE(DataBlock compressed,

@@ -400,40 +400,24 @@ Result<std::vector<ArrayPtr>> ReadPieces(const LegacyFile& file,
   return out;
 }
 
-class LegacyStream : public RecordBatchReader {
+class LegacyStream : public internal::BatchedStream {
  public:
   LegacyStream(std::shared_ptr<const LegacyFile> file, std::vector<int> fields,
                SchemaPtr schema, int64_t begin, int64_t end, int64_t batch_size)
-      : file_(std::move(file)),
-        fields_(std::move(fields)),
-        schema_(std::move(schema)),
-        next_(begin),
-        end_(end),
-        batch_size_(batch_size) {}
+      : BatchedStream(std::move(schema), begin, end, batch_size),
+        file_(std::move(file)),
+        fields_(std::move(fields)) {}
 
-  SchemaPtr schema() const override { return schema_; }
-
-  Result<RecordBatchPtr> Next() override {
-    LANCE_RETURN_NOT_OK(failure_);
-    if (next_ >= end_) return RecordBatchPtr();
-    const int64_t n = std::min(batch_size_, end_ - next_);
-    auto columns = ReadPieces(*file_, fields_, SplitRows(*file_, next_, next_ + n));
-    if (!columns.ok()) {
-      failure_ = columns.status();
-      return failure_;
-    }
-    next_ += n;
-    return RecordBatch::Make(schema_, n, std::move(columns).MoveValueUnsafe());
+ protected:
+  Result<RecordBatchPtr> ReadRows(int64_t begin, int64_t n) override {
+    LANCE_ASSIGN_OR_RAISE(
+        auto columns, ReadPieces(*file_, fields_, SplitRows(*file_, begin, begin + n)));
+    return RecordBatch::Make(schema_, n, std::move(columns));
   }
 
  private:
   std::shared_ptr<const LegacyFile> file_;
   std::vector<int> fields_;
-  SchemaPtr schema_;
-  int64_t next_;
-  int64_t end_;
-  int64_t batch_size_;
-  Status failure_;
 };
 
 class LegacyReader : public LanceFileReader {
@@ -457,17 +441,16 @@ class LegacyReader : public LanceFileReader {
 
   Result<RecordBatchPtr> Take(const std::vector<int64_t>& indices,
                               const std::vector<int32_t>& field_ids) const override {
-    for (int64_t i : indices) {
-      if (i < 0 || i >= num_rows()) {
-        return Status::Invalid("taking rows of Lance file '" + path() + "': row " +
-                               std::to_string(i) + " is outside its " +
-                               std::to_string(num_rows()) + " rows");
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(auto fields, ResolveFields(field_ids));
-    std::vector<int64_t> sorted = indices;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    return internal::TakeRows(
+        file_->context, indices, field_ids,
+        [this](const std::vector<int>& fields, const std::vector<int64_t>& sorted) {
+          return ReadSorted(fields, sorted);
+        });
+  }
+
+ private:
+  Result<std::vector<ArrayPtr>> ReadSorted(const std::vector<int>& fields,
+                                           const std::vector<int64_t>& sorted) const {
     // Runs of consecutive rows inside one batch become one piece each; the decoder
     // fetches the pages of all of them in shared, coalesced rounds.
     std::vector<RowPiece> pieces;
@@ -484,14 +467,9 @@ class LegacyReader : public LanceFileReader {
       std::vector<RowPiece> one = SplitRows(*file_, row, row + 1);
       pieces.push_back(one.front());
     }
-    LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns,
-                          ReadPieces(*file_, fields.first, pieces));
-    LANCE_RETURN_NOT_OK(internal::RestoreRowOrder(sorted, indices, &columns));
-    return RecordBatch::Make(fields.second, static_cast<int64_t>(indices.size()),
-                             std::move(columns));
+    return ReadPieces(*file_, fields, pieces);
   }
 
- private:
   Result<std::pair<std::vector<int>, SchemaPtr>> ResolveFields(
       const std::vector<int32_t>& field_ids) const {
     return internal::ResolveTopLevelFields(file_->context, field_ids);

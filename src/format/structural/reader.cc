@@ -74,7 +74,8 @@ class StructuralReader : public VersionReader,
     });
     auto last = first;
     while (last != pages.end() && last->first < end) ++last;
-    return {static_cast<size_t>(first - pages.begin()), static_cast<size_t>(last - pages.begin())};
+    return {static_cast<size_t>(first - pages.begin()),
+            static_cast<size_t>(last - pages.begin())};
   }
   Result<ArrayDataPtr> Assemble(const Node& node, std::vector<PathBuilder>& paths,
                                 const std::vector<int>& leaf_slot) const;
@@ -103,14 +104,15 @@ Status StructuralReader::Init() {
     if (column.total != context_->num_rows) {
       return CorruptFile(path, "column " + std::to_string(l) + " ('" + leaves_[l].name +
                                    "') holds " + std::to_string(column.total) +
-                                   " rows, expected " + std::to_string(context_->num_rows));
+                                   " rows, expected " +
+                                   std::to_string(context_->num_rows));
     }
     for (size_t p = 0; p < column.pages.size(); ++p) {
-      std::string where = "Lance file '" + path + "', column " + std::to_string(l) + " ('" +
-                          leaves_[l].name + "') page " + std::to_string(p);
-      LANCE_ASSIGN_OR_RAISE(auto reader,
-                            structural::MakePageReader(column.pages[p], leaves_[l].type,
-                                                       context_->version, std::move(where)));
+      std::string where = "Lance file '" + path + "', column " + std::to_string(l) +
+                          " ('" + leaves_[l].name + "') page " + std::to_string(p);
+      LANCE_ASSIGN_OR_RAISE(
+          auto reader, structural::MakePageReader(column.pages[p], leaves_[l].type,
+                                                  context_->version, std::move(where)));
       if (reader->levels().layers.size() != leaves_[l].path.size()) {
         return CorruptFile(path, "column " + std::to_string(l) + " ('" + leaves_[l].name +
                                      "') page " + std::to_string(p) + " has " +
@@ -125,7 +127,8 @@ Status StructuralReader::Init() {
 }
 
 /// Sets a leaf's validity on its values (which carry none), honouring their offset.
-Result<ArrayDataPtr> WithValidity(const ArrayDataPtr& values, const PathBuilder::Node& node) {
+Result<ArrayDataPtr> WithValidity(const ArrayDataPtr& values,
+                                  const PathBuilder::Node& node) {
   auto out = std::make_shared<ArrayData>(*values);
   if (out->type->id() == TypeId::kNull) {
     // Every slot of a null array is null; it has no validity bitmap.
@@ -140,8 +143,10 @@ Result<ArrayDataPtr> WithValidity(const ArrayDataPtr& values, const PathBuilder:
   }
   BufferPtr bitmap = node.validity;
   if (out->offset != 0) {
-    LANCE_ASSIGN_OR_RAISE(bitmap, Buffer::Allocate(bit_util::BytesForBits(out->offset + out->length)));
-    bit_util::CopyBits(node.validity->data(), 0, out->length, bitmap->mutable_data(), out->offset);
+    LANCE_ASSIGN_OR_RAISE(
+        bitmap, Buffer::Allocate(bit_util::BytesForBits(out->offset + out->length)));
+    bit_util::CopyBits(node.validity->data(), 0, out->length, bitmap->mutable_data(),
+                       out->offset);
   }
   if (out->buffers.empty()) out->buffers.resize(1);
   out->buffers[0] = std::move(bitmap);
@@ -163,10 +168,10 @@ Result<ArrayDataPtr> StructuralReader::Assemble(const Node& node,
         LANCE_ASSIGN_OR_RAISE(values, builder->FinishData());
       }
       if (!values || values->length != out.length) {
-        return CorruptFile(context_->path, "field '" + leaves_[node.leaf].name + "' has " +
-                                               std::to_string(values ? values->length : 0) +
-                                               " values for " + std::to_string(out.length) +
-                                               " slots");
+        return CorruptFile(context_->path,
+                           "field '" + leaves_[node.leaf].name + "' has " +
+                               std::to_string(values ? values->length : 0) +
+                               " values for " + std::to_string(out.length) + " slots");
       }
       LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, WithValidity(values, out));
       data->type = type;
@@ -177,7 +182,8 @@ Result<ArrayDataPtr> StructuralReader::Assemble(const Node& node,
       for (const Node& child : node.children) {
         LANCE_ASSIGN_OR_RAISE(ArrayDataPtr c, Assemble(child, paths, leaf_slot));
         if (c->length != out.length) {
-          return CorruptFile(context_->path, "the children of struct '" + node.field->name() +
+          return CorruptFile(context_->path, "the children of struct '" +
+                                                 node.field->name() +
                                                  "' disagree on their length");
         }
         children.push_back(std::move(c));
@@ -186,10 +192,12 @@ Result<ArrayDataPtr> StructuralReader::Assemble(const Node& node,
                              std::move(children));
     }
     case Node::Kind::kList: {
-      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr items, Assemble(node.children[0], paths, leaf_slot));
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr items,
+                            Assemble(node.children[0], paths, leaf_slot));
       const bool large = type->id() == TypeId::kLargeList;
       const int64_t n = out.length;
-      if (static_cast<int64_t>(out.offsets.size()) != n + 1 || out.offsets.back() != items->length) {
+      if (static_cast<int64_t>(out.offsets.size()) != n + 1 ||
+          out.offsets.back() != items->length) {
         return CorruptFile(context_->path, "list '" + node.field->name() +
                                                "' offsets do not match its items");
       }
@@ -198,33 +206,31 @@ Result<ArrayDataPtr> StructuralReader::Assemble(const Node& node,
         LANCE_ASSIGN_OR_RAISE(offsets, Buffer::CopyFrom(out.offsets.data(), (n + 1) * 8));
       } else {
         if (items->length > std::numeric_limits<int32_t>::max()) {
-          return Status::Invalid("Lance file '" + context_->path + "': list '" +
-                                 node.field->name() +
-                                 "' has too many items for 32-bit offsets in one batch; read "
-                                 "with a smaller batch_size");
+          return Status::Invalid(
+              "Lance file '" + context_->path + "': list '" + node.field->name() +
+              "' has too many items for 32-bit offsets in one batch; read "
+              "with a smaller batch_size");
         }
         LANCE_ASSIGN_OR_RAISE(offsets, Buffer::AllocateForOverwrite((n + 1) * 4));
         for (int64_t i = 0; i <= n; ++i) {
           offsets->mutable_data_as<int32_t>()[i] = static_cast<int32_t>(out.offsets[i]);
         }
       }
-      return ArrayData::Make(type, n, {out.validity, std::move(offsets)}, out.null_count, 0,
-                             {std::move(items)});
+      return ArrayData::Make(type, n, {out.validity, std::move(offsets)}, out.null_count,
+                             0, {std::move(items)});
     }
   }
   return Status::Invalid("unreachable");
 }
 
-class StructuralStream : public RecordBatchReader {
+class StructuralStream : public internal::BatchedStream {
  public:
-  StructuralStream(std::shared_ptr<const StructuralReader> reader, std::vector<int> fields,
-                   SchemaPtr schema, int64_t begin, int64_t end, int64_t batch_size)
-      : reader_(std::move(reader)),
-        fields_(std::move(fields)),
-        schema_(std::move(schema)),
-        next_(begin),
-        end_(end),
-        batch_size_(batch_size) {
+  StructuralStream(std::shared_ptr<const StructuralReader> reader,
+                   std::vector<int> fields, SchemaPtr schema, int64_t begin, int64_t end,
+                   int64_t batch_size)
+      : BatchedStream(std::move(schema), begin, end, batch_size),
+        reader_(std::move(reader)),
+        fields_(std::move(fields)) {
     for (int f : fields_) {
       for (int leaf : reader_->LeavesOf(f)) {
         if (std::find(leaves_.begin(), leaves_.end(), leaf) == leaves_.end()) {
@@ -234,27 +240,9 @@ class StructuralStream : public RecordBatchReader {
     }
   }
 
-  SchemaPtr schema() const override { return schema_; }
-
-  Result<RecordBatchPtr> Next() override {
-    LANCE_RETURN_NOT_OK(failure_);
-    if (next_ >= end_) {
-      cursors_.clear();
-      return RecordBatchPtr();
-    }
-    const int64_t n = std::min(batch_size_, end_ - next_);
-    auto batch = ReadBatch(next_, next_ + n);
-    if (!batch.ok()) {
-      failure_ = batch.status();
-      cursors_.clear();
-      return failure_;
-    }
-    next_ += n;
-    return batch;
-  }
-
- private:
-  Result<RecordBatchPtr> ReadBatch(int64_t begin, int64_t end) {
+ protected:
+  Result<RecordBatchPtr> ReadRows(int64_t begin, int64_t n) override {
+    const int64_t end = begin + n;
     // Drop the cursors of pages the stream has passed; open those this batch needs.
     for (auto it = cursors_.begin(); it != cursors_.end();) {
       const PageMeta& meta = reader_->page_meta(it->first.first, it->first.second);
@@ -270,13 +258,16 @@ class StructuralStream : public RecordBatchReader {
       for (size_t p = first; p < last; ++p) {
         const PageMeta& meta = reader_->page_meta(leaf, p);
         if (cursors_.count({leaf, p}) == 0) {
-          LANCE_ASSIGN_OR_RAISE(cursors_[std::make_pair(leaf, p)], reader_->page(leaf, p).OpenCursor());
+          LANCE_ASSIGN_OR_RAISE(cursors_[std::make_pair(leaf, p)],
+                                reader_->page(leaf, p).OpenCursor());
         }
-        needs.push_back({{leaf, p}, std::max(begin, meta.first) - meta.first,
+        needs.push_back({{leaf, p},
+                         std::max(begin, meta.first) - meta.first,
                          std::min(end, meta.first + meta.length) - meta.first});
       }
     }
-    // Rounds of I/O (metadata, then data) shared by all columns, until nothing is missing.
+    // Rounds of I/O (metadata, then data) shared by all columns, until nothing is
+    // missing.
     for (int round = 0; round < 4; ++round) {
       std::vector<std::vector<BufferPtr>> buffers(needs.size());
       std::vector<RangeRequest> requests;
@@ -285,7 +276,8 @@ class StructuralStream : public RecordBatchReader {
         PageCursor& cursor = *cursors_.at(needs[i].page);
         auto missing = cursor.Missing(needs[i].begin, needs[i].end);
         if (!missing.ok()) {
-          return Where(reader_->page(needs[i].page.first, needs[i].page.second), missing.status());
+          return Where(reader_->page(needs[i].page.first, needs[i].page.second),
+                       missing.status());
         }
         if (missing->empty()) continue;
         asking.push_back(i);
@@ -298,7 +290,8 @@ class StructuralStream : public RecordBatchReader {
       LANCE_RETURN_NOT_OK(FetchRanges(reader_->context(), std::move(requests)));
       for (size_t i : asking) {
         Status st = cursors_.at(needs[i].page)->Provide(std::move(buffers[i]));
-        if (!st.ok()) return Where(reader_->page(needs[i].page.first, needs[i].page.second), st);
+        if (!st.ok())
+          return Where(reader_->page(needs[i].page.first, needs[i].page.second), st);
       }
     }
     // Rebuild every leaf's path over [begin, end).
@@ -322,7 +315,8 @@ class StructuralStream : public RecordBatchReader {
     }
     std::vector<ArrayPtr> columns;
     for (int f : fields_) {
-      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, reader_->Assemble(reader_->top(f), paths, slot));
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data,
+                            reader_->Assemble(reader_->top(f), paths, slot));
       if (data->length != end - begin) {
         return CorruptFile(reader_->context().path,
                            "field '" + reader_->top(f).field->name() + "' produced " +
@@ -334,6 +328,9 @@ class StructuralStream : public RecordBatchReader {
     return RecordBatch::Make(schema_, end - begin, std::move(columns));
   }
 
+  void Release() override { cursors_.clear(); }
+
+ private:
   static Status Where(const PageReader& page, const Status& st) {
     if (st.ok() || st.message().find(page.where()) != std::string::npos) return st;
     return Status(st.code(), page.where() + ": " + st.message(), st.retryable());
@@ -342,27 +339,24 @@ class StructuralStream : public RecordBatchReader {
   std::shared_ptr<const StructuralReader> reader_;
   std::vector<int> fields_;
   std::vector<int> leaves_;
-  SchemaPtr schema_;
-  int64_t next_;
-  int64_t end_;
-  int64_t batch_size_;
-  Status failure_;
   std::map<std::pair<int, size_t>, std::unique_ptr<structural::PageCursor>> cursors_;
 };
 
-Result<RecordBatchReaderPtr> StructuralReader::Read(std::vector<int> fields, SchemaPtr schema,
-                                                    int64_t begin, int64_t end,
+Result<RecordBatchReaderPtr> StructuralReader::Read(std::vector<int> fields,
+                                                    SchemaPtr schema, int64_t begin,
+                                                    int64_t end,
                                                     int64_t batch_size) const {
-  return RecordBatchReaderPtr(new StructuralStream(shared_from_this(), std::move(fields),
-                                                   std::move(schema), begin, end, batch_size));
+  return RecordBatchReaderPtr(new StructuralStream(
+      shared_from_this(), std::move(fields), std::move(schema), begin, end, batch_size));
 }
 
-Result<std::vector<ArrayPtr>> StructuralReader::Take(const std::vector<int>& fields,
-                                                     const std::vector<int64_t>& rows) const {
+Result<std::vector<ArrayPtr>> StructuralReader::Take(
+    const std::vector<int>& fields, const std::vector<int64_t>& rows) const {
   std::vector<int> leaves;
   for (int f : fields) {
     for (int leaf : LeavesOf(f)) {
-      if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
+      if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end())
+        leaves.push_back(leaf);
     }
   }
   // One PageTake per (leaf, page) holding requested rows; three rounds of I/O shared by
@@ -428,8 +422,9 @@ Result<std::vector<ArrayPtr>> StructuralReader::Take(const std::vector<int>& fie
     LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, Assemble(top_level_[f], paths, slot));
     if (data->length != static_cast<int64_t>(rows.size())) {
       return CorruptFile(context_->path, "take of field '" + top_level_[f].field->name() +
-                                             "' produced " + std::to_string(data->length) +
-                                             " rows for " + std::to_string(rows.size()));
+                                             "' produced " +
+                                             std::to_string(data->length) + " rows for " +
+                                             std::to_string(rows.size()));
     }
     out.push_back(MakeArray(std::move(data)));
   }

@@ -33,7 +33,53 @@ struct PageDecoder::Binary {
   BufferPtr data;
 };
 
+// End offsets as v2.0 stores them: a null's end is shifted up by the page's null
+// adjustment (when that is non-zero), or the index encoding itself marks it null.
+struct PageDecoder::EncodedEnds {
+  std::vector<uint64_t> ends;
+  BufferPtr index_validity;
+  uint64_t adjustment = 0;
+  // Position of slot `start` in `ends`: 1 when the previous slot's end leads.
+  int64_t base = 0;
+
+  // The end offset ends[k] stands for.
+  uint64_t End(int64_t k) const {
+    return adjustment > 0 && ends[k] >= adjustment ? ends[k] - adjustment : ends[k];
+  }
+  bool IsNull(int64_t k) const {
+    return (adjustment > 0 && ends[k] >= adjustment) ||
+           (index_validity && !bit_util::GetBit(index_validity->data(), k));
+  }
+  // Where slot `start` begins.
+  uint64_t Begin() const { return base > 0 ? End(0) : 0; }
+};
+
 namespace {
+
+// The validity of decoded slots, built only once a null is seen, so that a slice without
+// nulls gets no bitmap.
+class LazyValidity {
+ public:
+  Status Append(int64_t i, bool null) {
+    if (null) {
+      if (bits_.length() == 0) LANCE_RETURN_NOT_OK(bits_.AppendN(i, true));
+      return bits_.Append(false);
+    }
+    if (bits_.length() > 0) return bits_.Append(true);
+    return Status::OK();
+  }
+
+  Status Finish(BufferPtr* validity, int64_t* null_count) {
+    *null_count = bits_.false_count();
+    if (bits_.length() > 0) {
+      LANCE_ASSIGN_OR_RAISE(*validity, bits_.Finish());
+    }
+    return Status::OK();
+  }
+
+ private:
+  BitmapBuilder bits_;
+};
 
 // Lengths in damaged files can be anything; no count we use may exceed this, which
 // keeps every product of a count and a width far from int64 overflow.
@@ -417,55 +463,45 @@ Result<PageDecoder::Binary> PageDecoder::DecodeNullableBinary(const pb::Nullable
   }
 }
 
+Result<PageDecoder::EncodedEnds> PageDecoder::DecodeEnds(const pb::ArrayEncoding& e,
+                                                         uint64_t null_adjustment,
+                                                         int64_t page_length,
+                                                         int64_t start, int64_t count) {
+  EncodedEnds out;
+  out.adjustment = null_adjustment;
+  out.base = start > 0 ? 1 : 0;
+  LANCE_ASSIGN_OR_RAISE(out.ends, DecodeIntegers(e, page_length, start - out.base,
+                                                 count + out.base, &out.index_validity));
+  return out;
+}
+
 Result<PageDecoder::Binary> PageDecoder::DecodeOffsetsBinary(const pb::Binary& b,
                                                              int64_t page_length,
                                                              int64_t start,
                                                              int64_t count) {
-  const uint64_t adjustment = b.null_adjustment();
-  // The start of slot `start` is the end of slot start - 1.
-  const int64_t first = start > 0 ? start - 1 : 0;
-  const int64_t n = count + (start > 0 ? 1 : 0);
-  BufferPtr index_validity;
-  LANCE_ASSIGN_OR_RAISE(
-      std::vector<uint64_t> ends,
-      DecodeIntegers(b.indices(), page_length, first, n, &index_validity));
-  auto decode_end = [&](uint64_t o) {
-    return adjustment > 0 && o >= adjustment ? o - adjustment : o;
-  };
-  auto is_null = [&](int64_t k) {
-    return (adjustment > 0 && ends[k] >= adjustment) ||
-           (index_validity && !bit_util::GetBit(index_validity->data(), k));
-  };
+  LANCE_ASSIGN_OR_RAISE(EncodedEnds ends, DecodeEnds(b.indices(), b.null_adjustment(),
+                                                     page_length, start, count));
   Binary out;
   out.offsets.resize(static_cast<size_t>(count) + 1);
-  const uint64_t data_start = start > 0 ? decode_end(ends[0]) : 0;
+  const uint64_t data_start = ends.Begin();
   if (data_start > static_cast<uint64_t>(kMaxCount)) {
     return Corrupt("binary offset " + std::to_string(data_start) + " out of range");
   }
   uint64_t prev = data_start;
-  const int64_t base = start > 0 ? 1 : 0;
-  BitmapBuilder validity;
+  LazyValidity validity;
   out.offsets[0] = 0;
   for (int64_t i = 0; i < count; ++i) {
-    const bool null = is_null(base + i);
-    const uint64_t end = decode_end(ends[base + i]);
+    const bool null = ends.IsNull(ends.base + i);
+    const uint64_t end = ends.End(ends.base + i);
     if (end < prev || end > static_cast<uint64_t>(kMaxCount)) {
       return Corrupt("binary offsets are not increasing at slot " +
                      std::to_string(start + i));
     }
     prev = end;
     out.offsets[i + 1] = static_cast<int64_t>(end - data_start);
-    if (null) {
-      if (validity.length() == 0) LANCE_RETURN_NOT_OK(validity.AppendN(i, true));
-      LANCE_RETURN_NOT_OK(validity.Append(false));
-    } else if (validity.length() > 0) {
-      LANCE_RETURN_NOT_OK(validity.Append(true));
-    }
+    LANCE_RETURN_NOT_OK(validity.Append(i, null));
   }
-  out.null_count = validity.false_count();
-  if (validity.length() > 0) {
-    LANCE_ASSIGN_OR_RAISE(out.validity, validity.Finish());
-  }
+  LANCE_RETURN_NOT_OK(validity.Finish(&out.validity, &out.null_count));
   const int64_t bytes = static_cast<int64_t>(prev - data_start);
   if (bytes > kMaxDecodedBytes) return Corrupt("binary slice too large");
   LANCE_ASSIGN_OR_RAISE(
@@ -801,33 +837,22 @@ Result<ListSlice> PageDecoder::DecodeListOffsets(const pb::ArrayEncoding& e,
     return Corrupt("slice outside the page");
   }
   const pb::List& l = e.list();
-  const uint64_t adjustment = l.null_offset_adjustment();
   const uint64_t num_items = l.num_items();
-  const int64_t first = start > 0 ? start - 1 : 0;
-  const int64_t n = count + (start > 0 ? 1 : 0);
-  BufferPtr index_validity;
   LANCE_ASSIGN_OR_RAISE(
-      std::vector<uint64_t> ends,
-      DecodeIntegers(l.offsets(), page_length, first, n, &index_validity));
-  auto decode_end = [&](uint64_t o) {
-    return adjustment > 0 && o >= adjustment ? o - adjustment : o;
-  };
+      EncodedEnds ends,
+      DecodeEnds(l.offsets(), l.null_offset_adjustment(), page_length, start, count));
   ListSlice out;
   out.offsets.resize(static_cast<size_t>(count) + 1);
-  uint64_t prev = start > 0 ? decode_end(ends[0]) : 0;
+  uint64_t prev = ends.Begin();
   if (prev > num_items) {
     return Corrupt("list offset " + std::to_string(prev) + " beyond the page's " +
                    std::to_string(num_items) + " items");
   }
-  const int64_t base = start > 0 ? 1 : 0;
   out.offsets[0] = static_cast<int64_t>(prev);
-  BitmapBuilder validity;
+  LazyValidity validity;
   for (int64_t i = 0; i < count; ++i) {
-    const uint64_t o = ends[base + i];
-    const bool null =
-        (adjustment > 0 && o >= adjustment) ||
-        (index_validity && !bit_util::GetBit(index_validity->data(), base + i));
-    const uint64_t end = decode_end(o);
+    const bool null = ends.IsNull(ends.base + i);
+    const uint64_t end = ends.End(ends.base + i);
     if (end < prev || end > num_items) {
       return Corrupt("list offsets are not increasing within " +
                      std::to_string(num_items) + " items at row " +
@@ -835,17 +860,9 @@ Result<ListSlice> PageDecoder::DecodeListOffsets(const pb::ArrayEncoding& e,
     }
     prev = end;
     out.offsets[i + 1] = static_cast<int64_t>(end);
-    if (null) {
-      if (validity.length() == 0) LANCE_RETURN_NOT_OK(validity.AppendN(i, true));
-      LANCE_RETURN_NOT_OK(validity.Append(false));
-    } else if (validity.length() > 0) {
-      LANCE_RETURN_NOT_OK(validity.Append(true));
-    }
+    LANCE_RETURN_NOT_OK(validity.Append(i, null));
   }
-  out.null_count = validity.false_count();
-  if (validity.length() > 0) {
-    LANCE_ASSIGN_OR_RAISE(out.validity, validity.Finish());
-  }
+  LANCE_RETURN_NOT_OK(validity.Finish(&out.validity, &out.null_count));
   return out;
 }
 

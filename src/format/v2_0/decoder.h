@@ -67,6 +67,7 @@ class PageDecoder {
  private:
   struct Fixed;
   struct Binary;
+  struct EncodedEnds;
 
   Status Corrupt(const std::string& message) const;
   Result<BufferPtr> PageBuffer(const lance::encodings::Buffer& buffer) const;
@@ -76,6 +77,12 @@ class PageDecoder {
   Result<std::vector<uint64_t>> DecodeIntegers(
       const lance::encodings::ArrayEncoding& encoding, int64_t page_length, int64_t start,
       int64_t count, BufferPtr* validity);
+  // The stored end offsets of an offsets page (binary, lists) for slots [start, start +
+  // count), preceded by the end of slot start - 1 (the start of slot `start`) when
+  // start > 0.
+  Result<EncodedEnds> DecodeEnds(const lance::encodings::ArrayEncoding& encoding,
+                                 uint64_t null_adjustment, int64_t page_length,
+                                 int64_t start, int64_t count);
   Result<Binary> DecodeBinary(const lance::encodings::ArrayEncoding& encoding,
                               int64_t page_length, int64_t start, int64_t count);
   // The encodings DecodeBinary dispatches to.

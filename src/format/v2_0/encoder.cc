@@ -287,39 +287,55 @@ class FixedWidthColumn : public ColumnWriter, public FieldEncoder {
   std::unique_ptr<Accumulator> values_;
 };
 
+/// A column whose pages carry no buffers, only their length and encoding.
+class BufferlessColumn : public ColumnWriter, public FieldEncoder {
+ public:
+  int64_t buffered_bytes() const override { return 0; }
+  int64_t buffered_length() const override { return length_; }
+  Result<V20Page> FinishPage() override {
+    V20Page page;
+    page.length = length_;
+    SetEncoding(&page.encoding);
+    length_ = 0;
+    return page;
+  }
+
+ protected:
+  virtual void SetEncoding(pb::ArrayEncoding* encoding) const = 0;
+
+  int64_t length_ = 0;
+};
+
 /// The null type: every page is nullable{all_nulls{}} without buffers, as Lance writes
 /// it.
-class NullColumn : public ColumnWriter, public FieldEncoder {
+class NullColumn : public BufferlessColumn {
  public:
   Status Append(const ArrayData&, int64_t, int64_t length, const uint8_t*,
                 int64_t) override {
     length_ += length;
     return Status::OK();
   }
-  int64_t buffered_bytes() const override { return 0; }
-  int64_t buffered_length() const override { return length_; }
-  Result<V20Page> FinishPage() override {
-    V20Page page;
-    page.length = length_;
-    page.encoding.mutable_nullable()->mutable_all_nulls();
-    length_ = 0;
-    return page;
-  }
 
- private:
-  int64_t length_ = 0;
+ protected:
+  void SetEncoding(pb::ArrayEncoding* encoding) const override {
+    encoding->mutable_nullable()->mutable_all_nulls();
+  }
 };
 
-/// utf8/binary (either offset width): binary{u64 end offsets, bytes, null_adjustment}.
-class BinaryColumn : public ColumnWriter, public FieldEncoder {
+/// The end offsets and validity of an offset layout (binary, lists) as v2.0 writes them:
+/// u64 ends relative to the page's first value. A null's end is the previous end plus
+/// the page's null adjustment (its value count + 1), which tells it apart from an empty
+/// value.
+class EndOffsets {
  public:
-  explicit BinaryColumn(bool large_offsets) : large_offsets_(large_offsets) {}
+  explicit EndOffsets(bool large_offsets) : large_offsets_(large_offsets) {}
 
+  /// Slots [offset, offset + length) of `data` (under `mask`). The values [start, end)
+  /// of each run of valid slots are handed to `copy_values` in one go; null slots hold
+  /// no values, even if the Arrow array has some under them.
+  template <typename CopyValues>
   Status Append(const ArrayData& data, int64_t offset, int64_t length,
-                const uint8_t* mask, int64_t mask_offset) override {
-    if (data.buffers.size() < 3)
-      return Status::Invalid("binary array without its buffers");
-    const uint8_t* bytes = data.buffers[2] ? data.buffers[2]->data() : nullptr;
+                const uint8_t* mask, int64_t mask_offset, const CopyValues& copy_values) {
     const uint8_t* raw_offsets = data.buffers[1] ? data.buffers[1]->data() : nullptr;
     auto value_offset = [&](int64_t i) -> int64_t {
       if (raw_offsets == nullptr) return 0;
@@ -332,25 +348,24 @@ class BinaryColumn : public ColumnWriter, public FieldEncoder {
     int64_t i = 0;
     while (i < length) {
       const bool valid = SlotValid(data, offset + i, mask, mask_offset + i);
-      // Runs of valid slots copy their bytes in one go; null slots store no bytes even if
-      // the Arrow array has some under them.
       int64_t j = i + 1;
       while (j < length && SlotValid(data, offset + j, mask, mask_offset + j) == valid)
         ++j;
       if (valid) {
         const int64_t start = value_offset(offset + i);
         const int64_t end = value_offset(offset + j);
-        const int64_t base = data_.length() - start;
-        if (end > start) LANCE_RETURN_NOT_OK(data_.Append(bytes + start, end - start));
+        if (end > start) LANCE_RETURN_NOT_OK(copy_values(start, end));
+        const int64_t base = values_in_page_ - start;
         for (int64_t k = i; k < j; ++k) {
           LANCE_RETURN_NOT_OK(ends_.AppendValue<uint64_t>(
               static_cast<uint64_t>(value_offset(offset + k + 1) + base)));
         }
+        values_in_page_ += end - start;
         LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, true));
       } else {
         for (int64_t k = i; k < j; ++k) {
           LANCE_RETURN_NOT_OK(
-              ends_.AppendValue<uint64_t>(static_cast<uint64_t>(data_.length())));
+              ends_.AppendValue<uint64_t>(static_cast<uint64_t>(values_in_page_)));
         }
         LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, false));
         null_count_ += j - i;
@@ -360,25 +375,65 @@ class BinaryColumn : public ColumnWriter, public FieldEncoder {
     length_ += length;
     return Status::OK();
   }
-  int64_t buffered_bytes() const override {
-    return ends_.length() + data_.length() + bit_util::BytesForBits(validity_.length());
-  }
-  int64_t buffered_length() const override { return length_; }
 
-  Result<V20Page> FinishPage() override {
-    V20Page page;
-    page.length = length_;
-    const uint64_t adjustment = static_cast<uint64_t>(data_.length()) + 1;
+  int64_t length() const { return length_; }
+  int64_t values_in_page() const { return values_in_page_; }
+  int64_t buffered_bytes() const {
+    return ends_.length() + bit_util::BytesForBits(validity_.length());
+  }
+  uint64_t null_adjustment() const { return static_cast<uint64_t>(values_in_page_) + 1; }
+
+  /// The page's ends buffer (never null), nulls adjusted; starts the next page.
+  Result<BufferPtr> FinishPage() {
     LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
     if (null_count_ > 0) {
-      // A null's end offset is the previous end plus the adjustment, which tells it
-      // apart from an empty string.
+      const uint64_t adjustment = null_adjustment();
       auto* ends = reinterpret_cast<uint64_t*>(ends_.mutable_data());
       for (int64_t i = 0; i < length_; ++i) {
         if (!bit_util::GetBit(validity->data(), i)) ends[i] += adjustment;
       }
     }
     LANCE_ASSIGN_OR_RAISE(BufferPtr ends, ends_.Finish());
+    length_ = 0;
+    null_count_ = 0;
+    values_in_page_ = 0;
+    return ends ? ends : Buffer::FromString("");
+  }
+
+ private:
+  bool large_offsets_;
+  int64_t length_ = 0;
+  int64_t null_count_ = 0;
+  int64_t values_in_page_ = 0;
+  BitmapBuilder validity_;
+  BufferBuilder ends_;
+};
+
+/// utf8/binary (either offset width): binary{u64 end offsets, bytes, null_adjustment}.
+class BinaryColumn : public ColumnWriter, public FieldEncoder {
+ public:
+  explicit BinaryColumn(bool large_offsets) : ends_(large_offsets) {}
+
+  Status Append(const ArrayData& data, int64_t offset, int64_t length,
+                const uint8_t* mask, int64_t mask_offset) override {
+    if (data.buffers.size() < 3)
+      return Status::Invalid("binary array without its buffers");
+    const uint8_t* bytes = data.buffers[2] ? data.buffers[2]->data() : nullptr;
+    return ends_.Append(data, offset, length, mask, mask_offset,
+                        [&](int64_t start, int64_t end) {
+                          return data_.Append(bytes + start, end - start);
+                        });
+  }
+  int64_t buffered_bytes() const override {
+    return ends_.buffered_bytes() + data_.length();
+  }
+  int64_t buffered_length() const override { return ends_.length(); }
+
+  Result<V20Page> FinishPage() override {
+    V20Page page;
+    page.length = ends_.length();
+    const uint64_t adjustment = ends_.null_adjustment();
+    LANCE_ASSIGN_OR_RAISE(BufferPtr ends, ends_.FinishPage());
     LANCE_ASSIGN_OR_RAISE(BufferPtr data, data_.Finish());
     auto* binary = page.encoding.mutable_binary();
     SetFlat(binary->mutable_indices()
@@ -388,24 +443,18 @@ class BinaryColumn : public ColumnWriter, public FieldEncoder {
             64, 0);
     SetFlat(binary->mutable_bytes(), 8, 1);
     binary->set_null_adjustment(adjustment);
-    page.buffers.push_back(ends ? ends : Buffer::FromString(""));
+    page.buffers.push_back(std::move(ends));
     page.buffers.push_back(data ? data : Buffer::FromString(""));
-    length_ = 0;
-    null_count_ = 0;
     return page;
   }
 
  private:
-  bool large_offsets_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  BitmapBuilder validity_;
-  BufferBuilder ends_;
+  EndOffsets ends_;  // the data's bytes are its values
   BufferBuilder data_;
 };
 
 /// The struct "header" column: no data, one page with a length; children follow.
-class StructColumn : public ColumnWriter, public FieldEncoder {
+class StructColumn : public BufferlessColumn {
  public:
   explicit StructColumn(std::vector<FieldEncoder*> children)
       : children_(std::move(children)) {}
@@ -439,19 +488,14 @@ class StructColumn : public ColumnWriter, public FieldEncoder {
     length_ += length;
     return Status::OK();
   }
-  int64_t buffered_bytes() const override { return 0; }
-  int64_t buffered_length() const override { return length_; }
-  Result<V20Page> FinishPage() override {
-    V20Page page;
-    page.length = length_;
-    page.encoding.mutable_struct_();
-    length_ = 0;
-    return page;
+
+ protected:
+  void SetEncoding(pb::ArrayEncoding* encoding) const override {
+    encoding->mutable_struct_();
   }
 
  private:
   std::vector<FieldEncoder*> children_;
-  int64_t length_ = 0;
 };
 
 /// list / large_list offsets column: list{offsets: u64 end offsets relative to the
@@ -459,93 +503,40 @@ class StructColumn : public ColumnWriter, public FieldEncoder {
 class ListColumn : public ColumnWriter, public FieldEncoder {
  public:
   ListColumn(bool large_offsets, FieldEncoder* items)
-      : large_offsets_(large_offsets), items_(items) {}
+      : ends_(large_offsets), items_(items) {}
 
   Status Append(const ArrayData& data, int64_t offset, int64_t length,
                 const uint8_t* mask, int64_t mask_offset) override {
     if (data.buffers.size() < 2 || data.children.size() != 1) {
       return Status::Invalid("list array without its offsets or child");
     }
-    const uint8_t* raw_offsets = data.buffers[1] ? data.buffers[1]->data() : nullptr;
-    auto value_offset = [&](int64_t i) -> int64_t {
-      if (raw_offsets == nullptr) return 0;
-      const int64_t slot = data.offset + i;
-      return large_offsets_ ? reinterpret_cast<const int64_t*>(raw_offsets)[slot]
-                            : reinterpret_cast<const int32_t*>(raw_offsets)[slot];
-    };
-    LANCE_RETURN_NOT_OK(ends_.Reserve(length * 8));
-    int64_t i = 0;
-    while (i < length) {
-      const bool valid = SlotValid(data, offset + i, mask, mask_offset + i);
-      int64_t j = i + 1;
-      while (j < length && SlotValid(data, offset + j, mask, mask_offset + j) == valid)
-        ++j;
-      if (valid) {
-        const int64_t start = value_offset(offset + i);
-        const int64_t end = value_offset(offset + j);
-        if (end > start) {
-          LANCE_RETURN_NOT_OK(
-              items_->Append(*data.children[0], start, end - start, nullptr, 0));
-        }
-        const int64_t base = items_in_page_ - start;
-        for (int64_t k = i; k < j; ++k) {
-          LANCE_RETURN_NOT_OK(ends_.AppendValue<uint64_t>(
-              static_cast<uint64_t>(value_offset(offset + k + 1) + base)));
-        }
-        items_in_page_ += end - start;
-        LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, true));
-      } else {
-        // A null list holds no items, whatever the Arrow array has under it.
-        for (int64_t k = i; k < j; ++k) {
-          LANCE_RETURN_NOT_OK(
-              ends_.AppendValue<uint64_t>(static_cast<uint64_t>(items_in_page_)));
-        }
-        LANCE_RETURN_NOT_OK(validity_.AppendN(j - i, false));
-        null_count_ += j - i;
-      }
-      i = j;
-    }
-    length_ += length;
-    return Status::OK();
+    return ends_.Append(
+        data, offset, length, mask, mask_offset, [&](int64_t start, int64_t end) {
+          return items_->Append(*data.children[0], start, end - start, nullptr, 0);
+        });
   }
-  int64_t buffered_bytes() const override {
-    return ends_.length() + bit_util::BytesForBits(validity_.length());
-  }
-  int64_t buffered_length() const override { return length_; }
+  int64_t buffered_bytes() const override { return ends_.buffered_bytes(); }
+  int64_t buffered_length() const override { return ends_.length(); }
 
   Result<V20Page> FinishPage() override {
     V20Page page;
-    page.length = length_;
-    const uint64_t adjustment = static_cast<uint64_t>(items_in_page_) + 1;
-    LANCE_ASSIGN_OR_RAISE(BufferPtr validity, validity_.Finish());
-    if (null_count_ > 0) {
-      auto* ends = reinterpret_cast<uint64_t*>(ends_.mutable_data());
-      for (int64_t i = 0; i < length_; ++i) {
-        if (!bit_util::GetBit(validity->data(), i)) ends[i] += adjustment;
-      }
-    }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr ends, ends_.Finish());
+    page.length = ends_.length();
+    const uint64_t adjustment = ends_.null_adjustment();
+    const auto num_items = static_cast<uint64_t>(ends_.values_in_page());
+    LANCE_ASSIGN_OR_RAISE(BufferPtr ends, ends_.FinishPage());
     auto* list = page.encoding.mutable_list();
     SetFlat(
         list->mutable_offsets()->mutable_nullable()->mutable_no_nulls()->mutable_values(),
         64, 0);
     list->set_null_offset_adjustment(adjustment);
-    list->set_num_items(static_cast<uint64_t>(items_in_page_));
-    page.buffers.push_back(ends ? ends : Buffer::FromString(""));
-    length_ = 0;
-    null_count_ = 0;
-    items_in_page_ = 0;
+    list->set_num_items(num_items);
+    page.buffers.push_back(std::move(ends));
     return page;
   }
 
  private:
-  bool large_offsets_;
+  EndOffsets ends_;  // the items are its values
   FieldEncoder* items_;
-  int64_t length_ = 0;
-  int64_t null_count_ = 0;
-  int64_t items_in_page_ = 0;
-  BitmapBuilder validity_;
-  BufferBuilder ends_;
 };
 
 class V20Encoder : public FileEncoder {

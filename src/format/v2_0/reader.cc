@@ -42,8 +42,7 @@ struct V20Page {
   int64_t first_item = 0;
 };
 
-class V20Reader : public VersionReader,
-                  public std::enable_shared_from_this<V20Reader> {
+class V20Reader : public VersionReader, public std::enable_shared_from_this<V20Reader> {
  public:
   explicit V20Reader(std::shared_ptr<const FileContext> context)
       : context_(std::move(context)) {}
@@ -98,7 +97,8 @@ class RangeDecoder {
     });
     auto last = first;
     while (last != pages.end() && last->first < start + count) ++last;
-    return {static_cast<int>(first - pages.begin()), static_cast<int>(last - pages.begin())};
+    return {static_cast<int>(first - pages.begin()),
+            static_cast<int>(last - pages.begin())};
   }
 
   /// Collects the pages needed to read [start, start + count) of `node` and of its
@@ -136,7 +136,8 @@ class RangeDecoder {
       PageBuffers& buffers = loaded_[ref];
       buffers.buffers.resize(page.buffer_offsets.size());
       for (size_t b = 0; b < page.buffer_offsets.size(); ++b) {
-        requests.push_back({page.buffer_offsets[b], page.buffer_sizes[b], &buffers.buffers[b]});
+        requests.push_back(
+            {page.buffer_offsets[b], page.buffer_sizes[b], &buffers.buffers[b]});
       }
     }
     Status st = FetchRanges(reader_->context(), std::move(requests));
@@ -151,8 +152,8 @@ class RangeDecoder {
  private:
   Result<ArrayDataPtr> ReadList(const FieldNode& node, int64_t start, int64_t count);
   std::string PageContext(int column, int page) const {
-    return "Lance file '" + reader_->context().path + "', column " + std::to_string(column) +
-           " page " + std::to_string(page);
+    return "Lance file '" + reader_->context().path + "', column " +
+           std::to_string(column) + " page " + std::to_string(page);
   }
 
   std::shared_ptr<const V20Reader> reader_;
@@ -192,17 +193,17 @@ Result<ArrayDataPtr> RangeDecoder::ReadField(const FieldNode& node, int64_t star
                              std::to_string(node.column) + " was not loaded");
     }
     PageDecoder decoder(PageContext(node.column, p), &it->second);
-    LANCE_ASSIGN_OR_RAISE(
-        ArrayDataPtr data,
-        decoder.DecodeLeaf(reader_->v20_page(node.column, p).encoding, type, page.length, s,
-                           e - s));
+    LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data,
+                          decoder.DecodeLeaf(reader_->v20_page(node.column, p).encoding,
+                                             type, page.length, s, e - s));
     produced += e - s;
     pieces.push_back(MakeArray(std::move(data)));
   }
   if (produced != count) {
-    return CorruptFile(reader_->context().path,
-                       "column " + std::to_string(node.column) + " has no data for rows " +
-                           std::to_string(start) + "..+" + std::to_string(count));
+    return CorruptFile(reader_->context().path, "column " + std::to_string(node.column) +
+                                                    " has no data for rows " +
+                                                    std::to_string(start) + "..+" +
+                                                    std::to_string(count));
   }
   if (pieces.size() == 1) return pieces[0]->data();
   if (pieces.empty()) {
@@ -252,7 +253,8 @@ Result<ArrayDataPtr> RangeDecoder::ReadList(const FieldNode& node, int64_t start
     }
     null_count += slice.null_count;
   }
-  if (static_cast<int64_t>(offsets.size()) != count + 1 && !(count == 0 && offsets.empty())) {
+  if (static_cast<int64_t>(offsets.size()) != count + 1 &&
+      !(count == 0 && offsets.empty())) {
     return CorruptFile(path, "column " + std::to_string(node.column) +
                                  " has no data for some requested rows");
   }
@@ -294,58 +296,35 @@ Result<ArrayDataPtr> RangeDecoder::ReadList(const FieldNode& node, int64_t start
 }
 
 /// One streaming read: its own pages, so concurrent streams share nothing mutable.
-class V20Stream : public RecordBatchReader {
+class V20Stream : public internal::BatchedStream {
  public:
   V20Stream(std::shared_ptr<const V20Reader> reader, std::vector<const FieldNode*> fields,
             SchemaPtr schema, int64_t begin, int64_t end, int64_t batch_size)
-      : decoder_(std::move(reader)),
-        fields_(std::move(fields)),
-        schema_(std::move(schema)),
-        next_(begin),
-        end_(end),
-        batch_size_(batch_size) {}
+      : BatchedStream(std::move(schema), begin, end, batch_size),
+        decoder_(std::move(reader)),
+        fields_(std::move(fields)) {}
 
-  SchemaPtr schema() const override { return schema_; }
-
-  Result<RecordBatchPtr> Next() override {
-    LANCE_RETURN_NOT_OK(failure_);
-    if (next_ >= end_) {
-      decoder_.Clear();
-      return RecordBatchPtr();
+ protected:
+  Result<RecordBatchPtr> ReadRows(int64_t begin, int64_t n) override {
+    std::vector<RangeDecoder::PageRef> needs;
+    for (const FieldNode* node : fields_) {
+      decoder_.Forget(*node, begin);
+      decoder_.Plan(*node, begin, n, &needs);
     }
-    const int64_t n = std::min(batch_size_, end_ - next_);
-    auto run = [&]() -> Result<RecordBatchPtr> {
-      std::vector<RangeDecoder::PageRef> needs;
-      for (const FieldNode* node : fields_) {
-        decoder_.Forget(*node, next_);
-        decoder_.Plan(*node, next_, n, &needs);
-      }
-      LANCE_RETURN_NOT_OK(decoder_.Load(needs));
-      std::vector<ArrayPtr> columns;
-      for (const FieldNode* node : fields_) {
-        LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, decoder_.ReadField(*node, next_, n));
-        columns.push_back(MakeArray(std::move(data)));
-      }
-      return RecordBatch::Make(schema_, n, std::move(columns));
-    };
-    auto batch = run();
-    if (!batch.ok()) {
-      failure_ = batch.status();
-      decoder_.Clear();
-      return failure_;
+    LANCE_RETURN_NOT_OK(decoder_.Load(needs));
+    std::vector<ArrayPtr> columns;
+    for (const FieldNode* node : fields_) {
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, decoder_.ReadField(*node, begin, n));
+      columns.push_back(MakeArray(std::move(data)));
     }
-    next_ += n;
-    return batch;
+    return RecordBatch::Make(schema_, n, std::move(columns));
   }
+
+  void Release() override { decoder_.Clear(); }
 
  private:
   RangeDecoder decoder_;
   std::vector<const FieldNode*> fields_;
-  SchemaPtr schema_;
-  int64_t next_;
-  int64_t end_;
-  int64_t batch_size_;
-  Status failure_;
 };
 
 Status V20Reader::Init() {
@@ -375,7 +354,8 @@ Status V20Reader::Init() {
     }
     return node;
   };
-  for (const auto& f : context_->schema.schema()->fields()) top_level_.push_back(build(f));
+  for (const auto& f : context_->schema.schema()->fields())
+    top_level_.push_back(build(f));
   const int columns = static_cast<int>(context_->columns.size());
   if (next_column != columns) {
     if (next_column < columns) {
@@ -453,14 +433,16 @@ Result<std::vector<ArrayPtr>> V20Reader::Take(const std::vector<int>& fields,
   RangeDecoder decoder(shared_from_this());
   std::vector<RangeDecoder::PageRef> needs;
   for (int f : fields) {
-    for (const auto& [start, count] : runs) decoder.Plan(top_level_[f], start, count, &needs);
+    for (const auto& [start, count] : runs)
+      decoder.Plan(top_level_[f], start, count, &needs);
   }
   LANCE_RETURN_NOT_OK(decoder.Load(needs));
   std::vector<ArrayPtr> out;
   for (int f : fields) {
     std::vector<ArrayPtr> pieces;
     for (const auto& [start, count] : runs) {
-      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data, decoder.ReadField(top_level_[f], start, count));
+      LANCE_ASSIGN_OR_RAISE(ArrayDataPtr data,
+                            decoder.ReadField(top_level_[f], start, count));
       pieces.push_back(MakeArray(std::move(data)));
     }
     if (pieces.size() == 1) {

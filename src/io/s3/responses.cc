@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "io/s3/xml.h"
 #include "lance/core/ascii.h"
@@ -20,13 +21,11 @@ namespace lance::io::s3::internal {
 std::string_view Trim(std::string_view s) { return TrimAscii(s); }
 
 bool ParseInt64(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 18) return false;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = v;
+  // Digits only (ParseDecimalInteger alone would take a sign); 18 of them always fit.
+  if (s.empty() || s.size() > 18 || s[0] == '-') return false;
+  const std::optional<int64_t> v = ParseDecimalInteger<int64_t>(s);
+  if (!v) return false;
+  *out = *v;
   return true;
 }
 

@@ -377,6 +377,42 @@ Status CheckKey(const S3Client& client, const std::string& key, const char* op) 
   }
   return Status::OK();
 }
+
+// A GetObject of [offset, offset + length) (length -1: to the end), pinned to the
+// version `if_match` names when it is set.
+Request GetObjectRequest(const std::string& key, int64_t offset, int64_t length,
+                         const std::string& if_match) {
+  Request req;
+  req.op = "GetObject";
+  req.method = "GET";
+  req.key = key;
+  const std::string range = internal::RangeHeader(offset, length);
+  if (!range.empty()) {
+    req.ranged = true;
+    req.range_offset = offset;
+    req.range_length = length;
+    req.headers.emplace_back("range", range);
+  }
+  if (!if_match.empty()) {
+    req.headers.emplace_back("if-match", if_match);
+    req.context = ErrorContext::kPinnedRead;
+  }
+  return req;
+}
+
+// A request on the bucket itself (create, delete), named by its s3:// URI in messages.
+Request BucketRequest(const char* op, const char* method, const std::string& bucket) {
+  Request req;
+  req.op = op;
+  req.method = method;
+  req.bucket_level = true;
+  req.uri_for_messages = "s3://" + bucket;
+  req.context = ErrorContext::kBucket;
+  return req;
+}
+
+// A range starting at or past the end is 416: that read returns no bytes.
+bool AcceptRangeNotSatisfiable(int status, const S3Error&) { return status == 416; }
 }  // namespace
 
 Result<S3ObjectInfo> S3Client::HeadObject(const std::string& key) {
@@ -408,28 +444,12 @@ Result<int64_t> S3Client::GetObjectInto(const std::string& key, int64_t offset,
   if (out == nullptr) {
     return Status::Invalid("S3 GetObject of " + ObjectUri(key) + ": null output buffer");
   }
-  Request req;
-  req.op = "GetObject";
-  req.method = "GET";
-  req.key = key;
+  Request req = GetObjectRequest(key, offset, length, if_match);
   req.out = out;
   // length -1: the caller promised room for the rest; we cannot check that bound,
   // so GetObject (which sizes its buffer) is the safe form.
   req.out_capacity = length < 0 ? std::numeric_limits<int64_t>::max() : length;
-  const std::string range = internal::RangeHeader(offset, length);
-  if (!range.empty()) {
-    req.ranged = true;
-    req.range_offset = offset;
-    req.range_length = length;
-    req.headers.emplace_back("range", range);
-  }
-  if (!if_match.empty()) {
-    req.headers.emplace_back("if-match", if_match);
-    req.context = ErrorContext::kPinnedRead;
-  }
-  // A range starting at or past the end is 416: that read returns no bytes.
-  auto accept = [](int status, const S3Error&) { return status == 416; };
-  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, accept));
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, AcceptRangeNotSatisfiable));
   if (resp.status == 416) return 0;
   if (resp.status == 206 && req.ranged) {
     auto cr = internal::ParseContentRange(resp.content_range);
@@ -457,22 +477,8 @@ Result<BufferPtr> S3Client::GetObject(const std::string& key, int64_t offset,
   if (offset < 0) {
     return Status::Invalid("S3 GetObject of " + ObjectUri(key) + ": negative offset");
   }
-  Request req;
-  req.op = "GetObject";
-  req.method = "GET";
-  req.key = key;
-  const std::string range = internal::RangeHeader(offset, -1);
-  if (!range.empty()) {
-    req.ranged = true;
-    req.range_offset = offset;
-    req.headers.emplace_back("range", range);
-  }
-  if (!if_match.empty()) {
-    req.headers.emplace_back("if-match", if_match);
-    req.context = ErrorContext::kPinnedRead;
-  }
-  auto accept = [](int status, const S3Error&) { return status == 416; };
-  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, accept));
+  const Request req = GetObjectRequest(key, offset, -1, if_match);
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req, AcceptRangeNotSatisfiable));
   if (resp.status == 416) return Buffer::FromString(std::string());
   if (resp.status == 206) {
     auto cr = internal::ParseContentRange(resp.content_range);
@@ -760,12 +766,7 @@ Status S3Client::CreateBucket() {
   // S3 in us-east-1 and RGW answer 200 to a re-create by the owner, so "already exists"
   // is detected with a HEAD first (racy, but this is for tests and benchmarks).
   {
-    Request head;
-    head.op = "CreateBucket";
-    head.method = "HEAD";
-    head.bucket_level = true;
-    head.uri_for_messages = "s3://" + impl_->bucket;
-    head.context = ErrorContext::kBucket;
+    const Request head = BucketRequest("CreateBucket", "HEAD", impl_->bucket);
     auto accept = [](int status, const S3Error&) {
       return status == 404 || status == 403;
     };
@@ -776,12 +777,7 @@ Status S3Client::CreateBucket() {
           ": the bucket already exists (BucketAlreadyOwnedByYou)");
     }
   }
-  Request req;
-  req.op = "CreateBucket";
-  req.method = "PUT";
-  req.bucket_level = true;
-  req.uri_for_messages = "s3://" + impl_->bucket;
-  req.context = ErrorContext::kBucket;
+  Request req = BucketRequest("CreateBucket", "PUT", impl_->bucket);
   std::string body;
   const std::string& region = impl_->options.region;
   if (!region.empty() && region != "us-east-1") {
@@ -793,12 +789,7 @@ Status S3Client::CreateBucket() {
 }
 
 Status S3Client::DeleteBucket() {
-  Request req;
-  req.op = "DeleteBucket";
-  req.method = "DELETE";
-  req.bucket_level = true;
-  req.uri_for_messages = "s3://" + impl_->bucket;
-  req.context = ErrorContext::kBucket;
+  const Request req = BucketRequest("DeleteBucket", "DELETE", impl_->bucket);
   Status st = impl_->Execute(req).status();
   return st;
 }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/io_util.h"
 #include "io/s3/s3_client.h"
 #include "lance/core/logging.h"
 #include "lance/io/executor.h"
@@ -21,16 +22,11 @@
 
 namespace lance::io {
 
+using internal::Quoted;
+
 namespace {
 
 using s3::S3Client;
-
-std::string Quoted(std::string_view s) {
-  std::string out = "'";
-  out.append(s);
-  out.push_back('\'');
-  return out;
-}
 
 // Bucket names as S3 accepts them in a path or host name. AWS is stricter (3-63
 // lower-case characters), but legacy and RGW buckets may have upper case or '_', and

@@ -15,6 +15,7 @@
 #include "lance/core/ascii.h"
 #include "lance/macros.h"
 #include "lance/status.h"
+#include "lance/str_cat.h"
 
 namespace lance::io::s3 {
 namespace {
@@ -280,44 +281,22 @@ Result<SigV4Parts> ComputeSigV4(const SigV4Request& request,
   }
 
   // --- Canonical request.
-  parts.canonical_request = request.method;
-  parts.canonical_request += '\n';
-  parts.canonical_request += S3CanonicalUri(request.path);
-  parts.canonical_request += '\n';
-  parts.canonical_request += S3CanonicalQuery(request.query);
-  parts.canonical_request += '\n';
-  parts.canonical_request += canonical_headers;
-  parts.canonical_request += '\n';
-  parts.canonical_request += parts.signed_headers;
-  parts.canonical_request += '\n';
-  parts.canonical_request += request.payload_sha256_hex;
+  parts.canonical_request =
+      StrCat(request.method, '\n', S3CanonicalUri(request.path), '\n',
+             S3CanonicalQuery(request.query), '\n', canonical_headers, '\n',
+             parts.signed_headers, '\n', request.payload_sha256_hex);
 
   // --- String to sign.
-  parts.credential_scope = date;
-  parts.credential_scope += '/';
-  parts.credential_scope += region;
-  parts.credential_scope += '/';
-  parts.credential_scope += service;
-  parts.credential_scope += "/aws4_request";
-  parts.string_to_sign = std::string(kAlgorithm);
-  parts.string_to_sign += '\n';
-  parts.string_to_sign += parts.amz_date;
-  parts.string_to_sign += '\n';
-  parts.string_to_sign += parts.credential_scope;
-  parts.string_to_sign += '\n';
-  parts.string_to_sign += Sha256Hex(parts.canonical_request);
+  parts.credential_scope = StrCat(date, '/', region, '/', service, "/aws4_request");
+  parts.string_to_sign =
+      StrCat(kAlgorithm, '\n', parts.amz_date, '\n', parts.credential_scope, '\n',
+             Sha256Hex(parts.canonical_request));
 
   parts.signature = Signature(credentials.secret_access_key, date, region, service,
                               parts.string_to_sign);
-  parts.authorization = std::string(kAlgorithm);
-  parts.authorization += " Credential=";
-  parts.authorization += credentials.access_key_id;
-  parts.authorization += '/';
-  parts.authorization += parts.credential_scope;
-  parts.authorization += ",SignedHeaders=";
-  parts.authorization += parts.signed_headers;
-  parts.authorization += ",Signature=";
-  parts.authorization += parts.signature;
+  parts.authorization = StrCat(
+      kAlgorithm, " Credential=", credentials.access_key_id, '/', parts.credential_scope,
+      ",SignedHeaders=", parts.signed_headers, ",Signature=", parts.signature);
   return parts;
 }
 
