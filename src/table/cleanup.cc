@@ -228,32 +228,31 @@ Removal ShouldRemove(std::string_view rel, bool maybe_in_progress,
   const std::string path(rel);
   const Referenced& kept = split.kept;
   const Referenced& verified = split.verified;
+  // One rule for every kind of file: a referenced one stays; an unreferenced one goes,
+  // unless a commit may be in progress and no verified version names it either.
+  auto decide = [&](std::set<std::string> Referenced::*names, const std::string& key,
+                    int64_t* counter) -> Removal {
+    if ((kept.*names).count(key) != 0) return {};
+    return {!maybe_in_progress || (verified.*names).count(key) != 0, counter};
+  };
   if (StartsWith(rel, "_versions/.tmp")) {
     return {!maybe_in_progress, nullptr};
   }
   if (StartsWith(rel, "_indices/")) {
     const size_t slash = rel.find('/', 9);
     if (slash == std::string_view::npos || kept.all_indices) return {};
-    const std::string uuid(rel.substr(9, slash - 9));
-    if (kept.index_uuids.count(uuid) != 0) return {};
-    return {!maybe_in_progress || verified.index_uuids.count(uuid) != 0,
-            &stats->index_files_removed};
+    return decide(&Referenced::index_uuids, std::string(rel.substr(9, slash - 9)),
+                  &stats->index_files_removed);
   }
   if (StartsWith(rel, "data/") && EndsWith(rel, ".lance")) {
-    if (kept.data.count(path) != 0) return {};
-    return {!maybe_in_progress || verified.data.count(path) != 0,
-            &stats->data_files_removed};
+    return decide(&Referenced::data, path, &stats->data_files_removed);
   }
   if (StartsWith(rel, "_deletions/") &&
       (EndsWith(rel, ".arrow") || EndsWith(rel, ".bin"))) {
-    if (kept.deletions.count(path) != 0) return {};
-    return {!maybe_in_progress || verified.deletions.count(path) != 0,
-            &stats->deletion_files_removed};
+    return decide(&Referenced::deletions, path, &stats->deletion_files_removed);
   }
   if (StartsWith(rel, "_transactions/") && EndsWith(rel, ".txn")) {
-    if (kept.transactions.count(path) != 0) return {};
-    return {!maybe_in_progress || verified.transactions.count(path) != 0,
-            &stats->transaction_files_removed};
+    return decide(&Referenced::transactions, path, &stats->transaction_files_removed);
   }
   return {};
 }

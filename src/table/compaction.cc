@@ -9,6 +9,7 @@
 #include "lance/table/dataset.h"
 #include "table/commit.h"
 #include "table/dataset_internal.h"
+#include "table/fragment_reader.h"
 #include "table/fragment_sink.h"
 #include "table/ids.h"
 #include "table/transaction.h"

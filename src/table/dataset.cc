@@ -16,6 +16,7 @@
 #include "table/dataset_internal.h"
 #include "table/deletion.h"
 #include "table/fragment_internal.h"
+#include "table/fragment_reader.h"
 #include "table/fragment_sink.h"
 #include "table/ids.h"
 #include "table/transaction.h"
@@ -586,24 +587,51 @@ Status Dataset::Delete(const std::string& predicate_text) {
 
 // -- Writing ----------------------------------------------------------------------------
 
+// What Write and WriteFragments share before they part ways (one commits, the other
+// hands the fragments back): the dataset resolved, the latest version loaded unless
+// mode create forbids one, the plan made and the data files written.
+struct StagedWrite {
+  Location at;
+  std::shared_ptr<DatasetImpl> existing;
+  WritePlan plan;
+  std::vector<pb::DataFragment> fragments;
+};
+
+// `name_latest_version` picks the create-conflict message: Write names the version
+// found and the modes that would work (as pylance does), WriteFragments only the place.
+Result<StagedWrite> StageWrite(RecordBatchReader& data, const std::string& uri,
+                               const WriteParams& params, bool name_latest_version) {
+  StagedWrite staged;
+  LANCE_ASSIGN_OR_RAISE(staged.at, ResolveDataset(uri, params.access));
+  const ti::DatasetDir& dir = staged.at.dir;
+  LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
+  if (latest) {
+    if (params.mode == WriteMode::kCreate) {
+      std::string message = "A Lance dataset already exists at " + dir.Uri();
+      if (name_latest_version) {
+        message += " (version " + std::to_string(latest->version) +
+                   "); use mode append or overwrite";
+      }
+      return Status::AlreadyExists(message);
+    }
+    LANCE_ASSIGN_OR_RAISE(staged.existing, LoadImpl(uri, staged.at, *latest));
+  }
+  LANCE_ASSIGN_OR_RAISE(staged.plan, PlanWrite(staged.existing, data.schema(), params));
+  LANCE_ASSIGN_OR_RAISE(staged.fragments, WriteDataFiles(dir, data, staged.plan.schema,
+                                                         staged.plan.version, params));
+  return staged;
+}
+
 Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
                                                 const std::string& uri,
                                                 WriteParams params) {
-  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, params.access));
+  LANCE_ASSIGN_OR_RAISE(StagedWrite staged,
+                        StageWrite(data, uri, params, /*name_latest_version=*/true));
+  const Location& at = staged.at;
   const ti::DatasetDir& dir = at.dir;
-  LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
-  std::shared_ptr<DatasetImpl> existing;
-  if (latest) {
-    if (params.mode == WriteMode::kCreate) {
-      return Status::AlreadyExists("A Lance dataset already exists at " + dir.Uri() +
-                                   " (version " + std::to_string(latest->version) +
-                                   "); use mode append or overwrite");
-    }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, at, *latest));
-  }
-  LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
-  LANCE_ASSIGN_OR_RAISE(auto fragments,
-                        WriteDataFiles(dir, data, plan.schema, plan.version, params));
+  const std::shared_ptr<DatasetImpl>& existing = staged.existing;
+  const WritePlan& plan = staged.plan;
+  std::vector<pb::DataFragment>& fragments = staged.fragments;
 
   pb::Transaction txn;
   txn.set_read_version(existing ? existing->proto().version() : 0);
@@ -639,22 +667,11 @@ Result<std::shared_ptr<Dataset>> Dataset::Write(RecordBatchReader& data,
 Result<std::vector<FragmentMetadata>> WriteFragments(RecordBatchReader& data,
                                                      const std::string& uri,
                                                      WriteParams params) {
-  LANCE_ASSIGN_OR_RAISE(Location at, ResolveDataset(uri, params.access));
-  const ti::DatasetDir& dir = at.dir;
-  LANCE_ASSIGN_OR_RAISE(auto latest, ti::FindLatestManifest(dir));
-  std::shared_ptr<DatasetImpl> existing;
-  if (latest) {
-    if (params.mode == WriteMode::kCreate) {
-      return Status::AlreadyExists("A Lance dataset already exists at " + dir.Uri());
-    }
-    LANCE_ASSIGN_OR_RAISE(existing, LoadImpl(uri, at, *latest));
-  }
-  LANCE_ASSIGN_OR_RAISE(WritePlan plan, PlanWrite(existing, data.schema(), params));
-  LANCE_ASSIGN_OR_RAISE(auto fragments,
-                        WriteDataFiles(dir, data, plan.schema, plan.version, params));
+  LANCE_ASSIGN_OR_RAISE(StagedWrite staged,
+                        StageWrite(data, uri, params, /*name_latest_version=*/false));
   std::vector<FragmentMetadata> out;
-  out.reserve(fragments.size());
-  for (const auto& f : fragments) out.push_back(ti::FragmentFromProto(f));
+  out.reserve(staged.fragments.size());
+  for (const auto& f : staged.fragments) out.push_back(ti::FragmentFromProto(f));
   return out;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internals shared by dataset.cc (open, write, commit, delete) and scan.cc (reads).
+// Internals shared by dataset.cc (open, write, commit, delete), scan.cc (reads) and the
+// rest of the table layer: the loaded dataset version (DatasetImpl).
 #pragma once
 
 #include <cstdint>
@@ -56,83 +57,10 @@ Result<std::shared_ptr<DatasetImpl>> MakeDatasetImpl(std::string uri,
                                                      DatasetDir dir,
                                                      LoadedManifest manifest);
 
-/// \brief One batch of a fragment before deletions are applied.
-struct FragmentBatch {
-  RecordBatchPtr batch;
-  int64_t start_row = 0;  ///< offset of the batch's first row within the fragment
-};
-
-/// \brief Streams the given top-level columns of one fragment, stitching the data
-/// files that hold them side by side; columns no data file holds read as nulls.
-class FragmentReader {
- public:
-  /// \param columns top-level field indices of the dataset schema, in output order.
-  static Result<std::unique_ptr<FragmentReader>> Open(const DatasetImpl& dataset,
-                                                      const pb::DataFragment& fragment,
-                                                      const std::vector<int>& columns,
-                                                      int64_t batch_size);
-  ~FragmentReader();
-
-  /// \brief The next batch (with the projected dataset schema), nullopt at the end.
-  /// \return Corrupt naming the data file when files disagree with each other or with
-  /// the manifest; errors of the format layer.
-  Result<std::optional<FragmentBatch>> Next();
-  int64_t physical_rows() const { return physical_rows_; }
-  const SchemaPtr& schema() const { return schema_; }
-
- private:
-  struct Source;
-  FragmentReader() = default;
-
-  SchemaPtr schema_;
-  std::vector<std::unique_ptr<Source>> sources_;
-  std::vector<int> null_positions_;
-  int64_t physical_rows_ = 0;
-  int64_t row_ = 0;
-  int64_t batch_size_ = 8192;
-  std::string fragment_name_;
-};
-
-/// \brief Rows of the fragment: physical_rows, or (when the manifest lacks it) the
-/// row count of its first data file.
-Result<int64_t> FragmentPhysicalRows(const DatasetImpl& dataset,
-                                     const pb::DataFragment& fragment);
-
-/// \brief The fragment's deletion vector (empty without a deletion file).
-Result<DeletionVector> LoadDeletions(const DatasetImpl& dataset,
-                                     const pb::DataFragment& fragment);
-
-/// \brief Live rows of the fragment (physical minus deleted), reading deletion and
-/// data files only when the manifest lacks the counts.
-Result<int64_t> FragmentLiveRows(const DatasetImpl& dataset,
-                                 const pb::DataFragment& fragment);
-
 /// \brief The streaming scan behind Dataset::Scan / CountRows.
 /// `count_only` reads only the filter's columns and outputs zero-column batches.
 Result<RecordBatchReaderPtr> MakeScanner(std::shared_ptr<const DatasetImpl> dataset,
                                          const ScanOptions& options, bool count_only);
-
-/// \brief Where the columns of a fragment live: for each data file, (output position,
-/// top-level field id) of the columns it holds; columns no file holds read as nulls.
-struct ColumnPlacement {
-  std::vector<std::vector<std::pair<int, int32_t>>> per_file;
-  std::vector<int> null_positions;
-};
-/// \param columns top-level field indices of the dataset schema, in output order.
-Result<ColumnPlacement> PlaceColumns(const DatasetImpl& dataset,
-                                     const pb::DataFragment& fragment,
-                                     const std::vector<int>& columns);
-
-/// \brief Opens one data file of a fragment (its size from the manifest when known).
-/// \return errors naming the data file.
-Result<std::shared_ptr<format::LanceFileReader>> OpenDataFile(
-    const DatasetImpl& dataset, const pb::DataFragment& fragment,
-    const pb::DataFile& file);
-
-/// \brief `column` as the dataset schema types it: relabelled when only names or
-/// nullability differ. \return Corrupt naming `path` when the shapes differ.
-Result<ArrayPtr> MatchColumnType(ArrayPtr column, const Field& expected,
-                                 const std::string& path);
 
 /// \brief The rows at physical offsets `rows` (ascending, unique) of one fragment, with
 /// the given top-level columns (and the row address column when `with_row_id`).
@@ -141,16 +69,6 @@ Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& dataset,
                                         const std::vector<int>& columns,
                                         const std::vector<int64_t>& rows,
                                         bool with_row_id);
-
-/// \brief An all-null array of `type` and `length`.
-Result<ArrayPtr> MakeNullArray(const DataTypePtr& type, int64_t length);
-
-/// \brief True if `actual` has the shape of `expected`: the same type ids, sizes, units,
-/// time zones and struct member names, ignoring list item names and nullability.
-bool TypesCompatible(const DataType& actual, const DataType& expected);
-
-/// \brief `array` relabelled with `type` (buffers shared). REQUIRES: TypesCompatible.
-ArrayPtr Relabel(const ArrayPtr& array, const DataTypePtr& type);
 
 }  // namespace table_internal
 }  // namespace lance

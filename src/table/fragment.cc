@@ -92,24 +92,16 @@ Result<DataFileMeta> ParseDataFile(const Json& f, const std::string& where) {
                            ".path must be a non-empty string");
   }
   file.path = path->get<std::string>();
-  auto fields = GetI32List(f, "fields", where);
-  if (!fields.ok()) return fields.status();
-  file.fields = std::move(*fields);
-  auto cols = GetI32List(f, "column_indices", where);
-  if (!cols.ok()) return cols.status();
-  file.column_indices = std::move(*cols);
-  auto major = GetOptionalU32(f, "file_major_version", where);
-  if (!major.ok()) return major.status();
-  file.file_major_version = major->value_or(0);
-  auto minor = GetOptionalU32(f, "file_minor_version", where);
-  if (!minor.ok()) return minor.status();
-  file.file_minor_version = minor->value_or(0);
-  auto size = GetU64(f, "file_size_bytes", where, false);
-  if (!size.ok()) return size.status();
-  file.file_size_bytes = *size;
-  auto base = GetOptionalU32(f, "base_id", where);
-  if (!base.ok()) return base.status();
-  file.base_id = *base;
+  LANCE_ASSIGN_OR_RAISE(file.fields, GetI32List(f, "fields", where));
+  LANCE_ASSIGN_OR_RAISE(file.column_indices, GetI32List(f, "column_indices", where));
+  LANCE_ASSIGN_OR_RAISE(std::optional<uint32_t> major,
+                        GetOptionalU32(f, "file_major_version", where));
+  file.file_major_version = major.value_or(0);
+  LANCE_ASSIGN_OR_RAISE(std::optional<uint32_t> minor,
+                        GetOptionalU32(f, "file_minor_version", where));
+  file.file_minor_version = minor.value_or(0);
+  LANCE_ASSIGN_OR_RAISE(file.file_size_bytes, GetU64(f, "file_size_bytes", where, false));
+  LANCE_ASSIGN_OR_RAISE(file.base_id, GetOptionalU32(f, "base_id", where));
   return file;
 }
 
@@ -118,15 +110,11 @@ Result<DeletionFileMeta> ParseDeletionFile(const Json& del) {
     return Status::Invalid("Fragment JSON: deletion_file must be an object or null");
   }
   DeletionFileMeta d;
-  auto rv = GetU64(del, "read_version", "deletion_file", true);
-  if (!rv.ok()) return rv.status();
-  d.read_version = *rv;
-  auto did = GetU64(del, "id", "deletion_file", true);
-  if (!did.ok()) return did.status();
-  d.id = *did;
-  auto n = GetU64(del, "num_deleted_rows", "deletion_file", false);
-  if (!n.ok()) return n.status();
-  d.num_deleted_rows = *n;
+  LANCE_ASSIGN_OR_RAISE(d.read_version,
+                        GetU64(del, "read_version", "deletion_file", true));
+  LANCE_ASSIGN_OR_RAISE(d.id, GetU64(del, "id", "deletion_file", true));
+  LANCE_ASSIGN_OR_RAISE(d.num_deleted_rows,
+                        GetU64(del, "num_deleted_rows", "deletion_file", false));
   auto type = del.find("file_type");
   if (type == del.end() || type->is_null()) {
     return Status::Invalid("Fragment JSON: deletion_file.file_type is missing");
@@ -144,9 +132,7 @@ Result<DeletionFileMeta> ParseDeletionFile(const Json& del) {
         "\"bitmap\", got " +
         type->dump());
   }
-  auto base = GetOptionalU32(del, "base_id", "deletion_file");
-  if (!base.ok()) return base.status();
-  d.base_id = *base;
+  LANCE_ASSIGN_OR_RAISE(d.base_id, GetOptionalU32(del, "base_id", "deletion_file"));
   return d;
 }
 
@@ -172,12 +158,9 @@ Status CheckNoUnsupportedMetadata(const Json& root) {
 Result<FragmentMetadata> ParseFragment(const Json& root) {
   if (!root.is_object()) return Status::Invalid("Fragment JSON must be an object");
   FragmentMetadata out;
-  auto id = GetU64(root, "id", "fragment", false);
-  if (!id.ok()) return id.status();
-  out.id = *id;
-  auto rows = GetU64(root, "physical_rows", "fragment", false);
-  if (!rows.ok()) return rows.status();
-  out.physical_rows = *rows;
+  LANCE_ASSIGN_OR_RAISE(out.id, GetU64(root, "id", "fragment", false));
+  LANCE_ASSIGN_OR_RAISE(out.physical_rows,
+                        GetU64(root, "physical_rows", "fragment", false));
 
   auto files = root.find("files");
   if (files != root.end() && !files->is_null()) {

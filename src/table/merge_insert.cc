@@ -23,6 +23,7 @@
 #include "lance/core/compute.h"
 #include "lance/macros.h"
 #include "table/deletion.h"
+#include "table/fragment_reader.h"
 #include "table/manifest.h"
 #include "table/mutation_internal.h"
 #include "table/predicate/predicate.h"

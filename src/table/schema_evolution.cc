@@ -11,8 +11,9 @@
 #include "lance/core/concatenate.h"
 #include "lance/macros.h"
 #include "table/deletion.h"
+#include "table/fragment_reader.h"
 #include "table/mutation_internal.h"
-#include "table/predicate/expression.h"
+#include "table/predicate/value_expression.h"
 
 namespace lance {
 namespace table_internal {

@@ -12,6 +12,7 @@
 #include "lance/core/concatenate.h"
 #include "lance/macros.h"
 #include "table/dataset_internal.h"
+#include "table/fragment_reader.h"
 #include "table/projection.h"
 
 namespace lance {
@@ -56,8 +57,9 @@ Result<Projection> Project(const DatasetImpl& ds, const TakeOptions& options,
       }
       continue;
     }
-    LANCE_ASSIGN_OR_RAISE(ti::FieldPath path, ti::ResolveFieldPath(full, name, "Take", ds.uri,
-                                                                 /*through_lists=*/true));
+    LANCE_ASSIGN_OR_RAISE(ti::FieldPath path,
+                          ti::ResolveFieldPath(full, name, "Take", ds.uri,
+                                               /*through_lists=*/true));
     auto it = std::find(out.columns.begin(), out.columns.end(), path.top);
     size_t k = static_cast<size_t>(it - out.columns.begin());
     if (it == out.columns.end()) {
@@ -107,10 +109,11 @@ std::vector<int64_t> ToPhysical(const std::vector<int64_t>& logical,
 
 /// Output batch for `rows` of a fragment in the projection's layout.
 Result<RecordBatchPtr> TakeRows(const DatasetImpl& ds, const pb::DataFragment& fragment,
-                                const Projection& projection, const std::vector<int64_t>& rows) {
-  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
-                        ti::TakeFromFragment(ds, fragment, projection.columns, rows,
-                                             projection.row_id));
+                                const Projection& projection,
+                                const std::vector<int64_t>& rows) {
+  LANCE_ASSIGN_OR_RAISE(
+      RecordBatchPtr batch,
+      ti::TakeFromFragment(ds, fragment, projection.columns, rows, projection.row_id));
   std::vector<ArrayPtr> columns;
   for (size_t k = 0; k < projection.columns.size(); ++k) {
     const ArrayPtr& column = batch->column(static_cast<int>(k));
@@ -127,7 +130,8 @@ Result<RecordBatchPtr> TakeRows(const DatasetImpl& ds, const pb::DataFragment& f
 
 /// The rows of `parts` (one per sorted unique row) reordered to the caller's order.
 Result<TablePtr> Reorder(const Projection& projection, std::vector<RecordBatchPtr> parts,
-                         const std::vector<int64_t>& sorted, const std::vector<int64_t>& indices) {
+                         const std::vector<int64_t>& sorted,
+                         const std::vector<int64_t>& indices) {
   std::vector<ArrayPtr> columns;
   const int n = projection.schema->num_fields();
   for (int c = 0; c < n; ++c) {
@@ -135,7 +139,8 @@ Result<TablePtr> Reorder(const Projection& projection, std::vector<RecordBatchPt
     for (const auto& part : parts) pieces.push_back(part->column(c));
     ArrayPtr column;
     if (pieces.empty()) {
-      LANCE_ASSIGN_OR_RAISE(auto builder, MakeBuilder(projection.schema->field(c)->type()));
+      LANCE_ASSIGN_OR_RAISE(auto builder,
+                            MakeBuilder(projection.schema->field(c)->type()));
       LANCE_ASSIGN_OR_RAISE(column, builder->Finish());
     } else if (pieces.size() == 1) {
       column = pieces[0];
@@ -147,7 +152,8 @@ Result<TablePtr> Reorder(const Projection& projection, std::vector<RecordBatchPt
   if (sorted != indices) {
     std::vector<int64_t> positions(indices.size());
     for (size_t i = 0; i < indices.size(); ++i) {
-      positions[i] = std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
+      positions[i] =
+          std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
     }
     for (ArrayPtr& column : columns) {
       LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
@@ -163,9 +169,11 @@ Result<TablePtr> Reorder(const Projection& projection, std::vector<RecordBatchPt
 
 namespace table_internal {
 
-Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& ds, const pb::DataFragment& fragment,
+Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& ds,
+                                        const pb::DataFragment& fragment,
                                         const std::vector<int>& columns,
-                                        const std::vector<int64_t>& rows, bool with_row_id) {
+                                        const std::vector<int64_t>& rows,
+                                        bool with_row_id) {
   const std::string name = "fragment " + std::to_string(fragment.id()) + " of " + ds.uri;
   LANCE_ASSIGN_OR_RAISE(int64_t physical, FragmentPhysicalRows(ds, fragment));
   for (int64_t r : rows) {
@@ -186,9 +194,9 @@ Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& ds, const pb::DataFra
     const std::string path = ds.dir.Uri("data/" + file.path());
     LANCE_ASSIGN_OR_RAISE(auto reader, OpenDataFile(ds, fragment, file));
     if (reader->num_rows() != physical) {
-      return Status::Corrupt("Data file " + path + " has " + std::to_string(reader->num_rows()) +
-                             " rows but the manifest says " + name + " has " +
-                             std::to_string(physical));
+      return Status::Corrupt(
+          "Data file " + path + " has " + std::to_string(reader->num_rows()) +
+          " rows but the manifest says " + name + " has " + std::to_string(physical));
     }
     std::vector<int32_t> ids;
     for (const auto& [pos, id] : held) ids.push_back(id);
@@ -247,11 +255,13 @@ Result<TablePtr> Dataset::Take(const std::vector<int64_t>& indices,
   size_t i = 0;
   for (int f = 0; f < fragments.size() && i < sorted.size(); ++f) {
     std::vector<int64_t> logical;
-    while (i < sorted.size() && sorted[i] < starts[f + 1]) logical.push_back(sorted[i++] - starts[f]);
+    while (i < sorted.size() && sorted[i] < starts[f + 1])
+      logical.push_back(sorted[i++] - starts[f]);
     if (logical.empty()) continue;
-    LANCE_ASSIGN_OR_RAISE(ti::DeletionVector deleted, ti::LoadDeletions(*impl_, fragments[f]));
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr part,
-                          TakeRows(*impl_, fragments[f], projection, ToPhysical(logical, deleted)));
+    LANCE_ASSIGN_OR_RAISE(ti::DeletionVector deleted,
+                          ti::LoadDeletions(*impl_, fragments[f]));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr part, TakeRows(*impl_, fragments[f], projection,
+                                                        ToPhysical(logical, deleted)));
     parts.push_back(std::move(part));
   }
   return Reorder(projection, std::move(parts), sorted, indices);
@@ -267,8 +277,9 @@ Result<TablePtr> Dataset::TakeFromFragment(uint64_t fragment_id,
     if (frag.id() == fragment_id) fragment = &frag;
   }
   if (fragment == nullptr) {
-    return Status::NotFound("Take: no fragment " + std::to_string(fragment_id) + " in version " +
-                            std::to_string(version()) + " of dataset " + impl_->uri);
+    return Status::NotFound("Take: no fragment " + std::to_string(fragment_id) +
+                            " in version " + std::to_string(version()) + " of dataset " +
+                            impl_->uri);
   }
   LANCE_ASSIGN_OR_RAISE(int64_t live, ti::FragmentLiveRows(*impl_, *fragment));
   for (int64_t i : indices) {
@@ -283,9 +294,10 @@ Result<TablePtr> Dataset::TakeFromFragment(uint64_t fragment_id,
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   std::vector<RecordBatchPtr> parts;
   if (!sorted.empty()) {
-    LANCE_ASSIGN_OR_RAISE(ti::DeletionVector deleted, ti::LoadDeletions(*impl_, *fragment));
-    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr part,
-                          TakeRows(*impl_, *fragment, projection, ToPhysical(sorted, deleted)));
+    LANCE_ASSIGN_OR_RAISE(ti::DeletionVector deleted,
+                          ti::LoadDeletions(*impl_, *fragment));
+    LANCE_ASSIGN_OR_RAISE(RecordBatchPtr part, TakeRows(*impl_, *fragment, projection,
+                                                        ToPhysical(sorted, deleted)));
     parts.push_back(std::move(part));
   }
   return Reorder(projection, std::move(parts), sorted, indices);

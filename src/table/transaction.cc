@@ -468,57 +468,67 @@ Status CheckAppendConflict(const ConflictCheck& c) {
   return c.Apply(kAppendRow);
 }
 
+// The operations whose building and conflict rules live in another file (issue 12),
+// named once so that BuildManifest and CheckConflict cannot disagree.
+enum class Family { kMutation, kMaintenance, kOther };
+
+Family FamilyOf(Op op) {
+  switch (op) {
+    case Op::kUpdate:
+    case Op::kMerge:
+    case Op::kProject:
+    case Op::kDataReplacement:
+      return Family::kMutation;
+    case Op::kRewrite:
+    case Op::kRestore:
+    case Op::kUpdateConfig:
+    case Op::kReserveFragments:
+      return Family::kMaintenance;
+    default:
+      return Family::kOther;
+  }
+}
+
 }  // namespace
 
 Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
                                    const pb::Transaction& txn, uint64_t version,
                                    const ManifestBuildOptions& options) {
   pb::Manifest m;
+  // Every operation but Overwrite edits the previous manifest, so needs one; `what`
+  // completes "Cannot ...: the dataset does not exist".
+  auto start_from_previous = [&](const std::string& what) -> Status {
+    if (previous == nullptr) {
+      return Status::NotFound("Cannot ", what, ": the dataset does not exist");
+    }
+    m = *previous;
+    return Status::OK();
+  };
   switch (txn.operation_case()) {
     case Op::kOverwrite:
       LANCE_RETURN_NOT_OK(BuildOverwrite(previous, txn.overwrite(), options, &m));
       break;
     case Op::kAppend:
-      if (previous == nullptr) {
-        return Status::NotFound("Cannot append: the dataset does not exist");
-      }
-      m = *previous;
+      LANCE_RETURN_NOT_OK(start_from_previous("append"));
       LANCE_RETURN_NOT_OK(ApplyAppend(txn.append(), &m));
       break;
     case Op::kDelete:
-      if (previous == nullptr) {
-        return Status::NotFound("Cannot delete: the dataset does not exist");
-      }
-      m = *previous;
+      LANCE_RETURN_NOT_OK(start_from_previous("delete"));
       LANCE_RETURN_NOT_OK(ApplyDelete(txn.delete_(), &m));
       break;
-    case Op::kUpdate:
-    case Op::kMerge:
-    case Op::kProject:
-    case Op::kDataReplacement:
-      if (previous == nullptr) {
-        return Status::NotFound("Cannot apply ", OperationName(txn),
-                                ": the dataset does not exist");
+    default: {
+      const Family family = FamilyOf(txn.operation_case());
+      if (family == Family::kOther) {
+        return Status::NotImplemented("lance-cpp cannot apply this transaction (" +
+                                      OperationName(txn) +
+                                      "): only Append, Delete and "
+                                      "Overwrite are committed by lance-cpp");
       }
-      m = *previous;
-      LANCE_RETURN_NOT_OK(ApplyMutation(txn, &m));
+      LANCE_RETURN_NOT_OK(start_from_previous("apply " + OperationName(txn)));
+      LANCE_RETURN_NOT_OK(family == Family::kMutation ? ApplyMutation(txn, &m)
+                                                      : ApplyMaintenance(txn, &m));
       break;
-    case Op::kRewrite:
-    case Op::kRestore:
-    case Op::kUpdateConfig:
-    case Op::kReserveFragments:
-      if (previous == nullptr) {
-        return Status::NotFound("Cannot apply ", OperationName(txn),
-                                ": the dataset does not exist");
-      }
-      m = *previous;
-      LANCE_RETURN_NOT_OK(ApplyMaintenance(txn, &m));
-      break;
-    default:
-      return Status::NotImplemented("lance-cpp cannot apply this transaction (" +
-                                    OperationName(txn) +
-                                    "): only Append, Delete and "
-                                    "Overwrite are committed by lance-cpp");
+    }
   }
   LANCE_RETURN_NOT_OK(FinishManifest(version, options, &m));
   return m;
@@ -534,19 +544,17 @@ Status CheckConflict(const pb::Transaction& mine, const pb::Transaction& theirs,
       return CheckAppendConflict(check);
     case Op::kDelete:
       return check.Apply(kDeleteRow);
-    case Op::kUpdate:
-    case Op::kMerge:
-    case Op::kProject:
-    case Op::kDataReplacement:
-      return CheckMutationConflict(check);
-    case Op::kRewrite:
-    case Op::kRestore:
-    case Op::kUpdateConfig:
-    case Op::kReserveFragments:
-      return CheckMaintenanceConflict(check);
     default:
-      return check.Incompatible("");
+      switch (FamilyOf(mine.operation_case())) {
+        case Family::kMutation:
+          return CheckMutationConflict(check);
+        case Family::kMaintenance:
+          return CheckMaintenanceConflict(check);
+        case Family::kOther:
+          return check.Incompatible("");
+      }
   }
+  return check.Incompatible("");
 }
 
 namespace {

@@ -143,6 +143,17 @@ Status CheckRewriteConflict(const ConflictCheck& c) {
     for (const auto& f : g.old_fragments()) mine_ids.insert(f.id());
   }
   auto clash = [&](uint64_t id) { return mine_ids.count(id) != 0; };
+  // Their delete and update both name the fragments they kept changed and the ones
+  // they dropped; touching either is the same conflict.
+  auto changed = [&](const auto& updated, const auto& removed_ids) -> Status {
+    for (const auto& f : updated) {
+      if (clash(f.id())) return c.Retryable(StrCat("both changed fragment ", f.id()));
+    }
+    for (uint64_t id : removed_ids) {
+      if (clash(id)) return c.Retryable(StrCat("both changed fragment ", id));
+    }
+    return Status::OK();
+  };
   const pb::Transaction& theirs = c.theirs;
   switch (c.their_op()) {
     case Op::kAppend:
@@ -154,21 +165,11 @@ Status CheckRewriteConflict(const ConflictCheck& c) {
     case Op::kUpdateBases:
       return Status::OK();
     case Op::kDelete:
-      for (const auto& f : theirs.delete_().updated_fragments()) {
-        if (clash(f.id())) return c.Retryable(StrCat("both changed fragment ", f.id()));
-      }
-      for (uint64_t id : theirs.delete_().deleted_fragment_ids()) {
-        if (clash(id)) return c.Retryable(StrCat("both changed fragment ", id));
-      }
-      return Status::OK();
+      return changed(theirs.delete_().updated_fragments(),
+                     theirs.delete_().deleted_fragment_ids());
     case Op::kUpdate:
-      for (const auto& f : theirs.update().updated_fragments()) {
-        if (clash(f.id())) return c.Retryable(StrCat("both changed fragment ", f.id()));
-      }
-      for (uint64_t id : theirs.update().removed_fragment_ids()) {
-        if (clash(id)) return c.Retryable(StrCat("both changed fragment ", id));
-      }
-      return Status::OK();
+      return changed(theirs.update().updated_fragments(),
+                     theirs.update().removed_fragment_ids());
     case Op::kRewrite:
       for (const auto& g : Groups(theirs.rewrite())) {
         for (const auto& f : g.old_fragments()) {

@@ -14,10 +14,11 @@
 #include "lance/macros.h"
 #include "table/commit.h"
 #include "table/deletion.h"
+#include "table/fragment_reader.h"
 #include "table/ids.h"
 #include "table/mutation_internal.h"
-#include "table/predicate/expression.h"
 #include "table/predicate/predicate.h"
+#include "table/predicate/value_expression.h"
 
 namespace lance {
 namespace table_internal {

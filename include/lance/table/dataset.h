@@ -391,8 +391,8 @@ class Dataset {
   //
   //
   //
-  // ==== Surface (issue 12): Head, Sample, data statistics, ... Implemented in
-  // src/table/surface.cc; types in lance/table/surface.h.
+  // ==== Inspection (issue 12): Head, Sample, data statistics, ... Implemented in
+  // src/table/inspect.cc; types in lance/table/surface.h.
 
   /// \brief The first `num_rows` rows a scan with `options` returns (its limit
   /// replaced), as pylance's `head`. \return Invalid for a negative count; as Scan.
@@ -432,7 +432,7 @@ class Dataset {
   /// file or an unknown `fragment_id`; IOError.
   Status Validate(std::optional<uint64_t> fragment_id = std::nullopt) const;
 
-  // ==== end of surface.
+  // ==== end of inspection.
 
   /// \brief Internal: use Open / Write / Commit.
   explicit Dataset(std::shared_ptr<DatasetImpl> impl);

@@ -29,7 +29,7 @@
 
 #include "lance/core/float16.h"
 #include "lance/macros.h"
-#include "table/predicate/internal.h"
+#include "table/predicate/bound_expr.h"
 
 namespace lance::table::predicate_internal {
 
@@ -525,13 +525,10 @@ class ConstExpr final : public Expr {
   std::optional<ArithTree> tree_;
 };
 
-class ArithExpr final : public Expr {
+class ArithExpr final : public BinaryExpr<ArithOp> {
  public:
   ArithExpr(ExprPtr left, ArithOp op, ExprPtr right, DataTypePtr type)
-      : Expr(std::move(type)),
-        left_(std::move(left)),
-        op_(op),
-        right_(std::move(right)) {}
+      : BinaryExpr(std::move(type), std::move(left), op, std::move(right)) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     LANCE_ASSIGN_OR_RAISE(Datum l, left_->Evaluate(batch));
@@ -547,19 +544,6 @@ class ArithExpr final : public Expr {
                           ApplyBinary(l, op_, r, type(), batch.num_rows(), ToString()));
     return Datum{std::move(out), {}};
   }
-  std::string ToString() const override {
-    return "(" + left_->ToString() + " " + std::string(ArithOpSymbol(op_)) + " " +
-           right_->ToString() + ")";
-  }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    left_->CollectColumns(out);
-    right_->CollectColumns(out);
-  }
-
- private:
-  ExprPtr left_;
-  ArithOp op_;
-  ExprPtr right_;
 };
 
 std::string NegateRendering(const Expr& operand) {

@@ -185,14 +185,7 @@ class StringKernel : public ScalarCompareKernel {
       const OffsetT* offsets = RawValues<OffsetT>(values);
       if (offsets == nullptr)
         return Status::Invalid("comparing a string array without offsets");
-      const auto& buffers = values.data()->buffers;
-      const char* data = buffers.size() > 2 && buffers[2]
-                             ? reinterpret_cast<const char*>(buffers[2]->data())
-                             : "";
-      auto get = [offsets, data](int64_t i) {
-        return std::string_view(data + offsets[i],
-                                static_cast<size_t>(offsets[i + 1] - offsets[i]));
-      };
+      const auto get = OffsetStrings<OffsetT>::Of(values, offsets);
       // string_view ordering is std::char_traits<char>::compare: bytewise, unsigned.
       CompareLoop(op_, n, bits->mutable_data(), get, std::string_view(lit_));
     }
@@ -272,6 +265,37 @@ class BoolKernel : public ScalarCompareKernel {
   Form form_;
 };
 
+// Integers, dates and timestamps compare on one integer axis: the literal is fitted to
+// the column's type, then compared as the column's storage integer.
+Result<std::unique_ptr<ScalarCompareKernel>> MakeIntegerAxisKernel(
+    const DataTypePtr& type, CmpOp op, const Literal& lit) {
+  LANCE_ASSIGN_OR_RAISE(std::optional<IntTarget> fitted, IntegerAxisTarget(*type, lit));
+  if (!fitted) {
+    return std::unique_ptr<ScalarCompareKernel>(std::make_unique<AllNullKernel>());
+  }
+  const IntTarget& target = *fitted;
+  switch (type->id()) {
+    case TypeId::kInt8:
+      return MakeIntKernel<int8_t>(op, target);
+    case TypeId::kInt16:
+      return MakeIntKernel<int16_t>(op, target);
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+      return MakeIntKernel<int32_t>(op, target);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+      return MakeIntKernel<int64_t>(op, target);
+    case TypeId::kUInt8:
+      return MakeIntKernel<uint8_t>(op, target);
+    case TypeId::kUInt16:
+      return MakeIntKernel<uint16_t>(op, target);
+    case TypeId::kUInt32:
+      return MakeIntKernel<uint32_t>(op, target);
+    default:
+      return MakeIntKernel<uint64_t>(op, target);
+  }
+}
+
 }  // namespace
 
 // ---- comparison kernels
@@ -282,48 +306,15 @@ Result<std::unique_ptr<ScalarCompareKernel>> MakeScalarCompareKernel(
   if (lit.is_null()) {
     return std::unique_ptr<ScalarCompareKernel>(std::make_unique<AllNullKernel>());
   }
+  if (type->is_integer() || type->id() == TypeId::kDate32 ||
+      type->id() == TypeId::kTimestamp) {
+    return MakeIntegerAxisKernel(type, op, lit);
+  }
   switch (type->id()) {
     case TypeId::kBool:
       if (lit.kind != Literal::Kind::kBool) return IncompatibleLiteral(*type, lit);
       return std::unique_ptr<ScalarCompareKernel>(
           std::make_unique<BoolKernel>(BoolKernel::FormFor(op, lit.bool_value)));
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-    case TypeId::kDate32:
-    case TypeId::kTimestamp: {
-      LANCE_ASSIGN_OR_RAISE(std::optional<IntTarget> fitted,
-                            IntegerAxisTarget(*type, lit));
-      if (!fitted) {
-        return std::unique_ptr<ScalarCompareKernel>(std::make_unique<AllNullKernel>());
-      }
-      const IntTarget& target = *fitted;
-      switch (type->id()) {
-        case TypeId::kInt8:
-          return MakeIntKernel<int8_t>(op, target);
-        case TypeId::kInt16:
-          return MakeIntKernel<int16_t>(op, target);
-        case TypeId::kInt32:
-        case TypeId::kDate32:
-          return MakeIntKernel<int32_t>(op, target);
-        case TypeId::kInt64:
-        case TypeId::kTimestamp:
-          return MakeIntKernel<int64_t>(op, target);
-        case TypeId::kUInt8:
-          return MakeIntKernel<uint8_t>(op, target);
-        case TypeId::kUInt16:
-          return MakeIntKernel<uint16_t>(op, target);
-        case TypeId::kUInt32:
-          return MakeIntKernel<uint32_t>(op, target);
-        default:
-          return MakeIntKernel<uint64_t>(op, target);
-      }
-    }
     case TypeId::kFloat16:
     case TypeId::kFloat32:
     case TypeId::kFloat64: {

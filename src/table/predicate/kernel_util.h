@@ -11,13 +11,14 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "lance/core/float16.h"
 #include "lance/core/temporal.h"  // kNanosPerDay
 #include "lance/macros.h"
-#include "table/predicate/internal.h"
+#include "table/predicate/bound_expr.h"
 
 namespace lance::table::predicate_internal {
 
@@ -97,6 +98,26 @@ const T* RawValues(const Array& values) {
   if (buffers.size() < 2 || !buffers[1]) return nullptr;
   return buffers[1]->data_as<T>() + values.offset();
 }
+
+// Element i of a string or binary array as a view, from its offsets (RawValues) and
+// value bytes; an array whose values are all empty may carry no value buffer at all.
+template <typename OffsetT>
+struct OffsetStrings {
+  const OffsetT* offsets;
+  const char* data;
+
+  static OffsetStrings Of(const Array& values, const OffsetT* offsets) {
+    const auto& buffers = values.data()->buffers;
+    const char* data = buffers.size() > 2 && buffers[2]
+                           ? reinterpret_cast<const char*>(buffers[2]->data())
+                           : "";
+    return {offsets, data};
+  }
+  std::string_view operator()(int64_t i) const {
+    return std::string_view(data + offsets[i],
+                            static_cast<size_t>(offsets[i + 1] - offsets[i]));
+  }
+};
 
 // Dispatches the six operators to a loop over `get(i) OP literal` for totally ordered
 // values (integers after normalisation, strings).

@@ -179,14 +179,7 @@ template <typename OffsetT>
 void LikeOverOffsets(const Array& values, const LikePattern& pattern, bool negated,
                      uint8_t* out) {
   const OffsetT* offsets = RawValues<OffsetT>(values);
-  const auto& buffers = values.data()->buffers;
-  const char* data = buffers.size() > 2 && buffers[2]
-                         ? reinterpret_cast<const char*>(buffers[2]->data())
-                         : "";
-  auto get = [offsets, data](int64_t i) {
-    return std::string_view(data + offsets[i],
-                            static_cast<size_t>(offsets[i + 1] - offsets[i]));
-  };
+  const auto get = OffsetStrings<OffsetT>::Of(values, offsets);
   LikeLoop(values.length(), get, pattern, negated, out);
 }
 

@@ -20,7 +20,7 @@
 //   function := lower | upper | concat | length | char_length | character_length
 //            | octet_length | substr | substring | trim | btrim | ltrim | rtrim
 //            | replace | starts_with | ends_with | strpos | instr | reverse | abs
-//            | round | coalesce | nullif | date_part   (case-insensitive; expression.cc)
+//            | round | coalesce | nullif | date_part   (case-insensitive; functions.cc)
 //   type     := TINYINT | SMALLINT | INT | INTEGER | BIGINT [UNSIGNED] | FLOAT | REAL
 //            | DOUBLE | STRING | VARCHAR | TEXT | BINARY | BOOLEAN | DATE
 //            | TIMESTAMP ["(" 0|3|6|9 ")"]
@@ -84,7 +84,7 @@
 //  - functions, CAST, CASE and || compute arrays with DataFusion's semantics (NULL in,
 //    NULL out except concat / coalesce; CAST fails on a value that does not fit; CASE
 //    computes a branch only on the rows that take it); docs/filters.md has the table.
-//    The same language computes values: ValueExpression (expression.h).
+//    The same language computes values: ValueExpression (value_expression.h).
 // Evaluation uses SQL three-valued logic (NULL AND FALSE = FALSE, NULL OR TRUE = TRUE,
 // x IN (1, NULL) is NULL for x = 2); a row matches only when the predicate is TRUE.
 #pragma once

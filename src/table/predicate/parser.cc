@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Lexer and parser of the predicate language. Parsing and binding happen in one pass:
-// every node is type-checked against the schema as soon as it is built, so an error can
-// name the position of the offending operator.
+// Parser of the predicate language, over the tokens of lexer.cc. Parsing and binding
+// happen in one pass: every node is type-checked against the schema as soon as it is
+// built, so an error can name the position of the offending operator.
 //
 // Operator precedence follows DataFusion's SQL parser (higher binds tighter):
 //   OR 5 < AND 10 < NOT (prefix) 15 < IS 17 < comparisons, [NOT] IN / BETWEEN / LIKE 20
@@ -11,7 +11,7 @@
 // Comparisons and arithmetic are left-associative, so `x > 0 = true` is
 // `(x > 0) = true` and `a - b - c` is `(a - b) - c`.
 //
-// Lance binds a filter in two steps (see CompareMode in internal.h). The
+// Lance binds a filter in two steps (see CompareMode in bound_expr.h). The
 // parser builds every node with DataFusion's typing, remembers how each comparison,
 // BETWEEN, IN, AND and OR was built, and then replays Lance's resolve step over the
 // comparisons it reaches from the root through AND / OR: there a literal is taken in the
@@ -25,8 +25,6 @@
 // `/* block */` comments. Unquoted identifiers match a column exactly or, failing that,
 // case-insensitively (as Lance does); `quoted` ones only exactly.
 
-#include "table/predicate/predicate.h"
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -38,7 +36,9 @@
 
 #include "lance/core/ascii.h"
 #include "lance/macros.h"
-#include "table/predicate/internal.h"
+#include "table/predicate/bound_expr.h"
+#include "table/predicate/lexer.h"
+#include "table/predicate/predicate.h"
 
 namespace lance::table {
 
@@ -50,230 +50,11 @@ using pi::ArithOp;
 using pi::CmpOp;
 using pi::CompareMode;
 using pi::ExprPtr;
+using pi::IsReserved;
+using pi::Lex;
 using pi::Literal;
-
-enum class Tok : uint8_t {
-  kEnd,
-  kIdent,        // bare word: a keyword or a column name
-  kQuotedIdent,  // `name`
-  kString,       // 'text' or "text"
-  kNumber,
-  kCompare,
-  kLParen,
-  kRParen,
-  kComma,
-  kDot,
-  kMinus,
-  kPlus,
-  kArith,   // * / %
-  kConcat,  // ||
-};
-
-struct Token {
-  Tok kind = Tok::kEnd;
-  size_t pos = 0;
-  size_t end = 0;
-  std::string text;  // identifier / string contents (unescaped) or number spelling
-  CmpOp op = CmpOp::kEq;
-};
-
-bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-         static_cast<unsigned char>(c) >= 0x80;
-}
-
-bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '$'; }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Words that cannot name a column unless quoted. DATE and TIMESTAMP are keywords only in
-// front of a string (`date > DATE '2024-01-01'` reads column `date`).
-bool IsReserved(std::string_view word) {
-  static constexpr std::string_view kWords[] = {"and",     "or",   "not",  "is",
-                                                "null",    "in",   "true", "false",
-                                                "between", "like", "ilike"};
-  for (auto w : kWords) {
-    if (EqualsIgnoreAsciiCase(word, w)) return true;
-  }
-  return false;
-}
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view text) : text_(text) {}
-
-  // On failure *error_pos / *error_what say where and what.
-  bool Run(std::vector<Token>* out, size_t* error_pos, std::string* error_what) {
-    while (true) {
-      SkipSpaceAndComments();
-      if (!error_.empty()) break;
-      Token tok;
-      tok.pos = pos_;
-      if (pos_ >= text_.size()) {
-        tok.kind = Tok::kEnd;
-        tok.end = pos_;
-        out->push_back(std::move(tok));
-        return true;
-      }
-      if (!Next(&tok)) break;
-      tok.end = pos_;
-      out->push_back(std::move(tok));
-    }
-    *error_pos = error_pos_;
-    *error_what = error_;
-    return false;
-  }
-
- private:
-  void Fail(size_t pos, std::string what) {
-    error_pos_ = pos;
-    error_ = std::move(what);
-  }
-
-  void SkipSpaceAndComments() {
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-        ++pos_;
-      } else if (text_.substr(pos_, 2) == "--") {
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-      } else if (text_.substr(pos_, 2) == "/*") {
-        const size_t close = text_.find("*/", pos_ + 2);
-        if (close == std::string_view::npos) {
-          Fail(pos_, "a closing '*/' for the comment starting");
-          return;
-        }
-        pos_ = close + 2;
-      } else {
-        return;
-      }
-    }
-  }
-
-  // Reads text up to the closing `quote`; a doubled quote stands for itself.
-  bool Quoted(char quote, std::string* out) {
-    const size_t start = pos_++;
-    while (pos_ < text_.size()) {
-      if (text_[pos_] == quote) {
-        if (pos_ + 1 < text_.size() && text_[pos_ + 1] == quote) {
-          out->push_back(quote);
-          pos_ += 2;
-          continue;
-        }
-        ++pos_;
-        return true;
-      }
-      out->push_back(text_[pos_++]);
-    }
-    Fail(start, std::string("a closing ") + quote + " for the " +
-                    (quote == '`' ? "identifier" : "string") + " starting");
-    return false;
-  }
-
-  bool Next(Token* tok) {
-    const char c = text_[pos_];
-    auto peek = [&](size_t k) {
-      return pos_ + k < text_.size() ? text_[pos_ + k] : '\0';
-    };
-    if (IsIdentStart(c)) {
-      const size_t start = pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
-      tok->kind = Tok::kIdent;
-      tok->text = std::string(text_.substr(start, pos_ - start));
-      return true;
-    }
-    if (IsDigit(c) || (c == '.' && IsDigit(peek(1)))) {
-      const size_t start = pos_;
-      while (IsDigit(peek(0))) ++pos_;
-      if (peek(0) == '.') {
-        ++pos_;
-        while (IsDigit(peek(0))) ++pos_;
-      }
-      // An exponent needs digits; otherwise the 'e' starts the next token.
-      if ((peek(0) == 'e' || peek(0) == 'E') &&
-          (IsDigit(peek(1)) ||
-           ((peek(1) == '+' || peek(1) == '-') && IsDigit(peek(2))))) {
-        pos_ += IsDigit(peek(1)) ? 1 : 2;
-        while (IsDigit(peek(0))) ++pos_;
-      }
-      tok->kind = Tok::kNumber;
-      tok->text = std::string(text_.substr(start, pos_ - start));
-      return true;
-    }
-    switch (c) {
-      case '\'':
-      case '"':
-        tok->kind = Tok::kString;
-        return Quoted(c, &tok->text);
-      case '`':
-        tok->kind = Tok::kQuotedIdent;
-        return Quoted('`', &tok->text);
-      case '(':
-        tok->kind = Tok::kLParen;
-        ++pos_;
-        return true;
-      case ')':
-        tok->kind = Tok::kRParen;
-        ++pos_;
-        return true;
-      case ',':
-        tok->kind = Tok::kComma;
-        ++pos_;
-        return true;
-      case '.':
-        tok->kind = Tok::kDot;
-        ++pos_;
-        return true;
-      case '-':
-        tok->kind = Tok::kMinus;
-        ++pos_;
-        return true;
-      case '+':
-        tok->kind = Tok::kPlus;
-        ++pos_;
-        return true;
-      case '|':
-        if (peek(1) != '|') break;
-        tok->kind = Tok::kConcat;
-        pos_ += 2;
-        return true;
-      case '*':
-      case '/':
-      case '%':
-        tok->kind = Tok::kArith;
-        tok->text = std::string(1, c);
-        ++pos_;
-        return true;
-      default:
-        break;
-    }
-    // Comparison operators.
-    struct Spelling {
-      std::string_view text;
-      CmpOp op;
-    };
-    static constexpr Spelling kOps[] = {
-        {"==", CmpOp::kEq}, {"!=", CmpOp::kNe}, {"<>", CmpOp::kNe}, {"<=", CmpOp::kLe},
-        {">=", CmpOp::kGe}, {"=", CmpOp::kEq},  {"<", CmpOp::kLt},  {">", CmpOp::kGt},
-    };
-    for (const auto& s : kOps) {
-      if (text_.substr(pos_, s.text.size()) == s.text) {
-        tok->kind = Tok::kCompare;
-        tok->op = s.op;
-        tok->text = std::string(s.text);
-        pos_ += s.text.size();
-        return true;
-      }
-    }
-    Fail(pos_, "");
-    return false;
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-  size_t error_pos_ = 0;
-  std::string error_;
-};
+using pi::Tok;
+using pi::Token;
 
 constexpr int kPrecOr = 5;
 constexpr int kPrecAnd = 10;
@@ -1106,35 +887,11 @@ class Parser {
   std::unordered_map<const pi::Expr*, BuiltArith> arith_;
 };
 
-Result<std::vector<Token>> Lex(std::string_view text, std::string_view what) {
-  std::vector<Token> tokens;
-  size_t error_pos = 0;
-  std::string error_what;
-  if (!Lexer(text).Run(&tokens, &error_pos, &error_what)) {
-    std::string msg =
-        "cannot parse " + std::string(what) + " '" + std::string(text) + "': ";
-    if (error_what.empty()) {
-      msg += "unexpected character '" + std::string(1, text[error_pos]) +
-             "' at position " + std::to_string(error_pos);
-    } else {
-      msg += "expected " + error_what + " at position " + std::to_string(error_pos);
-    }
-    return Status::Invalid(msg);
-  }
-  return tokens;
-}
-
 class BoundPredicate final : public Predicate {
  public:
   BoundPredicate(std::string text, ExprPtr root)
       : text_(std::move(text)), root_(std::move(root)) {
-    std::vector<std::string> all;
-    root_->CollectColumns(&all);
-    for (auto& name : all) {
-      if (std::find(columns_.begin(), columns_.end(), name) == columns_.end()) {
-        columns_.push_back(std::move(name));
-      }
-    }
+    columns_ = pi::DistinctColumns(*root_);
   }
 
   std::vector<std::string> ReferencedColumns() const override { return columns_; }

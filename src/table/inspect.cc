@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Dataset surface methods: Head, Sample, TakeRowAddresses, data statistics
-// (bytes on disk per field), dataset statistics, max_field_id and index summaries.
+// Read-only inspection of a dataset version: Head, Sample, TakeRowAddresses, data
+// statistics (bytes on disk per field), dataset statistics, max_field_id, index summaries
+// and Validate. Their option and result types are in lance/table/surface.h, a public
+// header whose name stays so that users' includes keep working.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include "lance/table/dataset.h"
 #include "table/dataset_internal.h"
 #include "table/deletion.h"
+#include "table/fragment_reader.h"
 #include "table/manifest.h"
 #include "table/roaring.h"
 
@@ -58,6 +61,22 @@ class WireReader {
     std::string_view out = rest_.substr(0, length);
     rest_.remove_prefix(length);
     return out;
+  }
+
+  /// \brief Calls `fn(payload)` for every length-delimited occurrence of `field`,
+  /// skipping all else: the walk each reader of a repeated message field here needs.
+  template <typename Fn>
+  Status ForEachBytes(uint64_t field, Fn&& fn) {
+    while (!done()) {
+      LANCE_ASSIGN_OR_RAISE(auto tag, Tag());
+      if (tag.first != field || tag.second != Wire::kBytes) {
+        LANCE_RETURN_NOT_OK(Skip(tag.second));
+        continue;
+      }
+      LANCE_ASSIGN_OR_RAISE(std::string_view payload, Bytes());
+      LANCE_RETURN_NOT_OK(fn(payload));
+    }
+    return Status::OK();
   }
 
   /// \brief The next (field number, wire type).
@@ -126,13 +145,7 @@ Result<uint64_t> ColumnPageBytes(std::string_view column_metadata,
                                  const std::string& what) {
   uint64_t total = 0;
   WireReader column(column_metadata, what);
-  while (!column.done()) {
-    LANCE_ASSIGN_OR_RAISE(auto tag, column.Tag());
-    if (tag.first != 2 || tag.second != Wire::kBytes) {
-      LANCE_RETURN_NOT_OK(column.Skip(tag.second));
-      continue;
-    }
-    LANCE_ASSIGN_OR_RAISE(std::string_view page_bytes, column.Bytes());
+  LANCE_RETURN_NOT_OK(column.ForEachBytes(2, [&](std::string_view page_bytes) -> Status {
     WireReader page(page_bytes, what);
     std::vector<uint64_t> sizes;
     while (!page.done()) {
@@ -144,7 +157,8 @@ Result<uint64_t> ColumnPageBytes(std::string_view column_metadata,
       }
     }
     for (uint64_t size : sizes) total += size;
-  }
+    return Status::OK();
+  }));
   return total;
 }
 
@@ -283,19 +297,14 @@ Result<IndexSummary> ParseIndexMetadata(std::string_view bytes, const std::strin
       } else {
         // UUID { bytes uuid = 1; } and Any { string type_url = 1; bytes value = 2; }.
         WireReader inner(value, what);
-        while (!inner.done()) {
-          LANCE_ASSIGN_OR_RAISE(auto inner_tag, inner.Tag());
-          if (inner_tag.first == 1 && inner_tag.second == Wire::kBytes) {
-            LANCE_ASSIGN_OR_RAISE(std::string_view v, inner.Bytes());
-            if (number == 1) {
-              out.uuid = UuidText(v);
-            } else {
-              out.details_type_url.assign(v);
-            }
+        LANCE_RETURN_NOT_OK(inner.ForEachBytes(1, [&](std::string_view v) -> Status {
+          if (number == 1) {
+            out.uuid = UuidText(v);
           } else {
-            LANCE_RETURN_NOT_OK(inner.Skip(inner_tag.second));
+            out.details_type_url.assign(v);
           }
-        }
+          return Status::OK();
+        }));
       }
     } else {
       LANCE_RETURN_NOT_OK(r.Skip(type));
@@ -469,16 +478,11 @@ Result<std::vector<IndexSummary>> Dataset::Indices() const {
   std::vector<IndexSummary> out;
   const std::string what = "Index section of manifest " + impl_->manifest_uri();
   WireReader section(impl_->manifest.index_section, what);
-  while (!section.done()) {
-    LANCE_ASSIGN_OR_RAISE(auto tag, section.Tag());
-    if (tag.first != 1 || tag.second != Wire::kBytes) {
-      LANCE_RETURN_NOT_OK(section.Skip(tag.second));
-      continue;
-    }
-    LANCE_ASSIGN_OR_RAISE(std::string_view bytes, section.Bytes());
+  LANCE_RETURN_NOT_OK(section.ForEachBytes(1, [&](std::string_view bytes) -> Status {
     LANCE_ASSIGN_OR_RAISE(IndexSummary summary, ParseIndexMetadata(bytes, what));
     out.push_back(std::move(summary));
-  }
+    return Status::OK();
+  }));
   if (!out.empty()) {
     std::map<int32_t, std::string> paths;
     size_t next = 0;

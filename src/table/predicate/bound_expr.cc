@@ -9,13 +9,15 @@
 // where true(x) = value & valid and false(x) = ~value & valid; the result is valid where
 // it is true or false. So NULL AND FALSE = FALSE and NULL OR TRUE = TRUE.
 
+#include "table/predicate/bound_expr.h"
+
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
 
 #include "lance/core/compute.h"
 #include "lance/macros.h"
-#include "table/predicate/internal.h"
 
 namespace lance::table::predicate_internal {
 
@@ -40,8 +42,6 @@ DataTypePtr LiteralType(const Literal& lit) {
   }
   return nullptr;
 }
-
-std::string TypeName(const Expr& e) { return e.type() ? e.type()->ToString() : "null"; }
 
 bool IsPlainIdentifier(std::string_view name) {
   if (name.empty()) return false;
@@ -271,6 +271,16 @@ class ColumnExpr final : public Expr {
   std::vector<std::string> path_;
 };
 
+// The evaluation of every predicate that is a kernel bound at planning time applied to
+// one operand's values.
+template <typename Kernel>
+Result<Datum> ApplyKernel(const Expr& operand, const Kernel& kernel,
+                          const RecordBatch& batch) {
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvaluateArray(operand, batch));
+  LANCE_ASSIGN_OR_RAISE(ArrayPtr out, kernel.Apply(*values));
+  return Datum{std::move(out), {}};
+}
+
 class ScalarCompareExpr final : public Expr {
  public:
   // `constant` is the literal side as written (a literal or constant arithmetic), kept to
@@ -286,9 +296,7 @@ class ScalarCompareExpr final : public Expr {
         kernel_(std::move(kernel)) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvaluateArray(*operand_, batch));
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr out, kernel_->Apply(*values));
-    return Datum{std::move(out), {}};
+    return ApplyKernel(*operand_, *kernel_, batch);
   }
   std::string ToString() const override {
     // Lance types a tree of literals by the column only when the column is on the left
@@ -312,10 +320,10 @@ class ScalarCompareExpr final : public Expr {
   std::unique_ptr<ScalarCompareKernel> kernel_;
 };
 
-class ArrayCompareExpr final : public Expr {
+class ArrayCompareExpr final : public BinaryExpr<CmpOp> {
  public:
   ArrayCompareExpr(ExprPtr left, CmpOp op, ExprPtr right)
-      : Expr(boolean()), left_(std::move(left)), op_(op), right_(std::move(right)) {}
+      : BinaryExpr(boolean(), std::move(left), op, std::move(right)) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr left, EvaluateArray(*left_, batch));
@@ -323,19 +331,6 @@ class ArrayCompareExpr final : public Expr {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr out, CompareArrays(*left, op_, *right));
     return Datum{std::move(out), {}};
   }
-  std::string ToString() const override {
-    return "(" + left_->ToString() + " " + std::string(CmpOpSymbol(op_)) + " " +
-           right_->ToString() + ")";
-  }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    left_->CollectColumns(out);
-    right_->CollectColumns(out);
-  }
-
- private:
-  ExprPtr left_;
-  CmpOp op_;
-  ExprPtr right_;
 };
 
 class IsNullExpr final : public Expr {
@@ -412,9 +407,7 @@ class InExpr final : public Expr {
         kernel_(std::move(kernel)) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvaluateArray(*operand_, batch));
-    LANCE_ASSIGN_OR_RAISE(ArrayPtr out, kernel_->Apply(*values));
-    return Datum{std::move(out), {}};
+    return ApplyKernel(*operand_, *kernel_, batch);
   }
   std::string ToString() const override {
     std::string out = "(" + operand_->ToString() + (negated_ ? " NOT IN (" : " IN (");
@@ -767,6 +760,18 @@ Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch) {
   // Clear the padding bits of the last byte so that byte-wise popcounts are exact.
   if (n % 8 != 0) dst[bytes - 1] &= static_cast<uint8_t>((1u << (n % 8)) - 1);
   return MakeArray(ArrayData::Make(boolean(), n, {nullptr, std::move(out)}, 0));
+}
+
+std::vector<std::string> DistinctColumns(const Expr& root) {
+  std::vector<std::string> all;
+  root.CollectColumns(&all);
+  std::vector<std::string> out;
+  for (auto& name : all) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(std::move(name));
+    }
+  }
+  return out;
 }
 
 }  // namespace lance::table::predicate_internal

@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internals of the predicate language (predicate.h): literals, bound expression nodes and
-// the vectorised kernels they evaluate with. Split over four files:
-//   predicate.cc          lexer and parser; binds names and types while parsing
-//   predicate_expr.cc     expression nodes, type checks, three-valued logic
-//   predicate_arith.cc    arithmetic (+ - * / % and unary minus): typing, folding,
-//   kernels predicate_kernels.cc  comparison / IN / LIKE kernels, dates and timestamps
+// the vectorised kernels they evaluate with. Implemented in:
+//   lexer.cc, parser.cc     tokens; parsing, which binds names and types as it goes
+//   bound_expr.cc           expression nodes, type checks, three-valued logic
+//   arith.cc                arithmetic (+ - * / % and unary minus): typing, folding
+//   literal.cc              operators, literals, the temporal literal grammar
+//   compare.cc, compare_arrays.cc, in.cc, like.cc   comparison / IN / LIKE kernels
+//   value_expression.cc     CAST, CASE, ||, CastArray and ValueExpression
+//   functions.cc            the SQL functions (lower, substr, round, date_part, ...)
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -167,6 +172,43 @@ class Expr {
 };
 using ExprPtr = std::shared_ptr<const Expr>;
 
+/// \brief `left OP right` between two evaluated operands (column comparisons,
+/// arithmetic): how it is written and the columns it reads do not depend on what the
+/// operator computes, so subclasses only evaluate.
+template <typename OpT>
+class BinaryExpr : public Expr {
+ public:
+  BinaryExpr(DataTypePtr type, ExprPtr left, OpT op, ExprPtr right)
+      : Expr(std::move(type)),
+        left_(std::move(left)),
+        op_(op),
+        right_(std::move(right)) {}
+
+  std::string ToString() const override {
+    std::string_view symbol;
+    if constexpr (std::is_same_v<OpT, CmpOp>) {
+      symbol = CmpOpSymbol(op_);
+    } else {
+      symbol = ArithOpSymbol(op_);
+    }
+    return "(" + left_->ToString() + " " + std::string(symbol) + " " +
+           right_->ToString() + ")";
+  }
+  void CollectColumns(std::vector<std::string>* out) const override {
+    left_->CollectColumns(out);
+    right_->CollectColumns(out);
+  }
+
+ protected:
+  ExprPtr left_;
+  OpT op_;
+  ExprPtr right_;
+};
+
+/// \brief The columns `root` reads, each once, in the order first read (what a bound
+/// filter or value expression reports as its columns).
+std::vector<std::string> DistinctColumns(const Expr& root);
+
 // Node factories. They check types and fold literal-only operands; errors are Invalid
 // messages without a position (the parser appends where the operator was).
 ExprPtr MakeLiteral(Literal value);
@@ -207,12 +249,13 @@ Status ConstantFoldError(const Expr& e);
 /// (Literal::number_type), nullptr for NULL, else the node's type.
 DataTypePtr ArithOperandType(const Expr& e);
 
-/// \brief Parses and binds `text` as a value expression of any type (predicate.cc);
+/// \brief Parses and binds `text` as a value expression of any type (parser.cc);
 /// errors say "expression" where a filter's say "filter".
 Result<ExprPtr> ParseValueExpr(std::string_view text, const Schema& schema);
 
-// Functions, CAST, CASE and || (expression.cc). Each returns a node computing an array
-// (CAST of a literal folds to a literal where one of the target type exists).
+// Functions (functions.cc), CAST, CASE and || (value_expression.cc). Each returns a
+// node computing an array (CAST of a literal folds to a literal where one of the target
+// type exists).
 /// \brief `name(args...)`, the name matched case-insensitively; Invalid naming an unknown
 /// function or a wrong argument.
 Result<ExprPtr> MakeFunction(std::string_view name, std::vector<ExprPtr> args);
@@ -225,6 +268,23 @@ Result<ExprPtr> MakeStringConcat(ExprPtr left, ExprPtr right);
 /// \brief `value` as `n` slots of `type` (a null-typed array for an untyped NULL).
 Result<ArrayPtr> BroadcastLiteral(const Literal& value, const DataTypePtr& type,
                                   int64_t n);
+
+// Helpers of value_expression.cc that functions.cc (and, for messages, bound_expr.cc)
+// use.
+/// \brief Computes one row of a row-by-row function from its arguments' values.
+using RowFn = std::function<Result<Literal>(const std::vector<Literal>&)>;
+/// \brief A function node computed row by row with `fn`, its result written in `type`;
+/// with `strict`, a NULL argument makes a NULL result without calling `fn`.
+ExprPtr MakeRow(std::string name, std::vector<ExprPtr> args, DataTypePtr type,
+                bool strict, RowFn fn);
+/// \brief The type two values meet in for COALESCE and CASE (DataFusion's coercion for
+/// the common cases); nullptr when `a` and `b` cannot meet.
+DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b);
+/// \brief The zone offset of a timestamp type in seconds (0 without a zone).
+/// \return NotImplemented for zones with rules.
+Result<int64_t> ZoneOffset(const DataType& type);
+/// \brief The name of `e`'s type for messages ("null" for an untyped NULL).
+std::string TypeName(const Expr& e);
 
 /// \brief Evaluates a boolean root to a mask without nulls (NULL -> false).
 Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch);

@@ -2,7 +2,7 @@
 // Value expressions (ValueExpression::Parse / Evaluate) and CastArray: result types,
 // broadcast literals, NULLs, errors naming what is unknown, and the casts an UPDATE needs
 // to store a value into a column.
-#include "table/predicate/expression.h"
+#include "table/predicate/value_expression.h"
 
 #include <gtest/gtest.h>
 

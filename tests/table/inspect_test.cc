@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dataset surface methods: DataStats (bytes per field, checked against the numbers
-// pylance 14.0.2 gives for the Lance 8.0.0 fixtures), Stats, TakeRowAddresses, Head,
-// Sample, max_field_id and Indices.
+// Read-only inspection of a dataset (src/table/inspect.cc): DataStats (bytes per field,
+// checked against the numbers pylance 14.0.2 gives for the Lance 8.0.0 fixtures), Stats,
+// TakeRowAddresses, Head, Sample, max_field_id and Indices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,7 +33,7 @@ std::vector<std::pair<int32_t, uint64_t>> Pairs(const DataStatistics& stats) {
 using Expected = std::vector<std::pair<int32_t, uint64_t>>;
 
 // What pylance 14.0.2's `stats.data_stats()` reports for the fixtures Lance 8.0.0 wrote.
-TEST(SurfaceTest, DataStatsMatchPylanceOnLanceFixtures) {
+TEST(InspectTest, DataStatsMatchPylanceOnLanceFixtures) {
   const std::vector<std::pair<std::string, Expected>> cases = {
       {"wide_v20", {{0, 800}, {1, 51200}, {2, 33284}}},
       {"wide_v21", {{0, 810}, {1, 51200}, {2, 33166}}},
@@ -81,13 +81,13 @@ TEST(SurfaceTest, DataStatsMatchPylanceOnLanceFixtures) {
   }
 }
 
-TEST(SurfaceTest, DataStatsOfLegacyDatasetsAreZero) {
+TEST(InspectTest, DataStatsOfLegacyDatasetsAreZero) {
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(TestDataDir() + "/legacy/deletions.lance"));
   ASSERT_OK_AND_ASSIGN(DataStatistics stats, ds->DataStats());
   EXPECT_EQ(Pairs(stats), (Expected{{0, 0}, {1, 0}}));
 }
 
-TEST(SurfaceTest, DataStatsCountEveryVersionAndEveryFile) {
+TEST(InspectTest, DataStatsCountEveryVersionAndEveryFile) {
   for (const char* version : {"2.0", "2.1", "2.2"}) {
     SCOPED_TRACE(version);
     const std::string uri = UniqueMemoryUri();
@@ -116,7 +116,7 @@ TEST(SurfaceTest, DataStatsCountEveryVersionAndEveryFile) {
   }
 }
 
-TEST(SurfaceTest, DataStatsNameADamagedDataFile) {
+TEST(InspectTest, DataStatsNameADamagedDataFile) {
   testing::TempDir dir;
   const std::string uri = CopyFixture("wide_v21.lance", dir);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri));
@@ -138,7 +138,7 @@ TEST(SurfaceTest, DataStatsNameADamagedDataFile) {
       << missing.status().ToString();
 }
 
-TEST(SurfaceTest, StatsCountDeletionsFragmentsAndSmallFiles) {
+TEST(InspectTest, StatsCountDeletionsFragmentsAndSmallFiles) {
   const std::string uri = UniqueMemoryUri();
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 1000, 400));  // 400, 400, 200
   ASSERT_OK(ds->Delete("id % 10 = 3"));
@@ -150,7 +150,7 @@ TEST(SurfaceTest, StatsCountDeletionsFragmentsAndSmallFiles) {
   EXPECT_EQ(stats.num_small_files, 0u);
 }
 
-TEST(SurfaceTest, TakeRowAddressesKeepsOrderAndSkipsDeletedRows) {
+TEST(InspectTest, TakeRowAddressesKeepsOrderAndSkipsDeletedRows) {
   const std::string uri = UniqueMemoryUri();
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 10, 4));  // fragments 0, 1, 2
   ASSERT_OK(ds->Delete("id = 5"));                                 // fragment 1, row 1
@@ -172,7 +172,7 @@ TEST(SurfaceTest, TakeRowAddressesKeepsOrderAndSkipsDeletedRows) {
   EXPECT_EQ(none->num_rows(), 0);
 }
 
-TEST(SurfaceTest, HeadIsAScanWithALimit) {
+TEST(InspectTest, HeadIsAScanWithALimit) {
   const std::string uri = UniqueMemoryUri();
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 10, 3));
   ScanOptions options;
@@ -185,7 +185,7 @@ TEST(SurfaceTest, HeadIsAScanWithALimit) {
   EXPECT_THAT(ds->Head(-1), IsError(StatusCode::kInvalid));
 }
 
-TEST(SurfaceTest, SampleDrawsDistinctLiveRowsRepeatably) {
+TEST(InspectTest, SampleDrawsDistinctLiveRowsRepeatably) {
   const std::string uri = UniqueMemoryUri();
   ASSERT_OK_AND_ASSIGN(auto ds, WriteRowsInFiles(uri, 0, 200, 37));
   ASSERT_OK(ds->Delete("id % 2 = 0"));
@@ -210,7 +210,7 @@ TEST(SurfaceTest, SampleDrawsDistinctLiveRowsRepeatably) {
   EXPECT_THAT(ds->Sample(-1, options), IsError(StatusCode::kInvalid));
 }
 
-TEST(SurfaceTest, MaxFieldIdAndIndicesOfAPlainDataset) {
+TEST(InspectTest, MaxFieldIdAndIndicesOfAPlainDataset) {
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(FixtureDir() + "/basic_v21_v2names.lance"));
   EXPECT_EQ(ds->max_field_id(), 15);
   ASSERT_OK_AND_ASSIGN(auto indices, ds->Indices());
@@ -219,7 +219,7 @@ TEST(SurfaceTest, MaxFieldIdAndIndicesOfAPlainDataset) {
   EXPECT_EQ(written->max_field_id(), 2);
 }
 
-TEST(SurfaceTest, ValidateChecksFilesAgainstTheManifest) {
+TEST(InspectTest, ValidateChecksFilesAgainstTheManifest) {
   for (const char* name : {"wide_v20", "bitmap_del_v21", "basic_v21_v2names"}) {
     SCOPED_TRACE(name);
     ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(FixtureDir() + "/" + name + ".lance"));
