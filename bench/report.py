@@ -48,25 +48,33 @@ TEMPLATE = os.path.join(HERE, "benchmarks.md.in")
 #   ("at_most", KEY, OTHER, MAX): KEY / OTHER <= MAX.
 #   ("refresh",): refresh_p99_ms_background <= 1.2 x refresh_p99_ms_none and
 #       refresh_failed_requests == 0.
+_FILE_OF = {"local": "lance-cpp's", "pylance": "pylance's"}
+
+
+def _on_file(aim, whose, version, what, criterion, check):
+    """An aim measured with both engines on one engine's file of a format version: named
+    AIM_on_WHOSE_file_vNN, described as "WHAT on <whose> VERSION file: CRITERION"."""
+    return (f"{aim}_on_{whose}_file_v{version.replace('.', '')}",
+            f"{what} on {_FILE_OF[whose]} {version} file: {criterion}", check)
+
+
+_SCAN_EVERY_REP = ">= 1.2x pylance at the median, >= 1.0x on every repetition"
+_COUNT = "count_rows(x > 1000.0), both"
+_TAKE = "take of 10,000 rows, both"
+
 AIMS = [
-    ("local_scan_on_local_file_v20",
-     "local scan, both engines on lance-cpp's 2.0 file: >= 1.2x pylance at the median, "
-     ">= 1.0x on every repetition",
-     ("ratio_every_rep", "local_scan_mb_s", "pylance_scan_of_local_dataset_mb_s", 1.2, 1.0)),
-    ("local_scan_on_pylance_file_v20",
-     "local scan, both engines on pylance's 2.0 file: >= 1.2x pylance at the median, "
-     ">= 1.0x on every repetition",
-     ("ratio_every_rep", "local_scan_of_pylance_dataset_mb_s", "pylance_scan_mb_s", 1.2,
-      1.0)),
-    ("local_scan_on_local_file_v22",
-     "local scan, both engines on lance-cpp's 2.2 file: >= 1.2x pylance at the median, "
-     ">= 1.0x on every repetition",
-     ("ratio_every_rep", "local_scan_v22_mb_s", "pylance_scan_v22_of_local_mb_s", 1.2, 1.0)),
-    ("local_scan_on_pylance_file_v22",
-     "local scan, both engines on pylance's 2.2 file: >= 1.2x pylance at the median, "
-     ">= 1.0x on every repetition",
-     ("ratio_every_rep", "local_scan_v22_of_pylance_mb_s", "pylance_scan_v22_mb_s", 1.2,
-      1.0)),
+    _on_file("local_scan", "local", "2.0", "local scan, both engines", _SCAN_EVERY_REP,
+             ("ratio_every_rep", "local_scan_mb_s", "pylance_scan_of_local_dataset_mb_s",
+              1.2, 1.0)),
+    _on_file("local_scan", "pylance", "2.0", "local scan, both engines", _SCAN_EVERY_REP,
+             ("ratio_every_rep", "local_scan_of_pylance_dataset_mb_s", "pylance_scan_mb_s",
+              1.2, 1.0)),
+    _on_file("local_scan", "local", "2.2", "local scan, both engines", _SCAN_EVERY_REP,
+             ("ratio_every_rep", "local_scan_v22_mb_s", "pylance_scan_v22_of_local_mb_s",
+              1.2, 1.0)),
+    _on_file("local_scan", "pylance", "2.2", "local scan, both engines", _SCAN_EVERY_REP,
+             ("ratio_every_rep", "local_scan_v22_of_pylance_mb_s", "pylance_scan_v22_mb_s",
+              1.2, 1.0)),
     ("local_write_v20", "local write, 2.0, lance-cpp with fsync (its default): >= 1.0x pylance",
      ("ratio", "local_write_mb_s", "pylance_write_mb_s", 1.0)),
     ("local_write_v22", "local write, 2.2, lance-cpp with fsync (its default): >= 1.0x pylance",
@@ -90,18 +98,16 @@ AIMS = [
     ("ray_same_rows", "Ray: each engine's read of each engine's table returns the same rows, "
      "and no vended secret is in lance_cpp's write tasks", ("ray_checks",)),
     # Earlier issues' aims, file format 2.2.
-    ("count_on_local_file_v22", "count_rows(x > 1000.0), both on lance-cpp's 2.2 file: "
-     ">= 1.0x pylance",
-     ("ratio", "local_count_filter_v22_mb_s", "pylance_count_filter_v22_of_local_mb_s", 1.0)),
-    ("count_on_pylance_file_v22", "count_rows(x > 1000.0), both on pylance's 2.2 file: "
-     ">= 1.0x pylance",
-     ("ratio", "local_count_filter_v22_of_pylance_mb_s", "pylance_count_filter_v22_mb_s", 1.0)),
-    ("take_on_local_file_v22", "take of 10,000 rows, both on lance-cpp's 2.2 file: "
-     ">= 1.0x pylance",
-     ("ratio", "local_take_v22_rows_s", "pylance_take_v22_of_local_rows_s", 1.0)),
-    ("take_on_pylance_file_v22", "take of 10,000 rows, both on pylance's 2.2 file: "
-     ">= 1.0x pylance",
-     ("ratio", "local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s", 1.0)),
+    _on_file("count", "local", "2.2", _COUNT, ">= 1.0x pylance",
+             ("ratio", "local_count_filter_v22_mb_s", "pylance_count_filter_v22_of_local_mb_s",
+              1.0)),
+    _on_file("count", "pylance", "2.2", _COUNT, ">= 1.0x pylance",
+             ("ratio", "local_count_filter_v22_of_pylance_mb_s", "pylance_count_filter_v22_mb_s",
+              1.0)),
+    _on_file("take", "local", "2.2", _TAKE, ">= 1.0x pylance",
+             ("ratio", "local_take_v22_rows_s", "pylance_take_v22_of_local_rows_s", 1.0)),
+    _on_file("take", "pylance", "2.2", _TAKE, ">= 1.0x pylance",
+             ("ratio", "local_take_v22_of_pylance_rows_s", "pylance_take_v22_rows_s", 1.0)),
     ("file_size_v22", "2.2 data files: lance-cpp's <= 1.1x pylance's bytes",
      ("at_most", "local_v22_bytes", "pylance_v22_bytes", 1.1)),
 ]

@@ -318,20 +318,10 @@ TEST(FilterTest, StructSlicedWithNulls) {
 }
 
 TEST(FilterTest, ListOfStringsSliced) {
-  ListBuilder builder(std::make_unique<StringBuilder>());
-  auto* items = static_cast<StringBuilder*>(builder.value_builder());
   // [["a","b"], null, [], ["c", null], ["d"]]
-  Check(builder.Append());
-  Check(items->Append("a"));
-  Check(items->Append("b"));
-  Check(builder.AppendNull());
-  Check(builder.Append());
-  Check(builder.Append());
-  Check(items->Append("c"));
-  Check(items->AppendNull());
-  Check(builder.Append());
-  Check(items->Append("d"));
-  ArrayPtr values = builder.Finish().value();
+  ArrayPtr values = testing::StringLists(
+      {testing::StringItems{"a", "b"}, std::nullopt, testing::StringItems{},
+       testing::StringItems{"c", std::nullopt}, testing::StringItems{"d"}});
   ASSERT_OK_AND_ASSIGN(ArrayPtr out,
                        Filter(*values->Slice(1), *Bools({true, false, true, true})));
   ExpectFreshAndValid(out);

@@ -113,14 +113,8 @@ TEST(RecordBatchTest, StructArrayRoundTrip) {
 }
 
 TEST(RecordBatchTest, ToStringRendersATable) {
-  ListBuilder tags(std::make_unique<StringBuilder>());
-  auto* tag = static_cast<StringBuilder*>(tags.value_builder());
-  ASSERT_OK(tags.Append());
-  ASSERT_OK(tag->Append("x"));
-  ASSERT_OK(tag->Append("y"));
-  ASSERT_OK(tags.AppendNull());
-  ASSERT_OK(tags.Append());
-  ASSERT_OK_AND_ASSIGN(auto tags_array, tags.Finish());
+  auto tags_array = testing::StringLists(
+      {testing::StringItems{"x", "y"}, std::nullopt, testing::StringItems{}});
   auto s =
       schema({field("id", int64()), field("name", utf8()), field("tags", list(utf8()))});
   ASSERT_OK_AND_ASSIGN(

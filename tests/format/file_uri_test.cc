@@ -15,6 +15,7 @@
 #include "lance/io/memory_object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "tests/format/format_test_util.h"
+#include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -145,40 +146,13 @@ TEST(FileUriTest, Errors) {
 
 // The storage options and the credentials source reach the store factory unchanged.
 TEST(FileUriTest, StorageOptionsAndCredentialsReachTheFactory) {
-  struct Seen {
-    std::mutex mu;
-    io::StorageOptions options;
-    std::shared_ptr<io::CredentialsSource> credentials;
-    int calls = 0;
-  };
-  static Seen seen;
+  static ::lance::testing::FactoryLog seen;
   static auto store = std::make_shared<io::MemoryObjectStore>("fileuritest");
-  auto& registry = io::ObjectStoreRegistry::Default();
   // Independent of earlier runs (--gtest_repeat): no cached store, nothing seen yet.
-  registry.ClearCache();
-  {
-    std::lock_guard<std::mutex> lock(seen.mu);
-    seen.options.clear();
-    seen.credentials.reset();
-    seen.calls = 0;
-  }
-  ASSERT_OK(registry.Register(
-      "fileuritest",
-      [](const io::Uri&, const io::StorageOptions& options,
-         const std::shared_ptr<io::CredentialsSource>& credentials)
-          -> Result<std::shared_ptr<io::ObjectStore>> {
-        std::lock_guard<std::mutex> lock(seen.mu);
-        seen.options = options;
-        seen.credentials = credentials;
-        ++seen.calls;
-        return std::shared_ptr<io::ObjectStore>(store);
-      },
-      /*replace=*/true));
-
-  io::s3::AwsCredentials creds;
-  creds.access_key_id = "AKIDFILEURI";
-  creds.secret_access_key = "secret";
-  auto source = std::make_shared<io::StaticCredentialsSource>(creds);
+  io::ObjectStoreRegistry::Default().ClearCache();
+  seen.Clear();
+  ASSERT_OK(::lance::testing::RegisterLoggedFactory("fileuritest", store, &seen));
+  auto source = ::lance::testing::StaticTestCredentials("AKIDFILEURI");
   const io::StorageOptions options = {{"some_option", "v1"}};
   const auto batches = TestBatches();
   ASSERT_OK(WriteUri("fileuritest://bucket/w.lance", batches,

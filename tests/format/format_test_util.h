@@ -4,6 +4,8 @@
 
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +24,7 @@
 #include "lance/format/file_reader.h"
 #include "lance/macros.h"
 #include "lance/result.h"
+#include "tests/testing/matchers.h"
 #include "tests/testing/python.h"
 
 namespace lance::format::testing {
@@ -214,6 +217,21 @@ inline std::string Hex(std::string_view bytes) {
 /// Slot i of `array`: numbers, bools, strings, binary as lowercase hex, lists as arrays,
 /// structs as objects, null as null; date32 as days, timestamp as ticks, float16 as
 /// float.
+inline json SlotToJson(const Array& array, int64_t i);
+
+/// Slots [begin, end) of `values` as a JSON array.
+inline json SlotsToJson(const Array& values, int64_t begin, int64_t end) {
+  json out = json::array();
+  for (int64_t k = begin; k < end; ++k) out.push_back(SlotToJson(values, k));
+  return out;
+}
+
+/// Slot `i` of a list or large list as a JSON array of its items.
+template <typename ListArrayT>
+json ListSlotToJson(const ListArrayT& list, int64_t i) {
+  return SlotsToJson(*list.values(), list.value_offset(i), list.value_offset(i + 1));
+}
+
 inline json SlotToJson(const Array& array, int64_t i) {
   if (array.IsNull(i)) return nullptr;
   const ArrayData& d = *array.data();
@@ -224,11 +242,16 @@ inline json SlotToJson(const Array& array, int64_t i) {
       return static_cast<const Int8Array&>(array).Value(i);
     case TypeId::kInt16:
       return static_cast<const Int16Array&>(array).Value(i);
+    // Dates, times, timestamps and durations as ticks.
     case TypeId::kInt32:
     case TypeId::kDate32:
+    case TypeId::kTime32:
       return static_cast<const Int32Array&>(array).Value(i);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
       return static_cast<const Int64Array&>(array).Value(i);
     case TypeId::kUInt8:
       return static_cast<const UInt8Array&>(array).Value(i);
@@ -255,29 +278,14 @@ inline json SlotToJson(const Array& array, int64_t i) {
       return Hex(static_cast<const LargeBinaryArray&>(array).GetView(i));
     case TypeId::kFixedSizeBinary:
       return Hex(static_cast<const FixedSizeBinaryArray&>(array).GetView(i));
-    case TypeId::kList: {
-      const auto& l = static_cast<const ListArray&>(array);
-      json out = json::array();
-      for (int64_t k = l.value_offset(i); k < l.value_offset(i + 1); ++k) {
-        out.push_back(SlotToJson(*l.values(), k));
-      }
-      return out;
-    }
-    case TypeId::kLargeList: {
-      const auto& l = static_cast<const LargeListArray&>(array);
-      json out = json::array();
-      for (int64_t k = l.value_offset(i); k < l.value_offset(i + 1); ++k) {
-        out.push_back(SlotToJson(*l.values(), k));
-      }
-      return out;
-    }
+    case TypeId::kList:
+      return ListSlotToJson(static_cast<const ListArray&>(array), i);
+    case TypeId::kLargeList:
+      return ListSlotToJson(static_cast<const LargeListArray&>(array), i);
     case TypeId::kFixedSizeList: {
       const auto& l = static_cast<const FixedSizeListArray&>(array);
-      json out = json::array();
-      for (int64_t k = l.value_offset(i); k < l.value_offset(i) + l.list_size(); ++k) {
-        out.push_back(SlotToJson(*l.values(), k));
-      }
-      return out;
+      return SlotsToJson(*l.values(), l.value_offset(i),
+                         l.value_offset(i) + l.list_size());
     }
     case TypeId::kStruct: {
       const auto& s = static_cast<const StructArray&>(array);
@@ -287,17 +295,11 @@ inline json SlotToJson(const Array& array, int64_t i) {
       }
       return out;
     }
-    // Decimals as exact strings; times, date64 and durations as ticks; dictionaries as
-    // their values; maps as [[key, value], ...].
+    // Decimals as exact strings; dictionaries as their values; maps as
+    // [[key, value], ...].
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
       return static_cast<const DecimalArray&>(array).FormatValue(i);
-    case TypeId::kTime32:
-      return static_cast<const Int32Array&>(array).Value(i);
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      return static_cast<const Int64Array&>(array).Value(i);
     case TypeId::kNull:
       return nullptr;
     case TypeId::kDictionary: {
@@ -414,6 +416,26 @@ inline Status ReadAllValidating(const LanceFileReader& reader, int64_t batch_siz
     if (*batch == nullptr) return Status::OK();
     for (const auto& column : (*batch)->columns()) (void)column->Validate();
   }
+}
+
+/// Reads `stream` to its end into `*batches`, expecting each batch to hold at most
+/// `batch_size` rows; stops with a fatal failure at the first batch that cannot be read
+/// (wrap the call in ASSERT_NO_FATAL_FAILURE). A failure is reported at this line.
+inline void ReadBatches(RecordBatchReader& stream, int64_t batch_size,
+                        std::vector<RecordBatchPtr>* batches) {
+  while (true) {
+    ASSERT_OK_AND_ASSIGN(auto batch, stream.Next());
+    if (!batch) return;
+    EXPECT_LE(batch->num_rows(), batch_size);
+    batches->push_back(batch);
+  }
+}
+
+/// The rows of `batches` together.
+inline int64_t TotalRows(const std::vector<RecordBatchPtr>& batches) {
+  int64_t rows = 0;
+  for (const auto& batch : batches) rows += batch->num_rows();
+  return rows;
 }
 
 }  // namespace lance::format::testing

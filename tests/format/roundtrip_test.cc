@@ -34,12 +34,19 @@ class RoundTripBase : public ::testing::Test {
   std::shared_ptr<io::MemoryObjectStore> store_ =
       std::make_shared<io::MemoryObjectStore>();
 
+  /// A writer of `path` in the test's store, at the test's file version.
+  Result<std::unique_ptr<LanceFileWriter>> OpenWriter(const std::string& path,
+                                                      const LanceSchema& ls,
+                                                      FileWriterOptions options = {}) {
+    options.version = version();
+    return LanceFileWriter::Open(store_, path, ls, options);
+  }
+
   Result<WrittenFile> Write(const std::string& path, const SchemaPtr& schema,
                             const std::vector<RecordBatchPtr>& batches,
                             FileWriterOptions options = {}) {
-    options.version = version();
     LANCE_ASSIGN_OR_RAISE(LanceSchema ls, LanceSchema::Assign(schema));
-    LANCE_ASSIGN_OR_RAISE(auto writer, LanceFileWriter::Open(store_, path, ls, options));
+    LANCE_ASSIGN_OR_RAISE(auto writer, OpenWriter(path, ls, std::move(options)));
     for (const auto& b : batches) LANCE_RETURN_NOT_OK(writer->WriteBatch(*b));
     return writer->Close();
   }
@@ -389,17 +396,10 @@ TEST_P(RoundTripTest, ProjectionRangesAndBatchSizes) {
     ro.length = c.length;
     ro.batch_size = c.batch_size;
     ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ro));
-    int64_t rows = 0;
     std::vector<RecordBatchPtr> got;
-    while (true) {
-      ASSERT_OK_AND_ASSIGN(auto b, stream->Next());
-      if (!b) break;
-      EXPECT_LE(b->num_rows(), c.batch_size);
-      rows += b->num_rows();
-      got.push_back(b);
-    }
+    ASSERT_NO_FATAL_FAILURE(testing::ReadBatches(*stream, c.batch_size, &got));
     const int64_t length = c.length < 0 ? 2500 - c.offset : c.length;
-    ASSERT_EQ(rows, length);
+    ASSERT_EQ(testing::TotalRows(got), length);
     std::vector<int> indices;
     for (int32_t id : c.ids) indices.push_back(reader->schema().TopLevelIndexOfId(id));
     if (c.ids.empty()) indices = {0, 1, 2, 3, 4};
@@ -430,10 +430,7 @@ TEST_P(RoundTripTest, SchemaMetadataAndIdsSurvive) {
                                field("b", struct_({field("c", utf8())}))},
                               {{"dataset", "x"}});
   ASSERT_OK_AND_ASSIGN(LanceSchema ls, LanceSchema::Make(schema, {4, 9, 2}));
-  FileWriterOptions options;
-  options.version = version();
-  ASSERT_OK_AND_ASSIGN(auto writer,
-                       LanceFileWriter::Open(store_, "m.lance", ls, options));
+  ASSERT_OK_AND_ASSIGN(auto writer, OpenWriter("m.lance", ls));
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
   ASSERT_OK(writer->WriteBatch(*batch));
   EXPECT_EQ(writer->num_rows_written(), 10);
@@ -462,10 +459,7 @@ TEST_P(RoundTripTest, WriterErrorsAndVisibility) {
   EXPECT_THAT(LanceFileWriter::Open(store_, "x.lance", ls, legacy),
               IsError(StatusCode::kNotImplemented));
 
-  FileWriterOptions options;
-  options.version = version();
-  ASSERT_OK_AND_ASSIGN(auto writer,
-                       LanceFileWriter::Open(store_, "x.lance", ls, options));
+  ASSERT_OK_AND_ASSIGN(auto writer, OpenWriter("x.lance", ls));
   ASSERT_OK_AND_ASSIGN(auto batch, RandomBatch(schema, 10, 1));
   ASSERT_OK(writer->WriteBatch(*batch));
   auto other = lance::schema({field("a", int64())});

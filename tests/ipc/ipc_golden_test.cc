@@ -21,12 +21,6 @@ namespace {
 using ::lance::testing::IsOk;
 using namespace ::lance::ipc::testing;  // NOLINT(build/namespaces)
 
-BufferPtr LoadGolden(const std::string& name) {
-  const std::string bytes = ReadFileToString(DataPath(name));
-  EXPECT_FALSE(bytes.empty()) << "cannot read " << DataPath(name);
-  return BufferOf(bytes);
-}
-
 SchemaPtr RowIdSchema() {
   return schema({field("row_id", uint32(), /*nullable=*/false)});
 }
@@ -154,16 +148,14 @@ Result<BufferPtr> WriteLanceGolden(const LanceWritten& spec) {
 TEST(LanceWrittenGoldenTest, DISABLED_Regenerate) {
   for (const LanceWritten& spec : kLanceWritten) {
     ASSERT_OK_AND_ASSIGN(BufferPtr bytes, WriteLanceGolden(spec));
-    std::ofstream(DataPath(spec.name), std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    WriteGolden(spec.name, *bytes);
   }
   ASSERT_OK_AND_ASSIGN(BufferPtr row_ids, WriteIpcFile(*RowIdBatch(EveryThird()), [] {
                          IpcWriteOptions options;
                          options.compression = IpcCompression::kZstd;
                          return options;
                        }()));
-  std::ofstream(DataPath("lance_written_row_ids_zstd.arrow"), std::ios::binary)
-      .write(reinterpret_cast<const char*>(row_ids->data()), row_ids->size());
+  WriteGolden("lance_written_row_ids_zstd.arrow", *row_ids);
 }
 
 TEST(LanceWrittenGoldenTest, CommittedFilesStillRead) {

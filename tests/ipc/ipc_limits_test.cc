@@ -37,12 +37,6 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 
 std::string_view View(const BufferPtr& bytes) { return bytes->ToStringView(); }
 
-BufferPtr LoadGolden(const std::string& name) {
-  const std::string bytes = ReadFileToString(DataPath(name));
-  EXPECT_FALSE(bytes.empty()) << "cannot read " << DataPath(name);
-  return BufferOf(bytes);
-}
-
 IpcWriteOptions Compressed(IpcCompression compression) {
   IpcWriteOptions options;
   options.compression = compression;

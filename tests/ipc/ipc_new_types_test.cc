@@ -26,12 +26,6 @@ using ::lance::testing::IsError;
 using ::lance::testing::IsErrorWith;
 using namespace ::lance::ipc::testing;  // NOLINT(build/namespaces)
 
-BufferPtr LoadGolden(const std::string& name) {
-  const std::string bytes = ReadFileToString(DataPath(name));
-  EXPECT_FALSE(bytes.empty()) << "cannot read " << DataPath(name);
-  return BufferOf(bytes);
-}
-
 // What pyarrow wrote (make_golden.py, new_types_table()): per column, the lance type
 // and the rendering of the 4 rows.
 struct ExpectedColumn {
@@ -530,8 +524,7 @@ Result<BufferPtr> WriteLanceNewGolden(const LanceWrittenNew& spec) {
 TEST(LanceWrittenNewTypesTest, DISABLED_RegenerateNew) {
   for (const LanceWrittenNew& spec : kLanceWrittenNew) {
     ASSERT_OK_AND_ASSIGN(BufferPtr bytes, WriteLanceNewGolden(spec));
-    std::ofstream(DataPath(spec.name), std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    WriteGolden(spec.name, *bytes);
   }
 }
 

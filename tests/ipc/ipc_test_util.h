@@ -45,6 +45,21 @@ inline BufferPtr BufferOf(const std::string& bytes) {
   return result.ok() ? *result : nullptr;
 }
 
+/// \brief The committed golden file tests/ipc/data/`name`; a failed expectation (and an
+/// empty buffer) when it cannot be read.
+inline BufferPtr LoadGolden(const std::string& name) {
+  const std::string bytes = ReadFileToString(DataPath(name));
+  EXPECT_FALSE(bytes.empty()) << "cannot read " << DataPath(name);
+  return BufferOf(bytes);
+}
+
+/// \brief Overwrites the golden file tests/ipc/data/`name` with `bytes` (the tools that
+/// regenerate the goldens).
+inline void WriteGolden(const std::string& name, const Buffer& bytes) {
+  std::ofstream(DataPath(name), std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 inline BufferPtr BytesBuffer(const void* data, int64_t size) {
   auto result = Buffer::CopyFrom(data, size);
   return result.ok() ? *result : nullptr;

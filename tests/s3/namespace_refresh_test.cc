@@ -424,6 +424,26 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
     return WriteDataset(*data, ns_, id, {.mode = mode});
   }
 
+  // Pre-mints a key for each of the `vends` the test expects, and one spare: an
+  // unexpected call then shows up in the counts, not as a failure.
+  void PremintForVends(int vends) { reaper_.Premint(vends + 1); }
+
+  // Writes `batches` to the file `uri` through `write_access`, then expects it to hold
+  // `expected` when read through `read_access`; after each, the namespace's counts are
+  // one declare and `describes_after_write`, then `describes_after_read`, describes. A
+  // failure is traced to `uri`.
+  void WriteThenRead(const std::string& uri, const io::StorageAccess& write_access,
+                     const std::vector<RecordBatchPtr>& batches,
+                     const io::StorageAccess& read_access,
+                     const std::vector<RecordBatchPtr>& expected,
+                     int describes_after_write, int describes_after_read) {
+    SCOPED_TRACE(uri);
+    ASSERT_NO_FATAL_FAILURE(WriteFile(uri, write_access, batches));
+    ExpectCounts(1, describes_after_write);
+    ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(uri, read_access, expected));
+    ExpectCounts(1, describes_after_read);
+  }
+
   void ExpectCounts(int declares, int describes) const {
     EXPECT_EQ(ns_->declares(), declares) << Counts();
     EXPECT_EQ(ns_->describes(), describes) << Counts();
@@ -448,11 +468,13 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
   }
 
   // A provider-backed access seeded with `options` for table `id` of ns_.
-  // Declares table `id`, then describes it: the access the description gives.
+  // Declares table `id`, then describes it: the access the description gives. Expects
+  // these two to be the namespace's only calls so far.
   void DeclareAndDescribe(const Identifier& id, io::StorageAccess* access) {
     ASSERT_OK(ns_->DeclareTable({.id = id}).status());
     ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
     *access = AccessFor(id, *described.storage_options);
+    ExpectCounts(1, 1);
   }
 
   io::StorageAccess AccessFor(const Identifier& id, const Properties& options) {
@@ -503,8 +525,7 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
 
 // 1. Open: create through the namespace, open, read; reads make no call.
 TEST_F(NamespaceRefreshTest, Scenario1OpenDataset) {
-  // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(3);
+  PremintForVends(2);
   const Identifier id{"open_table"};
   ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 2));
   ExpectCounts(1, 0);
@@ -522,8 +543,7 @@ TEST_F(NamespaceRefreshTest, Scenario1OpenDataset) {
 // 2. Refresh: after the credentials expired (and were revoked on the server), the next
 // read makes exactly one describe_table and sees the same data.
 TEST_F(NamespaceRefreshTest, Scenario2RefreshAfterExpiry) {
-  // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(4);
+  PremintForVends(3);
   const Identifier id{"refresh_table"};
   ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 2));
   ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
@@ -541,8 +561,7 @@ TEST_F(NamespaceRefreshTest, Scenario2RefreshAfterExpiry) {
 
 // 3. Append through the namespace, then open again.
 TEST_F(NamespaceRefreshTest, Scenario3AppendThroughNamespace) {
-  // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(4);
+  PremintForVends(3);
   const Identifier id{"append_table"};
   ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 1));
   ExpectCounts(1, 0);
@@ -564,8 +583,7 @@ TEST_F(NamespaceRefreshTest, Scenario3AppendThroughNamespace) {
 
 // 4. Create mode (a nested id, in manifest mode): one declare, no describe.
 TEST_F(NamespaceRefreshTest, Scenario4CreateMode) {
-  // 1 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(2);
+  PremintForVends(1);
   const Identifier id{"team", "events"};
   ASSERT_OK_AND_ASSIGN(auto created, WriteRowsTo(id, 0, 2));
   ExpectCounts(1, 0);
@@ -578,8 +596,7 @@ TEST_F(NamespaceRefreshTest, Scenario4CreateMode) {
 
 // 5. Append mode: one describe, no declare; counts afterwards make no call.
 TEST_F(NamespaceRefreshTest, Scenario5AppendMode) {
-  // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(3);
+  PremintForVends(2);
   const Identifier id{"append_mode"};
   ASSERT_OK(WriteRowsTo(id, 0, 1).status());
   ExpectCounts(1, 0);
@@ -592,8 +609,7 @@ TEST_F(NamespaceRefreshTest, Scenario5AppendMode) {
 
 // 6. Overwrite mode: one describe; the contents are the new data.
 TEST_F(NamespaceRefreshTest, Scenario6OverwriteMode) {
-  // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(3);
+  PremintForVends(2);
   const Identifier id{"overwrite_mode"};
   ASSERT_OK(WriteRowsTo(id, 0, 2).status());
   ASSERT_OK_AND_ASSIGN(auto overwritten, WriteRowsTo(id, 100, 2, WriteMode::kOverwrite));
@@ -607,8 +623,7 @@ TEST_F(NamespaceRefreshTest, Scenario6OverwriteMode) {
 // 7. Distributed write: declare, three workers write fragments with the declared options
 // and a namespace provider, one commit; no call until the table is opened.
 TEST_F(NamespaceRefreshTest, Scenario7DistributedWrite) {
-  // 2 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(3);
+  PremintForVends(2);
   const Identifier id{"distributed"};
   ASSERT_OK_AND_ASSIGN(auto declared, ns_->DeclareTable({.id = id}));
   ExpectCounts(1, 0);
@@ -659,32 +674,25 @@ TEST_F(NamespaceRefreshTest, Scenario7DistributedWrite) {
 // 8. File writer with a describe's options and a provider: no call until expiry, then
 // exactly one for the next file; reading it back makes none.
 TEST_F(NamespaceRefreshTest, Scenario8FileWriter) {
-  // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(4);
+  PremintForVends(3);
   const Identifier id{"files"};
   io::StorageAccess access;
   ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
-  ExpectCounts(1, 1);
   const std::string file1 = root_ + "/standalone/first.lance";
   const std::string file2 = root_ + "/standalone/second.lance";
 
-  ASSERT_NO_FATAL_FAILURE(WriteFile(file1, access, {Rows(0, 3), Rows(3, 2)}));
-  ExpectCounts(1, 1);
-  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 5)}));
-  ExpectCounts(1, 1);
+  ASSERT_NO_FATAL_FAILURE(
+      WriteThenRead(file1, access, {Rows(0, 3), Rows(3, 2)}, access, {Rows(0, 5)}, 1, 1));
 
   Wait();
-  ASSERT_NO_FATAL_FAILURE(WriteFile(file2, access, {Rows(10, 4)}));
-  ExpectCounts(1, 2);
-  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file2, access, {Rows(10, 4)}));
-  ExpectCounts(1, 2);
+  ASSERT_NO_FATAL_FAILURE(
+      WriteThenRead(file2, access, {Rows(10, 4)}, access, {Rows(10, 4)}, 2, 2));
   ExpectTimedRefreshes(1);
 }
 
 // 9. File reader with a provider: no call while valid; after expiry, exactly one.
 TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
-  // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(4);
+  PremintForVends(3);
   const Identifier id{"reader_files"};
   const std::string file1 = root_ + "/standalone/r1.lance";
   const std::string file2 = root_ + "/standalone/r2.lance";
@@ -692,28 +700,23 @@ TEST_F(NamespaceRefreshTest, Scenario9FileReader) {
 
   io::StorageAccess access;
   ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
-  ExpectCounts(1, 1);
   ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 6)}));
   ExpectCounts(1, 1);
 
   Wait();
-  // The static test key: the first vended keys are revoked by now.
-  ASSERT_NO_FATAL_FAILURE(WriteFile(file2, env_.Options(), {Rows(50, 6)}));
-  ExpectCounts(1, 1);
-  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file2, access, {Rows(50, 6)}));
-  ExpectCounts(1, 2);
+  // Written with the static test key: the first vended keys are revoked by now.
+  ASSERT_NO_FATAL_FAILURE(
+      WriteThenRead(file2, env_.Options(), {Rows(50, 6)}, access, {Rows(50, 6)}, 1, 2));
   ExpectTimedRefreshes(1);
 }
 
 // 10. File session on a base path: no call while valid; after expiry the next write makes
 // exactly one, and the read right after it none.
 TEST_F(NamespaceRefreshTest, Scenario10FileSession) {
-  // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(4);
+  PremintForVends(3);
   const Identifier id{"session_files"};
   io::StorageAccess access;
   ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
-  ExpectCounts(1, 1);
   ASSERT_OK_AND_ASSIGN(auto session,
                        format::LanceFileSession::Open(root_ + "/session", access));
   ASSERT_OK_AND_ASSIGN(bool has, session->Contains("a.lance"));
@@ -749,8 +752,7 @@ TEST_F(NamespaceRefreshTest, Scenario10FileSession) {
 // Beyond Lance: 32 threads reading across an expiry make exactly one describe_table and
 // see no failure.
 TEST_F(NamespaceRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
-  // 3 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(4);
+  PremintForVends(3);
   const Identifier id{"many_readers"};
   auto data = ReaderOf({Rows(0, 60)});
   WriteParams params;
@@ -809,8 +811,7 @@ TEST_F(NamespaceRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
 // then recovers with exactly one forced refresh. The registry gives them different
 // stores.
 TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
-  // 6 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(7);
+  PremintForVends(6);
   const Identifier a{"table_a"}, b{"table_b"};
   ASSERT_OK(WriteRowsTo(a, 0, 3).status());
   ASSERT_OK(WriteRowsTo(b, 100, 3).status());
@@ -867,8 +868,7 @@ TEST_F(NamespaceRefreshTest, TwoTablesNeverShareKeys) {
 // Local and memory roots: the namespace vends (real, expiring) keys, a provider is
 // attached, but the stores never ask it, before or after expiry (as Lance).
 TEST_F(NamespaceRefreshTest, LocalAndMemoryRootsNeverCallTheProvider) {
-  // 4 vends (one spare: an unexpected call shows up in the counts, not as a failure).
-  reaper_.Premint(5);
+  PremintForVends(4);
   lance::testing::TempDir tmp;
   const Millis short_ttl{1'500};
   struct Root {

@@ -28,12 +28,7 @@ using namespace table_testing;  // NOLINT(build/namespaces)
 using CountingStore = ::lance::testing::OpenCountingStore;
 
 // What the factory of the test scheme was last called with.
-struct FactoryLog {
-  std::mutex mu;
-  io::StorageOptions options;
-  std::shared_ptr<io::CredentialsSource> credentials;
-  int calls = 0;
-};
+using ::lance::testing::FactoryLog;
 
 class StorageAccessTest : public ::testing::Test {
  protected:
@@ -42,22 +37,8 @@ class StorageAccessTest : public ::testing::Test {
   void SetUp() override {
     auto& registry = io::ObjectStoreRegistry::Default();
     registry.ClearCache();
-    ASSERT_OK(registry.Register(
-        kScheme,
-        [this](const io::Uri&, const io::StorageOptions& options,
-               const std::shared_ptr<io::CredentialsSource>& credentials)
-            -> Result<std::shared_ptr<io::ObjectStore>> {
-          std::lock_guard<std::mutex> lock(log_.mu);
-          log_.options = options;
-          log_.credentials = credentials;
-          ++log_.calls;
-          return std::shared_ptr<io::ObjectStore>(store_);
-        },
-        /*replace=*/true));
-    io::s3::AwsCredentials creds;
-    creds.access_key_id = "AKIDTABLE";
-    creds.secret_access_key = "secret";
-    source_ = std::make_shared<io::StaticCredentialsSource>(creds);
+    ASSERT_OK(::lance::testing::RegisterLoggedFactory(kScheme, store_, &log_));
+    source_ = ::lance::testing::StaticTestCredentials("AKIDTABLE");
   }
   void TearDown() override {
     // The factory points at this fixture: leave the global registry with one that

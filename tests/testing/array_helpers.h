@@ -58,21 +58,46 @@ inline ArrayPtr Bools(const std::vector<bool>& v, const std::vector<bool>& valid
   return ArrayFromVector<BooleanBuilder>(v, valid).value();
 }
 
-/// \brief A list (ListBuilder) or large list (LargeListBuilder) of int32 rows;
-/// std::nullopt rows are null.
-template <typename ListBuilderT>
-ArrayPtr IntLists(const std::vector<std::optional<std::vector<int32_t>>>& rows) {
-  ListBuilderT builder(std::make_unique<Int32Builder>());
-  auto* child = static_cast<Int32Builder*>(builder.value_builder());
+/// \brief Appends one list item: a value, or a null for an empty std::optional.
+template <typename BuilderT, typename T>
+Status AppendItem(BuilderT* builder, const T& value) {
+  return builder->Append(value);
+}
+template <typename BuilderT, typename T>
+Status AppendItem(BuilderT* builder, const std::optional<T>& value) {
+  return value ? builder->Append(*value) : builder->AppendNull();
+}
+
+/// \brief A list built with ListBuilderT over ItemBuilderT items, one row a vector of
+/// items; std::nullopt rows are null.
+template <typename ListBuilderT, typename ItemBuilderT, typename Item>
+ArrayPtr ListsOf(const std::vector<std::optional<std::vector<Item>>>& rows) {
+  ListBuilderT builder(std::make_unique<ItemBuilderT>());
+  auto* child = static_cast<ItemBuilderT*>(builder.value_builder());
   for (const auto& row : rows) {
     if (!row) {
       Check(builder.AppendNull());
       continue;
     }
     Check(builder.Append());
-    for (int32_t v : *row) Check(child->Append(v));
+    for (const auto& item : *row) Check(AppendItem(child, item));
   }
   return builder.Finish().value();
+}
+
+/// \brief A list (ListBuilder) or large list (LargeListBuilder) of int32 rows;
+/// std::nullopt rows are null.
+template <typename ListBuilderT>
+ArrayPtr IntLists(const std::vector<std::optional<std::vector<int32_t>>>& rows) {
+  return ListsOf<ListBuilderT, Int32Builder>(rows);
+}
+
+/// \brief The items of one row of StringLists(); std::nullopt items are null.
+using StringItems = std::vector<std::optional<std::string>>;
+
+/// \brief A list<utf8> of `rows`; std::nullopt rows are null.
+inline ArrayPtr StringLists(const std::vector<std::optional<StringItems>>& rows) {
+  return ListsOf<ListBuilder, StringBuilder>(rows);
 }
 
 }  // namespace lance::testing

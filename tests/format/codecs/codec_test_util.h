@@ -209,4 +209,20 @@ inline void ExpectLeafEquals(const std::vector<std::string>& got, const json& e,
   }
 }
 
+/// Strings laid end to end, as the FSST compressor takes them: `data`, and `offsets` of
+/// Offset width holding each value's end after a leading 0.
+template <typename Offset>
+struct ConcatenatedStrings {
+  std::vector<Offset> offsets{0};
+  std::string data;
+  explicit ConcatenatedStrings(const std::vector<std::string>& values) {
+    for (const auto& v : values) {
+      data += v;
+      offsets.push_back(static_cast<Offset>(data.size()));
+    }
+  }
+  int64_t size() const { return static_cast<int64_t>(offsets.size()) - 1; }
+  const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(data.data()); }
+};
+
 }  // namespace lance::format::codecs::testing

@@ -42,18 +42,7 @@ std::vector<std::string> Sentences(int n, uint32_t seed) {
   return out;
 }
 
-struct Strings {
-  std::vector<uint32_t> offsets{0};
-  std::string data;
-  explicit Strings(const std::vector<std::string>& values) {
-    for (const auto& v : values) {
-      data += v;
-      offsets.push_back(static_cast<uint32_t>(data.size()));
-    }
-  }
-  int64_t size() const { return static_cast<int64_t>(offsets.size()) - 1; }
-  const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(data.data()); }
-};
+using Strings = testing::ConcatenatedStrings<uint32_t>;
 
 DataBlock Compressed(const FsstCompressor& c, const Strings& s) {
   std::vector<uint32_t> offs;
@@ -95,13 +84,18 @@ TEST(Fsst, MiniBlockPickedDecodesOnlyThePickedValues) {
   SerializeFsstSymbolTable(c.table(), reinterpret_cast<uint8_t*>(table.data()));
   pb21::CompressiveEncoding e;
   e.mutable_fsst()->set_symbol_table(table);
-  e.mutable_fsst()->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()
+  e.mutable_fsst()
+      ->mutable_values()
+      ->mutable_variable()
+      ->mutable_offsets()
+      ->mutable_flat()
       ->set_bits_per_value(32);
 
   ASSERT_OK_AND_ASSIGN(DataBlock all, DecodeMiniBlock(e, {buffer}, s.size()));
   ASSERT_EQ(testing::Values(all), values);
   const std::vector<int64_t> positions = {0, 17, 17, 150, 299, 3};
-  ASSERT_OK_AND_ASSIGN(auto picked, DecodeMiniBlockPicked(e, {buffer}, s.size(), positions));
+  ASSERT_OK_AND_ASSIGN(auto picked,
+                       DecodeMiniBlockPicked(e, {buffer}, s.size(), positions));
   ASSERT_TRUE(picked.has_value());
   std::vector<std::string> expected;
   for (int64_t p : positions) expected.push_back(values[static_cast<size_t>(p)]);
@@ -188,19 +182,11 @@ TEST(Fsst, RandomBinaryRoundTrips) {
 
 TEST(Fsst, SixtyFourBitOffsets) {
   const auto values = Sentences(200, 4);
-  std::vector<uint64_t> offsets{0};
-  std::string data;
-  for (const auto& v : values) {
-    data += v;
-    offsets.push_back(data.size());
-  }
-  const auto c =
-      FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
-                            static_cast<int64_t>(values.size()));
+  const testing::ConcatenatedStrings<uint64_t> s(values);
+  const auto c = FsstCompressor::Train(s.bytes(), s.offsets.data(), s.size());
   std::vector<uint64_t> out_offsets;
   std::vector<uint8_t> out;
-  c.Compress(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
-             static_cast<int64_t>(values.size()), &out_offsets, &out);
+  c.Compress(s.bytes(), s.offsets.data(), s.size(), &out_offsets, &out);
   auto r = FsstDecompress(
       c.table(),
       testing::MakeVariable(64, out_offsets, std::string(out.begin(), out.end())),

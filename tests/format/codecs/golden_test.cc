@@ -308,21 +308,15 @@ TEST(FsstCompressor, CompressesLikeLanceOnLancePages) {
         lance_bytes = static_cast<int64_t>(c["offsets"].back().get<uint64_t>());
       }
       const auto originals = testing::ExpectedValues(c["expect"]);
-      std::vector<uint64_t> offsets{0};
-      std::string data;
-      for (const auto& s : originals) {
-        data += s;
-        offsets.push_back(data.size());
-      }
+      const testing::ConcatenatedStrings<uint64_t> strings(originals);
       const auto compressor =
-          FsstCompressor::Train(reinterpret_cast<const uint8_t*>(data.data()),
-                                offsets.data(), static_cast<int64_t>(originals.size()));
+          FsstCompressor::Train(strings.bytes(), strings.offsets.data(), strings.size());
       std::vector<uint64_t> out_offsets;
       std::vector<uint8_t> out;
-      compressor.Compress(reinterpret_cast<const uint8_t*>(data.data()), offsets.data(),
-                          static_cast<int64_t>(originals.size()), &out_offsets, &out);
+      compressor.Compress(strings.bytes(), strings.offsets.data(), strings.size(),
+                          &out_offsets, &out);
       std::printf("  %s %s: %zu bytes, Lance %lld, ours %zu (%.3fx Lance's)\n", v,
-                  name.c_str(), data.size(), static_cast<long long>(lance_bytes),
+                  name.c_str(), strings.data.size(), static_cast<long long>(lance_bytes),
                   out.size(),
                   static_cast<double>(out.size()) / static_cast<double>(lance_bytes));
       EXPECT_LE(static_cast<double>(out.size()), 1.1 * static_cast<double>(lance_bytes));

@@ -206,17 +206,10 @@ TEST_F(LegacyTest, FullReadsMatchPylance) {
       FileReadOptions ro;
       ro.batch_size = batch_size;
       ASSERT_OK_AND_ASSIGN(auto stream, reader->Read(ro));
-      int64_t rows = 0;
       std::vector<RecordBatchPtr> batches;
-      while (true) {
-        ASSERT_OK_AND_ASSIGN(auto batch, stream->Next());
-        if (!batch) break;
-        EXPECT_LE(batch->num_rows(), batch_size);
-        ExpectValid(*batch);
-        rows += batch->num_rows();
-        batches.push_back(batch);
-      }
-      EXPECT_EQ(rows, reader->num_rows());
+      ASSERT_NO_FATAL_FAILURE(testing::ReadBatches(*stream, batch_size, &batches));
+      for (const auto& batch : batches) ExpectValid(*batch);
+      EXPECT_EQ(testing::TotalRows(batches), reader->num_rows());
       ASSERT_OK_AND_ASSIGN(auto table, Table::Make(stream->schema(), batches));
       const std::string diff = JsonDiff(f["rows"], TableToJsonRows(*table));
       EXPECT_TRUE(diff.empty()) << diff;

@@ -16,6 +16,7 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "table/predicate/predicate.h"
+#include "tests/testing/matchers.h"
 
 namespace lance::table::predicate_testing {
 
@@ -92,6 +93,38 @@ inline std::string Normalized(const std::string& text, const RecordBatch& batch)
 
 inline Status ParseStatus(const std::string& text, const RecordBatch& batch) {
   return Predicate::Parse(text, *batch.schema()).status();
+}
+
+/// Filters paired with the text their failed parse must mention (or, where a test says
+/// so, the rest of its message).
+using ParseErrorCases = std::vector<std::pair<std::string, std::string>>;
+
+/// Expects each filter of `cases` to fail to parse with `code` and a message holding the
+/// filter's text. A failure is reported at this line and names the filter.
+inline void ExpectParseErrors(const RecordBatch& batch, StatusCode code,
+                              const ParseErrorCases& cases) {
+  for (const auto& [filter, text] : cases) {
+    EXPECT_THAT(ParseStatus(filter, batch), ::lance::testing::IsErrorWith(code, text))
+        << filter;
+  }
+}
+
+/// Filters paired with their canonical rendering, or "ERROR" for one that must not parse.
+using RenderingCases = std::vector<std::pair<std::string, std::string>>;
+
+/// Expects each filter of `cases` to render as given and its rendering to parse back to
+/// itself; an "ERROR" case must fail to parse. A failure is reported at this line and
+/// names the filter (or, for the parse back, the rendering).
+inline void ExpectRenderings(const RecordBatch& batch, const RenderingCases& cases) {
+  for (const auto& [input, expected] : cases) {
+    const std::string got = Normalized(input, batch);
+    if (expected == "ERROR") {
+      EXPECT_EQ(got.rfind("ERROR", 0), 0u) << input << " -> " << got;
+    } else {
+      EXPECT_EQ(got, expected) << input;
+      EXPECT_EQ(Normalized(got, batch), expected) << got;
+    }
+  }
 }
 
 }  // namespace lance::table::predicate_testing
