@@ -224,7 +224,8 @@ class _MutationMixin:
             func = getattr(transforms, "func", transforms)
             schema = getattr(transforms, "output_schema", None)
             if schema is None:
-                sample = self._native.to_table(columns=read_columns, limit=1)
+                sample = self._native.to_table(
+                    _lance_cpp._ScanOptions(columns=read_columns, limit=1))
                 schema = _as_batch(func(_table_to_batch(sample))).schema
 
             def call(rows: pa.Table) -> Any:

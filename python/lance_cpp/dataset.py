@@ -9,7 +9,6 @@ ignored silently.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,7 +17,9 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 import pyarrow as pa
 
 from . import _lance_cpp
-from ._convert import conform_to, to_reader, to_schema
+from ._args import (_check_kwargs, _conform_to_existing, _namespace_provider,
+                    _reject_unsupported, _storage_version, _uri_of)
+from ._convert import to_reader, to_schema
 from ._maintenance import _MaintenanceMixin
 from ._mutation import _MutationMixin
 from ._surface import _SurfaceMixin
@@ -32,53 +33,6 @@ __all__ = [
     "dataset",
     "write_dataset",
 ]
-
-def _storage_version(requested: Optional[str], use_legacy_format: Optional[bool] = None) -> str:
-    """The data_storage_version to write; the C++ core validates it (2.0, 2.1, 2.2,
-    stable; legacy and next are refused with a clear error)."""
-    if use_legacy_format:
-        raise _lance_cpp.LanceNotImplementedError(
-            "use_legacy_format=True (file format 0.1) is not supported by lance_cpp: it reads "
-            "legacy files but writes 2.0, 2.1 or 2.2"
-        )
-    if requested is None:
-        return "2.2"
-    return str(requested).lower()
-
-
-# pylance's defaults of options that are not None/False by default.
-_PYLANCE_DEFAULTS = {"external_blob_mode": "reference", "detached": False}
-
-
-def _check_kwargs(where: str, kwargs: Dict[str, Any], known: Iterable[str]) -> None:
-    """TypeError for a keyword argument pylance does not have either (a typo)."""
-    unknown = sorted(set(kwargs) - set(known))
-    if unknown:
-        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
-
-
-def _reject_unsupported(where: str, **given: Any) -> None:
-    """NotImplementedError naming the first pylance option set to a non-default value."""
-    for name, value in given.items():
-        if value is None or value is False or _PYLANCE_DEFAULTS.get(name, object()) == value:
-            continue
-        raise _lance_cpp.LanceNotImplementedError(
-            f"{where}: the argument {name}={value!r} is not supported by lance_cpp")
-
-
-def _uri_of(uri: Any) -> Optional[str]:
-    if uri is None:
-        return None
-    if isinstance(uri, LanceDataset):
-        return uri.uri
-    if isinstance(uri, Path):
-        return str(uri)
-    if isinstance(uri, os.PathLike):
-        return os.fspath(uri)
-    if isinstance(uri, str):
-        return uri
-    raise TypeError(f"uri must be a str or Path, got {type(uri).__name__}")
-
 
 def _namespace_arg(namespace_client: Any, namespace: Any) -> Any:
     if namespace_client is not None and namespace is not None and namespace_client is not namespace:
@@ -210,10 +164,10 @@ class LanceScanner:
                     batch_readahead=self._batch_readahead)
 
     def to_reader(self) -> pa.RecordBatchReader:
-        return self._ds._native.scan(**self._kwargs())
+        return self._ds._native.scan(_lance_cpp._ScanOptions(**self._kwargs()))
 
     def to_table(self) -> pa.Table:
-        return self._ds._native.to_table(**self._kwargs())
+        return self._ds._native.to_table(_lance_cpp._ScanOptions(**self._kwargs()))
 
     def to_batches(self) -> Iterator[pa.RecordBatch]:
         return iter(self.to_reader())
@@ -631,23 +585,6 @@ def _namespace_access(recording: Optional[_RecordingNamespace], ns: Any,
     return merged, LanceNamespaceStorageOptionsProvider(ns, list(table_id))
 
 
-def _namespace_provider(where: str, ns: Any, table_id: Any, provider: Any) -> Any:
-    """pylance's (namespace_client, table_id) next to a location: the table's storage
-    options are refreshed from the namespace (describe_table) when they expire; the
-    storage_options given seed them, so nothing is fetched up front."""
-    if ns is None:
-        if table_id is not None:
-            raise ValueError(f"{where}: table_id needs namespace_client")
-        return provider
-    if not table_id:
-        raise ValueError(f"{where}: table_id is required with namespace_client")
-    if provider is not None:
-        return provider
-    from .namespace import LanceNamespaceStorageOptionsProvider
-
-    return LanceNamespaceStorageOptionsProvider(ns, list(table_id))
-
-
 def _operation_parts(operation: Any):
     """(kind, schema, native fragments) of our LanceOperation or pylance's."""
     name = type(operation).__name__
@@ -750,16 +687,6 @@ def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = Non
     storage_options, storage_options_provider = _namespace_access(
         recording, ns, table_id, storage_options, storage_options_provider)
     return LanceDataset._wrap(native, storage_options, storage_options_provider)
-
-
-def _conform_to_existing(reader, uri, storage_options, provider):
-    """Appending: cast layout-only type differences (pandas' large_string vs a dataset's
-    string) to the dataset's schema, as pylance does; a missing dataset is created."""
-    try:
-        existing = _lance_cpp._open_dataset(uri, None, storage_options, provider, None, None)
-    except _lance_cpp.LanceNotFoundError:
-        return reader
-    return conform_to(reader, existing.schema)
 
 
 def dataset(uri: Union[str, Path, None] = None, version: Optional[int] = None, *,

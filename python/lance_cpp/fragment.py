@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import _lance_cpp
+from ._args import (_check_kwargs, _conform_to_existing, _namespace_provider,
+                    _reject_unsupported, _storage_version, _uri_of)
 from ._convert import to_reader
 
 __all__ = ["DataFile", "DeletionFile", "FragmentMetadata", "FragmentSession", "LanceFragment",
@@ -202,8 +204,7 @@ def write_fragments(data: Any, dataset_uri: Any, schema: Any = None, *,
                     **kwargs: Any) -> List[FragmentMetadata]:
     """Writes `data` into new data files of the dataset at `dataset_uri` without
     committing; commit the returned fragments with ``LanceDataset.commit``."""
-    from .dataset import (LanceDataset, _check_kwargs, _namespace_provider,
-                          _reject_unsupported, _storage_version, _uri_of)
+    from .dataset import LanceDataset
 
     _check_kwargs("write_fragments", kwargs, _WRITE_FRAGMENTS_KWARGS)
     _reject_unsupported("write_fragments", return_transaction=return_transaction,
@@ -226,8 +227,6 @@ def write_fragments(data: Any, dataset_uri: Any, schema: Any = None, *,
     version = _storage_version(data_storage_version, use_legacy_format)
     reader = to_reader(data, schema)
     if mode == "append":
-        from .dataset import _conform_to_existing
-
         reader = _conform_to_existing(reader, uri, storage_options, storage_options_provider)
     natives = _lance_cpp._write_fragments(
         reader, uri, mode, int(max_rows_per_file),

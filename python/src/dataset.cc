@@ -158,6 +158,15 @@ py::dict RefreshStatsToPython(const io::ProviderRefreshStats& entry) {
 }
 
 void BindDataset(py::module_& m) {
+  // The scan options, bound once: scan() and to_table() take one (lance_cpp/dataset.py
+  // builds it from a Scanner's settings).
+  py::class_<ScanOptions>(m, "_ScanOptions")
+      .def(py::init(&MakeScanOptions), py::arg("columns") = py::none(),
+           py::arg("filter") = py::none(), py::arg("limit") = py::none(),
+           py::arg("offset") = py::none(), py::arg("with_row_id") = false,
+           py::arg("batch_size") = py::none(), py::arg("fragment_ids") = py::none(),
+           py::arg("projections") = py::none(), py::arg("fragment_readahead") = py::none(),
+           py::arg("batch_readahead") = py::none());
   py::class_<Dataset, DatasetPtr>(
       m, "_Dataset", "One version of a Lance dataset (use lance_cpp.LanceDataset).")
       .def_property_readonly("uri", &Dataset::uri)
@@ -187,49 +196,19 @@ void BindDataset(py::module_& m) {
           py::arg("filter") = py::none())
       .def(
           "scan",
-          [](const Dataset& ds, std::optional<std::vector<std::string>> columns,
-             std::optional<std::string> filter, std::optional<int64_t> limit,
-             std::optional<int64_t> offset, bool with_row_id,
-             std::optional<int64_t> batch_size,
-             std::optional<std::vector<uint64_t>> fragment_ids,
-             std::optional<std::vector<std::pair<std::string, std::string>>> projections,
-             std::optional<int> fragment_readahead, std::optional<int> batch_readahead) {
-            ScanOptions options =
-                MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
-                                std::move(fragment_ids), std::move(projections),
-                                fragment_readahead, batch_readahead);
+          [](const Dataset& ds, const ScanOptions& options) {
             Result<RecordBatchReaderPtr> reader =
                 WithoutGil([&] { return ds.Scan(options); });
             return ToPyArrowReader(ValueOrRaise(std::move(reader)));
           },
-          py::arg("columns") = py::none(), py::arg("filter") = py::none(),
-          py::arg("limit") = py::none(), py::arg("offset") = py::none(),
-          py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
-          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none(),
-          py::arg("fragment_readahead") = py::none(),
-          py::arg("batch_readahead") = py::none())
+          py::arg("options"))
       .def(
           "to_table",
-          [](const Dataset& ds, std::optional<std::vector<std::string>> columns,
-             std::optional<std::string> filter, std::optional<int64_t> limit,
-             std::optional<int64_t> offset, bool with_row_id,
-             std::optional<int64_t> batch_size,
-             std::optional<std::vector<uint64_t>> fragment_ids,
-             std::optional<std::vector<std::pair<std::string, std::string>>> projections,
-             std::optional<int> fragment_readahead, std::optional<int> batch_readahead) {
-            ScanOptions options =
-                MakeScanOptions(columns, filter, limit, offset, with_row_id, batch_size,
-                                std::move(fragment_ids), std::move(projections),
-                                fragment_readahead, batch_readahead);
+          [](const Dataset& ds, const ScanOptions& options) {
             Result<TablePtr> table = WithoutGil([&] { return ds.ToTable(options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));
           },
-          py::arg("columns") = py::none(), py::arg("filter") = py::none(),
-          py::arg("limit") = py::none(), py::arg("offset") = py::none(),
-          py::arg("with_row_id") = false, py::arg("batch_size") = py::none(),
-          py::arg("fragment_ids") = py::none(), py::arg("projections") = py::none(),
-          py::arg("fragment_readahead") = py::none(),
-          py::arg("batch_readahead") = py::none())
+          py::arg("options"))
       .def(
           "take",
           [](const Dataset& ds, std::vector<int64_t> indices,
