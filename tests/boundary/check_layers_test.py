@@ -88,8 +88,12 @@ class CheckLayersTest(unittest.TestCase):
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory(prefix="check_layers_")
         self.root = Path(self._tmp.name)
+        # The real tree's allowances name files the fixture trees do not have.
+        self._saved = (check_layers.LONG_FILES, check_layers.LONG_FUNCTIONS)
+        check_layers.LONG_FILES, check_layers.LONG_FUNCTIONS = {}, {}
 
     def tearDown(self):
+        check_layers.LONG_FILES, check_layers.LONG_FUNCTIONS = self._saved
         self._tmp.cleanup()
 
     def test_clean_tree_passes(self):
@@ -149,6 +153,71 @@ class CheckLayersTest(unittest.TestCase):
         for who, what, rule, reason in check_layers.EXCEPTIONS:
             self.assertIn(rule, {"layer-up", "private-area", "outside-src", "public-private"})
             self.assertGreater(len(reason), 40, (who, what))
+
+    def test_third_party_header_in_public_header_fails(self):
+        write_tree(self.root, BASE)
+        write_tree(self.root, {
+            "include/lance/io/json.h": "#pragma once\n#include <map>\n"
+                                       "#include <nlohmann/json.hpp>\n",
+            # Private code may use third-party headers.
+            "src/io/json.cc": "#include <nlohmann/json.hpp>\n",
+        })
+        found, _ = check_layers.check(self.root)
+        self.assertEqual([(w, r) for w, r, _ in found],
+                         [("include/lance/io/json.h:3", "third-party")])
+
+    def test_header_cycle_within_an_area_fails(self):
+        write_tree(self.root, BASE)
+        write_tree(self.root, {
+            "src/io/a.h": '#pragma once\n#include "io/b.h"\n',
+            "src/io/b.h": '#pragma once\n#include "io/c.h"\n',
+            "src/io/c.h": '#pragma once\n#include "io/a.h"\n',
+            # A .cc including its own header and another is no cycle.
+            "src/io/a.cc": '#include "io/a.h"\n#include "io/internal.h"\n',
+        })
+        found, _ = check_layers.check(self.root)
+        self.assertEqual(len(found), 1, found)
+        where, rule, text = found[0]
+        self.assertEqual(rule, "area-cycle")
+        self.assertIn("src/io/a.h -> src/io/b.h -> src/io/c.h", text)
+
+    def test_long_file_needs_a_named_reason(self):
+        write_tree(self.root, BASE)
+        long_text = "// x\n" * (check_layers.MAX_FILE_LINES + 1)
+        write_tree(self.root, {"src/io/big.cc": long_text, "tests/io/big_test.cc": long_text})
+        found, _ = check_layers.check(self.root)
+        self.assertEqual([(w, r) for w, r, _ in found], [("src/io/big.cc", "long-file")])
+        check_layers.LONG_FILES = {"src/io/big.cc": "a reason"}
+        found, unused = check_layers.check(self.root)
+        self.assertEqual((found, unused), ([], []))
+        write_tree(self.root, {"src/io/big.cc": "// short\n"})
+        _, unused = check_layers.check(self.root)
+        self.assertEqual([(who, rule) for who, _, rule, _ in unused],
+                         [("src/io/big.cc", "long-file")])
+
+    def test_long_function_needs_a_named_reason(self):
+        write_tree(self.root, BASE)
+        body = "  x += 1;\n" * check_layers.MAX_FUNCTION_LINES
+        text = ("namespace lance {\n\nint Short(int x) { return x; }\n\n"
+                "int Long(int x,\n         int y) {\n" + body + "  return x;\n}\n\n"
+                "int Fine(int x) {\n  return x;\n}\n\n}  // namespace lance\n")
+        write_tree(self.root, {"src/io/f.cc": text})
+        self.assertEqual(check_layers.long_functions(self.root),
+                         [("src/io/f.cc", "Long", check_layers.MAX_FUNCTION_LINES + 4)])
+        found, _ = check_layers.check(self.root)
+        self.assertEqual([(w, r) for w, r, _ in found], [("src/io/f.cc", "long-function")])
+        check_layers.LONG_FUNCTIONS = {"src/io/f.cc:Long": "a reason"}
+        self.assertEqual(check_layers.check(self.root), ([], []))
+        # No more than MAX_LONG_FUNCTIONS may be allowed.
+        check_layers.LONG_FUNCTIONS = {f"src/io/f.cc:Long{i}": "a reason" for i in
+                                       range(check_layers.MAX_LONG_FUNCTIONS + 1)}
+        found, _ = check_layers.check(self.root)
+        self.assertIn("long-function", {r for _, r, _ in found})
+
+    def test_every_allowance_has_a_reason(self):
+        for name, reason in {**self._saved[0], **self._saved[1]}.items():
+            self.assertGreater(len(reason), 40, name)
+        self.assertLessEqual(len(self._saved[1]), check_layers.MAX_LONG_FUNCTIONS)
 
     def test_system_and_local_headers_are_not_project_headers(self):
         write_tree(self.root, BASE)
