@@ -21,7 +21,7 @@ install(TARGETS ${_lance_libs} EXPORT lance_cppTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/lance
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT lance_cpp
-        FILES_MATCHING PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
 install(EXPORT lance_cppTargets NAMESPACE lance:: DESTINATION ${_lance_cmake_dir}
         COMPONENT lance_cpp)
 

@@ -14,6 +14,7 @@
 #include "lance/macros.h"
 #include "lance/namespace/json_codec.h"
 #include "lance/namespace/namespace.h"
+#include "lance/namespace/operations.h"
 
 namespace lance::jni {
 namespace {
@@ -23,44 +24,44 @@ namespace codec = ns::json_codec;
 
 using Op = std::function<Result<std::string>(LanceNamespace&, const std::string&)>;
 
-template <typename Request, typename Response>
-Op Model(Result<Response> (LanceNamespace::*method)(const Request&), const char* name) {
-  return
-      [method, name](LanceNamespace& n, const std::string& json) -> Result<std::string> {
-        LANCE_ASSIGN_OR_RAISE(
-            Request request, codec::Parse<Request>(json, std::string(name) + " request"));
-        LANCE_ASSIGN_OR_RAISE(Response response, (n.*method)(request));
-        return codec::ToJson(response).dump();
-      };
+/// \brief Operation `Req` on its request JSON: the answer's JSON ("{}" for the exists
+/// operations). Operations with an Arrow body or answer are not offered to Java.
+template <typename Req, typename Fn>
+void AddOp(std::map<std::string, Op>* ops, Fn fn) {
+  constexpr const ns::OperationInfo& info = ns::OperationOf<Req>::kInfo;
+  if constexpr (info.request_body != ns::RequestBody::kArrow &&
+                (info.reply_body == ns::ReplyBody::kModel ||
+                 info.reply_body == ns::ReplyBody::kStatus)) {
+    ops->emplace(std::string(info.name),
+                 [fn](LanceNamespace& n, const std::string& json) -> Result<std::string> {
+                   constexpr const ns::OperationInfo& op = ns::OperationOf<Req>::kInfo;
+                   LANCE_ASSIGN_OR_RAISE(
+                       Req request,
+                       codec::Parse<Req>(json, std::string(op.name) + " request"));
+                   if constexpr (op.reply_body == ns::ReplyBody::kStatus) {
+                     LANCE_RETURN_NOT_OK(fn(n, request));
+                     return std::string("{}");
+                   } else {
+                     LANCE_ASSIGN_OR_RAISE(auto response, fn(n, request));
+                     return codec::Dump(response);
+                   }
+                 });
+  }
 }
 
-template <typename Request>
-Op NoBody(Status (LanceNamespace::*method)(const Request&), const char* name) {
-  return
-      [method, name](LanceNamespace& n, const std::string& json) -> Result<std::string> {
-        LANCE_ASSIGN_OR_RAISE(
-            Request request, codec::Parse<Request>(json, std::string(name) + " request"));
-        LANCE_RETURN_NOT_OK((n.*method)(request));
-        return std::string("{}");
-      };
-}
-
+// Every operation of operations.def that crosses as JSON.
 const std::map<std::string, Op>& Ops() {
-  static const std::map<std::string, Op> ops = {
-      {"list_namespaces", Model(&LanceNamespace::ListNamespaces, "list_namespaces")},
-      {"describe_namespace",
-       Model(&LanceNamespace::DescribeNamespace, "describe_namespace")},
-      {"create_namespace", Model(&LanceNamespace::CreateNamespace, "create_namespace")},
-      {"drop_namespace", Model(&LanceNamespace::DropNamespace, "drop_namespace")},
-      {"namespace_exists", NoBody(&LanceNamespace::NamespaceExists, "namespace_exists")},
-      {"list_tables", Model(&LanceNamespace::ListTables, "list_tables")},
-      {"describe_table", Model(&LanceNamespace::DescribeTable, "describe_table")},
-      {"declare_table", Model(&LanceNamespace::DeclareTable, "declare_table")},
-      {"register_table", Model(&LanceNamespace::RegisterTable, "register_table")},
-      {"deregister_table", Model(&LanceNamespace::DeregisterTable, "deregister_table")},
-      {"table_exists", NoBody(&LanceNamespace::TableExists, "table_exists")},
-      {"drop_table", Model(&LanceNamespace::DropTable, "drop_table")},
-  };
+  static const std::map<std::string, Op> ops = [] {
+    std::map<std::string, Op> out;
+#define LANCE_NS_OPERATION(Method, ...)                                       \
+  AddOp<ns::Method##Request>(                                                 \
+      &out, [](LanceNamespace& n, const auto& request, const auto&... data) { \
+        return n.Method(request, data...);                                    \
+      });
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
+    return out;
+  }();
   return ops;
 }
 

@@ -203,70 +203,41 @@ def _is_true(value: object) -> bool:
     return str(value).lower() == "true"
 
 
-# Operations of the native namespaces: name -> response model (requests are passed as
-# they come: a lance_namespace model or a dict). Operations taking an Arrow IPC payload
-# take it as ``request_data`` (bytes).
-_PLAIN_OPS: Dict[str, Any] = {
-    "create_namespace": CreateNamespaceResponse,
-    "list_namespaces": ListNamespacesResponse,
-    "describe_namespace": DescribeNamespaceResponse,
-    "drop_namespace": DropNamespaceResponse,
-    "list_tables": ListTablesResponse,
-    "describe_table": DescribeTableResponse,
-    "declare_table": DeclareTableResponse,
-    "create_empty_table": CreateEmptyTableResponse,
-    "register_table": RegisterTableResponse,
-    "deregister_table": DeregisterTableResponse,
-    "drop_table": DropTableResponse,
-    "rename_table": RenameTableResponse,
-    "list_all_tables": ListTablesResponse,
-    "delete_from_table": DeleteFromTableResponse,
-    "update_table": UpdateTableResponse,
-    "alter_table_add_columns": AlterTableAddColumnsResponse,
-    "alter_table_alter_columns": AlterTableAlterColumnsResponse,
-    "alter_table_drop_columns": AlterTableDropColumnsResponse,
-    "update_table_schema_metadata": UpdateTableSchemaMetadataResponse,
-    "get_table_stats": GetTableStatsResponse,
-    "list_table_versions": ListTableVersionsResponse,
-    "describe_table_version": DescribeTableVersionResponse,
-    "restore_table": RestoreTableResponse,
-    "list_table_tags": ListTableTagsResponse,
-    "create_table_tag": CreateTableTagResponse,
-    "delete_table_tag": DeleteTableTagResponse,
-    "get_table_tag_version": GetTableTagVersionResponse,
-    "update_table_tag": UpdateTableTagResponse,
-    "describe_transaction": DescribeTransactionResponse,
-    "alter_transaction": AlterTransactionResponse,
-}
-_DATA_OPS: Dict[str, Any] = {
-    "create_table": CreateTableResponse,
-    "insert_into_table": InsertIntoTableResponse,
-    "merge_insert_into_table": MergeInsertIntoTableResponse,
-}
+def _native_op(name: str, body: str, reply: str, spec_model: str) -> Any:
+    """The method ``name`` of the native namespaces, from its row of the core's operation
+    table (include/lance/namespace/operations.def): requests are passed as they come (a
+    lance_namespace model or a dict), an Arrow IPC payload as ``request_data`` (bytes);
+    the answer becomes the lance_namespace response model ``<spec_model>Response``."""
+    response_model = getattr(_ln, spec_model + "Response")
 
+    def answer(out: Any) -> Any:
+        if reply == "status":
+            return response_model()
+        if reply == "count":
+            return response_model(count=out)
+        if reply == "arrow":
+            return response_model(data=out)
+        return response_model.from_dict(out)
 
-def _plain_op(name: str, response_model: Any) -> Any:
-    def op(self: "_NativeNamespaceBase", request: Any) -> Any:
-        self._count(name)
-        return response_model.from_dict(getattr(self._inner, name)(request))
+    if body == "arrow":
 
+        def op(self: "_NativeNamespaceBase", request: Any, request_data: bytes) -> Any:
+            self._count(name)
+            return answer(getattr(self._inner, name)(request, request_data))
+
+        op.__doc__ = (
+            f"The spec operation ``{name}`` with an Arrow IPC stream (bytes): returns a "
+            f"{response_model.__name__}."
+        )
+    else:
+
+        def op(self: "_NativeNamespaceBase", request: Any) -> Any:  # type: ignore[misc]
+            self._count(name)
+            return answer(getattr(self._inner, name)(request))
+
+        op.__doc__ = f"The spec operation ``{name}``: returns a {response_model.__name__}."
     op.__name__ = name
     op.__qualname__ = f"_NativeNamespaceBase.{name}"
-    op.__doc__ = f"The spec operation ``{name}``: returns a {response_model.__name__}."
-    return op
-
-
-def _data_op(name: str, response_model: Any) -> Any:
-    def op(self: "_NativeNamespaceBase", request: Any, request_data: bytes) -> Any:
-        self._count(name)
-        return response_model.from_dict(getattr(self._inner, name)(request, request_data))
-
-    op.__name__ = name
-    op.__qualname__ = f"_NativeNamespaceBase.{name}"
-    op.__doc__ = (
-        f"The spec operation ``{name}`` with an Arrow IPC stream (bytes): returns a "
-        f"{response_model.__name__}."
-    )
     return op
 
 
@@ -306,32 +277,10 @@ class _NativeNamespaceBase(LanceNamespace):
         # The core calls the native object directly unless calls must be counted here.
         return not self._ops_metrics_enabled
 
-    for _name, _model in _PLAIN_OPS.items():
-        locals()[_name] = _plain_op(_name, _model)
-    for _name, _model in _DATA_OPS.items():
-        locals()[_name] = _data_op(_name, _model)
-    del _name, _model
-
-    def namespace_exists(self, request: NamespaceExistsRequest) -> NamespaceExistsResponse:
-        self._count("namespace_exists")
-        self._inner.namespace_exists(request)
-        return NamespaceExistsResponse()
-
-    def table_exists(self, request: TableExistsRequest) -> TableExistsResponse:
-        self._count("table_exists")
-        self._inner.table_exists(request)
-        return TableExistsResponse()
-
-    def count_table_rows(self, request: CountTableRowsRequest) -> CountTableRowsResponse:
-        """Rows of the table (matching ``predicate``): CountTableRowsResponse(count=)."""
-        self._count("count_table_rows")
-        return CountTableRowsResponse(count=self._inner.count_table_rows(request))
-
-    def query_table(self, request: Any) -> QueryTableResponse:
-        """A scan of the table: QueryTableResponse whose ``data`` is an Arrow IPC
-        stream."""
-        self._count("query_table")
-        return QueryTableResponse(data=self._inner.query_table(request))
+    # Every operation of the core's table (the one list: operations.def).
+    for _row in _lance_cpp._operations():
+        locals()[_row[0]] = _native_op(*_row)
+    del _row
 
 
 class DirectoryNamespace(_NativeNamespaceBase):

@@ -31,6 +31,7 @@
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/model_fields.h"
+#include "lance/namespace/operations.h"
 #include "lance/namespace/rest_namespace.h"
 #include "lance/server/rest_adapter.h"
 #include "py_callback.h"
@@ -268,103 +269,6 @@ T NsValueOrRaise(Result<T> result) {
   return std::move(result).MoveValueUnsafe();
 }
 
-// The operations of ns::LanceNamespace, once: X(python name, C++ method, request type,
-// response type, lance_namespace request model, lance_namespace response model).
-// Operations of the form Result<Resp> Method(const Req&).
-#define LANCE_PY_NS_PLAIN_OPS(X)                                                         \
-  X(list_namespaces, ListNamespaces, ListNamespacesRequest, ListNamespacesResponse,      \
-    "ListNamespacesRequest", "ListNamespacesResponse")                                   \
-  X(describe_namespace, DescribeNamespace, DescribeNamespaceRequest,                     \
-    DescribeNamespaceResponse, "DescribeNamespaceRequest", "DescribeNamespaceResponse")  \
-  X(create_namespace, CreateNamespace, CreateNamespaceRequest, CreateNamespaceResponse,  \
-    "CreateNamespaceRequest", "CreateNamespaceResponse")                                 \
-  X(drop_namespace, DropNamespace, DropNamespaceRequest, DropNamespaceResponse,          \
-    "DropNamespaceRequest", "DropNamespaceResponse")                                     \
-  X(list_tables, ListTables, ListTablesRequest, ListTablesResponse, "ListTablesRequest", \
-    "ListTablesResponse")                                                                \
-  X(describe_table, DescribeTable, DescribeTableRequest, DescribeTableResponse,          \
-    "DescribeTableRequest", "DescribeTableResponse")                                     \
-  X(declare_table, DeclareTable, DeclareTableRequest, DeclareTableResponse,              \
-    "DeclareTableRequest", "DeclareTableResponse")                                       \
-  X(create_empty_table, CreateEmptyTable, CreateEmptyTableRequest,                       \
-    CreateEmptyTableResponse, "CreateEmptyTableRequest", "CreateEmptyTableResponse")     \
-  X(register_table, RegisterTable, RegisterTableRequest, RegisterTableResponse,          \
-    "RegisterTableRequest", "RegisterTableResponse")                                     \
-  X(deregister_table, DeregisterTable, DeregisterTableRequest, DeregisterTableResponse,  \
-    "DeregisterTableRequest", "DeregisterTableResponse")                                 \
-  X(drop_table, DropTable, DropTableRequest, DropTableResponse, "DropTableRequest",      \
-    "DropTableResponse")                                                                 \
-  X(rename_table, RenameTable, RenameTableRequest, RenameTableResponse,                  \
-    "RenameTableRequest", "RenameTableResponse")                                         \
-  X(list_all_tables, ListAllTables, ListAllTablesRequest, ListAllTablesResponse,         \
-    "ListTablesRequest", "ListTablesResponse")                                           \
-  X(delete_from_table, DeleteFromTable, DeleteFromTableRequest, DeleteFromTableResponse, \
-    "DeleteFromTableRequest", "DeleteFromTableResponse")                                 \
-  X(update_table, UpdateTable, UpdateTableRequest, UpdateTableResponse,                  \
-    "UpdateTableRequest", "UpdateTableResponse")                                         \
-  X(alter_table_add_columns, AlterTableAddColumns, AlterTableAddColumnsRequest,          \
-    AlterTableAddColumnsResponse, "AlterTableAddColumnsRequest",                         \
-    "AlterTableAddColumnsResponse")                                                      \
-  X(alter_table_alter_columns, AlterTableAlterColumns, AlterTableAlterColumnsRequest,    \
-    AlterTableAlterColumnsResponse, "AlterTableAlterColumnsRequest",                     \
-    "AlterTableAlterColumnsResponse")                                                    \
-  X(alter_table_drop_columns, AlterTableDropColumns, AlterTableDropColumnsRequest,       \
-    AlterTableDropColumnsResponse, "AlterTableDropColumnsRequest",                       \
-    "AlterTableDropColumnsResponse")                                                     \
-  X(update_table_schema_metadata, UpdateTableSchemaMetadata,                             \
-    UpdateTableSchemaMetadataRequest, UpdateTableSchemaMetadataResponse,                 \
-    "UpdateTableSchemaMetadataRequest", "UpdateTableSchemaMetadataResponse")             \
-  X(get_table_stats, GetTableStats, GetTableStatsRequest, GetTableStatsResponse,         \
-    "GetTableStatsRequest", "GetTableStatsResponse")                                     \
-  X(list_table_versions, ListTableVersions, ListTableVersionsRequest,                    \
-    ListTableVersionsResponse, "ListTableVersionsRequest", "ListTableVersionsResponse")  \
-  X(describe_table_version, DescribeTableVersion, DescribeTableVersionRequest,           \
-    DescribeTableVersionResponse, "DescribeTableVersionRequest",                         \
-    "DescribeTableVersionResponse")                                                      \
-  X(restore_table, RestoreTable, RestoreTableRequest, RestoreTableResponse,              \
-    "RestoreTableRequest", "RestoreTableResponse")                                       \
-  X(list_table_tags, ListTableTags, ListTableTagsRequest, ListTableTagsResponse,         \
-    "ListTableTagsRequest", "ListTableTagsResponse")                                     \
-  X(create_table_tag, CreateTableTag, CreateTableTagRequest, CreateTableTagResponse,     \
-    "CreateTableTagRequest", "CreateTableTagResponse")                                   \
-  X(delete_table_tag, DeleteTableTag, DeleteTableTagRequest, DeleteTableTagResponse,     \
-    "DeleteTableTagRequest", "DeleteTableTagResponse")                                   \
-  X(get_table_tag_version, GetTableTagVersion, GetTableTagVersionRequest,                \
-    GetTableTagVersionResponse, "GetTableTagVersionRequest",                             \
-    "GetTableTagVersionResponse")                                                        \
-  X(update_table_tag, UpdateTableTag, UpdateTableTagRequest, UpdateTableTagResponse,     \
-    "UpdateTableTagRequest", "UpdateTableTagResponse")                                   \
-  X(describe_transaction, DescribeTransaction, DescribeTransactionRequest,               \
-    DescribeTransactionResponse, "DescribeTransactionRequest",                           \
-    "DescribeTransactionResponse")                                                       \
-  X(alter_transaction, AlterTransaction, AlterTransactionRequest,                        \
-    AlterTransactionResponse, "AlterTransactionRequest", "AlterTransactionResponse")
-
-// Operations with an Arrow IPC payload: Result<Resp> Method(const Req&, data).
-#define LANCE_PY_NS_DATA_OPS(X)                                                          \
-  X(create_table, CreateTable, CreateTableRequest, CreateTableResponse,                  \
-    "CreateTableRequest", "CreateTableResponse")                                         \
-  X(insert_into_table, InsertIntoTable, InsertIntoTableRequest, InsertIntoTableResponse, \
-    "InsertIntoTableRequest", "InsertIntoTableResponse")                                 \
-  X(merge_insert_into_table, MergeInsertIntoTable, MergeInsertIntoTableRequest,          \
-    MergeInsertIntoTableResponse, "MergeInsertIntoTableRequest",                         \
-    "MergeInsertIntoTableResponse")
-
-/// Calls `op` on the C++ namespace with the GIL released; the response as Python.
-template <typename Req, typename Fn>
-py::object CallNative(py::handle request, std::string_view what, Fn&& op) {
-  Req req = FromDict<Req>(request, what);
-  auto result = WithoutGil([&] { return op(req); });
-  return ToPy(NsValueOrRaise(std::move(result)));
-}
-
-template <typename Req, typename Fn>
-void CheckNative(py::handle request, std::string_view what, Fn&& op) {
-  Req req = FromDict<Req>(request, what);
-  Status st = WithoutGil([&] { return op(req); });
-  if (!st.ok()) RaiseNamespaceStatus(st);
-}
-
 // -- a Python namespace behind the C++ interface ----------------------------------------
 
 class PyNamespace final : public ns::LanceNamespace {
@@ -378,60 +282,14 @@ class PyNamespace final : public ns::LanceNamespace {
     return NamespaceIdLocked();
   }
 
-#define LANCE_PY_NS_PLAIN_OVERRIDE(py_name, Method, Req, Resp, py_req, py_resp) \
-  Result<ns::Resp> Method(const ns::Req& r) override {                          \
-    return Call<ns::Resp>(#py_name, py_req, r, nullptr);                        \
+  // Every operation of operations.def: `obj.<wire name>(<lance_namespace model>[,
+  // data])`, its answer converted as the operation's row says (Run).
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                        \
+  LANCE_NS_RESULT(Method, Reply) Method(LANCE_NS_PARAMS(Method, Body)) override { \
+    return Run(LANCE_NS_ARGS(Body));                                              \
   }
-  LANCE_PY_NS_PLAIN_OPS(LANCE_PY_NS_PLAIN_OVERRIDE)
-#undef LANCE_PY_NS_PLAIN_OVERRIDE
-
-#define LANCE_PY_NS_DATA_OVERRIDE(py_name, Method, Req, Resp, py_req, py_resp) \
-  Result<ns::Resp> Method(const ns::Req& r, std::string_view data) override {  \
-    return Call<ns::Resp>(#py_name, py_req, r, &data);                         \
-  }
-  LANCE_PY_NS_DATA_OPS(LANCE_PY_NS_DATA_OVERRIDE)
-#undef LANCE_PY_NS_DATA_OVERRIDE
-
-  Status NamespaceExists(const ns::NamespaceExistsRequest& r) override {
-    return Guard<bool>("namespace_exists",
-                       [&](const std::string&) -> Result<bool> {
-                         Invoke("namespace_exists", "NamespaceExistsRequest", r, nullptr);
-                         return true;
-                       })
-        .status();
-  }
-  Status TableExists(const ns::TableExistsRequest& r) override {
-    return Guard<bool>("table_exists",
-                       [&](const std::string&) -> Result<bool> {
-                         Invoke("table_exists", "TableExistsRequest", r, nullptr);
-                         return true;
-                       })
-        .status();
-  }
-  /// pylance 14 answers CountTableRowsResponse(count=...); the lance_namespace base
-  /// documents an int: both are accepted.
-  Result<int64_t> CountTableRows(const ns::CountTableRowsRequest& r) override {
-    return Guard<int64_t>(
-        "count_table_rows", [&](const std::string& context) -> Result<int64_t> {
-          py::object out =
-              Invoke("count_table_rows", "CountTableRowsRequest", r, nullptr);
-          if (!py::isinstance<py::int_>(out) && py::hasattr(out, "count")) {
-            out = out.attr("count");
-          }
-          return FromPy<int64_t>(out, context + " response");
-        });
-  }
-  /// QueryTableResponse(data=<Arrow IPC bytes>) or the bytes themselves.
-  Result<std::string> QueryTable(const ns::QueryTableRequest& r) override {
-    return Guard<std::string>(
-        "query_table", [&](const std::string& context) -> Result<std::string> {
-          py::object out = Invoke("query_table", "QueryTableRequest", r, nullptr);
-          if (!py::isinstance<py::bytes>(out) && py::hasattr(out, "data")) {
-            out = out.attr("data");
-          }
-          return BytesOf(out, context + " response");
-        });
-  }
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
 
  private:
   std::string NamespaceIdLocked() const {
@@ -449,7 +307,7 @@ class PyNamespace final : public ns::LanceNamespace {
   /// `obj.<method>(<request model>[, data])`. REQUIRES: the GIL is held.
   template <typename Req>
   py::object Invoke(const char* method, const char* model, const Req& request,
-                    const std::string_view* data) {
+                    std::optional<std::string_view> data) {
     auto module = py::module_::import("lance_namespace");
     py::dict fields = ToDict(request);
     if constexpr (std::is_same_v<Req, ns::QueryTableRequest>) {
@@ -457,19 +315,48 @@ class PyNamespace final : public ns::LanceNamespace {
       if (!fields.contains("vector")) fields["vector"] = py::dict();
     }
     py::object req_model = module.attr(model).attr("from_dict")(fields);
-    if (data != nullptr) {
+    if (data) {
       return obj_.attr(method)(req_model, py::bytes(data->data(), data->size()));
     }
     return obj_.attr(method)(req_model);
   }
 
-  template <typename Resp, typename Req>
-  Result<Resp> Call(const char* method, const char* model, const Req& request,
-                    const std::string_view* data) {
-    return Guard<Resp>(method, [&](const std::string& context) -> Result<Resp> {
-      py::object response = Invoke(method, model, request, data);
-      return FromPy<Resp>(response, context + " response");
-    });
+  /// One operation on the Python object. Exists operations succeed when the call
+  /// returns; a count may come as CountTableRowsResponse(count=...) (pylance 14) or an
+  /// int (the lance_namespace base documents one); a query as
+  /// QueryTableResponse(data=<Arrow IPC bytes>) or the bytes themselves.
+  template <typename Req>
+  typename ns::OperationOf<Req>::Result Run(const Req& request,
+                                            std::optional<std::string_view> data = {}) {
+    constexpr const ns::OperationInfo& op = ns::OperationOf<Req>::kInfo;
+    using Out = typename ns::OperationOf<Req>::Result;
+    const char* method = op.name.data();  // a string literal: NUL-terminated
+    const std::string model = std::string(op.spec_model) + "Request";
+    auto call = [&]() { return Invoke(method, model.c_str(), request, data); };
+    if constexpr (op.reply_body == ns::ReplyBody::kStatus) {
+      return Guard<bool>(method,
+                         [&](const std::string&) -> Result<bool> {
+                           call();
+                           return true;
+                         })
+          .status();
+    } else {
+      using Value = typename Out::value_type;
+      return Guard<Value>(method, [&](const std::string& context) -> Result<Value> {
+        py::object out = call();
+        if constexpr (op.reply_body == ns::ReplyBody::kCount) {
+          if (!py::isinstance<py::int_>(out) && py::hasattr(out, "count")) {
+            out = out.attr("count");
+          }
+        } else if constexpr (op.reply_body == ns::ReplyBody::kArrow) {
+          if (!py::isinstance<py::bytes>(out) && py::hasattr(out, "data")) {
+            out = out.attr("data");
+          }
+          return BytesOf(out, context + " response");
+        }
+        return FromPy<Value>(out, context + " response");
+      });
+    }
   }
 
   /// One Python call with the GIL taken: `fn(context)`. Errors: lance_namespace errors
@@ -621,63 +508,73 @@ std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj) {
   return std::make_shared<PyNamespace>(py::reinterpret_borrow<py::object>(obj));
 }
 
+/// \brief `_NativeNamespace.<wire name>(request[, request_data])`: the request from a
+/// lance_namespace model or dict, `fn(namespace, request, data)` run with the GIL
+/// released, the answer as a dict (an int for a count, bytes for Arrow rows, None for
+/// the exists operations).
+template <typename Req, typename Fn>
+void BindOperation(
+    py::class_<ns::LanceNamespace, std::shared_ptr<ns::LanceNamespace>>& base, Fn fn) {
+  constexpr const ns::OperationInfo& op = ns::OperationOf<Req>::kInfo;
+  const char* name = op.name.data();  // a string literal: NUL-terminated
+  auto run = [fn, name](ns::LanceNamespace& n, py::handle request,
+                        std::string_view data) -> py::object {
+    constexpr ns::ReplyBody reply = ns::OperationOf<Req>::kInfo.reply_body;
+    Req req = FromDict<Req>(request, name);
+    auto result = WithoutGil([&] { return fn(n, req, data); });
+    if constexpr (reply == ns::ReplyBody::kStatus) {
+      if (!result.ok()) RaiseNamespaceStatus(result);
+      return py::none();
+    } else if constexpr (reply == ns::ReplyBody::kArrow) {
+      return py::bytes(NsValueOrRaise(std::move(result)));
+    } else {
+      return ToPy(NsValueOrRaise(std::move(result)));
+    }
+  };
+  if constexpr (op.request_body == ns::RequestBody::kArrow) {
+    base.def(
+        name,
+        [run, name](ns::LanceNamespace& n, py::handle request, py::handle data) {
+          std::string bytes = BytesOf(data, name);
+          return run(n, request, bytes);
+        },
+        py::arg("request"), py::arg("request_data"));
+  } else {
+    base.def(
+        name,
+        [run](ns::LanceNamespace& n, py::handle request) { return run(n, request, {}); },
+        py::arg("request"));
+  }
+}
+
 void BindNamespace(py::module_& m) {
   using Base = ns::LanceNamespace;
   // Every operation of the C++ interface, taking lance_namespace models (or dicts) and
   // returning dicts with the spec's names (lance_cpp/namespace.py makes models of them).
   py::class_<Base, std::shared_ptr<Base>> base(m, "_NativeNamespace");
   base.def("namespace_id", &Base::namespace_id);
-#define LANCE_PY_NS_PLAIN_DEF(py_name, Method, Req, Resp, py_req, py_resp)      \
-  base.def(                                                                     \
-      #py_name,                                                                 \
-      [](Base& n, py::handle r) {                                               \
-        return CallNative<ns::Req>(r, #py_name,                                 \
-                                   [&](const auto& q) { return n.Method(q); }); \
-      },                                                                        \
-      py::arg("request"));
-  LANCE_PY_NS_PLAIN_OPS(LANCE_PY_NS_PLAIN_DEF)
-#undef LANCE_PY_NS_PLAIN_DEF
-#define LANCE_PY_NS_DATA_DEF(py_name, Method, Req, Resp, py_req, py_resp)              \
-  base.def(                                                                            \
-      #py_name,                                                                        \
-      [](Base& n, py::handle r, py::handle data) {                                     \
-        std::string bytes = BytesOf(data, #py_name);                                   \
-        return CallNative<ns::Req>(r, #py_name,                                        \
-                                   [&](const auto& q) { return n.Method(q, bytes); }); \
-      },                                                                               \
-      py::arg("request"), py::arg("request_data"));
-  LANCE_PY_NS_DATA_OPS(LANCE_PY_NS_DATA_DEF)
-#undef LANCE_PY_NS_DATA_DEF
-  base.def(
-      "namespace_exists",
-      [](Base& n, py::handle r) {
-        CheckNative<ns::NamespaceExistsRequest>(
-            r, "namespace_exists", [&](const auto& q) { return n.NamespaceExists(q); });
-      },
-      py::arg("request"));
-  base.def(
-      "table_exists",
-      [](Base& n, py::handle r) {
-        CheckNative<ns::TableExistsRequest>(
-            r, "table_exists", [&](const auto& q) { return n.TableExists(q); });
-      },
-      py::arg("request"));
-  base.def(
-      "count_table_rows",
-      [](Base& n, py::handle r) {
-        return CallNative<ns::CountTableRowsRequest>(
-            r, "count_table_rows", [&](const auto& q) { return n.CountTableRows(q); });
-      },
-      py::arg("request"));
-  base.def(
-      "query_table",
-      [](Base& n, py::handle r) {
-        ns::QueryTableRequest req = FromDict<ns::QueryTableRequest>(r, "query_table");
-        Result<std::string> out = WithoutGil([&] { return n.QueryTable(req); });
-        std::string bytes = NsValueOrRaise(std::move(out));
-        return py::bytes(bytes);
-      },
-      py::arg("request"));
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                           \
+  BindOperation<ns::Method##Request>(base,                                           \
+                                     [](Base& n, const ns::Method##Request& request, \
+                                        [[maybe_unused]] std::string_view data) {    \
+                                       return n.Method(LANCE_NS_ARGS(Body));         \
+                                     });
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
+  // The operation table, for lance_cpp/namespace.py: (name, request body, reply,
+  // lance_namespace model prefix) of each backed operation.
+  m.def("_operations", [] {
+    py::list out;
+    for (const ns::OperationInfo& op : ns::AllOperations()) {
+      if (!op.backed) continue;
+      static constexpr const char* kBodies[] = {"json", "query", "arrow"};
+      static constexpr const char* kReplies[] = {"model", "status", "count", "arrow"};
+      out.append(py::make_tuple(
+          std::string(op.name), kBodies[static_cast<int>(op.request_body)],
+          kReplies[static_cast<int>(op.reply_body)], std::string(op.spec_model)));
+    }
+    return out;
+  });
 
   using DirNs = ns::DirectoryNamespace;
   py::class_<DirNs, Base, std::shared_ptr<DirNs>>(m, "_DirectoryNamespace")

@@ -261,6 +261,23 @@ namespace {
 
 using State = RefreshingCredentialsSource::State;
 
+// Records the wait of a Current() call (if it waited) when the call returns.
+class WaitRecorder {
+ public:
+  WaitRecorder(State& state, Clock::SteadyTimePoint start) : s_(state), begin_(start) {}
+  WaitRecorder(const WaitRecorder&) = delete;
+  WaitRecorder& operator=(const WaitRecorder&) = delete;
+  ~WaitRecorder() {
+    if (waited_) s_.RecordWait(s_.clock->SteadyNow() - begin_);
+  }
+  void MarkWaited() { waited_ = true; }
+
+ private:
+  bool waited_ = false;
+  State& s_;
+  Clock::SteadyTimePoint begin_;
+};
+
 // The process-wide registry of refreshing sources, per provider id. Leaked on purpose:
 // sources may die during static destruction.
 struct Registry {
@@ -627,19 +644,8 @@ Result<Creds> RefreshingCredentialsSource::Current() {
   }
   const auto begin = s.clock->SteadyNow();
   const auto deadline = begin + s.options.max_wait;
-  // Records the wait of this call (if it waited) when it returns, with the lock still
-  // held (declared after `lock`, so destroyed before it).
-  struct WaitRecorder {
-    State& s;
-    Clock::SteadyTimePoint begin;
-    bool waited = false;
-    WaitRecorder(State& state, Clock::SteadyTimePoint start) : s(state), begin(start) {}
-    WaitRecorder(const WaitRecorder&) = delete;
-    WaitRecorder& operator=(const WaitRecorder&) = delete;
-    ~WaitRecorder() {
-      if (waited) s.RecordWait(s.clock->SteadyNow() - begin);
-    }
-  } recorder(s, begin);
+  // Declared after `lock`, so it records the wait with the lock still held.
+  WaitRecorder recorder(s, begin);
   while (true) {
     const int64_t now_ms = s.clock->NowMillis();
     const auto steady = s.clock->SteadyNow();
@@ -660,7 +666,7 @@ Result<Creds> RefreshingCredentialsSource::Current() {
           StartFetch(state_, Trigger::kInline);
         }
         const uint64_t awaited = s.started_seq;
-        recorder.waited = true;
+        recorder.MarkWaited();
         if (!s.clock->WaitUntil(lock, s.cv, deadline,
                                 [&] { return s.completed_seq >= awaited; }) &&
             !s.Expired(s.clock->NowMillis())) {
@@ -696,7 +702,7 @@ Result<Creds> RefreshingCredentialsSource::Current() {
           ++s.stats.failed_requests;
           return s.TimeoutError();
         }
-        recorder.waited = true;
+        recorder.MarkWaited();
         s.clock->WaitUntil(lock, s.cv, std::min(deadline, allowed),
                            [&] { return s.in_flight; });
         continue;
@@ -704,7 +710,7 @@ Result<Creds> RefreshingCredentialsSource::Current() {
       StartFetch(state_, Trigger::kExpired);
     }
     const uint64_t awaited = s.started_seq;
-    recorder.waited = true;
+    recorder.MarkWaited();
     if (!s.clock->WaitUntil(lock, s.cv, deadline,
                             [&] { return s.completed_seq >= awaited; })) {
       ++s.stats.failed_requests;

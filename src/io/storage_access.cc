@@ -13,23 +13,10 @@
 namespace lance::io {
 
 bool IsRefreshableOptionKey(std::string_view key) {
-  // The credential aliases must stay those ParseS3Options and
-  // CredentialsFromStorageOptions read: a key left behind would put a stale secret into
-  // the store's options (and the registry's secrets fingerprint would then split stores
-  // that should be shared).
-  static constexpr std::string_view kKeys[] = {
-      "aws_access_key_id",  "access_key_id",         "aws_secret_access_key",
-      "secret_access_key",  "aws_session_token",     "aws_token",
-      "aws_security_token", "session_token",         "token",
-      kExpiresAtMillisKey,  kRefreshOffsetMillisKey,
-  };
-  std::string lower(key);
-  for (char& c : lower)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (std::string_view k : kKeys) {
-    if (lower == k) return true;
-  }
-  return false;
+  // Exactly the credential keys ParseS3Options reads (one list: kCredentialOptionKeys):
+  // a key left behind would put a stale secret into the store's options (and the
+  // registry's secrets fingerprint would then split stores that should be shared).
+  return CredentialPartOf(key).has_value();
 }
 
 StorageOptions WithoutRefreshableOptions(const StorageOptions& options) {

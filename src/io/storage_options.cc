@@ -6,6 +6,7 @@
 #include "lance/io/storage_options.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "lance/core/ascii.h"
 
@@ -33,6 +34,22 @@ bool IsSecretOptionKey(std::string_view key) {
 
 bool IsSensitiveOptionKey(std::string_view key) {
   return ClassifyOptionKey(key) != OptionSensitivity::kPlain;
+}
+
+std::optional<CredentialPart> CredentialPartOf(std::string_view key) {
+  for (const CredentialOptionKey& k : kCredentialOptionKeys) {
+    if (k.key.size() == key.size() &&
+        std::equal(k.key.begin(), k.key.end(), key.begin(), [](char a, char b) {
+          return a == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return k.part;
+    }
+  }
+  return std::nullopt;
+}
+
+bool IsCredentialOptionKey(std::string_view key) {
+  return CredentialPartOf(key).has_value() || IsSensitiveOptionKey(key);
 }
 
 std::string RedactOptionValue(std::string_view key, std::string_view value) {

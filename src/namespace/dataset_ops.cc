@@ -75,8 +75,7 @@ Result<Located> Describe(LanceNamespace& ns, const Identifier& table_id,
 }  // namespace
 
 bool IsVendedCredentialKey(std::string_view key) {
-  return io::IsSensitiveOptionKey(key) || key == "expires_at_millis" ||
-         key == "refresh_offset_millis";
+  return io::IsCredentialOptionKey(key);
 }
 
 Properties MergeStorageOptions(const Properties& user_options,

@@ -8,6 +8,7 @@
 
 #include "lance/macros.h"
 #include "lance/namespace/directory_namespace.h"
+#include "lance/namespace/operations.h"
 #include "lance/namespace/rest_namespace.h"
 #include "lance/str_cat.h"
 
@@ -130,138 +131,42 @@ std::shared_ptr<LanceNamespace> LanceNamespace::WithVendPermissionCap(VendPermis
   return nullptr;
 }
 
-Result<ListNamespacesResponse> LanceNamespace::ListNamespaces(
-    const ListNamespacesRequest&) {
-  return Unsupported("list_namespaces");
-}
-Result<DescribeNamespaceResponse> LanceNamespace::DescribeNamespace(
-    const DescribeNamespaceRequest&) {
-  return Unsupported("describe_namespace");
-}
-Result<CreateNamespaceResponse> LanceNamespace::CreateNamespace(
-    const CreateNamespaceRequest&) {
-  return Unsupported("create_namespace");
-}
-Result<DropNamespaceResponse> LanceNamespace::DropNamespace(const DropNamespaceRequest&) {
-  return Unsupported("drop_namespace");
-}
-Status LanceNamespace::NamespaceExists(const NamespaceExistsRequest&) {
-  return Unsupported("namespace_exists");
-}
-Result<ListTablesResponse> LanceNamespace::ListTables(const ListTablesRequest&) {
-  return Unsupported("list_tables");
-}
-Result<DescribeTableResponse> LanceNamespace::DescribeTable(const DescribeTableRequest&) {
-  return Unsupported("describe_table");
-}
-Result<DeclareTableResponse> LanceNamespace::DeclareTable(const DeclareTableRequest&) {
-  return Unsupported("declare_table");
-}
-Result<CreateEmptyTableResponse> LanceNamespace::CreateEmptyTable(
-    const CreateEmptyTableRequest&) {
-  return Unsupported("create_empty_table");
-}
-Result<RegisterTableResponse> LanceNamespace::RegisterTable(const RegisterTableRequest&) {
-  return Unsupported("register_table");
-}
-Result<DeregisterTableResponse> LanceNamespace::DeregisterTable(
-    const DeregisterTableRequest&) {
-  return Unsupported("deregister_table");
-}
-Status LanceNamespace::TableExists(const TableExistsRequest&) {
-  return Unsupported("table_exists");
-}
-Result<DropTableResponse> LanceNamespace::DropTable(const DropTableRequest&) {
-  return Unsupported("drop_table");
+// Every operation: Unsupported, named with its spec name.
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                               \
+  LANCE_NS_RESULT(Method, Reply) LanceNamespace::Method(LANCE_NS_PARAMS(Method, Body)) { \
+    return Unsupported(#wire);                                                           \
+  }
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
+
+// -- The operation table
+// -------------------------------------------------------------------
+
+const std::vector<OperationInfo>& AllOperations() {
+  static const std::vector<OperationInfo> operations = [] {
+    std::vector<OperationInfo> out;
+#define LANCE_NS_OPERATION(...) out.push_back(LANCE_NS_OPERATION_INFO(__VA_ARGS__));
+#define LANCE_NS_UNBACKED_OPERATION(wire, Http, Area, route)                            \
+  out.push_back(OperationInfo{#wire, #Http, LANCE_NS_AREA_(Area), route,                \
+                              VendPermission::kWrite, false, false, RequestBody::kJson, \
+                              ReplyBody::kModel, "", "", false});
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_UNBACKED_OPERATION
+#undef LANCE_NS_OPERATION
+    return out;
+  }();
+  return operations;
 }
 
-Result<CreateTableResponse> LanceNamespace::CreateTable(const CreateTableRequest&,
-                                                        std::string_view) {
-  return Unsupported("create_table");
-}
-Result<RenameTableResponse> LanceNamespace::RenameTable(const RenameTableRequest&) {
-  return Unsupported("rename_table");
-}
-Result<ListAllTablesResponse> LanceNamespace::ListAllTables(const ListAllTablesRequest&) {
-  return Unsupported("list_all_tables");
-}
-Result<int64_t> LanceNamespace::CountTableRows(const CountTableRowsRequest&) {
-  return Unsupported("count_table_rows");
-}
-Result<InsertIntoTableResponse> LanceNamespace::InsertIntoTable(
-    const InsertIntoTableRequest&, std::string_view) {
-  return Unsupported("insert_into_table");
-}
-Result<MergeInsertIntoTableResponse> LanceNamespace::MergeInsertIntoTable(
-    const MergeInsertIntoTableRequest&, std::string_view) {
-  return Unsupported("merge_insert_into_table");
-}
-Result<DeleteFromTableResponse> LanceNamespace::DeleteFromTable(
-    const DeleteFromTableRequest&) {
-  return Unsupported("delete_from_table");
-}
-Result<UpdateTableResponse> LanceNamespace::UpdateTable(const UpdateTableRequest&) {
-  return Unsupported("update_table");
-}
-Result<std::string> LanceNamespace::QueryTable(const QueryTableRequest&) {
-  return Unsupported("query_table");
-}
-Result<AlterTableAddColumnsResponse> LanceNamespace::AlterTableAddColumns(
-    const AlterTableAddColumnsRequest&) {
-  return Unsupported("alter_table_add_columns");
-}
-Result<AlterTableAlterColumnsResponse> LanceNamespace::AlterTableAlterColumns(
-    const AlterTableAlterColumnsRequest&) {
-  return Unsupported("alter_table_alter_columns");
-}
-Result<AlterTableDropColumnsResponse> LanceNamespace::AlterTableDropColumns(
-    const AlterTableDropColumnsRequest&) {
-  return Unsupported("alter_table_drop_columns");
-}
-Result<UpdateTableSchemaMetadataResponse> LanceNamespace::UpdateTableSchemaMetadata(
-    const UpdateTableSchemaMetadataRequest&) {
-  return Unsupported("update_table_schema_metadata");
-}
-Result<GetTableStatsResponse> LanceNamespace::GetTableStats(const GetTableStatsRequest&) {
-  return Unsupported("get_table_stats");
-}
-Result<ListTableVersionsResponse> LanceNamespace::ListTableVersions(
-    const ListTableVersionsRequest&) {
-  return Unsupported("list_table_versions");
-}
-Result<DescribeTableVersionResponse> LanceNamespace::DescribeTableVersion(
-    const DescribeTableVersionRequest&) {
-  return Unsupported("describe_table_version");
-}
-Result<RestoreTableResponse> LanceNamespace::RestoreTable(const RestoreTableRequest&) {
-  return Unsupported("restore_table");
-}
-Result<ListTableTagsResponse> LanceNamespace::ListTableTags(const ListTableTagsRequest&) {
-  return Unsupported("list_table_tags");
-}
-Result<CreateTableTagResponse> LanceNamespace::CreateTableTag(
-    const CreateTableTagRequest&) {
-  return Unsupported("create_table_tag");
-}
-Result<DeleteTableTagResponse> LanceNamespace::DeleteTableTag(
-    const DeleteTableTagRequest&) {
-  return Unsupported("delete_table_tag");
-}
-Result<GetTableTagVersionResponse> LanceNamespace::GetTableTagVersion(
-    const GetTableTagVersionRequest&) {
-  return Unsupported("get_table_tag_version");
-}
-Result<UpdateTableTagResponse> LanceNamespace::UpdateTableTag(
-    const UpdateTableTagRequest&) {
-  return Unsupported("update_table_tag");
-}
-Result<DescribeTransactionResponse> LanceNamespace::DescribeTransaction(
-    const DescribeTransactionRequest&) {
-  return Unsupported("describe_transaction");
-}
-Result<AlterTransactionResponse> LanceNamespace::AlterTransaction(
-    const AlterTransactionRequest&) {
-  return Unsupported("alter_transaction");
+bool OperationInfo::InQuery(std::string_view field) const {
+  std::string_view rest = query_fields;
+  while (!rest.empty()) {
+    const size_t space = rest.find(' ');
+    if (rest.substr(0, space) == field) return true;
+    if (space == std::string_view::npos) break;
+    rest.remove_prefix(space + 1);
+  }
+  return false;
 }
 
 // -- Helpers

@@ -21,7 +21,9 @@
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "lance/macros.h"
-#include "lance/namespace/json_codec.h"
+#include "namespace/json_codec_internal.h"
+#include "lance/namespace/model_fields.h"
+#include "lance/namespace/operations.h"
 #include "lance/str_cat.h"
 #include "namespace/rest_http.h"
 
@@ -110,6 +112,43 @@ std::string CompactJson(const Properties& props) {
   return j.dump();
 }
 
+std::string_view AreaSegment(OperationArea area) {
+  switch (area) {
+    case OperationArea::kNamespace:
+      return "namespace";
+    case OperationArea::kTransaction:
+      return "transaction";
+    case OperationArea::kMaterializedView:
+      return "materialized_view";
+    case OperationArea::kTable:
+    case OperationArea::kTableGlobal:
+      break;
+  }
+  return "table";
+}
+
+// A request field as query parameters: strings as they are, booleans as true/false,
+// maps as compact JSON objects (create_table's properties, as Lance's client sends
+// them), lists as one parameter per element (merge_insert's composite `on` keys).
+template <typename T>
+void AppendQuery(const char* name, const T& field, QueryParams* query) {
+  if constexpr (IsOptional<T>::value) {
+    if (field.has_value()) AppendQuery(name, *field, query);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    query->emplace_back(name, field);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    query->emplace_back(name, BoolText(field));
+  } else if constexpr (std::is_integral_v<T>) {
+    query->emplace_back(name, std::to_string(field));
+  } else if constexpr (std::is_same_v<T, Properties>) {
+    query->emplace_back(name, CompactJson(field));
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    for (const auto& element : field) query->emplace_back(name, element);
+  } else {
+    // Not a query type; operations_test checks that no row names such a field.
+  }
+}
+
 }  // namespace
 
 std::string FormEncode(std::string_view text) {
@@ -188,24 +227,67 @@ class RestNamespace::Impl {
     return FormEncode(id.empty() ? options_.delimiter : Joined(id));
   }
 
-  Call MakeCall(std::string_view op, std::string method, std::string_view kind,
-                const Identifier& id, std::string_view action) const {
+  // The call of an operation, from its row of operations.def: route, method, retry
+  // and 404 rules, and the request as a JSON body or as query parameters.
+  template <typename Req>
+  Call CallFor(const Req& r) const {
+    constexpr const OperationInfo& op = OperationOf<Req>::kInfo;
     Call call;
-    call.op = op;
-    call.method = std::move(method);
-    call.path = StrCat("/v1/", kind, "/", PathId(id), "/", action);
-    call.object_id = Joined(id);
+    call.op = op.name;
+    call.method = std::string(op.http_method);
+    call.idempotent = op.idempotent;
+    if (op.namespace_not_found) call.not_found = ErrorCode::kNamespaceNotFound;
+    if constexpr (requires { r.id; }) {
+      call.path = StrCat("/v1/", AreaSegment(op.area), "/", PathId(r.id), "/", op.route);
+      call.object_id = Joined(r.id);
+    } else {
+      call.path =
+          op.route.empty() ? std::string("/v1/table") : StrCat("/v1/table/", op.route);
+    }
+    if constexpr (op.request_body == RequestBody::kJson) {
+      call.body = json_codec::ToJson(r).dump();
+      call.content_type = kJson;
+    } else {
+      VisitFields(r, [&](const char* name, const auto& field) {
+        if (op.InQuery(name)) AppendQuery(name, field, &call.query);
+      });
+    }
     return call;
   }
 
+  // One operation, as its row says; the few whose wire form the row cannot say have
+  // overloads below.
   template <typename Req>
-  Call JsonCall(std::string_view op, std::string_view kind, const Identifier& id,
-                std::string_view action, const Req& request, bool idempotent) const {
-    Call call = MakeCall(op, "POST", kind, id, action);
-    call.body = json_codec::ToJson(request).dump();
-    call.content_type = kJson;
-    call.idempotent = idempotent;
-    return call;
+  typename OperationOf<Req>::Result Invoke(const Req& r,
+                                           std::string_view data = {}) const {
+    Call call = CallFor(r);
+    if constexpr (OperationOf<Req>::kInfo.request_body == RequestBody::kArrow) {
+      call.body = std::string(data);
+      call.content_type = kArrowStream;
+    }
+    return Answer<Req>(call);
+  }
+
+  Result<CreateEmptyTableResponse> Invoke(const CreateEmptyTableRequest& r) const;
+  Result<MergeInsertIntoTableResponse> Invoke(const MergeInsertIntoTableRequest& r,
+                                              std::string_view data) const;
+  Result<std::string> Invoke(const QueryTableRequest& r) const;
+  Result<UpdateTableSchemaMetadataResponse> Invoke(
+      const UpdateTableSchemaMetadataRequest& r) const;
+
+  // The answer of a call, in the shape the operation's row gives.
+  template <typename Req>
+  typename OperationOf<Req>::Result Answer(const Call& call) const {
+    constexpr ReplyBody reply = OperationOf<Req>::kInfo.reply_body;
+    if constexpr (reply == ReplyBody::kModel) {
+      return ExecuteJson<typename OperationOf<Req>::Result::value_type>(call);
+    } else if constexpr (reply == ReplyBody::kStatus) {
+      return Execute(call).status();
+    } else if constexpr (reply == ReplyBody::kCount) {
+      return ExecuteCount(call);
+    } else {
+      return ExecuteArrow(call);
+    }
   }
 
   Result<std::string> Execute(const Call& call) const {
@@ -257,6 +339,44 @@ class RestNamespace::Impl {
                  ": ", parsed.status().message()));
     }
     return parsed;
+  }
+
+  // The spec answers a count as a bare integer.
+  Result<int64_t> ExecuteCount(const Call& call) const {
+    LANCE_ASSIGN_OR_RAISE(std::string body, Execute(call));
+    std::string_view text = body;
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+      text.remove_prefix(1);
+    }
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+      text.remove_suffix(1);
+    }
+    int64_t count = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+      return NamespaceError(ErrorCode::kInternal,
+                            StrCat(call.op, ": the answer of ", namespace_label(),
+                                   " is not an integer: '", Excerpt(body), "'"));
+    }
+    return count;
+  }
+
+  // Rows as an Arrow IPC stream. Servers may answer with the IPC file format (real
+  // Lance's RestAdapter does; the spec allows both): hand back the stream format the
+  // interface promises.
+  Result<std::string> ExecuteArrow(const Call& call) const {
+    LANCE_ASSIGN_OR_RAISE(std::string bytes, Execute(call));
+    constexpr std::string_view kFileMagic = "ARROW1";
+    if (std::string_view(bytes).substr(0, kFileMagic.size()) != kFileMagic) return bytes;
+    auto table = ipc::ReadIpcFile(Buffer::FromString(std::move(bytes)));
+    if (!table.ok()) {
+      return NamespaceError(
+          ErrorCode::kInternal,
+          StrCat(call.op, ": the Arrow IPC file from ", namespace_label(),
+                 " does not decode: ", table.status().message()));
+    }
+    LANCE_ASSIGN_OR_RAISE(auto stream, ipc::WriteIpcStream(**table));
+    return std::string(stream->ToStringView());
   }
 
   std::string namespace_label() const { return rest_internal::RedactUrl(base_); }
@@ -455,81 +575,27 @@ std::string RestNamespace::namespace_id() const {
          "\", delimiter: \"" + options_.delimiter + "\" }";
 }
 
-// -- Namespaces
-// ----------------------------------------------------------------------------
+// -- The operations
+// -------------------------------------------------------------------------
 
-Result<ListNamespacesResponse> RestNamespace::ListNamespaces(
-    const ListNamespacesRequest& r) {
-  auto call = impl_->MakeCall("list_namespaces", "GET", "namespace", r.id, "list");
-  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
-  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
-  call.idempotent = true;
-  return impl_->ExecuteJson<ListNamespacesResponse>(call);
-}
-
-Result<DescribeNamespaceResponse> RestNamespace::DescribeNamespace(
-    const DescribeNamespaceRequest& r) {
-  auto call =
-      impl_->JsonCall("describe_namespace", "namespace", r.id, "describe", r, true);
-  call.not_found = ErrorCode::kNamespaceNotFound;
-  return impl_->ExecuteJson<DescribeNamespaceResponse>(call);
-}
-
-Result<CreateNamespaceResponse> RestNamespace::CreateNamespace(
-    const CreateNamespaceRequest& r) {
-  auto call = impl_->JsonCall("create_namespace", "namespace", r.id, "create", r, false);
-  return impl_->ExecuteJson<CreateNamespaceResponse>(call);
-}
-
-Result<DropNamespaceResponse> RestNamespace::DropNamespace(
-    const DropNamespaceRequest& r) {
-  auto call = impl_->JsonCall("drop_namespace", "namespace", r.id, "drop", r, false);
-  call.not_found = ErrorCode::kNamespaceNotFound;
-  return impl_->ExecuteJson<DropNamespaceResponse>(call);
-}
-
-Status RestNamespace::NamespaceExists(const NamespaceExistsRequest& r) {
-  auto call = impl_->JsonCall("namespace_exists", "namespace", r.id, "exists", r, true);
-  call.not_found = ErrorCode::kNamespaceNotFound;
-  return impl_->Execute(call).status();
-}
-
-// -- Tables
-// --------------------------------------------------------------------------------
-
-Result<ListTablesResponse> RestNamespace::ListTables(const ListTablesRequest& r) {
-  auto call = impl_->MakeCall("list_tables", "GET", "namespace", r.id, "table/list");
-  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
-  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
-  if (r.include_declared) {
-    call.query.emplace_back("include_declared", BoolText(*r.include_declared));
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                              \
+  LANCE_NS_RESULT(Method, Reply) RestNamespace::Method(LANCE_NS_PARAMS(Method, Body)) { \
+    return impl_->Invoke(LANCE_NS_ARGS(Body));                                          \
   }
-  call.idempotent = true;
-  return impl_->ExecuteJson<ListTablesResponse>(call);
-}
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
 
-Result<DescribeTableResponse> RestNamespace::DescribeTable(
-    const DescribeTableRequest& r) {
-  auto call = impl_->JsonCall("describe_table", "table", r.id, "describe", r, true);
-  return impl_->ExecuteJson<DescribeTableResponse>(call);
-}
-
-Result<DeclareTableResponse> RestNamespace::DeclareTable(const DeclareTableRequest& r) {
-  auto call = impl_->JsonCall("declare_table", "table", r.id, "declare", r, false);
-  return impl_->ExecuteJson<DeclareTableResponse>(call);
-}
-
-Result<CreateEmptyTableResponse> RestNamespace::CreateEmptyTable(
-    const CreateEmptyTableRequest& r) {
-  // The spec (0.13.0) has no create-empty route any more: declare replaced it.
+// The spec (0.13.0) has no create-empty route any more: declare replaced it.
+Result<CreateEmptyTableResponse> RestNamespace::Impl::Invoke(
+    const CreateEmptyTableRequest& r) const {
   DeclareTableRequest declare;
   declare.id = r.id;
   declare.location = r.location;
   declare.vend_credentials = r.vend_credentials;
   declare.properties = r.properties;
-  auto call =
-      impl_->JsonCall("create_empty_table", "table", r.id, "declare", declare, false);
-  LANCE_ASSIGN_OR_RAISE(auto declared, impl_->ExecuteJson<DeclareTableResponse>(call));
+  Call call = CallFor(declare);
+  call.op = OperationOf<CreateEmptyTableRequest>::kInfo.name;
+  LANCE_ASSIGN_OR_RAISE(auto declared, ExecuteJson<DeclareTableResponse>(call));
   CreateEmptyTableResponse out;
   out.transaction_id = std::move(declared.transaction_id);
   out.location = std::move(declared.location);
@@ -538,144 +604,17 @@ Result<CreateEmptyTableResponse> RestNamespace::CreateEmptyTable(
   return out;
 }
 
-Result<RegisterTableResponse> RestNamespace::RegisterTable(
-    const RegisterTableRequest& r) {
-  auto call = impl_->JsonCall("register_table", "table", r.id, "register", r, false);
-  return impl_->ExecuteJson<RegisterTableResponse>(call);
-}
-
-Result<DeregisterTableResponse> RestNamespace::DeregisterTable(
-    const DeregisterTableRequest& r) {
-  auto call = impl_->JsonCall("deregister_table", "table", r.id, "deregister", r, false);
-  return impl_->ExecuteJson<DeregisterTableResponse>(call);
-}
-
-Status RestNamespace::TableExists(const TableExistsRequest& r) {
-  auto call = impl_->JsonCall("table_exists", "table", r.id, "exists", r, true);
-  return impl_->Execute(call).status();
-}
-
-Result<DropTableResponse> RestNamespace::DropTable(const DropTableRequest& r) {
-  auto call = impl_->JsonCall("drop_table", "table", r.id, "drop", r, false);
-  return impl_->ExecuteJson<DropTableResponse>(call);
-}
-
-Result<CreateTableResponse> RestNamespace::CreateTable(const CreateTableRequest& r,
-                                                       std::string_view data) {
-  auto call = impl_->MakeCall("create_table", "POST", "table", r.id, "create");
-  if (r.mode) call.query.emplace_back("mode", *r.mode);
-  if (r.properties) call.query.emplace_back("properties", CompactJson(*r.properties));
-  if (r.storage_options) {
-    call.query.emplace_back("storage_options", CompactJson(*r.storage_options));
-  }
-  call.body = std::string(data);
-  call.content_type = kArrowStream;
-  return impl_->ExecuteJson<CreateTableResponse>(call);
-}
-
-Result<RenameTableResponse> RestNamespace::RenameTable(const RenameTableRequest& r) {
-  auto call = impl_->JsonCall("rename_table", "table", r.id, "rename", r, false);
-  return impl_->ExecuteJson<RenameTableResponse>(call);
-}
-
-Result<ListAllTablesResponse> RestNamespace::ListAllTables(
-    const ListAllTablesRequest& r) {
-  Impl::Call call;
-  call.op = "list_all_tables";
-  call.method = "GET";
-  call.path = "/v1/table";
-  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
-  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
-  call.idempotent = true;
-  return impl_->ExecuteJson<ListAllTablesResponse>(call);
-}
-
-// -- Table data
-// ----------------------------------------------------------------------------
-
-Result<int64_t> RestNamespace::CountTableRows(const CountTableRowsRequest& r) {
-  auto call = impl_->JsonCall("count_table_rows", "table", r.id, "count_rows", r, true);
-  LANCE_ASSIGN_OR_RAISE(std::string body, impl_->Execute(call));
-  // The spec answers a bare integer.
-  std::string_view text = body;
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  int64_t count = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return NamespaceError(
-        ErrorCode::kInternal,
-        StrCat("count_table_rows: the answer of ", impl_->namespace_label(),
-               " is not an integer: '", Excerpt(body), "'"));
-  }
-  return count;
-}
-
-Result<InsertIntoTableResponse> RestNamespace::InsertIntoTable(
-    const InsertIntoTableRequest& r, std::string_view data) {
-  auto call = impl_->MakeCall("insert_into_table", "POST", "table", r.id, "insert");
-  if (r.branch) call.query.emplace_back("branch", *r.branch);
-  if (r.mode) call.query.emplace_back("mode", *r.mode);
-  call.body = std::string(data);
-  call.content_type = kArrowStream;
-  return impl_->ExecuteJson<InsertIntoTableResponse>(call);
-}
-
-Result<MergeInsertIntoTableResponse> RestNamespace::MergeInsertIntoTable(
-    const MergeInsertIntoTableRequest& r, std::string_view data) {
+Result<MergeInsertIntoTableResponse> RestNamespace::Impl::Invoke(
+    const MergeInsertIntoTableRequest& r, std::string_view data) const {
   if (!r.on || r.on->empty()) {
     return NamespaceError(ErrorCode::kInvalidInput,
                           "merge_insert_into_table: 'on' needs at least one column");
   }
-  auto call =
-      impl_->MakeCall("merge_insert_into_table", "POST", "table", r.id, "merge_insert");
-  if (r.branch) call.query.emplace_back("branch", *r.branch);
-  // One parameter per key column (the spec's composite keys).
-  for (const auto& column : *r.on) call.query.emplace_back("on", column);
-  if (r.when_matched_update_all) {
-    call.query.emplace_back("when_matched_update_all",
-                            BoolText(*r.when_matched_update_all));
-  }
-  if (r.when_matched_update_all_filt) {
-    call.query.emplace_back("when_matched_update_all_filt",
-                            *r.when_matched_update_all_filt);
-  }
-  if (r.when_not_matched_insert_all) {
-    call.query.emplace_back("when_not_matched_insert_all",
-                            BoolText(*r.when_not_matched_insert_all));
-  }
-  if (r.when_not_matched_by_source_delete) {
-    call.query.emplace_back("when_not_matched_by_source_delete",
-                            BoolText(*r.when_not_matched_by_source_delete));
-  }
-  if (r.when_not_matched_by_source_delete_filt) {
-    call.query.emplace_back("when_not_matched_by_source_delete_filt",
-                            *r.when_not_matched_by_source_delete_filt);
-  }
-  if (r.timeout) call.query.emplace_back("timeout", *r.timeout);
-  if (r.use_index) call.query.emplace_back("use_index", BoolText(*r.use_index));
-  call.body = std::string(data);
-  call.content_type = kArrowStream;
-  return impl_->ExecuteJson<MergeInsertIntoTableResponse>(call);
+  return Invoke<MergeInsertIntoTableRequest>(r, data);
 }
 
-Result<DeleteFromTableResponse> RestNamespace::DeleteFromTable(
-    const DeleteFromTableRequest& r) {
-  auto call = impl_->JsonCall("delete_from_table", "table", r.id, "delete", r, false);
-  return impl_->ExecuteJson<DeleteFromTableResponse>(call);
-}
-
-Result<UpdateTableResponse> RestNamespace::UpdateTable(const UpdateTableRequest& r) {
-  auto call = impl_->JsonCall("update_table", "table", r.id, "update", r, false);
-  return impl_->ExecuteJson<UpdateTableResponse>(call);
-}
-
-Result<std::string> RestNamespace::QueryTable(const QueryTableRequest& r) {
-  auto call = impl_->JsonCall("query_table", "table", r.id, "query", r, true);
+Result<std::string> RestNamespace::Impl::Invoke(const QueryTableRequest& r) const {
+  Call call = CallFor(r);
   if (!r.vector) {
     // Lance's model requires `vector` (its servers refuse a body without it); real
     // Lance sends `{}` for a plain scan.
@@ -683,56 +622,15 @@ Result<std::string> RestNamespace::QueryTable(const QueryTableRequest& r) {
     body["vector"] = json_codec::Json::object();
     call.body = body.dump();
   }
-  LANCE_ASSIGN_OR_RAISE(std::string bytes, impl_->Execute(call));
-  // Servers may answer with the IPC file format (real Lance's RestAdapter does; the spec
-  // allows both): hand back the stream format the interface promises.
-  constexpr std::string_view kFileMagic = "ARROW1";
-  if (std::string_view(bytes).substr(0, kFileMagic.size()) == kFileMagic) {
-    auto table = ipc::ReadIpcFile(Buffer::FromString(std::move(bytes)));
-    if (!table.ok()) {
-      return NamespaceError(
-          ErrorCode::kInternal,
-          StrCat("query_table: the Arrow IPC file from ", impl_->namespace_label(),
-                 " does not decode: ", table.status().message()));
-    }
-    LANCE_ASSIGN_OR_RAISE(auto stream, ipc::WriteIpcStream(**table));
-    return std::string(stream->ToStringView());
-  }
-  return bytes;
+  return ExecuteArrow(call);
 }
 
-// -- Schema
-// --------------------------------------------------------------------------------
-
-Result<AlterTableAddColumnsResponse> RestNamespace::AlterTableAddColumns(
-    const AlterTableAddColumnsRequest& r) {
-  auto call =
-      impl_->JsonCall("alter_table_add_columns", "table", r.id, "add_columns", r, false);
-  return impl_->ExecuteJson<AlterTableAddColumnsResponse>(call);
-}
-
-Result<AlterTableAlterColumnsResponse> RestNamespace::AlterTableAlterColumns(
-    const AlterTableAlterColumnsRequest& r) {
-  auto call = impl_->JsonCall("alter_table_alter_columns", "table", r.id, "alter_columns",
-                              r, false);
-  return impl_->ExecuteJson<AlterTableAlterColumnsResponse>(call);
-}
-
-Result<AlterTableDropColumnsResponse> RestNamespace::AlterTableDropColumns(
-    const AlterTableDropColumnsRequest& r) {
-  auto call = impl_->JsonCall("alter_table_drop_columns", "table", r.id, "drop_columns",
-                              r, false);
-  return impl_->ExecuteJson<AlterTableDropColumnsResponse>(call);
-}
-
-Result<UpdateTableSchemaMetadataResponse> RestNamespace::UpdateTableSchemaMetadata(
-    const UpdateTableSchemaMetadataRequest& r) {
+Result<UpdateTableSchemaMetadataResponse> RestNamespace::Impl::Invoke(
+    const UpdateTableSchemaMetadataRequest& r) const {
   // As real Lance: the body is the metadata map itself (the id is in the path).
-  auto call = impl_->MakeCall("update_table_schema_metadata", "POST", "table", r.id,
-                              "schema_metadata/update");
+  Call call = CallFor(r);
   call.body = CompactJson(r.metadata.value_or(Properties{}));
-  call.content_type = kJson;
-  LANCE_ASSIGN_OR_RAISE(std::string body, impl_->Execute(call));
+  LANCE_ASSIGN_OR_RAISE(std::string body, Execute(call));
   // The answer is the table's metadata map itself (as real Lance); a body in the
   // response model's shape ({"metadata": {...}}) is read as that.
   json_codec::Json j = json_codec::Json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -753,97 +651,9 @@ Result<UpdateTableSchemaMetadataResponse> RestNamespace::UpdateTableSchemaMetada
     return NamespaceError(
         ErrorCode::kInternal,
         StrCat("update_table_schema_metadata: unexpected response from ",
-               impl_->namespace_label(), ": ", parsed.status().message()));
+               namespace_label(), ": ", parsed.status().message()));
   }
   return parsed;
-}
-
-Result<GetTableStatsResponse> RestNamespace::GetTableStats(
-    const GetTableStatsRequest& r) {
-  auto call = impl_->JsonCall("get_table_stats", "table", r.id, "stats", r, true);
-  return impl_->ExecuteJson<GetTableStatsResponse>(call);
-}
-
-// -- Versions
-// ------------------------------------------------------------------------------
-
-Result<ListTableVersionsResponse> RestNamespace::ListTableVersions(
-    const ListTableVersionsRequest& r) {
-  // A POST without a body: everything is in the path and the query (spec 0.13.0).
-  auto call =
-      impl_->MakeCall("list_table_versions", "POST", "table", r.id, "version/list");
-  call.idempotent = true;
-  if (r.branch) call.query.emplace_back("branch", *r.branch);
-  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
-  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
-  if (r.descending) call.query.emplace_back("descending", BoolText(*r.descending));
-  return impl_->ExecuteJson<ListTableVersionsResponse>(call);
-}
-
-Result<DescribeTableVersionResponse> RestNamespace::DescribeTableVersion(
-    const DescribeTableVersionRequest& r) {
-  auto call = impl_->JsonCall("describe_table_version", "table", r.id, "version/describe",
-                              r, true);
-  return impl_->ExecuteJson<DescribeTableVersionResponse>(call);
-}
-
-Result<RestoreTableResponse> RestNamespace::RestoreTable(const RestoreTableRequest& r) {
-  auto call = impl_->JsonCall("restore_table", "table", r.id, "restore", r, false);
-  return impl_->ExecuteJson<RestoreTableResponse>(call);
-}
-
-// -- Tags
-// ----------------------------------------------------------------------------------
-
-Result<ListTableTagsResponse> RestNamespace::ListTableTags(
-    const ListTableTagsRequest& r) {
-  auto call = impl_->MakeCall("list_table_tags", "POST", "table", r.id, "tags/list");
-  call.idempotent = true;
-  if (r.page_token) call.query.emplace_back("page_token", *r.page_token);
-  if (r.limit) call.query.emplace_back("limit", std::to_string(*r.limit));
-  return impl_->ExecuteJson<ListTableTagsResponse>(call);
-}
-
-Result<CreateTableTagResponse> RestNamespace::CreateTableTag(
-    const CreateTableTagRequest& r) {
-  auto call = impl_->JsonCall("create_table_tag", "table", r.id, "tags/create", r, false);
-  return impl_->ExecuteJson<CreateTableTagResponse>(call);
-}
-
-Result<DeleteTableTagResponse> RestNamespace::DeleteTableTag(
-    const DeleteTableTagRequest& r) {
-  auto call = impl_->JsonCall("delete_table_tag", "table", r.id, "tags/delete", r, false);
-  return impl_->ExecuteJson<DeleteTableTagResponse>(call);
-}
-
-Result<GetTableTagVersionResponse> RestNamespace::GetTableTagVersion(
-    const GetTableTagVersionRequest& r) {
-  auto call =
-      impl_->JsonCall("get_table_tag_version", "table", r.id, "tags/version", r, true);
-  return impl_->ExecuteJson<GetTableTagVersionResponse>(call);
-}
-
-Result<UpdateTableTagResponse> RestNamespace::UpdateTableTag(
-    const UpdateTableTagRequest& r) {
-  auto call = impl_->JsonCall("update_table_tag", "table", r.id, "tags/update", r, false);
-  return impl_->ExecuteJson<UpdateTableTagResponse>(call);
-}
-
-// -- Transactions
-// --------------------------------------------------------------------------
-
-Result<DescribeTransactionResponse> RestNamespace::DescribeTransaction(
-    const DescribeTransactionRequest& r) {
-  auto call =
-      impl_->JsonCall("describe_transaction", "transaction", r.id, "describe", r, true);
-  return impl_->ExecuteJson<DescribeTransactionResponse>(call);
-}
-
-Result<AlterTransactionResponse> RestNamespace::AlterTransaction(
-    const AlterTransactionRequest& r) {
-  auto call =
-      impl_->JsonCall("alter_transaction", "transaction", r.id, "alter", r, false);
-  return impl_->ExecuteJson<AlterTransactionResponse>(call);
 }
 
 }  // namespace lance::ns

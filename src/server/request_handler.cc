@@ -115,6 +115,88 @@ Reply RequestHandler::Refused(const HttpRequest& request, int http_status) {
   return reply;
 }
 
+namespace {
+
+// The query string of a request target, form-decoded (a repeated key keeps its first
+// value).
+std::map<std::string, std::string> ParseQuery(const std::string& target) {
+  std::map<std::string, std::string> query;
+  const auto q = target.find('?');
+  if (q == std::string::npos) return query;
+  for (auto kv : SplitView(std::string_view(target).substr(q + 1), '&')) {
+    if (kv.empty()) continue;
+    auto eq = kv.find('=');
+    std::string key = FormDecode(kv.substr(0, eq));
+    std::string value =
+        eq == std::string_view::npos ? std::string() : FormDecode(kv.substr(eq + 1));
+    query.emplace(std::move(key), std::move(value));
+  }
+  return query;
+}
+
+// The first path segment of each area (kTableGlobal: /v1/table without an id).
+std::string_view AreaSegment(Area area) {
+  switch (area) {
+    case Area::kNamespace:
+      return "namespace";
+    case Area::kTransaction:
+      return "transaction";
+    case Area::kMaterializedView:
+      return "materialized_view";
+    case Area::kTable:
+    case Area::kTableGlobal:
+      break;
+  }
+  return "table";
+}
+
+}  // namespace
+
+RequestHandler::RouteMatch RequestHandler::FindRoute(
+    const std::string& method, const std::vector<std::string>& segs) const {
+  RouteMatch match;
+  if (segs.size() < 3 || !segs[0].empty() || segs[1] != "v1") return match;
+  auto consider = [&](const Route& r, bool with_id, const std::string& id_seg) {
+    if (r.method != method && !(r.method == "GET" && method == "HEAD")) {
+      match.method_mismatch = true;
+      return;
+    }
+    match.route = &r;
+    match.has_id = with_id;
+    match.raw_id = id_seg;
+  };
+  for (const Route& r : routes_) {
+    if (match.route != nullptr) break;
+    if (segs[2] != AreaSegment(r.area)) continue;
+    if (r.area == Area::kTableGlobal) {
+      if (r.suffix.empty() ? segs.size() == 3 : SuffixMatches(r.suffix, segs, 3)) {
+        consider(r, false, "");
+      }
+    } else if (segs.size() >= 5 && SuffixMatches(r.suffix, segs, 4)) {
+      consider(r, true, segs[3]);
+    } else if (r.area == Area::kNamespace && SuffixMatches(r.suffix, segs, 3)) {
+      // The root with its "/./" segment dropped (delimiter ".").
+      consider(r, true, "");
+    }
+  }
+  return match;
+}
+
+ns::LanceNamespace* RequestHandler::NamespaceFor(ns::VendPermission permission,
+                                                 bool* capped) const {
+  // Keys below admin are served through a view that vends no more than they may do;
+  // without one, nothing vended reaches them (Call::vending_capped).
+  const std::shared_ptr<ns::LanceNamespace>* view = nullptr;
+  if (permission == ns::VendPermission::kRead) view = &read_view_;
+  if (permission == ns::VendPermission::kWrite) view = &write_view_;
+  if (view == nullptr) {
+    *capped = true;
+    return ns_.get();
+  }
+  *capped = *view != nullptr;
+  return *view ? view->get() : ns_.get();
+}
+
 Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_template,
                                std::string* id_text, std::string* principal_name) {
   const std::string raw_path = PathOf(request.target);
@@ -122,16 +204,7 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
   Call call;
   call.body = &request.body;
   call.limits = &limits_;
-  if (auto q = request.target.find('?'); q != std::string::npos) {
-    for (auto kv : SplitView(std::string_view(request.target).substr(q + 1), '&')) {
-      if (kv.empty()) continue;
-      auto eq = kv.find('=');
-      std::string key = FormDecode(kv.substr(0, eq));
-      std::string value =
-          eq == std::string_view::npos ? std::string() : FormDecode(kv.substr(eq + 1));
-      call.query.emplace(std::move(key), std::move(value));
-    }
-  }
+  call.query = ParseQuery(request.target);
   if (auto d = call.query.find("delimiter");
       d != call.query.end() && !d->second.empty()) {
     call.delimiter = d->second;
@@ -148,61 +221,8 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
   // Route lookup on the raw segments ("/v1/<area>/<id>/<suffix...>").
   std::vector<std::string> segs;
   for (auto s : SplitView(raw_path, '/')) segs.emplace_back(s);
-  // segs[0] is "" (the leading slash).
-  const Route* route = nullptr;
-  bool method_mismatch = false;
-  std::string raw_id;
-  bool has_id = false;
-  auto consider = [&](const Route& r, bool with_id, const std::string& id_seg) {
-    if (route != nullptr) return;
-    if (r.method != request.method && !(r.method == "GET" && request.method == "HEAD")) {
-      method_mismatch = true;
-      return;
-    }
-    route = &r;
-    has_id = with_id;
-    raw_id = id_seg;
-  };
-  if (segs.size() >= 3 && segs[0].empty() && segs[1] == "v1") {
-    const std::string& area = segs[2];
-    for (const Route& r : routes_) {
-      if (route != nullptr) break;
-      switch (r.area) {
-        case Area::kNamespace:
-          if (area != "namespace") break;
-          if (segs.size() >= 4 && SuffixMatches(r.suffix, segs, 4)) {
-            consider(r, true, segs[3]);
-          } else if (SuffixMatches(r.suffix, segs, 3)) {
-            // The root with its "/./" segment dropped (delimiter ".").
-            consider(r, true, "");
-          }
-          break;
-        case Area::kTable:
-          if (area == "table" && segs.size() >= 5 && SuffixMatches(r.suffix, segs, 4)) {
-            consider(r, true, segs[3]);
-          }
-          break;
-        case Area::kTransaction:
-          if (area == "transaction" && segs.size() >= 5 &&
-              SuffixMatches(r.suffix, segs, 4)) {
-            consider(r, true, segs[3]);
-          }
-          break;
-        case Area::kMaterializedView:
-          if (area == "materialized_view" && segs.size() >= 5 &&
-              SuffixMatches(r.suffix, segs, 4)) {
-            consider(r, true, segs[3]);
-          }
-          break;
-        case Area::kTableGlobal:
-          if (area != "table") break;
-          if (r.suffix.empty() ? segs.size() == 3 : SuffixMatches(r.suffix, segs, 3)) {
-            consider(r, false, "");
-          }
-          break;
-      }
-    }
-  }
+  const RouteMatch match = FindRoute(request.method, segs);
+  const Route* route = match.route;
   // Authentication comes first: without credentials nothing is revealed, not even
   // which routes exist.
   Result<Principal> principal = Authenticate(request);
@@ -212,7 +232,7 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
   }
   *principal_name = principal->name;
   if (route == nullptr) {
-    if (method_mismatch) {
+    if (match.method_mismatch) {
       return ErrorReply(
           NamespaceError(ErrorCode::kUnsupported,
                          "method " + request.method + " is not allowed on " + raw_path),
@@ -229,8 +249,8 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
     std::lock_guard<std::mutex> lock(metrics_mu_);
     ++metrics_[route->op];
   }
-  if (has_id) {
-    call.id = ParseId(FormDecode(raw_id), call.delimiter);
+  if (match.has_id) {
+    call.id = ParseId(FormDecode(match.raw_id), call.delimiter);
     *id_text = ns::JoinIdentifier(call.id, call.delimiter);
   }
   if (principal->permission < route->needs) {
@@ -250,16 +270,7 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
         instance);
   }
   call.principal = &*principal;
-  // Keys below admin are served through a view that vends no more than they may do;
-  // without one, nothing vended reaches them (Call::vending_capped).
-  ns::LanceNamespace* target = ns_.get();
-  if (principal->permission == ns::VendPermission::kRead) {
-    if (read_view_) target = read_view_.get();
-    call.vending_capped = read_view_ != nullptr;
-  } else if (principal->permission == ns::VendPermission::kWrite) {
-    if (write_view_) target = write_view_.get();
-    call.vending_capped = write_view_ != nullptr;
-  }
+  ns::LanceNamespace* target = NamespaceFor(principal->permission, &call.vending_capped);
   Result<Reply> result = route->handler(*target, call);
   if (!result.ok()) return ErrorReply(result.status(), instance);
   return std::move(*result);

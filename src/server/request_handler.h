@@ -56,6 +56,18 @@ class RequestHandler {
                  std::string* id_text, std::string* principal_name);
   /// \brief The caller, or the 401 / 403 error.
   Result<Principal> Authenticate(const HttpRequest& request) const;
+  /// \brief The route of `method` on the raw path segments ("", "v1", area, id, ...).
+  struct RouteMatch {
+    const Route* route = nullptr;
+    /// \brief Some route has this path, with another method (405, not 404).
+    bool method_mismatch = false;
+    bool has_id = false;
+    std::string raw_id;
+  };
+  RouteMatch FindRoute(const std::string& method,
+                       const std::vector<std::string>& segs) const;
+  /// \brief The namespace a principal is served through (see Call::vending_capped).
+  ns::LanceNamespace* NamespaceFor(ns::VendPermission permission, bool* capped) const;
   void Log(const HttpRequest& request, const std::string& route, const std::string& id,
            const std::string& principal, const Reply& reply,
            std::chrono::steady_clock::time_point start);

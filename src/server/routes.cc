@@ -18,6 +18,8 @@
 #include "lance/ipc/limits.h"
 #include "lance/macros.h"
 #include "lance/namespace/json_codec.h"
+#include "lance/namespace/model_fields.h"
+#include "lance/namespace/operations.h"
 
 namespace lance::server::internal {
 
@@ -314,7 +316,7 @@ Result<Req> ParseBody(const Call& c) {
       return NamespaceError(ErrorCode::kInvalidInput, what + ": body is not valid JSON");
     }
   }
-  LANCE_ASSIGN_OR_RAISE(Req req, ns::json_codec::FromJson<Req>(j, what));
+  LANCE_ASSIGN_OR_RAISE(Req req, ns::json_codec::Parse<Req>(body, what));
   if constexpr (HasId<Req>) {
     auto it = j.find("id");
     if (it == j.end() || it->is_null()) req.id = c.id;
@@ -330,388 +332,170 @@ Result<Req> ParseBody(const Call& c) {
 void WithholdUncappedCredentials(const Call& c,
                                  std::optional<ns::Properties>* storage_options) {
   if (c.vending_capped || !storage_options->has_value()) return;
-  std::erase_if(**storage_options, [](const auto& kv) {
-    return io::IsSensitiveOptionKey(kv.first) || kv.first == "expires_at_millis" ||
-           kv.first == "refresh_offset_millis";
-  });
+  std::erase_if(**storage_options,
+                [](const auto& kv) { return io::IsCredentialOptionKey(kv.first); });
 }
 
-/// \brief Runs a JSON operation: body -> Req, fn(Req&) -> Result<Resp> | Status.
-template <typename Req, typename Fn>
-Result<Reply> JsonOp(const Call& c, Fn&& fn) {
-  LANCE_ASSIGN_OR_RAISE(Req req, ParseBody<Req>(c));
-  using Out = decltype(fn(req));
-  if constexpr (std::is_same_v<Out, Status>) {
-    LANCE_RETURN_NOT_OK(fn(req));
+/// \brief Reads the query parameter `name` into a request field, unless the body set it
+/// already: strings as they are, integers, booleans (true/false/1/0), maps as JSON
+/// objects of strings, lists as comma-separated values.
+template <typename T>
+Status ReadQuery(const Call& c, const std::string& name, T* field) {
+  if constexpr (ns::IsOptional<T>::value) {
+    using V = typename T::value_type;
+    if constexpr (std::is_same_v<V, std::string>) {
+      return QueryString(c, name, field);
+    } else if constexpr (std::is_same_v<V, bool>) {
+      return QueryBool(c, name, field);
+    } else if constexpr (std::is_integral_v<V>) {
+      return QueryInt(c, name, field);
+    } else if constexpr (std::is_same_v<V, ns::Properties>) {
+      if (field->has_value()) return Status::OK();
+      return QueryProperties(c, name, field);
+    } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+      if (field->has_value()) return Status::OK();
+      if (auto text = QueryValue(c, name)) {
+        std::vector<std::string> values;
+        for (auto part : SplitView(*text, ',')) {
+          if (!part.empty()) values.emplace_back(part);
+        }
+        *field = std::move(values);
+      }
+      return Status::OK();
+    }
+  }
+  // Not a query type; operations_test checks that no row of operations.def names one.
+  return Status::OK();
+}
+
+/// \brief The request of a call as its row of operations.def says: the JSON body (Json,
+/// Query) or none (Arrow: the id from the path, the IPC body checked against the caps),
+/// then the row's query fields.
+template <typename Req>
+Result<Req> ReadRequest(const Call& c) {
+  constexpr const ns::OperationInfo& op = ns::OperationOf<Req>::kInfo;
+  Req q;
+  if constexpr (op.request_body == ns::RequestBody::kArrow) {
+    LANCE_RETURN_NOT_OK(CheckIpcRequest(c));
+    q.id = c.id;
+  } else {
+    LANCE_ASSIGN_OR_RAISE(q, ParseBody<Req>(c));
+  }
+  Status st;
+  ns::VisitFields(q, [&](const char* name, auto& field) {
+    if (st.ok() && op.InQuery(name)) st = ReadQuery(c, name, &field);
+  });
+  LANCE_RETURN_NOT_OK(st);
+  return q;
+}
+
+/// \brief update_table_schema_metadata: the spec's body is the metadata map itself (what
+/// real Lance's client sends and reads); a body in the request model's shape
+/// ({"metadata": {...}}) is accepted too.
+template <>
+Result<ns::UpdateTableSchemaMetadataRequest> ReadRequest(const Call& c) {
+  Json j = Json::object();
+  if (c.body->find_first_not_of(" \t\r\n") != std::string::npos) {
+    LANCE_RETURN_NOT_OK(
+        CheckJsonDepth(*c.body, c.limits->max_json_depth, c.op + " request body"));
+    j = Json::parse(*c.body, nullptr, /*allow_exceptions=*/false);
+  }
+  if (j.is_discarded() || !j.is_object()) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          c.op + " request: body must be a JSON object of strings");
+  }
+  ns::UpdateTableSchemaMetadataRequest q;
+  if (j.contains("metadata") || j.contains("id")) {
+    LANCE_ASSIGN_OR_RAISE(q, ParseBody<ns::UpdateTableSchemaMetadataRequest>(c));
+  } else {
+    LANCE_ASSIGN_OR_RAISE(auto metadata,
+                          ns::json_codec::Parse<ns::UpdateTableSchemaMetadataResponse>(
+                              DumpJson(Json{{"metadata", j}}), c.op + " request"));
+    q.id = c.id;
+    q.metadata = std::move(metadata.metadata);
+    LANCE_RETURN_NOT_OK(CheckScope(c, q.id));
+  }
+  LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
+  return q;
+}
+
+/// \brief The answer of an operation as its row says; the credentials of a describe /
+/// declare / create answer withheld from callers the vending was not capped for.
+template <typename Req, typename Out>
+Result<Reply> Respond(const Call& c, Out out) {
+  constexpr ns::ReplyBody reply = ns::OperationOf<Req>::kInfo.reply_body;
+  if constexpr (reply == ns::ReplyBody::kStatus) {
+    LANCE_RETURN_NOT_OK(out);
     return JsonReply(Json::object());
   } else {
-    LANCE_ASSIGN_OR_RAISE(auto resp, fn(req));
-    if constexpr (HasStorageOptions<decltype(resp)>) {
-      WithholdUncappedCredentials(c, &resp.storage_options);
+    LANCE_ASSIGN_OR_RAISE(auto value, std::move(out));
+    if constexpr (reply == ns::ReplyBody::kCount) {
+      return JsonReply(Json(value));
+    } else if constexpr (reply == ns::ReplyBody::kArrow) {
+      return Reply{200, std::move(value), kArrowStreamType, -1};
+    } else if constexpr (std::is_same_v<Req, ns::UpdateTableSchemaMetadataRequest>) {
+      // As real Lance: the answer is the metadata map itself.
+      return JsonReply(Json(value.metadata.value_or(ns::Properties{})));
+    } else {
+      if constexpr (std::is_same_v<Req, ns::ListAllTablesRequest>) {
+        // A caller confined to a namespace sees only the tables inside it.
+        if (!c.principal->prefix.empty()) {
+          std::erase_if(value.tables, [&](const std::string& full) {
+            return !CheckScope(c, ParseId(full, "$")).ok();
+          });
+        }
+      }
+      if constexpr (HasStorageOptions<decltype(value)>) {
+        WithholdUncappedCredentials(c, &value.storage_options);
+      }
+      return Reply{200, ns::json_codec::Dump(value), kJsonType, -1};
     }
-    return JsonReply(ns::json_codec::ToJson(resp));
   }
+}
+
+/// \brief What a request may name besides its id: rename_table's target namespace must
+/// lie in the caller's scope too.
+template <typename Req>
+Status CheckTargets(const Call&, const Req&) {
+  return Status::OK();
+}
+template <>
+Status CheckTargets(const Call& c, const ns::RenameTableRequest& q) {
+  return q.new_namespace_id ? CheckScope(c, *q.new_namespace_id) : Status::OK();
+}
+
+/// \brief One call of a backed operation: read, check, run `fn(request, data)`, answer.
+template <typename Req, typename Fn>
+Result<Reply> Serve(const Call& c, Fn&& fn) {
+  LANCE_ASSIGN_OR_RAISE(Req q, ReadRequest<Req>(c));
+  LANCE_RETURN_NOT_OK(CheckTargets(c, q));
+  return Respond<Req>(c, fn(q, std::string_view(*c.body)));
 }
 
 }  // namespace
 
 std::vector<Route> MakeRoutes() {
-  using ns::LanceNamespace;
-  std::vector<Route> r;
-  auto add = [&](const char* method, Area area, const char* suffix, const char* op,
-                 ns::VendPermission needs, Handler h) {
-    r.push_back(Route{method, area, suffix, op, needs, std::move(h)});
+  std::vector<Route> routes;
+  auto add = [&](const ns::OperationInfo& op, Handler handler) {
+    routes.push_back(Route{std::string(op.http_method), op.area, std::string(op.route),
+                           std::string(op.name), op.permission, std::move(handler)});
   };
-  using ns::VendPermission::kAdmin;
-  using ns::VendPermission::kRead;
-  using ns::VendPermission::kWrite;
-  const Area ns_area = Area::kNamespace;
-  const Area table_area = Area::kTable;
-
-  // -- namespaces
-  add("POST", ns_area, "create", "create_namespace", kAdmin,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::CreateNamespaceRequest>(
-            c, [&](ns::CreateNamespaceRequest& q) { return n.CreateNamespace(q); });
-      });
-  add("GET", ns_area, "list", "list_namespaces", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::ListNamespacesRequest>(
-            c, [&](ns::ListNamespacesRequest& q) -> Result<ns::ListNamespacesResponse> {
-              LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
-              LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
-              return n.ListNamespaces(q);
-            });
-      });
-  add("POST", ns_area, "describe", "describe_namespace", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DescribeNamespaceRequest>(
-            c, [&](ns::DescribeNamespaceRequest& q) { return n.DescribeNamespace(q); });
-      });
-  add("POST", ns_area, "drop", "drop_namespace", kAdmin,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DropNamespaceRequest>(
-            c, [&](ns::DropNamespaceRequest& q) { return n.DropNamespace(q); });
-      });
-  add("POST", ns_area, "exists", "namespace_exists", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::NamespaceExistsRequest>(
-            c, [&](ns::NamespaceExistsRequest& q) { return n.NamespaceExists(q); });
-      });
-  add("GET", ns_area, "table/list", "list_tables", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::ListTablesRequest>(
-            c, [&](ns::ListTablesRequest& q) -> Result<ns::ListTablesResponse> {
-              LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
-              LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
-              LANCE_RETURN_NOT_OK(QueryBool(c, "include_declared", &q.include_declared));
-              return n.ListTables(q);
-            });
-      });
-
-  // -- table metadata
-  add("GET", Area::kTableGlobal, "", "list_all_tables", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::ListAllTablesRequest>(
-            c, [&](ns::ListAllTablesRequest& q) -> Result<ns::ListAllTablesResponse> {
-              LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
-              LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
-              LANCE_ASSIGN_OR_RAISE(auto resp, n.ListAllTables(q));
-              // A caller confined to a namespace sees only the tables inside it.
-              if (!c.principal->prefix.empty()) {
-                std::erase_if(resp.tables, [&](const std::string& full) {
-                  return !CheckScope(c, ParseId(full, "$")).ok();
-                });
-              }
-              return resp;
-            });
-      });
-  add("POST", table_area, "describe", "describe_table", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DescribeTableRequest>(
-            c, [&](ns::DescribeTableRequest& q) -> Result<ns::DescribeTableResponse> {
-              LANCE_RETURN_NOT_OK(
-                  QueryBool(c, "load_detailed_metadata", &q.load_detailed_metadata));
-              LANCE_RETURN_NOT_OK(QueryBool(c, "check_declared", &q.check_declared));
-              LANCE_RETURN_NOT_OK(QueryBool(c, "vend_credentials", &q.vend_credentials));
-              return n.DescribeTable(q);
-            });
-      });
-  add("POST", table_area, "declare", "declare_table", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DeclareTableRequest>(
-            c, [&](ns::DeclareTableRequest& q) { return n.DeclareTable(q); });
-      });
-  add("POST", table_area, "create-empty", "create_empty_table", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::CreateEmptyTableRequest>(
-            c, [&](ns::CreateEmptyTableRequest& q) { return n.CreateEmptyTable(q); });
-      });
-  add("POST", table_area, "register", "register_table", kAdmin,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::RegisterTableRequest>(
-            c, [&](ns::RegisterTableRequest& q) { return n.RegisterTable(q); });
-      });
-  add("POST", table_area, "deregister", "deregister_table", kAdmin,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DeregisterTableRequest>(
-            c, [&](ns::DeregisterTableRequest& q) { return n.DeregisterTable(q); });
-      });
-  add("POST", table_area, "exists", "table_exists", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::TableExistsRequest>(
-            c, [&](ns::TableExistsRequest& q) { return n.TableExists(q); });
-      });
-  add("POST", table_area, "drop", "drop_table", kAdmin,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DropTableRequest>(
-            c, [&](ns::DropTableRequest& q) { return n.DropTable(q); });
-      });
-  add("POST", table_area, "rename", "rename_table", kAdmin,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::RenameTableRequest>(
-            c, [&](ns::RenameTableRequest& q) -> Result<ns::RenameTableResponse> {
-              if (q.new_namespace_id)
-                LANCE_RETURN_NOT_OK(CheckScope(c, *q.new_namespace_id));
-              return n.RenameTable(q);
-            });
-      });
-
-  // -- table data: Arrow IPC bodies, scalar fields in the query
-  add("POST", table_area, "create", "create_table", kWrite,
-      [](LanceNamespace& n, const Call& c) -> Result<Reply> {
-        LANCE_RETURN_NOT_OK(CheckIpcRequest(c));
-        ns::CreateTableRequest q;
-        q.id = c.id;
-        LANCE_RETURN_NOT_OK(QueryString(c, "mode", &q.mode));
-        LANCE_RETURN_NOT_OK(QueryProperties(c, "properties", &q.properties));
-        LANCE_RETURN_NOT_OK(QueryProperties(c, "storage_options", &q.storage_options));
-        LANCE_ASSIGN_OR_RAISE(auto resp, n.CreateTable(q, *c.body));
-        WithholdUncappedCredentials(c, &resp.storage_options);
-        return JsonReply(ns::json_codec::ToJson(resp));
-      });
-  add("POST", table_area, "insert", "insert_into_table", kWrite,
-      [](LanceNamespace& n, const Call& c) -> Result<Reply> {
-        LANCE_RETURN_NOT_OK(CheckIpcRequest(c));
-        ns::InsertIntoTableRequest q;
-        q.id = c.id;
-        LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
-        LANCE_RETURN_NOT_OK(QueryString(c, "mode", &q.mode));
-        LANCE_ASSIGN_OR_RAISE(auto resp, n.InsertIntoTable(q, *c.body));
-        return JsonReply(ns::json_codec::ToJson(resp));
-      });
-  add("POST", table_area, "merge_insert", "merge_insert_into_table", kWrite,
-      [](LanceNamespace& n, const Call& c) -> Result<Reply> {
-        LANCE_RETURN_NOT_OK(CheckIpcRequest(c));
-        ns::MergeInsertIntoTableRequest q;
-        q.id = c.id;
-        LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
-        if (auto on = QueryValue(c, "on")) {
-          std::vector<std::string> cols;
-          for (auto part : SplitView(*on, ',')) {
-            if (!part.empty()) cols.emplace_back(part);
-          }
-          q.on = std::move(cols);
-        }
-        LANCE_RETURN_NOT_OK(
-            QueryBool(c, "when_matched_update_all", &q.when_matched_update_all));
-        LANCE_RETURN_NOT_OK(QueryString(c, "when_matched_update_all_filt",
-                                        &q.when_matched_update_all_filt));
-        LANCE_RETURN_NOT_OK(
-            QueryBool(c, "when_not_matched_insert_all", &q.when_not_matched_insert_all));
-        LANCE_RETURN_NOT_OK(QueryBool(c, "when_not_matched_by_source_delete",
-                                      &q.when_not_matched_by_source_delete));
-        LANCE_RETURN_NOT_OK(QueryString(c, "when_not_matched_by_source_delete_filt",
-                                        &q.when_not_matched_by_source_delete_filt));
-        LANCE_RETURN_NOT_OK(QueryString(c, "timeout", &q.timeout));
-        LANCE_RETURN_NOT_OK(QueryBool(c, "use_index", &q.use_index));
-        LANCE_ASSIGN_OR_RAISE(auto resp, n.MergeInsertIntoTable(q, *c.body));
-        return JsonReply(ns::json_codec::ToJson(resp));
-      });
-  add("POST", table_area, "count_rows", "count_table_rows", kRead,
-      [](LanceNamespace& n, const Call& c) -> Result<Reply> {
-        LANCE_ASSIGN_OR_RAISE(auto q, ParseBody<ns::CountTableRowsRequest>(c));
-        LANCE_ASSIGN_OR_RAISE(int64_t rows, n.CountTableRows(q));
-        return JsonReply(Json(rows));
-      });
-  add("POST", table_area, "query", "query_table", kRead,
-      [](LanceNamespace& n, const Call& c) -> Result<Reply> {
-        LANCE_ASSIGN_OR_RAISE(auto q, ParseBody<ns::QueryTableRequest>(c));
-        LANCE_ASSIGN_OR_RAISE(std::string ipc, n.QueryTable(q));
-        return Reply{200, std::move(ipc), kArrowStreamType, -1};
-      });
-  add("POST", table_area, "delete", "delete_from_table", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DeleteFromTableRequest>(
-            c, [&](ns::DeleteFromTableRequest& q) { return n.DeleteFromTable(q); });
-      });
-  add("POST", table_area, "update", "update_table", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::UpdateTableRequest>(
-            c, [&](ns::UpdateTableRequest& q) { return n.UpdateTable(q); });
-      });
-
-  // -- schema
-  add("POST", table_area, "add_columns", "alter_table_add_columns", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::AlterTableAddColumnsRequest>(
-            c, [&](ns::AlterTableAddColumnsRequest& q) {
-              return n.AlterTableAddColumns(q);
-            });
-      });
-  add("POST", table_area, "alter_columns", "alter_table_alter_columns", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::AlterTableAlterColumnsRequest>(
-            c, [&](ns::AlterTableAlterColumnsRequest& q) {
-              return n.AlterTableAlterColumns(q);
-            });
-      });
-  add("POST", table_area, "drop_columns", "alter_table_drop_columns", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::AlterTableDropColumnsRequest>(
-            c, [&](ns::AlterTableDropColumnsRequest& q) {
-              return n.AlterTableDropColumns(q);
-            });
-      });
-  add("POST", table_area, "schema_metadata/update", "update_table_schema_metadata",
-      kWrite, [](LanceNamespace& n, const Call& c) -> Result<Reply> {
-        // The spec's body is the metadata map itself and so is the answer (what real
-        // Lance's client sends and reads); a body in the request model's shape
-        // ({"metadata": {...}}) is accepted too.
-        Json j = Json::object();
-        if (c.body->find_first_not_of(" \t\r\n") != std::string::npos) {
-          LANCE_RETURN_NOT_OK(
-              CheckJsonDepth(*c.body, c.limits->max_json_depth, c.op + " request body"));
-          j = Json::parse(*c.body, nullptr, /*allow_exceptions=*/false);
-        }
-        if (j.is_discarded() || !j.is_object()) {
-          return NamespaceError(ErrorCode::kInvalidInput,
-                                c.op + " request: body must be a JSON object of strings");
-        }
-        ns::UpdateTableSchemaMetadataRequest q;
-        if (j.contains("metadata") || j.contains("id")) {
-          LANCE_ASSIGN_OR_RAISE(q, ParseBody<ns::UpdateTableSchemaMetadataRequest>(c));
-        } else {
-          LANCE_ASSIGN_OR_RAISE(
-              auto metadata,
-              ns::json_codec::FromJson<ns::UpdateTableSchemaMetadataResponse>(
-                  Json{{"metadata", j}}, c.op + " request"));
-          q.id = c.id;
-          q.metadata = std::move(metadata.metadata);
-          LANCE_RETURN_NOT_OK(CheckScope(c, q.id));
-        }
-        LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
-        LANCE_ASSIGN_OR_RAISE(auto resp, n.UpdateTableSchemaMetadata(q));
-        return JsonReply(Json(resp.metadata.value_or(ns::Properties{})));
-      });
-  add("POST", table_area, "stats", "get_table_stats", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::GetTableStatsRequest>(
-            c, [&](ns::GetTableStatsRequest& q) { return n.GetTableStats(q); });
-      });
-
-  // -- versions
-  add("POST", table_area, "version/list", "list_table_versions", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::ListTableVersionsRequest>(
-            c,
-            [&](ns::ListTableVersionsRequest& q)
-                -> Result<ns::ListTableVersionsResponse> {
-              LANCE_RETURN_NOT_OK(QueryString(c, "branch", &q.branch));
-              LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
-              LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
-              LANCE_RETURN_NOT_OK(QueryBool(c, "descending", &q.descending));
-              return n.ListTableVersions(q);
-            });
-      });
-  add("POST", table_area, "version/describe", "describe_table_version", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DescribeTableVersionRequest>(
-            c, [&](ns::DescribeTableVersionRequest& q) {
-              return n.DescribeTableVersion(q);
-            });
-      });
-  add("POST", table_area, "restore", "restore_table", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::RestoreTableRequest>(
-            c, [&](ns::RestoreTableRequest& q) { return n.RestoreTable(q); });
-      });
-
-  // -- tags
-  add("POST", table_area, "tags/list", "list_table_tags", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::ListTableTagsRequest>(
-            c, [&](ns::ListTableTagsRequest& q) -> Result<ns::ListTableTagsResponse> {
-              LANCE_RETURN_NOT_OK(QueryString(c, "page_token", &q.page_token));
-              LANCE_RETURN_NOT_OK(QueryInt(c, "limit", &q.limit));
-              return n.ListTableTags(q);
-            });
-      });
-  add("POST", table_area, "tags/create", "create_table_tag", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::CreateTableTagRequest>(
-            c, [&](ns::CreateTableTagRequest& q) { return n.CreateTableTag(q); });
-      });
-  add("POST", table_area, "tags/delete", "delete_table_tag", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DeleteTableTagRequest>(
-            c, [&](ns::DeleteTableTagRequest& q) { return n.DeleteTableTag(q); });
-      });
-  add("POST", table_area, "tags/version", "get_table_tag_version", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::GetTableTagVersionRequest>(
-            c, [&](ns::GetTableTagVersionRequest& q) { return n.GetTableTagVersion(q); });
-      });
-  add("POST", table_area, "tags/update", "update_table_tag", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::UpdateTableTagRequest>(
-            c, [&](ns::UpdateTableTagRequest& q) { return n.UpdateTableTag(q); });
-      });
-
-  // -- transactions
-  add("POST", Area::kTransaction, "describe", "describe_transaction", kRead,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::DescribeTransactionRequest>(
-            c,
-            [&](ns::DescribeTransactionRequest& q) { return n.DescribeTransaction(q); });
-      });
-  add("POST", Area::kTransaction, "alter", "alter_transaction", kWrite,
-      [](LanceNamespace& n, const Call& c) {
-        return JsonOp<ns::AlterTransactionRequest>(
-            c, [&](ns::AlterTransactionRequest& q) { return n.AlterTransaction(q); });
-      });
-
-  // -- spec routes no core operation backs: Unsupported
-  for (const char* suffix :
-       {"index/list", "create_index", "create_scalar_index", "explain_plan",
-        "analyze_plan", "backfill_column", "update_field_metadata", "version/create",
-        "version/delete", "branches/create", "branches/delete", "branches/list"}) {
-    static const std::map<std::string, std::string> kNames = {
-        {"index/list", "list_table_indices"},
-        {"create_index", "create_table_index"},
-        {"create_scalar_index", "create_table_scalar_index"},
-        {"explain_plan", "explain_table_query_plan"},
-        {"analyze_plan", "analyze_table_query_plan"},
-        {"backfill_column", "alter_table_backfill_columns"},
-        {"update_field_metadata", "update_field_metadata"},
-        {"version/create", "create_table_version"},
-        {"version/delete", "batch_delete_table_versions"},
-        {"branches/create", "create_table_branch"},
-        {"branches/delete", "delete_table_branch"},
-        {"branches/list", "list_table_branches"}};
-    add("POST", table_area, suffix, kNames.at(suffix).c_str(), kWrite, nullptr);
+  // Every backed operation of operations.def, through Serve.
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                              \
+  add(ns::OperationOf<ns::Method##Request>::kInfo, [](ns::LanceNamespace& n,            \
+                                                      const Call& c) {                  \
+    return Serve<ns::Method##Request>(c, [&n](const ns::Method##Request& request,       \
+                                              [[maybe_unused]] std::string_view data) { \
+      return n.Method(LANCE_NS_ARGS(Body));                                             \
+    });                                                                                 \
+  });
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
+  // The spec routes no core operation backs: Unsupported (a null handler).
+  for (const ns::OperationInfo& op : ns::AllOperations()) {
+    if (!op.backed) add(op, nullptr);
   }
-  // index/{index_name}/drop|stats are matched in Route lookup by pattern.
-  add("POST", table_area, "index/*/drop", "drop_table_index", kWrite, nullptr);
-  add("POST", table_area, "index/*/stats", "describe_table_index_stats", kWrite, nullptr);
-  add("POST", Area::kTableGlobal, "batch-commit", "batch_commit_tables", kWrite, nullptr);
-  add("POST", Area::kTableGlobal, "version/batch-create", "batch_create_table_versions",
-      kWrite, nullptr);
-  add("POST", Area::kMaterializedView, "create", "create_materialized_view", kWrite,
-      nullptr);
-  add("POST", Area::kMaterializedView, "refresh", "refresh_materialized_view", kWrite,
-      nullptr);
-  return r;
+  return routes;
 }
 
 bool SuffixMatches(const std::string& pattern, const std::vector<std::string>& segs,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lance/namespace/namespace.h"
+#include "lance/namespace/operations.h"
 #include "lance/result.h"
 #include "lance/server/rest_adapter.h"
 
@@ -61,7 +62,7 @@ struct Call {
 
 using Handler = std::function<Result<Reply>(ns::LanceNamespace&, const Call&)>;
 
-enum class Area { kNamespace, kTable, kTransaction, kMaterializedView, kTableGlobal };
+using Area = ns::OperationArea;
 
 struct Route {
   std::string method;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The namespace models <-> JSON codec shared by the REST client and server.
 
-#include "lance/namespace/json_codec.h"
+#include "namespace/json_codec_internal.h"
 
 #include <gtest/gtest.h>
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -44,6 +45,51 @@ bool IsSecretOptionKey(std::string_view key);
 /// \brief True if the value of `key` must not be shown verbatim nor enter a cache key
 /// (kSecret or kIdentifier).
 bool IsSensitiveOptionKey(std::string_view key);
+
+/// \brief What a credential option is part of. A namespace vends these together, a
+/// refresh replaces them together, and a table's own options never override them.
+enum class CredentialPart {
+  kAccessKeyId,
+  kSecretAccessKey,
+  kSessionToken,
+  /// \brief When the vended credentials expire (Lance's `expires_at_millis`).
+  kExpiresAtMillis,
+  /// \brief How long before the expiry a refresh starts (`refresh_offset_millis`).
+  kRefreshOffsetMillis,
+};
+
+/// \brief One credential option key (lower case) and its part.
+struct CredentialOptionKey {
+  std::string_view key;
+  CredentialPart part;
+};
+
+/// \brief The credential option keys, Lance's aliases included: the one list that option
+/// parsing (ParseS3Options), the refresh (WithoutRefreshableOptions), the namespace's
+/// merge of vended options (MergeStorageOptions) and the REST server's withholding all
+/// read. Azure and GCS keys join it with their stores.
+inline constexpr CredentialOptionKey kCredentialOptionKeys[] = {
+    {"aws_access_key_id", CredentialPart::kAccessKeyId},
+    {"access_key_id", CredentialPart::kAccessKeyId},
+    {"aws_secret_access_key", CredentialPart::kSecretAccessKey},
+    {"secret_access_key", CredentialPart::kSecretAccessKey},
+    {"aws_session_token", CredentialPart::kSessionToken},
+    {"aws_token", CredentialPart::kSessionToken},
+    {"aws_security_token", CredentialPart::kSessionToken},
+    {"session_token", CredentialPart::kSessionToken},
+    {"token", CredentialPart::kSessionToken},
+    {"expires_at_millis", CredentialPart::kExpiresAtMillis},
+    {"refresh_offset_millis", CredentialPart::kRefreshOffsetMillis},
+};
+
+/// \brief The credential part `key` names (case-insensitively), if it is one of
+/// kCredentialOptionKeys.
+std::optional<CredentialPart> CredentialPartOf(std::string_view key);
+
+/// \brief True if `key` is a credential option: one of kCredentialOptionKeys, or any
+/// other option whose value must never be shown or cached (IsSensitiveOptionKey: a key
+/// a future store reads is covered before it joins the list).
+bool IsCredentialOptionKey(std::string_view key);
 
 /// \brief `value` as it may be shown for `key`: as is (kPlain), its first 4 characters
 /// followed by "…" (kIdentifier; "…" alone when empty), or kRedactedValue (kSecret).

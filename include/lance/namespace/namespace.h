@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lance/namespace/operation_signature.h"
 #include "lance/result.h"
 #include "lance/status.h"
 
@@ -321,7 +322,9 @@ struct ListAllTablesRequest {
   std::optional<int32_t> limit = {};
 };
 /// \brief Full table ids joined with the delimiter ("ns$t"), sorted.
-using ListAllTablesResponse = ListTablesResponse;
+/// \brief The same fields as ListTablesResponse (a type of its own, so that each
+/// operation of operations.def has its own response model).
+struct ListAllTablesResponse : ListTablesResponse {};
 
 struct CountTableRowsRequest {
   Identifier id = {};
@@ -599,7 +602,8 @@ struct AlterTransactionRequest {
   /// transactions (committed ones are immutable).
   std::vector<JsonValue> actions = {};
 };
-using AlterTransactionResponse = DescribeTransactionResponse;
+/// \brief The same fields as DescribeTransactionResponse (a type of its own, as above).
+struct AlterTransactionResponse : DescribeTransactionResponse {};
 
 // -- The interface
 // ------------------------------------------------------------------------
@@ -623,79 +627,13 @@ class LanceNamespace {
   /// cache keys. Never contains a secret.
   virtual std::string namespace_id() const = 0;
 
-  virtual Result<ListNamespacesResponse> ListNamespaces(
-      const ListNamespacesRequest& request);
-  virtual Result<DescribeNamespaceResponse> DescribeNamespace(
-      const DescribeNamespaceRequest& request);
-  virtual Result<CreateNamespaceResponse> CreateNamespace(
-      const CreateNamespaceRequest& request);
-  virtual Result<DropNamespaceResponse> DropNamespace(
-      const DropNamespaceRequest& request);
-  /// \brief OK if it exists; NamespaceNotFound otherwise.
-  virtual Status NamespaceExists(const NamespaceExistsRequest& request);
-
-  virtual Result<ListTablesResponse> ListTables(const ListTablesRequest& request);
-  virtual Result<DescribeTableResponse> DescribeTable(
-      const DescribeTableRequest& request);
-  /// \brief Reserves a table id and its location without writing any version.
-  virtual Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& request);
-  /// \brief Deprecated spec operation: as DeclareTable.
-  virtual Result<CreateEmptyTableResponse> CreateEmptyTable(
-      const CreateEmptyTableRequest& request);
-  virtual Result<RegisterTableResponse> RegisterTable(
-      const RegisterTableRequest& request);
-  virtual Result<DeregisterTableResponse> DeregisterTable(
-      const DeregisterTableRequest& request);
-  /// \brief OK if it exists; TableNotFound otherwise.
-  virtual Status TableExists(const TableExistsRequest& request);
-  virtual Result<DropTableResponse> DropTable(const DropTableRequest& request);
-
-  // Table data, schema, versions, tags, transactions.
-  /// \brief Creates the table from an Arrow IPC stream (`data`): version 1.
-  virtual Result<CreateTableResponse> CreateTable(const CreateTableRequest& request,
-                                                  std::string_view data);
-  virtual Result<RenameTableResponse> RenameTable(const RenameTableRequest& request);
-  virtual Result<ListAllTablesResponse> ListAllTables(
-      const ListAllTablesRequest& request);
-  virtual Result<int64_t> CountTableRows(const CountTableRowsRequest& request);
-  virtual Result<InsertIntoTableResponse> InsertIntoTable(
-      const InsertIntoTableRequest& request, std::string_view data);
-  virtual Result<MergeInsertIntoTableResponse> MergeInsertIntoTable(
-      const MergeInsertIntoTableRequest& request, std::string_view data);
-  virtual Result<DeleteFromTableResponse> DeleteFromTable(
-      const DeleteFromTableRequest& request);
-  virtual Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request);
-  /// \brief The rows as an Arrow IPC stream.
-  virtual Result<std::string> QueryTable(const QueryTableRequest& request);
-  virtual Result<AlterTableAddColumnsResponse> AlterTableAddColumns(
-      const AlterTableAddColumnsRequest& request);
-  virtual Result<AlterTableAlterColumnsResponse> AlterTableAlterColumns(
-      const AlterTableAlterColumnsRequest& request);
-  virtual Result<AlterTableDropColumnsResponse> AlterTableDropColumns(
-      const AlterTableDropColumnsRequest& request);
-  virtual Result<UpdateTableSchemaMetadataResponse> UpdateTableSchemaMetadata(
-      const UpdateTableSchemaMetadataRequest& request);
-  virtual Result<GetTableStatsResponse> GetTableStats(
-      const GetTableStatsRequest& request);
-  virtual Result<ListTableVersionsResponse> ListTableVersions(
-      const ListTableVersionsRequest& request);
-  virtual Result<DescribeTableVersionResponse> DescribeTableVersion(
-      const DescribeTableVersionRequest& request);
-  virtual Result<RestoreTableResponse> RestoreTable(const RestoreTableRequest& request);
-  virtual Result<ListTableTagsResponse> ListTableTags(
-      const ListTableTagsRequest& request);
-  virtual Result<CreateTableTagResponse> CreateTableTag(
-      const CreateTableTagRequest& request);
-  virtual Result<DeleteTableTagResponse> DeleteTableTag(
-      const DeleteTableTagRequest& request);
-  virtual Result<GetTableTagVersionResponse> GetTableTagVersion(
-      const GetTableTagVersionRequest& request);
-  virtual Result<UpdateTableTagResponse> UpdateTableTag(
-      const UpdateTableTagRequest& request);
-  virtual Result<DescribeTransactionResponse> DescribeTransaction(
-      const DescribeTransactionRequest& request);
-  virtual Result<AlterTransactionResponse> AlterTransaction(
-      const AlterTransactionRequest& request);
+  // Every operation of operations.def (the one list; its comments say what each does):
+  // `virtual Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest&
+  // request);` and so on, `std::string_view data` after the request for Arrow bodies.
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...) \
+  virtual LANCE_NS_RESULT(Method, Reply) Method(LANCE_NS_PARAMS(Method, Body));
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
 
   /// \brief This namespace as seen by a caller allowed no more than `permission`: the
   /// same tables and operations, but credentials it vends never allow more than

@@ -93,60 +93,11 @@ class RestNamespace : public LanceNamespace {
   std::string namespace_id() const override;
   const RestNamespaceOptions& options() const { return options_; }
 
-  Result<ListNamespacesResponse> ListNamespaces(const ListNamespacesRequest& r) override;
-  Result<DescribeNamespaceResponse> DescribeNamespace(
-      const DescribeNamespaceRequest& r) override;
-  Result<CreateNamespaceResponse> CreateNamespace(
-      const CreateNamespaceRequest& r) override;
-  Result<DropNamespaceResponse> DropNamespace(const DropNamespaceRequest& r) override;
-  Status NamespaceExists(const NamespaceExistsRequest& r) override;
-  Result<ListTablesResponse> ListTables(const ListTablesRequest& r) override;
-  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& r) override;
-  Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& r) override;
-  Result<CreateEmptyTableResponse> CreateEmptyTable(
-      const CreateEmptyTableRequest& r) override;
-  Result<RegisterTableResponse> RegisterTable(const RegisterTableRequest& r) override;
-  Result<DeregisterTableResponse> DeregisterTable(
-      const DeregisterTableRequest& r) override;
-  Status TableExists(const TableExistsRequest& r) override;
-  Result<DropTableResponse> DropTable(const DropTableRequest& r) override;
-  Result<CreateTableResponse> CreateTable(const CreateTableRequest& r,
-                                          std::string_view data) override;
-  Result<RenameTableResponse> RenameTable(const RenameTableRequest& r) override;
-  Result<ListAllTablesResponse> ListAllTables(const ListAllTablesRequest& r) override;
-  Result<int64_t> CountTableRows(const CountTableRowsRequest& r) override;
-  Result<InsertIntoTableResponse> InsertIntoTable(const InsertIntoTableRequest& r,
-                                                  std::string_view data) override;
-  Result<MergeInsertIntoTableResponse> MergeInsertIntoTable(
-      const MergeInsertIntoTableRequest& r, std::string_view data) override;
-  Result<DeleteFromTableResponse> DeleteFromTable(
-      const DeleteFromTableRequest& r) override;
-  Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& r) override;
-  Result<std::string> QueryTable(const QueryTableRequest& r) override;
-  Result<AlterTableAddColumnsResponse> AlterTableAddColumns(
-      const AlterTableAddColumnsRequest& r) override;
-  Result<AlterTableAlterColumnsResponse> AlterTableAlterColumns(
-      const AlterTableAlterColumnsRequest& r) override;
-  Result<AlterTableDropColumnsResponse> AlterTableDropColumns(
-      const AlterTableDropColumnsRequest& r) override;
-  Result<UpdateTableSchemaMetadataResponse> UpdateTableSchemaMetadata(
-      const UpdateTableSchemaMetadataRequest& r) override;
-  Result<GetTableStatsResponse> GetTableStats(const GetTableStatsRequest& r) override;
-  Result<ListTableVersionsResponse> ListTableVersions(
-      const ListTableVersionsRequest& r) override;
-  Result<DescribeTableVersionResponse> DescribeTableVersion(
-      const DescribeTableVersionRequest& r) override;
-  Result<RestoreTableResponse> RestoreTable(const RestoreTableRequest& r) override;
-  Result<ListTableTagsResponse> ListTableTags(const ListTableTagsRequest& r) override;
-  Result<CreateTableTagResponse> CreateTableTag(const CreateTableTagRequest& r) override;
-  Result<DeleteTableTagResponse> DeleteTableTag(const DeleteTableTagRequest& r) override;
-  Result<GetTableTagVersionResponse> GetTableTagVersion(
-      const GetTableTagVersionRequest& r) override;
-  Result<UpdateTableTagResponse> UpdateTableTag(const UpdateTableTagRequest& r) override;
-  Result<DescribeTransactionResponse> DescribeTransaction(
-      const DescribeTransactionRequest& r) override;
-  Result<AlterTransactionResponse> AlterTransaction(
-      const AlterTransactionRequest& r) override;
+  // Every operation of operations.def, each one HTTP call (see the file comment).
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...) \
+  LANCE_NS_RESULT(Method, Reply) Method(LANCE_NS_PARAMS(Method, Body)) override;
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
 
   class Impl;
   RestNamespace(std::unique_ptr<Impl> impl, RestNamespaceOptions options);

@@ -52,16 +52,21 @@ enum class Field {
 // Lower-case key -> field; Lance's aliases included. Keys not listed (and not matching
 // the allow_http rule) are ignored, as object_store drops keys it does not parse.
 std::optional<Field> FieldOfKey(const std::string& key) {
+  // The credential keys: the one list of storage_options.h.
+  if (auto part = CredentialPartOf(key)) {
+    switch (*part) {
+      case CredentialPart::kAccessKeyId:
+        return Field::kAccessKeyId;
+      case CredentialPart::kSecretAccessKey:
+        return Field::kSecretAccessKey;
+      case CredentialPart::kSessionToken:
+        return Field::kSessionToken;
+      case CredentialPart::kExpiresAtMillis:
+      case CredentialPart::kRefreshOffsetMillis:
+        return std::nullopt;
+    }
+  }
   static const std::map<std::string, Field, std::less<>> kKeys = {
-      {"aws_access_key_id", Field::kAccessKeyId},
-      {"access_key_id", Field::kAccessKeyId},
-      {"aws_secret_access_key", Field::kSecretAccessKey},
-      {"secret_access_key", Field::kSecretAccessKey},
-      {"aws_session_token", Field::kSessionToken},
-      {"aws_token", Field::kSessionToken},
-      {"aws_security_token", Field::kSessionToken},
-      {"session_token", Field::kSessionToken},
-      {"token", Field::kSessionToken},
       {"aws_region", Field::kRegion},
       {"region", Field::kRegion},
       {"aws_default_region", Field::kDefaultRegion},
@@ -269,21 +274,23 @@ std::string S3Options::ToString() const {
   return out;
 }
 
-Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& options,
-                                 const EnvLookup& env) {
-  // Group the options by field. Empty values count as absent: namespaces and config
-  // files often carry "aws_region": "" meaning "not set".
-  std::map<Field, std::vector<Setting>> given;
+namespace {
+
+using Given = std::map<Field, std::vector<Setting>>;
+
+// Groups the options by field. Empty values count as absent: namespaces and config files
+// often carry "aws_region": "" meaning "not set". Two spellings of one setting with
+// different values (e.g. "aws_region" and "region", or "AWS_REGION" and "aws_region")
+// are ambiguous; picking one silently would depend on map order. Booleans are compared
+// parsed ("1" equals "true").
+Result<Given> GroupOptions(const std::map<std::string, std::string>& options) {
+  Given given;
   for (const auto& [key, value] : options) {
     if (Trim(value).empty()) continue;
     if (auto field = FieldOfKey(AsciiToLower(Trim(key)))) {
       given[*field].push_back(Setting{key, value});
     }
   }
-
-  // Two spellings of one setting with different values (e.g. "aws_region" and
-  // "region", or "AWS_REGION" and "aws_region") are ambiguous; picking one silently
-  // would depend on map order. Booleans are compared parsed ("1" equals "true").
   for (const auto& [field, settings] : given) {
     for (size_t i = 1; i < settings.size(); ++i) {
       bool same = Trim(settings[i].value) == Trim(settings[0].value);
@@ -292,29 +299,32 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
         auto b = ParseBoolOption(settings[i].source, settings[i].value);
         same = a.ok() && b.ok() && *a == *b;
       }
-      if (!same) {
-        std::string msg = "storage options '" + settings[0].source + "' and '" +
-                          settings[i].source + "' set the same S3 setting";
-        // The one secrets rule decides what may be shown (a key id only redacted).
-        if (!IsSecretOptionKey(settings[0].source) &&
-            !IsSecretOptionKey(settings[i].source)) {
-          msg +=
-              StrCat(" to different values ('",
-                     RedactOptionValue(settings[0].source, settings[0].value), "' and '",
-                     RedactOptionValue(settings[i].source, settings[i].value), "')");
-        } else {
-          msg += " to different values";
-        }
-        return Status::Invalid(msg + "; give only one of them");
+      if (same) continue;
+      std::string msg = "storage options '" + settings[0].source + "' and '" +
+                        settings[i].source + "' set the same S3 setting";
+      // The one secrets rule decides what may be shown (a key id only redacted).
+      if (!IsSecretOptionKey(settings[0].source) &&
+          !IsSecretOptionKey(settings[i].source)) {
+        msg += StrCat(" to different values ('",
+                      RedactOptionValue(settings[0].source, settings[0].value), "' and '",
+                      RedactOptionValue(settings[i].source, settings[i].value), "')");
+      } else {
+        msg += " to different values";
       }
+      return Status::Invalid(msg + "; give only one of them");
     }
   }
+  return given;
+}
 
-  // The single value of a field from the options, else from the first set environment
-  // variable of `env_names`.
-  auto lookup =
-      [&](Field field,
-          std::initializer_list<std::string_view> env_names) -> std::optional<Setting> {
+// The single value of a field from the options, else from the first set environment
+// variable of `env_names`; and typed setters on top of it.
+struct OptionReader {
+  const Given& given;
+  const EnvLookup& env;
+
+  std::optional<Setting> Lookup(Field field,
+                                std::initializer_list<std::string_view> env_names) const {
     if (auto it = given.find(field); it != given.end()) return it->second.front();
     for (std::string_view name : env_names) {
       if (!env) break;
@@ -323,91 +333,100 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
       }
     }
     return std::nullopt;
-  };
-
-  S3Options out;
-
-  auto set_bool = [&](Field field, std::initializer_list<std::string_view> env_names,
-                      bool* target) -> Status {
-    if (auto s = lookup(field, env_names)) {
+  }
+  Status Bool(Field field, std::initializer_list<std::string_view> env_names,
+              bool* target) const {
+    if (auto s = Lookup(field, env_names)) {
       LANCE_ASSIGN_OR_RAISE(*target, ParseBoolOption(s->source, s->value));
     }
     return Status::OK();
-  };
-  auto set_duration = [&](Field field, std::initializer_list<std::string_view> env_names,
-                          std::chrono::milliseconds* target) -> Status {
-    if (auto s = lookup(field, env_names)) {
+  }
+  Status Duration(Field field, std::initializer_list<std::string_view> env_names,
+                  std::chrono::milliseconds* target) const {
+    if (auto s = Lookup(field, env_names)) {
       LANCE_ASSIGN_OR_RAISE(*target, ParseDurationOption(s->source, s->value));
     }
     return Status::OK();
-  };
-  auto set_ms_int = [&](Field field, std::chrono::milliseconds* target) -> Status {
-    if (auto s = lookup(field, {})) {
+  }
+  Status Millis(Field field, std::chrono::milliseconds* target) const {
+    if (auto s = Lookup(field, {})) {
       LANCE_ASSIGN_OR_RAISE(int64_t ms, ParseInt(s->source, s->value, 0, 3'600'000));
       *target = std::chrono::milliseconds(ms);
     }
     return Status::OK();
-  };
-  auto set_int = [&](Field field, std::initializer_list<std::string_view> env_names,
-                     int64_t min, int64_t max, auto* target) -> Status {
-    if (auto s = lookup(field, env_names)) {
+  }
+  template <typename Int>
+  Status Integer(Field field, std::initializer_list<std::string_view> env_names,
+                 int64_t min, int64_t max, Int* target) const {
+    if (auto s = Lookup(field, env_names)) {
       LANCE_ASSIGN_OR_RAISE(int64_t v, ParseInt(s->source, s->value, min, max));
-      *target = static_cast<std::remove_pointer_t<decltype(target)>>(v);
+      *target = static_cast<Int>(v);
     }
     return Status::OK();
-  };
-
-  LANCE_RETURN_NOT_OK(set_bool(Field::kAllowHttp, {"AWS_ALLOW_HTTP"}, &out.allow_http));
-  LANCE_RETURN_NOT_OK(set_bool(Field::kVirtualHostedStyle,
-                               {"AWS_VIRTUAL_HOSTED_STYLE_REQUEST"},
-                               &out.virtual_hosted_style));
-  LANCE_RETURN_NOT_OK(
-      set_bool(Field::kAllowInvalidCertificates, {}, &out.allow_invalid_certificates));
-  LANCE_RETURN_NOT_OK(set_bool(Field::kUnsignedPayload, {}, &out.unsigned_payload));
-  LANCE_RETURN_NOT_OK(set_bool(Field::kSkipSignature, {}, &out.skip_signature));
-
-  LANCE_RETURN_NOT_OK(set_int(Field::kMaxRetries, {"OBJECT_STORE_CLIENT_MAX_RETRIES"}, 0,
-                              1000, &out.max_retries));
-  LANCE_RETURN_NOT_OK(set_duration(
-      Field::kRetryTimeout, {"OBJECT_STORE_CLIENT_RETRY_TIMEOUT"}, &out.retry_timeout));
-  LANCE_RETURN_NOT_OK(set_ms_int(Field::kInitialBackoff, &out.initial_backoff));
-  LANCE_RETURN_NOT_OK(set_ms_int(Field::kMaxBackoff, &out.max_backoff));
-  LANCE_RETURN_NOT_OK(set_duration(Field::kConnectTimeout, {}, &out.connect_timeout));
-  LANCE_RETURN_NOT_OK(set_duration(Field::kRequestTimeout, {}, &out.request_timeout));
-  LANCE_RETURN_NOT_OK(set_duration(Field::kStallTimeout, {}, &out.stall_timeout));
-  // S3 parts are 5 MiB to 5 GiB (except the last one).
-  LANCE_RETURN_NOT_OK(set_int(Field::kMultipartPartSize, {}, int64_t{5} << 20,
-                              int64_t{5} << 30, &out.multipart_part_size));
-  LANCE_RETURN_NOT_OK(
-      set_int(Field::kMultipartConcurrency, {}, 1, 1024, &out.multipart_concurrency));
-  LANCE_RETURN_NOT_OK(set_int(Field::kReadChunkSize, {}, 1,
-                              std::numeric_limits<int64_t>::max(), &out.read_chunk_size));
-  LANCE_RETURN_NOT_OK(
-      set_int(Field::kReadAhead, {}, 0, int64_t{1} << 40, &out.read_ahead));
-  LANCE_RETURN_NOT_OK(set_int(Field::kMaxConnections, {}, 1, 1024, &out.max_connections));
-  // A smaller cap than first delay would make the first delay meaningless.
-  if (out.max_backoff < out.initial_backoff) out.max_backoff = out.initial_backoff;
-
-  if (auto s = lookup(Field::kEndpoint, {"AWS_ENDPOINT", "AWS_ENDPOINT_URL"})) {
-    LANCE_ASSIGN_OR_RAISE(out.endpoint,
-                          NormalizeEndpoint(s->source, s->value, out.allow_http));
   }
+};
 
+// Transport switches, retries, timeouts and transfer sizes.
+Status ReadTuning(const OptionReader& read, S3Options* out) {
+  LANCE_RETURN_NOT_OK(read.Bool(Field::kAllowHttp, {"AWS_ALLOW_HTTP"}, &out->allow_http));
+  LANCE_RETURN_NOT_OK(read.Bool(Field::kVirtualHostedStyle,
+                                {"AWS_VIRTUAL_HOSTED_STYLE_REQUEST"},
+                                &out->virtual_hosted_style));
+  LANCE_RETURN_NOT_OK(
+      read.Bool(Field::kAllowInvalidCertificates, {}, &out->allow_invalid_certificates));
+  LANCE_RETURN_NOT_OK(read.Bool(Field::kUnsignedPayload, {}, &out->unsigned_payload));
+  LANCE_RETURN_NOT_OK(read.Bool(Field::kSkipSignature, {}, &out->skip_signature));
+
+  LANCE_RETURN_NOT_OK(read.Integer(Field::kMaxRetries,
+                                   {"OBJECT_STORE_CLIENT_MAX_RETRIES"}, 0, 1000,
+                                   &out->max_retries));
+  LANCE_RETURN_NOT_OK(read.Duration(
+      Field::kRetryTimeout, {"OBJECT_STORE_CLIENT_RETRY_TIMEOUT"}, &out->retry_timeout));
+  LANCE_RETURN_NOT_OK(read.Millis(Field::kInitialBackoff, &out->initial_backoff));
+  LANCE_RETURN_NOT_OK(read.Millis(Field::kMaxBackoff, &out->max_backoff));
+  LANCE_RETURN_NOT_OK(read.Duration(Field::kConnectTimeout, {}, &out->connect_timeout));
+  LANCE_RETURN_NOT_OK(read.Duration(Field::kRequestTimeout, {}, &out->request_timeout));
+  LANCE_RETURN_NOT_OK(read.Duration(Field::kStallTimeout, {}, &out->stall_timeout));
+  // S3 parts are 5 MiB to 5 GiB (except the last one).
+  LANCE_RETURN_NOT_OK(read.Integer(Field::kMultipartPartSize, {}, int64_t{5} << 20,
+                                   int64_t{5} << 30, &out->multipart_part_size));
+  LANCE_RETURN_NOT_OK(read.Integer(Field::kMultipartConcurrency, {}, 1, 1024,
+                                   &out->multipart_concurrency));
+  LANCE_RETURN_NOT_OK(read.Integer(Field::kReadChunkSize, {}, 1,
+                                   std::numeric_limits<int64_t>::max(),
+                                   &out->read_chunk_size));
+  LANCE_RETURN_NOT_OK(
+      read.Integer(Field::kReadAhead, {}, 0, int64_t{1} << 40, &out->read_ahead));
+  LANCE_RETURN_NOT_OK(
+      read.Integer(Field::kMaxConnections, {}, 1, 1024, &out->max_connections));
+  // A smaller cap than first delay would make the first delay meaningless.
+  if (out->max_backoff < out->initial_backoff) out->max_backoff = out->initial_backoff;
+  return Status::OK();
+}
+
+Status ReadEndpointAndRegion(const OptionReader& read, S3Options* out) {
+  if (auto s = read.Lookup(Field::kEndpoint, {"AWS_ENDPOINT", "AWS_ENDPOINT_URL"})) {
+    LANCE_ASSIGN_OR_RAISE(out->endpoint,
+                          NormalizeEndpoint(s->source, s->value, out->allow_http));
+  }
   // Options beat the environment for the region as a whole: an explicit
   // aws_default_region wins over AWS_REGION from the environment.
-  if (auto s = lookup(Field::kRegion, {})) {
-    out.region = std::string(Trim(s->value));
-  } else if (auto d =
-                 lookup(Field::kDefaultRegion, {"AWS_REGION", "AWS_DEFAULT_REGION"})) {
-    out.region = std::string(Trim(d->value));
+  if (auto s = read.Lookup(Field::kRegion, {})) {
+    out->region = std::string(Trim(s->value));
+  } else if (auto d = read.Lookup(Field::kDefaultRegion,
+                                  {"AWS_REGION", "AWS_DEFAULT_REGION"})) {
+    out->region = std::string(Trim(d->value));
   } else {
     // Lance: "us-west-2" unless a custom endpoint is set; S3-compatible servers
     // (RGW, MinIO) generally sign with us-east-1.
-    out.region = out.endpoint.empty() ? "us-west-2" : "us-east-1";
+    out->region = out->endpoint.empty() ? "us-west-2" : "us-east-1";
   }
+  return Status::OK();
+}
 
-  // Credentials come from one place only: a key id from the options must never pair
-  // with a secret (or token) from the environment.
+// Credentials come from one place only: a key id from the options must never pair with
+// a secret (or token) from the environment.
+Status ReadCredentials(const Given& given, const EnvLookup& env, S3Options* out) {
   auto first = [&](Field f) -> const Setting* {
     auto it = given.find(f);
     return it == given.end() ? nullptr : &it->second.front();
@@ -450,10 +469,25 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
                            "aws_secret_access_key");
   }
   if (key_id != nullptr) {
-    out.credentials.access_key_id = std::string(Trim(key_id->value));
-    out.credentials.secret_access_key = std::string(Trim(secret->value));
-    if (token != nullptr) out.credentials.session_token = std::string(Trim(token->value));
+    out->credentials.access_key_id = std::string(Trim(key_id->value));
+    out->credentials.secret_access_key = std::string(Trim(secret->value));
+    if (token != nullptr) {
+      out->credentials.session_token = std::string(Trim(token->value));
+    }
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& options,
+                                 const EnvLookup& env) {
+  LANCE_ASSIGN_OR_RAISE(Given given, GroupOptions(options));
+  const OptionReader read{given, env};
+  S3Options out;
+  LANCE_RETURN_NOT_OK(ReadTuning(read, &out));
+  LANCE_RETURN_NOT_OK(ReadEndpointAndRegion(read, &out));
+  LANCE_RETURN_NOT_OK(ReadCredentials(given, env, &out));
   return out;
 }
 

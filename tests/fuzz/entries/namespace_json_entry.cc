@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz/fuzz_entries.h"
-#include "lance/namespace/json_codec.h"
+#include "namespace/json_codec_internal.h"
 #include "namespace/manifest_table.h"
 
 namespace lance::fuzz {

@@ -4,20 +4,12 @@ package dev.lancecpp.namespace;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
 import org.lance.namespace.LanceNamespace;
 import org.lance.namespace.errors.UnsupportedOperationException;
-import org.lance.namespace.model.CreateNamespaceRequest;
-import org.lance.namespace.model.DeclareTableRequest;
-import org.lance.namespace.model.DeregisterTableRequest;
-import org.lance.namespace.model.DescribeNamespaceRequest;
-import org.lance.namespace.model.DescribeTableRequest;
-import org.lance.namespace.model.DropNamespaceRequest;
-import org.lance.namespace.model.DropTableRequest;
-import org.lance.namespace.model.ListNamespacesRequest;
-import org.lance.namespace.model.ListTablesRequest;
-import org.lance.namespace.model.NamespaceExistsRequest;
-import org.lance.namespace.model.RegisterTableRequest;
-import org.lance.namespace.model.TableExistsRequest;
 import org.openapitools.jackson.nullable.JsonNullableModule;
 
 /**
@@ -42,42 +34,58 @@ public final class NamespaceBridge {
   }
 
   /**
+   * The single-request methods of Lance Java's {@link LanceNamespace}, by the spec's
+   * snake_case operation name ("describe_table" for describeTable): the core names operations
+   * as its table (include/lance/namespace/operations.def) does, so no list is kept here.
+   */
+  private static final Map<String, Method> OPERATIONS = operations();
+
+  private static Map<String, Method> operations() {
+    Map<String, Method> out = new HashMap<>();
+    for (Method m : LanceNamespace.class.getMethods()) {
+      if (m.getParameterCount() == 1) {
+        out.put(snakeCase(m.getName()), m);
+      }
+    }
+    return out;
+  }
+
+  static String snakeCase(String camel) {
+    StringBuilder out = new StringBuilder();
+    for (char c : camel.toCharArray()) {
+      if (Character.isUpperCase(c)) {
+        out.append('_').append(Character.toLowerCase(c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  /**
    * Runs operation {@code op} (the spec's snake_case name, e.g. "describe_table") of {@code
    * namespace} on the request {@code json}; returns the response as JSON ("{}" for operations
    * without one).
    */
   public static String call(Object namespace, String op, String json) throws Exception {
-    LanceNamespace ns = (LanceNamespace) namespace;
-    switch (op) {
-      case "list_namespaces":
-        return out(ns.listNamespaces(in(json, ListNamespacesRequest.class)));
-      case "describe_namespace":
-        return out(ns.describeNamespace(in(json, DescribeNamespaceRequest.class)));
-      case "create_namespace":
-        return out(ns.createNamespace(in(json, CreateNamespaceRequest.class)));
-      case "drop_namespace":
-        return out(ns.dropNamespace(in(json, DropNamespaceRequest.class)));
-      case "namespace_exists":
-        ns.namespaceExists(in(json, NamespaceExistsRequest.class));
-        return "{}";
-      case "list_tables":
-        return out(ns.listTables(in(json, ListTablesRequest.class)));
-      case "describe_table":
-        return out(ns.describeTable(in(json, DescribeTableRequest.class)));
-      case "declare_table":
-        return out(ns.declareTable(in(json, DeclareTableRequest.class)));
-      case "register_table":
-        return out(ns.registerTable(in(json, RegisterTableRequest.class)));
-      case "deregister_table":
-        return out(ns.deregisterTable(in(json, DeregisterTableRequest.class)));
-      case "table_exists":
-        ns.tableExists(in(json, TableExistsRequest.class));
-        return "{}";
-      case "drop_table":
-        return out(ns.dropTable(in(json, DropTableRequest.class)));
-      default:
-        throw new UnsupportedOperationException("Not supported by the Java bridge: " + op);
+    Method method = OPERATIONS.get(op);
+    if (method == null) {
+      throw new UnsupportedOperationException("Not supported by the Java bridge: " + op);
     }
+    Object response;
+    try {
+      response = method.invoke(namespace, in(json, method.getParameterTypes()[0]));
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof Exception) {
+        throw (Exception) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw e;
+    }
+    return method.getReturnType() == void.class ? "{}" : out(response);
   }
 
   static <T> T in(String json, Class<T> type) throws Exception {
