@@ -92,8 +92,8 @@ TEST(OperationTableTest, NamesAndRoutesAreUnique) {
       EXPECT_FALSE(op.spec_model.empty()) << op.name;
     }
   }
-  EXPECT_EQ(backed, 35);
-  EXPECT_EQ(AllOperations().size(), 35u + 18u);
+  EXPECT_EQ(backed, 37);
+  EXPECT_EQ(AllOperations().size(), 37u + 18u);
   const OperationInfo& describe = OperationOf<DescribeTableRequest>::kInfo;
   EXPECT_EQ(describe.name, "describe_table");
   EXPECT_EQ(describe.http_method, "POST");
@@ -138,7 +138,7 @@ TEST(OperationTableTest, DefaultsAreUnsupportedWithTheSpecName) {
   }
 #include "lance/namespace/operations.def"
 #undef LANCE_NS_OPERATION
-  EXPECT_EQ(checked, 35);
+  EXPECT_EQ(checked, 37);
 }
 
 }  // namespace
