@@ -158,6 +158,21 @@ const std::vector<OperationInfo>& AllOperations() {
   return operations;
 }
 
+std::string_view AreaPathSegment(OperationArea area) {
+  switch (area) {
+    case OperationArea::kNamespace:
+      return "namespace";
+    case OperationArea::kTransaction:
+      return "transaction";
+    case OperationArea::kMaterializedView:
+      return "materialized_view";
+    case OperationArea::kTable:
+    case OperationArea::kTableGlobal:
+      break;
+  }
+  return "table";
+}
+
 bool OperationInfo::InQuery(std::string_view field) const {
   std::string_view rest = query_fields;
   while (!rest.empty()) {

@@ -21,10 +21,10 @@
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "lance/macros.h"
-#include "namespace/json_codec_internal.h"
 #include "lance/namespace/model_fields.h"
 #include "lance/namespace/operations.h"
 #include "lance/str_cat.h"
+#include "namespace/json_codec_internal.h"
 #include "namespace/rest_http.h"
 
 namespace lance::ns {
@@ -110,21 +110,6 @@ std::string CompactJson(const Properties& props) {
   json_codec::Json j = json_codec::Json::object();
   for (const auto& [k, v] : props) j[k] = v;
   return j.dump();
-}
-
-std::string_view AreaSegment(OperationArea area) {
-  switch (area) {
-    case OperationArea::kNamespace:
-      return "namespace";
-    case OperationArea::kTransaction:
-      return "transaction";
-    case OperationArea::kMaterializedView:
-      return "materialized_view";
-    case OperationArea::kTable:
-    case OperationArea::kTableGlobal:
-      break;
-  }
-  return "table";
 }
 
 // A request field as query parameters: strings as they are, booleans as true/false,
@@ -238,7 +223,8 @@ class RestNamespace::Impl {
     call.idempotent = op.idempotent;
     if (op.namespace_not_found) call.not_found = ErrorCode::kNamespaceNotFound;
     if constexpr (requires { r.id; }) {
-      call.path = StrCat("/v1/", AreaSegment(op.area), "/", PathId(r.id), "/", op.route);
+      call.path =
+          StrCat("/v1/", AreaPathSegment(op.area), "/", PathId(r.id), "/", op.route);
       call.object_id = Joined(r.id);
     } else {
       call.path =

@@ -134,22 +134,6 @@ std::map<std::string, std::string> ParseQuery(const std::string& target) {
   return query;
 }
 
-// The first path segment of each area (kTableGlobal: /v1/table without an id).
-std::string_view AreaSegment(Area area) {
-  switch (area) {
-    case Area::kNamespace:
-      return "namespace";
-    case Area::kTransaction:
-      return "transaction";
-    case Area::kMaterializedView:
-      return "materialized_view";
-    case Area::kTable:
-    case Area::kTableGlobal:
-      break;
-  }
-  return "table";
-}
-
 }  // namespace
 
 RequestHandler::RouteMatch RequestHandler::FindRoute(
@@ -167,7 +151,7 @@ RequestHandler::RouteMatch RequestHandler::FindRoute(
   };
   for (const Route& r : routes_) {
     if (match.route != nullptr) break;
-    if (segs[2] != AreaSegment(r.area)) continue;
+    if (segs[2] != ns::AreaPathSegment(r.area)) continue;
     if (r.area == Area::kTableGlobal) {
       if (r.suffix.empty() ? segs.size() == 3 : SuffixMatches(r.suffix, segs, 3)) {
         consider(r, false, "");

@@ -514,19 +514,9 @@ bool SuffixMatches(const std::string& pattern, const std::vector<std::string>& s
 }
 
 std::string Template(Area area, const std::string& suffix) {
-  switch (area) {
-    case Area::kNamespace:
-      return "/v1/namespace/{id}/" + suffix;
-    case Area::kTable:
-      return "/v1/table/{id}/" + suffix;
-    case Area::kTransaction:
-      return "/v1/transaction/{id}/" + suffix;
-    case Area::kMaterializedView:
-      return "/v1/materialized_view/{id}/" + suffix;
-    case Area::kTableGlobal:
-      return suffix.empty() ? "/v1/table" : "/v1/table/" + suffix;
-  }
-  return "";
+  const std::string base = "/v1/" + std::string(ns::AreaPathSegment(area));
+  if (area == Area::kTableGlobal) return suffix.empty() ? base : base + "/" + suffix;
+  return base + "/{id}/" + suffix;
 }
 
 }  // namespace lance::server::internal

@@ -65,6 +65,10 @@ struct OperationInfo {
   bool InQuery(std::string_view field) const;
 };
 
+/// \brief The first path segment after /v1 of an area: "namespace", "table",
+/// "transaction", "materialized_view" (kTableGlobal: "table", without an id after it).
+std::string_view AreaPathSegment(OperationArea area);
+
 /// \brief Every operation of operations.def: the backed ones in the table's order, then
 /// the unbacked ones.
 const std::vector<OperationInfo>& AllOperations();
