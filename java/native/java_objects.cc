@@ -47,8 +47,8 @@ class JavaNamespace final : public ns::LanceNamespace {
   }
 #define LANCE_JAVA_NS_OP_Query_Model(Method, wire) \
   LANCE_JAVA_NS_OP_Json_Model(Method, wire)
-#define LANCE_JAVA_NS_OP_Json_Status(Method, wire)                    \
-  Status Method(const ns::Method##Request& r) override {              \
+#define LANCE_JAVA_NS_OP_Json_Status(Method, wire)           \
+  Status Method(const ns::Method##Request& r) override {     \
     return CallRaw(#wire, ns::json_codec::Dump(r)).status(); \
   }
 #define LANCE_JAVA_NS_OP_Json_Count(Method, wire)
@@ -66,8 +66,7 @@ class JavaNamespace final : public ns::LanceNamespace {
  private:
   template <typename Response, typename Request>
   Result<Response> Call(const char* op, const Request& request) {
-    LANCE_ASSIGN_OR_RAISE(std::string body,
-                          CallRaw(op, ns::json_codec::Dump(request)));
+    LANCE_ASSIGN_OR_RAISE(std::string body, CallRaw(op, ns::json_codec::Dump(request)));
     return ns::json_codec::Parse<Response>(body, std::string(op) + " response of " + id_);
   }
 

@@ -165,7 +165,8 @@ void BindDataset(py::module_& m) {
            py::arg("filter") = py::none(), py::arg("limit") = py::none(),
            py::arg("offset") = py::none(), py::arg("with_row_id") = false,
            py::arg("batch_size") = py::none(), py::arg("fragment_ids") = py::none(),
-           py::arg("projections") = py::none(), py::arg("fragment_readahead") = py::none(),
+           py::arg("projections") = py::none(),
+           py::arg("fragment_readahead") = py::none(),
            py::arg("batch_readahead") = py::none());
   py::class_<Dataset, DatasetPtr>(
       m, "_Dataset", "One version of a Lance dataset (use lance_cpp.LanceDataset).")

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lance/namespace/json_codec.h"
 
+#include <string>
+
 #include "lance/namespace/operations.h"
 #include "namespace/json_codec_internal.h"
-
-#include <string>
 
 namespace lance::ns::json_codec::internal {
 
@@ -47,14 +47,14 @@ namespace lance::ns::json_codec {
 
 // The public codec (json_codec.h) for every model of the operation table: each request,
 // and each JSON response. Nested models travel inside these.
-#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                              \
-  template Result<Method##Request> Parse<Method##Request>(std::string_view,             \
-                                                          std::string_view);            \
-  template std::string Dump<Method##Request>(const Method##Request&);                   \
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...)                   \
+  template Result<Method##Request> Parse<Method##Request>(std::string_view,  \
+                                                          std::string_view); \
+  template std::string Dump<Method##Request>(const Method##Request&);        \
   LANCE_NS_CODEC_RESPONSE_##Reply(Method)
-#define LANCE_NS_CODEC_RESPONSE_Model(Method)                                           \
-  template Result<Method##Response> Parse<Method##Response>(std::string_view,           \
-                                                            std::string_view);          \
+#define LANCE_NS_CODEC_RESPONSE_Model(Method)                                  \
+  template Result<Method##Response> Parse<Method##Response>(std::string_view,  \
+                                                            std::string_view); \
   template std::string Dump<Method##Response>(const Method##Response&);
 #define LANCE_NS_CODEC_RESPONSE_Status(Method)
 #define LANCE_NS_CODEC_RESPONSE_Count(Method)

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The namespace models <-> JSON codec shared by the REST client and server.
 
-#include "namespace/json_codec_internal.h"
-
 #include <gtest/gtest.h>
 
 #include "lance/namespace/namespace.h"
+#include "namespace/json_codec_internal.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::ns {

@@ -69,7 +69,8 @@ RecordBatchPtr NestedBatch(int64_t n) {
       }
     }
   }
-  return *RecordBatch::Make(sch, n, {*ids.Finish(), *s.Finish(), *l.Finish(), *pq.Finish()});
+  return *RecordBatch::Make(sch, n,
+                            {*ids.Finish(), *s.Finish(), *l.Finish(), *pq.Finish()});
 }
 
 // Written in 2.0 (no struct validity there: only the 2.1/2.2 runs carry null structs),
@@ -174,7 +175,8 @@ TEST_P(NestedProjectionTest, ScanFiltersRowIdsAndNames) {
   // A top-level name with a dot is that column, not a path.
   t = Scan({"p.q"});
   ASSERT_TRUE(t);
-  EXPECT_EQ(Ints(Column(t, 0)), (std::vector<std::string>{"0", "-1", "-2", "-3", "-4", "-5"}));
+  EXPECT_EQ(Ints(Column(t, 0)),
+            (std::vector<std::string>{"0", "-1", "-2", "-3", "-4", "-5"}));
   // Backticks quote a segment.
   t = Scan({"`s`.`a`"});
   ASSERT_TRUE(t);
@@ -199,7 +201,8 @@ TEST_P(NestedProjectionTest, ScanRefusesWhatPylanceRefuses) {
   options.columns = {"s.a", "s.a"};
   EXPECT_THAT(ds_->Scan(options), IsErrorWith(StatusCode::kInvalid, "twice"));
   options.columns = {"nope.a"};
-  EXPECT_THAT(ds_->Scan(options), IsErrorWith(StatusCode::kInvalid, "no column 'nope.a'"));
+  EXPECT_THAT(ds_->Scan(options),
+              IsErrorWith(StatusCode::kInvalid, "no column 'nope.a'"));
   options.columns = {"s."};
   EXPECT_THAT(ds_->Scan(options), IsErrorWith(StatusCode::kInvalid, "no column"));
 }
@@ -212,7 +215,8 @@ TEST_P(NestedProjectionTest, TakePrunesTheTopLevelStruct) {
   const SchemaPtr& sch = (*t)->schema();
   ASSERT_EQ(sch->num_fields(), 2);
   // LanceDataset.take: the kept fields in schema order; the struct keeps its metadata.
-  EXPECT_EQ(sch->field(1)->ToString(), "s: struct<a: int32 not null, c: struct<d: int64>>");
+  EXPECT_EQ(sch->field(1)->ToString(),
+            "s: struct<a: int32 not null, c: struct<d: int64>>");
   EXPECT_EQ(sch->field(1)->metadata(), (KeyValueMetadata{{"k", "v"}}));
   auto s = std::static_pointer_cast<StructArray>(Column(*t, 1));
   EXPECT_EQ(Ints(s->field(0)), (std::vector<std::string>{"50", "0", "30"}));
@@ -251,9 +255,11 @@ TEST_P(NestedProjectionTest, TakePrunesTheTopLevelStruct) {
   EXPECT_EQ(xs, (std::vector<std::string>{"2", "2", "1"}));
 
   options.columns = {"s.zz"};
-  EXPECT_THAT(ds_->Take({0}, options), IsErrorWith(StatusCode::kInvalid, "no field 'zz'"));
+  EXPECT_THAT(ds_->Take({0}, options),
+              IsErrorWith(StatusCode::kInvalid, "no field 'zz'"));
   options.columns = {"s.nope.x"};
-  EXPECT_THAT(ds_->Take({0}, options), IsErrorWith(StatusCode::kInvalid, "no field 'nope'"));
+  EXPECT_THAT(ds_->Take({0}, options),
+              IsErrorWith(StatusCode::kInvalid, "no field 'nope'"));
   // As pylance's take: segments past a field without children are ignored.
   options.columns = {"id.x"};
   ASSERT_OK_AND_ASSIGN(auto id, ds_->Take({1}, options));
@@ -261,8 +267,7 @@ TEST_P(NestedProjectionTest, TakePrunesTheTopLevelStruct) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, NestedProjectionTest,
-                         ::testing::Values("2.0", "2.1", "2.2"),
-                         [](const auto& info) {
+                         ::testing::Values("2.0", "2.1", "2.2"), [](const auto& info) {
                            std::string name = "V" + info.param;
                            name.erase(name.find('.'), 1);
                            return name;
