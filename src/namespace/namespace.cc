@@ -143,7 +143,7 @@ std::shared_ptr<LanceNamespace> LanceNamespace::WithVendPermissionCap(VendPermis
 // -------------------------------------------------------------------
 
 const std::vector<OperationInfo>& AllOperations() {
-  static const std::vector<OperationInfo> operations = [] {
+  static const std::vector<OperationInfo> kOperations = [] {
     std::vector<OperationInfo> out;
 #define LANCE_NS_OPERATION(...) out.push_back(LANCE_NS_OPERATION_INFO(__VA_ARGS__));
 #define LANCE_NS_UNBACKED_OPERATION(wire, Http, Area, route)                            \
@@ -155,7 +155,7 @@ const std::vector<OperationInfo>& AllOperations() {
 #undef LANCE_NS_OPERATION
     return out;
   }();
-  return operations;
+  return kOperations;
 }
 
 std::string_view AreaPathSegment(OperationArea area) {

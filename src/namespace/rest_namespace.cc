@@ -216,26 +216,26 @@ class RestNamespace::Impl {
   // and 404 rules, and the request as a JSON body or as query parameters.
   template <typename Req>
   Call CallFor(const Req& r) const {
-    constexpr const OperationInfo& op = OperationOf<Req>::kInfo;
+    constexpr const OperationInfo& kOp = OperationOf<Req>::kInfo;
     Call call;
-    call.op = op.name;
-    call.method = std::string(op.http_method);
-    call.idempotent = op.idempotent;
-    if (op.namespace_not_found) call.not_found = ErrorCode::kNamespaceNotFound;
+    call.op = kOp.name;
+    call.method = std::string(kOp.http_method);
+    call.idempotent = kOp.idempotent;
+    if (kOp.namespace_not_found) call.not_found = ErrorCode::kNamespaceNotFound;
     if constexpr (requires { r.id; }) {
       call.path =
-          StrCat("/v1/", AreaPathSegment(op.area), "/", PathId(r.id), "/", op.route);
+          StrCat("/v1/", AreaPathSegment(kOp.area), "/", PathId(r.id), "/", kOp.route);
       call.object_id = Joined(r.id);
     } else {
       call.path =
-          op.route.empty() ? std::string("/v1/table") : StrCat("/v1/table/", op.route);
+          kOp.route.empty() ? std::string("/v1/table") : StrCat("/v1/table/", kOp.route);
     }
-    if constexpr (op.request_body == RequestBody::kJson) {
+    if constexpr (kOp.request_body == RequestBody::kJson) {
       call.body = json_codec::ToJson(r).dump();
       call.content_type = kJson;
     } else {
       VisitFields(r, [&](const char* name, const auto& field) {
-        if (op.InQuery(name)) AppendQuery(name, field, &call.query);
+        if (kOp.InQuery(name)) AppendQuery(name, field, &call.query);
       });
     }
     return call;
@@ -264,12 +264,12 @@ class RestNamespace::Impl {
   // The answer of a call, in the shape the operation's row gives.
   template <typename Req>
   typename OperationOf<Req>::Result Answer(const Call& call) const {
-    constexpr ReplyBody reply = OperationOf<Req>::kInfo.reply_body;
-    if constexpr (reply == ReplyBody::kModel) {
+    constexpr ReplyBody kReply = OperationOf<Req>::kInfo.reply_body;
+    if constexpr (kReply == ReplyBody::kModel) {
       return ExecuteJson<typename OperationOf<Req>::Result::value_type>(call);
-    } else if constexpr (reply == ReplyBody::kStatus) {
+    } else if constexpr (kReply == ReplyBody::kStatus) {
       return Execute(call).status();
-    } else if constexpr (reply == ReplyBody::kCount) {
+    } else if constexpr (kReply == ReplyBody::kCount) {
       return ExecuteCount(call);
     } else {
       return ExecuteArrow(call);

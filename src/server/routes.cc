@@ -373,9 +373,9 @@ Status ReadQuery(const Call& c, const std::string& name, T* field) {
 /// then the row's query fields.
 template <typename Req>
 Result<Req> ReadRequest(const Call& c) {
-  constexpr const ns::OperationInfo& op = ns::OperationOf<Req>::kInfo;
+  constexpr const ns::OperationInfo& kOp = ns::OperationOf<Req>::kInfo;
   Req q;
-  if constexpr (op.request_body == ns::RequestBody::kArrow) {
+  if constexpr (kOp.request_body == ns::RequestBody::kArrow) {
     LANCE_RETURN_NOT_OK(CheckIpcRequest(c));
     q.id = c.id;
   } else {
@@ -383,7 +383,7 @@ Result<Req> ReadRequest(const Call& c) {
   }
   Status st;
   ns::VisitFields(q, [&](const char* name, auto& field) {
-    if (st.ok() && op.InQuery(name)) st = ReadQuery(c, name, &field);
+    if (st.ok() && kOp.InQuery(name)) st = ReadQuery(c, name, &field);
   });
   LANCE_RETURN_NOT_OK(st);
   return q;
@@ -423,15 +423,15 @@ Result<ns::UpdateTableSchemaMetadataRequest> ReadRequest(const Call& c) {
 /// declare / create answer withheld from callers the vending was not capped for.
 template <typename Req, typename Out>
 Result<Reply> Respond(const Call& c, Out out) {
-  constexpr ns::ReplyBody reply = ns::OperationOf<Req>::kInfo.reply_body;
-  if constexpr (reply == ns::ReplyBody::kStatus) {
+  constexpr ns::ReplyBody kReply = ns::OperationOf<Req>::kInfo.reply_body;
+  if constexpr (kReply == ns::ReplyBody::kStatus) {
     LANCE_RETURN_NOT_OK(out);
     return JsonReply(Json::object());
   } else {
     LANCE_ASSIGN_OR_RAISE(auto value, std::move(out));
-    if constexpr (reply == ns::ReplyBody::kCount) {
+    if constexpr (kReply == ns::ReplyBody::kCount) {
       return JsonReply(Json(value));
-    } else if constexpr (reply == ns::ReplyBody::kArrow) {
+    } else if constexpr (kReply == ns::ReplyBody::kArrow) {
       return Reply{200, std::move(value), kArrowStreamType, -1};
     } else if constexpr (std::is_same_v<Req, ns::UpdateTableSchemaMetadataRequest>) {
       // As real Lance: the answer is the metadata map itself.

@@ -297,8 +297,9 @@ Result<IndexSummary> ParseIndexMetadata(std::string_view bytes, const std::strin
       } else {
         // UUID { bytes uuid = 1; } and Any { string type_url = 1; bytes value = 2; }.
         WireReader inner(value, what);
+        const bool is_uuid = number == 1;  // a structured binding cannot be captured
         LANCE_RETURN_NOT_OK(inner.ForEachBytes(1, [&](std::string_view v) -> Status {
-          if (number == 1) {
+          if (is_uuid) {
             out.uuid = UuidText(v);
           } else {
             out.details_type_url.assign(v);

@@ -11,6 +11,7 @@
 #include "lance/core/compute.h"
 #include "lance/core/concatenate.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 #include "table/dataset_internal.h"
 #include "table/fragment_reader.h"
 #include "table/projection.h"
@@ -129,13 +130,15 @@ Result<RecordBatchPtr> TakeRows(const DatasetImpl& ds, const pb::DataFragment& f
 }
 
 /// The rows of `parts` (one per sorted unique row) reordered to the caller's order.
-Result<TablePtr> Reorder(const Projection& projection, std::vector<RecordBatchPtr> parts,
+Result<TablePtr> Reorder(const Projection& projection,
+                         const std::vector<RecordBatchPtr>& parts,
                          const std::vector<int64_t>& sorted,
                          const std::vector<int64_t>& indices) {
   std::vector<ArrayPtr> columns;
   const int n = projection.schema->num_fields();
   for (int c = 0; c < n; ++c) {
     std::vector<ArrayPtr> pieces;
+    pieces.reserve(parts.size());
     for (const auto& part : parts) pieces.push_back(part->column(c));
     ArrayPtr column;
     if (pieces.empty()) {
@@ -194,11 +197,12 @@ Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& ds,
     const std::string path = ds.dir.Uri("data/" + file.path());
     LANCE_ASSIGN_OR_RAISE(auto reader, OpenDataFile(ds, fragment, file));
     if (reader->num_rows() != physical) {
-      return Status::Corrupt(
-          "Data file " + path + " has " + std::to_string(reader->num_rows()) +
-          " rows but the manifest says " + name + " has " + std::to_string(physical));
+      return Status::Corrupt(StrCat("Data file ", path, " has ", reader->num_rows(),
+                                    " rows but the manifest says ", name, " has ",
+                                    physical));
     }
     std::vector<int32_t> ids;
+    ids.reserve(held.size());
     for (const auto& [pos, id] : held) ids.push_back(id);
     auto batch = reader->Take(rows, ids);
     if (!batch.ok()) {

@@ -309,7 +309,7 @@ Status ConflictCheck::Apply(const ConflictRow& row) const {
     case 'I':
       return Incompatible(row.incompatible_why);
     case '?':
-      return row.check(*this);
+      return row.check != nullptr ? row.check(*this) : Incompatible("");
     default:  // '-'
       return Incompatible("");
   }

@@ -25,9 +25,9 @@
   [[maybe_unused]] const ::lance::ns::Method##Request &request, \
       [[maybe_unused]] std::string_view data
 /// \brief The arguments matching LANCE_NS_PARAMS: `request` or `request, data`.
-#define LANCE_NS_ARGS(Body) LANCE_NS_ARGS_##Body
-#define LANCE_NS_ARGS_Json request
-#define LANCE_NS_ARGS_Query request
-#define LANCE_NS_ARGS_Arrow request, data
+#define LANCE_NS_ARGS(Body) LANCE_NS_ARGS_##Body()
+#define LANCE_NS_ARGS_Json() request
+#define LANCE_NS_ARGS_Query() request
+#define LANCE_NS_ARGS_Arrow() request, data
 
 // NOLINTEND(cppcoreguidelines-macro-usage)

@@ -413,6 +413,7 @@ Result<RecordBatchReaderPtr> V20Reader::Read(std::vector<int> fields, SchemaPtr 
                                              int64_t begin, int64_t end,
                                              int64_t batch_size) const {
   std::vector<const FieldNode*> nodes;
+  nodes.reserve(fields.size());
   for (int f : fields) nodes.push_back(&top_level_[f]);
   return RecordBatchReaderPtr(new V20Stream(shared_from_this(), std::move(nodes),
                                             std::move(schema), begin, end, batch_size));
