@@ -187,6 +187,7 @@ Result<RecordBatchPtr> TakeFromFragment(const DatasetImpl& ds,
   }
   LANCE_ASSIGN_OR_RAISE(ColumnPlacement placement, PlaceColumns(ds, fragment, columns));
   std::vector<FieldPtr> fields;
+  fields.reserve(columns.size());
   for (int c : columns) fields.push_back(ds.schema.schema()->field(c));
   std::vector<ArrayPtr> out(columns.size());
   const int64_t n = static_cast<int64_t>(rows.size());
@@ -268,7 +269,7 @@ Result<TablePtr> Dataset::Take(const std::vector<int64_t>& indices,
                                                         ToPhysical(logical, deleted)));
     parts.push_back(std::move(part));
   }
-  return Reorder(projection, std::move(parts), sorted, indices);
+  return Reorder(projection, parts, sorted, indices);
 }
 
 Result<TablePtr> Dataset::TakeFromFragment(uint64_t fragment_id,
@@ -304,7 +305,7 @@ Result<TablePtr> Dataset::TakeFromFragment(uint64_t fragment_id,
                                                         ToPhysical(sorted, deleted)));
     parts.push_back(std::move(part));
   }
-  return Reorder(projection, std::move(parts), sorted, indices);
+  return Reorder(projection, parts, sorted, indices);
 }
 
 }  // namespace lance

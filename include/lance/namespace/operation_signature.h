@@ -6,7 +6,8 @@
 
 #pragma once
 
-// NOLINTBEGIN(cppcoreguidelines-macro-usage): X-macro helpers of operations.def
+// The suffixes are the .def's column values (Json, Model, ...), pasted: not UPPER_CASE.
+// NOLINTBEGIN(cppcoreguidelines-macro-usage, readability-identifier-naming)
 
 /// \brief The return type of an operation: LANCE_NS_RESULT(DescribeTable, Model).
 #define LANCE_NS_RESULT(Method, Reply) LANCE_NS_RESULT_##Reply(Method)
@@ -30,4 +31,4 @@
 #define LANCE_NS_ARGS_Query() request
 #define LANCE_NS_ARGS_Arrow() request, data
 
-// NOLINTEND(cppcoreguidelines-macro-usage)
+// NOLINTEND(cppcoreguidelines-macro-usage, readability-identifier-naming)
