@@ -2,8 +2,9 @@
 // RestNamespace: the Lance REST namespace client (see rest_namespace.h for the wire
 // format). Every operation is one Call: a method, a route under /v1, the encoded id, the
 // query parameters and a body; Execute adds the headers (static, then the dynamic
-// context), sends it through rest_http.h, retries idempotent calls on transient
-// failures, and turns a non-2xx answer into the spec's error kind.
+// context), sends it through the io::http layer (lance/io/http/http_client.h), retries
+// idempotent calls on transient failures, and turns a non-2xx answer into the spec's
+// error kind.
 
 #include "lance/namespace/rest_namespace.h"
 
@@ -16,8 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "lance/core/ascii.h"
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
+#include "lance/io/http/http_client.h"
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "lance/macros.h"
@@ -25,21 +28,23 @@
 #include "lance/namespace/operations.h"
 #include "lance/str_cat.h"
 #include "namespace/json_codec_internal.h"
-#include "namespace/rest_http.h"
 
 namespace lance::ns {
 
 namespace {
 
-using rest_internal::HttpClient;
-using rest_internal::HttpRequest;
-using rest_internal::HttpResponse;
+using io::http::HttpClient;
+using io::http::HttpRequest;
+using io::http::HttpResponse;
+using io::http::RedactUrl;
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
 
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kArrowStream = "application/vnd.apache.arrow.stream";
 constexpr size_t kExcerptBytes = 256;
 constexpr std::chrono::milliseconds kMaxBackoff{10'000};
+// Idle connections kept for reuse between calls.
+constexpr size_t kMaxIdleHandles = 16;
 
 bool FormKeeps(unsigned char c) {
   return std::isalnum(c) != 0 || c == '*' || c == '-' || c == '.' || c == '_';
@@ -71,12 +76,37 @@ Result<int64_t> ParseNonNegative(const Properties& props, const std::string& key
   return value;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+// One attempt through the HTTP layer. \return the answer of any status; when none
+// arrived, the namespace error the retry loop understands: connection refused / reset,
+// DNS failures and timeouts are ServiceUnavailable (retryable), TLS failures and
+// anything else Internal. Messages name the method and the URL (user info removed),
+// never a header value.
+Result<HttpResponse> Send(const HttpClient& client, HttpRequest request) {
+  // A fixed Accept as real Lance's client; a bodiless POST gets no form content type
+  // from libcurl.
+  const bool has_content_type = std::any_of(
+      request.headers.begin(), request.headers.end(),
+      [](const auto& h) { return EqualsIgnoreAsciiCase(h.first, "content-type"); });
+  request.headers.insert(request.headers.begin(), {"Accept", "*/*"});
+  if (!has_content_type) request.headers.emplace_back("Content-Type", "");
+  HttpResponse response = client.Send(request);
+  if (response.answered()) return response;
+  const std::string where = StrCat(request.method, " ", RedactUrl(request.url));
+  const std::string& detail = response.transport_message;
+  if (io::http::IsTransientTransportError(response.error)) {
+    return NamespaceError(
+        ErrorCode::kServiceUnavailable,
+        StrCat(where, ": no answer from the REST namespace server (", detail, ")"));
+  }
+  if (response.error == io::http::TransportError::kTlsHandshake ||
+      response.error == io::http::TransportError::kTlsVerification) {
+    return NamespaceError(
+        ErrorCode::kInternal,
+        StrCat(where, ": TLS with the REST namespace server failed (", detail, ")"));
+  }
+  return NamespaceError(
+      ErrorCode::kInternal,
+      StrCat(where, ": request to the REST namespace server failed (", detail, ")"));
 }
 
 // A header name is an HTTP token; a value must not break the header block.
@@ -291,7 +321,7 @@ class RestNamespace::Impl {
     Status last;
     for (int attempt = 0; attempt < attempts; ++attempt) {
       if (attempt > 0) std::this_thread::sleep_for(Backoff(attempt));
-      Result<HttpResponse> response = http_->Send(request);
+      Result<HttpResponse> response = Send(*http_, request);
       if (!response.ok()) {
         // The message already names the method and the URL.
         last = response.status();
@@ -319,10 +349,9 @@ class RestNamespace::Impl {
     Result<Resp> parsed = json_codec::Parse<Resp>(body, StrCat(call.op, " response"));
     if (!parsed.ok()) {
       // A malformed answer is the server's fault, not the caller's input.
-      return NamespaceError(
-          ErrorCode::kInternal,
-          StrCat(call.op, ": unexpected response from ", rest_internal::RedactUrl(base_),
-                 ": ", parsed.status().message()));
+      return NamespaceError(ErrorCode::kInternal,
+                            StrCat(call.op, ": unexpected response from ",
+                                   RedactUrl(base_), ": ", parsed.status().message()));
     }
     return parsed;
   }
@@ -365,7 +394,7 @@ class RestNamespace::Impl {
     return std::string(stream->ToStringView());
   }
 
-  std::string namespace_label() const { return rest_internal::RedactUrl(base_); }
+  std::string namespace_label() const { return RedactUrl(base_); }
 
  private:
   std::chrono::milliseconds Backoff(int attempt) const {
@@ -379,7 +408,7 @@ class RestNamespace::Impl {
     std::vector<std::pair<std::string, std::string>> headers;
     auto set = [&](const std::string& name, const std::string& value) {
       for (auto& [n, v] : headers) {
-        if (EqualsIgnoreCase(n, name)) {
+        if (EqualsIgnoreAsciiCase(n, name)) {
           v = value;
           return;
         }
@@ -413,8 +442,7 @@ class RestNamespace::Impl {
 
   Status ErrorFromResponse(const Call& call, const HttpResponse& response) const {
     const int64_t status = response.status;
-    const std::string where =
-        StrCat(call.method, " ", rest_internal::RedactUrl(base_), call.path);
+    const std::string where = StrCat(call.method, " ", RedactUrl(base_), call.path);
     json_codec::Json j =
         json_codec::Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
     if (!j.is_discarded() && j.is_object()) {
@@ -490,9 +518,9 @@ Result<std::shared_ptr<RestNamespace>> RestNamespace::FromProperties(
     options.tls_key_file = it->second;
   }
   if (auto it = properties.find("tls.assert_hostname"); it != properties.end()) {
-    if (EqualsIgnoreCase(it->second, "true")) {
+    if (EqualsIgnoreAsciiCase(it->second, "true")) {
       options.tls_assert_hostname = true;
-    } else if (EqualsIgnoreCase(it->second, "false")) {
+    } else if (EqualsIgnoreAsciiCase(it->second, "false")) {
       options.tls_assert_hostname = false;
     } else {
       return InvalidProperty(
@@ -522,12 +550,12 @@ Result<std::shared_ptr<RestNamespace>> RestNamespace::FromProperties(
 Result<std::shared_ptr<RestNamespace>> RestNamespace::Make(RestNamespaceOptions options) {
   const std::string& uri = options.uri;
   if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) {
-    return InvalidProperty(StrCat("'uri' must be an http:// or https:// URL, got '",
-                                  rest_internal::RedactUrl(uri), "'"));
+    return InvalidProperty(
+        StrCat("'uri' must be an http:// or https:// URL, got '", RedactUrl(uri), "'"));
   }
   if (uri.find_first_of("?# \r\n") != std::string::npos) {
     return InvalidProperty(StrCat("'uri' must not contain a query, fragment or space: '",
-                                  rest_internal::RedactUrl(uri), "'"));
+                                  RedactUrl(uri), "'"));
   }
   if (options.delimiter.empty()) return InvalidProperty("'delimiter' must not be empty");
   for (const auto& [name, value] : options.headers) {
@@ -544,21 +572,28 @@ Result<std::shared_ptr<RestNamespace>> RestNamespace::Make(RestNamespaceOptions 
         "host name check for a CA you name)");
   }
   if (options.max_retries < 0) return InvalidProperty("'max_retries' must be >= 0");
-  rest_internal::HttpClientOptions http;
-  http.ca_cert = options.tls_ca_cert;
-  http.cert_file = options.tls_cert_file;
-  http.key_file = options.tls_key_file;
-  http.assert_hostname = options.tls_assert_hostname;
+  io::http::ClientOptions http;
+  http.log_component = "rest";
+  http.tls.ca_file = options.tls_ca_cert;
+  http.tls.cert_file = options.tls_cert_file;
+  http.tls.key_file = options.tls_key_file;
+  http.tls.verify_host = options.tls_assert_hostname;
   http.connect_timeout = options.connect_timeout;
   http.request_timeout = options.request_timeout;
-  LANCE_ASSIGN_OR_RAISE(auto client, HttpClient::Make(std::move(http)));
-  auto impl = std::make_unique<Impl>(options, std::move(client));
+  http.max_idle_handles = kMaxIdleHandles;
+  http.decode_content = true;  // any encoding libcurl decodes (gzip, ...)
+  auto client = HttpClient::Make(std::move(http));
+  if (!client.ok()) {
+    return NamespaceError(ErrorCode::kInternal,
+                          StrCat("REST namespace client: ", client.status().message()));
+  }
+  auto impl = std::make_unique<Impl>(options, std::move(*client));
   return std::make_shared<RestNamespace>(std::move(impl), std::move(options));
 }
 
 std::string RestNamespace::namespace_id() const {
-  return "RestNamespace { endpoint: \"" + rest_internal::RedactUrl(options_.uri) +
-         "\", delimiter: \"" + options_.delimiter + "\" }";
+  return "RestNamespace { endpoint: \"" + RedactUrl(options_.uri) + "\", delimiter: \"" +
+         options_.delimiter + "\" }";
 }
 
 // -- The operations

@@ -4,12 +4,11 @@
 #include "server/request_handler.h"
 
 #include <algorithm>
-#include <cctype>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
 
 #include "lance/macros.h"
+#include "server/auth.h"
 
 namespace lance::server::internal {
 
@@ -17,18 +16,15 @@ namespace {
 
 using ns::ErrorCode;
 using ns::NamespaceError;
-using Json = nlohmann::json;
-
-bool IEqualsPrefix(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() &&
-         std::equal(prefix.begin(), prefix.end(), text.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string PathOf(const std::string& target) {
   return target.substr(0, target.find('?'));
+}
+
+Status TooLarge(const RequestLimits& limits) {
+  return NamespaceError(ErrorCode::kInvalidInput,
+                        "request body is larger than the server's limit of " +
+                            std::to_string(limits.max_body_bytes) + " bytes");
 }
 
 }  // namespace
@@ -46,63 +42,44 @@ RequestHandler::RequestHandler(std::shared_ptr<ns::LanceNamespace> ns,
   }
 }
 
-Result<Principal> RequestHandler::Authenticate(const HttpRequest& request) const {
-  if (!keys_.enabled()) return Principal{};
-  bool presented = false;
-  if (request.api_key) {
-    presented = true;
-    if (auto principal = keys_.Find(*request.api_key)) return *principal;
-  }
-  if (request.authorization) {
-    presented = true;
-    constexpr std::string_view kBearer = "Bearer ";
-    const std::string& value = *request.authorization;
-    if (value.size() > kBearer.size() && IEqualsPrefix(value, kBearer)) {
-      if (auto principal = keys_.Find(std::string_view(value).substr(kBearer.size()))) {
-        return *principal;
-      }
-    }
-  }
-  if (!presented) {
-    return NamespaceError(ErrorCode::kUnauthenticated,
-                          "authentication required: send x-api-key or "
-                          "Authorization: Bearer");
-  }
-  return NamespaceError(ErrorCode::kPermissionDenied,
-                        "the credentials presented are not accepted");
+AccessEntry RequestHandler::EntryFor(const HttpRequest& request) {
+  AccessEntry entry;
+  entry.start = std::chrono::steady_clock::now();
+  entry.method = request.method;
+  entry.route = PathOf(request.target);  // until a route matches
+  entry.bytes_in = static_cast<int64_t>(request.body.size());
+  entry.remote = request.remote;
+  return entry;
 }
 
 Reply RequestHandler::Handle(const HttpRequest& request) {
-  const auto start = std::chrono::steady_clock::now();
-  std::string route_template;
-  std::string id_text;
-  std::string principal;
-  Reply reply = Dispatch(request, &route_template, &id_text, &principal);
+  AccessEntry entry = EntryFor(request);
+  Reply reply = Dispatch(request, &entry);
   if (reply.body.empty()) reply.body = "{}";
-  Log(request, route_template, id_text, principal, reply, start);
+  access_log_.Write(entry, reply);
+  return reply;
+}
+
+Reply RequestHandler::RefuseEarly(const HttpRequest& request, const Status& st,
+                                  int http_status) {
+  const AccessEntry entry = EntryFor(request);
+  Reply reply = ErrorReply(st, PathOf(request.target), http_status);
+  access_log_.Write(entry, reply);
   return reply;
 }
 
 Reply RequestHandler::Unreadable(const HttpRequest& request, bool over_limit) {
-  const auto start = std::chrono::steady_clock::now();
-  Status st = over_limit
-                  ? NamespaceError(ErrorCode::kInvalidInput,
-                                   "request body is larger than the server's limit of " +
-                                       std::to_string(limits_.max_body_bytes) + " bytes")
-                  : NamespaceError(ErrorCode::kInvalidInput,
-                                   "the request body could not be read");
-  Reply reply = ErrorReply(st, PathOf(request.target), over_limit ? 413 : 400);
-  Log(request, "", "", "", reply, start);
-  return reply;
+  if (over_limit) return RefuseEarly(request, TooLarge(limits_), 413);
+  return RefuseEarly(
+      request,
+      NamespaceError(ErrorCode::kInvalidInput, "the request body could not be read"),
+      400);
 }
 
 Reply RequestHandler::Refused(const HttpRequest& request, int http_status) {
-  const auto start = std::chrono::steady_clock::now();
   Status st;
   if (http_status == 413) {
-    st = NamespaceError(ErrorCode::kInvalidInput,
-                        "request body is larger than the server's limit of " +
-                            std::to_string(limits_.max_body_bytes) + " bytes");
+    st = TooLarge(limits_);
   } else if (http_status == 404 || http_status == 405) {
     st = NamespaceError(ErrorCode::kUnsupported, "no route for " + request.method);
   } else if (http_status >= 500) {
@@ -110,9 +87,7 @@ Reply RequestHandler::Refused(const HttpRequest& request, int http_status) {
   } else {
     st = NamespaceError(ErrorCode::kInvalidInput, "malformed HTTP request");
   }
-  Reply reply = ErrorReply(st, PathOf(request.target), http_status);
-  Log(request, "", "", "", reply, start);
-  return reply;
+  return RefuseEarly(request, st, http_status);
 }
 
 namespace {
@@ -181,8 +156,7 @@ ns::LanceNamespace* RequestHandler::NamespaceFor(ns::VendPermission permission,
   return *view ? view->get() : ns_.get();
 }
 
-Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_template,
-                               std::string* id_text, std::string* principal_name) {
+Reply RequestHandler::Dispatch(const HttpRequest& request, AccessEntry* entry) {
   const std::string raw_path = PathOf(request.target);
   const std::string& instance = raw_path;
   Call call;
@@ -194,12 +168,7 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
     call.delimiter = d->second;
   }
   if (static_cast<int64_t>(request.body.size()) > limits_.max_body_bytes) {
-    return ErrorReply(
-        NamespaceError(ErrorCode::kInvalidInput,
-                       "request body is larger than the server's limit "
-                       "of " +
-                           std::to_string(limits_.max_body_bytes) + " bytes"),
-        instance, 413);
+    return ErrorReply(TooLarge(limits_), instance, 413);
   }
 
   // Route lookup on the raw segments ("/v1/<area>/<id>/<suffix...>").
@@ -209,12 +178,13 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
   const Route* route = match.route;
   // Authentication comes first: without credentials nothing is revealed, not even
   // which routes exist.
-  Result<Principal> principal = Authenticate(request);
+  Result<Principal> principal =
+      Authenticate(keys_, request.api_key, request.authorization);
   if (!principal.ok()) {
-    if (route != nullptr) *route_template = Template(route->area, route->suffix);
+    if (route != nullptr) entry->route = Template(route->area, route->suffix);
     return ErrorReply(principal.status(), instance);
   }
-  *principal_name = principal->name;
+  entry->principal = principal->name;
   if (route == nullptr) {
     if (match.method_mismatch) {
       return ErrorReply(
@@ -227,15 +197,12 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
                        "no operation at " + request.method + " " + raw_path),
         instance, 404);
   }
-  *route_template = Template(route->area, route->suffix);
+  entry->route = Template(route->area, route->suffix);
   call.op = route->op;
-  {
-    std::lock_guard<std::mutex> lock(metrics_mu_);
-    ++metrics_[route->op];
-  }
+  metrics_.Count(route->op);
   if (match.has_id) {
     call.id = ParseId(FormDecode(match.raw_id), call.delimiter);
-    *id_text = ns::JoinIdentifier(call.id, call.delimiter);
+    entry->id = ns::JoinIdentifier(call.id, call.delimiter);
   }
   if (principal->permission < route->needs) {
     return ErrorReply(
@@ -260,44 +227,10 @@ Reply RequestHandler::Dispatch(const HttpRequest& request, std::string* route_te
   return std::move(*result);
 }
 
-void RequestHandler::Log(const HttpRequest& request, const std::string& route,
-                         const std::string& id, const std::string& principal,
-                         const Reply& reply,
-                         std::chrono::steady_clock::time_point start) {
-  if (!access_log_) return;
-  auto now = std::chrono::system_clock::now();
-  int64_t ts_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch())
-          .count();
-  double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (ms < 0) ms = 0;
-  Json j = Json::object();
-  j["ts_ms"] = ts_ms;
-  j["method"] = request.method;
-  j["route"] = route.empty() ? PathOf(request.target) : route;
-  if (!id.empty()) j["id"] = id;
-  if (!principal.empty()) j["key"] = principal;
-  j["status"] = reply.status;
-  if (reply.code >= 0) j["code"] = reply.code;
-  j["duration_ms"] = static_cast<int64_t>(ms * 1000) / 1000.0;
-  j["bytes_in"] = static_cast<int64_t>(request.body.size());
-  j["bytes_out"] = static_cast<int64_t>(reply.body.size());
-  j["remote"] = request.remote;
-  std::string line = DumpJson(j);
-  std::lock_guard<std::mutex> lock(log_mu_);
-  access_log_(line);
-}
-
 std::map<std::string, int64_t> RequestHandler::ops_metrics() const {
-  std::lock_guard<std::mutex> lock(metrics_mu_);
-  return metrics_;
+  return metrics_.Snapshot();
 }
 
-void RequestHandler::reset_ops_metrics() {
-  std::lock_guard<std::mutex> lock(metrics_mu_);
-  metrics_.clear();
-}
+void RequestHandler::reset_ops_metrics() { metrics_.Reset(); }
 
 }  // namespace lance::server::internal

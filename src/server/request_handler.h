@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // RequestHandler: one HTTP request of the REST namespace protocol in, one reply out, with
-// no socket in sight (http_server.h owns connections): the target is parsed, the caller
-// authenticated (api_keys.h) and checked against the route's permission, the limits
-// applied, the operation run on the namespace view of the caller's permission, and every
-// failure turned into the spec's ErrorResponse. The fuzz target drives it directly.
+// no socket in sight (http_server.h owns connections): the target is parsed and routed
+// (routes.h), the caller authenticated (auth.h) and checked against the route's
+// permission, the limits applied, the operation run on the namespace view of the
+// caller's permission, and every failure turned into the spec's ErrorResponse. Each
+// answer is counted (metrics.h) and logged (request_log.h). The fuzz target drives it
+// directly.
 #pragma once
 
 #include <chrono>
@@ -17,6 +19,8 @@
 
 #include "lance/server/rest_adapter.h"
 #include "server/api_keys.h"
+#include "server/metrics.h"
+#include "server/request_log.h"
 #include "server/routes.h"
 
 namespace lance::server::internal {
@@ -52,10 +56,8 @@ class RequestHandler {
   void reset_ops_metrics();
 
  private:
-  Reply Dispatch(const HttpRequest& request, std::string* route_template,
-                 std::string* id_text, std::string* principal_name);
-  /// \brief The caller, or the 401 / 403 error.
-  Result<Principal> Authenticate(const HttpRequest& request) const;
+  // Routes and runs `request`, filling the access-log entry's route, id and principal.
+  Reply Dispatch(const HttpRequest& request, AccessEntry* entry);
   /// \brief The route of `method` on the raw path segments ("", "v1", area, id, ...).
   struct RouteMatch {
     const Route* route = nullptr;
@@ -68,9 +70,10 @@ class RequestHandler {
                        const std::vector<std::string>& segs) const;
   /// \brief The namespace a principal is served through (see Call::vending_capped).
   ns::LanceNamespace* NamespaceFor(ns::VendPermission permission, bool* capped) const;
-  void Log(const HttpRequest& request, const std::string& route, const std::string& id,
-           const std::string& principal, const Reply& reply,
-           std::chrono::steady_clock::time_point start);
+  // The access-log entry of `request`, started now, before routing.
+  static AccessEntry EntryFor(const HttpRequest& request);
+  // Answers `request` with the error `st` (HTTP `http_status`) before routing, logged.
+  Reply RefuseEarly(const HttpRequest& request, const Status& st, int http_status);
 
   std::shared_ptr<ns::LanceNamespace> ns_;
   /// \brief The namespace as served to read and write keys (null: it cannot cap).
@@ -78,11 +81,9 @@ class RequestHandler {
   std::shared_ptr<ns::LanceNamespace> write_view_;
   RequestLimits limits_;
   ApiKeyStore keys_;
-  std::function<void(const std::string&)> access_log_;
+  AccessLog access_log_;
   std::vector<Route> routes_;
-  mutable std::mutex metrics_mu_;
-  std::map<std::string, int64_t> metrics_;
-  std::mutex log_mu_;
+  OpsMetrics metrics_;
 };
 
 }  // namespace lance::server::internal

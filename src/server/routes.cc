@@ -68,37 +68,35 @@ std::string FormDecode(std::string_view s) {
   return out;
 }
 
-std::vector<std::string_view> SplitView(std::string_view s, char sep) {
+namespace {
+
+// `s` cut at every `sep` (non-empty), keeping empty pieces.
+std::vector<std::string_view> SplitOn(std::string_view s, std::string_view sep) {
   std::vector<std::string_view> parts;
   size_t start = 0;
   while (true) {
-    size_t pos = s.find(sep, start);
+    const size_t pos = s.find(sep, start);
     if (pos == std::string_view::npos) {
       parts.push_back(s.substr(start));
       return parts;
     }
     parts.push_back(s.substr(start, pos - start));
-    start = pos + 1;
+    start = pos + sep.size();
   }
+}
+
+}  // namespace
+
+std::vector<std::string_view> SplitView(std::string_view s, char sep) {
+  return SplitOn(s, std::string_view(&sep, 1));
 }
 
 ns::Identifier ParseId(const std::string& decoded, const std::string& delimiter) {
   if (decoded.empty() || decoded == delimiter) return {};
+  if (delimiter.empty()) return {decoded};
   ns::Identifier id;
-  if (delimiter.empty()) {
-    id.push_back(decoded);
-    return id;
-  }
-  size_t start = 0;
-  while (true) {
-    size_t pos = decoded.find(delimiter, start);
-    if (pos == std::string::npos) {
-      id.push_back(decoded.substr(start));
-      return id;
-    }
-    id.push_back(decoded.substr(start, pos - start));
-    start = pos + delimiter.size();
-  }
+  for (std::string_view part : SplitOn(decoded, delimiter)) id.emplace_back(part);
+  return id;
 }
 
 int HttpStatusFor(ErrorCode code) {

@@ -5,8 +5,6 @@
 
 #include "io/s3/errors.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,33 +30,24 @@ RetryClass ClassifyHttpError(int http_status, std::string_view code) {
   if (http_status == 403 && (code == "AccessDenied" || code.empty())) {
     return RetryClass::kMaybeRefreshCredentials;
   }
-  if (http_status == 500 || http_status == 502 || http_status == 503 ||
-      http_status == 504 || http_status == 429) {
-    return RetryClass::kRetry;
-  }
+  if (http::IsRetryableHttpStatus(http_status)) return RetryClass::kRetry;
   return RetryClass::kFinal;
 }
 
+bool IsRetryableTransportError(http::TransportError error) {
+  using http::TransportError;
+  // A TLS handshake that fails is most often a connection reset during it.
+  return error == TransportError::kConnect || error == TransportError::kTimeout ||
+         error == TransportError::kConnectionLost ||
+         error == TransportError::kTlsHandshake;
+}
+
 bool IsRetryableCurlCode(int curl_code) {
-  switch (static_cast<CURLcode>(curl_code)) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:  // resets during the handshake
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    default:
-      return false;
-  }
+  return IsRetryableTransportError(http::ClassifyTransportCode(curl_code));
 }
 
 bool IsResolveFailure(int curl_code) {
-  return curl_code == CURLE_COULDNT_RESOLVE_HOST ||
-         curl_code == CURLE_COULDNT_RESOLVE_PROXY;
+  return http::ClassifyTransportCode(curl_code) == http::TransportError::kResolve;
 }
 
 StatusCode MapS3ErrorCode(const S3Error& error, ErrorContext context) {

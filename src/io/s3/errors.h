@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "lance/io/http/http_client.h"
 #include "lance/status.h"
 
 namespace lance::io::s3::internal {
@@ -31,11 +32,13 @@ enum class RetryClass {
 /// \brief Classifies an HTTP error answer per the retry policy of s3_client.h.
 RetryClass ClassifyHttpError(int http_status, std::string_view code);
 
-/// \brief Whether a libcurl result code is a transient transport failure worth
-/// retrying. Resolve failures (CURLE_COULDNT_RESOLVE_HOST/PROXY) are NOT in this set:
-/// the client retries them at most once (see IsResolveFailure), since a name that does
-/// not resolve is almost always a configuration error and 10 retries with backoff would
-/// only delay the report.
+/// \brief Whether a transport failure is transient and worth retrying: a refused
+/// connection, a timeout, a connection lost mid-exchange, a failed TLS handshake (resets
+/// during it). Resolve failures are NOT in this set: the client retries them at most
+/// once, since a name that does not resolve is almost always a configuration error and
+/// 10 retries with backoff would only delay the report.
+bool IsRetryableTransportError(http::TransportError error);
+/// \brief The same two questions about a libcurl result code.
 bool IsRetryableCurlCode(int curl_code);
 bool IsResolveFailure(int curl_code);
 

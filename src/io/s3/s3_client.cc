@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The S3 operations over the transport (see s3_client.h for the contract): each builds a
 // Request, Execute() signs, sends, retries and maps errors, and the operation reads its
-// answer. The transport is curl_transport.h; addressing endpoint.h; error mapping
-// errors.h; bodies responses.h.
+// answer. The transport is transport.h (over the io::http layer); addressing
+// endpoint.h; error mapping errors.h; bodies responses.h.
 
 #include "io/s3/s3_client.h"
 
@@ -16,11 +16,11 @@
 #include <thread>
 #include <utility>
 
-#include "io/s3/curl_transport.h"
 #include "io/s3/endpoint.h"
 #include "io/s3/errors.h"
 #include "io/s3/responses.h"
 #include "io/s3/sigv4.h"
+#include "io/s3/transport.h"
 #include "io/s3/xml.h"
 #include "lance/core/logging.h"
 #include "lance/io/http_error.h"
@@ -97,6 +97,70 @@ std::string MultipartEtag(const std::vector<std::string>& part_etags) {
          "\"";
 }
 
+// The attempts of one request: what Execute's steps share.
+struct Exchange {
+  explicit Exchange(const Request& r) : req(r) {}
+
+  const Request& req;
+  std::string uri;
+  internal::RequestTarget target;
+  std::string payload_hash;
+  AttemptTrace* trace = nullptr;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  int attempts = 0;
+  int retries = 0;
+  int resolve_failures = 0;
+  bool refreshed = false;
+  // The credentials of the current attempt, and those OnRejected gave for the next.
+  std::shared_ptr<const AwsCredentials> creds;
+  std::shared_ptr<const AwsCredentials> fresh;
+
+  bool Signed() const { return creds != nullptr && !creds->access_key_id.empty(); }
+  // The credentials in their redacted form, for log lines.
+  std::string CredentialsLabel() const {
+    return Signed() ? creds->ToString() : std::string("unsigned");
+  }
+  // ", after <n> attempts in <t> s" once there was more than one attempt.
+  std::string AfterAttempts() const {
+    if (attempts <= 1) return "";
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts,
+                  SecondsSince(start));
+    return buf;
+  }
+};
+
+// What Execute does after an attempt.
+struct Verdict {
+  enum Kind {
+    kSucceed,  // return the response
+    kFail,     // return `status`
+    kRefresh,  // the credentials were rejected (`error`, `cls`): refresh, then retry
+    kRetry,    // transient: back off and retry; `status` if the budget is spent
+  };
+  Kind kind = kSucceed;
+  Status status;
+  S3Error error;
+  RetryClass cls = RetryClass::kFinal;
+
+  static Verdict Succeed() { return Verdict(); }
+  static Verdict Fail(Status status) { return Verdict(kFail, std::move(status)); }
+  static Verdict Retry(Status status) { return Verdict(kRetry, std::move(status)); }
+  static Verdict Refresh(S3Error error, RetryClass cls) {
+    Verdict v(kRefresh, Status::OK());
+    v.error = std::move(error);
+    v.cls = cls;
+    return v;
+  }
+
+ private:
+  Verdict() = default;
+  Verdict(Kind k, Status s) : kind(k), status(std::move(s)) {}
+};
+
+using AcceptFn = std::function<bool(int status, const S3Error&)>;
+using BodyErrorFn = std::function<std::optional<S3Error>(const Response&)>;
+
 }  // namespace
 
 struct S3Client::Impl {
@@ -106,7 +170,7 @@ struct S3Client::Impl {
   internal::ParsedEndpoint endpoint;
   S3ClientStats stats;
 
-  std::unique_ptr<internal::CurlTransport> transport;
+  std::unique_ptr<internal::S3Transport> transport;
 
   std::mutex rng_mutex;
   std::mt19937_64 rng{std::random_device{}()};
@@ -123,224 +187,241 @@ struct S3Client::Impl {
   }
 
   // Runs `req` with retries, signing each attempt. On success returns the response
-  // (2xx, or a status the caller declared acceptable through `accept`).
-  Result<Response> Execute(
-      const Request& req,
-      const std::function<bool(int status, const S3Error&)>& accept = {},
-      const std::function<std::optional<S3Error>(const Response&)>& body_error = {},
-      AttemptTrace* trace = nullptr) {
-    const std::string uri =
-        req.uri_for_messages.empty() ? ObjectUri(req.key) : req.uri_for_messages;
-    const auto target =
-        internal::BuildRequestTarget(endpoint, options.virtual_hosted_style, bucket,
-                                     req.key, req.bucket_level, req.query);
-    const bool is_body_method = req.method == "PUT" || req.method == "POST";
-    std::string payload_hash;
-    if (!is_body_method) {
-      payload_hash = std::string(kEmptyPayloadSha256);
-    } else if (options.unsigned_payload) {
-      payload_hash = std::string(kUnsignedPayload);
-    } else {
-      payload_hash = Sha256Hex(req.body);
-    }
-
-    const auto start = std::chrono::steady_clock::now();
-    int attempts = 0;
-    int retries = 0;
-    int resolve_failures = 0;
-    bool refreshed = false;
-    std::shared_ptr<const AwsCredentials> refreshed_creds;
-
+  // (2xx, or a status the caller declared acceptable through `accept`). Each round is
+  // credentials -> sign -> attempt -> classify, then refresh or back off.
+  Result<Response> Execute(const Request& req, const AcceptFn& accept = {},
+                           const BodyErrorFn& body_error = {},
+                           AttemptTrace* trace = nullptr) {
+    Exchange x = BeginExchange(req, trace);
     while (true) {
-      std::shared_ptr<const AwsCredentials> creds;
-      if (refreshed_creds != nullptr) {
-        creds = std::move(refreshed_creds);
-        refreshed_creds = nullptr;
-      } else {
-        auto current = credentials->Current();
-        if (!current.ok()) {
-          LANCE_LOG(Warn, "s3")
-              << "S3 " << req.op << " of " << uri << ": no credentials from "
-              << credentials->ToString() << ": " << current.status().ToString();
-          return current.status().WithContext("S3 " + std::string(req.op) + " of " + uri +
-                                              ": getting credentials");
-        }
-        creds = *current;
-      }
-      std::vector<std::pair<std::string, std::string>> auth_headers;
-      if (!options.skip_signature && creds != nullptr && !creds->access_key_id.empty()) {
-        SigV4Request sreq;
-        sreq.method = req.method;
-        sreq.host = target.host_header;
-        sreq.path = target.raw_path;
-        sreq.query = req.query;
-        sreq.headers = req.headers;
-        sreq.payload_sha256_hex = payload_hash;
-        const std::string region = options.region.empty() ? "us-east-1" : options.region;
-        auto signed_headers =
-            SignRequest(sreq, *creds, region, "s3", std::chrono::system_clock::now());
-        if (!signed_headers.ok()) {
-          return signed_headers.status().WithContext("S3 " + std::string(req.op) +
-                                                     " of " + uri + ": signing");
-        }
-        auth_headers = std::move(*signed_headers);
-      }
-
-      ++attempts;
-      if (trace != nullptr) trace->attempts = attempts;
-      stats.requests.fetch_add(1, std::memory_order_relaxed);
-      Response resp;
-      bool overflow = false;
-      std::string curl_error;
-      const CURLcode rc =
-          transport->Perform(req, target, auth_headers, &resp, &overflow, &curl_error);
-      // One line per attempt; the credentials only in their redacted form.
-      LANCE_LOG(Debug, "s3")
-          << req.method << " " << uri << ": "
-          << (rc == CURLE_OK ? "HTTP " + std::to_string(resp.status)
-                             : "curl error " + std::to_string(static_cast<int>(rc)))
-          << (req.ranged ? StrCat(" [", req.range_offset, "+", req.range_length, "]")
-                         : std::string())
-          << " (" << req.op << ", attempt " << attempts << ", "
-          << (creds != nullptr && !creds->access_key_id.empty() ? creds->ToString()
-                                                                : std::string("unsigned"))
-          << ")";
-
-      bool retry = false;
-      Status final_error;
-      if (overflow) {
-        return Status::IOError("S3 " + std::string(req.op) + " of " + uri +
-                               ": the server sent more bytes than requested");
-      }
-      if (rc != CURLE_OK) {
-        const bool resolve = internal::IsResolveFailure(rc);
-        if (trace != nullptr && !resolve && rc != CURLE_COULDNT_CONNECT) {
-          trace->unanswered = true;
-        }
-        if (resolve) ++resolve_failures;
-        retry = internal::IsRetryableCurlCode(rc) || (resolve && resolve_failures <= 1);
-        std::string msg = StrCat("S3 ", req.op, " of ", uri, ": ", curl_error,
-                                 " (curl error ", static_cast<int>(rc), ")");
-        if (!retry) {
-          if (attempts > 1) {
-            char buf[64];
-            std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts,
-                          SecondsSince(start));
-            msg += buf;
-          }
-          LANCE_LOG(Warn, "s3") << msg;
-          return resolve ? Status::Unavailable(std::move(msg), /*retryable=*/false)
-                         : Status::IOError(std::move(msg));
-        }
-        final_error = Status::Unavailable(std::move(msg));
-      } else {
-        std::optional<S3Error> err;
-        if (resp.status >= 200 && resp.status < 300) {
-          if (body_error) err = body_error(resp);
-          if (!err) {
-            stats.bytes_received.fetch_add(resp.written, std::memory_order_relaxed);
-            stats.bytes_sent.fetch_add(static_cast<int64_t>(req.body.size()),
-                                       std::memory_order_relaxed);
-            return resp;
-          }
-        } else {
-          err = internal::ParseErrorBody(resp.body, resp.status);
-          if (!err) {
-            err = S3Error{};
-            err->http_status = resp.status;
-            err->code = resp.error_code_header;
-          }
-        }
-        if (err->request_id.empty()) err->request_id = resp.request_id;
-        if (accept && accept(err->http_status, *err)) {
-          resp.status = err->http_status;
+      LANCE_RETURN_NOT_OK(TakeCredentials(&x));
+      LANCE_ASSIGN_OR_RAISE(auto auth_headers, Sign(x));
+      Response resp = Attempt(&x, auth_headers);
+      Verdict verdict = resp.answered() && !resp.overflow
+                            ? ClassifyAnswer(x, &resp, accept, body_error)
+                            : ClassifyTransportFailure(&x, resp);
+      switch (verdict.kind) {
+        case Verdict::kSucceed:
           return resp;
-        }
-        RetryClass cls = internal::ClassifyHttpError(err->http_status, err->code);
-        if ((cls == RetryClass::kRefreshCredentials ||
-             cls == RetryClass::kMaybeRefreshCredentials) &&
-            !refreshed && creds != nullptr && !creds->access_key_id.empty()) {
-          refreshed = true;
-          stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
-          LANCE_LOG(Info, "s3")
-              << req.op << " of " << uri << ": HTTP " << err->http_status
-              << (err->code.empty() ? "" : " ") << err->code << " with "
-              << creds->ToString() << "; asking " << credentials->ToString()
-              << " for fresh credentials";
-          auto fresh = credentials->OnRejected(*creds);
-          if (!fresh.ok()) {
-            Status original = MakeHttpError(req, uri, *err, attempts, start);
-            LANCE_LOG(Warn, "s3")
-                << original.message() << " with " << creds->ToString()
-                << "; no fresh credentials: " << fresh.status().message();
-            // A plain AccessDenied is most often a real permission problem: a source
-            // that cannot refresh must not turn it into a credentials story.
-            if (cls == RetryClass::kMaybeRefreshCredentials) return original;
-            return Status(original.code(),
-                          StrCat(original.message(), "; refreshing credentials failed: ",
-                                 fresh.status().message()),
-                          original.retryable(), original.detail());
-          }
-          refreshed_creds = *fresh;
-          LANCE_LOG(Info, "s3") << req.op << " of " << uri << ": retrying with "
-                                << refreshed_creds->ToString();
-          ++retries;
-          stats.retries.fetch_add(1, std::memory_order_relaxed);
-          continue;  // no backoff: the cause was the credentials, not the load
-        }
-        if (cls != RetryClass::kRetry) {
-          Status error = MakeHttpError(req, uri, *err, attempts, start);
-          // Absent objects and lost create races are answers, not failures: debug only.
-          if (error.IsNotFound() || error.IsAlreadyExists()) {
-            LANCE_LOG(Debug, "s3") << error.message();
-          } else {
-            LANCE_LOG(Warn, "s3") << error.message() << " ("
-                                  << (creds != nullptr && !creds->access_key_id.empty()
-                                          ? creds->ToString()
-                                          : std::string("unsigned"))
-                                  << ")";
-          }
-          return error;
-        }
-        retry = true;
-        final_error = MakeHttpError(req, uri, *err, attempts, start);
+        case Verdict::kFail:
+          return verdict.status;
+        case Verdict::kRefresh:
+          // No backoff: the cause was the credentials, not the load.
+          LANCE_RETURN_NOT_OK(Refresh(&x, verdict));
+          break;
+        case Verdict::kRetry:
+          LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, resp.answered()));
+          break;
       }
-
-      // Transient failure: back off, unless the budget is spent.
-      const auto elapsed = std::chrono::steady_clock::now() - start;
-      if (retries >= options.max_retries || elapsed >= options.retry_timeout) {
-        std::string msg = final_error.message();
-        if (rc != CURLE_OK && attempts > 1) {
-          char buf[64];
-          std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts,
-                        SecondsSince(start));
-          msg += buf;
-        }
-        LANCE_LOG(Warn, "s3") << msg << " (retries exhausted)";
-        // The last HTTP answer's detail (none after a transport failure) stays on.
-        return Status::Unavailable(std::move(msg), /*retryable=*/true)
-            .WithDetail(final_error.detail());
-      }
-      auto delay = internal::BackoffDelay(retries, options.initial_backoff,
-                                          options.max_backoff, RandomUnit());
-      // Rounded up: truncated, the last fraction of a millisecond before the timeout
-      // read as 0 and the loop retried without pausing until the clock passed it.
-      const auto remaining =
-          std::chrono::ceil<std::chrono::milliseconds>(options.retry_timeout - elapsed);
-      delay = std::min(delay, remaining);
-      LANCE_LOG(Info, "s3") << final_error.message() << "; retry " << (retries + 1)
-                            << " of " << options.max_retries << " in " << delay.count()
-                            << " ms";
-      if (delay.count() > 0) std::this_thread::sleep_for(delay);
-      ++retries;
-      stats.retries.fetch_add(1, std::memory_order_relaxed);
     }
   }
 
-  Status MakeHttpError(const Request& req, const std::string& uri, const S3Error& err,
-                       int attempts, std::chrono::steady_clock::time_point start) {
-    return internal::MakeS3HttpError(req.op, uri, req.context, err, attempts,
-                                     SecondsSince(start));
+  Exchange BeginExchange(const Request& req, AttemptTrace* trace) const {
+    Exchange x(req);
+    x.trace = trace;
+    x.uri = req.uri_for_messages.empty() ? ObjectUri(req.key) : req.uri_for_messages;
+    x.target = internal::BuildRequestTarget(endpoint, options.virtual_hosted_style,
+                                            bucket, req.key, req.bucket_level, req.query);
+    if (req.method != "PUT" && req.method != "POST") {
+      x.payload_hash = std::string(kEmptyPayloadSha256);
+    } else if (options.unsigned_payload) {
+      x.payload_hash = std::string(kUnsignedPayload);
+    } else {
+      x.payload_hash = Sha256Hex(req.body);
+    }
+    return x;
+  }
+
+  // The credentials of the next attempt: those a refresh just gave, else the source's
+  // current ones (never cached here).
+  Status TakeCredentials(Exchange* x) const {
+    if (x->fresh != nullptr) {
+      x->creds = std::move(x->fresh);
+      x->fresh = nullptr;
+      return Status::OK();
+    }
+    auto current = credentials->Current();
+    if (!current.ok()) {
+      LANCE_LOG(Warn, "s3") << "S3 " << x->req.op << " of " << x->uri
+                            << ": no credentials from " << credentials->ToString() << ": "
+                            << current.status().ToString();
+      return current.status().WithContext("S3 " + std::string(x->req.op) + " of " +
+                                          x->uri + ": getting credentials");
+    }
+    x->creds = *current;
+    return Status::OK();
+  }
+
+  // The SigV4 headers of this attempt (none for anonymous access).
+  Result<http::Headers> Sign(const Exchange& x) const {
+    if (options.skip_signature || !x.Signed()) return http::Headers{};
+    SigV4Request sreq;
+    sreq.method = x.req.method;
+    sreq.host = x.target.host_header;
+    sreq.path = x.target.raw_path;
+    sreq.query = x.req.query;
+    sreq.headers = x.req.headers;
+    sreq.payload_sha256_hex = x.payload_hash;
+    const std::string region = options.region.empty() ? "us-east-1" : options.region;
+    auto signed_headers =
+        SignRequest(sreq, *x.creds, region, "s3", std::chrono::system_clock::now());
+    if (!signed_headers.ok()) {
+      return signed_headers.status().WithContext("S3 " + std::string(x.req.op) + " of " +
+                                                 x.uri + ": signing");
+    }
+    return std::move(*signed_headers);
+  }
+
+  Response Attempt(Exchange* x, const http::Headers& auth_headers) {
+    const Request& req = x->req;
+    ++x->attempts;
+    if (x->trace != nullptr) x->trace->attempts = x->attempts;
+    stats.requests.fetch_add(1, std::memory_order_relaxed);
+    Response resp = transport->Perform(req, x->target, auth_headers);
+    // One line per attempt; the credentials only in their redacted form.
+    LANCE_LOG(Debug, "s3") << req.method << " " << x->uri << ": "
+                           << (resp.answered()
+                                   ? "HTTP " + std::to_string(resp.status)
+                                   : "curl error " + std::to_string(resp.transport_code))
+                           << (req.ranged ? StrCat(" [", req.range_offset, "+",
+                                                   req.range_length, "]")
+                                          : std::string())
+                           << " (" << req.op << ", attempt " << x->attempts << ", "
+                           << x->CredentialsLabel() << ")";
+    return resp;
+  }
+
+  // An attempt without a usable answer: no connection, a broken exchange, or more bytes
+  // than asked.
+  Verdict ClassifyTransportFailure(Exchange* x, const Response& resp) const {
+    const Request& req = x->req;
+    if (resp.overflow) {
+      return Verdict::Fail(
+          Status::IOError("S3 " + std::string(req.op) + " of " + x->uri +
+                          ": the server sent more bytes than requested"));
+    }
+    const bool resolve = resp.transport_error == http::TransportError::kResolve;
+    // Only a failure to resolve or connect proves the request never left.
+    if (x->trace != nullptr && !resolve &&
+        resp.transport_error != http::TransportError::kConnect) {
+      x->trace->unanswered = true;
+    }
+    if (resolve) ++x->resolve_failures;
+    const bool retry = internal::IsRetryableTransportError(resp.transport_error) ||
+                       (resolve && x->resolve_failures <= 1);
+    std::string msg = StrCat("S3 ", req.op, " of ", x->uri, ": ", resp.transport_message,
+                             " (curl error ", resp.transport_code, ")");
+    if (retry) return Verdict::Retry(Status::Unavailable(std::move(msg)));
+    msg += x->AfterAttempts();
+    LANCE_LOG(Warn, "s3") << msg;
+    return Verdict::Fail(resolve ? Status::Unavailable(std::move(msg),
+                                                       /*retryable=*/false)
+                                 : Status::IOError(std::move(msg)));
+  }
+
+  // An HTTP answer: success, an accepted status, or an S3 error to classify.
+  Verdict ClassifyAnswer(const Exchange& x, Response* resp, const AcceptFn& accept,
+                         const BodyErrorFn& body_error) {
+    std::optional<S3Error> err;
+    if (resp->status >= 200 && resp->status < 300) {
+      if (body_error) err = body_error(*resp);
+      if (!err) {
+        stats.bytes_received.fetch_add(resp->written, std::memory_order_relaxed);
+        stats.bytes_sent.fetch_add(static_cast<int64_t>(x.req.body.size()),
+                                   std::memory_order_relaxed);
+        return Verdict::Succeed();
+      }
+    } else {
+      err = internal::ParseErrorBody(resp->body, resp->status);
+      if (!err) {
+        err = S3Error{};
+        err->http_status = resp->status;
+        err->code = resp->error_code_header;
+      }
+    }
+    if (err->request_id.empty()) err->request_id = resp->request_id;
+    if (accept && accept(err->http_status, *err)) {
+      resp->status = err->http_status;
+      return Verdict::Succeed();
+    }
+    const RetryClass cls = internal::ClassifyHttpError(err->http_status, err->code);
+    if ((cls == RetryClass::kRefreshCredentials ||
+         cls == RetryClass::kMaybeRefreshCredentials) &&
+        !x.refreshed && x.Signed()) {
+      return Verdict::Refresh(std::move(*err), cls);
+    }
+    Status error = MakeHttpError(x, *err);
+    if (cls == RetryClass::kRetry) return Verdict::Retry(std::move(error));
+    // Absent objects and lost create races are answers, not failures: debug only.
+    if (error.IsNotFound() || error.IsAlreadyExists()) {
+      LANCE_LOG(Debug, "s3") << error.message();
+    } else {
+      LANCE_LOG(Warn, "s3") << error.message() << " (" << x.CredentialsLabel() << ")";
+    }
+    return Verdict::Fail(std::move(error));
+  }
+
+  // The credentials were rejected: asks the source once for fresh ones. \return OK to
+  // retry with them, else the error to return.
+  Status Refresh(Exchange* x, const Verdict& rejected) {
+    const S3Error& err = rejected.error;
+    x->refreshed = true;
+    stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
+    LANCE_LOG(Info, "s3") << x->req.op << " of " << x->uri << ": HTTP " << err.http_status
+                          << (err.code.empty() ? "" : " ") << err.code << " with "
+                          << x->creds->ToString() << "; asking "
+                          << credentials->ToString() << " for fresh credentials";
+    auto fresh = credentials->OnRejected(*x->creds);
+    if (!fresh.ok()) {
+      Status original = MakeHttpError(*x, err);
+      LANCE_LOG(Warn, "s3") << original.message() << " with " << x->creds->ToString()
+                            << "; no fresh credentials: " << fresh.status().message();
+      // A plain AccessDenied is most often a real permission problem: a source that
+      // cannot refresh must not turn it into a credentials story.
+      if (rejected.cls == RetryClass::kMaybeRefreshCredentials) return original;
+      return Status(original.code(),
+                    StrCat(original.message(),
+                           "; refreshing credentials failed: ", fresh.status().message()),
+                    original.retryable(), original.detail());
+    }
+    x->fresh = *fresh;
+    LANCE_LOG(Info, "s3") << x->req.op << " of " << x->uri << ": retrying with "
+                          << x->fresh->ToString();
+    ++x->retries;
+    stats.retries.fetch_add(1, std::memory_order_relaxed);
+    return Status::OK();
+  }
+
+  // A transient failure (`failure`): waits before the next attempt. \return OK to
+  // retry, or Unavailable (retryable) when the retry budget is spent.
+  Status BackOff(Exchange* x, const Status& failure, bool answered) {
+    const auto elapsed = std::chrono::steady_clock::now() - x->start;
+    if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
+      // An HTTP answer's message already counts the attempts.
+      std::string msg = failure.message() + (answered ? "" : x->AfterAttempts());
+      LANCE_LOG(Warn, "s3") << msg << " (retries exhausted)";
+      // The last HTTP answer's detail (none after a transport failure) stays on.
+      return Status::Unavailable(std::move(msg), /*retryable=*/true)
+          .WithDetail(failure.detail());
+    }
+    auto delay = internal::BackoffDelay(x->retries, options.initial_backoff,
+                                        options.max_backoff, RandomUnit());
+    // Rounded up: truncated, the last fraction of a millisecond before the timeout read
+    // as 0 and the loop retried without pausing until the clock passed it.
+    const auto remaining =
+        std::chrono::ceil<std::chrono::milliseconds>(options.retry_timeout - elapsed);
+    delay = std::min(delay, remaining);
+    LANCE_LOG(Info, "s3") << failure.message() << "; retry " << (x->retries + 1) << " of "
+                          << options.max_retries << " in " << delay.count() << " ms";
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
+    ++x->retries;
+    stats.retries.fetch_add(1, std::memory_order_relaxed);
+    return Status::OK();
+  }
+
+  Status MakeHttpError(const Exchange& x, const S3Error& err) const {
+    return internal::MakeS3HttpError(x.req.op, x.uri, x.req.context, err, x.attempts,
+                                     SecondsSince(x.start));
   }
 };
 
@@ -356,7 +437,6 @@ Result<std::shared_ptr<S3Client>> S3Client::Make(
   }
   if (credentials == nullptr)
     return Status::Invalid("S3 client for " + bucket + ": null credentials source");
-  LANCE_RETURN_NOT_OK(internal::InitCurlOnce());
   auto impl = std::make_unique<Impl>();
   auto endpoint = internal::ResolveEndpoint(options, bucket);
   if (!endpoint.ok())
@@ -365,7 +445,7 @@ Result<std::shared_ptr<S3Client>> S3Client::Make(
   impl->bucket = std::move(bucket);
   impl->options = std::move(options);
   impl->credentials = std::move(credentials);
-  impl->transport = std::make_unique<internal::CurlTransport>(impl->options);
+  LANCE_ASSIGN_OR_RAISE(impl->transport, internal::S3Transport::Make(impl->options));
   return std::shared_ptr<S3Client>(new S3Client(std::move(impl)));
 }
 

@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// STS AssumeRole over libcurl, signed with the S3 client's SigV4 signer (sts_client.h).
+// STS AssumeRole over the io::http layer, signed with the S3 client's SigV4 signer
+// (sts_client.h).
 
 #include "lance/io/s3/sts_client.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
-#include <cctype>
 #include <memory>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "io/s3/curl_transport.h"
 #include "io/s3/endpoint.h"
 #include "io/s3/sigv4.h"
 #include "io/s3/xml.h"
+#include "lance/io/http/http_client.h"
 #include "lance/io/http_error.h"
 #include "lance/macros.h"
 
@@ -23,108 +21,18 @@ namespace lance::io::s3 {
 
 namespace {
 
-struct CurlAnswer {
-  long status = 0;
-  std::string body;
-  std::string request_id;
-};
+// An AssumeRole answer is a few KiB; refuse to buffer anything absurd.
+constexpr int64_t kMaxAnswerBytes = int64_t{1} << 20;
 
-size_t BodyCallback(char* data, size_t size, size_t count, void* user) {
-  auto* answer = static_cast<CurlAnswer*>(user);
-  const size_t n = size * count;
-  // An AssumeRole answer is a few KiB; refuse to buffer anything absurd.
-  if (answer->body.size() + n > (1U << 20)) return 0;
-  answer->body.append(data, n);
-  return n;
-}
-
-size_t HeaderCallback(char* data, size_t size, size_t count, void* user) {
-  auto* answer = static_cast<CurlAnswer*>(user);
-  const size_t n = size * count;
-  std::string_view line(data, n);
-  const size_t colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (name == "x-amzn-requestid" || name == "x-amz-request-id") {
-      std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
-        value.remove_prefix(1);
-      }
-      while (!value.empty() &&
-             (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
-        value.remove_suffix(1);
-      }
-      answer->request_id = std::string(value);
-    }
-  }
-  return n;
-}
-
-struct CurlDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-
-// One POST. \return the curl code; `error` gets libcurl's message (never a header).
-CURLcode Post(const AssumeRoleRequest& request, const std::string& url,
-              const std::vector<std::pair<std::string, std::string>>& headers,
-              const std::string& body, CurlAnswer* answer, std::string* error) {
-  std::unique_ptr<CURL, CurlDeleter> h(curl_easy_init());
-  if (!h) {
-    *error = "curl_easy_init failed";
-    return CURLE_FAILED_INIT;
-  }
-  curl_slist* raw_list = nullptr;
-  for (const auto& [name, value] : headers) {
-    std::string line = name;
-    line += ": ";
-    line += value;
-    curl_slist* next = curl_slist_append(raw_list, line.c_str());
-    if (next == nullptr) {
-      curl_slist_free_all(raw_list);
-      *error = "out of memory building headers";
-      return CURLE_OUT_OF_MEMORY;
-    }
-    raw_list = next;
-  }
-  // libcurl adds "Expect: 100-continue" to larger POSTs; an empty value removes it.
-  raw_list = curl_slist_append(raw_list, "Expect:");
-  std::unique_ptr<curl_slist, SlistDeleter> list(raw_list);
-  char errbuf[CURL_ERROR_SIZE] = {0};
-  CURL* c = h.get();
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_USERAGENT, "lance-cpp");
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, list.get());
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(request.connect_timeout.count()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(request.request_timeout.count()));
-  if (request.allow_invalid_certificates) {
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, BodyCallback);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, answer);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, HeaderCallback);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, answer);
-  const CURLcode code = curl_easy_perform(c);
-  if (code != CURLE_OK) {
-    *error = errbuf[0] != '\0' ? std::string(errbuf) : curl_easy_strerror(code);
-    return code;
-  }
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &answer->status);
-  return code;
+Result<std::unique_ptr<http::HttpClient>> MakeStsHttpClient(
+    const AssumeRoleRequest& request) {
+  http::ClientOptions options;
+  options.log_component = "sts";
+  options.connect_timeout = request.connect_timeout;
+  options.request_timeout = request.request_timeout;
+  options.tls.verify_peer = !request.allow_invalid_certificates;
+  options.tls.verify_host = !request.allow_invalid_certificates;
+  return http::HttpClient::Make(std::move(options));
 }
 
 bool IsForbiddenCode(std::string_view code) {
@@ -312,7 +220,7 @@ Result<AssumeRoleResult> AssumeRole(const AssumeRoleRequest& request,
   if (caller.access_key_id.empty() || caller.secret_access_key.empty()) {
     return Status::Invalid(what, ": no credentials to sign the request with");
   }
-  LANCE_RETURN_NOT_OK(internal::InitCurlOnce());
+  LANCE_ASSIGN_OR_RAISE(auto client, MakeStsHttpClient(request));
   LANCE_ASSIGN_OR_RAISE(internal::ParsedEndpoint parsed,
                         internal::ParseEndpoint(endpoint));
   const std::string body = AssumeRoleBody(request);
@@ -337,18 +245,21 @@ Result<AssumeRoleResult> AssumeRole(const AssumeRoleRequest& request,
     headers.emplace_back("host", parsed.host_header);
     for (auto& header : auth) headers.push_back(std::move(header));
 
-    CurlAnswer answer;
-    std::string curl_error;
-    const CURLcode code = Post(request, url, headers, body, &answer, &curl_error);
-    if (code != CURLE_OK) {
-      std::string message = what;
-      message += ": ";
-      message += curl_error;
-      last = Status::Unavailable(std::move(message));
+    http::HttpRequest post;
+    post.method = "POST";
+    post.url = url;
+    post.headers = std::move(headers);
+    post.body = body;
+    post.max_buffered_body = kMaxAnswerBytes;
+    const http::HttpResponse answer = client->Send(post);
+    if (!answer.answered()) {
+      last = Status::Unavailable(what + ": " + answer.transport_message);
       continue;
     }
-    Result<AssumeRoleResult> result = ParseAssumeRoleResponse(
-        static_cast<int>(answer.status), answer.body, answer.request_id, what);
+    std::string_view request_id = answer.Header("x-amzn-requestid");
+    if (request_id.empty()) request_id = answer.Header("x-amz-request-id");
+    Result<AssumeRoleResult> result =
+        ParseAssumeRoleResponse(answer.status, answer.body, request_id, what);
     if (result.ok() || !result.status().retryable()) return result;
     last = result.status();
   }

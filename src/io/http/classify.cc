@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the HTTP layer tells its protocols about a failure (retry classification) and
+// what it lets into a log line (redaction). See lance/io/http/http_client.h.
+
+#include <curl/curl.h>
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "lance/core/ascii.h"
+#include "lance/io/http/http_client.h"
+#include "lance/str_cat.h"
+
+namespace lance::io::http {
+
+namespace {
+
+struct CodeKind {
+  CURLcode code;
+  TransportError kind;
+};
+
+// Every libcurl code with a kind of its own; any other is kOther.
+constexpr std::array<CodeKind, 20> kCodeKinds = {{
+    {CURLE_OK, TransportError::kNone},
+    {CURLE_COULDNT_CONNECT, TransportError::kConnect},
+    {CURLE_COULDNT_RESOLVE_HOST, TransportError::kResolve},
+    {CURLE_COULDNT_RESOLVE_PROXY, TransportError::kResolve},
+    {CURLE_OPERATION_TIMEDOUT, TransportError::kTimeout},
+    {CURLE_SEND_ERROR, TransportError::kConnectionLost},
+    {CURLE_RECV_ERROR, TransportError::kConnectionLost},
+    {CURLE_GOT_NOTHING, TransportError::kConnectionLost},
+    {CURLE_PARTIAL_FILE, TransportError::kConnectionLost},
+    {CURLE_HTTP2, TransportError::kConnectionLost},
+    {CURLE_HTTP2_STREAM, TransportError::kConnectionLost},
+    {CURLE_SSL_CONNECT_ERROR, TransportError::kTlsHandshake},
+    {CURLE_PEER_FAILED_VERIFICATION, TransportError::kTlsVerification},
+    {CURLE_SSL_CERTPROBLEM, TransportError::kTlsVerification},
+    {CURLE_SSL_CIPHER, TransportError::kTlsVerification},
+    {CURLE_SSL_CACERT_BADFILE, TransportError::kTlsVerification},
+    {CURLE_SSL_ISSUER_ERROR, TransportError::kTlsVerification},
+    {CURLE_SSL_CRL_BADFILE, TransportError::kTlsVerification},
+    {CURLE_SSL_PINNEDPUBKEYNOTMATCH, TransportError::kTlsVerification},
+    {CURLE_SSL_INVALIDCERTSTATUS, TransportError::kTlsVerification},
+}};
+
+}  // namespace
+
+TransportError ClassifyTransportCode(int curl_code) {
+  for (const CodeKind& entry : kCodeKinds) {
+    if (static_cast<int>(entry.code) == curl_code) return entry.kind;
+  }
+  return TransportError::kOther;
+}
+
+bool IsTransientTransportError(TransportError error) {
+  return error == TransportError::kConnect || error == TransportError::kResolve ||
+         error == TransportError::kTimeout || error == TransportError::kConnectionLost;
+}
+
+bool IsRetryableHttpStatus(int status) {
+  return status == 429 || status == 500 || status == 502 || status == 503 ||
+         status == 504;
+}
+
+bool IsSecretHeader(std::string_view name) {
+  const std::string lower = AsciiToLower(name);
+  static constexpr std::array<std::string_view, 4> kExact = {
+      "authorization", "proxy-authorization", "cookie", "set-cookie"};
+  for (std::string_view exact : kExact) {
+    if (lower == exact) return true;
+  }
+  // x-amz-security-token, x-api-key, x-ms-...-key, x-goog-...-signature, ...: a name
+  // that says what it carries is treated as carrying it.
+  static constexpr std::array<std::string_view, 6> kParts = {
+      "token", "secret", "password", "signature", "key", "credential"};
+  for (std::string_view part : kParts) {
+    if (lower.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string RedactUrl(std::string_view url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return std::string(url);
+  const size_t host_start = scheme + 3;
+  const size_t host_end = url.find_first_of("/?#", host_start);
+  const size_t at =
+      url.rfind('@', host_end == std::string_view::npos ? url.size() : host_end);
+  if (at == std::string_view::npos || at < host_start) return std::string(url);
+  return StrCat(url.substr(0, host_start), "***@", url.substr(at + 1));
+}
+
+std::string DescribeHeaders(const Headers& headers) {
+  std::string out;
+  for (const auto& [name, value] : headers) {
+    if (!out.empty()) out += ", ";
+    StrAppend(&out, name, ": ", IsSecretHeader(name) ? "<redacted>" : value);
+  }
+  return out;
+}
+
+std::string_view HttpResponse::Header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (EqualsIgnoreAsciiCase(key, name)) return value;
+  }
+  return {};
+}
+
+}  // namespace lance::io::http
