@@ -9,7 +9,7 @@ docs/python.md between the API-coverage markers is generated here from the two p
 
 A name counts as present when the lance_cpp counterpart has it, unless the lance_cpp
 method is marked as always refusing (``__lance_cpp_unsupported__``, set by
-``lance_cpp._surface._refuses``). Missing names get a one-line reason from REASONS below.
+``lance_cpp._reads._refuses``). Missing names get a one-line reason from REASONS below.
 lance_cpp is imported from the build tree ($LANCE_PYTHON_BUILD_DIR, else the first
 build*/python holding it); pylance from the environment (the project venv).
 """

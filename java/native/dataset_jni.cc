@@ -22,9 +22,7 @@ namespace {
 using DatasetPtr = std::shared_ptr<Dataset>;
 
 DatasetPtr Get(JNIEnv* env, jlong handle) {
-  DatasetPtr ds = FromHandle<Dataset>(handle);
-  if (ds == nullptr) ThrowClosed(env, "Dataset");
-  return ds;
+  return LiveHandle<Dataset>(env, handle, "Dataset");
 }
 
 // A scan's reader holding its dataset: the Java Dataset may be closed while the
@@ -40,31 +38,6 @@ class KeepAliveReader : public RecordBatchReader {
   DatasetPtr ds_;
   RecordBatchReaderPtr inner_;
 };
-
-// Exports `reader` into the ArrowArrayStream at `stream_addr` (Java allocated it).
-void ExportReader(JNIEnv* env, std::shared_ptr<RecordBatchReader> reader,
-                  jlong stream_addr) {
-  Status st = ExportRecordBatchReader(ForJava(std::move(reader)),
-                                      reinterpret_cast<ArrowArrayStream*>(stream_addr));
-  if (!st.ok()) ThrowStatus(env, st);
-}
-
-// Writes `stream` (taken over) with `write`; the stream is released before an error is
-// thrown, as its release calls back into Java.
-template <typename WriteFn>
-jlong WriteFromStream(JNIEnv* env, jlong stream_addr, WriteFn write) {
-  Result<std::shared_ptr<Dataset>> ds = Status::Invalid("no stream");
-  {
-    auto reader =
-        ImportRecordBatchReader(reinterpret_cast<ArrowArrayStream*>(stream_addr));
-    if (!reader.ok()) {
-      ds = reader.status();
-    } else {
-      ds = write(**reader);
-    }
-  }
-  return HandleOrThrow(env, std::move(ds));
-}
 
 }  // namespace
 }  // namespace lance::jni
@@ -84,11 +57,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpen(JNIEnv* env, jclass
   lance::OpenOptions options;
   if (version >= 0) options.version = static_cast<uint64_t>(version);
   auto access = ProviderAccess(env, storage_options, provider);
-  if (ExceptionPending(env)) return 0;
-  if (!access.ok()) {
-    ThrowStatus(env, access.status());
-    return 0;
-  }
+  if (!OkOrPending(env, access)) return 0;
   options.access = std::move(*access);
   return HandleOrThrow(env, Dataset::Open(ToStd(env, uri), std::move(options)));
 }
@@ -99,10 +68,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpenNamespace(
     JNIEnv* env, jclass, jobject java_namespace, jobjectArray table_id, jlong version,
     jobject storage_options, jboolean ignore_namespace_storage_options) {
   auto ns = WrapJavaNamespace(env, java_namespace);
-  if (!ns.ok()) {
-    ThrowStatus(env, ns.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, ns)) return 0;
   lance::OpenOptions options;
   if (version >= 0) options.version = static_cast<uint64_t>(version);
   options.access = lance::io::StorageAccess(ToStdMap(env, storage_options));
@@ -118,15 +84,12 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(
     jobject storage_options, jobject provider) {
   auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
                                 data_storage_version, storage_options, provider);
-  if (ExceptionPending(env)) return 0;
-  if (!params.ok()) {
-    ThrowStatus(env, params.status());
-    return 0;
-  }
+  if (!OkOrPending(env, params)) return 0;
   const std::string path = ToStd(env, uri);
-  return WriteFromStream(env, stream_addr, [&](lance::RecordBatchReader& data) {
-    return Dataset::Write(data, path, std::move(*params));
-  });
+  return HandleOrThrow(
+      env, ConsumeRows(stream_addr, 0, 0, [&](lance::RecordBatchReader& data) {
+        return Dataset::Write(data, path, std::move(*params));
+      }));
 }
 
 // Dataset.write().namespaceClient(ns).tableId(id): create declares the table (one
@@ -140,17 +103,14 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWriteNamespace(
                                 data_storage_version, storage_options, nullptr);
   if (ExceptionPending(env)) return 0;
   auto ns = WrapJavaNamespace(env, java_namespace);
-  Status bad = !params.ok() ? params.status() : ns.status();
-  if (!bad.ok()) {
-    ThrowStatus(env, bad);
-    return 0;
-  }
+  if (!OkOrThrow(env, !params.ok() ? params.status() : ns.status())) return 0;
   lance::ns::NamespaceAccessOptions access_options;
   access_options.ignore_namespace_storage_options = ignore_namespace_storage_options;
   const auto id = ToStdStrings(env, table_id);
-  return WriteFromStream(env, stream_addr, [&](lance::RecordBatchReader& data) {
-    return lance::ns::WriteDataset(data, *ns, id, std::move(*params), access_options);
-  });
+  return HandleOrThrow(
+      env, ConsumeRows(stream_addr, 0, 0, [&](lance::RecordBatchReader& data) {
+        return lance::ns::WriteDataset(data, *ns, id, std::move(*params), access_options);
+      }));
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeRelease(JNIEnv*, jclass,
@@ -175,10 +135,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeLatestVersion(JNIEnv* en
   auto ds = Get(env, handle);
   if (!ds) return 0;
   auto v = ds->LatestVersion();
-  if (!v.ok()) {
-    ThrowStatus(env, v.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, v)) return 0;
   return static_cast<jlong>(*v);
 }
 
@@ -194,10 +151,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCountRows(JNIEnv* env, j
   auto ds = Get(env, handle);
   if (!ds) return 0;
   auto n = ds->CountRows(ToStd(env, filter));
-  if (!n.ok()) {
-    ThrowStatus(env, n.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, n)) return 0;
   return static_cast<jlong>(*n);
 }
 
@@ -206,8 +160,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeDelete(JNIEnv* env, jclas
                                                               jstring predicate) {
   auto ds = Get(env, handle);
   if (!ds) return;
-  Status st = ds->Delete(ToStd(env, predicate));
-  if (!st.ok()) ThrowStatus(env, st);
+  OkOrThrow(env, ds->Delete(ToStd(env, predicate)));
 }
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCheckoutVersion(JNIEnv* env,
@@ -230,10 +183,7 @@ Java_dev_lancecpp_Dataset_nativeListVersions(JNIEnv* env, jclass, jlong handle) 
   auto ds = Get(env, handle);
   if (!ds) return nullptr;
   auto versions = ds->Versions();
-  if (!versions.ok()) {
-    ThrowStatus(env, versions.status());
-    return nullptr;
-  }
+  if (!OkOrThrow(env, versions)) return nullptr;
   jclass version_cls = env->FindClass("dev/lancecpp/Version");
   if (version_cls == nullptr) return nullptr;
   jmethodID ctor = env->GetMethodID(version_cls, "<init>", "(JJLjava/util/Map;)V");
@@ -260,9 +210,8 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeSchema(JNIEnv* env, jclas
                                                               jlong schema_addr) {
   auto ds = Get(env, handle);
   if (!ds) return;
-  Status st =
-      lance::ExportSchema(*ds->schema(), reinterpret_cast<ArrowSchema*>(schema_addr));
-  if (!st.ok()) ThrowStatus(env, st);
+  OkOrThrow(env, lance::ExportSchema(*ds->schema(),
+                                     reinterpret_cast<ArrowSchema*>(schema_addr)));
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeTake(JNIEnv* env, jclass,
@@ -275,13 +224,10 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeTake(JNIEnv* env, jclass,
   lance::TakeOptions options;
   options.columns = ToStdStrings(env, columns);
   auto table = ds->Take(ToStdLongs(env, indices), options);
-  if (!table.ok()) {
-    ThrowStatus(env, table.status());
-    return;
-  }
-  std::shared_ptr<lance::RecordBatchReader> reader =
-      lance::RecordBatchReader::FromBatches((*table)->schema(), (*table)->batches());
-  ExportReader(env, std::move(reader), stream_addr);
+  if (!OkOrThrow(env, table)) return;
+  ExportStreamOrThrow(
+      env, lance::RecordBatchReader::FromBatches((*table)->schema(), (*table)->batches()),
+      stream_addr);
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_ipc_LanceScanner_nativeScan(
@@ -304,12 +250,9 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_ipc_LanceScanner_nativeScan(
     options.fragment_ids = std::move(ids);
   }
   auto reader = ds->Scan(options);
-  if (!reader.ok()) {
-    ThrowStatus(env, reader.status());
-    return;
-  }
-  ExportReader(env, std::make_shared<KeepAliveReader>(ds, std::move(*reader)),
-               stream_addr);
+  if (!OkOrThrow(env, reader)) return;
+  ExportStreamOrThrow(env, std::make_shared<KeepAliveReader>(ds, std::move(*reader)),
+                      stream_addr);
 }
 
 }  // extern "C"

@@ -61,46 +61,23 @@ Result<std::vector<int32_t>> FieldIds(const LanceFileReader& reader,
   return ids;
 }
 
-template <typename T>
-std::shared_ptr<T> Live(JNIEnv* env, jlong handle, const char* what) {
-  auto object = FromHandle<T>(handle);
-  if (object == nullptr) ThrowClosed(env, what);
-  return object;
-}
-
 jlong OpenWriterAndThrow(JNIEnv* env,
                          const std::function<Result<std::unique_ptr<LanceFileWriter>>(
                              format::LanceSchema, format::FileWriterOptions)>& open,
                          jlong schema_addr, jstring version) {
-  auto schema = ImportSchema(reinterpret_cast<ArrowSchema*>(schema_addr));
-  Status st = schema.status();
-  std::unique_ptr<LanceFileWriter> writer;
-  if (st.ok()) {
-    auto lance_schema = format::LanceSchema::Assign(*schema, 0);
+  auto writer = [&]() -> Result<std::unique_ptr<LanceFileWriter>> {
+    LANCE_ASSIGN_OR_RAISE(SchemaPtr schema,
+                          ImportSchema(reinterpret_cast<ArrowSchema*>(schema_addr)));
     format::FileWriterOptions options;
     if (version != nullptr) {
-      auto parsed = format::ParseWritableFileVersion(ToStd(env, version));
-      if (parsed.ok()) {
-        options.version = *parsed;
-      } else {
-        st = parsed.status();
-      }
+      LANCE_ASSIGN_OR_RAISE(options.version,
+                            format::ParseWritableFileVersion(ToStd(env, version)));
     }
-    if (st.ok() && !lance_schema.ok()) st = lance_schema.status();
-    if (st.ok()) {
-      auto opened = open(std::move(*lance_schema), options);
-      if (opened.ok()) {
-        writer = std::move(*opened);
-      } else {
-        st = opened.status();
-      }
-    }
-  }
-  if (!st.ok()) {
-    ThrowStatus(env, st);
-    return 0;
-  }
-  return ToHandle(std::shared_ptr<LanceFileWriter>(std::move(writer)));
+    LANCE_ASSIGN_OR_RAISE(auto lance_schema, format::LanceSchema::Assign(schema, 0));
+    return open(std::move(lance_schema), options);
+  }();
+  if (!OkOrThrow(env, writer)) return 0;
+  return ToHandle(std::shared_ptr<LanceFileWriter>(std::move(*writer)));
 }
 
 }  // namespace
@@ -121,11 +98,7 @@ extern "C" {
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jobject storage_options, jobject provider) {
   auto access = FileAccess(env, storage_options, provider);
-  if (ExceptionPending(env)) return 0;
-  if (!access.ok()) {
-    ThrowStatus(env, access.status());
-    return 0;
-  }
+  if (!OkOrPending(env, access)) return 0;
   return HandleOrThrow(env, LanceFileReader::OpenUri(ToStd(env, uri), *access));
 }
 
@@ -136,13 +109,13 @@ Java_dev_lancecpp_file_LanceFileReader_nativeRelease(JNIEnv*, jclass, jlong hand
 
 JNIEXPORT jlong JNICALL
 Java_dev_lancecpp_file_LanceFileReader_nativeNumRows(JNIEnv* env, jclass, jlong handle) {
-  auto reader = Live<LanceFileReader>(env, handle, "LanceFileReader");
+  auto reader = LiveHandle<LanceFileReader>(env, handle, "LanceFileReader");
   return reader ? reader->num_rows() : 0;
 }
 
 JNIEXPORT jstring JNICALL
 Java_dev_lancecpp_file_LanceFileReader_nativeVersion(JNIEnv* env, jclass, jlong handle) {
-  auto reader = Live<LanceFileReader>(env, handle, "LanceFileReader");
+  auto reader = LiveHandle<LanceFileReader>(env, handle, "LanceFileReader");
   return reader ? ToJava(env,
                          std::string(lance::format::FileVersionString(reader->version())))
                 : nullptr;
@@ -150,11 +123,10 @@ Java_dev_lancecpp_file_LanceFileReader_nativeVersion(JNIEnv* env, jclass, jlong 
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeSchema(
     JNIEnv* env, jclass, jlong handle, jlong schema_addr) {
-  auto reader = Live<LanceFileReader>(env, handle, "LanceFileReader");
+  auto reader = LiveHandle<LanceFileReader>(env, handle, "LanceFileReader");
   if (!reader) return;
-  Status st = lance::ExportSchema(*reader->schema().schema(),
-                                  reinterpret_cast<ArrowSchema*>(schema_addr));
-  if (!st.ok()) ThrowStatus(env, st);
+  OkOrThrow(env, lance::ExportSchema(*reader->schema().schema(),
+                                     reinterpret_cast<ArrowSchema*>(schema_addr)));
 }
 
 // Columns (null: all) of the row ranges [starts[i], ends[i]) (null: every row), in
@@ -162,7 +134,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeSchema(
 JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeRead(
     JNIEnv* env, jclass, jlong handle, jobjectArray columns, jlongArray starts,
     jlongArray ends, jint batch_size, jlong stream_addr) {
-  auto reader = Live<LanceFileReader>(env, handle, "LanceFileReader");
+  auto reader = LiveHandle<LanceFileReader>(env, handle, "LanceFileReader");
   if (!reader) return;
   auto result = [&]() -> lance::Result<std::shared_ptr<lance::RecordBatchReader>> {
     lance::format::FileReadOptions base;
@@ -201,13 +173,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeRead(
     }
     return std::make_shared<ChainReader>(schema, std::move(parts), reader);
   }();
-  if (!result.ok()) {
-    ThrowStatus(env, result.status());
-    return;
-  }
-  Status st = lance::ExportRecordBatchReader(
-      ForJava(std::move(*result)), reinterpret_cast<ArrowArrayStream*>(stream_addr));
-  if (!st.ok()) ThrowStatus(env, st);
+  ExportStreamOrThrow(env, std::move(result), stream_addr);
 }
 
 // ---- LanceFileWriter
@@ -217,11 +183,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jlong schema_addr, jstring version,
     jobject storage_options, jobject provider) {
   auto access = FileAccess(env, storage_options, provider);
-  if (ExceptionPending(env)) return 0;
-  if (!access.ok()) {
-    ThrowStatus(env, access.status());
-    return 0;
-  }
+  if (!OkOrPending(env, access)) return 0;
   const std::string path = ToStd(env, uri);
   return OpenWriterAndThrow(
       env,
@@ -233,25 +195,21 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeOpen(
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeWrite(
     JNIEnv* env, jclass, jlong handle, jlong array_addr, jlong schema_addr) {
-  auto writer = Live<LanceFileWriter>(env, handle, "LanceFileWriter");
+  auto writer = LiveHandle<LanceFileWriter>(env, handle, "LanceFileWriter");
   if (!writer) return;
   auto batch = lance::ImportRecordBatch(reinterpret_cast<ArrowArray*>(array_addr),
                                         reinterpret_cast<ArrowSchema*>(schema_addr));
-  Status st = batch.ok() ? writer->WriteBatch(**batch) : batch.status();
-  if (!st.ok()) ThrowStatus(env, st);
+  OkOrThrow(env, batch.ok() ? writer->WriteBatch(**batch) : batch.status());
 }
 
 // Publishes the file; returns its row count.
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeClose(JNIEnv* env,
                                                                            jclass,
                                                                            jlong handle) {
-  auto writer = Live<LanceFileWriter>(env, handle, "LanceFileWriter");
+  auto writer = LiveHandle<LanceFileWriter>(env, handle, "LanceFileWriter");
   if (!writer) return 0;
   auto written = writer->Close();
-  if (!written.ok()) {
-    ThrowStatus(env, written.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, written)) return 0;
   return written->num_rows;
 }
 
@@ -269,11 +227,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeRelease(
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpen(
     JNIEnv* env, jclass, jstring base_uri, jobject storage_options, jobject provider) {
   auto access = FileAccess(env, storage_options, provider);
-  if (ExceptionPending(env)) return 0;
-  if (!access.ok()) {
-    ThrowStatus(env, access.status());
-    return 0;
-  }
+  if (!OkOrPending(env, access)) return 0;
   return HandleOrThrow(env, LanceFileSession::Open(ToStd(env, base_uri), *access));
 }
 
@@ -284,25 +238,19 @@ Java_dev_lancecpp_file_LanceFileSession_nativeRelease(JNIEnv*, jclass, jlong han
 
 JNIEXPORT jboolean JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeContains(
     JNIEnv* env, jclass, jlong handle, jstring path) {
-  auto session = Live<LanceFileSession>(env, handle, "LanceFileSession");
+  auto session = LiveHandle<LanceFileSession>(env, handle, "LanceFileSession");
   if (!session) return JNI_FALSE;
   auto found = session->Contains(ToStd(env, path));
-  if (!found.ok()) {
-    ThrowStatus(env, found.status());
-    return JNI_FALSE;
-  }
+  if (!OkOrThrow(env, found)) return JNI_FALSE;
   return *found ? JNI_TRUE : JNI_FALSE;
 }
 
 JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeList(
     JNIEnv* env, jclass, jlong handle, jstring prefix) {
-  auto session = Live<LanceFileSession>(env, handle, "LanceFileSession");
+  auto session = LiveHandle<LanceFileSession>(env, handle, "LanceFileSession");
   if (!session) return nullptr;
   auto paths = session->List(ToStd(env, prefix));
-  if (!paths.ok()) {
-    ThrowStatus(env, paths.status());
-    return nullptr;
-  }
+  if (!OkOrThrow(env, paths)) return nullptr;
   jclass string_cls = env->FindClass("java/lang/String");
   if (string_cls == nullptr) return nullptr;
   jobjectArray out =
@@ -317,7 +265,7 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeLis
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpenWriter(
     JNIEnv* env, jclass, jlong handle, jstring path, jlong schema_addr, jstring version) {
-  auto session = Live<LanceFileSession>(env, handle, "LanceFileSession");
+  auto session = LiveHandle<LanceFileSession>(env, handle, "LanceFileSession");
   if (!session) return 0;
   const std::string rel = ToStd(env, path);
   return OpenWriterAndThrow(
@@ -330,7 +278,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpenWriter
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpenReader(
     JNIEnv* env, jclass, jlong handle, jstring path) {
-  auto session = Live<LanceFileSession>(env, handle, "LanceFileSession");
+  auto session = LiveHandle<LanceFileSession>(env, handle, "LanceFileSession");
   if (!session) return 0;
   return HandleOrThrow(env, session->OpenReader(ToStd(env, path)));
 }

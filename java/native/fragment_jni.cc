@@ -48,11 +48,7 @@ jlong CommitAndThrow(JNIEnv* env, const std::string& uri, const Operation& op,
   std::optional<uint64_t> read;
   if (read_version >= 0) read = static_cast<uint64_t>(read_version);
   auto access = ProviderAccess(env, storage_options, provider);
-  if (ExceptionPending(env)) return 0;
-  if (!access.ok()) {
-    ThrowStatus(env, access.status());
-    return 0;
-  }
+  if (!OkOrPending(env, access)) return 0;
   return HandleOrThrow(env, Dataset::Commit(uri, op, read, *access));
 }
 
@@ -64,49 +60,20 @@ using namespace lance::jni;  // NOLINT(google-build-using-namespace): JNI entry 
 
 extern "C" {
 
-// Rows from a C stream (stream_addr) or one exported batch (array_addr + schema_addr).
+// Rows from a C stream (stream_addr) or one exported batch (array_addr + schema_addr),
+// as ImportRows takes them.
 JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
     JNIEnv* env, jclass, jlong stream_addr, jlong array_addr, jlong schema_addr,
     jstring uri, jstring mode, jint max_rows_per_file, jint max_rows_per_group,
     jstring data_storage_version, jobject storage_options, jobject provider) {
   auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
                                 data_storage_version, storage_options, provider);
-  if (ExceptionPending(env)) return nullptr;
-  if (!params.ok()) {
-    ThrowStatus(env, params.status());
-    return nullptr;
-  }
-  // As in nativeWrite: whatever holds the Java stream is gone before an exception is
-  // thrown (its release calls into Java).
-  lance::Result<std::vector<lance::FragmentMetadata>> written =
-      lance::Status::Invalid("no data");
-  {
-    std::unique_ptr<lance::RecordBatchReader> reader;
-    if (stream_addr != 0) {
-      auto imported = lance::ImportRecordBatchReader(
-          reinterpret_cast<ArrowArrayStream*>(stream_addr));
-      if (imported.ok()) {
-        reader = std::move(*imported);
-      } else {
-        written = imported.status();
-      }
-    } else {
-      auto batch = lance::ImportRecordBatch(reinterpret_cast<ArrowArray*>(array_addr),
-                                            reinterpret_cast<ArrowSchema*>(schema_addr));
-      if (batch.ok()) {
-        reader = lance::RecordBatchReader::FromBatches((*batch)->schema(), {*batch});
-      } else {
-        written = batch.status();
-      }
-    }
-    if (reader != nullptr) {
-      written = lance::WriteFragments(*reader, ToStd(env, uri), std::move(*params));
-    }
-  }
-  if (!written.ok()) {
-    ThrowStatus(env, written.status());
-    return nullptr;
-  }
+  if (!OkOrPending(env, params)) return nullptr;
+  auto written = ConsumeRows(
+      stream_addr, array_addr, schema_addr, [&](lance::RecordBatchReader& rows) {
+        return lance::WriteFragments(rows, ToStd(env, uri), std::move(*params));
+      });
+  if (!OkOrThrow(env, written)) return nullptr;
   return ToJsonArray(env, *written);
 }
 
@@ -114,10 +81,7 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitAppend(
     JNIEnv* env, jclass, jstring uri, jobjectArray fragments, jlong read_version,
     jobject storage_options, jobject provider) {
   auto frags = FromJsonArray(env, fragments);
-  if (!frags.ok()) {
-    ThrowStatus(env, frags.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, frags)) return 0;
   lance::AppendOp op{std::move(*frags)};
   return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options,
                         provider);
@@ -127,15 +91,9 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitOverwrite(
     JNIEnv* env, jclass, jstring uri, jobjectArray fragments, jlong schema_addr,
     jlong read_version, jobject storage_options, jobject provider) {
   auto frags = FromJsonArray(env, fragments);
-  if (!frags.ok()) {
-    ThrowStatus(env, frags.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, frags)) return 0;
   auto schema = lance::ImportSchema(reinterpret_cast<ArrowSchema*>(schema_addr));
-  if (!schema.ok()) {
-    ThrowStatus(env, schema.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, schema)) return 0;
   lance::OverwriteOp op{*schema, std::move(*frags)};
   return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options,
                         provider);

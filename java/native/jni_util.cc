@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "lance/core/array.h"
+#include "lance/core/c_data.h"
 #include "lance/core/concatenate.h"
 #include "lance/macros.h"
 
@@ -104,6 +105,31 @@ void ThrowClosed(JNIEnv* env, const char* what) {
 }
 
 bool ExceptionPending(JNIEnv* env) { return env->ExceptionCheck() == JNI_TRUE; }
+
+bool OkOrThrow(JNIEnv* env, const Status& status) {
+  if (status.ok()) return true;
+  ThrowStatus(env, status);
+  return false;
+}
+
+void ExportStreamOrThrow(JNIEnv* env, Result<std::shared_ptr<RecordBatchReader>> reader,
+                         jlong stream_addr) {
+  if (!OkOrThrow(env, reader)) return;
+  OkOrThrow(env,
+            ExportRecordBatchReader(ForJava(std::move(*reader)),
+                                    reinterpret_cast<ArrowArrayStream*>(stream_addr)));
+}
+
+Result<std::unique_ptr<RecordBatchReader>> ImportRows(jlong stream_addr, jlong array_addr,
+                                                      jlong schema_addr) {
+  if (stream_addr != 0) {
+    return ImportRecordBatchReader(reinterpret_cast<ArrowArrayStream*>(stream_addr));
+  }
+  LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
+                        ImportRecordBatch(reinterpret_cast<ArrowArray*>(array_addr),
+                                          reinterpret_cast<ArrowSchema*>(schema_addr)));
+  return RecordBatchReader::FromBatches(batch->schema(), {batch});
+}
 
 std::string ToStd(JNIEnv* env, jstring s) {
   if (s == nullptr) return {};

@@ -10,9 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lance/core/record_batch.h"
+#include "lance/macros.h"
 #include "lance/result.h"
 #include "lance/status.h"
 
@@ -30,6 +32,20 @@ void ThrowClosed(JNIEnv* env, const char* what);
 
 /// \brief True (and a Java exception pending) if the JVM raised one.
 bool ExceptionPending(JNIEnv* env);
+
+/// \brief True for an OK `status`; otherwise false, with its Java exception thrown (the
+/// entry point then returns its null value).
+bool OkOrThrow(JNIEnv* env, const Status& status);
+template <typename T>
+bool OkOrThrow(JNIEnv* env, const Result<T>& result) {
+  return OkOrThrow(env, result.status());
+}
+/// \brief OkOrThrow for what a Java-calling helper (ProviderAccess, MakeWriteParams, ...)
+/// returned: false as well when the JVM raised an exception of its own meanwhile.
+template <typename T>
+bool OkOrPending(JNIEnv* env, const Result<T>& result) {
+  return !ExceptionPending(env) && OkOrThrow(env, result);
+}
 
 std::string ToStd(JNIEnv* env, jstring s);
 /// \brief nullopt for a Java null.
@@ -50,6 +66,30 @@ std::vector<int64_t> ToStdLongs(JNIEnv* env, jlongArray array);
 /// offset 0). Unsliced batches still cross zero-copy.
 std::shared_ptr<RecordBatchReader> ForJava(std::shared_ptr<RecordBatchReader> reader);
 
+/// \brief Hands `reader` (ForJava) to Java through the ArrowArrayStream Java allocated at
+/// `stream_addr`; an error of `reader` or of the export is thrown as a Java exception.
+void ExportStreamOrThrow(JNIEnv* env, Result<std::shared_ptr<RecordBatchReader>> reader,
+                         jlong stream_addr);
+
+/// \brief The rows Java hands over: the ArrowArrayStream at `stream_addr` (taken over),
+/// or, when that is 0, the one exported batch at `array_addr` + `schema_addr`.
+Result<std::unique_ptr<RecordBatchReader>> ImportRows(jlong stream_addr,
+                                                      jlong array_addr = 0,
+                                                      jlong schema_addr = 0);
+
+/// \brief `consume` run on ImportRows(...). The rows -- and the Java stream, whose
+/// release calls back into Java -- are released when this returns: the caller throws
+/// the error of the result only afterwards, as JNI allows no call into Java with an
+/// exception pending.
+template <typename ConsumeFn>
+auto ConsumeRows(jlong stream_addr, jlong array_addr, jlong schema_addr,
+                 ConsumeFn consume)
+    -> decltype(consume(std::declval<RecordBatchReader&>())) {
+  LANCE_ASSIGN_OR_RAISE(std::unique_ptr<RecordBatchReader> rows,
+                        ImportRows(stream_addr, array_addr, schema_addr));
+  return consume(*rows);
+}
+
 /// \brief A native object a Java object owns through a `long` field: `new`ed here,
 /// deleted by the Java object's close() (which guards every use with a lock, so a
 /// handle is never used after it is released).
@@ -62,13 +102,18 @@ std::shared_ptr<T> FromHandle(jlong handle) {
   if (handle == 0) return nullptr;
   return *reinterpret_cast<std::shared_ptr<T>*>(handle);
 }
+/// \brief The object of a live handle; nullptr, with IllegalStateException("<what> is
+/// closed") thrown, for a released one.
+template <typename T>
+std::shared_ptr<T> LiveHandle(JNIEnv* env, jlong handle, const char* what) {
+  std::shared_ptr<T> object = FromHandle<T>(handle);
+  if (object == nullptr) ThrowClosed(env, what);
+  return object;
+}
 /// \brief The handle of `result`'s object, or 0 with the Java exception of its error.
 template <typename T>
 jlong HandleOrThrow(JNIEnv* env, Result<std::shared_ptr<T>> result) {
-  if (!result.ok()) {
-    ThrowStatus(env, result.status());
-    return 0;
-  }
+  if (!OkOrThrow(env, result)) return 0;
   return ToHandle(std::move(*result));
 }
 template <typename T>

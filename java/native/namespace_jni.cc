@@ -117,21 +117,15 @@ Java_dev_lancecpp_namespace_NativeNamespace_nativeRelease(JNIEnv*, jclass, jlong
 
 JNIEXPORT jstring JNICALL Java_dev_lancecpp_namespace_NativeNamespace_nativeNamespaceId(
     JNIEnv* env, jclass, jlong handle) {
-  auto ns = FromHandle<lance::ns::LanceNamespace>(handle);
-  if (ns == nullptr) {
-    ThrowClosed(env, "namespace");
-    return nullptr;
-  }
+  auto ns = LiveHandle<lance::ns::LanceNamespace>(env, handle, "namespace");
+  if (ns == nullptr) return nullptr;
   return ToJava(env, ns->namespace_id());
 }
 
 JNIEXPORT jstring JNICALL Java_dev_lancecpp_namespace_NativeNamespace_nativeCall(
     JNIEnv* env, jclass, jlong handle, jstring op, jstring request_json) {
-  auto ns = FromHandle<lance::ns::LanceNamespace>(handle);
-  if (ns == nullptr) {
-    ThrowClosed(env, "namespace");
-    return nullptr;
-  }
+  auto ns = LiveHandle<lance::ns::LanceNamespace>(env, handle, "namespace");
+  if (ns == nullptr) return nullptr;
   const std::string name = ToStd(env, op);
   auto it = Ops().find(name);
   if (it == Ops().end()) {

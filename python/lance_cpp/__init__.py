@@ -26,16 +26,16 @@ from . import io, fragment
 from .dataset import LanceDataset, LanceOperation, LanceScanner, dataset, write_dataset
 from .dataset import credential_stats
 from .dataset import LanceFragment
-from .fragment import FragmentMetadata, _FragmentSurface
-from ._surface import DataStatistics, FieldStatistics, _install_surface
+from .fragment import FragmentMetadata, _FragmentReads
+from ._reads import DataStatistics, FieldStatistics, _add_read_methods
 from . import file, namespace
 from .namespace import LanceNamespaceStorageOptionsProvider
 
 __version__ = "0.1.0"
 
 # LanceScanner and LanceFragment (dataset.py) get the pylance methods they lack from
-# _surface.py / fragment.py; their own definitions win.
-_install_surface(LanceScanner, LanceFragment, _FragmentSurface)
+# _reads.py / fragment.py; their own definitions win.
+_add_read_methods(LanceScanner, LanceFragment, _FragmentReads)
 
 __all__ = [
     "DataStatistics",

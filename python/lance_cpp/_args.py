@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import pyarrow as pa
 
 from . import _lance_cpp
 from ._convert import conform_to
@@ -60,6 +62,46 @@ def _uri_of(uri: Any) -> Optional[str]:
     if isinstance(uri, str):
         return uri
     raise TypeError(f"uri must be a str or Path, got {type(uri).__name__}")
+
+
+def _check_blob_mode(blob_mode: str) -> None:
+    """pylance's to_pandas blob_mode values (lance_cpp reads blobs as bytes whatever)."""
+    if blob_mode not in ("lazy", "bytes", "descriptions"):
+        raise ValueError(f"blob_mode must be 'lazy', 'bytes' or 'descriptions', "
+                         f"got {blob_mode!r}")
+
+
+def _int_list(values: Any, where: str, what: str, each: Optional[str] = None) -> List[int]:
+    """Integers as pylance takes them (a list, a pyarrow or numpy array of ints); `what`
+    names them in errors. With `each` (the name of one), each must be a uint64 too."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        if values.null_count:
+            raise ValueError(f"{where}: {what} must not contain nulls")
+        values = values.to_pylist()
+    elif hasattr(values, "tolist") and not isinstance(values, (list, tuple)):
+        values = values.tolist()
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"{where}: {what} must be integers, got {type(v).__name__}")
+        if each is not None and (v < 0 or v >= 1 << 64):
+            raise OverflowError(f"{where}: {each} {v} is not a uint64")
+        out.append(v)
+    return out
+
+
+def _storage_of(target: Any, storage_options: Optional[Dict[str, str]],
+                provider: Any) -> Tuple[Optional[Dict[str, str]], Any]:
+    """The storage options and provider to write `target` with: a dataset as the target
+    (e.g. opened through a namespace) lends its own where none are given."""
+    from .dataset import LanceDataset
+
+    if isinstance(target, LanceDataset):
+        if storage_options is None:
+            storage_options = target._storage_options
+        if provider is None:
+            provider = target._storage_options_provider
+    return storage_options, provider
 
 
 def _namespace_provider(where: str, ns: Any, table_id: Any, provider: Any) -> Any:

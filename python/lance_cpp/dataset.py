@@ -17,12 +17,12 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 import pyarrow as pa
 
 from . import _lance_cpp
-from ._args import (_check_kwargs, _conform_to_existing, _namespace_provider,
-                    _reject_unsupported, _storage_version, _uri_of)
+from ._args import (_check_kwargs, _conform_to_existing, _int_list, _namespace_provider,
+                    _reject_unsupported, _storage_of, _storage_version, _uri_of)
 from ._convert import to_reader, to_schema
 from ._maintenance import _MaintenanceMixin
 from ._mutation import _MutationMixin
-from ._surface import _SurfaceMixin
+from ._reads import _ReadMixin
 from .fragment import FragmentMetadata, _to_native_fragment
 
 __all__ = [
@@ -94,18 +94,7 @@ def _fragment_ids_arg(fragments: Any) -> Optional[List[int]]:
 
 def _indices_arg(indices: Any) -> List[int]:
     """Row positions as pylance takes them: a list, a pyarrow / numpy array of ints."""
-    if isinstance(indices, (pa.Array, pa.ChunkedArray)):
-        if indices.null_count:
-            raise ValueError("take: indices must not contain nulls")
-        indices = indices.to_pylist()
-    elif hasattr(indices, "tolist") and not isinstance(indices, (list, tuple)):
-        indices = indices.tolist()
-    out = []
-    for i in indices:
-        if isinstance(i, bool) or not isinstance(i, int):
-            raise TypeError(f"take: indices must be integers, got {type(i).__name__}")
-        out.append(i)
-    return out
+    return _int_list(indices, "take", "indices")
 
 
 def _filter_arg(filter: Any) -> Optional[str]:
@@ -186,7 +175,7 @@ class LanceScanner:
         return self.to_reader().__arrow_c_stream__(requested_schema)
 
 
-class LanceDataset(_MutationMixin, _MaintenanceMixin, _SurfaceMixin):
+class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
     """One version of a Lance dataset (pylance's ``lance.LanceDataset``)."""
 
     def __init__(self, uri: Union[str, Path, None] = None, version: Union[int, str, datetime, None] = None, *,
@@ -661,12 +650,8 @@ def write_dataset(data_obj: Any, uri: Union[str, Path, LanceDataset, None] = Non
     _reject_unsupported("write_dataset", enable_stable_row_ids=enable_stable_row_ids,
                         **{k: v for k, v in kwargs.items() if k in rejected})
     ns = _namespace_arg(namespace_client, namespace)
-    if isinstance(uri, LanceDataset):
-        # A dataset (e.g. opened through a namespace) keeps its storage access.
-        if storage_options is None:
-            storage_options = uri._storage_options
-        if storage_options_provider is None:
-            storage_options_provider = uri._storage_options_provider
+    storage_options, storage_options_provider = _storage_of(uri, storage_options,
+                                                            storage_options_provider)
     uri_str = _uri_of(uri)
     _check_location(uri_str, ns, table_id, "write_dataset")
     if mode not in ("create", "append", "overwrite"):

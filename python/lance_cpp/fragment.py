@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from . import _lance_cpp
-from ._args import (_check_kwargs, _conform_to_existing, _namespace_provider,
-                    _reject_unsupported, _storage_version, _uri_of)
+from ._args import (_check_blob_mode, _check_kwargs, _conform_to_existing,
+                    _namespace_provider, _reject_unsupported, _storage_of, _storage_version,
+                    _uri_of)
 from ._convert import to_reader
 
 __all__ = ["DataFile", "DeletionFile", "FragmentMetadata", "FragmentSession", "LanceFragment",
@@ -132,7 +133,7 @@ class FragmentSession:
         return table
 
 
-class _FragmentSurface:
+class _FragmentReads:
     """LanceFragment methods pylance has beyond lance_cpp's own (LanceFragment is defined
     in dataset.py; lance_cpp/__init__.py adds the ones it lacks)."""
 
@@ -143,9 +144,7 @@ class _FragmentSurface:
                   order_by: Any = None, **kwargs: Any) -> Any:
         """This fragment as a pandas DataFrame; other keyword arguments go to
         ``pyarrow.Table.to_pandas``, as in pylance."""
-        if blob_mode not in ("lazy", "bytes", "descriptions"):
-            raise ValueError(f"blob_mode must be 'lazy', 'bytes' or 'descriptions', "
-                             f"got {blob_mode!r}")
+        _check_blob_mode(blob_mode)
         scan: Dict[str, Any] = {}
         if with_row_address:
             scan["with_row_address"] = with_row_address
@@ -204,8 +203,6 @@ def write_fragments(data: Any, dataset_uri: Any, schema: Any = None, *,
                     **kwargs: Any) -> List[FragmentMetadata]:
     """Writes `data` into new data files of the dataset at `dataset_uri` without
     committing; commit the returned fragments with ``LanceDataset.commit``."""
-    from .dataset import LanceDataset
-
     _check_kwargs("write_fragments", kwargs, _WRITE_FRAGMENTS_KWARGS)
     _reject_unsupported("write_fragments", return_transaction=return_transaction,
                         enable_stable_row_ids=enable_stable_row_ids,
@@ -216,11 +213,8 @@ def write_fragments(data: Any, dataset_uri: Any, schema: Any = None, *,
         storage_options_provider)
     if mode not in ("create", "append", "overwrite"):
         raise ValueError(f"Invalid mode {mode}")
-    if isinstance(dataset_uri, LanceDataset):
-        if storage_options is None:
-            storage_options = dataset_uri._storage_options
-        if storage_options_provider is None:
-            storage_options_provider = dataset_uri._storage_options_provider
+    storage_options, storage_options_provider = _storage_of(dataset_uri, storage_options,
+                                                            storage_options_provider)
     uri = _uri_of(dataset_uri)
     if uri is None:
         raise ValueError("write_fragments needs a dataset_uri")

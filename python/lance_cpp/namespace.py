@@ -248,6 +248,18 @@ class _NativeNamespaceBase(LanceNamespace):
 
     _inner: Any
 
+    def _init_properties(self, context_provider: Any,
+                         properties: Dict[str, Any]) -> Dict[str, str]:
+        """The native namespace's properties (as strings, without the context provider's,
+        which build `context_provider` when it is None); sets up the operation metrics."""
+        str_properties = {str(k): str(v) for k, v in properties.items()}
+        if context_provider is None:
+            context_provider = _create_context_provider_from_properties(str_properties)
+        self.context_provider = context_provider
+        str_properties = _filter_context_provider_properties(str_properties)
+        self._init_metrics(str_properties)
+        return str_properties
+
     def _init_metrics(self, properties: Dict[str, str]) -> None:
         self._ops_metrics_enabled = _is_true(properties.get("ops_metrics_enabled", "false"))
         self._ops_metrics: Dict[str, int] = {}
@@ -309,12 +321,7 @@ class DirectoryNamespace(_NativeNamespaceBase):
     def __init__(
         self, session: Any = None, context_provider: Any = None, **properties: Any
     ) -> None:
-        str_properties = {str(k): str(v) for k, v in properties.items()}
-        if context_provider is None:
-            context_provider = _create_context_provider_from_properties(str_properties)
-        self.context_provider = context_provider
-        str_properties = _filter_context_provider_properties(str_properties)
-        self._init_metrics(str_properties)
+        str_properties = self._init_properties(context_provider, properties)
         self._inner = _lance_cpp._DirectoryNamespace(str_properties)
 
     def __repr__(self) -> str:
@@ -341,14 +348,9 @@ class RestNamespace(_NativeNamespaceBase):
     """
 
     def __init__(self, context_provider: Any = None, **properties: Any) -> None:
-        str_properties = {str(k): str(v) for k, v in properties.items()}
-        if context_provider is None:
-            context_provider = _create_context_provider_from_properties(str_properties)
-        self.context_provider = context_provider
-        str_properties = _filter_context_provider_properties(str_properties)
-        self._init_metrics(str_properties)
+        str_properties = self._init_properties(context_provider, properties)
         try:
-            self._inner = _lance_cpp._RestNamespace(str_properties, context_provider)
+            self._inner = _lance_cpp._RestNamespace(str_properties, self.context_provider)
         except _ln.LanceNamespaceError as e:
             # pylance raises ValueError for bad properties
             raise ValueError(f"Failed to create RestNamespace: {e}") from e

@@ -4,6 +4,7 @@
 // PyCapsule protocol ("arrow_array_stream", "arrow_schema").
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "bindings.h"
 #include "lance/core/c_data.h"
@@ -47,13 +48,22 @@ py::capsule StreamCapsule(std::unique_ptr<ArrowArrayStream> stream) {
 }
 
 // Calls obj.<method>() and checks that it returned a capsule with `name`.
-py::object CallCapsuleMethod(py::handle obj, const char* method, const char* name) {
+// The PyCapsule `obj.<method>()` returns (an Arrow PyCapsule interface export);
+// TypeError naming `expected` when `obj` has no such method or the capsule is not `name`.
+template <typename T>
+std::pair<py::object, T*> ExportedCapsule(py::handle obj, const char* method,
+                                          const char* name, const char* expected) {
+  if (!py::hasattr(obj, method)) {
+    throw py::type_error(std::string("expected ") + expected + ", got " +
+                         std::string(py::str(py::type::of(obj).attr("__name__"))));
+  }
   py::object cap = obj.attr(method)();
   if (!PyCapsule_IsValid(cap.ptr(), name)) {
     throw py::type_error(std::string(method) + "() did not return a PyCapsule named '" +
                          name + "'");
   }
-  return cap;
+  auto* exported = static_cast<T*>(PyCapsule_GetPointer(cap.ptr(), name));
+  return {std::move(cap), exported};
 }
 
 }  // namespace
@@ -87,29 +97,18 @@ py::object ToPyArrowSchema(const SchemaPtr& schema) {
 }
 
 RecordBatchReaderPtr FromPyArrowStream(py::handle obj) {
-  if (!py::hasattr(obj, "__arrow_c_stream__")) {
-    throw py::type_error(
-        "expected an object with __arrow_c_stream__ (a pyarrow Table or "
-        "RecordBatchReader), got " +
-        std::string(py::str(py::type::of(obj).attr("__name__"))));
-  }
-  py::object cap = CallCapsuleMethod(obj, "__arrow_c_stream__", kStreamCapsule);
-  auto* stream =
-      static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(cap.ptr(), kStreamCapsule));
+  auto [cap, stream] = ExportedCapsule<ArrowArrayStream>(
+      obj, "__arrow_c_stream__", kStreamCapsule,
+      "an object with __arrow_c_stream__ (a pyarrow Table or RecordBatchReader)");
   // Takes the stream over (its release is set to NULL), so the capsule's destructor,
   // run whenever `cap` goes, finds nothing left to release.
   return ValueOrRaise(ImportRecordBatchReader(stream));
 }
 
 SchemaPtr FromPyArrowSchema(py::handle obj) {
-  if (!py::hasattr(obj, "__arrow_c_schema__")) {
-    throw py::type_error(
-        "expected a schema with __arrow_c_schema__ (a pyarrow.Schema), got " +
-        std::string(py::str(py::type::of(obj).attr("__name__"))));
-  }
-  py::object cap = CallCapsuleMethod(obj, "__arrow_c_schema__", kSchemaCapsule);
-  auto* schema =
-      static_cast<ArrowSchema*>(PyCapsule_GetPointer(cap.ptr(), kSchemaCapsule));
+  auto [cap, schema] =
+      ExportedCapsule<ArrowSchema>(obj, "__arrow_c_schema__", kSchemaCapsule,
+                                   "a schema with __arrow_c_schema__ (a pyarrow.Schema)");
   return ValueOrRaise(ImportSchema(schema));
 }
 

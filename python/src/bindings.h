@@ -6,12 +6,20 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "lance/core/record_batch.h"
 #include "lance/result.h"
 #include "lance/status.h"
 
+namespace lance {
+struct TakeOptions;
+struct WriteParams;
+}  // namespace lance
 namespace lance::io {
 class StorageOptionsProvider;
 struct StorageAccess;
@@ -34,8 +42,8 @@ void BindFile(py::module_& m);      // file.cc: LanceFileWriter/Reader/Session
 // taking the native Dataset; python/lance_cpp/_<family>.py wraps them as methods).
 void BindMutation(py::module_& m);  // dataset_mutation.cc: update, merge_insert, columns
 void BindMaintenance(py::module_& m);  // dataset_maintenance.cc: compact, cleanup, tags
-void BindSurface(py::module_& m);      // dataset_surface.cc: head, sample, stats
-void BindIo(py::module_& m);           // io.cc: StorageOptionsProvider adapter
+void BindInspection(py::module_& m);  // dataset_inspect.cc: statistics, indices, validate
+void BindIo(py::module_& m);          // io.cc: StorageOptionsProvider adapter
 void BindNamespace(
     py::module_& m);  // namespace.cc: Python namespaces <-> C++ LanceNamespace
 
@@ -84,5 +92,16 @@ std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj);
 /// the options seed the provider's refreshing source; nothing is fetched here).
 io::StorageAccess StorageAccessFromPython(py::handle storage_options,
                                           py::handle provider);
+
+/// dataset.cc: the WriteParams both _write_dataset and _write_fragments take (`mode`:
+/// "create", "append" or "overwrite"; the storage access as StorageAccessFromPython).
+WriteParams WriteParamsFromPython(const std::string& mode, int64_t max_rows_per_file,
+                                  int64_t max_rows_per_group,
+                                  const std::string& data_storage_version,
+                                  py::handle storage_options, py::handle provider);
+
+/// dataset.cc: the TakeOptions of a take (by position or by row address).
+TakeOptions TakeOptionsFromPython(const std::optional<std::vector<std::string>>& columns,
+                                  bool with_row_id);
 
 }  // namespace lance::python

@@ -74,13 +74,10 @@ DatasetPtr WriteDatasetPy(py::handle data, const std::optional<std::string>& uri
                           bool enable_v2_manifest_paths, py::handle storage_options,
                           py::handle provider, py::handle namespace_obj,
                           py::handle table_id) {
-  WriteParams params;
-  params.mode = ValueOrRaise(ParseWriteMode(mode));
-  params.max_rows_per_file = max_rows_per_file;
-  params.max_rows_per_group = max_rows_per_group;
-  params.data_storage_version = data_storage_version;
+  WriteParams params =
+      WriteParamsFromPython(mode, max_rows_per_file, max_rows_per_group,
+                            data_storage_version, storage_options, provider);
   params.enable_v2_manifest_paths = enable_v2_manifest_paths;
-  params.access = StorageAccessFromPython(storage_options, provider);
   RecordBatchReaderPtr reader = FromPyArrowStream(data);
   if (!namespace_obj.is_none()) {
     std::shared_ptr<ns::LanceNamespace> ns = NamespaceFromPython(namespace_obj);
@@ -149,6 +146,27 @@ io::StorageAccess StorageAccessFromPython(py::handle storage_options,
       OptionsFromPython(storage_options), ProviderFromPython(provider))));
 }
 
+WriteParams WriteParamsFromPython(const std::string& mode, int64_t max_rows_per_file,
+                                  int64_t max_rows_per_group,
+                                  const std::string& data_storage_version,
+                                  py::handle storage_options, py::handle provider) {
+  WriteParams params;
+  params.mode = ValueOrRaise(ParseWriteMode(mode));
+  params.max_rows_per_file = max_rows_per_file;
+  params.max_rows_per_group = max_rows_per_group;
+  params.data_storage_version = data_storage_version;
+  params.access = StorageAccessFromPython(storage_options, provider);
+  return params;
+}
+
+TakeOptions TakeOptionsFromPython(const std::optional<std::vector<std::string>>& columns,
+                                  bool with_row_id) {
+  TakeOptions options;
+  if (columns) options.columns = *columns;
+  options.with_row_id = with_row_id;
+  return options;
+}
+
 // {name: int} of one provider's refresh counters (io::RefreshStatsFields).
 py::dict RefreshStatsToPython(const io::ProviderRefreshStats& entry) {
   py::dict out;
@@ -214,9 +232,7 @@ void BindDataset(py::module_& m) {
           "take",
           [](const Dataset& ds, std::vector<int64_t> indices,
              std::optional<std::vector<std::string>> columns, bool with_row_id) {
-            TakeOptions options;
-            if (columns) options.columns = *columns;
-            options.with_row_id = with_row_id;
+            const TakeOptions options = TakeOptionsFromPython(columns, with_row_id);
             Result<TablePtr> table =
                 WithoutGil([&] { return ds.Take(indices, options); });
             return ToPyArrowTable(ValueOrRaise(std::move(table)));

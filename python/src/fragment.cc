@@ -38,12 +38,9 @@ void BindFragment(py::module_& m) {
          int64_t max_rows_per_file, int64_t max_rows_per_group,
          const std::string& data_storage_version, py::handle storage_options,
          py::handle provider) {
-        WriteParams params;
-        params.mode = ValueOrRaise(ParseWriteMode(mode));
-        params.max_rows_per_file = max_rows_per_file;
-        params.max_rows_per_group = max_rows_per_group;
-        params.data_storage_version = data_storage_version;
-        params.access = StorageAccessFromPython(storage_options, provider);
+        WriteParams params =
+            WriteParamsFromPython(mode, max_rows_per_file, max_rows_per_group,
+                                  data_storage_version, storage_options, provider);
         RecordBatchReaderPtr reader = FromPyArrowStream(data);
         Result<std::vector<FragmentMetadata>> fragments =
             WithoutGil([&] { return WriteFragments(*reader, uri, std::move(params)); });

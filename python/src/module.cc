@@ -14,5 +14,5 @@ PYBIND11_MODULE(_lance_cpp, m) {
   lance::python::BindFile(m);
   lance::python::BindMutation(m);
   lance::python::BindMaintenance(m);
-  lance::python::BindSurface(m);
+  lance::python::BindInspection(m);
 }

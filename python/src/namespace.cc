@@ -91,6 +91,13 @@ std::string TypeName(py::handle obj) {
   return std::string(py::str(py::type::of(obj).attr("__name__")));
 }
 
+// TypeError "<expectation>; got <type>" for an `obj` without `method`.
+void RequireMethod(py::handle obj, const char* method, const char* expectation) {
+  if (!py::hasattr(obj, method)) {
+    throw py::type_error(std::string(expectation) + "; got " + TypeName(obj));
+  }
+}
+
 [[noreturn]] void WrongType(const std::string& path, const char* expected,
                             py::handle item) {
   throw py::type_error(path + ": expected " + expected + ", got " + TypeName(item));
@@ -439,12 +446,9 @@ class PyContextProvider final : public ns::DynamicContextProvider {
 
 std::shared_ptr<ns::DynamicContextProvider> ContextProviderFromPython(py::handle obj) {
   if (!obj || obj.is_none()) return nullptr;
-  if (!py::hasattr(obj, "provide_context")) {
-    throw py::type_error(
-        "context_provider must have provide_context(info) -> dict (a "
-        "lance_cpp.namespace.DynamicContextProvider); got " +
-        TypeName(obj));
-  }
+  RequireMethod(obj, "provide_context",
+                "context_provider must have provide_context(info) -> dict (a "
+                "lance_cpp.namespace.DynamicContextProvider)");
   return std::make_shared<PyContextProvider>(py::reinterpret_borrow<py::object>(obj));
 }
 
@@ -499,12 +503,9 @@ std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj) {
       obj.attr("_native_passthrough").cast<bool>()) {
     return obj.attr("_inner").cast<std::shared_ptr<ns::LanceNamespace>>();
   }
-  if (!py::hasattr(obj, "namespace_id")) {
-    throw py::type_error(
-        "namespace must be a lance_namespace.LanceNamespace (with namespace_id() and the "
-        "table operations); got " +
-        TypeName(obj));
-  }
+  RequireMethod(obj, "namespace_id",
+                "namespace must be a lance_namespace.LanceNamespace (with namespace_id() "
+                "and the table operations)");
   return std::make_shared<PyNamespace>(py::reinterpret_borrow<py::object>(obj));
 }
 

@@ -3,15 +3,11 @@ package dev.lancecpp;
 
 import dev.lancecpp.ipc.LanceScanner;
 import dev.lancecpp.ipc.ScanOptions;
-import java.io.Closeable;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.ArrowSchema;
-import org.apache.arrow.c.CDataDictionaryProvider;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -25,7 +21,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * takes stay valid after close (they hold what they read), but they hold buffers of the
  * allocator: close them before closing an allocator the dataset made itself.
  */
-public class Dataset extends NativeHandle implements Closeable {
+public class Dataset extends NativeHandle {
   static {
     JniLoader.ensureLoaded();
   }
@@ -34,7 +30,7 @@ public class Dataset extends NativeHandle implements Closeable {
   private final boolean ownsAllocator;
 
   Dataset(long nativeHandle, BufferAllocator allocator, boolean ownsAllocator) {
-    super(nativeHandle, "Dataset is closed");
+    super(nativeHandle, "Dataset is closed", Dataset::nativeRelease);
     this.allocator = allocator;
     this.ownsAllocator = ownsAllocator;
   }
@@ -121,8 +117,6 @@ public class Dataset extends NativeHandle implements Closeable {
     return operation.commit(allocator, path, readVersion, storageOptions, provider);
   }
 
-
-
   // ---- reading ------------------------------------------------------------------------
 
   /** The allocator the results of this dataset come from. */
@@ -184,14 +178,7 @@ public class Dataset extends NativeHandle implements Closeable {
 
   /** The Arrow schema of the rows. */
   public Schema getSchema() {
-    return withHandle(
-        h -> {
-          try (ArrowSchema schema = ArrowSchema.allocateNew(allocator);
-              CDataDictionaryProvider dictionaries = new CDataDictionaryProvider()) {
-            nativeSchema(h, schema.memoryAddress());
-            return Data.importSchema(allocator, schema, dictionaries);
-          }
-        });
+    return importSchema(allocator, Dataset::nativeSchema);
   }
 
   /** A scanner over every row and column. */
@@ -217,13 +204,7 @@ public class Dataset extends NativeHandle implements Closeable {
   public ArrowReader take(List<Long> indices, List<String> columns) {
     long[] idx = indices.stream().mapToLong(Long::longValue).toArray();
     String[] cols = columns == null ? null : columns.toArray(new String[0]);
-    return withHandle(
-        h -> {
-          try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-            nativeTake(h, idx, cols, stream.memoryAddress());
-            return Data.importArrayStream(allocator, stream);
-          }
-        });
+    return importStream(allocator, (h, stream) -> nativeTake(h, idx, cols, stream));
   }
 
   // ---- writing ------------------------------------------------------------------------
@@ -245,17 +226,8 @@ public class Dataset extends NativeHandle implements Closeable {
 
   // ---- lifetime -----------------------------------------------------------------------
 
-  /** Releases the native dataset (and the allocator, when the dataset made it). Idempotent. */
-  @Override
-  public void close() {
-    super.close();
-  }
-
-  @Override
-  protected void release(long handle) {
-    nativeRelease(handle);
-  }
-
+  // close() (NativeHandle's) releases the native dataset, then the allocator when the
+  // dataset made it.
   @Override
   protected void afterRelease() {
     if (ownsAllocator) {

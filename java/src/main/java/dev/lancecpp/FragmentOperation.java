@@ -28,10 +28,21 @@ public abstract class FragmentOperation {
   }
 
   /** As above, the credentials of {@code storageOptions} refreshed by {@code provider}. */
-  public abstract Dataset commit(
+  public final Dataset commit(
       BufferAllocator allocator,
       String path,
       Optional<Long> readVersion,
+      Map<String, String> storageOptions,
+      StorageOptionsProvider provider) {
+    long handle = commitNative(allocator, path, readVersion.orElse(-1L), storageOptions, provider);
+    return new Dataset(handle, allocator, false);
+  }
+
+  /** The native commit of this operation; returns the new dataset's handle. */
+  abstract long commitNative(
+      BufferAllocator allocator,
+      String path,
+      long readVersion,
       Map<String, String> storageOptions,
       StorageOptionsProvider provider);
 
@@ -52,16 +63,14 @@ public abstract class FragmentOperation {
     }
 
     @Override
-    public Dataset commit(
+    long commitNative(
         BufferAllocator allocator,
         String path,
-        Optional<Long> readVersion,
+        long readVersion,
         Map<String, String> storageOptions,
         StorageOptionsProvider provider) {
-      long handle =
-          Dataset.nativeCommitAppend(
-              path, jsons(fragments), readVersion.orElse(-1L), storageOptions, provider);
-      return new Dataset(handle, allocator, false);
+      return Dataset.nativeCommitAppend(
+          path, jsons(fragments), readVersion, storageOptions, provider);
     }
   }
 
@@ -76,23 +85,17 @@ public abstract class FragmentOperation {
     }
 
     @Override
-    public Dataset commit(
+    long commitNative(
         BufferAllocator allocator,
         String path,
-        Optional<Long> readVersion,
+        long readVersion,
         Map<String, String> storageOptions,
         StorageOptionsProvider provider) {
       try (ArrowSchema exported = ArrowSchema.allocateNew(allocator)) {
         Data.exportSchema(allocator, schema, null, exported);
-        long handle =
-            Dataset.nativeCommitOverwrite(
-                path,
-                jsons(fragments),
-                exported.memoryAddress(),
-                readVersion.orElse(-1L),
-                storageOptions,
-                provider);
-        return new Dataset(handle, allocator, false);
+        return Dataset.nativeCommitOverwrite(
+            path, jsons(fragments), exported.memoryAddress(), readVersion, storageOptions,
+            provider);
       }
     }
   }

@@ -4,44 +4,33 @@ package dev.lancecpp;
 import dev.lancecpp.io.StorageOptionsProvider;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.lance.namespace.LanceNamespace;
 
 /**
  * Writes a dataset from an {@link ArrowReader} or an {@link ArrowArrayStream}, or an empty one
  * from a {@link Schema}: {@code Dataset.write().reader(r).uri(path).mode(APPEND).execute()}.
- * Rows cross to the core through the Arrow C stream interface, zero-copy.
+ * Rows cross to the core through the Arrow C stream interface, zero-copy. Through a namespace
+ * ({@code namespaceClient(ns).tableId(id)}), CREATE declares the table (one {@code
+ * declareTable}), APPEND and OVERWRITE locate it (one {@code describeTable}).
  */
-public final class WriteDatasetBuilder {
-  private BufferAllocator allocator;
+public final class WriteDatasetBuilder extends DatasetBuilderBase<WriteDatasetBuilder> {
   private ArrowReader reader;
   private ArrowArrayStream stream;
   private Schema schema;
-  private String uri;
   private WriteParams.WriteMode mode;
   private Integer maxRowsPerFile;
   private Integer maxRowsPerGroup;
   private String dataStorageVersion;
   private Map<String, String> storageOptions = new HashMap<>();
   private StorageOptionsProvider storageOptionsProvider;
-  private LanceNamespace namespace;
-  private List<String> tableId;
-  private boolean ignoreNamespaceStorageOptions;
 
   WriteDatasetBuilder() {}
-
-  public WriteDatasetBuilder allocator(BufferAllocator allocator) {
-    this.allocator = allocator;
-    return this;
-  }
 
   /** The rows to write; the reader is consumed and closed. */
   public WriteDatasetBuilder reader(ArrowReader reader) {
@@ -58,11 +47,6 @@ public final class WriteDatasetBuilder {
   /** With neither reader nor stream: the schema of an empty dataset to create. */
   public WriteDatasetBuilder schema(Schema schema) {
     this.schema = schema;
-    return this;
-  }
-
-  public WriteDatasetBuilder uri(String uri) {
-    this.uri = uri;
     return this;
   }
 
@@ -99,27 +83,6 @@ public final class WriteDatasetBuilder {
     return this;
   }
 
-  /**
-   * Writes the table {@code tableId} of {@code namespace} instead of a URI: CREATE declares it
-   * (one {@code declareTable}), APPEND and OVERWRITE locate it (one {@code describeTable}); the
-   * table's vended credentials are refreshed through the namespace.
-   */
-  public WriteDatasetBuilder namespaceClient(LanceNamespace namespace) {
-    this.namespace = namespace;
-    return this;
-  }
-
-  public WriteDatasetBuilder tableId(List<String> tableId) {
-    this.tableId = List.copyOf(tableId);
-    return this;
-  }
-
-  /** Use only {@link #storageOptions}, not the namespace's (no refresh then). */
-  public WriteDatasetBuilder ignoreNamespaceStorageOptions(boolean ignore) {
-    this.ignoreNamespaceStorageOptions = ignore;
-    return this;
-  }
-
   /** Takes every value {@code params} sets. */
   public WriteDatasetBuilder writeParams(WriteParams params) {
     params.mode().ifPresent(m -> this.mode = m);
@@ -135,11 +98,7 @@ public final class WriteDatasetBuilder {
 
   /** Writes and commits; returns the dataset at the new version. */
   public Dataset execute() {
-    boolean viaNamespace = namespace != null || tableId != null;
-    if (viaNamespace && (namespace == null || tableId == null || tableId.isEmpty())) {
-      throw new IllegalArgumentException(
-          "Dataset.write(): namespaceClient and a non-empty tableId go together");
-    }
+    boolean viaNamespace = viaNamespace("Dataset.write()");
     if (viaNamespace == (uri != null && !uri.isEmpty())) {
       throw new IllegalArgumentException(
           "Dataset.write(): give either uri or namespaceClient + tableId");
@@ -149,26 +108,17 @@ public final class WriteDatasetBuilder {
       throw new IllegalArgumentException(
           "Dataset.write(): give exactly one of reader, stream or schema (got " + sources + ")");
     }
-    boolean owns = allocator == null;
-    BufferAllocator alloc = owns ? new RootAllocator(Long.MAX_VALUE) : allocator;
-    try {
-      long handle;
-      if (stream != null) {
-        handle = writeStream(stream);
-      } else {
-        ArrowReader source = reader != null ? reader : new EmptyReader(alloc, schema);
-        try (ArrowArrayStream exported = ArrowArrayStream.allocateNew(alloc)) {
-          Data.exportArrayStream(alloc, source, exported);
-          handle = writeStream(exported);
-        }
-      }
-      return new Dataset(handle, alloc, owns);
-    } catch (RuntimeException e) {
-      if (owns) {
-        alloc.close();
-      }
-      throw e;
-    }
+    return openWith(
+        alloc -> {
+          if (stream != null) {
+            return writeStream(stream);
+          }
+          ArrowReader source = reader != null ? reader : new EmptyReader(alloc, schema);
+          try (ArrowArrayStream exported = ArrowArrayStream.allocateNew(alloc)) {
+            Data.exportArrayStream(alloc, source, exported);
+            return writeStream(exported);
+          }
+        });
   }
 
   private long writeStream(ArrowArrayStream s) {
@@ -180,7 +130,7 @@ public final class WriteDatasetBuilder {
       return Dataset.nativeWriteNamespace(
           s.memoryAddress(),
           namespace,
-          tableId.toArray(new String[0]),
+          nativeTableId(),
           nativeMode,
           rowsPerFile,
           rowsPerGroup,

@@ -7,10 +7,6 @@ import dev.lancecpp.io.StorageOptionsProvider;
 import dev.lancecpp.util.Range;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.ArrowSchema;
-import org.apache.arrow.c.CDataDictionaryProvider;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -27,7 +23,7 @@ public final class LanceFileReader extends NativeHandle {
   private final BufferAllocator allocator;
 
   LanceFileReader(long handle, BufferAllocator allocator) {
-    super(handle, "LanceFileReader is closed");
+    super(handle, "LanceFileReader is closed", LanceFileReader::nativeRelease);
     this.allocator = allocator;
   }
 
@@ -61,14 +57,7 @@ public final class LanceFileReader extends NativeHandle {
   }
 
   public Schema schema() {
-    return withHandle(
-        h -> {
-          try (ArrowSchema schema = ArrowSchema.allocateNew(allocator);
-              CDataDictionaryProvider dictionaries = new CDataDictionaryProvider()) {
-            nativeSchema(h, schema.memoryAddress());
-            return Data.importSchema(allocator, schema, dictionaries);
-          }
-        });
+    return importSchema(allocator, LanceFileReader::nativeSchema);
   }
 
   /**
@@ -79,18 +68,8 @@ public final class LanceFileReader extends NativeHandle {
     String[] cols = columns == null ? null : columns.toArray(new String[0]);
     long[] starts = ranges == null ? null : ranges.stream().mapToLong(Range::getStart).toArray();
     long[] ends = ranges == null ? null : ranges.stream().mapToLong(Range::getEnd).toArray();
-    return withHandle(
-        h -> {
-          try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-            nativeRead(h, cols, starts, ends, batchSize, stream.memoryAddress());
-            return Data.importArrayStream(allocator, stream);
-          }
-        });
-  }
-
-  @Override
-  protected void release(long handle) {
-    nativeRelease(handle);
+    return importStream(
+        allocator, (h, stream) -> nativeRead(h, cols, starts, ends, batchSize, stream));
   }
 
   private static native long nativeOpen(

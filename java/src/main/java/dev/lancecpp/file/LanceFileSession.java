@@ -23,7 +23,7 @@ public final class LanceFileSession extends NativeHandle {
   private final BufferAllocator allocator;
 
   private LanceFileSession(long handle, BufferAllocator allocator) {
-    super(handle, "LanceFileSession is closed");
+    super(handle, "LanceFileSession is closed", LanceFileSession::nativeRelease);
     this.allocator = allocator;
   }
 
@@ -57,11 +57,6 @@ public final class LanceFileSession extends NativeHandle {
   /** A reader of the file at {@code path}. */
   public LanceFileReader openReader(String path) {
     return new LanceFileReader(withHandle(h -> nativeOpenReader(h, path)), allocator);
-  }
-
-  @Override
-  protected void release(long handle) {
-    nativeRelease(handle);
   }
 
   private static native long nativeOpen(

@@ -2,8 +2,6 @@
 package dev.lancecpp.ipc;
 
 import dev.lancecpp.Dataset;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -37,9 +35,9 @@ public final class LanceScanner implements AutoCloseable {
             .getFragmentIds()
             .map(l -> l.stream().mapToLong(Integer::longValue).toArray())
             .orElse(null);
-    return dataset.withHandle(
-        h -> {
-          try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+    return dataset.importStream(
+        allocator,
+        (h, stream) ->
             nativeScan(
                 h,
                 columns,
@@ -49,10 +47,7 @@ public final class LanceScanner implements AutoCloseable {
                 options.getBatchSize().orElse(0L),
                 options.isWithRowId(),
                 fragments,
-                stream.memoryAddress());
-            return Data.importArrayStream(allocator, stream);
-          }
-        });
+                stream));
   }
 
   /** The schema of the batches {@link #scanBatches()} returns. */

@@ -3,7 +3,6 @@ package dev.lancecpp.namespace;
 
 import dev.lancecpp.JniLoader;
 import dev.lancecpp.NativeHandle;
-import java.io.Closeable;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.namespace.LanceNamespace;
@@ -36,7 +35,7 @@ import org.lance.namespace.model.TableExistsRequest;
  * namespace does not implement throw {@code org.lance.namespace.errors.UnsupportedOperationException};
  * errors are the {@code org.lance.namespace.errors} exception of their kind.
  */
-public abstract class NativeNamespace extends NativeHandle implements LanceNamespace, Closeable {
+public abstract class NativeNamespace extends NativeHandle implements LanceNamespace {
   static {
     JniLoader.ensureLoaded();
   }
@@ -44,7 +43,7 @@ public abstract class NativeNamespace extends NativeHandle implements LanceNames
   private final String impl;
 
   NativeNamespace(String impl) {
-    super(0, "the namespace is not initialized or is closed");
+    super(0, "the namespace is not initialized or is closed", NativeNamespace::nativeRelease);
     this.impl = impl;
   }
 
@@ -119,17 +118,6 @@ public abstract class NativeNamespace extends NativeHandle implements LanceNames
   @Override
   public DropTableResponse dropTable(DropTableRequest request) {
     return call("drop_table", request, DropTableResponse.class);
-  }
-
-  /** Releases the native namespace. Idempotent; later calls throw IllegalStateException. */
-  @Override
-  public void close() {
-    super.close();
-  }
-
-  @Override
-  protected void release(long handle) {
-    nativeRelease(handle);
   }
 
   private <T> T call(String op, Object request, Class<T> responseType) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Bindings of the Dataset surface operations (python/lance_cpp/_surface.py wraps them):
-// data statistics, dataset statistics, take by row address, max_field_id, indices.
+// Bindings that inspect a Dataset without changing it (python/lance_cpp/_reads.py wraps
+// them): data statistics, dataset statistics, take by row address, validate,
+// max_field_id, indices.
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -13,7 +14,7 @@
 
 namespace lance::python {
 
-void BindSurface(py::module_& m) {
+void BindInspection(py::module_& m) {
   m.def(
       "_data_stats",
       [](const Dataset& ds) {
@@ -42,9 +43,7 @@ void BindSurface(py::module_& m) {
       "_take_rows",
       [](const Dataset& ds, const std::vector<uint64_t>& row_addresses,
          const std::optional<std::vector<std::string>>& columns, bool with_row_id) {
-        TakeOptions options;
-        if (columns) options.columns = *columns;
-        options.with_row_id = with_row_id;
+        const TakeOptions options = TakeOptionsFromPython(columns, with_row_id);
         Result<TablePtr> table =
             WithoutGil([&] { return ds.TakeRowAddresses(row_addresses, options); });
         return ToPyArrowTable(ValueOrRaise(std::move(table)));

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""LanceDataset's surface methods (a mixin of lance_cpp.dataset.LanceDataset): sampling,
+"""LanceDataset's reads beyond scans (a mixin of lance_cpp.dataset.LanceDataset): sampling,
 pandas, slices, take by row address, statistics and the cheap read-only properties of
-pylance 14's LanceDataset; plus the LanceScanner methods pylance has beyond ours.
+pylance 14's LanceDataset; plus the LanceScanner and LanceFragment methods pylance has
+beyond ours.
 
 What needs indices, vector search or features lance_cpp does not have raises
 NotImplementedError naming the method (pylance's own NotImplementedError where pylance
@@ -16,6 +17,7 @@ from typing import Any, Dict, Iterable, List, Optional
 import pyarrow as pa
 
 from . import _lance_cpp
+from ._args import _check_blob_mode, _int_list
 
 
 @dataclass
@@ -88,29 +90,6 @@ _SCAN_ARGS = ("columns", "filter", "limit", "offset", "nearest", "batch_size",
               "disable_scoring_autoprojection")
 
 
-def _check_blob_mode(blob_mode: str) -> None:
-    if blob_mode not in ("lazy", "bytes", "descriptions"):
-        raise ValueError(f"blob_mode must be 'lazy', 'bytes' or 'descriptions', "
-                         f"got {blob_mode!r}")
-
-
-def _row_addresses(row_ids: Any) -> List[int]:
-    if isinstance(row_ids, (pa.Array, pa.ChunkedArray)):
-        if row_ids.null_count:
-            raise ValueError("_take_rows: row ids must not contain nulls")
-        row_ids = row_ids.to_pylist()
-    elif hasattr(row_ids, "tolist") and not isinstance(row_ids, (list, tuple)):
-        row_ids = row_ids.tolist()
-    out = []
-    for r in row_ids:
-        if isinstance(r, bool) or not isinstance(r, int):
-            raise TypeError(f"_take_rows: row ids must be integers, got {type(r).__name__}")
-        if r < 0 or r >= 1 << 64:
-            raise OverflowError(f"_take_rows: row id {r} is not a uint64")
-        out.append(r)
-    return out
-
-
 # IndexMetadata.index_details message -> pylance's index "type" (scalar indices, whose
 # details name the type alone).
 _SCALAR_INDEX_TYPES = {
@@ -123,7 +102,7 @@ _SCALAR_INDEX_TYPES = {
 }
 
 
-class _SurfaceMixin:
+class _ReadMixin:
     """Methods mixed into LanceDataset; `self._native` is the native Dataset."""
 
     # -- reads ------------------------------------------------------------------------
@@ -175,13 +154,12 @@ class _SurfaceMixin:
         if unknown:
             raise TypeError(f"_take_rows() got an unexpected keyword argument {unknown[0]!r}")
         cols = None if columns is None else list(columns)
+        addresses = _int_list(row_ids, "_take_rows", "row ids", "row id")
         if cols is None or "_rowaddr" not in cols or "_rowaddr" in self.schema.names:
-            return _lance_cpp._take_rows(self._native, _row_addresses(row_ids), cols,
-                                         with_row_id)
+            return _lance_cpp._take_rows(self._native, addresses, cols, with_row_id)
         # Row addresses are the row ids here: take "_rowid" once, name it as asked.
         request = list(dict.fromkeys("_rowid" if c == "_rowaddr" else c for c in cols))
-        table = _lance_cpp._take_rows(self._native, _row_addresses(row_ids), request,
-                                      with_row_id)
+        table = _lance_cpp._take_rows(self._native, addresses, request, with_row_id)
         picked = {n: table.column(n) for n in table.column_names}
         out = [picked["_rowid"] if c == "_rowaddr" else picked[c]
                for c in dict.fromkeys(cols)]
@@ -288,9 +266,9 @@ class _SurfaceMixin:
         self._native = self._native.checkout_version(self._native.latest_version())
 
 
-class _ScannerSurface:
+class _ScannerReads:
     """LanceScanner methods pylance has beyond lance_cpp.dataset.LanceScanner's own;
-    installed by _install_surface (LanceScanner is defined in dataset.py)."""
+    installed by _add_read_methods (LanceScanner is defined in dataset.py)."""
 
     def to_pandas(self, *, blob_mode: str = "lazy", **kwargs: Any):
         _check_blob_mode(blob_mode)
@@ -338,11 +316,11 @@ def _add_missing(cls: type, source: type) -> None:
         setattr(cls, name, value)
 
 
-def _install_surface(scanner_cls: type, fragment_cls: type, fragment_surface: type) -> None:
-    """LanceScanner and LanceFragment live in dataset.py; the surface methods they lack
+def _add_read_methods(scanner_cls: type, fragment_cls: type, fragment_reads: type) -> None:
+    """LanceScanner and LanceFragment live in dataset.py; the read methods they lack
     are added here (a class's own methods win, as with the LanceDataset mixin)."""
-    _add_missing(scanner_cls, _ScannerSurface)
-    _add_missing(fragment_cls, fragment_surface)
+    _add_missing(scanner_cls, _ScannerReads)
+    _add_missing(fragment_cls, fragment_reads)
 
 
 __all__: Iterable[str] = ("DataStatistics", "FieldStatistics", "LanceStats")
