@@ -4,6 +4,7 @@
 // paths) without deleting anything.
 #include <cctype>
 #include <string>
+#include <string_view>
 
 #include "command.h"
 #include "commands/common.h"
@@ -25,24 +26,23 @@ Result<int64_t> ParseDurationMs(const std::string& text) {
   }
   const int64_t n = std::stoll(text.substr(0, i));
   const std::string unit = text.substr(i);
-  int64_t ms_per = 0;
-  if (unit.empty() || unit == "s") {
-    ms_per = 1000;
-  } else if (unit == "ms") {
-    ms_per = 1;
-  } else if (unit == "m") {
-    ms_per = 60 * 1000;
-  } else if (unit == "h") {
-    ms_per = 3600 * 1000;
-  } else if (unit == "d") {
-    ms_per = 24LL * 3600 * 1000;
-  } else if (unit == "w") {
-    ms_per = 7LL * 24 * 3600 * 1000;
-  } else {
-    return Status::Invalid("--older-than: unknown unit '", unit,
-                           "' (use ms, s, m, h, d or w)");
+  // Milliseconds per unit; no unit means seconds.
+  struct Unit {
+    std::string_view name;
+    int64_t ms;
+  };
+  static constexpr Unit kUnits[] = {{"", 1000},
+                                    {"s", 1000},
+                                    {"ms", 1},
+                                    {"m", 60 * 1000},
+                                    {"h", 3600 * 1000},
+                                    {"d", 24LL * 3600 * 1000},
+                                    {"w", 7LL * 24 * 3600 * 1000}};
+  for (const Unit& u : kUnits) {
+    if (unit == u.name) return n * u.ms;
   }
-  return n * ms_per;
+  return Status::Invalid("--older-than: unknown unit '", unit,
+                         "' (use ms, s, m, h, d or w)");
 }
 
 Status RunCleanup(const Args& args, const Streams& s) {

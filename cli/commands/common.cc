@@ -256,6 +256,19 @@ bool IsNumeric(const DataType& type) {
 
 }  // namespace
 
+OptionSpec ColumnsOptionSpec() {
+  return {"columns", true, true, "comma-separated columns to print, in this order"};
+}
+
+OptionSpec RowFormatOptionSpec() {
+  return {"format", true, false, "table (default) or jsonl"};
+}
+
+Result<std::vector<std::string>> ColumnsFrom(const Args& args) {
+  if (!args.Has("columns")) return std::vector<std::string>{};
+  return ParseColumnList(args.GetAll("columns"));
+}
+
 Result<std::string> RowFormatFrom(const Args& args) {
   std::string format = args.Get("format").value_or(args.Has("json") ? "jsonl" : "table");
   if (format != "table" && format != "jsonl") {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "command.h"
 #include "lance/io/storage_options.h"
@@ -88,6 +89,12 @@ Result<std::shared_ptr<Dataset>> OpenTarget(const DatasetTarget& target,
 /// redacted) and, through a namespace, "table_id": [...].
 void AddTargetJson(const DatasetTarget& target, const Dataset& dataset, JsonDoc* out);
 
+/// \brief --columns a,b (repeatable): the row verbs' choice of columns.
+OptionSpec ColumnsOptionSpec();
+/// \brief --format table|jsonl: how the row verbs print.
+OptionSpec RowFormatOptionSpec();
+/// \brief The --columns list (ParseColumnList); empty, meaning all columns, without it.
+Result<std::vector<std::string>> ColumnsFrom(const Args& args);
 /// \brief --format table|jsonl (or --json): how row verbs print. \return Invalid
 /// otherwise.
 Result<std::string> RowFormatFrom(const Args& args);

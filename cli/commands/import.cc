@@ -25,18 +25,6 @@ namespace lance::cli {
 
 namespace {
 
-const char* ModeName(WriteMode mode) {
-  switch (mode) {
-    case WriteMode::kCreate:
-      return "create";
-    case WriteMode::kAppend:
-      return "append";
-    case WriteMode::kOverwrite:
-      return "overwrite";
-  }
-  return "?";
-}
-
 Status RunImport(const Args& args, const Streams& s) {
   LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {"FILE"}));
   const std::string& file = args.positionals[0];
@@ -66,8 +54,10 @@ Status RunImport(const Args& args, const Streams& s) {
   }
 
   WriteParams params;
-  LANCE_ASSIGN_OR_RAISE(auto mode, ParseWriteMode(args.Get("mode").value_or("create")));
-  params.mode = mode;
+  // ParseWriteMode takes exactly the mode's name, so the text is also what the summary
+  // prints.
+  const std::string mode_name = args.Get("mode").value_or("create");
+  LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(mode_name));
   LANCE_ASSIGN_OR_RAISE(params.access.storage_options,
                         TargetStorageOptions(target, args));
   if (auto dsv = args.Get("data-storage-version")) params.data_storage_version = *dsv;
@@ -123,10 +113,10 @@ Status RunImport(const Args& args, const Streams& s) {
   const uint64_t version = dataset->version();
   std::fprintf(s.err, "imported %lld row%s into %s (%s, version %llu)\n",
                static_cast<long long>(rows), rows == 1 ? "" : "s", target.Label().c_str(),
-               ModeName(params.mode), static_cast<unsigned long long>(version));
+               mode_name.c_str(), static_cast<unsigned long long>(version));
   return EmitResultJson(
       args, target, *dataset,
-      {{"mode", ModeName(params.mode)}, {"rows_written", rows}, {"version", version}}, s);
+      {{"mode", mode_name}, {"rows_written", rows}, {"version", version}}, s);
 }
 
 }  // namespace

@@ -16,10 +16,7 @@ Status RunScan(const Args& args, const Streams& s) {
   LANCE_ASSIGN_OR_RAISE(auto target, TargetFromArgs(args, {}));
   LANCE_ASSIGN_OR_RAISE(auto format, RowFormatFrom(args));
   ScanOptions options;
-  if (args.Has("columns")) {
-    LANCE_ASSIGN_OR_RAISE(auto columns, ParseColumnList(args.GetAll("columns")));
-    options.columns = std::move(columns);
-  }
+  LANCE_ASSIGN_OR_RAISE(options.columns, ColumnsFrom(args));
   options.filter = args.Get("where").value_or("");
   if (auto limit = args.Get("limit")) {
     LANCE_ASSIGN_OR_RAISE(auto n, ParseCount(*limit, "limit"));
@@ -50,12 +47,12 @@ Command MakeScanCommand() {
       "scan URI [--columns a,b] [--where PRED] [--limit N] [--offset N] [--version N] "
       "[--format table|jsonl]" +
           NamespaceUsage(),
-      {{"columns", true, true, "comma-separated columns to print, in this order"},
+      {ColumnsOptionSpec(),
        WhereOptionSpec("only rows matching this predicate"),
        {"limit", true, false, "print at most N rows"},
        {"offset", true, false, "skip the first N rows"},
        VersionOptionSpec(),
-       {"format", true, false, "table (default) or jsonl"},
+       RowFormatOptionSpec(),
        {"batch-size", true, false, "rows per read batch (default 8192)"},
        StorageOptionSpec()},
       RunScan});

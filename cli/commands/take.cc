@@ -38,10 +38,7 @@ Status RunTake(const Args& args, const Streams& s) {
   if (!args.Has("rows")) return Status::Invalid("take needs --rows N[,N...]");
   LANCE_ASSIGN_OR_RAISE(auto rows, ParseRows(args.GetAll("rows")));
   TakeOptions options;
-  if (args.Has("columns")) {
-    LANCE_ASSIGN_OR_RAISE(auto columns, ParseColumnList(args.GetAll("columns")));
-    options.columns = std::move(columns);
-  }
+  LANCE_ASSIGN_OR_RAISE(options.columns, ColumnsFrom(args));
   options.with_row_id = args.Has("with-row-id");
   LANCE_ASSIGN_OR_RAISE(auto dataset, OpenTarget(target, args));
   LANCE_ASSIGN_OR_RAISE(auto table, dataset->Take(rows, options));
@@ -61,10 +58,10 @@ Command MakeTakeCommand() {
       "[--format table|jsonl]" +
           NamespaceUsage(),
       {{"rows", true, true, "comma-separated row positions"},
-       {"columns", true, true, "comma-separated columns to print, in this order"},
+       ColumnsOptionSpec(),
        {"with-row-id", false, false, "add the _rowid column (row address)"},
        VersionOptionSpec(),
-       {"format", true, false, "table (default) or jsonl"},
+       RowFormatOptionSpec(),
        StorageOptionSpec()},
       RunTake});
 }

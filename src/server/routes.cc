@@ -100,40 +100,24 @@ ns::Identifier ParseId(const std::string& decoded, const std::string& delimiter)
 }
 
 int HttpStatusFor(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kNamespaceNotFound:
-    case ErrorCode::kTableNotFound:
-    case ErrorCode::kTableIndexNotFound:
-    case ErrorCode::kTableTagNotFound:
-    case ErrorCode::kTransactionNotFound:
-    case ErrorCode::kTableVersionNotFound:
-    case ErrorCode::kTableColumnNotFound:
-    case ErrorCode::kTableBranchNotFound:
-      return 404;
-    case ErrorCode::kNamespaceAlreadyExists:
-    case ErrorCode::kTableAlreadyExists:
-    case ErrorCode::kTableIndexAlreadyExists:
-    case ErrorCode::kTableTagAlreadyExists:
-    case ErrorCode::kTableBranchAlreadyExists:
-    case ErrorCode::kNamespaceNotEmpty:
-    case ErrorCode::kConcurrentModification:
-    case ErrorCode::kInvalidTableState:
-      return 409;
-    case ErrorCode::kInvalidInput:
-    case ErrorCode::kTableSchemaValidationError:
-      return 400;
-    case ErrorCode::kUnsupported:
-      return 501;
-    case ErrorCode::kPermissionDenied:
-      return 403;
-    case ErrorCode::kUnauthenticated:
-      return 401;
-    case ErrorCode::kServiceUnavailable:
-      return 503;
-    case ErrorCode::kThrottling:
-      return 429;
-    case ErrorCode::kInternal:
-      return 500;
+  // Throttling shares the kUnavailable kind with ServiceUnavailable but has its own
+  // status.
+  if (code == ErrorCode::kThrottling) return 429;
+  // The namespace's code table gives every spec code its generic kind (StatusCodeFor), so
+  // the HTTP status follows the kind; a code the table lacks is kUnknown, a 500.
+  struct KindStatus {
+    StatusCode kind;
+    int http;
+  };
+  static constexpr KindStatus kHttpStatusOfKind[] = {
+      {StatusCode::kNotFound, 404},       {StatusCode::kAlreadyExists, 409},
+      {StatusCode::kConflict, 409},       {StatusCode::kInvalid, 400},
+      {StatusCode::kNotImplemented, 501}, {StatusCode::kForbidden, 403},
+      {StatusCode::kUnauthorized, 401},   {StatusCode::kUnavailable, 503},
+  };
+  const StatusCode kind = ns::StatusCodeFor(code);
+  for (const KindStatus& row : kHttpStatusOfKind) {
+    if (row.kind == kind) return row.http;
   }
   return 500;
 }

@@ -73,6 +73,19 @@ def test_cleanup_matches_pylance_and_refuses_tagged(tmp_path):
     assert run("cleanup", b, "--older-than", "3y", check=False).returncode != 0
 
 
+
+@pytest.mark.parametrize("age,removed", [("0", 3), ("0ms", 3), ("0s", 3), ("0m", 3),
+                                         ("0h", 3), ("0d", 3), ("0w", 3), ("999999ms", 0),
+                                         ("9000s", 0), ("600m", 0), ("50h", 0), ("9d", 0),
+                                         ("3w", 0)])
+def test_cleanup_duration_units(tmp_path, age, removed):
+    """Every unit --older-than takes: a zero age removes the old versions, a large one
+    none (the versions are seconds old)."""
+    b = str(tmp_path / "ds")
+    _build_three_versions(b)
+    got = run_json("cleanup", b, "--older-than", age, "--dry-run")
+    assert got["old_versions"] == removed
+
 def _tree(root):
     return {str(p.relative_to(root)) for p in Path(root).rglob("*") if p.is_file()}
 
