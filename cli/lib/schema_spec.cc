@@ -396,47 +396,26 @@ void AppendItem(const FieldPtr& f, std::string* out) {
   if (!f->nullable()) out->append(" not null");
 }
 
-// How each type with parameters starts when printed: its name and opening bracket (the
-// names TypeParser reads back).
-constexpr std::pair<TypeId, const char*> kParameterizedOpenings[] = {
-    {TypeId::kFixedSizeBinary, "fixed_size_binary["},
-    {TypeId::kTimestamp, "timestamp["},
-    {TypeId::kList, "list<"},
-    {TypeId::kLargeList, "large_list<"},
-    {TypeId::kFixedSizeList, "fixed_size_list<"},
-    {TypeId::kStruct, "struct<"},
-    {TypeId::kDecimal128, "decimal128("},
-    {TypeId::kDecimal256, "decimal256("},
-    {TypeId::kTime32, "time32["},
-    {TypeId::kTime64, "time64["},
-    {TypeId::kDuration, "duration["},
-    {TypeId::kDictionary, "dictionary<values="},
-    {TypeId::kMap, "map<"},
-};
-
 void AppendType(const DataType& type, std::string* out) {
   if (const char* name = ScalarName(type.id())) {
     out->append(name);
     return;
   }
-  const char* opening = nullptr;
-  for (const auto& [id, text] : kParameterizedOpenings) {
-    if (id == type.id()) opening = text;
-  }
-  if (opening == nullptr) return;
-  out->append(opening);
   switch (type.id()) {
     case TypeId::kFixedSizeBinary:
-      out->append(std::to_string(type.fixed_size()) + "]");
+      out->append("fixed_size_binary[" + std::to_string(type.fixed_size()) + "]");
       return;
     case TypeId::kTimestamp:
-      out->append(TimeUnitSuffix(type.unit()));
+      out->append(std::string("timestamp[") + TimeUnitSuffix(type.unit()));
       if (!type.timezone().empty()) out->append(", " + type.timezone());
       out->push_back(']');
       return;
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList:
+      out->append(type.id() == TypeId::kList        ? "list<"
+                  : type.id() == TypeId::kLargeList ? "large_list<"
+                                                    : "fixed_size_list<");
       AppendItem(type.fields()[0], out);
       if (type.id() == TypeId::kFixedSizeList) {
         out->append(", " + std::to_string(type.fixed_size()));
@@ -444,6 +423,7 @@ void AppendType(const DataType& type, std::string* out) {
       out->push_back('>');
       return;
     case TypeId::kStruct:
+      out->append("struct<");
       for (int i = 0; i < type.num_fields(); ++i) {
         if (i > 0) out->append(", ");
         const FieldPtr& f = type.fields()[static_cast<size_t>(i)];
@@ -455,16 +435,21 @@ void AppendType(const DataType& type, std::string* out) {
       return;
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
+      out->append(type.id() == TypeId::kDecimal128 ? "decimal128(" : "decimal256(");
       out->append(std::to_string(type.precision()) + ", " + std::to_string(type.scale()) +
                   ")");
       return;
     case TypeId::kTime32:
     case TypeId::kTime64:
     case TypeId::kDuration:
+      out->append(type.id() == TypeId::kTime32   ? "time32["
+                  : type.id() == TypeId::kTime64 ? "time64["
+                                                 : "duration[");
       out->append(TimeUnitSuffix(type.unit()));
       out->push_back(']');
       return;
     case TypeId::kDictionary:
+      out->append("dictionary<values=");
       AppendType(*type.value_type(), out);
       out->append(", indices=");
       AppendType(*type.index_type(), out);
@@ -473,13 +458,14 @@ void AppendType(const DataType& type, std::string* out) {
       return;
     case TypeId::kMap:
       // Entry names are Arrow's defaults when read back ("entries", "key", "value").
+      out->append("map<");
       AppendType(*type.key_type(), out);
       out->append(", ");
       AppendItem(type.item_field(), out);
       if (type.keys_sorted()) out->append(", keys_sorted");
       out->push_back('>');
       return;
-    default:  // every type with an opening is handled above
+    default:  // the scalars, named above
       return;
   }
 }

@@ -98,6 +98,15 @@ void RequireMethod(py::handle obj, const char* method, const char* expectation) 
   }
 }
 
+// `obj`, which must have `method` (RequireMethod), behind the C++ interface `Wrapper`
+// implements by calling it.
+template <typename Wrapper>
+std::shared_ptr<Wrapper> WrapPythonObject(py::handle obj, const char* method,
+                                          const char* expectation) {
+  RequireMethod(obj, method, expectation);
+  return std::make_shared<Wrapper>(py::reinterpret_borrow<py::object>(obj));
+}
+
 [[noreturn]] void WrongType(const std::string& path, const char* expected,
                             py::handle item) {
   throw py::type_error(path + ": expected " + expected + ", got " + TypeName(item));
@@ -446,10 +455,10 @@ class PyContextProvider final : public ns::DynamicContextProvider {
 
 std::shared_ptr<ns::DynamicContextProvider> ContextProviderFromPython(py::handle obj) {
   if (!obj || obj.is_none()) return nullptr;
-  RequireMethod(obj, "provide_context",
-                "context_provider must have provide_context(info) -> dict (a "
-                "lance_cpp.namespace.DynamicContextProvider)");
-  return std::make_shared<PyContextProvider>(py::reinterpret_borrow<py::object>(obj));
+  return WrapPythonObject<PyContextProvider>(
+      obj, "provide_context",
+      "context_provider must have provide_context(info) -> dict (a "
+      "lance_cpp.namespace.DynamicContextProvider)");
 }
 
 // -- the REST adapter
@@ -503,10 +512,10 @@ std::shared_ptr<ns::LanceNamespace> NamespaceFromPython(py::handle obj) {
       obj.attr("_native_passthrough").cast<bool>()) {
     return obj.attr("_inner").cast<std::shared_ptr<ns::LanceNamespace>>();
   }
-  RequireMethod(obj, "namespace_id",
-                "namespace must be a lance_namespace.LanceNamespace (with namespace_id() "
-                "and the table operations)");
-  return std::make_shared<PyNamespace>(py::reinterpret_borrow<py::object>(obj));
+  return WrapPythonObject<PyNamespace>(
+      obj, "namespace_id",
+      "namespace must be a lance_namespace.LanceNamespace (with namespace_id() and the "
+      "table operations)");
 }
 
 /// \brief `_NativeNamespace.<wire name>(request[, request_data])`: the request from a
