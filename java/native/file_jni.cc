@@ -80,6 +80,17 @@ jlong OpenWriterAndThrow(JNIEnv* env,
   return ToHandle(std::shared_ptr<LanceFileWriter>(std::move(*writer)));
 }
 
+// The entry points that open a file object at `uri` (reader, writer, session): the
+// storage options and provider resolved once (FileAccess), then `open(path, access)`
+// answers the handle; 0 with a pending exception when either fails.
+template <typename Open>
+jlong OpenWithAccess(JNIEnv* env, jstring uri, jobject storage_options, jobject provider,
+                     const Open& open) {
+  auto access = FileAccess(env, storage_options, provider);
+  if (!OkOrPending(env, access)) return 0;
+  return open(ToStd(env, uri), *access);
+}
+
 }  // namespace
 }  // namespace lance::jni
 
@@ -97,9 +108,11 @@ extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jobject storage_options, jobject provider) {
-  auto access = FileAccess(env, storage_options, provider);
-  if (!OkOrPending(env, access)) return 0;
-  return HandleOrThrow(env, LanceFileReader::OpenUri(ToStd(env, uri), *access));
+  return OpenWithAccess(
+      env, uri, storage_options, provider,
+      [&](const std::string& path, const lance::io::StorageAccess& access) {
+        return HandleOrThrow(env, LanceFileReader::OpenUri(path, access));
+      });
 }
 
 JNIEXPORT void JNICALL
@@ -182,15 +195,17 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeRead(
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jlong schema_addr, jstring version,
     jobject storage_options, jobject provider) {
-  auto access = FileAccess(env, storage_options, provider);
-  if (!OkOrPending(env, access)) return 0;
-  const std::string path = ToStd(env, uri);
-  return OpenWriterAndThrow(
-      env,
-      [&](lance::format::LanceSchema schema, lance::format::FileWriterOptions options) {
-        return LanceFileWriter::OpenUri(path, std::move(schema), *access, options);
-      },
-      schema_addr, version);
+  return OpenWithAccess(
+      env, uri, storage_options, provider,
+      [&](const std::string& path, const lance::io::StorageAccess& access) {
+        return OpenWriterAndThrow(
+            env,
+            [&](lance::format::LanceSchema schema,
+                lance::format::FileWriterOptions options) {
+              return LanceFileWriter::OpenUri(path, std::move(schema), access, options);
+            },
+            schema_addr, version);
+      });
 }
 
 JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeWrite(
@@ -226,9 +241,11 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeRelease(
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpen(
     JNIEnv* env, jclass, jstring base_uri, jobject storage_options, jobject provider) {
-  auto access = FileAccess(env, storage_options, provider);
-  if (!OkOrPending(env, access)) return 0;
-  return HandleOrThrow(env, LanceFileSession::Open(ToStd(env, base_uri), *access));
+  return OpenWithAccess(
+      env, base_uri, storage_options, provider,
+      [&](const std::string& base, const lance::io::StorageAccess& access) {
+        return HandleOrThrow(env, LanceFileSession::Open(base, access));
+      });
 }
 
 JNIEXPORT void JNICALL

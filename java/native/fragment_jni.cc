@@ -77,24 +77,21 @@ JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
   return ToJsonArray(env, *written);
 }
 
-JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitAppend(
-    JNIEnv* env, jclass, jstring uri, jobjectArray fragments, jlong read_version,
-    jobject storage_options, jobject provider) {
-  auto frags = FromJsonArray(env, fragments);
-  if (!OkOrThrow(env, frags)) return 0;
-  lance::AppendOp op{std::move(*frags)};
-  return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options,
-                        provider);
-}
-
-JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommitOverwrite(
+// Commits `fragments`: an Append (schema_addr 0) or an Overwrite with the exported
+// schema.
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeCommit(
     JNIEnv* env, jclass, jstring uri, jobjectArray fragments, jlong schema_addr,
     jlong read_version, jobject storage_options, jobject provider) {
   auto frags = FromJsonArray(env, fragments);
   if (!OkOrThrow(env, frags)) return 0;
-  auto schema = lance::ImportSchema(reinterpret_cast<ArrowSchema*>(schema_addr));
-  if (!OkOrThrow(env, schema)) return 0;
-  lance::OverwriteOp op{*schema, std::move(*frags)};
+  lance::Operation op;
+  if (schema_addr == 0) {
+    op = lance::AppendOp{std::move(*frags)};
+  } else {
+    auto schema = lance::ImportSchema(reinterpret_cast<ArrowSchema*>(schema_addr));
+    if (!OkOrThrow(env, schema)) return 0;
+    op = lance::OverwriteOp{*schema, std::move(*frags)};
+  }
   return CommitAndThrow(env, ToStd(env, uri), op, read_version, storage_options,
                         provider);
 }

@@ -268,14 +268,8 @@ public class Dataset extends NativeHandle {
       Map<String, String> storageOptions,
       boolean ignoreNamespaceStorageOptions);
 
-  static native long nativeCommitAppend(
-      String uri,
-      String[] fragments,
-      long readVersion,
-      Map<String, String> storageOptions,
-      Object provider);
-
-  static native long nativeCommitOverwrite(
+  /** Commits {@code fragments}: an Append ({@code schemaAddress} 0) or an Overwrite. */
+  static native long nativeCommit(
       String uri,
       String[] fragments,
       long schemaAddress,

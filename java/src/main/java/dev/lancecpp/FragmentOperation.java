@@ -16,7 +16,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * {@link Append} new fragments, or {@link Overwrite} the dataset with fragments and a schema.
  */
 public abstract class FragmentOperation {
-  FragmentOperation() {}
+  private final List<FragmentMetadata> fragments;
+  /** The Overwrite's schema; null for an Append. */
+  private final Schema schema;
+
+  FragmentOperation(List<FragmentMetadata> fragments, Schema schema) {
+    this.fragments = List.copyOf(fragments);
+    this.schema = schema;
+  }
 
   /** Commits this operation to {@code path}, planned against {@code readVersion}. */
   public Dataset commit(
@@ -34,69 +41,37 @@ public abstract class FragmentOperation {
       Optional<Long> readVersion,
       Map<String, String> storageOptions,
       StorageOptionsProvider provider) {
-    long handle = commitNative(allocator, path, readVersion.orElse(-1L), storageOptions, provider);
-    return new Dataset(handle, allocator, false);
-  }
-
-  /** The native commit of this operation; returns the new dataset's handle. */
-  abstract long commitNative(
-      BufferAllocator allocator,
-      String path,
-      long readVersion,
-      Map<String, String> storageOptions,
-      StorageOptionsProvider provider);
-
-  static String[] jsons(List<FragmentMetadata> fragments) {
-    List<String> out = new ArrayList<>(fragments.size());
+    List<String> jsons = new ArrayList<>(fragments.size());
     for (FragmentMetadata f : fragments) {
-      out.add(f.toJson());
+      jsons.add(f.toJson());
     }
-    return out.toArray(new String[0]);
+    try (ArrowSchema exported = ArrowSchema.allocateNew(allocator)) {
+      if (schema != null) {
+        Data.exportSchema(allocator, schema, null, exported);
+      }
+      long handle =
+          Dataset.nativeCommit(
+              path,
+              jsons.toArray(new String[0]),
+              schema == null ? 0 : exported.memoryAddress(),
+              readVersion.orElse(-1L),
+              storageOptions,
+              provider);
+      return new Dataset(handle, allocator, false);
+    }
   }
 
   /** Adds fragments; needs the version they were planned against. */
   public static final class Append extends FragmentOperation {
-    private final List<FragmentMetadata> fragments;
-
     public Append(List<FragmentMetadata> fragments) {
-      this.fragments = List.copyOf(fragments);
-    }
-
-    @Override
-    long commitNative(
-        BufferAllocator allocator,
-        String path,
-        long readVersion,
-        Map<String, String> storageOptions,
-        StorageOptionsProvider provider) {
-      return Dataset.nativeCommitAppend(
-          path, jsons(fragments), readVersion, storageOptions, provider);
+      super(fragments, null);
     }
   }
 
   /** Replaces schema and fragments (creates the dataset when it does not exist). */
   public static final class Overwrite extends FragmentOperation {
-    private final List<FragmentMetadata> fragments;
-    private final Schema schema;
-
     public Overwrite(List<FragmentMetadata> fragments, Schema schema) {
-      this.fragments = List.copyOf(fragments);
-      this.schema = schema;
-    }
-
-    @Override
-    long commitNative(
-        BufferAllocator allocator,
-        String path,
-        long readVersion,
-        Map<String, String> storageOptions,
-        StorageOptionsProvider provider) {
-      try (ArrowSchema exported = ArrowSchema.allocateNew(allocator)) {
-        Data.exportSchema(allocator, schema, null, exported);
-        return Dataset.nativeCommitOverwrite(
-            path, jsons(fragments), exported.memoryAddress(), readVersion, storageOptions,
-            provider);
-      }
+      super(fragments, schema);
     }
   }
 }
