@@ -17,12 +17,12 @@
 
 #include "lance/core/ascii.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/storage_options.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
-#include "lance/table/dataset.h"
 #include "namespace/directory_internal.h"
 #include "namespace/manifest_table.h"
 

@@ -216,6 +216,24 @@ std::set<std::string> ConfigKeys(const pb::Transaction& txn);
 Result<pb::Transaction> LoadTransaction(const DatasetDir& dir,
                                         const LoadedManifest& manifest);
 
+/// \brief While alive on this thread, a Restore transaction being committed takes its
+/// content from `source` (the restored version's manifest). BuildManifest only sees the
+/// transaction and the previous manifest, while Lance's Restore replaces the whole
+/// manifest by an old one; the commit runs on the calling thread, so the scope reaches
+/// it without changing the commit protocol's signatures.
+class RestoreSourceScope {
+ public:
+  explicit RestoreSourceScope(const pb::Manifest* source);
+  ~RestoreSourceScope();
+  RestoreSourceScope(const RestoreSourceScope&) = delete;
+  RestoreSourceScope& operator=(const RestoreSourceScope&) = delete;
+  /// \brief The manifest of the version being restored on this thread, or nullptr.
+  static const pb::Manifest* Current();
+
+ private:
+  const pb::Manifest* previous_;
+};
+
 /// \brief Recomputes feature flags from the manifest's content (deletion files, config).
 void ApplyFeatureFlags(pb::Manifest* manifest);
 

@@ -8,7 +8,6 @@
 
 #include "lance/macros.h"
 #include "lance/str_cat.h"
-#include "table/maintenance_internal.h"
 #include "table/transaction.h"
 
 namespace lance::table_internal {

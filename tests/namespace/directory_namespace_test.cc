@@ -15,7 +15,7 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
-#include "lance/table/dataset.h"
+#include "lance/dataset/dataset.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 
