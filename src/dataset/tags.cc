@@ -57,14 +57,14 @@ std::string TagKey(const ti::DatasetDir& dir, const std::string& name) {
   return dir.Key(std::string(kTagsDir) + name + ".json");
 }
 
-Result<ti::TagRecord> ParseTag(std::string_view bytes, const std::string& where) {
+Result<TagInfo> ParseTag(std::string_view bytes, const std::string& where) {
   nlohmann::json j = nlohmann::json::parse(bytes, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("version") ||
       !j["version"].is_number_unsigned()) {
     return Status::Corrupt("Tag file ", where,
                            " is not a JSON object with an unsigned \"version\"");
   }
-  ti::TagRecord t;
+  TagInfo t;
   t.version = j["version"].get<uint64_t>();
   if (j.contains("branch") && j["branch"].is_string()) {
     t.branch = j["branch"].get<std::string>();
@@ -86,7 +86,7 @@ Result<ti::TagRecord> ParseTag(std::string_view bytes, const std::string& where)
   return t;
 }
 
-std::string SerializeTag(const ti::TagRecord& t) {
+std::string SerializeTag(const TagInfo& t) {
   nlohmann::ordered_json j;
   j["branch"] = t.branch ? nlohmann::ordered_json(*t.branch) : nlohmann::ordered_json();
   j["version"] = t.version;
@@ -98,7 +98,7 @@ std::string SerializeTag(const ti::TagRecord& t) {
   return j.dump(2);
 }
 
-Result<ti::TagRecord> ReadTag(const ti::DatasetDir& dir, const std::string& name) {
+Result<TagInfo> ReadTag(const ti::DatasetDir& dir, const std::string& name) {
   LANCE_RETURN_NOT_OK(CheckTagName(name));
   const std::string key = TagKey(dir, name);
   auto bytes = dir.store()->Read(key);
@@ -114,7 +114,7 @@ Result<ti::TagRecord> ReadTag(const ti::DatasetDir& dir, const std::string& name
 }
 
 // The record of a new tag on `version` (which must exist).
-Result<ti::TagRecord> MakeRecord(const ti::DatasetDir& dir, uint64_t version) {
+Result<TagInfo> MakeRecord(const ti::DatasetDir& dir, uint64_t version) {
   auto location = ti::FindManifest(dir, version);
   if (!location.ok()) {
     if (location.status().IsNotFound()) {
@@ -128,30 +128,19 @@ Result<ti::TagRecord> MakeRecord(const ti::DatasetDir& dir, uint64_t version) {
     LANCE_ASSIGN_OR_RAISE(io::ObjectMeta meta, dir.store()->Head(location->key));
     size = meta.size;
   }
-  ti::TagRecord t;
+  TagInfo t;
   t.version = version;
   t.manifest_size = size;
   t.created_at = t.updated_at = NowRfc3339();
   return t;
 }
 
-TagInfo ToInfo(const ti::TagRecord& r) {
-  TagInfo info;
-  info.version = r.version;
-  info.branch = r.branch;
-  info.manifest_size = r.manifest_size;
-  info.created_at = r.created_at;
-  info.updated_at = r.updated_at;
-  info.metadata = r.metadata;
-  return info;
-}
-
 }  // namespace
 
 namespace table_internal {
 
-Result<std::map<std::string, TagRecord>> ReadTags(const DatasetDir& dir) {
-  std::map<std::string, TagRecord> out;
+Result<std::map<std::string, TagInfo>> ReadTags(const DatasetDir& dir) {
+  std::map<std::string, TagInfo> out;
   const std::string prefix = dir.Key(kTagsDir);
   LANCE_ASSIGN_OR_RAISE(io::ListResult listed, dir.store()->ListAll(prefix, false));
   for (const io::ObjectMeta& meta : listed.objects) {
@@ -165,7 +154,7 @@ Result<std::map<std::string, TagRecord>> ReadTags(const DatasetDir& dir) {
     const std::string tag(name.substr(0, name.size() - 5));
     LANCE_ASSIGN_OR_RAISE(BufferPtr bytes, dir.store()->Read(meta.path));
     LANCE_ASSIGN_OR_RAISE(
-        TagRecord rec,
+        TagInfo rec,
         ParseTag(std::string_view(reinterpret_cast<const char*>(bytes->data()),
                                   static_cast<size_t>(bytes->size())),
                  dir.store()->DisplayPath(meta.path)));
@@ -177,20 +166,17 @@ Result<std::map<std::string, TagRecord>> ReadTags(const DatasetDir& dir) {
 }  // namespace table_internal
 
 Result<uint64_t> Dataset::TagVersion(const std::string& name) const {
-  LANCE_ASSIGN_OR_RAISE(ti::TagRecord t, ReadTag(impl_->dir, name));
+  LANCE_ASSIGN_OR_RAISE(TagInfo t, ReadTag(impl_->dir, name));
   return t.version;
 }
 
 Result<std::map<std::string, TagInfo>> Dataset::ListTags() const {
-  LANCE_ASSIGN_OR_RAISE(auto records, ti::ReadTags(impl_->dir));
-  std::map<std::string, TagInfo> out;
-  for (const auto& [name, r] : records) out.emplace(name, ToInfo(r));
-  return out;
+  return ti::ReadTags(impl_->dir);
 }
 
 Status Dataset::CreateTag(const std::string& name, uint64_t version) {
   LANCE_RETURN_NOT_OK(CheckTagName(name));
-  LANCE_ASSIGN_OR_RAISE(ti::TagRecord t, MakeRecord(impl_->dir, version));
+  LANCE_ASSIGN_OR_RAISE(TagInfo t, MakeRecord(impl_->dir, version));
   Status st =
       impl_->dir.store()->PutIfNotExists(TagKey(impl_->dir, name), SerializeTag(t));
   if (st.IsAlreadyExists()) {
@@ -200,8 +186,8 @@ Status Dataset::CreateTag(const std::string& name, uint64_t version) {
 }
 
 Status Dataset::UpdateTag(const std::string& name, uint64_t version) {
-  LANCE_ASSIGN_OR_RAISE(ti::TagRecord old, ReadTag(impl_->dir, name));
-  LANCE_ASSIGN_OR_RAISE(ti::TagRecord t, MakeRecord(impl_->dir, version));
+  LANCE_ASSIGN_OR_RAISE(TagInfo old, ReadTag(impl_->dir, name));
+  LANCE_ASSIGN_OR_RAISE(TagInfo t, MakeRecord(impl_->dir, version));
   t.created_at = old.created_at;
   t.branch = old.branch;
   t.metadata = old.metadata;

@@ -54,6 +54,9 @@ Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name);
 /// newer Lance (a oneof number this build lacks, left in the unknown fields) "an
 /// operation unknown to lance-cpp (field N)"; "no operation" when there is none.
 std::string OperationName(const pb::Transaction& txn);
+/// \brief NotImplemented "lance-cpp cannot apply this transaction (<operation>)<why>",
+/// for an operation that no Apply handles.
+Status CannotApply(const pb::Transaction& txn, std::string_view why = "");
 
 struct ManifestBuildOptions {
   /// \brief Data storage version for an Overwrite ("2.0", "2.1"); empty: taken from the

@@ -279,8 +279,7 @@ Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m) {
       return Status::OK();
     }
     default:
-      return Status::NotImplemented("lance-cpp cannot apply this transaction (",
-                                    OperationName(txn), ") yet");
+      return CannotApply(txn, " yet");
   }
 }
 

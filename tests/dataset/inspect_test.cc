@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Read-only inspection of a dataset (src/table/inspect.cc): DataStats (bytes per field,
+// Read-only inspection of a dataset (src/dataset/inspect.cc): DataStats (bytes per field,
 // checked against the numbers pylance 14.0.2 gives for the Lance 8.0.0 fixtures), Stats,
 // TakeRowAddresses, Head, Sample, max_field_id and Indices.
 #include <gtest/gtest.h>
