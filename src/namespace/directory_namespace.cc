@@ -173,6 +173,14 @@ Status CheckChildNamespaces(bool manifest_enabled, ErrorCode code) {
       code, "Child namespaces are only supported when manifest mode is enabled");
 }
 
+// Create and drop change a child namespace: never the root (`root_code`, `root_message`),
+// and only in the manifest layout.
+Status CheckChangeableNamespace(const Identifier& id, bool manifest_enabled,
+                                ErrorCode root_code, std::string_view root_message) {
+  if (id.empty()) return NamespaceError(root_code, root_message);
+  return CheckChildNamespaces(manifest_enabled, ErrorCode::kUnsupported);
+}
+
 // The `__manifest` row of namespace `object_id`. \return NamespaceNotFound without one.
 Result<ManifestRow> NamespaceRow(ManifestTable& manifest, const std::string& object_id) {
   LANCE_ASSIGN_OR_RAISE(auto row, manifest.FindObject(object_id, kTypeNamespace));
@@ -655,11 +663,9 @@ Result<DescribeNamespaceResponse> DirectoryNamespace::DescribeNamespace(
 
 Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
     const CreateNamespaceRequest& request) {
-  if (request.id.empty()) {
-    return NamespaceError(ErrorCode::kNamespaceAlreadyExists, "root namespace");
-  }
-  LANCE_RETURN_NOT_OK(
-      CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kUnsupported));
+  LANCE_RETURN_NOT_OK(CheckChangeableNamespace(request.id, options_.manifest_enabled,
+                                               ErrorCode::kNamespaceAlreadyExists,
+                                               "root namespace"));
   LANCE_RETURN_NOT_OK(impl_->ValidateLevels(request.id));
   LANCE_ASSIGN_OR_RAISE(CreateMode mode,
                         ParseCreateMode(request.mode, "create_namespace"));
@@ -708,11 +714,9 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
 
 Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
     const DropNamespaceRequest& request) {
-  if (request.id.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, "Root namespace cannot be dropped");
-  }
-  LANCE_RETURN_NOT_OK(
-      CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kUnsupported));
+  LANCE_RETURN_NOT_OK(CheckChangeableNamespace(request.id, options_.manifest_enabled,
+                                               ErrorCode::kInvalidInput,
+                                               "Root namespace cannot be dropped"));
   if (request.behavior && EqualsIgnoreAsciiCase(*request.behavior, "cascade")) {
     return NamespaceError(
         ErrorCode::kUnsupported,
