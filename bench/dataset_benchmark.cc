@@ -61,10 +61,10 @@
 #include "lance/core/buffer.h"
 #include "lance/core/compute.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/ipc/reader.h"
-#include "lance/table/dataset.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

@@ -74,6 +74,7 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/executor.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
@@ -82,7 +83,6 @@
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/namespace.h"
-#include "lance/table/dataset.h"
 
 namespace {
 

@@ -78,9 +78,9 @@
 #include "lance/core/array_data.h"
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3_object_store.h"
-#include "lance/table/dataset.h"
 
 extern char** environ;
 

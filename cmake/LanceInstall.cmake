@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # `cmake --install <build> [--prefix P] [--component lance_cpp]`: the public headers
-# (include/lance), the static libraries (lance_core ... lance_namespace, lance_server and lance_proto, the
-# generated protobufs that format and table link) and a CMake package, so that a project
-# outside the tree does
+# (include/lance), the static libraries (lance_core ... lance_namespace, lance_server and
+# lance_proto, the generated protobufs that format, table and dataset link) and a CMake
+# package, so that a project outside the tree does
 #
 #   find_package(lance_cpp CONFIG REQUIRED)   # CMAKE_PREFIX_PATH=P
 #   target_link_libraries(app PRIVATE lance::namespace)

@@ -20,10 +20,10 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/namespace.h"
-#include "lance/table/dataset.h"
 #include "s3_demo.h"
 
 namespace {

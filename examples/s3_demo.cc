@@ -17,11 +17,11 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/refreshing_credentials.h"
 #include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
-#include "lance/table/dataset.h"
 #include "vending_namespace.h"
 
 namespace demo {

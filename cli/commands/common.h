@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "command.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/storage_options.h"
 #include "lance/namespace/namespace.h"
-#include "lance/table/dataset.h"
 #include "lib/importer.h"
 #include "lib/json.h"
 

@@ -12,9 +12,9 @@
 #include "java_objects.h"
 #include "jni_util.h"
 #include "lance/core/c_data.h"
+#include "lance/dataset/dataset.h"
 #include "lance/macros.h"
 #include "lance/namespace/dataset_ops.h"
-#include "lance/table/dataset.h"
 
 namespace lance::jni {
 namespace {

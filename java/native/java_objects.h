@@ -12,10 +12,10 @@
 #include <memory>
 #include <string>
 
+#include "lance/dataset/dataset.h"
 #include "lance/io/storage_access.h"
 #include "lance/io/storage_options_provider.h"
 #include "lance/namespace/namespace.h"
-#include "lance/table/dataset.h"
 
 namespace lance::jni {
 

@@ -2,7 +2,7 @@
 // Datasets: write (to a URI or a namespace table), open, scan, count, versions, checkout,
 // delete and commit. The pure-Python layer (lance_cpp/dataset.py) gives these pylance's
 // names and argument handling; here every call releases the GIL around its I/O.
-#include "lance/table/dataset.h"
+#include "lance/dataset/dataset.h"
 
 #include <pybind11/stl.h>
 

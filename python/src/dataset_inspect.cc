@@ -10,7 +10,7 @@
 
 #include "bindings.h"
 #include "gil.h"
-#include "lance/table/dataset.h"
+#include "lance/dataset/dataset.h"
 
 namespace lance::python {
 

@@ -13,8 +13,8 @@
 
 #include "bindings.h"
 #include "gil.h"
+#include "lance/dataset/dataset.h"
 #include "lance/macros.h"
-#include "lance/table/dataset.h"
 
 namespace lance::python {
 namespace {

@@ -2,7 +2,7 @@
 // Distributed writes: write_fragments (data files, no commit) and FragmentMetadata in
 // pylance's JSON shape, so that fragments travel between workers and the committing
 // driver -- and between pylance and lance_cpp -- as JSON.
-#include "lance/table/fragment.h"
+#include "lance/dataset/fragment.h"
 
 #include <pybind11/stl.h>
 
@@ -12,8 +12,8 @@
 
 #include "bindings.h"
 #include "gil.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/storage_access.h"
-#include "lance/table/dataset.h"
 
 namespace lance::python {
 

@@ -10,10 +10,10 @@
 #include <string_view>
 
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/storage_access.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/result.h"
-#include "lance/table/dataset.h"
 
 namespace lance::ns::internal {
 

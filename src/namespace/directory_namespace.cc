@@ -17,12 +17,12 @@
 
 #include "lance/core/ascii.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/storage_options.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
-#include "lance/table/dataset.h"
 #include "namespace/directory_internal.h"
 #include "namespace/manifest_table.h"
 
@@ -164,6 +164,45 @@ bool LocationsOverlap(std::string_view a, std::string_view b) {
 std::string TrimTrailingSlashes(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s;
+}
+
+// The plain layout has only the root namespace: `code` for a child in it.
+Status CheckChildNamespaces(bool manifest_enabled, ErrorCode code) {
+  if (manifest_enabled) return Status::OK();
+  return NamespaceError(
+      code, "Child namespaces are only supported when manifest mode is enabled");
+}
+
+// Create and drop change a child namespace: never the root (`root_code`, `root_message`),
+// and only in the manifest layout.
+Status CheckChangeableNamespace(const Identifier& id, bool manifest_enabled,
+                                ErrorCode root_code, std::string_view root_message) {
+  if (id.empty()) return NamespaceError(root_code, root_message);
+  return CheckChildNamespaces(manifest_enabled, ErrorCode::kUnsupported);
+}
+
+// The `__manifest` row of namespace `object_id`. \return NamespaceNotFound without one.
+Result<ManifestRow> NamespaceRow(ManifestTable& manifest, const std::string& object_id) {
+  LANCE_ASSIGN_OR_RAISE(auto row, manifest.FindObject(object_id, kTypeNamespace));
+  if (!row) return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
+  return std::move(*row);
+}
+
+enum class CreateMode : uint8_t { kCreate, kExistOk, kOverwrite };
+
+// The spec's create modes, of create_namespace and create_table alike (`operation`
+// names which in the error).
+Result<CreateMode> ParseCreateMode(const std::optional<std::string>& mode,
+                                   std::string_view operation) {
+  if (!mode || EqualsIgnoreAsciiCase(*mode, "create")) return CreateMode::kCreate;
+  if (EqualsIgnoreAsciiCase(*mode, "exist_ok") ||
+      EqualsIgnoreAsciiCase(*mode, "existok")) {
+    return CreateMode::kExistOk;
+  }
+  if (EqualsIgnoreAsciiCase(*mode, "overwrite")) return CreateMode::kOverwrite;
+  return NamespaceError(ErrorCode::kInvalidInput, "unknown " + std::string(operation) +
+                                                      " mode " + Quote(*mode) +
+                                                      " (create, exist_ok or overwrite)");
 }
 
 }  // namespace
@@ -614,44 +653,28 @@ Result<DescribeNamespaceResponse> DirectoryNamespace::DescribeNamespace(
     response.properties = Properties{};
     return response;
   }
-  if (!options_.manifest_enabled) {
-    return NamespaceError(
-        ErrorCode::kUnsupported,
-        "Child namespaces are only supported when manifest mode is enabled");
-  }
+  LANCE_RETURN_NOT_OK(
+      CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kUnsupported));
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
-  if (!row) return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
-  LANCE_ASSIGN_OR_RAISE(response.properties,
-                        PropertiesFromJson(row->metadata, object_id));
+  LANCE_ASSIGN_OR_RAISE(ManifestRow row, NamespaceRow(impl_->manifest, object_id));
+  LANCE_ASSIGN_OR_RAISE(response.properties, PropertiesFromJson(row.metadata, object_id));
   return response;
 }
 
 Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
     const CreateNamespaceRequest& request) {
-  if (request.id.empty()) {
-    return NamespaceError(ErrorCode::kNamespaceAlreadyExists, "root namespace");
-  }
-  if (!options_.manifest_enabled) {
+  LANCE_RETURN_NOT_OK(CheckChangeableNamespace(request.id, options_.manifest_enabled,
+                                               ErrorCode::kNamespaceAlreadyExists,
+                                               "root namespace"));
+  LANCE_RETURN_NOT_OK(impl_->ValidateLevels(request.id));
+  LANCE_ASSIGN_OR_RAISE(CreateMode mode,
+                        ParseCreateMode(request.mode, "create_namespace"));
+  if (mode == CreateMode::kOverwrite) {
     return NamespaceError(
         ErrorCode::kUnsupported,
-        "Child namespaces are only supported when manifest mode is enabled");
+        "create_namespace mode 'overwrite' is not supported by " + namespace_id());
   }
-  LANCE_RETURN_NOT_OK(impl_->ValidateLevels(request.id));
-  bool exist_ok = false;
-  if (request.mode) {
-    if (EqualsIgnoreAsciiCase(*request.mode, "exist_ok") ||
-        EqualsIgnoreAsciiCase(*request.mode, "existok")) {
-      exist_ok = true;
-    } else if (EqualsIgnoreAsciiCase(*request.mode, "overwrite")) {
-      return NamespaceError(
-          ErrorCode::kUnsupported,
-          "create_namespace mode 'overwrite' is not supported by " + namespace_id());
-    } else if (!EqualsIgnoreAsciiCase(*request.mode, "create")) {
-      return NamespaceError(ErrorCode::kInvalidInput,
-                            "unknown create_namespace mode " + Quote(*request.mode));
-    }
-  }
+  const bool exist_ok = mode == CreateMode::kExistOk;
   if (request.id.size() > 1) {
     LANCE_RETURN_NOT_OK(impl_->manifest.CheckParentsExist(
         Identifier(request.id.begin(), request.id.end() - 1)));
@@ -691,14 +714,9 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
 
 Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
     const DropNamespaceRequest& request) {
-  if (request.id.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, "Root namespace cannot be dropped");
-  }
-  if (!options_.manifest_enabled) {
-    return NamespaceError(
-        ErrorCode::kUnsupported,
-        "Child namespaces are only supported when manifest mode is enabled");
-  }
+  LANCE_RETURN_NOT_OK(CheckChangeableNamespace(request.id, options_.manifest_enabled,
+                                               ErrorCode::kInvalidInput,
+                                               "Root namespace cannot be dropped"));
   if (request.behavior && EqualsIgnoreAsciiCase(*request.behavior, "cascade")) {
     return NamespaceError(
         ErrorCode::kUnsupported,
@@ -706,10 +724,12 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
   }
   const bool skip = request.mode && EqualsIgnoreAsciiCase(*request.mode, "skip");
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
-  if (!row) {
-    if (skip) return DropNamespaceResponse{};
-    return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
+  auto row = NamespaceRow(impl_->manifest, object_id);
+  if (!row.ok()) {
+    if (skip && NamespaceErrorCode(row.status()) == ErrorCode::kNamespaceNotFound) {
+      return DropNamespaceResponse{};
+    }
+    return row.status();
   }
   // Restrict: anything recorded below it (tables, namespaces) keeps it alive.
   LANCE_ASSIGN_OR_RAISE(auto all, impl_->manifest.ReadLatest(""));
@@ -732,15 +752,9 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
 
 Status DirectoryNamespace::NamespaceExists(const NamespaceExistsRequest& request) {
   if (request.id.empty()) return Status::OK();
-  if (!options_.manifest_enabled) {
-    return NamespaceError(
-        ErrorCode::kNamespaceNotFound,
-        "Child namespaces are only supported when manifest mode is enabled");
-  }
-  const std::string object_id = JoinIdentifier(request.id, kDelimiter);
-  LANCE_ASSIGN_OR_RAISE(auto row, impl_->manifest.FindObject(object_id, kTypeNamespace));
-  if (!row) return NamespaceError(ErrorCode::kNamespaceNotFound, Quote(object_id));
-  return Status::OK();
+  LANCE_RETURN_NOT_OK(
+      CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kNamespaceNotFound));
+  return NamespaceRow(impl_->manifest, JoinIdentifier(request.id, kDelimiter)).status();
 }
 
 // -- Tables
@@ -750,10 +764,9 @@ Result<ListTablesResponse> DirectoryNamespace::ListTables(
     const ListTablesRequest& request) {
   // name -> directory relative to the root (for include_declared=false)
   std::map<std::string, std::string> tables;
-  if (!request.id.empty() && !options_.manifest_enabled) {
-    return NamespaceError(
-        ErrorCode::kUnsupported,
-        "Child namespaces are only supported when manifest mode is enabled");
+  if (!request.id.empty()) {
+    LANCE_RETURN_NOT_OK(
+        CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kUnsupported));
   }
   if (request.id.empty() &&
       (!options_.manifest_enabled || options_.dir_listing_enabled)) {
@@ -991,28 +1004,10 @@ Result<std::string> internal::TableUri(DirectoryNamespace::Impl& impl,
   return impl.RawUri(found.dir);
 }
 
-namespace {
-
-enum class CreateMode : uint8_t { kCreate, kExistOk, kOverwrite };
-
-Result<CreateMode> ParseCreateMode(const std::optional<std::string>& mode) {
-  if (!mode || EqualsIgnoreAsciiCase(*mode, "create")) return CreateMode::kCreate;
-  if (EqualsIgnoreAsciiCase(*mode, "exist_ok") ||
-      EqualsIgnoreAsciiCase(*mode, "existok")) {
-    return CreateMode::kExistOk;
-  }
-  if (EqualsIgnoreAsciiCase(*mode, "overwrite")) return CreateMode::kOverwrite;
-  return NamespaceError(
-      ErrorCode::kInvalidInput,
-      "unknown create_table mode " + Quote(*mode) + " (create, exist_ok or overwrite)");
-}
-
-}  // namespace
-
 Result<CreateTableResponse> DirectoryNamespace::CreateTable(
     const CreateTableRequest& request, std::string_view data) {
   LANCE_RETURN_NOT_OK(impl_->ValidateTableId(request.id));
-  LANCE_ASSIGN_OR_RAISE(CreateMode mode, ParseCreateMode(request.mode));
+  LANCE_ASSIGN_OR_RAISE(CreateMode mode, ParseCreateMode(request.mode, "create_table"));
   const std::string what = "creating " + TableIdText(request.id);
   // The data is checked before anything is declared.
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));

@@ -107,6 +107,12 @@ Status VersionNotFound(int64_t version, const Identifier& id) {
       "Version " + std::to_string(version) + " not found for " + TableText(id));
 }
 
+/// InvalidInput "<what>: <problem>", for a request the operation cannot take as it is.
+Status InvalidRequest(std::string_view what, std::string_view problem) {
+  return NamespaceError(ErrorCode::kInvalidInput,
+                        std::string(what) + ": " + std::string(problem));
+}
+
 /// Opens the table `id` (at `version`, else the latest).
 /// \return TableNotFound (also for a declared table without a version);
 /// TableVersionNotFound; InvalidInput for a negative version.
@@ -141,6 +147,15 @@ Status CheckColumnsExist(const Dataset& ds, const std::vector<std::string>& colu
     }
   }
   return Status::OK();
+}
+
+/// OpenTable, then CheckColumnsExist for the columns a request names.
+Result<std::shared_ptr<Dataset>> OpenTableWithColumns(
+    DirectoryNamespace::Impl& impl, const Identifier& id,
+    const std::vector<std::string>& columns, std::optional<int64_t> version = {}) {
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(impl, id, version));
+  LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, columns, id));
+  return ds;
 }
 
 /// "30s", "500ms", "2m", "1.5s" or a bare number of seconds.
@@ -427,6 +442,14 @@ Result<std::optional<CommittedTxn>> ReadCommittedTransaction(
   return txn;
 }
 
+/// A response that reports only the version the change committed.
+template <typename Response>
+Response AtVersion(const Dataset& ds) {
+  Response response;
+  response.version = static_cast<int64_t>(ds.version());
+  return response;
+}
+
 /// Fills the response fields every write reports.
 template <typename Response>
 Status SetCommitted(const Dataset& ds, Response* response) {
@@ -524,16 +547,14 @@ Result<MergeInsertIntoTableResponse> DirectoryNamespace::MergeInsertIntoTable(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "merge_insert_into_table"));
   const std::string what = "merge-inserting into " + TableText(request.id);
   if (!request.on || request.on->empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          what + ": 'on' must name at least one key column");
+    return InvalidRequest(what, "'on' must name at least one key column");
   }
   std::optional<double> timeout;
   if (request.timeout) {
     LANCE_ASSIGN_OR_RAISE(timeout, ParseTimeoutSeconds(*request.timeout));
   }
   LANCE_ASSIGN_OR_RAISE(TablePtr rows, internal::ReadIpcRequest(data, what));
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
-  LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, *request.on, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTableWithColumns(*impl_, request.id, *request.on));
   MergeInsertBuilder builder = ds->MergeInsert(*request.on);
   if (request.when_matched_update_all.value_or(false)) {
     builder.WhenMatchedUpdateAll(request.when_matched_update_all_filt.value_or(""));
@@ -562,7 +583,7 @@ Result<DeleteFromTableResponse> DirectoryNamespace::DeleteFromTable(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "delete_from_table"));
   const std::string what = "deleting from " + TableText(request.id);
   if (request.predicate.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, what + ": a predicate is required");
+    return InvalidRequest(what, "a predicate is required");
   }
   // Lance retries a delete whose conflict is retryable (planned again on the latest
   // version); pylance's default is 10 retries.
@@ -586,20 +607,18 @@ Result<UpdateTableResponse> DirectoryNamespace::UpdateTable(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "update_table"));
   const std::string what = "updating " + TableText(request.id);
   if (request.updates.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, what + ": no updates given");
+    return InvalidRequest(what, "no updates given");
   }
   std::vector<std::pair<std::string, std::string>> updates;
   std::vector<std::string> columns;
   for (const std::vector<std::string>& update : request.updates) {
     if (update.size() != 2) {
-      return NamespaceError(ErrorCode::kInvalidInput,
-                            what + ": each update must be [column, expression]");
+      return InvalidRequest(what, "each update must be [column, expression]");
     }
     updates.emplace_back(update[0], update[1]);
     columns.push_back(update[0]);
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
-  LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, columns, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTableWithColumns(*impl_, request.id, columns));
   auto result = ds->Update(updates, request.predicate.value_or(""));
   if (!result.ok()) return TableOpError(result.status(), what);
   UpdateTableResponse response;
@@ -621,15 +640,15 @@ Result<std::string> DirectoryNamespace::QueryTable(const QueryTableRequest& requ
                               "for a plain scan");
   }
   if (request.k < 0 || request.offset.value_or(0) < 0) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          what + ": k and offset must not be negative");
+    return InvalidRequest(what, "k and offset must not be negative");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id, request.version));
+  const std::vector<std::string> names =
+      request.columns ? request.columns->column_names.value_or(std::vector<std::string>{})
+                      : std::vector<std::string>{};
+  LANCE_ASSIGN_OR_RAISE(auto ds,
+                        OpenTableWithColumns(*impl_, request.id, names, request.version));
   ScanOptions scan;
   if (request.columns) {
-    const std::vector<std::string> names =
-        request.columns->column_names.value_or(std::vector<std::string>{});
-    LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, names, request.id));
     if (request.columns->column_aliases && !request.columns->column_aliases->empty()) {
       for (const std::string& name : names) scan.projections.emplace_back(name, name);
       for (const auto& [alias, expression] : *request.columns->column_aliases) {
@@ -658,22 +677,19 @@ Result<AlterTableAddColumnsResponse> DirectoryNamespace::AlterTableAddColumns(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "alter_table_add_columns"));
   const std::string what = "adding columns to " + TableText(request.id);
   if (request.new_columns.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, what + ": no columns given");
+    return InvalidRequest(what, "no columns given");
   }
   std::vector<std::pair<std::string, std::string>> expressions;
   for (const AddColumnsEntry& entry : request.new_columns) {
     if (!entry.expression || entry.expression->empty()) {
-      return NamespaceError(
-          ErrorCode::kInvalidInput,
-          what + ": column " + Quote(entry.name) + " needs a SQL expression");
+      return InvalidRequest(what,
+                            "column " + Quote(entry.name) + " needs a SQL expression");
     }
     expressions.emplace_back(entry.name, *entry.expression);
   }
   LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AddColumns(expressions), what));
-  AlterTableAddColumnsResponse response;
-  response.version = static_cast<int64_t>(ds->version());
-  return response;
+  return AtVersion<AlterTableAddColumnsResponse>(*ds);
 }
 
 Result<AlterTableAlterColumnsResponse> DirectoryNamespace::AlterTableAlterColumns(
@@ -681,7 +697,7 @@ Result<AlterTableAlterColumnsResponse> DirectoryNamespace::AlterTableAlterColumn
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "alter_table_alter_columns"));
   const std::string what = "altering columns of " + TableText(request.id);
   if (request.alterations.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, what + ": no alterations given");
+    return InvalidRequest(what, "no alterations given");
   }
   std::vector<ColumnAlteration> alterations;
   std::vector<std::string> paths;
@@ -697,12 +713,9 @@ Result<AlterTableAlterColumnsResponse> DirectoryNamespace::AlterTableAlterColumn
     paths.push_back(entry.path);
     alterations.push_back(std::move(alteration));
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
-  LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, paths, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTableWithColumns(*impl_, request.id, paths));
   LANCE_RETURN_NOT_OK(TableOpError(ds->AlterColumns(alterations), what));
-  AlterTableAlterColumnsResponse response;
-  response.version = static_cast<int64_t>(ds->version());
-  return response;
+  return AtVersion<AlterTableAlterColumnsResponse>(*ds);
 }
 
 Result<AlterTableDropColumnsResponse> DirectoryNamespace::AlterTableDropColumns(
@@ -710,10 +723,10 @@ Result<AlterTableDropColumnsResponse> DirectoryNamespace::AlterTableDropColumns(
   LANCE_RETURN_NOT_OK(CheckBranch(request.branch, "alter_table_drop_columns"));
   const std::string what = "dropping columns of " + TableText(request.id);
   if (request.columns.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput, what + ": no columns given");
+    return InvalidRequest(what, "no columns given");
   }
-  LANCE_ASSIGN_OR_RAISE(auto ds, OpenTable(*impl_, request.id));
-  LANCE_RETURN_NOT_OK(CheckColumnsExist(*ds, request.columns, request.id));
+  LANCE_ASSIGN_OR_RAISE(auto ds,
+                        OpenTableWithColumns(*impl_, request.id, request.columns));
   LANCE_RETURN_NOT_OK(TableOpError(ds->DropColumns(request.columns), what));
   AlterTableDropColumnsResponse response;
   LANCE_RETURN_NOT_OK(SetCommitted(*ds, &response));
@@ -814,8 +827,7 @@ Result<ListTableVersionsResponse> DirectoryNamespace::ListTableVersions(
     const std::string& token = *request.page_token;
     auto parsed = std::from_chars(token.data(), token.data() + token.size(), after);
     if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size()) {
-      return NamespaceError(ErrorCode::kInvalidInput,
-                            what + ": invalid page_token " + Quote(token));
+      return InvalidRequest(what, "invalid page_token " + Quote(token));
     }
     std::erase_if(versions, [&](const TableVersion& v) {
       return descending ? v.version >= after : v.version <= after;
@@ -996,6 +1008,13 @@ Result<DescribeTransactionResponse> DirectoryNamespace::DescribeTransaction(
     return response;
   }
   return not_found();
+}
+
+Result<AlterTransactionResponse> DirectoryNamespace::AlterTransaction(
+    const AlterTransactionRequest& request) {
+  // Every transaction commits as it is made here, so none is left open to alter: the
+  // interface's Unsupported answer.
+  return LanceNamespace::AlterTransaction(request);
 }
 
 }  // namespace lance::ns

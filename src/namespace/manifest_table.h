@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "lance/dataset/dataset.h"
 #include "lance/io/storage_access.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
-#include "lance/table/dataset.h"
 
 namespace lance::ns::internal {
 

@@ -20,12 +20,15 @@ struct CodeInfo {
   ErrorCode code;
   std::string_view name;
   StatusCode status;
+  /// The kind a Status of code `status` that carries no spec kind stands for (one row per
+  /// such code; a code with none, e.g. NotFound, stands for Internal).
+  bool plain = false;
 };
 
-// One table for the spec name and the generic code of every kind, so the two mappings
-// cannot drift apart.
+// One table for the spec name and the generic code of every kind, both ways, so the
+// mappings cannot drift apart.
 constexpr std::array<CodeInfo, 24> kCodes = {{
-    {ErrorCode::kUnsupported, "Unsupported", StatusCode::kNotImplemented},
+    {ErrorCode::kUnsupported, "Unsupported", StatusCode::kNotImplemented, true},
     {ErrorCode::kNamespaceNotFound, "NamespaceNotFound", StatusCode::kNotFound},
     {ErrorCode::kNamespaceAlreadyExists, "NamespaceAlreadyExists",
      StatusCode::kAlreadyExists},
@@ -41,11 +44,13 @@ constexpr std::array<CodeInfo, 24> kCodes = {{
     {ErrorCode::kTransactionNotFound, "TransactionNotFound", StatusCode::kNotFound},
     {ErrorCode::kTableVersionNotFound, "TableVersionNotFound", StatusCode::kNotFound},
     {ErrorCode::kTableColumnNotFound, "TableColumnNotFound", StatusCode::kNotFound},
-    {ErrorCode::kInvalidInput, "InvalidInput", StatusCode::kInvalid},
-    {ErrorCode::kConcurrentModification, "ConcurrentModification", StatusCode::kConflict},
-    {ErrorCode::kPermissionDenied, "PermissionDenied", StatusCode::kForbidden},
-    {ErrorCode::kUnauthenticated, "Unauthenticated", StatusCode::kUnauthorized},
-    {ErrorCode::kServiceUnavailable, "ServiceUnavailable", StatusCode::kUnavailable},
+    {ErrorCode::kInvalidInput, "InvalidInput", StatusCode::kInvalid, true},
+    {ErrorCode::kConcurrentModification, "ConcurrentModification", StatusCode::kConflict,
+     true},
+    {ErrorCode::kPermissionDenied, "PermissionDenied", StatusCode::kForbidden, true},
+    {ErrorCode::kUnauthenticated, "Unauthenticated", StatusCode::kUnauthorized, true},
+    {ErrorCode::kServiceUnavailable, "ServiceUnavailable", StatusCode::kUnavailable,
+     true},
     {ErrorCode::kInternal, "Internal", StatusCode::kUnknown},
     {ErrorCode::kInvalidTableState, "InvalidTableState", StatusCode::kConflict},
     {ErrorCode::kTableSchemaValidationError, "TableSchemaValidationError",
@@ -98,23 +103,14 @@ Status NamespaceError(ErrorCode code, std::string_view message) {
 ErrorCode NamespaceErrorCode(const Status& status) {
   if (const auto* detail = status.detail_as<NamespaceErrorDetail>())
     return detail->code();
-  switch (status.code()) {
-    case StatusCode::kNotImplemented:
-      return ErrorCode::kUnsupported;
-    case StatusCode::kInvalid:
-      return ErrorCode::kInvalidInput;
-    case StatusCode::kConflict:
-      return ErrorCode::kConcurrentModification;
-    case StatusCode::kForbidden:
-      return ErrorCode::kPermissionDenied;
-    case StatusCode::kUnauthorized:
-    case StatusCode::kTokenExpired:
-      return ErrorCode::kUnauthenticated;
-    case StatusCode::kUnavailable:
-      return ErrorCode::kServiceUnavailable;
-    default:
-      return ErrorCode::kInternal;
+  // An expired token fails authentication as a refused one does.
+  const StatusCode code = status.code() == StatusCode::kTokenExpired
+                              ? StatusCode::kUnauthorized
+                              : status.code();
+  for (const CodeInfo& info : kCodes) {
+    if (info.plain && info.status == code) return info.code;
   }
+  return ErrorCode::kInternal;
 }
 
 // -- Defaults

@@ -204,6 +204,11 @@ std::string OperationName(const pb::Transaction& txn) {
   return "transaction without an operation";
 }
 
+Status CannotApply(const pb::Transaction& txn, std::string_view why) {
+  return Status::NotImplemented("lance-cpp cannot apply this transaction (",
+                                OperationName(txn), ")", why);
+}
+
 void ApplyFeatureFlags(pb::Manifest* m) {
   // Keep the bits we do not own (they passed CheckWriterFlags, so they are safe to keep)
   // and recompute the ones that describe content.
@@ -519,10 +524,8 @@ Result<pb::Manifest> BuildManifest(const pb::Manifest* previous,
     default: {
       const Family family = FamilyOf(txn.operation_case());
       if (family == Family::kOther) {
-        return Status::NotImplemented("lance-cpp cannot apply this transaction (" +
-                                      OperationName(txn) +
-                                      "): only Append, Delete and "
-                                      "Overwrite are committed by lance-cpp");
+        return CannotApply(
+            txn, ": only Append, Delete and Overwrite are committed by lance-cpp");
       }
       LANCE_RETURN_NOT_OK(start_from_previous("apply " + OperationName(txn)));
       LANCE_RETURN_NOT_OK(family == Family::kMutation ? ApplyMutation(txn, &m)

@@ -54,6 +54,9 @@ Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name);
 /// newer Lance (a oneof number this build lacks, left in the unknown fields) "an
 /// operation unknown to lance-cpp (field N)"; "no operation" when there is none.
 std::string OperationName(const pb::Transaction& txn);
+/// \brief NotImplemented "lance-cpp cannot apply this transaction (<operation>)<why>",
+/// for an operation that no Apply handles.
+Status CannotApply(const pb::Transaction& txn, std::string_view why = "");
 
 struct ManifestBuildOptions {
   /// \brief Data storage version for an Overwrite ("2.0", "2.1"); empty: taken from the
@@ -215,6 +218,24 @@ std::set<std::string> ConfigKeys(const pb::Transaction& txn);
 /// file. \return NotFound when it has neither; Corrupt naming the file.
 Result<pb::Transaction> LoadTransaction(const DatasetDir& dir,
                                         const LoadedManifest& manifest);
+
+/// \brief While alive on this thread, a Restore transaction being committed takes its
+/// content from `source` (the restored version's manifest). BuildManifest only sees the
+/// transaction and the previous manifest, while Lance's Restore replaces the whole
+/// manifest by an old one; the commit runs on the calling thread, so the scope reaches
+/// it without changing the commit protocol's signatures.
+class RestoreSourceScope {
+ public:
+  explicit RestoreSourceScope(const pb::Manifest* source);
+  ~RestoreSourceScope();
+  RestoreSourceScope(const RestoreSourceScope&) = delete;
+  RestoreSourceScope& operator=(const RestoreSourceScope&) = delete;
+  /// \brief The manifest of the version being restored on this thread, or nullptr.
+  static const pb::Manifest* Current();
+
+ private:
+  const pb::Manifest* previous_;
+};
 
 /// \brief Recomputes feature flags from the manifest's content (deletion files, config).
 void ApplyFeatureFlags(pb::Manifest* manifest);

@@ -8,7 +8,6 @@
 
 #include "lance/macros.h"
 #include "lance/str_cat.h"
-#include "table/maintenance_internal.h"
 #include "table/transaction.h"
 
 namespace lance::table_internal {
@@ -280,8 +279,7 @@ Status ApplyMaintenance(const pb::Transaction& txn, pb::Manifest* m) {
       return Status::OK();
     }
     default:
-      return Status::NotImplemented("lance-cpp cannot apply this transaction (",
-                                    OperationName(txn), ") yet");
+      return CannotApply(txn, " yet");
   }
 }
 

@@ -129,8 +129,7 @@ Status ApplyMutation(const pb::Transaction& txn, pb::Manifest* m) {
     case Op::kProject:
       return ApplyProject(txn.project(), m);
     default:
-      return Status::NotImplemented("lance-cpp cannot apply this transaction (",
-                                    OperationName(txn), ")");
+      return CannotApply(txn);
   }
 }
 

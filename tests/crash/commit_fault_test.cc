@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "lance/dataset/dataset.h"
 #include "lance/io/local_object_store.h"
-#include "lance/table/dataset.h"
-#include "tests/table/table_test_util.h"
+#include "tests/dataset/table_test_util.h"
 #include "tests/testing/fault_store.h"
 #include "tests/testing/temp_dir.h"
 

@@ -38,10 +38,10 @@
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/macros.h"
-#include "lance/table/dataset.h"
 #include "tests/testing/fault_store.h"
 #include "tests/testing/s3_env.h"
 

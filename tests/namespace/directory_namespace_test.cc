@@ -15,7 +15,7 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
-#include "lance/table/dataset.h"
+#include "lance/dataset/dataset.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 
@@ -708,7 +708,13 @@ TEST(LanceNamespace, ErrorCodes) {
   EXPECT_EQ(NamespaceErrorCode(Status::NotImplemented("no")), ErrorCode::kUnsupported);
   EXPECT_EQ(NamespaceErrorCode(Status::Conflict("race")),
             ErrorCode::kConcurrentModification);
+  EXPECT_EQ(NamespaceErrorCode(Status::Forbidden("no")), ErrorCode::kPermissionDenied);
+  EXPECT_EQ(NamespaceErrorCode(Status::Unauthorized("who")), ErrorCode::kUnauthenticated);
+  EXPECT_EQ(NamespaceErrorCode(Status::TokenExpired("old")), ErrorCode::kUnauthenticated);
+  EXPECT_EQ(NamespaceErrorCode(Status::Unavailable("busy")),
+            ErrorCode::kServiceUnavailable);
   EXPECT_EQ(NamespaceErrorCode(Status::IOError("disk")), ErrorCode::kInternal);
+  EXPECT_EQ(NamespaceErrorCode(Status::NotFound("gone")), ErrorCode::kInternal);
   // The text is never read: a name in the message, even one agreeing with the generic
   // code, or after a context, does not make the kind.
   EXPECT_EQ(NamespaceErrorCode(Status::Invalid("TableNotFound: x")),

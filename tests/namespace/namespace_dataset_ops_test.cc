@@ -18,6 +18,7 @@
 #include "lance/core/builder.h"
 #include "lance/core/clock.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/format/file_session.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/refreshing_credentials.h"
@@ -25,7 +26,6 @@
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/storage_options_provider.h"
-#include "lance/table/dataset.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 

@@ -16,9 +16,9 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
-#include "lance/table/dataset.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 

@@ -42,8 +42,10 @@
 #include <thread>
 #include <vector>
 
+#include "dataset/dataset_internal.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/format/file_reader.h"
 #include "lance/format/file_session.h"
 #include "lance/format/file_writer.h"
@@ -53,8 +55,6 @@
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/storage_options_provider.h"
-#include "lance/table/dataset.h"
-#include "table/dataset_internal.h"
 #include "tests/s3/s3_fixture.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"

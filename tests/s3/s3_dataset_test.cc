@@ -18,9 +18,9 @@
 
 #include "io/s3/s3_client.h"
 #include "lance/core/builder.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/object_store_registry.h"
 #include "lance/io/s3_object_store.h"
-#include "lance/table/dataset.h"
 #include "table/manifest.h"
 #include "tests/s3/s3_fixture.h"
 #include "tests/testing/counting_store.h"
@@ -31,7 +31,7 @@
 #ifndef LANCE_TEST_DATA_DIR
 #define LANCE_TEST_DATA_DIR ""
 #endif
-#include "tests/table/table_test_util.h"
+#include "tests/dataset/table_test_util.h"
 
 namespace lance {
 namespace {

@@ -23,12 +23,12 @@
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/http_error.h"
 #include "lance/io/s3_object_store.h"
 #include "lance/namespace/credential_vendor.h"
 #include "lance/namespace/dataset_ops.h"
 #include "lance/namespace/directory_namespace.h"
-#include "lance/table/dataset.h"
 #include "tests/s3/rgw_vendor.h"
 #include "tests/s3/s3_fixture.h"
 #include "tests/testing/escaped.h"

@@ -5,7 +5,7 @@
 
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
-#include "table_test_util.h"
+#include "tests/dataset/table_test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table_internal {

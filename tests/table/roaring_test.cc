@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "table_test_util.h"
+#include "tests/dataset/table_test_util.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table_internal {

@@ -43,14 +43,14 @@
 #include "lance/core/buffer.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
+#include "lance/dataset/dataset.h"
+#include "lance/dataset/fragment.h"
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "lance/macros.h"
 #include "lance/result.h"
 #include "lance/status.h"
 #include "lance/str_cat.h"
-#include "lance/table/dataset.h"
-#include "lance/table/fragment.h"
 
 namespace lance::interop {
 namespace {

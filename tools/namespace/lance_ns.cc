@@ -45,10 +45,10 @@
 #include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/storage_options.h"
 #include "lance/macros.h"
 #include "lance/namespace/directory_namespace.h"
-#include "lance/table/dataset.h"
 
 namespace {
 

@@ -24,11 +24,11 @@
 
 #include "lance/core/clock.h"
 #include "lance/core/record_batch.h"
+#include "lance/dataset/dataset.h"
 #include "lance/io/refreshing_credentials.h"
 #include "lance/io/storage_access.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
-#include "lance/table/dataset.h"
 
 namespace lance::ns {
 

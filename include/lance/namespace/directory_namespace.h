@@ -93,123 +93,75 @@ class DirectoryNamespace : public LanceNamespace {
   bool manifest_enabled() const { return options_.manifest_enabled; }
   bool dir_listing_enabled() const { return options_.dir_listing_enabled; }
 
-  /// \brief Plain: only the root, which has no children. Manifest: the direct children
-  /// recorded in `__manifest`.
-  Result<ListNamespacesResponse> ListNamespaces(
-      const ListNamespacesRequest& request) override;
-  Result<DescribeNamespaceResponse> DescribeNamespace(
-      const DescribeNamespaceRequest& request) override;
-  /// \brief Manifest mode only (plain: NamespaceAlreadyExists for the root, Unsupported
-  /// otherwise). Every parent level must exist (NamespaceNotFound).
-  Result<CreateNamespaceResponse> CreateNamespace(
-      const CreateNamespaceRequest& request) override;
-  /// \brief Restrict only (NamespaceNotEmpty while any object lies below it).
-  Result<DropNamespaceResponse> DropNamespace(
-      const DropNamespaceRequest& request) override;
-  Status NamespaceExists(const NamespaceExistsRequest& request) override;
-
-  /// \brief Sorted names, Lance's pagination (page_token = start after, limit). Root:
-  /// directories `<name>.lance` not deregistered, plus (manifest mode) root-level tables
-  /// of `__manifest`; other namespaces: `__manifest` only.
-  Result<ListTablesResponse> ListTables(const ListTablesRequest& request) override;
-  /// \brief Location (and the namespace's storage options); the version only with
-  /// load_detailed_metadata (the table is then opened). Root-level tables are looked up
-  /// in their directory first (as Lance does while dir_listing_enabled) and then in
-  /// `__manifest`; nested ones in `__manifest`.
-  /// \return TableNotFound (also for deregistered tables); InvalidInput; Unsupported for
-  /// multi-level ids in the plain layout.
-  Result<DescribeTableResponse> DescribeTable(
-      const DescribeTableRequest& request) override;
-  /// \brief Writes the `.lance-reserved` marker (create-only) and, in manifest mode, a
-  /// `__manifest` row; no version.
-  ///
-  /// Exactly one of any number of concurrent declarations of one id succeeds, the others
-  /// get TableAlreadyExists: root-level tables in `<name>.lance` are gated by the
-  /// create-only marker. Other ids append their row (the commit protocol rebases
-  /// concurrent appends, so every row lands) and then read `__manifest` at the version
-  /// they committed: that version holds every row committed before it, so the first
-  /// committer sees only its own row and wins, and every later one sees an earlier row
-  /// for the id and loses -- it then removes its own row (a Delete of its own
-  /// fragment, which holds only that row) and its marker. Readers that meet a duplicate
-  /// before the loser has cleaned up take the first row in scan order, which is the
-  /// winner's.
-  /// \return the location (and storage options); TableAlreadyExists; InvalidInput for a
-  /// location other than the assigned one or an empty id.
-  Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& request) override;
-  /// \brief As DeclareTable (Lance's deprecated create_empty_table).
-  Result<CreateEmptyTableResponse> CreateEmptyTable(
-      const CreateEmptyTableRequest& request) override;
-  /// \brief Manifest mode only: records an existing table at a location relative to the
-  /// root. The location is confined (Lance checks only the first three): no "://", no
-  /// leading '/', no ".." segment, not `__manifest` or inside it, not equal to, inside
-  /// or above another table's location, and none of the characters CheckPolicySafeName
-  /// refuses; parent namespaces must exist. The row carries the mark
-  /// `lance_cpp.registered` in its metadata (never shown among the properties, refused
-  /// in properties a client sets), which keeps drop_table from deleting the data.
-  /// \return InvalidInput naming the rule a location breaks; TableAlreadyExists.
-  Result<RegisterTableResponse> RegisterTable(
-      const RegisterTableRequest& request) override;
-  /// \brief Plain: writes `.lance-deregistered`. Manifest: removes the row (and, for a
-  /// root-level table in `<name>.lance`, writes the marker too, so that directory
-  /// listing does not bring it back). Data stays.
-  Result<DeregisterTableResponse> DeregisterTable(
-      const DeregisterTableRequest& request) override;
-  Status TableExists(const TableExistsRequest& request) override;
-  /// \brief Removes the row (manifest) and deletes the table directory when the
-  /// namespace owns it: the `<name>.lance` directory of a root table (also after a
-  /// rename), or a directory of the shape the manifest layout allocates (`<8 hex>_...`,
-  /// ours and Lance's), when register_table did not record the row (it marks its rows,
-  /// see RegisterTable). A registered
-  /// table only loses its row: its data was someone else's before it was registered,
-  /// and stays. A location overlapping another table's, or naming `__manifest`, is
-  /// never deleted either. (Lance deletes every dropped table's location, registered
-  /// ones included.)
-  Result<DropTableResponse> DropTable(const DropTableRequest& request) override;
-
+  // Every operation of operations.def (the one list). What the two layouts make of
+  // them, for those the spec leaves open:
+  //
+  // - ListNamespaces: Plain: only the root, which has no children. Manifest: the direct
+  //   children recorded in `__manifest`.
+  //
+  // - CreateNamespace: Manifest mode only (plain: NamespaceAlreadyExists for the root,
+  //   Unsupported otherwise). Every parent level must exist (NamespaceNotFound).
+  //
+  // - DropNamespace: Restrict only (NamespaceNotEmpty while any object lies below it).
+  //
+  // - ListTables: Sorted names, Lance's pagination (page_token = start after, limit).
+  //   Root: directories `<name>.lance` not deregistered, plus (manifest mode) root-level
+  //   tables of `__manifest`; other namespaces: `__manifest` only.
+  //
+  // - DescribeTable: Location (and the namespace's storage options); the version only
+  //   with load_detailed_metadata (the table is then opened). Root-level tables are
+  //   looked up in their directory first (as Lance does while dir_listing_enabled) and
+  //   then in `__manifest`; nested ones in `__manifest`.
+  //   Returns: TableNotFound (also for deregistered tables); InvalidInput; Unsupported
+  //   for multi-level ids in the plain layout.
+  //
+  // - DeclareTable: Writes the `.lance-reserved` marker (create-only) and, in manifest
+  //   mode, a `__manifest` row; no version.
+  //
+  //   Exactly one of any number of concurrent declarations of one id succeeds, the others
+  //   get TableAlreadyExists: root-level tables in `<name>.lance` are gated by the
+  //   create-only marker. Other ids append their row (the commit protocol rebases
+  //   concurrent appends, so every row lands) and then read `__manifest` at the version
+  //   they committed: that version holds every row committed before it, so the first
+  //   committer sees only its own row and wins, and every later one sees an earlier row
+  //   for the id and loses -- it then removes its own row (a Delete of its own fragment,
+  //   which holds only that row) and its marker. Readers that meet a duplicate before the
+  //   loser has cleaned up take the first row in scan order, which is the winner's.
+  //   Returns: the location (and storage options); TableAlreadyExists; InvalidInput for a
+  //   location other than the assigned one or an empty id.
+  //
+  // - CreateEmptyTable: As DeclareTable (Lance's deprecated create_empty_table).
+  //
+  // - RegisterTable: Manifest mode only: records an existing table at a location relative
+  //   to the root. The location is confined (Lance checks only the first three): no
+  //   "://", no leading '/', no ".." segment, not `__manifest` or inside it, not equal
+  //   to, inside or above another table's location, and none of the characters
+  //   CheckPolicySafeName refuses; parent namespaces must exist. The row carries the mark
+  //   `lance_cpp.registered` in its metadata (never shown among the properties, refused
+  //   in properties a client sets), which keeps drop_table from deleting the data.
+  //   Returns: InvalidInput naming the rule a location breaks; TableAlreadyExists.
+  //
+  // - DeregisterTable: Plain: writes `.lance-deregistered`. Manifest: removes the row
+  //   (and, for a root-level table in `<name>.lance`, writes the marker too, so that
+  //   directory listing does not bring it back). Data stays.
+  //
+  // - DropTable: Removes the row (manifest) and deletes the table directory when the
+  //   namespace owns it: the `<name>.lance` directory of a root table (also after a
+  //   rename), or a directory of the shape the manifest layout allocates (`<8 hex>_...`,
+  //   ours and Lance's), when register_table did not record the row (it marks its rows,
+  //   see RegisterTable). A registered table only loses its row: its data was someone
+  //   else's before it was registered, and stays. A location overlapping another table's,
+  //   or naming `__manifest`, is never deleted either. (Lance deletes every dropped
+  //   table's location, registered ones included.)
+  //
   // Table data, schema, versions, tags and transactions (directory_table_ops.cc): each
   // locates the table as DescribeTable does and runs the core's operation on it with
-  // the namespace's own storage access.
-  Result<CreateTableResponse> CreateTable(const CreateTableRequest& request,
-                                          std::string_view data) override;
-  Result<RenameTableResponse> RenameTable(const RenameTableRequest& request) override;
-  Result<ListAllTablesResponse> ListAllTables(
-      const ListAllTablesRequest& request) override;
-  Result<int64_t> CountTableRows(const CountTableRowsRequest& request) override;
-  Result<InsertIntoTableResponse> InsertIntoTable(const InsertIntoTableRequest& request,
-                                                  std::string_view data) override;
-  Result<MergeInsertIntoTableResponse> MergeInsertIntoTable(
-      const MergeInsertIntoTableRequest& request, std::string_view data) override;
-  Result<DeleteFromTableResponse> DeleteFromTable(
-      const DeleteFromTableRequest& request) override;
-  Result<UpdateTableResponse> UpdateTable(const UpdateTableRequest& request) override;
-  Result<std::string> QueryTable(const QueryTableRequest& request) override;
-  Result<AlterTableAddColumnsResponse> AlterTableAddColumns(
-      const AlterTableAddColumnsRequest& request) override;
-  Result<AlterTableAlterColumnsResponse> AlterTableAlterColumns(
-      const AlterTableAlterColumnsRequest& request) override;
-  Result<AlterTableDropColumnsResponse> AlterTableDropColumns(
-      const AlterTableDropColumnsRequest& request) override;
-  Result<UpdateTableSchemaMetadataResponse> UpdateTableSchemaMetadata(
-      const UpdateTableSchemaMetadataRequest& request) override;
-  Result<GetTableStatsResponse> GetTableStats(
-      const GetTableStatsRequest& request) override;
-  Result<ListTableVersionsResponse> ListTableVersions(
-      const ListTableVersionsRequest& request) override;
-  Result<DescribeTableVersionResponse> DescribeTableVersion(
-      const DescribeTableVersionRequest& request) override;
-  Result<RestoreTableResponse> RestoreTable(const RestoreTableRequest& request) override;
-  Result<ListTableTagsResponse> ListTableTags(
-      const ListTableTagsRequest& request) override;
-  Result<CreateTableTagResponse> CreateTableTag(
-      const CreateTableTagRequest& request) override;
-  Result<DeleteTableTagResponse> DeleteTableTag(
-      const DeleteTableTagRequest& request) override;
-  Result<GetTableTagVersionResponse> GetTableTagVersion(
-      const GetTableTagVersionRequest& request) override;
-  Result<UpdateTableTagResponse> UpdateTableTag(
-      const UpdateTableTagRequest& request) override;
-  Result<DescribeTransactionResponse> DescribeTransaction(
-      const DescribeTransactionRequest& request) override;
+  // the namespace's own storage access. AlterTransaction is Unsupported (transactions
+  // commit as they are made).
+#define LANCE_NS_OPERATION(Method, wire, Body, Reply, ...) \
+  LANCE_NS_RESULT(Method, Reply) Method(LANCE_NS_PARAMS(Method, Body)) override;
+#include "lance/namespace/operations.def"
+#undef LANCE_NS_OPERATION
 
   /// \brief A view sharing this namespace's state whose vended credentials never
   /// exceed `permission` (declare_table's "at least write" included).

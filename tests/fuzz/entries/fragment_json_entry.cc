@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz/fuzz_entries.h"
-#include "lance/table/fragment.h"
+#include "lance/dataset/fragment.h"
 
 namespace lance::fuzz {
 

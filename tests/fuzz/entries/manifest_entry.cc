@@ -5,12 +5,12 @@
 #include <memory>
 #include <string>
 
+#include "dataset/dataset_internal.h"
+#include "dataset/fragment_internal.h"
 #include "fuzz/fuzz_entries.h"
+#include "lance/dataset/fragment.h"
 #include "lance/io/memory_object_store.h"
-#include "lance/table/fragment.h"
-#include "table/dataset_internal.h"
 #include "table/deletion.h"
-#include "table/fragment_internal.h"
 #include "table/manifest.h"
 #include "table/proto/transaction.pb.h"
 #include "table/transaction.h"
