@@ -512,13 +512,13 @@ Result<MessageView> ReadMessageAt(const BufferPtr& bytes, int64_t offset, int64_
                            " bytes left, its length prefix needs 4");
   }
   int64_t prefix = 4;
-  int32_t metadata_length = LoadUnaligned<int32_t>(p);
-  if (LoadUnaligned<uint32_t>(p) == kContinuationMarker) {
+  int32_t metadata_length = LoadLE<int32_t>(p);
+  if (LoadLE<uint32_t>(p) == kContinuationMarker) {
     if (available < 8) {
       return Status::Corrupt(where + " is truncated inside its 8-byte prefix");
     }
     prefix = 8;
-    metadata_length = LoadUnaligned<int32_t>(p + 4);
+    metadata_length = LoadLE<int32_t>(p + 4);
   }
   MessageView view;
   if (metadata_length == 0) {

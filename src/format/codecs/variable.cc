@@ -10,8 +10,6 @@
 
 namespace lance::format::codecs {
 
-using internal::LoadLE;
-
 namespace {
 
 // Lance pads variable-width chunks with 'H'.

@@ -25,7 +25,6 @@
 namespace lance::format::legacy {
 
 using internal::CorruptFile;
-using internal::LoadLE;
 using internal::RangeRequest;
 
 LegacyPage LegacyFile::page(int32_t field_id, int64_t batch) const {
