@@ -193,20 +193,8 @@ Status FieldError(const std::string& name, const std::string& what) {
 
 Result<DataTypePtr> IntFromFlatbuffer(const fb::Int* type, const std::string& name) {
   if (type == nullptr) return FieldError(name, "Int type without its table");
-  const bool is_signed = type->is_signed();
-  switch (type->bit_width()) {
-    case 8:
-      return is_signed ? int8() : uint8();
-    case 16:
-      return is_signed ? int16() : uint16();
-    case 32:
-      return is_signed ? int32() : uint32();
-    case 64:
-      return is_signed ? int64() : uint64();
-    default:
-      return FieldError(name,
-                        "Int type with bit width " + std::to_string(type->bit_width()));
-  }
+  if (DataTypePtr t = integer_type(type->bit_width(), type->is_signed())) return t;
+  return FieldError(name, "Int type with bit width " + std::to_string(type->bit_width()));
 }
 
 Result<DataTypePtr> FloatFromFlatbuffer(const fb::FloatingPoint* type,

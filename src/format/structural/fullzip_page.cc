@@ -24,13 +24,9 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Full-zip
 
-class FullZipPage : public PageReader {
+class FullZipPage : public LayoutPage<pb21::FullZipLayout> {
  public:
-  FullZipPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
-              pb21::FullZipLayout layout, std::vector<ByteRange> buffers)
-      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
-        layout_(std::move(layout)),
-        buffers_(std::move(buffers)) {}
+  using LayoutPage::LayoutPage;
 
   Status Init() {
     if (buffers_.empty() || buffers_.size() > 2) {
@@ -219,8 +215,6 @@ class FullZipPage : public PageReader {
     return LoadUIntLE(p, static_cast<int64_t>(index_bytes_));
   }
 
-  pb21::FullZipLayout layout_;
-  std::vector<ByteRange> buffers_;
   size_t cw_bytes_ = 0;
   bool fixed_ = false;
   uint64_t value_bytes_ = 0;

@@ -24,13 +24,12 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Mini-block
 
-class MiniBlockPage : public PageReader {
+class MiniBlockPage : public LayoutPage<pb21::MiniBlockLayout> {
  public:
   MiniBlockPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
                 pb21::MiniBlockLayout layout, std::vector<ByteRange> buffers, bool large)
-      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
-        layout_(std::move(layout)),
-        buffers_(std::move(buffers)),
+      : LayoutPage(std::move(where), std::move(levels), num_rows, std::move(type),
+                   std::move(layout), std::move(buffers)),
         large_(large) {}
 
   Status Init() {
@@ -358,8 +357,6 @@ class MiniBlockPage : public PageReader {
     return rows;
   }
 
-  pb21::MiniBlockLayout layout_;
-  std::vector<ByteRange> buffers_;
   bool large_;
   bool has_dict_ = false;
   bool has_rep_index_ = false;

@@ -212,13 +212,9 @@ class UnreadablePage : public PageReader {
   Status refusal_;
 };
 
-class ConstantPage : public PageReader {
+class ConstantPage : public LayoutPage<pb21::ConstantLayout> {
  public:
-  ConstantPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
-               pb21::ConstantLayout layout, std::vector<ByteRange> buffers)
-      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
-        layout_(std::move(layout)),
-        buffers_(std::move(buffers)) {}
+  using LayoutPage::LayoutPage;
 
   Status Init() {
     const size_t n = buffers_.size();
@@ -336,8 +332,6 @@ class ConstantPage : public PageReader {
     return out;
   }
 
-  pb21::ConstantLayout layout_;
-  std::vector<ByteRange> buffers_;
   bool all_null_ = false;
   int value_index_ = -1;
   int levels_index_ = -1;

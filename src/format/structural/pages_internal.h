@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/codecs/codecs.h"
@@ -25,6 +26,21 @@ constexpr int64_t kMaxChunkValues = 32768;
 inline size_t PadTo8(size_t n) {
   return (n + kMiniBlockAlignment - 1) & ~(kMiniBlockAlignment - 1);
 }
+
+/// A page described by its `Layout` message, reading the byte ranges `buffers_`.
+template <typename Layout>
+class LayoutPage : public PageReader {
+ public:
+  LayoutPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
+             Layout layout, std::vector<ByteRange> buffers)
+      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
+        layout_(std::move(layout)),
+        buffers_(std::move(buffers)) {}
+
+ protected:
+  Layout layout_;
+  std::vector<ByteRange> buffers_;
+};
 
 /// The `i`th unsigned index of `bits` (8, 16, 32 or 64) bits at `p`.
 inline uint64_t LoadIndex(const uint8_t* p, uint64_t bits, int64_t i) {
