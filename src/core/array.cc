@@ -13,6 +13,7 @@
 #include "lance/core/ascii.h"
 #include "lance/core/decimal.h"
 #include "lance/core/pretty_print.h"
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 
 namespace lance {
@@ -204,66 +205,11 @@ ArrayPtr StructArray::GetFieldByName(const std::string& name) const {
 
 ArrayPtr MakeArray(ArrayDataPtr data) {
   if (!data || !data->type) return nullptr;
-  switch (data->type->id()) {
-    case TypeId::kBool:
-      return std::make_shared<BooleanArray>(std::move(data));
-    case TypeId::kInt8:
-      return std::make_shared<Int8Array>(std::move(data));
-    case TypeId::kInt16:
-      return std::make_shared<Int16Array>(std::move(data));
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-      return std::make_shared<Int32Array>(std::move(data));
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      return std::make_shared<Int64Array>(std::move(data));
-    case TypeId::kUInt8:
-      return std::make_shared<UInt8Array>(std::move(data));
-    case TypeId::kUInt16:
-    case TypeId::kFloat16:
-      return std::make_shared<UInt16Array>(std::move(data));
-    case TypeId::kUInt32:
-      return std::make_shared<UInt32Array>(std::move(data));
-    case TypeId::kUInt64:
-      return std::make_shared<UInt64Array>(std::move(data));
-    case TypeId::kFloat32:
-      return std::make_shared<FloatArray>(std::move(data));
-    case TypeId::kFloat64:
-      return std::make_shared<DoubleArray>(std::move(data));
-    case TypeId::kUtf8:
-      return std::make_shared<StringArray>(std::move(data));
-    case TypeId::kLargeUtf8:
-      return std::make_shared<LargeStringArray>(std::move(data));
-    case TypeId::kBinary:
-      return std::make_shared<BinaryArray>(std::move(data));
-    case TypeId::kLargeBinary:
-      return std::make_shared<LargeBinaryArray>(std::move(data));
-    case TypeId::kFixedSizeBinary:
-      return std::make_shared<FixedSizeBinaryArray>(std::move(data));
-    case TypeId::kList:
-      return std::make_shared<ListArray>(std::move(data));
-    case TypeId::kLargeList:
-      return std::make_shared<LargeListArray>(std::move(data));
-    case TypeId::kFixedSizeList:
-      return std::make_shared<FixedSizeListArray>(std::move(data));
-    case TypeId::kStruct:
-      return std::make_shared<StructArray>(std::move(data));
-    case TypeId::kNull:
-      return std::make_shared<NullArray>(std::move(data));
-    case TypeId::kDecimal128:
-      return std::make_shared<Decimal128Array>(std::move(data));
-    case TypeId::kDecimal256:
-      return std::make_shared<Decimal256Array>(std::move(data));
-    case TypeId::kDictionary:
-      return std::make_shared<DictionaryArray>(std::move(data));
-    case TypeId::kMap:
-      return std::make_shared<MapArray>(std::move(data));
-  }
-  return std::make_shared<Array>(std::move(data));
+  ArrayPtr array = VisitType(*data->type, [&](auto traits) -> ArrayPtr {
+    return std::make_shared<typename decltype(traits)::ArrayType>(std::move(data));
+  });
+  // An id outside the enum (only through a bad cast) still gets the base class.
+  return array ? array : std::make_shared<Array>(std::move(data));
 }
 
 // ---------------------------------------------------------------------------------------

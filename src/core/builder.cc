@@ -7,10 +7,12 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/builder_internal.h"
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 
 namespace lance {
@@ -191,90 +193,30 @@ namespace {
 
 using BuilderPtr = std::unique_ptr<ArrayBuilder>;
 
-// Leaf builders are made from their type, or from nothing when their type has no
-// parameters.
-template <typename B>
-BuilderPtr WithType(const DataTypePtr& type) {
-  return std::make_unique<B>(type);
-}
-template <typename B>
-BuilderPtr WithoutType(const DataTypePtr&) {
-  return std::make_unique<B>();
-}
-
-struct LeafBuilderMaker {
-  TypeId id;
-  BuilderPtr (*make)(const DataTypePtr&);
-};
-const LeafBuilderMaker kLeafBuilderMakers[] = {
-    {TypeId::kNull, WithoutType<NullBuilder>},
-    {TypeId::kBool, WithoutType<BooleanBuilder>},
-    {TypeId::kInt8, WithType<Int8Builder>},
-    {TypeId::kInt16, WithType<Int16Builder>},
-    {TypeId::kInt32, WithType<Int32Builder>},
-    {TypeId::kInt64, WithType<Int64Builder>},
-    {TypeId::kUInt8, WithType<UInt8Builder>},
-    {TypeId::kUInt16, WithType<UInt16Builder>},
-    {TypeId::kUInt32, WithType<UInt32Builder>},
-    {TypeId::kUInt64, WithType<UInt64Builder>},
-    {TypeId::kFloat16, WithoutType<HalfFloatBuilder>},
-    {TypeId::kFloat32, WithType<FloatBuilder>},
-    {TypeId::kFloat64, WithType<DoubleBuilder>},
-    {TypeId::kDate32, WithoutType<Date32Builder>},
-    {TypeId::kDate64, WithoutType<Date64Builder>},
-    {TypeId::kTimestamp, WithType<TimestampBuilder>},
-    {TypeId::kDuration, WithType<DurationBuilder>},
-    {TypeId::kTime32, WithType<Time32Builder>},
-    {TypeId::kTime64, WithType<Time64Builder>},
-    {TypeId::kDecimal128, WithType<Decimal128Builder>},
-    {TypeId::kDecimal256, WithType<Decimal256Builder>},
-    {TypeId::kBinary, WithoutType<BinaryBuilder>},
-    {TypeId::kUtf8, WithoutType<StringBuilder>},
-    {TypeId::kLargeBinary, WithoutType<LargeBinaryBuilder>},
-    {TypeId::kLargeUtf8, WithoutType<LargeStringBuilder>},
-    {TypeId::kFixedSizeBinary, WithType<FixedSizeBinaryBuilder>},
-};
-
-// The builder of a type without children; NULL for the other types.
-Result<BuilderPtr> MakeLeafBuilder(const DataTypePtr& type) {
-  switch (type->id()) {
-    case TypeId::kTime32:
-    case TypeId::kTime64:
-    case TypeId::kDecimal128:
-    case TypeId::kDecimal256:
-      LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
-      break;
-    case TypeId::kFixedSizeBinary:
-      if (type->fixed_size() < 0) {
-        return Status::Invalid("making a builder for " + type->ToString() +
-                               ": negative byte width");
-      }
-      break;
-    default:
-      break;
+// The parameters of a leaf type that its builder relies on.
+Status CheckLeafParameters(const DataType& type) {
+  if (type.id() == TypeId::kFixedSizeBinary && type.fixed_size() < 0) {
+    return Status::Invalid("making a builder for " + type.ToString() +
+                           ": negative byte width");
   }
-  for (const LeafBuilderMaker& maker : kLeafBuilderMakers) {
-    if (maker.id == type->id()) return maker.make(type);
+  if (type.id() == TypeId::kTime32 || type.id() == TypeId::kTime64 || type.is_decimal()) {
+    return ValidateTypeParameters(type).WithContext("making a builder");
   }
-  return BuilderPtr();
+  return Status::OK();
 }
 
+// List-like builders wrap the builder of their item type.
+template <typename B>
 Result<BuilderPtr> MakeListBuilder(const DataTypePtr& type) {
   if (!type->value_type()) {
     return Status::Invalid("making a builder for " + type->ToString() + ": no item type");
   }
   LANCE_ASSIGN_OR_RAISE(auto child, MakeBuilder(type->value_type()));
-  if (type->id() == TypeId::kList) {
-    return std::make_unique<ListBuilder>(std::move(child), type);
-  }
-  if (type->id() == TypeId::kLargeList) {
-    return std::make_unique<LargeListBuilder>(std::move(child), type);
-  }
   if (type->fixed_size() < 0) {
     return Status::Invalid("making a builder for " + type->ToString() +
                            ": negative list size");
   }
-  return std::make_unique<FixedSizeListBuilder>(std::move(child), type);
+  return std::make_unique<B>(std::move(child), type);
 }
 
 Result<BuilderPtr> MakeStructBuilder(const DataTypePtr& type) {
@@ -294,34 +236,35 @@ Result<BuilderPtr> MakeStructBuilder(const DataTypePtr& type) {
 
 Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(const DataTypePtr& type) {
   if (!type) return Status::Invalid("making a builder for a null type");
-  std::unique_ptr<ArrayBuilder> out;
-  switch (type->id()) {
-    case TypeId::kList:
-    case TypeId::kLargeList:
-    case TypeId::kFixedSizeList:
-      return MakeListBuilder(type);
-    case TypeId::kStruct:
+  return VisitType(*type, [&](auto traits) -> Result<BuilderPtr> {
+    using T = decltype(traits);
+    using B = typename T::BuilderType;
+    constexpr TypeId kId = T::kId;
+    if constexpr (kId == TypeId::kList || kId == TypeId::kLargeList ||
+                  kId == TypeId::kFixedSizeList) {
+      return MakeListBuilder<B>(type);
+    } else if constexpr (kId == TypeId::kStruct) {
       return MakeStructBuilder(type);
-    case TypeId::kMap: {
+    } else if constexpr (kId == TypeId::kMap) {
       LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
       LANCE_ASSIGN_OR_RAISE(auto keys, MakeBuilder(type->key_type()));
       LANCE_ASSIGN_OR_RAISE(auto items, MakeBuilder(type->item_type()));
       return std::make_unique<MapBuilder>(type, std::move(keys), std::move(items));
-    }
-    case TypeId::kDictionary: {
+    } else if constexpr (kId == TypeId::kDictionary) {
       LANCE_RETURN_NOT_OK(ValidateTypeParameters(*type).WithContext("making a builder"));
       // Checks that the value type can be built before the builder relies on it.
       LANCE_RETURN_NOT_OK(MakeBuilder(type->value_type()).status());
       return std::make_unique<DictionaryBuilder>(type);
+    } else {
+      LANCE_RETURN_NOT_OK(CheckLeafParameters(*type));
+      // Builders of parameterless types are made from nothing (their type is fixed).
+      if constexpr (std::is_constructible_v<B, DataTypePtr>) {
+        return std::make_unique<B>(type);
+      } else {
+        return std::make_unique<B>();
+      }
     }
-    default:
-      LANCE_ASSIGN_OR_RAISE(out, MakeLeafBuilder(type));
-      break;
-  }
-  if (!out) {
-    return Status::NotImplemented("making a builder for type " + type->ToString());
-  }
-  return out;
+  });
 }
 
 }  // namespace lance

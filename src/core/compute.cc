@@ -12,8 +12,10 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 
 namespace lance::compute {
@@ -211,84 +213,40 @@ Result<ArrayDataPtr> Gather(const ArrayData& data, const int64_t* indices, int64
   LANCE_ASSIGN_OR_RAISE(auto validity, GatherValidity(data, indices, n));
   auto [bitmap, nulls] = std::move(validity);
   const DataType& type = *data.type;
-  switch (type.id()) {
-    case TypeId::kBool: {
-      LANCE_ASSIGN_OR_RAISE(BufferPtr values, GatherBits(data, indices, n));
-      return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
-    }
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-    case TypeId::kFloat16:
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kFloat32:
-    case TypeId::kDate32:
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kFloat64:
-    case TypeId::kTimestamp:
-    case TypeId::kDate64:
-    case TypeId::kTime32:
-    case TypeId::kTime64:
-    case TypeId::kDuration: {
-      BufferPtr values;
-      switch (type.byte_width()) {
-        case 1: {
-          LANCE_ASSIGN_OR_RAISE(values, GatherFixed<uint8_t>(data, indices, n));
-          break;
-        }
-        case 2: {
-          LANCE_ASSIGN_OR_RAISE(values, GatherFixed<uint16_t>(data, indices, n));
-          break;
-        }
-        case 4: {
-          LANCE_ASSIGN_OR_RAISE(values, GatherFixed<uint32_t>(data, indices, n));
-          break;
-        }
-        default: {
-          LANCE_ASSIGN_OR_RAISE(values, GatherFixed<uint64_t>(data, indices, n));
-          break;
-        }
-      }
-      return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
-    }
-    case TypeId::kFixedSizeBinary:
-    case TypeId::kDecimal128:
-    case TypeId::kDecimal256: {
-      LANCE_ASSIGN_OR_RAISE(
-          BufferPtr values,
-          GatherBytes(data, std::max(0, type.byte_width()), indices, n));
-      return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
-    }
-    case TypeId::kNull:
+  return VisitType(type, [&](auto traits) -> Result<ArrayDataPtr> {
+    using T = decltype(traits);
+    constexpr TypeId kId = T::kId;
+    BufferPtr values;
+    if constexpr (T::kIsBaseBinary) {
+      return GatherBinary<typename T::OffsetType>(data, indices, n, std::move(bitmap),
+                                                  nulls);
+    } else if constexpr (T::kIsBaseList) {
+      return GatherList<typename T::OffsetType>(data, indices, n, std::move(bitmap),
+                                                nulls);
+    } else if constexpr (kId == TypeId::kFixedSizeList) {
+      return GatherFixedSizeList(data, indices, n, std::move(bitmap), nulls);
+    } else if constexpr (kId == TypeId::kStruct) {
+      return GatherStruct(data, indices, n, std::move(bitmap), nulls);
+    } else if constexpr (kId == TypeId::kNull) {
       return ArrayData::Make(data.type, n, {nullptr}, n);
-    case TypeId::kDictionary: {
+    } else if constexpr (kId == TypeId::kDictionary) {
       // The indices are gathered; the dictionary is shared as it is.
       const int width = type.index_type()->byte_width();
-      LANCE_ASSIGN_OR_RAISE(BufferPtr values, GatherBytes(data, width, indices, n));
+      LANCE_ASSIGN_OR_RAISE(values, GatherBytes(data, width, indices, n));
       return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls,
                              0, {}, data.dictionary);
+    } else if constexpr (kId == TypeId::kBool) {
+      LANCE_ASSIGN_OR_RAISE(values, GatherBits(data, indices, n));
+    } else if constexpr (T::kIsNumeric) {
+      // Values are moved as unsigned words of their width: bits, not numbers.
+      LANCE_ASSIGN_OR_RAISE(
+          values, GatherFixed<SameWidthUInt<typename T::CType>>(data, indices, n));
+    } else {  // fixed_size_binary, decimals
+      LANCE_ASSIGN_OR_RAISE(
+          values, GatherBytes(data, std::max(0, type.byte_width()), indices, n));
     }
-    case TypeId::kMap:
-      return GatherList<int32_t>(data, indices, n, std::move(bitmap), nulls);
-    case TypeId::kUtf8:
-    case TypeId::kBinary:
-      return GatherBinary<int32_t>(data, indices, n, std::move(bitmap), nulls);
-    case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary:
-      return GatherBinary<int64_t>(data, indices, n, std::move(bitmap), nulls);
-    case TypeId::kList:
-      return GatherList<int32_t>(data, indices, n, std::move(bitmap), nulls);
-    case TypeId::kLargeList:
-      return GatherList<int64_t>(data, indices, n, std::move(bitmap), nulls);
-    case TypeId::kFixedSizeList:
-      return GatherFixedSizeList(data, indices, n, std::move(bitmap), nulls);
-    case TypeId::kStruct:
-      return GatherStruct(data, indices, n, std::move(bitmap), nulls);
-  }
-  return Status::NotImplemented("gathering values of type " + type.ToString());
+    return ArrayData::Make(data.type, n, {std::move(bitmap), std::move(values)}, nulls);
+  });
 }
 
 // Checks the buffers Gather dereferences, so that malformed arrays fail cleanly instead
@@ -549,13 +507,27 @@ Result<RecordBatchPtr> FilterBatch(const RecordBatch& batch, const Array& mask) 
   return RecordBatch::Make(batch.schema(), count, std::move(columns));
 }
 
-Result<ArrayPtr> Take(const Array& values, const std::vector<int64_t>& indices) {
-  LANCE_RETURN_NOT_OK(CheckIndices(indices, values.length()));
-  LANCE_RETURN_NOT_OK(CheckGatherable(*values.data()));
+namespace {
+
+// Take of indices already checked against values.length(); a malformed array's status
+// carries `context` when there is one.
+Result<ArrayPtr> TakeChecked(const Array& values, const std::vector<int64_t>& indices,
+                             std::string_view context = {}) {
+  Status gatherable = CheckGatherable(*values.data());
+  if (!gatherable.ok()) {
+    return context.empty() ? gatherable : gatherable.WithContext(context);
+  }
   values.null_count();
   LANCE_ASSIGN_OR_RAISE(ArrayDataPtr out, Gather(*values.data(), indices.data(),
                                                  static_cast<int64_t>(indices.size())));
   return MakeArray(std::move(out));
+}
+
+}  // namespace
+
+Result<ArrayPtr> Take(const Array& values, const std::vector<int64_t>& indices) {
+  LANCE_RETURN_NOT_OK(CheckIndices(indices, values.length()));
+  return TakeChecked(values, indices);
 }
 
 Result<RecordBatchPtr> TakeBatch(const RecordBatch& batch,
@@ -564,16 +536,32 @@ Result<RecordBatchPtr> TakeBatch(const RecordBatch& batch,
   std::vector<ArrayPtr> columns;
   columns.reserve(batch.columns().size());
   for (int i = 0; i < batch.num_columns(); ++i) {
-    const Array& column = *batch.column(i);
-    LANCE_RETURN_NOT_OK_CTX(CheckGatherable(*column.data()),
-                            "taking from column " + batch.schema()->field(i)->name());
-    column.null_count();
-    LANCE_ASSIGN_OR_RAISE(ArrayDataPtr out, Gather(*column.data(), indices.data(),
-                                                   static_cast<int64_t>(indices.size())));
-    columns.push_back(MakeArray(std::move(out)));
+    LANCE_ASSIGN_OR_RAISE(
+        ArrayPtr out,
+        TakeChecked(*batch.column(i), indices,
+                    "taking from column " + batch.schema()->field(i)->name()));
+    columns.push_back(std::move(out));
   }
   return RecordBatch::Make(batch.schema(), static_cast<int64_t>(indices.size()),
                            std::move(columns));
+}
+
+Status ReorderRows(const std::vector<int64_t>& sorted,
+                   const std::vector<int64_t>& indices, std::vector<ArrayPtr>* columns) {
+  if (sorted == indices) return Status::OK();
+  std::vector<int64_t> positions(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const auto it = std::lower_bound(sorted.begin(), sorted.end(), indices[i]);
+    if (it == sorted.end() || *it != indices[i]) {
+      return Status::Invalid("reordering rows: row " + std::to_string(indices[i]) +
+                             " is not among the rows read");
+    }
+    positions[i] = it - sorted.begin();
+  }
+  for (ArrayPtr& column : *columns) {
+    LANCE_ASSIGN_OR_RAISE(column, Take(*column, positions));
+  }
+  return Status::OK();
 }
 
 Result<std::vector<int64_t>> SelectedIndices(const Array& mask) {

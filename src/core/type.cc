@@ -388,6 +388,21 @@ LANCE_SINGLETON_TYPE(null, TypeId::kNull)
 
 #undef LANCE_SINGLETON_TYPE
 
+DataTypePtr integer_type(int bit_width, bool is_signed) {
+  switch (bit_width) {
+    case 8:
+      return is_signed ? int8() : uint8();
+    case 16:
+      return is_signed ? int16() : uint16();
+    case 32:
+      return is_signed ? int32() : uint32();
+    case 64:
+      return is_signed ? int64() : uint64();
+    default:
+      return nullptr;
+  }
+}
+
 DataTypePtr fixed_size_binary(int32_t byte_width) {
   return std::make_shared<const DataType>(TypeId::kFixedSizeBinary, byte_width,
                                           TimeUnit::kSecond, std::string(),

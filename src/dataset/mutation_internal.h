@@ -35,7 +35,7 @@ Result<std::vector<int>> ColumnIndices(const DatasetImpl& ds,
                                        std::string_view what);
 
 /// \brief `values` as a column of `field`: relabelled when the shapes agree, else cast
-/// (CastArray); nulls in a non-nullable field are Invalid naming the column.
+/// (compute::Cast); nulls in a non-nullable field are Invalid naming the column.
 Result<ArrayPtr> ConformColumn(const ArrayPtr& values, const Field& field,
                                std::string_view what);
 

@@ -9,6 +9,7 @@
 #include "dataset/fragment_reader.h"
 #include "dataset/mutation_internal.h"
 #include "format/schema_proto.h"
+#include "lance/core/cast.h"
 #include "lance/core/compute.h"
 #include "lance/core/concatenate.h"
 #include "lance/macros.h"
@@ -477,8 +478,8 @@ Status Dataset::AlterColumns(const std::vector<ColumnAlteration>& alterations) {
                             for (size_t i = 0; i < cast_fields.size(); ++i) {
                               LANCE_ASSIGN_OR_RAISE(
                                   ArrayPtr values,
-                                  table::CastArray(batch.column(static_cast<int>(i)),
-                                                   cast_fields[i]->type()));
+                                  compute::Cast(batch.column(static_cast<int>(i)),
+                                                cast_fields[i]->type()));
                               out.push_back(ti::Relabel(values, cast_fields[i]->type()));
                             }
                             return out;

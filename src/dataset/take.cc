@@ -152,16 +152,7 @@ Result<TablePtr> Reorder(const Projection& projection,
     }
     columns.push_back(std::move(column));
   }
-  if (sorted != indices) {
-    std::vector<int64_t> positions(indices.size());
-    for (size_t i = 0; i < indices.size(); ++i) {
-      positions[i] =
-          std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
-    }
-    for (ArrayPtr& column : columns) {
-      LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
-    }
-  }
+  LANCE_RETURN_NOT_OK(compute::ReorderRows(sorted, indices, &columns));
   const int64_t rows = static_cast<int64_t>(indices.size());
   LANCE_ASSIGN_OR_RAISE(RecordBatchPtr batch,
                         RecordBatch::Make(projection.schema, rows, std::move(columns)));

@@ -12,6 +12,7 @@
 
 #include "dataset/fragment_reader.h"
 #include "dataset/mutation_internal.h"
+#include "lance/core/cast.h"
 #include "lance/core/compute.h"
 #include "lance/macros.h"
 #include "table/commit.h"
@@ -61,7 +62,7 @@ Result<ArrayPtr> ConformColumn(const ArrayPtr& values, const Field& field,
   } else if (values->type_id() == TypeId::kNull) {
     LANCE_ASSIGN_OR_RAISE(out, MakeNullArray(field.type(), values->length()));
   } else {
-    auto cast = table::CastArray(values, field.type());
+    auto cast = compute::Cast(values, field.type());
     if (!cast.ok()) {
       return cast.status().WithContext(
           StrCat(what, ": storing a value of type ", values->type()->ToString(),

@@ -122,16 +122,7 @@ Result<RecordBatchPtr> TakeRows(const FileContext& file,
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   LANCE_ASSIGN_OR_RAISE(std::vector<ArrayPtr> columns, read(fields.first, sorted));
   // Back in the caller's order, with its repeats.
-  if (sorted != indices) {
-    std::vector<int64_t> positions(indices.size());
-    for (size_t i = 0; i < indices.size(); ++i) {
-      positions[i] =
-          std::lower_bound(sorted.begin(), sorted.end(), indices[i]) - sorted.begin();
-    }
-    for (ArrayPtr& column : columns) {
-      LANCE_ASSIGN_OR_RAISE(column, compute::Take(*column, positions));
-    }
-  }
+  LANCE_RETURN_NOT_OK(compute::ReorderRows(sorted, indices, &columns));
   return RecordBatch::Make(fields.second, static_cast<int64_t>(indices.size()),
                            std::move(columns));
 }
@@ -398,13 +389,13 @@ Result<std::shared_ptr<LanceFileReader>> OpenV2(
   std::vector<std::pair<uint64_t, uint64_t>> gbo(footer.num_global_buffers);
   for (uint32_t i = 0; i < footer.num_global_buffers; ++i) {
     const uint8_t* e = at(footer.gbo_table_start + 16 * uint64_t{i});
-    gbo[i] = {internal::LoadLE<uint64_t>(e), internal::LoadLE<uint64_t>(e + 8)};
+    gbo[i] = {LoadLE<uint64_t>(e), LoadLE<uint64_t>(e + 8)};
   }
   std::vector<std::pair<uint64_t, uint64_t>> cmo(footer.num_columns);
   uint64_t needed = gbo[0].first;
   for (uint32_t i = 0; i < footer.num_columns; ++i) {
     const uint8_t* e = at(footer.cmo_table_start + 16 * uint64_t{i});
-    cmo[i] = {internal::LoadLE<uint64_t>(e), internal::LoadLE<uint64_t>(e + 8)};
+    cmo[i] = {LoadLE<uint64_t>(e), LoadLE<uint64_t>(e + 8)};
     if (!RangeInside(cmo[i].first, cmo[i].second, meta_limit)) {
       return CorruptFile(
           p, "metadata of column " + std::to_string(i) + " lies outside the file");
@@ -455,8 +446,8 @@ Result<std::shared_ptr<LanceFileReader>> OpenAny(
   if (std::memcmp(end - 4, internal::kMagic.data(), 4) != 0) {
     return CorruptFile(path, "no Lance magic at the end of the file");
   }
-  const uint16_t major = internal::LoadLE<uint16_t>(end - 8);
-  const uint16_t minor = internal::LoadLE<uint16_t>(end - 6);
+  const uint16_t major = LoadLE<uint16_t>(end - 8);
+  const uint16_t minor = LoadLE<uint16_t>(end - 6);
   const std::string version_text = std::to_string(major) + "." + std::to_string(minor);
   if (major == 0 && (minor == 1 || minor == 2)) {
     return legacy::OpenLegacyFile(std::move(path), std::move(file), remote,

@@ -188,8 +188,8 @@ class FileWriterImpl : public LanceFileWriter {
           encoder_->ColumnEncoding(c));
       const std::string bytes = column.metadata.SerializeAsString();
       uint8_t entry[16];
-      internal::StoreLE<uint64_t>(entry, static_cast<uint64_t>(stream_->position()));
-      internal::StoreLE<uint64_t>(entry + 8, bytes.size());
+      StoreLE<uint64_t>(entry, static_cast<uint64_t>(stream_->position()));
+      StoreLE<uint64_t>(entry + 8, bytes.size());
       cmo_table.append(reinterpret_cast<const char*>(entry), 16);
       LANCE_RETURN_NOT_OK(stream_->Write(bytes));
     }
@@ -197,8 +197,8 @@ class FileWriterImpl : public LanceFileWriter {
     LANCE_RETURN_NOT_OK(stream_->Write(cmo_table));
     footer.gbo_table_start = static_cast<uint64_t>(stream_->position());
     uint8_t gbo[16];
-    internal::StoreLE<uint64_t>(gbo, descriptor_pos);
-    internal::StoreLE<uint64_t>(gbo + 8, descriptor_bytes.size());
+    StoreLE<uint64_t>(gbo, descriptor_pos);
+    StoreLE<uint64_t>(gbo + 8, descriptor_bytes.size());
     LANCE_RETURN_NOT_OK(stream_->Write(gbo, 16));
     footer.num_global_buffers = 1;
     footer.num_columns = static_cast<uint32_t>(columns_.size());

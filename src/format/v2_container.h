@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "lance/core/byte_order.h"
+
 namespace lance::format::internal {
 
 inline constexpr int64_t kFooterSize = 40;
@@ -40,20 +42,6 @@ struct Footer {
   uint16_t major = 0;
   uint16_t minor = 0;
 };
-
-template <typename T>
-inline T LoadLE(const uint8_t* p) {
-  // The container is little endian and so is every platform we build for; memcpy keeps
-  // unaligned loads defined.
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
-
-template <typename T>
-inline void StoreLE(uint8_t* p, T value) {
-  std::memcpy(p, &value, sizeof(T));
-}
 
 /// \brief Serializes `footer` into exactly kFooterSize bytes (magic included).
 inline std::string EncodeFooter(const Footer& footer) {

@@ -13,6 +13,7 @@
 
 #include "ipc/arrow_format_generated.h"
 #include "lance/core/buffer.h"
+#include "lance/core/byte_order.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
 #include "lance/result.h"
@@ -35,14 +36,6 @@ inline constexpr int kMaxNestingDepth = 48;
 /// \brief `n` rounded up to a multiple of kIpcAlignment.
 inline int64_t PaddedLength(int64_t n) {
   return (n + kIpcAlignment - 1) & ~(kIpcAlignment - 1);
-}
-
-/// \brief Reads a little-endian scalar at any alignment.
-template <typename T>
-T LoadUnaligned(const uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
 }
 
 // ---- Schema ---------------------------------------------------------------------------

@@ -19,7 +19,6 @@ namespace lance::ipc {
 
 namespace {
 
-using internal::LoadUnaligned;
 namespace fb = internal::fb;
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
@@ -109,8 +108,8 @@ Result<BatchFootprint> FootprintOf(const fb::RecordBatch& batch, const Buffer& b
     for (uint32_t i = 0; i < nodes->size(); ++i) {
       // Struct vectors are only verified 4-byte aligned: fields are copied out.
       const uint8_t* raw = nodes->Data() + i * sizeof(fb::FieldNode);
-      const int64_t length = LoadUnaligned<int64_t>(raw);
-      const int64_t null_count = LoadUnaligned<int64_t>(raw + 8);
+      const int64_t length = LoadLE<int64_t>(raw);
+      const int64_t null_count = LoadLE<int64_t>(raw + 8);
       if (length < 0 || null_count < 0 || null_count > length) {
         return Status::Corrupt("field node ", i, " has length ", length,
                                " and null count ", null_count);
@@ -121,8 +120,8 @@ Result<BatchFootprint> FootprintOf(const fb::RecordBatch& batch, const Buffer& b
   if (const auto* buffers = batch.buffers()) {
     for (uint32_t i = 0; i < buffers->size(); ++i) {
       const uint8_t* raw = buffers->Data() + i * sizeof(fb::Buffer);
-      const int64_t offset = LoadUnaligned<int64_t>(raw);
-      const int64_t length = LoadUnaligned<int64_t>(raw + 8);
+      const int64_t offset = LoadLE<int64_t>(raw);
+      const int64_t length = LoadLE<int64_t>(raw + 8);
       if (offset < 0 || length < 0 || offset > body.size() ||
           length > body.size() - offset) {
         return Status::Corrupt("buffer ", i, " [", offset, ", +", length,
@@ -135,7 +134,7 @@ Result<BatchFootprint> FootprintOf(const fb::RecordBatch& batch, const Buffer& b
           return Status::Corrupt("compressed buffer ", i, " of ", length,
                                  " bytes is shorter than its 8-byte length prefix");
         }
-        const int64_t prefix = LoadUnaligned<int64_t>(body.data() + offset);
+        const int64_t prefix = LoadLE<int64_t>(body.data() + offset);
         if (prefix == kNotCompressed) {
           decoded = length - kPrefixSize;
         } else if (prefix < 0) {

@@ -160,7 +160,7 @@ class BatchLoader {
     // avoids misaligned 8-byte loads on corrupt input.
     const uint8_t* raw = nodes_->Data() + node_index_ * sizeof(fb::FieldNode);
     ++node_index_;
-    Node node{LoadUnaligned<int64_t>(raw), LoadUnaligned<int64_t>(raw + 8)};
+    Node node{LoadLE<int64_t>(raw), LoadLE<int64_t>(raw + 8)};
     if (node.length < 0 || node.null_count < 0 || node.null_count > node.length) {
       return Fail(field, "field node has length " + std::to_string(node.length) +
                              " and null count " + std::to_string(node.null_count));
@@ -179,8 +179,8 @@ class BatchLoader {
     }
     const uint8_t* raw = buffers_->Data() + buffer_index_ * sizeof(fb::Buffer);
     ++buffer_index_;
-    const int64_t offset = LoadUnaligned<int64_t>(raw);
-    const int64_t length = LoadUnaligned<int64_t>(raw + 8);
+    const int64_t offset = LoadLE<int64_t>(raw);
+    const int64_t length = LoadLE<int64_t>(raw + 8);
     if (offset < 0 || length < 0 || offset > body_->size() ||
         length > body_->size() - offset) {
       return Fail(field, std::string(role) + " buffer [" + std::to_string(offset) +

@@ -193,20 +193,8 @@ Status FieldError(const std::string& name, const std::string& what) {
 
 Result<DataTypePtr> IntFromFlatbuffer(const fb::Int* type, const std::string& name) {
   if (type == nullptr) return FieldError(name, "Int type without its table");
-  const bool is_signed = type->is_signed();
-  switch (type->bit_width()) {
-    case 8:
-      return is_signed ? int8() : uint8();
-    case 16:
-      return is_signed ? int16() : uint16();
-    case 32:
-      return is_signed ? int32() : uint32();
-    case 64:
-      return is_signed ? int64() : uint64();
-    default:
-      return FieldError(name,
-                        "Int type with bit width " + std::to_string(type->bit_width()));
-  }
+  if (DataTypePtr t = integer_type(type->bit_width(), type->is_signed())) return t;
+  return FieldError(name, "Int type with bit width " + std::to_string(type->bit_width()));
 }
 
 Result<DataTypePtr> FloatFromFlatbuffer(const fb::FloatingPoint* type,
@@ -512,13 +500,13 @@ Result<MessageView> ReadMessageAt(const BufferPtr& bytes, int64_t offset, int64_
                            " bytes left, its length prefix needs 4");
   }
   int64_t prefix = 4;
-  int32_t metadata_length = LoadUnaligned<int32_t>(p);
-  if (LoadUnaligned<uint32_t>(p) == kContinuationMarker) {
+  int32_t metadata_length = LoadLE<int32_t>(p);
+  if (LoadLE<uint32_t>(p) == kContinuationMarker) {
     if (available < 8) {
       return Status::Corrupt(where + " is truncated inside its 8-byte prefix");
     }
     prefix = 8;
-    metadata_length = LoadUnaligned<int32_t>(p + 4);
+    metadata_length = LoadLE<int32_t>(p + 4);
   }
   MessageView view;
   if (metadata_length == 0) {

@@ -18,7 +18,6 @@ namespace {
 
 using internal::kArrowMagic;
 using internal::kArrowMagicSize;
-using internal::LoadUnaligned;
 using internal::MessageView;
 namespace fb = internal::fb;
 
@@ -44,8 +43,8 @@ Result<Block> ReadBlock(const flatbuffers::Vector<const fb::Block*>* blocks, uin
                         int64_t limit, const char* kind) {
   // Copied out field by field: struct vectors are only verified 4-byte aligned.
   const uint8_t* raw = blocks->Data() + i * sizeof(fb::Block);
-  const Block block{LoadUnaligned<int64_t>(raw), LoadUnaligned<int32_t>(raw + 8),
-                    LoadUnaligned<int64_t>(raw + 16)};
+  const Block block{LoadLE<int64_t>(raw), LoadLE<int32_t>(raw + 8),
+                    LoadLE<int64_t>(raw + 16)};
   if (block.offset < kFileHeaderSize || block.offset >= limit ||
       block.metadata_length <= 0 || block.body_length < 0 ||
       block.metadata_length > limit - block.offset ||
@@ -87,7 +86,7 @@ Result<std::shared_ptr<IpcFileReader>> IpcFileReader::Open(BufferPtr file_bytes)
     return Status::Corrupt("missing the ARROW1 magic bytes at the start or end")
         .WithContext(kContext);
   }
-  const int32_t footer_length = LoadUnaligned<int32_t>(data + size - kFileTrailerSize);
+  const int32_t footer_length = LoadLE<int32_t>(data + size - kFileTrailerSize);
   const int64_t max_footer = size - kFileHeaderSize - kFileTrailerSize;
   if (footer_length <= 0 || footer_length > max_footer) {
     return Status::Corrupt("footer length ", footer_length, " does not fit in the ", size,

@@ -21,7 +21,6 @@ namespace lance::ipc {
 namespace {
 
 using internal::kContinuationMarker;
-using internal::LoadUnaligned;
 using internal::PaddedLength;
 namespace fb = internal::fb;
 
@@ -166,8 +165,8 @@ class BatchSerializer {
     }
     // Caller-provided buffers need not be aligned; read through memcpy.
     const uint8_t* raw = offsets->data() + data.offset * kWidth;
-    const OffsetT begin = LoadUnaligned<OffsetT>(raw);
-    const OffsetT end = LoadUnaligned<OffsetT>(raw + data.length * kWidth);
+    const OffsetT begin = LoadLE<OffsetT>(raw);
+    const OffsetT end = LoadLE<OffsetT>(raw + data.length * kWidth);
     if (begin < 0 || end < begin) return Fail(path, "has invalid offsets");
     *first = begin;
     *last = end;
@@ -179,7 +178,7 @@ class BatchSerializer {
     LANCE_ASSIGN_OR_RAISE(BufferPtr rebased, Buffer::Allocate(size));
     uint8_t* out = rebased->mutable_data();
     for (int64_t i = 0; i <= data.length; ++i) {
-      const OffsetT value = LoadUnaligned<OffsetT>(raw + i * kWidth) - begin;
+      const OffsetT value = LoadLE<OffsetT>(raw + i * kWidth) - begin;
       std::memcpy(out + i * kWidth, &value, kWidth);
     }
     buffers_.push_back(std::move(rebased));

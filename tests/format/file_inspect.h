@@ -31,8 +31,8 @@ inline Result<FileInfo> InspectFile(std::string_view bytes) {
   FileInfo info;
   info.footer = internal::DecodeFooter(base + bytes.size() - 40);
   const uint8_t* gbo = base + info.footer.gbo_table_start;
-  info.descriptor_pos = internal::LoadLE<uint64_t>(gbo);
-  const uint64_t len = internal::LoadLE<uint64_t>(gbo + 8);
+  info.descriptor_pos = LoadLE<uint64_t>(gbo);
+  const uint64_t len = LoadLE<uint64_t>(gbo + 8);
   if (!info.descriptor.ParseFromArray(base + info.descriptor_pos,
                                       static_cast<int>(len))) {
     return Status::Invalid("descriptor");
@@ -40,8 +40,8 @@ inline Result<FileInfo> InspectFile(std::string_view bytes) {
   for (uint32_t c = 0; c < info.footer.num_columns; ++c) {
     const uint8_t* e = base + info.footer.cmo_table_start + 16 * c;
     lance::file::v2::ColumnMetadata meta;
-    if (!meta.ParseFromArray(base + internal::LoadLE<uint64_t>(e),
-                             static_cast<int>(internal::LoadLE<uint64_t>(e + 8)))) {
+    if (!meta.ParseFromArray(base + LoadLE<uint64_t>(e),
+                             static_cast<int>(LoadLE<uint64_t>(e + 8)))) {
       return Status::Invalid("column metadata");
     }
     info.columns.push_back(std::move(meta));
@@ -62,8 +62,9 @@ inline lance::encodings::ArrayEncoding PageEncoding(
 /// everything before the column metadata is kept, the metadata, the column and global
 /// buffer offset tables and the footer are written anew. For damage that must still
 /// parse as protobuf (lying lengths and counts).
-inline std::string RebuildFile(std::string_view bytes, const FileInfo& info,
-                               const std::vector<lance::file::v2::ColumnMetadata>& columns) {
+inline std::string RebuildFile(
+    std::string_view bytes, const FileInfo& info,
+    const std::vector<lance::file::v2::ColumnMetadata>& columns) {
   std::string out(bytes.substr(0, info.footer.column_meta_start));
   std::vector<std::pair<uint64_t, uint64_t>> cmo;
   for (const auto& column : columns) {
@@ -81,7 +82,8 @@ inline std::string RebuildFile(std::string_view bytes, const FileInfo& info,
     out.append(entry, 16);
   }
   footer.gbo_table_start = out.size();
-  out += bytes.substr(info.footer.gbo_table_start, 16 * size_t{info.footer.num_global_buffers});
+  out += bytes.substr(info.footer.gbo_table_start,
+                      16 * size_t{info.footer.num_global_buffers});
   out += internal::EncodeFooter(footer);
   return out;
 }

@@ -27,6 +27,13 @@ Result<ArrayPtr> Take(const Array& values, const std::vector<int64_t>& indices);
 Result<RecordBatchPtr> TakeBatch(const RecordBatch& batch,
                                  const std::vector<int64_t>& indices);
 
+/// \brief Puts rows read in ascending order back in the caller's order: `columns` hold
+/// the rows `sorted` (ascending, unique), and become the rows `indices` (any order,
+/// repeats allowed), so that a reader fetches each row once, in file order.
+/// \return Invalid if an index is not in `sorted`.
+Status ReorderRows(const std::vector<int64_t>& sorted,
+                   const std::vector<int64_t>& indices, std::vector<ArrayPtr>* columns);
+
 /// \brief Positions of the slots of boolean `mask` that are true (null counts as false),
 /// ascending. Turns a predicate result into row offsets (deletions, Take).
 /// \return Invalid if `mask` is not boolean.

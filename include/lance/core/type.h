@@ -173,6 +173,9 @@ DataTypePtr uint8();
 DataTypePtr uint16();
 DataTypePtr uint32();
 DataTypePtr uint64();
+/// \brief The integer type of `bit_width` bits (8, 16, 32 or 64) and signedness;
+/// nullptr for another width.
+DataTypePtr integer_type(int bit_width, bool is_signed);
 DataTypePtr float16();
 DataTypePtr float32();
 DataTypePtr float64();

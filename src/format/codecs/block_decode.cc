@@ -21,7 +21,6 @@ namespace lance::format::codecs {
 
 using CE = pb21::CompressiveEncoding;
 using internal::BytesForBits;
-using internal::LoadLE;
 namespace {
 
 Result<DataBlock> Block(const CE& e, const BufferPtr& buffer, int64_t num_values,
@@ -292,18 +291,7 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
   const int64_t n = indices.num_values;
   const int iw = static_cast<int>(indices.bits_per_value / 8);
   const uint8_t* ip = indices.data->data();
-  auto index = [&](int64_t i) -> uint64_t {
-    switch (iw) {
-      case 1:
-        return ip[i];
-      case 2:
-        return LoadLE<uint16_t>(ip + 2 * i);
-      case 4:
-        return LoadLE<uint32_t>(ip + 4 * i);
-      default:
-        return LoadLE<uint64_t>(ip + 8 * i);
-    }
-  };
+  auto index = [&](int64_t i) -> uint64_t { return LoadUIntLE(ip + iw * i, iw); };
   const uint64_t size = static_cast<uint64_t>(dictionary.num_values);
   for (int64_t i = 0; i < n; ++i) {
     if (index(i) >= size) {
@@ -347,9 +335,9 @@ Result<DataBlock> TakeFromDictionary(const DataBlock& dictionary,
     int64_t pos = 0;
     for (int64_t i = 0; i <= n; ++i) {
       if (w == 4) {
-        internal::StoreLE<uint32_t>(oo + 4 * i, static_cast<uint32_t>(pos));
+        StoreLE<uint32_t>(oo + 4 * i, static_cast<uint32_t>(pos));
       } else {
-        internal::StoreLE<uint64_t>(oo + 8 * i, static_cast<uint64_t>(pos));
+        StoreLE<uint64_t>(oo + 8 * i, static_cast<uint64_t>(pos));
       }
       if (i == n) break;
       const uint64_t k = index(i);
@@ -405,9 +393,9 @@ Result<DataBlock> GeneralPerValue(const CE& e, const DataBlock& values) {
   uint8_t* oo = out_offsets->mutable_data();
   auto store = [&](int64_t i, int64_t v) {
     if (w == 4) {
-      internal::StoreLE<uint32_t>(oo + 4 * i, static_cast<uint32_t>(v));
+      StoreLE<uint32_t>(oo + 4 * i, static_cast<uint32_t>(v));
     } else {
-      internal::StoreLE<uint64_t>(oo + 8 * i, static_cast<uint64_t>(v));
+      StoreLE<uint64_t>(oo + 8 * i, static_cast<uint64_t>(v));
     }
   };
   store(0, 0);
@@ -534,12 +522,10 @@ Result<DataBlock> DecodePackedField(PackedField& f, int64_t n, int depth) {
       if (f.offsets[static_cast<size_t>(i)] > 0xFFFFFFFFull) {
         return Status::Corrupt("variable_packed_struct field exceeds 32-bit offsets");
       }
-      internal::StoreLE<uint32_t>(
-          offs->mutable_data() + 4 * i,
-          static_cast<uint32_t>(f.offsets[static_cast<size_t>(i)]));
+      StoreLE<uint32_t>(offs->mutable_data() + 4 * i,
+                        static_cast<uint32_t>(f.offsets[static_cast<size_t>(i)]));
     } else {
-      internal::StoreLE<uint64_t>(offs->mutable_data() + 8 * i,
-                                  f.offsets[static_cast<size_t>(i)]);
+      StoreLE<uint64_t>(offs->mutable_data() + 8 * i, f.offsets[static_cast<size_t>(i)]);
     }
   }
   return VariablePerValue(

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lance/core/buffer.h"
+#include "lance/core/byte_order.h"
 #include "lance/result.h"
 #include "lance/status.h"
 
@@ -50,18 +51,6 @@ inline int64_t MaxChunkBytes(int64_t num_values) {
   if (num_values > (kMaxBlockBytes - kMaxChunkBaseBytes) / per_value)
     return kMaxBlockBytes;
   return kMaxChunkBaseBytes + num_values * per_value;
-}
-
-template <typename T>
-inline T LoadLE(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;  // every supported target is little endian
-}
-
-template <typename T>
-inline void StoreLE(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
 }
 
 /// a * b, or false when it overflows int64 or exceeds kMaxBlockBytes * 8.

@@ -26,7 +26,6 @@ namespace lance::format::codecs {
 
 using CE = pb21::CompressiveEncoding;
 using internal::BytesForBits;
-using internal::LoadLE;
 
 DataBlock DataBlock::Fixed(uint64_t bits_per_value, int64_t num_values, BufferPtr data) {
   DataBlock b;

@@ -14,8 +14,6 @@
 
 namespace lance::format::codecs {
 
-using internal::LoadLE;
-
 // ---------------------------------------------------------------------------------------
 // Symbol table
 
@@ -51,9 +49,9 @@ void SerializeFsstSymbolTable(const FsstSymbolTable& table, uint8_t* out) {
   const uint64_t header = kFsstMagic | (uint64_t{table.encoder_switch ? 1u : 0u} << 24) |
                           (uint64_t{table.suffix_lim} << 16) |
                           (uint64_t{table.terminator} << 8) | static_cast<uint64_t>(n);
-  internal::StoreLE<uint64_t>(out, header);
+  StoreLE<uint64_t>(out, header);
   for (int i = 0; i < n; ++i) {
-    internal::StoreLE<uint64_t>(out + 8 + 8 * i, table.symbols[i]);
+    StoreLE<uint64_t>(out + 8 + 8 * i, table.symbols[i]);
     out[8 + 8 * n + i] = table.lengths[i];
   }
 }
@@ -95,7 +93,7 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
   uint8_t* oo = out_offsets->mutable_data();
   const uint8_t* lens = table.lengths;
   int64_t total = 0;
-  internal::StoreLE<OffsetT>(oo, 0);
+  StoreLE<OffsetT>(oo, 0);
   uint64_t start = LoadLE<OffsetT>(offsets);
   for (int64_t i = 1; i <= n; ++i) {
     const uint64_t end = LoadLE<OffsetT>(offsets + i * w);
@@ -116,7 +114,7 @@ Result<DataBlock> DecompressT(const FsstSymbolTable& table, const DataBlock& in,
     if (total > limit) {
       return Status::Corrupt("FSST values decompress to more than ", limit, " bytes");
     }
-    internal::StoreLE<OffsetT>(oo + i * w, static_cast<OffsetT>(total));
+    StoreLE<OffsetT>(oo + i * w, static_cast<OffsetT>(total));
     start = end;
   }
 

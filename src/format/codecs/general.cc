@@ -17,7 +17,6 @@
 namespace lance::format::codecs {
 
 namespace pb21 = lance::encodings21;
-using internal::LoadLE;
 
 namespace {
 
@@ -112,7 +111,7 @@ Status GeneralCompress(pb21::CompressionScheme scheme, std::optional<int> level,
                                ZSTD_getErrorName(n));
       }
       uint8_t header[8];
-      internal::StoreLE<uint64_t>(header, static_cast<uint64_t>(size));
+      StoreLE<uint64_t>(header, static_cast<uint64_t>(size));
       LANCE_RETURN_NOT_OK(out->Append(header, 8));
       return out->Append(tmp.data(), static_cast<int64_t>(n));
     }
@@ -126,7 +125,7 @@ Status GeneralCompress(pb21::CompressionScheme scheme, std::optional<int> level,
                                          static_cast<int>(size), bound);
       if (n <= 0 && size > 0) return Status::Invalid("lz4 compression failed");
       uint8_t header[4];
-      internal::StoreLE<uint32_t>(header, static_cast<uint32_t>(size));
+      StoreLE<uint32_t>(header, static_cast<uint32_t>(size));
       LANCE_RETURN_NOT_OK(out->Append(header, 4));
       return out->Append(tmp.data(), n);
     }

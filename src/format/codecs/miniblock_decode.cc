@@ -22,7 +22,6 @@ namespace lance::format::codecs {
 
 using CE = pb21::CompressiveEncoding;
 using internal::BytesForBits;
-using internal::LoadLE;
 // --- bit-packing -----------------------------------------------------------------------
 
 template <typename T>
@@ -499,14 +498,14 @@ Result<DataBlock> PickVariable(const DataBlock& in,
   uint8_t* oo = out_offsets->mutable_data();
   uint8_t* od = out_data->mutable_data();
   uint64_t at = 0;
-  internal::StoreLE<OffsetT>(oo, 0);
+  StoreLE<OffsetT>(oo, 0);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t p = positions[static_cast<size_t>(i)];
     const uint64_t begin = LoadLE<OffsetT>(offsets + p * w);
     const uint64_t len = LoadLE<OffsetT>(offsets + (p + 1) * w) - begin;
     if (len > 0) std::memcpy(od + at, in.data->data() + begin, static_cast<size_t>(len));
     at += len;
-    internal::StoreLE<OffsetT>(oo + (i + 1) * w, static_cast<OffsetT>(at));
+    StoreLE<OffsetT>(oo + (i + 1) * w, static_cast<OffsetT>(at));
   }
   return DataBlock::Variable(in.offset_bits, n, std::move(out_offsets),
                              std::move(out_data));

@@ -20,7 +20,7 @@ uint64_t MaxRunLength(int length_bytes) {
 // Values are read with memcpy loads: callers' buffers need not be aligned.
 template <typename T>
 inline T At(const uint8_t* v, int64_t i) {
-  return internal::LoadLE<T>(v + static_cast<int64_t>(sizeof(T)) * i);
+  return LoadLE<T>(v + static_cast<int64_t>(sizeof(T)) * i);
 }
 
 template <typename T>
@@ -51,7 +51,7 @@ Status EncodeT(const uint8_t* v, int64_t n, int length_bytes, BufferBuilder* val
       const uint64_t piece = run < max_run ? run : max_run;
       LANCE_RETURN_NOT_OK(values->Append(&value, sizeof(T)));
       uint8_t len[8];
-      internal::StoreLE<uint64_t>(len, piece);
+      StoreLE<uint64_t>(len, piece);
       LANCE_RETURN_NOT_OK(lengths->Append(len, length_bytes));
       run -= piece;
     }
@@ -85,10 +85,10 @@ Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
         len = lengths[r];
         break;
       case 2:
-        len = internal::LoadLE<uint16_t>(lengths + 2 * r);
+        len = LoadLE<uint16_t>(lengths + 2 * r);
         break;
       default:
-        len = internal::LoadLE<uint32_t>(lengths + 4 * r);
+        len = LoadLE<uint32_t>(lengths + 4 * r);
         break;
     }
     if (len == 0) return Status::Corrupt("RLE run ", r, " has length zero");
@@ -103,7 +103,7 @@ Status DecodeT(const uint8_t* values, int64_t num_runs, int length_bytes,
       }
       len = remaining;
     }
-    const T value = internal::LoadLE<T>(values + sizeof(T) * r);
+    const T value = LoadLE<T>(values + sizeof(T) * r);
     for (uint64_t k = 0; k < len; ++k) dst[pos + static_cast<int64_t>(k)] = value;
     pos += static_cast<int64_t>(len);
     if (overshoots) break;
@@ -238,7 +238,7 @@ Result<BufferPtr> RleEncodeBlock(int value_bytes, const uint8_t* data, int64_t n
   BufferBuilder values, lengths, out;
   LANCE_RETURN_NOT_OK(RleEncode(value_bytes, data, n, length_bytes, &values, &lengths));
   uint8_t header[8];
-  internal::StoreLE<uint64_t>(header, static_cast<uint64_t>(values.length()));
+  StoreLE<uint64_t>(header, static_cast<uint64_t>(values.length()));
   LANCE_RETURN_NOT_OK(out.Append(header, 8));
   LANCE_RETURN_NOT_OK(out.Append(values.data(), values.length()));
   LANCE_RETURN_NOT_OK(out.Append(lengths.data(), lengths.length()));

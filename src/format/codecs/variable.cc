@@ -3,14 +3,13 @@
 
 #include "format/codecs/variable.h"
 
+#include <optional>
 #include <string>
 
 #include "format/codecs/codec_util.h"
 #include "lance/macros.h"
 
 namespace lance::format::codecs {
-
-using internal::LoadLE;
 
 namespace {
 
@@ -44,6 +43,21 @@ int64_t NextChunkEnd(const OffsetT* offsets, int64_t n, int64_t start, int64_t a
   return start + num;
 }
 
+// The last of the num_values + 1 little-endian offsets at `p`, or nullopt when they
+// decrease somewhere.
+template <typename OffsetT>
+std::optional<uint64_t> LastOffsetIfAscending(const uint8_t* p, int64_t num_values) {
+  uint64_t prev = LoadLE<OffsetT>(p);
+  bool ok = true;
+  for (int64_t i = 1; i <= num_values; ++i) {
+    const uint64_t o = LoadLE<OffsetT>(p + i * static_cast<int64_t>(sizeof(OffsetT)));
+    ok &= o >= prev;
+    prev = o;
+  }
+  if (!ok) return std::nullopt;
+  return prev;
+}
+
 template <typename OffsetT>
 Result<DataBlock> ReadChunkT(const BufferPtr& chunk, int64_t num_values) {
   constexpr int64_t w = sizeof(OffsetT);
@@ -62,24 +76,13 @@ Result<DataBlock> ReadChunkT(const BufferPtr& chunk, int64_t num_values) {
     return Status::Corrupt("variable-width chunk values start at ", first,
                            ", inside its ", std::to_string(num_values + 1), " offsets");
   }
-  uint64_t prev = first;
-  bool ok = true;
-  for (int64_t i = 1; i <= num_values; ++i) {
-    const uint64_t o = LoadLE<OffsetT>(p + i * w);
-    ok &= o >= prev;
-    prev = o;
-  }
-  if (!ok || prev > static_cast<uint64_t>(size)) {
+  const std::optional<uint64_t> last = LastOffsetIfAscending<OffsetT>(p, num_values);
+  if (!last || *last > static_cast<uint64_t>(size)) {
     return Status::Corrupt(
         "variable-width chunk offsets decrease or pass the end of its ", size, " bytes");
   }
-  DataBlock block;
-  block.kind = DataBlock::Kind::kVariable;
-  block.num_values = num_values;
-  block.offset_bits = static_cast<int>(w * 8);
-  block.offsets = Buffer::Slice(chunk, 0, (num_values + 1) * w);
-  block.data = chunk;
-  return block;
+  return DataBlock::Variable(static_cast<int>(w * 8), num_values,
+                             Buffer::Slice(chunk, 0, (num_values + 1) * w), chunk);
 }
 
 template <typename OffsetT>
@@ -99,28 +102,19 @@ Result<DataBlock> ReadBlockT(const BufferPtr& block, int64_t header, int64_t byt
   }
   const uint8_t* p = block->data() + header;
   const int64_t data_size = size - bytes_start;
-  uint64_t prev = LoadLE<OffsetT>(p);
-  if (prev != 0) {
-    return Status::Corrupt("variable-width block's first offset is ", prev, ", not 0");
+  const uint64_t first = LoadLE<OffsetT>(p);
+  if (first != 0) {
+    return Status::Corrupt("variable-width block's first offset is ", first, ", not 0");
   }
-  bool ok = true;
-  for (int64_t i = 1; i <= num_values; ++i) {
-    const uint64_t o = LoadLE<OffsetT>(p + i * w);
-    ok &= o >= prev;
-    prev = o;
-  }
-  if (!ok || prev > static_cast<uint64_t>(data_size)) {
+  const std::optional<uint64_t> last = LastOffsetIfAscending<OffsetT>(p, num_values);
+  if (!last || *last > static_cast<uint64_t>(data_size)) {
     return Status::Corrupt(
         "variable-width block offsets decrease or pass the end of its ", data_size,
         " value bytes");
   }
-  DataBlock out;
-  out.kind = DataBlock::Kind::kVariable;
-  out.num_values = num_values;
-  out.offset_bits = static_cast<int>(w * 8);
-  out.offsets = Buffer::Slice(block, header, (num_values + 1) * w);
-  out.data = Buffer::Slice(block, bytes_start, data_size);
-  return out;
+  return DataBlock::Variable(static_cast<int>(w * 8), num_values,
+                             Buffer::Slice(block, header, (num_values + 1) * w),
+                             Buffer::Slice(block, bytes_start, data_size));
 }
 
 }  // namespace

@@ -25,7 +25,6 @@
 namespace lance::format::legacy {
 
 using internal::CorruptFile;
-using internal::LoadLE;
 using internal::RangeRequest;
 
 LegacyPage LegacyFile::page(int32_t field_id, int64_t batch) const {
@@ -118,6 +117,24 @@ class Decoder {
  public:
   explicit Decoder(const LegacyFile& file) : file_(file) {}
 
+  // Asks for bytes [offset, offset + size) into *out; the job waits for them in its next
+  // stage.
+  static void Fetch(Job* job, uint64_t offset, uint64_t size, BufferPtr* out,
+                    std::vector<RangeRequest>* requests) {
+    requests->push_back({offset, size, out});
+    ++job->stage;
+    job->awaiting = true;
+  }
+
+  // Asks for the count + 1 positions (of `width` bytes) from slot start on of the job's
+  // page.
+  void FetchPositions(Job* job, uint64_t width,
+                      std::vector<RangeRequest>* requests) const {
+    const uint64_t position = file_.page(job->node->id, job->batch).position;
+    Fetch(job, position + static_cast<uint64_t>(job->start) * width,
+          static_cast<uint64_t>(job->count + 1) * width, &job->first, requests);
+  }
+
   void Plan(Job* job, std::vector<RangeRequest>* requests) const {
     const LegacyField& node = *job->node;
     switch (node.layout) {
@@ -137,35 +154,21 @@ class Decoder {
         const uint64_t byte_start = bit_start / 8;
         const uint64_t byte_end = (bit_end + 7) / 8;
         job->bit_shift = static_cast<int64_t>(bit_start % 8);
-        requests->push_back({position + byte_start, byte_end - byte_start, &job->first});
-        job->stage = 1;
-        job->awaiting = true;
+        Fetch(job, position + byte_start, byte_end - byte_start, &job->first, requests);
         return;
       }
       case Layout::kBinary:
         if (job->stage == 0) {
-          const uint64_t position = file_.page(node.id, job->batch).position;
-          requests->push_back({position + static_cast<uint64_t>(job->start) * 8,
-                               static_cast<uint64_t>(job->count + 1) * 8, &job->first});
-          job->stage = 1;
-          job->awaiting = true;
+          FetchPositions(job, 8, requests);
         } else if (job->stage == 2) {
           const uint64_t begin = LoadLE<uint64_t>(job->first->data());
           const uint64_t end = LoadLE<uint64_t>(job->first->data() + job->count * 8);
-          requests->push_back({begin, end - begin, &job->second});
-          job->stage = 3;
-          job->awaiting = true;
+          Fetch(job, begin, end - begin, &job->second, requests);
         }
         return;
       case Layout::kList:
         if (job->stage == 0) {
-          const uint64_t position = file_.page(node.id, job->batch).position;
-          const auto width = static_cast<uint64_t>(node.width);
-          requests->push_back({position + static_cast<uint64_t>(job->start) * width,
-                               static_cast<uint64_t>(job->count + 1) * width,
-                               &job->first});
-          job->stage = 1;
-          job->awaiting = true;
+          FetchPositions(job, static_cast<uint64_t>(node.width), requests);
         } else if (job->stage == 2) {
           Plan(&job->children[0], requests);
         }

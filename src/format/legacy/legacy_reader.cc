@@ -29,7 +29,6 @@ namespace lance::format::legacy {
 
 using internal::CorruptFile;
 using internal::InFile;
-using internal::LoadLE;
 using internal::RangeInside;
 
 namespace {

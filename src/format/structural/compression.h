@@ -62,6 +62,11 @@ class LevelCompressor {
   virtual const pb21::CompressiveEncoding& encoding() const = 0;
 };
 
+/// The flat encoding of `bits`-bit values.
+pb21::CompressiveEncoding Flat(uint64_t bits);
+/// Levels stored as they are, 16 bits each (the flat encoding).
+std::unique_ptr<LevelCompressor> MakePlainLevels();
+
 class CompressionStrategy {
  public:
   virtual ~CompressionStrategy() = default;
@@ -91,7 +96,8 @@ class CompressionStrategy {
 /// child as its bytes, a variable-width one as a length prefix and its bytes compressed
 /// per value by `strategy`.
 Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy,
-                                       const codecs::DataBlock& values, const Field& field);
+                                       const codecs::DataBlock& values,
+                                       const Field& field);
 
 /// The strategy for `version`.
 std::unique_ptr<CompressionStrategy> MakeCompressionStrategy(LanceFileVersion version);

@@ -26,12 +26,6 @@ constexpr int64_t kMaxChunkValues = 4096;
 constexpr int64_t kAimVariableChunkBytes = 4 * 1024;
 constexpr uint8_t kPadByte = 0x48;
 
-pb21::CompressiveEncoding Flat(uint64_t bits) {
-  pb21::CompressiveEncoding e;
-  e.mutable_flat()->set_bits_per_value(bits);
-  return e;
-}
-
 /// A fixed-size-list value shape taken apart: its layers (outermost first), each with its
 /// dimension, its item count per value and its item validity (null when it has no nulls),
 /// down to the fixed-width items. A plain fixed-width block is a shape without layers.
@@ -294,18 +288,6 @@ Result<MiniBlockValues> PackedStructMiniBlock(const DataBlock& values) {
   return out;
 }
 
-class FlatLevels : public LevelCompressor {
- public:
-  FlatLevels() : encoding_(Flat(16)) {}
-  Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
-    return Buffer::CopyFrom(levels, count * 2);
-  }
-  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
-
- private:
-  pb21::CompressiveEncoding encoding_;
-};
-
 class BasicStrategy : public CompressionStrategy {
  public:
   Result<MiniBlockValues> MiniBlock(const DataBlock& values,
@@ -320,7 +302,7 @@ class BasicStrategy : public CompressionStrategy {
   }
 
   Result<std::unique_ptr<LevelCompressor>> Levels(const std::vector<uint16_t>&) override {
-    return std::unique_ptr<LevelCompressor>(new FlatLevels());
+    return MakePlainLevels();
   }
 
   Result<CompressedBlock> DictionaryItems(const DataBlock& items, const Field&) override {
@@ -352,6 +334,32 @@ class BasicStrategy : public CompressionStrategy {
 };
 
 }  // namespace
+
+pb21::CompressiveEncoding Flat(uint64_t bits) {
+  pb21::CompressiveEncoding e;
+  e.mutable_flat()->set_bits_per_value(bits);
+  return e;
+}
+
+namespace {
+
+class PlainLevels : public LevelCompressor {
+ public:
+  PlainLevels() : encoding_(Flat(16)) {}
+  Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
+    return Buffer::CopyFrom(levels, count * 2);
+  }
+  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
+
+ private:
+  pb21::CompressiveEncoding encoding_;
+};
+
+}  // namespace
+
+std::unique_ptr<LevelCompressor> MakePlainLevels() {
+  return std::make_unique<PlainLevels>();
+}
 
 Result<PerValueValues> ZipPackedStruct(CompressionStrategy* strategy,
                                        const DataBlock& values, const Field& field) {

@@ -104,12 +104,6 @@ struct Params {
   }
 };
 
-pb21::CompressiveEncoding Flat(uint64_t bits) {
-  pb21::CompressiveEncoding e;
-  e.mutable_flat()->set_bits_per_value(bits);
-  return e;
-}
-
 pb21::CompressiveEncoding VariableEncoding(int offset_bits) {
   pb21::CompressiveEncoding e;
   *e.mutable_variable()->mutable_offsets() = Flat(static_cast<uint64_t>(offset_bits));
@@ -182,18 +176,6 @@ BufferPtr Aligned(const BufferPtr& data, int64_t bytes) {
 
 // ---------------------------------------------------------------------------------------
 // Level compressors
-
-class PlainLevels : public LevelCompressor {
- public:
-  PlainLevels() : encoding_(Flat(16)) {}
-  Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
-    return Buffer::CopyFrom(levels, count * 2);
-  }
-  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
-
- private:
-  pb21::CompressiveEncoding encoding_;
-};
 
 class InlineBitpackedLevels : public LevelCompressor {
  public:
@@ -302,7 +284,7 @@ class LanceStrategy : public CompressionStrategy {
       const std::vector<uint16_t>& levels) override {
     const int64_t n = static_cast<int64_t>(levels.size());
     const int64_t raw = 2 * n;
-    if (n == 0) return std::unique_ptr<LevelCompressor>(new PlainLevels());
+    if (n == 0) return MakePlainLevels();
     const std::vector<int> widths = ChunkWidths(levels.data(), n);
     const int max_width = *std::max_element(widths.begin(), widths.end());
     // Lance's block bit-packing estimate (inline for one chunk, out of line beyond).
@@ -331,7 +313,7 @@ class LanceStrategy : public CompressionStrategy {
     if (v22_ && raw > kMinBlockSizeForGeneral) {
       return std::unique_ptr<LevelCompressor>(new GeneralLevels());
     }
-    return std::unique_ptr<LevelCompressor>(new PlainLevels());
+    return MakePlainLevels();
   }
 
   Result<CompressedBlock> DictionaryItems(const DataBlock& items,

@@ -24,13 +24,9 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Full-zip
 
-class FullZipPage : public PageReader {
+class FullZipPage : public LayoutPage<pb21::FullZipLayout> {
  public:
-  FullZipPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
-              pb21::FullZipLayout layout, std::vector<ByteRange> buffers)
-      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
-        layout_(std::move(layout)),
-        buffers_(std::move(buffers)) {}
+  using LayoutPage::LayoutPage;
 
   Status Init() {
     if (buffers_.empty() || buffers_.size() > 2) {
@@ -137,9 +133,9 @@ class FullZipPage : public PageReader {
       uint32_t word = 0;
       if (cw_bytes_ > 0) {
         if (off + cw_bytes_ > size) return Corrupt("truncated control word");
-        word = cw_bytes_ == 1
-                   ? p[off]
-                   : (cw_bytes_ == 2 ? Load<uint16_t>(p + off) : Load<uint32_t>(p + off));
+        word = cw_bytes_ == 1 ? p[off]
+                              : (cw_bytes_ == 2 ? LoadLE<uint16_t>(p + off)
+                                                : LoadLE<uint32_t>(p + off));
         off += cw_bytes_;
       }
       const uint16_t def = static_cast<uint16_t>(word & def_mask);
@@ -162,21 +158,7 @@ class FullZipPage : public PageReader {
       } else {
         if (def == 0) {
           if (off + length_bytes_ > size) return Corrupt("truncated value length");
-          uint64_t len = 0;
-          switch (length_bytes_) {
-            case 1:
-              len = p[off];
-              break;
-            case 2:
-              len = Load<uint16_t>(p + off);
-              break;
-            case 4:
-              len = Load<uint32_t>(p + off);
-              break;
-            default:
-              len = Load<uint64_t>(p + off);
-              break;
-          }
+          const uint64_t len = LoadUIntLE(p + off, static_cast<int64_t>(length_bytes_));
           off += length_bytes_;
           if (len > size - off) return Corrupt("value length past the end of the page");
           LANCE_RETURN_NOT_OK(u->values.Append(p + off, static_cast<int64_t>(len)));
@@ -230,20 +212,9 @@ class FullZipPage : public PageReader {
   }
 
   uint64_t IndexEntry(const uint8_t* p) const {
-    switch (index_bytes_) {
-      case 1:
-        return p[0];
-      case 2:
-        return Load<uint16_t>(p);
-      case 4:
-        return Load<uint32_t>(p);
-      default:
-        return Load<uint64_t>(p);
-    }
+    return LoadUIntLE(p, static_cast<int64_t>(index_bytes_));
   }
 
-  pb21::FullZipLayout layout_;
-  std::vector<ByteRange> buffers_;
   size_t cw_bytes_ = 0;
   bool fixed_ = false;
   uint64_t value_bytes_ = 0;

@@ -24,13 +24,12 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Mini-block
 
-class MiniBlockPage : public PageReader {
+class MiniBlockPage : public LayoutPage<pb21::MiniBlockLayout> {
  public:
   MiniBlockPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
                 pb21::MiniBlockLayout layout, std::vector<ByteRange> buffers, bool large)
-      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
-        layout_(std::move(layout)),
-        buffers_(std::move(buffers)),
+      : LayoutPage(std::move(where), std::move(levels), num_rows, std::move(type),
+                   std::move(layout), std::move(buffers)),
         large_(large) {}
 
   Status Init() {
@@ -128,8 +127,8 @@ class MiniBlockPage : public PageReader {
       bool preamble = false;
       int64_t acc = 0;
       for (size_t c = 0; c < n; ++c) {
-        const uint64_t ends = Load<uint64_t>(index->data() + 8 * c * stride);
-        const uint64_t partial = Load<uint64_t>(index->data() + 8 * (c * stride + 1));
+        const uint64_t ends = LoadLE<uint64_t>(index->data() + 8 * c * stride);
+        const uint64_t partial = LoadLE<uint64_t>(index->data() + 8 * (c * stride + 1));
         const bool trailer = partial > 0;
         const int64_t starts =
             static_cast<int64_t>(ends) + (trailer ? 1 : 0) - (preamble ? 1 : 0);
@@ -190,8 +189,8 @@ class MiniBlockPage : public PageReader {
     uint64_t offset = 0;
     int64_t values = 0;
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t w = large_ ? Load<uint32_t>(meta->data() + 4 * i)
-                                : Load<uint16_t>(meta->data() + 2 * i);
+      const uint32_t w = large_ ? LoadLE<uint32_t>(meta->data() + 4 * i)
+                                : LoadLE<uint16_t>(meta->data() + 2 * i);
       const uint32_t log = w & 0x0F;
       Chunk& c = chunks[i];
       c.offset = offset;
@@ -257,26 +256,26 @@ class MiniBlockPage : public PageReader {
       return Status::OK();
     };
     LANCE_RETURN_NOT_OK(need(2));
-    const uint16_t num_levels = Load<uint16_t>(p + off);
+    const uint16_t num_levels = LoadLE<uint16_t>(p + off);
     off += 2;
     const bool has_rep = layout_.has_rep_compression();
     const bool has_def = layout_.has_def_compression();
     size_t rep_size = 0, def_size = 0;
     if (has_rep) {
       LANCE_RETURN_NOT_OK(need(2));
-      rep_size = Load<uint16_t>(p + off);
+      rep_size = LoadLE<uint16_t>(p + off);
       off += 2;
     }
     if (has_def) {
       LANCE_RETURN_NOT_OK(need(2));
-      def_size = Load<uint16_t>(p + off);
+      def_size = LoadLE<uint16_t>(p + off);
       off += 2;
     }
     const size_t nb = static_cast<size_t>(layout_.num_buffers());
     std::vector<size_t> sizes(nb);
     for (size_t b = 0; b < nb; ++b) {
       LANCE_RETURN_NOT_OK(need(large_ ? 4 : 2));
-      sizes[b] = large_ ? Load<uint32_t>(p + off) : Load<uint16_t>(p + off);
+      sizes[b] = large_ ? LoadLE<uint32_t>(p + off) : LoadLE<uint16_t>(p + off);
       off += large_ ? 4 : 2;
     }
     off = PadTo8(off);
@@ -358,8 +357,6 @@ class MiniBlockPage : public PageReader {
     return rows;
   }
 
-  pb21::MiniBlockLayout layout_;
-  std::vector<ByteRange> buffers_;
   bool large_;
   bool has_dict_ = false;
   bool has_rep_index_ = false;

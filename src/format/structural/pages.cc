@@ -212,13 +212,9 @@ class UnreadablePage : public PageReader {
   Status refusal_;
 };
 
-class ConstantPage : public PageReader {
+class ConstantPage : public LayoutPage<pb21::ConstantLayout> {
  public:
-  ConstantPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
-               pb21::ConstantLayout layout, std::vector<ByteRange> buffers)
-      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
-        layout_(std::move(layout)),
-        buffers_(std::move(buffers)) {}
+  using LayoutPage::LayoutPage;
 
   Status Init() {
     const size_t n = buffers_.size();
@@ -320,14 +316,14 @@ class ConstantPage : public PageReader {
     const uint8_t* p = buffer->data();
     const uint64_t size = static_cast<uint64_t>(buffer->size());
     if (size < 4) return Corrupt("truncated constant value");
-    const uint32_t count = Load<uint32_t>(p);
+    const uint32_t count = LoadLE<uint32_t>(p);
     if (count > 8 || 4 + uint64_t{4} * count > size) {
       return Corrupt("constant value with " + std::to_string(count) + " buffers");
     }
     std::vector<BufferPtr> out;
     uint64_t off = 4 + uint64_t{4} * count;
     for (uint32_t i = 0; i < count; ++i) {
-      const uint32_t len = Load<uint32_t>(p + 4 + 4 * i);
+      const uint32_t len = LoadLE<uint32_t>(p + 4 + 4 * i);
       if (len > size - off) return Corrupt("constant value buffers past the end");
       out.push_back(Buffer::Slice(buffer, static_cast<int64_t>(off), len));
       off += len;
@@ -336,8 +332,6 @@ class ConstantPage : public PageReader {
     return out;
   }
 
-  pb21::ConstantLayout layout_;
-  std::vector<ByteRange> buffers_;
   bool all_null_ = false;
   int value_index_ = -1;
   int levels_index_ = -1;

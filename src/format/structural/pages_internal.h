@@ -8,11 +8,13 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/codecs/codecs.h"
 #include "format/proto/encodings_v2_1.pb.h"
 #include "format/structural/pages.h"
+#include "lance/core/byte_order.h"
 
 namespace lance::format::structural {
 
@@ -25,26 +27,25 @@ inline size_t PadTo8(size_t n) {
   return (n + kMiniBlockAlignment - 1) & ~(kMiniBlockAlignment - 1);
 }
 
-/// A little-endian value at `p` (any alignment).
-template <typename T>
-T Load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
+/// A page described by its `Layout` message, reading the byte ranges `buffers_`.
+template <typename Layout>
+class LayoutPage : public PageReader {
+ public:
+  LayoutPage(std::string where, Levels levels, int64_t num_rows, DataTypePtr type,
+             Layout layout, std::vector<ByteRange> buffers)
+      : PageReader(std::move(where), std::move(levels), num_rows, std::move(type)),
+        layout_(std::move(layout)),
+        buffers_(std::move(buffers)) {}
+
+ protected:
+  Layout layout_;
+  std::vector<ByteRange> buffers_;
+};
 
 /// The `i`th unsigned index of `bits` (8, 16, 32 or 64) bits at `p`.
 inline uint64_t LoadIndex(const uint8_t* p, uint64_t bits, int64_t i) {
-  switch (bits) {
-    case 8:
-      return p[i];
-    case 16:
-      return Load<uint16_t>(p + 2 * i);
-    case 32:
-      return Load<uint32_t>(p + 4 * i);
-    default:
-      return Load<uint64_t>(p + 8 * i);
-  }
+  const int64_t width = static_cast<int64_t>(bits / 8);
+  return LoadUIntLE(p + width * i, width);
 }
 
 /// `count` values of `type` that are all empty (zero, "", []).

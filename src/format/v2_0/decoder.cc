@@ -144,6 +144,12 @@ Result<BufferPtr> AllocateZeroed(int64_t bytes, int64_t limit = kMaxDecodedBytes
   return Buffer::Allocate(bytes);
 }
 
+// Zeroed bits for `count` slots the page does not store (all-null pages), within the
+// limit of what decoding synthesizes.
+Result<BufferPtr> SynthesizedBits(int64_t count) {
+  return AllocateZeroed(bit_util::BytesForBits(count), kMaxSynthesizedBytes);
+}
+
 Result<BufferPtr> SliceBits(const BufferPtr& src, int64_t start, int64_t count) {
   LANCE_ASSIGN_OR_RAISE(BufferPtr out, AllocateZeroed(bit_util::BytesForBits(count)));
   if (count > 0) bit_util::CopyBits(src->data(), start, count, out->mutable_data(), 0);
@@ -335,12 +341,8 @@ Result<PageDecoder::Fixed> PageDecoder::DecodeFixed(const pb::ArrayEncoding& e,
           Fixed out;
           int64_t total_bits = 0;
           if (MulOverflows(count, bits, &total_bits)) return Corrupt("page too large");
-          LANCE_ASSIGN_OR_RAISE(
-              out.validity,
-              AllocateZeroed(bit_util::BytesForBits(count), kMaxSynthesizedBytes));
-          LANCE_ASSIGN_OR_RAISE(
-              out.values,
-              AllocateZeroed(bit_util::BytesForBits(total_bits), kMaxSynthesizedBytes));
+          LANCE_ASSIGN_OR_RAISE(out.validity, SynthesizedBits(count));
+          LANCE_ASSIGN_OR_RAISE(out.values, SynthesizedBits(total_bits));
           out.null_count = count;
           return out;
         }
@@ -452,8 +454,7 @@ Result<PageDecoder::Binary> PageDecoder::DecodeNullableBinary(const pb::Nullable
     case pb::Nullable::kAllNulls: {
       Binary out;
       out.offsets.assign(static_cast<size_t>(count) + 1, 0);
-      LANCE_ASSIGN_OR_RAISE(out.validity, AllocateZeroed(bit_util::BytesForBits(count),
-                                                         kMaxSynthesizedBytes));
+      LANCE_ASSIGN_OR_RAISE(out.validity, SynthesizedBits(count));
       out.null_count = count;
       out.data = Buffer::FromString("");
       return out;
@@ -626,14 +627,12 @@ Result<PageDecoder::Binary> PageDecoder::DecodeBinary(const pb::ArrayEncoding& e
 // `count` null fixed-size lists (of any nesting) over zeroed, null items.
 Result<ArrayDataPtr> PageDecoder::AllNullFixedSizeLists(const DataTypePtr& type,
                                                         int64_t count) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr valid, AllocateZeroed(bit_util::BytesForBits(count),
-                                                        kMaxSynthesizedBytes));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr valid, SynthesizedBits(count));
   if (type->id() != TypeId::kFixedSizeList) {
     const int bits = type->id() == TypeId::kBool ? 1 : type->bit_width();
     int64_t total = 0;
     if (bits <= 0 || MulOverflows(count, bits, &total)) return Corrupt("page too large");
-    LANCE_ASSIGN_OR_RAISE(BufferPtr values, AllocateZeroed(bit_util::BytesForBits(total),
-                                                           kMaxSynthesizedBytes));
+    LANCE_ASSIGN_OR_RAISE(BufferPtr values, SynthesizedBits(total));
     return ArrayData::Make(type, count, {valid, values}, count);
   }
   int64_t items = 0;
@@ -679,15 +678,9 @@ Result<ArrayDataPtr> PageDecoder::DecodeFixedSizeList(const pb::ArrayEncoding& e
           }
           int64_t bits = 0;
           if (MulOverflows(items, item_bits, &bits)) return Corrupt("page too large");
-          LANCE_ASSIGN_OR_RAISE(
-              BufferPtr child_valid,
-              AllocateZeroed(bit_util::BytesForBits(items), kMaxSynthesizedBytes));
-          LANCE_ASSIGN_OR_RAISE(
-              BufferPtr child_values,
-              AllocateZeroed(bit_util::BytesForBits(bits), kMaxSynthesizedBytes));
-          LANCE_ASSIGN_OR_RAISE(
-              BufferPtr valid,
-              AllocateZeroed(bit_util::BytesForBits(count), kMaxSynthesizedBytes));
+          LANCE_ASSIGN_OR_RAISE(BufferPtr child_valid, SynthesizedBits(items));
+          LANCE_ASSIGN_OR_RAISE(BufferPtr child_values, SynthesizedBits(bits));
+          LANCE_ASSIGN_OR_RAISE(BufferPtr valid, SynthesizedBits(count));
           auto child =
               ArrayData::Make(item_type, items, {child_valid, child_values}, items);
           return ArrayData::Make(type, count, {valid}, count, 0, {child});

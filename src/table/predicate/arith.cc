@@ -72,17 +72,9 @@ int IntBits(TypeId id) {
   }
 }
 
+// The integer type of `bits` (8 to 64; wider widths become 64) and signedness.
 DataTypePtr IntType(bool is_signed, int bits) {
-  switch (bits) {
-    case 8:
-      return is_signed ? int8() : uint8();
-    case 16:
-      return is_signed ? int16() : uint16();
-    case 32:
-      return is_signed ? int32() : uint32();
-    default:
-      return is_signed ? int64() : uint64();
-  }
+  return integer_type(std::min(bits, 64), is_signed);
 }
 
 // Checks that an operand can take part in arithmetic at all: Invalid for what no SQL
@@ -108,7 +100,7 @@ Result<DataTypePtr> CommonArithType(const DataTypePtr& l, const DataTypePtr& r,
   if (a == TypeId::kFloat32 || b == TypeId::kFloat32) return float32();
   if (a == TypeId::kFloat16 || b == TypeId::kFloat16) return float16();
   const bool sa = l->is_signed_integer(), sb = r->is_signed_integer();
-  const int wa = IntBits(a), wb = IntBits(b);
+  const int wa = l->bit_width(), wb = r->bit_width();
   if (sa == sb) return IntType(sa, std::max(wa, wb));
   const int signed_bits = sa ? wa : wb;
   const int unsigned_bits = sa ? wb : wa;
@@ -582,7 +574,7 @@ std::optional<Literal> CoerceLiteral(const Literal& lit, const DataType& type) {
   if (type.is_integer()) {
     if (!is_int) return std::nullopt;
     const bool is_signed = type.is_signed_integer();
-    const int bits = IntBits(type.id());
+    const int bits = type.bit_width();
     const int128 lo = is_signed ? -(int128{1} << (bits - 1)) : 0;
     const int128 hi = is_signed ? (int128{1} << (bits - 1)) - 1 : (int128{1} << bits) - 1;
     if (lit.int_value < lo || lit.int_value > hi) return std::nullopt;
@@ -642,19 +634,6 @@ Literal ConstantValue(const Expr& e) {
 }
 
 }  // namespace
-
-DataTypePtr Literal::number_type() const {
-  if (kind == Kind::kFloat) return float64();
-  if (kind != Kind::kInt) return nullptr;
-  // -2^63 can only be written as minus 9223372036854775808, and Lance parses the digits
-  // on their own: 2^63 is a uint64, and minus that a float64.
-  if (int_value > kInt64Min && int_value <= kInt64Max) return int64();
-  constexpr int128 kUInt64Max = std::numeric_limits<uint64_t>::max();
-  if (int_value > kInt64Max && int_value <= kUInt64Max) {
-    return uint64();
-  }
-  return float64();
-}
 
 Status ConstantFoldError(const Expr& e) {
   if (!e.is_constant() || e.literal()) {
@@ -753,81 +732,6 @@ Result<std::optional<ExprPtr>> CoerceConstantTree(const ExprPtr& constant,
   return std::optional<ExprPtr>(std::make_shared<ConstExpr>(
       NumericType(column_type.id()), FoldInType(*constant, column_type),
       constant->ToString(), *constant->pure_arith()));
-}
-
-Result<ArrayPtr> CastNumeric(const Array& values, const DataTypePtr& to) {
-  const DataType& from = *values.type();
-  const int64_t n = values.length();
-  if (!IsArithmetic(from) || !IsArithmetic(*to)) {
-    return Status::Invalid("internal: cannot convert " + from.ToString() + " to " +
-                           to->ToString() + " for arithmetic");
-  }
-  if (from.id() == to->id() && values.offset() == 0) {
-    return MakeArray(std::make_shared<ArrayData>(*values.data()));
-  }
-  const auto& src = values.data()->buffers;
-  if (n > 0 && (src.size() < 2 || !src[1])) {
-    return Status::Invalid("internal: a numeric array without values");
-  }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, AlignedValidity(values));
-  LANCE_ASSIGN_OR_RAISE(BufferPtr data,
-                        Buffer::AllocateForOverwrite(n * to->byte_width()));
-  const int64_t offset = values.offset();
-  auto narrowing = [&] {
-    return Status::Invalid("internal: converting " + from.ToString() + " to " +
-                           to->ToString() + " would narrow");
-  };
-  if (n == 0) {
-    // Nothing to convert.
-  } else if (from.id() == TypeId::kFloat16) {
-    const uint16_t* in = src[1]->data_as<uint16_t>() + offset;
-    if (to->id() == TypeId::kFloat16) {
-      std::memcpy(data->mutable_data(), in, static_cast<size_t>(n) * 2);
-    } else if (to->id() == TypeId::kFloat32) {
-      float* out = data->mutable_data_as<float>();
-      for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(in[i]);
-    } else if (to->id() == TypeId::kFloat64) {
-      double* out = data->mutable_data_as<double>();
-      for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(in[i]);
-    } else {
-      return narrowing();
-    }
-  } else if (to->id() == TypeId::kFloat16) {
-    if (!from.is_integer()) return narrowing();
-    Status st = VisitNumeric(from.id(), [&](auto tag) -> Status {
-      using S = decltype(tag);
-      const S* in = src[1]->template data_as<S>() + offset;
-      uint16_t* out = data->mutable_data_as<uint16_t>();
-      for (int64_t i = 0; i < n; ++i) out[i] = DoubleToHalf(static_cast<double>(in[i]));
-      return Status::OK();
-    });
-    LANCE_RETURN_NOT_OK(st);
-  } else {
-    // Integer widening, integer -> float (round to nearest), float32 -> float64.
-    const bool ok =
-        (from.is_integer() && to->is_floating()) ||
-        (from.is_floating() && to->is_floating() &&
-         to->byte_width() >= from.byte_width()) ||
-        (from.is_integer() && to->is_integer() &&
-         (from.is_signed_integer() == to->is_signed_integer()
-              ? to->byte_width() >= from.byte_width()
-              : (to->is_signed_integer() && to->byte_width() > from.byte_width())));
-    if (!ok) return narrowing();
-    VisitNumeric(from.id(), [&](auto from_tag) {
-      using S = decltype(from_tag);
-      const S* in = src[1]->template data_as<S>() + offset;
-      return VisitNumeric(to->id(), [&](auto to_tag) {
-        using D = decltype(to_tag);
-        D* out = data->template mutable_data_as<D>();
-        // int8 values sign-extend on purpose.
-        for (int64_t i = 0; i < n; ++i) {
-          out[i] = static_cast<D>(in[i]);  // NOLINT(bugprone-signed-char-misuse)
-        }
-        return 0;
-      });
-    });
-  }
-  return MakeArray(ArrayData::Make(to, n, {std::move(validity), std::move(data)}));
 }
 
 }  // namespace lance::table::predicate_internal

@@ -6,7 +6,7 @@
 //   arith.cc                arithmetic (+ - * / % and unary minus): typing, folding
 //   literal.cc              operators, literals, the temporal literal grammar
 //   compare.cc, compare_arrays.cc, in.cc, like.cc   comparison / IN / LIKE kernels
-//   value_expression.cc     CAST, CASE, ||, CastArray and ValueExpression
+//   value_expression.cc     CAST, CASE, || and ValueExpression (casts: lance/core/cast.h)
 //   functions.cc            the SQL functions (lower, substr, round, date_part, ...)
 #pragma once
 
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "lance/core/array.h"
+#include "lance/core/cast.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
 #include "lance/result.h"
@@ -30,7 +31,7 @@ namespace lance::table::predicate_internal {
 // Integer literals span int64 and uint64 (and their negations); int128 holds them all
 // exactly, as well as the floor/ceil of any float literal that matters for integer
 // columns.
-using int128 = __int128;
+using compute::int128;
 
 enum class CmpOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 
@@ -54,61 +55,19 @@ std::string_view ArithOpSymbol(ArithOp op);
 ///    float64 literals widen a float32 / float16 value instead of being rounded to it.
 enum class CompareMode : uint8_t { kCoerced, kColumnLiteral };
 
-/// \brief A literal as written in the filter, before coercion to a column's type.
-struct Literal {
-  enum class Kind : uint8_t { kNull, kBool, kInt, kFloat, kString, kDate, kTimestamp };
-
-  Kind kind = Kind::kNull;
-  bool bool_value = false;
-  int128 int_value = 0;      ///< kInt, within [-(2^64 - 1), 2^64 - 1]
-  double float_value = 0;    ///< kFloat, finite
-  std::string string_value;  ///< kString, raw bytes
-  int32_t days = 0;          ///< kDate: days since the epoch
-  /// kTimestamp: nanoseconds since the epoch (int128: every year 0000-9999 fits), UTC
-  /// when has_zone, else the wall-clock time read as UTC (its zone is the column's).
-  int128 nanos = 0;
-  bool has_zone = false;  ///< kTimestamp: written with Z or an offset (an instant)
-
-  static Literal Null() { return Literal{}; }
-  static Literal Bool(bool v);
-  static Literal Int(int128 v);
-  static Literal Float(double v);
-  static Literal String(std::string v);
-  static Literal Date(int32_t days);
-  static Literal Timestamp(int128 nanos, bool has_zone);
-
-  bool is_null() const { return kind == Kind::kNull; }
-  bool is_numeric() const { return kind == Kind::kInt || kind == Kind::kFloat; }
-  /// \brief The type Lance reads this numeric literal as: int64 when the digits as
-  /// written fit int64, else uint64 when they fit that, else float64 (so
-  /// -9223372036854775808, minus applied to 2^63, is float64); non-integers are float64.
-  /// nullptr for other kinds.
-  DataTypePtr number_type() const;
-  /// \brief Re-parsable SQL spelling: 42, 1.5, 'it''s', DATE '2024-01-02', NULL, ...
-  std::string ToString() const;
-  /// \brief "integer", "float", "string", ... for error messages.
-  std::string_view KindName() const;
-};
+/// \brief A literal as written in the filter, before coercion to a column's type: the
+/// cast's scalar (lance/core/cast.h), so that casts and row-by-row functions read and
+/// write literals directly.
+using Literal = compute::Scalar;
 
 // ---- dates and timestamps -------------------------------------------------------------
 
-/// \brief A date literal: lance::ParseIsoDateTime's date alone, within date32's range.
-/// nullopt if malformed or invalid.
-std::optional<int32_t> ParseDate(std::string_view text);
-/// \brief A timestamp as written: nanoseconds since the epoch, UTC when has_zone, else
-/// the wall-clock time read as UTC. int128 holds every year 0000-9999 (int64 nanoseconds
-/// stop at 1677-09-21 and 2262-04-11; the column's unit decides what fits).
-struct ParsedTimestamp {
-  int128 nanos = 0;
-  bool has_zone = false;
-};
-/// \brief lance::ParseIsoDateTime's grammar (YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]]
-/// [Z|(+|-)HH[[:]MM]]). A date alone means midnight. nullopt if malformed, invalid, or
-/// with a non-zero digit finer than nanoseconds.
-std::optional<ParsedTimestamp> ParseTimestamp(std::string_view text);
-std::string FormatDate(int64_t days);
-/// \brief "YYYY-MM-DD HH:MM:SS[.fraction]" of nanoseconds since the epoch.
-std::string FormatTimestamp(int128 nanos);
+// The temporal literal grammar and spellings are the cast's (lance/core/cast.h).
+using compute::FormatDate;
+using compute::FormatTimestamp;
+using compute::ParseDate;
+using compute::ParsedTimestamp;
+using compute::ParseTimestamp;
 /// \brief lance::FixedZoneOffset (include/lance/core/time_zone.h): 0 for no zone and the
 /// UTC spellings, the offset of a fixed zone (+05:30, Etc/GMT+8 = -08:00); nullopt for a
 /// zone with rules such as America/New_York.
@@ -119,8 +78,7 @@ std::optional<int64_t> FixedZoneOffsetSeconds(std::string_view timezone);
 /// the message (empty: "a <type> value"). OK otherwise.
 Status CheckNaiveTimestampLiteral(const DataType& type, const Literal& literal,
                                   std::string_view column);
-/// \brief Nanoseconds per tick of `unit`.
-int64_t NanosPerUnit(TimeUnit unit);
+using compute::NanosPerUnit;
 
 // ---- evaluation
 // ------------------------------------------------------------------------
@@ -280,9 +238,8 @@ ExprPtr MakeRow(std::string name, std::vector<ExprPtr> args, DataTypePtr type,
 /// \brief The type two values meet in for COALESCE and CASE (DataFusion's coercion for
 /// the common cases); nullptr when `a` and `b` cannot meet.
 DataTypePtr CommonType(const DataTypePtr& a, const DataTypePtr& b);
-/// \brief The zone offset of a timestamp type in seconds (0 without a zone).
-/// \return NotImplemented for zones with rules.
-Result<int64_t> ZoneOffset(const DataType& type);
+/// The zone offset of a timestamp type: the cast's (lance/core/cast.h).
+using compute::ZoneOffset;
 /// \brief The name of `e`'s type for messages ("null" for an untyped NULL).
 std::string TypeName(const Expr& e);
 
@@ -363,12 +320,9 @@ Result<ArrayPtr> ApplyLike(const Array& values, const LikePattern& pattern, bool
 
 // float16 conversions are lance::HalfToFloat, RoundToHalf and DoubleToHalf
 // (include/lance/core/float16.h).
-/// \brief Round-to-nearest to float, defined for every double (NaN keeps its sign).
-float RoundToFloat(double d);
-/// \brief `values` (integer or float) as `to`, a type at least as wide (the conversions
-/// DataFusion's coercion inserts: integers widened, integers to floats rounded to
-/// nearest, floats widened). Offset 0, same validity. Invalid for a narrowing.
-Result<ArrayPtr> CastNumeric(const Array& values, const DataTypePtr& to);
+// Rounding to float and the numeric widenings are the cast's (lance/core/cast.h).
+using compute::CastNumeric;
+using compute::RoundToFloat;
 
 // ---- bitmap helpers
 // --------------------------------------------------------------------

@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 #include "table/predicate/kernel_util.h"
 
@@ -103,7 +104,9 @@ std::unique_ptr<ScalarCompareKernel> MakeIntKernel(CmpOp op, const IntTarget& ta
   return std::make_unique<IntKernel<T>>(plan.op, static_cast<T>(plan.k));
 }
 
-template <typename T>
+// Stored is the C type of the values buffer, T the float type they compare as (float16
+// bits compare as float).
+template <typename T, typename Stored = T>
 class FloatKernel : public ScalarCompareKernel {
  public:
   FloatKernel(CmpOp op, T lit) : op_(op), lit_(lit) {}
@@ -111,17 +114,23 @@ class FloatKernel : public ScalarCompareKernel {
     const int64_t n = values.length();
     LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBits(n));
     if (n > 0) {
-      const T* v = RawValues<T>(values);
+      const Stored* v = RawValues<Stored>(values);
       if (v == nullptr) return Status::Invalid("comparing an array without values");
+      auto value = [v](int64_t i) -> T {
+        if constexpr (std::is_same_v<Stored, T>) {
+          return v[i];
+        } else {
+          return HalfToFloat(v[i]);
+        }
+      };
       if (std::isnan(lit_)) {
         // A NaN literal (only constant arithmetic makes one, 0.0 / 0.0) compares in
         // total order, as arrow's kernels do: a NaN equals only the same NaN.
         CompareLoop(
-            op_, n, bits->mutable_data(), [v](int64_t i) { return TotalOrderKey(v[i]); },
-            TotalOrderKey(lit_));
+            op_, n, bits->mutable_data(),
+            [&value](int64_t i) { return TotalOrderKey(value(i)); }, TotalOrderKey(lit_));
       } else {
-        FloatCompareLoop(
-            op_, n, bits->mutable_data(), [v](int64_t i) { return v[i]; }, lit_);
+        FloatCompareLoop(op_, n, bits->mutable_data(), value, lit_);
       }
     }
     return WithValidityOf(values, std::move(bits));
@@ -131,6 +140,8 @@ class FloatKernel : public ScalarCompareKernel {
   CmpOp op_;
   T lit_;
 };
+
+using HalfKernel = FloatKernel<float, uint16_t>;
 
 // Compares values widened to float64 (DataFusion's coercion of an integer, float32 or
 // float16 value with a float64 literal).
@@ -144,34 +155,6 @@ class WidenedKernel : public ScalarCompareKernel {
 
  private:
   FloatKernel<double> inner_;
-};
-
-class HalfKernel : public ScalarCompareKernel {
- public:
-  HalfKernel(CmpOp op, float lit) : op_(op), lit_(lit) {}
-  Result<ArrayPtr> Apply(const Array& values) const override {
-    const int64_t n = values.length();
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBits(n));
-    if (n > 0) {
-      const uint16_t* v = RawValues<uint16_t>(values);
-      if (v == nullptr) return Status::Invalid("comparing an array without values");
-      if (std::isnan(lit_)) {
-        CompareLoop(
-            op_, n, bits->mutable_data(),
-            [v](int64_t i) { return TotalOrderKey(HalfToFloat(v[i])); },
-            TotalOrderKey(lit_));
-      } else {
-        FloatCompareLoop(
-            op_, n, bits->mutable_data(), [v](int64_t i) { return HalfToFloat(v[i]); },
-            lit_);
-      }
-    }
-    return WithValidityOf(values, std::move(bits));
-  }
-
- private:
-  CmpOp op_;
-  float lit_;
 };
 
 template <typename OffsetT>
@@ -274,26 +257,15 @@ Result<std::unique_ptr<ScalarCompareKernel>> MakeIntegerAxisKernel(
     return std::unique_ptr<ScalarCompareKernel>(std::make_unique<AllNullKernel>());
   }
   const IntTarget& target = *fitted;
-  switch (type->id()) {
-    case TypeId::kInt8:
-      return MakeIntKernel<int8_t>(op, target);
-    case TypeId::kInt16:
-      return MakeIntKernel<int16_t>(op, target);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return MakeIntKernel<int32_t>(op, target);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return MakeIntKernel<int64_t>(op, target);
-    case TypeId::kUInt8:
-      return MakeIntKernel<uint8_t>(op, target);
-    case TypeId::kUInt16:
-      return MakeIntKernel<uint16_t>(op, target);
-    case TypeId::kUInt32:
-      return MakeIntKernel<uint32_t>(op, target);
-    default:
+  // The caller passes integer-axis types only (ints, date32, timestamp).
+  return VisitType(*type, [&](auto traits) {
+    using C = typename decltype(traits)::CType;
+    if constexpr (std::is_integral_v<C>) {
+      return MakeIntKernel<C>(op, target);
+    } else {
       return MakeIntKernel<uint64_t>(op, target);
-  }
+    }
+  });
 }
 
 }  // namespace

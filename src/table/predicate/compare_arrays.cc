@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 #include "table/predicate/kernel_util.h"
 
@@ -125,31 +126,13 @@ Result<std::vector<int128>> ToInt128s(const Array& a, int64_t per_tick = 1) {
   auto fill = [&](auto* v, int128 scale) {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int128>(v[i]) * scale;
   };
+  if (a.type()->is_integer()) {
+    return VisitNumericType(*a.type(), "comparing", [&](auto traits) {
+      fill(RawValues<typename decltype(traits)::CType>(a), 1);
+      return Result<std::vector<int128>>(std::move(out));
+    });
+  }
   switch (a.type_id()) {
-    case TypeId::kInt8:
-      fill(RawValues<int8_t>(a), 1);
-      break;
-    case TypeId::kInt16:
-      fill(RawValues<int16_t>(a), 1);
-      break;
-    case TypeId::kInt32:
-      fill(RawValues<int32_t>(a), 1);
-      break;
-    case TypeId::kInt64:
-      fill(RawValues<int64_t>(a), 1);
-      break;
-    case TypeId::kUInt8:
-      fill(RawValues<uint8_t>(a), 1);
-      break;
-    case TypeId::kUInt16:
-      fill(RawValues<uint16_t>(a), 1);
-      break;
-    case TypeId::kUInt32:
-      fill(RawValues<uint32_t>(a), 1);
-      break;
-    case TypeId::kUInt64:
-      fill(RawValues<uint64_t>(a), 1);
-      break;
     case TypeId::kDate32:
       fill(RawValues<int32_t>(a), kNanosPerDay / per_tick);
       break;

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 #include "table/predicate/kernel_util.h"
 
@@ -302,27 +303,16 @@ Result<std::unique_ptr<InKernel>> MakeInKernel(const DataTypePtr& type,
     LANCE_ASSIGN_OR_RAISE(auto inner, MakeInKernel(float64(), items, negated));
     return std::unique_ptr<InKernel>(std::make_unique<WidenedInKernel>(std::move(inner)));
   }
-  switch (type->id()) {
-    case TypeId::kInt8:
-      return MakeIntegerIn<int8_t>(*type, items, negated);
-    case TypeId::kInt16:
-      return MakeIntegerIn<int16_t>(*type, items, negated);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return MakeIntegerIn<int32_t>(*type, items, negated);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return MakeIntegerIn<int64_t>(*type, items, negated);
-    case TypeId::kUInt8:
-      return MakeIntegerIn<uint8_t>(*type, items, negated);
-    case TypeId::kUInt16:
-      return MakeIntegerIn<uint16_t>(*type, items, negated);
-    case TypeId::kUInt32:
-      return MakeIntegerIn<uint32_t>(*type, items, negated);
-    case TypeId::kUInt64:
-      return MakeIntegerIn<uint64_t>(*type, items, negated);
-    default:
-      break;
+  if (type->is_integer() || type->id() == TypeId::kDate32 ||
+      type->id() == TypeId::kTimestamp) {
+    return VisitType(*type, [&](auto traits) -> Result<std::unique_ptr<InKernel>> {
+      using C = typename decltype(traits)::CType;
+      if constexpr (std::is_integral_v<C>) {
+        return MakeIntegerIn<C>(*type, items, negated);
+      } else {
+        return Status::Invalid("IN does not apply to a " + type->ToString() + " value");
+      }
+    });
   }
   bool has_null = false;
   for (const auto& lit : items) has_null |= lit.is_null();

@@ -3,21 +3,6 @@
 
 namespace lance::table::predicate_internal {
 
-std::string Int128ToString(int128 v) {
-  if (v == 0) return "0";
-  const bool negative = v < 0;
-  unsigned __int128 u =
-      negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-  std::string digits;
-  while (u > 0) {
-    digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
-    u /= 10;
-  }
-  if (negative) digits.push_back('-');
-  std::reverse(digits.begin(), digits.end());
-  return digits;
-}
-
 Result<BufferPtr> AllocateBits(int64_t n) {
   return Buffer::Allocate(bit_util::BytesForBits(n));
 }

@@ -42,14 +42,9 @@ inline bool ApplyThreeWay(CmpOp op, int c) {
   return false;
 }
 
-/// \brief Decimal digits of an int128.
-std::string Int128ToString(int128 v);
+using compute::Int128ToString;
 
-inline int128 FloorDiv(int128 num, int128 den) {  // den > 0
-  int128 q = num / den;
-  if ((num % den != 0) && num < 0) --q;
-  return q;
-}
+using compute::FloorDiv;
 
 inline int128 CeilDiv(int128 num, int128 den) {  // den > 0
   int128 q = num / den;
@@ -225,14 +220,8 @@ struct IntPlan {
 // a constant. For a non-integer literal r: x > r <=> x > floor(r), x < r <=> x < ceil(r).
 IntPlan PlanIntCompare(CmpOp op, const IntTarget& t, int128 lo, int128 hi);
 
-template <typename T>
-constexpr int128 MinOf() {
-  return static_cast<int128>(std::numeric_limits<T>::min());
-}
-template <typename T>
-constexpr int128 MaxOf() {
-  return static_cast<int128>(std::numeric_limits<T>::max());
-}
+using compute::MaxOf;
+using compute::MinOf;
 
 Status IncompatibleLiteral(const DataType& type, const Literal& lit,
                            std::string_view why = {});

@@ -139,6 +139,22 @@ class Lexer {
       tok->text = std::string(text_.substr(start, pos_ - start));
       return true;
     }
+    // Punctuation of one character.
+    struct Punctuation {
+      char c;
+      Tok kind;
+    };
+    static constexpr Punctuation kPunctuation[] = {
+        {'(', Tok::kLParen}, {')', Tok::kRParen}, {',', Tok::kComma},
+        {'.', Tok::kDot},    {'-', Tok::kMinus},  {'+', Tok::kPlus},
+    };
+    for (const auto& p : kPunctuation) {
+      if (c == p.c) {
+        tok->kind = p.kind;
+        ++pos_;
+        return true;
+      }
+    }
     switch (c) {
       case '\'':
       case '"':
@@ -147,30 +163,6 @@ class Lexer {
       case '`':
         tok->kind = Tok::kQuotedIdent;
         return Quoted('`', &tok->text);
-      case '(':
-        tok->kind = Tok::kLParen;
-        ++pos_;
-        return true;
-      case ')':
-        tok->kind = Tok::kRParen;
-        ++pos_;
-        return true;
-      case ',':
-        tok->kind = Tok::kComma;
-        ++pos_;
-        return true;
-      case '.':
-        tok->kind = Tok::kDot;
-        ++pos_;
-        return true;
-      case '-':
-        tok->kind = Tok::kMinus;
-        ++pos_;
-        return true;
-      case '+':
-        tok->kind = Tok::kPlus;
-        ++pos_;
-        return true;
       case '|':
         if (peek(1) != '|') break;
         tok->kind = Tok::kConcat;

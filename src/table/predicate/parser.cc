@@ -189,43 +189,35 @@ class Parser {
     ExprPtr node;  // the node built
 
     static Built Compare(ExprPtr left, CmpOp op, ExprPtr right, size_t pos) {
-      Built b;
-      b.kind = Kind::kCompare;
-      b.a = std::move(left);
-      b.b = std::move(right);
-      b.op = op;
-      b.pos = pos;
-      return b;
+      return {.kind = Kind::kCompare,
+              .a = std::move(left),
+              .b = std::move(right),
+              .op = op,
+              .pos = pos};
     }
     static Built Logic(ExprPtr left, ExprPtr right, bool is_and, size_t pos) {
-      Built b;
-      b.kind = Kind::kLogic;
-      b.a = std::move(left);
-      b.b = std::move(right);
-      b.flag = is_and;
-      b.pos = pos;
-      return b;
+      return {.kind = Kind::kLogic,
+              .a = std::move(left),
+              .b = std::move(right),
+              .flag = is_and,
+              .pos = pos};
     }
     static Built Between(ExprPtr operand, ExprPtr low, ExprPtr high, bool negated,
                          size_t pos) {
-      Built b;
-      b.kind = Kind::kBetween;
-      b.a = std::move(operand);
-      b.b = std::move(low);
-      b.c = std::move(high);
-      b.flag = negated;
-      b.pos = pos;
-      return b;
+      return {.kind = Kind::kBetween,
+              .a = std::move(operand),
+              .b = std::move(low),
+              .c = std::move(high),
+              .flag = negated,
+              .pos = pos};
     }
     static Built In(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
                     size_t pos) {
-      Built b;
-      b.kind = Kind::kIn;
-      b.a = std::move(operand);
-      b.items = std::move(items);
-      b.flag = negated;
-      b.pos = pos;
-      return b;
+      return {.kind = Kind::kIn,
+              .a = std::move(operand),
+              .items = std::move(items),
+              .flag = negated,
+              .pos = pos};
     }
   };
 

@@ -36,10 +36,4 @@ class ValueExpression {
   virtual std::string ToString() const = 0;
 };
 
-/// \brief `values` converted to `to` as SQL CAST does (numbers widened or narrowed with
-/// an error on overflow, numbers <-> strings, dates <-> timestamps, ...), used to store
-/// an expression's result into a column of another type. \return Invalid naming both
-/// types when the cast is not supported or a value does not fit.
-Result<ArrayPtr> CastArray(const ArrayPtr& values, const DataTypePtr& to);
-
 }  // namespace lance::table

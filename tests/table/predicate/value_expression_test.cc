@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Value expressions (ValueExpression::Parse / Evaluate) and CastArray: result types,
-// broadcast literals, NULLs, errors naming what is unknown, and the casts an UPDATE needs
-// to store a value into a column.
+// Value expressions (ValueExpression::Parse / Evaluate): result types, broadcast
+// literals, NULLs and errors naming what is unknown. The casts an UPDATE needs to store a
+// value into a column are core's (tests/core/cast_test.cc).
 #include "table/predicate/value_expression.h"
 
 #include <gtest/gtest.h>
@@ -195,10 +195,7 @@ TEST(ValueExpression, PrecedenceOfConcatAndCaseInsensitiveNames) {
   EXPECT_EQ((*e)->type()->id(), TypeId::kUtf8);
 }
 
-TEST(CastArray, SlicedInputAndUnicodeCase) {
-  auto ints = Build(Int64Builder(), Opt<int64_t>{1, 2, std::nullopt, 4})->Slice(1, 3);
-  ExpectArray(CastArray(ints, utf8()).value(),
-              Build(StringBuilder(), Opt<std::string>{"2", std::nullopt, "4"}), "sliced");
+TEST(ValueExpression, UnicodeCase) {
   auto batch = MakeBatch(
       {{"s", Build(StringBuilder(), Opt<std::string>{"ΣΑΣ ΟΔΟΣ", "straße", "ДОМ"})}});
   ExpectArray(Eval("lower(s)", *batch),
@@ -207,117 +204,6 @@ TEST(CastArray, SlicedInputAndUnicodeCase) {
   ExpectArray(Eval("upper(s)", *batch),
               Build(StringBuilder(), Opt<std::string>{"ΣΑΣ ΟΔΟΣ", "STRASSE", "ДОМ"}),
               "ß");
-}
-
-TEST(CastArray, IntegersWidenNarrowAndCheckRange) {
-  auto ints = Build(Int64Builder(), Opt<int64_t>{1, std::nullopt, -128, 127});
-  ExpectArray(CastArray(ints, int8()).value(),
-              Build(Int8Builder(), Opt<int8_t>{1, std::nullopt, -128, 127}), "int8");
-  ExpectArray(CastArray(Build(Int8Builder(), Opt<int8_t>{-1, 5}), int64()).value(),
-              Build(Int64Builder(), Opt<int64_t>{-1, 5}), "widen");
-  EXPECT_THAT(CastArray(Build(Int64Builder(), Opt<int64_t>{1, 300}), int8()).status(),
-              IsErrorWith(StatusCode::kInvalid, "300"));
-  EXPECT_THAT(CastArray(Build(Int64Builder(), Opt<int64_t>{-1}), uint32()).status(),
-              IsErrorWith(StatusCode::kInvalid, "out of range"));
-  // uint64 beyond int64 does not fit int64.
-  EXPECT_FALSE(
-      CastArray(Build(UInt64Builder(), Opt<uint64_t>{1ULL << 63}), int64()).ok());
-}
-
-TEST(CastArray, FloatsAndIntegers) {
-  ExpectArray(
-      CastArray(Build(Int32Builder(), Opt<int32_t>{3, std::nullopt}), float64()).value(),
-      Build(DoubleBuilder(), Opt<double>{3, std::nullopt}), "int->double");
-  ExpectArray(CastArray(Build(DoubleBuilder(), Opt<double>{2.9, -2.9}), int32()).value(),
-              Build(Int32Builder(), Opt<int32_t>{2, -2}), "double->int truncates");
-  EXPECT_FALSE(
-      CastArray(Build(DoubleBuilder(), Opt<double>{std::nan("")}), int32()).ok());
-  EXPECT_FALSE(CastArray(Build(DoubleBuilder(), Opt<double>{1e10}), int32()).ok());
-  ExpectArray(CastArray(Build(DoubleBuilder(), Opt<double>{0.1}), float32()).value(),
-              Build(FloatBuilder(), Opt<float>{0.1F}), "double->float");
-}
-
-TEST(CastArray, StringsBoolsAndNumbers) {
-  ExpectArray(
-      CastArray(Build(StringBuilder(), Opt<std::string>{"12", " -3 ", std::nullopt}),
-                int16())
-          .value(),
-      Build(Int16Builder(), Opt<int16_t>{12, -3, std::nullopt}), "str->int");
-  EXPECT_THAT(CastArray(Build(StringBuilder(), Opt<std::string>{"1x"}), int16()).status(),
-              IsErrorWith(StatusCode::kInvalid, "'1x'"));
-  ExpectArray(CastArray(Build(StringBuilder(), Opt<std::string>{"2.5", "NaN"}), float64())
-                  .value(),
-              Build(DoubleBuilder(), Opt<double>{2.5, std::nan("")}), "str->double");
-  ExpectArray(CastArray(Build(Int64Builder(), Opt<int64_t>{-7}), utf8()).value(),
-              Build(StringBuilder(), Opt<std::string>{"-7"}), "int->str");
-  ExpectArray(CastArray(Build(DoubleBuilder(), Opt<double>{1.5, 2}), utf8()).value(),
-              Build(StringBuilder(), Opt<std::string>{"1.5", "2.0"}), "double->str");
-  ExpectArray(CastArray(Build(BooleanBuilder(), Opt<bool>{true, false}), int32()).value(),
-              Build(Int32Builder(), Opt<int32_t>{1, 0}), "bool->int");
-  ExpectArray(CastArray(Build(Int32Builder(), Opt<int32_t>{0, 5}), boolean()).value(),
-              Build(BooleanBuilder(), Opt<bool>{false, true}), "int->bool");
-  ExpectArray(
-      CastArray(Build(StringBuilder(), Opt<std::string>{"true", "F"}), boolean()).value(),
-      Build(BooleanBuilder(), Opt<bool>{true, false}), "str->bool");
-  ExpectArray(CastArray(Build(BooleanBuilder(), Opt<bool>{true}), utf8()).value(),
-              Build(StringBuilder(), Opt<std::string>{"true"}), "bool->str");
-  ExpectArray(
-      CastArray(Build(StringBuilder(), Opt<std::string>{"x"}), large_utf8()).value(),
-      Build(LargeStringBuilder(), Opt<std::string>{"x"}), "str->large");
-}
-
-TEST(CastArray, DatesAndTimestamps) {
-  auto dates = Build(Date32Builder(), Opt<int32_t>{19724, std::nullopt});
-  const int64_t day_us = int64_t{86400} * 1000000;
-  ExpectArray(CastArray(dates, timestamp(TimeUnit::kMicro)).value(),
-              Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
-                    Opt<int64_t>{19724 * day_us, std::nullopt}),
-              "date->ts");
-  auto ts = Build(TimestampBuilder(timestamp(TimeUnit::kMicro)),
-                  Opt<int64_t>{19724 * day_us + 5, -1});
-  ExpectArray(CastArray(ts, date32()).value(),
-              Build(Date32Builder(), Opt<int32_t>{19724, -1}), "ts->date floors");
-  ExpectArray(CastArray(ts, timestamp(TimeUnit::kNano)).value(),
-              Build(TimestampBuilder(timestamp(TimeUnit::kNano)),
-                    Opt<int64_t>{(19724 * day_us + 5) * 1000, -1000}),
-              "us->ns");
-  ExpectArray(
-      CastArray(Build(StringBuilder(), Opt<std::string>{"2024-01-02", std::nullopt}),
-                date32())
-          .value(),
-      Build(Date32Builder(), Opt<int32_t>{19724, std::nullopt}), "str->date");
-  ExpectArray(CastArray(Build(StringBuilder(), Opt<std::string>{"2024-01-02 00:00:01"}),
-                        timestamp(TimeUnit::kSecond))
-                  .value(),
-              Build(TimestampBuilder(timestamp(TimeUnit::kSecond)),
-                    Opt<int64_t>{int64_t{19724} * 86400 + 1}),
-              "str->ts");
-  // Wall-clock strings are read in the column's zone; instants stay instants.
-  ExpectArray(CastArray(Build(StringBuilder(), Opt<std::string>{"2024-01-02 05:30:00",
-                                                                "2024-01-02 00:00:00Z"}),
-                        timestamp(TimeUnit::kSecond, "+05:30"))
-                  .value(),
-              Build(TimestampBuilder(timestamp(TimeUnit::kSecond, "+05:30")),
-                    Opt<int64_t>{int64_t{19724} * 86400, int64_t{19724} * 86400}),
-              "str->zoned ts");
-  EXPECT_FALSE(
-      CastArray(Build(StringBuilder(), Opt<std::string>{"2024-13-01"}), date32()).ok());
-  ExpectArray(CastArray(dates, utf8()).value(),
-              Build(StringBuilder(), Opt<std::string>{"2024-01-02", std::nullopt}),
-              "date->str");
-}
-
-TEST(CastArray, NullsBecomeAnyType) {
-  auto nulls = NullArray::Make(3);
-  for (const auto& type : {int8(), float64(), utf8(), boolean(), date32(),
-                           timestamp(TimeUnit::kMicro, "UTC")}) {
-    auto out = CastArray(nulls, type);
-    ASSERT_TRUE(out.ok()) << type->ToString();
-    EXPECT_TRUE((*out)->type()->Equals(*type));
-    EXPECT_EQ((*out)->null_count(), 3);
-  }
-  EXPECT_THAT(CastArray(Build(Date32Builder(), Opt<int32_t>{1}), boolean()).status(),
-              IsErrorWith(StatusCode::kInvalid, "cannot cast date32"));
 }
 
 // Values the same expressions give in pylance 14.0.2 (to_table(columns={"v": expr})).
