@@ -60,7 +60,7 @@ struct StorageAccess {
 };
 
 /// \brief True for the keys a credentials source takes over from a storage-options map:
-/// the credential keys under every alias ParseS3Options accepts (aws_access_key_id,
+/// the credential keys of kCredentialOptionKeys (storage_options.h: aws_access_key_id,
 /// access_key_id, aws_secret_access_key, secret_access_key, aws_session_token,
 /// aws_token, aws_security_token, session_token, token; case-insensitive) and the
 /// lifetime keys expires_at_millis and refresh_offset_millis.
