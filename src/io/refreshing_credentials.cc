@@ -30,22 +30,27 @@ bool SameCredentials(const s3::AwsCredentials& a, const s3::AwsCredentials& b) {
          a.secret_access_key == b.secret_access_key && a.session_token == b.session_token;
 }
 
-// Names for messages, indexed by the enumerators (in declaration order).
-constexpr std::string_view kTriggerNames[] = {"background", "expired", "rejected",
-                                              "inline"};
+// One row per trigger, in the enumerators' order: its name in messages and the counter
+// of RefreshStats its fetches add to.
+struct TriggerRow {
+  std::string_view name;
+  int64_t RefreshStats::*counter;
+};
+constexpr TriggerRow kTriggers[] = {
+    {"background", &RefreshStats::background_refreshes},
+    {"expired", &RefreshStats::blocking_refreshes},
+    {"rejected", &RefreshStats::forced_refreshes},
+    {"inline", &RefreshStats::inline_refreshes},
+};
+static_assert(std::size(kTriggers) == static_cast<size_t>(Trigger::kInline) + 1);
+
 constexpr std::string_view kRefreshModeNames[] = {"background", "inline"};
-static_assert(std::size(kTriggerNames) == static_cast<size_t>(Trigger::kInline) + 1);
 static_assert(std::size(kRefreshModeNames) ==
               static_cast<size_t>(RefreshMode::kInline) + 1);
 
-// The name of `value` in `names`; "?" for a value outside the enumeration.
-template <typename Enum, size_t N>
-std::string_view EnumName(Enum value, const std::string_view (&names)[N]) {
-  const auto index = static_cast<size_t>(value);
-  return index < N ? names[index] : std::string_view("?");
+std::string_view TriggerName(Trigger trigger) {
+  return kTriggers[static_cast<size_t>(trigger)].name;
 }
-
-std::string_view TriggerName(Trigger trigger) { return EnumName(trigger, kTriggerNames); }
 
 std::string FormatMillis(std::chrono::milliseconds d) {
   return std::to_string(d.count()) + " ms";
@@ -62,7 +67,7 @@ struct Fetched {
 }  // namespace
 
 std::string_view RefreshModeName(RefreshMode mode) {
-  return EnumName(mode, kRefreshModeNames);
+  return kRefreshModeNames[static_cast<size_t>(mode)];
 }
 
 std::string FormatEpochMillis(int64_t epoch_millis) {
@@ -356,20 +361,7 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
   s.last_start = s.clock->SteadyNow();
   s.last_start_wall_ms = s.clock->NowMillis();
   ++s.stats.fetches;
-  switch (trigger) {
-    case Trigger::kBackground:
-      ++s.stats.background_refreshes;
-      break;
-    case Trigger::kExpired:
-      ++s.stats.blocking_refreshes;
-      break;
-    case Trigger::kRejected:
-      ++s.stats.forced_refreshes;
-      break;
-    case Trigger::kInline:
-      ++s.stats.inline_refreshes;
-      break;
-  }
+  ++(s.stats.*kTriggers[static_cast<size_t>(trigger)].counter);
   ++s.active_workers;
   LANCE_LOG(Debug, "credentials")
       << "starting credential refresh (" << TriggerName(trigger) << ") from provider '"

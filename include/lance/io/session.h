@@ -68,7 +68,8 @@ class Session {
       std::shared_ptr<Clock> clock = nullptr,
       RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
 
-  /// \brief io::ResolveStorageAccess (storage_access.h) with this session's sources.
+  /// \brief The access a store is built with, as io::ResolveStorageAccess describes
+  /// (storage_access.h), with this session's sources.
   Result<StorageAccess> ResolveStorageAccess(
       StorageAccess access, std::shared_ptr<Clock> clock = nullptr,
       RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
