@@ -4,9 +4,80 @@
 
 #include <utility>
 
+#include "lance/core/text.h"
 #include "lance/io/storage_options.h"
+#include "lance/macros.h"
 
 namespace lance::io {
+
+namespace {
+
+// The AWS parts and where else they may come from.
+struct AwsPart {
+  CredentialPart part;
+  std::string_view option;       // the canonical option key, for messages
+  std::string_view environment;  // the environment variable
+};
+constexpr AwsPart kAwsKeyId = {CredentialPart::kAccessKeyId, "aws_access_key_id",
+                               "AWS_ACCESS_KEY_ID"};
+constexpr AwsPart kAwsSecret = {CredentialPart::kSecretAccessKey, "aws_secret_access_key",
+                                "AWS_SECRET_ACCESS_KEY"};
+constexpr AwsPart kAwsToken = {CredentialPart::kSessionToken, "aws_session_token",
+                               "AWS_SESSION_TOKEN"};
+
+std::optional<OptionSetting> FromEnvironment(const EnvLookup& env, const AwsPart& part) {
+  std::optional<std::string> value = env(part.environment);
+  if (!value.has_value() || TrimAscii(*value).empty()) return std::nullopt;
+  return OptionSetting{std::string(part.environment), std::move(*value)};
+}
+
+}  // namespace
+
+Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options,
+                                                         const EnvLookup& env) {
+  LANCE_ASSIGN_OR_RAISE(auto given, CredentialSettings(options));
+  auto from_options = [&](const AwsPart& part) -> std::optional<OptionSetting> {
+    auto it = given.find(part.part);
+    if (it == given.end()) return std::nullopt;
+    return it->second;
+  };
+  std::optional<OptionSetting> key_id = from_options(kAwsKeyId);
+  std::optional<OptionSetting> secret = from_options(kAwsSecret);
+  std::optional<OptionSetting> token = from_options(kAwsToken);
+  const bool in_options = key_id || secret || token;
+  if (!in_options && env) {
+    key_id = FromEnvironment(env, kAwsKeyId);
+    secret = FromEnvironment(env, kAwsSecret);
+    // A lone AWS_SESSION_TOKEN without keys is not a credential set; ignore it.
+    if (key_id || secret) token = FromEnvironment(env, kAwsToken);
+  }
+  const std::string_view origin = in_options ? "storage option" : "environment variable";
+  auto name = [&](const AwsPart& part) {
+    return in_options ? part.option : part.environment;
+  };
+  if (key_id && !secret) {
+    return Status::Invalid(origin, " '", key_id->source,
+                           "' is set but no secret access key is (", name(kAwsSecret),
+                           "); give both or neither");
+  }
+  if (secret && !key_id) {
+    return Status::Invalid(origin, " '", secret->source,
+                           "' is set but no access key id is (", name(kAwsKeyId),
+                           "); give both or neither");
+  }
+  if (token && !key_id) {
+    return Status::Invalid("storage option '", token->source,
+                           "' (a session token) is set without aws_access_key_id and "
+                           "aws_secret_access_key");
+  }
+  s3::AwsCredentials out;
+  if (key_id) {
+    out.access_key_id = std::string(TrimAscii(key_id->value));
+    out.secret_access_key = std::string(TrimAscii(secret->value));
+    if (token) out.session_token = std::string(TrimAscii(token->value));
+  }
+  return out;
+}
 
 std::string s3::AwsCredentials::ToString() const {
   std::string out = "AwsCredentials{access_key_id=";

@@ -4,8 +4,13 @@
 #pragma once
 
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "lance/io/object_store.h"
+#include "lance/macros.h"
+#include "lance/result.h"
 
 namespace lance::io::internal {
 
@@ -41,6 +46,20 @@ inline std::string Quoted(std::string_view s) {
   out.append(s);
   out.push_back('\'');
   return out;
+}
+
+/// Checks the arguments of ObjectStore::List -- a well-formed prefix, max_keys not
+/// negative -- for every store alike. `where` is the listed location as the user knows
+/// it (ObjectUri or DisplayPath of the prefix).
+/// \return the page size (max_keys, kDefaultMaxKeys for 0); Invalid naming `where`.
+inline Result<int64_t> ListPageSize(std::string_view prefix, const ListOptions& options,
+                                    std::string_view where) {
+  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
+  if (options.max_keys < 0) {
+    return Status::Invalid("When listing " + Quoted(where) + ": max_keys is negative (" +
+                           std::to_string(options.max_keys) + ")");
+  }
+  return options.max_keys == 0 ? ListOptions::kDefaultMaxKeys : options.max_keys;
 }
 
 }  // namespace lance::io::internal

@@ -590,13 +590,8 @@ Status LocalObjectStore::CollectEntries(const std::string& prefix, bool recursiv
 Result<ListResult> LocalObjectStore::ListImpl(const std::string& prefix,
                                               const ListOptions& options,
                                               bool paginate) const {
-  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
-  if (options.max_keys < 0) {
-    return Status::Invalid("When listing " + Quoted(DisplayPath(prefix)) +
-                           ": max_keys is negative");
-  }
-  const int64_t max_keys =
-      options.max_keys == 0 ? ListOptions::kDefaultMaxKeys : options.max_keys;
+  LANCE_ASSIGN_OR_RAISE(const int64_t max_keys,
+                        internal::ListPageSize(prefix, options, DisplayPath(prefix)));
   std::vector<Entry> entries;
   LANCE_RETURN_NOT_OK(CollectEntries(prefix, options.recursive, &entries));
   // Byte order, as S3 returns keys; a common prefix sorts just before the keys it

@@ -42,10 +42,35 @@ Result<typename Objects::iterator> FindObject(Objects& objects, const std::strin
   return it;
 }
 
-// Both paths of a copy or rename.
-Status ValidateObjectPaths(const std::string& src, const std::string& dst) {
+enum class Transfer { kCopy, kRename, kRenameIfNotExists };
+
+// Copy, Rename and RenameIfNotExists: both paths checked, then one lookup of `src` and
+// the update under one exclusive lock of `state`, the state of `store`.
+template <typename State>
+Status TransferObject(const ObjectStore& store, State& state, const std::string& src,
+                      const std::string& dst, Transfer how) {
+  auto uri = [&store](const std::string& path) { return store.ObjectUri(path); };
   LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  return ValidateObjectPath(dst);
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  std::unique_lock lock(state.mu);
+  auto& objects = state.objects;
+  LANCE_ASSIGN_OR_RAISE(auto it,
+                        FindObject(objects, src, uri(src),
+                                   how == Transfer::kCopy ? "copying from" : "renaming"));
+  if (how == Transfer::kCopy) {
+    // Buffers are immutable, so the copy can share the bytes.
+    objects[dst] = {it->second.data, NowMillis()};
+    return Status::OK();
+  }
+  if (how == Transfer::kRenameIfNotExists && objects.count(dst) > 0) {
+    return Status::AlreadyExists("When renaming " + Quoted(uri(src)) + " onto " +
+                                 Quoted(uri(dst)) + ": an object already exists there");
+  }
+  if (src == dst) return Status::OK();
+  auto object = std::move(it->second);
+  objects.erase(it);
+  objects[dst] = std::move(object);
+  return Status::OK();
 }
 
 // The process-wide named instances. Leaked on purpose: stores may be used from static
@@ -153,13 +178,8 @@ Result<ObjectMeta> MemoryObjectStore::Head(const std::string& path) {
 
 Result<ListResult> MemoryObjectStore::List(const std::string& prefix,
                                            const ListOptions& options) {
-  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
-  if (options.max_keys < 0) {
-    return Status::Invalid("When listing " + Quoted(ObjectUri(prefix)) +
-                           ": max_keys is negative");
-  }
-  const int64_t max_keys =
-      options.max_keys == 0 ? ListOptions::kDefaultMaxKeys : options.max_keys;
+  LANCE_ASSIGN_OR_RAISE(const int64_t max_keys,
+                        internal::ListPageSize(prefix, options, ObjectUri(prefix)));
   const std::string& token = options.continuation_token;
   const std::string& after = std::max(options.start_after, token);
 
@@ -274,43 +294,16 @@ Status MemoryObjectStore::DeletePrefix(const std::string& prefix) {
 }
 
 Status MemoryObjectStore::Copy(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPaths(src, dst));
-  std::unique_lock lock(state_->mu);
-  LANCE_ASSIGN_OR_RAISE(auto it,
-                        FindObject(state_->objects, src, ObjectUri(src), "copying from"));
-  // Buffers are immutable, so the copy can share the bytes.
-  BufferPtr data = it->second.data;
-  state_->objects[dst] = Object{std::move(data), NowMillis()};
-  return Status::OK();
+  return TransferObject(*this, *state_, src, dst, Transfer::kCopy);
 }
 
 Status MemoryObjectStore::Rename(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPaths(src, dst));
-  std::unique_lock lock(state_->mu);
-  LANCE_ASSIGN_OR_RAISE(auto it,
-                        FindObject(state_->objects, src, ObjectUri(src), "renaming"));
-  if (src == dst) return Status::OK();
-  Object object = std::move(it->second);
-  state_->objects.erase(it);
-  state_->objects[dst] = std::move(object);
-  return Status::OK();
+  return TransferObject(*this, *state_, src, dst, Transfer::kRename);
 }
 
 Status MemoryObjectStore::RenameIfNotExists(const std::string& src,
                                             const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPaths(src, dst));
-  std::unique_lock lock(state_->mu);
-  LANCE_ASSIGN_OR_RAISE(auto it,
-                        FindObject(state_->objects, src, ObjectUri(src), "renaming"));
-  if (state_->objects.count(dst) > 0) {
-    return Status::AlreadyExists("When renaming " + Quoted(ObjectUri(src)) + " onto " +
-                                 Quoted(ObjectUri(dst)) +
-                                 ": an object already exists there");
-  }
-  Object object = std::move(it->second);
-  state_->objects.erase(it);
-  state_->objects.emplace(dst, std::move(object));
-  return Status::OK();
+  return TransferObject(*this, *state_, src, dst, Transfer::kRenameIfNotExists);
 }
 
 }  // namespace lance::io

@@ -12,6 +12,7 @@
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/s3_object_store.h"
+#include "lance/io/session.h"
 #include "lance/io/storage_options.h"
 #include "lance/macros.h"
 
@@ -29,6 +30,13 @@ void AppendField(std::string* out, std::string_view field) {
   out->append(field);
 }
 
+// The start of the cache key of every store of `scheme` (CacheKey starts with it).
+std::string SchemeKeyPrefix(std::string_view scheme) {
+  std::string prefix;
+  AppendField(&prefix, scheme);
+  return prefix;
+}
+
 // Identifies the secrets a store was built with without keeping them, so that the cache
 // can tell credential sets apart while its keys stay free of them.
 size_t SecretsFingerprint(const StorageOptions& options) {
@@ -43,11 +51,17 @@ size_t SecretsFingerprint(const StorageOptions& options) {
 
 }  // namespace
 
+ObjectStoreRegistry::ObjectStoreRegistry()
+    : ObjectStoreRegistry(std::make_shared<Session>()) {}
+
+ObjectStoreRegistry::ObjectStoreRegistry(std::shared_ptr<Session> session)
+    : session_(session ? std::move(session) : std::make_shared<Session>()) {}
+
 ObjectStoreRegistry& ObjectStoreRegistry::Default() {
   // Built on first use rather than by a static initializer (which static linking can
   // drop or order badly), and leaked so it outlives every static user.
   static ObjectStoreRegistry* registry = [] {
-    auto* r = new ObjectStoreRegistry();
+    auto* r = new ObjectStoreRegistry(Session::Default());
     (void)RegisterBuiltinObjectStores(r);
     return r;
   }();
@@ -61,8 +75,7 @@ bool ObjectStoreRegistry::IsSecretOptionKey(std::string_view key) {
 
 std::string ObjectStoreRegistry::CacheKey(const Uri& root, const StorageOptions& options,
                                           std::string_view credentials_id) {
-  std::string key;
-  AppendField(&key, root.scheme);
+  std::string key = SchemeKeyPrefix(root.scheme);
   AppendField(&key, root.authority);
   AppendField(&key, credentials_id);
   for (const auto& [name, value] : options) {
@@ -92,12 +105,9 @@ Status ObjectStoreRegistry::Register(std::string_view scheme, ObjectStoreFactory
                                    lower + "'");
     }
     it->second = std::move(factory);
-    // Stores built by the old factory must not be handed out any more.
-    for (auto entry = cache_.begin(); entry != cache_.end();) {
-      entry = entry->first.rfind(std::to_string(lower.size()) + ":" + lower, 0) == 0
-                  ? cache_.erase(entry)
-                  : std::next(entry);
-    }
+    // Stores built by the old factory must not be handed out any more (CacheKey starts
+    // with the scheme).
+    session_->ForgetStores(SchemeKeyPrefix(lower));
   }
   return Status::OK();
 }
@@ -110,15 +120,15 @@ bool ObjectStoreRegistry::IsRegistered(std::string_view scheme) const {
 Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
                                                       const StorageAccess& unresolved) {
   LANCE_ASSIGN_OR_RAISE(Uri parsed, ParseUri(uri));
-  // Before the lock: building a provider's source takes MakeCredentialsSource's own lock.
-  LANCE_ASSIGN_OR_RAISE(StorageAccess access, ResolveStorageAccess(unresolved));
+  // Before the lock: building a provider's source takes the session's own lock.
+  LANCE_ASSIGN_OR_RAISE(StorageAccess access, session_->ResolveStorageAccess(unresolved));
   const StorageOptions& options = access.storage_options;
   const std::shared_ptr<CredentialsSource>& credentials = access.credentials;
   const Uri root = parsed.Root();
   const std::string key =
       CacheKey(root, options, credentials ? credentials->id() : std::string());
-  const size_t fingerprint = SecretsFingerprint(options);
 
+  // Held while the store is built: a factory replaced meanwhile must not build it.
   std::lock_guard lock(mu_);
   auto factory = factories_.find(root.scheme);
   if (factory == factories_.end()) {
@@ -126,40 +136,30 @@ Result<ResolvedLocation> ObjectStoreRegistry::Resolve(std::string_view uri,
                                   root.scheme + "' (location '" + parsed.ToString() +
                                   "')");
   }
-  for (auto it = cache_.begin(); it != cache_.end();) {
-    it = it->second.store.expired() ? cache_.erase(it) : std::next(it);
-  }
-  if (auto it = cache_.find(key); it != cache_.end()) {
-    std::shared_ptr<ObjectStore> store = it->second.store.lock();
-    if (store && it->second.secrets_fingerprint == fingerprint) {
-      return ResolvedLocation{std::move(store), std::move(parsed.path),
-                              std::move(access)};
-    }
-  }
-  Result<std::shared_ptr<ObjectStore>> made = factory->second(root, options, credentials);
-  if (!made.ok()) {
-    return made.status().WithContext("opening the object store for '" + root.ToString() +
-                                     "'");
-  }
-  std::shared_ptr<ObjectStore> store = std::move(made).MoveValueUnsafe();
-  if (store == nullptr) {
-    return Status::Unknown("the object store factory for '" + root.scheme +
-                           "' returned no store");
-  }
-  cache_[key] = CacheEntry{store, fingerprint};
+  LANCE_ASSIGN_OR_RAISE(
+      std::shared_ptr<ObjectStore> store,
+      session_->GetOrMakeStore(
+          key, SecretsFingerprint(options),
+          [&]() -> Result<std::shared_ptr<ObjectStore>> {
+            Result<std::shared_ptr<ObjectStore>> made =
+                factory->second(root, options, credentials);
+            if (!made.ok()) {
+              return made.status().WithContext("opening the object store for '" +
+                                               root.ToString() + "'");
+            }
+            if (*made == nullptr) {
+              return Status::Unknown("the object store factory for '" + root.scheme +
+                                     "' returned no store");
+            }
+            return made;
+          }));
   return ResolvedLocation{std::move(store), std::move(parsed.path), std::move(access)};
 }
 
-void ObjectStoreRegistry::ClearCache() {
-  std::lock_guard lock(mu_);
-  cache_.clear();
-}
+void ObjectStoreRegistry::ClearCache() { session_->ForgetStores(); }
 
 size_t ObjectStoreRegistry::num_cached_stores() const {
-  std::lock_guard lock(mu_);
-  size_t live = 0;
-  for (const auto& [key, entry] : cache_) live += entry.store.expired() ? 0 : 1;
-  return live;
+  return session_->num_cached_stores();
 }
 
 Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {

@@ -3,19 +3,19 @@
 #include "lance/io/refreshing_credentials.h"
 
 #include <algorithm>
-#include <cctype>
 #include <ctime>
 #include <exception>
-#include <map>
+#include <iterator>
 #include <random>
 #include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "io/refresh_stats_registry.h"
 #include "lance/core/logging.h"
 #include "lance/core/temporal.h"
-#include "lance/io/s3/s3_options.h"
+#include "lance/io/session.h"
 #include "lance/macros.h"
 
 namespace lance::io {
@@ -25,29 +25,31 @@ using Trigger = RefreshEvent::Trigger;
 
 namespace {
 
-std::string ToLowerAscii(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool SameCredentials(const s3::AwsCredentials& a, const s3::AwsCredentials& b) {
   return a.access_key_id == b.access_key_id &&
          a.secret_access_key == b.secret_access_key && a.session_token == b.session_token;
 }
 
+// One row per trigger, in the enumerators' order: its name in messages and the counter
+// of RefreshStats its fetches add to.
+struct TriggerRow {
+  std::string_view name;
+  int64_t RefreshStats::*counter;
+};
+constexpr TriggerRow kTriggers[] = {
+    {"background", &RefreshStats::background_refreshes},
+    {"expired", &RefreshStats::blocking_refreshes},
+    {"rejected", &RefreshStats::forced_refreshes},
+    {"inline", &RefreshStats::inline_refreshes},
+};
+static_assert(std::size(kTriggers) == static_cast<size_t>(Trigger::kInline) + 1);
+
+constexpr std::string_view kRefreshModeNames[] = {"background", "inline"};
+static_assert(std::size(kRefreshModeNames) ==
+              static_cast<size_t>(RefreshMode::kInline) + 1);
+
 std::string_view TriggerName(Trigger trigger) {
-  switch (trigger) {
-    case Trigger::kBackground:
-      return "background";
-    case Trigger::kExpired:
-      return "expired";
-    case Trigger::kRejected:
-      return "rejected";
-    case Trigger::kInline:
-      return "inline";
-  }
-  return "?";
+  return kTriggers[static_cast<size_t>(trigger)].name;
 }
 
 std::string FormatMillis(std::chrono::milliseconds d) {
@@ -62,55 +64,10 @@ struct Fetched {
   std::chrono::milliseconds offset{0};
 };
 
-// Adds the counters of `from` to `into` (sums; maxima for the max_* fields).
-void AddCounters(RefreshStats& into, const RefreshStats& from) {
-  into.fetches += from.fetches;
-  into.background_refreshes += from.background_refreshes;
-  into.blocking_refreshes += from.blocking_refreshes;
-  into.forced_refreshes += from.forced_refreshes;
-  into.inline_refreshes += from.inline_refreshes;
-  into.failures += from.failures;
-  into.failed_requests += from.failed_requests;
-  into.deferred_refreshes += from.deferred_refreshes;
-  into.waits += from.waits;
-  into.total_wait += from.total_wait;
-  into.max_wait = std::max(into.max_wait, from.max_wait);
-  into.completed_fetches += from.completed_fetches;
-  into.max_fetch_latency = std::max(into.max_fetch_latency, from.max_fetch_latency);
-  into.total_fetch_latency += from.total_fetch_latency;
-}
-
 }  // namespace
 
 std::string_view RefreshModeName(RefreshMode mode) {
-  switch (mode) {
-    case RefreshMode::kBackground:
-      return "background";
-    case RefreshMode::kInline:
-      return "inline";
-  }
-  return "?";
-}
-
-Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options) {
-  // Only the credential keys are handed to the parser: a refresh hot-swaps credentials
-  // and nothing else, so an unrelated option the store already validated (or ignores)
-  // must not make a refresh fail. Every alias ParseS3Options accepts for the key id,
-  // the secret and the token contains one of these fragments.
-  StorageOptions credential_options;
-  for (const auto& [key, value] : options) {
-    const std::string lower = ToLowerAscii(key);
-    if (lower.find("access_key_id") != std::string::npos ||
-        lower.find("secret_access_key") != std::string::npos ||
-        lower.find("token") != std::string::npos) {
-      credential_options.emplace(key, value);
-    }
-  }
-  auto no_env = [](std::string_view) -> std::optional<std::string> {
-    return std::nullopt;
-  };
-  LANCE_ASSIGN_OR_RAISE(auto parsed, s3::ParseS3Options(credential_options, no_env));
-  return std::move(parsed.credentials);
+  return kRefreshModeNames[static_cast<size_t>(mode)];
 }
 
 std::string FormatEpochMillis(int64_t epoch_millis) {
@@ -133,12 +90,20 @@ std::string RefreshEvent::ToString() const {
 // ---------------------------------------------------------------------------------------
 // State
 
-struct RefreshingCredentialsSource::State {
+struct RefreshingCredentialsSource::State final : internal::RefreshCounters {
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  // Folds the counters into the process-wide registry (CredentialRefreshStats()).
-  ~State();
+  // Folds the counters into the session's statistics (Session::CredentialRefreshStats).
+  ~State() override {
+    if (refresh_stats) refresh_stats->Retire(provider_id, stats);
+  }
+
+  RefreshStats CountersSnapshot(bool* alive) const override {
+    std::lock_guard<std::mutex> guard(mu);
+    *alive = source_alive;
+    return Snapshot();
+  }
 
   // Immutable after Make().
   std::shared_ptr<StorageOptionsProvider> provider;
@@ -171,7 +136,8 @@ struct RefreshingCredentialsSource::State {
   std::vector<std::thread::id> worker_ids;
   std::mt19937_64 rng;
   RefreshStats stats;
-  bool registered = false;  // in the registry (set once by Make)
+  // The statistics of the session the source was built for (set once by Make).
+  std::shared_ptr<internal::RefreshStatsRegistry> refresh_stats;
   // The RefreshingCredentialsSource is alive (a refresh thread may keep the state a
   // little longer). Guarded by mu.
   bool source_alive = true;
@@ -277,32 +243,6 @@ class WaitRecorder {
   State& s_;
   Clock::SteadyTimePoint begin_;
 };
-
-// The process-wide registry of refreshing sources, per provider id. Leaked on purpose:
-// sources may die during static destruction.
-struct Registry {
-  struct Entry {
-    int64_t sources = 0;
-    RefreshStats retired;  // counters of the sources that died
-    std::vector<std::weak_ptr<State>> live;
-  };
-  std::mutex mu;
-  std::map<std::string, Entry> entries;
-};
-
-Registry& GlobalRegistry() {
-  static auto* registry = new Registry();
-  return *registry;
-}
-
-void Register(const std::shared_ptr<State>& state) {
-  Registry& r = GlobalRegistry();
-  std::lock_guard<std::mutex> guard(r.mu);
-  Registry::Entry& entry = r.entries[state->provider_id];
-  ++entry.sources;
-  entry.live.push_back(state);
-  state->registered = true;
-}
 
 Result<Fetched> ParseFetched(const State& s,
                              Result<std::optional<StorageOptions>> fetched) {
@@ -421,20 +361,7 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
   s.last_start = s.clock->SteadyNow();
   s.last_start_wall_ms = s.clock->NowMillis();
   ++s.stats.fetches;
-  switch (trigger) {
-    case Trigger::kBackground:
-      ++s.stats.background_refreshes;
-      break;
-    case Trigger::kExpired:
-      ++s.stats.blocking_refreshes;
-      break;
-    case Trigger::kRejected:
-      ++s.stats.forced_refreshes;
-      break;
-    case Trigger::kInline:
-      ++s.stats.inline_refreshes;
-      break;
-  }
+  ++(s.stats.*kTriggers[static_cast<size_t>(trigger)].counter);
   ++s.active_workers;
   LANCE_LOG(Debug, "credentials")
       << "starting credential refresh (" << TriggerName(trigger) << ") from provider '"
@@ -460,62 +387,8 @@ void StartFetch(const std::shared_ptr<State>& st, Trigger trigger) {
 
 }  // namespace
 
-RefreshingCredentialsSource::State::~State() {
-  if (!registered) return;
-  Registry& r = GlobalRegistry();
-  std::lock_guard<std::mutex> guard(r.mu);
-  Registry::Entry& entry = r.entries[provider_id];
-  AddCounters(entry.retired, stats);
-  // This state's own weak pointer has expired by now.
-  std::erase_if(entry.live, [](const std::weak_ptr<State>& w) { return w.expired(); });
-}
-
 std::vector<ProviderRefreshStats> CredentialRefreshStats() {
-  struct Collected {
-    ProviderRefreshStats out;
-    std::vector<std::shared_ptr<State>> live;
-  };
-  std::vector<Collected> collected;
-  {
-    Registry& r = GlobalRegistry();
-    std::lock_guard<std::mutex> guard(r.mu);
-    collected.reserve(r.entries.size());
-    for (const auto& [id, entry] : r.entries) {
-      Collected c;
-      c.out.provider_id = id;
-      c.out.sources = entry.sources;
-      c.out.stats = entry.retired;
-      for (const auto& weak : entry.live) {
-        if (auto state = weak.lock()) c.live.push_back(std::move(state));
-      }
-      collected.push_back(std::move(c));
-    }
-  }
-  // Outside the registry's lock: dropping the last reference to a state below takes it.
-  std::vector<ProviderRefreshStats> result;
-  result.reserve(collected.size());
-  for (Collected& c : collected) {
-    for (const auto& state : c.live) {
-      RefreshStats snapshot;
-      bool source_alive = false;
-      {
-        std::lock_guard<std::mutex> guard(state->mu);
-        snapshot = state->Snapshot();
-        source_alive = state->source_alive;
-      }
-      // A state outlives its source only while a refresh thread finishes: its counters
-      // are not retired yet, so they are added here.
-      AddCounters(c.out.stats, snapshot);
-      if (!source_alive) continue;
-      ++c.out.live_sources;
-      // The newest live source (registered last) gives the current values.
-      c.out.stats.last_fetch_latency = snapshot.last_fetch_latency;
-      c.out.stats.expires_at_millis = snapshot.expires_at_millis;
-      c.out.stats.refresh_offset = snapshot.refresh_offset;
-    }
-    result.push_back(std::move(c.out));
-  }
-  return result;
+  return Session::Default()->CredentialRefreshStats();
 }
 
 ProviderRefreshStats ToProviderRefreshStats(const RefreshingCredentialsSource& source) {
@@ -564,6 +437,15 @@ Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource
     const StorageOptions& initial_options,
     std::shared_ptr<StorageOptionsProvider> provider, std::shared_ptr<Clock> clock,
     RefreshingCredentialsOptions options) {
+  return MakeInSession(*Session::Default(), initial_options, std::move(provider),
+                       std::move(clock), std::move(options));
+}
+
+Result<std::shared_ptr<RefreshingCredentialsSource>>
+RefreshingCredentialsSource::MakeInSession(
+    Session& session, const StorageOptions& initial_options,
+    std::shared_ptr<StorageOptionsProvider> provider, std::shared_ptr<Clock> clock,
+    RefreshingCredentialsOptions options) {
   if (provider == nullptr) {
     return Status::Invalid(
         "RefreshingCredentialsSource needs a storage options provider");
@@ -591,7 +473,8 @@ Result<std::shared_ptr<RefreshingCredentialsSource>> RefreshingCredentialsSource
     state->latest_options = initial_options;
   }
   state->offset = *offset;
-  Register(state);
+  state->refresh_stats = session.refresh_stats_;
+  state->refresh_stats->Register(state->provider_id, state);
   return std::shared_ptr<RefreshingCredentialsSource>(
       new RefreshingCredentialsSource(std::move(state)));
 }

@@ -2,13 +2,9 @@
 
 #include "lance/io/storage_access.h"
 
-#include <cctype>
-#include <map>
-#include <mutex>
-#include <string>
 #include <utility>
 
-#include "lance/macros.h"
+#include "lance/io/session.h"
 
 namespace lance::io {
 
@@ -31,40 +27,15 @@ Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
     const StorageOptions& initial_options,
     std::shared_ptr<StorageOptionsProvider> provider, std::shared_ptr<Clock> clock,
     RefreshingCredentialsOptions options) {
-  if (provider == nullptr) return std::shared_ptr<CredentialsSource>();
-  // One live source per provider id: a second handle on a table (another open through the
-  // namespace while the first is alive) joins the first one's source and store, and its
-  // fresher describe_table answer reseeds it -- otherwise the registry would hand it the
-  // first handle's store, whose source would later fetch again what this answer carried.
-  static std::mutex mu;
-  static std::map<std::string, std::weak_ptr<RefreshingCredentialsSource>> live;
-  const std::string id = provider->provider_id();
-  std::lock_guard<std::mutex> lock(mu);
-  for (auto it = live.begin(); it != live.end();) {
-    it = it->second.expired() ? live.erase(it) : std::next(it);
-  }
-  if (auto it = live.find(id); it != live.end()) {
-    if (auto existing = it->second.lock()) {
-      LANCE_RETURN_NOT_OK(existing->Reseed(initial_options));
-      return std::shared_ptr<CredentialsSource>(std::move(existing));
-    }
-  }
-  LANCE_ASSIGN_OR_RAISE(auto source, RefreshingCredentialsSource::Make(
-                                         initial_options, std::move(provider),
-                                         std::move(clock), std::move(options)));
-  live[id] = source;
-  return std::shared_ptr<CredentialsSource>(std::move(source));
+  return Session::Default()->MakeCredentialsSource(initial_options, std::move(provider),
+                                                   std::move(clock), std::move(options));
 }
 
 Result<StorageAccess> ResolveStorageAccess(StorageAccess access,
                                            std::shared_ptr<Clock> clock,
                                            RefreshingCredentialsOptions options) {
-  if (access.resolved()) return access;
-  LANCE_ASSIGN_OR_RAISE(access.credentials,
-                        MakeCredentialsSource(access.storage_options, access.provider,
-                                              std::move(clock), std::move(options)));
-  access.storage_options = WithoutRefreshableOptions(access.storage_options);
-  return access;
+  return Session::Default()->ResolveStorageAccess(std::move(access), std::move(clock),
+                                                  std::move(options));
 }
 
 }  // namespace lance::io

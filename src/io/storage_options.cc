@@ -9,6 +9,8 @@
 #include <cctype>
 
 #include "lance/core/ascii.h"
+#include "lance/core/text.h"
+#include "lance/str_cat.h"
 
 namespace lance::io {
 
@@ -46,6 +48,36 @@ std::optional<CredentialPart> CredentialPartOf(std::string_view key) {
     }
   }
   return std::nullopt;
+}
+
+Result<std::map<CredentialPart, OptionSetting>> CredentialSettings(
+    const StorageOptions& options) {
+  std::map<CredentialPart, OptionSetting> out;
+  for (const auto& [key, value] : options) {
+    // Namespaces and config files often carry "key": "" meaning "not set".
+    if (TrimAscii(value).empty()) continue;
+    const std::optional<CredentialPart> part = CredentialPartOf(TrimAscii(key));
+    if (!part) continue;
+    auto [it, inserted] = out.try_emplace(*part, OptionSetting{key, value});
+    // Two spellings of one part with different values are ambiguous: picking one would
+    // depend on map order.
+    if (!inserted && TrimAscii(it->second.value) != TrimAscii(value)) {
+      return ConflictingSettingsError(it->second, OptionSetting{key, value},
+                                      "credential");
+    }
+  }
+  return out;
+}
+
+Status ConflictingSettingsError(const OptionSetting& a, const OptionSetting& b,
+                                std::string_view setting) {
+  std::string msg = StrCat("storage options '", a.source, "' and '", b.source,
+                           "' set the same ", setting, " to different values");
+  if (!IsSecretOptionKey(a.source) && !IsSecretOptionKey(b.source)) {
+    msg += StrCat(" ('", RedactOptionValue(a.source, a.value), "' and '",
+                  RedactOptionValue(b.source, b.value), "')");
+  }
+  return Status::Invalid(msg + "; give only one of them");
 }
 
 bool IsCredentialOptionKey(std::string_view key) {

@@ -9,9 +9,13 @@
 
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
+#include "lance/io/storage_options.h"
 #include "lance/result.h"
 
 namespace lance::io {
@@ -35,6 +39,22 @@ struct AwsCredentials {
 };
 
 }  // namespace s3
+
+/// \brief Looks up an environment variable (s3::ProcessEnv() reads the process's); null:
+/// no environment.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+/// \brief The AWS credentials of a storage-options map: key id, secret and session token
+/// under every alias of kCredentialOptionKeys (CredentialSettings: the one list), values
+/// trimmed. Only when the options name none of them, AWS_ACCESS_KEY_ID,
+/// AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN from `env` (a lone token is ignored):
+/// credentials come from one place only, a key id from the options never pairs with a
+/// secret from the environment. Other options are ignored.
+/// \return the credentials (empty key id when there are none); Invalid for a key id
+/// without secret or vice versa, a token without key id, or two aliases with different
+/// values (naming the keys, never a secret value).
+Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options,
+                                                         const EnvLookup& env = nullptr);
 
 /// \brief Supplies the credentials of a remote store, request by request.
 ///

@@ -15,6 +15,7 @@
 
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
+#include "lance/io/session.h"
 #include "lance/io/storage_access.h"
 #include "lance/io/storage_options.h"
 #include "lance/io/uri.h"
@@ -59,16 +60,24 @@ struct ResolvedLocation {
 /// long as someone uses it. Named memory stores outlive that (see
 /// MemoryObjectStore::Named).
 ///
-/// Thread-safe: one mutex guards factories and cache, and is held while a factory runs
-/// so that concurrent resolutions of one location build one store.
+/// The credentials sources and the store cache belong to the registry's Session: the
+/// default registry holds Session::Default(), a registry built without a session gets
+/// a new one (its own cache and sources).
+///
+/// Thread-safe: one mutex guards the factories and is held while a factory runs (under
+/// the session's cache lock, see Session::GetOrMakeStore), so that concurrent
+/// resolutions of one location build one store.
 class ObjectStoreRegistry {
  public:
-  ObjectStoreRegistry() = default;
+  /// \brief A registry with no factories and a new Session.
+  ObjectStoreRegistry();
+  /// \brief A registry with no factories over `session` (null: a new one).
+  explicit ObjectStoreRegistry(std::shared_ptr<Session> session);
   ObjectStoreRegistry(const ObjectStoreRegistry&) = delete;
   ObjectStoreRegistry& operator=(const ObjectStoreRegistry&) = delete;
 
-  /// \brief The process-wide registry, with the built-in stores registered on first use.
-  /// Never destroyed.
+  /// \brief The process-wide registry, with the built-in stores registered on first use,
+  /// over Session::Default(). Never destroyed.
   static ObjectStoreRegistry& Default();
 
   /// \brief Registers `factory` for `scheme` (case-insensitive).
@@ -89,11 +98,14 @@ class ObjectStoreRegistry {
   Result<ResolvedLocation> Resolve(std::string_view uri,
                                    const StorageAccess& access = {});
 
-  /// \brief Forgets every cached store (stores in use keep working).
+  /// \brief Forgets every cached store of the session (stores in use keep working).
   void ClearCache();
 
-  /// \brief Number of live cached stores (for tests).
+  /// \brief Number of live cached stores of the session (for tests).
   size_t num_cached_stores() const;
+
+  /// \brief The session holding the registry's credentials sources and stores.
+  const std::shared_ptr<Session>& session() const { return session_; }
 
   /// \brief The cache key of a store root: scheme, authority, the non-secret options
   /// in a canonical order, and the credentials source's id (empty without a source).
@@ -108,14 +120,9 @@ class ObjectStoreRegistry {
   static bool IsSecretOptionKey(std::string_view key);
 
  private:
-  struct CacheEntry {
-    std::weak_ptr<ObjectStore> store;
-    size_t secrets_fingerprint = 0;
-  };
-
+  std::shared_ptr<Session> session_;
   mutable std::mutex mu_;
   std::map<std::string, ObjectStoreFactory> factories_;
-  std::map<std::string, CacheEntry> cache_;
 };
 
 /// \brief Registers "file" (LocalObjectStore), "memory" (MemoryObjectStore::Named) and

@@ -28,6 +28,8 @@
 
 namespace lance::io {
 
+class Session;  // session.h
+
 /// \brief What happened to a refresh; passed to RefreshingCredentialsOptions::on_event.
 /// Contains no secret: only redacted credentials.
 struct RefreshEvent {
@@ -163,8 +165,9 @@ struct RefreshStats {
 ///   fail at once with the last error (no fetch storm on a failing provider).
 /// - O is re-read from every fetched map (`refresh_offset_millis`, default
 ///   options.default_refresh_offset); E likewise.
-/// - Only the credentials of a fetched map are used (key id, secret, session token, under
-///   the aliases ParseS3Options accepts); other options are ignored (the store is built).
+/// - Only the credentials of a fetched map are used (CredentialsFromStorageOptions: key
+///   id, secret, session token under the aliases of kCredentialOptionKeys); other options
+///   are ignored (the store is built).
 /// - No timers: an idle source calls nothing.
 ///
 /// Thread-safe. Destruction waits for an in-flight fetch to finish (the fetch holds only
@@ -172,11 +175,20 @@ struct RefreshStats {
 class RefreshingCredentialsSource final : public CredentialsSource {
  public:
   /// \brief Builds a source seeded with `initial_options` (the options that located the
-  /// table); `clock` null means RealClock.
+  /// table), counted in the default session's statistics (Session::Default()); `clock`
+  /// null means RealClock. Not shared: io::MakeCredentialsSource shares one per provider.
   /// \return the source; Invalid for a null provider or malformed initial options
   /// (expires_at_millis, refresh_offset_millis, a key id without secret...).
   static Result<std::shared_ptr<RefreshingCredentialsSource>> Make(
       const StorageOptions& initial_options,
+      std::shared_ptr<StorageOptionsProvider> provider,
+      std::shared_ptr<Clock> clock = nullptr,
+      RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
+
+  /// \brief As Make, counted in the statistics of `session`
+  /// (Session::CredentialRefreshStats), which the source may outlive.
+  static Result<std::shared_ptr<RefreshingCredentialsSource>> MakeInSession(
+      Session& session, const StorageOptions& initial_options,
       std::shared_ptr<StorageOptionsProvider> provider,
       std::shared_ptr<Clock> clock = nullptr,
       RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
@@ -232,11 +244,11 @@ class RefreshingCredentialsSource final : public CredentialsSource {
   std::shared_ptr<State> state_;
 };
 
-/// \brief The refresh counters of one provider id in this process.
+/// \brief The refresh counters of one provider id in a session (Session).
 struct ProviderRefreshStats {
   /// \brief StorageOptionsProvider::provider_id() (never a secret).
   std::string provider_id;
-  /// \brief Refreshing sources of this provider id built in this process, and of those
+  /// \brief Refreshing sources of this provider id built for the session, and of those
   /// the ones still alive (MakeCredentialsSource keeps at most one alive per id; sources
   /// built directly with RefreshingCredentialsSource::Make may add more).
   int64_t sources = 0;
@@ -249,8 +261,9 @@ struct ProviderRefreshStats {
 };
 
 /// \brief Refresh counters of every provider id that had a RefreshingCredentialsSource in
-/// this process (process-wide registry; entries are never dropped), sorted by provider
-/// id. Contains no secret. Thread-safe.
+/// the default session (Session::Default()->CredentialRefreshStats(): the process-wide
+/// statistics; entries are never dropped), sorted by provider id. Contains no secret.
+/// Thread-safe.
 std::vector<ProviderRefreshStats> CredentialRefreshStats();
 
 /// \brief The counters of one source, as an entry of CredentialRefreshStats() (sources
@@ -266,12 +279,6 @@ ProviderRefreshStats ToProviderRefreshStats(const RefreshingCredentialsSource& s
 /// expires_at_millis (0: none or never expire), refresh_offset_ms. No secret.
 std::vector<std::pair<std::string, int64_t>> RefreshStatsFields(
     const ProviderRefreshStats& stats);
-
-/// \brief Only the credentials of a storage-options map (aliases as in ParseS3Options, no
-/// environment).
-/// \return the credentials (empty key id when the map has none); Invalid for a key id
-/// without secret or vice versa (naming the key, never a secret value).
-Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options);
 
 /// \brief Epoch milliseconds as "2026-01-01T00:00:00.000Z" (UTC), for messages.
 std::string FormatEpochMillis(int64_t epoch_millis);

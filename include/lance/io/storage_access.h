@@ -60,7 +60,7 @@ struct StorageAccess {
 };
 
 /// \brief True for the keys a credentials source takes over from a storage-options map:
-/// the credential keys under every alias ParseS3Options accepts (aws_access_key_id,
+/// the credential keys of kCredentialOptionKeys (storage_options.h: aws_access_key_id,
 /// access_key_id, aws_secret_access_key, secret_access_key, aws_session_token,
 /// aws_token, aws_security_token, session_token, token; case-insensitive) and the
 /// lifetime keys expires_at_millis and refresh_offset_millis.
@@ -69,15 +69,11 @@ bool IsRefreshableOptionKey(std::string_view key);
 /// \brief `options` without the keys of IsRefreshableOptionKey.
 StorageOptions WithoutRefreshableOptions(const StorageOptions& options);
 
-/// \brief The credentials source for `initial_options` and `provider`: a
-/// RefreshingCredentialsSource seeded with `initial_options` (no fetch here), or null
-/// when `provider` is null (static options: the store takes its credentials from the
-/// options, and nothing is ever fetched). At most one source per provider id is alive:
-/// while one is, it is returned (reseeded with `initial_options` when those are fresher,
-/// see RefreshingCredentialsSource::Reseed) instead of a new one, so every handle on a
-/// table shares one cache and `clock` / `options` of later calls are ignored.
-/// \return the source (or null); Invalid for malformed initial options (see
-/// RefreshingCredentialsSource::Make).
+/// \brief Session::Default()->MakeCredentialsSource (session.h): null without a
+/// provider, else the default session's one live RefreshingCredentialsSource of the
+/// provider id, reseeded with `initial_options` when those are fresher, or a new one
+/// seeded with them (no fetch). \return the source (or null); Invalid for malformed
+/// initial options (see RefreshingCredentialsSource::Make).
 Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
     const StorageOptions& initial_options,
     std::shared_ptr<StorageOptionsProvider> provider,
@@ -85,7 +81,8 @@ Result<std::shared_ptr<CredentialsSource>> MakeCredentialsSource(
     RefreshingCredentialsOptions options = RefreshingCredentialsOptions::Defaults());
 
 /// \brief The access a store is built with -- the one place "a provider" is turned into
-/// a credentials source, so that it means the same at every entry point:
+/// a credentials source, so that it means the same at every entry point (the default
+/// session's, Session::ResolveStorageAccess):
 /// - a credentials source already set, or no provider: `access` as it is (static
 ///   options keep their credentials);
 /// - a provider and no source: {storage_options minus the refreshable keys, the

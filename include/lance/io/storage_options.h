@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "lance/result.h"
+
 namespace lance::io {
 
 /// \brief Storage options: Lance's key names to values. Options a store does not know are
@@ -48,7 +50,10 @@ bool IsSensitiveOptionKey(std::string_view key);
 
 /// \brief What a credential option is part of. A namespace vends these together, a
 /// refresh replaces them together, and a table's own options never override them.
+/// Azure and GCS parts (account key, SAS token, service account...) join as enumerators
+/// with their rows in kCredentialOptionKeys and a reader like AwsCredentialsFromOptions.
 enum class CredentialPart {
+  /// \brief The AWS parts (AwsCredentials).
   kAccessKeyId,
   kSecretAccessKey,
   kSessionToken,
@@ -65,9 +70,10 @@ struct CredentialOptionKey {
 };
 
 /// \brief The credential option keys, Lance's aliases included: the one list that option
-/// parsing (ParseS3Options), the refresh (WithoutRefreshableOptions), the namespace's
-/// merge of vended options (MergeStorageOptions) and the REST server's withholding all
-/// read. Azure and GCS keys join it with their stores.
+/// parsing (CredentialSettings, hence ParseS3Options and the refresh's
+/// CredentialsFromStorageOptions), the refresh (WithoutRefreshableOptions), the
+/// namespace's merge of vended options (MergeStorageOptions) and the REST server's
+/// withholding all read. Azure and GCS keys join it as rows with their stores.
 inline constexpr CredentialOptionKey kCredentialOptionKeys[] = {
     {"aws_access_key_id", CredentialPart::kAccessKeyId},
     {"access_key_id", CredentialPart::kAccessKeyId},
@@ -85,6 +91,26 @@ inline constexpr CredentialOptionKey kCredentialOptionKeys[] = {
 /// \brief The credential part `key` names (case-insensitively), if it is one of
 /// kCredentialOptionKeys.
 std::optional<CredentialPart> CredentialPartOf(std::string_view key);
+
+/// \brief One setting as given: the option key as the caller spelled it (or the name of
+/// the environment variable it came from) and its value.
+struct OptionSetting {
+  std::string source;
+  std::string value;
+};
+
+/// \brief The credential options of `options`, one per part: keys matched by
+/// CredentialPartOf (surrounding blanks ignored), values blank-only counted as absent.
+/// \return the settings by part; Invalid when two aliases of one part carry different
+/// values (ConflictingSettingsError).
+Result<std::map<CredentialPart, OptionSetting>> CredentialSettings(
+    const StorageOptions& options);
+
+/// \brief The error for two options that set the same `setting` ("S3 setting",
+/// "credential") to different values: names both keys, and shows the values only as
+/// RedactOptionValue does, and not at all when either key is secret.
+Status ConflictingSettingsError(const OptionSetting& a, const OptionSetting& b,
+                                std::string_view setting);
 
 /// \brief True if `key` is a credential option: one of kCredentialOptionKeys, or any
 /// other option whose value must never be shown or cached (IsSensitiveOptionKey: a key

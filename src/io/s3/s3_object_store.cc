@@ -558,19 +558,15 @@ Result<ObjectMeta> S3ObjectStore::Head(const std::string& path) {
 
 Result<ListResult> S3ObjectStore::List(const std::string& prefix,
                                        const ListOptions& options) {
-  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
-  if (options.max_keys < 0) {
-    return Status::Invalid("When listing " + Quoted(ObjectUri(prefix)) +
-                           ": negative max_keys " + std::to_string(options.max_keys));
-  }
+  LANCE_ASSIGN_OR_RAISE(const int64_t max_keys,
+                        internal::ListPageSize(prefix, options, ObjectUri(prefix)));
   s3::ListObjectsV2Request request;
   request.prefix = prefix;
   request.delimiter = options.recursive ? "" : "/";
   request.start_after = options.start_after;
   request.continuation_token = options.continuation_token;
   // S3 never returns more than 1000 entries per page; asking for more is the same.
-  request.max_keys = static_cast<int>(std::min<int64_t>(
-      options.max_keys == 0 ? ListOptions::kDefaultMaxKeys : options.max_keys, 1000));
+  request.max_keys = static_cast<int>(std::min<int64_t>(max_keys, 1000));
   LANCE_ASSIGN_OR_RAISE(s3::ListObjectsV2Response response,
                         client_->ListObjectsV2(request));
   ListResult result;
@@ -668,6 +664,23 @@ Status S3ObjectStore::DeletePrefix(const std::string& prefix) {
   }
 }
 
+namespace {
+
+// The last step of a rename on S3 (which has none): deleting the source once the
+// destination holds the object. `done` says so in the error.
+Status DeleteRenamedSource(const S3ObjectStore& store, const std::string& src,
+                           const std::string& dst, std::string_view done) {
+  Status st = store.client()->DeleteObject(src);
+  if (!st.ok()) {
+    return st.WithContext("renaming " + Quoted(store.ObjectUri(src)) + " to " +
+                          Quoted(store.ObjectUri(dst)) + " (" + std::string(done) +
+                          "; removing the source failed)");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status S3ObjectStore::Copy(const std::string& src, const std::string& dst) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
   LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
@@ -687,13 +700,7 @@ Status S3ObjectStore::Copy(const std::string& src, const std::string& dst) {
 Status S3ObjectStore::Rename(const std::string& src, const std::string& dst) {
   LANCE_RETURN_NOT_OK(Copy(src, dst));
   if (src == dst) return Status::OK();
-  Status st = client_->DeleteObject(src);
-  if (!st.ok()) {
-    return st.WithContext("renaming " + Quoted(ObjectUri(src)) + " to " +
-                          Quoted(ObjectUri(dst)) +
-                          " (the copy exists; removing the source failed)");
-  }
-  return Status::OK();
+  return DeleteRenamedSource(*this, src, dst, "the copy exists");
 }
 
 Status S3ObjectStore::RenameIfNotExists(const std::string& src, const std::string& dst) {
@@ -709,13 +716,7 @@ Status S3ObjectStore::RenameIfNotExists(const std::string& src, const std::strin
   }
   LANCE_RETURN_NOT_OK(
       client_->PutObject(dst, data->ToStringView(), /*if_none_match=*/true));
-  Status st = client_->DeleteObject(src);
-  if (!st.ok()) {
-    return st.WithContext("renaming " + Quoted(ObjectUri(src)) + " to " +
-                          Quoted(ObjectUri(dst)) +
-                          " (the destination was created; removing the source failed)");
-  }
-  return Status::OK();
+  return DeleteRenamedSource(*this, src, dst, "the destination was created");
 }
 
 Status RegisterS3ObjectStore(ObjectStoreRegistry* registry) {

@@ -15,7 +15,6 @@
 #include "lance/core/text.h"
 #include "lance/io/storage_options.h"
 #include "lance/macros.h"
-#include "lance/str_cat.h"
 
 namespace lance::io::s3 {
 namespace {
@@ -23,10 +22,9 @@ namespace {
 std::string_view Trim(std::string_view s) { return TrimAscii(s); }
 
 // The settings S3Options knows. Each storage-option key maps to at most one of them.
+// The credentials are not among them: CredentialsFromStorageOptions reads those
+// (credentials.h, over the one list of credential keys).
 enum class Field {
-  kAccessKeyId,
-  kSecretAccessKey,
-  kSessionToken,
   kRegion,
   kDefaultRegion,  // below kRegion in precedence, so kept apart
   kEndpoint,
@@ -52,20 +50,6 @@ enum class Field {
 // Lower-case key -> field; Lance's aliases included. Keys not listed (and not matching
 // the allow_http rule) are ignored, as object_store drops keys it does not parse.
 std::optional<Field> FieldOfKey(const std::string& key) {
-  // The credential keys: the one list of storage_options.h.
-  if (auto part = CredentialPartOf(key)) {
-    switch (*part) {
-      case CredentialPart::kAccessKeyId:
-        return Field::kAccessKeyId;
-      case CredentialPart::kSecretAccessKey:
-        return Field::kSecretAccessKey;
-      case CredentialPart::kSessionToken:
-        return Field::kSessionToken;
-      case CredentialPart::kExpiresAtMillis:
-      case CredentialPart::kRefreshOffsetMillis:
-        return std::nullopt;
-    }
-  }
   static const std::map<std::string, Field, std::less<>> kKeys = {
       {"aws_region", Field::kRegion},
       {"region", Field::kRegion},
@@ -100,10 +84,7 @@ std::optional<Field> FieldOfKey(const std::string& key) {
 
 // One value for a field, and where it came from (the option key as the caller spelled
 // it, or the environment variable's name) for error messages.
-struct Setting {
-  std::string source;
-  std::string value;
-};
+using Setting = OptionSetting;
 
 Result<int64_t> ParseInt(std::string_view key, std::string_view value, int64_t min,
                          int64_t max) {
@@ -300,18 +281,7 @@ Result<Given> GroupOptions(const std::map<std::string, std::string>& options) {
         same = a.ok() && b.ok() && *a == *b;
       }
       if (same) continue;
-      std::string msg = "storage options '" + settings[0].source + "' and '" +
-                        settings[i].source + "' set the same S3 setting";
-      // The one secrets rule decides what may be shown (a key id only redacted).
-      if (!IsSecretOptionKey(settings[0].source) &&
-          !IsSecretOptionKey(settings[i].source)) {
-        msg += StrCat(" to different values ('",
-                      RedactOptionValue(settings[0].source, settings[0].value), "' and '",
-                      RedactOptionValue(settings[i].source, settings[i].value), "')");
-      } else {
-        msg += " to different values";
-      }
-      return Status::Invalid(msg + "; give only one of them");
+      return ConflictingSettingsError(settings[0], settings[i], "S3 setting");
     }
   }
   return given;
@@ -424,60 +394,6 @@ Status ReadEndpointAndRegion(const OptionReader& read, S3Options* out) {
   return Status::OK();
 }
 
-// Credentials come from one place only: a key id from the options must never pair with
-// a secret (or token) from the environment.
-Status ReadCredentials(const Given& given, const EnvLookup& env, S3Options* out) {
-  auto first = [&](Field f) -> const Setting* {
-    auto it = given.find(f);
-    return it == given.end() ? nullptr : &it->second.front();
-  };
-  const Setting* key_id = first(Field::kAccessKeyId);
-  const Setting* secret = first(Field::kSecretAccessKey);
-  const Setting* token = first(Field::kSessionToken);
-  std::optional<Setting> env_key_id, env_secret, env_token;
-  const bool from_options = key_id != nullptr || secret != nullptr || token != nullptr;
-  if (!from_options && env) {
-    auto get = [&](std::string_view name) -> std::optional<Setting> {
-      auto v = env(name);
-      if (!v.has_value() || Trim(*v).empty()) return std::nullopt;
-      return Setting{std::string(name), *v};
-    };
-    env_key_id = get("AWS_ACCESS_KEY_ID");
-    env_secret = get("AWS_SECRET_ACCESS_KEY");
-    // A lone AWS_SESSION_TOKEN without keys is not a credential set; ignore it.
-    if (env_key_id || env_secret) env_token = get("AWS_SESSION_TOKEN");
-    key_id = env_key_id ? &*env_key_id : nullptr;
-    secret = env_secret ? &*env_secret : nullptr;
-    token = env_token ? &*env_token : nullptr;
-  }
-  const std::string origin = from_options ? "storage option" : "environment variable";
-  if (key_id != nullptr && secret == nullptr) {
-    return Status::Invalid(
-        origin + " '" + key_id->source + "' is set but no secret access key is (" +
-        (from_options ? "aws_secret_access_key" : "AWS_SECRET_ACCESS_KEY") +
-        "); give both or neither");
-  }
-  if (secret != nullptr && key_id == nullptr) {
-    return Status::Invalid(origin + " '" + secret->source +
-                           "' is set but no access key id is (" +
-                           (from_options ? "aws_access_key_id" : "AWS_ACCESS_KEY_ID") +
-                           "); give both or neither");
-  }
-  if (token != nullptr && key_id == nullptr) {
-    return Status::Invalid("storage option '" + token->source +
-                           "' (a session token) is set without aws_access_key_id and "
-                           "aws_secret_access_key");
-  }
-  if (key_id != nullptr) {
-    out->credentials.access_key_id = std::string(Trim(key_id->value));
-    out->credentials.secret_access_key = std::string(Trim(secret->value));
-    if (token != nullptr) {
-      out->credentials.session_token = std::string(Trim(token->value));
-    }
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& options,
@@ -487,7 +403,7 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
   S3Options out;
   LANCE_RETURN_NOT_OK(ReadTuning(read, &out));
   LANCE_RETURN_NOT_OK(ReadEndpointAndRegion(read, &out));
-  LANCE_RETURN_NOT_OK(ReadCredentials(given, env, &out));
+  LANCE_ASSIGN_OR_RAISE(out.credentials, CredentialsFromStorageOptions(options, env));
   return out;
 }
 

@@ -90,8 +90,9 @@ struct S3Options {
 };
 
 /// \brief Looks up an environment variable; returns nullopt when unset. Injectable so
-/// tests do not depend on (or mutate) the process environment.
-using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+/// tests do not depend on (or mutate) the process environment. (io::EnvLookup, which
+/// the credentials reader shares.)
+using EnvLookup = ::lance::io::EnvLookup;
 
 /// \brief The process environment (std::getenv).
 EnvLookup ProcessEnv();
