@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the benchmarks share: failing loudly on any error (a benchmark that swallows one
-// reports a number for work it did not do) and the clocks.
+// reports a number for work it did not do), the clocks, and the RGW the S3 benchmarks
+// run against.
 
 #pragma once
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
+#include "lance/io/storage_options.h"
 #include "lance/result.h"
 #include "lance/status.h"
 
@@ -61,5 +65,41 @@ inline double StatusMb(const std::string& field) {
 
 inline double PeakRssMb() { return StatusMb("VmHWM"); }
 inline double RssMb() { return StatusMb("VmRSS"); }
+
+/// The first of `names` that is set and not empty; dies naming the first one otherwise
+/// (later names are older spellings of the same variable).
+inline std::string RequiredEnv(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* v = std::getenv(name);
+    if (v != nullptr && *v != '\0') return v;
+  }
+  Die(std::string(*names.begin()) +
+      " is not set: run scripts/run_bench.sh (it starts an RGW), or export the lines "
+      "`scripts/rgw.sh start DIR` prints");
+}
+
+/// The RGW of the S3 benchmarks and its long-lived key (LANCE_S3_*).
+struct RgwEnv {
+  std::string endpoint, region, access_key, secret_key;
+};
+
+inline RgwEnv ReadRgwEnv() {
+  RgwEnv e;
+  e.endpoint = RequiredEnv({"LANCE_S3_ENDPOINT"});
+  e.region = RequiredEnv({"LANCE_S3_REGION"});
+  e.access_key = RequiredEnv({"LANCE_S3_ACCESS_KEY"});
+  e.secret_key = RequiredEnv({"LANCE_S3_SECRET_KEY", "LANCE_S3_SECRET"});
+  while (!e.endpoint.empty() && e.endpoint.back() == '/') e.endpoint.pop_back();
+  return e;
+}
+
+/// Storage options with the long-lived key (no vending, no refresh).
+inline lance::io::StorageOptions StaticS3Options(const RgwEnv& e) {
+  return {{"aws_endpoint", e.endpoint},
+          {"aws_region", e.region},
+          {"allow_http", "true"},
+          {"aws_access_key_id", e.access_key},
+          {"aws_secret_access_key", e.secret_key}};
+}
 
 }  // namespace bench

@@ -97,6 +97,20 @@ int64_t LogicalBytes(const lance::ArrayData& d) {
   return LogicalBytes(d, d.offset, d.length);
 }
 
+// The offsets (`length` of them, as pyarrow counts) and values of slots [offset, offset +
+// length) of a variable-length array: its value bytes, or (`nested`, a list) the bytes of
+// the child slots the offsets span.
+template <typename Offset>
+int64_t OffsetsAndValuesBytes(const lance::ArrayData& d, int64_t offset, int64_t length,
+                              bool nested) {
+  if (length == 0) return 0;
+  const auto* off = d.buffers[1]->data_as<Offset>() + offset;
+  const int64_t span = off[length] - off[0];
+  const int64_t values =
+      nested ? LogicalBytes(*d.children[0], d.children[0]->offset + off[0], span) : span;
+  return length * static_cast<int64_t>(sizeof(Offset)) + values;
+}
+
 // Bytes of slots [offset, offset + length) of `d` (offset includes d.offset).
 int64_t LogicalBytes(const lance::ArrayData& d, int64_t offset, int64_t length) {
   using lance::TypeId;
@@ -105,29 +119,15 @@ int64_t LogicalBytes(const lance::ArrayData& d, int64_t offset, int64_t length) 
   if (!d.buffers.empty() && d.buffers[0]) n += lance::bit_util::BytesForBits(length);
   switch (t.id()) {
     case TypeId::kUtf8:
-    case TypeId::kBinary: {
-      const auto* off = d.buffers[1]->data_as<int32_t>() + offset;
-      return n + length * 4 + (length ? off[length] - off[0] : 0);
-    }
+    case TypeId::kBinary:
+      return n + OffsetsAndValuesBytes<int32_t>(d, offset, length, false);
     case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary: {
-      const auto* off = d.buffers[1]->data_as<int64_t>() + offset;
-      return n + length * 8 + (length ? off[length] - off[0] : 0);
-    }
-    case TypeId::kList: {
-      const auto* off = d.buffers[1]->data_as<int32_t>() + offset;
-      return n + length * 4 +
-             (length ? LogicalBytes(*d.children[0], d.children[0]->offset + off[0],
-                                    off[length] - off[0])
-                     : 0);
-    }
-    case TypeId::kLargeList: {
-      const auto* off = d.buffers[1]->data_as<int64_t>() + offset;
-      return n + length * 8 +
-             (length ? LogicalBytes(*d.children[0], d.children[0]->offset + off[0],
-                                    off[length] - off[0])
-                     : 0);
-    }
+    case TypeId::kLargeBinary:
+      return n + OffsetsAndValuesBytes<int64_t>(d, offset, length, false);
+    case TypeId::kList:
+      return n + OffsetsAndValuesBytes<int32_t>(d, offset, length, true);
+    case TypeId::kLargeList:
+      return n + OffsetsAndValuesBytes<int64_t>(d, offset, length, true);
     case TypeId::kFixedSizeList: {
       const int64_t k = t.fixed_size();
       return n +

@@ -303,36 +303,7 @@ Input Generate(int64_t rows, int64_t batch_rows) {
 // ---------------------------------------------------------------------------------------
 // The server
 
-struct Env {
-  std::string endpoint, region, access_key, secret_key;
-};
-
-Env ReadEnv() {
-  Env e;
-  auto get = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') {
-      Die(std::string(name) +
-          " is not set: run scripts/run_bench.sh (it starts an RGW), or export the "
-          "lines `scripts/rgw.sh start DIR` prints");
-    }
-    return v;
-  };
-  e.endpoint = get("LANCE_S3_ENDPOINT");
-  e.region = get("LANCE_S3_REGION");
-  e.access_key = get("LANCE_S3_ACCESS_KEY");
-  e.secret_key = get("LANCE_S3_SECRET_KEY");
-  while (!e.endpoint.empty() && e.endpoint.back() == '/') e.endpoint.pop_back();
-  return e;
-}
-
-lance::io::StorageOptions BaseOptions(const Env& e) {
-  return {{"aws_endpoint", e.endpoint},
-          {"aws_region", e.region},
-          {"allow_http", "true"},
-          {"aws_access_key_id", e.access_key},
-          {"aws_secret_access_key", e.secret_key}};
-}
+using Env = bench::RgwEnv;
 
 std::shared_ptr<lance::io::S3ObjectStore> StoreFor(
     const std::string& bucket, const lance::io::StorageOptions& opts) {
@@ -641,8 +612,8 @@ int main(int argc, char** argv) {
     Die("--reps, --files, --rows-per-file and --parallel must be >= 1");
   if (a.bucket.empty()) a.bucket = DefaultBucket();
 
-  const Env env = ReadEnv();
-  lance::io::StorageOptions opts = BaseOptions(env);
+  const Env env = bench::ReadRgwEnv();
+  lance::io::StorageOptions opts = bench::StaticS3Options(env);
   for (const auto& [k, v] : a.extra_options) opts[k] = v;
   lance::io::StorageOptions unsigned_opts = opts;
   unsigned_opts["aws_unsigned_payload"] = "true";
