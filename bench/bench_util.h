@@ -6,11 +6,14 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "lance/io/storage_options.h"
 #include "lance/result.h"
@@ -65,6 +68,67 @@ inline double StatusMb(const std::string& field) {
 
 inline double PeakRssMb() { return StatusMb("VmHWM"); }
 inline double RssMb() { return StatusMb("VmRSS"); }
+
+/// A command-line flag of a benchmark: its name, whether a value follows it, and what it
+/// does to the benchmark's arguments (`value` is "" for a flag without one; `flag` is the
+/// name, for messages).
+template <typename Args>
+struct Flag {
+  const char* name;
+  bool takes_value;
+  void (*apply)(Args& args, const std::string& flag, const std::string& value);
+};
+
+template <typename T>
+struct MemberOf;
+template <typename C, typename V>
+struct MemberOf<V C::*> {
+  using Class = C;
+  using Value = V;
+};
+
+/// Flag action: the value into the member, as text or as a decimal int / int64_t.
+template <auto Member>
+void Store(typename MemberOf<decltype(Member)>::Class& args, const std::string& flag,
+           const std::string& value) {
+  using Value = typename MemberOf<decltype(Member)>::Value;
+  if constexpr (std::is_same_v<Value, std::string>) {
+    args.*Member = value;
+  } else if constexpr (std::is_same_v<Value, int>) {
+    args.*Member = std::stoi(value);
+  } else {
+    static_assert(std::is_same_v<Value, int64_t>, "Store: text, int or int64_t");
+    args.*Member = std::stoll(value);
+  }
+}
+
+/// Flag action of a flag without a value: sets the member to `kTo`.
+template <auto Member, bool kTo>
+void Set(typename MemberOf<decltype(Member)>::Class& args, const std::string& flag,
+         const std::string& value) {
+  args.*Member = kTo;
+}
+
+/// Applies argv[first..] to `*args` through `flags`; dies on an unknown flag or a
+/// missing value.
+template <typename Args, size_t N>
+void ApplyFlags(int argc, char** argv, int first, const Flag<Args> (&flags)[N],
+                Args* args) {
+  for (int i = first; i < argc; ++i) {
+    const std::string name = argv[i];
+    const Flag<Args>* flag = nullptr;
+    for (const auto& f : flags) {
+      if (name == f.name) flag = &f;
+    }
+    if (flag == nullptr) Die("unknown argument " + name);
+    std::string value;
+    if (flag->takes_value) {
+      if (i + 1 >= argc) Die("missing value for " + name);
+      value = argv[++i];
+    }
+    flag->apply(*args, name, value);
+  }
+}
 
 /// The first of `names` that is set and not empty; dies naming the first one otherwise
 /// (later names are older spellings of the same variable).

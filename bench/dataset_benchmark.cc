@@ -655,6 +655,20 @@ struct Args {
   bool scan_only = false;  // scan: the full scan only (no count, take, page-cache read)
 };
 
+using Flag = bench::Flag<Args>;
+const Flag kFlags[] = {
+    {"--input", true, bench::Store<&Args::input>},
+    {"--workdir", true, bench::Store<&Args::workdir>},
+    {"--dataset", true, bench::Store<&Args::dataset>},
+    {"--out", true, bench::Store<&Args::out>},
+    {"--format", true, bench::Store<&Args::format>},
+    {"--take", true, bench::Store<&Args::take>},
+    {"--reps", true, bench::Store<&Args::reps>},
+    {"--warmup", true, bench::Store<&Args::warmup>},
+    {"--no-nofsync", false, bench::Set<&Args::nofsync, false>},
+    {"--scan-only", false, bench::Set<&Args::scan_only, true>},
+};
+
 Args Parse(int argc, char** argv) {
   Args a;
   if (argc < 2) {
@@ -674,35 +688,7 @@ Args Parse(int argc, char** argv) {
     if (const char* f = std::getenv("LANCE_BENCH_FORMAT")) a.format = f;
     if (const char* t = std::getenv("LANCE_BENCH_TAKE_INDICES")) a.take = t;
   }
-  for (int i = first; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) Die("missing value for " + k);
-      return argv[++i];
-    };
-    if (k == "--input")
-      a.input = val();
-    else if (k == "--workdir")
-      a.workdir = val();
-    else if (k == "--dataset")
-      a.dataset = val();
-    else if (k == "--out")
-      a.out = val();
-    else if (k == "--format")
-      a.format = val();
-    else if (k == "--take")
-      a.take = val();
-    else if (k == "--reps")
-      a.reps = std::stoi(val());
-    else if (k == "--warmup")
-      a.warmup = std::stoi(val());
-    else if (k == "--no-nofsync")
-      a.nofsync = false;
-    else if (k == "--scan-only")
-      a.scan_only = true;
-    else
-      Die("unknown argument " + k);
-  }
+  bench::ApplyFlags(argc, argv, first, kFlags, &a);
   if (a.mode == "op") {
     if (a.dataset.empty()) Die("--dataset is required for 'op'");
   } else if (a.input.empty() || a.out.empty()) {

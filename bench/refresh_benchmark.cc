@@ -124,55 +124,39 @@ int ParseInt(const std::string& name, const std::string& value, int64_t min) {
   return static_cast<int>(v);
 }
 
-// The integer flags: name, smallest value, where it goes.
-struct IntFlag {
-  const char* name;
-  int64_t min;
-  void (*set)(Args&, int);
-};
-constexpr IntFlag kIntFlags[] = {
-    {"--seconds", 1, [](Args& a, int v) { a.seconds = v; }},
-    {"--threads", 1, [](Args& a, int v) { a.threads = v; }},
-    {"--describe-delay-ms", 0, [](Args& a, int v) { a.describe_delay_ms = v; }},
-    {"--lifetime-ms", 100, [](Args& a, int v) { a.lifetime_ms = v; }},
-    {"--offset-ms", 0, [](Args& a, int v) { a.offset_ms = v; }},
-    {"--read-bytes", 1, [](Args& a, int v) { a.read_bytes = v; }},
-    {"--rounds", 1, [](Args& a, int v) { a.rounds = v; }},
-};
-
-const IntFlag* FindIntFlag(const std::string& arg) {
-  for (const auto& flag : kIntFlags) {
-    if (arg == flag.name) return &flag;
-  }
-  return nullptr;
+[[noreturn]] void Usage() {
+  std::printf(
+      "refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]\n"
+      "    [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] "
+      "[--read-bytes B] [--rounds R] [--none-static-key]\n");
+  std::exit(0);
 }
+
+// Flag action of an integer flag: at least kMin (ParseInt).
+template <auto Member, int64_t kMin>
+void StoreAtLeast(Args& args, const std::string& flag, const std::string& value) {
+  args.*Member = ParseInt(flag, value, kMin);
+}
+
+using Flag = bench::Flag<Args>;
+const Flag kFlags[] = {
+    {"--out", true, bench::Store<&Args::out>},
+    {"--workdir", true, bench::Store<&Args::workdir>},
+    {"--seconds", true, StoreAtLeast<&Args::seconds, 1>},
+    {"--threads", true, StoreAtLeast<&Args::threads, 1>},
+    {"--describe-delay-ms", true, StoreAtLeast<&Args::describe_delay_ms, 0>},
+    {"--lifetime-ms", true, StoreAtLeast<&Args::lifetime_ms, 100>},
+    {"--offset-ms", true, StoreAtLeast<&Args::offset_ms, 0>},
+    {"--read-bytes", true, StoreAtLeast<&Args::read_bytes, 1>},
+    {"--rounds", true, StoreAtLeast<&Args::rounds, 1>},
+    {"--none-static-key", false, bench::Set<&Args::none_static, true>},
+    {"--help", false, [](Args&, const std::string&, const std::string&) { Usage(); }},
+    {"-h", false, [](Args&, const std::string&, const std::string&) { Usage(); }},
+};
 
 Args ParseArgs(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Die(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--out") {
-      a.out = value();
-    } else if (arg == "--workdir") {
-      a.workdir = value();
-    } else if (const auto* flag = FindIntFlag(arg)) {
-      flag->set(a, ParseInt(arg, value(), flag->min));
-    } else if (arg == "--none-static-key") {
-      a.none_static = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf(
-          "refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]\n"
-          "    [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] "
-          "[--read-bytes B] [--rounds R] [--none-static-key]\n");
-      std::exit(0);
-    } else {
-      Die("unknown argument '" + arg + "' (see --help)");
-    }
-  }
+  bench::ApplyFlags(argc, argv, 1, kFlags, &a);
   if (a.out.empty()) Die("--out FILE.json is required");
   if (a.workdir.empty()) Die("--workdir DIR is required");
   if (a.offset_ms >= a.lifetime_ms) Die("--offset-ms must be below --lifetime-ms");

@@ -558,55 +558,40 @@ json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts,
   return json{{"batches", batches}};
 }
 
+using Flag = bench::Flag<Args>;
+const Flag kFlags[] = {
+    {"--out", true, bench::Store<&Args::out>},
+    {"--workdir", true, bench::Store<&Args::workdir>},
+    {"--bucket", true, bench::Store<&Args::bucket>},
+    {"--reps", true, bench::Store<&Args::reps>},
+    {"--diag-reps", true, bench::Store<&Args::diag_reps>},
+    {"--files", true, bench::Store<&Args::files>},
+    {"--rows-per-file", true, bench::Store<&Args::rows_per_file>},
+    {"--parallel", true, bench::Store<&Args::parallel>},
+    {"--no-unsigned-write", false, bench::Set<&Args::unsigned_write, false>},
+    {"--no-scan", false, bench::Set<&Args::scan, false>},
+    {"--no-curl", false, bench::Set<&Args::curl, false>},
+    {"--keep", false, bench::Set<&Args::keep, true>},
+    {"--scan-uri", true, bench::Store<&Args::scan_uri>},
+    {"--storage-option", true,
+     [](Args& a, const std::string&, const std::string& kv) {
+       const auto eq = kv.find('=');
+       if (eq == std::string::npos) Die("--storage-option wants KEY=VALUE");
+       a.extra_options[kv.substr(0, eq)] = kv.substr(eq + 1);
+     }},
+    {"--server-pids", true,
+     [](Args&, const std::string&, const std::string& pids) {
+       std::istringstream s(pids);
+       for (std::string p; std::getline(s, p, ',');)
+         if (!p.empty()) g_server_pids.push_back(std::stoi(p));
+     }},
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) Die("missing value for " + k);
-      return argv[++i];
-    };
-    if (k == "--out") {
-      a.out = val();
-    } else if (k == "--workdir") {
-      a.workdir = val();
-    } else if (k == "--bucket") {
-      a.bucket = val();
-    } else if (k == "--reps") {
-      a.reps = std::stoi(val());
-    } else if (k == "--diag-reps") {
-      a.diag_reps = std::stoi(val());
-    } else if (k == "--files") {
-      a.files = std::stoi(val());
-    } else if (k == "--rows-per-file") {
-      a.rows_per_file = std::stoll(val());
-    } else if (k == "--parallel") {
-      a.parallel = std::stoi(val());
-    } else if (k == "--no-unsigned-write") {
-      a.unsigned_write = false;
-    } else if (k == "--no-scan") {
-      a.scan = false;
-    } else if (k == "--no-curl") {
-      a.curl = false;
-    } else if (k == "--keep") {
-      a.keep = true;
-    } else if (k == "--scan-uri") {
-      a.scan_uri = val();
-    } else if (k == "--storage-option") {
-      const std::string kv = val();
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) Die("--storage-option wants KEY=VALUE");
-      a.extra_options[kv.substr(0, eq)] = kv.substr(eq + 1);
-    } else if (k == "--server-pids") {
-      std::istringstream s(val());
-      for (std::string p; std::getline(s, p, ',');)
-        if (!p.empty()) g_server_pids.push_back(std::stoi(p));
-    } else {
-      Die("unknown argument " + k);
-    }
-  }
+  bench::ApplyFlags(argc, argv, 1, kFlags, &a);
   if (a.out.empty() || a.workdir.empty()) Die("--out and --workdir are required");
   if (a.reps < 1 || a.files < 1 || a.rows_per_file < 1 || a.parallel < 1)
     Die("--reps, --files, --rows-per-file and --parallel must be >= 1");
