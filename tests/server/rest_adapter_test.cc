@@ -68,25 +68,20 @@ class RecordingNamespace : public ns::LanceNamespace {
   }
   Result<ns::CreateTableResponse> CreateTable(const ns::CreateTableRequest& request,
                                               std::string_view data) override {
-    ns::CreateTableResponse resp;
-    resp.version = 1;
-    resp.location = "file:///x/t.lance";
-    return RecordBody(&last_create, request, data, resp);
+    return RecordBody(
+        &last_create, request, data,
+        ns::CreateTableResponse{.location = "file:///x/t.lance", .version = 1});
   }
   Result<ns::InsertIntoTableResponse> InsertIntoTable(
       const ns::InsertIntoTableRequest& request, std::string_view data) override {
-    ns::InsertIntoTableResponse resp;
-    resp.num_inserted_rows = 3;
-    resp.version = 2;
-    return RecordBody(&last_insert, request, data, resp);
+    return RecordBody(&last_insert, request, data,
+                      ns::InsertIntoTableResponse{.num_inserted_rows = 3, .version = 2});
   }
   Result<ns::MergeInsertIntoTableResponse> MergeInsertIntoTable(
       const ns::MergeInsertIntoTableRequest& request, std::string_view data) override {
-    ns::MergeInsertIntoTableResponse resp;
-    resp.num_updated_rows = 1;
-    resp.num_inserted_rows = 2;
-    resp.version = 3;
-    return RecordBody(&last_merge, request, data, resp);
+    return RecordBody(&last_merge, request, data,
+                      ns::MergeInsertIntoTableResponse{
+                          .num_updated_rows = 1, .num_inserted_rows = 2, .version = 3});
   }
   Result<int64_t> CountTableRows(const ns::CountTableRowsRequest& request) override {
     std::lock_guard<std::mutex> lock(mu);
