@@ -97,6 +97,20 @@ int64_t LogicalBytes(const lance::ArrayData& d) {
   return LogicalBytes(d, d.offset, d.length);
 }
 
+// The offsets (`length` of them, as pyarrow counts) and values of slots [offset, offset +
+// length) of a variable-length array: its value bytes, or (`nested`, a list) the bytes of
+// the child slots the offsets span.
+template <typename Offset>
+int64_t OffsetsAndValuesBytes(const lance::ArrayData& d, int64_t offset, int64_t length,
+                              bool nested) {
+  if (length == 0) return 0;
+  const auto* off = d.buffers[1]->data_as<Offset>() + offset;
+  const int64_t span = off[length] - off[0];
+  const int64_t values =
+      nested ? LogicalBytes(*d.children[0], d.children[0]->offset + off[0], span) : span;
+  return length * static_cast<int64_t>(sizeof(Offset)) + values;
+}
+
 // Bytes of slots [offset, offset + length) of `d` (offset includes d.offset).
 int64_t LogicalBytes(const lance::ArrayData& d, int64_t offset, int64_t length) {
   using lance::TypeId;
@@ -105,29 +119,15 @@ int64_t LogicalBytes(const lance::ArrayData& d, int64_t offset, int64_t length) 
   if (!d.buffers.empty() && d.buffers[0]) n += lance::bit_util::BytesForBits(length);
   switch (t.id()) {
     case TypeId::kUtf8:
-    case TypeId::kBinary: {
-      const auto* off = d.buffers[1]->data_as<int32_t>() + offset;
-      return n + length * 4 + (length ? off[length] - off[0] : 0);
-    }
+    case TypeId::kBinary:
+      return n + OffsetsAndValuesBytes<int32_t>(d, offset, length, false);
     case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary: {
-      const auto* off = d.buffers[1]->data_as<int64_t>() + offset;
-      return n + length * 8 + (length ? off[length] - off[0] : 0);
-    }
-    case TypeId::kList: {
-      const auto* off = d.buffers[1]->data_as<int32_t>() + offset;
-      return n + length * 4 +
-             (length ? LogicalBytes(*d.children[0], d.children[0]->offset + off[0],
-                                    off[length] - off[0])
-                     : 0);
-    }
-    case TypeId::kLargeList: {
-      const auto* off = d.buffers[1]->data_as<int64_t>() + offset;
-      return n + length * 8 +
-             (length ? LogicalBytes(*d.children[0], d.children[0]->offset + off[0],
-                                    off[length] - off[0])
-                     : 0);
-    }
+    case TypeId::kLargeBinary:
+      return n + OffsetsAndValuesBytes<int64_t>(d, offset, length, false);
+    case TypeId::kList:
+      return n + OffsetsAndValuesBytes<int32_t>(d, offset, length, true);
+    case TypeId::kLargeList:
+      return n + OffsetsAndValuesBytes<int64_t>(d, offset, length, true);
     case TypeId::kFixedSizeList: {
       const int64_t k = t.fixed_size();
       return n +
@@ -655,6 +655,20 @@ struct Args {
   bool scan_only = false;  // scan: the full scan only (no count, take, page-cache read)
 };
 
+using Flag = bench::Flag<Args>;
+const Flag kFlags[] = {
+    {"--input", true, bench::Store<&Args::input>},
+    {"--workdir", true, bench::Store<&Args::workdir>},
+    {"--dataset", true, bench::Store<&Args::dataset>},
+    {"--out", true, bench::Store<&Args::out>},
+    {"--format", true, bench::Store<&Args::format>},
+    {"--take", true, bench::Store<&Args::take>},
+    {"--reps", true, bench::Store<&Args::reps>},
+    {"--warmup", true, bench::Store<&Args::warmup>},
+    {"--no-nofsync", false, bench::Set<&Args::nofsync, false>},
+    {"--scan-only", false, bench::Set<&Args::scan_only, true>},
+};
+
 Args Parse(int argc, char** argv) {
   Args a;
   if (argc < 2) {
@@ -674,35 +688,7 @@ Args Parse(int argc, char** argv) {
     if (const char* f = std::getenv("LANCE_BENCH_FORMAT")) a.format = f;
     if (const char* t = std::getenv("LANCE_BENCH_TAKE_INDICES")) a.take = t;
   }
-  for (int i = first; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) Die("missing value for " + k);
-      return argv[++i];
-    };
-    if (k == "--input")
-      a.input = val();
-    else if (k == "--workdir")
-      a.workdir = val();
-    else if (k == "--dataset")
-      a.dataset = val();
-    else if (k == "--out")
-      a.out = val();
-    else if (k == "--format")
-      a.format = val();
-    else if (k == "--take")
-      a.take = val();
-    else if (k == "--reps")
-      a.reps = std::stoi(val());
-    else if (k == "--warmup")
-      a.warmup = std::stoi(val());
-    else if (k == "--no-nofsync")
-      a.nofsync = false;
-    else if (k == "--scan-only")
-      a.scan_only = true;
-    else
-      Die("unknown argument " + k);
-  }
+  bench::ApplyFlags(argc, argv, first, kFlags, &a);
   if (a.mode == "op") {
     if (a.dataset.empty()) Die("--dataset is required for 'op'");
   } else if (a.input.empty() || a.out.empty()) {

@@ -71,6 +71,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_util.h"
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
@@ -84,26 +85,19 @@
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/namespace.h"
 
+[[noreturn]] void bench::Die(const std::string& what) {
+  std::fprintf(stderr, "refresh_benchmark: %s\n", what.c_str());
+  std::exit(1);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using lance::Result;
 using lance::Status;
 
-[[noreturn]] void Die(const std::string& message) {
-  std::fprintf(stderr, "refresh_benchmark: %s\n", message.c_str());
-  std::exit(1);
-}
-
-template <typename T>
-T Check(Result<T> result, const std::string& what) {
-  if (!result.ok()) Die(what + ": " + result.status().ToString());
-  return std::move(*result);
-}
-
-void Check(const Status& status, const std::string& what) {
-  if (!status.ok()) Die(what + ": " + status.ToString());
-}
+using bench::Check;
+using bench::Die;
 
 struct Args {
   std::string out;
@@ -130,44 +124,39 @@ int ParseInt(const std::string& name, const std::string& value, int64_t min) {
   return static_cast<int>(v);
 }
 
+[[noreturn]] void Usage() {
+  std::printf(
+      "refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]\n"
+      "    [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] "
+      "[--read-bytes B] [--rounds R] [--none-static-key]\n");
+  std::exit(0);
+}
+
+// Flag action of an integer flag: at least kMin (ParseInt).
+template <auto Member, int64_t kMin>
+void StoreAtLeast(Args& args, const std::string& flag, const std::string& value) {
+  args.*Member = ParseInt(flag, value, kMin);
+}
+
+using Flag = bench::Flag<Args>;
+const Flag kFlags[] = {
+    {"--out", true, bench::Store<&Args::out>},
+    {"--workdir", true, bench::Store<&Args::workdir>},
+    {"--seconds", true, StoreAtLeast<&Args::seconds, 1>},
+    {"--threads", true, StoreAtLeast<&Args::threads, 1>},
+    {"--describe-delay-ms", true, StoreAtLeast<&Args::describe_delay_ms, 0>},
+    {"--lifetime-ms", true, StoreAtLeast<&Args::lifetime_ms, 100>},
+    {"--offset-ms", true, StoreAtLeast<&Args::offset_ms, 0>},
+    {"--read-bytes", true, StoreAtLeast<&Args::read_bytes, 1>},
+    {"--rounds", true, StoreAtLeast<&Args::rounds, 1>},
+    {"--none-static-key", false, bench::Set<&Args::none_static, true>},
+    {"--help", false, [](Args&, const std::string&, const std::string&) { Usage(); }},
+    {"-h", false, [](Args&, const std::string&, const std::string&) { Usage(); }},
+};
+
 Args ParseArgs(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) Die(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--out") {
-      a.out = value();
-    } else if (arg == "--workdir") {
-      a.workdir = value();
-    } else if (arg == "--seconds") {
-      a.seconds = ParseInt(arg, value(), 1);
-    } else if (arg == "--threads") {
-      a.threads = ParseInt(arg, value(), 1);
-    } else if (arg == "--describe-delay-ms") {
-      a.describe_delay_ms = ParseInt(arg, value(), 0);
-    } else if (arg == "--lifetime-ms") {
-      a.lifetime_ms = ParseInt(arg, value(), 100);
-    } else if (arg == "--offset-ms") {
-      a.offset_ms = ParseInt(arg, value(), 0);
-    } else if (arg == "--read-bytes") {
-      a.read_bytes = ParseInt(arg, value(), 1);
-    } else if (arg == "--rounds") {
-      a.rounds = ParseInt(arg, value(), 1);
-    } else if (arg == "--none-static-key") {
-      a.none_static = true;
-    } else if (arg == "--help" || arg == "-h") {
-      std::printf(
-          "refresh_benchmark --out OUT.json --workdir DIR [--seconds N] [--threads T]\n"
-          "    [--describe-delay-ms D] [--lifetime-ms L] [--offset-ms O] "
-          "[--read-bytes B] [--rounds R] [--none-static-key]\n");
-      std::exit(0);
-    } else {
-      Die("unknown argument '" + arg + "' (see --help)");
-    }
-  }
+  bench::ApplyFlags(argc, argv, 1, kFlags, &a);
   if (a.out.empty()) Die("--out FILE.json is required");
   if (a.workdir.empty()) Die("--workdir DIR is required");
   if (a.offset_ms >= a.lifetime_ms) Die("--offset-ms must be below --lifetime-ms");
@@ -175,41 +164,22 @@ Args ParseArgs(int argc, char** argv) {
   return a;
 }
 
-struct Env {
-  std::string endpoint, region, access_key, secret_key, bucket, role_arn;
+// The RGW, plus the bucket the benchmark reads and the role the vending namespace
+// assumes.
+struct Env : bench::RgwEnv {
+  std::string bucket, role_arn;
 };
 
 Env ReadEnv() {
-  auto get = [](std::initializer_list<const char*> names) -> std::string {
-    for (const char* name : names) {
-      const char* v = std::getenv(name);
-      if (v != nullptr && *v != '\0') return v;
-    }
-    Die(std::string(*names.begin()) +
-        " is not set: export the lines `scripts/rgw.sh start DIR` prints");
-  };
-  Env e;
-  e.endpoint = get({"LANCE_S3_ENDPOINT"});
-  e.region = get({"LANCE_S3_REGION"});
-  e.access_key = get({"LANCE_S3_ACCESS_KEY"});
-  e.secret_key = get({"LANCE_S3_SECRET_KEY", "LANCE_S3_SECRET"});
-  e.bucket = get({"LANCE_S3_BUCKET"});
-  e.role_arn = get({"LANCE_S3_STS_ROLE_ARN"});
-  while (!e.endpoint.empty() && e.endpoint.back() == '/') e.endpoint.pop_back();
+  Env e{bench::ReadRgwEnv(), {}, {}};
+  e.bucket = bench::RequiredEnv({"LANCE_S3_BUCKET"});
+  e.role_arn = bench::RequiredEnv({"LANCE_S3_STS_ROLE_ARN"});
   return e;
-}
-
-lance::io::StorageOptions StaticOptions(const Env& e) {
-  return {{"aws_endpoint", e.endpoint},
-          {"aws_region", e.region},
-          {"allow_http", "true"},
-          {"aws_access_key_id", e.access_key},
-          {"aws_secret_access_key", e.secret_key}};
 }
 
 lance::ns::Properties RootProperties(const Env& e, const std::string& root) {
   lance::ns::Properties props{{"root", root}};
-  for (const auto& [k, v] : StaticOptions(e)) props["storage." + k] = v;
+  for (const auto& [k, v] : bench::StaticS3Options(e)) props["storage." + k] = v;
   return props;
 }
 
@@ -334,7 +304,7 @@ int main(int argc, char** argv) {
   const std::string prefix = "refresh-bench-" + std::to_string(::getpid()) + "-" +
                              std::to_string(std::time(nullptr));
   const std::string root = "s3://" + env.bucket + "/" + prefix;
-  const lance::io::StorageOptions static_options = StaticOptions(env);
+  const lance::io::StorageOptions static_options = bench::StaticS3Options(env);
   const lance::ns::Identifier table_id = {"bench"};
 
   // ---- set-up: the table and the object, with the long-lived key ----

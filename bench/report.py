@@ -236,14 +236,29 @@ def add(r, key, summary, samples_key=True, rss=True):
             summary["peak_rss_mb"]
 
 
+# Readers and datasets of the local parts' scans, in the order of _both_engines' result.
+_SCANS = (("lance-cpp", "lance-cpp"), ("pylance", "pylance"), ("lance-cpp", "pylance"),
+          ("pylance", "lance-cpp"))
+
+
+def _both_engines(run, suffix):
+    """The local parts' files (suffix "" for 2.0, "-v22"): each engine's write, then the
+    reads of each engine of each engine's dataset: cw, pw, cs, ps, cx, px."""
+    writes = [run.need(f"{engine}-write{suffix}.json") for engine in ("lance-cpp", "pylance")]
+    reads = [run.need(f"{reader}-scan-{dataset}{suffix}.json")["reads"]
+             for reader, dataset in _SCANS]
+    return (*writes, *reads)
+
+
+def _raw_both_engines(cw, pw, cs, ps, cx, px):
+    return {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
+            "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
+            "pylance_reads_lance_cpp_dataset": px}
+
+
 def local_part(run, r):
     """File format 2.0 (keys without v22), each engine on both datasets."""
-    cw = run.need("lance-cpp-write.json")
-    pw = run.need("pylance-write.json")
-    cs = run.need("lance-cpp-scan-lance-cpp.json")["reads"]
-    ps = run.need("pylance-scan-pylance.json")["reads"]
-    cx = run.need("lance-cpp-scan-pylance.json")["reads"]
-    px = run.need("pylance-scan-lance-cpp.json")["reads"]
+    cw, pw, cs, ps, cx, px = _both_engines(run, "")
     if cw["logical_bytes"] != pw["logical_bytes"]:
         sys.exit(f"report.py: logical bytes differ: lance-cpp {cw['logical_bytes']}, "
                  f"pylance {pw['logical_bytes']}")
@@ -279,18 +294,11 @@ def local_part(run, r):
         "local_write": cw["write"]["cpu_median_s"], "pylance_write": pw["write"]["cpu_median_s"],
         "local_scan": cs["scan"]["cpu_median_s"], "pylance_scan": ps["scan"]["cpu_median_s"],
     }
-    r["raw"]["local"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
-                         "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
-                         "pylance_reads_lance_cpp_dataset": px}
+    r["raw"]["local"] = _raw_both_engines(cw, pw, cs, ps, cx, px)
 
 
 def v22_part(run, r):
-    cw = run.need("lance-cpp-write-v22.json")
-    pw = run.need("pylance-write-v22.json")
-    cs = run.need("lance-cpp-scan-lance-cpp-v22.json")["reads"]
-    ps = run.need("pylance-scan-pylance-v22.json")["reads"]
-    cx = run.need("lance-cpp-scan-pylance-v22.json")["reads"]
-    px = run.need("pylance-scan-lance-cpp-v22.json")["reads"]
+    cw, pw, cs, ps, cx, px = _both_engines(run, "-v22")
     add(r, "local_write_v22_mb_s", cw["write"])
     add(r, "local_write_v22_nofsync_mb_s", cw["write_nofsync"])
     add(r, "pylance_write_v22_mb_s", pw["write"])
@@ -311,9 +319,7 @@ def v22_part(run, r):
     r["pylance_v22_bytes"] = ps["data_file_bytes"]
     r["v22_bytes_ratio"] = r["local_v22_bytes"] / r["pylance_v22_bytes"]
     r["data_v22"] = {"logical_bytes": cw["logical_bytes"], "take_rows": cs["take"]["rows"]}
-    r["raw"]["v22"] = {"lance_cpp_write": cw, "pylance_write": pw, "lance_cpp_reads_own": cs,
-                       "pylance_reads_own": ps, "lance_cpp_reads_pylance_dataset": cx,
-                       "pylance_reads_lance_cpp_dataset": px}
+    r["raw"]["v22"] = _raw_both_engines(cw, pw, cs, ps, cx, px)
 
 
 def growth_part(run, r):

@@ -303,36 +303,7 @@ Input Generate(int64_t rows, int64_t batch_rows) {
 // ---------------------------------------------------------------------------------------
 // The server
 
-struct Env {
-  std::string endpoint, region, access_key, secret_key;
-};
-
-Env ReadEnv() {
-  Env e;
-  auto get = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') {
-      Die(std::string(name) +
-          " is not set: run scripts/run_bench.sh (it starts an RGW), or export the "
-          "lines `scripts/rgw.sh start DIR` prints");
-    }
-    return v;
-  };
-  e.endpoint = get("LANCE_S3_ENDPOINT");
-  e.region = get("LANCE_S3_REGION");
-  e.access_key = get("LANCE_S3_ACCESS_KEY");
-  e.secret_key = get("LANCE_S3_SECRET_KEY");
-  while (!e.endpoint.empty() && e.endpoint.back() == '/') e.endpoint.pop_back();
-  return e;
-}
-
-lance::io::StorageOptions BaseOptions(const Env& e) {
-  return {{"aws_endpoint", e.endpoint},
-          {"aws_region", e.region},
-          {"allow_http", "true"},
-          {"aws_access_key_id", e.access_key},
-          {"aws_secret_access_key", e.secret_key}};
-}
+using Env = bench::RgwEnv;
 
 std::shared_ptr<lance::io::S3ObjectStore> StoreFor(
     const std::string& bucket, const lance::io::StorageOptions& opts) {
@@ -587,62 +558,47 @@ json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts,
   return json{{"batches", batches}};
 }
 
+using Flag = bench::Flag<Args>;
+const Flag kFlags[] = {
+    {"--out", true, bench::Store<&Args::out>},
+    {"--workdir", true, bench::Store<&Args::workdir>},
+    {"--bucket", true, bench::Store<&Args::bucket>},
+    {"--reps", true, bench::Store<&Args::reps>},
+    {"--diag-reps", true, bench::Store<&Args::diag_reps>},
+    {"--files", true, bench::Store<&Args::files>},
+    {"--rows-per-file", true, bench::Store<&Args::rows_per_file>},
+    {"--parallel", true, bench::Store<&Args::parallel>},
+    {"--no-unsigned-write", false, bench::Set<&Args::unsigned_write, false>},
+    {"--no-scan", false, bench::Set<&Args::scan, false>},
+    {"--no-curl", false, bench::Set<&Args::curl, false>},
+    {"--keep", false, bench::Set<&Args::keep, true>},
+    {"--scan-uri", true, bench::Store<&Args::scan_uri>},
+    {"--storage-option", true,
+     [](Args& a, const std::string&, const std::string& kv) {
+       const auto eq = kv.find('=');
+       if (eq == std::string::npos) Die("--storage-option wants KEY=VALUE");
+       a.extra_options[kv.substr(0, eq)] = kv.substr(eq + 1);
+     }},
+    {"--server-pids", true,
+     [](Args&, const std::string&, const std::string& pids) {
+       std::istringstream s(pids);
+       for (std::string p; std::getline(s, p, ',');)
+         if (!p.empty()) g_server_pids.push_back(std::stoi(p));
+     }},
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto val = [&]() -> std::string {
-      if (i + 1 >= argc) Die("missing value for " + k);
-      return argv[++i];
-    };
-    if (k == "--out") {
-      a.out = val();
-    } else if (k == "--workdir") {
-      a.workdir = val();
-    } else if (k == "--bucket") {
-      a.bucket = val();
-    } else if (k == "--reps") {
-      a.reps = std::stoi(val());
-    } else if (k == "--diag-reps") {
-      a.diag_reps = std::stoi(val());
-    } else if (k == "--files") {
-      a.files = std::stoi(val());
-    } else if (k == "--rows-per-file") {
-      a.rows_per_file = std::stoll(val());
-    } else if (k == "--parallel") {
-      a.parallel = std::stoi(val());
-    } else if (k == "--no-unsigned-write") {
-      a.unsigned_write = false;
-    } else if (k == "--no-scan") {
-      a.scan = false;
-    } else if (k == "--no-curl") {
-      a.curl = false;
-    } else if (k == "--keep") {
-      a.keep = true;
-    } else if (k == "--scan-uri") {
-      a.scan_uri = val();
-    } else if (k == "--storage-option") {
-      const std::string kv = val();
-      const auto eq = kv.find('=');
-      if (eq == std::string::npos) Die("--storage-option wants KEY=VALUE");
-      a.extra_options[kv.substr(0, eq)] = kv.substr(eq + 1);
-    } else if (k == "--server-pids") {
-      std::istringstream s(val());
-      for (std::string p; std::getline(s, p, ',');)
-        if (!p.empty()) g_server_pids.push_back(std::stoi(p));
-    } else {
-      Die("unknown argument " + k);
-    }
-  }
+  bench::ApplyFlags(argc, argv, 1, kFlags, &a);
   if (a.out.empty() || a.workdir.empty()) Die("--out and --workdir are required");
   if (a.reps < 1 || a.files < 1 || a.rows_per_file < 1 || a.parallel < 1)
     Die("--reps, --files, --rows-per-file and --parallel must be >= 1");
   if (a.bucket.empty()) a.bucket = DefaultBucket();
 
-  const Env env = ReadEnv();
-  lance::io::StorageOptions opts = BaseOptions(env);
+  const Env env = bench::ReadRgwEnv();
+  lance::io::StorageOptions opts = bench::StaticS3Options(env);
   for (const auto& [k, v] : a.extra_options) opts[k] = v;
   lance::io::StorageOptions unsigned_opts = opts;
   unsigned_opts["aws_unsigned_payload"] = "true";

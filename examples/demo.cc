@@ -192,18 +192,17 @@ Status Run(const std::string& local_root) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--s3") {
-    Status st = demo::RunS3Demo();
+  // The RGW stories, one per flag; without one of them, the local story.
+  static constexpr struct {
+    const char* flag;
+    Status (*run)();
+  } kRgwStories[] = {{"--s3", demo::RunS3Demo}, {"--rest", demo::RunRestDemo}};
+  for (const auto& story : kRgwStories) {
+    if (argc <= 1 || std::string(argv[1]) != story.flag) continue;
+    Status st = story.run();
     if (!st.ok()) {
-      std::fprintf(stderr, "lance-demo --s3 failed: %s\n", st.ToString().c_str());
-      return 1;
-    }
-    return 0;
-  }
-  if (argc > 1 && std::string(argv[1]) == "--rest") {
-    Status st = demo::RunRestDemo();
-    if (!st.ok()) {
-      std::fprintf(stderr, "lance-demo --rest failed: %s\n", st.ToString().c_str());
+      std::fprintf(stderr, "lance-demo %s failed: %s\n", story.flag,
+                   st.ToString().c_str());
       return 1;
     }
     return 0;

@@ -34,26 +34,6 @@ namespace {
 using lance::Result;
 using lance::Status;
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
-Result<lance::RecordBatchPtr> Rows(const std::string& prefix, int64_t n) {
-  lance::Int64Builder ids;
-  lance::StringBuilder names;
-  for (int64_t i = 0; i < n; ++i) {
-    LANCE_RETURN_NOT_OK(ids.Append(i));
-    LANCE_RETURN_NOT_OK(names.Append(prefix + "-" + std::to_string(i)));
-  }
-  auto schema = lance::schema(
-      {lance::field("id", lance::int64(), false), lance::field("name", lance::utf8())});
-  std::vector<lance::ArrayPtr> columns(2);
-  LANCE_ASSIGN_OR_RAISE(columns[0], ids.Finish());
-  LANCE_ASSIGN_OR_RAISE(columns[1], names.Finish());
-  return lance::RecordBatch::Make(schema, n, std::move(columns));
-}
-
 // The vended options of a describe, printed without secrets.
 void PrintVended(const lance::ns::Properties& options) {
   for (const auto& [key, value] : options) {
@@ -63,17 +43,10 @@ void PrintVended(const lance::ns::Properties& options) {
 }
 
 Status Story() {
+  LANCE_RETURN_NOT_OK(RequireRgwEnv("LANCE_S3_STS_ROLE_ARN"));
   const std::string endpoint = Env("LANCE_S3_ENDPOINT");
   const std::string bucket = Env("LANCE_S3_BUCKET");
   const std::string role = Env("LANCE_S3_STS_ROLE_ARN");
-  if (endpoint.empty() || bucket.empty() || role.empty() ||
-      Env("LANCE_S3_ACCESS_KEY").empty()) {
-    return Status::Invalid(
-        "LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY "
-        "and "
-        "LANCE_S3_STS_ROLE_ARN must be set: run `make demo` (it starts an RGW) or source "
-        "the output of scripts/rgw.sh start");
-  }
   const std::string region =
       Env("LANCE_S3_REGION").empty() ? "us-east-1" : Env("LANCE_S3_REGION");
   const std::string root = "s3://" + bucket + "/demo-rest-" + std::to_string(NowMillis());
@@ -108,7 +81,7 @@ Status Story() {
   LANCE_RETURN_NOT_OK(client->CreateNamespace({.id = {"demo"}}).status());
   std::vector<std::string> locations;
   for (const std::string name : {"orders", "customers"}) {
-    LANCE_ASSIGN_OR_RAISE(auto batch, Rows(name, 100));
+    LANCE_ASSIGN_OR_RAISE(auto batch, NamedRows(name, 0, 100));
     auto reader = lance::RecordBatchReader::FromBatches(batch->schema(), {batch});
     lance::WriteParams create;
     create.mode = lance::WriteMode::kCreate;

@@ -26,6 +26,42 @@
 
 namespace demo {
 
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+lance::Status RequireRgwEnv(const char* extra) {
+  for (const char* name :
+       {"LANCE_S3_ENDPOINT", "LANCE_S3_BUCKET", "LANCE_S3_ACCESS_KEY", extra}) {
+    if (Env(name).empty()) {
+      return lance::Status::Invalid(
+          std::string("LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, "
+                      "LANCE_S3_SECRET_KEY and ") +
+          extra +
+          " must be set: run `make demo` (it starts an RGW) or source the output of "
+          "scripts/rgw.sh start");
+    }
+  }
+  return lance::Status::OK();
+}
+
+lance::Result<lance::RecordBatchPtr> NamedRows(const std::string& prefix, int64_t first,
+                                               int64_t n) {
+  lance::Int64Builder ids;
+  lance::StringBuilder names;
+  for (int64_t i = first; i < first + n; ++i) {
+    LANCE_RETURN_NOT_OK(ids.Append(i));
+    LANCE_RETURN_NOT_OK(names.Append(prefix + "-" + std::to_string(i)));
+  }
+  auto schema = lance::schema(
+      {lance::field("id", lance::int64(), false), lance::field("name", lance::utf8())});
+  std::vector<lance::ArrayPtr> columns(2);
+  LANCE_ASSIGN_OR_RAISE(columns[0], ids.Finish());
+  LANCE_ASSIGN_OR_RAISE(columns[1], names.Finish());
+  return lance::RecordBatch::Make(schema, n, std::move(columns));
+}
+
 namespace {
 
 using lance::Result;
@@ -43,27 +79,6 @@ void Say(const char* format, const std::string& a = "", const std::string& b = "
   std::lock_guard lock(print_mu);
   std::printf(format, a.c_str(), b.c_str());
   std::fflush(stdout);
-}
-
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
-// Rows id = first.., name = "event-<id>".
-Result<lance::RecordBatchPtr> Events(int64_t first, int64_t n) {
-  lance::Int64Builder ids;
-  lance::StringBuilder names;
-  for (int64_t i = first; i < first + n; ++i) {
-    LANCE_RETURN_NOT_OK(ids.Append(i));
-    LANCE_RETURN_NOT_OK(names.Append("event-" + std::to_string(i)));
-  }
-  auto schema = lance::schema(
-      {lance::field("id", lance::int64(), false), lance::field("name", lance::utf8())});
-  std::vector<lance::ArrayPtr> columns(2);
-  LANCE_ASSIGN_OR_RAISE(columns[0], ids.Finish());
-  LANCE_ASSIGN_OR_RAISE(columns[1], names.Finish());
-  return lance::RecordBatch::Make(schema, n, std::move(columns));
 }
 
 std::string Seconds(int64_t millis) {
@@ -100,17 +115,10 @@ void PrintRefresh(const lance::io::RefreshEvent& e) {
 }
 
 Status Story() {
+  LANCE_RETURN_NOT_OK(RequireRgwEnv("LANCE_RGW_CONF"));
   const std::string endpoint = Env("LANCE_S3_ENDPOINT");
   const std::string bucket = Env("LANCE_S3_BUCKET");
   const std::string conf = Env("LANCE_RGW_CONF");
-  if (endpoint.empty() || bucket.empty() || conf.empty() ||
-      Env("LANCE_S3_ACCESS_KEY").empty()) {
-    return Status::Invalid(
-        "LANCE_S3_ENDPOINT, LANCE_S3_BUCKET, LANCE_S3_ACCESS_KEY, LANCE_S3_SECRET_KEY "
-        "and "
-        "LANCE_RGW_CONF must be set: run `make demo` (it starts an RGW) or source the "
-        "output of scripts/rgw.sh start");
-  }
   // The namespace's own I/O (its __manifest) uses the RGW user's long-lived key; the
   // tables' readers and writers get only vended keys.
   lance::io::StorageOptions connection = {
@@ -148,7 +156,7 @@ Status Story() {
   // 1. Create through the namespace: one declare_table, then version 1 with its key.
   std::printf(
       "\n-- create demo$events through the namespace (declare_table, then write)\n");
-  LANCE_ASSIGN_OR_RAISE(auto first, Events(0, 1000));
+  LANCE_ASSIGN_OR_RAISE(auto first, NamedRows("event", 0, 1000));
   auto reader = lance::RecordBatchReader::FromBatches(first->schema(), {first});
   lance::WriteParams create;
   create.mode = lance::WriteMode::kCreate;
@@ -205,7 +213,7 @@ Status Story() {
   if (source == nullptr) return Status::Invalid("the namespace vended no credentials");
   for (int i = 0; i < 4; ++i) {
     if (i > 0) std::this_thread::sleep_for(Millis(4'000));
-    LANCE_ASSIGN_OR_RAISE(auto batch, Events(1000 + 100 * i, 100));
+    LANCE_ASSIGN_OR_RAISE(auto batch, NamedRows("event", 1000 + 100 * i, 100));
     auto more = lance::RecordBatchReader::FromBatches(batch->schema(), {batch});
     lance::WriteParams write;
     write.mode = i == 0 ? lance::WriteMode::kCreate : lance::WriteMode::kAppend;

@@ -198,26 +198,19 @@ VendingNamespace::VendingNamespace(std::shared_ptr<lance::ns::LanceNamespace> in
 
 Result<lance::ns::DescribeTableResponse> VendingNamespace::DescribeTable(
     const lance::ns::DescribeTableRequest& r) {
-  ++describes_;
-  LANCE_ASSIGN_OR_RAISE(auto response, inner_->DescribeTable(r));
-  LANCE_RETURN_NOT_OK(Vend("describe_table", r.id, &response.storage_options));
-  return response;
+  return Vended("describe_table", &describes_, &lance::ns::LanceNamespace::DescribeTable,
+                r);
 }
 
 Result<lance::ns::DeclareTableResponse> VendingNamespace::DeclareTable(
     const lance::ns::DeclareTableRequest& r) {
-  ++declares_;
-  LANCE_ASSIGN_OR_RAISE(auto response, inner_->DeclareTable(r));
-  LANCE_RETURN_NOT_OK(Vend("declare_table", r.id, &response.storage_options));
-  return response;
+  return Vended("declare_table", &declares_, &lance::ns::LanceNamespace::DeclareTable, r);
 }
 
 Result<lance::ns::CreateEmptyTableResponse> VendingNamespace::CreateEmptyTable(
     const lance::ns::CreateEmptyTableRequest& r) {
-  ++create_empties_;
-  LANCE_ASSIGN_OR_RAISE(auto response, inner_->CreateEmptyTable(r));
-  LANCE_RETURN_NOT_OK(Vend("create_empty_table", r.id, &response.storage_options));
-  return response;
+  return Vended("create_empty_table", &create_empties_,
+                &lance::ns::LanceNamespace::CreateEmptyTable, r);
 }
 
 std::string VendingNamespace::Counts() const {

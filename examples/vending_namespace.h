@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lance/io/credentials.h"
+#include "lance/macros.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
 
@@ -106,6 +107,18 @@ class VendingNamespace final : public lance::ns::LanceNamespace {
  private:
   lance::Status Vend(const char* op, const lance::ns::Identifier& id,
                      std::optional<lance::ns::Properties>* options);
+  /// \brief Counts the call, forwards it to the inner namespace and vends a fresh key
+  /// into its answer: what every key-carrying operation does.
+  template <typename Response, typename Request>
+  lance::Result<Response> Vended(
+      const char* op, std::atomic<int>* count,
+      lance::Result<Response> (lance::ns::LanceNamespace::*call)(const Request&),
+      const Request& r) {
+    ++*count;
+    LANCE_ASSIGN_OR_RAISE(auto response, ((*inner_).*call)(r));
+    LANCE_RETURN_NOT_OK(Vend(op, r.id, &response.storage_options));
+    return response;
+  }
 
   std::shared_ptr<lance::ns::LanceNamespace> inner_;
   lance::ns::Properties connection_;

@@ -200,6 +200,39 @@ Status RunOp(const Args& args, const std::string& uri,
   return Status::Invalid("unknown op kind '" + kind + "'");
 }
 
+// Every flag takes a value: its name and where the value goes.
+struct Flag {
+  const char* name;
+  void (*set)(Args&, const std::string&);
+};
+const Flag kFlags[] = {
+    {"--uri", [](Args& a, const std::string& v) { a.uri = v; }},
+    {"--seed",
+     [](Args& a, const std::string& v) {
+       a.seed = std::strtoull(v.c_str(), nullptr, 10);
+     }},
+    {"--ops", [](Args& a, const std::string& v) { a.ops = std::atoll(v.c_str()); }},
+    {"--first-op",
+     [](Args& a, const std::string& v) { a.first_op = std::atoll(v.c_str()); }},
+    {"--ledger", [](Args& a, const std::string& v) { a.ledger = v; }},
+    {"--force-kind", [](Args& a, const std::string& v) { a.force_kind = v; }},
+    {"--large-rows",
+     [](Args& a, const std::string& v) { a.large_rows = std::atoll(v.c_str()); }},
+    {"--kill-at-store-op",
+     [](Args& a, const std::string& v) { a.kill_at = std::atoll(v.c_str()); }},
+    {"--kill-mode", [](Args& a, const std::string& v) { a.kill_mode = v; }},
+    {"--kill-in-op",
+     [](Args& a, const std::string& v) { a.kill_in_op = std::atoll(v.c_str()); }},
+    {"--fsync", [](Args& a, const std::string& v) { a.fsync = v != "0"; }},
+};
+
+const Flag* FindFlag(const std::string& name) {
+  for (const auto& flag : kFlags) {
+    if (name == flag.name) return &flag;
+  }
+  return nullptr;
+}
+
 int Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --uri URI --seed S --ops N --ledger FILE [--first-op K] "
@@ -217,31 +250,9 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (i + 1 >= argc) return Usage(argv[0]);
     const std::string v = argv[++i];
-    if (a == "--uri") {
-      args.uri = v;
-    } else if (a == "--seed") {
-      args.seed = std::strtoull(v.c_str(), nullptr, 10);
-    } else if (a == "--ops") {
-      args.ops = std::atoll(v.c_str());
-    } else if (a == "--first-op") {
-      args.first_op = std::atoll(v.c_str());
-    } else if (a == "--ledger") {
-      args.ledger = v;
-    } else if (a == "--force-kind") {
-      args.force_kind = v;
-    } else if (a == "--large-rows") {
-      args.large_rows = std::atoll(v.c_str());
-    } else if (a == "--kill-at-store-op") {
-      args.kill_at = std::atoll(v.c_str());
-    } else if (a == "--kill-mode") {
-      args.kill_mode = v;
-    } else if (a == "--kill-in-op") {
-      args.kill_in_op = std::atoll(v.c_str());
-    } else if (a == "--fsync") {
-      args.fsync = v != "0";
-    } else {
-      return Usage(argv[0]);
-    }
+    const auto* flag = FindFlag(a);
+    if (flag == nullptr) return Usage(argv[0]);
+    flag->set(args, v);
   }
   if (args.uri.empty() || args.ledger.empty()) return Usage(argv[0]);
   StoreFault kill_action = StoreFault::kKill;

@@ -10,13 +10,24 @@
 // hang is the bug. Several targets use the first input byte to pick the parser.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "lance/core/record_batch.h"
 #include "lance/status.h"
 
+namespace lance::table {
+class Manifest;  // table/proto/table.pb.h
+}  // namespace lance::table
+
 namespace lance::fuzz {
+
+/// \brief Adds a top-level field (parent -1) to a hand-made manifest's schema: the
+/// manifests of the transaction entry and of the lying-length tests.
+void AddTopLevelField(table::Manifest* manifest, const std::string& name, int32_t id,
+                      const std::string& logical_type, bool nullable);
 
 /// Reports a broken invariant (say, a round trip that changes a value) and aborts, so
 /// that libFuzzer and the replay test both see it as a crash.

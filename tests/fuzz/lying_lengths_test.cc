@@ -89,11 +89,7 @@ std::string ManifestFile(const table::Manifest& m, uint64_t pos_delta = 0) {
 
 table::Manifest OneColumnManifest() {
   table::Manifest m;
-  auto* f = m.add_fields();
-  f->set_name("x");
-  f->set_id(0);
-  f->set_parent_id(-1);
-  f->set_logical_type("int64");
+  AddTopLevelField(&m, "x", 0, "int64", /*nullable=*/false);
   m.set_version(1);
   return m;
 }

@@ -29,21 +29,26 @@ NODE_SCRIPT = ORACLE_DIR / "interop_oracle.cjs"
 FIXTURES_DIR = SOURCE_DIR / "tests" / "data" / "lance-8.0.0"
 
 
-def _load_secret_ledger():
-    # tests/python/_secret_ledger.py, by path (tests/python is not on sys.path here).
+def _load_python_helper(name: str):
+    # tests/python/<name>.py, by path (tests/python is not on sys.path here), importable
+    # by its name from then on.
     import importlib.util
-    path = Path(__file__).resolve().parents[1] / "python" / "_secret_ledger.py"
-    spec = importlib.util.spec_from_file_location("_secret_ledger", path)
+    path = Path(__file__).resolve().parents[1] / "python" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["_secret_ledger"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+# Index listings compared as tests/python compares them (test_surface_interop.py).
+_load_python_helper("_indices")
 
 
 def pytest_configure(config):
     # The secrets scan of the run (scripts/run_tests.sh, scan_secrets.sh): vended secrets
     # recorded, captured subprocess output kept in LANCE_TEST_LOG_DIR.
-    _load_secret_ledger().install()
+    _load_python_helper("_secret_ledger").install()
 
 
 def find_built(env_var: str, relative: str) -> Path:

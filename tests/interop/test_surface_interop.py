@@ -8,7 +8,6 @@ indexed. lance_cpp must give pylance's answers on each."""
 from __future__ import annotations
 
 import sys
-import warnings
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from v2x_common import SOURCE_DIR, cpp_module  # noqa: E402
+from _indices import assert_same_indices  # noqa: E402  tests/python, loaded by conftest
 
 import lance  # noqa: E402  pylance 14.0.2
 
@@ -124,13 +124,6 @@ def test_indices_of_a_lance_cpp_dataset_indexed_by_pylance(tmp_path):
     cpp_lance.write_dataset(_base_table(10, 400), uri, mode="append")
     pl = lance.dataset(uri)
     cpp = cpp_lance.dataset(uri)
-    assert cpp.has_index is pl.has_index is True
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        expected = pl.list_indices()
-        got = cpp.list_indices()
-    for index in expected:
-        index["fragment_ids"] = set(index["fragment_ids"])
-    assert got == expected
+    got = assert_same_indices(cpp, pl)
     # The appended fragment is not covered by the indices, in either.
     assert all(3 not in i["fragment_ids"] for i in got)

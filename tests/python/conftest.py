@@ -12,7 +12,10 @@ import sys
 
 import pytest
 
-import _secret_ledger
+# Shared assertion helpers keep pytest's detailed assertion messages.
+pytest.register_assert_rewrite("_indices")
+
+import _secret_ledger  # noqa: E402
 
 IMPLS = ("pylance", "lance_cpp")
 

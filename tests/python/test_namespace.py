@@ -217,6 +217,18 @@ def test_datasets_cross_through_both_namespaces(tmp_path):
 # -- Python namespaces called by the core --------------------------------------------------
 
 
+class _LoggedWrapper(LanceNamespace):
+    """Wraps a namespace and logs, in order, the operations called on it (self.calls)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.calls = []
+
+    def _forward(self, op, request):
+        self.calls.append(op)
+        return getattr(self.inner, op)(request)
+
+
 class CountingNamespace(LanceNamespace):
     """A pylance-style namespace: wraps a DirectoryNamespace and counts table calls."""
 
@@ -280,11 +292,10 @@ def test_ops_metrics_match_pylance(impl, tmp_path):
 def test_declare_falls_back_to_create_empty_table(tmp_path):
     # pylance 14 does not fall back (it raises); the native core does, as Lance's
     # writers did when declare_table was introduced.
-    class OldNamespace(LanceNamespace):
+    class OldNamespace(_LoggedWrapper):
         def __init__(self, inner, how):
-            self.inner = inner
+            super().__init__(inner)
             self.how = how
-            self.calls = []
 
         def namespace_id(self):
             return "Old"
@@ -301,8 +312,7 @@ def test_declare_falls_back_to_create_empty_table(tmp_path):
             return CreateEmptyTableResponse(location=location)
 
         def describe_table(self, request):
-            self.calls.append("describe_table")
-            return self.inner.describe_table(request)
+            return self._forward("describe_table", request)
 
     for how in ("raise", "base"):
         inner = lance_cpp.namespace.DirectoryNamespace(root=str(tmp_path / how))
@@ -710,15 +720,14 @@ def test_storage_options_merge_rule():
     assert merge(user, {}) == user
 
 
-class _OptionsNamespace(LanceNamespace):
+class _OptionsNamespace(_LoggedWrapper):
     """A directory namespace whose table answers carry storage options (harmless on a
     local root) and, when asked, pylance 14's managed_versioning flag."""
 
     def __init__(self, root, options, managed=False):
-        self.inner = lance_cpp.namespace.DirectoryNamespace(root=root)
+        super().__init__(lance_cpp.namespace.DirectoryNamespace(root=root))
         self.options = options
         self.managed = managed
-        self.calls = []
 
     def namespace_id(self):
         return "OptionsNamespace"
@@ -730,12 +739,10 @@ class _OptionsNamespace(LanceNamespace):
         return response
 
     def describe_table(self, request):
-        self.calls.append("describe_table")
-        return self._answer(self.inner.describe_table(request))
+        return self._answer(self._forward("describe_table", request))
 
     def declare_table(self, request):
-        self.calls.append("declare_table")
-        return self._answer(self.inner.declare_table(request))
+        return self._answer(self._forward("declare_table", request))
 
 
 def test_namespace_dataset_keeps_merged_options_and_provider(tmp_path):

@@ -10,6 +10,7 @@ import warnings
 import pyarrow as pa
 import pytest
 
+from _indices import assert_same_indices
 from conftest import Impl
 
 
@@ -254,14 +255,7 @@ def test_indices_built_by_pylance(tmp_path, both):
     both["lance_cpp"].mod.write_dataset(_table(10), uri, mode="append")
     pl = both["pylance"].mod.dataset(uri)
     cpp = both["lance_cpp"].mod.dataset(uri)
-    assert cpp.has_index is pl.has_index is True
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        expected = pl.list_indices()
-        got = cpp.list_indices()
-    for index in expected:
-        index["fragment_ids"] = set(index["fragment_ids"])
-    assert got == expected
+    got = assert_same_indices(cpp, pl)
     assert [i["name"] for i in got] == ["a_idx", "by_s"]
     with pytest.raises(NotImplementedError, match="describe_indices"):
         cpp.describe_indices()

@@ -42,6 +42,17 @@ class RecordingNamespace : public ns::LanceNamespace {
  public:
   std::string namespace_id() const override { return "RecordingNamespace"; }
 
+  /// \brief What every call with an Arrow body does: keeps the request in `*last` and the
+  /// body in last_data, and answers `response`.
+  template <typename Request, typename Response>
+  Response RecordBody(Request* last, const Request& request, std::string_view data,
+                      Response response) {
+    std::lock_guard<std::mutex> lock(mu);
+    *last = request;
+    last_data = std::string(data);
+    return response;
+  }
+
   Result<ns::DescribeNamespaceResponse> DescribeNamespace(
       const ns::DescribeNamespaceRequest& request) override {
     std::lock_guard<std::mutex> lock(mu);
@@ -57,34 +68,20 @@ class RecordingNamespace : public ns::LanceNamespace {
   }
   Result<ns::CreateTableResponse> CreateTable(const ns::CreateTableRequest& request,
                                               std::string_view data) override {
-    std::lock_guard<std::mutex> lock(mu);
-    last_create = request;
-    last_data = std::string(data);
-    ns::CreateTableResponse resp;
-    resp.version = 1;
-    resp.location = "file:///x/t.lance";
-    return resp;
+    return RecordBody(
+        &last_create, request, data,
+        ns::CreateTableResponse{.location = "file:///x/t.lance", .version = 1});
   }
   Result<ns::InsertIntoTableResponse> InsertIntoTable(
       const ns::InsertIntoTableRequest& request, std::string_view data) override {
-    std::lock_guard<std::mutex> lock(mu);
-    last_insert = request;
-    last_data = std::string(data);
-    ns::InsertIntoTableResponse resp;
-    resp.num_inserted_rows = 3;
-    resp.version = 2;
-    return resp;
+    return RecordBody(&last_insert, request, data,
+                      ns::InsertIntoTableResponse{.num_inserted_rows = 3, .version = 2});
   }
   Result<ns::MergeInsertIntoTableResponse> MergeInsertIntoTable(
       const ns::MergeInsertIntoTableRequest& request, std::string_view data) override {
-    std::lock_guard<std::mutex> lock(mu);
-    last_merge = request;
-    last_data = std::string(data);
-    ns::MergeInsertIntoTableResponse resp;
-    resp.num_updated_rows = 1;
-    resp.num_inserted_rows = 2;
-    resp.version = 3;
-    return resp;
+    return RecordBody(&last_merge, request, data,
+                      ns::MergeInsertIntoTableResponse{
+                          .num_updated_rows = 1, .num_inserted_rows = 2, .version = 3});
   }
   Result<int64_t> CountTableRows(const ns::CountTableRowsRequest& request) override {
     std::lock_guard<std::mutex> lock(mu);

@@ -39,21 +39,19 @@ MATCHER_P2(IsErrorWith, code, substring,
 
 }  // namespace lance::testing
 
-#define ASSERT_OK(expr)                                             \
-  do {                                                              \
-    auto&& _st = (expr);                                            \
-    ASSERT_TRUE(::lance::testing::GetStatus(_st).ok())              \
-        << #expr << ": " << ::lance::testing::GetStatus(_st).ToString(); \
+// `check` (ASSERT_TRUE or EXPECT_TRUE) that a Status or Result is OK; `text` is the
+// expression as written, for the message.
+#define LANCE_TESTING_CHECK_OK(check, expr, text)                       \
+  do {                                                                  \
+    auto&& _st = (expr);                                                \
+    check(::lance::testing::GetStatus(_st).ok())                        \
+        << text << ": " << ::lance::testing::GetStatus(_st).ToString(); \
   } while (false)
 
-#define EXPECT_OK(expr)                                             \
-  do {                                                              \
-    auto&& _st = (expr);                                            \
-    EXPECT_TRUE(::lance::testing::GetStatus(_st).ok())              \
-        << #expr << ": " << ::lance::testing::GetStatus(_st).ToString(); \
-  } while (false)
+#define ASSERT_OK(expr) LANCE_TESTING_CHECK_OK(ASSERT_TRUE, expr, #expr)
+#define EXPECT_OK(expr) LANCE_TESTING_CHECK_OK(EXPECT_TRUE, expr, #expr)
 
-#define LANCE_TESTING_ASSIGN_IMPL(tmp, lhs, rexpr)                     \
+#define LANCE_TESTING_ASSIGN_IMPL(tmp, lhs, rexpr)                    \
   auto&& tmp = (rexpr);                                               \
   ASSERT_TRUE(tmp.ok()) << #rexpr << ": " << tmp.status().ToString(); \
   lhs = std::move(tmp).MoveValueUnsafe();

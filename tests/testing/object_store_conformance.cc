@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "lance/macros.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::testing {
@@ -94,6 +95,33 @@ std::vector<std::string> ObjectStoreConformanceTest::ListKeys(const std::string&
 }
 
 namespace {
+
+// A copy or rename from a missing source: NotFound naming the source, and nothing left
+// at the destination.
+void ExpectMissingSourceRefused(ObjectStore& store, const Status& st,
+                                const std::string& from, const std::string& to) {
+  EXPECT_THAT(st, IsErrorWith(StatusCode::kNotFound, from));
+  EXPECT_THAT(store.Head(to), IsError(StatusCode::kNotFound));
+}
+
+// Every page of a listing drained by hand: List, then the continuation token until a page
+// has none. More than `max_pages` pages is an error (tokens that never end).
+Result<std::vector<ListResult>> ListPages(ObjectStore& store, const std::string& prefix,
+                                          ListOptions options, int max_pages) {
+  std::vector<ListResult> pages;
+  while (true) {
+    if (static_cast<int>(pages.size()) == max_pages) {
+      return Status::Invalid("listing " + prefix +
+                             ": pagination does not terminate after " +
+                             std::to_string(max_pages) + " pages");
+    }
+    LANCE_ASSIGN_OR_RAISE(ListResult page, store.List(prefix, options));
+    const bool last = page.next_token.empty();
+    options.continuation_token = page.next_token;
+    pages.push_back(std::move(page));
+    if (last) return pages;
+  }
+}
 
 std::string ToString(const BufferPtr& buffer) {
   return std::string(buffer->ToStringView());
@@ -270,19 +298,16 @@ TEST_P(ObjectStoreConformanceTest, ListPaginatesWithMaxKeys) {
   ListOptions options;
   options.recursive = true;
   options.max_keys = 5;
+  ASSERT_OK_AND_ASSIGN(std::vector<ListResult> pages,
+                       ListPages(*store_, "pages/", options, /*max_pages=*/10));
   std::vector<std::string> seen;
-  int pages = 0;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(ListResult page, store_->List("pages/", options));
-    ++pages;
+  for (const auto& page : pages) {
     ASSERT_LE(page.objects.size(), 5u);
     for (const auto& object : page.objects) seen.push_back(object.path);
-    if (page.next_token.empty()) break;
-    EXPECT_EQ(page.objects.size(), 5u);
-    options.continuation_token = page.next_token;
-    ASSERT_LT(pages, 10) << "pagination does not terminate";
+    // Every page but the last is full.
+    if (&page != &pages.back()) EXPECT_EQ(page.objects.size(), 5u);
   }
-  EXPECT_EQ(pages, 5);
+  EXPECT_EQ(pages.size(), 5u);
   EXPECT_EQ(seen, keys);
 
   // An exact multiple of the page size ends with a full page or an empty last page,
@@ -305,11 +330,10 @@ TEST_P(ObjectStoreConformanceTest, ListPaginationCountsCommonPrefixes) {
   }
   ListOptions options;
   options.max_keys = 2;
+  ASSERT_OK_AND_ASSIGN(std::vector<ListResult> pages,
+                       ListPages(*store_, "p/", options, /*max_pages=*/10));
   std::vector<std::string> entries;
-  int pages = 0;
-  while (true) {
-    ASSERT_OK_AND_ASSIGN(ListResult page, store_->List("p/", options));
-    ++pages;
+  for (const auto& page : pages) {
     // Merge the page's objects and prefixes in order, as S3 returns them.
     std::vector<std::string> page_entries = Keys(page);
     page_entries.insert(page_entries.end(), page.common_prefixes.begin(),
@@ -317,12 +341,9 @@ TEST_P(ObjectStoreConformanceTest, ListPaginationCountsCommonPrefixes) {
     std::sort(page_entries.begin(), page_entries.end());
     EXPECT_LE(page_entries.size(), 2u);
     entries.insert(entries.end(), page_entries.begin(), page_entries.end());
-    if (page.next_token.empty()) break;
-    options.continuation_token = page.next_token;
-    ASSERT_LT(pages, 10);
   }
   EXPECT_THAT(entries, ElementsAre("p/a", "p/b/", "p/c", "p/d/", "p/e"));
-  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(pages.size(), 3u);
 }
 
 TEST_P(ObjectStoreConformanceTest, ListStartsAfterAKey) {
@@ -371,13 +392,11 @@ TEST_P(ObjectStoreConformanceTest, ListAllDrainsManyPages) {
     ListOptions options;
     options.recursive = true;
     options.max_keys = max_keys;
+    ASSERT_OK_AND_ASSIGN(std::vector<ListResult> pages,
+                         ListPages(*store_, "many/", options, /*max_pages=*/1000));
     std::vector<std::string> seen;
-    for (int pages = 0;; ++pages) {
-      ASSERT_LT(pages, 1000) << "pagination does not terminate";
-      ASSERT_OK_AND_ASSIGN(ListResult page, store_->List("many/", options));
+    for (auto& page : pages) {
       for (auto& object : page.objects) seen.push_back(std::move(object.path));
-      if (page.next_token.empty()) break;
-      options.continuation_token = page.next_token;
     }
     EXPECT_EQ(seen, keys);
   }
@@ -656,9 +675,8 @@ TEST_P(ObjectStoreConformanceTest, CopyDuplicatesAndOverwrites) {
   MustPut("src/small", "small");
   ASSERT_OK(store_->Copy("src/small", "src/small"));  // onto itself
   EXPECT_EQ(MustRead("src/small"), "small");
-  EXPECT_THAT(store_->Copy("src/missing.bin", "dst/x.bin"),
-              IsErrorWith(StatusCode::kNotFound, "src/missing.bin"));
-  EXPECT_THAT(store_->Head("dst/x.bin"), IsError(StatusCode::kNotFound));
+  ExpectMissingSourceRefused(*store_, store_->Copy("src/missing.bin", "dst/x.bin"),
+                             "src/missing.bin", "dst/x.bin");
 }
 
 TEST_P(ObjectStoreConformanceTest, RenameMovesAndOverwrites) {
@@ -669,9 +687,8 @@ TEST_P(ObjectStoreConformanceTest, RenameMovesAndOverwrites) {
   MustPut("r/b.bin", "B");
   ASSERT_OK(store_->Rename("r/b.bin", "moved/deeper/a.bin"));
   EXPECT_EQ(MustRead("moved/deeper/a.bin"), "B");
-  EXPECT_THAT(store_->Rename("r/gone.bin", "r/x.bin"),
-              IsErrorWith(StatusCode::kNotFound, "r/gone.bin"));
-  EXPECT_THAT(store_->Head("r/x.bin"), IsError(StatusCode::kNotFound));
+  ExpectMissingSourceRefused(*store_, store_->Rename("r/gone.bin", "r/x.bin"),
+                             "r/gone.bin", "r/x.bin");
 }
 
 TEST_P(ObjectStoreConformanceTest, RenameIfNotExistsRefusesToReplace) {

@@ -15,24 +15,24 @@ namespace lance::fuzz {
 
 namespace ti = lance::table_internal;
 
+void AddTopLevelField(table::Manifest* manifest, const std::string& name, int32_t id,
+                      const std::string& logical_type, bool nullable) {
+  auto* f = manifest->add_fields();
+  f->set_name(name);
+  f->set_id(id);
+  f->set_parent_id(-1);
+  f->set_logical_type(logical_type);
+  f->set_nullable(nullable);
+}
+
 namespace {
 
 // Version 3 of a dataset with columns x (int64) and s (string), fragments 0 and 1 (one
 // with a deletion file).
 table::Manifest BaseManifest() {
   table::Manifest m;
-  auto* x = m.add_fields();
-  x->set_name("x");
-  x->set_id(0);
-  x->set_parent_id(-1);
-  x->set_logical_type("int64");
-  x->set_nullable(true);
-  auto* s = m.add_fields();
-  s->set_name("s");
-  s->set_id(1);
-  s->set_parent_id(-1);
-  s->set_logical_type("string");
-  s->set_nullable(true);
+  AddTopLevelField(&m, "x", 0, "int64", true);
+  AddTopLevelField(&m, "s", 1, "string", true);
   for (uint64_t id = 0; id < 2; ++id) {
     auto* frag = m.add_fragments();
     frag->set_id(id);
