@@ -9,6 +9,8 @@
 #include <limits>
 #include <utility>
 
+#include "lance/core/visit_type.h"
+
 namespace lance {
 
 namespace {
@@ -95,20 +97,18 @@ ArrayDataPtr ArrayData::Slice(int64_t slice_offset, int64_t slice_length) const 
 }
 
 int NumBuffersForType(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-      return 3;
-    case TypeId::kFixedSizeList:
-    case TypeId::kStruct:
-    case TypeId::kNull:
+  return VisitType(type, [](auto traits) {
+    using T = decltype(traits);
+    if constexpr (T::kIsBaseBinary) {
+      return 3;  // validity, offsets, data
+    } else if constexpr (T::kId == TypeId::kFixedSizeList || T::kId == TypeId::kStruct ||
+                         T::kId == TypeId::kNull) {
       return 1;
-    default:
+    } else {
       // Validity plus one of: values, value bits, offsets or dictionary indices.
       return 2;
-  }
+    }
+  });
 }
 
 int64_t IntegerValueAt(const ArrayData& data, int64_t i) {

@@ -19,9 +19,11 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "core/c_data_internal.h"
 #include "lance/core/array_data.h"
+#include "lance/core/visit_type.h"
 
 namespace lance::cdata {
 
@@ -76,19 +78,14 @@ char PrimitiveFormatOf(TypeId id) {
 
 // Width in bytes of one offset for offset-carrying layouts; 0 for other layouts.
 int OffsetWidth(TypeId id) {
-  switch (id) {
-    case TypeId::kUtf8:
-    case TypeId::kBinary:
-    case TypeId::kList:
-    case TypeId::kMap:
-      return 4;
-    case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary:
-    case TypeId::kLargeList:
-      return 8;
-    default:
+  return VisitTypeId(id, [](auto traits) {
+    using Offset = typename decltype(traits)::OffsetType;
+    if constexpr (std::is_void_v<Offset>) {
       return 0;
-  }
+    } else {
+      return static_cast<int>(sizeof(Offset));
+    }
+  });
 }
 
 bool IsBinaryLike(TypeId id) {

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "lance/core/enum_names.h"
+
 namespace lance {
 
 namespace log_internal {
@@ -42,23 +44,11 @@ void WriteToStderr(LogLevel level, std::string_view component, std::string_view 
 
 }  // namespace
 
-std::string_view LogLevelName(LogLevel level) {
-  switch (level) {
-    case LogLevel::kTrace:
-      return "TRACE";
-    case LogLevel::kDebug:
-      return "DEBUG";
-    case LogLevel::kInfo:
-      return "INFO";
-    case LogLevel::kWarn:
-      return "WARN";
-    case LogLevel::kError:
-      return "ERROR";
-    case LogLevel::kOff:
-      return "OFF";
-  }
-  return "?";
-}
+constexpr auto kLogLevelNames =
+    MakeEnumNames<LogLevel>("TRACE", "DEBUG", "INFO", "WARN", "ERROR", "OFF");
+static_assert(kLogLevelNames.size() == EnumCount(LogLevel::kOff));
+
+std::string_view LogLevelName(LogLevel level) { return kLogLevelNames.Name(level, "?"); }
 
 std::optional<LogLevel> ParseLogLevel(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
@@ -69,7 +59,8 @@ std::optional<LogLevel> ParseLogLevel(std::string_view text) {
   }
   std::string lower;
   lower.reserve(text.size());
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char c : text)
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower == "trace") return LogLevel::kTrace;
   if (lower == "debug") return LogLevel::kDebug;
   if (lower == "info") return LogLevel::kInfo;
@@ -91,13 +82,15 @@ int InitThresholdFromEnvironment() {
   const int from_env = static_cast<int>(LogLevelFromEnvironment());
   int expected = -1;
   // A concurrent SetLogLevel wins over the environment.
-  if (g_threshold.compare_exchange_strong(expected, from_env, std::memory_order_relaxed)) {
+  if (g_threshold.compare_exchange_strong(expected, from_env,
+                                          std::memory_order_relaxed)) {
     const char* value = std::getenv("LANCE_LOG");
     if (value != nullptr && *value != '\0' && !ParseLogLevel(value).has_value()) {
       // Said once, so a typo in LANCE_LOG does not silently hide the logs asked for.
-      WriteToStderr(LogLevel::kWarn, "log",
-                    "LANCE_LOG='" + std::string(value) +
-                        "' is not a level (trace, debug, info, warn, error, off); using warn");
+      WriteToStderr(
+          LogLevel::kWarn, "log",
+          "LANCE_LOG='" + std::string(value) +
+              "' is not a level (trace, debug, info, warn, error, off); using warn");
     }
     return from_env;
   }
@@ -113,8 +106,8 @@ LogLevel GetLogLevel() {
 }
 
 LogLevel SetLogLevel(LogLevel level) {
-  const int previous =
-      log_internal::g_threshold.exchange(static_cast<int>(level), std::memory_order_relaxed);
+  const int previous = log_internal::g_threshold.exchange(static_cast<int>(level),
+                                                          std::memory_order_relaxed);
   if (previous < 0) return LogLevelFromEnvironment();
   return static_cast<LogLevel>(previous);
 }
@@ -126,7 +119,8 @@ std::shared_ptr<const LogSink> SetLogSink(std::shared_ptr<const LogSink> sink) {
   return previous;
 }
 
-std::string FormatLogLine(LogLevel level, std::string_view component, std::string_view message) {
+std::string FormatLogLine(LogLevel level, std::string_view component,
+                          std::string_view message) {
   std::string line = "lance ";
   line += LogLevelName(level);
   line += " [";

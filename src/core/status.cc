@@ -6,45 +6,20 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "lance/core/enum_names.h"
 #include "lance/macros.h"
 #include "lance/result.h"
 
 namespace lance {
 
+constexpr auto kStatusCodeNames = MakeEnumNames<StatusCode>(
+    "OK", "Invalid", "IOError", "NotFound", "AlreadyExists", "NotImplemented", "Conflict",
+    "Unauthorized", "Forbidden", "TokenExpired", "Unavailable", "Cancelled", "Corrupt",
+    "Unknown", "CommitStateUnknown");
+static_assert(kStatusCodeNames.size() == EnumCount(StatusCode::kCommitStateUnknown));
+
 std::string_view StatusCodeName(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "OK";
-    case StatusCode::kInvalid:
-      return "Invalid";
-    case StatusCode::kIOError:
-      return "IOError";
-    case StatusCode::kNotFound:
-      return "NotFound";
-    case StatusCode::kAlreadyExists:
-      return "AlreadyExists";
-    case StatusCode::kNotImplemented:
-      return "NotImplemented";
-    case StatusCode::kConflict:
-      return "Conflict";
-    case StatusCode::kUnauthorized:
-      return "Unauthorized";
-    case StatusCode::kForbidden:
-      return "Forbidden";
-    case StatusCode::kTokenExpired:
-      return "TokenExpired";
-    case StatusCode::kUnavailable:
-      return "Unavailable";
-    case StatusCode::kCancelled:
-      return "Cancelled";
-    case StatusCode::kCorrupt:
-      return "Corrupt";
-    case StatusCode::kUnknown:
-      return "Unknown";
-    case StatusCode::kCommitStateUnknown:
-      return "CommitStateUnknown";
-  }
-  return "Unknown";
+  return kStatusCodeNames.Name(code, "Unknown");
 }
 
 std::string ErrnoDetail::ToString() const {

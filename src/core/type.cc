@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "lance/core/visit_type.h"
+
 namespace lance {
 
 DataType::DataType(TypeId id, int32_t fixed_size, TimeUnit unit, std::string timezone,
@@ -22,41 +24,14 @@ DataType::DataType(TypeId id, int32_t fixed_size, TimeUnit unit, std::string tim
       dictionary_value_type_(std::move(dictionary_value_type)) {}
 
 int DataType::bit_width() const {
-  switch (id_) {
-    case TypeId::kBool:
-      return 1;
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      return 8;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-    case TypeId::kFloat16:
-      return 16;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kFloat32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-      return 32;
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kFloat64:
-    case TypeId::kTimestamp:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      return 64;
-    case TypeId::kDecimal128:
-      return 128;
-    case TypeId::kDecimal256:
-      return 256;
-    case TypeId::kFixedSizeBinary:
-      return 8 * fixed_size_;
-    case TypeId::kNull:
-      return 0;
-    default:
-      return -1;
-  }
+  // The widths fixed by the type id are its traits' kByteWidth; bool, null and
+  // fixed_size_binary are the fixed-width types whose width is not a C type's.
+  if (id_ == TypeId::kBool) return 1;
+  if (id_ == TypeId::kNull) return 0;
+  if (id_ == TypeId::kFixedSizeBinary) return 8 * fixed_size_;
+  const int bytes =
+      VisitTypeId(id_, [](auto traits) { return decltype(traits)::kByteWidth; });
+  return bytes < 0 ? -1 : 8 * bytes;
 }
 
 int DataType::byte_width() const {

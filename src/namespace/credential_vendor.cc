@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "lance/core/ascii.h"
+#include "lance/core/enum_names.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/io/s3/sts_client.h"
 #include "lance/io/uri.h"
@@ -107,11 +108,12 @@ Status CheckPolicySafeName(std::string_view text, std::string_view what) {
   return Status::OK();
 }
 
+constexpr auto kVendPermissionNames =
+    MakeEnumNames<VendPermission>("read", "write", "admin");
+static_assert(kVendPermissionNames.size() == EnumCount(VendPermission::kAdmin));
+
 Result<VendPermission> ParseVendPermission(std::string_view text) {
-  const std::string lower = Lower(text);
-  if (lower == "read") return VendPermission::kRead;
-  if (lower == "write") return VendPermission::kWrite;
-  if (lower == "admin") return VendPermission::kAdmin;
+  if (auto permission = kVendPermissionNames.Find(Lower(text))) return *permission;
   return NamespaceError(
       ErrorCode::kInvalidInput,
       "credential vending permission must be read, write or admin, got '" +
@@ -119,15 +121,7 @@ Result<VendPermission> ParseVendPermission(std::string_view text) {
 }
 
 std::string_view VendPermissionName(VendPermission permission) {
-  switch (permission) {
-    case VendPermission::kRead:
-      return "read";
-    case VendPermission::kWrite:
-      return "write";
-    case VendPermission::kAdmin:
-      return "admin";
-  }
-  return "read";
+  return kVendPermissionNames.Name(permission, "read");
 }
 
 namespace {}  // namespace

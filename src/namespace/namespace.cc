@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "lance/core/enum_names.h"
 #include "lance/macros.h"
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/operations.h"
@@ -154,19 +155,13 @@ const std::vector<OperationInfo>& AllOperations() {
   return kOperations;
 }
 
+// kTableGlobal's routes (e.g. /v1/table/{id}/...) sit under "table" too.
+constexpr auto kAreaPathSegments = MakeEnumNames<OperationArea>(
+    "namespace", "table", "transaction", "materialized_view", "table");
+static_assert(kAreaPathSegments.size() == EnumCount(OperationArea::kTableGlobal));
+
 std::string_view AreaPathSegment(OperationArea area) {
-  switch (area) {
-    case OperationArea::kNamespace:
-      return "namespace";
-    case OperationArea::kTransaction:
-      return "transaction";
-    case OperationArea::kMaterializedView:
-      return "materialized_view";
-    case OperationArea::kTable:
-    case OperationArea::kTableGlobal:
-      break;
-  }
-  return "table";
+  return kAreaPathSegments.Name(area, "table");
 }
 
 bool OperationInfo::InQuery(std::string_view field) const {

@@ -7,42 +7,21 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lance/core/builder.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::compute {
 namespace {
 
+using ::lance::testing::Build;
+using ::lance::testing::ExpectArray;
 using ::lance::testing::IsErrorWith;
-
-template <typename T>
-using Opt = std::vector<std::optional<T>>;
-
-template <typename BuilderT, typename T>
-ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
-  for (const auto& v : values) {
-    const Status st = v ? builder.Append(*v) : builder.AppendNull();
-    if (!st.ok()) {
-      std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-      std::abort();
-    }
-  }
-  return builder.Finish().value();
-}
-
-void ExpectArray(const ArrayPtr& got, const ArrayPtr& want, const std::string& what) {
-  ASSERT_TRUE(got) << what;
-  EXPECT_TRUE(got->type()->Equals(*want->type()))
-      << what << ": " << got->type()->ToString() << " vs " << want->type()->ToString();
-  EXPECT_TRUE(got->Equals(*want))
-      << what << ": " << got->ToString() << " vs " << want->ToString();
-}
+using ::lance::testing::Opt;
 
 TEST(CastTest, SlicedInput) {
   auto ints = Build(Int64Builder(), Opt<int64_t>{1, 2, std::nullopt, 4})->Slice(1, 3);

@@ -9,6 +9,7 @@
 #include "lance/core/array.h"
 #include "lance/core/builder.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/type_lists.h"
 
 namespace lance {
 namespace {
@@ -56,38 +57,13 @@ TEST(VisitTypeTest, UnsupportedTypeNamesTheActionAndTheType) {
 // The traits' byte width agrees with DataType::byte_width() wherever it is fixed by the
 // id alone, and ArrayType / BuilderType are the classes MakeArray / MakeBuilder return.
 TEST(VisitTypeTest, TraitsAgreeWithTheRunTimeClasses) {
-  const std::vector<DataTypePtr> types = {boolean(),
-                                          int8(),
-                                          int16(),
-                                          int32(),
-                                          int64(),
-                                          uint8(),
-                                          uint16(),
-                                          uint32(),
-                                          uint64(),
-                                          float16(),
-                                          float32(),
-                                          float64(),
-                                          utf8(),
-                                          large_utf8(),
-                                          binary(),
-                                          large_binary(),
-                                          fixed_size_binary(3),
-                                          date32(),
-                                          timestamp(TimeUnit::kMicro),
-                                          list(int32()),
-                                          large_list(int32()),
-                                          fixed_size_list(int32(), 2),
-                                          struct_({field("a", int32())}),
-                                          null(),
-                                          decimal128(10, 2),
-                                          decimal256(40, 2),
-                                          date64(),
-                                          time32(TimeUnit::kMilli),
-                                          time64(TimeUnit::kNano),
-                                          duration(TimeUnit::kSecond),
-                                          dictionary(int32(), utf8()),
-                                          map(utf8(), int32())};
+  // Every type id once, in TypeId order: the flat ones, then the rest.
+  const std::vector<DataTypePtr> types = testing::FlatTypes(
+      3, {timestamp(TimeUnit::kMicro), list(int32()), large_list(int32()),
+          fixed_size_list(int32(), 2), struct_({field("a", int32())}), null(),
+          decimal128(10, 2), decimal256(40, 2), date64(), time32(TimeUnit::kMilli),
+          time64(TimeUnit::kNano), duration(TimeUnit::kSecond),
+          dictionary(int32(), utf8()), map(utf8(), int32())});
   ASSERT_EQ(static_cast<int>(types.size()), kNumTypeIds);
   for (const DataTypePtr& type : types) {
     SCOPED_TRACE(type->ToString());

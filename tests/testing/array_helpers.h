@@ -3,6 +3,8 @@
 // failure there is a bug in the test setup, so it aborts instead of returning a Status.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +25,27 @@ inline void Check(const Status& st) {
     std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
     std::abort();
   }
+}
+
+/// \brief Column values with nulls: `Opt<int64_t>{1, std::nullopt, 3}`.
+template <typename T>
+using Opt = std::vector<std::optional<T>>;
+
+/// \brief An array of `values` (a nullopt appends a null) built with `builder`.
+template <typename BuilderT, typename T>
+ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
+  for (const auto& v : values) Check(v ? builder.Append(*v) : builder.AppendNull());
+  return builder.Finish().value();
+}
+
+/// \brief Expects `got` to be `want`, type and values; `what` names the case.
+inline void ExpectArray(const ArrayPtr& got, const ArrayPtr& want,
+                        const std::string& what) {
+  ASSERT_TRUE(got) << what;
+  EXPECT_TRUE(got->type()->Equals(*want->type()))
+      << what << ": " << got->type()->ToString() << " vs " << want->type()->ToString();
+  EXPECT_TRUE(got->Equals(*want))
+      << what << ": " << got->ToString() << " vs " << want->ToString();
 }
 
 /// \brief `array` as the concrete array class T; aborts when it is another class.

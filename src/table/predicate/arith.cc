@@ -27,27 +27,17 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/enum_names.h"
 #include "lance/core/float16.h"
 #include "lance/macros.h"
 #include "table/predicate/bound_expr.h"
 
 namespace lance::table::predicate_internal {
 
-std::string_view ArithOpSymbol(ArithOp op) {
-  switch (op) {
-    case ArithOp::kAdd:
-      return "+";
-    case ArithOp::kSub:
-      return "-";
-    case ArithOp::kMul:
-      return "*";
-    case ArithOp::kDiv:
-      return "/";
-    case ArithOp::kMod:
-      return "%";
-  }
-  return "?";
-}
+constexpr auto kArithOpSymbols = MakeEnumNames<ArithOp>("+", "-", "*", "/", "%");
+static_assert(kArithOpSymbols.size() == EnumCount(ArithOp::kMod));
+
+std::string_view ArithOpSymbol(ArithOp op) { return kArithOpSymbols.Name(op, "?"); }
 
 namespace {
 

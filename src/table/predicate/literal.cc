@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "lance/core/enum_names.h"
 #include "lance/core/float16.h"
 #include "lance/core/temporal.h"
 #include "lance/core/time_zone.h"
@@ -24,23 +25,10 @@ namespace lance::table::predicate_internal {
 // ---- public helpers
 // ----------------------------------------------------------------------
 
-std::string_view CmpOpSymbol(CmpOp op) {
-  switch (op) {
-    case CmpOp::kEq:
-      return "=";
-    case CmpOp::kNe:
-      return "!=";
-    case CmpOp::kLt:
-      return "<";
-    case CmpOp::kLe:
-      return "<=";
-    case CmpOp::kGt:
-      return ">";
-    case CmpOp::kGe:
-      return ">=";
-  }
-  return "?";
-}
+constexpr auto kCmpOpSymbols = MakeEnumNames<CmpOp>("=", "!=", "<", "<=", ">", ">=");
+static_assert(kCmpOpSymbols.size() == EnumCount(CmpOp::kGe));
+
+std::string_view CmpOpSymbol(CmpOp op) { return kCmpOpSymbols.Name(op, "?"); }
 
 CmpOp SwapSides(CmpOp op) {
   switch (op) {

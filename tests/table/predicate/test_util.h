@@ -6,8 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,34 +14,17 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "table/predicate/predicate.h"
+#include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::table::predicate_testing {
 
 using Rows = std::vector<int64_t>;
 
-template <typename T>
-using Opt = std::vector<std::optional<T>>;
-
-/// Test set-up that must not fail (a failed builder append is a broken test).
-inline void Check(const Status& st) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "test setup failed: %s\n", st.ToString().c_str());
-    std::abort();
-  }
-}
-
-template <typename BuilderT, typename T>
-ArrayPtr Build(BuilderT builder, const std::vector<std::optional<T>>& values) {
-  for (const auto& v : values) {
-    if (v) {
-      Check(builder.Append(*v));
-    } else {
-      Check(builder.AppendNull());
-    }
-  }
-  return builder.Finish().value();
-}
+using ::lance::testing::Build;
+using ::lance::testing::Check;
+using ::lance::testing::ExpectArray;
+using ::lance::testing::Opt;
 
 inline RecordBatchPtr MakeBatch(
     const std::vector<std::pair<std::string, ArrayPtr>>& columns) {

@@ -21,7 +21,7 @@ namespace lance::table {
 namespace {
 
 using ::lance::testing::IsErrorWith;
-using namespace predicate_testing;  // NOLINT: Build, Check, MakeBatch, Opt
+using namespace predicate_testing;  // NOLINT: Build, Check, ExpectArray, MakeBatch, Opt
 
 RecordBatchPtr Sample() {
   return MakeBatch({
@@ -42,14 +42,6 @@ ArrayPtr Eval(const std::string& text, const RecordBatch& batch) {
   if (!out.ok()) return nullptr;
   EXPECT_EQ((*out)->length(), batch.num_rows()) << text;
   return *out;
-}
-
-void ExpectArray(const ArrayPtr& got, const ArrayPtr& want, const std::string& what) {
-  ASSERT_TRUE(got) << what;
-  EXPECT_TRUE(got->type()->Equals(*want->type()))
-      << what << ": " << got->type()->ToString() << " vs " << want->type()->ToString();
-  EXPECT_TRUE(got->Equals(*want))
-      << what << ": " << got->ToString() << " vs " << want->ToString();
 }
 
 TEST(ValueExpression, ColumnsArithmeticAndTypes) {
