@@ -211,7 +211,10 @@ Result<ArrayDataPtr> GatherStruct(const ArrayData& data, const int64_t* indices,
 // offset-0 ArrayData of the same type.
 Result<ArrayDataPtr> Gather(const ArrayData& data, const int64_t* indices, int64_t n) {
   LANCE_ASSIGN_OR_RAISE(auto validity, GatherValidity(data, indices, n));
-  auto [bitmap, nulls] = std::move(validity);
+  // Plain variables, not a structured binding: the lambda below captures them, which
+  // clang 14 (the fuzz build) does not allow for bindings.
+  BufferPtr bitmap = std::move(validity.first);
+  const int64_t nulls = validity.second;
   const DataType& type = *data.type;
   return VisitType(type, [&](auto traits) -> Result<ArrayDataPtr> {
     using T = decltype(traits);
