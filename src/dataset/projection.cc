@@ -84,16 +84,16 @@ Result<FieldPath> ResolveFieldPath(const Schema& schema, const std::string& name
       return out;
     }
     if (!enter) {
-      return Status::Invalid(what + ": cannot project '" + name + "' of dataset " +
-                             where + ": '" + walked + "' is " + type.ToString() +
+      return Status::Invalid(what, ": cannot project '", name, "' of dataset ", where,
+                             ": '", walked, "' is ", type.ToString(),
                              ", not a struct (only struct fields can be reached with a "
                              "dotted path, as in Lance)");
     }
     const int child = ChildIndex(type, segments[s]);
     if (child < 0) {
-      return Status::Invalid(what + ": no column '" + name + "' in dataset " + where +
-                             ": '" + walked + "' has no field '" + segments[s] + "' (" +
-                             type.ToString() + ")");
+      return Status::Invalid(what, ": no column '", name, "' in dataset ", where, ": '",
+                             walked, "' has no field '", segments[s], "' (",
+                             type.ToString(), ")");
     }
     out.children.push_back(child);
     current = type.fields()[child];
