@@ -103,9 +103,14 @@ start() {
   port_busy "$PORT" && fail "port $PORT is in use (another Azurite? set AZURITE_PORT)"
   mkdir -p "$D/data"
   echo "$PORT" >"$D/port"
-  local args=(--blobHost 127.0.0.1 --blobPort "$PORT" --location "$D/data"
-    --skipApiVersionCheck --disableTelemetry)
-  [ "${AZURITE_IN_MEMORY:-0}" = 1 ] && args+=(--inMemoryPersistence)
+  local args=(--blobHost 127.0.0.1 --blobPort "$PORT" --skipApiVersionCheck --disableTelemetry)
+  # In memory: no --location (Azurite refuses both); its command line then names DIR
+  # through the debug-log-free --location-less form, so stop_server goes by the pid file.
+  if [ "${AZURITE_IN_MEMORY:-0}" = 1 ]; then
+    args+=(--inMemoryPersistence)
+  else
+    args+=(--location "$D/data")
+  fi
   # setsid: its own process group, so a test run's Ctrl-C reaches it only through stop.
   setsid "$BIN" "${args[@]}" >"$D/azurite.log" 2>&1 </dev/null &
   echo $! >"$D/pid"
