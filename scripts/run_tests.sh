@@ -12,7 +12,9 @@
 # The RGW cluster lives in BUILD_DIR/rgw (a fixed directory per checkout, so a cluster left by
 # a crashed run is found, killed and wiped by the next `rgw.sh start`) and is stopped on exit,
 # whatever happens. Ports: RGW_PORT (default 7480) and MON_PORT (default 6789); a busy port
-# is an error, never a skip. The S3 tests read LANCE_S3_* exported here.
+# is an error, never a skip. The S3 tests read LANCE_S3_* exported here. Likewise an Azurite
+# (scripts/azurite.sh, in BUILD_DIR/azurite, port AZURITE_PORT, default 10000) for the Azure
+# tests (label azure), which read LANCE_AZURE_*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,6 +34,10 @@ run_asan() {
   if [ -z "${LANCE_S3_ENDPOINT:-}" ]; then
     select+=(-LE '^s3$')
     log "no RGW (LANCE_S3_ENDPOINT unset): the S3 suite is left out of the ASan pass"
+  fi
+  if [ -z "${LANCE_AZURE_ENDPOINT:-}" ]; then
+    select+=(-LE '^azure$')
+    log "no Azurite (LANCE_AZURE_ENDPOINT unset): the Azure suite is left out of the ASan pass"
   fi
   log "unit, CLI and S3 tests under AddressSanitizer + UndefinedBehaviorSanitizer ($dir)"
   (cd "$dir" && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}:log_path=$logs/asan \
@@ -81,14 +87,23 @@ export LANCE_TEST_LOG_LEVEL=${LANCE_TEST_LOG_LEVEL:-debug}
 
 # RGW first: the S3 tests (label s3), the S3 interop tests and the dataset tests on S3 need it.
 RGW_DIR=$BUILD_DIR/rgw
+AZURITE_DIR=$BUILD_DIR/azurite
 # Set before starting, so a start that fails half-way (mon up, osd not) is cleaned up too.
-trap 'scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"' EXIT
+stop_services() {
+  scripts/azurite.sh stop "$AZURITE_DIR" || log "stopping Azurite in $AZURITE_DIR failed"
+  scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"
+}
+trap stop_services EXIT
 started_ms=$(($(date +%s%N) / 1000000))
 rgw_env=$(scripts/rgw.sh start "$RGW_DIR") || { log "RGW did not start (see above)"; exit 1; }
 eval "$rgw_env"
 printf 'LANCE_S3_SECRET_KEY\t%s\n' "$LANCE_S3_SECRET_KEY" >>"$LANCE_SECRETS_LEDGER"
 took_ms=$(($(date +%s%N) / 1000000 - started_ms))
 log "RGW up on $LANCE_S3_ENDPOINT, start took $((took_ms / 1000)).$((took_ms % 1000 / 100)) s"
+# Azurite, for the Azure tests (label azure) and the pylance-on-Azurite interop test.
+azurite_env=$(scripts/azurite.sh start "$AZURITE_DIR") || { log "Azurite did not start (see above)"; exit 1; }
+eval "$azurite_env"
+log "Azurite up on $LANCE_AZURE_ENDPOINT"
 
 status=0
 log "all tests of $BUILD_DIR"

@@ -64,8 +64,9 @@ else
   log "Python requirements: up to date"
 fi
 
-# Node tools (real Lance 8.0.0 through LanceDB-node), installed from the committed lock file.
-for dir in tools/oracle; do
+# Node tools (real Lance 8.0.0 through LanceDB-node; Azurite 3.37.0, the Azure Blob
+# Storage emulator of the Azure tests), installed from the committed lock files.
+for dir in tools/oracle tools/azurite; do
   [ -f "$dir/package-lock.json" ] || continue
   lock_hash=$(sha256sum "$dir/package-lock.json" | cut -c1-16)
   if [ ! -f "$dir/node_modules/.lock-$lock_hash" ]; then

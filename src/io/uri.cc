@@ -77,7 +77,12 @@ Result<Uri> ParseUri(std::string_view text) {
   std::string_view authority = rest.substr(0, slash);
   std::string_view path =
       slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-  if (authority.find('@') != std::string_view::npos) {
+  // abfs(s)://<container>@<account>.dfs.core.windows.net: the part before '@' names the
+  // container, not a user (a ':' would make it user:password again).
+  const bool container_at_host =
+      (scheme == "abfs" || scheme == "abfss") &&
+      authority.substr(0, authority.find('@')).find(':') == std::string_view::npos;
+  if (authority.find('@') != std::string_view::npos && !container_at_host) {
     // Do not echo the location: the part before '@' is likely a secret.
     return Status::Invalid(
         "credentials embedded in a " + scheme +

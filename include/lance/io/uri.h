@@ -23,7 +23,9 @@ namespace lance::io {
 /// Local paths are normalized lexically ("." and ".." resolved, repeated '/' collapsed);
 /// for other schemes the path must already be a well-formed key (no empty, "." or ".."
 /// segment). Trailing '/' are dropped. No percent-decoding is done: characters are taken
-/// literally. Credentials in the authority (`user:secret@host`) are rejected.
+/// literally. Credentials in the authority (`user:secret@host`) are rejected; only
+/// `abfs://` and `abfss://` keep an '@' (`container@account.dfs.core.windows.net`, no ':'
+/// before it) as part of the authority.
 ///
 /// A value type; thread-compatible.
 struct Uri {

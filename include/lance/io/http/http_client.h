@@ -61,14 +61,20 @@ bool IsRetryableHttpStatus(int status);
 
 /// \brief True for headers whose value is a secret or grants access (Authorization,
 /// Proxy-Authorization, Cookie, x-amz-security-token, x-api-key, and any name that
-/// mentions a token, a secret, a password, a signature or a key).
+/// mentions a token, a secret, a password, a signature, a key, a credential or an
+/// authorization, e.g. x-ms-copy-source-authorization).
 bool IsSecretHeader(std::string_view name);
 
-/// \brief `url` with any `user:password@` replaced by `***@` (for messages and logs).
+/// \brief True for query parameters whose value is a secret: Azure's SAS signature `sig`
+/// and any name IsSecretHeader would hide (X-Amz-Signature, X-Amz-Security-Token, ...).
+bool IsSecretQueryParameter(std::string_view name);
+
+/// \brief `url` with any `user:password@` replaced by `***@` and the values of secret
+/// query parameters (IsSecretQueryParameter) by `<redacted>` (for messages and logs).
 std::string RedactUrl(std::string_view url);
 
 /// \brief "name: value, name: <redacted>" for a log line: secret headers (see
-/// IsSecretHeader) show no value.
+/// IsSecretHeader) show no value, and URL values (x-ms-copy-source) go through RedactUrl.
 std::string DescribeHeaders(const Headers& headers);
 
 struct TlsOptions {

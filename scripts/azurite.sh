@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A throw-away Azurite (the Azure Storage emulator, npm azurite 3.37.0 from
+# tools/azurite, installed by scripts/setup.sh) on loopback: the real Azure Blob Storage
+# server of the tests. Blob service only.
+#
+#   scripts/azurite.sh start DIR   fresh instance with its files in DIR (an instance left
+#                                  there by a crashed run is killed and wiped first);
+#                                  creates the test container; prints `export ...` lines
+#   scripts/azurite.sh stop DIR    stops it and removes DIR
+#   scripts/azurite.sh env DIR     prints the `export ...` lines again
+#
+# Port: AZURITE_PORT (default 10000); a busy port is an error. Data: in DIR/data, or in
+# memory with AZURITE_IN_MEMORY=1. The account is Azurite's well-known devstoreaccount1
+# (its published key). Every request's API version is accepted (--skipApiVersionCheck);
+# Shared Key and SAS signatures, SAS start/expiry and permissions are checked for real.
+# Azurite's access log goes to DIR/azurite.log (it holds SAS query strings: DIR is never
+# scanned for secrets, like the RGW's directory).
+set -euo pipefail
+
+cmd=${1:?usage: azurite.sh start|stop|env DIR}
+D=$(realpath -m "${2:?usage: azurite.sh start|stop|env DIR}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PORT=${AZURITE_PORT:-10000}
+ACCOUNT=devstoreaccount1
+# Azurite's published development key (not a secret: it is in Microsoft's docs).
+KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+CONTAINER=${AZURE_CONTAINER:-lance-test}
+API_VERSION=2021-08-06
+BIN=$ROOT/tools/azurite/node_modules/.bin/azurite-blob
+
+log() { echo "[azurite] $*" >&2; }
+fail() {
+  log "$*"
+  tail -n 30 "$D/azurite.log" >&2 2>/dev/null || true
+  exit 1
+}
+
+print_env() {
+  local port=$PORT
+  [ -f "$D/port" ] && port=$(cat "$D/port")
+  cat <<ENV
+export LANCE_AZURE_ENDPOINT=http://127.0.0.1:$port/$ACCOUNT
+export LANCE_AZURE_ACCOUNT=$ACCOUNT
+export LANCE_AZURE_KEY=$KEY
+export LANCE_AZURE_CONTAINER=$CONTAINER
+export LANCE_AZURITE_PORT=$port
+ENV
+}
+
+# The Azurite of DIR: its pid file, or any node process whose command line names DIR
+# (a wiped pid file).
+stop_server() {
+  local pids=()
+  if [ -f "$D/pid" ]; then
+    local p
+    p=$(cat "$D/pid")
+    if kill -0 "$p" 2>/dev/null && grep -q azurite "/proc/$p/cmdline" 2>/dev/null; then
+      kill "$p" 2>/dev/null && pids+=("$p")
+    fi
+  fi
+  local proc
+  for proc in /proc/[0-9]*; do
+    if { tr '\0' ' ' <"$proc/cmdline"; } 2>/dev/null | grep -qE "azurite-blob .*--location $D/data( |$)"; then
+      kill "${proc#/proc/}" 2>/dev/null && pids+=("${proc#/proc/}")
+    fi
+  done
+  for p in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$p" 2>/dev/null || true
+  done
+}
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# A Shared Key signed request (curl + openssl): METHOD PATH QUERY ("k=v" lines sorted,
+# for the canonicalized resource) URL-QUERY. Prints the HTTP status.
+signed_request() {
+  local method=$1 path=$2 canon_query=$3 query=$4
+  local date sts sig
+  date=$(LC_ALL=C TZ=GMT date '+%a, %d %b %Y %H:%M:%S GMT')
+  # Verb, then 11 standard headers (all empty), then the x-ms- headers and the resource.
+  sts="$method"$'\n\n\n\n\n\n\n\n\n\n\n\n'"x-ms-date:$date"$'\n'"x-ms-version:$API_VERSION"$'\n'"/$ACCOUNT/$ACCOUNT$path"
+  [ -n "$canon_query" ] && sts+=$'\n'"$canon_query"
+  sig=$(printf '%s' "$sts" | openssl dgst -sha256 -mac HMAC \
+    -macopt "hexkey:$(printf '%s' "$KEY" | base64 -d | od -An -vtx1 | tr -d ' \n')" -binary | base64 -w0)
+  curl -s -o "$D/request.out" -w '%{http_code}' -X "$method" -H "x-ms-date: $date" \
+    -H "x-ms-version: $API_VERSION" -H "Content-Length: 0" \
+    -H "Authorization: SharedKey $ACCOUNT:$sig" \
+    "http://127.0.0.1:$PORT/$ACCOUNT$path${query:+?$query}"
+}
+
+start() {
+  for b in node curl openssl; do
+    command -v "$b" >/dev/null || fail "$b is missing: run scripts/setup.sh"
+  done
+  [ -x "$BIN" ] || fail "$BIN is missing: run scripts/setup.sh"
+  if [ -d "$D" ]; then
+    log "removing an instance left by an earlier run in $D"
+    stop_server
+    rm -rf "$D"
+  fi
+  port_busy "$PORT" && fail "port $PORT is in use (another Azurite? set AZURITE_PORT)"
+  mkdir -p "$D/data"
+  echo "$PORT" >"$D/port"
+  local args=(--blobHost 127.0.0.1 --blobPort "$PORT" --skipApiVersionCheck --disableTelemetry)
+  # In memory: no --location (Azurite refuses both); its command line then names DIR
+  # through the debug-log-free --location-less form, so stop_server goes by the pid file.
+  if [ "${AZURITE_IN_MEMORY:-0}" = 1 ]; then
+    args+=(--inMemoryPersistence)
+  else
+    args+=(--location "$D/data")
+  fi
+  # setsid: its own process group, so a test run's Ctrl-C reaches it only through stop.
+  setsid "$BIN" "${args[@]}" >"$D/azurite.log" 2>&1 </dev/null &
+  echo $! >"$D/pid"
+  local up=""
+  for _ in $(seq 1 200); do
+    kill -0 "$(cat "$D/pid")" 2>/dev/null || fail "Azurite exited at start"
+    if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then up=1; break; fi
+    sleep 0.1
+  done
+  [ -n "$up" ] || { stop_server; fail "Azurite is not answering on 127.0.0.1:$PORT"; }
+  local code
+  code=$(signed_request PUT "/$CONTAINER" "restype:container" "restype=container")
+  [ "$code" = 201 ] || { stop_server; fail "creating container $CONTAINER: HTTP $code $(cat "$D/request.out")"; }
+  log "up on http://127.0.0.1:$PORT/$ACCOUNT (dir $D, container $CONTAINER)"
+  print_env
+}
+
+case "$cmd" in
+  start) start ;;
+  stop)
+    stop_server
+    rm -rf "$D"
+    ;;
+  env) print_env ;;
+  *) fail "unknown command '$cmd' (start|stop|env)" ;;
+esac

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Azure client's request loop (see exchange.h): credentials -> authorize -> attempt
+// -> classify, then refresh, back off or return.
+
+#include "io/azure/exchange.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "io/azure/azure_client.h"
+#include "io/azure/sas.h"
+#include "io/azure/shared_key.h"
+#include "io/s3/errors.h"
+#include "lance/core/ascii.h"
+#include "lance/core/logging.h"
+#include "lance/macros.h"
+#include "lance/str_cat.h"
+
+namespace lance::io::azure::internal {
+
+namespace {
+
+constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
+constexpr int64_t kReceiveBufferSize = 512L * 1024;
+constexpr std::string_view kLog = "azure";
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A successful body into the caller's buffer or the response's string.
+class BodySink : public http::ResponseSink {
+ public:
+  BodySink(const Request& req, Response* resp) : req_(req), resp_(resp) {}
+
+  void Start(const http::HttpResponse& head) override {
+    // A full answer to a range: the server ignored it; skip to the wanted bytes.
+    to_skip_ = req_.ranged && head.status == 200 ? req_.range_offset : 0;
+  }
+
+  Verdict Write(std::string_view data) override {
+    const auto skip = static_cast<size_t>(
+        std::min<int64_t>(to_skip_, static_cast<int64_t>(data.size())));
+    to_skip_ -= static_cast<int64_t>(skip);
+    data.remove_prefix(skip);
+    if (data.empty()) return Verdict::kContinue;
+    if (req_.out == nullptr) {
+      resp_->body.append(data);
+      resp_->written += static_cast<int64_t>(data.size());
+      return Verdict::kContinue;
+    }
+    const int64_t room = req_.out_capacity - resp_->written;
+    const bool done = static_cast<int64_t>(data.size()) >= room;
+    if (static_cast<int64_t>(data.size()) > room) {
+      // More than asked: fine after an ignored range (the rest of the blob), an error
+      // otherwise.
+      if (!req_.ranged) return Verdict::kAbort;
+      data = data.substr(0, static_cast<size_t>(room));
+    }
+    std::memcpy(req_.out + resp_->written, data.data(), data.size());
+    resp_->written += static_cast<int64_t>(data.size());
+    return done ? Verdict::kDone : Verdict::kContinue;
+  }
+
+ private:
+  const Request& req_;
+  Response* resp_;
+  int64_t to_skip_ = 0;
+};
+
+std::string EncodeQuery(const Query& query) {
+  std::string out;
+  for (const auto& [name, value] : query) {
+    if (!out.empty()) out.push_back('&');
+    StrAppend(&out, UrlEncode(name, true), "=", UrlEncode(value, true));
+  }
+  return out;
+}
+
+enum class AuthKind { kNone, kSharedKey, kSas, kBearer };
+
+AuthKind KindOf(const AzureCredentials& c) {
+  if (!c.account_key.empty()) return AuthKind::kSharedKey;
+  if (!c.sas_token.empty()) return AuthKind::kSas;
+  if (!c.bearer_token.empty()) return AuthKind::kBearer;
+  return AuthKind::kNone;
+}
+
+std::string_view SasOf(const AzureCredentials& c) {
+  std::string_view sas = c.sas_token;
+  while (!sas.empty() && (sas.front() == '?' || sas.front() == '&')) sas.remove_prefix(1);
+  return sas;
+}
+
+// One attempt as it goes on the wire.
+struct Wire {
+  std::string url;
+  http::Headers headers;
+};
+
+// What a request's attempts share.
+struct Exchange {
+  explicit Exchange(const Request& r) : req(r) {}
+  const Request& req;
+  std::string uri;
+  AttemptTrace* trace = nullptr;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  int attempts = 0;
+  int retries = 0;
+  bool refreshed = false;
+  std::shared_ptr<const Credentials> creds;
+  std::shared_ptr<const Credentials> fresh;
+
+  AuthKind kind() const { return creds ? KindOf(creds->azure) : AuthKind::kNone; }
+  std::string CredentialsLabel() const {
+    return creds ? creds->ToString() : std::string("anonymous");
+  }
+};
+
+struct Verdict {
+  enum Kind { kSucceed, kFail, kRefresh, kRetry };
+  Kind kind = kSucceed;
+  Status status;
+  AzureError error;
+  RetryClass cls = RetryClass::kFinal;
+};
+
+}  // namespace
+
+std::string_view Response::Header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (EqualsIgnoreAsciiCase(key, name)) return value;
+  }
+  return {};
+}
+
+struct Dispatcher::Impl {
+  std::string container;
+  AzureOptions options;
+  std::shared_ptr<CredentialsSource> credentials;
+  AzureClientStats* stats = nullptr;
+  std::unique_ptr<http::HttpClient> http;
+  std::string origin;     // "http://127.0.0.1:10000"
+  std::string base_path;  // "/devstoreaccount1" or ""
+  std::mutex rng_mutex;
+  std::mt19937_64 rng{std::random_device{}()};
+
+  std::string BlobUri(std::string_view blob) const {
+    std::string uri = StrCat("az://", container);
+    if (!blob.empty()) StrAppend(&uri, "/", blob);
+    return uri;
+  }
+
+  // The encoded path of `level` (and `blob`), from the first '/'.
+  std::string PathOf(Level level, std::string_view blob) const {
+    switch (level) {
+      case Level::kService:
+        return base_path + "/";
+      case Level::kContainer:
+        return StrCat(base_path, "/", container);
+      case Level::kBlob:
+        break;
+    }
+    return StrCat(base_path, "/", container, "/", UrlEncode(blob, /*encode_slash=*/false));
+  }
+
+  Result<Response> Execute(const Request& req, const AcceptFn& accept, AttemptTrace* trace);
+  Status TakeCredentials(Exchange* x) const;
+  Result<Wire> Authorize(const Exchange& x) const;
+  Response Attempt(Exchange* x, const Wire& wire);
+  Verdict ClassifyTransportFailure(Exchange* x, const Response& resp) const;
+  Verdict ClassifyAnswer(const Exchange& x, Response* resp, const AcceptFn& accept) const;
+  Status Refresh(Exchange* x, const Verdict& rejected);
+  Status BackOff(Exchange* x, const Status& failure, bool answered);
+
+  Status MakeError(const Exchange& x, const AzureError& error) const {
+    return MakeAzureHttpError(x.req.op, x.uri, x.req.context, error, x.attempts,
+                              SecondsSince(x.start));
+  }
+};
+
+Result<Response> Dispatcher::Impl::Execute(const Request& req, const AcceptFn& accept,
+                                           AttemptTrace* trace) {
+  Exchange x(req);
+  x.trace = trace;
+  x.uri = BlobUri(req.level == Level::kBlob ? std::string_view(req.blob) : "");
+  while (true) {
+    LANCE_RETURN_NOT_OK(TakeCredentials(&x));
+    LANCE_ASSIGN_OR_RAISE(Wire wire, Authorize(x));
+    Response resp = Attempt(&x, wire);
+    Verdict verdict = resp.answered() ? ClassifyAnswer(x, &resp, accept)
+                                      : ClassifyTransportFailure(&x, resp);
+    switch (verdict.kind) {
+      case Verdict::kSucceed:
+        return resp;
+      case Verdict::kFail:
+        return verdict.status;
+      case Verdict::kRefresh:
+        LANCE_RETURN_NOT_OK(Refresh(&x, verdict));
+        break;
+      case Verdict::kRetry:
+        LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, resp.answered()));
+        break;
+    }
+  }
+}
+
+Status Dispatcher::Impl::TakeCredentials(Exchange* x) const {
+  if (x->fresh != nullptr) {
+    x->creds = std::move(x->fresh);
+    x->fresh = nullptr;
+    return Status::OK();
+  }
+  auto current = credentials->Current();
+  if (!current.ok()) {
+    LANCE_LOG(Warn, kLog) << "Azure " << x->req.op << " of " << x->uri
+                          << ": no credentials from " << credentials->ToString() << ": "
+                          << current.status().ToString();
+    return current.status().WithContext(
+        StrCat("Azure ", x->req.op, " of ", x->uri, ": getting credentials"));
+  }
+  x->creds = *current;
+  return Status::OK();
+}
+
+Result<Wire> Dispatcher::Impl::Authorize(const Exchange& x) const {
+  const Request& req = x.req;
+  const AuthKind kind = x.kind();
+  Wire wire;
+  const std::string path = PathOf(req.level, req.blob);
+  wire.headers = {{"x-ms-date", FormatRfc1123(std::chrono::system_clock::now())},
+                  {"x-ms-version", std::string(kAzureApiVersion)}};
+  if (!req.copy_source.empty()) {
+    std::string source = StrCat(origin, PathOf(Level::kBlob, req.copy_source));
+    if (kind == AuthKind::kSas) StrAppend(&source, "?", SasOf(x.creds->azure));
+    wire.headers.emplace_back("x-ms-copy-source", std::move(source));
+  }
+  wire.headers.insert(wire.headers.end(), req.headers.begin(), req.headers.end());
+  std::string query = EncodeQuery(req.query);
+  if (kind == AuthKind::kSas) {
+    StrAppend(&query, query.empty() ? "" : "&", SasOf(x.creds->azure));
+  }
+  wire.url = StrCat(origin, path, query.empty() ? "" : "?", query);
+  if (kind == AuthKind::kSharedKey) {
+    SharedKeyRequest sk{req.method, options.account, path, req.query, wire.headers,
+                        static_cast<int64_t>(req.body.size())};
+    Result<std::string> auth = SharedKeyAuthorization(sk, x.creds->azure.account_key);
+    if (!auth.ok()) {
+      return auth.status().WithContext(StrCat("Azure ", req.op, " of ", x.uri));
+    }
+    wire.headers.emplace_back("Authorization", std::move(*auth));
+  } else if (kind == AuthKind::kBearer) {
+    wire.headers.emplace_back("Authorization", "Bearer " + x.creds->azure.bearer_token);
+  }
+  // No default Accept or form Content-Type from libcurl (the signature covers them).
+  wire.headers.emplace_back("Accept", "");
+  wire.headers.emplace_back("Content-Type", "");
+  return wire;
+}
+
+Response Dispatcher::Impl::Attempt(Exchange* x, const Wire& wire) {
+  const Request& req = x->req;
+  ++x->attempts;
+  if (x->trace != nullptr) x->trace->attempts = x->attempts;
+  stats->requests.fetch_add(1, std::memory_order_relaxed);
+  Response resp;
+  BodySink sink(req, &resp);
+  http::HttpRequest hreq;
+  hreq.method = req.method;
+  hreq.url = wire.url;
+  hreq.headers = wire.headers;
+  hreq.body = req.body;
+  hreq.success_sink = &sink;
+  hreq.max_buffered_body = kMaxErrorBody;
+  http::HttpResponse answer = http->Send(hreq);
+  resp.status = answer.status;
+  resp.headers = std::move(answer.headers);
+  if (!answer.body.empty()) resp.body = std::move(answer.body);
+  resp.transport_error = answer.error;
+  resp.transport_code = answer.transport_code;
+  resp.transport_message = std::move(answer.transport_message);
+  LANCE_LOG(Debug, kLog) << req.method << " " << x->uri << ": "
+                         << (resp.answered() ? StrCat("HTTP ", resp.status)
+                                             : StrCat("curl error ", resp.transport_code))
+                         << (req.ranged ? StrCat(" [", req.range_offset, "+",
+                                                 req.out_capacity, "]")
+                                        : std::string())
+                         << " (" << req.op << ", attempt " << x->attempts << ", "
+                         << x->CredentialsLabel() << ")";
+  return resp;
+}
+
+Verdict Dispatcher::Impl::ClassifyTransportFailure(Exchange* x, const Response& resp) const {
+  const bool resolve = resp.transport_error == http::TransportError::kResolve;
+  if (x->trace != nullptr && !resolve &&
+      resp.transport_error != http::TransportError::kConnect) {
+    x->trace->unanswered = true;
+  }
+  std::string msg = StrCat("Azure ", x->req.op, " of ", x->uri, ": ",
+                           RedactSas(resp.transport_message), " (curl error ",
+                           resp.transport_code, ")");
+  Verdict v;
+  if (s3::internal::IsRetryableTransportError(resp.transport_error) ||
+      (resolve && x->attempts <= 1)) {
+    v.kind = Verdict::kRetry;
+    v.status = Status::Unavailable(std::move(msg));
+    return v;
+  }
+  if (x->attempts > 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", x->attempts,
+                  SecondsSince(x->start));
+    msg += buf;
+  }
+  LANCE_LOG(Warn, kLog) << msg;
+  v.kind = Verdict::kFail;
+  v.status = resolve ? Status::Unavailable(std::move(msg), /*retryable=*/false)
+                     : Status::IOError(std::move(msg));
+  return v;
+}
+
+Verdict Dispatcher::Impl::ClassifyAnswer(const Exchange& x, Response* resp,
+                                         const AcceptFn& accept) const {
+  Verdict v;
+  if (resp->status >= 200 && resp->status < 300) {
+    stats->bytes_received.fetch_add(resp->written, std::memory_order_relaxed);
+    stats->bytes_sent.fetch_add(static_cast<int64_t>(x.req.body.size()),
+                                std::memory_order_relaxed);
+    return v;
+  }
+  AzureError err =
+      ParseErrorBody(resp->body, resp->status).value_or(AzureError{resp->status, "", "", ""});
+  if (err.code.empty()) err.code = std::string(resp->Header("x-ms-error-code"));
+  err.request_id = std::string(resp->Header("x-ms-request-id"));
+  if (accept && accept(err)) return v;
+  v.cls = ClassifyAzureError(err);
+  if ((v.cls == RetryClass::kRefreshCredentials ||
+       v.cls == RetryClass::kMaybeRefreshCredentials) &&
+      !x.refreshed && x.kind() != AuthKind::kNone) {
+    v.kind = Verdict::kRefresh;
+    v.error = std::move(err);
+    return v;
+  }
+  v.status = MakeError(x, err);
+  if (v.cls == RetryClass::kRetry) {
+    v.kind = Verdict::kRetry;
+    return v;
+  }
+  if (v.status.IsNotFound() || v.status.IsAlreadyExists()) {
+    LANCE_LOG(Debug, kLog) << v.status.message();
+  } else {
+    LANCE_LOG(Warn, kLog) << v.status.message() << " (" << x.CredentialsLabel() << ")";
+  }
+  v.kind = Verdict::kFail;
+  return v;
+}
+
+Status Dispatcher::Impl::Refresh(Exchange* x, const Verdict& rejected) {
+  const AzureError& err = rejected.error;
+  x->refreshed = true;
+  stats->credential_refreshes.fetch_add(1, std::memory_order_relaxed);
+  LANCE_LOG(Info, kLog) << x->req.op << " of " << x->uri << ": HTTP " << err.http_status
+                        << " " << err.code << " with " << x->CredentialsLabel()
+                        << "; asking " << credentials->ToString()
+                        << " for fresh credentials";
+  auto fresh = credentials->OnRejected(*x->creds);
+  if (!fresh.ok()) {
+    Status original = MakeError(*x, err);
+    LANCE_LOG(Warn, kLog) << original.message() << " with " << x->CredentialsLabel()
+                          << "; no fresh credentials: " << fresh.status().message();
+    if (rejected.cls == RetryClass::kMaybeRefreshCredentials) return original;
+    return Status(original.code(),
+                  StrCat(original.message(),
+                         "; refreshing credentials failed: ", fresh.status().message()),
+                  original.retryable(), original.detail());
+  }
+  x->fresh = *fresh;
+  LANCE_LOG(Info, kLog) << x->req.op << " of " << x->uri << ": retrying with "
+                        << x->fresh->ToString();
+  ++x->retries;
+  stats->retries.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status Dispatcher::Impl::BackOff(Exchange* x, const Status& failure, bool answered) {
+  const auto elapsed = std::chrono::steady_clock::now() - x->start;
+  if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
+    std::string msg = failure.message();
+    if (!answered && x->attempts > 1) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", x->attempts,
+                    SecondsSince(x->start));
+      msg += buf;
+    }
+    LANCE_LOG(Warn, kLog) << msg << " (retries exhausted)";
+    return Status::Unavailable(std::move(msg), /*retryable=*/true)
+        .WithDetail(failure.detail());
+  }
+  double unit = 0;
+  {
+    std::lock_guard<std::mutex> lock(rng_mutex);
+    unit = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  }
+  auto delay = s3::internal::BackoffDelay(x->retries, options.initial_backoff,
+                                          options.max_backoff, unit);
+  const auto remaining =
+      std::chrono::ceil<std::chrono::milliseconds>(options.retry_timeout - elapsed);
+  delay = std::min(delay, remaining);
+  LANCE_LOG(Info, kLog) << failure.message() << "; retry " << (x->retries + 1) << " of "
+                        << options.max_retries << " in " << delay.count() << " ms";
+  if (delay.count() > 0) std::this_thread::sleep_for(delay);
+  ++x->retries;
+  stats->retries.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Dispatcher::Dispatcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Dispatcher::~Dispatcher() = default;
+
+Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
+    std::string container, const AzureOptions& options,
+    std::shared_ptr<CredentialsSource> credentials, AzureClientStats* stats) {
+  if (credentials == nullptr) {
+    return Status::Invalid("the Azure client needs a credentials source");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->container = std::move(container);
+  impl->options = options;
+  impl->credentials = std::move(credentials);
+  impl->stats = stats;
+  // "scheme://host[:port]" and the base path after it.
+  const size_t host = options.endpoint.find("://");
+  if (host == std::string::npos) {
+    return Status::Invalid("malformed Azure endpoint '", options.endpoint, "'");
+  }
+  const size_t slash = options.endpoint.find('/', host + 3);
+  impl->origin = options.endpoint.substr(0, slash);
+  if (slash != std::string::npos) impl->base_path = options.endpoint.substr(slash);
+  while (!impl->base_path.empty() && impl->base_path.back() == '/') {
+    impl->base_path.pop_back();
+  }
+  http::ClientOptions http;
+  http.log_component = "azure";
+  http.connect_timeout = options.connect_timeout;
+  http.request_timeout = options.request_timeout;
+  http.stall_timeout = std::max(options.stall_timeout, std::chrono::milliseconds(1));
+  http.tls.verify_peer = !options.allow_invalid_certificates;
+  http.tls.verify_host = !options.allow_invalid_certificates;
+  http.max_in_flight = std::max(1, options.max_connections);
+  http.tcp_keepalive = true;
+  http.receive_buffer_size = kReceiveBufferSize;
+  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(http)));
+  return std::unique_ptr<Dispatcher>(new Dispatcher(std::move(impl)));
+}
+
+Result<Response> Dispatcher::Execute(const Request& req, const AcceptFn& accept,
+                                     AttemptTrace* trace) {
+  return impl_->Execute(req, accept, trace);
+}
+
+std::string Dispatcher::BlobUri(std::string_view blob) const {
+  return impl_->BlobUri(blob);
+}
+
+}  // namespace lance::io::azure::internal
