@@ -472,6 +472,46 @@ Result<std::shared_ptr<CredentialVendor>> GcpVendorFromProperties(
   return MakeGcpCredentialVendor(std::move(options));
 }
 
+bool HasAzureAccount(const VendorProperties& props,
+                     const Properties& root_storage_options) {
+  if (props.HasAny("azure_")) return true;
+  for (const char* key : {"azure_storage_account_name", "account_name",
+                          "azure_storage_use_emulator", "use_emulator"}) {
+    if (root_storage_options.count(key) != 0) return true;
+  }
+  return false;
+}
+
+Result<std::shared_ptr<CredentialVendor>> AzureVendorFromProperties(
+    const VendorProperties& props, VendPermission permission,
+    const Properties& root_storage_options) {
+  AzureCredentialVendorOptions options;
+  options.default_permission = permission;
+  if (const std::string* v = props.Get("azure_account_name")) options.account_name = *v;
+  LANCE_ASSIGN_OR_RAISE(auto duration, props.Millis("azure_duration_millis"));
+  if (duration) options.duration_millis = *duration;
+  if (const std::string* v = props.Get("azure_hierarchical_namespace")) {
+    const std::string value = Lower(*v);
+    if (value == "true") {
+      options.hierarchical_namespace = io::azure::HierarchicalNamespace::kYes;
+    } else if (value == "false") {
+      options.hierarchical_namespace = io::azure::HierarchicalNamespace::kNo;
+    } else if (value != "auto") {
+      return NamespaceError(
+          ErrorCode::kInvalidInput,
+          StrCat("credential_vendor.azure_hierarchical_namespace must be "
+                 "auto, true or false, got '",
+                 *v, "'"));
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
+                        props.Millis("reported_lifetime_millis"));
+  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
+  if (offset) options.refresh_offset_millis = *offset;
+  options.caller_storage_options = root_storage_options;
+  return MakeAzureCredentialVendor(std::move(options));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<CredentialVendor>> CredentialVendorFromProperties(
@@ -496,6 +536,11 @@ Result<std::shared_ptr<CredentialVendor>> CredentialVendorFromProperties(
     LANCE_ASSIGN_OR_RAISE(
         auto aws, AwsVendorFromProperties(props, permission, root_storage_options));
     add(std::move(aws), {"s3", "s3a"});
+  }
+  if (HasAzureAccount(props, root_storage_options)) {
+    LANCE_ASSIGN_OR_RAISE(
+        auto azure, AzureVendorFromProperties(props, permission, root_storage_options));
+    add(std::move(azure), {"az", "azure", "abfs", "abfss"});
   }
   if (props.HasAny("gcp_") || HasGoogleCredentials(root_storage_options)) {
     LANCE_ASSIGN_OR_RAISE(

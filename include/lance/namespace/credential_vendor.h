@@ -23,6 +23,7 @@
 #include <string>
 
 #include "lance/core/clock.h"
+#include "lance/io/azure_sas.h"
 #include "lance/io/credentials.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
@@ -140,6 +141,40 @@ std::string GcsCredentialAccessBoundary(const std::string& bucket,
 /// `expires_at_millis` (the answer's expires_in) and `refresh_offset_millis`.
 Result<std::shared_ptr<CredentialVendor>> MakeGcpCredentialVendor(
     GcpCredentialVendorOptions options);
+
+/// \brief The storage option in which a vendor says what its credentials reach when
+/// that is wider than the table (ours): "container:<container>" for an Azure SAS on a
+/// flat account, "directory:<container>/<dir>" when the SAS is the table's own.
+inline constexpr std::string_view kVendedScopeKey = "lance_cpp_credential_scope";
+
+/// \brief The `credential_vendor.azure_*` properties (Lance's names where Lance has
+/// them).
+struct AzureCredentialVendorOptions {
+  /// \brief `.azure_account_name`: the account SAS tokens are signed for (default: the
+  /// root's azure_storage_account_name).
+  std::string account_name;
+  /// \brief `.azure_duration_millis` (Lance: default 1 h, at most 7 days).
+  int64_t duration_millis = 3'600'000;
+  /// \brief `.azure_hierarchical_namespace` (ours): auto (ask the account), true, false.
+  io::azure::HierarchicalNamespace hierarchical_namespace =
+      io::azure::HierarchicalNamespace::kAuto;
+  /// \brief `.permission` (default read).
+  VendPermission default_permission = VendPermission::kRead;
+  /// \brief `.reported_lifetime_millis` (ours, for tests): mint SAS tokens that live at
+  /// most this long (so that they really expire during a test).
+  std::optional<int64_t> reported_lifetime_millis;
+  /// \brief `.refresh_offset_millis` (ours), returned as refresh_offset_millis.
+  int64_t refresh_offset_millis = 60'000;
+  /// \brief The namespace's own Azure options (account key or OAuth credentials sign).
+  Properties caller_storage_options;
+};
+
+/// \brief SAS tokens per table (io::azure::SasMinter): a directory SAS where the account
+/// has a hierarchical namespace, else a container SAS (logged, and said in
+/// kVendedScopeKey); returned as azure_storage_sas_token, azure_storage_account_name,
+/// expires_at_millis, refresh_offset_millis.
+Result<std::shared_ptr<CredentialVendor>> MakeAzureCredentialVendor(
+    AzureCredentialVendorOptions options);
 
 /// \brief A cache in front of `inner`, keyed by (location, permission): an entry is
 /// reused until half its lifetime has passed (capped at 30 min); credentials with less

@@ -70,6 +70,11 @@ struct AzureClientStats {
   std::atomic<int64_t> bytes_sent{0};
 };
 
+/// \brief Checks a container name against the Blob service's rules (3-63 characters,
+/// lower-case letters, digits and single '-' between them), so that a typo or a hostile
+/// name fails before any request. \return Invalid naming the container.
+Status ValidateContainerName(const std::string& name);
+
 class AzureClient {
  public:
   /// \brief A client for `container` (empty: service-level operations only, e.g.
@@ -115,8 +120,8 @@ class AzureClient {
   /// finish. `if_none_match`: only if `dst` does not exist (AlreadyExists);
   /// `source_if_match`: only if `src` still has this ETag (IOError otherwise).
   /// \return NotFound if `src` is missing.
-  Status CopyBlob(const std::string& src, const std::string& dst, bool if_none_match = false,
-                  const std::string& source_if_match = "");
+  Status CopyBlob(const std::string& src, const std::string& dst,
+                  bool if_none_match = false, const std::string& source_if_match = "");
 
   /// \brief Create Container. \return AlreadyExists if it exists.
   Status CreateContainer();
@@ -128,6 +133,10 @@ class AzureClient {
   Result<UserDelegationKey> GetUserDelegationKey(
       std::chrono::system_clock::time_point start,
       std::chrono::system_clock::time_point expiry);
+
+  /// \brief Get Account Information: whether the account has a hierarchical namespace
+  /// (x-ms-is-hns-enabled; an answer without the header is a flat account).
+  Result<bool> IsHierarchicalNamespace();
 
   const std::string& container() const;
   const AzureOptions& options() const;
