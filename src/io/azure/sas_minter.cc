@@ -83,7 +83,10 @@ class SasMinterImpl final : public SasMinter {
     sas.permissions = std::string(permissions);
     const auto now = Clock::now();
     sas.start = now - kClockSkew;
-    sas.expiry = now + std::chrono::duration_cast<Clock::duration>(lifetime);
+    // The SAS says its expiry in whole seconds: report exactly that instant, so that a
+    // client refreshing before it never holds a SAS the service already refuses.
+    sas.expiry = std::chrono::floor<std::chrono::seconds>(
+        now + std::chrono::duration_cast<Clock::duration>(lifetime));
     sas.protocol = client_->options().allow_http ? "" : "https";
     LANCE_ASSIGN_OR_RAISE(auto credentials, client_->credentials()->Current());
     Result<std::string> token = Status::Invalid("no credentials");
