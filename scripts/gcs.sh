@@ -8,7 +8,7 @@
 #                               and DIR wiped first); creates the test bucket; prints
 #                               `export LANCE_GCS_...` lines for the tests
 #   scripts/gcs.sh stop DIR     stops the server and removes DIR
-#   scripts/gcs.sh env DIR      prints the `export ...` lines again
+#   scripts/gcs.sh env DIR      prints the `export ...` lines of the server in DIR again
 #
 # Plain HTTP on 127.0.0.1:GCS_PORT (default 4443; a busy port is an error, never a skip),
 # `-public-host 127.0.0.1:PORT` and `-external-url http://127.0.0.1:PORT` (the host the
@@ -91,7 +91,8 @@ start() {
     --data "{\"name\":\"$BUCKET\"}" "$URL/storage/v1/b")
   [ "$code" = 200 ] || fail "creating bucket $BUCKET: HTTP $code $(cat "$D/mkbucket.out")"
   log "up on $URL (dir $D, backend $BACKEND, bucket $BUCKET)"
-  print_env
+  print_env >"$D/env"
+  cat "$D/env"
 }
 
 case "$cmd" in
@@ -100,6 +101,9 @@ case "$cmd" in
     stop_server
     rm -rf "$D"
     ;;
-  env) print_env ;;
+  env)
+    # As printed at start (its port and bucket), else from this environment.
+    if [ -f "$D/env" ]; then cat "$D/env"; else print_env; fi
+    ;;
   *) fail "unknown command '$cmd' (start|stop|env)" ;;
 esac

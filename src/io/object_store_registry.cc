@@ -9,6 +9,7 @@
 
 #include "io/io_util.h"
 #include "lance/core/ascii.h"
+#include "lance/io/gcs_object_store.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/s3_object_store.h"
@@ -183,6 +184,11 @@ Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {
         "an object store factory is already registered for 's3'");
   }
   LANCE_RETURN_NOT_OK(RegisterS3ObjectStore(registry));
+  if (registry->IsRegistered("gs")) {
+    return Status::AlreadyExists(
+        "an object store factory is already registered for 'gs'");
+  }
+  LANCE_RETURN_NOT_OK(RegisterGcsObjectStore(registry));
   return Status::OK();
 }
 
