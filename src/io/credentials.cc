@@ -7,6 +7,7 @@
 #include "lance/core/text.h"
 #include "lance/io/storage_options.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 
 namespace lance::io {
 
@@ -33,8 +34,8 @@ std::optional<OptionSetting> FromEnvironment(const EnvLookup& env, const AwsPart
 
 }  // namespace
 
-Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& options,
-                                                         const EnvLookup& env) {
+Result<Credentials> CredentialsFromStorageOptions(const StorageOptions& options,
+                                                  const EnvLookup& env) {
   LANCE_ASSIGN_OR_RAISE(auto given, CredentialSettings(options));
   auto from_options = [&](const AwsPart& part) -> std::optional<OptionSetting> {
     auto it = given.find(part.part);
@@ -70,12 +71,24 @@ Result<s3::AwsCredentials> CredentialsFromStorageOptions(const StorageOptions& o
                            "' (a session token) is set without aws_access_key_id and "
                            "aws_secret_access_key");
   }
-  s3::AwsCredentials out;
+  Credentials out;
   if (key_id) {
-    out.access_key_id = std::string(TrimAscii(key_id->value));
-    out.secret_access_key = std::string(TrimAscii(secret->value));
-    if (token) out.session_token = std::string(TrimAscii(token->value));
+    out.aws.access_key_id = std::string(TrimAscii(key_id->value));
+    out.aws.secret_access_key = std::string(TrimAscii(secret->value));
+    if (token) out.aws.session_token = std::string(TrimAscii(token->value));
   }
+  auto part_value = [&](CredentialPart part) {
+    auto it = given.find(part);
+    return it == given.end() ? std::string() : std::string(TrimAscii(it->second.value));
+  };
+  out.azure.account_key = part_value(CredentialPart::kAzureAccountKey);
+  out.azure.sas_token = part_value(CredentialPart::kAzureSasToken);
+  // A SAS copied from a portal or a URL often keeps its '?'.
+  if (!out.azure.sas_token.empty() && out.azure.sas_token.front() == '?') {
+    out.azure.sas_token.erase(0, 1);
+  }
+  out.azure.bearer_token = part_value(CredentialPart::kAzureBearerToken);
+  out.google.bearer_token = part_value(CredentialPart::kGoogleBearerToken);
   return out;
 }
 
@@ -88,24 +101,48 @@ std::string s3::AwsCredentials::ToString() const {
   return out;
 }
 
-Result<std::shared_ptr<const s3::AwsCredentials>> CredentialsSource::OnRejected(
-    const s3::AwsCredentials& rejected) {
+std::string Credentials::ToString() const {
+  std::string out;
+  auto add = [&out](std::string_view part) {
+    if (!out.empty()) out += ", ";
+    out += part;
+  };
+  if (!aws.empty()) add(aws.ToString());
+  if (!azure.empty()) {
+    std::string parts;
+    for (auto [name, value] : {std::pair<std::string_view, const std::string*>{
+                                   "account_key", &azure.account_key},
+                               {"sas_token", &azure.sas_token},
+                               {"bearer_token", &azure.bearer_token}}) {
+      if (value->empty()) continue;
+      if (!parts.empty()) parts += ", ";
+      parts += StrCat(name, "=", kRedactedValue);
+    }
+    add(StrCat("AzureCredentials{", parts, "}"));
+  }
+  if (!google.empty())
+    add(StrCat("GoogleCredentials{bearer_token=", kRedactedValue, "}"));
+  return out.empty() ? std::string("Credentials{anonymous}") : out;
+}
+
+Result<std::shared_ptr<const Credentials>> CredentialsSource::OnRejected(
+    const Credentials& rejected) {
   return Status::Unauthorized("the server rejected the credentials " +
                               rejected.ToString() + " and " + ToString() +
                               " cannot refresh them");
 }
 
-StaticCredentialsSource::StaticCredentialsSource(s3::AwsCredentials credentials)
-    : credentials_(std::make_shared<const s3::AwsCredentials>(std::move(credentials))) {}
+StaticCredentialsSource::StaticCredentialsSource(Credentials credentials)
+    : credentials_(std::make_shared<const Credentials>(std::move(credentials))) {}
 
-Result<std::shared_ptr<const s3::AwsCredentials>> StaticCredentialsSource::Current() {
+Result<std::shared_ptr<const Credentials>> StaticCredentialsSource::Current() {
   return credentials_;
 }
 
 std::string StaticCredentialsSource::id() const { return "static"; }
 
 std::string StaticCredentialsSource::ToString() const {
-  if (credentials_->access_key_id.empty()) return "StaticCredentials(anonymous)";
+  if (credentials_->empty()) return "StaticCredentials(anonymous)";
   return "StaticCredentials(" + credentials_->ToString() + ")";
 }
 

@@ -20,15 +20,10 @@
 
 namespace lance::io {
 
-using Creds = std::shared_ptr<const s3::AwsCredentials>;
+using Creds = std::shared_ptr<const Credentials>;
 using Trigger = RefreshEvent::Trigger;
 
 namespace {
-
-bool SameCredentials(const s3::AwsCredentials& a, const s3::AwsCredentials& b) {
-  return a.access_key_id == b.access_key_id &&
-         a.secret_access_key == b.secret_access_key && a.session_token == b.session_token;
-}
 
 // One row per trigger, in the enumerators' order: its name in messages and the counter
 // of RefreshStats its fetches add to.
@@ -59,7 +54,7 @@ std::string FormatMillis(std::chrono::milliseconds d) {
 // What one fetch produced, parsed outside the lock.
 struct Fetched {
   StorageOptions options;
-  s3::AwsCredentials credentials;
+  Credentials credentials;
   std::optional<int64_t> expires_at;
   std::chrono::milliseconds offset{0};
 };
@@ -258,10 +253,11 @@ Result<Fetched> ParseFetched(const State& s,
         "parsing the credentials the provider returned");
   }
   out.credentials = std::move(*credentials);
-  if (out.credentials.access_key_id.empty()) {
+  if (out.credentials.empty()) {
     return Status::Invalid(
         "the provider returned storage options without credentials (no "
-        "aws_access_key_id)");
+        "aws_access_key_id, azure_storage_sas_token, azure_storage_account_key, "
+        "azure_storage_token or google_storage_token)");
   }
   LANCE_ASSIGN_OR_RAISE(out.expires_at, ExpiresAtMillis(out.options));
   LANCE_ASSIGN_OR_RAISE(out.offset,
@@ -309,7 +305,7 @@ void RunFetch(const std::shared_ptr<State>& st, uint64_t seq, Trigger trigger) {
     }
     if (fetched.ok()) {
       Fetched& f = *fetched;
-      s.creds = std::make_shared<const s3::AwsCredentials>(std::move(f.credentials));
+      s.creds = std::make_shared<const Credentials>(std::move(f.credentials));
       s.expires_at = f.expires_at;
       s.offset = f.offset;
       s.latest_options = std::move(f.options);
@@ -467,8 +463,8 @@ RefreshingCredentialsSource::MakeInSession(
                                            : std::random_device{}());
   state->options = std::move(options);
   // Options without credentials seed nothing: the first request fetches.
-  if (!credentials->access_key_id.empty()) {
-    state->creds = std::make_shared<const s3::AwsCredentials>(std::move(*credentials));
+  if (!credentials->empty()) {
+    state->creds = std::make_shared<const Credentials>(std::move(*credentials));
     state->expires_at = *expires_at;
     state->latest_options = initial_options;
   }
@@ -483,7 +479,7 @@ Status RefreshingCredentialsSource::Reseed(const StorageOptions& options) {
   const std::string context = "reseeding provider '" + state_->provider_id + "'";
   auto credentials = CredentialsFromStorageOptions(options);
   if (!credentials.ok()) return credentials.status().WithContext(context);
-  if (credentials->access_key_id.empty()) return Status::OK();
+  if (credentials->empty()) return Status::OK();
   auto expires_at = ExpiresAtMillis(options);
   if (!expires_at.ok()) return expires_at.status().WithContext(context);
   auto offset = RefreshOffset(options, state_->options.default_refresh_offset);
@@ -495,7 +491,7 @@ Status RefreshingCredentialsSource::Reseed(const StorageOptions& options) {
       s.creds == nullptr || (s.expires_at.has_value() &&
                              (!expires_at->has_value() || **expires_at > *s.expires_at));
   if (!fresher) return Status::OK();
-  s.creds = std::make_shared<const s3::AwsCredentials>(std::move(*credentials));
+  s.creds = std::make_shared<const Credentials>(std::move(*credentials));
   s.expires_at = *expires_at;
   s.offset = *offset;
   s.latest_options = options;
@@ -608,8 +604,7 @@ Result<Creds> RefreshingCredentialsSource::Current() {
   }
 }
 
-Result<Creds> RefreshingCredentialsSource::OnRejected(
-    const s3::AwsCredentials& rejected) {
+Result<Creds> RefreshingCredentialsSource::OnRejected(const Credentials& rejected) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   const auto deadline = s.clock->SteadyNow() + s.options.max_wait;
@@ -623,7 +618,7 @@ Result<Creds> RefreshingCredentialsSource::OnRejected(
   while (true) {
     const int64_t now_ms = s.clock->NowMillis();
     const auto steady = s.clock->SteadyNow();
-    if (s.creds && !SameCredentials(*s.creds, rejected)) {
+    if (s.creds && *s.creds != rejected) {
       if (!s.Expired(now_ms)) return s.creds;  // another thread already refreshed
       lock.unlock();
       return Current();  // newer, but expired: the ordinary expiry path

@@ -81,12 +81,12 @@ LanceNamespaceStorageOptionsProvider::FetchStorageOptions() {
     std::string line =
         "describe_table of " + QuotedList(table_id_) + " for " + provider_id_;
     if (!response->storage_options.has_value()) return line + ": no storage options";
-    Result<io::s3::AwsCredentials> creds =
+    Result<io::Credentials> creds =
         io::CredentialsFromStorageOptions(*response->storage_options);
     line +=
         ": " + std::to_string(response->storage_options->size()) + " storage options, ";
     line += !creds.ok()                    ? "malformed credentials"
-            : creds->access_key_id.empty() ? std::string("no credentials")
+            : creds->empty()               ? std::string("no credentials")
                                            : creds->ToString();
     auto expires = io::ExpiresAtMillis(*response->storage_options);
     if (expires.ok() && expires->has_value()) {

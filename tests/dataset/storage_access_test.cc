@@ -153,7 +153,7 @@ TEST_F(StorageAccessTest, AProviderBecomesOneSharedSourceAtTheEntryPoint) {
     source = log_.credentials;
   }
   ASSERT_OK_AND_ASSIGN(auto creds, source->Current());
-  EXPECT_EQ(creds->access_key_id, "AKIDSEED");
+  EXPECT_EQ(creds->aws.access_key_id, "AKIDSEED");
   // The dataset keeps the resolved access: same source, provider kept.
   const io::StorageAccess& kept = written->storage_access();
   EXPECT_TRUE(kept.resolved());

@@ -117,8 +117,8 @@ TEST_F(ObjectStoreRegistryTest, CredentialSourcesSeparateStores) {
   class NamedSource : public CredentialsSource {
    public:
     explicit NamedSource(std::string id) : id_(std::move(id)) {}
-    Result<std::shared_ptr<const s3::AwsCredentials>> Current() override {
-      return std::make_shared<const s3::AwsCredentials>();
+    Result<std::shared_ptr<const Credentials>> Current() override {
+      return std::make_shared<const Credentials>();
     }
     std::string id() const override { return id_; }
     std::string ToString() const override { return "NamedSource(" + id_ + ")"; }

@@ -31,7 +31,7 @@ namespace {
 
 using ::lance::testing::IsOk;
 using namespace std::chrono_literals;
-using Creds = Result<std::shared_ptr<const s3::AwsCredentials>>;
+using Creds = Result<std::shared_ptr<const Credentials>>;
 
 using ::lance::testing::Eventually;
 
@@ -120,7 +120,7 @@ class RefreshStatsTest : public ::testing::Test {
   }
 
   static std::string Key(const Creds& r) {
-    return r.ok() ? (*r)->access_key_id : "<error: " + r.status().ToString() + ">";
+    return r.ok() ? (*r)->aws.access_key_id : "<error: " + r.status().ToString() + ">";
   }
 
   std::shared_ptr<ManualClock> clock_;
@@ -217,7 +217,7 @@ TEST_F(RefreshStatsTest, ForcedRefreshesAreCounted) {
   auto source = MakeSource(10min);
   ASSERT_OK_AND_ASSIGN(auto initial, source->Current());
   ASSERT_OK_AND_ASSIGN(auto fresh, source->OnRejected(*initial));
-  EXPECT_EQ(fresh->access_key_id, "AKIAFETCH1");
+  EXPECT_EQ(fresh->aws.access_key_id, "AKIAFETCH1");
   const RefreshStats stats = source->stats();
   EXPECT_EQ(stats.fetches, 1);
   EXPECT_EQ(stats.forced_refreshes, 1);

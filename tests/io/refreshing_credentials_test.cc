@@ -144,7 +144,7 @@ class RefreshingCredentialsTest : public ::testing::Test {
 
   // Runs Current() on another thread; fails the test if it has not returned within
   // `timeout` of real time (i.e. it blocked when it should not have).
-  Result<std::shared_ptr<const s3::AwsCredentials>> CurrentWithin(
+  Result<std::shared_ptr<const Credentials>> CurrentWithin(
       RefreshingCredentialsSource& source, std::chrono::milliseconds timeout = 10s) {
     auto future = std::async(std::launch::async, [&] { return source.Current(); });
     if (future.wait_for(timeout) != std::future_status::ready) {
@@ -154,8 +154,8 @@ class RefreshingCredentialsTest : public ::testing::Test {
     return future.get();
   }
 
-  static std::string Key(const Result<std::shared_ptr<const s3::AwsCredentials>>& r) {
-    return r.ok() ? (*r)->access_key_id : "<error: " + r.status().ToString() + ">";
+  static std::string Key(const Result<std::shared_ptr<const Credentials>>& r) {
+    return r.ok() ? (*r)->aws.access_key_id : "<error: " + r.status().ToString() + ">";
   }
 
   std::shared_ptr<ManualClock> clock_;
@@ -171,9 +171,9 @@ TEST_F(RefreshingCredentialsTest, InitialOptionsSeedTheCacheWithoutAFetch) {
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(provider_->calls(), 0);
   ASSERT_OK_AND_ASSIGN(auto creds, source->Current());
-  EXPECT_EQ(creds->access_key_id, kInitialKey);
-  EXPECT_EQ(creds->secret_access_key, kInitialSecret);
-  EXPECT_EQ(creds->session_token, kInitialToken);
+  EXPECT_EQ(creds->aws.access_key_id, kInitialKey);
+  EXPECT_EQ(creds->aws.secret_access_key, kInitialSecret);
+  EXPECT_EQ(creds->aws.session_token, kInitialToken);
   EXPECT_EQ(provider_->calls(), 0);
   EXPECT_EQ(source->stats().fetches, 0);
   EXPECT_EQ(source->id(), std::string("provider:") + kProviderId);
@@ -186,7 +186,7 @@ TEST_F(RefreshingCredentialsTest, NoFetchBeforeTheRefreshWindow) {
   clock_->Advance(10min - 60s - 1ms);
   for (int i = 0; i < 100; ++i) {
     ASSERT_OK_AND_ASSIGN(auto creds, source->Current());
-    EXPECT_EQ(creds->access_key_id, kInitialKey);
+    EXPECT_EQ(creds->aws.access_key_id, kInitialKey);
   }
   EXPECT_EQ(provider_->calls(), 0);
   EXPECT_TRUE(source->WaitIdle(1s));
@@ -247,7 +247,7 @@ TEST_F(RefreshingCredentialsTest, ConcurrentCallersInTheWindowStartOneFetch) {
     threads.emplace_back([&] {
       for (int i = 0; i < 20; ++i) {
         auto r = source->Current();
-        if (r.ok() && (*r)->access_key_id == kInitialKey) ++old_served;
+        if (r.ok() && (*r)->aws.access_key_id == kInitialKey) ++old_served;
       }
     });
   }
@@ -267,7 +267,7 @@ TEST_F(RefreshingCredentialsTest, ExpiryMakesOneFetchFor32ConcurrentCallers) {
   auto source = MakeSource(Initial(10min));
   provider_->Close();
   clock_->Advance(10min);  // now == expires_at: expired
-  std::vector<std::future<Result<std::shared_ptr<const s3::AwsCredentials>>>> futures;
+  std::vector<std::future<Result<std::shared_ptr<const Credentials>>>> futures;
   for (int t = 0; t < 32; ++t) {
     futures.push_back(std::async(std::launch::async, [&] { return source->Current(); }));
   }
@@ -557,7 +557,7 @@ TEST_F(RefreshingCredentialsTest,
   auto source = MakeSource(Initial(10min));
   ASSERT_OK_AND_ASSIGN(auto rejected, source->Current());
   provider_->Close();
-  std::vector<std::future<Result<std::shared_ptr<const s3::AwsCredentials>>>> futures;
+  std::vector<std::future<Result<std::shared_ptr<const Credentials>>>> futures;
   for (int t = 0; t < 16; ++t) {
     futures.push_back(
         std::async(std::launch::async, [&] { return source->OnRejected(*rejected); }));
@@ -592,7 +592,7 @@ TEST_F(RefreshingCredentialsTest, OnRejectedIsRateLimited) {
   auto source = MakeSource(Initial(10min));
   ASSERT_OK_AND_ASSIGN(auto first, source->Current());
   ASSERT_OK_AND_ASSIGN(auto second, source->OnRejected(*first));
-  EXPECT_EQ(second->access_key_id, "AKIAFETCH1");
+  EXPECT_EQ(second->aws.access_key_id, "AKIAFETCH1");
   // The new key is rejected at once too: the next forced fetch waits out the interval.
   auto future =
       std::async(std::launch::async, [&] { return source->OnRejected(*second); });
@@ -726,9 +726,65 @@ TEST_F(RefreshingCredentialsTest, CredentialAliasesAreAccepted) {
                             {"secret_access_key", "alias-secret"},
                             {"token", "alias-token"},
                             {"aws_endpoint", "http://not-allowed-without-flag"}}));
-  EXPECT_EQ(creds.access_key_id, "AKIAALIAS");
-  EXPECT_EQ(creds.secret_access_key, "alias-secret");
-  EXPECT_EQ(creds.session_token, "alias-token");
+  EXPECT_EQ(creds.aws.access_key_id, "AKIAALIAS");
+  EXPECT_EQ(creds.aws.secret_access_key, "alias-secret");
+  EXPECT_EQ(creds.aws.session_token, "alias-token");
+}
+
+TEST_F(RefreshingCredentialsTest, AzureAndGoogleCredentialsAreRead) {
+  ASSERT_OK_AND_ASSIGN(
+      auto creds,
+      CredentialsFromStorageOptions({{"azure_storage_account_name", "acct"},
+                                     {"azure_storage_sas_token", "?sv=2024&sig=SASSIG"},
+                                     {"azure_storage_account_key", "QUNDT1VOVEtFWQ=="},
+                                     {"bearer_token", "azure-oauth-TOKEN"},
+                                     {"google_storage_token", "ya29.GOOGLE-TOKEN"}}));
+  EXPECT_TRUE(creds.aws.empty());
+  EXPECT_EQ(creds.azure.sas_token, "sv=2024&sig=SASSIG");  // the '?' dropped
+  EXPECT_EQ(creds.azure.account_key, "QUNDT1VOVEtFWQ==");
+  EXPECT_EQ(creds.azure.bearer_token, "azure-oauth-TOKEN");
+  EXPECT_EQ(creds.google.bearer_token, "ya29.GOOGLE-TOKEN");
+  const std::string text = creds.ToString();
+  EXPECT_THAT(text, HasSubstr("AzureCredentials{account_key=<redacted>, "
+                              "sas_token=<redacted>, bearer_token=<redacted>}"));
+  EXPECT_THAT(text, HasSubstr("GoogleCredentials{bearer_token=<redacted>}"));
+  for (const char* secret :
+       {"SASSIG", "QUNDT1VOVEtFWQ", "azure-oauth-TOKEN", "GOOGLE-TOKEN"}) {
+    EXPECT_THAT(text, Not(HasSubstr(secret)));
+  }
+  EXPECT_EQ(Credentials{}.ToString(), "Credentials{anonymous}");
+  // Two aliases of the SAS with different values are ambiguous.
+  EXPECT_THAT(CredentialsFromStorageOptions(
+                  {{"azure_storage_sas_token", "sig=A"}, {"sas_key", "sig=B"}}),
+              IsErrorWith(StatusCode::kInvalid, "azure_storage_sas_token"));
+}
+
+// A namespace that vends Azure SAS tokens (or Google OAuth tokens) refreshes exactly as
+// one that vends AWS keys: a SAS alone is credentials, and the fetched one replaces it.
+TEST_F(RefreshingCredentialsTest, SasTokensRefreshLikeAwsKeys) {
+  provider_->set_respond([this](int n) -> Result<std::optional<StorageOptions>> {
+    return StorageOptions{
+        {"azure_storage_account_name", "acct"},
+        {"azure_storage_sas_token", "sig=FETCHED" + std::to_string(n)},
+        {"expires_at_millis", std::to_string(clock_->NowMillis() + 600'000)}};
+  });
+  StorageOptions initial{
+      {"azure_storage_account_name", "acct"},
+      {"azure_storage_sas_token", "sig=INITIAL"},
+      {"expires_at_millis", std::to_string(clock_->NowMillis() + 600'000)}};
+  auto source = MakeSource(initial);
+  ASSERT_NE(source, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto first, source->Current());
+  EXPECT_EQ(first->azure.sas_token, "sig=INITIAL");
+  EXPECT_EQ(provider_->calls(), 0);
+  clock_->Advance(std::chrono::milliseconds(600'000));  // expired: one blocking fetch
+  ASSERT_OK_AND_ASSIGN(auto second, CurrentWithin(*source));
+  EXPECT_EQ(second->azure.sas_token, "sig=FETCHED1");
+  EXPECT_EQ(provider_->calls(), 1);
+  clock_->Advance(2s);  // past the rate limit (min_fetch_interval)
+  // A rejected SAS forces one more fetch.
+  ASSERT_OK_AND_ASSIGN(auto third, source->OnRejected(*second));
+  EXPECT_EQ(third->azure.sas_token, "sig=FETCHED2");
 }
 
 TEST(FormatEpochMillisTest, FormatsUtc) {
@@ -773,13 +829,13 @@ TEST(MakeCredentialsSourceTest, OneLiveSourcePerProviderReseededWithFresherOptio
   EXPECT_EQ(first, second);
   clock->Advance(3s);  // past the first seed's expiry, inside the second's lifetime
   ASSERT_OK_AND_ASSIGN(auto creds, first->Current());
-  EXPECT_EQ(creds->access_key_id, "AKIASEED2");
+  EXPECT_EQ(creds->aws.access_key_id, "AKIASEED2");
   EXPECT_EQ(provider->calls(), 0);
   // An older answer does not replace a fresher one.
   ASSERT_OK_AND_ASSIGN(auto third,
                        MakeCredentialsSource(seed("AKIASEED3", 100), provider, clock));
   ASSERT_OK_AND_ASSIGN(creds, third->Current());
-  EXPECT_EQ(creds->access_key_id, "AKIASEED2");
+  EXPECT_EQ(creds->aws.access_key_id, "AKIASEED2");
   // Once every handle is gone, a new open starts a new source.
   std::weak_ptr<CredentialsSource> weak = first;
   first.reset();
@@ -789,7 +845,7 @@ TEST(MakeCredentialsSourceTest, OneLiveSourcePerProviderReseededWithFresherOptio
   ASSERT_OK_AND_ASSIGN(auto fresh,
                        MakeCredentialsSource(seed("AKIASEED4", 6000), provider, clock));
   ASSERT_OK_AND_ASSIGN(creds, fresh->Current());
-  EXPECT_EQ(creds->access_key_id, "AKIASEED4");
+  EXPECT_EQ(creds->aws.access_key_id, "AKIASEED4");
 }
 
 }  // namespace

@@ -251,8 +251,8 @@ TEST(StorageAccessTest, ProviderTakesOverCredentialsAndLifetime) {
   EXPECT_EQ(access.credentials->id(), "provider:p1");
   // Seeded: the initial credentials are served without a fetch.
   ASSERT_OK_AND_ASSIGN(auto creds, access.credentials->Current());
-  EXPECT_EQ(creds->access_key_id, "AKIAINITIAL");
-  EXPECT_EQ(creds->session_token, "tok");
+  EXPECT_EQ(creds->aws.access_key_id, "AKIAINITIAL");
+  EXPECT_EQ(creds->aws.session_token, "tok");
   EXPECT_EQ(provider->fetches, 0);
   EXPECT_THAT(access.credentials->ToString(), Not(HasSubstr("initial-secret")));
 
@@ -538,8 +538,8 @@ TEST_P(NamespaceDatasetOpsTest, MergesOptionsUserFirstVendedCredentialsWin) {
   EXPECT_EQ(table.access.credentials->id(),
             "provider:" + LanceNamespaceStorageOptionsProvider(ns_, {"t"}).provider_id());
   ASSERT_OK_AND_ASSIGN(auto creds, table.access.credentials->Current());
-  EXPECT_EQ(creds->access_key_id, "AKIANS");  // seeded, no call
-  EXPECT_EQ(creds->secret_access_key, "ns-secret");
+  EXPECT_EQ(creds->aws.access_key_id, "AKIANS");  // seeded, no call
+  EXPECT_EQ(creds->aws.secret_access_key, "ns-secret");
   ExpectCounts(1, 0);
 
   NamespaceAccessOptions ignore = access_;

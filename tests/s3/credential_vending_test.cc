@@ -491,8 +491,8 @@ TEST_F(CredentialVendingTest, DirectoryNamespaceVendsScopedCredentials) {
   const auto& access = opened->storage_access();
   ASSERT_NE(access.credentials, nullptr);
   ASSERT_OK_AND_ASSIGN(auto current, access.credentials->Current());
-  EXPECT_NE(current->access_key_id, env_.access_key);
-  EXPECT_FALSE(current->session_token.empty());
+  EXPECT_NE(current->aws.access_key_id, env_.access_key);
+  EXPECT_FALSE(current->aws.session_token.empty());
 
   // The credentials described for "events" are refused on "declared"'s prefix.
   ASSERT_OK_AND_ASSIGN(auto events, ns->DescribeTable({.id = {"events"}}));

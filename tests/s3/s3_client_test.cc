@@ -89,15 +89,15 @@ std::string UniquePrefix(const std::string& name) {
 class CountingSource : public CredentialsSource {
  public:
   CountingSource(AwsCredentials first, AwsCredentials good)
-      : first_(std::make_shared<const AwsCredentials>(std::move(first))),
-        good_(std::make_shared<const AwsCredentials>(std::move(good))) {}
-  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+      : first_(std::make_shared<const io::Credentials>(std::move(first))),
+        good_(std::make_shared<const io::Credentials>(std::move(good))) {}
+  Result<std::shared_ptr<const io::Credentials>> Current() override {
     ++current_calls;
     std::lock_guard<std::mutex> lock(mu_);
     return refreshed_ ? good_ : first_;
   }
-  Result<std::shared_ptr<const AwsCredentials>> OnRejected(
-      const AwsCredentials&) override {
+  Result<std::shared_ptr<const io::Credentials>> OnRejected(
+      const io::Credentials&) override {
     ++rejected_calls;
     std::lock_guard<std::mutex> lock(mu_);
     refreshed_ = true;
@@ -112,7 +112,7 @@ class CountingSource : public CredentialsSource {
  private:
   std::mutex mu_;
   bool refreshed_ = false;
-  std::shared_ptr<const AwsCredentials> first_, good_;
+  std::shared_ptr<const io::Credentials> first_, good_;
 };
 
 // The local ports of this process's ESTABLISHED TCP connections to `remote_port` (from

@@ -173,13 +173,13 @@ TEST_F(S3ObjectStoreTest, AbortedMultipartLeavesNoObject) {
 class RevocableKeySource : public CredentialsSource {
  public:
   RevocableKeySource(AwsCredentials revocable, AwsCredentials fallback)
-      : revocable_(std::make_shared<const AwsCredentials>(std::move(revocable))),
-        fallback_(std::make_shared<const AwsCredentials>(std::move(fallback))) {}
-  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+      : revocable_(std::make_shared<const io::Credentials>(std::move(revocable))),
+        fallback_(std::make_shared<const io::Credentials>(std::move(fallback))) {}
+  Result<std::shared_ptr<const io::Credentials>> Current() override {
     return rejected_.load() ? fallback_ : revocable_;
   }
-  Result<std::shared_ptr<const AwsCredentials>> OnRejected(
-      const AwsCredentials& /*rejected*/) override {
+  Result<std::shared_ptr<const io::Credentials>> OnRejected(
+      const io::Credentials& /*rejected*/) override {
     rejected_ = true;
     return Status::Unauthorized("the test key was revoked");
   }
@@ -188,8 +188,8 @@ class RevocableKeySource : public CredentialsSource {
   bool rejected() const { return rejected_.load(); }
 
  private:
-  std::shared_ptr<const AwsCredentials> revocable_;
-  std::shared_ptr<const AwsCredentials> fallback_;
+  std::shared_ptr<const io::Credentials> revocable_;
+  std::shared_ptr<const io::Credentials> fallback_;
   std::atomic<bool> rejected_{false};
 };
 
@@ -339,8 +339,8 @@ TEST_F(S3ObjectStoreTest, OpenReaderWithSizeMakesNoRequest) {
 class ConcurrencyProbe : public CredentialsSource {
  public:
   explicit ConcurrencyProbe(AwsCredentials credentials)
-      : credentials_(std::make_shared<const AwsCredentials>(std::move(credentials))) {}
-  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+      : credentials_(std::make_shared<const io::Credentials>(std::move(credentials))) {}
+  Result<std::shared_ptr<const io::Credentials>> Current() override {
     const int now = ++active_;
     int seen = max_active_.load();
     while (now > seen && !max_active_.compare_exchange_weak(seen, now)) {
@@ -356,7 +356,7 @@ class ConcurrencyProbe : public CredentialsSource {
   int calls() const { return calls_.load(); }
 
  private:
-  std::shared_ptr<const AwsCredentials> credentials_;
+  std::shared_ptr<const io::Credentials> credentials_;
   std::atomic<int> active_{0};
   std::atomic<int> max_active_{0};
   std::atomic<int> calls_{0};
@@ -644,22 +644,22 @@ TEST_F(S3ObjectStoreTest, SessionPolicyNarrowsTheRole) {
 class RotatingSource : public CredentialsSource {
  public:
   explicit RotatingSource(AwsCredentials first)
-      : current_(std::make_shared<const AwsCredentials>(std::move(first))) {}
+      : current_(std::make_shared<const io::Credentials>(std::move(first))) {}
   ~RotatingSource() override {
     for (const auto& id : issued_) (void)RemoveAccessKey(id);
   }
-  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+  Result<std::shared_ptr<const io::Credentials>> Current() override {
     std::lock_guard lock(mu_);
     return current_;
   }
-  Result<std::shared_ptr<const AwsCredentials>> OnRejected(
-      const AwsCredentials& rejected) override {
+  Result<std::shared_ptr<const io::Credentials>> OnRejected(
+      const io::Credentials& rejected) override {
     std::lock_guard lock(mu_);
     ++rejections_;
-    if (rejected.access_key_id == current_->access_key_id) {
+    if (rejected.aws.access_key_id == current_->aws.access_key_id) {
       LANCE_ASSIGN_OR_RAISE(AwsCredentials fresh, CreateAccessKey());
       issued_.push_back(fresh.access_key_id);
-      current_ = std::make_shared<const AwsCredentials>(std::move(fresh));
+      current_ = std::make_shared<const io::Credentials>(std::move(fresh));
     }
     return current_;
   }
@@ -670,14 +670,14 @@ class RotatingSource : public CredentialsSource {
     std::lock_guard lock(mu_);
     return rejections_;
   }
-  std::shared_ptr<const AwsCredentials> current() {
+  std::shared_ptr<const io::Credentials> current() {
     std::lock_guard lock(mu_);
     return current_;
   }
 
  private:
   std::mutex mu_;
-  std::shared_ptr<const AwsCredentials> current_;
+  std::shared_ptr<const io::Credentials> current_;
   std::vector<std::string> issued_;
   int rejections_ = 0;
 };
@@ -700,7 +700,7 @@ TEST_F(S3ObjectStoreTest, RejectedCredentialsAreRefreshedUnderALiveStore) {
                         << ", refreshes "
                         << store->client()->stats().credential_refreshes.load();
   EXPECT_EQ(source->rejections(), 1);
-  EXPECT_NE(source->current()->access_key_id, first.access_key_id);
+  EXPECT_NE(source->current()->aws.access_key_id, first.access_key_id);
   EXPECT_EQ(store->client()->stats().credential_refreshes.load(), 1);
   ASSERT_OK_AND_ASSIGN(BufferPtr data, store->Read(key));
   EXPECT_EQ(data->ToStringView(), "two");

@@ -47,7 +47,7 @@ struct RefreshEvent {
   Kind kind;
   Trigger trigger;
   std::string provider_id;
-  /// \brief The new credentials, redacted (AwsCredentials::ToString); empty on failure.
+  /// \brief The new credentials, redacted (Credentials::ToString); empty on failure.
   std::string credentials;
   /// \brief Expiry of the new credentials (epoch ms); nullopt: never expire / failure.
   std::optional<int64_t> expires_at_millis;
@@ -165,9 +165,9 @@ struct RefreshStats {
 ///   fail at once with the last error (no fetch storm on a failing provider).
 /// - O is re-read from every fetched map (`refresh_offset_millis`, default
 ///   options.default_refresh_offset); E likewise.
-/// - Only the credentials of a fetched map are used (CredentialsFromStorageOptions: key
-///   id, secret, session token under the aliases of kCredentialOptionKeys); other options
-///   are ignored (the store is built).
+/// - Only the credentials of a fetched map are used (CredentialsFromStorageOptions: AWS
+///   keys, Azure account key / SAS / bearer token, Google token, under the aliases of
+///   kCredentialOptionKeys); other options are ignored (the store is built).
 /// - No timers: an idle source calls nothing.
 ///
 /// Thread-safe. Destruction waits for an in-flight fetch to finish (the fetch holds only
@@ -201,15 +201,15 @@ class RefreshingCredentialsSource final : public CredentialsSource {
   /// \return the credentials; TokenExpired when they expired and the refresh failed or
   /// did not finish within max_wait; Unauthorized when there never were credentials and
   /// the first fetch failed.
-  Result<std::shared_ptr<const s3::AwsCredentials>> Current() override;
+  Result<std::shared_ptr<const Credentials>> Current() override;
 
   /// \brief The server rejected `rejected`. If the cached credentials already differ
   /// (another thread refreshed), returns them; otherwise forces one fetch shared by all
   /// concurrent rejecting callers (rate-limited like any fetch) and returns its result.
   /// \return the new credentials; Unauthorized when the fetch failed or returned the
   /// rejected credentials again.
-  Result<std::shared_ptr<const s3::AwsCredentials>> OnRejected(
-      const s3::AwsCredentials& rejected) override;
+  Result<std::shared_ptr<const Credentials>> OnRejected(
+      const Credentials& rejected) override;
 
   /// \brief Offers options that located the table again (a later describe_table answer
   /// for the same provider, e.g. when a second handle opens the table while this source

@@ -50,13 +50,19 @@ bool IsSensitiveOptionKey(std::string_view key);
 
 /// \brief What a credential option is part of. A namespace vends these together, a
 /// refresh replaces them together, and a table's own options never override them.
-/// Azure and GCS parts (account key, SAS token, service account...) join as enumerators
-/// with their rows in kCredentialOptionKeys and a reader like AwsCredentialsFromOptions.
+/// A new part joins as an enumerator, its rows in kCredentialOptionKeys and a field of
+/// io::Credentials read by CredentialsFromStorageOptions.
 enum class CredentialPart {
-  /// \brief The AWS parts (AwsCredentials).
+  /// \brief The AWS parts (s3::AwsCredentials).
   kAccessKeyId,
   kSecretAccessKey,
   kSessionToken,
+  /// \brief The Azure parts (AzureCredentials): Shared Key, SAS, OAuth bearer token.
+  kAzureAccountKey,
+  kAzureSasToken,
+  kAzureBearerToken,
+  /// \brief The Google Cloud Storage OAuth token (GoogleCredentials).
+  kGoogleBearerToken,
   /// \brief When the vended credentials expire (Lance's `expires_at_millis`).
   kExpiresAtMillis,
   /// \brief How long before the expiry a refresh starts (`refresh_offset_millis`).
@@ -73,7 +79,7 @@ struct CredentialOptionKey {
 /// parsing (CredentialSettings, hence ParseS3Options and the refresh's
 /// CredentialsFromStorageOptions), the refresh (WithoutRefreshableOptions), the
 /// namespace's merge of vended options (MergeStorageOptions) and the REST server's
-/// withholding all read. Azure and GCS keys join it as rows with their stores.
+/// withholding all read. Lance's names and the aliases of its object store.
 inline constexpr CredentialOptionKey kCredentialOptionKeys[] = {
     {"aws_access_key_id", CredentialPart::kAccessKeyId},
     {"access_key_id", CredentialPart::kAccessKeyId},
@@ -84,6 +90,17 @@ inline constexpr CredentialOptionKey kCredentialOptionKeys[] = {
     {"aws_security_token", CredentialPart::kSessionToken},
     {"session_token", CredentialPart::kSessionToken},
     {"token", CredentialPart::kSessionToken},
+    {"azure_storage_account_key", CredentialPart::kAzureAccountKey},
+    {"azure_storage_access_key", CredentialPart::kAzureAccountKey},
+    {"account_key", CredentialPart::kAzureAccountKey},
+    {"access_key", CredentialPart::kAzureAccountKey},
+    {"azure_storage_sas_token", CredentialPart::kAzureSasToken},
+    {"azure_storage_sas_key", CredentialPart::kAzureSasToken},
+    {"sas_token", CredentialPart::kAzureSasToken},
+    {"sas_key", CredentialPart::kAzureSasToken},
+    {"azure_storage_token", CredentialPart::kAzureBearerToken},
+    {"bearer_token", CredentialPart::kAzureBearerToken},
+    {"google_storage_token", CredentialPart::kGoogleBearerToken},
     {"expires_at_millis", CredentialPart::kExpiresAtMillis},
     {"refresh_offset_millis", CredentialPart::kRefreshOffsetMillis},
 };

@@ -112,13 +112,13 @@ struct Exchange {
   int resolve_failures = 0;
   bool refreshed = false;
   // The credentials of the current attempt, and those OnRejected gave for the next.
-  std::shared_ptr<const AwsCredentials> creds;
-  std::shared_ptr<const AwsCredentials> fresh;
+  std::shared_ptr<const Credentials> creds;
+  std::shared_ptr<const Credentials> fresh;
 
-  bool Signed() const { return creds != nullptr && !creds->access_key_id.empty(); }
+  bool Signed() const { return creds != nullptr && !creds->aws.empty(); }
   // The credentials in their redacted form, for log lines.
   std::string CredentialsLabel() const {
-    return Signed() ? creds->ToString() : std::string("unsigned");
+    return Signed() ? creds->aws.ToString() : std::string("unsigned");
   }
   // ", after <n> attempts in <t> s" once there was more than one attempt.
   std::string AfterAttempts() const {
@@ -264,7 +264,7 @@ struct S3Client::Impl {
     sreq.payload_sha256_hex = x.payload_hash;
     const std::string region = options.region.empty() ? "us-east-1" : options.region;
     auto signed_headers =
-        SignRequest(sreq, *x.creds, region, "s3", std::chrono::system_clock::now());
+        SignRequest(sreq, x.creds->aws, region, "s3", std::chrono::system_clock::now());
     if (!signed_headers.ok()) {
       return signed_headers.status().WithContext("S3 " + std::string(x.req.op) + " of " +
                                                  x.uri + ": signing");
@@ -369,12 +369,12 @@ struct S3Client::Impl {
     stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
     LANCE_LOG(Info, "s3") << x->req.op << " of " << x->uri << ": HTTP " << err.http_status
                           << (err.code.empty() ? "" : " ") << err.code << " with "
-                          << x->creds->ToString() << "; asking "
+                          << x->creds->aws.ToString() << "; asking "
                           << credentials->ToString() << " for fresh credentials";
     auto fresh = credentials->OnRejected(*x->creds);
     if (!fresh.ok()) {
       Status original = MakeHttpError(*x, err);
-      LANCE_LOG(Warn, "s3") << original.message() << " with " << x->creds->ToString()
+      LANCE_LOG(Warn, "s3") << original.message() << " with " << x->creds->aws.ToString()
                             << "; no fresh credentials: " << fresh.status().message();
       // A plain AccessDenied is most often a real permission problem: a source that
       // cannot refresh must not turn it into a credentials story.

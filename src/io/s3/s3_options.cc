@@ -403,7 +403,9 @@ Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& optio
   S3Options out;
   LANCE_RETURN_NOT_OK(ReadTuning(read, &out));
   LANCE_RETURN_NOT_OK(ReadEndpointAndRegion(read, &out));
-  LANCE_ASSIGN_OR_RAISE(out.credentials, CredentialsFromStorageOptions(options, env));
+  LANCE_ASSIGN_OR_RAISE(Credentials credentials,
+                        CredentialsFromStorageOptions(options, env));
+  out.credentials = std::move(credentials.aws);
   return out;
 }
 

@@ -365,7 +365,7 @@ TEST(S3ClientUnitTest, TransportErrorsCarryNoSecret) {
 // A source that fails hands its error to the request.
 class FailingSource : public CredentialsSource {
  public:
-  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+  Result<std::shared_ptr<const io::Credentials>> Current() override {
     return Status::TokenExpired("credentials expired and the refresh failed");
   }
   std::string id() const override { return "failing"; }
@@ -748,15 +748,16 @@ TEST(S3ClientFakeServerTest, DeleteObjectsBatchesAndReportsFailures) {
 // Expired token -> OnRejected -> the retry is signed with the new key.
 class RefreshingSource : public CredentialsSource {
  public:
-  Result<std::shared_ptr<const AwsCredentials>> Current() override {
+  Result<std::shared_ptr<const io::Credentials>> Current() override {
     ++current;
-    return std::make_shared<const AwsCredentials>(AwsCredentials{"OLDKEY", "s", "tok1"});
+    return std::make_shared<const io::Credentials>(AwsCredentials{"OLDKEY", "s", "tok1"});
   }
-  Result<std::shared_ptr<const AwsCredentials>> OnRejected(
-      const AwsCredentials& r) override {
+  Result<std::shared_ptr<const io::Credentials>> OnRejected(
+      const io::Credentials& r) override {
     ++rejected;
-    rejected_key = r.access_key_id;
-    return std::make_shared<const AwsCredentials>(AwsCredentials{"NEWKEY", "s2", "tok2"});
+    rejected_key = r.aws.access_key_id;
+    return std::make_shared<const io::Credentials>(
+        AwsCredentials{"NEWKEY", "s2", "tok2"});
   }
   std::string id() const override { return "refreshing"; }
   std::string ToString() const override { return "RefreshingSource"; }
