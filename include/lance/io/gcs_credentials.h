@@ -26,13 +26,12 @@
 
 namespace lance::io::gcs {
 
-/// \brief The credentials type of the CredentialsSource seam, and how a GCS bearer token
-/// sits in it. Everything GCS reads or builds goes through these three, so the store and
-/// the sources do not depend on the seam's layout.
-using SeamCredentials = s3::AwsCredentials;
+/// \brief What a CredentialsSource hands out (io::Credentials); the GCS store reads its
+/// `google` part. Everything GCS reads or builds goes through these three names.
+using SeamCredentials = Credentials;
 /// \brief The OAuth bearer token of `credentials` (empty: send requests unauthenticated).
 const std::string& BearerTokenOf(const SeamCredentials& credentials);
-/// \brief Credentials that carry `token` as their GCS bearer token.
+/// \brief Credentials whose Google part is `token`.
 SeamCredentials BearerCredentials(std::string token);
 
 /// \brief The OAuth scope the store asks for.

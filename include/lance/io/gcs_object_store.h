@@ -67,8 +67,8 @@ struct GcsOptions {
   /// "skip_signature").
   bool skip_signature = false;
 
-  /// \brief A static OAuth bearer token ("google_storage_token", Lance's key;
-  /// "google_bearer_token" | "bearer_token", object_store's).
+  /// \brief A static OAuth bearer token ("google_storage_token", Lance's key, read
+  /// through the credential keys' list; "google_bearer_token", object_store's).
   std::string bearer_token;
   /// \brief Path of a service-account key file ("google_service_account" |
   /// "service_account" | "google_service_account_path" | "service_account_path";

@@ -28,12 +28,12 @@ namespace lance::io::gcs {
 // ----------------------------------------------------------------------------
 
 const std::string& BearerTokenOf(const SeamCredentials& credentials) {
-  return credentials.session_token;
+  return credentials.google.bearer_token;
 }
 
 SeamCredentials BearerCredentials(std::string token) {
   SeamCredentials out;
-  out.session_token = std::move(token);
+  out.google.bearer_token = std::move(token);
   return out;
 }
 

@@ -49,9 +49,9 @@ std::optional<Field> FieldOfKey(const std::string& key) {
       {"allow_invalid_certificates", Field::kAllowInvalidCertificates},
       {"google_skip_signature", Field::kSkipSignature},
       {"skip_signature", Field::kSkipSignature},
-      {"google_storage_token", Field::kBearerToken},
+      // google_storage_token (Lance's) is read through the one list of credential keys
+      // (CredentialSettings); object_store's own name for it is read here.
       {"google_bearer_token", Field::kBearerToken},
-      {"bearer_token", Field::kBearerToken},
       {"google_service_account", Field::kServiceAccountPath},
       {"service_account", Field::kServiceAccountPath},
       {"google_service_account_path", Field::kServiceAccountPath},
@@ -173,8 +173,16 @@ Status ReadConnection(const Reader& r, GcsOptions* o) {
   return Status::OK();
 }
 
-Status ReadCredentials(const Reader& r, GcsOptions* o) {
-  LANCE_RETURN_NOT_OK(r.Text(Field::kBearerToken, {}, &o->bearer_token));
+Status ReadCredentials(const StorageOptions& options, const Reader& r, GcsOptions* o) {
+  LANCE_ASSIGN_OR_RAISE(auto parts, CredentialSettings(options));
+  std::optional<OptionSetting> token = r.Lookup(Field::kBearerToken);
+  if (auto it = parts.find(CredentialPart::kGoogleBearerToken); it != parts.end()) {
+    if (token && TrimAscii(token->value) != TrimAscii(it->second.value)) {
+      return ConflictingSettingsError(it->second, *token, "GCS setting");
+    }
+    token = it->second;
+  }
+  if (token) o->bearer_token = std::string(TrimAscii(token->value));
   LANCE_RETURN_NOT_OK(r.Text(Field::kServiceAccountPath, "GOOGLE_SERVICE_ACCOUNT",
                              &o->service_account_path));
   LANCE_RETURN_NOT_OK(r.Text(Field::kServiceAccountKey, "GOOGLE_SERVICE_ACCOUNT_KEY",
@@ -230,7 +238,7 @@ Result<GcsOptions> ParseGcsOptions(const StorageOptions& options, const EnvLooku
   const Reader reader{given, env};
   GcsOptions out;
   LANCE_RETURN_NOT_OK(ReadConnection(reader, &out));
-  LANCE_RETURN_NOT_OK(ReadCredentials(reader, &out));
+  LANCE_RETURN_NOT_OK(ReadCredentials(options, reader, &out));
   LANCE_RETURN_NOT_OK(ReadTuning(reader, &out));
   while (!out.base_url.empty() && out.base_url.back() == '/') out.base_url.pop_back();
   LANCE_RETURN_NOT_OK(internal::ValidateBaseUrl(out.base_url, out.allow_http));

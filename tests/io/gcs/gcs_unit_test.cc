@@ -108,7 +108,7 @@ TEST(GcsOptionsTest, MalformedValuesAreInvalidWithoutSecrets) {
               IsErrorWith(StatusCode::kInvalid, "give one"));
   // Two spellings of the token with different values: named, never shown.
   auto conflict = ParseGcsOptions(
-      {{"google_storage_token", "secret-one"}, {"bearer_token", "secret-two"}});
+      {{"google_storage_token", "secret-one"}, {"google_bearer_token", "secret-two"}});
   ASSERT_THAT(conflict, IsError(StatusCode::kInvalid));
   EXPECT_THAT(conflict.status().message(), HasSubstr("google_storage_token"));
   EXPECT_THAT(conflict.status().message(), Not(HasSubstr("secret-one")));
