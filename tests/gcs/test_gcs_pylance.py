@@ -7,15 +7,18 @@ deletes but not its uploads (PUT answers 400 "invalid uploadType"; upstream issu
 PR #1164 unmerged). So pylance is pointed (google_base_url, object_store's key) at the
 tests' token proxy (tests/gcs/token_proxy.h) run with --xml-writes, which checks the
 bearer token and carries exactly those uploads over to the JSON API (a media upload, with
-x-goog-if-generation-match as ifGenerationMatch; x-goog-copy-source as a rewrite). lance-cpp
+x-goog-if-generation-match as ifGenerationMatch; x-goog-copy-source as a rewrite; the XML
+multipart upload held by the proxy and sent as one media upload at completion). lance-cpp
 goes through the same proxy with the same token, on its own JSON API client.
 
   1. pylance writes (create, delete, append); lance-cpp reads every version exactly;
   2. lance-cpp writes; pylance reads it exactly, appends and deletes; lance-cpp reads that;
-  3. without the proxy, pylance reads what lance-cpp wrote straight from fake-gcs-server,
+  3. data files of ~16 MB both ways (pylance's XML multipart upload through the proxy,
+     lance-cpp's resumable upload);
+  4. without the proxy, pylance reads what lance-cpp wrote straight from fake-gcs-server,
      and its write fails as described above (so the day fake-gcs-server learns XML
      uploads, this test says so);
-  4. a wrong token: both refused (401), and lance-cpp's error does not contain it.
+  5. a wrong token: both refused (401), and lance-cpp's error does not contain it.
 
 Environment: LANCE_GCS_ENDPOINT / LANCE_GCS_BUCKET (scripts/run_tests.sh), LANCE_INTEROP_BIN
 and LANCE_GCS_PROXY_BIN (set by tests/gcs/CMakeLists.txt). Without them: a failure.
@@ -188,6 +191,25 @@ def test_lance_cpp_writes_pylance_reads_appends_and_deletes(gcs, cpp):
     assert cpp.write(b4, uri, "append") == 4
     ic.assert_tables_equal(lance.dataset(uri, storage_options=so).to_table(),
                            pa.concat_tables([want, b4]), what="pylance reading v4")
+
+
+def test_large_data_files_both_ways(gcs, cpp):
+    """Data files above Lance's 5 MiB single-PUT limit: pylance's go through object_store's
+    XML multipart upload (held by the proxy, then one media upload), lance-cpp's through
+    resumable uploads; each reads the other's exactly."""
+    import numpy as np
+    so = gcs.options()
+    rng = np.random.default_rng(805)
+    n = 1_000_000  # two incompressible int64 columns: ~16 MB in one data file
+    big = pa.table({"rid": pa.array(np.arange(n), pa.int64()),
+                    "v": pa.array(rng.integers(0, 1 << 62, n), pa.int64())})
+    uri = gcs.uri("pylance-large")
+    lance.write_dataset(big, uri, storage_options=so)
+    ic.assert_tables_equal(cpp.read(uri), big, what="lance-cpp reading pylance's 16 MB file")
+    uri2 = gcs.uri("cpp-large")
+    assert cpp.write(big, uri2, "create") == 1
+    ic.assert_tables_equal(lance.dataset(uri2, storage_options=so).to_table(), big,
+                           what="pylance reading lance-cpp's 16 MB file")
 
 
 def test_without_the_proxy_pylance_reads_but_cannot_write(gcs, cpp):

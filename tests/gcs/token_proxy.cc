@@ -247,59 +247,133 @@ void GcsTokenProxy::Forward(const httplib::Request& req, httplib::Response& res)
 
 bool GcsTokenProxy::TranslateXmlWrite(const httplib::Request& req,
                                       httplib::Response& res) {
-  if (req.method != "PUT" || req.target.find('?') != std::string::npos) return false;
   static const std::regex kXmlObject(R"(^/([^/]+)/(.+)$)");
   std::smatch m;
-  const std::string path = req.target;
-  if (!std::regex_match(path, m, kXmlObject) || m[1] == "upload" || m[1] == "storage") {
+  const std::string path = PathOf(req.target);
+  if (!std::regex_match(path, m, kXmlObject) || m[1] == "upload" || m[1] == "storage" ||
+      m[1] == "download") {
     return false;
   }
   const std::string bucket = m[1];
   const std::string object = m[2];  // still encoded
+  if (QueryParam(req.target, "uploads") || QueryParam(req.target, "uploadId")) {
+    return TranslateXmlMultipart(req, res, bucket, object);
+  }
+  if (req.method != "PUT" || req.target.find('?') != std::string::npos) return false;
   const std::string match = req.get_header_value("x-goog-if-generation-match");
+  if (!req.has_header("x-goog-copy-source")) {
+    Answer(res, MediaUpload(bucket, object, req.body, match));
+    return true;
+  }
+  std::string src = req.get_header_value("x-goog-copy-source");
+  if (!src.empty() && src.front() == '/') src.erase(0, 1);
   httplib::Request json;
   json.method = "POST";
-  json.body = req.body;
-  json.headers.emplace("Content-Type", "application/octet-stream");
-  if (req.has_header("x-goog-copy-source")) {
-    std::string src = req.get_header_value("x-goog-copy-source");
-    if (!src.empty() && src.front() == '/') src.erase(0, 1);
-    const size_t slash = src.find('/');
-    json.path = "/storage/v1/b/" + bucket + "/o/" + src.substr(slash + 1) +
-                "/rewriteTo/b/" + bucket + "/o/" + object;
-    json.body = "{}";
-    json.headers = {{"Content-Type", "application/json"}};
-    if (!match.empty()) json.path += "?ifGenerationMatch=" + match;
-  } else {
-    json.path = "/upload/storage/v1/b/" + bucket + "/o?uploadType=media&name=" + object;
-    if (!match.empty()) json.path += "&ifGenerationMatch=" + match;
-  }
+  json.path = "/storage/v1/b/" + bucket + "/o/" + src.substr(src.find('/') + 1) +
+              "/rewriteTo/b/" + bucket + "/o/" + object;
+  if (!match.empty()) json.path += "?ifGenerationMatch=" + match;
+  json.body = "{}";
+  json.headers = {{"Content-Type", "application/json"}};
   httplib::Client client(target_host_, target_port_);
   client.set_url_encode(false);
-  httplib::Result result = client.send(json);
+  Answer(res, client.send(json));
+  return true;
+}
+
+httplib::Result GcsTokenProxy::MediaUpload(const std::string& bucket,
+                                           const std::string& object, std::string body,
+                                           const std::string& if_generation_match) {
+  httplib::Request json;
+  json.method = "POST";
+  json.path = "/upload/storage/v1/b/" + bucket + "/o?uploadType=media&name=" + object;
+  if (!if_generation_match.empty())
+    json.path += "&ifGenerationMatch=" + if_generation_match;
+  json.body = std::move(body);
+  json.headers.emplace("Content-Type", "application/octet-stream");
+  httplib::Client client(target_host_, target_port_);
+  client.set_url_encode(false);
   {
     std::lock_guard lock(mu_);
     ++counters_.translated;
   }
+  return client.send(json);
+}
+
+// The XML API answers a write with ETag and x-goog-generation headers and no body.
+void GcsTokenProxy::Answer(httplib::Response& res, const httplib::Result& result) {
   if (!result) {
     res.status = 502;
-    return true;
+    return;
   }
   res.status = result->status;
-  if (result->status == 200) {
-    // The XML API answers a PUT with the ETag and Last-Modified headers, no body.
-    auto meta = nlohmann::json::parse(result->body, nullptr, false);
-    if (meta.is_object() && meta.contains("etag") && meta["etag"].is_string()) {
-      res.set_header("ETag", "\"" + meta["etag"].get<std::string>() + "\"");
-    }
-    if (meta.is_object() && meta.contains("generation")) {
-      const auto& g = meta["generation"];
-      res.set_header("x-goog-generation",
-                     g.is_string() ? g.get<std::string>() : g.dump());
-    }
+  if (result->status != 200) {
+    res.set_content(result->body, result->get_header_value("Content-Type"));
+    return;
+  }
+  auto meta = nlohmann::json::parse(result->body, nullptr, false);
+  if (meta.is_object() && meta.contains("etag") && meta["etag"].is_string()) {
+    res.set_header("ETag", "\"" + meta["etag"].get<std::string>() + "\"");
+  }
+  if (meta.is_object() && meta.contains("generation")) {
+    const auto& g = meta["generation"];
+    res.set_header("x-goog-generation", g.is_string() ? g.get<std::string>() : g.dump());
+  }
+}
+
+// The XML multipart upload (object_store's for files of 5 MiB and more), kept here until
+// it completes: then its parts, in order, are one media upload.
+bool GcsTokenProxy::TranslateXmlMultipart(const httplib::Request& req,
+                                          httplib::Response& res,
+                                          const std::string& bucket,
+                                          const std::string& object) {
+  const std::string key = bucket + "/" + object;
+  const std::optional<std::string> upload_id = QueryParam(req.target, "uploadId");
+  std::unique_lock lock(mu_);
+  if (req.method == "POST" && !upload_id) {
+    const std::string id = "proxy-upload-" + std::to_string(++next_upload_);
+    uploads_[id] = Upload{key, {}};
+    res.set_content(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><InitiateMultipartUploadResult>"
+        "<Bucket>" +
+            bucket + "</Bucket><Key>" + Decode(object) + "</Key><UploadId>" + id +
+            "</UploadId></InitiateMultipartUploadResult>",
+        "application/xml");
     return true;
   }
-  res.set_content(result->body, result->get_header_value("Content-Type"));
+  auto it = upload_id ? uploads_.find(*upload_id) : uploads_.end();
+  if (it == uploads_.end() || it->second.key != key) {
+    res.status = 404;
+    res.set_content("<Error><Code>NoSuchUpload</Code></Error>", "application/xml");
+    return true;
+  }
+  if (req.method == "PUT") {
+    const int part = std::stoi(QueryParam(req.target, "partNumber").value_or("0"));
+    it->second.parts[part] = req.body;
+    res.set_header("ETag", "\"part-" + std::to_string(part) + "-" +
+                               std::to_string(req.body.size()) + "\"");
+    return true;
+  }
+  if (req.method == "DELETE") {
+    uploads_.erase(it);
+    res.status = 204;
+    return true;
+  }
+  // POST ?uploadId=: complete.
+  std::string body;
+  for (const auto& [number, bytes] : it->second.parts) body += bytes;
+  uploads_.erase(it);
+  lock.unlock();
+  httplib::Result result = MediaUpload(bucket, object, std::move(body), "");
+  Answer(res, result);
+  if (res.status == 200) {
+    const std::string etag = res.get_header_value("ETag");
+    res.set_content(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><CompleteMultipartUploadResult>"
+        "<Bucket>" +
+            bucket + "</Bucket><Key>" + Decode(object) + "</Key><ETag>" + etag +
+            "</ETag></CompleteMultipartUploadResult>",
+        "application/xml");
+  }
   return true;
 }
 

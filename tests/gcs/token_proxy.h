@@ -9,8 +9,10 @@
 // With `xml_writes`, it also carries the XML API writes of object_store (real Lance),
 // which fake-gcs-server does not implement, over to its JSON API: a PUT of
 // /<bucket>/<object> becomes a media upload (x-goog-if-generation-match -> the
-// ifGenerationMatch parameter), and a PUT with x-goog-copy-source a rewrite. Everything
-// else is forwarded as is (fake-gcs-server serves XML reads, HEAD, DELETE and listings).
+// ifGenerationMatch parameter), a PUT with x-goog-copy-source a rewrite, and an XML
+// multipart upload (POST ?uploads, PUT ?partNumber&uploadId, POST ?uploadId, DELETE
+// ?uploadId) is held here and becomes one media upload when it completes. Everything else
+// is forwarded as is (fake-gcs-server serves XML reads, HEAD, DELETE and listings).
 #pragma once
 
 #include <atomic>
@@ -28,6 +30,7 @@
 
 namespace httplib {
 class Server;
+class Result;
 struct Request;
 struct Response;
 }  // namespace httplib
@@ -74,6 +77,11 @@ class GcsTokenProxy {
   bool Authorize(const httplib::Request& req, httplib::Response& res);
   void Forward(const httplib::Request& req, httplib::Response& res);
   bool TranslateXmlWrite(const httplib::Request& req, httplib::Response& res);
+  bool TranslateXmlMultipart(const httplib::Request& req, httplib::Response& res,
+                             const std::string& bucket, const std::string& object);
+  httplib::Result MediaUpload(const std::string& bucket, const std::string& object,
+                              std::string body, const std::string& if_generation_match);
+  static void Answer(httplib::Response& res, const httplib::Result& result);
 
   struct TokenGrant {
     std::chrono::steady_clock::time_point expires;
@@ -89,6 +97,12 @@ class GcsTokenProxy {
   std::map<std::string, TokenGrant> tokens_;
   std::vector<std::string> seen_;
   Counters counters_;
+  struct Upload {
+    std::string key;                   // "<bucket>/<encoded object>"
+    std::map<int, std::string> parts;  // part number -> bytes
+  };
+  std::map<std::string, Upload> uploads_;
+  int64_t next_upload_ = 0;
 };
 
 /// \brief A JSON 401/403 body as GCS sends it.
