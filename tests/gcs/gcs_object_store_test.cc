@@ -351,5 +351,48 @@ TEST_F(GcsAuthTest, DownscopedTokenReachesOnlyItsPrefix) {
   EXPECT_THAT(admin->Head("tables/b/evil.bin"), IsError(StatusCode::kNotFound));
 }
 
+TEST_F(GcsAuthTest, ThrottlingAndServerErrorsAreRetriedWithBackoff) {
+  proxy_->AddToken("retry-token", std::chrono::minutes(10));
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       MakeFreshGcsBucketStore({{"google_storage_token", "retry-token"}},
+                                               nullptr, proxy_->endpoint()));
+  GcsObjectStore* gcs = AsGcs(store);
+  ASSERT_OK(store->Put("r/a", "payload"));
+  for (int status : {503, 429, 500}) {
+    SCOPED_TRACE(status);
+    const int64_t retries = gcs->client()->stats().retries.load();
+    proxy_->FailNext(2, status);
+    ASSERT_OK_AND_ASSIGN(BufferPtr back, store->Read("r/a"));
+    EXPECT_EQ(back->ToStringView(), "payload");
+    EXPECT_EQ(gcs->client()->stats().retries.load() - retries, 2);
+  }
+  // More failures than retries (the test options allow 3): Unavailable, retryable,
+  // naming the operation, the object and the attempts.
+  proxy_->FailNext(10, 503);
+  Status st = store->Put("r/b", "x");
+  EXPECT_THAT(
+      st, IsErrorWith(StatusCode::kUnavailable,
+                      "GCS InsertObject of gs://" + store->root() + "/r/b: HTTP 503"));
+  EXPECT_TRUE(st.retryable());
+  EXPECT_THAT(st.message(), HasSubstr("after 4 attempts"));
+  proxy_->FailNext(0, 503);
+  // A 4xx other than 401 is not retried.
+  const int64_t before = gcs->client()->stats().requests.load();
+  proxy_->FailNext(1, 400);
+  EXPECT_THAT(store->Head("r/a"), IsError(StatusCode::kInvalid));
+  EXPECT_EQ(gcs->client()->stats().requests.load() - before, 1);
+}
+
+TEST_F(GcsObjectStoreTest, AServerThatIsNotThereIsUnavailableAfterRetries) {
+  StorageOptions options = env_.Options("http://127.0.0.1:1");
+  ASSERT_OK_AND_ASSIGN(auto store,
+                       GcsObjectStore::FromStorageOptions("some-bucket", options));
+  Status st = store->Head("k").status();
+  EXPECT_THAT(st, IsErrorWith(StatusCode::kUnavailable,
+                              "GCS GetObjectMetadata of gs://some-bucket/k"));
+  EXPECT_TRUE(st.retryable());
+  EXPECT_THAT(st.message(), HasSubstr("after 4 attempts"));
+}
+
 }  // namespace
 }  // namespace lance::io

@@ -189,7 +189,27 @@ bool GcsTokenProxy::Authorize(const httplib::Request& req, httplib::Response& re
   return true;
 }
 
+void GcsTokenProxy::FailNext(int count, int status) {
+  std::lock_guard lock(mu_);
+  fail_next_ = count;
+  fail_status_ = status;
+}
+
 void GcsTokenProxy::Handle(const httplib::Request& req, httplib::Response& res) {
+  {
+    std::lock_guard lock(mu_);
+    if (fail_next_ > 0) {
+      --fail_next_;
+      ++counters_.injected;
+      res.status = fail_status_;
+      res.set_content(
+          GcsErrorJson(fail_status_,
+                       fail_status_ == 429 ? "rateLimitExceeded" : "backendError",
+                       "injected by the test"),
+          "application/json; charset=UTF-8");
+      return;
+    }
+  }
   if (!Authorize(req, res)) return;
   if (options_.xml_writes && TranslateXmlWrite(req, res)) return;
   Forward(req, res);

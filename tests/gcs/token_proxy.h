@@ -58,12 +58,16 @@ class GcsTokenProxy {
                 const std::string& boundary_prefix = "");
   /// \brief `token` is refused from now on.
   void ExpireToken(const std::string& token);
+  /// \brief The next `count` requests are answered `status` (503, 429, ...) without
+  /// reaching the server.
+  void FailNext(int count, int status);
 
   struct Counters {
     int64_t forwarded = 0;
     int64_t unauthorized = 0;  ///< 401s sent
     int64_t forbidden = 0;     ///< 403s sent
     int64_t translated = 0;    ///< XML writes carried over to the JSON API
+    int64_t injected = 0;      ///< failures sent by FailNext
   };
   Counters counters() const;
   /// \brief The distinct tokens of accepted requests, in the order first seen.
@@ -103,6 +107,8 @@ class GcsTokenProxy {
   };
   std::map<std::string, Upload> uploads_;
   int64_t next_upload_ = 0;
+  int fail_next_ = 0;
+  int fail_status_ = 503;
 };
 
 /// \brief A JSON 401/403 body as GCS sends it.

@@ -238,7 +238,7 @@ Verdict GcsClient::Impl::OnTransportFailure(Exchange* x,
   if (x->attempts > 1) StrAppend(&msg, ", after ", x->attempts, " attempts");
   LANCE_LOG(Warn, "gcs") << msg;
   return {Verdict::kFail, resolve ? Status::Unavailable(std::move(msg), false)
-                                  : internal::IoError(std::move(msg))};
+                                  : Status::IOError(std::move(msg))};
 }
 
 Verdict GcsClient::Impl::OnAnswer(Exchange* x, const Response& resp) {
