@@ -161,17 +161,25 @@ class GcsWriter final : public OutputStream {
     if (session_.empty()) {
       LANCE_ASSIGN_OR_RAISE(session_, client_->StartResumable(path()));
     }
-    LANCE_ASSIGN_OR_RAISE(int64_t held,
-                          client_->UploadChunk(path(), session_, sent_, buffer_, final));
     const int64_t expected = sent_ + static_cast<int64_t>(buffer_.size());
-    if (held != expected) {
-      return gcs::internal::IoError("GCS resumable upload of ", uri(),
-                                    ": the server holds ", held, " bytes, expected ",
-                                    expected);
+    int64_t offset = sent_;
+    // The server may keep less than a chunk (in multiples of 256 KiB): send the rest.
+    for (int round = 0; round < 16; ++round) {
+      const std::string_view rest =
+          std::string_view(buffer_).substr(static_cast<size_t>(offset - sent_));
+      LANCE_ASSIGN_OR_RAISE(int64_t held,
+                            client_->UploadChunk(path(), session_, offset, rest, final));
+      if (held == expected) {
+        sent_ = expected;
+        buffer_.clear();
+        return Status::OK();
+      }
+      if (held <= offset || held > expected) break;
+      offset = held;
     }
-    sent_ = expected;
-    buffer_.clear();
-    return Status::OK();
+    return gcs::internal::IoError("GCS resumable upload of ", uri(),
+                                  ": the server does not take the chunk at offset ",
+                                  sent_);
   }
 
   std::shared_ptr<GcsClient> client_;
