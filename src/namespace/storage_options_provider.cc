@@ -85,9 +85,9 @@ LanceNamespaceStorageOptionsProvider::FetchStorageOptions() {
         io::CredentialsFromStorageOptions(*response->storage_options);
     line +=
         ": " + std::to_string(response->storage_options->size()) + " storage options, ";
-    line += !creds.ok()                    ? "malformed credentials"
-            : creds->empty()               ? std::string("no credentials")
-                                           : creds->ToString();
+    line += !creds.ok()      ? "malformed credentials"
+            : creds->empty() ? std::string("no credentials")
+                             : creds->ToString();
     auto expires = io::ExpiresAtMillis(*response->storage_options);
     if (expires.ok() && expires->has_value()) {
       line += ", expires at " + io::FormatEpochMillis(**expires);
