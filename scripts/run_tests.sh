@@ -14,7 +14,8 @@
 # whatever happens. Ports: RGW_PORT (default 7480) and MON_PORT (default 6789); a busy port
 # is an error, never a skip. The S3 tests read LANCE_S3_* exported here. Likewise an Azurite
 # (scripts/azurite.sh, in BUILD_DIR/azurite, port AZURITE_PORT, default 10000) for the Azure
-# tests (label azure), which read LANCE_AZURE_*.
+# tests (label azure), which read LANCE_AZURE_*; and a second one over HTTPS with OAuth in
+# BUILD_DIR/azurite-oauth (AZURITE_OAUTH_PORT, default 10001).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -88,9 +89,11 @@ export LANCE_TEST_LOG_LEVEL=${LANCE_TEST_LOG_LEVEL:-debug}
 # RGW first: the S3 tests (label s3), the S3 interop tests and the dataset tests on S3 need it.
 RGW_DIR=$BUILD_DIR/rgw
 AZURITE_DIR=$BUILD_DIR/azurite
+AZURITE_OAUTH_DIR=$BUILD_DIR/azurite-oauth
 # Set before starting, so a start that fails half-way (mon up, osd not) is cleaned up too.
 stop_services() {
   scripts/azurite.sh stop "$AZURITE_DIR" || log "stopping Azurite in $AZURITE_DIR failed"
+  scripts/azurite.sh stop "$AZURITE_OAUTH_DIR" || log "stopping Azurite in $AZURITE_OAUTH_DIR failed"
   scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"
 }
 trap stop_services EXIT
@@ -100,10 +103,15 @@ eval "$rgw_env"
 printf 'LANCE_S3_SECRET_KEY\t%s\n' "$LANCE_S3_SECRET_KEY" >>"$LANCE_SECRETS_LEDGER"
 took_ms=$(($(date +%s%N) / 1000000 - started_ms))
 log "RGW up on $LANCE_S3_ENDPOINT, start took $((took_ms / 1000)).$((took_ms % 1000 / 100)) s"
-# Azurite, for the Azure tests (label azure) and the pylance-on-Azurite interop test.
+# Azurite, for the Azure tests (label azure, pylance on Azurite among them).
 azurite_env=$(scripts/azurite.sh start "$AZURITE_DIR") || { log "Azurite did not start (see above)"; exit 1; }
 eval "$azurite_env"
-log "Azurite up on $LANCE_AZURE_ENDPOINT"
+# A second one over HTTPS with OAuth (bearer tokens, Get User Delegation Key), on
+# AZURITE_OAUTH_PORT (default 10001).
+azurite_env=$(AZURITE_PORT=${AZURITE_OAUTH_PORT:-10001} AZURITE_OAUTH=1 AZURITE_IN_MEMORY=1 \
+  scripts/azurite.sh start "$AZURITE_OAUTH_DIR") || { log "Azurite (OAuth) did not start"; exit 1; }
+eval "$azurite_env"
+log "Azurite up on $LANCE_AZURE_ENDPOINT and (HTTPS, OAuth) $LANCE_AZURE_OAUTH_ENDPOINT"
 
 status=0
 log "all tests of $BUILD_DIR"
