@@ -29,9 +29,8 @@ class AzureFaultTest : public ::lance::testing::AzureEnvTest {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
     container_ = "t-" + testing::UniqueAzureToken();
-    ASSERT_OK_AND_ASSIGN(admin_,
-                         MakeAzureObjectStoreFromStorageOptions("az", container_,
-                                                                env_.Options()));
+    ASSERT_OK_AND_ASSIGN(
+        admin_, MakeAzureObjectStoreFromStorageOptions("az", container_, env_.Options()));
     ASSERT_OK(admin_->client()->CreateContainer());
     ASSERT_OK_AND_ASSIGN(proxy_, FaultProxy::Start(env_.Origin()));
     StorageOptions options = env_.Options();
@@ -40,8 +39,8 @@ class AzureFaultTest : public ::lance::testing::AzureEnvTest {
     options["lance_cpp_initial_backoff_ms"] = "10";
     options["lance_cpp_max_backoff_ms"] = "50";
     options["lance_cpp_read_chunk_size"] = std::to_string(64 << 10);
-    ASSERT_OK_AND_ASSIGN(store_,
-                         MakeAzureObjectStoreFromStorageOptions("az", container_, options));
+    ASSERT_OK_AND_ASSIGN(
+        store_, MakeAzureObjectStoreFromStorageOptions("az", container_, options));
   }
   void TearDown() override {
     if (admin_ != nullptr) EXPECT_OK(admin_->client()->DeleteContainer());
@@ -91,7 +90,8 @@ TEST_F(AzureFaultTest, ExhaustedRetriesAreUnavailable) {
   ASSERT_FALSE(head.ok());
   EXPECT_TRUE(head.status().IsUnavailable()) << head.status().ToString();
   EXPECT_TRUE(head.status().retryable());
-  EXPECT_THAT(head.status().message(), HasSubstr("GetBlobProperties of az://" + container_));
+  EXPECT_THAT(head.status().message(),
+              HasSubstr("GetBlobProperties of az://" + container_));
   EXPECT_THAT(head.status().message(), HasSubstr("after 5 attempts"));
 }
 

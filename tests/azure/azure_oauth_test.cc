@@ -44,8 +44,8 @@ class AzureOAuthTest : public ::lance::testing::AzureEnvTest {
     container_ = "t-" + testing::UniqueAzureToken();
     StorageOptions with_key = Base();
     with_key["azure_storage_account_key"] = env_.key;
-    ASSERT_OK_AND_ASSIGN(admin_,
-                         MakeAzureObjectStoreFromStorageOptions("az", container_, with_key));
+    ASSERT_OK_AND_ASSIGN(
+        admin_, MakeAzureObjectStoreFromStorageOptions("az", container_, with_key));
     ASSERT_OK(admin_->client()->CreateContainer());
   }
   void TearDown() override {
@@ -143,9 +143,8 @@ TEST_F(AzureOAuthTest, UserDelegationKeyAndSas) {
   EXPECT_FALSE(refused->Read("ud/blob").ok());
 
   // Shared Key cannot get a user delegation key.
-  EXPECT_FALSE(admin_->client()
-                   ->GetUserDelegationKey(now, now + std::chrono::hours(1))
-                   .ok());
+  EXPECT_FALSE(
+      admin_->client()->GetUserDelegationKey(now, now + std::chrono::hours(1)).ok());
 }
 
 }  // namespace

@@ -111,12 +111,11 @@ Result<int64_t> AzureClient::GetBlobInto(const std::string& blob, int64_t offset
   req.ranged = true;
   req.range_offset = offset;
   bool past_end = false;
-  LANCE_ASSIGN_OR_RAISE(Response resp,
-                        impl_->Run(req, [&](const AzureError& e) {
-                          // A range starting at or past the end: nothing to read.
-                          past_end = e.http_status == 416;
-                          return past_end;
-                        }));
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Run(req, [&](const AzureError& e) {
+    // A range starting at or past the end: nothing to read.
+    past_end = e.http_status == 416;
+    return past_end;
+  }));
   return past_end ? 0 : resp.written;
 }
 
@@ -207,9 +206,11 @@ Status AzureClient::DeleteBlob(const std::string& blob, const std::string& if_ma
   req.blob = blob;
   req.headers.emplace_back("x-ms-delete-snapshots", "include");
   if (!if_match.empty()) req.headers.emplace_back("If-Match", if_match);
-  return impl_->Run(req, [](const AzureError& e) {
-                 return e.http_status == 404 || e.http_status == 412;
-               })
+  return impl_
+      ->Run(req,
+            [](const AzureError& e) {
+              return e.http_status == 404 || e.http_status == 412;
+            })
       .status();
 }
 

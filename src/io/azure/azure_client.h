@@ -115,8 +115,8 @@ class AzureClient {
   /// finish. `if_none_match`: only if `dst` does not exist (AlreadyExists);
   /// `source_if_match`: only if `src` still has this ETag (IOError otherwise).
   /// \return NotFound if `src` is missing.
-  Status CopyBlob(const std::string& src, const std::string& dst, bool if_none_match = false,
-                  const std::string& source_if_match = "");
+  Status CopyBlob(const std::string& src, const std::string& dst,
+                  bool if_none_match = false, const std::string& source_if_match = "");
 
   /// \brief Create Container. \return AlreadyExists if it exists.
   Status CreateContainer();

@@ -82,7 +82,8 @@ class AzureReader final : public RandomAccessReader {
                               uint8_t* out) {
     const int64_t num_chunks = (length + chunk - 1) / chunk;
     const int window = static_cast<int>(std::clamp<int64_t>(
-        std::min<int64_t>(num_chunks, client_->options().max_connections), 1, num_chunks));
+        std::min<int64_t>(num_chunks, client_->options().max_connections), 1,
+        num_chunks));
     std::vector<int64_t> got(static_cast<size_t>(num_chunks), -1);
     TaskGroup group(Executor::Default(), window);
     const CancellationToken cancel = group.token();
@@ -225,7 +226,9 @@ bool PrefixAfter(const std::string& prefix, const std::string& after) {
 
 AzureObjectStore::AzureObjectStore(std::string container, std::string uri,
                                    std::shared_ptr<AzureClient> client)
-    : container_(std::move(container)), uri_(std::move(uri)), client_(std::move(client)) {}
+    : container_(std::move(container)),
+      uri_(std::move(uri)),
+      client_(std::move(client)) {}
 
 AzureObjectStore::~AzureObjectStore() = default;
 
@@ -268,8 +271,8 @@ Result<ListResult> AzureObjectStore::List(const std::string& prefix,
       result.common_prefixes.push_back(std::move(p));
     }
     result.next_token = std::move(page.next_marker);
-    const auto total = static_cast<int64_t>(result.objects.size() +
-                                            result.common_prefixes.size());
+    const auto total =
+        static_cast<int64_t>(result.objects.size() + result.common_prefixes.size());
     if (result.next_token.empty() || total >= limit) break;
     request.marker = result.next_token;
   }
@@ -365,7 +368,8 @@ Status AzureObjectStore::Rename(const std::string& src, const std::string& dst) 
   return Status::OK();
 }
 
-Status AzureObjectStore::RenameIfNotExists(const std::string& src, const std::string& dst) {
+Status AzureObjectStore::RenameIfNotExists(const std::string& src,
+                                           const std::string& dst) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
   LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
   // The source version the copy must take, and the one the delete may remove.
@@ -403,7 +407,8 @@ Result<std::shared_ptr<AzureObjectStore>> MakeAzureObjectStore(
 
 Result<std::shared_ptr<AzureObjectStore>> MakeAzureObjectStoreFromStorageOptions(
     const std::string& scheme, const std::string& authority,
-    const StorageOptions& storage_options, std::shared_ptr<CredentialsSource> credentials) {
+    const StorageOptions& storage_options,
+    std::shared_ptr<CredentialsSource> credentials) {
   // abfss://container@account.dfs.core.windows.net: the container, and the account of
   // the host.
   std::string container = authority;
@@ -445,8 +450,9 @@ Status RegisterAzureObjectStore(ObjectStoreRegistry* registry) {
   ObjectStoreFactory factory = [](const Uri& root, const StorageOptions& options,
                                   const std::shared_ptr<CredentialsSource>& credentials)
       -> Result<std::shared_ptr<ObjectStore>> {
-    LANCE_ASSIGN_OR_RAISE(auto store, MakeAzureObjectStoreFromStorageOptions(
-                                          root.scheme, root.authority, options, credentials));
+    LANCE_ASSIGN_OR_RAISE(
+        auto store, MakeAzureObjectStoreFromStorageOptions(root.scheme, root.authority,
+                                                           options, credentials));
     return std::shared_ptr<ObjectStore>(std::move(store));
   };
   for (const char* scheme : {"az", "azure", "abfs", "abfss"}) {

@@ -113,14 +113,13 @@ TEST(AzureTokenSourceTest, RefusalIsUnauthorizedWithoutTheSecret) {
 
 TEST(AzureTokenSourceTest, StoresBuildItFromTheOptions) {
   FakeTokenServer server;
-  ASSERT_OK_AND_ASSIGN(
-      AzureOptions options,
-      ParseAzureOptions({{"azure_storage_account_name", "acct"},
-                         {"azure_client_id", "client-1"},
-                         {"azure_client_secret", kSecret},
-                         {"azure_tenant_id", "tenant-1"},
-                         {"azure_authority_host", server.host()},
-                         {"allow_http", "true"}}));
+  ASSERT_OK_AND_ASSIGN(AzureOptions options,
+                       ParseAzureOptions({{"azure_storage_account_name", "acct"},
+                                          {"azure_client_id", "client-1"},
+                                          {"azure_client_secret", kSecret},
+                                          {"azure_tenant_id", "tenant-1"},
+                                          {"azure_authority_host", server.host()},
+                                          {"allow_http", "true"}}));
   ASSERT_OK_AND_ASSIGN(auto source, MakeAzureCredentialsSource(options));
   EXPECT_THAT(source->ToString(), HasSubstr("AzureClientSecretTokenSource"));
   ASSERT_OK_AND_ASSIGN(auto creds, source->Current());

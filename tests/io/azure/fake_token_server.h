@@ -51,10 +51,10 @@ class FakeTokenServer {
   std::string host() const { return StrCat("http://127.0.0.1:", port_); }
 
   // Knobs (set before the requests they affect).
-  std::atomic<int> expires_in{3600};       ///< announced lifetime, seconds
-  std::atomic<int> jwt_lifetime{3600};     ///< the JWT's own exp - now, seconds
-  std::atomic<int> delay_ms{0};            ///< before answering
-  std::atomic<int> status{200};            ///< non-200: an AADSTS-style error
+  std::atomic<int> expires_in{3600};    ///< announced lifetime, seconds
+  std::atomic<int> jwt_lifetime{3600};  ///< the JWT's own exp - now, seconds
+  std::atomic<int> delay_ms{0};         ///< before answering
+  std::atomic<int> status{200};         ///< non-200: an AADSTS-style error
 
   int requests() const { return requests_.load(); }
   std::vector<std::string> bodies() const {
@@ -72,11 +72,11 @@ class FakeTokenServer {
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
     const std::string header = R"({"alg":"none","typ":"JWT"})";
-    const std::string claims = StrCat(
-        R"({"aud":"https://storage.azure.com","iss":"https://sts.windows.net/)", tenant,
-        R"(/","nbf":)", now - 60, R"(,"iat":)", now - 60, R"(,"exp":)", now + lifetime,
-        R"(,"oid":"00000000-0000-0000-0000-00000000000)", serial % 10, R"(","tid":")",
-        tenant, R"("})");
+    const std::string claims =
+        StrCat(R"({"aud":"https://storage.azure.com","iss":"https://sts.windows.net/)",
+               tenant, R"(/","nbf":)", now - 60, R"(,"iat":)", now - 60, R"(,"exp":)",
+               now + lifetime, R"(,"oid":"00000000-0000-0000-0000-00000000000)",
+               serial % 10, R"(","tid":")", tenant, R"("})");
     return StrCat(Base64Url(header), ".", Base64Url(claims), ".");
   }
 
@@ -122,9 +122,8 @@ class FakeTokenServer {
       }
       const std::string body = buffer.substr(end + 4, length);
       buffer.erase(0, end + 4 + length);
-      const std::string path = head.substr(head.find(' ') + 1,
-                                           head.find(' ', head.find(' ') + 1) -
-                                               head.find(' ') - 1);
+      const std::string path = head.substr(
+          head.find(' ') + 1, head.find(' ', head.find(' ') + 1) - head.find(' ') - 1);
       const int serial = ++requests_;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -138,7 +137,8 @@ class FakeTokenServer {
         json = StrCat(R"({"token_type":"Bearer","expires_in":)", expires_in.load(),
                       R"(,"access_token":")", Jwt(tenant, jwt_lifetime, serial), R"("})");
       } else {
-        json = R"({"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided.\r\nTrace ID: x"})";
+        json =
+            R"({"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided.\r\nTrace ID: x"})";
       }
       const std::string answer =
           StrCat("HTTP/1.1 ", status.load(), " X\r\nContent-Type: application/json\r\n",
