@@ -14,8 +14,10 @@
 # whatever happens. Ports: RGW_PORT (default 7480) and MON_PORT (default 6789); a busy port
 # is an error, never a skip. The S3 tests read LANCE_S3_* exported here. Likewise an Azurite
 # (scripts/azurite.sh, in BUILD_DIR/azurite, port AZURITE_PORT, default 10000) for the Azure
-# tests (label azure), which read LANCE_AZURE_*; and a second one over HTTPS with OAuth in
-# BUILD_DIR/azurite-oauth (AZURITE_OAUTH_PORT, default 10001).
+# tests (label azure), which read LANCE_AZURE_*, and a second one over HTTPS with OAuth in
+# BUILD_DIR/azurite-oauth (AZURITE_OAUTH_PORT, default 10001); and fake-gcs-server
+# (scripts/gcs.sh) in BUILD_DIR/gcs on GCS_PORT (default 4443) for the GCS tests (label
+# gcs), which read LANCE_GCS_*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -24,7 +26,8 @@ log() { echo "[tests] $*" >&2; }
 
 # The ASan+UBSan pass, label asan of ASAN_DIR (make build-asan): the unit tests, the CLI
 # (its parsers' unit tests; cli_test.sh and tool_args_test.sh with the sanitized lance-cpp
-# and tools) and, with the RGW up (LANCE_S3_ENDPOINT set), the S3 suite. Leaks and UB abort
+# and tools) and, with the RGW up (LANCE_S3_ENDPOINT set), the S3 suite (the GCS suite
+# likewise with LANCE_GCS_ENDPOINT). Leaks and UB abort
 # the process. Every report is written to ASAN_DIR/sanitizer-logs as well, and a report
 # there fails the pass even when the test that ran the process expected it to fail.
 run_asan() {
@@ -32,13 +35,22 @@ run_asan() {
   [ -d "$dir" ] || { log "missing sanitizer build $dir (make build-asan)"; return 1; }
   local logs=$dir/sanitizer-logs select=(-L '^asan$')
   rm -rf "$logs" && mkdir -p "$logs"
+  local without=()
   if [ -z "${LANCE_S3_ENDPOINT:-}" ]; then
-    select+=(-LE '^s3$')
+    without+=(s3)
     log "no RGW (LANCE_S3_ENDPOINT unset): the S3 suite is left out of the ASan pass"
   fi
   if [ -z "${LANCE_AZURE_ENDPOINT:-}" ]; then
-    select+=(-LE '^azure$')
+    without+=(azure)
     log "no Azurite (LANCE_AZURE_ENDPOINT unset): the Azure suite is left out of the ASan pass"
+  fi
+  if [ -z "${LANCE_GCS_ENDPOINT:-}" ]; then
+    without+=(gcs)
+    log "no fake-gcs-server (LANCE_GCS_ENDPOINT unset): the GCS suite is left out of the ASan pass"
+  fi
+  # One -LE (a second would replace the first): the labels as one alternation.
+  if ((${#without[@]})); then
+    select+=(-LE "^($(IFS='|'; echo "${without[*]}"))\$")
   fi
   log "unit, CLI and S3 tests under AddressSanitizer + UndefinedBehaviorSanitizer ($dir)"
   (cd "$dir" && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}:log_path=$logs/asan \
@@ -88,12 +100,16 @@ export LANCE_TEST_LOG_LEVEL=${LANCE_TEST_LOG_LEVEL:-debug}
 
 # RGW first: the S3 tests (label s3), the S3 interop tests and the dataset tests on S3 need it.
 RGW_DIR=$BUILD_DIR/rgw
+# Azurite (the Azure tests, label azure) and fake-gcs-server (the GCS tests, label gcs):
+# in BUILD_DIR/azurite and BUILD_DIR/gcs, ports AZURITE_PORT (10000) and GCS_PORT (4443).
 AZURITE_DIR=$BUILD_DIR/azurite
 AZURITE_OAUTH_DIR=$BUILD_DIR/azurite-oauth
+GCS_DIR=$BUILD_DIR/gcs
 # Set before starting, so a start that fails half-way (mon up, osd not) is cleaned up too.
 stop_services() {
   scripts/azurite.sh stop "$AZURITE_DIR" || log "stopping Azurite in $AZURITE_DIR failed"
   scripts/azurite.sh stop "$AZURITE_OAUTH_DIR" || log "stopping Azurite in $AZURITE_OAUTH_DIR failed"
+  scripts/gcs.sh stop "$GCS_DIR" || log "stopping fake-gcs-server in $GCS_DIR failed"
   scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"
 }
 trap stop_services EXIT
@@ -112,6 +128,9 @@ azurite_env=$(AZURITE_PORT=${AZURITE_OAUTH_PORT:-10001} AZURITE_OAUTH=1 AZURITE_
   scripts/azurite.sh start "$AZURITE_OAUTH_DIR") || { log "Azurite (OAuth) did not start"; exit 1; }
 eval "$azurite_env"
 log "Azurite up on $LANCE_AZURE_ENDPOINT and (HTTPS, OAuth) $LANCE_AZURE_OAUTH_ENDPOINT"
+gcs_env=$(scripts/gcs.sh start "$GCS_DIR") || { log "fake-gcs-server did not start (see above)"; exit 1; }
+eval "$gcs_env"
+log "fake-gcs-server up on $LANCE_GCS_ENDPOINT"
 
 status=0
 log "all tests of $BUILD_DIR"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # One idempotent set-up for a fresh Debian 12 machine: system packages (C++ toolchain and
-# libraries, Ceph RGW for the S3 tests), the project's Python venv (pinned) and the node
-# tools (pinned, from lock files).
+# libraries, Ceph RGW for the S3 tests), the project's Python venv (pinned), the node
+# tools (pinned, from lock files) and the Go tools (pinned: fake-gcs-server for the GCS tests).
 # Safe to run again: each step is skipped when already satisfied.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,4 +77,23 @@ for dir in tools/oracle tools/azurite; do
     log "node packages in $dir: up to date"
   fi
 done
+# Go tools, each pinned and built from the Go module proxy into the project's own GOBIN
+# (tools/bin, not committed): fake-gcs-server, the GCS server of the tests (scripts/gcs.sh).
+# Skipped when the binary there already is that version.
+go_tool() {
+  local module=$1 version=$2 bin=tools/bin/$3
+  if [ -x "$bin" ] && go version -m "$bin" 2>/dev/null | grep -qE "^[[:space:]]+mod[[:space:]]+$module[[:space:]]+$version([[:space:]]|$)"; then
+    log "$module $version: present"
+    return
+  fi
+  if ! command -v go >/dev/null 2>&1; then
+    [ -x "$bin" ] && { log "go is missing: keeping $bin (its version cannot be checked)"; return; }
+    log "go is missing: it is needed to build $module"
+    exit 1
+  fi
+  log "building $module@$version into tools/bin (go install)"
+  mkdir -p tools/bin
+  GOBIN="$PWD/tools/bin" GOFLAGS=-buildvcs=false go install "$module@$version"
+}
+go_tool github.com/fsouza/fake-gcs-server v1.56.1 fake-gcs-server
 log "done"

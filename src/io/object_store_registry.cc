@@ -10,6 +10,7 @@
 #include "io/io_util.h"
 #include "lance/core/ascii.h"
 #include "lance/io/azure_object_store.h"
+#include "lance/io/gcs_object_store.h"
 #include "lance/io/local_object_store.h"
 #include "lance/io/memory_object_store.h"
 #include "lance/io/s3_object_store.h"
@@ -185,6 +186,11 @@ Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry) {
   }
   LANCE_RETURN_NOT_OK(RegisterS3ObjectStore(registry));
   LANCE_RETURN_NOT_OK(RegisterAzureObjectStore(registry));
+  if (registry->IsRegistered("gs")) {
+    return Status::AlreadyExists(
+        "an object store factory is already registered for 'gs'");
+  }
+  LANCE_RETURN_NOT_OK(RegisterGcsObjectStore(registry));
   return Status::OK();
 }
 

@@ -26,6 +26,7 @@
 #include "lance/io/s3/sts_client.h"
 #include "lance/io/uri.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 
 namespace lance::ns {
 
@@ -97,6 +98,12 @@ Status CheckPolicySafeName(std::string_view text, std::string_view what) {
                             std::string(what) + " contains '" + static_cast<char>(c) +
                                 "', which access policies read as a wildcard (names may "
                                 "not contain '*' or '?')");
+    }
+    if (c == '\'' || c == '"' || c == '\\') {
+      return NamespaceError(ErrorCode::kInvalidInput,
+                            StrCat(what, " contains '", static_cast<char>(c),
+                                   "', which would end a quoted string of an access "
+                                   "condition (names may not contain quotes or '\\')"));
     }
     if (c == '$' && i + 1 < text.size() && text[i + 1] == '{') {
       return NamespaceError(ErrorCode::kInvalidInput,
@@ -337,58 +344,219 @@ std::shared_ptr<CredentialVendor> MakeCachingCredentialVendor(
   return std::make_shared<CachingCredentialVendor>(std::move(inner), std::move(clock));
 }
 
-Result<std::shared_ptr<CredentialVendor>> CredentialVendorFromProperties(
-    const Properties& properties, const Properties& root_storage_options) {
-  auto get = [&](std::string_view name) -> const std::string* {
-    auto it = properties.find(std::string(kPrefix) + std::string(name));
+namespace {
+
+// Routes each location to the vendor of its cloud (Lance picks the vendor by the
+// location's scheme too), so one namespace can hold tables on several clouds.
+class SchemeRoutingVendor final : public CredentialVendor {
+ public:
+  explicit SchemeRoutingVendor(
+      std::map<std::string, std::shared_ptr<CredentialVendor>> by_scheme)
+      : by_scheme_(std::move(by_scheme)) {}
+
+  Result<VendedCredentials> Vend(const std::string& location,
+                                 VendPermission permission) override {
+    Result<io::Uri> uri = io::ParseUri(location);
+    auto it = uri.ok() ? by_scheme_.find(uri->scheme) : by_scheme_.end();
+    if (it == by_scheme_.end()) {
+      return NamespaceError(
+          ErrorCode::kInvalidInput,
+          StrCat("cannot vend credentials for '", location,
+                 "': no credential vendor is configured for its scheme (configured: ",
+                 Schemes(), ")"));
+    }
+    return it->second->Vend(location, permission);
+  }
+
+  std::string ToString() const override {
+    std::string out = "CredentialVendors {";
+    const CredentialVendor* last = nullptr;
+    for (const auto& [scheme, vendor] : by_scheme_) {
+      if (vendor.get() == last) continue;  // one vendor serves several schemes
+      out += StrCat(last == nullptr ? " " : ", ", vendor->ToString());
+      last = vendor.get();
+    }
+    return out + " }";
+  }
+
+ private:
+  std::string Schemes() const {
+    std::string out;
+    for (const auto& entry : by_scheme_)
+      out += StrCat(out.empty() ? "" : ", ", entry.first);
+    return out;
+  }
+
+  const std::map<std::string, std::shared_ptr<CredentialVendor>> by_scheme_;
+};
+
+// The `credential_vendor.*` properties, looked up without the prefix.
+struct VendorProperties {
+  const Properties& properties;
+  const std::string* Get(std::string_view name) const {
+    auto it = properties.find(StrCat(kPrefix, name));
     return it == properties.end() ? nullptr : &it->second;
-  };
-  const std::string* enabled = get("enabled");
-  if (enabled == nullptr || Lower(*enabled) != "true") {
-    return std::shared_ptr<CredentialVendor>();
   }
+  bool HasAny(std::string_view name_prefix) const {
+    const std::string full = StrCat(kPrefix, name_prefix);
+    auto it = properties.lower_bound(full);
+    return it != properties.end() && it->first.compare(0, full.size(), full) == 0;
+  }
+  Result<std::optional<int64_t>> Millis(std::string_view name) const {
+    const std::string* v = Get(name);
+    if (v == nullptr) return std::optional<int64_t>();
+    LANCE_ASSIGN_OR_RAISE(int64_t millis, ParseMillis(StrCat(kPrefix, name), *v));
+    return std::optional<int64_t>(millis);
+  }
+};
+
+// The namespace's own Google credentials, whose token the GCP vendor downscopes.
+bool HasGoogleCredentials(const Properties& root_storage_options) {
+  Result<io::Credentials> own = io::CredentialsFromStorageOptions(root_storage_options);
+  return own.ok() && !own->google.empty();
+}
+
+Result<std::shared_ptr<io::CredentialsSource>> GoogleCallerSource(
+    const Properties& root_storage_options) {
+  Result<io::Credentials> own = io::CredentialsFromStorageOptions(root_storage_options);
+  if (!own.ok()) {
+    return own.status().WithContext("reading the namespace's own Google credentials");
+  }
+  return std::shared_ptr<io::CredentialsSource>(
+      std::make_shared<io::StaticCredentialsSource>(std::move(*own)));
+}
+
+Result<std::shared_ptr<CredentialVendor>> AwsVendorFromProperties(
+    const VendorProperties& props, VendPermission permission,
+    const Properties& root_storage_options) {
   AwsCredentialVendorOptions options;
-  if (const std::string* v = get("permission")) {
-    LANCE_ASSIGN_OR_RAISE(options.default_permission, ParseVendPermission(*v));
+  options.default_permission = permission;
+  options.role_arn = *props.Get("aws_role_arn");
+  if (const std::string* v = props.Get("aws_external_id")) options.external_id = *v;
+  if (const std::string* v = props.Get("aws_role_session_name")) {
+    options.role_session_name = *v;
   }
-  if (const std::string* v = get("aws_role_arn")) options.role_arn = *v;
-  if (options.role_arn.empty()) {
-    return NamespaceError(ErrorCode::kInvalidInput,
-                          "credential_vendor.enabled is true but "
-                          "credential_vendor.aws_role_arn is not set");
-  }
-  if (const std::string* v = get("aws_external_id")) options.external_id = *v;
-  if (const std::string* v = get("aws_role_session_name")) options.role_session_name = *v;
-  if (const std::string* v = get("aws_duration_millis")) {
-    LANCE_ASSIGN_OR_RAISE(options.duration_millis,
-                          ParseMillis(std::string(kPrefix) + "aws_duration_millis", *v));
-  }
-  if (const std::string* v = get("reported_lifetime_millis")) {
-    LANCE_ASSIGN_OR_RAISE(
-        options.reported_lifetime_millis,
-        ParseMillis(std::string(kPrefix) + "reported_lifetime_millis", *v));
-  }
-  if (const std::string* v = get("refresh_offset_millis")) {
-    LANCE_ASSIGN_OR_RAISE(
-        options.refresh_offset_millis,
-        ParseMillis(std::string(kPrefix) + "refresh_offset_millis", *v));
-  }
+  LANCE_ASSIGN_OR_RAISE(auto duration, props.Millis("aws_duration_millis"));
+  if (duration) options.duration_millis = *duration;
+  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
+                        props.Millis("reported_lifetime_millis"));
+  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
+  if (offset) options.refresh_offset_millis = *offset;
   // Region and STS endpoint default to the root store's (RGW serves STS on its S3 port).
   Result<io::s3::S3Options> root = io::s3::ParseS3Options(root_storage_options);
-  if (const std::string* v = get("aws_region")) {
+  if (const std::string* v = props.Get("aws_region")) {
     options.region = *v;
   } else if (root.ok() && !root->region.empty()) {
     options.region = root->region;
   }
-  if (const std::string* v = get("aws_sts_endpoint")) {
+  if (const std::string* v = props.Get("aws_sts_endpoint")) {
     options.sts_endpoint = *v;
   } else if (root.ok()) {
     options.sts_endpoint = root->endpoint;
   }
   options.caller_storage_options = root_storage_options;
-  LANCE_ASSIGN_OR_RAISE(std::shared_ptr<CredentialVendor> aws,
-                        MakeAwsCredentialVendor(std::move(options)));
-  return MakeCachingCredentialVendor(std::move(aws));
+  return MakeAwsCredentialVendor(std::move(options));
+}
+
+Result<std::shared_ptr<CredentialVendor>> GcpVendorFromProperties(
+    const VendorProperties& props, VendPermission permission,
+    const Properties& root_storage_options) {
+  GcpCredentialVendorOptions options;
+  options.default_permission = permission;
+  if (const std::string* v = props.Get("gcp_sts_endpoint")) options.sts_endpoint = *v;
+  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
+                        props.Millis("reported_lifetime_millis"));
+  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
+  if (offset) options.refresh_offset_millis = *offset;
+  LANCE_ASSIGN_OR_RAISE(options.caller, GoogleCallerSource(root_storage_options));
+  return MakeGcpCredentialVendor(std::move(options));
+}
+
+bool HasAzureAccount(const VendorProperties& props,
+                     const Properties& root_storage_options) {
+  if (props.HasAny("azure_")) return true;
+  for (const char* key : {"azure_storage_account_name", "account_name",
+                          "azure_storage_use_emulator", "use_emulator"}) {
+    if (root_storage_options.count(key) != 0) return true;
+  }
+  return false;
+}
+
+Result<std::shared_ptr<CredentialVendor>> AzureVendorFromProperties(
+    const VendorProperties& props, VendPermission permission,
+    const Properties& root_storage_options) {
+  AzureCredentialVendorOptions options;
+  options.default_permission = permission;
+  if (const std::string* v = props.Get("azure_account_name")) options.account_name = *v;
+  LANCE_ASSIGN_OR_RAISE(auto duration, props.Millis("azure_duration_millis"));
+  if (duration) options.duration_millis = *duration;
+  if (const std::string* v = props.Get("azure_hierarchical_namespace")) {
+    const std::string value = Lower(*v);
+    if (value == "true") {
+      options.hierarchical_namespace = io::azure::HierarchicalNamespace::kYes;
+    } else if (value == "false") {
+      options.hierarchical_namespace = io::azure::HierarchicalNamespace::kNo;
+    } else if (value != "auto") {
+      return NamespaceError(
+          ErrorCode::kInvalidInput,
+          StrCat("credential_vendor.azure_hierarchical_namespace must be "
+                 "auto, true or false, got '",
+                 *v, "'"));
+    }
+  }
+  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
+                        props.Millis("reported_lifetime_millis"));
+  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
+  if (offset) options.refresh_offset_millis = *offset;
+  options.caller_storage_options = root_storage_options;
+  return MakeAzureCredentialVendor(std::move(options));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<CredentialVendor>> CredentialVendorFromProperties(
+    const Properties& properties, const Properties& root_storage_options) {
+  const VendorProperties props{properties};
+  const std::string* enabled = props.Get("enabled");
+  if (enabled == nullptr || Lower(*enabled) != "true") {
+    return std::shared_ptr<CredentialVendor>();
+  }
+  VendPermission permission = VendPermission::kRead;
+  if (const std::string* v = props.Get("permission")) {
+    LANCE_ASSIGN_OR_RAISE(permission, ParseVendPermission(*v));
+  }
+  std::map<std::string, std::shared_ptr<CredentialVendor>> by_scheme;
+  auto add = [&](std::shared_ptr<CredentialVendor> vendor,
+                 std::initializer_list<const char*> schemes) {
+    auto cached = MakeCachingCredentialVendor(std::move(vendor));
+    for (const char* scheme : schemes) by_scheme[scheme] = cached;
+  };
+  const std::string* role_arn = props.Get("aws_role_arn");
+  if (role_arn != nullptr && !role_arn->empty()) {
+    LANCE_ASSIGN_OR_RAISE(
+        auto aws, AwsVendorFromProperties(props, permission, root_storage_options));
+    add(std::move(aws), {"s3", "s3a"});
+  }
+  if (HasAzureAccount(props, root_storage_options)) {
+    LANCE_ASSIGN_OR_RAISE(
+        auto azure, AzureVendorFromProperties(props, permission, root_storage_options));
+    add(std::move(azure), {"az", "azure", "abfs", "abfss"});
+  }
+  if (props.HasAny("gcp_") || HasGoogleCredentials(root_storage_options)) {
+    LANCE_ASSIGN_OR_RAISE(
+        auto gcp, GcpVendorFromProperties(props, permission, root_storage_options));
+    add(std::move(gcp), {"gs"});
+  }
+  if (by_scheme.empty()) {
+    return NamespaceError(ErrorCode::kInvalidInput,
+                          "credential_vendor.enabled is true but no cloud is configured: "
+                          "set credential_vendor.aws_role_arn (S3), "
+                          "credential_vendor.azure_account_name (Azure) or "
+                          "credential_vendor.gcp_* / a Google token in the root's "
+                          "options (GCS)");
+  }
+  return std::shared_ptr<CredentialVendor>(
+      std::make_shared<SchemeRoutingVendor>(std::move(by_scheme)));
 }
 
 }  // namespace lance::ns

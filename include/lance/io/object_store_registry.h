@@ -126,8 +126,8 @@ class ObjectStoreRegistry {
 };
 
 /// \brief Registers "file" (LocalObjectStore), "memory" (MemoryObjectStore::Named) and
-/// "s3"/"s3a" (S3ObjectStore). Call explicitly on custom registries (no static
-/// initializers).
+/// "s3"/"s3a" (S3ObjectStore), "gs" (GcsObjectStore). Call explicitly on custom
+/// registries (no static initializers).
 /// \return OK; AlreadyExists if one of those schemes is already registered.
 Status RegisterBuiltinObjectStores(ObjectStoreRegistry* registry);
 

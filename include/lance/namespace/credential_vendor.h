@@ -23,6 +23,8 @@
 #include <string>
 
 #include "lance/core/clock.h"
+#include "lance/io/azure_sas.h"
+#include "lance/io/credentials.h"
 #include "lance/namespace/namespace.h"
 #include "lance/result.h"
 
@@ -34,9 +36,11 @@ namespace lance::ns {
 /// control character, and is valid UTF-8. A scope built from such a name would cover more
 /// than the literal prefix (a table `*` at the root would get every root table), so names
 /// and locations holding one are refused, and the vendor checks its prefix again. A '$'
-/// alone stays allowed: Lance's own directory names hold it ("1ce3c3c6_ns$t"). (Azure SAS
-/// and GCS access boundaries, once vended, add their characters here.) \return
-/// InvalidInput naming `what` and the character otherwise.
+/// alone stays allowed: Lance's own directory names hold it ("1ce3c3c6_ns$t"). GCS access
+/// boundaries put the prefix in a single-quoted CEL string, so a quote (' or ") or a
+/// backslash is refused as well; Azure SAS scopes are containers or directories, whose
+/// names the vendor checks against the Blob service's rules. \return InvalidInput
+/// naming `what` and the character otherwise.
 Status CheckPolicySafeName(std::string_view text, std::string_view what);
 
 /// \brief "read" / "write" / "admin" (case-insensitive). \return InvalidInput otherwise.
@@ -104,6 +108,73 @@ std::string AwsScopedSessionPolicy(const std::string& bucket, const std::string&
 /// location's bucket/prefix (policy JSON sent compact: RGW does not decode '+').
 Result<std::shared_ptr<CredentialVendor>> MakeAwsCredentialVendor(
     AwsCredentialVendorOptions options);
+
+/// \brief The `credential_vendor.gcp_*` properties.
+struct GcpCredentialVendorOptions {
+  /// \brief `.gcp_sts_endpoint` (ours; tests point it at a local stand-in): Google's
+  /// Security Token Service, where the namespace's token is exchanged.
+  std::string sts_endpoint = "https://sts.googleapis.com/v1/token";
+  /// \brief `.permission` (default read).
+  VendPermission default_permission = VendPermission::kRead;
+  /// \brief `.reported_lifetime_millis` (ours, for tests): report expires_at_millis as
+  /// at most now + this.
+  std::optional<int64_t> reported_lifetime_millis;
+  /// \brief `.refresh_offset_millis` (ours), returned as refresh_offset_millis.
+  int64_t refresh_offset_millis = 60'000;
+  /// \brief The namespace's own Google credentials (their google.bearer_token is the
+  /// token that is downscoped): a source over the root's options.
+  std::shared_ptr<io::CredentialsSource> caller;
+};
+
+/// \brief The Credential Access Boundary (compact JSON) that narrows a Google token to
+/// the objects under `bucket`/`prefix`/ and to listings whose prefix starts with
+/// `prefix`/ (never the bare prefix, which would reach a sibling `prefix2/`), with the
+/// predefined roles of `permission`: read objectViewer, write + objectCreator, admin
+/// objectAdmin. REQUIRES: `prefix` non-empty, without leading or trailing '/', and
+/// policy-safe (CheckPolicySafeName: no quote can end the CEL string).
+std::string GcsCredentialAccessBoundary(const std::string& bucket,
+                                        const std::string& prefix,
+                                        VendPermission permission);
+
+/// \brief Downscoped tokens: the caller's token exchanged at the STS endpoint with the
+/// boundary of GcsCredentialAccessBoundary; vended as `google_storage_token` with
+/// `expires_at_millis` (the answer's expires_in) and `refresh_offset_millis`.
+Result<std::shared_ptr<CredentialVendor>> MakeGcpCredentialVendor(
+    GcpCredentialVendorOptions options);
+
+/// \brief The storage option in which a vendor says what its credentials reach when
+/// that is wider than the table (ours): "container:<container>" for an Azure SAS on a
+/// flat account, "directory:<container>/<dir>" when the SAS is the table's own.
+inline constexpr std::string_view kVendedScopeKey = "lance_cpp_credential_scope";
+
+/// \brief The `credential_vendor.azure_*` properties (Lance's names where Lance has
+/// them).
+struct AzureCredentialVendorOptions {
+  /// \brief `.azure_account_name`: the account SAS tokens are signed for (default: the
+  /// root's azure_storage_account_name).
+  std::string account_name;
+  /// \brief `.azure_duration_millis` (Lance: default 1 h, at most 7 days).
+  int64_t duration_millis = 3'600'000;
+  /// \brief `.azure_hierarchical_namespace` (ours): auto (ask the account), true, false.
+  io::azure::HierarchicalNamespace hierarchical_namespace =
+      io::azure::HierarchicalNamespace::kAuto;
+  /// \brief `.permission` (default read).
+  VendPermission default_permission = VendPermission::kRead;
+  /// \brief `.reported_lifetime_millis` (ours, for tests): mint SAS tokens that live at
+  /// most this long (so that they really expire during a test).
+  std::optional<int64_t> reported_lifetime_millis;
+  /// \brief `.refresh_offset_millis` (ours), returned as refresh_offset_millis.
+  int64_t refresh_offset_millis = 60'000;
+  /// \brief The namespace's own Azure options (account key or OAuth credentials sign).
+  Properties caller_storage_options;
+};
+
+/// \brief SAS tokens per table (io::azure::SasMinter): a directory SAS where the account
+/// has a hierarchical namespace, else a container SAS (logged, and said in
+/// kVendedScopeKey); returned as azure_storage_sas_token, azure_storage_account_name,
+/// expires_at_millis, refresh_offset_millis.
+Result<std::shared_ptr<CredentialVendor>> MakeAzureCredentialVendor(
+    AzureCredentialVendorOptions options);
 
 /// \brief A cache in front of `inner`, keyed by (location, permission): an entry is
 /// reused until half its lifetime has passed (capped at 30 min); credentials with less

@@ -289,6 +289,16 @@ Result<UserDelegationKey> AzureClient::GetUserDelegationKey(
   return key;
 }
 
+Result<bool> AzureClient::IsHierarchicalNamespace() {
+  Request req;
+  req.op = "GetAccountInformation";
+  req.method = "HEAD";
+  req.level = Level::kService;
+  req.query = {{"restype", "account"}, {"comp", "properties"}};
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Run(req));
+  return resp.Header("x-ms-is-hns-enabled") == "true";
+}
+
 const std::string& AzureClient::container() const { return impl_->container; }
 const AzureOptions& AzureClient::options() const { return impl_->options; }
 const std::shared_ptr<CredentialsSource>& AzureClient::credentials() const {

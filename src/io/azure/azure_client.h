@@ -70,6 +70,11 @@ struct AzureClientStats {
   std::atomic<int64_t> bytes_sent{0};
 };
 
+/// \brief Checks a container name against the Blob service's rules (3-63 characters,
+/// lower-case letters, digits and single '-' between them), so that a typo or a hostile
+/// name fails before any request. \return Invalid naming the container.
+Status ValidateContainerName(const std::string& name);
+
 class AzureClient {
  public:
   /// \brief A client for `container` (empty: service-level operations only, e.g.
@@ -128,6 +133,10 @@ class AzureClient {
   Result<UserDelegationKey> GetUserDelegationKey(
       std::chrono::system_clock::time_point start,
       std::chrono::system_clock::time_point expiry);
+
+  /// \brief Get Account Information: whether the account has a hierarchical namespace
+  /// (x-ms-is-hns-enabled; an answer without the header is a flat account).
+  Result<bool> IsHierarchicalNamespace();
 
   const std::string& container() const;
   const AzureOptions& options() const;

@@ -26,11 +26,9 @@ namespace lance::io {
 using azure::AzureClient;
 using internal::Quoted;
 
-namespace {
-
 // Container names: 3-63 characters, lower-case letters, digits and single '-', starting
 // and ending with a letter or digit. Checked here so that a typo fails before a request.
-Status ValidateContainerName(const std::string& name) {
+Status azure::ValidateContainerName(const std::string& name) {
   auto invalid = [&](std::string_view why) {
     return Status::Invalid("the Azure container name ", Quoted(name), " ", why);
   };
@@ -47,6 +45,8 @@ Status ValidateContainerName(const std::string& name) {
   }
   return Status::OK();
 }
+
+namespace {
 
 // -- Reader ---------------------------------------------------------------------------
 
@@ -393,7 +393,7 @@ Status AzureObjectStore::RenameIfNotExists(const std::string& src,
 Result<std::shared_ptr<AzureObjectStore>> MakeAzureObjectStore(
     std::string container, AzureOptions options,
     std::shared_ptr<CredentialsSource> credentials, std::string scheme) {
-  LANCE_RETURN_NOT_OK(ValidateContainerName(container));
+  LANCE_RETURN_NOT_OK(azure::ValidateContainerName(container));
   if (credentials == nullptr) {
     LANCE_ASSIGN_OR_RAISE(credentials, MakeAzureCredentialsSource(options));
   }

@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: Apache-2.0
+// The JSON API operations over the HTTP layer (see gcs_client.h for the contract): each
+// builds a Request, Execute() authorizes, sends, retries and maps errors, and the
+// operation reads its answer.
+
+#include "io/gcs/gcs_client.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "io/s3/errors.h"
+#include "io/s3/responses.h"
+#include "lance/core/logging.h"
+#include "lance/io/http/http_client.h"
+#include "lance/macros.h"
+#include "lance/str_cat.h"
+
+namespace lance::io::gcs {
+
+using internal::ErrorContext;
+using internal::GcsError;
+using internal::PercentEncode;
+
+namespace {
+
+constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One HTTP request as the operations describe it.
+struct Request {
+  const char* op = "";
+  std::string method = "GET";
+  std::string url;
+  http::Headers headers;
+  std::string_view body;
+  ErrorContext context = ErrorContext::kDefault;
+  std::string uri;  // for messages
+  // Statuses other than 2xx that are answers, not errors (308, 404 of a delete, ...).
+  std::vector<int> accept;
+  // A media read: the successful body goes into `out` (capacity `out_capacity`);
+  // `range_offset` bytes of a full (200) answer to a ranged read are skipped.
+  uint8_t* out = nullptr;
+  int64_t out_capacity = 0;
+  bool ranged = false;
+  int64_t range_offset = 0;
+};
+
+struct Response {
+  int status = 0;
+  std::string body;
+  int64_t written = 0;
+  http::Headers headers;
+  bool overflow = false;
+  std::string_view Header(std::string_view name) const {
+    for (const auto& [k, v] : headers) {
+      if (k.size() == name.size() &&
+          std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) ==
+                   std::tolower(static_cast<unsigned char>(b));
+          })) {
+        return v;
+      }
+    }
+    return {};
+  }
+};
+
+// A successful media body: into the caller's buffer, the slice asked for.
+class MediaSink : public http::ResponseSink {
+ public:
+  MediaSink(const Request& req, Response* resp) : req_(req), resp_(resp) {}
+  void Start(const http::HttpResponse& head) override {
+    to_skip_ = req_.ranged && head.status == 200 ? req_.range_offset : 0;
+    full_ = req_.ranged && head.status == 200;
+  }
+  Verdict Write(std::string_view data) override {
+    if (req_.out == nullptr) {
+      resp_->body.append(data);
+      return Verdict::kContinue;
+    }
+    const auto skip = static_cast<size_t>(
+        std::min<int64_t>(to_skip_, static_cast<int64_t>(data.size())));
+    to_skip_ -= static_cast<int64_t>(skip);
+    data.remove_prefix(skip);
+    const int64_t room = req_.out_capacity - resp_->written;
+    bool done = false;
+    if (static_cast<int64_t>(data.size()) > room) {
+      if (!full_) {
+        resp_->overflow = true;
+        return Verdict::kAbort;
+      }
+      data = data.substr(0, static_cast<size_t>(room));
+      done = true;
+    }
+    std::memcpy(req_.out + resp_->written, data.data(), data.size());
+    resp_->written += static_cast<int64_t>(data.size());
+    return done ? Verdict::kDone : Verdict::kContinue;
+  }
+
+ private:
+  const Request& req_;
+  Response* resp_;
+  int64_t to_skip_ = 0;
+  bool full_ = false;
+};
+
+bool IsRetryableTransport(http::TransportError e) {
+  return http::IsTransientTransportError(e) || e == http::TransportError::kTlsHandshake;
+}
+
+// What the attempts of one request did: whether a write may have taken effect although
+// the outcome is an error (an attempt went unanswered after sending, or there were
+// several).
+struct AttemptTrace {
+  int attempts = 0;
+  bool unanswered = false;
+  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
+};
+
+// What Execute does after an attempt.
+struct Verdict {
+  enum Kind { kSucceed, kFail, kRefresh, kRetry };
+  Kind kind = kSucceed;
+  Status status;  // kFail: the error; kRetry: the transient failure; kRefresh: 401
+};
+
+// The attempts of one request.
+struct Exchange {
+  const Request& req;
+  AttemptTrace* trace;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  int attempts = 0;
+  int retries = 0;
+  int resolve_failures = 0;
+  bool refreshed = false;
+  std::shared_ptr<const SeamCredentials> creds;  // of the current attempt
+  std::shared_ptr<const SeamCredentials> fresh;  // from OnRejected, for the next
+};
+
+}  // namespace
+
+struct GcsClient::Impl {
+  std::string bucket;
+  GcsOptions options;
+  std::shared_ptr<CredentialsSource> credentials;
+  std::unique_ptr<http::HttpClient> http;
+  GcsClientStats stats;
+  std::mutex rng_mutex;
+  std::mt19937_64 rng{std::random_device{}()};
+
+  std::string ObjectUri(std::string_view key) const {
+    return StrCat("gs://", bucket, "/", key);
+  }
+  std::string ObjectUrl(std::string_view key) const {
+    return StrCat(options.base_url, "/storage/v1/b/", PercentEncode(bucket), "/o/",
+                  PercentEncode(key));
+  }
+  std::string UploadUrl() const {
+    return StrCat(options.base_url, "/upload/storage/v1/b/", PercentEncode(bucket), "/o");
+  }
+
+  double RandomUnit() {
+    std::lock_guard<std::mutex> lock(rng_mutex);
+    return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  }
+
+  Result<Response> Execute(const Request& req, AttemptTrace* trace = nullptr);
+  Status TakeCredentials(Exchange* x);
+  Verdict OnTransportFailure(Exchange* x, const http::HttpResponse& answer);
+  Verdict OnAnswer(Exchange* x, const Response& resp);
+  Status Refresh(Exchange* x, const Status& rejected);
+  Status BackOff(Exchange* x, const Status& failure, bool answered);
+
+  // One attempt with `token`.
+  http::HttpResponse Send(const Request& req, const std::string& token, Response* resp) {
+    MediaSink sink(req, resp);
+    http::HttpRequest h;
+    h.method = req.method;
+    h.url = req.url;
+    h.body = req.body;
+    h.success_sink = &sink;
+    h.max_buffered_body = kMaxErrorBody;
+    h.headers = {{"Accept", ""}};
+    if (req.method == "POST" || req.method == "PUT") {
+      bool has_type = false;
+      for (const auto& [k, v] : req.headers) has_type |= k == "Content-Type";
+      if (!has_type) h.headers.emplace_back("Content-Type", "application/octet-stream");
+    }
+    h.headers.insert(h.headers.end(), req.headers.begin(), req.headers.end());
+    if (!token.empty() && !options.skip_signature) {
+      h.headers.emplace_back("Authorization", "Bearer " + token);
+    }
+    stats.requests.fetch_add(1, std::memory_order_relaxed);
+    return http->Send(h);
+  }
+};
+
+Status GcsClient::Impl::TakeCredentials(Exchange* x) {
+  if (x->fresh != nullptr) {
+    x->creds = std::move(x->fresh);
+    x->fresh = nullptr;
+    return Status::OK();
+  }
+  auto current = credentials->Current();
+  if (!current.ok()) {
+    return current.status().WithContext(
+        StrCat("GCS ", x->req.op, " of ", x->req.uri, ": getting credentials"));
+  }
+  x->creds = *current;
+  return Status::OK();
+}
+
+Verdict GcsClient::Impl::OnTransportFailure(Exchange* x,
+                                            const http::HttpResponse& answer) {
+  const bool resolve = answer.error == http::TransportError::kResolve;
+  // Only a failure to resolve or connect proves the request never left.
+  if (x->trace != nullptr && !resolve && answer.error != http::TransportError::kConnect) {
+    x->trace->unanswered = true;
+  }
+  x->resolve_failures += resolve ? 1 : 0;
+  std::string msg =
+      StrCat("GCS ", x->req.op, " of ", x->req.uri, ": ", answer.transport_message,
+             " (curl error ", answer.transport_code, ")");
+  if (IsRetryableTransport(answer.error) || (resolve && x->resolve_failures <= 1)) {
+    return {Verdict::kRetry, Status::Unavailable(std::move(msg))};
+  }
+  if (x->attempts > 1) StrAppend(&msg, ", after ", x->attempts, " attempts");
+  LANCE_LOG(Warn, "gcs") << msg;
+  return {Verdict::kFail, resolve ? Status::Unavailable(std::move(msg), false)
+                                  : Status::IOError(std::move(msg))};
+}
+
+Verdict GcsClient::Impl::OnAnswer(Exchange* x, const Response& resp) {
+  const Request& req = x->req;
+  const int status = resp.status;
+  if ((status >= 200 && status < 300) ||
+      std::find(req.accept.begin(), req.accept.end(), status) != req.accept.end()) {
+    return {Verdict::kSucceed, Status::OK()};
+  }
+  GcsError err = internal::ParseErrorBody(resp.body, status);
+  err.request_id = std::string(resp.Header("x-guploader-uploadid"));
+  Status error = internal::MakeHttpError(req.op, req.uri, req.context, err, x->attempts,
+                                         SecondsSince(x->start));
+  const bool sent_token = !BearerTokenOf(*x->creds).empty() && !options.skip_signature;
+  if (status == 401 && !x->refreshed && sent_token) {
+    return {Verdict::kRefresh, std::move(error)};
+  }
+  if (internal::IsRetryableStatus(status)) return {Verdict::kRetry, std::move(error)};
+  // Absent objects and lost create races are answers, not failures: debug only.
+  if (error.IsNotFound() || error.IsAlreadyExists()) {
+    LANCE_LOG(Debug, "gcs") << error.message();
+  } else {
+    LANCE_LOG(Warn, "gcs") << error.message();
+  }
+  return {Verdict::kFail, std::move(error)};
+}
+
+Status GcsClient::Impl::Refresh(Exchange* x, const Status& rejected) {
+  x->refreshed = true;
+  stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
+  LANCE_LOG(Info, "gcs") << x->req.op << " of " << x->req.uri << ": HTTP 401; asking "
+                         << credentials->ToString() << " for a fresh token";
+  auto renewed = credentials->OnRejected(*x->creds);
+  if (!renewed.ok()) {
+    LANCE_LOG(Warn, "gcs") << rejected.message()
+                           << "; no fresh token: " << renewed.status().message();
+    return Status(rejected.code(),
+                  StrCat(rejected.message(),
+                         "; refreshing the token failed: ", renewed.status().message()),
+                  rejected.retryable(), rejected.detail());
+  }
+  x->fresh = *renewed;
+  ++x->retries;
+  stats.retries.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Status GcsClient::Impl::BackOff(Exchange* x, const Status& failure, bool answered) {
+  const auto elapsed = std::chrono::steady_clock::now() - x->start;
+  if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
+    std::string msg = failure.message();
+    // An HTTP answer's message already counts the attempts.
+    if (!answered && x->attempts > 1)
+      StrAppend(&msg, ", after ", x->attempts, " attempts");
+    LANCE_LOG(Warn, "gcs") << msg << " (retries exhausted)";
+    return Status::Unavailable(std::move(msg), true).WithDetail(failure.detail());
+  }
+  auto delay = s3::internal::BackoffDelay(x->retries, options.initial_backoff,
+                                          options.max_backoff, RandomUnit());
+  delay = std::min(delay, std::chrono::ceil<std::chrono::milliseconds>(
+                              options.retry_timeout - elapsed));
+  LANCE_LOG(Info, "gcs") << failure.message() << "; retry " << (x->retries + 1) << " of "
+                         << options.max_retries << " in " << delay.count() << " ms";
+  if (delay.count() > 0) std::this_thread::sleep_for(delay);
+  ++x->retries;
+  stats.retries.fetch_add(1, std::memory_order_relaxed);
+  return Status::OK();
+}
+
+Result<Response> GcsClient::Impl::Execute(const Request& req, AttemptTrace* trace) {
+  Exchange x{req,     trace,  std::chrono::steady_clock::now(), 0, 0, 0, false,
+             nullptr, nullptr};
+  while (true) {
+    LANCE_RETURN_NOT_OK(TakeCredentials(&x));
+    const std::string& token = BearerTokenOf(*x.creds);
+    Response resp;
+    http::HttpResponse answer = Send(req, token, &resp);
+    ++x.attempts;
+    if (trace != nullptr) trace->attempts = x.attempts;
+    resp.status = answer.status;
+    resp.headers = std::move(answer.headers);
+    if (!answer.body.empty()) resp.body = std::move(answer.body);
+    // One line per attempt; whether a token went, never the token.
+    LANCE_LOG(Debug, "gcs") << req.method << " " << req.uri << ": "
+                            << (answer.answered()
+                                    ? StrCat("HTTP ", answer.status)
+                                    : StrCat("curl error ", answer.transport_code))
+                            << " (" << req.op << ", attempt " << x.attempts << ", "
+                            << (token.empty() ? "no token" : "bearer token") << ")";
+    if (resp.overflow) {
+      return internal::IoError("GCS ", req.op, " of ", req.uri,
+                               ": the server sent more bytes than requested");
+    }
+    Verdict verdict =
+        answer.answered() ? OnAnswer(&x, resp) : OnTransportFailure(&x, answer);
+    switch (verdict.kind) {
+      case Verdict::kSucceed:
+        return resp;
+      case Verdict::kFail:
+        return verdict.status;
+      case Verdict::kRefresh:
+        LANCE_RETURN_NOT_OK(Refresh(&x, verdict.status));
+        break;
+      case Verdict::kRetry:
+        LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, answer.answered()));
+        break;
+    }
+  }
+}
+
+GcsClient::GcsClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GcsClient::~GcsClient() = default;
+
+Result<std::shared_ptr<GcsClient>> GcsClient::Make(
+    std::string bucket, GcsOptions options,
+    std::shared_ptr<CredentialsSource> credentials) {
+  if (bucket.empty()) return Status::Invalid("a gs:// location needs a bucket name");
+  for (char c : bucket) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!std::isalnum(u) && c != '-' && c != '.' && c != '_') {
+      return Status::Invalid("the GCS bucket name '", bucket,
+                             "' may only contain letters, digits, '-', '.' and '_'");
+    }
+  }
+  if (credentials == nullptr) {
+    return Status::Invalid("GCS client for ", bucket, ": null credentials source");
+  }
+  LANCE_RETURN_NOT_OK(internal::ValidateBaseUrl(options.base_url, options.allow_http));
+  http::ClientOptions h;
+  h.log_component = "gcs";
+  h.connect_timeout = options.connect_timeout;
+  h.request_timeout = options.request_timeout;
+  h.stall_timeout = std::max(options.stall_timeout, std::chrono::milliseconds(1));
+  h.tls.verify_peer = !options.allow_invalid_certificates;
+  h.tls.verify_host = !options.allow_invalid_certificates;
+  h.max_in_flight = std::max(1, options.max_connections);
+  h.tcp_keepalive = true;
+  h.receive_buffer_size = 512 * 1024;
+  auto impl = std::make_unique<Impl>();
+  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(h)));
+  impl->bucket = std::move(bucket);
+  impl->options = std::move(options);
+  impl->credentials = std::move(credentials);
+  return std::shared_ptr<GcsClient>(new GcsClient(std::move(impl)));
+}
+
+namespace {
+
+Status CheckKey(const GcsClient& client, const std::string& key, const char* op) {
+  if (key.empty()) {
+    return Status::Invalid("GCS ", op, " of ", client.ObjectUri(key),
+                           ": empty object key");
+  }
+  return Status::OK();
+}
+
+Result<ObjectResource> ParseResource(const GcsClient& client, const std::string& key,
+                                     const char* op, const std::string& body) {
+  auto parsed = internal::ParseObjectResource(body);
+  if (!parsed.ok()) {
+    return internal::IoError("GCS ", op, " of ", client.ObjectUri(key),
+                             ": malformed answer: ", parsed.status().message());
+  }
+  return parsed;
+}
+
+}  // namespace
+
+Result<ObjectResource> GcsClient::GetMetadata(const std::string& key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "GetObjectMetadata"));
+  Request req;
+  req.op = "GetObjectMetadata";
+  req.url = impl_->ObjectUrl(key);
+  req.uri = ObjectUri(key);
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  return ParseResource(*this, key, req.op, resp.body);
+}
+
+Result<int64_t> GcsClient::ReadInto(const std::string& key, int64_t offset,
+                                    int64_t length, uint8_t* out, int64_t generation) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "GetObjectMedia"));
+  if (offset < 0 || length < 0) {
+    return Status::Invalid("GCS GetObjectMedia of ", ObjectUri(key), ": bad range ",
+                           offset, "+", length);
+  }
+  if (length == 0) return 0;
+  Request req;
+  req.op = "GetObjectMedia";
+  req.url = impl_->ObjectUrl(key) + "?alt=media";
+  if (generation > 0) {
+    // That generation only: once replaced or deleted it is gone (404), never mixed.
+    StrAppend(&req.url, "&generation=", generation);
+    req.context = ErrorContext::kPinnedRead;
+  }
+  req.uri = ObjectUri(key);
+  req.headers.emplace_back("Range", StrCat("bytes=", offset, "-", offset + length - 1));
+  req.ranged = true;
+  req.range_offset = offset;
+  req.out = out;
+  req.out_capacity = length;
+  // A range that starts at or past the end: no bytes.
+  req.accept = {416};
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  impl_->stats.media_reads.fetch_add(1, std::memory_order_relaxed);
+  if (resp.status == 416) return 0;
+  return resp.written;
+}
+
+Result<BufferPtr> GcsClient::ReadAll(const std::string& key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "GetObjectMedia"));
+  Request req;
+  req.op = "GetObjectMedia";
+  req.url = impl_->ObjectUrl(key) + "?alt=media";
+  req.uri = ObjectUri(key);
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  impl_->stats.media_reads.fetch_add(1, std::memory_order_relaxed);
+  return Buffer::FromString(std::move(resp.body));
+}
+
+Result<ObjectResource> GcsClient::Insert(const std::string& key, std::string_view body,
+                                         bool if_not_exists) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "InsertObject"));
+  Request req;
+  req.op = "InsertObject";
+  req.method = "POST";
+  req.url = StrCat(impl_->UploadUrl(), "?uploadType=media&name=", PercentEncode(key));
+  if (if_not_exists) {
+    req.url += "&ifGenerationMatch=0";
+    req.context = ErrorContext::kConditionalCreate;
+  }
+  req.uri = ObjectUri(key);
+  req.body = body;
+  AttemptTrace trace;
+  Result<Response> resp = impl_->Execute(req, &trace);
+  if (!resp.ok()) {
+    // A create whose answer went missing and that a retry then found done: our own
+    // object if it holds our bytes.
+    if (resp.status().IsAlreadyExists() && trace.MayHaveTakenEffect()) {
+      auto meta = GetMetadata(key);
+      if (meta.ok() && !meta->md5_base64.empty() &&
+          meta->md5_base64 == s3::internal::ContentMd5(body) &&
+          meta->size == static_cast<int64_t>(body.size())) {
+        LANCE_LOG(Info, "gcs") << "InsertObject of " << req.uri
+                               << ": the create-only upload that met an existing object "
+                                  "was our own earlier attempt";
+        return *meta;
+      }
+    }
+    return resp.status();
+  }
+  return ParseResource(*this, key, req.op, resp->body);
+}
+
+Result<std::string> GcsClient::StartResumable(const std::string& key,
+                                              bool if_not_exists) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "StartResumableUpload"));
+  Request req;
+  req.op = "StartResumableUpload";
+  req.method = "POST";
+  req.url = StrCat(impl_->UploadUrl(), "?uploadType=resumable&name=", PercentEncode(key));
+  if (if_not_exists) {
+    req.url += "&ifGenerationMatch=0";
+    req.context = ErrorContext::kConditionalCreate;
+  }
+  req.uri = ObjectUri(key);
+  const std::string metadata = "{}";
+  req.body = metadata;
+  req.headers.emplace_back("Content-Type", "application/json; charset=UTF-8");
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  std::string location(resp.Header("location"));
+  if (location.empty()) {
+    return internal::IoError("GCS StartResumableUpload of ", req.uri,
+                             ": the answer has no Location (session URI)");
+  }
+  return location;
+}
+
+namespace {
+
+// "bytes=0-<last>" of a 308 answer -> bytes held; no Range header: none.
+int64_t PersistedBytes(std::string_view range) {
+  const size_t dash = range.rfind('-');
+  if (dash == std::string_view::npos) return 0;
+  int64_t last = 0;
+  if (!s3::internal::ParseInt64(range.substr(dash + 1), &last)) return 0;
+  return last + 1;
+}
+
+}  // namespace
+
+Result<int64_t> GcsClient::UploadChunk(const std::string& key, const std::string& session,
+                                       int64_t offset, std::string_view chunk,
+                                       bool final) {
+  const int64_t end = offset + static_cast<int64_t>(chunk.size());
+  Request req;
+  req.op = "UploadChunk";
+  req.method = "PUT";
+  req.url = session;
+  req.uri = ObjectUri(key);
+  req.body = chunk;
+  req.accept = {308};
+  const std::string total = final ? std::to_string(end) : "*";
+  req.headers.emplace_back("Content-Range", chunk.empty() ? StrCat("bytes */", total)
+                                                          : StrCat("bytes ", offset, "-",
+                                                                   end - 1, "/", total));
+  impl_->stats.resumable_chunks.fetch_add(1, std::memory_order_relaxed);
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  if (resp.status == 308) {
+    const int64_t held = PersistedBytes(resp.Header("range"));
+    if (final) {
+      return internal::IoError("GCS UploadChunk of ", req.uri, ": the server holds ",
+                               held, " of ", end, " bytes after the final chunk");
+    }
+    return held;
+  }
+  return end;
+}
+
+Status GcsClient::CancelResumable(const std::string& key, const std::string& session) {
+  Request req;
+  req.op = "CancelResumableUpload";
+  req.method = "DELETE";
+  req.url = session;
+  req.uri = ObjectUri(key);
+  // GCS answers a cancelled session with 499; one already gone is 404 or 410.
+  req.accept = {404, 410, 499};
+  return impl_->Execute(req).status();
+}
+
+Result<ListPage> GcsClient::ListObjects(const ListRequest& request) {
+  Request req;
+  req.op = "ListObjects";
+  req.url = StrCat(impl_->options.base_url, "/storage/v1/b/", PercentEncode(bucket()),
+                   "/o?maxResults=", std::max<int64_t>(1, request.max_results));
+  if (!request.prefix.empty())
+    StrAppend(&req.url, "&prefix=", PercentEncode(request.prefix));
+  if (!request.delimiter.empty()) {
+    StrAppend(&req.url, "&delimiter=", PercentEncode(request.delimiter));
+  }
+  if (!request.start_offset.empty()) {
+    StrAppend(&req.url, "&startOffset=", PercentEncode(request.start_offset));
+  }
+  if (!request.page_token.empty()) {
+    StrAppend(&req.url, "&pageToken=", PercentEncode(request.page_token));
+  }
+  req.uri = ObjectUri(request.prefix);
+  LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+  auto page = internal::ParseListPage(resp.body);
+  if (!page.ok()) {
+    return internal::IoError("GCS ListObjects of ", req.uri,
+                             ": malformed answer: ", page.status().message());
+  }
+  return page;
+}
+
+Status GcsClient::Delete(const std::string& key) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, key, "DeleteObject"));
+  Request req;
+  req.op = "DeleteObject";
+  req.method = "DELETE";
+  req.url = impl_->ObjectUrl(key);
+  req.uri = ObjectUri(key);
+  req.accept = {404};
+  return impl_->Execute(req).status();
+}
+
+Status GcsClient::Rewrite(const std::string& src, const std::string& dst,
+                          bool if_not_exists) {
+  LANCE_RETURN_NOT_OK(CheckKey(*this, src, "RewriteObject"));
+  LANCE_RETURN_NOT_OK(CheckKey(*this, dst, "RewriteObject"));
+  std::string token;
+  // Large objects take several calls; each answer says how far it got.
+  for (int round = 0; round < 10000; ++round) {
+    Request req;
+    req.op = "RewriteObject";
+    req.method = "POST";
+    req.url = StrCat(impl_->ObjectUrl(src), "/rewriteTo/b/", PercentEncode(bucket()),
+                     "/o/", PercentEncode(dst), "?");
+    if (if_not_exists) {
+      req.url += "ifGenerationMatch=0&";
+      req.context = ErrorContext::kConditionalCreate;
+    }
+    if (!token.empty()) StrAppend(&req.url, "rewriteToken=", PercentEncode(token));
+    if (req.url.back() == '&' || req.url.back() == '?') req.url.pop_back();
+    req.uri = StrCat(ObjectUri(src), " to ", ObjectUri(dst));
+    const std::string empty = "{}";
+    req.body = empty;
+    req.headers.emplace_back("Content-Type", "application/json; charset=UTF-8");
+    LANCE_ASSIGN_OR_RAISE(Response resp, impl_->Execute(req));
+    auto progress = internal::ParseRewriteProgress(resp.body);
+    if (!progress.ok()) {
+      return internal::IoError("GCS RewriteObject of ", req.uri,
+                               ": malformed answer: ", progress.status().message());
+    }
+    if (progress->done) return Status::OK();
+    token = progress->rewrite_token;
+  }
+  return internal::IoError("GCS RewriteObject of ", ObjectUri(src),
+                           ": the rewrite did not finish");
+}
+
+Status GcsClient::CreateBucket() {
+  Request req;
+  req.op = "InsertBucket";
+  req.method = "POST";
+  req.url = impl_->options.base_url + "/storage/v1/b";
+  req.uri = "gs://" + bucket();
+  const std::string body = StrCat("{\"name\":\"", bucket(), "\"}");
+  req.body = body;
+  req.headers.emplace_back("Content-Type", "application/json; charset=UTF-8");
+  req.context = ErrorContext::kDefault;
+  Result<Response> resp = impl_->Execute(req);
+  if (!resp.ok() && resp.status().code() == StatusCode::kConflict) {
+    return Status::AlreadyExists("GCS bucket ", bucket(), " already exists");
+  }
+  return resp.status();
+}
+
+const std::string& GcsClient::bucket() const { return impl_->bucket; }
+const GcsOptions& GcsClient::options() const { return impl_->options; }
+const std::shared_ptr<CredentialsSource>& GcsClient::credentials() const {
+  return impl_->credentials;
+}
+GcsClientStats& GcsClient::stats() { return impl_->stats; }
+std::string GcsClient::ObjectUri(std::string_view key) const {
+  return impl_->ObjectUri(key);
+}
+
+}  // namespace lance::io::gcs
