@@ -11,7 +11,11 @@
 #   scripts/azurite.sh env DIR     prints the `export ...` lines again
 #
 # Port: AZURITE_PORT (default 10000); a busy port is an error. Data: in DIR/data, or in
-# memory with AZURITE_IN_MEMORY=1. The account is Azurite's well-known devstoreaccount1
+# memory with AZURITE_IN_MEMORY=1. With AZURITE_OAUTH=1 it serves HTTPS (a self-signed
+# certificate for 127.0.0.1 made in DIR) and accepts OAuth bearer tokens (--oauth basic:
+# issuer, audience and lifetime are checked, the signature is not), as Get User
+# Delegation Key needs; its variables are then LANCE_AZURE_OAUTH_ENDPOINT and
+# LANCE_AZURE_OAUTH_CA (the certificate). The account is Azurite's well-known devstoreaccount1
 # (its published key). Every request's API version is accepted (--skipApiVersionCheck);
 # Shared Key and SAS signatures, SAS start/expiry and permissions are checked for real.
 # Azurite's access log goes to DIR/azurite.log (it holds SAS query strings: DIR is never
@@ -28,6 +32,8 @@ KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/K
 CONTAINER=${AZURE_CONTAINER:-lance-test}
 API_VERSION=2021-08-06
 BIN=$ROOT/tools/azurite/node_modules/.bin/azurite-blob
+SCHEME=http
+CURL_TLS=()
 
 log() { echo "[azurite] $*" >&2; }
 fail() {
@@ -39,6 +45,13 @@ fail() {
 print_env() {
   local port=$PORT
   [ -f "$D/port" ] && port=$(cat "$D/port")
+  if [ -f "$D/cert.pem" ]; then
+    cat <<ENV
+export LANCE_AZURE_OAUTH_ENDPOINT=https://127.0.0.1:$port/$ACCOUNT
+export LANCE_AZURE_OAUTH_CA=$D/cert.pem
+ENV
+    return
+  fi
   cat <<ENV
 export LANCE_AZURE_ENDPOINT=http://127.0.0.1:$port/$ACCOUNT
 export LANCE_AZURE_ACCOUNT=$ACCOUNT
@@ -86,8 +99,8 @@ signed_request() {
     -macopt "hexkey:$(printf '%s' "$KEY" | base64 -d | od -An -vtx1 | tr -d ' \n')" -binary | base64 -w0)
   curl -s -o "$D/request.out" -w '%{http_code}' -X "$method" -H "x-ms-date: $date" \
     -H "x-ms-version: $API_VERSION" -H "Content-Length: 0" \
-    -H "Authorization: SharedKey $ACCOUNT:$sig" \
-    "http://127.0.0.1:$PORT/$ACCOUNT$path${query:+?$query}"
+    -H "Authorization: SharedKey $ACCOUNT:$sig" "${CURL_TLS[@]}" \
+    "$SCHEME://127.0.0.1:$PORT/$ACCOUNT$path${query:+?$query}"
 }
 
 start() {
@@ -111,20 +124,28 @@ start() {
   else
     args+=(--location "$D/data")
   fi
+  if [ "${AZURITE_OAUTH:-0}" = 1 ]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
+      -addext "subjectAltName=IP:127.0.0.1" -keyout "$D/key.pem" -out "$D/cert.pem" \
+      >/dev/null 2>&1 || fail "openssl could not make the test certificate"
+    args+=(--cert "$D/cert.pem" --key "$D/key.pem" --oauth basic)
+    SCHEME=https
+    CURL_TLS=(--cacert "$D/cert.pem")
+  fi
   # setsid: its own process group, so a test run's Ctrl-C reaches it only through stop.
   setsid "$BIN" "${args[@]}" >"$D/azurite.log" 2>&1 </dev/null &
   echo $! >"$D/pid"
   local up=""
   for _ in $(seq 1 200); do
     kill -0 "$(cat "$D/pid")" 2>/dev/null || fail "Azurite exited at start"
-    if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then up=1; break; fi
+    if curl -s -o /dev/null "${CURL_TLS[@]}" "$SCHEME://127.0.0.1:$PORT/"; then up=1; break; fi
     sleep 0.1
   done
   [ -n "$up" ] || { stop_server; fail "Azurite is not answering on 127.0.0.1:$PORT"; }
   local code
   code=$(signed_request PUT "/$CONTAINER" "restype:container" "restype=container")
   [ "$code" = 201 ] || { stop_server; fail "creating container $CONTAINER: HTTP $code $(cat "$D/request.out")"; }
-  log "up on http://127.0.0.1:$PORT/$ACCOUNT (dir $D, container $CONTAINER)"
+  log "up on $SCHEME://127.0.0.1:$PORT/$ACCOUNT (dir $D, container $CONTAINER)"
   print_env
 }
 

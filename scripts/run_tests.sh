@@ -14,9 +14,10 @@
 # whatever happens. Ports: RGW_PORT (default 7480) and MON_PORT (default 6789); a busy port
 # is an error, never a skip. The S3 tests read LANCE_S3_* exported here. Likewise an Azurite
 # (scripts/azurite.sh, in BUILD_DIR/azurite, port AZURITE_PORT, default 10000) for the Azure
-# tests (label azure), which read LANCE_AZURE_*, and fake-gcs-server (scripts/gcs.sh) in
-# BUILD_DIR/gcs on GCS_PORT (default 4443) for the GCS tests (label gcs), which read
-# LANCE_GCS_*.
+# tests (label azure), which read LANCE_AZURE_*, and a second one over HTTPS with OAuth in
+# BUILD_DIR/azurite-oauth (AZURITE_OAUTH_PORT, default 10001); and fake-gcs-server
+# (scripts/gcs.sh) in BUILD_DIR/gcs on GCS_PORT (default 4443) for the GCS tests (label
+# gcs), which read LANCE_GCS_*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -102,10 +103,12 @@ RGW_DIR=$BUILD_DIR/rgw
 # Azurite (the Azure tests, label azure) and fake-gcs-server (the GCS tests, label gcs):
 # in BUILD_DIR/azurite and BUILD_DIR/gcs, ports AZURITE_PORT (10000) and GCS_PORT (4443).
 AZURITE_DIR=$BUILD_DIR/azurite
+AZURITE_OAUTH_DIR=$BUILD_DIR/azurite-oauth
 GCS_DIR=$BUILD_DIR/gcs
 # Set before starting, so a start that fails half-way (mon up, osd not) is cleaned up too.
 stop_services() {
   scripts/azurite.sh stop "$AZURITE_DIR" || log "stopping Azurite in $AZURITE_DIR failed"
+  scripts/azurite.sh stop "$AZURITE_OAUTH_DIR" || log "stopping Azurite in $AZURITE_OAUTH_DIR failed"
   scripts/gcs.sh stop "$GCS_DIR" || log "stopping fake-gcs-server in $GCS_DIR failed"
   scripts/rgw.sh stop "$RGW_DIR" || log "stopping RGW in $RGW_DIR failed"
 }
@@ -116,10 +119,15 @@ eval "$rgw_env"
 printf 'LANCE_S3_SECRET_KEY\t%s\n' "$LANCE_S3_SECRET_KEY" >>"$LANCE_SECRETS_LEDGER"
 took_ms=$(($(date +%s%N) / 1000000 - started_ms))
 log "RGW up on $LANCE_S3_ENDPOINT, start took $((took_ms / 1000)).$((took_ms % 1000 / 100)) s"
-# Azurite, for the Azure tests (label azure) and the pylance-on-Azurite interop test.
+# Azurite, for the Azure tests (label azure, pylance on Azurite among them).
 azurite_env=$(scripts/azurite.sh start "$AZURITE_DIR") || { log "Azurite did not start (see above)"; exit 1; }
 eval "$azurite_env"
-log "Azurite up on $LANCE_AZURE_ENDPOINT"
+# A second one over HTTPS with OAuth (bearer tokens, Get User Delegation Key), on
+# AZURITE_OAUTH_PORT (default 10001).
+azurite_env=$(AZURITE_PORT=${AZURITE_OAUTH_PORT:-10001} AZURITE_OAUTH=1 AZURITE_IN_MEMORY=1 \
+  scripts/azurite.sh start "$AZURITE_OAUTH_DIR") || { log "Azurite (OAuth) did not start"; exit 1; }
+eval "$azurite_env"
+log "Azurite up on $LANCE_AZURE_ENDPOINT and (HTTPS, OAuth) $LANCE_AZURE_OAUTH_ENDPOINT"
 gcs_env=$(scripts/gcs.sh start "$GCS_DIR") || { log "fake-gcs-server did not start (see above)"; exit 1; }
 eval "$gcs_env"
 log "fake-gcs-server up on $LANCE_GCS_ENDPOINT"

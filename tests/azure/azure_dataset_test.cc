@@ -136,8 +136,8 @@ TEST_F(AzureDatasetTest, WrittenAndReadWithASasOnly) {
   ASSERT_OK_AND_ASSIGN(auto v2, WriteRows(uri_, 50, 50, Params(WriteMode::kAppend)));
   EXPECT_EQ(v2->version(), 2u);
   // A read-only SAS reads it, and cannot append.
-  ASSERT_OK_AND_ASSIGN(std::string read_only, env_.ContainerSas(env_.container, "rl",
-                                                                std::chrono::hours(1)));
+  ASSERT_OK_AND_ASSIGN(std::string read_only,
+                       env_.ContainerSas(env_.container, "rl", std::chrono::hours(1)));
   options_ = env_.SasOptions(read_only);
   ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_, Open()));
   EXPECT_EQ(Ids(*ds), Iota(0, 100));

@@ -31,7 +31,8 @@
 namespace lance::testing {
 
 struct AzureTestEnv {
-  std::string endpoint;   ///< LANCE_AZURE_ENDPOINT: http://127.0.0.1:<port>/devstoreaccount1
+  std::string
+      endpoint;  ///< LANCE_AZURE_ENDPOINT: http://127.0.0.1:<port>/devstoreaccount1
   std::string account;    ///< LANCE_AZURE_ACCOUNT
   std::string key;        ///< LANCE_AZURE_KEY (Azurite's published key)
   std::string container;  ///< LANCE_AZURE_CONTAINER (exists)
@@ -46,8 +47,10 @@ struct AzureTestEnv {
                      get("LANCE_AZURE_KEY"), get("LANCE_AZURE_CONTAINER")};
       if (e.endpoint.empty() || e.account.empty() || e.key.empty()) {
         return Status::Invalid(
-            "LANCE_AZURE_ENDPOINT, LANCE_AZURE_ACCOUNT and LANCE_AZURE_KEY are not set: run "
-            "the Azure tests through `make test`, or eval \"$(scripts/azurite.sh start DIR)\"");
+            "LANCE_AZURE_ENDPOINT, LANCE_AZURE_ACCOUNT and LANCE_AZURE_KEY are not set: "
+            "run "
+            "the Azure tests through `make test`, or eval \"$(scripts/azurite.sh start "
+            "DIR)\"");
       }
       if (e.container.empty()) e.container = "lance-test";
       return e;
@@ -121,8 +124,9 @@ inline Result<std::shared_ptr<io::ObjectStore>> MakeFreshContainerStore(
   LANCE_ASSIGN_OR_RAISE(auto store, io::MakeAzureObjectStoreFromStorageOptions(
                                         "az", container, opts, std::move(credentials)));
   io::ObjectStore* raw = store.get();
-  return std::shared_ptr<io::ObjectStore>(
-      raw, [store, admin](io::ObjectStore*) { (void)admin->client()->DeleteContainer(); });
+  return std::shared_ptr<io::ObjectStore>(raw, [store, admin](io::ObjectStore*) {
+    (void)admin->client()->DeleteContainer();
+  });
 }
 
 /// \brief A source handing out a fresh SAS (from `mint`) on every OnRejected, counting

@@ -56,9 +56,8 @@ ObjectStoreTestParam SasParam() {
     return MakeFreshContainerStore(
         [](const std::string& container) -> Result<StorageOptions> {
           LANCE_ASSIGN_OR_RAISE(AzureTestEnv env, AzureTestEnv::Get());
-          LANCE_ASSIGN_OR_RAISE(
-              std::string sas,
-              env.ContainerSas(container, "racwdl", std::chrono::hours(1)));
+          LANCE_ASSIGN_OR_RAISE(std::string sas, env.ContainerSas(container, "racwdl",
+                                                                  std::chrono::hours(1)));
           StorageOptions options = env.SasOptions(sas);
           options["lance_cpp_block_size"] = std::to_string(kMiB);
           return options;
@@ -97,12 +96,13 @@ class AzureStoreTest : public AzureEnvTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
-    auto store = MakeFreshContainerStore([this](const std::string&) -> Result<StorageOptions> {
-      StorageOptions options = env_.Options();
-      options["lance_cpp_block_size"] = std::to_string(kMiB);
-      options["lance_cpp_read_chunk_size"] = std::to_string(kMiB);
-      return options;
-    });
+    auto store =
+        MakeFreshContainerStore([this](const std::string&) -> Result<StorageOptions> {
+          StorageOptions options = env_.Options();
+          options["lance_cpp_block_size"] = std::to_string(kMiB);
+          options["lance_cpp_read_chunk_size"] = std::to_string(kMiB);
+          return options;
+        });
     ASSERT_OK(store.status());
     holder_ = *store;
     store_ = std::dynamic_pointer_cast<AzureObjectStore>(
@@ -129,7 +129,8 @@ TEST_F(AzureStoreTest, LargeWriteIsBlocksCommittedAtClose) {
   ASSERT_OK_AND_ASSIGN(BufferPtr back, store_->Read("big/blob.bin"));
   EXPECT_EQ(back->ToStringView(), data);
   // A ranged read over several chunks, in parallel.
-  ASSERT_OK_AND_ASSIGN(BufferPtr range, store_->ReadRange("big/blob.bin", 1000, 3 * kMiB));
+  ASSERT_OK_AND_ASSIGN(BufferPtr range,
+                       store_->ReadRange("big/blob.bin", 1000, 3 * kMiB));
   EXPECT_EQ(range->ToStringView(), std::string_view(data).substr(1000, 3 * kMiB));
 }
 
@@ -157,7 +158,8 @@ TEST_F(AzureStoreTest, PinnedReaderFailsWhenTheBlobIsReplaced) {
 TEST_F(AzureStoreTest, ConcurrentCreatesHaveOneWinner) {
   std::vector<std::string> contents;
   for (int i = 0; i < 8; ++i) contents.push_back("writer " + std::to_string(i));
-  std::vector<Status> results = RacePutIfNotExists(*store_, "commit/1.manifest", contents);
+  std::vector<Status> results =
+      RacePutIfNotExists(*store_, "commit/1.manifest", contents);
   int winners = 0;
   std::string winner;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -188,8 +190,9 @@ TEST_F(AzureStoreTest, RenameIfNotExistsIsAConditionalCopy) {
 TEST_F(AzureStoreTest, ErrorsNameTheUriAndTheOperation) {
   auto missing = store_->Read("no/such/blob");
   ASSERT_THAT(missing, IsError(StatusCode::kNotFound));
-  EXPECT_THAT(missing.status().message(),
-              ::testing::HasSubstr("GetBlob of az://" + store_->root() + "/no/such/blob"));
+  EXPECT_THAT(
+      missing.status().message(),
+      ::testing::HasSubstr("GetBlob of az://" + store_->root() + "/no/such/blob"));
 }
 
 TEST_F(AzureEnvTest, RegistryResolvesEveryScheme) {
@@ -197,7 +200,7 @@ TEST_F(AzureEnvTest, RegistryResolvesEveryScheme) {
   ASSERT_OK(RegisterBuiltinObjectStores(&registry));
   StorageAccess access;
   access.storage_options = env_.Options();
-  for (const std::string uri :
+  for (const std::string& uri :
        {"az://" + env_.container + "/x/y", "azure://" + env_.container + "/x/y",
         "abfss://" + env_.container + "@" + env_.account + ".dfs.core.windows.net/x/y"}) {
     ASSERT_OK_AND_ASSIGN(ResolvedLocation loc, registry.Resolve(uri, access));

@@ -133,7 +133,8 @@ class AzurePylanceTest : public ::lance::testing::AzureEnvTest {
   std::string RunPylance(const std::string& job, const StorageOptions& options,
                          const std::string& uri) {
     std::string output;
-    const int rc = testing::RunPython({"-c", kScript, job, ToJson(options), uri}, &output);
+    const int rc =
+        testing::RunPython({"-c", kScript, job, ToJson(options), uri}, &output);
     EXPECT_EQ(rc, 0) << output;
     const size_t at = output.find("RESULT ");
     return at == std::string::npos ? output : output.substr(at + 7);

@@ -36,9 +36,8 @@ class AzureSasTest : public AzureEnvTest {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
     container_ = "t-" + testing::UniqueAzureToken();
-    ASSERT_OK_AND_ASSIGN(admin_,
-                         MakeAzureObjectStoreFromStorageOptions("az", container_,
-                                                                env_.Options()));
+    ASSERT_OK_AND_ASSIGN(
+        admin_, MakeAzureObjectStoreFromStorageOptions("az", container_, env_.Options()));
     ASSERT_OK(admin_->client()->CreateContainer());
   }
   void TearDown() override {
@@ -91,7 +90,8 @@ TEST_F(AzureSasTest, ExpiredSasIsRefusedAndRefreshedThroughTheSource) {
   ASSERT_FALSE(refused.ok());
   EXPECT_TRUE(refused.status().IsForbidden() || refused.status().IsUnauthorized())
       << refused.status().ToString();
-  EXPECT_THAT(refused.status().message(), HasSubstr("az://" + container_ + "/data/a.bin"));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("az://" + container_ + "/data/a.bin"));
   EXPECT_THAT(refused.status().message(), Not(HasSubstr(SigOf(minted[0]))));
 
   // The refreshing store asks its source once and goes on with the fresh SAS.
@@ -109,9 +109,10 @@ TEST_F(AzureSasTest, ExpiredSasIsRefusedAndRefreshedThroughTheSource) {
 
 TEST_F(AzureSasTest, ReadOnlySasIsRefusedOnWriteWithForbidden) {
   ASSERT_OK(admin_->Put("t/existing", "there"));
-  ASSERT_OK_AND_ASSIGN(std::string sas,
-                       env_.ContainerSas(container_, std::string(azure::kSasReadPermissions),
-                                         std::chrono::hours(1)));
+  ASSERT_OK_AND_ASSIGN(
+      std::string sas,
+      env_.ContainerSas(container_, std::string(azure::kSasReadPermissions),
+                        std::chrono::hours(1)));
   ASSERT_OK_AND_ASSIGN(auto store, StoreWith(StaticSas(sas)));
   ASSERT_OK_AND_ASSIGN(BufferPtr read, store->Read("t/existing"));
   EXPECT_EQ(read->ToStringView(), "there");
@@ -166,9 +167,8 @@ TEST_F(AzureSasTest, NoSecretInLogsErrorsOrToString) {
     messages.push_back(ro->Put("s/denied", "x").ToString());
     messages.push_back(ro->Copy("s/a", "s/d").ToString());
     // Through the options and the registry's path too.
-    ASSERT_OK_AND_ASSIGN(
-        auto from_options,
-        MakeAzureObjectStoreFromStorageOptions("az", container_, env_.SasOptions(good)));
+    ASSERT_OK_AND_ASSIGN(auto from_options, MakeAzureObjectStoreFromStorageOptions(
+                                                "az", container_, env_.SasOptions(good)));
     messages.push_back(from_options->ToString());
     ASSERT_OK(from_options->Delete("s/a"));
     logs = capture.Joined();
@@ -181,7 +181,8 @@ TEST_F(AzureSasTest, NoSecretInLogsErrorsOrToString) {
     for (const std::string& m : messages) EXPECT_THAT(m, Not(HasSubstr(secret))) << m;
   }
   // Encoded forms as they appear in URLs.
-  EXPECT_THAT(logs, Not(HasSubstr(azure::UrlEncode(azure::UrlDecode(SigOf(good)), true))));
+  EXPECT_THAT(logs,
+              Not(HasSubstr(azure::UrlEncode(azure::UrlDecode(SigOf(good)), true))));
 }
 
 }  // namespace

@@ -44,7 +44,8 @@
 namespace lance::io {
 
 namespace azure {
-class AzureClient;  // the transport, private to the io layer (src/io/azure/azure_client.h)
+// The transport, private to the io layer (src/io/azure/azure_client.h).
+class AzureClient;
 }  // namespace azure
 
 class AzureObjectStore final : public ObjectStore {
@@ -116,8 +117,9 @@ Result<std::shared_ptr<AzureObjectStore>> MakeAzureObjectStoreFromStorageOptions
 /// \brief The credentials source a store uses when given none: the options' static
 /// credentials, or (no static ones, a client id, secret and tenant) a source that
 /// fetches OAuth tokens with the client-credentials grant from
-/// "<authority_host>/<tenant>/oauth2/v2.0/token" (scope https://storage.azure.com/.default),
-/// cached until shortly before they expire, one fetch at a time.
+/// "<authority_host>/<tenant>/oauth2/v2.0/token" (scope
+/// https://storage.azure.com/.default), cached until shortly before they expire, one
+/// fetch at a time.
 Result<std::shared_ptr<CredentialsSource>> MakeAzureCredentialsSource(
     const AzureOptions& options);
 

@@ -110,7 +110,8 @@ Result<Given> GroupOptions(const StorageOptions& options) {
         auto b = s3::ParseBoolOption(settings[i].source, settings[i].value);
         same = a.ok() && b.ok() && *a == *b;
       }
-      if (!same) return ConflictingSettingsError(settings[0], settings[i], "Azure setting");
+      if (!same)
+        return ConflictingSettingsError(settings[0], settings[i], "Azure setting");
     }
   }
   return given;
@@ -230,8 +231,8 @@ Result<std::string> CheckEndpoint(const OptionSetting& setting, bool allow_http)
 // The account and the base URL.
 Status ReadAccountAndEndpoint(const Reader& read, std::string_view location_account,
                               AzureOptions* out) {
-  LANCE_RETURN_NOT_OK(read.String(Field::kAccount, "AZURE_STORAGE_ACCOUNT_NAME",
-                                  &out->account));
+  LANCE_RETURN_NOT_OK(
+      read.String(Field::kAccount, "AZURE_STORAGE_ACCOUNT_NAME", &out->account));
   if (out->account.empty()) out->account = std::string(location_account);
   if (out->account.empty() && out->use_emulator) {
     out->account = std::string(kAzureEmulatorAccount);
@@ -247,8 +248,10 @@ Status ReadAccountAndEndpoint(const Reader& read, std::string_view location_acco
                              "' may only contain letters, digits and '-'");
     }
   }
-  std::optional<OptionSetting> given = read.Lookup(Field::kEndpoint, "AZURE_STORAGE_ENDPOINT");
-  if (!given && out->use_emulator) given = read.Lookup(Field::kEndpoint, "AZURITE_BLOB_STORAGE_URL");
+  std::optional<OptionSetting> given =
+      read.Lookup(Field::kEndpoint, "AZURE_STORAGE_ENDPOINT");
+  if (!given && out->use_emulator)
+    given = read.Lookup(Field::kEndpoint, "AZURITE_BLOB_STORAGE_URL");
   if (given) {
     LANCE_ASSIGN_OR_RAISE(out->endpoint, CheckEndpoint(*given, out->allow_http));
   } else if (out->use_emulator) {
@@ -319,7 +322,8 @@ std::string AzureOptions::ToString() const {
   return out;
 }
 
-Result<AzureOptions> ParseAzureOptions(const StorageOptions& options, const EnvLookup& env,
+Result<AzureOptions> ParseAzureOptions(const StorageOptions& options,
+                                       const EnvLookup& env,
                                        std::string_view location_account) {
   LANCE_ASSIGN_OR_RAISE(Given given, GroupOptions(options));
   const Reader read{given, env};
@@ -333,7 +337,8 @@ Result<AzureOptions> ParseAzureOptions(const StorageOptions& options, const EnvL
   LANCE_RETURN_NOT_OK(ReadTuning(read, &out));
   LANCE_RETURN_NOT_OK(ReadAccountAndEndpoint(read, location_account, &out));
   LANCE_RETURN_NOT_OK(ReadServicePrincipal(read, &out));
-  LANCE_ASSIGN_OR_RAISE(Credentials credentials, CredentialsFromStorageOptions(options, env));
+  LANCE_ASSIGN_OR_RAISE(Credentials credentials,
+                        CredentialsFromStorageOptions(options, env));
   out.credentials = std::move(credentials.azure);
   // The emulator's well-known key when nothing else authorizes the requests.
   if (out.use_emulator && out.credentials.account_key.empty() &&

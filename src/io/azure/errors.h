@@ -17,9 +17,10 @@ enum class RetryClass {
   /// 403 AuthenticationFailed whose detail says the SAS or token expired): ask
   /// CredentialsSource::OnRejected, retry once.
   kRefreshCredentials,
-  /// \brief 403 AuthenticationFailed / AuthorizationFailure (or a bodiless 403 of a HEAD):
-  /// maybe expired credentials (Azurite answers an expired SAS with AuthorizationFailure),
-  /// maybe a wrong key. Ask OnRejected once; if it cannot refresh, the error stands as is.
+  /// \brief 403 AuthenticationFailed / AuthorizationFailure (or a bodiless 403 of a
+  /// HEAD): maybe expired credentials (Azurite answers an expired SAS with
+  /// AuthorizationFailure), maybe a wrong key. Ask OnRejected once; if it cannot refresh,
+  /// the error stands as is.
   kMaybeRefreshCredentials,
 };
 
@@ -29,8 +30,9 @@ RetryClass ClassifyAzureError(const AzureError& error);
 /// \brief What the caller was doing, which decides how some codes map.
 enum class ErrorContext {
   kDefault,
-  kConditionalCreate,  ///< If-None-Match: * (409 BlobAlreadyExists / 412 -> AlreadyExists)
-  kPinnedRead,         ///< If-Match: <etag> (412 -> IOError "object changed")
+  /// \brief If-None-Match: * (409 BlobAlreadyExists / 412 -> AlreadyExists).
+  kConditionalCreate,
+  kPinnedRead,  ///< If-Match: <etag> (412 -> IOError "object changed")
 };
 
 /// \brief The StatusCode of a final error answer: 404 NotFound; 409/412 AlreadyExists on
@@ -40,8 +42,8 @@ enum class ErrorContext {
 StatusCode MapAzureError(const AzureError& error, ErrorContext context);
 
 /// \brief The Status of a final error answer: "Azure <op> of <uri>: HTTP <status> <code>
-/// (request id <id>)[: <message>][, after <n> attempts in <t> s]" with an HttpErrorDetail;
-/// retryable when Unavailable.
+/// (request id <id>)[: <message>][, after <n> attempts in <t> s]" with an
+/// HttpErrorDetail; retryable when Unavailable.
 Status MakeAzureHttpError(std::string_view op, std::string_view uri, ErrorContext context,
                           const AzureError& error, int attempts, double elapsed_s);
 

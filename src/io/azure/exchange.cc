@@ -168,10 +168,12 @@ struct Dispatcher::Impl {
       case Level::kBlob:
         break;
     }
-    return StrCat(base_path, "/", container, "/", UrlEncode(blob, /*encode_slash=*/false));
+    return StrCat(base_path, "/", container, "/",
+                  UrlEncode(blob, /*encode_slash=*/false));
   }
 
-  Result<Response> Execute(const Request& req, const AcceptFn& accept, AttemptTrace* trace);
+  Result<Response> Execute(const Request& req, const AcceptFn& accept,
+                           AttemptTrace* trace);
   Status TakeCredentials(Exchange* x) const;
   Result<Wire> Authorize(const Exchange& x) const;
   Response Attempt(Exchange* x, const Wire& wire);
@@ -249,8 +251,9 @@ Result<Wire> Dispatcher::Impl::Authorize(const Exchange& x) const {
   }
   wire.url = StrCat(origin, path, query.empty() ? "" : "?", query);
   if (kind == AuthKind::kSharedKey) {
-    SharedKeyRequest sk{req.method, options.account, path, req.query, wire.headers,
-                        static_cast<int64_t>(req.body.size())};
+    SharedKeyRequest sk{req.method,   options.account,
+                        path,         req.query,
+                        wire.headers, static_cast<int64_t>(req.body.size())};
     Result<std::string> auth = SharedKeyAuthorization(sk, x.creds->azure.account_key);
     if (!auth.ok()) {
       return auth.status().WithContext(StrCat("Azure ", req.op, " of ", x.uri));
@@ -297,15 +300,16 @@ Response Dispatcher::Impl::Attempt(Exchange* x, const Wire& wire) {
   return resp;
 }
 
-Verdict Dispatcher::Impl::ClassifyTransportFailure(Exchange* x, const Response& resp) const {
+Verdict Dispatcher::Impl::ClassifyTransportFailure(Exchange* x,
+                                                   const Response& resp) const {
   const bool resolve = resp.transport_error == http::TransportError::kResolve;
   if (x->trace != nullptr && !resolve &&
       resp.transport_error != http::TransportError::kConnect) {
     x->trace->unanswered = true;
   }
-  std::string msg = StrCat("Azure ", x->req.op, " of ", x->uri, ": ",
-                           RedactSas(resp.transport_message), " (curl error ",
-                           resp.transport_code, ")");
+  std::string msg =
+      StrCat("Azure ", x->req.op, " of ", x->uri, ": ", RedactSas(resp.transport_message),
+             " (curl error ", resp.transport_code, ")");
   Verdict v;
   if (s3::internal::IsRetryableTransportError(resp.transport_error) ||
       (resolve && x->attempts <= 1)) {
@@ -335,8 +339,8 @@ Verdict Dispatcher::Impl::ClassifyAnswer(const Exchange& x, Response* resp,
                                 std::memory_order_relaxed);
     return v;
   }
-  AzureError err =
-      ParseErrorBody(resp->body, resp->status).value_or(AzureError{resp->status, "", "", ""});
+  AzureError err = ParseErrorBody(resp->body, resp->status)
+                       .value_or(AzureError{resp->status, "", "", ""});
   if (err.code.empty()) err.code = std::string(resp->Header("x-ms-error-code"));
   err.request_id = std::string(resp->Header("x-ms-request-id"));
   if (accept && accept(err)) return v;

@@ -52,7 +52,8 @@ std::string DropLongQuotes(std::string_view text) {
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
-    const size_t close = text[i] == '\'' ? text.find('\'', i + 1) : std::string_view::npos;
+    const size_t close =
+        text[i] == '\'' ? text.find('\'', i + 1) : std::string_view::npos;
     if (close != std::string_view::npos && close - i > 24) {
       out += "'...'";
       i = close + 1;
@@ -124,7 +125,8 @@ Result<UserDelegationKey> ParseUserDelegationKey(std::string_view body) {
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);
   Result<XmlElement> parsed = s3::ParseXml(body);
   if (!parsed.ok() || parsed->name != "UserDelegationKey") {
-    return Status::IOError("the Get User Delegation Key answer is not a UserDelegationKey");
+    return Status::IOError(
+        "the Get User Delegation Key answer is not a UserDelegationKey");
   }
   UserDelegationKey key;
   key.signed_oid = parsed->ChildText("SignedOid");

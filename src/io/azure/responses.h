@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Blob service request and response bodies (private): List Blobs' EnumerationResults, the
-// <Error> body, Get User Delegation Key's answer, Put Block List's <BlockList>. XML through
-// the io layer's small reader (io/s3/xml.h).
+// <Error> body, Get User Delegation Key's answer, Put Block List's <BlockList>. XML
+// through the io layer's small reader (io/s3/xml.h).
 #pragma once
 
 #include <cstdint>

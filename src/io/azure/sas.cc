@@ -75,7 +75,7 @@ std::string JoinQuery(const Params& params) {
   return out;
 }
 
-// "sv", "st", "se" first; then what the caller adds; then "sr", "sp", "sdd", "sip", "spr".
+// The leading parameters ("sv", "st", "se"); AppendScopeParams adds "sr" and the rest.
 Params HeadParams(const SasOptions& o) {
   return {{"sv", o.version},
           {"st", o.start ? FormatIso8601(*o.start) : std::string()},
@@ -120,8 +120,8 @@ Result<std::string> NormalizeSasPermissions(std::string_view letters) {
 Result<std::string> ServiceSasStringToSign(const SasOptions& o) {
   LANCE_ASSIGN_OR_RAISE(std::string resource, CanonicalResource(o));
   LANCE_ASSIGN_OR_RAISE(std::string permissions, NormalizeSasPermissions(o.permissions));
-  return StrCat(permissions, "\n", o.start ? FormatIso8601(*o.start) : std::string(), "\n",
-                FormatIso8601(o.expiry), "\n", resource, "\n", /*si*/ "", "\n",
+  return StrCat(permissions, "\n", o.start ? FormatIso8601(*o.start) : std::string(),
+                "\n", FormatIso8601(o.expiry), "\n", resource, "\n", /*si*/ "", "\n",
                 CommonTail(o));
 }
 
@@ -129,8 +129,8 @@ Result<std::string> MakeServiceSas(const SasOptions& o, std::string_view account
   LANCE_ASSIGN_OR_RAISE(std::string string_to_sign, ServiceSasStringToSign(o));
   Result<std::string> key = Base64Decode(account_key);
   if (!key.ok()) {
-    return Status::Invalid(
-        StrCat("the account key signing a SAS for '", o.account, "' is not valid base64"));
+    return Status::Invalid(StrCat("the account key signing a SAS for '", o.account,
+                                  "' is not valid base64"));
   }
   const std::string sig = Sign(*key, string_to_sign);
   OPENSSL_cleanse(key->data(), key->size());
@@ -144,14 +144,15 @@ Result<std::string> UserDelegationSasStringToSign(const SasOptions& o,
                                                   const UserDelegationKey& k) {
   LANCE_ASSIGN_OR_RAISE(std::string resource, CanonicalResource(o));
   LANCE_ASSIGN_OR_RAISE(std::string permissions, NormalizeSasPermissions(o.permissions));
-  return StrCat(permissions, "\n", o.start ? FormatIso8601(*o.start) : std::string(), "\n",
-                FormatIso8601(o.expiry), "\n", resource, "\n", k.signed_oid, "\n",
+  return StrCat(permissions, "\n", o.start ? FormatIso8601(*o.start) : std::string(),
+                "\n", FormatIso8601(o.expiry), "\n", resource, "\n", k.signed_oid, "\n",
                 k.signed_tid, "\n", k.signed_start, "\n", k.signed_expiry, "\n",
                 k.signed_service, "\n", k.signed_version, "\n",
                 /*saoid*/ "", "\n", /*suoid*/ "", "\n", /*scid*/ "", "\n", CommonTail(o));
 }
 
-Result<std::string> MakeUserDelegationSas(const SasOptions& o, const UserDelegationKey& k) {
+Result<std::string> MakeUserDelegationSas(const SasOptions& o,
+                                          const UserDelegationKey& k) {
   LANCE_ASSIGN_OR_RAISE(std::string string_to_sign, UserDelegationSasStringToSign(o, k));
   Result<std::string> key = Base64Decode(k.value);
   if (!key.ok()) {
@@ -180,8 +181,7 @@ std::string RedactSas(std::string_view text) {
   while (i < text.size()) {
     // "sig=" at the start of a parameter (after '?', '&', a blank or the start).
     const bool at_param = i == 0 || text[i - 1] == '?' || text[i - 1] == '&' ||
-                          text[i - 1] == ' ' || text[i - 1] == '\'' ||
-                          text[i - 1] == '"';
+                          text[i - 1] == ' ' || text[i - 1] == '\'' || text[i - 1] == '"';
     if (at_param && text.size() - i >= 4 &&
         (text.substr(i, 4) == "sig=" || text.substr(i, 4) == "SIG=")) {
       out.append(text.substr(i, 4));

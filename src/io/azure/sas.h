@@ -6,13 +6,11 @@
 // accounts with a hierarchical namespace, a directory (sr=d with its depth sdd).
 //
 // String to sign, versions 2020-12-06 and later ("Create a service SAS", "Create a user
-// delegation SAS"): service SAS
-//   sp \n st \n se \n canonicalizedResource \n si \n sip \n spr \n sv \n sr \n snapshot \n
-//   ses \n rscc \n rscd \n rsce \n rscl \n rsct
+// delegation SAS"), fields joined by "\n": service SAS
+//   sp st se canonicalizedResource si sip spr sv sr snapshot ses rscc rscd rsce rscl rsct
 // user delegation SAS
-//   sp \n st \n se \n canonicalizedResource \n skoid \n sktid \n skt \n ske \n sks \n skv \n
-//   saoid \n suoid \n scid \n sip \n spr \n sv \n sr \n snapshot \n ses \n rscc \n rscd \n
-//   rsce \n rscl \n rsct
+//   sp st se canonicalizedResource skoid sktid skt ske sks skv saoid suoid scid sip spr
+//   sv sr snapshot ses rscc rscd rsce rscl rsct
 // with canonicalizedResource "/blob/<account>/<container>[/<blob or directory>]". The
 // signature is base64(HMAC-SHA256(base64-decoded key, string to sign)).
 //
@@ -76,7 +74,7 @@ struct UserDelegationKey {
   std::string signed_version;  ///< skv
   std::string value;           ///< base64 key
 
-  /// \brief "UserDelegationKey(oid=..., tid=..., start=..., expiry=..., value=<redacted>)".
+  /// \brief "UserDelegationKey(oid=.., tid=.., start=.., expiry=.., value=<redacted>)".
   std::string ToString() const;
 };
 
@@ -91,7 +89,8 @@ Result<std::string> ServiceSasStringToSign(const SasOptions& options);
 /// \brief The service SAS query string (without '?'), signed with `account_key`
 /// (base64): "sv=...&st=...&se=...&sr=...&sp=...[&sdd=..][&sip=..][&spr=..]&sig=...".
 /// \return Invalid as above or for a key that is not base64 (never quoting it).
-Result<std::string> MakeServiceSas(const SasOptions& options, std::string_view account_key);
+Result<std::string> MakeServiceSas(const SasOptions& options,
+                                   std::string_view account_key);
 
 /// \brief The string to sign of a user-delegation SAS.
 Result<std::string> UserDelegationSasStringToSign(const SasOptions& options,

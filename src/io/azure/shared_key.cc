@@ -26,9 +26,8 @@ namespace {
 constexpr char kHexUpper[] = "0123456789ABCDEF";
 constexpr std::array<const char*, 7> kDays = {"Sun", "Mon", "Tue", "Wed",
                                               "Thu", "Fri", "Sat"};
-constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr",
-                                                 "May", "Jun", "Jul", "Aug",
-                                                 "Sep", "Oct", "Nov", "Dec"};
+constexpr std::array<const char*, 12> kMonths = {
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
 bool IsUnreserved(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
@@ -163,9 +162,9 @@ std::string UrlDecode(std::string_view data, bool plus_is_space) {
 std::string FormatRfc1123(std::chrono::system_clock::time_point time) {
   const std::tm tm = UtcTm(time);
   char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[tm.tm_wday],
-                tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-                tm.tm_sec);
+  std::snprintf(buf, sizeof(buf), "%s, %02d %s %04d %02d:%02d:%02d GMT",
+                kDays[tm.tm_wday], tm.tm_mday, kMonths[tm.tm_mon], tm.tm_year + 1900,
+                tm.tm_hour, tm.tm_min, tm.tm_sec);
   return buf;
 }
 
@@ -270,8 +269,8 @@ Result<std::string> SharedKeyAuthorization(const SharedKeyRequest& request,
                                            std::string_view account_key) {
   Result<std::string> key = Base64Decode(account_key);
   if (!key.ok()) {
-    return Status::Invalid(StrCat("the Azure account key of '", request.account,
-                                  "' is not valid base64"));
+    return Status::Invalid(
+        StrCat("the Azure account key of '", request.account, "' is not valid base64"));
   }
   const std::string signature =
       Base64Encode(HmacSha256(*key, SharedKeyStringToSign(request)));

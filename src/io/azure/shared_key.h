@@ -4,16 +4,17 @@
 // encoding and crypto helpers the SAS signer shares (base64, HMAC-SHA256, URL encoding,
 // dates).
 //
-// String to sign (Blob service, version 2009-09-19 and later; "Authorize with Shared Key"):
-//   VERB \n Content-Encoding \n Content-Language \n Content-Length (empty when 0) \n
-//   Content-MD5 \n Content-Type \n Date \n If-Modified-Since \n If-Match \n If-None-Match \n
-//   If-Unmodified-Since \n Range \n CanonicalizedHeaders CanonicalizedResource
-// CanonicalizedHeaders: every x-ms-* header, name lower-cased, sorted, "name:value\n" with
-// the value's runs of blanks collapsed and trimmed. CanonicalizedResource: "/" account
-// then the request's encoded path (for the emulator's path-style URLs that path starts
-// with the account again: "/devstoreaccount1/devstoreaccount1/container/blob"), then per
-// query parameter, sorted by lower-cased name, "\n" name ":" decoded values (several values
-// of one name sorted and joined by ',').
+// String to sign (Blob service, version 2009-09-19 and later; "Authorize with Shared
+// Key"):
+//   VERB, Content-Encoding, Content-Language, Content-Length (empty when 0), Content-MD5,
+//   Content-Type, Date, If-Modified-Since, If-Match, If-None-Match, If-Unmodified-Since,
+//   Range, each followed by "\n", then CanonicalizedHeaders and CanonicalizedResource.
+// CanonicalizedHeaders: every x-ms-* header, name lower-cased, sorted, "name:value\n"
+// with the value's runs of blanks collapsed and trimmed. CanonicalizedResource: "/"
+// account then the request's encoded path (for the emulator's path-style URLs that path
+// starts with the account again: "/devstoreaccount1/devstoreaccount1/container/blob"),
+// then per query parameter, sorted by lower-cased name, "\n" name ":" decoded values
+// (several values of one name sorted and joined by ',').
 #pragma once
 
 #include <chrono>

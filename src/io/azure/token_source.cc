@@ -3,12 +3,11 @@
 
 #include "io/azure/token_source.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
@@ -101,16 +100,17 @@ class ClientSecretTokenSource final : public CredentialsSource {
     req.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
                    {"Accept", "application/json"}};
     req.max_buffered_body = 1 << 20;
-    const std::string where = StrCat("fetching an Azure token for client ",
-                                     options_.client_id, " from ", url);
+    const std::string where =
+        StrCat("fetching an Azure token for client ", options_.client_id, " from ", url);
     auto delay = std::chrono::milliseconds(100);
     for (int attempt = 1;; ++attempt) {
       const Clock::time_point sent = Clock::now();
       http::HttpResponse resp = http_->Send(req);
-      const bool transient =
-          resp.answered() ? http::IsRetryableHttpStatus(resp.status)
-                          : http::IsTransientTransportError(resp.error);
-      if (resp.answered() && resp.status == 200) return ParseToken(resp.body, sent, where);
+      const bool transient = resp.answered()
+                                 ? http::IsRetryableHttpStatus(resp.status)
+                                 : http::IsTransientTransportError(resp.error);
+      if (resp.answered() && resp.status == 200)
+        return ParseToken(resp.body, sent, where);
       if (!transient || attempt >= kMaxAttempts) return Failure(resp, where, attempt);
       std::this_thread::sleep_for(delay);
       delay *= 2;
@@ -139,8 +139,7 @@ class ClientSecretTokenSource final : public CredentialsSource {
     credentials.azure.bearer_token = doc["access_token"].get<std::string>();
     Token token;
     token.credentials = std::make_shared<const Credentials>(std::move(credentials));
-    token.refresh_at =
-        sent + std::chrono::milliseconds(expires_in * 1000 - margin_ms);
+    token.refresh_at = sent + std::chrono::milliseconds(expires_in * 1000 - margin_ms);
     LANCE_LOG(Info, "azure") << "fetched an Azure token for client " << options_.client_id
                              << " (tenant " << options_.tenant_id << "), valid "
                              << expires_in << " s";
@@ -164,11 +163,12 @@ class ClientSecretTokenSource final : public CredentialsSource {
         StrAppend(&detail, ": ", FirstLine(d->get<std::string>()));
       }
     }
-    std::string msg = StrCat("When ", where, ": HTTP ", resp.status,
-                             detail.empty() ? "" : " ", detail);
+    std::string msg =
+        StrCat("When ", where, ": HTTP ", resp.status, detail.empty() ? "" : " ", detail);
     if (resp.status == 400 || resp.status == 401) return Status::Unauthorized(msg);
     if (resp.status == 403) return Status::Forbidden(msg);
-    if (http::IsRetryableHttpStatus(resp.status)) return Status::Unavailable(std::move(msg));
+    if (http::IsRetryableHttpStatus(resp.status))
+      return Status::Unavailable(std::move(msg));
     return Status::IOError(std::move(msg));
   }
 
@@ -186,7 +186,8 @@ Result<std::shared_ptr<CredentialsSource>> MakeClientSecretTokenSource(
   if (options.client_id.empty() || options.client_secret.empty() ||
       options.tenant_id.empty()) {
     return Status::Invalid(
-        "an Azure client-credentials token needs azure_client_id, azure_client_secret and "
+        "an Azure client-credentials token needs azure_client_id, azure_client_secret "
+        "and "
         "azure_tenant_id");
   }
   if (options.authority_host.rfind("https://", 0) != 0 &&

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// OAuth tokens for Azure Storage from a service principal (private): the client-credentials
-// grant of the Microsoft identity platform, POST
+// OAuth tokens for Azure Storage from a service principal (private): the
+// client-credentials grant of the Microsoft identity platform, POST
 // "<authority_host>/<tenant>/oauth2/v2.0/token" with grant_type=client_credentials,
 // client_id, client_secret and scope=https://storage.azure.com/.default. The answer's
 // access_token (a bearer token) is cached until shortly before its expires_in runs out

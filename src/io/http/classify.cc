@@ -129,8 +129,8 @@ std::string RedactUrl(std::string_view url) {
   const std::string tail = hash == std::string::npos ? "" : out.substr(hash);
   return StrCat(out.substr(0, question + 1),
                 RedactQuery(std::string_view(out).substr(
-                    question + 1, hash == std::string::npos ? std::string::npos
-                                                            : hash - question - 1)),
+                    question + 1,
+                    hash == std::string::npos ? std::string::npos : hash - question - 1)),
                 tail);
 }
 
@@ -140,9 +140,9 @@ std::string DescribeHeaders(const Headers& headers) {
     if (!out.empty()) out += ", ";
     // A URL in a header (x-ms-copy-source) may carry a SAS.
     StrAppend(&out, name, ": ",
-              IsSecretHeader(name)                         ? std::string("<redacted>")
+              IsSecretHeader(name)                     ? std::string("<redacted>")
               : value.find("://") != std::string::npos ? RedactUrl(value)
-                                                           : value);
+                                                       : value);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Azure option parsing, location forms, error mapping and response bodies, offline.
+#include "lance/io/azure_options.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,7 +13,6 @@
 #include "io/azure/responses.h"
 #include "io/azure/sas.h"
 #include "lance/io/azure_object_store.h"
-#include "lance/io/azure_options.h"
 #include "lance/io/http/http_client.h"
 #include "lance/io/http_error.h"
 #include "lance/io/uri.h"
@@ -64,13 +65,15 @@ TEST(AzureOptionsTest, Emulator) {
   EXPECT_EQ(o.credentials.account_key, kAzureEmulatorKey);
   EXPECT_TRUE(o.allow_http);
   // object_store's environment variable moves it; an explicit endpoint wins.
-  ASSERT_OK_AND_ASSIGN(o, ParseAzureOptions({{"use_emulator", "1"}},
-                                            FakeEnv({{"AZURITE_BLOB_STORAGE_URL",
-                                                      "http://127.0.0.1:10999"}})));
+  ASSERT_OK_AND_ASSIGN(
+      o, ParseAzureOptions(
+             {{"use_emulator", "1"}},
+             FakeEnv({{"AZURITE_BLOB_STORAGE_URL", "http://127.0.0.1:10999"}})));
   EXPECT_EQ(o.endpoint, "http://127.0.0.1:10999/devstoreaccount1");
-  ASSERT_OK_AND_ASSIGN(o, ParseAzureOptions({{"azure_storage_use_emulator", "true"},
-                                             {"azure_storage_endpoint",
-                                              "http://127.0.0.1:10123/devstoreaccount1/"}}));
+  ASSERT_OK_AND_ASSIGN(
+      o, ParseAzureOptions(
+             {{"azure_storage_use_emulator", "true"},
+              {"azure_storage_endpoint", "http://127.0.0.1:10123/devstoreaccount1/"}}));
   EXPECT_EQ(o.endpoint, "http://127.0.0.1:10123/devstoreaccount1");
   // A SAS replaces the well-known key.
   ASSERT_OK_AND_ASSIGN(o, ParseAzureOptions({{"azure_storage_use_emulator", "true"},
@@ -92,11 +95,11 @@ TEST(AzureOptionsTest, Mistakes) {
                                {"allow_http", "true"}})
                 .status());
   // Aliases that disagree; the message never shows a secret value.
-  auto conflict = ParseAzureOptions({{"account_name", "a"},
-                                     {"azure_storage_account_name", "b"}});
+  auto conflict =
+      ParseAzureOptions({{"account_name", "a"}, {"azure_storage_account_name", "b"}});
   EXPECT_THAT(conflict, IsError(StatusCode::kInvalid));
-  auto secrets = ParseAzureOptions({{"account_name", "a"},
-                                    {"azure_client_secret", "very-secret-value"}});
+  auto secrets = ParseAzureOptions(
+      {{"account_name", "a"}, {"azure_client_secret", "very-secret-value"}});
   ASSERT_THAT(secrets, IsError(StatusCode::kInvalid));
   EXPECT_THAT(secrets.status().message(), Not(HasSubstr("very-secret-value")));
   EXPECT_THAT(ParseAzureOptions({{"account_name", "a"}, {"lance_cpp_block_size", "10"}}),
@@ -106,13 +109,13 @@ TEST(AzureOptionsTest, Mistakes) {
 }
 
 TEST(AzureOptionsTest, ServicePrincipalAndToString) {
-  ASSERT_OK_AND_ASSIGN(AzureOptions o,
-                       ParseAzureOptions({{"azure_storage_account_name", "acct"},
-                                          {"azure_client_id", "cid"},
-                                          {"azure_client_secret", "s3cr3t-value"},
-                                          {"azure_tenant_id", "tid"},
-                                          {"azure_authority_host",
-                                           "https://login.example.test/"}}));
+  ASSERT_OK_AND_ASSIGN(
+      AzureOptions o,
+      ParseAzureOptions({{"azure_storage_account_name", "acct"},
+                         {"azure_client_id", "cid"},
+                         {"azure_client_secret", "s3cr3t-value"},
+                         {"azure_tenant_id", "tid"},
+                         {"azure_authority_host", "https://login.example.test/"}}));
   EXPECT_EQ(o.authority_host, "https://login.example.test");
   const std::string shown = o.ToString();
   EXPECT_THAT(shown, HasSubstr("client-secret(client_id=cid, tenant=tid)"));
@@ -120,8 +123,8 @@ TEST(AzureOptionsTest, ServicePrincipalAndToString) {
   o.credentials.sas_token = "sv=1&sig=SECRETSIG";
   EXPECT_THAT(o.ToString(), Not(HasSubstr("SECRETSIG")));
   // Environment fills in what the options leave out.
-  ASSERT_OK_AND_ASSIGN(o, ParseAzureOptions({}, FakeEnv({{"AZURE_STORAGE_ACCOUNT_NAME",
-                                                          "envacct"}})));
+  ASSERT_OK_AND_ASSIGN(
+      o, ParseAzureOptions({}, FakeEnv({{"AZURE_STORAGE_ACCOUNT_NAME", "envacct"}})));
   EXPECT_EQ(o.account, "envacct");
   // The location's account (abfss) when nothing else names one.
   ASSERT_OK_AND_ASSIGN(o, ParseAzureOptions({}, nullptr, "fromuri"));
@@ -178,15 +181,16 @@ TEST(AzureErrorsTest, ClassificationAndMapping) {
 
   EXPECT_EQ(MapAzureError(err(404, "BlobNotFound"), ErrorContext::kDefault),
             StatusCode::kNotFound);
-  EXPECT_EQ(MapAzureError(err(409, "BlobAlreadyExists"), ErrorContext::kConditionalCreate),
-            StatusCode::kAlreadyExists);
+  EXPECT_EQ(
+      MapAzureError(err(409, "BlobAlreadyExists"), ErrorContext::kConditionalCreate),
+      StatusCode::kAlreadyExists);
   EXPECT_EQ(MapAzureError(err(412, "ConditionNotMet"), ErrorContext::kConditionalCreate),
             StatusCode::kAlreadyExists);
   EXPECT_EQ(MapAzureError(err(412, "ConditionNotMet"), ErrorContext::kPinnedRead),
             StatusCode::kIOError);
-  EXPECT_EQ(MapAzureError(err(403, "AuthorizationPermissionMismatch"),
-                          ErrorContext::kDefault),
-            StatusCode::kForbidden);
+  EXPECT_EQ(
+      MapAzureError(err(403, "AuthorizationPermissionMismatch"), ErrorContext::kDefault),
+      StatusCode::kForbidden);
   EXPECT_EQ(MapAzureError(err(403, "AuthenticationFailed"), ErrorContext::kDefault),
             StatusCode::kUnauthorized);
   EXPECT_EQ(MapAzureError(err(401, "InvalidAuthenticationInfo", "token is expired"),
@@ -197,9 +201,9 @@ TEST(AzureErrorsTest, ClassificationAndMapping) {
   EXPECT_EQ(MapAzureError(err(409, "LeaseIdMissing"), ErrorContext::kDefault),
             StatusCode::kConflict);
 
-  Status st = MakeAzureHttpError("GetBlob", "az://c/k", ErrorContext::kDefault,
-                                 err(404, "BlobNotFound", "The specified blob does not exist."),
-                                 3, 1.5);
+  Status st = MakeAzureHttpError(
+      "GetBlob", "az://c/k", ErrorContext::kDefault,
+      err(404, "BlobNotFound", "The specified blob does not exist."), 3, 1.5);
   EXPECT_EQ(st.message(),
             "Azure GetBlob of az://c/k: HTTP 404 BlobNotFound (request id req-1): The "
             "specified blob does not exist., after 3 attempts in 1.5 s");
@@ -211,7 +215,8 @@ TEST(AzureErrorsTest, ClassificationAndMapping) {
 TEST(AzureResponsesTest, ErrorBodiesAreShortAndRedacted) {
   const std::string body =
       "\xEF\xBB\xBF<?xml version=\"1.0\" encoding=\"utf-8\"?><Error>"
-      "<Code>AuthenticationFailed</Code><Message>Server failed to authenticate the request."
+      "<Code>AuthenticationFailed</Code><Message>Server failed to authenticate the "
+      "request."
       "\nRequestId:abc\nTime:2024-01-01T00:00:00Z</Message><AuthenticationErrorDetail>"
       "Signature did not match. String to sign used was rl\n2024\n/blob/a/c?sig=LEAKED"
       "</AuthenticationErrorDetail></Error>";

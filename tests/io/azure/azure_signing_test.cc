@@ -54,7 +54,9 @@ TEST(AzureSharedKeyTest, CanonicalizationRules) {
   req.path = "/devstoreaccount1/c/dir/a%20b";
   // Several values of one name are sorted and joined; names are lower-cased and sorted;
   // values are the decoded ones.
-  req.query = {{"include", "snapshots"}, {"Include", "metadata"}, {"comp", "list"},
+  req.query = {{"include", "snapshots"},
+               {"Include", "metadata"},
+               {"comp", "list"},
                {"blockid", "AA+/=="}};
   req.headers = {{"X-MS-Version", "2021-08-06"},
                  {"x-ms-meta-a", "  two   spaces  "},
@@ -140,8 +142,9 @@ TEST(AzureSasTest, UserDelegationSasMatchesAzuritesSigner) {
             "2024-01-01T00:00:00Z\n2024-01-08T00:00:00Z\nb\n2021-08-06\n\n\n\n\n\n"
             "2021-08-06\nb\n\n\n\n\n\n\n");
   ASSERT_OK_AND_ASSIGN(std::string sas, MakeUserDelegationSas(o, key));
-  EXPECT_THAT(sas, HasSubstr("skoid=oid-1&sktid=tid-1&skt=2024-01-01T00%3A00%3A00Z&"
-                             "ske=2024-01-08T00%3A00%3A00Z&sks=b&skv=2021-08-06&sr=b&sp=rl"));
+  EXPECT_THAT(sas,
+              HasSubstr("skoid=oid-1&sktid=tid-1&skt=2024-01-01T00%3A00%3A00Z&"
+                        "ske=2024-01-08T00%3A00%3A00Z&sks=b&skv=2021-08-06&sr=b&sp=rl"));
   EXPECT_THAT(sas, HasSubstr("sig=aD7Wzpv9SapG4FDLUhxvr7Rfd16wPOA3DhwNUK%2BpGH0%3D"));
   EXPECT_THAT(key.ToString(), Not(HasSubstr(key.value)));
 }
