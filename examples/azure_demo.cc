@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // lance-demo --azure: a namespace on Azure Blob Storage vending SAS tokens, on a real
-// Azurite (the Makefile's `demo` target starts a throw-away one and exports LANCE_AZURE_*).
+// Azurite (the Makefile's `demo` target starts a throw-away one and exports
+// LANCE_AZURE_*).
 //
 // A DirectoryNamespace on an az:// root keeps the account key for itself and, with
 // credential vending on, answers every describe/declare with a service SAS signed with
 // that key (never the key). It is served over the Lance REST namespace routes; a
-// RestNamespace client that knows only the server's URI creates a table, appends to it and
-// reads it back with the vended SAS. The vended options are printed redacted, with the
-// scope the SAS reaches (lance_cpp_credential_scope); the bare vended options then open
-// the table directly, and a read-only server's SAS is refused a write by Azurite. Public
-// API only; no secret is printed.
+// RestNamespace client that knows only the server's URI creates a table, appends to it
+// and reads it back with the vended SAS. The vended options are printed redacted, with
+// the scope the SAS reaches (lance_cpp_credential_scope); the bare vended options then
+// open the table directly, and a read-only server's SAS is refused a write by Azurite.
+// Public API only; no secret is printed.
 
 #include <cstdio>
 #include <memory>
@@ -83,8 +84,8 @@ Status Write(const std::shared_ptr<lance::ns::RestNamespace>& client,
 }
 
 Status Story() {
-  for (const char* name : {"LANCE_AZURE_ENDPOINT", "LANCE_AZURE_ACCOUNT", "LANCE_AZURE_KEY",
-                           "LANCE_AZURE_CONTAINER"}) {
+  for (const char* name : {"LANCE_AZURE_ENDPOINT", "LANCE_AZURE_ACCOUNT",
+                           "LANCE_AZURE_KEY", "LANCE_AZURE_CONTAINER"}) {
     if (Env(name).empty()) {
       return Status::Invalid(
           "LANCE_AZURE_ENDPOINT, LANCE_AZURE_ACCOUNT, LANCE_AZURE_KEY and "
@@ -114,18 +115,19 @@ Status Story() {
                 lance::io::RedactOptionValue(key, value).c_str());
   }
   auto scope = vended.find(std::string(lance::ns::kVendedScopeKey));
-  std::printf("vended scope: %s%s\n",
-              scope == vended.end() ? "(none said)" : scope->second.c_str(),
-              scope != vended.end() && scope->second.rfind("container:", 0) == 0
-                  ? " (Azurite's accounts have no hierarchical namespace: the SAS reaches "
-                    "the container, not just the table's directory)"
-                  : "");
+  std::printf(
+      "vended scope: %s%s\n",
+      scope == vended.end() ? "(none said)" : scope->second.c_str(),
+      scope != vended.end() && scope->second.rfind("container:", 0) == 0
+          ? " (Azurite's accounts have no hierarchical namespace: the SAS reaches "
+            "the container, not just the table's directory)"
+          : "");
 
   LANCE_ASSIGN_OR_RAISE(auto opened, lance::ns::OpenDataset(served.client, id));
   LANCE_ASSIGN_OR_RAISE(auto rows, opened->CountRows());
-  std::printf("\nclient: opened sales$orders through the namespace: version %llu, %lld rows\n",
-              static_cast<unsigned long long>(opened->version()),
-              static_cast<long long>(rows));
+  std::printf(
+      "\nclient: opened sales$orders through the namespace: version %llu, %lld rows\n",
+      static_cast<unsigned long long>(opened->version()), static_cast<long long>(rows));
 
   // The vended options alone (no account key anywhere) open the table at its location.
   const std::string location = described.location.value_or(opened->uri());
@@ -152,9 +154,10 @@ Status Story() {
   append.mode = lance::WriteMode::kAppend;
   append.access = ro.access;
   auto written = lance::Dataset::Write(*more, location, append);
-  std::printf("read-only SAS: reads %lld rows; append %s\n", static_cast<long long>(ro_rows),
-              written.ok() ? "SUCCEEDED (unexpected)"
-                           : ("refused by Azurite: " + written.status().ToString()).c_str());
+  std::printf(
+      "read-only SAS: reads %lld rows; append %s\n", static_cast<long long>(ro_rows),
+      written.ok() ? "SUCCEEDED (unexpected)"
+                   : ("refused by Azurite: " + written.status().ToString()).c_str());
   reader.server->Stop();
   lance::SetLogLevel(previous_level);
   if (written.ok()) return Status::Invalid("a read-only SAS was allowed to write");

@@ -197,7 +197,8 @@ int main(int argc, char** argv) {
   static constexpr struct {
     const char* flag;
     Status (*run)();
-  } kRgwStories[] = {{"--s3", demo::RunS3Demo}, {"--rest", demo::RunRestDemo},
+  } kRgwStories[] = {{"--s3", demo::RunS3Demo},
+                     {"--rest", demo::RunRestDemo},
                      {"--azure", demo::RunAzureDemo}};
   for (const auto& story : kRgwStories) {
     if (argc <= 1 || std::string(argv[1]) != story.flag) continue;
