@@ -87,7 +87,6 @@ class AzureDatasetTest {
 
   @Test
   void writeAppendAndReadEveryVersionWithStorageOptions() throws IOException {
-    record(key, "azurite account key");
     String uri = unique("ds") + ".lance";
     try (BufferAllocator allocator = new RootAllocator()) {
       try (Dataset created = Dataset.write().allocator(allocator)
@@ -133,7 +132,6 @@ class AzureDatasetTest {
 
   @Test
   void namespaceOnAzureRootVendsSas() throws IOException {
-    record(key, "azurite account key");
     String root = unique("ns");
     Map<String, String> props = new HashMap<>();
     props.put("root", root);
