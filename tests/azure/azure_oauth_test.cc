@@ -17,6 +17,7 @@
 #include "io/azure/sas.h"
 #include "io/azure/shared_key.h"
 #include "lance/io/azure_object_store.h"
+#include "lance/namespace/credential_vendor.h"
 #include "tests/azure/azure_fixture.h"
 #include "tests/io/azure/fake_token_server.h"
 #include "tests/testing/matchers.h"
@@ -145,6 +146,46 @@ TEST_F(AzureOAuthTest, UserDelegationKeyAndSas) {
   // Shared Key cannot get a user delegation key.
   EXPECT_FALSE(
       admin_->client()->GetUserDelegationKey(now, now + std::chrono::hours(1)).ok());
+}
+
+// The namespace's Azure vendor with OAuth credentials (no account key): it asks Get User
+// Delegation Key once and signs user-delegation SAS tokens with it, as Lance's vendor
+// does; the SAS reads on Azurite, and read permission cannot write.
+TEST_F(AzureOAuthTest, VendorMintsUserDelegationSasWithOAuthCredentials) {
+  ASSERT_OK(admin_->Put("tbl/t.lance/data/a", "vended"));
+  ns::AzureCredentialVendorOptions options;
+  options.caller_storage_options = ServicePrincipal();
+  options.hierarchical_namespace = azure::HierarchicalNamespace::kNo;
+  ASSERT_OK_AND_ASSIGN(auto vendor, ns::MakeAzureCredentialVendor(options));
+  EXPECT_THAT(vendor->ToString(), Not(HasSubstr(kClientSecret)));
+  const std::string location = "az://" + container_ + "/tbl/t.lance";
+  ASSERT_OK_AND_ASSIGN(auto first, vendor->Vend(location, ns::VendPermission::kRead));
+  ASSERT_OK_AND_ASSIGN(auto second, vendor->Vend(location, ns::VendPermission::kWrite));
+  const std::string& sas = first.storage_options.at("azure_storage_sas_token");
+  testing::RecordSecret(sas, "vended user delegation sas");
+  testing::RecordSecret(second.storage_options.at("azure_storage_sas_token"),
+                        "vended user delegation sas");
+  // A user-delegation SAS names its key (skoid...): it is not a service SAS.
+  EXPECT_THAT(sas, HasSubstr("skoid="));
+  EXPECT_EQ(first.storage_options.at(std::string(ns::kVendedScopeKey)),
+            "container:" + container_);
+  EXPECT_EQ(tokens_.requests(), 1);  // one OAuth token for the key, reused
+
+  StorageOptions read_options = Base();
+  read_options["azure_storage_sas_token"] = sas;
+  ASSERT_OK_AND_ASSIGN(auto reader, MakeAzureObjectStoreFromStorageOptions(
+                                        "az", container_, read_options));
+  ASSERT_OK_AND_ASSIGN(BufferPtr read, reader->Read("tbl/t.lance/data/a"));
+  EXPECT_EQ(read->ToStringView(), "vended");
+  Status denied = reader->Put("tbl/t.lance/data/b", "x");
+  EXPECT_TRUE(denied.IsForbidden()) << denied.ToString();
+
+  StorageOptions write_options = Base();
+  write_options["azure_storage_sas_token"] =
+      second.storage_options.at("azure_storage_sas_token");
+  ASSERT_OK_AND_ASSIGN(auto writer, MakeAzureObjectStoreFromStorageOptions(
+                                        "az", container_, write_options));
+  ASSERT_OK(writer->Put("tbl/t.lance/data/b", "y"));
 }
 
 }  // namespace
