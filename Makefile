@@ -43,6 +43,8 @@ build-asan: setup
 # The demo's own throw-away RGW (ports apart from `make test`'s and a dev RGW's).
 DEMO_RGW_PORT ?= 7488
 DEMO_MON_PORT ?= 6788
+# ... and its throw-away Azurite (apart from make test's 10000 and 10001).
+DEMO_AZURITE_PORT ?= 10008
 
 demo: build
 	$(BUILD_DIR)/examples/lance-demo $(BUILD_DIR)/demo
@@ -63,6 +65,16 @@ demo: build
 	  echo; echo "== 7. a served REST namespace vending credentials scoped to each table"; \
 	  $(BUILD_DIR)/examples/lance-demo --rest; \
 	  echo "stopping RGW"
+	@echo
+	@echo "== 8. a namespace on Azure Blob Storage vending SAS tokens (a throw-away Azurite, started now, stopped at the end)"
+	@set -euo pipefail; D="$(abspath $(BUILD_DIR))/demo-azurite"; \
+	  export AZURITE_PORT=$(DEMO_AZURITE_PORT) AZURITE_IN_MEMORY=1; \
+	  trap 'scripts/azurite.sh stop "$$D" >/dev/null 2>&1 || true; rm -f "$$D.env"' EXIT; \
+	  echo "starting Azurite on 127.0.0.1:$$AZURITE_PORT (log: $$D.log) ..."; \
+	  if ! scripts/azurite.sh start "$$D" >"$$D.env" 2>"$$D.log"; then tail -n 20 "$$D.log"; exit 1; fi; \
+	  source "$$D.env"; \
+	  $(BUILD_DIR)/examples/lance-demo --azure; \
+	  echo "stopping Azurite"
 
 # The sanitizer unit tests alone (no RGW needed).
 unit-asan: build-asan

@@ -9,6 +9,7 @@
 //     addressed by id (["team", "people"]), created, appended to and opened through it.
 //
 // `lance-demo --s3` is the RGW part (s3_demo.cc): vended, expiring credentials.
+// `lance-demo --azure` (azure_demo.cc): a namespace on Azurite vending SAS tokens.
 
 #include <cstdio>
 #include <cstdlib>
@@ -196,7 +197,9 @@ int main(int argc, char** argv) {
   static constexpr struct {
     const char* flag;
     Status (*run)();
-  } kRgwStories[] = {{"--s3", demo::RunS3Demo}, {"--rest", demo::RunRestDemo}};
+  } kRgwStories[] = {{"--s3", demo::RunS3Demo},
+                     {"--rest", demo::RunRestDemo},
+                     {"--azure", demo::RunAzureDemo}};
   for (const auto& story : kRgwStories) {
     if (argc <= 1 || std::string(argv[1]) != story.flag) continue;
     Status st = story.run();

@@ -34,4 +34,9 @@ lance::Status RunS3Demo();
 /// LANCE_S3_* including LANCE_S3_STS_ROLE_ARN. Prints no secret.
 lance::Status RunRestDemo();
 
+/// \brief A served namespace on an az:// root vending Azure SAS tokens (azure_demo.cc),
+/// on the Azurite whose LANCE_AZURE_* are set (scripts/azurite.sh start prints them).
+/// Prints no secret.
+lance::Status RunAzureDemo();
+
 }  // namespace demo
