@@ -8,7 +8,7 @@
 // that key (never the key). It is served over the Lance REST namespace routes; a
 // RestNamespace client that knows only the server's URI creates a table, appends to it
 // and reads it back with the vended SAS. The vended options are printed redacted, with
-// the scope the SAS reaches (lance_cpp_credential_scope); the bare vended options then
+// the scope the SAS reaches (lance_cpp_vended_scope); the bare vended options then
 // open the table directly, and a read-only server's SAS is refused a write by Azurite.
 // Public API only; no secret is printed.
 

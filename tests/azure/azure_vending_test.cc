@@ -98,6 +98,8 @@ TEST_F(AzureVendingTest, PermissionsAreEnforcedByTheService) {
   // the whole container.
   EXPECT_EQ(read.storage_options.at(std::string(ns::kVendedScopeKey)),
             "container:" + env_.container);
+  // The scope is no secret: logs and the CLI show it as is.
+  EXPECT_EQ(io::ClassifyOptionKey(ns::kVendedScopeKey), io::OptionSensitivity::kPlain);
   auto reader = StoreWith(read.storage_options);
   ASSERT_NE(reader, nullptr);
   ASSERT_OK_AND_ASSIGN(auto bytes, reader->Read(table + "/data/a.bin"));

@@ -5,7 +5,7 @@ The Azure twin of test_rest_vending_rgw.py. The server is a DirectoryNamespace o
 az://<container>/<unique prefix> whose own I/O uses the account key (--ns-prop storage.*,
 never handed to a client) and which vends, on every describe/declare, a service SAS signed
 with that key (azure_storage_sas_token + azure_storage_account_name + expires_at_millis,
-scope in lance_cpp_credential_scope). The clients get nothing but the server's URI:
+scope in lance_cpp_vended_scope). The clients get nothing but the server's URI:
 
   1. pylance 14's RestNamespace: create a namespace and tables, add rows, open, query,
      list, drop; real Lance's Azure client (object_store) reads and writes with the vended
@@ -165,11 +165,11 @@ def test_pylance_client_full_story_with_vended_sas(served, azure: Azure) -> None
     assert options["azure_storage_account_name"] == azure.account
     assert int(options["expires_at_millis"]) > 0
     assert "refresh_offset_millis" in options
-    assert options["lance_cpp_credential_scope"] == f"container:{azure.container}"
+    assert options["lance_cpp_vended_scope"] == f"container:{azure.container}"
     assert azure.key not in json.dumps(options)
     assert "azure_storage_account_key" not in options
     # pylance with just those options (no key) reads the table at its location.
-    bare = {k: v for k, v in options.items() if k != "lance_cpp_credential_scope"}
+    bare = {k: v for k, v in options.items() if k != "lance_cpp_vended_scope"}
     assert lance.dataset(opened.uri, storage_options=bare).count_rows() == 15
     # ... and without the SAS it is refused (Azurite checks every request).
     no_sas = {k: v for k, v in bare.items() if k != "azure_storage_sas_token"}
@@ -195,7 +195,7 @@ def test_read_permission_vends_a_sas_that_cannot_write(azure: Azure,
         sp = dict(p.split("=", 1) for p in creds["azure_storage_sas_token"].split("&")
                   if "=" in p)["sp"]
         assert set(sp) <= set("rl"), sp
-        creds.pop("lance_cpp_credential_scope", None)
+        creds.pop("lance_cpp_vended_scope", None)
         with pytest.raises(Exception):
             lance.write_dataset(rows(1, 50), ds.uri, mode="append", storage_options=creds)
     check = lance.dataset(ds.uri, storage_options=azure.storage_options)

@@ -192,7 +192,7 @@ def test_directory_namespace_on_azure_vends_sas(azure: Azure) -> None:
     assert vended["azure_storage_sas_token"] and "sig=" in vended["azure_storage_sas_token"]
     assert vended["azure_storage_account_name"] == azure.account
     assert int(vended["expires_at_millis"]) > 0
-    assert vended["lance_cpp_credential_scope"] == f"container:{azure.container}"
+    assert vended["lance_cpp_vended_scope"] == f"container:{azure.container}"
     assert azure.key not in repr(vended)
     assert not any(k in vended for k in ("azure_storage_account_key", "account_key",
                                          "access_key", "azure_storage_access_key"))

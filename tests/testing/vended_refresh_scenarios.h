@@ -533,7 +533,7 @@ TEST_P(VendedRefreshTest, TwoTablesNeverShareTokens) {
   // and then the same container SAS may serve both.
   const auto vended = ns_->vended_for(a);
   ASSERT_FALSE(vended.empty());
-  auto scope = vended.back().find("lance_cpp_credential_scope");
+  auto scope = vended.back().find("lance_cpp_vended_scope");
   if (scope == vended.back().end() || scope->second.rfind("container:", 0) != 0) {
     EXPECT_NE(*creds_a, *creds_b);
   } else {

@@ -144,8 +144,9 @@ Result<std::shared_ptr<CredentialVendor>> MakeGcpCredentialVendor(
 
 /// \brief The storage option in which a vendor says what its credentials reach when
 /// that is wider than the table (ours): "container:<container>" for an Azure SAS on a
-/// flat account, "directory:<container>/<dir>" when the SAS is the table's own.
-inline constexpr std::string_view kVendedScopeKey = "lance_cpp_credential_scope";
+/// flat account, "directory:<container>/<dir>" when the SAS is the table's own. A plain
+/// option (ClassifyOptionKey): shown and logged as is.
+inline constexpr std::string_view kVendedScopeKey = "lance_cpp_vended_scope";
 
 /// \brief The `credential_vendor.azure_*` properties (Lance's names where Lance has
 /// them).

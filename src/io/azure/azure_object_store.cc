@@ -14,6 +14,7 @@
 #include "io/azure/shared_key.h"
 #include "io/azure/token_source.h"
 #include "io/io_util.h"
+#include "io/ranged_read.h"
 #include "lance/core/ascii.h"
 #include "lance/core/logging.h"
 #include "lance/io/executor.h"
@@ -60,63 +61,15 @@ class AzureReader final : public RandomAccessReader {
 
  protected:
   Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
-    LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::AllocateForOverwrite(length));
-    const int64_t chunk = std::max<int64_t>(client_->options().read_chunk_size, 1);
-    int64_t got = 0;
-    if (length <= chunk) {
-      LANCE_ASSIGN_OR_RAISE(got, client_->GetBlobInto(path(), offset, length,
-                                                      buffer->mutable_data(), etag_));
-    } else {
-      LANCE_ASSIGN_OR_RAISE(got,
-                            ReadChunked(offset, length, chunk, buffer->mutable_data()));
-    }
-    if (got < length) buffer->Resize(got);
-    return buffer;
+    return internal::ReadRangeInParallel(
+        [this](int64_t at, int64_t n, uint8_t* out) {
+          return client_->GetBlobInto(path(), at, n, out, etag_);
+        },
+        offset, length,
+        {client_->options().read_chunk_size, client_->options().max_connections}, uri());
   }
 
  private:
-  // Parallel ranged reads of `chunk` bytes, each into its own slice of `out`, as one task
-  // group on the I/O executor (at most max_connections outstanding; the first failure
-  // cancels the rest). \return the bytes available from `offset` (cut at a short chunk).
-  Result<int64_t> ReadChunked(int64_t offset, int64_t length, int64_t chunk,
-                              uint8_t* out) {
-    const int64_t num_chunks = (length + chunk - 1) / chunk;
-    const int window = static_cast<int>(std::clamp<int64_t>(
-        std::min<int64_t>(num_chunks, client_->options().max_connections), 1,
-        num_chunks));
-    std::vector<int64_t> got(static_cast<size_t>(num_chunks), -1);
-    TaskGroup group(Executor::Default(), window);
-    const CancellationToken cancel = group.token();
-    for (int64_t i = 0; i < num_chunks; ++i) {
-      const int64_t start = i * chunk;
-      const int64_t n = std::min(chunk, length - start);
-      Status submitted = group.Submit([this, &got, cancel, i, start, n, offset, out] {
-        if (cancel.cancelled()) return Status::Cancelled("ranged read cancelled");
-        Result<int64_t> bytes =
-            client_->GetBlobInto(path(), offset + start, n, out + start, etag_);
-        if (!bytes.ok()) {
-          cancel.Cancel();
-          return bytes.status();
-        }
-        got[static_cast<size_t>(i)] = *bytes;
-        return Status::OK();
-      });
-      if (!submitted.ok()) break;
-    }
-    LANCE_RETURN_NOT_OK(group.Wait());
-    for (int64_t i = 0; i < num_chunks; ++i) {
-      const int64_t start = i * chunk;
-      const int64_t n = std::min(chunk, length - start);
-      const int64_t bytes = got[static_cast<size_t>(i)];
-      if (bytes < 0) {
-        return Status::IOError(
-            StrCat("When reading ", Quoted(uri()), ": a ranged read was lost"));
-      }
-      if (bytes < n) return start + bytes;
-    }
-    return length;
-  }
-
   std::shared_ptr<AzureClient> client_;
   std::string etag_;  // empty: unpinned
 };

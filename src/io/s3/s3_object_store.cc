@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "io/io_util.h"
+#include "io/ranged_read.h"
 #include "io/s3/s3_client.h"
 #include "lance/core/logging.h"
 #include "lance/io/executor.h"
@@ -249,69 +250,16 @@ class S3Reader final : public RandomAccessReader {
 
   Result<BufferPtr> ReadDirect(int64_t offset, int64_t length) {
     // The base class clamped the range to size(); the object may still be shorter when
-    // the size came from the caller (OpenReaderWithSize), hence the Resize below.
-    LANCE_ASSIGN_OR_RAISE(BufferPtr buffer, Buffer::AllocateForOverwrite(length));
-    const int64_t chunk = std::max<int64_t>(client_->options().read_chunk_size, 1);
-    int64_t got = 0;
-    if (length <= chunk) {
-      LANCE_ASSIGN_OR_RAISE(got, client_->GetObjectInto(path(), offset, length,
-                                                        buffer->mutable_data(), etag_));
-    } else {
-      LANCE_ASSIGN_OR_RAISE(got,
-                            ReadChunked(offset, length, chunk, buffer->mutable_data()));
-    }
-    if (got < length) buffer->Resize(got);
-    return buffer;
+    // the size came from the caller (OpenReaderWithSize): the helper cuts the buffer.
+    return internal::ReadRangeInParallel(
+        [this](int64_t at, int64_t n, uint8_t* out) {
+          return client_->GetObjectInto(path(), at, n, out, etag_);
+        },
+        offset, length,
+        {client_->options().read_chunk_size, client_->options().max_connections}, uri());
   }
 
  private:
-  // Splits [offset, offset + length) into chunk-sized ranged GETs, each writing its own
-  // slice of `out` (no copy, no concatenation), run as one task group on the process's
-  // I/O executor: at most max_connections of them outstanding, the calling thread
-  // running queued ones while it waits, and the first failure cancelling the chunks not
-  // yet started. \return the bytes available from `offset` on: the range is cut at the
-  // first short chunk (an object shorter than the caller said).
-  Result<int64_t> ReadChunked(int64_t offset, int64_t length, int64_t chunk,
-                              uint8_t* out) {
-    const int64_t num_chunks = (length + chunk - 1) / chunk;
-    const int window = static_cast<int>(std::clamp<int64_t>(
-        std::min<int64_t>(num_chunks, client_->options().max_connections), 1,
-        num_chunks));
-    // -1: not fetched (dropped after another chunk failed).
-    std::vector<int64_t> got(static_cast<size_t>(num_chunks), -1);
-    TaskGroup group(Executor::Default(), window);
-    const CancellationToken cancel = group.token();
-    for (int64_t i = 0; i < num_chunks; ++i) {
-      const int64_t start = i * chunk;
-      const int64_t n = std::min(chunk, length - start);
-      Status submitted = group.Submit([this, &got, cancel, i, start, n, offset, out] {
-        if (cancel.cancelled()) return Status::Cancelled("ranged read cancelled");
-        Result<int64_t> bytes =
-            client_->GetObjectInto(path(), offset + start, n, out + start, etag_);
-        if (!bytes.ok()) {
-          cancel.Cancel();  // no point fetching the rest
-          return bytes.status();
-        }
-        got[static_cast<size_t>(i)] = *bytes;
-        return Status::OK();
-      });
-      if (!submitted.ok()) break;
-    }
-    LANCE_RETURN_NOT_OK(group.Wait());
-    // In range order: a short chunk ends the object (chunks past it read nothing).
-    for (int64_t i = 0; i < num_chunks; ++i) {
-      const int64_t start = i * chunk;
-      const int64_t n = std::min(chunk, length - start);
-      const int64_t bytes = got[static_cast<size_t>(i)];
-      if (bytes < 0) {
-        return Status::IOError("When reading " + Quoted(uri()) +
-                               ": a ranged read was lost");
-      }
-      if (bytes < n) return start + bytes;
-    }
-    return length;
-  }
-
   std::shared_ptr<S3Client> client_;
   // Empty: unpinned (OpenReaderWithSize).
   std::string etag_;

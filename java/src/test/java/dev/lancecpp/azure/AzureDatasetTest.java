@@ -160,7 +160,7 @@ class AzureDatasetTest {
         record(sas, "vended azure sas");
         assertTrue(sas != null && sas.contains("sig="), "no SAS vended");
         assertEquals(account, vended.get("azure_storage_account_name"));
-        assertEquals("container:" + container, vended.get("lance_cpp_credential_scope"));
+        assertEquals("container:" + container, vended.get("lance_cpp_vended_scope"));
         assertTrue(Long.parseLong(vended.get("expires_at_millis")) > 0);
         assertFalse(vended.toString().contains(key), "the account key was vended");
         assertFalse(vended.containsKey("azure_storage_account_key"));
