@@ -22,6 +22,7 @@
 
 #include "lance/core/ascii.h"
 #include "lance/core/enum_names.h"
+#include "lance/io/gcs_object_store.h"
 #include "lance/io/s3/s3_options.h"
 #include "lance/io/s3/sts_client.h"
 #include "lance/io/uri.h"
@@ -410,20 +411,29 @@ struct VendorProperties {
   }
 };
 
-// The namespace's own Google credentials, whose token the GCP vendor downscopes.
+// The namespace's own Google credentials, whose token the GCP vendor downscopes, read
+// as the GCS store reads them: a token, or a service-account key (file or JSON) or
+// application credentials, exchanged for tokens that are fetched and refreshed.
 bool HasGoogleCredentials(const Properties& root_storage_options) {
-  Result<io::Credentials> own = io::CredentialsFromStorageOptions(root_storage_options);
-  return own.ok() && !own->google.empty();
+  // The options alone (no environment): an ambient key must not add a GCS vendor to a
+  // namespace that did not ask for one (credential_vendor.gcp_* does).
+  Result<io::gcs::GcsOptions> own = io::gcs::ParseGcsOptions(root_storage_options);
+  return own.ok() && !own->skip_signature &&
+         (!own->bearer_token.empty() || !own->service_account_path.empty() ||
+          !own->service_account_key.empty() || !own->application_credentials.empty());
 }
 
 Result<std::shared_ptr<io::CredentialsSource>> GoogleCallerSource(
     const Properties& root_storage_options) {
-  Result<io::Credentials> own = io::CredentialsFromStorageOptions(root_storage_options);
-  if (!own.ok()) {
-    return own.status().WithContext("reading the namespace's own Google credentials");
-  }
-  return std::shared_ptr<io::CredentialsSource>(
-      std::make_shared<io::StaticCredentialsSource>(std::move(*own)));
+  constexpr std::string_view kWhat = "reading the namespace's own Google credentials";
+  // Parse errors name keys, never values (GcsOptions holds secrets).
+  Result<io::gcs::GcsOptions> own =
+      io::gcs::ParseGcsOptions(root_storage_options, io::s3::ProcessEnv());
+  if (!own.ok()) return own.status().WithContext(kWhat);
+  Result<std::shared_ptr<io::CredentialsSource>> source =
+      io::gcs::MakeGcsCredentialsSource(*own);
+  if (!source.ok()) return source.status().WithContext(kWhat);
+  return *source;
 }
 
 Result<std::shared_ptr<CredentialVendor>> AwsVendorFromProperties(

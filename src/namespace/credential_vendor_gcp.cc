@@ -98,7 +98,12 @@ class GcpCredentialVendor final : public CredentialVendor {
                             .WithContext("vending credentials"));
     const std::string context =
         StrCat("vending ", VendPermissionName(permission), " credentials for ", location);
-    LANCE_ASSIGN_OR_RAISE(auto caller, options_.caller->Current());
+    auto current = options_.caller->Current();
+    if (!current.ok()) {
+      return current.status().WithContext(context +
+                                          ": getting the namespace's own Google token");
+    }
+    std::shared_ptr<const io::Credentials> caller = *current;
     if (caller->google.bearer_token.empty()) {
       return NamespaceError(ErrorCode::kInvalidInput,
                             StrCat(context,
@@ -108,21 +113,59 @@ class GcpCredentialVendor final : public CredentialVendor {
     }
     const std::string boundary =
         GcsCredentialAccessBoundary(where.bucket, where.prefix, permission);
-    const std::string body = StrCat(
+    int64_t sent_at = RealClock::Instance()->NowMillis();
+    io::http::HttpResponse response = Exchange(caller->google.bearer_token, boundary);
+    if (RefusedSubject(response)) {
+      // The namespace's own token expired or was revoked: a refreshing source (a
+      // service-account key) fetches a new one, and the exchange is tried once more.
+      auto fresh = options_.caller->OnRejected(*caller);
+      if (fresh.ok() && !(*fresh)->google.bearer_token.empty() &&
+          (*fresh)->google.bearer_token != caller->google.bearer_token) {
+        sent_at = RealClock::Instance()->NowMillis();
+        response = Exchange((*fresh)->google.bearer_token, boundary);
+      }
+    }
+    return Answer(response, sent_at, context);
+  }
+
+  std::string ToString() const override {
+    return StrCat("GcpCredentialVendor { sts_endpoint: \"",
+                  io::http::RedactUrl(options_.sts_endpoint),
+                  "\", caller: ", options_.caller->ToString(), " }");
+  }
+
+ private:
+  // One RFC 8693 token exchange of `subject` with the access boundary `boundary`.
+  io::http::HttpResponse Exchange(const std::string& subject,
+                                  const std::string& boundary) const {
+    io::http::HttpRequest request;
+    request.method = "POST";
+    request.url = options_.sts_endpoint;
+    request.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+    // HttpRequest::body is a view: the form must outlive the Send.
+    const std::string form = StrCat(
         "grant_type=", FormEncode("urn:ietf:params:oauth:grant-type:token-exchange"),
         "&subject_token_type=",
         FormEncode("urn:ietf:params:oauth:token-type:access_token"),
         "&requested_token_type=",
         FormEncode("urn:ietf:params:oauth:token-type:access_token"),
-        "&subject_token=", FormEncode(caller->google.bearer_token),
-        "&options=", FormEncode(boundary));
-    io::http::HttpRequest request;
-    request.method = "POST";
-    request.url = options_.sts_endpoint;
-    request.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
-    request.body = body;
-    const int64_t sent_at = RealClock::Instance()->NowMillis();
-    io::http::HttpResponse response = http_->Send(request);
+        "&subject_token=", FormEncode(subject), "&options=", FormEncode(boundary));
+    request.body = form;
+    return http_->Send(request);
+  }
+
+  // The token service refused the subject token itself (RFC 6749: 400 invalid_grant;
+  // some front ends answer 401).
+  static bool RefusedSubject(const io::http::HttpResponse& response) {
+    if (!response.answered()) return false;
+    if (response.status == 401) return true;
+    if (response.status != 400) return false;
+    auto body = nlohmann::json::parse(response.body, nullptr, false);
+    return body.is_object() && body.value("error", "") == "invalid_grant";
+  }
+
+  Result<VendedCredentials> Answer(const io::http::HttpResponse& response,
+                                   int64_t sent_at, const std::string& context) const {
     if (!response.answered()) {
       return Status::Unavailable(StrCat(
           context, ": the token service ", io::http::RedactUrl(options_.sts_endpoint),
@@ -130,15 +173,22 @@ class GcpCredentialVendor final : public CredentialVendor {
     }
     if (response.status != 200) {
       // The answer names the problem (invalid_grant, ...); it holds no token.
-      return NamespaceError(response.status == 401 || response.status == 403
-                                ? ErrorCode::kPermissionDenied
-                                : ErrorCode::kServiceUnavailable,
-                            StrCat(context, ": the token service answered HTTP ",
-                                   response.status, ": ", response.body.substr(0, 300)));
+      ErrorCode code = ErrorCode::kInternal;  // a request the service cannot read
+      if (response.status == 401 || response.status == 403 || RefusedSubject(response)) {
+        code = ErrorCode::kPermissionDenied;
+      } else if (response.status == 429) {
+        code = ErrorCode::kThrottling;
+      } else if (response.status >= 500) {
+        code = ErrorCode::kServiceUnavailable;
+      }
+      return NamespaceError(
+          code, StrCat(context, ": the token service answered HTTP ", response.status,
+                       ": ", response.body.substr(0, 300)));
     }
     auto answer = nlohmann::json::parse(response.body, nullptr, false);
     if (answer.is_discarded() || !answer.is_object() ||
-        !answer.contains("access_token") || !answer["access_token"].is_string()) {
+        !answer.contains("access_token") || !answer["access_token"].is_string() ||
+        answer["access_token"].get<std::string>().empty()) {
       return Status::IOError(context, ": the token service's answer has no access_token");
     }
     int64_t lifetime_seconds = kDefaultTokenLifetimeSeconds;
@@ -158,13 +208,6 @@ class GcpCredentialVendor final : public CredentialVendor {
     return out;
   }
 
-  std::string ToString() const override {
-    return StrCat("GcpCredentialVendor { sts_endpoint: \"",
-                  io::http::RedactUrl(options_.sts_endpoint),
-                  "\", caller: ", options_.caller->ToString(), " }");
-  }
-
- private:
   const GcpCredentialVendorOptions options_;
   const std::unique_ptr<io::http::HttpClient> http_;
 };

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <regex>
 #include <utility>
 
@@ -47,6 +48,39 @@ std::string PathOf(const std::string& target) {
 
 bool Inside(const std::string& name, const std::string& boundary) {
   return name.compare(0, boundary.size(), boundary) == 0;
+}
+
+// Percent-encodes all but the unreserved characters (an object name as one path
+// segment).
+std::string EncodeComponent(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// The error answer of a token exchange (RFC 6749 section 5.2).
+void StsError(httplib::Response& res, const std::string& error,
+              const std::string& description) {
+  res.status = 400;
+  nlohmann::json body = {{"error", error}, {"error_description", description}};
+  res.set_content(body.dump(), "application/json; charset=utf-8");
+}
+
+std::string RandomToken() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::random_device rd;
+  std::string out = "ya29.d.";
+  for (int i = 0; i < 40; ++i) out += kHex[rd() & 15];
+  return out;
 }
 
 }  // namespace
@@ -104,7 +138,25 @@ std::string GcsTokenProxy::endpoint() const {
 void GcsTokenProxy::AddToken(const std::string& token, std::chrono::milliseconds ttl,
                              const std::string& boundary_prefix) {
   std::lock_guard lock(mu_);
-  tokens_[token] = TokenGrant{std::chrono::steady_clock::now() + ttl, boundary_prefix};
+  TokenGrant grant{std::chrono::steady_clock::now() + ttl, !boundary_prefix.empty(), {}};
+  grant.boundary.permissions = kGcsAll;
+  grant.boundary.object_prefixes = {boundary_prefix};
+  grant.boundary.list_prefixes = {boundary_prefix};
+  grant.boundary.bucket = "";
+  tokens_[token] = grant;
+}
+
+void GcsTokenProxy::AddDownscopedToken(const std::string& token,
+                                       std::chrono::milliseconds ttl,
+                                       GcsBoundary boundary) {
+  std::lock_guard lock(mu_);
+  tokens_[token] =
+      TokenGrant{std::chrono::steady_clock::now() + ttl, true, std::move(boundary)};
+}
+
+std::vector<GcsBoundary> GcsTokenProxy::minted_boundaries() const {
+  std::lock_guard lock(mu_);
+  return minted_;
 }
 
 void GcsTokenProxy::ExpireToken(const std::string& token) {
@@ -123,37 +175,115 @@ std::vector<std::string> GcsTokenProxy::tokens_seen() const {
   return seen_;
 }
 
-std::vector<std::string> GcsTokenProxy::Resources(const httplib::Request& req) const {
+std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
+    const httplib::Request& req) const {
   const std::string path = PathOf(req.target);
+  const std::string& method = req.method;
+  const bool reads = method == "GET" || method == "HEAD";
+  const bool if_absent =
+      QueryParam(req.target, "ifGenerationMatch").value_or("") == "0" ||
+      req.get_header_value("x-goog-if-generation-match") == "0";
   std::smatch m;
   static const std::regex kJsonObject(
-      R"(^/(?:download/)?storage/v1/b/[^/]+/o/([^/]+)(.*)$)");
-  static const std::regex kRewrite(R"(^/(?:rewriteTo|copyTo)/b/[^/]+/o/([^/]+)$)");
-  static const std::regex kJsonBucket(R"(^/storage/v1/b/[^/]+/o/?$)");
-  static const std::regex kUpload(R"(^/upload/storage/v1/b/[^/]+/o/?$)");
-  static const std::regex kXmlObject(R"(^/[^/]+/(.+)$)");
-  static const std::regex kXmlBucket(R"(^/[^/]+/?$)");
-  std::vector<std::string> out;
+      R"(^/(?:download/)?storage/v1/b/([^/]+)/o/([^/]+)(.*)$)");
+  static const std::regex kRewrite(R"(^/(?:rewriteTo|copyTo)/b/([^/]+)/o/([^/]+)$)");
+  static const std::regex kJsonList(R"(^/storage/v1/b/([^/]+)/o/?$)");
+  static const std::regex kUpload(R"(^/upload/storage/v1/b/([^/]+)/o/?$)");
+  static const std::regex kXmlObject(R"(^/([^/]+)/(.+)$)");
+  static const std::regex kXmlBucket(R"(^/([^/]+)/?$)");
+  std::vector<Access> out;
+  auto add = [&](GcsPermission needs, const std::string& bucket, const std::string& name,
+                 bool create_only = false) {
+    out.push_back(Access{needs, false, create_only, Decode(bucket), Decode(name)});
+  };
   if (std::regex_match(path, m, kJsonObject)) {
-    out.push_back(Decode(m[1]));
-    const std::string rest = m[2];
+    const std::string bucket = m[1], object = m[2], rest = m[3];
     std::smatch r;
-    if (std::regex_match(rest, r, kRewrite)) out.push_back(Decode(r[1]));
-  } else if (std::regex_match(path, kJsonBucket) || std::regex_match(path, kXmlBucket)) {
-    out.push_back(Decode(QueryParam(req.target, "prefix").value_or("")));
-  } else if (std::regex_match(path, kUpload)) {
-    out.push_back(Decode(QueryParam(req.target, "name").value_or("")));
+    if (rest.empty()) {
+      add(reads ? kGcsGet : method == "DELETE" ? kGcsDelete : kGcsUpdate, bucket, object);
+    } else if (std::regex_match(rest, r, kRewrite)) {
+      add(kGcsGet, bucket, object);
+      add(kGcsCreate, r[1], r[2], if_absent);
+    } else {
+      out.push_back(Access{kGcsUpdate, true, false, Decode(bucket), ""});
+    }
+  } else if (std::regex_match(path, m, kJsonList)) {
+    if (reads) {
+      add(kGcsList, m[1], QueryParam(req.target, "prefix").value_or(""));
+    } else {
+      out.push_back(Access{kGcsUpdate, true, false, Decode(m[1]), ""});
+    }
+  } else if (std::regex_match(path, m, kUpload)) {
+    const std::optional<std::string> session = QueryParam(req.target, "upload_id");
+    std::string bucket = m[1], object = QueryParam(req.target, "name").value_or("");
+    if (session) {
+      // Chunks and the cancel of a session write the object the session was opened for.
+      std::lock_guard lock(mu_);
+      auto it = sessions_.find(Decode(*session));
+      object = it == sessions_.end() ? "" : it->second.second;
+    }
+    add(kGcsCreate, bucket, object, if_absent || (session && method != "POST"));
+  } else if (path.rfind("/storage/", 0) == 0 || path.rfind("/upload/", 0) == 0 ||
+             path.rfind("/download/", 0) == 0) {
+    out.push_back(Access{kGcsUpdate, true, false, "", ""});
+  } else if (std::regex_match(path, m, kXmlBucket)) {
+    if (reads) {
+      add(kGcsList, m[1], QueryParam(req.target, "prefix").value_or(""));
+    } else {
+      out.push_back(Access{kGcsUpdate, true, false, Decode(m[1]), ""});
+    }
   } else if (std::regex_match(path, m, kXmlObject)) {
-    out.push_back(Decode(m[1]));
-    if (req.has_header("x-goog-copy-source")) {
-      const std::string src = req.get_header_value("x-goog-copy-source");
-      const size_t slash = src.find('/', src.front() == '/' ? 1 : 0);
-      if (slash != std::string::npos) out.push_back(Decode(src.substr(slash + 1)));
+    const std::string bucket = m[1], object = m[2];
+    if (QueryParam(req.target, "uploads") || QueryParam(req.target, "uploadId")) {
+      // The steps of an XML multipart upload (the abort too) are the creator's.
+      add(kGcsCreate, bucket, object, method != "POST" || if_absent);
+    } else if (reads) {
+      add(kGcsGet, bucket, object);
+    } else if (method == "DELETE") {
+      add(kGcsDelete, bucket, object);
+    } else if (method == "PUT") {
+      add(kGcsCreate, bucket, object, if_absent);
+      if (req.has_header("x-goog-copy-source")) {
+        std::string src = req.get_header_value("x-goog-copy-source");
+        if (!src.empty() && src.front() == '/') src.erase(0, 1);
+        const size_t slash = src.find('/');
+        if (slash != std::string::npos) {
+          add(kGcsGet, src.substr(0, slash), src.substr(slash + 1));
+        }
+      }
+    } else {
+      add(kGcsUpdate, bucket, object);
     }
   } else {
-    out.push_back("");  // bucket-level or unknown: only an unbounded token may
+    out.push_back(Access{kGcsUpdate, true, false, "", ""});
   }
   return out;
+}
+
+std::string GcsTokenProxy::Denied(const TokenGrant& grant, const Access& access) {
+  if (!grant.downscoped) return "";
+  const GcsBoundary& b = grant.boundary;
+  if (access.bucket_level) return "bucket operations are outside every access boundary";
+  if (!b.bucket.empty() && access.bucket != b.bucket) {
+    return "the token's access boundary covers bucket '" + b.bucket + "', not '" +
+           access.bucket + "'";
+  }
+  static const std::map<unsigned, std::string> kNames = {
+      {kGcsGet, "storage.objects.get"},
+      {kGcsList, "storage.objects.list"},
+      {kGcsCreate, "storage.objects.create"},
+      {kGcsDelete, "storage.objects.delete"},
+      {kGcsUpdate, "storage.objects.update"}};
+  if ((b.permissions & access.needs) == 0) {
+    return "the token's access boundary does not grant " + kNames.at(access.needs);
+  }
+  const auto& prefixes = access.needs == kGcsList ? b.list_prefixes : b.object_prefixes;
+  const bool inside = std::any_of(prefixes.begin(), prefixes.end(),
+                                  [&](const auto& p) { return Inside(access.name, p); });
+  if (!inside) {
+    return "the token's access boundary does not cover '" + access.name + "'";
+  }
+  return "";
 }
 
 bool GcsTokenProxy::Authorize(const httplib::Request& req, httplib::Response& res) {
@@ -161,32 +291,53 @@ bool GcsTokenProxy::Authorize(const httplib::Request& req, httplib::Response& re
   const std::string kBearer = "Bearer ";
   const std::string token =
       auth.compare(0, kBearer.size(), kBearer) == 0 ? auth.substr(kBearer.size()) : "";
-  std::lock_guard lock(mu_);
-  auto it = tokens_.find(token);
-  if (token.empty() || it == tokens_.end() ||
-      std::chrono::steady_clock::now() >= it->second.expires) {
-    ++counters_.unauthorized;
-    res.status = 401;
-    res.set_header("WWW-Authenticate", "Bearer realm=\"https://accounts.google.com/\"");
-    res.set_content(GcsErrorJson(401, "authError", "Invalid Credentials"),
+  const std::vector<Access> accesses = Accesses(req);
+  auto forbid = [&](const std::string& why) {
+    std::lock_guard lock(mu_);
+    ++counters_.forbidden;
+    res.status = 403;
+    res.set_content(GcsErrorJson(403, "forbidden", why),
                     "application/json; charset=UTF-8");
     return false;
+  };
+  TokenGrant grant;
+  {
+    std::lock_guard lock(mu_);
+    auto it = tokens_.find(token);
+    if (token.empty() || it == tokens_.end() ||
+        std::chrono::steady_clock::now() >= it->second.expires) {
+      ++counters_.unauthorized;
+      res.status = 401;
+      res.set_header("WWW-Authenticate", "Bearer realm=\"https://accounts.google.com/\"");
+      res.set_content(GcsErrorJson(401, "authError", "Invalid Credentials"),
+                      "application/json; charset=UTF-8");
+      return false;
+    }
+    grant = it->second;
   }
-  if (!it->second.boundary.empty()) {
-    for (const std::string& name : Resources(req)) {
-      if (!Inside(name, it->second.boundary)) {
-        ++counters_.forbidden;
-        res.status = 403;
-        res.set_content(
-            GcsErrorJson(403, "forbidden",
-                         "the token's access boundary does not cover '" + name + "'"),
-            "application/json; charset=UTF-8");
-        return false;
-      }
+  for (const Access& access : accesses) {
+    const std::string why = Denied(grant, access);
+    if (!why.empty()) return forbid(why);
+    // As on GCS, replacing an existing object also needs storage.objects.delete.
+    if (grant.downscoped && access.needs == kGcsCreate && !access.create_only &&
+        (grant.boundary.permissions & kGcsDelete) == 0 &&
+        Exists(access.bucket, access.name)) {
+      return forbid("overwriting '" + access.name +
+                    "' needs storage.objects.delete, which the token's access boundary "
+                    "does not grant");
     }
   }
+  std::lock_guard lock(mu_);
   if (std::find(seen_.begin(), seen_.end(), token) == seen_.end()) seen_.push_back(token);
   return true;
+}
+
+bool GcsTokenProxy::Exists(const std::string& bucket, const std::string& object) {
+  httplib::Client client(target_host_, target_port_);
+  client.set_url_encode(false);
+  auto result = client.Get("/storage/v1/b/" + EncodeComponent(bucket) + "/o/" +
+                           EncodeComponent(object));
+  return result && result->status == 200;
 }
 
 void GcsTokenProxy::FailNext(int count, int status) {
@@ -209,6 +360,9 @@ void GcsTokenProxy::Handle(const httplib::Request& req, httplib::Response& res) 
           "application/json; charset=UTF-8");
       return;
     }
+  }
+  if (req.method == "POST" && PathOf(req.target) == "/v1/token") {
+    return HandleSts(req, res);
   }
   if (!Authorize(req, res)) return;
   if (options_.xml_writes && TranslateXmlWrite(req, res)) return;
@@ -244,6 +398,10 @@ void GcsTokenProxy::Forward(const httplib::Request& req, httplib::Response& res)
     return;
   }
   res.status = result->status;
+  if (req.method == "POST" && result->status == 200 &&
+      QueryParam(req.target, "uploadType").value_or("") == "resumable") {
+    NoteResumableSession(req, result->get_header_value("Location"));
+  }
   // fake-gcs-server already answered the Range header: keep httplib from applying it a
   // second time to the partial body.
   const_cast<httplib::Request&>(req).ranges.clear();
@@ -263,6 +421,92 @@ void GcsTokenProxy::Forward(const httplib::Request& req, httplib::Response& res)
     res.set_header(name, v);
   }
   res.set_content(result->body, result->get_header_value("Content-Type"));
+}
+
+void GcsTokenProxy::NoteResumableSession(const httplib::Request& req,
+                                         const std::string& location) {
+  static const std::regex kUpload(R"(^/upload/storage/v1/b/([^/]+)/o/?$)");
+  std::smatch m;
+  const std::string path = PathOf(req.target);
+  const std::optional<std::string> id = QueryParam(location, "upload_id");
+  if (!id || !std::regex_match(path, m, kUpload)) return;
+  std::lock_guard lock(mu_);
+  sessions_[Decode(*id)] = {Decode(m[1]),
+                            Decode(QueryParam(req.target, "name").value_or(""))};
+}
+
+// Google's STS, as far as downscoping goes: RFC 8693 token exchange of a known, unexpired
+// and unbounded access token, `options` the Credential Access Boundary.
+void GcsTokenProxy::HandleSts(const httplib::Request& req, httplib::Response& res) {
+  constexpr char kAccessToken[] = "urn:ietf:params:oauth:token-type:access_token";
+  auto refuse = [&](const std::string& error, const std::string& description) {
+    {
+      std::lock_guard lock(mu_);
+      ++counters_.sts_refused;
+    }
+    StsError(res, error, description);
+  };
+  if (req.get_header_value("Content-Type")
+          .rfind("application/x-www-form-urlencoded", 0) != 0) {
+    return refuse("invalid_request",
+                  "the body must be application/x-www-form-urlencoded");
+  }
+  httplib::Params form;
+  httplib::detail::parse_query_text(req.body, form);
+  auto param = [&form](const std::string& name) {
+    auto it = form.find(name);
+    return it == form.end() ? std::string() : it->second;
+  };
+  if (param("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange") {
+    return refuse("unsupported_grant_type", "grant_type must be token-exchange");
+  }
+  if (param("subject_token_type") != kAccessToken) {
+    return refuse("invalid_request", "subject_token_type must be an access token");
+  }
+  if (param("requested_token_type") != kAccessToken) {
+    return refuse("invalid_request", "requested_token_type must be an access token");
+  }
+  const std::string subject = param("subject_token");
+  if (subject.empty()) return refuse("invalid_request", "subject_token is missing");
+  if (form.count("options") == 0) {
+    return refuse("invalid_request", "the stand-in only downscopes: options is missing");
+  }
+  Result<GcsBoundary> boundary = ParseGcsAccessBoundary(param("options"));
+  if (!boundary.ok()) return refuse("invalid_request", boundary.status().message());
+  const auto now = std::chrono::steady_clock::now();
+  std::chrono::milliseconds lifetime = options_.sts_max_lifetime;
+  if (auto cap = QueryParam(req.target, "max_lifetime_ms")) {
+    lifetime = std::min(lifetime, std::chrono::milliseconds(std::stoll(*cap)));
+  }
+  std::unique_lock lock(mu_);
+  auto it = tokens_.find(subject);
+  if (it == tokens_.end() || now >= it->second.expires) {
+    lock.unlock();
+    return refuse("invalid_grant", "the subject token is invalid or expired");
+  }
+  if (it->second.downscoped) {
+    lock.unlock();
+    return refuse("invalid_grant", "the subject token is already downscoped");
+  }
+  // Google: the downscoped token lives as long as its source, at most an hour.
+  lifetime = std::min(lifetime, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    it->second.expires - now));
+  const int64_t expires_in =
+      std::chrono::duration_cast<std::chrono::seconds>(lifetime).count();
+  if (expires_in < 1) {
+    lock.unlock();
+    return refuse("invalid_grant", "the subject token expires within a second");
+  }
+  const std::string token = RandomToken();
+  tokens_[token] = TokenGrant{now + std::chrono::seconds(expires_in), true, *boundary};
+  minted_.push_back(*boundary);
+  ++counters_.sts_exchanges;
+  lock.unlock();
+  nlohmann::json answer = {{"access_token", token},
+                           {"issued_token_type", kAccessToken},
+                           {"token_type", "Bearer"},
+                           {"expires_in", expires_in}};
+  res.set_content(answer.dump(), "application/json; charset=utf-8");
 }
 
 bool GcsTokenProxy::TranslateXmlWrite(const httplib::Request& req,

@@ -13,6 +13,17 @@
 // multipart upload (POST ?uploads, PUT ?partNumber&uploadId, POST ?uploadId, DELETE
 // ?uploadId) is held here and becomes one media upload when it completes. Everything else
 // is forwarded as is (fake-gcs-server serves XML reads, HEAD, DELETE and listings).
+//
+// It also stands in for Google's Security Token Service as far as downscoping goes
+// (POST /v1/token, sts_url()): an RFC 8693 token exchange of a token it knows, with a
+// Credential Access Boundary in `options` (access_boundary.h), answers a new random token
+// that it then enforces with that boundary: one bucket, the object and listing prefixes
+// of the condition, and the permissions of the roles (objectViewer: get + list;
+// objectCreator: create, and overwriting an existing object needs delete as well, as on
+// GCS; objectAdmin: everything). Its lifetime is what Google gives (the source token's
+// remaining lifetime, at most an hour), capped by Options::sts_max_lifetime and by a
+// `max_lifetime_ms` query parameter of the request URL (tests make tokens that really
+// expire during a test with it).
 #pragma once
 
 #include <atomic>
@@ -27,6 +38,7 @@
 #include <vector>
 
 #include "lance/result.h"
+#include "tests/gcs/access_boundary.h"
 
 namespace httplib {
 class Server;
@@ -42,6 +54,8 @@ class GcsTokenProxy {
   struct Options {
     std::string target;  ///< fake-gcs-server, e.g. "http://127.0.0.1:4443"
     bool xml_writes = false;
+    /// \brief Longest lifetime of a token the STS stand-in mints (Google: 1 h).
+    std::chrono::milliseconds sts_max_lifetime{3'600'000};
   };
   /// \brief Starts serving on an ephemeral loopback port.
   static Result<std::unique_ptr<GcsTokenProxy>> Start(Options options);
@@ -49,6 +63,8 @@ class GcsTokenProxy {
 
   /// \brief "http://127.0.0.1:<port>".
   std::string endpoint() const;
+  /// \brief The STS stand-in: endpoint() + "/v1/token".
+  std::string sts_url() const { return endpoint() + "/v1/token"; }
   int port() const { return port_; }
 
   /// \brief Accepts `token` for `ttl` from now (on the steady clock), on every object
@@ -56,6 +72,10 @@ class GcsTokenProxy {
   /// with it.
   void AddToken(const std::string& token, std::chrono::milliseconds ttl,
                 const std::string& boundary_prefix = "");
+  /// \brief Accepts `token` for `ttl` within `boundary` only (what the STS stand-in
+  /// registers for the tokens it mints).
+  void AddDownscopedToken(const std::string& token, std::chrono::milliseconds ttl,
+                          GcsBoundary boundary);
   /// \brief `token` is refused from now on.
   void ExpireToken(const std::string& token);
   /// \brief The next `count` requests are answered `status` (503, 429, ...) without
@@ -64,21 +84,38 @@ class GcsTokenProxy {
 
   struct Counters {
     int64_t forwarded = 0;
-    int64_t unauthorized = 0;  ///< 401s sent
-    int64_t forbidden = 0;     ///< 403s sent
-    int64_t translated = 0;    ///< XML writes carried over to the JSON API
-    int64_t injected = 0;      ///< failures sent by FailNext
+    int64_t unauthorized = 0;   ///< 401s sent
+    int64_t forbidden = 0;      ///< 403s sent
+    int64_t translated = 0;     ///< XML writes carried over to the JSON API
+    int64_t injected = 0;       ///< failures sent by FailNext
+    int64_t sts_exchanges = 0;  ///< tokens minted by the STS stand-in
+    int64_t sts_refused = 0;    ///< token exchanges refused (400)
   };
   Counters counters() const;
   /// \brief The distinct tokens of accepted requests, in the order first seen.
   std::vector<std::string> tokens_seen() const;
+  /// \brief The boundaries of the tokens the STS stand-in minted, oldest first.
+  std::vector<GcsBoundary> minted_boundaries() const;
 
  private:
   GcsTokenProxy() = default;
   void Handle(const httplib::Request& req, httplib::Response& res);
-  // The objects or list prefixes `req` touches (object names, decoded).
-  std::vector<std::string> Resources(const httplib::Request& req) const;
+  // What a request does, on which bucket and object (or listing prefix), decoded.
+  struct Access {
+    GcsPermission needs = kGcsGet;
+    bool bucket_level = false;  // a bucket operation: only an unbounded token may
+    bool create_only = false;   // ifGenerationMatch=0: never overwrites
+    std::string bucket;
+    std::string name;  // the object, or the listing prefix for kGcsList
+  };
+  std::vector<Access> Accesses(const httplib::Request& req) const;
+  // Why `grant` may not do `access` ("" when it may).
+  struct TokenGrant;
+  static std::string Denied(const TokenGrant& grant, const Access& access);
   bool Authorize(const httplib::Request& req, httplib::Response& res);
+  bool Exists(const std::string& bucket, const std::string& object);
+  void HandleSts(const httplib::Request& req, httplib::Response& res);
+  void NoteResumableSession(const httplib::Request& req, const std::string& location);
   void Forward(const httplib::Request& req, httplib::Response& res);
   bool TranslateXmlWrite(const httplib::Request& req, httplib::Response& res);
   bool TranslateXmlMultipart(const httplib::Request& req, httplib::Response& res,
@@ -89,7 +126,8 @@ class GcsTokenProxy {
 
   struct TokenGrant {
     std::chrono::steady_clock::time_point expires;
-    std::string boundary;
+    bool downscoped = false;  // false: every bucket, object and operation
+    GcsBoundary boundary;
   };
   Options options_;
   std::string target_host_;
@@ -100,6 +138,9 @@ class GcsTokenProxy {
   mutable std::mutex mu_;
   std::map<std::string, TokenGrant> tokens_;
   std::vector<std::string> seen_;
+  std::vector<GcsBoundary> minted_;
+  // Resumable upload sessions (upload_id) -> {bucket, object} they write.
+  std::map<std::string, std::pair<std::string, std::string>> sessions_;
   Counters counters_;
   struct Upload {
     std::string key;                   // "<bucket>/<encoded object>"

@@ -62,6 +62,11 @@ struct VendedCloud {
   std::map<std::string, std::string> vendor_properties;
   /// \brief Called with every vended options map (to record secrets, for example).
   std::function<void(const io::StorageOptions&)> on_vended;
+  /// \brief Optional: more properties of the namespace whose tokens live `ttl`, for a
+  /// token service that must be told the lifetime itself (the GCS tests' STS stand-in
+  /// reads it from its URL), so that the tokens really expire when reported.
+  std::function<std::map<std::string, std::string>(std::chrono::milliseconds ttl)>
+      lifetime_properties;
 };
 
 namespace vended_refresh {
@@ -216,6 +221,9 @@ class VendedRefreshTest : public ::testing::TestWithParam<VendedCloud> {
       props["credential_vendor.reported_lifetime_millis"] = std::to_string(ttl.count());
       props["credential_vendor.refresh_offset_millis"] =
           std::to_string(vended_refresh::kOffset.count());
+      if (cloud.lifetime_properties) {
+        for (const auto& [k, v] : cloud.lifetime_properties(ttl)) props[k] = v;
+      }
       auto dir = ns::DirectoryNamespace::FromProperties(props);
       EXPECT_THAT(dir, IsOk());
       return dir.ok() ? *dir : nullptr;
@@ -263,10 +271,16 @@ class VendedRefreshTest : public ::testing::TestWithParam<VendedCloud> {
     return access.ok() ? *access : io::StorageAccess{};
   }
 
-  void DeclareAndDescribe(const ns::Identifier& id, io::StorageAccess* access) {
+  /// `*location`: the table's location, where the files of the test go (a vendor that
+  /// scopes to the table refuses anything outside it).
+  void DeclareAndDescribe(const ns::Identifier& id, io::StorageAccess* access,
+                          std::string* location) {
     ASSERT_OK(ns_->DeclareTable({.id = id}).status());
     ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
     ASSERT_TRUE(described.storage_options.has_value());
+    ASSERT_TRUE(described.location.has_value());
+    *location = *described.location;
+    while (!location->empty() && location->back() == '/') location->pop_back();
     *access = AccessFor(id, *described.storage_options);
     ExpectCounts(1, 1);
   }
@@ -417,9 +431,10 @@ TEST_P(VendedRefreshTest, DistributedWrite) {
 TEST_P(VendedRefreshTest, FileWriterAndReader) {
   const ns::Identifier id{"files"};
   io::StorageAccess access;
-  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
-  const std::string file1 = root_ + "/standalone/first.lance";
-  const std::string file2 = root_ + "/standalone/second.lance";
+  std::string location;
+  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access, &location));
+  const std::string file1 = location + "/standalone/first.lance";
+  const std::string file2 = location + "/standalone/second.lance";
   ASSERT_NO_FATAL_FAILURE(WriteFile(file1, access, {Rows(0, 3), Rows(3, 2)}));
   ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 5)}));
   ExpectCounts(1, 1);
@@ -438,9 +453,10 @@ TEST_P(VendedRefreshTest, FileWriterAndReader) {
 TEST_P(VendedRefreshTest, FileSession) {
   const ns::Identifier id{"session_files"};
   io::StorageAccess access;
-  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access));
+  std::string location;
+  ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access, &location));
   ASSERT_OK_AND_ASSIGN(auto session,
-                       format::LanceFileSession::Open(root_ + "/session", access));
+                       format::LanceFileSession::Open(location + "/session", access));
   {
     ASSERT_OK_AND_ASSIGN(auto writer,
                          session->OpenWriter("a.lance", vended_refresh::FileSchema()));
@@ -537,8 +553,8 @@ TEST_P(VendedRefreshTest, TwoTablesNeverShareTokens) {
   if (scope == vended.back().end() || scope->second.rfind("container:", 0) != 0) {
     EXPECT_NE(*creds_a, *creds_b);
   } else {
-    std::cout << "[ info ] the vendor scopes to the whole container ("
-              << scope->second << "): the tables may share a SAS\n";
+    std::cout << "[ info ] the vendor scopes to the whole container (" << scope->second
+              << "): the tables may share a SAS\n";
   }
 }
 
