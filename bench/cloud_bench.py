@@ -307,7 +307,8 @@ def run_pylance(cloud, cpp, args, out):
                                      table.nbytes)
     if cloud.write_so is None:
         out["write_skipped"] = ("pylance cannot write to fake-gcs-server (it rejects "
-                                "object_store's XML-API PUT; docs/gcs.md) and no --write-base-url was given")
+                                "object_store's XML-API PUT; docs/gcs.md) and no "
+                                "--write-base-url was given")
         log(out["write_skipped"])
         return
     uris = [f"{cloud.root}/py{i}.lance" for i in range(args.reps)]

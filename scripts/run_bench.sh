@@ -383,7 +383,8 @@ start_emulator() {
   fi
   log "starting $script on port $port in $dir"
   emulators+=("$script $dir")
-  if ! out=$(env "$port_var=$port" "$@" "scripts/$script" start "$dir" 2>"$WORK/$name-emulator.log"); then
+  if ! out=$(env "$port_var=$port" "$@" "scripts/$script" start "$dir" \
+    2>"$WORK/$name-emulator.log"); then
     { echo "scripts/$script start failed"; tail -n 5 "$WORK/$name-emulator.log"; } \
       >"$WORK/$name-emulator.failed"
     return 1
