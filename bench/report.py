@@ -10,6 +10,12 @@ docs/benchmarks.md (scripts/run_bench.sh).
       from an earlier file. A part that did not run has no keys; a benchmark process that
       failed (WORKDIR/NAME.failed, written by run_bench.sh) is listed under "failures".
       Prints the aims.
+  report.py --merge PARTIAL.json --into LATEST.json
+      replaces the keys of the parts PARTIAL.json measured in LATEST.json with PARTIAL's
+      (a part's earlier keys and failures go first), and records under "merged" which run
+      (commit, time, load) each merged part came from: how `LANCE_BENCH_MERGE=1
+      LANCE_BENCH_PARTS="azure gcs" scripts/run_bench.sh` adds a few parts to the full
+      run's file without re-running the rest. The doc says which parts were merged.
   report.py --markdown OUT.json [--template bench/benchmarks.md.in]
       prints docs/benchmarks.md: the template (methodology) with every table and the aims
       filled in from OUT.json. `make bench` writes the doc this way, and
@@ -25,7 +31,10 @@ WORKDIR holds, per part: local: lance-cpp-write[-v22].json, pylance-write[-v22].
 lance-cpp-write-growth.json, pylance-write-growth.json, <engine>-scan-growth.json; s3:
 s3.json (bench/s3_benchmark.cc), pylance-s3.json (pylance_bench.py s3),
 s3-scan-pylance.json (s3_benchmark --scan-uri); refresh: refresh.json
-(bench/refresh_benchmark.cc); ray: ray.json (bench/ray_bench.py).
+(bench/refresh_benchmark.cc); ray: ray.json (bench/ray_bench.py); azure / gcs (NAME):
+NAME.json (bench/cloud_benchmark.cc), pylance-NAME.json (bench/cloud_bench.py: pylance and
+curl), NAME-scan-pylance.json (cloud_benchmark --scan-uri), gcs-proxy-write.json (lance-cpp's
+writes through the translating proxy pylance writes through).
 """
 
 import argparse
@@ -386,6 +395,66 @@ def s3_part(run, r):
             r[f"{key}_cpu_client_s"] = summary["cpu_median_s"]
 
 
+def cloud_part(name):
+    """The Azure / GCS part on its emulator. As for S3, every MB/s has the same numerator,
+    the bytes of lance-cpp's data files (curl moves exactly those objects), so every ratio is
+    a time ratio on the same rows. Keys: NAME_write_mb_s, NAME_scan_mb_s,
+    NAME_scan_of_pylance_mb_s (lance-cpp); pylance_NAME_write_mb_s, pylance_NAME_scan_mb_s,
+    pylance_NAME_scan_of_local_mb_s; NAME_curl_get_mb_s, NAME_curl_put_mb_s; gcs:
+    gcs_proxy_write_mb_s (lance-cpp through pylance's proxy)."""
+    def part(run, r):
+        cpp = run.need(f"{name}.json")
+        nbytes = cpp["data_file_bytes"]
+
+        def put(key, summary, rss=True):
+            r[key] = nbytes / summary["median_s"] / 1e6
+            r["samples_s"][key] = summary["samples_s"]
+            if rss and "peak_rss_mb" in summary:
+                r[key.replace("_mb_s", "_peak_rss_mb")] = summary["peak_rss_mb"]
+
+        put(f"{name}_write_mb_s", cpp["write"])
+        put(f"{name}_scan_mb_s", cpp["scan"])
+        d = {"rows": cpp["rows"], "logical_bytes": cpp["logical_bytes"],
+             "data_files": cpp["data_files"], "data_file_bytes": nbytes,
+             "data_file_sizes": cpp["data_file_sizes"], "store": cpp.get("store"),
+             "settings": cpp["settings"]}
+        r[f"data_{name}"] = d
+        r["raw"][name] = {"lance_cpp": cpp}
+        for key, summary in ((f"{name}_write", cpp["write"]), (f"{name}_scan", cpp["scan"])):
+            r[f"{key}_cpu_client_s"] = summary["cpu_self_median_s"]
+            r[f"{key}_cpu_server_s"] = summary["cpu_server_median_s"]
+        proxied = run.optional("gcs-proxy-write.json") if name == "gcs" else None
+        if proxied:
+            put("gcs_proxy_write_mb_s", proxied["write"])
+            r["raw"][name]["lance_cpp_proxy_write"] = proxied
+        py = run.need(f"pylance-{name}.json")
+        r["raw"][name]["pylance"] = py
+        d.update({"endpoint": py["endpoint"], "curl_parallel": py["curl_parallel"],
+                  "pylance_version": py.get("pylance_version"),
+                  "data_storage_version": py.get("data_storage_version")})
+        put(f"{name}_curl_get_mb_s", py["curl_get"], rss=False)
+        put(f"{name}_curl_put_mb_s", py["curl_put"], rss=False)
+        for key, summary in ((f"{name}_curl_get", py["curl_get"]),
+                             (f"{name}_curl_put", py["curl_put"])):
+            r[f"{key}_cpu_client_s"] = summary["cpu_curl_median_s"]
+            r[f"{key}_cpu_server_s"] = summary["cpu_server_median_s"]
+        put(f"pylance_{name}_scan_of_local_mb_s", py["scan_of_local"])
+        if "write" not in py:
+            d["pylance_write"] = py.get("write_skipped", "not measured")
+            return
+        d["pylance_write"] = py.get("write_via", "direct")
+        d["pylance_data_file_bytes"] = py["data_file_bytes"]
+        put(f"pylance_{name}_write_mb_s", py["write"])
+        put(f"pylance_{name}_scan_mb_s", py["scan"])
+        for key, summary in ((f"pylance_{name}_write", py["write"]),
+                             (f"pylance_{name}_scan", py["scan"])):
+            r[f"{key}_cpu_client_s"] = summary["cpu_median_s"]
+        other = run.need(f"{name}-scan-pylance.json")
+        put(f"{name}_scan_of_pylance_mb_s", other["scan_other"])
+        r["raw"][name]["lance_cpp_scan_of_pylance"] = other
+    return part
+
+
 def refresh_part(run, r):
     ref = run.need("refresh.json")
     for k, v in ref.items():
@@ -417,7 +486,60 @@ def ray_part(run, r):
 
 PARTS = [("local", "local", local_part), ("local", "local_v22", v22_part),
          ("growth", "growth", growth_part), ("s3", "s3", s3_part),
-         ("refresh", "refresh", refresh_part), ("ray", "ray", ray_part)]
+         ("refresh", "refresh", refresh_part), ("ray", "ray", ray_part),
+         ("azure", "azure", cloud_part("azure")), ("gcs", "gcs", cloud_part("gcs"))]
+CLOUD_PARTS = ("azure", "gcs")
+
+
+def part_owns(part, key):
+    """Whether a top-level key of the result belongs to `part` (the Azure / GCS parts,
+    whose keys all carry the part's name; what --merge may replace)."""
+    return part in CLOUD_PARTS and (key.startswith(f"{part}_") or
+                                    key.startswith(f"pylance_{part}_") or
+                                    key == f"data_{part}")
+
+
+def merge(partial_path, into_path):
+    """Puts the Azure / GCS parts of one run (PARTIAL) into another's result (INTO): those
+    parts' keys, samples, raw results and failures are replaced, everything else stays,
+    and "merged" records the run each merged part came from."""
+    new, r = read(partial_path), read(into_path)
+    if new is None or r is None:
+        sys.exit(f"report.py: --merge needs both {partial_path} and {into_path}")
+    parts = new.get("parts") or []
+    other = [p for p in parts if p not in CLOUD_PARTS]
+    if other:
+        sys.exit(f"report.py: --merge takes only the parts {', '.join(CLOUD_PARTS)}; "
+                 f"{partial_path} has {', '.join(other)} (run those with the full bench)")
+    for part in parts:
+        for key in [k for k in r if part_owns(part, k)]:
+            del r[key]
+        for d in ("samples_s", "raw"):
+            r.setdefault(d, {})
+            for key in [k for k in r[d] if k == part or part_owns(part, k)]:
+                del r[d][key]
+        r["failures"] = {k: v for k, v in (r.get("failures") or {}).items()
+                         if part not in failure_parts(k)}
+        for key, v in new.items():
+            if part_owns(part, key):
+                r[key] = v
+        for d in ("samples_s", "raw"):
+            r[d].update({k: v for k, v in (new.get(d) or {}).items()
+                         if k == part or part_owns(part, k)})
+        r["failures"].update({k: v for k, v in (new.get("failures") or {}).items()
+                              if part in failure_parts(k)})
+        r.setdefault("merged", {})[part] = {
+            k: new.get(k) for k in ("git_commit", "dirty", "timestamp", "timestamp_end",
+                                    "load_before", "load_after", "machine")}
+        r["merged"][part]["part_seconds"] = (new.get("part_seconds") or {}).get(part)
+        if part not in r.setdefault("parts", []):
+            r["parts"].append(part)
+    r["aims"] = {a["name"]: {k: a[k] for k in ("met", "measured")} for a in aims(r)}
+    tmp = into_path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(r, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, into_path)
 
 
 def build(args):
@@ -485,6 +607,9 @@ def failure_parts(step):
         return ("ray",)
     if "growth" in step:
         return ("growth",)
+    for cloud in CLOUD_PARTS:
+        if step.startswith(cloud) or step.startswith(f"pylance-{cloud}"):
+            return (cloud,)
     if step.startswith("s3") or step.startswith("pylance-s3"):
         return ("s3",)
     if step == "refresh":
@@ -651,6 +776,9 @@ def render_summary(r):
     b = busy(dict(r, load_before=lb))
     if b:
         lines.append(f"- **{b[0].upper() + b[1:]}**: every time here is stretched and noisy.")
+    if r.get("merged"):
+        lines.append("- Parts merged from other runs (`report.py --merge`; each section "
+                     "gives its run): " + ", ".join(r["merged"]) + ".")
     f = r.get("failures") or {}
     lines.append("- Failures: " + ("none." if not f else
                                    "; ".join(f"`{k}`: {v}" for k, v in f.items()) + "."))
@@ -796,6 +924,61 @@ def render_s3(r):
     return section_or_absent(r, "s3_write_mb_s", text, "s3")
 
 
+def render_cloud(r):
+    def one(name, title):
+        d = r.get(f"data_{name}")
+        if d is None:
+            return f"### {title}\n\n" + absent(r, name)
+        rows = pair_rows(r, [
+            ("write", f"{name}_write_mb_s", f"pylance_{name}_write_mb_s"),
+            ("scan, each its own dataset", f"{name}_scan_mb_s", f"pylance_{name}_scan_mb_s"),
+            ("scan, both on lance-cpp's dataset", f"{name}_scan_mb_s",
+             f"pylance_{name}_scan_of_local_mb_s"),
+            ("scan, both on pylance's dataset", f"{name}_scan_of_pylance_mb_s",
+             f"pylance_{name}_scan_mb_s"),
+        ])
+        if name == "gcs" and "gcs_proxy_write_mb_s" in r:
+            rows.insert(1, pair_rows(r, [("write, both through the proxy",
+                                          "gcs_proxy_write_mb_s",
+                                          "pylance_gcs_write_mb_s")])[0])
+        curl = pair_rows(r, [
+            ("lance-cpp write vs curl PUT", f"{name}_write_mb_s", f"{name}_curl_put_mb_s"),
+            ("lance-cpp scan vs curl GET", f"{name}_scan_mb_s", f"{name}_curl_get_mb_s")])
+        cpu = md_table(["operation", "client CPU s", "server CPU s", "wall s"], [
+            [op, fmt(r.get(f"{k}_cpu_client_s")), fmt(r.get(f"{k}_cpu_server_s")),
+             fmt(d["data_file_bytes"] / r[f"{k}_mb_s"] / 1e6) if r.get(f"{k}_mb_s") else "-"]
+            for op, k in (("lance-cpp write", f"{name}_write"),
+                          ("lance-cpp scan", f"{name}_scan"),
+                          ("curl PUT", f"{name}_curl_put"), ("curl GET", f"{name}_curl_get"))],
+            numeric=(1, 2, 3))
+        s = d.get("settings", {})
+        return (f"### {title}\n\n"
+                f"{d['rows']:,} rows in {d['data_files']} data files of "
+                f"{', '.join(f'{x:,}' for x in d['data_file_sizes'])} bytes "
+                f"({d['data_file_bytes']:,} in all, lance-cpp's; pylance's: "
+                f"{d.get('pylance_data_file_bytes', 0):,}), file format "
+                f"{d.get('data_storage_version', '?')}, on {d.get('endpoint', '?')}; median of "
+                f"{s.get('reps', '?')} repetitions; curl runs {d.get('curl_parallel', '?')} "
+                f"processes at a time, one per object. pylance's write: "
+                f"{d.get('pylance_write', '?')}.\n\n" +
+                md_table(["operation", "lance-cpp", "pylance", "ratio", "keys"], rows) +
+                "\n\n" + md_table(["operation", "lance-cpp", "curl", "ratio", "keys"], curl) +
+                "\n\nCPU seconds (medians) of the client (this process, or the curl processes) "
+                "and of the emulator's process, next to the wall time:\n\n" + cpu)
+    merged = r.get("merged") or {}
+    head = ""
+    if any(p in merged for p in CLOUD_PARTS):
+        head = "".join(
+            f"- **Part `{p}` merged from another run** (`report.py --merge`): commit "
+            f"`{m.get('git_commit')}`" + (" with uncommitted changes" if m.get("dirty") else "")
+            + f", run {m.get('timestamp')} to {m.get('timestamp_end')}, "
+            f"{m.get('part_seconds')} s, load average {show_load(m.get('load_before'))} "
+            f"before and {show_load(m.get('load_after'))} after.\n"
+            for p, m in merged.items() if p in CLOUD_PARTS) + "\n"
+    return head + one("azure", "Azure Blob Storage (Azurite)") + "\n\n" + one(
+        "gcs", "Google Cloud Storage (fake-gcs-server)")
+
+
 def render_refresh(r):
     def text():
         rows = []
@@ -845,7 +1028,8 @@ def markdown(path, template=TEMPLATE):
     fill = {"SOURCE": path,
             "SUMMARY": render_summary(r), "AIMS": render_aims(r), "LOCAL": render_local(r),
             "V22": render_v22(r), "GROWTH": render_growth(r), "MEMORY": render_memory(r),
-            "S3": render_s3(r), "REFRESH": render_refresh(r), "RAY": render_ray(r)}
+            "S3": render_s3(r), "REFRESH": render_refresh(r), "RAY": render_ray(r),
+            "CLOUD": render_cloud(r)}
     for k, v in fill.items():
         body = body.replace("@" + k + "@", v)
     return body
@@ -858,7 +1042,9 @@ def main():
     p.add_argument("--template", default=TEMPLATE)
     p.add_argument("--dir")
     p.add_argument("--out")
-    p.add_argument("--parts", default="local growth s3 refresh ray")
+    p.add_argument("--parts", default="local growth s3 refresh ray azure gcs")
+    p.add_argument("--merge", metavar="PARTIAL", help="merge PARTIAL's parts into --into")
+    p.add_argument("--into", metavar="JSON")
     p.add_argument("--git-commit", default="unknown")
     p.add_argument("--git-commit-end", help="HEAD at the end of the run")
     p.add_argument("--dirty", choices=["true", "false"], default="false")
@@ -870,6 +1056,11 @@ def main():
     args = p.parse_args()
     if args.markdown:
         sys.stdout.write(markdown(args.markdown, args.template))
+        return
+    if args.merge:
+        if not args.into:
+            p.error("--merge needs --into")
+        merge(args.merge, args.into)
         return
     if not args.dir or not args.out:
         p.error("--dir and --out are required (or --markdown JSON)")
@@ -883,7 +1074,7 @@ def main():
     for title, fn in (("local, file format 2.0", render_local), ("local, 2.2", render_v22),
                       ("growth", render_growth), ("peak RSS", render_memory),
                       ("S3", render_s3), ("refresh under load", render_refresh),
-                      ("Ray", render_ray)):
+                      ("Ray", render_ray), ("Azure and GCS (emulators)", render_cloud)):
         print(f"\n== {title}\n{fn(r)}")
     print()
     print(render_summary(r))

@@ -18,13 +18,25 @@
 #           (pylance) on the same job -- a Ray Dataset of 4M generated rows written as a
 #           table of a directory namespace, read back with a filter, each engine's reads
 #           equal to the other's -- throughput and namespace calls (bench/ray_bench.py).
+#   azure   on an Azurite this script starts (in memory, port 10495): lance-cpp's write and
+#           scan (bench/cloud_benchmark.cc) and pylance's (bench/cloud_bench.py) of the
+#           same rows, each engine scanning the other's dataset, next to curl GET / PUT of
+#           the same objects (bench/cloud_bench.py) in the same run.
+#   gcs     the same on a fake-gcs-server this script starts (in memory, port 4495).
+#           pylance cannot write to fake-gcs-server (docs/gcs.md): its writes, and a second
+#           series of lance-cpp's for comparison, go through the tests' translating proxy
+#           (BUILD_DIR/tests/gcs/gcs_token_proxy --xml-writes), labelled so.
+#           Emulator numbers: loopback, a Node.js / Go server on the same 2 cores.
 #
 # Every operation also records its peak RSS. bench/report.py writes what this run
 # measured, and only that (no key is carried over from an earlier file), with the commit
 # (HEAD, `dirty` if tracked files differ from it), the time, the load averages before and
 # after, and the machine. A full run (all four parts, default sizes) writes
 # bench/results/latest.json and regenerates docs/benchmarks.md from it; any other run
-# writes bench/results/partial-<parts>.json (or LANCE_BENCH_OUT) and leaves both alone.
+# writes bench/results/partial-<parts>.json (or LANCE_BENCH_OUT) and leaves both alone,
+# unless LANCE_BENCH_MERGE=1: then that partial result's parts are merged into
+# bench/results/latest.json (replacing those parts' keys there, recording which run each
+# merged part came from: report.py --merge) and docs/benchmarks.md is regenerated.
 #
 #   scripts/run_bench.sh [BUILD_DIR]
 #
@@ -35,14 +47,17 @@
 # afterwards; needs ~12 GB), LANCE_BENCH_S3_REPS (3), LANCE_BENCH_S3_FILES (16 data
 # files), LANCE_BENCH_S3_ROWS_PER_FILE (524288 rows, ~75 MB), LANCE_BENCH_S3_PARALLEL
 # (curl processes at a time, 4), LANCE_BENCH_REFRESH_TIMEOUT (seconds, 900),
-# LANCE_BENCH_RAY_ROWS (4000000), LANCE_BENCH_RAY_REPS (3),
+# LANCE_BENCH_RAY_ROWS (4000000), LANCE_BENCH_RAY_REPS (3), LANCE_BENCH_CLOUD_REPS (3),
+# LANCE_BENCH_CLOUD_FILES (4 data files), LANCE_BENCH_CLOUD_ROWS_PER_FILE (262144 rows,
+# ~37 MB), LANCE_BENCH_CLOUD_PARALLEL (curl processes at a time, 4),
+# LANCE_BENCH_AZURITE_PORT (10495), LANCE_BENCH_GCS_PORT (4495),
 # LANCE_BENCH_RGW_PORT / LANCE_BENCH_MON_PORT (7495 / 6795:
 # not the test RGW's 7480 / 6789; the mon port stays below 6800, where OSDs pick theirs).
 # The RGW lives in BUILD_DIR/rgw-bench and is stopped and removed at exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
-FULL_PARTS="local growth s3 refresh ray"
+FULL_PARTS="local growth s3 refresh ray azure gcs"
 PARTS=${LANCE_BENCH_PARTS:-$FULL_PARTS}
 REPS=${LANCE_BENCH_REPS:-7}
 ROWS=${LANCE_BENCH_ROWS:-1000000}
@@ -54,10 +69,16 @@ S3_ROWS_PER_FILE=${LANCE_BENCH_S3_ROWS_PER_FILE:-524288}
 S3_PARALLEL=${LANCE_BENCH_S3_PARALLEL:-4}
 RAY_ROWS=${LANCE_BENCH_RAY_ROWS:-4000000}
 RAY_REPS=${LANCE_BENCH_RAY_REPS:-3}
+CLOUD_REPS=${LANCE_BENCH_CLOUD_REPS:-3}
+CLOUD_FILES=${LANCE_BENCH_CLOUD_FILES:-4}
+CLOUD_ROWS_PER_FILE=${LANCE_BENCH_CLOUD_ROWS_PER_FILE:-262144}
+CLOUD_PARALLEL=${LANCE_BENCH_CLOUD_PARALLEL:-4}
 PY=$PWD/.venv/bin/python
 BIN=$BUILD_DIR/bench/dataset_benchmark
 S3BIN=$BUILD_DIR/bench/s3_benchmark
 REFRESHBIN=$BUILD_DIR/bench/refresh_benchmark
+CLOUDBIN=$BUILD_DIR/bench/cloud_benchmark
+PROXYBIN=$BUILD_DIR/tests/gcs/gcs_token_proxy
 RGW_DIR=$BUILD_DIR/rgw-bench
 
 log() { echo "[bench +${SECONDS}s] $*" >&2; }
@@ -71,7 +92,8 @@ full=1
 for p in $FULL_PARTS; do part "$p" || full=; done
 for v in LANCE_BENCH_REPS LANCE_BENCH_ROWS LANCE_BENCH_GROWTH_ROWS LANCE_BENCH_GROWTH_REPS \
   LANCE_BENCH_S3_REPS LANCE_BENCH_S3_FILES LANCE_BENCH_S3_ROWS_PER_FILE \
-  LANCE_BENCH_RAY_ROWS LANCE_BENCH_RAY_REPS; do
+  LANCE_BENCH_RAY_ROWS LANCE_BENCH_RAY_REPS LANCE_BENCH_CLOUD_REPS LANCE_BENCH_CLOUD_FILES \
+  LANCE_BENCH_CLOUD_ROWS_PER_FILE; do
   [ -z "${!v:-}" ] || full=
 done
 if [ -n "${LANCE_BENCH_OUT:-}" ]; then
@@ -88,6 +110,8 @@ need() { [ -x "$1" ] || { log "missing $1: build with LANCE_BUILD_BENCHMARKS=ON 
 part local && need "$BIN"
 part growth && need "$BIN"
 part s3 && need "$S3BIN"
+part azure && need "$CLOUDBIN"
+part gcs && need "$CLOUDBIN"
 if part ray && ! compgen -G "$BUILD_DIR/python/lance_cpp/_lance_cpp*.so" >/dev/null; then
   log "missing the lance_cpp module in $BUILD_DIR/python: make build"; exit 1
 fi
@@ -104,7 +128,17 @@ START_TIME=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 rgw_started=
 WORK=
+emulators=()  # scripts/azurite.sh / scripts/gcs.sh and the directory of each one started
 cleanup() {
+  local e
+  # The GCS part's proxy, if the run stopped while it ran.
+  if [ -n "$WORK" ] && [ -f "$WORK/gcs-proxy.pid" ]; then
+    kill "$(cat "$WORK/gcs-proxy.pid")" 2>/dev/null || true
+  fi
+  for e in "${emulators[@]}"; do
+    log "stopping the benchmark emulator ${e#* }"
+    scripts/${e%% *} stop "${e#* }" || true
+  done
   if [ -n "$rgw_started" ]; then
     log "stopping the benchmark RGW ($RGW_DIR)"
     scripts/rgw.sh stop "$RGW_DIR" || true
@@ -337,6 +371,124 @@ if part s3 || part refresh || part ray; then
   fi
 fi
 
+# ---- Azure and GCS on their emulators (own ports; the tests' emulators are not touched)
+
+# start_emulator NAME SCRIPT DIR PORT_VAR PORT ENV...: starts one, evals its export lines.
+start_emulator() {
+  local name=$1 script=$2 dir=$3 port_var=$4 port=$5 out
+  shift 5
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "port $port in use (set LANCE_BENCH_${name^^}_PORT)" >"$WORK/$name-emulator.failed"
+    return 1
+  fi
+  log "starting $script on port $port in $dir"
+  emulators+=("$script $dir")
+  if ! out=$(env "$port_var=$port" "$@" "scripts/$script" start "$dir" \
+    2>"$WORK/$name-emulator.log"); then
+    { echo "scripts/$script start failed"; tail -n 5 "$WORK/$name-emulator.log"; } \
+      >"$WORK/$name-emulator.failed"
+    return 1
+  fi
+  eval "$out"
+}
+
+stop_emulator() {  # the last one started
+  local e=${emulators[-1]}
+  scripts/${e%% *} stop "${e#* }" || true
+  unset 'emulators[-1]'
+}
+
+# cloud_steps NAME ROOT SERVER_PIDS [PY_ARGS...] -- options: lance-cpp's write and scan, curl
+# and pylance (bench/cloud_bench.py), lance-cpp's scan of pylance's dataset.
+cloud_steps() {
+  local name=$1 root=$2 pids=$3
+  shift 3
+  local py_args=() opts=()
+  while [ "$1" != -- ]; do py_args+=("$1"); shift; done
+  shift
+  for o in "$@"; do opts+=(--storage-option "$o"); done
+  local size=(--reps "$CLOUD_REPS" --files "$CLOUD_FILES" --rows-per-file "$CLOUD_ROWS_PER_FILE")
+  log "$name: lance-cpp write and scan on $root"
+  step "$name" "$CLOUDBIN" --root "$root" --out "$WORK/$name.json" "${size[@]}" "${opts[@]}" \
+    --server-pids "$pids"
+  ok "$name" || return 0
+  log "$name: curl GET / PUT of the same objects, pylance scan and write"
+  step "pylance-$name" "$PY" bench/cloud_bench.py --cloud "$name" --cpp "$WORK/$name.json" \
+    --out "$WORK/pylance-$name.json" --workdir "$WORK" --reps "$CLOUD_REPS" \
+    --parallel "$CLOUD_PARALLEL" --server-pids "$pids" "${py_args[@]}"
+  ok "pylance-$name" || return 0
+  local pyds
+  pyds=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("dataset", ""))' \
+    "$WORK/pylance-$name.json")
+  [ -n "$pyds" ] || return 0
+  log "$name: lance-cpp scan of pylance's dataset $pyds"
+  step "$name-scan-pylance" "$CLOUDBIN" --scan-uri "$pyds" --out "$WORK/$name-scan-pylance.json" \
+    "${size[@]}" "${opts[@]}" --server-pids "$pids"
+}
+
+run_azure() {
+  start_emulator azure azurite.sh "$BUILD_DIR/azurite-bench" AZURITE_PORT \
+    "${LANCE_BENCH_AZURITE_PORT:-10495}" AZURITE_IN_MEMORY=1 AZURE_CONTAINER=lance-bench || return 0
+  local pid
+  pid=$(cat "$BUILD_DIR/azurite-bench/pid")
+  # Shared Key with the emulator's published key; lance-cpp addresses Azurite by its
+  # endpoint (path style), pylance through AZURITE_BLOB_STORAGE_URL (cloud_bench.py).
+  cloud_steps azure "az://$LANCE_AZURE_CONTAINER" "$pid" -- \
+    "azure_storage_account_name=$LANCE_AZURE_ACCOUNT" \
+    "azure_storage_account_key=$LANCE_AZURE_KEY" \
+    "azure_storage_endpoint=$LANCE_AZURE_ENDPOINT" allow_http=true
+  stop_emulator
+}
+
+run_gcs() {
+  start_emulator gcs gcs.sh "$BUILD_DIR/gcs-bench" GCS_PORT "${LANCE_BENCH_GCS_PORT:-4495}" \
+    GCS_BUCKET=lance-bench || return 0
+  local pid proxy_args=() proxy_url= proxy_pid=
+  pid=$(cat "$BUILD_DIR/gcs-bench/fake-gcs.pid")
+  # The translating proxy for pylance's writes (and lance-cpp's for comparison). Not a
+  # child of this shell (step's `wait` would wait for it): started from a subshell, its
+  # standard input a FIFO it holds open itself (it runs until stdin closes), stopped by pid.
+  if [ -x "$PROXYBIN" ]; then
+    local fifo=$WORK/gcs-proxy.in word port i
+    rm -f "$fifo" "$WORK/gcs-proxy.out"
+    mkfifo "$fifo"
+    ( exec "$PROXYBIN" --target "$LANCE_GCS_ENDPOINT" --xml-writes --token lance-bench-token \
+      <>"$fifo" >"$WORK/gcs-proxy.out" 2>&1 & echo $! >"$WORK/gcs-proxy.pid" )
+    proxy_pid=$(cat "$WORK/gcs-proxy.pid")
+    for i in $(seq 1 300); do
+      read -r word port <"$WORK/gcs-proxy.out" 2>/dev/null || true
+      [ "${word:-}" = PORT ] && break
+      kill -0 "$proxy_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if [ "${word:-}" = PORT ]; then
+      proxy_url=http://127.0.0.1:$port
+      proxy_args=(--write-base-url "$proxy_url" --write-token lance-bench-token)
+    else
+      echo "$PROXYBIN did not start" >"$WORK/gcs-proxy.failed"
+    fi
+  else
+    echo "$PROXYBIN is not built: no pylance write on GCS" >"$WORK/gcs-proxy.failed"
+  fi
+  # fake-gcs-server checks no credentials: lance-cpp sends none (google_skip_signature).
+  cloud_steps gcs "gs://$LANCE_GCS_BUCKET" "$pid" "${proxy_args[@]}" -- \
+    "google_base_url=$LANCE_GCS_ENDPOINT" allow_http=true google_skip_signature=true
+  if [ -n "$proxy_url" ]; then
+    log "gcs: lance-cpp writes through the same proxy (as pylance's)"
+    step gcs-proxy-write "$CLOUDBIN" --root "gs://$LANCE_GCS_BUCKET/via-proxy" --no-scan \
+      --out "$WORK/gcs-proxy-write.json" --reps "$CLOUD_REPS" --files "$CLOUD_FILES" \
+      --rows-per-file "$CLOUD_ROWS_PER_FILE" --server-pids "$pid" \
+      --storage-option "google_base_url=$proxy_url" --storage-option allow_http=true \
+      --storage-option google_storage_token=lance-bench-token
+  fi
+  [ -z "$proxy_pid" ] || kill "$proxy_pid" 2>/dev/null || true
+  rm -f "$WORK/gcs-proxy.pid" "$WORK/gcs-proxy.in"
+  stop_emulator
+}
+
+part azure && timed_part azure run_azure
+part gcs && timed_part gcs run_gcs
+
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 GIT_COMMIT_END=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ "$GIT_COMMIT_END" = "$GIT_COMMIT" ] || log "WARNING: HEAD moved during the run ($GIT_COMMIT -> $GIT_COMMIT_END)"
@@ -346,6 +498,12 @@ part_seconds=$(for k in "${!seconds[@]}"; do echo "$k=${seconds[$k]}"; done | pa
   --timestamp "$START_TIME" \
   --load-before "$load_before" --load-after "$load_after" --part-seconds "$part_seconds" \
   --total-seconds "$SECONDS"
+if [ -n "${LANCE_BENCH_MERGE:-}" ] && [ "$OUT" != bench/results/latest.json ]; then
+  "$PY" bench/report.py --merge "$OUT" --into bench/results/latest.json
+  log "merged the parts $PARTS of $OUT into bench/results/latest.json"
+  DOC=docs/benchmarks.md
+  OUT=bench/results/latest.json
+fi
 if [ -n "$DOC" ]; then
   "$PY" bench/report.py --markdown "$OUT" >"$DOC.tmp"
   mv "$DOC.tmp" "$DOC"

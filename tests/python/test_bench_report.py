@@ -171,3 +171,56 @@ def test_ray_keys_and_aims(tmp_path):
     os.remove(tmp_path / "ray.json")
     r, out = build(tmp_path, "ray")
     assert r["aims"]["ray_read"]["met"] is None and "reads differ" in r["failures"]["ray"]
+
+
+def cloud_files(d, name, with_pylance_write=True):
+    """A minimal Azure / GCS part: the same 1e9 bytes for every MB/s."""
+    cpu = {"cpu_self_median_s": 1.0, "cpu_server_median_s": 2.0}
+    write(d, f"{name}.json", {
+        "data_file_bytes": 10**9, "data_file_sizes": [10**9], "rows": 10,
+        "logical_bytes": 10**9, "data_files": 1, "settings": {"reps": 3},
+        "write": {**summary([2.0, 2.0, 2.0]), **cpu}, "scan": {**summary([1.0, 1.0, 1.0]), **cpu}})
+    curl = {"cpu_curl_median_s": 0.5, "cpu_server_median_s": 1.5}
+    py = {"endpoint": "http://127.0.0.1:1", "curl_parallel": 4,
+          "curl_get": {**summary([0.5]), **curl}, "curl_put": {**summary([1.0]), **curl},
+          "scan_of_local": {**summary([4.0]), "cpu_median_s": 1.0}}
+    if with_pylance_write:
+        py.update({"write": {**summary([4.0]), "cpu_median_s": 1.0},
+                   "scan": {**summary([4.0]), "cpu_median_s": 1.0}, "data_file_bytes": 10**9,
+                   "write_via": "direct"})
+        write(d, f"{name}-scan-pylance.json", {"scan_other": summary([2.0])})
+    else:
+        py["write_skipped"] = "no proxy"
+    write(d, f"pylance-{name}.json", py)
+
+
+def test_cloud_parts_and_merge(tmp_path):
+    cloud_files(tmp_path, "azure")
+    cloud_files(tmp_path, "gcs", with_pylance_write=False)
+    r, out = build(tmp_path, "azure gcs")
+    assert r["azure_write_mb_s"] == 500.0 and r["pylance_azure_write_mb_s"] == 250.0
+    assert r["azure_curl_get_mb_s"] == 2000.0 and r["azure_scan_of_pylance_mb_s"] == 500.0
+    assert "pylance_gcs_write_mb_s" not in r and r["data_gcs"]["pylance_write"] == "no proxy"
+    assert not r["failures"]
+    latest = tmp_path / "latest.json"
+    with open(latest, "w") as f:
+        json.dump({"parts": ["local"], "local_write_mb_s": 1.0, "azure_write_mb_s": 7.0,
+                   "azure_stale_mb_s": 1.0, "samples_s": {"local_write_mb_s": [1.0]},
+                   "raw": {"local": {}}, "failures": {"azure": "old", "gen": "x"}}, f)
+    run_report("--merge", out, "--into", str(latest))
+    with open(latest) as f:
+        m = json.load(f)
+    assert m["local_write_mb_s"] == 1.0 and m["azure_write_mb_s"] == 500.0
+    assert "azure_stale_mb_s" not in m and m["failures"] == {"gen": "x"}
+    assert m["parts"] == ["local", "azure", "gcs"] and m["merged"]["azure"]["git_commit"] == "abc"
+    assert set(m["raw"]) == {"local", "azure", "gcs"}
+    doc = run_report("--markdown", str(latest))
+    assert "merged from another run" in doc and "`pylance_azure_write_mb_s`" in doc
+    # Only the emulator parts may be merged.
+    with open(out) as f:
+        part = json.load(f)
+    part["parts"] = ["local"]
+    with open(out, "w") as f:
+        json.dump(part, f)
+    with pytest.raises(subprocess.CalledProcessError):
+        run_report("--merge", out, "--into", str(latest))
