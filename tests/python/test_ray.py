@@ -368,3 +368,54 @@ def test_side_by_side_with_lance_ray_on_rgw(ray_local, tmp_path):
     for table_id in (["by_lance_cpp"], ["by_lance_ray"]):
         ds = lr._TableSpec(None, table_id, None, ns["namespace_impl"], props).open()
         assert ds.version == 1 and ds.count_rows() == 3000
+
+
+def test_azure_job_outlives_its_vended_sas(ray_local, tmp_path):
+    """On Azurite, through lance_cpp's own vending DirectoryNamespace on an az:// root: SAS
+    tokens that live 8 s (Azurite refuses them afterwards), a write and a read that take
+    longer; every worker process refreshes by itself, the driver declares once."""
+    import time
+
+    def env(name):
+        value = os.environ.get(name)
+        if not value:
+            pytest.fail(f"{name} is not set: run through `make test`", pytrace=False)
+        return value
+
+    props = {"root": f"az://{env('LANCE_AZURE_CONTAINER')}/ray-{os.urandom(6).hex()}",
+             "storage.azure_storage_account_name": env("LANCE_AZURE_ACCOUNT"),
+             "storage.azure_storage_account_key": env("LANCE_AZURE_KEY"),
+             "storage.azure_storage_endpoint": env("LANCE_AZURE_ENDPOINT"),
+             "storage.allow_http": "true",
+             "credential_vendor.enabled": "true",
+             "credential_vendor.permission": "write",
+             "credential_vendor.reported_lifetime_millis": "8000",
+             "credential_vendor.refresh_offset_millis": "2000",
+             "log_path": str(tmp_path / "c.log")}
+    impl = "_ray_ns.LoggingDirectoryNamespace"
+
+    def slow(batch):
+        time.sleep(3)
+        return batch
+
+    started = time.monotonic()
+    data = ray_rows(ray_local, 0, 400, 4).map_batches(slow, batch_format="pyarrow",
+                                                      batch_size=None)
+    lr.write_lance(data, table_id=["t"], namespace_impl=impl, namespace_properties=props,
+                   min_rows_per_file=1, max_rows_per_file=50)
+    read = lr.read_lance(table_id=["t"], namespace_impl=impl, namespace_properties=props,
+                         filter="id >= 100", override_num_blocks=4).map_batches(
+                             slow, batch_format="pyarrow", batch_size=None)
+    table = pa.concat_tables(ray_local.get(read.to_arrow_refs()))
+    elapsed = time.monotonic() - started
+    assert sorted_ids(table) == list(range(100, 400))
+    assert elapsed > 9, elapsed  # the job outlived the first SAS tokens
+    calls = _ray_ns.calls(props["log_path"])
+    driver = str(os.getpid())
+    assert [op for pid, op in calls if pid == driver].count("declare_table") == 1
+    describes = collections.Counter(pid for pid, op in calls if op == "describe_table")
+    assert any(pid != driver for pid in describes), calls
+    # One describe per process per token lifetime (8 s, refreshed 2 s early): never more
+    # than the windows the job spans, however many tasks each process ran.
+    windows = int(elapsed // 6) + 1
+    assert all(n <= windows for n in describes.values()), (describes, elapsed, calls)
