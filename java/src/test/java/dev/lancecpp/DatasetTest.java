@@ -8,23 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lancecpp.ipc.LanceScanner;
 import dev.lancecpp.ipc.ScanOptions;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
-import org.apache.arrow.vector.ipc.ArrowStreamWriter;
-import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,26 +30,11 @@ class DatasetTest extends AllocatorTest {
   }
 
   static List<Long> ids(ArrowReader reader) throws IOException {
-    List<Long> out = new ArrayList<>();
-    try (reader) {
-      while (reader.loadNextBatch()) {
-        BigIntVector id = (BigIntVector) reader.getVectorSchemaRoot().getVector("id");
-        for (int i = 0; i < id.getValueCount(); i++) {
-          out.add(id.get(i));
-        }
-      }
-    }
-    return out;
+    return DatasetTestRows.ids(reader);
   }
 
   Dataset write(String uri, long start, int n, WriteParams.WriteMode mode) throws IOException {
-    return Dataset.write()
-        .allocator(allocator)
-        .reader(rows(allocator, start, n))
-        .uri(uri)
-        .mode(mode)
-        .maxRowsPerFile(40)
-        .execute();
+    return TestSupport.writeRows(allocator, start, n).uri(uri).mode(mode).maxRowsPerFile(40).execute();
   }
 
   @Test

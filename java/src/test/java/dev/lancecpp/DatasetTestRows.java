@@ -19,7 +19,11 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 
-/** The rows the tests write, as an ArrowReader (an Arrow IPC stream in memory). */
+/**
+ * The rows the tests write, as an ArrowReader (an Arrow IPC stream in memory), and how they
+ * read back. The Lance Java oracle (java/oracle) compiles this class too, so that both sides
+ * write and print the same rows: it uses Arrow only.
+ */
 public final class DatasetTestRows {
   /** id: int64 not null, name: utf8. */
   public static final Schema SCHEMA =
@@ -57,6 +61,23 @@ public final class DatasetTestRows {
     return new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), allocator);
   }
 
+  /**
+   * Every row of {@code reader} (left open) as "row ID NAME", NAME "null" for nulls: what the
+   * oracle prints for its scans.
+   */
+  public static List<String> lines(ArrowReader reader) throws IOException {
+    List<String> out = new ArrayList<>();
+    while (reader.loadNextBatch()) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      BigIntVector id = (BigIntVector) root.getVector("id");
+      VarCharVector name = (VarCharVector) root.getVector("name");
+      for (int i = 0; i < root.getRowCount(); i++) {
+        String n = name.isNull(i) ? "null" : new String(name.get(i), StandardCharsets.UTF_8);
+        out.add("row " + id.get(i) + " " + n);
+      }
+    }
+    return out;
+  }
 
   /** The id column of every batch of {@code reader}, which is closed. */
   public static List<Long> ids(ArrowReader reader) throws IOException {

@@ -4,16 +4,12 @@ package dev.lancecpp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,27 +54,16 @@ class DifferentialTest extends AllocatorTest {
   }
 
   /** Our scan of every row, printed as the oracle prints it. */
+  /** Our scan of every row, printed as the oracle prints it. */
   static List<String> ourRows(Dataset ds) throws IOException {
-    List<String> out = new ArrayList<>();
     try (ArrowReader reader = ds.newScan().scanBatches()) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        BigIntVector id = (BigIntVector) root.getVector("id");
-        VarCharVector name = (VarCharVector) root.getVector("name");
-        for (int i = 0; i < root.getRowCount(); i++) {
-          String n = name.isNull(i) ? "null" : new String(name.get(i), StandardCharsets.UTF_8);
-          out.add("row " + id.get(i) + " " + n);
-        }
-      }
+      return DatasetTestRows.lines(reader);
     }
-    return out;
   }
 
   Dataset ourWrite(String uri, String version, long start, int n, WriteParams.WriteMode mode)
       throws IOException {
-    return Dataset.write()
-        .allocator(allocator)
-        .reader(DatasetTestRows.rows(allocator, start, n))
+    return TestSupport.writeRows(allocator, start, n)
         .uri(uri)
         .mode(mode)
         .dataStorageVersion(version)

@@ -1,28 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.azure;
 
+import static dev.lancecpp.TestSupport.openAt;
+import static dev.lancecpp.TestSupport.openTable;
+import static dev.lancecpp.TestSupport.range;
+import static dev.lancecpp.TestSupport.writeRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lancecpp.Dataset;
 import dev.lancecpp.DatasetTestRows;
-import dev.lancecpp.ReadOptions;
+import dev.lancecpp.SecretLedger;
+import dev.lancecpp.TestSupport;
 import dev.lancecpp.Version;
 import dev.lancecpp.WriteParams;
 import dev.lancecpp.namespace.DirectoryNamespace;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.LongStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -38,20 +37,8 @@ import org.lance.namespace.model.DescribeTableResponse;
  */
 class AzureDatasetTest {
   private static String env(String name) {
-    String value = System.getenv(name);
-    if (value == null || value.isEmpty()) {
-      fail(name + " is not set: run through make test (scripts/run_tests.sh starts Azurite)");
-    }
-    return value;
-  }
-
-  private static void record(String secret, String label) throws IOException {
-    String path = System.getenv("LANCE_SECRETS_LEDGER");
-    if (secret == null || secret.isEmpty() || path == null || path.isEmpty()) {
-      return;
-    }
-    Files.write(Path.of(path), (label + "\t" + secret + "\n").getBytes(StandardCharsets.UTF_8),
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    return TestSupport.requireEnv(
+        name, "run through make test (scripts/run_tests.sh starts Azurite)");
   }
 
   private final String endpoint = env("LANCE_AZURE_ENDPOINT");
@@ -72,34 +59,19 @@ class AzureDatasetTest {
     return "az://" + container + "/java/" + what + "-" + UUID.randomUUID().toString().substring(0, 12);
   }
 
-  private static List<Long> range(long start, long end) {
-    return LongStream.range(start, end).boxed().toList();
-  }
-
-  private Dataset open(BufferAllocator allocator, String uri, Map<String, String> opts,
-      Long version) {
-    ReadOptions.Builder read = new ReadOptions.Builder().setStorageOptions(opts);
-    if (version != null) {
-      read.setVersion(version);
-    }
-    return Dataset.open().allocator(allocator).uri(uri).readOptions(read.build()).build();
-  }
-
   @Test
   void writeAppendAndReadEveryVersionWithStorageOptions() throws IOException {
     String uri = unique("ds") + ".lance";
     try (BufferAllocator allocator = new RootAllocator()) {
-      try (Dataset created = Dataset.write().allocator(allocator)
-              .reader(DatasetTestRows.rows(allocator, 0, 10)).uri(uri)
+      try (Dataset created = writeRows(allocator, 0, 10).uri(uri)
               .mode(WriteParams.WriteMode.CREATE).storageOptions(options()).execute()) {
         assertEquals(1, created.version());
       }
-      try (Dataset appended = Dataset.write().allocator(allocator)
-              .reader(DatasetTestRows.rows(allocator, 10, 5)).uri(uri)
+      try (Dataset appended = writeRows(allocator, 10, 5).uri(uri)
               .mode(WriteParams.WriteMode.APPEND).storageOptions(options()).execute()) {
         assertEquals(2, appended.version());
       }
-      try (Dataset latest = open(allocator, uri, options(), null)) {
+      try (Dataset latest = openAt(allocator, uri, options(), null)) {
         assertEquals(2, latest.version());
         assertEquals(15, latest.countRows());
         assertEquals(3, latest.countRows("id >= 12"));
@@ -107,20 +79,20 @@ class AzureDatasetTest {
         assertEquals(List.of(1L, 2L),
             latest.listVersions().stream().map(Version::getId).toList());
       }
-      try (Dataset first = open(allocator, uri, options(), 1L)) {
+      try (Dataset first = openAt(allocator, uri, options(), 1L)) {
         assertEquals(range(0, 10), DatasetTestRows.ids(first.newScan().scanBatches()));
       }
       // azure:// names the same dataset.
-      try (Dataset same = open(allocator, uri.replaceFirst("^az://", "azure://"), options(), null)) {
+      try (Dataset same = openAt(allocator, uri.replaceFirst("^az://", "azure://"), options(), null)) {
         assertEquals(15, same.countRows());
       }
       // A wrong key: refused, and the error shows neither key.
       Map<String, String> bad = options();
       bad.put("azure_storage_account_key", "QmFkS2V5" + key.substring(8));
       bad.put("client_max_retries", "0");
-      record(bad.get("azure_storage_account_key"), "wrong azurite key");
+      SecretLedger.record(bad.get("azure_storage_account_key"), "wrong azurite key");
       RuntimeException err = assertThrows(RuntimeException.class, () -> {
-        try (Dataset ds = open(allocator, uri, bad, null)) {
+        try (Dataset ds = openAt(allocator, uri, bad, null)) {
           ds.countRows();
         }
       });
@@ -143,13 +115,11 @@ class AzureDatasetTest {
       ns.initialize(props, allocator);
       try {
         List<String> id = List.of("events");
-        try (Dataset created = Dataset.write().allocator(allocator)
-                .reader(DatasetTestRows.rows(allocator, 0, 8)).namespaceClient(ns).tableId(id)
+        try (Dataset created = writeRows(allocator, 0, 8).namespaceClient(ns).tableId(id)
                 .mode(WriteParams.WriteMode.CREATE).execute()) {
           assertEquals(8, created.countRows());
         }
-        try (Dataset appended = Dataset.write().allocator(allocator)
-                .reader(DatasetTestRows.rows(allocator, 8, 4)).namespaceClient(ns).tableId(id)
+        try (Dataset appended = writeRows(allocator, 8, 4).namespaceClient(ns).tableId(id)
                 .mode(WriteParams.WriteMode.APPEND).execute()) {
           assertEquals(2, appended.version());
         }
@@ -157,7 +127,7 @@ class AzureDatasetTest {
             ns.describeTable(new DescribeTableRequest().id(id).vendCredentials(true));
         Map<String, String> vended = described.getStorageOptions();
         String sas = vended.get("azure_storage_sas_token");
-        record(sas, "vended azure sas");
+        SecretLedger.record(sas, "vended azure sas");
         assertTrue(sas != null && sas.contains("sig="), "no SAS vended");
         assertEquals(account, vended.get("azure_storage_account_name"));
         assertEquals("container:" + container, vended.get("lance_cpp_vended_scope"));
@@ -165,15 +135,14 @@ class AzureDatasetTest {
         assertFalse(vended.toString().contains(key), "the account key was vended");
         assertFalse(vended.containsKey("azure_storage_account_key"));
 
-        try (Dataset opened =
-                Dataset.open().allocator(allocator).namespaceClient(ns).tableId(id).build()) {
+        try (Dataset opened = openTable(allocator, ns, id)) {
           assertEquals(range(0, 12), DatasetTestRows.ids(opened.newScan().scanBatches()));
         }
         // The bare vended options (no key anywhere) open the table at its location.
         Map<String, String> bare = new HashMap<>(vended);
         bare.remove("expires_at_millis");
         bare.remove("refresh_offset_millis");
-        try (Dataset alone = open(allocator, described.getLocation(), bare, null)) {
+        try (Dataset alone = openAt(allocator, described.getLocation(), bare, null)) {
           assertEquals(12, alone.countRows());
           assertEquals(2, alone.countRows("id >= 10"));
         }

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.azure;
 
+import static dev.lancecpp.TestSupport.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lancecpp.Dataset;
 import dev.lancecpp.DatasetTestRows;
+import dev.lancecpp.SecretLedger;
+import dev.lancecpp.TestSupport;
 import dev.lancecpp.WriteParams;
-import dev.lancecpp.io.CredentialStats;
+import dev.lancecpp.namespace.CountingNamespace;
 import dev.lancecpp.namespace.DirectoryNamespace;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import dev.lancecpp.namespace.NamespaceRefreshTestBase;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,19 +22,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.LongStream;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.lance.namespace.LanceNamespace;
-import org.lance.namespace.model.DeclareTableRequest;
-import org.lance.namespace.model.DeclareTableResponse;
-import org.lance.namespace.model.DescribeTableRequest;
-import org.lance.namespace.model.DescribeTableResponse;
 
 /**
  * The refresh scenarios from Java on Azurite, with SAS tokens that really expire: our own
@@ -46,32 +37,32 @@ import org.lance.namespace.model.DescribeTableResponse;
  * the wrapper switches to a twin namespace whose tokens outlive the test, so the counts after
  * the refresh are exact. The C++ version: tests/testing/vended_refresh_scenarios.h.
  */
-class AzureRefreshTest {
+class AzureRefreshTest extends NamespaceRefreshTestBase<AzureRefreshTest.Counting> {
   static final long TTL_MS = 12_000;
   static final long OFFSET_MS = 2_000;
   static final long MARGIN_MS = 1_500;
 
-  private static String env(String name) {
-    String value = System.getenv(name);
-    if (value == null || value.isEmpty()) {
-      fail(name + " is not set: run through make test (scripts/run_tests.sh starts Azurite)");
-    }
-    return value;
+  static String env(String name) {
+    return TestSupport.requireEnv(
+        name, "run through make test (scripts/run_tests.sh starts Azurite)");
   }
 
   /** Counts describe / declare over two vending namespaces (short-lived, long-lived). */
-  static final class Counting implements LanceNamespace {
+  static final class Counting extends CountingNamespace.Delegating {
     final DirectoryNamespace shortLived;
     final DirectoryNamespace longLived;
     final String root;
     volatile boolean useLong;
-    final AtomicInteger describes = new AtomicInteger();
-    final AtomicInteger declares = new AtomicInteger();
     final AtomicLong latestExpiry = new AtomicLong();
 
     Counting(String root, BufferAllocator allocator) {
+      this(root, make(root, TTL_MS, allocator), allocator);
+    }
+
+    private Counting(String root, DirectoryNamespace shortLived, BufferAllocator allocator) {
+      super(() -> "AzureRefreshTest.Counting { root: " + root + " }", shortLived);
       this.root = root;
-      this.shortLived = make(root, TTL_MS, allocator);
+      this.shortLived = shortLived;
       this.longLived = make(root, 600_000, allocator);
     }
 
@@ -91,46 +82,23 @@ class AzureRefreshTest {
       return ns;
     }
 
-    LanceNamespace inner() {
+    @Override
+    protected LanceNamespace inner() {
       return useLong ? longLived : shortLived;
     }
 
-    void note(Map<String, String> options) {
+    /** Records the vended SAS (for the secrets scan) and the latest expiry. */
+    @Override
+    protected Map<String, String> vend(Map<String, String> options) {
       if (options == null) {
-        return;
+        return null;
       }
-      String sas = options.get("azure_storage_sas_token");
-      if (sas != null) {
-        record(sas, "vended azure sas");
-      }
+      SecretLedger.record(options.get("azure_storage_sas_token"), "vended azure sas");
       String expires = options.get("expires_at_millis");
       if (expires != null) {
         latestExpiry.accumulateAndGet(Long.parseLong(expires), Math::max);
       }
-    }
-
-    @Override
-    public void initialize(Map<String, String> properties, BufferAllocator allocator) {}
-
-    @Override
-    public String namespaceId() {
-      return "AzureRefreshTest.Counting { root: " + root + " }";
-    }
-
-    @Override
-    public DescribeTableResponse describeTable(DescribeTableRequest request) {
-      describes.incrementAndGet();
-      DescribeTableResponse response = inner().describeTable(request);
-      note(response.getStorageOptions());
-      return response;
-    }
-
-    @Override
-    public DeclareTableResponse declareTable(DeclareTableRequest request) {
-      declares.incrementAndGet();
-      DeclareTableResponse response = inner().declareTable(request);
-      note(response.getStorageOptions());
-      return response;
+      return options;
     }
 
     void close() {
@@ -139,26 +107,8 @@ class AzureRefreshTest {
     }
   }
 
-  static void record(String secret, String label) {
-    String path = System.getenv("LANCE_SECRETS_LEDGER");
-    if (secret == null || secret.isEmpty() || path == null || path.isEmpty()) {
-      return;
-    }
-    try {
-      Files.write(Path.of(path),
-          (label + "\t" + secret + "\n").getBytes(StandardCharsets.UTF_8),
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      throw new RuntimeException("recording a secret in the ledger", e);
-    }
-  }
-
-  BufferAllocator allocator;
-  Counting ns;
-
   @BeforeEach
   void setUp() {
-    allocator = new RootAllocator();
     String root = "az://" + env("LANCE_AZURE_CONTAINER") + "/java-refresh-"
         + UUID.randomUUID().toString().substring(0, 12);
     ns = new Counting(root, allocator);
@@ -166,33 +116,8 @@ class AzureRefreshTest {
 
   @AfterEach
   void tearDown() {
-    int seen = 0;
-    for (Map.Entry<String, Map<String, Long>> e : CredentialStats.snapshot().entrySet()) {
-      if (!e.getKey().contains(ns.root)) {
-        continue;
-      }
-      seen++;
-      assertEquals(0L, e.getValue().get("forced_refreshes"), e.getKey() + " " + e.getValue());
-      assertEquals(0L, e.getValue().get("failures"), e.getKey() + " " + e.getValue());
-    }
-    assertTrue(seen > 0, "no refresh counters for this test's providers");
+    TestSupport.expectNoForcedRefresh(ns.root);
     ns.close();
-    allocator.close();
-  }
-
-  Dataset write(List<String> id, long start, int n, WriteParams.WriteMode mode)
-      throws IOException {
-    return Dataset.write().allocator(allocator).reader(DatasetTestRows.rows(allocator, start, n))
-        .namespaceClient(ns).tableId(id).mode(mode).execute();
-  }
-
-  Dataset open(List<String> id) {
-    return Dataset.open().allocator(allocator).namespaceClient(ns).tableId(id).build();
-  }
-
-  void assertCalls(int declares, int describes) {
-    assertEquals(declares, ns.declares.get(), "declare_table calls");
-    assertEquals(describes, ns.describes.get(), "describe_table calls");
   }
 
   void waitForExpiry() throws InterruptedException {
@@ -201,10 +126,6 @@ class AzureRefreshTest {
       Thread.sleep(delay);
     }
     ns.useLong = true;
-  }
-
-  static List<Long> range(long start, long end) {
-    return LongStream.range(start, end).boxed().toList();
   }
 
   @Test

@@ -2,6 +2,7 @@
 package dev.lancecpp.file;
 
 import dev.lancecpp.AllocatorTest;
+import static dev.lancecpp.TestSupport.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.LongStream;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,10 +35,6 @@ class FileTest extends AllocatorTest {
         }
       }
     }
-  }
-
-  static List<Long> range(long start, long end) {
-    return LongStream.range(start, end).boxed().toList();
   }
 
   @Test

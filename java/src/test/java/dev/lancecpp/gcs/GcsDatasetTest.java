@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.gcs;
 
+import static dev.lancecpp.TestSupport.openAt;
+import static dev.lancecpp.TestSupport.range;
+import static dev.lancecpp.TestSupport.writeRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lancecpp.Dataset;
 import dev.lancecpp.DatasetTestRows;
-import dev.lancecpp.ReadOptions;
+import dev.lancecpp.TestSupport;
 import dev.lancecpp.Version;
 import dev.lancecpp.WriteParams;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.LongStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
@@ -27,54 +28,40 @@ import org.junit.jupiter.api.Test;
  */
 class GcsDatasetTest {
   private static String env(String name) {
-    String value = System.getenv(name);
-    if (value == null || value.isEmpty()) {
-      fail(name + " is not set: run through make test (scripts/run_tests.sh starts "
-          + "fake-gcs-server)");
-    }
-    return value;
+    return TestSupport.requireEnv(
+        name, "run through make test (scripts/run_tests.sh starts fake-gcs-server)");
   }
 
   private final Map<String, String> options =
       Map.of("google_base_url", env("LANCE_GCS_ENDPOINT"), "allow_http", "true");
   private final String bucket = env("LANCE_GCS_BUCKET");
 
-  private Dataset open(BufferAllocator allocator, String uri, Long version) {
-    ReadOptions.Builder read = new ReadOptions.Builder().setStorageOptions(options);
-    if (version != null) {
-      read.setVersion(version);
-    }
-    return Dataset.open().allocator(allocator).uri(uri).readOptions(read.build()).build();
-  }
-
   @Test
   void writeAppendAndReadEveryVersionWithStorageOptions() throws IOException {
     String base = "gs://" + bucket + "/java/ds-" + UUID.randomUUID().toString().substring(0, 12);
     String uri = base + ".lance";
     try (BufferAllocator allocator = new RootAllocator()) {
-      try (Dataset created = Dataset.write().allocator(allocator)
-              .reader(DatasetTestRows.rows(allocator, 0, 10)).uri(uri)
+      try (Dataset created = writeRows(allocator, 0, 10).uri(uri)
               .mode(WriteParams.WriteMode.CREATE).storageOptions(options).execute()) {
         assertEquals(1, created.version());
       }
-      try (Dataset appended = Dataset.write().allocator(allocator)
-              .reader(DatasetTestRows.rows(allocator, 10, 5)).uri(uri)
+      try (Dataset appended = writeRows(allocator, 10, 5).uri(uri)
               .mode(WriteParams.WriteMode.APPEND).storageOptions(options).execute()) {
         assertEquals(2, appended.version());
       }
-      try (Dataset latest = open(allocator, uri, null)) {
+      try (Dataset latest = openAt(allocator, uri, options, null)) {
         assertEquals(15, latest.countRows());
-        assertEquals(LongStream.range(0, 15).boxed().toList(),
+        assertEquals(range(0, 15),
             DatasetTestRows.ids(latest.newScan().scanBatches()));
         assertEquals(List.of(1L, 2L),
             latest.listVersions().stream().map(Version::getId).toList());
       }
-      try (Dataset first = open(allocator, uri, 1L)) {
-        assertEquals(LongStream.range(0, 10).boxed().toList(),
+      try (Dataset first = openAt(allocator, uri, options, 1L)) {
+        assertEquals(range(0, 10),
             DatasetTestRows.ids(first.newScan().scanBatches()));
       }
       RuntimeException missing = assertThrows(RuntimeException.class, () -> {
-        try (Dataset ds = open(allocator, base + "-absent.lance", null)) {
+        try (Dataset ds = openAt(allocator, base + "-absent.lance", options, null)) {
           ds.countRows();
         }
       });

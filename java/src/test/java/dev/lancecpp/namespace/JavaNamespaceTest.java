@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.namespace;
 
-import dev.lancecpp.AllocatorTest;
+import static dev.lancecpp.TestSupport.openTable;
+import static dev.lancecpp.TestSupport.writeRows;
+import static dev.lancecpp.TestSupport.writeTable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lancecpp.AllocatorTest;
 import dev.lancecpp.AlreadyExistsException;
 import dev.lancecpp.Dataset;
-import dev.lancecpp.DatasetTestRows;
 import dev.lancecpp.LanceIOException;
 import dev.lancecpp.NotFoundException;
 import dev.lancecpp.ReadOptions;
@@ -30,18 +32,12 @@ class JavaNamespaceTest extends AllocatorTest {
 
   @BeforeEach
   void setUp() {
-    ns = new CountingNamespace(tmp);
+    ns = CountingNamespace.onDirectory(tmp);
   }
 
   Dataset write(List<String> id, long start, int n, WriteParams.WriteMode mode)
       throws IOException {
-    return Dataset.write()
-        .allocator(allocator)
-        .reader(DatasetTestRows.rows(allocator, start, n))
-        .namespaceClient(ns)
-        .tableId(id)
-        .mode(mode)
-        .execute();
+    return writeTable(allocator, ns, id, start, n, mode);
   }
 
   @Test
@@ -54,8 +50,7 @@ class JavaNamespaceTest extends AllocatorTest {
     assertEquals(1, ns.declares.get(), "create declares the table once");
     assertEquals(0, ns.describes.get(), "create does not describe");
 
-    try (Dataset ds =
-        Dataset.open().allocator(allocator).namespaceClient(ns).tableId(id).build()) {
+    try (Dataset ds = openTable(allocator, ns, id)) {
       assertEquals(10, ds.countRows());
       assertEquals(1, ds.version());
     }
@@ -76,27 +71,13 @@ class JavaNamespaceTest extends AllocatorTest {
   @Test
   void namespaceErrorsReachJavaWithTheirKindAndMessage() {
     NotFoundException missing =
-        assertThrows(
-            NotFoundException.class,
-            () ->
-                Dataset.open()
-                    .allocator(allocator)
-                    .namespaceClient(ns)
-                    .tableId(List.of("nope"))
-                    .build());
+        assertThrows(NotFoundException.class, () -> openTable(allocator, ns, List.of("nope")));
     assertTrue(missing.getMessage().contains("Table not found: [nope]"), missing.getMessage());
     assertTrue(missing.getMessage().contains("describe_table"), missing.getMessage());
 
     ns.failDescribe = new IllegalStateException("boom from the user's namespace");
     LanceIOException failed =
-        assertThrows(
-            LanceIOException.class,
-            () ->
-                Dataset.open()
-                    .allocator(allocator)
-                    .namespaceClient(ns)
-                    .tableId(List.of("nope"))
-                    .build());
+        assertThrows(LanceIOException.class, () -> openTable(allocator, ns, List.of("nope")));
     assertTrue(
         failed.getMessage().contains("IllegalStateException: boom from the user's namespace"),
         failed.getMessage());
@@ -117,12 +98,7 @@ class JavaNamespaceTest extends AllocatorTest {
   @Test
   void storageOptionsProviderIsCalledThroughTheCore() throws IOException {
     String uri = tmp.resolve("p.lance").toString();
-    Dataset.write()
-        .allocator(allocator)
-        .reader(DatasetTestRows.rows(allocator, 0, 3))
-        .uri(uri)
-        .execute()
-        .close();
+    writeRows(allocator, 0, 3).uri(uri).execute().close();
     AtomicInteger calls = new AtomicInteger();
     StorageOptionsProvider provider =
         new StorageOptionsProvider() {

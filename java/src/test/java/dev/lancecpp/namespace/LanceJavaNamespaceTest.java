@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.namespace;
 
-import dev.lancecpp.AllocatorTest;
+import static dev.lancecpp.TestSupport.openTable;
+import static dev.lancecpp.TestSupport.writeTable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lancecpp.AllocatorTest;
 import dev.lancecpp.Dataset;
-import dev.lancecpp.DatasetTestRows;
 import dev.lancecpp.NotFoundException;
 import dev.lancecpp.WriteParams;
 import java.io.IOException;
@@ -56,18 +57,10 @@ class LanceJavaNamespaceTest extends AllocatorTest {
       lanceRest.initialize(Map.of("uri", url), allocator);
       ourRest.initialize(Map.of("uri", url), allocator);
       List<String> id = List.of("rest_t");
-      try (Dataset ds =
-          Dataset.write()
-              .allocator(allocator)
-              .reader(DatasetTestRows.rows(allocator, 0, 9))
-              .namespaceClient(lanceRest)
-              .tableId(id)
-              .mode(WriteParams.WriteMode.CREATE)
-              .execute()) {
+      try (Dataset ds = writeTable(allocator, lanceRest, id, 0, 9, WriteParams.WriteMode.CREATE)) {
         assertEquals(9, ds.countRows());
       }
-      try (Dataset ds =
-          Dataset.open().allocator(allocator).namespaceClient(ourRest).tableId(id).build()) {
+      try (Dataset ds = openTable(allocator, ourRest, id)) {
         assertEquals(9, ds.countRows());
       }
       assertTrue(
@@ -78,42 +71,20 @@ class LanceJavaNamespaceTest extends AllocatorTest {
   @Test
   void lanceJavasDirectoryNamespaceLocatesOurTables() throws IOException {
     List<String> id = List.of("people");
-    try (Dataset ds =
-        Dataset.write()
-            .allocator(allocator)
-            .reader(DatasetTestRows.rows(allocator, 0, 12))
-            .namespaceClient(lanceNs)
-            .tableId(id)
-            .mode(WriteParams.WriteMode.CREATE)
-            .execute()) {
+    try (Dataset ds = writeTable(allocator, lanceNs, id, 0, 12, WriteParams.WriteMode.CREATE)) {
       assertEquals(12, ds.countRows());
     }
-    try (Dataset ds =
-        Dataset.write()
-            .allocator(allocator)
-            .reader(DatasetTestRows.rows(allocator, 12, 3))
-            .namespaceClient(lanceNs)
-            .tableId(id)
-            .mode(WriteParams.WriteMode.APPEND)
-            .execute()) {
+    try (Dataset ds = writeTable(allocator, lanceNs, id, 12, 3, WriteParams.WriteMode.APPEND)) {
       assertEquals(15, ds.countRows());
     }
-    try (Dataset ds =
-        Dataset.open().allocator(allocator).namespaceClient(lanceNs).tableId(id).build()) {
+    try (Dataset ds = openTable(allocator, lanceNs, id)) {
       assertEquals(2, ds.version());
       assertEquals(15, ds.countRows());
     }
     assertTrue(
         lanceNs.listTables(new ListTablesRequest().id(List.of())).getTables().contains("people"));
     NotFoundException missing =
-        assertThrows(
-            NotFoundException.class,
-            () ->
-                Dataset.open()
-                    .allocator(allocator)
-                    .namespaceClient(lanceNs)
-                    .tableId(List.of("nope"))
-                    .build());
+        assertThrows(NotFoundException.class, () -> openTable(allocator, lanceNs, List.of("nope")));
     assertTrue(missing.getMessage().contains("TableNotFoundException"), missing.getMessage());
   }
 }

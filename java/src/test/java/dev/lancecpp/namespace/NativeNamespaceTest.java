@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.namespace;
 
-import dev.lancecpp.AllocatorTest;
+import static dev.lancecpp.TestSupport.openTable;
+import static dev.lancecpp.TestSupport.writeTable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lancecpp.AllocatorTest;
 import dev.lancecpp.Dataset;
-import dev.lancecpp.DatasetTestRows;
 import dev.lancecpp.WriteParams;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lance.namespace.LanceNamespace;
 import org.lance.namespace.errors.TableNotFoundException;
 import org.lance.namespace.errors.UnsupportedOperationException;
-import org.lance.namespace.model.DeclareTableRequest;
-import org.lance.namespace.model.DeclareTableResponse;
 import org.lance.namespace.model.DescribeTableRequest;
 import org.lance.namespace.model.DescribeTableResponse;
 import org.lance.namespace.model.ListTablesRequest;
@@ -46,55 +43,21 @@ class NativeNamespaceTest extends AllocatorTest {
   }
 
   /** A user's namespace that delegates to another and counts the calls the core makes. */
-  static final class Counting implements LanceNamespace {
-    final LanceNamespace inner;
-    final AtomicInteger describes = new AtomicInteger();
-    final AtomicInteger declares = new AtomicInteger();
-
-    Counting(LanceNamespace inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public void initialize(Map<String, String> properties, BufferAllocator allocator) {}
-
-    @Override
-    public String namespaceId() {
-      return "Counting(" + inner.namespaceId() + ")";
-    }
-
-    @Override
-    public DescribeTableResponse describeTable(DescribeTableRequest request) {
-      describes.incrementAndGet();
-      return inner.describeTable(request);
-    }
-
-    @Override
-    public DeclareTableResponse declareTable(DeclareTableRequest request) {
-      declares.incrementAndGet();
-      return inner.declareTable(request);
-    }
+  static CountingNamespace counting(LanceNamespace inner) {
+    return new CountingNamespace.Delegating(() -> "Counting(" + inner.namespaceId() + ")", inner);
   }
 
   @Test
   void tablesWrittenThroughTheWrapperAreListedAndDescribed() throws IOException {
     assertTrue(dir.namespaceId().contains(tmp.toString()), dir.namespaceId());
-    Counting counting = new Counting(dir);
+    CountingNamespace counting = counting(dir);
     List<String> id = List.of("people");
-    try (Dataset ds =
-        Dataset.write()
-            .allocator(allocator)
-            .reader(DatasetTestRows.rows(allocator, 0, 7))
-            .namespaceClient(counting)
-            .tableId(id)
-            .mode(WriteParams.WriteMode.CREATE)
-            .execute()) {
+    try (Dataset ds = writeTable(allocator, counting, id, 0, 7, WriteParams.WriteMode.CREATE)) {
       assertEquals(7, ds.countRows());
     }
     assertEquals(1, counting.declares.get());
     assertEquals(0, counting.describes.get());
-    try (Dataset ds =
-        Dataset.open().allocator(allocator).namespaceClient(counting).tableId(id).build()) {
+    try (Dataset ds = openTable(allocator, counting, id)) {
       assertEquals(7, ds.countRows());
     }
     assertEquals(1, counting.describes.get());
@@ -120,6 +83,6 @@ class NativeNamespaceTest extends AllocatorTest {
     assertThrows(IllegalStateException.class, dir::namespaceId);
     assertThrows(
         UnsupportedOperationException.class,
-        () -> new Counting(dir).listTables(new ListTablesRequest()));
+        () -> counting(dir).listTables(new ListTablesRequest()));
   }
 }

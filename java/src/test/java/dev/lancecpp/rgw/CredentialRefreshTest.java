@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.rgw;
 
-import dev.lancecpp.AllocatorTest;
+import static dev.lancecpp.TestSupport.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,12 +11,13 @@ import dev.lancecpp.DatasetTestRows;
 import dev.lancecpp.Fragment;
 import dev.lancecpp.FragmentMetadata;
 import dev.lancecpp.FragmentOperation;
+import dev.lancecpp.TestSupport;
 import dev.lancecpp.WriteParams;
 import dev.lancecpp.file.LanceFileReader;
 import dev.lancecpp.file.LanceFileSession;
 import dev.lancecpp.file.LanceFileWriter;
-import dev.lancecpp.io.CredentialStats;
 import dev.lancecpp.io.LanceNamespaceStorageOptionsProvider;
+import dev.lancecpp.namespace.NamespaceRefreshTestBase;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +28,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.LongStream;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.vector.ipc.ArrowReader;
@@ -48,13 +48,11 @@ import org.lance.namespace.model.DescribeTableResponse;
  * (long enough for a loaded 2-core machine) and are revoked one second after; the waits are
  * for that revocation, not for a fixed time.
  */
-class CredentialRefreshTest extends AllocatorTest {
+class CredentialRefreshTest extends NamespaceRefreshTestBase<VendingNamespace> {
   static final long TTL_MS = 15_000;
   static final long GUARD_MS = 180_000;
   static S3Env s3;
   static KeyVendor vendor;
-
-  VendingNamespace ns;
 
   @BeforeAll
   static void startVendor() {
@@ -75,50 +73,9 @@ class CredentialRefreshTest extends AllocatorTest {
 
   @AfterEach
   void tearDown() {
-    expectNoForcedRefresh();
+    // The counters of every provider on this test's namespace.
+    TestSupport.expectNoForcedRefresh(ns.namespaceId());
     ns.close();
-  }
-
-  Dataset write(List<String> id, long start, int n, WriteParams.WriteMode mode)
-      throws IOException {
-    return Dataset.write()
-        .allocator(allocator)
-        .reader(DatasetTestRows.rows(allocator, start, n))
-        .namespaceClient(ns)
-        .tableId(id)
-        .mode(mode)
-        .execute();
-  }
-
-  Dataset open(List<String> id) {
-    return Dataset.open().allocator(allocator).namespaceClient(ns).tableId(id).build();
-  }
-
-  static List<Long> range(long start, long end) {
-    return LongStream.range(start, end).boxed().toList();
-  }
-
-  void assertCalls(int declares, int describes) {
-    assertEquals(declares, ns.declares.get(), "declare_table calls");
-    assertEquals(describes, ns.describes.get(), "describe_table calls");
-  }
-
-  /**
-   * The timed refresh did the work: no request was refused with stale keys and retried after
-   * a forced refresh, and no fetch failed (the counters of every provider on this test's
-   * namespace).
-   */
-  void expectNoForcedRefresh() {
-    int seen = 0;
-    for (Map.Entry<String, Map<String, Long>> e : CredentialStats.snapshot().entrySet()) {
-      if (!e.getKey().contains(ns.namespaceId())) {
-        continue;
-      }
-      seen++;
-      assertEquals(0L, e.getValue().get("forced_refreshes"), e.getKey() + " " + e.getValue());
-      assertEquals(0L, e.getValue().get("failures"), e.getKey() + " " + e.getValue());
-    }
-    assertTrue(seen > 0, "no refresh counters for this test's providers");
   }
 
   void waitForExpiry() throws InterruptedException {
@@ -258,6 +215,27 @@ class CredentialRefreshTest extends AllocatorTest {
     }
   }
 
+  /**
+   * Rows [0, 3) written to the file {@code path} with {@code writeOptions} (refreshed by {@code
+   * writeProvider}, null: none), then read back with {@code readOptions} and {@code
+   * readProvider}; the describe_table calls after each.
+   */
+  void writeThenRead(
+      String path,
+      Map<String, String> writeOptions,
+      LanceNamespaceStorageOptionsProvider writeProvider,
+      int describesAfterWrite,
+      Map<String, String> readOptions,
+      LanceNamespaceStorageOptionsProvider readProvider,
+      int describesAfterRead)
+      throws IOException {
+    writeFile(LanceFileWriter.open(path, allocator, Optional.empty(), writeOptions, writeProvider));
+    assertCalls(1, describesAfterWrite);
+    assertEquals(
+        range(0, 3), readFile(LanceFileReader.open(path, readOptions, readProvider, allocator)));
+    assertCalls(1, describesAfterRead);
+  }
+
   @Test
   void scenario8FileWriter() throws Exception {
     List<String> id = List.of("s8");
@@ -265,17 +243,11 @@ class CredentialRefreshTest extends AllocatorTest {
     Map<String, String> options = table.getStorageOptions();
     LanceNamespaceStorageOptionsProvider provider = new LanceNamespaceStorageOptionsProvider(ns, id);
     String one = table.getLocation() + "/standalone/one.lance";
-    writeFile(LanceFileWriter.open(one, allocator, Optional.empty(), options, provider));
-    assertCalls(1, 1);
-    assertEquals(range(0, 3), readFile(LanceFileReader.open(one, options, provider, allocator)));
-    assertCalls(1, 1);
+    writeThenRead(one, options, provider, 1, options, provider, 1);
     waitForExpiry();
     String two = table.getLocation() + "/standalone/two.lance";
-    writeFile(LanceFileWriter.open(two, allocator, Optional.empty(), options, provider));
-    assertCalls(1, 2);
     // One store per provider: the reader uses the writer's fresh credentials.
-    assertEquals(range(0, 3), readFile(LanceFileReader.open(two, options, provider, allocator)));
-    assertCalls(1, 2);
+    writeThenRead(two, options, provider, 2, options, provider, 2);
   }
 
   @Test
@@ -284,18 +256,11 @@ class CredentialRefreshTest extends AllocatorTest {
     DescribeTableResponse table = described(id);
     String location = table.getLocation();
     Map<String, String> fresh = table.getStorageOptions();
-    String one = location + "/standalone/r1.lance";
-    writeFile(LanceFileWriter.open(one, allocator, Optional.empty(), s3.options(), null));
     LanceNamespaceStorageOptionsProvider provider = new LanceNamespaceStorageOptionsProvider(ns, id);
-    assertEquals(range(0, 3), readFile(LanceFileReader.open(one, fresh, provider, allocator)));
-    assertCalls(1, 1);
+    writeThenRead(location + "/standalone/r1.lance", s3.options(), null, 1, fresh, provider, 1);
     waitForExpiry();
-    String two = location + "/standalone/r2.lance";
     // The first vended keys are revoked by now: write with the static test keys.
-    writeFile(LanceFileWriter.open(two, allocator, Optional.empty(), s3.options(), null));
-    assertCalls(1, 1);
-    assertEquals(range(0, 3), readFile(LanceFileReader.open(two, fresh, provider, allocator)));
-    assertCalls(1, 2);
+    writeThenRead(location + "/standalone/r2.lance", s3.options(), null, 1, fresh, provider, 2);
   }
 
   @Test

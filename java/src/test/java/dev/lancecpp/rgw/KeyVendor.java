@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.rgw;
 
+import dev.lancecpp.SecretLedger;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.rgw;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
+import dev.lancecpp.TestSupport;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -31,12 +30,9 @@ public final class S3Env {
   }
 
   private static String env(String name) {
-    String value = System.getenv(name);
-    if (value == null || value.isEmpty()) {
-      fail(name + " is not set: these tests need a real RGW "
-          + "(scripts/rgw.sh start DIR > env.sh; source env.sh)");
-    }
-    return value;
+    return TestSupport.requireEnv(
+        name, "these tests need a real RGW "
+            + "(scripts/rgw.sh start DIR > env.sh; source env.sh)");
   }
 
   /** Lance storage options for the RGW: the static test keys unless others are given. */

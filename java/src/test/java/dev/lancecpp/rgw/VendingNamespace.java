@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.rgw;
 
+import dev.lancecpp.namespace.CountingNamespace;
 import dev.lancecpp.namespace.DirectoryNamespace;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
-import org.lance.namespace.LanceNamespace;
 import org.lance.namespace.model.DeclareTableRequest;
 import org.lance.namespace.model.DeclareTableResponse;
-import org.lance.namespace.model.DescribeTableRequest;
-import org.lance.namespace.model.DescribeTableResponse;
 
 /**
  * The namespace of the credential-refresh scenarios (docs/credentials.md): a user's Java
@@ -21,18 +18,16 @@ import org.lance.namespace.model.DescribeTableResponse;
  * brand-new revocable key: expires_at_millis = now + ttl, refresh_offset_millis = 1000.
  * Any other operation is Lance's default (unsupported): the core must not need one.
  */
-public final class VendingNamespace implements LanceNamespace, AutoCloseable {
-  public final AtomicInteger describes = new AtomicInteger();
-  public final AtomicInteger declares = new AtomicInteger();
+public final class VendingNamespace extends CountingNamespace.Delegating implements AutoCloseable {
   private final S3Env s3;
   private final KeyVendor vendor;
   private final String root;
   private final long ttlMillis;
-  private final DirectoryNamespace inner = new DirectoryNamespace();
   private final List<String> vended = new ArrayList<>();
 
   public VendingNamespace(S3Env s3, KeyVendor vendor, String root, long ttlMillis,
       BufferAllocator allocator) {
+    super(() -> "VendingNamespace(" + root + ")", new DirectoryNamespace());
     this.s3 = s3;
     this.vendor = vendor;
     this.root = root;
@@ -42,15 +37,7 @@ public final class VendingNamespace implements LanceNamespace, AutoCloseable {
     props.put("manifest_enabled", "false");
     props.put("dir_listing_enabled", "true");
     s3.options().forEach((k, v) -> props.put("storage." + k, v));
-    inner.initialize(props, allocator);
-  }
-
-  @Override
-  public void initialize(Map<String, String> properties, BufferAllocator allocator) {}
-
-  @Override
-  public String namespaceId() {
-    return "VendingNamespace(" + root + ")";
+    inner().initialize(props, allocator);
   }
 
   /** The access key ids vended so far, in order. */
@@ -58,8 +45,9 @@ public final class VendingNamespace implements LanceNamespace, AutoCloseable {
     return List.copyOf(vended);
   }
 
-  /** Storage options with a fresh key. */
-  public Map<String, String> vendOptions() {
+  /** Storage options with a fresh key (whatever the directory namespace answered). */
+  @Override
+  protected Map<String, String> vend(Map<String, String> ignored) {
     KeyVendor.Key key = vendor.vend(ttlMillis);
     synchronized (this) {
       vended.add(key.access());
@@ -71,23 +59,15 @@ public final class VendingNamespace implements LanceNamespace, AutoCloseable {
   }
 
   @Override
-  public DescribeTableResponse describeTable(DescribeTableRequest request) {
-    describes.incrementAndGet();
-    DescribeTableResponse response = inner.describeTable(request);
-    return response.storageOptions(vendOptions());
-  }
-
-  @Override
-  public DeclareTableResponse declareTable(DeclareTableRequest request) {
-    declares.incrementAndGet();
+  protected DeclareTableResponse declare(DeclareTableRequest request) {
     // The location the directory namespace (manifest disabled) lists and describes once
     // the first commit made the dataset, as the Python and C++ scenario namespaces do.
     String location = root + "/" + String.join("/", request.getId()) + ".lance";
-    return new DeclareTableResponse().location(location).storageOptions(vendOptions());
+    return new DeclareTableResponse().location(location).storageOptions(vend(null));
   }
 
   @Override
   public void close() {
-    inner.close();
+    ((DirectoryNamespace) inner()).close();
   }
 }

@@ -1,28 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.oracle;
 
+import dev.lancecpp.DatasetTestRows;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.ipc.ArrowStreamReader;
-import org.apache.arrow.vector.ipc.ArrowStreamWriter;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
@@ -46,15 +36,10 @@ import org.lance.ipc.ScanOptions;
  *   format URI                                          -> "format X.Y"
  * </pre>
  *
- * The rows are the tests' (dev.lancecpp.DatasetTestRows): id int64 not null, name utf8,
- * "n" + id, null for multiples of 7.
+ * The rows are the tests' (dev.lancecpp.DatasetTestRows, compiled into this jar too): id
+ * int64 not null, name utf8, "n" + id, null for multiples of 7.
  */
 public final class LanceJavaOracle {
-  static final Schema SCHEMA =
-      new Schema(
-          List.of(
-              new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null),
-              new Field("name", FieldType.nullable(new ArrowType.Utf8()), null)));
   static final ObjectMapper JSON = new ObjectMapper();
 
   private LanceJavaOracle() {}
@@ -112,14 +97,8 @@ public final class LanceJavaOracle {
         try (Dataset ds = Dataset.open(uri, a);
             LanceScanner scanner = ds.newScan(new ScanOptions.Builder().build());
             ArrowReader reader = scanner.scanBatches()) {
-          while (reader.loadNextBatch()) {
-            VectorSchemaRoot root = reader.getVectorSchemaRoot();
-            BigIntVector id = (BigIntVector) root.getVector("id");
-            VarCharVector name = (VarCharVector) root.getVector("name");
-            for (int i = 0; i < root.getRowCount(); i++) {
-              String n = name.isNull(i) ? "null" : new String(name.get(i), StandardCharsets.UTF_8);
-              System.out.println("row " + id.get(i) + " " + n);
-            }
+          for (String row : DatasetTestRows.lines(reader)) {
+            System.out.println(row);
           }
         }
         break;
@@ -175,29 +154,7 @@ public final class LanceJavaOracle {
   }
 
   static ArrowReader rows(BufferAllocator a, long start, int n) throws Exception {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-      BigIntVector id = (BigIntVector) root.getVector("id");
-      VarCharVector name = (VarCharVector) root.getVector("name");
-      id.allocateNew(n);
-      name.allocateNew(n);
-      for (int i = 0; i < n; i++) {
-        long v = start + i;
-        id.set(i, v);
-        if (v % 7 == 0) {
-          name.setNull(i);
-        } else {
-          name.setSafe(i, ("n" + v).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      root.setRowCount(n);
-      try (ArrowStreamWriter writer = new ArrowStreamWriter(root, null, bytes)) {
-        writer.start();
-        writer.writeBatch();
-        writer.end();
-      }
-    }
-    return new ArrowStreamReader(new ByteArrayInputStream(bytes.toByteArray()), a);
+    return DatasetTestRows.rows(a, start, n);
   }
 
   /** pylance's FragmentMetadata JSON of a fragment without deletions or row ids. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.lancecpp.rgw;
+package dev.lancecpp;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,10 +13,10 @@ import java.nio.file.StandardOpenOption;
  * obtain is appended to the ledger LANCE_SECRETS_LEDGER names ("label\tsecret", one write per
  * line), so that the scan checks every log of the run for it. No ledger (a run by hand): no-op.
  */
-final class SecretLedger {
+public final class SecretLedger {
   private SecretLedger() {}
 
-  static synchronized void record(String secret, String label) {
+  public static synchronized void record(String secret, String label) {
     String path = System.getenv("LANCE_SECRETS_LEDGER");
     if (secret == null || secret.isEmpty() || path == null || path.isEmpty()) {
       return;
