@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.lancecpp.azure;
 
-import static dev.lancecpp.TestSupport.range;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lancecpp.Dataset;
-import dev.lancecpp.DatasetTestRows;
 import dev.lancecpp.SecretLedger;
 import dev.lancecpp.TestSupport;
-import dev.lancecpp.WriteParams;
 import dev.lancecpp.namespace.CountingNamespace;
 import dev.lancecpp.namespace.DirectoryNamespace;
 import dev.lancecpp.namespace.NamespaceRefreshTestBase;
@@ -120,7 +117,8 @@ class AzureRefreshTest extends NamespaceRefreshTestBase<AzureRefreshTest.Countin
     ns.close();
   }
 
-  void waitForExpiry() throws InterruptedException {
+  @Override
+  protected void waitForExpiry() throws InterruptedException {
     long delay = ns.latestExpiry.get() + MARGIN_MS - System.currentTimeMillis();
     if (delay > 0) {
       Thread.sleep(delay);
@@ -129,44 +127,15 @@ class AzureRefreshTest extends NamespaceRefreshTestBase<AzureRefreshTest.Countin
   }
 
   @Test
-  void openThenRefreshAfterExpiry() throws Exception {
-    List<String> id = List.of("t");
-    write(id, 0, 3, WriteParams.WriteMode.CREATE).close();
-    assertCalls(1, 0);
-    try (Dataset ds = open(id)) {
-      assertCalls(1, 1);
-      assertEquals(range(0, 3), DatasetTestRows.ids(ds.newScan().scanBatches()));
-      assertEquals(1, ds.countRows("id >= 2"));
-      assertCalls(1, 1);
-      waitForExpiry();
-      assertEquals(range(0, 3), DatasetTestRows.ids(ds.newScan().scanBatches()));
-      assertEquals(3, ds.countRows());
-      assertCalls(1, 2);
-    }
-  }
-
-  @Test
   void appendAndOverwriteThroughTheNamespace() throws Exception {
     List<String> id = List.of("a");
-    write(id, 0, 1, WriteParams.WriteMode.CREATE).close();
-    try (Dataset ds = write(id, 1, 1, WriteParams.WriteMode.APPEND)) {
-      assertEquals(2, ds.version());
-      assertEquals(2, ds.countRows());
-    }
-    assertCalls(1, 1);
-    try (Dataset ds = write(id, 100, 2, WriteParams.WriteMode.OVERWRITE)) {
-      assertEquals(3, ds.version());
-      assertEquals(range(100, 102), DatasetTestRows.ids(ds.newScan().scanBatches()));
-    }
-    assertCalls(1, 2);
+    createThenAppend(id);
+    overwriteAfterAppend(id);
   }
 
   @Test
   void sixteenReadersAcrossAnExpiry() throws Exception {
-    List<String> id = List.of("many");
-    write(id, 0, 60, WriteParams.WriteMode.CREATE).close();
-    try (Dataset ds = open(id)) {
-      assertCalls(1, 1);
+    try (Dataset ds = createdAndOpened("many", 60)) {
       long expiredAt = ns.latestExpiry.get() + MARGIN_MS;
       ns.useLong = true;  // the refreshed token outlives the readers
       ExecutorService pool = Executors.newFixedThreadPool(16);

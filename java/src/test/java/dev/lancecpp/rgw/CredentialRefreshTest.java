@@ -78,43 +78,16 @@ class CredentialRefreshTest extends NamespaceRefreshTestBase<VendingNamespace> {
     ns.close();
   }
 
-  void waitForExpiry() throws InterruptedException {
+  @Override
+  protected void waitForExpiry() throws InterruptedException {
     vendor.premint(2);  // the refresh takes a ready key, as the timed window expects
     vendor.waitRevoked(ns.vended(), GUARD_MS);
   }
 
   @Test
-  void scenario1OpenAndScenario2Refresh() throws Exception {
-    List<String> id = List.of("s1");
-    try (Dataset created = write(id, 0, 2, WriteParams.WriteMode.CREATE)) {
-      assertEquals(1, created.version());
-    }
-    assertCalls(1, 0);
-    try (Dataset ds = open(id)) {
-      assertCalls(1, 1);
-      assertEquals(range(0, 2), DatasetTestRows.ids(ds.newScan().scanBatches()));
-      for (int i = 0; i < 3; i++) {
-        assertEquals(2, ds.countRows("id >= 0"));
-      }
-      assertCalls(1, 1);
-      // Scenario 2: every key vended so far expires and is revoked; the next reads refresh
-      // exactly once, then read with the new key.
-      waitForExpiry();
-      assertEquals(2, ds.countRows("id >= 0"));
-      assertEquals(range(0, 2), DatasetTestRows.ids(ds.newScan().scanBatches()));
-      assertCalls(1, 2);
-    }
-  }
-
-  @Test
   void scenario3AppendThroughTheNamespace() throws Exception {
     List<String> id = List.of("s3");
-    write(id, 0, 1, WriteParams.WriteMode.CREATE).close();
-    try (Dataset ds = write(id, 1, 1, WriteParams.WriteMode.APPEND)) {
-      assertEquals(2, ds.version());
-      assertEquals(2, ds.countRows());
-    }
-    assertCalls(1, 1);
+    createThenAppend(id);
     try (Dataset ds = open(id)) {
       assertEquals(2, ds.countRows());
       assertEquals(2, ds.listVersions().size());
@@ -137,11 +110,7 @@ class CredentialRefreshTest extends NamespaceRefreshTestBase<VendingNamespace> {
       }
     }
     assertCalls(1, 1);
-    try (Dataset ds = write(id, 100, 2, WriteParams.WriteMode.OVERWRITE)) {
-      assertEquals(3, ds.version());
-      assertEquals(range(100, 102), DatasetTestRows.ids(ds.newScan().scanBatches()));
-    }
-    assertCalls(1, 2);
+    overwriteAfterAppend(id);
   }
 
   @Test
@@ -288,10 +257,7 @@ class CredentialRefreshTest extends NamespaceRefreshTestBase<VendingNamespace> {
   /** Beyond Lance: 32 Java threads reading across an expiry make one describe, no failure. */
   @Test
   void thirtyTwoThreadsAcrossAnExpiryMakeOneDescribe() throws Exception {
-    List<String> id = List.of("threads");
-    write(id, 0, 50, WriteParams.WriteMode.CREATE).close();
-    try (Dataset ds = open(id)) {
-      assertCalls(1, 1);
+    try (Dataset ds = createdAndOpened("threads", 50)) {
       waitForExpiry();
       ExecutorService pool = Executors.newFixedThreadPool(32);
       CountDownLatch start = new CountDownLatch(1);
