@@ -78,12 +78,11 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeOpenNamespace(
                                                    std::move(options), access_options));
 }
 
-JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(
-    JNIEnv* env, jclass, jlong stream_addr, jstring uri, jstring mode,
-    jint max_rows_per_file, jint max_rows_per_group, jstring data_storage_version,
-    jobject storage_options, jobject provider) {
-  auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
-                                data_storage_version, storage_options, provider);
+JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(JNIEnv* env, jclass,
+                                                              jlong stream_addr,
+                                                              jstring uri,
+                                                              jobject java_params) {
+  auto params = MakeWriteParams(env, java_params);
   if (!OkOrPending(env, params)) return 0;
   const std::string path = ToStd(env, uri);
   return HandleOrThrow(
@@ -96,11 +95,8 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWrite(
 // declare_table), append / overwrite describe it (one describe_table).
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWriteNamespace(
     JNIEnv* env, jclass, jlong stream_addr, jobject java_namespace, jobjectArray table_id,
-    jstring mode, jint max_rows_per_file, jint max_rows_per_group,
-    jstring data_storage_version, jobject storage_options,
-    jboolean ignore_namespace_storage_options) {
-  auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
-                                data_storage_version, storage_options, nullptr);
+    jobject java_params, jboolean ignore_namespace_storage_options) {
+  auto params = MakeWriteParams(env, java_params);
   if (ExceptionPending(env)) return 0;
   auto ns = WrapJavaNamespace(env, java_namespace);
   if (!OkOrThrow(env, !params.ok() ? params.status() : ns.status())) return 0;

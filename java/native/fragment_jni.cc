@@ -64,10 +64,8 @@ extern "C" {
 // as ImportRows takes them.
 JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_Fragment_nativeWriteFragments(
     JNIEnv* env, jclass, jlong stream_addr, jlong array_addr, jlong schema_addr,
-    jstring uri, jstring mode, jint max_rows_per_file, jint max_rows_per_group,
-    jstring data_storage_version, jobject storage_options, jobject provider) {
-  auto params = MakeWriteParams(env, mode, max_rows_per_file, max_rows_per_group,
-                                data_storage_version, storage_options, provider);
+    jstring uri, jobject java_params) {
+  auto params = MakeWriteParams(env, java_params);
   if (!OkOrPending(env, params)) return nullptr;
   auto written = ConsumeRows(
       stream_addr, array_addr, schema_addr, [&](lance::RecordBatchReader& rows) {

@@ -164,9 +164,30 @@ Result<io::StorageAccess> ProviderAccess(JNIEnv* env, jobject storage_options,
   return access;
 }
 
-Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
-                                    jint max_rows_per_group, jstring data_storage_version,
-                                    jobject storage_options, jobject java_provider) {
+Result<WriteParams> MakeWriteParams(JNIEnv* env, jobject java_params) {
+  if (java_params == nullptr) return Status::Invalid("write params are null");
+  // The fields of NativeWriteParams; after a failed lookup (NoSuchFieldError pending)
+  // the others are not looked up.
+  jclass cls = env->GetObjectClass(java_params);
+  auto field = [&](const char* name, const char* sig) {
+    return env->ExceptionCheck() ? nullptr : env->GetFieldID(cls, name, sig);
+  };
+  auto object = [&](const char* name, const char* sig) {
+    jfieldID id = field(name, sig);
+    return id == nullptr ? nullptr : env->GetObjectField(java_params, id);
+  };
+  auto integer = [&](const char* name) {
+    jfieldID id = field(name, "I");
+    return id == nullptr ? 0 : env->GetIntField(java_params, id);
+  };
+  auto mode = static_cast<jstring>(object("mode", "Ljava/lang/String;"));
+  const jint max_rows_per_file = integer("maxRowsPerFile");
+  const jint max_rows_per_group = integer("maxRowsPerGroup");
+  auto data_storage_version =
+      static_cast<jstring>(object("dataStorageVersion", "Ljava/lang/String;"));
+  jobject storage_options = object("storageOptions", "Ljava/util/Map;");
+  jobject java_provider = object("provider", "Ldev/lancecpp/io/StorageOptionsProvider;");
+  if (env->ExceptionCheck()) return TakeJavaException(env, "NativeWriteParams");
   WriteParams params;
   if (mode != nullptr) {
     LANCE_ASSIGN_OR_RAISE(params.mode, ParseWriteMode(ToStd(env, mode)));

@@ -38,12 +38,10 @@ Result<std::shared_ptr<io::StorageOptionsProvider>> WrapJavaProvider(
 Result<io::StorageAccess> ProviderAccess(JNIEnv* env, jobject storage_options,
                                          jobject java_provider);
 
-/// \brief WriteParams from the flattened Java WriteParams: `mode` ("create", "append",
+/// \brief WriteParams from a dev.lancecpp.NativeWriteParams: `mode` ("create", "append",
 /// "overwrite"; null: create), row counts (0: the default), the file version (null: the
-/// default) and ProviderAccess(storage_options, java_provider).
-Result<WriteParams> MakeWriteParams(JNIEnv* env, jstring mode, jint max_rows_per_file,
-                                    jint max_rows_per_group, jstring data_storage_version,
-                                    jobject storage_options, jobject java_provider);
+/// default) and ProviderAccess(storageOptions, provider).
+Result<WriteParams> MakeWriteParams(JNIEnv* env, jobject java_params);
 
 /// \brief Storage access for single files: `storage_options` refreshed by
 /// `java_provider` (null: none), resolved (io::ResolveStorageAccess). The credentials

@@ -247,25 +247,13 @@ public class Dataset extends NativeHandle {
       Map<String, String> storageOptions,
       boolean ignoreNamespaceStorageOptions);
 
-  static native long nativeWrite(
-      long streamAddress,
-      String uri,
-      String mode,
-      int maxRowsPerFile,
-      int maxRowsPerGroup,
-      String dataStorageVersion,
-      Map<String, String> storageOptions,
-      Object provider);
+  static native long nativeWrite(long streamAddress, String uri, NativeWriteParams params);
 
   static native long nativeWriteNamespace(
       long streamAddress,
       Object namespace,
       String[] tableId,
-      String mode,
-      int maxRowsPerFile,
-      int maxRowsPerGroup,
-      String dataStorageVersion,
-      Map<String, String> storageOptions,
+      NativeWriteParams params,
       boolean ignoreNamespaceStorageOptions);
 
   /** Commits {@code fragments}: an Append ({@code schemaAddress} 0) or an Overwrite. */

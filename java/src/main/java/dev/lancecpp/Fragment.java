@@ -3,7 +3,6 @@ package dev.lancecpp;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowArrayStream;
@@ -52,12 +51,7 @@ public final class Fragment {
             schema,
             uri,
             // Unset: append, as pylance's write_fragments and Lance Java's Fragment.create.
-            params.getMode().map(m -> m.toLowerCase(Locale.ROOT)).orElse("append"),
-            params.getMaxRowsPerFile().orElse(0),
-            params.getMaxRowsPerGroup().orElse(0),
-            params.getDataStorageVersion().orElse(null),
-            params.getStorageOptions(),
-            params.getStorageOptionsProvider().orElse(null));
+            NativeWriteParams.of(params, WriteParams.WriteMode.APPEND));
     List<FragmentMetadata> out = new ArrayList<>(jsons.length);
     for (String json : jsons) {
       out.add(FragmentMetadata.fromJson(json));
@@ -70,10 +64,5 @@ public final class Fragment {
       long arrayAddress,
       long schemaAddress,
       String uri,
-      String mode,
-      int maxRowsPerFile,
-      int maxRowsPerGroup,
-      String dataStorageVersion,
-      Map<String, String> storageOptions,
-      Object provider);
+      NativeWriteParams params);
 }

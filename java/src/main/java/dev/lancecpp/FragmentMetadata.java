@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lancecpp.fragment.DataFile;
+import dev.lancecpp.fragment.DataFileJson;
 import java.io.Serializable;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
@@ -33,19 +33,7 @@ public final class FragmentMetadata implements Serializable {
     this.physicalRows = node.path("physical_rows").asLong();
     JsonNode deletion = node.path("deletion_file");
     this.numDeletions = deletion.isObject() ? deletion.path("num_deleted_rows").asLong() : 0;
-    List<DataFile> parsed = new ArrayList<>();
-    for (JsonNode f : node.path("files")) {
-      JsonNode size = f.path("file_size_bytes");
-      parsed.add(
-          new DataFile(
-              f.path("path").asText(),
-              ints(f.path("fields")),
-              ints(f.path("column_indices")),
-              f.path("file_major_version").asInt(),
-              f.path("file_minor_version").asInt(),
-              size.isNumber() ? size.asLong() : null));
-    }
-    this.files = Collections.unmodifiableList(parsed);
+    this.files = Collections.unmodifiableList(DataFileJson.read(node, DataFile::new));
   }
 
   /** Parses pylance's FragmentMetadata JSON (what {@link #toJson()} returns). */
@@ -102,13 +90,5 @@ public final class FragmentMetadata implements Serializable {
   @Override
   public String toString() {
     return "FragmentMetadata{id=" + id + ", physicalRows=" + physicalRows + ", files=" + files + "}";
-  }
-
-  private static int[] ints(JsonNode array) {
-    int[] out = new int[array.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = array.get(i).asInt();
-    }
-    return out;
   }
 }

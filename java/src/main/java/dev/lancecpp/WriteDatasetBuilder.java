@@ -2,9 +2,7 @@
 package dev.lancecpp;
 
 import dev.lancecpp.io.StorageOptionsProvider;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
@@ -122,31 +120,21 @@ public final class WriteDatasetBuilder extends DatasetBuilderBase<WriteDatasetBu
   }
 
   private long writeStream(ArrowArrayStream s) {
-    String nativeMode = mode == null ? null : mode.name().toLowerCase(Locale.ROOT);
-    int rowsPerFile = maxRowsPerFile == null ? 0 : maxRowsPerFile;
-    int rowsPerGroup = maxRowsPerGroup == null ? 0 : maxRowsPerGroup;
-    Map<String, String> options = Collections.unmodifiableMap(storageOptions);
     if (namespace != null) {
+      // The namespace's vended credentials are refreshed through it: no provider here.
       return Dataset.nativeWriteNamespace(
           s.memoryAddress(),
           namespace,
           nativeTableId(),
-          nativeMode,
-          rowsPerFile,
-          rowsPerGroup,
-          dataStorageVersion,
-          options,
+          params(null),
           ignoreNamespaceStorageOptions);
     }
-    return Dataset.nativeWrite(
-        s.memoryAddress(),
-        uri,
-        nativeMode,
-        rowsPerFile,
-        rowsPerGroup,
-        dataStorageVersion,
-        options,
-        storageOptionsProvider);
+    return Dataset.nativeWrite(s.memoryAddress(), uri, params(storageOptionsProvider));
+  }
+
+  private NativeWriteParams params(StorageOptionsProvider provider) {
+    return new NativeWriteParams(
+        mode, maxRowsPerFile, maxRowsPerGroup, dataStorageVersion, storageOptions, provider);
   }
 
   /** A reader of no batches with a schema: what an empty dataset is written from. */

@@ -2,6 +2,7 @@
 package dev.lancecpp.oracle;
 
 import dev.lancecpp.DatasetTestRows;
+import dev.lancecpp.fragment.DataFileJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -186,27 +187,12 @@ public final class LanceJavaOracle {
 
   static FragmentMetadata fromJson(String json) throws Exception {
     JsonNode node = JSON.readTree(json);
-    List<DataFile> files = new ArrayList<>();
-    for (JsonNode d : node.get("files")) {
-      files.add(
-          new DataFile(
-              d.get("path").asText(),
-              ints(d.get("fields")),
-              ints(d.get("column_indices")),
-              d.get("file_major_version").asInt(),
-              d.get("file_minor_version").asInt(),
-              d.path("file_size_bytes").isNumber() ? d.get("file_size_bytes").asLong() : null,
-              null));
-    }
+    List<DataFile> files =
+        DataFileJson.read(
+            node,
+            (path, fields, columns, major, minor, size) ->
+                new DataFile(path, fields, columns, major, minor, size, null));
     return new FragmentMetadata(
         node.get("id").asInt(), files, node.get("physical_rows").asLong(), null, null);
-  }
-
-  static int[] ints(JsonNode array) {
-    int[] out = new int[array.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = array.get(i).asInt();
-    }
-    return out;
   }
 }
