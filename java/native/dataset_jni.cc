@@ -109,11 +109,6 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_Dataset_nativeWriteNamespace(
       }));
 }
 
-JNIEXPORT void JNICALL Java_dev_lancecpp_Dataset_nativeRelease(JNIEnv*, jclass,
-                                                               jlong handle) {
-  ReleaseHandle<Dataset>(handle);
-}
-
 JNIEXPORT jstring JNICALL Java_dev_lancecpp_Dataset_nativeUri(JNIEnv* env, jclass,
                                                               jlong handle) {
   auto ds = Get(env, handle);

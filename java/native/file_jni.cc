@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -91,6 +93,29 @@ jlong OpenWithAccess(JNIEnv* env, jstring uri, jobject storage_options, jobject 
   return open(ToStd(env, uri), *access);
 }
 
+// OpenWithAccess for the objects `open(path, access)` answers (a reader, a session):
+// their handle.
+template <typename Open>
+jlong OpenHandle(JNIEnv* env, jstring uri, jobject storage_options, jobject provider,
+                 const Open& open) {
+  return OpenWithAccess(env, uri, storage_options, provider,
+                        [&](const std::string& path, const io::StorageAccess& access) {
+                          return HandleOrThrow(env, open(path, access));
+                        });
+}
+
+// `call(object)` on the live object of `handle`; nullopt when the handle is closed or
+// the call failed (its Java exception thrown).
+template <typename T, typename Call>
+auto CallLive(JNIEnv* env, jlong handle, const char* what, const Call& call)
+    -> std::optional<std::decay_t<decltype(*call(std::declval<T&>()))>> {
+  auto object = LiveHandle<T>(env, handle, what);
+  if (!object) return std::nullopt;
+  auto result = call(*object);
+  if (!OkOrThrow(env, result)) return std::nullopt;
+  return std::move(*result);
+}
+
 }  // namespace
 }  // namespace lance::jni
 
@@ -108,16 +133,10 @@ extern "C" {
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileReader_nativeOpen(
     JNIEnv* env, jclass, jstring uri, jobject storage_options, jobject provider) {
-  return OpenWithAccess(
-      env, uri, storage_options, provider,
-      [&](const std::string& path, const lance::io::StorageAccess& access) {
-        return HandleOrThrow(env, LanceFileReader::OpenUri(path, access));
-      });
-}
-
-JNIEXPORT void JNICALL
-Java_dev_lancecpp_file_LanceFileReader_nativeRelease(JNIEnv*, jclass, jlong handle) {
-  ReleaseHandle<LanceFileReader>(handle);
+  return OpenHandle(env, uri, storage_options, provider,
+                    [](const std::string& path, const lance::io::StorageAccess& access) {
+                      return LanceFileReader::OpenUri(path, access);
+                    });
 }
 
 JNIEXPORT jlong JNICALL
@@ -233,7 +252,7 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeRelease(
     JNIEnv*, jclass, jlong handle, jboolean abort) {
   auto writer = FromHandle<LanceFileWriter>(handle);
   if (writer != nullptr && abort == JNI_TRUE) (void)writer->Abort();
-  ReleaseHandle<LanceFileWriter>(handle);
+  ReleaseHandle(handle);
 }
 
 // ---- LanceFileSession
@@ -241,33 +260,27 @@ JNIEXPORT void JNICALL Java_dev_lancecpp_file_LanceFileWriter_nativeRelease(
 
 JNIEXPORT jlong JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeOpen(
     JNIEnv* env, jclass, jstring base_uri, jobject storage_options, jobject provider) {
-  return OpenWithAccess(
-      env, base_uri, storage_options, provider,
-      [&](const std::string& base, const lance::io::StorageAccess& access) {
-        return HandleOrThrow(env, LanceFileSession::Open(base, access));
-      });
-}
-
-JNIEXPORT void JNICALL
-Java_dev_lancecpp_file_LanceFileSession_nativeRelease(JNIEnv*, jclass, jlong handle) {
-  ReleaseHandle<LanceFileSession>(handle);
+  return OpenHandle(env, base_uri, storage_options, provider,
+                    [](const std::string& base, const lance::io::StorageAccess& access) {
+                      return LanceFileSession::Open(base, access);
+                    });
 }
 
 JNIEXPORT jboolean JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeContains(
     JNIEnv* env, jclass, jlong handle, jstring path) {
-  auto session = LiveHandle<LanceFileSession>(env, handle, "LanceFileSession");
-  if (!session) return JNI_FALSE;
-  auto found = session->Contains(ToStd(env, path));
-  if (!OkOrThrow(env, found)) return JNI_FALSE;
-  return *found ? JNI_TRUE : JNI_FALSE;
+  auto found = CallLive<LanceFileSession>(env, handle, "LanceFileSession",
+                                          [&](const LanceFileSession& session) {
+                                            return session.Contains(ToStd(env, path));
+                                          });
+  return found.value_or(false) ? JNI_TRUE : JNI_FALSE;
 }
 
 JNIEXPORT jobjectArray JNICALL Java_dev_lancecpp_file_LanceFileSession_nativeList(
     JNIEnv* env, jclass, jlong handle, jstring prefix) {
-  auto session = LiveHandle<LanceFileSession>(env, handle, "LanceFileSession");
-  if (!session) return nullptr;
-  auto paths = session->List(ToStd(env, prefix));
-  if (!OkOrThrow(env, paths)) return nullptr;
+  auto paths = CallLive<LanceFileSession>(
+      env, handle, "LanceFileSession",
+      [&](const LanceFileSession& session) { return session.List(ToStd(env, prefix)); });
+  if (!paths) return nullptr;
   jclass string_cls = env->FindClass("java/lang/String");
   if (string_cls == nullptr) return nullptr;
   jobjectArray out =

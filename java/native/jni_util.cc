@@ -223,3 +223,13 @@ std::vector<int64_t> ToStdLongs(JNIEnv* env, jlongArray array) {
 }
 
 }  // namespace lance::jni
+
+extern "C" {
+
+// Every NativeHandle's release (handles of any type; see ToHandle).
+JNIEXPORT void JNICALL Java_dev_lancecpp_NativeHandle_nativeRelease(JNIEnv*, jclass,
+                                                                    jlong handle) {
+  lance::jni::ReleaseHandle(handle);
+}
+
+}  // extern "C"

@@ -92,15 +92,17 @@ auto ConsumeRows(jlong stream_addr, jlong array_addr, jlong schema_addr,
 
 /// \brief A native object a Java object owns through a `long` field: `new`ed here,
 /// deleted by the Java object's close() (which guards every use with a lock, so a
-/// handle is never used after it is released).
+/// handle is never used after it is released). The handle holds the object type-erased
+/// (its deleter travels with it), so that one release serves every kind of handle
+/// (NativeHandle.nativeRelease); it is read back as the type it was made from.
 template <typename T>
 jlong ToHandle(std::shared_ptr<T> object) {
-  return reinterpret_cast<jlong>(new std::shared_ptr<T>(std::move(object)));
+  return reinterpret_cast<jlong>(new std::shared_ptr<void>(std::move(object)));
 }
 template <typename T>
 std::shared_ptr<T> FromHandle(jlong handle) {
   if (handle == 0) return nullptr;
-  return *reinterpret_cast<std::shared_ptr<T>*>(handle);
+  return std::static_pointer_cast<T>(*reinterpret_cast<std::shared_ptr<void>*>(handle));
 }
 /// \brief The object of a live handle; nullptr, with IllegalStateException("<what> is
 /// closed") thrown, for a released one.
@@ -116,9 +118,9 @@ jlong HandleOrThrow(JNIEnv* env, Result<std::shared_ptr<T>> result) {
   if (!OkOrThrow(env, result)) return 0;
   return ToHandle(std::move(*result));
 }
-template <typename T>
-void ReleaseHandle(jlong handle) {
-  delete reinterpret_cast<std::shared_ptr<T>*>(handle);
+/// \brief Drops the handle's reference to its object (of any type).
+inline void ReleaseHandle(jlong handle) {
+  delete reinterpret_cast<std::shared_ptr<void>*>(handle);
 }
 
 }  // namespace lance::jni

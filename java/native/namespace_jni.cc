@@ -110,11 +110,6 @@ JNIEXPORT jlong JNICALL Java_dev_lancecpp_namespace_NativeNamespace_nativeConnec
   return ToHandle(std::move(*ns));
 }
 
-JNIEXPORT void JNICALL
-Java_dev_lancecpp_namespace_NativeNamespace_nativeRelease(JNIEnv*, jclass, jlong handle) {
-  ReleaseHandle<lance::ns::LanceNamespace>(handle);
-}
-
 JNIEXPORT jstring JNICALL Java_dev_lancecpp_namespace_NativeNamespace_nativeNamespaceId(
     JNIEnv* env, jclass, jlong handle) {
   auto ns = LiveHandle<lance::ns::LanceNamespace>(env, handle, "namespace");

@@ -30,7 +30,7 @@ public class Dataset extends NativeHandle {
   private final boolean ownsAllocator;
 
   Dataset(long nativeHandle, BufferAllocator allocator, boolean ownsAllocator) {
-    super(nativeHandle, "Dataset is closed", Dataset::nativeRelease);
+    super(nativeHandle, "Dataset is closed");
     this.allocator = allocator;
     this.ownsAllocator = ownsAllocator;
   }
@@ -264,8 +264,6 @@ public class Dataset extends NativeHandle {
       long readVersion,
       Map<String, String> storageOptions,
       Object provider);
-
-  private static native void nativeRelease(long handle);
 
   private static native String nativeUri(long handle);
 

@@ -3,7 +3,6 @@ package dev.lancecpp;
 
 import java.io.Closeable;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.LongConsumer;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.ArrowSchema;
 import org.apache.arrow.c.CDataDictionaryProvider;
@@ -18,6 +17,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * ever reaches a released object (it throws {@link IllegalStateException} instead).
  */
 public abstract class NativeHandle implements Closeable {
+  static {
+    JniLoader.ensureLoaded();
+  }
+
   /** An operation on the live handle. */
   @FunctionalInterface
   public interface HandleFunction<T> {
@@ -32,17 +35,12 @@ public abstract class NativeHandle implements Closeable {
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final String closedMessage;
-  private final LongConsumer release;
   private long handle;
 
-  /**
-   * {@code handle} 0: not yet set ({@link #setHandle}); {@code closedMessage}: when unusable;
-   * {@code release}: frees the native object of a handle (the class's nativeRelease).
-   */
-  protected NativeHandle(long handle, String closedMessage, LongConsumer release) {
+  /** {@code handle} 0: not yet set ({@link #setHandle}); {@code closedMessage}: when unusable. */
+  protected NativeHandle(long handle, String closedMessage) {
     this.handle = handle;
     this.closedMessage = closedMessage;
-    this.release = release;
   }
 
   /** Sets the handle of an object created without one (once). */
@@ -110,7 +108,7 @@ public abstract class NativeHandle implements Closeable {
     lock.writeLock().lock();
     try {
       if (handle != 0) {
-        release.accept(handle);
+        nativeRelease(handle);
         handle = 0;
         afterRelease();
       }
@@ -121,4 +119,7 @@ public abstract class NativeHandle implements Closeable {
 
   /** Runs after the native object is released (e.g. closing an owned allocator). */
   protected void afterRelease() {}
+
+  /** Frees the native object of a handle of any kind (java/native/jni_util.h, ToHandle). */
+  private static native void nativeRelease(long handle);
 }

@@ -23,7 +23,7 @@ public final class LanceFileReader extends NativeHandle {
   private final BufferAllocator allocator;
 
   LanceFileReader(long handle, BufferAllocator allocator) {
-    super(handle, "LanceFileReader is closed", LanceFileReader::nativeRelease);
+    super(handle, "LanceFileReader is closed");
     this.allocator = allocator;
   }
 
@@ -74,8 +74,6 @@ public final class LanceFileReader extends NativeHandle {
 
   private static native long nativeOpen(
       String uri, Map<String, String> storageOptions, Object provider);
-
-  private static native void nativeRelease(long handle);
 
   private static native long nativeNumRows(long handle);
 

@@ -23,7 +23,7 @@ public final class LanceFileSession extends NativeHandle {
   private final BufferAllocator allocator;
 
   private LanceFileSession(long handle, BufferAllocator allocator) {
-    super(handle, "LanceFileSession is closed", LanceFileSession::nativeRelease);
+    super(handle, "LanceFileSession is closed");
     this.allocator = allocator;
   }
 
@@ -61,8 +61,6 @@ public final class LanceFileSession extends NativeHandle {
 
   private static native long nativeOpen(
       String baseUri, Map<String, String> storageOptions, Object provider);
-
-  private static native void nativeRelease(long handle);
 
   private static native boolean nativeContains(long handle, String path);
 

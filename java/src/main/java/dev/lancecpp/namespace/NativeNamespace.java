@@ -43,7 +43,7 @@ public abstract class NativeNamespace extends NativeHandle implements LanceNames
   private final String impl;
 
   NativeNamespace(String impl) {
-    super(0, "the namespace is not initialized or is closed", NativeNamespace::nativeRelease);
+    super(0, "the namespace is not initialized or is closed");
     this.impl = impl;
   }
 
@@ -139,8 +139,6 @@ public abstract class NativeNamespace extends NativeHandle implements LanceNames
   }
 
   private static native long nativeConnect(String impl, Map<String, String> properties);
-
-  private static native void nativeRelease(long handle);
 
   private static native String nativeNamespaceId(long handle);
 
