@@ -3,7 +3,6 @@ package dev.lancecpp;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.c.ArrowArray;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.ArrowSchema;
