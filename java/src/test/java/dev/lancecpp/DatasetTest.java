@@ -34,7 +34,11 @@ class DatasetTest extends AllocatorTest {
   }
 
   Dataset write(String uri, long start, int n, WriteParams.WriteMode mode) throws IOException {
-    return TestSupport.writeRows(allocator, start, n).uri(uri).mode(mode).maxRowsPerFile(40).execute();
+    return TestSupport.writeRows(allocator, start, n)
+        .uri(uri)
+        .mode(mode)
+        .maxRowsPerFile(40)
+        .execute();
   }
 
   @Test

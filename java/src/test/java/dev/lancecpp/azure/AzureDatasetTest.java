@@ -83,7 +83,8 @@ class AzureDatasetTest {
         assertEquals(range(0, 10), DatasetTestRows.ids(first.newScan().scanBatches()));
       }
       // azure:// names the same dataset.
-      try (Dataset same = openAt(allocator, uri.replaceFirst("^az://", "azure://"), options(), null)) {
+      String azure = uri.replaceFirst("^az://", "azure://");
+      try (Dataset same = openAt(allocator, azure, options(), null)) {
         assertEquals(15, same.countRows());
       }
       // A wrong key: refused, and the error shows neither key.
