@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, Generic, Iterable, Iterator, List, Optional, TypeVar, Union
 
 import pyarrow as pa
 
@@ -33,6 +33,26 @@ __all__ = [
     "dataset",
     "write_dataset",
 ]
+
+_T = TypeVar("_T")
+
+
+class _Forwarded(Generic[_T]):
+    """A read-only attribute answered by an attribute of a part of the object:
+    ``uri = _Forwarded[str]("_native", "uri")`` reads ``self._native.uri``."""
+
+    def __init__(self, part: str, name: str) -> None:
+        self._part = part
+        self._name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> _T:
+        if obj is None:
+            return self  # type: ignore[return-value]  # the class attribute itself
+        return getattr(getattr(obj, self._part), self._name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"{self._name!r} is read-only")  # as a property without setter
+
 
 def _namespace_arg(namespace_client: Any, namespace: Any) -> Any:
     if namespace_client is not None and namespace is not None and namespace_client is not namespace:
@@ -216,25 +236,14 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
                    storage_options_provider=storage_options_provider)
 
     # -- properties -----------------------------------------------------------------
-    @property
-    def uri(self) -> str:
-        return self._native.uri
-
-    @property
-    def version(self) -> int:
-        return self._native.version
+    uri = _Forwarded[str]("_native", "uri")
+    version = _Forwarded[int]("_native", "version")
+    schema = _Forwarded[pa.Schema]("_native", "schema")
+    data_storage_version = _Forwarded[str]("_native", "data_storage_version")
 
     @property
     def latest_version(self) -> int:
         return self._native.latest_version()
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._native.schema
-
-    @property
-    def data_storage_version(self) -> str:
-        return self._native.data_storage_version
 
     def credential_stats(self) -> Optional[Dict[str, int]]:
         """lance_cpp only: the credential refresh counters of this dataset's storage
@@ -418,25 +427,14 @@ class LanceFragment:
         self._ds = dataset
         self._metadata = metadata
 
-    @property
-    def fragment_id(self) -> int:
-        return self._metadata.id
+    fragment_id = _Forwarded[int]("_metadata", "id")
+    schema = _Forwarded[pa.Schema]("_ds", "schema")
+    physical_rows = _Forwarded[int]("_metadata", "physical_rows")
+    num_deletions = _Forwarded[int]("_metadata", "num_deletions")
 
     @property
     def metadata(self) -> FragmentMetadata:
         return self._metadata
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._ds.schema
-
-    @property
-    def physical_rows(self) -> int:
-        return self._metadata.physical_rows
-
-    @property
-    def num_deletions(self) -> int:
-        return self._metadata.num_deletions
 
     def data_files(self):
         return self._metadata.data_files()
