@@ -9,6 +9,7 @@ ignored silently.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -307,27 +308,23 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
                             fragments=fragments, fragment_readahead=fragment_readahead,
                             batch_readahead=batch_readahead)
 
-    def to_table(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
-                 batch_size=None, batch_size_bytes=None, batch_readahead=None,
-                 fragment_readahead=None, scan_in_order=None, *, prefilter=None,
-                 with_row_id=None, with_row_address=None, **kwargs) -> pa.Table:
+    def _scan(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
+              batch_size=None, batch_size_bytes=None, batch_readahead=None,
+              fragment_readahead=None, scan_in_order=None, *, prefilter=None,
+              with_row_id=None, with_row_address=None, **kwargs) -> "LanceScanner":
+        """The scanner of to_table / to_batches (pylance's arguments of both)."""
         return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
                             nearest=nearest, batch_size=batch_size,
                             batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
                             with_row_address=with_row_address,
                             fragment_readahead=fragment_readahead,
-                            batch_readahead=batch_readahead, **kwargs).to_table()
+                            batch_readahead=batch_readahead, **kwargs)
 
-    def to_batches(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
-                   batch_size=None, batch_size_bytes=None, batch_readahead=None,
-                   fragment_readahead=None, scan_in_order=None, *, prefilter=None,
-                   with_row_id=None, with_row_address=None, **kwargs) -> Iterator[pa.RecordBatch]:
-        return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
-                            nearest=nearest, batch_size=batch_size,
-                            batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
-                            with_row_address=with_row_address,
-                            fragment_readahead=fragment_readahead,
-                            batch_readahead=batch_readahead, **kwargs).to_batches()
+    def to_table(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return self._scan(*args, **kwargs).to_table()
+
+    def to_batches(self, *args: Any, **kwargs: Any) -> Iterator[pa.RecordBatch]:
+        return self._scan(*args, **kwargs).to_batches()
 
     def count_rows(self, filter: Optional[str] = None, **kwargs: Any) -> int:
         _check_kwargs("count_rows", kwargs, _SCANNER_IGNORED | _SCANNER_REJECTED)
@@ -418,6 +415,18 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
 
     def __repr__(self) -> str:
         return f"LanceDataset(uri={self.uri!r}, version={self.version})"
+
+
+def _share_scan_signature(cls: type, *names: str) -> None:
+    """The methods `names` of `cls`, which pass (*args, **kwargs) to cls._scan, show its
+    parameters (pylance's) to help() and editors."""
+    parameters = list(inspect.signature(cls._scan).parameters.values())
+    for name in names:
+        method = getattr(cls, name)
+        method.__signature__ = inspect.signature(method).replace(parameters=parameters)
+
+
+_share_scan_signature(LanceDataset, "to_table", "to_batches")
 
 
 class LanceFragment:
