@@ -21,17 +21,17 @@ __all__ = ["conform_to", "to_reader", "to_schema"]
 def _rebuilt(t: pa.DataType, value: Callable[[pa.Field], Any],
              field: Callable[[pa.Field], pa.Field],
              large_list: Callable[[Any], pa.DataType]) -> Optional[pa.DataType]:
-    """A list (or list view), large list (or view), fixed-size list or struct `t` rebuilt
-    from value(its value field) (a list's item: a field or a type) and field(each struct
-    field), large lists by `large_list`; None for any other type."""
+    """A struct, fixed-size list, list (or list view) or large list (or view) `t` rebuilt
+    from field(each struct field) and value(a list's value field; the result is its item:
+    a field or a type), large lists by `large_list`; None for any other type."""
+    if pa.types.is_struct(t):
+        return pa.struct([field(t.field(i)) for i in range(t.num_fields)])
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(value(t.value_field), t.list_size)
     if pa.types.is_list(t) or pa.types.is_list_view(t):
         return pa.list_(value(t.value_field))
     if pa.types.is_large_list(t) or pa.types.is_large_list_view(t):
         return large_list(value(t.value_field))
-    if pa.types.is_fixed_size_list(t):
-        return pa.list_(value(t.value_field), t.list_size)
-    if pa.types.is_struct(t):
-        return pa.struct([field(t.field(i)) for i in range(t.num_fields)])
     return None
 
 
