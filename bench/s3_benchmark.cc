@@ -442,14 +442,17 @@ json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts,
 using Flag = bench::Flag<Args>;
 // Besides bench::kObjectStoreFlags.
 const Flag kFlags[] = {
+    // Where: the scratch directory, the bucket (deleted at the end unless --keep).
     {"--workdir", true, bench::Store<&Args::workdir>},
     {"--bucket", true, bench::Store<&Args::bucket>},
-    {"--diag-reps", true, bench::Store<&Args::diag_reps>},
-    {"--parallel", true, bench::Store<&Args::parallel>},
-    {"--no-unsigned-write", false, bench::Set<&Args::unsigned_write, false>},
-    {"--no-curl", false, bench::Set<&Args::curl, false>},
     {"--keep", false, bench::Set<&Args::keep, true>},
+    // lance-cpp's writes: further storage options; no unsigned-payload series.
     {"--storage-option", true, bench::StoreKeyValue<&Args::extra_options>},
+    {"--no-unsigned-write", false, bench::Set<&Args::unsigned_write, false>},
+    // curl and the client diagnostics: P processes (threads) at a time, D repetitions.
+    {"--parallel", true, bench::Store<&Args::parallel>},
+    {"--no-curl", false, bench::Set<&Args::curl, false>},
+    {"--diag-reps", true, bench::Store<&Args::diag_reps>},
 };
 
 }  // namespace
