@@ -31,14 +31,20 @@ build: setup $(BUILD_DIR)/build.ninja
 SAN_CMAKE_FLAGS ?= "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 
+# One sanitizer build: $(1) build dir, $(2) sanitizer (ASAN / TSAN: -DLANCE_ENABLE_$(2)=ON),
+# $(3) whether the CLI is built (ON / OFF), $(4) the ninja target.
+define san_build
+cmake -S . -B $(1) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_$(2)=ON \
+	  $(SAN_CMAKE_FLAGS) \
+	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=$(3) -DLANCE_BUILD_PYTHON=OFF \
+	  -DLANCE_BUILD_JAVA=OFF $(CMAKE_FLAGS) >/dev/null
+	ninja -C $(1) -j$(JOBS) $(4)
+endef
+
 # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests, the CLI (its parsers' unit
 # tests, and the lance-cpp / tool binaries its shell tests run) and the S3 suite (label asan).
 build-asan: setup
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_ASAN=ON \
-	  $(SAN_CMAKE_FLAGS) \
-	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=ON -DLANCE_BUILD_PYTHON=OFF \
-	  -DLANCE_BUILD_JAVA=OFF $(CMAKE_FLAGS) >/dev/null
-	ninja -C $(ASAN_DIR) -j$(JOBS) asan_tests
+	$(call san_build,$(ASAN_DIR),ASAN,ON,asan_tests)
 
 # The demo's own throw-away RGW (ports apart from `make test`'s and a dev RGW's).
 DEMO_RGW_PORT ?= 7488
@@ -82,11 +88,7 @@ unit-asan: build-asan
 
 # ThreadSanitizer build of the io, refresh, namespace and scan tests (label tsan).
 build-tsan: setup
-	cmake -S . -B $(TSAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANCE_ENABLE_TSAN=ON \
-	  $(SAN_CMAKE_FLAGS) \
-	  -DLANCE_BUILD_BENCHMARKS=OFF -DLANCE_BUILD_CLI=OFF -DLANCE_BUILD_PYTHON=OFF \
-	  -DLANCE_BUILD_JAVA=OFF $(CMAKE_FLAGS) >/dev/null
-	ninja -C $(TSAN_DIR) -j$(JOBS) tsan_tests
+	$(call san_build,$(TSAN_DIR),TSAN,OFF,tsan_tests)
 
 # The libFuzzer targets (clang, tests/fuzz/), built apart from the gcc builds.
 build-fuzz: setup

@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the benchmarks share: failing loudly on any error (a benchmark that swallows one
-// reports a number for work it did not do), the clocks, and the RGW the S3 benchmarks
-// run against.
+// reports a number for work it did not do), the clocks (wall, CPU of this process, of its
+// children and of the server's processes), and the RGW the S3 benchmarks run against.
 
 #pragma once
 
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>  // program_invocation_short_name (GNU)
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
+#include <iostream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "lance/io/storage_options.h"
 #include "lance/result.h"
@@ -21,9 +32,20 @@
 
 namespace bench {
 
-/// Prints "<benchmark>: <what>" and exits 1; each benchmark defines it (the S3 one also
-/// removes its bucket and key file first).
-[[noreturn]] void Die(const std::string& what);
+/// Run once by Die before it exits: what a benchmark must not leave behind (the S3 one
+/// removes its bucket and key file).
+inline std::function<void()> g_before_die;
+
+/// Prints "<benchmark>: <what>" (the binary's name) and exits 1.
+[[noreturn]] inline void Die(const std::string& what) {
+  std::cerr << program_invocation_short_name << ": " << what << std::endl;
+  if (g_before_die) {
+    auto before = std::move(g_before_die);
+    g_before_die = nullptr;
+    before();
+  }
+  std::exit(1);
+}
 
 inline void Check(const lance::Status& st, const std::string& what) {
   if (!st.ok()) Die(what + ": " + st.ToString());
@@ -40,6 +62,54 @@ inline double Now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+inline double Seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
+}
+
+/// User + system CPU seconds of this process (all threads), or of its waited-for
+/// children (curl processes).
+inline double CpuSelf() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return Seconds(ru.ru_utime) + Seconds(ru.ru_stime);
+}
+inline double CpuChildren() {
+  rusage ru{};
+  getrusage(RUSAGE_CHILDREN, &ru);
+  return Seconds(ru.ru_utime) + Seconds(ru.ru_stime);
+}
+
+/// The server's processes (--server-pids: radosgw, ceph-osd, ceph-mon; Azurite's node;
+/// fake-gcs-server): is the server, on the same cores, the limit?
+inline std::vector<int> g_server_pids;
+
+/// CPU seconds (user + system) of g_server_pids, from /proc/PID/stat (a pid gone counts
+/// nothing).
+inline double CpuServer() {
+  static const double kTick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double total = 0;
+  for (int pid : g_server_pids) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(f, line)) continue;
+    // After the ")" that ends the command name: state is field 3, utime 14, stime 15.
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string tok;
+    double ticks = 0;
+    for (int field = 3; field <= 15 && rest >> tok; ++field) {
+      if (field >= 14) ticks += std::stod(tok);
+    }
+    total += ticks / kTick;
+  }
+  return total;
+}
+
+inline double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /// Memory of this process (Linux /proc): ResetPeakRss() sets the peak resident set size
@@ -109,16 +179,37 @@ void Set(typename MemberOf<decltype(Member)>::Class& args, const std::string& fl
   args.*Member = kTo;
 }
 
-/// Applies argv[first..] to `*args` through `flags`; dies on an unknown flag or a
-/// missing value.
-template <typename Args, size_t N>
-void ApplyFlags(int argc, char** argv, int first, const Flag<Args> (&flags)[N],
-                Args* args) {
+/// Flag action: KEY=VALUE into the map member (--storage-option).
+template <auto Member>
+void StoreKeyValue(typename MemberOf<decltype(Member)>::Class& args,
+                   const std::string& flag, const std::string& kv) {
+  const auto eq = kv.find('=');
+  if (eq == std::string::npos) Die(flag + " wants KEY=VALUE");
+  (args.*Member)[kv.substr(0, eq)] = kv.substr(eq + 1);
+}
+
+/// Flag action: comma-separated pids into g_server_pids (--server-pids).
+template <typename Args>
+void AddServerPids(Args& args, const std::string& flag, const std::string& pids) {
+  std::istringstream s(pids);
+  for (std::string p; std::getline(s, p, ',');) {
+    if (!p.empty()) g_server_pids.push_back(std::stoi(p));
+  }
+}
+
+/// Applies argv[first..] to `*args` through the flags of `tables` (a benchmark's own, and
+/// shared ones such as kObjectStoreFlags); dies on an unknown flag or a missing value.
+template <typename Args>
+void ApplyFlagTables(int argc, char** argv, int first,
+                     std::initializer_list<std::span<const Flag<Args>>> tables,
+                     Args* args) {
   for (int i = first; i < argc; ++i) {
     const std::string name = argv[i];
     const Flag<Args>* flag = nullptr;
-    for (const auto& f : flags) {
-      if (name == f.name) flag = &f;
+    for (const auto& table : tables) {
+      for (const auto& f : table) {
+        if (name == f.name) flag = &f;
+      }
     }
     if (flag == nullptr) Die("unknown argument " + name);
     std::string value;
@@ -129,6 +220,28 @@ void ApplyFlags(int argc, char** argv, int first, const Flag<Args> (&flags)[N],
     flag->apply(*args, name, value);
   }
 }
+
+/// ApplyFlagTables with one table.
+template <typename Args, size_t N>
+void ApplyFlags(int argc, char** argv, int first, const Flag<Args> (&flags)[N],
+                Args* args) {
+  ApplyFlagTables<Args>(argc, argv, first, {flags}, args);
+}
+
+/// The flags of both object-store benchmarks (s3_benchmark, cloud_benchmark), for an Args
+/// with these members.
+template <typename Args>
+inline constexpr Flag<Args> kObjectStoreFlags[] = {
+    // The dataset written: F files of R rows, N times.
+    {"--files", true, Store<&Args::files>},
+    {"--rows-per-file", true, Store<&Args::rows_per_file>},
+    {"--reps", true, Store<&Args::reps>},
+    // What is timed: --no-scan the writes only; --scan-uri only scans of that dataset.
+    {"--no-scan", false, Set<&Args::scan, false>},
+    {"--scan-uri", true, Store<&Args::scan_uri>},
+    {"--server-pids", true, AddServerPids<Args>},
+    {"--out", true, Store<&Args::out>},
+};
 
 /// The first of `names` that is set and not empty; dies naming the first one otherwise
 /// (later names are older spellings of the same variable).

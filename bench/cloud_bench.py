@@ -127,24 +127,37 @@ class Azure:
                 "Content-Type: application/octet-stream", "-T", src, self.url(key)]
 
     def list(self, prefix):
-        out, marker = [], ""
-        while True:
-            q = f"restype=container&comp=list&prefix={urllib.parse.quote(prefix)}"
-            if marker:
-                q += f"&marker={urllib.parse.quote(marker)}"
+        def page(marker):
+            q = _page_query(f"restype=container&comp=list&prefix={urllib.parse.quote(prefix)}",
+                            "marker", marker)
             with urllib.request.urlopen(
                     f"{self.endpoint}/{self.container}?{q}&{self.sas}") as r:
                 root = ET.fromstring(r.read())
-            for b in root.iter("Blob"):
-                out.append((b.findtext("Name"), int(b.find("Properties").findtext(
-                    "Content-Length"))))
-            marker = root.findtext("NextMarker") or ""
-            if not marker:
-                return out
+            return ([(b.findtext("Name"),
+                      int(b.find("Properties").findtext("Content-Length")))
+                     for b in root.iter("Blob")],
+                    root.findtext("NextMarker") or "")
+        return _list_pages(page)
 
     def delete(self, key):
         req = urllib.request.Request(self.url(key), method="DELETE")
         urllib.request.urlopen(req).read()
+
+
+def _page_query(query, token_param, token):
+    """`query` with the continuation token of a listing's next page, if any."""
+    return f"{query}&{token_param}={urllib.parse.quote(token)}" if token else query
+
+
+def _list_pages(page):
+    """Every (name, size) of a paged listing: page(token) gives one page's (name, size)
+    pairs and the next page's token ("" on the first call and after the last page)."""
+    out, token = [], ""
+    while True:
+        items, token = page(token)
+        out += items
+        if not token:
+            return out
 
 
 class Gcs:
@@ -175,18 +188,14 @@ class Gcs:
                 f"&name={self.obj(key)}"]
 
     def list(self, prefix):
-        out, token = [], ""
-        while True:
-            q = f"prefix={urllib.parse.quote(prefix)}"
-            if token:
-                q += f"&pageToken={urllib.parse.quote(token)}"
+        def page(token):
+            q = _page_query(f"prefix={urllib.parse.quote(prefix)}", "pageToken", token)
             with urllib.request.urlopen(
                     f"{self.endpoint}/storage/v1/b/{self.bucket}/o?{q}") as r:
-                page = json.load(r)
-            out += [(o["name"], int(o["size"])) for o in page.get("items", [])]
-            token = page.get("nextPageToken", "")
-            if not token:
-                return out
+                answer = json.load(r)
+            return ([(o["name"], int(o["size"])) for o in answer.get("items", [])],
+                    answer.get("nextPageToken", ""))
+        return _list_pages(page)
 
     def delete(self, key):
         req = urllib.request.Request(

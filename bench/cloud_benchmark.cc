@@ -43,44 +43,14 @@
 
 using json = nlohmann::json;
 
-[[noreturn]] void bench::Die(const std::string& what) {
-  std::cerr << "cloud_benchmark: " << what << std::endl;
-  std::exit(1);
-}
-
 namespace {
 
 using bench::Check;
+using bench::CpuSelf;
+using bench::CpuServer;
 using bench::Die;
+using bench::Median;
 using bench::Now;
-
-double CpuSelf() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
-// CPU seconds (user + system) of the server's processes, from /proc/PID/stat.
-std::vector<int> g_server_pids;
-double CpuServer() {
-  static const double kTick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  double total = 0;
-  for (int pid : g_server_pids) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(f, line)) continue;
-    // After the ")" that ends the command name: state is field 3, utime 14, stime 15.
-    std::istringstream rest(line.substr(line.rfind(')') + 2));
-    std::string tok;
-    double ticks = 0;
-    for (int field = 3; rest >> tok && field <= 15; ++field) {
-      if (field >= 14) ticks += std::stod(tok);
-    }
-    total += ticks / kTick;
-  }
-  return total;
-}
 
 struct Sample {
   double wall = 0, cpu_self = 0, cpu_server = 0, peak_rss_mb = 0;
@@ -93,12 +63,6 @@ struct Timer {
     return {Now() - w0, CpuSelf() - c0, CpuServer() - s0, bench::PeakRssMb()};
   }
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // MB/s over `bytes` (the data files' bytes; 0 when not known here: report.py divides).
 json Summarize(const std::vector<Sample>& samples, int64_t bytes) {
@@ -184,26 +148,10 @@ struct Args {
 };
 
 using Flag = bench::Flag<Args>;
+// Besides bench::kObjectStoreFlags.
 const Flag kFlags[] = {
     {"--root", true, bench::Store<&Args::root>},
-    {"--out", true, bench::Store<&Args::out>},
-    {"--scan-uri", true, bench::Store<&Args::scan_uri>},
-    {"--reps", true, bench::Store<&Args::reps>},
-    {"--files", true, bench::Store<&Args::files>},
-    {"--rows-per-file", true, bench::Store<&Args::rows_per_file>},
-    {"--no-scan", false, bench::Set<&Args::scan, false>},
-    {"--storage-option", true,
-     [](Args& a, const std::string&, const std::string& kv) {
-       const auto eq = kv.find('=');
-       if (eq == std::string::npos) Die("--storage-option wants KEY=VALUE");
-       a.options[kv.substr(0, eq)] = kv.substr(eq + 1);
-     }},
-    {"--server-pids", true,
-     [](Args&, const std::string&, const std::string& pids) {
-       std::istringstream s(pids);
-       for (std::string p; std::getline(s, p, ',');)
-         if (!p.empty()) g_server_pids.push_back(std::stoi(p));
-     }},
+    {"--storage-option", true, bench::StoreKeyValue<&Args::options>},
 };
 
 std::vector<Sample> TimedScans(const std::string& uri, const Args& a,
@@ -233,7 +181,8 @@ void WriteJson(const std::string& path, const json& out) {
 
 int main(int argc, char** argv) {
   Args a;
-  bench::ApplyFlags(argc, argv, 1, kFlags, &a);
+  bench::ApplyFlagTables<Args>(argc, argv, 1, {kFlags, bench::kObjectStoreFlags<Args>},
+                               &a);
   if (a.out.empty() || (a.root.empty() == a.scan_uri.empty()))
     Die("--out and one of --root / --scan-uri are required");
   if (a.reps < 1 || a.files < 1 || a.rows_per_file < 1)

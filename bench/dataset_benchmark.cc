@@ -69,11 +69,6 @@
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-[[noreturn]] void bench::Die(const std::string& what) {
-  std::cerr << "dataset_benchmark: " << what << std::endl;
-  std::exit(1);
-}
-
 namespace {
 
 using bench::Check;

@@ -85,11 +85,6 @@
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/namespace.h"
 
-[[noreturn]] void bench::Die(const std::string& what) {
-  std::fprintf(stderr, "refresh_benchmark: %s\n", what.c_str());
-  std::exit(1);
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -95,70 +95,25 @@ std::function<void()> g_cleanup;
 // curl's config file with the key pair: Die() removes it too.
 std::string g_secret_file;
 
-}  // namespace
-
-[[noreturn]] void bench::Die(const std::string& what) {
-  std::cerr << "s3_benchmark: " << what << std::endl;
+// Run by bench::Die before it exits (main installs it).
+void BeforeDie() {
   if (!g_secret_file.empty()) ::unlink(g_secret_file.c_str());
   if (g_cleanup) {
     auto c = std::move(g_cleanup);
     g_cleanup = nullptr;
     c();
   }
-  std::exit(1);
 }
 
-namespace {
-
 using bench::Check;
+using bench::CpuChildren;
+using bench::CpuSelf;
+using bench::CpuServer;
 using bench::Die;
 using bench::Generate;
 using bench::Input;
+using bench::Median;
 using bench::Now;
-
-double Seconds(const timeval& tv) {
-  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
-}
-
-// User + system CPU seconds of this process (all threads), or of its waited-for
-// children (the curl processes).
-double CpuSelf() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return Seconds(ru.ru_utime) + Seconds(ru.ru_stime);
-}
-double CpuChildren() {
-  rusage ru{};
-  getrusage(RUSAGE_CHILDREN, &ru);
-  return Seconds(ru.ru_utime) + Seconds(ru.ru_stime);
-}
-
-// CPU seconds (user + system) of the server's processes (radosgw, ceph-osd, ceph-mon),
-// from /proc/PID/stat: is the server, on the same cores, the limit?
-std::vector<int> g_server_pids;
-double CpuServer() {
-  static const double kTick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  double total = 0;
-  for (int pid : g_server_pids) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(f, line)) continue;
-    // Fields after the ")" that ends the command name: state is field 3, utime 14,
-    // stime 15.
-    std::istringstream rest(line.substr(line.rfind(')') + 2));
-    std::string tok;
-    double ut = 0, st = 0;
-    for (int field = 3; rest >> tok; ++field) {
-      if (field == 14) ut = std::stod(tok);
-      if (field == 15) {
-        st = std::stod(tok);
-        break;
-      }
-    }
-    total += (ut + st) / kTick;
-  }
-  return total;
-}
 
 // ---------------------------------------------------------------------------------------
 // Samples
@@ -189,12 +144,6 @@ struct Timer {
     return s;
   }
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 json Summarize(const std::vector<Sample>& samples, int64_t bytes) {
   std::vector<double> wall, self, children, server;
@@ -491,39 +440,28 @@ json ScanOnce(const std::string& uri, const lance::io::StorageOptions& opts,
 }
 
 using Flag = bench::Flag<Args>;
+// Besides bench::kObjectStoreFlags.
 const Flag kFlags[] = {
-    {"--out", true, bench::Store<&Args::out>},
+    // Where: the scratch directory, the bucket (deleted at the end unless --keep).
     {"--workdir", true, bench::Store<&Args::workdir>},
     {"--bucket", true, bench::Store<&Args::bucket>},
-    {"--reps", true, bench::Store<&Args::reps>},
-    {"--diag-reps", true, bench::Store<&Args::diag_reps>},
-    {"--files", true, bench::Store<&Args::files>},
-    {"--rows-per-file", true, bench::Store<&Args::rows_per_file>},
-    {"--parallel", true, bench::Store<&Args::parallel>},
-    {"--no-unsigned-write", false, bench::Set<&Args::unsigned_write, false>},
-    {"--no-scan", false, bench::Set<&Args::scan, false>},
-    {"--no-curl", false, bench::Set<&Args::curl, false>},
     {"--keep", false, bench::Set<&Args::keep, true>},
-    {"--scan-uri", true, bench::Store<&Args::scan_uri>},
-    {"--storage-option", true,
-     [](Args& a, const std::string&, const std::string& kv) {
-       const auto eq = kv.find('=');
-       if (eq == std::string::npos) Die("--storage-option wants KEY=VALUE");
-       a.extra_options[kv.substr(0, eq)] = kv.substr(eq + 1);
-     }},
-    {"--server-pids", true,
-     [](Args&, const std::string&, const std::string& pids) {
-       std::istringstream s(pids);
-       for (std::string p; std::getline(s, p, ',');)
-         if (!p.empty()) g_server_pids.push_back(std::stoi(p));
-     }},
+    // lance-cpp's writes: further storage options; no unsigned-payload series.
+    {"--storage-option", true, bench::StoreKeyValue<&Args::extra_options>},
+    {"--no-unsigned-write", false, bench::Set<&Args::unsigned_write, false>},
+    // curl and the client diagnostics: P processes (threads) at a time, D repetitions.
+    {"--parallel", true, bench::Store<&Args::parallel>},
+    {"--no-curl", false, bench::Set<&Args::curl, false>},
+    {"--diag-reps", true, bench::Store<&Args::diag_reps>},
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::g_before_die = BeforeDie;
   Args a;
-  bench::ApplyFlags(argc, argv, 1, kFlags, &a);
+  bench::ApplyFlagTables<Args>(argc, argv, 1, {kFlags, bench::kObjectStoreFlags<Args>},
+                               &a);
   if (a.out.empty() || a.workdir.empty()) Die("--out and --workdir are required");
   if (a.reps < 1 || a.files < 1 || a.rows_per_file < 1 || a.parallel < 1)
     Die("--reps, --files, --rows-per-file and --parallel must be >= 1");

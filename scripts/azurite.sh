@@ -22,9 +22,11 @@
 # scanned for secrets, like the RGW's directory).
 set -euo pipefail
 
-cmd=${1:?usage: azurite.sh start|stop|env DIR}
-D=$(realpath -m "${2:?usage: azurite.sh start|stop|env DIR}")
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SERVICE=azurite
+# shellcheck source=scripts/lib/service.sh
+source "$(dirname "$0")/lib/service.sh"
+service_init "$@"
+SERVICE_LOGS=azurite.log
 PORT=${AZURITE_PORT:-10000}
 ACCOUNT=devstoreaccount1
 # Azurite's published development key (not a secret: it is in Microsoft's docs).
@@ -34,13 +36,6 @@ API_VERSION=2021-08-06
 BIN=$ROOT/tools/azurite/node_modules/.bin/azurite-blob
 SCHEME=http
 CURL_TLS=()
-
-log() { echo "[azurite] $*" >&2; }
-fail() {
-  log "$*"
-  tail -n 30 "$D/azurite.log" >&2 2>/dev/null || true
-  exit 1
-}
 
 print_env() {
   local port=$PORT
@@ -64,27 +59,10 @@ ENV
 # The Azurite of DIR: its pid file, or any node process whose command line names DIR
 # (a wiped pid file).
 stop_server() {
-  local pids=()
-  if [ -f "$D/pid" ]; then
-    local p
-    p=$(cat "$D/pid")
-    if kill -0 "$p" 2>/dev/null && grep -q azurite "/proc/$p/cmdline" 2>/dev/null; then
-      kill "$p" 2>/dev/null && pids+=("$p")
-    fi
-  fi
-  local proc
-  for proc in /proc/[0-9]*; do
-    if { tr '\0' ' ' <"$proc/cmdline"; } 2>/dev/null | grep -qE "azurite-blob .*--location $D/data( |$)"; then
-      kill "${proc#/proc/}" 2>/dev/null && pids+=("${proc#/proc/}")
-    fi
-  done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  done
+  term_pid_file "$D/pid" azurite
+  term_matching "azurite-blob .*--location $D/data( |$)"
+  stop_killed
 }
-
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # A Shared Key signed request (curl + openssl): METHOD PATH QUERY ("k=v" lines sorted,
 # for the canonicalized resource) URL-QUERY. Prints the HTTP status.
@@ -103,17 +81,17 @@ signed_request() {
     "$SCHEME://127.0.0.1:$PORT/$ACCOUNT$path${query:+?$query}"
 }
 
+# Up: still running (else a failure) and answering.
+azurite_up() {
+  kill -0 "$(cat "$D/pid")" 2>/dev/null || fail "Azurite exited at start"
+  curl -s -o /dev/null "${CURL_TLS[@]}" "$SCHEME://127.0.0.1:$PORT/"
+}
+
 start() {
-  for b in node curl openssl; do
-    command -v "$b" >/dev/null || fail "$b is missing: run scripts/setup.sh"
-  done
+  require_commands node curl openssl
   [ -x "$BIN" ] || fail "$BIN is missing: run scripts/setup.sh"
-  if [ -d "$D" ]; then
-    log "removing an instance left by an earlier run in $D"
-    stop_server
-    rm -rf "$D"
-  fi
-  port_busy "$PORT" && fail "port $PORT is in use (another Azurite? set AZURITE_PORT)"
+  wipe_stale "an instance" stop_server
+  require_free_port "$PORT" "another Azurite? set AZURITE_PORT"
   mkdir -p "$D/data"
   echo "$PORT" >"$D/port"
   local args=(--blobHost 127.0.0.1 --blobPort "$PORT" --skipApiVersionCheck --disableTelemetry)
@@ -135,13 +113,7 @@ start() {
   # setsid: its own process group, so a test run's Ctrl-C reaches it only through stop.
   setsid "$BIN" "${args[@]}" >"$D/azurite.log" 2>&1 </dev/null &
   echo $! >"$D/pid"
-  local up=""
-  for _ in $(seq 1 200); do
-    kill -0 "$(cat "$D/pid")" 2>/dev/null || fail "Azurite exited at start"
-    if curl -s -o /dev/null "${CURL_TLS[@]}" "$SCHEME://127.0.0.1:$PORT/"; then up=1; break; fi
-    sleep 0.1
-  done
-  [ -n "$up" ] || { stop_server; fail "Azurite is not answering on 127.0.0.1:$PORT"; }
+  wait_for 200 0.1 azurite_up || { stop_server; fail "Azurite is not answering on 127.0.0.1:$PORT"; }
   local code
   code=$(signed_request PUT "/$CONTAINER" "restype:container" "restype=container")
   [ "$code" = 201 ] || { stop_server; fail "creating container $CONTAINER: HTTP $code $(cat "$D/request.out")"; }
@@ -149,12 +121,4 @@ start() {
   print_env
 }
 
-case "$cmd" in
-  start) start ;;
-  stop)
-    stop_server
-    rm -rf "$D"
-    ;;
-  env) print_env ;;
-  *) fail "unknown command '$cmd' (start|stop|env)" ;;
-esac
+service_main stop_server print_env

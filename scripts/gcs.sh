@@ -18,21 +18,17 @@
 # front of it (tests/gcs/token_proxy.h).
 set -euo pipefail
 
-cmd=${1:?usage: gcs.sh start|stop|env DIR}
-D=$(realpath -m "${2:?usage: gcs.sh start|stop|env DIR}")
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SERVICE=gcs
+# shellcheck source=scripts/lib/service.sh
+source "$(dirname "$0")/lib/service.sh"
+service_init "$@"
+SERVICE_LOGS=fake-gcs.log
+SERVICE_TAIL=20
 BIN=${FAKE_GCS_SERVER:-$ROOT/tools/bin/fake-gcs-server}
 PORT=${GCS_PORT:-4443}
 BACKEND=${GCS_BACKEND:-memory}
 BUCKET=${GCS_BUCKET:-lance-test}
 URL=http://127.0.0.1:$PORT
-
-log() { echo "[gcs] $*" >&2; }
-fail() {
-  log "$*"
-  tail -n 20 "$D/fake-gcs.log" >&2 2>/dev/null || true
-  exit 1
-}
 
 print_env() {
   cat <<ENV
@@ -45,28 +41,28 @@ ENV
 # Stops the server whose pid file is in DIR (SIGTERM, then SIGKILL after 5 s), only if
 # that pid still runs fake-gcs-server.
 stop_server() {
-  local f="$D/fake-gcs.pid" p
-  [ -f "$f" ] || return 0
-  p=$(cat "$f")
-  if kill -0 "$p" 2>/dev/null && grep -q fake-gcs-server "/proc/$p/cmdline" 2>/dev/null; then
-    kill "$p" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  fi
-  rm -f "$f"
+  term_pid_file "$D/fake-gcs.pid" fake-gcs-server
+  stop_killed
+  rm -f "$D/fake-gcs.pid"
 }
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# Up: answering its health check, or a failure once it has exited.
+gcs_up() {
+  curl -sf -o /dev/null "$URL/_internal/healthcheck" && return 0
+  kill -0 "$(cat "$D/fake-gcs.pid")" 2>/dev/null || fail "fake-gcs-server exited at start"
+  return 1
+}
+
+# As printed at start (its port and bucket), else from this environment.
+saved_env() {
+  if [ -f "$D/env" ]; then cat "$D/env"; else print_env; fi
+}
 
 start() {
   [ -x "$BIN" ] || fail "$BIN is missing: run scripts/setup.sh"
-  command -v curl >/dev/null || fail "curl is missing: run scripts/setup.sh"
-  if [ -d "$D" ]; then
-    log "removing a server left by an earlier run in $D"
-    stop_server
-    rm -rf "$D"
-  fi
-  port_busy "$PORT" && fail "port $PORT is in use (another fake-gcs-server? set GCS_PORT)"
+  require_commands curl
+  wipe_stale "a server" stop_server
+  require_free_port "$PORT" "another fake-gcs-server? set GCS_PORT"
   mkdir -p "$D"
   local backend=(-backend memory)
   case "$BACKEND" in
@@ -79,13 +75,7 @@ start() {
   setsid "$BIN" -scheme http -host 127.0.0.1 -port "$PORT" -public-host "127.0.0.1:$PORT" \
     -external-url "$URL" "${backend[@]}" -log-level warn >"$D/fake-gcs.log" 2>&1 </dev/null &
   echo $! >"$D/fake-gcs.pid"
-  local ok=""
-  for _ in $(seq 1 150); do
-    curl -sf -o /dev/null "$URL/_internal/healthcheck" && { ok=1; break; }
-    kill -0 "$(cat "$D/fake-gcs.pid")" 2>/dev/null || fail "fake-gcs-server exited at start"
-    sleep 0.1
-  done
-  [ -n "$ok" ] || fail "fake-gcs-server is not answering on $URL"
+  wait_for 150 0.1 gcs_up || fail "fake-gcs-server is not answering on $URL"
   local code
   code=$(curl -s -o "$D/mkbucket.out" -w '%{http_code}' -X POST -H "Content-Type: application/json" \
     --data "{\"name\":\"$BUCKET\"}" "$URL/storage/v1/b")
@@ -95,15 +85,4 @@ start() {
   cat "$D/env"
 }
 
-case "$cmd" in
-  start) start ;;
-  stop)
-    stop_server
-    rm -rf "$D"
-    ;;
-  env)
-    # As printed at start (its port and bucket), else from this environment.
-    if [ -f "$D/env" ]; then cat "$D/env"; else print_env; fi
-    ;;
-  *) fail "unknown command '$cmd' (start|stop|env)" ;;
-esac
+service_main stop_server saved_env

@@ -13,8 +13,11 @@
 # Debian packages ceph-mon ceph-osd radosgw are installed by scripts/setup.sh.
 set -euo pipefail
 
-cmd=${1:?usage: rgw.sh start|stop|env DIR}
-D=$(realpath -m "${2:?usage: rgw.sh start|stop|env DIR}")
+SERVICE=rgw
+# shellcheck source=scripts/lib/service.sh
+source "$(dirname "$0")/lib/service.sh"
+service_init "$@"
+SERVICE_LOGS='log/*.log'
 RGW_PORT=${RGW_PORT:-7480}
 MON_PORT=${MON_PORT:-6789}
 ACCESS_KEY=${S3_ACCESS_KEY:-lance-test-key}
@@ -22,16 +25,10 @@ SECRET_KEY=${S3_SECRET_KEY:-lance-test-secret}
 BUCKET=${S3_BUCKET:-lance-test}
 C=(-c "$D/ceph.conf")
 
-log() { echo "[rgw] $*" >&2; }
-fail() {
-  log "$*"
-  tail -n 30 "$D"/log/*.log >&2 2>/dev/null || true
-  exit 1
-}
 # Inside one start attempt: report and return failure, so start() can retry from scratch.
 attempt_fail() {
   log "$*"
-  tail -n 10 "$D"/log/*.log >&2 2>/dev/null || true
+  tail_logs 10
   return 1
 }
 
@@ -49,43 +46,25 @@ ENV
 
 # Kills the daemons whose pid files are in DIR (SIGTERM, then SIGKILL after 5 s).
 stop_daemons() {
-  local pids=()
+  local n
   for n in client.rgw osd.0 mon.a; do
-    local f="$D/run/$n.pid"
-    [ -f "$f" ] || continue
-    local p
-    p=$(cat "$f")
     # Only our own daemons: the pid must still run a ceph binary.
-    if kill -0 "$p" 2>/dev/null && grep -qE 'radosgw|ceph-osd|ceph-mon' "/proc/$p/cmdline" 2>/dev/null; then
-      kill "$p" 2>/dev/null && pids+=("$p")
-    fi
+    term_pid_file "$D/run/$n.pid" 'radosgw|ceph-osd|ceph-mon'
   done
   # Daemons whose pid files are gone (a wiped directory) still name our ceph.conf.
-  local proc
-  for proc in /proc/[0-9]*; do
-    if tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | grep -qE "(radosgw|ceph-osd|ceph-mon) .*$D/ceph.conf"; then
-      kill "${proc#/proc/}" 2>/dev/null && pids+=("${proc#/proc/}")
-    fi
-  done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$p" 2>/dev/null || true
-  done
+  term_matching "(radosgw|ceph-osd|ceph-mon) .*$D/ceph.conf"
+  stop_killed
 }
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+mon_up() { timeout 10 ceph "${C[@]}" mon stat >/dev/null 2>&1; }
+osd_up() { timeout 10 ceph "${C[@]}" osd stat 2>/dev/null | grep -q "1 up"; }
+rgw_up() { curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/"; }
 
 start() {
-  for b in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph-authtool uuidgen curl; do
-    command -v "$b" >/dev/null || fail "$b is missing: run scripts/setup.sh"
-  done
-  if [ -d "$D" ]; then
-    log "removing a cluster left by an earlier run in $D"
-    stop_daemons
-    rm -rf "$D"
-  fi
-  port_busy "$RGW_PORT" && fail "port $RGW_PORT is in use (another RGW? set RGW_PORT)"
-  port_busy "$MON_PORT" && fail "port $MON_PORT is in use (another ceph-mon? set MON_PORT)"
+  require_commands ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph-authtool uuidgen curl
+  wipe_stale "a cluster" stop_daemons
+  require_free_port "$RGW_PORT" "another RGW? set RGW_PORT"
+  require_free_port "$MON_PORT" "another ceph-mon? set MON_PORT"
   # On a loaded machine a fresh OSD sometimes asks the mon before it has the cluster map
   # and exits ("wrong fsid"); a clean retry from scratch always got past it.
   local try
@@ -102,6 +81,8 @@ start() {
   done
   fail "RGW did not start after 3 attempts"
 }
+
+start_osd() { ceph-osd "${C[@]}" -i "$1" >>"$D/log/osd-start.log" 2>&1; }
 
 start_once() {
   mkdir -p "$D"/{mon,osd0,rgw,run,log}
@@ -172,12 +153,7 @@ CONF
   ceph-mon "${C[@]}" --mkfs -i a --monmap "$D/monmap" --keyring "$D/keyring" || { attempt_fail "mon mkfs failed"; return 1; }
   ceph-mon "${C[@]}" -i a || { attempt_fail "mon did not start"; return 1; }
   # Wait until the mon answers before creating the OSD.
-  local ok=""
-  for _ in $(seq 1 120); do
-    timeout 10 ceph "${C[@]}" mon stat >/dev/null 2>&1 && { ok=1; break; }
-    sleep 0.25
-  done
-  [ -n "$ok" ] || { attempt_fail "mon is not answering"; return 1; }
+  wait_for 120 0.25 mon_up || { attempt_fail "mon is not answering"; return 1; }
   local osd_uuid id
   osd_uuid=$(uuidgen)
   id=$(timeout 60 ceph "${C[@]}" osd new "$osd_uuid") || { attempt_fail "osd new failed"; return 1; }
@@ -185,23 +161,10 @@ CONF
   # A fresh OSD on a busy machine sometimes sends its first mon command before it has the
   # cluster map (fsid 0, "wrong fsid") and exits during init; starting just the OSD again
   # gets past it (three whole-cluster attempts in a row failed that way under a build).
-  local osd_ok=""
-  for _ in 1 2 3 4 5; do
-    if ceph-osd "${C[@]}" -i "$id" >>"$D/log/osd-start.log" 2>&1; then osd_ok=1; break; fi
-    sleep 1
-  done
-  [ -n "$osd_ok" ] || { attempt_fail "osd did not start"; return 1; }
-  for _ in $(seq 1 240); do
-    timeout 10 ceph "${C[@]}" osd stat 2>/dev/null | grep -q "1 up" && break
-    sleep 0.25
-  done
-  timeout 10 ceph "${C[@]}" osd stat | grep -q "1 up" || { attempt_fail "osd not up"; return 1; }
+  wait_for 5 1 start_osd "$id" || { attempt_fail "osd did not start"; return 1; }
+  wait_for 240 0.25 osd_up || osd_up || { attempt_fail "osd not up"; return 1; }
   radosgw "${C[@]}" -n client.rgw || { attempt_fail "radosgw did not start"; return 1; }
-  for _ in $(seq 1 480); do
-    curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/" && break
-    sleep 0.25
-  done
-  curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/" || { attempt_fail "radosgw is not answering"; return 1; }
+  wait_for 480 0.25 rgw_up || rgw_up || { attempt_fail "radosgw is not answering"; return 1; }
   radosgw-admin "${C[@]}" user create --uid=test --display-name=test --access-key="$ACCESS_KEY" \
     --secret-key="$SECRET_KEY" >/dev/null || { attempt_fail "user create failed"; return 1; }
   radosgw-admin "${C[@]}" caps add --uid=test --caps="roles=*" >/dev/null || { attempt_fail "caps add failed"; return 1; }
@@ -219,12 +182,4 @@ CONF
   [ "$code" = 200 ] || { attempt_fail "creating bucket $BUCKET: HTTP $code $(cat "$D/log/mkbucket.out")"; return 1; }
 }
 
-case "$cmd" in
-  start) start ;;
-  stop)
-    stop_daemons
-    rm -rf "$D"
-    ;;
-  env) print_env ;;
-  *) fail "unknown command '$cmd' (start|stop|env)" ;;
-esac
+service_main stop_daemons print_env

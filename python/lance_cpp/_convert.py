@@ -11,11 +11,28 @@ large equivalents on the way.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import pyarrow as pa
 
 __all__ = ["conform_to", "to_reader", "to_schema"]
+
+
+def _rebuilt(t: pa.DataType, value: Callable[[pa.Field], Any],
+             field: Callable[[pa.Field], pa.Field],
+             large_list: Callable[[Any], pa.DataType]) -> Optional[pa.DataType]:
+    """A struct, fixed-size list, list (or list view) or large list (or view) `t` rebuilt
+    from field(each struct field) and value(a list's value field; the result is its item:
+    a field or a type), large lists by `large_list`; None for any other type."""
+    if pa.types.is_struct(t):
+        return pa.struct([field(t.field(i)) for i in range(t.num_fields)])
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(value(t.value_field), t.list_size)
+    if pa.types.is_list(t) or pa.types.is_list_view(t):
+        return pa.list_(value(t.value_field))
+    if pa.types.is_large_list(t) or pa.types.is_large_list_view(t):
+        return large_list(value(t.value_field))
+    return None
 
 
 def _plain_type(t: pa.DataType) -> pa.DataType:
@@ -24,14 +41,9 @@ def _plain_type(t: pa.DataType) -> pa.DataType:
         return pa.large_string()
     if t == pa.binary_view():
         return pa.large_binary()
-    if pa.types.is_list(t) or pa.types.is_list_view(t):
-        return pa.list_(_plain_field(t.value_field))
-    if pa.types.is_large_list(t) or pa.types.is_large_list_view(t):
-        return pa.large_list(_plain_field(t.value_field))
-    if pa.types.is_fixed_size_list(t):
-        return pa.list_(_plain_field(t.value_field), t.list_size)
-    if pa.types.is_struct(t):
-        return pa.struct([_plain_field(t.field(i)) for i in range(t.num_fields)])
+    nested = _rebuilt(t, _plain_field, _plain_field, pa.large_list)
+    if nested is not None:
+        return nested
     if pa.types.is_map(t):
         return pa.map_(_plain_field(t.key_field), _plain_field(t.item_field),
                        keys_sorted=t.keys_sorted)
@@ -128,14 +140,10 @@ def _offset_free(t: pa.DataType) -> pa.DataType:
         return pa.string()
     if t == pa.large_binary():
         return pa.binary()
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        return pa.list_(_offset_free(t.value_type))
-    if pa.types.is_fixed_size_list(t):
-        return pa.list_(_offset_free(t.value_type), t.list_size)
-    if pa.types.is_struct(t):
-        return pa.struct([t.field(i).with_type(_offset_free(t.field(i).type))
-                          for i in range(t.num_fields)])
-    return t
+    # A list's item by its type alone (its field's name and nullability do not count).
+    nested = _rebuilt(t, lambda item: _offset_free(item.type),
+                      lambda f: f.with_type(_offset_free(f.type)), pa.list_)
+    return t if nested is None else nested
 
 
 def conform_to(reader: pa.RecordBatchReader, target: pa.Schema) -> pa.RecordBatchReader:

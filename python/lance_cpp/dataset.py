@@ -9,10 +9,11 @@ ignored silently.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, Generic, Iterable, Iterator, List, Optional, TypeVar, Union
 
 import pyarrow as pa
 
@@ -33,6 +34,26 @@ __all__ = [
     "dataset",
     "write_dataset",
 ]
+
+_T = TypeVar("_T")
+
+
+class _Forwarded(Generic[_T]):
+    """A read-only attribute answered by an attribute of a part of the object:
+    ``uri = _Forwarded[str]("_native", "uri")`` reads ``self._native.uri``."""
+
+    def __init__(self, part: str, name: str) -> None:
+        self._part = part
+        self._name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> _T:
+        if obj is None:
+            return self  # type: ignore[return-value]  # the class attribute itself
+        return getattr(getattr(obj, self._part), self._name)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"{self._name!r} is read-only")  # as a property without setter
+
 
 def _namespace_arg(namespace_client: Any, namespace: Any) -> Any:
     if namespace_client is not None and namespace is not None and namespace_client is not namespace:
@@ -216,25 +237,14 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
                    storage_options_provider=storage_options_provider)
 
     # -- properties -----------------------------------------------------------------
-    @property
-    def uri(self) -> str:
-        return self._native.uri
-
-    @property
-    def version(self) -> int:
-        return self._native.version
+    uri = _Forwarded[str]("_native", "uri")
+    version = _Forwarded[int]("_native", "version")
+    schema = _Forwarded[pa.Schema]("_native", "schema")
+    data_storage_version = _Forwarded[str]("_native", "data_storage_version")
 
     @property
     def latest_version(self) -> int:
         return self._native.latest_version()
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._native.schema
-
-    @property
-    def data_storage_version(self) -> str:
-        return self._native.data_storage_version
 
     def credential_stats(self) -> Optional[Dict[str, int]]:
         """lance_cpp only: the credential refresh counters of this dataset's storage
@@ -298,27 +308,23 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
                             fragments=fragments, fragment_readahead=fragment_readahead,
                             batch_readahead=batch_readahead)
 
-    def to_table(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
-                 batch_size=None, batch_size_bytes=None, batch_readahead=None,
-                 fragment_readahead=None, scan_in_order=None, *, prefilter=None,
-                 with_row_id=None, with_row_address=None, **kwargs) -> pa.Table:
+    def _scan(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
+              batch_size=None, batch_size_bytes=None, batch_readahead=None,
+              fragment_readahead=None, scan_in_order=None, *, prefilter=None,
+              with_row_id=None, with_row_address=None, **kwargs) -> "LanceScanner":
+        """The scanner of to_table / to_batches (pylance's arguments of both)."""
         return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
                             nearest=nearest, batch_size=batch_size,
                             batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
                             with_row_address=with_row_address,
                             fragment_readahead=fragment_readahead,
-                            batch_readahead=batch_readahead, **kwargs).to_table()
+                            batch_readahead=batch_readahead, **kwargs)
 
-    def to_batches(self, columns=None, filter=None, limit=None, offset=None, nearest=None,
-                   batch_size=None, batch_size_bytes=None, batch_readahead=None,
-                   fragment_readahead=None, scan_in_order=None, *, prefilter=None,
-                   with_row_id=None, with_row_address=None, **kwargs) -> Iterator[pa.RecordBatch]:
-        return self.scanner(columns=columns, filter=filter, limit=limit, offset=offset,
-                            nearest=nearest, batch_size=batch_size,
-                            batch_size_bytes=batch_size_bytes, with_row_id=with_row_id,
-                            with_row_address=with_row_address,
-                            fragment_readahead=fragment_readahead,
-                            batch_readahead=batch_readahead, **kwargs).to_batches()
+    def to_table(self, *args: Any, **kwargs: Any) -> pa.Table:
+        return self._scan(*args, **kwargs).to_table()
+
+    def to_batches(self, *args: Any, **kwargs: Any) -> Iterator[pa.RecordBatch]:
+        return self._scan(*args, **kwargs).to_batches()
 
     def count_rows(self, filter: Optional[str] = None, **kwargs: Any) -> int:
         _check_kwargs("count_rows", kwargs, _SCANNER_IGNORED | _SCANNER_REJECTED)
@@ -411,6 +417,18 @@ class LanceDataset(_MutationMixin, _MaintenanceMixin, _ReadMixin):
         return f"LanceDataset(uri={self.uri!r}, version={self.version})"
 
 
+def _share_scan_signature(cls: type, *names: str) -> None:
+    """The methods `names` of `cls`, which pass (*args, **kwargs) to cls._scan, show its
+    parameters (pylance's) to help() and editors."""
+    parameters = list(inspect.signature(cls._scan).parameters.values())
+    for name in names:
+        method = getattr(cls, name)
+        method.__signature__ = inspect.signature(method).replace(parameters=parameters)
+
+
+_share_scan_signature(LanceDataset, "to_table", "to_batches")
+
+
 class LanceFragment:
     """One fragment of a dataset version (pylance's ``lance.fragment.LanceFragment``)."""
 
@@ -418,25 +436,14 @@ class LanceFragment:
         self._ds = dataset
         self._metadata = metadata
 
-    @property
-    def fragment_id(self) -> int:
-        return self._metadata.id
+    fragment_id = _Forwarded[int]("_metadata", "id")
+    schema = _Forwarded[pa.Schema]("_ds", "schema")
+    physical_rows = _Forwarded[int]("_metadata", "physical_rows")
+    num_deletions = _Forwarded[int]("_metadata", "num_deletions")
 
     @property
     def metadata(self) -> FragmentMetadata:
         return self._metadata
-
-    @property
-    def schema(self) -> pa.Schema:
-        return self._ds.schema
-
-    @property
-    def physical_rows(self) -> int:
-        return self._metadata.physical_rows
-
-    @property
-    def num_deletions(self) -> int:
-        return self._metadata.num_deletions
 
     def data_files(self):
         return self._metadata.data_files()

@@ -18,9 +18,9 @@ void BindInspection(py::module_& m) {
   m.def(
       "_data_stats",
       [](const Dataset& ds) {
-        Result<DataStatistics> stats = WithoutGil([&] { return ds.DataStats(); });
+        const DataStatistics stats = ValueWithoutGil([&] { return ds.DataStats(); });
         py::list out;
-        for (const FieldStatistics& f : ValueOrRaise(std::move(stats)).fields) {
+        for (const FieldStatistics& f : stats.fields) {
           out.append(py::make_tuple(f.id, f.bytes_on_disk));
         }
         return out;
@@ -29,9 +29,8 @@ void BindInspection(py::module_& m) {
   m.def(
       "_dataset_stats",
       [](const Dataset& ds, int64_t max_rows_per_group) {
-        Result<DatasetStatistics> stats =
-            WithoutGil([&] { return ds.Stats(max_rows_per_group); });
-        DatasetStatistics s = ValueOrRaise(std::move(stats));
+        DatasetStatistics s =
+            ValueWithoutGil([&] { return ds.Stats(max_rows_per_group); });
         py::dict out;
         out["num_deleted_rows"] = s.num_deleted_rows;
         out["num_fragments"] = s.num_fragments;
@@ -44,9 +43,8 @@ void BindInspection(py::module_& m) {
       [](const Dataset& ds, const std::vector<uint64_t>& row_addresses,
          const std::optional<std::vector<std::string>>& columns, bool with_row_id) {
         const TakeOptions options = TakeOptionsFromPython(columns, with_row_id);
-        Result<TablePtr> table =
-            WithoutGil([&] { return ds.TakeRowAddresses(row_addresses, options); });
-        return ToPyArrowTable(ValueOrRaise(std::move(table)));
+        return ToPyArrowTable(
+            ValueWithoutGil([&] { return ds.TakeRowAddresses(row_addresses, options); }));
       },
       py::arg("dataset"), py::arg("row_addresses"), py::arg("columns") = py::none(),
       py::arg("with_row_id") = false);
@@ -63,10 +61,10 @@ void BindInspection(py::module_& m) {
   m.def(
       "_indices",
       [](const Dataset& ds) {
-        Result<std::vector<IndexSummary>> indices =
-            WithoutGil([&] { return ds.Indices(); });
+        const std::vector<IndexSummary> indices =
+            ValueWithoutGil([&] { return ds.Indices(); });
         py::list out;
-        for (const IndexSummary& index : ValueOrRaise(std::move(indices))) {
+        for (const IndexSummary& index : indices) {
           py::dict d;
           d["name"] = index.name;
           d["uuid"] = index.uuid;

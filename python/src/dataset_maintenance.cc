@@ -41,8 +41,7 @@ void BindMaintenance(py::module_& m) {
         o.materialize_deletions_threshold = materialize_deletions_threshold;
         o.num_threads = num_threads;
         o.batch_size = batch_size;
-        Result<CompactionMetrics> r = WithoutGil([&] { return ds.CompactFiles(o); });
-        const CompactionMetrics c = ValueOrRaise(std::move(r));
+        const CompactionMetrics c = ValueWithoutGil([&] { return ds.CompactFiles(o); });
         return py::make_tuple(c.fragments_removed, c.fragments_added, c.files_removed,
                               c.files_added);
       },
@@ -59,8 +58,7 @@ void BindMaintenance(py::module_& m) {
         o.retain_versions = retain_versions;
         o.delete_unverified = delete_unverified;
         o.error_if_tagged_old_versions = error_if_tagged_old_versions;
-        Result<CleanupStats> r = WithoutGil([&] { return ds.CleanupOldVersions(o); });
-        const CleanupStats s = ValueOrRaise(std::move(r));
+        const CleanupStats s = ValueWithoutGil([&] { return ds.CleanupOldVersions(o); });
         py::dict d;
         d["bytes_removed"] = s.bytes_removed;
         d["old_versions"] = s.old_versions;
@@ -76,15 +74,14 @@ void BindMaintenance(py::module_& m) {
   m.def("_restore",
         [](Dataset& ds) { CheckStatus(WithoutGil([&] { return ds.Restore(); })); });
   m.def("_tags_list", [](const Dataset& ds) {
-    Result<std::map<std::string, TagInfo>> r = WithoutGil([&] { return ds.ListTags(); });
+    const std::map<std::string, TagInfo> tags =
+        ValueWithoutGil([&] { return ds.ListTags(); });
     py::dict out;
-    for (const auto& [name, tag] : ValueOrRaise(std::move(r)))
-      out[py::str(name)] = TagToDict(tag);
+    for (const auto& [name, tag] : tags) out[py::str(name)] = TagToDict(tag);
     return out;
   });
   m.def("_tag_version", [](const Dataset& ds, const std::string& name) {
-    Result<uint64_t> r = WithoutGil([&] { return ds.TagVersion(name); });
-    return ValueOrRaise(std::move(r));
+    return ValueWithoutGil([&] { return ds.TagVersion(name); });
   });
   m.def("_tag_create", [](Dataset& ds, const std::string& name, uint64_t version) {
     CheckStatus(WithoutGil([&] { return ds.CreateTag(name, version); }));
@@ -96,12 +93,10 @@ void BindMaintenance(py::module_& m) {
     CheckStatus(WithoutGil([&] { return ds.DeleteTag(name); }));
   });
   m.def("_checkout_tag", [](const Dataset& ds, const std::string& name) {
-    Result<DatasetPtr> r = WithoutGil([&] { return ds.CheckoutTag(name); });
-    return ValueOrRaise(std::move(r));
+    return ValueWithoutGil([&] { return ds.CheckoutTag(name); });
   });
   m.def("_checkout_timestamp", [](const Dataset& ds, int64_t timestamp_ms) {
-    Result<DatasetPtr> r = WithoutGil([&] { return ds.CheckoutTimestamp(timestamp_ms); });
-    return ValueOrRaise(std::move(r));
+    return ValueWithoutGil([&] { return ds.CheckoutTimestamp(timestamp_ms); });
   });
   m.def("_config", [](const Dataset& ds) { return ds.Config(); });
   m.def("_update_config",

@@ -4,6 +4,8 @@
 
 #include <Python.h>
 
+#include <utility>
+
 #include "bindings.h"
 
 namespace lance::python {
@@ -15,6 +17,13 @@ template <typename Fn>
 auto WithoutGil(Fn&& fn) {
   py::gil_scoped_release release;
   return fn();
+}
+
+/// The value of `fn()` (a Result, computed with the GIL released as by WithoutGil); its
+/// error is raised as the Lance exception, with the GIL held again.
+template <typename Fn>
+auto ValueWithoutGil(Fn&& fn) {
+  return ValueOrRaise(WithoutGil(std::forward<Fn>(fn)));
 }
 
 /// Resets `ptr` with the GIL released if this thread holds it. For native objects that

@@ -49,6 +49,8 @@ def pytest_configure(config):
     # The secrets scan of the run (scripts/run_tests.sh, scan_secrets.sh): vended secrets
     # recorded, captured subprocess output kept in LANCE_TEST_LOG_DIR.
     _load_python_helper("_secret_ledger").install()
+    # The Azurite coordinates (after the ledger, which it records vended SAS tokens in).
+    _load_python_helper("_azurite")
 
 
 def find_built(env_var: str, relative: str) -> Path:

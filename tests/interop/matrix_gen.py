@@ -28,6 +28,7 @@ gives the tables (cheap), ``generate(out, seed)`` writes the datasets (seconds).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -36,7 +37,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -276,11 +277,39 @@ INT_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(),
 
 # -- the specs ------------------------------------------------------------------------------
 
+Columns = Dict[str, pa.Array]
 
-def spec_primitives(seed: int) -> Spec:
-    n = 24_000
-    g = Gen(seed, "primitives")
-    c = _base(g, n)
+
+def _spec(name: str, n: int, nonnull: Sequence[str] = ("rid",),
+          data_cache_bytes_per_column: Optional[int] = None, **spec_args: Any):
+    """Declares the builder of Spec `name` (called with the seed): the decorated
+    fn(g, c, n) adds the spec's columns to `c`, the _base columns of `n` rows (`g`: the
+    generator of `name` and the seed), and returns _table's further arguments (field and
+    schema metadata), if any. `nonnull` names the non-nullable columns; the other
+    arguments are Spec's, its page cache given per column."""
+    def decorate(columns: Callable[[Gen, Columns, int], Optional[Dict[str, Any]]]):
+        @functools.wraps(columns)
+        def build(seed: int) -> Spec:
+            g = Gen(seed, name)
+            c = _base(g, n)
+            table = _table(c, nonnull=list(nonnull), **(columns(g, c, n) or {}))
+            cache = {} if data_cache_bytes_per_column is None else {
+                "data_cache_bytes": len(c) * data_cache_bytes_per_column}
+            return Spec(name, table, **spec_args, **cache)
+        return build
+    return decorate
+
+
+@_spec("primitives", 24_000,
+       nonnull=["rid", "bool_nonull", "int64_nonull", "const_int64_nonull",
+                "const_bool_nonull"],
+       max_rows_per_file=10_000,
+       int_filter="int32_rand > 0", str_filter="tag = 't1t1'",
+       deletes=["rid % 3 = 0 AND rid < 10000",            # 3334 rows: .arrow
+                "rid >= 10000 AND rid < 20000 AND rid % 5 != 0"],  # 8000: .bin
+       about="every primitive type, sorted/random ints of every type, float "
+             "specials, constant and all-null columns; 3 fragments")
+def spec_primitives(g: Gen, c: Columns, n: int) -> None:
     c["bool"] = pa.array(g.rng.random(n) < 0.3, mask=g.mask(n))
     c["bool_nonull"] = pa.array(g.rng.random(n) < 0.5)
     for t in INT_TYPES:
@@ -320,21 +349,13 @@ def spec_primitives(seed: int) -> Spec:
     c["const_int64_nonull"] = pa.array(np.full(n, 1234567890123, dtype=np.int64))
     c["const_float32"] = pa.array(np.full(n, 2.5, dtype=np.float32), mask=g.mask(n, 0.05))
     c["const_bool_nonull"] = pa.array(np.ones(n, dtype=bool))
-    table = _table(c, nonnull=["rid", "bool_nonull", "int64_nonull", "const_int64_nonull",
-                                 "const_bool_nonull"])
-    return Spec("primitives", table, max_rows_per_file=10_000,
-                int_filter="int32_rand > 0", str_filter="tag = 't1t1'",
-                deletes=["rid % 3 = 0 AND rid < 10000",            # 3334 rows: .arrow
-                         "rid >= 10000 AND rid < 20000 AND rid % 5 != 0"],  # 8000: .bin
-                about="every primitive type, sorted/random ints of every type, float "
-                      "specials, constant and all-null columns; 3 fragments")
 
 
-def spec_widths(seed: int) -> Spec:
+@_spec("widths", 5_000, max_rows_per_file=3_000,
+       int_filter="int32_w17 < 0", str_filter="tag <> 't2'",
+       about="every bit width of every integer type; odd widths with nulls")
+def spec_widths(g: Gen, c: Columns, n: int) -> None:
     """Bit-packing at every width of every integer type (0 = all zeros)."""
-    n = 5_000
-    g = Gen(seed, "widths")
-    c = _base(g, n)
     for t in INT_TYPES:
         bits = t.bit_width
         signed = pa.types.is_signed_integer(t)
@@ -344,16 +365,14 @@ def spec_widths(seed: int) -> Spec:
             else:
                 lo, hi = 0, 2 ** w - 1
             c[f"{t}_w{w}"] = g.ints(t, n, lo, hi, null_p=0.1 if w % 2 else 0.0)
-    table = _table(c, nonnull=["rid"])
-    return Spec("widths", table, max_rows_per_file=3_000,
-                int_filter="int32_w17 < 0", str_filter="tag <> 't2'",
-                about="every bit width of every integer type; odd widths with nulls")
 
 
-def spec_strings(seed: int) -> Spec:
-    n = 30_000
-    g = Gen(seed, "strings")
-    c = _base(g, n)
+@_spec("strings", 30_000, nonnull=["rid", "str_nonull"], max_rows_per_file=12_000,
+       int_filter="rid % 7 = 3", str_filter="str_low = 'w3w3w3' OR str_high LIKE 'a%'",
+       deletes=["rid % 11 = 0"],
+       about="string/binary, large and small, low and high cardinality, empty "
+             "strings, constant, all-null, dictionary<int32, string>")
+def spec_strings(g: Gen, c: Columns, n: int) -> None:
     low = g.words(n, 20)
     high = g.texts(n)
     c["str_low"] = pa.array(low, pa.string())
@@ -376,19 +395,16 @@ def spec_strings(seed: int) -> Spec:
     idx = g.ints(pa.int32(), n, 0, 9)
     c["dict_str"] = pa.DictionaryArray.from_arrays(
         idx, pa.array([f"category-{i}" for i in range(10)]))
-    table = _table(c, nonnull=["rid", "str_nonull"])
-    return Spec("strings", table, max_rows_per_file=12_000,
-                int_filter="rid % 7 = 3", str_filter="str_low = 'w3w3w3' OR str_high LIKE 'a%'",
-                deletes=["rid % 11 = 0"],
-                about="string/binary, large and small, low and high cardinality, empty "
-                      "strings, constant, all-null, dictionary<int32, string>")
 
 
-def spec_bigvalues(seed: int) -> Spec:
+@_spec("bigvalues", 45, max_rows_per_file=20, batch_rows=4,
+       data_cache_bytes_per_column=200 * 1024,
+       int_filter="rid > 10", str_filter="big_str = ''",
+       deletes=["rid = 3 OR rid = 44"],
+       about="string/binary/large_binary values of 70-130 KiB among small, empty "
+             "and null ones; several pages per column (pylance)")
+def spec_bigvalues(g: Gen, c: Columns, n: int) -> None:
     """Values over 64 KiB, next to small, empty and null ones."""
-    n = 45
-    g = Gen(seed, "bigvalues")
-    c = _base(g, n)
     sizes = [70_000 + int(x) for x in g.rng.integers(0, 60_000, size=n)]
     kind = np.arange(n) % 5        # 0, 1: big; 2: small; 3: empty; 4: null
     text, blob, lblob = [], [], []
@@ -406,19 +422,17 @@ def spec_bigvalues(seed: int) -> Spec:
     c["big_str"] = pa.array(text, pa.string())
     c["big_bin"] = pa.array(blob, pa.binary())
     c["big_lbin"] = pa.array(lblob, pa.large_binary())
-    table = _table(c, nonnull=["rid"])
-    return Spec("bigvalues", table, max_rows_per_file=20, batch_rows=4,
-                data_cache_bytes=len(c) * 200 * 1024,
-                int_filter="rid > 10", str_filter="big_str = ''",
-                deletes=["rid = 3 OR rid = 44"],
-                about="string/binary/large_binary values of 70-130 KiB among small, empty "
-                      "and null ones; several pages per column (pylance)")
 
 
-def spec_vectors(seed: int) -> Spec:
-    n = 2_000
-    g = Gen(seed, "vectors")
-    c = _base(g, n)
+@_spec("vectors", 2_000, nonnull=["rid", "vec768_nonull", "fsl_i64_2"],
+       max_rows_per_file=800, batch_rows=100,
+       data_cache_bytes_per_column=1024 * 1024,
+       int_filter="rid >= 1500", str_filter="tag = 't0'",
+       deletes=["rid % 4 = 1"],
+       about="fixed_size_list<float32, 768> vectors (with and without nulls), small "
+             "FSLs with null items, FSL of FSL; several pages per vector column "
+             "(pylance)")
+def spec_vectors(g: Gen, c: Columns, n: int) -> None:
     vec = g.rng.standard_normal(n * 768).astype(np.float32)
     c["vec768"] = _fsl(pa.array(vec), 768, mask=g.mask(n, 0.05))
     c["vec768_nonull"] = _fsl(pa.array(g.rng.random(n * 768).astype(np.float32)), 768)
@@ -430,20 +444,16 @@ def spec_vectors(seed: int) -> Spec:
     c["fsl_bool_5"] = _fsl(pa.array(g.rng.random(n * 5) < 0.5, mask=g.mask(n * 5)), 5,
                            mask=g.mask(n))
     c["fsl_fsl_u8"] = _fsl(_fsl(g.ints(pa.uint8(), n * 6, null_p=0), 2), 3, mask=g.mask(n))
-    table = _table(c, nonnull=["rid", "vec768_nonull", "fsl_i64_2"])
-    return Spec("vectors", table, max_rows_per_file=800, batch_rows=100,
-                data_cache_bytes=len(c) * 1024 * 1024,
-                int_filter="rid >= 1500", str_filter="tag = 't0'",
-                deletes=["rid % 4 = 1"],
-                about="fixed_size_list<float32, 768> vectors (with and without nulls), small "
-                      "FSLs with null items, FSL of FSL; several pages per vector column "
-                      "(pylance)")
 
 
-def spec_nested(seed: int) -> Spec:
-    n = 12_000
-    g = Gen(seed, "nested")
-    c = _base(g, n)
+@_spec("nested", 12_000, nonnull=["rid", "struct_nonull"], max_rows_per_file=5_000,
+       int_filter="struct_abc.a > 0", str_filter="struct_abc.b = 'w4w4'",
+       deletes=["rid >= 5000 AND rid < 10000",            # fragment 1: dropped
+                "rid < 5000 AND rid % 10 <> 0"],          # 4500 rows: .arrow
+       about="list/large_list (null vs empty), struct (null structs, nullable and "
+             "non-nullable children), list<struct>, struct<list>, list<list>, "
+             "struct<struct>, list<fsl>")
+def spec_nested(g: Gen, c: Columns, n: int) -> None:
     off, m = g.offsets(n, 6)
     c["list_i32"] = _list(off, m, g.ints(pa.int32(), int(off[-1]), -1000, 1000, null_p=0.1))
     off, m = g.offsets(n, 4)
@@ -488,21 +498,16 @@ def spec_nested(seed: int) -> Spec:
     c["list_all_empty"] = _list(np.zeros(n + 1, dtype=np.int32), None,
                                 pa.array([], pa.int32()))
     c["list_all_null"] = pa.nulls(n, pa.list_(pa.int64()))
-    table = _table(c, nonnull=["rid", "struct_nonull"])
-    return Spec("nested", table, max_rows_per_file=5_000,
-                int_filter="struct_abc.a > 0", str_filter="struct_abc.b = 'w4w4'",
-                deletes=["rid >= 5000 AND rid < 10000",            # fragment 1: dropped
-                         "rid < 5000 AND rid % 10 <> 0"],          # 4500 rows: .arrow
-                about="list/large_list (null vs empty), struct (null structs, nullable and "
-                      "non-nullable children), list<struct>, struct<list>, list<list>, "
-                      "struct<struct>, list<fsl>")
 
 
-def spec_maps(seed: int) -> Spec:
+@_spec("maps", 8_000, max_rows_per_file=3_000,
+       int_filter="struct_map.z > 0", str_filter="tag = 't3t3'",
+       deletes=["rid % 6 = 0"],
+       versions=("2.2",), node_version="2.2",
+       about="map<string, int32> (null and empty maps, null values), "
+             "map<int64, struct>, list<map>, struct<map>; 2.2 only")
+def spec_maps(g: Gen, c: Columns, n: int) -> None:
     """Maps: file format 2.2 and later only (pylance 14 and Lance 8 refuse them in 2.1)."""
-    n = 8_000
-    g = Gen(seed, "maps")
-    c = _base(g, n)
 
     def map_array(count, key_fn, items, null_p=0.1):
         off, m = g.offsets(count, 4, null_p=null_p)
@@ -525,20 +530,16 @@ def spec_maps(seed: int) -> Spec:
                                                                       for i in range(k)]),
                                               lambda k: g.ints(pa.int16(), k)),
                                "z": g.ints(pa.int32(), n)}, mask=g.mask(n))
-    table = _table(c, nonnull=["rid"])
-    return Spec("maps", table, max_rows_per_file=3_000,
-                int_filter="struct_map.z > 0", str_filter="tag = 't3t3'",
-                deletes=["rid % 6 = 0"],
-                versions=("2.2",), node_version="2.2",
-                about="map<string, int32> (null and empty maps, null values), "
-                      "map<int64, struct>, list<map>, struct<map>; 2.2 only")
 
 
-def spec_pages(seed: int) -> Spec:
+@_spec("pages", 40_000, max_rows_per_file=25_000, batch_rows=1_000,
+       data_cache_bytes_per_column=16 * 1024,
+       int_filter="i64_rand < 0 AND u16_small < 100", str_filter="str_low = 'w5w5w5'",
+       deletes=["rid % 2 = 0 AND rid < 25000"],           # 12500 rows: .bin
+       about="tens of pages per column (pylance only; LanceDB-node writes whole "
+             "fragments as one page each)")
+def spec_pages(g: Gen, c: Columns, n: int) -> None:
     """Many small pages per column (pylance: 1000-row batches, a small page cache)."""
-    n = 40_000
-    g = Gen(seed, "pages")
-    c = _base(g, n)
     c["i64_rand"] = g.ints(pa.int64(), n)
     c["i32_sorted"] = g.ints(pa.int32(), n, sort=True)
     c["u16_small"] = g.ints(pa.uint16(), n, 0, 300)
@@ -552,20 +553,18 @@ def spec_pages(seed: int) -> Spec:
                           mask=g.mask(n))
     c["fsl_f32_4"] = _fsl(g.floats(pa.float32(), n * 4, null_p=0, specials=False), 4,
                           mask=g.mask(n))
-    table = _table(c, nonnull=["rid"])
-    return Spec("pages", table, max_rows_per_file=25_000, batch_rows=1_000,
-                data_cache_bytes=len(c) * 16 * 1024,
-                int_filter="i64_rand < 0 AND u16_small < 100", str_filter="str_low = 'w5w5w5'",
-                deletes=["rid % 2 = 0 AND rid < 25000"],           # 12500 rows: .bin
-                about="tens of pages per column (pylance only; LanceDB-node writes whole "
-                      "fragments as one page each)")
 
 
-def spec_hints(seed: int) -> Spec:
+@_spec("hints", 20_000, nonnull=["rid", "struct_packed_nonull"], max_rows_per_file=8_000,
+       int_filter="i32_lz4 < 500", str_filter="str_dict_refused = 'w2w2w2'",
+       deletes=["rid % 13 = 5"],
+       writers=("pylance",),
+       about="encoding hints in field metadata: compression zstd/lz4/none (+level), "
+             "structural-encoding fullzip/miniblock, bss on/off/auto, rle-threshold, "
+             "dict-divisor/dict-size-ratio/dict-values-compression, minichunk-size, "
+             "packed structs")
+def spec_hints(g: Gen, c: Columns, n: int) -> Dict[str, Any]:
     """Lance's encoding hints in field metadata (pylance only)."""
-    n = 20_000
-    g = Gen(seed, "hints")
-    c = _base(g, n)
     md: Dict[str, Dict[str, str]] = {}
 
     def add(name, arr, meta):
@@ -604,42 +603,32 @@ def spec_hints(seed: int) -> Spec:
     add("struct_packed_nonull", _struct({"x": g.ints(pa.int16(), n, null_p=0),
                                          "y": g.ints(pa.int64(), n, null_p=0)}),
         {PACKED: "true"})
-    table = _table(c, nonnull=["rid", "struct_packed_nonull"], metadata=md,
-                   schema_metadata={"matrix": "hints"})
-    return Spec("hints", table, max_rows_per_file=8_000,
-                int_filter="i32_lz4 < 500", str_filter="str_dict_refused = 'w2w2w2'",
-                deletes=["rid % 13 = 5"],
-                writers=("pylance",),
-                about="encoding hints in field metadata: compression zstd/lz4/none (+level), "
-                      "structural-encoding fullzip/miniblock, bss on/off/auto, rle-threshold, "
-                      "dict-divisor/dict-size-ratio/dict-values-compression, minichunk-size, "
-                      "packed structs")
+    return {"metadata": md, "schema_metadata": {"matrix": "hints"}}
 
 
-def spec_hints22(seed: int) -> Spec:
+@_spec("hints22", 6_000, nonnull=["rid", "struct_packed_var"], max_rows_per_file=4_000,
+       int_filter="struct_packed_var.id > 0", str_filter="str_zstd_lvl9 LIKE '%a%'",
+       writers=("pylance",), versions=("2.2",),
+       about="2.2-only hints: packed struct with string/binary children, zstd level 9")
+def spec_hints22(g: Gen, c: Columns, n: int) -> Dict[str, Any]:
     """Hints only file format 2.2 takes: a packed struct with a variable-width child."""
-    n = 6_000
-    g = Gen(seed, "hints22")
-    c = _base(g, n)
     c["struct_packed_var"] = _struct({"id": g.ints(pa.int32(), n, null_p=0),
                                       "name": pa.array([s or "" for s in g.texts(n, 12, 0)]),
                                       "blob": pa.array(g.blobs(n, 6, 0), pa.binary())})
     c["str_zstd_lvl9"] = pa.array(g.texts(n, 50))
     md = {"struct_packed_var": {PACKED: "true"},
           "str_zstd_lvl9": {COMPRESSION: "zstd", COMPRESSION_LEVEL: "9"}}
-    table = _table(c, nonnull=["rid", "struct_packed_var"], metadata=md)
-    return Spec("hints22", table, max_rows_per_file=4_000,
-                int_filter="struct_packed_var.id > 0", str_filter="str_zstd_lvl9 LIKE '%a%'",
-                writers=("pylance",), versions=("2.2",),
-                about="2.2-only hints: packed struct with string/binary children, zstd level 9")
+    return {"metadata": md}
 
 
-def spec_mixed(seed: int) -> Spec:
+@_spec("mixed", 6_000, max_rows_per_file=4_000,
+       int_filter="i64 > 0", str_filter="str_high LIKE '%x%'",
+       deletes=["rid % 9 = 0"], writers=("pylance",), versions=("2.1",),
+       append_version="2.2",
+       about="file format 2.1 dataset whose appended fragments are 2.2 files")
+def spec_mixed(g: Gen, c: Columns, n: int) -> None:
     """A 2.1 dataset with fragments in 2.2: pylance appends with data_storage_version="2.2"
     write 2.2 files into a 2.1 dataset."""
-    n = 6_000
-    g = Gen(seed, "mixed")
-    c = _base(g, n)
     c["i64"] = g.ints(pa.int64(), n, -10**6, 10**6)
     c["f32"] = g.floats(pa.float32(), n)
     c["str_high"] = pa.array(g.texts(n, 20))
@@ -647,24 +636,16 @@ def spec_mixed(seed: int) -> Spec:
     c["list_i32"] = _list(off, m, g.ints(pa.int32(), int(off[-1])))
     c["struct"] = _struct({"a": g.ints(pa.int16(), n), "b": pa.array(g.words(n, 7))},
                           mask=g.mask(n))
-    table = _table(c, nonnull=["rid"])
-    return Spec("mixed", table, max_rows_per_file=4_000,
-                int_filter="i64 > 0", str_filter="str_high LIKE '%x%'",
-                deletes=["rid % 9 = 0"], writers=("pylance",), versions=("2.1",),
-                append_version="2.2",
-                about="file format 2.1 dataset whose appended fragments are 2.2 files")
 
 
-def spec_empty(seed: int) -> Spec:
+@_spec("empty", 0, max_rows_per_file=100,
+       int_filter="rid > 0", str_filter="tag = 'x'",
+       about="a dataset with a schema and no rows")
+def spec_empty(g: Gen, c: Columns, n: int) -> None:
     """No rows at all (a schema over several types)."""
-    g = Gen(seed, "empty")
-    c = _base(g, 0)
     c["f"] = pa.array([], pa.float32())
     c["l"] = pa.array([], pa.list_(pa.string()))
     c["s"] = pa.array([], pa.struct([("a", pa.int8())]))
-    return Spec("empty", _table(c, nonnull=["rid"]), max_rows_per_file=100,
-                int_filter="rid > 0", str_filter="tag = 'x'",
-                about="a dataset with a schema and no rows")
 
 
 SPEC_BUILDERS = [spec_primitives, spec_widths, spec_strings, spec_bigvalues, spec_vectors,

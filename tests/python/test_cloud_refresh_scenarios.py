@@ -14,7 +14,6 @@ the GCS proxy, is tests/testing/vended_refresh_scenarios.h.
 from __future__ import annotations
 
 import concurrent.futures
-import os
 import threading
 import time
 import uuid
@@ -30,21 +29,13 @@ from lance_namespace import (
     LanceNamespace,
 )
 
-import _secret_ledger
 import lance_cpp
+from _azurite import Azurite, record_vended
 
 TTL_MS = 12_000
 OFFSET_MS = 2_000
 LONG_TTL_MS = 600_000
 MARGIN_S = 1.5
-
-
-def _env(name: str) -> str:
-    value = os.environ.get(name)
-    if not value:
-        pytest.fail(f"{name} is not set: run through `make test` (scripts/run_tests.sh starts "
-                    "Azurite)", pytrace=False)
-    return value
 
 
 def rows(n: int, start: int = 0) -> pa.Table:
@@ -57,14 +48,7 @@ class CountingNamespace(LanceNamespace):
     tokens before the wait, long-lived after it) and remembers the latest expiry."""
 
     def __init__(self, root: str) -> None:
-        account, key = _env("LANCE_AZURE_ACCOUNT"), _env("LANCE_AZURE_KEY")
-        base = {"root": root,
-                "storage.azure_storage_account_name": account,
-                "storage.azure_storage_account_key": key,
-                "storage.azure_storage_endpoint": _env("LANCE_AZURE_ENDPOINT"),
-                "storage.allow_http": "true",
-                "credential_vendor.enabled": "true",
-                "credential_vendor.permission": "write",
+        base = {**Azurite().vending_props(root, "write"),
                 "credential_vendor.refresh_offset_millis": str(OFFSET_MS)}
 
         def make(ttl_ms: int):
@@ -92,28 +76,25 @@ class CountingNamespace(LanceNamespace):
 
     def _note(self, options) -> None:
         options = dict(options or {})
-        sas = options.get("azure_storage_sas_token", "")
-        if sas:
-            _secret_ledger.record(sas, "vended azure sas")
-            _secret_ledger.record(sas.split("sig=", 1)[-1].split("&", 1)[0], "vended sig")
+        record_vended(options)
         with self._lock:
             self.vended.append(options)
             self.latest_expiry_ms = max(self.latest_expiry_ms,
                                         int(options.get("expires_at_millis", "0")))
 
-    def describe_table(self, request: DescribeTableRequest) -> DescribeTableResponse:
+    def _vending_call(self, counter: str, method: str, request):
+        """The inner namespace's `method`, counted in `counter`, its vended SAS noted."""
         with self._lock:
-            self.describes += 1
-        response = self._inner().describe_table(request)
+            setattr(self, counter, getattr(self, counter) + 1)
+        response = getattr(self._inner(), method)(request)
         self._note(response.storage_options)
         return response
 
+    def describe_table(self, request: DescribeTableRequest) -> DescribeTableResponse:
+        return self._vending_call("describes", "describe_table", request)
+
     def declare_table(self, request: DeclareTableRequest) -> DeclareTableResponse:
-        with self._lock:
-            self.declares += 1
-        response = self._inner().declare_table(request)
-        self._note(response.storage_options)
-        return response
+        return self._vending_call("declares", "declare_table", request)
 
     def table_exists(self, request):
         return self._inner().table_exists(request)
@@ -136,7 +117,7 @@ class CountingNamespace(LanceNamespace):
 
 @pytest.fixture
 def ns() -> CountingNamespace:
-    container = _env("LANCE_AZURE_CONTAINER")
+    container = Azurite().container
     return CountingNamespace(f"az://{container}/py-refresh-{uuid.uuid4().hex[:12]}")
 
 

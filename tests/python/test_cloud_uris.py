@@ -19,7 +19,6 @@ Azurite and fake-gcs-server). Without them the tests fail, never skip.
 
 from __future__ import annotations
 
-import os
 import uuid
 from typing import Dict
 
@@ -28,14 +27,7 @@ import pytest
 
 import _secret_ledger
 import lance_cpp
-
-
-def _env(name: str) -> str:
-    value = os.environ.get(name)
-    if not value:
-        pytest.fail(f"{name} is not set: run through `make test` (scripts/run_tests.sh starts "
-                    "Azurite and fake-gcs-server)", pytrace=False)
-    return value
+from _azurite import Azurite, env, record_vended
 
 
 def _unique() -> str:
@@ -48,29 +40,15 @@ def rows(n: int, start: int = 0) -> pa.Table:
                      "score": pa.array([i * 0.5 for i in range(start, start + n)])})
 
 
-class Azure:
-    def __init__(self) -> None:
-        self.endpoint = _env("LANCE_AZURE_ENDPOINT")
-        self.account = _env("LANCE_AZURE_ACCOUNT")
-        self.key = _env("LANCE_AZURE_KEY")
-        self.container = _env("LANCE_AZURE_CONTAINER")
-        # Azurite's published development key: not put in the secrets ledger (as
-        # scripts/run_tests.sh does not); these tests assert its absence themselves.
-
-    def options(self) -> Dict[str, str]:
-        return {"azure_storage_account_name": self.account,
-                "azure_storage_account_key": self.key,
-                "azure_storage_endpoint": self.endpoint,
-                "allow_http": "true"}
-
+class Azure(Azurite):
     def uri(self, what: str, scheme: str = "az") -> str:
         return f"{scheme}://{self.container}/py-cloud/{what}"
 
 
 class Gcs:
     def __init__(self) -> None:
-        self.endpoint = _env("LANCE_GCS_ENDPOINT")
-        self.bucket = _env("LANCE_GCS_BUCKET")
+        self.endpoint = env("LANCE_GCS_ENDPOINT")
+        self.bucket = env("LANCE_GCS_BUCKET")
 
     def options(self) -> Dict[str, str]:
         return {"google_base_url": self.endpoint, "allow_http": "true"}
@@ -159,27 +137,11 @@ def test_gcs_missing_dataset_is_not_found(gcs: Gcs) -> None:
 
 # --- namespace on an az:// root vending SAS tokens -------------------------------------
 
-def _vending_props(azure: Azure, root: str, permission: str = "write") -> Dict[str, str]:
-    props = {"root": root,
-             "credential_vendor.enabled": "true",
-             "credential_vendor.permission": permission}
-    props.update({f"storage.{k}": v for k, v in azure.options().items()})
-    return props
-
-
-def _record_vended(options: Dict[str, str]) -> None:
-    sas = options.get("azure_storage_sas_token", "")
-    if sas:
-        _secret_ledger.record(sas, "vended azure sas")
-        if "sig=" in sas:
-            _secret_ledger.record(sas.split("sig=", 1)[1].split("&", 1)[0], "vended sas sig")
-
-
 def test_directory_namespace_on_azure_vends_sas(azure: Azure) -> None:
     from lance_namespace import DescribeTableRequest
 
     root = azure.uri(f"ns-{_unique()}")
-    ns = lance_cpp.namespace.DirectoryNamespace(**_vending_props(azure, root))
+    ns = lance_cpp.namespace.DirectoryNamespace(**azure.vending_props(root, "write"))
     ds = lance_cpp.write_dataset(rows(10), namespace_client=ns, table_id=["events"])
     assert ds.count_rows() == 10
     lance_cpp.write_dataset(rows(6, 10), namespace_client=ns, table_id=["events"],
@@ -187,7 +149,7 @@ def test_directory_namespace_on_azure_vends_sas(azure: Azure) -> None:
 
     answer = ns.describe_table(DescribeTableRequest(id=["events"], vend_credentials=True))
     vended = dict(answer.storage_options)
-    _record_vended(vended)
+    record_vended(vended)
     # A SAS, the account, an expiry and the scope: never the key.
     assert vended["azure_storage_sas_token"] and "sig=" in vended["azure_storage_sas_token"]
     assert vended["azure_storage_account_name"] == azure.account
@@ -221,12 +183,12 @@ def test_read_only_vending_on_azure_cannot_write(azure: Azure) -> None:
     from lance_namespace import DescribeTableRequest
 
     root = azure.uri(f"ns-ro-{_unique()}")
-    writer = lance_cpp.namespace.DirectoryNamespace(**_vending_props(azure, root, "write"))
+    writer = lance_cpp.namespace.DirectoryNamespace(**azure.vending_props(root, "write"))
     lance_cpp.write_dataset(rows(5), namespace_client=writer, table_id=["t"])
-    reader = lance_cpp.namespace.DirectoryNamespace(**_vending_props(azure, root, "read"))
+    reader = lance_cpp.namespace.DirectoryNamespace(**azure.vending_props(root, "read"))
     answer = reader.describe_table(DescribeTableRequest(id=["t"], vend_credentials=True))
     vended = dict(answer.storage_options)
-    _record_vended(vended)
+    record_vended(vended)
     sas = vended["azure_storage_sas_token"]
     perms = dict(p.split("=", 1) for p in sas.split("&") if "=" in p).get("sp", "")
     assert perms and set(perms) <= set("rl"), sas.split("sig=")[0]

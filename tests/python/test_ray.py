@@ -240,6 +240,38 @@ def test_tasks_carry_no_vended_credentials(ray_local, tmp_path):
     assert secret.encode() not in blob
 
 
+def slow_job_outlives_credentials(ray_local, impl, namespace_props, n, blocks, window_s,
+                                  slow):
+    """Writes ids 0..n (in `blocks` blocks) to table "t" of the namespace impl(props) and
+    reads back those >= 100, every batch through `slow` both ways, so that the job
+    outlives the first vended credentials (> 9 s). The driver declares once, the workers
+    describe by themselves, each process at most once per `window_s` seconds of the job
+    (whatever the number of tasks it ran). Returns the namespace calls, timed."""
+    import time
+
+    props = namespace_props
+    started = time.monotonic()
+    data = ray_rows(ray_local, 0, n, blocks).map_batches(slow, batch_format="pyarrow",
+                                                         batch_size=None)
+    lr.write_lance(data, table_id=["t"], namespace_impl=impl, namespace_properties=props,
+                   min_rows_per_file=1, max_rows_per_file=50)
+    read = lr.read_lance(table_id=["t"], namespace_impl=impl, namespace_properties=props,
+                         filter="id >= 100", override_num_blocks=4).map_batches(
+                             slow, batch_format="pyarrow", batch_size=None)
+    table = pa.concat_tables(ray_local.get(read.to_arrow_refs()))
+    elapsed = time.monotonic() - started
+    assert sorted_ids(table) == list(range(100, n))
+    assert elapsed > 9, elapsed  # the job outlived the first credentials
+    calls = _ray_ns.timed_calls(props["log_path"])
+    driver = str(os.getpid())
+    assert [op for pid, op, _ in calls if pid == driver].count("declare_table") == 1
+    describes = collections.Counter(pid for pid, op, _ in calls if op == "describe_table")
+    assert any(pid != driver for pid in describes), calls
+    windows = int(elapsed // window_s) + 1
+    assert all(count <= windows for count in describes.values()), (describes, elapsed, calls)
+    return calls
+
+
 def test_rgw_job_outlives_its_vended_keys(ray_local, tmp_path):
     """On RGW with keys that live 8 s and are revoked right after: a write and a read that
     take longer succeed, every worker refreshing by itself; the driver declares once."""
@@ -263,27 +295,8 @@ def test_rgw_job_outlives_its_vended_keys(ray_local, tmp_path):
         time.sleep(3)
         return batch
 
-    started = time.monotonic()
-    data = ray_rows(ray_local, 0, 800, 8).map_batches(slow, batch_format="pyarrow",
-                                                      batch_size=None)
-    lr.write_lance(data, table_id=["t"], namespace_impl=impl, namespace_properties=props,
-                   min_rows_per_file=1, max_rows_per_file=50)
-    read = lr.read_lance(table_id=["t"], namespace_impl=impl, namespace_properties=props,
-                         filter="id >= 100", override_num_blocks=4).map_batches(
-                             slow, batch_format="pyarrow", batch_size=None)
-    table = pa.concat_tables(ray_local.get(read.to_arrow_refs()))
-    elapsed = time.monotonic() - started
-    assert sorted_ids(table) == list(range(100, 800))
-    assert elapsed > 9, elapsed  # the job outlived the first keys (8 s + revocation)
-    calls = _ray_ns.timed_calls(props["log_path"])
-    driver = str(os.getpid())
-    assert [op for pid, op, _ in calls if pid == driver].count("declare_table") == 1
-    describes = collections.Counter(pid for pid, op, _ in calls if op == "describe_table")
-    assert any(pid != driver for pid in describes), calls
-    # One describe per process per key lifetime: never more than the windows the job
-    # spans, whatever the number of tasks each process ran.
-    windows = int(elapsed // 8) + 1
-    assert all(n <= windows for n in describes.values()), (describes, elapsed, calls)
+    # A key lives 8 s (then it is revoked): one describe per process per 8 s window.
+    calls = slow_job_outlives_credentials(ray_local, impl, props, 800, 8, 8, slow)
     # Neither the vended secrets nor the RGW's own key in Ray's logs.
     with secrets_dir:
         with open(secrets_log) as f:
@@ -376,19 +389,11 @@ def test_azure_job_outlives_its_vended_sas(ray_local, tmp_path):
     longer; every worker process refreshes by itself, the driver declares once."""
     import time
 
-    def env(name):
-        value = os.environ.get(name)
-        if not value:
-            pytest.fail(f"{name} is not set: run through `make test`", pytrace=False)
-        return value
+    from _azurite import Azurite
 
-    props = {"root": f"az://{env('LANCE_AZURE_CONTAINER')}/ray-{os.urandom(6).hex()}",
-             "storage.azure_storage_account_name": env("LANCE_AZURE_ACCOUNT"),
-             "storage.azure_storage_account_key": env("LANCE_AZURE_KEY"),
-             "storage.azure_storage_endpoint": env("LANCE_AZURE_ENDPOINT"),
-             "storage.allow_http": "true",
-             "credential_vendor.enabled": "true",
-             "credential_vendor.permission": "write",
+    azure = Azurite()
+    props = {**azure.vending_props(f"az://{azure.container}/ray-{os.urandom(6).hex()}",
+                                   "write"),
              "credential_vendor.reported_lifetime_millis": "8000",
              "credential_vendor.refresh_offset_millis": "2000",
              "log_path": str(tmp_path / "c.log")}
@@ -398,24 +403,5 @@ def test_azure_job_outlives_its_vended_sas(ray_local, tmp_path):
         time.sleep(3)
         return batch
 
-    started = time.monotonic()
-    data = ray_rows(ray_local, 0, 400, 4).map_batches(slow, batch_format="pyarrow",
-                                                      batch_size=None)
-    lr.write_lance(data, table_id=["t"], namespace_impl=impl, namespace_properties=props,
-                   min_rows_per_file=1, max_rows_per_file=50)
-    read = lr.read_lance(table_id=["t"], namespace_impl=impl, namespace_properties=props,
-                         filter="id >= 100", override_num_blocks=4).map_batches(
-                             slow, batch_format="pyarrow", batch_size=None)
-    table = pa.concat_tables(ray_local.get(read.to_arrow_refs()))
-    elapsed = time.monotonic() - started
-    assert sorted_ids(table) == list(range(100, 400))
-    assert elapsed > 9, elapsed  # the job outlived the first SAS tokens
-    calls = _ray_ns.calls(props["log_path"])
-    driver = str(os.getpid())
-    assert [op for pid, op in calls if pid == driver].count("declare_table") == 1
-    describes = collections.Counter(pid for pid, op in calls if op == "describe_table")
-    assert any(pid != driver for pid in describes), calls
-    # One describe per process per token lifetime (8 s, refreshed 2 s early): never more
-    # than the windows the job spans, however many tasks each process ran.
-    windows = int(elapsed // 6) + 1
-    assert all(n <= windows for n in describes.values()), (describes, elapsed, calls)
+    # A token lives 8 s and is refreshed 2 s early: one describe per process per 6 s.
+    slow_job_outlives_credentials(ray_local, impl, props, 400, 4, 6, slow)

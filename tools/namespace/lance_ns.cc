@@ -163,6 +163,19 @@ std::optional<ns::Properties> Printable(const std::optional<ns::Properties>& opt
   return out;
 }
 
+// The request of list-tables / list-namespaces: one page of the listing of args.id.
+template <typename Request>
+Request PageRequest(const Args& args) {
+  return {.id = args.id, .page_token = args.page_token, .limit = args.limit};
+}
+
+// A listing page: its names under `key` and the next page's token (null on the last).
+void PutPage(json& out, const char* key, const std::vector<std::string>& names,
+             const std::optional<std::string>& page_token) {
+  out[key] = names;
+  out["page_token"] = page_token ? json(*page_token) : json(nullptr);
+}
+
 json ToJson(const ns::DescribeTableResponse& r) {
   json out = json::object();
   Put(out, "table", r.table);
@@ -208,17 +221,13 @@ Result<json> Run(const Args& args) {
   const std::string& cmd = args.command;
   json out = json::object();
   if (cmd == "list-tables") {
-    LANCE_ASSIGN_OR_RAISE(
-        auto r, dir->ListTables(
-                    {.id = args.id, .page_token = args.page_token, .limit = args.limit}));
-    out["tables"] = r.tables;
-    out["page_token"] = r.page_token ? json(*r.page_token) : json(nullptr);
+    LANCE_ASSIGN_OR_RAISE(auto r,
+                          dir->ListTables(PageRequest<ns::ListTablesRequest>(args)));
+    PutPage(out, "tables", r.tables, r.page_token);
   } else if (cmd == "list-namespaces") {
     LANCE_ASSIGN_OR_RAISE(
-        auto r, dir->ListNamespaces(
-                    {.id = args.id, .page_token = args.page_token, .limit = args.limit}));
-    out["namespaces"] = r.namespaces;
-    out["page_token"] = r.page_token ? json(*r.page_token) : json(nullptr);
+        auto r, dir->ListNamespaces(PageRequest<ns::ListNamespacesRequest>(args)));
+    PutPage(out, "namespaces", r.namespaces, r.page_token);
   } else if (cmd == "create-namespace") {
     LANCE_ASSIGN_OR_RAISE(
         auto r,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared by the oracles in this folder (interop_oracle, writematrix, nsmatrix, s3_oracle,
-// ns_oracle): the job loop, Arrow IPC in, JSON out, LanceDB connections (local folders,
+// ns_oracle, rest_oracle): the job loop, Arrow IPC in, JSON out, LanceDB connections (local folders,
 // S3 prefixes, directory namespaces), the query a `read` job runs, and the RGW storage
 // options from the LANCE_S3_* environment (never from the jobs file, so the secret is not
 // written to disk) with scrubbing of that secret from any text.
@@ -139,6 +139,28 @@ async function queryTable(table, job) {
   return await query.toArrow();
 }
 
+// The (x: int64 not null, s: utf8) table of a namespace oracle's create / add job.
+function rowsTable(job) {
+  const schema = new arrow.Schema([
+    new arrow.Field("x", new arrow.Int64(), false),
+    new arrow.Field("s", new arrow.Utf8(), true),
+  ]);
+  const x = arrow.vectorFromArray(job.x.map((v) => BigInt(v)), new arrow.Int64());
+  const s = arrow.vectorFromArray(job.s, new arrow.Utf8());
+  return new arrow.Table(schema, { x, s });
+}
+
+// The x and s columns of a rowsTable-shaped result, sorted by x (scan order is not fixed).
+function sortedRows(result) {
+  const x = [], s = [];
+  for (let i = 0; i < result.numRows; ++i) {
+    x.push(Number(result.getChild("x").get(i)));
+    s.push(result.getChild("s").get(i));
+  }
+  const order = x.map((_, i) => i).sort((a, b) => x[a] - x[b]);
+  return { x: order.map((i) => x[i]), s: order.map((i) => s[i]) };
+}
+
 function listVersions(versions) {
   return versions.map((v) => ({ version: v.version, metadata: v.metadata }));
 }
@@ -156,4 +178,6 @@ module.exports = {
   createStorageOptions,
   queryTable,
   listVersions,
+  rowsTable,
+  sortedRows,
 };

@@ -20,9 +20,8 @@
 // job does not stop the batch. Errors are scrubbed of the secret key.
 "use strict";
 const lancedb = require("@lancedb/lancedb");
-const arrow = require("apache-arrow");
 const {
-  s3StorageOptions, runJobs, connectNamespace: connect, ns, namespaceOps,
+  s3StorageOptions, runJobs, connectNamespace: connect, ns, namespaceOps, rowsTable, sortedRows,
 } = require("./common.cjs");
 // Real Lance's DirectoryNamespace returns no storage options from describe_table (the
 // `storage.*` properties serve only its own I/O), so tables on S3 are opened with the
@@ -31,29 +30,13 @@ function tableStorageOptions(job) {
   return job.s3 ? s3StorageOptions() : {};
 }
 
-function rowsTable(job) {
-  const schema = new arrow.Schema([
-    new arrow.Field("x", new arrow.Int64(), false),
-    new arrow.Field("s", new arrow.Utf8(), true),
-  ]);
-  const x = arrow.vectorFromArray(job.x.map((v) => BigInt(v)), new arrow.Int64());
-  const s = arrow.vectorFromArray(job.s, new arrow.Utf8());
-  return new arrow.Table(schema, { x, s });
-}
-
 const ops = {
   ...namespaceOps,
   async read(job) {
     const table = await (await connect(job)).openTable(
       job.name, ns(job), { storageOptions: tableStorageOptions(job) });
     const result = await table.query().toArrow();
-    const x = [], s = [];
-    for (let i = 0; i < result.numRows; ++i) {
-      x.push(Number(result.getChild("x").get(i)));
-      s.push(result.getChild("s").get(i));
-    }
-    const order = x.map((_, i) => i).sort((a, b) => x[a] - x[b]);
-    return { version: await table.version(), x: order.map((i) => x[i]), s: order.map((i) => s[i]) };
+    return { version: await table.version(), ...sortedRows(result) };
   },
   async create(job) {
     const db = await connect(job);

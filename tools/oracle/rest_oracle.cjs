@@ -18,8 +18,7 @@
 // RESULTS.json receives one {ok: true, value} or {ok: false, error} per job.
 "use strict";
 const lancedb = require("@lancedb/lancedb");
-const arrow = require("apache-arrow");
-const { runJobs, cachedConnection } = require("./common.cjs");
+const { runJobs, cachedConnection, ns, rowsTable, sortedRows } = require("./common.cjs");
 
 async function connect(job) {
   const headers = job.headers || {};
@@ -28,20 +27,6 @@ async function connect(job) {
   const key = `rest\n${job.uri}\n${JSON.stringify(headers)}\n${JSON.stringify(properties)}`;
   return await cachedConnection(key, () =>
     lancedb.connectNamespace("rest", { uri: job.uri, headers, ...properties }));
-}
-
-function ns(job) {
-  return job.namespace || [];
-}
-
-function rowsTable(job) {
-  const schema = new arrow.Schema([
-    new arrow.Field("x", new arrow.Int64(), false),
-    new arrow.Field("s", new arrow.Utf8(), true),
-  ]);
-  const x = arrow.vectorFromArray(job.x.map((v) => BigInt(v)), new arrow.Int64());
-  const s = arrow.vectorFromArray(job.s, new arrow.Utf8());
-  return new arrow.Table(schema, { x, s });
 }
 
 const ops = {
@@ -71,17 +56,10 @@ const ops = {
     let query = table.query();
     if (job.filter) query = query.where(job.filter);
     const result = await query.toArrow();
-    const x = [], s = [];
-    for (let i = 0; i < result.numRows; ++i) {
-      x.push(Number(result.getChild("x").get(i)));
-      s.push(result.getChild("s").get(i));
-    }
-    const order = x.map((_, i) => i).sort((a, b) => x[a] - x[b]);
     return {
       version: await table.version(),
       count: await table.countRows(),
-      x: order.map((i) => x[i]),
-      s: order.map((i) => s[i]),
+      ...sortedRows(result),
     };
   },
   async drop(job) {
