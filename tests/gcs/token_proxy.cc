@@ -196,6 +196,18 @@ std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
                  bool create_only = false) {
     out.push_back(Access{needs, false, create_only, Decode(bucket), Decode(name)});
   };
+  // A change to the bucket itself (its metadata): the bucket's owner only.
+  auto bucket_update = [&](const std::string& bucket) {
+    out.push_back(Access{kGcsUpdate, true, false, Decode(bucket), ""});
+  };
+  // A call on the bucket: a listing (of the prefix asked for) to read, else an update.
+  auto bucket_call = [&](const std::string& bucket) {
+    if (reads) {
+      add(kGcsList, bucket, QueryParam(req.target, "prefix").value_or(""));
+    } else {
+      bucket_update(bucket);
+    }
+  };
   if (std::regex_match(path, m, kJsonObject)) {
     const std::string bucket = m[1], object = m[2], rest = m[3];
     std::smatch r;
@@ -205,14 +217,10 @@ std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
       add(kGcsGet, bucket, object);
       add(kGcsCreate, r[1], r[2], if_absent);
     } else {
-      out.push_back(Access{kGcsUpdate, true, false, Decode(bucket), ""});
+      bucket_update(bucket);
     }
   } else if (std::regex_match(path, m, kJsonList)) {
-    if (reads) {
-      add(kGcsList, m[1], QueryParam(req.target, "prefix").value_or(""));
-    } else {
-      out.push_back(Access{kGcsUpdate, true, false, Decode(m[1]), ""});
-    }
+    bucket_call(m[1]);
   } else if (std::regex_match(path, m, kUpload)) {
     const std::optional<std::string> session = QueryParam(req.target, "upload_id");
     std::string bucket = m[1], object = QueryParam(req.target, "name").value_or("");
@@ -227,11 +235,7 @@ std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
              path.rfind("/download/", 0) == 0) {
     out.push_back(Access{kGcsUpdate, true, false, "", ""});
   } else if (std::regex_match(path, m, kXmlBucket)) {
-    if (reads) {
-      add(kGcsList, m[1], QueryParam(req.target, "prefix").value_or(""));
-    } else {
-      out.push_back(Access{kGcsUpdate, true, false, Decode(m[1]), ""});
-    }
+    bucket_call(m[1]);
   } else if (std::regex_match(path, m, kXmlObject)) {
     const std::string bucket = m[1], object = m[2];
     if (QueryParam(req.target, "uploads") || QueryParam(req.target, "uploadId")) {
