@@ -18,6 +18,16 @@ namespace {
 
 std::string Decode(const std::string& s) { return httplib::detail::decode_url(s, false); }
 
+// An S3 multipart answer: <element><Bucket>bucket</Bucket><Key>key</Key><field>value
+// </field></element>.
+std::string MultipartXml(const std::string& element, const std::string& bucket,
+                         const std::string& key, const std::string& field,
+                         const std::string& value) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><" + element + "><Bucket>" + bucket +
+         "</Bucket><Key>" + key + "</Key><" + field + ">" + value + "</" + field + "></" +
+         element + ">";
+}
+
 // The raw query value of `name` in `target` (still encoded), or nullopt.
 std::optional<std::string> QueryParam(const std::string& target,
                                       const std::string& name) {
@@ -600,12 +610,9 @@ bool GcsTokenProxy::TranslateXmlMultipart(const httplib::Request& req,
   if (req.method == "POST" && !upload_id) {
     const std::string id = "proxy-upload-" + std::to_string(++next_upload_);
     uploads_[id] = Upload{key, {}};
-    res.set_content(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><InitiateMultipartUploadResult>"
-        "<Bucket>" +
-            bucket + "</Bucket><Key>" + Decode(object) + "</Key><UploadId>" + id +
-            "</UploadId></InitiateMultipartUploadResult>",
-        "application/xml");
+    res.set_content(MultipartXml("InitiateMultipartUploadResult", bucket, Decode(object),
+                                 "UploadId", id),
+                    "application/xml");
     return true;
   }
   auto it = upload_id ? uploads_.find(*upload_id) : uploads_.end();
@@ -635,12 +642,9 @@ bool GcsTokenProxy::TranslateXmlMultipart(const httplib::Request& req,
   Answer(res, result);
   if (res.status == 200) {
     const std::string etag = res.get_header_value("ETag");
-    res.set_content(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><CompleteMultipartUploadResult>"
-        "<Bucket>" +
-            bucket + "</Bucket><Key>" + Decode(object) + "</Key><ETag>" + etag +
-            "</ETag></CompleteMultipartUploadResult>",
-        "application/xml");
+    res.set_content(MultipartXml("CompleteMultipartUploadResult", bucket, Decode(object),
+                                 "ETag", etag),
+                    "application/xml");
   }
   return true;
 }

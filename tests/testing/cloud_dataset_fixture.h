@@ -67,7 +67,8 @@ class CloudDatasetTest : public Base {
   }
 
   /// Creates the dataset at `uri` (ids 0..99, in files of 40 rows) where there was none,
-  /// which a second create is refused, then appends ids 100..149: `*v2`, version 2.
+  /// which a second create is refused, then appends ids 100..149: `*v2`, version 2, in
+  /// which a scan of the ids in [30, 120) reads exactly those.
   void CreateThenAppend(const std::string& uri, std::shared_ptr<Dataset>* v2) {
     EXPECT_THAT(Dataset::Open(uri, Open()),
                 IsErrorWith(StatusCode::kNotFound, "No Lance dataset"));
@@ -85,14 +86,10 @@ class CloudDatasetTest : public Base {
         *v2, table_testing::WriteRows(uri, 100, 50, Params(WriteMode::kAppend)));
     EXPECT_EQ((*v2)->version(), 2u);
     EXPECT_EQ(*(*v2)->CountRows(), 150);
-  }
-
-  /// A scan of the ids in [30, 120) of `ds` (CreateThenAppend's) reads exactly those.
-  static void ExpectFilteredScan(const Dataset& ds) {
     ScanOptions scan;
     scan.columns = {"id"};
     scan.filter = "id >= 30 AND id < 120";
-    ASSERT_OK_AND_ASSIGN(auto table, ds.ToTable(scan));
+    ASSERT_OK_AND_ASSIGN(auto table, (*v2)->ToTable(scan));
     EXPECT_EQ(table_testing::Int64Column(*table, "id"), table_testing::Iota(30, 120));
   }
 
