@@ -15,12 +15,8 @@
 #include "lance/io/object_store_registry.h"
 #include "table/manifest.h"
 #include "tests/azure/azure_fixture.h"
+#include "tests/testing/cloud_dataset_fixture.h"
 #include "tests/testing/matchers.h"
-
-#ifndef LANCE_TEST_DATA_DIR
-#define LANCE_TEST_DATA_DIR ""
-#endif
-#include "tests/dataset/table_test_util.h"
 
 namespace lance {
 namespace {
@@ -29,66 +25,29 @@ using io::StorageOptions;
 using namespace table_testing;  // NOLINT(build/namespaces)
 namespace ti = ::lance::table_internal;
 
-class AzureDatasetTest : public ::lance::testing::AzureEnvTest {
+class AzureDatasetTest
+    : public testing::CloudDatasetTest<::lance::testing::AzureEnvTest> {
  protected:
-  void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
-    options_ = env_.Options();
+  std::string DatasetUri() override {
     prefix_ = "lance-test-" + testing::UniqueAzureToken();
-    uri_ = "az://" + env_.container + "/" + prefix_ + "/ds.lance";
+    return "az://" + env_.container + "/" + prefix_ + "/ds.lance";
   }
 
   void TearDown() override {
-    auto loc = io::ResolveObjectStore("az://" + env_.container, env_.Options());
-    if (loc.ok()) EXPECT_OK(loc->store->DeletePrefix(prefix_ + "/"));
+    testing::DeleteBelow("az://" + env_.container + "/" + prefix_, env_.Options());
   }
 
-  WriteParams Params(WriteMode mode = WriteMode::kCreate) const {
-    WriteParams params;
-    params.mode = mode;
-    params.access.storage_options = options_;
-    return params;
-  }
-  OpenOptions Open(std::optional<uint64_t> version = {}) const {
-    OpenOptions options;
-    options.version = version;
-    options.access.storage_options = options_;
-    return options;
-  }
-
-  StorageOptions options_;
   std::string prefix_;
-  std::string uri_;
 };
 
 TEST_F(AzureDatasetTest, CreateAppendOverwriteScanVersionsDelete) {
-  EXPECT_THAT(Dataset::Open(uri_, Open()),
-              IsErrorWith(StatusCode::kNotFound, "No Lance dataset"));
-  WriteParams create = Params();
-  create.max_rows_per_file = 40;
-  ASSERT_OK_AND_ASSIGN(auto v1, WriteRows(uri_, 0, 100, create));
-  EXPECT_EQ(v1->version(), 1u);
-  EXPECT_EQ(v1->fragments().size(), 3u);
-  EXPECT_EQ(Ids(*v1), Iota(0, 100));
-  EXPECT_THAT(WriteRows(uri_, 0, 10, Params()), IsError(StatusCode::kAlreadyExists));
-
-  ASSERT_OK_AND_ASSIGN(auto v2, WriteRows(uri_, 100, 50, Params(WriteMode::kAppend)));
-  EXPECT_EQ(v2->version(), 2u);
-  EXPECT_EQ(*v2->CountRows(), 150);
-  ScanOptions scan;
-  scan.columns = {"id"};
-  scan.filter = "id >= 30 AND id < 120";
-  ASSERT_OK_AND_ASSIGN(auto table, v2->ToTable(scan));
-  EXPECT_EQ(Int64Column(*table, "id"), Iota(30, 120));
+  std::shared_ptr<Dataset> v2;
+  ASSERT_NO_FATAL_FAILURE(CreateThenAppend(uri_, &v2));
 
   ASSERT_OK(v2->Delete("id >= 10 AND id < 20"));
   EXPECT_EQ(v2->version(), 3u);
-  ASSERT_OK_AND_ASSIGN(auto v4, WriteRows(uri_, 1000, 30, Params(WriteMode::kOverwrite)));
-  EXPECT_EQ(v4->version(), 4u);
-  EXPECT_EQ(Ids(*v4), Iota(1000, 1030));
-
-  ASSERT_OK_AND_ASSIGN(auto versions, v4->Versions());
-  ASSERT_EQ(versions.size(), 4u);
+  std::shared_ptr<Dataset> v4;
+  ASSERT_NO_FATAL_FAILURE(OverwriteAs(uri_, 4, &v4));
   ASSERT_OK_AND_ASSIGN(auto third, Dataset::Open(uri_, Open(3)));
   std::vector<int64_t> expected = Iota(0, 10);
   for (int64_t i = 20; i < 150; ++i) expected.push_back(i);
@@ -107,13 +66,8 @@ TEST_F(AzureDatasetTest, CreateAppendOverwriteScanVersionsDelete) {
 }
 
 TEST_F(AzureDatasetTest, RacingAppendsAllLand) {
-  ASSERT_OK(WriteRows(uri_, 0, 10, Params()).status());
-  AppendRace race = RacingAppends(uri_, 4, 3, 5, Params());
-  EXPECT_TRUE(race.errors.empty()) << ::testing::PrintToString(race.errors);
-  ASSERT_EQ(race.versions.size(), 12u);
-  std::set<uint64_t> distinct(race.versions.begin(), race.versions.end());
-  EXPECT_EQ(distinct.size(), 12u);
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_, Open()));
+  std::shared_ptr<Dataset> ds;
+  ASSERT_NO_FATAL_FAILURE(ExpectRacingAppendsLand(uri_, 4, 3, 5, &ds));
   EXPECT_EQ(ds->version(), 13u);
   EXPECT_EQ(*ds->CountRows(), 10 + 12 * 5);
 }

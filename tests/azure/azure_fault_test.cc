@@ -24,14 +24,10 @@ using ::lance::testing::FaultProxy;
 using ::lance::testing::RandomBytes;
 using ::testing::HasSubstr;
 
-class AzureFaultTest : public ::lance::testing::AzureEnvTest {
+class AzureFaultTest : public ::lance::testing::AzureContainerTest {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
-    container_ = "t-" + testing::UniqueAzureToken();
-    ASSERT_OK_AND_ASSIGN(
-        admin_, MakeAzureObjectStoreFromStorageOptions("az", container_, env_.Options()));
-    ASSERT_OK(admin_->client()->CreateContainer());
+    ASSERT_NO_FATAL_FAILURE(AzureContainerTest::SetUp());
     ASSERT_OK_AND_ASSIGN(proxy_, FaultProxy::Start(env_.Origin()));
     StorageOptions options = env_.Options();
     options["azure_storage_endpoint"] = proxy_->endpoint() + "/" + env_.account;
@@ -42,14 +38,8 @@ class AzureFaultTest : public ::lance::testing::AzureEnvTest {
     ASSERT_OK_AND_ASSIGN(
         store_, MakeAzureObjectStoreFromStorageOptions("az", container_, options));
   }
-  void TearDown() override {
-    if (admin_ != nullptr) EXPECT_OK(admin_->client()->DeleteContainer());
-  }
-
   int64_t Retries() const { return store_->client()->stats().retries.load(); }
 
-  std::string container_;
-  std::shared_ptr<AzureObjectStore> admin_;
   std::unique_ptr<FaultProxy> proxy_;
   std::shared_ptr<AzureObjectStore> store_;
 };

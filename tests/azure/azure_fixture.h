@@ -26,6 +26,8 @@
 #include "lance/io/credentials.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
+#include "tests/testing/env_test.h"
+#include "tests/testing/matchers.h"
 #include "tests/testing/secret_ledger.h"
 
 namespace lance::testing {
@@ -170,14 +172,27 @@ class CountingSasSource final : public io::CredentialsSource {
 };
 
 /// A test against the Azurite of the run: env_ set before the derived SetUp.
-class AzureEnvTest : public ::testing::Test {
+class AzureEnvTest : public EnvTest<AzureTestEnv> {};
+
+/// An AzureEnvTest on a fresh container, container_: SetUp creates it through admin_, a
+/// store with AdminOptions() (the account key by default); TearDown deletes it.
+class AzureContainerTest : public AzureEnvTest {
  protected:
   void SetUp() override {
-    auto env = AzureTestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
+    ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
+    container_ = "t-" + UniqueAzureToken();
+    ASSERT_OK_AND_ASSIGN(admin_, io::MakeAzureObjectStoreFromStorageOptions(
+                                     "az", container_, AdminOptions()));
+    ASSERT_OK(admin_->client()->CreateContainer());
   }
-  AzureTestEnv env_;
+  void TearDown() override {
+    if (admin_ != nullptr) EXPECT_OK(admin_->client()->DeleteContainer());
+  }
+
+  virtual io::StorageOptions AdminOptions() const { return env_.Options(); }
+
+  std::string container_;
+  std::shared_ptr<io::AzureObjectStore> admin_;
 };
 
 }  // namespace lance::testing

@@ -26,31 +26,28 @@
 namespace lance::io {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::FakeTokenServer;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 constexpr const char* kClientSecret = "oauth-test-client-secret";
 
-class AzureOAuthTest : public ::lance::testing::AzureEnvTest {
+class AzureOAuthTest : public ::lance::testing::AzureContainerTest {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
     const char* endpoint = std::getenv("LANCE_AZURE_OAUTH_ENDPOINT");
     ASSERT_TRUE(endpoint != nullptr && *endpoint != '\0')
         << "LANCE_AZURE_OAUTH_ENDPOINT is not set: run through `make test`, or eval "
            "\"$(AZURITE_OAUTH=1 scripts/azurite.sh start DIR)\"";
     endpoint_ = endpoint;
     testing::RecordSecret(kClientSecret, "azure client secret");
-    container_ = "t-" + testing::UniqueAzureToken();
+    ASSERT_NO_FATAL_FAILURE(AzureContainerTest::SetUp());
+  }
+
+  // The container's administration goes through the HTTPS endpoint, with the key.
+  StorageOptions AdminOptions() const override {
     StorageOptions with_key = Base();
     with_key["azure_storage_account_key"] = env_.key;
-    ASSERT_OK_AND_ASSIGN(
-        admin_, MakeAzureObjectStoreFromStorageOptions("az", container_, with_key));
-    ASSERT_OK(admin_->client()->CreateContainer());
-  }
-  void TearDown() override {
-    if (admin_ != nullptr) EXPECT_OK(admin_->client()->DeleteContainer());
+    return with_key;
   }
 
   // The HTTPS endpoint; the certificate is Azurite's self-signed one.
@@ -71,8 +68,6 @@ class AzureOAuthTest : public ::lance::testing::AzureEnvTest {
 
   FakeTokenServer tokens_;
   std::string endpoint_;
-  std::string container_;
-  std::shared_ptr<AzureObjectStore> admin_;
 };
 
 TEST_F(AzureOAuthTest, BearerTokensFromTheClientCredentialsGrant) {

@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,58 +32,64 @@ using ::lance::testing::RandomBytes;
 
 constexpr int64_t kMiB = 1 << 20;
 
+// The shared key's options with blocks (and read chunks) of 1 MiB, so that the large
+// objects of the tests are block uploads.
+StorageOptions SmallBlockOptions(const AzureTestEnv& env, const std::string& = "") {
+  StorageOptions options = env.Options();
+  options["lance_cpp_block_size"] = std::to_string(kMiB);
+  options["lance_cpp_read_chunk_size"] = std::to_string(kMiB);
+  return options;
+}
+
+// The options of a store on the run's Azurite and a container.
+using OptionsFor = std::function<Result<StorageOptions>(const AzureTestEnv&,
+                                                        const std::string& container)>;
+
+// A conformance run on fresh containers, the stores on them made with `options`.
+ObjectStoreTestParam ContainerParam(std::string name, OptionsFor options,
+                                    int64_t large_object_bytes,
+                                    int64_t list_many_keys = 1050) {
+  return {.name = std::move(name),
+          .make_store =
+              [options] {
+                return MakeFreshContainerStore(
+                    [options](const std::string& container) -> Result<StorageOptions> {
+                      LANCE_ASSIGN_OR_RAISE(AzureTestEnv env, AzureTestEnv::Get());
+                      return options(env, container);
+                    });
+              },
+          .large_object_bytes = large_object_bytes,
+          .list_many_keys = list_many_keys};
+}
+
 ObjectStoreTestParam SharedKeyParam() {
-  ObjectStoreTestParam param;
-  param.name = "azure_shared_key";
-  param.make_store = [] {
-    return MakeFreshContainerStore([](const std::string&) -> Result<StorageOptions> {
-      LANCE_ASSIGN_OR_RAISE(AzureTestEnv env, AzureTestEnv::Get());
-      StorageOptions options = env.Options();
-      // Small blocks, so the large objects of the suite are block uploads.
-      options["lance_cpp_block_size"] = std::to_string(kMiB);
-      options["lance_cpp_read_chunk_size"] = std::to_string(kMiB);
-      return options;
-    });
-  };
-  param.large_object_bytes = 4 * kMiB;
-  param.list_many_keys = 1050;
-  return param;
+  return ContainerParam("azure_shared_key", SmallBlockOptions, 4 * kMiB);
 }
 
 ObjectStoreTestParam SasParam() {
-  ObjectStoreTestParam param;
-  param.name = "azure_sas";
-  param.make_store = [] {
-    return MakeFreshContainerStore(
-        [](const std::string& container) -> Result<StorageOptions> {
-          LANCE_ASSIGN_OR_RAISE(AzureTestEnv env, AzureTestEnv::Get());
-          LANCE_ASSIGN_OR_RAISE(std::string sas, env.ContainerSas(container, "racwdl",
-                                                                  std::chrono::hours(1)));
-          StorageOptions options = env.SasOptions(sas);
-          options["lance_cpp_block_size"] = std::to_string(kMiB);
-          return options;
-        });
-  };
-  param.large_object_bytes = 3 * kMiB;
-  param.list_many_keys = 1050;
-  return param;
+  return ContainerParam(
+      "azure_sas",
+      [](const AzureTestEnv& env,
+         const std::string& container) -> Result<StorageOptions> {
+        LANCE_ASSIGN_OR_RAISE(std::string sas, env.ContainerSas(container, "racwdl",
+                                                                std::chrono::hours(1)));
+        StorageOptions options = env.SasOptions(sas);
+        options["lance_cpp_block_size"] = std::to_string(kMiB);
+        return options;
+      },
+      3 * kMiB);
 }
 
 ObjectStoreTestParam EmulatorParam() {
-  ObjectStoreTestParam param;
-  param.name = "azure_emulator";
-  param.make_store = [] {
-    return MakeFreshContainerStore([](const std::string&) -> Result<StorageOptions> {
-      LANCE_ASSIGN_OR_RAISE(AzureTestEnv env, AzureTestEnv::Get());
-      // The emulator switch: the well-known account and key, the endpoint without the
-      // account (as AZURITE_BLOB_STORAGE_URL would give it).
-      return StorageOptions{{"azure_storage_use_emulator", "true"},
-                            {"azure_storage_endpoint", env.Origin()}};
-    });
-  };
-  param.large_object_bytes = 2 * kMiB;
-  param.list_many_keys = 1010;
-  return param;
+  return ContainerParam(
+      "azure_emulator",
+      [](const AzureTestEnv& env, const std::string&) -> Result<StorageOptions> {
+        // The emulator switch: the well-known account and key, the endpoint without the
+        // account (as AZURITE_BLOB_STORAGE_URL would give it).
+        return StorageOptions{{"azure_storage_use_emulator", "true"},
+                              {"azure_storage_endpoint", env.Origin()}};
+      },
+      2 * kMiB, 1010);
 }
 
 }  // namespace
@@ -98,10 +105,7 @@ class AzureStoreTest : public AzureEnvTest {
     ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
     auto store =
         MakeFreshContainerStore([this](const std::string&) -> Result<StorageOptions> {
-          StorageOptions options = env_.Options();
-          options["lance_cpp_block_size"] = std::to_string(kMiB);
-          options["lance_cpp_read_chunk_size"] = std::to_string(kMiB);
-          return options;
+          return SmallBlockOptions(env_);
         });
     ASSERT_OK(store.status());
     holder_ = *store;

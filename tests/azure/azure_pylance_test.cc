@@ -20,13 +20,9 @@
 #include "lance/dataset/dataset.h"
 #include "lance/io/object_store_registry.h"
 #include "tests/azure/azure_fixture.h"
+#include "tests/testing/cloud_dataset_fixture.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/python.h"
-
-#ifndef LANCE_TEST_DATA_DIR
-#define LANCE_TEST_DATA_DIR ""
-#endif
-#include "tests/dataset/table_test_util.h"
 
 namespace lance {
 namespace {
@@ -114,8 +110,7 @@ class AzurePylanceTest : public ::lance::testing::AzureEnvTest {
     setenv("AZURITE_BLOB_STORAGE_URL", env_.Origin().c_str(), 1);
   }
   void TearDown() override {
-    auto loc = io::ResolveObjectStore("az://" + env_.container, env_.Options());
-    if (loc.ok()) EXPECT_OK(loc->store->DeletePrefix(prefix_ + "/"));
+    testing::DeleteBelow("az://" + env_.container + "/" + prefix_, env_.Options());
   }
 
   // What the brief of real Lance users on Azurite is: the emulator switch, the account

@@ -22,28 +22,15 @@
 namespace lance::io {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::AzureEnvTest;
 using ::lance::testing::CountingSasSource;
-using ::lance::testing::IsError;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 // The `sig` value of a SAS query string.
 std::string SigOf(const std::string& sas) { return sas.substr(sas.find("sig=") + 4); }
 
-class AzureSasTest : public AzureEnvTest {
+class AzureSasTest : public ::lance::testing::AzureContainerTest {
  protected:
-  void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(AzureEnvTest::SetUp());
-    container_ = "t-" + testing::UniqueAzureToken();
-    ASSERT_OK_AND_ASSIGN(
-        admin_, MakeAzureObjectStoreFromStorageOptions("az", container_, env_.Options()));
-    ASSERT_OK(admin_->client()->CreateContainer());
-  }
-  void TearDown() override {
-    if (admin_ != nullptr) EXPECT_OK(admin_->client()->DeleteContainer());
-  }
-
   // A store on the container authorized only by what `source` hands out.
   Result<std::shared_ptr<AzureObjectStore>> StoreWith(
       std::shared_ptr<CredentialsSource> source) {
@@ -60,9 +47,6 @@ class AzureSasTest : public AzureEnvTest {
     c.azure.sas_token = sas;
     return std::make_shared<StaticCredentialsSource>(std::move(c));
   }
-
-  std::string container_;
-  std::shared_ptr<AzureObjectStore> admin_;
 };
 
 TEST_F(AzureSasTest, ExpiredSasIsRefusedAndRefreshedThroughTheSource) {

@@ -24,8 +24,7 @@
 namespace lance::testing {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 void RecordVended(const io::StorageOptions& options) {
   auto it = options.find("azure_storage_sas_token");

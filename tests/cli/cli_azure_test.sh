@@ -8,43 +8,16 @@
 # Usage: cli_azure_test.sh PATH/TO/lance-cpp
 # Needs LANCE_AZURE_* (scripts/run_tests.sh starts Azurite): fails without, never skips.
 set -u
-BIN=$1
-pass=0; fail=0
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-for v in LANCE_AZURE_ENDPOINT LANCE_AZURE_ACCOUNT LANCE_AZURE_KEY LANCE_AZURE_CONTAINER; do
-  if [ -z "${!v:-}" ]; then
-    echo "FAIL: $v is not set: run through make test (scripts/run_tests.sh starts Azurite)"
-    exit 1
-  fi
-done
+. "$(dirname "$0")/cloud_cli_lib.sh"
+cloud_cli_init cli_azure_test "$1" Azurite \
+  LANCE_AZURE_ENDPOINT LANCE_AZURE_ACCOUNT LANCE_AZURE_KEY LANCE_AZURE_CONTAINER
 KEY=$LANCE_AZURE_KEY
-KEEP=${LANCE_TEST_LOG_DIR:+$LANCE_TEST_LOG_DIR/cli_azure_test.log}
-keep() {  # the output of every command, for scripts/scan_secrets.sh (not the command line)
-  [ -n "$KEEP" ] || return 0
-  { echo "== $1 (exit $2)"; echo "-- stdout"; cat "$T/out"; echo "-- stderr"; cat "$T/err"; } >>"$KEEP"
-}
 record_secret() {
   [ -n "${LANCE_SECRETS_LEDGER:-}" ] || return 0
   printf '%s\t%s\n' "cli_azure_test ${1:0:4}***" "$1" >>"$LANCE_SECRETS_LEDGER"
 }
 # Azurite's published development key is not put in the ledger (as scripts/run_tests.sh
 # does not); expect_no_secret checks every output for it.
-run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; RC=$?; keep "${1:-}" "$RC"; }
-failed() {
-  echo "FAIL $1: $2"; echo "--- exit $RC; stdout:"; head -c 4000 "$T/out"; echo "--- stderr:"
-  head -c 4000 "$T/err"; fail=$((fail+1))
-}
-ok() { pass=$((pass+1)); }
-expect_rc() { if [ "$RC" = "$2" ]; then ok; else failed "$1" "exit $RC, want $2"; fi; }
-expect_out() {
-  local got; got=$(cat "$T/out"; echo x); got=${got%x}
-  if [ "$RC" = 0 ] && [ "$got" = "$2" ]; then ok; else failed "$1" "stdout is not exactly '$2'"; fi
-}
-expect_py() {  # expect_py NAME PYTHON_EXPR over d = json.load(stdout) (exit must be 0)
-  if [ "$RC" = 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$T/out"; then
-    ok; else failed "$1" "JSON check failed: $2"; fi
-}
 # Never the key, never "sig=" (any SAS signature), never the given secrets.
 expect_no_secret() {
   local name=$1; shift
@@ -184,5 +157,4 @@ run count "az://$C/cli-ns-$U/people.lance" "${OPTS[@]}"
 expect_out ns_table_location "5
 "
 
-echo "cli_azure_test: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+cloud_cli_finish

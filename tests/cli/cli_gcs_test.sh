@@ -7,38 +7,10 @@
 # Needs LANCE_GCS_ENDPOINT / LANCE_GCS_BUCKET (scripts/run_tests.sh starts fake-gcs-server):
 # fails without, never skips.
 set -u
-BIN=$1
-pass=0; fail=0
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-for v in LANCE_GCS_ENDPOINT LANCE_GCS_BUCKET; do
-  if [ -z "${!v:-}" ]; then
-    echo "FAIL: $v is not set: run through make test (scripts/run_tests.sh starts fake-gcs-server)"
-    exit 1
-  fi
-done
-KEEP=${LANCE_TEST_LOG_DIR:+$LANCE_TEST_LOG_DIR/cli_gcs_test.log}
-keep() {
-  [ -n "$KEEP" ] || return 0
-  { echo "== $1 (exit $2)"; echo "-- stdout"; cat "$T/out"; echo "-- stderr"; cat "$T/err"; } >>"$KEEP"
-}
+. "$(dirname "$0")/cloud_cli_lib.sh"
+cloud_cli_init cli_gcs_test "$1" fake-gcs-server LANCE_GCS_ENDPOINT LANCE_GCS_BUCKET
 TOKEN=ya29.cligcs$(python3 -c 'import uuid; print(uuid.uuid4().hex)')
 [ -n "${LANCE_SECRETS_LEDGER:-}" ] && printf 'cli_gcs_test token\t%s\n' "$TOKEN" >>"$LANCE_SECRETS_LEDGER"
-run() { "$BIN" "$@" >"$T/out" 2>"$T/err"; RC=$?; keep "${1:-}" "$RC"; }
-failed() {
-  echo "FAIL $1: $2"; echo "--- exit $RC; stdout:"; head -c 4000 "$T/out"; echo "--- stderr:"
-  head -c 4000 "$T/err"; fail=$((fail+1))
-}
-ok() { pass=$((pass+1)); }
-expect_rc() { if [ "$RC" = "$2" ]; then ok; else failed "$1" "exit $RC, want $2"; fi; }
-expect_out() {
-  local got; got=$(cat "$T/out"; echo x); got=${got%x}
-  if [ "$RC" = 0 ] && [ "$got" = "$2" ]; then ok; else failed "$1" "stdout is not exactly '$2'"; fi
-}
-expect_py() {
-  if [ "$RC" = 0 ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$T/out"; then
-    ok; else failed "$1" "JSON check failed: $2"; fi
-}
 expect_no_token() {
   if grep -qF -- "$TOKEN" "$T/out" "$T/err"; then failed "$1" "the token was printed"; else ok; fi
 }
@@ -83,5 +55,4 @@ run count "gs://$LANCE_GCS_BUCKET/cli-$U/absent.lance" "${OPTS[@]}"
 if [ "$RC" = 1 ] && [ ! -s "$T/out" ] && grep -q NotFound "$T/err"; then ok
 else failed gs_absent "exit $RC, want 1 and NotFound"; fi
 
-echo "cli_gcs_test: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+cloud_cli_finish

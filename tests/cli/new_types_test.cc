@@ -20,10 +20,9 @@
 namespace lance::cli {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::ExpectTypeString;
 using ::lance::testing::ExpectTypeStringError;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
 
 // ---- type strings -------------------------------------------------------------------
 

@@ -37,9 +37,7 @@
 namespace lance::testing {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 constexpr char kToken[] = "google_storage_token";
 
@@ -93,10 +91,10 @@ VendedCloud GcsCloud() {
 
 LANCE_INSTANTIATE_VENDED_REFRESH(Gcs, GcsCloud());
 
-class GcpVendingTest : public ::testing::Test {
+class GcpVendingTest : public ::lance::testing::GcsEnvTest {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(env_, GcsTestEnv::Get());
+    ASSERT_NO_FATAL_FAILURE(GcsEnvTest::SetUp());
     ASSERT_OK_AND_ASSIGN(proxy_, GcsTokenProxy::Start({.target = env_.endpoint}));
     owner_token_ = GcsTestEnv::Unique("ya29.owner");
     RecordSecret(owner_token_, "gcs namespace token");
@@ -153,7 +151,6 @@ class GcpVendingTest : public ::testing::Test {
     return ns::WriteDataset(*data, dir, {name}, {}).status();
   }
 
-  GcsTestEnv env_;
   std::unique_ptr<GcsTokenProxy> proxy_;
   std::string owner_token_;
   std::string prefix_;

@@ -20,13 +20,9 @@
 #include "table/manifest.h"
 #include "tests/gcs/gcs_env.h"
 #include "tests/gcs/token_proxy.h"
+#include "tests/testing/cloud_dataset_fixture.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/secret_ledger.h"
-
-#ifndef LANCE_TEST_DATA_DIR
-#define LANCE_TEST_DATA_DIR ""
-#endif
-#include "tests/dataset/table_test_util.h"
 
 namespace lance {
 namespace {
@@ -37,75 +33,24 @@ using ::lance::testing::GcsTokenProxy;
 using namespace table_testing;  // NOLINT(build/namespaces)
 namespace ti = ::lance::table_internal;
 
-class GcsDatasetTest : public ::testing::Test {
+class GcsDatasetTest : public testing::CloudDatasetTest<::lance::testing::GcsEnvTest> {
  protected:
-  void SetUp() override {
-    auto env = GcsTestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
-    options_ = env_.Options();
-    uri_ = "gs://" + env_.bucket + "/" + GcsTestEnv::Unique("lance-test") + "/ds.lance";
+  std::string DatasetUri() override {
+    return "gs://" + env_.bucket + "/" + GcsTestEnv::Unique("lance-test") + "/ds.lance";
   }
-  void TearDown() override {
-    auto loc = io::ResolveObjectStore(uri_, env_.Options());
-    if (loc.ok()) {
-      Status st = loc->store->DeletePrefix(loc->path + "/");
-      EXPECT_TRUE(st.ok()) << "cleaning up " << uri_ << ": " << st;
-    }
-  }
-
-  WriteParams Params(WriteMode mode = WriteMode::kCreate) const {
-    WriteParams params;
-    params.mode = mode;
-    params.access.storage_options = options_;
-    return params;
-  }
-  OpenOptions Open(std::optional<uint64_t> version = {}) const {
-    OpenOptions options;
-    options.version = version;
-    options.access.storage_options = options_;
-    return options;
-  }
-  ti::DatasetDir Dir(const std::string& uri) {
-    auto loc = io::ResolveObjectStore(uri, options_);
-    EXPECT_TRUE(loc.ok()) << loc.status();
-    return loc.ok() ? ti::DatasetDir(loc->store, loc->path) : ti::DatasetDir();
-  }
-
-  GcsTestEnv env_;
-  StorageOptions options_;
-  std::string uri_;
+  void TearDown() override { testing::DeleteBelow(uri_, env_.Options()); }
 };
 
 TEST_F(GcsDatasetTest, CreateAppendOverwriteDeleteScanVersions) {
-  EXPECT_THAT(Dataset::Open(uri_, Open()),
-              IsErrorWith(StatusCode::kNotFound, "No Lance dataset"));
-  WriteParams create = Params();
-  create.max_rows_per_file = 40;
-  ASSERT_OK_AND_ASSIGN(auto v1, WriteRows(uri_, 0, 100, create));
-  EXPECT_EQ(v1->version(), 1u);
-  EXPECT_EQ(v1->uri(), uri_);
-  EXPECT_EQ(v1->fragments().size(), 3u);
-  EXPECT_EQ(Ids(*v1), Iota(0, 100));
-  EXPECT_THAT(WriteRows(uri_, 0, 10, Params()), IsError(StatusCode::kAlreadyExists));
-
-  ASSERT_OK_AND_ASSIGN(auto v2, WriteRows(uri_, 100, 50, Params(WriteMode::kAppend)));
-  EXPECT_EQ(v2->version(), 2u);
-  ScanOptions scan;
-  scan.columns = {"id"};
-  scan.filter = "id >= 30 AND id < 120";
-  ASSERT_OK_AND_ASSIGN(auto table, v2->ToTable(scan));
-  EXPECT_EQ(Int64Column(*table, "id"), Iota(30, 120));
+  std::shared_ptr<Dataset> v2;
+  ASSERT_NO_FATAL_FAILURE(CreateThenAppend(uri_, &v2));
 
   ASSERT_OK(v2->Delete("id < 10 OR id >= 140"));
   EXPECT_EQ(v2->version(), 3u);
   EXPECT_EQ(Ids(*v2), Iota(10, 140));
 
-  ASSERT_OK_AND_ASSIGN(auto v4, WriteRows(uri_, 1000, 30, Params(WriteMode::kOverwrite)));
-  EXPECT_EQ(v4->version(), 4u);
-  EXPECT_EQ(Ids(*v4), Iota(1000, 1030));
-  ASSERT_OK_AND_ASSIGN(auto versions, v4->Versions());
-  ASSERT_EQ(versions.size(), 4u);
+  std::shared_ptr<Dataset> v4;
+  ASSERT_NO_FATAL_FAILURE(OverwriteAs(uri_, 4, &v4));
   ASSERT_OK_AND_ASSIGN(auto old, Dataset::Open(uri_, Open(2)));
   EXPECT_EQ(Ids(*old), Iota(0, 150));
   ASSERT_OK_AND_ASSIGN(auto deleted, Dataset::Open(uri_, Open(3)));
@@ -124,19 +69,8 @@ TEST_F(GcsDatasetTest, CreateAppendOverwriteDeleteScanVersions) {
 }
 
 TEST_F(GcsDatasetTest, RacingAppendersAllLandInConsecutiveVersions) {
-  ASSERT_OK(WriteRows(uri_, 0, 10, Params()).status());
-  constexpr int kThreads = 6;
-  constexpr int kAppends = 2;
-  constexpr int kRows = 5;
-  auto [versions, errors] =
-      RacingAppends(uri_, kThreads, kAppends, kRows, Params(WriteMode::kAppend));
-  ASSERT_TRUE(errors.empty()) << errors.size() << " failed, first: " << errors.front();
-  std::sort(versions.begin(), versions.end());
-  std::vector<uint64_t> consecutive(kThreads * kAppends);
-  std::iota(consecutive.begin(), consecutive.end(), 2);
-  EXPECT_EQ(versions, consecutive);
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri_, Open()));
-  EXPECT_EQ(*ds->CountRows(), 10 + kThreads * kAppends * kRows);
+  std::shared_ptr<Dataset> ds;
+  ASSERT_NO_FATAL_FAILURE(ExpectRacingAppendsLand(uri_, 6, 2, 5, &ds));
 }
 
 TEST_F(GcsDatasetTest, DataFilesLargerThanAChunkUseResumableUploads) {

@@ -19,6 +19,7 @@
 #include "lance/io/storage_options.h"
 #include "lance/macros.h"
 #include "lance/result.h"
+#include "tests/testing/env_test.h"
 
 namespace lance::testing {
 
@@ -59,6 +60,9 @@ struct GcsTestEnv {
            std::to_string(counter.fetch_add(1));
   }
 };
+
+/// A test against the fake-gcs-server of the run: env_ set before the derived SetUp.
+class GcsEnvTest : public EnvTest<GcsTestEnv> {};
 
 /// \brief A new bucket with a unique name on the test server and a store on it (options
 /// Options(base_url) plus `extra`, credentials `source` or none). Every object in it is

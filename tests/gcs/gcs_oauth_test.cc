@@ -31,24 +31,19 @@
 namespace lance::io::gcs {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::GcsTestEnv;
 using ::lance::testing::GcsTokenProxy;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
 using ::lance::testing::MakeFreshGcsBucketStore;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 using ::lance::testing::TokenEndpoint;
 
 constexpr char kEmail[] = "lance-test@lance-test.iam.gserviceaccount.com";
 
-class GcsOAuthTest : public ::testing::Test {
+class GcsOAuthTest : public ::lance::testing::GcsEnvTest {
  protected:
   void SetUp() override {
-    auto env = GcsTestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
+    ASSERT_NO_FATAL_FAILURE(GcsEnvTest::SetUp());
     ASSERT_OK_AND_ASSIGN(proxy_, GcsTokenProxy::Start({env_.endpoint, false}));
     key_ = ::lance::testing::GenerateRsaKeyPair();
     ASSERT_FALSE(key_.private_pem.empty());
@@ -75,7 +70,6 @@ class GcsOAuthTest : public ::testing::Test {
     return GoogleOAuthCredentialsSource::Make(std::move(file), std::move(o));
   }
 
-  GcsTestEnv env_;
   std::unique_ptr<GcsTokenProxy> proxy_;
   ::lance::testing::RsaKeyPair key_;
   std::unique_ptr<TokenEndpoint> endpoint_;

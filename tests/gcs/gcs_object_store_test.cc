@@ -28,15 +28,12 @@
 namespace lance::io {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::GcsTestEnv;
 using ::lance::testing::GcsTokenProxy;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
 using ::lance::testing::MakeFreshGcsBucketStore;
 using ::lance::testing::ObjectStoreTestParam;
 using ::lance::testing::RandomBytes;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 constexpr int64_t kMiB = 1 << 20;
 
@@ -54,31 +51,28 @@ GcsTokenProxy* SharedProxy() {
 }
 
 ObjectStoreTestParam DirectParam() {
-  ObjectStoreTestParam param;
-  param.name = "gcs";
   // Small chunks, so the large-object tests cross resumable chunks and parallel reads.
-  param.make_store = [] {
-    return MakeFreshGcsBucketStore({{"lance_cpp_upload_chunk_size", "1048576"},
-                                    {"lance_cpp_read_chunk_size", "1048576"}});
-  };
-  param.large_object_bytes = 5 * kMiB;
-  param.list_many_keys = 1050;
-  return param;
+  return {
+      .name = "gcs",
+      .make_store =
+          [] {
+            return MakeFreshGcsBucketStore({{"lance_cpp_upload_chunk_size", "1048576"},
+                                            {"lance_cpp_read_chunk_size", "1048576"}});
+          },
+      .large_object_bytes = 5 * kMiB};
 }
 
 ObjectStoreTestParam ProxiedParam() {
-  ObjectStoreTestParam param;
-  param.name = "gcs_through_token_proxy";
-  param.make_store = []() -> Result<std::shared_ptr<ObjectStore>> {
-    GcsTokenProxy* proxy = SharedProxy();
-    if (proxy == nullptr) return Status::Invalid("the token proxy did not start");
-    return MakeFreshGcsBucketStore({{"google_storage_token", "conformance-token"},
-                                    {"lance_cpp_upload_chunk_size", "1048576"}},
-                                   nullptr, proxy->endpoint());
-  };
-  param.large_object_bytes = 3 * kMiB;
-  param.list_many_keys = 120;
-  return param;
+  return {.name = "gcs_through_token_proxy",
+          .make_store = []() -> Result<std::shared_ptr<ObjectStore>> {
+            GcsTokenProxy* proxy = SharedProxy();
+            if (proxy == nullptr) return Status::Invalid("the token proxy did not start");
+            return MakeFreshGcsBucketStore({{"google_storage_token", "conformance-token"},
+                                            {"lance_cpp_upload_chunk_size", "1048576"}},
+                                           nullptr, proxy->endpoint());
+          },
+          .large_object_bytes = 3 * kMiB,
+          .list_many_keys = 120};
 }
 
 }  // namespace
@@ -128,15 +122,7 @@ class SwappingTokenSource : public CredentialsSource {
   int rejections_ = 0;
 };
 
-class GcsObjectStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto env = GcsTestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
-  }
-  GcsTestEnv env_;
-};
+using GcsObjectStoreTest = ::lance::testing::GcsEnvTest;
 
 TEST_F(GcsObjectStoreTest, LargeWriterUsesResumableChunksAndSmallOnesOneUpload) {
   ASSERT_OK_AND_ASSIGN(

@@ -18,6 +18,16 @@ namespace {
 
 std::string Decode(const std::string& s) { return httplib::detail::decode_url(s, false); }
 
+// An S3 multipart answer: <element><Bucket>bucket</Bucket><Key>key</Key><field>value
+// </field></element>.
+std::string MultipartXml(const std::string& element, const std::string& bucket,
+                         const std::string& key, const std::string& field,
+                         const std::string& value) {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><" + element + "><Bucket>" + bucket +
+         "</Bucket><Key>" + key + "</Key><" + field + ">" + value + "</" + field + "></" +
+         element + ">";
+}
+
 // The raw query value of `name` in `target` (still encoded), or nullopt.
 std::optional<std::string> QueryParam(const std::string& target,
                                       const std::string& name) {
@@ -196,6 +206,18 @@ std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
                  bool create_only = false) {
     out.push_back(Access{needs, false, create_only, Decode(bucket), Decode(name)});
   };
+  // A change to the bucket itself (its metadata): the bucket's owner only.
+  auto bucket_update = [&](const std::string& bucket) {
+    out.push_back(Access{kGcsUpdate, true, false, Decode(bucket), ""});
+  };
+  // A call on the bucket: a listing (of the prefix asked for) to read, else an update.
+  auto bucket_call = [&](const std::string& bucket) {
+    if (reads) {
+      add(kGcsList, bucket, QueryParam(req.target, "prefix").value_or(""));
+    } else {
+      bucket_update(bucket);
+    }
+  };
   if (std::regex_match(path, m, kJsonObject)) {
     const std::string bucket = m[1], object = m[2], rest = m[3];
     std::smatch r;
@@ -205,14 +227,10 @@ std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
       add(kGcsGet, bucket, object);
       add(kGcsCreate, r[1], r[2], if_absent);
     } else {
-      out.push_back(Access{kGcsUpdate, true, false, Decode(bucket), ""});
+      bucket_update(bucket);
     }
   } else if (std::regex_match(path, m, kJsonList)) {
-    if (reads) {
-      add(kGcsList, m[1], QueryParam(req.target, "prefix").value_or(""));
-    } else {
-      out.push_back(Access{kGcsUpdate, true, false, Decode(m[1]), ""});
-    }
+    bucket_call(m[1]);
   } else if (std::regex_match(path, m, kUpload)) {
     const std::optional<std::string> session = QueryParam(req.target, "upload_id");
     std::string bucket = m[1], object = QueryParam(req.target, "name").value_or("");
@@ -227,11 +245,7 @@ std::vector<GcsTokenProxy::Access> GcsTokenProxy::Accesses(
              path.rfind("/download/", 0) == 0) {
     out.push_back(Access{kGcsUpdate, true, false, "", ""});
   } else if (std::regex_match(path, m, kXmlBucket)) {
-    if (reads) {
-      add(kGcsList, m[1], QueryParam(req.target, "prefix").value_or(""));
-    } else {
-      out.push_back(Access{kGcsUpdate, true, false, Decode(m[1]), ""});
-    }
+    bucket_call(m[1]);
   } else if (std::regex_match(path, m, kXmlObject)) {
     const std::string bucket = m[1], object = m[2];
     if (QueryParam(req.target, "uploads") || QueryParam(req.target, "uploadId")) {
@@ -596,12 +610,9 @@ bool GcsTokenProxy::TranslateXmlMultipart(const httplib::Request& req,
   if (req.method == "POST" && !upload_id) {
     const std::string id = "proxy-upload-" + std::to_string(++next_upload_);
     uploads_[id] = Upload{key, {}};
-    res.set_content(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><InitiateMultipartUploadResult>"
-        "<Bucket>" +
-            bucket + "</Bucket><Key>" + Decode(object) + "</Key><UploadId>" + id +
-            "</UploadId></InitiateMultipartUploadResult>",
-        "application/xml");
+    res.set_content(MultipartXml("InitiateMultipartUploadResult", bucket, Decode(object),
+                                 "UploadId", id),
+                    "application/xml");
     return true;
   }
   auto it = upload_id ? uploads_.find(*upload_id) : uploads_.end();
@@ -631,12 +642,9 @@ bool GcsTokenProxy::TranslateXmlMultipart(const httplib::Request& req,
   Answer(res, result);
   if (res.status == 200) {
     const std::string etag = res.get_header_value("ETag");
-    res.set_content(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><CompleteMultipartUploadResult>"
-        "<Bucket>" +
-            bucket + "</Bucket><Key>" + Decode(object) + "</Key><ETag>" + etag +
-            "</ETag></CompleteMultipartUploadResult>",
-        "application/xml");
+    res.set_content(MultipartXml("CompleteMultipartUploadResult", bucket, Decode(object),
+                                 "ETag", etag),
+                    "application/xml");
   }
   return true;
 }

@@ -20,12 +20,9 @@
 namespace lance::io {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::ObjectStoreTestParam;
 using ::lance::testing::TempDir;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
 
 namespace fs = std::filesystem;
 

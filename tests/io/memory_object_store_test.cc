@@ -14,8 +14,7 @@
 namespace lance::io {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::ObjectStoreTestParam;
 
 ObjectStoreTestParam MemoryParam() {

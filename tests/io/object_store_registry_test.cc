@@ -20,11 +20,8 @@
 namespace lance::io {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::TempDir;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 class ObjectStoreRegistryTest : public ::testing::Test {
  protected:

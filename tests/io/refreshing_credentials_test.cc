@@ -29,11 +29,7 @@
 namespace lance::io {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::IsOk;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using namespace std::chrono_literals;
 
 constexpr char kProviderId[] = "FakeProvider { table_id: [team, events] }";

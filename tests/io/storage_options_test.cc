@@ -14,8 +14,7 @@
 namespace lance::io {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 TEST(StorageOptionsSecretsRule, Classification) {
   for (const char* k :

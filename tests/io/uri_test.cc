@@ -12,9 +12,7 @@
 namespace lance::io {
 namespace {
 
-using ::lance::testing::IsError;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 Uri MustParse(const std::string& text) {
   auto parsed = ParseUri(text);

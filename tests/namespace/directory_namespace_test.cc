@@ -16,31 +16,19 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/dataset/dataset.h"
+#include "tests/namespace/layout_fixture.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/temp_dir.h"
 
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::IsOk;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::MatchesRegex;
-using ::testing::UnorderedElementsAre;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 namespace fs = std::filesystem;
 
-enum class RootKind { kLocal, kMemory };
-struct Param {
-  bool manifest;
-  RootKind root;
-};
-
-std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
-  return std::string(info.param.manifest ? "Manifest" : "Plain") +
-         (info.param.root == RootKind::kLocal ? "Local" : "Memory");
-}
+using ::lance::testing::LayoutName;
+using ::lance::testing::LayoutParam;
+using ::lance::testing::RootKind;
 
 // A one-column table for writing real datasets at declared locations.
 std::unique_ptr<RecordBatchReader> SmallData(int64_t rows) {
@@ -52,21 +40,13 @@ std::unique_ptr<RecordBatchReader> SmallData(int64_t rows) {
   return RecordBatchReader::FromBatches(s, std::vector<RecordBatchPtr>{batch});
 }
 
-class DirectoryNamespaceTest : public ::testing::TestWithParam<Param> {
+class DirectoryNamespaceTest : public ::lance::testing::LayoutTest {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    if (GetParam().root == RootKind::kLocal) {
-      root_ = tmp_.Join("ns");
-    } else {
-      root_ = "memory://dirns-" + std::to_string(::getpid()) + "-" +
-              std::to_string(counter++) + "/root";
-    }
-  }
+  DirectoryNamespaceTest() : LayoutTest("dirns") {}
 
   Properties Props(Properties extra = {}) const {
     Properties p{{"root", root_},
-                 {"manifest_enabled", GetParam().manifest ? "true" : "false"},
+                 {"manifest_enabled", manifest() ? "true" : "false"},
                  {"storage.region", "us-east-1"},
                  {"storage.allow_http", "true"}};
     for (auto& [k, v] : extra) p[k] = v;
@@ -78,20 +58,10 @@ class DirectoryNamespaceTest : public ::testing::TestWithParam<Param> {
     EXPECT_THAT(ns, IsOk());
     return ns.ok() ? *ns : nullptr;
   }
-
-  bool manifest() const { return GetParam().manifest; }
-  bool local() const { return GetParam().root == RootKind::kLocal; }
-
-  lance::testing::TempDir tmp_;
-  std::string root_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Layouts, DirectoryNamespaceTest,
-                         ::testing::Values(Param{false, RootKind::kLocal},
-                                           Param{true, RootKind::kLocal},
-                                           Param{false, RootKind::kMemory},
-                                           Param{true, RootKind::kMemory}),
-                         ParamName);
+                         ::testing::ValuesIn(::lance::testing::AllLayouts()), LayoutName);
 
 TEST_P(DirectoryNamespaceTest, DeclareDescribeListRootTable) {
   auto ns = Connect();
@@ -322,9 +292,9 @@ TEST_P(DirectoryNamespaceTest, DeregisterAndDrop) {
 // are checked in Errors).
 class ManifestNamespaceTest : public DirectoryNamespaceTest {};
 INSTANTIATE_TEST_SUITE_P(Roots, ManifestNamespaceTest,
-                         ::testing::Values(Param{true, RootKind::kLocal},
-                                           Param{true, RootKind::kMemory}),
-                         ParamName);
+                         ::testing::Values(LayoutParam{true, RootKind::kLocal},
+                                           LayoutParam{true, RootKind::kMemory}),
+                         LayoutName);
 
 TEST_P(ManifestNamespaceTest, NestedNamespacesAndTables) {
   auto ns = Connect();

@@ -26,6 +26,7 @@
 #include "lance/ipc/reader.h"
 #include "lance/ipc/writer.h"
 #include "lance/namespace/directory_namespace.h"
+#include "tests/namespace/layout_fixture.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/python.h"
 #include "tests/testing/temp_dir.h"
@@ -33,22 +34,10 @@
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsOk;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::MatchesRegex;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 namespace fs = std::filesystem;
 
-enum class RootKind { kLocal, kMemory };
-struct Param {
-  bool manifest;
-  RootKind root;
-};
-
-std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
-  return std::string(info.param.manifest ? "Manifest" : "Plain") +
-         (info.param.root == RootKind::kLocal ? "Local" : "Memory");
-}
+using ::lance::testing::LayoutName;
 
 MATCHER_P(FailsWithKind, kind, "fails with " + std::string(ErrorCodeName(kind))) {
   const Status& status = ::lance::testing::GetStatus(arg);
@@ -100,22 +89,17 @@ std::vector<int64_t> Ids(const RecordBatchPtr& batch, const std::string& column 
   return out;
 }
 
-class TableOpsTest : public ::testing::TestWithParam<Param> {
+class TableOpsTest : public ::lance::testing::LayoutTest {
  protected:
+  TableOpsTest() : LayoutTest("tableops") {}
+
   void SetUp() override {
-    static std::atomic<int> counter{0};
-    root_ = GetParam().root == RootKind::kLocal
-                ? tmp_.Join("ns")
-                : "memory://tableops-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(counter++) + "/root";
+    LayoutTest::SetUp();
     auto ns = DirectoryNamespace::FromProperties(
         {{"root", root_}, {"manifest_enabled", manifest() ? "true" : "false"}});
     ASSERT_THAT(ns, IsOk());
     ns_ = *ns;
   }
-
-  bool manifest() const { return GetParam().manifest; }
-  bool local() const { return GetParam().root == RootKind::kLocal; }
 
   /// Creates table `t` holding ids 1..3 (version 1).
   void CreateT() {
@@ -140,17 +124,11 @@ class TableOpsTest : public ::testing::TestWithParam<Param> {
     return count.ok() ? *count : -1;
   }
 
-  lance::testing::TempDir tmp_;
-  std::string root_;
   std::shared_ptr<DirectoryNamespace> ns_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Layouts, TableOpsTest,
-                         ::testing::Values(Param{false, RootKind::kLocal},
-                                           Param{true, RootKind::kLocal},
-                                           Param{false, RootKind::kMemory},
-                                           Param{true, RootKind::kMemory}),
-                         ParamName);
+                         ::testing::ValuesIn(::lance::testing::AllLayouts()), LayoutName);
 
 // -- create_table
 // -------------------------------------------------------------------------

@@ -27,29 +27,17 @@
 #include "lance/namespace/directory_namespace.h"
 #include "lance/namespace/storage_options_provider.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/named_rows.h"
 #include "tests/testing/temp_dir.h"
 
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::IsOk;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 // Rows id = start.., name = "r<id>".
 RecordBatchPtr Rows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    EXPECT_OK(names.Append("r" + std::to_string(i)));
-  }
-  auto s = schema({field("id", int64(), false), field("name", utf8())});
-  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
+  return ::lance::testing::NamedRows(start, n, "r");
 }
 
 std::unique_ptr<RecordBatchReader> ReaderOf(RecordBatchPtr batch) {

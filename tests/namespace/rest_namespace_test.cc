@@ -44,12 +44,8 @@ extern char** environ;
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsOk;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::TempDir;
-using ::testing::Contains;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
 using json = nlohmann::json;
 
 using ::lance::testing::PythonExecutable;
@@ -311,15 +307,13 @@ class RestAdapterTest : public ::testing::Test {
   }
   std::string MakeNamespace() {
     std::string name = Unique("ns");
-    CreateNamespaceRequest req;
-    req.id = {name};
+    CreateNamespaceRequest req{.id = {name}};
     EXPECT_OK(ns_->CreateNamespace(req));
     return name;
   }
   Identifier CreateTableWithRows(const std::string& space, int64_t n) {
     Identifier id = {space, Unique("t")};
-    CreateTableRequest req;
-    req.id = id;
+    CreateTableRequest req{.id = id};
     auto created = ns_->CreateTable(req, IpcRows(0, n));
     EXPECT_OK(created);
     return id;
@@ -327,8 +321,7 @@ class RestAdapterTest : public ::testing::Test {
   std::vector<int64_t> QueryIds(const Identifier& id,
                                 std::optional<std::string> filter = {},
                                 std::optional<int64_t> version = {}) {
-    QueryTableRequest q;
-    q.id = id;
+    QueryTableRequest q{.id = id};
     q.k = 1000;
     q.filter = std::move(filter);
     q.version = version;
@@ -353,8 +346,7 @@ std::string* RestAdapterTest::start_error_ = nullptr;
 
 TEST_F(RestAdapterTest, NamespaceLifecycle) {
   const std::string name = Unique("life");
-  CreateNamespaceRequest create;
-  create.id = {name};
+  CreateNamespaceRequest create{.id = {name}};
   create.properties = Properties{{"owner", "alice"}};
   ASSERT_OK(ns_->CreateNamespace(create));
 
@@ -366,34 +358,28 @@ TEST_F(RestAdapterTest, NamespaceLifecycle) {
   ASSERT_OK_AND_ASSIGN(auto listed, ns_->ListNamespaces({}));
   EXPECT_THAT(listed.namespaces, Contains(name));
 
-  DescribeNamespaceRequest describe;
-  describe.id = {name};
+  DescribeNamespaceRequest describe{.id = {name}};
   ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeNamespace(describe));
   ASSERT_TRUE(described.properties.has_value());
   EXPECT_EQ(described.properties->at("owner"), "alice");
 
-  NamespaceExistsRequest exists;
-  exists.id = {name};
+  NamespaceExistsRequest exists{.id = {name}};
   EXPECT_OK(ns_->NamespaceExists(exists));
 
   // A child namespace, listed under its parent.
-  CreateNamespaceRequest child;
-  child.id = {name, "child"};
+  CreateNamespaceRequest child{.id = {name, "child"}};
   ASSERT_OK(ns_->CreateNamespace(child));
-  ListNamespacesRequest children;
-  children.id = {name};
+  ListNamespacesRequest children{.id = {name}};
   ASSERT_OK_AND_ASSIGN(auto sub, ns_->ListNamespaces(children));
   EXPECT_THAT(sub.namespaces, ElementsAre("child"));
 
   // Restrict refuses a namespace with children.
-  DropNamespaceRequest drop;
-  drop.id = {name};
+  DropNamespaceRequest drop{.id = {name}};
   auto not_empty = ns_->DropNamespace(drop);
   EXPECT_EQ(CodeOf(not_empty), ErrorCode::kNamespaceNotEmpty)
       << not_empty.status().ToString();
 
-  DropNamespaceRequest drop_child;
-  drop_child.id = {name, "child"};
+  DropNamespaceRequest drop_child{.id = {name, "child"}};
   ASSERT_OK(ns_->DropNamespace(drop_child));
   ASSERT_OK(ns_->DropNamespace(drop));
 
@@ -409,12 +395,10 @@ TEST_F(RestAdapterTest, NamespaceLifecycle) {
 TEST_F(RestAdapterTest, ListNamespacesPages) {
   const std::string parent = MakeNamespace();
   for (const char* c : {"a", "b", "c"}) {
-    CreateNamespaceRequest req;
-    req.id = {parent, c};
+    CreateNamespaceRequest req{.id = {parent, c}};
     ASSERT_OK(ns_->CreateNamespace(req));
   }
-  ListNamespacesRequest page;
-  page.id = {parent};
+  ListNamespacesRequest page{.id = {parent}};
   page.limit = 2;
   ASSERT_OK_AND_ASSIGN(auto first, ns_->ListNamespaces(page));
   EXPECT_THAT(first.namespaces, ElementsAre("a", "b"));
@@ -426,8 +410,7 @@ TEST_F(RestAdapterTest, ListNamespacesPages) {
 
 TEST_F(RestAdapterTest, DeclareDescribeListDropTables) {
   const std::string space = MakeNamespace();
-  DeclareTableRequest declare;
-  declare.id = {space, "t1"};
+  DeclareTableRequest declare{.id = {space, "t1"}};
   ASSERT_OK_AND_ASSIGN(auto declared, ns_->DeclareTable(declare));
   ASSERT_TRUE(declared.location.has_value());
   EXPECT_THAT(*declared.location, HasSubstr("t1"));
@@ -435,22 +418,18 @@ TEST_F(RestAdapterTest, DeclareDescribeListDropTables) {
   auto twice = ns_->DeclareTable(declare);
   EXPECT_EQ(CodeOf(twice), ErrorCode::kTableAlreadyExists) << twice.status().ToString();
 
-  DescribeTableRequest describe;
-  describe.id = {space, "t1"};
+  DescribeTableRequest describe{.id = {space, "t1"}};
   ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable(describe));
   EXPECT_EQ(described.location, declared.location);
 
-  TableExistsRequest exists;
-  exists.id = {space, "t1"};
+  TableExistsRequest exists{.id = {space, "t1"}};
   EXPECT_OK(ns_->TableExists(exists));
 
-  ListTablesRequest list;
-  list.id = {space};
+  ListTablesRequest list{.id = {space}};
   ASSERT_OK_AND_ASSIGN(auto tables, ns_->ListTables(list));
   EXPECT_THAT(tables.tables, ElementsAre("t1"));
 
-  DropTableRequest drop;
-  drop.id = {space, "t1"};
+  DropTableRequest drop{.id = {space, "t1"}};
   ASSERT_OK(ns_->DropTable(drop));
   Status gone = ns_->TableExists(exists);
   EXPECT_EQ(CodeOf(gone), ErrorCode::kTableNotFound) << gone.ToString();
@@ -462,8 +441,7 @@ TEST_F(RestAdapterTest, DeclareDescribeListDropTables) {
 }
 
 TEST_F(RestAdapterTest, ChildOfAMissingNamespace) {
-  CreateNamespaceRequest child;
-  child.id = {Unique("missing"), "child"};
+  CreateNamespaceRequest child{.id = {Unique("missing"), "child"}};
   auto r = ns_->CreateNamespace(child);
   EXPECT_EQ(CodeOf(r), ErrorCode::kNamespaceNotFound) << r.status().ToString();
   EXPECT_TRUE(r.status().IsNotFound());
@@ -472,8 +450,7 @@ TEST_F(RestAdapterTest, ChildOfAMissingNamespace) {
 TEST_F(RestAdapterTest, CreateTableFromIpcThenReadWriteData) {
   const std::string space = MakeNamespace();
   Identifier id = {space, "data"};
-  CreateTableRequest create;
-  create.id = id;
+  CreateTableRequest create{.id = id};
   create.properties = Properties{{"team", "eng"}};
   ASSERT_OK_AND_ASSIGN(auto created, ns_->CreateTable(create, IpcRows(0, 3)));
   EXPECT_EQ(created.version, 1);
@@ -482,39 +459,34 @@ TEST_F(RestAdapterTest, CreateTableFromIpcThenReadWriteData) {
   auto exists = ns_->CreateTable(create, IpcRows(0, 3));
   EXPECT_EQ(CodeOf(exists), ErrorCode::kTableAlreadyExists) << exists.status().ToString();
 
-  CountTableRowsRequest count;
-  count.id = id;
+  CountTableRowsRequest count{.id = id};
   ASSERT_OK_AND_ASSIGN(int64_t rows, ns_->CountTableRows(count));
   EXPECT_EQ(rows, 3);
   count.predicate = "id >= 1";
   ASSERT_OK_AND_ASSIGN(rows, ns_->CountTableRows(count));
   EXPECT_EQ(rows, 2);
 
-  InsertIntoTableRequest insert;
-  insert.id = id;
+  InsertIntoTableRequest insert{.id = id};
   ASSERT_OK_AND_ASSIGN(auto inserted, ns_->InsertIntoTable(insert, IpcRows(10, 2)));
   EXPECT_EQ(inserted.version, 2);
   EXPECT_THAT(QueryIds(id), ElementsAre(0, 1, 2, 10, 11));
   EXPECT_THAT(QueryIds(id, std::string("id > 5")), ElementsAre(10, 11));
   EXPECT_THAT(QueryIds(id, std::nullopt, 1), ElementsAre(0, 1, 2));
 
-  DeleteFromTableRequest del;
-  del.id = id;
+  DeleteFromTableRequest del{.id = id};
   del.predicate = "id = 1";
   ASSERT_OK_AND_ASSIGN(auto deleted, ns_->DeleteFromTable(del));
   EXPECT_EQ(deleted.version, 3);
   EXPECT_THAT(QueryIds(id), ElementsAre(0, 2, 10, 11));
 
-  UpdateTableRequest update;
-  update.id = id;
+  UpdateTableRequest update{.id = id};
   update.predicate = "id = 2";
   update.updates = {{"id", "id + 100"}};
   ASSERT_OK_AND_ASSIGN(auto updated, ns_->UpdateTable(update));
   EXPECT_EQ(updated.updated_rows, 1);
   EXPECT_THAT(QueryIds(id), ElementsAre(0, 10, 11, 102));
 
-  MergeInsertIntoTableRequest merge;
-  merge.id = id;
+  MergeInsertIntoTableRequest merge{.id = id};
   merge.on = std::vector<std::string>{"id"};
   merge.when_matched_update_all = true;
   merge.when_not_matched_insert_all = true;
@@ -523,14 +495,12 @@ TEST_F(RestAdapterTest, CreateTableFromIpcThenReadWriteData) {
   EXPECT_EQ(merged.num_updated_rows, 1);
   EXPECT_THAT(QueryIds(id), ElementsAre(0, 10, 11, 12, 13, 102));
 
-  InsertIntoTableRequest overwrite;
-  overwrite.id = id;
+  InsertIntoTableRequest overwrite{.id = id};
   overwrite.mode = "overwrite";
   ASSERT_OK(ns_->InsertIntoTable(overwrite, IpcRows(50, 1)));
   EXPECT_THAT(QueryIds(id), ElementsAre(50));
 
-  GetTableStatsRequest stats;
-  stats.id = id;
+  GetTableStatsRequest stats{.id = id};
   ASSERT_OK_AND_ASSIGN(auto got, ns_->GetTableStats(stats));
   EXPECT_EQ(got.num_rows, 1);
 
@@ -543,15 +513,12 @@ TEST_F(RestAdapterTest, CreateTableFromIpcThenReadWriteData) {
 TEST_F(RestAdapterTest, DataOperationsOnAMissingTable) {
   const std::string space = MakeNamespace();
   Identifier id = {space, "nope"};
-  CountTableRowsRequest count;
-  count.id = id;
+  CountTableRowsRequest count{.id = id};
   EXPECT_EQ(CodeOf(ns_->CountTableRows(count)), ErrorCode::kTableNotFound);
-  InsertIntoTableRequest insert;
-  insert.id = id;
+  InsertIntoTableRequest insert{.id = id};
   EXPECT_EQ(CodeOf(ns_->InsertIntoTable(insert, IpcRows(0, 1))),
             ErrorCode::kTableNotFound);
-  QueryTableRequest q;
-  q.id = id;
+  QueryTableRequest q{.id = id};
   q.k = 10;
   EXPECT_EQ(CodeOf(ns_->QueryTable(q)), ErrorCode::kTableNotFound);
 }
@@ -559,20 +526,17 @@ TEST_F(RestAdapterTest, DataOperationsOnAMissingTable) {
 TEST_F(RestAdapterTest, VersionsTagsAndRestore) {
   const std::string space = MakeNamespace();
   Identifier id = CreateTableWithRows(space, 2);
-  InsertIntoTableRequest insert;
-  insert.id = id;
+  InsertIntoTableRequest insert{.id = id};
   ASSERT_OK(ns_->InsertIntoTable(insert, IpcRows(5, 1)));
 
-  ListTableVersionsRequest versions;
-  versions.id = id;
+  ListTableVersionsRequest versions{.id = id};
   ASSERT_OK_AND_ASSIGN(auto listed, ns_->ListTableVersions(versions));
   std::vector<int64_t> numbers;
   for (const auto& v : listed.versions) numbers.push_back(v.version);
   std::sort(numbers.begin(), numbers.end());
   EXPECT_THAT(numbers, ElementsAre(1, 2));
 
-  DescribeTableVersionRequest describe;
-  describe.id = id;
+  DescribeTableVersionRequest describe{.id = id};
   describe.version = 1;
   ASSERT_OK_AND_ASSIGN(auto v1, ns_->DescribeTableVersion(describe));
   EXPECT_EQ(v1.version.version, 1);
@@ -580,43 +544,37 @@ TEST_F(RestAdapterTest, VersionsTagsAndRestore) {
   auto v99 = ns_->DescribeTableVersion(describe);
   EXPECT_EQ(CodeOf(v99), ErrorCode::kTableVersionNotFound) << v99.status().ToString();
 
-  CreateTableTagRequest tag;
-  tag.id = id;
+  CreateTableTagRequest tag{.id = id};
   tag.tag = "first";
   tag.version = 1;
   ASSERT_OK(ns_->CreateTableTag(tag));
   auto dup = ns_->CreateTableTag(tag);
   EXPECT_EQ(CodeOf(dup), ErrorCode::kTableTagAlreadyExists) << dup.status().ToString();
 
-  ListTableTagsRequest tags;
-  tags.id = id;
+  ListTableTagsRequest tags{.id = id};
   ASSERT_OK_AND_ASSIGN(auto tag_list, ns_->ListTableTags(tags));
   ASSERT_EQ(tag_list.tags.count("first"), 1u);
   EXPECT_EQ(tag_list.tags.at("first").version, 1);
 
-  GetTableTagVersionRequest get;
-  get.id = id;
+  GetTableTagVersionRequest get{.id = id};
   get.tag = "first";
   ASSERT_OK_AND_ASSIGN(auto got, ns_->GetTableTagVersion(get));
   EXPECT_EQ(got.version, 1);
 
-  UpdateTableTagRequest move;
-  move.id = id;
+  UpdateTableTagRequest move{.id = id};
   move.tag = "first";
   move.version = 2;
   ASSERT_OK(ns_->UpdateTableTag(move));
   ASSERT_OK_AND_ASSIGN(got, ns_->GetTableTagVersion(get));
   EXPECT_EQ(got.version, 2);
 
-  DeleteTableTagRequest del;
-  del.id = id;
+  DeleteTableTagRequest del{.id = id};
   del.tag = "first";
   ASSERT_OK(ns_->DeleteTableTag(del));
   auto missing = ns_->GetTableTagVersion(get);
   EXPECT_EQ(CodeOf(missing), ErrorCode::kTableTagNotFound) << missing.status().ToString();
 
-  RestoreTableRequest restore;
-  restore.id = id;
+  RestoreTableRequest restore{.id = id};
   restore.version = 1;
   ASSERT_OK(ns_->RestoreTable(restore));
   EXPECT_THAT(QueryIds(id), ElementsAre(0, 1));
@@ -625,14 +583,12 @@ TEST_F(RestAdapterTest, VersionsTagsAndRestore) {
 TEST_F(RestAdapterTest, SchemaChanges) {
   const std::string space = MakeNamespace();
   Identifier id = CreateTableWithRows(space, 2);
-  AlterTableAddColumnsRequest add;
-  add.id = id;
+  AlterTableAddColumnsRequest add{.id = id};
   add.new_columns = {AddColumnsEntry{"twice", std::string("id * 2")}};
   ASSERT_OK_AND_ASSIGN(auto added, ns_->AlterTableAddColumns(add));
   EXPECT_EQ(added.version, 2);
 
-  AlterTableAlterColumnsRequest alter;
-  alter.id = id;
+  AlterTableAlterColumnsRequest alter{.id = id};
   AlterColumnsEntry rename;
   rename.path = "twice";
   rename.rename = "double";
@@ -640,14 +596,12 @@ TEST_F(RestAdapterTest, SchemaChanges) {
   ASSERT_OK_AND_ASSIGN(auto altered, ns_->AlterTableAlterColumns(alter));
   EXPECT_EQ(altered.version, 3);
 
-  AlterTableDropColumnsRequest drop;
-  drop.id = id;
+  AlterTableDropColumnsRequest drop{.id = id};
   drop.columns = {"double"};
   ASSERT_OK_AND_ASSIGN(auto dropped, ns_->AlterTableDropColumns(drop));
   EXPECT_EQ(dropped.version, 4);
 
-  UpdateTableSchemaMetadataRequest meta;
-  meta.id = id;
+  UpdateTableSchemaMetadataRequest meta{.id = id};
   meta.metadata = Properties{{"k", "v"}};
   ASSERT_OK_AND_ASSIGN(auto updated, ns_->UpdateTableSchemaMetadata(meta));
   ASSERT_TRUE(updated.metadata.has_value());
@@ -660,35 +614,29 @@ TEST_F(RestAdapterTest, RenameRegisterDeregister) {
 
   // pylance 14's directory namespace does not rename: it answers code 18 (Internal)
   // with "Not supported" in the text. The spec code decides the kind, as in real Lance.
-  RenameTableRequest rename;
-  rename.id = id;
+  RenameTableRequest rename{.id = id};
   rename.new_table_name = "renamed";
   Status renamed = ns_->RenameTable(rename).status();
   EXPECT_EQ(CodeOf(renamed), ErrorCode::kInternal) << renamed.ToString();
   EXPECT_THAT(renamed.message(), HasSubstr("rename_table not implemented"));
 
-  DescribeTableRequest describe;
-  describe.id = id;
+  DescribeTableRequest describe{.id = id};
   ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable(describe));
   ASSERT_TRUE(described.location.has_value());
 
-  DeregisterTableRequest deregister;
-  deregister.id = id;
+  DeregisterTableRequest deregister{.id = id};
   ASSERT_OK(ns_->DeregisterTable(deregister));
-  TableExistsRequest exists;
-  exists.id = id;
+  TableExistsRequest exists{.id = id};
   EXPECT_EQ(CodeOf(ns_->TableExists(exists)), ErrorCode::kTableNotFound);
 
   // Registering takes a location relative to the root (an absolute one is refused).
-  RegisterTableRequest reg;
-  reg.id = {space, "again"};
+  RegisterTableRequest reg{.id = {space, "again"}};
   reg.location = *described.location;
   auto absolute = ns_->RegisterTable(reg);
   EXPECT_EQ(CodeOf(absolute), ErrorCode::kInvalidInput) << absolute.status().ToString();
   reg.location = described.location->substr(described.location->rfind('/') + 1);
   ASSERT_OK(ns_->RegisterTable(reg));
-  CountTableRowsRequest count;
-  count.id = reg.id;
+  CountTableRowsRequest count{.id = reg.id};
   ASSERT_OK_AND_ASSIGN(int64_t rows, ns_->CountTableRows(count));
   EXPECT_EQ(rows, 2);
 }
@@ -696,8 +644,7 @@ TEST_F(RestAdapterTest, RenameRegisterDeregister) {
 TEST_F(RestAdapterTest, UnknownTransaction) {
   const std::string space = MakeNamespace();
   Identifier id = CreateTableWithRows(space, 1);
-  DescribeTransactionRequest describe;
-  describe.id = id;
+  DescribeTransactionRequest describe{.id = id};
   describe.id.push_back("00000000-0000-0000-0000-000000000000");
   auto r = ns_->DescribeTransaction(describe);
   EXPECT_EQ(CodeOf(r), ErrorCode::kTransactionNotFound) << r.status().ToString();
@@ -711,12 +658,10 @@ TEST_F(RestAdapterTest, ConcurrentCallsShareTheClient) {
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 10; ++i) {
-        CountTableRowsRequest count;
-        count.id = id;
+        CountTableRowsRequest count{.id = id};
         auto rows = ns_->CountTableRows(count);
         if (!rows.ok() || *rows != 3) ++failures;
-        DescribeNamespaceRequest describe;
-        describe.id = {space};
+        DescribeNamespaceRequest describe{.id = {space}};
         if (!ns_->DescribeNamespace(describe).ok()) ++failures;
       }
     });
@@ -729,8 +674,7 @@ TEST_F(RestAdapterTest, ServerErrorsAreTypedAndNotRetried) {
   // Invalid input from the server (an empty predicate) keeps its spec code.
   const std::string space = MakeNamespace();
   Identifier id = CreateTableWithRows(space, 1);
-  DeleteFromTableRequest del;
-  del.id = id;
+  DeleteFromTableRequest del{.id = id};
   del.predicate = "";
   auto r = ns_->DeleteFromTable(del);
   ASSERT_FALSE(r.ok());
@@ -816,47 +760,38 @@ TEST_F(RecordingTest, RoutesQueriesAndBodies) {
 
   ASSERT_OK_AND_ASSIGN(auto listed, ns->ListNamespaces({}));
   EXPECT_THAT(listed.namespaces, ElementsAre("a"));
-  ListTablesRequest tables;
-  tables.id = {"a b", "x+y"};
+  ListTablesRequest tables{.id = {"a b", "x+y"}};
   tables.page_token = "p q";
   tables.limit = 5;
   ASSERT_OK(ns->ListTables(tables));
-  DescribeTableRequest describe;
-  describe.id = {"ns1", "t1"};
+  DescribeTableRequest describe{.id = {"ns1", "t1"}};
   ASSERT_OK_AND_ASSIGN(auto described, ns->DescribeTable(describe));
   EXPECT_EQ(described.location, "/x");
-  CreateNamespaceRequest create;
-  create.id = {"sl/ash"};
+  CreateNamespaceRequest create{.id = {"sl/ash"}};
   create.mode = "ExistOk";
   ASSERT_OK(ns->CreateNamespace(create));
-  CountTableRowsRequest count;
-  count.id = {"t"};
+  CountTableRowsRequest count{.id = {"t"}};
   ASSERT_OK_AND_ASSIGN(int64_t rows, ns->CountTableRows(count));
   EXPECT_EQ(rows, 7);
-  InsertIntoTableRequest insert;
-  insert.id = {"ns1", "t1"};
+  InsertIntoTableRequest insert{.id = {"ns1", "t1"}};
   insert.mode = "overwrite";
   ASSERT_OK_AND_ASSIGN(auto inserted, ns->InsertIntoTable(insert, "IPC1"));
   EXPECT_EQ(inserted.version, 2);
-  MergeInsertIntoTableRequest merge;
-  merge.id = {"t"};
+  MergeInsertIntoTableRequest merge{.id = {"t"}};
   merge.on = std::vector<std::string>{"id", "k 2"};
   merge.when_matched_update_all = true;
   merge.when_not_matched_insert_all = false;
   merge.when_matched_update_all_filt = "a = 1";
   ASSERT_OK(ns->MergeInsertIntoTable(merge, "IPC2"));
-  CreateTableRequest ct;
-  ct.id = {"t"};
+  CreateTableRequest ct{.id = {"t"}};
   ct.mode = "overwrite";
   ct.properties = Properties{{"user", "alice"}};
   ASSERT_OK(ns->CreateTable(ct, std::string("IPC\0x3", 5)));
-  ListTableVersionsRequest versions;
-  versions.id = {"t"};
+  ListTableVersionsRequest versions{.id = {"t"}};
   versions.limit = 2;
   versions.descending = true;
   ASSERT_OK(ns->ListTableVersions(versions));
-  QueryTableRequest query;
-  query.id = {"t"};
+  QueryTableRequest query{.id = {"t"}};
   query.k = 4;
   query.filter = "id > 1";
   ASSERT_OK_AND_ASSIGN(std::string bytes, ns->QueryTable(query));
@@ -925,13 +860,11 @@ TEST_F(RecordingTest, BodilessListsAndTheSchemaMetadataMap) {
   ASSERT_OK(rec.status());
   auto ns = Connect(rec);
   ASSERT_NE(ns, nullptr);
-  ListTableTagsRequest tags;
-  tags.id = {"a", "t"};
+  ListTableTagsRequest tags{.id = {"a", "t"}};
   tags.page_token = "x";
   tags.limit = 2;
   ASSERT_OK(ns->ListTableTags(tags));
-  UpdateTableSchemaMetadataRequest meta;
-  meta.id = {"a", "t"};
+  UpdateTableSchemaMetadataRequest meta{.id = {"a", "t"}};
   meta.metadata = Properties{{"k", "v"}};
   ASSERT_OK_AND_ASSIGN(auto updated, ns->UpdateTableSchemaMetadata(meta));
   ASSERT_TRUE(updated.metadata.has_value());
@@ -954,8 +887,7 @@ TEST_F(RecordingTest, UriPrefixAndCustomDelimiter) {
   auto ns = RestNamespace::FromProperties(
       {{"uri", rec.url() + "/prefix/path/"}, {"delimiter", "."}});
   ASSERT_OK(ns);
-  DescribeTableRequest describe;
-  describe.id = {"ns1", "sub", "t1"};
+  DescribeTableRequest describe{.id = {"ns1", "sub", "t1"}};
   ASSERT_OK((*ns)->DescribeTable(describe));
   auto reqs = rec.Requests();
   ASSERT_EQ(reqs.size(), 1u);
@@ -986,8 +918,7 @@ TEST_F(RecordingTest, StaticHeadersAndDynamicContext) {
   auto ns =
       Connect(rec, {{"header.x-api-key", "static"}, {"header.X-Team", "eng"}}, provider);
   ASSERT_NE(ns, nullptr);
-  DescribeTableRequest describe;
-  describe.id = {"ns1", "t1"};
+  DescribeTableRequest describe{.id = {"ns1", "t1"}};
   ASSERT_OK(ns->DescribeTable(describe));
   ListNamespacesRequest list;
   ASSERT_OK(ns->ListNamespaces(list));
@@ -1032,10 +963,8 @@ TEST_F(RecordingTest, SpecCodesDecideTheErrorKindNotTheStatus) {
   ASSERT_OK(rec.status());
   auto ns = Connect(rec, {{"max_retries", "0"}});
   ASSERT_NE(ns, nullptr);
-  DescribeTableRequest t;
-  t.id = {"ns1", "t1"};
-  DescribeNamespaceRequest n;
-  n.id = {"ns1"};
+  DescribeTableRequest t{.id = {"ns1", "t1"}};
+  DescribeNamespaceRequest n{.id = {"ns1"}};
 
   auto e1 = ns->DescribeTable(t);
   EXPECT_EQ(CodeOf(e1), ErrorCode::kTableNotFound);
@@ -1068,8 +997,7 @@ TEST_F(RecordingTest, IdempotentCallsAreRetriedWithBackoff) {
   ASSERT_OK(rec.status());
   auto ns = Connect(rec, {{"max_retries", "3"}, {"retry_backoff_ms", "20"}});
   ASSERT_NE(ns, nullptr);
-  DescribeTableRequest t;
-  t.id = {"t"};
+  DescribeTableRequest t{.id = {"t"}};
   const auto start = std::chrono::steady_clock::now();
   ASSERT_OK_AND_ASSIGN(auto described, ns->DescribeTable(t));
   const auto waited = std::chrono::steady_clock::now() - start;
@@ -1086,8 +1014,7 @@ TEST_F(RecordingTest, RetriesStopAtMaxRetries) {
   ASSERT_OK(rec.status());
   auto ns = Connect(rec, {{"max_retries", "2"}});
   ASSERT_NE(ns, nullptr);
-  NamespaceExistsRequest exists;
-  exists.id = {"a"};
+  NamespaceExistsRequest exists{.id = {"a"}};
   Status st = ns->NamespaceExists(exists);
   EXPECT_EQ(CodeOf(st), ErrorCode::kServiceUnavailable) << st.ToString();
   EXPECT_THAT(st.message(), HasSubstr("gave up after 3 attempts"));
@@ -1101,8 +1028,7 @@ TEST_F(RecordingTest, WritesAreNotRetried) {
   ASSERT_OK(rec.status());
   auto ns = Connect(rec, {{"max_retries", "3"}});
   ASSERT_NE(ns, nullptr);
-  DeclareTableRequest declare;
-  declare.id = {"t"};
+  DeclareTableRequest declare{.id = {"t"}};
   auto r = ns->DeclareTable(declare);
   EXPECT_EQ(CodeOf(r), ErrorCode::kServiceUnavailable);
   EXPECT_TRUE(r.status().retryable());
@@ -1117,8 +1043,7 @@ TEST_F(RecordingTest, TimeoutsAreServiceUnavailable) {
   auto ns = Connect(rec, {{"read_timeout_ms", "300"}, {"max_retries", "1"}});
   ASSERT_NE(ns, nullptr);
   // The first attempt times out; the retry gets the next answer.
-  DescribeTableRequest t;
-  t.id = {"t"};
+  DescribeTableRequest t{.id = {"t"}};
   ASSERT_OK_AND_ASSIGN(auto described, ns->DescribeTable(t));
   EXPECT_EQ(described.location, "/ok");
 
@@ -1150,8 +1075,7 @@ TEST_F(RecordingTest, ConnectionRefusedNamesTheUrlButNoSecret) {
        {"max_retries", "2"},
        {"retry_backoff_ms", "1"}});
   ASSERT_OK(ns);
-  DescribeTableRequest t;
-  t.id = {"ns1", "t1"};
+  DescribeTableRequest t{.id = {"ns1", "t1"}};
   auto r = (*ns)->DescribeTable(t);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(CodeOf(r), ErrorCode::kServiceUnavailable) << r.status().ToString();
@@ -1213,8 +1137,7 @@ TEST_F(RecordingTest, HttpsHostNameCheck) {
   ASSERT_OK_AND_ASSIGN(
       auto strict, RestNamespace::FromProperties(
                        {{"uri", https}, {"tls.ssl_ca_cert", dir_.Join("named-ca.pem")}}));
-  NamespaceExistsRequest exists;
-  exists.id = {"a"};
+  NamespaceExistsRequest exists{.id = {"a"}};
   Status mismatch = strict->NamespaceExists(exists);
   EXPECT_EQ(CodeOf(mismatch), ErrorCode::kInternal) << mismatch.ToString();
   EXPECT_THAT(mismatch.message(), HasSubstr("TLS"));
@@ -1236,8 +1159,7 @@ TEST_F(RecordingTest, MutualTlsSendsTheClientCertificate) {
                 "--client-ca", dir_.Join("cli-ca.pem")});
   ASSERT_OK(rec.status());
   const std::string https = "https://127.0.0.1:" + std::to_string(rec.port());
-  NamespaceExistsRequest exists;
-  exists.id = {"a"};
+  NamespaceExistsRequest exists{.id = {"a"}};
 
   ASSERT_OK_AND_ASSIGN(auto anonymous, RestNamespace::FromProperties(
                                            {{"uri", https},

@@ -35,9 +35,7 @@
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsOk;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 int64_t RealNowMillis() { return RealClock::Instance()->NowMillis(); }
 

@@ -58,14 +58,13 @@
 #include "tests/s3/s3_fixture.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/refresh_fixture.h"
 #include "tests/testing/temp_dir.h"
 
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsOk;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using Millis = std::chrono::milliseconds;
 
 constexpr Millis kTtl{15'000};
@@ -78,11 +77,7 @@ constexpr Millis kAfterWaitTtl{600'000};
 // Hang guard of a wait for revocations (never the thing measured).
 constexpr Millis kWaitGuard{180'000};
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<Millis>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using ::lance::testing::refresh::NowMillis;
 
 // Keys are minted and revoked by testing::CreateAccessKey / RemoveAccessKey: this suite's
 // own RGW user, one change at a time (s3_env.h).
@@ -225,7 +220,7 @@ class KeyReaper {
 };
 
 // The counting, key-vending namespace described at the top.
-class VendingNamespace final : public LanceNamespace {
+class VendingNamespace final : public lance::testing::refresh::CountingNamespace {
  public:
   VendingNamespace(std::shared_ptr<LanceNamespace> inner, KeyReaper* reaper,
                    Millis ttl = kTtl)
@@ -234,43 +229,6 @@ class VendingNamespace final : public LanceNamespace {
   // The TTL of the keys vended from now on.
   void set_ttl(Millis ttl) { ttl_ms_ = ttl.count(); }
 
-  std::string namespace_id() const override { return inner_->namespace_id(); }
-
-  Result<DescribeTableResponse> DescribeTable(const DescribeTableRequest& r) override {
-    ++describes_;
-    Count(&describes_by_table_, r.id);
-    LANCE_ASSIGN_OR_RAISE(auto response, inner_->DescribeTable(r));
-    LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
-    return response;
-  }
-  Result<DeclareTableResponse> DeclareTable(const DeclareTableRequest& r) override {
-    ++declares_;
-    LANCE_ASSIGN_OR_RAISE(auto response, inner_->DeclareTable(r));
-    LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
-    return response;
-  }
-  Result<CreateEmptyTableResponse> CreateEmptyTable(
-      const CreateEmptyTableRequest& r) override {
-    ++create_empties_;
-    LANCE_ASSIGN_OR_RAISE(auto response, inner_->CreateEmptyTable(r));
-    LANCE_RETURN_NOT_OK(Vend(r.id, &response.storage_options));
-    return response;
-  }
-  Result<ListTablesResponse> ListTables(const ListTablesRequest& r) override {
-    return inner_->ListTables(r);
-  }
-  Status TableExists(const TableExistsRequest& r) override {
-    return inner_->TableExists(r);
-  }
-
-  int describes() const { return describes_.load(); }
-  int declares() const { return declares_.load(); }
-  int create_empties() const { return create_empties_.load(); }
-  int describes_of(const Identifier& id) const {
-    std::lock_guard lock(mu_);
-    auto it = describes_by_table_.find(JoinIdentifier(id));
-    return it == describes_by_table_.end() ? 0 : it->second;
-  }
   // Every key vended for `id`, oldest first.
   std::vector<std::string> keys_of(const Identifier& id) const {
     std::lock_guard lock(mu_);
@@ -283,13 +241,10 @@ class VendingNamespace final : public LanceNamespace {
     return first == 0 ? -1 : NowMillis() - first;
   }
 
- private:
-  void Count(std::map<std::string, int>* counts, const Identifier& id) {
-    std::lock_guard lock(mu_);
-    ++(*counts)[JoinIdentifier(id)];
-  }
+ protected:
+  const std::shared_ptr<LanceNamespace>& inner() const override { return inner_; }
 
-  Status Vend(const Identifier& id, std::optional<Properties>* options) {
+  Status OnVended(const Identifier& id, std::optional<Properties>* options) override {
     if (!options->has_value()) {
       return Status::Invalid(
           "the inner namespace returned no storage options to vend into");
@@ -315,84 +270,40 @@ class VendingNamespace final : public LanceNamespace {
     return Status::OK();
   }
 
+ private:
   std::shared_ptr<LanceNamespace> inner_;
   KeyReaper* reaper_;
   std::atomic<int64_t> ttl_ms_;
-  std::atomic<int> describes_{0};
-  std::atomic<int> declares_{0};
-  std::atomic<int> create_empties_{0};
   std::atomic<int64_t> first_vend_{0};
   mutable std::mutex mu_;
-  std::map<std::string, int> describes_by_table_;
   std::map<std::string, std::vector<std::string>> keys_by_table_;
 };
 
 // -- Data
 // ---------------------------------------------------------------------------------
 
-RecordBatchPtr Rows(int64_t start, int64_t n) { return testing::NamedRows(start, n); }
+using ::lance::testing::refresh::ExpectFileHolds;
+using ::lance::testing::refresh::FileSchema;
+using ::lance::testing::refresh::Rows;
+using ::lance::testing::refresh::SortedIds;
+using ::lance::testing::refresh::TableOf;
+using ::lance::testing::refresh::WriteFile;
 
 std::unique_ptr<RecordBatchReader> ReaderOf(std::vector<RecordBatchPtr> batches) {
   auto s = batches.front()->schema();
   return RecordBatchReader::FromBatches(s, std::move(batches));
 }
 
-TablePtr TableOf(std::vector<RecordBatchPtr> batches) {
-  auto s = batches.front()->schema();
-  return Table::Make(s, std::move(batches)).value();
-}
-
-// The dataset's rows equal `expected` (in scan order).
-::testing::AssertionResult HasRows(const Dataset& ds,
-                                   std::vector<RecordBatchPtr> expected) {
-  auto table = ds.ToTable();
-  if (!table.ok())
-    return ::testing::AssertionFailure() << "scan failed: " << table.status();
-  auto want = TableOf(std::move(expected));
-  if (!(*table)->Equals(*want)) {
-    return ::testing::AssertionFailure() << "rows differ: got " << (*table)->num_rows()
-                                         << " rows, want " << want->num_rows();
-  }
-  return ::testing::AssertionSuccess();
-}
-
-std::vector<int64_t> SortedIds(const Table& table) {
-  std::vector<int64_t> out;
-  for (const auto& batch : table.batches()) {
-    const auto& a = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    for (int64_t i = 0; i < a.length(); ++i) out.push_back(a.Value(i));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-format::LanceSchema FileSchema() {
-  return format::LanceSchema::Assign(Rows(0, 1)->schema()).value();
-}
-
-// Writes `batches` into a new Lance file at `uri` through `access`.
-void WriteFile(const std::string& uri, const io::StorageAccess& access,
-               const std::vector<RecordBatchPtr>& batches) {
-  ASSERT_OK_AND_ASSIGN(auto writer,
-                       format::LanceFileWriter::OpenUri(uri, FileSchema(), access));
-  for (const auto& batch : batches) ASSERT_OK(writer->WriteBatch(*batch));
-  ASSERT_OK(writer->Close().status());
-}
-
-// The Lance file at `uri`, read through `access`, holds exactly `expected`.
-void ExpectFileHolds(const std::string& uri, const io::StorageAccess& access,
-                     std::vector<RecordBatchPtr> expected) {
-  ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(uri, access));
-  ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
-  EXPECT_TRUE(table->Equals(*TableOf(std::move(expected))));
-}
-
 // -- Fixture
 // ------------------------------------------------------------------------------
 
-class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
+class NamespaceRefreshTest
+    : public lance::testing::refresh::RefreshFixture<lance::testing::S3PrefixTest,
+                                                     VendingNamespace> {
  protected:
-  NamespaceRefreshTest() : S3PrefixTest("nsroot") {}
+  NamespaceRefreshTest() : RefreshFixture("nsroot") {}
+  // The namespace goes before the reaper, which then revokes what is left.
+  ~NamespaceRefreshTest() override { ns_.reset(); }
 
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(S3PrefixTest::SetUp());
@@ -411,19 +322,11 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
   }
 
   // "declare=1 describe=2 (N ms after the first vend)" for messages.
-  std::string Counts() const {
+  std::string Counts() const override {
     return "declare=" + std::to_string(ns_->declares()) +
            " describe=" + std::to_string(ns_->describes()) + " (" +
            std::to_string(ns_->since_first_vend()) + " ms after the first vend)";
   }
-  // Rows start..start+n-1 written through the namespace as table `id` (`mode`).
-  Result<std::shared_ptr<Dataset>> WriteRowsTo(const Identifier& id, int64_t start,
-                                               int64_t n,
-                                               WriteMode mode = WriteMode::kCreate) {
-    auto data = ReaderOf({Rows(start, n)});
-    return WriteDataset(*data, ns_, id, {.mode = mode});
-  }
-
   // Pre-mints a key for each of the `vends` the test expects, and one spare: an
   // unexpected call then shows up in the counts, not as a failure.
   void PremintForVends(int vends) { reaper_.Premint(vends + 1); }
@@ -444,11 +347,6 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
     ExpectCounts(1, describes_after_read);
   }
 
-  void ExpectCounts(int declares, int describes) const {
-    EXPECT_EQ(ns_->declares(), declares) << Counts();
-    EXPECT_EQ(ns_->describes(), describes) << Counts();
-  }
-
   // Reads through the dataset `n` times (a real GET of its data each time) and counts
   // its rows `n` times.
   void ReadAndCount(const Dataset& ds, const std::vector<RecordBatchPtr>& expected,
@@ -467,23 +365,6 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
     }
   }
 
-  // A provider-backed access seeded with `options` for table `id` of ns_.
-  // Declares table `id`, then describes it: the access the description gives. Expects
-  // these two to be the namespace's only calls so far.
-  void DeclareAndDescribe(const Identifier& id, io::StorageAccess* access) {
-    ASSERT_OK(ns_->DeclareTable({.id = id}).status());
-    ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
-    *access = AccessFor(id, *described.storage_options);
-    ExpectCounts(1, 1);
-  }
-
-  io::StorageAccess AccessFor(const Identifier& id, const Properties& options) {
-    auto access = io::ResolveStorageAccess(io::StorageAccess(
-        options, std::make_shared<LanceNamespaceStorageOptionsProvider>(ns_, id)));
-    EXPECT_THAT(access, IsOk());
-    return access.ok() ? *access : io::StorageAccess{};
-  }
-
   // Until every key vended so far has expired and been revoked on the server; the keys
   // vended afterwards live kAfterWaitTtl.
   void Wait() const {
@@ -491,36 +372,16 @@ class NamespaceRefreshTest : public ::lance::testing::S3PrefixTest {
     if (ns_ != nullptr) ns_->set_ttl(kAfterWaitTtl);
   }
 
-  // The refresh counters of every provider of this test's namespace (their ids name the
-  // unique root), summed.
-  io::RefreshStats RootRefreshStats() const {
-    io::RefreshStats sum;
-    for (const auto& entry : io::CredentialRefreshStats()) {
-      if (entry.provider_id.find(root_) == std::string::npos) continue;
-      sum.fetches += entry.stats.fetches;
-      sum.forced_refreshes += entry.stats.forced_refreshes;
-      sum.background_refreshes += entry.stats.background_refreshes;
-      sum.blocking_refreshes += entry.stats.blocking_refreshes;
-      sum.failures += entry.stats.failures;
-      sum.failed_requests += entry.stats.failed_requests;
-    }
-    return sum;
-  }
-
   // The timed refresh did the work: `fetches` fetches, none forced by a 403 and none
-  // failed.
+  // failed, each one timed (in the background or blocking).
   void ExpectTimedRefreshes(int64_t fetches) const {
+    RefreshFixture::ExpectTimedRefreshes(fetches);
     const io::RefreshStats stats = RootRefreshStats();
-    EXPECT_EQ(stats.forced_refreshes, 0) << Counts();
-    EXPECT_EQ(stats.failures, 0) << Counts();
-    EXPECT_EQ(stats.failed_requests, 0) << Counts();
-    EXPECT_EQ(stats.fetches, fetches) << Counts();
     EXPECT_EQ(stats.background_refreshes + stats.blocking_refreshes, fetches) << Counts();
   }
 
-  // Declared before ns_: destroyed after every handle on vended keys, revoking the rest.
+  // Destroyed after every handle on vended keys, revoking the rest.
   KeyReaper reaper_;
-  std::shared_ptr<VendingNamespace> ns_;
 };
 
 // 1. Open: create through the namespace, open, read; reads make no call.
@@ -625,39 +486,8 @@ TEST_F(NamespaceRefreshTest, Scenario6OverwriteMode) {
 TEST_F(NamespaceRefreshTest, Scenario7DistributedWrite) {
   PremintForVends(2);
   const Identifier id{"distributed"};
-  ASSERT_OK_AND_ASSIGN(auto declared, ns_->DeclareTable({.id = id}));
-  ExpectCounts(1, 0);
-  ASSERT_TRUE(declared.location.has_value());
-  ASSERT_TRUE(declared.storage_options.has_value());
-  const std::string location = *declared.location;
-
-  const std::vector<std::pair<int64_t, int64_t>> slices = {{0, 2}, {2, 2}, {4, 1}};
-  std::vector<std::vector<FragmentMetadata>> per_worker(slices.size());
-  std::vector<std::thread> workers;
-  for (size_t w = 0; w < slices.size(); ++w) {
-    workers.emplace_back([&, w] {
-      // Each worker builds its own provider and access from the declared options, as a
-      // remote worker would.
-      io::StorageAccess access = AccessFor(id, *declared.storage_options);
-      WriteParams params;
-      params.access = access;
-      auto data = ReaderOf({Rows(slices[w].first, slices[w].second)});
-      auto fragments = WriteFragments(*data, location, params);
-      EXPECT_THAT(fragments, IsOk());
-      if (fragments.ok()) per_worker[w] = *fragments;
-    });
-  }
-  for (auto& t : workers) t.join();
-  ExpectCounts(1, 0);
-
-  std::vector<FragmentMetadata> all;
-  for (auto& f : per_worker) all.insert(all.end(), f.begin(), f.end());
-  ASSERT_EQ(all.size(), 3u);
-  io::StorageAccess access = AccessFor(id, *declared.storage_options);
-  ASSERT_OK_AND_ASSIGN(auto committed,
-                       Dataset::Commit(location, OverwriteOp{Rows(0, 1)->schema(), all},
-                                       std::nullopt, access));
-  ExpectCounts(1, 0);
+  std::shared_ptr<Dataset> committed;
+  ASSERT_NO_FATAL_FAILURE(WriteDistributed(id, &committed));
   EXPECT_EQ(committed->version(), 1u);
   EXPECT_EQ(*committed->CountRows(), 5);
   ASSERT_OK_AND_ASSIGN(auto table, committed->ToTable());
@@ -754,55 +584,21 @@ TEST_F(NamespaceRefreshTest, Scenario10FileSession) {
 TEST_F(NamespaceRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
   PremintForVends(3);
   const Identifier id{"many_readers"};
-  auto data = ReaderOf({Rows(0, 60)});
-  WriteParams params;
-  params.max_rows_per_file = 20;  // three fragments: each read is several GETs
-  ASSERT_OK(WriteDataset(*data, ns_, id, params).status());
-  ASSERT_OK_AND_ASSIGN(auto opened, OpenDataset(ns_, id));
-  ExpectCounts(1, 1);
+  std::shared_ptr<Dataset> opened;
+  ASSERT_NO_FATAL_FAILURE(WriteThreeFragmentsAndOpen(id, &opened));
   const std::vector<std::string> keys = ns_->keys_of(id);
   ASSERT_EQ(keys.size(), 2u);
   const std::string opened_key = keys.back();  // the describe's, used by `opened`
   ns_->set_ttl(kAfterWaitTtl);                 // the refresh's key outlives the readers
-  const auto want = TableOf({Rows(0, 60)});
-  const auto guard = std::chrono::steady_clock::now() + kWaitGuard;
 
   // Every thread reads until the key of the open has expired and been revoked on the
-  // server, then twice more: each one crosses the expiry (the refresh happens in between,
-  // while they read) and reads with the refreshed key (which outlives them).
-  std::atomic<int> failures{0};
-  std::atomic<int> reads{0};
-  std::mutex first_error_mu;
-  std::string first_error;
-  std::vector<int> before(32, 0), after(32, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 32; ++t) {
-    threads.emplace_back([&, t] {
-      while (after[t] < 2 && std::chrono::steady_clock::now() < guard) {
-        const bool revoked = reaper_.IsRevoked(opened_key);
-        auto table = opened->ToTable();
-        if (!table.ok() || !(*table)->Equals(*want)) {
-          ++failures;
-          std::lock_guard lock(first_error_mu);
-          if (first_error.empty()) {
-            first_error = table.ok() ? "rows differ" : table.status().ToString();
-          }
-        }
-        ++reads;
-        ++(revoked ? after[t] : before[t]);
-        if (!revoked) std::this_thread::sleep_for(Millis(25));
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(failures.load(), 0) << first_error;
-  for (int t = 0; t < 32; ++t) {
-    EXPECT_GE(before[t], 1) << "thread " << t << " never read with the first key";
-    EXPECT_EQ(after[t], 2) << "thread " << t << " did not read after the revocation";
-  }
+  // server, then twice more.
+  const int reads = lance::testing::refresh::ReadAcrossExpiry(
+      *opened, *TableOf({Rows(0, 60)}), 32, [&] { return reaper_.IsRevoked(opened_key); },
+      Millis(25), kWaitGuard, "key", "revocation");
   ExpectCounts(1, 2);
   ExpectTimedRefreshes(1);
-  std::cout << "[ info ] 32 readers made " << reads.load() << " reads across an expiry, "
+  std::cout << "[ info ] 32 readers made " << reads << " reads across an expiry, "
             << ns_->describes() - 1 << " refresh call(s)\n";
 }
 

@@ -33,9 +33,7 @@
 namespace lance::io::s3 {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::IsOk;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 struct RgwEnv {
   std::string endpoint, region, access_key, secret_key, bucket;

@@ -23,15 +23,9 @@
 #include "lance/io/s3_object_store.h"
 #include "table/manifest.h"
 #include "tests/s3/s3_fixture.h"
+#include "tests/testing/cloud_dataset_fixture.h"
 #include "tests/testing/counting_store.h"
 #include "tests/testing/matchers.h"
-
-// table_test_util.h locates the local fixtures through this macro; no fixture is read
-// here (they are local files), so any value does.
-#ifndef LANCE_TEST_DATA_DIR
-#define LANCE_TEST_DATA_DIR ""
-#endif
-#include "tests/dataset/table_test_util.h"
 
 namespace lance {
 namespace {
@@ -42,22 +36,12 @@ namespace ti = ::lance::table_internal;
 
 // Each test gets a fresh dataset location under the shared test bucket and removes
 // everything below it afterwards (RGW's store is a small sparse file).
-class S3DatasetTest : public ::lance::testing::S3EnvTest {
+class S3DatasetTest : public testing::CloudDatasetTest<::lance::testing::S3EnvTest> {
  protected:
-  void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(S3EnvTest::SetUp());
-    options_ = env_.Options();
-    uri_ = env_.UniqueUri("ds.lance");
-  }
+  std::string DatasetUri() override { return env_.UniqueUri("ds.lance"); }
 
   void TearDown() override {
-    for (const auto& [uri, options] : cleanup_) {
-      auto loc = io::ResolveObjectStore(uri, options);
-      if (loc.ok()) {
-        Status st = loc->store->DeletePrefix(loc->path + "/");
-        EXPECT_TRUE(st.ok()) << "cleaning up " << uri << ": " << st;
-      }
-    }
+    for (const auto& [uri, options] : cleanup_) testing::DeleteBelow(uri, options);
   }
 
   // `uri`, removed at the end of the test.
@@ -66,26 +50,6 @@ class S3DatasetTest : public ::lance::testing::S3EnvTest {
     return uri;
   }
   std::string Uri() { return Track(uri_, options_); }
-
-  WriteParams Params(WriteMode mode = WriteMode::kCreate) const {
-    WriteParams params;
-    params.mode = mode;
-    params.access.storage_options = options_;
-    return params;
-  }
-  OpenOptions Open(std::optional<uint64_t> version = {}) const {
-    OpenOptions options;
-    options.version = version;
-    options.access.storage_options = options_;
-    return options;
-  }
-
-  // The dataset's directory in its (registry-shared) S3 store.
-  ti::DatasetDir Dir(const std::string& uri) {
-    auto loc = io::ResolveObjectStore(uri, options_);
-    EXPECT_TRUE(loc.ok()) << loc.status();
-    return loc.ok() ? ti::DatasetDir(loc->store, loc->path) : ti::DatasetDir();
-  }
 
   // Names of the objects directly under the dataset's _versions/.
   std::vector<std::string> VersionObjects(const std::string& uri) {
@@ -100,30 +64,14 @@ class S3DatasetTest : public ::lance::testing::S3EnvTest {
     return names;
   }
 
-  StorageOptions options_;
-  std::string uri_;
   std::vector<std::pair<std::string, StorageOptions>> cleanup_;
 };
 
 TEST_F(S3DatasetTest, CreateAppendOverwriteScanVersionsCheckout) {
   const std::string uri = Uri();
   ASSERT_EQ(uri.rfind("s3://" + env_.bucket + "/", 0), 0u) << uri;
-  EXPECT_THAT(Dataset::Open(uri, Open()),
-              IsErrorWith(StatusCode::kNotFound, "No Lance dataset"));
-
-  WriteParams create = Params();
-  create.max_rows_per_file = 40;
-  ASSERT_OK_AND_ASSIGN(auto v1, WriteRows(uri, 0, 100, create));
-  EXPECT_EQ(v1->version(), 1u);
-  EXPECT_EQ(v1->uri(), uri);
-  EXPECT_EQ(v1->fragments().size(), 3u);
-  EXPECT_EQ(*v1->CountRows(), 100);
-  EXPECT_EQ(Ids(*v1), Iota(0, 100));
-  EXPECT_THAT(WriteRows(uri, 0, 10, Params()), IsError(StatusCode::kAlreadyExists));
-
-  ASSERT_OK_AND_ASSIGN(auto v2, WriteRows(uri, 100, 50, Params(WriteMode::kAppend)));
-  EXPECT_EQ(v2->version(), 2u);
-  EXPECT_EQ(*v2->CountRows(), 150);
+  std::shared_ptr<Dataset> v2;
+  ASSERT_NO_FATAL_FAILURE(CreateThenAppend(uri, &v2));
   EXPECT_EQ(v2->fragments().back().id, 3u);
 
   // Projection, filter (its columns dropped), paging, row ids -- all from S3.
@@ -158,12 +106,9 @@ TEST_F(S3DatasetTest, CreateAppendOverwriteScanVersionsCheckout) {
   EXPECT_EQ(rids[40], int64_t{1} << 32);
   EXPECT_EQ(rids[100], int64_t{3} << 32);
 
-  ASSERT_OK_AND_ASSIGN(auto v3, WriteRows(uri, 1000, 30, Params(WriteMode::kOverwrite)));
-  EXPECT_EQ(v3->version(), 3u);
-  EXPECT_EQ(Ids(*v3), Iota(1000, 1030));
-
+  std::shared_ptr<Dataset> v3;
+  ASSERT_NO_FATAL_FAILURE(OverwriteAs(uri, 3, &v3));
   ASSERT_OK_AND_ASSIGN(auto versions, v3->Versions());
-  ASSERT_EQ(versions.size(), 3u);
   for (size_t i = 0; i < versions.size(); ++i) {
     EXPECT_EQ(versions[i].version, i + 1);
     EXPECT_GT(versions[i].timestamp_ms, 1600000000000);
@@ -313,23 +258,12 @@ TEST_F(S3DatasetTest, WriteFragmentsThenCommit) {
 // versions, with exactly one manifest object per version.
 TEST_F(S3DatasetTest, EightThreadsAppendingConcurrentlyAllLand) {
   const std::string uri = Uri();
-  ASSERT_OK(WriteRows(uri, 0, 10, Params()).status());
   constexpr int kThreads = 8;
   constexpr int kAppends = 3;
   constexpr int kRows = 7;
-  auto [versions, errors] =
-      RacingAppends(uri, kThreads, kAppends, kRows, Params(WriteMode::kAppend));
-  ASSERT_TRUE(errors.empty()) << errors.size() << " failed, first: " << errors.front();
-
   constexpr uint64_t kLast = 1 + kThreads * kAppends;
-  std::sort(versions.begin(), versions.end());
-  std::vector<uint64_t> consecutive(kThreads * kAppends);
-  std::iota(consecutive.begin(), consecutive.end(), 2);
-  EXPECT_EQ(versions, consecutive);
-
-  ASSERT_OK_AND_ASSIGN(auto ds, Dataset::Open(uri, Open()));
-  EXPECT_EQ(ds->version(), kLast);
-  EXPECT_EQ(*ds->CountRows(), 10 + kThreads * kAppends * kRows);
+  std::shared_ptr<Dataset> ds;
+  ASSERT_NO_FATAL_FAILURE(ExpectRacingAppendsLand(uri, kThreads, kAppends, kRows, &ds));
   std::vector<int64_t> expected = Iota(0, 10);
   for (int64_t id : Iota(1000, 1000 + kThreads * kAppends * kRows))
     expected.push_back(id);

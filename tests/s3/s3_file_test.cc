@@ -34,9 +34,8 @@
 namespace lance::format {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::format::testing::RandomBatch;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
 
 using CountingStore = ::lance::testing::OpenCountingStore;
 

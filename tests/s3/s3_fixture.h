@@ -12,23 +12,16 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/io/s3_object_store.h"
+#include "tests/testing/env_test.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/named_rows.h"
 #include "tests/testing/s3_env.h"
 
 namespace lance::testing {
 
 /// A test against the RGW of the test run: env_ is set before the derived SetUp runs
 /// (which starts with ASSERT_NO_FATAL_FAILURE(S3EnvTest::SetUp())).
-class S3EnvTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto env = S3TestEnv::Get();
-    ASSERT_TRUE(env.ok()) << env.status().ToString();
-    env_ = *env;
-  }
-
-  S3TestEnv env_;
-};
+class S3EnvTest : public EnvTest<S3TestEnv> {};
 
 /// An S3EnvTest under a fresh prefix: root_ ("s3://<bucket>/lance-test-<unique>/<name>"),
 /// root_key_ (the same inside the bucket: "lance-test-<unique>/<name>"), and direct_, a
@@ -65,17 +58,5 @@ class S3PrefixTest : public S3EnvTest {
   std::string name_;
   bool needs_sts_;
 };
-
-/// Rows id = start.., name = "row-<id>".
-inline RecordBatchPtr NamedRows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    EXPECT_OK(names.Append("row-" + std::to_string(i)));
-  }
-  auto s = schema({field("id", int64(), false), field("name", utf8())});
-  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
-}
 
 }  // namespace lance::testing

@@ -32,10 +32,9 @@
 namespace lance::io {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::AssumeRole;
 using ::lance::testing::CreateAccessKey;
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
 using ::lance::testing::ListMultipartUploads;
 using ::lance::testing::MakeFreshBucketStore;
 using ::lance::testing::ObjectStoreTestParam;
@@ -47,12 +46,9 @@ using s3::AwsCredentials;
 constexpr int64_t kMiB = 1 << 20;
 
 ObjectStoreTestParam S3Param() {
-  ObjectStoreTestParam param;
-  param.name = "s3";
-  param.make_store = [] { return MakeFreshBucketStore(); };
-  param.large_object_bytes = 8 * kMiB;
-  param.list_many_keys = 1050;
-  return param;
+  return {.name = "s3",
+          .make_store = [] { return MakeFreshBucketStore(); },
+          .large_object_bytes = 8 * kMiB};
 }
 
 }  // namespace

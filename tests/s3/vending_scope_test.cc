@@ -38,8 +38,7 @@
 namespace lance::ns {
 namespace {
 
-using ::lance::testing::IsOk;
-using ::testing::HasSubstr;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 std::unique_ptr<RecordBatchReader> Reader(int64_t start, int64_t n) {
   auto batch = testing::NamedRows(start, n);

@@ -33,8 +33,7 @@ namespace lance::server {
 namespace {
 
 using Json = nlohmann::json;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 /// \brief A namespace that records what the server handed it (ids, query-derived
 /// fields, Arrow bodies) and answers fixed data.

@@ -24,8 +24,7 @@
 namespace lance::server {
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::UnorderedElementsAre;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 const httplib::Headers kRead = {{"x-api-key", "read-key-0123456789"}};
 const httplib::Headers kWrite = {{"x-api-key", "write-key-0123456789"}};

@@ -37,6 +37,23 @@ MATCHER_P2(IsErrorWith, code, substring,
   return st.code() == code && st.message().find(substring) != std::string::npos;
 }
 
+/// The gtest / gmock names nearly every test source uses, in one list: a test writes
+/// `using namespace ::lance::testing::prelude;` instead of repeating these declarations
+/// (and adds its own for anything else).
+namespace prelude {
+using ::lance::testing::IsError;
+using ::lance::testing::IsErrorWith;
+using ::lance::testing::IsOk;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::MatchesRegex;
+using ::testing::Not;
+using ::testing::UnorderedElementsAre;
+}  // namespace prelude
+
 }  // namespace lance::testing
 
 // `check` (ASSERT_TRUE or EXPECT_TRUE) that a Status or Result is OK; `text` is the

@@ -25,8 +25,7 @@ using io::ObjectMeta;
 using io::ObjectStore;
 using io::OutputStream;
 using io::RandomAccessReader;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 int ObjectStoreConformanceAnchor() { return 0; }
 

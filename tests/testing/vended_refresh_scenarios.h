@@ -45,6 +45,7 @@
 #include "lance/namespace/storage_options_provider.h"
 #include "tests/testing/eventually.h"
 #include "tests/testing/matchers.h"
+#include "tests/testing/refresh_fixture.h"
 
 namespace lance::testing {
 
@@ -81,16 +82,16 @@ inline constexpr Millis kAfterWaitTtl{600'000};
 /// After the last expiry, how long a wait goes on (the server's clock reads seconds).
 inline constexpr Millis kExpiryMargin{1'500};
 
-inline int64_t NowMillis() {
-  return std::chrono::duration_cast<Millis>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using refresh::FileSchema;
+using refresh::NowMillis;
+using refresh::Rows;
+using refresh::SortedIds;
+using refresh::TableOf;
 
 /// Two DirectoryNamespaces on one root (tokens of kTtl before the wait, of kAfterWaitTtl
 /// after it), behind one LanceNamespace that counts the calls and remembers when the
 /// tokens it handed out expire.
-class CountingVendingNamespace final : public ns::LanceNamespace {
+class CountingVendingNamespace final : public refresh::CountingNamespace {
  public:
   CountingVendingNamespace(std::shared_ptr<ns::LanceNamespace> short_lived,
                            std::shared_ptr<ns::LanceNamespace> long_lived,
@@ -101,39 +102,6 @@ class CountingVendingNamespace final : public ns::LanceNamespace {
 
   void UseLongLived() { long_lived_ = true; }
 
-  std::string namespace_id() const override { return Inner()->namespace_id(); }
-
-  Result<ns::DescribeTableResponse> DescribeTable(
-      const ns::DescribeTableRequest& r) override {
-    ++describes_;
-    LANCE_ASSIGN_OR_RAISE(auto response, Inner()->DescribeTable(r));
-    Note(r.id, response.storage_options);
-    return response;
-  }
-  Result<ns::DeclareTableResponse> DeclareTable(
-      const ns::DeclareTableRequest& r) override {
-    ++declares_;
-    LANCE_ASSIGN_OR_RAISE(auto response, Inner()->DeclareTable(r));
-    Note(r.id, response.storage_options);
-    return response;
-  }
-  Result<ns::CreateEmptyTableResponse> CreateEmptyTable(
-      const ns::CreateEmptyTableRequest& r) override {
-    ++create_empties_;
-    LANCE_ASSIGN_OR_RAISE(auto response, Inner()->CreateEmptyTable(r));
-    Note(r.id, response.storage_options);
-    return response;
-  }
-  Result<ns::ListTablesResponse> ListTables(const ns::ListTablesRequest& r) override {
-    return Inner()->ListTables(r);
-  }
-  Status TableExists(const ns::TableExistsRequest& r) override {
-    return Inner()->TableExists(r);
-  }
-
-  int describes() const { return describes_.load(); }
-  int declares() const { return declares_.load(); }
-  int create_empties() const { return create_empties_.load(); }
   /// The latest expiry handed out (epoch ms), 0 before any.
   int64_t latest_expiry() const { return latest_expiry_.load(); }
   /// Every token-bearing options map vended for `id`, oldest first.
@@ -143,70 +111,48 @@ class CountingVendingNamespace final : public ns::LanceNamespace {
     return it == vended_.end() ? std::vector<io::StorageOptions>{} : it->second;
   }
 
- private:
-  const std::shared_ptr<ns::LanceNamespace>& Inner() const {
+ protected:
+  const std::shared_ptr<ns::LanceNamespace>& inner() const override {
     return long_lived_.load() ? long_ : short_;
   }
 
-  void Note(const ns::Identifier& id, const std::optional<ns::Properties>& options) {
-    if (!options.has_value()) return;
-    if (on_vended_) on_vended_(*options);
-    auto it = options->find("expires_at_millis");
-    if (it != options->end()) {
+  Status OnVended(const ns::Identifier& id,
+                  std::optional<ns::Properties>* options) override {
+    if (!options->has_value()) return Status::OK();
+    if (on_vended_) on_vended_(**options);
+    auto it = (*options)->find("expires_at_millis");
+    if (it != (*options)->end()) {
       const int64_t expires = std::stoll(it->second);
       int64_t seen = latest_expiry_.load();
       while (expires > seen && !latest_expiry_.compare_exchange_weak(seen, expires)) {
       }
     }
     std::lock_guard lock(mu_);
-    vended_[ns::JoinIdentifier(id)].push_back(*options);
+    vended_[ns::JoinIdentifier(id)].push_back(**options);
+    return Status::OK();
   }
 
+ private:
   const std::shared_ptr<ns::LanceNamespace> short_;
   const std::shared_ptr<ns::LanceNamespace> long_;
   const std::function<void(const io::StorageOptions&)> on_vended_;
   std::atomic<bool> long_lived_{false};
-  std::atomic<int> describes_{0};
-  std::atomic<int> declares_{0};
-  std::atomic<int> create_empties_{0};
   std::atomic<int64_t> latest_expiry_{0};
   mutable std::mutex mu_;
   std::map<std::string, std::vector<io::StorageOptions>> vended_;
 };
 
-inline RecordBatchPtr Rows(int64_t start, int64_t n) {
-  Int64Builder ids;
-  StringBuilder names;
-  for (int64_t i = start; i < start + n; ++i) {
-    EXPECT_OK(ids.Append(i));
-    EXPECT_OK(names.Append("name-" + std::to_string(i)));
-  }
-  auto s = schema({field("id", int64(), false), field("name", utf8())});
-  return RecordBatch::Make(s, n, {ids.Finish().value(), names.Finish().value()}).value();
-}
-
-inline TablePtr TableOf(std::vector<RecordBatchPtr> batches) {
-  auto s = batches.front()->schema();
-  return Table::Make(s, std::move(batches)).value();
-}
-
-inline std::vector<int64_t> SortedIds(const Table& table) {
-  std::vector<int64_t> out;
-  for (const auto& batch : table.batches()) {
-    const auto& a = static_cast<const Int64Array&>(*batch->GetColumnByName("id"));
-    for (int64_t i = 0; i < a.length(); ++i) out.push_back(a.Value(i));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-inline format::LanceSchema FileSchema() {
-  return format::LanceSchema::Assign(Rows(0, 1)->schema()).value();
-}
-
 }  // namespace vended_refresh
 
-class VendedRefreshTest : public ::testing::TestWithParam<VendedCloud> {
+/// The parameter and the root of a run of the scenarios.
+class VendedRefreshParamTest : public ::testing::TestWithParam<VendedCloud> {
+ protected:
+  std::string root_;
+};
+
+class VendedRefreshTest
+    : public refresh::RefreshFixture<VendedRefreshParamTest,
+                                     vended_refresh::CountingVendingNamespace> {
  protected:
   using Millis = vended_refresh::Millis;
 
@@ -236,55 +182,6 @@ class VendedRefreshTest : public ::testing::TestWithParam<VendedCloud> {
         short_lived, long_lived, cloud.on_vended);
   }
 
-  std::string Counts() const {
-    return "declare=" + std::to_string(ns_->declares()) +
-           " describe=" + std::to_string(ns_->describes());
-  }
-  void ExpectCounts(int declares, int describes) const {
-    EXPECT_EQ(ns_->declares(), declares) << Counts();
-    EXPECT_EQ(ns_->describes(), describes) << Counts();
-  }
-
-  Result<std::shared_ptr<Dataset>> WriteRowsTo(const ns::Identifier& id, int64_t start,
-                                               int64_t n,
-                                               WriteMode mode = WriteMode::kCreate) {
-    auto batch = vended_refresh::Rows(start, n);
-    auto data = RecordBatchReader::FromBatches(batch->schema(), {batch});
-    return ns::WriteDataset(*data, ns_, id, {.mode = mode});
-  }
-
-  ::testing::AssertionResult HasRows(const Dataset& ds,
-                                     std::vector<RecordBatchPtr> expected) const {
-    auto table = ds.ToTable();
-    if (!table.ok())
-      return ::testing::AssertionFailure() << "scan failed: " << table.status();
-    if (!(*table)->Equals(*vended_refresh::TableOf(std::move(expected)))) {
-      return ::testing::AssertionFailure() << "rows differ (" << Counts() << ")";
-    }
-    return ::testing::AssertionSuccess();
-  }
-
-  io::StorageAccess AccessFor(const ns::Identifier& id, const ns::Properties& options) {
-    auto access = io::ResolveStorageAccess(io::StorageAccess(
-        options, std::make_shared<ns::LanceNamespaceStorageOptionsProvider>(ns_, id)));
-    EXPECT_THAT(access, IsOk());
-    return access.ok() ? *access : io::StorageAccess{};
-  }
-
-  /// `*location`: the table's location, where the files of the test go (a vendor that
-  /// scopes to the table refuses anything outside it).
-  void DeclareAndDescribe(const ns::Identifier& id, io::StorageAccess* access,
-                          std::string* location) {
-    ASSERT_OK(ns_->DeclareTable({.id = id}).status());
-    ASSERT_OK_AND_ASSIGN(auto described, ns_->DescribeTable({.id = id}));
-    ASSERT_TRUE(described.storage_options.has_value());
-    ASSERT_TRUE(described.location.has_value());
-    *location = *described.location;
-    while (!location->empty() && location->back() == '/') location->pop_back();
-    *access = AccessFor(id, *described.storage_options);
-    ExpectCounts(1, 1);
-  }
-
   /// Until every token vended so far has expired on the server (plus a margin); tokens
   /// vended afterwards outlive the test.
   void Wait() {
@@ -295,47 +192,6 @@ class VendedRefreshTest : public ::testing::TestWithParam<VendedCloud> {
     std::cout << "[ info ] waited " << std::max<int64_t>(0, until - now)
               << " ms for the vended tokens to expire\n";
   }
-
-  io::RefreshStats RootRefreshStats() const {
-    io::RefreshStats sum;
-    for (const auto& entry : io::CredentialRefreshStats()) {
-      if (entry.provider_id.find(root_) == std::string::npos) continue;
-      sum.fetches += entry.stats.fetches;
-      sum.forced_refreshes += entry.stats.forced_refreshes;
-      sum.background_refreshes += entry.stats.background_refreshes;
-      sum.blocking_refreshes += entry.stats.blocking_refreshes;
-      sum.failures += entry.stats.failures;
-      sum.failed_requests += entry.stats.failed_requests;
-    }
-    return sum;
-  }
-
-  /// The timed refresh did the work: `fetches` fetches, none forced by a refusal and
-  /// none failed.
-  void ExpectTimedRefreshes(int64_t fetches) const {
-    const io::RefreshStats stats = RootRefreshStats();
-    EXPECT_EQ(stats.forced_refreshes, 0) << Counts();
-    EXPECT_EQ(stats.failures, 0) << Counts();
-    EXPECT_EQ(stats.failed_requests, 0) << Counts();
-    EXPECT_EQ(stats.fetches, fetches) << Counts();
-  }
-
-  void WriteFile(const std::string& uri, const io::StorageAccess& access,
-                 const std::vector<RecordBatchPtr>& batches) {
-    ASSERT_OK_AND_ASSIGN(auto writer, format::LanceFileWriter::OpenUri(
-                                          uri, vended_refresh::FileSchema(), access));
-    for (const auto& batch : batches) ASSERT_OK(writer->WriteBatch(*batch));
-    ASSERT_OK(writer->Close().status());
-  }
-  void ExpectFileHolds(const std::string& uri, const io::StorageAccess& access,
-                       std::vector<RecordBatchPtr> expected) {
-    ASSERT_OK_AND_ASSIGN(auto reader, format::LanceFileReader::OpenUri(uri, access));
-    ASSERT_OK_AND_ASSIGN(auto table, reader->ReadTable());
-    EXPECT_TRUE(table->Equals(*vended_refresh::TableOf(std::move(expected))));
-  }
-
-  std::string root_;
-  std::shared_ptr<vended_refresh::CountingVendingNamespace> ns_;
 };
 
 using vended_refresh::Rows;
@@ -390,35 +246,8 @@ TEST_P(VendedRefreshTest, CreateModeNestedId) {
 // namespace provider each, one commit; no call until the table is opened.
 TEST_P(VendedRefreshTest, DistributedWrite) {
   const ns::Identifier id{"distributed"};
-  ASSERT_OK_AND_ASSIGN(auto declared, ns_->DeclareTable({.id = id}));
-  ExpectCounts(1, 0);
-  ASSERT_TRUE(declared.location.has_value());
-  ASSERT_TRUE(declared.storage_options.has_value());
-  const std::string location = *declared.location;
-  const std::vector<std::pair<int64_t, int64_t>> slices = {{0, 2}, {2, 2}, {4, 1}};
-  std::vector<std::vector<FragmentMetadata>> per_worker(slices.size());
-  std::vector<std::thread> workers;
-  for (size_t w = 0; w < slices.size(); ++w) {
-    workers.emplace_back([&, w] {
-      WriteParams params;
-      params.access = AccessFor(id, *declared.storage_options);
-      auto batch = Rows(slices[w].first, slices[w].second);
-      auto data = RecordBatchReader::FromBatches(batch->schema(), {batch});
-      auto fragments = WriteFragments(*data, location, params);
-      EXPECT_THAT(fragments, IsOk());
-      if (fragments.ok()) per_worker[w] = *fragments;
-    });
-  }
-  for (auto& t : workers) t.join();
-  ExpectCounts(1, 0);
-  std::vector<FragmentMetadata> all;
-  for (auto& f : per_worker) all.insert(all.end(), f.begin(), f.end());
-  ASSERT_EQ(all.size(), 3u);
-  ASSERT_OK_AND_ASSIGN(
-      auto committed,
-      Dataset::Commit(location, OverwriteOp{Rows(0, 1)->schema(), all}, std::nullopt,
-                      AccessFor(id, *declared.storage_options)));
-  ExpectCounts(1, 0);
+  std::shared_ptr<Dataset> committed;
+  ASSERT_NO_FATAL_FAILURE(WriteDistributed(id, &committed));
   ASSERT_OK_AND_ASSIGN(auto table, committed->ToTable());
   EXPECT_THAT(vended_refresh::SortedIds(*table), ::testing::ElementsAre(0, 1, 2, 3, 4));
   ASSERT_OK_AND_ASSIGN(auto opened, ns::OpenDataset(ns_, id));
@@ -435,15 +264,15 @@ TEST_P(VendedRefreshTest, FileWriterAndReader) {
   ASSERT_NO_FATAL_FAILURE(DeclareAndDescribe(id, &access, &location));
   const std::string file1 = location + "/standalone/first.lance";
   const std::string file2 = location + "/standalone/second.lance";
-  ASSERT_NO_FATAL_FAILURE(WriteFile(file1, access, {Rows(0, 3), Rows(3, 2)}));
-  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 5)}));
+  ASSERT_NO_FATAL_FAILURE(refresh::WriteFile(file1, access, {Rows(0, 3), Rows(3, 2)}));
+  ASSERT_NO_FATAL_FAILURE(refresh::ExpectFileHolds(file1, access, {Rows(0, 5)}));
   ExpectCounts(1, 1);
 
   Wait();
-  ASSERT_NO_FATAL_FAILURE(WriteFile(file2, access, {Rows(10, 4)}));
+  ASSERT_NO_FATAL_FAILURE(refresh::WriteFile(file2, access, {Rows(10, 4)}));
   ExpectCounts(1, 2);
-  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file2, access, {Rows(10, 4)}));
-  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(file1, access, {Rows(0, 5)}));
+  ASSERT_NO_FATAL_FAILURE(refresh::ExpectFileHolds(file2, access, {Rows(10, 4)}));
+  ASSERT_NO_FATAL_FAILURE(refresh::ExpectFileHolds(file1, access, {Rows(0, 5)}));
   ExpectCounts(1, 2);
   ExpectTimedRefreshes(1);
 }
@@ -485,45 +314,14 @@ TEST_P(VendedRefreshTest, FileSession) {
 // see no failure.
 TEST_P(VendedRefreshTest, ThirtyTwoReadersAcrossAnExpiry) {
   const ns::Identifier id{"many_readers"};
-  auto batch = Rows(0, 60);
-  auto data = RecordBatchReader::FromBatches(batch->schema(), {batch});
-  WriteParams params;
-  params.max_rows_per_file = 20;  // three fragments: each read is several requests
-  ASSERT_OK(ns::WriteDataset(*data, ns_, id, params).status());
-  ASSERT_OK_AND_ASSIGN(auto opened, ns::OpenDataset(ns_, id));
-  ExpectCounts(1, 1);
+  std::shared_ptr<Dataset> opened;
+  ASSERT_NO_FATAL_FAILURE(WriteThreeFragmentsAndOpen(id, &opened));
   const int64_t expired_at = ns_->latest_expiry() + vended_refresh::kExpiryMargin.count();
   ns_->UseLongLived();  // the refreshed token outlives the readers
-  const auto want = vended_refresh::TableOf({Rows(0, 60)});
-  const auto guard = std::chrono::steady_clock::now() + std::chrono::minutes(3);
-  std::atomic<int> failures{0};
-  std::mutex first_error_mu;
-  std::string first_error;
-  std::vector<int> before(32, 0), after(32, 0);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 32; ++t) {
-    threads.emplace_back([&, t] {
-      while (after[t] < 2 && std::chrono::steady_clock::now() < guard) {
-        const bool expired = vended_refresh::NowMillis() >= expired_at;
-        auto table = opened->ToTable();
-        if (!table.ok() || !(*table)->Equals(*want)) {
-          ++failures;
-          std::lock_guard lock(first_error_mu);
-          if (first_error.empty()) {
-            first_error = table.ok() ? "rows differ" : table.status().ToString();
-          }
-        }
-        ++(expired ? after[t] : before[t]);
-        if (!expired) std::this_thread::sleep_for(Millis(50));
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(failures.load(), 0) << first_error;
-  for (int t = 0; t < 32; ++t) {
-    EXPECT_GE(before[t], 1) << "thread " << t << " never read with the first token";
-    EXPECT_EQ(after[t], 2) << "thread " << t << " did not read after the expiry";
-  }
+  refresh::ReadAcrossExpiry(
+      *opened, *vended_refresh::TableOf({Rows(0, 60)}), 32,
+      [&] { return vended_refresh::NowMillis() >= expired_at; }, Millis(50),
+      std::chrono::minutes(3), "token", "expiry");
   ExpectCounts(1, 2);
   ExpectTimedRefreshes(1);
 }

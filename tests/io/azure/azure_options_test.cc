@@ -16,22 +16,15 @@
 #include "lance/io/http/http_client.h"
 #include "lance/io/http_error.h"
 #include "lance/io/uri.h"
+#include "tests/testing/fake_env.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io {
 namespace {
 
-using ::lance::testing::IsError;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
-EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
-  return [vars](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using ::lance::testing::FakeEnv;
 
 TEST(AzureOptionsTest, AccountKeyAndDefaults) {
   ASSERT_OK_AND_ASSIGN(AzureOptions o,

@@ -18,8 +18,7 @@
 namespace lance::io::azure {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 const std::string kKey(kAzureEmulatorKey);
 

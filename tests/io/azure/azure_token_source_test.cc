@@ -18,9 +18,8 @@
 namespace lance::io::azure {
 namespace {
 
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::lance::testing::FakeTokenServer;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 constexpr const char* kSecret = "s3cr3t+value/with=chars";
 

@@ -18,24 +18,15 @@
 #include "lance/io/http_error.h"
 #include "lance/io/object_store_registry.h"
 #include "tests/io/gcs/jwt_testing.h"
+#include "tests/testing/fake_env.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::gcs {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
-EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
-  return [vars](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using ::lance::testing::FakeEnv;
 
 TEST(GcsOptionsTest, LanceAndObjectStoreKeys) {
   ASSERT_OK_AND_ASSIGN(GcsOptions o, ParseGcsOptions({}));

@@ -5,12 +5,8 @@
 
 #include "lance/io/http/http_client.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -21,6 +17,7 @@
 
 #include "lance/core/logging.h"
 #include "lance/str_cat.h"
+#include "tests/testing/loopback_http_server.h"
 
 namespace lance::io::http {
 namespace {
@@ -31,87 +28,26 @@ namespace {
 class TinyServer {
  public:
   explicit TinyServer(int status = 200, std::string body = "hello", bool silent = false)
-      : status_(status), body_(std::move(body)), silent_(silent) {
-    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    EXPECT_EQ(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    EXPECT_EQ(::listen(listen_fd_, 16), 0);
-    socklen_t len = sizeof(addr);
-    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
-    acceptor_ = std::thread([this] { AcceptLoop(); });
-  }
-  ~TinyServer() {
-    stopping_ = true;
-    ::shutdown(listen_fd_, SHUT_RDWR);
-    ::close(listen_fd_);
-    acceptor_.join();
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
-    for (auto& t : workers_) t.join();
-    for (int fd : fds_) ::close(fd);
-  }
+      : server_(
+            [status, body = std::move(body), silent](const testing::SeenRequest&, int) {
+              if (silent) return testing::Reply{};
+              return testing::Reply{StrCat("HTTP/1.1 ", status,
+                                           " X\r\nContent-Length: ", body.size(),
+                                           "\r\nX-Amz-Request-Id: rid-1\r\n\r\n", body)};
+            }) {}
 
   std::string url(const std::string& path = "/x") const {
-    return StrCat("http://127.0.0.1:", port_, path);
+    return server_.endpoint() + path;
   }
-  int connections() const { return connections_.load(); }
+  int connections() const { return server_.connections(); }
   std::vector<std::string> heads() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return heads_;
+    std::vector<std::string> out;
+    for (const auto& request : server_.requests()) out.push_back(request.head);
+    return out;
   }
 
  private:
-  void AcceptLoop() {
-    while (!stopping_) {
-      const int fd = ::accept(listen_fd_, nullptr, nullptr);
-      if (fd < 0) return;
-      ++connections_;
-      std::lock_guard<std::mutex> lock(mutex_);
-      fds_.push_back(fd);
-      workers_.emplace_back([this, fd] { Serve(fd); });
-    }
-  }
-
-  void Serve(int fd) {
-    std::string buffer;
-    char chunk[4096];
-    while (true) {
-      size_t end;
-      while ((end = buffer.find("\r\n\r\n")) == std::string::npos) {
-        const ssize_t n = ::recv(fd, chunk, sizeof(chunk), 0);
-        if (n <= 0) return;
-        buffer.append(chunk, static_cast<size_t>(n));
-      }
-      const std::string head = buffer.substr(0, end);
-      buffer.erase(0, end + 4);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        heads_.push_back(head);
-      }
-      if (silent_) continue;
-      const std::string answer =
-          StrCat("HTTP/1.1 ", status_, " X\r\nContent-Length: ", body_.size(),
-                 "\r\nX-Amz-Request-Id: rid-1\r\n\r\n", body_);
-      if (::send(fd, answer.data(), answer.size(), MSG_NOSIGNAL) < 0) return;
-    }
-  }
-
-  int status_;
-  std::string body_;
-  bool silent_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stopping_{false};
-  std::atomic<int> connections_{0};
-  std::thread acceptor_;
-  mutable std::mutex mutex_;
-  std::vector<int> fds_;
-  std::vector<std::thread> workers_;
-  std::vector<std::string> heads_;
+  testing::LoopbackHttpServer server_;
 };
 
 std::unique_ptr<HttpClient> MakeClient(ClientOptions options = {}) {
@@ -256,14 +192,19 @@ class PrefixSink : public ResponseSink {
   size_t want_;
 };
 
-TEST(HttpClientTest, SuccessSinkMayStopEarly) {
-  TinyServer server(200, "0123456789");
+// A GET of `server`'s URL, the body of a success going to `sink`.
+HttpResponse SendToSink(const TinyServer& server, ResponseSink* sink) {
   auto client = MakeClient();
-  PrefixSink sink(4);
   HttpRequest request;
   request.url = server.url();
-  request.success_sink = &sink;
-  HttpResponse response = client->Send(request);
+  request.success_sink = sink;
+  return client->Send(request);
+}
+
+TEST(HttpClientTest, SuccessSinkMayStopEarly) {
+  TinyServer server(200, "0123456789");
+  PrefixSink sink(4);
+  HttpResponse response = SendToSink(server, &sink);
   ASSERT_TRUE(response.answered()) << response.transport_message;
   EXPECT_EQ(response.status, 200);
   EXPECT_EQ(sink.started_status, 200);
@@ -273,12 +214,8 @@ TEST(HttpClientTest, SuccessSinkMayStopEarly) {
 
 TEST(HttpClientTest, ErrorBodiesBypassTheSuccessSink) {
   TinyServer server(404, "<Error/>");
-  auto client = MakeClient();
   PrefixSink sink(100);
-  HttpRequest request;
-  request.url = server.url();
-  request.success_sink = &sink;
-  HttpResponse response = client->Send(request);
+  HttpResponse response = SendToSink(server, &sink);
   ASSERT_TRUE(response.answered());
   EXPECT_EQ(response.status, 404);
   EXPECT_EQ(response.body, "<Error/>");

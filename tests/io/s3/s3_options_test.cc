@@ -9,28 +9,19 @@
 #include <utility>
 #include <vector>
 
+#include "tests/testing/fake_env.h"
 #include "tests/testing/matchers.h"
 
 namespace lance::io::s3 {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using namespace std::chrono_literals;
 
 using Options = std::map<std::string, std::string>;
 
 // A fake environment; the real one is never read by these tests.
-EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using ::lance::testing::FakeEnv;
 
 EnvLookup NoEnv() { return FakeEnv({}); }
 

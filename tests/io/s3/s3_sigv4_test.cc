@@ -13,10 +13,7 @@
 namespace lance::io::s3 {
 namespace {
 
-using ::lance::testing::IsError;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 using ::testing::Pair;
 
 using Headers = std::vector<std::pair<std::string, std::string>>;

@@ -15,8 +15,7 @@
 namespace lance::io::s3 {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
+using namespace ::lance::testing::prelude;  // NOLINT(build/namespaces)
 
 // As RGW sends it (EncodingType url, keys percent-encoded, '+' for space).
 constexpr std::string_view kListDoc =
