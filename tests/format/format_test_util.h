@@ -404,16 +404,4 @@ inline int64_t TotalRows(const std::vector<RecordBatchPtr>& batches) {
   return rows;
 }
 
-/// What the damage sweeps (corrupt_test, legacy_test) saw of their damaged copies: how
-/// many opened or failed to, and how the reads and Takes of those that opened fared.
-struct DamageOutcome {
-  int opened = 0;
-  int failed_open = 0;
-  int failed_read = 0;
-  int read_ok = 0;
-  int failed_take = 0;
-  int take_ok = 0;
-  int take_differs = 0;  ///< Takes that succeeded with other values than the read
-};
-
 }  // namespace lance::format::testing

@@ -804,7 +804,12 @@ TEST_F(LegacyBytesTest, NullPagesAreNeverRead) {
 
 constexpr char kDamaged[] = "damaged.lance";
 
-using Outcome = testing::DamageOutcome;
+struct Outcome {
+  int opened = 0;
+  int failed_open = 0;
+  int failed_read = 0;
+  int read_ok = 0;
+};
 
 /// Opens `bytes`, reads it fully (all at once and in small batches) and takes a few rows;
 /// every error must name the file.
