@@ -391,15 +391,13 @@ TEST(ValueExpression, FunctionsInFilters) {
       {"s", Build(StringBuilder(), Opt<std::string>{"Abc", "bc", std::nullopt, "ABD"})},
       {"i", Build(Int32Builder(), Opt<int32_t>{1, -2, std::nullopt, 40})},
   });
-  ExpectMatching(*batch, {
-                             {"lower(s) LIKE 'ab%'", {0, 3}},
-                             {"coalesce(i, 0) = 0", {2}},
-                             {"(i + 1) NOT IN (2, 41)", {1}},
-                             {"length(s) IS NULL", {2}},
-                             {"CASE WHEN i > 0 THEN s ELSE 'x' END = 'Abc'", {0}},
-                             {"s || '!' = 'bc!'", {1}},
-                             {"CAST(i AS STRING) = '40'", {3}},
-                         });
+  EXPECT_EQ(Matching("lower(s) LIKE 'ab%'", *batch), (Rows{0, 3}));
+  EXPECT_EQ(Matching("coalesce(i, 0) = 0", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("(i + 1) NOT IN (2, 41)", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("length(s) IS NULL", *batch), (Rows{2}));
+  EXPECT_EQ(Matching("CASE WHEN i > 0 THEN s ELSE 'x' END = 'Abc'", *batch), (Rows{0}));
+  EXPECT_EQ(Matching("s || '!' = 'bc!'", *batch), (Rows{1}));
+  EXPECT_EQ(Matching("CAST(i AS STRING) = '40'", *batch), (Rows{3}));
 }
 
 }  // namespace
