@@ -21,16 +21,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-
-using ::lance::testing::As;
-using ::lance::testing::Bools;
-using ::lance::testing::Check;
-using ::lance::testing::F64;
-using ::lance::testing::I32;
-using ::lance::testing::I64;
-using ::lance::testing::Str;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the test helpers
 
 using IntList = std::optional<std::vector<int32_t>>;
 

@@ -24,15 +24,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::IsOk;
-
-using ::lance::testing::As;
-using ::lance::testing::Check;
-using ::lance::testing::I32;
-using ::lance::testing::I8;
-using ::lance::testing::Str;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the test helpers
 
 // A decimal array from text ("" = null).
 ArrayPtr Dec(const DataTypePtr& type, const std::vector<std::string>& values) {
@@ -458,17 +450,15 @@ TEST(ArrowTypesArrayTest, DictionaryArray) {
           .status());
 
   // Equality is by value: another encoding of the same values is equal.
-  ASSERT_OK_AND_ASSIGN(
-      auto other,
-      DictionaryArray::Make(dictionary(int8(), utf8()),
-                            I8({1, 2, 0, 1, 3}, {true, true, false, true, true}),
-                            Str({"q", "b", "a", "c"})));
+  // Indices into another dictionary, the third slot null.
+  auto int8_encoded = [](const std::vector<int8_t>& indices) {
+    return DictionaryArray::Make(dictionary(int8(), utf8()),
+                                 I8(indices, {true, true, false, true, true}),
+                                 Str({"q", "b", "a", "c"}));
+  };
+  ASSERT_OK_AND_ASSIGN(auto other, int8_encoded({1, 2, 0, 1, 3}));
   EXPECT_TRUE(a->Equals(*other));
-  ASSERT_OK_AND_ASSIGN(
-      auto different,
-      DictionaryArray::Make(dictionary(int8(), utf8()),
-                            I8({1, 2, 0, 1, 0}, {true, true, false, true, true}),
-                            Str({"q", "b", "a", "c"})));
+  ASSERT_OK_AND_ASSIGN(auto different, int8_encoded({1, 2, 0, 1, 0}));
   EXPECT_FALSE(a->Equals(*different));
 
   // A dictionary type without a dictionary, or the other way round, is invalid.

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -46,15 +47,8 @@ BufferPtr Alloc(int64_t size) { return Buffer::Allocate(size).value(); }
 enum class Nulls { kNone, kSome, kAll };
 
 const char* NullsName(Nulls nulls) {
-  switch (nulls) {
-    case Nulls::kNone:
-      return "no nulls";
-    case Nulls::kSome:
-      return "some nulls";
-    case Nulls::kAll:
-      return "all nulls";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"no nulls", "some nulls", "all nulls"};
+  return kNames[static_cast<int>(nulls)];
 }
 
 template <typename T>
@@ -382,75 +376,67 @@ void CheckRoundTrip(const ArrayPtr& array, const std::string& what) {
 // Producer-side fakes with counting release callbacks
 // ------------------------------------------------------------------------------------
 
-// A hand-written ArrowArray producer (as a foreign library would be): one node, buffers
-// and children described by the test, release counted.
-struct FakeArray {
-  std::vector<const void*> buffers;
-  std::vector<ArrowArray*> children;
+// Hand-written producers (as a foreign library would be) of one ArrowArray or
+// ArrowSchema node, described by the test, whose release is counted. An array's children
+// belong to the test (it allocates them); a schema's to the node. C is the C struct.
+template <typename C>
+struct FakeNode {
+  std::vector<const void*> buffers;  // arrays
+  std::string format;                // schemas
+  std::string name;                  // schemas
+  std::vector<C*> children;
   int* release_count;
 };
 
-void ReleaseFakeArray(ArrowArray* array) {
-  auto* fake = static_cast<FakeArray*>(array->private_data);
-  for (ArrowArray* child : fake->children) {
+template <typename C>
+void ReleaseFake(C* node) {
+  auto* fake = static_cast<FakeNode<C>*>(node->private_data);
+  for (C* child : fake->children) {
     if (child->release != nullptr) child->release(child);
+    if constexpr (std::is_same_v<C, ArrowSchema>) delete child;
   }
   ++*fake->release_count;
   delete fake;
-  array->release = nullptr;
+  node->release = nullptr;
+}
+
+// The members an array and a schema node share: children, no dictionary, the release.
+template <typename C>
+C FakeNodeOf(FakeNode<C>* fake) {
+  C out{};
+  out.n_children = static_cast<int64_t>(fake->children.size());
+  out.children = fake->children.empty() ? nullptr : fake->children.data();
+  out.dictionary = nullptr;
+  out.release = &ReleaseFake<C>;
+  out.private_data = fake;
+  return out;
 }
 
 ArrowArray MakeFakeArray(int64_t length, int64_t null_count, int64_t offset,
                          std::vector<const void*> buffers, int* release_count,
                          std::vector<ArrowArray*> children = {}) {
-  auto* fake = new FakeArray{std::move(buffers), std::move(children), release_count};
-  ArrowArray out{};
+  auto* fake = new FakeNode<ArrowArray>{std::move(buffers), "", "", std::move(children),
+                                        release_count};
+  ArrowArray out = FakeNodeOf(fake);
   out.length = length;
   out.null_count = null_count;
   out.offset = offset;
   out.n_buffers = static_cast<int64_t>(fake->buffers.size());
-  out.n_children = static_cast<int64_t>(fake->children.size());
   out.buffers = fake->buffers.data();
-  out.children = fake->children.empty() ? nullptr : fake->children.data();
-  out.dictionary = nullptr;
-  out.release = &ReleaseFakeArray;
-  out.private_data = fake;
   return out;
-}
-
-struct FakeSchema {
-  std::string format;
-  std::string name;
-  std::vector<ArrowSchema*> children;
-  int* release_count;
-};
-
-void ReleaseFakeSchema(ArrowSchema* schema) {
-  auto* fake = static_cast<FakeSchema*>(schema->private_data);
-  for (ArrowSchema* child : fake->children) {
-    if (child->release != nullptr) child->release(child);
-    delete child;
-  }
-  ++*fake->release_count;
-  delete fake;
-  schema->release = nullptr;
 }
 
 // A schema node; children are heap-allocated and owned by the parent.
 ArrowSchema MakeFakeSchema(std::string format, std::string name, int* release_count,
                            std::vector<ArrowSchema> children = {}) {
-  auto* fake = new FakeSchema{std::move(format), std::move(name), {}, release_count};
+  auto* fake = new FakeNode<ArrowSchema>{
+      {}, std::move(format), std::move(name), {}, release_count};
   for (ArrowSchema& child : children) fake->children.push_back(new ArrowSchema(child));
-  ArrowSchema out{};
+  ArrowSchema out = FakeNodeOf(fake);
   out.format = fake->format.c_str();
   out.name = fake->name.c_str();
   out.metadata = nullptr;
   out.flags = ARROW_FLAG_NULLABLE;
-  out.n_children = static_cast<int64_t>(fake->children.size());
-  out.children = fake->children.empty() ? nullptr : fake->children.data();
-  out.dictionary = nullptr;
-  out.release = &ReleaseFakeSchema;
-  out.private_data = fake;
   return out;
 }
 
@@ -731,25 +717,27 @@ TEST(CDataSchemaTest, BadNestedFormatNamesTheChild) {
   EXPECT_EQ(c_schema.release, nullptr);
 }
 
+// Expects ImportType to refuse `c_schema` (Invalid, `text` in the message) and to have
+// released it: then `released` counts `nodes` release calls.
+void ExpectTypeRefused(ArrowSchema* c_schema, const std::string& text,
+                       const int& released, int nodes) {
+  EXPECT_THAT(ImportType(c_schema), IsErrorWith(StatusCode::kInvalid, text));
+  EXPECT_EQ(released, nodes);
+}
+
 TEST(CDataSchemaTest, WrongChildCountsAndDictionaries) {
   int released = 0;
   {
-    std::vector<ArrowSchema> kids;
-    kids.push_back(MakeFakeSchema("i", "a", &released));
-    kids.push_back(MakeFakeSchema("i", "b", &released));
-    ArrowSchema c_schema = MakeFakeSchema("+l", "list", &released, std::move(kids));
-    EXPECT_THAT(ImportType(&c_schema),
-                IsErrorWith(StatusCode::kInvalid, "takes 1 children"));
-    EXPECT_EQ(released, 3);
+    ArrowSchema c_schema = MakeFakeSchema(
+        "+l", "list", &released,
+        {MakeFakeSchema("i", "a", &released), MakeFakeSchema("i", "b", &released)});
+    ExpectTypeRefused(&c_schema, "takes 1 children", released, 3);
   }
   {
     released = 0;
-    std::vector<ArrowSchema> kids;
-    kids.push_back(MakeFakeSchema("i", "a", &released));
-    ArrowSchema c_schema = MakeFakeSchema("l", "scalar", &released, std::move(kids));
-    EXPECT_THAT(ImportType(&c_schema),
-                IsErrorWith(StatusCode::kInvalid, "takes 0 children"));
-    EXPECT_EQ(released, 2);
+    ArrowSchema c_schema =
+        MakeFakeSchema("l", "scalar", &released, {MakeFakeSchema("i", "a", &released)});
+    ExpectTypeRefused(&c_schema, "takes 0 children", released, 2);
   }
   {
     released = 0;
@@ -783,8 +771,7 @@ TEST(CDataSchemaTest, WrongChildCountsAndDictionaries) {
     entries.push_back(MakeFakeSchema("+s", "entries", &released, std::move(kv)));
     entries[0].flags = 0;
     ArrowSchema c_schema = MakeFakeSchema("+m", "m", &released, std::move(entries));
-    EXPECT_THAT(ImportType(&c_schema), IsErrorWith(StatusCode::kInvalid, "key field"));
-    EXPECT_EQ(released, 4);
+    ExpectTypeRefused(&c_schema, "key field", released, 4);
   }
   {
     released = 0;
@@ -792,16 +779,13 @@ TEST(CDataSchemaTest, WrongChildCountsAndDictionaries) {
     entries.push_back(MakeFakeSchema("i", "entries", &released));
     entries[0].flags = 0;
     ArrowSchema c_schema = MakeFakeSchema("+m", "m", &released, std::move(entries));
-    EXPECT_THAT(ImportType(&c_schema), IsErrorWith(StatusCode::kInvalid, "struct"));
-    EXPECT_EQ(released, 2);
+    ExpectTypeRefused(&c_schema, "struct", released, 2);
   }
   {
     released = 0;
     ArrowSchema c_schema = MakeFakeSchema("+s", "s", &released);
     c_schema.n_children = 2;  // but children == NULL
-    EXPECT_THAT(ImportType(&c_schema),
-                IsErrorWith(StatusCode::kInvalid, "children is NULL"));
-    EXPECT_EQ(released, 1);
+    ExpectTypeRefused(&c_schema, "children is NULL", released, 1);
   }
 }
 
@@ -1016,6 +1000,17 @@ TEST(CDataReleaseTest, ExportOutlivesTheLanceArray) {
   EXPECT_TRUE(weak_child.expired());
 }
 
+// Expects `imported`, the import of a node the consumer moved out, to be `expected` in
+// the very memory the producer exported, and that memory (`weak`) to go with the two.
+void ExpectMovedOut(ArrayPtr imported, ArrayPtr expected,
+                    const std::weak_ptr<ArrayData>& weak, const std::string& what) {
+  EXPECT_TRUE(imported->Equals(*expected));
+  ExpectSameMemory(*expected->data(), *imported->data(), what);
+  expected.reset();
+  imported.reset();
+  EXPECT_TRUE(weak.expired());
+}
+
 TEST(CDataReleaseTest, ConsumerMovesChildOut) {
   ArrayDataPtr data =
       Gen(struct_({field("a", int32()), field("b", list(utf8()))}), 5, Nulls::kSome);
@@ -1034,11 +1029,7 @@ TEST(CDataReleaseTest, ConsumerMovesChildOut) {
 
   ASSERT_OK_AND_ASSIGN(ArrayPtr b, ImportArray(&moved, list(utf8())));
   EXPECT_EQ(moved.release, nullptr);
-  EXPECT_TRUE(b->Equals(*expected_b));
-  ExpectSameMemory(*expected_b->data(), *b->data(), "moved child");
-  expected_b.reset();
-  b.reset();
-  EXPECT_TRUE(weak_b.expired());
+  ExpectMovedOut(std::move(b), std::move(expected_b), weak_b, "moved child");
 }
 
 TEST(CDataReleaseTest, ConsumerMovesDictionaryOut) {
@@ -1066,11 +1057,8 @@ TEST(CDataReleaseTest, ConsumerMovesDictionaryOut) {
   EXPECT_FALSE(weak_dict.expired());
 
   ASSERT_OK_AND_ASSIGN(ArrayPtr dict, ImportArray(&moved, &moved_schema));
-  EXPECT_TRUE(dict->Equals(*expected_dict));
-  ExpectSameMemory(*expected_dict->data(), *dict->data(), "moved dictionary");
-  expected_dict.reset();
-  dict.reset();
-  EXPECT_TRUE(weak_dict.expired());
+  ExpectMovedOut(std::move(dict), std::move(expected_dict), weak_dict,
+                 "moved dictionary");
 }
 
 TEST(CDataReleaseTest, ImportedDictionarySharesTheGuard) {
@@ -1085,7 +1073,7 @@ TEST(CDataReleaseTest, ImportedDictionarySharesTheGuard) {
   ArrowArray c_array = MakeFakeArray(3, 0, 0, {nullptr, indices}, &released);
   c_array.dictionary = dict;
   // The fake producer releases children only; release the dictionary with the parent.
-  static_cast<FakeArray*>(c_array.private_data)->children.push_back(dict);
+  static_cast<FakeNode<ArrowArray>*>(c_array.private_data)->children.push_back(dict);
   ASSERT_OK_AND_ASSIGN(ArrayPtr array,
                        ImportArray(&c_array, dictionary(int32(), utf8())));
   EXPECT_EQ(array->ToString(), "[\"bc\", \"a\", \"bc\"]");

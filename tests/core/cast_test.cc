@@ -18,10 +18,7 @@
 namespace lance::compute {
 namespace {
 
-using ::lance::testing::Build;
-using ::lance::testing::ExpectArray;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::Opt;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the test helpers
 
 TEST(CastTest, SlicedInput) {
   auto ints = Build(Int64Builder(), Opt<int64_t>{1, 2, std::nullopt, 4})->Slice(1, 3);

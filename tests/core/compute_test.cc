@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
+#include "lance/core/visit_type.h"
 #include "tests/testing/array_helpers.h"
 #include "tests/testing/matchers.h"
 #include "tests/testing/type_lists.h"
@@ -18,14 +20,7 @@
 namespace lance::compute {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-
-using ::lance::testing::Bools;
-using ::lance::testing::Check;
-using ::lance::testing::I32;
-using ::lance::testing::I64;
-using ::lance::testing::Str;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the test helpers
 
 // Random values of any type, built through the builders so that the test data is
 // independent of the code under test. About a quarter of the slots are null.
@@ -36,44 +31,29 @@ void AppendRandom(ArrayBuilder* builder, const DataType& type, std::mt19937_64& 
     return;
   }
   auto next = [&] { return rng(); };
+  // Integers, and the types stored as integers whose every value is valid, take raw
+  // random bits; floats small fractions. Dates and times keep the ranges below.
+  const bool appended = VisitType(type, [&](auto traits) {
+    using T = decltype(traits);
+    using C = typename T::CType;
+    constexpr bool kRanged = T::kId == TypeId::kDate64 || T::kId == TypeId::kTime32 ||
+                             T::kId == TypeId::kTime64;
+    if constexpr (!T::kIsNumeric || kRanged) {
+      return false;
+    } else if constexpr (std::is_floating_point_v<C>) {
+      const C divisor = std::is_same_v<C, float> ? 7 : 3;
+      Check(static_cast<NumericBuilder<C>*>(builder)->Append(
+          static_cast<C>(next() % 1000) / divisor));
+      return true;
+    } else {
+      Check(static_cast<NumericBuilder<C>*>(builder)->Append(static_cast<C>(next())));
+      return true;
+    }
+  });
+  if (appended) return;
   switch (type.id()) {
     case TypeId::kBool:
       Check(static_cast<BooleanBuilder*>(builder)->Append(next() & 1));
-      return;
-    case TypeId::kInt8:
-      Check(static_cast<Int8Builder*>(builder)->Append(static_cast<int8_t>(next())));
-      return;
-    case TypeId::kInt16:
-      Check(static_cast<Int16Builder*>(builder)->Append(static_cast<int16_t>(next())));
-      return;
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      Check(static_cast<Int32Builder*>(builder)->Append(static_cast<int32_t>(next())));
-      return;
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      Check(static_cast<Int64Builder*>(builder)->Append(static_cast<int64_t>(next())));
-      return;
-    case TypeId::kUInt8:
-      Check(static_cast<UInt8Builder*>(builder)->Append(static_cast<uint8_t>(next())));
-      return;
-    case TypeId::kUInt16:
-    case TypeId::kFloat16:
-      Check(static_cast<UInt16Builder*>(builder)->Append(static_cast<uint16_t>(next())));
-      return;
-    case TypeId::kUInt32:
-      Check(static_cast<UInt32Builder*>(builder)->Append(static_cast<uint32_t>(next())));
-      return;
-    case TypeId::kUInt64:
-      Check(static_cast<UInt64Builder*>(builder)->Append(next()));
-      return;
-    case TypeId::kFloat32:
-      Check(static_cast<FloatBuilder*>(builder)->Append(
-          static_cast<float>(next() % 1000) / 7));
-      return;
-    case TypeId::kFloat64:
-      Check(static_cast<DoubleBuilder*>(builder)->Append(
-          static_cast<double>(next() % 1000) / 3));
       return;
     case TypeId::kUtf8:
     case TypeId::kBinary:
@@ -147,9 +127,6 @@ void AppendRandom(ArrayBuilder* builder, const DataType& type, std::mt19937_64& 
       Check(static_cast<Int64Builder*>(builder)->Append(
           static_cast<int64_t>(next() % (86'400 * TicksPerSecond(type.unit())))));
       return;
-    case TypeId::kDuration:
-      Check(static_cast<Int64Builder*>(builder)->Append(static_cast<int64_t>(next())));
-      return;
     case TypeId::kDictionary: {
       // One random value of the value type, dictionary-encoded.
       auto values = MakeBuilder(type.value_type()).value();
@@ -168,6 +145,8 @@ void AppendRandom(ArrayBuilder* builder, const DataType& type, std::mt19937_64& 
       }
       return;
     }
+    default:  // the numeric types, appended above
+      break;
   }
   std::abort();
 }
@@ -284,12 +263,8 @@ TEST(FilterTest, AllAndNothingSelected) {
 
 TEST(FilterTest, StructSlicedWithNulls) {
   auto type = struct_({field("x", int32()), field("s", utf8())});
-  StructBuilder builder(type, [] {
-    std::vector<std::unique_ptr<ArrayBuilder>> b;
-    b.push_back(std::make_unique<Int32Builder>());
-    b.push_back(std::make_unique<StringBuilder>());
-    return b;
-  }());
+  auto made = MakeBuilder(type).value();
+  auto& builder = static_cast<StructBuilder&>(*made);
   auto* x = static_cast<Int32Builder*>(builder.field_builder(0));
   auto* s = static_cast<StringBuilder*>(builder.field_builder(1));
   // [{0,"a"}, {1,null}, null, {null,"d"}, {4,"e"}]
@@ -332,20 +307,10 @@ TEST(FilterTest, ListOfStringsSliced) {
 }
 
 TEST(FilterTest, FixedSizeListSliced) {
-  FixedSizeListBuilder builder(std::make_unique<Int32Builder>(), 2);
-  auto* items = static_cast<Int32Builder*>(builder.value_builder());
-  // [[1,2], null, [5,null], [7,8]]
-  Check(builder.Append());
-  Check(items->Append(1));
-  Check(items->Append(2));
-  Check(builder.AppendNull());
-  Check(builder.Append());
-  Check(items->Append(5));
-  Check(items->AppendNull());
-  Check(builder.Append());
-  Check(items->Append(7));
-  Check(items->Append(8));
-  ArrayPtr values = builder.Finish().value();
+  using Items = std::vector<std::optional<int32_t>>;
+  ArrayPtr values = FixedSizeListsOf<Int32Builder>(
+      2, std::vector<std::optional<Items>>{Items{1, 2}, std::nullopt,
+                                           Items{5, std::nullopt}, Items{7, 8}});
   ASSERT_OK_AND_ASSIGN(ArrayPtr out,
                        Filter(*values->Slice(1), *Bools({true, true, true})));
   ExpectFreshAndValid(out);

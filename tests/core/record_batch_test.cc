@@ -13,11 +13,7 @@
 namespace lance {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-
-using ::lance::testing::I64;
-using ::lance::testing::Str;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the test helpers
 
 SchemaPtr IdNameSchema() { return schema({field("id", int64()), field("name", utf8())}); }
 

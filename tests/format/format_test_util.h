@@ -21,6 +21,7 @@
 #include "lance/core/builder.h"
 #include "lance/core/record_batch.h"
 #include "lance/core/type.h"
+#include "lance/core/visit_type.h"
 #include "lance/format/file_reader.h"
 #include "lance/macros.h"
 #include "lance/result.h"
@@ -234,88 +235,53 @@ json ListSlotToJson(const ListArrayT& list, int64_t i) {
 
 inline json SlotToJson(const Array& array, int64_t i) {
   if (array.IsNull(i)) return nullptr;
-  const ArrayData& d = *array.data();
-  switch (array.type_id()) {
-    case TypeId::kBool:
-      return static_cast<const BooleanArray&>(array).Value(i);
-    case TypeId::kInt8:
-      return static_cast<const Int8Array&>(array).Value(i);
-    case TypeId::kInt16:
-      return static_cast<const Int16Array&>(array).Value(i);
-    // Dates, times, timestamps and durations as ticks.
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-      return static_cast<const Int32Array&>(array).Value(i);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-      return static_cast<const Int64Array&>(array).Value(i);
-    case TypeId::kUInt8:
-      return static_cast<const UInt8Array&>(array).Value(i);
-    case TypeId::kUInt16:
-      return static_cast<const UInt16Array&>(array).Value(i);
-    case TypeId::kUInt32:
-      return static_cast<const UInt32Array&>(array).Value(i);
-    case TypeId::kUInt64:
-      return static_cast<const UInt64Array&>(array).Value(i);
-    case TypeId::kFloat16:
-      return static_cast<double>(
-          HalfToFloat(static_cast<const HalfFloatArray&>(array).Value(i)));
-    case TypeId::kFloat32:
-      return static_cast<double>(static_cast<const FloatArray&>(array).Value(i));
-    case TypeId::kFloat64:
-      return static_cast<const DoubleArray&>(array).Value(i);
-    case TypeId::kUtf8:
-      return static_cast<const StringArray&>(array).GetString(i);
-    case TypeId::kLargeUtf8:
-      return static_cast<const LargeStringArray&>(array).GetString(i);
-    case TypeId::kBinary:
-      return Hex(static_cast<const BinaryArray&>(array).GetView(i));
-    case TypeId::kLargeBinary:
-      return Hex(static_cast<const LargeBinaryArray&>(array).GetView(i));
-    case TypeId::kFixedSizeBinary:
-      return Hex(static_cast<const FixedSizeBinaryArray&>(array).GetView(i));
-    case TypeId::kList:
-      return ListSlotToJson(static_cast<const ListArray&>(array), i);
-    case TypeId::kLargeList:
-      return ListSlotToJson(static_cast<const LargeListArray&>(array), i);
-    case TypeId::kFixedSizeList: {
-      const auto& l = static_cast<const FixedSizeListArray&>(array);
-      return SlotsToJson(*l.values(), l.value_offset(i),
-                         l.value_offset(i) + l.list_size());
-    }
-    case TypeId::kStruct: {
-      const auto& s = static_cast<const StructArray&>(array);
-      json out = json::object();
-      for (int f = 0; f < s.num_fields(); ++f) {
-        out[d.type->fields()[f]->name()] = SlotToJson(*s.field(f), i);
-      }
-      return out;
-    }
-    // Decimals as exact strings; dictionaries as their values; maps as
-    // [[key, value], ...].
-    case TypeId::kDecimal128:
-    case TypeId::kDecimal256:
-      return static_cast<const DecimalArray&>(array).FormatValue(i);
-    case TypeId::kNull:
+  return VisitType(*array.type(), [&](auto traits) -> json {
+    using T = decltype(traits);
+    constexpr TypeId kId = T::kId;
+    if constexpr (kId == TypeId::kNull) {
       return nullptr;
-    case TypeId::kDictionary: {
-      const auto& dict = static_cast<const DictionaryArray&>(array);
-      return SlotToJson(*dict.dictionary(), dict.GetValueIndex(i));
-    }
-    case TypeId::kMap: {
-      const auto& m = static_cast<const MapArray&>(array);
-      json out = json::array();
-      for (int64_t k = m.value_offset(i); k < m.value_offset(i + 1); ++k) {
-        out.push_back(json::array({SlotToJson(*m.keys(), k), SlotToJson(*m.items(), k)}));
+    } else {
+      const auto& typed = static_cast<const typename T::ArrayType&>(array);
+      if constexpr (kId == TypeId::kFloat16) {
+        return static_cast<double>(HalfToFloat(typed.Value(i)));
+      } else if constexpr (T::kIsNumeric) {
+        // Ints as ints, floats as doubles; dates, times, timestamps and durations as
+        // ticks.
+        return typed.Value(i);
+      } else if constexpr (kId == TypeId::kUtf8 || kId == TypeId::kLargeUtf8) {
+        return typed.GetString(i);
+      } else if constexpr (T::kIsBaseBinary || kId == TypeId::kFixedSizeBinary) {
+        return Hex(typed.GetView(i));
+      } else if constexpr (kId == TypeId::kList || kId == TypeId::kLargeList) {
+        return ListSlotToJson(typed, i);
+      } else if constexpr (kId == TypeId::kFixedSizeList) {
+        return SlotsToJson(*typed.values(), typed.value_offset(i),
+                           typed.value_offset(i) + typed.list_size());
+      } else if constexpr (kId == TypeId::kStruct) {
+        json out = json::object();
+        for (int f = 0; f < typed.num_fields(); ++f) {
+          out[array.type()->fields()[f]->name()] = SlotToJson(*typed.field(f), i);
+        }
+        return out;
+      } else if constexpr (kId == TypeId::kDecimal128 || kId == TypeId::kDecimal256) {
+        // Decimals as exact strings.
+        return typed.FormatValue(i);
+      } else if constexpr (kId == TypeId::kDictionary) {
+        // Dictionaries as their values.
+        return SlotToJson(*typed.dictionary(), typed.GetValueIndex(i));
+      } else if constexpr (kId == TypeId::kMap) {
+        // Maps as [[key, value], ...].
+        json out = json::array();
+        for (int64_t k = typed.value_offset(i); k < typed.value_offset(i + 1); ++k) {
+          out.push_back(
+              json::array({SlotToJson(*typed.keys(), k), SlotToJson(*typed.items(), k)}));
+        }
+        return out;
+      } else {
+        return typed.Value(i);  // bool
       }
-      return out;
     }
-  }
-  return "?";
+  });
 }
 
 inline json TableToJsonRows(const Table& table) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lance/core/record_batch.h"
+#include "lance/result.h"
 #include "lance/status.h"
 
 namespace lance::table {
@@ -82,6 +83,19 @@ Status DrainChecked(Reader& reader) {
     if (!*batch) return Status::OK();
     CheckBatch(**batch);
   }
+}
+
+/// What byte 0 of an input picks, for the targets that fuzz several parsers: `mode` (the
+/// byte modulo the number of parsers) and `rest`, the input after it.
+struct Picked {
+  int mode;
+  std::string_view rest;
+};
+
+/// Splits `data` for a target of `modes` parsers; an empty input is an error.
+inline Result<Picked> PickParser(std::string_view data, int modes) {
+  if (data.empty()) return Status::Invalid("empty input");
+  return Picked{static_cast<uint8_t>(data[0]) % modes, data.substr(1)};
 }
 
 struct FuzzTarget {

@@ -26,9 +26,7 @@
 namespace lance::ipc {
 namespace {
 
-using ::lance::testing::IsError;
-using ::lance::testing::IsErrorWith;
-using ::lance::testing::IsOk;
+using namespace ::lance::testing;  // NOLINT(build/namespaces): the test helpers
 using ::testing::HasSubstr;
 using namespace ::lance::ipc::testing;  // NOLINT(build/namespaces)
 using Kind = IpcLimitDetail::Kind;
@@ -41,6 +39,14 @@ IpcWriteOptions Compressed(IpcCompression compression) {
   IpcWriteOptions options;
   options.compression = compression;
   return options;
+}
+
+// The stream most tests measure: TypesBatch(), then its rows [offset, offset + length).
+Result<BufferPtr> TypesStream(int64_t offset, int64_t length,
+                              IpcCompression compression = IpcCompression::kNone) {
+  RecordBatchPtr batch = TypesBatch();
+  return WriteIpcStream(batch->schema(), {batch, batch->Slice(offset, length)},
+                        Compressed(compression));
 }
 
 // Asserts that `status` refuses a cap of kind `kind` with these numbers, both in the
@@ -182,9 +188,7 @@ class ExactBytes {
 // ---- What is counted ------------------------------------------------------------------
 
 TEST(IpcLimitsTest, MeasuresWhatAStreamDeclares) {
-  RecordBatchPtr batch = TypesBatch();
-  ASSERT_OK_AND_ASSIGN(BufferPtr stream,
-                       WriteIpcStream(batch->schema(), {batch, batch->Slice(1, 3)}));
+  ASSERT_OK_AND_ASSIGN(BufferPtr stream, TypesStream(1, 3));
   ASSERT_OK_AND_ASSIGN(IpcStreamStats stats, MeasureIpcStream(View(stream)));
   EXPECT_EQ(stats.rows, 4 + 3);
   EXPECT_EQ(stats.record_batches, 2);
@@ -207,15 +211,11 @@ TEST(IpcLimitsTest, MeasuresWhatAStreamDeclares) {
 TEST(IpcLimitsTest, CompressedStreamsCountTheirDecodedSize) {
   // The prefix of a compressed buffer is the length the uncompressed stream stores, and
   // a buffer kept raw (-1) counts the bytes after it: every codec counts the same.
-  RecordBatchPtr batch = TypesBatch();
-  ASSERT_OK_AND_ASSIGN(BufferPtr plain,
-                       WriteIpcStream(batch->schema(), {batch, batch->Slice(2, 2)}));
+  ASSERT_OK_AND_ASSIGN(BufferPtr plain, TypesStream(2, 2));
   ASSERT_OK_AND_ASSIGN(IpcStreamStats expected, MeasureIpcStream(View(plain)));
   for (IpcCompression c : {IpcCompression::kLz4Frame, IpcCompression::kZstd}) {
     SCOPED_TRACE(IpcCompressionName(c));
-    ASSERT_OK_AND_ASSIGN(
-        BufferPtr stream,
-        WriteIpcStream(batch->schema(), {batch, batch->Slice(2, 2)}, Compressed(c)));
+    ASSERT_OK_AND_ASSIGN(BufferPtr stream, TypesStream(2, 2, c));
     ASSERT_OK_AND_ASSIGN(IpcStreamStats stats, MeasureIpcStream(View(stream)));
     EXPECT_EQ(stats.decoded_bytes, expected.decoded_bytes);
     EXPECT_EQ(stats.rows, expected.rows);
@@ -285,13 +285,10 @@ TEST(IpcLimitsTest, ManySmallDeltasCostWhatTheReaderCopies) {
 // ---- Every cap ------------------------------------------------------------------------
 
 TEST(IpcLimitsTest, NormalStreamsPassTheDefaults) {
-  RecordBatchPtr batch = TypesBatch();
   std::vector<BufferPtr> streams;
   for (IpcCompression c :
        {IpcCompression::kNone, IpcCompression::kLz4Frame, IpcCompression::kZstd}) {
-    ASSERT_OK_AND_ASSIGN(
-        BufferPtr stream,
-        WriteIpcStream(batch->schema(), {batch, batch->Slice(1, 2)}, Compressed(c)));
+    ASSERT_OK_AND_ASSIGN(BufferPtr stream, TypesStream(1, 2, c));
     streams.push_back(stream);
   }
   for (const char* golden :
@@ -315,10 +312,7 @@ TEST(IpcLimitsTest, NormalStreamsPassTheDefaults) {
 }
 
 TEST(IpcLimitsTest, EachCapIsInclusiveAndHasItsOwnKind) {
-  RecordBatchPtr batch = TypesBatch();
-  ASSERT_OK_AND_ASSIGN(BufferPtr stream,
-                       WriteIpcStream(batch->schema(), {batch, batch->Slice(1, 3)},
-                                      Compressed(IpcCompression::kZstd)));
+  ASSERT_OK_AND_ASSIGN(BufferPtr stream, TypesStream(1, 3, IpcCompression::kZstd));
   ASSERT_OK_AND_ASSIGN(IpcStreamStats stats, MeasureIpcStream(View(stream)));
   IpcLimits exact;
   exact.max_decoded_bytes = stats.decoded_bytes;
@@ -576,10 +570,7 @@ TEST(IpcLimitsTest, NegativeCapsAreInvalidArguments) {
 // ---- Framing and damage ---------------------------------------------------------------
 
 TEST(IpcLimitsTest, LegacyFramingIsMeasuredAlike) {
-  RecordBatchPtr batch = TypesBatch();
-  ASSERT_OK_AND_ASSIGN(BufferPtr stream,
-                       WriteIpcStream(batch->schema(), {batch, batch->Slice(1, 2)},
-                                      Compressed(IpcCompression::kZstd)));
+  ASSERT_OK_AND_ASSIGN(BufferPtr stream, TypesStream(1, 2, IpcCompression::kZstd));
   ASSERT_OK_AND_ASSIGN(IpcStreamStats modern, MeasureIpcStream(View(stream)));
   const std::string legacy = LegacyFraming(stream);
   ASSERT_OK_AND_ASSIGN(IpcStreamStats old, MeasureIpcStream(ExactBytes(legacy).view()));
@@ -597,10 +588,7 @@ TEST(IpcLimitsTest, LegacyFramingIsMeasuredAlike) {
 }
 
 TEST(IpcLimitsTest, TruncatedStreamsAreCorruptLikeForTheReader) {
-  RecordBatchPtr batch = TypesBatch();
-  ASSERT_OK_AND_ASSIGN(BufferPtr stream,
-                       WriteIpcStream(batch->schema(), {batch, batch->Slice(1, 2)},
-                                      Compressed(IpcCompression::kZstd)));
+  ASSERT_OK_AND_ASSIGN(BufferPtr stream, TypesStream(1, 2, IpcCompression::kZstd));
   for (int64_t size = 0; size < stream->size(); ++size) {
     SCOPED_TRACE("first " + std::to_string(size) + " bytes");
     const ExactBytes bytes(View(stream).substr(0, size));
@@ -649,11 +637,8 @@ TEST(IpcLimitsTest, GarbageIsCorruptNeverACrash) {
 }
 
 TEST(IpcLimitsTest, ByteFlipsNeverCrashAndAgreeWithTheReader) {
-  RecordBatchPtr batch = TypesBatch();
   BufferPtr dictionaries = LoadGolden("pyarrow_dictionary_deltas.arrows");
-  ASSERT_OK_AND_ASSIGN(BufferPtr zstd,
-                       WriteIpcStream(batch->schema(), {batch, batch->Slice(1, 2)},
-                                      Compressed(IpcCompression::kZstd)));
+  ASSERT_OK_AND_ASSIGN(BufferPtr zstd, TypesStream(1, 2, IpcCompression::kZstd));
   std::mt19937_64 rng(2028);
   int passed = 0;
   int damaged = 0;

@@ -91,21 +91,38 @@ Status AppendItem(BuilderT* builder, const std::optional<T>& value) {
   return value ? builder->Append(*value) : builder->AppendNull();
 }
 
+/// \brief Appends `rows` to a list builder of any kind whose items are ItemBuilderT, one
+/// row a vector of items (std::nullopt rows are null), and finishes it.
+template <typename ItemBuilderT, typename ListBuilderT, typename Item>
+ArrayPtr FinishRows(ListBuilderT* builder,
+                    const std::vector<std::optional<std::vector<Item>>>& rows) {
+  auto* child = static_cast<ItemBuilderT*>(builder->value_builder());
+  for (const auto& row : rows) {
+    if (!row) {
+      Check(builder->AppendNull());
+      continue;
+    }
+    Check(builder->Append());
+    for (const auto& item : *row) Check(AppendItem(child, item));
+  }
+  return builder->Finish().value();
+}
+
 /// \brief A list built with ListBuilderT over ItemBuilderT items, one row a vector of
 /// items; std::nullopt rows are null.
 template <typename ListBuilderT, typename ItemBuilderT, typename Item>
 ArrayPtr ListsOf(const std::vector<std::optional<std::vector<Item>>>& rows) {
   ListBuilderT builder(std::make_unique<ItemBuilderT>());
-  auto* child = static_cast<ItemBuilderT*>(builder.value_builder());
-  for (const auto& row : rows) {
-    if (!row) {
-      Check(builder.AppendNull());
-      continue;
-    }
-    Check(builder.Append());
-    for (const auto& item : *row) Check(AppendItem(child, item));
-  }
-  return builder.Finish().value();
+  return FinishRows<ItemBuilderT>(&builder, rows);
+}
+
+/// \brief A fixed_size_list of `list_size` ItemBuilderT items, one row a vector of
+/// exactly `list_size` items; std::nullopt rows are null.
+template <typename ItemBuilderT, typename Item>
+ArrayPtr FixedSizeListsOf(int32_t list_size,
+                          const std::vector<std::optional<std::vector<Item>>>& rows) {
+  FixedSizeListBuilder builder(std::make_unique<ItemBuilderT>(), list_size);
+  return FinishRows<ItemBuilderT>(&builder, rows);
 }
 
 /// \brief A list (ListBuilder) or large list (LargeListBuilder) of int32 rows;

@@ -381,8 +381,7 @@ def _():
 
 @case('flat_none')
 def _():
-    return col('v', pa.array(list(range(2000)), pa.int32()),
-               {'lance-encoding:compression': 'none'}), 'flat(32)'
+    return general(pa.array(list(range(2000)), pa.int32()), 'none'), 'flat(32)'
 
 
 @case('rle8')
@@ -451,89 +450,98 @@ def periodic(n, base):
     return pa.array([base + (i % 512) * 1000 for i in range(n)], pa.uint32())
 
 
+def general(arr, compression, **encoding):
+    """Column v of arr, compressed with `compression` (lance-encoding:compression); each
+    keyword sets lance-encoding:<key with - for _> too (bss='off', ...)."""
+    md = {'lance-encoding:compression': compression}
+    md.update({'lance-encoding:' + k.replace('_', '-'): v for k, v in encoding.items()})
+    return col('v', arr, md)
+
+
 @case('general_zstd_ibp')
 def _():
-    return col('v', periodic(4096, 300000), {'lance-encoding:compression': 'zstd',
-                                             'lance-encoding:bss': 'off'}), \
+    return general(periodic(4096, 300000), 'zstd', bss='off'), \
         'general(zstd,inline_bitpacking(32))'
 
 
 @case('general_zstd_level')
 def _():
-    return col('v', periodic(4096, 300000), {'lance-encoding:compression': 'zstd',
-                                             'lance-encoding:bss': 'off',
-                                             'lance-encoding:compression-level': '9'}), \
+    return general(periodic(4096, 300000), 'zstd', bss='off', compression_level='9'), \
         'general(zstd,inline_bitpacking(32))'
 
 
 @case('general_zstd_flat')
 def _():
-    return col('v', periodic(4096, 2**31), {'lance-encoding:compression': 'zstd',
-                                            'lance-encoding:bss': 'off'}), \
+    return general(periodic(4096, 2**31), 'zstd', bss='off'), \
         'general(zstd,flat(32))'
 
 
 @case('general_lz4_flat')
 def _():
-    return col('v', periodic(4096, 2**31), {'lance-encoding:compression': 'lz4',
-                                            'lance-encoding:bss': 'off'}), \
+    return general(periodic(4096, 2**31), 'lz4', bss='off'), \
         'general(lz4,flat(32))'
 
 
 @case('general_zstd_variable')
 def _():
     vals = [('item-%06d' % i).encode() for i in range(1000)]
-    return col('v', pa.array(vals, pa.binary()), {'lance-encoding:compression': 'zstd'}), \
+    return general(pa.array(vals, pa.binary()), 'zstd'), \
         'general(zstd,variable(flat(32)))'
 
 
 @case('general_lz4_variable')
 def _():
     vals = [('item-%06d' % i).encode() for i in range(1000)]
-    return col('v', pa.array(vals, pa.binary()), {'lance-encoding:compression': 'lz4'}), \
+    return general(pa.array(vals, pa.binary()), 'lz4'), \
         'general(lz4,variable(flat(32)))'
 
 
 @case('bss32')
 def _():
     vals = [1000.0 + rng.random() for _ in range(3000)]
-    return col('v', pa.array(vals, pa.float32()), {'lance-encoding:compression': 'zstd',
-                                                   'lance-encoding:bss': 'on'}), \
+    return general(pa.array(vals, pa.float32()), 'zstd', bss='on'), \
         'general(zstd,byte_stream_split(flat(32)))'
 
 
 @case('bss64')
 def _():
     vals = [1000.0 + rng.random() for _ in range(1500)]
-    return col('v', pa.array(vals, pa.float64()), {'lance-encoding:compression': 'lz4',
-                                                   'lance-encoding:bss': 'on'}), \
+    return general(pa.array(vals, pa.float64()), 'lz4', bss='on'), \
         'general(lz4,byte_stream_split(flat(64)))'
+
+
+def fsl(items, size, nullable=True):
+    """Column v: a fixed_size_list of `size` of `items`."""
+    return col('v', pa.FixedSizeListArray.from_arrays(items, size), nullable=nullable)
+
+
+def random_fsl(rows, size):
+    """fsl() of `rows` lists of `size` random float32 values."""
+    return fsl(pa.array([rng.random() for _ in range(rows * size)], pa.float32()), size)
 
 
 @case('fsl8')
 def _():
-    items = pa.array([rng.random() for _ in range(300 * 8)], pa.float32())
-    return col('v', pa.FixedSizeListArray.from_arrays(items, 8)), 'fixed_size_list(8,flat(32))'
+    return random_fsl(300, 8), 'fixed_size_list(8,flat(32))'
 
 
 @case('fsl_item_nulls')
 def _():
     items = pa.array([None if i % 5 == 2 else float(i) for i in range(300 * 4)], pa.float64())
-    return col('v', pa.FixedSizeListArray.from_arrays(items, 4)), \
-        'fixed_size_list(4,v,flat(64))'
+    return fsl(items, 4), 'fixed_size_list(4,v,flat(64))'
 
 
 @case('fsl_nested')
 def _():
     items = pa.array([None if i % 11 == 0 else i for i in range(200 * 6)], pa.int16())
     inner = pa.FixedSizeListArray.from_arrays(items, 2)
-    return col('v', pa.FixedSizeListArray.from_arrays(inner, 3)), None
+    return fsl(inner, 3), None
 
 
 @case('fsl_bool')
 def _():
     items = pa.array([i % 3 == 0 for i in range(400 * 5)])
-    return col('v', pa.FixedSizeListArray.from_arrays(items, 5)), 'fixed_size_list(5,flat(1))'
+    return fsl(items, 5), 'fixed_size_list(5,flat(1))'
 
 
 @case('packed_struct')
@@ -616,22 +624,20 @@ def _():
 
 @case('fullzip_fsl128')
 def _():
-    items = pa.array([rng.random() for _ in range(30 * 128)], pa.float32())
-    return col('v', pa.FixedSizeListArray.from_arrays(items, 128)), 'fixed_size_list(128,flat(32))'
+    return random_fsl(30, 128), 'fixed_size_list(128,flat(32))'
 
 
 @case('fullzip_fsl_item_nulls')
 def _():
     items = pa.array([None if i % 17 == 1 else rng.random() for i in range(50 * 100)],
                      pa.float32())
-    return col('v', pa.FixedSizeListArray.from_arrays(items, 100)), \
-        'fixed_size_list(100,v,flat(32))'
+    return fsl(items, 100), 'fixed_size_list(100,v,flat(32))'
 
 
 @case('fullzip_fsl_all_null_items')
 def _():
     items = pa.array([None] * (40 * 70), pa.float32())
-    return col('v', pa.FixedSizeListArray.from_arrays(items, 70), nullable=False), None
+    return fsl(items, 70, nullable=False), None
 
 
 @case('fullzip_int32')
@@ -673,9 +679,8 @@ def _():
 @case('fullzip_general_requested')
 def _():
     vals = [(w * 30).encode() for w in words(100, 8, 16)]
-    return col('v', pa.array(vals, pa.binary()), {'lance-encoding:compression': 'zstd',
-                                                   'lance-encoding:structural-encoding':
-                                                   'fullzip'}), 'general(zstd,variable(flat(32)))'
+    return general(pa.array(vals, pa.binary()), 'zstd', structural_encoding='fullzip'), \
+        'general(zstd,variable(flat(32)))'
 
 
 @case('variable_packed_struct', versions=('2.2',))

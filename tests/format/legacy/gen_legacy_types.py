@@ -36,6 +36,12 @@ def arrow_types(root):
     return {f.name: str(f.type) for f in lance.dataset(root).schema}
 
 
+def indexed(n, index, index_type, values):
+    """A dictionary array of n rows: row i is values[index(i)], the indices index_type."""
+    return pa.DictionaryArray.from_arrays(pa.array([index(i) for i in range(n)], index_type),
+                                          values)
+
+
 def dictionary_table():
     n = 20
     words = ["apple", "kiwi", None, "fig", "apple", "", "kiwi"]
@@ -45,21 +51,17 @@ def dictionary_table():
     values[0] = None
     d = pa.array(values, pa.string()).dictionary_encode()
     # A dictionary that holds a null and an empty value itself: both read as null.
-    holes = pa.DictionaryArray.from_arrays(
-        pa.array([(i * 5) % 4 for i in range(n)], pa.int16()),
-        pa.array(["p", None, "", "q"], pa.string()))
+    holes = indexed(n, lambda i: (i * 5) % 4, pa.int16(),
+                    pa.array(["p", None, "", "q"], pa.string()))
     # Other index and value types Lance writes: int8 over binary, uint32 over
     # large_string, int64 over int64 values, uint8 over uint16 values.
-    small = pa.DictionaryArray.from_arrays(
-        pa.array([i % 3 for i in range(n)], pa.int8()), pa.array([b"\x00\x01", b"z", b"yy"]))
-    large = pa.DictionaryArray.from_arrays(
-        pa.array([(i * 7) % 2 for i in range(n)], pa.uint32()),
-        pa.array(["long-" * 3, "x"], pa.large_string()))
+    small = indexed(n, lambda i: i % 3, pa.int8(), pa.array([b"\x00\x01", b"z", b"yy"]))
+    large = indexed(n, lambda i: (i * 7) % 2, pa.uint32(),
+                    pa.array(["long-" * 3, "x"], pa.large_string()))
     ints = pa.array([None if i % 6 == 1 else (i % 4) * 1000 - 1500 for i in range(n)],
                     pa.int64()).dictionary_encode()
-    u16 = pa.DictionaryArray.from_arrays(
-        pa.array([(i * 3) % 5 for i in range(n)], pa.uint8()),
-        pa.array([0, 65535, 7, 300, 1], pa.uint16()))
+    u16 = indexed(n, lambda i: (i * 3) % 5, pa.uint8(),
+                  pa.array([0, 65535, 7, 300, 1], pa.uint16()))
     # Nested: a struct with a dictionary child, a list of dictionary items.
     st = pa.StructArray.from_arrays(
         [pa.array([["u", "v", None][i % 3] for i in range(n)]).dictionary_encode(),

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -163,6 +164,20 @@ class LegacyTest : public ::testing::Test {
     return OpenedFile{std::move(reader), n, std::move(ids), std::move(fields)};
   }
 
+  /// Runs `check` on every supported file (its expected.json entry and the file opened
+  /// with OpenWithIds), under a trace that names the file; a fatal failure stops the
+  /// sweep as it would in the test body.
+  static void ForEachOpenedFile(
+      const std::function<void(const json& f, const OpenedFile& file)>& check) {
+    for (const FileCase& c : SupportedFiles()) {
+      const json& f = *c.file;
+      SCOPED_TRACE(c.dataset->name + "/" + f["path"].get<std::string>());
+      ASSERT_OK_AND_ASSIGN(const OpenedFile file, OpenWithIds(c));
+      check(f, file);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+
   static std::vector<Dataset>* datasets_;
 };
 
@@ -219,10 +234,7 @@ TEST_F(LegacyTest, FullReadsMatchPylance) {
 
 TEST_F(LegacyTest, RangesBatchSizesAndProjections) {
   std::mt19937_64 rng(11);
-  for (const FileCase& c : SupportedFiles()) {
-    const json& f = *c.file;
-    SCOPED_TRACE(c.dataset->name + "/" + f["path"].get<std::string>());
-    ASSERT_OK_AND_ASSIGN(const OpenedFile file, OpenWithIds(c));
+  ForEachOpenedFile([&](const json& f, const OpenedFile& file) {
     const auto& [reader, n, ids, fields] = file;
     for (int64_t offset :
          {int64_t{0}, int64_t{1}, int64_t{6}, int64_t{7}, int64_t{8}, n - 1, n}) {
@@ -269,15 +281,12 @@ TEST_F(LegacyTest, RangesBatchSizesAndProjections) {
         }
       }
     }
-  }
+  });
 }
 
 TEST_F(LegacyTest, TakeMatchesPylance) {
   std::mt19937_64 rng(5);
-  for (const FileCase& c : SupportedFiles()) {
-    const json& f = *c.file;
-    SCOPED_TRACE(c.dataset->name + "/" + f["path"].get<std::string>());
-    ASSERT_OK_AND_ASSIGN(const OpenedFile file, OpenWithIds(c));
+  ForEachOpenedFile([&](const json& f, const OpenedFile& file) {
     const auto& [reader, n, ids, fields] = file;
     std::vector<std::vector<int64_t>> cases = {{}, {0}, Range(0, n)};
     if (n > 8)
@@ -312,7 +321,7 @@ TEST_F(LegacyTest, TakeMatchesPylance) {
     EXPECT_TRUE(reader->Take({n}).status().IsInvalid());
     EXPECT_TRUE(reader->Take({-1}).status().IsInvalid());
     EXPECT_TRUE(reader->Take({0}, {9999}).status().IsInvalid());
-  }
+  });
 }
 
 TEST_F(LegacyTest, BadReadArguments) {
@@ -473,15 +482,25 @@ LegacyLayout Inspect(const std::string& bytes, int num_fields_span) {
   return l;
 }
 
-/// `bytes` with its metadata replaced by `metadata` (appended after the old tail).
-std::string WithMetadata(const std::string& bytes, const lance::file::Metadata& metadata,
-                         uint16_t minor = 2) {
+/// `bytes` without its 16-byte footer, then `message` as legacy files store one: its
+/// 4-byte length and its bytes. `*pos` is where the length starts.
+std::string CutFooterAndAppend(const std::string& bytes,
+                               const google::protobuf::MessageLite& message,
+                               uint64_t* pos) {
   std::string out = bytes.substr(0, bytes.size() - 16);
-  const uint64_t pos = out.size();
-  const std::string body = metadata.SerializeAsString();
+  *pos = out.size();
+  const std::string body = message.SerializeAsString();
   const uint32_t len = static_cast<uint32_t>(body.size());
   out.append(reinterpret_cast<const char*>(&len), 4);
   out += body;
+  return out;
+}
+
+/// `bytes` with its metadata replaced by `metadata` (appended after the old tail).
+std::string WithMetadata(const std::string& bytes, const lance::file::Metadata& metadata,
+                         uint16_t minor = 2) {
+  uint64_t pos;
+  std::string out = CutFooterAndAppend(bytes, metadata, &pos);
   out.append(reinterpret_cast<const char*>(&pos), 8);
   const uint16_t major = 0;
   out.append(reinterpret_cast<const char*>(&major), 2);
@@ -580,12 +599,8 @@ TEST_F(LegacyBytesTest, InconsistentMetadataIsCorrupt) {
 /// holds only the schema fields, plus new metadata pointing at it).
 std::string WithSchema(const std::string& bytes, const lance::file::Schema& schema) {
   LegacyLayout layout = Inspect(bytes, 1);
-  std::string out = bytes.substr(0, bytes.size() - 16);
-  const uint64_t pos = out.size();
-  const std::string body = schema.SerializeAsString();
-  const uint32_t len = static_cast<uint32_t>(body.size());
-  out.append(reinterpret_cast<const char*>(&len), 4);
-  out += body;
+  uint64_t pos;
+  std::string out = CutFooterAndAppend(bytes, schema, &pos);
   // Keep a valid footer so that WithMetadata can cut it off again.
   out.append(16, '\0');
   lance::file::Metadata metadata = layout.metadata;
@@ -593,16 +608,24 @@ std::string WithSchema(const std::string& bytes, const lance::file::Schema& sche
   return WithMetadata(out, metadata);
 }
 
+/// The embedded schema of `bytes` (a legacy file whose page table spans
+/// `num_fields_span` field ids); a failure to parse it is reported here.
+lance::file::Schema EmbeddedSchema(const std::string& bytes, int num_fields_span = 1) {
+  const LegacyLayout layout = Inspect(bytes, num_fields_span);
+  uint32_t len;
+  std::memcpy(&len, bytes.data() + layout.manifest_pos, 4);
+  lance::file::Schema schema;
+  EXPECT_TRUE(schema.ParseFromArray(bytes.data() + layout.manifest_pos + 4,
+                                    static_cast<int>(len)));
+  return schema;
+}
+
 TEST_F(LegacyBytesTest, SchemaThatDoesNotFitThePages) {
   json expected;
   const std::string bytes = FileOf("add_columns", 3, &expected);
   ASSERT_FALSE(bytes.empty());
-  const LegacyLayout layout = Inspect(bytes, 5);
-  uint32_t len;
-  std::memcpy(&len, bytes.data() + layout.manifest_pos, 4);
-  lance::file::Schema original;
-  ASSERT_TRUE(original.ParseFromArray(bytes.data() + layout.manifest_pos + 4,
-                                      static_cast<int>(len)));
+  lance::file::Schema original = EmbeddedSchema(bytes, 5);
+  ASSERT_FALSE(HasFailure()) << "the embedded schema does not parse";
   // ids 3 info (struct), 4 p (int32), 5 q (string), 6 tags (list), 7 item (string).
   ASSERT_EQ(original.fields_size(), 5);
   ASSERT_EQ(original.fields(1).logical_type(), "int32");
@@ -654,17 +677,6 @@ TEST_F(LegacyBytesTest, SchemaThatDoesNotFitThePages) {
   s.mutable_fields(3)->set_logical_type("list.struct");
   s.mutable_fields(4)->set_logical_type("struct");
   expect_error(s, "a list of an empty struct", StatusCode::kNotImplemented);
-}
-
-/// The embedded schema of `bytes` (a legacy file).
-lance::file::Schema EmbeddedSchema(const std::string& bytes) {
-  const LegacyLayout layout = Inspect(bytes, 1);
-  uint32_t len;
-  std::memcpy(&len, bytes.data() + layout.manifest_pos, 4);
-  lance::file::Schema schema;
-  EXPECT_TRUE(schema.ParseFromArray(bytes.data() + layout.manifest_pos + 4,
-                                    static_cast<int>(len)));
-  return schema;
 }
 
 int ProtoIndex(const lance::file::Schema& schema, const std::string& name) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fuzz/fuzz_entries.h"
+#include "lance/macros.h"
 #include "lib/importer.h"
 #include "lib/json.h"
 #include "lib/schema_spec.h"
@@ -36,9 +37,9 @@ SchemaPtr FixedSchema() {
 }  // namespace
 
 Status FuzzCliInput(std::string_view data) {
-  if (data.empty()) return Status::Invalid("empty input");
-  const std::string_view text = data.substr(1);
-  switch (static_cast<uint8_t>(data[0]) % 8) {
+  LANCE_ASSIGN_OR_RAISE(const Picked picked, PickParser(data, 8));
+  const std::string_view text = picked.rest;
+  switch (picked.mode) {
     case 0:
       return Import(text, cli::InputFormat::kCsv, nullptr);
     case 1:

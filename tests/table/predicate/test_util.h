@@ -65,6 +65,16 @@ inline Rows Matching(const std::string& text, const RecordBatch& batch) {
   return out;
 }
 
+/// Filters paired with the rows they match.
+using MatchingCases = std::vector<std::pair<std::string, Rows>>;
+
+/// Expects each filter of `cases` to match exactly its rows of `batch` (see Matching). A
+/// failure is reported at this line and names the filter.
+inline void ExpectMatching(const RecordBatch& batch, const MatchingCases& cases) {
+  for (const auto& [filter, rows] : cases)
+    EXPECT_EQ(Matching(filter, batch), rows) << filter;
+}
+
 /// The filter's canonical form, or "ERROR: ..." when it does not parse.
 inline std::string Normalized(const std::string& text, const RecordBatch& batch) {
   auto pred = Predicate::Parse(text, *batch.schema());

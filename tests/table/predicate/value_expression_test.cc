@@ -44,6 +44,16 @@ ArrayPtr Eval(const std::string& text, const RecordBatch& batch) {
   return *out;
 }
 
+// Expects each expression of `cases` to fail to parse against `schema` (Invalid) with a
+// message holding its text. A failure is reported at this line and names the expression.
+void ExpectExpressionErrors(const Schema& schema, const ParseErrorCases& cases) {
+  for (const auto& [expression, text] : cases) {
+    EXPECT_THAT(ValueExpression::Parse(expression, schema).status(),
+                IsErrorWith(StatusCode::kInvalid, text))
+        << expression;
+  }
+}
+
 TEST(ValueExpression, ColumnsArithmeticAndTypes) {
   auto batch = Sample();
   ExpectArray(Eval("x", *batch), batch->GetColumnByName("x"), "x");
@@ -120,12 +130,11 @@ TEST(ValueExpression, ComparisonsAndLogicKeepNulls) {
 
 TEST(ValueExpression, ErrorsNameTheProblem) {
   auto batch = Sample();
-  EXPECT_THAT(ValueExpression::Parse("nope + 1", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "no column named 'nope'"));
-  EXPECT_THAT(ValueExpression::Parse("x +", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "cannot parse expression 'x +'"));
-  EXPECT_THAT(ValueExpression::Parse("1 / 0", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "Divide by zero"));
+  ExpectExpressionErrors(*batch->schema(), {
+                                               {"nope + 1", "no column named 'nope'"},
+                                               {"x +", "cannot parse expression 'x +'"},
+                                               {"1 / 0", "Divide by zero"},
+                                           });
   auto div = ValueExpression::Parse("x / (i - i)", *batch->schema());
   ASSERT_TRUE(div.ok());
   EXPECT_THAT((*div)->Evaluate(*batch).status(),
@@ -135,28 +144,20 @@ TEST(ValueExpression, ErrorsNameTheProblem) {
 TEST(ValueExpression, SyntaxErrorsNameWhatWasExpected) {
   auto batch = Sample();
   const Schema& schema = *batch->schema();
-  EXPECT_THAT(ValueExpression::Parse("CAST(x AS)", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "expected a type name at position 9"));
-  EXPECT_THAT(ValueExpression::Parse("CAST(x INT)", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "expected AS in CAST"));
-  EXPECT_THAT(ValueExpression::Parse("CASE WHEN b THEN 1", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "WHEN, ELSE or END in CASE"));
-  EXPECT_THAT(ValueExpression::Parse("CASE x END", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "expected WHEN in CASE"));
-  EXPECT_THAT(ValueExpression::Parse("EXTRACT(year d)", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "expected FROM in EXTRACT"));
-  EXPECT_THAT(ValueExpression::Parse("lower(s", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "',' or ')' after a function argument"));
-  EXPECT_THAT(ValueExpression::Parse("concat()", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "takes at least 1 argument"));
-  EXPECT_THAT(ValueExpression::Parse("x || 1", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "|| joins strings"));
-  EXPECT_THAT(ValueExpression::Parse("CAST(x AS TIMESTAMP(4))", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "precision must be 0, 3, 6 or 9"));
-  EXPECT_THAT(ValueExpression::Parse("date_part(s, x)", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "part as a string literal"));
-  EXPECT_THAT(ValueExpression::Parse("abs(s)", schema).status(),
-              IsErrorWith(StatusCode::kInvalid, "function 'abs' needs a number"));
+  ExpectExpressionErrors(
+      schema, {
+                  {"CAST(x AS)", "expected a type name at position 9"},
+                  {"CAST(x INT)", "expected AS in CAST"},
+                  {"CASE WHEN b THEN 1", "WHEN, ELSE or END in CASE"},
+                  {"CASE x END", "expected WHEN in CASE"},
+                  {"EXTRACT(year d)", "expected FROM in EXTRACT"},
+                  {"lower(s", "',' or ')' after a function argument"},
+                  {"concat()", "takes at least 1 argument"},
+                  {"x || 1", "|| joins strings"},
+                  {"CAST(x AS TIMESTAMP(4))", "precision must be 0, 3, 6 or 9"},
+                  {"date_part(s, x)", "part as a string literal"},
+                  {"abs(s)", "function 'abs' needs a number"},
+              });
   EXPECT_THAT(Predicate::Parse("lower(s)", schema).status(),
               IsErrorWith(StatusCode::kInvalid, "must be a boolean expression"));
 }
@@ -166,8 +167,10 @@ TEST(ValueExpression, ColumnsNamedLikeKeywordsStillWork) {
       {"case", Build(Int32Builder(), Opt<int32_t>{1, 2})},
       {"lower", Build(StringBuilder(), Opt<std::string>{"A", "b"})},
   });
-  EXPECT_EQ(Matching("case = 2", *batch), (Rows{1}));
-  EXPECT_EQ(Matching("case > 0 AND lower = 'b'", *batch), (Rows{1}));
+  ExpectMatching(*batch, {
+                             {"case = 2", {1}},
+                             {"case > 0 AND lower = 'b'", {1}},
+                         });
   ExpectArray(Eval("lower(lower)", *batch),
               Build(StringBuilder(), Opt<std::string>{"a", "b"}), "function of a column");
   ExpectArray(Eval("CASE WHEN case = 1 THEN 'one' END", *batch),
@@ -239,12 +242,12 @@ TEST(ValueExpression, StringFunctions) {
               strs({"bc", "c", std::nullopt, "té"}), "substring from for");
   ExpectArray(Eval("substr(s, 0, 2)", *batch), strs({"A", "b", std::nullopt, "é"}),
               "substr from 0");
-  EXPECT_THAT(ValueExpression::Parse("lower(i)", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "function 'lower' needs a string"));
-  EXPECT_THAT(ValueExpression::Parse("foo(i)", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "unknown function 'foo'"));
-  EXPECT_THAT(ValueExpression::Parse("lower(s, s)", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "takes 1 argument"));
+  ExpectExpressionErrors(*batch->schema(),
+                         {
+                             {"lower(i)", "function 'lower' needs a string"},
+                             {"foo(i)", "unknown function 'foo'"},
+                             {"lower(s, s)", "takes 1 argument"},
+                         });
 }
 
 TEST(ValueExpression, MoreStringFunctionsAndNullif) {
@@ -305,10 +308,11 @@ TEST(ValueExpression, NumericFunctionsCoalesceAndCase) {
   // Branches are computed only on their rows: no division by zero here.
   ExpectArray(Eval("CASE WHEN i - i = 0 AND i = 1 THEN 0 ELSE x / (i - 1) END", *batch),
               i64({0, -6, std::nullopt, std::nullopt}), "lazy branches");
-  EXPECT_THAT(ValueExpression::Parse("CASE WHEN i THEN 1 END", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "boolean condition"));
-  EXPECT_THAT(ValueExpression::Parse("coalesce(i, s)", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "do not share a type"));
+  ExpectExpressionErrors(*batch->schema(),
+                         {
+                             {"CASE WHEN i THEN 1 END", "boolean condition"},
+                             {"coalesce(i, s)", "do not share a type"},
+                         });
 }
 
 TEST(ValueExpression, CastAndDateParts) {
@@ -372,10 +376,11 @@ TEST(ValueExpression, CastAndDateParts) {
   ASSERT_TRUE(nan.ok());
   EXPECT_THAT((*nan)->Evaluate(*batch).status(),
               IsErrorWith(StatusCode::kInvalid, "NaN"));
-  EXPECT_THAT(ValueExpression::Parse("CAST('abc' AS INT)", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "'abc'"));
-  EXPECT_THAT(ValueExpression::Parse("CAST(x AS WIDGET)", *batch->schema()).status(),
-              IsErrorWith(StatusCode::kInvalid, "unknown type 'WIDGET'"));
+  ExpectExpressionErrors(*batch->schema(),
+                         {
+                             {"CAST('abc' AS INT)", "'abc'"},
+                             {"CAST(x AS WIDGET)", "unknown type 'WIDGET'"},
+                         });
   EXPECT_THAT(
       ValueExpression::Parse("date_part('fortnight', d)", *batch->schema()).status(),
       IsErrorWith(StatusCode::kInvalid, "'fortnight'"));
