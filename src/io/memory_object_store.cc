@@ -247,14 +247,6 @@ Result<std::unique_ptr<OutputStream>> MemoryObjectStore::OpenWriter(
   return std::unique_ptr<OutputStream>(new Writer(state_, path, ObjectUri(path)));
 }
 
-Status MemoryObjectStore::Put(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  BufferPtr buffer = Buffer::FromString(std::string(data));
-  std::unique_lock lock(state_->mu);
-  state_->objects[path] = Object{std::move(buffer), NowMillis()};
-  return Status::OK();
-}
-
 Status MemoryObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   // Copy before locking: the critical section stays a lookup plus an insert.
@@ -272,13 +264,6 @@ Status MemoryObjectStore::Delete(const std::string& path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   std::unique_lock lock(state_->mu);
   state_->objects.erase(path);
-  return Status::OK();
-}
-
-Status MemoryObjectStore::DeleteMany(const std::vector<std::string>& paths) {
-  for (const auto& path : paths) LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  std::unique_lock lock(state_->mu);
-  for (const auto& path : paths) state_->objects.erase(path);
   return Status::OK();
 }
 
