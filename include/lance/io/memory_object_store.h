@@ -47,11 +47,9 @@ class MemoryObjectStore : public ObjectStore {
                           const ListOptions& options = {}) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReader(
       const std::string& path) override;
-  Result<BufferPtr> Read(const std::string& path) override;
   Result<std::unique_ptr<OutputStream>> OpenWriter(const std::string& path) override;
   Status PutIfNotExists(const std::string& path, std::string_view data) override;
   Status Delete(const std::string& path) override;
-  Status DeletePrefix(const std::string& prefix) override;
   Status Copy(const std::string& src, const std::string& dst) override;
   Status Rename(const std::string& src, const std::string& dst) override;
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
