@@ -587,9 +587,8 @@ Status LocalObjectStore::CollectEntries(const std::string& prefix, bool recursiv
   return walk(walk, base_dir, key_base, filter, recursive);
 }
 
-Result<ListResult> LocalObjectStore::ListImpl(const std::string& prefix,
-                                              const ListOptions& options,
-                                              bool paginate) const {
+Result<ListResult> LocalObjectStore::List(const std::string& prefix,
+                                          const ListOptions& options) {
   LANCE_ASSIGN_OR_RAISE(const int64_t max_keys,
                         internal::ListPageSize(prefix, options, DisplayPath(prefix)));
   std::vector<Entry> entries;
@@ -613,7 +612,7 @@ Result<ListResult> LocalObjectStore::ListImpl(const std::string& prefix,
                               : entry.key <= options.start_after;
       if (before) continue;
     }
-    if (paginate && emitted == max_keys) {
+    if (emitted == max_keys) {
       result.next_token = last;
       break;
     }
@@ -627,17 +626,6 @@ Result<ListResult> LocalObjectStore::ListImpl(const std::string& prefix,
     }
   }
   return result;
-}
-
-Result<ListResult> LocalObjectStore::List(const std::string& prefix,
-                                          const ListOptions& options) {
-  return ListImpl(prefix, options, /*paginate=*/true);
-}
-
-Result<ListResult> LocalObjectStore::ListAll(const std::string& prefix, bool recursive) {
-  ListOptions options;
-  options.recursive = recursive;
-  return ListImpl(prefix, options, /*paginate=*/false);
 }
 
 Result<std::shared_ptr<RandomAccessReader>> LocalObjectStore::OpenReader(

@@ -228,31 +228,24 @@ Result<ListResult> MemoryObjectStore::List(const std::string& prefix,
 
 Result<std::shared_ptr<RandomAccessReader>> MemoryObjectStore::OpenReader(
     const std::string& path) {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr data, Read(path));
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
+  BufferPtr data;
+  {
+    std::shared_lock lock(state_->mu);
+    LANCE_ASSIGN_OR_RAISE(auto it,
+                          FindObject(state_->objects, path, ObjectUri(path), "reading"));
+    data = it->second.data;
+  }
+  // Read (ObjectStore's: the whole range of a reader) is then a slice of the stored
+  // buffer, shared without copying.
   return std::shared_ptr<RandomAccessReader>(
       std::make_shared<MemoryReader>(std::move(data), path, ObjectUri(path)));
-}
-
-Result<BufferPtr> MemoryObjectStore::Read(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  std::shared_lock lock(state_->mu);
-  LANCE_ASSIGN_OR_RAISE(auto it,
-                        FindObject(state_->objects, path, ObjectUri(path), "reading"));
-  return it->second.data;
 }
 
 Result<std::unique_ptr<OutputStream>> MemoryObjectStore::OpenWriter(
     const std::string& path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   return std::unique_ptr<OutputStream>(new Writer(state_, path, ObjectUri(path)));
-}
-
-Status MemoryObjectStore::Put(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  BufferPtr buffer = Buffer::FromString(std::string(data));
-  std::unique_lock lock(state_->mu);
-  state_->objects[path] = Object{std::move(buffer), NowMillis()};
-  return Status::OK();
 }
 
 Status MemoryObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
@@ -272,24 +265,6 @@ Status MemoryObjectStore::Delete(const std::string& path) {
   LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   std::unique_lock lock(state_->mu);
   state_->objects.erase(path);
-  return Status::OK();
-}
-
-Status MemoryObjectStore::DeleteMany(const std::vector<std::string>& paths) {
-  for (const auto& path : paths) LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  std::unique_lock lock(state_->mu);
-  for (const auto& path : paths) state_->objects.erase(path);
-  return Status::OK();
-}
-
-Status MemoryObjectStore::DeletePrefix(const std::string& prefix) {
-  LANCE_RETURN_NOT_OK(ValidateListPrefix(prefix));
-  std::unique_lock lock(state_->mu);
-  auto& objects = state_->objects;
-  auto first = objects.lower_bound(prefix);
-  std::string successor = PrefixSuccessor(prefix);
-  auto last = successor.empty() ? objects.end() : objects.lower_bound(successor);
-  objects.erase(first, last);
   return Status::OK();
 }
 

@@ -7,6 +7,7 @@
 
 #include "io/io_util.h"
 #include "lance/macros.h"
+#include "lance/str_cat.h"
 
 namespace lance::io {
 
@@ -160,6 +161,8 @@ Result<ListResult> ObjectStore::ListAll(const std::string& prefix, bool recursiv
   ListResult all;
   ListOptions options;
   options.recursive = recursive;
+  // Remote stores cap their pages anyway (S3 at 1000 entries).
+  options.max_keys = int64_t{1} << 40;
   while (true) {
     LANCE_ASSIGN_OR_RAISE(ListResult page, List(prefix, options));
     for (auto& object : page.objects) all.objects.push_back(std::move(object));
@@ -202,6 +205,7 @@ Status ObjectStore::Put(const std::string& path, std::string_view data) {
 }
 
 Status ObjectStore::DeleteMany(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
   for (const auto& path : paths) LANCE_RETURN_NOT_OK(Delete(path));
   return Status::OK();
 }
@@ -215,6 +219,42 @@ Status ObjectStore::DeletePrefix(const std::string& prefix) {
   return DeleteMany(paths);
 }
 
+namespace {
+
+// The last step of a move done as a copy: deleting the source once the destination
+// holds the object. `done` says so in the error, since both now exist.
+Status DeleteMovedSource(ObjectStore& store, const std::string& src,
+                         const std::string& dst, std::string_view done) {
+  Status st = store.Delete(src);
+  if (!st.ok()) {
+    return st.WithContext(StrCat("renaming ", Quoted(store.ObjectUri(src)), " to ",
+                                 Quoted(store.ObjectUri(dst)), " (", done,
+                                 "; removing the source failed)"));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ObjectStore::Rename(const std::string& src, const std::string& dst) {
+  LANCE_RETURN_NOT_OK(Copy(src, dst));
+  if (src == dst) return Status::OK();
+  return DeleteMovedSource(*this, src, dst, "the copy exists");
+}
+
+Status ObjectStore::RenameIfNotExists(const std::string& src, const std::string& dst) {
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
+  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, Read(src));
+  if (src == dst) {
+    return Status::AlreadyExists("When renaming ", Quoted(ObjectUri(src)),
+                                 " if the destination does not exist: ",
+                                 Quoted(ObjectUri(dst)), " exists (it is the source)");
+  }
+  LANCE_RETURN_NOT_OK(PutIfNotExists(dst, data->ToStringView()));
+  return DeleteMovedSource(*this, src, dst, "the destination was created");
+}
+
 // -- ObjectStoreWrapper -----------------------------------------------------------------
 
 Result<ObjectMeta> ObjectStoreWrapper::Head(const std::string& path) {
@@ -223,10 +263,6 @@ Result<ObjectMeta> ObjectStoreWrapper::Head(const std::string& path) {
 Result<ListResult> ObjectStoreWrapper::List(const std::string& prefix,
                                             const ListOptions& options) {
   return target_->List(prefix, options);
-}
-Result<ListResult> ObjectStoreWrapper::ListAll(const std::string& prefix,
-                                               bool recursive) {
-  return target_->ListAll(prefix, recursive);
 }
 Result<std::shared_ptr<RandomAccessReader>> ObjectStoreWrapper::OpenReader(
     const std::string& path) {
@@ -273,14 +309,9 @@ Status ObjectStoreWrapper::RenameIfNotExists(const std::string& src,
                                              const std::string& dst) {
   return target_->RenameIfNotExists(src, dst);
 }
-bool ObjectStoreWrapper::supports_conditional_put() const {
-  return target_->supports_conditional_put();
+ObjectStoreCapabilities ObjectStoreWrapper::capabilities() const {
+  return target_->capabilities();
 }
-bool ObjectStoreWrapper::has_directories() const { return target_->has_directories(); }
-bool ObjectStoreWrapper::list_is_lexically_ordered() const {
-  return target_->list_is_lexically_ordered();
-}
-bool ObjectStoreWrapper::is_local() const { return target_->is_local(); }
 const std::string& ObjectStoreWrapper::uri() const { return target_->uri(); }
 const std::string& ObjectStoreWrapper::root() const { return target_->root(); }
 std::string ObjectStoreWrapper::ToString() const { return target_->ToString(); }

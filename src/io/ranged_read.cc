@@ -3,6 +3,7 @@
 #include "io/ranged_read.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "io/io_util.h"
@@ -73,6 +74,37 @@ Result<BufferPtr> ReadRangeInParallel(const RangeFetch& fetch, int64_t offset,
   }
   if (got < length) buffer->Resize(got);
   return buffer;
+}
+
+namespace {
+
+class RangedReader final : public RandomAccessReader {
+ public:
+  RangedReader(std::string path, std::string uri, int64_t size, RangeFetch fetch,
+               const RangedReadOptions& options)
+      : RandomAccessReader(std::move(path), std::move(uri), size),
+        fetch_(std::move(fetch)),
+        options_(options) {}
+
+ protected:
+  Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
+    // The base class clamped the range to size(); the object may still be shorter when
+    // the size came from the caller (OpenReaderWithSize): the helper cuts the buffer.
+    return ReadRangeInParallel(fetch_, offset, length, options_, uri());
+  }
+
+ private:
+  RangeFetch fetch_;
+  RangedReadOptions options_;
+};
+
+}  // namespace
+
+std::shared_ptr<RandomAccessReader> MakeRangedReader(std::string path, std::string uri,
+                                                     int64_t size, RangeFetch fetch,
+                                                     const RangedReadOptions& options) {
+  return std::make_shared<RangedReader>(std::move(path), std::move(uri), size,
+                                        std::move(fetch), options);
 }
 
 }  // namespace lance::io::internal

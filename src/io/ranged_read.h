@@ -7,9 +7,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "lance/core/buffer.h"
+#include "lance/io/object_store.h"
 #include "lance/result.h"
 
 namespace lance::io::internal {
@@ -36,5 +39,11 @@ struct RangedReadOptions {
 Result<BufferPtr> ReadRangeInParallel(const RangeFetch& fetch, int64_t offset,
                                       int64_t length, const RangedReadOptions& options,
                                       std::string_view uri);
+
+/// \brief A reader of `size` bytes whose reads are ReadRangeInParallel over `fetch`
+/// (which owns what it needs, e.g. the client and the version it pins).
+std::shared_ptr<RandomAccessReader> MakeRangedReader(std::string path, std::string uri,
+                                                     int64_t size, RangeFetch fetch,
+                                                     const RangedReadOptions& options);
 
 }  // namespace lance::io::internal

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <bit>
+#include <iterator>
 #include <map>
 #include <utility>
 
@@ -12,45 +14,23 @@
 namespace lance::testing {
 
 std::string_view StoreStepName(StoreStep step) {
-  switch (step) {
-    case StoreStep::kOpenWriter:
-      return "open_writer";
-    case StoreStep::kStreamWrite:
-      return "stream_write";
-    case StoreStep::kStreamClose:
-      return "stream_close";
-    case StoreStep::kPut:
-      return "put";
-    case StoreStep::kPutIfNotExists:
-      return "put_if_not_exists";
-    case StoreStep::kDelete:
-      return "delete";
-    case StoreStep::kCopy:
-      return "copy";
-    case StoreStep::kRename:
-      return "rename";
+  // Indexed by the step's bit number.
+  static constexpr std::string_view kNames[] = {
+      "open_writer",       "stream_write", "stream_close", "put",
+      "put_if_not_exists", "delete",       "copy",         "rename"};
+  const auto bit = static_cast<uint32_t>(step);
+  if (!std::has_single_bit(bit) || std::countr_zero(bit) >= std::ssize(kNames)) {
+    return "?";
   }
-  return "?";
+  return kNames[std::countr_zero(bit)];
 }
 
 std::string_view StoreFaultName(StoreFault action) {
-  switch (action) {
-    case StoreFault::kNone:
-      return "none";
-    case StoreFault::kFail:
-      return "fail";
-    case StoreFault::kTear:
-      return "tear";
-    case StoreFault::kFailAfter:
-      return "fail_after";
-    case StoreFault::kKill:
-      return "kill";
-    case StoreFault::kKillTear:
-      return "kill_tear";
-    case StoreFault::kKillAfter:
-      return "kill_after";
-  }
-  return "?";
+  // In the order of the enumerators.
+  static constexpr std::string_view kNames[] = {
+      "none", "fail", "tear", "fail_after", "kill", "kill_tear", "kill_after"};
+  const auto index = static_cast<size_t>(action);
+  return index < std::size(kNames) ? kNames[index] : "?";
 }
 
 void KillSelf() {
@@ -296,11 +276,8 @@ Status FaultStore::Delete(const std::string& path) {
 }
 
 Status FaultStore::DeleteMany(const std::vector<std::string>& paths) {
-  for (const std::string& path : paths) {
-    Status st = Delete(path);
-    if (!st.ok()) return st;
-  }
-  return Status::OK();
+  // Not the target's: each path is a step of this store's Delete.
+  return ObjectStore::DeleteMany(paths);
 }
 
 Status FaultStore::DeletePrefix(const std::string& prefix) {

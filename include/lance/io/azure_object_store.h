@@ -40,6 +40,7 @@
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/remote_object_store.h"
 
 namespace lance::io {
 
@@ -48,38 +49,18 @@ namespace azure {
 class AzureClient;
 }  // namespace azure
 
-class AzureObjectStore final : public ObjectStore {
+class AzureObjectStore final : public RemoteObjectStore {
  public:
   ~AzureObjectStore() override;
 
-  Result<ObjectMeta> Head(const std::string& path) override;
   Result<ListResult> List(const std::string& prefix,
                           const ListOptions& options = {}) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReader(
-      const std::string& path) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(const std::string& path,
-                                                                 int64_t size) override;
-  Result<BufferPtr> Read(const std::string& path) override;
-  Result<BufferPtr> ReadRange(const std::string& path, int64_t offset,
-                              int64_t length) override;
-  Result<std::unique_ptr<OutputStream>> OpenWriter(const std::string& path) override;
-  Status Put(const std::string& path, std::string_view data) override;
-  Status PutIfNotExists(const std::string& path, std::string_view data) override;
-  Status Delete(const std::string& path) override;
+  /// \brief Parallel deletes, all keys validated first.
   Status DeleteMany(const std::vector<std::string>& paths) override;
-  Status Copy(const std::string& src, const std::string& dst) override;
-  Status Rename(const std::string& src, const std::string& dst) override;
+  /// \brief Copy Blob, create-only on the destination and taking the source version it
+  /// saw, then a delete of that version.
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
 
-  bool supports_conditional_put() const override { return true; }
-  bool has_directories() const override { return false; }
-  bool list_is_lexically_ordered() const override { return true; }
-  bool is_local() const override { return false; }
-
-  /// \brief "az://<container>" (or the scheme the store was opened with).
-  const std::string& uri() const override { return uri_; }
-  /// \brief The container.
-  const std::string& root() const override { return container_; }
   /// \brief "AzureObjectStore(az://container, <AzureOptions::ToString>, <source>)";
   /// never a key, SAS or token.
   std::string ToString() const override;
@@ -93,8 +74,16 @@ class AzureObjectStore final : public ObjectStore {
   AzureObjectStore(std::string container, std::string uri,
                    std::shared_ptr<azure::AzureClient> client);
 
-  std::string container_;
-  std::string uri_;
+  Result<RemoteObject> StatObject(const std::string& key) override;
+  std::shared_ptr<RandomAccessReader> NewReader(const std::string& key, int64_t size,
+                                                std::string version) override;
+  Result<BufferPtr> GetObject(const std::string& key) override;
+  std::unique_ptr<OutputStream> NewWriter(const std::string& key) override;
+  Status PutObject(const std::string& key, std::string_view data,
+                   bool if_not_exists) override;
+  Status DeleteObject(const std::string& key) override;
+  Status CopyObject(const std::string& src, const std::string& dst) override;
+
   std::shared_ptr<azure::AzureClient> client_;
 };
 

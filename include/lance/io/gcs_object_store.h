@@ -43,6 +43,7 @@
 #include "lance/io/gcs_credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/remote_object_store.h"
 #include "lance/io/storage_options.h"
 
 namespace lance::io {
@@ -132,7 +133,7 @@ Result<std::shared_ptr<CredentialsSource>> MakeGcsCredentialsSource(
 
 }  // namespace gcs
 
-class GcsObjectStore final : public ObjectStore {
+class GcsObjectStore final : public RemoteObjectStore {
  public:
   /// \brief A store for `bucket`. `credentials` null: MakeGcsCredentialsSource(options).
   /// \return the store; Invalid for an empty or malformed bucket name.
@@ -148,33 +149,12 @@ class GcsObjectStore final : public ObjectStore {
 
   ~GcsObjectStore() override;
 
-  Result<ObjectMeta> Head(const std::string& path) override;
+  /// \brief Pages assembled here from the server's (see the file comment).
   Result<ListResult> List(const std::string& prefix,
                           const ListOptions& options = {}) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReader(
-      const std::string& path) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(const std::string& path,
-                                                                 int64_t size) override;
-  Result<BufferPtr> Read(const std::string& path) override;
-  Result<BufferPtr> ReadRange(const std::string& path, int64_t offset,
-                              int64_t length) override;
-  Result<std::unique_ptr<OutputStream>> OpenWriter(const std::string& path) override;
-  Status Put(const std::string& path, std::string_view data) override;
-  Status PutIfNotExists(const std::string& path, std::string_view data) override;
-  Status Delete(const std::string& path) override;
-  Status Copy(const std::string& src, const std::string& dst) override;
-  Status Rename(const std::string& src, const std::string& dst) override;
+  /// \brief A create-only copy, then a delete (see the file comment).
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
 
-  bool supports_conditional_put() const override { return true; }
-  bool has_directories() const override { return false; }
-  bool list_is_lexically_ordered() const override { return true; }
-  bool is_local() const override { return false; }
-
-  /// \brief "gs://<bucket>".
-  const std::string& uri() const override { return uri_; }
-  /// \brief The bucket.
-  const std::string& root() const override { return bucket_; }
   /// \brief "GcsObjectStore(gs://bucket, <GcsOptions::ToString>, <source ToString>)".
   std::string ToString() const override;
 
@@ -184,8 +164,16 @@ class GcsObjectStore final : public ObjectStore {
  private:
   GcsObjectStore(std::string bucket, std::shared_ptr<gcs::GcsClient> client);
 
-  std::string bucket_;
-  std::string uri_;
+  Result<RemoteObject> StatObject(const std::string& key) override;
+  std::shared_ptr<RandomAccessReader> NewReader(const std::string& key, int64_t size,
+                                                std::string version) override;
+  Result<BufferPtr> GetObject(const std::string& key) override;
+  std::unique_ptr<OutputStream> NewWriter(const std::string& key) override;
+  Status PutObject(const std::string& key, std::string_view data,
+                   bool if_not_exists) override;
+  Status DeleteObject(const std::string& key) override;
+  Status CopyObject(const std::string& src, const std::string& dst) override;
+
   std::shared_ptr<gcs::GcsClient> client_;
 };
 

@@ -63,8 +63,6 @@ class LocalObjectStore : public ObjectStore {
   Result<ObjectMeta> Head(const std::string& path) override;
   Result<ListResult> List(const std::string& prefix,
                           const ListOptions& options = {}) override;
-  /// \brief One directory walk instead of one per page.
-  Result<ListResult> ListAll(const std::string& prefix, bool recursive) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReader(
       const std::string& path) override;
   Result<BufferPtr> Read(const std::string& path) override;
@@ -77,10 +75,10 @@ class LocalObjectStore : public ObjectStore {
   Status Rename(const std::string& src, const std::string& dst) override;
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
 
-  bool supports_conditional_put() const override { return true; }
-  bool has_directories() const override { return true; }
-  bool list_is_lexically_ordered() const override { return true; }
-  bool is_local() const override { return true; }
+  /// \brief Conditional put, lexical listing, local, directories.
+  ObjectStoreCapabilities capabilities() const override {
+    return {.directories = true, .local = true};
+  }
 
   /// \brief "file://" + root().
   const std::string& uri() const override { return uri_; }
@@ -101,8 +99,6 @@ class LocalObjectStore : public ObjectStore {
   Status CheckKey(const std::string& path) const;
   Status CollectEntries(const std::string& prefix, bool recursive,
                         std::vector<Entry>* entries) const;
-  Result<ListResult> ListImpl(const std::string& prefix, const ListOptions& options,
-                              bool paginate) const;
   Status PublishNoReplace(const std::string& tmp_path, const std::string& final_path,
                           const std::string& key, std::string_view action) const;
 

@@ -47,21 +47,15 @@ class MemoryObjectStore : public ObjectStore {
                           const ListOptions& options = {}) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReader(
       const std::string& path) override;
-  Result<BufferPtr> Read(const std::string& path) override;
   Result<std::unique_ptr<OutputStream>> OpenWriter(const std::string& path) override;
-  Status Put(const std::string& path, std::string_view data) override;
   Status PutIfNotExists(const std::string& path, std::string_view data) override;
   Status Delete(const std::string& path) override;
-  Status DeleteMany(const std::vector<std::string>& paths) override;
-  Status DeletePrefix(const std::string& prefix) override;
   Status Copy(const std::string& src, const std::string& dst) override;
   Status Rename(const std::string& src, const std::string& dst) override;
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
 
-  bool supports_conditional_put() const override { return true; }
-  bool has_directories() const override { return false; }
-  bool list_is_lexically_ordered() const override { return true; }
-  bool is_local() const override { return true; }
+  /// \brief Conditional put, lexical listing, local.
+  ObjectStoreCapabilities capabilities() const override { return {.local = true}; }
 
   /// \brief "memory://" + name.
   const std::string& uri() const override { return uri_; }

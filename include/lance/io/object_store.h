@@ -183,6 +183,18 @@ class OutputStream {
   Status failure_;
 };
 
+/// \brief What an object store can do (see the ObjectStore accessors of the same names).
+struct ObjectStoreCapabilities {
+  /// \brief PutIfNotExists is atomic.
+  bool conditional_put = true;
+  /// \brief The store has real directories.
+  bool directories = false;
+  /// \brief List returns keys in lexicographic byte order.
+  bool lexical_listing = true;
+  /// \brief The data lives on this machine.
+  bool local = false;
+};
+
 /// \brief Abstract object store rooted at a URI.
 ///
 /// Implementations must be thread-safe: every method may be called concurrently from
@@ -226,9 +238,11 @@ class ObjectStore {
                                   const ListOptions& options = {}) = 0;
 
   /// \brief Drains every page of List(prefix, {recursive}) into one result (with an
-  /// empty next_token).
+  /// empty next_token). The pages are asked for as large as the store makes them, so a
+  /// store that lists everything in one pass (the local store's directory walk) does
+  /// it once.
   /// \return as List.
-  virtual Result<ListResult> ListAll(const std::string& prefix, bool recursive);
+  Result<ListResult> ListAll(const std::string& prefix, bool recursive);
 
   // -- Reading -------------------------------------------------------------------------
 
@@ -283,8 +297,9 @@ class ObjectStore {
   /// \return OK; Invalid; IOError.
   virtual Status Delete(const std::string& path) = 0;
 
-  /// \brief Deletes every listed object; missing ones are skipped. The default loops
-  /// over Delete and stops at the first error.
+  /// \brief Deletes every listed object; missing ones are skipped. The default checks
+  /// every key first (a malformed one deletes nothing), then loops over Delete and stops
+  /// at the first error.
   /// \return OK; Invalid; IOError.
   virtual Status DeleteMany(const std::vector<std::string>& paths);
 
@@ -302,28 +317,34 @@ class ObjectStore {
   virtual Status Copy(const std::string& src, const std::string& dst) = 0;
 
   /// \brief Moves the object at `src` to `dst`, replacing any object at `dst`. Atomic on
-  /// the local and memory stores; a copy followed by a delete on S3.
+  /// the local and memory stores. The default copies, then deletes the source (not
+  /// atomic: a failed delete leaves both, and says so).
   /// \return OK; NotFound if `src` is missing; Invalid; IOError.
-  virtual Status Rename(const std::string& src, const std::string& dst) = 0;
+  virtual Status Rename(const std::string& src, const std::string& dst);
 
-  /// \brief Moves the object at `src` to `dst` only if no object exists at `dst`.
+  /// \brief Moves the object at `src` to `dst` only if no object exists at `dst`. The
+  /// default reads the source, creates the destination with PutIfNotExists (the atomic
+  /// step, so it is bounded by what one Put takes) and deletes the source.
   /// \return OK; AlreadyExists if `dst` exists (nothing moves); NotFound if `src` is
   /// missing; Invalid; NotImplemented where the store cannot do this atomically; IOError.
-  virtual Status RenameIfNotExists(const std::string& src, const std::string& dst) = 0;
+  virtual Status RenameIfNotExists(const std::string& src, const std::string& dst);
 
   // -- Capabilities --------------------------------------------------------------------
 
+  /// \brief What the store can do; fixed for its lifetime.
+  virtual ObjectStoreCapabilities capabilities() const = 0;
+
   /// \brief True if PutIfNotExists is atomic (the commit protocol requires it).
-  virtual bool supports_conditional_put() const = 0;
+  bool supports_conditional_put() const { return capabilities().conditional_put; }
   /// \brief True if the store has real directories (the local store): they may appear
   /// as common prefixes while empty, and a key cannot be both an object and a prefix of
   /// other keys ("a" and "a/b").
-  virtual bool has_directories() const = 0;
+  bool has_directories() const { return capabilities().directories; }
   /// \brief True if List returns keys in lexicographic byte order.
-  virtual bool list_is_lexically_ordered() const = 0;
+  bool list_is_lexically_ordered() const { return capabilities().lexical_listing; }
   /// \brief True if the data lives on this machine (local and memory stores); such
   /// stores never need or ask for credentials.
-  virtual bool is_local() const = 0;
+  bool is_local() const { return capabilities().local; }
 
   // -- Identity ------------------------------------------------------------------------
 
@@ -362,7 +383,6 @@ class ObjectStoreWrapper : public ObjectStore {
   Result<ObjectMeta> Head(const std::string& path) override;
   Result<ListResult> List(const std::string& prefix,
                           const ListOptions& options = {}) override;
-  Result<ListResult> ListAll(const std::string& prefix, bool recursive) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReader(
       const std::string& path) override;
   Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(const std::string& path,
@@ -379,10 +399,7 @@ class ObjectStoreWrapper : public ObjectStore {
   Status Copy(const std::string& src, const std::string& dst) override;
   Status Rename(const std::string& src, const std::string& dst) override;
   Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
-  bool supports_conditional_put() const override;
-  bool has_directories() const override;
-  bool list_is_lexically_ordered() const override;
-  bool is_local() const override;
+  ObjectStoreCapabilities capabilities() const override;
   const std::string& uri() const override;
   std::string DisplayPath(std::string_view key) const override;
   const std::string& root() const override;

@@ -30,6 +30,7 @@
 #include "lance/io/credentials.h"
 #include "lance/io/object_store.h"
 #include "lance/io/object_store_registry.h"
+#include "lance/io/remote_object_store.h"
 #include "lance/io/s3/s3_options.h"
 
 namespace lance::io {
@@ -38,7 +39,7 @@ namespace s3 {
 class S3Client;  // the transport, private to the io layer (src/io/s3/s3_client.h)
 }  // namespace s3
 
-class S3ObjectStore final : public ObjectStore {
+class S3ObjectStore final : public RemoteObjectStore {
  public:
   /// \brief A store for `bucket` with parsed options. `credentials` null: a
   /// StaticCredentialsSource over options.credentials (anonymous when empty).
@@ -56,35 +57,13 @@ class S3ObjectStore final : public ObjectStore {
 
   ~S3ObjectStore() override;
 
-  Result<ObjectMeta> Head(const std::string& path) override;
   Result<ListResult> List(const std::string& prefix,
                           const ListOptions& options = {}) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReader(
-      const std::string& path) override;
-  Result<std::shared_ptr<RandomAccessReader>> OpenReaderWithSize(const std::string& path,
-                                                                 int64_t size) override;
-  Result<BufferPtr> Read(const std::string& path) override;
-  Result<BufferPtr> ReadRange(const std::string& path, int64_t offset,
-                              int64_t length) override;
-  Result<std::unique_ptr<OutputStream>> OpenWriter(const std::string& path) override;
-  Status Put(const std::string& path, std::string_view data) override;
-  Status PutIfNotExists(const std::string& path, std::string_view data) override;
-  Status Delete(const std::string& path) override;
+  /// \brief DeleteObjects in batches of 1000, all keys validated first.
   Status DeleteMany(const std::vector<std::string>& paths) override;
+  /// \brief Lists and deletes page by page.
   Status DeletePrefix(const std::string& prefix) override;
-  Status Copy(const std::string& src, const std::string& dst) override;
-  Status Rename(const std::string& src, const std::string& dst) override;
-  Status RenameIfNotExists(const std::string& src, const std::string& dst) override;
 
-  bool supports_conditional_put() const override { return true; }
-  bool has_directories() const override { return false; }
-  bool list_is_lexically_ordered() const override { return true; }
-  bool is_local() const override { return false; }
-
-  /// \brief "s3://<bucket>".
-  const std::string& uri() const override { return uri_; }
-  /// \brief The bucket.
-  const std::string& root() const override { return bucket_; }
   /// \brief "S3ObjectStore(s3://bucket, <S3Options::ToString>, <source ToString>)".
   std::string ToString() const override;
 
@@ -96,8 +75,16 @@ class S3ObjectStore final : public ObjectStore {
   S3ObjectStore(std::string bucket, std::string uri,
                 std::shared_ptr<s3::S3Client> client);
 
-  std::string bucket_;
-  std::string uri_;
+  Result<RemoteObject> StatObject(const std::string& key) override;
+  std::shared_ptr<RandomAccessReader> NewReader(const std::string& key, int64_t size,
+                                                std::string version) override;
+  Result<BufferPtr> GetObject(const std::string& key) override;
+  std::unique_ptr<OutputStream> NewWriter(const std::string& key) override;
+  Status PutObject(const std::string& key, std::string_view data,
+                   bool if_not_exists) override;
+  Status DeleteObject(const std::string& key) override;
+  Status CopyObject(const std::string& src, const std::string& dst) override;
+
   std::shared_ptr<s3::S3Client> client_;
 };
 

@@ -49,31 +49,6 @@ Status azure::ValidateContainerName(const std::string& name) {
 
 namespace {
 
-// -- Reader ---------------------------------------------------------------------------
-
-class AzureReader final : public RandomAccessReader {
- public:
-  AzureReader(std::shared_ptr<AzureClient> client, std::string path, std::string uri,
-              int64_t size, std::string etag)
-      : RandomAccessReader(std::move(path), std::move(uri), size),
-        client_(std::move(client)),
-        etag_(std::move(etag)) {}
-
- protected:
-  Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
-    return internal::ReadRangeInParallel(
-        [this](int64_t at, int64_t n, uint8_t* out) {
-          return client_->GetBlobInto(path(), at, n, out, etag_);
-        },
-        offset, length,
-        {client_->options().read_chunk_size, client_->options().max_connections}, uri());
-  }
-
- private:
-  std::shared_ptr<AzureClient> client_;
-  std::string etag_;  // empty: unpinned
-};
-
 // -- Writer ---------------------------------------------------------------------------
 
 // Streams a blob: bytes collect in one block-sized buffer; each full block followed by
@@ -179,21 +154,14 @@ bool PrefixAfter(const std::string& prefix, const std::string& after) {
 
 AzureObjectStore::AzureObjectStore(std::string container, std::string uri,
                                    std::shared_ptr<AzureClient> client)
-    : container_(std::move(container)),
-      uri_(std::move(uri)),
+    : RemoteObjectStore(std::move(container), std::move(uri)),
       client_(std::move(client)) {}
 
 AzureObjectStore::~AzureObjectStore() = default;
 
 std::string AzureObjectStore::ToString() const {
-  return StrCat("AzureObjectStore(", uri_, ", ", client_->options().ToString(), ", ",
+  return StrCat("AzureObjectStore(", uri(), ", ", client_->options().ToString(), ", ",
                 client_->credentials()->ToString(), ")");
-}
-
-Result<ObjectMeta> AzureObjectStore::Head(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(azure::BlobProperties props, client_->GetBlobProperties(path));
-  return ObjectMeta{path, props.size, props.last_modified_ms};
 }
 
 Result<ListResult> AzureObjectStore::List(const std::string& prefix,
@@ -232,56 +200,44 @@ Result<ListResult> AzureObjectStore::List(const std::string& prefix,
   return result;
 }
 
-Result<std::shared_ptr<RandomAccessReader>> AzureObjectStore::OpenReader(
-    const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(azure::BlobProperties props, client_->GetBlobProperties(path));
-  return std::shared_ptr<RandomAccessReader>(std::make_shared<AzureReader>(
-      client_, path, ObjectUri(path), props.size, std::move(props.etag)));
+Result<RemoteObjectStore::RemoteObject> AzureObjectStore::StatObject(
+    const std::string& key) {
+  LANCE_ASSIGN_OR_RAISE(azure::BlobProperties props, client_->GetBlobProperties(key));
+  return RemoteObject{ObjectMeta{key, props.size, props.last_modified_ms},
+                      std::move(props.etag)};
 }
 
-Result<std::shared_ptr<RandomAccessReader>> AzureObjectStore::OpenReaderWithSize(
-    const std::string& path, int64_t size) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  if (size < 0) {
-    return Status::Invalid("opening ", Quoted(ObjectUri(path)),
-                           " with a negative known size");
-  }
-  return std::shared_ptr<RandomAccessReader>(
-      std::make_shared<AzureReader>(client_, path, ObjectUri(path), size, std::string()));
+std::shared_ptr<RandomAccessReader> AzureObjectStore::NewReader(const std::string& key,
+                                                                int64_t size,
+                                                                std::string version) {
+  const AzureOptions& options = client_->options();
+  return internal::MakeRangedReader(key, ObjectUri(key), size,
+                                    [client = client_, key, etag = std::move(version)](
+                                        int64_t at, int64_t n, uint8_t* out) {
+                                      return client->GetBlobInto(key, at, n, out, etag);
+                                    },
+                                    {options.read_chunk_size, options.max_connections});
 }
 
-Result<BufferPtr> AzureObjectStore::Read(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return client_->GetBlob(path);
+Result<BufferPtr> AzureObjectStore::GetObject(const std::string& key) {
+  return client_->GetBlob(key);
 }
 
-Result<BufferPtr> AzureObjectStore::ReadRange(const std::string& path, int64_t offset,
-                                              int64_t length) {
-  LANCE_ASSIGN_OR_RAISE(auto reader, OpenReader(path));
-  return reader->ReadAt(offset, length);
+std::unique_ptr<OutputStream> AzureObjectStore::NewWriter(const std::string& key) {
+  return std::make_unique<AzureWriter>(client_, key, ObjectUri(key));
 }
 
-Result<std::unique_ptr<OutputStream>> AzureObjectStore::OpenWriter(
-    const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return std::unique_ptr<OutputStream>(
-      std::make_unique<AzureWriter>(client_, path, ObjectUri(path)));
+Status AzureObjectStore::PutObject(const std::string& key, std::string_view data,
+                                   bool if_not_exists) {
+  return client_->PutBlob(key, data, if_not_exists).status();
 }
 
-Status AzureObjectStore::Put(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return client_->PutBlob(path, data).status();
+Status AzureObjectStore::DeleteObject(const std::string& key) {
+  return client_->DeleteBlob(key);
 }
 
-Status AzureObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return client_->PutBlob(path, data, /*if_none_match=*/true).status();
-}
-
-Status AzureObjectStore::Delete(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return client_->DeleteBlob(path);
+Status AzureObjectStore::CopyObject(const std::string& src, const std::string& dst) {
+  return client_->CopyBlob(src, dst);
 }
 
 Status AzureObjectStore::DeleteMany(const std::vector<std::string>& paths) {
@@ -294,31 +250,6 @@ Status AzureObjectStore::DeleteMany(const std::vector<std::string>& paths) {
     if (!submitted.ok()) break;
   }
   return group.Wait();
-}
-
-Status AzureObjectStore::Copy(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
-  // A copy onto itself changes nothing; only the source's existence matters.
-  if (src == dst) return Head(src).status();
-  Status st = client_->CopyBlob(src, dst);
-  if (!st.ok()) {
-    return st.WithContext(
-        StrCat("copying ", Quoted(ObjectUri(src)), " to ", Quoted(ObjectUri(dst))));
-  }
-  return Status::OK();
-}
-
-Status AzureObjectStore::Rename(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(Copy(src, dst));
-  if (src == dst) return Status::OK();
-  Status st = client_->DeleteBlob(src);
-  if (!st.ok()) {
-    return st.WithContext(StrCat("renaming ", Quoted(ObjectUri(src)), " to ",
-                                 Quoted(ObjectUri(dst)),
-                                 " (the copy exists; removing the source failed)"));
-  }
-  return Status::OK();
 }
 
 Status AzureObjectStore::RenameIfNotExists(const std::string& src,

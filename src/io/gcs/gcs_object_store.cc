@@ -5,8 +5,10 @@
 #include "lance/io/gcs_object_store.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -25,31 +27,6 @@ using gcs::GcsClient;
 using internal::Quoted;
 
 namespace {
-
-// -- Reader ---------------------------------------------------------------------------
-
-class GcsReader final : public RandomAccessReader {
- public:
-  GcsReader(std::shared_ptr<GcsClient> client, std::string path, std::string uri,
-            int64_t size, int64_t generation)
-      : RandomAccessReader(std::move(path), std::move(uri), size),
-        client_(std::move(client)),
-        generation_(generation) {}
-
- protected:
-  Result<BufferPtr> DoReadAt(int64_t offset, int64_t length) override {
-    return internal::ReadRangeInParallel(
-        [this](int64_t at, int64_t n, uint8_t* out) {
-          return client_->ReadInto(path(), at, n, out, generation_);
-        },
-        offset, length,
-        {client_->options().read_chunk_size, client_->options().max_connections}, uri());
-  }
-
- private:
-  std::shared_ptr<GcsClient> client_;
-  int64_t generation_;  // 0: unpinned
-};
 
 // -- Writer ---------------------------------------------------------------------------
 
@@ -141,18 +118,12 @@ class GcsWriter final : public OutputStream {
   int64_t sent_ = 0;
 };
 
-Status CheckPath(const GcsObjectStore& store, const std::string& path, const char* what) {
-  Status st = ValidateObjectPath(path);
-  if (!st.ok()) return st.WithContext(StrCat(what, " ", store.ObjectUri(path)));
-  return Status::OK();
-}
-
 }  // namespace
 
 // -- Store ------------------------------------------------------------------------------
 
 GcsObjectStore::GcsObjectStore(std::string bucket, std::shared_ptr<GcsClient> client)
-    : bucket_(std::move(bucket)), uri_("gs://" + bucket_), client_(std::move(client)) {}
+    : RemoteObjectStore(bucket, "gs://" + bucket), client_(std::move(client)) {}
 
 GcsObjectStore::~GcsObjectStore() = default;
 
@@ -174,80 +145,53 @@ Result<std::shared_ptr<GcsObjectStore>> MakeGcsObjectStore(
                               std::move(credentials));
 }
 
-Result<ObjectMeta> GcsObjectStore::Head(const std::string& path) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Head of"));
-  LANCE_ASSIGN_OR_RAISE(gcs::ObjectResource meta, client_->GetMetadata(path));
-  return ObjectMeta{path, meta.size, meta.updated_ms};
+Result<RemoteObjectStore::RemoteObject> GcsObjectStore::StatObject(
+    const std::string& key) {
+  LANCE_ASSIGN_OR_RAISE(gcs::ObjectResource meta, client_->GetMetadata(key));
+  return RemoteObject{ObjectMeta{key, meta.size, meta.updated_ms},
+                      std::to_string(meta.generation)};
 }
 
-Result<std::shared_ptr<RandomAccessReader>> GcsObjectStore::OpenReader(
-    const std::string& path) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Opening"));
-  LANCE_ASSIGN_OR_RAISE(gcs::ObjectResource meta, client_->GetMetadata(path));
-  return std::shared_ptr<RandomAccessReader>(std::make_shared<GcsReader>(
-      client_, path, ObjectUri(path), meta.size, meta.generation));
+std::shared_ptr<RandomAccessReader> GcsObjectStore::NewReader(const std::string& key,
+                                                              int64_t size,
+                                                              std::string version) {
+  // The version is the generation StatObject gave, in decimal; 0 (none) reads any.
+  int64_t generation = 0;
+  const char* end = version.data() + version.size();
+  if (std::from_chars(version.data(), end, generation).ec != std::errc()) generation = 0;
+  const gcs::GcsOptions& options = client_->options();
+  return internal::MakeRangedReader(
+      key, ObjectUri(key), size,
+      [client = client_, key, generation](int64_t at, int64_t n, uint8_t* out) {
+        return client->ReadInto(key, at, n, out, generation);
+      },
+      {options.read_chunk_size, options.max_connections});
 }
 
-Result<std::shared_ptr<RandomAccessReader>> GcsObjectStore::OpenReaderWithSize(
-    const std::string& path, int64_t size) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Opening"));
-  if (size < 0) {
-    return Status::Invalid("Opening ", Quoted(ObjectUri(path)), ": negative size ", size);
-  }
-  return std::shared_ptr<RandomAccessReader>(
-      std::make_shared<GcsReader>(client_, path, ObjectUri(path), size, 0));
+Result<BufferPtr> GcsObjectStore::GetObject(const std::string& key) {
+  return client_->ReadAll(key);
 }
 
-Result<BufferPtr> GcsObjectStore::Read(const std::string& path) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Reading"));
-  return client_->ReadAll(path);
+std::unique_ptr<OutputStream> GcsObjectStore::NewWriter(const std::string& key) {
+  return std::make_unique<GcsWriter>(client_, key, ObjectUri(key));
 }
 
-Result<BufferPtr> GcsObjectStore::ReadRange(const std::string& path, int64_t offset,
-                                            int64_t length) {
-  // The metadata gives the size the short-read and past-the-end rules need (a media GET
-  // past the end is a 416 that cannot tell "at the end" from "beyond it").
-  LANCE_ASSIGN_OR_RAISE(auto reader, OpenReader(path));
-  return reader->ReadAt(offset, length);
+Status GcsObjectStore::PutObject(const std::string& key, std::string_view data,
+                                 bool if_not_exists) {
+  return client_->Insert(key, data, if_not_exists).status();
 }
 
-Result<std::unique_ptr<OutputStream>> GcsObjectStore::OpenWriter(
-    const std::string& path) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Writing"));
-  return std::unique_ptr<OutputStream>(
-      std::make_unique<GcsWriter>(client_, path, ObjectUri(path)));
+Status GcsObjectStore::DeleteObject(const std::string& key) {
+  return client_->Delete(key);
 }
 
-Status GcsObjectStore::Put(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Writing"));
-  return client_->Insert(path, data).status();
-}
-
-Status GcsObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Writing"));
-  return client_->Insert(path, data, /*if_not_exists=*/true).status();
-}
-
-Status GcsObjectStore::Delete(const std::string& path) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, path, "Deleting"));
-  return client_->Delete(path);
-}
-
-Status GcsObjectStore::Copy(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, src, "Copying"));
-  LANCE_RETURN_NOT_OK(CheckPath(*this, dst, "Copying to"));
+Status GcsObjectStore::CopyObject(const std::string& src, const std::string& dst) {
   return client_->Rewrite(src, dst, /*if_not_exists=*/false);
 }
 
-Status GcsObjectStore::Rename(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(Copy(src, dst));
-  if (src == dst) return Status::OK();
-  return client_->Delete(src);
-}
-
 Status GcsObjectStore::RenameIfNotExists(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(CheckPath(*this, src, "Renaming"));
-  LANCE_RETURN_NOT_OK(CheckPath(*this, dst, "Renaming to"));
+  LANCE_RETURN_NOT_OK(CheckKey(src, "renaming"));
+  LANCE_RETURN_NOT_OK(CheckKey(dst, "renaming to"));
   LANCE_ASSIGN_OR_RAISE(gcs::ObjectResource meta, client_->GetMetadata(src));
   if (meta.size <= client_->options().upload_chunk_size) {
     // Small objects (manifests): download + create-only upload, atomic on every server.
@@ -326,7 +270,7 @@ Result<ListResult> GcsObjectStore::List(const std::string& prefix,
 }
 
 std::string GcsObjectStore::ToString() const {
-  return StrCat("GcsObjectStore(", uri_, ", ", client_->options().ToString(), ", ",
+  return StrCat("GcsObjectStore(", uri(), ", ", client_->options().ToString(), ", ",
                 client_->credentials()->ToString(), ")");
 }
 

@@ -63,7 +63,14 @@ class S3Reader final : public RandomAccessReader {
         read_ahead_blocks_(
             client_->options().read_ahead <= 0
                 ? 0
-                : std::max<int64_t>(1, client_->options().read_ahead / block_size_)) {}
+                : std::max<int64_t>(1, client_->options().read_ahead / block_size_)),
+        direct_(internal::MakeRangedReader(
+            this->path(), this->uri(), size,
+            [client = client_, key = this->path(), etag = etag_](int64_t at, int64_t n,
+                                                                 uint8_t* out) {
+              return client->GetObjectInto(key, at, n, out, etag);
+            },
+            {client_->options().read_chunk_size, client_->options().max_connections})) {}
 
   ~S3Reader() override {
     // Blocks still queued are dropped, running ones waited for (Pending's destructor).
@@ -80,7 +87,7 @@ class S3Reader final : public RandomAccessReader {
         if (!served.ok() || *served != nullptr) return served;
       }
     }
-    return ReadDirect(offset, length);
+    return direct_->ReadAt(offset, length);
   }
 
  private:
@@ -248,23 +255,14 @@ class S3Reader final : public RandomAccessReader {
     return out;
   }
 
-  Result<BufferPtr> ReadDirect(int64_t offset, int64_t length) {
-    // The base class clamped the range to size(); the object may still be shorter when
-    // the size came from the caller (OpenReaderWithSize): the helper cuts the buffer.
-    return internal::ReadRangeInParallel(
-        [this](int64_t at, int64_t n, uint8_t* out) {
-          return client_->GetObjectInto(path(), at, n, out, etag_);
-        },
-        offset, length,
-        {client_->options().read_chunk_size, client_->options().max_connections}, uri());
-  }
-
  private:
   std::shared_ptr<S3Client> client_;
   // Empty: unpinned (OpenReaderWithSize).
   std::string etag_;
   const int64_t block_size_;
   const int64_t read_ahead_blocks_;  // 0: no read-ahead
+  // Reads not served by read-ahead: ranged GETs, in parallel when long.
+  const std::shared_ptr<RandomAccessReader> direct_;
 
   std::mutex mu_;  // guards what follows
   std::vector<Stream> streams_;
@@ -455,7 +453,7 @@ class S3Writer final : public OutputStream {
 
 S3ObjectStore::S3ObjectStore(std::string bucket, std::string uri,
                              std::shared_ptr<s3::S3Client> client)
-    : bucket_(std::move(bucket)), uri_(std::move(uri)), client_(std::move(client)) {}
+    : RemoteObjectStore(std::move(bucket), std::move(uri)), client_(std::move(client)) {}
 
 S3ObjectStore::~S3ObjectStore() = default;
 
@@ -487,21 +485,15 @@ Result<std::shared_ptr<S3ObjectStore>> S3ObjectStore::FromStorageOptions(
   }
   LANCE_ASSIGN_OR_RAISE(auto store, Make(bucket, std::move(options).MoveValueUnsafe(),
                                          std::move(credentials)));
-  store->uri_ = scheme + "://" + store->bucket_;
+  store->set_uri(scheme + "://" + store->root());
   // ToString shows the options and the credentials source redacted.
   LANCE_LOG(Debug, "s3") << "opened " << store->ToString();
   return store;
 }
 
 std::string S3ObjectStore::ToString() const {
-  return "S3ObjectStore(" + uri_ + ", " + client_->options().ToString() + ", " +
+  return "S3ObjectStore(" + uri() + ", " + client_->options().ToString() + ", " +
          client_->credentials()->ToString() + ")";
-}
-
-Result<ObjectMeta> S3ObjectStore::Head(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(s3::S3ObjectInfo info, client_->HeadObject(path));
-  return ObjectMeta{path, info.size, info.last_modified_ms};
 }
 
 Result<ListResult> S3ObjectStore::List(const std::string& prefix,
@@ -528,59 +520,41 @@ Result<ListResult> S3ObjectStore::List(const std::string& prefix,
   return result;
 }
 
-Result<std::shared_ptr<RandomAccessReader>> S3ObjectStore::OpenReader(
-    const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  LANCE_ASSIGN_OR_RAISE(s3::S3ObjectInfo info, client_->HeadObject(path));
-  return std::shared_ptr<RandomAccessReader>(std::make_shared<S3Reader>(
-      client_, path, ObjectUri(path), info.size, std::move(info.etag)));
+Result<RemoteObjectStore::RemoteObject> S3ObjectStore::StatObject(
+    const std::string& key) {
+  LANCE_ASSIGN_OR_RAISE(s3::S3ObjectInfo info, client_->HeadObject(key));
+  return RemoteObject{ObjectMeta{key, info.size, info.last_modified_ms},
+                      std::move(info.etag)};
 }
 
-Result<std::shared_ptr<RandomAccessReader>> S3ObjectStore::OpenReaderWithSize(
-    const std::string& path, int64_t size) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  if (size < 0) {
-    return Status::Invalid("opening " + Quoted(ObjectUri(path)) +
-                           " with a negative known size");
-  }
-  return std::shared_ptr<RandomAccessReader>(
-      std::make_shared<S3Reader>(client_, path, ObjectUri(path), size, std::string()));
+std::shared_ptr<RandomAccessReader> S3ObjectStore::NewReader(const std::string& key,
+                                                             int64_t size,
+                                                             std::string version) {
+  return std::make_shared<S3Reader>(client_, key, ObjectUri(key), size,
+                                    std::move(version));
 }
 
-Result<BufferPtr> S3ObjectStore::Read(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  // One GET: the response is one consistent version, so no HEAD or pinning is needed.
-  return client_->GetObject(path);
+Result<BufferPtr> S3ObjectStore::GetObject(const std::string& key) {
+  return client_->GetObject(key);
 }
 
-Result<BufferPtr> S3ObjectStore::ReadRange(const std::string& path, int64_t offset,
-                                           int64_t length) {
-  // The HEAD gives the size that the short-read and past-the-end rules need; a GET past
-  // the end would be a server-specific 416 instead.
-  LANCE_ASSIGN_OR_RAISE(auto reader, OpenReader(path));
-  return reader->ReadAt(offset, length);
+std::unique_ptr<OutputStream> S3ObjectStore::NewWriter(const std::string& key) {
+  return std::make_unique<S3Writer>(client_, key, ObjectUri(key));
 }
 
-Result<std::unique_ptr<OutputStream>> S3ObjectStore::OpenWriter(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return std::unique_ptr<OutputStream>(
-      std::make_unique<S3Writer>(client_, path, ObjectUri(path)));
+Status S3ObjectStore::PutObject(const std::string& key, std::string_view data,
+                                bool if_not_exists) {
+  // Always a single PUT, also for PutIfNotExists: RGW ignores If-None-Match on
+  // CompleteMultipartUpload.
+  return client_->PutObject(key, data, if_not_exists).status();
 }
 
-Status S3ObjectStore::Put(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return client_->PutObject(path, data).status();
+Status S3ObjectStore::DeleteObject(const std::string& key) {
+  return client_->DeleteObject(key);
 }
 
-Status S3ObjectStore::PutIfNotExists(const std::string& path, std::string_view data) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  // Always a single PUT: RGW ignores If-None-Match on CompleteMultipartUpload.
-  return client_->PutObject(path, data, /*if_none_match=*/true).status();
-}
-
-Status S3ObjectStore::Delete(const std::string& path) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(path));
-  return client_->DeleteObject(path);
+Status S3ObjectStore::CopyObject(const std::string& src, const std::string& dst) {
+  return client_->CopyObject(src, dst);
 }
 
 Status S3ObjectStore::DeleteMany(const std::vector<std::string>& paths) {
@@ -610,61 +584,6 @@ Status S3ObjectStore::DeletePrefix(const std::string& prefix) {
     if (page->next_continuation_token.empty()) return Status::OK();
     request.continuation_token = std::move(page->next_continuation_token);
   }
-}
-
-namespace {
-
-// The last step of a rename on S3 (which has none): deleting the source once the
-// destination holds the object. `done` says so in the error.
-Status DeleteRenamedSource(const S3ObjectStore& store, const std::string& src,
-                           const std::string& dst, std::string_view done) {
-  Status st = store.client()->DeleteObject(src);
-  if (!st.ok()) {
-    return st.WithContext("renaming " + Quoted(store.ObjectUri(src)) + " to " +
-                          Quoted(store.ObjectUri(dst)) + " (" + std::string(done) +
-                          "; removing the source failed)");
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-Status S3ObjectStore::Copy(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
-  if (src == dst) {
-    // S3 refuses a copy onto itself that changes nothing; the result would be the
-    // object as it is, so only its existence needs checking.
-    return Head(src).status();
-  }
-  Status st = client_->CopyObject(src, dst);
-  if (!st.ok()) {
-    return st.WithContext("copying " + Quoted(ObjectUri(src)) + " to " +
-                          Quoted(ObjectUri(dst)));
-  }
-  return Status::OK();
-}
-
-Status S3ObjectStore::Rename(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(Copy(src, dst));
-  if (src == dst) return Status::OK();
-  return DeleteRenamedSource(*this, src, dst, "the copy exists");
-}
-
-Status S3ObjectStore::RenameIfNotExists(const std::string& src, const std::string& dst) {
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(src));
-  LANCE_RETURN_NOT_OK(ValidateObjectPath(dst));
-  // S3 has no conditional copy that RGW honours, so the bytes go through here and the
-  // create-only PUT decides; that bounds this to objects that fit one PUT.
-  LANCE_ASSIGN_OR_RAISE(BufferPtr data, client_->GetObject(src));
-  if (src == dst) {
-    return Status::AlreadyExists("When renaming " + Quoted(ObjectUri(src)) +
-                                 " if the destination does not exist: " +
-                                 Quoted(ObjectUri(dst)) + " exists (it is the source)");
-  }
-  LANCE_RETURN_NOT_OK(
-      client_->PutObject(dst, data->ToStringView(), /*if_none_match=*/true));
-  return DeleteRenamedSource(*this, src, dst, "the destination was created");
 }
 
 Status RegisterS3ObjectStore(ObjectStoreRegistry* registry) {
