@@ -396,6 +396,24 @@ void AppendItem(const FieldPtr& f, std::string* out) {
   if (!f->nullable()) out->append(" not null");
 }
 
+// How the spec of a type with parameters opens (its name and bracket).
+const char* Opening(TypeId id) {
+  static constexpr std::pair<TypeId, const char*> kOpenings[] = {
+      {TypeId::kList, "list<"},
+      {TypeId::kLargeList, "large_list<"},
+      {TypeId::kFixedSizeList, "fixed_size_list<"},
+      {TypeId::kDecimal128, "decimal128("},
+      {TypeId::kDecimal256, "decimal256("},
+      {TypeId::kTime32, "time32["},
+      {TypeId::kTime64, "time64["},
+      {TypeId::kDuration, "duration["},
+  };
+  for (const auto& [type_id, opening] : kOpenings) {
+    if (type_id == id) return opening;
+  }
+  return "";
+}
+
 void AppendType(const DataType& type, std::string* out) {
   if (const char* name = ScalarName(type.id())) {
     out->append(name);
@@ -413,9 +431,7 @@ void AppendType(const DataType& type, std::string* out) {
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kFixedSizeList:
-      out->append(type.id() == TypeId::kList        ? "list<"
-                  : type.id() == TypeId::kLargeList ? "large_list<"
-                                                    : "fixed_size_list<");
+      out->append(Opening(type.id()));
       AppendItem(type.fields()[0], out);
       if (type.id() == TypeId::kFixedSizeList) {
         out->append(", " + std::to_string(type.fixed_size()));
@@ -435,16 +451,14 @@ void AppendType(const DataType& type, std::string* out) {
       return;
     case TypeId::kDecimal128:
     case TypeId::kDecimal256:
-      out->append(type.id() == TypeId::kDecimal128 ? "decimal128(" : "decimal256(");
+      out->append(Opening(type.id()));
       out->append(std::to_string(type.precision()) + ", " + std::to_string(type.scale()) +
                   ")");
       return;
     case TypeId::kTime32:
     case TypeId::kTime64:
     case TypeId::kDuration:
-      out->append(type.id() == TypeId::kTime32   ? "time32["
-                  : type.id() == TypeId::kTime64 ? "time64["
-                                                 : "duration[");
+      out->append(Opening(type.id()));
       out->append(TimeUnitSuffix(type.unit()));
       out->push_back(']');
       return;

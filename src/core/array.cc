@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -464,6 +465,7 @@ class Validator {
                              " but there is no validity bitmap");
     }
 
+    if (std::optional<Status> st = ValidateByTraits(what, data)) return *st;
     switch (type.id()) {
       case TypeId::kBool:
         return CheckSize(what, "value bitmap", data.buffers[1],
@@ -471,18 +473,6 @@ class Validator {
       case TypeId::kFixedSizeBinary:
         if (type.fixed_size() < 0) return Status::Invalid(what + "negative byte width");
         return CheckSize(what, "values", data.buffers[1], end * type.fixed_size());
-      case TypeId::kUtf8:
-      case TypeId::kBinary:
-        return ValidateBinary<int32_t>(what, data);
-      case TypeId::kLargeUtf8:
-      case TypeId::kLargeBinary:
-        return ValidateBinary<int64_t>(what, data);
-      case TypeId::kList:
-        return ValidateList<int32_t>(what, data);
-      case TypeId::kMap:
-        return ValidateMap(what, data);
-      case TypeId::kLargeList:
-        return ValidateList<int64_t>(what, data);
       case TypeId::kDecimal128:
       case TypeId::kDecimal256: {
         LANCE_RETURN_NOT_OK(
@@ -500,11 +490,6 @@ class Validator {
         }
         return Status::OK();
       }
-      case TypeId::kTime32:
-        return ValidateTemporal<int32_t>(what, data);
-      case TypeId::kTime64:
-      case TypeId::kDate64:
-        return ValidateTemporal<int64_t>(what, data);
       case TypeId::kDictionary:
         return ValidateDictionary(what, data);
       case TypeId::kFixedSizeList: {
@@ -544,6 +529,28 @@ class Validator {
                              " bytes, need " + std::to_string(needed));
     }
     return Status::OK();
+  }
+
+  // The checks the type traits select: the offsets of the binary and list types (by
+  // their width), the range of time and date64 values (by their C type); nullopt for
+  // the other types.
+  std::optional<Status> ValidateByTraits(const std::string& what, const ArrayData& data) {
+    return VisitType(*data.type, [&](auto traits) -> std::optional<Status> {
+      using T = decltype(traits);
+      constexpr TypeId kId = T::kId;
+      if constexpr (T::kIsBaseBinary) {
+        return ValidateBinary<typename T::OffsetType>(what, data);
+      } else if constexpr (kId == TypeId::kMap) {
+        return ValidateMap(what, data);
+      } else if constexpr (T::kIsBaseList) {
+        return ValidateList<typename T::OffsetType>(what, data);
+      } else if constexpr (kId == TypeId::kTime32 || kId == TypeId::kTime64 ||
+                           kId == TypeId::kDate64) {
+        return ValidateTemporal<typename T::CType>(what, data);
+      } else {
+        return std::nullopt;
+      }
+    });
   }
 
   Status ValidateChild(const std::string& what, const ArrayData& data, int index,

@@ -186,6 +186,30 @@ Result<BufferPtr> ArrayBuilder::FinishValidity() {
   return validity_.Finish();
 }
 
+Status ArrayBuilder::ReserveSlots(BufferBuilder* buffer, int64_t width,
+                                  int64_t additional) {
+  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
+  return buffer->Reserve(additional * width);
+}
+
+Status ArrayBuilder::AppendZeroedSlots(BufferBuilder* values, int64_t width,
+                                       int64_t count, bool valid) {
+  LANCE_RETURN_NOT_OK(CheckCount(count));
+  LANCE_RETURN_NOT_OK(values->AppendZeros(count * width));
+  return AppendValidity(count, valid);
+}
+
+template <typename ValuesBuilder>
+Result<ArrayDataPtr> ArrayBuilder::FinishWithValues(ValuesBuilder* values) {
+  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
+  LANCE_ASSIGN_OR_RAISE(BufferPtr data, values->Finish());
+  return ArrayData::Make(type_, length_, {std::move(validity), std::move(data)},
+                         null_count_);
+}
+
+template Result<ArrayDataPtr> ArrayBuilder::FinishWithValues(BufferBuilder* values);
+template Result<ArrayDataPtr> ArrayBuilder::FinishWithValues(BitmapBuilder* values);
+
 // ---------------------------------------------------------------------------------------
 // MakeBuilder
 

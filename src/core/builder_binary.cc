@@ -53,23 +53,25 @@ Status BaseBinaryBuilder<OffsetT>::AppendValues(const std::vector<std::string>& 
 }
 
 template <typename OffsetT>
-Status BaseBinaryBuilder<OffsetT>::AppendNulls(int64_t count) {
+Status BaseBinaryBuilder<OffsetT>::AppendEmptySlots(int64_t count, bool valid) {
   LANCE_RETURN_NOT_OK(CheckCount(count));
   LANCE_RETURN_NOT_OK(AppendEmptyOffsets<OffsetT>(&offsets_, data_.length(), count));
-  return AppendValidity(count, false);
+  return AppendValidity(count, valid);
+}
+
+template <typename OffsetT>
+Status BaseBinaryBuilder<OffsetT>::AppendNulls(int64_t count) {
+  return AppendEmptySlots(count, false);
 }
 
 template <typename OffsetT>
 Status BaseBinaryBuilder<OffsetT>::AppendEmptyValues(int64_t count) {
-  LANCE_RETURN_NOT_OK(CheckCount(count));
-  LANCE_RETURN_NOT_OK(AppendEmptyOffsets<OffsetT>(&offsets_, data_.length(), count));
-  return AppendValidity(count, true);
+  return AppendEmptySlots(count, true);
 }
 
 template <typename OffsetT>
 Status BaseBinaryBuilder<OffsetT>::Reserve(int64_t additional) {
-  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
-  return offsets_.Reserve(additional * static_cast<int64_t>(sizeof(OffsetT)));
+  return ReserveSlots(&offsets_, sizeof(OffsetT), additional);
 }
 
 template <typename OffsetT>
@@ -150,20 +152,15 @@ Status FixedSizeBinaryBuilder::AppendValues(const std::vector<std::string>& valu
 }
 
 Status FixedSizeBinaryBuilder::AppendNulls(int64_t count) {
-  LANCE_RETURN_NOT_OK(CheckCount(count));
-  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * byte_width_));
-  return AppendValidity(count, false);
+  return AppendZeroedSlots(&values_, byte_width_, count, false);
 }
 
 Status FixedSizeBinaryBuilder::AppendEmptyValues(int64_t count) {
-  LANCE_RETURN_NOT_OK(CheckCount(count));
-  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * byte_width_));
-  return AppendValidity(count, true);
+  return AppendZeroedSlots(&values_, byte_width_, count, true);
 }
 
 Status FixedSizeBinaryBuilder::Reserve(int64_t additional) {
-  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
-  return values_.Reserve(additional * byte_width_);
+  return ReserveSlots(&values_, byte_width_, additional);
 }
 
 void FixedSizeBinaryBuilder::Reset() {
@@ -172,10 +169,7 @@ void FixedSizeBinaryBuilder::Reset() {
 }
 
 Result<ArrayDataPtr> FixedSizeBinaryBuilder::DoFinish() {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
-  LANCE_ASSIGN_OR_RAISE(BufferPtr values, values_.Finish());
-  return ArrayData::Make(type_, length_, {std::move(validity), std::move(values)},
-                         null_count_);
+  return FinishWithValues(&values_);
 }
 
 Status FixedSizeBinaryBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offset,

@@ -21,24 +21,14 @@ using internal::CheckCount;
 
 namespace {
 
-// Largest index an index type can hold.
-int64_t MaxIndex(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return std::numeric_limits<int8_t>::max();
-    case TypeId::kUInt8:
-      return std::numeric_limits<uint8_t>::max();
-    case TypeId::kInt16:
-      return std::numeric_limits<int16_t>::max();
-    case TypeId::kUInt16:
-      return std::numeric_limits<uint16_t>::max();
-    case TypeId::kInt32:
-      return std::numeric_limits<int32_t>::max();
-    case TypeId::kUInt32:
-      return std::numeric_limits<uint32_t>::max();
-    default:
-      return std::numeric_limits<int64_t>::max();
+// Largest index an index type can hold: 2^(bits) - 1 with the sign bit left out; the
+// 64-bit (and any other) types are capped at int64's.
+int64_t MaxIndex(const DataType& type) {
+  if (!type.is_integer() || type.byte_width() >= 8) {
+    return std::numeric_limits<int64_t>::max();
   }
+  const int bits = type.byte_width() * 8 - (type.is_signed_integer() ? 1 : 0);
+  return (int64_t{1} << bits) - 1;
 }
 
 // Whether values of `type` can be deduplicated by their bytes.
@@ -150,7 +140,7 @@ DictionaryBuilder::DictionaryBuilder(DataTypePtr type)
     : ArrayBuilder(std::move(type)), state_(std::make_unique<State>()) {
   const DataTypePtr& index_type = type_->index_type();
   state_->index_width = index_type ? std::max(1, index_type->byte_width()) : 4;
-  state_->max_index = index_type ? MaxIndex(index_type->id()) : 0;
+  state_->max_index = index_type ? MaxIndex(*index_type) : 0;
   const DataTypePtr& value_type = type_->value_type();
   state_->memoizable = value_type && IsMemoizable(*value_type);
   if (value_type) {

@@ -49,27 +49,27 @@ Status BaseListBuilder<OffsetT>::Append(bool is_valid) {
 }
 
 template <typename OffsetT>
-Status BaseListBuilder<OffsetT>::AppendNulls(int64_t count) {
+Status BaseListBuilder<OffsetT>::AppendEmptyLists(int64_t count, bool valid) {
   LANCE_RETURN_NOT_OK(CheckCount(count));
   LANCE_RETURN_NOT_OK(CheckChildLength(0));
   LANCE_RETURN_NOT_OK(
       AppendEmptyOffsets<OffsetT>(&offsets_, value_builder_->length(), count));
-  return AppendValidity(count, false);
+  return AppendValidity(count, valid);
+}
+
+template <typename OffsetT>
+Status BaseListBuilder<OffsetT>::AppendNulls(int64_t count) {
+  return AppendEmptyLists(count, false);
 }
 
 template <typename OffsetT>
 Status BaseListBuilder<OffsetT>::AppendEmptyValues(int64_t count) {
-  LANCE_RETURN_NOT_OK(CheckCount(count));
-  LANCE_RETURN_NOT_OK(CheckChildLength(0));
-  LANCE_RETURN_NOT_OK(
-      AppendEmptyOffsets<OffsetT>(&offsets_, value_builder_->length(), count));
-  return AppendValidity(count, true);
+  return AppendEmptyLists(count, true);
 }
 
 template <typename OffsetT>
 Status BaseListBuilder<OffsetT>::Reserve(int64_t additional) {
-  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
-  return offsets_.Reserve(additional * static_cast<int64_t>(sizeof(OffsetT)));
+  return ReserveSlots(&offsets_, sizeof(OffsetT), additional);
 }
 
 template <typename OffsetT>

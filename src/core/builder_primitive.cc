@@ -59,12 +59,7 @@ void BooleanBuilder::Reset() {
   values_.Reset();
 }
 
-Result<ArrayDataPtr> BooleanBuilder::DoFinish() {
-  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
-  LANCE_ASSIGN_OR_RAISE(BufferPtr values, values_.Finish());
-  return ArrayData::Make(type_, length_, {std::move(validity), std::move(values)},
-                         null_count_);
-}
+Result<ArrayDataPtr> BooleanBuilder::DoFinish() { return FinishWithValues(&values_); }
 
 Status BooleanBuilder::DoAppendArraySlice(const ArrayData& data, int64_t offset,
                                           int64_t length) {
@@ -135,22 +130,17 @@ Status NumericBuilder<CType>::AppendValues(const std::vector<CType>& values,
 
 template <typename CType>
 Status NumericBuilder<CType>::AppendNulls(int64_t count) {
-  LANCE_RETURN_NOT_OK(CheckCount(count));
-  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * static_cast<int64_t>(sizeof(CType))));
-  return AppendValidity(count, false);
+  return AppendZeroedSlots(&values_, kWidth, count, false);
 }
 
 template <typename CType>
 Status NumericBuilder<CType>::AppendEmptyValues(int64_t count) {
-  LANCE_RETURN_NOT_OK(CheckCount(count));
-  LANCE_RETURN_NOT_OK(values_.AppendZeros(count * static_cast<int64_t>(sizeof(CType))));
-  return AppendValidity(count, true);
+  return AppendZeroedSlots(&values_, kWidth, count, true);
 }
 
 template <typename CType>
 Status NumericBuilder<CType>::Reserve(int64_t additional) {
-  LANCE_RETURN_NOT_OK(ArrayBuilder::Reserve(additional));
-  return values_.Reserve(additional * static_cast<int64_t>(sizeof(CType)));
+  return ReserveSlots(&values_, kWidth, additional);
 }
 
 template <typename CType>
@@ -166,10 +156,7 @@ Result<ArrayDataPtr> NumericBuilder<CType>::DoFinish() {
                            " does not store " + std::to_string(sizeof(CType)) +
                            "-byte values");
   }
-  LANCE_ASSIGN_OR_RAISE(BufferPtr validity, FinishValidity());
-  LANCE_ASSIGN_OR_RAISE(BufferPtr values, values_.Finish());
-  return ArrayData::Make(type_, length_, {std::move(validity), std::move(values)},
-                         null_count_);
+  return FinishWithValues(&values_);
 }
 
 template <typename CType>

@@ -107,17 +107,8 @@ int64_t ValueWidth(const DataType& type) {
 
 // Number of child arrays/fields the layout prescribes; -1 means "one per struct field".
 int64_t ExpectedChildren(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kList:
-    case TypeId::kLargeList:
-    case TypeId::kFixedSizeList:
-    case TypeId::kMap:
-      return 1;
-    case TypeId::kStruct:
-      return type.num_fields();
-    default:
-      return 0;
-  }
+  if (type.is_list_like()) return 1;
+  return type.id() == TypeId::kStruct ? type.num_fields() : 0;
 }
 
 // Reads offsets[index] without assuming the pointer is suitably aligned: the spec only

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "lance/core/cast.h"
+#include "lance/core/enum_names.h"
 #include "lance/core/temporal.h"
 #include "lance/core/time_zone.h"
 
@@ -139,25 +140,15 @@ Scalar Scalar::Timestamp(int128 nanos, bool has_zone) {
   return s;
 }
 
-std::string_view Scalar::KindName() const {
-  switch (kind) {
-    case Kind::kNull:
-      return "null";
-    case Kind::kBool:
-      return "boolean";
-    case Kind::kInt:
-      return "integer";
-    case Kind::kFloat:
-      return "float";
-    case Kind::kString:
-      return "string";
-    case Kind::kDate:
-      return "date";
-    case Kind::kTimestamp:
-      return "timestamp";
-  }
-  return "?";
-}
+namespace {
+
+constexpr auto kKindNames = MakeEnumNames<Scalar::Kind>(
+    "null", "boolean", "integer", "float", "string", "date", "timestamp");
+static_assert(kKindNames.size() == EnumCount(Scalar::Kind::kTimestamp));
+
+}  // namespace
+
+std::string_view Scalar::KindName() const { return kKindNames.Name(kind, "?"); }
 
 std::string Scalar::ToString() const {
   switch (kind) {

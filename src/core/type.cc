@@ -2,6 +2,9 @@
 
 #include "lance/core/type.h"
 
+#include <algorithm>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -75,29 +78,26 @@ const DataTypePtr& DataType::item_type() const {
   return f ? f->type() : kNoType;
 }
 
+namespace {
+
+// Whether `id` is one of `ids`: the type families below are lists of ids.
+bool IdIn(TypeId id, std::initializer_list<TypeId> ids) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+}  // namespace
+
 bool DataType::is_integer() const {
-  switch (id_) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-      return true;
-    default:
-      return false;
-  }
+  return is_signed_integer() ||
+         IdIn(id_, {TypeId::kUInt8, TypeId::kUInt16, TypeId::kUInt32, TypeId::kUInt64});
 }
 
 bool DataType::is_signed_integer() const {
-  return id_ == TypeId::kInt8 || id_ == TypeId::kInt16 || id_ == TypeId::kInt32 ||
-         id_ == TypeId::kInt64;
+  return IdIn(id_, {TypeId::kInt8, TypeId::kInt16, TypeId::kInt32, TypeId::kInt64});
 }
 
 bool DataType::is_floating() const {
-  return id_ == TypeId::kFloat16 || id_ == TypeId::kFloat32 || id_ == TypeId::kFloat64;
+  return IdIn(id_, {TypeId::kFloat16, TypeId::kFloat32, TypeId::kFloat64});
 }
 
 bool DataType::is_primitive() const {
@@ -110,27 +110,18 @@ bool DataType::is_fixed_width() const {
 }
 
 bool DataType::is_temporal() const {
-  switch (id_) {
-    case TypeId::kDate32:
-    case TypeId::kDate64:
-    case TypeId::kTime32:
-    case TypeId::kTime64:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration:
-      return true;
-    default:
-      return false;
-  }
+  return IdIn(id_, {TypeId::kDate32, TypeId::kDate64, TypeId::kTime32, TypeId::kTime64,
+                    TypeId::kTimestamp, TypeId::kDuration});
 }
 
 bool DataType::is_binary_like() const {
-  return id_ == TypeId::kUtf8 || id_ == TypeId::kLargeUtf8 || id_ == TypeId::kBinary ||
-         id_ == TypeId::kLargeBinary;
+  return IdIn(id_,
+              {TypeId::kUtf8, TypeId::kLargeUtf8, TypeId::kBinary, TypeId::kLargeBinary});
 }
 
 bool DataType::is_list_like() const {
-  return id_ == TypeId::kList || id_ == TypeId::kLargeList ||
-         id_ == TypeId::kFixedSizeList || id_ == TypeId::kMap;
+  return IdIn(id_,
+              {TypeId::kList, TypeId::kLargeList, TypeId::kFixedSizeList, TypeId::kMap});
 }
 
 bool DataType::is_nested() const { return is_list_like() || id_ == TypeId::kStruct; }
@@ -211,49 +202,25 @@ bool DataType::Equals(const DataType& other, bool check_metadata) const {
 
 namespace {
 
+// The names of the types without parameters; ToString() of the others is built.
+constexpr std::pair<TypeId, const char*> kPrimitiveNames[] = {
+    {TypeId::kBool, "bool"},     {TypeId::kInt8, "int8"},
+    {TypeId::kInt16, "int16"},   {TypeId::kInt32, "int32"},
+    {TypeId::kInt64, "int64"},   {TypeId::kUInt8, "uint8"},
+    {TypeId::kUInt16, "uint16"}, {TypeId::kUInt32, "uint32"},
+    {TypeId::kUInt64, "uint64"}, {TypeId::kFloat16, "float16"},
+    {TypeId::kFloat32, "float"}, {TypeId::kFloat64, "double"},
+    {TypeId::kUtf8, "utf8"},     {TypeId::kLargeUtf8, "large_utf8"},
+    {TypeId::kBinary, "binary"}, {TypeId::kLargeBinary, "large_binary"},
+    {TypeId::kDate32, "date32"}, {TypeId::kDate64, "date64[ms]"},
+    {TypeId::kNull, "null"},
+};
+
 const char* PrimitiveName(TypeId id) {
-  switch (id) {
-    case TypeId::kBool:
-      return "bool";
-    case TypeId::kInt8:
-      return "int8";
-    case TypeId::kInt16:
-      return "int16";
-    case TypeId::kInt32:
-      return "int32";
-    case TypeId::kInt64:
-      return "int64";
-    case TypeId::kUInt8:
-      return "uint8";
-    case TypeId::kUInt16:
-      return "uint16";
-    case TypeId::kUInt32:
-      return "uint32";
-    case TypeId::kUInt64:
-      return "uint64";
-    case TypeId::kFloat16:
-      return "float16";
-    case TypeId::kFloat32:
-      return "float";
-    case TypeId::kFloat64:
-      return "double";
-    case TypeId::kUtf8:
-      return "utf8";
-    case TypeId::kLargeUtf8:
-      return "large_utf8";
-    case TypeId::kBinary:
-      return "binary";
-    case TypeId::kLargeBinary:
-      return "large_binary";
-    case TypeId::kDate32:
-      return "date32";
-    case TypeId::kDate64:
-      return "date64[ms]";
-    case TypeId::kNull:
-      return "null";
-    default:
-      return nullptr;
+  for (const auto& [type_id, name] : kPrimitiveNames) {
+    if (type_id == id) return name;
   }
+  return nullptr;
 }
 
 std::string ChildToString(const std::vector<FieldPtr>& children) {
@@ -364,18 +331,13 @@ LANCE_SINGLETON_TYPE(null, TypeId::kNull)
 #undef LANCE_SINGLETON_TYPE
 
 DataTypePtr integer_type(int bit_width, bool is_signed) {
-  switch (bit_width) {
-    case 8:
-      return is_signed ? int8() : uint8();
-    case 16:
-      return is_signed ? int16() : uint16();
-    case 32:
-      return is_signed ? int32() : uint32();
-    case 64:
-      return is_signed ? int64() : uint64();
-    default:
-      return nullptr;
+  // Row i: the 8 << i bit types, unsigned then signed.
+  static constexpr DataTypePtr (*kTypes[][2])() = {
+      {uint8, int8}, {uint16, int16}, {uint32, int32}, {uint64, int64}};
+  for (size_t i = 0; i < std::size(kTypes); ++i) {
+    if (bit_width == 8 << i) return kTypes[i][is_signed ? 1 : 0]();
   }
+  return nullptr;
 }
 
 DataTypePtr fixed_size_binary(int32_t byte_width) {
@@ -655,32 +617,33 @@ SchemaPtr schema(std::vector<FieldPtr> fields, KeyValueMetadata metadata) {
   return std::make_shared<const Schema>(std::move(fields), std::move(metadata));
 }
 
+namespace {
+
+struct TimeUnitInfo {
+  int64_t ticks_per_second;
+  const char* suffix;
+};
+
+// The facts of each TimeUnit, in its order.
+constexpr TimeUnitInfo kTimeUnits[] = {
+    {1, "s"}, {1'000, "ms"}, {1'000'000, "us"}, {1'000'000'000, "ns"}};
+
+// nullptr for a value outside the enum (only possible through a bad cast).
+const TimeUnitInfo* FindTimeUnit(TimeUnit unit) {
+  const auto i = static_cast<size_t>(unit);
+  return i < std::size(kTimeUnits) ? &kTimeUnits[i] : nullptr;
+}
+
+}  // namespace
+
 int64_t TicksPerSecond(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::kSecond:
-      return 1;
-    case TimeUnit::kMilli:
-      return 1'000;
-    case TimeUnit::kMicro:
-      return 1'000'000;
-    case TimeUnit::kNano:
-      return 1'000'000'000;
-  }
-  return 1;
+  const TimeUnitInfo* info = FindTimeUnit(unit);
+  return info ? info->ticks_per_second : 1;
 }
 
 const char* TimeUnitSuffix(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::kSecond:
-      return "s";
-    case TimeUnit::kMilli:
-      return "ms";
-    case TimeUnit::kMicro:
-      return "us";
-    case TimeUnit::kNano:
-      return "ns";
-  }
-  return "?";
+  const TimeUnitInfo* info = FindTimeUnit(unit);
+  return info ? info->suffix : "?";
 }
 
 }  // namespace lance

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include "format/proto/encodings_v2_0.pb.h"
 #include "format/proto/file2.pb.h"
 #include "format/schema_proto.h"
 #include "format/v2_container.h"
@@ -20,6 +21,25 @@
 #include "lance/macros.h"
 
 namespace lance::format {
+
+namespace internal {
+
+std::string FileEncoder::ColumnEncoding(int /*column*/) const {
+  google::protobuf::Any any;
+  any.set_type_url(std::string(kColumnEncodingUrl));
+  lance::encodings::ColumnEncoding values;
+  values.mutable_values();
+  any.set_value(values.SerializeAsString());
+  return any.SerializeAsString();
+}
+
+std::vector<int32_t> FileEncoder::DataFileColumnIndices() const {
+  std::vector<int32_t> out(static_cast<size_t>(num_columns()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(i);
+  return out;
+}
+
+}  // namespace internal
 
 namespace {
 

@@ -72,20 +72,8 @@ Result<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max,
 // Lance's dictionary value types: leaves whose own logical type has no ':' (the "dict:"
 // string is split on ':' and must have exactly four parts when Lance reads it back).
 bool IsDictionaryValueType(const DataType& type) {
-  switch (type.id()) {
-    case TypeId::kNull:
-    case TypeId::kBool:
-    case TypeId::kFloat16:
-    case TypeId::kFloat32:
-    case TypeId::kFloat64:
-    case TypeId::kUtf8:
-    case TypeId::kLargeUtf8:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-      return true;
-    default:
-      return type.is_integer();
-  }
+  return type.id() == TypeId::kNull || type.id() == TypeId::kBool || type.is_integer() ||
+         type.is_floating() || type.is_binary_like();
 }
 
 Result<int64_t> ParsePositive(std::string_view text, std::string_view what) {

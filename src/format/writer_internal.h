@@ -48,11 +48,13 @@ class FileEncoder {
   /// Encodes the column's buffered page and starts a new one.
   virtual Result<EncodedPage> FinishPage(int column) = 0;
 
-  /// The column encoding recorded in ColumnMetadata (an Any, serialized).
-  virtual std::string ColumnEncoding(int column) const = 0;
-  /// DataFile.fields and DataFile.column_indices of the file.
+  /// The column encoding recorded in ColumnMetadata (an Any, serialized): `values` in
+  /// every version, the pages carry the real encodings (file_writer.cc).
+  std::string ColumnEncoding(int column) const;
+  /// DataFile.fields and DataFile.column_indices of the file; the columns are all the
+  /// file's, 0 .. num_columns() - 1.
   virtual std::vector<int32_t> DataFileFields() const = 0;
-  virtual std::vector<int32_t> DataFileColumnIndices() const = 0;
+  std::vector<int32_t> DataFileColumnIndices() const;
   /// Footer version (major, minor) and the DataFile's (major, minor).
   virtual std::pair<uint16_t, uint16_t> FooterVersion() const = 0;
   virtual std::pair<uint32_t, uint32_t> DataFileVersion() const = 0;
@@ -62,7 +64,7 @@ class FileEncoder {
 Result<std::unique_ptr<FileEncoder>> MakeV20Encoder(const LanceSchema& schema,
                                                     const FileWriterOptions& options);
 /// 2.1 and 2.2 (structural/encoder.cc).
-Result<std::unique_ptr<FileEncoder>> MakeStructuralEncoder(const LanceSchema& schema,
-                                                           const FileWriterOptions& options);
+Result<std::unique_ptr<FileEncoder>> MakeStructuralEncoder(
+    const LanceSchema& schema, const FileWriterOptions& options);
 
 }  // namespace lance::format::internal

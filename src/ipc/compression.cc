@@ -9,20 +9,22 @@
 #include <string>
 
 #include "ipc/compression_internal.h"
+#include "lance/core/enum_names.h"
 #include "lance/macros.h"
 
 namespace lance::ipc {
 
+namespace {
+
+// NUL-terminated literals: IpcCompressionName hands out a const char*.
+constexpr auto kCompressionNames =
+    MakeEnumNames<IpcCompression>("none", "lz4_frame", "zstd");
+static_assert(kCompressionNames.size() == EnumCount(IpcCompression::kZstd));
+
+}  // namespace
+
 const char* IpcCompressionName(IpcCompression compression) {
-  switch (compression) {
-    case IpcCompression::kNone:
-      return "none";
-    case IpcCompression::kLz4Frame:
-      return "lz4_frame";
-    case IpcCompression::kZstd:
-      return "zstd";
-  }
-  return "unknown";
+  return kCompressionNames.Name(compression, "unknown").data();
 }
 
 namespace internal {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ipc/ipc_internal.h"
+#include "lance/core/enum_names.h"
 #include "lance/macros.h"
 
 namespace lance::ipc {
@@ -184,20 +185,18 @@ IpcLimits IpcLimits::Unlimited() {
   return limits;
 }
 
+namespace {
+
+// The IpcLimits field of each kind.
+constexpr auto kLimitKindNames = MakeEnumNames<IpcLimitDetail::Kind>(
+    "max_decoded_bytes", "max_rows", "max_array_length", "max_columns",
+    "max_nesting_depth");
+static_assert(kLimitKindNames.size() == EnumCount(IpcLimitDetail::Kind::kNestingDepth));
+
+}  // namespace
+
 std::string_view IpcLimitKindName(IpcLimitDetail::Kind kind) {
-  switch (kind) {
-    case IpcLimitDetail::Kind::kDecodedBytes:
-      return "max_decoded_bytes";
-    case IpcLimitDetail::Kind::kRows:
-      return "max_rows";
-    case IpcLimitDetail::Kind::kArrayLength:
-      return "max_array_length";
-    case IpcLimitDetail::Kind::kColumns:
-      return "max_columns";
-    case IpcLimitDetail::Kind::kNestingDepth:
-      return "max_nesting_depth";
-  }
-  return "unknown";
+  return kLimitKindNames.Name(kind, "unknown");
 }
 
 std::string IpcLimitDetail::ToString() const {

@@ -197,35 +197,30 @@ Result<DataTypePtr> IntFromFlatbuffer(const fb::Int* type, const std::string& na
   return FieldError(name, "Int type with bit width " + std::to_string(type->bit_width()));
 }
 
+// What the flatbuffer enum value `value` (0, 1, ...) stands for: table[value]; another
+// value is a FieldError "<what> <value>".
+template <typename Enum, typename T, size_t N>
+Result<T> FromEnum(Enum value, const T (&table)[N], const std::string& name,
+                   const std::string& what) {
+  const auto i = static_cast<size_t>(value);
+  if (i < N) return table[i];
+  return FieldError(name, what + " " + std::to_string(static_cast<int>(value)));
+}
+
 Result<DataTypePtr> FloatFromFlatbuffer(const fb::FloatingPoint* type,
                                         const std::string& name) {
   if (type == nullptr) return FieldError(name, "FloatingPoint type without its table");
-  switch (type->precision()) {
-    case fb::Precision::HALF:
-      return float16();
-    case fb::Precision::SINGLE:
-      return float32();
-    case fb::Precision::DOUBLE:
-      return float64();
-  }
-  return FieldError(name, "FloatingPoint type with precision " +
-                              std::to_string(static_cast<int>(type->precision())));
+  // HALF, SINGLE, DOUBLE.
+  const DataTypePtr floats[] = {float16(), float32(), float64()};
+  return FromEnum(type->precision(), floats, name, "FloatingPoint type with precision");
 }
 
 Result<TimeUnit> UnitFromFlatbuffer(fb::TimeUnit unit, const char* what,
                                     const std::string& name) {
-  switch (unit) {
-    case fb::TimeUnit::SECOND:
-      return TimeUnit::kSecond;
-    case fb::TimeUnit::MILLISECOND:
-      return TimeUnit::kMilli;
-    case fb::TimeUnit::MICROSECOND:
-      return TimeUnit::kMicro;
-    case fb::TimeUnit::NANOSECOND:
-      return TimeUnit::kNano;
-  }
-  return FieldError(name, std::string(what) + " type with unit " +
-                              std::to_string(static_cast<int>(unit)));
+  // SECOND .. NANOSECOND.
+  static constexpr TimeUnit kUnits[] = {TimeUnit::kSecond, TimeUnit::kMilli,
+                                        TimeUnit::kMicro, TimeUnit::kNano};
+  return FromEnum(unit, kUnits, name, std::string(what) + " type with unit");
 }
 
 Result<DataTypePtr> TimestampFromFlatbuffer(const fb::Timestamp* type,
@@ -309,14 +304,9 @@ Result<DataTypePtr> TypeFromFlatbuffer(const fb::Field& field, const std::string
     case fb::Type::Date: {
       const fb::Date* date = field.type_as_Date();
       if (date == nullptr) return FieldError(name, "Date type without its table");
-      switch (date->unit()) {
-        case fb::DateUnit::DAY:
-          return date32();
-        case fb::DateUnit::MILLISECOND:
-          return date64();
-      }
-      return FieldError(
-          name, "Date type with unit " + std::to_string(static_cast<int>(date->unit())));
+      // DAY, MILLISECOND.
+      const DataTypePtr dates[] = {date32(), date64()};
+      return FromEnum(date->unit(), dates, name, "Date type with unit");
     }
     case fb::Type::Timestamp:
       return TimestampFromFlatbuffer(field.type_as_Timestamp(), name);

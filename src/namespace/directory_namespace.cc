@@ -80,6 +80,15 @@ std::string TableIdText(const Identifier& id) {
   return "table id " + Quote(JoinIdentifier(id, kDelimiter));
 }
 
+// A table id the directory layout holds: one level (more need the manifest).
+Status CheckSingleLevel(const Identifier& id) {
+  if (id.size() == 1) return Status::OK();
+  return NamespaceError(ErrorCode::kUnsupported,
+                        "Multi-level table IDs are only supported when manifest mode is "
+                        "enabled, but got " +
+                            TableIdText(id));
+}
+
 /// Lance's generate_dir_name: "<8 random hex digits>_<object_id>", except that every
 /// byte of the id outside [A-Za-z0-9_$-] becomes '_' here ('$' joins the levels; with
 /// '{' replaced it can never start a policy variable): the directory is then the same
@@ -166,21 +175,6 @@ std::string TrimTrailingSlashes(std::string s) {
   return s;
 }
 
-// The plain layout has only the root namespace: `code` for a child in it.
-Status CheckChildNamespaces(bool manifest_enabled, ErrorCode code) {
-  if (manifest_enabled) return Status::OK();
-  return NamespaceError(
-      code, "Child namespaces are only supported when manifest mode is enabled");
-}
-
-// Create and drop change a child namespace: never the root (`root_code`, `root_message`),
-// and only in the manifest layout.
-Status CheckChangeableNamespace(const Identifier& id, bool manifest_enabled,
-                                ErrorCode root_code, std::string_view root_message) {
-  if (id.empty()) return NamespaceError(root_code, root_message);
-  return CheckChildNamespaces(manifest_enabled, ErrorCode::kUnsupported);
-}
-
 // The `__manifest` row of namespace `object_id`. \return NamespaceNotFound without one.
 Result<ManifestRow> NamespaceRow(ManifestTable& manifest, const std::string& object_id) {
   LANCE_ASSIGN_OR_RAISE(auto row, manifest.FindObject(object_id, kTypeNamespace));
@@ -217,6 +211,21 @@ class DirectoryNamespace::Impl {
   std::string base;      // the root's key inside `store` ("" = the store root)
   std::string root_url;  // the root as a URL (file:///abs for local paths), for locations
   ManifestTable manifest;
+
+  // The plain layout has only the root namespace: `code` for a child in it.
+  Status CheckChildNamespaces(ErrorCode code) const {
+    if (opts.manifest_enabled) return Status::OK();
+    return NamespaceError(
+        code, "Child namespaces are only supported when manifest mode is enabled");
+  }
+
+  // Create and drop change a child namespace: never the root (`root_code`,
+  // `root_message`), and only in the manifest layout.
+  Status CheckChangeable(const Identifier& id, ErrorCode root_code,
+                         std::string_view root_message) const {
+    if (id.empty()) return NamespaceError(root_code, root_message);
+    return CheckChildNamespaces(ErrorCode::kUnsupported);
+  }
 
   // -- Paths -------------------------------------------------------------------------
 
@@ -401,13 +410,7 @@ class DirectoryNamespace::Impl {
     LANCE_RETURN_NOT_OK(ValidateTableId(id));
     LANCE_RETURN_NOT_OK(CheckClientProperties(properties));
     if (!opts.manifest_enabled) {
-      if (id.size() != 1) {
-        return NamespaceError(
-            ErrorCode::kUnsupported,
-            "Multi-level table IDs are only supported when manifest mode "
-            "is enabled, but got " +
-                TableIdText(id));
-      }
+      LANCE_RETURN_NOT_OK(CheckSingleLevel(id));
       if (properties && !properties->empty()) {
         return NamespaceError(
             ErrorCode::kUnsupported,
@@ -500,13 +503,7 @@ class DirectoryNamespace::Impl {
       }
     }
     if (!opts.manifest_enabled) {
-      if (id.size() != 1) {
-        return NamespaceError(
-            ErrorCode::kUnsupported,
-            "Multi-level table IDs are only supported when manifest mode "
-            "is enabled, but got " +
-                TableIdText(id));
-      }
+      LANCE_RETURN_NOT_OK(CheckSingleLevel(id));
       return NamespaceError(ErrorCode::kTableNotFound, TableIdText(id));
     }
     const std::string object_id = JoinIdentifier(id, kDelimiter);
@@ -653,8 +650,7 @@ Result<DescribeNamespaceResponse> DirectoryNamespace::DescribeNamespace(
     response.properties = Properties{};
     return response;
   }
-  LANCE_RETURN_NOT_OK(
-      CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kUnsupported));
+  LANCE_RETURN_NOT_OK(impl_->CheckChildNamespaces(ErrorCode::kUnsupported));
   const std::string object_id = JoinIdentifier(request.id, kDelimiter);
   LANCE_ASSIGN_OR_RAISE(ManifestRow row, NamespaceRow(impl_->manifest, object_id));
   LANCE_ASSIGN_OR_RAISE(response.properties, PropertiesFromJson(row.metadata, object_id));
@@ -663,9 +659,8 @@ Result<DescribeNamespaceResponse> DirectoryNamespace::DescribeNamespace(
 
 Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
     const CreateNamespaceRequest& request) {
-  LANCE_RETURN_NOT_OK(CheckChangeableNamespace(request.id, options_.manifest_enabled,
-                                               ErrorCode::kNamespaceAlreadyExists,
-                                               "root namespace"));
+  LANCE_RETURN_NOT_OK(impl_->CheckChangeable(
+      request.id, ErrorCode::kNamespaceAlreadyExists, "root namespace"));
   LANCE_RETURN_NOT_OK(impl_->ValidateLevels(request.id));
   LANCE_ASSIGN_OR_RAISE(CreateMode mode,
                         ParseCreateMode(request.mode, "create_namespace"));
@@ -714,9 +709,8 @@ Result<CreateNamespaceResponse> DirectoryNamespace::CreateNamespace(
 
 Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
     const DropNamespaceRequest& request) {
-  LANCE_RETURN_NOT_OK(CheckChangeableNamespace(request.id, options_.manifest_enabled,
-                                               ErrorCode::kInvalidInput,
-                                               "Root namespace cannot be dropped"));
+  LANCE_RETURN_NOT_OK(impl_->CheckChangeable(request.id, ErrorCode::kInvalidInput,
+                                             "Root namespace cannot be dropped"));
   if (request.behavior && EqualsIgnoreAsciiCase(*request.behavior, "cascade")) {
     return NamespaceError(
         ErrorCode::kUnsupported,
@@ -752,8 +746,7 @@ Result<DropNamespaceResponse> DirectoryNamespace::DropNamespace(
 
 Status DirectoryNamespace::NamespaceExists(const NamespaceExistsRequest& request) {
   if (request.id.empty()) return Status::OK();
-  LANCE_RETURN_NOT_OK(
-      CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kNamespaceNotFound));
+  LANCE_RETURN_NOT_OK(impl_->CheckChildNamespaces(ErrorCode::kNamespaceNotFound));
   return NamespaceRow(impl_->manifest, JoinIdentifier(request.id, kDelimiter)).status();
 }
 
@@ -765,8 +758,7 @@ Result<ListTablesResponse> DirectoryNamespace::ListTables(
   // name -> directory relative to the root (for include_declared=false)
   std::map<std::string, std::string> tables;
   if (!request.id.empty()) {
-    LANCE_RETURN_NOT_OK(
-        CheckChildNamespaces(options_.manifest_enabled, ErrorCode::kUnsupported));
+    LANCE_RETURN_NOT_OK(impl_->CheckChildNamespaces(ErrorCode::kUnsupported));
   }
   if (request.id.empty() &&
       (!options_.manifest_enabled || options_.dir_listing_enabled)) {
@@ -927,13 +919,7 @@ Result<DeregisterTableResponse> DirectoryNamespace::DeregisterTable(
     if (!dir_style)
       return NamespaceError(ErrorCode::kTableNotFound, TableIdText(request.id));
   }
-  if (request.id.size() != 1) {
-    return NamespaceError(
-        ErrorCode::kUnsupported,
-        "Multi-level table IDs are only supported when manifest mode is "
-        "enabled, but got " +
-            TableIdText(request.id));
-  }
+  LANCE_RETURN_NOT_OK(CheckSingleLevel(request.id));
   const std::string dir = request.id[0] + ".lance";
   LANCE_ASSIGN_OR_RAISE(Impl::TableStatus status, impl_->CheckTableStatus(dir));
   if (!status.exists)

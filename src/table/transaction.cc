@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "table/transaction.h"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/unknown_field_set.h>
 
 #include <algorithm>
@@ -160,41 +161,13 @@ Status CheckWriterFlags(const pb::Manifest& manifest, std::string_view name) {
 }
 
 std::string OperationName(const pb::Transaction& txn) {
-  switch (txn.operation_case()) {
-    case Op::kAppend:
-      return "Append";
-    case Op::kDelete:
-      return "Delete";
-    case Op::kOverwrite:
-      return "Overwrite";
-    case Op::kCreateIndex:
-      return "CreateIndex";
-    case Op::kRewrite:
-      return "Rewrite";
-    case Op::kMerge:
-      return "Merge";
-    case Op::kRestore:
-      return "Restore";
-    case Op::kReserveFragments:
-      return "ReserveFragments";
-    case Op::kUpdate:
-      return "Update";
-    case Op::kProject:
-      return "Project";
-    case Op::kUpdateConfig:
-      return "UpdateConfig";
-    case Op::kDataReplacement:
-      return "DataReplacement";
-    case Op::kUpdateMemWalState:
-      return "UpdateMemWalState";
-    case Op::kClone:
-      return "Clone";
-    case Op::kUpdateBases:
-      return "UpdateBases";
-    case Op::kDataOverlay:
-      return "DataOverlay";
-    case Op::OPERATION_NOT_SET:
-      break;
+  // The message type of the operation's oneof field: the .proto is the one list of them.
+  if (txn.operation_case() != Op::OPERATION_NOT_SET) {
+    const google::protobuf::FieldDescriptor* field =
+        pb::Transaction::descriptor()->FindFieldByNumber(txn.operation_case());
+    if (field != nullptr && field->message_type() != nullptr) {
+      return field->message_type()->name();
+    }
   }
   const int number = UnknownOperationNumber(txn);
   if (number != 0) {

@@ -116,6 +116,17 @@ class ArrayBuilder {
   /// \brief The bitmap, or nullptr when there were no nulls.
   Result<BufferPtr> FinishValidity();
 
+  // Shared by the builders that keep `width` bytes a slot in one buffer (values or
+  // offsets): ArrayBuilder::Reserve plus room for `additional` slots of `buffer`.
+  Status ReserveSlots(BufferBuilder* buffer, int64_t width, int64_t additional);
+  // Appends `count` slots of `width` zero bytes to `values`, valid or null.
+  Status AppendZeroedSlots(BufferBuilder* values, int64_t width, int64_t count,
+                           bool valid);
+  // The array of a builder with one buffer after the validity: finishes both.
+  // Instantiated for BufferBuilder and BitmapBuilder (builder.cc).
+  template <typename ValuesBuilder>
+  Result<ArrayDataPtr> FinishWithValues(ValuesBuilder* values);
+
   DataTypePtr type_;
   int64_t length_ = 0;
   int64_t null_count_ = 0;
@@ -176,6 +187,8 @@ class NumericBuilder : public ArrayBuilder {
                             int64_t length) override;
 
  private:
+  static constexpr int64_t kWidth = sizeof(CType);
+
   BufferBuilder values_;
 };
 
@@ -297,6 +310,8 @@ class BaseBinaryBuilder : public ArrayBuilder {
 
  private:
   Status CheckCapacity(int64_t extra_bytes) const;
+  // `count` empty strings, valid or null (AppendEmptyValues / AppendNulls).
+  Status AppendEmptySlots(int64_t count, bool valid);
 
   BufferBuilder offsets_;  // start offset of each slot; the end offset is added at Finish
   BufferBuilder data_;
@@ -409,6 +424,8 @@ class BaseListBuilder : public ArrayBuilder {
 
  private:
   Status CheckChildLength(int64_t extra) const;
+  // `count` empty lists, valid or null (AppendEmptyValues / AppendNulls).
+  Status AppendEmptyLists(int64_t count, bool valid);
 
   std::unique_ptr<ArrayBuilder> value_builder_;
   BufferBuilder offsets_;  // start offset of each slot; the end offset is added at Finish

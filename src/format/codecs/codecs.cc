@@ -54,6 +54,14 @@ DataBlock DataBlock::AllNull(int64_t num_values) {
   return b;
 }
 
+int64_t DataBlock::MaxValueLength() const {
+  int64_t max = 0;
+  for (int64_t i = 0; i < num_values; ++i) {
+    max = std::max(max, static_cast<int64_t>(Offset(i + 1) - Offset(i)));
+  }
+  return max;
+}
+
 // ---------------------------------------------------------------------------------------
 // Describe
 

@@ -93,6 +93,14 @@ struct DataBlock {
   static DataBlock Variable(int offset_bits, int64_t num_values, BufferPtr offsets,
                             BufferPtr data);
   static DataBlock AllNull(int64_t num_values);
+
+  /// kVariable: offset i (0 <= i <= num_values), whatever offset_bits.
+  uint64_t Offset(int64_t i) const {
+    return offset_bits == 64 ? offsets->data_as<uint64_t>()[i]
+                             : offsets->data_as<uint32_t>()[i];
+  }
+  /// kVariable: the longest value, in bytes (0 without values).
+  int64_t MaxValueLength() const;
 };
 
 // Buffers in DataBlocks may be views of the input buffers (flat values, variable

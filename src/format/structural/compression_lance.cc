@@ -30,6 +30,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "format/codecs/bitpack.h"
 #include "format/codecs/byte_stream_split.h"
@@ -177,7 +178,24 @@ BufferPtr Aligned(const BufferPtr& data, int64_t bytes) {
 // ---------------------------------------------------------------------------------------
 // Level compressors
 
-class InlineBitpackedLevels : public LevelCompressor {
+// The level compressors hold the encoding they write; `out`'s bytes are the compressed
+// levels (an empty buffer rather than none when there are none).
+class LevelsWithEncoding : public LevelCompressor {
+ public:
+  explicit LevelsWithEncoding(pb21::CompressiveEncoding encoding = {})
+      : encoding_(std::move(encoding)) {}
+  const pb21::CompressiveEncoding& encoding() const final { return encoding_; }
+
+ protected:
+  static Result<BufferPtr> Finish(BufferBuilder* out) {
+    LANCE_ASSIGN_OR_RAISE(BufferPtr b, out->Finish());
+    return b ? b : Buffer::FromString("");
+  }
+
+  pb21::CompressiveEncoding encoding_;
+};
+
+class InlineBitpackedLevels : public LevelsWithEncoding {
  public:
   InlineBitpackedLevels() {
     encoding_.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(16);
@@ -189,16 +207,11 @@ class InlineBitpackedLevels : public LevelCompressor {
       LANCE_RETURN_NOT_OK(
           codecs::AppendInlineBitpacked<uint16_t>(levels + start, k, &out));
     }
-    LANCE_ASSIGN_OR_RAISE(BufferPtr b, out.Finish());
-    return b ? b : Buffer::FromString("");
+    return Finish(&out);
   }
-  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
-
- private:
-  pb21::CompressiveEncoding encoding_;
 };
 
-class OutOfLineBitpackedLevels : public LevelCompressor {
+class OutOfLineBitpackedLevels : public LevelsWithEncoding {
  public:
   explicit OutOfLineBitpackedLevels(int width) : width_(width) {
     auto* o = encoding_.mutable_out_of_line_bitpacking();
@@ -209,17 +222,14 @@ class OutOfLineBitpackedLevels : public LevelCompressor {
     BufferBuilder out;
     LANCE_RETURN_NOT_OK(
         codecs::AppendOutOfLineBitpacked<uint16_t>(levels, count, width_, &out));
-    LANCE_ASSIGN_OR_RAISE(BufferPtr b, out.Finish());
-    return b ? b : Buffer::FromString("");
+    return Finish(&out);
   }
-  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
 
  private:
   int width_;
-  pb21::CompressiveEncoding encoding_;
 };
 
-class RleLevels : public LevelCompressor {
+class RleLevels : public LevelsWithEncoding {
  public:
   RleLevels() {
     auto* r = encoding_.mutable_rle();
@@ -229,27 +239,19 @@ class RleLevels : public LevelCompressor {
   Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
     return codecs::RleEncodeBlock(2, reinterpret_cast<const uint8_t*>(levels), count, 1);
   }
-  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
-
- private:
-  pb21::CompressiveEncoding encoding_;
 };
 
-class GeneralLevels : public LevelCompressor {
+class GeneralLevels : public LevelsWithEncoding {
  public:
-  GeneralLevels() : encoding_(Wrap(pb21::COMPRESSION_ALGORITHM_ZSTD, 0, Flat(16))) {}
+  GeneralLevels()
+      : LevelsWithEncoding(Wrap(pb21::COMPRESSION_ALGORITHM_ZSTD, 0, Flat(16))) {}
   Result<BufferPtr> Compress(const uint16_t* levels, int64_t count) override {
     BufferBuilder out;
     LANCE_RETURN_NOT_OK(codecs::GeneralCompress(pb21::COMPRESSION_ALGORITHM_ZSTD, 0,
                                                 reinterpret_cast<const uint8_t*>(levels),
                                                 count * 2, &out));
-    LANCE_ASSIGN_OR_RAISE(BufferPtr b, out.Finish());
-    return b ? b : Buffer::FromString("");
+    return Finish(&out);
   }
-  const pb21::CompressiveEncoding& encoding() const override { return encoding_; }
-
- private:
-  pb21::CompressiveEncoding encoding_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -362,7 +364,7 @@ class LanceStrategy : public CompressionStrategy {
     const Params params = Params::Of(field);
     if (params.compression == "none") return plain_->FullZip(values, field);
     const int64_t data_size = VariableBytes(values);
-    const int64_t max_len = MaxLength(values);
+    const int64_t max_len = values.MaxValueLength();
     const bool general_requested = params.compression && *params.compression != "fsst";
     if ((max_len > kPerValueGeneralMinLength || general_requested) &&
         data_size >= codecs::kFsstMinInputBytes) {
@@ -431,26 +433,7 @@ class LanceStrategy : public CompressionStrategy {
 
   static int64_t VariableBytes(const DataBlock& v) {
     if (v.num_values == 0) return 0;
-    if (v.offset_bits == 64) {
-      return static_cast<int64_t>(v.offsets->data_as<uint64_t>()[v.num_values] -
-                                  v.offsets->data_as<uint64_t>()[0]);
-    }
-    return static_cast<int64_t>(v.offsets->data_as<uint32_t>()[v.num_values] -
-                                v.offsets->data_as<uint32_t>()[0]);
-  }
-
-  static int64_t MaxLength(const DataBlock& v) {
-    int64_t max = 0;
-    for (int64_t i = 0; i < v.num_values; ++i) {
-      const int64_t len =
-          v.offset_bits == 64
-              ? static_cast<int64_t>(v.offsets->data_as<uint64_t>()[i + 1] -
-                                     v.offsets->data_as<uint64_t>()[i])
-              : static_cast<int64_t>(v.offsets->data_as<uint32_t>()[i + 1] -
-                                     v.offsets->data_as<uint32_t>()[i]);
-      max = std::max(max, len);
-    }
-    return max;
+    return static_cast<int64_t>(v.Offset(v.num_values) - v.Offset(0));
   }
 
   bool UseFsst(const DataBlock& values, const Params& params, const Field& field) const {
@@ -458,7 +441,7 @@ class LanceStrategy : public CompressionStrategy {
     if (params.compression) return false;
     const TypeId id = field.type()->id();
     if (id == TypeId::kBinary || id == TypeId::kLargeBinary) return false;
-    return MaxLength(values) >= codecs::kFsstMinMaxLength &&
+    return values.MaxValueLength() >= codecs::kFsstMinMaxLength &&
            VariableBytes(values) >= codecs::kFsstMinInputBytes;
   }
 
@@ -633,14 +616,8 @@ class LanceStrategy : public CompressionStrategy {
     std::vector<uint64_t> offsets = {0};
     BufferBuilder data;
     for (int64_t i = 0; i < n; ++i) {
-      uint64_t b, e;
-      if (values.offset_bits == 64) {
-        b = values.offsets->data_as<uint64_t>()[i];
-        e = values.offsets->data_as<uint64_t>()[i + 1];
-      } else {
-        b = values.offsets->data_as<uint32_t>()[i];
-        e = values.offsets->data_as<uint32_t>()[i + 1];
-      }
+      const uint64_t b = values.Offset(i);
+      const uint64_t e = values.Offset(i + 1);
       LANCE_RETURN_NOT_OK(
           compress_one(values.data->data() + b, static_cast<int64_t>(e - b), &data));
       offsets.push_back(static_cast<uint64_t>(data.length()));
@@ -733,14 +710,8 @@ class LanceStrategy : public CompressionStrategy {
       return {reinterpret_cast<const char*>(v.data->data()) + i * w,
               static_cast<size_t>(w)};
     }
-    uint64_t b, e;
-    if (v.offset_bits == 64) {
-      b = v.offsets->data_as<uint64_t>()[i];
-      e = v.offsets->data_as<uint64_t>()[i + 1];
-    } else {
-      b = v.offsets->data_as<uint32_t>()[i];
-      e = v.offsets->data_as<uint32_t>()[i + 1];
-    }
+    const uint64_t b = v.Offset(i);
+    const uint64_t e = v.Offset(i + 1);
     return {reinterpret_cast<const char*>(v.data->data()) + b,
             static_cast<size_t>(e - b)};
   }

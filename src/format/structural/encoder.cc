@@ -12,13 +12,12 @@
 // The compressive encodings come from the CompressionStrategy (compression.h); the byte
 // layouts are described in pages.cc.
 
-#include <google/protobuf/any.pb.h>
+#include <google/protobuf/repeated_field.h>
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
-#include "format/proto/encodings_v2_0.pb.h"
 #include "format/structural/blocks.h"
 #include "format/structural/compression.h"
 #include "format/structural/field_tree.h"
@@ -73,19 +72,8 @@ int64_t MaxValueBits(const DataBlock& block) {
   switch (block.kind) {
     case DataBlock::Kind::kFixed:
       return static_cast<int64_t>(block.bits_per_value);
-    case DataBlock::Kind::kVariable: {
-      int64_t max = 0;
-      for (int64_t i = 0; i < block.num_values; ++i) {
-        const int64_t len =
-            block.offset_bits == 64
-                ? static_cast<int64_t>(block.offsets->data_as<uint64_t>()[i + 1] -
-                                       block.offsets->data_as<uint64_t>()[i])
-                : static_cast<int64_t>(block.offsets->data_as<uint32_t>()[i + 1] -
-                                       block.offsets->data_as<uint32_t>()[i]);
-        max = std::max(max, len);
-      }
-      return max * 8;
-    }
+    case DataBlock::Kind::kVariable:
+      return block.MaxValueLength() * 8;
     case DataBlock::Kind::kFixedSizeList:
       return static_cast<int64_t>(block.dimension) * MaxValueBits(block.children[0]);
     case DataBlock::Kind::kStruct: {
@@ -205,20 +193,7 @@ class StructuralEncoder : public FileEncoder {
 
   Result<EncodedPage> FinishPage(int column) override;
 
-  std::string ColumnEncoding(int) const override {
-    google::protobuf::Any any;
-    any.set_type_url(std::string(kColumnEncodingUrl));
-    lance::encodings::ColumnEncoding values;
-    values.mutable_values();
-    any.set_value(values.SerializeAsString());
-    return any.SerializeAsString();
-  }
   std::vector<int32_t> DataFileFields() const override { return leaf_ids_; }
-  std::vector<int32_t> DataFileColumnIndices() const override {
-    std::vector<int32_t> out(columns_.size());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(i);
-    return out;
-  }
   std::pair<uint16_t, uint16_t> FooterVersion() const override {
     return {2, static_cast<uint16_t>(v22_ ? 2 : 1)};
   }

@@ -89,39 +89,13 @@ bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
   return __builtin_mul_overflow(a, b, out) || *out > kMaxCount * 64;
 }
 
-const char* EncodingName(const pb::ArrayEncoding& e) {
-  switch (e.array_encoding_case()) {
-    case pb::ArrayEncoding::kFlat:
-      return "flat";
-    case pb::ArrayEncoding::kNullable:
-      return "nullable";
-    case pb::ArrayEncoding::kFixedSizeList:
-      return "fixed_size_list";
-    case pb::ArrayEncoding::kList:
-      return "list";
-    case pb::ArrayEncoding::kStruct:
-      return "struct";
-    case pb::ArrayEncoding::kBinary:
-      return "binary";
-    case pb::ArrayEncoding::kDictionary:
-      return "dictionary";
-    case pb::ArrayEncoding::kFsst:
-      return "fsst";
-    case pb::ArrayEncoding::kPackedStruct:
-      return "packed_struct";
-    case pb::ArrayEncoding::kBitpacked:
-      return "bitpacked";
-    case pb::ArrayEncoding::kFixedSizeBinary:
-      return "fixed_size_binary";
-    case pb::ArrayEncoding::kBitpackedForNonNeg:
-      return "bitpacked_for_non_neg";
-    case pb::ArrayEncoding::kConstant:
-      return "constant";
-    case pb::ArrayEncoding::ARRAY_ENCODING_NOT_SET:
-      return "(none)";
-    default:
-      return "a v2.1 building block";
-  }
+// The name of the encoding's oneof field (the .proto is the one list of them); the
+// fields after `constant` hold v2.1 building blocks, not v2.0 encodings.
+std::string EncodingName(const pb::ArrayEncoding& e) {
+  const int number = e.array_encoding_case();
+  if (number == pb::ArrayEncoding::ARRAY_ENCODING_NOT_SET) return "(none)";
+  if (number > pb::ArrayEncoding::kConstant) return "a v2.1 building block";
+  return pb::ArrayEncoding::descriptor()->FindFieldByNumber(number)->name();
 }
 
 bool IsUnsupportedKnown(const pb::ArrayEncoding& e) {

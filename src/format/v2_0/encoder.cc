@@ -6,8 +6,6 @@
 // Each column buffers one page worth of encoded bytes; the container (file_writer.cc)
 // decides when to flush and always feeds whole top-level rows.
 
-#include <google/protobuf/any.pb.h>
-
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -95,10 +93,10 @@ Status AppendValidity(const ArrayData& data, int64_t offset, int64_t length,
 // ---------------------------------------------------------------------------------------
 // Columns: one page of encoded data each
 
-struct V20Page {
-  std::vector<BufferPtr> buffers;
+// A page as the container takes it, with its encoding still a message: serialized into
+// encoding_value when the page is handed over.
+struct V20Page : EncodedPage {
   pb::ArrayEncoding encoding;
-  int64_t length = 0;
 };
 
 class ColumnWriter {
@@ -568,28 +566,12 @@ class V20Encoder : public FileEncoder {
   }
   Result<EncodedPage> FinishPage(int column) override {
     LANCE_ASSIGN_OR_RAISE(V20Page page, columns_[column]->FinishPage());
-    EncodedPage out;
-    out.buffers = std::move(page.buffers);
-    out.encoding_url = std::string(kArrayEncodingUrl);
-    out.encoding_value = page.encoding.SerializeAsString();
-    out.length = page.length;
-    return out;
-  }
-  std::string ColumnEncoding(int column) const override {
-    google::protobuf::Any column_encoding;
-    column_encoding.set_type_url(std::string(kColumnEncodingUrl));
-    lance::encodings::ColumnEncoding values;
-    values.mutable_values();
-    column_encoding.set_value(values.SerializeAsString());
-    return column_encoding.SerializeAsString();
+    page.encoding_url = std::string(kArrayEncodingUrl);
+    page.encoding_value = page.encoding.SerializeAsString();
+    return EncodedPage(std::move(page));
   }
   // v2.0: every field, parents included, is a column in pre-order.
   std::vector<int32_t> DataFileFields() const override { return schema_.field_ids(); }
-  std::vector<int32_t> DataFileColumnIndices() const override {
-    std::vector<int32_t> indices(columns_.size());
-    for (size_t i = 0; i < columns_.size(); ++i) indices[i] = static_cast<int32_t>(i);
-    return indices;
-  }
   std::pair<uint16_t, uint16_t> FooterVersion() const override {
     return {kV20FooterMajor, kV20FooterMinor};
   }

@@ -29,6 +29,7 @@
 
 #include "lance/core/enum_names.h"
 #include "lance/core/float16.h"
+#include "lance/core/visit_type.h"
 #include "lance/macros.h"
 #include "table/predicate/bound_expr.h"
 
@@ -260,31 +261,22 @@ Literal LiteralOf(T v) {
   }
 }
 
-// Calls f(T{}) with the C++ type of a numeric type id (float16 is handled by callers).
+// Calls f(T{}) with the C++ type of a numeric type: its own for the integers (from the
+// type traits) and float32, double for the others (float16 is handled by callers).
 template <typename F>
-auto VisitNumeric(TypeId id, F&& f) {
-  switch (id) {
-    case TypeId::kInt8:
-      return f(int8_t{});
-    case TypeId::kInt16:
-      return f(int16_t{});
-    case TypeId::kInt32:
-      return f(int32_t{});
-    case TypeId::kInt64:
-      return f(int64_t{});
-    case TypeId::kUInt8:
-      return f(uint8_t{});
-    case TypeId::kUInt16:
-      return f(uint16_t{});
-    case TypeId::kUInt32:
-      return f(uint32_t{});
-    case TypeId::kUInt64:
-      return f(uint64_t{});
-    case TypeId::kFloat32:
-      return f(float{});
-    default:
-      return f(double{});
+auto VisitNumeric(const DataType& type, F&& f) {
+  using R = decltype(f(double{}));
+  if (!type.is_integer()) {
+    return type.id() == TypeId::kFloat32 ? f(float{}) : f(double{});
   }
+  return VisitType(type, [&](auto traits) -> R {
+    using C = typename decltype(traits)::CType;
+    if constexpr (std::is_integral_v<C>) {
+      return f(C{});
+    } else {
+      return f(double{});  // not reached: the integer types have integral CTypes
+    }
+  });
 }
 
 // A constant converted to float16 (an integer is rounded, as arrow's cast does), widened
@@ -319,7 +311,7 @@ Result<Literal> FoldBinary(const Literal& a, ArithOp op, const Literal& b,
     RunFloatLoop<float>(op, 1, Side<float>{nullptr, x}, Side<float>{nullptr, y}, &r);
     return Literal::Float(RoundToHalf(r));
   }
-  return VisitNumeric(type.id(), [&](auto tag) -> Result<Literal> {
+  return VisitNumeric(type, [&](auto tag) -> Result<Literal> {
     using T = decltype(tag);
     const T x = ScalarAs<T>(a), y = ScalarAs<T>(b);
     T r{};
@@ -336,7 +328,7 @@ Result<Literal> FoldBinary(const Literal& a, ArithOp op, const Literal& b,
 Literal FoldNegate(const Literal& a, const DataType& type) {
   if (a.is_null()) return Literal::Null();
   if (type.is_floating()) return Literal::Float(-a.float_value);
-  return VisitNumeric(type.id(), [&](auto tag) -> Literal {
+  return VisitNumeric(type, [&](auto tag) -> Literal {
     using T = decltype(tag);
     if constexpr (std::is_integral_v<T>) {
       T r{};
@@ -419,7 +411,7 @@ Result<ArrayPtr> ApplyBinary(const Datum& left, ArithOp op, const Datum& right,
   LANCE_ASSIGN_OR_RAISE(BufferPtr data,
                         Buffer::AllocateForOverwrite(n * compute->byte_width()));
   const uint8_t* valid = validity ? validity->data() : nullptr;
-  LANCE_RETURN_NOT_OK(VisitNumeric(compute->id(), [&](auto tag) -> Status {
+  LANCE_RETURN_NOT_OK(VisitNumeric(*compute, [&](auto tag) -> Status {
     using T = decltype(tag);
     T* out = data->template mutable_data_as<T>();
     if constexpr (std::is_integral_v<T>) {
@@ -450,7 +442,7 @@ Result<ArrayPtr> ApplyNegate(const Array& values, const DataTypePtr& type) {
     uint16_t* out = data->mutable_data_as<uint16_t>();
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<uint16_t>(in[i] ^ 0x8000u);
   } else {
-    VisitNumeric(type->id(), [&](auto tag) {
+    VisitNumeric(*type, [&](auto tag) {
       using T = decltype(tag);
       const T* in = buffers[1]->template data_as<T>();
       T* out = data->template mutable_data_as<T>();

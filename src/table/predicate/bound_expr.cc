@@ -13,10 +13,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
 
 #include "lance/core/compute.h"
+#include "lance/core/enum_names.h"
 #include "lance/macros.h"
 
 namespace lance::table::predicate_internal {
@@ -24,23 +26,17 @@ namespace lance::table::predicate_internal {
 namespace {
 
 DataTypePtr LiteralType(const Literal& lit) {
-  switch (lit.kind) {
-    case Literal::Kind::kNull:
-      return nullptr;
-    case Literal::Kind::kBool:
-      return boolean();
-    case Literal::Kind::kInt:
-      return int64();
-    case Literal::Kind::kFloat:
-      return float64();
-    case Literal::Kind::kString:
-      return utf8();
-    case Literal::Kind::kDate:
-      return date32();
-    case Literal::Kind::kTimestamp:
-      return timestamp(TimeUnit::kNano);
-  }
-  return nullptr;
+  // By kind: null (untyped), bool, int, float, string, date, timestamp.
+  static const DataTypePtr kTypes[] = {nullptr,
+                                       boolean(),
+                                       int64(),
+                                       float64(),
+                                       utf8(),
+                                       date32(),
+                                       timestamp(TimeUnit::kNano)};
+  static_assert(std::size(kTypes) == EnumCount(Literal::Kind::kTimestamp));
+  const auto i = static_cast<size_t>(lit.kind);
+  return i < std::size(kTypes) ? kTypes[i] : nullptr;
 }
 
 bool IsPlainIdentifier(std::string_view name) {
@@ -281,23 +277,45 @@ Result<Datum> ApplyKernel(const Expr& operand, const Kernel& kernel,
   return Datum{std::move(out), {}};
 }
 
-class ScalarCompareExpr final : public Expr {
+// A boolean predicate over one operand: the columns it reads are the operand's.
+class UnaryPredicate : public Expr {
+ public:
+  explicit UnaryPredicate(ExprPtr operand)
+      : Expr(boolean()), operand_(std::move(operand)) {}
+  void CollectColumns(std::vector<std::string>* out) const final {
+    operand_->CollectColumns(out);
+  }
+
+ protected:
+  ExprPtr operand_;
+};
+
+// A predicate that is one kernel, bound at planning time, applied to the operand.
+template <typename Kernel>
+class KernelPredicate : public UnaryPredicate {
+ public:
+  KernelPredicate(ExprPtr operand, std::unique_ptr<Kernel> kernel)
+      : UnaryPredicate(std::move(operand)), kernel_(std::move(kernel)) {}
+  Result<Datum> Evaluate(const RecordBatch& batch) const final {
+    return ApplyKernel(*operand_, *kernel_, batch);
+  }
+
+ private:
+  std::unique_ptr<Kernel> kernel_;
+};
+
+class ScalarCompareExpr final : public KernelPredicate<ScalarCompareKernel> {
  public:
   // `constant` is the literal side as written (a literal or constant arithmetic), kept to
   // render the filter; `literal` is its value.
   // `swapped`: the constant was written on the left.
   ScalarCompareExpr(ExprPtr operand, CmpOp op, ExprPtr constant, bool swapped,
                     std::unique_ptr<ScalarCompareKernel> kernel)
-      : Expr(boolean()),
-        operand_(std::move(operand)),
+      : KernelPredicate(std::move(operand), std::move(kernel)),
         op_(op),
         constant_(std::move(constant)),
-        swapped_(swapped),
-        kernel_(std::move(kernel)) {}
+        swapped_(swapped) {}
 
-  Result<Datum> Evaluate(const RecordBatch& batch) const override {
-    return ApplyKernel(*operand_, *kernel_, batch);
-  }
   std::string ToString() const override {
     // Lance types a tree of literals by the column only when the column is on the left
     // (`f = 7 / 2` is 3.5, `7 / 2 = f` is 3): such a tree keeps its side.
@@ -308,16 +326,11 @@ class ScalarCompareExpr final : public Expr {
     return "(" + operand_->ToString() + " " + std::string(CmpOpSymbol(op_)) + " " +
            constant_->ToString() + ")";
   }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    operand_->CollectColumns(out);
-  }
 
  private:
-  ExprPtr operand_;
   CmpOp op_;
   ExprPtr constant_;
   bool swapped_;
-  std::unique_ptr<ScalarCompareKernel> kernel_;
 };
 
 class ArrayCompareExpr final : public BinaryExpr<CmpOp> {
@@ -333,10 +346,10 @@ class ArrayCompareExpr final : public BinaryExpr<CmpOp> {
   }
 };
 
-class IsNullExpr final : public Expr {
+class IsNullExpr final : public UnaryPredicate {
  public:
   IsNullExpr(ExprPtr operand, bool negated)
-      : Expr(boolean()), operand_(std::move(operand)), negated_(negated) {}
+      : UnaryPredicate(std::move(operand)), negated_(negated) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvaluateArray(*operand_, batch));
@@ -354,19 +367,15 @@ class IsNullExpr final : public Expr {
   std::string ToString() const override {
     return "(" + operand_->ToString() + (negated_ ? " IS NOT NULL)" : " IS NULL)");
   }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    operand_->CollectColumns(out);
-  }
 
  private:
-  ExprPtr operand_;
   bool negated_;
 };
 
-class IsBoolExpr final : public Expr {
+class IsBoolExpr final : public UnaryPredicate {
  public:
   IsBoolExpr(ExprPtr operand, bool value, bool negated)
-      : Expr(boolean()), operand_(std::move(operand)), value_(value), negated_(negated) {}
+      : UnaryPredicate(std::move(operand)), value_(value), negated_(negated) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvaluateArray(*operand_, batch));
@@ -386,29 +395,20 @@ class IsBoolExpr final : public Expr {
     return "(" + operand_->ToString() + " IS " + (negated_ ? "NOT " : "") +
            (value_ ? "TRUE)" : "FALSE)");
   }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    operand_->CollectColumns(out);
-  }
 
  private:
-  ExprPtr operand_;
   bool value_;
   bool negated_;
 };
 
-class InExpr final : public Expr {
+class InExpr final : public KernelPredicate<InKernel> {
  public:
   InExpr(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
          std::unique_ptr<InKernel> kernel)
-      : Expr(boolean()),
-        operand_(std::move(operand)),
+      : KernelPredicate(std::move(operand), std::move(kernel)),
         items_(std::move(items)),
-        negated_(negated),
-        kernel_(std::move(kernel)) {}
+        negated_(negated) {}
 
-  Result<Datum> Evaluate(const RecordBatch& batch) const override {
-    return ApplyKernel(*operand_, *kernel_, batch);
-  }
   std::string ToString() const override {
     std::string out = "(" + operand_->ToString() + (negated_ ? " NOT IN (" : " IN (");
     for (size_t i = 0; i < items_.size(); ++i) {
@@ -417,24 +417,18 @@ class InExpr final : public Expr {
     }
     return out + "))";
   }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    operand_->CollectColumns(out);
-  }
 
  private:
-  ExprPtr operand_;
   std::vector<ExprPtr> items_;
   bool negated_;
-  std::unique_ptr<InKernel> kernel_;
 };
 
-class LikeExpr final : public Expr {
+class LikeExpr final : public UnaryPredicate {
  public:
   // A NULL pattern (pattern == nullopt) makes every row NULL.
   LikeExpr(ExprPtr operand, std::optional<std::string> pattern, bool negated,
            bool case_insensitive)
-      : Expr(boolean()),
-        operand_(std::move(operand)),
+      : UnaryPredicate(std::move(operand)),
         text_(std::move(pattern)),
         pattern_(text_.value_or(""), case_insensitive),
         negated_(negated),
@@ -457,21 +451,17 @@ class LikeExpr final : public Expr {
     const Literal pattern = text_ ? Literal::String(*text_) : Literal::Null();
     return "(" + operand_->ToString() + " " + op + " " + pattern.ToString() + ")";
   }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    operand_->CollectColumns(out);
-  }
 
  private:
-  ExprPtr operand_;
   std::optional<std::string> text_;
   LikePattern pattern_;
   bool negated_;
   bool case_insensitive_;
 };
 
-class NotExpr final : public Expr {
+class NotExpr final : public UnaryPredicate {
  public:
-  explicit NotExpr(ExprPtr operand) : Expr(boolean()), operand_(std::move(operand)) {}
+  explicit NotExpr(ExprPtr operand) : UnaryPredicate(std::move(operand)) {}
 
   Result<Datum> Evaluate(const RecordBatch& batch) const override {
     LANCE_ASSIGN_OR_RAISE(ArrayPtr values, EvaluateArray(*operand_, batch));
@@ -484,12 +474,6 @@ class NotExpr final : public Expr {
     return Datum{MakeBooleanArray(n, std::move(out), std::move(bits.validity)), {}};
   }
   std::string ToString() const override { return "(NOT " + operand_->ToString() + ")"; }
-  void CollectColumns(std::vector<std::string>* out) const override {
-    operand_->CollectColumns(out);
-  }
-
- private:
-  ExprPtr operand_;
 };
 
 class LogicExpr final : public Expr {
@@ -729,22 +713,28 @@ Result<ExprPtr> MakeNot(ExprPtr operand) {
   return ExprPtr(std::make_shared<NotExpr>(std::move(operand)));
 }
 
-Result<ExprPtr> MakeAnd(ExprPtr left, ExprPtr right) {
-  LANCE_RETURN_NOT_OK(RequireBoolean(*left, "AND"));
-  LANCE_RETURN_NOT_OK(RequireBoolean(*right, "AND"));
+namespace {
+
+// AND (is_and) or OR: folded when both sides are literals.
+Result<ExprPtr> MakeLogic(ExprPtr left, ExprPtr right, bool is_and) {
+  const char* name = is_and ? "AND" : "OR";
+  LANCE_RETURN_NOT_OK(RequireBoolean(*left, name));
+  LANCE_RETURN_NOT_OK(RequireBoolean(*right, name));
   if (left->literal() && right->literal()) {
-    return MakeLiteral(KleeneAnd(*left->literal(), *right->literal()));
+    return MakeLiteral(is_and ? KleeneAnd(*left->literal(), *right->literal())
+                              : KleeneOr(*left->literal(), *right->literal()));
   }
-  return ExprPtr(std::make_shared<LogicExpr>(std::move(left), std::move(right), true));
+  return ExprPtr(std::make_shared<LogicExpr>(std::move(left), std::move(right), is_and));
+}
+
+}  // namespace
+
+Result<ExprPtr> MakeAnd(ExprPtr left, ExprPtr right) {
+  return MakeLogic(std::move(left), std::move(right), true);
 }
 
 Result<ExprPtr> MakeOr(ExprPtr left, ExprPtr right) {
-  LANCE_RETURN_NOT_OK(RequireBoolean(*left, "OR"));
-  LANCE_RETURN_NOT_OK(RequireBoolean(*right, "OR"));
-  if (left->literal() && right->literal()) {
-    return MakeLiteral(KleeneOr(*left->literal(), *right->literal()));
-  }
-  return ExprPtr(std::make_shared<LogicExpr>(std::move(left), std::move(right), false));
+  return MakeLogic(std::move(left), std::move(right), false);
 }
 
 Result<ArrayPtr> EvaluateMask(const Expr& root, const RecordBatch& batch) {

@@ -31,6 +31,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -69,26 +70,70 @@ class AllNullKernel : public ScalarCompareKernel {
   }
 };
 
-template <typename T>
-class IntKernel : public ScalarCompareKernel {
+// The frame of every comparison with a literal: Fill() writes the bits of a non-empty
+// array, the result carries the column's validity.
+template <typename Lit>
+class LiteralKernel : public ScalarCompareKernel {
  public:
-  IntKernel(CmpOp op, T k) : op_(op), k_(k) {}
-  Result<ArrayPtr> Apply(const Array& values) const override {
+  LiteralKernel(CmpOp op, Lit lit) : op_(op), lit_(std::move(lit)) {}
+  Result<ArrayPtr> Apply(const Array& values) const final {
     const int64_t n = values.length();
     LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBits(n));
     if (n > 0) {
-      const T* v = RawValues<T>(values);
-      if (v == nullptr) return Status::Invalid("comparing an array without values");
-      CompareLoop(
-          op_, n, bits->mutable_data(), [v](int64_t i) { return v[i]; }, k_);
+      LANCE_RETURN_NOT_OK(Fill(values, n, bits->mutable_data()));
     }
     return WithValidityOf(values, std::move(bits));
   }
 
- private:
+ protected:
+  virtual Status Fill(const Array& values, int64_t n, uint8_t* bits) const = 0;
+
   CmpOp op_;
-  T k_;
+  Lit lit_;
 };
+
+// Integers and floats. Stored is the C type of the values buffer, T the type they compare
+// as (float16 bits compare as float).
+template <typename T, typename Stored = T>
+class NumericKernel : public LiteralKernel<T> {
+ public:
+  using LiteralKernel<T>::LiteralKernel;
+
+ protected:
+  Status Fill(const Array& values, int64_t n, uint8_t* bits) const override {
+    const Stored* v = RawValues<Stored>(values);
+    if (v == nullptr) return Status::Invalid("comparing an array without values");
+    if constexpr (std::is_integral_v<T>) {
+      CompareLoop(
+          this->op_, n, bits, [v](int64_t i) { return v[i]; }, this->lit_);
+    } else {
+      auto value = [v](int64_t i) -> T {
+        if constexpr (std::is_same_v<Stored, T>) {
+          return v[i];
+        } else {
+          return HalfToFloat(v[i]);
+        }
+      };
+      const T lit = this->lit_;
+      if (std::isnan(lit)) {
+        // A NaN literal (only constant arithmetic makes one, 0.0 / 0.0) compares in
+        // total order, as arrow's kernels do: a NaN equals only the same NaN.
+        CompareLoop(
+            this->op_, n, bits, [&value](int64_t i) { return TotalOrderKey(value(i)); },
+            TotalOrderKey(lit));
+      } else {
+        FloatCompareLoop(this->op_, n, bits, value, lit);
+      }
+    }
+    return Status::OK();
+  }
+};
+
+template <typename T>
+using IntKernel = NumericKernel<T>;
+template <typename T, typename Stored = T>
+using FloatKernel = NumericKernel<T, Stored>;
+using HalfKernel = FloatKernel<float, uint16_t>;
 
 template <typename T>
 std::unique_ptr<ScalarCompareKernel> MakeIntKernel(CmpOp op, const IntTarget& target) {
@@ -103,45 +148,6 @@ std::unique_ptr<ScalarCompareKernel> MakeIntKernel(CmpOp op, const IntTarget& ta
   }
   return std::make_unique<IntKernel<T>>(plan.op, static_cast<T>(plan.k));
 }
-
-// Stored is the C type of the values buffer, T the float type they compare as (float16
-// bits compare as float).
-template <typename T, typename Stored = T>
-class FloatKernel : public ScalarCompareKernel {
- public:
-  FloatKernel(CmpOp op, T lit) : op_(op), lit_(lit) {}
-  Result<ArrayPtr> Apply(const Array& values) const override {
-    const int64_t n = values.length();
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBits(n));
-    if (n > 0) {
-      const Stored* v = RawValues<Stored>(values);
-      if (v == nullptr) return Status::Invalid("comparing an array without values");
-      auto value = [v](int64_t i) -> T {
-        if constexpr (std::is_same_v<Stored, T>) {
-          return v[i];
-        } else {
-          return HalfToFloat(v[i]);
-        }
-      };
-      if (std::isnan(lit_)) {
-        // A NaN literal (only constant arithmetic makes one, 0.0 / 0.0) compares in
-        // total order, as arrow's kernels do: a NaN equals only the same NaN.
-        CompareLoop(
-            op_, n, bits->mutable_data(),
-            [&value](int64_t i) { return TotalOrderKey(value(i)); }, TotalOrderKey(lit_));
-      } else {
-        FloatCompareLoop(op_, n, bits->mutable_data(), value, lit_);
-      }
-    }
-    return WithValidityOf(values, std::move(bits));
-  }
-
- private:
-  CmpOp op_;
-  T lit_;
-};
-
-using HalfKernel = FloatKernel<float, uint16_t>;
 
 // Compares values widened to float64 (DataFusion's coercion of an integer, float32 or
 // float16 value with a float64 literal).
@@ -158,44 +164,32 @@ class WidenedKernel : public ScalarCompareKernel {
 };
 
 template <typename OffsetT>
-class StringKernel : public ScalarCompareKernel {
+class StringKernel : public LiteralKernel<std::string> {
  public:
-  StringKernel(CmpOp op, std::string lit) : op_(op), lit_(std::move(lit)) {}
-  Result<ArrayPtr> Apply(const Array& values) const override {
-    const int64_t n = values.length();
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBits(n));
-    if (n > 0) {
-      const OffsetT* offsets = RawValues<OffsetT>(values);
-      if (offsets == nullptr)
-        return Status::Invalid("comparing a string array without offsets");
-      const auto get = OffsetStrings<OffsetT>::Of(values, offsets);
-      // string_view ordering is std::char_traits<char>::compare: bytewise, unsigned.
-      CompareLoop(op_, n, bits->mutable_data(), get, std::string_view(lit_));
-    }
-    return WithValidityOf(values, std::move(bits));
-  }
+  using LiteralKernel::LiteralKernel;
 
- private:
-  CmpOp op_;
-  std::string lit_;
+ protected:
+  Status Fill(const Array& values, int64_t n, uint8_t* bits) const override {
+    const OffsetT* offsets = RawValues<OffsetT>(values);
+    if (offsets == nullptr)
+      return Status::Invalid("comparing a string array without offsets");
+    const auto get = OffsetStrings<OffsetT>::Of(values, offsets);
+    // string_view ordering is std::char_traits<char>::compare: bytewise, unsigned.
+    CompareLoop(op_, n, bits, get, std::string_view(lit_));
+    return Status::OK();
+  }
 };
 
-class FixedSizeBinaryKernel : public ScalarCompareKernel {
+class FixedSizeBinaryKernel : public LiteralKernel<std::string> {
  public:
-  FixedSizeBinaryKernel(CmpOp op, std::string lit) : op_(op), lit_(std::move(lit)) {}
-  Result<ArrayPtr> Apply(const Array& values) const override {
-    const int64_t n = values.length();
-    LANCE_ASSIGN_OR_RAISE(BufferPtr bits, AllocateBits(n));
-    if (n > 0) {
-      LANCE_ASSIGN_OR_RAISE(ViewReader get, ViewReader::Make(values));
-      CompareLoop(op_, n, bits->mutable_data(), get, std::string_view(lit_));
-    }
-    return WithValidityOf(values, std::move(bits));
-  }
+  using LiteralKernel::LiteralKernel;
 
- private:
-  CmpOp op_;
-  std::string lit_;
+ protected:
+  Status Fill(const Array& values, int64_t n, uint8_t* bits) const override {
+    LANCE_ASSIGN_OR_RAISE(ViewReader get, ViewReader::Make(values));
+    CompareLoop(op_, n, bits, get, std::string_view(lit_));
+    return Status::OK();
+  }
 };
 
 // bool columns: each operator against a constant is the value bits, their complement, or
@@ -206,21 +200,17 @@ class BoolKernel : public ScalarCompareKernel {
   explicit BoolKernel(Form form) : form_(form) {}
 
   static Form FormFor(CmpOp op, bool lit) {
-    switch (op) {
-      case CmpOp::kEq:
-        return lit ? Form::kSame : Form::kFlip;
-      case CmpOp::kNe:
-        return lit ? Form::kFlip : Form::kSame;
-      case CmpOp::kLt:
-        return lit ? Form::kFlip : Form::kFalse;
-      case CmpOp::kLe:
-        return lit ? Form::kTrue : Form::kFlip;
-      case CmpOp::kGt:
-        return lit ? Form::kFalse : Form::kSame;
-      case CmpOp::kGe:
-        return lit ? Form::kSame : Form::kTrue;
-    }
-    return Form::kFalse;
+    // Per operator (CmpOp order), the form against false and against true.
+    static constexpr Form kForms[][2] = {
+        {Form::kFlip, Form::kSame},   // =
+        {Form::kSame, Form::kFlip},   // !=
+        {Form::kFalse, Form::kFlip},  // <
+        {Form::kFlip, Form::kTrue},   // <=
+        {Form::kSame, Form::kFalse},  // >
+        {Form::kTrue, Form::kSame},   // >=
+    };
+    const auto i = static_cast<size_t>(op);
+    return i < std::size(kForms) ? kForms[i][lit ? 1 : 0] : Form::kFalse;
   }
 
   Result<ArrayPtr> Apply(const Array& values) const override {

@@ -82,38 +82,23 @@ bool CompareSameType(const Array& left, CmpOp op, const Array& right, uint8_t* o
   if (lt.id() != rt.id() || (lt.id() == TypeId::kTimestamp && lt.unit() != rt.unit())) {
     return false;
   }
-  const int64_t n = left.length();
-  auto run = [&](auto tag) {
-    using T = decltype(tag);
-    CompareValues<T>(op, n, RawValues<T>(left), RawValues<T>(right), out);
-    return true;
-  };
-  switch (lt.id()) {
-    case TypeId::kInt8:
-      return run(int8_t{});
-    case TypeId::kInt16:
-      return run(int16_t{});
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return run(int32_t{});
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-      return run(int64_t{});
-    case TypeId::kUInt8:
-      return run(uint8_t{});
-    case TypeId::kUInt16:
-      return run(uint16_t{});
-    case TypeId::kUInt32:
-      return run(uint32_t{});
-    case TypeId::kUInt64:
-      return run(uint64_t{});
-    case TypeId::kFloat32:
-      return run(float{});
-    case TypeId::kFloat64:
-      return run(double{});
-    default:
-      return false;
+  // Raw values order as the values do for these (not float16 bits; the other temporal
+  // types are widened).
+  const TypeId id = lt.id();
+  if (!lt.is_integer() && id != TypeId::kFloat32 && id != TypeId::kFloat64 &&
+      id != TypeId::kDate32 && id != TypeId::kTimestamp) {
+    return false;
   }
+  const int64_t n = left.length();
+  return VisitType(lt, [&](auto traits) {
+    using T = typename decltype(traits)::CType;
+    if constexpr (std::is_void_v<T>) {
+      return false;
+    } else {
+      CompareValues<T>(op, n, RawValues<T>(left), RawValues<T>(right), out);
+      return true;
+    }
+  });
 }
 
 // Integers exactly; dates and timestamps as ticks of `per_tick` nanoseconds: dates

@@ -635,17 +635,7 @@ class Parser {
       return std::optional<int>(std::atoi(num.text.c_str()));
     };
     auto int_type = [&](int bits) -> DataTypePtr {
-      const bool is_unsigned = AcceptKeyword("unsigned");
-      switch (bits) {
-        case 8:
-          return is_unsigned ? uint8() : int8();
-        case 16:
-          return is_unsigned ? uint16() : int16();
-        case 32:
-          return is_unsigned ? uint32() : int32();
-        default:
-          return is_unsigned ? uint64() : int64();
-      }
+      return integer_type(bits, !AcceptKeyword("unsigned"));
     };
     if (name == "tinyint") return int_type(8);
     if (name == "smallint") return int_type(16);

@@ -101,25 +101,45 @@
 
 namespace lance::table {
 
-class Predicate {
+// What a parsed and bound expression of the language offers, whether it is a filter
+// (Predicate) or computes values (ValueExpression).
+class ParsedExpression {
  public:
-  virtual ~Predicate() = default;
+  virtual ~ParsedExpression() = default;
 
+  /// \brief Top-level columns the expression reads (to add to a scan's projection).
+  virtual std::vector<std::string> ReferencedColumns() const = 0;
+  /// \brief The result for the rows of `batch` (what it is: see the subclass).
+  /// REQUIRES: `batch` has every referenced column (by name).
+  /// \return Invalid when integer arithmetic fails on the batch (a zero divisor).
+  virtual Result<ArrayPtr> Evaluate(const RecordBatch& batch) const = 0;
+  /// \brief A normalised rendering, e.g. "((x > 10) AND (s IS NOT NULL))".
+  virtual std::string ToString() const = 0;
+};
+
+/// Evaluate() gives a boolean array without nulls: true where the row matches.
+class Predicate : public ParsedExpression {
+ public:
   /// \brief Parses `text` and binds it to `schema` (columns must exist and compare with
   /// compatible literals). \return Invalid with the position and what was expected;
   /// NotImplemented for a timestamp literal without a zone on a column of a named zone
   /// and for arithmetic Lance computes in decimals, dates or timestamps.
   static Result<std::shared_ptr<const Predicate>> Parse(std::string_view text,
                                                         const Schema& schema);
+};
 
-  /// \brief Top-level columns the predicate reads (to add to a scan's projection).
-  virtual std::vector<std::string> ReferencedColumns() const = 0;
-  /// \brief A boolean array without nulls: true where the row matches.
-  /// REQUIRES: `batch` has every referenced column (by name).
-  /// \return Invalid when integer arithmetic fails on the batch (a zero divisor).
-  virtual Result<ArrayPtr> Evaluate(const RecordBatch& batch) const = 0;
-  /// \brief A normalised rendering, e.g. "((x > 10) AND (s IS NOT NULL))".
-  virtual std::string ToString() const = 0;
+/// Evaluate() gives one value per row of the batch (constants are broadcast), of type().
+class ValueExpression : public ParsedExpression {
+ public:
+  /// \brief Parses `text` (any expression of the predicate language, not only boolean
+  /// ones) and binds it to `schema`.
+  /// \return Invalid with the position and what was expected, naming an unknown column
+  /// or function.
+  static Result<std::shared_ptr<const ValueExpression>> Parse(std::string_view text,
+                                                              const Schema& schema);
+
+  /// \brief The static type of the result; nullptr for an untyped NULL.
+  virtual DataTypePtr type() const = 0;
 };
 
 }  // namespace lance::table
