@@ -14,14 +14,13 @@
 
 #include "io/azure/errors.h"
 #include "io/azure/responses.h"
+#include "io/http/retry_loop.h"
 #include "lance/io/azure_options.h"
 #include "lance/io/credentials.h"
 #include "lance/io/http/http_client.h"
 #include "lance/result.h"
 
 namespace lance::io::azure {
-
-struct AzureClientStats;
 
 namespace internal {
 
@@ -70,14 +69,7 @@ struct Response {
   std::string_view Header(std::string_view name) const;
 };
 
-/// \brief What the attempts of one request did (for writes whose effect must be checked
-/// when an answer went missing).
-struct AttemptTrace {
-  int attempts = 0;
-  /// \brief An attempt ended without an answer after the request may have been sent.
-  bool unanswered = false;
-  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
-};
+using AttemptTrace = http::AttemptTrace;
 
 /// \brief An error answer the caller takes as a result (e.g. 404 of a delete).
 using AcceptFn = std::function<bool(const AzureError&)>;
@@ -87,7 +79,7 @@ class Dispatcher {
   /// \return the dispatcher; Invalid for a malformed endpoint.
   static Result<std::unique_ptr<Dispatcher>> Make(
       std::string container, const AzureOptions& options,
-      std::shared_ptr<CredentialsSource> credentials, AzureClientStats* stats);
+      std::shared_ptr<CredentialsSource> credentials, http::ClientStats* stats);
   ~Dispatcher();
 
   /// \brief Runs `req` with retries. \return the 2xx (or accepted) answer; the mapped

@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "io/s3/errors.h"
 #include "io/s3/responses.h"
 #include "lance/core/logging.h"
 #include "lance/io/http/http_client.h"
@@ -32,10 +31,6 @@ using internal::PercentEncode;
 namespace {
 
 constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // One HTTP request as the operations describe it.
 struct Request {
@@ -115,38 +110,7 @@ class MediaSink : public http::ResponseSink {
   bool full_ = false;
 };
 
-bool IsRetryableTransport(http::TransportError e) {
-  return http::IsTransientTransportError(e) || e == http::TransportError::kTlsHandshake;
-}
-
-// What the attempts of one request did: whether a write may have taken effect although
-// the outcome is an error (an attempt went unanswered after sending, or there were
-// several).
-struct AttemptTrace {
-  int attempts = 0;
-  bool unanswered = false;
-  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
-};
-
-// What Execute does after an attempt.
-struct Verdict {
-  enum Kind { kSucceed, kFail, kRefresh, kRetry };
-  Kind kind = kSucceed;
-  Status status;  // kFail: the error; kRetry: the transient failure; kRefresh: 401
-};
-
-// The attempts of one request.
-struct Exchange {
-  const Request& req;
-  AttemptTrace* trace;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  int attempts = 0;
-  int retries = 0;
-  int resolve_failures = 0;
-  bool refreshed = false;
-  std::shared_ptr<const SeamCredentials> creds;  // of the current attempt
-  std::shared_ptr<const SeamCredentials> fresh;  // from OnRejected, for the next
-};
+using http::AttemptTrace;
 
 }  // namespace
 
@@ -156,8 +120,10 @@ struct GcsClient::Impl {
   std::shared_ptr<CredentialsSource> credentials;
   std::unique_ptr<http::HttpClient> http;
   GcsClientStats stats;
-  std::mutex rng_mutex;
-  std::mt19937_64 rng{std::random_device{}()};
+  http::RetryConfig retry{.component = "gcs",
+                          .service = "GCS",
+                          .fresh_what = "a fresh token",
+                          .refresh_failed = "refreshing the token failed"};
 
   std::string ObjectUri(std::string_view key) const {
     return StrCat("gs://", bucket, "/", key);
@@ -170,17 +136,8 @@ struct GcsClient::Impl {
     return StrCat(options.base_url, "/upload/storage/v1/b/", PercentEncode(bucket), "/o");
   }
 
-  double RandomUnit() {
-    std::lock_guard<std::mutex> lock(rng_mutex);
-    return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-  }
-
   Result<Response> Execute(const Request& req, AttemptTrace* trace = nullptr);
-  Status TakeCredentials(Exchange* x);
-  Verdict OnTransportFailure(Exchange* x, const http::HttpResponse& answer);
-  Verdict OnAnswer(Exchange* x, const Response& resp);
-  Status Refresh(Exchange* x, const Status& rejected);
-  Status BackOff(Exchange* x, const Status& failure, bool answered);
+  http::Verdict OnAnswer(const Request& req, http::RetryLoop& loop, const Response& resp);
 
   // One attempt with `token`.
   http::HttpResponse Send(const Request& req, const std::string& token, Response* resp) {
@@ -201,123 +158,38 @@ struct GcsClient::Impl {
     if (!token.empty() && !options.skip_signature) {
       h.headers.emplace_back("Authorization", "Bearer " + token);
     }
-    stats.requests.fetch_add(1, std::memory_order_relaxed);
     return http->Send(h);
   }
 };
 
-Status GcsClient::Impl::TakeCredentials(Exchange* x) {
-  if (x->fresh != nullptr) {
-    x->creds = std::move(x->fresh);
-    x->fresh = nullptr;
-    return Status::OK();
-  }
-  auto current = credentials->Current();
-  if (!current.ok()) {
-    return current.status().WithContext(
-        StrCat("GCS ", x->req.op, " of ", x->req.uri, ": getting credentials"));
-  }
-  x->creds = *current;
-  return Status::OK();
-}
-
-Verdict GcsClient::Impl::OnTransportFailure(Exchange* x,
-                                            const http::HttpResponse& answer) {
-  const bool resolve = answer.error == http::TransportError::kResolve;
-  // Only a failure to resolve or connect proves the request never left.
-  if (x->trace != nullptr && !resolve && answer.error != http::TransportError::kConnect) {
-    x->trace->unanswered = true;
-  }
-  x->resolve_failures += resolve ? 1 : 0;
-  std::string msg =
-      StrCat("GCS ", x->req.op, " of ", x->req.uri, ": ", answer.transport_message,
-             " (curl error ", answer.transport_code, ")");
-  if (IsRetryableTransport(answer.error) || (resolve && x->resolve_failures <= 1)) {
-    return {Verdict::kRetry, Status::Unavailable(std::move(msg))};
-  }
-  if (x->attempts > 1) StrAppend(&msg, ", after ", x->attempts, " attempts");
-  LANCE_LOG(Warn, "gcs") << msg;
-  return {Verdict::kFail, resolve ? Status::Unavailable(std::move(msg), false)
-                                  : Status::IOError(std::move(msg))};
-}
-
-Verdict GcsClient::Impl::OnAnswer(Exchange* x, const Response& resp) {
-  const Request& req = x->req;
+http::Verdict GcsClient::Impl::OnAnswer(const Request& req, http::RetryLoop& loop,
+                                        const Response& resp) {
   const int status = resp.status;
   if ((status >= 200 && status < 300) ||
       std::find(req.accept.begin(), req.accept.end(), status) != req.accept.end()) {
-    return {Verdict::kSucceed, Status::OK()};
+    return http::Verdict::Succeed();
   }
   GcsError err = internal::ParseErrorBody(resp.body, status);
   err.request_id = std::string(resp.Header("x-guploader-uploadid"));
-  Status error = internal::MakeHttpError(req.op, req.uri, req.context, err, x->attempts,
-                                         SecondsSince(x->start));
-  const bool sent_token = !BearerTokenOf(*x->creds).empty() && !options.skip_signature;
-  if (status == 401 && !x->refreshed && sent_token) {
-    return {Verdict::kRefresh, std::move(error)};
-  }
-  if (internal::IsRetryableStatus(status)) return {Verdict::kRetry, std::move(error)};
-  // Absent objects and lost create races are answers, not failures: debug only.
-  if (error.IsNotFound() || error.IsAlreadyExists()) {
-    LANCE_LOG(Debug, "gcs") << error.message();
-  } else {
-    LANCE_LOG(Warn, "gcs") << error.message();
-  }
-  return {Verdict::kFail, std::move(error)};
-}
-
-Status GcsClient::Impl::Refresh(Exchange* x, const Status& rejected) {
-  x->refreshed = true;
-  stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
-  LANCE_LOG(Info, "gcs") << x->req.op << " of " << x->req.uri << ": HTTP 401; asking "
-                         << credentials->ToString() << " for a fresh token";
-  auto renewed = credentials->OnRejected(*x->creds);
-  if (!renewed.ok()) {
-    LANCE_LOG(Warn, "gcs") << rejected.message()
-                           << "; no fresh token: " << renewed.status().message();
-    return Status(rejected.code(),
-                  StrCat(rejected.message(),
-                         "; refreshing the token failed: ", renewed.status().message()),
-                  rejected.retryable(), rejected.detail());
-  }
-  x->fresh = *renewed;
-  ++x->retries;
-  stats.retries.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
-}
-
-Status GcsClient::Impl::BackOff(Exchange* x, const Status& failure, bool answered) {
-  const auto elapsed = std::chrono::steady_clock::now() - x->start;
-  if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
-    std::string msg = failure.message();
-    // An HTTP answer's message already counts the attempts.
-    if (!answered && x->attempts > 1)
-      StrAppend(&msg, ", after ", x->attempts, " attempts");
-    LANCE_LOG(Warn, "gcs") << msg << " (retries exhausted)";
-    return Status::Unavailable(std::move(msg), true).WithDetail(failure.detail());
-  }
-  auto delay = s3::internal::BackoffDelay(x->retries, options.initial_backoff,
-                                          options.max_backoff, RandomUnit());
-  delay = std::min(delay, std::chrono::ceil<std::chrono::milliseconds>(
-                              options.retry_timeout - elapsed));
-  LANCE_LOG(Info, "gcs") << failure.message() << "; retry " << (x->retries + 1) << " of "
-                         << options.max_retries << " in " << delay.count() << " ms";
-  if (delay.count() > 0) std::this_thread::sleep_for(delay);
-  ++x->retries;
-  stats.retries.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
+  Status error = internal::MakeHttpError(req.op, req.uri, req.context, err,
+                                         loop.attempts(), loop.ElapsedSeconds());
+  const bool sent_token =
+      !BearerTokenOf(*loop.creds()).empty() && !options.skip_signature;
+  const http::RetryClass cls = status == 401 ? http::RetryClass::kRefreshCredentials
+                               : internal::IsRetryableStatus(status)
+                                   ? http::RetryClass::kRetry
+                                   : http::RetryClass::kFinal;
+  return loop.OnErrorAnswer(std::move(error), cls, sent_token, StrCat("HTTP ", status));
 }
 
 Result<Response> GcsClient::Impl::Execute(const Request& req, AttemptTrace* trace) {
-  Exchange x{req,     trace,  std::chrono::steady_clock::now(), 0, 0, 0, false,
-             nullptr, nullptr};
-  while (true) {
-    LANCE_RETURN_NOT_OK(TakeCredentials(&x));
-    const std::string& token = BearerTokenOf(*x.creds);
-    Response resp;
+  http::RetryLoop loop(retry, req.op, req.uri, trace);
+  Response resp;
+  LANCE_RETURN_NOT_OK(loop.Run([&]() -> Result<http::Verdict> {
+    const std::string& token = BearerTokenOf(*loop.creds());
+    resp = Response();
+    loop.CountAttempt();
     http::HttpResponse answer = Send(req, token, &resp);
-    ++x.attempts;
-    if (trace != nullptr) trace->attempts = x.attempts;
     resp.status = answer.status;
     resp.headers = std::move(answer.headers);
     if (!answer.body.empty()) resp.body = std::move(answer.body);
@@ -326,27 +198,20 @@ Result<Response> GcsClient::Impl::Execute(const Request& req, AttemptTrace* trac
                             << (answer.answered()
                                     ? StrCat("HTTP ", answer.status)
                                     : StrCat("curl error ", answer.transport_code))
-                            << " (" << req.op << ", attempt " << x.attempts << ", "
+                            << " (" << req.op << ", attempt " << loop.attempts() << ", "
                             << (token.empty() ? "no token" : "bearer token") << ")";
     if (resp.overflow) {
-      return internal::IoError("GCS ", req.op, " of ", req.uri,
-                               ": the server sent more bytes than requested");
+      return http::Verdict::Fail(
+          internal::IoError("GCS ", req.op, " of ", req.uri,
+                            ": the server sent more bytes than requested"));
     }
-    Verdict verdict =
-        answer.answered() ? OnAnswer(&x, resp) : OnTransportFailure(&x, answer);
-    switch (verdict.kind) {
-      case Verdict::kSucceed:
-        return resp;
-      case Verdict::kFail:
-        return verdict.status;
-      case Verdict::kRefresh:
-        LANCE_RETURN_NOT_OK(Refresh(&x, verdict.status));
-        break;
-      case Verdict::kRetry:
-        LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, answer.answered()));
-        break;
+    if (!answer.answered()) {
+      return loop.OnTransportFailure(answer.error, answer.transport_code,
+                                     answer.transport_message);
     }
-  }
+    return OnAnswer(req, loop, resp);
+  }));
+  return resp;
 }
 
 GcsClient::GcsClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -382,6 +247,9 @@ Result<std::shared_ptr<GcsClient>> GcsClient::Make(
   impl->bucket = std::move(bucket);
   impl->options = std::move(options);
   impl->credentials = std::move(credentials);
+  impl->retry.tuning = &impl->options;
+  impl->retry.credentials = impl->credentials.get();
+  impl->retry.stats = &impl->stats;
   return std::shared_ptr<GcsClient>(new GcsClient(std::move(impl)));
 }
 

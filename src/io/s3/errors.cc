@@ -34,14 +34,6 @@ RetryClass ClassifyHttpError(int http_status, std::string_view code) {
   return RetryClass::kFinal;
 }
 
-bool IsRetryableTransportError(http::TransportError error) {
-  using http::TransportError;
-  // A TLS handshake that fails is most often a connection reset during it.
-  return error == TransportError::kConnect || error == TransportError::kTimeout ||
-         error == TransportError::kConnectionLost ||
-         error == TransportError::kTlsHandshake;
-}
-
 bool IsRetryableCurlCode(int curl_code) {
   return IsRetryableTransportError(http::ClassifyTransportCode(curl_code));
 }
@@ -126,24 +118,6 @@ Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext c
   return Status(
       code, std::move(msg), retryable,
       std::make_shared<HttpErrorDetail>(error.http_status, error.code, error.request_id));
-}
-
-std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,
-                                         std::chrono::milliseconds max_backoff) {
-  if (initial.count() <= 0) return std::chrono::milliseconds(0);
-  // Double without overflowing: stop as soon as the cap is reached.
-  int64_t ceiling = initial.count();
-  for (int i = 0; i < retry && ceiling < max_backoff.count(); ++i) ceiling *= 2;
-  return std::chrono::milliseconds(std::min<int64_t>(ceiling, max_backoff.count()));
-}
-
-std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds initial,
-                                       std::chrono::milliseconds max_backoff,
-                                       double unit) {
-  const auto ceiling = BackoffCeiling(retry, initial, max_backoff);
-  unit = std::clamp(unit, 0.0, 1.0);
-  auto ms = static_cast<int64_t>(std::floor(unit * static_cast<double>(ceiling.count())));
-  return std::chrono::milliseconds(std::min<int64_t>(ms, ceiling.count()));
 }
 
 }  // namespace lance::io::s3::internal
