@@ -27,48 +27,7 @@ namespace lance::io::azure::internal {
 namespace {
 
 constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
-constexpr int64_t kReceiveBufferSize = 512L * 1024;
 constexpr std::string_view kLog = "azure";
-
-// A successful body into the caller's buffer or the response's string.
-class BodySink : public http::ResponseSink {
- public:
-  BodySink(const Request& req, Response* resp) : req_(req), resp_(resp) {}
-
-  void Start(const http::HttpResponse& head) override {
-    // A full answer to a range: the server ignored it; skip to the wanted bytes.
-    to_skip_ = req_.ranged && head.status == 200 ? req_.range_offset : 0;
-  }
-
-  Verdict Write(std::string_view data) override {
-    const auto skip = static_cast<size_t>(
-        std::min<int64_t>(to_skip_, static_cast<int64_t>(data.size())));
-    to_skip_ -= static_cast<int64_t>(skip);
-    data.remove_prefix(skip);
-    if (data.empty()) return Verdict::kContinue;
-    if (req_.out == nullptr) {
-      resp_->body.append(data);
-      resp_->written += static_cast<int64_t>(data.size());
-      return Verdict::kContinue;
-    }
-    const int64_t room = req_.out_capacity - resp_->written;
-    const bool done = static_cast<int64_t>(data.size()) >= room;
-    if (static_cast<int64_t>(data.size()) > room) {
-      // More than asked: fine after an ignored range (the rest of the blob), an error
-      // otherwise.
-      if (!req_.ranged) return Verdict::kAbort;
-      data = data.substr(0, static_cast<size_t>(room));
-    }
-    std::memcpy(req_.out + resp_->written, data.data(), data.size());
-    resp_->written += static_cast<int64_t>(data.size());
-    return done ? Verdict::kDone : Verdict::kContinue;
-  }
-
- private:
-  const Request& req_;
-  Response* resp_;
-  int64_t to_skip_ = 0;
-};
 
 std::string EncodeQuery(const Query& query) {
   std::string out;
@@ -105,13 +64,6 @@ AuthKind KindOf(const http::RetryLoop& loop) {
 }
 
 }  // namespace
-
-std::string_view Response::Header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (EqualsIgnoreAsciiCase(key, name)) return value;
-  }
-  return {};
-}
 
 struct Dispatcher::Impl {
   std::string container;
@@ -160,6 +112,10 @@ Result<Response> Dispatcher::Impl::Execute(const Request& req, const AcceptFn& a
   LANCE_RETURN_NOT_OK(loop.Run([&]() -> Result<http::Verdict> {
     LANCE_ASSIGN_OR_RAISE(Wire wire, Authorize(req, loop));
     resp = Attempt(req, &loop, wire);
+    if (resp.overflow) {
+      return http::Verdict::Fail(
+          Status::IOError(loop.Subject(), ": the server sent more bytes than requested"));
+    }
     if (!resp.answered()) {
       return loop.OnTransportFailure(resp.transport_error, resp.transport_code,
                                      RedactSas(resp.transport_message));
@@ -211,7 +167,7 @@ Response Dispatcher::Impl::Attempt(const Request& req, http::RetryLoop* loop,
                                    const Wire& wire) {
   loop->CountAttempt();
   Response resp;
-  BodySink sink(req, &resp);
+  http::SliceSink sink(req, &resp);
   http::HttpRequest hreq;
   hreq.method = req.method;
   hreq.url = wire.url;
@@ -286,17 +242,9 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
   while (!impl->base_path.empty() && impl->base_path.back() == '/') {
     impl->base_path.pop_back();
   }
-  http::ClientOptions http;
-  http.log_component = "azure";
-  http.connect_timeout = options.connect_timeout;
-  http.request_timeout = options.request_timeout;
-  http.stall_timeout = std::max(options.stall_timeout, std::chrono::milliseconds(1));
-  http.tls.verify_peer = !options.allow_invalid_certificates;
-  http.tls.verify_host = !options.allow_invalid_certificates;
-  http.max_in_flight = std::max(1, options.max_connections);
-  http.tcp_keepalive = true;
-  http.receive_buffer_size = kReceiveBufferSize;
-  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(http)));
+  LANCE_ASSIGN_OR_RAISE(impl->http,
+                        http::HttpClient::Make(http::CloudClientOptions(
+                            options, options.allow_invalid_certificates, "azure")));
   return std::unique_ptr<Dispatcher>(new Dispatcher(std::move(impl)));
 }
 

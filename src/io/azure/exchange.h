@@ -15,6 +15,7 @@
 #include "io/azure/errors.h"
 #include "io/azure/responses.h"
 #include "io/http/retry_loop.h"
+#include "io/http/slice_sink.h"
 #include "lance/io/azure_options.h"
 #include "lance/io/credentials.h"
 #include "lance/io/http/http_client.h"
@@ -29,7 +30,7 @@ using Query = std::vector<std::pair<std::string, std::string>>;
 /// \brief What a request addresses: a blob, its container, or the account.
 enum class Level { kBlob, kContainer, kService };
 
-struct Request {
+struct Request : http::BodyTarget {
   const char* op = "";
   std::string method = "GET";
   Level level = Level::kBlob;
@@ -43,30 +44,24 @@ struct Request {
   /// \brief Copy Blob: the source blob, sent as x-ms-copy-source (with the SAS of the
   /// attempt when the request is authorized by one).
   std::string copy_source;
-
-  /// \brief A successful body goes into `out` (at most `out_capacity` bytes) when set,
-  /// else into Response::body. A 200 answer to a range drops the bytes before
-  /// `range_offset`.
-  uint8_t* out = nullptr;
-  int64_t out_capacity = 0;
-  bool ranged = false;
-  int64_t range_offset = 0;
+  // The successful body goes where BodyTarget says (the caller's buffer, or
+  // Response::body).
 };
 
-struct Response {
+/// \brief body: the success body (no `out` buffer) or the error body.
+struct Response : http::SliceOutcome {
   /// \brief The HTTP status (0 when no answer arrived).
   int status = 0;
   http::Headers headers;
-  /// \brief The success body (no `out` buffer) or the error body.
-  std::string body;
-  int64_t written = 0;
   /// \brief Why no answer arrived, when none did.
   http::TransportError transport_error = http::TransportError::kNone;
   int transport_code = 0;
   std::string transport_message;
 
   bool answered() const { return transport_error == http::TransportError::kNone; }
-  std::string_view Header(std::string_view name) const;
+  std::string_view Header(std::string_view name) const {
+    return http::HeaderValue(headers, name);
+  }
 };
 
 using AttemptTrace = http::AttemptTrace;

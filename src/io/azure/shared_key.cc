@@ -16,6 +16,7 @@
 
 #include "lance/core/ascii.h"
 #include "lance/core/text.h"
+#include "lance/io/http/http_client.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
 
@@ -23,16 +24,10 @@ namespace lance::io::azure {
 
 namespace {
 
-constexpr char kHexUpper[] = "0123456789ABCDEF";
 constexpr std::array<const char*, 7> kDays = {"Sun", "Mon", "Tue", "Wed",
                                               "Thu", "Fri", "Sat"};
 constexpr std::array<const char*, 12> kMonths = {
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '.' || c == '_' || c == '~';
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -126,19 +121,7 @@ std::string Md5(std::string_view data) {
 }
 
 std::string UrlEncode(std::string_view data, bool encode_slash) {
-  std::string out;
-  out.reserve(data.size());
-  for (char ch : data) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c) || (c == '/' && !encode_slash)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHexUpper[c >> 4]);
-      out.push_back(kHexUpper[c & 0xF]);
-    }
-  }
-  return out;
+  return http::PercentEncode(data, encode_slash);
 }
 
 std::string UrlDecode(std::string_view data, bool plus_is_space) {

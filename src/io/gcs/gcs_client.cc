@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/http/slice_sink.h"
 #include "io/s3/responses.h"
 #include "lance/core/logging.h"
 #include "lance/io/http/http_client.h"
@@ -33,7 +34,7 @@ namespace {
 constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
 
 // One HTTP request as the operations describe it.
-struct Request {
+struct Request : http::BodyTarget {
   const char* op = "";
   std::string method = "GET";
   std::string url;
@@ -43,71 +44,15 @@ struct Request {
   std::string uri;  // for messages
   // Statuses other than 2xx that are answers, not errors (308, 404 of a delete, ...).
   std::vector<int> accept;
-  // A media read: the successful body goes into `out` (capacity `out_capacity`);
-  // `range_offset` bytes of a full (200) answer to a ranged read are skipped.
-  uint8_t* out = nullptr;
-  int64_t out_capacity = 0;
-  bool ranged = false;
-  int64_t range_offset = 0;
+  // A media read: the successful body goes where BodyTarget says.
 };
 
-struct Response {
+struct Response : http::SliceOutcome {
   int status = 0;
-  std::string body;
-  int64_t written = 0;
   http::Headers headers;
-  bool overflow = false;
   std::string_view Header(std::string_view name) const {
-    for (const auto& [k, v] : headers) {
-      if (k.size() == name.size() &&
-          std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) ==
-                   std::tolower(static_cast<unsigned char>(b));
-          })) {
-        return v;
-      }
-    }
-    return {};
+    return http::HeaderValue(headers, name);
   }
-};
-
-// A successful media body: into the caller's buffer, the slice asked for.
-class MediaSink : public http::ResponseSink {
- public:
-  MediaSink(const Request& req, Response* resp) : req_(req), resp_(resp) {}
-  void Start(const http::HttpResponse& head) override {
-    to_skip_ = req_.ranged && head.status == 200 ? req_.range_offset : 0;
-    full_ = req_.ranged && head.status == 200;
-  }
-  Verdict Write(std::string_view data) override {
-    if (req_.out == nullptr) {
-      resp_->body.append(data);
-      return Verdict::kContinue;
-    }
-    const auto skip = static_cast<size_t>(
-        std::min<int64_t>(to_skip_, static_cast<int64_t>(data.size())));
-    to_skip_ -= static_cast<int64_t>(skip);
-    data.remove_prefix(skip);
-    const int64_t room = req_.out_capacity - resp_->written;
-    bool done = false;
-    if (static_cast<int64_t>(data.size()) > room) {
-      if (!full_) {
-        resp_->overflow = true;
-        return Verdict::kAbort;
-      }
-      data = data.substr(0, static_cast<size_t>(room));
-      done = true;
-    }
-    std::memcpy(req_.out + resp_->written, data.data(), data.size());
-    resp_->written += static_cast<int64_t>(data.size());
-    return done ? Verdict::kDone : Verdict::kContinue;
-  }
-
- private:
-  const Request& req_;
-  Response* resp_;
-  int64_t to_skip_ = 0;
-  bool full_ = false;
 };
 
 using http::AttemptTrace;
@@ -141,7 +86,7 @@ struct GcsClient::Impl {
 
   // One attempt with `token`.
   http::HttpResponse Send(const Request& req, const std::string& token, Response* resp) {
-    MediaSink sink(req, resp);
+    http::SliceSink sink(req, resp);
     http::HttpRequest h;
     h.method = req.method;
     h.url = req.url;
@@ -232,18 +177,10 @@ Result<std::shared_ptr<GcsClient>> GcsClient::Make(
     return Status::Invalid("GCS client for ", bucket, ": null credentials source");
   }
   LANCE_RETURN_NOT_OK(internal::ValidateBaseUrl(options.base_url, options.allow_http));
-  http::ClientOptions h;
-  h.log_component = "gcs";
-  h.connect_timeout = options.connect_timeout;
-  h.request_timeout = options.request_timeout;
-  h.stall_timeout = std::max(options.stall_timeout, std::chrono::milliseconds(1));
-  h.tls.verify_peer = !options.allow_invalid_certificates;
-  h.tls.verify_host = !options.allow_invalid_certificates;
-  h.max_in_flight = std::max(1, options.max_connections);
-  h.tcp_keepalive = true;
-  h.receive_buffer_size = 512 * 1024;
   auto impl = std::make_unique<Impl>();
-  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(h)));
+  LANCE_ASSIGN_OR_RAISE(impl->http,
+                        http::HttpClient::Make(http::CloudClientOptions(
+                            options, options.allow_invalid_certificates, "gcs")));
   impl->bucket = std::move(bucket);
   impl->options = std::move(options);
   impl->credentials = std::move(credentials);
@@ -395,17 +332,24 @@ int64_t PersistedBytes(std::string_view range) {
   return last + 1;
 }
 
+// A request to the resumable upload session `session` of the object `uri`.
+Request SessionRequest(const char* op, const char* method, const std::string& session,
+                       std::string uri) {
+  Request req;
+  req.op = op;
+  req.method = method;
+  req.url = session;
+  req.uri = std::move(uri);
+  return req;
+}
+
 }  // namespace
 
 Result<int64_t> GcsClient::UploadChunk(const std::string& key, const std::string& session,
                                        int64_t offset, std::string_view chunk,
                                        bool final) {
   const int64_t end = offset + static_cast<int64_t>(chunk.size());
-  Request req;
-  req.op = "UploadChunk";
-  req.method = "PUT";
-  req.url = session;
-  req.uri = ObjectUri(key);
+  Request req = SessionRequest("UploadChunk", "PUT", session, ObjectUri(key));
   req.body = chunk;
   req.accept = {308};
   const std::string total = final ? std::to_string(end) : "*";
@@ -426,11 +370,8 @@ Result<int64_t> GcsClient::UploadChunk(const std::string& key, const std::string
 }
 
 Status GcsClient::CancelResumable(const std::string& key, const std::string& session) {
-  Request req;
-  req.op = "CancelResumableUpload";
-  req.method = "DELETE";
-  req.url = session;
-  req.uri = ObjectUri(key);
+  Request req =
+      SessionRequest("CancelResumableUpload", "DELETE", session, ObjectUri(key));
   // GCS answers a cancelled session with 499; one already gone is 404 or 410.
   req.accept = {404, 410, 499};
   return impl_->Execute(req).status();

@@ -78,22 +78,7 @@ bool ReadDigits(std::string_view s, size_t pos, size_t n, int* out) {
 
 }  // namespace
 
-std::string PercentEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xf]);
-    }
-  }
-  return out;
-}
+std::string PercentEncode(std::string_view s) { return http::PercentEncode(s); }
 
 Status ValidateBaseUrl(const std::string& url, bool allow_http) {
   const std::string lower = AsciiToLower(url);

@@ -59,6 +59,18 @@ std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds init
   return std::chrono::milliseconds(std::min<int64_t>(ms, ceiling.count()));
 }
 
+ClientOptions CloudClientOptions(const RemoteTuning& tuning,
+                                 bool allow_invalid_certificates, std::string component) {
+  ClientOptions options =
+      MakeClientOptions(std::move(component), tuning.connect_timeout,
+                        tuning.request_timeout, allow_invalid_certificates);
+  options.stall_timeout = std::max(tuning.stall_timeout, std::chrono::milliseconds(1));
+  options.max_in_flight = std::max(1, tuning.max_connections);
+  options.tcp_keepalive = true;
+  options.receive_buffer_size = 512L * 1024;
+  return options;
+}
+
 RetryLoop::RetryLoop(const RetryConfig& config, std::string_view op, std::string uri,
                      AttemptTrace* trace)
     : config_(config), op_(op), uri_(std::move(uri)), trace_(trace) {}

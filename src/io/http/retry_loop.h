@@ -69,6 +69,14 @@ std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds init
                                        std::chrono::milliseconds max_backoff,
                                        double unit);
 
+/// \brief The options of a cloud store's HTTP client: MakeClientOptions with the
+/// tuning's timeouts, the stall check always on (a zero stall timeout has meant "one
+/// second", never "no check"), at most max_connections requests in flight, TCP
+/// keep-alive and a 512 KiB receive buffer (fewer write callbacks per ranged GET of
+/// several MiB).
+ClientOptions CloudClientOptions(const RemoteTuning& tuning,
+                                 bool allow_invalid_certificates, std::string component);
+
 /// \brief What the loop does after an attempt.
 struct Verdict {
   enum Kind {
