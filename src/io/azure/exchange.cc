@@ -26,7 +26,6 @@ namespace lance::io::azure::internal {
 
 namespace {
 
-constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
 constexpr std::string_view kLog = "azure";
 
 std::string EncodeQuery(const Query& query) {
@@ -166,22 +165,12 @@ Result<Wire> Dispatcher::Impl::Authorize(const Request& req,
 Response Dispatcher::Impl::Attempt(const Request& req, http::RetryLoop* loop,
                                    const Wire& wire) {
   loop->CountAttempt();
-  Response resp;
-  http::SliceSink sink(req, &resp);
   http::HttpRequest hreq;
   hreq.method = req.method;
   hreq.url = wire.url;
   hreq.headers = wire.headers;
   hreq.body = req.body;
-  hreq.success_sink = &sink;
-  hreq.max_buffered_body = kMaxErrorBody;
-  http::HttpResponse answer = http->Send(hreq);
-  resp.status = answer.status;
-  resp.headers = std::move(answer.headers);
-  if (!answer.body.empty()) resp.body = std::move(answer.body);
-  resp.transport_error = answer.error;
-  resp.transport_code = answer.transport_code;
-  resp.transport_message = std::move(answer.transport_message);
+  Response resp = http::SendForSlice(*http, std::move(hreq), req);
   LANCE_LOG(Debug, kLog) << req.method << " " << loop->uri() << ": "
                          << (resp.answered() ? StrCat("HTTP ", resp.status)
                                              : StrCat("curl error ", resp.transport_code))

@@ -49,20 +49,7 @@ struct Request : http::BodyTarget {
 };
 
 /// \brief body: the success body (no `out` buffer) or the error body.
-struct Response : http::SliceOutcome {
-  /// \brief The HTTP status (0 when no answer arrived).
-  int status = 0;
-  http::Headers headers;
-  /// \brief Why no answer arrived, when none did.
-  http::TransportError transport_error = http::TransportError::kNone;
-  int transport_code = 0;
-  std::string transport_message;
-
-  bool answered() const { return transport_error == http::TransportError::kNone; }
-  std::string_view Header(std::string_view name) const {
-    return http::HeaderValue(headers, name);
-  }
-};
+using Response = http::SliceAnswer;
 
 using AttemptTrace = http::AttemptTrace;
 

@@ -31,8 +31,6 @@ using internal::PercentEncode;
 
 namespace {
 
-constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
-
 // One HTTP request as the operations describe it.
 struct Request : http::BodyTarget {
   const char* op = "";
@@ -47,14 +45,7 @@ struct Request : http::BodyTarget {
   // A media read: the successful body goes where BodyTarget says.
 };
 
-struct Response : http::SliceOutcome {
-  int status = 0;
-  http::Headers headers;
-  std::string_view Header(std::string_view name) const {
-    return http::HeaderValue(headers, name);
-  }
-};
-
+using Response = http::SliceAnswer;
 using http::AttemptTrace;
 
 }  // namespace
@@ -77,22 +68,32 @@ struct GcsClient::Impl {
     return StrCat(options.base_url, "/storage/v1/b/", PercentEncode(bucket), "/o/",
                   PercentEncode(key));
   }
-  std::string UploadUrl() const {
-    return StrCat(options.base_url, "/upload/storage/v1/b/", PercentEncode(bucket), "/o");
+  // A POST to the upload endpoint (uploadType `type`) creating `key`, only if it does not
+  // exist yet when `if_not_exists` (412 -> AlreadyExists).
+  Request UploadRequest(const char* op, std::string_view type, const std::string& key,
+                        bool if_not_exists) const {
+    Request req;
+    req.op = op;
+    req.method = "POST";
+    req.url = StrCat(options.base_url, "/upload/storage/v1/b/", PercentEncode(bucket),
+                     "/o?uploadType=", type, "&name=", PercentEncode(key));
+    if (if_not_exists) {
+      req.url += "&ifGenerationMatch=0";
+      req.context = ErrorContext::kConditionalCreate;
+    }
+    req.uri = ObjectUri(key);
+    return req;
   }
 
   Result<Response> Execute(const Request& req, AttemptTrace* trace = nullptr);
   http::Verdict OnAnswer(const Request& req, http::RetryLoop& loop, const Response& resp);
 
   // One attempt with `token`.
-  http::HttpResponse Send(const Request& req, const std::string& token, Response* resp) {
-    http::SliceSink sink(req, resp);
+  Response Send(const Request& req, const std::string& token) {
     http::HttpRequest h;
     h.method = req.method;
     h.url = req.url;
     h.body = req.body;
-    h.success_sink = &sink;
-    h.max_buffered_body = kMaxErrorBody;
     h.headers = {{"Accept", ""}};
     if (req.method == "POST" || req.method == "PUT") {
       bool has_type = false;
@@ -103,7 +104,7 @@ struct GcsClient::Impl {
     if (!token.empty() && !options.skip_signature) {
       h.headers.emplace_back("Authorization", "Bearer " + token);
     }
-    return http->Send(h);
+    return http::SendForSlice(*http, std::move(h), req);
   }
 };
 
@@ -132,17 +133,13 @@ Result<Response> GcsClient::Impl::Execute(const Request& req, AttemptTrace* trac
   Response resp;
   LANCE_RETURN_NOT_OK(loop.Run([&]() -> Result<http::Verdict> {
     const std::string& token = BearerTokenOf(*loop.creds());
-    resp = Response();
     loop.CountAttempt();
-    http::HttpResponse answer = Send(req, token, &resp);
-    resp.status = answer.status;
-    resp.headers = std::move(answer.headers);
-    if (!answer.body.empty()) resp.body = std::move(answer.body);
+    resp = Send(req, token);
     // One line per attempt; whether a token went, never the token.
     LANCE_LOG(Debug, "gcs") << req.method << " " << req.uri << ": "
-                            << (answer.answered()
-                                    ? StrCat("HTTP ", answer.status)
-                                    : StrCat("curl error ", answer.transport_code))
+                            << (resp.answered()
+                                    ? StrCat("HTTP ", resp.status)
+                                    : StrCat("curl error ", resp.transport_code))
                             << " (" << req.op << ", attempt " << loop.attempts() << ", "
                             << (token.empty() ? "no token" : "bearer token") << ")";
     if (resp.overflow) {
@@ -150,9 +147,9 @@ Result<Response> GcsClient::Impl::Execute(const Request& req, AttemptTrace* trac
           internal::IoError("GCS ", req.op, " of ", req.uri,
                             ": the server sent more bytes than requested"));
     }
-    if (!answer.answered()) {
-      return loop.OnTransportFailure(answer.error, answer.transport_code,
-                                     answer.transport_message);
+    if (!resp.answered()) {
+      return loop.OnTransportFailure(resp.transport_error, resp.transport_code,
+                                     resp.transport_message);
     }
     return OnAnswer(req, loop, resp);
   }));
@@ -266,15 +263,7 @@ Result<BufferPtr> GcsClient::ReadAll(const std::string& key) {
 Result<ObjectResource> GcsClient::Insert(const std::string& key, std::string_view body,
                                          bool if_not_exists) {
   LANCE_RETURN_NOT_OK(CheckKey(*this, key, "InsertObject"));
-  Request req;
-  req.op = "InsertObject";
-  req.method = "POST";
-  req.url = StrCat(impl_->UploadUrl(), "?uploadType=media&name=", PercentEncode(key));
-  if (if_not_exists) {
-    req.url += "&ifGenerationMatch=0";
-    req.context = ErrorContext::kConditionalCreate;
-  }
-  req.uri = ObjectUri(key);
+  Request req = impl_->UploadRequest("InsertObject", "media", key, if_not_exists);
   req.body = body;
   AttemptTrace trace;
   Result<Response> resp = impl_->Execute(req, &trace);
@@ -300,15 +289,8 @@ Result<ObjectResource> GcsClient::Insert(const std::string& key, std::string_vie
 Result<std::string> GcsClient::StartResumable(const std::string& key,
                                               bool if_not_exists) {
   LANCE_RETURN_NOT_OK(CheckKey(*this, key, "StartResumableUpload"));
-  Request req;
-  req.op = "StartResumableUpload";
-  req.method = "POST";
-  req.url = StrCat(impl_->UploadUrl(), "?uploadType=resumable&name=", PercentEncode(key));
-  if (if_not_exists) {
-    req.url += "&ifGenerationMatch=0";
-    req.context = ErrorContext::kConditionalCreate;
-  }
-  req.uri = ObjectUri(key);
+  Request req =
+      impl_->UploadRequest("StartResumableUpload", "resumable", key, if_not_exists);
   const std::string metadata = "{}";
   req.body = metadata;
   req.headers.emplace_back("Content-Type", "application/json; charset=UTF-8");

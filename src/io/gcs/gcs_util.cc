@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "io/http/canonical.h"
 #include "lance/core/ascii.h"
 #include "lance/io/http/http_client.h"
 #include "lance/io/http_error.h"
@@ -147,14 +148,7 @@ std::optional<int64_t> ParseRfc3339Ms(std::string_view s) {
       sec > 60) {
     return std::nullopt;
   }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  const int64_t epoch_s = static_cast<int64_t>(timegm(&tm)) - offset_s;
+  const int64_t epoch_s = http::UtcSeconds(y, mo, d, h, mi, sec) - offset_s;
   return epoch_s * 1000 + ms;
 }
 

@@ -2,10 +2,12 @@
 // The small request helpers of the clients (see http_client.h): percent-encoding as the
 // cloud APIs sign and send it, client options, token requests.
 
+#include <ctime>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "io/http/canonical.h"
 #include "lance/io/http/http_client.h"
 
 namespace lance::io::http {
@@ -36,6 +38,33 @@ std::string PercentEncode(std::string_view data, bool encode_slash) {
     }
   }
   return out;
+}
+
+std::string CollapseBlanks(std::string_view value, std::string_view blanks) {
+  std::string out;
+  out.reserve(value.size());
+  bool pending_space = false;
+  for (char c : value) {
+    if (blanks.find(c) != std::string_view::npos) {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (pending_space) out.push_back(' ');
+    pending_space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+int64_t UtcSeconds(int year, int month, int day, int hour, int minute, int second) {
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  return static_cast<int64_t>(timegm(&tm));
 }
 
 ClientOptions MakeClientOptions(std::string component,

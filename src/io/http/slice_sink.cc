@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "lance/core/ascii.h"
 
@@ -72,6 +73,23 @@ ResponseSink::Verdict SliceSink::Write(std::string_view data) {
   }
   outcome_->written += static_cast<int64_t>(data.size());
   return done ? Verdict::kDone : Verdict::kContinue;
+}
+
+SliceAnswer SendForSlice(const HttpClient& client, HttpRequest request,
+                         const BodyTarget& target) {
+  SliceAnswer out;
+  SliceSink sink(target, &out);
+  request.success_sink = &sink;
+  request.max_buffered_body = int64_t{1} << 20;
+  HttpResponse answer = client.Send(request);
+  out.status = answer.status;
+  out.headers = std::move(answer.headers);
+  // An error body (the success body is the sink's).
+  if (!answer.body.empty()) out.body = std::move(answer.body);
+  out.transport_error = answer.error;
+  out.transport_code = answer.transport_code;
+  out.transport_message = std::move(answer.transport_message);
+  return out;
 }
 
 std::string_view HeaderValue(const Headers& headers, std::string_view name) {

@@ -55,4 +55,27 @@ class SliceSink : public ResponseSink {
 /// \brief The value of header `name` (case-insensitive) in `headers`; empty when absent.
 std::string_view HeaderValue(const Headers& headers, std::string_view name);
 
+/// \brief One attempt's answer as the clients keep it: the success body's outcome (or
+/// the error body), the status and headers, or why no answer arrived.
+struct SliceAnswer : SliceOutcome {
+  /// \brief The HTTP status (0 when no answer arrived).
+  int status = 0;
+  Headers headers;
+  /// \brief Why no answer arrived, when none did (libcurl's code and message, never a
+  /// header).
+  TransportError transport_error = TransportError::kNone;
+  int transport_code = 0;
+  std::string transport_message;
+
+  bool answered() const { return transport_error == TransportError::kNone; }
+  std::string_view Header(std::string_view name) const {
+    return HeaderValue(headers, name);
+  }
+};
+
+/// \brief Sends `request` through `client`: a 2xx body into `target`'s slice, an error
+/// body (at most 1 MiB; an absurd one aborts the transfer) into SliceAnswer::body.
+SliceAnswer SendForSlice(const HttpClient& client, HttpRequest request,
+                         const BodyTarget& target);
+
 }  // namespace lance::io::http

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <map>
 
+#include "io/http/canonical.h"
 #include "lance/core/ascii.h"
 #include "lance/io/http/http_client.h"
 #include "lance/macros.h"
@@ -73,19 +74,7 @@ bool IsLowerHex64(std::string_view s) {
 
 /// Trims leading/trailing spaces and tabs, and collapses inner runs of them to one space.
 std::string CanonicalHeaderValue(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  bool pending_space = false;
-  for (char c : v) {
-    if (c == ' ' || c == '\t') {
-      pending_space = !out.empty();
-      continue;
-    }
-    if (pending_space) out.push_back(' ');
-    pending_space = false;
-    out.push_back(c);
-  }
-  return out;
+  return http::CollapseBlanks(v, " \t");
 }
 
 // Scope parts are joined with '/', so a '/' (or a control character) inside one would

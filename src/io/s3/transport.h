@@ -39,21 +39,13 @@ struct Request : http::BodyTarget {
 
 // body: the success body (no buffer) or the error body; written: bytes delivered to the
 // success sink; overflow: the server sent more than asked.
-struct Response : http::SliceOutcome {
-  int status = 0;
+struct Response : http::SliceAnswer {
   std::string etag;
   std::string content_range;
   std::string last_modified;
   std::string content_length;
   std::string request_id;
   std::string error_code_header;  // x-amz-error-code (HEAD errors have no body)
-
-  // When no answer arrived: why, with libcurl's code and message (never a header).
-  http::TransportError transport_error = http::TransportError::kNone;
-  int transport_code = 0;
-  std::string transport_message;
-
-  bool answered() const { return transport_error == http::TransportError::kNone; }
 };
 
 /// \brief The HTTP client options of S3Options (timeouts, TLS checks, connections).
