@@ -91,14 +91,9 @@ Status MakeAzureHttpError(std::string_view op, std::string_view uri, ErrorContex
   } else if (error.code == "AuthorizationPermissionMismatch") {
     msg += " (the credentials do not grant this operation: a read-only SAS?)";
   }
-  if (attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
-    msg += buf;
-  }
-  return Status(
-      code, std::move(msg), code == StatusCode::kUnavailable,
-      std::make_shared<HttpErrorDetail>(error.http_status, error.code, error.request_id));
+  msg += http::AfterAttempts(attempts, elapsed_s);
+  return http::HttpErrorStatus(code, std::move(msg), error.http_status, error.code,
+                               error.request_id);
 }
 
 }  // namespace lance::io::azure

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/http/canonical.h"
+#include "io/http/retry_loop.h"
 #include "lance/core/ascii.h"
 #include "lance/io/http/http_client.h"
 #include "lance/io/http_error.h"
@@ -286,15 +287,9 @@ Status MakeHttpError(std::string_view op, std::string_view uri, ErrorContext con
   } else if (error.http_status == 404 && error.message.empty()) {
     msg += ": no such object or bucket";
   }
-  if (attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
-    msg += buf;
-  }
-  const bool retryable = code == StatusCode::kUnavailable;
-  return Status(code, std::move(msg), retryable,
-                std::make_shared<HttpErrorDetail>(error.http_status, error.reason,
-                                                  error.request_id));
+  msg += http::AfterAttempts(attempts, elapsed_s);
+  return http::HttpErrorStatus(code, std::move(msg), error.http_status, error.reason,
+                               error.request_id);
 }
 
 }  // namespace lance::io::gcs::internal

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "lance/core/logging.h"
+#include "lance/io/http_error.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
 
@@ -71,6 +72,19 @@ ClientOptions CloudClientOptions(const RemoteTuning& tuning,
   return options;
 }
 
+std::string AfterAttempts(int attempts, double elapsed_s) {
+  if (attempts <= 1) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
+  return buf;
+}
+
+Status HttpErrorStatus(StatusCode code, std::string message, int http_status,
+                       const std::string& error_code, const std::string& request_id) {
+  return Status(code, std::move(message), code == StatusCode::kUnavailable,
+                std::make_shared<HttpErrorDetail>(http_status, error_code, request_id));
+}
+
 RetryLoop::RetryLoop(const RetryConfig& config, std::string_view op, std::string uri,
                      AttemptTrace* trace)
     : config_(config), op_(op), uri_(std::move(uri)), trace_(trace) {}
@@ -84,11 +98,7 @@ std::string RetryLoop::CredentialsLabel() const {
 }
 
 std::string RetryLoop::AfterAttempts() const {
-  if (attempts_ <= 1) return "";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts_,
-                ElapsedSeconds());
-  return buf;
+  return http::AfterAttempts(attempts_, ElapsedSeconds());
 }
 
 std::string RetryLoop::Subject() const {

@@ -77,6 +77,16 @@ std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds init
 ClientOptions CloudClientOptions(const RemoteTuning& tuning,
                                  bool allow_invalid_certificates, std::string component);
 
+/// \brief ", after <n> attempts in <t> s" when `attempts` > 1, else empty: the tail of
+/// the clients' error messages.
+std::string AfterAttempts(int attempts, double elapsed_s);
+
+/// \brief The Status of a final HTTP error answer: `code` and `message`, retryable when
+/// Unavailable, with an io::HttpErrorDetail (status, the service's error code, request
+/// id).
+Status HttpErrorStatus(StatusCode code, std::string message, int http_status,
+                       const std::string& error_code, const std::string& request_id);
+
 /// \brief What the loop does after an attempt.
 struct Verdict {
   enum Kind {

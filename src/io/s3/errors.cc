@@ -93,11 +93,7 @@ std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
     msg += ": ";
     msg += error.message;
   }
-  if (attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
-    msg += buf;
-  }
+  msg += http::AfterAttempts(attempts, elapsed_s);
   return msg;
 }
 
@@ -114,10 +110,8 @@ Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext c
   } else if (error.code == "NoSuchKey") {
     msg += ": the object does not exist";
   }
-  const bool retryable = code == StatusCode::kUnavailable;
-  return Status(
-      code, std::move(msg), retryable,
-      std::make_shared<HttpErrorDetail>(error.http_status, error.code, error.request_id));
+  return http::HttpErrorStatus(code, std::move(msg), error.http_status, error.code,
+                               error.request_id);
 }
 
 }  // namespace lance::io::s3::internal
