@@ -79,11 +79,9 @@ StatusCode MapAzureError(const AzureError& error, ErrorContext context) {
 Status MakeAzureHttpError(std::string_view op, std::string_view uri, ErrorContext context,
                           const AzureError& error, int attempts, double elapsed_s) {
   const StatusCode code = MapAzureError(error, context);
-  std::string msg = StrCat("Azure ", op, " of ", uri, ": HTTP ", error.http_status);
-  if (!error.code.empty()) StrAppend(&msg, " ", error.code);
-  StrAppend(&msg, " (request id ", error.request_id.empty() ? "none" : error.request_id,
-            ")");
-  if (!error.message.empty()) StrAppend(&msg, ": ", error.message);
+  std::string msg =
+      http::HttpErrorHead(StrCat("Azure ", op, " of ", uri), error.http_status,
+                          error.code, error.request_id, error.message);
   if (error.http_status == 412 && context == ErrorContext::kPinnedRead) {
     msg += ": object changed since it was opened";
   } else if (error.http_status == 404 && error.code.empty()) {

@@ -275,10 +275,10 @@ StatusCode MapErrorCode(const GcsError& error, ErrorContext context) {
 Status MakeHttpError(std::string_view op, std::string_view uri, ErrorContext context,
                      const GcsError& error, int attempts, double elapsed_s) {
   const StatusCode code = MapErrorCode(error, context);
-  std::string msg = StrCat("GCS ", op, " of ", uri, ": HTTP ", error.http_status);
-  if (!error.reason.empty()) StrAppend(&msg, " ", error.reason);
-  if (!error.request_id.empty()) StrAppend(&msg, " (request id ", error.request_id, ")");
-  if (!error.message.empty()) StrAppend(&msg, ": ", error.message);
+  std::string msg =
+      http::HttpErrorHead(StrCat("GCS ", op, " of ", uri), error.http_status,
+                          error.reason, error.request_id, error.message,
+                          /*name_missing_id=*/false);
   if ((error.http_status == 412 || error.http_status == 404) &&
       context == ErrorContext::kPinnedRead) {
     msg += ": object changed or deleted since it was opened";

@@ -79,6 +79,18 @@ std::string AfterAttempts(int attempts, double elapsed_s) {
   return buf;
 }
 
+std::string HttpErrorHead(std::string_view subject, int http_status,
+                          std::string_view error_code, std::string_view request_id,
+                          std::string_view message, bool name_missing_id) {
+  std::string msg = StrCat(subject, ": HTTP ", http_status);
+  if (!error_code.empty()) StrAppend(&msg, " ", error_code);
+  if (!request_id.empty() || name_missing_id) {
+    StrAppend(&msg, " (request id ", request_id.empty() ? "none" : request_id, ")");
+  }
+  if (!message.empty()) StrAppend(&msg, ": ", message);
+  return msg;
+}
+
 Status HttpErrorStatus(StatusCode code, std::string message, int http_status,
                        const std::string& error_code, const std::string& request_id) {
   return Status(code, std::move(message), code == StatusCode::kUnavailable,

@@ -81,6 +81,13 @@ ClientOptions CloudClientOptions(const RemoteTuning& tuning,
 /// the clients' error messages.
 std::string AfterAttempts(int attempts, double elapsed_s);
 
+/// \brief "<subject>: HTTP <status>[ <code>] (request id <id>)[: <message>]", the head of
+/// the clients' error messages; a missing request id shows as "none", or not at all
+/// unless `name_missing_id`.
+std::string HttpErrorHead(std::string_view subject, int http_status,
+                          std::string_view error_code, std::string_view request_id,
+                          std::string_view message, bool name_missing_id = true);
+
 /// \brief The Status of a final HTTP error answer: `code` and `message`, retryable when
 /// Unavailable, with an io::HttpErrorDetail (status, the service's error code, request
 /// id).

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "lance/io/http_error.h"
+#include "lance/str_cat.h"
 
 namespace lance::io::s3::internal {
 
@@ -76,25 +77,9 @@ StatusCode MapS3ErrorCode(const S3Error& error, ErrorContext context) {
 
 std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
                                  const S3Error& error, int attempts, double elapsed_s) {
-  std::string msg = "S3 ";
-  msg += op;
-  msg += " of ";
-  msg += uri;
-  msg += ": HTTP ";
-  msg += std::to_string(error.http_status);
-  if (!error.code.empty()) {
-    msg += " ";
-    msg += error.code;
-  }
-  msg += " (request id ";
-  msg += error.request_id.empty() ? "none" : error.request_id;
-  msg += ")";
-  if (!error.message.empty()) {
-    msg += ": ";
-    msg += error.message;
-  }
-  msg += http::AfterAttempts(attempts, elapsed_s);
-  return msg;
+  return http::HttpErrorHead(StrCat("S3 ", op, " of ", uri), error.http_status,
+                             error.code, error.request_id, error.message) +
+         http::AfterAttempts(attempts, elapsed_s);
 }
 
 Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
