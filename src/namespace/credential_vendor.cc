@@ -436,11 +436,24 @@ Result<std::shared_ptr<io::CredentialsSource>> GoogleCallerSource(
   return *source;
 }
 
+// What every vendor reads alike: the default permission, the lifetime tests report
+// (`.reported_lifetime_millis`) and the refresh offset (`.refresh_offset_millis`).
+template <typename Options>
+Status ReadCommonVendorOptions(const VendorProperties& props, VendPermission permission,
+                               Options* options) {
+  options->default_permission = permission;
+  LANCE_ASSIGN_OR_RAISE(options->reported_lifetime_millis,
+                        props.Millis("reported_lifetime_millis"));
+  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
+  if (offset) options->refresh_offset_millis = *offset;
+  return Status::OK();
+}
+
 Result<std::shared_ptr<CredentialVendor>> AwsVendorFromProperties(
     const VendorProperties& props, VendPermission permission,
     const Properties& root_storage_options) {
   AwsCredentialVendorOptions options;
-  options.default_permission = permission;
+  LANCE_RETURN_NOT_OK(ReadCommonVendorOptions(props, permission, &options));
   options.role_arn = *props.Get("aws_role_arn");
   if (const std::string* v = props.Get("aws_external_id")) options.external_id = *v;
   if (const std::string* v = props.Get("aws_role_session_name")) {
@@ -448,10 +461,6 @@ Result<std::shared_ptr<CredentialVendor>> AwsVendorFromProperties(
   }
   LANCE_ASSIGN_OR_RAISE(auto duration, props.Millis("aws_duration_millis"));
   if (duration) options.duration_millis = *duration;
-  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
-                        props.Millis("reported_lifetime_millis"));
-  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
-  if (offset) options.refresh_offset_millis = *offset;
   // Region and STS endpoint default to the root store's (RGW serves STS on its S3 port).
   Result<io::s3::S3Options> root = io::s3::ParseS3Options(root_storage_options);
   if (const std::string* v = props.Get("aws_region")) {
@@ -472,12 +481,8 @@ Result<std::shared_ptr<CredentialVendor>> GcpVendorFromProperties(
     const VendorProperties& props, VendPermission permission,
     const Properties& root_storage_options) {
   GcpCredentialVendorOptions options;
-  options.default_permission = permission;
+  LANCE_RETURN_NOT_OK(ReadCommonVendorOptions(props, permission, &options));
   if (const std::string* v = props.Get("gcp_sts_endpoint")) options.sts_endpoint = *v;
-  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
-                        props.Millis("reported_lifetime_millis"));
-  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
-  if (offset) options.refresh_offset_millis = *offset;
   LANCE_ASSIGN_OR_RAISE(options.caller, GoogleCallerSource(root_storage_options));
   return MakeGcpCredentialVendor(std::move(options));
 }
@@ -496,7 +501,7 @@ Result<std::shared_ptr<CredentialVendor>> AzureVendorFromProperties(
     const VendorProperties& props, VendPermission permission,
     const Properties& root_storage_options) {
   AzureCredentialVendorOptions options;
-  options.default_permission = permission;
+  LANCE_RETURN_NOT_OK(ReadCommonVendorOptions(props, permission, &options));
   if (const std::string* v = props.Get("azure_account_name")) options.account_name = *v;
   LANCE_ASSIGN_OR_RAISE(auto duration, props.Millis("azure_duration_millis"));
   if (duration) options.duration_millis = *duration;
@@ -514,10 +519,6 @@ Result<std::shared_ptr<CredentialVendor>> AzureVendorFromProperties(
                  *v, "'"));
     }
   }
-  LANCE_ASSIGN_OR_RAISE(options.reported_lifetime_millis,
-                        props.Millis("reported_lifetime_millis"));
-  LANCE_ASSIGN_OR_RAISE(auto offset, props.Millis("refresh_offset_millis"));
-  if (offset) options.refresh_offset_millis = *offset;
   options.caller_storage_options = root_storage_options;
   return MakeAzureCredentialVendor(std::move(options));
 }

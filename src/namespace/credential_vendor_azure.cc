@@ -20,16 +20,12 @@ namespace {
 
 constexpr int64_t kMaxAzureDurationMillis = 7LL * 24 * 3'600'000;  // Azure: 7 days
 
+// Lance's SAS permission letters of each VendPermission (kRead, kWrite, kAdmin): read
+// lists and reads, write also adds, creates and writes, admin also deletes.
+constexpr std::string_view kSasPermissionLetters[] = {"rl", "racwl", "racwdl"};
+
 std::string_view SasPermissionLetters(VendPermission permission) {
-  switch (permission) {
-    case VendPermission::kRead:
-      return "rl";
-    case VendPermission::kWrite:
-      return "racwl";
-    case VendPermission::kAdmin:
-      break;
-  }
-  return "racwdl";
+  return kSasPermissionLetters[static_cast<size_t>(permission)];
 }
 
 struct AzureLocation {

@@ -46,21 +46,6 @@ std::vector<std::string> GcsBoundaryRoles(VendPermission permission) {
   return {"inRole:roles/storage.objectAdmin"};
 }
 
-std::string FormEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 struct GcsLocation {
   std::string bucket;
   std::string prefix;  // no leading or trailing '/'
@@ -143,13 +128,15 @@ class GcpCredentialVendor final : public CredentialVendor {
     request.url = options_.sts_endpoint;
     request.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
     // HttpRequest::body is a view: the form must outlive the Send.
-    const std::string form = StrCat(
-        "grant_type=", FormEncode("urn:ietf:params:oauth:grant-type:token-exchange"),
-        "&subject_token_type=",
-        FormEncode("urn:ietf:params:oauth:token-type:access_token"),
-        "&requested_token_type=",
-        FormEncode("urn:ietf:params:oauth:token-type:access_token"),
-        "&subject_token=", FormEncode(subject), "&options=", FormEncode(boundary));
+    const std::string form =
+        StrCat("grant_type=",
+               io::http::PercentEncode("urn:ietf:params:oauth:grant-type:token-exchange"),
+               "&subject_token_type=",
+               io::http::PercentEncode("urn:ietf:params:oauth:token-type:access_token"),
+               "&requested_token_type=",
+               io::http::PercentEncode("urn:ietf:params:oauth:token-type:access_token"),
+               "&subject_token=", io::http::PercentEncode(subject),
+               "&options=", io::http::PercentEncode(boundary));
     request.body = form;
     return http_->Send(request);
   }

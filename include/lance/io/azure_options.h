@@ -10,6 +10,7 @@
 #include <string>
 
 #include "lance/io/credentials.h"
+#include "lance/io/remote_tuning.h"
 #include "lance/io/storage_options.h"
 #include "lance/result.h"
 
@@ -27,7 +28,8 @@ inline constexpr std::string_view kAzureEmulatorUrl = "http://127.0.0.1:10000";
 /// \brief Everything the Azure client and store need, except the container.
 ///
 /// Never log it directly (`credentials` and `client_secret` are secrets): ToString().
-struct AzureOptions {
+/// Retries, timeouts, read chunks and connections: RemoteTuning.
+struct AzureOptions : RemoteTuning {
   /// \brief The storage account ("azure_storage_account_name" | "account_name" |
   /// AZURE_STORAGE_ACCOUNT_NAME). With the emulator, default "devstoreaccount1".
   std::string account;
@@ -60,18 +62,6 @@ struct AzureOptions {
   /// "authority_host"), default "https://login.microsoftonline.com".
   std::string authority_host = "https://login.microsoftonline.com";
 
-  /// \brief Retries and timeouts, with the keys and defaults of the S3 store
-  /// ("client_max_retries", "client_retry_timeout", "connect_timeout", "timeout",
-  /// "lance_cpp_initial_backoff_ms", "lance_cpp_max_backoff_ms",
-  /// "lance_cpp_stall_timeout").
-  int max_retries = 10;
-  std::chrono::milliseconds retry_timeout{180'000};
-  std::chrono::milliseconds initial_backoff{100};
-  std::chrono::milliseconds max_backoff{15'000};
-  std::chrono::milliseconds connect_timeout{5'000};
-  std::chrono::milliseconds request_timeout{0};
-  std::chrono::milliseconds stall_timeout{30'000};
-
   /// \brief Objects larger than this are written as blocks of this size ("Put Block" +
   /// "Put Block List"); smaller ones are one "Put Blob" ("lance_cpp_block_size",
   /// "lance_cpp_multipart_part_size"; 1 MiB to 4000 MiB). Default 16 MiB.
@@ -79,11 +69,6 @@ struct AzureOptions {
   /// \brief Blocks uploaded concurrently per stream ("lance_cpp_block_concurrency",
   /// "lance_cpp_multipart_concurrency"). Default 4.
   int block_concurrency = 4;
-  /// \brief Reads longer than this are split into parallel ranged reads of this size
-  /// ("lance_cpp_read_chunk_size"). Default 8 MiB.
-  int64_t read_chunk_size = 8 << 20;
-  /// \brief Most concurrent requests of one store ("lance_cpp_max_connections").
-  int max_connections = 32;
 
   /// \brief One line without any secret: account, endpoint, switches, which kind of
   /// credential is given (never its value), tuning.

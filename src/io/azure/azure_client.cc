@@ -252,22 +252,24 @@ Status AzureClient::CopyBlob(const std::string& src, const std::string& dst,
   return Status::OK();
 }
 
-Status AzureClient::CreateContainer() {
+namespace {
+// Create Container and Delete Container: `method` on the container itself.
+Request ContainerRequest(const char* op, const char* method) {
   Request req;
-  req.op = "CreateContainer";
-  req.method = "PUT";
+  req.op = op;
+  req.method = method;
   req.level = Level::kContainer;
   req.query = {{"restype", "container"}};
-  return impl_->Run(req).status();
+  return req;
+}
+}  // namespace
+
+Status AzureClient::CreateContainer() {
+  return impl_->Run(ContainerRequest("CreateContainer", "PUT")).status();
 }
 
 Status AzureClient::DeleteContainer() {
-  Request req;
-  req.op = "DeleteContainer";
-  req.method = "DELETE";
-  req.level = Level::kContainer;
-  req.query = {{"restype", "container"}};
-  return impl_->Run(req).status();
+  return impl_->Run(ContainerRequest("DeleteContainer", "DELETE")).status();
 }
 
 Result<UserDelegationKey> AzureClient::GetUserDelegationKey(

@@ -30,6 +30,7 @@
 
 #include "io/azure/responses.h"
 #include "io/azure/sas.h"
+#include "io/http/retry_loop.h"
 #include "lance/core/buffer.h"
 #include "lance/io/azure_options.h"
 #include "lance/io/credentials.h"
@@ -62,13 +63,7 @@ struct ListBlobsRequest {
 };
 
 /// \brief Counters for tests (monotonic, relaxed).
-struct AzureClientStats {
-  std::atomic<int64_t> requests{0};              ///< attempts sent (retries included)
-  std::atomic<int64_t> retries{0};               ///< attempts after the first
-  std::atomic<int64_t> credential_refreshes{0};  ///< OnRejected calls
-  std::atomic<int64_t> bytes_received{0};
-  std::atomic<int64_t> bytes_sent{0};
-};
+using AzureClientStats = http::ClientStats;
 
 /// \brief Checks a container name against the Blob service's rules (3-63 characters,
 /// lower-case letters, digits and single '-' between them), so that a typo or a hostile

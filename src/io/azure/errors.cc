@@ -79,11 +79,9 @@ StatusCode MapAzureError(const AzureError& error, ErrorContext context) {
 Status MakeAzureHttpError(std::string_view op, std::string_view uri, ErrorContext context,
                           const AzureError& error, int attempts, double elapsed_s) {
   const StatusCode code = MapAzureError(error, context);
-  std::string msg = StrCat("Azure ", op, " of ", uri, ": HTTP ", error.http_status);
-  if (!error.code.empty()) StrAppend(&msg, " ", error.code);
-  StrAppend(&msg, " (request id ", error.request_id.empty() ? "none" : error.request_id,
-            ")");
-  if (!error.message.empty()) StrAppend(&msg, ": ", error.message);
+  std::string msg =
+      http::HttpErrorHead(StrCat("Azure ", op, " of ", uri), error.http_status,
+                          error.code, error.request_id, error.message);
   if (error.http_status == 412 && context == ErrorContext::kPinnedRead) {
     msg += ": object changed since it was opened";
   } else if (error.http_status == 404 && error.code.empty()) {
@@ -91,14 +89,9 @@ Status MakeAzureHttpError(std::string_view op, std::string_view uri, ErrorContex
   } else if (error.code == "AuthorizationPermissionMismatch") {
     msg += " (the credentials do not grant this operation: a read-only SAS?)";
   }
-  if (attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
-    msg += buf;
-  }
-  return Status(
-      code, std::move(msg), code == StatusCode::kUnavailable,
-      std::make_shared<HttpErrorDetail>(error.http_status, error.code, error.request_id));
+  msg += http::AfterAttempts(attempts, elapsed_s);
+  return http::HttpErrorStatus(code, std::move(msg), error.http_status, error.code,
+                               error.request_id);
 }
 
 }  // namespace lance::io::azure

@@ -6,23 +6,17 @@
 #include <string_view>
 
 #include "io/azure/responses.h"
+#include "io/http/retry_loop.h"
 #include "lance/status.h"
 
 namespace lance::io::azure {
 
-enum class RetryClass {
-  kFinal,  ///< return the mapped error
-  kRetry,  ///< transient (throttled, 5xx, timeouts): back off and retry
-  /// \brief The credentials were rejected as expired (401 InvalidAuthenticationInfo, a
-  /// 403 AuthenticationFailed whose detail says the SAS or token expired): ask
-  /// CredentialsSource::OnRejected, retry once.
-  kRefreshCredentials,
-  /// \brief 403 AuthenticationFailed / AuthorizationFailure (or a bodiless 403 of a
-  /// HEAD): maybe expired credentials (Azurite answers an expired SAS with
-  /// AuthorizationFailure), maybe a wrong key. Ask OnRejected once; if it cannot refresh,
-  /// the error stands as is.
-  kMaybeRefreshCredentials,
-};
+/// \brief The retry classes of the loop: kRefreshCredentials for credentials rejected as
+/// expired (401 InvalidAuthenticationInfo, a 403 AuthenticationFailed whose detail says
+/// the SAS or token expired); kMaybeRefreshCredentials for 403 AuthenticationFailed /
+/// AuthorizationFailure (or a bodiless 403 of a HEAD): maybe expired credentials
+/// (Azurite answers an expired SAS with AuthorizationFailure), maybe a wrong key.
+using RetryClass = http::RetryClass;
 
 /// \brief Classifies an error answer.
 RetryClass ClassifyAzureError(const AzureError& error);

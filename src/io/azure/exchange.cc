@@ -17,7 +17,6 @@
 #include "io/azure/azure_client.h"
 #include "io/azure/sas.h"
 #include "io/azure/shared_key.h"
-#include "io/s3/errors.h"
 #include "lance/core/ascii.h"
 #include "lance/core/logging.h"
 #include "lance/macros.h"
@@ -27,53 +26,7 @@ namespace lance::io::azure::internal {
 
 namespace {
 
-constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
-constexpr int64_t kReceiveBufferSize = 512L * 1024;
 constexpr std::string_view kLog = "azure";
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// A successful body into the caller's buffer or the response's string.
-class BodySink : public http::ResponseSink {
- public:
-  BodySink(const Request& req, Response* resp) : req_(req), resp_(resp) {}
-
-  void Start(const http::HttpResponse& head) override {
-    // A full answer to a range: the server ignored it; skip to the wanted bytes.
-    to_skip_ = req_.ranged && head.status == 200 ? req_.range_offset : 0;
-  }
-
-  Verdict Write(std::string_view data) override {
-    const auto skip = static_cast<size_t>(
-        std::min<int64_t>(to_skip_, static_cast<int64_t>(data.size())));
-    to_skip_ -= static_cast<int64_t>(skip);
-    data.remove_prefix(skip);
-    if (data.empty()) return Verdict::kContinue;
-    if (req_.out == nullptr) {
-      resp_->body.append(data);
-      resp_->written += static_cast<int64_t>(data.size());
-      return Verdict::kContinue;
-    }
-    const int64_t room = req_.out_capacity - resp_->written;
-    const bool done = static_cast<int64_t>(data.size()) >= room;
-    if (static_cast<int64_t>(data.size()) > room) {
-      // More than asked: fine after an ignored range (the rest of the blob), an error
-      // otherwise.
-      if (!req_.ranged) return Verdict::kAbort;
-      data = data.substr(0, static_cast<size_t>(room));
-    }
-    std::memcpy(req_.out + resp_->written, data.data(), data.size());
-    resp_->written += static_cast<int64_t>(data.size());
-    return done ? Verdict::kDone : Verdict::kContinue;
-  }
-
- private:
-  const Request& req_;
-  Response* resp_;
-  int64_t to_skip_ = 0;
-};
 
 std::string EncodeQuery(const Query& query) {
   std::string out;
@@ -105,52 +58,21 @@ struct Wire {
   http::Headers headers;
 };
 
-// What a request's attempts share.
-struct Exchange {
-  explicit Exchange(const Request& r) : req(r) {}
-  const Request& req;
-  std::string uri;
-  AttemptTrace* trace = nullptr;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  int attempts = 0;
-  int retries = 0;
-  bool refreshed = false;
-  std::shared_ptr<const Credentials> creds;
-  std::shared_ptr<const Credentials> fresh;
-
-  AuthKind kind() const { return creds ? KindOf(creds->azure) : AuthKind::kNone; }
-  std::string CredentialsLabel() const {
-    return creds ? creds->ToString() : std::string("anonymous");
-  }
-};
-
-struct Verdict {
-  enum Kind { kSucceed, kFail, kRefresh, kRetry };
-  Kind kind = kSucceed;
-  Status status;
-  AzureError error;
-  RetryClass cls = RetryClass::kFinal;
-};
+AuthKind KindOf(const http::RetryLoop& loop) {
+  return loop.creds() ? KindOf(loop.creds()->azure) : AuthKind::kNone;
+}
 
 }  // namespace
-
-std::string_view Response::Header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (EqualsIgnoreAsciiCase(key, name)) return value;
-  }
-  return {};
-}
 
 struct Dispatcher::Impl {
   std::string container;
   AzureOptions options;
   std::shared_ptr<CredentialsSource> credentials;
-  AzureClientStats* stats = nullptr;
+  http::ClientStats* stats = nullptr;
   std::unique_ptr<http::HttpClient> http;
   std::string origin;     // "http://127.0.0.1:10000"
   std::string base_path;  // "/devstoreaccount1" or ""
-  std::mutex rng_mutex;
-  std::mt19937_64 rng{std::random_device{}()};
+  http::RetryConfig retry{.component = kLog, .service = "Azure"};
 
   std::string BlobUri(std::string_view blob) const {
     std::string uri = StrCat("az://", container);
@@ -174,93 +96,65 @@ struct Dispatcher::Impl {
 
   Result<Response> Execute(const Request& req, const AcceptFn& accept,
                            AttemptTrace* trace);
-  Status TakeCredentials(Exchange* x) const;
-  Result<Wire> Authorize(const Exchange& x) const;
-  Response Attempt(Exchange* x, const Wire& wire);
-  Verdict ClassifyTransportFailure(Exchange* x, const Response& resp) const;
-  Verdict ClassifyAnswer(const Exchange& x, Response* resp, const AcceptFn& accept) const;
-  Status Refresh(Exchange* x, const Verdict& rejected);
-  Status BackOff(Exchange* x, const Status& failure, bool answered);
-
-  Status MakeError(const Exchange& x, const AzureError& error) const {
-    return MakeAzureHttpError(x.req.op, x.uri, x.req.context, error, x.attempts,
-                              SecondsSince(x.start));
-  }
+  Result<Wire> Authorize(const Request& req, const http::RetryLoop& loop) const;
+  Response Attempt(const Request& req, http::RetryLoop* loop, const Wire& wire);
+  http::Verdict ClassifyAnswer(const Request& req, http::RetryLoop& loop,
+                               const Response& resp, const AcceptFn& accept) const;
 };
 
 Result<Response> Dispatcher::Impl::Execute(const Request& req, const AcceptFn& accept,
                                            AttemptTrace* trace) {
-  Exchange x(req);
-  x.trace = trace;
-  x.uri = BlobUri(req.level == Level::kBlob ? std::string_view(req.blob) : "");
-  while (true) {
-    LANCE_RETURN_NOT_OK(TakeCredentials(&x));
-    LANCE_ASSIGN_OR_RAISE(Wire wire, Authorize(x));
-    Response resp = Attempt(&x, wire);
-    Verdict verdict = resp.answered() ? ClassifyAnswer(x, &resp, accept)
-                                      : ClassifyTransportFailure(&x, resp);
-    switch (verdict.kind) {
-      case Verdict::kSucceed:
-        return resp;
-      case Verdict::kFail:
-        return verdict.status;
-      case Verdict::kRefresh:
-        LANCE_RETURN_NOT_OK(Refresh(&x, verdict));
-        break;
-      case Verdict::kRetry:
-        LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, resp.answered()));
-        break;
+  http::RetryLoop loop(
+      retry, req.op, BlobUri(req.level == Level::kBlob ? std::string_view(req.blob) : ""),
+      trace);
+  Response resp;
+  LANCE_RETURN_NOT_OK(loop.Run([&]() -> Result<http::Verdict> {
+    LANCE_ASSIGN_OR_RAISE(Wire wire, Authorize(req, loop));
+    resp = Attempt(req, &loop, wire);
+    if (resp.overflow) {
+      return http::Verdict::Fail(
+          Status::IOError(loop.Subject(), ": the server sent more bytes than requested"));
     }
-  }
+    if (!resp.answered()) {
+      return loop.OnTransportFailure(resp.transport_error, resp.transport_code,
+                                     RedactSas(resp.transport_message));
+    }
+    return ClassifyAnswer(req, loop, resp, accept);
+  }));
+  return resp;
 }
 
-Status Dispatcher::Impl::TakeCredentials(Exchange* x) const {
-  if (x->fresh != nullptr) {
-    x->creds = std::move(x->fresh);
-    x->fresh = nullptr;
-    return Status::OK();
-  }
-  auto current = credentials->Current();
-  if (!current.ok()) {
-    LANCE_LOG(Warn, kLog) << "Azure " << x->req.op << " of " << x->uri
-                          << ": no credentials from " << credentials->ToString() << ": "
-                          << current.status().ToString();
-    return current.status().WithContext(
-        StrCat("Azure ", x->req.op, " of ", x->uri, ": getting credentials"));
-  }
-  x->creds = *current;
-  return Status::OK();
-}
-
-Result<Wire> Dispatcher::Impl::Authorize(const Exchange& x) const {
-  const Request& req = x.req;
-  const AuthKind kind = x.kind();
+Result<Wire> Dispatcher::Impl::Authorize(const Request& req,
+                                         const http::RetryLoop& loop) const {
+  const AuthKind kind = KindOf(loop);
   Wire wire;
   const std::string path = PathOf(req.level, req.blob);
   wire.headers = {{"x-ms-date", FormatRfc1123(std::chrono::system_clock::now())},
                   {"x-ms-version", std::string(kAzureApiVersion)}};
   if (!req.copy_source.empty()) {
     std::string source = StrCat(origin, PathOf(Level::kBlob, req.copy_source));
-    if (kind == AuthKind::kSas) StrAppend(&source, "?", SasOf(x.creds->azure));
+    if (kind == AuthKind::kSas) StrAppend(&source, "?", SasOf(loop.creds()->azure));
     wire.headers.emplace_back("x-ms-copy-source", std::move(source));
   }
   wire.headers.insert(wire.headers.end(), req.headers.begin(), req.headers.end());
   std::string query = EncodeQuery(req.query);
   if (kind == AuthKind::kSas) {
-    StrAppend(&query, query.empty() ? "" : "&", SasOf(x.creds->azure));
+    StrAppend(&query, query.empty() ? "" : "&", SasOf(loop.creds()->azure));
   }
   wire.url = StrCat(origin, path, query.empty() ? "" : "?", query);
   if (kind == AuthKind::kSharedKey) {
     SharedKeyRequest sk{req.method,   options.account,
                         path,         req.query,
                         wire.headers, static_cast<int64_t>(req.body.size())};
-    Result<std::string> auth = SharedKeyAuthorization(sk, x.creds->azure.account_key);
+    Result<std::string> auth =
+        SharedKeyAuthorization(sk, loop.creds()->azure.account_key);
     if (!auth.ok()) {
-      return auth.status().WithContext(StrCat("Azure ", req.op, " of ", x.uri));
+      return auth.status().WithContext(loop.Subject());
     }
     wire.headers.emplace_back("Authorization", std::move(*auth));
   } else if (kind == AuthKind::kBearer) {
-    wire.headers.emplace_back("Authorization", "Bearer " + x.creds->azure.bearer_token);
+    wire.headers.emplace_back("Authorization",
+                              "Bearer " + loop.creds()->azure.bearer_token);
   }
   // No default Accept or form Content-Type from libcurl (the signature covers them).
   wire.headers.emplace_back("Accept", "");
@@ -268,161 +162,45 @@ Result<Wire> Dispatcher::Impl::Authorize(const Exchange& x) const {
   return wire;
 }
 
-Response Dispatcher::Impl::Attempt(Exchange* x, const Wire& wire) {
-  const Request& req = x->req;
-  ++x->attempts;
-  if (x->trace != nullptr) x->trace->attempts = x->attempts;
-  stats->requests.fetch_add(1, std::memory_order_relaxed);
-  Response resp;
-  BodySink sink(req, &resp);
+Response Dispatcher::Impl::Attempt(const Request& req, http::RetryLoop* loop,
+                                   const Wire& wire) {
+  loop->CountAttempt();
   http::HttpRequest hreq;
   hreq.method = req.method;
   hreq.url = wire.url;
   hreq.headers = wire.headers;
   hreq.body = req.body;
-  hreq.success_sink = &sink;
-  hreq.max_buffered_body = kMaxErrorBody;
-  http::HttpResponse answer = http->Send(hreq);
-  resp.status = answer.status;
-  resp.headers = std::move(answer.headers);
-  if (!answer.body.empty()) resp.body = std::move(answer.body);
-  resp.transport_error = answer.error;
-  resp.transport_code = answer.transport_code;
-  resp.transport_message = std::move(answer.transport_message);
-  LANCE_LOG(Debug, kLog) << req.method << " " << x->uri << ": "
+  Response resp = http::SendForSlice(*http, std::move(hreq), req);
+  LANCE_LOG(Debug, kLog) << req.method << " " << loop->uri() << ": "
                          << (resp.answered() ? StrCat("HTTP ", resp.status)
                                              : StrCat("curl error ", resp.transport_code))
                          << (req.ranged ? StrCat(" [", req.range_offset, "+",
                                                  req.out_capacity, "]")
                                         : std::string())
-                         << " (" << req.op << ", attempt " << x->attempts << ", "
-                         << x->CredentialsLabel() << ")";
+                         << " (" << req.op << ", attempt " << loop->attempts() << ", "
+                         << loop->CredentialsLabel() << ")";
   return resp;
 }
 
-Verdict Dispatcher::Impl::ClassifyTransportFailure(Exchange* x,
-                                                   const Response& resp) const {
-  const bool resolve = resp.transport_error == http::TransportError::kResolve;
-  if (x->trace != nullptr && !resolve &&
-      resp.transport_error != http::TransportError::kConnect) {
-    x->trace->unanswered = true;
-  }
-  std::string msg =
-      StrCat("Azure ", x->req.op, " of ", x->uri, ": ", RedactSas(resp.transport_message),
-             " (curl error ", resp.transport_code, ")");
-  Verdict v;
-  if (s3::internal::IsRetryableTransportError(resp.transport_error) ||
-      (resolve && x->attempts <= 1)) {
-    v.kind = Verdict::kRetry;
-    v.status = Status::Unavailable(std::move(msg));
-    return v;
-  }
-  if (x->attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", x->attempts,
-                  SecondsSince(x->start));
-    msg += buf;
-  }
-  LANCE_LOG(Warn, kLog) << msg;
-  v.kind = Verdict::kFail;
-  v.status = resolve ? Status::Unavailable(std::move(msg), /*retryable=*/false)
-                     : Status::IOError(std::move(msg));
-  return v;
-}
-
-Verdict Dispatcher::Impl::ClassifyAnswer(const Exchange& x, Response* resp,
-                                         const AcceptFn& accept) const {
-  Verdict v;
-  if (resp->status >= 200 && resp->status < 300) {
-    stats->bytes_received.fetch_add(resp->written, std::memory_order_relaxed);
-    stats->bytes_sent.fetch_add(static_cast<int64_t>(x.req.body.size()),
+http::Verdict Dispatcher::Impl::ClassifyAnswer(const Request& req, http::RetryLoop& loop,
+                                               const Response& resp,
+                                               const AcceptFn& accept) const {
+  if (resp.status >= 200 && resp.status < 300) {
+    stats->bytes_received.fetch_add(resp.written, std::memory_order_relaxed);
+    stats->bytes_sent.fetch_add(static_cast<int64_t>(req.body.size()),
                                 std::memory_order_relaxed);
-    return v;
+    return http::Verdict::Succeed();
   }
-  AzureError err = ParseErrorBody(resp->body, resp->status)
-                       .value_or(AzureError{resp->status, "", "", ""});
-  if (err.code.empty()) err.code = std::string(resp->Header("x-ms-error-code"));
-  err.request_id = std::string(resp->Header("x-ms-request-id"));
-  if (accept && accept(err)) return v;
-  v.cls = ClassifyAzureError(err);
-  if ((v.cls == RetryClass::kRefreshCredentials ||
-       v.cls == RetryClass::kMaybeRefreshCredentials) &&
-      !x.refreshed && x.kind() != AuthKind::kNone) {
-    v.kind = Verdict::kRefresh;
-    v.error = std::move(err);
-    return v;
-  }
-  v.status = MakeError(x, err);
-  if (v.cls == RetryClass::kRetry) {
-    v.kind = Verdict::kRetry;
-    return v;
-  }
-  if (v.status.IsNotFound() || v.status.IsAlreadyExists()) {
-    LANCE_LOG(Debug, kLog) << v.status.message();
-  } else {
-    LANCE_LOG(Warn, kLog) << v.status.message() << " (" << x.CredentialsLabel() << ")";
-  }
-  v.kind = Verdict::kFail;
-  return v;
-}
-
-Status Dispatcher::Impl::Refresh(Exchange* x, const Verdict& rejected) {
-  const AzureError& err = rejected.error;
-  x->refreshed = true;
-  stats->credential_refreshes.fetch_add(1, std::memory_order_relaxed);
-  LANCE_LOG(Info, kLog) << x->req.op << " of " << x->uri << ": HTTP " << err.http_status
-                        << " " << err.code << " with " << x->CredentialsLabel()
-                        << "; asking " << credentials->ToString()
-                        << " for fresh credentials";
-  auto fresh = credentials->OnRejected(*x->creds);
-  if (!fresh.ok()) {
-    Status original = MakeError(*x, err);
-    LANCE_LOG(Warn, kLog) << original.message() << " with " << x->CredentialsLabel()
-                          << "; no fresh credentials: " << fresh.status().message();
-    if (rejected.cls == RetryClass::kMaybeRefreshCredentials) return original;
-    return Status(original.code(),
-                  StrCat(original.message(),
-                         "; refreshing credentials failed: ", fresh.status().message()),
-                  original.retryable(), original.detail());
-  }
-  x->fresh = *fresh;
-  LANCE_LOG(Info, kLog) << x->req.op << " of " << x->uri << ": retrying with "
-                        << x->fresh->ToString();
-  ++x->retries;
-  stats->retries.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
-}
-
-Status Dispatcher::Impl::BackOff(Exchange* x, const Status& failure, bool answered) {
-  const auto elapsed = std::chrono::steady_clock::now() - x->start;
-  if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
-    std::string msg = failure.message();
-    if (!answered && x->attempts > 1) {
-      char buf[64];
-      std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", x->attempts,
-                    SecondsSince(x->start));
-      msg += buf;
-    }
-    LANCE_LOG(Warn, kLog) << msg << " (retries exhausted)";
-    return Status::Unavailable(std::move(msg), /*retryable=*/true)
-        .WithDetail(failure.detail());
-  }
-  double unit = 0;
-  {
-    std::lock_guard<std::mutex> lock(rng_mutex);
-    unit = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-  }
-  auto delay = s3::internal::BackoffDelay(x->retries, options.initial_backoff,
-                                          options.max_backoff, unit);
-  const auto remaining =
-      std::chrono::ceil<std::chrono::milliseconds>(options.retry_timeout - elapsed);
-  delay = std::min(delay, remaining);
-  LANCE_LOG(Info, kLog) << failure.message() << "; retry " << (x->retries + 1) << " of "
-                        << options.max_retries << " in " << delay.count() << " ms";
-  if (delay.count() > 0) std::this_thread::sleep_for(delay);
-  ++x->retries;
-  stats->retries.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
+  AzureError err = ParseErrorBody(resp.body, resp.status)
+                       .value_or(AzureError{resp.status, "", "", ""});
+  if (err.code.empty()) err.code = std::string(resp.Header("x-ms-error-code"));
+  err.request_id = std::string(resp.Header("x-ms-request-id"));
+  if (accept && accept(err)) return http::Verdict::Succeed();
+  Status error = MakeAzureHttpError(req.op, loop.uri(), req.context, err, loop.attempts(),
+                                    loop.ElapsedSeconds());
+  return loop.OnErrorAnswer(std::move(error), ClassifyAzureError(err),
+                            KindOf(loop) != AuthKind::kNone,
+                            StrCat("HTTP ", err.http_status, " ", err.code));
 }
 
 Dispatcher::Dispatcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -439,6 +217,9 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
   impl->options = options;
   impl->credentials = std::move(credentials);
   impl->stats = stats;
+  impl->retry.tuning = &impl->options;
+  impl->retry.credentials = impl->credentials.get();
+  impl->retry.stats = stats;
   // "scheme://host[:port]" and the base path after it.
   const size_t host = options.endpoint.find("://");
   if (host == std::string::npos) {
@@ -450,17 +231,9 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
   while (!impl->base_path.empty() && impl->base_path.back() == '/') {
     impl->base_path.pop_back();
   }
-  http::ClientOptions http;
-  http.log_component = "azure";
-  http.connect_timeout = options.connect_timeout;
-  http.request_timeout = options.request_timeout;
-  http.stall_timeout = std::max(options.stall_timeout, std::chrono::milliseconds(1));
-  http.tls.verify_peer = !options.allow_invalid_certificates;
-  http.tls.verify_host = !options.allow_invalid_certificates;
-  http.max_in_flight = std::max(1, options.max_connections);
-  http.tcp_keepalive = true;
-  http.receive_buffer_size = kReceiveBufferSize;
-  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(http)));
+  LANCE_ASSIGN_OR_RAISE(impl->http,
+                        http::HttpClient::Make(http::CloudClientOptions(
+                            options, options.allow_invalid_certificates, "azure")));
   return std::unique_ptr<Dispatcher>(new Dispatcher(std::move(impl)));
 }
 

@@ -14,14 +14,14 @@
 
 #include "io/azure/errors.h"
 #include "io/azure/responses.h"
+#include "io/http/retry_loop.h"
+#include "io/http/slice_sink.h"
 #include "lance/io/azure_options.h"
 #include "lance/io/credentials.h"
 #include "lance/io/http/http_client.h"
 #include "lance/result.h"
 
 namespace lance::io::azure {
-
-struct AzureClientStats;
 
 namespace internal {
 
@@ -30,7 +30,7 @@ using Query = std::vector<std::pair<std::string, std::string>>;
 /// \brief What a request addresses: a blob, its container, or the account.
 enum class Level { kBlob, kContainer, kService };
 
-struct Request {
+struct Request : http::BodyTarget {
   const char* op = "";
   std::string method = "GET";
   Level level = Level::kBlob;
@@ -44,40 +44,14 @@ struct Request {
   /// \brief Copy Blob: the source blob, sent as x-ms-copy-source (with the SAS of the
   /// attempt when the request is authorized by one).
   std::string copy_source;
-
-  /// \brief A successful body goes into `out` (at most `out_capacity` bytes) when set,
-  /// else into Response::body. A 200 answer to a range drops the bytes before
-  /// `range_offset`.
-  uint8_t* out = nullptr;
-  int64_t out_capacity = 0;
-  bool ranged = false;
-  int64_t range_offset = 0;
+  // The successful body goes where BodyTarget says (the caller's buffer, or
+  // Response::body).
 };
 
-struct Response {
-  /// \brief The HTTP status (0 when no answer arrived).
-  int status = 0;
-  http::Headers headers;
-  /// \brief The success body (no `out` buffer) or the error body.
-  std::string body;
-  int64_t written = 0;
-  /// \brief Why no answer arrived, when none did.
-  http::TransportError transport_error = http::TransportError::kNone;
-  int transport_code = 0;
-  std::string transport_message;
+/// \brief body: the success body (no `out` buffer) or the error body.
+using Response = http::SliceAnswer;
 
-  bool answered() const { return transport_error == http::TransportError::kNone; }
-  std::string_view Header(std::string_view name) const;
-};
-
-/// \brief What the attempts of one request did (for writes whose effect must be checked
-/// when an answer went missing).
-struct AttemptTrace {
-  int attempts = 0;
-  /// \brief An attempt ended without an answer after the request may have been sent.
-  bool unanswered = false;
-  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
-};
+using AttemptTrace = http::AttemptTrace;
 
 /// \brief An error answer the caller takes as a result (e.g. 404 of a delete).
 using AcceptFn = std::function<bool(const AzureError&)>;
@@ -87,7 +61,7 @@ class Dispatcher {
   /// \return the dispatcher; Invalid for a malformed endpoint.
   static Result<std::unique_ptr<Dispatcher>> Make(
       std::string container, const AzureOptions& options,
-      std::shared_ptr<CredentialsSource> credentials, AzureClientStats* stats);
+      std::shared_ptr<CredentialsSource> credentials, http::ClientStats* stats);
   ~Dispatcher();
 
   /// \brief Runs `req` with retries. \return the 2xx (or accepted) answer; the mapped

@@ -19,16 +19,11 @@ namespace {
 
 constexpr std::string_view kPermissionOrder = "racwdxyltmeopi";
 
+// The signedResource letter of each SasResource, in the enum's order.
+constexpr std::string_view kResourceCodes[] = {"c", "d", "b"};
+
 std::string_view ResourceCode(SasResource resource) {
-  switch (resource) {
-    case SasResource::kContainer:
-      return "c";
-    case SasResource::kDirectory:
-      return "d";
-    case SasResource::kBlob:
-      return "b";
-  }
-  return "c";
+  return kResourceCodes[static_cast<size_t>(resource)];
 }
 
 // "/blob/<account>/<container>[/<path>]", after checking the scope.

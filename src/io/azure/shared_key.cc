@@ -14,8 +14,10 @@
 #include <ctime>
 #include <map>
 
+#include "io/http/canonical.h"
 #include "lance/core/ascii.h"
 #include "lance/core/text.h"
+#include "lance/io/http/http_client.h"
 #include "lance/macros.h"
 #include "lance/str_cat.h"
 
@@ -23,16 +25,10 @@ namespace lance::io::azure {
 
 namespace {
 
-constexpr char kHexUpper[] = "0123456789ABCDEF";
 constexpr std::array<const char*, 7> kDays = {"Sun", "Mon", "Tue", "Wed",
                                               "Thu", "Fri", "Sat"};
 constexpr std::array<const char*, 12> kMonths = {
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '.' || c == '_' || c == '~';
-}
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -50,18 +46,7 @@ std::tm UtcTm(std::chrono::system_clock::time_point time) {
 
 // Trims blanks and collapses inner runs of them to one space.
 std::string CanonicalHeaderValue(std::string_view v) {
-  std::string out;
-  bool blank = false;
-  for (char c : v) {
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-      blank = !out.empty();
-      continue;
-    }
-    if (blank) out.push_back(' ');
-    blank = false;
-    out.push_back(c);
-  }
-  return out;
+  return http::CollapseBlanks(v, " \t\r\n");
 }
 
 // The value of a standard header for the string to sign ("" when absent).
@@ -126,19 +111,7 @@ std::string Md5(std::string_view data) {
 }
 
 std::string UrlEncode(std::string_view data, bool encode_slash) {
-  std::string out;
-  out.reserve(data.size());
-  for (char ch : data) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c) || (c == '/' && !encode_slash)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHexUpper[c >> 4]);
-      out.push_back(kHexUpper[c & 0xF]);
-    }
-  }
-  return out;
+  return http::PercentEncode(data, encode_slash);
 }
 
 std::string UrlDecode(std::string_view data, bool plus_is_space) {
@@ -182,14 +155,7 @@ int64_t ParseRfc1123Millis(std::string_view text) {
     if (std::string_view(month) == kMonths[i]) mon = static_cast<int>(i);
   }
   if (mon < 0) return 0;
-  std::tm tm{};
-  tm.tm_mday = mday;
-  tm.tm_mon = mon;
-  tm.tm_year = year - 1900;
-  tm.tm_hour = hour;
-  tm.tm_min = min;
-  tm.tm_sec = sec;
-  return static_cast<int64_t>(timegm(&tm)) * 1000;
+  return http::UtcSeconds(year, mon + 1, mday, hour, min, sec) * 1000;
 }
 
 std::string FormatIso8601(std::chrono::system_clock::time_point time) {
@@ -215,14 +181,8 @@ Result<std::chrono::system_clock::time_point> ParseIso8601(std::string_view text
     }
   }
   if (rest != "Z") return Status::Invalid(StrCat("'", text, "' is not a UTC time"));
-  std::tm tm{};
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = mday;
-  tm.tm_hour = hour;
-  tm.tm_min = min;
-  tm.tm_sec = sec;
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
+  return std::chrono::system_clock::from_time_t(
+      static_cast<std::time_t>(http::UtcSeconds(year, mon, mday, hour, min, sec)));
 }
 
 std::string SharedKeyStringToSign(const SharedKeyRequest& request) {

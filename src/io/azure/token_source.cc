@@ -93,13 +93,7 @@ class ClientSecretTokenSource final : public CredentialsSource {
         "grant_type=client_credentials&client_id=", UrlEncode(options_.client_id, true),
         "&client_secret=", UrlEncode(options_.client_secret, true),
         "&scope=", UrlEncode(kStorageScope, true));
-    http::HttpRequest req;
-    req.method = "POST";
-    req.url = url;
-    req.body = body;
-    req.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
-                   {"Accept", "application/json"}};
-    req.max_buffered_body = 1 << 20;
+    const http::HttpRequest req = http::FormPost(url, body);
     const std::string where =
         StrCat("fetching an Azure token for client ", options_.client_id, " from ", url);
     auto delay = std::chrono::milliseconds(100);
@@ -195,13 +189,10 @@ Result<std::shared_ptr<CredentialsSource>> MakeClientSecretTokenSource(
     return Status::Invalid("the Azure authority host '", options.authority_host,
                            "' must start with https://");
   }
-  http::ClientOptions http;
-  http.log_component = "azure-token";
-  http.connect_timeout = options.connect_timeout;
-  http.request_timeout = std::chrono::milliseconds(30'000);
-  http.tls.verify_peer = !options.allow_invalid_certificates;
-  http.tls.verify_host = !options.allow_invalid_certificates;
-  LANCE_ASSIGN_OR_RAISE(auto client, http::HttpClient::Make(std::move(http)));
+  LANCE_ASSIGN_OR_RAISE(auto client, http::HttpClient::Make(http::MakeClientOptions(
+                                         "azure-token", options.connect_timeout,
+                                         std::chrono::milliseconds(30'000),
+                                         options.allow_invalid_certificates)));
   return std::shared_ptr<CredentialsSource>(
       std::make_shared<ClientSecretTokenSource>(options, std::move(client)));
 }

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/s3/errors.h"
+#include "io/http/slice_sink.h"
 #include "io/s3/responses.h"
 #include "lance/core/logging.h"
 #include "lance/io/http/http_client.h"
@@ -31,14 +31,8 @@ using internal::PercentEncode;
 
 namespace {
 
-constexpr int64_t kMaxErrorBody = int64_t{1} << 20;
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // One HTTP request as the operations describe it.
-struct Request {
+struct Request : http::BodyTarget {
   const char* op = "";
   std::string method = "GET";
   std::string url;
@@ -48,105 +42,11 @@ struct Request {
   std::string uri;  // for messages
   // Statuses other than 2xx that are answers, not errors (308, 404 of a delete, ...).
   std::vector<int> accept;
-  // A media read: the successful body goes into `out` (capacity `out_capacity`);
-  // `range_offset` bytes of a full (200) answer to a ranged read are skipped.
-  uint8_t* out = nullptr;
-  int64_t out_capacity = 0;
-  bool ranged = false;
-  int64_t range_offset = 0;
+  // A media read: the successful body goes where BodyTarget says.
 };
 
-struct Response {
-  int status = 0;
-  std::string body;
-  int64_t written = 0;
-  http::Headers headers;
-  bool overflow = false;
-  std::string_view Header(std::string_view name) const {
-    for (const auto& [k, v] : headers) {
-      if (k.size() == name.size() &&
-          std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) ==
-                   std::tolower(static_cast<unsigned char>(b));
-          })) {
-        return v;
-      }
-    }
-    return {};
-  }
-};
-
-// A successful media body: into the caller's buffer, the slice asked for.
-class MediaSink : public http::ResponseSink {
- public:
-  MediaSink(const Request& req, Response* resp) : req_(req), resp_(resp) {}
-  void Start(const http::HttpResponse& head) override {
-    to_skip_ = req_.ranged && head.status == 200 ? req_.range_offset : 0;
-    full_ = req_.ranged && head.status == 200;
-  }
-  Verdict Write(std::string_view data) override {
-    if (req_.out == nullptr) {
-      resp_->body.append(data);
-      return Verdict::kContinue;
-    }
-    const auto skip = static_cast<size_t>(
-        std::min<int64_t>(to_skip_, static_cast<int64_t>(data.size())));
-    to_skip_ -= static_cast<int64_t>(skip);
-    data.remove_prefix(skip);
-    const int64_t room = req_.out_capacity - resp_->written;
-    bool done = false;
-    if (static_cast<int64_t>(data.size()) > room) {
-      if (!full_) {
-        resp_->overflow = true;
-        return Verdict::kAbort;
-      }
-      data = data.substr(0, static_cast<size_t>(room));
-      done = true;
-    }
-    std::memcpy(req_.out + resp_->written, data.data(), data.size());
-    resp_->written += static_cast<int64_t>(data.size());
-    return done ? Verdict::kDone : Verdict::kContinue;
-  }
-
- private:
-  const Request& req_;
-  Response* resp_;
-  int64_t to_skip_ = 0;
-  bool full_ = false;
-};
-
-bool IsRetryableTransport(http::TransportError e) {
-  return http::IsTransientTransportError(e) || e == http::TransportError::kTlsHandshake;
-}
-
-// What the attempts of one request did: whether a write may have taken effect although
-// the outcome is an error (an attempt went unanswered after sending, or there were
-// several).
-struct AttemptTrace {
-  int attempts = 0;
-  bool unanswered = false;
-  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
-};
-
-// What Execute does after an attempt.
-struct Verdict {
-  enum Kind { kSucceed, kFail, kRefresh, kRetry };
-  Kind kind = kSucceed;
-  Status status;  // kFail: the error; kRetry: the transient failure; kRefresh: 401
-};
-
-// The attempts of one request.
-struct Exchange {
-  const Request& req;
-  AttemptTrace* trace;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  int attempts = 0;
-  int retries = 0;
-  int resolve_failures = 0;
-  bool refreshed = false;
-  std::shared_ptr<const SeamCredentials> creds;  // of the current attempt
-  std::shared_ptr<const SeamCredentials> fresh;  // from OnRejected, for the next
-};
+using Response = http::SliceAnswer;
+using http::AttemptTrace;
 
 }  // namespace
 
@@ -156,8 +56,10 @@ struct GcsClient::Impl {
   std::shared_ptr<CredentialsSource> credentials;
   std::unique_ptr<http::HttpClient> http;
   GcsClientStats stats;
-  std::mutex rng_mutex;
-  std::mt19937_64 rng{std::random_device{}()};
+  http::RetryConfig retry{.component = "gcs",
+                          .service = "GCS",
+                          .fresh_what = "a fresh token",
+                          .refresh_failed = "refreshing the token failed"};
 
   std::string ObjectUri(std::string_view key) const {
     return StrCat("gs://", bucket, "/", key);
@@ -166,31 +68,32 @@ struct GcsClient::Impl {
     return StrCat(options.base_url, "/storage/v1/b/", PercentEncode(bucket), "/o/",
                   PercentEncode(key));
   }
-  std::string UploadUrl() const {
-    return StrCat(options.base_url, "/upload/storage/v1/b/", PercentEncode(bucket), "/o");
-  }
-
-  double RandomUnit() {
-    std::lock_guard<std::mutex> lock(rng_mutex);
-    return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  // A POST to the upload endpoint (uploadType `type`) creating `key`, only if it does not
+  // exist yet when `if_not_exists` (412 -> AlreadyExists).
+  Request UploadRequest(const char* op, std::string_view type, const std::string& key,
+                        bool if_not_exists) const {
+    Request req;
+    req.op = op;
+    req.method = "POST";
+    req.url = StrCat(options.base_url, "/upload/storage/v1/b/", PercentEncode(bucket),
+                     "/o?uploadType=", type, "&name=", PercentEncode(key));
+    if (if_not_exists) {
+      req.url += "&ifGenerationMatch=0";
+      req.context = ErrorContext::kConditionalCreate;
+    }
+    req.uri = ObjectUri(key);
+    return req;
   }
 
   Result<Response> Execute(const Request& req, AttemptTrace* trace = nullptr);
-  Status TakeCredentials(Exchange* x);
-  Verdict OnTransportFailure(Exchange* x, const http::HttpResponse& answer);
-  Verdict OnAnswer(Exchange* x, const Response& resp);
-  Status Refresh(Exchange* x, const Status& rejected);
-  Status BackOff(Exchange* x, const Status& failure, bool answered);
+  http::Verdict OnAnswer(const Request& req, http::RetryLoop& loop, const Response& resp);
 
   // One attempt with `token`.
-  http::HttpResponse Send(const Request& req, const std::string& token, Response* resp) {
-    MediaSink sink(req, resp);
+  Response Send(const Request& req, const std::string& token) {
     http::HttpRequest h;
     h.method = req.method;
     h.url = req.url;
     h.body = req.body;
-    h.success_sink = &sink;
-    h.max_buffered_body = kMaxErrorBody;
     h.headers = {{"Accept", ""}};
     if (req.method == "POST" || req.method == "PUT") {
       bool has_type = false;
@@ -201,152 +104,56 @@ struct GcsClient::Impl {
     if (!token.empty() && !options.skip_signature) {
       h.headers.emplace_back("Authorization", "Bearer " + token);
     }
-    stats.requests.fetch_add(1, std::memory_order_relaxed);
-    return http->Send(h);
+    return http::SendForSlice(*http, std::move(h), req);
   }
 };
 
-Status GcsClient::Impl::TakeCredentials(Exchange* x) {
-  if (x->fresh != nullptr) {
-    x->creds = std::move(x->fresh);
-    x->fresh = nullptr;
-    return Status::OK();
-  }
-  auto current = credentials->Current();
-  if (!current.ok()) {
-    return current.status().WithContext(
-        StrCat("GCS ", x->req.op, " of ", x->req.uri, ": getting credentials"));
-  }
-  x->creds = *current;
-  return Status::OK();
-}
-
-Verdict GcsClient::Impl::OnTransportFailure(Exchange* x,
-                                            const http::HttpResponse& answer) {
-  const bool resolve = answer.error == http::TransportError::kResolve;
-  // Only a failure to resolve or connect proves the request never left.
-  if (x->trace != nullptr && !resolve && answer.error != http::TransportError::kConnect) {
-    x->trace->unanswered = true;
-  }
-  x->resolve_failures += resolve ? 1 : 0;
-  std::string msg =
-      StrCat("GCS ", x->req.op, " of ", x->req.uri, ": ", answer.transport_message,
-             " (curl error ", answer.transport_code, ")");
-  if (IsRetryableTransport(answer.error) || (resolve && x->resolve_failures <= 1)) {
-    return {Verdict::kRetry, Status::Unavailable(std::move(msg))};
-  }
-  if (x->attempts > 1) StrAppend(&msg, ", after ", x->attempts, " attempts");
-  LANCE_LOG(Warn, "gcs") << msg;
-  return {Verdict::kFail, resolve ? Status::Unavailable(std::move(msg), false)
-                                  : Status::IOError(std::move(msg))};
-}
-
-Verdict GcsClient::Impl::OnAnswer(Exchange* x, const Response& resp) {
-  const Request& req = x->req;
+http::Verdict GcsClient::Impl::OnAnswer(const Request& req, http::RetryLoop& loop,
+                                        const Response& resp) {
   const int status = resp.status;
   if ((status >= 200 && status < 300) ||
       std::find(req.accept.begin(), req.accept.end(), status) != req.accept.end()) {
-    return {Verdict::kSucceed, Status::OK()};
+    return http::Verdict::Succeed();
   }
   GcsError err = internal::ParseErrorBody(resp.body, status);
   err.request_id = std::string(resp.Header("x-guploader-uploadid"));
-  Status error = internal::MakeHttpError(req.op, req.uri, req.context, err, x->attempts,
-                                         SecondsSince(x->start));
-  const bool sent_token = !BearerTokenOf(*x->creds).empty() && !options.skip_signature;
-  if (status == 401 && !x->refreshed && sent_token) {
-    return {Verdict::kRefresh, std::move(error)};
-  }
-  if (internal::IsRetryableStatus(status)) return {Verdict::kRetry, std::move(error)};
-  // Absent objects and lost create races are answers, not failures: debug only.
-  if (error.IsNotFound() || error.IsAlreadyExists()) {
-    LANCE_LOG(Debug, "gcs") << error.message();
-  } else {
-    LANCE_LOG(Warn, "gcs") << error.message();
-  }
-  return {Verdict::kFail, std::move(error)};
-}
-
-Status GcsClient::Impl::Refresh(Exchange* x, const Status& rejected) {
-  x->refreshed = true;
-  stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
-  LANCE_LOG(Info, "gcs") << x->req.op << " of " << x->req.uri << ": HTTP 401; asking "
-                         << credentials->ToString() << " for a fresh token";
-  auto renewed = credentials->OnRejected(*x->creds);
-  if (!renewed.ok()) {
-    LANCE_LOG(Warn, "gcs") << rejected.message()
-                           << "; no fresh token: " << renewed.status().message();
-    return Status(rejected.code(),
-                  StrCat(rejected.message(),
-                         "; refreshing the token failed: ", renewed.status().message()),
-                  rejected.retryable(), rejected.detail());
-  }
-  x->fresh = *renewed;
-  ++x->retries;
-  stats.retries.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
-}
-
-Status GcsClient::Impl::BackOff(Exchange* x, const Status& failure, bool answered) {
-  const auto elapsed = std::chrono::steady_clock::now() - x->start;
-  if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
-    std::string msg = failure.message();
-    // An HTTP answer's message already counts the attempts.
-    if (!answered && x->attempts > 1)
-      StrAppend(&msg, ", after ", x->attempts, " attempts");
-    LANCE_LOG(Warn, "gcs") << msg << " (retries exhausted)";
-    return Status::Unavailable(std::move(msg), true).WithDetail(failure.detail());
-  }
-  auto delay = s3::internal::BackoffDelay(x->retries, options.initial_backoff,
-                                          options.max_backoff, RandomUnit());
-  delay = std::min(delay, std::chrono::ceil<std::chrono::milliseconds>(
-                              options.retry_timeout - elapsed));
-  LANCE_LOG(Info, "gcs") << failure.message() << "; retry " << (x->retries + 1) << " of "
-                         << options.max_retries << " in " << delay.count() << " ms";
-  if (delay.count() > 0) std::this_thread::sleep_for(delay);
-  ++x->retries;
-  stats.retries.fetch_add(1, std::memory_order_relaxed);
-  return Status::OK();
+  Status error = internal::MakeHttpError(req.op, req.uri, req.context, err,
+                                         loop.attempts(), loop.ElapsedSeconds());
+  const bool sent_token =
+      !BearerTokenOf(*loop.creds()).empty() && !options.skip_signature;
+  const http::RetryClass cls = status == 401 ? http::RetryClass::kRefreshCredentials
+                               : internal::IsRetryableStatus(status)
+                                   ? http::RetryClass::kRetry
+                                   : http::RetryClass::kFinal;
+  return loop.OnErrorAnswer(std::move(error), cls, sent_token, StrCat("HTTP ", status));
 }
 
 Result<Response> GcsClient::Impl::Execute(const Request& req, AttemptTrace* trace) {
-  Exchange x{req,     trace,  std::chrono::steady_clock::now(), 0, 0, 0, false,
-             nullptr, nullptr};
-  while (true) {
-    LANCE_RETURN_NOT_OK(TakeCredentials(&x));
-    const std::string& token = BearerTokenOf(*x.creds);
-    Response resp;
-    http::HttpResponse answer = Send(req, token, &resp);
-    ++x.attempts;
-    if (trace != nullptr) trace->attempts = x.attempts;
-    resp.status = answer.status;
-    resp.headers = std::move(answer.headers);
-    if (!answer.body.empty()) resp.body = std::move(answer.body);
+  http::RetryLoop loop(retry, req.op, req.uri, trace);
+  Response resp;
+  LANCE_RETURN_NOT_OK(loop.Run([&]() -> Result<http::Verdict> {
+    const std::string& token = BearerTokenOf(*loop.creds());
+    loop.CountAttempt();
+    resp = Send(req, token);
     // One line per attempt; whether a token went, never the token.
     LANCE_LOG(Debug, "gcs") << req.method << " " << req.uri << ": "
-                            << (answer.answered()
-                                    ? StrCat("HTTP ", answer.status)
-                                    : StrCat("curl error ", answer.transport_code))
-                            << " (" << req.op << ", attempt " << x.attempts << ", "
+                            << (resp.answered()
+                                    ? StrCat("HTTP ", resp.status)
+                                    : StrCat("curl error ", resp.transport_code))
+                            << " (" << req.op << ", attempt " << loop.attempts() << ", "
                             << (token.empty() ? "no token" : "bearer token") << ")";
     if (resp.overflow) {
-      return internal::IoError("GCS ", req.op, " of ", req.uri,
-                               ": the server sent more bytes than requested");
+      return http::Verdict::Fail(
+          internal::IoError("GCS ", req.op, " of ", req.uri,
+                            ": the server sent more bytes than requested"));
     }
-    Verdict verdict =
-        answer.answered() ? OnAnswer(&x, resp) : OnTransportFailure(&x, answer);
-    switch (verdict.kind) {
-      case Verdict::kSucceed:
-        return resp;
-      case Verdict::kFail:
-        return verdict.status;
-      case Verdict::kRefresh:
-        LANCE_RETURN_NOT_OK(Refresh(&x, verdict.status));
-        break;
-      case Verdict::kRetry:
-        LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, answer.answered()));
-        break;
+    if (!resp.answered()) {
+      return loop.OnTransportFailure(resp.transport_error, resp.transport_code,
+                                     resp.transport_message);
     }
-  }
+    return OnAnswer(req, loop, resp);
+  }));
+  return resp;
 }
 
 GcsClient::GcsClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -367,21 +174,16 @@ Result<std::shared_ptr<GcsClient>> GcsClient::Make(
     return Status::Invalid("GCS client for ", bucket, ": null credentials source");
   }
   LANCE_RETURN_NOT_OK(internal::ValidateBaseUrl(options.base_url, options.allow_http));
-  http::ClientOptions h;
-  h.log_component = "gcs";
-  h.connect_timeout = options.connect_timeout;
-  h.request_timeout = options.request_timeout;
-  h.stall_timeout = std::max(options.stall_timeout, std::chrono::milliseconds(1));
-  h.tls.verify_peer = !options.allow_invalid_certificates;
-  h.tls.verify_host = !options.allow_invalid_certificates;
-  h.max_in_flight = std::max(1, options.max_connections);
-  h.tcp_keepalive = true;
-  h.receive_buffer_size = 512 * 1024;
   auto impl = std::make_unique<Impl>();
-  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(h)));
+  LANCE_ASSIGN_OR_RAISE(impl->http,
+                        http::HttpClient::Make(http::CloudClientOptions(
+                            options, options.allow_invalid_certificates, "gcs")));
   impl->bucket = std::move(bucket);
   impl->options = std::move(options);
   impl->credentials = std::move(credentials);
+  impl->retry.tuning = &impl->options;
+  impl->retry.credentials = impl->credentials.get();
+  impl->retry.stats = &impl->stats;
   return std::shared_ptr<GcsClient>(new GcsClient(std::move(impl)));
 }
 
@@ -461,15 +263,7 @@ Result<BufferPtr> GcsClient::ReadAll(const std::string& key) {
 Result<ObjectResource> GcsClient::Insert(const std::string& key, std::string_view body,
                                          bool if_not_exists) {
   LANCE_RETURN_NOT_OK(CheckKey(*this, key, "InsertObject"));
-  Request req;
-  req.op = "InsertObject";
-  req.method = "POST";
-  req.url = StrCat(impl_->UploadUrl(), "?uploadType=media&name=", PercentEncode(key));
-  if (if_not_exists) {
-    req.url += "&ifGenerationMatch=0";
-    req.context = ErrorContext::kConditionalCreate;
-  }
-  req.uri = ObjectUri(key);
+  Request req = impl_->UploadRequest("InsertObject", "media", key, if_not_exists);
   req.body = body;
   AttemptTrace trace;
   Result<Response> resp = impl_->Execute(req, &trace);
@@ -495,15 +289,8 @@ Result<ObjectResource> GcsClient::Insert(const std::string& key, std::string_vie
 Result<std::string> GcsClient::StartResumable(const std::string& key,
                                               bool if_not_exists) {
   LANCE_RETURN_NOT_OK(CheckKey(*this, key, "StartResumableUpload"));
-  Request req;
-  req.op = "StartResumableUpload";
-  req.method = "POST";
-  req.url = StrCat(impl_->UploadUrl(), "?uploadType=resumable&name=", PercentEncode(key));
-  if (if_not_exists) {
-    req.url += "&ifGenerationMatch=0";
-    req.context = ErrorContext::kConditionalCreate;
-  }
-  req.uri = ObjectUri(key);
+  Request req =
+      impl_->UploadRequest("StartResumableUpload", "resumable", key, if_not_exists);
   const std::string metadata = "{}";
   req.body = metadata;
   req.headers.emplace_back("Content-Type", "application/json; charset=UTF-8");
@@ -527,17 +314,24 @@ int64_t PersistedBytes(std::string_view range) {
   return last + 1;
 }
 
+// A request to the resumable upload session `session` of the object `uri`.
+Request SessionRequest(const char* op, const char* method, const std::string& session,
+                       std::string uri) {
+  Request req;
+  req.op = op;
+  req.method = method;
+  req.url = session;
+  req.uri = std::move(uri);
+  return req;
+}
+
 }  // namespace
 
 Result<int64_t> GcsClient::UploadChunk(const std::string& key, const std::string& session,
                                        int64_t offset, std::string_view chunk,
                                        bool final) {
   const int64_t end = offset + static_cast<int64_t>(chunk.size());
-  Request req;
-  req.op = "UploadChunk";
-  req.method = "PUT";
-  req.url = session;
-  req.uri = ObjectUri(key);
+  Request req = SessionRequest("UploadChunk", "PUT", session, ObjectUri(key));
   req.body = chunk;
   req.accept = {308};
   const std::string total = final ? std::to_string(end) : "*";
@@ -558,11 +352,8 @@ Result<int64_t> GcsClient::UploadChunk(const std::string& key, const std::string
 }
 
 Status GcsClient::CancelResumable(const std::string& key, const std::string& session) {
-  Request req;
-  req.op = "CancelResumableUpload";
-  req.method = "DELETE";
-  req.url = session;
-  req.uri = ObjectUri(key);
+  Request req =
+      SessionRequest("CancelResumableUpload", "DELETE", session, ObjectUri(key));
   // GCS answers a cancelled session with 499; one already gone is 404 or 410.
   req.accept = {404, 410, 499};
   return impl_->Execute(req).status();

@@ -35,6 +35,7 @@
 #include <string_view>
 
 #include "io/gcs/gcs_util.h"
+#include "io/http/retry_loop.h"
 #include "lance/core/buffer.h"
 #include "lance/io/credentials.h"
 #include "lance/io/gcs_object_store.h"
@@ -43,12 +44,9 @@
 namespace lance::io::gcs {
 
 /// \brief Counters for tests (monotonic, relaxed).
-struct GcsClientStats {
-  std::atomic<int64_t> requests{0};              ///< HTTP attempts sent
-  std::atomic<int64_t> retries{0};               ///< attempts after the first
-  std::atomic<int64_t> credential_refreshes{0};  ///< OnRejected calls
-  std::atomic<int64_t> media_reads{0};           ///< alt=media GETs that succeeded
-  std::atomic<int64_t> resumable_chunks{0};      ///< resumable chunks sent
+struct GcsClientStats : http::ClientStats {
+  std::atomic<int64_t> media_reads{0};       ///< alt=media GETs that succeeded
+  std::atomic<int64_t> resumable_chunks{0};  ///< resumable chunks sent
 };
 
 using internal::ListPage;

@@ -236,14 +236,7 @@ Result<internal::TokenAnswer> GoogleOAuthCredentialsSource::Impl::Fetch(
         StrCat("grant_type=", FormEncode("urn:ietf:params:oauth:grant-type:jwt-bearer"),
                "&assertion=", jwt);
   }
-  http::HttpRequest req;
-  req.method = "POST";
-  req.url = token_uri;
-  req.body = body;
-  req.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
-                 {"Accept", "application/json"}};
-  req.max_buffered_body = 1 << 20;
-  http::HttpResponse resp = http->Send(req);
+  http::HttpResponse resp = http->Send(http::FormPost(token_uri, body));
   const std::string what =
       StrCat("fetching a Google OAuth token from ", token_uri, " for ",
              file.type == GoogleCredentialsFile::Type::kServiceAccount ? file.client_email
@@ -327,13 +320,10 @@ Result<std::shared_ptr<GoogleOAuthCredentialsSource>> GoogleOAuthCredentialsSour
   impl->token_uri = options.token_uri.empty() ? file.token_uri : options.token_uri;
   LANCE_RETURN_NOT_OK(internal::ValidateBaseUrl(impl->token_uri, options.allow_http)
                           .WithContext("the Google token endpoint"));
-  http::ClientOptions h;
-  h.log_component = "gcs-oauth";
-  h.connect_timeout = options.connect_timeout;
-  h.request_timeout = options.request_timeout;
-  h.tls.verify_peer = !options.allow_invalid_certificates;
-  h.tls.verify_host = !options.allow_invalid_certificates;
-  LANCE_ASSIGN_OR_RAISE(impl->http, http::HttpClient::Make(std::move(h)));
+  LANCE_ASSIGN_OR_RAISE(impl->http,
+                        http::HttpClient::Make(http::MakeClientOptions(
+                            "gcs-oauth", options.connect_timeout, options.request_timeout,
+                            options.allow_invalid_certificates)));
   if (options.clock == nullptr) options.clock = RealClock::Instance();
   impl->file = std::move(file);
   impl->options = std::move(options);

@@ -9,6 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "io/http/canonical.h"
+#include "io/http/retry_loop.h"
 #include "lance/core/ascii.h"
 #include "lance/io/http/http_client.h"
 #include "lance/io/http_error.h"
@@ -78,22 +80,7 @@ bool ReadDigits(std::string_view s, size_t pos, size_t n, int* out) {
 
 }  // namespace
 
-std::string PercentEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xf]);
-    }
-  }
-  return out;
-}
+std::string PercentEncode(std::string_view s) { return http::PercentEncode(s); }
 
 Status ValidateBaseUrl(const std::string& url, bool allow_http) {
   const std::string lower = AsciiToLower(url);
@@ -162,14 +149,7 @@ std::optional<int64_t> ParseRfc3339Ms(std::string_view s) {
       sec > 60) {
     return std::nullopt;
   }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  const int64_t epoch_s = static_cast<int64_t>(timegm(&tm)) - offset_s;
+  const int64_t epoch_s = http::UtcSeconds(y, mo, d, h, mi, sec) - offset_s;
   return epoch_s * 1000 + ms;
 }
 
@@ -295,10 +275,10 @@ StatusCode MapErrorCode(const GcsError& error, ErrorContext context) {
 Status MakeHttpError(std::string_view op, std::string_view uri, ErrorContext context,
                      const GcsError& error, int attempts, double elapsed_s) {
   const StatusCode code = MapErrorCode(error, context);
-  std::string msg = StrCat("GCS ", op, " of ", uri, ": HTTP ", error.http_status);
-  if (!error.reason.empty()) StrAppend(&msg, " ", error.reason);
-  if (!error.request_id.empty()) StrAppend(&msg, " (request id ", error.request_id, ")");
-  if (!error.message.empty()) StrAppend(&msg, ": ", error.message);
+  std::string msg =
+      http::HttpErrorHead(StrCat("GCS ", op, " of ", uri), error.http_status,
+                          error.reason, error.request_id, error.message,
+                          /*name_missing_id=*/false);
   if ((error.http_status == 412 || error.http_status == 404) &&
       context == ErrorContext::kPinnedRead) {
     msg += ": object changed or deleted since it was opened";
@@ -307,15 +287,9 @@ Status MakeHttpError(std::string_view op, std::string_view uri, ErrorContext con
   } else if (error.http_status == 404 && error.message.empty()) {
     msg += ": no such object or bucket";
   }
-  if (attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
-    msg += buf;
-  }
-  const bool retryable = code == StatusCode::kUnavailable;
-  return Status(code, std::move(msg), retryable,
-                std::make_shared<HttpErrorDetail>(error.http_status, error.reason,
-                                                  error.request_id));
+  msg += http::AfterAttempts(attempts, elapsed_s);
+  return http::HttpErrorStatus(code, std::move(msg), error.http_status, error.reason,
+                               error.request_id);
 }
 
 }  // namespace lance::io::gcs::internal

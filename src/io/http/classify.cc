@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/http/slice_sink.h"
 #include "lance/core/ascii.h"
 #include "lance/io/http/http_client.h"
 #include "lance/str_cat.h"
@@ -148,10 +149,7 @@ std::string DescribeHeaders(const Headers& headers) {
 }
 
 std::string_view HttpResponse::Header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (EqualsIgnoreAsciiCase(key, name)) return value;
-  }
-  return {};
+  return HeaderValue(headers, name);
 }
 
 }  // namespace lance::io::http

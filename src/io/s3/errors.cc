@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "lance/io/http_error.h"
+#include "lance/str_cat.h"
 
 namespace lance::io::s3::internal {
 
@@ -32,14 +33,6 @@ RetryClass ClassifyHttpError(int http_status, std::string_view code) {
   }
   if (http::IsRetryableHttpStatus(http_status)) return RetryClass::kRetry;
   return RetryClass::kFinal;
-}
-
-bool IsRetryableTransportError(http::TransportError error) {
-  using http::TransportError;
-  // A TLS handshake that fails is most often a connection reset during it.
-  return error == TransportError::kConnect || error == TransportError::kTimeout ||
-         error == TransportError::kConnectionLost ||
-         error == TransportError::kTlsHandshake;
 }
 
 bool IsRetryableCurlCode(int curl_code) {
@@ -84,29 +77,9 @@ StatusCode MapS3ErrorCode(const S3Error& error, ErrorContext context) {
 
 std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
                                  const S3Error& error, int attempts, double elapsed_s) {
-  std::string msg = "S3 ";
-  msg += op;
-  msg += " of ";
-  msg += uri;
-  msg += ": HTTP ";
-  msg += std::to_string(error.http_status);
-  if (!error.code.empty()) {
-    msg += " ";
-    msg += error.code;
-  }
-  msg += " (request id ";
-  msg += error.request_id.empty() ? "none" : error.request_id;
-  msg += ")";
-  if (!error.message.empty()) {
-    msg += ": ";
-    msg += error.message;
-  }
-  if (attempts > 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts, elapsed_s);
-    msg += buf;
-  }
-  return msg;
+  return http::HttpErrorHead(StrCat("S3 ", op, " of ", uri), error.http_status,
+                             error.code, error.request_id, error.message) +
+         http::AfterAttempts(attempts, elapsed_s);
 }
 
 Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
@@ -122,28 +95,8 @@ Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext c
   } else if (error.code == "NoSuchKey") {
     msg += ": the object does not exist";
   }
-  const bool retryable = code == StatusCode::kUnavailable;
-  return Status(
-      code, std::move(msg), retryable,
-      std::make_shared<HttpErrorDetail>(error.http_status, error.code, error.request_id));
-}
-
-std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,
-                                         std::chrono::milliseconds max_backoff) {
-  if (initial.count() <= 0) return std::chrono::milliseconds(0);
-  // Double without overflowing: stop as soon as the cap is reached.
-  int64_t ceiling = initial.count();
-  for (int i = 0; i < retry && ceiling < max_backoff.count(); ++i) ceiling *= 2;
-  return std::chrono::milliseconds(std::min<int64_t>(ceiling, max_backoff.count()));
-}
-
-std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds initial,
-                                       std::chrono::milliseconds max_backoff,
-                                       double unit) {
-  const auto ceiling = BackoffCeiling(retry, initial, max_backoff);
-  unit = std::clamp(unit, 0.0, 1.0);
-  auto ms = static_cast<int64_t>(std::floor(unit * static_cast<double>(ceiling.count())));
-  return std::chrono::milliseconds(std::min<int64_t>(ms, ceiling.count()));
+  return http::HttpErrorStatus(code, std::move(msg), error.http_status, error.code,
+                               error.request_id);
 }
 
 }  // namespace lance::io::s3::internal

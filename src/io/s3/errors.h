@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/http/retry_loop.h"
 #include "lance/io/http/http_client.h"
 #include "lance/status.h"
 
@@ -20,24 +21,13 @@ struct S3Error {
   std::string request_id;
 };
 
-enum class RetryClass {
-  kFinal,               ///< return the mapped error
-  kRetry,               ///< transient: back off and retry
-  kRefreshCredentials,  ///< ask CredentialsSource::OnRejected, retry once
-  /// \brief 403 AccessDenied (or a bodiless 403): maybe the credentials, maybe a real
-  /// denial. Ask OnRejected once; if it cannot refresh, the original error stands as is.
-  kMaybeRefreshCredentials,
-};
+using RetryClass = http::RetryClass;
 
 /// \brief Classifies an HTTP error answer per the retry policy of s3_client.h.
 RetryClass ClassifyHttpError(int http_status, std::string_view code);
 
-/// \brief Whether a transport failure is transient and worth retrying: a refused
-/// connection, a timeout, a connection lost mid-exchange, a failed TLS handshake (resets
-/// during it). Resolve failures are NOT in this set: the client retries them at most
-/// once, since a name that does not resolve is almost always a configuration error and
-/// 10 retries with backoff would only delay the report.
-bool IsRetryableTransportError(http::TransportError error);
+/// \brief Whether a transport failure is worth retrying (the loop's rule).
+using http::IsRetryableTransportError;
 /// \brief The same two questions about a libcurl result code.
 bool IsRetryableCurlCode(int curl_code);
 bool IsResolveFailure(int curl_code);
@@ -64,13 +54,8 @@ std::string FormatS3ErrorMessage(std::string_view op, std::string_view uri,
 Status MakeS3HttpError(std::string_view op, std::string_view uri, ErrorContext context,
                        const S3Error& error, int attempts, double elapsed_s);
 
-/// \brief The full jitter bound for retry number `retry` (0-based):
-/// min(max_backoff, initial * 2^retry).
-std::chrono::milliseconds BackoffCeiling(int retry, std::chrono::milliseconds initial,
-                                         std::chrono::milliseconds max_backoff);
-/// \brief A delay uniformly chosen in [0, BackoffCeiling] from `unit` in [0, 1).
-std::chrono::milliseconds BackoffDelay(int retry, std::chrono::milliseconds initial,
-                                       std::chrono::milliseconds max_backoff,
-                                       double unit);
+/// \brief The backoff of the retry loop.
+using http::BackoffCeiling;
+using http::BackoffDelay;
 
 }  // namespace lance::io::s3::internal

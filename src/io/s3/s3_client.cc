@@ -16,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "io/http/retry_loop.h"
 #include "io/s3/endpoint.h"
 #include "io/s3/errors.h"
 #include "io/s3/responses.h"
@@ -32,28 +33,9 @@ namespace lance::io::s3 {
 using internal::ErrorContext;
 using internal::Request;
 using internal::Response;
-using internal::RetryClass;
 using internal::S3Error;
 
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// What the attempts of one request did, for the writes whose effect must be checked when
-// an answer went missing.
-struct AttemptTrace {
-  int attempts = 0;
-  // An attempt ended without an HTTP answer after the request may have reached the
-  // server (reset, empty or cut answer, timeout): the server may have carried it out.
-  // Failures to connect or resolve never sent anything and do not count.
-  bool unanswered = false;
-
-  // The request may have taken effect although the outcome we hold is an error: an
-  // attempt went unanswered, or a later attempt met the state an earlier one left.
-  bool MayHaveTakenEffect() const { return unanswered || attempts > 1; }
-};
 
 // "\"<32 hex>\"" -> the 16 bytes; empty for any other form (SSE-KMS and some servers use
 // ETags that are not the body's MD5).
@@ -97,69 +79,22 @@ std::string MultipartEtag(const std::vector<std::string>& part_etags) {
          "\"";
 }
 
-// The attempts of one request: what Execute's steps share.
-struct Exchange {
-  explicit Exchange(const Request& r) : req(r) {}
+using http::AttemptTrace;
 
+// What an S3 request's attempts share beyond the loop's own state.
+struct Exchange {
   const Request& req;
-  std::string uri;
   internal::RequestTarget target;
   std::string payload_hash;
-  AttemptTrace* trace = nullptr;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  int attempts = 0;
-  int retries = 0;
-  int resolve_failures = 0;
-  bool refreshed = false;
-  // The credentials of the current attempt, and those OnRejected gave for the next.
-  std::shared_ptr<const Credentials> creds;
-  std::shared_ptr<const Credentials> fresh;
-
-  bool Signed() const { return creds != nullptr && !creds->aws.empty(); }
-  // The credentials in their redacted form, for log lines.
-  std::string CredentialsLabel() const {
-    return Signed() ? creds->aws.ToString() : std::string("unsigned");
-  }
-  // ", after <n> attempts in <t> s" once there was more than one attempt.
-  std::string AfterAttempts() const {
-    if (attempts <= 1) return "";
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", after %d attempts in %.1f s", attempts,
-                  SecondsSince(start));
-    return buf;
-  }
-};
-
-// What Execute does after an attempt.
-struct Verdict {
-  enum Kind {
-    kSucceed,  // return the response
-    kFail,     // return `status`
-    kRefresh,  // the credentials were rejected (`error`, `cls`): refresh, then retry
-    kRetry,    // transient: back off and retry; `status` if the budget is spent
-  };
-  Kind kind = kSucceed;
-  Status status;
-  S3Error error;
-  RetryClass cls = RetryClass::kFinal;
-
-  static Verdict Succeed() { return Verdict(); }
-  static Verdict Fail(Status status) { return Verdict(kFail, std::move(status)); }
-  static Verdict Retry(Status status) { return Verdict(kRetry, std::move(status)); }
-  static Verdict Refresh(S3Error error, RetryClass cls) {
-    Verdict v(kRefresh, Status::OK());
-    v.error = std::move(error);
-    v.cls = cls;
-    return v;
-  }
-
- private:
-  Verdict() = default;
-  Verdict(Kind k, Status s) : kind(k), status(std::move(s)) {}
 };
 
 using AcceptFn = std::function<bool(int status, const S3Error&)>;
 using BodyErrorFn = std::function<std::optional<S3Error>(const Response&)>;
+
+// The credentials of the attempt sign it (none: anonymous access).
+bool Signed(const http::RetryLoop& loop) {
+  return loop.creds() != nullptr && !loop.creds()->aws.empty();
+}
 
 }  // namespace
 
@@ -169,11 +104,9 @@ struct S3Client::Impl {
   std::shared_ptr<CredentialsSource> credentials;
   internal::ParsedEndpoint endpoint;
   S3ClientStats stats;
+  http::RetryConfig retry{.component = "s3", .service = "S3"};
 
   std::unique_ptr<internal::S3Transport> transport;
-
-  std::mutex rng_mutex;
-  std::mt19937_64 rng{std::random_device{}()};
 
   std::string ObjectUri(std::string_view key) const {
     std::string uri = "s3://" + bucket + "/";
@@ -181,47 +114,38 @@ struct S3Client::Impl {
     return uri;
   }
 
-  double RandomUnit() {
-    std::lock_guard<std::mutex> lock(rng_mutex);
-    return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-  }
-
   // Runs `req` with retries, signing each attempt. On success returns the response
   // (2xx, or a status the caller declared acceptable through `accept`). Each round is
-  // credentials -> sign -> attempt -> classify, then refresh or back off.
+  // credentials -> sign -> attempt -> classify, then refresh or back off (RetryLoop).
   Result<Response> Execute(const Request& req, const AcceptFn& accept = {},
                            const BodyErrorFn& body_error = {},
                            AttemptTrace* trace = nullptr) {
-    Exchange x = BeginExchange(req, trace);
-    while (true) {
-      LANCE_RETURN_NOT_OK(TakeCredentials(&x));
-      LANCE_ASSIGN_OR_RAISE(auto auth_headers, Sign(x));
-      Response resp = Attempt(&x, auth_headers);
-      Verdict verdict = resp.answered() && !resp.overflow
-                            ? ClassifyAnswer(x, &resp, accept, body_error)
-                            : ClassifyTransportFailure(&x, resp);
-      switch (verdict.kind) {
-        case Verdict::kSucceed:
-          return resp;
-        case Verdict::kFail:
-          return verdict.status;
-        case Verdict::kRefresh:
-          // No backoff: the cause was the credentials, not the load.
-          LANCE_RETURN_NOT_OK(Refresh(&x, verdict));
-          break;
-        case Verdict::kRetry:
-          LANCE_RETURN_NOT_OK(BackOff(&x, verdict.status, resp.answered()));
-          break;
+    const Exchange x = BeginExchange(req);
+    http::RetryLoop loop(
+        retry, req.op,
+        req.uri_for_messages.empty() ? ObjectUri(req.key) : req.uri_for_messages, trace);
+    Response resp;
+    LANCE_RETURN_NOT_OK(loop.Run([&]() -> Result<http::Verdict> {
+      LANCE_ASSIGN_OR_RAISE(auto auth_headers, Sign(x, loop));
+      resp = Attempt(x, &loop, auth_headers);
+      if (resp.overflow) {
+        return http::Verdict::Fail(Status::IOError(
+            loop.Subject() + ": the server sent more bytes than requested"));
       }
-    }
+      if (!resp.answered()) {
+        return loop.OnTransportFailure(resp.transport_error, resp.transport_code,
+                                       resp.transport_message);
+      }
+      return ClassifyAnswer(x, loop, &resp, accept, body_error);
+    }));
+    return resp;
   }
 
-  Exchange BeginExchange(const Request& req, AttemptTrace* trace) const {
-    Exchange x(req);
-    x.trace = trace;
-    x.uri = req.uri_for_messages.empty() ? ObjectUri(req.key) : req.uri_for_messages;
-    x.target = internal::BuildRequestTarget(endpoint, options.virtual_hosted_style,
-                                            bucket, req.key, req.bucket_level, req.query);
+  Exchange BeginExchange(const Request& req) const {
+    Exchange x{req,
+               internal::BuildRequestTarget(endpoint, options.virtual_hosted_style,
+                                            bucket, req.key, req.bucket_level, req.query),
+               {}};
     if (req.method != "PUT" && req.method != "POST") {
       x.payload_hash = std::string(kEmptyPayloadSha256);
     } else if (options.unsigned_payload) {
@@ -232,29 +156,9 @@ struct S3Client::Impl {
     return x;
   }
 
-  // The credentials of the next attempt: those a refresh just gave, else the source's
-  // current ones (never cached here).
-  Status TakeCredentials(Exchange* x) const {
-    if (x->fresh != nullptr) {
-      x->creds = std::move(x->fresh);
-      x->fresh = nullptr;
-      return Status::OK();
-    }
-    auto current = credentials->Current();
-    if (!current.ok()) {
-      LANCE_LOG(Warn, "s3") << "S3 " << x->req.op << " of " << x->uri
-                            << ": no credentials from " << credentials->ToString() << ": "
-                            << current.status().ToString();
-      return current.status().WithContext("S3 " + std::string(x->req.op) + " of " +
-                                          x->uri + ": getting credentials");
-    }
-    x->creds = *current;
-    return Status::OK();
-  }
-
   // The SigV4 headers of this attempt (none for anonymous access).
-  Result<http::Headers> Sign(const Exchange& x) const {
-    if (options.skip_signature || !x.Signed()) return http::Headers{};
+  Result<http::Headers> Sign(const Exchange& x, const http::RetryLoop& loop) const {
+    if (options.skip_signature || !Signed(loop)) return http::Headers{};
     SigV4Request sreq;
     sreq.method = x.req.method;
     sreq.host = x.target.host_header;
@@ -263,65 +167,35 @@ struct S3Client::Impl {
     sreq.headers = x.req.headers;
     sreq.payload_sha256_hex = x.payload_hash;
     const std::string region = options.region.empty() ? "us-east-1" : options.region;
-    auto signed_headers =
-        SignRequest(sreq, x.creds->aws, region, "s3", std::chrono::system_clock::now());
+    auto signed_headers = SignRequest(sreq, loop.creds()->aws, region, "s3",
+                                      std::chrono::system_clock::now());
     if (!signed_headers.ok()) {
-      return signed_headers.status().WithContext("S3 " + std::string(x.req.op) + " of " +
-                                                 x.uri + ": signing");
+      return signed_headers.status().WithContext(loop.Subject() + ": signing");
     }
     return std::move(*signed_headers);
   }
 
-  Response Attempt(Exchange* x, const http::Headers& auth_headers) {
-    const Request& req = x->req;
-    ++x->attempts;
-    if (x->trace != nullptr) x->trace->attempts = x->attempts;
-    stats.requests.fetch_add(1, std::memory_order_relaxed);
-    Response resp = transport->Perform(req, x->target, auth_headers);
+  Response Attempt(const Exchange& x, http::RetryLoop* loop,
+                   const http::Headers& auth_headers) {
+    const Request& req = x.req;
+    loop->CountAttempt();
+    Response resp = transport->Perform(req, x.target, auth_headers);
     // One line per attempt; the credentials only in their redacted form.
-    LANCE_LOG(Debug, "s3") << req.method << " " << x->uri << ": "
-                           << (resp.answered()
-                                   ? "HTTP " + std::to_string(resp.status)
-                                   : "curl error " + std::to_string(resp.transport_code))
-                           << (req.ranged ? StrCat(" [", req.range_offset, "+",
-                                                   req.range_length, "]")
-                                          : std::string())
-                           << " (" << req.op << ", attempt " << x->attempts << ", "
-                           << x->CredentialsLabel() << ")";
+    LANCE_LOG(Debug, "s3")
+        << req.method << " " << loop->uri() << ": "
+        << (resp.answered() ? "HTTP " + std::to_string(resp.status)
+                            : "curl error " + std::to_string(resp.transport_code))
+        << (req.ranged ? StrCat(" [", req.range_offset, "+", req.range_length, "]")
+                       : std::string())
+        << " (" << req.op << ", attempt " << loop->attempts() << ", "
+        << (Signed(*loop) ? loop->creds()->aws.ToString() : std::string("unsigned"))
+        << ")";
     return resp;
   }
 
-  // An attempt without a usable answer: no connection, a broken exchange, or more bytes
-  // than asked.
-  Verdict ClassifyTransportFailure(Exchange* x, const Response& resp) const {
-    const Request& req = x->req;
-    if (resp.overflow) {
-      return Verdict::Fail(
-          Status::IOError("S3 " + std::string(req.op) + " of " + x->uri +
-                          ": the server sent more bytes than requested"));
-    }
-    const bool resolve = resp.transport_error == http::TransportError::kResolve;
-    // Only a failure to resolve or connect proves the request never left.
-    if (x->trace != nullptr && !resolve &&
-        resp.transport_error != http::TransportError::kConnect) {
-      x->trace->unanswered = true;
-    }
-    if (resolve) ++x->resolve_failures;
-    const bool retry = internal::IsRetryableTransportError(resp.transport_error) ||
-                       (resolve && x->resolve_failures <= 1);
-    std::string msg = StrCat("S3 ", req.op, " of ", x->uri, ": ", resp.transport_message,
-                             " (curl error ", resp.transport_code, ")");
-    if (retry) return Verdict::Retry(Status::Unavailable(std::move(msg)));
-    msg += x->AfterAttempts();
-    LANCE_LOG(Warn, "s3") << msg;
-    return Verdict::Fail(resolve ? Status::Unavailable(std::move(msg),
-                                                       /*retryable=*/false)
-                                 : Status::IOError(std::move(msg)));
-  }
-
   // An HTTP answer: success, an accepted status, or an S3 error to classify.
-  Verdict ClassifyAnswer(const Exchange& x, Response* resp, const AcceptFn& accept,
-                         const BodyErrorFn& body_error) {
+  http::Verdict ClassifyAnswer(const Exchange& x, http::RetryLoop& loop, Response* resp,
+                               const AcceptFn& accept, const BodyErrorFn& body_error) {
     std::optional<S3Error> err;
     if (resp->status >= 200 && resp->status < 300) {
       if (body_error) err = body_error(*resp);
@@ -329,7 +203,7 @@ struct S3Client::Impl {
         stats.bytes_received.fetch_add(resp->written, std::memory_order_relaxed);
         stats.bytes_sent.fetch_add(static_cast<int64_t>(x.req.body.size()),
                                    std::memory_order_relaxed);
-        return Verdict::Succeed();
+        return http::Verdict::Succeed();
       }
     } else {
       err = internal::ParseErrorBody(resp->body, resp->status);
@@ -342,86 +216,14 @@ struct S3Client::Impl {
     if (err->request_id.empty()) err->request_id = resp->request_id;
     if (accept && accept(err->http_status, *err)) {
       resp->status = err->http_status;
-      return Verdict::Succeed();
+      return http::Verdict::Succeed();
     }
-    const RetryClass cls = internal::ClassifyHttpError(err->http_status, err->code);
-    if ((cls == RetryClass::kRefreshCredentials ||
-         cls == RetryClass::kMaybeRefreshCredentials) &&
-        !x.refreshed && x.Signed()) {
-      return Verdict::Refresh(std::move(*err), cls);
-    }
-    Status error = MakeHttpError(x, *err);
-    if (cls == RetryClass::kRetry) return Verdict::Retry(std::move(error));
-    // Absent objects and lost create races are answers, not failures: debug only.
-    if (error.IsNotFound() || error.IsAlreadyExists()) {
-      LANCE_LOG(Debug, "s3") << error.message();
-    } else {
-      LANCE_LOG(Warn, "s3") << error.message() << " (" << x.CredentialsLabel() << ")";
-    }
-    return Verdict::Fail(std::move(error));
-  }
-
-  // The credentials were rejected: asks the source once for fresh ones. \return OK to
-  // retry with them, else the error to return.
-  Status Refresh(Exchange* x, const Verdict& rejected) {
-    const S3Error& err = rejected.error;
-    x->refreshed = true;
-    stats.credential_refreshes.fetch_add(1, std::memory_order_relaxed);
-    LANCE_LOG(Info, "s3") << x->req.op << " of " << x->uri << ": HTTP " << err.http_status
-                          << (err.code.empty() ? "" : " ") << err.code << " with "
-                          << x->creds->aws.ToString() << "; asking "
-                          << credentials->ToString() << " for fresh credentials";
-    auto fresh = credentials->OnRejected(*x->creds);
-    if (!fresh.ok()) {
-      Status original = MakeHttpError(*x, err);
-      LANCE_LOG(Warn, "s3") << original.message() << " with " << x->creds->aws.ToString()
-                            << "; no fresh credentials: " << fresh.status().message();
-      // A plain AccessDenied is most often a real permission problem: a source that
-      // cannot refresh must not turn it into a credentials story.
-      if (rejected.cls == RetryClass::kMaybeRefreshCredentials) return original;
-      return Status(original.code(),
-                    StrCat(original.message(),
-                           "; refreshing credentials failed: ", fresh.status().message()),
-                    original.retryable(), original.detail());
-    }
-    x->fresh = *fresh;
-    LANCE_LOG(Info, "s3") << x->req.op << " of " << x->uri << ": retrying with "
-                          << x->fresh->ToString();
-    ++x->retries;
-    stats.retries.fetch_add(1, std::memory_order_relaxed);
-    return Status::OK();
-  }
-
-  // A transient failure (`failure`): waits before the next attempt. \return OK to
-  // retry, or Unavailable (retryable) when the retry budget is spent.
-  Status BackOff(Exchange* x, const Status& failure, bool answered) {
-    const auto elapsed = std::chrono::steady_clock::now() - x->start;
-    if (x->retries >= options.max_retries || elapsed >= options.retry_timeout) {
-      // An HTTP answer's message already counts the attempts.
-      std::string msg = failure.message() + (answered ? "" : x->AfterAttempts());
-      LANCE_LOG(Warn, "s3") << msg << " (retries exhausted)";
-      // The last HTTP answer's detail (none after a transport failure) stays on.
-      return Status::Unavailable(std::move(msg), /*retryable=*/true)
-          .WithDetail(failure.detail());
-    }
-    auto delay = internal::BackoffDelay(x->retries, options.initial_backoff,
-                                        options.max_backoff, RandomUnit());
-    // Rounded up: truncated, the last fraction of a millisecond before the timeout read
-    // as 0 and the loop retried without pausing until the clock passed it.
-    const auto remaining =
-        std::chrono::ceil<std::chrono::milliseconds>(options.retry_timeout - elapsed);
-    delay = std::min(delay, remaining);
-    LANCE_LOG(Info, "s3") << failure.message() << "; retry " << (x->retries + 1) << " of "
-                          << options.max_retries << " in " << delay.count() << " ms";
-    if (delay.count() > 0) std::this_thread::sleep_for(delay);
-    ++x->retries;
-    stats.retries.fetch_add(1, std::memory_order_relaxed);
-    return Status::OK();
-  }
-
-  Status MakeHttpError(const Exchange& x, const S3Error& err) const {
-    return internal::MakeS3HttpError(x.req.op, x.uri, x.req.context, err, x.attempts,
-                                     SecondsSince(x.start));
+    Status error = internal::MakeS3HttpError(x.req.op, loop.uri(), x.req.context, *err,
+                                             loop.attempts(), loop.ElapsedSeconds());
+    return loop.OnErrorAnswer(
+        std::move(error), internal::ClassifyHttpError(err->http_status, err->code),
+        Signed(loop),
+        StrCat("HTTP ", err->http_status, err->code.empty() ? "" : " ", err->code));
   }
 };
 
@@ -445,6 +247,9 @@ Result<std::shared_ptr<S3Client>> S3Client::Make(
   impl->bucket = std::move(bucket);
   impl->options = std::move(options);
   impl->credentials = std::move(credentials);
+  impl->retry.tuning = &impl->options;
+  impl->retry.credentials = impl->credentials.get();
+  impl->retry.stats = &impl->stats;
   LANCE_ASSIGN_OR_RAISE(impl->transport, internal::S3Transport::Make(impl->options));
   return std::shared_ptr<S3Client>(new S3Client(std::move(impl)));
 }

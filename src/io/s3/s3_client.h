@@ -40,6 +40,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/http/retry_loop.h"
 #include "lance/core/buffer.h"
 #include "lance/io/credentials.h"
 #include "lance/io/s3/s3_options.h"
@@ -83,13 +84,7 @@ struct ListObjectsV2Response {
 };
 
 /// \brief Counters for tests and benchmarks (monotonic, relaxed).
-struct S3ClientStats {
-  std::atomic<int64_t> requests{0};  ///< HTTP attempts sent (retries included)
-  std::atomic<int64_t> retries{0};   ///< attempts after the first, all causes
-  std::atomic<int64_t> credential_refreshes{0};  ///< OnRejected calls
-  std::atomic<int64_t> bytes_received{0};        ///< body bytes of successful responses
-  std::atomic<int64_t> bytes_sent{0};            ///< body bytes of successful requests
-};
+using S3ClientStats = http::ClientStats;
 
 class S3Client {
  public:

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/option_reader.h"
 #include "lance/core/ascii.h"
 #include "lance/core/text.h"
 #include "lance/io/storage_options.h"
@@ -21,87 +22,26 @@ namespace {
 
 std::string_view Trim(std::string_view s) { return TrimAscii(s); }
 
-// The settings S3Options knows. Each storage-option key maps to at most one of them.
-// The credentials are not among them: CredentialsFromStorageOptions reads those
-// (credentials.h, over the one list of credential keys).
-enum class Field {
-  kRegion,
-  kDefaultRegion,  // below kRegion in precedence, so kept apart
-  kEndpoint,
-  kVirtualHostedStyle,
-  kAllowHttp,
-  kAllowInvalidCertificates,
-  kUnsignedPayload,
-  kSkipSignature,
-  kMaxRetries,
-  kRetryTimeout,
-  kInitialBackoff,
-  kMaxBackoff,
-  kConnectTimeout,
-  kRequestTimeout,
-  kStallTimeout,
-  kMultipartPartSize,
-  kMultipartConcurrency,
-  kReadChunkSize,
-  kReadAhead,
-  kMaxConnections,
+// The keys of S3Options beyond RemoteTuning's, Lance's aliases included. The credentials
+// are not among them: CredentialsFromStorageOptions reads those (credentials.h, over the
+// one list of credential keys).
+constexpr io::internal::OptionAlias kS3Keys[] = {
+    {"aws_region", "region"},
+    {"region", "region"},
+    // Below "region" in precedence, so kept apart.
+    {"aws_default_region", "default_region"},
+    {"aws_endpoint", "endpoint"},
+    {"aws_endpoint_url", "endpoint"},
+    {"endpoint", "endpoint"},
+    {"endpoint_url", "endpoint"},
+    {"aws_virtual_hosted_style_request", "virtual_hosted_style"},
+    {"allow_invalid_certificates", "allow_invalid_certificates"},
+    {"aws_unsigned_payload", "unsigned_payload"},
+    {"aws_skip_signature", "skip_signature"},
+    {"lance_cpp_multipart_part_size", "multipart_part_size"},
+    {"lance_cpp_multipart_concurrency", "multipart_concurrency"},
+    {"lance_cpp_read_ahead", "read_ahead"},
 };
-
-// Lower-case key -> field; Lance's aliases included. Keys not listed (and not matching
-// the allow_http rule) are ignored, as object_store drops keys it does not parse.
-std::optional<Field> FieldOfKey(const std::string& key) {
-  static const std::map<std::string, Field, std::less<>> kKeys = {
-      {"aws_region", Field::kRegion},
-      {"region", Field::kRegion},
-      {"aws_default_region", Field::kDefaultRegion},
-      {"aws_endpoint", Field::kEndpoint},
-      {"aws_endpoint_url", Field::kEndpoint},
-      {"endpoint", Field::kEndpoint},
-      {"endpoint_url", Field::kEndpoint},
-      {"aws_virtual_hosted_style_request", Field::kVirtualHostedStyle},
-      {"allow_invalid_certificates", Field::kAllowInvalidCertificates},
-      {"aws_unsigned_payload", Field::kUnsignedPayload},
-      {"aws_skip_signature", Field::kSkipSignature},
-      {"client_max_retries", Field::kMaxRetries},
-      {"client_retry_timeout", Field::kRetryTimeout},
-      {"connect_timeout", Field::kConnectTimeout},
-      {"timeout", Field::kRequestTimeout},
-      {"lance_cpp_initial_backoff_ms", Field::kInitialBackoff},
-      {"lance_cpp_max_backoff_ms", Field::kMaxBackoff},
-      {"lance_cpp_stall_timeout", Field::kStallTimeout},
-      {"lance_cpp_multipart_part_size", Field::kMultipartPartSize},
-      {"lance_cpp_multipart_concurrency", Field::kMultipartConcurrency},
-      {"lance_cpp_read_chunk_size", Field::kReadChunkSize},
-      {"lance_cpp_read_ahead", Field::kReadAhead},
-      {"lance_cpp_max_connections", Field::kMaxConnections},
-  };
-  auto it = kKeys.find(key);
-  if (it != kKeys.end()) return it->second;
-  // Lance treats every key containing "allow_http" as the allow_http switch.
-  if (key.find("allow_http") != std::string::npos) return Field::kAllowHttp;
-  return std::nullopt;
-}
-
-// One value for a field, and where it came from (the option key as the caller spelled
-// it, or the environment variable's name) for error messages.
-using Setting = OptionSetting;
-
-Result<int64_t> ParseInt(std::string_view key, std::string_view value, int64_t min,
-                         int64_t max) {
-  std::string_view v = Trim(value);
-  int64_t out = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
-    return Status::Invalid("storage option '" + std::string(key) + "': '" +
-                           std::string(value) + "' is not a decimal integer");
-  }
-  if (out < min || out > max) {
-    return Status::Invalid("storage option '" + std::string(key) +
-                           "': " + std::to_string(out) + " is out of range [" +
-                           std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  return out;
-}
 
 // Validates and normalises an endpoint: lower-case scheme, no trailing '/', a host.
 Result<std::string> NormalizeEndpoint(std::string_view source, std::string_view raw,
@@ -152,11 +92,6 @@ Result<std::string> NormalizeEndpoint(std::string_view source, std::string_view 
                            "option allow_http=true (or AWS_ALLOW_HTTP) to permit it");
   }
   return scheme + "://" + rest;
-}
-
-std::string FormatDuration(std::chrono::milliseconds d) {
-  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
-  return std::to_string(d.count()) + "ms";
 }
 
 }  // namespace
@@ -240,12 +175,7 @@ std::string S3Options::ToString() const {
     out += RedactOptionValue("aws_access_key_id", credentials.access_key_id);
     if (!credentials.session_token.empty()) out += "+session-token";
   }
-  out += ", max_retries=" + std::to_string(max_retries);
-  out += ", retry_timeout=" + FormatDuration(retry_timeout);
-  out += ", connect_timeout=" + FormatDuration(connect_timeout);
-  out += ", timeout=" + (request_timeout.count() == 0 ? std::string("none")
-                                                      : FormatDuration(request_timeout));
-  out += ", stall_timeout=" + FormatDuration(stall_timeout);
+  out += ", " + RetryToString();
   out += ", part_size=" + std::to_string(multipart_part_size);
   out += ", part_concurrency=" + std::to_string(multipart_concurrency);
   out += ", read_chunk_size=" + std::to_string(read_chunk_size);
@@ -257,134 +187,40 @@ std::string S3Options::ToString() const {
 
 namespace {
 
-using Given = std::map<Field, std::vector<Setting>>;
-
-// Groups the options by field. Empty values count as absent: namespaces and config files
-// often carry "aws_region": "" meaning "not set". Two spellings of one setting with
-// different values (e.g. "aws_region" and "region", or "AWS_REGION" and "aws_region")
-// are ambiguous; picking one silently would depend on map order. Booleans are compared
-// parsed ("1" equals "true").
-Result<Given> GroupOptions(const std::map<std::string, std::string>& options) {
-  Given given;
-  for (const auto& [key, value] : options) {
-    if (Trim(value).empty()) continue;
-    if (auto field = FieldOfKey(AsciiToLower(Trim(key)))) {
-      given[*field].push_back(Setting{key, value});
-    }
-  }
-  for (const auto& [field, settings] : given) {
-    for (size_t i = 1; i < settings.size(); ++i) {
-      bool same = Trim(settings[i].value) == Trim(settings[0].value);
-      if (!same && field == Field::kAllowHttp) {
-        auto a = ParseBoolOption(settings[0].source, settings[0].value);
-        auto b = ParseBoolOption(settings[i].source, settings[i].value);
-        same = a.ok() && b.ok() && *a == *b;
-      }
-      if (same) continue;
-      return ConflictingSettingsError(settings[0], settings[i], "S3 setting");
-    }
-  }
-  return given;
-}
-
-// The single value of a field from the options, else from the first set environment
-// variable of `env_names`; and typed setters on top of it.
-struct OptionReader {
-  const Given& given;
-  const EnvLookup& env;
-
-  std::optional<Setting> Lookup(Field field,
-                                std::initializer_list<std::string_view> env_names) const {
-    if (auto it = given.find(field); it != given.end()) return it->second.front();
-    for (std::string_view name : env_names) {
-      if (!env) break;
-      if (auto v = env(name); v.has_value() && !Trim(*v).empty()) {
-        return Setting{std::string(name), *v};
-      }
-    }
-    return std::nullopt;
-  }
-  Status Bool(Field field, std::initializer_list<std::string_view> env_names,
-              bool* target) const {
-    if (auto s = Lookup(field, env_names)) {
-      LANCE_ASSIGN_OR_RAISE(*target, ParseBoolOption(s->source, s->value));
-    }
-    return Status::OK();
-  }
-  Status Duration(Field field, std::initializer_list<std::string_view> env_names,
-                  std::chrono::milliseconds* target) const {
-    if (auto s = Lookup(field, env_names)) {
-      LANCE_ASSIGN_OR_RAISE(*target, ParseDurationOption(s->source, s->value));
-    }
-    return Status::OK();
-  }
-  Status Millis(Field field, std::chrono::milliseconds* target) const {
-    if (auto s = Lookup(field, {})) {
-      LANCE_ASSIGN_OR_RAISE(int64_t ms, ParseInt(s->source, s->value, 0, 3'600'000));
-      *target = std::chrono::milliseconds(ms);
-    }
-    return Status::OK();
-  }
-  template <typename Int>
-  Status Integer(Field field, std::initializer_list<std::string_view> env_names,
-                 int64_t min, int64_t max, Int* target) const {
-    if (auto s = Lookup(field, env_names)) {
-      LANCE_ASSIGN_OR_RAISE(int64_t v, ParseInt(s->source, s->value, min, max));
-      *target = static_cast<Int>(v);
-    }
-    return Status::OK();
-  }
-};
+using io::internal::OptionReader;
 
 // Transport switches, retries, timeouts and transfer sizes.
 Status ReadTuning(const OptionReader& read, S3Options* out) {
-  LANCE_RETURN_NOT_OK(read.Bool(Field::kAllowHttp, {"AWS_ALLOW_HTTP"}, &out->allow_http));
-  LANCE_RETURN_NOT_OK(read.Bool(Field::kVirtualHostedStyle,
+  LANCE_RETURN_NOT_OK(read.Bool("allow_http", {"AWS_ALLOW_HTTP"}, &out->allow_http));
+  LANCE_RETURN_NOT_OK(read.Bool("virtual_hosted_style",
                                 {"AWS_VIRTUAL_HOSTED_STYLE_REQUEST"},
                                 &out->virtual_hosted_style));
   LANCE_RETURN_NOT_OK(
-      read.Bool(Field::kAllowInvalidCertificates, {}, &out->allow_invalid_certificates));
-  LANCE_RETURN_NOT_OK(read.Bool(Field::kUnsignedPayload, {}, &out->unsigned_payload));
-  LANCE_RETURN_NOT_OK(read.Bool(Field::kSkipSignature, {}, &out->skip_signature));
-
-  LANCE_RETURN_NOT_OK(read.Integer(Field::kMaxRetries,
-                                   {"OBJECT_STORE_CLIENT_MAX_RETRIES"}, 0, 1000,
-                                   &out->max_retries));
-  LANCE_RETURN_NOT_OK(read.Duration(
-      Field::kRetryTimeout, {"OBJECT_STORE_CLIENT_RETRY_TIMEOUT"}, &out->retry_timeout));
-  LANCE_RETURN_NOT_OK(read.Millis(Field::kInitialBackoff, &out->initial_backoff));
-  LANCE_RETURN_NOT_OK(read.Millis(Field::kMaxBackoff, &out->max_backoff));
-  LANCE_RETURN_NOT_OK(read.Duration(Field::kConnectTimeout, {}, &out->connect_timeout));
-  LANCE_RETURN_NOT_OK(read.Duration(Field::kRequestTimeout, {}, &out->request_timeout));
-  LANCE_RETURN_NOT_OK(read.Duration(Field::kStallTimeout, {}, &out->stall_timeout));
+      read.Bool("allow_invalid_certificates", {}, &out->allow_invalid_certificates));
+  LANCE_RETURN_NOT_OK(read.Bool("unsigned_payload", {}, &out->unsigned_payload));
+  LANCE_RETURN_NOT_OK(read.Bool("skip_signature", {}, &out->skip_signature));
+  LANCE_RETURN_NOT_OK(io::internal::ReadRemoteTuning(read, {}, out));
   // S3 parts are 5 MiB to 5 GiB (except the last one).
-  LANCE_RETURN_NOT_OK(read.Integer(Field::kMultipartPartSize, {}, int64_t{5} << 20,
+  LANCE_RETURN_NOT_OK(read.Integer("multipart_part_size", {}, int64_t{5} << 20,
                                    int64_t{5} << 30, &out->multipart_part_size));
-  LANCE_RETURN_NOT_OK(read.Integer(Field::kMultipartConcurrency, {}, 1, 1024,
-                                   &out->multipart_concurrency));
-  LANCE_RETURN_NOT_OK(read.Integer(Field::kReadChunkSize, {}, 1,
-                                   std::numeric_limits<int64_t>::max(),
-                                   &out->read_chunk_size));
   LANCE_RETURN_NOT_OK(
-      read.Integer(Field::kReadAhead, {}, 0, int64_t{1} << 40, &out->read_ahead));
+      read.Integer("multipart_concurrency", {}, 1, 1024, &out->multipart_concurrency));
   LANCE_RETURN_NOT_OK(
-      read.Integer(Field::kMaxConnections, {}, 1, 1024, &out->max_connections));
-  // A smaller cap than first delay would make the first delay meaningless.
-  if (out->max_backoff < out->initial_backoff) out->max_backoff = out->initial_backoff;
+      read.Integer("read_ahead", {}, 0, int64_t{1} << 40, &out->read_ahead));
   return Status::OK();
 }
 
 Status ReadEndpointAndRegion(const OptionReader& read, S3Options* out) {
-  if (auto s = read.Lookup(Field::kEndpoint, {"AWS_ENDPOINT", "AWS_ENDPOINT_URL"})) {
+  if (auto s = read.Lookup("endpoint", {"AWS_ENDPOINT", "AWS_ENDPOINT_URL"})) {
     LANCE_ASSIGN_OR_RAISE(out->endpoint,
                           NormalizeEndpoint(s->source, s->value, out->allow_http));
   }
   // Options beat the environment for the region as a whole: an explicit
   // aws_default_region wins over AWS_REGION from the environment.
-  if (auto s = read.Lookup(Field::kRegion, {})) {
+  if (auto s = read.Lookup("region")) {
     out->region = std::string(Trim(s->value));
-  } else if (auto d = read.Lookup(Field::kDefaultRegion,
-                                  {"AWS_REGION", "AWS_DEFAULT_REGION"})) {
+  } else if (auto d =
+                 read.Lookup("default_region", {"AWS_REGION", "AWS_DEFAULT_REGION"})) {
     out->region = std::string(Trim(d->value));
   } else {
     // Lance: "us-west-2" unless a custom endpoint is set; S3-compatible servers
@@ -398,8 +234,9 @@ Status ReadEndpointAndRegion(const OptionReader& read, S3Options* out) {
 
 Result<S3Options> ParseS3Options(const std::map<std::string, std::string>& options,
                                  const EnvLookup& env) {
-  LANCE_ASSIGN_OR_RAISE(Given given, GroupOptions(options));
-  const OptionReader read{given, env};
+  LANCE_ASSIGN_OR_RAISE(const OptionReader read,
+                        OptionReader::Make(options, {kS3Keys}, "S3 setting",
+                                           {io::internal::kAllowHttpSetting}, env));
   S3Options out;
   LANCE_RETURN_NOT_OK(ReadTuning(read, &out));
   LANCE_RETURN_NOT_OK(ReadEndpointAndRegion(read, &out));

@@ -12,7 +12,9 @@
 #include <ctime>
 #include <map>
 
+#include "io/http/canonical.h"
 #include "lance/core/ascii.h"
+#include "lance/io/http/http_client.h"
 #include "lance/macros.h"
 #include "lance/status.h"
 #include "lance/str_cat.h"
@@ -22,7 +24,6 @@ namespace {
 
 constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 constexpr char kHexLower[] = "0123456789abcdef";
-constexpr char kHexUpper[] = "0123456789ABCDEF";
 
 using Digest = std::array<unsigned char, SHA256_DIGEST_LENGTH>;
 
@@ -56,11 +57,6 @@ struct Wiper {
   ~Wiper() { OPENSSL_cleanse(data, size); }
 };
 
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '.' || c == '_' || c == '~';
-}
-
 // RFC 7230 token characters.
 bool IsTokenChar(unsigned char c) {
   if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
@@ -78,19 +74,7 @@ bool IsLowerHex64(std::string_view s) {
 
 /// Trims leading/trailing spaces and tabs, and collapses inner runs of them to one space.
 std::string CanonicalHeaderValue(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  bool pending_space = false;
-  for (char c : v) {
-    if (c == ' ' || c == '\t') {
-      pending_space = !out.empty();
-      continue;
-    }
-    if (pending_space) out.push_back(' ');
-    pending_space = false;
-    out.push_back(c);
-  }
-  return out;
+  return http::CollapseBlanks(v, " \t");
 }
 
 // Scope parts are joined with '/', so a '/' (or a control character) inside one would
@@ -113,19 +97,7 @@ std::string Sha256Hex(std::string_view data) {
 }
 
 std::string UriEncode(std::string_view data, bool encode_slash) {
-  std::string out;
-  out.reserve(data.size() * 3);
-  for (char ch : data) {
-    auto c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c) || (c == '/' && !encode_slash)) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHexUpper[c >> 4]);
-      out.push_back(kHexUpper[c & 0xF]);
-    }
-  }
-  return out;
+  return http::PercentEncode(data, encode_slash);
 }
 
 std::string S3CanonicalUri(std::string_view raw_path) {

@@ -26,13 +26,9 @@ constexpr int64_t kMaxAnswerBytes = int64_t{1} << 20;
 
 Result<std::unique_ptr<http::HttpClient>> MakeStsHttpClient(
     const AssumeRoleRequest& request) {
-  http::ClientOptions options;
-  options.log_component = "sts";
-  options.connect_timeout = request.connect_timeout;
-  options.request_timeout = request.request_timeout;
-  options.tls.verify_peer = !request.allow_invalid_certificates;
-  options.tls.verify_host = !request.allow_invalid_certificates;
-  return http::HttpClient::Make(std::move(options));
+  return http::HttpClient::Make(
+      http::MakeClientOptions("sts", request.connect_timeout, request.request_timeout,
+                              request.allow_invalid_certificates));
 }
 
 bool IsForbiddenCode(std::string_view code) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/http/slice_sink.h"
 #include "io/s3/endpoint.h"
 #include "io/s3/errors.h"
 #include "lance/io/http/http_client.h"
@@ -22,7 +23,7 @@
 namespace lance::io::s3::internal {
 
 // One HTTP request as the operations describe it.
-struct Request {
+struct Request : http::BodyTarget {
   const char* op = "";
   std::string method = "GET";
   std::string key;
@@ -32,34 +33,19 @@ struct Request {
   std::string_view body;
   ErrorContext context = ErrorContext::kDefault;
   std::string uri_for_messages;  // defaults to ObjectUri(key)
-
-  // Sink of a successful body: into `out` (capacity `out_capacity`) when set, else into
-  // Response::body. `skip` bytes of a full (200) answer to a ranged GET are dropped.
-  uint8_t* out = nullptr;
-  int64_t out_capacity = 0;
-  bool ranged = false;
-  int64_t range_offset = 0;
-  int64_t range_length = -1;  // -1: to the end
+  // The successful body goes where BodyTarget says (into the caller's buffer, or into
+  // Response::body).
 };
 
-struct Response {
-  int status = 0;
-  std::string body;     // success body (string sink) or error body
-  int64_t written = 0;  // bytes delivered to the success sink
+// body: the success body (no buffer) or the error body; written: bytes delivered to the
+// success sink; overflow: the server sent more than asked.
+struct Response : http::SliceAnswer {
   std::string etag;
   std::string content_range;
   std::string last_modified;
   std::string content_length;
   std::string request_id;
   std::string error_code_header;  // x-amz-error-code (HEAD errors have no body)
-
-  // When no answer arrived: why, with libcurl's code and message (never a header).
-  http::TransportError transport_error = http::TransportError::kNone;
-  int transport_code = 0;
-  std::string transport_message;
-  bool overflow = false;  // the server sent more than asked
-
-  bool answered() const { return transport_error == http::TransportError::kNone; }
 };
 
 /// \brief The HTTP client options of S3Options (timeouts, TLS checks, connections).

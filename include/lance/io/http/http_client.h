@@ -59,6 +59,11 @@ bool IsTransientTransportError(TransportError error);
 /// 500, 502, 503, 504.
 bool IsRetryableHttpStatus(int status);
 
+/// \brief RFC 3986 percent-encoding, as SigV4, Shared Key and the GCS JSON API want it:
+/// every byte but the unreserved ones (ASCII letters, digits, "-._~") becomes %XX
+/// (upper-case hex); '/' is kept unless `encode_slash`.
+std::string PercentEncode(std::string_view data, bool encode_slash = true);
+
 /// \brief True for headers whose value is a secret or grants access (Authorization,
 /// Proxy-Authorization, Cookie, x-amz-security-token, x-api-key, and any name that
 /// mentions a token, a secret, a password, a signature, a key, a credential or an
@@ -111,6 +116,13 @@ struct ClientOptions {
   bool decode_content = false;
 };
 
+/// \brief The options of a client whose log lines name `component`, with these timeouts,
+/// checking TLS certificates unless `allow_invalid_certificates`.
+ClientOptions MakeClientOptions(std::string component,
+                                std::chrono::milliseconds connect_timeout,
+                                std::chrono::milliseconds request_timeout,
+                                bool allow_invalid_certificates);
+
 struct HttpResponse;
 
 /// \brief Where the body of a successful (2xx) answer goes when the caller streams it
@@ -159,6 +171,10 @@ struct HttpResponse {
   /// \brief The value of header `name` (case-insensitive); empty when absent.
   std::string_view Header(std::string_view name) const;
 };
+
+/// \brief A token request: a POST of the application/x-www-form-urlencoded `body` (which
+/// must outlive Send) that asks for JSON, its answer buffered up to 1 MiB.
+HttpRequest FormPost(std::string url, std::string_view body);
 
 /// \brief Thread-safe: every request takes its own handle from the pool.
 class HttpClient {

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "lance/io/credentials.h"
+#include "lance/io/remote_tuning.h"
 #include "lance/result.h"
 
 namespace lance::io::s3 {
@@ -20,8 +21,9 @@ namespace lance::io::s3 {
 /// \brief Everything the S3 client and store need, except the bucket.
 ///
 /// Built by ParseS3Options from a storage-options map; never log it directly
-/// (`credentials` holds secrets) -- use ToString().
-struct S3Options {
+/// (`credentials` holds secrets) -- use ToString(). Retries, timeouts, read chunks and
+/// connections: RemoteTuning.
+struct S3Options : RemoteTuning {
   /// \brief Region for signing ("aws_region" | "region" | "aws_default_region").
   /// Default "us-east-1" when an endpoint is set, else "us-west-2" as in Lance.
   std::string region;
@@ -47,42 +49,17 @@ struct S3Options {
   /// "aws_security_token" | "session_token" | "token"). Empty key id: none given.
   AwsCredentials credentials;
 
-  /// \brief Retries after the first attempt ("client_max_retries",
-  /// OBJECT_STORE_CLIENT_MAX_RETRIES). Default 10 as in Lance.
-  int max_retries = 10;
-  /// \brief Give up retrying once this much time has passed since the first attempt
-  /// ("client_retry_timeout", seconds; OBJECT_STORE_CLIENT_RETRY_TIMEOUT). Default 180 s.
-  std::chrono::milliseconds retry_timeout{180'000};
-  /// \brief First backoff delay; doubles per retry with full jitter, capped by
-  /// max_backoff. Not a Lance key ("lance_cpp_initial_backoff_ms").
-  std::chrono::milliseconds initial_backoff{100};
-  std::chrono::milliseconds max_backoff{15'000};
-  /// \brief TCP+TLS connect timeout ("connect_timeout", a duration). Default 5 s.
-  std::chrono::milliseconds connect_timeout{5'000};
-  /// \brief Whole-request timeout ("timeout", a duration). Default 0 = none; the
-  /// low-speed check below still catches stalled transfers.
-  std::chrono::milliseconds request_timeout{0};
-  /// \brief A transfer slower than 1 byte/s for this long is aborted and retried
-  /// ("lance_cpp_stall_timeout", a duration). Default 30 s.
-  std::chrono::milliseconds stall_timeout{30'000};
-
   /// \brief Objects of at least this size are written with multipart upload; also the
   /// part size ("lance_cpp_multipart_part_size", bytes, >= 5 MiB). Default 16 MiB.
   int64_t multipart_part_size = 16 << 20;
   /// \brief Parts uploaded concurrently per stream; memory per writer is bounded by
   /// (this + 1) * part size ("lance_cpp_multipart_concurrency"). Default 4.
   int multipart_concurrency = 4;
-  /// \brief Ranged reads longer than this are split into parallel GETs of this size
-  /// ("lance_cpp_read_chunk_size", bytes). Default 8 MiB.
-  int64_t read_chunk_size = 8 << 20;
   /// \brief Sequential read-ahead per reader ("lance_cpp_read_ahead", bytes; 0: off).
   /// A reader whose reads move forward through the object keeps this many bytes past
   /// its position in flight, fetched in blocks of min(read_chunk_size, 4 MiB) on the
   /// I/O executor within its memory budget. Default 32 MiB.
   int64_t read_ahead = 32 << 20;
-  /// \brief Most concurrent requests of one store ("lance_cpp_max_connections").
-  /// Default 32.
-  int max_connections = 32;
 
   /// \brief "S3Options(region=..., endpoint=..., path-style, credentials=AKIA…)";
   /// never contains a secret.
