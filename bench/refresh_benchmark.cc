@@ -313,7 +313,12 @@ int main(int argc, char** argv) {
     auto schema = lance::schema({lance::field("id", lance::int64(), false)});
     auto batch = Check(lance::RecordBatch::Make(schema, 1000, {column}), "building rows");
     auto reader = lance::RecordBatchReader::FromBatches(schema, {batch});
-    Check(lance::ns::WriteDataset(*reader, plain_ns, table_id), "writing the table");
+    // The namespace vends nothing and, since issue 28, hands out only the root's options
+    // that are not credentials (endpoint, region): the writer brings its own key.
+    lance::WriteParams write;
+    write.access = lance::io::StorageAccess(static_options);
+    Check(lance::ns::WriteDataset(*reader, plain_ns, table_id, write),
+          "writing the table");
   }
   lance::ns::DescribeTableRequest describe;
   describe.id = table_id;
