@@ -188,36 +188,41 @@ class Parser {
     size_t pos = 0;
     ExprPtr node;  // the node built
 
+    // Every factory starts from a default Built (members not named keep their
+    // defaults), so that -Wmissing-field-initializers has nothing to say.
+    static Built Make(Kind kind, ExprPtr a, size_t pos) {
+      Built built;
+      built.kind = kind;
+      built.a = std::move(a);
+      built.pos = pos;
+      return built;
+    }
     static Built Compare(ExprPtr left, CmpOp op, ExprPtr right, size_t pos) {
-      return {.kind = Kind::kCompare,
-              .a = std::move(left),
-              .b = std::move(right),
-              .op = op,
-              .pos = pos};
+      Built built = Make(Kind::kCompare, std::move(left), pos);
+      built.b = std::move(right);
+      built.op = op;
+      return built;
     }
     static Built Logic(ExprPtr left, ExprPtr right, bool is_and, size_t pos) {
-      return {.kind = Kind::kLogic,
-              .a = std::move(left),
-              .b = std::move(right),
-              .flag = is_and,
-              .pos = pos};
+      Built built = Make(Kind::kLogic, std::move(left), pos);
+      built.b = std::move(right);
+      built.flag = is_and;
+      return built;
     }
     static Built Between(ExprPtr operand, ExprPtr low, ExprPtr high, bool negated,
                          size_t pos) {
-      return {.kind = Kind::kBetween,
-              .a = std::move(operand),
-              .b = std::move(low),
-              .c = std::move(high),
-              .flag = negated,
-              .pos = pos};
+      Built built = Make(Kind::kBetween, std::move(operand), pos);
+      built.b = std::move(low);
+      built.c = std::move(high);
+      built.flag = negated;
+      return built;
     }
     static Built In(ExprPtr operand, std::vector<ExprPtr> items, bool negated,
                     size_t pos) {
-      return {.kind = Kind::kIn,
-              .a = std::move(operand),
-              .items = std::move(items),
-              .flag = negated,
-              .pos = pos};
+      Built built = Make(Kind::kIn, std::move(operand), pos);
+      built.items = std::move(items);
+      built.flag = negated;
+      return built;
     }
   };
 
